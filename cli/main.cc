@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: Apache-2.0
+// The sampcheck command line (docs/spec/cli.md): stages, golden generate, golden verify,
+// conform. Exit status: 0 success, 1 a check failed, 2 bad usage or bad input.
+#include <unistd.h>
+
+#include <cstdio>
+#include <exception>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli/backend_registry.h"
+#include "core/error.h"
+#include "core/stage_catalogue.h"
+#include "golden/generator.h"
+#include "golden/verifier.h"
+#include "reports/conform_report.h"
+
+namespace sampcheck::cli {
+namespace {
+
+std::string ProfileList(const StageInfo& s) {
+  std::string out;
+  for (Profile p : s.profiles) out += (out.empty() ? "" : ",") + std::string(ProfileName(p));
+  return out;
+}
+
+nlohmann::json TensorSpecsJson(const std::vector<TensorSpec>& specs) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& t : specs) {
+    a.push_back({{"name", t.name}, {"dtypes", t.dtypes}, {"shape", t.shape}, {"optional", t.optional}, {"meaning", t.meaning}});
+  }
+  return a;
+}
+
+int RunStages(bool as_json) {
+  if (as_json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& s : StageCatalogue()) {
+      nlohmann::json params = nlohmann::json::array();
+      for (const auto& p : s.params) {
+        params.push_back({{"name", p.name}, {"type", p.type}, {"default", p.default_value}, {"meaning", p.meaning}});
+      }
+      nlohmann::json profiles = nlohmann::json::array();
+      for (Profile p : s.profiles) profiles.push_back(ProfileName(p));
+      out.push_back({{"name", s.name}, {"summary", s.summary}, {"tier", TierName(s.tier)},
+                     {"comparison", s.comparison}, {"profiles", profiles}, {"spec", s.spec_section},
+                     {"inputs", TensorSpecsJson(s.inputs)}, {"outputs", TensorSpecsJson(s.outputs)},
+                     {"params", params}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("%-18s %-7s %-6s %-22s %s\n", "stage", "tier", "rule", "profiles", "spec");
+  for (const auto& s : StageCatalogue()) {
+    std::printf("%-18s %-7s %-6s %-22s %s\n", s.name.c_str(), std::string(TierName(s.tier)).c_str(),
+                s.comparison.c_str(), ProfileList(s).c_str(), s.spec_section.c_str());
+  }
+  return 0;
+}
+
+void ValidateFilters(const std::vector<std::string>& stages, const std::vector<std::string>& profiles) {
+  for (const auto& s : stages) RequireStage(s);
+  for (const auto& p : profiles) ParseProfile(p);
+}
+
+// Progress on a terminal only; CI logs get the per-failure lines and the summary.
+golden::VerifyOptions MakeOptions(const std::vector<std::string>& stages, const std::vector<std::string>& profiles) {
+  golden::VerifyOptions options{stages, profiles, {}};
+  const bool tty = ::isatty(STDERR_FILENO) == 1;
+  options.on_case = [tty](const golden::CaseResult& r, std::size_t done, std::size_t total) {
+    if (r.verdict == golden::Verdict::kFail) {
+      if (tty) std::fprintf(stderr, "\r\033[K");
+      std::printf("FAIL %s\n     %s\n", r.id.c_str(), r.reason.c_str());
+    }
+    if (tty) std::fprintf(stderr, "\r[%zu/%zu] %s\033[K", done, total, r.id.c_str());
+    if (tty && done == total) std::fprintf(stderr, "\r\033[K");
+  };
+  return options;
+}
+
+int CountFailures(const std::vector<golden::CaseResult>& results) {
+  int failed = 0;
+  for (const auto& r : results) failed += r.verdict == golden::Verdict::kFail;
+  return failed;
+}
+
+// A run in which no case was compared proves nothing: a gate must not pass vacuously.
+void RequireSomethingRan(const std::vector<golden::CaseResult>& results, const std::string& backend) {
+  for (const auto& r : results) {
+    if (r.verdict != golden::Verdict::kSkip) return;
+  }
+  throw InputError("no case was run: the selection is empty or backend '" + backend +
+                   "' supports none of the selected stages");
+}
+
+int RunVerify(const std::string& dir, const std::string& backend_name, const std::vector<std::string>& stages,
+              const std::vector<std::string>& profiles) {
+  ValidateFilters(stages, profiles);
+  auto backend = MakeBackend(backend_name);
+  auto results = golden::VerifyGoldenSet(dir, *backend, MakeOptions(stages, profiles));
+  RequireSomethingRan(results, backend_name);
+  std::cout << reports::SummaryTable(reports::SummariseByStage(results));
+  const int failed = CountFailures(results);
+  std::printf("%s: %zu cases, %d failed\n", dir.c_str(), results.size(), failed);
+  return failed ? 1 : 0;
+}
+
+int RunConform(const std::string& golden_dir, const std::string& backend_name, const std::string& report_dir,
+               const std::vector<std::string>& stages, const std::vector<std::string>& profiles) {
+  ValidateFilters(stages, profiles);
+  auto backend = MakeBackend(backend_name);
+  auto results = golden::VerifyGoldenSet(golden_dir, *backend, MakeOptions(stages, profiles));
+  RequireSomethingRan(results, backend_name);
+  std::printf("conformance of backend '%s' against %s\n", backend_name.c_str(), golden_dir.c_str());
+  std::cout << reports::SummaryTable(reports::SummariseByStage(results));
+  const auto path = reports::WriteJsonReport(report_dir, {backend_name, golden_dir}, results);
+  std::printf("report: %s\n", path.c_str());
+  return CountFailures(results) ? 1 : 0;
+}
+
+}  // namespace
+
+int Main(int argc, char** argv) {
+  CLI::App app{"sampcheck: conformance and reference suite for LLM token samplers"};
+  app.set_version_flag("--version", std::string("sampcheck ") + SAMPCHECK_VERSION);
+  app.require_subcommand(1);
+
+  auto* stages_cmd = app.add_subcommand("stages", "List the stage catalogue");
+  bool as_json = false;
+  stages_cmd->add_flag("--json", as_json, "Machine-readable JSON");
+
+  auto* golden_cmd = app.add_subcommand("golden", "Generate or verify golden vectors");
+  golden_cmd->require_subcommand(1);
+  auto* gen_cmd = golden_cmd->add_subcommand("generate", "Write every stage's golden cases to a directory");
+  std::string out_dir;
+  std::uint64_t seed = golden::kDefaultGoldenSeed;
+  gen_cmd->add_option("--out", out_dir, "Output directory (replaced atomically)")->required();
+  gen_cmd->add_option("--seed", seed, "Seed of the random case families")->capture_default_str();
+
+  auto* verify_cmd = golden_cmd->add_subcommand("verify", "Run a backend on a golden set and compare");
+  std::string golden_dir = SAMPCHECK_GOLDEN_DIR;
+  std::string backend_name;
+  std::vector<std::string> stage_filter, profile_filter;
+  verify_cmd->add_option("--golden", golden_dir, "Golden directory (holds manifest.json)")->required();
+  verify_cmd->add_option("--backend", backend_name, "Backend name")->required();
+  verify_cmd->add_option("--stage", stage_filter, "Only these stages");
+  verify_cmd->add_option("--profile", profile_filter, "Only these profiles");
+
+  auto* conform_cmd = app.add_subcommand("conform", "Run the conformance suite against a backend and write a report");
+  std::string report_dir;
+  conform_cmd->add_option("--backend", backend_name, "Backend name")->required();
+  conform_cmd->add_option("--report", report_dir, "Report directory (report.json is written there)")->required();
+  conform_cmd->add_option("--golden", golden_dir, "Golden directory")->capture_default_str();
+  conform_cmd->add_option("--stage", stage_filter, "Only these stages");
+  conform_cmd->add_option("--profile", profile_filter, "Only these profiles");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  try {
+    if (stages_cmd->parsed()) return RunStages(as_json);
+    if (gen_cmd->parsed()) {
+      auto m = golden::GenerateGoldenSet(out_dir, seed);
+      std::printf("wrote %zu cases to %s\n", m.cases.size(), out_dir.c_str());
+      return 0;
+    }
+    if (verify_cmd->parsed()) return RunVerify(golden_dir, backend_name, stage_filter, profile_filter);
+    if (conform_cmd->parsed()) return RunConform(golden_dir, backend_name, report_dir, stage_filter, profile_filter);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sampcheck: error: %s\n", e.what());
+    return 2;
+  }
+  return 2;
+}
+
+}  // namespace sampcheck::cli
+
+int main(int argc, char** argv) { return sampcheck::cli::Main(argc, argv); }

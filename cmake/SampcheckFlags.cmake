@@ -1,0 +1,13 @@
+# SPDX-License-Identifier: Apache-2.0
+# Compiler flags shared by every sampcheck target.
+#
+# Bit-exactness (docs/spec/arithmetic.md): host code is compiled without fast-math and with
+# -ffp-contract=off, so `a * b + c` is two roundings everywhere, as PyTorch's separate
+# element-wise kernels are. We do not pass -march=native: FMA and x87 must not creep in.
+add_library(sampcheck_flags INTERFACE)
+target_compile_options(sampcheck_flags INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off -fno-fast-math -Wall -Wextra -Wpedantic -Wundef>
+  $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${SAMPCHECK_WERROR}>>:-Werror>)
+target_compile_definitions(sampcheck_flags INTERFACE
+  SAMPCHECK_VERSION="${PROJECT_VERSION}"
+  SAMPCHECK_HOST_FLAGS="-ffp-contract=off -fno-fast-math")

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Profiles: which framework's semantics a stage reproduces where the frameworks differ
+// (docs/spec/profiles.md). `canonical` is sampcheck's own, fully specified behaviour.
+// Each profile names the peer code it follows, file and commit, in docs/spec/profiles.md and
+// docs/research/: the versions of PEERS.md (vLLM 9aaf83ef, SGLang d55f1c28, xgrammar
+// 53da3ff8, CANN ops-nn e5c3fa93) are the target; where the code was read at another commit,
+// the research notes say which.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sampcheck {
+
+enum class Profile { kCanonical, kVllm, kSglang, kFlashinfer, kAscendV2 };
+
+inline constexpr Profile kAllProfiles[] = {Profile::kCanonical, Profile::kVllm, Profile::kSglang,
+                                           Profile::kFlashinfer, Profile::kAscendV2};
+
+std::string_view ProfileName(Profile p);
+std::optional<Profile> ProfileFromName(std::string_view name);
+// Throws InputError "unknown profile 'x'; valid profiles: canonical, vllm, ...".
+Profile ParseProfile(std::string_view name);
+
+}  // namespace sampcheck

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: Apache-2.0
+// The stage catalogue (core/stage_catalogue.h). Each entry mirrors the contract block of its
+// reference header and the spec file it names; keep the three in step.
+#include "core/stage_catalogue.h"
+
+#include "core/error.h"
+
+namespace sampcheck {
+
+std::string_view TierName(Tier t) {
+  switch (t) {
+    case Tier::kExact: return "exact";
+    case Tier::kCanonical: return "canonical";
+    case Tier::kDistributional: return "distributional";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr char kLogitTypes[] = "f32|f16|bf16";
+using P = Profile;
+
+TensorSpec Logits() { return {"logits", kLogitTypes, "[B, V]", false, "logits; f16/bf16 are upcast to f32 first"}; }
+TensorSpec LogitsOut() { return {"logits", "f32", "[B, V]", false, "logits after the stage"}; }
+
+std::vector<StageInfo> BuildCatalogue() {
+  std::vector<StageInfo> c;
+  c.push_back({"logit_bias",
+               "add a per-token bias, dense [B, V] and/or sparse (row, token, value) lists",
+               {Logits(),
+                {"bias", "f32", "[B, V]", true, "dense bias, added to every entry"},
+                {"bias_rows", "i32", "[N]", true, "sparse: row of each entry"},
+                {"bias_ids", "i32", "[N]", true, "sparse: token id of each entry, in [0, V)"},
+                {"bias_values", "f32", "[N]", true, "sparse: bias of each entry"}},
+               {LogitsOut()},
+               {},
+               Tier::kExact, "exact", {P::kCanonical, P::kVllm, P::kSglang},
+               "docs/spec/logit_bias.md"});
+  c.push_back({"penalties",
+               "repetition (prompt and output), frequency and presence (output) penalties",
+               {Logits(),
+                {"prompt_ids", "i32", "[B, Lp]", true, "prompt token ids, -1 padded"},
+                {"output_ids", "i32", "[B, Lo]", true, "output token ids, -1 padded"},
+                {"repetition_penalty", "f32", "[B]", true, "> 0; 1 disables"},
+                {"frequency_penalty", "f32", "[B]", true, "0 disables"},
+                {"presence_penalty", "f32", "[B]", true, "0 disables"}},
+               {LogitsOut()},
+               {},
+               Tier::kExact, "exact", {P::kCanonical, P::kVllm, P::kSglang},
+               "docs/spec/penalties.md"});
+  c.push_back({"min_new_tokens",
+               "stop tokens get -inf while the output is shorter than the minimum",
+               {Logits(),
+                {"output_len", "i32", "[B]", false, "tokens generated so far"},
+                {"min_tokens", "i32", "[B]", false, "minimum output length"},
+                {"stop_ids", "i32", "[B, S]", false, "stop token ids (eos included), -1 padded"}},
+               {LogitsOut()},
+               {},
+               Tier::kExact, "exact", {P::kCanonical, P::kVllm, P::kSglang},
+               "docs/spec/penalties.md#min_new_tokens"});
+  c.push_back({"token_bitmask",
+               "xgrammar apply_token_bitmask_inplace: bit 0 -> -inf",
+               {Logits(),
+                {"bitmask", "i32", "[Bm, W]", false, "bit t%32 of word t/32, LSB first; 1 = allowed"},
+                {"indices", "i32", "[N]", true, "rows to mask (same row of logits and bitmask)"}},
+               {LogitsOut()},
+               {{"vocab_size", "int", "min(V, 32 W)", "columns [0, vocab_size) are masked"}},
+               Tier::kExact, "exact", {P::kCanonical},
+               "docs/spec/masks.md#token_bitmask"});
+  c.push_back({"allowed_token_ids",
+               "every token not in the row's allowed list gets -inf",
+               {Logits(),
+                {"allowed_ids", "i32", "[B, A]", false, "allowed ids, -1 padded; all -1 = unrestricted"}},
+               {LogitsOut()},
+               {},
+               Tier::kExact, "exact", {P::kCanonical, P::kVllm},
+               "docs/spec/masks.md#allowed_token_ids"});
+  c.push_back({"bad_words",
+               "ban the last token of a bad word whose prefix ends the output",
+               {Logits(),
+                {"output_ids", "i32", "[B, Lo]", false, "output token ids, -1 padded at the end"},
+                {"bad_words", "i32", "[B, Nw, Lw]", false, "words of token ids, -1 padded at the end"}},
+               {LogitsOut()},
+               {},
+               Tier::kExact, "exact", {P::kCanonical, P::kVllm},
+               "docs/spec/masks.md#bad_words"});
+  c.push_back({"nan_handling",
+               "what a profile does with NaN logits before sampling",
+               {Logits()},
+               {LogitsOut()},
+               {},
+               Tier::kExact, "exact", {P::kCanonical, P::kVllm, P::kSglang},
+               "docs/spec/nan_handling.md"});
+  c.push_back({"temperature",
+               "divide by the temperature; rows below the profile's epsilon are greedy",
+               {Logits(), {"temperature", "f32", "[B]", false, ">= 0, finite"}},
+               {LogitsOut(), {"is_greedy", "bool", "[B]", false, "row is a greedy row"}},
+               {},
+               Tier::kExact, "exact", {P::kCanonical, P::kVllm, P::kSglang},
+               "docs/spec/temperature.md"});
+  c.push_back({"greedy",
+               "argmax per row: first NaN, else the lowest index among equal maxima",
+               {Logits()},
+               {{"token", "i64", "[B]", false, "chosen token id"}},
+               {},
+               Tier::kExact, "exact", {P::kCanonical},
+               "docs/spec/greedy.md"});
+  return c;
+}
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+}  // namespace
+
+const std::vector<StageInfo>& StageCatalogue() {
+  static const std::vector<StageInfo> catalogue = BuildCatalogue();
+  return catalogue;
+}
+
+const StageInfo* FindStage(std::string_view name) {
+  for (const auto& s : StageCatalogue()) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+const StageInfo& RequireStage(std::string_view name) {
+  if (const StageInfo* s = FindStage(name)) return *s;
+  std::vector<std::string> names;
+  for (const auto& s : StageCatalogue()) names.push_back(s.name);
+  throw InputError("unknown stage '" + std::string(name) + "'; valid stages: " + Join(names));
+}
+
+void RequireStageProfile(const StageInfo& stage, std::string_view profile) {
+  ParseProfile(profile);  // unknown names get the list of all profiles
+  std::vector<std::string> names;
+  for (Profile p : stage.profiles) {
+    if (ProfileName(p) == profile) return;
+    names.emplace_back(ProfileName(p));
+  }
+  throw InputError("stage '" + stage.name + "' has no profile '" + std::string(profile) +
+                   "'; its profiles: " + Join(names));
+}
+
+}  // namespace sampcheck

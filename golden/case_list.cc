@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+// CaseList and shared family helpers (golden/case_list.h).
+#include "golden/case_list.h"
+
+#include "core/stage_catalogue.h"
+
+namespace sampcheck::golden {
+
+void CaseList::Add(const std::string& stage, const std::string& name, TensorMap inputs,
+                   nlohmann::json params, std::vector<Profile> profiles) {
+  const StageInfo& info = RequireStage(stage);
+  if (profiles.empty()) profiles = info.profiles;
+  for (Profile p : profiles) {
+    RequireStageProfile(info, ProfileName(p));
+    Case c;
+    c.id = stage + "/" + name + "/" + std::string(ProfileName(p));
+    c.stage = stage;
+    c.profile = std::string(ProfileName(p));
+    c.params = params.is_null() ? nlohmann::json::object() : params;
+    c.inputs = inputs;
+    cases_.push_back(std::move(c));
+  }
+}
+
+Tensor I32(Shape shape, const std::vector<std::int32_t>& values) {
+  return Tensor::FromValues(DType::kI32, std::move(shape), values);
+}
+
+Tensor F32(Shape shape, const std::vector<float>& values) {
+  return Tensor::FromValues(DType::kF32, std::move(shape), values);
+}
+
+Tensor Logits(std::int64_t rows, std::int64_t vocab, const std::vector<float>& values) {
+  return F32({rows, vocab}, values);
+}
+
+Tensor RandomIds(SplitMix64& rng, std::int64_t rows, std::int64_t width, std::int64_t vocab,
+                 const std::vector<std::int64_t>& lengths) {
+  Tensor t(DType::kI32, {rows, width});
+  auto d = t.data<std::int32_t>();
+  for (std::int64_t b = 0; b < rows; ++b) {
+    for (std::int64_t j = 0; j < width; ++j) {
+      d[static_cast<std::size_t>(b * width + j)] =
+          j < lengths[static_cast<std::size_t>(b)]
+              ? static_cast<std::int32_t>(rng.Below(static_cast<std::uint64_t>(vocab)))
+              : -1;
+    }
+  }
+  return t;
+}
+
+}  // namespace sampcheck::golden

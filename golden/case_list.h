@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// CaseList: what the per-stage case families (golden/*_cases.cc) fill. A family adds named
+// inputs once; the list emits one case per profile with id "<stage>/<name>/<profile>", so
+// every profile of a stage is checked on the same inputs and divergences show up side by
+// side in a golden set.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/case.h"
+#include "core/profile.h"
+#include "golden/case_random.h"
+
+namespace sampcheck::golden {
+
+class CaseList {
+ public:
+  explicit CaseList(std::uint64_t seed) : seed_(seed) {}
+
+  // A generator private to one (stage, name): adding or removing other cases never changes it.
+  SplitMix64 Rng(const std::string& stage, const std::string& name) const {
+    return SplitMix64(CaseSeed(seed_, stage + "/" + name));
+  }
+  // One case per profile of the stage (all of the catalogue's profiles when `profiles` is
+  // empty).
+  void Add(const std::string& stage, const std::string& name, TensorMap inputs,
+           nlohmann::json params = nlohmann::json::object(), std::vector<Profile> profiles = {});
+
+  const std::vector<Case>& cases() const { return cases_; }
+  std::uint64_t seed() const { return seed_; }
+
+ private:
+  std::uint64_t seed_;
+  std::vector<Case> cases_;
+};
+
+// The families, one per stage (golden/<stage>_cases.cc).
+void AddLogitBiasCases(CaseList& list);
+void AddPenaltiesCases(CaseList& list);
+void AddMinNewTokensCases(CaseList& list);
+void AddTokenBitmaskCases(CaseList& list);
+void AddAllowedTokenIdsCases(CaseList& list);
+void AddBadWordsCases(CaseList& list);
+void AddNanHandlingCases(CaseList& list);
+void AddTemperatureCases(CaseList& list);
+void AddGreedyCases(CaseList& list);
+
+// Small helpers the families share.
+Tensor I32(Shape shape, const std::vector<std::int32_t>& values);
+Tensor F32(Shape shape, const std::vector<float>& values);
+// Logits [rows, vocab] f32 from explicit values.
+Tensor Logits(std::int64_t rows, std::int64_t vocab, const std::vector<float>& values);
+// Random token ids in [0, vocab) with each row's first `lengths[b]` entries filled and the
+// rest -1, shape [rows, width].
+Tensor RandomIds(SplitMix64& rng, std::int64_t rows, std::int64_t width, std::int64_t vocab,
+                 const std::vector<std::int64_t>& lengths);
+
+}  // namespace sampcheck::golden

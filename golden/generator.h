@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Golden set generation (docs/spec/golden.md "Generation"): every family of every stage, run
+// through the reference backend, written as one safetensors file per case plus
+// manifest.json. The generator is the only writer of golden files.
+//
+// Determinism: the bytes depend only on the seed and the code — no time, host, compiler
+// version or path is recorded — so a regenerated set is byte-identical on any IEEE-754
+// machine built with the project's flags.
+// Atomicity: the set is written into "<out>.tmp.<pid>" and then swapped into place with one
+// rename (renameat2 RENAME_EXCHANGE when <out> exists, then the old set is removed): an
+// interrupted run leaves either the old set or the new one, never a mix.
+
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+#include "core/case.h"
+#include "core/manifest.h"
+
+namespace sampcheck::golden {
+
+inline constexpr std::uint64_t kDefaultGoldenSeed = 20261122;
+
+// All cases (inputs only), in a fixed order.
+std::vector<Case> BuildGoldenCases(std::uint64_t seed);
+// Runs the reference on every case and writes the set. Returns its manifest.
+Manifest GenerateGoldenSet(const std::filesystem::path& out_dir, std::uint64_t seed);
+
+}  // namespace sampcheck::golden

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+// Golden case family for min_new_tokens (docs/spec/penalties.md#min_new_tokens).
+#include <limits>
+
+#include "golden/case_list.h"
+
+namespace sampcheck::golden {
+
+void AddMinNewTokensCases(CaseList& list) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (std::int64_t vocab : {1, 31, 32, 33, 1000}) {
+    const std::string name = "random_v" + std::to_string(vocab);
+    auto rng = list.Rng("min_new_tokens", name);
+    list.Add("min_new_tokens", name,
+             {{"logits", RandomLogits(rng, 3, vocab, DType::kF32)},
+              {"output_len", I32({3}, {0, 5, 9})},
+              {"min_tokens", I32({3}, {1, 5, 10})},
+              {"stop_ids", RandomIds(rng, 3, 3, vocab, {3, 2, 1})}});
+  }
+  // +inf and NaN on stop ids (vLLM assigns -inf, SGLang adds it: NaN), -0.0 elsewhere in an
+  // active row (SGLang's + 0.0), a repeated stop id, an inactive row, min_tokens 0.
+  list.Add("min_new_tokens", "edges",
+           {{"logits", Logits(3, 4, {kInf, nan, -0.0f, 1.0f,  //
+                                     kInf, nan, -0.0f, 1.0f,  //
+                                     2.0f, -kInf, 3.0f, -0.0f})},
+            {"output_len", I32({3}, {2, 3, 0})},
+            {"min_tokens", I32({3}, {3, 3, 0})},
+            {"stop_ids", I32({3, 3}, {0, 1, 1, 0, 1, -1, 2, -1, -1})}});
+}
+
+}  // namespace sampcheck::golden

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// Golden case family for nan_handling (docs/spec/nan_handling.md).
+#include <bit>
+#include <limits>
+
+#include "golden/case_list.h"
+
+namespace sampcheck::golden {
+
+void AddNanHandlingCases(CaseList& list) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  // Quiet NaN, negative NaN, a NaN with a payload, next to infinities and zeros.
+  const float qnan = std::bit_cast<float>(0x7FC00000u);
+  const float neg_nan = std::bit_cast<float>(0xFFC00000u);
+  const float payload_nan = std::bit_cast<float>(0x7FC12345u);
+  list.Add("nan_handling", "mixed",
+           {{"logits", Logits(2, 5, {qnan, 1.0f, neg_nan, -kInf, kInf,  //
+                                     -0.0f, payload_nan, 0.0f, 3.0f, -2.0f})}});
+  list.Add("nan_handling", "all_nan", {{"logits", Logits(1, 3, {qnan, qnan, neg_nan})}});
+  for (std::int64_t vocab : {1, 33, 1000}) {
+    const std::string name = "random_v" + std::to_string(vocab);
+    auto rng = list.Rng("nan_handling", name);
+    Tensor logits = RandomLogits(rng, 2, vocab, DType::kBF16);
+    for (std::int64_t i = 0; i < 2 * vocab; i += 7) SetLogit(logits, i, qnan);
+    list.Add("nan_handling", name, {{"logits", logits}});
+  }
+}
+
+}  // namespace sampcheck::golden

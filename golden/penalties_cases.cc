@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+// Golden case family for penalties (docs/spec/penalties.md).
+#include <limits>
+
+#include "golden/case_list.h"
+
+namespace sampcheck::golden {
+
+void AddPenaltiesCases(CaseList& list) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (std::int64_t vocab : {1, 31, 32, 33, 1000}) {
+    const std::string name = "random_v" + std::to_string(vocab);
+    auto rng = list.Rng("penalties", name);
+    const std::int64_t rows = 4;
+    list.Add("penalties", name,
+             {{"logits", RandomLogits(rng, rows, vocab, DType::kF32)},
+              {"prompt_ids", RandomIds(rng, rows, 12, vocab, {12, 0, 5, 3})},
+              {"output_ids", RandomIds(rng, rows, 20, vocab, {20, 7, 0, 2})},
+              {"repetition_penalty", F32({rows}, {1.2f, 1.0f, 0.8f, 2.0f})},
+              {"frequency_penalty", F32({rows}, {0.1f, 0.0f, -0.5f, 1.7f})},
+              {"presence_penalty", F32({rows}, {0.3f, 0.0f, 2.0f, -1.1f})}});
+  }
+  // Repeated output tokens with a non-dyadic frequency penalty: vLLM's f * count and SGLang's
+  // running sum f + f + f round differently. Zero, -0.0, -inf and NaN logits on seen tokens.
+  list.Add("penalties", "repeats_and_edges",
+           {{"logits", Logits(2, 6, {2.0f, -2.0f, 0.0f, -0.0f, -kInf, nan,  //
+                                     3.0f, 1.0f, -0.0f, 0.5f, kInf, -1.0f})},
+            {"prompt_ids", I32({2, 2}, {1, -1, 5, -1})},
+            {"output_ids", I32({2, 7}, {0, 0, 0, 2, 3, 4, 5,  //
+                                        0, 0, 0, 0, 0, 0, 0})},
+            {"repetition_penalty", F32({2}, {1.3f, 1.1f})},
+            {"frequency_penalty", F32({2}, {0.1f, 0.3f})},
+            {"presence_penalty", F32({2}, {0.7f, 0.0f})}});
+  // Coefficients at their identities, histories empty: canonical and vllm leave the bits
+  // alone; sglang still adds +0.0.
+  list.Add("penalties", "identity_coefficients",
+           {{"logits", Logits(1, 4, {-0.0f, 1.0f, -3.5f, 0.0f})},
+            {"prompt_ids", I32({1, 2}, {0, 2})},
+            {"output_ids", I32({1, 3}, {0, 2, -1})},
+            {"repetition_penalty", F32({1}, {1.0f})},
+            {"frequency_penalty", F32({1}, {0.0f})},
+            {"presence_penalty", F32({1}, {0.0f})}});
+  // Only the additive terms differ (r = 1): row 0 has f = 0.1 over ten repeats (vLLM
+  // 0.1f * 10 = 1.0f exactly; SGLang's running sum ends at 1.0000001f), row 1 has f and p on one
+  // token ((1 - 0.1f) - 0.1f against 1 + ((0 - 0.1f) - 0.1f)).
+  list.Add("penalties", "linear_rounding",
+           {{"logits", Logits(2, 2, {1.0f, -0.0f, 1.0f, 1.0f})},
+            {"prompt_ids", I32({2, 1}, {-1, -1})},
+            {"output_ids", I32({2, 10}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  //
+                                         0, -1, -1, -1, -1, -1, -1, -1, -1, -1})},
+            {"repetition_penalty", F32({2}, {1.0f, 1.0f})},
+            {"frequency_penalty", F32({2}, {0.1f, 0.1f})},
+            {"presence_penalty", F32({2}, {0.0f, 0.1f})}});
+  list.Add("penalties", "empty_histories",
+           {{"logits", Logits(1, 3, {1.0f, -1.0f, 0.5f})},
+            {"prompt_ids", I32({1, 0}, {})},
+            {"output_ids", I32({1, 0}, {})},
+            {"repetition_penalty", F32({1}, {1.5f})},
+            {"frequency_penalty", F32({1}, {0.5f})},
+            {"presence_penalty", F32({1}, {0.5f})}});
+  auto rng = list.Rng("penalties", "random_v32000");
+  list.Add("penalties", "random_v32000",
+           {{"logits", RandomLogits(rng, 1, 32000, DType::kBF16)},
+            {"prompt_ids", RandomIds(rng, 1, 64, 32000, {64})},
+            {"output_ids", RandomIds(rng, 1, 64, 32000, {64})},
+            {"repetition_penalty", F32({1}, {1.1f})},
+            {"frequency_penalty", F32({1}, {0.2f})},
+            {"presence_penalty", F32({1}, {0.4f})}},
+           {}, {Profile::kCanonical});
+}
+
+}  // namespace sampcheck::golden

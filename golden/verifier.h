@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Golden set verification (docs/spec/golden.md "Verification"): for every case in a set's
+// manifest, check the file's SHA-256 and that its metadata (id, stage, profile, rule) agrees
+// with the manifest, run the backend, and compare each expected output with the case's rule. A case the backend does not support is skipped, and says so. A backend
+// that throws, omits an output or adds one fails the case with that reason.
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/backend.h"
+
+namespace sampcheck::golden {
+
+enum class Verdict { kPass, kFail, kSkip };
+std::string_view VerdictName(Verdict v);
+
+struct CaseResult {
+  std::string id;
+  std::string stage;
+  std::string profile;
+  std::string comparison;
+  Verdict verdict = Verdict::kPass;
+  std::string reason;  // why it failed or was skipped; empty on pass
+};
+
+struct VerifyOptions {
+  std::vector<std::string> stages;    // empty: all
+  std::vector<std::string> profiles;  // empty: all
+  // Called after each case (for progress output).
+  std::function<void(const CaseResult&, std::size_t done, std::size_t total)> on_case;
+};
+
+// Throws InputError when the manifest itself cannot be read; per-case faults (missing or
+// corrupt files included) become failed cases.
+std::vector<CaseResult> VerifyGoldenSet(const std::filesystem::path& golden_dir, Backend& backend,
+                                        const VerifyOptions& options = {});
+
+}  // namespace sampcheck::golden

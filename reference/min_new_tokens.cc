@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+// min_new_tokens (reference/min_new_tokens.h, docs/spec/penalties.md#min_new_tokens).
+#include "reference/min_new_tokens.h"
+
+#include <limits>
+
+#include "reference/stage_io.h"
+
+namespace sampcheck::reference {
+
+TensorMap RunMinNewTokens(const Case& c, Profile profile) {
+  StageInputs in(c, "min_new_tokens");
+  Tensor logits = in.Logits();
+  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
+  const Tensor& out_len = in.Required("output_len", DType::kI32, 1);
+  const Tensor& min_tok = in.Required("min_tokens", DType::kI32, 1);
+  const Tensor& stop = in.Required("stop_ids", DType::kI32, 2);
+  in.ExpectDim("output_len", out_len, 0, rows);
+  in.ExpectDim("min_tokens", min_tok, 0, rows);
+  in.ExpectDim("stop_ids", stop, 0, rows);
+  in.ExpectIdsOrPadding("stop_ids", stop, vocab);
+  auto len = out_len.data<std::int32_t>();
+  auto minimum = min_tok.data<std::int32_t>();
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+  LogitsMap x = AsArray(logits);
+  for (std::int64_t b = 0; b < rows; ++b) {
+    if (len[b] < 0 || minimum[b] < 0) {
+      in.Fail("row " + std::to_string(b) + ": output_len and min_tokens must be >= 0");
+    }
+    const bool active = len[b] < minimum[b];
+    if (profile == Profile::kSglang) {
+      x.row(b) += 0.0f;  // the +0.0 entries of SGLang's linear-penalty tensor
+      if (!active) continue;
+      for (std::int32_t t : Row(stop, b)) {
+        // A repeated stop id adds -inf again; the result is the same as SGLang's single
+        // addition of its scatter-added (-inf + -inf = -inf) penalty.
+        if (t >= 0) x(b, t) = x(b, t) + kNegInf;
+      }
+    } else if (active) {
+      for (std::int32_t t : Row(stop, b)) {
+        if (t >= 0) x(b, t) = kNegInf;
+      }
+    }
+  }
+  return {{"logits", std::move(logits)}};
+}
+
+}  // namespace sampcheck::reference

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// penalties: repetition, frequency and presence penalties (docs/spec/penalties.md).
+//
+// Contract:
+// - Inputs: logits [B, V] (upcast to f32); prompt_ids [B, Lp] and output_ids [B, Lo] i32,
+//   -1 = padding anywhere, any other id must be in [0, V); per-row f32 repetition_penalty
+//   (finite, > 0), frequency_penalty and presence_penalty (finite). An absent coefficient
+//   tensor means 1, 0 and 0. Output: logits [B, V] f32.
+// - count[t] = occurrences of t in the row's output ids; seen_output[t] = count[t] > 0;
+//   seen[t] = seen_output[t] or t in the row's prompt ids.
+// - canonical and vllm (vllm/model_executor/layers/utils.py apply_penalties; repetition as
+//   the CUDA kernel csrc/sampler.cu), per token, each step one f32 rounding:
+//     if seen[t]:  x = x > 0 ? x / r : x * r        (0, -0, -inf and NaN take the `* r` side)
+//     x = x - f * float(count[t])                    (every token, count 0 included)
+//     x = x - p * float(seen_output[t])
+// - sglang (penaltylib, overlap mode): F[t] = f added count[t] times to +0.0 in f32, one
+//   rounding per addition, in output order; P[t] = seen_output[t] ? p : 0;
+//     x = x + ((0 - F[t]) - P[t])                    (every token: -0.0 logits become +0.0)
+//     if seen_output[t]: x = x < 0 ? x * r : x / r   (repetition: output tokens only)
+// - Exact tier, no randomness.
+// Example (hand-computed in tests/penalties_test.cc): logits {2, -2, 1}, output ids {0, 0},
+// r = 2, f = 0.5, p = 0.25 -> token 0: 2/2 - 0.5*2 - 0.25 = -0.25; token 1, 2 unchanged.
+
+#include "core/case.h"
+#include "core/profile.h"
+
+namespace sampcheck::reference {
+
+TensorMap RunPenalties(const Case& c, Profile profile);
+
+}  // namespace sampcheck::reference

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+// Stage dispatch of the reference backend (reference/reference_backend.h).
+#include "reference/reference_backend.h"
+
+#include <map>
+
+#include "core/error.h"
+#include "core/stage_catalogue.h"
+#include "reference/allowed_token_ids.h"
+#include "reference/bad_words.h"
+#include "reference/greedy.h"
+#include "reference/logit_bias.h"
+#include "reference/min_new_tokens.h"
+#include "reference/nan_handling.h"
+#include "reference/penalties.h"
+#include "reference/temperature.h"
+#include "reference/token_bitmask.h"
+
+namespace sampcheck::reference {
+
+namespace {
+using StageFn = TensorMap (*)(const Case&, Profile);
+
+const std::map<std::string, StageFn>& Stages() {
+  static const std::map<std::string, StageFn> stages = {
+      {"allowed_token_ids", RunAllowedTokenIds},
+      {"bad_words", RunBadWords},
+      {"greedy", RunGreedy},
+      {"logit_bias", RunLogitBias},
+      {"min_new_tokens", RunMinNewTokens},
+      {"nan_handling", RunNanHandling},
+      {"penalties", RunPenalties},
+      {"temperature", RunTemperature},
+      {"token_bitmask", RunTokenBitmask},
+  };
+  return stages;
+}
+}  // namespace
+
+std::vector<std::string> ReferenceBackend::SupportedStages() const {
+  std::vector<std::string> names;
+  for (const auto& [name, fn] : Stages()) names.push_back(name);
+  return names;
+}
+
+TensorMap ReferenceBackend::Run(const std::string& stage, const Case& c) {
+  const StageInfo& info = RequireStage(stage);
+  RequireStageProfile(info, c.profile);
+  auto it = Stages().find(stage);
+  if (it == Stages().end()) {
+    throw InputError("backend 'reference' does not implement stage '" + stage + "'");
+  }
+  return it->second(c, ParseProfile(c.profile));
+}
+
+}  // namespace sampcheck::reference

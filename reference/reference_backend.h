@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The reference backend: sampcheck's executable specification behind the Backend interface.
+// It runs every stage of the catalogue that has a reference implementation, under the case's
+// profile (checked against the stage's profile list).
+
+#include "core/backend.h"
+
+namespace sampcheck::reference {
+
+class ReferenceBackend final : public Backend {
+ public:
+  std::string Name() const override { return "reference"; }
+  std::vector<std::string> SupportedStages() const override;
+  TensorMap Run(const std::string& stage, const Case& c) override;
+};
+
+}  // namespace sampcheck::reference

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// Case tensor access for the reference stages (reference/stage_io.h).
+#include "reference/stage_io.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "core/half.h"
+
+namespace sampcheck::reference {
+
+LogitsMap AsArray(Tensor& logits) {
+  auto d = logits.data<float>();
+  return LogitsMap(d.data(), logits.dim(0), logits.dim(1));
+}
+
+Tensor UpcastToF32(const Tensor& t, const std::string& what) {
+  Tensor out(DType::kF32, t.shape());
+  auto o = out.data<float>();
+  switch (t.dtype()) {
+    case DType::kF32: {
+      auto s = t.data<float>();
+      std::copy(s.begin(), s.end(), o.begin());
+      break;
+    }
+    case DType::kF16:
+    case DType::kBF16: {
+      auto s = t.data<std::uint16_t>();
+      const bool f16 = t.dtype() == DType::kF16;
+      for (std::size_t i = 0; i < s.size(); ++i) o[i] = f16 ? F16BitsToF32(s[i]) : BF16BitsToF32(s[i]);
+      break;
+    }
+    default:
+      throw std::invalid_argument(what + ": expected f32, f16 or bf16, got " +
+                                  std::string(DTypeName(t.dtype())));
+  }
+  return out;
+}
+
+void StageInputs::Fail(const std::string& what) const {
+  throw std::invalid_argument(stage_ + " (case '" + case_.id + "'): " + what);
+}
+
+Tensor StageInputs::Logits() const {
+  auto it = case_.inputs.find("logits");
+  if (it == case_.inputs.end()) Fail("missing input tensor 'logits'");
+  const Tensor& t = it->second;
+  if (t.rank() != 2) Fail("'logits' must be [B, V], got shape " + ShapeString(t.shape()));
+  if (t.dim(1) < 1) Fail("'logits' must have V >= 1 columns");
+  if (!IsFloating(t.dtype())) {
+    Fail("'logits' must be f32, f16 or bf16, got " + std::string(DTypeName(t.dtype())));
+  }
+  return UpcastToF32(t, stage_ + ": 'logits'");
+}
+
+const Tensor* StageInputs::Optional(const std::string& name, DType dtype, int rank) const {
+  auto it = case_.inputs.find(name);
+  if (it == case_.inputs.end()) return nullptr;
+  const Tensor& t = it->second;
+  if (t.dtype() != dtype) {
+    Fail("'" + name + "' must be " + std::string(DTypeName(dtype)) + ", got " +
+         std::string(DTypeName(t.dtype())));
+  }
+  if (t.rank() != rank) {
+    Fail("'" + name + "' must have rank " + std::to_string(rank) + ", got shape " +
+         ShapeString(t.shape()));
+  }
+  return &t;
+}
+
+const Tensor& StageInputs::Required(const std::string& name, DType dtype, int rank) const {
+  const Tensor* t = Optional(name, dtype, rank);
+  if (!t) Fail("missing input tensor '" + name + "'");
+  return *t;
+}
+
+void StageInputs::ExpectDim(const std::string& name, const Tensor& t, int i,
+                            std::int64_t extent) const {
+  if (t.dim(i) != extent) {
+    Fail("'" + name + "' dimension " + std::to_string(i) + " must be " + std::to_string(extent) +
+         ", got shape " + ShapeString(t.shape()));
+  }
+}
+
+void StageInputs::ExpectIdsOrPadding(const std::string& name, const Tensor& ids,
+                                     std::int64_t vocab) const {
+  auto d = ids.data<std::int32_t>();
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (d[i] == -1) continue;
+    if (d[i] < 0 || d[i] >= vocab) {
+      Fail("'" + name + "' entry " + std::to_string(i) + " is token id " + std::to_string(d[i]) +
+           ", outside the vocabulary [0, " + std::to_string(vocab) + ") (-1 is padding)");
+    }
+  }
+}
+
+std::string FormatFloat(float v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g (%a)", static_cast<double>(v), static_cast<double>(v));
+  return buf;
+}
+
+std::span<const std::int32_t> Row(const Tensor& t, std::int64_t b) {
+  const auto n = static_cast<std::size_t>(t.dim(1));
+  return t.data<std::int32_t>().subspan(static_cast<std::size_t>(b) * n, n);
+}
+
+}  // namespace sampcheck::reference

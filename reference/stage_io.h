@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Reading a case's tensors at the reference's public boundary: presence, dtype and shape
+// checks with messages that name the stage, the tensor and what was expected
+// (std::invalid_argument, STYLE.md "Errors"), and the f16/bf16 -> f32 upcast every logits
+// stage starts with (docs/spec/dtypes.md).
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include <Eigen/Core>
+
+#include "core/case.h"
+#include "core/tensor.h"
+
+namespace sampcheck::reference {
+
+using LogitsArray = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using LogitsMap = Eigen::Map<LogitsArray>;
+
+// Row-major [B, V] view of an f32 rank-2 tensor.
+LogitsMap AsArray(Tensor& logits);
+
+// Exact f32 copy of a rank-2 f32/f16/bf16 tensor.
+Tensor UpcastToF32(const Tensor& t, const std::string& what);
+
+class StageInputs {
+ public:
+  StageInputs(const Case& c, std::string stage) : case_(c), stage_(std::move(stage)) {}
+
+  // "logits" upcast to f32, rank 2 with V >= 1.
+  Tensor Logits() const;
+  const Tensor& Required(const std::string& name, DType dtype, int rank) const;
+  // nullptr when absent; checked like Required when present.
+  const Tensor* Optional(const std::string& name, DType dtype, int rank) const;
+  // Throws unless dim(i) of tensor `name` equals `extent`.
+  void ExpectDim(const std::string& name, const Tensor& t, int i, std::int64_t extent) const;
+  // Every entry is -1 (padding) or a token id in [0, vocab).
+  void ExpectIdsOrPadding(const std::string& name, const Tensor& ids, std::int64_t vocab) const;
+  [[noreturn]] void Fail(const std::string& what) const;
+  const std::string& stage() const { return stage_; }
+
+ private:
+  const Case& case_;
+  std::string stage_;
+};
+
+// "1e-10 (0x1.b7cdfep-34)": a float for error messages, decimal and exact hex.
+std::string FormatFloat(float v);
+
+// Row b of a rank-2 i32 tensor.
+std::span<const std::int32_t> Row(const Tensor& t, std::int64_t b);
+
+}  // namespace sampcheck::reference

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+// Conformance report (reports/conform_report.h).
+#include "reports/conform_report.h"
+
+#include <cstdio>
+#include <map>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+
+namespace sampcheck::reports {
+
+std::vector<StageSummary> SummariseByStage(const std::vector<golden::CaseResult>& results) {
+  std::map<std::string, StageSummary> by_stage;
+  for (const auto& r : results) {
+    StageSummary& s = by_stage[r.stage];
+    s.stage = r.stage;
+    switch (r.verdict) {
+      case golden::Verdict::kPass: ++s.passed; break;
+      case golden::Verdict::kFail: ++s.failed; break;
+      case golden::Verdict::kSkip: ++s.skipped; break;
+    }
+  }
+  std::vector<StageSummary> out;
+  for (auto& [name, s] : by_stage) out.push_back(s);
+  return out;
+}
+
+nlohmann::json ReportToJson(const RunInfo& run, const std::vector<golden::CaseResult>& results) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& r : results) {
+    cases.push_back({{"id", r.id},
+                     {"stage", r.stage},
+                     {"profile", r.profile},
+                     {"comparison", r.comparison},
+                     {"verdict", golden::VerdictName(r.verdict)},
+                     {"reason", r.reason}});
+  }
+  nlohmann::json stages = nlohmann::json::array();
+  int passed = 0, failed = 0, skipped = 0;
+  for (const auto& s : SummariseByStage(results)) {
+    stages.push_back({{"stage", s.stage}, {"passed", s.passed}, {"failed", s.failed}, {"skipped", s.skipped}});
+    passed += s.passed;
+    failed += s.failed;
+    skipped += s.skipped;
+  }
+  return {{"format", kReportFormatName},
+          {"format_version", kReportFormatVersion},
+          {"tool", {{"name", "sampcheck"}, {"version", SAMPCHECK_VERSION}}},
+          {"backend", run.backend},
+          {"golden", run.golden_dir},
+          {"summary", {{"cases", results.size()}, {"passed", passed}, {"failed", failed}, {"skipped", skipped}}},
+          {"stages", stages},
+          {"cases", cases}};
+}
+
+std::filesystem::path WriteJsonReport(const std::filesystem::path& dir, const RunInfo& run,
+                                      const std::vector<golden::CaseResult>& results) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw InputError(dir.string() + ": cannot create report directory: " + ec.message());
+  const auto path = dir / "report.json";
+  WriteFileAtomically(path, ReportToJson(run, results).dump(2) + "\n");
+  return path;
+}
+
+std::string SummaryTable(const std::vector<StageSummary>& stages) {
+  std::string out;
+  char line[160];
+  std::snprintf(line, sizeof line, "%-20s %6s %6s %6s\n", "stage", "pass", "fail", "skip");
+  out += line;
+  int p = 0, f = 0, s = 0;
+  for (const auto& st : stages) {
+    std::snprintf(line, sizeof line, "%-20s %6d %6d %6d\n", st.stage.c_str(), st.passed, st.failed, st.skipped);
+    out += line;
+    p += st.passed, f += st.failed, s += st.skipped;
+  }
+  std::snprintf(line, sizeof line, "%-20s %6d %6d %6d\n", "total", p, f, s);
+  return out + line;
+}
+
+}  // namespace sampcheck::reports

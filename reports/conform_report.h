@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The conformance report (docs/spec/report.md): per-case verdicts of a run and a per-stage
+// summary, as versioned JSON, and the same summary as a plain-text table for the terminal.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "golden/verifier.h"
+
+namespace sampcheck::reports {
+
+inline constexpr char kReportFormatName[] = "sampcheck-report";
+inline constexpr int kReportFormatVersion = 1;
+
+struct StageSummary {
+  std::string stage;
+  int passed = 0, failed = 0, skipped = 0;
+};
+
+struct RunInfo {
+  std::string backend;
+  std::string golden_dir;
+};
+
+std::vector<StageSummary> SummariseByStage(const std::vector<golden::CaseResult>& results);
+nlohmann::json ReportToJson(const RunInfo& run, const std::vector<golden::CaseResult>& results);
+// Writes <dir>/report.json atomically (creating dir).
+std::filesystem::path WriteJsonReport(const std::filesystem::path& dir, const RunInfo& run,
+                                      const std::vector<golden::CaseResult>& results);
+// "stage  pass  fail  skip" rows plus a total line.
+std::string SummaryTable(const std::vector<StageSummary>& stages);
+
+}  // namespace sampcheck::reports

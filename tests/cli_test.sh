@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Tests of the sampcheck command line (docs/spec/cli.md): exit codes, error messages that
+# list the valid names, --help on every command, and the conform report.
+# Usage: cli_test.sh PATH/TO/sampcheck
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+
+check() {  # check NAME EXPECTED_RC PATTERN -- COMMAND...
+  local name=$1 want_rc=$2 pattern=$3
+  shift 4
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [[ $rc -ne $want_rc ]] || ! grep -qE -- "$pattern" <<<"$out"; then
+    echo "FAIL $name: rc=$rc (want $want_rc), output:"; echo "$out" | head -20
+    failed=$((failed + 1))
+  else
+    passed=$((passed + 1))
+  fi
+}
+
+check version 0 '^sampcheck [0-9]+\.[0-9]+\.[0-9]+' -- "$bin" --version
+check stages 0 'token_bitmask +exact' -- "$bin" stages
+check stages-json 0 '"name": "greedy"' -- "$bin" stages --json
+for cmd in "" "stages" "golden" "golden generate" "golden verify" "conform"; do
+  # shellcheck disable=SC2086
+  check "help $cmd" 0 'Usage|OPTIONS|Options' -- "$bin" $cmd --help
+done
+check no-command 2 'subcommand' -- "$bin"
+check unknown-backend 2 "unknown backend 'nope'; valid backends: reference" -- \
+  "$bin" conform --backend nope --report "$tmp/r"
+check unknown-stage 2 "unknown stage 'top_q'; valid stages: .*greedy" -- \
+  "$bin" golden verify --golden "$tmp" --backend reference --stage top_q
+check unknown-profile 2 "unknown profile 'tgi'; valid profiles: canonical, vllm, sglang" -- \
+  "$bin" conform --backend reference --report "$tmp/r" --profile tgi
+check missing-golden 2 "manifest.json" -- "$bin" golden verify --golden "$tmp/none" --backend reference
+check generate 0 'wrote [0-9]+ cases' -- "$bin" golden generate --out "$tmp/g"
+check verify 0 ', 0 failed' -- "$bin" golden verify --golden "$tmp/g" --backend reference
+check conform 0 'report: ' -- "$bin" conform --backend reference --golden "$tmp/g" --report "$tmp/r" --stage greedy
+if ! grep -q '"format": "sampcheck-report"' "$tmp/r/report.json"; then
+  echo "FAIL conform-report: report.json lacks the format name"; failed=$((failed + 1))
+else
+  passed=$((passed + 1))
+fi
+check empty-selection 2 "no case was run" -- "$bin" conform --backend reference --golden "$tmp/g" --report "$tmp/r" --profile flashinfer
+# A corrupted case fails verification with exit 1 and names the file.
+f=$(find "$tmp/g/greedy" -name '*.safetensors' | sort | head -1)
+printf 'x' >>"$f"
+check corrupted 1 'SHA-256' -- "$bin" golden verify --golden "$tmp/g" --backend reference --stage greedy
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]

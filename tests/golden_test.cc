@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tests of the golden set: the checked-in golden/v1 is exactly what the generator writes, the
+// reference passes it, and verification catches corrupted, missing or mismatching cases.
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/manifest.h"
+#include "core/sha256.h"
+#include "core/stage_catalogue.h"
+#include "golden/generator.h"
+#include "golden/verifier.h"
+#include "reference/reference_backend.h"
+
+namespace sampcheck::testing {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kCheckedIn = fs::path(SAMPCHECK_SOURCE_DIR) / "golden" / "v1";
+
+fs::path FreshDir(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / ("sampcheck_golden_test_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  return dir;
+}
+
+std::vector<fs::path> Files(const fs::path& root) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (e.is_regular_file()) out.push_back(fs::relative(e.path(), root));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(GoldenSet, RegeneratingReproducesCheckedInSetByteForByte) {
+  const fs::path dir = FreshDir("regen");
+  golden::GenerateGoldenSet(dir, golden::kDefaultGoldenSeed);
+  ASSERT_EQ(Files(dir), Files(kCheckedIn)) << "file lists differ; regenerate with "
+                                              "`sampcheck golden generate --out golden/v1`";
+  for (const auto& f : Files(dir)) {
+    EXPECT_EQ(Sha256Hex(ReadWholeFile(dir / f)), Sha256Hex(ReadWholeFile(kCheckedIn / f))) << f;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(GoldenSet, CheckedInSetIsSmall) {
+  std::uintmax_t bytes = 0;
+  for (const auto& f : Files(kCheckedIn)) bytes += fs::file_size(kCheckedIn / f);
+  EXPECT_LE(bytes, 5u << 20) << "golden/v1 must stay within 5 MiB";
+}
+
+TEST(GoldenSet, CoversEveryStageAndProfileOfTheCatalogue) {
+  const Manifest m = ReadManifest(kCheckedIn);
+  for (const auto& stage : StageCatalogue()) {
+    for (Profile p : stage.profiles) {
+      const bool found = std::any_of(m.cases.begin(), m.cases.end(), [&](const ManifestEntry& e) {
+        return e.stage == stage.name && e.profile == ProfileName(p);
+      });
+      EXPECT_TRUE(found) << stage.name << " / " << ProfileName(p);
+    }
+  }
+}
+
+TEST(GoldenSet, ReferencePassesCheckedInSet) {
+  reference::ReferenceBackend backend;
+  auto results = golden::VerifyGoldenSet(kCheckedIn, backend);
+  ASSERT_FALSE(results.empty());
+  for (const auto& r : results) EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+}
+
+TEST(GoldenSet, GenerationReplacesAnExistingSetAtomically) {
+  const fs::path dir = FreshDir("replace");
+  fs::create_directories(dir);
+  std::ofstream(dir / "stale.txt") << "old";
+  golden::GenerateGoldenSet(dir, 7);
+  EXPECT_FALSE(fs::exists(dir / "stale.txt"));
+  EXPECT_TRUE(fs::exists(dir / "manifest.json"));
+  for (const auto& e : fs::directory_iterator(dir.parent_path())) {
+    EXPECT_EQ(e.path().string().find(dir.filename().string() + ".tmp."), std::string::npos) << e.path();
+  }
+  fs::remove_all(dir);
+}
+
+// A backend that flips one bit of one output, to prove verification can fail.
+class BitFlipBackend final : public Backend {
+ public:
+  std::string Name() const override { return "bitflip"; }
+  std::vector<std::string> SupportedStages() const override { return {"greedy"}; }
+  TensorMap Run(const std::string& stage, const Case& c) override {
+    TensorMap out = reference_.Run(stage, c);
+    out.at("token").data<std::int64_t>()[0] ^= 1;
+    return out;
+  }
+
+ private:
+  reference::ReferenceBackend reference_;
+};
+
+TEST(GoldenVerify, DetectsWrongOutputsAndSkipsUnsupportedStages) {
+  BitFlipBackend backend;
+  auto results = golden::VerifyGoldenSet(kCheckedIn, backend);
+  int failed = 0, skipped = 0;
+  for (const auto& r : results) {
+    if (r.stage == "greedy") {
+      EXPECT_EQ(r.verdict, golden::Verdict::kFail) << r.id;
+      EXPECT_NE(r.reason.find("first mismatch at index 0"), std::string::npos) << r.reason;
+      ++failed;
+    } else {
+      EXPECT_EQ(r.verdict, golden::Verdict::kSkip) << r.id;
+      ++skipped;
+    }
+  }
+  EXPECT_GT(failed, 0);
+  EXPECT_GT(skipped, 0);
+}
+
+TEST(GoldenVerify, DetectsCorruptedAndMissingFiles) {
+  const fs::path dir = FreshDir("corrupt");
+  golden::GenerateGoldenSet(dir, golden::kDefaultGoldenSeed);
+  const Manifest m = ReadManifest(dir);
+  // Flip a byte in the last byte of the first case file, delete the second.
+  {
+    std::string bytes = ReadWholeFile(dir / m.cases[0].file);
+    bytes.back() ^= 0x01;
+    WriteFileAtomically(dir / m.cases[0].file, bytes);
+  }
+  fs::remove(dir / m.cases[1].file);
+  reference::ReferenceBackend backend;
+  golden::VerifyOptions options;
+  auto results = golden::VerifyGoldenSet(dir, backend, options);
+  EXPECT_EQ(results[0].verdict, golden::Verdict::kFail);
+  EXPECT_NE(results[0].reason.find("SHA-256"), std::string::npos) << results[0].reason;
+  EXPECT_EQ(results[1].verdict, golden::Verdict::kFail);
+  EXPECT_NE(results[1].reason.find(m.cases[1].file), std::string::npos) << results[1].reason;
+  EXPECT_EQ(results[2].verdict, golden::Verdict::kPass) << results[2].reason;
+  fs::remove_all(dir);
+}
+
+TEST(GoldenManifest, RejectsMalformedManifests) {
+  const auto ok = ManifestToJson(Manifest{{}, {{"a", "greedy", "canonical", "a.safetensors", "00", "exact"}}});
+  EXPECT_NO_THROW(ManifestFromJson(ok, "m"));
+  auto wrong_format = ok;
+  wrong_format["format"] = "other";
+  EXPECT_THROW(ManifestFromJson(wrong_format, "m"), InputError);
+  auto wrong_version = ok;
+  wrong_version["format_version"] = 99;
+  EXPECT_THROW(ManifestFromJson(wrong_version, "m"), InputError);
+  auto dup = ok;
+  dup["cases"].push_back(dup["cases"][0]);
+  EXPECT_THROW(ManifestFromJson(dup, "m"), InputError);
+  auto escape = ok;
+  escape["cases"][0]["file"] = "../x.safetensors";
+  EXPECT_THROW(ManifestFromJson(escape, "m"), InputError);
+  auto missing = ok;
+  missing["cases"][0].erase("sha256");
+  EXPECT_THROW(ManifestFromJson(missing, "m"), InputError);
+}
+
+TEST(GoldenCaseFile, RoundTripsInputsOutputsAndMetadata) {
+  GoldenCase g;
+  g.input = {"greedy/x/canonical", "greedy", "canonical", {{"k", 3}}, {}};
+  g.input.inputs.emplace("logits", Tensor::FromValues<float>(DType::kF32, {1, 2}, {1.0f, 2.0f}));
+  g.expected.emplace("token", Tensor::FromValues<std::int64_t>(DType::kI64, {1}, {1}));
+  g.comparison = ComparisonRule::Parse("exact");
+  const fs::path path = FreshDir("case").string() + ".safetensors";
+  WriteCaseFile(path, g);
+  GoldenCase r = ReadCaseFile(path);
+  EXPECT_EQ(r.input.id, g.input.id);
+  EXPECT_EQ(r.input.params, g.input.params);
+  EXPECT_TRUE(BitwiseEqual(r.input.inputs.at("logits").view(), g.input.inputs.at("logits").view()));
+  EXPECT_TRUE(BitwiseEqual(r.expected.at("token").view(), g.expected.at("token").view()));
+  EXPECT_EQ(r.comparison.ToString(), "exact");
+  fs::remove(path);
+}
+
+}  // namespace
+}  // namespace sampcheck::testing
