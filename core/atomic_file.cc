@@ -7,8 +7,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "core/error.h"
 
@@ -34,12 +32,21 @@ void WriteFileAtomically(const std::filesystem::path& path, std::string_view byt
 }
 
 std::string ReadWholeFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string() + ": cannot open for reading");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw InputError(path.string() + ": read error");
-  return std::move(ss).str();
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw InputError(path.string() + ": cannot open for reading: " + std::strerror(errno));
+  std::string out;
+  // One read sized from the file, then a loop in case it grew or is not a regular file.
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec) out.resize(static_cast<std::size_t>(size));
+  std::size_t got = std::fread(out.data(), 1, out.size(), f);
+  out.resize(got);
+  char buf[65536];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) throw InputError(path.string() + ": read error");
+  return out;
 }
 
 }  // namespace sampcheck

@@ -51,9 +51,18 @@ void TensorView::ThrowDTypeMismatch() const {
                          " accessed with a mismatched element type");
 }
 
-Tensor::Tensor(DType dtype, Shape shape)
-    : dtype_(dtype), shape_(std::move(shape)), numel_(NumElementsOrThrow(shape_, dtype)),
-      bytes_(static_cast<std::size_t>(numel_) * DTypeSize(dtype)) {}
+Tensor::Tensor(DType dtype, Shape shape) : Tensor(Uninitialized(dtype, std::move(shape))) {
+  if (!bytes_.empty()) std::memset(bytes_.data(), 0, bytes_.size());
+}
+
+Tensor Tensor::Uninitialized(DType dtype, Shape shape) {
+  Tensor t(0);
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.numel_ = NumElementsOrThrow(t.shape_, dtype);
+  t.bytes_.resize(static_cast<std::size_t>(t.numel_) * DTypeSize(dtype));
+  return t;
+}
 
 bool BitwiseEqual(const TensorView& a, const TensorView& b) {
   if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;

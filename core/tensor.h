@@ -18,6 +18,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <new>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -63,11 +65,34 @@ class TensorView {
   const std::byte* data_;
 };
 
+namespace detail {
+// An allocator whose value-less construct() default-initialises, so a byte vector can be sized
+// without writing zeros that the caller is about to overwrite.
+template <class T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  using std::allocator<T>::allocator;
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+}  // namespace detail
+
 class Tensor {
  public:
   Tensor() : Tensor(DType::kF32, Shape{0}) {}
   // Zero-filled. Throws std::invalid_argument on a negative extent or an overflowing size.
   Tensor(DType dtype, Shape shape);
+  // Same checks, contents unspecified: for callers that write every element.
+  static Tensor Uninitialized(DType dtype, Shape shape);
 
   template <class T>
   static Tensor FromValues(DType dtype, Shape shape, const std::vector<T>& values) {
@@ -87,8 +112,8 @@ class Tensor {
   std::int64_t dim(int i) const { return shape_.at(static_cast<std::size_t>(i)); }
   std::int64_t numel() const { return numel_; }
   std::size_t nbytes() const { return bytes_.size(); }
-  std::span<std::byte> bytes() { return bytes_; }
-  std::span<const std::byte> bytes() const { return bytes_; }
+  std::span<std::byte> bytes() { return {bytes_.data(), bytes_.size()}; }
+  std::span<const std::byte> bytes() const { return {bytes_.data(), bytes_.size()}; }
   TensorView view() const { return TensorView(dtype_, shape_, bytes_.data()); }
 
   template <class T>
@@ -102,10 +127,11 @@ class Tensor {
   }
 
  private:
+  explicit Tensor(int /*empty*/) : dtype_(DType::kU8), numel_(0) {}
   DType dtype_;
   Shape shape_;
   std::int64_t numel_;
-  std::vector<std::byte> bytes_;
+  std::vector<std::byte, detail::DefaultInitAllocator<std::byte>> bytes_;
 };
 
 // Same dtype, same shape and the same bytes.

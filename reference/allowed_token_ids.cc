@@ -3,6 +3,7 @@
 #include "reference/allowed_token_ids.h"
 
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "reference/stage_io.h"
@@ -17,20 +18,20 @@ TensorMap RunAllowedTokenIds(const Case& c, Profile /*profile*/) {
   in.ExpectDim("allowed_ids", allowed, 0, rows);
   in.ExpectIdsOrPadding("allowed_ids", allowed, vocab);
 
+  // Per row: save the allowed values, fill the row with -inf, write them back — one
+  // branch-free pass over V plus work proportional to the list.
   LogitsMap x = AsArray(logits);
-  std::vector<std::uint8_t> keep(static_cast<std::size_t>(vocab));
+  std::vector<std::pair<std::int32_t, float>> kept;
   for (std::int64_t b = 0; b < rows; ++b) {
-    std::fill(keep.begin(), keep.end(), 0);
-    bool any = false;
+    kept.clear();
     for (std::int32_t t : Row(allowed, b)) {
-      if (t >= 0) keep[static_cast<std::size_t>(t)] = 1, any = true;
+      if (t >= 0) kept.emplace_back(t, x(b, t));
     }
-    if (!any) continue;
-    for (std::int64_t t = 0; t < vocab; ++t) {
-      if (!keep[static_cast<std::size_t>(t)]) x(b, t) = -std::numeric_limits<float>::infinity();
-    }
+    if (kept.empty()) continue;
+    x.row(b).setConstant(-std::numeric_limits<float>::infinity());
+    for (const auto& [t, v] : kept) x(b, t) = v;
   }
-  return {{"logits", std::move(logits)}};
+  return Outputs("logits", std::move(logits));
 }
 
 }  // namespace sampcheck::reference

@@ -45,7 +45,7 @@ TensorMap RunBadWords(const Case& c, Profile /*profile*/) {
       }
     }
   }
-  return {{"logits", std::move(logits)}};
+  return Outputs("logits", std::move(logits));
 }
 
 }  // namespace sampcheck::reference

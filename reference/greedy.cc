@@ -34,7 +34,7 @@ TensorMap RunGreedy(const Case& c, Profile /*profile*/) {
     token.data<std::int64_t>()[static_cast<std::size_t>(b)] =
         ArgmaxFirst(all.subspan(static_cast<std::size_t>(b) * vocab, vocab));
   }
-  return {{"token", std::move(token)}};
+  return Outputs("token", std::move(token));
 }
 
 }  // namespace sampcheck::reference

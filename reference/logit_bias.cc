@@ -29,14 +29,13 @@ TensorMap RunLogitBias(const Case& c, Profile profile) {
   if (const Tensor* dense = in.Optional("bias", DType::kF32, 2)) {
     in.ExpectDim("bias", *dense, 0, rows);
     in.ExpectDim("bias", *dense, 1, vocab);
-    Tensor copy = *dense;
-    x += AsArray(copy);  // element-wise f32 addition: exact IEEE, any vectorisation
+    x += Eigen::Map<const LogitsArray>(dense->data<float>().data(), rows, vocab);  // IEEE adds
   }
 
   const Tensor* sr = in.Optional("bias_rows", DType::kI32, 1);
   const Tensor* si = in.Optional("bias_ids", DType::kI32, 1);
   const Tensor* sv = in.Optional("bias_values", DType::kF32, 1);
-  if (!sr && !si && !sv) return {{"logits", std::move(logits)}};
+  if (!sr && !si && !sv) return Outputs("logits", std::move(logits));
   if (!sr || !si || !sv) in.Fail("sparse bias needs all of bias_rows, bias_ids and bias_values");
   const std::int64_t n = sr->dim(0);
   in.ExpectDim("bias_ids", *si, 0, n);
@@ -73,7 +72,7 @@ TensorMap RunLogitBias(const Case& c, Profile profile) {
     }
   }
   if (profile == Profile::kSglang) x += sparse;
-  return {{"logits", std::move(logits)}};
+  return Outputs("logits", std::move(logits));
 }
 
 }  // namespace sampcheck::reference

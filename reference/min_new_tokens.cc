@@ -43,7 +43,7 @@ TensorMap RunMinNewTokens(const Case& c, Profile profile) {
       }
     }
   }
-  return {{"logits", std::move(logits)}};
+  return Outputs("logits", std::move(logits));
 }
 
 }  // namespace sampcheck::reference

@@ -22,7 +22,7 @@ TensorMap RunNanHandling(const Case& c, Profile profile) {
       if (std::isnan(v)) v = kSglangNanReplacement;
     }
   }
-  return {{"logits", std::move(logits)}};
+  return Outputs("logits", std::move(logits));
 }
 
 }  // namespace sampcheck::reference

@@ -59,44 +59,63 @@ TensorMap RunPenalties(const Case& c, Profile profile) {
   const Coefficients pres = ReadCoefficients(in, "presence_penalty", rows, 0.0f, false);
   const bool sglang = profile == Profile::kSglang;
 
+  // Per token the order of operations is the contract's; across tokens they are
+  // independent, so each row takes a sparse pass over its seen ids (repetition, which only
+  // touches seen tokens) and one branch-free, vectorisable pass over the row for the additive
+  // terms, which apply to every token (count 0 included: f * 0 can be -0.0 and matters).
+  // The scratch arrays are reset through the ids that touched them, not by a pass over V.
   LogitsMap x = AsArray(logits);
-  std::vector<std::int32_t> count(static_cast<std::size_t>(vocab));
-  std::vector<float> freq_sum(sglang ? static_cast<std::size_t>(vocab) : 0);
-  std::vector<std::uint8_t> in_prompt(static_cast<std::size_t>(vocab));
+  std::vector<std::int32_t> count(static_cast<std::size_t>(vocab), 0);  // output occurrences
+  std::vector<float> linear(static_cast<std::size_t>(vocab), 0.0f);  // sglang: running sum of f
+  std::vector<std::uint8_t> repeated(static_cast<std::size_t>(vocab), 0);
+  std::vector<std::int32_t> seen;  // distinct ids of prompt and output, in first-seen order
   for (std::int64_t b = 0; b < rows; ++b) {
-    std::fill(count.begin(), count.end(), 0);
-    std::fill(in_prompt.begin(), in_prompt.end(), 0);
-    std::fill(freq_sum.begin(), freq_sum.end(), 0.0f);
     const float r = rep.at(b), f = freq.at(b), p = pres.at(b);
+    float* row = &x(b, 0);
+    seen.clear();
+    auto note = [&](std::int32_t t) {
+      if (!repeated[static_cast<std::size_t>(t)]) repeated[static_cast<std::size_t>(t)] = 1, seen.push_back(t);
+    };
     if (output) {
       for (std::int32_t t : Row(*output, b)) {
         if (t < 0) continue;
         ++count[static_cast<std::size_t>(t)];
-        if (sglang) freq_sum[static_cast<std::size_t>(t)] += f;  // scatter_add_, one per token
+        if (sglang) linear[static_cast<std::size_t>(t)] += f;  // scatter_add_, one rounding each
+        note(t);
       }
     }
-    if (prompt) {
+    if (prompt && !sglang) {
       for (std::int32_t t : Row(*prompt, b)) {
-        if (t >= 0) in_prompt[static_cast<std::size_t>(t)] = 1;
+        if (t >= 0) note(t);
       }
     }
-    for (std::int64_t t = 0; t < vocab; ++t) {
-      const auto i = static_cast<std::size_t>(t);
-      const bool seen_output = count[i] > 0;
-      float v = x(b, t);
-      if (!sglang) {
-        if (seen_output || in_prompt[i]) v = v > 0.0f ? v / r : v * r;
-        v = v - f * static_cast<float>(count[i]);
-        v = v - p * (seen_output ? 1.0f : 0.0f);
-      } else {
-        const float linear = (0.0f - freq_sum[i]) - (seen_output ? p : 0.0f);
-        v = v + linear;
-        if (seen_output) v = v < 0.0f ? v * r : v / r;
+    if (!sglang) {
+      for (std::int32_t t : seen) row[t] = row[t] > 0.0f ? row[t] / r : row[t] * r;
+      // Integer counts and min(count, 1) keep this loop free of selects between floats, which
+      // GCC 12 leaves as branches; float(count) is exact below 2^24.
+      const std::int32_t* c = count.data();
+      for (std::int64_t t = 0; t < vocab; ++t) {
+        const std::int32_t seen_output = c[t] < 1 ? c[t] : 1;  // counts are >= 0
+        const float v = row[t] - f * static_cast<float>(c[t]);
+        row[t] = v - p * static_cast<float>(seen_output);
       }
-      x(b, t) = v;
+    } else {
+      const std::int32_t* c = count.data();
+      const float* sum = linear.data();
+      for (std::int64_t t = 0; t < vocab; ++t) {
+        // p * 1.0f is p and p * 0.0f is a zero of p's sign; SGLang's presence tensor holds
+        // +0.0 for unseen tokens, so the unseen term is +0.0 whatever p's sign.
+        const float presence = c[t] > 0 ? p : 0.0f;
+        row[t] = row[t] + ((0.0f - sum[t]) - presence);
+      }
+      for (std::int32_t t : seen) row[t] = row[t] < 0.0f ? row[t] * r : row[t] / r;  // output ids only
+    }
+    for (std::int32_t t : seen) {
+      const auto i = static_cast<std::size_t>(t);
+      count[i] = 0, linear[i] = 0.0f, repeated[i] = 0;
     }
   }
-  return {{"logits", std::move(logits)}};
+  return Outputs("logits", std::move(logits));
 }
 
 }  // namespace sampcheck::reference

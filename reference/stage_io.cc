@@ -14,8 +14,14 @@ LogitsMap AsArray(Tensor& logits) {
   return LogitsMap(d.data(), logits.dim(0), logits.dim(1));
 }
 
+TensorMap Outputs(std::string name, Tensor t) {
+  TensorMap out;
+  out.emplace(std::move(name), std::move(t));
+  return out;
+}
+
 Tensor UpcastToF32(const Tensor& t, const std::string& what) {
-  Tensor out(DType::kF32, t.shape());
+  Tensor out = Tensor::Uninitialized(DType::kF32, t.shape());
   auto o = out.data<float>();
   switch (t.dtype()) {
     case DType::kF32: {

@@ -22,6 +22,9 @@ using LogitsMap = Eigen::Map<LogitsArray>;
 // Row-major [B, V] view of an f32 rank-2 tensor.
 LogitsMap AsArray(Tensor& logits);
 
+// A stage's outputs. Built by emplace: a braced initializer list would copy every tensor.
+TensorMap Outputs(std::string name, Tensor t);
+
 // Exact f32 copy of a rank-2 f32/f16/bf16 tensor.
 Tensor UpcastToF32(const Tensor& t, const std::string& what);
 

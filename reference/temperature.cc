@@ -47,7 +47,9 @@ TensorMap RunTemperature(const Case& c, Profile profile) {
     is_greedy[static_cast<std::size_t>(b)] = g ? 1 : 0;
     x.row(b) /= g ? 1.0f : t;
   }
-  return {{"logits", std::move(logits)}, {"is_greedy", std::move(greedy)}};
+  TensorMap out = Outputs("logits", std::move(logits));
+  out.emplace("is_greedy", std::move(greedy));
+  return out;
 }
 
 }  // namespace sampcheck::reference

@@ -3,6 +3,8 @@
 #include "reference/token_bitmask.h"
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <limits>
 
 #include "reference/stage_io.h"
@@ -10,17 +12,39 @@
 namespace sampcheck::reference {
 
 namespace {
-void MaskRow(float* row, const std::int32_t* words, std::int64_t vocab_size) {
-  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-  for (std::int64_t w = 0; w * 32 < vocab_size; ++w) {
-    const auto word = static_cast<std::uint32_t>(words[w]);
-    if (word == 0xFFFFFFFFu) continue;  // all 32 allowed
-    const std::int64_t end = std::min<std::int64_t>(32, vocab_size - w * 32);
-    for (std::int64_t bit = 0; bit < end; ++bit) {
-      if (((word >> bit) & 1u) == 0) row[w * 32 + bit] = kNegInf;
-    }
+
+constexpr std::uint32_t kNegInfBits = 0xFF800000u;  // -inf in binary32
+static_assert(std::numeric_limits<float>::is_iec559);
+
+// One bit per lane: a word is expanded by AND with this table and a compare, which SSE2
+// vectorises (a per-lane variable shift would need AVX2).
+constexpr std::array<std::uint32_t, 32> kLaneBit = [] {
+  std::array<std::uint32_t, 32> a{};
+  for (int i = 0; i < 32; ++i) a[static_cast<std::size_t>(i)] = 1u << i;
+  return a;
+}();
+
+// Tokens [0, n) of one 32-token word; bits are selected, never branched on, so the cost does
+// not depend on the mask's pattern.
+void MaskWord(float* cell, std::uint32_t word, std::int64_t n) {
+  std::uint32_t bits[32];
+  std::memcpy(bits, cell, static_cast<std::size_t>(n) * sizeof(float));
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::uint32_t keep = 0u - static_cast<std::uint32_t>((word & kLaneBit[static_cast<std::size_t>(i)]) != 0);
+    bits[i] = (bits[i] & keep) | (kNegInfBits & ~keep);
   }
+  std::memcpy(cell, bits, static_cast<std::size_t>(n) * sizeof(float));
 }
+
+void MaskRow(float* row, const std::int32_t* words, std::int64_t vocab_size) {
+  const std::int64_t full = vocab_size / 32;
+  for (std::int64_t w = 0; w < full; ++w) {
+    const auto word = static_cast<std::uint32_t>(words[w]);
+    if (word != 0xFFFFFFFFu) MaskWord(row + w * 32, word, 32);  // -1: all 32 allowed
+  }
+  if (vocab_size % 32) MaskWord(row + full * 32, static_cast<std::uint32_t>(words[full]), vocab_size % 32);
+}
+
 }  // namespace
 
 TensorMap RunTokenBitmask(const Case& c, Profile /*profile*/) {
@@ -55,7 +79,7 @@ TensorMap RunTokenBitmask(const Case& c, Profile /*profile*/) {
     in.ExpectDim("bitmask", mask, 0, rows);
     for (std::int64_t r = 0; r < rows; ++r) mask_row(r);
   }
-  return {{"logits", std::move(logits)}};
+  return Outputs("logits", std::move(logits));
 }
 
 }  // namespace sampcheck::reference
