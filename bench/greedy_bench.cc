@@ -5,10 +5,10 @@
 // Baseline (BM_GreedyBaseline): a plain first-maximum argmax of each row, `if (v > best)`,
 // reading the logits in place — one read pass, B outputs, no NaN rule. Expected ratio: the
 // reference does the same single read pass, but RunGreedy first copies the logits into a
-// fresh f32 tensor (StageInputs::Logits: allocate, zero-fill, copy), so it streams the row set
-// about three more times; the NaN test per element adds a compare. Expect ~2x with the heap
-// retained (measured 1.8x, bench/README.md); with glibc's default allocator each fresh
-// 38.9 MB tensor also page-faults in (measured 5x).
+// fresh, uninitialised f32 tensor (StageInputs::Logits), one more read and write of the row
+// set; the NaN test per element adds a compare. The scalar argmax is slower per element than
+// a copy, so expect less than one baseline more, ~1.5x. Measured ratios are in
+// bench/README.md.
 #include <cstdint>
 #include <vector>
 

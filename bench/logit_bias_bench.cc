@@ -9,15 +9,14 @@
 // - BM_LogitBiasDenseBaseline, for the dense variant: `out[i] = in[i] + bias[i]`, one pass that
 //   reads two [B, V] arrays and writes one (ratios.py pairs each benchmark with the baseline
 //   of the longest matching name).
-// Expected ratios with the heap retained (measured values in bench/README.md; glibc's default
-// allocator adds page faults for every fresh [B, V] block and multiplies these by ~4-6):
-// - SparseCanonical/SparseVllm: the input copies (~2x, BM_NanHandlingCanonical) plus 6400
-//   scattered additions and a std::set of the 6400 pairs for the duplicate check: ~2-3x
-//   (measured 3.4x).
+// Expected ratios (measured ratios are in bench/README.md):
+// - SparseCanonical/SparseVllm: the input copy (~1x, BM_NanHandlingCanonical) plus 6400
+//   scattered additions and a std::set of the 6400 pairs for the duplicate check: ~1-1.5x.
 // - SparseSglang densifies, as SGLang does: a zeroed [B, V] bias array, then a full add pass:
-//   about two baselines more than canonical (measured 4.6x).
-// - DenseCanonical: the input copies, a copy of the dense bias (RunLogitBias copies it to get
-//   a mutable Eigen map), then the add pass: ~3x the add baseline (measured 3.0x).
+//   about two baselines more than canonical, ~3x.
+// - DenseCanonical: the input copy, then the bias added in place through a const Eigen map
+//   (no copy of the bias). The add baseline already streams three arrays, so the copy adds
+//   less than one of it: ~1.5x the add baseline.
 #include <cstdint>
 #include <vector>
 

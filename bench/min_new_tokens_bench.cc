@@ -6,9 +6,8 @@
 // Baseline (BM_MinNewTokensBaseline): the plain one-pass copy of the row set into a buffer
 // allocated before timing (bench_support.h CopyBaseline).
 // Expected ratios: canonical writes 4 entries per row, so it costs what the input copy costs
-// (BM_NanHandlingCanonical; measured 2.4x with the heap retained, bench/README.md). Sglang
-// adds a full `row += 0.0f` read+write pass: about one more baseline on top (measured 3.0x).
-// With glibc's default allocator both are ~16x: page faults of the fresh tensors dominate.
+// (BM_NanHandlingCanonical): ~1x. Sglang adds a full `row += 0.0f` read+write pass: about one
+// more baseline on top, ~2x. Measured ratios are in bench/README.md.
 #include <cstdint>
 
 #include <benchmark/benchmark.h>

@@ -6,16 +6,16 @@
 // allocated before timing (bench_support.h CopyBaseline).
 // Expected ratios:
 // - Canonical is the identity, so RunNanHandling is nothing but the call's fixed cost: copying
-//   the logits into a fresh f32 tensor (allocate, zero-fill, copy) and returning it. Its ratio
-//   is the overhead every other stage pays before its own pass; expect ~2x with the heap
-//   retained (measured 2.1x), ~15x with glibc's default allocator (page faults, see below).
+//   the logits into a fresh, uninitialised f32 tensor (StageInputs::Logits) and moving it into
+//   the returned map. Its ratio is the overhead every other stage pays before its own pass:
+//   one copy, like the baseline, so expect ~1x.
 // - Sglang adds one read+write pass replacing NaN by -1e5: expect canonical's ratio + ~1.
-// - FreshCopy is not a stage: it is the naive spelling of the least a stage returning a new
-//   [B, V] tensor must do (allocate one Tensor, copy the logits in), so Canonical / FreshCopy
-//   says how many such allocate-and-copy rounds a stage call makes (2 when this was written:
-//   StageInputs::Logits, then the copy out of the std::initializer_list of `return {{...}}`).
-//   A fresh 38.9 MB block comes from mmap (glibc's mmap threshold is at most 32 MiB), so its
-//   first touch page-faults; on a VM that dominates this ratio (bench/README.md).
+// - FreshCopy is not a stage: it is the naive spelling of a stage's allocate-and-copy with the
+//   public Tensor constructor, which zero-fills before the copy, so expect a little above 1x;
+//   Canonical / FreshCopy shows what StageInputs::Logits saves by skipping that fill.
+// bench_main.cc keeps large blocks in the heap, so neither side pays first-touch page faults
+// for a fresh 38.9 MB block (bench/README.md "Allocator"). Measured ratios are in
+// bench/README.md.
 #include <cstdint>
 #include <limits>
 

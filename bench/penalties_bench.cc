@@ -4,13 +4,14 @@
 //
 // Baseline (BM_PenaltiesBaseline): the plain one-pass copy of the row set into a buffer
 // allocated before timing (bench_support.h CopyBaseline).
-// Expected ratio: the stage copies the logits into a fresh tensor (allocate, zero-fill, copy;
-// see BM_NanHandlingCanonical for that cost alone), then per row clears its V-sized count,
-// in_prompt (and, for sglang, freq_sum) scratch arrays — 0.75 MB to 1.4 MB per row, so these
-// stay in L2/L3 — scatters 768 ids, and makes one read+write pass with a branch on `seen`.
-// A vectorised pass would give ~3x with the heap retained; measured 7x (canonical) and 5x
-// (sglang) because the per-token loop is scalar (bench/README.md); ~20x with glibc's default
-// allocator, which adds page faults for the two fresh [B, V] tensors of every call.
+// Expected ratio: the stage copies the logits into a fresh, uninitialised tensor (see
+// BM_NanHandlingCanonical for that cost alone, ~1x). Per row it then scatters the 256 output
+// ids (canonical also notes the 512 prompt ids) into V-sized scratch arrays allocated once per
+// call (counts, seen flags and, for sglang, running sums of f; ~1.4 MB in all, so they stay in
+// L2/L3), applies the repetition penalty to the distinct seen ids only, makes one branch-free
+// read+write pass over the row that also reads the counts (and sums), and resets the scratch
+// through the seen ids. That is one pass with more traffic than a copy: expect ~2-3x.
+// Measured ratios are in bench/README.md.
 #include <cstdint>
 
 #include <benchmark/benchmark.h>

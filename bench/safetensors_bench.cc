@@ -10,17 +10,16 @@
 //   fsync, fclose. WriteSafetensors promises an atomic durable file (temporary + fsync +
 //   rename, core/atomic_file.h); a baseline without the fsync would time the page cache
 //   against the disk, so the fsync is in both. Expected ratio ~1-1.5x: serialising into a
-//   std::string (one extra copy of the data) is small beside the fsync (measured 1.6-1.7x).
+//   std::string (one extra copy of the data) is small beside the fsync.
 // - BM_SafetensorsReadBaseline: fopen, one fread of the whole file into a buffer allocated
-//   before timing, fclose. ReadSafetensors reads the file into a std::string through an
-//   ostringstream (several growing copies), parses and validates the header, then copies the
-//   data into a zero-filled Tensor: expect ~3-6x (measured 5x with the heap retained, 26x
-//   with glibc's default allocator, whose fresh 38.9 MB blocks page-fault in; README.md).
+//   before timing, fclose. ReadSafetensors reads the file with one fread into a std::string
+//   sized from the file (resize zero-fills it first), parses and validates the header, then
+//   copies the data into a zero-filled Tensor: about four passes against one, expect ~2-4x.
 // - BM_SafetensorsSerializeBaseline / BM_SafetensorsParseBaseline: a memcpy of the file's
 //   bytes, the floor for the in-memory halves SerializeSafetensors and ParseSafetensors, which
-//   separate the format's cost from the file system's. Expect ~1-2x for both with the heap
-//   retained (measured 0.8x and 1.2x); ~8-9x with glibc's default allocator, because the
-//   result is a freshly mmapped buffer that page-faults in.
+//   separate the format's cost from the file system's. Serialize is one append of the data to
+//   a reserved string and Parse a zero-fill plus a memcpy: expect ~1-2x for both.
+// Measured ratios are in bench/README.md.
 #include <unistd.h>
 
 #include <cstdint>

@@ -14,6 +14,7 @@
 #include "core/sha256.h"
 #include "core/stage_catalogue.h"
 #include "golden/case_list.h"
+#include "golden/case_text.h"
 #include "reference/reference_backend.h"
 
 namespace sampcheck::golden {
@@ -73,6 +74,7 @@ Manifest GenerateGoldenSet(const std::filesystem::path& out_dir, std::uint64_t s
       const std::string bytes = SerializeCase(g);
       std::filesystem::create_directories((tmp / file).parent_path());
       WriteFileAtomically(tmp / file, bytes);
+      if (HasTextForm(g)) WriteFileAtomically(tmp / (c.id + ".txt"), CaseText(g));
       manifest.cases.push_back({c.id, c.stage, c.profile, file, Sha256Hex(bytes), g.comparison.ToString()});
     }
     WriteFileAtomically(tmp / "manifest.json", ManifestToJson(manifest).dump(1) + "\n");

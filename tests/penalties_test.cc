@@ -64,6 +64,17 @@ TEST(Penalties, FrequencyIsProductInVllmAndRunningSumInSglang) {
   EXPECT_EQ(FloatBits(RunReference("penalties", "sglang", in).at("logits"))[0], 0x3E999998u);
 }
 
+TEST(Penalties, AdditiveTermsRoundDifferentlyInSglang) {
+  // Logit 1, token seen once, f = p = 0.1f = 13421773 * 2^-27, r = 1.
+  // vLLM: 1 - 0.1f = 120795955 * 2^-27 = 15099494.375 * 2^-24 -> 15099494 * 2^-24 (0x3F666666);
+  //   minus 0.1f: 107374179 * 2^-27 = 13421772.375 * 2^-24 -> 13421772 * 2^-24 = 0x3F4CCCCC.
+  // SGLang: (0 - 0.1f) - 0.1f = -0.2f exactly; 1 - 0.2f = 53687091 * 2^-26
+  //   = 13421772.75 * 2^-24 -> 13421773 * 2^-24 = 0x3F4CCCCD.
+  auto in = Inputs(F32Tensor({1, 1}, {1}), I32Tensor({1, 1}, {-1}), I32Tensor({1, 1}, {0}), 1.0f, 0.1f, 0.1f);
+  EXPECT_EQ(FloatBits(RunReference("penalties", "vllm", in).at("logits"))[0], 0x3F4CCCCCu);
+  EXPECT_EQ(FloatBits(RunReference("penalties", "sglang", in).at("logits"))[0], 0x3F4CCCCDu);
+}
+
 TEST(Penalties, NegativeInfinityAndNanStay) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
