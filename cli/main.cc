@@ -52,9 +52,9 @@ int RunStages(bool as_json) {
     std::cout << out.dump(2) << "\n";
     return 0;
   }
-  std::printf("%-18s %-7s %-6s %-22s %s\n", "stage", "tier", "rule", "profiles", "spec");
+  std::printf("%-18s %-9s %-6s %-42s %s\n", "stage", "tier", "rule", "profiles", "spec");
   for (const auto& s : StageCatalogue()) {
-    std::printf("%-18s %-7s %-6s %-22s %s\n", s.name.c_str(), std::string(TierName(s.tier)).c_str(),
+    std::printf("%-18s %-9s %-6s %-42s %s\n", s.name.c_str(), std::string(TierName(s.tier)).c_str(),
                 s.comparison.c_str(), ProfileList(s).c_str(), s.spec_section.c_str());
   }
   return 0;
@@ -138,6 +138,9 @@ int Main(int argc, char** argv) {
   std::uint64_t seed = golden::kDefaultGoldenSeed;
   gen_cmd->add_option("--out", out_dir, "Output directory (replaced atomically)")->required();
   gen_cmd->add_option("--seed", seed, "Seed of the random case families")->capture_default_str();
+  std::string set_name = "full";
+  gen_cmd->add_option("--set", set_name, "v1 (the checked-in set, <= 5 MiB) or full (adds V = 32000 and 151936 for every stage)")
+      ->capture_default_str();
 
   auto* verify_cmd = golden_cmd->add_subcommand("verify", "Run a backend on a golden set and compare");
   std::string golden_dir = SAMPCHECK_GOLDEN_DIR;
@@ -164,7 +167,7 @@ int Main(int argc, char** argv) {
   try {
     if (stages_cmd->parsed()) return RunStages(as_json);
     if (gen_cmd->parsed()) {
-      auto m = golden::GenerateGoldenSet(out_dir, seed);
+      auto m = golden::GenerateGoldenSet(out_dir, seed, golden::ParseGoldenSet(set_name));
       std::printf("wrote %zu cases to %s\n", m.cases.size(), out_dir.c_str());
       return 0;
     }

@@ -17,9 +17,14 @@
 
 namespace sampcheck::golden {
 
+// Which golden set to build: kV1 is the checked-in set (golden/v1, at most 5 MiB); kFull adds
+// the large-vocabulary family (V = 32000 and 151936 for every stage and profile).
+enum class GoldenSet { kV1, kFull };
+
 class CaseList {
  public:
-  explicit CaseList(std::uint64_t seed) : seed_(seed) {}
+  explicit CaseList(std::uint64_t seed, GoldenSet set = GoldenSet::kV1) : seed_(seed), set_(set) {}
+  GoldenSet set() const { return set_; }
 
   // A generator private to one (stage, name): adding or removing other cases never changes it.
   SplitMix64 Rng(const std::string& stage, const std::string& name) const {
@@ -35,6 +40,7 @@ class CaseList {
 
  private:
   std::uint64_t seed_;
+  GoldenSet set_;
   std::vector<Case> cases_;
 };
 
@@ -48,6 +54,13 @@ void AddBadWordsCases(CaseList& list);
 void AddNanHandlingCases(CaseList& list);
 void AddTemperatureCases(CaseList& list);
 void AddGreedyCases(CaseList& list);
+void AddSoftmaxCases(CaseList& list);  // softmax and log_softmax
+void AddTopKCases(CaseList& list);
+void AddTopPCases(CaseList& list);
+void AddMinPCases(CaseList& list);
+void AddSamplingFiltersCases(CaseList& list);
+// Every stage at V = 32000 and 151936 (GoldenSet::kFull only).
+void AddLargeVocabularyCases(CaseList& list);
 
 // Small helpers the families share.
 Tensor I32(Shape shape, const std::vector<std::int32_t>& values);

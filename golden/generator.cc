@@ -19,8 +19,14 @@
 
 namespace sampcheck::golden {
 
-std::vector<Case> BuildGoldenCases(std::uint64_t seed) {
-  CaseList list(seed);
+GoldenSet ParseGoldenSet(const std::string& name) {
+  if (name == "v1") return GoldenSet::kV1;
+  if (name == "full") return GoldenSet::kFull;
+  throw InputError("unknown golden set '" + name + "'; valid sets: v1, full");
+}
+
+std::vector<Case> BuildGoldenCases(std::uint64_t seed, GoldenSet set) {
+  CaseList list(seed, set);
   AddLogitBiasCases(list);
   AddPenaltiesCases(list);
   AddMinNewTokensCases(list);
@@ -30,6 +36,12 @@ std::vector<Case> BuildGoldenCases(std::uint64_t seed) {
   AddNanHandlingCases(list);
   AddTemperatureCases(list);
   AddGreedyCases(list);
+  AddSoftmaxCases(list);
+  AddTopKCases(list);
+  AddTopPCases(list);
+  AddMinPCases(list);
+  AddSamplingFiltersCases(list);
+  if (set == GoldenSet::kFull) AddLargeVocabularyCases(list);
   return list.cases();
 }
 
@@ -51,7 +63,7 @@ void SwapIntoPlace(const std::filesystem::path& tmp, const std::filesystem::path
 
 }  // namespace
 
-Manifest GenerateGoldenSet(const std::filesystem::path& out_dir, std::uint64_t seed) {
+Manifest GenerateGoldenSet(const std::filesystem::path& out_dir, std::uint64_t seed, GoldenSet set) {
   const std::filesystem::path out = std::filesystem::absolute(out_dir).lexically_normal();
   std::filesystem::path tmp = out;
   tmp += ".tmp." + std::to_string(::getpid());
@@ -64,10 +76,11 @@ Manifest GenerateGoldenSet(const std::filesystem::path& out_dir, std::uint64_t s
   manifest.generator = {{"name", "sampcheck"},
                         {"version", SAMPCHECK_VERSION},
                         {"host_flags", SAMPCHECK_HOST_FLAGS},
-                        {"seed", seed}};
+                        {"seed", seed},
+                        {"set", set == GoldenSet::kV1 ? "v1" : "full"}};
   reference::ReferenceBackend reference;
   try {
-    for (const Case& c : BuildGoldenCases(seed)) {
+    for (const Case& c : BuildGoldenCases(seed, set)) {
       GoldenCase g{c, reference.Run(c.stage, c),
                    ComparisonRule::Parse(RequireStage(c.stage).comparison)};
       const std::string file = c.id + ".safetensors";

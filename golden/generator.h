@@ -17,14 +17,19 @@
 
 #include "core/case.h"
 #include "core/manifest.h"
+#include "golden/case_list.h"
 
 namespace sampcheck::golden {
 
 inline constexpr std::uint64_t kDefaultGoldenSeed = 20261122;
 
+// "v1" or "full"; throws InputError otherwise.
+GoldenSet ParseGoldenSet(const std::string& name);
+
 // All cases (inputs only), in a fixed order.
-std::vector<Case> BuildGoldenCases(std::uint64_t seed);
+std::vector<Case> BuildGoldenCases(std::uint64_t seed, GoldenSet set = GoldenSet::kV1);
 // Runs the reference on every case and writes the set. Returns its manifest.
-Manifest GenerateGoldenSet(const std::filesystem::path& out_dir, std::uint64_t seed);
+Manifest GenerateGoldenSet(const std::filesystem::path& out_dir, std::uint64_t seed,
+                           GoldenSet set = GoldenSet::kV1);
 
 }  // namespace sampcheck::golden

@@ -21,7 +21,7 @@ void AddGreedyCases(CaseList& list) {
   list.Add("greedy", "single_column", {{"logits", Logits(3, 1, {nan, -kInf, 2.0f})}});
   for (std::int64_t vocab : {31, 32, 33, 1000, 32000}) {
     for (DType dtype : {DType::kF32, DType::kF16, DType::kBF16}) {
-      if (vocab == 32000 && dtype == DType::kF32) continue;  // keep the checked-in set small
+      if (vocab == 32000 && dtype != DType::kBF16) continue;  // keep the checked-in set small
       const std::string name = "random_v" + std::to_string(vocab) + "_" + std::string(DTypeName(dtype));
       auto rng = list.Rng("greedy", name);
       // k / 256 values collide often at these sizes, so ties are exercised too.

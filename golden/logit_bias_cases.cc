@@ -47,13 +47,6 @@ void AddLogitBiasCases(CaseList& list) {
             {"bias_rows", I32({1}, {0})},
             {"bias_ids", I32({1}, {2})},
             {"bias_values", F32({1}, {0.125f})}});
-  auto rng = list.Rng("logit_bias", "sparse_v32000");
-  list.Add("logit_bias", "sparse_v32000",
-           {{"logits", RandomLogits(rng, 1, 32000, DType::kBF16)},
-            {"bias_rows", I32({3}, {0, 0, 0})},
-            {"bias_ids", I32({3}, {0, 16000, 31999})},
-            {"bias_values", F32({3}, {-100.0f, 5.0f, 100.0f})}},
-           {}, {Profile::kCanonical});
 }
 
 }  // namespace sampcheck::golden

@@ -59,15 +59,6 @@ void AddPenaltiesCases(CaseList& list) {
             {"repetition_penalty", F32({1}, {1.5f})},
             {"frequency_penalty", F32({1}, {0.5f})},
             {"presence_penalty", F32({1}, {0.5f})}});
-  auto rng = list.Rng("penalties", "random_v32000");
-  list.Add("penalties", "random_v32000",
-           {{"logits", RandomLogits(rng, 1, 32000, DType::kBF16)},
-            {"prompt_ids", RandomIds(rng, 1, 64, 32000, {64})},
-            {"output_ids", RandomIds(rng, 1, 64, 32000, {64})},
-            {"repetition_penalty", F32({1}, {1.1f})},
-            {"frequency_penalty", F32({1}, {0.2f})},
-            {"presence_penalty", F32({1}, {0.4f})}},
-           {}, {Profile::kCanonical});
 }
 
 }  // namespace sampcheck::golden

@@ -55,10 +55,6 @@ void AddTokenBitmaskCases(CaseList& list) {
     list.Add("token_bitmask", "all_zero_all_ones",
              {{"logits", RandomLogits(rng, 2, 33, DType::kF32)}, {"bitmask", I32({2, 2}, {0, 0, -1, -1})}});
   }
-  auto rng = list.Rng("token_bitmask", "random_v151936");
-  list.Add("token_bitmask", "random_v151936",
-           {{"logits", RandomLogits(rng, 1, 151936, DType::kBF16)},
-            {"bitmask", RandomMask(rng, 1, Words(151936))}});
 }
 
 }  // namespace sampcheck::golden

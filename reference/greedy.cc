@@ -2,26 +2,10 @@
 // greedy (reference/greedy.h, docs/spec/greedy.md).
 #include "reference/greedy.h"
 
-#include <cmath>
-
+#include "reference/reductions.h"
 #include "reference/stage_io.h"
 
 namespace sampcheck::reference {
-
-std::int64_t ArgmaxFirst(std::span<const float> row) {
-  std::int64_t best = 0;
-  float best_value = row[0];
-  if (std::isnan(best_value)) return 0;
-  for (std::size_t i = 1; i < row.size(); ++i) {
-    const float v = row[i];
-    if (std::isnan(v)) return static_cast<std::int64_t>(i);
-    if (v > best_value) {  // strict: equal values keep the lower index
-      best_value = v;
-      best = static_cast<std::int64_t>(i);
-    }
-  }
-  return best;
-}
 
 TensorMap RunGreedy(const Case& c, Profile /*profile*/) {
   StageInputs in(c, "greedy");
@@ -32,7 +16,7 @@ TensorMap RunGreedy(const Case& c, Profile /*profile*/) {
   auto all = logits.data<float>();
   for (std::int64_t b = 0; b < rows; ++b) {
     token.data<std::int64_t>()[static_cast<std::size_t>(b)] =
-        ArgmaxFirst(all.subspan(static_cast<std::size_t>(b) * vocab, vocab));
+        CanonicalArgmax(all.subspan(static_cast<std::size_t>(b) * vocab, vocab));
   }
   return Outputs("token", std::move(token));
 }

@@ -9,18 +9,14 @@
 //   are equal, all NaNs are equal — the lowest index wins.
 //   So: a row with a NaN returns its first NaN; an all -inf row returns 0; ties return the
 //   first maximum.
-// - Exact tier, no randomness; one pass over the row.
+// - Exact tier, no randomness. The argmax is CanonicalArgmax (reference/reductions.h).
 // Example: {1, 3, 3, -inf} -> 1; {-inf, -inf} -> 0; {5, NaN, NaN} -> 1.
-
-#include <cstdint>
-#include <span>
 
 #include "core/case.h"
 #include "core/profile.h"
 
 namespace sampcheck::reference {
 
-std::int64_t ArgmaxFirst(std::span<const float> row);
 TensorMap RunGreedy(const Case& c, Profile profile);
 
 }  // namespace sampcheck::reference

@@ -10,11 +10,16 @@
 #include "reference/bad_words.h"
 #include "reference/greedy.h"
 #include "reference/logit_bias.h"
+#include "reference/min_p.h"
 #include "reference/min_new_tokens.h"
 #include "reference/nan_handling.h"
 #include "reference/penalties.h"
+#include "reference/sampling_filters.h"
+#include "reference/softmax.h"
 #include "reference/temperature.h"
 #include "reference/token_bitmask.h"
+#include "reference/top_k.h"
+#include "reference/top_p.h"
 
 namespace sampcheck::reference {
 
@@ -26,12 +31,18 @@ const std::map<std::string, StageFn>& Stages() {
       {"allowed_token_ids", RunAllowedTokenIds},
       {"bad_words", RunBadWords},
       {"greedy", RunGreedy},
+      {"log_softmax", RunLogSoftmax},
       {"logit_bias", RunLogitBias},
       {"min_new_tokens", RunMinNewTokens},
+      {"min_p", RunMinP},
       {"nan_handling", RunNanHandling},
       {"penalties", RunPenalties},
+      {"sampling_filters", RunSamplingFilters},
+      {"softmax", RunSoftmax},
       {"temperature", RunTemperature},
       {"token_bitmask", RunTokenBitmask},
+      {"top_k", RunTopK},
+      {"top_p", RunTopP},
   };
   return stages;
 }

@@ -38,7 +38,7 @@ check unknown-stage 2 "unknown stage 'top_q'; valid stages: .*greedy" -- \
 check unknown-profile 2 "unknown profile 'tgi'; valid profiles: canonical, vllm, sglang" -- \
   "$bin" conform --backend reference --report "$tmp/r" --profile tgi
 check missing-golden 2 "manifest.json" -- "$bin" golden verify --golden "$tmp/none" --backend reference
-check generate 0 'wrote [0-9]+ cases' -- "$bin" golden generate --out "$tmp/g"
+check generate 0 'wrote [0-9]+ cases' -- "$bin" golden generate --set v1 --out "$tmp/g"
 check verify 0 ', 0 failed' -- "$bin" golden verify --golden "$tmp/g" --backend reference
 check conform 0 'report: ' -- "$bin" conform --backend reference --golden "$tmp/g" --report "$tmp/r" --stage greedy
 if ! grep -q '"format": "sampcheck-report"' "$tmp/r/report.json"; then
@@ -46,7 +46,7 @@ if ! grep -q '"format": "sampcheck-report"' "$tmp/r/report.json"; then
 else
   passed=$((passed + 1))
 fi
-check empty-selection 2 "no case was run" -- "$bin" conform --backend reference --golden "$tmp/g" --report "$tmp/r" --profile flashinfer
+check empty-selection 2 "no case was run" -- "$bin" conform --backend reference --golden "$tmp/g" --report "$tmp/r" --stage greedy --profile vllm
 # A corrupted case fails verification with exit 1 and names the file.
 f=$(find "$tmp/g/greedy" -name '*.safetensors' | sort | head -1)
 printf 'x' >>"$f"

@@ -43,7 +43,7 @@ TEST(GoldenSet, RegeneratingReproducesCheckedInSetByteForByte) {
   const fs::path dir = FreshDir("regen");
   golden::GenerateGoldenSet(dir, golden::kDefaultGoldenSeed);
   ASSERT_EQ(Files(dir), Files(kCheckedIn)) << "file lists differ; regenerate with "
-                                              "`sampcheck golden generate --out golden/v1`";
+                                              "`sampcheck golden generate --set v1 --out golden/v1`";
   for (const auto& f : Files(dir)) {
     EXPECT_EQ(Sha256Hex(ReadWholeFile(dir / f)), Sha256Hex(ReadWholeFile(kCheckedIn / f))) << f;
   }

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// Golden case family for top_k (docs/spec/filters.md#top_k).
+#include <limits>
+
+#include "golden/case_list.h"
+
+namespace sampcheck::golden {
+
+void AddTopKCases(CaseList& list) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  // Divergence: a tie at the k-th value (exactly k vs all ties), -0.0 tied with +0.0, and -inf.
+  list.Add("top_k", "ties",
+           {{"logits", Logits(4, 5, {1, 3, 3, 2, 0,          //
+                                     5, 5, 5, 5, 5,          //
+                                     -0.0f, 0.0f, -1, -kInf, -0.0f,  //
+                                     2, -kInf, -kInf, 1, -kInf})},
+            {"top_k", I32({4}, {1, 2, 2, 3})}});
+  // Disabled encodings: k = 0, -1, V, V + 1 against k = V - 1.
+  list.Add("top_k", "disabled",
+           {{"logits", Logits(5, 3, {1, 3, 2, 1, 3, 2, 1, 3, 2, 1, 3, 2, 1, 3, 2})}, {"top_k", I32({5}, {0, -1, 3, 4, 2})}});
+  // Ascend's k limit: ks_max 5 rounds up to 8: k = 8 filters, k = 9 keeps everything.
+  {
+    auto rng = list.Rng("top_k", "ascend_ks_max");
+    list.Add("top_k", "ascend_ks_max", {{"logits", RandomLogits(rng, 2, 40, DType::kF32)}, {"top_k", I32({2}, {8, 9})}},
+             {{"ks_max", 5}}, {Profile::kAscendV2});
+  }
+  for (std::int64_t vocab : {1, 31, 33, 1000}) {
+    for (DType dtype : {DType::kF32, DType::kBF16}) {
+      if (vocab > 33 && dtype != DType::kF32) continue;  // keep the checked-in set small
+      const std::string name = "random_v" + std::to_string(vocab) + "_" + std::string(DTypeName(dtype));
+      auto rng = list.Rng("top_k", name);
+      // k/256 logits collide often, so the k-th value is frequently tied.
+      list.Add("top_k", name,
+               {{"logits", RandomLogits(rng, 4, vocab, dtype)},
+                {"top_k", I32({4}, {1, 5, static_cast<std::int32_t>(vocab / 2 + 1), 50})}});
+    }
+  }
+}
+
+}  // namespace sampcheck::golden

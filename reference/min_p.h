@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// min_p: keep the tokens whose probability is at least min_p times the largest one, mask the
+// rest with -inf (docs/spec/filters.md#min_p).
+//
+// Contract:
+// - Inputs: logits [B, V] (upcast to f32; no NaN or +inf: the stage throws); min_p [B] f32,
+//   not NaN. Output: logits [B, V] f32, dropped entries -inf, kept ones bit-identical.
+// - probs = SoftmaxRow(logits); max_prob = the largest prob; threshold = max_prob * m, one
+//   f32 multiplication; kept iff prob >= threshold.
+// - m <= 0: identity (every profile). m >= 1: canonical, vllm, sglang, flashinfer use m = 1
+//   (the tokens tied with the largest prob); ascend_v2 keeps the first token of the order
+//   only. A row without a finite logit is returned unchanged.
+// - The distribution min-p sees (before or after top-k/top-p, renormalised or not) is a
+//   property of the filter order: see sampling_filters. This stage filters the row it is given.
+// - Exact tier given the canonical softmax; one pass, no sort.
+// Example: probs {0.5, 0.25, 0.125, 0.125}, m = 0.5: threshold 0.25 -> the first two kept.
+
+#include <span>
+
+#include "core/case.h"
+#include "core/profile.h"
+
+namespace sampcheck::reference {
+
+void MinPRow(Profile profile, std::span<float> row, float m);
+// The same rule on given probabilities (max_prob is their maximum): for orders where min-p
+// reads a distribution other than the softmax of the row itself.
+void MinPRowFromProbs(Profile profile, std::span<float> row, std::span<const float> probs, float m);
+TensorMap RunMinP(const Case& c, Profile profile);
+
+}  // namespace sampcheck::reference

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+// sampling_filters (reference/sampling_filters.h, docs/spec/filters.md#sampling_filters).
+#include "reference/sampling_filters.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "reference/filter_rows.h"
+#include "reference/min_p.h"
+#include "reference/softmax.h"
+#include "reference/stage_io.h"
+#include "reference/top_k.h"
+#include "reference/top_p.h"
+
+namespace sampcheck::reference {
+
+namespace {
+
+std::string DefaultOrder(Profile profile) {
+  switch (profile) {
+    case Profile::kVllm: return "min_p_first";
+    case Profile::kSglang: return "joint";
+    default: return "top_k_first";
+  }
+}
+
+// row[i] = -inf wherever mask[i] is -inf.
+void Intersect(std::span<float> row, std::span<const float> mask) {
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    if (mask[i] == -std::numeric_limits<float>::infinity()) row[i] = mask[i];
+  }
+}
+
+}  // namespace
+
+void SamplingFiltersRow(Profile profile, std::span<float> row, const FilterParams& f) {
+  const std::string order = f.order.empty() ? DefaultOrder(profile) : f.order;
+  const bool flashinfer_joint = profile == Profile::kFlashinfer && order == "joint";
+  if (order != DefaultOrder(profile) && !flashinfer_joint) {
+    throw std::invalid_argument("sampling_filters: profile " + std::string(ProfileName(profile)) +
+                                " has no order '" + order + "'; its order is '" + DefaultOrder(profile) + "'" +
+                                (profile == Profile::kFlashinfer ? " or 'joint'" : ""));
+  }
+  if (profile == Profile::kVllm) {
+    MinPRow(profile, row, f.min_p);
+    TopKRow(profile, row, f.top_k);
+    TopPRow(profile, row, f.top_p);
+    return;
+  }
+  if (profile == Profile::kSglang || flashinfer_joint) {
+    const std::vector<float> original(row.begin(), row.end());
+    TopKRow(profile, row, f.top_k);
+    std::vector<float> nucleus = original;
+    TopPRow(profile, nucleus, f.top_p);
+    Intersect(row, nucleus);
+    if (profile == Profile::kSglang) {
+      std::vector<float> probs(original.size());
+      SoftmaxRow(original, probs);
+      MinPRowFromProbs(profile, row, probs, f.min_p);
+    } else {
+      MinPRow(profile, row, f.min_p);
+    }
+    return;
+  }
+  if (profile == Profile::kAscendV2) {
+    TopKRow(profile, row, f.top_k, f.ks_max);
+    std::vector<float> probs(row.size());
+    if (f.min_p > 0.0f) SoftmaxRow(row, probs);  // the top-k survivors' softmax, read by min_p
+    TopPRow(profile, row, f.top_p);
+    if (f.min_p > 0.0f && std::any_of(row.begin(), row.end(), [](float v) { return std::isfinite(v); })) {
+      MinPRowFromProbs(profile, row, probs, f.min_p);
+    }
+    return;
+  }
+  TopKRow(profile, row, f.top_k);  // canonical, flashinfer top_k_first
+  TopPRow(profile, row, f.top_p);
+  MinPRow(profile, row, f.min_p);
+}
+
+TensorMap RunSamplingFilters(const Case& c, Profile profile) {
+  StageInputs in(c, "sampling_filters");
+  Tensor logits = FilterLogits(in);
+  const std::int64_t rows = logits.dim(0);
+  const Tensor* k = in.Optional("top_k", DType::kI32, 1);
+  if (k) in.ExpectDim("top_k", *k, 0, rows);
+  const float* p = RowParams(in, "top_p", rows);
+  const float* m = RowParams(in, "min_p", rows);
+  FilterParams base;
+  if (c.params.contains("order")) {
+    if (!c.params["order"].is_string()) in.Fail("parameter order must be a string");
+    base.order = c.params["order"].get<std::string>();
+  }
+  base.ks_max = IntParam(in, c, "ks_max", kAscendDefaultKsMax);
+  Tensor probs = Tensor::Uninitialized(DType::kF32, logits.shape());
+  auto probs_all = probs.data<float>();
+  const auto vocab = static_cast<std::size_t>(logits.dim(1));
+  ForEachRow(logits, [&](std::int64_t b, std::span<float> row) {
+    FilterParams f = base;
+    const auto i = static_cast<std::size_t>(b);
+    if (k) f.top_k = k->data<std::int32_t>()[i];
+    if (p) f.top_p = p[i];
+    if (m) f.min_p = m[i];
+    SamplingFiltersRow(profile, row, f);
+    SoftmaxRow(row, probs_all.subspan(i * vocab, vocab));
+  });
+  TensorMap out = Outputs("logits", std::move(logits));
+  out.emplace("probs", std::move(probs));
+  return out;
+}
+
+}  // namespace sampcheck::reference

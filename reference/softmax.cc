@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+// softmax and log_softmax (reference/softmax.h, docs/spec/softmax.md).
+#include "reference/softmax.h"
+
+#include <cmath>
+#include <vector>
+
+#include "reference/math/exp.h"
+#include "reference/math/log.h"
+#include "reference/reductions.h"
+#include "reference/stage_io.h"
+
+namespace sampcheck::reference {
+
+namespace {
+
+// d_i = x_i - m into `out`, e_i into `e`; returns s.
+float Exponentials(std::span<const float> x, std::span<float> d, std::span<float> e) {
+  const float m = CanonicalMax(x);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    d[i] = x[i] - m;
+    e[i] = math::ExpF32Cr(d[i]);
+  }
+  return CanonicalSum(e);
+}
+
+// Scales rows by their temperature in place (division per element), after validating it.
+void ApplyTemperature(const StageInputs& in, Tensor& logits) {
+  const Tensor* temp = in.Optional("temperature", DType::kF32, 1);
+  if (!temp) return;
+  in.ExpectDim("temperature", *temp, 0, logits.dim(0));
+  LogitsMap x = AsArray(logits);
+  for (std::int64_t b = 0; b < logits.dim(0); ++b) {
+    const float t = temp->data<float>()[static_cast<std::size_t>(b)];
+    if (!std::isfinite(t) || !(t > 0.0f)) {
+      in.Fail("temperature[" + std::to_string(b) + "] = " + FormatFloat(t) + " must be finite and > 0");
+    }
+    x.row(b) /= t;
+  }
+}
+
+template <void (*Row)(std::span<const float>, std::span<float>)>
+TensorMap RunRows(const Case& c, const char* stage, const char* output) {
+  StageInputs in(c, stage);
+  Tensor logits = in.Logits();
+  ApplyTemperature(in, logits);
+  const auto vocab = static_cast<std::size_t>(logits.dim(1));
+  Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
+  auto x = logits.data<float>();
+  auto y = out.data<float>();
+  for (std::int64_t b = 0; b < logits.dim(0); ++b) {
+    const std::size_t off = static_cast<std::size_t>(b) * vocab;
+    Row(x.subspan(off, vocab), y.subspan(off, vocab));
+  }
+  return Outputs(output, std::move(out));
+}
+
+}  // namespace
+
+void SoftmaxRow(std::span<const float> logits, std::span<float> probs) {
+  // probs holds e_i, then e_i / s in place; d_i needs a scratch row.
+  std::vector<float> d(logits.size());
+  const float s = Exponentials(logits, d, probs);
+  for (float& p : probs) p = p / s;
+}
+
+void LogSoftmaxRow(std::span<const float> logits, std::span<float> logprobs) {
+  std::vector<float> e(logits.size());
+  const float s = Exponentials(logits, logprobs, e);
+  const float log_s = math::LogF32Cr(s);
+  for (float& v : logprobs) v = v - log_s;
+}
+
+TensorMap RunSoftmax(const Case& c, Profile /*profile*/) { return RunRows<SoftmaxRow>(c, "softmax", "probs"); }
+TensorMap RunLogSoftmax(const Case& c, Profile /*profile*/) {
+  return RunRows<LogSoftmaxRow>(c, "log_softmax", "logprobs");
+}
+
+}  // namespace sampcheck::reference

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+// top_k (reference/top_k.h, docs/spec/filters.md#top_k).
+#include "reference/top_k.h"
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "reference/filter_order.h"
+#include "reference/filter_rows.h"
+#include "reference/stage_io.h"
+
+namespace sampcheck::reference {
+
+namespace {
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// Ascend: ksMax is rounded up to a multiple of 8 and capped at 1024 (PEERS.md).
+std::int64_t AscendTopKLimit(std::int64_t vocab, std::int64_t ks_max) {
+  const std::int64_t rounded = (std::max<std::int64_t>(ks_max, 0) + 7) / 8 * 8;
+  return std::min({vocab, rounded, std::int64_t{1024}});
+}
+}  // namespace
+
+void TopKRow(Profile profile, std::span<float> row, std::int64_t k, std::int64_t ks_max) {
+  const auto vocab = static_cast<std::int64_t>(row.size());
+  const bool disabled = profile == Profile::kAscendV2 ? (k <= 0 || k > AscendTopKLimit(vocab, ks_max))
+                                                      : (k <= 0 || k >= vocab);
+  if (disabled) return;
+  const std::vector<std::int32_t> top = TopIndices(row, k);
+  if (profile == Profile::kVllm || profile == Profile::kFlashinfer) {
+    const float kth = row[static_cast<std::size_t>(top.back())];
+    for (float& v : row) v = v >= kth ? v : kNegInf;  // -0.0 >= +0.0: zeros tie
+    return;
+  }
+  KeepOnly(row, top);
+}
+
+TensorMap RunTopK(const Case& c, Profile profile) {
+  StageInputs in(c, "top_k");
+  Tensor logits = FilterLogits(in);
+  const Tensor& k = in.Required("top_k", DType::kI32, 1);
+  in.ExpectDim("top_k", k, 0, logits.dim(0));
+  const std::int64_t ks_max = IntParam(in, c, "ks_max", kAscendDefaultKsMax);
+  ForEachRow(logits, [&](std::int64_t b, std::span<float> row) {
+    TopKRow(profile, row, k.data<std::int32_t>()[static_cast<std::size_t>(b)], ks_max);
+  });
+  return Outputs("logits", std::move(logits));
+}
+
+}  // namespace sampcheck::reference

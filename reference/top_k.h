@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// top_k: keep the k largest logits of each row, mask the rest with -inf
+// (docs/spec/filters.md#top_k).
+//
+// Contract:
+// - Inputs: logits [B, V] (upcast to f32; no NaN and no +inf: the stage throws, naming the
+//   row — apply nan_handling first); top_k [B] i32. Param ks_max (ascend_v2 only, default
+//   1024). Output: logits [B, V] f32, dropped entries -inf, kept entries bit-identical.
+// - Order (reference/filter_order.h): larger value first, ties by lower index.
+// - Disabled rows are the identity: k <= 0 or k >= V (canonical, vllm, sglang, flashinfer);
+//   ascend_v2: k <= 0, or k > min(V, ks_max rounded up to a multiple of 8, 1024).
+// - Kept set:
+//   canonical, sglang, ascend_v2: exactly the first k of the order (a tie at the k-th value
+//     goes to the lower indices);
+//   vllm (sort path: mask `logits < kth value`), flashinfer (kept iff fewer than k entries are
+//     strictly greater): every entry >= the k-th value, so all ties at the k-th value stay.
+// - Exact tier. Selection, not a full sort: O(V) per row.
+// Example: {1, 3, 3, 2}, k = 1 -> canonical {-inf, 3, -inf, -inf}, vllm {-inf, 3, 3, -inf}.
+
+#include <cstdint>
+#include <span>
+
+#include "core/case.h"
+#include "core/profile.h"
+
+namespace sampcheck::reference {
+
+inline constexpr std::int64_t kAscendDefaultKsMax = 1024;
+
+// In place on one row; `ks_max` is read by ascend_v2 only.
+void TopKRow(Profile profile, std::span<float> row, std::int64_t k, std::int64_t ks_max = kAscendDefaultKsMax);
+TensorMap RunTopK(const Case& c, Profile profile);
+
+}  // namespace sampcheck::reference

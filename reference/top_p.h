@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// top_p (nucleus): keep the most probable tokens until their mass reaches p, mask the rest
+// with -inf (docs/spec/filters.md#top_p).
+//
+// Contract:
+// - Inputs: logits [B, V] (upcast to f32; no NaN or +inf: the stage throws); top_p [B] f32,
+//   not NaN. Output: logits [B, V] f32, dropped entries -inf, kept ones bit-identical.
+// - probs = SoftmaxRow(logits) (reference/softmax.h) for every profile: the peers' own
+//   softmax and cumsum orders are not reproducible, so each profile keeps its peer's *rule*
+//   on canonical arithmetic. Order: reference/filter_order.h (value desc, index asc).
+//   E_j = the exclusive prefix of position j: f32 running sum of the probs before j, in
+//   order, starting at +0.0.
+// - p >= 1: identity (every profile). p <= 0: only the first token of the order is kept
+//   (flashinfer: the tokens whose prob equals the first one's). A row without a finite logit
+//   is returned unchanged.
+// - Kept positions (0 < p < 1):
+//   canonical, ascend_v2: E_j < p (drop when the mass before reaches p: the minimal prefix
+//     whose mass reaches p).
+//   sglang: E_j <= p (SGLang keeps a token whose preceding mass equals p; it computes the
+//     prefix as cumsum - prob, equal to E_j in exact arithmetic).
+//   flashinfer: tokens of equal prob form a group; a group is kept iff E at its first token
+//     < p (ties go together).
+//   vllm (sort path): ascending order (the reverse of the canonical order); c_j = f32 running
+//     sum of probs from the smallest up to and including j; dropped iff c_j <= 1 - p (f32),
+//     except the largest token, always kept.
+// - Exact tier given the canonical softmax. Sorts only the survivors plus a margin (vllm:
+//   the whole row, whose ascending sum needs every smaller token; an O(V) radix sort).
+// Example: probs {0.5, 0.25, 0.125, 0.125} (dyadic, exact), p = 0.75: E = 0, 0.5, 0.75, 0.875:
+//   canonical/vllm/ascend keep 2, sglang keeps 3, flashinfer keeps 2 (PEERS.md).
+
+#include <span>
+
+#include "core/case.h"
+#include "core/profile.h"
+
+namespace sampcheck::reference {
+
+void TopPRow(Profile profile, std::span<float> row, float p);
+TensorMap RunTopP(const Case& c, Profile profile);
+
+}  // namespace sampcheck::reference

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tests of min_p (reference/min_p.h, docs/spec/filters.md#min_p).
+#include "reference/min_p.h"
+
+#include <limits>
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "tests/support/filter_test_rows.h"
+#include "tests/support/test_support.h"
+
+namespace sampcheck::testing {
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kLn2F = 0x1.62e43p-1f;
+// probs exactly {0.5, 0.25, 0.125, 0.125} (tests/softmax_test.cc).
+const std::vector<float> kDyadic = {0.0f, -kLn2F, -2 * kLn2F, -2 * kLn2F};
+
+std::vector<float> MinP(Profile profile, std::vector<float> row, float m) {
+  reference::MinPRow(profile, row, m);
+  return row;
+}
+
+TEST(MinP, ThresholdIsMaxProbTimesMinP) {
+  // max 0.5: m = 0.5 -> 0.25 keeps {0.5, 0.25}; m = 0.25 -> 0.125 keeps all (>=);
+  // m = 0.26 -> 0.13 keeps two.
+  for (Profile p : kFilterProfiles) {
+    EXPECT_EQ(MinP(p, kDyadic, 0.5f), (std::vector<float>{0.0f, -kLn2F, -kInf, -kInf})) << ProfileName(p);
+    EXPECT_EQ(MinP(p, kDyadic, 0.25f), kDyadic) << ProfileName(p);
+    EXPECT_EQ(MinP(p, kDyadic, 0.26f), (std::vector<float>{0.0f, -kLn2F, -kInf, -kInf})) << ProfileName(p);
+  }
+}
+
+TEST(MinP, OutOfRangeValues) {
+  const std::vector<float> tied = {1.0f, 1.0f, 0.0f};
+  for (Profile p : kFilterProfiles) {
+    EXPECT_EQ(MinP(p, kDyadic, 0.0f), kDyadic) << ProfileName(p);
+    EXPECT_EQ(MinP(p, kDyadic, -1.0f), kDyadic) << ProfileName(p);
+  }
+  // m >= 1: the tokens tied with the maximum, except ascend_v2, which keeps one token.
+  EXPECT_EQ(MinP(Profile::kCanonical, tied, 3.0f), (std::vector<float>{1.0f, 1.0f, -kInf}));
+  EXPECT_EQ(MinP(Profile::kAscendV2, tied, 1.0f), (std::vector<float>{1.0f, -kInf, -kInf}));
+}
+
+// Disabled is the identity, the maximum is never dropped, no logit is raised.
+RC_GTEST_PROP(MinP, KeepsTheMaximumAndNeverRaises, ()) {
+  const auto row = *FilterRows();
+  const float m = *rc::gen::element(0.0f, 0.05f, 0.3f, 0.9f, 1.0f);
+  for (Profile p : kFilterProfiles) {
+    const auto out = MinP(p, row, m);
+    float best = -kInf;
+    for (float v : row) best = std::max(best, v);
+    bool max_kept = false;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      RC_ASSERT(Bits(out[i]) == Bits(row[i]) || out[i] == -kInf);
+      max_kept |= row[i] == best && out[i] == best;
+    }
+    RC_ASSERT(max_kept);
+    if (m == 0.0f) RC_ASSERT(FloatBitsOf(out) == FloatBitsOf(row));
+  }
+}
+
+}  // namespace
+}  // namespace sampcheck::testing

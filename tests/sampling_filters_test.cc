@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tests of sampling_filters (reference/sampling_filters.h,
+// docs/spec/filters.md#sampling_filters).
+#include "reference/sampling_filters.h"
+
+#include <limits>
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "reference/min_p.h"
+#include "reference/top_k.h"
+#include "reference/top_p.h"
+#include "tests/support/filter_test_rows.h"
+#include "tests/support/stage_runner.h"
+#include "tests/support/test_support.h"
+
+namespace sampcheck::testing {
+namespace {
+
+using reference::FilterParams;
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kLn2F = 0x1.62e43p-1f;
+// probs exactly {0.5, 0.25, 0.125, 0.125} (tests/softmax_test.cc).
+const std::vector<float> kDyadic = {0.0f, -kLn2F, -2 * kLn2F, -2 * kLn2F};
+
+std::vector<float> Filter(Profile profile, std::vector<float> row, FilterParams f) {
+  reference::SamplingFiltersRow(profile, row, f);
+  return row;
+}
+
+int Kept(const std::vector<float>& row) {
+  int n = 0;
+  for (float v : row) n += v != -kInf;
+  return n;
+}
+
+TEST(SamplingFilters, TopPReadsRenormalisedOrOriginalDistribution) {
+  // Header example: top_k = 3, top_p = 0.75. Renormalised top-3 probs are 4/7, 2/7, 1/7
+  // (E = 0, 0.571, 0.857: the third is dropped) for canonical, vllm, ascend_v2 and flashinfer
+  // top_k_first; sglang and flashinfer joint read the original E = 0, 0.5, 0.75.
+  const FilterParams f{3, 0.75f, 0.0f, "", 1024};
+  EXPECT_EQ(Kept(Filter(Profile::kCanonical, kDyadic, f)), 2);
+  EXPECT_EQ(Kept(Filter(Profile::kVllm, kDyadic, f)), 2);
+  EXPECT_EQ(Kept(Filter(Profile::kAscendV2, kDyadic, f)), 2);
+  EXPECT_EQ(Kept(Filter(Profile::kFlashinfer, kDyadic, f)), 2);
+  EXPECT_EQ(Kept(Filter(Profile::kSglang, kDyadic, f)), 3);  // E = 0.75 <= 0.75
+  // flashinfer joint: top-k keeps the tie at the k-th value (all 4); top-p on the original:
+  // the 0.125 group has E = 0.75, not < 0.75: 2 kept.
+  EXPECT_EQ(Kept(Filter(Profile::kFlashinfer, kDyadic, {3, 0.75f, 0.0f, "joint", 1024})), 2);
+}
+
+TEST(SamplingFilters, MinPBeforeOrAfterTopK) {
+  // top_k = 2, min_p = 0.6. vllm applies min-p first on the full softmax: threshold
+  // 0.5 * 0.6 = 0.3 keeps only token 0; top-k then changes nothing: 1 kept. canonical runs
+  // top-k first; the renormalised pair is (2/3, 1/3): threshold 0.4 drops token 1: 1 kept.
+  // With min_p = 0.45: vllm threshold 0.225 keeps tokens 0 and 1 (0.25 >= 0.225): 2 kept;
+  // canonical threshold 2/3 * 0.45 = 0.3 keeps token 1 (1/3 >= 0.3): 2 kept; ascend_v2 reads
+  // the top-k softmax (2/3, 1/3) as canonical does: 2 kept.
+  EXPECT_EQ(Kept(Filter(Profile::kVllm, kDyadic, {2, 1.0f, 0.6f, "", 1024})), 1);
+  EXPECT_EQ(Kept(Filter(Profile::kCanonical, kDyadic, {2, 1.0f, 0.6f, "", 1024})), 1);
+  EXPECT_EQ(Kept(Filter(Profile::kVllm, kDyadic, {2, 1.0f, 0.45f, "", 1024})), 2);
+  EXPECT_EQ(Kept(Filter(Profile::kCanonical, kDyadic, {2, 1.0f, 0.45f, "", 1024})), 2);
+  EXPECT_EQ(Kept(Filter(Profile::kAscendV2, kDyadic, {2, 1.0f, 0.45f, "", 1024})), 2);
+}
+
+TEST(SamplingFilters, OutputsRenormalisedProbabilities) {
+  // top_k = 2 keeps e = {1, 0.5}: s = 1.5, probs 1/1.5 = 0x3F2AAAAB, 0.5/1.5 = 0x3EAAAAAB, 0, 0.
+  auto out = RunReference("sampling_filters", "canonical",
+                          {{"logits", F32Tensor({1, 4}, kDyadic)}, {"top_k", I32Tensor({1}, {2})}});
+  EXPECT_EQ(FloatBits(out.at("probs")), (std::vector<std::uint32_t>{0x3F2AAAABu, 0x3EAAAAABu, 0u, 0u}));
+  EXPECT_EQ(Floats(out.at("logits")), (std::vector<float>{0.0f, -kLn2F, -kInf, -kInf}));
+}
+
+TEST(SamplingFilters, RejectsOrdersTheProfileLacks) {
+  EXPECT_THROW(Filter(Profile::kCanonical, kDyadic, {0, 1.0f, 0.0f, "joint", 1024}), std::invalid_argument);
+  EXPECT_THROW(Filter(Profile::kVllm, kDyadic, {0, 1.0f, 0.0f, "top_k_first", 1024}), std::invalid_argument);
+  EXPECT_NO_THROW(Filter(Profile::kFlashinfer, kDyadic, {0, 1.0f, 0.0f, "top_k_first", 1024}));
+}
+
+// Disabled parameters are the identity; the kept set is a subset of the single filter that
+// reads the same distribution first in the profile's order (top_k for canonical, sglang,
+// ascend_v2, flashinfer; min_p for vllm) and, for sglang's joint order, of every single
+// filter on the original row.
+RC_GTEST_PROP(SamplingFilters, DisabledIsIdentityAndKeptSetsNest, ()) {
+  const auto row = *FilterRows();
+  const auto v = static_cast<std::int64_t>(row.size());
+  const FilterParams f{*rc::gen::inRange<std::int64_t>(1, v + 1), *rc::gen::element(0.3f, 0.8f, 1.0f),
+                       *rc::gen::element(0.0f, 0.1f, 0.5f), "", 1024};
+  auto subset = [&](const std::vector<float>& a, const std::vector<float>& b) {  // kept(a) ⊆ kept(b)
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (a[i] != -kInf && b[i] == -kInf) return false;
+    }
+    return true;
+  };
+  for (Profile p : kFilterProfiles) {
+    RC_ASSERT(FloatBitsOf(Filter(p, row, {0, 1.0f, 0.0f, "", 1024})) == FloatBitsOf(row));
+    const auto out = Filter(p, row, f);
+    auto k_only = row, p_only = row, m_only = row;
+    reference::TopKRow(p, k_only, f.top_k);
+    reference::TopPRow(p, p_only, f.top_p);
+    reference::MinPRow(p, m_only, f.min_p);
+    RC_ASSERT(subset(out, p == Profile::kVllm ? m_only : k_only));
+    if (p == Profile::kSglang) RC_ASSERT(subset(out, k_only) && subset(out, p_only) && subset(out, m_only));
+  }
+}
+
+}  // namespace
+}  // namespace sampcheck::testing

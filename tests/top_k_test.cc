@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tests of top_k (reference/top_k.h, docs/spec/filters.md#top_k).
+#include "reference/top_k.h"
+
+#include <limits>
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "golden/case_random.h"
+#include "tests/support/filter_test_rows.h"
+#include "tests/support/naive_filters.h"
+#include "tests/support/stage_runner.h"
+#include "tests/support/test_support.h"
+
+namespace sampcheck::testing {
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+std::vector<float> TopK(Profile profile, std::vector<float> row, std::int64_t k, std::int64_t ks_max = 1024) {
+  reference::TopKRow(profile, row, k, ks_max);
+  return row;
+}
+
+TEST(TopK, TiesAtTheKthValuePerProfile) {
+  // {1, 3, 3, 2}, k = 1 (header example): exactly-k profiles keep index 1 (lower of the tie);
+  // vLLM's `logits < kth` mask and FlashInfer's "fewer than k strictly greater" keep both 3s.
+  const std::vector<float> row = {1, 3, 3, 2};
+  for (Profile p : {Profile::kCanonical, Profile::kSglang, Profile::kAscendV2}) {
+    EXPECT_EQ(TopK(p, row, 1), (std::vector<float>{-kInf, 3, -kInf, -kInf})) << ProfileName(p);
+  }
+  for (Profile p : {Profile::kVllm, Profile::kFlashinfer}) {
+    EXPECT_EQ(TopK(p, row, 1), (std::vector<float>{-kInf, 3, 3, -kInf})) << ProfileName(p);
+  }
+}
+
+TEST(TopK, DisabledValuesPerProfile) {
+  const std::vector<float> row = {1, 3, 2};
+  for (Profile p : kFilterProfiles) {
+    EXPECT_EQ(TopK(p, row, 0), row) << ProfileName(p);
+    EXPECT_EQ(TopK(p, row, -1), row) << ProfileName(p);
+    EXPECT_EQ(TopK(p, row, 3), row) << ProfileName(p);  // k >= V
+  }
+  // Ascend: ks_max 1 rounds up to 8; k = 2 <= 8 filters; ks_max 0 rounds to 0: every k > 0
+  // exceeds the limit and selects all.
+  EXPECT_EQ(TopK(Profile::kAscendV2, row, 2, 1), (std::vector<float>{-kInf, 3, 2}));
+  EXPECT_EQ(TopK(Profile::kAscendV2, row, 2, 0), row);
+  std::vector<float> wide(2000, 0.0f);
+  wide[1999] = 1.0f;
+  EXPECT_EQ(TopK(Profile::kAscendV2, wide, 1025), wide);  // above the 1024 cap: all kept
+}
+
+TEST(TopK, ZerosTieAndMinusInfinityComesLast) {
+  // -0.0 and +0.0 are equal: k = 1 keeps index 0; kept entries keep their bits.
+  EXPECT_EQ(FloatBitsOf(TopK(Profile::kCanonical, {-0.0f, 0.0f, -kInf}, 1)),
+            (std::vector<std::uint32_t>{0x80000000u, Bits(-kInf), Bits(-kInf)}));
+  EXPECT_EQ(TopK(Profile::kVllm, {-kInf, -kInf, 1.0f}, 2), (std::vector<float>{-kInf, -kInf, 1.0f}));
+}
+
+TEST(TopK, StageRejectsNanAndInfinity) {
+  EXPECT_THROW(RunReference("top_k", "canonical",
+                            {{"logits", F32Tensor({1, 2}, {std::nanf(""), 1})}, {"top_k", I32Tensor({1}, {1})}}),
+               std::invalid_argument);
+  EXPECT_THROW(RunReference("top_k", "canonical",
+                            {{"logits", F32Tensor({1, 2}, {kInf, 1})}, {"top_k", I32Tensor({1}, {1})}}),
+               std::invalid_argument);
+}
+
+TEST(TopK, SelectionEqualsFullSortOnLargeVocabulary) {
+  golden::SplitMix64 rng(0x70B0);
+  Tensor t = golden::RandomLogits(rng, 1, 151936, DType::kF32);
+  const auto row = Floats(t);
+  for (Profile p : kFilterProfiles) {
+    for (std::int64_t k : {1, 50, 1000, 151935}) {
+      std::vector<float> naive = row;
+      NaiveTopK(p, naive, k);
+      EXPECT_EQ(FloatBitsOf(TopK(p, row, k)), FloatBitsOf(naive)) << ProfileName(p) << " k = " << k;
+    }
+  }
+}
+
+RC_GTEST_PROP(TopK, EqualsNaiveFullSort, ()) {
+  const auto row = *FilterRows();
+  const auto k = *rc::gen::inRange<std::int64_t>(-1, static_cast<std::int64_t>(row.size()) + 2);
+  for (Profile p : kFilterProfiles) {
+    std::vector<float> naive = row;
+    NaiveTopK(p, naive, k, 8);
+    RC_ASSERT(FloatBitsOf(TopK(p, row, k, 8)) == FloatBitsOf(naive));
+  }
+}
+
+// Keeps at least min(k, V) of the row's entries (exactly k for the exact-k profiles), never
+// raises a logit, and is idempotent.
+RC_GTEST_PROP(TopK, KeepsAtLeastKNeverRaisesAndIsIdempotent, ()) {
+  const auto row = *FilterRows();
+  const auto v = static_cast<std::int64_t>(row.size());
+  const auto k = *rc::gen::inRange<std::int64_t>(1, v + 1);
+  for (Profile p : kFilterProfiles) {
+    const auto out = TopK(p, row, k);
+    std::int64_t kept = 0;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      RC_ASSERT(Bits(out[i]) == Bits(row[i]) || out[i] == -kInf);
+      kept += Bits(out[i]) == Bits(row[i]);
+    }
+    RC_ASSERT(kept >= std::min(k, v));
+    RC_ASSERT(FloatBitsOf(TopK(p, out, k)) == FloatBitsOf(out));
+  }
+}
+
+}  // namespace
+}  // namespace sampcheck::testing

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tests of top_p (reference/top_p.h, docs/spec/filters.md#top_p).
+#include "reference/top_p.h"
+
+#include <cmath>
+#include <limits>
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "golden/case_random.h"
+#include "reference/softmax.h"
+#include "tests/support/filter_test_rows.h"
+#include "tests/support/naive_filters.h"
+#include "tests/support/stage_runner.h"
+#include "tests/support/test_support.h"
+
+namespace sampcheck::testing {
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kLn2F = 0x1.62e43p-1f;  // f32(ln 2)
+// probs exactly {0.5, 0.25, 0.125, 0.125} (tests/softmax_test.cc derives them by hand).
+const std::vector<float> kDyadic = {0.0f, -kLn2F, -2 * kLn2F, -2 * kLn2F};
+
+std::vector<float> TopP(Profile profile, std::vector<float> row, float p) {
+  reference::TopPRow(profile, row, p);
+  return row;
+}
+
+int Kept(const std::vector<float>& row) {
+  int n = 0;
+  for (float v : row) n += v != -kInf;
+  return n;
+}
+
+TEST(TopP, BoundaryOfPeersMd) {
+  // PEERS.md: probs (0.5, 0.25, 0.125, 0.125), p = 0.75: vLLM and Ascend keep 2, SGLang 3.
+  // Exclusive prefixes E = 0, 0.5, 0.75, 0.875 (exact). canonical/ascend: 0.75 < 0.75 fails at
+  // the third token -> 2. sglang: 0.75 <= 0.75 keeps it -> 3. flashinfer: the two 0.125 tokens
+  // form a group with E = 0.75, not < 0.75 -> 2. vllm: ascending cumsum 0.125, 0.25, 0.5, 1
+  // against 1 - 0.75 = 0.25: the first two are <= 0.25 and dropped -> 2.
+  EXPECT_EQ(Kept(TopP(Profile::kCanonical, kDyadic, 0.75f)), 2);
+  EXPECT_EQ(Kept(TopP(Profile::kAscendV2, kDyadic, 0.75f)), 2);
+  EXPECT_EQ(Kept(TopP(Profile::kVllm, kDyadic, 0.75f)), 2);
+  EXPECT_EQ(Kept(TopP(Profile::kFlashinfer, kDyadic, 0.75f)), 2);
+  EXPECT_EQ(TopP(Profile::kSglang, kDyadic, 0.75f), (std::vector<float>{0.0f, -kLn2F, -2 * kLn2F, -kInf}));
+}
+
+TEST(TopP, TieGroupsGoTogetherOnlyInFlashinfer) {
+  // p = 0.8: E at the third token is 0.75 < 0.8, so it is kept; the fourth has E = 0.875.
+  // flashinfer keeps the whole tie group {2, 3} (group E = 0.75 < 0.8).
+  EXPECT_EQ(Kept(TopP(Profile::kCanonical, kDyadic, 0.8f)), 3);
+  EXPECT_EQ(Kept(TopP(Profile::kFlashinfer, kDyadic, 0.8f)), 4);
+  // vllm: ascending cumsum 0.125 <= 0.2 (f32(1 - 0.8f) = 0.19999999) drops token 3 (the tie
+  // at the higher index comes first in ascending order); 0.25 > 0.2 keeps token 2 -> 3 kept.
+  EXPECT_EQ(TopP(Profile::kVllm, kDyadic, 0.8f), (std::vector<float>{0.0f, -kLn2F, -2 * kLn2F, -kInf}));
+}
+
+TEST(TopP, OutOfRangeP) {
+  for (Profile p : kFilterProfiles) {
+    EXPECT_EQ(TopP(p, kDyadic, 1.0f), kDyadic) << ProfileName(p);
+    EXPECT_EQ(TopP(p, kDyadic, 2.0f), kDyadic) << ProfileName(p);
+    EXPECT_EQ(Kept(TopP(p, kDyadic, 0.0f)), 1) << ProfileName(p);
+    EXPECT_EQ(Kept(TopP(p, kDyadic, -1.0f)), 1) << ProfileName(p);
+  }
+  // flashinfer at p <= 0 keeps the first tie group: two equal maxima stay together.
+  EXPECT_EQ(Kept(TopP(Profile::kFlashinfer, {1.0f, 1.0f, 0.0f}, 0.0f)), 2);
+  EXPECT_EQ(Kept(TopP(Profile::kCanonical, {1.0f, 1.0f, 0.0f}, 0.0f)), 1);
+  const std::vector<float> masked = {-kInf, -kInf};
+  for (Profile p : kFilterProfiles) EXPECT_EQ(TopP(p, masked, 0.5f), masked) << ProfileName(p);
+}
+
+TEST(TopP, SelectionEqualsFullSortOnLargeVocabulary) {
+  golden::SplitMix64 rng(0x70B1);
+  Tensor t = golden::RandomLogits(rng, 1, 151936, DType::kF32);
+  const auto row = Floats(t);
+  for (Profile p : kFilterProfiles) {
+    for (float top_p : {0.1f, 0.9f, 0.999f}) {
+      std::vector<float> naive = row;
+      NaiveTopP(p, naive, top_p);
+      EXPECT_EQ(FloatBitsOf(TopP(p, row, top_p)), FloatBitsOf(naive)) << ProfileName(p) << " p = " << top_p;
+    }
+  }
+}
+
+RC_GTEST_PROP(TopP, EqualsNaiveFullSort, ()) {
+  const auto row = *FilterRows();
+  const float p = *rc::gen::element(0.0f, 0.1f, 0.25f, 0.5f, 0.75f, 0.9f, 0.99f, 1.0f);
+  for (Profile prof : kFilterProfiles) {
+    std::vector<float> naive = row;
+    NaiveTopP(prof, naive, p);
+    RC_ASSERT(FloatBitsOf(TopP(prof, row, p)) == FloatBitsOf(naive));
+  }
+}
+
+// Never drops the maximum, never raises a logit, and (canonical) keeps the smallest prefix
+// whose mass reaches p: the kept mass without its last token is < p, and the kept mass
+// reaches p unless everything is kept. Masses are summed in the order, as the rule does.
+//
+// Not a property: idempotence. Applying top-p again renormalises the survivors, which can
+// shrink the nucleus: probs (0.5, 0.3, 0.2), p = 0.6 keeps 2; renormalised (0.625, 0.375),
+// the second token's E = 0.625 >= 0.6 drops it.
+RC_GTEST_PROP(TopP, KeepsTheMaximumAndTheSmallestSufficientPrefix, ()) {
+  const auto row = *FilterRows();
+  const float p = *rc::gen::element(0.1f, 0.5f, 0.75f, 0.9f);
+  const auto order = NaiveOrder(row);
+  for (Profile prof : kFilterProfiles) {
+    const auto out = TopP(prof, row, p);
+    RC_ASSERT(Bits(out[static_cast<std::size_t>(order[0])]) == Bits(row[static_cast<std::size_t>(order[0])]));
+    for (std::size_t i = 0; i < row.size(); ++i) RC_ASSERT(Bits(out[i]) == Bits(row[i]) || out[i] == -kInf);
+  }
+  if (std::isinf(row[static_cast<std::size_t>(order[0])])) return;
+  std::vector<float> probs(row.size());
+  reference::SoftmaxRow(row, probs);
+  const auto out = TopP(Profile::kCanonical, row, p);
+  float mass = 0.0f, before_last = 0.0f;
+  std::size_t kept = 0;
+  for (auto i : order) {
+    if (out[static_cast<std::size_t>(i)] == -kInf && row[static_cast<std::size_t>(i)] != -kInf) break;
+    before_last = mass;
+    mass = mass + probs[static_cast<std::size_t>(i)];
+    ++kept;
+  }
+  RC_ASSERT(before_last < p);
+  RC_ASSERT(kept == row.size() || mass >= p);
+}
+
+}  // namespace
+}  // namespace sampcheck::testing
