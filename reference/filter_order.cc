@@ -8,18 +8,32 @@
 
 namespace sampcheck::reference {
 
+namespace {
+
+// IEEE order as unsigned integers (flip every bit of a negative, the sign bit of the rest),
+// complemented so that ascending keys are descending values. `value + 0.0f` folds -0.0 onto
+// +0.0 (and changes no other non-NaN value) so that the two zeros tie. Branch-free: random
+// signs would make a branch mispredict half the time.
+std::uint32_t ValueKey(float value) {
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(value + 0.0f);
+  const std::uint32_t negative = static_cast<std::uint32_t>(static_cast<std::int32_t>(bits) >> 31);
+  return ~(bits ^ (negative | 0x80000000u));
+}
+
+// Radix select works on the top kBucketBits of the value key.
+constexpr int kBucketBits = 12;
+constexpr std::uint32_t Bucket(std::uint32_t value_key) { return value_key >> (32 - kBucketBits); }
+
+}  // namespace
+
 std::uint64_t DescendingKey(float value, std::int32_t index) {
-  // IEEE order as unsigned integers: flip all bits of negatives, set the sign bit of the rest;
-  // -0.0 is folded onto +0.0 first so that the two zeros tie. Complementing gives descending
-  // order; the index in the low half breaks ties by increasing index.
-  std::uint32_t bits = std::bit_cast<std::uint32_t>(value == 0.0f ? 0.0f : value);
-  bits = (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
-  return (static_cast<std::uint64_t>(~bits) << 32) | static_cast<std::uint32_t>(index);
+  // The index in the low half breaks ties by increasing index.
+  return (static_cast<std::uint64_t>(ValueKey(value)) << 32) | static_cast<std::uint32_t>(index);
 }
 
 namespace {
 
-std::vector<std::uint64_t> Keys(std::span<const float> row) {
+std::vector<std::uint64_t> Keys(std::span<const float> row) {  // in index order
   std::vector<std::uint64_t> keys(row.size());
   for (std::size_t i = 0; i < row.size(); ++i) keys[i] = DescendingKey(row[i], static_cast<std::int32_t>(i));
   return keys;
@@ -36,10 +50,43 @@ std::vector<std::int32_t> Indices(const std::vector<std::uint64_t>& keys, std::s
 std::vector<std::int32_t> TopIndices(std::span<const float> row, std::int64_t count) {
   const std::size_t n = std::min<std::size_t>(row.size(), static_cast<std::size_t>(std::max<std::int64_t>(count, 0)));
   if (n == 0) return {};
-  std::vector<std::uint64_t> keys = Keys(row);
+  // Radix select: a histogram of the top 12 bits of the value keys finds the bucket that holds
+  // the n-th key; every key in an earlier bucket is selected, and only the keys of the
+  // selected buckets (the answer plus the boundary bucket) are built and sorted.
+  std::vector<std::uint32_t> histogram(std::size_t{1} << kBucketBits, 0);
+  for (float v : row) ++histogram[Bucket(ValueKey(v))];
+  std::uint32_t boundary = 0;
+  for (std::size_t seen = 0;; ++boundary) {
+    seen += histogram[boundary];
+    if (seen >= n) break;
+  }
+  std::vector<std::uint64_t> keys;
+  keys.reserve(n + histogram[boundary]);
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    const std::uint32_t k = ValueKey(row[i]);
+    if (Bucket(k) <= boundary) keys.push_back((static_cast<std::uint64_t>(k) << 32) | static_cast<std::uint32_t>(i));
+  }
   if (n < keys.size()) std::nth_element(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n), keys.end());
   std::sort(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n));
   return Indices(keys, n);
+}
+
+std::int64_t CountReachingMass(std::span<const float> row, std::span<const float> probs, double mass) {
+  std::vector<double> bucket_mass(std::size_t{1} << kBucketBits, 0.0);
+  std::vector<std::uint32_t> bucket_count(bucket_mass.size(), 0);
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    const std::uint32_t b = Bucket(ValueKey(row[i]));
+    bucket_mass[b] += probs[i];
+    ++bucket_count[b];
+  }
+  double seen_mass = 0.0;
+  std::int64_t seen = 0;
+  for (std::size_t b = 0; b < bucket_mass.size(); ++b) {
+    seen_mass += bucket_mass[b];
+    seen += bucket_count[b];
+    if (seen_mass >= mass) break;
+  }
+  return seen;
 }
 
 std::vector<std::int32_t> DescendingOrder(std::span<const float> row) {

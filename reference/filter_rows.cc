@@ -48,9 +48,9 @@ const float* RowParams(const StageInputs& in, const std::string& name, std::int6
   return t->data<float>().data();
 }
 
-std::vector<std::int32_t> KeptPrefix(std::span<const float> logits, PrefixRule& rule) {
+std::vector<std::int32_t> KeptPrefix(std::span<const float> logits, PrefixRule& rule, std::int64_t initial_count) {
   const auto vocab = static_cast<std::int64_t>(logits.size());
-  for (std::int64_t count = 64;; count *= 8) {
+  for (std::int64_t count = std::max<std::int64_t>(initial_count, 1);; count *= 8) {
     std::vector<std::int32_t> order = TopIndices(logits, count);
     rule.Reset();
     for (std::size_t pos = 0; pos < order.size(); ++pos) {

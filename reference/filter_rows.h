@@ -36,10 +36,11 @@ class PrefixRule {
   virtual bool Keep(std::int32_t index) = 0;
 };
 
-// The kept prefix of the canonical order under `rule`. Sorts only a growing prefix of the row
-// (64, 512, 4096, ... entries) until the rule stops inside it, so the result equals walking
-// the fully sorted row (tests/filters_test.cc compares with a full sort).
-std::vector<std::int32_t> KeptPrefix(std::span<const float> logits, PrefixRule& rule);
+// The kept prefix of the canonical order under `rule`. Sorts only a prefix of the row — first
+// `initial_count` entries, then 8 times more each time — until the rule stops inside it, so
+// the result equals walking the fully sorted row (tests/top_p_test.cc compares with a full
+// sort). A good `initial_count` (CountReachingMass) makes one round the usual case.
+std::vector<std::int32_t> KeptPrefix(std::span<const float> logits, PrefixRule& rule, std::int64_t initial_count = 64);
 
 // Sets every entry not listed in `kept` to -inf.
 void KeepOnly(std::span<float> row, std::span<const std::int32_t> kept);

@@ -83,13 +83,16 @@ void TopPRow(Profile profile, std::span<float> row, float p) {
   SoftmaxRow(row, probs);
   if (p <= 0.0f) p = 0.0f;  // every rule below then keeps only the first token (or tie group)
   if (profile == Profile::kVllm && p > 0.0f) return VllmTopP(row, probs, p);
+  // The prefix holding mass p plus a margin, rounded up to whole histogram buckets, plus one
+  // token: usually enough for the rule to stop inside it (a hint only).
+  const std::int64_t guess = CountReachingMass(row, probs, static_cast<double>(p) + 1e-3) + 1;
   std::vector<std::int32_t> kept;
   if (profile == Profile::kFlashinfer) {
     TieGroupRule rule(probs, p > 0.0f ? p : 0x1p-149f);  // p <= 0: the first group only
-    kept = KeptPrefix(row, rule);
+    kept = KeptPrefix(row, rule, guess);
   } else {
     ExclusivePrefixRule rule(probs, p, profile == Profile::kSglang && p > 0.0f);
-    kept = KeptPrefix(row, rule);
+    kept = KeptPrefix(row, rule, guess);
     if (kept.empty()) kept = TopIndices(row, 1);  // p <= 0 under E < p: the first token
   }
   KeepOnly(row, kept);
