@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/backend_registry.h"
+#include "core/comparison.h"
 #include "core/error.h"
 #include "core/stage_catalogue.h"
 #include "golden/generator.h"
@@ -66,8 +67,10 @@ void ValidateFilters(const std::vector<std::string>& stages, const std::vector<s
 }
 
 // Progress on a terminal only; CI logs get the per-failure lines and the summary.
-golden::VerifyOptions MakeOptions(const std::vector<std::string>& stages, const std::vector<std::string>& profiles) {
-  golden::VerifyOptions options{stages, profiles, {}};
+golden::VerifyOptions MakeOptions(const std::vector<std::string>& stages, const std::vector<std::string>& profiles,
+                                  const std::string& canonical_rule) {
+  golden::VerifyOptions options{stages, profiles, std::nullopt, {}};
+  if (!canonical_rule.empty()) options.canonical_rule = ComparisonRule::Parse(canonical_rule);
   const bool tty = ::isatty(STDERR_FILENO) == 1;
   options.on_case = [tty](const golden::CaseResult& r, std::size_t done, std::size_t total) {
     if (r.verdict == golden::Verdict::kFail) {
@@ -96,10 +99,10 @@ void RequireSomethingRan(const std::vector<golden::CaseResult>& results, const s
 }
 
 int RunVerify(const std::string& dir, const std::string& backend_name, const std::vector<std::string>& stages,
-              const std::vector<std::string>& profiles) {
+              const std::vector<std::string>& profiles, const std::string& canonical_rule) {
   ValidateFilters(stages, profiles);
   auto backend = MakeBackend(backend_name);
-  auto results = golden::VerifyGoldenSet(dir, *backend, MakeOptions(stages, profiles));
+  auto results = golden::VerifyGoldenSet(dir, *backend, MakeOptions(stages, profiles, canonical_rule));
   RequireSomethingRan(results, backend_name);
   std::cout << reports::SummaryTable(reports::SummariseByStage(results));
   const int failed = CountFailures(results);
@@ -108,10 +111,11 @@ int RunVerify(const std::string& dir, const std::string& backend_name, const std
 }
 
 int RunConform(const std::string& golden_dir, const std::string& backend_name, const std::string& report_dir,
-               const std::vector<std::string>& stages, const std::vector<std::string>& profiles) {
+               const std::vector<std::string>& stages, const std::vector<std::string>& profiles,
+               const std::string& canonical_rule) {
   ValidateFilters(stages, profiles);
   auto backend = MakeBackend(backend_name);
-  auto results = golden::VerifyGoldenSet(golden_dir, *backend, MakeOptions(stages, profiles));
+  auto results = golden::VerifyGoldenSet(golden_dir, *backend, MakeOptions(stages, profiles, canonical_rule));
   RequireSomethingRan(results, backend_name);
   std::printf("conformance of backend '%s' against %s\n", backend_name.c_str(), golden_dir.c_str());
   std::cout << reports::SummaryTable(reports::SummariseByStage(results));
@@ -150,6 +154,10 @@ int Main(int argc, char** argv) {
   verify_cmd->add_option("--backend", backend_name, "Backend name")->required();
   verify_cmd->add_option("--stage", stage_filter, "Only these stages");
   verify_cmd->add_option("--profile", profile_filter, "Only these profiles");
+  std::string canonical_rule;
+  const char* kCanonicalRuleHelp =
+      "Compare canonical-tier stages under this rule (e.g. ulp(4)) for backends that do not follow the canonical order";
+  verify_cmd->add_option("--canonical-rule", canonical_rule, kCanonicalRuleHelp);
 
   auto* conform_cmd = app.add_subcommand("conform", "Run the conformance suite against a backend and write a report");
   std::string report_dir;
@@ -158,6 +166,7 @@ int Main(int argc, char** argv) {
   conform_cmd->add_option("--golden", golden_dir, "Golden directory")->capture_default_str();
   conform_cmd->add_option("--stage", stage_filter, "Only these stages");
   conform_cmd->add_option("--profile", profile_filter, "Only these profiles");
+  conform_cmd->add_option("--canonical-rule", canonical_rule, kCanonicalRuleHelp);
 
   try {
     app.parse(argc, argv);
@@ -171,8 +180,10 @@ int Main(int argc, char** argv) {
       std::printf("wrote %zu cases to %s\n", m.cases.size(), out_dir.c_str());
       return 0;
     }
-    if (verify_cmd->parsed()) return RunVerify(golden_dir, backend_name, stage_filter, profile_filter);
-    if (conform_cmd->parsed()) return RunConform(golden_dir, backend_name, report_dir, stage_filter, profile_filter);
+    if (verify_cmd->parsed()) return RunVerify(golden_dir, backend_name, stage_filter, profile_filter, canonical_rule);
+    if (conform_cmd->parsed()) {
+      return RunConform(golden_dir, backend_name, report_dir, stage_filter, profile_filter, canonical_rule);
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sampcheck: error: %s\n", e.what());
     return 2;

@@ -15,19 +15,19 @@ void AddSamplingFiltersCases(CaseList& list) {
     for (std::size_t i = 0; i < n; ++i) rows.insert(rows.end(), dyadic.begin(), dyadic.end());
     return rows;
   };
-  // Divergence: top-p on the renormalised top-k set or on the original distribution
-  // (top_k = 3, top_p = 0.75), and min-p before or after top-k (top_k = 2, min_p 0.6 / 0.45).
-  list.Add("sampling_filters", "filter_order",
-           {{"logits", Logits(3, 4, repeat(3))},
-            {"top_k", I32({3}, {3, 2, 2})},
-            {"top_p", F32({3}, {0.75f, 1.0f, 1.0f})},
-            {"min_p", F32({3}, {0.0f, 0.6f, 0.45f})}});
-  list.Add("sampling_filters", "filter_order_joint",
-           {{"logits", Logits(3, 4, repeat(3))},
-            {"top_k", I32({3}, {3, 2, 2})},
-            {"top_p", F32({3}, {0.75f, 1.0f, 1.0f})},
-            {"min_p", F32({3}, {0.0f, 0.6f, 0.45f})}},
-           {{"order", "joint"}}, {Profile::kFlashinfer});
+  // Divergences (docs/spec/profiles.md): row 0, top-p on the renormalised top-k set or on the
+  // original distribution (top_k 3, top_p 0.75); row 1, the same with no tie at the k-th value
+  // (top_k 2, top_p 0.6: flashinfer top_k_first keeps 1, joint 2); row 2, min-p before or after
+  // top-p (top_p 0.6, min_p 0.5: vllm keeps 1, the others 2); rows 3 and 4, min-p with top-k.
+  const TensorMap order_inputs = {{"logits", Logits(5, 4, repeat(5))},
+                                  {"top_k", I32({5}, {3, 2, 0, 2, 2})},
+                                  {"top_p", F32({5}, {0.75f, 0.6f, 0.6f, 1.0f, 1.0f})},
+                                  {"min_p", F32({5}, {0.0f, 0.0f, 0.5f, 0.6f, 0.45f})}};
+  list.Add("sampling_filters", "filter_order", order_inputs);
+  list.Add("sampling_filters", "filter_order_joint", order_inputs, {{"order", "joint"}}, {Profile::kFlashinfer});
+  // min_p = 1 on tied maxima inside the chain: ascend_v2 keeps one token, the others both.
+  list.Add("sampling_filters", "min_p_tied_maximum",
+           {{"logits", Logits(1, 4, {1, 1, 0, 0})}, {"min_p", F32({1}, {1.0f})}});
   for (std::int64_t vocab : {1, 33, 1000}) {
     const std::string name = "random_v" + std::to_string(vocab);
     auto rng = list.Rng("sampling_filters", name);

@@ -9,6 +9,7 @@
 #include "core/manifest.h"
 #include "core/safetensors.h"
 #include "core/sha256.h"
+#include "core/stage_catalogue.h"
 
 namespace sampcheck::golden {
 
@@ -29,7 +30,7 @@ bool Selected(const std::vector<std::string>& filter, const std::string& name) {
 
 // Fills r.verdict/r.reason for one case.
 void VerifyCase(const std::filesystem::path& dir, const ManifestEntry& e, Backend& backend,
-                const std::vector<std::string>& supported, CaseResult& r) {
+                const std::vector<std::string>& supported, const VerifyOptions& options, CaseResult& r) {
   const std::filesystem::path path = dir / e.file;
   const std::string bytes = ReadWholeFile(path);
   const std::string digest = Sha256Hex(bytes);
@@ -52,6 +53,11 @@ void VerifyCase(const std::filesystem::path& dir, const ManifestEntry& e, Backen
     r.verdict = Verdict::kSkip;
     r.reason = "backend '" + backend.Name() + "' does not support stage '" + e.stage + "'";
     return;
+  }
+  const StageInfo* info = FindStage(e.stage);
+  if (options.canonical_rule && info && info->tier == Tier::kCanonical) {
+    g.comparison = *options.canonical_rule;
+    r.comparison = g.comparison.ToString();
   }
   TensorMap actual = backend.Run(e.stage, g.input);
   std::string reasons;
@@ -87,7 +93,7 @@ std::vector<CaseResult> VerifyGoldenSet(const std::filesystem::path& golden_dir,
   for (const ManifestEntry* e : selected) {
     CaseResult r{e->id, e->stage, e->profile, e->comparison, Verdict::kPass, ""};
     try {
-      VerifyCase(golden_dir, *e, backend, supported, r);
+      VerifyCase(golden_dir, *e, backend, supported, options, r);
     } catch (const std::exception& ex) {
       r.verdict = Verdict::kFail;
       r.reason = ex.what();

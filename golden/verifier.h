@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/backend.h"
+#include "core/comparison.h"
 
 namespace sampcheck::golden {
 
@@ -30,6 +32,10 @@ struct CaseResult {
 struct VerifyOptions {
   std::vector<std::string> stages;    // empty: all
   std::vector<std::string> profiles;  // empty: all
+  // For backends that do not follow the canonical order and owned math (docs/spec/golden.md
+  // "Comparison rules"): compare the outputs of canonical-tier stages under this rule instead
+  // of the case's. Exact-tier stages are never relaxed.
+  std::optional<ComparisonRule> canonical_rule;
   // Called after each case (for progress output).
   std::function<void(const CaseResult&, std::size_t done, std::size_t total)> on_case;
 };

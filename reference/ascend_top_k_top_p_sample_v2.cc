@@ -14,6 +14,7 @@
 #include "reference/filter_rows.h"
 #include "reference/softmax.h"
 #include "reference/stage_io.h"
+#include "reference/top_k.h"
 
 namespace sampcheck::reference {
 
@@ -213,7 +214,7 @@ TensorMap RunAscendTopKTopPSampleV2(const Case& c, Profile /*profile*/) {
   const bool is_need_sample_result = BoolParam(in, c, "is_need_sample_result", false);
   const float eps = EpsParam(in, c);
   const std::int64_t ks_max = IntParam(in, c, "ks_max", kKsMaxCap);
-  if (ks_max < 1) in.Fail("parameter ks_max = " + std::to_string(ks_max) + " must be >= 1");
+  ValidateKsMax(in, ks_max);  // [1, 1024], as top_k and sampling_filters
   const std::int64_t top_k_guess = IntParam(in, c, "top_k_guess", kDefaultTopKGuess);
   if (top_k_guess < std::numeric_limits<std::int32_t>::min() || top_k_guess > std::numeric_limits<std::int32_t>::max()) {
     in.Fail("parameter top_k_guess = " + std::to_string(top_k_guess) +

@@ -16,8 +16,9 @@
 // - Params (JSON): eps (number, default 1e-8; rounded to f32, as the op's tiling reads it;
 //   finite, >= 0), is_need_logits (bool, false), top_k_guess (int, 32; any int32: it only
 //   sizes the kernel's top-p fast path, values <= 0 disable it and values > 1024 act as
-//   1024; results never depend on it), ks_max (int, 1024; >= 1; rounded up to a multiple of
-//   8, then capped at 1024), input_is_logits (bool, true), is_need_sample_result (bool,
+//   1024; results never depend on it), ks_max (int, 1024; in [1, 1024] as the op documents,
+//   checked by ValidateKsMax; rounded up to a multiple of 8, then capped at 1024: 1017..1024
+//   all give 1024), input_is_logits (bool, true), is_need_sample_result (bool,
 //   false; with q present it is an error, as in the op).
 // - Per row b, with k = top_k[b], p = top_p[b], m = min_p[b] (0 when absent):
 //   1. Order: reference/filter_order.h (larger value first, ties by lower index) on the

@@ -36,6 +36,14 @@ void Intersect(std::span<float> row, std::span<const float> mask) {
 
 }  // namespace
 
+void ValidateFilterParams(const StageInputs& in, Profile profile, const std::string& order, std::int64_t ks_max) {
+  if (!order.empty() && order != DefaultOrder(profile) && !(profile == Profile::kFlashinfer && order == "joint")) {
+    in.Fail("profile " + std::string(ProfileName(profile)) + " has no order '" + order + "'; its order is '" +
+            DefaultOrder(profile) + "'" + (profile == Profile::kFlashinfer ? " or 'joint'" : ""));
+  }
+  ValidateKsMax(in, ks_max);
+}
+
 void SamplingFiltersRow(Profile profile, std::span<float> row, const FilterParams& f) {
   const std::string order = f.order.empty() ? DefaultOrder(profile) : f.order;
   const bool flashinfer_joint = profile == Profile::kFlashinfer && order == "joint";
@@ -94,6 +102,7 @@ TensorMap RunSamplingFilters(const Case& c, Profile profile) {
     base.order = c.params["order"].get<std::string>();
   }
   base.ks_max = IntParam(in, c, "ks_max", kAscendDefaultKsMax);
+  ValidateFilterParams(in, profile, base.order, base.ks_max);
   Tensor probs = Tensor::Uninitialized(DType::kF32, logits.shape());
   auto probs_all = probs.data<float>();
   const auto vocab = static_cast<std::size_t>(logits.dim(1));

@@ -35,6 +35,7 @@
 
 #include "core/case.h"
 #include "core/profile.h"
+#include "reference/stage_io.h"
 
 namespace sampcheck::reference {
 
@@ -46,6 +47,8 @@ struct FilterParams {
   std::int64_t ks_max = 1024;
 };
 
+// Throws (through `in`) on an order the profile lacks or a ks_max outside [1, 1024].
+void ValidateFilterParams(const StageInputs& in, Profile profile, const std::string& order, std::int64_t ks_max);
 // Masks one row in place. Throws std::invalid_argument on an order the profile lacks.
 void SamplingFiltersRow(Profile profile, std::span<float> row, const FilterParams& params);
 TensorMap RunSamplingFilters(const Case& c, Profile profile);

@@ -22,6 +22,10 @@ std::int64_t AscendTopKLimit(std::int64_t vocab, std::int64_t ks_max) {
 }
 }  // namespace
 
+void ValidateKsMax(const StageInputs& in, std::int64_t ks_max) {
+  if (ks_max < 1 || ks_max > 1024) in.Fail("parameter ks_max = " + std::to_string(ks_max) + " must be in [1, 1024]");
+}
+
 void TopKRow(Profile profile, std::span<float> row, std::int64_t k, std::int64_t ks_max) {
   const auto vocab = static_cast<std::int64_t>(row.size());
   const bool disabled = profile == Profile::kAscendV2 ? (k <= 0 || k > AscendTopKLimit(vocab, ks_max))
@@ -42,6 +46,7 @@ TensorMap RunTopK(const Case& c, Profile profile) {
   const Tensor& k = in.Required("top_k", DType::kI32, 1);
   in.ExpectDim("top_k", k, 0, logits.dim(0));
   const std::int64_t ks_max = IntParam(in, c, "ks_max", kAscendDefaultKsMax);
+  ValidateKsMax(in, ks_max);
   ForEachRow(logits, [&](std::int64_t b, std::span<float> row) {
     TopKRow(profile, row, k.data<std::int32_t>()[static_cast<std::size_t>(b)], ks_max);
   });

@@ -23,11 +23,15 @@
 
 #include "core/case.h"
 #include "core/profile.h"
+#include "reference/stage_io.h"
 
 namespace sampcheck::reference {
 
 inline constexpr std::int64_t kAscendDefaultKsMax = 1024;
 
+// TopKTopPSampleV2 accepts ksMax in [1, 1024] (docs/research/peers_filters.md); throws
+// through `in` otherwise.
+void ValidateKsMax(const StageInputs& in, std::int64_t ks_max);
 // In place on one row; `ks_max` is read by ascend_v2 only.
 void TopKRow(Profile profile, std::span<float> row, std::int64_t k, std::int64_t ks_max = kAscendDefaultKsMax);
 TensorMap RunTopK(const Case& c, Profile profile);

@@ -46,6 +46,8 @@ if ! grep -q '"format": "sampcheck-report"' "$tmp/r/report.json"; then
 else
   passed=$((passed + 1))
 fi
+check canonical-rule 0 ', 0 failed' -- "$bin" golden verify --golden "$tmp/g" --backend reference --stage softmax --canonical-rule 'ulp(2)'
+check bad-canonical-rule 2 "unknown comparison rule 'close'" -- "$bin" golden verify --golden "$tmp/g" --backend reference --canonical-rule close
 check empty-selection 2 "no case was run" -- "$bin" conform --backend reference --golden "$tmp/g" --report "$tmp/r" --stage greedy --profile vllm
 # A corrupted case fails verification with exit 1 and names the file.
 f=$(find "$tmp/g/greedy" -name '*.safetensors' | sort | head -1)

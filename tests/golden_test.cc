@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -119,6 +120,45 @@ TEST(GoldenVerify, DetectsWrongOutputsAndSkipsUnsupportedStages) {
   }
   EXPECT_GT(failed, 0);
   EXPECT_GT(skipped, 0);
+}
+
+// A backend one ulp off on every finite non-zero float output, as a backend with its own exp or
+// reduction order may be.
+class OneUlpBackend final : public Backend {
+ public:
+  std::string Name() const override { return "one-ulp"; }
+  std::vector<std::string> SupportedStages() const override { return {"softmax", "temperature"}; }
+  TensorMap Run(const std::string& stage, const Case& c) override {
+    TensorMap out = reference_.Run(stage, c);
+    for (auto& [name, t] : out) {
+      if (t.dtype() != DType::kF32) continue;
+      for (float& v : t.data<float>()) {
+        if (std::isfinite(v) && v != 0.0f) v = std::nextafter(v, 2 * v);
+      }
+    }
+    return out;
+  }
+
+ private:
+  reference::ReferenceBackend reference_;
+};
+
+TEST(GoldenVerify, CanonicalRuleRelaxesOnlyCanonicalTierStages) {
+  OneUlpBackend backend;
+  auto count = [](const std::vector<golden::CaseResult>& results, const std::string& stage, golden::Verdict v) {
+    return std::count_if(results.begin(), results.end(),
+                         [&](const auto& r) { return r.stage == stage && r.verdict == v; });
+  };
+  golden::VerifyOptions exact{{"softmax", "temperature"}, {}, std::nullopt, {}};
+  auto strict = golden::VerifyGoldenSet(kCheckedIn, backend, exact);
+  EXPECT_GT(count(strict, "softmax", golden::Verdict::kFail), 0);
+  golden::VerifyOptions relaxed = exact;
+  relaxed.canonical_rule = ComparisonRule::Parse("ulp(1)");
+  auto loose = golden::VerifyGoldenSet(kCheckedIn, backend, relaxed);
+  EXPECT_EQ(count(loose, "softmax", golden::Verdict::kFail), 0);
+  // temperature is exact tier: still failed under the override.
+  EXPECT_EQ(count(loose, "temperature", golden::Verdict::kFail), count(strict, "temperature", golden::Verdict::kFail));
+  EXPECT_GT(count(loose, "temperature", golden::Verdict::kFail), 0);
 }
 
 TEST(GoldenVerify, DetectsCorruptedAndMissingFiles) {

@@ -36,9 +36,10 @@ int Kept(const std::vector<float>& row) {
 }
 
 TEST(SamplingFilters, TopPReadsRenormalisedOrOriginalDistribution) {
-  // Header example: top_k = 3, top_p = 0.75. Renormalised top-3 probs are 4/7, 2/7, 1/7
-  // (E = 0, 0.571, 0.857: the third is dropped) for canonical, vllm, ascend_v2 and flashinfer
-  // top_k_first; sglang and flashinfer joint read the original E = 0, 0.5, 0.75.
+  // Header example: top_k = 3, top_p = 0.75. canonical and ascend_v2 keep exactly 3; their
+  // renormalised probs 4/7, 2/7, 1/7 give E = 0, 0.571, 0.857: the third is dropped. vllm and
+  // flashinfer keep the tie at the k-th value (all 4: nothing is renormalised), and their top-p
+  // rules drop both 0.125 tokens (E = 0.75). sglang reads the original E = 0, 0.5, 0.75 <= 0.75.
   const FilterParams f{3, 0.75f, 0.0f, "", 1024};
   EXPECT_EQ(Kept(Filter(Profile::kCanonical, kDyadic, f)), 2);
   EXPECT_EQ(Kept(Filter(Profile::kVllm, kDyadic, f)), 2);
@@ -48,20 +49,24 @@ TEST(SamplingFilters, TopPReadsRenormalisedOrOriginalDistribution) {
   // flashinfer joint: top-k keeps the tie at the k-th value (all 4); top-p on the original:
   // the 0.125 group has E = 0.75, not < 0.75: 2 kept.
   EXPECT_EQ(Kept(Filter(Profile::kFlashinfer, kDyadic, {3, 0.75f, 0.0f, "joint", 1024})), 2);
+  // top_k = 2, top_p = 0.6 separates flashinfer's orders: top_k_first renormalises {0.5, 0.25}
+  // to {2/3, 1/3}, whose second token has E = 0.667 >= 0.6 (1 kept); joint reads the original
+  // E = 0.5 < 0.6 (2 kept).
+  EXPECT_EQ(Kept(Filter(Profile::kFlashinfer, kDyadic, {2, 0.6f, 0.0f, "top_k_first", 1024})), 1);
+  EXPECT_EQ(Kept(Filter(Profile::kFlashinfer, kDyadic, {2, 0.6f, 0.0f, "joint", 1024})), 2);
 }
 
-TEST(SamplingFilters, MinPBeforeOrAfterTopK) {
-  // top_k = 2, min_p = 0.6. vllm applies min-p first on the full softmax: threshold
-  // 0.5 * 0.6 = 0.3 keeps only token 0; top-k then changes nothing: 1 kept. canonical runs
-  // top-k first; the renormalised pair is (2/3, 1/3): threshold 0.4 drops token 1: 1 kept.
-  // With min_p = 0.45: vllm threshold 0.225 keeps tokens 0 and 1 (0.25 >= 0.225): 2 kept;
-  // canonical threshold 2/3 * 0.45 = 0.3 keeps token 1 (1/3 >= 0.3): 2 kept; ascend_v2 reads
-  // the top-k softmax (2/3, 1/3) as canonical does: 2 kept.
-  EXPECT_EQ(Kept(Filter(Profile::kVllm, kDyadic, {2, 1.0f, 0.6f, "", 1024})), 1);
-  EXPECT_EQ(Kept(Filter(Profile::kCanonical, kDyadic, {2, 1.0f, 0.6f, "", 1024})), 1);
-  EXPECT_EQ(Kept(Filter(Profile::kVllm, kDyadic, {2, 1.0f, 0.45f, "", 1024})), 2);
-  EXPECT_EQ(Kept(Filter(Profile::kCanonical, kDyadic, {2, 1.0f, 0.45f, "", 1024})), 2);
-  EXPECT_EQ(Kept(Filter(Profile::kAscendV2, kDyadic, {2, 1.0f, 0.45f, "", 1024})), 2);
+TEST(SamplingFilters, MinPBeforeOrAfterTopP) {
+  // top_p = 0.6, min_p = 0.5. vllm runs min-p first on the full softmax: threshold
+  // 0.5 * 0.5 = 0.25 keeps {0.5, 0.25}; top-p on the renormalised {2/3, 1/3}: the second
+  // token's E = 0.667 >= 0.6 drops it: 1 kept. canonical runs top-p first on the original:
+  // E = 0, 0.5 < 0.6 keep two; min-p on the renormalised pair: e = {1, 0.5}, s = 1.5,
+  // probs {0.6666667, 0.33333334}, threshold 0.6666667 * 0.5 = 0.33333334 (exact halving),
+  // and 0.33333334 >= it: 2 kept. (Min-p and top-k commute in exact arithmetic, so only
+  // top-p shows the order.)
+  EXPECT_EQ(Kept(Filter(Profile::kVllm, kDyadic, {0, 0.6f, 0.5f, "", 1024})), 1);
+  EXPECT_EQ(Kept(Filter(Profile::kCanonical, kDyadic, {0, 0.6f, 0.5f, "", 1024})), 2);
+  EXPECT_EQ(Kept(Filter(Profile::kAscendV2, kDyadic, {0, 0.6f, 0.5f, "", 1024})), 2);
 }
 
 TEST(SamplingFilters, OutputsRenormalisedProbabilities) {
@@ -76,6 +81,14 @@ TEST(SamplingFilters, RejectsOrdersTheProfileLacks) {
   EXPECT_THROW(Filter(Profile::kCanonical, kDyadic, {0, 1.0f, 0.0f, "joint", 1024}), std::invalid_argument);
   EXPECT_THROW(Filter(Profile::kVllm, kDyadic, {0, 1.0f, 0.0f, "top_k_first", 1024}), std::invalid_argument);
   EXPECT_NO_THROW(Filter(Profile::kFlashinfer, kDyadic, {0, 1.0f, 0.0f, "top_k_first", 1024}));
+  // The stage checks the order before any row, so an empty batch is refused too, and the
+  // message names the stage and the case.
+  try {
+    RunReference("sampling_filters", "vllm", {{"logits", F32Tensor({0, 4}, {})}}, {{"order", "joint"}});
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("sampling_filters (case"), std::string::npos) << e.what();
+  }
 }
 
 // Disabled parameters are the identity; the kept set is a subset of the single filter that

@@ -42,10 +42,14 @@ TEST(TopK, DisabledValuesPerProfile) {
     EXPECT_EQ(TopK(p, row, -1), row) << ProfileName(p);
     EXPECT_EQ(TopK(p, row, 3), row) << ProfileName(p);  // k >= V
   }
-  // Ascend: ks_max 1 rounds up to 8; k = 2 <= 8 filters; ks_max 0 rounds to 0: every k > 0
-  // exceeds the limit and selects all.
+  // Ascend: ks_max 1 rounds up to 8, so k = 2 <= min(V, 8) filters; ks_max outside
+  // [1, 1024] is refused by the stage.
   EXPECT_EQ(TopK(Profile::kAscendV2, row, 2, 1), (std::vector<float>{-kInf, 3, 2}));
-  EXPECT_EQ(TopK(Profile::kAscendV2, row, 2, 0), row);
+  for (int ks_max : {0, 1025}) {
+    EXPECT_THROW(RunReference("top_k", "ascend_v2", {{"logits", F32Tensor({1, 3}, row)}, {"top_k", I32Tensor({1}, {2})}},
+                              {{"ks_max", ks_max}}),
+                 std::invalid_argument);
+  }
   std::vector<float> wide(2000, 0.0f);
   wide[1999] = 1.0f;
   EXPECT_EQ(TopK(Profile::kAscendV2, wide, 1025), wide);  // above the 1024 cap: all kept

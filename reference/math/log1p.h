@@ -11,7 +11,8 @@
 //     |x| < 2^-54 (subnormals included) -> x exactly: log1p(x) = x (1 - x/2 + ..) differs from
 //     x by less than |x| 2^-55, below half the spacing on either side of x (for both formats).
 // - Rounding: Log1pF32Cr returns log1p(x) rounded to nearest-even (measured over all 2^32
-//   inputs, tests/owned_math_accuracy_test.cc); Log1pF64Dd returns the double-double hi.
+//   inputs, tests/owned_math_accuracy_test.cc); Log1pF64Dd returns the double-double hi (measured
+//   max 0.500115 ulp over 10^7 MPFR points, docs/spec/math.md).
 // - Algorithm (input widened exactly to double):
 //   a. 2^-54 <= |x| < 2^-20: log1p(x) = x - x^2/2 + x^3 (1/3 - x/4) with x - x^2/2 in
 //      double-double (TwoProd; halving exact). Truncation x^5/5: relative <= x^4/5 < 2^-82;
