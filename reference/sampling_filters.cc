@@ -27,13 +27,6 @@ std::string DefaultOrder(Profile profile) {
   }
 }
 
-// row[i] = -inf wherever mask[i] is -inf.
-void Intersect(std::span<float> row, std::span<const float> mask) {
-  for (std::size_t i = 0; i < row.size(); ++i) {
-    if (mask[i] == -std::numeric_limits<float>::infinity()) row[i] = mask[i];
-  }
-}
-
 }  // namespace
 
 void ValidateFilterParams(const StageInputs& in, Profile profile, const std::string& order, std::int64_t ks_max) {
@@ -59,15 +52,24 @@ void SamplingFiltersRow(Profile profile, std::span<float> row, const FilterParam
     return;
   }
   if (profile == Profile::kSglang || flashinfer_joint) {
+    // top_k's set is a prefix of the order (exactly k, or every value >= the k-th), so its
+    // intersection with top_p's prefix is top_p's rule walked over top_k's set alone.
     const std::vector<float> original(row.begin(), row.end());
     TopKRow(profile, row, f.top_k);
-    std::vector<float> nucleus = original;
-    TopPRow(profile, nucleus, f.top_p);
-    Intersect(row, nucleus);
-    if (profile == Profile::kSglang) {
-      std::vector<float> probs(original.size());
+    const bool finite = std::any_of(row.begin(), row.end(), [](float v) { return std::isfinite(v); });
+    std::vector<float> probs;
+    if (finite && (f.top_p < 1.0f || (profile == Profile::kSglang && f.min_p > 0.0f))) {
+      probs.resize(original.size());
       SoftmaxRow(original, probs);
-      MinPRowFromProbs(profile, row, probs, f.min_p);
+    }
+    if (finite && f.top_p < 1.0f) {
+      const auto top_k_size = static_cast<std::int64_t>(
+          std::count_if(row.begin(), row.end(), [](float v) { return v != -std::numeric_limits<float>::infinity(); }));
+      const std::int64_t limit = std::max<std::int64_t>(top_k_size, 1);
+      KeepOnly(row, TopPKept(profile, original, probs, f.top_p, limit));
+    }
+    if (profile == Profile::kSglang) {
+      if (!probs.empty()) MinPRowFromProbs(profile, row, probs, f.min_p);
     } else {
       MinPRow(profile, row, f.min_p);
     }

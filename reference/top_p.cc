@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "reference/filter_order.h"
@@ -77,12 +78,25 @@ bool HasFinite(std::span<const float> row) {
 
 }  // namespace
 
-void TopPRow(Profile profile, std::span<float> row, float p) {
-  if (p >= 1.0f || !HasFinite(row)) return;
-  std::vector<float> probs(row.size());
-  SoftmaxRow(row, probs);
+std::vector<std::int32_t> TopPKept(Profile profile, std::span<const float> row, std::span<const float> probs, float p,
+                                   std::int64_t limit) {
   if (p <= 0.0f) p = 0.0f;  // every rule below then keeps only the first token (or tie group)
-  if (profile == Profile::kVllm && p > 0.0f) return VllmTopP(row, probs, p);
+  const auto vocab = static_cast<std::int64_t>(row.size());
+  if (limit < vocab) {
+    // Only the first `limit` positions can be kept: walk them alone.
+    std::vector<std::int32_t> order = TopIndices(row, limit);
+    std::unique_ptr<PrefixRule> rule;
+    if (profile == Profile::kFlashinfer) {
+      rule = std::make_unique<TieGroupRule>(probs, p > 0.0f ? p : 0x1p-149f);
+    } else {
+      rule = std::make_unique<ExclusivePrefixRule>(probs, p, profile == Profile::kSglang && p > 0.0f);
+    }
+    rule->Reset();
+    std::size_t kept = 0;
+    while (kept < order.size() && rule->Keep(order[kept])) ++kept;
+    order.resize(std::max<std::size_t>(kept, order.empty() ? 0 : 1));  // p <= 0 keeps the first
+    return order;
+  }
   // The prefix holding mass p plus a margin, rounded up to whole histogram buckets, plus one
   // token: usually enough for the rule to stop inside it (a hint only).
   const std::int64_t guess = CountReachingMass(row, probs, static_cast<double>(p) + 1e-3) + 1;
@@ -95,7 +109,15 @@ void TopPRow(Profile profile, std::span<float> row, float p) {
     kept = KeptPrefix(row, rule, guess);
     if (kept.empty()) kept = TopIndices(row, 1);  // p <= 0 under E < p: the first token
   }
-  KeepOnly(row, kept);
+  return kept;
+}
+
+void TopPRow(Profile profile, std::span<float> row, float p) {
+  if (p >= 1.0f || !HasFinite(row)) return;
+  std::vector<float> probs(row.size());
+  SoftmaxRow(row, probs);
+  if (profile == Profile::kVllm && p > 0.0f) return VllmTopP(row, probs, p);
+  KeepOnly(row, TopPKept(profile, row, probs, p, static_cast<std::int64_t>(row.size())));
 }
 
 TensorMap RunTopP(const Case& c, Profile profile) {

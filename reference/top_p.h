@@ -29,7 +29,9 @@
 // Example: probs {0.5, 0.25, 0.125, 0.125} (dyadic, exact), p = 0.75: E = 0, 0.5, 0.75, 0.875:
 //   canonical/vllm/ascend keep 2, sglang keeps 3, flashinfer keeps 2 (PEERS.md).
 
+#include <cstdint>
 #include <span>
+#include <vector>
 
 #include "core/case.h"
 #include "core/profile.h"
@@ -37,6 +39,12 @@
 namespace sampcheck::reference {
 
 void TopPRow(Profile profile, std::span<float> row, float p);
+// The kept tokens (in order) of the prefix rule of `profile` (any but vllm) on given `probs`,
+// among the first `limit` positions of the order only — for the joint orders, where top-p's
+// set is intersected with top-k's, which is itself a prefix of the order. 0 < p < 1, or
+// p <= 0 (the first token or tie group).
+std::vector<std::int32_t> TopPKept(Profile profile, std::span<const float> row, std::span<const float> probs, float p,
+                                   std::int64_t limit);
 TensorMap RunTopP(const Case& c, Profile profile);
 
 }  // namespace sampcheck::reference

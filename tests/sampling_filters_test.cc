@@ -9,6 +9,7 @@
 #include <rapidcheck/gtest.h>
 
 #include "reference/min_p.h"
+#include "reference/softmax.h"
 #include "reference/top_k.h"
 #include "reference/top_p.h"
 #include "tests/support/filter_test_rows.h"
@@ -115,6 +116,32 @@ RC_GTEST_PROP(SamplingFilters, DisabledIsIdentityAndKeptSetsNest, ()) {
     reference::MinPRow(p, m_only, f.min_p);
     RC_ASSERT(subset(out, p == Profile::kVllm ? m_only : k_only));
     if (p == Profile::kSglang) RC_ASSERT(subset(out, k_only) && subset(out, p_only) && subset(out, m_only));
+  }
+}
+
+// The joint orders equal the literal intersection of the single filters on the original row
+// (the reference walks top-p only over top-k's prefix; this is the naive form).
+RC_GTEST_PROP(SamplingFilters, JointEqualsIntersectionOfSingleFilters, ()) {
+  const auto row = *FilterRows();
+  const auto v = static_cast<std::int64_t>(row.size());
+  const FilterParams f{*rc::gen::inRange<std::int64_t>(0, v + 1), *rc::gen::element(0.0f, 0.3f, 0.8f, 1.0f),
+                       *rc::gen::element(0.0f, 0.1f, 0.5f), "joint", 1024};
+  for (Profile p : {Profile::kSglang, Profile::kFlashinfer}) {
+    auto k_only = row, p_only = row;
+    reference::TopKRow(p, k_only, f.top_k);
+    reference::TopPRow(p, p_only, f.top_p);
+    std::vector<float> expected = row;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (k_only[i] == -kInf || p_only[i] == -kInf) expected[i] = -kInf;
+    }
+    if (p == Profile::kSglang) {
+      std::vector<float> probs(row.size());
+      reference::SoftmaxRow(row, probs);
+      reference::MinPRowFromProbs(p, expected, probs, f.min_p);
+    } else {
+      reference::MinPRow(p, expected, f.min_p);
+    }
+    RC_ASSERT(FloatBitsOf(Filter(p, row, f)) == FloatBitsOf(expected));
   }
 }
 

@@ -3,6 +3,7 @@
 """Generates the polynomial coefficients of reference/math/{exp,log}.h.
 
 Regenerate with:  /usr/bin/python3 reference/math/gen_coefficients.py
+(--fast prints only the fast-path block, the last part of the output, in a few seconds)
 (needs mpmath only; output is the C++ constant block pasted into the headers, and the
 measured approximation errors quoted in docs/spec/math.md).
 
@@ -103,5 +104,59 @@ def main():
     print(f"// sqrt2 = {float(mpmath.sqrt(2)).hex()}")
 
 
+def q_exp_fast(r):
+    return mpmath.fsum(r**j / mpmath.factorial(j + 2) for j in range(60))
+
+
+def r_log_fast(z):
+    return mpmath.fsum(2 * z**j / (2 * j + 3) for j in range(80))
+
+
+def abs_poly(coeffs, x):
+    """sum |c_i| |x|^i (the Horner rounding-error weight)."""
+    return sum(abs(mpf(c)) * abs(x) ** i for i, c in enumerate(coeffs))
+
+
+def fast():
+    """Fast-path (plain double, no fma) polynomials of ExpF32Cr / LogF32Cr / Log1pF32Cr."""
+    print("// fast exp: q(r) = (exp(r) - 1 - r) / r^2 on [-0.35, 0.35]; exp(r) = 1 + r + r^2 q(r)")
+    for n in range(8, 12):
+        c = fit(q_exp_fast, -R_EXP, R_EXP, n)
+        e = max_err(q_exp_fast, c, -R_EXP, R_EXP)
+        # error of exp(r): r^2 |q - p| relative to exp(r) >= exp(-0.35)
+        rel = e * R_EXP**2 / mpmath.exp(-R_EXP)
+        print(f"//   degree {n - 1}: max |q - p| = 2^{float(mpmath.log(e, 2)):.2f},"
+              f" relative on exp(r) <= 2^{float(mpmath.log(rel, 2)):.2f}")
+    n = 10
+    c = fit(q_exp_fast, -R_EXP, R_EXP, n)
+    print(f"// chosen degree {n - 1}; sum|c_i| 0.35^i = {float(abs_poly(c, R_EXP)):.6f},"
+          f" min q on the interval = {float(q_exp_fast(-R_EXP)):.6f}")
+    print("inline constexpr double kExpFastTail[] = {")
+    for i, v in enumerate(c):
+        print(f"    {v.hex()},  // r^{i} (Taylor: 1/{mpmath.factorial(i + 2)})")
+    print("};")
+    print("// fast log: R(z) = sum 2 z^j / (2j + 3) on [0, 0.0295]; 2 atanh(s) = 2 s + s^3 R(s^2)")
+    for n in range(5, 9):
+        c = fit(r_log_fast, 0, Z_LOG, n)
+        e = max_err(r_log_fast, c, mpf(0), Z_LOG)
+        # error of 2 atanh(s): s^3 |R - p| relative to 2 atanh(s) >= 2 s: <= z/2 |R - p|
+        rel = e * Z_LOG / 2
+        print(f"//   degree {n - 1}: max |R - p| = 2^{float(mpmath.log(e, 2)):.2f},"
+              f" relative on log(m) <= 2^{float(mpmath.log(rel, 2)):.2f}")
+    n = 7
+    c = fit(r_log_fast, 0, Z_LOG, n)
+    print(f"// chosen degree {n - 1}; sum|c_i| 0.0295^i = {float(abs_poly(c, Z_LOG)):.6f}, R(0) = 2/3")
+    print("inline constexpr double kLogFastTail[] = {")
+    for i, v in enumerate(c):
+        print(f"    {v.hex()},  // z^{i} (Taylor: 2/{2 * i + 3})")
+    print("};")
+    print(f"// ln2 nearest double: {float(mpmath.log(2)).hex()}")
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+    if sys.argv[1:] == ["--fast"]:
+        fast()
+    else:
+        main()
+        fast()
