@@ -59,6 +59,7 @@ void AddTopKCases(CaseList& list);
 void AddTopPCases(CaseList& list);
 void AddMinPCases(CaseList& list);
 void AddSamplingFiltersCases(CaseList& list);
+void AddAscendTopKTopPSampleV2Cases(CaseList& list);
 // Every stage at V = 32000 and 151936 (GoldenSet::kFull only).
 void AddLargeVocabularyCases(CaseList& list);
 

@@ -41,6 +41,7 @@ std::vector<Case> BuildGoldenCases(std::uint64_t seed, GoldenSet set) {
   AddTopPCases(list);
   AddMinPCases(list);
   AddSamplingFiltersCases(list);
+  AddAscendTopKTopPSampleV2Cases(list);
   if (set == GoldenSet::kFull) AddLargeVocabularyCases(list);
   return list.cases();
 }

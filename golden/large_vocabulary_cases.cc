@@ -44,6 +44,14 @@ TensorMap StageInputsFor(const std::string& stage, SplitMix64& rng, std::int64_t
   if (stage == "sampling_filters") {
     return {{"top_k", I32({1}, {50})}, {"top_p", F32({1}, {0.9f})}, {"min_p", F32({1}, {0.05f})}};
   }
+  if (stage == "ascend_top_k_top_p_sample_v2") {
+    // The family's logits are bf16, and the op requires top_p and min_p in the logits' dtype.
+    Tensor top_p(DType::kBF16, {1}), min_p(DType::kBF16, {1}), q(DType::kF32, {1, vocab});
+    SetLogit(top_p, 0, 0.9f);
+    SetLogit(min_p, 0, 0.05f);
+    for (float& x : q.data<float>()) x = static_cast<float>(1 + rng.Below(1u << 20)) * 0x1p-18f;  // (0, 4]
+    return {{"top_k", I32({1}, {50})}, {"top_p", top_p}, {"min_p", min_p}, {"q", q}};
+  }
   if (stage == "nan_handling" || stage == "greedy" || stage == "softmax" || stage == "log_softmax") return {};
   throw std::logic_error("large_vocabulary_cases: no inputs for stage " + stage);
 }

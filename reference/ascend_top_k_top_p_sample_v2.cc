@@ -22,7 +22,8 @@ namespace {
 
 constexpr char kStage[] = "ascend_top_k_top_p_sample_v2";
 constexpr float kInf = std::numeric_limits<float>::infinity();
-// TOP_K_MAX in op_host/top_k_top_p_sample_v2_tiling.cpp: the aligned ksMax is capped here.
+// TOP_K_MAX in op_host/top_k_top_p_sample_v2_tiling.cpp: the aligned ksMax is capped here;
+// also the default ks_max (the op's documented default).
 constexpr std::int64_t kKsMaxCap = 1024;
 // TOPP_K_FIX in op_kernel/top_k_top_p_sample_v2.h: the kernel's default top_k_guess.
 constexpr std::int64_t kDefaultTopKGuess = 32;
@@ -79,15 +80,14 @@ float EpsParam(const StageInputs& in, const Case& c) {
 }
 
 // A per-row [B] tensor of the logits' dtype (the op requires top_p and min_p to match it),
-// upcast exactly; nullopt-like empty vector when optional and absent.
-std::vector<float> RowScalars(const StageInputs& in, const Case& c, const std::string& name, DType dtype,
-                              std::int64_t rows, bool required) {
+// upcast exactly; an empty vector when optional and absent.
+std::vector<float> RowScalars(const StageInputs& in, const std::string& name, DType dtype, std::int64_t rows,
+                              bool required) {
   const Tensor* t = in.Optional(name, dtype, 1);
   if (!t) {
     if (required) in.Fail("missing input tensor '" + name + "' (" + std::string(DTypeName(dtype)) + " [B])");
     return {};
   }
-  (void)c;
   in.ExpectDim(name, *t, 0, rows);
   Tensor f = UpcastToF32(*t, in.stage() + ": '" + name + "'");
   std::vector<float> v(f.data<float>().begin(), f.data<float>().end());
@@ -121,13 +121,6 @@ void CheckRows(const StageInputs& in, Tensor& x, bool input_is_logits) {
 }
 
 }  // namespace
-
-bool AscendTopKActive(std::int64_t k, std::int64_t vocab, std::int64_t ks_max) {
-  // Tiling: ksMAX = Align(ksMax, 4 bytes) = ksMax rounded up to a multiple of 8 (32-byte
-  // blocks of f32), then min(ksMAX, 1024). Kernel: doTopKSample = k > 0 && k <= min(V, ksMAX).
-  const std::int64_t aligned = (std::max<std::int64_t>(ks_max, 0) + 7) / 8 * 8;
-  return k >= 1 && k <= std::min({vocab, aligned, kKsMaxCap});
-}
 
 AscendSampleRow AscendFilterRow(std::span<const float> row, const AscendSampleParams& f) {
   const auto vocab = static_cast<std::int64_t>(row.size());
@@ -223,8 +216,8 @@ TensorMap RunAscendTopKTopPSampleV2(const Case& c, Profile /*profile*/) {
 
   const Tensor& k = in.Required("top_k", DType::kI32, 1);
   in.ExpectDim("top_k", k, 0, rows);
-  const std::vector<float> top_p = RowScalars(in, c, "top_p", dtype, rows, true);
-  const std::vector<float> min_p = RowScalars(in, c, "min_p", dtype, rows, false);
+  const std::vector<float> top_p = RowScalars(in, "top_p", dtype, rows, true);
+  const std::vector<float> min_p = RowScalars(in, "min_p", dtype, rows, false);
   const Tensor* q = in.Optional("q", DType::kF32, 2);
   if (q) {
     in.ExpectDim("q", *q, 0, rows);

@@ -5,7 +5,7 @@
 // with the op's attributes and outputs (docs/spec/ascend_top_k_top_p_sample_v2.md).
 //
 // Contract:
-// - Profile ascend_v2 only. Exact tier given the canonical softmax (reference/softmax.h).
+// - Profile ascend_v2 only. Canonical tier: exact given the canonical softmax (reference/softmax.h).
 // - Inputs (op names in snake_case): logits [B, V] f32|f16|bf16 (upcast exactly to f32);
 //   top_k [B] i32 (required); top_p [B] (required) and min_p [B] (optional) of the same
 //   dtype as logits (the op rejects a mismatch; values upcast exactly); q [B, V] f32
@@ -84,8 +84,6 @@ AscendSampleRow AscendFilterRow(std::span<const float> row, const AscendSamplePa
 // Step 6: the position in `filtered.list` chosen without q (q empty) or with q (q.size() >=
 // list size, indexed by position).
 std::size_t AscendSamplePosition(const AscendSampleRow& filtered, std::span<const float> q, float eps);
-// Whether top-k runs: 1 <= k <= min(V, ks_max rounded up to 8, 1024).
-bool AscendTopKActive(std::int64_t k, std::int64_t vocab, std::int64_t ks_max);
 
 TensorMap RunAscendTopKTopPSampleV2(const Case& c, Profile profile);
 

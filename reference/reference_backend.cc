@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/stage_catalogue.h"
 #include "reference/allowed_token_ids.h"
+#include "reference/ascend_top_k_top_p_sample_v2.h"
 #include "reference/bad_words.h"
 #include "reference/greedy.h"
 #include "reference/logit_bias.h"
@@ -29,6 +30,7 @@ using StageFn = TensorMap (*)(const Case&, Profile);
 const std::map<std::string, StageFn>& Stages() {
   static const std::map<std::string, StageFn> stages = {
       {"allowed_token_ids", RunAllowedTokenIds},
+      {"ascend_top_k_top_p_sample_v2", RunAscendTopKTopPSampleV2},
       {"bad_words", RunBadWords},
       {"greedy", RunGreedy},
       {"log_softmax", RunLogSoftmax},

@@ -15,12 +15,12 @@ namespace sampcheck::reference {
 namespace {
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-// Ascend: ksMax is rounded up to a multiple of 8 and capped at 1024 (PEERS.md).
-std::int64_t AscendTopKLimit(std::int64_t vocab, std::int64_t ks_max) {
-  const std::int64_t rounded = (std::max<std::int64_t>(ks_max, 0) + 7) / 8 * 8;
-  return std::min({vocab, rounded, std::int64_t{1024}});
-}
 }  // namespace
+
+bool AscendTopKActive(std::int64_t k, std::int64_t vocab, std::int64_t ks_max) {
+  const std::int64_t rounded = (std::max<std::int64_t>(ks_max, 0) + 7) / 8 * 8;
+  return k >= 1 && k <= std::min({vocab, rounded, std::int64_t{1024}});
+}
 
 void ValidateKsMax(const StageInputs& in, std::int64_t ks_max) {
   if (ks_max < 1 || ks_max > 1024) in.Fail("parameter ks_max = " + std::to_string(ks_max) + " must be in [1, 1024]");
@@ -28,7 +28,7 @@ void ValidateKsMax(const StageInputs& in, std::int64_t ks_max) {
 
 void TopKRow(Profile profile, std::span<float> row, std::int64_t k, std::int64_t ks_max) {
   const auto vocab = static_cast<std::int64_t>(row.size());
-  const bool disabled = profile == Profile::kAscendV2 ? (k <= 0 || k > AscendTopKLimit(vocab, ks_max))
+  const bool disabled = profile == Profile::kAscendV2 ? !AscendTopKActive(k, vocab, ks_max)
                                                       : (k <= 0 || k >= vocab);
   if (disabled) return;
   const std::vector<std::int32_t> top = TopIndices(row, k);

@@ -32,6 +32,9 @@ inline constexpr std::int64_t kAscendDefaultKsMax = 1024;
 // TopKTopPSampleV2 accepts ksMax in [1, 1024] (docs/research/peers_filters.md); throws
 // through `in` otherwise.
 void ValidateKsMax(const StageInputs& in, std::int64_t ks_max);
+// ascend_v2: whether top-k runs, 1 <= k <= min(V, ks_max rounded up to 8, 1024) (tiling:
+// ksMax aligned to 32-byte blocks of f32, capped at 1024; kernel: k > 0 && k <= min(V, ksMax)).
+bool AscendTopKActive(std::int64_t k, std::int64_t vocab, std::int64_t ks_max);
 // In place on one row; `ks_max` is read by ascend_v2 only.
 void TopKRow(Profile profile, std::span<float> row, std::int64_t k, std::int64_t ks_max = kAscendDefaultKsMax);
 TensorMap RunTopK(const Case& c, Profile profile);

@@ -15,7 +15,9 @@
 //    inputs). NaN results are compared by bit pattern as the contracts specify. The maximum
 //    ulp error is measured against the binary64 oracle (its own error, < 2^-28 binary32 ulp,
 //    is below the printed precision).
-//    Runtime: about 2-4 minutes per function on one core; the 2^32 inputs are split over
+//    The sweep also counts, per function, the in-domain inputs on which the fast path
+//    (detail::*F32Fast) declined and the double-double path answered (docs/spec/math.md).
+//    Runtime: about 1-2 minutes per function on one core (the oracle's glibc call dominates); the 2^32 inputs are split over
 //    std::thread::hardware_concurrency() threads (each thread owns its MPFR values), results
 //    merged in thread order so the report does not depend on scheduling.
 // False-failure budget: none (deterministic; exact comparisons).
@@ -80,7 +82,20 @@ struct ExhaustiveResult {
   double max_ulp = 0.0;
   std::uint32_t worst_bits = 0;
   std::vector<std::uint32_t> first_mismatches;
+  std::uint64_t fast_domain = 0;     // inputs the fast path may answer
+  std::uint64_t fast_fallbacks = 0;  // of those, declined by its rounding test
 };
+
+// The fast path's domain per the headers' contracts (exp.h, log.h, log1p.h): outside it the
+// fast path always defers to the double-double path (special values, overflow, underflow to 0).
+bool InFastDomain(MathFn fn, float x) {
+  switch (fn) {
+    case MathFn::kExp: return x >= -0x1.ap6f && x <= 0x1.63p6f;
+    case MathFn::kLog: return x > 0.0f && x < HUGE_VALF;
+    case MathFn::kLog1p: return x > -1.0f && x < HUGE_VALF;
+  }
+  return false;
+}
 
 // Correctly rounded binary32 fn(x) per the oracle rule in the file comment.
 float ExpectedF32(MathFn fn, float x, MpfrOracle& oracle, ExhaustiveResult& r, double* approx) {
@@ -96,14 +111,19 @@ float ExpectedF32(MathFn fn, float x, MpfrOracle& oracle, ExhaustiveResult& r, d
   return oracle.CorrectlyRoundedF32(fn, x);
 }
 
-template <typename F>
-ExhaustiveResult SweepRange(MathFn fn, F f, std::uint64_t begin, std::uint64_t end) {
+template <typename F, typename Fast>
+ExhaustiveResult SweepRange(MathFn fn, F f, Fast fast, std::uint64_t begin, std::uint64_t end) {
   MpfrOracle oracle;
   ExhaustiveResult r;
   for (std::uint64_t b = begin; b < end; ++b) {
     const std::uint32_t bits = static_cast<std::uint32_t>(b);
     const float x = F32FromBits(bits);
     const float y = f(x);
+    if (InFastDomain(fn, x)) {
+      ++r.fast_domain;
+      float unused;
+      if (!fast(x, &unused)) ++r.fast_fallbacks;
+    }
     float expected;
     double approx = 0.0;
     if (x != x) {
@@ -128,8 +148,8 @@ ExhaustiveResult SweepRange(MathFn fn, F f, std::uint64_t begin, std::uint64_t e
   return r;
 }
 
-template <typename F>
-void RunExhaustive(MathFn fn, F f) {
+template <typename F, typename Fast>
+void RunExhaustive(MathFn fn, F f, Fast fast) {
   const auto start = std::chrono::steady_clock::now();
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   const std::uint64_t total = std::uint64_t{1} << 32;
@@ -137,7 +157,7 @@ void RunExhaustive(MathFn fn, F f) {
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
-      parts[t] = SweepRange(fn, f, total * t / threads, total * (t + 1) / threads);
+      parts[t] = SweepRange(fn, f, fast, total * t / threads, total * (t + 1) / threads);
     });
   }
   for (std::thread& th : pool) th.join();
@@ -145,6 +165,8 @@ void RunExhaustive(MathFn fn, F f) {
   for (const ExhaustiveResult& p : parts) {  // thread order: deterministic report
     all.mismatches += p.mismatches;
     all.mpfr_calls += p.mpfr_calls;
+    all.fast_domain += p.fast_domain;
+    all.fast_fallbacks += p.fast_fallbacks;
     if (p.max_ulp > all.max_ulp) {
       all.max_ulp = p.max_ulp;
       all.worst_bits = p.worst_bits;
@@ -161,16 +183,21 @@ void RunExhaustive(MathFn fn, F f) {
                   << ", correctly rounded " << HexF32(oracle.CorrectlyRoundedF32(fn, x));
   }
   std::printf("[ exhaustive ] %s f32: 2^32 inputs, %llu mismatches, %llu MPFR fallbacks, "
-              "max error %.9f ulp at x = %s, %.1f s on %u threads\n",
+              "max error %.9f ulp at x = %s, %.1f s on %u threads; fast path fell back on "
+              "%llu of %llu in-domain inputs\n",
               testing::MathFnName(fn), static_cast<unsigned long long>(all.mismatches),
               static_cast<unsigned long long>(all.mpfr_calls), all.max_ulp,
-              HexF32(F32FromBits(all.worst_bits)).c_str(), seconds, threads);
+              HexF32(F32FromBits(all.worst_bits)).c_str(), seconds, threads,
+              static_cast<unsigned long long>(all.fast_fallbacks),
+              static_cast<unsigned long long>(all.fast_domain));
   EXPECT_EQ(all.mismatches, 0u);
 }
 
-TEST(OwnedMathAccuracy, ExhaustiveF32Exp) { RunExhaustive(MathFn::kExp, ExpF32Cr); }
-TEST(OwnedMathAccuracy, ExhaustiveF32Log) { RunExhaustive(MathFn::kLog, LogF32Cr); }
-TEST(OwnedMathAccuracy, ExhaustiveF32Log1p) { RunExhaustive(MathFn::kLog1p, Log1pF32Cr); }
+TEST(OwnedMathAccuracy, ExhaustiveF32Exp) { RunExhaustive(MathFn::kExp, ExpF32Cr, detail::ExpF32Fast); }
+TEST(OwnedMathAccuracy, ExhaustiveF32Log) { RunExhaustive(MathFn::kLog, LogF32Cr, detail::LogF32Fast); }
+TEST(OwnedMathAccuracy, ExhaustiveF32Log1p) {
+  RunExhaustive(MathFn::kLog1p, Log1pF32Cr, detail::Log1pF32Fast);
+}
 
 }  // namespace
 }  // namespace sampcheck::math

@@ -31,7 +31,7 @@
 //      reference/math/gen_coefficients.py); the five low-order steps in double-double
 //      (coefficients 1/6 and 1/24 as double-doubles).
 //   4. exp(x) = 2^k exp(r): scaling by exact powers of two.
-//   5. ExpF32Cr: one rounding to binary32 through round-to-odd (RoundDdToF32).
+//   5. ExpF32Dd: one rounding to binary32 through round-to-odd (RoundDdToF32).
 //      ExpF64Dd: hi scaled by 2^k (in two exact steps when 2^k is not a normal double);
 //      a subnormal result is hi + lo rounded once to the subnormal grid (see the code).
 // - Error budget of hi + lo against exp(x), relative (exp(r) >= 0.7): reduction 2^-90;
@@ -42,6 +42,15 @@
 //   every partial sum is dominated by its constant) <= 2^-96. Total < 2^-65. ExpF32Cr is
 //   therefore correctly rounded unless exp(x) lies within 2^-65 relative of a binary32
 //   midpoint; the exhaustive test shows no binary32 input does.
+// - ExpF32Cr = fast path, else ExpF32Dd (Ziv's strategy): detail::ExpF32Fast evaluates exp(x)
+//   in plain binary64 (no fma: cheap without hardware FMA, same bits on a GPU with
+//   --fmad=false) with a proven relative error < 2^-50 (derivation at ExpF32Fast), and
+//   returns its binary32 rounding only when RoundF64ToF32IfSafe (double_double.h) proves it is
+//   the rounding of exp(x) too; otherwise (about 2^-23 of the inputs, plus NaN and
+//   x outside [-104, 88.75]) detail::ExpF32Dd, the double-double algorithm below, decides.
+//   Both give the correctly rounded result, so ExpF32Cr's bits are those of ExpF32Dd
+//   (tested bit for bit in tests/owned_math_test.cc and over all 2^32 inputs in
+//   tests/owned_math_accuracy_test.cc).
 // - Bit-reproducible on any IEEE-754 host/device: only + - * / and fma in round-to-nearest,
 //   no tables beyond the constexpr coefficient array, no libm. Requires -ffp-contract=off on
 //   the host and --fmad=false on the device (the Horner steps are written as separate * and +).
@@ -86,6 +95,23 @@ inline constexpr double kExpTail[] = {
 inline constexpr DoubleDouble kInv24 = {0x1.5555555555555p-5, 0x1.5555555555555p-59};
 inline constexpr DoubleDouble kInv6 = {0x1.5555555555555p-3, 0x1.5555555555555p-57};
 
+// Fast path (ExpF32Fast): q(r) = (exp(r) - 1 - r) / r^2 = sum_j r^j / (j + 2)!, degree-9
+// Chebyshev interpolant on [-0.35, 0.35], coefficients rounded to nearest double, lowest degree
+// first; max |q - p| = 2^-52.92 measured at 60 digits; sum |c_i| 0.35^i = 0.5638, q >= 0.4464
+// on the interval (gen_coefficients.py --fast / .out).
+inline constexpr double kExpFastTail[] = {
+    0x1.0000000000001p-1,   // r^0 (Taylor: 1/2)
+    0x1.5555555555556p-3,   // r^1 (Taylor: 1/6)
+    0x1.5555555553b72p-5,   // r^2 (Taylor: 1/24)
+    0x1.111111111091ap-7,   // r^3 (Taylor: 1/120)
+    0x1.6c16c1794bd5cp-10,  // r^4 (Taylor: 1/720)
+    0x1.a01a01a83a3a3p-13,  // r^5 (Taylor: 1/5040)
+    0x1.a019b62aaa671p-16,  // r^6 (Taylor: 1/40320)
+    0x1.71de0be80e7e8p-19,  // r^7 (Taylor: 1/362880)
+    0x1.2894eb03786e2p-22,  // r^8 (Taylor: 1/3628800)
+    0x1.af3cd7b3560d9p-26,  // r^9 (Taylor: 1/39916800)
+};
+
 struct ScaledDoubleDouble {
   DoubleDouble value;  // exp(r), in [0.70, 1.42]
   int k;               // exp(x) = 2^k * value
@@ -109,9 +135,9 @@ SAMPCHECK_HOST_DEVICE inline ScaledDoubleDouble ExpReducedDd(double x) {
   return {acc, static_cast<int>(kd)};
 }
 
-}  // namespace detail
-
-SAMPCHECK_HOST_DEVICE inline float ExpF32Cr(float x) {
+// The double-double evaluation alone (the pre-fast-path ExpF32Cr, kept as the fallback of the
+// fast path and as the reference it is tested against): every input, special values included.
+SAMPCHECK_HOST_DEVICE inline float ExpF32Dd(float x) {
   if (x != x) return QuietF32(x);
   // 88.75 is above the overflow threshold ln((2 - 2^-24) 2^127) = 88.72283911..; with
   // k = 128 the scaled value still fits a double and the final rounding overflows to inf for
@@ -119,9 +145,50 @@ SAMPCHECK_HOST_DEVICE inline float ExpF32Cr(float x) {
   if (x > 0x1.63p6f) return F32FromBits(0x7f800000u);
   // exp(-104) = 6.8e-46 < 2^-150 = 7.0e-46 (half the smallest subnormal): rounds to +0.
   if (x < -0x1.ap6f) return 0.0f;
-  const detail::ScaledDoubleDouble e = detail::ExpReducedDd(static_cast<double>(x));
+  const ScaledDoubleDouble e = ExpReducedDd(static_cast<double>(x));
   const double scale = Pow2F64(e.k);  // k in [-150, 128]: 2^k is a normal double
   return RoundDdToF32(DoubleDouble{e.value.hi * scale, e.value.lo * scale});
+}
+
+// Fast path (plain binary64 + - *, no fma): returns true and stores exp(x) correctly rounded
+// in *out, or returns false when x is outside [-104, 88.75] or NaN (the special cases, left to
+// ExpF32Dd) or when the rounding test cannot decide (about 2^-23 of the inputs).
+// Error of y (before the rounding test), relative to exp(x), u = 2^-53 (contract above):
+//   reduction: r~ = fl(s - fl(k kLn2Mid)), s exact; |r~ - r| <= u |r~| + |k| (u 2^-44 +
+//     1.95e-31) <= u |r~| + 2^-89 (|k| <= 150), so exp(r) = exp(r~) (1 + d), |d| <= 0.35 u + 2^-89;
+//   approximation: exp(r~) = 1 + r~ + r~^2 q(r~) and |q - p| = 2^-52.92 on |r| <= 0.35, times
+//     r~^2 <= 0.1225 over exp(r~) >= exp(-0.35) = 0.7047: <= 2^-55.45 = 0.18 u;
+//   evaluation of p by Estrin's scheme (below): the computed value is sum c_i r^i (1 + th_i)
+//     with |th_i| <= gamma_{k_i}, k_i the roundings on term i's path (products, powers r2, r4,
+//     r8 = r4 r4, sums); the longest, c7 r^7, has k = 10 (c7 r, + c6, r2, * r2, + .., r4 (2),
+//     * r4, + .., final +), so |fl(p) - p| <= gamma_10 sum |c_i| |r|^i <= 10.0 u * 0.5638, over
+//     p >= 0.4464: 12.7 u relative; t = fl(r2 p~) with r2 = fl(r r): 14.7 u relative on
+//     |t| <= 0.0691, i.e. 1.02 u absolute; fl(r + t): 0.42 u (|r + t| <= 0.42); fl(1 + w):
+//     u |y|. Over exp(r~) >= 0.7047: (1.02 + 0.42) u / 0.7047 + u = 3.05 u;
+//   scaling by 2^k: exact (the result stays a normal double, >= 2^-151).
+//   Total <= (0.35 + 0.18 + 3.05) u + 2^-89 < 3.6 u = 2^-51.1 < 2^-50: RoundF64ToF32IfSafe's
+//   precondition, with its 2^-48 giving a factor 4 of margin.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool ExpF32Fast(float x, float* out) {
+  if (!(x >= -0x1.ap6f && x <= 0x1.63p6f)) return false;  // NaN, overflow, underflow to 0
+  const double xd = static_cast<double>(x);
+  const double kd = RoundToIntF64(xd * kInvLn2);
+  const double r = (xd - kd * kLn2Hi) - kd * kLn2Mid;  // first difference exact (step 2 above)
+  // Estrin's scheme (shorter dependency chain than Horner: 4 levels instead of 10).
+  const double* c = kExpFastTail;
+  const double r2 = r * r;
+  const double r4 = r2 * r2;
+  const double p = ((c[0] + c[1] * r) + (c[2] + c[3] * r) * r2) +
+                   ((c[4] + c[5] * r) + (c[6] + c[7] * r) * r2) * r4 + (c[8] + c[9] * r) * (r4 * r4);
+  const double y = 1.0 + (r + r2 * p);
+  return RoundF64ToF32IfSafe(y * Pow2F64(static_cast<int>(kd)), out);  // k in [-150, 128]
+}
+
+}  // namespace detail
+
+SAMPCHECK_HOST_DEVICE inline float ExpF32Cr(float x) {
+  float y;
+  if (detail::ExpF32Fast(x, &y)) return y;
+  return detail::ExpF32Dd(x);
 }
 
 SAMPCHECK_HOST_DEVICE inline double ExpF64Dd(double x) {

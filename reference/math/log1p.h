@@ -22,7 +22,10 @@
 //      and |al 2^-e| <= 2^-53, while |m - 1| >= 2^-21 since |x| >= 2^-20, so the preconditions
 //      of LogOnePlusScaledDd hold (al 2^-e is dropped when e > 1000: < 2^-1000). Then the log.h
 //      core: error < 2^-63 relative as budgeted in log.h, plus the al term (exact).
-//   Final rounding as in log.h.
+//   Final rounding as in log.h (detail::Log1pF32Dd).
+// - Log1pF32Cr = fast path (detail::Log1pF32Fast: plain binary64, no fma, relative error
+//   < 2^-50, derivation there) accepted by the rounding test RoundF64ToF32IfSafe, else
+//   detail::Log1pF32Dd (about 2^-23 of the inputs, and x <= -1, +inf, NaN): same bits.
 // - Bit-reproducible as log.h. Not constexpr.
 // Example: Log1pF32Cr(-0.0f) is -0.0f; Log1pF32Cr(1.0f) == LogF32Cr(2.0f) == 0x1.62e43p-1f.
 
@@ -51,15 +54,47 @@ SAMPCHECK_HOST_DEVICE inline DoubleDouble Log1pDd(double x) {
   return LogOnePlusScaledDd(DoubleDouble{split.m - 1.0, lo}, split.e);
 }
 
-}  // namespace detail
-
-SAMPCHECK_HOST_DEVICE inline float Log1pF32Cr(float x) {
+// The double-double evaluation alone (the pre-fast-path Log1pF32Cr, kept as the fallback of
+// the fast path and as the reference it is tested against): every input.
+SAMPCHECK_HOST_DEVICE inline float Log1pF32Dd(float x) {
   if (x != x) return QuietF32(x);
   if (x < -1.0f) return F32FromBits(kF32DefaultNaNBits);
   if (x == -1.0f) return F32FromBits(0xff800000u);  // -inf
   if (x == F32FromBits(0x7f800000u)) return x;
   if (x > -0x1p-54f && x < 0x1p-54f) return x;  // +-0, subnormals, tiny normals
-  return RoundDdToF32(detail::Log1pDd(static_cast<double>(x)));
+  return RoundDdToF32(Log1pDd(static_cast<double>(x)));
+}
+
+// Fast path (plain binary64, no fma). Returns true and stores log1p(x) correctly rounded in
+// *out, or false for x <= -1, +inf, NaN (left to Log1pF32Dd) and when the rounding test cannot
+// decide (about 2^-23 of the inputs). Relative error of y, u = 2^-53:
+//   |x| < 2^-54: y = x, returned as is (as Log1pF32Dd does; argument in the contract).
+//   2^-54 <= |x| < 2^-29: y = x + x^2 (x fl(1/3) - 1/2): truncation x^4/4 (relative < 2^-89),
+//     fl(1/3) (2^-54 on a term < 2^-30 |x|), the correction term x^2 (..) (< 2^-29.9 |x|)
+//     with <= 3 u + 2^-29 relative error, the final sum u: total < 1.01 u.
+//   otherwise: a = fl(1 + x) is exact for 2^-29 <= |x| < 2^53 (x's bits lie between 2^52 and
+//     2^-52; for x in (-1, -1/2] by Sterbenz), else (x >= 2^53) a = (1 + x)(1 + d), |d| <= u
+//     and log a - log1p x <= u, relative to log1p x > 36: < 2^-58; then LogFastF64 (log.h,
+//     e in [-24, 128]): < 5.4 u. Total < 5.5 u < 2^-50, as RoundF64ToF32IfSafe requires.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Log1pF32Fast(float x, float* out) {
+  if (!(x > -1.0f && x < F32FromBits(0x7f800000u))) return false;
+  const double xd = static_cast<double>(x);
+  if (xd > -0x1p-29 && xd < 0x1p-29) {
+    if (xd > -0x1p-54 && xd < 0x1p-54) {
+      *out = x;
+      return true;
+    }
+    return RoundF64ToF32IfSafe(xd + (xd * xd) * (xd * 0x1.5555555555555p-2 - 0.5), out);
+  }
+  return RoundF64ToF32IfSafe(LogFastF64(1.0 + xd), out);
+}
+
+}  // namespace detail
+
+SAMPCHECK_HOST_DEVICE inline float Log1pF32Cr(float x) {
+  float y;
+  if (detail::Log1pF32Fast(x, &y)) return y;
+  return detail::Log1pF32Dd(x);
 }
 
 SAMPCHECK_HOST_DEVICE inline double Log1pF64Dd(double x) {
