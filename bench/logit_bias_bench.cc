@@ -44,7 +44,7 @@ Case SparseCase(const char* profile) {
       const auto i = static_cast<std::size_t>(b * kBiasPerRow + k);
       rows.data<std::int32_t>()[i] = static_cast<std::int32_t>(b);
       ids.data<std::int32_t>()[i] = row_ids[static_cast<std::size_t>(k)];
-      values.data<float>()[i] = rng.Uniform(-100.0f, 100.0f);  // the OpenAI API's range
+      values.data<float>()[i] = Uniform(rng, -100.0f, 100.0f);  // the OpenAI API's range
     }
   }
   return MakeCase("logit_bias", profile,

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Deterministic randomness for golden case generation: SplitMix64 (Steele, Lea, Flood,
-// "Fast splittable pseudorandom number generators", OOPSLA 2014) and integer-only
-// conversions, so every machine generates the same bytes. No std:: distributions (their
-// output is implementation-defined, STYLE.md "Numerics") and no libm.
+// Deterministic randomness for golden case generation: SplitMix64 (core/split_mix64.h) and
+// integer-only conversions, so every machine generates the same bytes. No std::
+// distributions (their output is implementation-defined, STYLE.md "Numerics") and no libm.
 //
 // Logits are drawn as k / 2^s with integer k, then rounded to the case's dtype with the exact
 // RNE narrowing of core/half.h, so inputs are exactly representable in that dtype.
@@ -11,29 +10,12 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/split_mix64.h"
 #include "core/tensor.h"
 
 namespace sampcheck::golden {
 
-class SplitMix64 {
- public:
-  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t Next() {
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  // Integer in [0, n), n >= 1, by remainder: its bias (below n / 2^64) does not matter for
-  // test inputs; only determinism does.
-  std::uint64_t Below(std::uint64_t n) { return Next() % n; }
-  std::int64_t Between(std::int64_t lo, std::int64_t hi) {  // inclusive
-    return lo + static_cast<std::int64_t>(Below(static_cast<std::uint64_t>(hi - lo) + 1));
-  }
-
- private:
-  std::uint64_t state_;
-};
+using sampcheck::SplitMix64;
 
 // A seed for one case from the set's seed and the case id (FNV-1a over the id, then mixed), so
 // adding a case never changes the inputs of another.

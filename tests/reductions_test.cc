@@ -97,12 +97,12 @@ void ExpectSame(const std::vector<float>& x) {
 }
 
 TEST(Reductions, MatchLiteralOrderOnEveryLengthUpTo5000) {
-  golden::SplitMix64 rng(0x5EED0001);
+  SplitMix64 rng(0x5EED0001);
   for (std::size_t n = 1; n <= 5000; ++n) ExpectSame(Row(rng, n, /*with_nan=*/n % 7 == 0));
 }
 
 TEST(Reductions, MatchLiteralOrderOnLargeVocabularies) {
-  golden::SplitMix64 rng(0x5EED0002);
+  SplitMix64 rng(0x5EED0002);
   for (std::size_t n : {32000u, 32768u, 128256u, 151936u, 152064u, 256000u}) {
     ExpectSame(Row(rng, n, false));
     ExpectSame(Row(rng, n, true));

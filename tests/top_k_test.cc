@@ -72,7 +72,7 @@ TEST(TopK, StageRejectsNanAndInfinity) {
 }
 
 TEST(TopK, SelectionEqualsFullSortOnLargeVocabulary) {
-  golden::SplitMix64 rng(0x70B0);
+  SplitMix64 rng(0x70B0);
   Tensor t = golden::RandomLogits(rng, 1, 151936, DType::kF32);
   const auto row = Floats(t);
   for (Profile p : kFilterProfiles) {

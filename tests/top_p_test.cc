@@ -72,7 +72,7 @@ TEST(TopP, OutOfRangeP) {
 }
 
 TEST(TopP, SelectionEqualsFullSortOnLargeVocabulary) {
-  golden::SplitMix64 rng(0x70B1);
+  SplitMix64 rng(0x70B1);
   Tensor t = golden::RandomLogits(rng, 1, 151936, DType::kF32);
   const auto row = Floats(t);
   for (Profile p : kFilterProfiles) {

@@ -26,6 +26,7 @@
 
 #include "core/case.h"
 #include "core/profile.h"
+#include "core/split_mix64.h"
 #include "core/tensor.h"
 
 // Registers a benchmark with the options every sampcheck benchmark uses: milliseconds and
@@ -48,36 +49,19 @@ inline constexpr std::uint64_t kSeedIds = 0xB7E151628AED2A6Bull;
 inline constexpr std::uint64_t kSeedBias = 0x6A09E667F3BCC908ull;
 inline constexpr std::uint64_t kSeedMask = 0xBB67AE8584CAA73Bull;
 
-class SplitMix64 {
- public:
-  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t Next() {
-    // Constants from the reference implementation (Vigna, prng.di.unimi.it/splitmix64.c).
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, n) by Lemire's multiply-shift without rejection: the bias is below
-  // n / 2^32 (< 4e-5 for n = 151936), irrelevant for benchmark inputs.
-  std::uint32_t Below(std::uint32_t n) {
-    return static_cast<std::uint32_t>(((Next() >> 32) * static_cast<std::uint64_t>(n)) >> 32);
-  }
-  // Uniform on the 2^24-point grid of [lo, hi): 24 random bits scaled exactly.
-  float Uniform(float lo, float hi) {
-    const float u = static_cast<float>(Next() >> 40) * 0x1p-24f;
-    return lo + (hi - lo) * u;
-  }
+using sampcheck::SplitMix64;
 
- private:
-  std::uint64_t state_;
-};
+// Uniform on the 2^24-point grid of [lo, hi): 24 random bits scaled exactly.
+inline float Uniform(SplitMix64& rng, float lo, float hi) {
+  const float u = static_cast<float>(rng.Next() >> 40) * 0x1p-24f;
+  return lo + (hi - lo) * u;
+}
 
 // [rows, cols] f32 with entries in [-16, 16): the range of real LLM logits, all finite.
 inline Tensor RandomLogits(std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
   Tensor t(DType::kF32, {rows, cols});
   SplitMix64 rng(seed);
-  for (float& v : t.data<float>()) v = rng.Uniform(-16.0f, 16.0f);
+  for (float& v : t.data<float>()) v = Uniform(rng, -16.0f, 16.0f);
   return t;
 }
 
@@ -87,7 +71,7 @@ inline Tensor RandomIds(std::int64_t rows, std::int64_t len, std::int64_t vocab,
   Tensor t(DType::kI32, {rows, len});
   SplitMix64 rng(seed);
   for (std::int32_t& v : t.data<std::int32_t>()) {
-    v = static_cast<std::int32_t>(rng.Below(static_cast<std::uint32_t>(vocab)));
+    v = static_cast<std::int32_t>(rng.Below(static_cast<std::uint64_t>(vocab)));
   }
   return t;
 }
@@ -99,7 +83,7 @@ inline std::vector<std::int32_t> DistinctIds(std::int64_t count, std::int64_t vo
   std::vector<std::int32_t> ids;
   ids.reserve(static_cast<std::size_t>(count));
   while (static_cast<std::int64_t>(ids.size()) < count) {
-    const std::uint32_t t = rng.Below(static_cast<std::uint32_t>(vocab));
+    const auto t = static_cast<std::uint32_t>(rng.Below(static_cast<std::uint64_t>(vocab)));
     if (taken[t]) continue;
     taken[t] = 1;
     ids.push_back(static_cast<std::int32_t>(t));

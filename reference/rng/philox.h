@@ -24,7 +24,7 @@
 //       skipahead(offset): STATE += offset & 3; n = offset / 4; if STATE > 3 { n += 1;
 //         STATE -= 4 }; add n into the 128-bit counter (ctr[0] lowest; see CurandPhiloxIncr
 //         for cuRAND's carry quirk above 2^64 - 2^32); output = Philox4x32_10(ctr, key).
-//     So after curand_init, for offset < 2^64 - 2^32 and a fresh state, word number
+//     So after curand_init (any offset: offset / 4 < 2^62), word number
 //     `offset + i` of subsequence s is  Philox4x32_10({b_lo, b_hi, s_lo, s_hi}, key)[j]
 //     with b = (offset + i) / 4 and j = (offset + i) % 4, i.e. each subsequence is a stream
 //     of 2^64 blocks of 4 words, read in the order .x .y .z .w, block after block.
