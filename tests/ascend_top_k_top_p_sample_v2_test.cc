@@ -34,8 +34,6 @@ using reference::AscendTopKActive;
 
 constexpr char kStage[] = "ascend_top_k_top_p_sample_v2";
 constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kLn2F = 0x1.62e43p-1f;  // f32(ln 2), 0x3F317218
-const std::vector<float> kDyadic = {0.0f, -kLn2F, -2 * kLn2F, -2 * kLn2F};
 // Rounded quotients used below: 1 / 1.5 (0x3F2AAAAB), 0.5 / 1.5 (0x3EAAAAAB), 1 / 1.75
 // (0x3F124925), 0.5 / 1.75 (0x3E924925), 0.25 / 1.75 (0x3E124925). s = 1.5 and 1.75 are the
 // exact canonical sums of e = {1, 0.5} and {1, 0.5, 0.25}.

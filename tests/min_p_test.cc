@@ -14,9 +14,6 @@ namespace sampcheck::testing {
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kLn2F = 0x1.62e43p-1f;
-// probs exactly {0.5, 0.25, 0.125, 0.125} (tests/softmax_test.cc).
-const std::vector<float> kDyadic = {0.0f, -kLn2F, -2 * kLn2F, -2 * kLn2F};
 
 std::vector<float> MinP(Profile profile, std::vector<float> row, float m) {
   reference::MinPRow(profile, row, m);

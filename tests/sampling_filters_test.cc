@@ -21,19 +21,10 @@ namespace {
 
 using reference::FilterParams;
 constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kLn2F = 0x1.62e43p-1f;
-// probs exactly {0.5, 0.25, 0.125, 0.125} (tests/softmax_test.cc).
-const std::vector<float> kDyadic = {0.0f, -kLn2F, -2 * kLn2F, -2 * kLn2F};
 
 std::vector<float> Filter(Profile profile, std::vector<float> row, FilterParams f) {
   reference::SamplingFiltersRow(profile, row, f);
   return row;
-}
-
-int Kept(const std::vector<float>& row) {
-  int n = 0;
-  for (float v : row) n += v != -kInf;
-  return n;
 }
 
 TEST(SamplingFilters, TopPReadsRenormalisedOrOriginalDistribution) {

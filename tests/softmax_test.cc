@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "tests/support/filter_test_rows.h"
 #include "tests/support/stage_runner.h"
 #include "tests/support/test_support.h"
 
@@ -17,8 +18,6 @@ namespace sampcheck::testing {
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
-// f32(ln 2) = 0.693147182464599609375 (0x3F317218), 1.9e-9 above ln 2.
-constexpr float kLn2F = 0x1.62e43p-1f;
 
 std::vector<float> Softmax(std::vector<float> x) {
   std::vector<float> p(x.size());

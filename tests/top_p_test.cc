@@ -19,19 +19,10 @@ namespace sampcheck::testing {
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kLn2F = 0x1.62e43p-1f;  // f32(ln 2)
-// probs exactly {0.5, 0.25, 0.125, 0.125} (tests/softmax_test.cc derives them by hand).
-const std::vector<float> kDyadic = {0.0f, -kLn2F, -2 * kLn2F, -2 * kLn2F};
 
 std::vector<float> TopP(Profile profile, std::vector<float> row, float p) {
   reference::TopPRow(profile, row, p);
   return row;
-}
-
-int Kept(const std::vector<float>& row) {
-  int n = 0;
-  for (float v : row) n += v != -kInf;
-  return n;
 }
 
 TEST(TopP, BoundaryOfPeersMd) {

@@ -9,7 +9,9 @@
 //   it dispatches (ifunc) to vfmadd when the CPU has FMA3, else to an exact software
 //   emulation (much slower). sampcheck does not pass -mfma, so SAMPCHECK_HOST_HAS_FMA is 0
 //   and each FmaF64 is a libm call; the result bits do not depend on which path ran.
-//   Measured cost: see docs/spec/math.md "Speed".
+//   Measured cost: see docs/spec/math.md "Speed". The binary32 fast paths (ExpF32Cr,
+//   LogF32Cr, Log1pF32Cr) use no fma; only their rare double-double fallback and the binary64
+//   functions call FmaF64.
 // - Never contracted from a*b + c: host code is compiled with -ffp-contract=off and device
 //   code with --fmad=false, so every fma in reference/math is spelled with this function.
 // - Not constexpr: std::fma is constexpr only from C++23.

@@ -15,13 +15,15 @@
 // Infinite or NaN results count 0 if they equal the correctly rounded reference (class and
 // sign for NaN, sign for zero and inf), else +inf.
 
-#include <mpfr.h>
-
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <string>
+
+#include <mpfr.h>
+
+#include "core/split_mix64.h"
 
 namespace sampcheck::testing {
 
@@ -104,23 +106,10 @@ class MpfrOracle {
   mpfr_t t_;
 };
 
-// SplitMix64 (Steele, Lea, Flood 2014): fixed, platform-independent test-input bits
-// (std:: distributions are implementation-defined).
-class SplitMix64 {
- public:
-  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t Next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  // Uniform double in [0, 1) with 53 random bits.
-  double Unit() { return static_cast<double>(Next() >> 11) * 0x1p-53; }
+using sampcheck::SplitMix64;  // fixed, platform-independent test-input bits
 
- private:
-  std::uint64_t state_;
-};
+// Uniform double in [0, 1) with 53 random bits.
+inline double Unit(SplitMix64& rng) { return static_cast<double>(rng.Next() >> 11) * 0x1p-53; }
 
 inline std::string HexF32(float x) {
   char buf[96];
@@ -171,7 +160,7 @@ T SampleInput(MathFn fn, SplitMix64& rng, std::uint64_t i) {
     }
   };
   auto log_uniform = [&](int lo_exp, int hi_exp) {
-    const double u = lo_exp + (hi_exp - lo_exp) * rng.Unit();
+    const double u = lo_exp + (hi_exp - lo_exp) * Unit(rng);
     return static_cast<T>(std::exp2(u));
   };
   auto near = [&](T center) {
@@ -182,7 +171,7 @@ T SampleInput(MathFn fn, SplitMix64& rng, std::uint64_t i) {
     b += off;
     return from_bits(static_cast<std::uint64_t>(b));
   };
-  const double u = rng.Unit();
+  const double u = Unit(rng);
   const bool neg = (rng.Next() & 1) != 0;
   switch (i % 4) {
     case 0:
