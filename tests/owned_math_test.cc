@@ -441,7 +441,7 @@ std::vector<float> FastPathInputs(const FastCase& c, std::uint64_t seed) {
   std::vector<float> xs;
   for (int i = 0; i < (1 << 20); ++i) xs.push_back(F32FromBits(static_cast<std::uint32_t>(rng.Next())));
   for (int i = 0; i < (1 << 20); ++i) {
-    const double u = Unit(rng);
+    const double u = testing::Unit(rng);
     float x = 0.0f;
     if (c.fn == MathFn::kExp) {
       x = static_cast<float>(-104.0 + 192.75 * u);
@@ -516,7 +516,7 @@ TEST(OwnedMathFastPath, FallbackIsRareOnRandomInputs) {
           x = F32FromBits(static_cast<std::uint32_t>(rng.Next()));
         } while (!c.in_fast_domain(x));
       } else {
-        const double u = Unit(rng);
+        const double u = testing::Unit(rng);
         if (c.fn == MathFn::kExp) {
           x = static_cast<float>(-104.0 + 192.75 * u);
         } else if (c.fn == MathFn::kLog || (rng.Next() & 1) != 0) {
