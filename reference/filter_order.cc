@@ -45,6 +45,22 @@ std::vector<std::int32_t> Indices(const std::vector<std::uint64_t>& keys, std::s
   return out;
 }
 
+// Stable LSD radix sort on the value half of the keys (3 passes of 11, 11 and 10 bits). Keys
+// that arrive in increasing index order — all callers' — leave equal values in that order,
+// which is the canonical tie rule, so no pass over the index half is needed.
+void RadixSortByValue(std::vector<std::uint64_t>& keys) {
+  std::vector<std::uint64_t> tmp(keys.size());
+  for (int shift : {32, 43, 54}) {
+    const int bits = shift == 54 ? 10 : 11;
+    const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+    std::vector<std::uint32_t> count((std::size_t{1} << bits) + 1, 0);
+    for (std::uint64_t k : keys) ++count[((k >> shift) & mask) + 1];
+    for (std::size_t b = 1; b < count.size(); ++b) count[b] += count[b - 1];
+    for (std::uint64_t k : keys) tmp[count[(k >> shift) & mask]++] = k;
+    keys.swap(tmp);
+  }
+}
+
 }  // namespace
 
 std::vector<std::int32_t> TopIndices(std::span<const float> row, std::int64_t count) {
@@ -66,8 +82,12 @@ std::vector<std::int32_t> TopIndices(std::span<const float> row, std::int64_t co
     const std::uint32_t k = ValueKey(row[i]);
     if (Bucket(k) <= boundary) keys.push_back((static_cast<std::uint64_t>(k) << 32) | static_cast<std::uint32_t>(i));
   }
-  if (n < keys.size()) std::nth_element(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n), keys.end());
-  std::sort(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n));
+  if (n <= 2048) {  // few: select, then sort the selected
+    if (n < keys.size()) std::nth_element(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n), keys.end());
+    std::sort(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n));
+  } else {  // many (a wide nucleus): sort the candidates, which arrived in index order
+    RadixSortByValue(keys);
+  }
   return Indices(keys, n);
 }
 
@@ -90,17 +110,8 @@ std::int64_t CountReachingMass(std::span<const float> row, std::span<const float
 }
 
 std::vector<std::int32_t> DescendingOrder(std::span<const float> row) {
-  // Stable LSD radix sort, 16 bits per pass, on the value half of the key only: the keys start
-  // in increasing index order, which is already the order among equal values, and a stable
-  // sort keeps it.
-  std::vector<std::uint64_t> keys = Keys(row), tmp(keys.size());
-  for (int shift = 32; shift < 64; shift += 16) {
-    std::vector<std::uint32_t> count(65537, 0);
-    for (std::uint64_t k : keys) ++count[((k >> shift) & 0xFFFF) + 1];
-    for (std::size_t b = 1; b < count.size(); ++b) count[b] += count[b - 1];
-    for (std::uint64_t k : keys) tmp[count[(k >> shift) & 0xFFFF]++] = k;
-    keys.swap(tmp);
-  }
+  std::vector<std::uint64_t> keys = Keys(row);
+  RadixSortByValue(keys);
   return Indices(keys, keys.size());
 }
 
