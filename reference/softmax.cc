@@ -58,9 +58,10 @@ TensorMap RunRows(const Case& c, const char* stage, const char* output) {
 }  // namespace
 
 void SoftmaxRow(std::span<const float> logits, std::span<float> probs) {
-  // probs holds e_i, then e_i / s in place; d_i needs a scratch row.
-  std::vector<float> d(logits.size());
-  const float s = Exponentials(logits, d, probs);
+  // e_i goes straight into probs (d_i is not needed past the exp), then e_i / s in place.
+  const float m = CanonicalMax(logits);
+  for (std::size_t i = 0; i < logits.size(); ++i) probs[i] = math::ExpF32Cr(logits[i] - m);
+  const float s = CanonicalSum(probs);
   for (float& p : probs) p = p / s;
 }
 
