@@ -67,15 +67,15 @@ std::filesystem::path WriteJsonReport(const std::filesystem::path& dir, const Ru
 std::string SummaryTable(const std::vector<StageSummary>& stages) {
   std::string out;
   char line[160];
-  std::snprintf(line, sizeof line, "%-20s %6s %6s %6s\n", "stage", "pass", "fail", "skip");
+  std::snprintf(line, sizeof line, "%-30s %6s %6s %6s\n", "stage", "pass", "fail", "skip");
   out += line;
   int p = 0, f = 0, s = 0;
   for (const auto& st : stages) {
-    std::snprintf(line, sizeof line, "%-20s %6d %6d %6d\n", st.stage.c_str(), st.passed, st.failed, st.skipped);
+    std::snprintf(line, sizeof line, "%-30s %6d %6d %6d\n", st.stage.c_str(), st.passed, st.failed, st.skipped);
     out += line;
     p += st.passed, f += st.failed, s += st.skipped;
   }
-  std::snprintf(line, sizeof line, "%-20s %6d %6d %6d\n", "total", p, f, s);
+  std::snprintf(line, sizeof line, "%-30s %6d %6d %6d\n", "total", p, f, s);
   return out + line;
 }
 

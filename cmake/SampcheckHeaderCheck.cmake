@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: Apache-2.0
+# Self-containment of the headers shared with device code (STYLE.md "Host and device"): each
+# one is compiled alone, as the only include of its own translation unit, with the host
+# compiler and the project's warnings (-Wundef included), so a header that leans on an
+# include it does not make fails the build.
+set(SAMPCHECK_SHARED_HEADERS
+  core/portability.h
+  reference/math/bits.h
+  reference/math/double_double.h
+  reference/math/exp.h
+  reference/math/fma.h
+  reference/math/log.h
+  reference/math/log1p.h
+  reference/rng/murmur3.h
+  reference/rng/noise.h
+  reference/rng/philox.h
+  reference/rng/uniform.h
+)
+set(check_sources)
+foreach(header ${SAMPCHECK_SHARED_HEADERS})
+  string(MAKE_C_IDENTIFIER "${header}" stem)
+  set(source "${CMAKE_CURRENT_BINARY_DIR}/header_check/${stem}.cc")
+  file(CONFIGURE OUTPUT "${source}" CONTENT "#include \"${header}\"  // must compile alone\n")
+  list(APPEND check_sources "${source}")
+endforeach()
+add_library(sampcheck_header_check OBJECT ${check_sources})
+target_include_directories(sampcheck_header_check PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(sampcheck_header_check PRIVATE sampcheck_flags)
