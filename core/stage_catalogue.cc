@@ -167,6 +167,28 @@ std::vector<StageInfo> BuildCatalogue() {
                 {"is_need_sample_result", "bool", "false", "output logits_sort_masked and logits_idx instead of logits_select_idx (q must be absent)"}},
                Tier::kCanonical, "exact", {P::kAscendV2},
                "docs/spec/ascend_top_k_top_p_sample_v2.md"});
+  const TensorSpec token_out = {"token", "i64", "[B]", false, "drawn token id"};
+  c.push_back({"gumbel_max",
+               "argmax(score + gumbel) over finite scores, the noise given",
+               {{"logprobs", kLogitTypes, "[B, V]", false, "scores (log-probabilities or logits); -inf never drawn"},
+                {"gumbel", "f32", "[B, V]", false, "Gumbel noise, finite"}},
+               {token_out}, {},
+               Tier::kExact, "exact", {P::kCanonical, P::kSglang},
+               "docs/spec/draws.md#gumbel_max"});
+  c.push_back({"exponential_race",
+               "argmax(probs / q), the Exp(1) noise q given",
+               {{"probs", kLogitTypes, "[B, V]", false, "probabilities, finite >= 0"},
+                {"q", "f32", "[B, V]", false, "Exp(1) noise, finite > 0"}},
+               {token_out}, {},
+               Tier::kExact, "exact", {P::kCanonical, P::kVllm},
+               "docs/spec/draws.md#exponential_race"});
+  c.push_back({"inverse_cdf",
+               "first token whose running probability sum exceeds u times the total",
+               {{"probs", kLogitTypes, "[B, V]", false, "probabilities, finite >= 0, need not sum to 1"},
+                {"u", "f32", "[B]", false, "uniform in [0, 1)"}},
+               {token_out}, {},
+               Tier::kCanonical, "exact", {P::kCanonical},
+               "docs/spec/draws.md#inverse_cdf"});
   c.push_back({"greedy",
                "argmax per row: first NaN, else the lowest index among equal maxima",
                {Logits()},

@@ -60,6 +60,7 @@ void AddTopPCases(CaseList& list);
 void AddMinPCases(CaseList& list);
 void AddSamplingFiltersCases(CaseList& list);
 void AddAscendTopKTopPSampleV2Cases(CaseList& list);
+void AddDrawCases(CaseList& list);  // gumbel_max, exponential_race, inverse_cdf
 // Every stage at V = 32000 and 151936 (GoldenSet::kFull only).
 void AddLargeVocabularyCases(CaseList& list);
 

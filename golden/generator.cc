@@ -42,6 +42,7 @@ std::vector<Case> BuildGoldenCases(std::uint64_t seed, GoldenSet set) {
   AddMinPCases(list);
   AddSamplingFiltersCases(list);
   AddAscendTopKTopPSampleV2Cases(list);
+  AddDrawCases(list);
   if (set == GoldenSet::kFull) AddLargeVocabularyCases(list);
   return list.cases();
 }

@@ -8,6 +8,7 @@
 
 #include "core/stage_catalogue.h"
 #include "golden/case_list.h"
+#include "reference/rng/noise.h"
 
 namespace sampcheck::golden {
 
@@ -52,6 +53,18 @@ TensorMap StageInputsFor(const std::string& stage, SplitMix64& rng, std::int64_t
     for (float& x : q.data<float>()) x = static_cast<float>(1 + rng.Below(1u << 20)) * 0x1p-18f;  // (0, 4]
     return {{"top_k", I32({1}, {50})}, {"top_p", top_p}, {"min_p", min_p}, {"q", q}};
   }
+  if (stage == "gumbel_max" || stage == "exponential_race" || stage == "inverse_cdf") {
+    // Noise from uniforms in (0, 1) through the owned noise laws (no libm: the bytes must not
+    // depend on the machine); the main input (logprobs or probs) is added by the caller.
+    Tensor noise(DType::kF32, {1, vocab});
+    for (float& x : noise.data<float>()) {
+      const float u = (static_cast<float>(rng.Next() >> 41) + 0.5f) * 0x1p-23f;
+      x = stage == "gumbel_max" ? sampcheck::rng::GumbelNegLogNegLogF32(u) : sampcheck::rng::ExponentialNegLogF32(u);
+    }
+    if (stage == "gumbel_max") return {{"gumbel", noise}};
+    if (stage == "exponential_race") return {{"q", noise}};
+    return {{"u", F32({1}, {0.625f})}};
+  }
   if (stage == "nan_handling" || stage == "greedy" || stage == "softmax" || stage == "log_softmax") return {};
   throw std::logic_error("large_vocabulary_cases: no inputs for stage " + stage);
 }
@@ -73,7 +86,16 @@ void AddLargeVocabularyCases(CaseList& list) {
         std::copy(src.begin(), src.end(), words.data<std::int32_t>().begin());
         inputs["bad_words"] = words;
       }
-      inputs.emplace("logits", std::move(logits));
+      if (stage.name == "gumbel_max") {
+        inputs.emplace("logprobs", std::move(logits));
+      } else if (stage.name == "exponential_race" || stage.name == "inverse_cdf") {
+        Tensor probs(DType::kF32, {1, vocab});  // k / 16, k in [0, 16]: zeros included
+        for (float& p : probs.data<float>()) p = static_cast<float>(rng.Below(17)) / 16.0f;
+        probs.data<float>()[0] = 1.0f;
+        inputs.emplace("probs", std::move(probs));
+      } else {
+        inputs.emplace("logits", std::move(logits));
+      }
       list.Add(stage.name, name, inputs);
     }
   }

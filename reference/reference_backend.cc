@@ -9,7 +9,10 @@
 #include "reference/allowed_token_ids.h"
 #include "reference/ascend_top_k_top_p_sample_v2.h"
 #include "reference/bad_words.h"
+#include "reference/exponential_race.h"
 #include "reference/greedy.h"
+#include "reference/gumbel_max.h"
+#include "reference/inverse_cdf.h"
 #include "reference/logit_bias.h"
 #include "reference/min_p.h"
 #include "reference/min_new_tokens.h"
@@ -32,7 +35,10 @@ const std::map<std::string, StageFn>& Stages() {
       {"allowed_token_ids", RunAllowedTokenIds},
       {"ascend_top_k_top_p_sample_v2", RunAscendTopKTopPSampleV2},
       {"bad_words", RunBadWords},
+      {"exponential_race", RunExponentialRace},
       {"greedy", RunGreedy},
+      {"gumbel_max", RunGumbelMax},
+      {"inverse_cdf", RunInverseCdf},
       {"log_softmax", RunLogSoftmax},
       {"logit_bias", RunLogitBias},
       {"min_new_tokens", RunMinNewTokens},

@@ -2,6 +2,7 @@
 // Case tensor access for the reference stages (reference/stage_io.h).
 #include "reference/stage_io.h"
 
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -57,6 +58,29 @@ Tensor StageInputs::Logits() const {
     Fail("'logits' must be f32, f16 or bf16, got " + std::string(DTypeName(t.dtype())));
   }
   return UpcastToF32(t, stage_ + ": 'logits'");
+}
+
+Tensor StageInputs::FloatRows(const std::string& name, std::int64_t rows, std::int64_t vocab) const {
+  auto it = case_.inputs.find(name);
+  if (it == case_.inputs.end()) Fail("missing input tensor '" + name + "'");
+  const Tensor& t = it->second;
+  if (t.rank() != 2 || t.dim(1) < 1 || (rows >= 0 && t.dim(0) != rows) || (vocab >= 0 && t.dim(1) != vocab)) {
+    std::string expected = "[B, V] with V >= 1";
+    if (rows >= 0) expected = ShapeString(Shape{rows, vocab});
+    std::string message = "'";
+    message.append(name).append("' must be ").append(expected).append(", got shape ").append(ShapeString(t.shape()));
+    Fail(message);
+  }
+  if (!IsFloating(t.dtype())) Fail("'" + name + "' must be f32, f16 or bf16, got " + std::string(DTypeName(t.dtype())));
+  return UpcastToF32(t, stage_ + ": '" + name + "'");
+}
+
+Tensor StageInputs::Probabilities() const {
+  Tensor probs = FloatRows("probs");
+  for (float p : probs.data<float>()) {
+    if (!std::isfinite(p) || p < 0.0f) Fail("'probs' holds " + FormatFloat(p) + "; probabilities must be finite and >= 0");
+  }
+  return probs;
 }
 
 const Tensor* StageInputs::Optional(const std::string& name, DType dtype, int rank) const {

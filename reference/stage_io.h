@@ -34,6 +34,11 @@ class StageInputs {
 
   // "logits" upcast to f32, rank 2 with V >= 1.
   Tensor Logits() const;
+  // Input `name` (f32/f16/bf16) upcast to f32; must be [B, V] with V >= 1, or exactly
+  // [rows, vocab] when those are given (>= 0).
+  Tensor FloatRows(const std::string& name, std::int64_t rows = -1, std::int64_t vocab = -1) const;
+  // "probs" as FloatRows, every entry finite and >= 0.
+  Tensor Probabilities() const;
   const Tensor& Required(const std::string& name, DType dtype, int rank) const;
   // nullptr when absent; checked like Required when present.
   const Tensor* Optional(const std::string& name, DType dtype, int rank) const;

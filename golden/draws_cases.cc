@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// Golden case families for the draw stages given their noise: gumbel_max, exponential_race,
+// inverse_cdf (docs/spec/draws.md). The noise is generated here from SplitMix64 bits through
+// the noise laws of reference/rng/noise.h; any noise is a valid input.
+#include <cmath>
+#include <limits>
+
+#include "golden/case_list.h"
+#include "reference/rng/noise.h"
+
+namespace sampcheck::golden {
+
+namespace {
+
+// u in (0, 1): 23 random bits plus half a step, k + 0.5 exact in f32 (24 significant bits),
+// so the largest value is 1 - 2^-24 and neither end is reached.
+float OpenUniform(SplitMix64& rng) { return (static_cast<float>(rng.Next() >> 41) + 0.5f) * 0x1p-23f; }
+
+Tensor Noise(SplitMix64& rng, std::int64_t rows, std::int64_t vocab, float (*law)(float)) {
+  Tensor t(DType::kF32, {rows, vocab});
+  for (float& v : t.data<float>()) v = law(OpenUniform(rng));
+  return t;
+}
+
+// Probabilities: random k / 16 weights with zeros, one row all but one zero.
+Tensor RandomProbs(SplitMix64& rng, std::int64_t rows, std::int64_t vocab) {
+  Tensor t(DType::kF32, {rows, vocab});
+  auto p = t.data<float>();
+  for (std::int64_t b = 0; b < rows; ++b) {
+    for (std::int64_t i = 0; i < vocab; ++i) {
+      const auto w = static_cast<float>(rng.Below(4) == 0 ? 0 : rng.Between(1, 16));
+      p[static_cast<std::size_t>(b * vocab + i)] = w / 16.0f;
+    }
+    p[static_cast<std::size_t>(b * vocab)] = 0.5f;  // at least one positive entry per row
+  }
+  return t;
+}
+
+}  // namespace
+
+void AddDrawCases(CaseList& list) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const auto gumbel = [](float u) { return sampcheck::rng::GumbelNegLogNegLogF32(u); };
+  const auto exponential = [](float u) { return sampcheck::rng::ExponentialNegLogF32(u); };
+  // gumbel_max: -inf scores never drawn even with the largest noise; ties to the lower index;
+  // an overflow to +inf.
+  list.Add("gumbel_max", "edges",
+           {{"logprobs", Logits(3, 4, {-kInf, 0.0f, -1.0f, -kInf,  //
+                                       1.0f, 1.0f, 0.0f, -kInf,    //
+                                       3e38f, 3e38f, 0.0f, 1.0f})},
+            {"gumbel", F32({3, 4}, {100.0f, 0.0f, 0.5f, 50.0f,  //
+                                    0.25f, 0.25f, 1.0f, 9.0f,     //
+                                    3e38f, 3e38f, 0.0f, 0.0f})}});
+  for (std::int64_t vocab : {1, 33, 1000}) {
+    const std::string name = "random_v" + std::to_string(vocab);
+    auto rng = list.Rng("gumbel_max", name);
+    Tensor scores = RandomLogits(rng, 4, vocab, DType::kF32);
+    if (vocab > 1) {  // keep a finite score in every row
+      for (std::int64_t i = 1; i < 4 * vocab; i += 5) SetLogit(scores, i, -kInf);
+    }
+    list.Add("gumbel_max", name, {{"logprobs", scores}, {"gumbel", Noise(rng, 4, vocab, +gumbel)}});
+  }
+  // exponential_race: zero probabilities with tiny noise; ties; the underflow where vllm
+  // draws a zero-probability token (1e-38 / 1e30 underflows to +0.0, tying token 0's 0 / q).
+  list.Add("exponential_race", "edges",
+           {{"probs", Logits(3, 3, {0.0f, 0.5f, 0.5f,  //
+                                    0.25f, 0.25f, 0.5f,  //
+                                    0.0f, 1e-38f, 0.0f})},
+            {"q", F32({3, 3}, {1e-30f, 1.0f, 0.5f,  //
+                               0.5f, 0.5f, 1.0f,  //
+                               1.0f, 1e30f, 1.0f})}});
+  for (std::int64_t vocab : {1, 33, 1000}) {
+    const std::string name = "random_v" + std::to_string(vocab);
+    auto rng = list.Rng("exponential_race", name);
+    list.Add("exponential_race", name, {{"probs", RandomProbs(rng, 4, vocab)}, {"q", Noise(rng, 4, vocab, +exponential)}});
+  }
+  // inverse_cdf: u = 0 (first positive token), u on a CDF step, u = 1 - 2^-24 (the last),
+  // zero-probability tokens skipped, unnormalised rows.
+  const std::vector<float> probs = {0.0f, 0.25f, 0.0f, 0.75f};
+  std::vector<float> rows;
+  for (int i = 0; i < 4; ++i) rows.insert(rows.end(), probs.begin(), probs.end());
+  list.Add("inverse_cdf", "edges",
+           {{"probs", Logits(5, 4, [&] { auto r = rows; r.insert(r.end(), {3.0f, 0.0f, 1.0f, 0.0f}); return r; }())},
+            {"u", F32({5}, {0.0f, 0.25f, 0.2499999851f, 0x1.fffffep-1f, 0.75f})}});
+  for (std::int64_t vocab : {1, 33, 1000}) {
+    const std::string name = "random_v" + std::to_string(vocab);
+    auto rng = list.Rng("inverse_cdf", name);
+    Tensor u(DType::kF32, {4});
+    for (float& v : u.data<float>()) v = static_cast<float>(rng.Next() >> 40) * 0x1p-24f;
+    list.Add("inverse_cdf", name, {{"probs", RandomProbs(rng, 4, vocab)}, {"u", u}});
+  }
+}
+
+}  // namespace sampcheck::golden

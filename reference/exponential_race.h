@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// exponential_race: argmax(probs / q) given Exp(1) noise q (docs/spec/draws.md#exponential_race).
+//
+// Contract shared by the draw stages (docs/spec/draws.md): output token [B] i64; inputs upcast
+// exactly to f32. A token of zero probability (-inf score, prob +0.0) is never drawn,
+// whatever the noise; a row with no drawable token is an error, as is NaN anywhere or noise
+// outside its domain. Ties go to the lowest index. Noise is an input (DESIGN.md), so the draw
+// is deterministic and compared bitwise; the statistical harness judges the noise itself.
+// - Exact tier. Inputs: probs [B, V] finite >= 0; q [B, V] f32, finite > 0.
+//   canonical: token = argmax over tokens with probs > 0 of probs_i / q_i (one f32 division).
+//   vllm (`probs.div_(q).argmax()`, vllm/v1/sample/ops/topk_topp_sampler.py random_sample):
+//   the argmax runs over every token, so when every positive-probability ratio underflows to
+//   +0.0 the lowest index wins even if its probability is 0 — the one input where the
+//   profiles differ.
+// Example: probs {0.5, 0.5}, q {1, 0.25}: ratios {0.5, 2} -> 1.
+
+#include "core/case.h"
+#include "core/profile.h"
+
+namespace sampcheck::reference {
+
+TensorMap RunExponentialRace(const Case& c, Profile profile);
+
+}  // namespace sampcheck::reference

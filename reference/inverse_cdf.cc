@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+// inverse_cdf (reference/inverse_cdf.h, docs/spec/draws.md#inverse_cdf).
+#include "reference/inverse_cdf.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "reference/stage_io.h"
+
+namespace sampcheck::reference {
+
+namespace {
+void Store(Tensor& token, std::int64_t b, std::int64_t index) { token.data<std::int64_t>()[static_cast<std::size_t>(b)] = index; }
+std::string RowMessage(std::int64_t b, const char* what) { return "row " + std::to_string(b) + " " + what; }
+}  // namespace
+
+TensorMap RunInverseCdf(const Case& c, Profile /*profile*/) {
+  StageInputs in(c, "inverse_cdf");
+  const Tensor probs = in.Probabilities();
+  const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
+  const Tensor& u = in.Required("u", DType::kF32, 1);
+  in.ExpectDim("u", u, 0, rows);
+  Tensor token(DType::kI64, {rows});
+  const float* p = probs.data<float>().data();
+  std::vector<float> cdf(static_cast<std::size_t>(vocab));
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const float ub = u.data<float>()[static_cast<std::size_t>(b)];
+    if (!(ub >= 0.0f && ub < 1.0f)) in.Fail("u[" + std::to_string(b) + "] = " + FormatFloat(ub) + " must be in [0, 1)");
+    float running = 0.0f;
+    std::int64_t last_positive = -1;
+    for (std::int64_t i = 0; i < vocab; ++i) {
+      running = running + p[b * vocab + i];
+      cdf[static_cast<std::size_t>(i)] = running;
+      if (p[b * vocab + i] > 0.0f) last_positive = i;
+    }
+    if (last_positive < 0) in.Fail(RowMessage(b, "has no positive probability: nothing can be drawn"));
+    const float t = ub * running;
+    std::int64_t chosen = last_positive;
+    for (std::int64_t i = 0; i < vocab; ++i) {
+      if (p[b * vocab + i] > 0.0f && t < cdf[static_cast<std::size_t>(i)]) {
+        chosen = i;
+        break;
+      }
+    }
+    Store(token, b, chosen);
+  }
+  return Outputs("token", std::move(token));
+}
+
+}  // namespace sampcheck::reference
