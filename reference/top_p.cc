@@ -9,6 +9,8 @@
 
 #include "reference/filter_order.h"
 #include "reference/filter_rows.h"
+#include "reference/math/exp.h"
+#include "reference/reductions.h"
 #include "reference/softmax.h"
 #include "reference/stage_io.h"
 
@@ -16,20 +18,28 @@ namespace sampcheck::reference {
 
 namespace {
 
+// The probability of token i is exponential[i] / sum, one f32 division: the same operations as
+// SoftmaxRow, so the same bits, computed only for the tokens a rule visits.
+struct Probabilities {
+  const float* exponential;
+  float sum;
+  float operator[](std::int32_t i) const { return exponential[static_cast<std::size_t>(i)] / sum; }
+};
+
 // Exclusive prefix rules: canonical / ascend_v2 (E < p), sglang (E <= p).
 class ExclusivePrefixRule final : public PrefixRule {
  public:
-  ExclusivePrefixRule(std::span<const float> probs, float p, bool inclusive_boundary)
+  ExclusivePrefixRule(Probabilities probs, float p, bool inclusive_boundary)
       : probs_(probs), p_(p), inclusive_(inclusive_boundary) {}
   void Reset() override { e_ = 0.0f; }
   bool Keep(std::int32_t index) override {
     const bool keep = inclusive_ ? e_ <= p_ : e_ < p_;
-    e_ = e_ + probs_[static_cast<std::size_t>(index)];
+    e_ = e_ + probs_[index];
     return keep;
   }
 
  private:
-  std::span<const float> probs_;
+  Probabilities probs_;
   float p_;
   bool inclusive_;
   float e_ = 0.0f;
@@ -39,10 +49,10 @@ class ExclusivePrefixRule final : public PrefixRule {
 // the group.
 class TieGroupRule final : public PrefixRule {
  public:
-  TieGroupRule(std::span<const float> probs, float p) : probs_(probs), p_(p) {}
+  TieGroupRule(Probabilities probs, float p) : probs_(probs), p_(p) {}
   void Reset() override { e_ = 0.0f, started_ = false; }
   bool Keep(std::int32_t index) override {
-    const float prob = probs_[static_cast<std::size_t>(index)];
+    const float prob = probs_[index];
     if (!started_ || prob != group_prob_) {
       started_ = true;
       group_prob_ = prob;
@@ -53,11 +63,38 @@ class TieGroupRule final : public PrefixRule {
   }
 
  private:
-  std::span<const float> probs_;
+  Probabilities probs_;
   float p_;
   float e_ = 0.0f, group_prob_ = 0.0f;
   bool started_ = false, keep_group_ = false;
 };
+
+std::vector<std::int32_t> KeptByRule(Profile profile, std::span<const float> row, Probabilities probs, float p,
+                                     std::int64_t limit, double mass_hint) {
+  if (p <= 0.0f) p = 0.0f;  // every rule below then keeps only the first token (or tie group)
+  std::unique_ptr<PrefixRule> rule;
+  if (profile == Profile::kFlashinfer) {
+    rule = std::make_unique<TieGroupRule>(probs, p > 0.0f ? p : 0x1p-149f);  // p <= 0: the first group
+  } else {
+    rule = std::make_unique<ExclusivePrefixRule>(probs, p, profile == Profile::kSglang && p > 0.0f);
+  }
+  std::vector<std::int32_t> kept;
+  if (limit < static_cast<std::int64_t>(row.size())) {
+    // Only the first `limit` positions can be kept: walk them alone.
+    kept = TopIndices(row, limit);
+    rule->Reset();
+    std::size_t n = 0;
+    while (n < kept.size() && rule->Keep(kept[n])) ++n;
+    kept.resize(n);
+  } else {
+    // The prefix holding mass p plus a margin, rounded up to whole histogram buckets, plus
+    // one token: usually enough for the rule to stop inside it (a hint only).
+    const std::int64_t guess = CountReachingMass(row, std::span<const float>(probs.exponential, row.size()), mass_hint) + 1;
+    kept = KeptPrefix(row, *rule, guess);
+  }
+  if (kept.empty()) kept = TopIndices(row, 1);  // p <= 0 under E < p: the first token
+  return kept;
+}
 
 void VllmTopP(std::span<float> row, std::span<const float> probs, float p) {
   std::vector<std::int32_t> order = DescendingOrder(row);
@@ -80,44 +117,25 @@ bool HasFinite(std::span<const float> row) {
 
 std::vector<std::int32_t> TopPKept(Profile profile, std::span<const float> row, std::span<const float> probs, float p,
                                    std::int64_t limit) {
-  if (p <= 0.0f) p = 0.0f;  // every rule below then keeps only the first token (or tie group)
-  const auto vocab = static_cast<std::int64_t>(row.size());
-  if (limit < vocab) {
-    // Only the first `limit` positions can be kept: walk them alone.
-    std::vector<std::int32_t> order = TopIndices(row, limit);
-    std::unique_ptr<PrefixRule> rule;
-    if (profile == Profile::kFlashinfer) {
-      rule = std::make_unique<TieGroupRule>(probs, p > 0.0f ? p : 0x1p-149f);
-    } else {
-      rule = std::make_unique<ExclusivePrefixRule>(probs, p, profile == Profile::kSglang && p > 0.0f);
-    }
-    rule->Reset();
-    std::size_t kept = 0;
-    while (kept < order.size() && rule->Keep(order[kept])) ++kept;
-    order.resize(std::max<std::size_t>(kept, order.empty() ? 0 : 1));  // p <= 0 keeps the first
-    return order;
-  }
-  // The prefix holding mass p plus a margin, rounded up to whole histogram buckets, plus one
-  // token: usually enough for the rule to stop inside it (a hint only).
-  const std::int64_t guess = CountReachingMass(row, probs, static_cast<double>(p) + 1e-3) + 1;
-  std::vector<std::int32_t> kept;
-  if (profile == Profile::kFlashinfer) {
-    TieGroupRule rule(probs, p > 0.0f ? p : 0x1p-149f);  // p <= 0: the first group only
-    kept = KeptPrefix(row, rule, guess);
-  } else {
-    ExclusivePrefixRule rule(probs, p, profile == Profile::kSglang && p > 0.0f);
-    kept = KeptPrefix(row, rule, guess);
-    if (kept.empty()) kept = TopIndices(row, 1);  // p <= 0 under E < p: the first token
-  }
-  return kept;
+  // Given probabilities: dividing by 1.0f changes no bits.
+  return KeptByRule(profile, row, Probabilities{probs.data(), 1.0f}, p, limit, static_cast<double>(p) + 1e-3);
 }
 
 void TopPRow(Profile profile, std::span<float> row, float p) {
   if (p >= 1.0f || !HasFinite(row)) return;
-  std::vector<float> probs(row.size());
-  SoftmaxRow(row, probs);
-  if (profile == Profile::kVllm && p > 0.0f) return VllmTopP(row, probs, p);
-  KeepOnly(row, TopPKept(profile, row, probs, p, static_cast<std::int64_t>(row.size())));
+  if (profile == Profile::kVllm && p > 0.0f) {
+    std::vector<float> probs(row.size());
+    SoftmaxRow(row, probs);
+    return VllmTopP(row, probs, p);
+  }
+  // SoftmaxRow's first half: the exponentials and their canonical sum. The division by the sum
+  // is left to the tokens the rule visits (Probabilities), which avoids a pass over the row.
+  std::vector<float> e(row.size());
+  const float m = CanonicalMax(row);
+  for (std::size_t i = 0; i < row.size(); ++i) e[i] = math::ExpF32Cr(row[i] - m);
+  const float s = CanonicalSum(e);
+  const double hint = (static_cast<double>(p) + 1e-3) * static_cast<double>(s);
+  KeepOnly(row, KeptByRule(profile, row, Probabilities{e.data(), s}, p, static_cast<std::int64_t>(row.size()), hint));
 }
 
 TensorMap RunTopP(const Case& c, Profile profile) {
