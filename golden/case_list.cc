@@ -30,6 +30,13 @@ Tensor F32(Shape shape, const std::vector<float>& values) {
   return Tensor::FromValues(DType::kF32, std::move(shape), values);
 }
 
+Tensor DyadicRows(std::int64_t n) {
+  constexpr float kLn2F = 0x1.62e43p-1f;  // f32(ln 2): exp(-kLn2F) rounds to exactly 0.5
+  std::vector<float> values;
+  for (std::int64_t i = 0; i < n; ++i) values.insert(values.end(), {0.0f, -kLn2F, -2 * kLn2F, -2 * kLn2F});
+  return Logits(n, 4, values);
+}
+
 Tensor Logits(std::int64_t rows, std::int64_t vocab, const std::vector<float>& values) {
   return F32({rows, vocab}, values);
 }

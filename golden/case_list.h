@@ -67,6 +67,9 @@ void AddLargeVocabularyCases(CaseList& list);
 // Small helpers the families share.
 Tensor I32(Shape shape, const std::vector<std::int32_t>& values);
 Tensor F32(Shape shape, const std::vector<float>& values);
+// Logits [n, 4] f32: n copies of the row {0, -f32(ln 2), -2 f32(ln 2), -2 f32(ln 2)}, whose
+// softmax is exactly {0.5, 0.25, 0.125, 0.125} (docs/spec/softmax.md).
+Tensor DyadicRows(std::int64_t n);
 // Logits [rows, vocab] f32 from explicit values.
 Tensor Logits(std::int64_t rows, std::int64_t vocab, const std::vector<float>& values);
 // Random token ids in [0, vocab) with each row's first `lengths[b]` entries filled and the

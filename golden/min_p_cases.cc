@@ -4,20 +4,13 @@
 
 namespace sampcheck::golden {
 
-namespace {
-constexpr float kLn2F = 0x1.62e43p-1f;  // f32(ln 2): exp(-kLn2F) rounds to exactly 0.5
-}
-
 void AddMinPCases(CaseList& list) {
   // probs exactly (0.5, 0.25, 0.125, 0.125): thresholds 0.25 (m = 0.5, a token exactly on it),
   // 0.13, 0.125 (on the tie), and out-of-range m = 0, -1, 1 and 3 (ascend_v2 keeps one token,
   // the others every token tied with the maximum).
-  const std::vector<float> dyadic = {0.0f, -kLn2F, -2 * kLn2F, -2 * kLn2F};
   const std::vector<float> ms = {0.5f, 0.26f, 0.25f, 0.0f, -1.0f, 1.0f, 3.0f};
-  std::vector<float> rows;
-  for (std::size_t i = 0; i < ms.size(); ++i) rows.insert(rows.end(), dyadic.begin(), dyadic.end());
   const auto n = static_cast<std::int64_t>(ms.size());
-  list.Add("min_p", "thresholds", {{"logits", Logits(n, 4, rows)}, {"min_p", F32({n}, ms)}});
+  list.Add("min_p", "thresholds", {{"logits", DyadicRows(n)}, {"min_p", F32({n}, ms)}});
   list.Add("min_p", "tied_maximum", {{"logits", Logits(1, 3, {1, 1, 0})}, {"min_p", F32({1}, {1.0f})}});
   for (std::int64_t vocab : {1, 33, 1000}) {
     const std::string name = "random_v" + std::to_string(vocab);

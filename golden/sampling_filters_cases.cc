@@ -4,22 +4,12 @@
 
 namespace sampcheck::golden {
 
-namespace {
-constexpr float kLn2F = 0x1.62e43p-1f;  // f32(ln 2): exp(-kLn2F) rounds to exactly 0.5
-}
-
 void AddSamplingFiltersCases(CaseList& list) {
-  const std::vector<float> dyadic = {0.0f, -kLn2F, -2 * kLn2F, -2 * kLn2F};
-  auto repeat = [&](std::size_t n) {
-    std::vector<float> rows;
-    for (std::size_t i = 0; i < n; ++i) rows.insert(rows.end(), dyadic.begin(), dyadic.end());
-    return rows;
-  };
   // Divergences (docs/spec/profiles.md): row 0, top-p on the renormalised top-k set or on the
   // original distribution (top_k 3, top_p 0.75); row 1, the same with no tie at the k-th value
   // (top_k 2, top_p 0.6: flashinfer top_k_first keeps 1, joint 2); row 2, min-p before or after
   // top-p (top_p 0.6, min_p 0.5: vllm keeps 1, the others 2); rows 3 and 4, min-p with top-k.
-  const TensorMap order_inputs = {{"logits", Logits(5, 4, repeat(5))},
+  const TensorMap order_inputs = {{"logits", DyadicRows(5)},
                                   {"top_k", I32({5}, {3, 2, 0, 2, 2})},
                                   {"top_p", F32({5}, {0.75f, 0.6f, 0.6f, 1.0f, 1.0f})},
                                   {"min_p", F32({5}, {0.0f, 0.0f, 0.5f, 0.6f, 0.45f})}};

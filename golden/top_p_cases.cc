@@ -6,21 +6,14 @@
 
 namespace sampcheck::golden {
 
-namespace {
-constexpr float kLn2F = 0x1.62e43p-1f;  // f32(ln 2): exp(-kLn2F) rounds to exactly 0.5
-}
-
 void AddTopPCases(CaseList& list) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
   // PEERS.md's boundary: probs exactly (0.5, 0.25, 0.125, 0.125) (docs/spec/softmax.md), at
   // p = 0.75 (mass before a token equals p), 0.8 (a tie group straddles p), 0.5, and the out-of-range
   // values 0, -1, 1, 2.
-  const std::vector<float> dyadic = {0.0f, -kLn2F, -2 * kLn2F, -2 * kLn2F};
   const std::vector<float> ps = {0.75f, 0.8f, 0.5f, 0.0f, -1.0f, 1.0f, 2.0f};
-  std::vector<float> rows;
-  for (std::size_t i = 0; i < ps.size(); ++i) rows.insert(rows.end(), dyadic.begin(), dyadic.end());
   const auto n = static_cast<std::int64_t>(ps.size());
-  list.Add("top_p", "peers_boundary", {{"logits", Logits(n, 4, rows)}, {"top_p", F32({n}, ps)}});
+  list.Add("top_p", "peers_boundary", {{"logits", DyadicRows(n)}, {"top_p", F32({n}, ps)}});
   // Equal maxima at p <= 0 (flashinfer keeps the group), -inf entries, all -inf.
   list.Add("top_p", "ties_and_masked",
            {{"logits", Logits(3, 4, {1, 1, 0, -kInf, 2, -kInf, 2, 1, -kInf, -kInf, -kInf, -kInf})},

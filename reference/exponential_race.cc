@@ -11,11 +11,6 @@
 
 namespace sampcheck::reference {
 
-namespace {
-void Store(Tensor& token, std::int64_t b, std::int64_t index) { token.data<std::int64_t>()[static_cast<std::size_t>(b)] = index; }
-std::string RowMessage(std::int64_t b, const char* what) { return "row " + std::to_string(b) + " " + what; }
-}  // namespace
-
 TensorMap RunExponentialRace(const Case& c, Profile profile) {
   StageInputs in(c, "exponential_race");
   const Tensor probs = in.Probabilities();
@@ -39,8 +34,8 @@ TensorMap RunExponentialRace(const Case& c, Profile profile) {
       const float r = prob / e[b * vocab + i];
       if (best < 0 || r > best_value) best = i, best_value = r;
     }
-    if (!any_positive) in.Fail(RowMessage(b, "has no positive probability: nothing can be drawn"));
-    Store(token, b, best);
+    if (!any_positive) in.Fail("row " + std::to_string(b) + " has no positive probability: nothing can be drawn");
+    StoreToken(token, b, best);
   }
   return Outputs("token", std::move(token));
 }

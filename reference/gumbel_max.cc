@@ -11,11 +11,6 @@
 
 namespace sampcheck::reference {
 
-namespace {
-void Store(Tensor& token, std::int64_t b, std::int64_t index) { token.data<std::int64_t>()[static_cast<std::size_t>(b)] = index; }
-std::string RowMessage(std::int64_t b, const char* what) { return "row " + std::to_string(b) + " " + what; }
-}  // namespace
-
 TensorMap RunGumbelMax(const Case& c, Profile /*profile*/) {
   StageInputs in(c, "gumbel_max");
   const Tensor scores = in.FloatRows("logprobs");
@@ -29,13 +24,13 @@ TensorMap RunGumbelMax(const Case& c, Profile /*profile*/) {
     float best_value = 0.0f;
     for (std::int64_t i = 0; i < vocab; ++i) {
       const float s = x[b * vocab + i], n = g[b * vocab + i];
-      if (std::isnan(s) || std::isinf(n) || std::isnan(n)) in.Fail(RowMessage(b, "holds a NaN score or non-finite Gumbel noise"));
+      if (std::isnan(s) || std::isinf(n) || std::isnan(n)) in.Fail("row " + std::to_string(b) + " holds a NaN score or non-finite Gumbel noise");
       if (s == -std::numeric_limits<float>::infinity()) continue;  // probability zero: never drawn
       const float v = s + n;
       if (best < 0 || v > best_value) best = i, best_value = v;  // strict: ties keep the lower index
     }
-    if (best < 0) in.Fail(RowMessage(b, "has no finite score: nothing can be drawn"));
-    Store(token, b, best);
+    if (best < 0) in.Fail("row " + std::to_string(b) + " has no finite score: nothing can be drawn");
+    StoreToken(token, b, best);
   }
   return Outputs("token", std::move(token));
 }

@@ -11,11 +11,6 @@
 
 namespace sampcheck::reference {
 
-namespace {
-void Store(Tensor& token, std::int64_t b, std::int64_t index) { token.data<std::int64_t>()[static_cast<std::size_t>(b)] = index; }
-std::string RowMessage(std::int64_t b, const char* what) { return "row " + std::to_string(b) + " " + what; }
-}  // namespace
-
 TensorMap RunInverseCdf(const Case& c, Profile /*profile*/) {
   StageInputs in(c, "inverse_cdf");
   const Tensor probs = in.Probabilities();
@@ -35,7 +30,7 @@ TensorMap RunInverseCdf(const Case& c, Profile /*profile*/) {
       cdf[static_cast<std::size_t>(i)] = running;
       if (p[b * vocab + i] > 0.0f) last_positive = i;
     }
-    if (last_positive < 0) in.Fail(RowMessage(b, "has no positive probability: nothing can be drawn"));
+    if (last_positive < 0) in.Fail("row " + std::to_string(b) + " has no positive probability: nothing can be drawn");
     const float t = ub * running;
     std::int64_t chosen = last_positive;
     for (std::int64_t i = 0; i < vocab; ++i) {
@@ -44,7 +39,7 @@ TensorMap RunInverseCdf(const Case& c, Profile /*profile*/) {
         break;
       }
     }
-    Store(token, b, chosen);
+    StoreToken(token, b, chosen);
   }
   return Outputs("token", std::move(token));
 }

@@ -130,6 +130,10 @@ std::string FormatFloat(float v) {
   return buf;
 }
 
+void StoreToken(Tensor& token, std::int64_t b, std::int64_t index) {
+  token.data<std::int64_t>()[static_cast<std::size_t>(b)] = index;
+}
+
 std::span<const std::int32_t> Row(const Tensor& t, std::int64_t b) {
   const auto n = static_cast<std::size_t>(t.dim(1));
   return t.data<std::int32_t>().subspan(static_cast<std::size_t>(b) * n, n);

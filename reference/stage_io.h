@@ -57,6 +57,9 @@ class StageInputs {
 // "1e-10 (0x1.b7cdfep-34)": a float for error messages, decimal and exact hex.
 std::string FormatFloat(float v);
 
+// token[b] = index, for the draw stages' [B] i64 output.
+void StoreToken(Tensor& token, std::int64_t b, std::int64_t index);
+
 // Row b of a rank-2 i32 tensor.
 std::span<const std::int32_t> Row(const Tensor& t, std::int64_t b);
 
