@@ -16,6 +16,7 @@
 #include "core/stage_catalogue.h"
 #include "golden/generator.h"
 #include "golden/verifier.h"
+#include "harness/golden_set_invariance.h"
 #include "reports/conform_report.h"
 
 namespace sampcheck::cli {
@@ -112,11 +113,16 @@ int RunVerify(const std::string& dir, const std::string& backend_name, const std
 
 int RunConform(const std::string& golden_dir, const std::string& backend_name, const std::string& report_dir,
                const std::vector<std::string>& stages, const std::vector<std::string>& profiles,
-               const std::string& canonical_rule) {
+               const std::string& canonical_rule, bool batch_invariance) {
   ValidateFilters(stages, profiles);
   auto backend = MakeBackend(backend_name);
-  auto results = golden::VerifyGoldenSet(golden_dir, *backend, MakeOptions(stages, profiles, canonical_rule));
+  const golden::VerifyOptions options = MakeOptions(stages, profiles, canonical_rule);
+  auto results = golden::VerifyGoldenSet(golden_dir, *backend, options);
   RequireSomethingRan(results, backend_name);
+  if (batch_invariance) {
+    auto invariance = harness::CheckGoldenSetInvariance(golden_dir, *backend, options);
+    results.insert(results.end(), std::make_move_iterator(invariance.begin()), std::make_move_iterator(invariance.end()));
+  }
   std::printf("conformance of backend '%s' against %s\n", backend_name.c_str(), golden_dir.c_str());
   std::cout << reports::SummaryTable(reports::SummariseByStage(results));
   const auto path = reports::WriteJsonReport(report_dir, {backend_name, golden_dir}, results);
@@ -167,6 +173,9 @@ int Main(int argc, char** argv) {
   conform_cmd->add_option("--stage", stage_filter, "Only these stages");
   conform_cmd->add_option("--profile", profile_filter, "Only these profiles");
   conform_cmd->add_option("--canonical-rule", canonical_rule, kCanonicalRuleHelp);
+  bool no_batch_invariance = false;
+  conform_cmd->add_flag("--no-batch-invariance", no_batch_invariance,
+                        "Skip the batch-invariance and reproducibility check (docs/spec/batch_invariance.md)");
 
   try {
     app.parse(argc, argv);
@@ -182,7 +191,8 @@ int Main(int argc, char** argv) {
     }
     if (verify_cmd->parsed()) return RunVerify(golden_dir, backend_name, stage_filter, profile_filter, canonical_rule);
     if (conform_cmd->parsed()) {
-      return RunConform(golden_dir, backend_name, report_dir, stage_filter, profile_filter, canonical_rule);
+      return RunConform(golden_dir, backend_name, report_dir, stage_filter, profile_filter, canonical_rule,
+                        !no_batch_invariance);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sampcheck: error: %s\n", e.what());

@@ -189,6 +189,49 @@ std::vector<StageInfo> BuildCatalogue() {
                {token_out}, {},
                Tier::kCanonical, "exact", {P::kCanonical},
                "docs/spec/draws.md#inverse_cdf"});
+  c.push_back({"qsample",
+               "Ascend QSample: argmax(probs / (|q| + eps)), the noise q given",
+               {{"probs", kLogitTypes, "[B, V]", false, "probabilities in the op's list order, finite >= 0"},
+                {"q", "f32", "[B, V]", false, "noise indexed by list position, finite (|q| is used)"}},
+               {token_out}, {{"eps", "float", "1e-8", "added to |q|; rounded to f32, finite >= 0"}},
+               Tier::kExact, "exact", {P::kAscendV2},
+               "docs/spec/draws.md#qsample"});
+  for (const bool token_ids : {false, true}) {
+    std::vector<TensorSpec> inputs = {
+        {"probs", kLogitTypes, "[B, V]", false, "weights in column order (SGLang: sorted, filtered probs)"},
+        {"seed", "i64", "[B]", false, "per-row sampling seed"},
+        {"positions", "i64", "[B]", false, "token position in its sequence, [0, 2^32)"}};
+    if (token_ids) inputs.push_back({"token_ids", "i32", "[B, V]", false, "hash column of each entry (vocabulary id)"});
+    c.push_back({token_ids ? "multinomial_with_seed_token_ids" : "multinomial_with_seed",
+                 token_ids ? "seeded Gumbel-max, noise keyed by (seed, position, token id)"
+                           : "seeded Gumbel-max, noise keyed by (seed, position, column rank)",
+                 std::move(inputs), {token_out}, {},
+                 Tier::kCanonical, "exact", {P::kSglang},
+                 "docs/spec/draws.md#multinomial_with_seed"});
+  }
+  c.push_back({"pipeline",
+               "a framework's whole sampler: penalties, masks, bias, temperature, filters, seeded draw",
+               {{"logits", kLogitTypes, "[B, V]", false, "raw logits"},
+                {"temperature", "f32", "[B]", false, "per row; greedy rows by the profile's rule"},
+                {"output_ids", "i32", "[B, Lo]", true, "penalties group (with prompt_ids and the three coefficients)"},
+                {"prompt_ids", "i32", "[B, Lp]", true, "penalties group"},
+                {"repetition_penalty", "f32", "[B]", true, "penalties group"},
+                {"frequency_penalty", "f32", "[B]", true, "penalties group"},
+                {"presence_penalty", "f32", "[B]", true, "penalties group"},
+                {"stop_ids", "i32", "[B, S]", true, "min_new_tokens group (with output_len, min_tokens)"},
+                {"output_len", "i32", "[B]", true, "min_new_tokens group"},
+                {"min_tokens", "i32", "[B]", true, "min_new_tokens group"},
+                {"bitmask", "i32", "[B, W]", true, "xgrammar token bitmask"},
+                {"bias", "f32", "[B, V]", true, "dense logit bias"},
+                {"top_k", "i32", "[B]", true, "filters"},
+                {"top_p", "f32", "[B]", true, "filters"},
+                {"min_p", "f32", "[B]", true, "filters"},
+                {"seed", "i64", "[B]", true, "canonical, sglang: per-row sampling seed (random rows)"},
+                {"positions", "i64", "[B]", true, "canonical, sglang: token position (random rows)"},
+                {"q", "f32", "[B, V]", true, "vllm: Exp(1) noise (random rows)"}},
+               {token_out}, {{"order", "string", "profile's", "filter order (sampling_filters)"}},
+               Tier::kCanonical, "exact", {P::kCanonical, P::kVllm, P::kSglang},
+               "docs/spec/pipeline.md"});
   c.push_back({"greedy",
                "argmax per row: first NaN, else the lowest index among equal maxima",
                {Logits()},

@@ -56,4 +56,20 @@ Tensor RandomIds(SplitMix64& rng, std::int64_t rows, std::int64_t width, std::in
   return t;
 }
 
+Tensor I64(Shape shape, const std::vector<std::int64_t>& values) {
+  return Tensor::FromValues<std::int64_t>(DType::kI64, std::move(shape), values);
+}
+
+Tensor RandomSeeds(SplitMix64& rng, std::int64_t rows) {
+  Tensor t(DType::kI64, {rows});
+  for (auto& s : t.data<std::int64_t>()) s = static_cast<std::int64_t>(rng.Next());
+  return t;
+}
+
+Tensor RandomPositions(SplitMix64& rng, std::int64_t rows) {
+  Tensor t(DType::kI64, {rows});
+  for (auto& s : t.data<std::int64_t>()) s = static_cast<std::int64_t>(rng.Below(1u << 20));
+  return t;
+}
+
 }  // namespace sampcheck::golden

@@ -61,12 +61,18 @@ void AddMinPCases(CaseList& list);
 void AddSamplingFiltersCases(CaseList& list);
 void AddAscendTopKTopPSampleV2Cases(CaseList& list);
 void AddDrawCases(CaseList& list);  // gumbel_max, exponential_race, inverse_cdf
+void AddSeededDrawCases(CaseList& list);  // qsample, multinomial_with_seed(_token_ids)
+void AddPipelineCases(CaseList& list);
 // Every stage at V = 32000 and 151936 (GoldenSet::kFull only).
 void AddLargeVocabularyCases(CaseList& list);
 
 // Small helpers the families share.
 Tensor I32(Shape shape, const std::vector<std::int32_t>& values);
 Tensor F32(Shape shape, const std::vector<float>& values);
+Tensor I64(Shape shape, const std::vector<std::int64_t>& values);
+// Per-row i64 sampling seeds (any 64-bit value) and positions in [0, 2^20).
+Tensor RandomSeeds(SplitMix64& rng, std::int64_t rows);
+Tensor RandomPositions(SplitMix64& rng, std::int64_t rows);
 // Logits [n, 4] f32: n copies of the row {0, -f32(ln 2), -2 f32(ln 2), -2 f32(ln 2)}, whose
 // softmax is exactly {0.5, 0.25, 0.125, 0.125} (docs/spec/softmax.md).
 Tensor DyadicRows(std::int64_t n);

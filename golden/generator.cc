@@ -43,6 +43,8 @@ std::vector<Case> BuildGoldenCases(std::uint64_t seed, GoldenSet set) {
   AddSamplingFiltersCases(list);
   AddAscendTopKTopPSampleV2Cases(list);
   AddDrawCases(list);
+  AddSeededDrawCases(list);
+  AddPipelineCases(list);
   if (set == GoldenSet::kFull) AddLargeVocabularyCases(list);
   return list.cases();
 }

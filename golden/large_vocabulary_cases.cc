@@ -65,6 +65,29 @@ TensorMap StageInputsFor(const std::string& stage, SplitMix64& rng, std::int64_t
     if (stage == "exponential_race") return {{"q", noise}};
     return {{"u", F32({1}, {0.625f})}};
   }
+  if (stage == "qsample") {
+    Tensor q(DType::kF32, {1, vocab});
+    for (float& x : q.data<float>()) x = static_cast<float>(1 + rng.Below(1u << 20)) * 0x1p-18f;  // (0, 4]
+    return {{"q", q}};
+  }
+  if (stage == "multinomial_with_seed" || stage == "multinomial_with_seed_token_ids") {
+    TensorMap in = {{"seed", RandomSeeds(rng, 1)}, {"positions", RandomPositions(rng, 1)}};
+    if (stage == "multinomial_with_seed_token_ids") {
+      Tensor ids(DType::kI32, {1, vocab});  // the reversed vocabulary
+      auto d = ids.data<std::int32_t>();
+      for (std::size_t i = 0; i < d.size(); ++i) d[i] = static_cast<std::int32_t>(d.size() - 1 - i);
+      in.emplace("token_ids", ids);
+    }
+    return in;
+  }
+  if (stage == "pipeline") {
+    Tensor q(DType::kF32, {1, vocab});
+    for (float& x : q.data<float>()) {
+      x = sampcheck::rng::ExponentialNegLogF32((static_cast<float>(rng.Next() >> 41) + 0.5f) * 0x1p-23f);
+    }
+    return {{"temperature", F32({1}, {0.7f})}, {"top_k", I32({1}, {50})}, {"top_p", F32({1}, {0.9f})},
+            {"seed", RandomSeeds(rng, 1)}, {"positions", RandomPositions(rng, 1)}, {"q", q}};
+  }
   if (stage == "nan_handling" || stage == "greedy" || stage == "softmax" || stage == "log_softmax") return {};
   throw std::logic_error("large_vocabulary_cases: no inputs for stage " + stage);
 }
@@ -88,7 +111,8 @@ void AddLargeVocabularyCases(CaseList& list) {
       }
       if (stage.name == "gumbel_max") {
         inputs.emplace("logprobs", std::move(logits));
-      } else if (stage.name == "exponential_race" || stage.name == "inverse_cdf") {
+      } else if (stage.name == "exponential_race" || stage.name == "inverse_cdf" || stage.name == "qsample" ||
+                 stage.name == "multinomial_with_seed" || stage.name == "multinomial_with_seed_token_ids") {
         Tensor probs(DType::kF32, {1, vocab});  // k / 16, k in [0, 16]: zeros included
         for (float& p : probs.data<float>()) p = static_cast<float>(rng.Below(17)) / 16.0f;
         probs.data<float>()[0] = 1.0f;

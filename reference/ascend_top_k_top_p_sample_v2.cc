@@ -64,7 +64,9 @@ bool BoolParam(const StageInputs& in, const Case& c, const std::string& name, bo
   return v.get<bool>();
 }
 
-float EpsParam(const StageInputs& in, const Case& c) {
+}  // namespace
+
+float AscendEpsParam(const StageInputs& in, const Case& c) {
   double eps = kDefaultEps;
   if (c.params.contains("eps")) {
     const auto& v = c.params["eps"];
@@ -78,6 +80,8 @@ float EpsParam(const StageInputs& in, const Case& c) {
   }
   return eps_f32;
 }
+
+namespace {
 
 // A per-row [B] tensor of the logits' dtype (the op requires top_p and min_p to match it),
 // upcast exactly; an empty vector when optional and absent.
@@ -205,7 +209,7 @@ TensorMap RunAscendTopKTopPSampleV2(const Case& c, Profile /*profile*/) {
   const bool input_is_logits = BoolParam(in, c, "input_is_logits", true);
   const bool is_need_logits = BoolParam(in, c, "is_need_logits", false);
   const bool is_need_sample_result = BoolParam(in, c, "is_need_sample_result", false);
-  const float eps = EpsParam(in, c);
+  const float eps = AscendEpsParam(in, c);
   const std::int64_t ks_max = IntParam(in, c, "ks_max", kKsMaxCap);
   ValidateKsMax(in, ks_max);  // [1, 1024], as top_k and sampling_filters
   const std::int64_t top_k_guess = IntParam(in, c, "top_k_guess", kDefaultTopKGuess);

@@ -63,6 +63,7 @@
 
 #include "core/case.h"
 #include "core/profile.h"
+#include "reference/stage_io.h"
 
 namespace sampcheck::reference {
 
@@ -84,6 +85,9 @@ AscendSampleRow AscendFilterRow(std::span<const float> row, const AscendSamplePa
 // Step 6: the position in `filtered.list` chosen without q (q empty) or with q (q.size() >=
 // list size, indexed by position).
 std::size_t AscendSamplePosition(const AscendSampleRow& filtered, std::span<const float> q, float eps);
+
+// The `eps` parameter (default 1e-8) rounded to f32; fails (through `in`) unless finite >= 0.
+float AscendEpsParam(const StageInputs& in, const Case& c);
 
 TensorMap RunAscendTopKTopPSampleV2(const Case& c, Profile profile);
 

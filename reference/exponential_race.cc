@@ -11,6 +11,19 @@
 
 namespace sampcheck::reference {
 
+std::int64_t ExponentialRaceRow(std::span<const float> probs, std::span<const float> q, bool all_tokens) {
+  std::int64_t best = -1;
+  float best_value = 0.0f;
+  bool any_positive = false;
+  for (std::size_t i = 0; i < probs.size(); ++i) {
+    any_positive |= probs[i] > 0.0f;
+    if (!all_tokens && !(probs[i] > 0.0f)) continue;
+    const float r = probs[i] / q[i];
+    if (best < 0 || r > best_value) best = static_cast<std::int64_t>(i), best_value = r;
+  }
+  return any_positive ? best : -1;
+}
+
 TensorMap RunExponentialRace(const Case& c, Profile profile) {
   StageInputs in(c, "exponential_race");
   const Tensor probs = in.Probabilities();
@@ -19,22 +32,13 @@ TensorMap RunExponentialRace(const Case& c, Profile profile) {
   for (float v : q.data<float>()) {
     if (!std::isfinite(v) || !(v > 0.0f)) in.Fail("'q' holds " + FormatFloat(v) + "; Exp(1) noise must be finite and > 0");
   }
-  const bool all_tokens = profile == Profile::kVllm;
   Tensor token(DType::kI64, {rows});
-  const float* p = probs.data<float>().data();
-  const float* e = q.data<float>().data();
+  const auto p = probs.data<float>();
+  const auto e = q.data<float>();
   for (std::int64_t b = 0; b < rows; ++b) {
-    std::int64_t best = -1;
-    float best_value = 0.0f;
-    bool any_positive = false;
-    for (std::int64_t i = 0; i < vocab; ++i) {
-      const float prob = p[b * vocab + i];
-      any_positive |= prob > 0.0f;
-      if (!all_tokens && !(prob > 0.0f)) continue;
-      const float r = prob / e[b * vocab + i];
-      if (best < 0 || r > best_value) best = i, best_value = r;
-    }
-    if (!any_positive) in.Fail("row " + std::to_string(b) + " has no positive probability: nothing can be drawn");
+    const auto at = static_cast<std::size_t>(b * vocab), n = static_cast<std::size_t>(vocab);
+    const std::int64_t best = ExponentialRaceRow(p.subspan(at, n), e.subspan(at, n), profile == Profile::kVllm);
+    if (best < 0) in.Fail("row " + std::to_string(b) + " has no positive probability: nothing can be drawn");
     StoreToken(token, b, best);
   }
   return Outputs("token", std::move(token));

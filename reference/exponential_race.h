@@ -15,10 +15,18 @@
 //   profiles differ.
 // Example: probs {0.5, 0.5}, q {1, 0.25}: ratios {0.5, 2} -> 1.
 
+#include <cstdint>
+#include <span>
+
 #include "core/case.h"
 #include "core/profile.h"
 
 namespace sampcheck::reference {
+
+// One row (already validated: probs finite >= 0, q finite > 0, same length): the winning index,
+// over every token when `all_tokens` (vllm) or over positive probabilities; -1 when none is
+// positive.
+std::int64_t ExponentialRaceRow(std::span<const float> probs, std::span<const float> q, bool all_tokens);
 
 TensorMap RunExponentialRace(const Case& c, Profile profile);
 

@@ -18,7 +18,10 @@
 #include "reference/min_new_tokens.h"
 #include "reference/nan_handling.h"
 #include "reference/penalties.h"
+#include "reference/pipeline.h"
+#include "reference/qsample.h"
 #include "reference/sampling_filters.h"
+#include "reference/seeded_gumbel.h"
 #include "reference/softmax.h"
 #include "reference/temperature.h"
 #include "reference/token_bitmask.h"
@@ -43,8 +46,12 @@ const std::map<std::string, StageFn>& Stages() {
       {"logit_bias", RunLogitBias},
       {"min_new_tokens", RunMinNewTokens},
       {"min_p", RunMinP},
+      {"multinomial_with_seed", RunMultinomialWithSeed},
+      {"multinomial_with_seed_token_ids", RunMultinomialWithSeedTokenIds},
       {"nan_handling", RunNanHandling},
       {"penalties", RunPenalties},
+      {"pipeline", RunPipeline},
+      {"qsample", RunQSample},
       {"sampling_filters", RunSamplingFilters},
       {"softmax", RunSoftmax},
       {"temperature", RunTemperature},

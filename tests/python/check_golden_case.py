@@ -80,7 +80,46 @@ def greedy(meta, t):
     return {"out.token": np.argmax(x, axis=1).astype(np.int64)}  # NumPy: first NaN, first max
 
 
-CHECKS = {("token_bitmask", None): token_bitmask, ("penalties", "vllm"): penalties_vllm,
+def _murmur3_key(seed, position, columns):
+    """MurmurHash3_x86_32 of the 16-byte key (seed lo, seed hi, position, column), hash seed 0."""
+    def mix(h, k):
+        k = (k * np.uint32(0xCC9E2D51)).astype(np.uint32)
+        k = ((k << np.uint32(15)) | (k >> np.uint32(17))).astype(np.uint32)
+        k = (k * np.uint32(0x1B873593)).astype(np.uint32)
+        h = h ^ k
+        h = ((h << np.uint32(13)) | (h >> np.uint32(19))).astype(np.uint32)
+        return (h * np.uint32(5) + np.uint32(0xE6546B64)).astype(np.uint32)
+    s = np.uint64(seed)
+    h = np.zeros(columns.shape, dtype=np.uint32)
+    h = mix(h, np.full(columns.shape, np.uint32(s & np.uint64(0xFFFFFFFF)), dtype=np.uint32))
+    h = mix(h, np.full(columns.shape, np.uint32(s >> np.uint64(32)), dtype=np.uint32))
+    h = mix(h, np.full(columns.shape, np.uint32(position), dtype=np.uint32))
+    h = mix(h, columns.astype(np.uint32))
+    h = h ^ np.uint32(16)
+    h = h ^ (h >> np.uint32(16))
+    h = (h * np.uint32(0x85EBCA6B)).astype(np.uint32)
+    h = h ^ (h >> np.uint32(13))
+    h = (h * np.uint32(0xC2B2AE35)).astype(np.uint32)
+    return h ^ (h >> np.uint32(16))
+
+
+def multinomial_with_seed(meta, t):
+    """SGLang's multinomial_with_seed(_and_token_ids) in float64 (python/sglang/srt/layers/sampler.py)."""
+    probs = t["in.probs"].astype(np.float64)
+    ids = t.get("in.token_ids")
+    out = []
+    with np.errstate(divide="ignore"):
+        for b in range(probs.shape[0]):
+            cols = ids[b] if ids is not None else np.arange(probs.shape[1])
+            h = _murmur3_key(int(t["in.seed"][b]) & 0xFFFFFFFFFFFFFFFF, int(t["in.positions"][b]), cols)
+            x = np.log(h.astype(np.float64) / 4294967295.0)
+            x = -np.clip(x, np.finfo(np.float64).min, -(2.0 ** -32))
+            out.append(np.argmax(np.log(probs[b]) - np.log(x)))
+    return {"out.token": np.array(out, dtype=np.int64)}
+
+
+CHECKS = {("multinomial_with_seed", None): multinomial_with_seed,
+          ("multinomial_with_seed_token_ids", None): multinomial_with_seed,("token_bitmask", None): token_bitmask, ("penalties", "vllm"): penalties_vllm,
           ("penalties", "canonical"): penalties_vllm, ("greedy", None): greedy}
 
 

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+// Golden case families for pipeline (docs/spec/pipeline.md): end-to-end known answers for a
+// whole sampler, greedy and random rows mixed in one batch, every profile on the same inputs
+// (canonical and sglang read seed and positions, vllm reads q).
+#include <cmath>
+
+#include "golden/case_list.h"
+#include "reference/rng/noise.h"
+
+namespace sampcheck::golden {
+
+namespace {
+
+constexpr float kLn2F = 0x1.62e43p-1f;  // f32(ln 2): exp(-kLn2F) rounds to exactly 0.5
+
+// Exp(1) noise for vllm from uniforms in (0, 1) through the owned law.
+Tensor ExponentialNoise(SplitMix64& rng, std::int64_t rows, std::int64_t vocab) {
+  Tensor q(DType::kF32, {rows, vocab});
+  for (float& x : q.data<float>()) {
+    x = sampcheck::rng::ExponentialNegLogF32((static_cast<float>(rng.Next() >> 41) + 0.5f) * 0x1p-23f);
+  }
+  return q;
+}
+
+Tensor Ids(SplitMix64& rng, std::int64_t rows, std::int64_t width, std::int64_t vocab) {
+  std::vector<std::int64_t> lengths;
+  for (std::int64_t b = 0; b < rows; ++b) lengths.push_back(static_cast<std::int64_t>(rng.Below(static_cast<std::uint64_t>(width) + 1)));
+  return RandomIds(rng, rows, width, vocab, lengths);
+}
+
+Tensor RowFloats(std::int64_t rows, const std::vector<float>& cycle) {
+  Tensor t(DType::kF32, {rows});
+  auto v = t.data<float>();
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = cycle[i % cycle.size()];
+  return t;
+}
+
+Tensor RowInts(std::int64_t rows, const std::vector<std::int32_t>& cycle) {
+  Tensor t(DType::kI32, {rows});
+  auto v = t.data<std::int32_t>();
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = cycle[i % cycle.size()];
+  return t;
+}
+
+// Every group of the pipeline on `rows` x `vocab` random logits; greedy rows at t = 0.
+TensorMap FullBatch(SplitMix64& rng, std::int64_t rows, std::int64_t vocab, DType dtype, bool masks_and_bias) {
+  TensorMap in = {{"logits", RandomLogits(rng, rows, vocab, dtype)},
+                  {"temperature", RowFloats(rows, {0.7f, 0.0f, 1.0f, 1.5f, 0.3f, 0.0f, 1e-6f, 2.0f})},
+                  {"output_ids", Ids(rng, rows, 6, vocab)},
+                  {"prompt_ids", Ids(rng, rows, 4, vocab)},
+                  {"repetition_penalty", RowFloats(rows, {1.0f, 1.2f, 0.9f, 2.0f})},
+                  {"frequency_penalty", RowFloats(rows, {0.0f, 0.5f, -0.25f})},
+                  {"presence_penalty", RowFloats(rows, {0.0f, 0.25f, 1.0f, -0.5f, 0.125f})},
+                  {"top_k", RowInts(rows, {0, 5, 1, 20, 0, 3, 2})},
+                  {"top_p", RowFloats(rows, {1.0f, 0.9f, 0.5f, 0.75f, 0.3f})},
+                  {"min_p", RowFloats(rows, {0.0f, 0.05f, 0.0f, 0.2f, 0.1f, 0.0f})},
+                  {"seed", RandomSeeds(rng, rows)},
+                  {"positions", RandomPositions(rng, rows)},
+                  {"q", ExponentialNoise(rng, rows, vocab)}};
+  if (masks_and_bias) {
+    Tensor stop(DType::kI32, {rows, 2});
+    for (auto& id : stop.data<std::int32_t>()) id = static_cast<std::int32_t>(rng.Between(1, vocab - 1));
+    in.emplace("stop_ids", stop);
+    in.emplace("output_len", RowInts(rows, {0, 3, 1}));
+    in.emplace("min_tokens", RowInts(rows, {2, 2, 0, 5}));
+    Tensor mask(DType::kI32, {rows, (vocab + 31) / 32});
+    auto words = mask.data<std::int32_t>();
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      words[i] = static_cast<std::int32_t>(rng.Next() >> 32) | (i % static_cast<std::size_t>(mask.dim(1)) == 0 ? 1 : 0);
+    }
+    in.emplace("bitmask", mask);
+    Tensor bias(DType::kF32, {rows, vocab});
+    for (float& x : bias.data<float>()) x = rng.Below(8) == 0 ? static_cast<float>(rng.Between(-16, 16)) / 4.0f : 0.0f;
+    in.emplace("bias", bias);
+  }
+  return in;
+}
+
+}  // namespace
+
+void AddPipelineCases(CaseList& list) {
+  // Dyadic rows {-2ln2, 0, -2ln2, -ln2} (probabilities {1/8, 1/2, 1/8, 1/4}, sorted ids
+  // {1, 3, 0, 2}) with the seeds of tests/python/seeded_gumbel_reference.py; top-k 1 and a
+  // greedy row whose noise is never read; top-p at the boundary mass 0.75.
+  std::vector<float> rows;
+  for (int i = 0; i < 6; ++i) rows.insert(rows.end(), {-2 * kLn2F, 0.0f, -2 * kLn2F, -kLn2F});
+  list.Add("pipeline", "dyadic",
+           {{"logits", Logits(6, 4, rows)},
+            {"temperature", F32({6}, {1.0f, 1.0f, 0.0f, 1.0f, 1.0f, 1.0f})},
+            {"top_k", I32({6}, {0, 1, 0, 0, 0, 2})},
+            {"top_p", F32({6}, {1.0f, 1.0f, 1.0f, 0.75f, 1.0f, 1.0f})},
+            {"seed", I64({6}, {-1, 5, 0, 42, 0, 7})},
+            {"positions", I64({6}, {4294967295, 1, 0, 7, 0, 1})},
+            {"q", F32({6, 4}, {1.0f, 1.0f, 1.0f, 0.125f,  //
+                               1.0f, 8.0f, 0.01f, 1.0f,    //
+                               0.0f, 0.0f, 0.0f, 0.0f,     // greedy: never read
+                               1.0f, 1.0f, 1.0f, 0.125f,   //
+                               0.5f, 4.0f, 1.0f, 1.0f,     //
+                               1.0f, 1.0f, 1.0f, 1.0f})}});
+  {
+    auto rng = list.Rng("pipeline", "mixed_v33");
+    list.Add("pipeline", "mixed_v33", FullBatch(rng, 8, 33, DType::kBF16, true));
+  }
+  {
+    auto rng = list.Rng("pipeline", "mixed_v1000");
+    list.Add("pipeline", "mixed_v1000", FullBatch(rng, 8, 1000, DType::kF32, false));
+  }
+  {
+    // The same batch with every row random (vocabulary 1: the one token every time).
+    auto rng = list.Rng("pipeline", "single_token");
+    list.Add("pipeline", "single_token",
+             {{"logits", Logits(3, 1, {0.0f, -5.0f, 7.5f})}, {"temperature", F32({3}, {1.0f, 0.5f, 0.0f})},
+              {"seed", RandomSeeds(rng, 3)}, {"positions", RandomPositions(rng, 3)}, {"q", ExponentialNoise(rng, 3, 1)}});
+  }
+}
+
+}  // namespace sampcheck::golden

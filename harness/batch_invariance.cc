@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: Apache-2.0
+// Batch invariance and reproducibility (harness/batch_invariance.h,
+// docs/spec/batch_invariance.md).
+#include "harness/batch_invariance.h"
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <numeric>
+
+#include "core/split_mix64.h"
+#include "core/stage_catalogue.h"
+#include "golden/case_random.h"
+
+namespace sampcheck::harness {
+
+namespace {
+
+// "[B]", "[B, V]": the catalogue's per-row shapes ("[Bm, W]", "[N]" are not).
+bool PerRowShape(const std::string& shape) {
+  return shape.size() >= 3 && shape[0] == '[' && shape[1] == 'B' && (shape[2] == ']' || shape[2] == ',');
+}
+
+const TensorSpec* FindSpec(const std::vector<TensorSpec>& specs, const std::string& name) {
+  for (const auto& s : specs) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+struct RowRef {
+  const Case* source;
+  std::int64_t row;
+};
+
+std::vector<std::int64_t> Trailing(const Tensor& t) { return {t.shape().begin() + 1, t.shape().end()}; }
+
+// Same stage, profile and params, and inputs of the same names, dtypes and trailing shapes:
+// rows of the two cases can share a batch.
+bool Compatible(const Case& a, const Case& b) {
+  if (a.stage != b.stage || a.profile != b.profile || a.params != b.params || a.inputs.size() != b.inputs.size()) return false;
+  for (const auto& [name, t] : a.inputs) {
+    auto it = b.inputs.find(name);
+    if (it == b.inputs.end() || it->second.dtype() != t.dtype() || Trailing(it->second) != Trailing(t)) return false;
+  }
+  return true;
+}
+
+Tensor GatherRows(const std::vector<RowRef>& rows, const std::string& name) {
+  const Tensor& first = rows.front().source->inputs.at(name);
+  Shape shape = first.shape();
+  shape[0] = static_cast<std::int64_t>(rows.size());
+  Tensor out = Tensor::Uninitialized(first.dtype(), shape);
+  const std::size_t row_bytes = first.dim(0) > 0 ? first.nbytes() / static_cast<std::size_t>(first.dim(0)) : 0;
+  auto dst = out.bytes();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto src = rows[i].source->inputs.at(name).bytes();
+    if (row_bytes) std::memcpy(dst.data() + i * row_bytes, src.data() + static_cast<std::size_t>(rows[i].row) * row_bytes, row_bytes);
+  }
+  return out;
+}
+
+std::span<const std::byte> RowBytes(const Tensor& t, std::int64_t row) {
+  const std::size_t row_bytes = t.nbytes() / static_cast<std::size_t>(t.dim(0));
+  return t.bytes().subspan(static_cast<std::size_t>(row) * row_bytes, row_bytes);
+}
+
+class Checker {
+ public:
+  Checker(Backend& backend, const Case& c, const TensorMap& reference, InvarianceResult& result)
+      : backend_(backend), case_(c), reference_(reference), result_(result) {}
+
+  // Runs a batch built from `rows`; every row of case_ in it must reproduce its reference.
+  bool RunBatch(const std::vector<RowRef>& rows, const std::string& what) {
+    Case batch;
+    batch.id = case_.id + " [" + what + "]";
+    batch.stage = case_.stage;
+    batch.profile = case_.profile;
+    batch.params = case_.params;
+    for (const auto& [name, t] : case_.inputs) batch.inputs.emplace(name, GatherRows(rows, name));
+    TensorMap out;
+    ++result_.runs;
+    try {
+      out = backend_.Run(case_.stage, batch);
+    } catch (const std::exception& e) {
+      return Fail(what + ": the backend failed: " + e.what());
+    }
+    for (const auto& [name, expected] : reference_) {
+      auto it = out.find(name);
+      if (it == out.end()) return Fail(what + ": output '" + name + "' is missing");
+      if (it->second.rank() < 1 || it->second.dim(0) != static_cast<std::int64_t>(rows.size()) ||
+          it->second.dtype() != expected.dtype() || Trailing(it->second) != Trailing(expected)) {
+        return Fail(what + ": output '" + name + "' has shape " + ShapeString(it->second.shape()) + " (" +
+                    std::string(DTypeName(it->second.dtype())) + ")");
+      }
+      for (std::size_t slot = 0; slot < rows.size(); ++slot) {
+        if (rows[slot].source != &case_) continue;
+        const auto got = RowBytes(it->second, static_cast<std::int64_t>(slot));
+        const auto want = RowBytes(expected, rows[slot].row);
+        if (!std::equal(got.begin(), got.end(), want.begin(), want.end())) {
+          return Fail(what + ": row " + std::to_string(rows[slot].row) + " of the case, at slot " + std::to_string(slot) +
+                      " of " + std::to_string(rows.size()) + ", gives a different '" + name + "' than in the case's own batch");
+        }
+      }
+    }
+    return true;
+  }
+
+ private:
+  bool Fail(const std::string& why) {
+    result_.passed = false;
+    result_.reason = why;
+    return false;
+  }
+
+  Backend& backend_;
+  const Case& case_;
+  const TensorMap& reference_;
+  InvarianceResult& result_;
+};
+
+}  // namespace
+
+bool RowSeparable(const Case& c, std::string* why) {
+  const auto say = [&](const std::string& s) {
+    if (why) *why = s;
+    return false;
+  };
+  const StageInfo* info = FindStage(c.stage);
+  if (!info) return say("unknown stage '" + c.stage + "'");
+  std::int64_t rows = -1;
+  for (const auto& [name, t] : c.inputs) {
+    const TensorSpec* spec = FindSpec(info->inputs, name);
+    if (!spec) return say("input '" + name + "' is not in the catalogue entry of " + c.stage);
+    if (!PerRowShape(spec->shape)) return say("input '" + name + "' " + spec->shape + " is not per row");
+    if (t.rank() < 1) return say("input '" + name + "' is a scalar");
+    if (rows >= 0 && t.dim(0) != rows) return say("inputs disagree on the batch size");
+    rows = t.dim(0);
+  }
+  for (const auto& spec : info->outputs) {
+    if (!PerRowShape(spec.shape)) return say("output '" + spec.name + "' " + spec.shape + " is not per row");
+  }
+  if (rows < 1) return say("the case has no rows");
+  return true;
+}
+
+InvarianceResult CheckBatchInvariance(Backend& backend, const Case& c, const std::vector<const Case*>& neighbours,
+                                      const InvarianceOptions& options) {
+  InvarianceResult result;
+  if (!RowSeparable(c, &result.reason)) return result;
+  TensorMap reference;
+  try {
+    reference = backend.Run(c.stage, c);
+    ++result.runs;
+    const TensorMap again = backend.Run(c.stage, c);
+    ++result.runs;
+    result.checked = true;
+    for (const auto& [name, t] : reference) {
+      auto it = again.find(name);
+      if (it == again.end() || !BitwiseEqual(it->second.view(), t.view())) {
+        result.reason = "run to run: output '" + name + "' differs between two runs of the same case";
+        return result;
+      }
+    }
+  } catch (const std::exception& e) {
+    result.checked = false;
+    result.reason = std::string("the backend fails the case itself: ") + e.what();
+    return result;
+  }
+  result.passed = true;
+  const std::int64_t rows = c.inputs.begin()->second.dim(0);
+  std::vector<RowRef> pool;
+  for (std::int64_t r = 0; r < rows; ++r) pool.push_back({&c, r});
+  for (const Case* n : neighbours) {
+    if (n == &c || !Compatible(c, *n)) continue;
+    for (std::int64_t r = 0; r < n->inputs.begin()->second.dim(0); ++r) pool.push_back({n, r});
+  }
+  SplitMix64 rng(golden::CaseSeed(options.seed, c.id));
+  Checker checker(backend, c, reference, result);
+  for (const std::int64_t size : options.batch_sizes) {
+    if (size < 1) continue;
+    if (size == 1) {
+      for (std::int64_t r = 0; r < rows; ++r) {
+        if (!checker.RunBatch({{&c, r}}, "row " + std::to_string(r) + " alone")) return result;
+      }
+      continue;
+    }
+    // Up to half of each batch holds the case's rows; random pool rows fill the rest; then the
+    // slots are shuffled (Fisher-Yates on the SplitMix64 stream).
+    const std::int64_t per_batch = std::max<std::int64_t>(1, size / 2);
+    for (std::int64_t first = 0; first < rows; first += per_batch) {
+      std::vector<RowRef> batch;
+      for (std::int64_t r = first; r < std::min(rows, first + per_batch); ++r) batch.push_back({&c, r});
+      while (static_cast<std::int64_t>(batch.size()) < size) {
+        // A pool row of the case itself is checked like the others: a row repeated in one
+        // batch must give its result in both slots.
+        batch.push_back(pool[static_cast<std::size_t>(rng.Below(pool.size()))]);
+      }
+      for (std::size_t i = batch.size() - 1; i > 0; --i) std::swap(batch[i], batch[static_cast<std::size_t>(rng.Below(i + 1))]);
+      if (!checker.RunBatch(batch, "batch of " + std::to_string(size) + " from row " + std::to_string(first))) return result;
+    }
+  }
+  return result;
+}
+
+}  // namespace sampcheck::harness

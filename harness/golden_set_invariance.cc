@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+// conform's batch-invariance check over a golden set (harness/golden_set_invariance.h).
+#include "harness/golden_set_invariance.h"
+
+#include <algorithm>
+#include <exception>
+#include <memory>
+
+#include "core/manifest.h"
+
+namespace sampcheck::harness {
+
+namespace {
+
+bool Selected(const std::vector<std::string>& filter, const std::string& name) {
+  return filter.empty() || std::find(filter.begin(), filter.end(), name) != filter.end();
+}
+
+}  // namespace
+
+std::vector<golden::CaseResult> CheckGoldenSetInvariance(const std::filesystem::path& golden_dir, Backend& backend,
+                                                         const golden::VerifyOptions& selection,
+                                                         const InvarianceOptions& options) {
+  const Manifest manifest = ReadManifest(golden_dir);
+  const std::vector<std::string> supported = backend.SupportedStages();
+  std::vector<std::unique_ptr<Case>> cases;
+  for (const ManifestEntry& e : manifest.cases) {
+    if (!Selected(selection.stages, e.stage) || !Selected(selection.profiles, e.profile)) continue;
+    if (std::find(supported.begin(), supported.end(), e.stage) == supported.end()) continue;
+    try {
+      cases.push_back(std::make_unique<Case>(ReadCaseFile(golden_dir / e.file).input));
+    } catch (const std::exception&) {
+      continue;  // verification reports the unreadable file
+    }
+  }
+  std::vector<const Case*> all;
+  for (const auto& c : cases) all.push_back(c.get());
+  std::vector<golden::CaseResult> results;
+  for (const auto& c : cases) {
+    golden::CaseResult r;
+    r.id = std::string(kBatchInvarianceStage) + "/" + c->id;
+    r.stage = kBatchInvarianceStage;
+    r.profile = c->profile;
+    r.comparison = "exact";
+    const InvarianceResult check = CheckBatchInvariance(backend, *c, all, options);
+    r.verdict = !check.checked ? golden::Verdict::kSkip : check.passed ? golden::Verdict::kPass : golden::Verdict::kFail;
+    r.reason = check.passed ? "" : check.reason;
+    results.push_back(std::move(r));
+    if (selection.on_case) selection.on_case(results.back(), results.size(), cases.size());
+  }
+  return results;
+}
+
+}  // namespace sampcheck::harness

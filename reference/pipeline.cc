@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: Apache-2.0
+// pipeline (reference/pipeline.h, docs/spec/pipeline.md). Each step runs the single stage on a
+// sub-case, so the pipeline is by construction the composition the spec states.
+#include "reference/pipeline.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "reference/exponential_race.h"
+#include "reference/greedy.h"
+#include "reference/logit_bias.h"
+#include "reference/min_new_tokens.h"
+#include "reference/penalties.h"
+#include "reference/sampling_filters.h"
+#include "reference/seeded_gumbel.h"
+#include "reference/softmax.h"
+#include "reference/stage_io.h"
+#include "reference/temperature.h"
+#include "reference/token_bitmask.h"
+
+namespace sampcheck::reference {
+
+namespace {
+
+using StageFn = TensorMap (*)(const Case&, Profile);
+
+// The logits flowing through the steps, and the sub-cases that advance them.
+class Steps {
+ public:
+  Steps(const Case& c, Profile profile, Tensor logits) : case_(c), profile_(profile), logits_(std::move(logits)) {}
+
+  bool Has(const std::string& name) const { return case_.inputs.count(name) != 0; }
+
+  // Runs `stage` when its trigger input is present, on the current logits plus `names`
+  // (those present), and keeps its output logits. Returns the stage's outputs.
+  TensorMap Apply(const std::string& stage, StageFn fn, const std::vector<std::string>& names,
+                  nlohmann::json params = nlohmann::json::object()) {
+    if (!Has(names.front())) return {};
+    TensorMap out = Run(stage, fn, names, std::move(params));
+    logits_ = out.at("logits");
+    return out;
+  }
+
+  // Runs `stage` on the current logits without replacing them.
+  TensorMap Run(const std::string& stage, StageFn fn, const std::vector<std::string>& names,
+                nlohmann::json params = nlohmann::json::object()) const {
+    Case sub;
+    sub.id = case_.id + " > " + stage;
+    sub.stage = stage;
+    sub.profile = std::string(ProfileName(profile_));
+    sub.params = std::move(params);
+    sub.inputs.emplace("logits", logits_);
+    for (const auto& name : names) {
+      if (auto it = case_.inputs.find(name); it != case_.inputs.end()) sub.inputs.emplace(name, it->second);
+    }
+    return fn(sub, profile_);
+  }
+
+  const Tensor& logits() const { return logits_; }
+
+ private:
+  const Case& case_;
+  Profile profile_;
+  Tensor logits_;
+};
+
+const std::vector<std::string> kPenalties = {"output_ids", "prompt_ids", "repetition_penalty", "frequency_penalty", "presence_penalty"};
+const std::vector<std::string> kMinNewTokens = {"stop_ids", "output_len", "min_tokens"};
+const std::vector<std::string> kBitmask = {"bitmask"};
+const std::vector<std::string> kBias = {"bias"};
+const std::vector<std::string> kFilters = {"top_k", "top_p", "min_p"};
+
+void ApplyPenalties(Steps& s) { s.Apply("penalties", RunPenalties, kPenalties); }
+void ApplyMinNewTokens(Steps& s) { s.Apply("min_new_tokens", RunMinNewTokens, kMinNewTokens); }
+void ApplyBitmask(Steps& s) { s.Apply("token_bitmask", RunTokenBitmask, kBitmask); }
+void ApplyBias(Steps& s) { s.Apply("logit_bias", RunLogitBias, kBias); }
+
+// SGLang samples the rank r of the descending-sorted probabilities; the sorted row holds the
+// surviving probabilities of the full softmax (not renormalised). torch.sort is not stable:
+// ties in probability are ordered here by the higher logit, then the lower id (spec).
+std::int64_t SglangSeededDraw(std::span<const float> scaled, std::span<const float> masked, std::uint64_t seed,
+                              std::uint32_t position) {
+  std::vector<float> full(scaled.size());
+  SoftmaxRow(scaled, full);
+  std::vector<std::int32_t> kept;
+  for (std::size_t i = 0; i < masked.size(); ++i) {
+    if (masked[i] != -std::numeric_limits<float>::infinity()) kept.push_back(static_cast<std::int32_t>(i));
+  }
+  std::sort(kept.begin(), kept.end(), [&](std::int32_t a, std::int32_t b) {
+    const auto ua = static_cast<std::size_t>(a), ub = static_cast<std::size_t>(b);
+    if (full[ua] != full[ub]) return full[ua] > full[ub];
+    if (scaled[ua] != scaled[ub]) return scaled[ua] > scaled[ub];
+    return a < b;
+  });
+  std::vector<float> sorted(kept.size());
+  for (std::size_t r = 0; r < kept.size(); ++r) sorted[r] = full[static_cast<std::size_t>(kept[r])];
+  const std::int64_t rank = SeededGumbelColumn(sorted, seed, position);
+  return rank < 0 ? -1 : kept[static_cast<std::size_t>(rank)];
+}
+
+}  // namespace
+
+TensorMap RunPipeline(const Case& c, Profile profile) {
+  StageInputs in(c, "pipeline");
+  if (profile != Profile::kCanonical && profile != Profile::kVllm && profile != Profile::kSglang) {
+    in.Fail("profile " + std::string(ProfileName(profile)) + " has no pipeline (canonical, vllm, sglang)");
+  }
+  for (const auto& [name, t] : c.inputs) {
+    if (t.rank() == 0) in.Fail("input '" + name + "' is a scalar; every pipeline input is per row [B, ...]");
+  }
+  if (c.inputs.count("bias_rows") || c.inputs.count("bias_ids") || c.inputs.count("bias_values")) {
+    in.Fail("sparse logit bias lists are not per row; give the pipeline a dense 'bias' [B, V]");
+  }
+  const Tensor logits = in.Logits();
+  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
+  Steps steps(c, profile, logits);
+  if (profile == Profile::kVllm) {
+    ApplyBitmask(steps);
+    ApplyMinNewTokens(steps);
+    ApplyBias(steps);
+    ApplyPenalties(steps);
+  } else {
+    ApplyPenalties(steps);
+    ApplyMinNewTokens(steps);
+    ApplyBitmask(steps);
+    ApplyBias(steps);
+  }
+  const TensorMap greedy = steps.Run("greedy", RunGreedy, {});
+  if (!steps.Has("temperature")) in.Fail("missing input tensor 'temperature' (f32 [B])");
+  const TensorMap scaled = steps.Apply("temperature", RunTemperature, {"temperature"});
+  const auto is_greedy = scaled.at("is_greedy").data<std::uint8_t>();
+
+  nlohmann::json filter_params = nlohmann::json::object();
+  if (c.params.contains("order")) filter_params["order"] = c.params["order"];
+  const bool any_filter = steps.Has("top_k") || steps.Has("top_p") || steps.Has("min_p");
+  const TensorMap filtered = steps.Run("sampling_filters", RunSamplingFilters,
+                                       any_filter ? kFilters : std::vector<std::string>{"top_k"}, filter_params);
+  const auto masked = filtered.at("logits").data<float>();
+  const auto probs = filtered.at("probs").data<float>();
+  const auto scaled_logits = scaled.at("logits").data<float>();
+
+  const Tensor* seed = nullptr;
+  const Tensor* positions = nullptr;
+  Tensor q;
+  const bool any_random = std::any_of(is_greedy.begin(), is_greedy.end(), [](std::uint8_t g) { return g == 0; });
+  if (any_random && profile == Profile::kVllm) {
+    q = in.FloatRows("q", rows, vocab);
+  } else if (any_random) {
+    seed = &in.Required("seed", DType::kI64, 1);
+    positions = &in.Required("positions", DType::kI64, 1);
+    in.ExpectDim("seed", *seed, 0, rows);
+    in.ExpectDim("positions", *positions, 0, rows);
+  }
+
+  Tensor token(DType::kI64, {rows});
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const std::string row = "row " + std::to_string(b);
+    if (is_greedy[static_cast<std::size_t>(b)] != 0) {
+      StoreToken(token, b, greedy.at("token").data<std::int64_t>()[b]);
+      continue;
+    }
+    const auto at = static_cast<std::size_t>(b * vocab), n = static_cast<std::size_t>(vocab);
+    std::int64_t drawn = -1;
+    if (profile == Profile::kVllm) {
+      const auto qrow = q.data<float>().subspan(at, n);
+      for (float v : qrow) {
+        if (!std::isfinite(v) || !(v > 0.0f)) in.Fail(row + ": 'q' holds " + FormatFloat(v) + "; Exp(1) noise must be finite and > 0");
+      }
+      drawn = ExponentialRaceRow(probs.subspan(at, n), qrow, true);
+    } else {
+      const std::int64_t pos = positions->data<std::int64_t>()[b];
+      if (pos < 0 || pos > 0xffffffffLL) in.Fail(row + ": positions = " + std::to_string(pos) + " must be in [0, 2^32)");
+      const auto s = std::bit_cast<std::uint64_t>(seed->data<std::int64_t>()[b]);
+      const auto p32 = static_cast<std::uint32_t>(pos);
+      drawn = profile == Profile::kSglang ? SglangSeededDraw(scaled_logits.subspan(at, n), masked.subspan(at, n), s, p32)
+                                          : SeededGumbelColumn(probs.subspan(at, n), s, p32);
+    }
+    if (drawn < 0) in.Fail(row + " has no token of positive probability after the filters");
+    StoreToken(token, b, drawn);
+  }
+  return Outputs("token", std::move(token));
+}
+
+}  // namespace sampcheck::reference

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// pipeline: a framework's whole sampler on one batch — penalties, masks, bias, temperature,
+// filters and a seeded draw, in the profile's order, with greedy and random rows mixed and
+// per-row seeds and positions (docs/spec/pipeline.md).
+//
+// Contract:
+// - Inputs (all per row, leading dim B, so a row's result depends on that row alone):
+//   logits [B, V] (f32/f16/bf16); temperature [B] f32 (required; greedy rows by the profile's
+//   rule, temperature.h). Optional groups, each applied iff its first tensor is present, with
+//   the single stage's names, dtypes and rules:
+//     penalties       output_ids [B, Lo], prompt_ids [B, Lp], repetition_penalty,
+//                     frequency_penalty, presence_penalty [B]             (penalties.h)
+//     min_new_tokens  stop_ids [B, S], output_len [B], min_tokens [B]      (min_new_tokens.h)
+//     token_bitmask   bitmask [B, W]                                        (token_bitmask.h)
+//     logit_bias      bias [B, V] (dense only: sparse lists name rows)      (logit_bias.h)
+//     filters         top_k [B], top_p [B], min_p [B]; param `order`       (sampling_filters.h)
+//   Noise: canonical and sglang take seed [B] i64 and positions [B] i64 (the seeded Gumbel
+//   draw, seeded_gumbel.h); vllm takes q [B, V] f32 (Exp(1) noise, read on random rows only).
+//   Output token [B] i64 (a vocabulary id).
+// - Order (each step the single stage under the same profile):
+//   canonical: penalties -> min_new_tokens -> token_bitmask -> logit_bias -> temperature ->
+//              filters (top_k_first) -> Gumbel-max keyed by (seed, position, token id) on
+//              the filtered probabilities.
+//   vllm:      token_bitmask (model runner) -> min_new_tokens, logit_bias (logits
+//              processors) -> penalties -> temperature -> filters (min_p_first) ->
+//              exponential race over every token with the given q (vllm/v1/sample/sampler.py).
+//   sglang:    penalties -> min_new_tokens -> token_bitmask -> logit_bias (apply_logits_bias)
+//              -> temperature -> softmax -> joint filters on the sorted probabilities ->
+//              multinomial_with_seed with rank columns on the sorted, filtered (not
+//              renormalised) probabilities; token = the id at the drawn rank.
+//   Greedy rows: the argmax (greedy.h) of the logits after the steps before temperature; the
+//   noise of a greedy row is never read.
+// - Canonical tier (softmax, top-p and the f64 logarithm are canonical). No randomness beyond
+//   the inputs: the same inputs give the same tokens, whatever the batch.
+// Example: logits {0, -ln2, -2ln2, -2ln2} (probs {1/2, 1/4, 1/8, 1/8}), temperature 1,
+//   top_k 1: every profile returns 0 whatever the noise; temperature 0: 0 (greedy).
+
+#include "core/case.h"
+#include "core/profile.h"
+
+namespace sampcheck::reference {
+
+TensorMap RunPipeline(const Case& c, Profile profile);
+
+}  // namespace sampcheck::reference

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tests of the batch-invariance harness (harness/batch_invariance.h,
+// docs/spec/batch_invariance.md): the reference passes on the pipeline goldens and on mixed
+// greedy/random batches of every profile; deliberately batch-dependent backends (a seed
+// keyed by the batch slot, a tie-break that depends on the batch size, a row that reads its
+// neighbours, a run counter) are each caught.
+#include "harness/batch_invariance.h"
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "core/manifest.h"
+#include "core/split_mix64.h"
+#include "harness/golden_set_invariance.h"
+#include "reference/reference_backend.h"
+#include "tests/support/stage_runner.h"
+
+namespace sampcheck::testing {
+namespace {
+
+using harness::CheckBatchInvariance;
+using harness::InvarianceResult;
+
+Tensor I64Tensor(Shape shape, const std::vector<std::int64_t>& values) {
+  return Tensor::FromValues<std::int64_t>(DType::kI64, std::move(shape), values);
+}
+
+// A mixed batch for `profile`: greedy rows (t = 0) and random rows, filters on some rows.
+Case MixedPipeline(const std::string& profile, std::uint64_t key, std::int64_t rows = 5, std::int64_t vocab = 50) {
+  SplitMix64 rng(key);
+  std::vector<float> logits, q, temperature, top_p;
+  std::vector<std::int32_t> top_k;
+  std::vector<std::int64_t> seed, positions;
+  for (std::int64_t i = 0; i < rows * vocab; ++i) {
+    logits.push_back(static_cast<float>(rng.Below(64)) / 8.0f);  // many ties
+    q.push_back(static_cast<float>(rng.Below(1000) + 1) / 250.0f);
+  }
+  for (std::int64_t b = 0; b < rows; ++b) {
+    temperature.push_back(b % 3 == 0 ? 0.0f : 0.5f + static_cast<float>(b) / 4.0f);
+    top_k.push_back(b % 2 == 0 ? 0 : static_cast<std::int32_t>(rng.Between(1, 10)));
+    top_p.push_back(b % 4 == 1 ? 0.8f : 1.0f);
+    seed.push_back(static_cast<std::int64_t>(rng.Next()));
+    positions.push_back(static_cast<std::int64_t>(rng.Below(1000)));
+  }
+  Case c;
+  c.id = "pipeline/mixed_" + std::to_string(key) + "/" + profile;
+  c.stage = "pipeline";
+  c.profile = profile;
+  c.inputs = {{"logits", F32Tensor({rows, vocab}, logits)}, {"temperature", F32Tensor({rows}, temperature)},
+              {"top_k", I32Tensor({rows}, top_k)}, {"top_p", F32Tensor({rows}, top_p)},
+              {"seed", I64Tensor({rows}, seed)}, {"positions", I64Tensor({rows}, positions)},
+              {"q", F32Tensor({rows, vocab}, q)}};
+  return c;
+}
+
+// Wraps the reference and rewrites a batch before running it.
+class Faulty : public Backend {
+ public:
+  std::string Name() const override { return "faulty"; }
+  std::vector<std::string> SupportedStages() const override { return reference_.SupportedStages(); }
+  TensorMap Run(const std::string& stage, const Case& c) override {
+    Case copy = c;
+    Rewrite(copy);
+    ++calls_;
+    return reference_.Run(stage, copy);
+  }
+  virtual void Rewrite(Case& c) = 0;
+
+ protected:
+  int calls_ = 0;
+  reference::ReferenceBackend reference_;
+};
+
+// Seeds the noise with the batch slot (a kernel keying Philox by thread row).
+struct SlotSeeded : Faulty {
+  void Rewrite(Case& c) override {
+    auto seed = c.inputs.at("seed").data<std::int64_t>();
+    for (std::size_t b = 0; b < seed.size(); ++b) seed[b] += static_cast<std::int64_t>(b);
+    auto q = c.inputs.at("q").data<float>();
+    const auto vocab = c.inputs.at("q").dim(1);
+    for (std::size_t b = 0; b < seed.size(); ++b) q[b * static_cast<std::size_t>(vocab)] *= static_cast<float>(b + 1);
+  }
+};
+
+// From 7 rows on, a split reduction breaks ties toward the highest index: modelled by
+// reversing every row (and its per-token inputs) for the stage, then mapping the token back.
+class SizeDependentTies : public Backend {
+ public:
+  std::string Name() const override { return "size-dependent"; }
+  std::vector<std::string> SupportedStages() const override { return {"greedy"}; }
+  TensorMap Run(const std::string& stage, const Case& c) override {
+    if (c.inputs.at("logits").dim(0) < 7) return reference_.Run(stage, c);
+    Case copy = c;
+    auto x = copy.inputs.at("logits").data<float>();
+    const auto vocab = static_cast<std::size_t>(copy.inputs.at("logits").dim(1));
+    for (std::size_t b = 0; b * vocab < x.size(); ++b) std::reverse(x.begin() + static_cast<std::ptrdiff_t>(b * vocab), x.begin() + static_cast<std::ptrdiff_t>((b + 1) * vocab));
+    TensorMap out = reference_.Run(stage, copy);
+    for (auto& t : out.at("token").data<std::int64_t>()) t = static_cast<std::int64_t>(vocab) - 1 - t;
+    return out;
+  }
+
+ private:
+  reference::ReferenceBackend reference_;
+};
+
+// Treats the whole batch as greedy as soon as one row is (a batch-level fast path).
+struct BatchGreedy : Faulty {
+  void Rewrite(Case& c) override {
+    auto t = c.inputs.at("temperature").data<float>();
+    if (std::find(t.begin(), t.end(), 0.0f) != t.end()) std::fill(t.begin(), t.end(), 0.0f);
+  }
+};
+
+// A different result on every other call: not reproducible from run to run.
+struct Flaky : Faulty {
+  void Rewrite(Case& c) override {
+    if (calls_ % 2 == 1) {
+      for (auto& s : c.inputs.at("seed").data<std::int64_t>()) s ^= 1;
+    }
+  }
+};
+
+TEST(BatchInvariance, ReferencePassesMixedBatchesOfEveryProfile) {
+  reference::ReferenceBackend backend;
+  for (const char* profile : {"canonical", "vllm", "sglang"}) {
+    std::vector<Case> cases;
+    for (std::uint64_t key = 1; key <= 3; ++key) cases.push_back(MixedPipeline(profile, key));
+    std::vector<const Case*> all;
+    for (const auto& c : cases) all.push_back(&c);
+    for (const auto& c : cases) {
+      const InvarianceResult r = CheckBatchInvariance(backend, c, all);
+      EXPECT_TRUE(r.checked && r.passed) << profile << ": " << r.reason;
+      // 2 reference runs, 5 alone, batches of 2 (5 runs), 7 (2 runs), 64 (1 run).
+      EXPECT_EQ(r.runs, 2 + 5 + 5 + 2 + 1);
+    }
+  }
+}
+
+TEST(BatchInvariance, CatchesASeedKeyedByBatchSlot) {
+  SlotSeeded backend;
+  const Case c = MixedPipeline("canonical", 4);
+  const InvarianceResult r = CheckBatchInvariance(backend, c, {&c});
+  EXPECT_TRUE(r.checked);
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.reason.find("alone"), std::string::npos) << r.reason;
+}
+
+TEST(BatchInvariance, CatchesATieBreakThatDependsOnBatchSize) {
+  SizeDependentTies backend;
+  Case c;
+  c.id = "greedy/ties/canonical";
+  c.stage = "greedy";
+  c.profile = "canonical";
+  c.inputs = {{"logits", F32Tensor({2, 4}, {1, 3, 3, 0, 5, 0, 5, 5})}};
+  const InvarianceResult r = CheckBatchInvariance(backend, c, {&c});
+  EXPECT_TRUE(r.checked);
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.reason.find("batch of 7"), std::string::npos) << r.reason;
+}
+
+TEST(BatchInvariance, CatchesARowThatReadsItsNeighbours) {
+  BatchGreedy backend;
+  const Case c = MixedPipeline("vllm", 5);
+  const InvarianceResult r = CheckBatchInvariance(backend, c, {&c});
+  EXPECT_FALSE(r.passed);
+}
+
+TEST(BatchInvariance, CatchesRunToRunDifferences) {
+  Flaky backend;
+  const Case c = MixedPipeline("sglang", 6);
+  const InvarianceResult r = CheckBatchInvariance(backend, c, {&c});
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.reason.find("run to run"), std::string::npos) << r.reason;
+}
+
+TEST(BatchInvariance, OnlyRowSeparableCasesAreChecked) {
+  Case sparse;
+  sparse.id = "logit_bias/x/canonical";
+  sparse.stage = "logit_bias";
+  sparse.profile = "canonical";
+  sparse.inputs = {{"logits", F32Tensor({2, 2}, {0, 0, 0, 0})}, {"bias_rows", I32Tensor({2}, {0, 1})},
+                   {"bias_ids", I32Tensor({2}, {0, 1})}, {"bias_values", F32Tensor({2}, {1, 1})}};
+  std::string why;
+  EXPECT_FALSE(harness::RowSeparable(sparse, &why));
+  EXPECT_NE(why.find("[N] is not per row"), std::string::npos) << why;
+  reference::ReferenceBackend backend;
+  EXPECT_FALSE(CheckBatchInvariance(backend, sparse, {}).checked);
+  EXPECT_TRUE(harness::RowSeparable(MixedPipeline("vllm", 1)));
+}
+
+TEST(BatchInvariance, GoldenSetCheckCoversThePipelineGoldens) {
+  reference::ReferenceBackend backend;
+  golden::VerifyOptions selection;
+  selection.stages = {"pipeline", "multinomial_with_seed"};
+  const auto results = harness::CheckGoldenSetInvariance(SAMPCHECK_SOURCE_DIR "/golden/v1", backend, selection);
+  ASSERT_FALSE(results.empty());
+  for (const auto& r : results) {
+    EXPECT_EQ(r.stage, "batch_invariance");
+    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+  }
+}
+
+}  // namespace
+}  // namespace sampcheck::testing

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tests of pipeline (reference/pipeline.h, docs/spec/pipeline.md). Rows are dyadic, so every
+// probability is exact; seeded winners come from tests/python/seeded_gumbel_reference.py
+// (independent of sampcheck), the rest is worked out by hand in the comments.
+#include "reference/pipeline.h"
+
+#include <limits>
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "core/split_mix64.h"
+#include "tests/support/filter_test_rows.h"
+#include "tests/support/stage_runner.h"
+
+namespace sampcheck::testing {
+namespace {
+
+Tensor I64Tensor(Shape shape, const std::vector<std::int64_t>& values) {
+  return Tensor::FromValues<std::int64_t>(DType::kI64, std::move(shape), values);
+}
+
+// {-2 ln2, 0, -2 ln2, -ln2}: probabilities {1/8, 1/2, 1/8, 1/4}; sorted ids {1, 3, 0, 2}.
+const std::vector<float> kPermuted = {-2 * kLn2F, 0.0f, -2 * kLn2F, -kLn2F};
+
+std::vector<std::int64_t> Tokens(const TensorMap& out) {
+  const auto t = out.at("token").data<std::int64_t>();
+  return {t.begin(), t.end()};
+}
+
+TensorMap Seeded(const std::vector<float>& row, float temperature, std::int64_t seed, std::int64_t position) {
+  return {{"logits", F32Tensor({1, 4}, row)}, {"temperature", F32Tensor({1}, {temperature})},
+          {"seed", I64Tensor({1}, {seed})}, {"positions", I64Tensor({1}, {position})}};
+}
+
+TEST(Pipeline, CanonicalDrawsByTokenIdSglangByRank) {
+  // seeded_gumbel_reference.py, lines "canonical" (probs in vocabulary order) and
+  // "sglang rank" (the sorted row {1/2, 1/4, 1/8, 1/8}; rank r is id {1, 3, 0, 2}[r]).
+  struct Expect { std::int64_t seed, position, canonical, sglang; };
+  for (const Expect& e : {Expect{-1, 4294967295, 1, 3}, Expect{0, 0, 3, 1}, Expect{42, 7, 1, 1}, Expect{7, 1, 3, 1}}) {
+    EXPECT_EQ(Tokens(RunReference("pipeline", "canonical", Seeded(kPermuted, 1.0f, e.seed, e.position)))[0], e.canonical);
+    EXPECT_EQ(Tokens(RunReference("pipeline", "sglang", Seeded(kPermuted, 1.0f, e.seed, e.position)))[0], e.sglang);
+  }
+}
+
+TEST(Pipeline, VllmRacesTheFilteredProbabilitiesAgainstQ) {
+  // probs {1/8, 1/2, 1/8, 1/4} / q {1, 1, 1, 0.125} = {1/8, 1/2, 1/8, 2} -> 3; with top_k 1
+  // only id 1 keeps probability 1: {0, 1, 0, 0} / q -> 1.
+  TensorMap in = {{"logits", F32Tensor({1, 4}, kPermuted)}, {"temperature", F32Tensor({1}, {1.0f})},
+                  {"q", F32Tensor({1, 4}, {1, 1, 1, 0.125f})}};
+  EXPECT_EQ(Tokens(RunReference("pipeline", "vllm", in))[0], 3);
+  in.emplace("top_k", I32Tensor({1}, {1}));
+  EXPECT_EQ(Tokens(RunReference("pipeline", "vllm", in))[0], 1);
+}
+
+TEST(Pipeline, OneSurvivorIsDrawnWhateverTheNoise) {
+  for (std::int64_t seed = 0; seed < 50; ++seed) {
+    TensorMap in = Seeded(kPermuted, 0.7f, seed, seed * 3);
+    in.emplace("top_k", I32Tensor({1}, {1}));
+    for (const char* profile : {"canonical", "sglang"}) EXPECT_EQ(Tokens(RunReference("pipeline", profile, in))[0], 1);
+  }
+}
+
+TEST(Pipeline, GreedyRowsIgnoreTheirNoise) {
+  // Temperature 0: argmax 1, and a greedy row's q (vllm) or seed (others) is never read: a
+  // zero q, which a random row would reject, is accepted.
+  TensorMap vllm = {{"logits", F32Tensor({1, 4}, kPermuted)}, {"temperature", F32Tensor({1}, {0.0f})},
+                    {"q", F32Tensor({1, 4}, {0, 0, 0, 0})}};
+  EXPECT_EQ(Tokens(RunReference("pipeline", "vllm", vllm))[0], 1);
+  TensorMap no_seed = {{"logits", F32Tensor({1, 4}, kPermuted)}, {"temperature", F32Tensor({1}, {0.0f})}};
+  EXPECT_EQ(Tokens(RunReference("pipeline", "canonical", no_seed))[0], 1);
+  EXPECT_EQ(Tokens(RunReference("pipeline", "sglang", no_seed))[0], 1);
+}
+
+TEST(Pipeline, GreedyThresholdIsTheProfiles) {
+  // t = 5e-6 is below canonical's 1e-5 (a greedy row: argmax 1, no noise read), above
+  // SGLang's 1e-6 (a random row, which needs its seed), and vLLM raises 0 < t < 0.01 to 0.01
+  // before its test (temperature.h): a random row, which needs its q.
+  TensorMap in = {{"logits", F32Tensor({1, 4}, kPermuted)}, {"temperature", F32Tensor({1}, {5e-6f})}};
+  EXPECT_EQ(Tokens(RunReference("pipeline", "canonical", in))[0], 1);
+  EXPECT_THROW(RunReference("pipeline", "vllm", in), std::invalid_argument);
+  EXPECT_THROW(RunReference("pipeline", "sglang", in), std::invalid_argument);
+}
+
+TEST(Pipeline, VllmBiasesBeforePenaltiesCanonicalAfter) {
+  // logits {1, 1.25}, dense bias {+1, 0}, repetition 2 on output token 0, greedy.
+  // vllm: (1 + 1) / 2 = 1 < 1.25 -> 1. canonical/sglang: 1 / 2 + 1 = 1.5 > 1.25 -> 0.
+  TensorMap in = {{"logits", F32Tensor({1, 2}, {1.0f, 1.25f})}, {"temperature", F32Tensor({1}, {0.0f})},
+                  {"bias", F32Tensor({1, 2}, {1.0f, 0.0f})}, {"output_ids", I32Tensor({1, 1}, {0})},
+                  {"repetition_penalty", F32Tensor({1}, {2.0f})}};
+  EXPECT_EQ(Tokens(RunReference("pipeline", "vllm", in))[0], 1);
+  EXPECT_EQ(Tokens(RunReference("pipeline", "canonical", in))[0], 0);
+}
+
+TEST(Pipeline, MasksAndMinNewTokensExcludeTokens) {
+  // Bitmask word 0b0101 allows ids 0 and 2; stop id 0 while output_len 0 < min_tokens 1:
+  // only id 2 remains, drawn by every profile and every seed.
+  for (std::int64_t seed = 0; seed < 20; ++seed) {
+    TensorMap in = Seeded(kPermuted, 1.0f, seed, 5);
+    in.emplace("bitmask", I32Tensor({1, 1}, {0b0101}));
+    in.emplace("stop_ids", I32Tensor({1, 1}, {0}));
+    in.emplace("output_len", I32Tensor({1}, {0}));
+    in.emplace("min_tokens", I32Tensor({1}, {1}));
+    for (const char* profile : {"canonical", "sglang"}) EXPECT_EQ(Tokens(RunReference("pipeline", profile, in))[0], 2);
+    in.emplace("q", F32Tensor({1, 4}, {1e-3f, 1, 1, 1}));
+    EXPECT_EQ(Tokens(RunReference("pipeline", "vllm", in))[0], 2);
+  }
+}
+
+TEST(Pipeline, RejectsBadInput) {
+  TensorMap in = Seeded(kPermuted, 1.0f, 0, -1);
+  EXPECT_THROW(RunReference("pipeline", "canonical", in), std::invalid_argument);  // negative position
+  TensorMap no_seed = {{"logits", F32Tensor({1, 4}, kPermuted)}, {"temperature", F32Tensor({1}, {1.0f})}};
+  EXPECT_THROW(RunReference("pipeline", "canonical", no_seed), std::invalid_argument);  // random row without a seed
+  EXPECT_THROW(RunReference("pipeline", "vllm", no_seed), std::invalid_argument);       // random row without q
+  TensorMap sparse = Seeded(kPermuted, 1.0f, 0, 0);
+  sparse.emplace("bias_rows", I32Tensor({1}, {0}));
+  EXPECT_THROW(RunReference("pipeline", "canonical", sparse), std::invalid_argument);
+  EXPECT_THROW(RunReference("pipeline", "flashinfer", Seeded(kPermuted, 1.0f, 0, 0)), std::exception);
+}
+
+// A masked token is never drawn, whatever the seed: random logits, random bitmask with at
+// least one allowed id, mixed greedy and random rows.
+RC_GTEST_PROP(Pipeline, NeverDrawsAMaskedToken, (std::uint64_t key)) {
+  SplitMix64 rng(key);
+  const std::int64_t rows = 3, vocab = 40;
+  std::vector<float> logits;
+  for (std::int64_t i = 0; i < rows * vocab; ++i) logits.push_back(static_cast<float>(rng.Below(2000)) / 100.0f - 10.0f);
+  std::vector<std::int32_t> mask;
+  for (std::int64_t i = 0; i < rows * 2; ++i) mask.push_back(static_cast<std::int32_t>(rng.Next() >> 32) | (i % 2 == 0 ? 1 : 0));
+  std::vector<float> temperature = {0.0f, 0.8f, 1.5f};
+  TensorMap in = {{"logits", F32Tensor({rows, vocab}, logits)}, {"temperature", F32Tensor({rows}, temperature)},
+                  {"bitmask", I32Tensor({rows, 2}, mask)},
+                  {"seed", I64Tensor({rows}, {static_cast<std::int64_t>(rng.Next()), 1, 2})},
+                  {"positions", I64Tensor({rows}, {0, 1, 2})}};
+  std::vector<float> q;
+  for (std::int64_t i = 0; i < rows * vocab; ++i) q.push_back(static_cast<float>(rng.Below(1000) + 1) / 100.0f);
+  in.emplace("q", F32Tensor({rows, vocab}, q));
+  for (const char* profile : {"canonical", "vllm", "sglang"}) {
+    const auto tokens = Tokens(RunReference("pipeline", profile, in));
+    for (std::int64_t b = 0; b < rows; ++b) {
+      const auto t = tokens[static_cast<std::size_t>(b)];
+      const auto word = static_cast<std::uint32_t>(mask[static_cast<std::size_t>(b * 2 + t / 32)]);
+      RC_ASSERT(((word >> (t % 32)) & 1u) == 1u);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sampcheck::testing
