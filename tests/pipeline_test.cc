@@ -146,5 +146,30 @@ RC_GTEST_PROP(Pipeline, NeverDrawsAMaskedToken, (std::uint64_t key)) {
   }
 }
 
+// Greedy rows ignore the noise: changing every seed, position and q entry leaves them alone.
+RC_GTEST_PROP(Pipeline, GreedyRowsIgnoreAnyNoise, (std::uint64_t key)) {
+  SplitMix64 rng(key);
+  const std::int64_t rows = 4, vocab = 24;
+  std::vector<float> logits;
+  for (std::int64_t i = 0; i < rows * vocab; ++i) logits.push_back(static_cast<float>(rng.Below(64)) / 4.0f);
+  const auto noisy = [&](SplitMix64& r) {
+    std::vector<float> q;
+    for (std::int64_t i = 0; i < rows * vocab; ++i) q.push_back(static_cast<float>(r.Below(1000) + 1) / 100.0f);
+    return TensorMap{{"logits", F32Tensor({rows, vocab}, logits)},
+                     {"temperature", F32Tensor({rows}, {0.0f, 1.0f, 0.0f, 0.6f})},
+                     {"top_p", F32Tensor({rows}, {0.9f, 0.9f, 0.5f, 1.0f})},
+                     {"seed", I64Tensor({rows}, {static_cast<std::int64_t>(r.Next()), 1, static_cast<std::int64_t>(r.Next()), 2})},
+                     {"positions", I64Tensor({rows}, {static_cast<std::int64_t>(r.Below(100)), 0, 7, 0})},
+                     {"q", F32Tensor({rows, vocab}, q)}};
+  };
+  SplitMix64 a(key ^ 1), b(key ^ 2);
+  for (const char* profile : {"canonical", "vllm", "sglang"}) {
+    const auto first = Tokens(RunReference("pipeline", profile, noisy(a)));
+    const auto second = Tokens(RunReference("pipeline", profile, noisy(b)));
+    RC_ASSERT(first[0] == second[0]);
+    RC_ASSERT(first[2] == second[2]);
+  }
+}
+
 }  // namespace
 }  // namespace sampcheck::testing
