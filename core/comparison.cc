@@ -57,6 +57,13 @@ Element Load(const TensorView& t, std::int64_t i) {
       float v = t.dtype() == DType::kF16 ? F16BitsToF32(b) : BF16BitsToF32(b);
       return {v, b};
     }
+    case DType::kF64: {
+      double v;
+      std::memcpy(&v, p, 8);
+      std::uint64_t b;
+      std::memcpy(&b, p, 8);
+      return {v, b};
+    }
     case DType::kI32: {
       std::int32_t v;
       std::memcpy(&v, p, 4);

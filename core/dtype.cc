@@ -13,6 +13,7 @@ std::size_t DTypeSize(DType dtype) {
     case DType::kI64: return 8;
     case DType::kU8: return 1;
     case DType::kBool: return 1;
+    case DType::kF64: return 8;
   }
   return 0;
 }
@@ -26,6 +27,7 @@ std::string_view SafetensorsName(DType dtype) {
     case DType::kI64: return "I64";
     case DType::kU8: return "U8";
     case DType::kBool: return "BOOL";
+    case DType::kF64: return "F64";
   }
   return "?";
 }
@@ -39,6 +41,7 @@ std::string_view DTypeName(DType dtype) {
     case DType::kI64: return "i64";
     case DType::kU8: return "u8";
     case DType::kBool: return "bool";
+    case DType::kF64: return "f64";
   }
   return "?";
 }
@@ -50,7 +53,9 @@ std::optional<DType> DTypeFromSafetensorsName(std::string_view name) {
   return std::nullopt;
 }
 
-bool IsFloating(DType dtype) {
+bool IsFloating(DType dtype) { return WidensToF32(dtype) || dtype == DType::kF64; }
+
+bool WidensToF32(DType dtype) {
   return dtype == DType::kF32 || dtype == DType::kF16 || dtype == DType::kBF16;
 }
 

@@ -28,6 +28,11 @@ std::string Element(const Tensor& t, std::size_t i) {
       std::snprintf(buf, sizeof buf, "%.5g/0x%04" PRIx16, static_cast<double>(v), b);
       break;
     }
+    case DType::kF64: {
+      const double v = t.data<double>()[i];
+      std::snprintf(buf, sizeof buf, "%.17g/0x%016" PRIx64, v, std::bit_cast<std::uint64_t>(v));
+      break;
+    }
     case DType::kI32: std::snprintf(buf, sizeof buf, "%" PRId32, t.data<std::int32_t>()[i]); break;
     case DType::kI64: std::snprintf(buf, sizeof buf, "%" PRId64, t.data<std::int64_t>()[i]); break;
     case DType::kU8:

@@ -54,7 +54,7 @@ Tensor StageInputs::Logits() const {
   const Tensor& t = it->second;
   if (t.rank() != 2) Fail("'logits' must be [B, V], got shape " + ShapeString(t.shape()));
   if (t.dim(1) < 1) Fail("'logits' must have V >= 1 columns");
-  if (!IsFloating(t.dtype())) {
+  if (!WidensToF32(t.dtype())) {
     Fail("'logits' must be f32, f16 or bf16, got " + std::string(DTypeName(t.dtype())));
   }
   return UpcastToF32(t, stage_ + ": 'logits'");
@@ -71,7 +71,7 @@ Tensor StageInputs::FloatRows(const std::string& name, std::int64_t rows, std::i
     message.append(name).append("' must be ").append(expected).append(", got shape ").append(ShapeString(t.shape()));
     Fail(message);
   }
-  if (!IsFloating(t.dtype())) Fail("'" + name + "' must be f32, f16 or bf16, got " + std::string(DTypeName(t.dtype())));
+  if (!WidensToF32(t.dtype())) Fail("'" + name + "' must be f32, f16 or bf16, got " + std::string(DTypeName(t.dtype())));
   return UpcastToF32(t, stage_ + ": '" + name + "'");
 }
 

@@ -70,11 +70,15 @@ TEST(Tensor, IsZeroFilled) {
 }
 
 TEST(Tensor, HasDTypeSizedStorage) {
-  // Bytes per element from dtype.h: f32 4, f16 2, bf16 2, i32 4, i64 8, u8 1, bool 1.
-  const std::size_t sizes[] = {4, 2, 2, 4, 8, 1, 1};
-  for (std::size_t i = 0; i < std::size(kAllDTypes); ++i) {
-    Tensor t(kAllDTypes[i], {3});
-    EXPECT_EQ(t.nbytes(), 3 * sizes[i]) << DTypeName(kAllDTypes[i]);
+  // Bytes per element from the safetensors format: F32 4, F16 2, BF16 2, F64 8, I32 4, I64 8,
+  // U8 1, BOOL 1.
+  const std::pair<DType, std::size_t> sizes[] = {{DType::kF32, 4}, {DType::kF16, 2}, {DType::kBF16, 2},
+                                                 {DType::kF64, 8}, {DType::kI32, 4}, {DType::kI64, 8},
+                                                 {DType::kU8, 1},  {DType::kBool, 1}};
+  static_assert(std::size(sizes) == std::size(kAllDTypes));
+  for (const auto& [dtype, size] : sizes) {
+    Tensor t(dtype, {3});
+    EXPECT_EQ(t.nbytes(), 3 * size) << DTypeName(dtype);
   }
 }
 

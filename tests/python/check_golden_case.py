@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-DTYPES = {"F32": np.float32, "F16": np.float16, "I32": np.int32, "I64": np.int64,
+DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64, "I32": np.int32, "I64": np.int64,
           "U8": np.uint8, "BOOL": np.bool_}
 
 

@@ -32,6 +32,7 @@ except ImportError:  # pragma: no cover - environment problem, reported to the C
 NUMPY_DTYPES = {
     "F32": np.dtype("<f4"),
     "F16": np.dtype("<f2"),
+    "F64": np.dtype("<f8"),
     "BF16": np.dtype("<u2"),
     "I32": np.dtype("<i4"),
     "I64": np.dtype("<i8"),
