@@ -91,7 +91,7 @@ std::vector<CaseResult> VerifyGoldenSet(const std::filesystem::path& golden_dir,
   }
   std::vector<CaseResult> results;
   for (const ManifestEntry* e : selected) {
-    CaseResult r{e->id, e->stage, e->profile, e->comparison, Verdict::kPass, ""};
+    CaseResult r{e->id, e->stage, e->profile, e->comparison, Verdict::kPass, "", nullptr};
     try {
       VerifyCase(golden_dir, *e, backend, supported, options, r);
     } catch (const std::exception& ex) {

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/backend.h"
 #include "core/comparison.h"
 
@@ -27,6 +29,9 @@ struct CaseResult {
   std::string comparison;
   Verdict verdict = Verdict::kPass;
   std::string reason;  // why it failed or was skipped; empty on pass
+  // Statistical cases only: the fields of docs/spec/report.md "Statistical cases"; null for
+  // cases judged by an exact or ulp rule.
+  nlohmann::json statistics;
 };
 
 struct VerifyOptions {

@@ -29,12 +29,14 @@ std::vector<StageSummary> SummariseByStage(const std::vector<golden::CaseResult>
 nlohmann::json ReportToJson(const RunInfo& run, const std::vector<golden::CaseResult>& results) {
   nlohmann::json cases = nlohmann::json::array();
   for (const auto& r : results) {
-    cases.push_back({{"id", r.id},
-                     {"stage", r.stage},
-                     {"profile", r.profile},
-                     {"comparison", r.comparison},
-                     {"verdict", golden::VerdictName(r.verdict)},
-                     {"reason", r.reason}});
+    nlohmann::json c = {{"id", r.id},
+                        {"stage", r.stage},
+                        {"profile", r.profile},
+                        {"comparison", r.comparison},
+                        {"verdict", golden::VerdictName(r.verdict)},
+                        {"reason", r.reason}};
+    if (!r.statistics.is_null()) c["statistics"] = r.statistics;
+    cases.push_back(std::move(c));
   }
   nlohmann::json stages = nlohmann::json::array();
   int passed = 0, failed = 0, skipped = 0;
