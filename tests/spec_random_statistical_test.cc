@@ -12,8 +12,9 @@
 //   (d) the bonus token (rows accepting all k drafts) against p_k;
 //   (e) the exact joint law of (accepted length, emitted tokens) for V = 4, k = 3, by
 //       enumeration (340 outcomes).
-// Error budget: alpha = 1e-6 per test (STATS.md); 2 profiles x (3 GOF + 3 binomial + 1 joint) =
-// 14 tests of a correct sampler, so a false failure has probability <= 1.4e-5 (Bonferroni), and
+// Error budget: alpha = 1e-6 per test (STATS.md); 2 profiles x (3 GOF + 3 binomial + 1 joint)
+// plus 4 for n-gram drafts = 18 tests of a correct sampler, so a false failure has probability
+// <= 1.8e-5 (Bonferroni), and
 // with the fixed seed below the verdict is deterministic anyway (no flakes; the seed was not
 // chosen after seeing results). Power 0.99 at the declared minimum detectable effects (MDE):
 //   GOF cases (a), (b), (d): Cohen w^2 = 0.0005; (e): w^2 = 0.002 at df = 339 (pooling lowers
@@ -322,6 +323,33 @@ TEST_P(SpecRandomProof, EmittedTokensFollowTheTargetForAnyDraft) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Profiles, SpecRandomProof, ::testing::Values("vllm", "flashinfer"));
+
+// n-gram drafts (vllm without draft_probs, draft prob := 1): a fixed draft x_i is a draft
+// distribution q_i = one-hot(x_i), so the theorem still holds: the first token follows p_0 and
+// the draft at position i is accepted with probability p_i(x_i). Same n as (a) and (c).
+TEST(SpecRandomProof, NgramDraftsPreserveTheTarget) {
+  const Problem pr = Main(), tiny = Tiny();
+  const Plan plan = MakePlan(pr, tiny);
+  const std::vector<std::int32_t> drafts = {7, 4, 6};
+  const Sampler ngram = [&](const Problem& p, std::uint32_t trial) {
+    std::vector<double> u;
+    for (std::int64_t i = 0; i < p.k; ++i) {
+      u.push_back(rng::UniformClosedOpen53F64(Word(trial, 1, static_cast<std::uint32_t>(2 * i)),
+                                             Word(trial, 1, static_cast<std::uint32_t>(2 * i + 1))));
+    }
+    return reference::SpecRandomVllm({drafts, {}, p.target, p.vocab}, u, ExpNoise(trial, 2, p.vocab), ExpNoise(trial, 3, p.vocab));
+  };
+  const Tally t = Tabulate(ngram, pr, plan.trials, false);
+  std::printf("vllm n-gram drafts {7, 4, 6}, trials %lld:\n", static_cast<long long>(plan.trials));
+  EXPECT_GE(Gof("(a) first token vs p_0", t.first, pr.Target(0), plan.gof_n), kAlpha);
+  for (std::int64_t i = 0; i < pr.k; ++i) {
+    const double a = pr.Target(i)[static_cast<std::size_t>(drafts[static_cast<std::size_t>(i)])];
+    const auto r = statistical::BinomialTest(t.accepted[static_cast<std::size_t>(i)], t.reached[static_cast<std::size_t>(i)], a);
+    std::printf("  (c) accepted at %lld: %lld / %lld, expected rate %.5f, p=%.3g\n", static_cast<long long>(i),
+                static_cast<long long>(r.k), static_cast<long long>(r.n), a, r.p_value);
+    EXPECT_GE(r.p_value, kAlpha);
+  }
+}
 
 // The first-token law of the bad samplers with a closed form, to show the power analysis covers
 // them: residual from p gives min(p, q) + TV p; the inverted ratio (accept iff u p(x) < q(x))
