@@ -111,12 +111,14 @@ Tensor CountRaceDraws(std::span<const float> probs, std::int64_t rows, std::int6
 }
 
 bool SupportsCountDrawsStage(const std::string& stage) {
-  return stage == "exponential_race" || stage == "inverse_cdf" || stage == "gumbel_max" || stage == "pipeline";
+  return stage == "exponential_race" || stage == "inverse_cdf" || stage == "gumbel_max" || stage == "pipeline" ||
+         stage == "qsample" || stage == "multinomial_with_seed" || stage == "multinomial_with_seed_token_ids";
 }
 
 Tensor ReferenceCountDraws(const Case& c, std::int64_t draws, std::uint64_t seed) {
   const Profile profile = ParseProfile(c.profile);
-  if (c.stage == "exponential_race" || c.stage == "inverse_cdf") {
+  if (c.stage == "exponential_race" || c.stage == "inverse_cdf" || c.stage == "qsample" ||
+      c.stage == "multinomial_with_seed" || c.stage == "multinomial_with_seed_token_ids") {
     StageInputs in(c, c.stage);
     const Tensor probs = in.Probabilities();
     return CountRaceDraws(probs.data<float>(), probs.dim(0), probs.dim(1), {}, draws, seed);

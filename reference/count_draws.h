@@ -57,7 +57,8 @@ Tensor CountRaceDraws(std::span<const float> probs, std::int64_t rows, std::int6
                       const std::vector<std::int64_t>& greedy, std::int64_t draws, std::uint64_t seed);
 
 bool SupportsCountDrawsStage(const std::string& stage);
-// The reference backend's CountDraws: exponential_race and inverse_cdf race on probs,
+// The reference backend's CountDraws: exponential_race, inverse_cdf, qsample and
+// multinomial_with_seed(_token_ids) race on probs (their target is probs / sum),
 // gumbel_max on SoftmaxRow(logprobs), pipeline on the probs its filters produce (logits,
 // temperature and filter tensors only; greedy rows always give their greedy token).
 Tensor ReferenceCountDraws(const Case& c, std::int64_t draws, std::uint64_t seed);

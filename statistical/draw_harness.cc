@@ -391,7 +391,7 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
     }
   };
   const bool vllm_pipeline = c.stage == "pipeline" && c.profile == "vllm";
-  if (c.stage == "exponential_race" || c.stage == "gumbel_max" || vllm_pipeline) {
+  if (c.stage == "exponential_race" || c.stage == "qsample" || c.stage == "gumbel_max" || vllm_pipeline) {
     const bool gumbel = c.stage == "gumbel_max";
     Tensor noise = Tensor::Uninitialized(DType::kF32, {total, vocab});
     auto data = noise.data<float>();
@@ -420,7 +420,7 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
       data[static_cast<std::size_t>(at)] = rng::UniformClosedOpen24F32(NoiseBlock(seed, 0, d, r).v[0]);
     });
     out.inputs.emplace("u", std::move(u));
-  } else if (c.stage == "pipeline") {
+  } else if (c.stage == "pipeline" || c.stage == "multinomial_with_seed" || c.stage == "multinomial_with_seed_token_ids") {
     Tensor s = Tensor::Uninitialized(DType::kI64, {total});
     Tensor pos(DType::kI64, {total});
     auto data = s.data<std::int64_t>();

@@ -209,14 +209,16 @@ ExactTarget PipelineTarget(const Case& c) {
 }  // namespace
 
 bool HasExactTarget(const std::string& stage) {
-  return stage == "exponential_race" || stage == "inverse_cdf" || stage == "gumbel_max" || stage == "pipeline";
+  return stage == "exponential_race" || stage == "inverse_cdf" || stage == "gumbel_max" || stage == "pipeline" ||
+         stage == "qsample" || stage == "multinomial_with_seed" || stage == "multinomial_with_seed_token_ids";
 }
 
 ExactTarget ComputeExactTarget(const Case& c) {
   if (c.stage == "pipeline") return PipelineTarget(c);
   if (!HasExactTarget(c.stage)) {
     throw std::invalid_argument("exact target: stage '" + c.stage +
-                                "' has none (exponential_race, inverse_cdf, gumbel_max, pipeline)");
+                                "' has none (exponential_race, inverse_cdf, qsample, multinomial_with_seed(_token_ids), "
+                                "gumbel_max, pipeline)");
   }
   const bool scores = c.stage == "gumbel_max";
   const std::vector<float> values = RowsAsF32(c, scores ? "logprobs" : "probs");

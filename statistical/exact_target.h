@@ -5,8 +5,9 @@
 // threshold (docs/spec/harness.md "Exact targets"; STATS.md "Layers").
 //
 // Contract:
-// - Stages: exponential_race, inverse_cdf (input probs: target = probs / sum, support =
-//   probs > 0), gumbel_max (input logprobs: target = softmax over finite scores), and pipeline
+// - Stages: exponential_race, inverse_cdf, qsample, multinomial_with_seed and
+//   multinomial_with_seed_token_ids (input probs: target = probs / sum, support = probs > 0;
+//   qsample's eps = 1e-8 added to |q| moves a probability by less than 1e-8), gumbel_max (input logprobs: target = softmax over finite scores), and pipeline
 //   (inputs logits, temperature and the optional filter tensors top_k, top_p, min_p, param
 //   `order`; any other pipeline group throws std::invalid_argument naming it). Noise inputs
 //   (q, gumbel, u, seed, positions) are ignored: the target does not depend on them.

@@ -118,6 +118,32 @@ std::vector<StatCase> DrawStatCases() {
         ProbsCase("stats/gumbel_max/scores_v100/canonical", "gumbel_max", "logprobs", s), 0.05, 0.01, 0.0);
   }
 
+  // The other draw stages and profiles, on one decaying row each.
+  {
+    std::vector<float> p(100);
+    for (int i = 0; i < 100; ++i) p[static_cast<std::size_t>(i)] = std::exp(-0.03f * static_cast<float>(i));
+    Case vllm = ProbsCase("stats/exponential_race/decay_v100/vllm", "exponential_race", "probs", p);
+    vllm.profile = "vllm";
+    add("decaying row under vLLM's race over every token, V = 100", std::move(vllm), 0.05, 0.01, 0.0);
+    Case q = ProbsCase("stats/qsample/decay_v100/ascend_v2", "qsample", "probs", p);
+    q.profile = "ascend_v2";
+    add("Ascend QSample on a decaying row, V = 100", std::move(q), 0.05, 0.01, 0.0);
+    Case m = ProbsCase("stats/multinomial_with_seed/decay_v100/sglang", "multinomial_with_seed", "probs", p);
+    m.profile = "sglang";
+    add("SGLang's seeded Gumbel-max on a decaying row, V = 100", std::move(m), 0.05, 0.01, 0.0);
+    Case t = ProbsCase("stats/multinomial_with_seed_token_ids/decay_v100/sglang", "multinomial_with_seed_token_ids", "probs", p);
+    t.profile = "sglang";
+    std::vector<std::int32_t> ids(100);
+    for (int i = 0; i < 100; ++i) ids[static_cast<std::size_t>(i)] = 1000 + 7 * i;  // hash columns: vocabulary ids
+    t.inputs.emplace("token_ids", Tensor::FromValues(DType::kI32, {1, 100}, ids));
+    add("SGLang's seeded Gumbel-max keyed by token id, V = 100", std::move(t), 0.05, 0.01, 0.0);
+    std::vector<float> s(100);
+    for (int i = 0; i < 100; ++i) s[static_cast<std::size_t>(i)] = -0.03f * static_cast<float>(i);
+    Case g = ProbsCase("stats/gumbel_max/decay_v100/sglang", "gumbel_max", "logprobs", s);
+    g.profile = "sglang";
+    add("SGLang's Gumbel-max with given noise, V = 100", std::move(g), 0.05, 0.01, 0.0);
+  }
+
   // Pipeline families, under each profile.
   for (const std::string profile : {"canonical", "vllm", "sglang"}) {
     {

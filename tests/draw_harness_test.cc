@@ -119,9 +119,11 @@ TEST(DrawHarness, NoiseAsInputPathWhenTheBackendCannotDraw) {
   RunOnlyBackend backend;
   const auto cases = Select({"stats/exponential_race/dyadic_v8/canonical", "stats/gumbel_max/scores_v100/canonical",
                              "stats/pipeline/temperature_v50/vllm", "stats/pipeline/top_p_dyadic_v8/canonical",
-                             "stats/pipeline/top_p_dyadic_v8/sglang"});
+                             "stats/pipeline/top_p_dyadic_v8/sglang", "stats/exponential_race/decay_v100/vllm",
+                             "stats/qsample/decay_v100/ascend_v2", "stats/multinomial_with_seed/decay_v100/sglang",
+                             "stats/multinomial_with_seed_token_ids/decay_v100/sglang", "stats/gumbel_max/decay_v100/sglang"});
   const auto results = RunDrawHarness(backend, cases);
-  ASSERT_GE(results.size(), 10u);
+  ASSERT_GE(results.size(), 25u);
   for (const auto& r : results) EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
 }
 

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <ostream>
 
 #include <gtest/gtest.h>
 
@@ -23,6 +24,10 @@
 #include "statistical/wrong_samplers.h"
 
 namespace sampcheck::statistical {
+
+// Test names show the sampler's name, not the struct's bytes.
+void PrintTo(const WrongSamplerInfo& info, std::ostream* os) { *os << info.name; }
+
 namespace {
 
 std::vector<StatCase> CasesWithPrefix(const std::string& prefix) {
