@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 // The sampcheck command line (docs/spec/cli.md): stages, golden generate, golden verify,
-// conform. Exit status: 0 success, 1 a check failed, 2 bad usage or bad input.
+// conform, render, gate. Exit status: 0 success, 1 a check failed, 2 bad usage or bad input.
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <memory>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cli/backend_registry.h"
+#include "cli/gate_command.h"
+#include "cli/progress_bar.h"
+#include "cli/render_command.h"
+#include "cli/stats_command.h"
 #include "core/comparison.h"
 #include "core/error.h"
 #include "core/stage_catalogue.h"
@@ -18,6 +25,7 @@
 #include "golden/verifier.h"
 #include "harness/golden_set_invariance.h"
 #include "reports/conform_report.h"
+#include "reports/report_set.h"
 
 namespace sampcheck::cli {
 namespace {
@@ -67,19 +75,26 @@ void ValidateFilters(const std::vector<std::string>& stages, const std::vector<s
   for (const auto& p : profiles) ParseProfile(p);
 }
 
-// Progress on a terminal only; CI logs get the per-failure lines and the summary.
+// Progress (cli/progress_bar.h): a redrawn bar on a terminal, plain lines in CI logs, both on
+// stderr; the FAIL lines and the summary go to stdout.
 golden::VerifyOptions MakeOptions(const std::vector<std::string>& stages, const std::vector<std::string>& profiles,
                                   const std::string& canonical_rule) {
   golden::VerifyOptions options{stages, profiles, std::nullopt, {}};
   if (!canonical_rule.empty()) options.canonical_rule = ComparisonRule::Parse(canonical_rule);
-  const bool tty = ::isatty(STDERR_FILENO) == 1;
-  options.on_case = [tty](const golden::CaseResult& r, std::size_t done, std::size_t total) {
-    if (r.verdict == golden::Verdict::kFail) {
-      if (tty) std::fprintf(stderr, "\r\033[K");
+  const char* term = std::getenv("TERM");
+  const bool terminal = ::isatty(STDERR_FILENO) == 1 && !(term && std::string_view(term) == "dumb");
+  auto bar = std::make_shared<ProgressBar>(ProgressBar::Options{.terminal = terminal}, [](std::string_view text) {
+    std::fwrite(text.data(), 1, text.size(), stderr);
+    std::fflush(stderr);
+  });
+  options.on_case = [bar](const golden::CaseResult& r, std::size_t done, std::size_t total) {
+    const bool failed = r.verdict == golden::Verdict::kFail;
+    if (failed) {
+      bar->Clear();
       std::printf("FAIL %s\n     %s\n", r.id.c_str(), r.reason.c_str());
+      std::fflush(stdout);
     }
-    if (tty) std::fprintf(stderr, "\r[%zu/%zu] %s\033[K", done, total, r.id.c_str());
-    if (tty && done == total) std::fprintf(stderr, "\r\033[K");
+    bar->Update(done, total, failed, r.id);
   };
   return options;
 }
@@ -113,7 +128,7 @@ int RunVerify(const std::string& dir, const std::string& backend_name, const std
 
 int RunConform(const std::string& golden_dir, const std::string& backend_name, const std::string& report_dir,
                const std::vector<std::string>& stages, const std::vector<std::string>& profiles,
-               const std::string& canonical_rule, bool batch_invariance) {
+               const std::string& canonical_rule, bool batch_invariance, const StatsRunOptions* statistics) {
   ValidateFilters(stages, profiles);
   auto backend = MakeBackend(backend_name);
   const golden::VerifyOptions options = MakeOptions(stages, profiles, canonical_rule);
@@ -123,10 +138,15 @@ int RunConform(const std::string& golden_dir, const std::string& backend_name, c
     auto invariance = harness::CheckGoldenSetInvariance(golden_dir, *backend, options);
     results.insert(results.end(), std::make_move_iterator(invariance.begin()), std::make_move_iterator(invariance.end()));
   }
+  if (statistics != nullptr) {  // the statistical cases (docs/spec/harness.md), CI-sized unless --thorough
+    auto stats = RunStatisticalCases(*backend, *statistics);
+    results.insert(results.end(), std::make_move_iterator(stats.begin()), std::make_move_iterator(stats.end()));
+  }
   std::printf("conformance of backend '%s' against %s\n", backend_name.c_str(), golden_dir.c_str());
   std::cout << reports::SummaryTable(reports::SummariseByStage(results));
   const auto path = reports::WriteJsonReport(report_dir, {backend_name, golden_dir}, results);
   std::printf("report: %s\n", path.c_str());
+  for (const auto& rendered : reports::WriteRenderedReports(path)) std::printf("report: %s\n", rendered.c_str());
   return CountFailures(results) ? 1 : 0;
 }
 
@@ -176,6 +196,19 @@ int Main(int argc, char** argv) {
   bool no_batch_invariance = false;
   conform_cmd->add_flag("--no-batch-invariance", no_batch_invariance,
                         "Skip the batch-invariance and reproducibility check (docs/spec/batch_invariance.md)");
+  bool no_stats = false;
+  StatsRunOptions conform_stats;
+  conform_cmd->add_flag("--no-stats", no_stats, "Skip the statistical cases (docs/spec/harness.md)");
+  conform_cmd->add_flag("--thorough", conform_stats.thorough, "Statistical cases at their large-n (thorough) effect sizes");
+  conform_cmd->add_option("--seed-epoch", conform_stats.seed_epoch, "Statistical suite epoch (seeds = hash(case id, epoch))")
+      ->capture_default_str();
+
+  StatsCommand stats_cmd(app);
+
+  RenderCommand render;
+  AddRenderCommand(app, render);
+  GateCommand gate;
+  AddGateCommand(app, gate);
 
   try {
     app.parse(argc, argv);
@@ -190,10 +223,15 @@ int Main(int argc, char** argv) {
       return 0;
     }
     if (verify_cmd->parsed()) return RunVerify(golden_dir, backend_name, stage_filter, profile_filter, canonical_rule);
+    if (stats_cmd.Parsed()) return stats_cmd.Run();
     if (conform_cmd->parsed()) {
+      conform_stats.stages = stage_filter;
+      conform_stats.profiles = profile_filter;
       return RunConform(golden_dir, backend_name, report_dir, stage_filter, profile_filter, canonical_rule,
-                        !no_batch_invariance);
+                        !no_batch_invariance, no_stats ? nullptr : &conform_stats);
     }
+    if (render.command->parsed()) return RunRenderCommand(render);
+    if (gate.command->parsed()) return RunGateCommand(gate);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sampcheck: error: %s\n", e.what());
     return 2;
