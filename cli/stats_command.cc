@@ -14,6 +14,7 @@
 #include "core/stage_catalogue.h"
 #include "harness/reproducibility.h"
 #include "reports/conform_report.h"
+#include "reports/report_set.h"
 #include "statistical/draw_harness.h"
 #include "statistical/noise_harness.h"
 #include "statistical/stat_cases.h"
@@ -113,6 +114,7 @@ int StatsCommand::Run() const {
   if (!report_dir_.empty()) {
     const auto path = reports::WriteJsonReport(report_dir_, {backend_, ""}, results);
     std::printf("report: %s\n", path.c_str());
+    for (const auto& rendered : reports::WriteRenderedReports(path)) std::printf("report: %s\n", rendered.c_str());
   }
   return failed ? 1 : 0;
 }
