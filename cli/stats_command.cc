@@ -6,9 +6,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string_view>
 #include <iostream>
 
 #include "cli/backend_registry.h"
+#include "cli/progress_bar.h"
 #include "core/error.h"
 #include "core/profile.h"
 #include "core/stage_catalogue.h"
@@ -59,15 +63,14 @@ std::vector<golden::CaseResult> RunStatisticalCases(Backend& backend, const Stat
   const bool run_noise = backend.Name() == "reference" && Selected(options.stages, "noise");
   draw.extra_family_tests = run_noise ? statistical::NoiseFamilySize() : 0;
   draw.apply_holm = false;  // once, below, over draws and noise together
-  const bool tty = ::isatty(STDERR_FILENO) == 1;
-  draw.on_case = [tty](const std::string& id, std::size_t done, std::size_t total) {
-    if (!tty) return;
-    constexpr int kWidth = 30;
-    const int filled = static_cast<int>(kWidth * done / std::max<std::size_t>(total, 1));
-    std::fprintf(stderr, "\r[%.*s%.*s] %zu/%zu %s\033[K", filled, "##############################", kWidth - filled,
-                 "                              ", done, total, id.c_str());
-    if (done == total) std::fprintf(stderr, "\r\033[K");
-  };
+  // The shared progress bar (cli/progress_bar.h): redrawn on a terminal, plain lines in a log.
+  const char* term = std::getenv("TERM");
+  const bool terminal = ::isatty(STDERR_FILENO) == 1 && !(term && std::string_view(term) == "dumb");
+  auto bar = std::make_shared<ProgressBar>(ProgressBar::Options{.terminal = terminal}, [](std::string_view text) {
+    std::fwrite(text.data(), 1, text.size(), stderr);
+    std::fflush(stderr);
+  });
+  draw.on_case = [bar](const std::string& id, std::size_t done, std::size_t total) { bar->Update(done, total, false, id); };
   auto results = statistical::RunDrawHarness(backend, cases, draw);
   auto repro = harness::RunReproducibilityHarness(backend, cases, options.seed_epoch);
   results.insert(results.end(), std::make_move_iterator(repro.begin()), std::make_move_iterator(repro.end()));
