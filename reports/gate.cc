@@ -46,7 +46,7 @@ std::optional<Effect> EffectOf(const nlohmann::json* statistics) {
   if (it == statistics->end() || !it->is_object()) return std::nullopt;
   const auto value = NumberField(*it, "value");
   if (!value) return std::nullopt;
-  Effect e{it->value("name", std::string("effect")), *value, std::nullopt};
+  Effect e{StringField(*it, "name", "effect"), *value, std::nullopt};
   const auto interval = it->find("interval");
   if (interval != it->end() && interval->is_array() && interval->size() == 2 && (*interval)[0].is_number() &&
       (*interval)[1].is_number()) {

@@ -25,7 +25,7 @@ std::string EffectCell(const nlohmann::json& statistics) {
   if (effect == statistics.end() || !effect->is_object()) return "";
   const auto value = NumberField(*effect, "value");
   if (!value) return "";
-  std::string out = MarkdownCellEscape(effect->value("name", std::string("effect"))) + " = " + FormatNumber(*value);
+  std::string out = MarkdownCellEscape(StringField(*effect, "name", "effect")) + " = " + FormatNumber(*value);
   const auto interval = effect->find("interval");
   if (interval != effect->end() && interval->is_array() && interval->size() == 2 && (*interval)[0].is_number() &&
       (*interval)[1].is_number()) {
@@ -72,7 +72,7 @@ std::string MarkdownSummary(const nlohmann::json& report) {
     if (!c.contains("statistics") || !c["statistics"].is_object()) continue;
     const auto& s = c["statistics"];
     statistical += Row({MarkdownCellEscape(c["id"].get<std::string>()), c["verdict"].get<std::string>(),
-                        MarkdownCellEscape(s.value("test", std::string())), NumberCell(s, "p_value"),
+                        MarkdownCellEscape(StringField(s, "test", "")), NumberCell(s, "p_value"),
                         NumberCell(s, "p_adjusted"), NumberCell(s, "alpha"), EffectCell(s)});
   }
   if (!statistical.empty()) {

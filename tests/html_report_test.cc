@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 
 #include "core/atomic_file.h"
+#include "reports/junit_report.h"
+#include "reports/markdown_report.h"
 #include "reports/report_reader.h"
 
 namespace sampcheck::reports {
@@ -54,6 +56,23 @@ TEST(HtmlReport, OpensFailedStatisticalCasesAndFlagsIncompleteRuns) {
   report["complete"] = false;
   html = HtmlReport(report);
   EXPECT_NE(html.find("Incomplete run"), std::string::npos);
+}
+
+// The statistics object comes from other tools too: fields of the wrong type are left out,
+// never a crash (all three renderers).
+TEST(HtmlReport, ToleratesMistypedStatisticsFields) {
+  auto report = LoadReport(kMixedRun);
+  for (auto& c : report["cases"]) {
+    if (!c.contains("statistics")) continue;
+    c["statistics"] = {{"test", 3},        {"p_value", "small"},     {"alpha", nullptr},
+                       {"effect", "big"},  {"top_bins", {1, "x"}},   {"labels", {1}},
+                       {"expected", {"a"}}, {"observed", nullptr}};
+  }
+  std::string html, xml, md;
+  ASSERT_NO_THROW(html = HtmlReport(report));
+  ASSERT_NO_THROW(xml = JunitXml(report));
+  ASSERT_NO_THROW(md = MarkdownSummary(report));
+  EXPECT_NE(html.find("<table id=\"stages\">"), std::string::npos);
 }
 
 TEST(HtmlReport, PythonsXmlParserAgreesWithTheJson) {
