@@ -100,7 +100,7 @@ std::string FrequencyPlotSvg(const FrequencyPlot& plot) {
     const double top = y_of(plot.observed[i]);
     out += "<rect class=\"" + std::string(marked ? "observed marked" : "observed") + "\" x=\"" +
            Fixed(x + (bin_width - bar) / 2) + "\" y=\"" + Fixed(top) + "\" width=\"" + Fixed(bar) + "\" height=\"" +
-           Fixed(plot_bottom - top) + "\" fill=\"" + (marked ? "#d62728" : "#4e79a7") + "\"><title>" +
+           Fixed(std::max(0.0, plot_bottom - top)) + "\" fill=\"" + (marked ? "#d62728" : "#4e79a7") + "\"><title>" +
            XmlEscape(label + ": observed " + Tick(plot.observed[i]) + ", expected " + Tick(plot.expected[i])) +
            "</title></rect>";
     out += Line(x, y_of(plot.expected[i]), x + bin_width, y_of(plot.expected[i]),
