@@ -113,6 +113,16 @@ std::string HtmlReport(const nlohmann::json& report) {
     }
     out += "</tbody></table>\n";
   }
+  if (skipped > 0) {
+    out += "<details><summary>Skipped cases (" + std::to_string(skipped) +
+           ")</summary>\n<table id=\"skipped\"><thead><tr><th>case</th><th>reason</th></tr></thead><tbody>\n";
+    for (const auto& c : report["cases"]) {
+      if (c["verdict"] != "skip") continue;
+      out += "<tr>" + Cell("<code>" + XmlEscape(c["id"].get<std::string>()) + "</code>") +
+             Cell(XmlEscape(c.value("reason", std::string())), "reason") + "</tr>\n";
+    }
+    out += "</tbody></table></details>\n";
+  }
   out += StatisticalSection(report);
   const nlohmann::json tool = report.value("tool", nlohmann::json::object());
   const auto tool_field = [&](const char* key) {

@@ -7,7 +7,8 @@
 // Checks: the document is a JSON object; `format` is "sampcheck-report"; `format_version` is
 // 1; `summary` is an object; `backend` and `golden`, when present, are strings; `cases` is an
 // array of objects, each with string `id`, `stage`, `verdict` (pass | fail | skip) and, when
-// present, string `reason`, `profile`, `comparison` and an object `statistics`. Unknown fields are allowed (a newer writer of the same version may add some).
+// present, string `reason`, `profile`, `comparison` and an object `statistics`. Unknown
+// fields are allowed (a newer writer of the same version may add some).
 
 #include <filesystem>
 #include <string>

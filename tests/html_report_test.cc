@@ -31,6 +31,15 @@ TEST(HtmlReport, EscapesEveryUserText) {
             std::string::npos);
 }
 
+TEST(HtmlReport, ListsSkippedCasesWithReasons) {
+  const std::string html = HtmlReport(LoadReport(kMixedRun));
+  EXPECT_NE(html.find("<details><summary>Skipped cases (1)</summary>\n<table id=\"skipped\">"), std::string::npos);
+  EXPECT_NE(html.find("<tr><td><code>top_p/boundary|pipe/sglang</code></td><td class=\"reason\">backend &#39;x&#39; "
+                      "does not support stage top_p</td></tr>"),
+            std::string::npos)
+      << html;
+}
+
 TEST(HtmlReport, FetchesNothing) {
   const std::string html = HtmlReport(LoadReport(kMixedRun));
   for (const char* needle : {"<script", "src=", "href=", "url(", "@import", "@font-face", "<link", "<img"}) {
