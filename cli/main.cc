@@ -17,6 +17,7 @@
 #include "cli/gate_command.h"
 #include "cli/progress_bar.h"
 #include "cli/render_command.h"
+#include "cli/stats_command.h"
 #include "core/comparison.h"
 #include "core/error.h"
 #include "core/stage_catalogue.h"
@@ -127,7 +128,7 @@ int RunVerify(const std::string& dir, const std::string& backend_name, const std
 
 int RunConform(const std::string& golden_dir, const std::string& backend_name, const std::string& report_dir,
                const std::vector<std::string>& stages, const std::vector<std::string>& profiles,
-               const std::string& canonical_rule, bool batch_invariance) {
+               const std::string& canonical_rule, bool batch_invariance, const StatsRunOptions* statistics) {
   ValidateFilters(stages, profiles);
   auto backend = MakeBackend(backend_name);
   const golden::VerifyOptions options = MakeOptions(stages, profiles, canonical_rule);
@@ -136,6 +137,10 @@ int RunConform(const std::string& golden_dir, const std::string& backend_name, c
   if (batch_invariance) {
     auto invariance = harness::CheckGoldenSetInvariance(golden_dir, *backend, options);
     results.insert(results.end(), std::make_move_iterator(invariance.begin()), std::make_move_iterator(invariance.end()));
+  }
+  if (statistics != nullptr) {  // the statistical cases (docs/spec/harness.md), CI-sized unless --thorough
+    auto stats = RunStatisticalCases(*backend, *statistics);
+    results.insert(results.end(), std::make_move_iterator(stats.begin()), std::make_move_iterator(stats.end()));
   }
   std::printf("conformance of backend '%s' against %s\n", backend_name.c_str(), golden_dir.c_str());
   std::cout << reports::SummaryTable(reports::SummariseByStage(results));
@@ -191,6 +196,14 @@ int Main(int argc, char** argv) {
   bool no_batch_invariance = false;
   conform_cmd->add_flag("--no-batch-invariance", no_batch_invariance,
                         "Skip the batch-invariance and reproducibility check (docs/spec/batch_invariance.md)");
+  bool no_stats = false;
+  StatsRunOptions conform_stats;
+  conform_cmd->add_flag("--no-stats", no_stats, "Skip the statistical cases (docs/spec/harness.md)");
+  conform_cmd->add_flag("--thorough", conform_stats.thorough, "Statistical cases at their large-n (thorough) effect sizes");
+  conform_cmd->add_option("--seed-epoch", conform_stats.seed_epoch, "Statistical suite epoch (seeds = hash(case id, epoch))")
+      ->capture_default_str();
+
+  StatsCommand stats_cmd(app);
 
   RenderCommand render;
   AddRenderCommand(app, render);
@@ -210,9 +223,12 @@ int Main(int argc, char** argv) {
       return 0;
     }
     if (verify_cmd->parsed()) return RunVerify(golden_dir, backend_name, stage_filter, profile_filter, canonical_rule);
+    if (stats_cmd.Parsed()) return stats_cmd.Run();
     if (conform_cmd->parsed()) {
+      conform_stats.stages = stage_filter;
+      conform_stats.profiles = profile_filter;
       return RunConform(golden_dir, backend_name, report_dir, stage_filter, profile_filter, canonical_rule,
-                        !no_batch_invariance);
+                        !no_batch_invariance, no_stats ? nullptr : &conform_stats);
     }
     if (render.command->parsed()) return RunRenderCommand(render);
     if (gate.command->parsed()) return RunGateCommand(gate);

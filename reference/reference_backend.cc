@@ -9,6 +9,7 @@
 #include "reference/allowed_token_ids.h"
 #include "reference/ascend_top_k_top_p_sample_v2.h"
 #include "reference/bad_words.h"
+#include "reference/count_draws.h"
 #include "reference/exponential_race.h"
 #include "reference/greedy.h"
 #include "reference/gumbel_max.h"
@@ -23,6 +24,8 @@
 #include "reference/sampling_filters.h"
 #include "reference/seeded_gumbel.h"
 #include "reference/softmax.h"
+#include "reference/spec_greedy.h"
+#include "reference/spec_random.h"
 #include "reference/temperature.h"
 #include "reference/token_bitmask.h"
 #include "reference/top_k.h"
@@ -54,6 +57,8 @@ const std::map<std::string, StageFn>& Stages() {
       {"qsample", RunQSample},
       {"sampling_filters", RunSamplingFilters},
       {"softmax", RunSoftmax},
+      {"spec_greedy", RunSpecGreedy},
+      {"spec_random", RunSpecRandom},
       {"temperature", RunTemperature},
       {"token_bitmask", RunTokenBitmask},
       {"top_k", RunTopK},
@@ -77,6 +82,20 @@ TensorMap ReferenceBackend::Run(const std::string& stage, const Case& c) {
     throw InputError("backend 'reference' does not implement stage '" + stage + "'");
   }
   return it->second(c, ParseProfile(c.profile));
+}
+
+bool ReferenceBackend::SupportsCountDraws(const std::string& stage) const { return SupportsCountDrawsStage(stage); }
+
+Tensor ReferenceBackend::CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) {
+  const StageInfo& info = RequireStage(stage);
+  RequireStageProfile(info, c.profile);
+  if (!SupportsCountDrawsStage(stage)) {
+    throw InputError("backend 'reference' cannot draw stage '" + stage + "' with its own randomness");
+  }
+  if (c.stage == stage) return ReferenceCountDraws(c, draws, seed);
+  Case named = c;
+  named.stage = stage;
+  return ReferenceCountDraws(named, draws, seed);
 }
 
 }  // namespace sampcheck::reference
