@@ -31,6 +31,18 @@ TEST(HtmlReport, EscapesEveryUserText) {
             std::string::npos);
 }
 
+TEST(HtmlReport, QqPlotLeavesOutStructuralChecks) {
+  // Make draws/race a structural check (alpha 0, p 0): 2 of the 3 statistical cases remain,
+  // and the dashed line sits at the smallest positive alpha, 1e-6.
+  auto report = LoadReport(kMixedRun);
+  for (auto& c : report["cases"]) {
+    if (c["id"] == "draws/race/canonical") c["statistics"]["alpha"] = 0.0, c["statistics"]["p_value"] = 0.0;
+  }
+  const std::string html = HtmlReport(report);
+  EXPECT_NE(html.find("Raw p-values of the 2 hypothesis tests"), std::string::npos);
+  EXPECT_NE(html.find("alpha = 1e-06"), std::string::npos);
+}
+
 TEST(HtmlReport, ListsSkippedCasesWithReasons) {
   const std::string html = HtmlReport(LoadReport(kMixedRun));
   EXPECT_NE(html.find("<details><summary>Skipped cases (1)</summary>\n<table id=\"skipped\">"), std::string::npos);
