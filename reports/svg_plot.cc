@@ -145,7 +145,8 @@ std::string PValueQqSvg(std::vector<double> p_values, double alpha, const std::s
   if (alpha > 0) {
     out += Line(x_of(0), y_of(minus_log10(alpha)), x_of(axis_max), y_of(minus_log10(alpha)),
                 "class=\"alpha\" stroke=\"#d62728\" stroke-dasharray=\"4 3\"") +
-           Text(x_of(0) + 4, y_of(minus_log10(alpha)) - 4, "alpha = " + Tick(alpha), " fill=\"#d62728\"");
+           Text(x_of(axis_max), y_of(minus_log10(alpha)) - 4, "alpha = " + Tick(alpha),
+                " text-anchor=\"end\" fill=\"#d62728\"");  // right end: clear of the y-axis title
   }
   for (std::size_t i = 0; i < n; ++i) {
     const double x = minus_log10((static_cast<double>(i) + 0.5) / n), y = minus_log10(p_values[i]);
