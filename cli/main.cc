@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <memory>
@@ -81,9 +80,7 @@ golden::VerifyOptions MakeOptions(const std::vector<std::string>& stages, const 
                                   const std::string& canonical_rule) {
   golden::VerifyOptions options{stages, profiles, std::nullopt, {}};
   if (!canonical_rule.empty()) options.canonical_rule = ComparisonRule::Parse(canonical_rule);
-  const char* term = std::getenv("TERM");
-  const bool terminal = ::isatty(STDERR_FILENO) == 1 && !(term && std::string_view(term) == "dumb");
-  auto bar = std::make_shared<ProgressBar>(ProgressBar::Options{.terminal = terminal}, [](std::string_view text) {
+  auto bar = std::make_shared<ProgressBar>(ProgressBar::Options{.terminal = StderrIsTerminal()}, [](std::string_view text) {
     std::fwrite(text.data(), 1, text.size(), stderr);
     std::fflush(stderr);
   });
