@@ -39,7 +39,7 @@ std::unique_ptr<Backend> MakeStatsBackend(const std::string& name) {
       throw InputError(e.what());
     }
   }
-  return MakeBackend(name);
+  return MakeBackend(name, BackendOptions{});  // plugin: and exec: too, isolated by default
 }
 
 std::vector<golden::CaseResult> RunStatisticalCases(Backend& backend, const StatsRunOptions& options) {
