@@ -2,13 +2,14 @@
 // `sampcheck stats` (cli/stats_command.h, docs/spec/cli.md).
 #include "cli/stats_command.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <memory>
+#include <string_view>
 
 #include "cli/backend_registry.h"
+#include "cli/progress_bar.h"
 #include "core/error.h"
 #include "core/profile.h"
 #include "core/stage_catalogue.h"
@@ -38,7 +39,7 @@ std::unique_ptr<Backend> MakeStatsBackend(const std::string& name) {
       throw InputError(e.what());
     }
   }
-  return MakeBackend(name);
+  return MakeBackend(name, BackendOptions{});  // plugin: and exec: too, isolated by default
 }
 
 std::vector<golden::CaseResult> RunStatisticalCases(Backend& backend, const StatsRunOptions& options) {
@@ -59,14 +60,14 @@ std::vector<golden::CaseResult> RunStatisticalCases(Backend& backend, const Stat
   const bool run_noise = backend.Name() == "reference" && Selected(options.stages, "noise");
   draw.extra_family_tests = run_noise ? statistical::NoiseFamilySize() : 0;
   draw.apply_holm = false;  // once, below, over draws and noise together
-  const bool tty = ::isatty(STDERR_FILENO) == 1;
-  draw.on_case = [tty](const std::string& id, std::size_t done, std::size_t total) {
-    if (!tty) return;
-    constexpr int kWidth = 30;
-    const int filled = static_cast<int>(kWidth * done / std::max<std::size_t>(total, 1));
-    std::fprintf(stderr, "\r[%.*s%.*s] %zu/%zu %s\033[K", filled, "##############################", kWidth - filled,
-                 "                              ", done, total, id.c_str());
-    if (done == total) std::fprintf(stderr, "\r\033[K");
+  // Progress (cli/progress_bar.h) without a failure count: verdicts come after Holm, below.
+  auto bar = std::make_shared<ProgressBar>(
+      ProgressBar::Options{.terminal = StderrIsTerminal(), .show_failures = false}, [](std::string_view text) {
+        std::fwrite(text.data(), 1, text.size(), stderr);
+        std::fflush(stderr);
+      });
+  draw.on_case = [bar](const std::string& id, std::size_t done, std::size_t total) {
+    bar->Update(done, total, false, id);
   };
   auto results = statistical::RunDrawHarness(backend, cases, draw);
   auto repro = harness::RunReproducibilityHarness(backend, cases, options.seed_epoch);

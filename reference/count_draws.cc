@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
-#include <set>
 #include <stdexcept>
 
 #include "core/error.h"
 #include "reference/exponential_race.h"
 #include "reference/greedy.h"
+#include "reference/pipeline.h"
 #include "reference/rng/noise.h"
 #include "reference/rng/philox.h"
 #include "reference/rng/uniform.h"
@@ -137,20 +137,14 @@ Tensor ReferenceCountDraws(const Case& c, std::int64_t draws, std::uint64_t seed
   if (c.stage != "pipeline") {
     throw InputError("backend 'reference' cannot draw stage '" + c.stage + "' with its own randomness");
   }
-  static const std::set<std::string> kKnown = {"logits", "temperature", "top_k", "top_p", "min_p", "q", "seed", "positions"};
-  for (const auto& [name, t] : c.inputs) {
-    if (!kKnown.count(name)) {
-      throw InputError("CountDraws of pipeline case '" + c.id + "': input '" + name +
-                       "' is not supported (logits, temperature, top_k, top_p, min_p only)");
-    }
-  }
   StageInputs in(c, "pipeline");
+  const Tensor processed = PipelineLogitsBeforeTemperature(c, profile);
   Case t{c.id, "temperature", c.profile, nlohmann::json::object(), {}};
-  t.inputs.emplace("logits", in.Logits());
+  t.inputs.emplace("logits", processed);
   t.inputs.emplace("temperature", in.Required("temperature", DType::kF32, 1));
   const TensorMap scaled = RunTemperature(t, profile);
   Case g{c.id, "greedy", "canonical", nlohmann::json::object(), {}};
-  g.inputs.emplace("logits", in.Logits());
+  g.inputs.emplace("logits", processed);
   const TensorMap greedy = RunGreedy(g, Profile::kCanonical);
   Case f{c.id, "sampling_filters", c.profile, nlohmann::json::object(), {}};
   if (c.params.contains("order")) f.params["order"] = c.params["order"];

@@ -59,8 +59,8 @@ Tensor CountRaceDraws(std::span<const float> probs, std::int64_t rows, std::int6
 bool SupportsCountDrawsStage(const std::string& stage);
 // The reference backend's CountDraws: exponential_race, inverse_cdf, qsample and
 // multinomial_with_seed(_token_ids) race on probs (their target is probs / sum),
-// gumbel_max on SoftmaxRow(logprobs), pipeline on the probs its filters produce (logits,
-// temperature and filter tensors only; greedy rows always give their greedy token).
+// gumbel_max on SoftmaxRow(logprobs), pipeline on the probs its filters produce after
+// PipelineLogitsBeforeTemperature and temperature (greedy rows always give their greedy token).
 Tensor ReferenceCountDraws(const Case& c, std::int64_t draws, std::uint64_t seed);
 
 }  // namespace sampcheck::reference

@@ -11,6 +11,7 @@
 
 #include "core/profile.h"
 #include "reference/greedy.h"
+#include "reference/pipeline.h"
 #include "reference/sampling_filters.h"
 #include "reference/stage_io.h"
 #include "reference/temperature.h"
@@ -159,19 +160,13 @@ std::vector<std::int64_t> AmbiguousTokens(const Case& c, Profile profile, std::s
 }
 
 ExactTarget PipelineTarget(const Case& c) {
-  static const std::set<std::string> kKnown = {"logits", "temperature", "top_k", "top_p", "min_p", "q", "seed", "positions"};
-  for (const auto& [name, t] : c.inputs) {
-    if (!kKnown.count(name)) {
-      throw std::invalid_argument("exact target of case '" + c.id + "': pipeline input '" + name +
-                                  "' is not supported (logits, temperature, top_k, top_p, min_p and noise only)");
-    }
-  }
   const Profile profile = ParseProfile(c.profile);
+  const Tensor processed = reference::PipelineLogitsBeforeTemperature(c, profile);
   Case t;
   t.id = c.id + " (temperature)";
   t.stage = "temperature";
   t.profile = c.profile;
-  t.inputs.emplace("logits", c.inputs.at("logits"));
+  t.inputs.emplace("logits", processed);
   if (!c.inputs.count("temperature")) throw std::invalid_argument("exact target of case '" + c.id + "': missing input 'temperature'");
   t.inputs.emplace("temperature", c.inputs.at("temperature"));
   const TensorMap scaled = reference::RunTemperature(t, profile);
@@ -179,7 +174,7 @@ ExactTarget PipelineTarget(const Case& c) {
   g.id = c.id + " (greedy)";
   g.stage = "greedy";
   g.profile = "canonical";
-  g.inputs.emplace("logits", c.inputs.at("logits"));
+  g.inputs.emplace("logits", processed);
   const TensorMap greedy = reference::RunGreedy(g, Profile::kCanonical);
 
   const Tensor& s = scaled.at("logits");

@@ -8,10 +8,10 @@
 // - Stages: exponential_race, inverse_cdf, qsample, multinomial_with_seed and
 //   multinomial_with_seed_token_ids (input probs: target = probs / sum, support = probs > 0;
 //   qsample's eps = 1e-8 added to |q| moves a probability by less than 1e-8), gumbel_max (input logprobs: target = softmax over finite scores), and pipeline
-//   (inputs logits, temperature and the optional filter tensors top_k, top_p, min_p, param
-//   `order`; any other pipeline group throws std::invalid_argument naming it). Noise inputs
+//   (every group of reference/pipeline.h; sparse logit-bias lists throw). Noise inputs
 //   (q, gumbel, u, seed, positions) are ignored: the target does not depend on them.
-// - pipeline: the support of a random row is the set the reference keeps — RunTemperature then
+// - pipeline: the support of a random row is the set the reference keeps —
+//   PipelineLogitsBeforeTemperature (penalties, masks, bias), RunTemperature, then
 //   RunSamplingFilters under the case's profile, so the bit-exact f32 rules decide it — and
 //   the probability of a kept token is exp(s_i - s_max) / sum over kept tokens, computed in
 //   long double from the f32 scaled logits s (temperature output). A greedy row (temperature

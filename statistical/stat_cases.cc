@@ -71,6 +71,30 @@ float TopPInsideToken(const std::vector<float>& logits, int t) {
   return static_cast<float>((before + own / 2.0L) / sum);
 }
 
+// Three rows over V = 100 with every per-row group of the pipeline before temperature:
+//   row 0: penalties (repetition 1.3, frequency 0.2, presence 0.1 on outputs {0, 0, 3, 5} and
+//          prompt {1, 2}), tokens 10..19 masked by the bitmask, top-p 0.8;
+//   row 1: neutral penalties (1, 0, 0, no ids), no mask, temperature 0.7, min-p 0.2;
+//   row 2: greedy; frequency penalty 1 on token 0 (logit 0 -> -1), so the argmax is token 1.
+Case PenaltiesMaskCase(const std::string& id, const std::string& profile) {
+  std::vector<PipelineRow> rows(3);
+  for (auto& r : rows) r.logits = Linear(100, 0.04f);
+  rows[0].top_p = 0.8f;
+  rows[1].temperature = 0.7f;
+  rows[1].min_p = 0.2f;
+  rows[2].temperature = 0.0f;
+  Case c = PipelineCase(id, profile, rows);
+  c.inputs.emplace("output_ids", Tensor::FromValues(DType::kI32, {3, 4}, std::vector<std::int32_t>{0, 0, 3, 5, -1, -1, -1, -1, 0, -1, -1, -1}));
+  c.inputs.emplace("prompt_ids", Tensor::FromValues(DType::kI32, {3, 2}, std::vector<std::int32_t>{1, 2, -1, -1, -1, -1}));
+  c.inputs.emplace("repetition_penalty", Tensor::FromValues(DType::kF32, {3}, std::vector<float>{1.3f, 1.0f, 1.0f}));
+  c.inputs.emplace("frequency_penalty", Tensor::FromValues(DType::kF32, {3}, std::vector<float>{0.2f, 0.0f, 1.0f}));
+  c.inputs.emplace("presence_penalty", Tensor::FromValues(DType::kF32, {3}, std::vector<float>{0.1f, 0.0f, 0.0f}));
+  // W = 4 words of 32 bits; -1 allows all 32. Row 0 clears bits 10..19 of word 0.
+  const auto row0_word0 = static_cast<std::int32_t>(~(((1u << 10) - 1u) << 10));
+  c.inputs.emplace("bitmask", Tensor::FromValues(DType::kI32, {3, 4}, std::vector<std::int32_t>{row0_word0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}));
+  return c;
+}
+
 }  // namespace
 
 std::vector<StatCase> DrawStatCases() {
@@ -146,6 +170,9 @@ std::vector<StatCase> DrawStatCases() {
 
   // Pipeline families, under each profile.
   for (const std::string profile : {"canonical", "vllm", "sglang"}) {
+    add("penalties and a grammar mask on one row, neutral penalties and no mask on the next, a greedy row "
+        "whose argmax moves with its frequency penalty, V = 100",
+        PenaltiesMaskCase("stats/pipeline/penalties_mask_v100/" + profile, profile), 0.05, 0.01, 0.0);
     {
       PipelineRow r;
       r.logits = Linear(100, 0.08f);

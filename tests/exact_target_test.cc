@@ -106,14 +106,27 @@ TEST(ExactTarget, MinPRatioNearTheThresholdIsAmbiguous) {
   EXPECT_EQ(t.rows[0].p[2], 0.0);  // exp(-3) = 0.0498 < 0.5: dropped, far from the threshold
 }
 
-TEST(ExactTarget, UnsupportedPipelineGroupIsNamed) {
+TEST(ExactTarget, PipelineStepsBeforeTemperatureApply) {
+  // Dense bias {ln 3, 0} on logits {0, 0}: probabilities {3/4, 1/4} up to the f32 rounding of
+  // ln 3 (hand); a greedy row takes the argmax after the bias.
+  Case c = Pipeline("canonical", {0.0f, 0.0f}, 1.0f, 0, 1.0f);
+  c.inputs.emplace("bias", Tensor::FromValues(DType::kF32, {1, 2}, std::vector<float>{std::log(3.0f), 0.0f}));
+  const ExactTarget t = ComputeExactTarget(c);
+  EXPECT_NEAR(t.rows[0].p[0], 0.75, 1e-7);
+  EXPECT_NEAR(t.rows[0].p[1], 0.25, 1e-7);
+  Case g = Pipeline("vllm", {0.0f, 0.0f}, 0.0f, 0, 1.0f);
+  g.inputs.emplace("bias", Tensor::FromValues(DType::kF32, {1, 2}, std::vector<float>{0.0f, 1.0f}));
+  EXPECT_EQ(ComputeExactTarget(g).rows[0].greedy_token, 1);
+}
+
+TEST(ExactTarget, SparseBiasListIsRejectedByName) {
   Case c = Pipeline("canonical", {0.0f, 1.0f}, 1.0f, 0, 1.0f);
-  c.inputs.emplace("bias", Tensor::FromValues(DType::kF32, {1, 2}, std::vector<float>{0.0f, 0.0f}));
+  c.inputs.emplace("bias_rows", Tensor::FromValues(DType::kI32, {1}, std::vector<std::int32_t>{0}));
   try {
     ComputeExactTarget(c);
     FAIL() << "expected an error";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("'bias'"), std::string::npos) << e.what();
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("sparse logit bias"), std::string::npos) << e.what();
   }
 }
 
@@ -140,6 +153,11 @@ TEST(ExactTarget, FamiliesHaveTheirDesignedTargets) {
       EXPECT_GT(t.rows[0].p[511], 0.0);
       EXPECT_EQ(t.rows[0].p[700] > 0.0, all_ties);
       EXPECT_EQ(t.rows[0].p[1022] > 0.0, all_ties);
+    }
+    if (s.id.find("penalties_mask") != std::string::npos) {
+      for (int i = 10; i < 20; ++i) EXPECT_EQ(t.rows[0].p[static_cast<std::size_t>(i)], 0.0) << i;  // masked
+      EXPECT_GT(t.rows[1].p[15], 0.0);  // unmasked row
+      EXPECT_EQ(t.rows[2].greedy_token, 1);  // frequency penalty moved the argmax off token 0
     }
     if (s.id.find("mixed") != std::string::npos) {
       EXPECT_EQ(t.rows[0].greedy_token, 100);
