@@ -20,6 +20,7 @@
 #include "statistical/multiple_testing.h"
 #include "statistical/pooling.h"
 #include "statistical/power.h"
+#include "statistical/spec_draws.h"
 
 namespace sampcheck::statistical {
 namespace {
@@ -373,6 +374,7 @@ std::int64_t PlannedFamilySize(const std::vector<StatCase>& cases, const DrawHar
 }
 
 Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw) {
+  if (c.stage == "spec_random") return SpecDrawNoiseCase(c, draws, seed, first_draw);  // drafts ~ q: spec_draws.h
   Case out = c;
   out.inputs.clear();
   std::int64_t rows = -1, vocab = -1;
@@ -440,7 +442,11 @@ Tensor CountDrawsThroughRun(Backend& backend, const Case& c, std::int64_t draws,
   std::int64_t rows = -1, vocab = -1;
   for (const auto& [name, t] : c.inputs) {
     if (t.rank() == 2 && (name == "probs" || name == "logits" || name == "logprobs")) rows = t.dim(0), vocab = t.dim(1);
+    if (t.rank() == 3 && name == "target_probs") rows = t.dim(0), vocab = t.dim(2);  // spec_random
   }
+  // spec_random counts the first emitted token, emitted[:, 0] (spec_draws.h); other stages 'token'.
+  const bool spec = c.stage == "spec_random";
+  const std::int64_t stride = spec ? c.inputs.at("target_probs").dim(1) : 1;
   if (rows < 0) throw InputError("case '" + c.id + "': no [B, V] input to draw from");
   Tensor counts(DType::kI64, {rows, vocab});
   auto out = counts.data<std::int64_t>();
@@ -449,13 +455,15 @@ Tensor CountDrawsThroughRun(Backend& backend, const Case& c, std::int64_t draws,
     const std::int64_t n = std::min(per_batch, draws - first);
     const Case batch = DrawNoiseCase(c, n, seed, first);
     const TensorMap result = backend.Run(c.stage, batch);
-    auto it = result.find("token");
-    if (it == result.end() || it->second.dtype() != DType::kI64 || it->second.numel() != n * rows) {
-      throw InputError("backend '" + backend.Name() + "' returned no i64 'token' [" + std::to_string(n * rows) + "] for case '" + c.id + "'");
+    const char* output = spec ? "emitted" : "token";
+    auto it = result.find(output);
+    if (it == result.end() || it->second.dtype() != DType::kI64 || it->second.numel() != n * rows * stride) {
+      throw InputError("backend '" + backend.Name() + "' returned no i64 '" + output + "' of " + std::to_string(n * rows * stride) +
+                       " entries for case '" + c.id + "'");
     }
     const auto tokens = it->second.data<std::int64_t>();
     for (std::int64_t j = 0; j < n * rows; ++j) {
-      const std::int64_t tok = tokens[static_cast<std::size_t>(j)];
+      const std::int64_t tok = tokens[static_cast<std::size_t>(j * stride)];
       if (tok < 0 || tok >= vocab) {
         throw InputError("backend '" + backend.Name() + "' returned token " + std::to_string(tok) + " outside [0, " + std::to_string(vocab) + ")");
       }

@@ -15,6 +15,7 @@
 #include "reference/sampling_filters.h"
 #include "reference/stage_io.h"
 #include "reference/temperature.h"
+#include "statistical/spec_draws.h"
 
 namespace sampcheck::statistical {
 namespace {
@@ -205,11 +206,13 @@ ExactTarget PipelineTarget(const Case& c) {
 
 bool HasExactTarget(const std::string& stage) {
   return stage == "exponential_race" || stage == "inverse_cdf" || stage == "gumbel_max" || stage == "pipeline" ||
-         stage == "qsample" || stage == "multinomial_with_seed" || stage == "multinomial_with_seed_token_ids";
+         stage == "qsample" || stage == "multinomial_with_seed" || stage == "multinomial_with_seed_token_ids" ||
+         stage == "spec_random";
 }
 
 ExactTarget ComputeExactTarget(const Case& c) {
   if (c.stage == "pipeline") return PipelineTarget(c);
+  if (c.stage == "spec_random") return SpecFirstTokenTarget(c);  // the first emitted token
   if (!HasExactTarget(c.stage)) {
     throw std::invalid_argument("exact target: stage '" + c.stage +
                                 "' has none (exponential_race, inverse_cdf, qsample, multinomial_with_seed(_token_ids), "

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "statistical/spec_stat_cases.h"
+
 namespace sampcheck::statistical {
 namespace {
 
@@ -234,6 +236,7 @@ std::vector<StatCase> DrawStatCases() {
           PipelineCase("stats/pipeline/mixed_v8193/" + profile, profile, rows), 0.05, 0.01, 0.0);
     }
   }
+  for (auto& s : SpecStatCases()) cases.push_back(std::move(s));  // spec_stat_cases.h
   return cases;
 }
 

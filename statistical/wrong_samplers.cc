@@ -14,6 +14,7 @@
 #include "reference/reference_backend.h"
 #include "reference/rng/noise.h"
 #include "reference/rng/philox.h"
+#include "reference/spec_random.h"
 #include "reference/stage_io.h"
 #include "statistical/exact_target.h"
 
@@ -316,6 +317,41 @@ class RecoveredFromTarget final : public OwnRaceBackend {
   }
 };
 
+// spec_random whose recovered token (at the first rejection L < n) is drawn from the target row
+// p_L instead of the residual max(p_L - q_L, 0), with the same noise the stage would have used
+// (vllm: the race over q; flashinfer: the inverse CDF with u_{min(L + 1, n)}). The first token
+// then follows min(p, q) + TV(p, q) p instead of p: TV 0.14 from p on small_v4.
+class SpecResidualFromTarget final : public WrappingBackend {
+ public:
+  SpecResidualFromTarget() : WrappingBackend("spec_residual_from_target") {}
+  TensorMap Run(const std::string& stage, const Case& c) override {
+    TensorMap out = WrappingBackend::Run(stage, c);
+    if (stage != "spec_random" || (c.profile != "vllm" && c.profile != "flashinfer")) return out;
+    const Tensor& ids = c.inputs.at("draft_ids");
+    const Tensor target = reference::UpcastToF32(c.inputs.at("target_probs"), "target_probs");
+    const std::int64_t rows = ids.dim(0), width = ids.dim(1), vocab = target.dim(2);
+    auto emitted = out.at("emitted").data<std::int64_t>();
+    const auto accepted = out.at("num_accepted").data<std::int64_t>();
+    for (std::int64_t b = 0; b < rows; ++b) {
+      const auto drafts = reference::Row(ids, b);
+      const auto n = static_cast<std::int64_t>(std::count_if(drafts.begin(), drafts.end(), [](std::int32_t x) { return x >= 0; }));
+      const std::int64_t at = accepted[static_cast<std::size_t>(b)];
+      if (at >= n) continue;  // no rejection: the bonus token is right
+      const auto p = target.data<float>().subspan(static_cast<std::size_t>((b * (width + 1) + at) * vocab), static_cast<std::size_t>(vocab));
+      std::int64_t token = 0;
+      if (c.profile == "vllm") {
+        const auto q = c.inputs.at("q").data<float>().subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
+        token = reference::RaceArgmax(p, q);
+      } else {
+        const float u = c.inputs.at("u").data<float>()[static_cast<std::size_t>(b * (width + 1) + std::min(at + 1, n))];
+        token = reference::FlashinferResidualDraw(p, {}, u);
+      }
+      emitted[static_cast<std::size_t>(b * (width + 1) + at)] = token;  // the bug: from p, not max(p - q, 0)
+    }
+    return out;
+  }
+};
+
 const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Backend>()>>>& Registry() {
   static const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Backend>()>>> registry = {
       {{"top_p_off_by_one", "the nucleus keeps one token past the top-p boundary", "stats/pipeline/top_p_inside_v100/", "L1"},
@@ -337,6 +373,9 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
       {{"tie_break_highest_index", "greedy and top-k ties prefer the highest index", "stats/pipeline/top_k_ties_v1023/canonical",
         "L1"},
        [] { return std::make_unique<TieBreakHighestIndex>(); }},
+      {{"spec_residual_from_target", "spec_random draws the recovered token from the target p, not the residual max(p - q, 0)",
+        "stats/spec_random/small_v4/", "L3"},
+       [] { return std::make_unique<SpecResidualFromTarget>(); }},
       {{"batch_dependent_seed", "a seeded row's stream depends on its slot in the batch", "reproducibility", "reproducibility"},
        [] { return std::make_unique<BatchDependentSeed>(); }},
   };

@@ -26,6 +26,9 @@
 //                           -> stats/exponential_race/peaked_v100 L3
 //   tie_break_highest_index greedy rows and canonical/sglang top-k ties prefer the highest index
 //                           -> stats/pipeline/top_k_ties_v1023/canonical L1 and mixed_v8193 row0 L1
+//   spec_residual_from_target  spec_random's recovered token (first rejection) is drawn from
+//                           the target row p instead of the residual max(p - q, 0), with the
+//                           stage's own noise -> stats/spec_random/small_v4/<profile> L3
 //   batch_dependent_seed    the pipeline's seeded rows use seed + (slot in the batch): each
 //                           draw still follows the target, but a row's token changes with the
 //                           batch -> the reproducibility harness (alpha 0)

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The draw harness's case families for spec_random (docs/spec/harness.md "Speculative
+// decoding"; issue 8 sections 2-3): target and draft rows WITHOUT noise, under the vllm and
+// flashinfer profiles, with declared MDEs as in stat_cases.h.
+//
+// Contract:
+// - Ids "stats/spec_random/<family>/<profile>". Each case holds draft_ids i32 [B, K] (the
+//   tokens are placeholders, redrawn from draft_probs by the harness — spec_draws.h; only
+//   n_b and the -1 padding count), target_probs f32 [B, K + 1, V] and draft_probs f32
+//   [B, K, V], every row normalised in binary64 and rounded to f32. The n-gram family (vllm
+//   only) has no draft_probs and fixed draft_ids.
+// - Families: small_v4 (V = 4, K = 2, overlapping rows, TV(p_0, q_0) = 0.4), draft_zero_v8
+//   (V = 8: the draft never proposes four tokens the target holds, and proposes one token the
+//   target forbids, which must never be emitted), v100 (two rows, n = 3 and n = 1 of K = 3),
+//   v1023 (flat draft, decaying target), ngram_v8 (vllm, two rows, n = 2 and n = 1).
+// - typical_acceptance is not in the list: it is not distribution preserving (its first
+//   token is the draft whenever the target gives it more than the threshold), so a case for
+//   it would fail every run by design.
+// - Deterministic: fixed numbers.
+#include <vector>
+
+#include "statistical/stat_cases.h"
+
+namespace sampcheck::statistical {
+
+std::vector<StatCase> SpecStatCases();
+
+}  // namespace sampcheck::statistical
