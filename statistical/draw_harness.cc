@@ -442,11 +442,11 @@ Tensor CountDrawsThroughRun(Backend& backend, const Case& c, std::int64_t draws,
   std::int64_t rows = -1, vocab = -1;
   for (const auto& [name, t] : c.inputs) {
     if (t.rank() == 2 && (name == "probs" || name == "logits" || name == "logprobs")) rows = t.dim(0), vocab = t.dim(1);
-    if (t.rank() == 3 && name == "target_probs") rows = t.dim(0), vocab = t.dim(2);  // spec_random
+    if (t.rank() == 3 && name == "target_probs") rows = t.dim(0), vocab = SpecCountsAcceptance(c) ? 2 : t.dim(2);
   }
-  // spec_random counts the first emitted token, emitted[:, 0] (spec_draws.h); other stages 'token'.
+  // spec_random counts the first emitted token emitted[:, 0], or the acceptance of draft 0
+  // (SpecCountedOutcome, spec_draws.h); the other stages 'token'.
   const bool spec = c.stage == "spec_random";
-  const std::int64_t stride = spec ? c.inputs.at("target_probs").dim(1) : 1;
   if (rows < 0) throw InputError("case '" + c.id + "': no [B, V] input to draw from");
   Tensor counts(DType::kI64, {rows, vocab});
   auto out = counts.data<std::int64_t>();
@@ -455,15 +455,19 @@ Tensor CountDrawsThroughRun(Backend& backend, const Case& c, std::int64_t draws,
     const std::int64_t n = std::min(per_batch, draws - first);
     const Case batch = DrawNoiseCase(c, n, seed, first);
     const TensorMap result = backend.Run(c.stage, batch);
-    const char* output = spec ? "emitted" : "token";
-    auto it = result.find(output);
-    if (it == result.end() || it->second.dtype() != DType::kI64 || it->second.numel() != n * rows * stride) {
-      throw InputError("backend '" + backend.Name() + "' returned no i64 '" + output + "' of " + std::to_string(n * rows * stride) +
-                       " entries for case '" + c.id + "'");
+    const std::int64_t width = spec ? c.inputs.at("draft_ids").dim(1) : 0;
+    const std::vector<std::pair<const char*, std::int64_t>> outputs =
+        spec ? std::vector<std::pair<const char*, std::int64_t>>{{"emitted", n * rows * (width + 1)}, {"num_accepted", n * rows}}
+             : std::vector<std::pair<const char*, std::int64_t>>{{"token", n * rows}};
+    for (const auto& [output, numel] : outputs) {
+      auto it = result.find(output);
+      if (it == result.end() || it->second.dtype() != DType::kI64 || it->second.numel() != numel) {
+        throw InputError("backend '" + backend.Name() + "' returned no i64 '" + output + "' of " + std::to_string(numel) +
+                         " entries for case '" + c.id + "'");
+      }
     }
-    const auto tokens = it->second.data<std::int64_t>();
     for (std::int64_t j = 0; j < n * rows; ++j) {
-      const std::int64_t tok = tokens[static_cast<std::size_t>(j * stride)];
+      const std::int64_t tok = spec ? SpecCountedOutcome(c, result, j) : result.at("token").data<std::int64_t>()[static_cast<std::size_t>(j)];
       if (tok < 0 || tok >= vocab) {
         throw InputError("backend '" + backend.Name() + "' returned token " + std::to_string(tok) + " outside [0, " + std::to_string(vocab) + ")");
       }

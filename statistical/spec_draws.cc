@@ -88,6 +88,27 @@ Tensor ExponentialNoise(std::int64_t rows, std::int64_t vocab, std::int64_t draw
   return noise;
 }
 
+// {P(rejected), P(accepted)} of draft 0 of row b, p0 the normalised target row 0.
+std::vector<double> AcceptanceLaw(const Case& c, std::int64_t b, const std::vector<double>& p0) {
+  const Tensor& ids = Input(c, "draft_ids");
+  const std::int32_t x = ids.data<std::int32_t>()[static_cast<std::size_t>(b * ids.dim(1))];
+  long double a = 0.0L;
+  if (ids.dim(1) == 0 || x < 0) {
+    a = 0.0L;  // no drafts: nothing to accept
+  } else if (c.inputs.count("draft_probs") == 0) {
+    a = p0[static_cast<std::size_t>(x)];  // n-gram: accepted with probability p_0(x_0)
+  } else {
+    const Tensor q = reference::UpcastToF32(c.inputs.at("draft_probs"), "draft_probs");
+    const auto v = static_cast<std::size_t>(q.dim(2));
+    const auto row = q.data<float>().subspan(static_cast<std::size_t>(b * q.dim(1)) * v, v);
+    long double sum = 0.0L;
+    for (float e : row) sum += e;
+    if (!(sum > 0.0L)) throw InputError("case '" + c.id + "': draft_probs[" + std::to_string(b) + ", 0] has no positive entry");
+    for (std::size_t j = 0; j < v; ++j) a += std::min(static_cast<long double>(p0[j]), row[j] / sum);
+  }
+  return {static_cast<double>(1.0L - a), static_cast<double>(a)};
+}
+
 }  // namespace
 
 Case SpecDrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw) {
@@ -111,6 +132,7 @@ Case SpecDrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, st
     }
   }
   Case out = c;
+  out.params.erase(kSpecCountParam);  // the harness's, not the stage's
   out.inputs.clear();
   for (const auto& [name, t] : c.inputs) {
     if (name == "u" || name == "q" || name == "bonus_q") continue;
@@ -162,6 +184,21 @@ Case SpecDrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, st
   return out;
 }
 
+bool SpecCountsAcceptance(const Case& c) {
+  auto it = c.params.find(kSpecCountParam);
+  if (it == c.params.end()) return false;
+  if (*it != "accepted_0") {
+    throw InputError("case '" + c.id + "': parameter " + kSpecCountParam + " = " + it->dump() + "; expected \"accepted_0\"");
+  }
+  return true;
+}
+
+std::int64_t SpecCountedOutcome(const Case& c, const TensorMap& result, std::int64_t j) {
+  if (SpecCountsAcceptance(c)) return result.at("num_accepted").data<std::int64_t>()[static_cast<std::size_t>(j)] >= 1 ? 1 : 0;
+  const std::int64_t stride = result.at("emitted").numel() / result.at("num_accepted").numel();  // K + 1
+  return result.at("emitted").data<std::int64_t>()[static_cast<std::size_t>(j * stride)];
+}
+
 ExactTarget SpecFirstTokenTarget(const Case& c) {
   const Tensor target = reference::UpcastToF32(Input(c, "target_probs"), "target_probs");
   if (target.rank() != 3 || target.dim(1) < 1) {
@@ -169,8 +206,9 @@ ExactTarget SpecFirstTokenTarget(const Case& c) {
                                 ShapeString(target.shape()));
   }
   const std::int64_t rows = target.dim(0), positions = target.dim(1), vocab = target.dim(2);
+  const bool acceptance = SpecCountsAcceptance(c);
   ExactTarget out;
-  out.vocab = vocab;
+  out.vocab = acceptance ? 2 : vocab;
   const auto all = target.data<float>();
   for (std::int64_t b = 0; b < rows; ++b) {
     const auto row = all.subspan(static_cast<std::size_t>(b * positions * vocab), static_cast<std::size_t>(vocab));
@@ -188,6 +226,7 @@ ExactTarget SpecFirstTokenTarget(const Case& c) {
     RowTarget r;
     r.p.reserve(row.size());
     for (float x : row) r.p.push_back(static_cast<double>(static_cast<long double>(x) / sum));
+    if (acceptance) r.p = AcceptanceLaw(c, b, r.p);
     out.rows.push_back(std::move(r));
   }
   return out;

@@ -33,11 +33,18 @@
 //   Every quantity is a Philox4x32-10 word of (seed; index, first_draw + d, b, tag) with one
 //   tag per quantity, so draws are independent across positions, tokens, draws and rows.
 //   Other profiles throw.
+// - Acceptance cases: a case whose params hold kSpecCountParam = "accepted_0" (a harness
+//   parameter: SpecDrawNoiseCase removes it, so no backend sees it) counts the outcome of draft
+//   0 instead, over two categories {0: rejected, 1: accepted} (num_accepted >= 1). Its exact law
+//   is Bernoulli(a): a = sum_j min(p_0(j), q_0(j)) = 1 - TV(p_0, q_0) for drafts drawn from q_0
+//   (both rows normalised), a = p_0(x_0) for an n-gram draft, a = 0 for a row without drafts;
+//   so the L2 test is the exact binomial test of the accept count against Binomial(n, a).
 // - Bad input (missing tensors, a draft row with no positive entry) throws InputError naming
 //   the case and the tensor.
 // Example: p_0 = {0.4, 0.3, 0.2, 0.1}, q_0 = {0.1, 0.2, 0.3, 0.4}: the first emitted token is
 //   distributed as p_0 (tests/spec_draws_test.cc checks the law by exact enumeration).
 #include <cstdint>
+#include <span>
 
 #include "core/case.h"
 #include "statistical/exact_target.h"
@@ -47,5 +54,11 @@ namespace sampcheck::statistical {
 Case SpecDrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw = 0);
 
 ExactTarget SpecFirstTokenTarget(const Case& c);
+
+inline constexpr const char* kSpecCountParam = "harness_count";
+// Whether the case counts the acceptance of draft 0 (two categories) rather than the first token.
+bool SpecCountsAcceptance(const Case& c);
+// The counted category of request j of a Run result on a noise case of `c`.
+std::int64_t SpecCountedOutcome(const Case& c, const TensorMap& result, std::int64_t j);
 
 }  // namespace sampcheck::statistical

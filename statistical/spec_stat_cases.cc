@@ -7,6 +7,8 @@
 #include <numeric>
 #include <string>
 
+#include "statistical/spec_draws.h"
+
 namespace sampcheck::statistical {
 namespace {
 
@@ -114,6 +116,19 @@ std::vector<StatCase> SpecStatCases() {
     r1.draft_ids = {0, -1};  // a draft of target probability 0: always rejected
     add("speculative n-gram drafts (no draft probabilities, vllm), V = 8, n = 2 and n = 1",
         SpecCase("stats/spec_random/ngram_v8/vllm", "vllm", {r0, r1}), 0.05, 0.01, 0.0);
+  }
+  // The acceptance of draft 0 against Binomial(n, 1 - TV(p_0, q_0)) (n-gram: p_0(x_0)), two
+  // categories; the L2 alternative moves the rarer outcome's share by a factor 0.8.
+  const std::vector<StatCase> first_token = cases;
+  for (const auto& s : first_token) {
+    if (s.id.find("/v100/") != std::string::npos) continue;  // its rows repeat small_v4's shapes
+    StatCase a = s;
+    const auto at = a.id.rfind('/');
+    a.id = a.input.id = a.id.substr(0, at) + "_accept" + a.id.substr(at);
+    a.family = "acceptance of draft 0: " + s.family;
+    a.input.params[kSpecCountParam] = "accepted_0";
+    a.targeted_ratio = 0.8;
+    cases.push_back(std::move(a));
   }
   return cases;
 }

@@ -13,7 +13,9 @@
 // - Families: small_v4 (V = 4, K = 2, overlapping rows, TV(p_0, q_0) = 0.4), draft_zero_v8
 //   (V = 8: the draft never proposes four tokens the target holds, and proposes one token the
 //   target forbids, which must never be emitted), v100 (two rows, n = 3 and n = 1 of K = 3),
-//   v1023 (flat draft, decaying target), ngram_v8 (vllm, two rows, n = 2 and n = 1).
+//   v1023 (flat draft, decaying target), ngram_v8 (vllm, two rows, n = 2 and n = 1); and
+//   "<family>_accept" for every family but v100: the same inputs counting the acceptance of
+//   draft 0 (spec_draws.h, kSpecCountParam), targeted_ratio 0.8.
 // - typical_acceptance is not in the list: it is not distribution preserving (its first
 //   token is the draft whenever the target gives it more than the threshold), so a case for
 //   it would fail every run by design.
