@@ -16,6 +16,7 @@ packages=(
   libboost1.81-dev libeigen3-dev nlohmann-json3-dev libcli11-dev libssl-dev
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev libmpfr-dev
   python3 python3-numpy python3-mpmath
+  chromium  # tests/html_report_screenshot_test.sh renders the HTML report headless
 )
 
 missing=()

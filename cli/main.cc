@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 // The sampcheck command line (docs/spec/cli.md): stages, golden generate, golden verify,
-// conform. Exit status: 0 success, 1 a check failed, 2 bad usage or bad input.
+// conform, render, gate. Exit status: 0 success, 1 a check failed, 2 bad usage or bad input.
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <memory>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cli/backend_registry.h"
+#include "cli/gate_command.h"
+#include "cli/progress_bar.h"
+#include "cli/render_command.h"
 #include "core/comparison.h"
 #include "core/error.h"
 #include "core/stage_catalogue.h"
@@ -19,6 +25,7 @@
 #include "harness/golden_set_invariance.h"
 #include "reports/conform_report.h"
 #include "reports/partial_report.h"
+#include "reports/report_set.h"
 
 namespace sampcheck::cli {
 namespace {
@@ -68,19 +75,26 @@ void ValidateFilters(const std::vector<std::string>& stages, const std::vector<s
   for (const auto& p : profiles) ParseProfile(p);
 }
 
-// Progress on a terminal only; CI logs get the per-failure lines and the summary.
+// Progress (cli/progress_bar.h): a redrawn bar on a terminal, plain lines in CI logs, both on
+// stderr; the FAIL lines and the summary go to stdout.
 golden::VerifyOptions MakeOptions(const std::vector<std::string>& stages, const std::vector<std::string>& profiles,
                                   const std::string& canonical_rule) {
   golden::VerifyOptions options{stages, profiles, std::nullopt, {}};
   if (!canonical_rule.empty()) options.canonical_rule = ComparisonRule::Parse(canonical_rule);
-  const bool tty = ::isatty(STDERR_FILENO) == 1;
-  options.on_case = [tty](const golden::CaseResult& r, std::size_t done, std::size_t total) {
-    if (r.verdict == golden::Verdict::kFail) {
-      if (tty) std::fprintf(stderr, "\r\033[K");
+  const char* term = std::getenv("TERM");
+  const bool terminal = ::isatty(STDERR_FILENO) == 1 && !(term && std::string_view(term) == "dumb");
+  auto bar = std::make_shared<ProgressBar>(ProgressBar::Options{.terminal = terminal}, [](std::string_view text) {
+    std::fwrite(text.data(), 1, text.size(), stderr);
+    std::fflush(stderr);
+  });
+  options.on_case = [bar](const golden::CaseResult& r, std::size_t done, std::size_t total) {
+    const bool failed = r.verdict == golden::Verdict::kFail;
+    if (failed) {
+      bar->Clear();
       std::printf("FAIL %s\n     %s\n", r.id.c_str(), r.reason.c_str());
+      std::fflush(stdout);
     }
-    if (tty) std::fprintf(stderr, "\r[%zu/%zu] %s\033[K", done, total, r.id.c_str());
-    if (tty && done == total) std::fprintf(stderr, "\r\033[K");
+    bar->Update(done, total, failed, r.id);
   };
   return options;
 }
@@ -136,6 +150,7 @@ int RunConform(const std::string& golden_dir, const std::string& backend_name, c
   std::cout << reports::SummaryTable(reports::SummariseByStage(results));
   const auto path = partial.Finish(results);
   std::printf("report: %s\n", path.c_str());
+  for (const auto& rendered : reports::WriteRenderedReports(path)) std::printf("report: %s\n", rendered.c_str());
   return CountFailures(results) ? 1 : 0;
 }
 
@@ -202,6 +217,11 @@ int Main(int argc, char** argv) {
                         "Skip the batch-invariance and reproducibility check (docs/spec/batch_invariance.md)");
   AddBackendOptions(*conform_cmd, backend_options);
 
+  RenderCommand render;
+  AddRenderCommand(app, render);
+  GateCommand gate;
+  AddGateCommand(app, gate);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -221,6 +241,8 @@ int Main(int argc, char** argv) {
       return RunConform(golden_dir, backend_name, report_dir, stage_filter, profile_filter, canonical_rule,
                         !no_batch_invariance, backend_options);
     }
+    if (render.command->parsed()) return RunRenderCommand(render);
+    if (gate.command->parsed()) return RunGateCommand(gate);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sampcheck: error: %s\n", e.what());
     return 2;

@@ -13,6 +13,7 @@ std::string_view ProfileName(Profile p) {
     case Profile::kSglang: return "sglang";
     case Profile::kFlashinfer: return "flashinfer";
     case Profile::kAscendV2: return "ascend_v2";
+    case Profile::kTypicalAcceptance: return "typical_acceptance";
   }
   return "?";
 }

@@ -14,10 +14,13 @@
 
 namespace sampcheck {
 
-enum class Profile { kCanonical, kVllm, kSglang, kFlashinfer, kAscendV2 };
+// kTypicalAcceptance: Medusa's typical acceptance for speculative decoding (spec_random only),
+// explicitly not distribution preserving (docs/spec/speculative.md).
+enum class Profile { kCanonical, kVllm, kSglang, kFlashinfer, kAscendV2, kTypicalAcceptance };
 
 inline constexpr Profile kAllProfiles[] = {Profile::kCanonical, Profile::kVllm, Profile::kSglang,
-                                           Profile::kFlashinfer, Profile::kAscendV2};
+                                           Profile::kFlashinfer, Profile::kAscendV2,
+                                           Profile::kTypicalAcceptance};
 
 std::string_view ProfileName(Profile p);
 std::optional<Profile> ProfileFromName(std::string_view name);

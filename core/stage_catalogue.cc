@@ -239,6 +239,31 @@ std::vector<StageInfo> BuildCatalogue() {
                {},
                Tier::kExact, "exact", {P::kCanonical},
                "docs/spec/greedy.md"});
+  // Speculative decoding (docs/spec/speculative.md). Every tensor is per request ("[B, ..."),
+  // so both stages are row-separable for the batch-invariance check.
+  const TensorSpec drafts = {"draft_ids", "i32", "[B, K]", false, "draft tokens, K >= 0; trailing -1 padding (a row's draft count)"};
+  const std::vector<TensorSpec> spec_outputs = {
+      {"emitted", "i64", "[B, K + 1]", false, "accepted drafts, then the recovered or bonus token, then -1"},
+      {"num_accepted", "i64", "[B]", false, "accepted drafts per row"}};
+  c.push_back({"spec_greedy",
+               "greedy verification: accept drafts equal to the target argmax; emit the argmax at the first mismatch, or the bonus",
+               {drafts, {"target_logits", kLogitTypes, "[B, K + 1, V]", false, "target scores per position (argmax as greedy)"}},
+               spec_outputs, {},
+               Tier::kExact, "exact", {P::kCanonical},
+               "docs/spec/speculative.md#spec_greedy"});
+  c.push_back({"spec_random",
+               "rejection sampling of drafts against the target, recovered token from max(p - q, 0), bonus token; noise given",
+               {drafts,
+                {"target_probs", kLogitTypes, "[B, K + 1, V]", false, "target probabilities per position (after the caller's temperature and filters)"},
+                {"draft_probs", kLogitTypes, "[B, K, V]", true, "draft probabilities; vllm: absent = n-gram (draft prob 1); typical_acceptance: not read"},
+                {"u", "f64|f32", "[B, K] | [B, K + 1]", true, "vllm: f64 [B, K] in [0, 1); flashinfer: f32 [B, K + 1] in [0, 1]"},
+                {"q", "f32", "[B, V]", true, "vllm: Exp(1) noise of the recovered token, one vector per request"},
+                {"bonus_q", "f32", "[B, V]", true, "vllm, typical_acceptance: Exp(1) noise of the bonus token"}},
+               spec_outputs,
+               {{"posterior_threshold", "float", "0.09", "typical_acceptance: threshold cap, rounded to f32"},
+                {"posterior_alpha", "float", "0.3", "typical_acceptance: factor on exp(-entropy), rounded to f32"}},
+               Tier::kCanonical, "exact", {P::kVllm, P::kFlashinfer, P::kTypicalAcceptance},
+               "docs/spec/speculative.md#spec_random"});
   return c;
 }
 

@@ -63,6 +63,11 @@ void AddAscendTopKTopPSampleV2Cases(CaseList& list);
 void AddDrawCases(CaseList& list);  // gumbel_max, exponential_race, inverse_cdf
 void AddSeededDrawCases(CaseList& list);  // qsample, multinomial_with_seed(_token_ids)
 void AddPipelineCases(CaseList& list);
+void AddSpecGreedyCases(CaseList& list);
+void AddSpecRandomCases(CaseList& list);
+// spec_greedy and spec_random at V = 32000 and 151936 (called by AddLargeVocabularyCases: their
+// inputs are per position and, for spec_random, differ by profile).
+void AddSpecLargeVocabularyCases(CaseList& list);
 // Every stage at V = 32000 and 151936 (GoldenSet::kFull only).
 void AddLargeVocabularyCases(CaseList& list);
 

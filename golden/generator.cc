@@ -45,6 +45,8 @@ std::vector<Case> BuildGoldenCases(std::uint64_t seed, GoldenSet set) {
   AddDrawCases(list);
   AddSeededDrawCases(list);
   AddPipelineCases(list);
+  AddSpecGreedyCases(list);
+  AddSpecRandomCases(list);
   if (set == GoldenSet::kFull) AddLargeVocabularyCases(list);
   return list.cases();
 }

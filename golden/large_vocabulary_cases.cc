@@ -96,6 +96,7 @@ TensorMap StageInputsFor(const std::string& stage, SplitMix64& rng, std::int64_t
 
 void AddLargeVocabularyCases(CaseList& list) {
   for (const StageInfo& stage : StageCatalogue()) {
+    if (stage.name == "spec_greedy" || stage.name == "spec_random") continue;  // AddSpecLargeVocabularyCases
     for (std::int64_t vocab : {32000, 151936}) {
       const std::string name = "large_v" + std::to_string(vocab);
       auto rng = list.Rng(stage.name, name);
@@ -123,6 +124,7 @@ void AddLargeVocabularyCases(CaseList& list) {
       list.Add(stage.name, name, inputs);
     }
   }
+  AddSpecLargeVocabularyCases(list);
 }
 
 }  // namespace sampcheck::golden

@@ -23,6 +23,8 @@
 #include "reference/sampling_filters.h"
 #include "reference/seeded_gumbel.h"
 #include "reference/softmax.h"
+#include "reference/spec_greedy.h"
+#include "reference/spec_random.h"
 #include "reference/temperature.h"
 #include "reference/token_bitmask.h"
 #include "reference/top_k.h"
@@ -54,6 +56,8 @@ const std::map<std::string, StageFn>& Stages() {
       {"qsample", RunQSample},
       {"sampling_filters", RunSamplingFilters},
       {"softmax", RunSoftmax},
+      {"spec_greedy", RunSpecGreedy},
+      {"spec_random", RunSpecRandom},
       {"temperature", RunTemperature},
       {"token_bitmask", RunTokenBitmask},
       {"top_k", RunTopK},

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Reading the inputs the speculative-decoding stages share (docs/spec/speculative.md#inputs):
+// the drafts [B, K] with trailing -1 padding (the row's draft count) and per-position rows
+// [B, K(+1), V] of logits or probabilities.
+//
+// Contract:
+// - draft_ids: i32 [B, K], K >= 0. Row b holds n_b drafts followed by K - n_b entries -1;
+//   a -1 followed by a token id, an id outside [0, V) or any other negative value is an error
+//   naming the row and column. n_b = 0 is a request with no drafts.
+// - Position rows: rank 3, f32/f16/bf16 (upcast exactly to f32), [B, positions, V] with
+//   V >= 1; as probabilities every entry must be finite and >= 0 (every position is checked,
+//   also those past the row's draft count, so a case is valid or not whatever its drafts).
+// Example: draft_ids {{3, 1, -1}, {-1, -1, -1}} -> counts {2, 0}.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/case.h"
+#include "core/tensor.h"
+#include "reference/stage_io.h"
+
+namespace sampcheck::reference {
+
+// n_b for each row of draft_ids (checked as in the contract).
+std::vector<std::int64_t> DraftCounts(const StageInputs& in, const Tensor& draft_ids, std::int64_t vocab);
+
+// Input `name` upcast to f32, shape [rows, positions, V >= 1]; `vocab` >= 0 also fixes V.
+Tensor PositionRows(const Case& c, const StageInputs& in, const std::string& name, std::int64_t rows, std::int64_t positions,
+                    std::int64_t vocab = -1);
+// PositionRows, then every entry finite and >= 0.
+Tensor PositionProbabilities(const Case& c, const StageInputs& in, const std::string& name, std::int64_t rows,
+                             std::int64_t positions, std::int64_t vocab = -1);
+
+// Row (b, position) of an f32 [B, P, V] tensor.
+std::span<const float> PositionRow(const Tensor& t, std::int64_t b, std::int64_t position);
+
+}  // namespace sampcheck::reference

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The exact laws of speculative rejection sampling (Leviathan, Kalman & Matias 2023, "Fast
+// Inference from Transformers via Speculative Decoding", Theorem 1 / Appendix A.1; Chen et al.
+// 2023): what spec_random's emitted tokens must follow when its noise is ideal
+// (docs/spec/speculative.md#exact-laws). Pure functions of the probability rows, in double, for
+// the statistical harness (tests/spec_random_statistical_test.cc and `sampcheck stats`).
+//
+// Contract:
+// - Rows are weights (finite, >= 0, positive sum), normalised here by their sums.
+// - The drafts x_0, ..., x_{k-1} are drawn independently, x_i ~ q_i (the draft rows do not
+//   depend on earlier drafts: the harness draws them so). Draft i is accepted with probability
+//   min(1, p_i(x_i) / q_i(x_i)); at the first rejection L the recovered token y follows
+//   Residual(p_L, q_L) = max(p_L - q_L, 0) / TV(p_L, q_L); with L = k the bonus y ~ p_k.
+// - AcceptanceProbability(p, q) = sum_j min(p_j, q_j) = 1 - TV(p, q).
+// - ResidualLaw(p, q): max(p - q, 0) normalised; throws std::invalid_argument when p == q
+//   (TV = 0: a rejection cannot happen and the residual is undefined).
+// - SpecJointLaw: every outcome (L, x_0..x_{L-1}, y), L = 0..k, with
+//   P = prod_{i<L} min(p_i(x_i), q_i(x_i)) * (L < k ? max(p_L(y) - q_L(y), 0) : p_k(y)).
+//   Outcomes are listed by L, then tokens in lexicographic order; outcome index =
+//   sum_{l<L} V^(l+1) + the tokens read as a base-V number (JointOutcomeIndex). The
+//   probabilities sum to 1 (up to rounding). Size sum_{L=0..k} V^(L+1): keep V^(k+1) small.
+// - Emitted tokens alone: the token at position i, given that position i is reached, follows
+//   p_i exactly, for any q (the theorem); the per-position accept count is
+//   Binomial(reached, 1 - TV(p_i, q_i)).
+// Example: p = {0.5, 0.5}, q = {1, 0}: acceptance 0.5; residual {0, 1}; k = 1 joint law:
+//   (L=0, y=1) 0.5, (L=1, x=0, y) 0.5 p_1(y).
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace sampcheck::reference {
+
+std::vector<double> NormalisedLaw(std::span<const double> weights);
+double AcceptanceProbability(std::span<const double> target, std::span<const double> draft);
+std::vector<double> ResidualLaw(std::span<const double> target, std::span<const double> draft);
+
+struct SpecJointOutcome {
+  std::int64_t accepted = 0;
+  std::vector<std::int64_t> tokens;  // accepted drafts, then the recovered or bonus token
+  double probability = 0.0;
+};
+
+// draft_rows: k rows of V; target_rows: k + 1 rows of V (row-major).
+std::vector<SpecJointOutcome> SpecJointLaw(std::span<const double> draft_rows, std::span<const double> target_rows,
+                                           std::int64_t vocab);
+// The index of (accepted, tokens) in SpecJointLaw's order; tokens has accepted + 1 entries.
+std::int64_t JointOutcomeIndex(std::int64_t vocab, std::int64_t accepted, std::span<const std::int64_t> tokens);
+
+}  // namespace sampcheck::reference

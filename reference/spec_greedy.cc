@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// spec_greedy (reference/spec_greedy.h, docs/spec/speculative.md#spec_greedy).
+#include "reference/spec_greedy.h"
+
+#include "reference/draft_tokens.h"
+#include "reference/reductions.h"
+#include "reference/stage_io.h"
+
+namespace sampcheck::reference {
+
+TensorMap RunSpecGreedy(const Case& c, Profile /*profile*/) {
+  StageInputs in(c, "spec_greedy");
+  const Tensor& drafts = in.Required("draft_ids", DType::kI32, 2);
+  const std::int64_t rows = drafts.dim(0), width = drafts.dim(1);
+  const Tensor target = PositionRows(c, in, "target_logits", rows, width + 1);
+  const std::vector<std::int64_t> counts = DraftCounts(in, drafts, target.dim(2));
+  Tensor emitted(DType::kI64, {rows, width + 1});
+  Tensor accepted(DType::kI64, {rows});
+  auto out = emitted.data<std::int64_t>();
+  std::fill(out.begin(), out.end(), -1);
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const std::int64_t n = counts[static_cast<std::size_t>(b)];
+    const auto draft = Row(drafts, b);
+    std::int64_t i = 0;
+    for (;; ++i) {
+      const std::int64_t a = CanonicalArgmax(PositionRow(target, b, i));
+      out[static_cast<std::size_t>(b * (width + 1) + i)] = a;
+      if (i == n || draft[static_cast<std::size_t>(i)] != a) break;
+    }
+    accepted.data<std::int64_t>()[static_cast<std::size_t>(b)] = i;
+  }
+  TensorMap result = Outputs("emitted", std::move(emitted));
+  result.emplace("num_accepted", std::move(accepted));
+  return result;
+}
+
+}  // namespace sampcheck::reference

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: Apache-2.0
+// spec_random (reference/spec_random.h, docs/spec/speculative.md#spec_random).
+#include "reference/spec_random.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "reference/draft_tokens.h"
+#include "reference/math/exp.h"
+#include "reference/math/log.h"
+#include "reference/reductions.h"
+#include "reference/stage_io.h"
+
+namespace sampcheck::reference {
+
+namespace {
+
+std::span<const float> At(std::span<const float> rows, std::int64_t i, std::int64_t vocab) {
+  return rows.subspan(static_cast<std::size_t>(i * vocab), static_cast<std::size_t>(vocab));
+}
+
+// max(t - d, +0): one f32 subtraction; a negative or zero difference becomes +0.0.
+float Residual(float t, float d) {
+  const float r = t - d;
+  return r > 0.0f ? r : 0.0f;
+}
+
+}  // namespace
+
+std::int64_t RaceArgmax(std::span<const float> weights, std::span<const float> q) {
+  std::int64_t best = 0;
+  float best_value = weights[0] / q[0];
+  for (std::size_t j = 1; j < weights.size(); ++j) {
+    const float v = weights[j] / q[j];
+    if (v > best_value) best = static_cast<std::int64_t>(j), best_value = v;
+  }
+  return best;
+}
+
+std::int64_t FlashinferResidualDraw(std::span<const float> target, std::span<const float> draft, float u) {
+  const std::size_t vocab = target.size();
+  std::vector<float> r(vocab), cdf(vocab);
+  float running = 0.0f;
+  for (std::size_t j = 0; j < vocab; ++j) {
+    r[j] = draft.empty() ? Residual(target[j], 0.0f) : Residual(target[j], draft[j]);
+    running = running + r[j];
+    cdf[j] = running;
+  }
+  const float x = u * running;
+  for (std::size_t j = 0; j < vocab; ++j) {
+    if (r[j] > 0.0f && x < cdf[j]) return static_cast<std::int64_t>(j);
+  }
+  return static_cast<std::int64_t>(vocab) - 1;  // the kernel's initial sampled_id = d - 1
+}
+
+SpecOutcome SpecRandomVllm(const SpecRequest& r, std::span<const double> u, std::span<const float> q,
+                           std::span<const float> bonus_q) {
+  SpecOutcome out;
+  const auto n = static_cast<std::int64_t>(r.drafts.size());
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int32_t x = r.drafts[static_cast<std::size_t>(i)];
+    const auto target = At(r.target_probs, i, r.vocab);
+    const float tp = target[static_cast<std::size_t>(x)];
+    const float dp = r.draft_probs.empty() ? 1.0f : At(r.draft_probs, i, r.vocab)[static_cast<std::size_t>(x)];
+    if (dp > 0.0f && static_cast<double>(tp / dp) >= u[static_cast<std::size_t>(i)]) {
+      out.tokens.push_back(x);
+      ++out.num_accepted;
+      continue;
+    }
+    std::vector<float> residual(target.begin(), target.end());
+    if (r.draft_probs.empty()) {
+      residual[static_cast<std::size_t>(x)] = 0.0f;
+    } else {
+      const auto draft = At(r.draft_probs, i, r.vocab);
+      for (std::size_t j = 0; j < residual.size(); ++j) residual[j] = Residual(target[j], draft[j]);
+    }
+    out.tokens.push_back(RaceArgmax(residual, q));
+    return out;
+  }
+  out.tokens.push_back(RaceArgmax(At(r.target_probs, n, r.vocab), bonus_q));
+  return out;
+}
+
+SpecOutcome SpecRandomFlashinfer(const SpecRequest& r, std::span<const float> u) {
+  SpecOutcome out;
+  const auto n = static_cast<std::int64_t>(r.drafts.size());
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int32_t x = r.drafts[static_cast<std::size_t>(i)];
+    const auto target = At(r.target_probs, i, r.vocab);
+    const auto draft = At(r.draft_probs, i, r.vocab);
+    const float tp = target[static_cast<std::size_t>(x)], dp = draft[static_cast<std::size_t>(x)];
+    if (u[static_cast<std::size_t>(i)] * dp < tp) {
+      out.tokens.push_back(x);
+      ++out.num_accepted;
+      continue;
+    }
+    // The kernel reads uniform_samples[row][min(pos + 1, k)]: the next position's uniform,
+    // never the one the acceptance test used.
+    out.tokens.push_back(FlashinferResidualDraw(target, draft, u[static_cast<std::size_t>(std::min(i + 1, n))]));
+    return out;
+  }
+  out.tokens.push_back(FlashinferResidualDraw(At(r.target_probs, n, r.vocab), {}, u[static_cast<std::size_t>(n)]));
+  return out;
+}
+
+SpecOutcome SpecRandomTypical(const SpecRequest& r, std::span<const float> bonus_q, float posterior_threshold,
+                              float posterior_alpha) {
+  SpecOutcome out;
+  const auto n = static_cast<std::int64_t>(r.drafts.size());
+  std::vector<float> terms(static_cast<std::size_t>(r.vocab));
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int32_t x = r.drafts[static_cast<std::size_t>(i)];
+    const auto target = At(r.target_probs, i, r.vocab);
+    // torch: -sum(p * log(p + 1e-5)); exp(-entropy) = exp(sum(p * log(p + 1e-5))).
+    for (std::size_t j = 0; j < terms.size(); ++j) terms[j] = target[j] * math::LogF32Cr(target[j] + 1e-5f);
+    const float threshold = std::min(posterior_threshold, math::ExpF32Cr(CanonicalSum(terms)) * posterior_alpha);
+    if (target[static_cast<std::size_t>(x)] > threshold) {
+      out.tokens.push_back(x);
+      ++out.num_accepted;
+      continue;
+    }
+    out.tokens.push_back(CanonicalArgmax(target));
+    return out;
+  }
+  out.tokens.push_back(RaceArgmax(At(r.target_probs, n, r.vocab), bonus_q));
+  return out;
+}
+
+namespace {
+
+float TypicalParam(const StageInputs& in, const Case& c, const std::string& name, float fallback) {
+  if (!c.params.contains(name)) return fallback;
+  const auto& v = c.params[name];
+  if (!v.is_number()) in.Fail("parameter " + name + " = " + v.dump() + " must be a number");
+  const auto x = static_cast<float>(v.get<double>());  // one round-to-nearest narrowing
+  if (!std::isfinite(x) || x < 0.0f) in.Fail("parameter " + name + " = " + FormatFloat(x) + " must be finite and >= 0");
+  return x;
+}
+
+const Tensor& ExponentialNoise(const StageInputs& in, const std::string& name, std::int64_t rows, std::int64_t vocab) {
+  const Tensor& t = in.Required(name, DType::kF32, 2);
+  in.ExpectDim(name, t, 0, rows);
+  in.ExpectDim(name, t, 1, vocab);
+  for (float v : t.data<float>()) {
+    if (!std::isfinite(v) || !(v > 0.0f)) in.Fail("'" + name + "' holds " + FormatFloat(v) + "; Exp(1) noise must be finite and > 0");
+  }
+  return t;
+}
+
+std::span<const float> NoiseRow(const Tensor& t, std::int64_t b) {
+  const auto v = static_cast<std::size_t>(t.dim(1));
+  return t.data<float>().subspan(static_cast<std::size_t>(b) * v, v);
+}
+
+}  // namespace
+
+TensorMap RunSpecRandom(const Case& c, Profile profile) {
+  StageInputs in(c, "spec_random");
+  const Tensor& drafts = in.Required("draft_ids", DType::kI32, 2);
+  const std::int64_t rows = drafts.dim(0), width = drafts.dim(1);
+  const Tensor target = PositionProbabilities(c, in, "target_probs", rows, width + 1);
+  const std::int64_t vocab = target.dim(2);
+  const std::vector<std::int64_t> counts = DraftCounts(in, drafts, vocab);
+  Tensor draft;
+  const bool has_draft = c.inputs.count("draft_probs") != 0;
+  if (profile == Profile::kFlashinfer && !has_draft) in.Fail("missing input tensor 'draft_probs' (flashinfer has no n-gram mode)");
+  if (has_draft && profile != Profile::kTypicalAcceptance) {
+    draft = PositionProbabilities(c, in, "draft_probs", rows, width, vocab);
+  }
+  const Tensor *u64 = nullptr, *u32 = nullptr, *q = nullptr, *bonus_q = nullptr;
+  float threshold = 0.0f, alpha = 0.0f;
+  switch (profile) {
+    case Profile::kVllm: {
+      u64 = &in.Required("u", DType::kF64, 2);
+      in.ExpectDim("u", *u64, 0, rows);
+      in.ExpectDim("u", *u64, 1, width);
+      const auto values = u64->data<double>();
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        if (!(values[i] >= 0.0 && values[i] < 1.0)) in.Fail("'u' entry " + std::to_string(i) + " must be in [0, 1) (f64)");
+      }
+      q = &ExponentialNoise(in, "q", rows, vocab);
+      bonus_q = &ExponentialNoise(in, "bonus_q", rows, vocab);
+      break;
+    }
+    case Profile::kFlashinfer: {
+      u32 = &in.Required("u", DType::kF32, 2);
+      in.ExpectDim("u", *u32, 0, rows);
+      in.ExpectDim("u", *u32, 1, width + 1);
+      for (float v : u32->data<float>()) {
+        if (!(v >= 0.0f && v <= 1.0f)) in.Fail("'u' holds " + FormatFloat(v) + "; flashinfer uniforms must be in [0, 1]");
+      }
+      break;
+    }
+    case Profile::kTypicalAcceptance:
+      bonus_q = &ExponentialNoise(in, "bonus_q", rows, vocab);
+      threshold = TypicalParam(in, c, "posterior_threshold", kTypicalPosteriorThreshold);
+      alpha = TypicalParam(in, c, "posterior_alpha", kTypicalPosteriorAlpha);
+      break;
+    default:
+      in.Fail("no rule for profile " + std::string(ProfileName(profile)));
+  }
+  Tensor emitted(DType::kI64, {rows, width + 1});
+  Tensor accepted(DType::kI64, {rows});
+  auto out = emitted.data<std::int64_t>();
+  std::fill(out.begin(), out.end(), -1);
+  const auto plane = static_cast<std::size_t>(vocab);
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const auto n = static_cast<std::size_t>(counts[static_cast<std::size_t>(b)]);
+    SpecRequest r;
+    r.vocab = vocab;
+    r.drafts = Row(drafts, b).first(n);
+    r.target_probs = target.data<float>().subspan(static_cast<std::size_t>(b) * (static_cast<std::size_t>(width) + 1) * plane,
+                                                  (n + 1) * plane);
+    if (draft.numel() > 0 && draft.rank() == 3) {
+      r.draft_probs = draft.data<float>().subspan(static_cast<std::size_t>(b) * static_cast<std::size_t>(width) * plane, n * plane);
+    }
+    SpecOutcome o;
+    switch (profile) {
+      case Profile::kVllm:
+        o = SpecRandomVllm(r, u64->data<double>().subspan(static_cast<std::size_t>(b * width), n), NoiseRow(*q, b),
+                           NoiseRow(*bonus_q, b));
+        break;
+      case Profile::kFlashinfer:
+        o = SpecRandomFlashinfer(r, u32->data<float>().subspan(static_cast<std::size_t>(b * (width + 1)), n + 1));
+        break;
+      default:
+        o = SpecRandomTypical(r, NoiseRow(*bonus_q, b), threshold, alpha);
+    }
+    for (std::size_t i = 0; i < o.tokens.size(); ++i) out[static_cast<std::size_t>(b * (width + 1)) + i] = o.tokens[i];
+    accepted.data<std::int64_t>()[static_cast<std::size_t>(b)] = o.num_accepted;
+  }
+  TensorMap result = Outputs("emitted", std::move(emitted));
+  result.emplace("num_accepted", std::move(accepted));
+  return result;
+}
+
+}  // namespace sampcheck::reference

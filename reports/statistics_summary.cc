@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// One-line text of a statistical case (reports/statistics_summary.h).
+#include "reports/statistics_summary.h"
+
+#include <cstdio>
+
+namespace sampcheck::reports {
+
+std::optional<double> NumberField(const nlohmann::json& object, const char* key) {
+  if (!object.is_object()) return std::nullopt;
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::string FormatNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", value);
+  return text;
+}
+
+std::string FormatCount(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f", value);
+  return text;
+}
+
+std::string StatisticsSummary(const nlohmann::json& s) {
+  if (!s.is_object()) return "";
+  std::string out = s.value("test", std::string("test"));
+  const auto p = NumberField(s, "p_value");
+  const auto p_adjusted = NumberField(s, "p_adjusted");
+  const auto alpha = NumberField(s, "alpha");
+  if (p) out += ": p = " + FormatNumber(*p);
+  if (p_adjusted) out += std::string(p ? "," : ":") + " Holm-adjusted " + FormatNumber(*p_adjusted);
+  if (p_adjusted && alpha) out += (*p_adjusted < *alpha ? " < alpha " : " >= alpha ") + FormatNumber(*alpha);
+  std::string sample;
+  if (const auto n = NumberField(s, "n")) sample = "n = " + FormatCount(*n);
+  if (const auto bins = NumberField(s, "bins"); bins && *bins > 0) {
+    sample += (sample.empty() ? "" : ", ") + FormatCount(*bins) + " bins";
+  }
+  if (!sample.empty()) out += "; " + sample;
+  if (const auto effect = s.find("effect"); effect != s.end() && effect->is_object()) {
+    if (const auto value = NumberField(*effect, "value")) {
+      out += "; " + effect->value("name", std::string("effect")) + " = " + FormatNumber(*value);
+      const auto interval = effect->find("interval");
+      if (interval != effect->end() && interval->is_array() && interval->size() == 2 && (*interval)[0].is_number() &&
+          (*interval)[1].is_number()) {
+        out += " [" + FormatNumber((*interval)[0].get<double>()) + ", " + FormatNumber((*interval)[1].get<double>()) + "]";
+        if (const auto level = NumberField(*effect, "level")) out += " (" + FormatNumber(*level * 100) + "%)";
+      }
+    }
+  }
+  if (const auto top = s.find("top_bins"); top != s.end() && top->is_array() && !top->empty() && (*top)[0].is_object()) {
+    const auto& bin = (*top)[0];
+    const auto observed = NumberField(bin, "observed");
+    const auto expected = NumberField(bin, "expected");
+    if (observed && expected) {
+      out += "; top bin " + bin.value("label", std::string("?")) + ": observed " + FormatCount(*observed) +
+             ", expected " + FormatNumber(*expected);
+    }
+  }
+  return out;
+}
+
+}  // namespace sampcheck::reports

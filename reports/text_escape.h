@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Escaping user text for the report renderers (docs/spec/report.md "Escaping"). Case ids and
+// reasons come from users' backends and may hold any bytes, so every renderer passes them
+// through one of these before they reach markup.
+//
+// XmlEscape (XML 1.0 and HTML text and attribute values): & < > " ' become entities; tab, line
+// feed and carriage return become character references (&#9; &#10; &#13;) so that they also
+// survive attribute-value normalisation; characters XML 1.0 forbids (C0 controls other than
+// those three, U+FFFE, U+FFFF) become the visible text "\xNN" / "\uFFFE"; bytes that are not
+// valid UTF-8 become U+FFFD. The result is well-formed in both element content and
+// attributes. Example: XmlEscape("a<b\x01") == "a&lt;b\\x01".
+//
+// MarkdownCellEscape (one GitHub-flavoured table cell): the XmlEscape of the text (GitHub
+// passes inline HTML through, so < and & must not be live), except that line breaks become
+// <br> (a raw one would end the table row) and | \ ` get a backslash (a raw | would end the
+// cell, a raw ` open a code span). Example: MarkdownCellEscape("a|b\nc") == "a\\|b<br>c".
+
+#include <string>
+#include <string_view>
+
+namespace sampcheck::reports {
+
+std::string XmlEscape(std::string_view text);
+std::string MarkdownCellEscape(std::string_view text);
+
+}  // namespace sampcheck::reports
