@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <memory>
@@ -17,6 +16,7 @@
 #include "cli/gate_command.h"
 #include "cli/progress_bar.h"
 #include "cli/render_command.h"
+#include "cli/stats_command.h"
 #include "core/comparison.h"
 #include "core/error.h"
 #include "core/stage_catalogue.h"
@@ -24,8 +24,8 @@
 #include "golden/verifier.h"
 #include "harness/golden_set_invariance.h"
 #include "reports/conform_report.h"
-#include "reports/partial_report.h"
 #include "reports/report_set.h"
+#include "reports/partial_report.h"
 
 namespace sampcheck::cli {
 namespace {
@@ -81,9 +81,7 @@ golden::VerifyOptions MakeOptions(const std::vector<std::string>& stages, const 
                                   const std::string& canonical_rule) {
   golden::VerifyOptions options{stages, profiles, std::nullopt, {}};
   if (!canonical_rule.empty()) options.canonical_rule = ComparisonRule::Parse(canonical_rule);
-  const char* term = std::getenv("TERM");
-  const bool terminal = ::isatty(STDERR_FILENO) == 1 && !(term && std::string_view(term) == "dumb");
-  auto bar = std::make_shared<ProgressBar>(ProgressBar::Options{.terminal = terminal}, [](std::string_view text) {
+  auto bar = std::make_shared<ProgressBar>(ProgressBar::Options{.terminal = StderrIsTerminal()}, [](std::string_view text) {
     std::fwrite(text.data(), 1, text.size(), stderr);
     std::fflush(stderr);
   });
@@ -129,7 +127,8 @@ int RunVerify(const std::string& dir, const std::string& backend_name, const std
 
 int RunConform(const std::string& golden_dir, const std::string& backend_name, const std::string& report_dir,
                const std::vector<std::string>& stages, const std::vector<std::string>& profiles,
-               const std::string& canonical_rule, bool batch_invariance, const BackendOptions& backend_options) {
+               const std::string& canonical_rule, bool batch_invariance, const StatsRunOptions* statistics,
+               const BackendOptions& backend_options) {
   ValidateFilters(stages, profiles);
   auto backend = MakeBackend(backend_name, backend_options);
   golden::VerifyOptions options = MakeOptions(stages, profiles, canonical_rule);
@@ -145,6 +144,10 @@ int RunConform(const std::string& golden_dir, const std::string& backend_name, c
   if (batch_invariance) {
     auto invariance = harness::CheckGoldenSetInvariance(golden_dir, *backend, options);
     results.insert(results.end(), std::make_move_iterator(invariance.begin()), std::make_move_iterator(invariance.end()));
+  }
+  if (statistics != nullptr) {  // the statistical cases (docs/spec/harness.md), CI-sized unless --thorough
+    auto stats = RunStatisticalCases(*backend, *statistics);
+    results.insert(results.end(), std::make_move_iterator(stats.begin()), std::make_move_iterator(stats.end()));
   }
   std::printf("conformance of backend '%s' against %s\n", backend_name.c_str(), golden_dir.c_str());
   std::cout << reports::SummaryTable(reports::SummariseByStage(results));
@@ -215,12 +218,21 @@ int Main(int argc, char** argv) {
   bool no_batch_invariance = false;
   conform_cmd->add_flag("--no-batch-invariance", no_batch_invariance,
                         "Skip the batch-invariance and reproducibility check (docs/spec/batch_invariance.md)");
-  AddBackendOptions(*conform_cmd, backend_options);
+  bool no_stats = false;
+  StatsRunOptions conform_stats;
+  conform_cmd->add_flag("--no-stats", no_stats, "Skip the statistical cases (docs/spec/harness.md)");
+  conform_cmd->add_flag("--thorough", conform_stats.thorough, "Statistical cases at their large-n (thorough) effect sizes");
+  conform_cmd->add_option("--seed-epoch", conform_stats.seed_epoch, "Statistical suite epoch (seeds = hash(case id, epoch))")
+      ->capture_default_str();
+
+  StatsCommand stats_cmd(app);
 
   RenderCommand render;
   AddRenderCommand(app, render);
   GateCommand gate;
   AddGateCommand(app, gate);
+
+  AddBackendOptions(*conform_cmd, backend_options);
 
   try {
     app.parse(argc, argv);
@@ -237,9 +249,12 @@ int Main(int argc, char** argv) {
     if (verify_cmd->parsed()) {
       return RunVerify(golden_dir, backend_name, stage_filter, profile_filter, canonical_rule, backend_options);
     }
+    if (stats_cmd.Parsed()) return stats_cmd.Run();
     if (conform_cmd->parsed()) {
+      conform_stats.stages = stage_filter;
+      conform_stats.profiles = profile_filter;
       return RunConform(golden_dir, backend_name, report_dir, stage_filter, profile_filter, canonical_rule,
-                        !no_batch_invariance, backend_options);
+                        !no_batch_invariance, no_stats ? nullptr : &conform_stats, backend_options);
     }
     if (render.command->parsed()) return RunRenderCommand(render);
     if (gate.command->parsed()) return RunGateCommand(gate);

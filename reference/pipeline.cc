@@ -80,6 +80,21 @@ void ApplyMinNewTokens(Steps& s) { s.Apply("min_new_tokens", RunMinNewTokens, kM
 void ApplyBitmask(Steps& s) { s.Apply("token_bitmask", RunTokenBitmask, kBitmask); }
 void ApplyBias(Steps& s) { s.Apply("logit_bias", RunLogitBias, kBias); }
 
+// The steps before temperature, in the profile's order (contract block).
+void ApplyLogitSteps(Steps& steps, Profile profile) {
+  if (profile == Profile::kVllm) {
+    ApplyBitmask(steps);
+    ApplyMinNewTokens(steps);
+    ApplyBias(steps);
+    ApplyPenalties(steps);
+  } else {
+    ApplyPenalties(steps);
+    ApplyMinNewTokens(steps);
+    ApplyBitmask(steps);
+    ApplyBias(steps);
+  }
+}
+
 // SGLang samples the rank r of the descending-sorted probabilities; the sorted row holds the
 // surviving probabilities of the full softmax (not renormalised). torch.sort is not stable:
 // ties in probability are ordered here by the higher logit, then the lower id (spec).
@@ -119,17 +134,7 @@ TensorMap RunPipeline(const Case& c, Profile profile) {
   const Tensor logits = in.Logits();
   const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
   Steps steps(c, profile, logits);
-  if (profile == Profile::kVllm) {
-    ApplyBitmask(steps);
-    ApplyMinNewTokens(steps);
-    ApplyBias(steps);
-    ApplyPenalties(steps);
-  } else {
-    ApplyPenalties(steps);
-    ApplyMinNewTokens(steps);
-    ApplyBitmask(steps);
-    ApplyBias(steps);
-  }
+  ApplyLogitSteps(steps, profile);
   const TensorMap greedy = steps.Run("greedy", RunGreedy, {});
   if (!steps.Has("temperature")) in.Fail("missing input tensor 'temperature' (f32 [B])");
   const TensorMap scaled = steps.Apply("temperature", RunTemperature, {"temperature"});
@@ -184,6 +189,16 @@ TensorMap RunPipeline(const Case& c, Profile profile) {
     StoreToken(token, b, drawn);
   }
   return Outputs("token", std::move(token));
+}
+
+Tensor PipelineLogitsBeforeTemperature(const Case& c, Profile profile) {
+  StageInputs in(c, "pipeline");
+  if (c.inputs.count("bias_rows") || c.inputs.count("bias_ids") || c.inputs.count("bias_values")) {
+    in.Fail("sparse logit bias lists are not per row; give the pipeline a dense 'bias' [B, V]");
+  }
+  Steps steps(c, profile, in.Logits());
+  ApplyLogitSteps(steps, profile);
+  return steps.logits();
 }
 
 }  // namespace sampcheck::reference

@@ -43,4 +43,10 @@ namespace sampcheck::reference {
 
 TensorMap RunPipeline(const Case& c, Profile profile);
 
+// The f32 logits after the steps before temperature (penalties, min_new_tokens, token_bitmask,
+// logit_bias, each iff its first tensor is present, in the profile's order): what greedy rows
+// take the argmax of and what temperature divides. For the statistical harness's exact
+// targets and the reference's own draws (reference/count_draws.h).
+Tensor PipelineLogitsBeforeTemperature(const Case& c, Profile profile);
+
 }  // namespace sampcheck::reference

@@ -9,6 +9,7 @@
 #include "reference/allowed_token_ids.h"
 #include "reference/ascend_top_k_top_p_sample_v2.h"
 #include "reference/bad_words.h"
+#include "reference/count_draws.h"
 #include "reference/exponential_race.h"
 #include "reference/greedy.h"
 #include "reference/gumbel_max.h"
@@ -81,6 +82,20 @@ TensorMap ReferenceBackend::Run(const std::string& stage, const Case& c) {
     throw InputError("backend 'reference' does not implement stage '" + stage + "'");
   }
   return it->second(c, ParseProfile(c.profile));
+}
+
+bool ReferenceBackend::SupportsCountDraws(const std::string& stage) const { return SupportsCountDrawsStage(stage); }
+
+Tensor ReferenceBackend::CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) {
+  const StageInfo& info = RequireStage(stage);
+  RequireStageProfile(info, c.profile);
+  if (!SupportsCountDrawsStage(stage)) {
+    throw InputError("backend 'reference' cannot draw stage '" + stage + "' with its own randomness");
+  }
+  if (c.stage == stage) return ReferenceCountDraws(c, draws, seed);
+  Case named = c;
+  named.stage = stage;
+  return ReferenceCountDraws(named, draws, seed);
 }
 
 }  // namespace sampcheck::reference

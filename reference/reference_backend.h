@@ -13,6 +13,9 @@ class ReferenceBackend final : public Backend {
   std::string Name() const override { return "reference"; }
   std::vector<std::string> SupportedStages() const override;
   TensorMap Run(const std::string& stage, const Case& c) override;
+  // Own randomness for the statistical harness (reference/count_draws.h).
+  bool SupportsCountDraws(const std::string& stage) const override;
+  Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override;
 };
 
 }  // namespace sampcheck::reference

@@ -54,5 +54,25 @@ f=$(find "$tmp/g/greedy" -name '*.safetensors' | sort | head -1)
 printf 'x' >>"$f"
 check corrupted 1 'SHA-256' -- "$bin" golden verify --golden "$tmp/g" --backend reference --stage greedy
 
+# sampcheck stats (docs/spec/harness.md): the reference passes, a planted bug fails with exit 1
+# and names the case, bad names exit 2.
+check "help stats" 0 'Usage|OPTIONS|Options' -- "$bin" stats --help
+check stats-reference 0 'total' -- "$bin" stats --backend reference --stage exponential_race --report "$tmp/s"
+if ! grep -q '"p_adjusted"' "$tmp/s/report.json"; then
+  echo "FAIL stats-report: report.json lacks the statistics fields"; failed=$((failed + 1))
+else
+  passed=$((passed + 1))
+fi
+check stats-wrong 1 'FAIL stats/pipeline/top_p_inside_v100/canonical/L1' -- \
+  "$bin" stats --backend wrong:top_p_off_by_one --stage pipeline --profile canonical
+check stats-unknown-wrong 2 "unknown wrong sampler 'nope'" -- "$bin" stats --backend wrong:nope
+check stats-empty 2 'no statistical case was run' -- "$bin" stats --backend reference --stage greedy
+check conform-stats 0 'report: ' -- "$bin" conform --backend reference --golden "$tmp/g" --report "$tmp/c" --stage inverse_cdf
+if ! grep -q '"stats/inverse_cdf/zeros_v1023/canonical/L3"' "$tmp/c/report.json"; then
+  echo "FAIL conform-stats: the report lacks the statistical cases"; failed=$((failed + 1))
+else
+  passed=$((passed + 1))
+fi
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

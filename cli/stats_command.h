@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// `sampcheck stats` and the statistical part of `conform` (docs/spec/cli.md, docs/spec/harness.md):
+// the draw, reproducibility and noise harnesses against a backend, with a progress line on a
+// terminal, per-case FAIL lines, the per-stage table and an optional JSON report.
+//
+// Backends: the built-in names of cli/backend_registry.h, plus "wrong:<name>" for the
+// deliberately wrong samplers (statistical/wrong_samplers.h), so that anyone can watch the
+// harness reject a planted bug.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "core/backend.h"
+#include "golden/verifier.h"
+
+namespace sampcheck::cli {
+
+struct StatsRunOptions {
+  std::vector<std::string> stages;    // empty: all
+  std::vector<std::string> profiles;  // empty: all
+  std::uint64_t seed_epoch = 0;
+  double budget_seconds = 0.0;        // <= 0: none
+  bool thorough = false;
+};
+
+// The backend for `stats`: "wrong:<name>" or a built-in.
+std::unique_ptr<Backend> MakeStatsBackend(const std::string& name);
+
+// Every statistical case selected by the options, run against the backend, Holm-adjusted
+// over the run. Progress goes to stderr when it is a terminal.
+std::vector<golden::CaseResult> RunStatisticalCases(Backend& backend, const StatsRunOptions& options);
+
+// Registers `stats` on the app; Run() is called when Parsed().
+class StatsCommand {
+ public:
+  explicit StatsCommand(CLI::App& app);
+  bool Parsed() const { return command_->parsed(); }
+  int Run() const;
+
+ private:
+  CLI::App* command_ = nullptr;
+  std::string backend_;
+  std::string report_dir_;
+  StatsRunOptions options_;
+};
+
+}  // namespace sampcheck::cli

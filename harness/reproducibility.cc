@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reproducibility of stochastic stages (harness/reproducibility.h).
+#include "harness/reproducibility.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "harness/batch_invariance.h"
+#include "statistical/draw_harness.h"
+
+namespace sampcheck::harness {
+
+std::vector<golden::CaseResult> RunReproducibilityHarness(Backend& backend,
+                                                          const std::vector<statistical::StatCase>& cases,
+                                                          std::uint64_t seed_epoch) {
+  const auto supported = backend.SupportedStages();
+  std::vector<Case> noisy;
+  std::vector<const statistical::StatCase*> sources;
+  for (const auto& s : cases) {
+    if (std::find(supported.begin(), supported.end(), s.input.stage) == supported.end()) continue;
+    noisy.push_back(statistical::DrawNoiseCase(s.input, kReproducibilityReplicas, statistical::CaseSeed(s.id, seed_epoch)));
+    sources.push_back(&s);
+  }
+  std::vector<const Case*> all;
+  for (const auto& c : noisy) all.push_back(&c);
+
+  std::vector<golden::CaseResult> results;
+  for (std::size_t k = 0; k < noisy.size(); ++k) {
+    const statistical::StatCase& s = *sources[k];
+    golden::CaseResult r;
+    r.id = s.id + "/reproducibility";
+    r.stage = s.input.stage;
+    r.profile = s.input.profile;
+    r.comparison = "exact";
+    try {
+      InvarianceOptions options;
+      options.seed = statistical::CaseSeed(r.id, seed_epoch);
+      const InvarianceResult inv = CheckBatchInvariance(backend, noisy[k], all, options);
+      if (!inv.checked || !inv.passed) {
+        r.verdict = golden::Verdict::kFail;
+        r.reason = inv.reason;
+      }
+      if (r.verdict == golden::Verdict::kPass && backend.SupportsCountDraws(s.input.stage)) {
+        const std::uint64_t seed = statistical::CaseSeed(s.id, seed_epoch);
+        const Tensor a = backend.CountDraws(s.input.stage, s.input, kReproducibilityDraws, seed);
+        const Tensor b = backend.CountDraws(s.input.stage, s.input, kReproducibilityDraws, seed);
+        if (a.shape() != b.shape() || a.nbytes() != b.nbytes() ||
+            std::memcmp(a.bytes().data(), b.bytes().data(), a.nbytes()) != 0) {
+          r.verdict = golden::Verdict::kFail;
+          r.reason = "CountDraws with the same seed returned different counts on two runs";
+        }
+      }
+    } catch (const std::exception& e) {
+      r.verdict = golden::Verdict::kFail;
+      r.reason = e.what();
+    }
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+}  // namespace sampcheck::harness

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: Apache-2.0
+// The reference backend's own draws: a fast exponential race (reference/count_draws.h).
+#include "reference/count_draws.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+#include "core/error.h"
+#include "reference/exponential_race.h"
+#include "reference/greedy.h"
+#include "reference/pipeline.h"
+#include "reference/rng/noise.h"
+#include "reference/rng/philox.h"
+#include "reference/rng/uniform.h"
+#include "reference/sampling_filters.h"
+#include "reference/softmax.h"
+#include "reference/stage_io.h"
+#include "reference/temperature.h"
+
+namespace sampcheck::reference {
+namespace {
+
+// 1 + 2^-22: the bound of count_draws.h; p * kMargin is exact in double for an f32 p.
+constexpr double kMargin = 1.0 + 0x1p-22;
+
+rng::Philox4x32Block NoiseBlock(std::uint64_t seed, std::uint32_t row, std::uint32_t draw, std::uint32_t block) {
+  const rng::Philox4x32Block ctr = {{block, draw, row, kCountDrawsTag}};
+  const rng::Philox4x32Key key = {{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}};
+  return rng::Philox4x32_10(ctr, key);
+}
+
+}  // namespace
+
+RaceRow::RaceRow(std::span<const float> probs) : vocab_(static_cast<std::int64_t>(probs.size())) {
+  for (std::size_t i = 0; i < probs.size(); ++i) {
+    if (probs[i] > 0.0f) ids_.push_back(static_cast<std::int32_t>(i));
+  }
+  std::stable_sort(ids_.begin(), ids_.end(), [&](std::int32_t a, std::int32_t b) {
+    return probs[static_cast<std::size_t>(a)] > probs[static_cast<std::size_t>(b)];
+  });
+  for (std::int32_t i : ids_) {
+    p_.push_back(probs[static_cast<std::size_t>(i)]);
+    p_margin_.push_back(static_cast<double>(probs[static_cast<std::size_t>(i)]) * kMargin);
+  }
+}
+
+std::int64_t RaceRow::Draw(std::uint64_t seed, std::uint32_t row, std::uint32_t draw) const {
+  const std::size_t n = ids_.size();
+  if (n == 0) return -1;
+  if (n == 1) return ids_[0];
+  std::int64_t best = -1;
+  float best_ratio = 0.0f;
+  double best_d = 0.0;
+  for (std::size_t j0 = 0; j0 < n; j0 += 4) {
+    const rng::Philox4x32Block words = NoiseBlock(seed, row, draw, static_cast<std::uint32_t>(j0 / 4));
+    const std::size_t end = std::min(n, j0 + 4);
+    for (std::size_t j = j0; j < end; ++j) {
+      const float u = rng::UniformClosedOpen24F32(words.v[j - j0]);
+      if (best >= 0 && static_cast<double>(u) * best_d >= p_margin_[j]) continue;  // cannot win
+      const float q = rng::ExponentialNegLog1pNegF32(u);
+      const float r = p_[j] / q;
+      const std::int64_t id = ids_[j];
+      if (best < 0 || r > best_ratio || (r == best_ratio && id < best)) {
+        best = id;
+        best_ratio = r;
+        best_d = static_cast<double>(r);
+      }
+    }
+  }
+  return best;
+}
+
+std::int64_t RaceRow::DrawNaive(std::uint64_t seed, std::uint32_t row, std::uint32_t draw) const {
+  const std::size_t n = ids_.size();
+  if (n == 0) return -1;
+  std::vector<float> probs(static_cast<std::size_t>(vocab_), 0.0f);
+  std::vector<float> q(static_cast<std::size_t>(vocab_), 1.0f);
+  for (std::size_t j = 0; j < n; ++j) {
+    const rng::Philox4x32Block words = NoiseBlock(seed, row, draw, static_cast<std::uint32_t>(j / 4));
+    const auto id = static_cast<std::size_t>(ids_[j]);
+    probs[id] = p_[j];
+    q[id] = rng::ExponentialNegLog1pNegF32(rng::UniformClosedOpen24F32(words.v[j % 4]));
+  }
+  return ExponentialRaceRow(probs, q, /*all_tokens=*/false);
+}
+
+Tensor CountRaceDraws(std::span<const float> probs, std::int64_t rows, std::int64_t vocab,
+                      const std::vector<std::int64_t>& greedy, std::int64_t draws, std::uint64_t seed) {
+  if (draws < 0 || draws > std::numeric_limits<std::uint32_t>::max()) {
+    throw std::invalid_argument("CountDraws: draws = " + std::to_string(draws) + " must be in [0, 2^32)");
+  }
+  Tensor counts(DType::kI64, {rows, vocab});
+  auto out = counts.data<std::int64_t>();
+  for (std::int64_t b = 0; b < rows; ++b) {
+    auto row_counts = out.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
+    if (!greedy.empty() && greedy[static_cast<std::size_t>(b)] >= 0) {
+      row_counts[static_cast<std::size_t>(greedy[static_cast<std::size_t>(b)])] = draws;
+      continue;
+    }
+    const RaceRow race(probs.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab)));
+    if (race.support() == 0) {
+      throw InputError("CountDraws: row " + std::to_string(b) + " has no positive probability: nothing can be drawn");
+    }
+    for (std::int64_t d = 0; d < draws; ++d) {
+      ++row_counts[static_cast<std::size_t>(race.Draw(seed, static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(d)))];
+    }
+  }
+  return counts;
+}
+
+bool SupportsCountDrawsStage(const std::string& stage) {
+  return stage == "exponential_race" || stage == "inverse_cdf" || stage == "gumbel_max" || stage == "pipeline" ||
+         stage == "qsample" || stage == "multinomial_with_seed" || stage == "multinomial_with_seed_token_ids";
+}
+
+Tensor ReferenceCountDraws(const Case& c, std::int64_t draws, std::uint64_t seed) {
+  const Profile profile = ParseProfile(c.profile);
+  if (c.stage == "exponential_race" || c.stage == "inverse_cdf" || c.stage == "qsample" ||
+      c.stage == "multinomial_with_seed" || c.stage == "multinomial_with_seed_token_ids") {
+    StageInputs in(c, c.stage);
+    const Tensor probs = in.Probabilities();
+    return CountRaceDraws(probs.data<float>(), probs.dim(0), probs.dim(1), {}, draws, seed);
+  }
+  if (c.stage == "gumbel_max") {
+    StageInputs in(c, c.stage);
+    const Tensor scores = in.FloatRows("logprobs");
+    const std::int64_t rows = scores.dim(0), vocab = scores.dim(1);
+    std::vector<float> probs(static_cast<std::size_t>(rows * vocab));
+    for (std::int64_t b = 0; b < rows; ++b) {
+      const auto at = static_cast<std::size_t>(b * vocab), n = static_cast<std::size_t>(vocab);
+      SoftmaxRow(scores.data<float>().subspan(at, n), std::span<float>(probs).subspan(at, n));
+    }
+    return CountRaceDraws(probs, rows, vocab, {}, draws, seed);
+  }
+  if (c.stage != "pipeline") {
+    throw InputError("backend 'reference' cannot draw stage '" + c.stage + "' with its own randomness");
+  }
+  StageInputs in(c, "pipeline");
+  const Tensor processed = PipelineLogitsBeforeTemperature(c, profile);
+  Case t{c.id, "temperature", c.profile, nlohmann::json::object(), {}};
+  t.inputs.emplace("logits", processed);
+  t.inputs.emplace("temperature", in.Required("temperature", DType::kF32, 1));
+  const TensorMap scaled = RunTemperature(t, profile);
+  Case g{c.id, "greedy", "canonical", nlohmann::json::object(), {}};
+  g.inputs.emplace("logits", processed);
+  const TensorMap greedy = RunGreedy(g, Profile::kCanonical);
+  Case f{c.id, "sampling_filters", c.profile, nlohmann::json::object(), {}};
+  if (c.params.contains("order")) f.params["order"] = c.params["order"];
+  f.inputs.emplace("logits", scaled.at("logits"));
+  for (const char* name : {"top_k", "top_p", "min_p"}) {
+    if (c.inputs.count(name)) f.inputs.emplace(name, c.inputs.at(name));
+  }
+  const TensorMap filtered = RunSamplingFilters(f, profile);
+  const Tensor& probs = filtered.at("probs");
+  const auto is_greedy = scaled.at("is_greedy").data<std::uint8_t>();
+  std::vector<std::int64_t> pinned(static_cast<std::size_t>(probs.dim(0)), -1);
+  for (std::size_t b = 0; b < pinned.size(); ++b) {
+    if (is_greedy[b] != 0) pinned[b] = greedy.at("token").data<std::int64_t>()[b];
+  }
+  return CountRaceDraws(probs.data<float>(), probs.dim(0), probs.dim(1), pinned, draws, seed);
+}
+
+}  // namespace sampcheck::reference

@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: Apache-2.0
+// The draw harness (statistical/draw_harness.h).
+#include "statistical/draw_harness.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/split_mix64.h"
+#include "reference/math/log.h"
+#include "reference/rng/noise.h"
+#include "reference/rng/philox.h"
+#include "reference/rng/uniform.h"
+#include "statistical/exact_target.h"
+#include "statistical/exact_tests.h"
+#include "statistical/goodness_of_fit.h"
+#include "statistical/multiple_testing.h"
+#include "statistical/pooling.h"
+#include "statistical/power.h"
+
+namespace sampcheck::statistical {
+namespace {
+
+constexpr double kEffectLevel = 0.99;
+constexpr std::uint32_t kNoiseTag = 0x401;
+constexpr std::int64_t kRunBatchElements = std::int64_t{1} << 21;
+
+// The plan of one random row.
+struct RowPlan {
+  bool greedy = false;
+  std::vector<double> p_cond;              // exact p restricted to S and renormalised (0 outside S)
+  std::vector<std::int64_t> boundary;      // L2 tokens
+  double p0 = 0.0, p1 = 0.0;               // L2 null and alternative shares
+  double mass_s = 1.0;                     // exact mass of S
+  std::int64_t support = 0;                // |S|
+  bool l2 = false, l3 = false;
+};
+
+struct CasePlan {
+  const StatCase* c = nullptr;
+  ExactTarget target;
+  std::vector<RowPlan> rows;
+  double mde = 0.0;
+  std::int64_t n = 0;
+  std::uint64_t seed = 0;
+  std::string error;  // configuration error
+};
+
+std::string Fmt(double x, int digits = 4) {
+  std::ostringstream s;
+  s.precision(digits);
+  s << x;
+  return s.str();
+}
+
+bool Ambiguous(const RowTarget& t, std::int64_t i) {
+  return std::binary_search(t.ambiguous.begin(), t.ambiguous.end(), i);
+}
+
+RowPlan PlanRow(const RowTarget& t, const StatCase& c) {
+  RowPlan r;
+  if (t.greedy_token >= 0) {
+    r.greedy = true;
+    return r;
+  }
+  const std::size_t v = t.p.size();
+  r.p_cond.assign(v, 0.0);
+  long double mass = 0.0L;
+  for (std::size_t i = 0; i < v; ++i) {
+    if (t.p[i] > 0.0 && !Ambiguous(t, static_cast<std::int64_t>(i))) {
+      r.p_cond[i] = t.p[i];
+      mass += t.p[i];
+      ++r.support;
+    }
+  }
+  r.mass_s = static_cast<double>(mass);
+  if (r.support == 0) return r;
+  for (double& x : r.p_cond) x = static_cast<double>(x / mass);
+  double smallest = 2.0;
+  for (double x : r.p_cond) {
+    if (x > 0.0) smallest = std::min(smallest, x);
+  }
+  double p0 = 0.0;
+  for (std::size_t i = 0; i < v; ++i) {
+    if (r.p_cond[i] > 0.0 && r.p_cond[i] <= smallest * (1.0 + 1e-9)) {
+      r.boundary.push_back(static_cast<std::int64_t>(i));
+      p0 += r.p_cond[i];
+    }
+  }
+  r.p0 = p0;
+  r.p1 = std::min(c.targeted_ratio * p0, 1.0 - 1e-12);
+  r.l2 = c.targeted_ratio >= 0.0 && p0 > 0.0 && p0 <= 0.5 && r.support >= 2;
+  r.l3 = r.support >= 2;
+  return r;
+}
+
+std::int64_t StructuralN(double mde, double power) {
+  return static_cast<std::int64_t>(std::ceil(std::log(1.0 - power) / std::log1p(-mde)));
+}
+
+std::vector<CasePlan> Plan(const std::vector<StatCase>& cases, const DrawHarnessOptions& options) {
+  std::vector<CasePlan> plans;
+  for (const auto& c : cases) {
+    CasePlan plan;
+    plan.c = &c;
+    plan.mde = options.thorough ? c.mde_tv_thorough : c.mde_tv_ci;
+    plan.seed = CaseSeed(c.id, options.seed_epoch);
+    try {
+      plan.target = ComputeExactTarget(c.input);
+      for (const auto& row : plan.target.rows) plan.rows.push_back(PlanRow(row, c));
+    } catch (const std::exception& e) {
+      plan.error = std::string("configuration error: ") + e.what();
+    }
+    plans.push_back(std::move(plan));
+  }
+  return plans;
+}
+
+std::int64_t FamilySize(const std::vector<CasePlan>& plans) {
+  std::int64_t m = 0;
+  for (const auto& p : plans) {
+    for (const auto& r : p.rows) m += r.l2 + r.l3;
+  }
+  return m;
+}
+
+void SizeCase(CasePlan& plan, double alpha_test, const DrawHarnessOptions& options) {
+  if (!plan.error.empty()) return;
+  std::int64_t n = StructuralN(plan.mde, options.power);
+  for (auto& r : plan.rows) {
+    if (r.greedy || r.support == 0) continue;
+    if (r.l2) {
+      const auto n2 = BinomialSampleSize(r.p0, r.p1, alpha_test / 2.0, options.power);
+      n = std::max(n, static_cast<std::int64_t>(std::ceil(static_cast<double>(n2) / r.mass_s)));
+    }
+    if (r.l3) {
+      const double w2 = 4.0 * plan.mde * plan.mde;
+      const auto n3 = ChiSquareSampleSize(static_cast<double>(r.support - 1), w2, alpha_test, options.power);
+      n = std::max(n, static_cast<std::int64_t>(std::ceil(static_cast<double>(n3) / r.mass_s)));
+    }
+  }
+  plan.n = n;
+  // An omnibus test that a-priori pooling would reduce to one bin at this n cannot reject:
+  // leave it out rather than report a test without power (the amplifier row, for one).
+  for (auto& r : plan.rows) {
+    if (r.l3 && PoolCategories(r.p_cond, static_cast<double>(n) * r.mass_s, DefaultEMin(kCressieReadLambda)).size() < 2) r.l3 = false;
+  }
+  if (n > options.max_draws) {
+    plan.error = "configuration error: the declared effect (TV " + Fmt(plan.mde) + ") needs n = " + std::to_string(n) +
+                 " draws for power " + Fmt(options.power) + ", above the limit of " + std::to_string(options.max_draws);
+  }
+}
+
+nlohmann::json IntervalJson(const Interval& i) { return nlohmann::json::array({i.lower, i.upper}); }
+
+nlohmann::json BaseStatistics(const char* layer, const char* test, std::int64_t n, double alpha, double mde,
+                              double power, std::uint64_t seed) {
+  nlohmann::json s = nlohmann::json::object();
+  s["layer"] = layer;
+  s["test"] = test;
+  s["n"] = n;
+  s["bins"] = 0;
+  s["df"] = 0;
+  s["statistic"] = 0.0;
+  s["p_value"] = 1.0;
+  s["p_adjusted"] = 1.0;
+  s["alpha"] = alpha;
+  s["mde"] = mde;
+  s["power"] = power;
+  s["seed"] = seed;
+  s["top_bins"] = nlohmann::json::array();
+  s["expected"] = nlohmann::json::array();
+  s["observed"] = nlohmann::json::array();
+  s["labels"] = nlohmann::json::array();
+  return s;
+}
+
+std::string BinLabel(const std::vector<std::int64_t>& tokens) {
+  if (tokens.size() == 1) return std::to_string(tokens.front());
+  return "pooled(" + std::to_string(tokens.size()) + ")";
+}
+
+golden::CaseResult NewResult(const CasePlan& plan, const std::string& suffix) {
+  golden::CaseResult r;
+  r.id = plan.c->id + suffix;
+  r.stage = plan.c->input.stage;
+  r.profile = plan.c->input.profile;
+  r.comparison = "distribution";
+  return r;
+}
+
+std::string RowSuffix(const CasePlan& plan, std::size_t row, const char* layer) {
+  if (plan.rows.size() == 1) return std::string("/") + layer;
+  return "/row" + std::to_string(row) + "/" + layer;
+}
+
+void Evaluate(const CasePlan& plan, const Tensor& counts, double alpha_test, const DrawHarnessOptions& options,
+              std::vector<golden::CaseResult>& out) {
+  const std::int64_t vocab = plan.target.vocab;
+  const auto all = counts.data<std::int64_t>();
+  for (std::size_t b = 0; b < plan.rows.size(); ++b) {
+    const RowPlan& rp = plan.rows[b];
+    const RowTarget& t = plan.target.rows[b];
+    const std::span<const std::int64_t> row = all.subspan(b * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab));
+    // L1.
+    {
+      golden::CaseResult r = NewResult(plan, RowSuffix(plan, b, "L1"));
+      std::int64_t violations = 0;
+      std::vector<std::pair<std::int64_t, std::int64_t>> bad;  // (count, token)
+      for (std::int64_t i = 0; i < vocab; ++i) {
+        const auto c = row[static_cast<std::size_t>(i)];
+        if (c > 0 && t.p[static_cast<std::size_t>(i)] == 0.0 && !Ambiguous(t, i)) {
+          violations += c;
+          bad.emplace_back(c, i);
+        }
+      }
+      std::sort(bad.begin(), bad.end(), [](auto a, auto x) { return a.first != x.first ? a.first > x.first : a.second < x.second; });
+      const double power = 1.0 - std::pow(1.0 - plan.mde, static_cast<double>(plan.n));
+      auto s = BaseStatistics("L1", "structural", plan.n, 0.0, plan.mde, power, plan.seed);
+      s["statistic"] = violations;
+      s["p_value"] = violations ? 0.0 : 1.0;
+      s["p_adjusted"] = violations ? 0.0 : 1.0;
+      const Interval ci = ClopperPearson(violations, plan.n, kEffectLevel);
+      s["effect"] = {{"name", "delta"}, {"value", static_cast<double>(violations) / static_cast<double>(plan.n)},
+                     {"interval", IntervalJson(ci)}, {"level", kEffectLevel}};
+      for (std::size_t k = 0; k < bad.size() && k < 5; ++k) {
+        s["top_bins"].push_back({{"label", std::to_string(bad[k].second)}, {"observed", bad[k].first}, {"expected", 0.0},
+                                 {"residual", static_cast<double>(bad[k].first)}});
+      }
+      if (violations) {
+        r.verdict = golden::Verdict::kFail;
+        r.reason = std::to_string(violations) + " of " + std::to_string(plan.n) + " draws on tokens of probability 0 (token " +
+                   std::to_string(bad.front().second) + " drawn " + std::to_string(bad.front().first) + " times)" +
+                   (rp.greedy ? "; greedy row: only token " + std::to_string(t.greedy_token) + " may be drawn" : "");
+      }
+      r.statistics = std::move(s);
+      out.push_back(std::move(r));
+    }
+    if (rp.greedy || rp.support == 0) continue;
+    std::int64_t n_s = 0;
+    std::vector<std::int64_t> counts_s(static_cast<std::size_t>(vocab), 0);
+    for (std::int64_t i = 0; i < vocab; ++i) {
+      if (rp.p_cond[static_cast<std::size_t>(i)] > 0.0) {
+        counts_s[static_cast<std::size_t>(i)] = row[static_cast<std::size_t>(i)];
+        n_s += row[static_cast<std::size_t>(i)];
+      }
+    }
+    if (rp.l2) {
+      golden::CaseResult r = NewResult(plan, RowSuffix(plan, b, "L2"));
+      std::int64_t k = 0;
+      for (std::int64_t i : rp.boundary) k += row[static_cast<std::size_t>(i)];
+      const double power = n_s > 0 ? BinomialPower(n_s, rp.p0, rp.p1, alpha_test / 2.0) : 0.0;
+      auto s = BaseStatistics("L2", "binomial", n_s, options.alpha, rp.p1 - rp.p0, power, plan.seed);
+      if (n_s > 0) {
+        const auto test = BinomialTest(k, n_s, rp.p0, Alternative::kTwoSided, kEffectLevel);
+        const auto effect = TargetedDelta(k, n_s, rp.p0, kEffectLevel);
+        s["statistic"] = k;
+        s["p_value"] = test.p_value;
+        s["effect"] = {{"name", "delta"}, {"value", effect.estimate}, {"interval", IntervalJson(effect.interval)},
+                       {"level", kEffectLevel}};
+        const double expected = rp.p0 * static_cast<double>(n_s);
+        std::string label = "boundary(" + std::to_string(rp.boundary.size()) + ")";
+        if (rp.boundary.size() == 1) label = "boundary " + std::to_string(rp.boundary.front());
+        s["top_bins"].push_back({{"label", label}, {"observed", k}, {"expected", expected},
+                                 {"residual", (static_cast<double>(k) - expected) / std::sqrt(expected)}});
+        s["expected"].push_back(expected);
+        s["observed"].push_back(k);
+        s["labels"].push_back(label);
+        r.reason = "boundary mass " + std::string(effect.estimate >= 0 ? "+" : "") + Fmt(effect.estimate) + " [" +
+                   Fmt(effect.interval.lower) + ", " + Fmt(effect.interval.upper) + "] (p0 = " + Fmt(rp.p0) +
+                   ", n = " + std::to_string(n_s) + ", p = " + Fmt(test.p_value) + ")";
+      }
+      r.statistics = std::move(s);
+      out.push_back(std::move(r));
+    }
+    if (rp.l3) {
+      golden::CaseResult r = NewResult(plan, RowSuffix(plan, b, "L3"));
+      GoodnessOfFitOptions gof_options;
+      gof_options.top_bins = 5;
+      gof_options.level = kEffectLevel;
+      const auto gof = GoodnessOfFitTest(counts_s, rp.p_cond, gof_options);
+      const auto tv = TotalVariation(counts_s, rp.p_cond, kEffectLevel);
+      const double power = gof.df >= 1 ? ChiSquarePower(gof.df, static_cast<double>(n_s) * 4.0 * plan.mde * plan.mde, alpha_test) : 0.0;
+      auto s = BaseStatistics("L3", "cressie-read(2/3)", n_s, options.alpha, plan.mde, power, plan.seed);
+      s["bins"] = gof.bins;
+      s["df"] = gof.df;
+      s["statistic"] = gof.statistic;
+      s["p_value"] = gof.p_value;
+      s["effect"] = {{"name", "TV"}, {"value", tv.estimate}, {"interval", IntervalJson(tv.interval)}, {"level", kEffectLevel}};
+      for (const auto& bin : gof.top_bins) {
+        s["top_bins"].push_back({{"label", BinLabel(bin.tokens)}, {"observed", static_cast<std::int64_t>(bin.observed)},
+                                 {"expected", bin.expected}, {"residual", bin.residual}});
+      }
+      if (n_s > 0) {
+        for (const auto& bin : PoolCategories(rp.p_cond, static_cast<double>(n_s), gof.e_min)) {
+          std::int64_t o = 0;
+          for (std::int64_t i : bin.tokens) o += counts_s[static_cast<std::size_t>(i)];
+          s["expected"].push_back(bin.expected);
+          s["observed"].push_back(o);
+          s["labels"].push_back(BinLabel(bin.tokens));
+        }
+      }
+      std::string top;
+      if (!gof.top_bins.empty()) {
+        const auto& bin = gof.top_bins.front();
+        top = "; top bin " + BinLabel(bin.tokens) + ": observed " + Fmt(bin.observed, 10) + ", expected " + Fmt(bin.expected);
+      }
+      r.reason = "TV " + Fmt(tv.estimate) + " [" + Fmt(tv.interval.lower) + ", " + Fmt(tv.interval.upper) + "], D = " +
+                 Fmt(gof.effect) + " (n = " + std::to_string(n_s) + ", " + std::to_string(gof.bins) + " bins, p = " +
+                 Fmt(gof.p_value) + ")" + top;
+      r.statistics = std::move(s);
+      out.push_back(std::move(r));
+    }
+  }
+}
+
+void CheckCounts(const Tensor& counts, const CasePlan& plan, const std::string& backend) {
+  const auto rows = static_cast<std::int64_t>(plan.rows.size());
+  if (counts.dtype() != DType::kI64 || counts.rank() != 2 || counts.dim(0) != rows || counts.dim(1) != plan.target.vocab) {
+    throw InputError("backend '" + backend + "' returned counts " + std::string(DTypeName(counts.dtype())) + " " +
+                     ShapeString(counts.shape()) + "; expected i64 [" + std::to_string(rows) + ", " +
+                     std::to_string(plan.target.vocab) + "]");
+  }
+  const auto all = counts.data<std::int64_t>();
+  for (std::int64_t b = 0; b < rows; ++b) {
+    std::int64_t sum = 0;
+    for (std::int64_t i = 0; i < plan.target.vocab; ++i) {
+      const auto c = all[static_cast<std::size_t>(b * plan.target.vocab + i)];
+      if (c < 0) throw InputError("backend '" + backend + "' returned a negative count at row " + std::to_string(b));
+      sum += c;
+    }
+    if (sum != plan.n) {
+      throw InputError("backend '" + backend + "' returned " + std::to_string(sum) + " draws for row " + std::to_string(b) +
+                       "; " + std::to_string(plan.n) + " were asked for");
+    }
+  }
+}
+
+Tensor ReplicateRows(const Tensor& t, std::int64_t rows, std::int64_t replicas) {
+  Shape shape = t.shape();
+  shape[0] = rows * replicas;
+  Tensor out = Tensor::Uninitialized(t.dtype(), shape);
+  const std::size_t block = t.nbytes();
+  for (std::int64_t d = 0; d < replicas; ++d) {
+    std::memcpy(out.bytes().data() + static_cast<std::size_t>(d) * block, t.bytes().data(), block);
+  }
+  return out;
+}
+
+rng::Philox4x32Block NoiseBlock(std::uint64_t seed, std::uint32_t token_block, std::uint32_t draw, std::uint32_t row) {
+  const rng::Philox4x32Block ctr = {{token_block, draw, row, kNoiseTag}};
+  const rng::Philox4x32Key key = {{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}};
+  return rng::Philox4x32_10(ctr, key);
+}
+
+}  // namespace
+
+std::uint64_t CaseSeed(const std::string& id, std::uint64_t epoch) {
+  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a 64 offset basis
+  for (unsigned char ch : id) {
+    h ^= ch;
+    h *= 0x100000001b3ull;  // FNV-1a 64 prime
+  }
+  SplitMix64 mix(h ^ (epoch * 0x9E3779B97F4A7C15ull));
+  return mix.Next();
+}
+
+std::int64_t PlannedFamilySize(const std::vector<StatCase>& cases, const DrawHarnessOptions& options) {
+  return FamilySize(Plan(cases, options));
+}
+
+Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw) {
+  Case out = c;
+  out.inputs.clear();
+  std::int64_t rows = -1, vocab = -1;
+  for (const auto& [name, t] : c.inputs) {
+    if (name == "q" || name == "gumbel" || name == "u" || name == "seed" || name == "positions") continue;
+    if (t.rank() < 1) throw InputError("case '" + c.id + "': input '" + name + "' has no batch dimension");
+    if (rows < 0) rows = t.dim(0);
+    if (t.rank() == 2 && (name == "probs" || name == "logits" || name == "logprobs")) vocab = t.dim(1);
+    out.inputs.emplace(name, ReplicateRows(t, t.dim(0), draws));
+  }
+  if (rows < 0 || vocab < 0) throw InputError("case '" + c.id + "': no [B, V] input to draw from");
+  const std::int64_t total = rows * draws;
+  auto for_each_row = [&](auto&& fn) {
+    for (std::int64_t d = 0; d < draws; ++d) {
+      for (std::int64_t r = 0; r < rows; ++r) fn(d * rows + r, static_cast<std::uint32_t>(first_draw + d), static_cast<std::uint32_t>(r));
+    }
+  };
+  const bool vllm_pipeline = c.stage == "pipeline" && c.profile == "vllm";
+  if (c.stage == "exponential_race" || c.stage == "qsample" || c.stage == "gumbel_max" || vllm_pipeline) {
+    const bool gumbel = c.stage == "gumbel_max";
+    Tensor noise = Tensor::Uninitialized(DType::kF32, {total, vocab});
+    auto data = noise.data<float>();
+    for_each_row([&](std::int64_t at, std::uint32_t d, std::uint32_t r) {
+      for (std::int64_t i0 = 0; i0 < vocab; i0 += 4) {
+        const auto words = NoiseBlock(seed, static_cast<std::uint32_t>(i0 / 4), d, r);
+        for (std::int64_t i = i0; i < std::min(vocab, i0 + 4); ++i) {
+          const std::uint32_t w = words.v[i - i0];
+          float x;
+          if (gumbel) {
+            // ((w >> 8) + 1/2) 2^-24 in (0, 1): a finite Gumbel, -log(-log u) in binary64.
+            const double u = (static_cast<double>(w >> 8) + 0.5) * 0x1p-24;
+            x = static_cast<float>(-math::LogF64Dd(-math::LogF64Dd(u)));
+          } else {
+            x = rng::ExponentialTorchCudaF32(rng::UniformOpenClosedCurandF32(w));  // [2^-24, 33 ln2]
+          }
+          data[static_cast<std::size_t>(at * vocab + i)] = x;
+        }
+      }
+    });
+    out.inputs.emplace(gumbel ? "gumbel" : "q", std::move(noise));
+  } else if (c.stage == "inverse_cdf") {
+    Tensor u = Tensor::Uninitialized(DType::kF32, {total});
+    auto data = u.data<float>();
+    for_each_row([&](std::int64_t at, std::uint32_t d, std::uint32_t r) {
+      data[static_cast<std::size_t>(at)] = rng::UniformClosedOpen24F32(NoiseBlock(seed, 0, d, r).v[0]);
+    });
+    out.inputs.emplace("u", std::move(u));
+  } else if (c.stage == "pipeline" || c.stage == "multinomial_with_seed" || c.stage == "multinomial_with_seed_token_ids") {
+    Tensor s = Tensor::Uninitialized(DType::kI64, {total});
+    Tensor pos(DType::kI64, {total});
+    auto data = s.data<std::int64_t>();
+    for_each_row([&](std::int64_t at, std::uint32_t d, std::uint32_t r) {
+      const auto words = NoiseBlock(seed, 0, d, r);
+      data[static_cast<std::size_t>(at)] = std::bit_cast<std::int64_t>(std::uint64_t{words.v[1]} << 32 | words.v[0]);
+    });
+    out.inputs.emplace("seed", std::move(s));
+    out.inputs.emplace("positions", std::move(pos));
+  } else {
+    throw InputError("the draw harness cannot generate noise for stage '" + c.stage + "'");
+  }
+  return out;
+}
+
+Tensor CountDrawsThroughRun(Backend& backend, const Case& c, std::int64_t draws, std::uint64_t seed) {
+  std::int64_t rows = -1, vocab = -1;
+  for (const auto& [name, t] : c.inputs) {
+    if (t.rank() == 2 && (name == "probs" || name == "logits" || name == "logprobs")) rows = t.dim(0), vocab = t.dim(1);
+  }
+  if (rows < 0) throw InputError("case '" + c.id + "': no [B, V] input to draw from");
+  Tensor counts(DType::kI64, {rows, vocab});
+  auto out = counts.data<std::int64_t>();
+  const std::int64_t per_batch = std::max<std::int64_t>(1, kRunBatchElements / (rows * vocab));
+  for (std::int64_t first = 0; first < draws; first += per_batch) {
+    const std::int64_t n = std::min(per_batch, draws - first);
+    const Case batch = DrawNoiseCase(c, n, seed, first);
+    const TensorMap result = backend.Run(c.stage, batch);
+    auto it = result.find("token");
+    if (it == result.end() || it->second.dtype() != DType::kI64 || it->second.numel() != n * rows) {
+      throw InputError("backend '" + backend.Name() + "' returned no i64 'token' [" + std::to_string(n * rows) + "] for case '" + c.id + "'");
+    }
+    const auto tokens = it->second.data<std::int64_t>();
+    for (std::int64_t j = 0; j < n * rows; ++j) {
+      const std::int64_t tok = tokens[static_cast<std::size_t>(j)];
+      if (tok < 0 || tok >= vocab) {
+        throw InputError("backend '" + backend.Name() + "' returned token " + std::to_string(tok) + " outside [0, " + std::to_string(vocab) + ")");
+      }
+      ++out[static_cast<std::size_t>((j % rows) * vocab + tok)];
+    }
+  }
+  return counts;
+}
+
+void ApplyHolm(std::vector<golden::CaseResult>& results, double alpha) {
+  std::vector<std::size_t> at;
+  std::vector<double> p;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& s = results[i].statistics;
+    if (!s.is_object() || s.value("layer", "") == "L1" || !s.contains("p_value")) continue;
+    if (results[i].verdict == golden::Verdict::kSkip) continue;
+    at.push_back(i);
+    p.push_back(s["p_value"].get<double>());
+  }
+  const std::vector<double> adjusted = HolmAdjust(p);
+  for (std::size_t j = 0; j < at.size(); ++j) {
+    auto& r = results[at[j]];
+    r.statistics["p_adjusted"] = adjusted[j];
+    r.statistics["alpha"] = alpha;
+    if (adjusted[j] < alpha) {
+      r.verdict = golden::Verdict::kFail;
+      r.reason = "rejected at family-wise alpha " + Fmt(alpha) + " (Holm-adjusted p = " + Fmt(adjusted[j]) + "): " + r.reason;
+    } else {
+      r.verdict = golden::Verdict::kPass;
+      r.reason.clear();
+    }
+  }
+}
+
+std::vector<golden::CaseResult> RunDrawHarness(Backend& backend, const std::vector<StatCase>& cases,
+                                               const DrawHarnessOptions& options) {
+  std::vector<CasePlan> plans = Plan(cases, options);
+  const std::int64_t m = std::max<std::int64_t>(1, FamilySize(plans) + options.extra_family_tests);
+  const double alpha_test = options.alpha / static_cast<double>(m);
+  for (auto& p : plans) SizeCase(p, alpha_test, options);
+
+  const auto start = std::chrono::steady_clock::now();
+  const auto supported = backend.SupportedStages();
+  std::vector<golden::CaseResult> results;
+  for (std::size_t k = 0; k < plans.size(); ++k) {
+    const CasePlan& plan = plans[k];
+    const std::string& stage = plan.c->input.stage;
+    auto fail_or_skip = [&](golden::Verdict v, std::string reason) {
+      golden::CaseResult r = NewResult(plan, "");
+      r.verdict = v;
+      r.reason = std::move(reason);
+      results.push_back(std::move(r));
+    };
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!plan.error.empty()) {
+      fail_or_skip(golden::Verdict::kFail, plan.error);
+    } else if (std::find(supported.begin(), supported.end(), stage) == supported.end()) {
+      fail_or_skip(golden::Verdict::kSkip, "backend '" + backend.Name() + "' does not support stage '" + stage + "'");
+    } else if (options.budget_seconds > 0.0 && elapsed > options.budget_seconds) {
+      fail_or_skip(golden::Verdict::kSkip, "time budget of " + Fmt(options.budget_seconds) + " s spent before this case");
+    } else {
+      try {
+        Tensor counts = backend.SupportsCountDraws(stage) ? backend.CountDraws(stage, plan.c->input, plan.n, plan.seed)
+                                                          : CountDrawsThroughRun(backend, plan.c->input, plan.n, plan.seed);
+        CheckCounts(counts, plan, backend.Name());
+        Evaluate(plan, counts, alpha_test, options, results);
+      } catch (const std::exception& e) {
+        fail_or_skip(golden::Verdict::kFail, e.what());
+      }
+    }
+    if (options.on_case) options.on_case(plan.c->id, k + 1, plans.size());
+  }
+  if (options.apply_holm) ApplyHolm(results, options.alpha);
+  return results;
+}
+
+}  // namespace sampcheck::statistical

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The draw harness: does a backend draw tokens from the distribution the reference defines?
+// Layers L1 (structural), L2 (targeted binomial on the boundary mass) and L3 (omnibus
+// Cressie–Read) of STATS.md on the statistical case families, with n derived from each case's
+// minimum detectable effect, Holm over the run, and seeds from (case id, seed epoch)
+// (docs/spec/harness.md).
+//
+// Contract:
+// - Draws: Backend::CountDraws(stage, case, n, seed) when the backend supports the stage,
+//   else Run on batches of the case's rows replicated with harness noise (DrawNoiseCase).
+//   Counts must be [rows, V] i64, non-negative, each row summing to n: anything else fails the
+//   case with the reason.
+// - Per random row: L1 — any draw of a token whose exact probability is 0 and that is not
+//   ambiguous fails (alpha 0); greedy rows: any token but the greedy one. L2 — two-sided
+//   exact binomial test of the boundary tokens' share of the non-ambiguous draws against its
+//   exact value p0 (stat_cases.h), when 0 < p0 <= 1/2. L3 — GoodnessOfFitTest (Cressie–Read
+//   2/3, E_min 5, a-priori pooling) of the non-ambiguous draws against the exact target
+//   restricted to non-ambiguous tokens and renormalised, when pooling leaves >= 2 bins.
+//   Conditioning on non-ambiguous draws is exact for every stage here: a draw's probability is
+//   proportional to its token's weight, so including or excluding an ambiguous token only
+//   rescales the others.
+// - Alpha: options.alpha is the family-wise level; m = the number of L2 and L3 tests planned
+//   for the run; the Holm-worst per-test level is alpha / m. n = max over rows of
+//     L1: ceil(ln(1 - power) / ln(1 - mde)),
+//     L2: BinomialSampleSize(p0, ratio * p0, alpha / m / 2, power) (two-sided test, so half),
+//     L3: ChiSquareSampleSize(|S| - 1, 4 mde^2, alpha / m, power) (w^2 >= 4 TV^2 by
+//         Cauchy–Schwarz, so 4 mde^2 is the least favourable alternative at that TV),
+//   the L2/L3 sizes divided by the non-ambiguous mass. mde = mde_tv_ci, or mde_tv_thorough
+//   under options.thorough. n above options.max_draws is a configuration error (the case
+//   fails and says so), never a silent pass.
+// - Seeds: CaseSeed(id, epoch) = SplitMix64 output of FNV-1a-64(id) XOR (epoch * golden
+//   gamma); the same id, epoch and backend give the same verdict.
+// - Report: one CaseResult per test ("<case id>/L1", "/L2", "/L3"; "<case id>/row<r>/L..."
+//   when the case has several rows), comparison "distribution", statistics filled as in
+//   docs/spec/report.md "Statistical cases". L1 results carry alpha 0 and p 0 or 1 and are
+//   not Holm-adjusted.
+// Example: the reference backend on DrawStatCases() passes every case at epoch 0.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/backend.h"
+#include "golden/verifier.h"
+#include "statistical/stat_cases.h"
+
+namespace sampcheck::statistical {
+
+inline constexpr double kFamilyWiseAlpha = 1e-4;  // STATS.md "Alpha budget"
+inline constexpr double kTargetPower = 0.99;
+
+struct DrawHarnessOptions {
+  bool thorough = false;
+  std::uint64_t seed_epoch = 0;
+  double alpha = kFamilyWiseAlpha;
+  double power = kTargetPower;
+  std::int64_t max_draws = 20'000'000;
+  // Cases not started within this many seconds are skipped with a reason; <= 0: no limit.
+  double budget_seconds = 0.0;
+  // Extra tests in the Holm family beyond this run's own (e.g. the noise harness's), so the
+  // planned n matches the family the p-values are adjusted over.
+  std::int64_t extra_family_tests = 0;
+  // false: leave p_adjusted and verdicts to the caller's ApplyHolm over a larger family.
+  bool apply_holm = true;
+  std::function<void(const std::string& id, std::size_t done, std::size_t total)> on_case;
+};
+
+std::uint64_t CaseSeed(const std::string& id, std::uint64_t epoch);
+
+// The number of L2 and L3 tests the cases plan (m of the Holm-worst level).
+std::int64_t PlannedFamilySize(const std::vector<StatCase>& cases, const DrawHarnessOptions& options);
+
+// The case with `draws` replicas of each row and noise from (seed): q (exponential_race,
+// pipeline vllm), gumbel (gumbel_max), u (inverse_cdf), seed and positions (pipeline
+// canonical, sglang). Replica d of row r is row d * rows + r. Used when a backend cannot draw
+// on its own, and by the reproducibility harness.
+Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw = 0);
+
+// Counts [rows, V] of `draws` draws per row through Backend::Run with harness noise.
+Tensor CountDrawsThroughRun(Backend& backend, const Case& c, std::int64_t draws, std::uint64_t seed);
+
+std::vector<golden::CaseResult> RunDrawHarness(Backend& backend, const std::vector<StatCase>& cases,
+                                               const DrawHarnessOptions& options = {});
+
+// Holm over every result whose statistics has a layer other than L1: fills p_adjusted and
+// sets the verdict (fail iff p_adjusted < alpha) and reason. Results without statistics, and
+// L1 results, are left as they are.
+void ApplyHolm(std::vector<golden::CaseResult>& results, double alpha);
+
+}  // namespace sampcheck::statistical

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: Apache-2.0
+// Exact target distributions and ambiguous tokens (statistical/exact_target.h).
+#include "statistical/exact_target.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <set>
+#include <stdexcept>
+
+#include "core/profile.h"
+#include "reference/greedy.h"
+#include "reference/pipeline.h"
+#include "reference/sampling_filters.h"
+#include "reference/stage_io.h"
+#include "reference/temperature.h"
+
+namespace sampcheck::statistical {
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+std::vector<float> RowsAsF32(const Case& c, const std::string& name) {
+  auto it = c.inputs.find(name);
+  if (it == c.inputs.end()) {
+    throw std::invalid_argument("exact target of case '" + c.id + "': missing input '" + name + "'");
+  }
+  if (it->second.rank() != 2) {
+    throw std::invalid_argument("exact target of case '" + c.id + "': input '" + name + "' must be [B, V]");
+  }
+  const Tensor f = reference::UpcastToF32(it->second, name);
+  const auto d = f.data<float>();
+  return {d.begin(), d.end()};
+}
+
+// p_i proportional to exp(s_i - max) over tokens with a finite score, in long double.
+std::vector<double> SoftmaxExact(std::span<const float> scores) {
+  long double max = -std::numeric_limits<long double>::infinity();
+  for (float s : scores) {
+    if (s != kNegInf) max = std::max(max, static_cast<long double>(s));
+  }
+  std::vector<long double> w(scores.size(), 0.0L);
+  long double sum = 0.0L;
+  for (std::size_t i = 0; i < scores.size(); ++i) {
+    if (scores[i] == kNegInf) continue;
+    w[i] = std::exp(static_cast<long double>(scores[i]) - max);
+    sum += w[i];
+  }
+  std::vector<double> p(scores.size(), 0.0);
+  if (!(sum > 0.0L)) return p;
+  for (std::size_t i = 0; i < scores.size(); ++i) p[i] = static_cast<double>(w[i] / sum);
+  return p;
+}
+
+std::vector<double> NormaliseExact(std::span<const float> weights) {
+  long double sum = 0.0L;
+  for (float w : weights) sum += w;
+  std::vector<double> p(weights.size(), 0.0);
+  if (!(sum > 0.0L)) return p;
+  for (std::size_t i = 0; i < weights.size(); ++i) p[i] = static_cast<double>(weights[i] / sum);
+  return p;
+}
+
+bool NearButNotEqual(long double value, long double threshold) {
+  return value != threshold && std::fabs(value - threshold) <= kAmbiguityTolerance * std::fabs(threshold);
+}
+
+Tensor OneRow(const Tensor& t, std::int64_t b) {
+  Shape shape = t.shape();
+  shape[0] = 1;
+  Tensor out(t.dtype(), shape);
+  const std::size_t row_bytes = out.nbytes();
+  std::copy_n(t.bytes().data() + static_cast<std::size_t>(b) * row_bytes, row_bytes, out.bytes().data());
+  return out;
+}
+
+// The kept set of the reference's sampling_filters on one row of scaled logits, with the
+// filter tensors of row b (absent ones stay absent, or are overridden to disabled values).
+std::vector<float> FilterRow(const Case& c, Profile profile, std::span<const float> scaled, std::int64_t b,
+                             bool disable_top_p, bool disable_min_p) {
+  Case f;
+  f.id = c.id + " (filters)";
+  f.stage = "sampling_filters";
+  f.profile = c.profile;
+  if (c.params.contains("order")) f.params["order"] = c.params["order"];
+  f.inputs.emplace("logits", Tensor::FromValues<float>(DType::kF32, {1, static_cast<std::int64_t>(scaled.size())},
+                                                      {scaled.begin(), scaled.end()}));
+  for (const char* name : {"top_k", "top_p", "min_p"}) {
+    auto it = c.inputs.find(name);
+    if (it == c.inputs.end()) continue;
+    if ((disable_top_p && std::string(name) == "top_p") || (disable_min_p && std::string(name) == "min_p")) continue;
+    f.inputs.emplace(name, OneRow(it->second, b));
+  }
+  const TensorMap out = reference::RunSamplingFilters(f, profile);
+  const auto d = out.at("logits").data<float>();
+  return {d.begin(), d.end()};
+}
+
+float FilterValue(const Case& c, const char* name, std::int64_t b, float disabled) {
+  auto it = c.inputs.find(name);
+  if (it == c.inputs.end()) return disabled;
+  const Tensor f = reference::UpcastToF32(it->second, name);
+  return f.data<float>()[static_cast<std::size_t>(b)];
+}
+
+std::string FilterOrder(const Case& c, Profile profile) {
+  if (c.params.contains("order")) return c.params["order"].get<std::string>();
+  switch (profile) {
+    case Profile::kVllm: return "min_p_first";
+    case Profile::kSglang: return "joint";
+    default: return "top_k_first";
+  }
+}
+
+std::vector<std::int64_t> AmbiguousTokens(const Case& c, Profile profile, std::span<const float> scaled,
+                                          std::int64_t b) {
+  std::set<std::int64_t> ambiguous;
+  const std::size_t v = scaled.size();
+  const float min_p = FilterValue(c, "min_p", b, 0.0f);
+  if (min_p > 0.0f && min_p < 1.0f) {
+    long double max = -std::numeric_limits<long double>::infinity();
+    for (float s : scaled) max = std::max(max, static_cast<long double>(s));
+    for (std::size_t i = 0; i < v; ++i) {
+      const long double ratio = std::exp(static_cast<long double>(scaled[i]) - max);
+      if (NearButNotEqual(ratio, min_p)) ambiguous.insert(static_cast<std::int64_t>(i));
+    }
+  }
+  const float top_p = FilterValue(c, "top_p", b, 1.0f);
+  if (top_p < 1.0f) {
+    const std::string order = FilterOrder(c, profile);
+    std::vector<float> reads;
+    if (order == "joint") {
+      reads.assign(scaled.begin(), scaled.end());
+    } else {
+      reads = FilterRow(c, profile, scaled, b, /*disable_top_p=*/true, /*disable_min_p=*/order != "min_p_first");
+    }
+    std::vector<std::int64_t> order_ids;
+    for (std::size_t i = 0; i < v; ++i) {
+      if (reads[i] != kNegInf) order_ids.push_back(static_cast<std::int64_t>(i));
+    }
+    std::stable_sort(order_ids.begin(), order_ids.end(), [&](std::int64_t a, std::int64_t x) {
+      return reads[static_cast<std::size_t>(a)] > reads[static_cast<std::size_t>(x)];
+    });
+    // Sums of the long double weights (not of the rounded doubles).
+    long double max = -std::numeric_limits<long double>::infinity();
+    for (float s : reads) max = std::max(max, static_cast<long double>(s));
+    long double total = 0.0L;
+    for (std::int64_t i : order_ids) total += std::exp(static_cast<long double>(reads[static_cast<std::size_t>(i)]) - max);
+    long double before = 0.0L;
+    for (std::int64_t i : order_ids) {
+      const long double w = std::exp(static_cast<long double>(reads[static_cast<std::size_t>(i)]) - max) / total;
+      const long double including = before + w;
+      if (NearButNotEqual(before, top_p) || NearButNotEqual(including, top_p)) ambiguous.insert(i);
+      before = including;
+      if (before > static_cast<long double>(top_p) * (1.0L + 2.0L * kAmbiguityTolerance)) break;
+    }
+  }
+  return {ambiguous.begin(), ambiguous.end()};
+}
+
+ExactTarget PipelineTarget(const Case& c) {
+  const Profile profile = ParseProfile(c.profile);
+  const Tensor processed = reference::PipelineLogitsBeforeTemperature(c, profile);
+  Case t;
+  t.id = c.id + " (temperature)";
+  t.stage = "temperature";
+  t.profile = c.profile;
+  t.inputs.emplace("logits", processed);
+  if (!c.inputs.count("temperature")) throw std::invalid_argument("exact target of case '" + c.id + "': missing input 'temperature'");
+  t.inputs.emplace("temperature", c.inputs.at("temperature"));
+  const TensorMap scaled = reference::RunTemperature(t, profile);
+  Case g;
+  g.id = c.id + " (greedy)";
+  g.stage = "greedy";
+  g.profile = "canonical";
+  g.inputs.emplace("logits", processed);
+  const TensorMap greedy = reference::RunGreedy(g, Profile::kCanonical);
+
+  const Tensor& s = scaled.at("logits");
+  const std::int64_t rows = s.dim(0), vocab = s.dim(1);
+  ExactTarget target;
+  target.vocab = vocab;
+  const auto scaled_all = s.data<float>();
+  const auto is_greedy = scaled.at("is_greedy").data<std::uint8_t>();
+  for (std::int64_t b = 0; b < rows; ++b) {
+    RowTarget row;
+    if (is_greedy[static_cast<std::size_t>(b)] != 0) {
+      row.greedy_token = greedy.at("token").data<std::int64_t>()[b];
+      row.p.assign(static_cast<std::size_t>(vocab), 0.0);
+      row.p[static_cast<std::size_t>(row.greedy_token)] = 1.0;
+      target.rows.push_back(std::move(row));
+      continue;
+    }
+    const auto scaled_row = scaled_all.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
+    const std::vector<float> kept = FilterRow(c, profile, scaled_row, b, false, false);
+    row.p = SoftmaxExact(kept);
+    row.ambiguous = AmbiguousTokens(c, profile, scaled_row, b);
+    target.rows.push_back(std::move(row));
+  }
+  return target;
+}
+
+}  // namespace
+
+bool HasExactTarget(const std::string& stage) {
+  return stage == "exponential_race" || stage == "inverse_cdf" || stage == "gumbel_max" || stage == "pipeline" ||
+         stage == "qsample" || stage == "multinomial_with_seed" || stage == "multinomial_with_seed_token_ids";
+}
+
+ExactTarget ComputeExactTarget(const Case& c) {
+  if (c.stage == "pipeline") return PipelineTarget(c);
+  if (!HasExactTarget(c.stage)) {
+    throw std::invalid_argument("exact target: stage '" + c.stage +
+                                "' has none (exponential_race, inverse_cdf, qsample, multinomial_with_seed(_token_ids), "
+                                "gumbel_max, pipeline)");
+  }
+  const bool scores = c.stage == "gumbel_max";
+  const std::vector<float> values = RowsAsF32(c, scores ? "logprobs" : "probs");
+  const Tensor& t = c.inputs.at(scores ? "logprobs" : "probs");
+  const std::int64_t rows = t.dim(0), vocab = t.dim(1);
+  ExactTarget target;
+  target.vocab = vocab;
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const std::span<const float> row(values.data() + b * vocab, static_cast<std::size_t>(vocab));
+    for (float x : row) {
+      if (std::isnan(x) || (!scores && (x < 0.0f || std::isinf(x))) || (scores && x == std::numeric_limits<float>::infinity())) {
+        throw std::invalid_argument("exact target of case '" + c.id + "': row " + std::to_string(b) + " holds " +
+                                    reference::FormatFloat(x));
+      }
+    }
+    RowTarget r;
+    r.p = scores ? SoftmaxExact(row) : NormaliseExact(row);
+    if (std::all_of(r.p.begin(), r.p.end(), [](double x) { return x == 0.0; })) {
+      throw std::invalid_argument("exact target of case '" + c.id + "': row " + std::to_string(b) + " has no drawable token");
+    }
+    target.rows.push_back(std::move(r));
+  }
+  return target;
+}
+
+}  // namespace sampcheck::statistical

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: Apache-2.0
+// The noise harness (statistical/noise_harness.h).
+#include "statistical/noise_harness.h"
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <sstream>
+#include <string>
+
+#include "reference/rng/murmur3.h"
+#include "reference/rng/noise.h"
+#include "reference/rng/philox.h"
+#include "reference/rng/uniform.h"
+#include "statistical/continuous_laws.h"
+#include "statistical/draw_harness.h"
+#include "statistical/power.h"
+
+namespace sampcheck::statistical {
+namespace {
+
+constexpr std::size_t kPitBins = 100;
+constexpr double kPitMde = 0.01;  // TV over the PIT bins
+constexpr double kLevel = 0.99;
+constexpr double kTails[] = {1e-1, 1e-2, 1e-3, 1e-4};
+constexpr double kFloorProbability = 0x1p-24;
+constexpr double kSixteenBitFloor = 0x1p-16;  // the alternative: a generator of 16-bit uniforms
+
+std::uint32_t PhiloxWord(std::uint64_t seed, std::uint64_t index) {
+  const rng::Philox4x32Block ctr = {{static_cast<std::uint32_t>(index / 4), static_cast<std::uint32_t>(index >> 34), 0, 0x401}};
+  const rng::Philox4x32Key key = {{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}};
+  return rng::Philox4x32_10(ctr, key).v[index % 4];
+}
+
+}  // namespace
+
+const std::vector<NoiseSource>& NoiseSources() {
+  static const std::vector<NoiseSource> sources = {
+      {"philox/uniform_closed_open_24_f32", ContinuousLaw::kUniform01, NoiseFloor::kExactZero,
+       [](std::uint64_t s, std::uint64_t i) { return static_cast<double>(rng::UniformClosedOpen24F32(PhiloxWord(s, i))); }},
+      {"philox/uniform_open_closed_curand_f32", ContinuousLaw::kUniform01, NoiseFloor::kNone,
+       [](std::uint64_t s, std::uint64_t i) { return static_cast<double>(rng::UniformOpenClosedCurandF32(PhiloxWord(s, i))); }},
+      {"philox/uniform_closed_open_53_f64", ContinuousLaw::kUniform01, NoiseFloor::kNone,
+       [](std::uint64_t s, std::uint64_t i) { return rng::UniformClosedOpen53F64(PhiloxWord(s, 2 * i), PhiloxWord(s, 2 * i + 1)); }},
+      {"philox/exponential_neg_log1p_neg_f32", ContinuousLaw::kExponential1, NoiseFloor::kExactZero,
+       [](std::uint64_t s, std::uint64_t i) {
+         return static_cast<double>(rng::ExponentialNegLog1pNegF32(rng::UniformClosedOpen24F32(PhiloxWord(s, i))));
+       }},
+      {"philox/exponential_torch_cuda_f32", ContinuousLaw::kExponential1, NoiseFloor::kNone,
+       [](std::uint64_t s, std::uint64_t i) {
+         return static_cast<double>(rng::ExponentialTorchCudaF32(rng::UniformOpenClosedCurandF32(PhiloxWord(s, i))));
+       }},
+      {"philox/gumbel_neg_log_neg_log_f32", ContinuousLaw::kGumbel, NoiseFloor::kNegInfinity,
+       [](std::uint64_t s, std::uint64_t i) {
+         return static_cast<double>(rng::GumbelNegLogNegLogF32(rng::UniformClosedOpen24F32(PhiloxWord(s, i))));
+       }},
+      {"murmur3/gumbel_sglang_f64", ContinuousLaw::kGumbel, NoiseFloor::kNone,
+       [](std::uint64_t s, std::uint64_t i) {
+         return rng::GumbelSglangFromHashF64(
+             rng::SglangMurmurKey(s, static_cast<std::uint32_t>(i >> 20), static_cast<std::uint32_t>(i & 0xfffff)));
+       }},
+  };
+  return sources;
+}
+
+namespace {
+
+bool HasLowerTail(ContinuousLaw law) { return law != ContinuousLaw::kExponential1; }
+
+std::string Fmt(double x) {
+  std::ostringstream s;
+  s.precision(4);
+  s << x;
+  return s.str();
+}
+
+nlohmann::json Statistics(const char* layer, const char* test, std::int64_t n, double mde, double power, std::uint64_t seed) {
+  return {{"layer", layer}, {"test", test}, {"n", n}, {"bins", 0}, {"df", 0}, {"statistic", 0.0}, {"p_value", 1.0},
+          {"p_adjusted", 1.0}, {"alpha", kFamilyWiseAlpha}, {"mde", mde}, {"power", power}, {"seed", seed},
+          {"top_bins", nlohmann::json::array()}, {"expected", nlohmann::json::array()},
+          {"observed", nlohmann::json::array()}, {"labels", nlohmann::json::array()}};
+}
+
+golden::CaseResult Result(const std::string& id) {
+  golden::CaseResult r;
+  r.id = id;
+  r.stage = "noise";
+  r.profile = "canonical";
+  r.comparison = "distribution";
+  return r;
+}
+
+// p1: the declared alternative (mde = p1 - p0); power at the Holm-worst level of the noise family.
+void CountTest(std::vector<golden::CaseResult>& out, const std::string& id, const std::string& label, std::int64_t count,
+               std::int64_t n, double p0, double p1, std::uint64_t seed) {
+  golden::CaseResult r = Result(id);
+  const auto test = ExactCountTest(count, n, p0);
+  const auto effect = TargetedDelta(count, n, p0, kLevel);
+  const double power = BinomialPower(n, p0, p1, kFamilyWiseAlpha / static_cast<double>(NoiseFamilySize()) / 2.0);
+  auto s = Statistics("L4", "binomial", n, p1 - p0, power, seed);
+  s["statistic"] = count;
+  s["p_value"] = test.p_value;
+  s["effect"] = {{"name", "delta"}, {"value", effect.estimate}, {"interval", {effect.interval.lower, effect.interval.upper}},
+                 {"level", kLevel}};
+  const double expected = p0 * static_cast<double>(n);
+  s["top_bins"].push_back({{"label", label}, {"observed", count}, {"expected", expected},
+                           {"residual", (static_cast<double>(count) - expected) / std::sqrt(expected)}});
+  s["expected"].push_back(expected);
+  s["observed"].push_back(count);
+  s["labels"].push_back(label);
+  r.reason = label + ": " + std::to_string(count) + " of " + std::to_string(n) + ", expected " + Fmt(expected) +
+             " (delta " + Fmt(effect.estimate) + " [" + Fmt(effect.interval.lower) + ", " + Fmt(effect.interval.upper) +
+             "], p = " + Fmt(test.p_value) + ")";
+  r.statistics = std::move(s);
+  out.push_back(std::move(r));
+}
+
+}  // namespace
+
+std::int64_t NoiseFamilySize() {
+  std::int64_t m = 0;
+  for (const auto& s : NoiseSources()) {
+    m += 2;                                                   // PIT, KS
+    m += static_cast<std::int64_t>(std::size(kTails)) * (HasLowerTail(s.law) ? 2 : 1);
+    m += s.floor != NoiseFloor::kNone;
+  }
+  return m;
+}
+
+std::vector<golden::CaseResult> RunNoiseHarness(std::uint64_t seed_epoch, bool thorough, bool apply_holm) {
+  const std::int64_t n = thorough ? kNoiseThoroughN : kNoiseCiN;
+  std::vector<golden::CaseResult> out;
+  for (const auto& src : NoiseSources()) {
+    auto results = RunNoiseSource(src, seed_epoch, n);
+    out.insert(out.end(), std::make_move_iterator(results.begin()), std::make_move_iterator(results.end()));
+  }
+  if (apply_holm) ApplyHolm(out, kFamilyWiseAlpha);
+  return out;
+}
+
+std::vector<golden::CaseResult> RunNoiseSource(const NoiseSource& src, std::uint64_t seed_epoch, std::int64_t n) {
+  std::vector<golden::CaseResult> out;
+  std::vector<double> x(static_cast<std::size_t>(n));
+  {
+    const std::string base = "noise/" + src.name;
+    const std::uint64_t seed = CaseSeed(base, seed_epoch);
+    for (std::int64_t i = 0; i < n; ++i) x[static_cast<std::size_t>(i)] = src.sample(seed, static_cast<std::uint64_t>(i));
+    {
+      golden::CaseResult r = Result(base + "/pit");
+      const auto pit = BinnedPitTest(x, src.law, kPitBins);
+      const double w2 = 4.0 * kPitMde * kPitMde;
+      const double power = ChiSquarePower(pit.df, static_cast<double>(n) * w2, kFamilyWiseAlpha / static_cast<double>(NoiseFamilySize()));
+      auto s = Statistics("L3", "pit-chi-square", n, kPitMde, power, seed);
+      s["bins"] = pit.bins;
+      s["df"] = pit.df;
+      s["statistic"] = pit.statistic;
+      s["p_value"] = pit.p_value;
+      double tv = 0.0;
+      std::vector<std::pair<double, std::size_t>> residuals;
+      for (std::size_t b = 0; b < pit.counts.size(); ++b) {
+        const double o = static_cast<double>(pit.counts[b]);
+        tv += std::fabs(o - pit.expected_per_bin) / (2.0 * static_cast<double>(n));
+        residuals.emplace_back((o - pit.expected_per_bin) / std::sqrt(pit.expected_per_bin), b);
+        s["expected"].push_back(pit.expected_per_bin);
+        s["observed"].push_back(pit.counts[b]);
+        std::string label = Fmt(static_cast<double>(b) / kPitBins);  // "[lo, hi)"
+        label.insert(0, 1, '[');
+        label += ", " + Fmt(static_cast<double>(b + 1) / kPitBins) + ")";
+        s["labels"].push_back(label);
+      }
+      std::stable_sort(residuals.begin(), residuals.end(), [](auto a, auto b) { return std::fabs(a.first) > std::fabs(b.first); });
+      for (std::size_t k = 0; k < 5 && k < residuals.size(); ++k) {
+        const std::size_t b = residuals[k].second;
+        s["top_bins"].push_back({{"label", s["labels"][b]}, {"observed", pit.counts[b]}, {"expected", pit.expected_per_bin},
+                                 {"residual", residuals[k].first}});
+      }
+      // TV of the PIT histogram with the same distribution-free band as TotalVariation
+      // (power.h): half-width sqrt(2 (K ln 2 + ln(1 / (1 - level))) / n) / 2, K = bins.
+      const double half = std::sqrt(2.0 * (static_cast<double>(kPitBins) * std::log(2.0) + std::log(1.0 / (1.0 - kLevel))) /
+                                    static_cast<double>(n)) / 2.0;
+      s["effect"] = {{"name", "TV"}, {"value", tv}, {"interval", {std::max(0.0, tv - half), tv + half}}, {"level", kLevel}};
+      r.reason = "PIT TV " + Fmt(tv) + " (n = " + std::to_string(n) + ", 100 bins, p = " + Fmt(pit.p_value) + ")";
+      r.statistics = std::move(s);
+      out.push_back(std::move(r));
+    }
+    {
+      golden::CaseResult r = Result(base + "/ks");
+      const auto ks = KolmogorovSmirnovTest(x, src.law);
+      auto s = Statistics("L3", "ks", n, kPitMde, 0.0, seed);
+      s["statistic"] = ks.statistic;
+      s["p_value"] = ks.p_value;
+      // Power against a CDF shift of mde somewhere, a lower bound by the Dvoretzky–Kiefer–
+      // Wolfowitz inequality P(sqrt(n) D > y) <= 2 exp(-2 y^2): the critical value is at most
+      // k = sqrt(ln(2 / alpha) / 2), and the power is >= 1 - 2 exp(-2 (sqrt(n) mde - k)^2).
+      const double k_alpha = std::sqrt(-0.5 * std::log(kFamilyWiseAlpha / static_cast<double>(NoiseFamilySize()) / 2.0));
+      const double shift = std::sqrt(static_cast<double>(n)) * kPitMde;
+      s["power"] = shift > k_alpha ? 1.0 - 2.0 * std::exp(-2.0 * (shift - k_alpha) * (shift - k_alpha)) : 0.0;
+      s["effect"] = {{"name", "D"}, {"value", ks.statistic}, {"interval", {0.0, ks.statistic}}, {"level", kLevel}};
+      r.reason = "KS D = " + Fmt(ks.statistic) + " (n = " + std::to_string(n) + ", p = " + Fmt(ks.p_value) + ")";
+      r.statistics = std::move(s);
+      out.push_back(std::move(r));
+    }
+    for (double t : kTails) {
+      const double upper = LawQuantile(src.law, 1.0 - t);
+      CountTest(out, base + "/tail_above_" + Fmt(1.0 - t), "above F^-1(1 - " + Fmt(t) + ")", CountAbove(x, upper), n, t, 2.0 * t, seed);
+      if (HasLowerTail(src.law)) {
+        const double lower = LawQuantile(src.law, t);
+        CountTest(out, base + "/tail_below_" + Fmt(t), "below F^-1(" + Fmt(t) + ")", CountBelow(x, lower), n, t, 2.0 * t, seed);
+      }
+    }
+    if (src.floor != NoiseFloor::kNone) {
+      std::int64_t at_floor = 0;
+      for (double v : x) {
+        at_floor += src.floor == NoiseFloor::kExactZero ? v == 0.0 : v == -std::numeric_limits<double>::infinity();
+      }
+      CountTest(out, base + "/floor", src.floor == NoiseFloor::kExactZero ? "exact zeros" : "-inf values", at_floor, n,
+                kFloorProbability, kSixteenBitFloor, seed);
+    }
+  }
+  return out;
+}
+
+}  // namespace sampcheck::statistical

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: Apache-2.0
+// The draw harness's case families (statistical/stat_cases.h, docs/spec/harness.md).
+#include "statistical/stat_cases.h"
+
+#include <cmath>
+#include <numbers>
+
+namespace sampcheck::statistical {
+namespace {
+
+constexpr float kLn2 = std::numbers::ln2_v<float>;
+
+struct PipelineRow {
+  std::vector<float> logits;
+  float temperature = 1.0f;
+  std::int32_t top_k = 0;   // 0: disabled
+  float top_p = 1.0f;       // 1: disabled
+  float min_p = 0.0f;       // 0: disabled
+};
+
+// Every pipeline case carries all three filter tensors (disabled values where unused), so
+// that cases of one profile and vocabulary can be each other's batch neighbours.
+Case PipelineCase(const std::string& id, const std::string& profile, const std::vector<PipelineRow>& rows) {
+  Case c;
+  c.id = id;
+  c.stage = "pipeline";
+  c.profile = profile;
+  const auto b = static_cast<std::int64_t>(rows.size());
+  const auto v = static_cast<std::int64_t>(rows.front().logits.size());
+  std::vector<float> logits, temperature, top_p, min_p;
+  std::vector<std::int32_t> top_k;
+  for (const auto& r : rows) {
+    logits.insert(logits.end(), r.logits.begin(), r.logits.end());
+    temperature.push_back(r.temperature);
+    top_k.push_back(r.top_k);
+    top_p.push_back(r.top_p);
+    min_p.push_back(r.min_p);
+  }
+  c.inputs.emplace("logits", Tensor::FromValues(DType::kF32, {b, v}, logits));
+  c.inputs.emplace("temperature", Tensor::FromValues(DType::kF32, {b}, temperature));
+  c.inputs.emplace("top_k", Tensor::FromValues(DType::kI32, {b}, top_k));
+  c.inputs.emplace("top_p", Tensor::FromValues(DType::kF32, {b}, top_p));
+  c.inputs.emplace("min_p", Tensor::FromValues(DType::kF32, {b}, min_p));
+  return c;
+}
+
+Case ProbsCase(const std::string& id, const std::string& stage, const std::string& input, std::vector<float> row) {
+  Case c;
+  c.id = id;
+  c.stage = stage;
+  c.profile = "canonical";
+  const auto v = static_cast<std::int64_t>(row.size());
+  c.inputs.emplace(input, Tensor::FromValues(DType::kF32, {1, v}, row));
+  return c;
+}
+
+std::vector<float> Linear(int v, float slope) {
+  std::vector<float> l(static_cast<std::size_t>(v));
+  for (int i = 0; i < v; ++i) l[static_cast<std::size_t>(i)] = -slope * static_cast<float>(i);
+  return l;
+}
+
+// top_p at the middle of token t's share of the cumulative softmax of `logits` (descending
+// logits, so token order = index order): far from both ends of its interval, hence not
+// ambiguous; a nucleus off by one token includes t + 1.
+float TopPInsideToken(const std::vector<float>& logits, int t) {
+  long double sum = 0.0L, before = 0.0L;
+  for (float l : logits) sum += std::exp(static_cast<long double>(l));
+  for (int i = 0; i < t; ++i) before += std::exp(static_cast<long double>(logits[static_cast<std::size_t>(i)]));
+  const long double own = std::exp(static_cast<long double>(logits[static_cast<std::size_t>(t)]));
+  return static_cast<float>((before + own / 2.0L) / sum);
+}
+
+// Three rows over V = 100 with every per-row group of the pipeline before temperature:
+//   row 0: penalties (repetition 1.3, frequency 0.2, presence 0.1 on outputs {0, 0, 3, 5} and
+//          prompt {1, 2}), tokens 10..19 masked by the bitmask, top-p 0.8;
+//   row 1: neutral penalties (1, 0, 0, no ids), no mask, temperature 0.7, min-p 0.2;
+//   row 2: greedy; frequency penalty 1 on token 0 (logit 0 -> -1), so the argmax is token 1.
+Case PenaltiesMaskCase(const std::string& id, const std::string& profile) {
+  std::vector<PipelineRow> rows(3);
+  for (auto& r : rows) r.logits = Linear(100, 0.04f);
+  rows[0].top_p = 0.8f;
+  rows[1].temperature = 0.7f;
+  rows[1].min_p = 0.2f;
+  rows[2].temperature = 0.0f;
+  Case c = PipelineCase(id, profile, rows);
+  c.inputs.emplace("output_ids", Tensor::FromValues(DType::kI32, {3, 4}, std::vector<std::int32_t>{0, 0, 3, 5, -1, -1, -1, -1, 0, -1, -1, -1}));
+  c.inputs.emplace("prompt_ids", Tensor::FromValues(DType::kI32, {3, 2}, std::vector<std::int32_t>{1, 2, -1, -1, -1, -1}));
+  c.inputs.emplace("repetition_penalty", Tensor::FromValues(DType::kF32, {3}, std::vector<float>{1.3f, 1.0f, 1.0f}));
+  c.inputs.emplace("frequency_penalty", Tensor::FromValues(DType::kF32, {3}, std::vector<float>{0.2f, 0.0f, 1.0f}));
+  c.inputs.emplace("presence_penalty", Tensor::FromValues(DType::kF32, {3}, std::vector<float>{0.1f, 0.0f, 0.0f}));
+  // W = 4 words of 32 bits; -1 allows all 32. Row 0 clears bits 10..19 of word 0.
+  const auto row0_word0 = static_cast<std::int32_t>(~(((1u << 10) - 1u) << 10));
+  c.inputs.emplace("bitmask", Tensor::FromValues(DType::kI32, {3, 4}, std::vector<std::int32_t>{row0_word0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}));
+  return c;
+}
+
+}  // namespace
+
+std::vector<StatCase> DrawStatCases() {
+  std::vector<StatCase> cases;
+  auto add = [&](std::string family, Case c, double ci, double thorough, double ratio) {
+    StatCase s;
+    s.id = c.id;
+    s.family = std::move(family);
+    s.input = std::move(c);
+    s.mde_tv_ci = ci;
+    s.mde_tv_thorough = thorough;
+    s.targeted_ratio = ratio;
+    cases.push_back(std::move(s));
+  };
+
+  // Draw stages given probabilities.
+  add("dyadic probabilities 2^-1 ... 2^-7, 2^-7 (sum exactly 1 in f32)",
+      ProbsCase("stats/exponential_race/dyadic_v8/canonical", "exponential_race", "probs",
+                {0.5f, 0.25f, 0.125f, 0.0625f, 0.03125f, 0.015625f, 0.0078125f, 0.0078125f}),
+      0.05, 0.01, 0.0);
+  add("amplifier: weight 2^-20 beside weight 1; a 2^-16 floor on the uniforms makes the weak token 16x likelier",
+      ProbsCase("stats/exponential_race/amplifier_v2/canonical", "exponential_race", "probs", {1.0f, 0x1p-20f}),
+      0.2, 0.1, 16.0);
+  {
+    std::vector<float> flat(1023, 1.0f);
+    add("flat row, V = 1023 (not a multiple of any tile width)",
+        ProbsCase("stats/exponential_race/flat_v1023/canonical", "exponential_race", "probs", flat), 0.05, 0.01, 0.0);
+  }
+  {
+    std::vector<float> peaked(100);
+    for (int i = 0; i < 100; ++i) peaked[static_cast<std::size_t>(i)] = i == 37 ? 50.0f : 1.0f / static_cast<float>(1 + i % 7);
+    add("peaked row, V = 100: one token holds ~70% of the mass",
+        ProbsCase("stats/exponential_race/peaked_v100/canonical", "exponential_race", "probs", peaked), 0.05, 0.01, 0.0);
+  }
+  {
+    std::vector<float> p(1023);
+    for (int i = 0; i < 1023; ++i) p[static_cast<std::size_t>(i)] = i % 5 == 0 ? 0.0f : std::exp(-0.01f * static_cast<float>(i));
+    add("decaying row with every fifth token at probability 0, V = 1023",
+        ProbsCase("stats/inverse_cdf/zeros_v1023/canonical", "inverse_cdf", "probs", p), 0.05, 0.01, kNoTargetedTest);
+  }
+  {
+    std::vector<float> s(100);
+    for (int i = 0; i < 100; ++i) s[static_cast<std::size_t>(i)] = i % 10 == 3 ? -std::numeric_limits<float>::infinity() : 2.0f * std::cos(0.7f * static_cast<float>(i));
+    add("scores with -inf entries, V = 100",
+        ProbsCase("stats/gumbel_max/scores_v100/canonical", "gumbel_max", "logprobs", s), 0.05, 0.01, 0.0);
+  }
+
+  // The other draw stages and profiles, on one decaying row each.
+  {
+    std::vector<float> p(100);
+    for (int i = 0; i < 100; ++i) p[static_cast<std::size_t>(i)] = std::exp(-0.03f * static_cast<float>(i));
+    Case vllm = ProbsCase("stats/exponential_race/decay_v100/vllm", "exponential_race", "probs", p);
+    vllm.profile = "vllm";
+    add("decaying row under vLLM's race over every token, V = 100", std::move(vllm), 0.05, 0.01, 0.0);
+    Case q = ProbsCase("stats/qsample/decay_v100/ascend_v2", "qsample", "probs", p);
+    q.profile = "ascend_v2";
+    add("Ascend QSample on a decaying row, V = 100", std::move(q), 0.05, 0.01, 0.0);
+    Case m = ProbsCase("stats/multinomial_with_seed/decay_v100/sglang", "multinomial_with_seed", "probs", p);
+    m.profile = "sglang";
+    add("SGLang's seeded Gumbel-max on a decaying row, V = 100", std::move(m), 0.05, 0.01, 0.0);
+    Case t = ProbsCase("stats/multinomial_with_seed_token_ids/decay_v100/sglang", "multinomial_with_seed_token_ids", "probs", p);
+    t.profile = "sglang";
+    std::vector<std::int32_t> ids(100);
+    for (int i = 0; i < 100; ++i) ids[static_cast<std::size_t>(i)] = 1000 + 7 * i;  // hash columns: vocabulary ids
+    t.inputs.emplace("token_ids", Tensor::FromValues(DType::kI32, {1, 100}, ids));
+    add("SGLang's seeded Gumbel-max keyed by token id, V = 100", std::move(t), 0.05, 0.01, 0.0);
+    std::vector<float> s(100);
+    for (int i = 0; i < 100; ++i) s[static_cast<std::size_t>(i)] = -0.03f * static_cast<float>(i);
+    Case g = ProbsCase("stats/gumbel_max/decay_v100/sglang", "gumbel_max", "logprobs", s);
+    g.profile = "sglang";
+    add("SGLang's Gumbel-max with given noise, V = 100", std::move(g), 0.05, 0.01, 0.0);
+  }
+
+  // Pipeline families, under each profile.
+  for (const std::string profile : {"canonical", "vllm", "sglang"}) {
+    add("penalties and a grammar mask on one row, neutral penalties and no mask on the next, a greedy row "
+        "whose argmax moves with its frequency penalty, V = 100",
+        PenaltiesMaskCase("stats/pipeline/penalties_mask_v100/" + profile, profile), 0.05, 0.01, 0.0);
+    {
+      PipelineRow r;
+      r.logits = Linear(100, 0.08f);
+      r.top_p = TopPInsideToken(r.logits, 12);
+      add("top-p boundary inside token 12's mass, V = 100: an off-by-one nucleus draws token 13",
+          PipelineCase("stats/pipeline/top_p_inside_v100/" + profile, profile, {r}), 0.05, 0.01, 0.0);
+    }
+    {
+      PipelineRow r;
+      r.logits = {0.0f, -kLn2, -2 * kLn2, -3 * kLn2, -4 * kLn2, -5 * kLn2, -6 * kLn2, -6 * kLn2};
+      r.top_p = 0.75f;
+      add("top-p exactly on a dyadic cumulative sum (1/2 + 1/4), V = 8: the boundary token is ambiguous",
+          PipelineCase("stats/pipeline/top_p_dyadic_v8/" + profile, profile, {r}), 0.05, 0.01, 0.0);
+    }
+    {
+      PipelineRow r;
+      r.logits.assign(1023, 0.0f);
+      for (int i = 0; i < 1023; ++i) r.logits[static_cast<std::size_t>(i)] = -3.0f - 0.01f * static_cast<float>(i % 97);
+      r.logits[0] = 2.0f;
+      r.logits[1] = 1.5f;
+      r.logits[2] = 1.2f;
+      for (int i : {3, 511, 700, 1022}) r.logits[static_cast<std::size_t>(i)] = 1.0f;
+      r.top_k = 5;
+      add("top-k = 5 with four tokens tied at the 5th value, V = 1023 (canonical, sglang keep the two lowest ids; vllm all four)",
+          PipelineCase("stats/pipeline/top_k_ties_v1023/" + profile, profile, {r}), 0.05, 0.01, 0.0);
+    }
+    {
+      PipelineRow r;
+      r.logits = Linear(100, 0.05f);
+      r.min_p = 0.3f;
+      add("min-p = 0.3 on a decaying row, V = 100",
+          PipelineCase("stats/pipeline/min_p_v100/" + profile, profile, {r}), 0.05, 0.01, 0.0);
+    }
+    {
+      PipelineRow r;
+      r.logits.resize(50);
+      for (int i = 0; i < 50; ++i) r.logits[static_cast<std::size_t>(i)] = 2.0f * std::cos(0.7f * static_cast<float>(i));
+      r.temperature = 0.5f;
+      add("temperature 0.5, V = 50 (smaller than one tile)",
+          PipelineCase("stats/pipeline/temperature_v50/" + profile, profile, {r}), 0.05, 0.01, kNoTargetedTest);
+    }
+    {
+      std::vector<PipelineRow> rows(4);
+      for (int b = 0; b < 4; ++b) {
+        rows[static_cast<std::size_t>(b)].logits.resize(8193);
+        for (int i = 0; i < 8193; ++i) {
+          rows[static_cast<std::size_t>(b)].logits[static_cast<std::size_t>(i)] =
+              -0.0005f * static_cast<float>((i * (b + 3)) % 8193);
+        }
+      }
+      rows[0].temperature = 0.0f;  // greedy, with the maximum tied at ids 100 and 8000
+      rows[0].logits[100] = 5.0f;
+      rows[0].logits[8000] = 5.0f;
+      rows[1].top_k = 50;
+      rows[2].temperature = 0.8f;
+      rows[2].top_p = 0.3f;
+      rows[3].min_p = 0.5f;
+      add("mixed greedy (max tied) and random rows (top-k 50, top-p 0.3, min-p 0.5), V = 8193",
+          PipelineCase("stats/pipeline/mixed_v8193/" + profile, profile, rows), 0.05, 0.01, 0.0);
+    }
+  }
+  return cases;
+}
+
+}  // namespace sampcheck::statistical

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The statistical case families of the draw harness: stochastic cases chosen to expose
+// boundary bugs, each with its declared minimum detectable effects (docs/spec/harness.md
+// "Families"; issue 6 section 3).
+//
+// Contract:
+// - Every case holds a stage's inputs WITHOUT noise (the harness supplies the randomness), an
+//   id "stats/<stage>/<family>/<profile>" unique in the list, and its MDEs:
+//     mde_tv_ci / mde_tv_thorough: total variation of the omnibus (L3) alternative — and the
+//       leak of mass onto excluded tokens the structural check (L1) must catch — for the CI
+//       run and for --thorough;
+//     targeted_ratio: the L2 alternative moves the boundary mass p0 of each random row to
+//       targeted_ratio * p0 (0: the boundary tokens are dropped; 16: a 2^-16 floor lifts a
+//       2^-20 token). The boundary tokens are fixed by the exact target before sampling: the
+//       non-ambiguous support tokens of smallest probability (ties included). A row whose
+//       boundary mass is above 1/2 has no L2 test, nor a case with targeted_ratio < 0
+//       (kNoTargetedTest: families without a boundary, where dropping the least likely token
+//       is no bug class and would only inflate n).
+// - Families: dyadic and peaked rows, flat rows, an amplifier row (one token of weight 2^-20
+//   beside a token of weight 1), top-p boundaries inside a token's mass and on a dyadic
+//   cumulative sum, ties at the k-th value, min-p, temperature, mixed greedy and random rows;
+//   vocab sizes 2, 8, 50, 100, 1023 and 8193 (not multiples of common tile widths, some
+//   smaller than a tile). Pipeline families run under canonical, vllm and sglang.
+// - Deterministic: the inputs are fixed numbers (no randomness).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/case.h"
+
+namespace sampcheck::statistical {
+
+inline constexpr double kNoTargetedTest = -1.0;
+
+struct StatCase {
+  std::string id;
+  std::string family;  // one line: what the family exposes
+  Case input;
+  double mde_tv_ci = 0.05;
+  double mde_tv_thorough = 0.01;
+  double targeted_ratio = 0.0;
+};
+
+std::vector<StatCase> DrawStatCases();
+
+}  // namespace sampcheck::statistical

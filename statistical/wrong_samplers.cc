@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: Apache-2.0
+// Deliberately wrong samplers (statistical/wrong_samplers.h).
+#include "statistical/wrong_samplers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+#include "core/split_mix64.h"
+#include "reference/count_draws.h"
+#include "reference/reference_backend.h"
+#include "reference/rng/noise.h"
+#include "reference/rng/philox.h"
+#include "reference/stage_io.h"
+#include "statistical/exact_target.h"
+
+namespace sampcheck::statistical {
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// The reference with a case transformation in front of Run and CountDraws.
+class WrappingBackend : public Backend {
+ public:
+  explicit WrappingBackend(std::string name) : name_("wrong:" + std::move(name)) {}
+  std::string Name() const override { return name_; }
+  std::vector<std::string> SupportedStages() const override { return ref_.SupportedStages(); }
+  TensorMap Run(const std::string& stage, const Case& c) override { return ref_.Run(stage, Transform(stage, c, false)); }
+  bool SupportsCountDraws(const std::string& stage) const override { return ref_.SupportsCountDraws(stage); }
+  Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override {
+    return ref_.CountDraws(stage, Transform(stage, c, true), draws, seed);
+  }
+
+ protected:
+  virtual Case Transform(const std::string& /*stage*/, const Case& c, bool /*own_randomness*/) { return c; }
+  reference::ReferenceBackend ref_;
+
+ private:
+  std::string name_;
+};
+
+// Mutable f32 / i32 views of a pipeline case's per-row tensors.
+struct PipelineRows {
+  Case c;
+  std::int64_t rows = 0, vocab = 0;
+  std::span<float> logits;
+
+  explicit PipelineRows(const Case& in) : c(in) {
+    Tensor l = reference::UpcastToF32(c.inputs.at("logits"), "logits");
+    rows = l.dim(0);
+    vocab = l.dim(1);
+    c.inputs.erase("logits");
+    c.inputs.emplace("logits", std::move(l));
+    logits = c.inputs.at("logits").data<float>();
+  }
+  std::span<float> Row(std::int64_t b) { return logits.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab)); }
+  float Get(const char* name, std::int64_t b, float absent) const {
+    auto it = c.inputs.find(name);
+    if (it == c.inputs.end()) return absent;
+    if (it->second.dtype() == DType::kI32) return static_cast<float>(it->second.data<std::int32_t>()[static_cast<std::size_t>(b)]);
+    return reference::UpcastToF32(it->second, name).data<float>()[static_cast<std::size_t>(b)];
+  }
+  void Set(const char* name, std::int64_t b, float value) {
+    auto it = c.inputs.find(name);
+    if (it == c.inputs.end()) return;
+    if (it->second.dtype() == DType::kI32) {
+      it->second.data<std::int32_t>()[static_cast<std::size_t>(b)] = static_cast<std::int32_t>(value);
+    } else if (it->second.dtype() == DType::kF32) {
+      it->second.data<float>()[static_cast<std::size_t>(b)] = value;
+    }
+  }
+  // Keeps only the tokens with keep[i], as -inf logits elsewhere.
+  void Mask(std::int64_t b, const std::vector<bool>& keep) {
+    auto row = Row(b);
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (!keep[i]) row[i] = kNegInf;
+    }
+  }
+};
+
+// Token ids in the filter order: larger value first, ties by lower (or higher) index.
+std::vector<std::int64_t> Order(std::span<const float> row, bool higher_index_first) {
+  std::vector<std::int64_t> ids;
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    if (row[i] != kNegInf) ids.push_back(static_cast<std::int64_t>(i));
+  }
+  std::sort(ids.begin(), ids.end(), [&](std::int64_t a, std::int64_t b) {
+    const float va = row[static_cast<std::size_t>(a)], vb = row[static_cast<std::size_t>(b)];
+    if (va != vb) return va > vb;
+    return higher_index_first ? a > b : a < b;
+  });
+  return ids;
+}
+
+std::vector<bool> FirstK(std::span<const float> row, std::int64_t k, bool higher_index_first) {
+  std::vector<bool> keep(row.size(), false);
+  const auto ids = Order(row, higher_index_first);
+  for (std::int64_t j = 0; j < k && j < static_cast<std::int64_t>(ids.size()); ++j) keep[static_cast<std::size_t>(ids[static_cast<std::size_t>(j)])] = true;
+  return keep;
+}
+
+class TopPOffByOne final : public WrappingBackend {
+ public:
+  TopPOffByOne() : WrappingBackend("top_p_off_by_one") {}
+
+ protected:
+  Case Transform(const std::string& stage, const Case& in, bool) override {
+    if (stage != "pipeline" || !in.inputs.count("top_p")) return in;
+    const ExactTarget target = ComputeExactTarget(in);
+    PipelineRows r(in);
+    for (std::int64_t b = 0; b < r.rows; ++b) {
+      const RowTarget& t = target.rows[static_cast<std::size_t>(b)];
+      if (t.greedy_token >= 0 || !(r.Get("top_p", b, 1.0f) < 1.0f)) continue;
+      std::vector<bool> keep(static_cast<std::size_t>(r.vocab));
+      for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = t.p[i] > 0.0;
+      for (std::int64_t i : Order(r.Row(b), false)) {  // the most probable excluded token joins
+        if (!keep[static_cast<std::size_t>(i)]) {
+          keep[static_cast<std::size_t>(i)] = true;
+          break;
+        }
+      }
+      r.Mask(b, keep);
+      r.Set("top_p", b, 1.0f);
+      r.Set("top_k", b, 0.0f);
+      r.Set("min_p", b, 0.0f);
+    }
+    return std::move(r.c);
+  }
+};
+
+class TopKDropsTies final : public WrappingBackend {
+ public:
+  TopKDropsTies() : WrappingBackend("top_k_drops_ties") {}
+
+ protected:
+  Case Transform(const std::string& stage, const Case& in, bool) override {
+    if (stage != "pipeline" || in.profile != "vllm" || !in.inputs.count("top_k")) return in;
+    PipelineRows r(in);
+    for (std::int64_t b = 0; b < r.rows; ++b) {
+      const auto k = static_cast<std::int64_t>(r.Get("top_k", b, 0.0f));
+      if (k <= 0 || k >= r.vocab) continue;
+      r.Mask(b, FirstK(r.Row(b), k, false));
+      r.Set("top_k", b, 0.0f);
+    }
+    return std::move(r.c);
+  }
+};
+
+class TemperatureAfterSoftmax final : public WrappingBackend {
+ public:
+  TemperatureAfterSoftmax() : WrappingBackend("temperature_after_softmax") {}
+
+ protected:
+  Case Transform(const std::string& stage, const Case& in, bool) override {
+    if (stage != "pipeline" || !in.inputs.count("temperature")) return in;
+    PipelineRows r(in);
+    for (std::int64_t b = 0; b < r.rows; ++b) {
+      // softmax(l) / t renormalised == softmax(l): the row is drawn at temperature 1.
+      if (r.Get("temperature", b, 1.0f) >= 1e-5f) r.Set("temperature", b, 1.0f);
+    }
+    return std::move(r.c);
+  }
+};
+
+class MinPWrongMax final : public WrappingBackend {
+ public:
+  MinPWrongMax() : WrappingBackend("min_p_wrong_max") {}
+
+ protected:
+  Case Transform(const std::string& stage, const Case& in, bool) override {
+    if (stage != "pipeline" || !in.inputs.count("min_p")) return in;
+    const ExactTarget target = ComputeExactTarget(in);
+    PipelineRows r(in);
+    for (std::int64_t b = 0; b < r.rows; ++b) {
+      const float m = r.Get("min_p", b, 0.0f);
+      if (target.rows[static_cast<std::size_t>(b)].greedy_token >= 0 || !(m > 0.0f && m < 1.0f)) continue;
+      const float t = r.Get("temperature", b, 1.0f);
+      auto row = r.Row(b);
+      std::vector<float> scaled(row.size());
+      for (std::size_t i = 0; i < row.size(); ++i) scaled[i] = row[i] / t;
+      const auto ids = Order(scaled, false);
+      if (ids.size() < 2) continue;
+      const double wrong_max = scaled[static_cast<std::size_t>(ids[1])];  // the second largest
+      std::vector<bool> keep(row.size(), false);
+      for (std::size_t i = 0; i < row.size(); ++i) {
+        keep[i] = scaled[i] != kNegInf && std::exp(static_cast<double>(scaled[i]) - wrong_max) >= m;
+      }
+      r.Mask(b, keep);
+      r.Set("min_p", b, 0.0f);
+    }
+    return std::move(r.c);
+  }
+};
+
+class TieBreakHighestIndex final : public WrappingBackend {
+ public:
+  TieBreakHighestIndex() : WrappingBackend("tie_break_highest_index") {}
+
+ protected:
+  Case Transform(const std::string& stage, const Case& in, bool) override {
+    if (stage != "pipeline") return in;
+    const ExactTarget target = ComputeExactTarget(in);
+    PipelineRows r(in);
+    for (std::int64_t b = 0; b < r.rows; ++b) {
+      auto row = r.Row(b);
+      if (target.rows[static_cast<std::size_t>(b)].greedy_token >= 0) {
+        // Lower every tied maximum but the highest index by one ulp: the argmax moves there.
+        const auto ids = Order(row, true);
+        if (ids.empty()) continue;
+        const float max = row[static_cast<std::size_t>(ids.front())];
+        for (std::size_t i = 0; i < row.size(); ++i) {
+          if (row[i] == max && static_cast<std::int64_t>(i) != ids.front()) row[i] = std::nextafter(max, kNegInf);
+        }
+        continue;
+      }
+      const auto k = static_cast<std::int64_t>(r.Get("top_k", b, 0.0f));
+      if (in.profile == "vllm" || k <= 0 || k >= r.vocab) continue;
+      r.Mask(b, FirstK(row, k, true));
+      r.Set("top_k", b, 0.0f);
+    }
+    return std::move(r.c);
+  }
+};
+
+class BatchDependentSeed final : public WrappingBackend {
+ public:
+  BatchDependentSeed() : WrappingBackend("batch_dependent_seed") {}
+
+ protected:
+  Case Transform(const std::string& stage, const Case& in, bool) override {
+    if (stage != "pipeline" || !in.inputs.count("seed")) return in;
+    Case c = in;
+    auto seeds = c.inputs.at("seed").data<std::int64_t>();
+    for (std::size_t b = 0; b < seeds.size(); ++b) {
+      seeds[b] = static_cast<std::int64_t>(static_cast<std::uint64_t>(seeds[b]) + b);  // the slot leaks in
+    }
+    return c;
+  }
+};
+
+// Own-randomness samplers for exponential_race: per-row draws from a function of (probs, rng).
+class OwnRaceBackend : public WrappingBackend {
+ public:
+  using WrappingBackend::WrappingBackend;
+  Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override {
+    if (stage != "exponential_race") return WrappingBackend::CountDraws(stage, c, draws, seed);
+    reference::StageInputs in(c, stage);
+    const Tensor probs = in.Probabilities();
+    const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
+    Tensor counts(DType::kI64, {rows, vocab});
+    auto out = counts.data<std::int64_t>();
+    for (std::int64_t b = 0; b < rows; ++b) {
+      const auto row = probs.data<float>().subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
+      for (std::int64_t d = 0; d < draws; ++d) {
+        ++out[static_cast<std::size_t>(b * vocab + DrawOne(row, seed, static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(d)))];
+      }
+    }
+    return counts;
+  }
+
+ protected:
+  virtual std::int64_t DrawOne(std::span<const float> probs, std::uint64_t seed, std::uint32_t row, std::uint32_t draw) = 0;
+};
+
+class Uniform16Bit final : public OwnRaceBackend {
+ public:
+  Uniform16Bit() : OwnRaceBackend("uniform_16bit") {}
+
+ protected:
+  std::int64_t DrawOne(std::span<const float> probs, std::uint64_t seed, std::uint32_t row, std::uint32_t draw) override {
+    std::vector<float> q(probs.size());
+    const rng::Philox4x32Key key = {{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}};
+    for (std::size_t i = 0; i < probs.size(); ++i) {
+      const std::uint32_t w = rng::Philox4x32_10({{static_cast<std::uint32_t>(i / 4), draw, row, 0x16b}}, key).v[i % 4];
+      const float u = static_cast<float>(w >> 16) * 0x1p-16f;  // the bug: 16 bits
+      q[i] = rng::ExponentialNegLog1pNegF32(u);                // u = 0 -> q = +0 -> ratio +inf
+    }
+    std::int64_t best = -1;
+    float best_ratio = 0.0f;
+    for (std::size_t i = 0; i < probs.size(); ++i) {
+      if (!(probs[i] > 0.0f)) continue;
+      const float r = probs[i] / q[i];
+      if (best < 0 || r > best_ratio) best = static_cast<std::int64_t>(i), best_ratio = r;
+    }
+    return best;
+  }
+};
+
+class RecoveredFromTarget final : public OwnRaceBackend {
+ public:
+  RecoveredFromTarget() : OwnRaceBackend("recovered_from_target") {}
+
+ protected:
+  std::int64_t DrawOne(std::span<const float> probs, std::uint64_t seed, std::uint32_t row, std::uint32_t draw) override {
+    std::vector<std::int64_t> support;
+    double sum = 0.0;
+    for (std::size_t i = 0; i < probs.size(); ++i) {
+      if (probs[i] > 0.0f) support.push_back(static_cast<std::int64_t>(i)), sum += probs[i];
+    }
+    SplitMix64 g(seed ^ (std::uint64_t{row} << 32 | draw) * 0x9E3779B97F4A7C15ull);
+    auto uniform = [&] { return static_cast<double>(g.Next() >> 11) * 0x1p-53; };
+    const double d = 1.0 / static_cast<double>(support.size());  // draft: uniform on the support
+    const std::int64_t x = support[static_cast<std::size_t>(uniform() * static_cast<double>(support.size()))];
+    const double p_x = probs[static_cast<std::size_t>(x)] / sum;
+    if (uniform() < std::min(1.0, p_x / d)) return x;
+    // The bug: a rejected draft is replaced by a draw from p, not from (p - d)+ / ||(p - d)+||.
+    double u = uniform() * sum, c = 0.0;
+    for (std::int64_t i : support) {
+      c += probs[static_cast<std::size_t>(i)];
+      if (u < c) return i;
+    }
+    return support.back();
+  }
+};
+
+const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Backend>()>>>& Registry() {
+  static const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Backend>()>>> registry = {
+      {{"top_p_off_by_one", "the nucleus keeps one token past the top-p boundary", "stats/pipeline/top_p_inside_v100/", "L1"},
+       [] { return std::make_unique<TopPOffByOne>(); }},
+      {{"top_k_drops_ties", "vllm top-k keeps exactly k tokens, dropping ties at the k-th value",
+        "stats/pipeline/top_k_ties_v1023/vllm", "L2"},
+       [] { return std::make_unique<TopKDropsTies>(); }},
+      {{"temperature_after_softmax", "temperature divides the probabilities and renormalising cancels it",
+        "stats/pipeline/temperature_v50/", "L3"},
+       [] { return std::make_unique<TemperatureAfterSoftmax>(); }},
+      {{"min_p_wrong_max", "min-p's threshold against the second largest probability", "stats/pipeline/min_p_v100/", "L1"},
+       [] { return std::make_unique<MinPWrongMax>(); }},
+      {{"uniform_16bit", "uniforms truncated to 16 bits in its own exponential race",
+        "stats/exponential_race/amplifier_v2/", "L2"},
+       [] { return std::make_unique<Uniform16Bit>(); }},
+      {{"recovered_from_target", "on rejection of a uniform draft, the recovered token is drawn from p, not the residual",
+        "stats/exponential_race/peaked_v100/", "L3"},
+       [] { return std::make_unique<RecoveredFromTarget>(); }},
+      {{"tie_break_highest_index", "greedy and top-k ties prefer the highest index", "stats/pipeline/top_k_ties_v1023/canonical",
+        "L1"},
+       [] { return std::make_unique<TieBreakHighestIndex>(); }},
+      {{"batch_dependent_seed", "a seeded row's stream depends on its slot in the batch", "reproducibility", "reproducibility"},
+       [] { return std::make_unique<BatchDependentSeed>(); }},
+  };
+  return registry;
+}
+
+}  // namespace
+
+const std::vector<WrongSamplerInfo>& WrongSamplers() {
+  static const std::vector<WrongSamplerInfo> list = [] {
+    std::vector<WrongSamplerInfo> v;
+    for (const auto& [info, make] : Registry()) v.push_back(info);
+    return v;
+  }();
+  return list;
+}
+
+std::unique_ptr<Backend> MakeWrongSampler(const std::string& name) {
+  std::string names;
+  for (const auto& [info, make] : Registry()) {
+    if (info.name == name) return make();
+    names += (names.empty() ? "" : ", ") + info.name;
+  }
+  throw std::invalid_argument("unknown wrong sampler '" + name + "'; valid: " + names);
+}
+
+}  // namespace sampcheck::statistical

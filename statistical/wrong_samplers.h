@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Deliberately wrong samplers: backends that wrap the reference and plant one bug each, to
+// prove that the harnesses catch each bug class at the sample size they compute (issue 6
+// section 4; docs/spec/harness.md "Proving the harness works").
+//
+// Contract:
+// - Each sampler is a Backend named "wrong:<name>" supporting the reference's stages. Stages
+//   it does not break behave exactly as the reference (Run and CountDraws delegate).
+// - The bugs (what they change; which case and layer must catch them):
+//   top_p_off_by_one        the nucleus keeps one more token (the most probable excluded one)
+//                           -> stats/pipeline/top_p_inside_v100/<profile> L1
+//   top_k_drops_ties        vllm's top-k keeps exactly k tokens instead of every tie at the
+//                           k-th value -> stats/pipeline/top_k_ties_v1023/vllm L2
+//   temperature_after_softmax  the temperature divides the probabilities, and renormalising
+//                           cancels it (the row is drawn at temperature 1)
+//                           -> stats/pipeline/temperature_v50/<profile> L3
+//   min_p_wrong_max         min-p's threshold uses the second largest probability as the
+//                           maximum -> stats/pipeline/min_p_v100/<profile> L1
+//   uniform_16bit           its own exponential race takes uniforms of 16 bits, (w >> 16) 2^-16,
+//                           so q = 0 with probability 2^-16 -> stats/exponential_race/amplifier_v2 L2
+//   recovered_from_target   a speculative-decoding style draw (draft: uniform over the support;
+//                           accept x with probability min(1, p_x / d_x)) that, on rejection,
+//                           redraws from p instead of the residual (p - d)+ (the spec stages were
+//                           not on main: this plants the bug in exponential_race's own draws)
+//                           -> stats/exponential_race/peaked_v100 L3
+//   tie_break_highest_index greedy rows and canonical/sglang top-k ties prefer the highest index
+//                           -> stats/pipeline/top_k_ties_v1023/canonical L1 and mixed_v8193 row0 L1
+//   batch_dependent_seed    the pipeline's seeded rows use seed + (slot in the batch): each
+//                           draw still follows the target, but a row's token changes with the
+//                           batch -> the reproducibility harness (alpha 0)
+// - Deterministic: the same seed gives the same draws.
+// Example: MakeWrongSampler("top_p_off_by_one")->Name() == "wrong:top_p_off_by_one".
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/backend.h"
+
+namespace sampcheck::statistical {
+
+struct WrongSamplerInfo {
+  std::string name;
+  std::string bug;         // one line
+  std::string caught_by;   // the case id prefix (or "reproducibility") that must reject it
+  std::string layer;       // L1, L2, L3 or "reproducibility"
+};
+
+const std::vector<WrongSamplerInfo>& WrongSamplers();
+// Throws std::invalid_argument naming the valid samplers for an unknown name.
+std::unique_ptr<Backend> MakeWrongSampler(const std::string& name);
+
+}  // namespace sampcheck::statistical

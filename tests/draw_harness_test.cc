@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: Apache-2.0
+// The draw harness (statistical/draw_harness.h): seeds, report fields, the noise-as-input path,
+// configuration errors and malformed counts. Statistical verdicts of the reference and of the
+// wrong samplers are in statistical_calibration_test and statistical_power_proof_test.
+#include "statistical/draw_harness.h"
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "reference/reference_backend.h"
+#include "statistical/stat_cases.h"
+
+namespace sampcheck::statistical {
+namespace {
+
+std::vector<StatCase> Select(const std::vector<std::string>& ids) {
+  std::vector<StatCase> out;
+  for (auto& c : DrawStatCases()) {
+    if (std::find(ids.begin(), ids.end(), c.id) != ids.end()) out.push_back(std::move(c));
+  }
+  EXPECT_EQ(out.size(), ids.size());
+  return out;
+}
+
+// The reference without its own randomness: the harness must drive Run with its noise.
+class RunOnlyBackend final : public Backend {
+ public:
+  std::string Name() const override { return "run-only"; }
+  std::vector<std::string> SupportedStages() const override { return ref_.SupportedStages(); }
+  TensorMap Run(const std::string& stage, const Case& c) override { return ref_.Run(stage, c); }
+
+ private:
+  reference::ReferenceBackend ref_;
+};
+
+// Counts that do not sum to n.
+class ShortCountsBackend final : public Backend {
+ public:
+  std::string Name() const override { return "short"; }
+  std::vector<std::string> SupportedStages() const override { return {"exponential_race"}; }
+  TensorMap Run(const std::string&, const Case&) override { return {}; }
+  bool SupportsCountDraws(const std::string&) const override { return true; }
+  Tensor CountDraws(const std::string&, const Case& c, std::int64_t, std::uint64_t) override {
+    const auto v = c.inputs.at("probs").dim(1);
+    return Tensor(DType::kI64, {1, v});  // all zero
+  }
+};
+
+TEST(DrawHarness, CaseSeedIsFnv1aThenSplitMix64) {
+  // Independent Python computation (FNV-1a 64 of the id, XOR epoch * 0x9E3779B97F4A7C15, one
+  // SplitMix64 step); FNV-1a 64 of "a" is the published 0xaf63dc4c8601ec8c.
+  EXPECT_EQ(CaseSeed("a", 0), 0x5f29c2aadd9b8527ull);
+  EXPECT_EQ(CaseSeed("stats/exponential_race/dyadic_v8/canonical", 0), 0x35ccbc5d7c22e7d2ull);
+  EXPECT_EQ(CaseSeed("stats/exponential_race/dyadic_v8/canonical", 1), 0x3ea811af812c0dacull);
+}
+
+TEST(DrawHarness, CaseIdsAreUniqueAndDeclareEffects) {
+  const auto cases = DrawStatCases();
+  std::vector<std::string> ids;
+  for (const auto& c : cases) {
+    ids.push_back(c.id);
+    EXPECT_GT(c.mde_tv_ci, 0.0) << c.id;
+    EXPECT_LE(c.mde_tv_thorough, c.mde_tv_ci) << c.id;
+  }
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end());
+}
+
+void ExpectReportFields(const golden::CaseResult& r) {
+  SCOPED_TRACE(r.id);
+  const auto& s = r.statistics;
+  ASSERT_TRUE(s.is_object());
+  for (const char* key : {"layer", "test", "n", "bins", "df", "statistic", "p_value", "p_adjusted", "alpha", "mde", "power",
+                          "seed", "effect", "top_bins", "expected", "observed", "labels"}) {
+    EXPECT_TRUE(s.contains(key)) << key;
+  }
+  EXPECT_TRUE(s["effect"].contains("name"));
+  EXPECT_EQ(s["effect"]["interval"].size(), 2u);
+  EXPECT_EQ(s["expected"].size(), s["observed"].size());
+  EXPECT_EQ(s["expected"].size(), s["labels"].size());
+  EXPECT_LE(s["top_bins"].size(), 5u);
+  EXPECT_GE(s["p_adjusted"].get<double>(), s["p_value"].get<double>());
+  EXPECT_EQ(r.comparison, "distribution");
+}
+
+TEST(DrawHarness, ReferencePassesWithCompleteReports) {
+  reference::ReferenceBackend backend;
+  const auto cases = Select({"stats/exponential_race/dyadic_v8/canonical", "stats/pipeline/top_k_ties_v1023/vllm",
+                             "stats/pipeline/mixed_v8193/canonical"});
+  const auto results = RunDrawHarness(backend, cases);
+  // dyadic: L1 L2 L3; ties: L1 L2 L3; mixed: row0 L1 (greedy), rows 1-3 L1 L2? L3.
+  ASSERT_GE(results.size(), 10u);
+  for (const auto& r : results) {
+    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+    ExpectReportFields(r);
+    // Power at the declared effect reaches the target (n was derived for it), except the
+    // structural check whose power is 1 - (1 - mde)^n >= 0.99 by construction too.
+    EXPECT_GE(r.statistics["power"].get<double>(), 0.99 - 1e-9) << r.id;
+  }
+  EXPECT_TRUE(std::any_of(results.begin(), results.end(), [](const auto& r) { return r.id == "stats/pipeline/mixed_v8193/canonical/row0/L1"; }));
+}
+
+TEST(DrawHarness, SameEpochSameVerdictsAndStatistics) {
+  reference::ReferenceBackend backend;
+  const auto cases = Select({"stats/pipeline/min_p_v100/sglang"});
+  const auto a = RunDrawHarness(backend, cases);
+  const auto b = RunDrawHarness(backend, cases);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].statistics, b[i].statistics);
+  DrawHarnessOptions other;
+  other.seed_epoch = 1;
+  const auto c = RunDrawHarness(backend, cases, other);
+  EXPECT_NE(a.back().statistics["seed"], c.back().statistics["seed"]);
+  EXPECT_NE(a.back().statistics["statistic"], c.back().statistics["statistic"]);
+}
+
+TEST(DrawHarness, NoiseAsInputPathWhenTheBackendCannotDraw) {
+  RunOnlyBackend backend;
+  const auto cases = Select({"stats/exponential_race/dyadic_v8/canonical", "stats/gumbel_max/scores_v100/canonical",
+                             "stats/pipeline/temperature_v50/vllm", "stats/pipeline/top_p_dyadic_v8/canonical",
+                             "stats/pipeline/top_p_dyadic_v8/sglang", "stats/exponential_race/decay_v100/vllm",
+                             "stats/qsample/decay_v100/ascend_v2", "stats/multinomial_with_seed/decay_v100/sglang",
+                             "stats/multinomial_with_seed_token_ids/decay_v100/sglang", "stats/gumbel_max/decay_v100/sglang"});
+  const auto results = RunDrawHarness(backend, cases);
+  ASSERT_GE(results.size(), 25u);
+  for (const auto& r : results) EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+}
+
+TEST(DrawHarness, NoiseCaseReplicatesRowsWithNoise) {
+  const auto cases = Select({"stats/pipeline/mixed_v8193/canonical", "stats/pipeline/mixed_v8193/vllm"});  // list order
+  const Case vllm = DrawNoiseCase(cases[1].input, 3, 9);
+  EXPECT_EQ(vllm.inputs.at("logits").shape(), (Shape{12, 8193}));
+  EXPECT_EQ(vllm.inputs.at("q").shape(), (Shape{12, 8193}));
+  for (float q : vllm.inputs.at("q").data<float>()) ASSERT_TRUE(q >= 0x1p-24f && q < 23.0f) << q;
+  const Case canonical = DrawNoiseCase(cases[0].input, 3, 9);
+  EXPECT_EQ(canonical.inputs.at("seed").shape(), (Shape{12}));
+  EXPECT_EQ(canonical.inputs.at("positions").shape(), (Shape{12}));
+}
+
+TEST(DrawHarness, UnreachableEffectIsAConfigurationError) {
+  reference::ReferenceBackend backend;
+  auto cases = Select({"stats/exponential_race/flat_v1023/canonical"});
+  cases[0].mde_tv_ci = 1e-4;  // needs ~1e10 draws
+  const auto results = RunDrawHarness(backend, cases);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].verdict, golden::Verdict::kFail);
+  EXPECT_NE(results[0].reason.find("configuration error"), std::string::npos) << results[0].reason;
+}
+
+TEST(DrawHarness, MalformedCountsFailTheCase) {
+  ShortCountsBackend backend;
+  const auto results = RunDrawHarness(backend, Select({"stats/exponential_race/dyadic_v8/canonical"}));
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].verdict, golden::Verdict::kFail);
+  EXPECT_NE(results[0].reason.find("were asked for"), std::string::npos) << results[0].reason;
+}
+
+TEST(DrawHarness, UnsupportedStageIsSkippedAndBudgetSkipsTheRest) {
+  ShortCountsBackend backend;
+  const auto results = RunDrawHarness(backend, Select({"stats/gumbel_max/scores_v100/canonical"}));
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].verdict, golden::Verdict::kSkip);
+  reference::ReferenceBackend ref;
+  DrawHarnessOptions tight;
+  tight.budget_seconds = 1e-9;
+  const auto budget = RunDrawHarness(ref, Select({"stats/exponential_race/dyadic_v8/canonical", "stats/exponential_race/peaked_v100/canonical"}), tight);
+  EXPECT_EQ(budget.back().verdict, golden::Verdict::kSkip);
+  EXPECT_NE(budget.back().reason.find("budget"), std::string::npos);
+}
+
+TEST(DrawHarness, HolmAdjustsAcrossTheRun) {
+  // Hand: Holm of {0.01, 0.04, 0.03} is {0.03, 0.06, 0.06} (R p.adjust); with alpha 0.05 the
+  // first is rejected, the others not. L1 results are left alone.
+  std::vector<golden::CaseResult> r(4);
+  const double p[] = {0.01, 0.04, 0.03};
+  for (int i = 0; i < 3; ++i) r[static_cast<std::size_t>(i)].statistics = {{"layer", "L3"}, {"p_value", p[i]}};
+  r[3].statistics = {{"layer", "L1"}, {"p_value", 0.0}};
+  r[3].verdict = golden::Verdict::kFail;
+  ApplyHolm(r, 0.05);
+  EXPECT_DOUBLE_EQ(r[0].statistics["p_adjusted"].get<double>(), 0.03);
+  EXPECT_DOUBLE_EQ(r[1].statistics["p_adjusted"].get<double>(), 0.06);
+  EXPECT_EQ(r[0].verdict, golden::Verdict::kFail);
+  EXPECT_EQ(r[1].verdict, golden::Verdict::kPass);
+  EXPECT_EQ(r[2].verdict, golden::Verdict::kPass);
+  EXPECT_EQ(r[3].verdict, golden::Verdict::kFail);
+  EXPECT_FALSE(r[3].statistics.contains("p_adjusted"));
+}
+
+}  // namespace
+}  // namespace sampcheck::statistical

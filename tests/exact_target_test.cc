@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: Apache-2.0
+// Exact targets and ambiguous tokens (statistical/exact_target.h, docs/spec/harness.md
+// "Exact targets"). Expected values: hand calculations (quarters and eighths), the top-k
+// spec's own example (reference/top_k.h), and mpmath at 30 digits for the softmax.
+#include "statistical/exact_target.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <numeric>
+
+#include <gtest/gtest.h>
+
+#include "statistical/stat_cases.h"
+
+namespace sampcheck::statistical {
+namespace {
+
+Case OneRow(const std::string& stage, const std::string& input, std::vector<float> row) {
+  Case c;
+  c.id = stage + "/test/canonical";
+  c.stage = stage;
+  c.profile = "canonical";
+  const auto v = static_cast<std::int64_t>(row.size());
+  c.inputs.emplace(input, Tensor::FromValues(DType::kF32, {1, v}, row));
+  return c;
+}
+
+Case Pipeline(const std::string& profile, std::vector<float> logits, float temperature, std::int32_t top_k, float top_p) {
+  Case c;
+  c.id = "pipeline/test/" + profile;
+  c.stage = "pipeline";
+  c.profile = profile;
+  const auto v = static_cast<std::int64_t>(logits.size());
+  c.inputs.emplace("logits", Tensor::FromValues(DType::kF32, {1, v}, logits));
+  c.inputs.emplace("temperature", Tensor::FromValues(DType::kF32, {1}, std::vector<float>{temperature}));
+  c.inputs.emplace("top_k", Tensor::FromValues(DType::kI32, {1}, std::vector<std::int32_t>{top_k}));
+  c.inputs.emplace("top_p", Tensor::FromValues(DType::kF32, {1}, std::vector<float>{top_p}));
+  return c;
+}
+
+TEST(ExactTarget, NormalisesProbabilitiesAndKeepsZeros) {
+  // Hand: {1, 3, 0, 4} / 8.
+  const ExactTarget t = ComputeExactTarget(OneRow("exponential_race", "probs", {1.0f, 3.0f, 0.0f, 4.0f}));
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0].p, (std::vector<double>{0.125, 0.375, 0.0, 0.5}));
+  EXPECT_TRUE(t.rows[0].ambiguous.empty());
+  EXPECT_EQ(t.rows[0].greedy_token, -1);
+}
+
+TEST(ExactTarget, GumbelMaxIsTheSoftmaxOfFiniteScores) {
+  // mpmath (30 digits): e^{0, -1, 2} / (1 + e^-1 + e^2).
+  const ExactTarget t = ComputeExactTarget(
+      OneRow("gumbel_max", "logprobs", {0.0f, -1.0f, -std::numeric_limits<float>::infinity(), 2.0f}));
+  const auto& p = t.rows[0].p;
+  EXPECT_NEAR(p[0], 0.11419519938459447893, 1e-16);
+  EXPECT_NEAR(p[1], 0.042010066134066051018, 1e-16);
+  EXPECT_EQ(p[2], 0.0);
+  EXPECT_NEAR(p[3], 0.84379473448133947005, 1e-15);
+}
+
+TEST(ExactTarget, RowWithoutDrawableTokenIsAnError) {
+  EXPECT_THROW(ComputeExactTarget(OneRow("inverse_cdf", "probs", {0.0f, 0.0f})), std::invalid_argument);
+  EXPECT_THROW(ComputeExactTarget(OneRow("exponential_race", "probs", {-1.0f, 2.0f})), std::invalid_argument);
+  EXPECT_THROW(ComputeExactTarget(OneRow("greedy", "logits", {1.0f})), std::invalid_argument);
+}
+
+TEST(ExactTarget, TopKTiesFollowTheProfile) {
+  // reference/top_k.h example: {1, 3, 3, 2}, k = 1 -> canonical keeps id 1, vllm ids 1 and 2.
+  const ExactTarget canonical = ComputeExactTarget(Pipeline("canonical", {1, 3, 3, 2}, 1.0f, 1, 1.0f));
+  EXPECT_EQ(canonical.rows[0].p, (std::vector<double>{0.0, 1.0, 0.0, 0.0}));
+  const ExactTarget vllm = ComputeExactTarget(Pipeline("vllm", {1, 3, 3, 2}, 1.0f, 1, 1.0f));
+  EXPECT_EQ(vllm.rows[0].p, (std::vector<double>{0.0, 0.5, 0.5, 0.0}));
+  EXPECT_TRUE(vllm.rows[0].ambiguous.empty());
+}
+
+TEST(ExactTarget, GreedyRowIsAPointMass) {
+  const ExactTarget t = ComputeExactTarget(Pipeline("canonical", {1, 3, 3, 2}, 0.0f, 0, 1.0f));
+  EXPECT_EQ(t.rows[0].greedy_token, 1);  // lowest index among the tied maxima (greedy.md)
+  EXPECT_EQ(t.rows[0].p, (std::vector<double>{0.0, 1.0, 0.0, 0.0}));
+}
+
+TEST(ExactTarget, TopPOnARoundedDyadicSumIsAmbiguous) {
+  // probs ~ {1/2, 1/4, 1/8, 1/8} from f32 multiples of ln 2, top_p = 0.75: the cumulative sum
+  // through token 1 is 3/4 only up to the rounding of ln 2 in f32 (0x1.62e430p-1 is 1.9e-9
+  // above ln 2), so tokens 1 (its sum including it) and 2 (its sum before it) are ambiguous;
+  // token 0 (sum 1/2 including it) and 3 (7/8 before it) are not.
+  const float ln2 = std::numbers::ln2_v<float>;
+  for (const char* profile : {"canonical", "vllm", "sglang"}) {
+    SCOPED_TRACE(profile);
+    const ExactTarget t = ComputeExactTarget(Pipeline(profile, {0.0f, -ln2, -2 * ln2, -2 * ln2}, 1.0f, 0, 0.75f));
+    EXPECT_EQ(t.rows[0].ambiguous, (std::vector<std::int64_t>{1, 2}));
+    EXPECT_GT(t.rows[0].p[0], 0.0);
+    EXPECT_EQ(t.rows[0].p[3], 0.0);
+  }
+}
+
+TEST(ExactTarget, MinPRatioNearTheThresholdIsAmbiguous) {
+  // min_p = 0.5 and a logit of -ln 2 (f32): exp(-0x1.62e430p-1) = 0.5 (1 - 1.9e-9): within
+  // 2^-16 of the threshold and not equal to it.
+  Case c = Pipeline("canonical", {0.0f, -std::numbers::ln2_v<float>, -3.0f}, 1.0f, 0, 1.0f);
+  c.inputs.emplace("min_p", Tensor::FromValues(DType::kF32, {1}, std::vector<float>{0.5f}));
+  const ExactTarget t = ComputeExactTarget(c);
+  EXPECT_EQ(t.rows[0].ambiguous, (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(t.rows[0].p[2], 0.0);  // exp(-3) = 0.0498 < 0.5: dropped, far from the threshold
+}
+
+TEST(ExactTarget, PipelineStepsBeforeTemperatureApply) {
+  // Dense bias {ln 3, 0} on logits {0, 0}: probabilities {3/4, 1/4} up to the f32 rounding of
+  // ln 3 (hand); a greedy row takes the argmax after the bias.
+  Case c = Pipeline("canonical", {0.0f, 0.0f}, 1.0f, 0, 1.0f);
+  c.inputs.emplace("bias", Tensor::FromValues(DType::kF32, {1, 2}, std::vector<float>{std::log(3.0f), 0.0f}));
+  const ExactTarget t = ComputeExactTarget(c);
+  EXPECT_NEAR(t.rows[0].p[0], 0.75, 1e-7);
+  EXPECT_NEAR(t.rows[0].p[1], 0.25, 1e-7);
+  Case g = Pipeline("vllm", {0.0f, 0.0f}, 0.0f, 0, 1.0f);
+  g.inputs.emplace("bias", Tensor::FromValues(DType::kF32, {1, 2}, std::vector<float>{0.0f, 1.0f}));
+  EXPECT_EQ(ComputeExactTarget(g).rows[0].greedy_token, 1);
+}
+
+TEST(ExactTarget, SparseBiasListIsRejectedByName) {
+  Case c = Pipeline("canonical", {0.0f, 1.0f}, 1.0f, 0, 1.0f);
+  c.inputs.emplace("bias_rows", Tensor::FromValues(DType::kI32, {1}, std::vector<std::int32_t>{0}));
+  try {
+    ComputeExactTarget(c);
+    FAIL() << "expected an error";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("sparse logit bias"), std::string::npos) << e.what();
+  }
+}
+
+// Every family: rows sum to 1, ambiguous ids sorted and unique, and the families' designed
+// properties hold (the off-by-one token of top_p_inside is excluded and not ambiguous; the
+// top-k ties follow each profile's rule).
+TEST(ExactTarget, FamiliesHaveTheirDesignedTargets) {
+  for (const auto& s : DrawStatCases()) {
+    SCOPED_TRACE(s.id);
+    const ExactTarget t = ComputeExactTarget(s.input);
+    for (const auto& row : t.rows) {
+      const double sum = std::accumulate(row.p.begin(), row.p.end(), 0.0);
+      EXPECT_NEAR(sum, 1.0, 1e-12);
+      EXPECT_TRUE(std::is_sorted(row.ambiguous.begin(), row.ambiguous.end()));
+      EXPECT_EQ(std::adjacent_find(row.ambiguous.begin(), row.ambiguous.end()), row.ambiguous.end());
+    }
+    if (s.id.find("top_p_inside") != std::string::npos) {
+      EXPECT_TRUE(t.rows[0].ambiguous.empty());
+      EXPECT_GT(t.rows[0].p[12], 0.0);
+      EXPECT_EQ(t.rows[0].p[13], 0.0);
+    }
+    if (s.id.find("top_k_ties") != std::string::npos) {
+      const bool all_ties = s.input.profile == "vllm";
+      EXPECT_GT(t.rows[0].p[511], 0.0);
+      EXPECT_EQ(t.rows[0].p[700] > 0.0, all_ties);
+      EXPECT_EQ(t.rows[0].p[1022] > 0.0, all_ties);
+    }
+    if (s.id.find("penalties_mask") != std::string::npos) {
+      for (int i = 10; i < 20; ++i) EXPECT_EQ(t.rows[0].p[static_cast<std::size_t>(i)], 0.0) << i;  // masked
+      EXPECT_GT(t.rows[1].p[15], 0.0);  // unmasked row
+      EXPECT_EQ(t.rows[2].greedy_token, 1);  // frequency penalty moved the argmax off token 0
+    }
+    if (s.id.find("mixed") != std::string::npos) {
+      EXPECT_EQ(t.rows[0].greedy_token, 100);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sampcheck::statistical
