@@ -38,6 +38,7 @@ broken() { echo "$plugins_dir/libbroken_plugin_$1.so"; }
 
 check plugin-verify 0 ', 0 failed' -- "$bin" golden verify --golden "$golden" --backend "plugin:$plugin" --stage greedy
 check plugin-no-isolate 0 ', 0 failed' -- "$bin" golden verify --golden "$golden" --backend "plugin:$plugin" --stage greedy --no-isolate
+check builtin-isolated 0 ', 0 failed' -- "$bin" golden verify --golden "$golden" --backend reference --stage greedy --isolate
 check plugin-missing 2 'cannot load plugin' -- "$bin" golden verify --golden "$golden" --backend "plugin:$tmp/none.so"
 check plugin-abi 2 'plugin ABI version 99 is not supported; this sampcheck supports ABI version 1' -- \
   "$bin" golden verify --golden "$golden" --backend "plugin:$(broken unknown_abi)"
