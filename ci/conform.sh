@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # The README's main command: set-up (install, configure, build; incremental), then the
 # conformance suite against every built-in backend. Prints a per-stage summary per backend
-# and writes reports/out/report.json (reports/out/<backend>/report.json for each backend).
+# and writes reports/out/report.json (reports/out/<backend>/report.json for each backend), each
+# with report.xml, report.md and report.html beside it.
 # Exit status is non-zero when any backend fails a case.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,4 +18,6 @@ done
 cp "reports/out/${backends[0]}/report.json" reports/out/report.json.tmp
 mv reports/out/report.json.tmp reports/out/report.json
 echo "report: reports/out/report.json"
+# Its JUnit XML, Markdown and HTML renderings beside it (docs/spec/report.md "Formats").
+"$bin" render --report reports/out/report.json >/dev/null
 exit $status

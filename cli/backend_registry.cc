@@ -1,11 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
-// Built-in backends (cli/backend_registry.h).
+// Backends by name (cli/backend_registry.h).
 #include "cli/backend_registry.h"
 
+#include "backends/exchange_backend.h"
+#include "backends/isolated_backend.h"
+#include "backends/plugin_backend.h"
 #include "core/error.h"
 #include "reference/reference_backend.h"
 
 namespace sampcheck::cli {
+
+namespace {
+
+constexpr char kPluginPrefix[] = "plugin:";
+constexpr char kExecPrefix[] = "exec:";
+
+bool StartsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+}  // namespace
 
 std::vector<std::string> BuiltinBackendNames() { return {"reference"}; }
 
@@ -13,7 +25,25 @@ std::unique_ptr<Backend> MakeBackend(const std::string& name) {
   if (name == "reference") return std::make_unique<reference::ReferenceBackend>();
   std::string valid;
   for (const auto& n : BuiltinBackendNames()) valid += (valid.empty() ? "" : ", ") + n;
-  throw InputError("unknown backend '" + name + "'; valid backends: " + valid);
+  throw InputError("unknown backend '" + name + "'; valid backends: " + valid +
+                   ", plugin:PATH.so, exec:'COMMAND {cases} {responses}'");
+}
+
+std::unique_ptr<Backend> MakeBackend(const std::string& spec, const BackendOptions& options) {
+  if (!(options.case_timeout_s > 0)) throw InputError("--case-timeout must be > 0 seconds");
+  if (StartsWith(spec, kPluginPrefix)) {
+    const std::string path = spec.substr(sizeof kPluginPrefix - 1);
+    if (path.empty()) throw InputError("--backend plugin:PATH needs the plugin's path");
+    auto plugin = std::make_unique<backends::PluginBackend>(path);
+    if (!options.isolate.value_or(true)) return plugin;
+    return std::make_unique<backends::IsolatedBackend>(std::move(plugin), options.case_timeout_s);
+  }
+  if (StartsWith(spec, kExecPrefix)) {
+    return std::make_unique<backends::ExchangeBackend>(spec.substr(sizeof kExecPrefix - 1), options.case_timeout_s);
+  }
+  auto builtin = MakeBackend(spec);
+  if (!options.isolate.value_or(false)) return builtin;
+  return std::make_unique<backends::IsolatedBackend>(std::move(builtin), options.case_timeout_s);
 }
 
 }  // namespace sampcheck::cli

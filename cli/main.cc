@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <memory>
@@ -26,6 +25,7 @@
 #include "harness/golden_set_invariance.h"
 #include "reports/conform_report.h"
 #include "reports/report_set.h"
+#include "reports/partial_report.h"
 
 namespace sampcheck::cli {
 namespace {
@@ -81,9 +81,7 @@ golden::VerifyOptions MakeOptions(const std::vector<std::string>& stages, const 
                                   const std::string& canonical_rule) {
   golden::VerifyOptions options{stages, profiles, std::nullopt, {}};
   if (!canonical_rule.empty()) options.canonical_rule = ComparisonRule::Parse(canonical_rule);
-  const char* term = std::getenv("TERM");
-  const bool terminal = ::isatty(STDERR_FILENO) == 1 && !(term && std::string_view(term) == "dumb");
-  auto bar = std::make_shared<ProgressBar>(ProgressBar::Options{.terminal = terminal}, [](std::string_view text) {
+  auto bar = std::make_shared<ProgressBar>(ProgressBar::Options{.terminal = StderrIsTerminal()}, [](std::string_view text) {
     std::fwrite(text.data(), 1, text.size(), stderr);
     std::fflush(stderr);
   });
@@ -115,9 +113,10 @@ void RequireSomethingRan(const std::vector<golden::CaseResult>& results, const s
 }
 
 int RunVerify(const std::string& dir, const std::string& backend_name, const std::vector<std::string>& stages,
-              const std::vector<std::string>& profiles, const std::string& canonical_rule) {
+              const std::vector<std::string>& profiles, const std::string& canonical_rule,
+              const BackendOptions& backend_options) {
   ValidateFilters(stages, profiles);
-  auto backend = MakeBackend(backend_name);
+  auto backend = MakeBackend(backend_name, backend_options);
   auto results = golden::VerifyGoldenSet(dir, *backend, MakeOptions(stages, profiles, canonical_rule));
   RequireSomethingRan(results, backend_name);
   std::cout << reports::SummaryTable(reports::SummariseByStage(results));
@@ -128,10 +127,18 @@ int RunVerify(const std::string& dir, const std::string& backend_name, const std
 
 int RunConform(const std::string& golden_dir, const std::string& backend_name, const std::string& report_dir,
                const std::vector<std::string>& stages, const std::vector<std::string>& profiles,
-               const std::string& canonical_rule, bool batch_invariance, const StatsRunOptions* statistics) {
+               const std::string& canonical_rule, bool batch_invariance, const StatsRunOptions* statistics,
+               const BackendOptions& backend_options) {
   ValidateFilters(stages, profiles);
-  auto backend = MakeBackend(backend_name);
-  const golden::VerifyOptions options = MakeOptions(stages, profiles, canonical_rule);
+  auto backend = MakeBackend(backend_name, backend_options);
+  golden::VerifyOptions options = MakeOptions(stages, profiles, canonical_rule);
+  // The report is rewritten (atomically) after every judged case with "complete": false, so a
+  // run that is killed keeps what it judged (docs/spec/report.md "Partial reports").
+  reports::PartialReport partial(report_dir, {backend_name, golden_dir});
+  options.on_case = [&, progress = options.on_case](const golden::CaseResult& r, std::size_t done, std::size_t total) {
+    progress(r, done, total);
+    partial.Add(r);
+  };
   auto results = golden::VerifyGoldenSet(golden_dir, *backend, options);
   RequireSomethingRan(results, backend_name);
   if (batch_invariance) {
@@ -144,10 +151,23 @@ int RunConform(const std::string& golden_dir, const std::string& backend_name, c
   }
   std::printf("conformance of backend '%s' against %s\n", backend_name.c_str(), golden_dir.c_str());
   std::cout << reports::SummaryTable(reports::SummariseByStage(results));
-  const auto path = reports::WriteJsonReport(report_dir, {backend_name, golden_dir}, results);
+  const auto path = partial.Finish(results);
   std::printf("report: %s\n", path.c_str());
   for (const auto& rendered : reports::WriteRenderedReports(path)) std::printf("report: %s\n", rendered.c_str());
   return CountFailures(results) ? 1 : 0;
+}
+
+// --isolate / --no-isolate and --case-timeout (docs/spec/cli.md "Backends").
+void AddBackendOptions(CLI::App& cmd, BackendOptions& options) {
+  auto* isolate = cmd.add_flag_callback("--isolate", [&options] { options.isolate = true; },
+                                        "Run each case group in a child process under a time limit (default for "
+                                        "plugin: and exec: backends)");
+  auto* no_isolate = cmd.add_flag_callback("--no-isolate", [&options] { options.isolate = false; },
+                                           "Run plugin cases in this process (a crash ends the run)");
+  isolate->excludes(no_isolate);
+  cmd.add_option("--case-timeout", options.case_timeout_s, "Seconds a case may take in an isolated or exec backend")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
 }
 
 }  // namespace
@@ -184,6 +204,8 @@ int Main(int argc, char** argv) {
   const char* kCanonicalRuleHelp =
       "Compare canonical-tier stages under this rule (e.g. ulp(4)) for backends that do not follow the canonical order";
   verify_cmd->add_option("--canonical-rule", canonical_rule, kCanonicalRuleHelp);
+  BackendOptions backend_options;
+  AddBackendOptions(*verify_cmd, backend_options);
 
   auto* conform_cmd = app.add_subcommand("conform", "Run the conformance suite against a backend and write a report");
   std::string report_dir;
@@ -210,6 +232,8 @@ int Main(int argc, char** argv) {
   GateCommand gate;
   AddGateCommand(app, gate);
 
+  AddBackendOptions(*conform_cmd, backend_options);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -222,13 +246,15 @@ int Main(int argc, char** argv) {
       std::printf("wrote %zu cases to %s\n", m.cases.size(), out_dir.c_str());
       return 0;
     }
-    if (verify_cmd->parsed()) return RunVerify(golden_dir, backend_name, stage_filter, profile_filter, canonical_rule);
+    if (verify_cmd->parsed()) {
+      return RunVerify(golden_dir, backend_name, stage_filter, profile_filter, canonical_rule, backend_options);
+    }
     if (stats_cmd.Parsed()) return stats_cmd.Run();
     if (conform_cmd->parsed()) {
       conform_stats.stages = stage_filter;
       conform_stats.profiles = profile_filter;
       return RunConform(golden_dir, backend_name, report_dir, stage_filter, profile_filter, canonical_rule,
-                        !no_batch_invariance, no_stats ? nullptr : &conform_stats);
+                        !no_batch_invariance, no_stats ? nullptr : &conform_stats, backend_options);
     }
     if (render.command->parsed()) return RunRenderCommand(render);
     if (gate.command->parsed()) return RunGateCommand(gate);

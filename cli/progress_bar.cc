@@ -2,8 +2,11 @@
 // Progress bar and plain progress lines (cli/progress_bar.h).
 #include "cli/progress_bar.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 namespace sampcheck::cli {
 namespace {
@@ -11,6 +14,11 @@ namespace {
 constexpr std::size_t kMaxIdShown = 48;  // keeps the terminal line within ~120 columns
 
 }  // namespace
+
+bool StderrIsTerminal() {
+  const char* term = std::getenv("TERM");
+  return ::isatty(STDERR_FILENO) == 1 && !(term && std::string_view(term) == "dumb");
+}
 
 std::string FormatDuration(std::chrono::steady_clock::duration duration) {
   long long seconds = std::chrono::duration_cast<std::chrono::seconds>(duration).count();
@@ -41,8 +49,10 @@ std::string ProgressBar::Line(std::size_t done, std::size_t total, std::string_v
                       std::chrono::duration<double>(left_seconds)));
   char counts[160];
   if (!options_.terminal) {
-    std::snprintf(counts, sizeof counts, "progress: %zu/%zu cases done, failures so far: %zu, elapsed %s, about %s left\n",
-                  done, total, failures_, FormatDuration(elapsed).c_str(), left.c_str());
+    const std::string failures =
+        options_.show_failures ? ", failures so far: " + std::to_string(failures_) : std::string();
+    std::snprintf(counts, sizeof counts, "progress: %zu/%zu cases done%s, elapsed %s, about %s left\n", done, total,
+                  failures.c_str(), FormatDuration(elapsed).c_str(), left.c_str());
     return counts;
   }
   const std::size_t width = options_.bar_width;
@@ -53,7 +63,8 @@ std::string ProgressBar::Line(std::size_t done, std::size_t total, std::string_v
     line += '>';
     line.append(width - filled - 1, ' ');
   }
-  std::snprintf(counts, sizeof counts, "] %zu/%zu  %zu failed  %s elapsed  %s left  ", done, total, failures_,
+  const std::string failures = options_.show_failures ? "  " + std::to_string(failures_) + " failed" : std::string();
+  std::snprintf(counts, sizeof counts, "] %zu/%zu%s  %s elapsed  %s left  ", done, total, failures.c_str(),
                 FormatDuration(elapsed).c_str(), left.c_str());
   line += counts;
   for (char c : case_id.substr(0, kMaxIdShown)) {

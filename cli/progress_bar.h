@@ -17,6 +17,7 @@
 // set, then the batch-invariance check): its clock starts at the previous phase's last case
 // and the plain-line schedule restarts; failures keep counting. The first phase's clock
 // starts when the bar is constructed.
+// With show_failures = false the "N failed" / "failures so far: N" part is left out.
 // The clock and the output are injected so that tests can drive both.
 
 #include <chrono>
@@ -38,6 +39,10 @@ class ProgressBar {
     std::size_t plain_every_cases = 100;
     std::chrono::steady_clock::duration plain_every = std::chrono::seconds(10);
     std::size_t bar_width = 20;
+    // false for runs whose verdicts are known only at the end (the statistical harness
+    // applies Holm over all its p-values after the last case): the failure count is left out
+    // of the line rather than shown as a misleading 0.
+    bool show_failures = true;
   };
 
   ProgressBar(Options options, Sink sink, Clock clock = [] { return std::chrono::steady_clock::now(); });
@@ -60,6 +65,9 @@ class ProgressBar {
   std::size_t last_done_ = 0, last_total_ = 0, last_plain_done_ = 0, failures_ = 0;
   bool drawn_ = false, started_ = false;
 };
+
+// Whether progress should be drawn as a bar: stderr is a terminal and TERM is not "dumb".
+bool StderrIsTerminal();
 
 // "m:ss", or "h:mm:ss" from an hour on; negative durations read as 0:00.
 std::string FormatDuration(std::chrono::steady_clock::duration duration);

@@ -2,14 +2,11 @@
 // `sampcheck stats` (cli/stats_command.h, docs/spec/cli.md).
 #include "cli/stats_command.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
+#include <iostream>
 #include <memory>
 #include <string_view>
-#include <iostream>
 
 #include "cli/backend_registry.h"
 #include "cli/progress_bar.h"
@@ -42,7 +39,7 @@ std::unique_ptr<Backend> MakeStatsBackend(const std::string& name) {
       throw InputError(e.what());
     }
   }
-  return MakeBackend(name);
+  return MakeBackend(name, BackendOptions{});  // plugin: and exec: too, isolated by default
 }
 
 std::vector<golden::CaseResult> RunStatisticalCases(Backend& backend, const StatsRunOptions& options) {
@@ -63,14 +60,15 @@ std::vector<golden::CaseResult> RunStatisticalCases(Backend& backend, const Stat
   const bool run_noise = backend.Name() == "reference" && Selected(options.stages, "noise");
   draw.extra_family_tests = run_noise ? statistical::NoiseFamilySize() : 0;
   draw.apply_holm = false;  // once, below, over draws and noise together
-  // The shared progress bar (cli/progress_bar.h): redrawn on a terminal, plain lines in a log.
-  const char* term = std::getenv("TERM");
-  const bool terminal = ::isatty(STDERR_FILENO) == 1 && !(term && std::string_view(term) == "dumb");
-  auto bar = std::make_shared<ProgressBar>(ProgressBar::Options{.terminal = terminal}, [](std::string_view text) {
-    std::fwrite(text.data(), 1, text.size(), stderr);
-    std::fflush(stderr);
-  });
-  draw.on_case = [bar](const std::string& id, std::size_t done, std::size_t total) { bar->Update(done, total, false, id); };
+  // Progress (cli/progress_bar.h) without a failure count: verdicts come after Holm, below.
+  auto bar = std::make_shared<ProgressBar>(
+      ProgressBar::Options{.terminal = StderrIsTerminal(), .show_failures = false}, [](std::string_view text) {
+        std::fwrite(text.data(), 1, text.size(), stderr);
+        std::fflush(stderr);
+      });
+  draw.on_case = [bar](const std::string& id, std::size_t done, std::size_t total) {
+    bar->Update(done, total, false, id);
+  };
   auto results = statistical::RunDrawHarness(backend, cases, draw);
   auto repro = harness::RunReproducibilityHarness(backend, cases, options.seed_epoch);
   results.insert(results.end(), std::make_move_iterator(repro.begin()), std::make_move_iterator(repro.end()));

@@ -13,6 +13,10 @@
 namespace sampcheck {
 
 void WriteFileAtomically(const std::filesystem::path& path, std::string_view bytes) {
+  WriteFileAtomically(path, bytes, /*sync_to_disk=*/true);
+}
+
+void WriteFileAtomically(const std::filesystem::path& path, std::string_view bytes, bool sync_to_disk) {
   std::filesystem::path tmp = path;
   tmp += ".tmp." + std::to_string(::getpid());
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
@@ -21,7 +25,7 @@ void WriteFileAtomically(const std::filesystem::path& path, std::string_view byt
   }
   bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
   ok = (std::fflush(f) == 0) && ok;
-  ok = (::fsync(::fileno(f)) == 0) && ok;
+  if (sync_to_disk) ok = (::fsync(::fileno(f)) == 0) && ok;
   ok = (std::fclose(f) == 0) && ok;
   std::error_code ec;
   if (ok) std::filesystem::rename(tmp, path, ec);

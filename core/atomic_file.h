@@ -12,6 +12,11 @@
 namespace sampcheck {
 
 void WriteFileAtomically(const std::filesystem::path& path, std::string_view bytes);
+// sync_to_disk = false skips the fsync: the rename still makes the replacement atomic for
+// readers and safe against the writer being killed, but not against a system crash. For
+// files rewritten often (a report written as a run goes) or thrown away (exchange
+// directories), where an fsync per write would dominate the run time.
+void WriteFileAtomically(const std::filesystem::path& path, std::string_view bytes, bool sync_to_disk);
 std::string ReadWholeFile(const std::filesystem::path& path);
 
 }  // namespace sampcheck

@@ -6,7 +6,10 @@
 // throwing (InputError or std::invalid_argument); the runner records the message as the
 // case's failure reason.
 
+#include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -32,6 +35,36 @@ class Backend {
   virtual Tensor CountDraws(const std::string& stage, const Case& /*c*/, std::int64_t /*draws*/,
                             std::uint64_t /*seed*/) {
     throw std::invalid_argument("backend '" + Name() + "' cannot draw stage '" + stage + "' with its own randomness");
+  }
+
+  // Plugin, exchange and isolated backends (docs/spec/plugin_abi.md, docs/spec/exchange.md).
+  // A backend may implement a stage for some profiles only; cases of other profiles are
+  // skipped with that reason.
+  virtual bool SupportsProfile(const std::string& /*stage*/, const std::string& /*profile*/) const { return true; }
+  // Runs a group of cases of one stage and returns one outcome per case, in order: an
+  // out-of-process backend runs the group in one child process or one command invocation.
+  // A case's failure (a thrown error, a crash, a time-out) is its outcome's `error`, never an
+  // exception, so one bad case does not lose the others. `on_outcome`, when set, is called
+  // with each outcome as soon as it is known (so a report can be written as the run goes).
+  // The default loops over Run.
+  struct CaseOutcome {
+    TensorMap outputs;
+    std::string error;  // empty: success
+  };
+  using OutcomeCallback = std::function<void(std::size_t index, const CaseOutcome& outcome)>;
+  virtual std::vector<CaseOutcome> RunBatch(const std::string& stage, const std::vector<const Case*>& cases,
+                                            const OutcomeCallback& on_outcome) {
+    std::vector<CaseOutcome> outcomes(cases.size());
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      try {
+        outcomes[i].outputs = Run(stage, *cases[i]);
+      } catch (const std::exception& e) {
+        outcomes[i].error = e.what();
+        if (outcomes[i].error.empty()) outcomes[i].error = "backend threw an exception without a message";
+      }
+      if (on_outcome) on_outcome(i, outcomes[i]);
+    }
+    return outcomes;
   }
 };
 

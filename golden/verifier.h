@@ -2,8 +2,15 @@
 #pragma once
 // Golden set verification (docs/spec/golden.md "Verification"): for every case in a set's
 // manifest, check the file's SHA-256 and that its metadata (id, stage, profile, rule) agrees
-// with the manifest, run the backend, and compare each expected output with the case's rule. A case the backend does not support is skipped, and says so. A backend
-// that throws, omits an output or adds one fails the case with that reason.
+// with the manifest, run the backend, and compare each expected output with the case's rule.
+// A case whose stage the backend does not support, or whose profile it does not declare
+// (Backend::SupportsProfile), is skipped, and says so. Cases of one stage and profile run
+// through Backend::RunBatch in groups of up to 32 (one child process or command per group for
+// out-of-process backends), groups in the order of their first case. The results are in
+// manifest order; on_case is called as each case is decided (manifest order within a group).
+// Fault reasons, each naming the output: a backend error or crash (its message), an output
+// that is missing, unexpected, of the wrong dtype or shape, NaN where the stage's output is a
+// number ("NaN where the stage allows no NaN"), then the comparison rule's detail.
 
 #include <cstdint>
 #include <filesystem>
@@ -41,7 +48,7 @@ struct VerifyOptions {
   // "Comparison rules"): compare the outputs of canonical-tier stages under this rule instead
   // of the case's. Exact-tier stages are never relaxed.
   std::optional<ComparisonRule> canonical_rule;
-  // Called after each case (for progress output).
+  // Called as each case is decided (progress output, report-as-you-go).
   std::function<void(const CaseResult&, std::size_t done, std::size_t total)> on_case;
 };
 

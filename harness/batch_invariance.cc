@@ -7,6 +7,7 @@
 #include <cstring>
 #include <exception>
 #include <numeric>
+#include <optional>
 
 #include "core/split_mix64.h"
 #include "core/stage_catalogue.h"
@@ -65,59 +66,50 @@ std::span<const std::byte> RowBytes(const Tensor& t, std::int64_t row) {
   return t.bytes().subspan(static_cast<std::size_t>(row) * row_bytes, row_bytes);
 }
 
-class Checker {
- public:
-  Checker(Backend& backend, const Case& c, const TensorMap& reference, InvarianceResult& result)
-      : backend_(backend), case_(c), reference_(reference), result_(result) {}
-
-  // Runs a batch built from `rows`; every row of case_ in it must reproduce its reference.
-  bool RunBatch(const std::vector<RowRef>& rows, const std::string& what) {
-    Case batch;
-    batch.id = case_.id + " [" + what + "]";
-    batch.stage = case_.stage;
-    batch.profile = case_.profile;
-    batch.params = case_.params;
-    for (const auto& [name, t] : case_.inputs) batch.inputs.emplace(name, GatherRows(rows, name));
-    TensorMap out;
-    ++result_.runs;
-    try {
-      out = backend_.Run(case_.stage, batch);
-    } catch (const std::exception& e) {
-      return Fail(what + ": the backend failed: " + e.what());
-    }
-    for (const auto& [name, expected] : reference_) {
-      auto it = out.find(name);
-      if (it == out.end()) return Fail(what + ": output '" + name + "' is missing");
-      if (it->second.rank() < 1 || it->second.dim(0) != static_cast<std::int64_t>(rows.size()) ||
-          it->second.dtype() != expected.dtype() || Trailing(it->second) != Trailing(expected)) {
-        return Fail(what + ": output '" + name + "' has shape " + ShapeString(it->second.shape()) + " (" +
-                    std::string(DTypeName(it->second.dtype())) + ")");
-      }
-      for (std::size_t slot = 0; slot < rows.size(); ++slot) {
-        if (rows[slot].source != &case_) continue;
-        const auto got = RowBytes(it->second, static_cast<std::int64_t>(slot));
-        const auto want = RowBytes(expected, rows[slot].row);
-        if (!std::equal(got.begin(), got.end(), want.begin(), want.end())) {
-          return Fail(what + ": row " + std::to_string(rows[slot].row) + " of the case, at slot " + std::to_string(slot) +
-                      " of " + std::to_string(rows.size()) + ", gives a different '" + name + "' than in the case's own batch");
-        }
-      }
-    }
-    return true;
-  }
-
- private:
-  bool Fail(const std::string& why) {
-    result_.passed = false;
-    result_.reason = why;
-    return false;
-  }
-
-  Backend& backend_;
-  const Case& case_;
-  const TensorMap& reference_;
-  InvarianceResult& result_;
+// One batch of the check: the rows it holds, the case built from them, and its label.
+struct PlannedBatch {
+  std::vector<RowRef> rows;
+  std::string what;
+  Case batch;
 };
+
+Case BuildBatch(const Case& c, const std::vector<RowRef>& rows, const std::string& what) {
+  Case batch;
+  batch.id = c.id + " [" + what + "]";
+  batch.stage = c.stage;
+  batch.profile = c.profile;
+  batch.params = c.params;
+  for (const auto& [name, t] : c.inputs) batch.inputs.emplace(name, GatherRows(rows, name));
+  return batch;
+}
+
+// Every row of `c` in the batch must reproduce its reference; returns the first difference.
+std::optional<std::string> CheckBatch(const Case& c, const TensorMap& reference, const PlannedBatch& planned,
+                                      const Backend::CaseOutcome& outcome) {
+  const auto& rows = planned.rows;
+  const std::string& what = planned.what;
+  if (!outcome.error.empty()) return what + ": the backend failed: " + outcome.error;
+  const TensorMap& out = outcome.outputs;
+  for (const auto& [name, expected] : reference) {
+    auto it = out.find(name);
+    if (it == out.end()) return what + ": output '" + name + "' is missing";
+    if (it->second.rank() < 1 || it->second.dim(0) != static_cast<std::int64_t>(rows.size()) ||
+        it->second.dtype() != expected.dtype() || Trailing(it->second) != Trailing(expected)) {
+      return what + ": output '" + name + "' has shape " + ShapeString(it->second.shape()) + " (" +
+             std::string(DTypeName(it->second.dtype())) + ")";
+    }
+    for (std::size_t slot = 0; slot < rows.size(); ++slot) {
+      if (rows[slot].source != &c) continue;
+      const auto got = RowBytes(it->second, static_cast<std::int64_t>(slot));
+      const auto want = RowBytes(expected, rows[slot].row);
+      if (!std::equal(got.begin(), got.end(), want.begin(), want.end())) {
+        return what + ": row " + std::to_string(rows[slot].row) + " of the case, at slot " + std::to_string(slot) +
+               " of " + std::to_string(rows.size()) + ", gives a different '" + name + "' than in the case's own batch";
+      }
+    }
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -148,26 +140,9 @@ InvarianceResult CheckBatchInvariance(Backend& backend, const Case& c, const std
                                       const InvarianceOptions& options) {
   InvarianceResult result;
   if (!RowSeparable(c, &result.reason)) return result;
-  TensorMap reference;
-  try {
-    reference = backend.Run(c.stage, c);
-    ++result.runs;
-    const TensorMap again = backend.Run(c.stage, c);
-    ++result.runs;
-    result.checked = true;
-    for (const auto& [name, t] : reference) {
-      auto it = again.find(name);
-      if (it == again.end() || !BitwiseEqual(it->second.view(), t.view())) {
-        result.reason = "run to run: output '" + name + "' differs between two runs of the same case";
-        return result;
-      }
-    }
-  } catch (const std::exception& e) {
-    result.checked = false;
-    result.reason = std::string("the backend fails the case itself: ") + e.what();
-    return result;
-  }
-  result.passed = true;
+  // Plan every batch first (the batches depend on the seed only, never on outputs), then run
+  // the two reference runs and all batches through one RunBatch, so an out-of-process
+  // backend answers the whole check in one child process or command invocation.
   const std::int64_t rows = c.inputs.begin()->second.dim(0);
   std::vector<RowRef> pool;
   for (std::int64_t r = 0; r < rows; ++r) pool.push_back({&c, r});
@@ -176,13 +151,15 @@ InvarianceResult CheckBatchInvariance(Backend& backend, const Case& c, const std
     for (std::int64_t r = 0; r < n->inputs.begin()->second.dim(0); ++r) pool.push_back({n, r});
   }
   SplitMix64 rng(golden::CaseSeed(options.seed, c.id));
-  Checker checker(backend, c, reference, result);
+  std::vector<PlannedBatch> planned;
+  auto plan = [&](std::vector<RowRef> batch_rows, std::string what) {
+    Case batch = BuildBatch(c, batch_rows, what);
+    planned.push_back({std::move(batch_rows), std::move(what), std::move(batch)});
+  };
   for (const std::int64_t size : options.batch_sizes) {
     if (size < 1) continue;
     if (size == 1) {
-      for (std::int64_t r = 0; r < rows; ++r) {
-        if (!checker.RunBatch({{&c, r}}, "row " + std::to_string(r) + " alone")) return result;
-      }
+      for (std::int64_t r = 0; r < rows; ++r) plan({{&c, r}}, "row " + std::to_string(r) + " alone");
       continue;
     }
     // Up to half of each batch holds the case's rows; random pool rows fill the rest; then the
@@ -197,9 +174,46 @@ InvarianceResult CheckBatchInvariance(Backend& backend, const Case& c, const std
         batch.push_back(pool[static_cast<std::size_t>(rng.Below(pool.size()))]);
       }
       for (std::size_t i = batch.size() - 1; i > 0; --i) std::swap(batch[i], batch[static_cast<std::size_t>(rng.Below(i + 1))]);
-      if (!checker.RunBatch(batch, "batch of " + std::to_string(size) + " from row " + std::to_string(first))) return result;
+      plan(std::move(batch), "batch of " + std::to_string(size) + " from row " + std::to_string(first));
     }
   }
+  std::vector<const Case*> runs = {&c, &c};
+  for (const auto& p : planned) runs.push_back(&p.batch);
+  std::vector<Backend::CaseOutcome> outcomes;
+  try {
+    outcomes = backend.RunBatch(c.stage, runs, {});
+  } catch (const std::exception& e) {
+    result.reason = std::string("the backend fails the case itself: ") + e.what();
+    return result;
+  }
+  result.runs = static_cast<std::int64_t>(runs.size());
+  if (outcomes.size() != runs.size()) {
+    result.reason = "the backend returned " + std::to_string(outcomes.size()) + " outcomes for " +
+                    std::to_string(runs.size()) + " cases";
+    return result;
+  }
+  for (int k = 0; k < 2; ++k) {
+    if (!outcomes[static_cast<std::size_t>(k)].error.empty()) {
+      result.reason = "the backend fails the case itself: " + outcomes[static_cast<std::size_t>(k)].error;
+      return result;
+    }
+  }
+  result.checked = true;
+  const TensorMap& reference = outcomes[0].outputs;
+  for (const auto& [name, t] : reference) {
+    auto it = outcomes[1].outputs.find(name);
+    if (it == outcomes[1].outputs.end() || !BitwiseEqual(it->second.view(), t.view())) {
+      result.reason = "run to run: output '" + name + "' differs between two runs of the same case";
+      return result;
+    }
+  }
+  for (std::size_t i = 0; i < planned.size(); ++i) {
+    if (auto why = CheckBatch(c, reference, planned[i], outcomes[i + 2])) {
+      result.reason = std::move(*why);
+      return result;
+    }
+  }
+  result.passed = true;
   return result;
 }
 

@@ -18,6 +18,10 @@
 //   id): the same options give the same batches.
 // - A backend that throws on a batch built from rows it accepted fails the check with its
 //   message.
+// - All runs of one check (the two reference runs, then every batch) go to the backend in
+//   one Backend::RunBatch call, so an out-of-process backend answers a whole check in one
+//   child process or command; `runs` counts them all. A failure is still reported as the
+//   first difference in that order.
 // Example: the pipeline case "pipeline/mixed/vllm" with 4 rows: 2 reference runs, 4 alone,
 //   then batches of 2, 7 and 64 holding its rows among neighbours; 0 differences -> pass.
 

@@ -4,7 +4,7 @@
 // conform"): every row-separable case of a golden set, batched with the set's other cases of
 // the same stage and profile as neighbours, on the backend under test.
 //
-// Contract: one result per selected case the backend supports, with id
+// Contract: one result per selected case the backend supports (stage and declared profile), with id
 // "batch_invariance/<case id>", stage "batch_invariance", the case's profile and comparison
 // "exact". Pass: run-to-run and batch invariance hold. Fail: the first difference. Skip: the
 // case is not row-separable, or the backend fails the case itself (the golden comparison

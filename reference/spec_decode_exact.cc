@@ -40,6 +40,36 @@ std::vector<double> ResidualLaw(std::span<const double> target, std::span<const 
   return r;
 }
 
+namespace {
+
+std::vector<double> FirstTokenLaw(std::span<const double> target, std::span<const double> draft, std::int64_t x,
+                                  bool accept_zero_draft) {
+  if (target.size() != draft.size() || x < 0 || x >= static_cast<std::int64_t>(target.size())) {
+    throw std::invalid_argument("FirstTokenLawGivenDraft: rows of different lengths or draft outside the vocabulary");
+  }
+  const auto p = NormalisedLaw(target), q = NormalisedLaw(draft);
+  const auto xi = static_cast<std::size_t>(x);
+  const double a = q[xi] > 0.0 ? std::min(1.0, p[xi] / q[xi]) : (accept_zero_draft && p[xi] > 0.0 ? 1.0 : 0.0);
+  std::vector<double> law(p.size(), 0.0);
+  law[xi] = a;
+  if (a < 1.0) {
+    const auto r = ResidualLaw(target, draft);
+    for (std::size_t j = 0; j < law.size(); ++j) law[j] += (1.0 - a) * r[j];
+  }
+  return law;
+}
+
+}  // namespace
+
+std::vector<double> FirstTokenLawGivenDraft(std::span<const double> target, std::span<const double> draft, std::int64_t x) {
+  return FirstTokenLaw(target, draft, x, false);
+}
+
+std::vector<double> FirstTokenLawGivenDraftAcceptingZero(std::span<const double> target, std::span<const double> draft,
+                                                         std::int64_t x) {
+  return FirstTokenLaw(target, draft, x, true);
+}
+
 std::int64_t JointOutcomeIndex(std::int64_t vocab, std::int64_t accepted, std::span<const std::int64_t> tokens) {
   if (static_cast<std::int64_t>(tokens.size()) != accepted + 1) throw std::invalid_argument("JointOutcomeIndex: need accepted + 1 tokens");
   std::int64_t offset = 0, block = vocab;

@@ -23,6 +23,13 @@
 // - Emitted tokens alone: the token at position i, given that position i is reached, follows
 //   p_i exactly, for any q (the theorem); the per-position accept count is
 //   Binomial(reached, 1 - TV(p_i, q_i)).
+// - FirstTokenLawGivenDraft(p, q, x): the law of the first emitted token when the draft x is
+//   fixed (an input, not drawn from q — the form a golden-style case has): x with probability
+//   a = min(1, p(x) / q(x)) (0 when q(x) = 0: vllm's guard; a backend accepting q(x) = 0 follows
+//   p(x) > 0 ? 1 : 0 instead, FirstTokenLawGivenDraftAcceptingZero), else Residual(p, q):
+//   P(y) = a [y = x] + (1 - a) Residual(p, q)(y); with a = 1 the residual is not used, and
+//   a < 1 with p == q (q(x) = 0, vllm) throws as ResidualLaw does (vllm then emits token 0,
+//   not a law). For the draw harness (`sampcheck stats`), which counts one token per row.
 // Example: p = {0.5, 0.5}, q = {1, 0}: acceptance 0.5; residual {0, 1}; k = 1 joint law:
 //   (L=0, y=1) 0.5, (L=1, x=0, y) 0.5 p_1(y).
 
@@ -41,6 +48,10 @@ struct SpecJointOutcome {
   std::vector<std::int64_t> tokens;  // accepted drafts, then the recovered or bonus token
   double probability = 0.0;
 };
+
+std::vector<double> FirstTokenLawGivenDraft(std::span<const double> target, std::span<const double> draft, std::int64_t x);
+std::vector<double> FirstTokenLawGivenDraftAcceptingZero(std::span<const double> target, std::span<const double> draft,
+                                                         std::int64_t x);
 
 // draft_rows: k rows of V; target_rows: k + 1 rows of V (row-major).
 std::vector<SpecJointOutcome> SpecJointLaw(std::span<const double> draft_rows, std::span<const double> target_rows,

@@ -27,6 +27,10 @@ std::vector<StageSummary> SummariseByStage(const std::vector<golden::CaseResult>
 }
 
 nlohmann::json ReportToJson(const RunInfo& run, const std::vector<golden::CaseResult>& results) {
+  return ReportToJson(run, results, /*complete=*/true);
+}
+
+nlohmann::json ReportToJson(const RunInfo& run, const std::vector<golden::CaseResult>& results, bool complete) {
   nlohmann::json cases = nlohmann::json::array();
   for (const auto& r : results) {
     nlohmann::json c = {{"id", r.id},
@@ -51,6 +55,7 @@ nlohmann::json ReportToJson(const RunInfo& run, const std::vector<golden::CaseRe
           {"tool", {{"name", "sampcheck"}, {"version", SAMPCHECK_VERSION}}},
           {"backend", run.backend},
           {"golden", run.golden_dir},
+          {"complete", complete},
           {"summary", {{"cases", results.size()}, {"passed", passed}, {"failed", failed}, {"skipped", skipped}}},
           {"stages", stages},
           {"cases", cases}};
@@ -58,11 +63,18 @@ nlohmann::json ReportToJson(const RunInfo& run, const std::vector<golden::CaseRe
 
 std::filesystem::path WriteJsonReport(const std::filesystem::path& dir, const RunInfo& run,
                                       const std::vector<golden::CaseResult>& results) {
+  return WriteJsonReport(dir, run, results, /*complete=*/true);
+}
+
+std::filesystem::path WriteJsonReport(const std::filesystem::path& dir, const RunInfo& run,
+                                      const std::vector<golden::CaseResult>& results, bool complete) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InputError(dir.string() + ": cannot create report directory: " + ec.message());
   const auto path = dir / "report.json";
-  WriteFileAtomically(path, ReportToJson(run, results).dump(2) + "\n");
+  // A partial report is rewritten after every case: atomic, but not fsync'ed (an fsync per
+  // case would dominate a run); the complete report is.
+  WriteFileAtomically(path, ReportToJson(run, results, complete).dump(2) + "\n", /*sync_to_disk=*/complete);
   return path;
 }
 

@@ -31,6 +31,11 @@ nlohmann::json ReportToJson(const RunInfo& run, const std::vector<golden::CaseRe
 // Writes <dir>/report.json atomically (creating dir).
 std::filesystem::path WriteJsonReport(const std::filesystem::path& dir, const RunInfo& run,
                                       const std::vector<golden::CaseResult>& results);
+// Report-as-you-go (docs/spec/report.md "Partial reports"): the same document with
+// "complete": false while the run goes on; the 3-argument forms write "complete": true.
+nlohmann::json ReportToJson(const RunInfo& run, const std::vector<golden::CaseResult>& results, bool complete);
+std::filesystem::path WriteJsonReport(const std::filesystem::path& dir, const RunInfo& run,
+                                      const std::vector<golden::CaseResult>& results, bool complete);
 // "stage  pass  fail  skip" rows plus a total line.
 std::string SummaryTable(const std::vector<StageSummary>& stages);
 

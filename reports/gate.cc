@@ -2,6 +2,8 @@
 // The CI gate (reports/gate.h).
 #include "reports/gate.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 
@@ -46,7 +48,7 @@ std::optional<Effect> EffectOf(const nlohmann::json* statistics) {
   if (it == statistics->end() || !it->is_object()) return std::nullopt;
   const auto value = NumberField(*it, "value");
   if (!value) return std::nullopt;
-  Effect e{it->value("name", std::string("effect")), *value, std::nullopt};
+  Effect e{StringField(*it, "name", "effect"), *value, std::nullopt};
   const auto interval = it->find("interval");
   if (interval != it->end() && interval->is_array() && interval->size() == 2 && (*interval)[0].is_number() &&
       (*interval)[1].is_number()) {
@@ -60,6 +62,13 @@ std::string Describe(const Effect& e) {
   if (e.interval) out += " [" + FormatNumber(e.interval->first) + ", " + FormatNumber(e.interval->second) + "]";
   return out;
 }
+
+// The interval of |effect| given the interval [lo, hi] of a signed effect (a targeted delta can
+// move either way; TV and D are never negative, so for them this is [lo, hi] itself).
+double MagnitudeLow(const std::pair<double, double>& i) {
+  return i.first > 0 ? i.first : i.second < 0 ? -i.second : 0.0;
+}
+double MagnitudeHigh(const std::pair<double, double>& i) { return std::max(std::fabs(i.first), std::fabs(i.second)); }
 
 // Rule 3 of gate.h; appends a regression or a note.
 void CompareEffects(const std::string& id, const nlohmann::json* now_stats, const nlohmann::json* base_stats,
@@ -75,12 +84,13 @@ void CompareEffects(const std::string& id, const nlohmann::json* now_stats, cons
   if (!mde || !(*mde > 0)) mde = NumberField(*base_stats, "mde");
   const bool relative = mde && *mde > 0;
   const double unit = relative ? *mde : 1.0;
-  const double growth = now->value - base->value;
+  const double growth = std::fabs(now->value) - std::fabs(base->value);
   const double threshold = options.effect_tolerance * unit;
   if (!(growth > threshold)) return;
-  const bool disjoint = !now->interval || !base->interval || now->interval->first > base->interval->second;
+  const bool disjoint =
+      !now->interval || !base->interval || MagnitudeLow(*now->interval) > MagnitudeHigh(*base->interval);
   if (!disjoint) return;  // inside sampling noise: the intervals overlap
-  std::string reason = now->name + " grew from " + Describe(*base) + " to " + Describe(*now) + ": +" +
+  std::string reason = now->name + " grew from " + Describe(*base) + " to " + Describe(*now) + ": |effect| +" +
                        FormatNumber(growth);
   if (relative) {
     reason += " = " + FormatNumber(growth / unit) + " mde (mde " + FormatNumber(unit) + ") > tolerance " +
@@ -124,6 +134,9 @@ GateResult EvaluateGate(const nlohmann::json& report, const nlohmann::json& base
     if (p_adjusted && alpha && *p_adjusted < *alpha) {
       result.regressions.push_back({id, RegressionKind::kStatisticalRejection,
                                     "rejected after the Holm correction: " + StatisticsSummary(*stats)});
+    } else if (stats && verdict == "fail") {  // a structural check (L1, alpha 0) found a draw off the support
+      result.regressions.push_back({id, RegressionKind::kStatisticalRejection,
+                                    "statistical case failed: " + Reason(c) + "\n" + StatisticsSummary(*stats)});
     } else if (verdict == "fail") {
       if (base_verdict == "fail") {
         result.notes.push_back(id + ": still failing (also failing in the baseline)");

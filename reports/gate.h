@@ -5,17 +5,21 @@
 //
 // Rules, per case id (reports are validated first, reports/report_reader.h):
 //  1. statistical rejection: a case whose statistics say p_adjusted < alpha (rejected after
-//     the family-wise Holm correction) is a regression, whatever its verdict and whether or
-//     not the baseline rejected too: a distributional fault is never grandfathered;
+//     the family-wise Holm correction), whatever its verdict, or a case with statistics whose
+//     verdict is fail (a structural check, layer L1 with alpha 0, found a draw outside the
+//     support), is a regression whether or not the baseline failed too: a distributional
+//     fault is never grandfathered;
 //  2. new failure: any other case with verdict fail whose baseline case passed, was skipped
 //     or is absent. A case failing in both is reported as "still failing", not a regression
 //     (the baseline records a known failure);
 //  3. effect growth: both cases carry statistics.effect with the same name and a numeric
-//     value; the growth g = value - baseline value is measured in units of the case's
-//     declared minimum detectable effect `mde` (absolute units when the case declares none).
-//     It is a regression when g > tolerance * mde AND, where both effects have an interval,
-//     the report's interval lies wholly above the baseline's (the growth is not sampling
-//     noise). Default tolerance 0.25 (kDefaultEffectTolerance: why, below);
+//     value; effects are compared by magnitude (a targeted delta is signed and may move
+//     either way): g = |value| - |baseline value|, in units of the case's declared minimum
+//     detectable effect `mde` (absolute units when the case declares none). It is a
+//     regression when g > tolerance * mde AND, where both effects have an interval, the
+//     smallest |effect| in the report's interval exceeds the largest in the baseline's (the
+//     growth is not sampling noise). Default tolerance 0.25 (kDefaultEffectTolerance: why,
+//     below);
 //  4. dropped: a case that passed in the baseline and is absent from the report, or is now
 //     skipped (lost coverage), unless allow_missing.
 // Notes (not regressions): fixed cases (fail in the baseline, pass now), cases still failing,

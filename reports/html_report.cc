@@ -53,8 +53,14 @@ std::string StatisticalSection(const nlohmann::json& report) {
   for (const auto& c : report["cases"]) {
     if (!c.contains("statistics") || !c["statistics"].is_object()) continue;
     const auto& s = c["statistics"];
-    if (const auto p = NumberField(s, "p_value")) p_values.push_back(*p);
-    if (const auto a = NumberField(s, "alpha")) alpha = std::min(alpha, *a);
+    // Only hypothesis tests (alpha > 0) have p-values that are U(0,1) under the null; a
+    // structural check (alpha 0) reports p = 0 or 1 and would bend the QQ plot.
+    const auto a = NumberField(s, "alpha");
+    const auto p = NumberField(s, "p_value");
+    if (a && *a > 0 && p) {
+      p_values.push_back(*p);
+      alpha = std::min(alpha, *a);
+    }
     const bool failed = c["verdict"] == "fail";
     cases += std::string("<details") + (failed ? " open=\"open\"" : "") + "><summary><span class=\"verdict-" +
              XmlEscape(c["verdict"].get<std::string>()) + "\">" + XmlEscape(c["verdict"].get<std::string>()) +
@@ -69,8 +75,9 @@ std::string StatisticalSection(const nlohmann::json& report) {
   std::string out = "<h2>Statistical cases</h2>\n<figure>" +
                     PValueQqSvg(p_values, std::isfinite(alpha) ? alpha : 0.0, "p-value QQ plot against U(0,1)") +
                     "<figcaption>Raw p-values of the " + std::to_string(p_values.size()) +
-                    " statistical cases against the uniform law, -log10 scales; the dashed line is the smallest "
-                    "alpha. Points far above the diagonal are rejections.</figcaption></figure>\n";
+                    " hypothesis tests (statistical cases with alpha &gt; 0; structural checks left out) against "
+                    "the uniform law, -log10 scales; the dashed line is the smallest alpha. Points far above the "
+                    "diagonal are rejections.</figcaption></figure>\n";
   return out + cases;
 }
 
@@ -112,6 +119,16 @@ std::string HtmlReport(const nlohmann::json& report) {
              Cell(XmlEscape(c.value("reason", std::string())), "reason") + "</tr>\n";
     }
     out += "</tbody></table>\n";
+  }
+  if (skipped > 0) {
+    out += "<details><summary>Skipped cases (" + std::to_string(skipped) +
+           ")</summary>\n<table id=\"skipped\"><thead><tr><th>case</th><th>reason</th></tr></thead><tbody>\n";
+    for (const auto& c : report["cases"]) {
+      if (c["verdict"] != "skip") continue;
+      out += "<tr>" + Cell("<code>" + XmlEscape(c["id"].get<std::string>()) + "</code>") +
+             Cell(XmlEscape(c.value("reason", std::string())), "reason") + "</tr>\n";
+    }
+    out += "</tbody></table></details>\n";
   }
   out += StatisticalSection(report);
   const nlohmann::json tool = report.value("tool", nlohmann::json::object());

@@ -9,10 +9,12 @@
 //
 // Sections, in order: title and totals (plus a banner when the run is incomplete); the
 // per-stage table <table id="stages"> (stage, pass, fail, skip; a total row in <tfoot>);
-// failing cases <table id="failures"> with their reasons (omitted when none failed); and for
-// statistical cases the QQ plot of all their p-values against U(0,1), then per case a
-// <details> block (open when the case failed) with its one-line statistics summary and a plot
-// of expected vs observed counts per bin with the top residual bins marked
+// failing cases <table id="failures"> with their reasons (omitted when none failed); skipped
+// cases with their reasons, <table id="skipped"> in a closed <details> (omitted when none);
+// and for statistical cases the QQ plot of the p-values of those with alpha > 0 (structural
+// checks, alpha 0, report p = 0 or 1 and are left out) against U(0,1), then per case
+// a <details> block (open when the case failed) with its one-line statistics summary and a
+// plot of expected vs observed counts per bin with the top residual bins marked
 // (reports/svg_plot.h).
 
 #include <string>

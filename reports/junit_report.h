@@ -3,8 +3,9 @@
 // report.xml: a report as JUnit XML (docs/spec/report.md "JUnit XML"), so CI systems (Jenkins,
 // GitLab, GitHub test reporters) list every case natively.
 //
-// Shape, as in the common Jenkins/GitLab JUnit schema:
-//   <testsuites name="sampcheck conform: <backend>" tests failures errors="0" skipped time="0">
+// Shape, as in the common Jenkins/GitLab JUnit schema (Jenkins' junit-10.xsd: attributes and
+// child order as it requires; `skipped` only on <testsuite>):
+//   <testsuites name="sampcheck conform: <backend>" tests failures errors="0" time="0">
 //     <testsuite name="<stage>" tests failures errors="0" skipped time="0">   one per stage,
 //                                                                              by stage name
 //       <testcase classname="<stage>" name="<case id>" time="0">              report order

@@ -9,6 +9,15 @@
 namespace sampcheck::reports {
 namespace {
 
+// GitHub caps a job summary at 1 MiB; 200 rows of a few hundred bytes stay well inside it.
+constexpr std::size_t kMaxMarkdownRows = 200;
+
+std::string Omitted(std::size_t rows, const char* what) {
+  if (rows <= kMaxMarkdownRows) return "";
+  return "\n... and " + std::to_string(rows - kMaxMarkdownRows) + " more " + what +
+         " cases: see report.html or report.json.\n";
+}
+
 std::string Row(std::initializer_list<std::string> cells) {
   std::string out = "|";
   for (const auto& c : cells) out += " " + c + " |";
@@ -25,7 +34,7 @@ std::string EffectCell(const nlohmann::json& statistics) {
   if (effect == statistics.end() || !effect->is_object()) return "";
   const auto value = NumberField(*effect, "value");
   if (!value) return "";
-  std::string out = MarkdownCellEscape(effect->value("name", std::string("effect"))) + " = " + FormatNumber(*value);
+  std::string out = MarkdownCellEscape(StringField(*effect, "name", "effect")) + " = " + FormatNumber(*value);
   const auto interval = effect->find("interval");
   if (interval != effect->end() && interval->is_array() && interval->size() == 2 && (*interval)[0].is_number() &&
       (*interval)[1].is_number()) {
@@ -56,8 +65,9 @@ std::string MarkdownSummary(const nlohmann::json& report) {
 
   if (failed > 0) {
     out += "\n## Failing cases\n\n" + Row({"case", "reason"}) + "| --- | --- |\n";
+    std::size_t rows = 0;
     for (const auto& c : report["cases"]) {
-      if (c["verdict"] != "fail") continue;
+      if (c["verdict"] != "fail" || rows++ >= kMaxMarkdownRows) continue;
       std::string reason = c.value("reason", std::string());
       if (c.contains("statistics") && c["statistics"].is_object()) {
         reason += '\n';  // appended separately: GCC 12 -Wrestrict misfires on "\n" + std::string
@@ -65,19 +75,21 @@ std::string MarkdownSummary(const nlohmann::json& report) {
       }
       out += Row({MarkdownCellEscape(c["id"].get<std::string>()), MarkdownCellEscape(reason)});
     }
+    out += Omitted(rows, "failing");
   }
 
   std::string statistical;
+  std::size_t statistical_rows = 0;
   for (const auto& c : report["cases"]) {
-    if (!c.contains("statistics") || !c["statistics"].is_object()) continue;
+    if (!c.contains("statistics") || !c["statistics"].is_object() || statistical_rows++ >= kMaxMarkdownRows) continue;
     const auto& s = c["statistics"];
     statistical += Row({MarkdownCellEscape(c["id"].get<std::string>()), c["verdict"].get<std::string>(),
-                        MarkdownCellEscape(s.value("test", std::string())), NumberCell(s, "p_value"),
+                        MarkdownCellEscape(StringField(s, "test", "")), NumberCell(s, "p_value"),
                         NumberCell(s, "p_adjusted"), NumberCell(s, "alpha"), EffectCell(s)});
   }
   if (!statistical.empty()) {
     out += "\n## Statistical cases\n\n" + Row({"case", "verdict", "test", "p", "p (Holm)", "alpha", "effect"}) +
-           "| --- | --- | --- | ---: | ---: | ---: | --- |\n" + statistical;
+           "| --- | --- | --- | ---: | ---: | ---: | --- |\n" + statistical + Omitted(statistical_rows, "statistical");
   }
   return out;
 }

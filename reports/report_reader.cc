@@ -22,7 +22,7 @@ void RequireString(const nlohmann::json& object, const char* key, const std::str
     if (optional) return;
     Invalid(source, where + " lacks the string field '" + key + "'");
   }
-  if (!it->is_string()) Invalid(source, where + "." + key + " must be a string");
+  if (!it->is_string()) Invalid(source, (where.empty() ? std::string(key) : where + "." + key) + " must be a string");
 }
 
 }  // namespace
@@ -47,6 +47,8 @@ void ValidateReport(const nlohmann::json& report, const std::string& source) {
   if (!report.contains("summary") || !report["summary"].is_object()) Invalid(source, "expected an object 'summary'");
   if (!report.contains("cases") || !report["cases"].is_array()) Invalid(source, "expected an array 'cases'");
   if (report.contains("complete") && !report["complete"].is_boolean()) Invalid(source, "'complete' must be true or false");
+  RequireString(report, "backend", "", source, true);
+  RequireString(report, "golden", "", source, true);
   std::size_t index = 0;
   for (const auto& c : report["cases"]) {
     const std::string where = "cases[" + std::to_string(index++) + "]";
@@ -55,6 +57,8 @@ void ValidateReport(const nlohmann::json& report, const std::string& source) {
     RequireString(c, "stage", where, source, false);
     RequireString(c, "verdict", where, source, false);
     RequireString(c, "reason", where, source, true);
+    RequireString(c, "profile", where, source, true);
+    RequireString(c, "comparison", where, source, true);
     const std::string verdict = c["verdict"];
     if (verdict != "pass" && verdict != "fail" && verdict != "skip") {
       Invalid(source, where + ".verdict must be pass, fail or skip, found '" + verdict + "'");

@@ -5,9 +5,10 @@
 // schema promises and say exactly which field of which file is wrong otherwise.
 //
 // Checks: the document is a JSON object; `format` is "sampcheck-report"; `format_version` is
-// 1; `summary` is an object; `cases` is an array of objects, each with string `id`, `stage`,
-// `verdict` (pass | fail | skip) and, when present, string `reason` and an object
-// `statistics`. Unknown fields are allowed (a newer writer of the same version may add some).
+// 1; `summary` is an object; `backend` and `golden`, when present, are strings; `cases` is an
+// array of objects, each with string `id`, `stage`, `verdict` (pass | fail | skip) and, when
+// present, string `reason`, `profile`, `comparison` and an object `statistics`. Unknown
+// fields are allowed (a newer writer of the same version may add some).
 
 #include <filesystem>
 #include <string>

@@ -13,6 +13,12 @@ std::optional<double> NumberField(const nlohmann::json& object, const char* key)
   return it->get<double>();
 }
 
+std::string StringField(const nlohmann::json& object, const char* key, const std::string& fallback) {
+  if (!object.is_object()) return fallback;
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
 std::string FormatNumber(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.4g", value);
@@ -27,7 +33,7 @@ std::string FormatCount(double value) {
 
 std::string StatisticsSummary(const nlohmann::json& s) {
   if (!s.is_object()) return "";
-  std::string out = s.value("test", std::string("test"));
+  std::string out = StringField(s, "test", "test");
   const auto p = NumberField(s, "p_value");
   const auto p_adjusted = NumberField(s, "p_adjusted");
   const auto alpha = NumberField(s, "alpha");
@@ -42,7 +48,7 @@ std::string StatisticsSummary(const nlohmann::json& s) {
   if (!sample.empty()) out += "; " + sample;
   if (const auto effect = s.find("effect"); effect != s.end() && effect->is_object()) {
     if (const auto value = NumberField(*effect, "value")) {
-      out += "; " + effect->value("name", std::string("effect")) + " = " + FormatNumber(*value);
+      out += "; " + StringField(*effect, "name", "effect") + " = " + FormatNumber(*value);
       const auto interval = effect->find("interval");
       if (interval != effect->end() && interval->is_array() && interval->size() == 2 && (*interval)[0].is_number() &&
           (*interval)[1].is_number()) {
@@ -56,7 +62,7 @@ std::string StatisticsSummary(const nlohmann::json& s) {
     const auto observed = NumberField(bin, "observed");
     const auto expected = NumberField(bin, "expected");
     if (observed && expected) {
-      out += "; top bin " + bin.value("label", std::string("?")) + ": observed " + FormatCount(*observed) +
+      out += "; top bin " + StringField(bin, "label", "?") + ": observed " + FormatCount(*observed) +
              ", expected " + FormatNumber(*expected);
     }
   }

@@ -15,6 +15,10 @@ namespace sampcheck::reports {
 
 std::string StatisticsSummary(const nlohmann::json& statistics);
 
+// A string from `object[key]`, or `fallback` when it is absent or not a string (the
+// statistics object is written by other tools too; a wrong type must not abort a rendering).
+std::string StringField(const nlohmann::json& object, const char* key, const std::string& fallback);
+
 // A number from `object[key]`, or nullopt when it is absent or not a number.
 std::optional<double> NumberField(const nlohmann::json& object, const char* key);
 

@@ -15,6 +15,9 @@ namespace {
 constexpr double kWidth = 640, kHeight = 260;
 constexpr double kLeft = 56, kRight = 12, kTop = 28, kBottom = 44;
 constexpr std::size_t kMaxLabelledBins = 24;  // more labels than this overlap at 640 px
+// Above this many bins a bar would be under 4.5 px wide (572 px of plot): the counts are drawn
+// as two polylines instead, which also keeps a 150k-bin table from bloating the page.
+constexpr std::size_t kMaxBarBins = 128;
 constexpr double kMaxMinusLog10 = 300;        // -log10 of p = 0 (DBL_TRUE_MIN is 10^-323.3)
 
 std::string Fixed(double value) {
@@ -70,7 +73,26 @@ std::string FrequencyPlotSvg(const FrequencyPlot& plot) {
   const auto y_of = [&](double count) { return plot_bottom - (plot_bottom - kTop) * count / y_max; };
 
   std::string out = Open(plot.title) + Axes(y_max, "count", "bin");
-  for (std::size_t i = 0; i < bins; ++i) {
+  if (bins > kMaxBarBins) {
+    std::string observed, expected, marks;
+    for (std::size_t i = 0; i < bins; ++i) {
+      const double x = kLeft + bin_width * (static_cast<double>(i) + 0.5);
+      observed += Fixed(x) + "," + Fixed(y_of(plot.observed[i])) + " ";
+      expected += Fixed(x) + "," + Fixed(y_of(plot.expected[i])) + " ";
+      const std::string label = i < plot.labels.size() ? plot.labels[i] : std::to_string(i);
+      if (std::find(plot.marked.begin(), plot.marked.end(), label) == plot.marked.end()) continue;
+      marks += "<circle class=\"observed marked\" cx=\"" + Fixed(x) + "\" cy=\"" + Fixed(y_of(plot.observed[i])) +
+               "\" r=\"4\" fill=\"#d62728\"><title>" +
+               XmlEscape(label + ": observed " + Tick(plot.observed[i]) + ", expected " + Tick(plot.expected[i])) +
+               "</title></circle>" +
+               Text(x, y_of(plot.observed[i]) - 6, label, " text-anchor=\"middle\" fill=\"#d62728\"");
+    }
+    observed.pop_back();
+    expected.pop_back();
+    out += "<polyline class=\"observed\" points=\"" + observed + "\" fill=\"none\" stroke=\"#4e79a7\"/>" +
+           "<polyline class=\"expected\" points=\"" + expected + "\" fill=\"none\" stroke=\"#111\"/>" + marks;
+  }
+  for (std::size_t i = 0; i < bins && bins <= kMaxBarBins; ++i) {
     const std::string label = i < plot.labels.size() ? plot.labels[i] : std::to_string(i);
     const bool marked = std::find(plot.marked.begin(), plot.marked.end(), label) != plot.marked.end();
     const double x = kLeft + bin_width * static_cast<double>(i);
@@ -78,7 +100,7 @@ std::string FrequencyPlotSvg(const FrequencyPlot& plot) {
     const double top = y_of(plot.observed[i]);
     out += "<rect class=\"" + std::string(marked ? "observed marked" : "observed") + "\" x=\"" +
            Fixed(x + (bin_width - bar) / 2) + "\" y=\"" + Fixed(top) + "\" width=\"" + Fixed(bar) + "\" height=\"" +
-           Fixed(plot_bottom - top) + "\" fill=\"" + (marked ? "#d62728" : "#4e79a7") + "\"><title>" +
+           Fixed(std::max(0.0, plot_bottom - top)) + "\" fill=\"" + (marked ? "#d62728" : "#4e79a7") + "\"><title>" +
            XmlEscape(label + ": observed " + Tick(plot.observed[i]) + ", expected " + Tick(plot.expected[i])) +
            "</title></rect>";
     out += Line(x, y_of(plot.expected[i]), x + bin_width, y_of(plot.expected[i]),
@@ -123,7 +145,8 @@ std::string PValueQqSvg(std::vector<double> p_values, double alpha, const std::s
   if (alpha > 0) {
     out += Line(x_of(0), y_of(minus_log10(alpha)), x_of(axis_max), y_of(minus_log10(alpha)),
                 "class=\"alpha\" stroke=\"#d62728\" stroke-dasharray=\"4 3\"") +
-           Text(x_of(0) + 4, y_of(minus_log10(alpha)) - 4, "alpha = " + Tick(alpha), " fill=\"#d62728\"");
+           Text(x_of(axis_max), y_of(minus_log10(alpha)) - 4, "alpha = " + Tick(alpha),
+                " text-anchor=\"end\" fill=\"#d62728\"");  // right end: clear of the y-axis title
   }
   for (std::size_t i = 0; i < n; ++i) {
     const double x = minus_log10((static_cast<double>(i) + 0.5) / n), y = minus_log10(p_values[i]);

@@ -8,6 +8,8 @@
 // observed count and a horizontal tick at the expected count; the bins named in `marked`
 // (the case's top residual bins) are drawn in a warning colour and labelled with their bin
 // label above the bar. Bin labels are written under the axis when there are at most 24 bins.
+// Above 128 bins (bars would be under 4.5 px) observed and expected counts are drawn as two
+// polylines through the bin centres instead, and marked bins as labelled red dots.
 // The y axis runs from 0 to the largest of all counts.
 //
 // PValueQqSvg: the run's statistical p-values against U(0,1), on -log10 scales: the i-th

@@ -571,6 +571,9 @@ std::vector<golden::CaseResult> RunDrawHarness(Backend& backend, const std::vect
       fail_or_skip(golden::Verdict::kFail, plan.error);
     } else if (std::find(supported.begin(), supported.end(), stage) == supported.end()) {
       fail_or_skip(golden::Verdict::kSkip, "backend '" + backend.Name() + "' does not support stage '" + stage + "'");
+    } else if (!backend.SupportsProfile(stage, plan.c->input.profile)) {
+      fail_or_skip(golden::Verdict::kSkip, "backend '" + backend.Name() + "' does not support profile '" +
+                                               plan.c->input.profile + "' of stage '" + stage + "'");
     } else if (options.budget_seconds > 0.0 && elapsed > options.budget_seconds) {
       fail_or_skip(golden::Verdict::kSkip, "time budget of " + Fmt(options.budget_seconds) + " s spent before this case");
     } else {

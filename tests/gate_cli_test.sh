@@ -81,6 +81,10 @@ check ci-gate-pass 0 'gate: PASS' -- bash "$src/ci/gate.sh" reference "$tmp/gate
 for f in report.json report.xml report.md report.html; do
   if [[ -s $tmp/gate-run/$f ]]; then passed=$((passed + 1)); else echo "FAIL ci-gate: no $f"; failed=$((failed + 1)); fi
 done
+# The renderings of a real run agree with its report.json (the same independent checks as for
+# the fixtures).
+check real-junit 0 '' -- /usr/bin/python3 "$src/tests/python/check_junit_xml.py" "$tmp/gate-run/report.xml" "$tmp/gate-run/report.json"
+check real-html 0 '' -- /usr/bin/python3 "$src/tests/python/check_html_report.py" "$tmp/gate-run/report.html" "$tmp/gate-run/report.json"
 GITHUB_STEP_SUMMARY=$tmp/summary.md check ci-gate-regressed 1 'REGRESSION dropped greedy/ties/vllm' -- \
   bash "$src/ci/gate.sh" reference "$data/baseline.json" "$tmp/gate-run"
 if grep -q '^| \*\*total\*\* |' "$tmp/summary.md" 2>/dev/null; then

@@ -63,7 +63,7 @@ TEST(Gate, FailsOnNewFailureStatisticalRejectionAndEffectGrowth) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("REGRESSION effect-growth draws/inverse_cdf/vllm: TV grew from 0.005 [0.001, 0.009] to "
-                      "0.06 [0.05, 0.07]: +0.055 = 2.75 mde (mde 0.02) > tolerance 0.25 mde"),
+                      "0.06 [0.05, 0.07]: |effect| +0.055 = 2.75 mde (mde 0.02) > tolerance 0.25 mde"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("gate: FAIL: 3 regression(s): 1 statistical-rejection 1 new-failure 1 effect-growth 0 dropped"),
@@ -108,6 +108,41 @@ TEST(Gate, EffectGrowthInsideAndOutsideTheTolerance) {
   SetEffect(report, id, 0.009, 0.0060, 0.0120);  // +0.3 mde but the intervals overlap: noise
   EXPECT_TRUE(EvaluateGate(report, baseline, {}).Passed());
   SetEffect(report, id, 0.001, 0.0, 0.002);  // a smaller effect is never a regression
+  EXPECT_TRUE(EvaluateGate(report, baseline, {}).Passed());
+}
+
+TEST(Gate, AFailedStructuralCheckIsAStatisticalRejectionEvenIfTheBaselineFailed) {
+  // A layer-L1 case as docs/spec/report.md describes it: alpha 0, p_adjusted 0, verdict fail.
+  // p_adjusted < alpha is false, yet the case is a distributional fault.
+  auto report = Fixture("clean_run.json");
+  auto& c = CaseById(report, "draws/race/canonical");
+  c["verdict"] = "fail";
+  c["reason"] = "3 of 10000 draws on tokens of probability 0";
+  c["statistics"]["alpha"] = 0.0;
+  c["statistics"]["p_adjusted"] = 0.0;
+  auto baseline = Fixture("baseline.json");
+  CaseById(baseline, "draws/race/canonical")["verdict"] = "fail";
+  const auto result = EvaluateGate(report, baseline, {});
+  EXPECT_EQ(Kinds(result), "statistical-rejection draws/race/canonical; ");
+  EXPECT_NE(FormatGateResult(result).find("statistical case failed: 3 of 10000 draws on tokens of probability 0\n    "
+                                          "cressie-read(2/3)"),
+            std::string::npos)
+      << FormatGateResult(result);
+}
+
+TEST(Gate, SignedEffectsAreComparedByMagnitude) {
+  // A targeted delta (mde 0.02, tolerance 0.005): baseline +0.001 [-0.002, 0.004], the
+  // largest magnitude in it 0.004.
+  auto baseline = Fixture("baseline.json");
+  auto report = Fixture("clean_run.json");
+  const std::string id = "draws/gumbel/canonical";
+  for (auto* r : {&baseline, &report}) CaseById(*r, id)["statistics"]["effect"]["name"] = "delta";
+  SetEffect(baseline, id, 0.001, -0.002, 0.004);
+  SetEffect(report, id, -0.009, -0.011, -0.007);  // |.| +0.008 = 0.4 mde; magnitudes [0.007, 0.011] > 0.004
+  EXPECT_EQ(Kinds(EvaluateGate(report, baseline, {})), "effect-growth draws/gumbel/canonical; ");
+  SetEffect(report, id, -0.009, -0.012, -0.003);  // magnitudes [0.003, 0.012] overlap [0, 0.004]
+  EXPECT_TRUE(EvaluateGate(report, baseline, {}).Passed());
+  SetEffect(report, id, -0.005, -0.007, -0.0045);  // +0.004 = 0.2 mde: inside the tolerance
   EXPECT_TRUE(EvaluateGate(report, baseline, {}).Passed());
 }
 

@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 
 #include "core/atomic_file.h"
+#include "reports/junit_report.h"
+#include "reports/markdown_report.h"
 #include "reports/report_reader.h"
 
 namespace sampcheck::reports {
@@ -27,6 +29,27 @@ TEST(HtmlReport, EscapesEveryUserText) {
   EXPECT_NE(html.find("<title>sampcheck report: my&lt;kernel&gt;&amp;co</title>"), std::string::npos);
   EXPECT_NE(html.find("&lt;b&gt;x&lt;/b&gt; &amp; &quot;q&quot; | it&#39;s&#10;second line \\x01 end"),
             std::string::npos);
+}
+
+TEST(HtmlReport, QqPlotLeavesOutStructuralChecks) {
+  // Make draws/race a structural check (alpha 0, p 0): 2 of the 3 statistical cases remain,
+  // and the dashed line sits at the smallest positive alpha, 1e-6.
+  auto report = LoadReport(kMixedRun);
+  for (auto& c : report["cases"]) {
+    if (c["id"] == "draws/race/canonical") c["statistics"]["alpha"] = 0.0, c["statistics"]["p_value"] = 0.0;
+  }
+  const std::string html = HtmlReport(report);
+  EXPECT_NE(html.find("Raw p-values of the 2 hypothesis tests"), std::string::npos);
+  EXPECT_NE(html.find("alpha = 1e-06"), std::string::npos);
+}
+
+TEST(HtmlReport, ListsSkippedCasesWithReasons) {
+  const std::string html = HtmlReport(LoadReport(kMixedRun));
+  EXPECT_NE(html.find("<details><summary>Skipped cases (1)</summary>\n<table id=\"skipped\">"), std::string::npos);
+  EXPECT_NE(html.find("<tr><td><code>top_p/boundary|pipe/sglang</code></td><td class=\"reason\">backend &#39;x&#39; "
+                      "does not support stage top_p</td></tr>"),
+            std::string::npos)
+      << html;
 }
 
 TEST(HtmlReport, FetchesNothing) {
@@ -54,6 +77,23 @@ TEST(HtmlReport, OpensFailedStatisticalCasesAndFlagsIncompleteRuns) {
   report["complete"] = false;
   html = HtmlReport(report);
   EXPECT_NE(html.find("Incomplete run"), std::string::npos);
+}
+
+// The statistics object comes from other tools too: fields of the wrong type are left out,
+// never a crash (all three renderers).
+TEST(HtmlReport, ToleratesMistypedStatisticsFields) {
+  auto report = LoadReport(kMixedRun);
+  for (auto& c : report["cases"]) {
+    if (!c.contains("statistics")) continue;
+    c["statistics"] = {{"test", 3},        {"p_value", "small"},     {"alpha", nullptr},
+                       {"effect", "big"},  {"top_bins", {1, "x"}},   {"labels", {1}},
+                       {"expected", {"a"}}, {"observed", nullptr}};
+  }
+  std::string html, xml, md;
+  ASSERT_NO_THROW(html = HtmlReport(report));
+  ASSERT_NO_THROW(xml = JunitXml(report));
+  ASSERT_NO_THROW(md = MarkdownSummary(report));
+  EXPECT_NE(html.find("<table id=\"stages\">"), std::string::npos);
 }
 
 TEST(HtmlReport, PythonsXmlParserAgreesWithTheJson) {

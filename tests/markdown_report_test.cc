@@ -68,6 +68,21 @@ TEST(MarkdownReport, EveryTableRowHasItsColumnCount) {
   }
 }
 
+TEST(MarkdownReport, CapsLongTablesAt200Rows) {
+  auto report = LoadReport(kMixedRun);
+  const nlohmann::json failing = report["cases"][1];  // greedy/ties/vllm
+  report["cases"] = nlohmann::json::array();
+  for (int i = 0; i < 205; ++i) {
+    nlohmann::json c = failing;
+    c["id"] = "greedy/case" + std::to_string(i) + "/vllm";
+    report["cases"].push_back(c);
+  }
+  const std::string md = MarkdownSummary(report);
+  EXPECT_NE(md.find("| greedy/case199/vllm |"), std::string::npos);
+  EXPECT_EQ(md.find("| greedy/case200/vllm |"), std::string::npos);
+  EXPECT_NE(md.find("\n... and 5 more failing cases: see report.html or report.json.\n"), std::string::npos);
+}
+
 TEST(MarkdownReport, LeavesOutEmptySectionsAndFlagsIncompleteRuns) {
   auto report = LoadReport(kMixedRun);
   report["complete"] = false;

@@ -98,6 +98,18 @@ TEST(ProgressBar, TerminalLineNeverCarriesControlBytesFromIds) {
   EXPECT_EQ(h.out, "\r[==> ] 1/2  0 failed  0:00 elapsed  0:00 left  a?b?c\033[K");
 }
 
+TEST(ProgressBar, LeavesOutFailuresWhenTheyAreKnownOnlyAtTheEnd) {
+  Harness h;
+  auto plain = h.Make({.terminal = false, .plain_every_cases = 1, .show_failures = false});
+  h.now += seconds(2);
+  plain.Update(1, 2, false, "a");
+  EXPECT_EQ(h.out, "progress: 1/2 cases done, elapsed 0:02, about 0:02 left\n");
+  h.out.clear();
+  auto bar = h.Make({.terminal = true, .bar_width = 4, .show_failures = false});
+  bar.Update(1, 2, false, "a");  // this bar's clock started at t = 2 s, now
+  EXPECT_EQ(h.out, "\r[==> ] 1/2  0:00 elapsed  0:00 left  a\033[K");
+}
+
 TEST(ProgressBar, ANewPhaseRestartsTheClockButKeepsFailures) {
   Harness h;
   auto bar = h.Make({.terminal = false, .plain_every_cases = 1});

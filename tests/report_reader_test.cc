@@ -82,6 +82,12 @@ TEST(ReportReader, NamesTheMalformedCase) {
   doc["cases"][0]["statistics"] = 3;
   EXPECT_NE(ErrorOf(doc).find("cases[0].statistics must be an object"), std::string::npos);
   doc = Minimal();
+  doc["cases"][0]["comparison"] = 1;
+  EXPECT_NE(ErrorOf(doc).find("cases[0].comparison must be a string"), std::string::npos);
+  doc = Minimal();
+  doc["backend"] = nullptr;
+  EXPECT_NE(ErrorOf(doc).find("r.json: not a valid sampcheck report: backend must be a string"), std::string::npos);
+  doc = Minimal();
   doc["complete"] = "yes";
   EXPECT_NE(ErrorOf(doc).find("'complete' must be true or false"), std::string::npos);
   EXPECT_NE(ErrorOf(nlohmann::json::array()).find("expected a JSON object"), std::string::npos);

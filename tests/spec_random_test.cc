@@ -210,6 +210,19 @@ TEST(SpecDecodeExact, HeaderExample) {
   }
 }
 
+TEST(SpecDecodeExact, FirstTokenLawGivenAFixedDraft) {
+  // p = {0.5, 0.25, 0.25}, q = {0.25, 0.5, 0.25}, draft 1: a = 0.25 / 0.5 = 0.5; residual
+  // max(p - q, 0) = {0.25, 0, 0} -> {1, 0, 0}. Law {0.5, 0.5, 0}. Draft 0: a = 1 -> {1, 0, 0}.
+  const std::vector<double> p = {0.5, 0.25, 0.25}, q = {0.25, 0.5, 0.25};
+  EXPECT_EQ(reference::FirstTokenLawGivenDraft(p, q, 1), (std::vector<double>{0.5, 0.5, 0.0}));
+  EXPECT_EQ(reference::FirstTokenLawGivenDraft(p, q, 0), (std::vector<double>{1.0, 0.0, 0.0}));
+  // q(x) = 0 with p(x) > 0: p = {0.5, 0.25, 0.25}, q = {0.25, 0.75, 0}, draft 2. vllm rejects:
+  // residual max(p - q, 0) = {0.25, 0, 0.25} -> {0.5, 0, 0.5}; flashinfer accepts: {0, 0, 1}.
+  const std::vector<double> q2 = {0.25, 0.75, 0.0};
+  EXPECT_EQ(reference::FirstTokenLawGivenDraft(p, q2, 2), (std::vector<double>{0.5, 0.0, 0.5}));
+  EXPECT_EQ(reference::FirstTokenLawGivenDraftAcceptingZero(p, q2, 2), (std::vector<double>{0.0, 0.0, 1.0}));
+}
+
 // Leviathan et al. Theorem 1 on the enumerated law: the first emitted token follows p_0, the
 // probabilities sum to 1, and P(L >= 1) = 1 - TV(p_0, q_0), for any rows.
 RC_GTEST_PROP(SpecDecodeExact, FirstTokenFollowsTheTarget, ()) {

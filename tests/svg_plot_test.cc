@@ -51,6 +51,22 @@ TEST(FrequencyPlotSvg, LabelsTheAxisOnlyForFewBins) {
   EXPECT_NE(few.find(">23</text>"), std::string::npos);  // unlabelled bins are numbered
 }
 
+TEST(FrequencyPlotSvg, DrawsManyBinsAsPolylines) {
+  // 200 bins (> 128): no bars; two polylines of 200 points; the one marked bin as a dot.
+  std::vector<double> expected(200, 10.0), observed(200, 10.0);
+  observed[7] = 20;
+  const std::string svg = FrequencyPlotSvg({"t", {}, expected, observed, {"7"}});
+  EXPECT_EQ(Count(svg, "<rect class=\"observed"), 0u);
+  EXPECT_EQ(Count(svg, "<polyline class=\"observed\""), 1u);
+  EXPECT_EQ(Count(svg, "<polyline class=\"expected\""), 1u);
+  EXPECT_EQ(Count(svg, "<circle class=\"observed marked\""), 1u);
+  // Bin 7's centre: 56 + 572 * 7.5 / 200 = 77.45; y_max = 20 puts it at the top, y = 28.
+  EXPECT_NE(svg.find("cx=\"77.45\" cy=\"28.00\""), std::string::npos) << svg.substr(0, 2000);
+  const std::size_t start = svg.find("<polyline class=\"observed\" points=\"");
+  const std::size_t end = svg.find('"', start + 36);
+  EXPECT_EQ(Count(svg.substr(start, end - start), ","), 200u);
+}
+
 TEST(PValueQqSvg, PlacesOnePointAtItsUniformQuantile) {
   // One p-value 0.01: x = -log10(0.5) = 0.30103, y = 2; the axis runs to ceil(2) = 2, so
   // cx = 56 + 572 * 0.30103 / 2 = 142.09 and cy = 216 - 188 = 28.

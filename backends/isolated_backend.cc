@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fault isolation in child processes (backends/isolated_backend.h).
+#include "backends/isolated_backend.h"
+
+#include <span>
+
+#include "backends/child_process.h"
+#include "core/error.h"
+#include "core/safetensors.h"
+
+namespace sampcheck::backends {
+
+namespace {
+
+// Frame payload: one tag byte, then safetensors bytes (success) or the message (error).
+constexpr char kOutputsTag = 'O';
+constexpr char kErrorTag = 'E';
+
+std::string EncodeOutcome(const Backend::CaseOutcome& o) {
+  if (!o.error.empty()) return kErrorTag + o.error;
+  return kOutputsTag + SerializeSafetensors(o.outputs, {});
+}
+
+Backend::CaseOutcome DecodeOutcome(const std::string& frame) {
+  Backend::CaseOutcome o;
+  if (frame.empty() || (frame[0] != kOutputsTag && frame[0] != kErrorTag)) {
+    o.error = "backend process sent a malformed outcome";
+    return o;
+  }
+  if (frame[0] == kErrorTag) {
+    o.error = frame.substr(1);
+    if (o.error.empty()) o.error = "backend failed without a message";
+    return o;
+  }
+  try {
+    const auto bytes = std::as_bytes(std::span(frame).subspan(1));
+    o.outputs = ParseSafetensors(bytes, "outputs from the backend process").tensors;
+  } catch (const std::exception& e) {
+    o.error = e.what();
+  }
+  return o;
+}
+
+std::string FaultReason(const std::string& how_it_ended, bool timed_out, double timeout_s,
+                        const std::string& protocol_error) {
+  if (timed_out) return "timed out after " + SecondsText(timeout_s);
+  if (!protocol_error.empty()) return "backend process protocol error: " + protocol_error;
+  if (how_it_ended == "exited normally") return "backend process exited before returning this case's outputs";
+  return "backend process " + how_it_ended + " while running this case";
+}
+
+}  // namespace
+
+IsolatedBackend::IsolatedBackend(std::unique_ptr<Backend> inner, double case_timeout_s)
+    : inner_(std::move(inner)), case_timeout_s_(case_timeout_s) {
+  if (!(case_timeout_s_ > 0)) throw InputError("the case time limit must be > 0 seconds");
+}
+
+TensorMap IsolatedBackend::Run(const std::string& stage, const Case& c) {
+  auto outcomes = RunBatch(stage, {&c}, {});
+  if (!outcomes[0].error.empty()) throw InputError(outcomes[0].error);
+  return std::move(outcomes[0].outputs);
+}
+
+std::vector<Backend::CaseOutcome> IsolatedBackend::RunBatch(const std::string& stage,
+                                                            const std::vector<const Case*>& cases,
+                                                            const OutcomeCallback& on_outcome) {
+  std::vector<CaseOutcome> outcomes(cases.size());
+  std::size_t next = 0;
+  while (next < cases.size()) {
+    const std::size_t first = next;
+    ForkedChild child([&](int fd) {
+      for (std::size_t i = first; i < cases.size(); ++i) {
+        // One case at a time through the inner batch entry, so its own batching rules apply.
+        const auto one = inner_->RunBatch(stage, {cases[i]}, {});
+        if (!WriteFrame(fd, EncodeOutcome(one.at(0)))) return;
+      }
+    });
+    bool timed_out = false;
+    for (; next < cases.size(); ++next) {
+      auto frame = child.ReadFrame(case_timeout_s_, &timed_out);
+      if (!frame) break;
+      outcomes[next] = DecodeOutcome(*frame);
+      if (on_outcome) on_outcome(next, outcomes[next]);
+    }
+    if (next == cases.size()) {
+      child.Finish();
+      break;
+    }
+    const std::string how = child.Finish();
+    outcomes[next].error = FaultReason(how, timed_out, case_timeout_s_, child.protocol_error());
+    if (on_outcome) on_outcome(next, outcomes[next]);
+    ++next;  // the rest of the group runs in a fresh child
+  }
+  return outcomes;
+}
+
+Tensor IsolatedBackend::CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) {
+  ForkedChild child([&](int fd) {
+    CaseOutcome o;
+    try {
+      o.outputs.emplace("counts", inner_->CountDraws(stage, c, draws, seed));
+    } catch (const std::exception& e) {
+      o.error = e.what();
+    }
+    WriteFrame(fd, EncodeOutcome(o));
+  });
+  bool timed_out = false;
+  auto frame = child.ReadFrame(case_timeout_s_, &timed_out);
+  const std::string how = child.Finish();
+  if (!frame) throw InputError(FaultReason(how, timed_out, case_timeout_s_, child.protocol_error()));
+  CaseOutcome o = DecodeOutcome(*frame);
+  if (!o.error.empty()) throw InputError(o.error);
+  auto it = o.outputs.find("counts");
+  if (it == o.outputs.end()) throw InputError("backend process returned no counts");
+  return std::move(it->second);
+}
+
+}  // namespace sampcheck::backends

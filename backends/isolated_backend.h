@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Fault isolation (docs/spec/plugin_abi.md "Fault isolation"): runs another backend's cases
+// in forked child processes, so a crash or a hang fails the case that caused it and the run
+// goes on. `--isolate` (the default for plugin and exec backends).
+//
+// Contract:
+// - RunBatch forks one child for the group; the child runs the cases in order and sends each
+//   outcome back over a pipe as soon as it has it (outputs as safetensors bytes, or the error
+//   message). Each case has `case_timeout_s` seconds, counted from the previous outcome.
+// - When the child dies or is killed, the case it was running fails with a reason naming the
+//   fault: "backend process crashed with SIGSEGV (segmentation fault) while running this
+//   case", "... aborted (SIGABRT) ...", "... exited with status 3 ...", "timed out after
+//   10 s"; a fresh child then runs the rest of the group. Cases already returned keep their
+//   outcome.
+// - Run is RunBatch of one case, throwing InputError with the reason. CountDraws runs in a
+//   child the same way. Name, stages and profiles are the wrapped backend's.
+// - The wrapped backend's state changes made in a child (caches, counters) are lost.
+// Example: IsolatedBackend b(std::make_unique<PluginBackend>(path), 10.0);
+//   b.RunBatch("greedy", {&ok, &crashing, &ok2}, {}) -> {outputs, "backend process crashed with
+//   SIGSEGV ...", outputs}
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/backend.h"
+
+namespace sampcheck::backends {
+
+inline constexpr double kDefaultCaseTimeoutSeconds = 60.0;
+
+class IsolatedBackend final : public Backend {
+ public:
+  IsolatedBackend(std::unique_ptr<Backend> inner, double case_timeout_s);
+
+  std::string Name() const override { return inner_->Name(); }
+  std::vector<std::string> SupportedStages() const override { return inner_->SupportedStages(); }
+  bool SupportsProfile(const std::string& stage, const std::string& profile) const override {
+    return inner_->SupportsProfile(stage, profile);
+  }
+  bool SupportsCountDraws(const std::string& stage) const override { return inner_->SupportsCountDraws(stage); }
+  TensorMap Run(const std::string& stage, const Case& c) override;
+  std::vector<CaseOutcome> RunBatch(const std::string& stage, const std::vector<const Case*>& cases,
+                                    const OutcomeCallback& on_outcome) override;
+  Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override;
+
+ private:
+  std::unique_ptr<Backend> inner_;
+  double case_timeout_s_;
+};
+
+}  // namespace sampcheck::backends
