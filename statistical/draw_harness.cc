@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/split_mix64.h"
+#include "reference/stage_io.h"
 #include "reference/math/log.h"
 #include "reference/rng/noise.h"
 #include "reference/rng/philox.h"
@@ -350,6 +351,15 @@ Tensor ReplicateRows(const Tensor& t, std::int64_t rows, std::int64_t replicas) 
   return out;
 }
 
+// Where a case's [.., V] distribution lives: (rows, vocab), or (-1, -1).
+std::pair<std::int64_t, std::int64_t> RowsAndVocab(const Case& c) {
+  for (const auto& [name, t] : c.inputs) {
+    if (t.rank() == 2 && (name == "probs" || name == "logits" || name == "logprobs")) return {t.dim(0), t.dim(1)};
+    if (t.rank() == 3 && name == "target_probs") return {t.dim(0), t.dim(2)};
+  }
+  return {-1, -1};
+}
+
 rng::Philox4x32Block NoiseBlock(std::uint64_t seed, std::uint32_t token_block, std::uint32_t draw, std::uint32_t row) {
   const rng::Philox4x32Block ctr = {{token_block, draw, row, kNoiseTag}};
   const rng::Philox4x32Key key = {{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}};
@@ -375,12 +385,13 @@ std::int64_t PlannedFamilySize(const std::vector<StatCase>& cases, const DrawHar
 Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw) {
   Case out = c;
   out.inputs.clear();
-  std::int64_t rows = -1, vocab = -1;
+  const auto [rows, vocab] = RowsAndVocab(c);
   for (const auto& [name, t] : c.inputs) {
-    if (name == "q" || name == "gumbel" || name == "u" || name == "seed" || name == "positions") continue;
+    if (name == "q" || name == "gumbel" || name == "u" || name == "seed" || name == "positions" || name == "draft_ids" ||
+        name == "bonus_q") {
+      continue;
+    }
     if (t.rank() < 1) throw InputError("case '" + c.id + "': input '" + name + "' has no batch dimension");
-    if (rows < 0) rows = t.dim(0);
-    if (t.rank() == 2 && (name == "probs" || name == "logits" || name == "logprobs")) vocab = t.dim(1);
     out.inputs.emplace(name, ReplicateRows(t, t.dim(0), draws));
   }
   if (rows < 0 || vocab < 0) throw InputError("case '" + c.id + "': no [B, V] input to draw from");
@@ -413,6 +424,50 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
       }
     });
     out.inputs.emplace(gumbel ? "gumbel" : "q", std::move(noise));
+  } else if (c.stage == "spec_random" && c.profile == "vllm") {
+    // Drafts drawn from the draft rows (inverse CDF in binary64), f64 acceptance uniforms, and
+    // Exp(1) vectors for the recovered and bonus tokens; separate Philox streams by block offset.
+    auto dp_it = c.inputs.find("draft_probs");
+    if (dp_it == c.inputs.end()) throw InputError("case '" + c.id + "': the harness draws drafts from 'draft_probs'");
+    const Tensor dp = reference::UpcastToF32(dp_it->second, "draft_probs");
+    const std::int64_t k = dp.dim(1);
+    Tensor ids = Tensor::Uninitialized(DType::kI32, {total, k});
+    Tensor u = Tensor::Uninitialized(DType::kF64, {total, k});
+    Tensor q = Tensor::Uninitialized(DType::kF32, {total, vocab});
+    Tensor bonus = Tensor::Uninitialized(DType::kF32, {total, vocab});
+    constexpr std::uint32_t kBonusBlocks = 1u << 24, kUBlocks = 1u << 25, kDraftBlocks = 1u << 26;
+    for_each_row([&](std::int64_t at, std::uint32_t d, std::uint32_t r) {
+      for (std::int64_t i0 = 0; i0 < vocab; i0 += 4) {
+        const auto wq = NoiseBlock(seed, static_cast<std::uint32_t>(i0 / 4), d, r);
+        const auto wb = NoiseBlock(seed, kBonusBlocks + static_cast<std::uint32_t>(i0 / 4), d, r);
+        for (std::int64_t i = i0; i < std::min(vocab, i0 + 4); ++i) {
+          q.data<float>()[static_cast<std::size_t>(at * vocab + i)] = rng::ExponentialTorchCudaF32(rng::UniformOpenClosedCurandF32(wq.v[i - i0]));
+          bonus.data<float>()[static_cast<std::size_t>(at * vocab + i)] = rng::ExponentialTorchCudaF32(rng::UniformOpenClosedCurandF32(wb.v[i - i0]));
+        }
+      }
+      for (std::int64_t j = 0; j < k; ++j) {
+        const auto wu = NoiseBlock(seed, kUBlocks + static_cast<std::uint32_t>(j), d, r);
+        u.data<double>()[static_cast<std::size_t>(at * k + j)] = rng::UniformClosedOpen53F64(wu.v[0], wu.v[1]);
+        const auto wd = NoiseBlock(seed, kDraftBlocks + static_cast<std::uint32_t>(j), d, r);
+        const auto row = dp.data<float>().subspan(static_cast<std::size_t>((static_cast<std::int64_t>(r) * k + j) * vocab), static_cast<std::size_t>(vocab));
+        double sum = 0.0;
+        for (float x : row) sum += x;
+        const double t = rng::UniformClosedOpen53F64(wd.v[0], wd.v[1]) * sum;
+        double c_sum = 0.0;
+        std::int32_t pick = -1;
+        for (std::int64_t i = 0; i < vocab; ++i) {
+          if (!(row[static_cast<std::size_t>(i)] > 0.0f)) continue;
+          pick = static_cast<std::int32_t>(i);
+          c_sum += row[static_cast<std::size_t>(i)];
+          if (t < c_sum) break;
+        }
+        ids.data<std::int32_t>()[static_cast<std::size_t>(at * k + j)] = pick;
+      }
+    });
+    out.inputs.emplace("draft_ids", std::move(ids));
+    out.inputs.emplace("u", std::move(u));
+    out.inputs.emplace("q", std::move(q));
+    out.inputs.emplace("bonus_q", std::move(bonus));
   } else if (c.stage == "inverse_cdf") {
     Tensor u = Tensor::Uninitialized(DType::kF32, {total});
     auto data = u.data<float>();
@@ -437,10 +492,7 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
 }
 
 Tensor CountDrawsThroughRun(Backend& backend, const Case& c, std::int64_t draws, std::uint64_t seed) {
-  std::int64_t rows = -1, vocab = -1;
-  for (const auto& [name, t] : c.inputs) {
-    if (t.rank() == 2 && (name == "probs" || name == "logits" || name == "logprobs")) rows = t.dim(0), vocab = t.dim(1);
-  }
+  const auto [rows, vocab] = RowsAndVocab(c);
   if (rows < 0) throw InputError("case '" + c.id + "': no [B, V] input to draw from");
   Tensor counts(DType::kI64, {rows, vocab});
   auto out = counts.data<std::int64_t>();
@@ -449,13 +501,18 @@ Tensor CountDrawsThroughRun(Backend& backend, const Case& c, std::int64_t draws,
     const std::int64_t n = std::min(per_batch, draws - first);
     const Case batch = DrawNoiseCase(c, n, seed, first);
     const TensorMap result = backend.Run(c.stage, batch);
-    auto it = result.find("token");
-    if (it == result.end() || it->second.dtype() != DType::kI64 || it->second.numel() != n * rows) {
-      throw InputError("backend '" + backend.Name() + "' returned no i64 'token' [" + std::to_string(n * rows) + "] for case '" + c.id + "'");
+    // The drawn token: "token", or spec_random's first emitted token (column 0 of "emitted").
+    const bool spec = c.stage == "spec_random";
+    const char* output = spec ? "emitted" : "token";
+    auto it = result.find(output);
+    if (it == result.end() || it->second.dtype() != DType::kI64 || it->second.rank() < 1 || it->second.dim(0) != n * rows) {
+      throw InputError("backend '" + backend.Name() + "' returned no i64 '" + output + "' [" + std::to_string(n * rows) +
+                       (spec ? ", K + 1" : "") + "] for case '" + c.id + "'");
     }
     const auto tokens = it->second.data<std::int64_t>();
+    const std::int64_t stride = it->second.numel() / (n * rows);
     for (std::int64_t j = 0; j < n * rows; ++j) {
-      const std::int64_t tok = tokens[static_cast<std::size_t>(j)];
+      const std::int64_t tok = tokens[static_cast<std::size_t>(j * stride)];
       if (tok < 0 || tok >= vocab) {
         throw InputError("backend '" + backend.Name() + "' returned token " + std::to_string(tok) + " outside [0, " + std::to_string(vocab) + ")");
       }

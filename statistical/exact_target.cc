@@ -203,13 +203,33 @@ ExactTarget PipelineTarget(const Case& c) {
 
 }  // namespace
 
+// spec_random (docs/spec/speculative.md "Exact laws"): with drafts drawn from the draft
+// probabilities, the first emitted token follows the target row of position 0, whatever q.
+ExactTarget SpecRandomTarget(const Case& c) {
+  auto it = c.inputs.find("target_probs");
+  if (it == c.inputs.end() || it->second.rank() != 3) {
+    throw std::invalid_argument("exact target of case '" + c.id + "': spec_random needs 'target_probs' [B, K + 1, V]");
+  }
+  const Tensor f = reference::UpcastToF32(it->second, "target_probs");
+  const std::int64_t rows = f.dim(0), positions = f.dim(1), vocab = f.dim(2);
+  ExactTarget target;
+  target.vocab = vocab;
+  for (std::int64_t b = 0; b < rows; ++b) {
+    RowTarget r;
+    r.p = NormaliseExact(f.data<float>().subspan(static_cast<std::size_t>(b * positions * vocab), static_cast<std::size_t>(vocab)));
+    target.rows.push_back(std::move(r));
+  }
+  return target;
+}
+
 bool HasExactTarget(const std::string& stage) {
-  return stage == "exponential_race" || stage == "inverse_cdf" || stage == "gumbel_max" || stage == "pipeline" ||
+  return stage == "spec_random" || stage == "exponential_race" || stage == "inverse_cdf" || stage == "gumbel_max" || stage == "pipeline" ||
          stage == "qsample" || stage == "multinomial_with_seed" || stage == "multinomial_with_seed_token_ids";
 }
 
 ExactTarget ComputeExactTarget(const Case& c) {
   if (c.stage == "pipeline") return PipelineTarget(c);
+  if (c.stage == "spec_random") return SpecRandomTarget(c);
   if (!HasExactTarget(c.stage)) {
     throw std::invalid_argument("exact target: stage '" + c.stage +
                                 "' has none (exponential_race, inverse_cdf, qsample, multinomial_with_seed(_token_ids), "

@@ -168,6 +168,22 @@ std::vector<StatCase> DrawStatCases() {
     add("SGLang's Gumbel-max with given noise, V = 100", std::move(g), 0.05, 0.01, 0.0);
   }
 
+  // Speculative decoding (vllm): one draft per request, drafts drawn from the draft row by the
+  // harness; the first emitted token (accepted draft or recovered token) follows the target row
+  // of position 0 (Leviathan et al. 2023, Theorem 1). Acceptance 0.65.
+  {
+    Case c;
+    c.id = "stats/spec_random/recovered_v8/vllm";
+    c.stage = "spec_random";
+    c.profile = "vllm";
+    c.inputs.emplace("target_probs", Tensor::FromValues(DType::kF32, {1, 2, 8}, std::vector<float>{
+        0.3f, 0.2f, 0.15f, 0.1f, 0.1f, 0.08f, 0.05f, 0.02f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f}));
+    c.inputs.emplace("draft_probs", Tensor::FromValues(DType::kF32, {1, 1, 8}, std::vector<float>{
+        0.05f, 0.1f, 0.3f, 0.2f, 0.1f, 0.1f, 0.1f, 0.05f}));
+    add("speculative decoding: the first emitted token (accepted draft or recovered token) against the target, V = 8",
+        std::move(c), 0.05, 0.01, 0.0);
+  }
+
   // Pipeline families, under each profile.
   for (const std::string profile : {"canonical", "vllm", "sglang"}) {
     add("penalties and a grammar mask on one row, neutral penalties and no mask on the next, a greedy row "

@@ -63,8 +63,8 @@ if ! grep -q '"p_adjusted"' "$tmp/s/report.json"; then
 else
   passed=$((passed + 1))
 fi
-check stats-wrong 1 'FAIL stats/pipeline/top_p_inside_v100/canonical/L1' -- \
-  "$bin" stats --backend wrong:top_p_off_by_one --stage pipeline --profile canonical
+check stats-wrong 1 'FAIL stats/spec_random/recovered_v8/vllm/L3' -- \
+  "$bin" stats --backend wrong:recovered_from_target --stage spec_random
 check stats-unknown-wrong 2 "unknown wrong sampler 'nope'" -- "$bin" stats --backend wrong:nope
 check stats-empty 2 'no statistical case was run' -- "$bin" stats --backend reference --stage greedy
 check conform-stats 0 'report: ' -- "$bin" conform --backend reference --golden "$tmp/g" --report "$tmp/c" --stage inverse_cdf
