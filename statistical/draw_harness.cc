@@ -402,7 +402,8 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
     }
   };
   const bool vllm_pipeline = c.stage == "pipeline" && c.profile == "vllm";
-  if (c.stage == "exponential_race" || c.stage == "qsample" || c.stage == "gumbel_max" || vllm_pipeline) {
+  if (c.stage == "exponential_race" || c.stage == "qsample" || c.stage == "ascend_top_k_top_p_sample_v2" ||
+      c.stage == "gumbel_max" || vllm_pipeline) {
     const bool gumbel = c.stage == "gumbel_max";
     Tensor noise = Tensor::Uninitialized(DType::kF32, {total, vocab});
     auto data = noise.data<float>();
@@ -501,9 +502,10 @@ Tensor CountDrawsThroughRun(Backend& backend, const Case& c, std::int64_t draws,
     const std::int64_t n = std::min(per_batch, draws - first);
     const Case batch = DrawNoiseCase(c, n, seed, first);
     const TensorMap result = backend.Run(c.stage, batch);
-    // The drawn token: "token", or spec_random's first emitted token (column 0 of "emitted").
+    // The drawn token: "token", spec_random's first emitted token (column 0 of "emitted"), or
+    // the Ascend op's "logits_select_idx".
     const bool spec = c.stage == "spec_random";
-    const char* output = spec ? "emitted" : "token";
+    const char* output = spec ? "emitted" : c.stage == "ascend_top_k_top_p_sample_v2" ? "logits_select_idx" : "token";
     auto it = result.find(output);
     if (it == result.end() || it->second.dtype() != DType::kI64 || it->second.rank() < 1 || it->second.dim(0) != n * rows) {
       throw InputError("backend '" + backend.Name() + "' returned no i64 '" + output + "' [" + std::to_string(n * rows) +
