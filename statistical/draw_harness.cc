@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/split_mix64.h"
+#include "reference/stage_io.h"
 #include "reference/math/log.h"
 #include "reference/rng/noise.h"
 #include "reference/rng/philox.h"
@@ -351,6 +352,15 @@ Tensor ReplicateRows(const Tensor& t, std::int64_t rows, std::int64_t replicas) 
   return out;
 }
 
+// Where a case's [.., V] distribution lives: (rows, vocab), or (-1, -1).
+std::pair<std::int64_t, std::int64_t> RowsAndVocab(const Case& c) {
+  for (const auto& [name, t] : c.inputs) {
+    if (t.rank() == 2 && (name == "probs" || name == "logits" || name == "logprobs")) return {t.dim(0), t.dim(1)};
+    if (t.rank() == 3 && name == "target_probs") return {t.dim(0), SpecCountsAcceptance(c) ? 2 : t.dim(2)};  // spec_draws.h
+  }
+  return {-1, -1};
+}
+
 rng::Philox4x32Block NoiseBlock(std::uint64_t seed, std::uint32_t token_block, std::uint32_t draw, std::uint32_t row) {
   const rng::Philox4x32Block ctr = {{token_block, draw, row, kNoiseTag}};
   const rng::Philox4x32Key key = {{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}};
@@ -377,12 +387,13 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
   if (c.stage == "spec_random") return SpecDrawNoiseCase(c, draws, seed, first_draw);  // drafts ~ q: spec_draws.h
   Case out = c;
   out.inputs.clear();
-  std::int64_t rows = -1, vocab = -1;
+  const auto [rows, vocab] = RowsAndVocab(c);
   for (const auto& [name, t] : c.inputs) {
-    if (name == "q" || name == "gumbel" || name == "u" || name == "seed" || name == "positions") continue;
+    if (name == "q" || name == "gumbel" || name == "u" || name == "seed" || name == "positions" || name == "draft_ids" ||
+        name == "bonus_q") {
+      continue;
+    }
     if (t.rank() < 1) throw InputError("case '" + c.id + "': input '" + name + "' has no batch dimension");
-    if (rows < 0) rows = t.dim(0);
-    if (t.rank() == 2 && (name == "probs" || name == "logits" || name == "logprobs")) vocab = t.dim(1);
     out.inputs.emplace(name, ReplicateRows(t, t.dim(0), draws));
   }
   if (rows < 0 || vocab < 0) throw InputError("case '" + c.id + "': no [B, V] input to draw from");
@@ -393,7 +404,8 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
     }
   };
   const bool vllm_pipeline = c.stage == "pipeline" && c.profile == "vllm";
-  if (c.stage == "exponential_race" || c.stage == "qsample" || c.stage == "gumbel_max" || vllm_pipeline) {
+  if (c.stage == "exponential_race" || c.stage == "qsample" || c.stage == "ascend_top_k_top_p_sample_v2" ||
+      c.stage == "gumbel_max" || vllm_pipeline) {
     const bool gumbel = c.stage == "gumbel_max";
     Tensor noise = Tensor::Uninitialized(DType::kF32, {total, vocab});
     auto data = noise.data<float>();
@@ -439,14 +451,7 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
 }
 
 Tensor CountDrawsThroughRun(Backend& backend, const Case& c, std::int64_t draws, std::uint64_t seed) {
-  std::int64_t rows = -1, vocab = -1;
-  for (const auto& [name, t] : c.inputs) {
-    if (t.rank() == 2 && (name == "probs" || name == "logits" || name == "logprobs")) rows = t.dim(0), vocab = t.dim(1);
-    if (t.rank() == 3 && name == "target_probs") rows = t.dim(0), vocab = SpecCountsAcceptance(c) ? 2 : t.dim(2);
-  }
-  // spec_random counts the first emitted token emitted[:, 0], or the acceptance of draft 0
-  // (SpecCountedOutcome, spec_draws.h); the other stages 'token'.
-  const bool spec = c.stage == "spec_random";
+  const auto [rows, vocab] = RowsAndVocab(c);
   if (rows < 0) throw InputError("case '" + c.id + "': no [B, V] input to draw from");
   Tensor counts(DType::kI64, {rows, vocab});
   auto out = counts.data<std::int64_t>();
@@ -455,19 +460,26 @@ Tensor CountDrawsThroughRun(Backend& backend, const Case& c, std::int64_t draws,
     const std::int64_t n = std::min(per_batch, draws - first);
     const Case batch = DrawNoiseCase(c, n, seed, first);
     const TensorMap result = backend.Run(c.stage, batch);
-    const std::int64_t width = spec ? c.inputs.at("draft_ids").dim(1) : 0;
-    const std::vector<std::pair<const char*, std::int64_t>> outputs =
-        spec ? std::vector<std::pair<const char*, std::int64_t>>{{"emitted", n * rows * (width + 1)}, {"num_accepted", n * rows}}
-             : std::vector<std::pair<const char*, std::int64_t>>{{"token", n * rows}};
-    for (const auto& [output, numel] : outputs) {
-      auto it = result.find(output);
-      if (it == result.end() || it->second.dtype() != DType::kI64 || it->second.numel() != numel) {
-        throw InputError("backend '" + backend.Name() + "' returned no i64 '" + output + "' of " + std::to_string(numel) +
-                         " entries for case '" + c.id + "'");
+    // The drawn token: "token", spec_random's first emitted token (column 0 of "emitted"), or
+    // the Ascend op's "logits_select_idx".
+    const bool spec = c.stage == "spec_random";
+    const char* output = spec ? "emitted" : c.stage == "ascend_top_k_top_p_sample_v2" ? "logits_select_idx" : "token";
+    auto it = result.find(output);
+    if (it == result.end() || it->second.dtype() != DType::kI64 || it->second.rank() < 1 || it->second.dim(0) != n * rows) {
+      throw InputError("backend '" + backend.Name() + "' returned no i64 '" + output + "' [" + std::to_string(n * rows) +
+                       (spec ? ", K + 1" : "") + "] for case '" + c.id + "'");
+    }
+    const auto tokens = it->second.data<std::int64_t>();
+    const std::int64_t stride = it->second.numel() / (n * rows);
+    if (spec) {  // the first token or the acceptance of draft 0 (SpecCountedOutcome, spec_draws.h)
+      auto a = result.find("num_accepted");
+      if (a == result.end() || a->second.dtype() != DType::kI64 || a->second.numel() != n * rows) {
+        throw InputError("backend '" + backend.Name() + "' returned no i64 'num_accepted' [" + std::to_string(n * rows) +
+                         "] for case '" + c.id + "'");
       }
     }
     for (std::int64_t j = 0; j < n * rows; ++j) {
-      const std::int64_t tok = spec ? SpecCountedOutcome(c, result, j) : result.at("token").data<std::int64_t>()[static_cast<std::size_t>(j)];
+      const std::int64_t tok = spec ? SpecCountedOutcome(c, result, j) : tokens[static_cast<std::size_t>(j * stride)];
       if (tok < 0 || tok >= vocab) {
         throw InputError("backend '" + backend.Name() + "' returned token " + std::to_string(tok) + " outside [0, " + std::to_string(vocab) + ")");
       }

@@ -14,9 +14,11 @@
 // - Per random row: L1 — any draw of a token whose exact probability is 0 and that is not
 //   ambiguous fails (alpha 0); greedy rows: any token but the greedy one. L2 — two-sided
 //   exact binomial test of the boundary tokens' share of the non-ambiguous draws against its
-//   exact value p0 (stat_cases.h), when 0 < p0 <= 1/2. L3 — GoodnessOfFitTest (Cressie–Read
+//   exact value p0 (stat_cases.h), when the case declares one (targeted_ratio >= 0) and
+//   0 < p0 <= 1/2. L3 — GoodnessOfFitTest (Cressie–Read
 //   2/3, E_min 5, a-priori pooling) of the non-ambiguous draws against the exact target
-//   restricted to non-ambiguous tokens and renormalised, when pooling leaves >= 2 bins.
+//   restricted to non-ambiguous tokens and renormalised, when pooling at the planned n leaves
+//   >= 2 bins.
 //   Conditioning on non-ambiguous draws is exact for every stage here: a draw's probability is
 //   proportional to its token's weight, so including or excluding an ambiguous token only
 //   rescales the others.

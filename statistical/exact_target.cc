@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "core/profile.h"
+#include "reference/ascend_top_k_top_p_sample_v2.h"
 #include "reference/greedy.h"
 #include "reference/pipeline.h"
 #include "reference/sampling_filters.h"
@@ -202,21 +203,62 @@ ExactTarget PipelineTarget(const Case& c) {
   return target;
 }
 
+// ascend_top_k_top_p_sample_v2 (docs/spec/ascend_top_k_top_p_sample_v2.md): the op's QSample
+// is a race of probs[L[j]] against Exp(1) noise over the survivor list L, so token L[j] is
+// drawn with probability proportional to probs[L[j]] (eps moves that by about eps / q, below
+// any effect the harness can see). L and probs come from the reference op itself
+// (is_need_sample_result), so the filter rules are the op's, not a re-derivation.
+ExactTarget AscendTarget(const Case& c) {
+  Case s = c;
+  s.id = c.id + " (survivors)";
+  s.params["is_need_sample_result"] = true;
+  s.inputs.erase("q");
+  const TensorMap out = reference::RunAscendTopKTopPSampleV2(s, Profile::kAscendV2);
+  const Tensor& probs = out.at("logits_sort_masked");
+  const Tensor& ids = out.at("logits_idx");
+  const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
+  const bool logits_in = !c.params.contains("input_is_logits") || c.params["input_is_logits"].get<bool>();
+  const std::vector<float> values = RowsAsF32(c, "logits");
+  ExactTarget target;
+  target.vocab = vocab;
+  for (std::int64_t b = 0; b < rows; ++b) {
+    std::vector<float> weights(static_cast<std::size_t>(vocab), 0.0f);
+    for (std::int64_t j = 0; j < vocab; ++j) {
+      const std::int64_t id = ids.data<std::int64_t>()[static_cast<std::size_t>(b * vocab + j)];
+      if (id < 0) break;
+      weights[static_cast<std::size_t>(id)] = probs.data<float>()[static_cast<std::size_t>(b * vocab + j)];
+    }
+    RowTarget r;
+    r.p = NormaliseExact(weights);
+    if (std::all_of(r.p.begin(), r.p.end(), [](double x) { return x == 0.0; })) {
+      throw std::invalid_argument("exact target of case '" + c.id + "': row " + std::to_string(b) + " has no drawable token");
+    }
+    // Near-threshold tokens: top-p and min-p as sampling_filters (ascend_v2) reads them, which
+    // is the op's own softmax of the top-k survivors (reference/ascend_top_k_top_p_sample_v2.h).
+    if (logits_in) {
+      const std::span<const float> row(values.data() + b * vocab, static_cast<std::size_t>(vocab));
+      r.ambiguous = AmbiguousTokens(c, Profile::kAscendV2, row, b);
+    }
+    target.rows.push_back(std::move(r));
+  }
+  return target;
+}
+
 }  // namespace
 
 bool HasExactTarget(const std::string& stage) {
-  return stage == "exponential_race" || stage == "inverse_cdf" || stage == "gumbel_max" || stage == "pipeline" ||
-         stage == "qsample" || stage == "multinomial_with_seed" || stage == "multinomial_with_seed_token_ids" ||
-         stage == "spec_random";
+  return stage == "ascend_top_k_top_p_sample_v2" || stage == "spec_random" || stage == "exponential_race" || stage == "inverse_cdf" || stage == "gumbel_max" || stage == "pipeline" ||
+         stage == "qsample" || stage == "multinomial_with_seed" || stage == "multinomial_with_seed_token_ids";
 }
 
 ExactTarget ComputeExactTarget(const Case& c) {
   if (c.stage == "pipeline") return PipelineTarget(c);
-  if (c.stage == "spec_random") return SpecFirstTokenTarget(c);  // the first emitted token
+  if (c.stage == "spec_random") return SpecFirstTokenTarget(c);  // statistical/spec_draws.h
+  if (c.stage == "ascend_top_k_top_p_sample_v2") return AscendTarget(c);
   if (!HasExactTarget(c.stage)) {
     throw std::invalid_argument("exact target: stage '" + c.stage +
                                 "' has none (exponential_race, inverse_cdf, qsample, multinomial_with_seed(_token_ids), "
-                                "gumbel_max, pipeline)");
+                                "gumbel_max, pipeline, spec_random, ascend_top_k_top_p_sample_v2)");
   }
   const bool scores = c.stage == "gumbel_max";
   const std::vector<float> values = RowsAsF32(c, scores ? "logprobs" : "probs");

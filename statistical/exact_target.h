@@ -7,7 +7,9 @@
 // Contract:
 // - Stages: exponential_race, inverse_cdf, qsample, multinomial_with_seed and
 //   multinomial_with_seed_token_ids (input probs: target = probs / sum, support = probs > 0;
-//   qsample's eps = 1e-8 added to |q| moves a probability by less than 1e-8), gumbel_max (input logprobs: target = softmax over finite scores), and pipeline
+//   qsample's eps = 1e-8 added to |q| moves a probability by less than 1e-8), spec_random (the
+//   first emitted token: target_probs of position 0, normalised, when the drafts are drawn
+//   from draft_probs — docs/spec/speculative.md "Exact laws"), gumbel_max (input logprobs: target = softmax over finite scores), and pipeline
 //   (every group of reference/pipeline.h; sparse logit-bias lists throw). Noise inputs
 //   (q, gumbel, u, seed, positions) are ignored: the target does not depend on them.
 // - pipeline: the support of a random row is the set the reference keeps —

@@ -88,8 +88,20 @@ Tensor ExponentialNoise(std::int64_t rows, std::int64_t vocab, std::int64_t draw
   return noise;
 }
 
+// A case without draft_ids (drafts drawn at every position of draft_probs [B, K, V]) as one
+// with K placeholder drafts per row.
+Case WithDraftIds(const Case& c) {
+  if (c.inputs.count("draft_ids") || !c.inputs.count("draft_probs")) return c;
+  const Tensor& q = c.inputs.at("draft_probs");
+  if (q.rank() != 3) throw InputError("case '" + c.id + "': draft_probs must be [B, K, V], not " + ShapeString(q.shape()));
+  Case out = c;
+  out.inputs.emplace("draft_ids", Tensor(DType::kI32, {q.dim(0), q.dim(1)}));
+  return out;
+}
+
 // {P(rejected), P(accepted)} of draft 0 of row b, p0 the normalised target row 0.
-std::vector<double> AcceptanceLaw(const Case& c, std::int64_t b, const std::vector<double>& p0) {
+std::vector<double> AcceptanceLaw(const Case& with_ids, std::int64_t b, const std::vector<double>& p0) {
+  const Case c = WithDraftIds(with_ids);
   const Tensor& ids = Input(c, "draft_ids");
   const std::int32_t x = ids.data<std::int32_t>()[static_cast<std::size_t>(b * ids.dim(1))];
   long double a = 0.0L;
@@ -111,7 +123,8 @@ std::vector<double> AcceptanceLaw(const Case& c, std::int64_t b, const std::vect
 
 }  // namespace
 
-Case SpecDrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw) {
+Case SpecDrawNoiseCase(const Case& given, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw) {
+  const Case c = WithDraftIds(given);
   const bool vllm = c.profile == "vllm", typical = c.profile == "typical_acceptance";
   if (!vllm && !typical && c.profile != "flashinfer") {
     throw InputError("case '" + c.id + "': the draw harness has no spec_random noise for profile '" + c.profile + "'");

@@ -22,7 +22,8 @@
 //     draft_ids: when draft_probs is present, entry i < n_b of each replica is drawn from the
 //       draft row draft_probs[b, i] (independently per position, inverse CDF in long double
 //       over a 53-bit uniform; only tokens of positive draft probability can be drawn);
-//       n_b and the -1 padding come from the case's draft_ids. Without draft_probs (n-gram)
+//       n_b and the -1 padding come from the case's draft_ids (absent: n_b = K for every
+//       row, K = draft_probs.dim(1)). Without draft_probs (n-gram)
 //       draft_ids are the case's, fixed.
 //     vllm:       u f64 [B', K] in [0, 1) (53-bit), q and bonus_q f32 [B', V] Exp(1) in
 //                 [2^-24, 33 ln2] (ExponentialTorchCudaF32 of curand uniforms);

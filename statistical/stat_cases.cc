@@ -170,6 +170,41 @@ std::vector<StatCase> DrawStatCases() {
     add("SGLang's Gumbel-max with given noise, V = 100", std::move(g), 0.05, 0.01, 0.0);
   }
 
+  // Ascend's TopKTopPSampleV2 as one op: top-k -> top-p -> min-p on the softmax of the top-k
+  // survivors, then QSample with Exp(1) noise indexed by list position. Row 0 has all three
+  // filters active (k = 60 of 100, p = 0.9, min-p 0.03 against the survivors' maximum); row 1
+  // has top-k off (k = 0) so top-p runs over the whole sorted row.
+  {
+    const std::vector<float> l = Linear(100, 0.05f);
+    Case c;
+    c.id = "stats/ascend_top_k_top_p_sample_v2/decay_v100/ascend_v2";
+    c.stage = "ascend_top_k_top_p_sample_v2";
+    c.profile = "ascend_v2";
+    std::vector<float> logits(l);
+    logits.insert(logits.end(), l.begin(), l.end());
+    c.inputs.emplace("logits", Tensor::FromValues(DType::kF32, {2, 100}, logits));
+    c.inputs.emplace("top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {2}, {60, 0}));
+    c.inputs.emplace("top_p", Tensor::FromValues<float>(DType::kF32, {2}, {0.9f, 0.6f}));
+    c.inputs.emplace("min_p", Tensor::FromValues<float>(DType::kF32, {2}, {0.03f, 0.0f}));
+    add("Ascend TopKTopPSampleV2: filters then QSample, V = 100", std::move(c), 0.05, 0.01, 0.0);
+  }
+
+  // Speculative decoding (vllm): one draft per request, drafts drawn from the draft row by the
+  // harness; the first emitted token (accepted draft or recovered token) follows the target row
+  // of position 0 (Leviathan et al. 2023, Theorem 1). Acceptance 0.65.
+  {
+    Case c;
+    c.id = "stats/spec_random/recovered_v8/vllm";
+    c.stage = "spec_random";
+    c.profile = "vllm";
+    c.inputs.emplace("target_probs", Tensor::FromValues(DType::kF32, {1, 2, 8}, std::vector<float>{
+        0.3f, 0.2f, 0.15f, 0.1f, 0.1f, 0.08f, 0.05f, 0.02f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f}));
+    c.inputs.emplace("draft_probs", Tensor::FromValues(DType::kF32, {1, 1, 8}, std::vector<float>{
+        0.05f, 0.1f, 0.3f, 0.2f, 0.1f, 0.1f, 0.1f, 0.05f}));
+    add("speculative decoding: the first emitted token (accepted draft or recovered token) against the target, V = 8",
+        std::move(c), 0.05, 0.01, 0.0);
+  }
+
   // Pipeline families, under each profile.
   for (const std::string profile : {"canonical", "vllm", "sglang"}) {
     add("penalties and a grammar mask on one row, neutral penalties and no mask on the next, a greedy row "

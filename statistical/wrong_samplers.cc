@@ -11,6 +11,7 @@
 
 #include "core/split_mix64.h"
 #include "reference/count_draws.h"
+#include "reference/exponential_race.h"
 #include "reference/reference_backend.h"
 #include "reference/rng/noise.h"
 #include "reference/rng/philox.h"
@@ -293,6 +294,26 @@ class Uniform16Bit final : public OwnRaceBackend {
 class RecoveredFromTarget final : public OwnRaceBackend {
  public:
   RecoveredFromTarget() : OwnRaceBackend("recovered_from_target") {}
+
+  // spec_random (vllm): a rejected first draft's recovered token raced over the target row
+  // itself, with the case's q, instead of over the residual max(p - q, 0).
+  TensorMap Run(const std::string& stage, const Case& c) override {
+    TensorMap out = ref_.Run(stage, c);
+    if (stage != "spec_random" || c.profile != "vllm" || !c.inputs.count("q")) return out;
+    const Tensor tp = reference::UpcastToF32(c.inputs.at("target_probs"), "target_probs");
+    const Tensor& q = c.inputs.at("q");
+    const Tensor& ids = c.inputs.at("draft_ids");
+    const std::int64_t rows = tp.dim(0), positions = tp.dim(1), vocab = tp.dim(2), k = ids.dim(1);
+    auto emitted = out.at("emitted").data<std::int64_t>();
+    const auto accepted = out.at("num_accepted").data<std::int64_t>();
+    for (std::int64_t b = 0; b < rows; ++b) {
+      if (k == 0 || ids.data<std::int32_t>()[static_cast<std::size_t>(b * k)] < 0 || accepted[static_cast<std::size_t>(b)] != 0) continue;
+      const auto p = tp.data<float>().subspan(static_cast<std::size_t>(b * positions * vocab), static_cast<std::size_t>(vocab));
+      const auto e = q.data<float>().subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
+      emitted[static_cast<std::size_t>(b * (k + 1))] = reference::ExponentialRaceRow(p, e, /*all_tokens=*/true);
+    }
+    return out;
+  }
 
  protected:
   std::int64_t DrawOne(std::span<const float> probs, std::uint64_t seed, std::uint32_t row, std::uint32_t draw) override {

@@ -21,9 +21,13 @@
 //                           so q = 0 with probability 2^-16 -> stats/exponential_race/amplifier_v2 L2
 //   recovered_from_target   a speculative-decoding style draw (draft: uniform over the support;
 //                           accept x with probability min(1, p_x / d_x)) that, on rejection,
-//                           redraws from p instead of the residual (p - d)+ (the spec stages were
-//                           not on main: this plants the bug in exponential_race's own draws)
-//                           -> stats/exponential_race/peaked_v100 L3
+//                           redraws from p instead of the residual (p - d)+ (planted in
+//                           exponential_race's own draws, written before the spec_random stage
+//                           reached main; tests/spec_random_statistical_test.cc rejects the same
+//                           bug in spec_random itself); and in spec_random (vllm) through Run:
+//                           a rejected draft's recovered token raced over p, not the residual
+//                           -> stats/exponential_race/peaked_v100 L3 and
+//                              stats/spec_random/recovered_v8/vllm L3
 //   tie_break_highest_index greedy rows and canonical/sglang top-k ties prefer the highest index
 //                           -> stats/pipeline/top_k_ties_v1023/canonical L1 and mixed_v8193 row0 L1
 //   spec_residual_from_target  spec_random's recovered token (first rejection) is drawn from

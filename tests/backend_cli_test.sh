@@ -10,21 +10,7 @@ golden=$src/golden/v1
 py=/usr/bin/python3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-
-check() {  # check NAME EXPECTED_RC PATTERN -- COMMAND...
-  local name=$1 want_rc=$2 pattern=$3
-  shift 4
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [[ $rc -ne $want_rc ]] || ! grep -qE -- "$pattern" <<<"$out"; then
-    echo "FAIL $name: rc=$rc (want $want_rc), output:"; echo "$out" | head -20
-    failed=$((failed + 1))
-  else
-    passed=$((passed + 1))
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/support/cli_check.sh"
 
 check_py() {  # check_py NAME PYTHON_ASSERTIONS (report in r)
   if "$py" -c "import json,sys; r=json.load(open(sys.argv[1])); $2" "$3" 2>"$tmp/py.err"; then
@@ -38,6 +24,7 @@ broken() { echo "$plugins_dir/libbroken_plugin_$1.so"; }
 
 check plugin-verify 0 ', 0 failed' -- "$bin" golden verify --golden "$golden" --backend "plugin:$plugin" --stage greedy
 check plugin-no-isolate 0 ', 0 failed' -- "$bin" golden verify --golden "$golden" --backend "plugin:$plugin" --stage greedy --no-isolate
+check builtin-isolated 0 ', 0 failed' -- "$bin" golden verify --golden "$golden" --backend reference --stage greedy --isolate
 check plugin-missing 2 'cannot load plugin' -- "$bin" golden verify --golden "$golden" --backend "plugin:$tmp/none.so"
 check plugin-abi 2 'plugin ABI version 99 is not supported; this sampcheck supports ABI version 1' -- \
   "$bin" golden verify --golden "$golden" --backend "plugin:$(broken unknown_abi)"
@@ -88,5 +75,4 @@ assert len(r['cases']) >= 1 and all(c['verdict'] == 'pass' for c in r['cases']),
 assert r['summary']['cases'] == len(r['cases'])
 " "$tmp/killed/report.json"
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish

@@ -7,21 +7,7 @@ set -u
 bin=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-
-check() {  # check NAME EXPECTED_RC PATTERN -- COMMAND...
-  local name=$1 want_rc=$2 pattern=$3
-  shift 4
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [[ $rc -ne $want_rc ]] || ! grep -qE -- "$pattern" <<<"$out"; then
-    echo "FAIL $name: rc=$rc (want $want_rc), output:"; echo "$out" | head -20
-    failed=$((failed + 1))
-  else
-    passed=$((passed + 1))
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/support/cli_check.sh"
 
 check version 0 '^sampcheck [0-9]+\.[0-9]+\.[0-9]+' -- "$bin" --version
 check stages 0 'token_bitmask +exact' -- "$bin" stages
@@ -63,8 +49,8 @@ if ! grep -q '"p_adjusted"' "$tmp/s/report.json"; then
 else
   passed=$((passed + 1))
 fi
-check stats-wrong 1 'FAIL stats/pipeline/top_p_inside_v100/canonical/L1' -- \
-  "$bin" stats --backend wrong:top_p_off_by_one --stage pipeline --profile canonical
+check stats-wrong 1 'FAIL stats/spec_random/recovered_v8/vllm/L3' -- \
+  "$bin" stats --backend wrong:recovered_from_target --stage spec_random
 check stats-unknown-wrong 2 "unknown wrong sampler 'nope'" -- "$bin" stats --backend wrong:nope
 check stats-empty 2 'no statistical case was run' -- "$bin" stats --backend reference --stage greedy
 check conform-stats 0 'report: ' -- "$bin" conform --backend reference --golden "$tmp/g" --report "$tmp/c" --stage inverse_cdf
@@ -74,5 +60,4 @@ else
   passed=$((passed + 1))
 fi
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish

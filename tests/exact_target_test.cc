@@ -133,6 +133,29 @@ TEST(ExactTarget, SparseBiasListIsRejectedByName) {
 // Every family: rows sum to 1, ambiguous ids sorted and unique, and the families' designed
 // properties hold (the off-by-one token of top_p_inside is excluded and not ambiguous; the
 // top-k ties follow each profile's rule).
+TEST(ExactTarget, AscendOpDrawsFromItsSurvivorsInProportion) {
+  // The op's header example (docs/spec/ascend_top_k_top_p_sample_v2.md), by hand: logits
+  // {0, -ln2, -2 ln2, -2 ln2} have probs {1/2, 1/4, 1/8, 1/8}; top-3 renormalised {4/7, 2/7,
+  // 1/7}; top-p 0.7 keeps the prefix {0, 1} (cumulative 0, 4/7 < 0.7; 6/7 is not). QSample
+  // then draws 0 and 1 in the ratio 4/7 : 2/7 (exactly 2 : 1 after f32 rounding, a power-of-two
+  // scale): {2/3, 1/3, 0, 0}.
+  const float ln2 = std::numbers::ln2_v<float>;
+  Case c;
+  c.id = "ascend_example";
+  c.stage = "ascend_top_k_top_p_sample_v2";
+  c.profile = "ascend_v2";
+  c.inputs.emplace("logits", Tensor::FromValues<float>(DType::kF32, {1, 4}, {0.0f, -ln2, -2.0f * ln2, -2.0f * ln2}));
+  c.inputs.emplace("top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {1}, {3}));
+  c.inputs.emplace("top_p", Tensor::FromValues<float>(DType::kF32, {1}, {0.7f}));
+  const ExactTarget t = ComputeExactTarget(c);
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_NEAR(t.rows[0].p[0], 2.0 / 3.0, 1e-15);
+  EXPECT_NEAR(t.rows[0].p[1], 1.0 / 3.0, 1e-15);
+  EXPECT_EQ(t.rows[0].p[2], 0.0);
+  EXPECT_EQ(t.rows[0].p[3], 0.0);
+  EXPECT_TRUE(t.rows[0].ambiguous.empty());
+}
+
 TEST(ExactTarget, FamiliesHaveTheirDesignedTargets) {
   for (const auto& s : DrawStatCases()) {
     SCOPED_TRACE(s.id);

@@ -18,6 +18,11 @@ const std::filesystem::path kGolden = std::filesystem::path(SAMPCHECK_SOURCE_DIR
 const std::string kExample =
     std::string(SAMPCHECK_PYTHON) + " " + SAMPCHECK_SOURCE_DIR + "/examples/python_backend/backend.py {cases} {responses}";
 
+std::string Faulty(const std::string& mode) {
+  return std::string(SAMPCHECK_PYTHON) + " " + SAMPCHECK_SOURCE_DIR + "/tests/support/faulty_exchange_backend.py " + mode +
+         " {cases} {responses}";
+}
+
 GoldenCase ReadGolden(const std::string& id) {
   for (const auto& e : ReadManifest(kGolden).cases) {
     if (e.id == id) return ReadCaseFile(kGolden / e.file);
@@ -114,6 +119,24 @@ TEST(ExchangeBackend, CrashTimeoutAndMissingResponseFailTheUnansweredCases) {
   ExchangeBackend forgetful(kExample + "; rm -f {responses}/0000.safetensors", 60.0);
   outcomes = forgetful.RunBatch("greedy", {&edges.input}, {});
   EXPECT_EQ(outcomes[0].error, "no response for this case (neither 0000.safetensors nor 0000.error)");
+}
+
+TEST(ExchangeBackend, MalformedResponsesFailTheCaseNamingTheFault) {
+  Case c = ReadGolden("inverse_cdf/edges/canonical").input;
+  c.inputs.erase("u");
+  ExchangeBackend bad_counts(Faulty("bad_counts"), 60.0);
+  try {
+    bad_counts.CountDraws("inverse_cdf", c, 100, 3);
+    FAIL() << "accepted counts that do not sum to the draws";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("out.counts row 0 sums to 101, not the 100 draws asked for"), std::string::npos)
+        << e.what();
+  }
+  ExchangeBackend no_prefix(Faulty("no_prefix"), 60.0);
+  const GoldenCase edges = ReadGolden("greedy/edges/canonical");
+  const auto outcomes = no_prefix.RunBatch("greedy", {&edges.input}, {});
+  EXPECT_NE(outcomes[0].error.find("0000.safetensors: response tensor 'token' lacks the out. prefix"), std::string::npos)
+      << outcomes[0].error;
 }
 
 }  // namespace

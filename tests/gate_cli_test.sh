@@ -10,21 +10,7 @@ src=$2
 data=$src/tests/data/reports
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-
-check() {  # check NAME EXPECTED_RC PATTERN -- COMMAND...
-  local name=$1 want_rc=$2 pattern=$3
-  shift 4
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [[ $rc -ne $want_rc ]] || ! grep -qE -- "$pattern" <<<"$out"; then
-    echo "FAIL $name: rc=$rc (want $want_rc), output:"; echo "$out" | head -20
-    failed=$((failed + 1))
-  else
-    passed=$((passed + 1))
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/support/cli_check.sh"
 
 check help 0 'baseline' -- "$bin" gate --help
 check clean 0 'gate: PASS' -- "$bin" gate --report "$data/clean_run.json" --baseline "$data/baseline.json"
@@ -94,5 +80,4 @@ else
 fi
 check ci-gate-usage 2 'usage: ci/gate.sh' -- bash "$src/ci/gate.sh" reference
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Proving the harness works, part 2: calibration (issue 6 section 4; STATS.md L6). The correct
 // reference against itself over many seed epochs must give uniform raw p-values (KS on the
-// p-values) and a false-alarm rate at a fixed level that matches the level within its exact
-// binomial interval; and no case may fail at the harness's own family-wise alpha.
+// near-continuous p-values: exact binomial tests with fewer than 30 expected events on a side
+// have a handful of possible, conservative p-values and are left out of KS), a false-alarm
+// rate at level 0.05 over all p-values whose 99.9% Clopper–Pearson interval reaches the level
+// (not anti-conservative) and reaches half of it (not absurdly conservative); and no case may
+// fail at the harness's own family-wise alpha.
 //
 // Error budget: the KS check runs at alpha 1e-3 and the false-alarm check at 1e-3 (Clopper–
 // Pearson 99.9% interval), two tests per suite: a false failure of a correct harness has
 // probability <= 2e-3 per seed set, and the seeds are fixed (epochs 0..E-1). Power: the CI
-// variant sees ~360 p-values, so KS at 1e-3 detects a shift of the p-value CDF by about 0.10
-// (1.95 / sqrt(360)); the slow variant (~2,900 p-values) by about 0.04.
+// variant sees ~560 p-values, so KS at 1e-3 detects a shift of the p-value CDF by about 0.08
+// (1.95 / sqrt(560)); the slow variant (~3,900 p-values) by about 0.03.
 // The CI variant runs the cases of vocabulary <= 1023 (E = 12); the `slow` variant runs every
 // case for E = 60 epochs (a few minutes).
 #include <algorithm>
@@ -27,30 +30,53 @@ namespace {
 
 constexpr double kCheckAlpha = 1e-3;
 constexpr double kFalseAlarmLevel = 0.05;
+constexpr double kContinuousCount = 30.0;  // expected events on each side of an L2 test
 
 void Calibrate(const std::vector<StatCase>& cases, std::uint64_t epochs) {
   reference::ReferenceBackend backend;
   std::vector<double> p;
   int failed = 0;
+  std::int64_t discrete = 0, discrete_alarms = 0;
   for (std::uint64_t e = 0; e < epochs; ++e) {
     DrawHarnessOptions options;
     options.seed_epoch = e;
     for (const auto& r : RunDrawHarness(backend, cases, options)) {
       failed += r.verdict == golden::Verdict::kFail;
       if (r.verdict == golden::Verdict::kFail) ADD_FAILURE() << "epoch " << e << ": " << r.id << ": " << r.reason;
-      if (r.statistics.is_object() && r.statistics["layer"] != "L1") p.push_back(r.statistics["p_value"].get<double>());
+      if (!r.statistics.is_object() || r.statistics["layer"] == "L1") continue;
+      // An exact binomial test with a small expected count has a few possible p-values, piled
+      // at 1 (conservative, never anti-conservative): uniformity is a claim about the
+      // near-continuous ones. Those with fewer than kContinuousCount expected events on either
+      // side (the amplifier row's ~1 expected weak draw) count only towards the false alarms.
+      const double p_value = r.statistics["p_value"].get<double>();
+      if (r.statistics["layer"] == "L2") {
+        const double expected = r.statistics["expected"][0].get<double>();
+        const double n = static_cast<double>(r.statistics["n"].get<std::int64_t>());
+        if (expected < kContinuousCount || n - expected < kContinuousCount) {
+          discrete_alarms += p_value < kFalseAlarmLevel;
+          ++discrete;
+          continue;
+        }
+      }
+      p.push_back(p_value);
     }
   }
   ASSERT_GE(p.size(), 300u);
   const auto ks = KolmogorovSmirnovTest(p, ContinuousLaw::kUniform01);
-  const auto alarms = static_cast<std::int64_t>(std::count_if(p.begin(), p.end(), [](double x) { return x < kFalseAlarmLevel; }));
-  const auto rate = BinomialTest(alarms, static_cast<std::int64_t>(p.size()), kFalseAlarmLevel, Alternative::kTwoSided, 1.0 - kCheckAlpha);
-  std::printf("%zu p-values over %llu epochs: KS D = %.4f, p = %.4g; %lld below %.2f (rate %.4f [%.4f, %.4f], p = %.4g)\n",
-              p.size(), static_cast<unsigned long long>(epochs), ks.statistic, ks.p_value, static_cast<long long>(alarms),
-              kFalseAlarmLevel, rate.estimate, rate.interval.lower, rate.interval.upper, rate.p_value);
+  const auto alarms = discrete_alarms + static_cast<std::int64_t>(std::count_if(p.begin(), p.end(), [](double x) { return x < kFalseAlarmLevel; }));
+  const auto total = static_cast<std::int64_t>(p.size()) + discrete;
+  // Discrete p-values are conservative, so the pooled rate may sit below the level: the check
+  // is that it is not above it (upper tail), and that it is not absurdly low either (the
+  // interval must still reach down to half the level).
+  const auto rate = BinomialTest(alarms, total, kFalseAlarmLevel, Alternative::kTwoSided, 1.0 - kCheckAlpha);
+  std::printf("%zu near-continuous p-values (+%lld discrete) over %llu epochs: KS D = %.4f, p = %.4g; %lld of %lld below %.2f "
+              "(rate %.4f [%.4f, %.4f], p = %.4g)\n",
+              p.size(), static_cast<long long>(discrete), static_cast<unsigned long long>(epochs), ks.statistic, ks.p_value,
+              static_cast<long long>(alarms), static_cast<long long>(total), kFalseAlarmLevel, rate.estimate,
+              rate.interval.lower, rate.interval.upper, rate.p_value);
   EXPECT_GT(ks.p_value, kCheckAlpha) << "raw p-values of the reference are not uniform";
-  EXPECT_LE(rate.interval.lower, kFalseAlarmLevel);
-  EXPECT_GE(rate.interval.upper, kFalseAlarmLevel);
+  EXPECT_LE(rate.interval.lower, kFalseAlarmLevel) << "more false alarms than the level allows";
+  EXPECT_GE(rate.interval.upper, kFalseAlarmLevel / 2.0) << "far fewer alarms than the level: the tests have lost their size";
   EXPECT_EQ(failed, 0);
 }
 

@@ -104,6 +104,28 @@ INSTANTIATE_TEST_SUITE_P(WrongSamplers, PowerProof, ::testing::ValuesIn(WrongSam
                            return name;
                          });
 
+// The recovered-token bug in the speculative-decoding stage itself, driven through Run with
+// drafts drawn by the harness: the first emitted token moves from p_0 (TV ~0.15).
+TEST(PowerProof, RecoveredTokenFromTargetInSpecRandom) {
+  const std::vector<StatCase> subset = CasesWithPrefix("stats/spec_random/recovered_v8/");
+  ASSERT_EQ(subset.size(), 1u);
+  DrawHarnessOptions options;
+  options.extra_family_tests = PlannedFamilySize(DrawStatCases(), options) - PlannedFamilySize(subset, options);
+  auto wrong = MakeWrongSampler("recovered_from_target");
+  bool rejected = false;
+  for (const auto& r : RunDrawHarness(*wrong, subset, options)) {
+    if (r.statistics.is_object() && r.statistics["layer"] == "L3" && r.verdict == golden::Verdict::kFail) {
+      rejected = true;
+      std::printf("%s: %s\n", r.id.c_str(), r.reason.c_str());
+    }
+  }
+  EXPECT_TRUE(rejected);
+  reference::ReferenceBackend ref;
+  for (const auto& r : RunDrawHarness(ref, subset, options)) {
+    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+  }
+}
+
 TEST(PowerProof, AtLeastEightSamplersOfDifferentKinds) {
   EXPECT_GE(WrongSamplers().size(), 8u);
   std::vector<std::string> layers;
