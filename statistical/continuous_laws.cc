@@ -116,7 +116,7 @@ BinnedPitResult BinnedPitTest(std::span<const double> samples, ContinuousLaw law
   }
   std::vector<double> observed(bins), expected(bins, r.expected_per_bin);
   for (std::size_t j = 0; j < bins; ++j) observed[j] = static_cast<double>(r.counts[j]);
-  r.statistic = PowerDivergence(observed, expected, lambda);
+  r.statistic = std::max(0.0, PowerDivergence(observed, expected, lambda));  // >= 0 but for rounding
   r.df = k - 1.0;
   r.p_value = ChiSquareSf(r.statistic, r.df);
   return r;

@@ -97,7 +97,10 @@ GoodnessOfFitResult GoodnessOfFitTest(std::span<const std::int64_t> counts, std:
   }
   if (bins.size() < 2) return r;
 
-  r.statistic = PowerDivergence(observed, expected, options.lambda);
+  // The expected counts sum to the observed total, so the divergence is >= 0 in exact
+  // arithmetic; its terms have both signs, and rounding can leave about -1e-13 when the counts
+  // equal their expectation.
+  r.statistic = std::max(0.0, PowerDivergence(observed, expected, options.lambda));
   r.df = static_cast<double>(bins.size() - 1);
   r.p_value = ChiSquareSf(r.statistic, r.df);
   r.effect = (r.statistic - r.df) / n;

@@ -64,6 +64,31 @@ TEST(GoodnessOfFit, FixedTablesMatchMpmath) {
   }
 }
 
+TEST(GoodnessOfFit, CountsEqualToTheirExpectationGiveStatisticZero) {
+  // Counts exactly n * p: the statistic is 0 in exact arithmetic, but its terms have both signs
+  // and rounding can leave about -1e-13 (a calibration run met one): it must not throw and must
+  // read as a perfect fit.
+  for (int d = 3; d <= 60; ++d) {
+    for (int a = 1; a < d; ++a) {
+      for (std::int64_t m : {1, 7, 1000}) {
+        const std::vector<double> p = {static_cast<double>(a) / d, static_cast<double>(d - a) / d};
+        const std::vector<std::int64_t> counts = {m * a, m * (d - a)};
+        for (double lambda : {kCressieReadLambda, kPearsonLambda, 0.0}) {
+          GoodnessOfFitOptions options;
+          options.lambda = lambda;
+          options.e_min = 1.0;
+          const auto r = GoodnessOfFitTest(counts, p, options);
+          // Rounding leaves |statistic| ~ 1e-12; at df = 1 the p-value is about
+          // 1 - sqrt(2 x / pi), so 0.9999 allows x up to ~1e-8.
+          ASSERT_GE(r.statistic, 0.0) << a << "/" << d << " x " << m << " lambda " << lambda;
+          ASSERT_LE(r.statistic, 1e-9) << a << "/" << d << " x " << m << " lambda " << lambda;
+          ASSERT_GT(r.p_value, 0.9999) << a << "/" << d << " x " << m << " lambda " << lambda;
+        }
+      }
+    }
+  }
+}
+
 TEST(GoodnessOfFit, EffectAndIntervalFromNoncentrality) {
   // gof_c, Cressie–Read: D = (X^2 - df) / n; interval = mpmath ncx2 inversion / n
   // ([18.881166525744067, 68.745205967993658] / 1000), to Boost's root tolerance (1e-8).
