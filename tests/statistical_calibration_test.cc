@@ -11,7 +11,7 @@
 // Pearson 99.9% interval), two tests per suite: a false failure of a correct harness has
 // probability <= 2e-3 per seed set, and the seeds are fixed (epochs 0..E-1). Power: the CI
 // variant sees ~920 near-continuous p-values, so KS at 1e-3 detects a shift of the p-value CDF
-// by about 0.064 (1.95 / sqrt(920)); the slow variant's 60 epochs (~4,600) by about 0.03.
+// by about 0.064 (1.95 / sqrt(920)); the slow variant's 60 epochs (~5,700) by about 0.026.
 // The CI variant runs the cases of vocabulary <= 1023 except spec_random/v1023 for E = 12
 // epochs; the `slow` variant runs every case for 12 epochs and all but spec_random/v1023 for
 // 60 (a few minutes).
