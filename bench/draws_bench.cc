@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The reference backend's own draws for the statistical harness (reference/count_draws.h):
 // an exponential race on counter-based noise (Philox4x32-10, 24-bit uniforms, -log1p(-u)).
-// Goal (issue 6 "Speed"): >= 3e6 draws/s per core at support 50 and >= 1.5e5 at support 1024.
+// Goal: >= 3e6 draws/s per core at support 50 and >= 1.5e5 at support 1024.
 //
 // - BM_CountDrawsFast/S: RaceRow::Draw, the harness's path: Philox words for every support
 //   token, the logarithm only for tokens that pass the bound u * best < p (1 + 2^-22).

@@ -22,10 +22,9 @@
 #include "core/stage_catalogue.h"
 #include "golden/generator.h"
 #include "golden/verifier.h"
-#include "harness/golden_set_invariance.h"
+#include "harness/conform.h"
 #include "reports/conform_report.h"
 #include "reports/report_set.h"
-#include "reports/partial_report.h"
 
 namespace sampcheck::cli {
 namespace {
@@ -39,7 +38,8 @@ std::string ProfileList(const StageInfo& s) {
 nlohmann::json TensorSpecsJson(const std::vector<TensorSpec>& specs) {
   nlohmann::json a = nlohmann::json::array();
   for (const auto& t : specs) {
-    a.push_back({{"name", t.name}, {"dtypes", t.dtypes}, {"shape", t.shape}, {"optional", t.optional}, {"meaning", t.meaning}});
+    a.push_back({{"name", t.name}, {"dtypes", t.dtypes}, {"shape", t.shape}, {"optional", t.optional}, {"meaning", t.meaning},
+                 {"role", RoleName(t.role)}});
   }
   return a;
 }
@@ -57,7 +57,8 @@ int RunStages(bool as_json) {
       out.push_back({{"name", s.name}, {"summary", s.summary}, {"tier", TierName(s.tier)},
                      {"comparison", s.comparison}, {"profiles", profiles}, {"spec", s.spec_section},
                      {"inputs", TensorSpecsJson(s.inputs)}, {"outputs", TensorSpecsJson(s.outputs)},
-                     {"params", params}});
+                     {"params", params}, {"exact_target", ExactTargetKindName(s.draw.target)},
+                     {"reference_count_draws", s.draw.reference_count_draws}});
     }
     std::cout << out.dump(2) << "\n";
     return 0;
@@ -97,30 +98,15 @@ golden::VerifyOptions MakeOptions(const std::vector<std::string>& stages, const 
   return options;
 }
 
-int CountFailures(const std::vector<golden::CaseResult>& results) {
-  int failed = 0;
-  for (const auto& r : results) failed += r.verdict == golden::Verdict::kFail;
-  return failed;
-}
-
-// A run in which no case was compared proves nothing: a gate must not pass vacuously.
-void RequireSomethingRan(const std::vector<golden::CaseResult>& results, const std::string& backend) {
-  for (const auto& r : results) {
-    if (r.verdict != golden::Verdict::kSkip) return;
-  }
-  throw InputError("no case was run: the selection is empty or backend '" + backend +
-                   "' supports none of the selected stages");
-}
-
 int RunVerify(const std::string& dir, const std::string& backend_name, const std::vector<std::string>& stages,
               const std::vector<std::string>& profiles, const std::string& canonical_rule,
               const BackendOptions& backend_options) {
   ValidateFilters(stages, profiles);
   auto backend = MakeBackend(backend_name, backend_options);
   auto results = golden::VerifyGoldenSet(dir, *backend, MakeOptions(stages, profiles, canonical_rule));
-  RequireSomethingRan(results, backend_name);
+  harness::RequireSomethingRan(results, backend_name);
   std::cout << reports::SummaryTable(reports::SummariseByStage(results));
-  const int failed = CountFailures(results);
+  const int failed = harness::CountFailures(results);
   std::printf("%s: %zu cases, %d failed\n", dir.c_str(), results.size(), failed);
   return failed ? 1 : 0;
 }
@@ -131,30 +117,24 @@ int RunConform(const std::string& golden_dir, const std::string& backend_name, c
                const BackendOptions& backend_options) {
   ValidateFilters(stages, profiles);
   auto backend = MakeBackend(backend_name, backend_options);
-  golden::VerifyOptions options = MakeOptions(stages, profiles, canonical_rule);
-  // The report is rewritten (atomically) after every judged case with "complete": false, so a
-  // run that is killed keeps what it judged (docs/spec/report.md "Partial reports").
-  reports::PartialReport partial(report_dir, {backend_name, golden_dir});
-  options.on_case = [&, progress = options.on_case](const golden::CaseResult& r, std::size_t done, std::size_t total) {
-    progress(r, done, total);
-    partial.Add(r);
-  };
-  auto results = golden::VerifyGoldenSet(golden_dir, *backend, options);
-  RequireSomethingRan(results, backend_name);
-  if (batch_invariance) {
-    auto invariance = harness::CheckGoldenSetInvariance(golden_dir, *backend, options);
-    results.insert(results.end(), std::make_move_iterator(invariance.begin()), std::make_move_iterator(invariance.end()));
-  }
-  if (statistics != nullptr) {  // the statistical cases (docs/spec/harness.md), CI-sized unless --thorough
-    auto stats = RunStatisticalCases(*backend, *statistics);
-    results.insert(results.end(), std::make_move_iterator(stats.begin()), std::make_move_iterator(stats.end()));
-  }
+  const golden::VerifyOptions progress = MakeOptions(stages, profiles, canonical_rule);
+  harness::ConformOptions options;
+  options.golden_dir = golden_dir;
+  options.report_dir = report_dir;
+  options.backend_label = backend_name;
+  options.stages = stages;
+  options.profiles = profiles;
+  options.canonical_rule = progress.canonical_rule;
+  options.batch_invariance = batch_invariance;
+  options.statistics = statistics != nullptr;
+  if (statistics != nullptr) options.statistical = *statistics;
+  options.on_case = progress.on_case;
+  const harness::ConformResult run = harness::RunConform(*backend, options);
   std::printf("conformance of backend '%s' against %s\n", backend_name.c_str(), golden_dir.c_str());
-  std::cout << reports::SummaryTable(reports::SummariseByStage(results));
-  const auto path = partial.Finish(results);
-  std::printf("report: %s\n", path.c_str());
-  for (const auto& rendered : reports::WriteRenderedReports(path)) std::printf("report: %s\n", rendered.c_str());
-  return CountFailures(results) ? 1 : 0;
+  std::cout << reports::SummaryTable(reports::SummariseByStage(run.results));
+  std::printf("report: %s\n", run.report.c_str());
+  for (const auto& rendered : reports::WriteRenderedReports(run.report)) std::printf("report: %s\n", rendered.c_str());
+  return run.failed ? 1 : 0;
 }
 
 // --isolate / --no-isolate and --case-timeout (docs/spec/cli.md "Backends").

@@ -11,25 +11,12 @@
 #include "cli/backend_registry.h"
 #include "cli/progress_bar.h"
 #include "core/error.h"
-#include "core/profile.h"
-#include "core/stage_catalogue.h"
-#include "harness/reproducibility.h"
+#include "harness/statistical_run.h"
 #include "reports/conform_report.h"
 #include "reports/report_set.h"
-#include "statistical/draw_harness.h"
-#include "statistical/noise_harness.h"
-#include "statistical/stat_cases.h"
 #include "statistical/wrong_samplers.h"
 
 namespace sampcheck::cli {
-namespace {
-
-bool Selected(const std::vector<std::string>& filter, const std::string& name) {
-  return filter.empty() || std::find(filter.begin(), filter.end(), name) != filter.end();
-}
-
-}  // namespace
-
 std::unique_ptr<Backend> MakeStatsBackend(const std::string& name) {
   constexpr std::string_view kWrong = "wrong:";
   if (name.rfind(kWrong, 0) == 0) {
@@ -43,41 +30,15 @@ std::unique_ptr<Backend> MakeStatsBackend(const std::string& name) {
 }
 
 std::vector<golden::CaseResult> RunStatisticalCases(Backend& backend, const StatsRunOptions& options) {
-  for (const auto& s : options.stages) {
-    if (s != "noise") RequireStage(s);  // "noise": the noise harness alone
-  }
-  for (const auto& p : options.profiles) ParseProfile(p);
-  std::vector<statistical::StatCase> cases;
-  for (auto& c : statistical::DrawStatCases()) {
-    if (Selected(options.stages, c.input.stage) && Selected(options.profiles, c.input.profile)) cases.push_back(std::move(c));
-  }
-  statistical::DrawHarnessOptions draw;
-  draw.thorough = options.thorough;
-  draw.seed_epoch = options.seed_epoch;
-  draw.budget_seconds = options.budget_seconds;
-  // The noise laws are properties of the reference's generators (reference/rng/), run with
-  // the reference backend only; a backend's own noise is judged through its draws.
-  const bool run_noise = backend.Name() == "reference" && Selected(options.stages, "noise");
-  draw.extra_family_tests = run_noise ? statistical::NoiseFamilySize() : 0;
-  draw.apply_holm = false;  // once, below, over draws and noise together
-  // Progress (cli/progress_bar.h) without a failure count: verdicts come after Holm, below.
+  // Progress (cli/progress_bar.h) without a failure count: verdicts come after Holm.
   auto bar = std::make_shared<ProgressBar>(
       ProgressBar::Options{.terminal = StderrIsTerminal(), .show_failures = false}, [](std::string_view text) {
         std::fwrite(text.data(), 1, text.size(), stderr);
         std::fflush(stderr);
       });
-  draw.on_case = [bar](const std::string& id, std::size_t done, std::size_t total) {
-    bar->Update(done, total, false, id);
-  };
-  auto results = statistical::RunDrawHarness(backend, cases, draw);
-  auto repro = harness::RunReproducibilityHarness(backend, cases, options.seed_epoch);
-  results.insert(results.end(), std::make_move_iterator(repro.begin()), std::make_move_iterator(repro.end()));
-  if (run_noise) {
-    auto noise = statistical::RunNoiseHarness(options.seed_epoch, options.thorough, /*apply_holm=*/false);
-    results.insert(results.end(), std::make_move_iterator(noise.begin()), std::make_move_iterator(noise.end()));
-  }
-  statistical::ApplyHolm(results, statistical::kFamilyWiseAlpha);
-  return results;
+  harness::StatisticalRunOptions run = options;
+  run.on_case = [bar](const std::string& id, std::size_t done, std::size_t total) { bar->Update(done, total, false, id); };
+  return harness::RunStatisticalCases(backend, run);
 }
 
 StatsCommand::StatsCommand(CLI::App& app) {
@@ -96,7 +57,7 @@ StatsCommand::StatsCommand(CLI::App& app) {
 
 int StatsCommand::Run() const {
   auto backend = MakeStatsBackend(backend_);
-  const auto results = RunStatisticalCases(*backend, options_);
+  const auto results = cli::RunStatisticalCases(*backend, options_);
   int failed = 0, ran = 0;
   for (const auto& r : results) {
     ran += r.verdict != golden::Verdict::kSkip;

@@ -16,22 +16,17 @@
 
 #include "core/backend.h"
 #include "golden/verifier.h"
+#include "harness/statistical_run.h"
 
 namespace sampcheck::cli {
 
-struct StatsRunOptions {
-  std::vector<std::string> stages;    // empty: all
-  std::vector<std::string> profiles;  // empty: all
-  std::uint64_t seed_epoch = 0;
-  double budget_seconds = 0.0;        // <= 0: none
-  bool thorough = false;
-};
+// The selection and sizes of a statistical run (harness/statistical_run.h).
+using StatsRunOptions = harness::StatisticalRunOptions;
 
 // The backend for `stats`: "wrong:<name>" or a built-in.
 std::unique_ptr<Backend> MakeStatsBackend(const std::string& name);
 
-// Every statistical case selected by the options, run against the backend, Holm-adjusted
-// over the run. Progress goes to stderr when it is a terminal.
+// harness::RunStatisticalCases with a progress bar on stderr.
 std::vector<golden::CaseResult> RunStatisticalCases(Backend& backend, const StatsRunOptions& options);
 
 // Registers `stats` on the app; Run() is called when Parsed().

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Compiler flags shared by every sampcheck target.
 #
-# Bit-exactness (docs/spec/arithmetic.md): host code is compiled without fast-math and with
+# Bit-exactness (docs/spec/math.md, docs/spec/reductions.md): host code is compiled without fast-math and with
 # -ffp-contract=off, so `a * b + c` is two roundings everywhere, as PyTorch's separate
 # element-wise kernels are. We do not pass -march=native: FMA and x87 must not creep in.
 add_library(sampcheck_flags INTERFACE)

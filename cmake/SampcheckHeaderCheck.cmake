@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# Self-containment of the headers shared with device code (STYLE.md "Host and device"): each
+# Self-containment of the headers shared with device code (docs/contributing.md "Host and device"): each
 # one is compiled alone, as the only include of its own translation unit, with the host
 # compiler and the project's warnings (-Wundef included), so a header that leans on an
 # include it does not make fails the build.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The in-process backend interface (DESIGN.md "Backends"): named tensors in, named tensors
+// The in-process backend interface (docs/architecture.md "Backends"): named tensors in, named tensors
 // out. A backend declares the stages it supports; `Run` receives a case (inputs, JSON
 // parameters, profile) and returns the stage's outputs by name. It reports bad input by
 // throwing (InputError or std::invalid_argument); the runner records the message as the
@@ -36,6 +36,11 @@ class Backend {
                             std::uint64_t /*seed*/) {
     throw std::invalid_argument("backend '" + Name() + "' cannot draw stage '" + stage + "' with its own randomness");
   }
+
+  // Whether the backend's noise is the reference's own generators (reference/rng/): the noise
+  // harness (statistical/noise_harness.h), which tests those generators' laws, then runs on
+  // its behalf. A backend gates on what it declares, never on its name.
+  virtual bool UsesReferenceNoiseGenerators() const { return false; }
 
   // Plugin, exchange and isolated backends (docs/spec/plugin_abi.md, docs/spec/exchange.md).
   // A backend may implement a stage for some profiles only; cases of other profiles are

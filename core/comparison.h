@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Comparison rules between an expected and an actual output tensor (DESIGN.md "The stage
+// Comparison rules between an expected and an actual output tensor (docs/architecture.md "The stage
 // model", docs/spec/golden.md "Comparison rules").
 //
 // - exact: same dtype, same shape, same bits in every element — except that for floating

@@ -2,7 +2,7 @@
 #pragma once
 // Element types a sampcheck tensor can hold, with their safetensors names and sizes.
 //
-// Contract: eight dtypes: f32, f16, bf16, f64, i32, i64, u8, bool (DESIGN.md "Layout"; f64
+// Contract: eight dtypes: f32, f16, bf16, f64, i32, i64, u8, bool (docs/architecture.md "Layout"; f64
 // carries noise that peers draw in binary64, such as vLLM's rejection-sampling uniforms). All are
 // little-endian in files and in memory (the build static_asserts a little-endian host).
 // bool is one byte per element holding 0 or 1, as in safetensors and NumPy.

@@ -3,7 +3,7 @@
 // The exception sampcheck throws for bad input: a file, tensor, case or parameter that does
 // not meet its contract. The message names the offending object and what was expected; the
 // CLI prints it and exits non-zero. Preconditions inside reference/ throw
-// std::invalid_argument instead (STYLE.md "Errors").
+// std::invalid_argument instead (docs/contributing.md "Errors").
 
 #include <stdexcept>
 #include <string>

@@ -3,7 +3,7 @@
 // Profiles: which framework's semantics a stage reproduces where the frameworks differ
 // (docs/spec/profiles.md). `canonical` is sampcheck's own, fully specified behaviour.
 // Each profile names the peer code it follows, file and commit, in docs/spec/profiles.md and
-// docs/research/: the versions of PEERS.md (vLLM 9aaf83ef, SGLang d55f1c28, xgrammar
+// docs/research/: the versions of docs/peers.md (vLLM 9aaf83ef, SGLang d55f1c28, xgrammar
 // 53da3ff8, CANN ops-nn e5c3fa93) are the target; where the code was read at another commit,
 // the research notes say which.
 

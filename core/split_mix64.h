@@ -5,7 +5,7 @@
 // generator of test and benchmark inputs — golden case families, benchmarks, test sweeps.
 // Integer-only, so every platform draws the same bits; not a noise source of any stage (those
 // are specified in docs/spec/rng.md). No std:: distributions: their output is
-// implementation-defined (STYLE.md "Numerics").
+// implementation-defined (docs/contributing.md "Numerics").
 // Example: SplitMix64(0).Next() == 0xE220A8397B1DCDAF.
 
 #include <cstdint>

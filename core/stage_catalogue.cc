@@ -3,6 +3,8 @@
 // reference header and the spec file it names; keep the three in step.
 #include "core/stage_catalogue.h"
 
+#include <stdexcept>
+
 #include "core/error.h"
 
 namespace sampcheck {
@@ -11,9 +13,70 @@ std::string_view TierName(Tier t) {
   switch (t) {
     case Tier::kExact: return "exact";
     case Tier::kCanonical: return "canonical";
-    case Tier::kDistributional: return "distributional";
   }
   return "?";
+}
+
+std::string_view RoleName(Role r) {
+  switch (r) {
+    case Role::kParameter: return "parameter";
+    case Role::kLogits: return "logits";
+    case Role::kProbs: return "probs";
+    case Role::kScores: return "scores";
+    case Role::kNoise: return "noise";
+    case Role::kSeed: return "seed";
+    case Role::kPosition: return "position";
+    case Role::kDrafts: return "drafts";
+    case Role::kToken: return "token";
+  }
+  return "?";
+}
+
+std::string_view ExactTargetKindName(ExactTargetKind k) {
+  switch (k) {
+    case ExactTargetKind::kNone: return "none";
+    case ExactTargetKind::kNormalisedProbs: return "normalised_probs";
+    case ExactTargetKind::kSoftmaxScores: return "softmax_scores";
+    case ExactTargetKind::kPipeline: return "pipeline";
+    case ExactTargetKind::kSpecFirstToken: return "spec_first_token";
+    case ExactTargetKind::kAscendSurvivors: return "ascend_survivors";
+  }
+  return "?";
+}
+
+HarnessNoise DrawInfo::NoiseFor(Profile p) const {
+  for (const auto& [profile, noise_law] : noise_by_profile) {
+    if (profile == p) return noise_law;
+  }
+  return noise;
+}
+
+bool StageInfo::HasProfile(Profile p) const {
+  for (Profile q : profiles) {
+    if (q == p) return true;
+  }
+  return false;
+}
+
+const TensorSpec* StageInfo::InputWithRole(Role r) const {
+  for (const auto& t : inputs) {
+    if (t.role == r) return &t;
+  }
+  return nullptr;
+}
+
+const TensorSpec* StageInfo::OutputWithRole(Role r) const {
+  for (const auto& t : outputs) {
+    if (t.role == r) return &t;
+  }
+  return nullptr;
+}
+
+const TensorSpec* StageInfo::DistributionInput() const {
+  for (Role r : {Role::kProbs, Role::kScores, Role::kLogits}) {
+    if (const TensorSpec* t = InputWithRole(r)) return t;
+  }
+  return nullptr;
 }
 
 namespace {
@@ -21,7 +84,7 @@ namespace {
 constexpr char kLogitTypes[] = "f32|f16|bf16";
 using P = Profile;
 
-TensorSpec Logits() { return {"logits", kLogitTypes, "[B, V]", false, "logits; f16/bf16 are upcast to f32 first"}; }
+TensorSpec Logits() { return {"logits", kLogitTypes, "[B, V]", false, "logits; f16/bf16 are upcast to f32 first", Role::kLogits}; }
 TensorSpec LogitsOut() { return {"logits", "f32", "[B, V]", false, "logits after the stage"}; }
 
 std::vector<StageInfo> BuildCatalogue() {
@@ -99,6 +162,13 @@ std::vector<StageInfo> BuildCatalogue() {
                {},
                Tier::kExact, "exact", {P::kCanonical, P::kVllm, P::kSglang},
                "docs/spec/temperature.md"});
+  c.push_back({"greedy",
+               "argmax per row: first NaN, else the lowest index among equal maxima",
+               {Logits()},
+               {{"token", "i64", "[B]", false, "chosen token id", Role::kToken}},
+               {},
+               Tier::kExact, "exact", {P::kCanonical},
+               "docs/spec/greedy.md"});
   c.push_back({"softmax",
                "probabilities: max-subtracted owned exp over the canonical sum",
                {Logits(), {"temperature", "f32", "[B]", true, "finite, > 0; logits are divided by it first"}},
@@ -114,7 +184,7 @@ std::vector<StageInfo> BuildCatalogue() {
                Tier::kCanonical, "exact", {P::kCanonical},
                "docs/spec/softmax.md"});
   const std::vector<Profile> all_profiles = {P::kCanonical, P::kVllm, P::kSglang, P::kFlashinfer, P::kAscendV2};
-  const TensorSpec filter_logits = {"logits", kLogitTypes, "[B, V]", false, "finite or -inf logits (no NaN, no +inf)"};
+  const TensorSpec filter_logits = {"logits", kLogitTypes, "[B, V]", false, "finite or -inf logits (no NaN, no +inf)", Role::kLogits};
   c.push_back({"top_k",
                "keep the k largest logits (exactly k, or with ties at the k-th value, per profile)",
                {filter_logits, {"top_k", "i32", "[B]", false, "k; disabled per profile (k <= 0, k >= V, ...)"}},
@@ -150,12 +220,12 @@ std::vector<StageInfo> BuildCatalogue() {
   c.push_back({"ascend_top_k_top_p_sample_v2",
                "CANN TopKTopPSampleV2: top-k -> top-p -> min-p on the top-k softmax, then argmax or QSample",
                {{"logits", kLogitTypes, "[B, V]", false,
-                 "logits (finite or -inf, a finite one per row), or probabilities (finite, >= 0) if !input_is_logits"},
+                 "logits (finite or -inf, a finite one per row), or probabilities (finite, >= 0) if !input_is_logits", Role::kLogits},
                 {"top_k", "i32", "[B]", false, "k; active iff 1 <= k <= min(V, ks_max rounded up to 8, 1024)"},
                 {"top_p", kLogitTypes, "[B]", false, "same dtype as logits; <= 0 keeps the max, >= 1 skips"},
                 {"min_p", kLogitTypes, "[B]", true, "same dtype as logits; absent or <= 0 skips, >= 1 keeps the max"},
-                {"q", "f32", "[B, V]", true, "QSample divisor, indexed by position in the survivor list"}},
-               {{"logits_select_idx", "i64", "[B]", false, "sampled vocab id (absent when is_need_sample_result)"},
+                {"q", "f32", "[B, V]", true, "QSample divisor, indexed by position in the survivor list", Role::kNoise}},
+               {{"logits_select_idx", "i64", "[B]", false, "sampled vocab id (absent when is_need_sample_result)", Role::kToken},
                 {"logits_top_kp_select", "f32", "[B, V]", false, "only if is_need_logits: input at survivors, defLogit elsewhere"},
                 {"logits_sort_masked", "f32", "[B, V]", false, "only if is_need_sample_result: survivor probs in list order, then 0"},
                 {"logits_idx", "i64", "[B, V]", false, "only if is_need_sample_result: survivor vocab ids in list order, then -1"}},
@@ -166,52 +236,58 @@ std::vector<StageInfo> BuildCatalogue() {
                 {"input_is_logits", "bool", "true", "false: rows are probabilities (no softmax, defLogit 0)"},
                 {"is_need_sample_result", "bool", "false", "output logits_sort_masked and logits_idx instead of logits_select_idx (q must be absent)"}},
                Tier::kCanonical, "exact", {P::kAscendV2},
-               "docs/spec/ascend_top_k_top_p_sample_v2.md"});
-  const TensorSpec token_out = {"token", "i64", "[B]", false, "drawn token id"};
+               "docs/spec/ascend_top_k_top_p_sample_v2.md",
+               {ExactTargetKind::kAscendSurvivors, HarnessNoise::kExponential}});
+  const TensorSpec token_out = {"token", "i64", "[B]", false, "drawn token id", Role::kToken};
   c.push_back({"gumbel_max",
                "argmax(score + gumbel) over finite scores, the noise given",
-               {{"logprobs", kLogitTypes, "[B, V]", false, "scores (log-probabilities or logits); -inf never drawn"},
-                {"gumbel", "f32", "[B, V]", false, "Gumbel noise, finite"}},
+               {{"logprobs", kLogitTypes, "[B, V]", false, "scores (log-probabilities or logits); -inf never drawn", Role::kScores},
+                {"gumbel", "f32", "[B, V]", false, "Gumbel noise, finite", Role::kNoise}},
                {token_out}, {},
                Tier::kExact, "exact", {P::kCanonical, P::kSglang},
-               "docs/spec/draws.md#gumbel_max"});
+               "docs/spec/draws.md#gumbel_max",
+               {ExactTargetKind::kSoftmaxScores, HarnessNoise::kGumbel, {}, true}});
   c.push_back({"exponential_race",
                "argmax(probs / q), the Exp(1) noise q given",
-               {{"probs", kLogitTypes, "[B, V]", false, "probabilities, finite >= 0"},
-                {"q", "f32", "[B, V]", false, "Exp(1) noise, finite > 0"}},
+               {{"probs", kLogitTypes, "[B, V]", false, "probabilities, finite >= 0", Role::kProbs},
+                {"q", "f32", "[B, V]", false, "Exp(1) noise, finite > 0", Role::kNoise}},
                {token_out}, {},
                Tier::kExact, "exact", {P::kCanonical, P::kVllm},
-               "docs/spec/draws.md#exponential_race"});
+               "docs/spec/draws.md#exponential_race",
+               {ExactTargetKind::kNormalisedProbs, HarnessNoise::kExponential, {}, true}});
   c.push_back({"inverse_cdf",
                "first token whose running probability sum exceeds u times the total",
-               {{"probs", kLogitTypes, "[B, V]", false, "probabilities, finite >= 0, need not sum to 1"},
-                {"u", "f32", "[B]", false, "uniform in [0, 1)"}},
+               {{"probs", kLogitTypes, "[B, V]", false, "probabilities, finite >= 0, need not sum to 1", Role::kProbs},
+                {"u", "f32", "[B]", false, "uniform in [0, 1)", Role::kNoise}},
                {token_out}, {},
                Tier::kCanonical, "exact", {P::kCanonical},
-               "docs/spec/draws.md#inverse_cdf"});
+               "docs/spec/draws.md#inverse_cdf",
+               {ExactTargetKind::kNormalisedProbs, HarnessNoise::kUniform, {}, true}});
   c.push_back({"qsample",
                "Ascend QSample: argmax(probs / (|q| + eps)), the noise q given",
-               {{"probs", kLogitTypes, "[B, V]", false, "probabilities in the op's list order, finite >= 0"},
-                {"q", "f32", "[B, V]", false, "noise indexed by list position, finite (|q| is used)"}},
+               {{"probs", kLogitTypes, "[B, V]", false, "probabilities in the op's list order, finite >= 0", Role::kProbs},
+                {"q", "f32", "[B, V]", false, "noise indexed by list position, finite (|q| is used)", Role::kNoise}},
                {token_out}, {{"eps", "float", "1e-8", "added to |q|; rounded to f32, finite >= 0"}},
                Tier::kExact, "exact", {P::kAscendV2},
-               "docs/spec/draws.md#qsample"});
+               "docs/spec/draws.md#qsample",
+               {ExactTargetKind::kNormalisedProbs, HarnessNoise::kExponential, {}, true}});
   for (const bool token_ids : {false, true}) {
     std::vector<TensorSpec> inputs = {
-        {"probs", kLogitTypes, "[B, V]", false, "weights in column order (SGLang: sorted, filtered probs)"},
-        {"seed", "i64", "[B]", false, "per-row sampling seed"},
-        {"positions", "i64", "[B]", false, "token position in its sequence, [0, 2^32)"}};
+        {"probs", kLogitTypes, "[B, V]", false, "weights in column order (SGLang: sorted, filtered probs)", Role::kProbs},
+        {"seed", "i64", "[B]", false, "per-row sampling seed", Role::kSeed},
+        {"positions", "i64", "[B]", false, "token position in its sequence, [0, 2^32)", Role::kPosition}};
     if (token_ids) inputs.push_back({"token_ids", "i32", "[B, V]", false, "hash column of each entry (vocabulary id)"});
     c.push_back({token_ids ? "multinomial_with_seed_token_ids" : "multinomial_with_seed",
                  token_ids ? "seeded Gumbel-max, noise keyed by (seed, position, token id)"
                            : "seeded Gumbel-max, noise keyed by (seed, position, column rank)",
                  std::move(inputs), {token_out}, {},
                  Tier::kCanonical, "exact", {P::kSglang},
-                 "docs/spec/draws.md#multinomial_with_seed"});
+                 "docs/spec/draws.md#multinomial_with_seed",
+                 {ExactTargetKind::kNormalisedProbs, HarnessNoise::kSeedPosition, {}, true}});
   }
   c.push_back({"pipeline",
                "a framework's whole sampler: penalties, masks, bias, temperature, filters, seeded draw",
-               {{"logits", kLogitTypes, "[B, V]", false, "raw logits"},
+               {{"logits", kLogitTypes, "[B, V]", false, "raw logits", Role::kLogits},
                 {"temperature", "f32", "[B]", false, "per row; greedy rows by the profile's rule"},
                 {"output_ids", "i32", "[B, Lo]", true, "penalties group (with prompt_ids and the three coefficients)"},
                 {"prompt_ids", "i32", "[B, Lp]", true, "penalties group"},
@@ -226,44 +302,39 @@ std::vector<StageInfo> BuildCatalogue() {
                 {"top_k", "i32", "[B]", true, "filters"},
                 {"top_p", "f32", "[B]", true, "filters"},
                 {"min_p", "f32", "[B]", true, "filters"},
-                {"seed", "i64", "[B]", true, "canonical, sglang: per-row sampling seed (random rows)"},
-                {"positions", "i64", "[B]", true, "canonical, sglang: token position (random rows)"},
-                {"q", "f32", "[B, V]", true, "vllm: Exp(1) noise (random rows)"}},
+                {"seed", "i64", "[B]", true, "canonical, sglang: per-row sampling seed (random rows)", Role::kSeed},
+                {"positions", "i64", "[B]", true, "canonical, sglang: token position (random rows)", Role::kPosition},
+                {"q", "f32", "[B, V]", true, "vllm: Exp(1) noise (random rows)", Role::kNoise}},
                {token_out}, {{"order", "string", "profile's", "filter order (sampling_filters)"}},
                Tier::kCanonical, "exact", {P::kCanonical, P::kVllm, P::kSglang},
-               "docs/spec/pipeline.md"});
-  c.push_back({"greedy",
-               "argmax per row: first NaN, else the lowest index among equal maxima",
-               {Logits()},
-               {{"token", "i64", "[B]", false, "chosen token id"}},
-               {},
-               Tier::kExact, "exact", {P::kCanonical},
-               "docs/spec/greedy.md"});
+               "docs/spec/pipeline.md",
+               {ExactTargetKind::kPipeline, HarnessNoise::kSeedPosition, {{P::kVllm, HarnessNoise::kExponential}}, true}});
   // Speculative decoding (docs/spec/speculative.md). Every tensor is per request ("[B, ..."),
   // so both stages are row-separable for the batch-invariance check.
-  const TensorSpec drafts = {"draft_ids", "i32", "[B, K]", false, "draft tokens, K >= 0; trailing -1 padding (a row's draft count)"};
+  const TensorSpec drafts = {"draft_ids", "i32", "[B, K]", false, "draft tokens, K >= 0; trailing -1 padding (a row's draft count)", Role::kDrafts};
   const std::vector<TensorSpec> spec_outputs = {
-      {"emitted", "i64", "[B, K + 1]", false, "accepted drafts, then the recovered or bonus token, then -1"},
+      {"emitted", "i64", "[B, K + 1]", false, "accepted drafts, then the recovered or bonus token, then -1", Role::kToken},
       {"num_accepted", "i64", "[B]", false, "accepted drafts per row"}};
   c.push_back({"spec_greedy",
                "greedy verification: accept drafts equal to the target argmax; emit the argmax at the first mismatch, or the bonus",
-               {drafts, {"target_logits", kLogitTypes, "[B, K + 1, V]", false, "target scores per position (argmax as greedy)"}},
+               {drafts, {"target_logits", kLogitTypes, "[B, K + 1, V]", false, "target scores per position (argmax as greedy)", Role::kLogits}},
                spec_outputs, {},
                Tier::kExact, "exact", {P::kCanonical},
                "docs/spec/speculative.md#spec_greedy"});
   c.push_back({"spec_random",
                "rejection sampling of drafts against the target, recovered token from max(p - q, 0), bonus token; noise given",
                {drafts,
-                {"target_probs", kLogitTypes, "[B, K + 1, V]", false, "target probabilities per position (after the caller's temperature and filters)"},
+                {"target_probs", kLogitTypes, "[B, K + 1, V]", false, "target probabilities per position (after the caller's temperature and filters)", Role::kProbs},
                 {"draft_probs", kLogitTypes, "[B, K, V]", true, "draft probabilities; vllm: absent = n-gram (draft prob 1); typical_acceptance: not read"},
-                {"u", "f64|f32", "[B, K] | [B, K + 1]", true, "vllm: f64 [B, K] in [0, 1); flashinfer: f32 [B, K + 1] in [0, 1]"},
-                {"q", "f32", "[B, V]", true, "vllm: Exp(1) noise of the recovered token, one vector per request"},
-                {"bonus_q", "f32", "[B, V]", true, "vllm, typical_acceptance: Exp(1) noise of the bonus token"}},
+                {"u", "f64|f32", "[B, K] | [B, K + 1]", true, "vllm: f64 [B, K] in [0, 1); flashinfer: f32 [B, K + 1] in [0, 1]", Role::kNoise},
+                {"q", "f32", "[B, V]", true, "vllm: Exp(1) noise of the recovered token, one vector per request", Role::kNoise},
+                {"bonus_q", "f32", "[B, V]", true, "vllm, typical_acceptance: Exp(1) noise of the bonus token", Role::kNoise}},
                spec_outputs,
                {{"posterior_threshold", "float", "0.09", "typical_acceptance: threshold cap, rounded to f32"},
                 {"posterior_alpha", "float", "0.3", "typical_acceptance: factor on exp(-entropy), rounded to f32"}},
                Tier::kCanonical, "exact", {P::kVllm, P::kFlashinfer, P::kTypicalAcceptance},
-               "docs/spec/speculative.md#spec_random"});
+               "docs/spec/speculative.md#spec_random",
+               {ExactTargetKind::kSpecFirstToken, HarnessNoise::kSpecDrafts}});
   return c;
 }
 
@@ -273,11 +344,36 @@ std::string Join(const std::vector<std::string>& v) {
   return s;
 }
 
+// Registered stages are appended; the spare capacity keeps pointers from FindStage valid
+// while tests register and unregister stages.
+std::vector<StageInfo>& MutableCatalogue() {
+  static std::vector<StageInfo> catalogue = [] {
+    std::vector<StageInfo> c = BuildCatalogue();
+    c.reserve(c.size() + 64);
+    return c;
+  }();
+  return catalogue;
+}
+
 }  // namespace
 
-const std::vector<StageInfo>& StageCatalogue() {
-  static const std::vector<StageInfo> catalogue = BuildCatalogue();
-  return catalogue;
+const std::vector<StageInfo>& StageCatalogue() { return MutableCatalogue(); }
+
+ScopedStageRegistration::ScopedStageRegistration(StageInfo stage) : name_(stage.name) {
+  std::vector<StageInfo>& c = MutableCatalogue();
+  if (FindStage(name_) != nullptr) throw std::logic_error("stage '" + name_ + "' is already in the catalogue");
+  if (c.size() == c.capacity()) throw std::logic_error("stage catalogue: too many registered stages");
+  c.push_back(std::move(stage));
+}
+
+ScopedStageRegistration::~ScopedStageRegistration() {
+  std::vector<StageInfo>& c = MutableCatalogue();
+  for (auto it = c.begin(); it != c.end(); ++it) {
+    if (it->name == name_) {
+      c.erase(it);
+      return;
+    }
+  }
 }
 
 const StageInfo* FindStage(std::string_view name) {
@@ -294,11 +390,11 @@ const StageInfo& RequireStage(std::string_view name) {
   throw InputError("unknown stage '" + std::string(name) + "'; valid stages: " + Join(names));
 }
 
-void RequireStageProfile(const StageInfo& stage, std::string_view profile) {
-  ParseProfile(profile);  // unknown names get the list of all profiles
+Profile RequireStageProfile(const StageInfo& stage, std::string_view profile) {
+  const Profile parsed = ParseProfile(profile);  // unknown names get the list of all profiles
   std::vector<std::string> names;
   for (Profile p : stage.profiles) {
-    if (ProfileName(p) == profile) return;
+    if (p == parsed) return parsed;
     names.emplace_back(ProfileName(p));
   }
   throw InputError("stage '" + stage.name + "' has no profile '" + std::string(profile) +

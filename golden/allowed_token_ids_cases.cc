@@ -2,6 +2,7 @@
 // Golden case family for allowed_token_ids (docs/spec/masks.md#allowed_token_ids).
 #include <limits>
 
+#include "golden/case_family.h"
 #include "golden/case_list.h"
 
 namespace sampcheck::golden {
@@ -21,5 +22,16 @@ void AddAllowedTokenIdsCases(CaseList& list) {
                                      1.0f, 2.0f, 3.0f, 4.0f})},
             {"allowed_ids", I32({2, 3}, {0, 1, 1, -1, -1, -1})}});
 }
+
+namespace {
+
+// The `full` set's large-vocabulary row (golden/case_family.h).
+TensorMap LargeAllowedTokenIdsInputs(const std::string& /*stage*/, SplitMix64& rng, std::int64_t vocab) {
+  return {{"allowed_ids", RandomIds(rng, 1, 1000, vocab, {1000})}};
+}
+
+}  // namespace
+
+SAMPCHECK_CASE_FAMILY(AllowedTokenIds, {.stages = {"allowed_token_ids"}, .add = AddAllowedTokenIdsCases, .large_inputs = LargeAllowedTokenIdsInputs});
 
 }  // namespace sampcheck::golden

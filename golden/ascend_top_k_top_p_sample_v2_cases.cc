@@ -5,6 +5,7 @@
 // the V = 1000 cases use one or two rows.
 #include <limits>
 
+#include "golden/case_family.h"
 #include "golden/case_list.h"
 
 namespace sampcheck::golden {
@@ -161,5 +162,21 @@ void AddAscendTopKTopPSampleV2Cases(CaseList& list) {
   AddEdgeCases(list);
   AddRandomCases(list);
 }
+
+namespace {
+
+// The `full` set's large-vocabulary row (golden/case_family.h).
+TensorMap LargeAscendTopKTopPSampleV2Inputs(const std::string& /*stage*/, SplitMix64& rng, std::int64_t vocab) {
+  // The family's logits are bf16, and the op requires top_p and min_p in the logits' dtype.
+  Tensor top_p(DType::kBF16, {1}), min_p(DType::kBF16, {1}), q(DType::kF32, {1, vocab});
+  SetLogit(top_p, 0, 0.9f);
+  SetLogit(min_p, 0, 0.05f);
+  for (float& x : q.data<float>()) x = static_cast<float>(1 + rng.Below(1u << 20)) * 0x1p-18f;  // (0, 4]
+  return {{"top_k", I32({1}, {50})}, {"top_p", top_p}, {"min_p", min_p}, {"q", q}};
+}
+
+}  // namespace
+
+SAMPCHECK_CASE_FAMILY(AscendTopKTopPSampleV2, {.stages = {"ascend_top_k_top_p_sample_v2"}, .add = AddAscendTopKTopPSampleV2Cases, .large_inputs = LargeAscendTopKTopPSampleV2Inputs});
 
 }  // namespace sampcheck::golden

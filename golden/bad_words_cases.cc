@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Golden case family for bad_words (docs/spec/masks.md#bad_words).
+#include <algorithm>
+
+#include "golden/case_family.h"
 #include "golden/case_list.h"
 
 namespace sampcheck::golden {
@@ -32,5 +35,23 @@ void AddBadWordsCases(CaseList& list) {
              {{"logits", RandomLogits(rng, 3, vocab, DType::kF32)}, {"output_ids", output}, {"bad_words", words}});
   }
 }
+
+namespace {
+
+// The `full` set's large-vocabulary row (golden/case_family.h).
+TensorMap LargeBadWordsInputs(const std::string& /*stage*/, SplitMix64& rng, std::int64_t /*vocab*/) {
+  TensorMap in = {{"output_ids", RandomIds(rng, 1, 16, 4, {16})}};
+  // One word per row of the [4, 3] draw, reshaped to [1, 4, 3].
+  const Tensor drawn = RandomIds(rng, 4, 3, 4, {1, 2, 3, 3});
+  Tensor words(DType::kI32, {1, 4, 3});
+  auto src = drawn.data<std::int32_t>();
+  std::copy(src.begin(), src.end(), words.data<std::int32_t>().begin());
+  in.emplace("bad_words", words);
+  return in;
+}
+
+}  // namespace
+
+SAMPCHECK_CASE_FAMILY(BadWords, {.stages = {"bad_words"}, .add = AddBadWordsCases, .large_inputs = LargeBadWordsInputs});
 
 }  // namespace sampcheck::golden

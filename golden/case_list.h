@@ -44,31 +44,8 @@ class CaseList {
   std::vector<Case> cases_;
 };
 
-// The families, one per stage (golden/<stage>_cases.cc).
-void AddLogitBiasCases(CaseList& list);
-void AddPenaltiesCases(CaseList& list);
-void AddMinNewTokensCases(CaseList& list);
-void AddTokenBitmaskCases(CaseList& list);
-void AddAllowedTokenIdsCases(CaseList& list);
-void AddBadWordsCases(CaseList& list);
-void AddNanHandlingCases(CaseList& list);
-void AddTemperatureCases(CaseList& list);
-void AddGreedyCases(CaseList& list);
-void AddSoftmaxCases(CaseList& list);  // softmax and log_softmax
-void AddTopKCases(CaseList& list);
-void AddTopPCases(CaseList& list);
-void AddMinPCases(CaseList& list);
-void AddSamplingFiltersCases(CaseList& list);
-void AddAscendTopKTopPSampleV2Cases(CaseList& list);
-void AddDrawCases(CaseList& list);  // gumbel_max, exponential_race, inverse_cdf
-void AddSeededDrawCases(CaseList& list);  // qsample, multinomial_with_seed(_token_ids)
-void AddPipelineCases(CaseList& list);
-void AddSpecGreedyCases(CaseList& list);
-void AddSpecRandomCases(CaseList& list);
-// spec_greedy and spec_random at V = 32000 and 151936 (called by AddLargeVocabularyCases: their
-// inputs are per position and, for spec_random, differ by profile).
-void AddSpecLargeVocabularyCases(CaseList& list);
-// Every stage at V = 32000 and 151936 (GoldenSet::kFull only).
+// The `full` set's large-vocabulary cases: every stage at V = 32000 and 151936, inputs from
+// each stage's case family (golden/case_family.h, golden/large_vocabulary_cases.cc).
 void AddLargeVocabularyCases(CaseList& list);
 
 // Small helpers the families share.

@@ -2,7 +2,7 @@
 #pragma once
 // Deterministic randomness for golden case generation: SplitMix64 (core/split_mix64.h) and
 // integer-only conversions, so every machine generates the same bytes. No std::
-// distributions (their output is implementation-defined, STYLE.md "Numerics") and no libm.
+// distributions (their output is implementation-defined, docs/contributing.md "Numerics") and no libm.
 //
 // Logits are drawn as k / 2^s with integer k, then rounded to the case's dtype with the exact
 // RNE narrowing of core/half.h, so inputs are exactly representable in that dtype.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The hex text form of a small golden case (STYLE.md "Golden vectors": small goldens get a
+// The hex text form of a small golden case (docs/contributing.md "Golden vectors": small goldens get a
 // readable form so that review diffs show which values changed). Written by the generator
 // next to "<case>.safetensors" as "<case>.txt" when every tensor of the case has at most
 // kTextFormMaxElements elements; never read back — the safetensors file is normative.

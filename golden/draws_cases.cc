@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "golden/case_family.h"
 #include "golden/case_list.h"
 #include "reference/rng/noise.h"
 
@@ -90,5 +91,25 @@ void AddDrawCases(CaseList& list) {
     list.Add("inverse_cdf", name, {{"probs", RandomProbs(rng, 4, vocab)}, {"u", u}});
   }
 }
+
+namespace {
+
+// The `full` set's large-vocabulary row (golden/case_family.h).
+TensorMap LargeDrawsInputs(const std::string& stage, SplitMix64& rng, std::int64_t vocab) {
+  // Noise from uniforms in (0, 1) through the owned noise laws (no libm: the bytes must not
+  // depend on the machine); the distribution input is added by large_vocabulary_cases.cc.
+  Tensor noise(DType::kF32, {1, vocab});
+  for (float& x : noise.data<float>()) {
+    const float u = (static_cast<float>(rng.Next() >> 41) + 0.5f) * 0x1p-23f;
+    x = stage == "gumbel_max" ? sampcheck::rng::GumbelNegLogNegLogF32(u) : sampcheck::rng::ExponentialNegLogF32(u);
+  }
+  if (stage == "gumbel_max") return {{"gumbel", noise}};
+  if (stage == "exponential_race") return {{"q", noise}};
+  return {{"u", F32({1}, {0.625f})}};
+}
+
+}  // namespace
+
+SAMPCHECK_CASE_FAMILY(Draws, {.stages = {"gumbel_max", "exponential_race", "inverse_cdf"}, .add = AddDrawCases, .large_inputs = LargeDrawsInputs});
 
 }  // namespace sampcheck::golden

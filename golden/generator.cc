@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/sha256.h"
 #include "core/stage_catalogue.h"
+#include "golden/case_family.h"
 #include "golden/case_list.h"
 #include "golden/case_text.h"
 #include "reference/reference_backend.h"
@@ -27,26 +28,7 @@ GoldenSet ParseGoldenSet(const std::string& name) {
 
 std::vector<Case> BuildGoldenCases(std::uint64_t seed, GoldenSet set) {
   CaseList list(seed, set);
-  AddLogitBiasCases(list);
-  AddPenaltiesCases(list);
-  AddMinNewTokensCases(list);
-  AddTokenBitmaskCases(list);
-  AddAllowedTokenIdsCases(list);
-  AddBadWordsCases(list);
-  AddNanHandlingCases(list);
-  AddTemperatureCases(list);
-  AddGreedyCases(list);
-  AddSoftmaxCases(list);
-  AddTopKCases(list);
-  AddTopPCases(list);
-  AddMinPCases(list);
-  AddSamplingFiltersCases(list);
-  AddAscendTopKTopPSampleV2Cases(list);
-  AddDrawCases(list);
-  AddSeededDrawCases(list);
-  AddPipelineCases(list);
-  AddSpecGreedyCases(list);
-  AddSpecRandomCases(list);
+  for (const CaseFamily* family : CaseFamilies()) family->add(list);
   if (set == GoldenSet::kFull) AddLargeVocabularyCases(list);
   return list.cases();
 }

@@ -2,6 +2,7 @@
 // Golden case family for greedy (docs/spec/greedy.md).
 #include <limits>
 
+#include "golden/case_family.h"
 #include "golden/case_list.h"
 
 namespace sampcheck::golden {
@@ -35,5 +36,16 @@ void AddGreedyCases(CaseList& list) {
   SetLogit(logits, 151936 + 75968, 100.0f);
   list.Add("greedy", "v151936_last_column", {{"logits", logits}});
 }
+
+namespace {
+
+// The `full` set's large-vocabulary row (golden/case_family.h).
+TensorMap LargeGreedyInputs(const std::string& /*stage*/, SplitMix64& /*rng*/, std::int64_t /*vocab*/) {
+  return {};
+}
+
+}  // namespace
+
+SAMPCHECK_CASE_FAMILY(Greedy, {.stages = {"greedy"}, .add = AddGreedyCases, .large_inputs = LargeGreedyInputs});
 
 }  // namespace sampcheck::golden

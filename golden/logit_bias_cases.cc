@@ -2,6 +2,7 @@
 // Golden case family for logit_bias (docs/spec/logit_bias.md).
 #include <limits>
 
+#include "golden/case_family.h"
 #include "golden/case_list.h"
 
 namespace sampcheck::golden {
@@ -48,5 +49,18 @@ void AddLogitBiasCases(CaseList& list) {
             {"bias_ids", I32({1}, {2})},
             {"bias_values", F32({1}, {0.125f})}});
 }
+
+namespace {
+
+// The `full` set's large-vocabulary row (golden/case_family.h).
+TensorMap LargeLogitBiasInputs(const std::string& /*stage*/, SplitMix64& /*rng*/, std::int64_t vocab) {
+  const auto v = static_cast<std::int32_t>(vocab);
+  return {{"bias_rows", I32({3}, {0, 0, 0})}, {"bias_ids", I32({3}, {0, v / 2, v - 1})},
+          {"bias_values", F32({3}, {-100.0f, 5.0f, 100.0f})}};
+}
+
+}  // namespace
+
+SAMPCHECK_CASE_FAMILY(LogitBias, {.stages = {"logit_bias"}, .add = AddLogitBiasCases, .large_inputs = LargeLogitBiasInputs});
 
 }  // namespace sampcheck::golden

@@ -2,6 +2,7 @@
 // Golden case family for min_new_tokens (docs/spec/penalties.md#min_new_tokens).
 #include <limits>
 
+#include "golden/case_family.h"
 #include "golden/case_list.h"
 
 namespace sampcheck::golden {
@@ -28,5 +29,17 @@ void AddMinNewTokensCases(CaseList& list) {
             {"min_tokens", I32({3}, {3, 3, 0})},
             {"stop_ids", I32({3, 3}, {0, 1, 1, 0, 1, -1, 2, -1, -1})}});
 }
+
+namespace {
+
+// The `full` set's large-vocabulary row (golden/case_family.h).
+TensorMap LargeMinNewTokensInputs(const std::string& /*stage*/, SplitMix64& /*rng*/, std::int64_t vocab) {
+  const auto v = static_cast<std::int32_t>(vocab);
+  return {{"output_len", I32({1}, {0})}, {"min_tokens", I32({1}, {1})}, {"stop_ids", I32({1, 3}, {0, v / 3, v - 1})}};
+}
+
+}  // namespace
+
+SAMPCHECK_CASE_FAMILY(MinNewTokens, {.stages = {"min_new_tokens"}, .add = AddMinNewTokensCases, .large_inputs = LargeMinNewTokensInputs});
 
 }  // namespace sampcheck::golden

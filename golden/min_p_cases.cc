@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Golden case family for min_p (docs/spec/filters.md#min_p).
+#include "golden/case_family.h"
 #include "golden/case_list.h"
 
 namespace sampcheck::golden {
@@ -19,5 +20,16 @@ void AddMinPCases(CaseList& list) {
              {{"logits", RandomLogits(rng, 3, vocab, DType::kF32)}, {"min_p", F32({3}, {0.01f, 0.1f, 0.5f})}});
   }
 }
+
+namespace {
+
+// The `full` set's large-vocabulary row (golden/case_family.h).
+TensorMap LargeMinPInputs(const std::string& /*stage*/, SplitMix64& /*rng*/, std::int64_t /*vocab*/) {
+  return {{"min_p", F32({1}, {0.1f})}};
+}
+
+}  // namespace
+
+SAMPCHECK_CASE_FAMILY(MinP, {.stages = {"min_p"}, .add = AddMinPCases, .large_inputs = LargeMinPInputs});
 
 }  // namespace sampcheck::golden

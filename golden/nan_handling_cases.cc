@@ -3,6 +3,7 @@
 #include <bit>
 #include <limits>
 
+#include "golden/case_family.h"
 #include "golden/case_list.h"
 
 namespace sampcheck::golden {
@@ -25,5 +26,19 @@ void AddNanHandlingCases(CaseList& list) {
     list.Add("nan_handling", name, {{"logits", logits}});
   }
 }
+
+namespace {
+
+// The `full` set's large-vocabulary row (golden/case_family.h).
+TensorMap LargeNanHandlingInputs(const std::string& /*stage*/, SplitMix64& rng, std::int64_t vocab) {
+  // The logits themselves, one of them NaN.
+  Tensor logits = RandomLogits(rng, 1, vocab, DType::kBF16);
+  SetLogit(logits, vocab / 2, std::numeric_limits<float>::quiet_NaN());
+  return {{"logits", logits}};
+}
+
+}  // namespace
+
+SAMPCHECK_CASE_FAMILY(NanHandling, {.stages = {"nan_handling"}, .add = AddNanHandlingCases, .large_inputs = LargeNanHandlingInputs});
 
 }  // namespace sampcheck::golden

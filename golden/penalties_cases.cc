@@ -2,6 +2,7 @@
 // Golden case family for penalties (docs/spec/penalties.md).
 #include <limits>
 
+#include "golden/case_family.h"
 #include "golden/case_list.h"
 
 namespace sampcheck::golden {
@@ -60,5 +61,18 @@ void AddPenaltiesCases(CaseList& list) {
             {"frequency_penalty", F32({1}, {0.5f})},
             {"presence_penalty", F32({1}, {0.5f})}});
 }
+
+namespace {
+
+// The `full` set's large-vocabulary row (golden/case_family.h).
+TensorMap LargePenaltiesInputs(const std::string& /*stage*/, SplitMix64& rng, std::int64_t vocab) {
+  return {{"prompt_ids", RandomIds(rng, 1, 64, vocab, {64})}, {"output_ids", RandomIds(rng, 1, 64, vocab, {64})},
+          {"repetition_penalty", F32({1}, {1.1f})}, {"frequency_penalty", F32({1}, {0.2f})},
+          {"presence_penalty", F32({1}, {0.4f})}};
+}
+
+}  // namespace
+
+SAMPCHECK_CASE_FAMILY(Penalties, {.stages = {"penalties"}, .add = AddPenaltiesCases, .large_inputs = LargePenaltiesInputs});
 
 }  // namespace sampcheck::golden

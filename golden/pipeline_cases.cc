@@ -4,6 +4,7 @@
 // (canonical and sglang read seed and positions, vllm reads q).
 #include <cmath>
 
+#include "golden/case_family.h"
 #include "golden/case_list.h"
 #include "reference/rng/noise.h"
 
@@ -113,5 +114,21 @@ void AddPipelineCases(CaseList& list) {
               {"seed", RandomSeeds(rng, 3)}, {"positions", RandomPositions(rng, 3)}, {"q", ExponentialNoise(rng, 3, 1)}});
   }
 }
+
+namespace {
+
+// The `full` set's large-vocabulary row (golden/case_family.h).
+TensorMap LargePipelineInputs(const std::string& /*stage*/, SplitMix64& rng, std::int64_t vocab) {
+  Tensor q(DType::kF32, {1, vocab});
+  for (float& x : q.data<float>()) {
+    x = sampcheck::rng::ExponentialNegLogF32((static_cast<float>(rng.Next() >> 41) + 0.5f) * 0x1p-23f);
+  }
+  return {{"temperature", F32({1}, {0.7f})}, {"top_k", I32({1}, {50})}, {"top_p", F32({1}, {0.9f})},
+          {"seed", RandomSeeds(rng, 1)}, {"positions", RandomPositions(rng, 1)}, {"q", q}};
+}
+
+}  // namespace
+
+SAMPCHECK_CASE_FAMILY(Pipeline, {.stages = {"pipeline"}, .add = AddPipelineCases, .large_inputs = LargePipelineInputs});
 
 }  // namespace sampcheck::golden

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Golden case family for sampling_filters (docs/spec/filters.md#sampling_filters).
+#include "golden/case_family.h"
 #include "golden/case_list.h"
 
 namespace sampcheck::golden {
@@ -35,5 +36,16 @@ void AddSamplingFiltersCases(CaseList& list) {
             {"top_p", F32({1}, {0.9f})}},
            {}, {Profile::kCanonical});
 }
+
+namespace {
+
+// The `full` set's large-vocabulary row (golden/case_family.h).
+TensorMap LargeSamplingFiltersInputs(const std::string& /*stage*/, SplitMix64& /*rng*/, std::int64_t /*vocab*/) {
+  return {{"top_k", I32({1}, {50})}, {"top_p", F32({1}, {0.9f})}, {"min_p", F32({1}, {0.05f})}};
+}
+
+}  // namespace
+
+SAMPCHECK_CASE_FAMILY(SamplingFilters, {.stages = {"sampling_filters"}, .add = AddSamplingFiltersCases, .large_inputs = LargeSamplingFiltersInputs});
 
 }  // namespace sampcheck::golden

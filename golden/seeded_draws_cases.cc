@@ -5,8 +5,13 @@
 #include <algorithm>
 #include <numeric>
 
+#include "golden/case_family.h"
 #include "golden/case_list.h"
 #include "reference/rng/noise.h"
+
+// GCC 12 at -O3 reports a spurious -Wstringop-overflow inside std::vector's copy of the
+// two-element shapes below, once the large-vocabulary function shares this file.
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
 
 namespace sampcheck::golden {
 
@@ -93,5 +98,28 @@ void AddSeededDrawCases(CaseList& list) {
               {"positions", RandomPositions(rng_ids, 4)}, {"token_ids", RandomTokenIds(rng_ids, 4, vocab)}});
   }
 }
+
+namespace {
+
+// The `full` set's large-vocabulary row (golden/case_family.h).
+TensorMap LargeSeededDrawsInputs(const std::string& stage, SplitMix64& rng, std::int64_t vocab) {
+  if (stage == "qsample") {
+    Tensor q(DType::kF32, {1, vocab});
+    for (float& x : q.data<float>()) x = static_cast<float>(1 + rng.Below(1u << 20)) * 0x1p-18f;  // (0, 4]
+    return {{"q", q}};
+  }
+  TensorMap in = {{"seed", RandomSeeds(rng, 1)}, {"positions", RandomPositions(rng, 1)}};
+  if (stage == "multinomial_with_seed_token_ids") {
+    Tensor ids(DType::kI32, {1, vocab});  // the reversed vocabulary
+    auto d = ids.data<std::int32_t>();
+    for (std::size_t i = 0; i < d.size(); ++i) d[i] = static_cast<std::int32_t>(d.size() - 1 - i);
+    in.emplace("token_ids", ids);
+  }
+  return in;
+}
+
+}  // namespace
+
+SAMPCHECK_CASE_FAMILY(SeededDraws, {.stages = {"qsample", "multinomial_with_seed", "multinomial_with_seed_token_ids"}, .add = AddSeededDrawCases, .large_inputs = LargeSeededDrawsInputs});
 
 }  // namespace sampcheck::golden

@@ -2,6 +2,7 @@
 // Golden case families for softmax and log_softmax (docs/spec/softmax.md).
 #include <limits>
 
+#include "golden/case_family.h"
 #include "golden/case_list.h"
 
 namespace sampcheck::golden {
@@ -40,5 +41,16 @@ void AddSoftmaxCases(CaseList& list) {
   AddFor(list, "softmax");
   AddFor(list, "log_softmax");
 }
+
+namespace {
+
+// The `full` set's large-vocabulary row (golden/case_family.h).
+TensorMap LargeSoftmaxInputs(const std::string& /*stage*/, SplitMix64& /*rng*/, std::int64_t /*vocab*/) {
+  return {};
+}
+
+}  // namespace
+
+SAMPCHECK_CASE_FAMILY(Softmax, {.stages = {"softmax", "log_softmax"}, .add = AddSoftmaxCases, .large_inputs = LargeSoftmaxInputs});
 
 }  // namespace sampcheck::golden

@@ -6,6 +6,7 @@
 #include <limits>
 #include <utility>
 
+#include "golden/case_family.h"
 #include "golden/case_list.h"
 
 namespace sampcheck::golden {
@@ -67,5 +68,23 @@ void AddSpecGreedyCases(CaseList& list) {
     list.Add("spec_greedy", name, {{"draft_ids", I32({rows, k}, drafts)}, {"target_logits", target}});
   }
 }
+
+// V = 32000 and 151936 (the `full` set): the target's argmax is the first draft, the last
+// column of the vocabulary.
+void AddSpecGreedyLargeVocabularyCases(CaseList& list) {
+  for (std::int64_t vocab : {32000, 151936}) {
+    const std::string name = "large_v" + std::to_string(vocab);
+    auto rng = list.Rng("spec_greedy", name);
+    Tensor flat = RandomLogits(rng, 3, vocab, DType::kBF16);
+    Tensor target(DType::kBF16, {1, 3, vocab});
+    const auto src = std::as_const(flat).bytes();
+    std::copy(src.begin(), src.end(), target.bytes().begin());
+    const auto x = static_cast<std::int32_t>(vocab - 1);
+    SetLogit(target, vocab - 1, 100.0f);  // the first draft (the last column) is accepted
+    list.Add("spec_greedy", name, {{"draft_ids", I32({1, 2}, {x, 0})}, {"target_logits", target}});
+  }
+}
+
+SAMPCHECK_CASE_FAMILY(SpecGreedy, {.stages = {"spec_greedy"}, .add = AddSpecGreedyCases, .add_large = AddSpecGreedyLargeVocabularyCases});
 
 }  // namespace sampcheck::golden

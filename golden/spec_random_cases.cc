@@ -12,6 +12,7 @@
 #include <limits>
 #include <utility>
 
+#include "golden/case_family.h"
 #include "golden/case_list.h"
 #include "reference/reference_backend.h"
 #include "reference/rng/noise.h"
@@ -273,19 +274,9 @@ void AddSpecRandomCases(CaseList& list) {
   AddRandomFamilies(list);
 }
 
-void AddSpecLargeVocabularyCases(CaseList& list) {
+void AddSpecRandomLargeVocabularyCases(CaseList& list) {
   for (std::int64_t vocab : {32000, 151936}) {
     const std::string name = "large_v" + std::to_string(vocab);
-    {
-      auto rng = list.Rng("spec_greedy", name);
-      Tensor flat = RandomLogits(rng, 3, vocab, DType::kBF16);
-      Tensor target(DType::kBF16, {1, 3, vocab});
-      const auto src = std::as_const(flat).bytes();
-      std::copy(src.begin(), src.end(), target.bytes().begin());
-      const auto x = static_cast<std::int32_t>(vocab - 1);
-      SetLogit(target, vocab - 1, 100.0f);  // the first draft (the last column) is accepted
-      list.Add("spec_greedy", name, {{"draft_ids", I32({1, 2}, {x, 0})}, {"target_logits", target}});
-    }
     for (Profile profile : {Profile::kVllm, Profile::kFlashinfer, Profile::kTypicalAcceptance}) {
       auto rng = list.Rng("spec_random", name + "/" + std::string(ProfileName(profile)));
       Tensor target = RandomProbRows(rng, 1, 2, vocab, DType::kBF16);
@@ -302,5 +293,7 @@ void AddSpecLargeVocabularyCases(CaseList& list) {
     }
   }
 }
+
+SAMPCHECK_CASE_FAMILY(SpecRandom, {.stages = {"spec_random"}, .add = AddSpecRandomCases, .add_large = AddSpecRandomLargeVocabularyCases});
 
 }  // namespace sampcheck::golden

@@ -2,6 +2,7 @@
 // Golden case family for temperature (docs/spec/temperature.md).
 #include <limits>
 
+#include "golden/case_family.h"
 #include "golden/case_list.h"
 
 namespace sampcheck::golden {
@@ -29,5 +30,16 @@ void AddTemperatureCases(CaseList& list) {
   list.Add("temperature", "f16_input",
            {{"logits", RandomLogits(rng, 2, 31, DType::kF16)}, {"temperature", F32({2}, {0.3f, 1.5f})}});
 }
+
+namespace {
+
+// The `full` set's large-vocabulary row (golden/case_family.h).
+TensorMap LargeTemperatureInputs(const std::string& /*stage*/, SplitMix64& /*rng*/, std::int64_t /*vocab*/) {
+  return {{"temperature", F32({1}, {0.7f})}};
+}
+
+}  // namespace
+
+SAMPCHECK_CASE_FAMILY(Temperature, {.stages = {"temperature"}, .add = AddTemperatureCases, .large_inputs = LargeTemperatureInputs});
 
 }  // namespace sampcheck::golden

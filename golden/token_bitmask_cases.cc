@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Golden case family for token_bitmask (docs/spec/masks.md#token_bitmask).
+#include "golden/case_family.h"
 #include "golden/case_list.h"
 
 namespace sampcheck::golden {
@@ -56,5 +57,18 @@ void AddTokenBitmaskCases(CaseList& list) {
              {{"logits", RandomLogits(rng, 2, 33, DType::kF32)}, {"bitmask", I32({2, 2}, {0, 0, -1, -1})}});
   }
 }
+
+namespace {
+
+// The `full` set's large-vocabulary row (golden/case_family.h).
+TensorMap LargeTokenBitmaskInputs(const std::string& /*stage*/, SplitMix64& rng, std::int64_t vocab) {
+  Tensor mask(DType::kI32, {1, (vocab + 31) / 32});
+  for (auto& w : mask.data<std::int32_t>()) w = static_cast<std::int32_t>(rng.Next() >> 32);
+  return {{"bitmask", mask}};
+}
+
+}  // namespace
+
+SAMPCHECK_CASE_FAMILY(TokenBitmask, {.stages = {"token_bitmask"}, .add = AddTokenBitmaskCases, .large_inputs = LargeTokenBitmaskInputs});
 
 }  // namespace sampcheck::golden

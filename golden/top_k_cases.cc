@@ -2,6 +2,7 @@
 // Golden case family for top_k (docs/spec/filters.md#top_k).
 #include <limits>
 
+#include "golden/case_family.h"
 #include "golden/case_list.h"
 
 namespace sampcheck::golden {
@@ -36,5 +37,16 @@ void AddTopKCases(CaseList& list) {
     }
   }
 }
+
+namespace {
+
+// The `full` set's large-vocabulary row (golden/case_family.h).
+TensorMap LargeTopKInputs(const std::string& /*stage*/, SplitMix64& /*rng*/, std::int64_t /*vocab*/) {
+  return {{"top_k", I32({1}, {50})}};
+}
+
+}  // namespace
+
+SAMPCHECK_CASE_FAMILY(TopK, {.stages = {"top_k"}, .add = AddTopKCases, .large_inputs = LargeTopKInputs});
 
 }  // namespace sampcheck::golden

@@ -2,13 +2,14 @@
 // Golden case family for top_p (docs/spec/filters.md#top_p).
 #include <limits>
 
+#include "golden/case_family.h"
 #include "golden/case_list.h"
 
 namespace sampcheck::golden {
 
 void AddTopPCases(CaseList& list) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
-  // PEERS.md's boundary: probs exactly (0.5, 0.25, 0.125, 0.125) (docs/spec/softmax.md), at
+  // docs/peers.md's boundary: probs exactly (0.5, 0.25, 0.125, 0.125) (docs/spec/softmax.md), at
   // p = 0.75 (mass before a token equals p), 0.8 (a tie group straddles p), 0.5, and the out-of-range
   // values 0, -1, 1, 2.
   const std::vector<float> ps = {0.75f, 0.8f, 0.5f, 0.0f, -1.0f, 1.0f, 2.0f};
@@ -25,5 +26,16 @@ void AddTopPCases(CaseList& list) {
              {{"logits", RandomLogits(rng, 4, vocab, DType::kF32)}, {"top_p", F32({4}, {0.1f, 0.5f, 0.9f, 0.999f})}});
   }
 }
+
+namespace {
+
+// The `full` set's large-vocabulary row (golden/case_family.h).
+TensorMap LargeTopPInputs(const std::string& /*stage*/, SplitMix64& /*rng*/, std::int64_t /*vocab*/) {
+  return {{"top_p", F32({1}, {0.9f})}};
+}
+
+}  // namespace
+
+SAMPCHECK_CASE_FAMILY(TopP, {.stages = {"top_p"}, .add = AddTopPCases, .large_inputs = LargeTopPInputs});
 
 }  // namespace sampcheck::golden

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Reproducibility of a backend's stochastic stages (issue 6 section 3; docs/spec/harness.md
+// Reproducibility of a backend's stochastic stages (docs/spec/harness.md
 // "Reproducibility"): run twice; change the batch size, the row order and the neighbouring
 // rows; a row's draw, given its noise or its seed, must not change. Extends the
 // batch-invariance check (harness/batch_invariance.h) to the statistical cases.

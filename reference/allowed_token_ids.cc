@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "reference/stage_io.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -33,5 +34,7 @@ TensorMap RunAllowedTokenIds(const Case& c, Profile /*profile*/) {
   }
   return Outputs("logits", std::move(logits));
 }
+
+SAMPCHECK_REFERENCE_STAGE(allowed_token_ids, RunAllowedTokenIds);
 
 }  // namespace sampcheck::reference

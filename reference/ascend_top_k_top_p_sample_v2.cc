@@ -15,6 +15,7 @@
 #include "reference/softmax.h"
 #include "reference/stage_io.h"
 #include "reference/top_k.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -283,5 +284,7 @@ TensorMap RunAscendTopKTopPSampleV2(const Case& c, Profile /*profile*/) {
   }
   return out;
 }
+
+SAMPCHECK_REFERENCE_STAGE(ascend_top_k_top_p_sample_v2, RunAscendTopKTopPSampleV2);
 
 }  // namespace sampcheck::reference

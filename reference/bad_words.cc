@@ -7,6 +7,7 @@
 #include <span>
 
 #include "reference/stage_io.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -47,5 +48,7 @@ TensorMap RunBadWords(const Case& c, Profile /*profile*/) {
   }
   return Outputs("logits", std::move(logits));
 }
+
+SAMPCHECK_REFERENCE_STAGE(bad_words, RunBadWords);
 
 }  // namespace sampcheck::reference

@@ -8,11 +8,13 @@
 #include <stdexcept>
 
 #include "core/error.h"
+#include "core/stage_catalogue.h"
 #include "reference/exponential_race.h"
 #include "reference/greedy.h"
 #include "reference/pipeline.h"
 #include "reference/rng/noise.h"
 #include "reference/rng/philox.h"
+#include "reference/rng/streams.h"
 #include "reference/rng/uniform.h"
 #include "reference/sampling_filters.h"
 #include "reference/softmax.h"
@@ -26,9 +28,7 @@ namespace {
 constexpr double kMargin = 1.0 + 0x1p-22;
 
 rng::Philox4x32Block NoiseBlock(std::uint64_t seed, std::uint32_t row, std::uint32_t draw, std::uint32_t block) {
-  const rng::Philox4x32Block ctr = {{block, draw, row, kCountDrawsTag}};
-  const rng::Philox4x32Key key = {{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}};
-  return rng::Philox4x32_10(ctr, key);
+  return rng::StreamBlock(rng::Stream::kCountDraws, seed, block, draw, row);
 }
 
 }  // namespace
@@ -111,31 +111,37 @@ Tensor CountRaceDraws(std::span<const float> probs, std::int64_t rows, std::int6
 }
 
 bool SupportsCountDrawsStage(const std::string& stage) {
-  return stage == "exponential_race" || stage == "inverse_cdf" || stage == "gumbel_max" || stage == "pipeline" ||
-         stage == "qsample" || stage == "multinomial_with_seed" || stage == "multinomial_with_seed_token_ids";
+  const StageInfo* info = FindStage(stage);
+  return info != nullptr && info->draw.reference_count_draws;
 }
 
 Tensor ReferenceCountDraws(const Case& c, std::int64_t draws, std::uint64_t seed) {
-  const Profile profile = ParseProfile(c.profile);
-  if (c.stage == "exponential_race" || c.stage == "inverse_cdf" || c.stage == "qsample" ||
-      c.stage == "multinomial_with_seed" || c.stage == "multinomial_with_seed_token_ids") {
-    StageInputs in(c, c.stage);
-    const Tensor probs = in.Probabilities();
-    return CountRaceDraws(probs.data<float>(), probs.dim(0), probs.dim(1), {}, draws, seed);
-  }
-  if (c.stage == "gumbel_max") {
-    StageInputs in(c, c.stage);
-    const Tensor scores = in.FloatRows("logprobs");
-    const std::int64_t rows = scores.dim(0), vocab = scores.dim(1);
-    std::vector<float> probs(static_cast<std::size_t>(rows * vocab));
-    for (std::int64_t b = 0; b < rows; ++b) {
-      const auto at = static_cast<std::size_t>(b * vocab), n = static_cast<std::size_t>(vocab);
-      SoftmaxRow(scores.data<float>().subspan(at, n), std::span<float>(probs).subspan(at, n));
-    }
-    return CountRaceDraws(probs, rows, vocab, {}, draws, seed);
-  }
-  if (c.stage != "pipeline") {
+  const StageInfo& info = RequireStage(c.stage);
+  if (!info.draw.reference_count_draws) {
     throw InputError("backend 'reference' cannot draw stage '" + c.stage + "' with its own randomness");
+  }
+  const Profile profile = ParseProfile(c.profile);
+  switch (info.draw.target) {
+    case ExactTargetKind::kNormalisedProbs: {
+      StageInputs in(c, c.stage);
+      const Tensor probs = in.Probabilities();
+      return CountRaceDraws(probs.data<float>(), probs.dim(0), probs.dim(1), {}, draws, seed);
+    }
+    case ExactTargetKind::kSoftmaxScores: {
+      StageInputs in(c, c.stage);
+      const Tensor scores = in.FloatRows(info.InputWithRole(Role::kScores)->name);
+      const std::int64_t rows = scores.dim(0), vocab = scores.dim(1);
+      std::vector<float> probs(static_cast<std::size_t>(rows * vocab));
+      for (std::int64_t b = 0; b < rows; ++b) {
+        const auto at = static_cast<std::size_t>(b * vocab), n = static_cast<std::size_t>(vocab);
+        SoftmaxRow(scores.data<float>().subspan(at, n), std::span<float>(probs).subspan(at, n));
+      }
+      return CountRaceDraws(probs, rows, vocab, {}, draws, seed);
+    }
+    case ExactTargetKind::kPipeline: break;
+    default:
+      throw std::logic_error("stage catalogue: stage '" + c.stage + "' claims reference CountDraws for target kind " +
+                             std::string(ExactTargetKindName(info.draw.target)));
   }
   StageInputs in(c, "pipeline");
   const Tensor processed = PipelineLogitsBeforeTemperature(c, profile);

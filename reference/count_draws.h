@@ -7,7 +7,8 @@
 // Contract:
 // - Noise: draw d of row r uses, for the j-th token of the row's support in the draw order
 //   (probability descending, then lower index), the word
-//     w = Philox4x32_10({j / 4, d, r, 0x5eed}, {seed lo, seed hi})[j % 4],
+//     w = StreamWord(kCountDraws, seed, j / 4, d, r, j % 4)   (reference/rng/streams.h)
+//       = Philox4x32_10({j / 4, d, r, 0x5eed}, {seed lo, seed hi})[j % 4],
 //   u = UniformClosedOpen24F32(w) in [0, 1 - 2^-24] and q = ExponentialNegLog1pNegF32(u) in
 //   [+0, 24 ln2] (reference/rng/). Noise is keyed by position in the support, which is a
 //   deterministic function of the probabilities, so the draws are i.i.d. Exp(1) races up to the
@@ -31,8 +32,6 @@
 #include "core/profile.h"
 
 namespace sampcheck::reference {
-
-inline constexpr std::uint32_t kCountDrawsTag = 0x5eed;
 
 // A row prepared for many draws: its support in draw order.
 class RaceRow {

@@ -5,7 +5,7 @@
 // Contract shared by the draw stages (docs/spec/draws.md): output token [B] i64; inputs upcast
 // exactly to f32. A token of zero probability (-inf score, prob +0.0) is never drawn,
 // whatever the noise; a row with no drawable token is an error, as is NaN anywhere or noise
-// outside its domain. Ties go to the lowest index. Noise is an input (DESIGN.md), so the draw
+// outside its domain. Ties go to the lowest index. Noise is an input (docs/architecture.md), so the draw
 // is deterministic and compared bitwise; the statistical harness judges the noise itself.
 // - Exact tier. Inputs: probs [B, V] finite >= 0; q [B, V] f32, finite > 0.
 //   canonical: token = argmax over tokens with probs > 0 of probs_i / q_i (one f32 division).

@@ -4,6 +4,7 @@
 
 #include "reference/reductions.h"
 #include "reference/stage_io.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -20,5 +21,7 @@ TensorMap RunGreedy(const Case& c, Profile /*profile*/) {
   }
   return Outputs("token", std::move(token));
 }
+
+SAMPCHECK_REFERENCE_STAGE(greedy, RunGreedy);
 
 }  // namespace sampcheck::reference

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "reference/stage_io.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -34,5 +35,7 @@ TensorMap RunGumbelMax(const Case& c, Profile /*profile*/) {
   }
   return Outputs("token", std::move(token));
 }
+
+SAMPCHECK_REFERENCE_STAGE(gumbel_max, RunGumbelMax);
 
 }  // namespace sampcheck::reference

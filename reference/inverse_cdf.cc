@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "reference/stage_io.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -43,5 +44,7 @@ TensorMap RunInverseCdf(const Case& c, Profile /*profile*/) {
   }
   return Outputs("token", std::move(token));
 }
+
+SAMPCHECK_REFERENCE_STAGE(inverse_cdf, RunInverseCdf);
 
 }  // namespace sampcheck::reference

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "reference/stage_io.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -74,5 +75,7 @@ TensorMap RunLogitBias(const Case& c, Profile profile) {
   if (profile == Profile::kSglang) x += sparse;
   return Outputs("logits", std::move(logits));
 }
+
+SAMPCHECK_REFERENCE_STAGE(logit_bias, RunLogitBias);
 
 }  // namespace sampcheck::reference

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "reference/stage_io.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -45,5 +46,7 @@ TensorMap RunMinNewTokens(const Case& c, Profile profile) {
   }
   return Outputs("logits", std::move(logits));
 }
+
+SAMPCHECK_REFERENCE_STAGE(min_new_tokens, RunMinNewTokens);
 
 }  // namespace sampcheck::reference

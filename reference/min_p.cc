@@ -12,6 +12,7 @@
 #include "reference/reductions.h"
 #include "reference/softmax.h"
 #include "reference/stage_io.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -42,5 +43,7 @@ TensorMap RunMinP(const Case& c, Profile profile) {
   ForEachRow(logits, [&](std::int64_t b, std::span<float> row) { MinPRow(profile, row, ms[b]); });
   return Outputs("logits", std::move(logits));
 }
+
+SAMPCHECK_REFERENCE_STAGE(min_p, RunMinP);
 
 }  // namespace sampcheck::reference

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "reference/stage_io.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -24,5 +25,7 @@ TensorMap RunNanHandling(const Case& c, Profile profile) {
   }
   return Outputs("logits", std::move(logits));
 }
+
+SAMPCHECK_REFERENCE_STAGE(nan_handling, RunNanHandling);
 
 }  // namespace sampcheck::reference

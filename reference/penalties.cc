@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "reference/stage_io.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -117,5 +118,7 @@ TensorMap RunPenalties(const Case& c, Profile profile) {
   }
   return Outputs("logits", std::move(logits));
 }
+
+SAMPCHECK_REFERENCE_STAGE(penalties, RunPenalties);
 
 }  // namespace sampcheck::reference

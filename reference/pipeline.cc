@@ -22,6 +22,7 @@
 #include "reference/stage_io.h"
 #include "reference/temperature.h"
 #include "reference/token_bitmask.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -200,5 +201,7 @@ Tensor PipelineLogitsBeforeTemperature(const Case& c, Profile profile) {
   ApplyLogitSteps(steps, profile);
   return steps.logits();
 }
+
+SAMPCHECK_REFERENCE_STAGE(pipeline, RunPipeline);
 
 }  // namespace sampcheck::reference

@@ -7,6 +7,7 @@
 
 #include "reference/ascend_top_k_top_p_sample_v2.h"
 #include "reference/stage_io.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -33,5 +34,7 @@ TensorMap RunQSample(const Case& c, Profile /*profile*/) {
   }
   return Outputs("token", std::move(token));
 }
+
+SAMPCHECK_REFERENCE_STAGE(qsample, RunQSample);
 
 }  // namespace sampcheck::reference

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Canonical reductions over a row: sum, max and argmax in the one fixed order a GPU block can
-// follow exactly (DESIGN.md "Canonical arithmetic", docs/spec/reductions.md).
+// follow exactly (docs/architecture.md "Canonical arithmetic", docs/spec/reductions.md).
 //
 // Contract:
 // - The order: kLanes = 1024 virtual lanes. Lane l folds the elements l, l + 1024, l + 2048,

@@ -16,6 +16,7 @@ class ReferenceBackend final : public Backend {
   // Own randomness for the statistical harness (reference/count_draws.h).
   bool SupportsCountDraws(const std::string& stage) const override;
   Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override;
+  bool UsesReferenceNoiseGenerators() const override { return true; }
 };
 
 }  // namespace sampcheck::reference

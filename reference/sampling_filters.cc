@@ -14,6 +14,7 @@
 #include "reference/stage_io.h"
 #include "reference/top_k.h"
 #include "reference/top_p.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -121,5 +122,7 @@ TensorMap RunSamplingFilters(const Case& c, Profile profile) {
   out.emplace("probs", std::move(probs));
   return out;
 }
+
+SAMPCHECK_REFERENCE_STAGE(sampling_filters, RunSamplingFilters);
 
 }  // namespace sampcheck::reference

@@ -13,6 +13,7 @@
 #include "reference/rng/murmur3.h"
 #include "reference/rng/noise.h"
 #include "reference/stage_io.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -116,5 +117,8 @@ TensorMap RunMultinomialWithSeed(const Case& c, Profile /*profile*/) {
 TensorMap RunMultinomialWithSeedTokenIds(const Case& c, Profile /*profile*/) {
   return Run(c, "multinomial_with_seed_token_ids", true);
 }
+
+SAMPCHECK_REFERENCE_STAGE(multinomial_with_seed, RunMultinomialWithSeed);
+SAMPCHECK_REFERENCE_STAGE(multinomial_with_seed_token_ids, RunMultinomialWithSeedTokenIds);
 
 }  // namespace sampcheck::reference

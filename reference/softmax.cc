@@ -9,6 +9,7 @@
 #include "reference/math/log.h"
 #include "reference/reductions.h"
 #include "reference/stage_io.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -76,5 +77,8 @@ TensorMap RunSoftmax(const Case& c, Profile /*profile*/) { return RunRows<Softma
 TensorMap RunLogSoftmax(const Case& c, Profile /*profile*/) {
   return RunRows<LogSoftmaxRow>(c, "log_softmax", "logprobs");
 }
+
+SAMPCHECK_REFERENCE_STAGE(softmax, RunSoftmax);
+SAMPCHECK_REFERENCE_STAGE(log_softmax, RunLogSoftmax);
 
 }  // namespace sampcheck::reference

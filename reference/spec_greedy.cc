@@ -5,6 +5,7 @@
 #include "reference/draft_tokens.h"
 #include "reference/reductions.h"
 #include "reference/stage_io.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -33,5 +34,7 @@ TensorMap RunSpecGreedy(const Case& c, Profile /*profile*/) {
   result.emplace("num_accepted", std::move(accepted));
   return result;
 }
+
+SAMPCHECK_REFERENCE_STAGE(spec_greedy, RunSpecGreedy);
 
 }  // namespace sampcheck::reference

@@ -11,6 +11,7 @@
 #include "reference/math/log.h"
 #include "reference/reductions.h"
 #include "reference/stage_io.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -234,5 +235,7 @@ TensorMap RunSpecRandom(const Case& c, Profile profile) {
   result.emplace("num_accepted", std::move(accepted));
   return result;
 }
+
+SAMPCHECK_REFERENCE_STAGE(spec_random, RunSpecRandom);
 
 }  // namespace sampcheck::reference

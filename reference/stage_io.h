@@ -2,7 +2,7 @@
 #pragma once
 // Reading a case's tensors at the reference's public boundary: presence, dtype and shape
 // checks with messages that name the stage, the tensor and what was expected
-// (std::invalid_argument, STYLE.md "Errors"), and the f16/bf16 -> f32 upcast every logits
+// (std::invalid_argument, docs/contributing.md "Errors"), and the f16/bf16 -> f32 upcast every logits
 // stage starts with (docs/spec/dtypes.md).
 
 #include <cstdint>

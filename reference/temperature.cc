@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "reference/stage_io.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -51,5 +52,7 @@ TensorMap RunTemperature(const Case& c, Profile profile) {
   out.emplace("is_greedy", std::move(greedy));
   return out;
 }
+
+SAMPCHECK_REFERENCE_STAGE(temperature, RunTemperature);
 
 }  // namespace sampcheck::reference

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "reference/stage_io.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -81,5 +82,7 @@ TensorMap RunTokenBitmask(const Case& c, Profile /*profile*/) {
   }
   return Outputs("logits", std::move(logits));
 }
+
+SAMPCHECK_REFERENCE_STAGE(token_bitmask, RunTokenBitmask);
 
 }  // namespace sampcheck::reference

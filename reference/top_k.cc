@@ -9,6 +9,7 @@
 #include "reference/filter_order.h"
 #include "reference/filter_rows.h"
 #include "reference/stage_io.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -52,5 +53,7 @@ TensorMap RunTopK(const Case& c, Profile profile) {
   });
   return Outputs("logits", std::move(logits));
 }
+
+SAMPCHECK_REFERENCE_STAGE(top_k, RunTopK);
 
 }  // namespace sampcheck::reference

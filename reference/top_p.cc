@@ -13,6 +13,7 @@
 #include "reference/reductions.h"
 #include "reference/softmax.h"
 #include "reference/stage_io.h"
+#include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
@@ -146,5 +147,7 @@ TensorMap RunTopP(const Case& c, Profile profile) {
   ForEachRow(logits, [&](std::int64_t b, std::span<float> row) { TopPRow(profile, row, ps[b]); });
   return Outputs("logits", std::move(logits));
 }
+
+SAMPCHECK_REFERENCE_STAGE(top_p, RunTopP);
 
 }  // namespace sampcheck::reference

@@ -27,7 +27,7 @@
 // - Exact tier given the canonical softmax. Sorts only the survivors plus a margin (vllm:
 //   the whole row, whose ascending sum needs every smaller token; an O(V) radix sort).
 // Example: probs {0.5, 0.25, 0.125, 0.125} (dyadic, exact), p = 0.75: E = 0, 0.5, 0.75, 0.875:
-//   canonical/vllm/ascend keep 2, sglang keeps 3, flashinfer keeps 2 (PEERS.md).
+//   canonical/vllm/ascend keep 2, sglang keeps 3, flashinfer keeps 2 (docs/peers.md).
 
 #include <cstdint>
 #include <span>

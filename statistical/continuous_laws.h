@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Tests of continuous noise against U(0,1), Exp(1) and the standard Gumbel law
-// (docs/spec/statistics.md#continuous-laws; STATS.md "Continuous noise in fp32").
+// (docs/spec/statistics.md#continuous-laws; docs/method.md "Continuous noise in fp32").
 //
 // Contract:
 // - LawCdf: U(0,1): F(x) = clamp(x, 0, 1); Exp(1): F(x) = 1 - exp(-x) for x >= 0, else 0;

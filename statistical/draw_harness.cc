@@ -10,10 +10,12 @@
 
 #include "core/error.h"
 #include "core/split_mix64.h"
+#include "core/stage_catalogue.h"
 #include "reference/stage_io.h"
 #include "reference/math/log.h"
 #include "reference/rng/noise.h"
 #include "reference/rng/philox.h"
+#include "reference/rng/streams.h"
 #include "reference/rng/uniform.h"
 #include "statistical/exact_target.h"
 #include "statistical/exact_tests.h"
@@ -27,7 +29,6 @@ namespace sampcheck::statistical {
 namespace {
 
 constexpr double kEffectLevel = 0.99;
-constexpr std::uint32_t kNoiseTag = 0x401;
 constexpr std::int64_t kRunBatchElements = std::int64_t{1} << 21;
 
 // The plan of one random row.
@@ -352,19 +353,43 @@ Tensor ReplicateRows(const Tensor& t, std::int64_t rows, std::int64_t replicas) 
   return out;
 }
 
-// Where a case's [.., V] distribution lives: (rows, vocab), or (-1, -1).
+// Where a case's distribution lives (the catalogue's distribution input): (rows, vocab), or
+// (-1, -1). A speculative case counts its first emitted token over V, or the acceptance of
+// draft 0 over two categories (spec_draws.h).
 std::pair<std::int64_t, std::int64_t> RowsAndVocab(const Case& c) {
-  for (const auto& [name, t] : c.inputs) {
-    if (t.rank() == 2 && (name == "probs" || name == "logits" || name == "logprobs")) return {t.dim(0), t.dim(1)};
-    if (t.rank() == 3 && name == "target_probs") return {t.dim(0), SpecCountsAcceptance(c) ? 2 : t.dim(2)};  // spec_draws.h
+  const StageInfo& info = RequireStage(c.stage);
+  const TensorSpec* spec = info.DistributionInput();
+  if (spec == nullptr) return {-1, -1};
+  auto it = c.inputs.find(spec->name);
+  if (it == c.inputs.end()) return {-1, -1};
+  const Tensor& t = it->second;
+  if (info.draw.target == ExactTargetKind::kSpecFirstToken) {
+    if (t.rank() == 3) return {t.dim(0), SpecCountsAcceptance(c) ? 2 : t.dim(2)};
+    return {-1, -1};
   }
+  if (t.rank() == 2) return {t.dim(0), t.dim(1)};
   return {-1, -1};
 }
 
+// The output holding the drawn token (the catalogue's kToken output).
+const std::string& TokenOutput(const StageInfo& info) {
+  const TensorSpec* out = info.OutputWithRole(Role::kToken);
+  if (out == nullptr) throw std::logic_error("stage catalogue: drawing stage '" + info.name + "' names no token output");
+  return out->name;
+}
+
+// The input of the role the harness fills (the first noise tensor for tensor noise).
+const std::string& RoleInput(const StageInfo& info, Role role) {
+  const TensorSpec* in = info.InputWithRole(role);
+  if (in == nullptr) {
+    throw std::logic_error("stage catalogue: stage '" + info.name + "' has no " + std::string(RoleName(role)) + " input");
+  }
+  return in->name;
+}
+const std::string& NoiseInput(const StageInfo& info) { return RoleInput(info, Role::kNoise); }
+
 rng::Philox4x32Block NoiseBlock(std::uint64_t seed, std::uint32_t token_block, std::uint32_t draw, std::uint32_t row) {
-  const rng::Philox4x32Block ctr = {{token_block, draw, row, kNoiseTag}};
-  const rng::Philox4x32Key key = {{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}};
-  return rng::Philox4x32_10(ctr, key);
+  return rng::StreamBlock(rng::Stream::kDrawHarnessNoise, seed, token_block, draw, row);
 }
 
 }  // namespace
@@ -384,13 +409,20 @@ std::int64_t PlannedFamilySize(const std::vector<StatCase>& cases, const DrawHar
 }
 
 Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw) {
-  if (c.stage == "spec_random") return SpecDrawNoiseCase(c, draws, seed, first_draw);  // drafts ~ q: spec_draws.h
+  const StageInfo& info = RequireStage(c.stage);
+  const HarnessNoise noise_law = info.draw.NoiseFor(ParseProfile(c.profile));
+  if (noise_law == HarnessNoise::kSpecDrafts) return SpecDrawNoiseCase(c, draws, seed, first_draw);  // drafts ~ q: spec_draws.h
   Case out = c;
   out.inputs.clear();
   const auto [rows, vocab] = RowsAndVocab(c);
   for (const auto& [name, t] : c.inputs) {
-    if (name == "q" || name == "gumbel" || name == "u" || name == "seed" || name == "positions" || name == "draft_ids" ||
-        name == "bonus_q") {
+    const TensorSpec* spec = nullptr;
+    for (const auto& in : info.inputs) {
+      if (in.name == name) spec = &in;
+    }
+    // The case's own noise is replaced by the harness's (noise, seed, position, drafts).
+    if (spec != nullptr && spec->role != Role::kParameter && spec->role != Role::kLogits && spec->role != Role::kProbs &&
+        spec->role != Role::kScores) {
       continue;
     }
     if (t.rank() < 1) throw InputError("case '" + c.id + "': input '" + name + "' has no batch dimension");
@@ -403,10 +435,8 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
       for (std::int64_t r = 0; r < rows; ++r) fn(d * rows + r, static_cast<std::uint32_t>(first_draw + d), static_cast<std::uint32_t>(r));
     }
   };
-  const bool vllm_pipeline = c.stage == "pipeline" && c.profile == "vllm";
-  if (c.stage == "exponential_race" || c.stage == "qsample" || c.stage == "ascend_top_k_top_p_sample_v2" ||
-      c.stage == "gumbel_max" || vllm_pipeline) {
-    const bool gumbel = c.stage == "gumbel_max";
+  if (noise_law == HarnessNoise::kExponential || noise_law == HarnessNoise::kGumbel) {
+    const bool gumbel = noise_law == HarnessNoise::kGumbel;
     Tensor noise = Tensor::Uninitialized(DType::kF32, {total, vocab});
     auto data = noise.data<float>();
     for_each_row([&](std::int64_t at, std::uint32_t d, std::uint32_t r) {
@@ -426,15 +456,15 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
         }
       }
     });
-    out.inputs.emplace(gumbel ? "gumbel" : "q", std::move(noise));
-  } else if (c.stage == "inverse_cdf") {
+    out.inputs.emplace(NoiseInput(info), std::move(noise));
+  } else if (noise_law == HarnessNoise::kUniform) {
     Tensor u = Tensor::Uninitialized(DType::kF32, {total});
     auto data = u.data<float>();
     for_each_row([&](std::int64_t at, std::uint32_t d, std::uint32_t r) {
       data[static_cast<std::size_t>(at)] = rng::UniformClosedOpen24F32(NoiseBlock(seed, 0, d, r).v[0]);
     });
-    out.inputs.emplace("u", std::move(u));
-  } else if (c.stage == "pipeline" || c.stage == "multinomial_with_seed" || c.stage == "multinomial_with_seed_token_ids") {
+    out.inputs.emplace(NoiseInput(info), std::move(u));
+  } else if (noise_law == HarnessNoise::kSeedPosition) {
     Tensor s = Tensor::Uninitialized(DType::kI64, {total});
     Tensor pos(DType::kI64, {total});
     auto data = s.data<std::int64_t>();
@@ -442,8 +472,8 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
       const auto words = NoiseBlock(seed, 0, d, r);
       data[static_cast<std::size_t>(at)] = std::bit_cast<std::int64_t>(std::uint64_t{words.v[1]} << 32 | words.v[0]);
     });
-    out.inputs.emplace("seed", std::move(s));
-    out.inputs.emplace("positions", std::move(pos));
+    out.inputs.emplace(RoleInput(info, Role::kSeed), std::move(s));
+    out.inputs.emplace(RoleInput(info, Role::kPosition), std::move(pos));
   } else {
     throw InputError("the draw harness cannot generate noise for stage '" + c.stage + "'");
   }
@@ -451,6 +481,8 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
 }
 
 Tensor CountDrawsThroughRun(Backend& backend, const Case& c, std::int64_t draws, std::uint64_t seed) {
+  const StageInfo& info = RequireStage(c.stage);
+  const bool spec = info.draw.target == ExactTargetKind::kSpecFirstToken;
   const auto [rows, vocab] = RowsAndVocab(c);
   if (rows < 0) throw InputError("case '" + c.id + "': no [B, V] input to draw from");
   Tensor counts(DType::kI64, {rows, vocab});
@@ -460,10 +492,9 @@ Tensor CountDrawsThroughRun(Backend& backend, const Case& c, std::int64_t draws,
     const std::int64_t n = std::min(per_batch, draws - first);
     const Case batch = DrawNoiseCase(c, n, seed, first);
     const TensorMap result = backend.Run(c.stage, batch);
-    // The drawn token: "token", spec_random's first emitted token (column 0 of "emitted"), or
-    // the Ascend op's "logits_select_idx".
-    const bool spec = c.stage == "spec_random";
-    const char* output = spec ? "emitted" : c.stage == "ascend_top_k_top_p_sample_v2" ? "logits_select_idx" : "token";
+    // The drawn token: the catalogue's token output (a speculative stage's first emitted token
+    // is column 0 of its [B, K + 1] output).
+    const std::string& output = TokenOutput(info);
     auto it = result.find(output);
     if (it == result.end() || it->second.dtype() != DType::kI64 || it->second.rank() < 1 || it->second.dim(0) != n * rows) {
       throw InputError("backend '" + backend.Name() + "' returned no i64 '" + output + "' [" + std::to_string(n * rows) +

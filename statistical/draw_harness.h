@@ -2,7 +2,7 @@
 #pragma once
 // The draw harness: does a backend draw tokens from the distribution the reference defines?
 // Layers L1 (structural), L2 (targeted binomial on the boundary mass) and L3 (omnibus
-// Cressie–Read) of STATS.md on the statistical case families, with n derived from each case's
+// Cressie–Read) of docs/method.md on the statistical case families, with n derived from each case's
 // minimum detectable effect, Holm over the run, and seeds from (case id, seed epoch)
 // (docs/spec/harness.md).
 //
@@ -50,7 +50,7 @@
 
 namespace sampcheck::statistical {
 
-inline constexpr double kFamilyWiseAlpha = 1e-4;  // STATS.md "Alpha budget"
+inline constexpr double kFamilyWiseAlpha = 1e-4;  // docs/method.md "Alpha budget"
 inline constexpr double kTargetPower = 0.99;
 
 struct DrawHarnessOptions {

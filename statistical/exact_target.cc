@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "core/profile.h"
+#include "core/stage_catalogue.h"
 #include "reference/ascend_top_k_top_p_sample_v2.h"
 #include "reference/greedy.h"
 #include "reference/pipeline.h"
@@ -247,22 +248,29 @@ ExactTarget AscendTarget(const Case& c) {
 }  // namespace
 
 bool HasExactTarget(const std::string& stage) {
-  return stage == "ascend_top_k_top_p_sample_v2" || stage == "spec_random" || stage == "exponential_race" || stage == "inverse_cdf" || stage == "gumbel_max" || stage == "pipeline" ||
-         stage == "qsample" || stage == "multinomial_with_seed" || stage == "multinomial_with_seed_token_ids";
+  const StageInfo* info = FindStage(stage);
+  return info != nullptr && info->draw.draws();
 }
 
 ExactTarget ComputeExactTarget(const Case& c) {
-  if (c.stage == "pipeline") return PipelineTarget(c);
-  if (c.stage == "spec_random") return SpecFirstTokenTarget(c);  // statistical/spec_draws.h
-  if (c.stage == "ascend_top_k_top_p_sample_v2") return AscendTarget(c);
-  if (!HasExactTarget(c.stage)) {
-    throw std::invalid_argument("exact target: stage '" + c.stage +
-                                "' has none (exponential_race, inverse_cdf, qsample, multinomial_with_seed(_token_ids), "
-                                "gumbel_max, pipeline, spec_random, ascend_top_k_top_p_sample_v2)");
+  const StageInfo& info = RequireStage(c.stage);
+  switch (info.draw.target) {
+    case ExactTargetKind::kPipeline: return PipelineTarget(c);
+    case ExactTargetKind::kSpecFirstToken: return SpecFirstTokenTarget(c);  // statistical/spec_draws.h
+    case ExactTargetKind::kAscendSurvivors: return AscendTarget(c);
+    case ExactTargetKind::kNormalisedProbs:
+    case ExactTargetKind::kSoftmaxScores: break;
+    case ExactTargetKind::kNone:
+      throw std::invalid_argument("exact target: stage '" + c.stage + "' does not draw (its catalogue entry has no exact target)");
   }
-  const bool scores = c.stage == "gumbel_max";
-  const std::vector<float> values = RowsAsF32(c, scores ? "logprobs" : "probs");
-  const Tensor& t = c.inputs.at(scores ? "logprobs" : "probs");
+  const bool scores = info.draw.target == ExactTargetKind::kSoftmaxScores;
+  const TensorSpec* input = info.InputWithRole(scores ? Role::kScores : Role::kProbs);
+  if (input == nullptr) {
+    throw std::logic_error("stage catalogue: stage '" + c.stage + "' draws from " +
+                           std::string(scores ? "scores" : "probabilities") + " but names no such input");
+  }
+  const std::vector<float> values = RowsAsF32(c, input->name);
+  const Tensor& t = c.inputs.at(input->name);
   const std::int64_t rows = t.dim(0), vocab = t.dim(1);
   ExactTarget target;
   target.vocab = vocab;

@@ -2,7 +2,7 @@
 #pragma once
 // The exact target distribution of a stochastic case, row by row, with the tokens that can
 // never be drawn (layer L1) and the ambiguous ones whose inclusion depends on rounding at a
-// threshold (docs/spec/harness.md "Exact targets"; STATS.md "Layers").
+// threshold (docs/spec/harness.md "Exact targets"; docs/method.md "Layers").
 //
 // Contract:
 // - Stages: exponential_race, inverse_cdf, qsample, multinomial_with_seed and

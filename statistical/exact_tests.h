@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Exact binomial and Poisson tests, Clopper–Pearson and Garwood intervals, and a Monte-Carlo
-// power-divergence test for tiny tables (docs/spec/statistics.md#exact-tests; STATS.md L2, L4).
+// power-divergence test for tiny tables (docs/spec/statistics.md#exact-tests; docs/method.md L2, L4).
 //
 // Contract:
 // - BinomialTest(k, n, p0, alternative): 0 <= k <= n, n >= 1, p0 in [0, 1].

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Goodness of fit of token counts to target probabilities: the Cressie–Read power-divergence
-// test with a-priori pooling (docs/spec/statistics.md#goodness-of-fit, STATS.md "Omnibus
+// test with a-priori pooling (docs/spec/statistics.md#goodness-of-fit, docs/method.md "Omnibus
 // statistic and pooling").
 //
 // Contract:
@@ -11,7 +11,7 @@
 //   in `structural_violations`; it is not part of n and never enters the statistic.
 // - n = sum of counts over tokens with p > 0. Bins: PoolCategories(p / sum p, n, E_min)
 //   (statistical/pooling.h), so they depend on p and n only. E_min defaults by lambda: 10 for
-//   Pearson (lambda = 1), 5 otherwise (STATS.md).
+//   Pearson (lambda = 1), 5 otherwise (docs/method.md).
 // - Statistic (Cressie & Read 1984), over bins with O = observed, E = expected:
 //     lambda not in {0, -1}: 2 / (lambda (lambda + 1)) * sum O ((O / E)^lambda - 1),
 //       with (O/E)^lambda - 1 computed as expm1(lambda log(O / E)) so lambda -> 0 is smooth;
@@ -40,7 +40,7 @@ inline constexpr double kCressieReadLambda = 2.0 / 3.0;
 inline constexpr double kPearsonLambda = 1.0;
 inline constexpr double kGTestLambda = 0.0;
 
-// 10 for Pearson, 5 otherwise (STATS.md).
+// 10 for Pearson, 5 otherwise (docs/method.md).
 double DefaultEMin(double lambda);
 
 struct GoodnessOfFitOptions {

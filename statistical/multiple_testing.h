@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Multiple-testing adjustments: Holm (family-wise error) and Benjamini–Hochberg (false
-// discovery rate) adjusted p-values (docs/spec/statistics.md#multiple-testing; STATS.md "Alpha
+// discovery rate) adjusted p-values (docs/spec/statistics.md#multiple-testing; docs/method.md "Alpha
 // budget": Holm over every statistical p-value of a run).
 //
 // Contract:

@@ -11,6 +11,7 @@
 #include "reference/rng/murmur3.h"
 #include "reference/rng/noise.h"
 #include "reference/rng/philox.h"
+#include "reference/rng/streams.h"
 #include "reference/rng/uniform.h"
 #include "statistical/continuous_laws.h"
 #include "statistical/draw_harness.h"
@@ -27,9 +28,8 @@ constexpr double kFloorProbability = 0x1p-24;
 constexpr double kSixteenBitFloor = 0x1p-16;  // the alternative: a generator of 16-bit uniforms
 
 std::uint32_t PhiloxWord(std::uint64_t seed, std::uint64_t index) {
-  const rng::Philox4x32Block ctr = {{static_cast<std::uint32_t>(index / 4), static_cast<std::uint32_t>(index >> 34), 0, 0x401}};
-  const rng::Philox4x32Key key = {{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}};
-  return rng::Philox4x32_10(ctr, key).v[index % 4];
+  return rng::StreamWord(rng::Stream::kNoiseHarness, seed, static_cast<std::uint32_t>(index / 4),
+                         static_cast<std::uint32_t>(index >> 34), 0, static_cast<std::uint32_t>(index % 4));
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The noise harness: does every generator and conversion of reference/rng/ follow its law?
-// (issue 6 section 3 "Noise"; docs/spec/harness.md "Noise"; STATS.md "Continuous noise in
+// (docs/spec/harness.md "Noise"; docs/method.md "Continuous noise in
 // fp32"). L0 — the bitwise known answers — lives in tests/rng_test.cc (Random123 and SMHasher
 // vectors); this harness adds the statistical layers on long streams.
 //

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// A-priori pooling (statistical/pooling.h, STATS.md "Omnibus statistic and pooling").
+// A-priori pooling (statistical/pooling.h, docs/method.md "Omnibus statistic and pooling").
 #include "statistical/pooling.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// A-priori pooling of token categories for goodness-of-fit tests (STATS.md "Omnibus statistic
+// A-priori pooling of token categories for goodness-of-fit tests (docs/method.md "Omnibus statistic
 // and pooling"). Bins depend only on the target probabilities p and the sample size n, never
 // on observed counts, so pooling cannot be tuned to the data.
 //

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Power, sample size and effect sizes (docs/spec/statistics.md#power-and-sample-size; STATS.md
+// Power, sample size and effect sizes (docs/spec/statistics.md#power-and-sample-size; docs/method.md
 // "Alpha budget": each case derives n for power 0.99 at its declared effect).
 //
 // Contract:
@@ -31,10 +31,10 @@
 //   inequality |TV_hat - TV(q, p)| <= e / 2. K = #{t : p_t > 0} + [any p_t == 0] (tokens of
 //   p = 0 merged into one symbol, which leaves TV unchanged). Distribution-free and
 //   conservative: at K = 1000, n = 1e6 the half-width is ~0.019, larger than the ~0.013 bias
-//   of the plug-in estimate under a perfect sampler (STATS.md "Reporting").
+//   of the plug-in estimate under a perfect sampler (docs/method.md "Reporting").
 // - TargetedDelta(k, n, p0, level): estimate k / n - p0 with the Clopper–Pearson interval of
 //   k / n shifted by -p0 ("boundary mass +0.0051 [0.0042, 0.0060]").
-// Example: BinomialSampleSize(0.005, 0.0, 1e-6, 0.99) == 2757 (STATS.md: a dropped boundary
+// Example: BinomialSampleSize(0.005, 0.0, 1e-6, 0.99) == 2757 (docs/method.md: a dropped boundary
 //   token of p ~ 0.005 is caught with 2,757 draws).
 
 #include <cstdint>

@@ -9,23 +9,24 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/profile.h"
 #include "reference/rng/noise.h"
 #include "reference/rng/philox.h"
+#include "reference/rng/streams.h"
 #include "reference/rng/uniform.h"
 #include "reference/stage_io.h"
 
 namespace sampcheck::statistical {
 namespace {
 
-// One Philox stream per quantity, apart from the draw harness's own tag (0x401).
-constexpr std::uint32_t kDraftTag = 0x5d0;
-constexpr std::uint32_t kUniformTag = 0x5d1;
-constexpr std::uint32_t kRaceTag = 0x5d2;
-constexpr std::uint32_t kBonusRaceTag = 0x5d3;
+// One Philox stream per quantity (reference/rng/streams.h).
+constexpr rng::Stream kDraftTag = rng::Stream::kSpecDrafts;
+constexpr rng::Stream kUniformTag = rng::Stream::kSpecUniforms;
+constexpr rng::Stream kRaceTag = rng::Stream::kSpecRecoveredRace;
+constexpr rng::Stream kBonusRaceTag = rng::Stream::kSpecBonusRace;
 
-rng::Philox4x32Block Words(std::uint64_t seed, std::uint32_t index, std::uint32_t draw, std::uint32_t row, std::uint32_t tag) {
-  const rng::Philox4x32Key key = {{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}};
-  return rng::Philox4x32_10({{index, draw, row, tag}}, key);
+rng::Philox4x32Block Words(std::uint64_t seed, std::uint32_t index, std::uint32_t draw, std::uint32_t row, rng::Stream tag) {
+  return rng::StreamBlock(tag, seed, index, draw, row);
 }
 
 // A uniform in [0, 1) with 53 random bits from the first two words.
@@ -70,7 +71,7 @@ std::int32_t InverseCdf(std::span<const float> row, double u, const std::string&
 }
 
 Tensor ExponentialNoise(std::int64_t rows, std::int64_t vocab, std::int64_t draws, std::uint64_t seed,
-                        std::int64_t first_draw, std::uint32_t tag) {
+                        std::int64_t first_draw, rng::Stream tag) {
   Tensor noise = Tensor::Uninitialized(DType::kF32, {rows * draws, vocab});
   auto data = noise.data<float>();
   for (std::int64_t d = 0; d < draws; ++d) {
@@ -125,8 +126,9 @@ std::vector<double> AcceptanceLaw(const Case& with_ids, std::int64_t b, const st
 
 Case SpecDrawNoiseCase(const Case& given, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw) {
   const Case c = WithDraftIds(given);
-  const bool vllm = c.profile == "vllm", typical = c.profile == "typical_acceptance";
-  if (!vllm && !typical && c.profile != "flashinfer") {
+  const Profile profile = ParseProfile(c.profile);
+  const bool vllm = profile == Profile::kVllm, typical = profile == Profile::kTypicalAcceptance;
+  if (!vllm && !typical && profile != Profile::kFlashinfer) {
     throw InputError("case '" + c.id + "': the draw harness has no spec_random noise for profile '" + c.profile + "'");
   }
   const Tensor& ids = Input(c, "draft_ids");

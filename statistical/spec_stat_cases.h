@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The draw harness's case families for spec_random (docs/spec/harness.md "Speculative
-// decoding"; issue 8 sections 2-3): target and draft rows WITHOUT noise, under the vllm and
+// decoding"): target and draft rows WITHOUT noise, under the vllm and
 // flashinfer profiles, with declared MDEs as in stat_cases.h.
 //
 // Contract:

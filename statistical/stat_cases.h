@@ -2,7 +2,7 @@
 #pragma once
 // The statistical case families of the draw harness: stochastic cases chosen to expose
 // boundary bugs, each with its declared minimum detectable effects (docs/spec/harness.md
-// "Families"; issue 6 section 3).
+// "Families").
 //
 // Contract:
 // - Every case holds a stage's inputs WITHOUT noise (the harness supplies the randomness), an

@@ -9,12 +9,14 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "core/profile.h"
 #include "core/split_mix64.h"
 #include "reference/count_draws.h"
 #include "reference/exponential_race.h"
 #include "reference/reference_backend.h"
 #include "reference/rng/noise.h"
 #include "reference/rng/philox.h"
+#include "reference/rng/streams.h"
 #include "reference/spec_random.h"
 #include "reference/stage_io.h"
 #include "statistical/exact_target.h"
@@ -219,7 +221,7 @@ class TieBreakHighestIndex final : public WrappingBackend {
         continue;
       }
       const auto k = static_cast<std::int64_t>(r.Get("top_k", b, 0.0f));
-      if (in.profile == "vllm" || k <= 0 || k >= r.vocab) continue;
+      if (ParseProfile(in.profile) == Profile::kVllm || k <= 0 || k >= r.vocab) continue;
       r.Mask(b, FirstK(row, k, true));
       r.Set("top_k", b, 0.0f);
     }
@@ -274,9 +276,9 @@ class Uniform16Bit final : public OwnRaceBackend {
  protected:
   std::int64_t DrawOne(std::span<const float> probs, std::uint64_t seed, std::uint32_t row, std::uint32_t draw) override {
     std::vector<float> q(probs.size());
-    const rng::Philox4x32Key key = {{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}};
     for (std::size_t i = 0; i < probs.size(); ++i) {
-      const std::uint32_t w = rng::Philox4x32_10({{static_cast<std::uint32_t>(i / 4), draw, row, 0x16b}}, key).v[i % 4];
+      const std::uint32_t w = rng::StreamWord(rng::Stream::kWrongUniform16, seed, static_cast<std::uint32_t>(i / 4), draw, row,
+                                              static_cast<std::uint32_t>(i % 4));
       const float u = static_cast<float>(w >> 16) * 0x1p-16f;  // the bug: 16 bits
       q[i] = rng::ExponentialNegLog1pNegF32(u);                // u = 0 -> q = +0 -> ratio +inf
     }
@@ -360,7 +362,7 @@ class SpecResidualFromTarget final : public WrappingBackend {
       if (at >= n) continue;  // no rejection: the bonus token is right
       const auto p = target.data<float>().subspan(static_cast<std::size_t>((b * (width + 1) + at) * vocab), static_cast<std::size_t>(vocab));
       std::int64_t token = 0;
-      if (c.profile == "vllm") {
+      if (ParseProfile(c.profile) == Profile::kVllm) {
         const auto q = c.inputs.at("q").data<float>().subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
         token = reference::RaceArgmax(p, q);
       } else {

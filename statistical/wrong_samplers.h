@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Deliberately wrong samplers: backends that wrap the reference and plant one bug each, to
-// prove that the harnesses catch each bug class at the sample size they compute (issue 6
-// section 4; docs/spec/harness.md "Proving the harness works").
+// prove that the harnesses catch each bug class at the sample size they compute
+// (docs/spec/harness.md "Proving the harness works").
 //
 // Contract:
 // - Each sampler is a Backend named "wrong:<name>" supporting the reference's stages. Stages

@@ -78,7 +78,7 @@ std::string Hex16(std::uint16_t h) {
   return buf;
 }
 
-// Reports the first kMaxReported mismatches and the total (STYLE.md "Tests").
+// Reports the first kMaxReported mismatches and the total (docs/contributing.md "Tests").
 constexpr int kMaxReported = 10;
 
 // ---------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tests of a-priori pooling (statistical/pooling.h, STATS.md "Omnibus statistic and
+// Tests of a-priori pooling (statistical/pooling.h, docs/method.md "Omnibus statistic and
 // pooling"). Expected bins are worked out by hand from the rule in the header.
 #include "statistical/pooling.h"
 

@@ -26,6 +26,7 @@
 #include "reference/rng/murmur3.h"
 #include "reference/rng/noise.h"
 #include "reference/rng/philox.h"
+#include "reference/rng/streams.h"
 #include "reference/rng/uniform.h"
 
 #ifndef SAMPCHECK_SOURCE_DIR
@@ -46,7 +47,7 @@ std::string Hex32(std::uint32_t v) {
   return buf;
 }
 
-// Bitwise float comparison with hex bits and %a in the message (STYLE.md "Tests").
+// Bitwise float comparison with hex bits and %a in the message (docs/contributing.md "Tests").
 ::testing::AssertionResult SameF32(float actual, float expected) {
   if (F32Bits(actual) == F32Bits(expected)) return ::testing::AssertionSuccess();
   char buf[160];
@@ -534,6 +535,42 @@ TEST(Noise, GumbelSglangMinClampOnlyIsInfiniteAtOne) {
   for (std::uint32_t h : hs)
     EXPECT_TRUE(SameF64(GumbelSglangMinClampF64(UniformSglangF64(h)), GumbelSglangFromHashF64(h)))
         << "h 0x" << Hex32(h);
+}
+
+}  // namespace
+}  // namespace sampcheck::rng
+
+namespace sampcheck::rng {
+namespace {
+
+// The stream registry (reference/rng/streams.h): no two of sampcheck's own streams share a
+// counter tag, so under one key they never share a Philox block.
+TEST(RngStreams, TagsAreDistinct) {
+  for (std::size_t i = 0; i < std::size(kAllStreams); ++i) {
+    for (std::size_t j = i + 1; j < std::size(kAllStreams); ++j) {
+      EXPECT_NE(static_cast<std::uint32_t>(kAllStreams[i]), static_cast<std::uint32_t>(kAllStreams[j]));
+    }
+  }
+}
+
+// SeedKey is cuRAND's key split: curand_init stores seed low word first (philox.h contract).
+TEST(RngStreams, SeedKeyIsCurandsKeySplit) {
+  for (std::uint64_t seed : {0ull, 1ull, 0x0123456789abcdefull, ~0ull}) {
+    const CurandPhiloxState s = CurandPhiloxInit(seed, 0, 0);
+    EXPECT_EQ(SeedKey(seed).v[0], s.key.v[0]);
+    EXPECT_EQ(SeedKey(seed).v[1], s.key.v[1]);
+  }
+}
+
+// Known answer: tests/rng_known_answers.txt row "philox4x32 10 00000001 00000000 00000000
+// 00000000 00000001 00000000" (Random123 manual kat_vectors) is the stream block whose tag
+// word is 0, i.e. StreamBlock's counter layout is {c0, c1, c2, tag} with the key from SeedKey.
+TEST(RngStreams, BlockLayoutIsC0C1C2ThenTag) {
+  const Philox4x32Block b = Philox4x32_10({{1, 0, 0, 0}}, SeedKey(1));
+  EXPECT_EQ(b.v[3], 0xa7f66093u);
+  const Philox4x32Block s = StreamBlock(Stream::kCountDraws, 1, 1, 0, 0);
+  const Philox4x32Block direct = Philox4x32_10({{1, 0, 0, 0x5eed}}, {{1, 0}});
+  for (int w = 0; w < 4; ++w) EXPECT_EQ(s.v[w], direct.v[w]);
 }
 
 }  // namespace

@@ -12,7 +12,7 @@
 //   (d) the bonus token (rows accepting all k drafts) against p_k;
 //   (e) the exact joint law of (accepted length, emitted tokens) for V = 4, k = 3, by
 //       enumeration (340 outcomes).
-// Error budget: alpha = 1e-6 per test (STATS.md); 2 profiles x (3 GOF + 3 binomial + 1 joint)
+// Error budget: alpha = 1e-6 per test (docs/method.md); 2 profiles x (3 GOF + 3 binomial + 1 joint)
 // plus 4 for n-gram drafts = 18 tests of a correct sampler, so a false failure has probability
 // <= 1.8e-5 (Bonferroni), and
 // with the fixed seed below the verdict is deterministic anyway (no flakes; the seed was not

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Proving the harness works, part 2: calibration (issue 6 section 4; STATS.md L6). The correct
+// Proving the harness works, part 2: calibration (docs/method.md L6). The correct
 // reference against itself over many seed epochs must give uniform raw p-values (KS on the
 // near-continuous p-values: exact binomial tests with fewer than 30 expected events on a side
 // have a handful of possible, conservative p-values and are left out of KS), a false-alarm

@@ -31,7 +31,7 @@ TEST(ExactTests, BinomialPValuesMatchMpmath) {
       {__LINE__, 7, 20, 0.5, 0.26317596435546875, 0.13158798217773438, 0.94234085083007813},
       {__LINE__, 3, 50, 0.2, 0.011917135597017911, 5.6563610121553044e-3, 0.9987145850467567},
       {__LINE__, 15, 100, 0.05, 1.3585423899229113e-4, 0.99996294592382241, 1.3585423899229113e-4},
-      // STATS.md: a dropped boundary token of p = 0.005 is caught by the one-sided test at
+      // docs/method.md: a dropped boundary token of p = 0.005 is caught by the one-sided test at
       // alpha = 1e-6 with 2,757 draws (0.995^2757 < 1e-6).
       {__LINE__, 0, 2757, 0.005, 2.1147884174145987e-6, 9.9594101050976256e-7, 1.0},
       {__LINE__, 12, 1000, 0.005, 5.3300112062563768e-3, 0.9980407882674982, 5.3300112062563768e-3},

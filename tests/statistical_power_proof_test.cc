@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Proving the harness works, part 1: power (issue 6 section 4; docs/spec/harness.md). Each
+// Proving the harness works, part 1: power (docs/spec/harness.md). Each
 // deliberately wrong sampler (statistical/wrong_samplers.h) must be rejected by the case and
 // layer it targets, at the n the harness computes for the whole suite's family (Holm-worst
 // alpha = 1e-4 / m), and the report must show the effect, n and p-value. The reference must

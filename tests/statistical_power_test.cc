@@ -48,13 +48,13 @@ TEST(Power, BinomialPowerMatchesMpmath) {
 }
 
 TEST(Power, DroppedBoundaryTokenNeeds2757Draws) {
-  // STATS.md "Sample sizes worth knowing": p = 0.005 never drawn; one-sided exact test at
+  // docs/method.md "Sample sizes worth knowing": p = 0.005 never drawn; one-sided exact test at
   // alpha = 1e-6 has power 1 once 0.995^n <= 1e-6, i.e. n >= 2756.3.
   EXPECT_EQ(BinomialSampleSize(0.005, 0.0, 1e-6, 0.99), 2757);
 }
 
 TEST(Power, AnyDeviationOfTvHalfAPercentNeeds3Point6MillionDraws) {
-  // STATS.md: "any deviation with TV >= 0.5% needs 3.6e6 (df = 999)" at alpha 1e-6, power
+  // docs/method.md: "any deviation with TV >= 0.5% needs 3.6e6 (df = 999)" at alpha 1e-6, power
   // 0.99. The least w2 at a given TV is (2 TV)^2 (Cauchy–Schwarz: (sum |d|)^2 <= w2 sum p0),
   // so w2 = 1e-4; the one-digit figure fixes n to [3.55e6, 3.65e6).
   const std::int64_t n = ChiSquareSampleSize(999, 1e-4, 1e-6, 0.99);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of token_bitmask (reference/token_bitmask.h, docs/spec/masks.md#token_bitmask). Known
 // answers are xgrammar's own (tests/python/test_token_bitmask_operations.py, quoted in
-// PEERS.md); the rest follow from the bit layout by hand.
+// docs/peers.md); the rest follow from the bit layout by hand.
 #include <cmath>
 #include <limits>
 

@@ -26,7 +26,7 @@ std::vector<float> TopP(Profile profile, std::vector<float> row, float p) {
 }
 
 TEST(TopP, BoundaryOfPeersMd) {
-  // PEERS.md: probs (0.5, 0.25, 0.125, 0.125), p = 0.75: vLLM and Ascend keep 2, SGLang 3.
+  // docs/peers.md: probs (0.5, 0.25, 0.125, 0.125), p = 0.75: vLLM and Ascend keep 2, SGLang 3.
   // Exclusive prefixes E = 0, 0.5, 0.75, 0.875 (exact). canonical/ascend: 0.75 < 0.75 fails at
   // the third token -> 2. sglang: 0.75 <= 0.75 keeps it -> 3. flashinfer: the two 0.125 tokens
   // form a group with E = 0.75, not < 0.75 -> 2. vllm: ascending cumsum 0.125, 0.25, 0.5, 1

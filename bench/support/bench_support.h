@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Benchmark-only helpers: deterministic random inputs and Case builders for the stage
-// benchmarks under bench/ (STYLE.md "Build and benchmarks": fixed seeds, ratios against a
+// benchmarks under bench/ (docs/contributing.md "Build and benchmarks": fixed seeds, ratios against a
 // naive baseline measured in the same run).
 //
 // Contract:
 // - Every generator is a pure function of its arguments: SplitMix64 (Steele, Lea and Flood,
 //   "Fast splittable pseudorandom number generators", OOPSLA 2014) seeded with the caller's
-//   fixed seed. No std:: distributions (their output is implementation-defined, STYLE.md
+//   fixed seed. No std:: distributions (their output is implementation-defined, docs/contributing.md
 //   "Numerics"), so the inputs are the same bytes on every platform and compiler.
 // - Shapes are those of the issue: B = 64 rows of V = 151936 columns (the Qwen2 vocabulary
 //   size), f32 logits in [-16, 16).

@@ -25,7 +25,7 @@
 //   with hash seed 0: four full blocks, no tail, h ^= 16 before fmix32. This is SGLang's
 //   `murmur_hash32_kernel` (four murmur3_mix calls, `h ^= 16`, fmix32). In SGLang's top-k/top-p
 //   path the column is the rank in the descending-sorted row; in
-//   `multinomial_with_seed_and_token_ids` it is the vocabulary id (PEERS.md).
+//   `multinomial_with_seed_and_token_ids` it is the vocabulary id (docs/peers.md).
 // - Exact tier: integer only, no floating point; bit-identical on every host and device.
 //   Empty input (len 0) is valid: MurmurHash3X86_32(nullptr, 0, 0) == 0 (fmix32(0) == 0).
 // - RNG counters used per token: one hash per (seed, position, column); no state.

@@ -48,7 +48,7 @@
 //                 offset = 4 * ((draw / 4) << 32 | token) + draw % 4); curand().
 //   Profiles that reproduce a peer use the peer's mapping instead, e.g. FlashInfer's
 //   chain_speculative_sampling: curand_init(seed, subsequence = batch row, offset =
-//   framework-supplied philox offset) (PEERS.md); that mapping depends on the batch slot.
+//   framework-supplied philox offset) (docs/peers.md); that mapping depends on the batch slot.
 // - Exact tier: integer only. No exceptions, allocation or I/O; host and device.
 // Example (tests/rng_test.cc, Philox.HeaderExample): Philox4x32<10>({0, 0, 0, 0}, {0, 0}) is
 // {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8} (Random123 kat_vectors), and
@@ -174,7 +174,7 @@ SAMPCHECK_HOST_DEVICE constexpr CurandPhiloxState CurandPhiloxInit(std::uint64_t
                                                                    std::uint64_t subsequence,
                                                                    std::uint64_t offset) {
   CurandPhiloxState s{};
-  s.key = {{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}};
+  s.key = {{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}};  // = SeedKey, streams.h
   s.state = 0;
   CurandPhiloxSkipaheadSequence(subsequence, &s);
   CurandPhiloxSkipahead(offset, &s);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Precondition checks shared by the statistical library (internal). Each throws
-// std::invalid_argument naming the function and the argument (STYLE.md "Errors").
+// std::invalid_argument naming the function and the argument (docs/contributing.md "Errors").
 
 #include <cmath>
 #include <cstdio>

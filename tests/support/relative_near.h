@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Relative-tolerance comparison for the statistical tests (test-only): p-values must match
-// independent mpmath values to 1e-10 relative (STATS.md "Testing the harness itself").
+// independent mpmath values to 1e-10 relative (docs/method.md "Testing the harness itself").
 
 #include <cmath>
 #include <cstdio>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Test-only helpers: bit patterns and readable float printing for failure messages
-// (STYLE.md "Tests": hex bits and %a next to decimals).
+// (docs/contributing.md "Tests": hex bits and %a next to decimals).
 
 #include <bit>
 #include <cstdint>

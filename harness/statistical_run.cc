@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+// The statistical cases as one library call (harness/statistical_run.h).
+#include "harness/statistical_run.h"
+
+#include <algorithm>
+#include <iterator>
+
+#include "core/profile.h"
+#include "core/stage_catalogue.h"
+#include "harness/reproducibility.h"
+#include "statistical/draw_harness.h"
+#include "statistical/noise_harness.h"
+#include "statistical/stat_cases.h"
+
+namespace sampcheck::harness {
+namespace {
+
+bool Selected(const std::vector<std::string>& filter, const std::string& value) {
+  return filter.empty() || std::find(filter.begin(), filter.end(), value) != filter.end();
+}
+
+}  // namespace
+
+std::vector<golden::CaseResult> RunStatisticalCases(Backend& backend, const StatisticalRunOptions& options) {
+  for (const auto& s : options.stages) {
+    if (s != "noise") RequireStage(s);  // "noise": the noise harness alone
+  }
+  for (const auto& p : options.profiles) ParseProfile(p);
+  std::vector<statistical::StatCase> cases;
+  for (auto& c : statistical::DrawStatCases()) {
+    if (Selected(options.stages, c.input.stage) && Selected(options.profiles, c.input.profile)) cases.push_back(std::move(c));
+  }
+  statistical::DrawHarnessOptions draw;
+  draw.thorough = options.thorough;
+  draw.seed_epoch = options.seed_epoch;
+  draw.budget_seconds = options.budget_seconds;
+  // The noise laws are properties of the reference's generators (reference/rng/), run for a
+  // backend that declares it uses them; a backend's own noise is judged through its draws.
+  const bool run_noise = backend.UsesReferenceNoiseGenerators() && Selected(options.stages, "noise");
+  draw.extra_family_tests = run_noise ? statistical::NoiseFamilySize() : 0;
+  draw.apply_holm = false;  // once, below, over draws and noise together
+  draw.on_case = options.on_case;
+  auto results = statistical::RunDrawHarness(backend, cases, draw);
+  auto repro = RunReproducibilityHarness(backend, cases, options.seed_epoch);
+  results.insert(results.end(), std::make_move_iterator(repro.begin()), std::make_move_iterator(repro.end()));
+  if (run_noise) {
+    auto noise = statistical::RunNoiseHarness(options.seed_epoch, options.thorough, /*apply_holm=*/false);
+    results.insert(results.end(), std::make_move_iterator(noise.begin()), std::make_move_iterator(noise.end()));
+  }
+  statistical::ApplyHolm(results, statistical::kFamilyWiseAlpha);
+  return results;
+}
+
+}  // namespace sampcheck::harness
