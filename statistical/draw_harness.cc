@@ -446,9 +446,7 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
           const std::uint32_t w = words.v[i - i0];
           float x;
           if (gumbel) {
-            // ((w >> 8) + 1/2) 2^-24 in (0, 1): a finite Gumbel, -log(-log u) in binary64.
-            const double u = (static_cast<double>(w >> 8) + 0.5) * 0x1p-24;
-            x = static_cast<float>(-math::LogF64Dd(-math::LogF64Dd(u)));
+            x = rng::GumbelCellCentreF32(w);  // finite: reference/rng/noise.h
           } else {
             x = rng::ExponentialTorchCudaF32(rng::UniformOpenClosedCurandF32(w));  // [2^-24, 33 ln2]
           }
