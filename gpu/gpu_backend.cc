@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: Apache-2.0
+// Stage glue of the gpu backends (gpu/gpu_backend.h): input checks, output tensors, one
+// kernel launch per stage.
+#include "gpu/gpu_backend.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include "core/error.h"
+#include "core/profile.h"
+#include "core/stage_catalogue.h"
+#include "reference/stage_io.h"
+
+namespace sampcheck::gpu {
+
+namespace {
+
+using reference::FormatFloat;
+using reference::Outputs;
+using reference::StageInputs;
+using StageFn = TensorMap (*)(const Case&, Profile, KernelRunner&);
+
+TensorMap RunGreedy(const Case& c, Profile /*profile*/, KernelRunner& runner) {
+  StageInputs in(c, "greedy");
+  const Tensor logits = in.Logits();
+  const std::int64_t rows = logits.dim(0);
+  const std::int64_t vocab = logits.dim(1);
+  Tensor token(DType::kI64, {rows});
+  runner.Greedy(logits.data<float>().data(), rows, vocab, vocab, token.data<std::int64_t>().data());
+  return Outputs("token", std::move(token));
+}
+
+// The optional temperature of softmax, validated as reference/softmax.cc does.
+const float* SoftmaxTemperature(const StageInputs& in, std::int64_t rows) {
+  const Tensor* temp = in.Optional("temperature", DType::kF32, 1);
+  if (!temp) return nullptr;
+  in.ExpectDim("temperature", *temp, 0, rows);
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const float t = temp->data<float>()[static_cast<std::size_t>(b)];
+    if (!std::isfinite(t) || !(t > 0.0f)) {
+      in.Fail("temperature[" + std::to_string(b) + "] = " + FormatFloat(t) + " must be finite and > 0");
+    }
+  }
+  return temp->data<float>().data();
+}
+
+template <bool kLog>
+TensorMap RunSoftmax(const Case& c, Profile /*profile*/, KernelRunner& runner) {
+  StageInputs in(c, kLog ? "log_softmax" : "softmax");
+  const Tensor logits = in.Logits();
+  const std::int64_t rows = logits.dim(0);
+  const std::int64_t vocab = logits.dim(1);
+  const float* temperature = SoftmaxTemperature(in, rows);
+  Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
+  runner.Softmax(logits.data<float>().data(), temperature, rows, vocab, vocab, kLog, out.data<float>().data());
+  return Outputs(kLog ? "logprobs" : "probs", std::move(out));
+}
+
+// docs/spec/temperature.md: vLLM's _SAMPLING_EPS = 1e-5 and _MAX_TEMP = 1e-2
+// (vllm/sampling_params.py), SGLang's _SAMPLING_EPS = 1e-6
+// (python/sglang/srt/sampling/sampling_params.py); canonical takes vLLM's epsilon, no raise.
+TemperatureRule TemperatureRuleFor(Profile profile) {
+  switch (profile) {
+    case Profile::kVllm: return {1e-5, 1e-2};
+    case Profile::kSglang: return {1e-6, 0.0};
+    default: return {1e-5, 0.0};
+  }
+}
+
+TensorMap RunTemperature(const Case& c, Profile profile, KernelRunner& runner) {
+  StageInputs in(c, "temperature");
+  const Tensor logits = in.Logits();
+  const std::int64_t rows = logits.dim(0);
+  const std::int64_t vocab = logits.dim(1);
+  const Tensor& temp = in.Required("temperature", DType::kF32, 1);
+  in.ExpectDim("temperature", temp, 0, rows);
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const float t = temp.data<float>()[static_cast<std::size_t>(b)];
+    if (!std::isfinite(t) || t < 0.0f) {
+      in.Fail("temperature[" + std::to_string(b) + "] = " + FormatFloat(t) + " must be finite and >= 0");
+    }
+  }
+  Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
+  Tensor greedy(DType::kBool, {rows});
+  runner.Temperature(logits.data<float>().data(), temp.data<float>().data(), rows, vocab, vocab,
+                     TemperatureRuleFor(profile), out.data<float>().data(), greedy.data<std::uint8_t>().data());
+  TensorMap result = Outputs("logits", std::move(out));
+  result.emplace("is_greedy", std::move(greedy));
+  return result;
+}
+
+// docs/spec/nan_handling.md: SGLang replaces NaN with torch.full_like(logits, -1e5) in f32.
+constexpr float kSglangNanReplacement = -1e5f;
+
+TensorMap RunNanHandling(const Case& c, Profile profile, KernelRunner& runner) {
+  StageInputs in(c, "nan_handling");
+  const Tensor logits = in.Logits();
+  const std::int64_t rows = logits.dim(0);
+  const std::int64_t vocab = logits.dim(1);
+  Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
+  runner.NanHandling(logits.data<float>().data(), rows, vocab, vocab, profile == Profile::kSglang,
+                     kSglangNanReplacement, out.data<float>().data());
+  return Outputs("logits", std::move(out));
+}
+
+// Inputs checked as reference/token_bitmask.cc checks them (same messages); the kernel then
+// masks the rows marked here.
+TensorMap RunTokenBitmask(const Case& c, Profile /*profile*/, KernelRunner& runner) {
+  StageInputs in(c, "token_bitmask");
+  const Tensor logits = in.Logits();
+  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
+  const Tensor& mask = in.Required("bitmask", DType::kI32, 2);
+  const std::int64_t mask_rows = mask.dim(0), words = mask.dim(1);
+  const std::int64_t limit = std::min(vocab, words * 32);
+  std::int64_t vocab_size = limit;
+  if (c.params.contains("vocab_size")) {
+    const auto& v = c.params["vocab_size"];
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > limit) {
+      in.Fail("parameter vocab_size = " + v.dump() + " must be an integer in [0, min(V, 32 W)] = [0, " +
+              std::to_string(limit) + "]");
+    }
+    vocab_size = v.get<std::int64_t>();
+  }
+  std::vector<std::uint8_t> masked(static_cast<std::size_t>(rows), 0);
+  if (const Tensor* idx = in.Optional("indices", DType::kI32, 1)) {
+    for (std::int32_t r : idx->data<std::int32_t>()) {
+      if (r < 0 || r >= rows || r >= mask_rows) {
+        in.Fail("indices entry " + std::to_string(r) + " is outside the logits rows [0, " + std::to_string(rows) +
+                ") or the bitmask rows [0, " + std::to_string(mask_rows) + ")");
+      }
+      masked[static_cast<std::size_t>(r)] = 1;
+    }
+  } else {
+    in.ExpectDim("bitmask", mask, 0, rows);
+    std::fill(masked.begin(), masked.end(), std::uint8_t{1});
+  }
+  Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
+  runner.TokenBitmask(logits.data<float>().data(), mask.data<std::int32_t>().data(), masked.data(), rows, vocab,
+                      vocab, mask_rows, words, vocab_size, out.data<float>().data());
+  return Outputs("logits", std::move(out));
+}
+
+const std::map<std::string, StageFn>& Stages() {
+  static const std::map<std::string, StageFn> stages = {
+      {"greedy", RunGreedy},
+      {"log_softmax", RunSoftmax<true>},
+      {"nan_handling", RunNanHandling},
+      {"softmax", RunSoftmax<false>},
+      {"temperature", RunTemperature},
+      {"token_bitmask", RunTokenBitmask},
+  };
+  return stages;
+}
+
+}  // namespace
+
+std::vector<std::string> GpuBackend::SupportedStages() const {
+  std::vector<std::string> names;
+  for (const auto& [name, fn] : Stages()) names.push_back(name);
+  return names;
+}
+
+TensorMap GpuBackend::Run(const std::string& stage, const Case& c) {
+  const StageInfo& info = RequireStage(stage);
+  RequireStageProfile(info, c.profile);
+  auto it = Stages().find(stage);
+  if (it == Stages().end()) {
+    throw InputError("backend '" + Name() + "' has no kernel for stage '" + stage + "'");
+  }
+  return it->second(c, ParseProfile(c.profile), *runner_);
+}
+
+std::unique_ptr<Backend> MakeGpuEmulatedBackend() { return std::make_unique<GpuBackend>(MakeEmulatedRunner()); }
+
+}  // namespace sampcheck::gpu
