@@ -12,6 +12,9 @@
 #include "gpu/gpu_backend.h"
 #include "gpu/greedy.cuh"
 #include "gpu/kernel_runner.h"
+#include "gpu/allowed_token_ids.cuh"
+#include "gpu/logit_bias.cuh"
+#include "gpu/min_new_tokens.cuh"
 #include "gpu/nan_handling.cuh"
 #include "gpu/softmax.cuh"
 #include "gpu/temperature.cuh"
@@ -164,6 +167,65 @@ class CudaRunner final : public KernelRunner {
                                      y.View("out"), vocab, pitch, words, vocab_size);
     y.Download(out, st);
     Throw(st, TokenBitmaskKernel::kName);
+  }
+
+  void LogitBias(const float* logits, const float* dense, const std::int32_t* bias_rows, const std::int32_t* bias_ids,
+                 const float* bias_values, std::int64_t n, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                 LogitBiasRule rule, float* out) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<float> d(dense != nullptr ? rows * vocab : 0, st);
+    DeviceBuffer<std::int32_t> br(n, st);
+    DeviceBuffer<std::int32_t> bi(n, st);
+    DeviceBuffer<float> bv(n, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    x.Upload(logits, st);
+    d.Upload(dense, st);
+    br.Upload(bias_rows, st);
+    bi.Upload(bias_ids, st);
+    bv.Upload(bias_values, st);
+    LaunchKernel<LogitBiasKernel>(rows, st, x.ConstView("logits"), d.ConstView("bias"), dense != nullptr,
+                                  br.ConstView("bias_rows"), bi.ConstView("bias_ids"), bv.ConstView("bias_values"), n,
+                                  y.View("out"), vocab, pitch, rule);
+    y.Download(out, st);
+    Throw(st, LogitBiasKernel::kName);
+  }
+
+  void AllowedTokenIds(const float* logits, const std::int32_t* allowed, std::int64_t slots, std::int64_t rows,
+                       std::int64_t vocab, std::int64_t pitch, float* out) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<std::int32_t> a(rows * slots, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    x.Upload(logits, st);
+    a.Upload(allowed, st);
+    LaunchKernel<AllowedTokenIdsKernel>(rows, st, x.ConstView("logits"), a.ConstView("allowed_ids"), slots,
+                                        y.View("out"), vocab, pitch);
+    y.Download(out, st);
+    Throw(st, AllowedTokenIdsKernel::kName);
+  }
+
+  void MinNewTokens(const float* logits, const std::int32_t* output_len, const std::int32_t* min_tokens,
+                    const std::int32_t* stop_ids, std::int64_t slots, std::int64_t rows, std::int64_t vocab,
+                    std::int64_t pitch, bool additive, float* out) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<std::int32_t> len(rows, st);
+    DeviceBuffer<std::int32_t> mn(rows, st);
+    DeviceBuffer<std::int32_t> stop(rows * slots, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    x.Upload(logits, st);
+    len.Upload(output_len, st);
+    mn.Upload(min_tokens, st);
+    stop.Upload(stop_ids, st);
+    LaunchKernel<MinNewTokensKernel>(rows, st, x.ConstView("logits"), len.ConstView("output_len"),
+                                     mn.ConstView("min_tokens"), stop.ConstView("stop_ids"), slots, y.View("out"),
+                                     vocab, pitch, additive);
+    y.Download(out, st);
+    Throw(st, MinNewTokensKernel::kName);
   }
 
  private:

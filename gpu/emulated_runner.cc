@@ -6,6 +6,9 @@
 #include "gpu/emulator.h"
 #include "gpu/greedy.cuh"
 #include "gpu/kernel_runner.h"
+#include "gpu/allowed_token_ids.cuh"
+#include "gpu/logit_bias.cuh"
+#include "gpu/min_new_tokens.cuh"
 #include "gpu/nan_handling.cuh"
 #include "gpu/softmax.cuh"
 #include "gpu/temperature.cuh"
@@ -65,6 +68,29 @@ class EmulatedRunner final : public KernelRunner {
     Run<TokenBitmaskKernel>(rows, Global(logits, rows * pitch, "logits"), Global(bitmask, mask_rows * words, "bitmask"),
                             Global(masked, rows, "masked"), Global(out, rows * vocab, "logits_out"), vocab, pitch,
                             words, vocab_size);
+  }
+
+  void LogitBias(const float* logits, const float* dense, const std::int32_t* bias_rows, const std::int32_t* bias_ids,
+                 const float* bias_values, std::int64_t n, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                 LogitBiasRule rule, float* out) override {
+    Run<LogitBiasKernel>(rows, Global(logits, rows * pitch, "logits"), Global(dense, rows * vocab, "bias"),
+                         dense != nullptr, Global(bias_rows, n, "bias_rows"), Global(bias_ids, n, "bias_ids"),
+                         Global(bias_values, n, "bias_values"), n, Global(out, rows * vocab, "logits_out"), vocab,
+                         pitch, rule);
+  }
+
+  void AllowedTokenIds(const float* logits, const std::int32_t* allowed, std::int64_t slots, std::int64_t rows,
+                       std::int64_t vocab, std::int64_t pitch, float* out) override {
+    Run<AllowedTokenIdsKernel>(rows, Global(logits, rows * pitch, "logits"), Global(allowed, rows * slots, "allowed_ids"),
+                               slots, Global(out, rows * vocab, "logits_out"), vocab, pitch);
+  }
+
+  void MinNewTokens(const float* logits, const std::int32_t* output_len, const std::int32_t* min_tokens,
+                    const std::int32_t* stop_ids, std::int64_t slots, std::int64_t rows, std::int64_t vocab,
+                    std::int64_t pitch, bool additive, float* out) override {
+    Run<MinNewTokensKernel>(rows, Global(logits, rows * pitch, "logits"), Global(output_len, rows, "output_len"),
+                            Global(min_tokens, rows, "min_tokens"), Global(stop_ids, rows * slots, "stop_ids"), slots,
+                            Global(out, rows * vocab, "logits_out"), vocab, pitch, additive);
   }
 };
 

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -142,10 +144,98 @@ TensorMap RunTokenBitmask(const Case& c, Profile /*profile*/, KernelRunner& runn
   return Outputs("logits", std::move(out));
 }
 
+// Inputs checked as reference/logit_bias.cc checks them (same messages, same order).
+TensorMap RunLogitBias(const Case& c, Profile profile, KernelRunner& runner) {
+  StageInputs in(c, "logit_bias");
+  const Tensor logits = in.Logits();
+  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
+  const Tensor* dense = in.Optional("bias", DType::kF32, 2);
+  if (dense) {
+    in.ExpectDim("bias", *dense, 0, rows);
+    in.ExpectDim("bias", *dense, 1, vocab);
+  }
+  const Tensor* sr = in.Optional("bias_rows", DType::kI32, 1);
+  const Tensor* si = in.Optional("bias_ids", DType::kI32, 1);
+  const Tensor* sv = in.Optional("bias_values", DType::kF32, 1);
+  std::int64_t n = 0;
+  if (sr || si || sv) {
+    if (!sr || !si || !sv) in.Fail("sparse bias needs all of bias_rows, bias_ids and bias_values");
+    n = sr->dim(0);
+    in.ExpectDim("bias_ids", *si, 0, n);
+    in.ExpectDim("bias_values", *sv, 0, n);
+    auto r = sr->data<std::int32_t>();
+    auto id = si->data<std::int32_t>();
+    std::set<std::pair<std::int32_t, std::int32_t>> seen;
+    for (std::int64_t k = 0; k < n; ++k) {
+      if (r[k] < 0 || r[k] >= rows) {
+        in.Fail("bias_rows[" + std::to_string(k) + "] = " + std::to_string(r[k]) + " is outside [0, " +
+                std::to_string(rows) + ")");
+      }
+      if (id[k] < 0 || id[k] >= vocab) {
+        in.Fail("bias_ids[" + std::to_string(k) + "] = " + std::to_string(id[k]) + " is outside the vocabulary [0, " +
+                std::to_string(vocab) + ")");
+      }
+      if (!seen.emplace(r[k], id[k]).second) {
+        in.Fail("bias entry (row " + std::to_string(r[k]) + ", token " + std::to_string(id[k]) + ") is listed twice");
+      }
+    }
+  }
+  // sglang densifies a sparse list (even an empty one: unlisted entries + 0.0f), vllm clamps
+  // it; a dense bias alone is the same everywhere (docs/spec/logit_bias.md).
+  const LogitBiasRule rule{profile == Profile::kSglang && sr != nullptr, profile == Profile::kVllm};
+  Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
+  runner.LogitBias(logits.data<float>().data(), dense ? dense->data<float>().data() : nullptr,
+                   n > 0 ? sr->data<std::int32_t>().data() : nullptr, n > 0 ? si->data<std::int32_t>().data() : nullptr,
+                   n > 0 ? sv->data<float>().data() : nullptr, n, rows, vocab, vocab, rule, out.data<float>().data());
+  return Outputs("logits", std::move(out));
+}
+
+// Inputs checked as reference/allowed_token_ids.cc checks them.
+TensorMap RunAllowedTokenIds(const Case& c, Profile /*profile*/, KernelRunner& runner) {
+  StageInputs in(c, "allowed_token_ids");
+  const Tensor logits = in.Logits();
+  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
+  const Tensor& allowed = in.Required("allowed_ids", DType::kI32, 2);
+  in.ExpectDim("allowed_ids", allowed, 0, rows);
+  in.ExpectIdsOrPadding("allowed_ids", allowed, vocab);
+  Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
+  runner.AllowedTokenIds(logits.data<float>().data(), allowed.data<std::int32_t>().data(), allowed.dim(1), rows, vocab,
+                         vocab, out.data<float>().data());
+  return Outputs("logits", std::move(out));
+}
+
+// Inputs checked as reference/min_new_tokens.cc checks them.
+TensorMap RunMinNewTokens(const Case& c, Profile profile, KernelRunner& runner) {
+  StageInputs in(c, "min_new_tokens");
+  const Tensor logits = in.Logits();
+  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
+  const Tensor& out_len = in.Required("output_len", DType::kI32, 1);
+  const Tensor& min_tok = in.Required("min_tokens", DType::kI32, 1);
+  const Tensor& stop = in.Required("stop_ids", DType::kI32, 2);
+  in.ExpectDim("output_len", out_len, 0, rows);
+  in.ExpectDim("min_tokens", min_tok, 0, rows);
+  in.ExpectDim("stop_ids", stop, 0, rows);
+  in.ExpectIdsOrPadding("stop_ids", stop, vocab);
+  auto len = out_len.data<std::int32_t>();
+  auto minimum = min_tok.data<std::int32_t>();
+  for (std::int64_t b = 0; b < rows; ++b) {
+    if (len[static_cast<std::size_t>(b)] < 0 || minimum[static_cast<std::size_t>(b)] < 0) {
+      in.Fail("row " + std::to_string(b) + ": output_len and min_tokens must be >= 0");
+    }
+  }
+  Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
+  runner.MinNewTokens(logits.data<float>().data(), len.data(), minimum.data(), stop.data<std::int32_t>().data(),
+                      stop.dim(1), rows, vocab, vocab, profile == Profile::kSglang, out.data<float>().data());
+  return Outputs("logits", std::move(out));
+}
+
 const std::map<std::string, StageFn>& Stages() {
   static const std::map<std::string, StageFn> stages = {
+      {"allowed_token_ids", RunAllowedTokenIds},
       {"greedy", RunGreedy},
       {"log_softmax", RunSoftmax<true>},
+      {"logit_bias", RunLogitBias},
+      {"min_new_tokens", RunMinNewTokens},
       {"nan_handling", RunNanHandling},
       {"softmax", RunSoftmax<false>},
       {"temperature", RunTemperature},

@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-#include "gpu/temperature_rule.h"
+#include "gpu/stage_rules.h"
 
 namespace sampcheck::gpu {
 
@@ -38,6 +38,17 @@ class KernelRunner {
   virtual void TokenBitmask(const float* logits, const std::int32_t* bitmask, const std::uint8_t* masked,
                             std::int64_t rows, std::int64_t vocab, std::int64_t pitch, std::int64_t mask_rows,
                             std::int64_t words, std::int64_t vocab_size, float* out) = 0;
+  // gpu/logit_bias.cuh: dense [rows, vocab] may be null; the sparse list has n entries.
+  virtual void LogitBias(const float* logits, const float* dense, const std::int32_t* bias_rows,
+                         const std::int32_t* bias_ids, const float* bias_values, std::int64_t n, std::int64_t rows,
+                         std::int64_t vocab, std::int64_t pitch, LogitBiasRule rule, float* out) = 0;
+  // gpu/allowed_token_ids.cuh: allowed is [rows, slots].
+  virtual void AllowedTokenIds(const float* logits, const std::int32_t* allowed, std::int64_t slots, std::int64_t rows,
+                               std::int64_t vocab, std::int64_t pitch, float* out) = 0;
+  // gpu/min_new_tokens.cuh: stop_ids is [rows, slots]; additive: sglang's rule.
+  virtual void MinNewTokens(const float* logits, const std::int32_t* output_len, const std::int32_t* min_tokens,
+                            const std::int32_t* stop_ids, std::int64_t slots, std::int64_t rows, std::int64_t vocab,
+                            std::int64_t pitch, bool additive, float* out) = 0;
 };
 
 std::unique_ptr<KernelRunner> MakeEmulatedRunner();

@@ -18,7 +18,7 @@
 #include <cstdint>
 
 #include "gpu/block_model.h"
-#include "gpu/temperature_rule.h"
+#include "gpu/stage_rules.h"
 
 namespace sampcheck::gpu {
 

@@ -226,5 +226,55 @@ TEST(GpuTokenBitmask, ContractExamples) {
   EXPECT_EQ(std::vector<float>(y.begin(), y.begin() + 10), want_limited);
 }
 
+// docs/spec/logit_bias.md: logits {1, 2, 3}, sparse (0, 2, 0.5) -> {1, 2, 3.5}; vllm clamps
+// 250 to 100 -> {1, 2, 103}; sglang's densified bias turns an unlisted -0.0 into +0.0 while
+// canonical leaves it.
+TEST(GpuLogitBias, ContractExamples) {
+  const std::vector<float> x = {1.0f, -0.0f, 3.0f};
+  const std::int32_t row = 0, id = 2;
+  float value = 0.5f;
+  std::vector<float> y(3);
+  MakeEmulatedRunner()->LogitBias(x.data(), nullptr, &row, &id, &value, 1, 1, 3, 3, {false, false}, y.data());
+  EXPECT_EQ(y[2], 3.5f);
+  EXPECT_EQ(Bits(y[1]), Bits(-0.0f));
+  value = 250.0f;
+  MakeEmulatedRunner()->LogitBias(x.data(), nullptr, &row, &id, &value, 1, 1, 3, 3, {false, true}, y.data());
+  EXPECT_EQ(y[2], 103.0f);
+  value = kNan;  // Python's min(100, max(-100, nan)) is -100
+  MakeEmulatedRunner()->LogitBias(x.data(), nullptr, &row, &id, &value, 1, 1, 3, 3, {false, true}, y.data());
+  EXPECT_EQ(y[2], -97.0f);
+  value = 0.5f;
+  MakeEmulatedRunner()->LogitBias(x.data(), nullptr, &row, &id, &value, 1, 1, 3, 3, {true, false}, y.data());
+  EXPECT_EQ(Bits(y[1]), Bits(0.0f));
+  EXPECT_EQ(y[2], 3.5f);
+}
+
+// docs/spec/masks.md: logits {1, 2, 3, 4}, allowed {3, 1} -> {-inf, 2, -inf, 4}; an all -1 row
+// is untouched.
+TEST(GpuAllowedTokenIds, ContractExamples) {
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8};
+  const std::vector<std::int32_t> allowed = {3, 1, -1, -1};
+  std::vector<float> y(8);
+  MakeEmulatedRunner()->AllowedTokenIds(x.data(), allowed.data(), 2, 2, 4, 4, y.data());
+  EXPECT_EQ(y, (std::vector<float>{-kInf, 2, -kInf, 4, 5, 6, 7, 8}));
+}
+
+// docs/spec/penalties.md: logits {1, 2, 3}, stop {2}, output_len 0 < min_tokens 1 -> {1, 2,
+// -inf}; sglang adds -inf instead (+inf becomes NaN) and +0.0 elsewhere (-0.0 -> +0.0).
+TEST(GpuMinNewTokens, ContractExamples) {
+  const std::vector<float> x = {-0.0f, 2.0f, kInf};
+  const std::int32_t len = 0, min = 1, stop = 2;
+  std::vector<float> y(3);
+  MakeEmulatedRunner()->MinNewTokens(x.data(), &len, &min, &stop, 1, 1, 3, 3, false, y.data());
+  EXPECT_EQ(Bits(y[0]), Bits(-0.0f));
+  EXPECT_EQ(y[2], -kInf);
+  MakeEmulatedRunner()->MinNewTokens(x.data(), &len, &min, &stop, 1, 1, 3, 3, true, y.data());
+  EXPECT_EQ(Bits(y[0]), Bits(0.0f));
+  EXPECT_TRUE(std::isnan(y[2]));
+  const std::int32_t done = 1;  // output_len 1 == min_tokens 1: inactive, untouched
+  MakeEmulatedRunner()->MinNewTokens(x.data(), &done, &min, &stop, 1, 1, 3, 3, false, y.data());
+  EXPECT_EQ(y[2], kInf);
+}
+
 }  // namespace
 }  // namespace sampcheck::gpu
