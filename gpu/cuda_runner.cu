@@ -13,9 +13,11 @@
 #include "gpu/greedy.cuh"
 #include "gpu/kernel_runner.h"
 #include "gpu/allowed_token_ids.cuh"
+#include "gpu/bad_words.cuh"
 #include "gpu/logit_bias.cuh"
 #include "gpu/min_new_tokens.cuh"
 #include "gpu/nan_handling.cuh"
+#include "gpu/penalties.cuh"
 #include "gpu/softmax.cuh"
 #include "gpu/temperature.cuh"
 #include "gpu/token_bitmask.cuh"
@@ -226,6 +228,51 @@ class CudaRunner final : public KernelRunner {
                                      vocab, pitch, additive);
     y.Download(out, st);
     Throw(st, MinNewTokensKernel::kName);
+  }
+
+  void BadWords(const float* logits, const std::int32_t* output_ids, std::int64_t output_len,
+                const std::int32_t* bad_words, std::int64_t n_words, std::int64_t word_len, std::int64_t rows,
+                std::int64_t vocab, std::int64_t pitch, float* out) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<std::int32_t> o(rows * output_len, st);
+    DeviceBuffer<std::int32_t> w(rows * n_words * word_len, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    x.Upload(logits, st);
+    o.Upload(output_ids, st);
+    w.Upload(bad_words, st);
+    LaunchKernel<BadWordsKernel>(rows, st, x.ConstView("logits"), o.ConstView("output_ids"), output_len,
+                                 w.ConstView("bad_words"), n_words, word_len, y.View("out"), vocab, pitch);
+    y.Download(out, st);
+    Throw(st, BadWordsKernel::kName);
+  }
+
+  void Penalties(const float* logits, const std::int32_t* prompt_ids, std::int64_t prompt_len,
+                 const std::int32_t* output_ids, std::int64_t output_len, const float* rep, const float* freq,
+                 const float* pres, std::int64_t rows, std::int64_t vocab, std::int64_t pitch, bool additive,
+                 float* out) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<std::int32_t> pi(rows * prompt_len, st);
+    DeviceBuffer<std::int32_t> oi(rows * output_len, st);
+    DeviceBuffer<float> r(rows, st);
+    DeviceBuffer<float> f(rows, st);
+    DeviceBuffer<float> p(rows, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    x.Upload(logits, st);
+    pi.Upload(prompt_ids, st);
+    oi.Upload(output_ids, st);
+    r.Upload(rep, st);
+    f.Upload(freq, st);
+    p.Upload(pres, st);
+    LaunchKernel<PenaltiesKernel>(rows, st, x.ConstView("logits"), pi.ConstView("prompt_ids"), prompt_len,
+                                  oi.ConstView("output_ids"), output_len, r.ConstView("repetition_penalty"),
+                                  f.ConstView("frequency_penalty"), p.ConstView("presence_penalty"), y.View("out"), vocab,
+                                  pitch, additive);
+    y.Download(out, st);
+    Throw(st, PenaltiesKernel::kName);
   }
 
  private:

@@ -7,9 +7,11 @@
 #include "gpu/greedy.cuh"
 #include "gpu/kernel_runner.h"
 #include "gpu/allowed_token_ids.cuh"
+#include "gpu/bad_words.cuh"
 #include "gpu/logit_bias.cuh"
 #include "gpu/min_new_tokens.cuh"
 #include "gpu/nan_handling.cuh"
+#include "gpu/penalties.cuh"
 #include "gpu/softmax.cuh"
 #include "gpu/temperature.cuh"
 #include "gpu/token_bitmask.cuh"
@@ -91,6 +93,25 @@ class EmulatedRunner final : public KernelRunner {
     Run<MinNewTokensKernel>(rows, Global(logits, rows * pitch, "logits"), Global(output_len, rows, "output_len"),
                             Global(min_tokens, rows, "min_tokens"), Global(stop_ids, rows * slots, "stop_ids"), slots,
                             Global(out, rows * vocab, "logits_out"), vocab, pitch, additive);
+  }
+
+  void BadWords(const float* logits, const std::int32_t* output_ids, std::int64_t output_len,
+                const std::int32_t* bad_words, std::int64_t n_words, std::int64_t word_len, std::int64_t rows,
+                std::int64_t vocab, std::int64_t pitch, float* out) override {
+    Run<BadWordsKernel>(rows, Global(logits, rows * pitch, "logits"), Global(output_ids, rows * output_len, "output_ids"),
+                        output_len, Global(bad_words, rows * n_words * word_len, "bad_words"), n_words, word_len,
+                        Global(out, rows * vocab, "logits_out"), vocab, pitch);
+  }
+
+  void Penalties(const float* logits, const std::int32_t* prompt_ids, std::int64_t prompt_len,
+                 const std::int32_t* output_ids, std::int64_t output_len, const float* rep, const float* freq,
+                 const float* pres, std::int64_t rows, std::int64_t vocab, std::int64_t pitch, bool additive,
+                 float* out) override {
+    Run<PenaltiesKernel>(rows, Global(logits, rows * pitch, "logits"), Global(prompt_ids, rows * prompt_len, "prompt_ids"),
+                         prompt_len, Global(output_ids, rows * output_len, "output_ids"), output_len,
+                         Global(rep, rows, "repetition_penalty"), Global(freq, rows, "frequency_penalty"),
+                         Global(pres, rows, "presence_penalty"), Global(out, rows * vocab, "logits_out"), vocab, pitch,
+                         additive);
   }
 };
 

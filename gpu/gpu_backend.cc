@@ -229,14 +229,80 @@ TensorMap RunMinNewTokens(const Case& c, Profile profile, KernelRunner& runner) 
   return Outputs("logits", std::move(out));
 }
 
+// Inputs checked as reference/bad_words.cc checks them.
+TensorMap RunBadWords(const Case& c, Profile /*profile*/, KernelRunner& runner) {
+  StageInputs in(c, "bad_words");
+  const Tensor logits = in.Logits();
+  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
+  const Tensor& output = in.Required("output_ids", DType::kI32, 2);
+  const Tensor& words = in.Required("bad_words", DType::kI32, 3);
+  in.ExpectDim("output_ids", output, 0, rows);
+  in.ExpectDim("bad_words", words, 0, rows);
+  in.ExpectIdsOrPadding("output_ids", output, vocab);
+  in.ExpectIdsOrPadding("bad_words", words, vocab);
+  Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
+  runner.BadWords(logits.data<float>().data(), output.data<std::int32_t>().data(), output.dim(1),
+                  words.data<std::int32_t>().data(), words.dim(1), words.dim(2), rows, vocab, vocab,
+                  out.data<float>().data());
+  return Outputs("logits", std::move(out));
+}
+
+// A per-row penalty coefficient, `fallback` for every row when absent; checked as
+// reference/penalties.cc checks it.
+std::vector<float> PenaltyCoefficients(const StageInputs& in, const std::string& name, std::int64_t rows,
+                                       float fallback, bool positive) {
+  std::vector<float> values(static_cast<std::size_t>(rows), fallback);
+  if (const Tensor* t = in.Optional(name, DType::kF32, 1)) {
+    in.ExpectDim(name, *t, 0, rows);
+    for (std::int64_t b = 0; b < rows; ++b) {
+      const float v = t->data<float>()[static_cast<std::size_t>(b)];
+      if (!std::isfinite(v) || (positive && !(v > 0.0f))) {
+        in.Fail("'" + name + "'[" + std::to_string(b) + "] = " + FormatFloat(v) +
+                (positive ? " must be finite and > 0" : " must be finite"));
+      }
+      values[static_cast<std::size_t>(b)] = v;
+    }
+  }
+  return values;
+}
+
+const Tensor* PenaltyIds(const StageInputs& in, const std::string& name, std::int64_t rows, std::int64_t vocab) {
+  const Tensor* t = in.Optional(name, DType::kI32, 2);
+  if (t) {
+    in.ExpectDim(name, *t, 0, rows);
+    in.ExpectIdsOrPadding(name, *t, vocab);
+  }
+  return t;
+}
+
+// Inputs checked as reference/penalties.cc checks them (same order, same messages).
+TensorMap RunPenalties(const Case& c, Profile profile, KernelRunner& runner) {
+  StageInputs in(c, "penalties");
+  const Tensor logits = in.Logits();
+  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
+  const Tensor* prompt = PenaltyIds(in, "prompt_ids", rows, vocab);
+  const Tensor* output = PenaltyIds(in, "output_ids", rows, vocab);
+  const std::vector<float> rep = PenaltyCoefficients(in, "repetition_penalty", rows, 1.0f, true);
+  const std::vector<float> freq = PenaltyCoefficients(in, "frequency_penalty", rows, 0.0f, false);
+  const std::vector<float> pres = PenaltyCoefficients(in, "presence_penalty", rows, 0.0f, false);
+  Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
+  runner.Penalties(logits.data<float>().data(), prompt ? prompt->data<std::int32_t>().data() : nullptr,
+                   prompt ? prompt->dim(1) : 0, output ? output->data<std::int32_t>().data() : nullptr,
+                   output ? output->dim(1) : 0, rep.data(), freq.data(), pres.data(), rows, vocab, vocab,
+                   profile == Profile::kSglang, out.data<float>().data());
+  return Outputs("logits", std::move(out));
+}
+
 const std::map<std::string, StageFn>& Stages() {
   static const std::map<std::string, StageFn> stages = {
       {"allowed_token_ids", RunAllowedTokenIds},
+      {"bad_words", RunBadWords},
       {"greedy", RunGreedy},
       {"log_softmax", RunSoftmax<true>},
       {"logit_bias", RunLogitBias},
       {"min_new_tokens", RunMinNewTokens},
       {"nan_handling", RunNanHandling},
+      {"penalties", RunPenalties},
       {"softmax", RunSoftmax<false>},
       {"temperature", RunTemperature},
       {"token_bitmask", RunTokenBitmask},

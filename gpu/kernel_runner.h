@@ -49,6 +49,15 @@ class KernelRunner {
   virtual void MinNewTokens(const float* logits, const std::int32_t* output_len, const std::int32_t* min_tokens,
                             const std::int32_t* stop_ids, std::int64_t slots, std::int64_t rows, std::int64_t vocab,
                             std::int64_t pitch, bool additive, float* out) = 0;
+  // gpu/bad_words.cuh: output_ids [rows, output_len], bad_words [rows, n_words, word_len].
+  virtual void BadWords(const float* logits, const std::int32_t* output_ids, std::int64_t output_len,
+                        const std::int32_t* bad_words, std::int64_t n_words, std::int64_t word_len, std::int64_t rows,
+                        std::int64_t vocab, std::int64_t pitch, float* out) = 0;
+  // gpu/penalties.cuh: ids [rows, len] (len 0 when absent); rep/freq/pres one value per row.
+  virtual void Penalties(const float* logits, const std::int32_t* prompt_ids, std::int64_t prompt_len,
+                         const std::int32_t* output_ids, std::int64_t output_len, const float* rep, const float* freq,
+                         const float* pres, std::int64_t rows, std::int64_t vocab, std::int64_t pitch, bool additive,
+                         float* out) = 0;
 };
 
 std::unique_ptr<KernelRunner> MakeEmulatedRunner();

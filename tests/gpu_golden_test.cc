@@ -36,8 +36,8 @@ TEST(GpuEmulatedGolden, ClaimsOnlyStagesWithKernels) {
   auto backend = MakeGpuEmulatedBackend();
   const std::vector<std::string> stages = backend->SupportedStages();
   // docs/gpu.md "Stages with kernels".
-  const std::set<std::string> with_kernels = {"allowed_token_ids", "greedy",      "log_softmax",
-                                                "logit_bias",        "min_new_tokens", "nan_handling",
+  const std::set<std::string> with_kernels = {"allowed_token_ids", "bad_words",   "greedy",   "log_softmax",
+                                                "logit_bias",        "min_new_tokens", "nan_handling",   "penalties",
                                                 "softmax",           "temperature",    "token_bitmask"};
   EXPECT_EQ(std::set<std::string>(stages.begin(), stages.end()), with_kernels);
   EXPECT_EQ(backend->Name(), "gpu-emulated");

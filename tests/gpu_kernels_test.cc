@@ -276,5 +276,31 @@ TEST(GpuMinNewTokens, ContractExamples) {
   EXPECT_EQ(y[2], kInf);
 }
 
+// docs/spec/masks.md: output {5, 7}: word {7, 2} bans token 2, word {5, 2} does not, a
+// one-token word {4} always bans 4, a word longer than len(output) + 1 ({1, 5, 7, 3}) is skipped.
+TEST(GpuBadWords, ContractExamples) {
+  const std::vector<float> x = {0, 1, 2, 3, 4, 5, 6, 7};
+  const std::vector<std::int32_t> output = {5, 7, -1};
+  // 4 words of up to 4 tokens, -1 padded.
+  const std::vector<std::int32_t> words = {7, 2, -1, -1, 5, 6, -1, -1, 4, -1, -1, -1, 1, 5, 7, 3};
+  std::vector<float> y(8);
+  MakeEmulatedRunner()->BadWords(x.data(), output.data(), 3, words.data(), 4, 4, 1, 8, 8, y.data());
+  EXPECT_EQ(y, (std::vector<float>{0, 1, -kInf, 3, -kInf, 5, 6, 7}));
+}
+
+// docs/spec/penalties.md's example (hand-computed): logits {2, -2, 1}, output ids {0, 0}, r = 2,
+// f = 0.5, p = 0.25 -> token 0: 2 / 2 - 0.5 * 2 - 0.25 = -0.25; tokens 1 and 2 unchanged.
+TEST(GpuPenalties, ContractExample) {
+  const std::vector<float> x = {2.0f, -2.0f, 1.0f};
+  const std::vector<std::int32_t> output = {0, 0};
+  const float r = 2.0f, f = 0.5f, p = 0.25f;
+  std::vector<float> y(3);
+  MakeEmulatedRunner()->Penalties(x.data(), nullptr, 0, output.data(), 2, &r, &f, &p, 1, 3, 3, false, y.data());
+  EXPECT_EQ(y, (std::vector<float>{-0.25f, -2.0f, 1.0f}));
+  // sglang: x + ((0 - (0.5 + 0.5)) - 0.25) = 2 - 1.25 = 0.75, then 0.75 / 2 = 0.375.
+  MakeEmulatedRunner()->Penalties(x.data(), nullptr, 0, output.data(), 2, &r, &f, &p, 1, 3, 3, true, y.data());
+  EXPECT_EQ(y, (std::vector<float>{0.375f, -2.0f, 1.0f}));
+}
+
 }  // namespace
 }  // namespace sampcheck::gpu
