@@ -3,8 +3,9 @@
 # The README's main command: set-up (install, configure, build; incremental), then the
 # conformance suite against the reference, gpu-emulated (the gpu/ kernels on the checking host
 # emulator, docs/gpu.md) and, when the CUDA parts are built and a device is present, gpu.
-# Prints a per-stage summary per backend and writes reports/out/report.json (reports/out/<backend>/report.json for each backend), each
-# with report.xml, report.md and report.html beside it.
+# Prints a per-stage summary per backend and writes reports/out/report.json
+# (reports/out/<backend>/report.json for each backend), each with report.xml, report.md and
+# report.html beside it.
 # Exit status is non-zero when any backend fails a case.
 set -euo pipefail
 cd "$(dirname "$0")/.."
