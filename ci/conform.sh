@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The README's main command: set-up (install, configure, build; incremental), then the
-# conformance suite against every built-in backend. Prints a per-stage summary per backend
-# and writes reports/out/report.json (reports/out/<backend>/report.json for each backend), each
-# with report.xml, report.md and report.html beside it.
+# conformance suite against the reference, gpu-emulated (the gpu/ kernels on the checking host
+# emulator, docs/gpu.md) and, when the CUDA parts are built and a device is present, gpu.
+# Prints a per-stage summary per backend and writes reports/out/report.json
+# (reports/out/<backend>/report.json for each backend), each with report.xml, report.md and
+# report.html beside it.
 # Exit status is non-zero when any backend fails a case.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/setup.sh
 bin=build/${SAMPCHECK_PRESET:-default}/cli/sampcheck
 status=0
-backends=(reference)
+backends=(reference gpu-emulated)
+if [[ -e build/${SAMPCHECK_PRESET:-default}/gpu/libsampcheck_gpu_cuda.a ]] && command -v nvidia-smi >/dev/null &&
+   nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+  backends+=(gpu)
+else
+  echo "conform: backend gpu not run (no CUDA build or no CUDA device)"
+fi
 for backend in "${backends[@]}"; do
+  echo "== backend $backend"
   "$bin" conform --backend "$backend" --golden golden/v1 --report "reports/out/$backend" || status=1
 done
 # The first built-in backend's report is also the suite's headline report.

@@ -6,6 +6,7 @@
 #include "backends/isolated_backend.h"
 #include "backends/plugin_backend.h"
 #include "core/error.h"
+#include "gpu/gpu_backend.h"
 #include "reference/reference_backend.h"
 
 namespace sampcheck::cli {
@@ -19,10 +20,21 @@ bool StartsWith(const std::string& s, const std::string& prefix) { return s.rfin
 
 }  // namespace
 
-std::vector<std::string> BuiltinBackendNames() { return {"reference"}; }
+// "gpu" exists only in builds with the CUDA parts (SAMPCHECK_HAVE_CUDA, gpu/CMakeLists.txt).
+std::vector<std::string> BuiltinBackendNames() {
+#if defined(SAMPCHECK_HAVE_CUDA)
+  return {"reference", "gpu-emulated", "gpu"};
+#else
+  return {"reference", "gpu-emulated"};
+#endif
+}
 
 std::unique_ptr<Backend> MakeBackend(const std::string& name) {
   if (name == "reference") return std::make_unique<reference::ReferenceBackend>();
+  if (name == "gpu-emulated") return gpu::MakeGpuEmulatedBackend();
+#if defined(SAMPCHECK_HAVE_CUDA)
+  if (name == "gpu") return gpu::MakeCudaBackend();
+#endif
   std::string valid;
   for (const auto& n : BuiltinBackendNames()) valid += (valid.empty() ? "" : ", ") + n;
   throw InputError("unknown backend '" + name + "'; valid backends: " + valid +

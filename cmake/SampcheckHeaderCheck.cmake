@@ -5,6 +5,19 @@
 # include it does not make fails the build.
 set(SAMPCHECK_SHARED_HEADERS
   core/portability.h
+  gpu/allowed_token_ids.cuh
+  gpu/bad_words.cuh
+  gpu/block_model.h
+  gpu/block_reduce.cuh
+  gpu/greedy.cuh
+  gpu/logit_bias.cuh
+  gpu/min_new_tokens.cuh
+  gpu/nan_handling.cuh
+  gpu/penalties.cuh
+  gpu/softmax.cuh
+  gpu/stage_rules.h
+  gpu/temperature.cuh
+  gpu/token_bitmask.cuh
   reference/math/bits.h
   reference/math/double_double.h
   reference/math/exp.h

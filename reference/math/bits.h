@@ -18,6 +18,7 @@
 //   on the device but keep its payload on x86).
 // Example: Pow2F64(-150) == 0x1p-150; RoundToIntF64(2.5) == 2.0; F32Bits(1.0f) == 0x3f800000.
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 
@@ -31,6 +32,32 @@ static_assert(std::numeric_limits<double>::digits == 53 && std::numeric_limits<f
 static_assert(std::numeric_limits<double>::radix == 2);
 
 namespace sampcheck::math {
+
+namespace detail {
+// A namespace-scope constexpr table copied into a value: CUDA device code may not refer to a
+// host constexpr array (CUDA C++ Programming Guide, "constexpr variables"), but may use a
+// constexpr copy made inside the host-device function; the copy folds to constants.
+template <class T, std::size_t N>
+struct ConstTable {
+  T v[N];
+};
+template <class T, std::size_t N>
+SAMPCHECK_HOST_DEVICE constexpr ConstTable<T, N> AsTable(const T (&a)[N]) {
+  ConstTable<T, N> t{};
+  for (std::size_t i = 0; i < N; ++i) t.v[i] = a[i];
+  return t;
+}
+}  // namespace detail
+
+// `const T* name` reading `table`: the table itself on the host, a constexpr copy in device
+// code (which may not refer to a host constexpr array). Host code stays exactly as before.
+#if SAMPCHECK_IS_CUDA_DEVICE
+#define SAMPCHECK_CONST_TABLE(name, table)                          \
+  constexpr auto name##_copy_ = ::sampcheck::math::detail::AsTable(table); \
+  const auto* name = name##_copy_.v
+#else
+#define SAMPCHECK_CONST_TABLE(name, table) const auto* name = (table)
+#endif
 
 SAMPCHECK_HOST_DEVICE constexpr std::uint64_t F64Bits(double x) {
   return __builtin_bit_cast(std::uint64_t, x);

@@ -125,8 +125,9 @@ SAMPCHECK_HOST_DEVICE inline ScaledDoubleDouble ExpReducedDd(double x) {
   const DoubleDouble t = TwoSum(s, -p.hi);
   const DoubleDouble r = FastTwoSum(t.hi, t.lo - p.lo);
 
-  double q = kExpTail[9];
-  for (int i = 8; i >= 0; --i) q = q * r.hi + kExpTail[i];
+  SAMPCHECK_CONST_TABLE(tail, kExpTail);
+  double q = tail[9];
+  for (int i = 8; i >= 0; --i) q = q * r.hi + tail[i];
   DoubleDouble acc = DdAdd(kInv24, DoubleDouble{q * r.hi, 0.0});
   acc = DdAdd(DdMul(acc, r), kInv6);
   acc = DdAdd(DdMul(acc, r), DoubleDouble{0.5, 0.0});
@@ -174,7 +175,7 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool ExpF32Fast(float x, float* out
   const double kd = RoundToIntF64(xd * kInvLn2);
   const double r = (xd - kd * kLn2Hi) - kd * kLn2Mid;  // first difference exact (step 2 above)
   // Estrin's scheme (shorter dependency chain than Horner: 4 levels instead of 10).
-  const double* c = kExpFastTail;
+  SAMPCHECK_CONST_TABLE(c, kExpFastTail);
   const double r2 = r * r;
   const double r4 = r2 * r2;
   const double p = ((c[0] + c[1] * r) + (c[2] + c[3] * r) * r2) +

@@ -118,8 +118,9 @@ SAMPCHECK_HOST_DEVICE inline DoubleDouble LogOnePlusScaledDd(DoubleDouble f, int
   const DoubleDouble s = FastTwoSum(sh, rem / d.hi);
 
   const DoubleDouble z = DdMul(s, s);
-  double p = kLogTail[7];
-  for (int i = 6; i >= 0; --i) p = p * z.hi + kLogTail[i];
+  SAMPCHECK_CONST_TABLE(coeff, kLogTail);
+  double p = coeff[7];
+  for (int i = 6; i >= 0; --i) p = p * z.hi + coeff[i];
   const DoubleDouble poly = DdAdd(kTwoThirds, DoubleDouble{p * z.hi, 0.0});
   const DoubleDouble tail = DdMul(DdMul(z, s), poly);                            // s^3 (2/3 + z P1)
   const DoubleDouble log_m = DdAdd(DoubleDouble{2.0 * s.hi, 2.0 * s.lo}, tail);  // exact doubling
@@ -162,7 +163,7 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE double LogFastF64(double a) {
   const double f = split.m - 1.0;
   const double s = f / (2.0 + f);
   const double z = s * s;
-  const double* c = kLogFastTail;  // Estrin's scheme: 3 levels instead of 6 Horner steps
+  SAMPCHECK_CONST_TABLE(c, kLogFastTail);  // Estrin's scheme: 3 levels instead of 6 Horner steps
   const double z2 = z * z;
   const double p = ((c[0] + c[1] * z) + (c[2] + c[3] * z) * z2) +
                    ((c[4] + c[5] * z) + c[6] * z2) * (z2 * z2);

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: Apache-2.0
+// The kernels on a CUDA device (gpu/kernel_runner.h, docs/gpu.md "Backends"): the same kernel
+// bodies the emulator runs, each wrapped in one __global__ entry; host buffers copied in and
+// out per call. Launch helpers return cudaError_t (STYLE.md "Errors"); the runner turns a
+// failure into std::runtime_error at its boundary, and "no CUDA device" when there is none.
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "gpu/block_model.h"
+#include "gpu/gpu_backend.h"
+#include "gpu/greedy.cuh"
+#include "gpu/kernel_runner.h"
+#include "gpu/allowed_token_ids.cuh"
+#include "gpu/bad_words.cuh"
+#include "gpu/logit_bias.cuh"
+#include "gpu/min_new_tokens.cuh"
+#include "gpu/nan_handling.cuh"
+#include "gpu/penalties.cuh"
+#include "gpu/softmax.cuh"
+#include "gpu/temperature.cuh"
+#include "gpu/token_bitmask.cuh"
+
+namespace sampcheck::gpu {
+
+namespace {
+
+// One block of Kernel per grid index; the body is the emulator's, instantiated for the device.
+template <class Kernel, class... Args>
+__global__ void __launch_bounds__(1024) KernelEntry(Args... args) {
+  Block block;
+  Kernel{}(block, args...);
+}
+
+// Where a CUDA call failed, for the error message.
+struct CudaStatus {
+  cudaError_t error = cudaSuccess;
+  const char* what = "";
+  int line = 0;
+};
+
+#define SAMPCHECK_CUDA_CHECK(status, expr)                                   \
+  do {                                                                       \
+    const cudaError_t sampcheck_e_ = (expr);                                 \
+    if (sampcheck_e_ != cudaSuccess && (status).error == cudaSuccess) {      \
+      (status) = CudaStatus{sampcheck_e_, #expr, __LINE__};                  \
+    }                                                                        \
+  } while (0)
+
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer(std::int64_t n, CudaStatus& status) : n_(n) {
+    if (n > 0) SAMPCHECK_CUDA_CHECK(status, cudaMalloc(reinterpret_cast<void**>(&p_), sizeof(T) * static_cast<std::size_t>(n)));
+  }
+  ~DeviceBuffer() {
+    if (p_ != nullptr) cudaFree(p_);
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void Upload(const T* host, CudaStatus& status) {
+    if (p_ != nullptr && host != nullptr) {
+      SAMPCHECK_CUDA_CHECK(status, cudaMemcpy(p_, host, sizeof(T) * static_cast<std::size_t>(n_), cudaMemcpyHostToDevice));
+    }
+  }
+  void Download(T* host, CudaStatus& status) const {
+    if (p_ != nullptr) {
+      SAMPCHECK_CUDA_CHECK(status, cudaMemcpy(host, p_, sizeof(T) * static_cast<std::size_t>(n_), cudaMemcpyDeviceToHost));
+    }
+  }
+  GlobalArray<T> View(const char* name) const { return GlobalArray<T>(p_, n_, name); }
+  GlobalArray<const T> ConstView(const char* name) const { return GlobalArray<const T>(p_, n_, name); }
+
+ private:
+  T* p_ = nullptr;
+  std::int64_t n_;
+};
+
+template <class Kernel, class... Args>
+void LaunchKernel(std::int64_t grid, CudaStatus& status, Args... args) {
+  if (status.error != cudaSuccess || grid == 0) return;
+  KernelEntry<Kernel, Args...><<<static_cast<unsigned>(grid), Kernel::kThreads>>>(args...);
+  SAMPCHECK_CUDA_CHECK(status, cudaGetLastError());
+  SAMPCHECK_CUDA_CHECK(status, cudaDeviceSynchronize());
+}
+
+void Throw(const CudaStatus& status, const char* kernel) {
+  if (status.error == cudaSuccess) return;
+  throw std::runtime_error(std::string("gpu: kernel '") + kernel + "': " + status.what + " failed at " __FILE__ ":" +
+                           std::to_string(status.line) + ": " + cudaGetErrorName(status.error) + " (" +
+                           cudaGetErrorString(status.error) + ")");
+}
+
+class CudaRunner final : public KernelRunner {
+ public:
+  std::string Name() const override { return "gpu"; }
+
+  void Greedy(const float* logits, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+              std::int64_t* token) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<std::int64_t> y(rows, st);
+    x.Upload(logits, st);
+    LaunchKernel<GreedyKernel>(rows, st, x.ConstView("logits"), y.View("token"), vocab, pitch);
+    y.Download(token, st);
+    Throw(st, GreedyKernel::kName);
+  }
+
+  void Softmax(const float* logits, const float* temperature, std::int64_t rows, std::int64_t vocab,
+               std::int64_t pitch, bool log, float* out) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<float> t(temperature != nullptr ? rows : 0, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    x.Upload(logits, st);
+    t.Upload(temperature, st);
+    LaunchKernel<SoftmaxKernel>(rows, st, x.ConstView("logits"), t.ConstView("temperature"), temperature != nullptr,
+                                y.View("out"), vocab, pitch, log);
+    y.Download(out, st);
+    Throw(st, SoftmaxKernel::kName);
+  }
+
+  void Temperature(const float* logits, const float* temperature, std::int64_t rows, std::int64_t vocab,
+                   std::int64_t pitch, TemperatureRule rule, float* out, std::uint8_t* is_greedy) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<float> t(rows, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    DeviceBuffer<std::uint8_t> g(rows, st);
+    x.Upload(logits, st);
+    t.Upload(temperature, st);
+    LaunchKernel<TemperatureKernel>(rows, st, x.ConstView("logits"), t.ConstView("temperature"), y.View("out"),
+                                    g.View("is_greedy"), vocab, pitch, rule);
+    y.Download(out, st);
+    g.Download(is_greedy, st);
+    Throw(st, TemperatureKernel::kName);
+  }
+
+  void NanHandling(const float* logits, std::int64_t rows, std::int64_t vocab, std::int64_t pitch, bool replace,
+                   float replacement, float* out) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    x.Upload(logits, st);
+    LaunchKernel<NanHandlingKernel>(rows, st, x.ConstView("logits"), y.View("out"), vocab, pitch, replace,
+                                    replacement);
+    y.Download(out, st);
+    Throw(st, NanHandlingKernel::kName);
+  }
+
+  void TokenBitmask(const float* logits, const std::int32_t* bitmask, const std::uint8_t* masked, std::int64_t rows,
+                    std::int64_t vocab, std::int64_t pitch, std::int64_t mask_rows, std::int64_t words,
+                    std::int64_t vocab_size, float* out) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<std::int32_t> m(mask_rows * words, st);
+    DeviceBuffer<std::uint8_t> r(rows, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    x.Upload(logits, st);
+    m.Upload(bitmask, st);
+    r.Upload(masked, st);
+    LaunchKernel<TokenBitmaskKernel>(rows, st, x.ConstView("logits"), m.ConstView("bitmask"), r.ConstView("masked"),
+                                     y.View("out"), vocab, pitch, words, vocab_size);
+    y.Download(out, st);
+    Throw(st, TokenBitmaskKernel::kName);
+  }
+
+  void LogitBias(const float* logits, const float* dense, const std::int32_t* bias_rows, const std::int32_t* bias_ids,
+                 const float* bias_values, std::int64_t n, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                 LogitBiasRule rule, float* out) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<float> d(dense != nullptr ? rows * vocab : 0, st);
+    DeviceBuffer<std::int32_t> br(n, st);
+    DeviceBuffer<std::int32_t> bi(n, st);
+    DeviceBuffer<float> bv(n, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    x.Upload(logits, st);
+    d.Upload(dense, st);
+    br.Upload(bias_rows, st);
+    bi.Upload(bias_ids, st);
+    bv.Upload(bias_values, st);
+    LaunchKernel<LogitBiasKernel>(rows, st, x.ConstView("logits"), d.ConstView("bias"), dense != nullptr,
+                                  br.ConstView("bias_rows"), bi.ConstView("bias_ids"), bv.ConstView("bias_values"), n,
+                                  y.View("out"), vocab, pitch, rule);
+    y.Download(out, st);
+    Throw(st, LogitBiasKernel::kName);
+  }
+
+  void AllowedTokenIds(const float* logits, const std::int32_t* allowed, std::int64_t slots, std::int64_t rows,
+                       std::int64_t vocab, std::int64_t pitch, float* out) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<std::int32_t> a(rows * slots, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    x.Upload(logits, st);
+    a.Upload(allowed, st);
+    LaunchKernel<AllowedTokenIdsKernel>(rows, st, x.ConstView("logits"), a.ConstView("allowed_ids"), slots,
+                                        y.View("out"), vocab, pitch);
+    y.Download(out, st);
+    Throw(st, AllowedTokenIdsKernel::kName);
+  }
+
+  void MinNewTokens(const float* logits, const std::int32_t* output_len, const std::int32_t* min_tokens,
+                    const std::int32_t* stop_ids, std::int64_t slots, std::int64_t rows, std::int64_t vocab,
+                    std::int64_t pitch, bool additive, float* out) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<std::int32_t> len(rows, st);
+    DeviceBuffer<std::int32_t> mn(rows, st);
+    DeviceBuffer<std::int32_t> stop(rows * slots, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    x.Upload(logits, st);
+    len.Upload(output_len, st);
+    mn.Upload(min_tokens, st);
+    stop.Upload(stop_ids, st);
+    LaunchKernel<MinNewTokensKernel>(rows, st, x.ConstView("logits"), len.ConstView("output_len"),
+                                     mn.ConstView("min_tokens"), stop.ConstView("stop_ids"), slots, y.View("out"),
+                                     vocab, pitch, additive);
+    y.Download(out, st);
+    Throw(st, MinNewTokensKernel::kName);
+  }
+
+  void BadWords(const float* logits, const std::int32_t* output_ids, std::int64_t output_len,
+                const std::int32_t* bad_words, std::int64_t n_words, std::int64_t word_len, std::int64_t rows,
+                std::int64_t vocab, std::int64_t pitch, float* out) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<std::int32_t> o(rows * output_len, st);
+    DeviceBuffer<std::int32_t> w(rows * n_words * word_len, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    x.Upload(logits, st);
+    o.Upload(output_ids, st);
+    w.Upload(bad_words, st);
+    LaunchKernel<BadWordsKernel>(rows, st, x.ConstView("logits"), o.ConstView("output_ids"), output_len,
+                                 w.ConstView("bad_words"), n_words, word_len, y.View("out"), vocab, pitch);
+    y.Download(out, st);
+    Throw(st, BadWordsKernel::kName);
+  }
+
+  void Penalties(const float* logits, const std::int32_t* prompt_ids, std::int64_t prompt_len,
+                 const std::int32_t* output_ids, std::int64_t output_len, const float* rep, const float* freq,
+                 const float* pres, std::int64_t rows, std::int64_t vocab, std::int64_t pitch, bool additive,
+                 float* out) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<std::int32_t> pi(rows * prompt_len, st);
+    DeviceBuffer<std::int32_t> oi(rows * output_len, st);
+    DeviceBuffer<float> r(rows, st);
+    DeviceBuffer<float> f(rows, st);
+    DeviceBuffer<float> p(rows, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    x.Upload(logits, st);
+    pi.Upload(prompt_ids, st);
+    oi.Upload(output_ids, st);
+    r.Upload(rep, st);
+    f.Upload(freq, st);
+    p.Upload(pres, st);
+    LaunchKernel<PenaltiesKernel>(rows, st, x.ConstView("logits"), pi.ConstView("prompt_ids"), prompt_len,
+                                  oi.ConstView("output_ids"), output_len, r.ConstView("repetition_penalty"),
+                                  f.ConstView("frequency_penalty"), p.ConstView("presence_penalty"), y.View("out"), vocab,
+                                  pitch, additive);
+    y.Download(out, st);
+    Throw(st, PenaltiesKernel::kName);
+  }
+
+ private:
+  // Every call checks: a device may be absent (CI) or lost; the message starts with
+  // "no CUDA device" so scripts and tests can recognise the skip reason.
+  static void RequireDevice() {
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+      throw std::runtime_error(std::string("no CUDA device: cudaGetDeviceCount failed: ") + cudaGetErrorName(e) + " (" +
+                               cudaGetErrorString(e) + ")");
+    }
+    if (count == 0) throw std::runtime_error("no CUDA device: cudaGetDeviceCount found 0 devices");
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<KernelRunner> MakeCudaRunner() { return std::make_unique<CudaRunner>(); }
+std::unique_ptr<Backend> MakeCudaBackend() { return std::make_unique<GpuBackend>(MakeCudaRunner()); }
+
+// Whether a device is present, for tests that must skip with "no CUDA device".
+bool CudaDevicePresent() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+}  // namespace sampcheck::gpu

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The gpu-emulated and gpu backends (docs/gpu.md "Backends"): the stages that have a kernel in
+// gpu/, run by a KernelRunner (the checking emulator, or a CUDA device). Inputs are read and
+// checked by the reference's own boundary code (reference/stage_io.h), so bad input gets the
+// same message as from the reference; the kernels then compute every output.
+// SupportedStages lists only the stages with kernels, so conform skips the others.
+
+#include <memory>
+
+#include "core/backend.h"
+#include "gpu/kernel_runner.h"
+
+namespace sampcheck::gpu {
+
+class GpuBackend final : public Backend {
+ public:
+  explicit GpuBackend(std::unique_ptr<KernelRunner> runner) : runner_(std::move(runner)) {}
+  std::string Name() const override { return runner_->Name(); }
+  std::vector<std::string> SupportedStages() const override;
+  TensorMap Run(const std::string& stage, const Case& c) override;
+
+ private:
+  std::unique_ptr<KernelRunner> runner_;
+};
+
+std::unique_ptr<Backend> MakeGpuEmulatedBackend();
+// Defined only when the CUDA parts are built (SAMPCHECK_HAVE_CUDA): gpu/cuda_runner.cu.
+std::unique_ptr<Backend> MakeCudaBackend();
+
+}  // namespace sampcheck::gpu

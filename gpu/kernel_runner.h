@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The one interface between a backend's stage glue (gpu/gpu_backend.h) and a place that runs
+// the kernels: the host emulator (gpu/emulated_runner.h) or a CUDA device
+// (gpu/cuda_runner.h). Host pointers in, host pointers out; a runner copies to and from its
+// device itself. Row-major [rows, vocab] arrays with the row pitch given, so tests can pad rows.
+//
+// Contract: a runner throws std::runtime_error when a kernel cannot run or its checks fail:
+// the emulator's violations (kernel, block, thread, array, index), or the device's error
+// ("no CUDA device" when there is none). It never aborts the process.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "gpu/stage_rules.h"
+
+namespace sampcheck::gpu {
+
+class KernelRunner {
+ public:
+  virtual ~KernelRunner() = default;
+  virtual std::string Name() const = 0;
+
+  // token[b] = argmax of logits[b * pitch + [0, vocab)] (gpu/greedy.cuh).
+  virtual void Greedy(const float* logits, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                      std::int64_t* token) = 0;
+  // out = softmax or log_softmax of logits / temperature (gpu/softmax.cuh); temperature may be null.
+  virtual void Softmax(const float* logits, const float* temperature, std::int64_t rows, std::int64_t vocab,
+                       std::int64_t pitch, bool log, float* out) = 0;
+  // gpu/temperature.cuh.
+  virtual void Temperature(const float* logits, const float* temperature, std::int64_t rows, std::int64_t vocab,
+                           std::int64_t pitch, TemperatureRule rule, float* out, std::uint8_t* is_greedy) = 0;
+  // gpu/nan_handling.cuh: NaN -> replacement when `replace`, else a bitwise copy.
+  virtual void NanHandling(const float* logits, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                           bool replace, float replacement, float* out) = 0;
+  // gpu/token_bitmask.cuh: bitmask is [rows, words] (row r masks logits row r when masked[r]).
+  virtual void TokenBitmask(const float* logits, const std::int32_t* bitmask, const std::uint8_t* masked,
+                            std::int64_t rows, std::int64_t vocab, std::int64_t pitch, std::int64_t mask_rows,
+                            std::int64_t words, std::int64_t vocab_size, float* out) = 0;
+  // gpu/logit_bias.cuh: dense [rows, vocab] may be null; the sparse list has n entries.
+  virtual void LogitBias(const float* logits, const float* dense, const std::int32_t* bias_rows,
+                         const std::int32_t* bias_ids, const float* bias_values, std::int64_t n, std::int64_t rows,
+                         std::int64_t vocab, std::int64_t pitch, LogitBiasRule rule, float* out) = 0;
+  // gpu/allowed_token_ids.cuh: allowed is [rows, slots].
+  virtual void AllowedTokenIds(const float* logits, const std::int32_t* allowed, std::int64_t slots, std::int64_t rows,
+                               std::int64_t vocab, std::int64_t pitch, float* out) = 0;
+  // gpu/min_new_tokens.cuh: stop_ids is [rows, slots]; additive: sglang's rule.
+  virtual void MinNewTokens(const float* logits, const std::int32_t* output_len, const std::int32_t* min_tokens,
+                            const std::int32_t* stop_ids, std::int64_t slots, std::int64_t rows, std::int64_t vocab,
+                            std::int64_t pitch, bool additive, float* out) = 0;
+  // gpu/bad_words.cuh: output_ids [rows, output_len], bad_words [rows, n_words, word_len].
+  virtual void BadWords(const float* logits, const std::int32_t* output_ids, std::int64_t output_len,
+                        const std::int32_t* bad_words, std::int64_t n_words, std::int64_t word_len, std::int64_t rows,
+                        std::int64_t vocab, std::int64_t pitch, float* out) = 0;
+  // gpu/penalties.cuh: ids [rows, len] (len 0 when absent); rep/freq/pres one value per row.
+  virtual void Penalties(const float* logits, const std::int32_t* prompt_ids, std::int64_t prompt_len,
+                         const std::int32_t* output_ids, std::int64_t output_len, const float* rep, const float* freq,
+                         const float* pres, std::int64_t rows, std::int64_t vocab, std::int64_t pitch, bool additive,
+                         float* out) = 0;
+};
+
+std::unique_ptr<KernelRunner> MakeEmulatedRunner();
+// Defined only when the CUDA parts are built (SAMPCHECK_HAVE_CUDA): gpu/cuda_runner.cu.
+std::unique_ptr<KernelRunner> MakeCudaRunner();
+bool CudaDevicePresent();
+
+}  // namespace sampcheck::gpu

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: Apache-2.0
+// The checking host emulator (gpu/emulator.h, docs/gpu.md "The emulator"): each check catches
+// a planted fault with the right kernel, block, thread and index, and passes the corrected
+// kernel; warp operations follow CUDA's lane semantics; the canonical block reduction equals
+// the reference's.
+// Expected threads and indices come from the planted kernels' own construction (worked out by
+// hand in each test's comment); warp results from the CUDA C++ Programming Guide's definitions
+// of __shfl_down_sync, __shfl_xor_sync and __ballot_sync.
+#include <cstdint>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gpu/block_model.h"
+#include "gpu/block_reduce.cuh"
+#include "reference/reductions.h"
+
+namespace sampcheck::gpu {
+namespace {
+
+using Kind = Violation::Kind;
+
+// --- races ---------------------------------------------------------------------------------
+
+// Thread t writes s[t] in one phase and reads s[t + 1] in the next with no barrier between:
+// thread 0's read of s[1], written by thread 1 since the last barrier, is the first race.
+TEST(GpuEmulatorRace, CatchesNeighbourReadWithoutBarrier) {
+  std::vector<float> out(64);
+  const LaunchReport r = emu::Launch("race", 1, 64, [&](Block& block) {
+    SAMPCHECK_SHARED(block, float, s, 65);
+    GlobalArray<float> o(out.data(), 64, "out");
+    block.ForEachThread([&](Thread t) {
+      s.Store(t.x, 1.0f);
+      if (t.x == 0) s.Store(64, 0.0f);
+    });
+    block.ForEachThread([&](Thread t) { o.Store(t.x, s.Load(t.x + 1)); });  // the fault: no Sync before
+  });
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.violations[0].kind, Kind::kRace);
+  EXPECT_EQ(r.violations[0].kernel, "race");
+  EXPECT_EQ(r.violations[0].block, 0);
+  EXPECT_EQ(r.violations[0].thread, 0);
+  EXPECT_EQ(r.violations[0].array, "s");
+  EXPECT_EQ(r.violations[0].index, 1);
+  EXPECT_NE(r.violations[0].Message().find("written by thread 1 and read by thread 0"), std::string::npos)
+      << r.violations[0].Message();
+}
+
+TEST(GpuEmulatorRace, PassesNeighbourReadAfterBarrier) {
+  std::vector<float> out(64);
+  const LaunchReport r = emu::Launch("race", 1, 64, [&](Block& block) {
+    SAMPCHECK_SHARED(block, float, s, 65);
+    GlobalArray<float> o(out.data(), 64, "out");
+    block.ForEachThread([&](Thread t) {
+      s.Store(t.x, 1.0f);
+      if (t.x == 0) s.Store(64, 0.0f);
+    });
+    block.Sync();
+    block.ForEachThread([&](Thread t) { o.Store(t.x, s.Load(t.x + 1)); });
+  });
+  EXPECT_TRUE(r.ok()) << r.Summary();
+  EXPECT_EQ(out[0], 1.0f);
+  EXPECT_EQ(out[63], 0.0f);
+}
+
+// Every thread writes s[0]: thread 1 is the first to write a word thread 0 wrote.
+TEST(GpuEmulatorRace, CatchesTwoWritersOfOneWord) {
+  const LaunchReport r = emu::Launch("ww", 2, 32, [&](Block& block) {
+    SAMPCHECK_SHARED(block, int, s, 1);
+    block.ForEachThread([&](Thread t) { s.Store(0, t.x); });
+  });
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.violations[0].kind, Kind::kRace);
+  EXPECT_EQ(r.violations[0].thread, 1);
+  EXPECT_EQ(r.violations[0].index, 0);
+  // Threads 1..31 of both blocks each race: 62 in all.
+  EXPECT_EQ(r.total, 62);
+  EXPECT_EQ(r.violations[0].block, 0);
+}
+
+// Thread 0 reads s[5] then thread 5 writes it, same epoch: read-then-write race at thread 5.
+TEST(GpuEmulatorRace, CatchesWriteAfterAnotherThreadsRead) {
+  const LaunchReport r = emu::Launch("war", 1, 8, [&](Block& block) {
+    SAMPCHECK_SHARED(block, int, s, 8);
+    block.ForEachThread([&](Thread t) { s.Store(t.x, 0); });
+    block.Sync();
+    block.ForEachThread([&](Thread t) {
+      if (t.x == 0) (void)s.Load(5);
+      if (t.x == 5) s.Store(5, 1);
+    });
+  });
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.total, 1);
+  EXPECT_EQ(r.violations[0].kind, Kind::kRace);
+  EXPECT_EQ(r.violations[0].thread, 5);
+  EXPECT_EQ(r.violations[0].index, 5);
+}
+
+// --- out of bounds --------------------------------------------------------------------------
+
+// Thread t reads s[t + 1] from an array of 16 written by all 16 threads: thread 15 reads s[16].
+TEST(GpuEmulatorBounds, CatchesSharedReadPastTheEnd) {
+  const LaunchReport r = emu::Launch("oob", 1, 16, [&](Block& block) {
+    SAMPCHECK_SHARED(block, float, s, 16);
+    block.ForEachThread([&](Thread t) { s.Store(t.x, 1.0f); });
+    block.Sync();
+    block.ForEachThread([&](Thread t) { (void)s.Load(t.x + 1); });
+  });
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.total, 1);
+  EXPECT_EQ(r.violations[0].kind, Kind::kOutOfBounds);
+  EXPECT_EQ(r.violations[0].thread, 15);
+  EXPECT_EQ(r.violations[0].index, 16);
+  EXPECT_EQ(r.violations[0].array, "s");
+}
+
+// Block b thread t stores out[b * 8 + t + 1] into an array of 16 (2 blocks x 8): block 1
+// thread 7 stores index 16; the store is dropped, nothing past the array is touched.
+TEST(GpuEmulatorBounds, CatchesGlobalStorePastTheEnd) {
+  std::vector<int> out(17, -1);
+  const LaunchReport r = emu::Launch("oob_global", 2, 8, [&](Block& block) {
+    GlobalArray<int> o(out.data(), 16, "out");
+    block.ForEachThread([&](Thread t) { o.Store(block.index() * 8 + t.x + 1, t.x); });
+  });
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.total, 1);
+  EXPECT_EQ(r.violations[0].kind, Kind::kOutOfBounds);
+  EXPECT_EQ(r.violations[0].block, 1);
+  EXPECT_EQ(r.violations[0].thread, 7);
+  EXPECT_EQ(r.violations[0].index, 16);
+  EXPECT_EQ(r.violations[0].array, "out");
+  EXPECT_EQ(out[16], -1);
+}
+
+TEST(GpuEmulatorBounds, CatchesNegativeGlobalLoad) {
+  std::vector<int> in(8, 3);
+  const LaunchReport r = emu::Launch("oob_negative", 1, 8, [&](Block& block) {
+    GlobalArray<const int> g(in.data(), 8, "in");
+    block.ForEachThread([&](Thread t) { (void)g.Load(t.x - 1); });
+  });
+  ASSERT_EQ(r.total, 1);
+  EXPECT_EQ(r.violations[0].thread, 0);
+  EXPECT_EQ(r.violations[0].index, -1);
+}
+
+TEST(GpuEmulatorBounds, PassesInBoundsAccess) {
+  std::vector<int> out(16, -1);
+  const LaunchReport r = emu::Launch("in_bounds", 2, 8, [&](Block& block) {
+    GlobalArray<int> o(out.data(), 16, "out");
+    block.ForEachThread([&](Thread t) { o.Store(block.index() * 8 + t.x, t.x); });
+  });
+  EXPECT_TRUE(r.ok()) << r.Summary();
+  EXPECT_EQ(out[15], 7);
+}
+
+// --- divergent barriers ---------------------------------------------------------------------
+
+// Threads 0..15 of 32 reach a barrier that 16..31 skip: thread 16 is the first that did not.
+TEST(GpuEmulatorBarrier, CatchesBarrierReachedByHalfTheBlock) {
+  const LaunchReport r = emu::Launch("divergent", 1, 32, [&](Block& block) {
+    block.ForEachThread([&](Thread t) {
+      if (t.x < 16) block.Sync();
+    });
+  });
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.violations[0].kind, Kind::kDivergentBarrier);
+  EXPECT_EQ(r.violations[0].thread, 16);
+  EXPECT_NE(r.violations[0].Message().find("not reached by every thread"), std::string::npos);
+}
+
+// A warp operation inside a phase is a collective not every lane reaches together.
+TEST(GpuEmulatorBarrier, CatchesWarpOpInsidePhase) {
+  const LaunchReport r = emu::Launch("warp_in_phase", 1, 32, [&](Block& block) {
+    auto v = Registers<int>(block, 1);
+    block.ForEachThread([&](Thread t) {
+      if (t.x == 3) (void)ShuffleDown(block, v, 1);
+    });
+  });
+  ASSERT_EQ(r.total, 1);
+  EXPECT_EQ(r.violations[0].kind, Kind::kDivergentBarrier);
+  EXPECT_EQ(r.violations[0].thread, 3);
+}
+
+TEST(GpuEmulatorBarrier, PassesBarriersBetweenPhases) {
+  const LaunchReport r = emu::Launch("uniform", 3, 64, [&](Block& block) {
+    SAMPCHECK_SHARED(block, int, s, 64);
+    block.ForEachThread([&](Thread t) { s.Store(t.x, t.x); });
+    block.Sync();
+    block.ForEachThread([&](Thread t) { (void)s.Load(63 - t.x); });
+    block.Sync();
+  });
+  EXPECT_TRUE(r.ok()) << r.Summary();
+}
+
+// --- uninitialised shared memory ------------------------------------------------------------
+
+// Only even threads write s[t]; thread t then reads s[t ^ 1]: thread 0 reads s[1], unwritten.
+TEST(GpuEmulatorUninitialised, CatchesReadOfUnwrittenWord) {
+  const LaunchReport r = emu::Launch("uninit", 1, 32, [&](Block& block) {
+    SAMPCHECK_SHARED(block, float, s, 32);
+    block.ForEachThread([&](Thread t) {
+      if (t.x % 2 == 0) s.Store(t.x, 1.0f);
+    });
+    block.Sync();
+    block.ForEachThread([&](Thread t) { (void)s.Load(t.x ^ 1); });
+  });
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.violations[0].kind, Kind::kUninitialisedRead);
+  EXPECT_EQ(r.violations[0].thread, 0);
+  EXPECT_EQ(r.violations[0].index, 1);
+  EXPECT_EQ(r.total, 16);  // threads 0, 2, ..., 30 read odd words
+}
+
+TEST(GpuEmulatorUninitialised, PassesReadAfterEveryWordWritten) {
+  const LaunchReport r = emu::Launch("init", 1, 32, [&](Block& block) {
+    SAMPCHECK_SHARED(block, float, s, 32);
+    block.ForEachThread([&](Thread t) { s.Store(t.x, 1.0f); });
+    block.Sync();
+    block.ForEachThread([&](Thread t) { (void)s.Load(t.x ^ 1); });
+  });
+  EXPECT_TRUE(r.ok()) << r.Summary();
+}
+
+// --- warp operations ------------------------------------------------------------------------
+
+TEST(GpuEmulatorWarp, ShuffleDownKeepsOwnValueBeyondTheWarp) {
+  std::vector<int> got(64);
+  const LaunchReport r = emu::Launch("shfl_down", 1, 64, [&](Block& block) {
+    auto v = Registers<int>(block);
+    block.ForEachThread([&](Thread t) { v[t] = 100 + t.x; });
+    auto w = ShuffleDown(block, v, 16);
+    block.ForEachThread([&](Thread t) { got[static_cast<std::size_t>(t.x)] = w[t]; });
+  });
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(got[0], 116);   // lane 0 <- lane 16
+  EXPECT_EQ(got[15], 131);  // lane 15 <- lane 31
+  EXPECT_EQ(got[16], 116);  // lane 16: 16 + 16 >= 32, own value
+  EXPECT_EQ(got[32], 148);  // warp 1 lane 0 <- warp 1 lane 16 (thread 48), never warp 0
+  EXPECT_EQ(got[47], 163);
+  EXPECT_EQ(got[48], 148);
+}
+
+TEST(GpuEmulatorWarp, ShuffleXorAndBallot) {
+  std::vector<int> x(64);
+  std::vector<std::uint32_t> b(64);
+  const LaunchReport r = emu::Launch("xor_ballot", 1, 64, [&](Block& block) {
+    auto v = Registers<int>(block);
+    auto p = Registers<bool>(block);
+    block.ForEachThread([&](Thread t) {
+      v[t] = t.x;
+      p[t] = t.x % 3 == 0;
+    });
+    auto w = ShuffleXor(block, v, 5);
+    auto m = Ballot(block, p);
+    block.ForEachThread([&](Thread t) {
+      x[static_cast<std::size_t>(t.x)] = w[t];
+      b[static_cast<std::size_t>(t.x)] = m[t];
+    });
+  });
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(x[0], 5);
+  EXPECT_EQ(x[5], 0);
+  EXPECT_EQ(x[33], 36);  // 33 = warp 1 lane 1; lane 1 ^ 5 = 4 -> thread 36
+  // Warp 0: lanes 0, 3, ..., 30 -> 0x49249249. Warp 1: threads 33, 36, ..., 63 are multiples of
+  // 3, i.e. lanes 1, 4, ..., 31 -> 0x92492492.
+  EXPECT_EQ(b[0], 0x49249249u);
+  EXPECT_EQ(b[31], 0x49249249u);
+  EXPECT_EQ(b[32], 0x92492492u);
+}
+
+// --- the canonical reduction ----------------------------------------------------------------
+
+// Example of gpu/block_reduce.cuh: 1024 lanes of 1.0f sum to 1024.0f.
+TEST(GpuEmulatorReduce, SumsOneBlock) {
+  float got = 0.0f;
+  const LaunchReport r = emu::Launch("sum", 1, kCanonicalLanes, [&](Block& block) {
+    auto lane = Registers<float>(block, 1.0f);
+    auto s = CanonicalBlockReduce<float>(block, lane, SumCombine{});
+    block.ForEachThread([&](Thread t) {
+      if (t.x == 0) got = s[t];
+    });
+  });
+  ASSERT_TRUE(r.ok()) << r.Summary();
+  EXPECT_EQ(got, 1024.0f);
+}
+
+// reductions.h's example: lanes 2^-24, 2^-24, 1 sum to 1.0f in the canonical tree (left to
+// right would give 1 + 2^-23): the block tree must give the reference's value.
+TEST(GpuEmulatorReduce, FollowsTheCanonicalTree) {
+  const std::vector<float> row = {0x1p-24f, 0x1p-24f, 1.0f};
+  float got = 0.0f;
+  const LaunchReport r = emu::Launch("sum", 1, kCanonicalLanes, [&](Block& block) {
+    auto lane = Registers<float>(block, -0.0f);
+    block.ForEachThread([&](Thread t) {
+      if (t.x < 3) lane[t] = row[static_cast<std::size_t>(t.x)];
+    });
+    auto s = CanonicalBlockReduce<float>(block, lane, SumCombine{});
+    block.ForEachThread([&](Thread t) {
+      if (t.x == 0) got = s[t];
+    });
+  });
+  ASSERT_TRUE(r.ok()) << r.Summary();
+  EXPECT_EQ(got, 1.0f);
+  EXPECT_EQ(got, reference::CanonicalSum(row));
+}
+
+}  // namespace
+}  // namespace sampcheck::gpu

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// The gpu-emulated backend on golden/v1 (docs/gpu.md "Backends"): every case of every stage it
+// claims passes bitwise with the emulator's checks on, the stages without a kernel are skipped,
+// and it claims only stages that have kernels. The expected outputs are the checked-in goldens.
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "golden/verifier.h"
+#include "gpu/gpu_backend.h"
+
+namespace sampcheck::gpu {
+namespace {
+
+TEST(GpuEmulatedGolden, PassesEveryGoldenOfItsStages) {
+  auto backend = MakeGpuEmulatedBackend();
+  const std::vector<std::string> stages = backend->SupportedStages();
+  const std::set<std::string> claimed(stages.begin(), stages.end());
+  const auto results = golden::VerifyGoldenSet(SAMPCHECK_SOURCE_DIR "/golden/v1", *backend);
+  int passed = 0;
+  for (const auto& r : results) {
+    if (claimed.count(r.stage) != 0) {
+      EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+      passed += r.verdict == golden::Verdict::kPass;
+    } else {
+      EXPECT_EQ(r.verdict, golden::Verdict::kSkip) << r.id;
+    }
+  }
+  // golden/v1 holds cases of every claimed stage (greedy alone has 16).
+  EXPECT_GE(passed, 16 * static_cast<int>(claimed.size()) / 2);
+}
+
+TEST(GpuEmulatedGolden, ClaimsOnlyStagesWithKernels) {
+  auto backend = MakeGpuEmulatedBackend();
+  const std::vector<std::string> stages = backend->SupportedStages();
+  // docs/gpu.md "Stages with kernels".
+  const std::set<std::string> with_kernels = {"allowed_token_ids", "bad_words",   "greedy",   "log_softmax",
+                                                "logit_bias",        "min_new_tokens", "nan_handling",   "penalties",
+                                                "softmax",           "temperature",    "token_bitmask"};
+  EXPECT_EQ(std::set<std::string>(stages.begin(), stages.end()), with_kernels);
+  EXPECT_EQ(backend->Name(), "gpu-emulated");
+}
+
+}  // namespace
+}  // namespace sampcheck::gpu
