@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The kernels on a CUDA device (gpu/kernel_runner.h, docs/gpu.md "Backends"): the same kernel
 // bodies the emulator runs, each wrapped in one __global__ entry; host buffers copied in and
-// out per call. Launch helpers return cudaError_t (STYLE.md "Errors"); the runner turns a
+// out per call. Launch helpers return cudaError_t (docs/contributing.md "Errors"); the runner turns a
 // failure into std::runtime_error at its boundary, and "no CUDA device" when there is none.
 #include <cuda_runtime.h>
 

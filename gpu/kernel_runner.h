@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The one interface between a backend's stage glue (gpu/gpu_backend.h) and a place that runs
-// the kernels: the host emulator (gpu/emulated_runner.h) or a CUDA device
-// (gpu/cuda_runner.h). Host pointers in, host pointers out; a runner copies to and from its
+// the kernels: the host emulator (gpu/emulated_runner.cc) or a CUDA device
+// (gpu/cuda_runner.cu). Host pointers in, host pointers out; a runner copies to and from its
 // device itself. Row-major [rows, vocab] arrays with the row pitch given, so tests can pad rows.
 //
 // Contract: a runner throws std::runtime_error when a kernel cannot run or its checks fail:
