@@ -109,7 +109,7 @@ std::vector<StageInfo> BuildCatalogue() {
                 {"frequency_penalty", "f32", "[B]", true, "0 disables"},
                 {"presence_penalty", "f32", "[B]", true, "0 disables"}},
                {LogitsOut()},
-               {},
+               {{"penalizers", "string", "auto", "sglang only: auto | required | not_required (SGLang adds its penalty tensor only when the batch needs one)"}},
                Tier::kExact, "exact", {P::kCanonical, P::kVllm, P::kSglang},
                "docs/spec/penalties.md"});
   c.push_back({"min_new_tokens",
@@ -119,7 +119,7 @@ std::vector<StageInfo> BuildCatalogue() {
                 {"min_tokens", "i32", "[B]", false, "minimum output length"},
                 {"stop_ids", "i32", "[B, S]", false, "stop token ids (eos included), -1 padded"}},
                {LogitsOut()},
-               {},
+               {{"penalizers", "string", "auto", "sglang only: auto | required | not_required (SGLang adds its penalty tensor only when the batch needs one)"}},
                Tier::kExact, "exact", {P::kCanonical, P::kVllm, P::kSglang},
                "docs/spec/penalties.md#min_new_tokens"});
   c.push_back({"token_bitmask",
@@ -152,7 +152,7 @@ std::vector<StageInfo> BuildCatalogue() {
                "what a profile does with NaN logits before sampling",
                {Logits()},
                {LogitsOut()},
-               {},
+               {{"nan_mode", "string", "keep", "sglang only: keep | sanitize (SGLANG_SANITIZE_NAN_LOGITS) | detect_1e5 (older --enable-nan-detection)"}},
                Tier::kExact, "exact", {P::kCanonical, P::kVllm, P::kSglang},
                "docs/spec/nan_handling.md"});
   c.push_back({"temperature",
@@ -305,7 +305,8 @@ std::vector<StageInfo> BuildCatalogue() {
                 {"seed", "i64", "[B]", true, "canonical, sglang: per-row sampling seed (random rows)", Role::kSeed},
                 {"positions", "i64", "[B]", true, "canonical, sglang: token position (random rows)", Role::kPosition},
                 {"q", "f32", "[B, V]", true, "vllm: Exp(1) noise (random rows)", Role::kNoise}},
-               {token_out}, {{"order", "string", "profile's", "filter order (sampling_filters)"}},
+               {token_out}, {{"order", "string", "profile's", "filter order (sampling_filters)"},
+                             {"sampling_path", "string", "auto", "sglang only: auto | sorted | unfiltered (SGLang's seeded draw is chosen per batch)"}},
                Tier::kCanonical, "exact", {P::kCanonical, P::kVllm, P::kSglang},
                "docs/spec/pipeline.md",
                {ExactTargetKind::kPipeline, HarnessNoise::kSeedPosition, {{P::kVllm, HarnessNoise::kExponential}}, true}});

@@ -21,13 +21,22 @@ void AddMinNewTokensCases(CaseList& list) {
   }
   // +inf and NaN on stop ids (vLLM assigns -inf, SGLang adds it: NaN), -0.0 elsewhere in an
   // active row (SGLang's + 0.0), a repeated stop id, an inactive row, min_tokens 0.
-  list.Add("min_new_tokens", "edges",
-           {{"logits", Logits(3, 4, {kInf, nan, -0.0f, 1.0f,  //
-                                     kInf, nan, -0.0f, 1.0f,  //
-                                     2.0f, -kInf, 3.0f, -0.0f})},
-            {"output_len", I32({3}, {2, 3, 0})},
-            {"min_tokens", I32({3}, {3, 3, 0})},
-            {"stop_ids", I32({3, 3}, {0, 1, 1, 0, 1, -1, 2, -1, -1})}});
+  const TensorMap edges = {{"logits", Logits(3, 4, {kInf, nan, -0.0f, 1.0f,  //
+                                                    kInf, nan, -0.0f, 1.0f,  //
+                                                    2.0f, -kInf, 3.0f, -0.0f})},
+                           {"output_len", I32({3}, {2, 3, 0})},
+                           {"min_tokens", I32({3}, {3, 3, 0})},
+                           {"stop_ids", I32({3, 3}, {0, 1, 1, 0, 1, -1, 2, -1, -1})}};
+  // sglang pins its batch-level gate (row 2 alone has no min_new_tokens request and would
+  // keep its -0.0), so a row draws the same bits alone as in the batch.
+  list.Add("min_new_tokens", "edges", edges, nlohmann::json::object(), {Profile::kCanonical, Profile::kVllm});
+  list.Add("min_new_tokens", "edges", edges, {{"penalizers", "required"}}, {Profile::kSglang});
+  // No row asks for a minimum: SGLang adds no tensor and -0.0 stays (every profile agrees).
+  list.Add("min_new_tokens", "no_request",
+           {{"logits", Logits(2, 3, {-0.0f, 1.0f, kInf, 2.0f, -0.0f, nan})},
+            {"output_len", I32({2}, {0, 4})},
+            {"min_tokens", I32({2}, {0, 0})},
+            {"stop_ids", I32({2, 2}, {0, 2, 1, -1})}});
 }
 
 namespace {

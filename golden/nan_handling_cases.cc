@@ -14,9 +14,13 @@ void AddNanHandlingCases(CaseList& list) {
   const float qnan = std::bit_cast<float>(0x7FC00000u);
   const float neg_nan = std::bit_cast<float>(0xFFC00000u);
   const float payload_nan = std::bit_cast<float>(0x7FC12345u);
-  list.Add("nan_handling", "mixed",
-           {{"logits", Logits(2, 5, {qnan, 1.0f, neg_nan, -kInf, kInf,  //
-                                     -0.0f, payload_nan, 0.0f, 3.0f, -2.0f})}});
+  const Tensor mixed = Logits(2, 5, {qnan, 1.0f, neg_nan, -kInf, kInf,  //
+                                     -0.0f, payload_nan, 0.0f, 3.0f, -2.0f});
+  list.Add("nan_handling", "mixed", {{"logits", mixed}});
+  // SGLang's two other configurations (reference/nan_handling.h): SGLANG_SANITIZE_NAN_LOGITS
+  // (NaN and -inf -> -1e30f, +inf -> 1e30f) and the older --enable-nan-detection (NaN -> -1e5).
+  list.Add("nan_handling", "mixed_sanitize", {{"logits", mixed}}, {{"nan_mode", "sanitize"}}, {Profile::kSglang});
+  list.Add("nan_handling", "mixed_detect_1e5", {{"logits", mixed}}, {{"nan_mode", "detect_1e5"}}, {Profile::kSglang});
   list.Add("nan_handling", "all_nan", {{"logits", Logits(1, 3, {qnan, qnan, neg_nan})}});
   for (std::int64_t vocab : {1, 33, 1000}) {
     const std::string name = "random_v" + std::to_string(vocab);

@@ -33,15 +33,17 @@ void AddPenaltiesCases(CaseList& list) {
             {"repetition_penalty", F32({2}, {1.3f, 1.1f})},
             {"frequency_penalty", F32({2}, {0.1f, 0.3f})},
             {"presence_penalty", F32({2}, {0.7f, 0.0f})}});
-  // Coefficients at their identities, histories empty: canonical and vllm leave the bits
-  // alone; sglang still adds +0.0.
-  list.Add("penalties", "identity_coefficients",
-           {{"logits", Logits(1, 4, {-0.0f, 1.0f, -3.5f, 0.0f})},
-            {"prompt_ids", I32({1, 2}, {0, 2})},
-            {"output_ids", I32({1, 3}, {0, 2, -1})},
-            {"repetition_penalty", F32({1}, {1.0f})},
-            {"frequency_penalty", F32({1}, {0.0f})},
-            {"presence_penalty", F32({1}, {0.0f})}});
+  // Coefficients at their identities: canonical and vllm leave the bits alone; so does sglang
+  // when no request of the batch has a penalty (SGLang adds nothing), while a batch where
+  // another request has one adds +0.0 everywhere (param penalizers = required).
+  const TensorMap identity = {{"logits", Logits(1, 4, {-0.0f, 1.0f, -3.5f, 0.0f})},
+                              {"prompt_ids", I32({1, 2}, {0, 2})},
+                              {"output_ids", I32({1, 3}, {0, 2, -1})},
+                              {"repetition_penalty", F32({1}, {1.0f})},
+                              {"frequency_penalty", F32({1}, {0.0f})},
+                              {"presence_penalty", F32({1}, {0.0f})}};
+  list.Add("penalties", "identity_coefficients", identity);
+  list.Add("penalties", "identity_coefficients_required", identity, {{"penalizers", "required"}}, {Profile::kSglang});
   // Only the additive terms differ (r = 1): row 0 has f = 0.1 over ten repeats (vLLM
   // 0.1f * 10 = 1.0f exactly; SGLang's running sum ends at 1.0000001f), row 1 has f and p on one
   // token ((1 - 0.1f) - 0.1f against 1 + ((0 - 0.1f) - 0.1f)).

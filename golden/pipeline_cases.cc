@@ -85,7 +85,16 @@ void AddPipelineCases(CaseList& list) {
   // greedy row whose noise is never read; top-p at the boundary mass 0.75.
   std::vector<float> rows;
   for (int i = 0; i < 6; ++i) rows.insert(rows.end(), {-2 * kLn2F, 0.0f, -2 * kLn2F, -kLn2F});
-  list.Add("pipeline", "dyadic",
+  // sglang cases pin SGLang's batch-level sampling path (reference/pipeline.h): a row of a
+  // batch then draws the same token alone, as the batch-invariance check requires.
+  const std::vector<Profile> row_local = {Profile::kCanonical, Profile::kVllm};
+  const nlohmann::json sorted = {{"sampling_path", "sorted"}};
+  auto add = [&](const std::string& name, TensorMap inputs) {
+    list.Add("pipeline", name, inputs, nlohmann::json::object(), row_local);
+    inputs.erase("min_p");  // SGLang refuses min-p in a seeded batch (an input error here)
+    list.Add("pipeline", name, std::move(inputs), sorted, {Profile::kSglang});
+  };
+  add("dyadic", TensorMap(
            {{"logits", Logits(6, 4, rows)},
             {"temperature", F32({6}, {1.0f, 1.0f, 0.0f, 1.0f, 1.0f, 1.0f})},
             {"top_k", I32({6}, {0, 1, 0, 0, 0, 2})},
@@ -97,21 +106,56 @@ void AddPipelineCases(CaseList& list) {
                                0.0f, 0.0f, 0.0f, 0.0f,     // greedy: never read
                                1.0f, 1.0f, 1.0f, 0.125f,   //
                                0.5f, 4.0f, 1.0f, 1.0f,     //
-                               1.0f, 1.0f, 1.0f, 1.0f})}});
+                               1.0f, 1.0f, 1.0f, 1.0f})}}));
   {
     auto rng = list.Rng("pipeline", "mixed_v33");
-    list.Add("pipeline", "mixed_v33", FullBatch(rng, 8, 33, DType::kBF16, true));
+    add("mixed_v33", FullBatch(rng, 8, 33, DType::kBF16, true));
   }
   {
     auto rng = list.Rng("pipeline", "mixed_v1000");
-    list.Add("pipeline", "mixed_v1000", FullBatch(rng, 8, 1000, DType::kF32, false));
+    add("mixed_v1000", FullBatch(rng, 8, 1000, DType::kF32, false));
   }
   {
     // The same batch with every row random (vocabulary 1: the one token every time).
     auto rng = list.Rng("pipeline", "single_token");
-    list.Add("pipeline", "single_token",
-             {{"logits", Logits(3, 1, {0.0f, -5.0f, 7.5f})}, {"temperature", F32({3}, {1.0f, 0.5f, 0.0f})},
-              {"seed", RandomSeeds(rng, 3)}, {"positions", RandomPositions(rng, 3)}, {"q", ExponentialNoise(rng, 3, 1)}});
+    add("single_token",
+        {{"logits", Logits(3, 1, {0.0f, -5.0f, 7.5f})}, {"temperature", F32({3}, {1.0f, 0.5f, 0.0f})},
+         {"seed", RandomSeeds(rng, 3)}, {"positions", RandomPositions(rng, 3)}, {"q", ExponentialNoise(rng, 3, 1)}});
+  }
+  // Row 0 of `dyadic` alone: no row greedy or filtering, so SGLang takes its unfiltered path
+  // and keys the Gumbel noise by token id (sampling_from_probs_torch): token 1, as canonical
+  // (tests/python/seeded_gumbel_reference.py, line "canonical -1 4294967295"); in `dyadic`'s
+  // batch the same row draws by rank: id 3.
+  list.Add("pipeline", "dyadic_row0_alone",
+           {{"logits", Logits(1, 4, {-2 * kLn2F, 0.0f, -2 * kLn2F, -kLn2F})},
+            {"temperature", F32({1}, {1.0f})},
+            {"top_k", I32({1}, {0})},
+            {"top_p", F32({1}, {1.0f})},
+            {"seed", I64({1}, {-1})},
+            {"positions", I64({1}, {4294967295})},
+            {"q", F32({1, 4}, {1.0f, 1.0f, 1.0f, 0.125f})}});
+  // vLLM's top_k = 1 with tied maxima: the greedy token, the lowest index (its fix for issue
+  // #5404), whatever q says; logits {1, 1}, T = 1, q {1, 0.5}: vllm 0 (the race alone would
+  // give 1: 0.5 / 0.5 > 0.5 / 1). SGLang's top-k keeps exactly one tied token by rank.
+  list.Add("pipeline", "top_k1_ties",
+           {{"logits", Logits(1, 2, {1.0f, 1.0f})},
+            {"temperature", F32({1}, {1.0f})},
+            {"top_k", I32({1}, {1})},
+            {"seed", I64({1}, {42})},
+            {"positions", I64({1}, {7})},
+            {"q", F32({1, 2}, {1.0f, 0.5f})}});
+  // sglang at top_p = 1 on its sorted path (another row filters): the tail goes once the f32
+  // running sum passes 1 (reference/top_p.h).
+  {
+    auto rng = list.Rng("pipeline", "sglang_top_p_one_v31");
+    TensorMap in = {{"logits", RandomLogits(rng, 2, 31, DType::kF32)},
+                    {"temperature", F32({2}, {2.0f, 2.0f})},
+                    {"top_p", F32({2}, {1.0f, 0.9f})},
+                    {"seed", RandomSeeds(rng, 2)},
+                    {"positions", RandomPositions(rng, 2)},
+                    {"q", ExponentialNoise(rng, 2, 31)}};
+    list.Add("pipeline", "sglang_top_p_one_v31", in, nlohmann::json::object(), row_local);
+    list.Add("pipeline", "sglang_top_p_one_v31", std::move(in), sorted, {Profile::kSglang});
   }
 }
 

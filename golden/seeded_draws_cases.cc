@@ -51,7 +51,8 @@ Tensor RandomTokenIds(SplitMix64& rng, std::int64_t rows, std::int64_t vocab) {
 
 void AddSeededDrawCases(CaseList& list) {
   // qsample: |q| (negative noise), eps deciding a zero q, NaN ratios (eps 0, q 0, prob 0) that
-  // never win, and the underflow tie that draws position 0 of probability 0.
+  // win as torch.argmax's NaN does (rows 1, 2), and the underflow tie that draws position 0 of
+  // probability 0.
   list.Add("qsample", "edges",
            {{"probs", Logits(4, 3, {4.0f / 7, 2.0f / 7, 1.0f / 7,  //
                                     0.25f, 0.75f, 0.0f,            //

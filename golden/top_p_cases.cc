@@ -19,6 +19,14 @@ void AddTopPCases(CaseList& list) {
   list.Add("top_p", "ties_and_masked",
            {{"logits", Logits(3, 4, {1, 1, 0, -kInf, 2, -kInf, 2, 1, -kInf, -kInf, -kInf, -kInf})},
             {"top_p", F32({3}, {0.0f, 0.6f, 0.5f})}});
+  // p = 1 on every row: the identity for every profile but sglang, whose mask still runs and
+  // drops the tail once the f32 running sum of the probabilities passes 1 (filters.md).
+  {
+    auto rng = list.Rng("top_p", "p_one_v31");
+    Tensor logits = RandomLogits(rng, 8, 31, DType::kF32);
+    for (float& x : logits.data<float>()) x *= 0.5f;  // temperature 2, exact: a flatter row, a longer tail
+    list.Add("top_p", "p_one_v31", {{"logits", logits}, {"top_p", F32({8}, std::vector<float>(8, 1.0f))}});
+  }
   for (std::int64_t vocab : {1, 31, 33, 1000}) {
     const std::string name = "random_v" + std::to_string(vocab);
     auto rng = list.Rng("top_p", name);

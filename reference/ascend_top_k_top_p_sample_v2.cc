@@ -190,14 +190,17 @@ std::size_t AscendSamplePosition(const AscendSampleRow& filtered, std::span<cons
       const float d = std::fabs(q[j]) + eps;  // the kernel's Abs then Adds(eps), f32
       r = r / d;                              // Div, f32
     }
-    if (std::isnan(r)) continue;
+    // The op's argmax is torch.argmax in the ST golden executor: the first NaN wins
+    // (GreaterOrNan), as it does in greedy.h. eps = 0 with q = 0 and probability 0 is the
+    // only way to get one (0 / 0).
+    if (std::isnan(r)) return j;
     if (!found || r > best_r) {
       best = j;
       best_r = r;
       found = true;
     }
   }
-  return best;  // 0 when every ratio is NaN
+  return best;
 }
 
 TensorMap RunAscendTopKTopPSampleV2(const Case& c, Profile /*profile*/) {

@@ -41,8 +41,9 @@
 //   6. Sample (is_need_sample_result false): without q, the position j* of L maximising
 //      probs[L[j]]; with q, maximising r_j = probs[L[j]] / (|q[b][j]| + eps) in f32 (fabs,
 //      one add, one division), q indexed by position j in L, not by vocab id. Ties: lowest
-//      position. A NaN r_j (0 / 0: probs 0, q 0, eps 0) never wins unless every r_j is NaN,
-//      then j* = 0. logits_select_idx[b] = L[j*].
+//      position. A NaN r_j (0 / 0: probs 0, q 0, eps 0) wins, the first one if several
+//      (torch.argmax in the op's ST golden; the device rule is UNVERIFIED, qsample.h).
+//      logits_select_idx[b] = L[j*].
 // - Outputs (names as the op defines them, snake_case):
 //   logits_select_idx [B] i64: unless is_need_sample_result.
 //   logits_top_kp_select [B, V] f32: only if is_need_logits: the upcast input at the vocab

@@ -159,11 +159,18 @@ Tensor ReferenceCountDraws(const Case& c, std::int64_t draws, std::uint64_t seed
     if (c.inputs.count(name)) f.inputs.emplace(name, c.inputs.at(name));
   }
   const TensorMap filtered = RunSamplingFilters(f, profile);
-  const Tensor& probs = filtered.at("probs");
+  Tensor probs = filtered.at("probs");
+  if (PipelineDrawsUnfiltered(c, profile)) {  // SGLang's unfiltered path: the full softmax
+    const auto s = scaled.at("logits").data<float>();
+    const auto v = static_cast<std::size_t>(probs.dim(1));
+    for (std::size_t b = 0; b * v < s.size(); ++b) SoftmaxRow(s.subspan(b * v, v), probs.data<float>().subspan(b * v, v));
+  }
   const auto is_greedy = scaled.at("is_greedy").data<std::uint8_t>();
   std::vector<std::int64_t> pinned(static_cast<std::size_t>(probs.dim(0)), -1);
   for (std::size_t b = 0; b < pinned.size(); ++b) {
-    if (is_greedy[b] != 0) pinned[b] = greedy.at("token").data<std::int64_t>()[b];
+    if (is_greedy[b] != 0 || PipelineTopKOneIsGreedy(c, profile, static_cast<std::int64_t>(b))) {
+      pinned[b] = greedy.at("token").data<std::int64_t>()[b];
+    }
   }
   return CountRaceDraws(probs.data<float>(), probs.dim(0), probs.dim(1), pinned, draws, seed);
 }

@@ -3,11 +3,36 @@
 #include "reference/min_new_tokens.h"
 
 #include <limits>
+#include <span>
+#include <string>
 
 #include "reference/stage_io.h"
 #include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
+
+namespace {
+
+// SGLang's BatchedMinNewTokensPenalizer._is_required (any min_new_tokens > 0 in the batch),
+// or the case's param `penalizers` (docs/spec/penalties.md#min_new_tokens).
+bool SglangPenalizerRequired(const StageInputs& in, const Case& c, std::span<const std::int32_t> minimum) {
+  bool any = false;
+  for (std::int32_t m : minimum) any |= m > 0;
+  std::string mode = "auto";
+  if (c.params.contains("penalizers")) {
+    if (!c.params["penalizers"].is_string()) in.Fail("parameter penalizers must be a string");
+    mode = c.params["penalizers"].get<std::string>();
+  }
+  if (mode == "auto") return any;
+  if (mode == "required") return true;
+  if (mode == "not_required") {
+    if (any) in.Fail("parameter penalizers = 'not_required' but a row has min_tokens > 0");
+    return false;
+  }
+  in.Fail("parameter penalizers = '" + mode + "'; valid: auto, required, not_required");
+}
+
+}  // namespace
 
 TensorMap RunMinNewTokens(const Case& c, Profile profile) {
   StageInputs in(c, "min_new_tokens");
@@ -24,13 +49,20 @@ TensorMap RunMinNewTokens(const Case& c, Profile profile) {
   auto minimum = min_tok.data<std::int32_t>();
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
+  const bool sglang = profile == Profile::kSglang;
+  if (!sglang && c.params.contains("penalizers")) in.Fail("parameter penalizers is read by the sglang profile only");
+  // Without a min_new_tokens request in the batch (and no other penalizer, param
+  // `penalizers`), SGLang adds no penalty tensor at all: every bit stays, -0.0 included.
+  const bool add_penalty_tensor = sglang && SglangPenalizerRequired(in, c, minimum);
+
   LogitsMap x = AsArray(logits);
   for (std::int64_t b = 0; b < rows; ++b) {
     if (len[b] < 0 || minimum[b] < 0) {
       in.Fail("row " + std::to_string(b) + ": output_len and min_tokens must be >= 0");
     }
     const bool active = len[b] < minimum[b];
-    if (profile == Profile::kSglang) {
+    if (sglang) {
+      if (!add_penalty_tensor) continue;
       x.row(b) += 0.0f;  // the +0.0 entries of SGLang's linear-penalty tensor
       if (!active) continue;
       for (std::int32_t t : Row(stop, b)) {

@@ -11,9 +11,12 @@
 // - canonical and vllm (MinTokensLogitsProcessor): active rows get logits[stop] = -inf
 //   (assignment: +inf and NaN become -inf too); inactive rows are untouched.
 // - sglang (penaltylib/min_new_tokens.py in the default overlap mode, where the penalizers
-//   fill one linear-penalty tensor that is added to every row): every row gets
+//   fill one linear-penalty tensor that is added to every row), when the batch's penalizers
+//   are required (param `penalizers`, sglang only: "auto" = some row has min_tokens > 0, as
+//   BatchedMinNewTokensPenalizer._is_required; "required"; "not_required"): every row gets
 //   `logits += penalty`, penalty -inf at the stop ids of active rows and +0.0 everywhere
-//   else: +inf and NaN at an active stop id give NaN, and -0.0 anywhere becomes +0.0.
+//   else: +inf and NaN at an active stop id give NaN, and -0.0 anywhere becomes +0.0. Not
+//   required: identity (SGLang adds no tensor), -0.0 kept.
 // - Exact tier, no randomness.
 // Example: logits {1, 2, 3}, stop {2}, output_len 0, min_tokens 1 -> {1, 2, -inf}.
 

@@ -4,13 +4,21 @@
 // (docs/spec/nan_handling.md).
 //
 // Contract:
-// - Input: logits [B, V] (upcast to f32). Output: logits [B, V] f32.
-// - sglang (layers/sampler.py, with --enable-nan-detection): every NaN (any sign or payload)
-//   becomes -1e5f (exactly -100000, representable in f32); other values untouched.
+// - Input: logits [B, V] (upcast to f32). Output: logits [B, V] f32. Param `nan_mode`
+//   (string, sglang only; any other profile rejects it): which SGLang configuration.
+// - sglang, nan_mode "keep" (default; SGLang's default at the pinned commit:
+//   `sanitize_nan_logits` returns early unless SGLANG_SANITIZE_NAN_LOGITS is set): identity.
+// - sglang, nan_mode "sanitize" (SGLANG_SANITIZE_NAN_LOGITS=1:
+//   `torch.nan_to_num_(logits, nan=-1e30, posinf=1e30, neginf=-1e30)`): NaN (any sign or
+//   payload) -> f32(-1e30) (0xf149f2ca), +inf -> f32(1e30) (0x7149f2ca), -inf -> f32(-1e30);
+//   finite values keep their bits.
+// - sglang, nan_mode "detect_1e5" (older SGLang with --enable-nan-detection,
+//   layers/sampler.py @584f55d1): NaN -> -1e5f (exactly -100000); everything else kept.
 // - canonical and vllm: identity — NaN is passed on, and later stages define what it does
 //   (greedy ranks NaN above everything, docs/spec/greedy.md).
 // - Exact tier, no randomness.
-// Example: sglang {NaN, 1} -> {-100000, 1}; vllm {NaN, 1} -> {NaN, 1}.
+// Example: sglang "sanitize" {NaN, +inf, 1} -> {-1e30f, 1e30f, 1}; "detect_1e5" {NaN, 1} ->
+//   {-100000, 1}; vllm and sglang "keep" {NaN, 1} -> {NaN, 1}.
 
 #include "core/case.h"
 #include "core/profile.h"

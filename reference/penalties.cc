@@ -4,6 +4,7 @@
 #include "reference/penalties.h"
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "reference/stage_io.h"
@@ -47,6 +48,27 @@ const Tensor* ReadIds(const StageInputs& in, const std::string& name, std::int64
   return t;
 }
 
+// SGLang's BatchedPenalizerOrchestrator.is_required for the batch (param `penalizers`):
+// "auto" derives it from the case's rows as the penalizers' _is_required do (repetition
+// != 1.0, frequency != 0.0, presence != 0.0 in any row; -0.0 counts as 0.0, as in Python).
+bool SglangPenalizersRequired(const StageInputs& in, const Case& c, std::int64_t rows, const Coefficients& rep,
+                              const Coefficients& freq, const Coefficients& pres) {
+  bool any = false;
+  for (std::int64_t b = 0; b < rows; ++b) any |= rep.at(b) != 1.0f || freq.at(b) != 0.0f || pres.at(b) != 0.0f;
+  std::string mode = "auto";
+  if (c.params.contains("penalizers")) {
+    if (!c.params["penalizers"].is_string()) in.Fail("parameter penalizers must be a string");
+    mode = c.params["penalizers"].get<std::string>();
+  }
+  if (mode == "auto") return any;
+  if (mode == "required") return true;
+  if (mode == "not_required") {
+    if (any) in.Fail("parameter penalizers = 'not_required' but a row has a repetition, frequency or presence penalty");
+    return false;
+  }
+  in.Fail("parameter penalizers = '" + mode + "'; valid: auto, required, not_required");
+}
+
 }  // namespace
 
 TensorMap RunPenalties(const Case& c, Profile profile) {
@@ -59,6 +81,10 @@ TensorMap RunPenalties(const Case& c, Profile profile) {
   const Coefficients freq = ReadCoefficients(in, "frequency_penalty", rows, 0.0f, false);
   const Coefficients pres = ReadCoefficients(in, "presence_penalty", rows, 0.0f, false);
   const bool sglang = profile == Profile::kSglang;
+  if (!sglang && c.params.contains("penalizers")) in.Fail("parameter penalizers is read by the sglang profile only");
+  // SGLang adds its accumulated penalties only when some request of the batch has one
+  // (sampling_batch_info.py update_penalties / apply_logits_bias): otherwise every bit stays.
+  if (sglang && !SglangPenalizersRequired(in, c, rows, rep, freq, pres)) return Outputs("logits", std::move(logits));
 
   // Per token the order of operations is the contract's; across tokens they are
   // independent, so each row takes a sparse pass over its seen ids (repetition, which only

@@ -14,7 +14,13 @@
 //     if seen[t]:  x = x > 0 ? x / r : x * r        (0, -0, -inf and NaN take the `* r` side)
 //     x = x - f * float(count[t])                    (every token, count 0 included)
 //     x = x - p * float(seen_output[t])
-// - sglang (penaltylib, overlap mode): F[t] = f added count[t] times to +0.0 in f32, one
+// - sglang gate (param `penalizers`, sglang only: "auto" default, "required",
+//   "not_required"): SGLang builds and adds its penalty tensors only when some request of the
+//   batch has a penalty (BatchedPenalizerOrchestrator.is_required; sampling_batch_info.py
+//   update_penalties). "auto": required iff some row has r != 1, f != 0 or p != 0 (-0.0
+//   counts as 0, as Python's != does); "required": another request of the server batch has
+//   one. Not required: identity, every bit kept (-0.0 stays -0.0).
+// - sglang, required (penaltylib, overlap mode): F[t] = f added count[t] times to +0.0 in f32, one
 //   rounding per addition, in output order; P[t] = seen_output[t] ? p : 0;
 //     x = x + ((0 - F[t]) - P[t])                    (every token: -0.0 logits become +0.0)
 //     if seen_output[t]: x = x < 0 ? x * r : x / r   (repetition: output tokens only)

@@ -119,6 +119,42 @@ std::int64_t SglangSeededDraw(std::span<const float> scaled, std::span<const flo
   return rank < 0 ? -1 : kept[static_cast<std::size_t>(rank)];
 }
 
+// SGLang's choice between its two seeded draws, a property of the whole batch
+// (layers/sampler.py, Sampler.forward: `simple_sampling_case`; sampling_batch_info.py:
+// need_top_k_sampling = any top_k != TOP_K_ALL, need_top_p_sampling = any top_p != 1.0,
+// need_min_p_sampling = any min_p > 0; a greedy row is SGLang's top_k = 1). Param
+// `sampling_path`: "auto" (default) derives it from the case's rows; "sorted" or "unfiltered"
+// state the server batch's path (a batch with other requests). True: the unfiltered path.
+bool SglangUnfilteredPath(const StageInputs& in, const Case& c, std::span<const std::uint8_t> is_greedy,
+                          bool any_random) {
+  bool needs_sorted = std::any_of(is_greedy.begin(), is_greedy.end(), [](std::uint8_t g) { return g != 0; });
+  if (const Tensor* k = in.Optional("top_k", DType::kI32, 1)) {
+    // k <= 0 is the disabled value (SGLang's -1, stored as TOP_K_ALL); any k >= 1, k >= V
+    // included, is a value other than TOP_K_ALL.
+    for (std::int32_t v : k->data<std::int32_t>()) needs_sorted |= v >= 1;
+  }
+  for (const char* name : {"top_p", "min_p"}) {
+    if (c.inputs.count(name) == 0) continue;
+    const Tensor f = UpcastToF32(c.inputs.at(name), name);
+    for (float v : f.data<float>()) needs_sorted |= std::string(name) == "top_p" ? v != 1.0f : v > 0.0f;
+  }
+  std::string path = "auto";
+  if (c.params.contains("sampling_path")) {
+    if (!c.params["sampling_path"].is_string()) in.Fail("parameter sampling_path must be a string");
+    path = c.params["sampling_path"].get<std::string>();
+  }
+  if (path == "auto") return any_random && !needs_sorted;
+  if (path == "sorted") return false;
+  if (path == "unfiltered") {
+    if (needs_sorted) {
+      in.Fail("parameter sampling_path = 'unfiltered' but a row is greedy or filters (top_k >= 1, top_p != 1 or "
+              "min_p > 0): SGLang takes the sorted path for such a batch");
+    }
+    return true;
+  }
+  in.Fail("parameter sampling_path = '" + path + "'; valid: auto, sorted, unfiltered");
+}
+
 }  // namespace
 
 TensorMap RunPipeline(const Case& c, Profile profile) {
@@ -139,7 +175,12 @@ TensorMap RunPipeline(const Case& c, Profile profile) {
   const TensorMap greedy = steps.Run("greedy", RunGreedy, {});
   if (!steps.Has("temperature")) in.Fail("missing input tensor 'temperature' (f32 [B])");
   const TensorMap scaled = steps.Apply("temperature", RunTemperature, {"temperature"});
-  const auto is_greedy = scaled.at("is_greedy").data<std::uint8_t>();
+  // Greedy by temperature, or (vllm) by top_k = 1.
+  std::vector<std::uint8_t> is_greedy(scaled.at("is_greedy").data<std::uint8_t>().begin(),
+                                      scaled.at("is_greedy").data<std::uint8_t>().end());
+  for (std::int64_t b = 0; b < rows; ++b) {
+    if (PipelineTopKOneIsGreedy(c, profile, b)) is_greedy[static_cast<std::size_t>(b)] = 1;
+  }
 
   nlohmann::json filter_params = nlohmann::json::object();
   if (c.params.contains("order")) filter_params["order"] = c.params["order"];
@@ -154,6 +195,25 @@ TensorMap RunPipeline(const Case& c, Profile profile) {
   const Tensor* positions = nullptr;
   Tensor q;
   const bool any_random = std::any_of(is_greedy.begin(), is_greedy.end(), [](std::uint8_t g) { return g == 0; });
+  if (profile != Profile::kSglang && c.params.contains("sampling_path")) {
+    in.Fail("parameter sampling_path is read by the sglang profile only");
+  }
+  bool sglang_unfiltered = false;
+  if (profile == Profile::kSglang) {
+    // SGLang asserts `sampling_seed is None` when any request of the batch uses min-p
+    // (top_k_top_p_min_p_sampling_from_probs_torch: "With sampling seed, multinomial_with_seed
+    // will provide wrong results"); the flashinfer backend refuses every seeded filtered batch.
+    if (any_random && c.inputs.count("min_p") != 0) {
+      const Tensor m = UpcastToF32(c.inputs.at("min_p"), "min_p");
+      for (float v : m.data<float>()) {
+        if (v > 0.0f) {
+          in.Fail("SGLang refuses min_p > 0 with a sampling seed (an assert in layers/sampler.py); the sglang "
+                  "pipeline has no token for a batch with random rows and min_p = " + FormatFloat(v));
+        }
+      }
+    }
+    sglang_unfiltered = SglangUnfilteredPath(in, c, is_greedy, any_random);
+  }
   if (any_random && profile == Profile::kVllm) {
     q = in.FloatRows("q", rows, vocab);
   } else if (any_random) {
@@ -183,8 +243,16 @@ TensorMap RunPipeline(const Case& c, Profile profile) {
       if (pos < 0 || pos > 0xffffffffLL) in.Fail(row + ": positions = " + std::to_string(pos) + " must be in [0, 2^32)");
       const auto s = std::bit_cast<std::uint64_t>(seed->data<std::int64_t>()[b]);
       const auto p32 = static_cast<std::uint32_t>(pos);
-      drawn = profile == Profile::kSglang ? SglangSeededDraw(scaled_logits.subspan(at, n), masked.subspan(at, n), s, p32)
-                                          : SeededGumbelColumn(probs.subspan(at, n), s, p32);
+      // SGLang's unfiltered path (sampling_from_probs_torch) keys the full softmax by token id,
+      // as the canonical draw does; its sorted path keys by rank.
+      if (sglang_unfiltered) {
+        std::vector<float> full(n);  // no filter ran in SGLang: the full softmax
+        SoftmaxRow(scaled_logits.subspan(at, n), full);
+        drawn = SeededGumbelColumn(full, s, p32);
+      } else {
+        drawn = profile == Profile::kSglang ? SglangSeededDraw(scaled_logits.subspan(at, n), masked.subspan(at, n), s, p32)
+                                            : SeededGumbelColumn(probs.subspan(at, n), s, p32);
+      }
     }
     if (drawn < 0) in.Fail(row + " has no token of positive probability after the filters");
     StoreToken(token, b, drawn);
@@ -200,6 +268,26 @@ Tensor PipelineLogitsBeforeTemperature(const Case& c, Profile profile) {
   Steps steps(c, profile, in.Logits());
   ApplyLogitSteps(steps, profile);
   return steps.logits();
+}
+
+bool PipelineTopKOneIsGreedy(const Case& c, Profile profile, std::int64_t b) {
+  if (profile != Profile::kVllm) return false;
+  auto it = c.inputs.find("top_k");
+  if (it == c.inputs.end() || it->second.dtype() != DType::kI32 || it->second.rank() != 1 || b >= it->second.dim(0)) {
+    return false;  // absent, or malformed (RunPipeline's filters report it)
+  }
+  return it->second.data<std::int32_t>()[static_cast<std::size_t>(b)] == 1;
+}
+
+bool PipelineDrawsUnfiltered(const Case& c, Profile profile) {
+  if (profile != Profile::kSglang) return false;
+  StageInputs in(c, "pipeline");
+  Steps steps(c, profile, PipelineLogitsBeforeTemperature(c, profile));
+  if (!steps.Has("temperature")) in.Fail("missing input tensor 'temperature' (f32 [B])");
+  const TensorMap scaled = steps.Run("temperature", RunTemperature, {"temperature"});
+  const auto is_greedy = scaled.at("is_greedy").data<std::uint8_t>();
+  const bool any_random = std::any_of(is_greedy.begin(), is_greedy.end(), [](std::uint8_t g) { return g == 0; });
+  return SglangUnfilteredPath(in, c, is_greedy, any_random);
 }
 
 SAMPCHECK_REFERENCE_STAGE(pipeline, RunPipeline);

@@ -5,7 +5,7 @@
 // per-row seeds and positions (docs/spec/pipeline.md).
 //
 // Contract:
-// - Inputs (all per row, leading dim B, so a row's result depends on that row alone):
+// - Inputs (all per row, leading dim B; whether a row depends on other rows: see the tier line):
 //   logits [B, V] (f32/f16/bf16); temperature [B] f32 (required; greedy rows by the profile's
 //   rule, temperature.h). Optional groups, each applied iff its first tensor is present, with
 //   the single stage's names, dtypes and rules:
@@ -26,13 +26,24 @@
 //              processors) -> penalties -> temperature -> filters (min_p_first) ->
 //              exponential race over every token with the given q (vllm/v1/sample/sampler.py).
 //   sglang:    penalties -> min_new_tokens -> token_bitmask -> logit_bias (apply_logits_bias)
-//              -> temperature -> softmax -> joint filters on the sorted probabilities ->
-//              multinomial_with_seed with rank columns on the sorted, filtered (not
-//              renormalised) probabilities; token = the id at the drawn rank.
+//              -> temperature -> softmax -> one of SGLang's two seeded draws, chosen for the
+//              whole batch (param `sampling_path`: "auto" default, "sorted", "unfiltered"):
+//              sorted (some row greedy, top_k >= 1, top_p != 1 or min_p > 0): joint filters on
+//                the sorted probabilities (top-p runs at p = 1 too) -> multinomial_with_seed
+//                with rank columns on the sorted, filtered (not renormalised) probabilities;
+//                token = the id at the drawn rank;
+//              unfiltered (no row greedy or filtering): Gumbel-max keyed by (seed, position,
+//                token id) on the full softmax (sampling_from_probs_torch).
+//              min_p > 0 in any row with a random row in the batch is an input error: SGLang
+//              asserts that a seeded batch has no min-p request.
 //   Greedy rows: the argmax (greedy.h) of the logits after the steps before temperature; the
-//   noise of a greedy row is never read.
+//   noise of a greedy row is never read. vllm: a random row with top_k = 1 is a greedy row
+//   too (the lowest index among tied maxima, as temperature 0 gives: vLLM's fix for its issue
+//   #5404, tests/v1/sample/test_greedy_topk1_invariance.py), not a draw among the ties that
+//   vLLM's top-k keeps.
 // - Canonical tier (softmax, top-p and the f64 logarithm are canonical). No randomness beyond
-//   the inputs: the same inputs give the same tokens, whatever the batch.
+//   the inputs: the same inputs give the same tokens. canonical and vllm rows depend on their
+//   own inputs alone; sglang with sampling_path "auto" depends on the batch, as SGLang does.
 // Example: logits {0, -ln2, -2ln2, -2ln2} (probs {1/2, 1/4, 1/8, 1/8}), temperature 1,
 //   top_k 1: every profile returns 0 whatever the noise; temperature 0: 0 (greedy).
 
@@ -48,5 +59,14 @@ TensorMap RunPipeline(const Case& c, Profile profile);
 // take the argmax of and what temperature divides. For the statistical harness's exact
 // targets and the reference's own draws (reference/count_draws.h).
 Tensor PipelineLogitsBeforeTemperature(const Case& c, Profile profile);
+
+// True when row b of a vllm pipeline case takes the greedy token although its temperature is
+// random: top_k[b] == 1 (contract block). False for every other profile and row.
+bool PipelineTopKOneIsGreedy(const Case& c, Profile profile, std::int64_t b);
+
+// True when the sglang pipeline draws the batch on SGLang's unfiltered path (contract block:
+// the full softmax, no filter); false for every other profile and for the sorted path. For
+// the same callers, whose probabilities must then skip the filters.
+bool PipelineDrawsUnfiltered(const Case& c, Profile profile);
 
 }  // namespace sampcheck::reference

@@ -10,8 +10,10 @@
 //   position j in the row (the op maps it back to a vocabulary id through its sorted list).
 // - Per position, in f32, each step one rounding (kernel Abs, Adds(eps), Div):
 //     r_j = probs[j] / (|q[j]| + eps)
-//   token = the first j maximising r_j over every position; a NaN r_j (0 / 0: probs 0 and
-//   q 0 with eps 0) never wins unless all are NaN (then 0). Profile ascend_v2 only.
+//   token = the first j maximising r_j over every position, NaN above every number: the
+//   first NaN r_j (0 / 0: probs 0 and q 0 with eps 0) wins, as torch.argmax in the op's ST
+//   golden executor decides (the device kernel's NaN rule is not public: UNVERIFIED).
+//   Profile ascend_v2 only.
 // - The one input where a zero probability can be drawn, as on the device: every positive
 //   ratio underflowing to +0.0 ties the zero-probability positions, and the lowest position
 //   wins (docs/spec/draws.md#qsample gives the example).

@@ -59,11 +59,13 @@ void SamplingFiltersRow(Profile profile, std::span<float> row, const FilterParam
     TopKRow(profile, row, f.top_k);
     const bool finite = std::any_of(row.begin(), row.end(), [](float v) { return std::isfinite(v); });
     std::vector<float> probs;
-    if (finite && (f.top_p < 1.0f || (profile == Profile::kSglang && f.min_p > 0.0f))) {
+    // SGLang's sorted path masks top-p at every p, 1 included (top_p.h).
+    const bool run_top_p = f.top_p < 1.0f || profile == Profile::kSglang;
+    if (finite && (run_top_p || (profile == Profile::kSglang && f.min_p > 0.0f))) {
       probs.resize(original.size());
       SoftmaxRow(original, probs);
     }
-    if (finite && f.top_p < 1.0f) {
+    if (finite && run_top_p) {
       const auto top_k_size = static_cast<std::int64_t>(
           std::count_if(row.begin(), row.end(), [](float v) { return v != -std::numeric_limits<float>::infinity(); }));
       const std::int64_t limit = std::max<std::int64_t>(top_k_size, 1);

@@ -17,7 +17,8 @@
 //              before the top-k/top-p sampler.
 //   sglang     "joint": all three read the original distribution (torch path:
 //              top_k_top_p_min_p_sampling_from_probs_torch masks one sorted probs array):
-//              kept = top_k set ∩ top_p set ∩ min_p set.
+//              kept = top_k set ∩ top_p set ∩ min_p set; the top-p mask runs at every p,
+//              1 included (SGLang's sorted path; top_p.h).
 //   flashinfer "top_k_first" (default: top_k -> top_p renormalised -> min_p renormalised) or
 //              "joint" (top_k set ∩ top_p set of the original distribution, then min_p
 //              renormalised).

@@ -27,14 +27,13 @@ struct Probabilities {
   float operator[](std::int32_t i) const { return exponential[static_cast<std::size_t>(i)] / sum; }
 };
 
-// Exclusive prefix rules: canonical / ascend_v2 (E < p), sglang (E <= p).
+// Exclusive prefix rule: canonical / ascend_v2 (E < p). sglang and vllm have their own walks.
 class ExclusivePrefixRule final : public PrefixRule {
  public:
-  ExclusivePrefixRule(Probabilities probs, float p, bool inclusive_boundary)
-      : probs_(probs), p_(p), inclusive_(inclusive_boundary) {}
+  ExclusivePrefixRule(Probabilities probs, float p) : probs_(probs), p_(p) {}
   void Reset() override { e_ = 0.0f; }
   bool Keep(std::int32_t index) override {
-    const bool keep = inclusive_ ? e_ <= p_ : e_ < p_;
+    const bool keep = e_ < p_;
     e_ = e_ + probs_[index];
     return keep;
   }
@@ -42,7 +41,6 @@ class ExclusivePrefixRule final : public PrefixRule {
  private:
   Probabilities probs_;
   float p_;
-  bool inclusive_;
   float e_ = 0.0f;
 };
 
@@ -77,7 +75,7 @@ std::vector<std::int32_t> KeptByRule(Profile profile, std::span<const float> row
   if (profile == Profile::kFlashinfer) {
     rule = std::make_unique<TieGroupRule>(probs, p > 0.0f ? p : 0x1p-149f);  // p <= 0: the first group
   } else {
-    rule = std::make_unique<ExclusivePrefixRule>(probs, p, profile == Profile::kSglang && p > 0.0f);
+    rule = std::make_unique<ExclusivePrefixRule>(probs, p);
   }
   std::vector<std::int32_t> kept;
   if (limit < static_cast<std::int64_t>(row.size())) {
@@ -97,9 +95,43 @@ std::vector<std::int32_t> KeptByRule(Profile profile, std::span<const float> row
   return kept;
 }
 
+// SGLang's torch rule (top_k_top_p_min_p_sampling_from_probs_torch): probs_sum =
+// cumsum(probs_sort), a position is zeroed iff f32(probs_sum - probs_sort) > p. Each position
+// is tested on its own (a mask, not a walk that stops), over the first `limit` positions of
+// the order; the sum runs over every position before, top-k survivors or not, as SGLang's
+// cumsum is taken before top-k zeroes anything. No shortcut at p >= 1: SGLang runs the mask
+// for every row of a batch on its sorted path, and once the f32 sum passes 1 the tail goes.
+std::vector<std::int32_t> SglangTopPKept(std::span<const float> row, std::span<const float> probs, float p,
+                                         std::int64_t limit) {
+  if (p <= 0.0f) return TopIndices(row, 1);  // SGLang rejects p <= 0: the canonical choice
+  const std::vector<std::int32_t> order = DescendingOrder(row);
+  std::vector<std::int32_t> kept;
+  float c = 0.0f;
+  const std::size_t n = std::min(order.size(), static_cast<std::size_t>(std::max<std::int64_t>(limit, 0)));
+  for (std::size_t j = 0; j < n; ++j) {
+    const float prob = probs[static_cast<std::size_t>(order[j])];
+    c = c + prob;               // probs_sum[j], f32 inclusive running sum
+    const float before = c - prob;  // probs_sum - probs_sort, one f32 subtraction
+    if (!(before > p)) kept.push_back(order[j]);
+  }
+  if (kept.empty()) kept = TopIndices(row, 1);
+  return kept;
+}
+
 void VllmTopP(std::span<float> row, std::span<const float> probs, float p) {
+  // Ascending, smallest first; equal values by increasing index, as a stable ascending sort
+  // leaves them (CPU torch.sort keeps index order among equal keys): the reverse of the
+  // descending order with each run of equal values put back in index order. The walk meets
+  // the lower index of a tie first and drops it first: the higher index survives.
   std::vector<std::int32_t> order = DescendingOrder(row);
-  std::reverse(order.begin(), order.end());  // ascending: smallest first, ties by higher index
+  std::reverse(order.begin(), order.end());
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i + 1;
+    const float v = row[static_cast<std::size_t>(order[i])];
+    while (j < order.size() && row[static_cast<std::size_t>(order[j])] == v) ++j;
+    std::reverse(order.begin() + static_cast<std::ptrdiff_t>(i), order.begin() + static_cast<std::ptrdiff_t>(j));
+    i = j;
+  }
   const float threshold = 1.0f - p;
   std::vector<std::int32_t> kept;
   float c = 0.0f;
@@ -118,12 +150,19 @@ bool HasFinite(std::span<const float> row) {
 
 std::vector<std::int32_t> TopPKept(Profile profile, std::span<const float> row, std::span<const float> probs, float p,
                                    std::int64_t limit) {
+  if (profile == Profile::kSglang) return SglangTopPKept(row, probs, p, limit);
   // Given probabilities: dividing by 1.0f changes no bits.
   return KeptByRule(profile, row, Probabilities{probs.data(), 1.0f}, p, limit, static_cast<double>(p) + 1e-3);
 }
 
 void TopPRow(Profile profile, std::span<float> row, float p) {
-  if (p >= 1.0f || !HasFinite(row)) return;
+  if (!HasFinite(row)) return;
+  if (profile == Profile::kSglang) {
+    std::vector<float> probs(row.size());
+    SoftmaxRow(row, probs);
+    return KeepOnly(row, SglangTopPKept(row, probs, p, static_cast<std::int64_t>(row.size())));
+  }
+  if (p >= 1.0f) return;
   if (profile == Profile::kVllm && p > 0.0f) {
     std::vector<float> probs(row.size());
     SoftmaxRow(row, probs);

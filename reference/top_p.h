@@ -11,17 +11,22 @@
 //   on canonical arithmetic. Order: reference/filter_order.h (value desc, index asc).
 //   E_j = the exclusive prefix of position j: f32 running sum of the probs before j, in
 //   order, starting at +0.0.
-// - p >= 1: identity (every profile). p <= 0: only the first token of the order is kept
+// - p >= 1: identity (every profile but sglang, whose mask runs at every p). p <= 0: only the
+//   first token of the order is kept
 //   (flashinfer: the tokens whose prob equals the first one's). A row without a finite logit
 //   is returned unchanged.
 // - Kept positions (0 < p < 1):
 //   canonical, ascend_v2: E_j < p (drop when the mass before reaches p: the minimal prefix
 //     whose mass reaches p).
-//   sglang: E_j <= p (SGLang keeps a token whose preceding mass equals p; it computes the
-//     prefix as cumsum - prob, equal to E_j in exact arithmetic).
+//   sglang (any p > 0, 1 and above included): C_j = f32 inclusive running sum in order;
+//     kept iff f32(C_j - prob_j) <= p, each position tested on its own (SGLang's
+//     `(probs_sum - probs_sort) > top_ps` zeroed). A token whose preceding mass equals p is
+//     kept; at p = 1 the tail is dropped once the f32 sum passes 1.
 //   flashinfer: tokens of equal prob form a group; a group is kept iff E at its first token
 //     < p (ties go together).
-//   vllm (sort path): ascending order (the reverse of the canonical order); c_j = f32 running
+//   vllm (sort path): ascending order (smallest first, equal values by increasing index, as
+//     a stable ascending sort leaves them: of a tied pair the lower index is met, and
+//     dropped, first); c_j = f32 running
 //     sum of probs from the smallest up to and including j; dropped iff c_j <= 1 - p (f32),
 //     except the largest token, always kept.
 // - Exact tier given the canonical softmax. Sorts only the survivors plus a margin (vllm:

@@ -186,9 +186,10 @@ ExactTarget PipelineTarget(const Case& c) {
   target.vocab = vocab;
   const auto scaled_all = s.data<float>();
   const auto is_greedy = scaled.at("is_greedy").data<std::uint8_t>();
+  const bool unfiltered = reference::PipelineDrawsUnfiltered(c, profile);
   for (std::int64_t b = 0; b < rows; ++b) {
     RowTarget row;
-    if (is_greedy[static_cast<std::size_t>(b)] != 0) {
+    if (is_greedy[static_cast<std::size_t>(b)] != 0 || reference::PipelineTopKOneIsGreedy(c, profile, b)) {
       row.greedy_token = greedy.at("token").data<std::int64_t>()[b];
       row.p.assign(static_cast<std::size_t>(vocab), 0.0);
       row.p[static_cast<std::size_t>(row.greedy_token)] = 1.0;
@@ -196,7 +197,9 @@ ExactTarget PipelineTarget(const Case& c) {
       continue;
     }
     const auto scaled_row = scaled_all.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
-    const std::vector<float> kept = FilterRow(c, profile, scaled_row, b, false, false);
+    // SGLang's unfiltered path runs no filter (reference/pipeline.h).
+    const std::vector<float> kept = unfiltered ? std::vector<float>(scaled_row.begin(), scaled_row.end())
+                                               : FilterRow(c, profile, scaled_row, b, false, false);
     row.p = SoftmaxExact(kept);
     row.ambiguous = AmbiguousTokens(c, profile, scaled_row, b);
     target.rows.push_back(std::move(row));

@@ -2,9 +2,11 @@
 // The draw harness's case families (statistical/stat_cases.h, docs/spec/harness.md).
 #include "statistical/stat_cases.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
+#include "core/profile.h"
 #include "statistical/spec_stat_cases.h"
 
 namespace sampcheck::statistical {
@@ -42,6 +44,13 @@ Case PipelineCase(const std::string& id, const std::string& profile, const std::
   c.inputs.emplace("temperature", Tensor::FromValues(DType::kF32, {b}, temperature));
   c.inputs.emplace("top_k", Tensor::FromValues(DType::kI32, {b}, top_k));
   c.inputs.emplace("top_p", Tensor::FromValues(DType::kF32, {b}, top_p));
+  // SGLang refuses min-p in a seeded batch, and picks its seeded draw per batch
+  // (reference/pipeline.h): its cases carry no min-p and pin the sorted path, so that a row
+  // draws alike alone and among any neighbours.
+  if (ParseProfile(profile) == Profile::kSglang) {
+    std::fill(min_p.begin(), min_p.end(), 0.0f);
+    c.params["sampling_path"] = "sorted";
+  }
   c.inputs.emplace("min_p", Tensor::FromValues(DType::kF32, {b}, min_p));
   return c;
 }
@@ -240,8 +249,10 @@ std::vector<StatCase> DrawStatCases() {
       PipelineRow r;
       r.logits = Linear(100, 0.05f);
       r.min_p = 0.3f;
-      add("min-p = 0.3 on a decaying row, V = 100",
-          PipelineCase("stats/pipeline/min_p_v100/" + profile, profile, {r}), 0.05, 0.01, 0.0);
+      if (ParseProfile(profile) != Profile::kSglang) {  // SGLang has no seeded min-p
+        add("min-p = 0.3 on a decaying row, V = 100",
+            PipelineCase("stats/pipeline/min_p_v100/" + profile, profile, {r}), 0.05, 0.01, 0.0);
+      }
     }
     {
       PipelineRow r;

@@ -129,13 +129,18 @@ TEST(AscendTopKTopPSampleV2, EpsChangesTheChoiceWhenQHasZeros) {
 
 TEST(AscendTopKTopPSampleV2, QAbsoluteValueAndZeroOverZero) {
   // |q| is used: q = {-0.5, 0, ...} behaves as {0.5, 0}. With eps = 0 and q = 0: r = prob / 0 =
-  // +inf, which wins. An all-NaN ratio list (probs 0, q 0, eps 0) picks position 0.
+  // +inf, which wins. An all-NaN ratio list (probs 0, q 0, eps 0) picks position 0, the first
+  // NaN (torch.argmax ranks NaN first); a NaN after a number wins too.
   EXPECT_EQ(Token(kDyadic, Params(2, 1.0f), {-0.5f, -0.0f, 1.0f, 1.0f}, 1.0f), 0);
   EXPECT_EQ(Token(kDyadic, Params(2, 1.0f), {0.5f, 0.0f, 1.0f, 1.0f}, 0.0f), 1);
   AscendSampleRow zeros;
   zeros.list = {5, 7};
   zeros.probs = {0.0f, 0.0f};
   EXPECT_EQ(AscendSamplePosition(zeros, std::vector<float>{0.0f, 0.0f}, 0.0f), 0u);
+  AscendSampleRow mixed;
+  mixed.list = {5, 7};
+  mixed.probs = {0.5f, 0.0f};  // r = {0.5 / 1, 0 / 0 = NaN}
+  EXPECT_EQ(AscendSamplePosition(mixed, std::vector<float>{1.0f, 0.0f}, 0.0f), 1u);
 }
 
 TEST(AscendTopKTopPSampleV2, TiesGoToTheLowestPosition) {

@@ -47,6 +47,9 @@ Case MixedPipeline(const std::string& profile, std::uint64_t key, std::int64_t r
   c.id = "pipeline/mixed_" + std::to_string(key) + "/" + profile;
   c.stage = "pipeline";
   c.profile = profile;
+  // SGLang picks its seeded draw per batch (reference/pipeline.h); pinning the path makes a
+  // row's token its own.
+  if (profile == "sglang") c.params["sampling_path"] = "sorted";
   c.inputs = {{"logits", F32Tensor({rows, vocab}, logits)}, {"temperature", F32Tensor({rows}, temperature)},
               {"top_k", I32Tensor({rows}, top_k)}, {"top_p", F32Tensor({rows}, top_p)},
               {"seed", I64Tensor({rows}, seed)}, {"positions", I64Tensor({rows}, positions)},
@@ -135,6 +138,17 @@ TEST(BatchInvariance, ReferencePassesMixedBatchesOfEveryProfile) {
       EXPECT_EQ(r.runs, 2 + 5 + 5 + 2 + 1);
     }
   }
+}
+
+TEST(BatchInvariance, SglangAutoPathIsBatchDependentAsSglangIs) {
+  // With sampling_path "auto" a row without a filter draws by token id alone and by rank in a
+  // batch with a greedy or filtering row (SGLang's layers/sampler.py): the check sees it.
+  reference::ReferenceBackend backend;
+  Case c = MixedPipeline("sglang", 7);
+  c.params.erase("sampling_path");
+  const InvarianceResult r = CheckBatchInvariance(backend, c, {&c});
+  EXPECT_TRUE(r.checked);
+  EXPECT_FALSE(r.passed);
 }
 
 TEST(BatchInvariance, CatchesASeedKeyedByBatchSlot) {

@@ -50,10 +50,12 @@ def main(root):
             text = open(os.path.join(root, name), encoding="utf-8").read()
         except (UnicodeDecodeError, FileNotFoundError):
             continue
-        for n, line in enumerate(text.splitlines(), 1):
+        lines = text.splitlines()
+        for n, line in enumerate(lines, 1):
             if FORBIDDEN.search(line):
                 problems.append(f"{name}:{n}: cites a document outside the repository: {line.strip()[:100]}")
-            if name not in sources or PEER.search(line):
+            # A peer named on this line or the one before (a citation wrapped across lines).
+            if name not in sources or PEER.search(line) or (n > 1 and PEER.search(lines[n - 2])):
                 continue
             for m in cited.finditer(line):
                 raw = m.group(1).split("#")[0].rstrip(".,:;)")

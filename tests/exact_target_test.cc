@@ -67,12 +67,23 @@ TEST(ExactTarget, RowWithoutDrawableTokenIsAnError) {
 }
 
 TEST(ExactTarget, TopKTiesFollowTheProfile) {
-  // reference/top_k.h example: {1, 3, 3, 2}, k = 1 -> canonical keeps id 1, vllm ids 1 and 2.
+  // reference/top_k.h example: {1, 3, 3, 2}, k = 1 -> canonical keeps id 1; vllm's top-k keeps
+  // ids 1 and 2, but its pipeline takes top_k = 1 as the greedy token (vLLM's
+  // test_greedy_topk1_invariance.py): id 1, a point mass.
   const ExactTarget canonical = ComputeExactTarget(Pipeline("canonical", {1, 3, 3, 2}, 1.0f, 1, 1.0f));
   EXPECT_EQ(canonical.rows[0].p, (std::vector<double>{0.0, 1.0, 0.0, 0.0}));
   const ExactTarget vllm = ComputeExactTarget(Pipeline("vllm", {1, 3, 3, 2}, 1.0f, 1, 1.0f));
-  EXPECT_EQ(vllm.rows[0].p, (std::vector<double>{0.0, 0.5, 0.5, 0.0}));
-  EXPECT_TRUE(vllm.rows[0].ambiguous.empty());
+  EXPECT_EQ(vllm.rows[0].greedy_token, 1);
+  EXPECT_EQ(vllm.rows[0].p, (std::vector<double>{0.0, 1.0, 0.0, 0.0}));
+  // k = 2 on {1, 3, 3, 3}: canonical keeps ids 1, 2 (exactly k, lower ids); vllm every tie at
+  // the 2nd value: ids 1, 2, 3.
+  const ExactTarget canonical2 = ComputeExactTarget(Pipeline("canonical", {1, 3, 3, 3}, 1.0f, 2, 1.0f));
+  EXPECT_EQ(canonical2.rows[0].p, (std::vector<double>{0.0, 0.5, 0.5, 0.0}));
+  const ExactTarget vllm2 = ComputeExactTarget(Pipeline("vllm", {1, 3, 3, 3}, 1.0f, 2, 1.0f));
+  EXPECT_EQ(vllm2.rows[0].p[0], 0.0);
+  EXPECT_GT(vllm2.rows[0].p[3], 0.0);
+  EXPECT_EQ(vllm2.rows[0].p[1], vllm2.rows[0].p[3]);
+  EXPECT_TRUE(vllm2.rows[0].ambiguous.empty());
 }
 
 TEST(ExactTarget, GreedyRowIsAPointMass) {

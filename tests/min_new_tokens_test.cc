@@ -46,6 +46,24 @@ TEST(MinNewTokens, VllmAssignsSglangAdds) {
   EXPECT_EQ(Bits(s[2]), 0x00000000u);
 }
 
+TEST(MinNewTokens, SglangAddsNothingWithoutAMinimumInTheBatch) {
+  // BatchedMinNewTokensPenalizer._is_required (penaltylib/min_new_tokens.py): any
+  // min_new_tokens > 0 in the batch. None: SGLang never builds the penalty tensor
+  // (sampling_batch_info.py update_penalties), so -0.0 stays 0x80000000 and +inf stays.
+  auto none = Inputs(F32Tensor({1, 3}, {kInf, 1.0f, -0.0f}), {0}, {0}, I32Tensor({1, 1}, {0}));
+  EXPECT_EQ(FloatBits(RunReference("min_new_tokens", "sglang", none).at("logits")),
+            (std::vector<std::uint32_t>{Bits(kInf), 0x3F800000u, 0x80000000u}));
+  // A row that asks for a minimum it has already reached: required for the batch, the
+  // tensor (+0.0 in that row) is added: -0.0 -> +0.0.
+  auto reached = Inputs(F32Tensor({1, 3}, {kInf, 1.0f, -0.0f}), {4}, {3}, I32Tensor({1, 1}, {0}));
+  EXPECT_EQ(FloatBits(RunReference("min_new_tokens", "sglang", reached).at("logits")),
+            (std::vector<std::uint32_t>{Bits(kInf), 0x3F800000u, 0x00000000u}));
+  EXPECT_EQ(FloatBits(RunReference("min_new_tokens", "sglang", none, {{"penalizers", "required"}}).at("logits"))[2],
+            0x00000000u);
+  EXPECT_THROW(RunReference("min_new_tokens", "sglang", reached, {{"penalizers", "not_required"}}), std::invalid_argument);
+  EXPECT_THROW(RunReference("min_new_tokens", "canonical", none, {{"penalizers", "auto"}}), std::invalid_argument);
+}
+
 TEST(MinNewTokens, RejectsBadIdsAndNegativeLengths) {
   EXPECT_THROW(RunReference("min_new_tokens", "vllm", Inputs(F32Tensor({1, 2}, {1, 2}), {0}, {1}, I32Tensor({1, 1}, {2}))),
                std::invalid_argument);

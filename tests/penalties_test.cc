@@ -75,6 +75,32 @@ TEST(Penalties, AdditiveTermsRoundDifferentlyInSglang) {
   EXPECT_EQ(FloatBits(RunReference("penalties", "sglang", in).at("logits"))[0], 0x3F4CCCCDu);
 }
 
+TEST(Penalties, SglangAddsNothingWhenNoRequestOfTheBatchHasAPenalty) {
+  // SGLang (python/sglang/srt/sampling/sampling_batch_info.py, update_penalties and
+  // apply_logits_bias; penaltylib/orchestrator.py): the additive tensor exists, and is added
+  // to every row, only when BatchedPenalizerOrchestrator.is_required, i.e. some request has
+  // repetition != 1.0, frequency != 0.0 or presence != 0.0 (each penalizer's _is_required).
+  // Identity coefficients in every row: nothing is added, -0.0 stays 0x80000000.
+  auto in = Inputs(F32Tensor({2, 2}, {-0.0f, 1.0f, -0.0f, 2.0f}), I32Tensor({2, 1}, {0, -1}),
+                   I32Tensor({2, 1}, {0, -1}), 1.0f, 0.0f, 0.0f);
+  EXPECT_EQ(FloatBits(RunReference("penalties", "sglang", in).at("logits")),
+            (std::vector<std::uint32_t>{0x80000000u, 0x3F800000u, 0x80000000u, 0x40000000u}));
+  // -0.0 coefficients compare equal to 0.0 in Python: still not required.
+  auto neg_zero = in;
+  neg_zero["frequency_penalty"] = F32Tensor({2}, {-0.0f, -0.0f});
+  EXPECT_EQ(FloatBits(RunReference("penalties", "sglang", neg_zero).at("logits"))[0], 0x80000000u);
+  // One penalised row makes the batch's penalizers required: the zeros tensor, with the
+  // row's terms, is added to every row, and -0.0 + +0.0 = +0.0 in the other row too.
+  auto mixed = in;
+  mixed["presence_penalty"] = F32Tensor({2}, {0.0f, 0.5f});
+  EXPECT_EQ(FloatBits(RunReference("penalties", "sglang", mixed).at("logits"))[0], 0x00000000u);
+  // A batch whose other requests have penalties (param): +0.0 as well.
+  EXPECT_EQ(FloatBits(RunReference("penalties", "sglang", in, {{"penalizers", "required"}}).at("logits"))[0], 0x00000000u);
+  EXPECT_THROW(RunReference("penalties", "sglang", mixed, {{"penalizers", "not_required"}}), std::invalid_argument);
+  EXPECT_THROW(RunReference("penalties", "vllm", in, {{"penalizers", "required"}}), std::invalid_argument);
+  EXPECT_THROW(RunReference("penalties", "sglang", in, {{"penalizers", "always"}}), std::invalid_argument);
+}
+
 TEST(Penalties, NegativeInfinityAndNanStay) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();

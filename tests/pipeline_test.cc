@@ -33,14 +33,72 @@ TensorMap Seeded(const std::vector<float>& row, float temperature, std::int64_t 
           {"seed", I64Tensor({1}, {seed})}, {"positions", I64Tensor({1}, {position})}};
 }
 
-TEST(Pipeline, CanonicalDrawsByTokenIdSglangByRank) {
-  // seeded_gumbel_reference.py, lines "canonical" (probs in vocabulary order) and
-  // "sglang rank" (the sorted row {1/2, 1/4, 1/8, 1/8}; rank r is id {1, 3, 0, 2}[r]).
-  struct Expect { std::int64_t seed, position, canonical, sglang; };
+TEST(Pipeline, CanonicalDrawsByTokenIdSglangByRankOnItsSortedPath) {
+  // seeded_gumbel_reference.py, lines "canonical" (probs in vocabulary order, column = token
+  // id) and "sglang rank" (the sorted row {1/2, 1/4, 1/8, 1/8}; rank r is id {1, 3, 0, 2}[r]).
+  // SGLang (python/sglang/srt/layers/sampler.py, Sampler._sample_from_probs): a batch with no
+  // filter and no greedy row is `simple_sampling_case` and goes to sampling_from_probs_torch,
+  // multinomial_with_seed(torch.log(probs)) with col_indices = arange(V): token ids, the
+  // canonical line; a batch on the sorted path (top_k_top_p_min_p_sampling_from_probs_torch)
+  // hashes the rank in probs_sort: the "sglang rank" line.
+  struct Expect { std::int64_t seed, position, canonical, sglang_rank; };
   for (const Expect& e : {Expect{-1, 4294967295, 1, 3}, Expect{0, 0, 3, 1}, Expect{42, 7, 1, 1}, Expect{7, 1, 3, 1}}) {
-    EXPECT_EQ(Tokens(RunReference("pipeline", "canonical", Seeded(kPermuted, 1.0f, e.seed, e.position)))[0], e.canonical);
-    EXPECT_EQ(Tokens(RunReference("pipeline", "sglang", Seeded(kPermuted, 1.0f, e.seed, e.position)))[0], e.sglang);
+    const TensorMap in = Seeded(kPermuted, 1.0f, e.seed, e.position);
+    EXPECT_EQ(Tokens(RunReference("pipeline", "canonical", in))[0], e.canonical);
+    EXPECT_EQ(Tokens(RunReference("pipeline", "sglang", in))[0], e.canonical);  // alone: unfiltered
+    EXPECT_EQ(Tokens(RunReference("pipeline", "sglang", in, {{"sampling_path", "unfiltered"}}))[0], e.canonical);
+    EXPECT_EQ(Tokens(RunReference("pipeline", "sglang", in, {{"sampling_path", "sorted"}}))[0], e.sglang_rank);
+    // top_p = 0.99 (no token dropped: the mass before the last is 7/8) puts the batch on the
+    // sorted path by itself.
+    TensorMap filtered = in;
+    filtered.emplace("top_p", F32Tensor({1}, {0.99f}));
+    EXPECT_EQ(Tokens(RunReference("pipeline", "sglang", filtered))[0], e.sglang_rank);
   }
+  // A greedy row in the batch is SGLang's top_k = 1: the whole batch takes the sorted path.
+  TensorMap two = {{"logits", F32Tensor({2, 4}, {-2 * kLn2F, 0.0f, -2 * kLn2F, -kLn2F, 0.0f, 1.0f, 2.0f, 3.0f})},
+                   {"temperature", F32Tensor({2}, {1.0f, 0.0f})},
+                   {"seed", I64Tensor({2}, {-1, 0})},
+                   {"positions", I64Tensor({2}, {4294967295, 0})}};
+  EXPECT_EQ(Tokens(RunReference("pipeline", "sglang", two)), (std::vector<std::int64_t>{3, 3}));
+  EXPECT_THROW(RunReference("pipeline", "sglang", two, {{"sampling_path", "unfiltered"}}), std::invalid_argument);
+  EXPECT_THROW(RunReference("pipeline", "sglang", two, {{"sampling_path", "fast"}}), std::invalid_argument);
+  EXPECT_THROW(RunReference("pipeline", "canonical", two, {{"sampling_path", "sorted"}}), std::invalid_argument);
+}
+
+TEST(Pipeline, SglangRefusesMinPWithASeed) {
+  // top_k_top_p_min_p_sampling_from_probs_torch asserts `sampling_seed is None` when
+  // need_min_p_sampling (any request with min_p > 0): SGLang yields no token, so neither
+  // does the profile. Every row greedy: no seeded draw, no assert (greedy rows never sample).
+  TensorMap in = Seeded(kPermuted, 1.0f, 0, 0);
+  in.emplace("min_p", F32Tensor({1}, {0.1f}));
+  EXPECT_THROW(RunReference("pipeline", "sglang", in), std::invalid_argument);
+  EXPECT_NO_THROW(RunReference("pipeline", "canonical", in));
+  TensorMap greedy = in;
+  greedy["temperature"] = F32Tensor({1}, {0.0f});
+  EXPECT_EQ(Tokens(RunReference("pipeline", "sglang", greedy))[0], 1);
+  TensorMap zero = in;
+  zero["min_p"] = F32Tensor({1}, {0.0f});  // min_p 0 is "no min-p": allowed
+  EXPECT_NO_THROW(RunReference("pipeline", "sglang", zero));
+}
+
+TEST(Pipeline, VllmTopKOneIsTheGreedyToken) {
+  // vLLM's tests/v1/sample/test_greedy_topk1_invariance.py (its issue #5404): top_k = 1 at any
+  // temperature picks the argmax, the lowest index among tied maxima. Logits {1, 1}, T = 1,
+  // top_k = 1, q = {1, 0.5}: the greedy token is 0; the exponential race over the ties top-k
+  // keeps would give 1 (0.5 / 0.5 = 1 > 0.5 / 1).
+  TensorMap in = {{"logits", F32Tensor({1, 2}, {1.0f, 1.0f})},
+                  {"temperature", F32Tensor({1}, {1.0f})},
+                  {"top_k", I32Tensor({1}, {1})},
+                  {"q", F32Tensor({1, 2}, {1.0f, 0.5f})}};
+  EXPECT_EQ(Tokens(RunReference("pipeline", "vllm", in))[0], 0);
+  // top_k = 2 keeps both and races them: token 1.
+  TensorMap two = in;
+  two["top_k"] = I32Tensor({1}, {2});
+  EXPECT_EQ(Tokens(RunReference("pipeline", "vllm", two))[0], 1);
+  // The greedy row needs no noise.
+  TensorMap no_q = in;
+  no_q.erase("q");
+  EXPECT_EQ(Tokens(RunReference("pipeline", "vllm", no_q))[0], 0);
 }
 
 TEST(Pipeline, VllmRacesTheFilteredProbabilitiesAgainstQ) {

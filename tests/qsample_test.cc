@@ -30,9 +30,13 @@ TEST(QSample, ArgmaxOfProbOverAbsNoisePlusEps) {
   EXPECT_EQ(QSample({0.25f, 0.75f}, {0, 0}, {{"eps", 1}}), 1);
 }
 
-TEST(QSample, NanRatiosNeverWinAndUnderflowTiesTheZeroProbability) {
-  // eps = 0, q = 0 at a zero probability: 0 / 0 = NaN is skipped; 0.5 / 2 wins.
-  EXPECT_EQ(QSample({0.0f, 0.5f}, {0, 2}, {{"eps", 0}}), 1);
+TEST(QSample, NanRatioWinsAsTorchArgmaxAndUnderflowTiesTheZeroProbability) {
+  // eps = 0, q = 0 at a zero probability: r_0 = 0 / (|0| + 0) = 0 / 0 = NaN, r_1 = 0.5 / 2 =
+  // 0.25. The op's ST golden executor takes torch.argmax(r), whose comparator (ATen
+  // SharedReduceOps.h, GreaterOrNan) ranks NaN above every number: position 0 wins.
+  EXPECT_EQ(QSample({0.0f, 0.5f}, {0, 2}, {{"eps", 0}}), 0);
+  // The first NaN of several: r = {0.25, NaN, NaN} -> position 1.
+  EXPECT_EQ(QSample({0.5f, 0.0f, 0.0f}, {2, 0, 0}, {{"eps", 0}}), 1);
   // 1e-38 / 1e30 underflows to +0.0, equal to 0 / 1: the device's argmax keeps position 0,
   // whose probability is 0 (docs/spec/draws.md#qsample).
   EXPECT_EQ(QSample({0.0f, 1e-38f}, {1, 1e30f}), 0);

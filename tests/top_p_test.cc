@@ -43,9 +43,38 @@ TEST(TopP, TieGroupsGoTogetherOnlyInFlashinfer) {
   // flashinfer keeps the whole tie group {2, 3} (group E = 0.75 < 0.8).
   EXPECT_EQ(Kept(TopP(Profile::kCanonical, kDyadic, 0.8f)), 3);
   EXPECT_EQ(Kept(TopP(Profile::kFlashinfer, kDyadic, 0.8f)), 4);
-  // vllm: ascending cumsum 0.125 <= 0.2 (f32(1 - 0.8f) = 0.19999999) drops token 3 (the tie
-  // at the higher index comes first in ascending order); 0.25 > 0.2 keeps token 2 -> 3 kept.
-  EXPECT_EQ(TopP(Profile::kVllm, kDyadic, 0.8f), (std::vector<float>{0.0f, -kLn2F, -2 * kLn2F, -kInf}));
+  // vllm (apply_top_k_top_p_pytorch, vllm/v1/sample/ops/topk_topp_sampler.py @01fa3fe7):
+  // `logits.sort(descending=False)` on the CPU is stable, so the tied pair {2, 3} comes in
+  // index order: ascending 2, 3, 1, 0. probs_sum = cumsum = 0.125, 0.25, 0.5, 1;
+  // `probs_sum <= 1 - p` with f32(1 - 0.8f) = 0.19999999 (0x3e4ccccc): 0.125 drops token 2,
+  // 0.25 keeps token 3 -> {0, 1, 3}: the higher index of the tie survives.
+  EXPECT_EQ(TopP(Profile::kVllm, kDyadic, 0.8f), (std::vector<float>{0.0f, -kLn2F, -kInf, -2 * kLn2F}));
+}
+
+TEST(TopP, SglangMasksAtPOneOnceTheSumPassesOne) {
+  // SGLang's top_k_top_p_min_p_sampling_from_probs_torch (python/sglang/srt/layers/sampler.py):
+  // probs_sum = cumsum(probs_sort); positions with (probs_sum - probs_sort) > top_p are zeroed,
+  // for every row of a batch on that path, p = 1 included. Given sorted probs (f32)
+  //   {0.5, 0.375, 0.125 + 3 * 2^-25, 2^-30}:
+  //   sums 0.5, 0.875, fl(1 + 1.5 * 2^-24) = 1 + 2^-23 (0.75 ulp rounds up), fl(1 + 2^-23 + 2^-30)
+  //   = 1 + 2^-23; sum - prob: 0, 0.5, fl(0.875 + 2^-25) = 0.875 (a tie, to even),
+  //   fl(1 + 2^-23 - 2^-30) = 1 + 2^-23 > 1 -> position 3 is zeroed, 0..2 kept.
+  const std::vector<float> row = {3.0f, 2.0f, 1.0f, 0.0f};  // the order 0, 1, 2, 3
+  const std::vector<float> probs = {0.5f, 0.375f, 0.125f + 0x3p-25f, 0x1p-30f};
+  EXPECT_EQ(reference::TopPKept(Profile::kSglang, row, probs, 1.0f, 4), (std::vector<std::int32_t>{0, 1, 2}));
+  // With top-k's limit 3 the fourth position is not a candidate: the same three.
+  EXPECT_EQ(reference::TopPKept(Profile::kSglang, row, probs, 1.0f, 3), (std::vector<std::int32_t>{0, 1, 2}));
+  // SGLang's prefix is `probs_sum - probs_sort`, not a running exclusive sum: they part where
+  // the sum crosses a binade. probs {0.5, 0.5 - 2^-24, 5 * 2^-25}, p = 1 - 2^-24 (0x3f7fffff):
+  //   sums 0.5, 1 - 2^-24 (exact), fl(1 + 3 * 2^-25) = 1 + 2^-23 (0.75 ulp above 1 rounds up);
+  //   at position 2: (1 + 2^-23) - 5 * 2^-25 = 1 - 2^-25, a tie between 1 - 2^-24 (odd) and 1
+  //   (even) -> 1.0 > p: zeroed. The running exclusive sum there is 1 - 2^-24 <= p, which
+  //   would have kept it.
+  const std::vector<float> cross = {0.5f, 0.5f - 0x1p-24f, 0x5p-25f};
+  const std::vector<float> three = {3.0f, 2.0f, 1.0f};
+  EXPECT_EQ(reference::TopPKept(Profile::kSglang, three, cross, 1.0f - 0x1p-24f, 3), (std::vector<std::int32_t>{0, 1}));
+  // canonical at p >= 1: the identity (TopPRow returns before any rule).
+  EXPECT_EQ(TopP(Profile::kCanonical, {3.0f, 2.0f, 1.0f, 0.0f}, 1.0f), (std::vector<float>{3.0f, 2.0f, 1.0f, 0.0f}));
 }
 
 TEST(TopP, OutOfRangeP) {
@@ -85,7 +114,8 @@ RC_GTEST_PROP(TopP, EqualsNaiveFullSort, ()) {
   }
 }
 
-// Never drops the maximum, never raises a logit, and (canonical) keeps the smallest prefix
+// Never drops the maximum (vllm: the highest-index one of tied maxima), never raises a logit,
+// and (canonical) keeps the smallest prefix
 // whose mass reaches p: the kept mass without its last token is < p, and the kept mass
 // reaches p unless everything is kept. Masses are summed in the order, as the rule does.
 //
@@ -96,9 +126,16 @@ RC_GTEST_PROP(TopP, KeepsTheMaximumAndTheSmallestSufficientPrefix, ()) {
   const auto row = *FilterRows();
   const float p = *rc::gen::element(0.1f, 0.5f, 0.75f, 0.9f);
   const auto order = NaiveOrder(row);
+  // vllm's ascending walk ends at the highest index among the maxima (its stable ascending
+  // sort keeps ties in index order) and always keeps that one; the prefix rules keep the first.
+  std::size_t last_max = static_cast<std::size_t>(order[0]);
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    if (row[i] == row[last_max]) last_max = i;
+  }
   for (Profile prof : kFilterProfiles) {
     const auto out = TopP(prof, row, p);
-    RC_ASSERT(Bits(out[static_cast<std::size_t>(order[0])]) == Bits(row[static_cast<std::size_t>(order[0])]));
+    const std::size_t kept_max = prof == Profile::kVllm ? last_max : static_cast<std::size_t>(order[0]);
+    RC_ASSERT(Bits(out[kept_max]) == Bits(row[kept_max]));
     for (std::size_t i = 0; i < row.size(); ++i) RC_ASSERT(Bits(out[i]) == Bits(row[i]) || out[i] == -kInf);
   }
   if (std::isinf(row[static_cast<std::size_t>(order[0])])) return;

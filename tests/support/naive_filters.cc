@@ -50,7 +50,8 @@ void NaiveTopK(Profile profile, std::span<float> row, std::int64_t k, std::int64
 }
 
 void NaiveTopP(Profile profile, std::span<float> row, float p) {
-  if (p >= 1.0f || std::none_of(row.begin(), row.end(), [](float x) { return std::isfinite(x); })) return;
+  if (std::none_of(row.begin(), row.end(), [](float x) { return std::isfinite(x); })) return;
+  if (p >= 1.0f && profile != Profile::kSglang) return;  // SGLang's mask runs at every p
   std::vector<float> probs(row.size());
   reference::SoftmaxRow(row, probs);
   const auto order = NaiveOrder(row);
@@ -64,12 +65,29 @@ void NaiveTopP(Profile profile, std::span<float> row, float p) {
     return;
   }
   if (profile == Profile::kVllm) {
+    // A stable ascending sort, as torch's CPU sort leaves equal values: index order.
+    std::vector<std::int32_t> ascending(row.size());
+    std::iota(ascending.begin(), ascending.end(), 0);
+    std::stable_sort(ascending.begin(), ascending.end(), [&](std::int32_t a, std::int32_t b) {
+      return row[static_cast<std::size_t>(a)] < row[static_cast<std::size_t>(b)];
+    });
     float c = 0.0f;
     const float threshold = 1.0f - p;
-    for (std::size_t j = order.size(); j-- > 0;) {  // ascending: the canonical order reversed
-      const auto i = static_cast<std::size_t>(order[j]);
+    for (std::size_t j = 0; j < ascending.size(); ++j) {
+      const auto i = static_cast<std::size_t>(ascending[j]);
       c = c + probs[i];
-      keep[i] = !(c <= threshold) || j == 0;
+      keep[i] = !(c <= threshold) || j + 1 == ascending.size();
+    }
+    Mask(row, keep);
+    return;
+  }
+  if (profile == Profile::kSglang) {
+    // probs_sum = cumsum(sorted probs); zeroed iff f32(probs_sum - prob) > p.
+    float c = 0.0f;
+    for (auto idx : order) {
+      const auto i = static_cast<std::size_t>(idx);
+      c = c + probs[i];
+      keep[i] = !(c - probs[i] > p);
     }
     Mask(row, keep);
     return;
@@ -80,7 +98,6 @@ void NaiveTopP(Profile profile, std::span<float> row, float p) {
     const auto i = static_cast<std::size_t>(order[pos]);
     if (pos == 0 || probs[i] != probs[static_cast<std::size_t>(order[pos - 1])]) group_e = e;
     switch (profile) {
-      case Profile::kSglang: keep[i] = e <= p; break;
       case Profile::kFlashinfer: keep[i] = group_e < p; break;
       default: keep[i] = e < p;
     }
