@@ -141,6 +141,26 @@ inline void CopyBaseline(benchmark::State& state) {
   SetRowSetCounters(state);
 }
 
+// One plain read of the [B, V] logits, the memory floor of any stage that looks at every
+// logit (issue goals are stated as multiples of it): a 16-lane running max over the row set in
+// place, no copy, no write. 16 independent lanes keep the loop bound by memory, not by the
+// latency of one compare chain.
+inline void PlainReadBaseline(benchmark::State& state) {
+  const Tensor in = RandomLogits(kRows, kVocab, kSeedLogits);
+  const float* src = in.data<float>().data();
+  typedef float F16 __attribute__((vector_size(64)));
+  for (auto _ : state) {
+    F16 m = F16{} - 1e30f;
+    for (std::int64_t i = 0; i + 16 <= kElements; i += 16) {
+      F16 v;
+      std::memcpy(&v, src + i, sizeof(v));
+      m = v > m ? v : m;
+    }
+    benchmark::DoNotOptimize(m);
+  }
+  SetRowSetCounters(state);
+}
+
 // Times the full public call `fn(c, profile)` of a reference stage, including what every
 // call does besides its pass: input checks, the copy/upcast of "logits" into a fresh f32
 // tensor (StageInputs::Logits), building the returned TensorMap and freeing it.
