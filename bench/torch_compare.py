@@ -18,7 +18,8 @@ bench/support/bench_support.h's RandomLogits), with torch.set_num_threads(1) by 
 
 Prints one line per path: the median of --repeat timings in ms, and the ratio to plain_read.
 Run when python3-torch is installed (Debian: apt-get install python3-torch), with the
-system interpreter: /usr/bin/python3 bench/torch_compare.py [--threads N] [--repeat R].
+system interpreter: /usr/bin/python3 bench/torch_compare.py [--threads N] [--repeat R]
+[--clock wall|cpu] (cpu: process CPU time, for a machine shared with other jobs).
 Compare against sampcheck_bench's ratios to its own plain-read baselines measured on the
 same machine (bench/README.md "PyTorch comparison"): both sides are normalised by one read.
 """
@@ -36,13 +37,13 @@ except ImportError:
 B, V, K, P, MIN_P = 64, 151936, 50, 0.9, 0.05
 
 
-def timed(fn, repeat):
+def timed(fn, repeat, clock):
     fn()  # warm-up: allocations, first-touch pages
     times = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = clock()
         fn()
-        times.append((time.perf_counter() - t0) * 1e3)
+        times.append((clock() - t0) * 1e3)
     return statistics.median(times)
 
 
@@ -68,6 +69,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                    help="cpu: process CPU time (for a shared machine; compare with sampcheck_bench's cpu_time)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     gen = torch.Generator().manual_seed(0x243F6A88)
@@ -94,10 +97,10 @@ def main():
         "sort_topk_topp_draw": lambda: draw(sort_topk_topp(logits.clone(), k, p), gen),
         "vllm_min_p_first": vllm_min_p_first,
     }
-    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, B {B}, V {V}, k {K}, p {P}, min_p {MIN_P}")
+    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, clock {args.clock}, B {B}, V {V}, k {K}, p {P}, min_p {MIN_P}")
     floor = None
     for name, fn in paths.items():
-        ms = timed(fn, args.repeat)
+        ms = timed(fn, args.repeat, time.perf_counter if args.clock == "wall" else time.process_time)
         floor = floor or ms
         print(f"{name:22s} {ms:10.2f} ms   {ms / floor:8.1f} x plain_read")
 

@@ -3,8 +3,6 @@
 #include "reference/count_draws.h"
 
 #include <algorithm>
-#include <cstdint>
-#include <cstring>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -48,110 +46,30 @@ RaceRow::RaceRow(std::span<const float> probs) : vocab_(static_cast<std::int64_t
   }
 }
 
-namespace {
-
-// Eight Philox4x32-10 blocks at once, counters {first + b, draw, row, tag} for b = 0..7, in
-// 32-bit lanes with the 32x32 -> 64-bit products in 64-bit lanes: the operations of
-// rng::Philox4x32_10 (reference/rng/philox.h) lane by lane. words[4 b + i] = block b's word i,
-// so words[j] is the word of the j-th token after first * 4 (count_draws.h's layout).
-typedef std::uint32_t U8 __attribute__((vector_size(32)));
-typedef std::uint64_t L8 __attribute__((vector_size(64)));
-typedef double D8 __attribute__((vector_size(64)));
-typedef std::int64_t I8 __attribute__((vector_size(64)));
-
-inline void PhiloxBlocks8(std::uint64_t seed, std::uint32_t row, std::uint32_t draw, std::uint32_t first,
-                          std::uint32_t* words) {
-  U8 c0 = U8{0, 1, 2, 3, 4, 5, 6, 7} + first;
-  U8 c1 = U8{} + draw;
-  U8 c2 = U8{} + row;
-  U8 c3 = U8{} + kCountDrawsTag;
-  std::uint32_t k0 = static_cast<std::uint32_t>(seed), k1 = static_cast<std::uint32_t>(seed >> 32);
-  for (int r = 0; r < 10; ++r) {
-    if (r > 0) {
-      k0 += rng::detail::kPhiloxW0;
-      k1 += rng::detail::kPhiloxW1;
-    }
-    const L8 p0 = __builtin_convertvector(c0, L8) * static_cast<std::uint64_t>(rng::detail::kPhiloxM0);
-    const L8 p1 = __builtin_convertvector(c2, L8) * static_cast<std::uint64_t>(rng::detail::kPhiloxM1);
-    const U8 hi0 = __builtin_convertvector(p0 >> 32, U8), lo0 = __builtin_convertvector(p0, U8);
-    const U8 hi1 = __builtin_convertvector(p1 >> 32, U8), lo1 = __builtin_convertvector(p1, U8);
-    c0 = hi1 ^ c1 ^ k0;
-    c1 = lo1;
-    c2 = hi0 ^ c3 ^ k1;
-    c3 = lo0;
-  }
-  for (int b = 0; b < 8; ++b) {
-    words[4 * b] = c0[b];
-    words[4 * b + 1] = c1[b];
-    words[4 * b + 2] = c2[b];
-    words[4 * b + 3] = c3[b];
-  }
-}
-
-// Bit j of the result is set when token j0 + j (j < 8) may still win: the skip test of
-// RaceRow::Draw, !(u * best >= p (1 + 2^-22)), with u = (w >> 8) 2^-24 exact in double.
-inline unsigned MayWin8(const std::uint32_t* words, const double* p_margin, double best) {
-  U8 w;
-  std::memcpy(&w, words, sizeof(w));
-  D8 pm;
-  std::memcpy(&pm, p_margin, sizeof(pm));
-  const D8 u = __builtin_convertvector(w >> 8, D8) * 0x1p-24;
-  const I8 skip = u * best >= pm;
-  unsigned may = 0;
-  for (int j = 0; j < 8; ++j) may |= skip[j] ? 0u : (1u << j);
-  return may;
-}
-
-// Draw's loop: 32 tokens (8 Philox blocks) per step; the vector test only narrows which tokens
-// the scalar code looks at. The best ratio never decreases during a draw, so a token the test
-// skips with the step's starting best would be skipped with the current one too; every token
-// it passes is re-tested by the scalar code with the current best. Same winner, bit for bit,
-// as the scalar loop (tests/count_draws_test.cc).
-__attribute__((target_clones("avx512f", "avx2", "default"))) std::int64_t RaceDraw(
-    const std::int32_t* ids, const float* p, const double* p_margin, std::size_t n, std::uint64_t seed,
-    std::uint32_t row, std::uint32_t draw) {
-  std::int64_t best = -1;
-  float best_ratio = 0.0f;
-  double best_d = 0.0;
-  alignas(64) std::uint32_t words[32];
-  auto visit = [&](std::size_t j, std::uint32_t word) {
-    const float u = rng::UniformClosedOpen24F32(word);
-    if (best >= 0 && static_cast<double>(u) * best_d >= p_margin[j]) return;  // cannot win
-    const float q = rng::ExponentialNegLog1pNegF32(u);
-    const float r = p[j] / q;
-    const std::int64_t id = ids[j];
-    if (best < 0 || r > best_ratio || (r == best_ratio && id < best)) {
-      best = id;
-      best_ratio = r;
-      best_d = static_cast<double>(r);
-    }
-  };
-  for (std::size_t j0 = 0; j0 < n; j0 += 32) {
-    PhiloxBlocks8(seed, row, draw, static_cast<std::uint32_t>(j0 / 4), words);
-    const std::size_t end = std::min(n, j0 + 32);
-    std::size_t j = j0;
-    if (best >= 0) {
-      for (; j + 8 <= end; j += 8) {
-        unsigned may = MayWin8(words + (j - j0), p_margin + j, best_d);
-        while (may != 0) {
-          const int b = __builtin_ctz(may);
-          may &= may - 1;
-          visit(j + static_cast<std::size_t>(b), words[j - j0 + static_cast<std::size_t>(b)]);
-        }
-      }
-    }
-    for (; j < end; ++j) visit(j, words[j - j0]);
-  }
-  return best;
-}
-
-}  // namespace
-
 std::int64_t RaceRow::Draw(std::uint64_t seed, std::uint32_t row, std::uint32_t draw) const {
   const std::size_t n = ids_.size();
   if (n == 0) return -1;
   if (n == 1) return ids_[0];
-  return RaceDraw(ids_.data(), p_.data(), p_margin_.data(), n, seed, row, draw);
+  std::int64_t best = -1;
+  float best_ratio = 0.0f;
+  double best_d = 0.0;
+  for (std::size_t j0 = 0; j0 < n; j0 += 4) {
+    const rng::Philox4x32Block words = NoiseBlock(seed, row, draw, static_cast<std::uint32_t>(j0 / 4));
+    const std::size_t end = std::min(n, j0 + 4);
+    for (std::size_t j = j0; j < end; ++j) {
+      const float u = rng::UniformClosedOpen24F32(words.v[j - j0]);
+      if (best >= 0 && static_cast<double>(u) * best_d >= p_margin_[j]) continue;  // cannot win
+      const float q = rng::ExponentialNegLog1pNegF32(u);
+      const float r = p_[j] / q;
+      const std::int64_t id = ids_[j];
+      if (best < 0 || r > best_ratio || (r == best_ratio && id < best)) {
+        best = id;
+        best_ratio = r;
+        best_d = static_cast<double>(r);
+      }
+    }
+  }
+  return best;
 }
 
 std::int64_t RaceRow::DrawNaive(std::uint64_t seed, std::uint32_t row, std::uint32_t draw) const {

@@ -12,8 +12,7 @@
 //   written); other overlaps are not allowed.
 // - Why the bits match (CORE-MATH style two-level evaluation): each SIMD lane runs exactly the
 //   IEEE operations of detail::ExpF32Fast — same constants, same parenthesisation of the
-//   Estrin scheme, binary64 + - * only, no fma (host code is compiled with
-//   -ffp-contract=off, so the vector expressions are not contracted either) — and the same
+//   Estrin scheme, binary64 + - * only, each an explicit mul/add/sub intrinsic, no fma — and the same
 //   rounding test RoundF64ToF32IfSafe, written with integer lane operations. A lane whose test
 //   passes therefore holds the binary32 value ExpF32Fast would return. Lanes outside the fast
 //   path's domain get what ExpF32Dd returns there: x < -0x1.ap6 (including -inf) -> +0,
@@ -21,9 +20,9 @@
 //   (about 2^-23 of the inputs) are recomputed by the scalar ExpF32Cr, which then takes its
 //   double-double path.
 // - Dispatch, once per call: AVX-512F (8 lanes) when __builtin_cpu_supports says the host has
-//   it, else AVX2 (4 lanes), else the same code compiled for the baseline ISA (x86-64: SSE2;
-//   other hosts: whatever GCC/Clang lower the generic vectors to). ExpF32CrArrayIsa() names the
-//   path chosen (for benchmarks and the test log); ExpF32CrArrayWith forces one, for tests.
+//   it, else AVX2 (4 lanes), else (other hosts, older x86-64) the scalar loop itself.
+//   ExpF32CrArrayIsa() names the path chosen (benchmarks, test logs); ExpF32CrArrayWith forces
+//   one, for tests.
 // Example: float x[3] = {0.0f, 1.0f, -INFINITY}; ExpF32CrArray(x, 3, 0.0f, x) leaves
 //   {1.0f, 0x1.5bf0a8p1f, 0.0f}.
 
