@@ -33,23 +33,21 @@ TEST(FilterOrder, TopIndicesEqualsFullSortPrefix) {
   golden::SplitMix64 rng(0x0D3E);
   const float inf = std::numeric_limits<float>::infinity();
   for (std::size_t vocab : {64u, 1000u, 4096u, 65536u, 151936u}) {
-    {
-      std::vector<float> random(vocab), ties(vocab), ascending(vocab), descending(vocab), masked(vocab, -inf);
-      for (std::size_t i = 0; i < vocab; ++i) {
-        const std::uint64_t r = rng.Next();
-        random[i] = static_cast<float>(static_cast<std::int64_t>(r % 100000) - 50000) * 0x1p-10f;
-        ties[i] = static_cast<float>(r % 5) - 2.0f;  // a handful of values: huge tie groups
-        if (r % 7 == 0) ties[i] = (r & 8) ? -0.0f : 0.0f;
-        ascending[i] = static_cast<float>(i) * 0x1p-8f;
-        descending[i] = -static_cast<float>(i);
-        if (r % 50 == 0) masked[i] = static_cast<float>(r % 3);
-      }
-      ExpectPrefixesOfFullSort(random, "random");
-      ExpectPrefixesOfFullSort(ties, "ties");
-      ExpectPrefixesOfFullSort(ascending, "ascending");
-      ExpectPrefixesOfFullSort(descending, "descending");
-      ExpectPrefixesOfFullSort(masked, "masked");
+    std::vector<float> random(vocab), ties(vocab), ascending(vocab), descending(vocab), masked(vocab, -inf);
+    for (std::size_t i = 0; i < vocab; ++i) {
+      const std::uint64_t r = rng.Next();
+      random[i] = static_cast<float>(static_cast<std::int64_t>(r % 100000) - 50000) * 0x1p-10f;
+      ties[i] = static_cast<float>(r % 5) - 2.0f;  // a handful of values: huge tie groups
+      if (r % 7 == 0) ties[i] = (r & 8) ? -0.0f : 0.0f;
+      ascending[i] = static_cast<float>(i) * 0x1p-8f;
+      descending[i] = -static_cast<float>(i);
+      if (r % 50 == 0) masked[i] = static_cast<float>(r % 3);
     }
+    ExpectPrefixesOfFullSort(random, "random");
+    ExpectPrefixesOfFullSort(ties, "ties");
+    ExpectPrefixesOfFullSort(ascending, "ascending");
+    ExpectPrefixesOfFullSort(descending, "descending");
+    ExpectPrefixesOfFullSort(masked, "masked");
   }
 }
 
