@@ -23,6 +23,7 @@
 #include "golden/generator.h"
 #include "golden/verifier.h"
 #include "harness/conform.h"
+#include "reference/row_threads.h"
 #include "reports/conform_report.h"
 #include "reports/report_set.h"
 
@@ -156,6 +157,10 @@ int Main(int argc, char** argv) {
   CLI::App app{"sampcheck: conformance and reference suite for LLM token samplers"};
   app.set_version_flag("--version", std::string("sampcheck ") + SAMPCHECK_VERSION);
   app.require_subcommand(1);
+  int threads = 1;
+  app.add_option("--threads", threads, "Threads for the reference's rows (same results for any count)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
 
   auto* stages_cmd = app.add_subcommand("stages", "List the stage catalogue");
   bool as_json = false;
@@ -220,6 +225,7 @@ int Main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   try {
+    reference::SetRowThreads(threads);
     if (stages_cmd->parsed()) return RunStages(as_json);
     if (gen_cmd->parsed()) {
       auto m = golden::GenerateGoldenSet(out_dir, seed, golden::ParseGoldenSet(set_name));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <cstring>
 
 namespace sampcheck::reference {
@@ -63,9 +64,67 @@ void RadixSortByValue(std::vector<std::uint64_t>& keys) {
 
 }  // namespace
 
+namespace {
+
+typedef float F16 __attribute__((vector_size(64)));
+typedef std::int32_t I16 __attribute__((vector_size(64)));
+typedef std::uint32_t U16 __attribute__((vector_size(64)));
+
+// The first n keys of the order for a few n (n * 64 <= row size): a running threshold instead
+// of a histogram. Candidates (full keys) are collected while the threshold t is the value key
+// of the n-th best candidate so far; an entry whose value key is above t has n better entries
+// already seen, so it cannot be among the first n; entries equal to t are kept (their index
+// decides). When the candidates exceed `cap`, nth_element keeps the n best and t tightens.
+// One read of the row with 16-lane key computations and compares; the scalar work is on the
+// candidates only.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void ThresholdCandidates(
+    const float* x, std::size_t size, std::size_t n, std::vector<std::uint64_t>& keys) {
+  const std::size_t cap = std::max<std::size_t>(4 * n, 1024);
+  std::size_t i = std::min(size, cap);
+  keys.clear();
+  keys.reserve(cap + 64);
+  for (std::size_t j = 0; j < i; ++j) {
+    keys.push_back((static_cast<std::uint64_t>(ValueKey(x[j])) << 32) | static_cast<std::uint32_t>(j));
+  }
+  auto tighten = [&] {
+    std::nth_element(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n - 1), keys.end());
+    keys.resize(n);
+    return static_cast<std::uint32_t>(keys[n - 1] >> 32);
+  };
+  std::uint32_t t = tighten();
+  for (; i + 16 <= size; i += 16) {
+    F16 v;
+    std::memcpy(&v, x + i, sizeof(v));
+    const I16 bits = __builtin_bit_cast(I16, v + 0.0f);
+    const I16 negative = bits >> 31;
+    const U16 key = ~__builtin_bit_cast(U16, bits ^ (negative | static_cast<std::int32_t>(0x80000000u)));
+    const I16 hit = key <= t;
+    std::int32_t any = 0;
+    for (int j = 0; j < 16; ++j) any |= hit[j];
+    if (any == 0) continue;
+    for (int j = 0; j < 16; ++j) {
+      if (hit[j]) keys.push_back((static_cast<std::uint64_t>(key[j]) << 32) | static_cast<std::uint32_t>(i + j));
+    }
+    if (keys.size() > cap) t = tighten();
+  }
+  for (; i < size; ++i) {
+    const std::uint32_t k = ValueKey(x[i]);
+    if (k <= t) keys.push_back((static_cast<std::uint64_t>(k) << 32) | static_cast<std::uint32_t>(i));
+  }
+}
+
+}  // namespace
+
 std::vector<std::int32_t> TopIndices(std::span<const float> row, std::int64_t count) {
   const std::size_t n = std::min<std::size_t>(row.size(), static_cast<std::size_t>(std::max<std::int64_t>(count, 0)));
   if (n == 0) return {};
+  if (n <= 1024 && n * 64 <= row.size()) {
+    std::vector<std::uint64_t> keys;
+    ThresholdCandidates(row.data(), row.size(), n, keys);
+    std::nth_element(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n - 1), keys.end());
+    std::sort(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n));
+    return Indices(keys, n);
+  }
   // Radix select: a histogram of the top 12 bits of the value keys finds the bucket that holds
   // the n-th key; every key in an earlier bucket is selected, and only the keys of the
   // selected buckets (the answer plus the boundary bucket) are built and sorted.

@@ -19,6 +19,8 @@ namespace sampcheck::reference {
 // logits upcast to f32; throws when a row holds NaN or +inf (the filters' softmax is
 // undefined there: run nan_handling first).
 Tensor FilterLogits(const StageInputs& in);
+// fn(b, row b) for every row; rows in parallel under --threads (reference/row_threads.h), so
+// fn must write only row b's outputs.
 void ForEachRow(Tensor& logits, const std::function<void(std::int64_t, std::span<float>)>& fn);
 // Integer parameter from the case's JSON params, or `fallback`.
 std::int64_t IntParam(const StageInputs& in, const Case& c, const std::string& name, std::int64_t fallback);
@@ -44,5 +46,31 @@ std::vector<std::int32_t> KeptPrefix(std::span<const float> logits, PrefixRule& 
 
 // Sets every entry not listed in `kept` to -inf.
 void KeepOnly(std::span<float> row, std::span<const std::int32_t> kept);
+
+// The entries of a row that are not -inf, gathered when an earlier filter (top-k) left few:
+// later filters then exponentiate, sum and order only these (docs/spec/filters.md "Work on the
+// survivors only" says why each result is bit-identical to the dense computation).
+struct Survivors {
+  std::vector<std::int32_t> index;  // strictly increasing
+  std::vector<float> value;         // row[index[j]], every one finite
+};
+
+// Fills `out` and returns true when 1 <= (entries not -inf) <= row.size() / 8 and all of
+// them are finite; otherwise returns false (the caller takes its dense path). One read of the
+// row (16-lane compares, the rare hits picked out one by one).
+bool GatherSurvivors(std::span<const float> row, Survivors& out);
+
+// SoftmaxRow's exponentials and sum restricted to the survivors: e[j] = ExpF32Cr(value[j] - M)
+// with M = CanonicalMax(row), and the returned s = CanonicalSum of the dense exponentials —
+// the same bits as SoftmaxRow's e and s (every -inf entry's exponential is +0, the maximum's
+// is 1, so CanonicalSumAt applies), and probs[j] = e[j] / s are SoftmaxRow's probabilities.
+float SurvivorExponentials(const Survivors& survivors, std::vector<float>& e);
+
+// SoftmaxRow(row, probs) (reference/softmax.h), bit for bit; when GatherSurvivors succeeds only
+// the survivors are exponentiated and the rest of probs is +0 (a -inf logit's exp(-inf) / s).
+void FilteredSoftmaxRow(std::span<const float> row, std::span<float> probs);
+
+// Sets row[index[j]] = -inf for every survivor j with keep[j] == 0.
+void DropSurvivors(std::span<float> row, const Survivors& survivors, std::span<const std::uint8_t> keep);
 
 }  // namespace sampcheck::reference

@@ -28,8 +28,36 @@ void MinPRowFromProbs(Profile profile, std::span<float> row, std::span<const flo
   }
 }
 
+namespace {
+
+// MinPRow on a row whose entries other than the survivors are -inf (docs/spec/filters.md "Work
+// on the survivors only"): the -inf entries' probabilities are +0, below the maximum 1/s > 0,
+// so the threshold is the survivors' maximum probability times min(m, 1); they are -inf
+// whether dropped or not.
+void MinPSurvivors(Profile profile, std::span<float> row, float m, const Survivors& sv) {
+  std::vector<std::uint8_t> keep(sv.index.size(), 0);
+  if (profile == Profile::kAscendV2 && m >= 1.0f) {
+    std::size_t top = 0;  // the first survivor in the canonical order (TopIndices(row, 1))
+    for (std::size_t j = 1; j < sv.value.size(); ++j) {
+      if (DescendingKey(sv.value[j], static_cast<std::int32_t>(j)) < DescendingKey(sv.value[top], static_cast<std::int32_t>(top))) top = j;
+    }
+    keep[top] = 1;
+    return DropSurvivors(row, sv, keep);
+  }
+  std::vector<float> probs;
+  const float s = SurvivorExponentials(sv, probs);
+  for (float& q : probs) q = q / s;  // SoftmaxRow's probabilities
+  const float threshold = CanonicalMax(probs) * std::min(m, 1.0f);
+  for (std::size_t j = 0; j < probs.size(); ++j) keep[j] = probs[j] >= threshold ? 1 : 0;
+  DropSurvivors(row, sv, keep);
+}
+
+}  // namespace
+
 void MinPRow(Profile profile, std::span<float> row, float m) {
   if (m <= 0.0f) return;
+  Survivors survivors;
+  if (GatherSurvivors(row, survivors)) return MinPSurvivors(profile, row, m, survivors);
   std::vector<float> probs(row.size());
   SoftmaxRow(row, probs);
   MinPRowFromProbs(profile, row, probs, m);

@@ -20,6 +20,13 @@
 //   maximum — torch.argmax's rule (docs/spec/greedy.md). An empty row has no argmax (-1).
 // - CanonicalSum may vectorise: lane j of the accumulator array is exactly lane j above, so
 //   adding a 1024-wide chunk element-wise is the same sequence of roundings.
+// - CanonicalSumAt(index, value): CanonicalSum of the dense row that holds value[j] at
+//   index[j] (index strictly increasing) and a zero (of either sign) everywhere else, provided
+//   that sum is not zero — only its sign could differ. Exact because x + (+-0) == x for every
+//   nonzero x: skipping a zero addend changes at most the sign of a zero partial sum, and a
+//   zero partial sum plus y is y whatever its sign. The filters use it after top-k, where the
+//   -inf logits' exponentials are +0 and the maximum's is 1 (docs/spec/filters.md "Work on the
+//   survivors only").
 // Example: CanonicalSum({2^-24, 2^-24, 1}): lanes 0, 1, 2 hold 2^-24, 2^-24, 1. Stride 2 adds
 //   lane 2 into lane 0: 2^-24 + 1 is halfway between 1 and 1 + 2^-23 and rounds to even, 1.
 //   Stride 1 adds lane 1: 1 + 2^-24 = 1 again. Result 1.0f — where a left-to-right loop gives
@@ -33,6 +40,7 @@ namespace sampcheck::reference {
 inline constexpr int kCanonicalLanes = 1024;
 
 float CanonicalSum(std::span<const float> row);
+float CanonicalSumAt(std::span<const std::int32_t> index, std::span<const float> value);
 float CanonicalMax(std::span<const float> row);
 std::int64_t CanonicalArgmax(std::span<const float> row);
 

@@ -81,7 +81,7 @@ void SamplingFiltersRow(Profile profile, std::span<float> row, const FilterParam
   if (profile == Profile::kAscendV2) {
     TopKRow(profile, row, f.top_k, f.ks_max);
     std::vector<float> probs(row.size());
-    if (f.min_p > 0.0f) SoftmaxRow(row, probs);  // the top-k survivors' softmax, read by min_p
+    if (f.min_p > 0.0f) FilteredSoftmaxRow(row, probs);  // the top-k survivors' softmax, read by min_p
     TopPRow(profile, row, f.top_p);
     if (f.min_p > 0.0f && std::any_of(row.begin(), row.end(), [](float v) { return std::isfinite(v); })) {
       MinPRowFromProbs(profile, row, probs, f.min_p);
@@ -118,7 +118,7 @@ TensorMap RunSamplingFilters(const Case& c, Profile profile) {
     if (p) f.top_p = p[i];
     if (m) f.min_p = m[i];
     SamplingFiltersRow(profile, row, f);
-    SoftmaxRow(row, probs_all.subspan(i * vocab, vocab));
+    FilteredSoftmaxRow(row, probs_all.subspan(i * vocab, vocab));
   });
   TensorMap out = Outputs("logits", std::move(logits));
   out.emplace("probs", std::move(probs));

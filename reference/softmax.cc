@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "reference/math/exp.h"
+#include "reference/math/exp_array.h"
 #include "reference/math/log.h"
 #include "reference/reductions.h"
 #include "reference/stage_io.h"
@@ -20,8 +20,8 @@ float Exponentials(std::span<const float> x, std::span<float> d, std::span<float
   const float m = CanonicalMax(x);
   for (std::size_t i = 0; i < x.size(); ++i) {
     d[i] = x[i] - m;
-    e[i] = math::ExpF32Cr(d[i]);
   }
+  math::ExpF32CrArray(x.data(), x.size(), m, e.data());  // ExpF32Cr(d[i]), vectorised
   return CanonicalSum(e);
 }
 
@@ -61,7 +61,7 @@ TensorMap RunRows(const Case& c, const char* stage, const char* output) {
 void SoftmaxRow(std::span<const float> logits, std::span<float> probs) {
   // e_i goes straight into probs (d_i is not needed past the exp), then e_i / s in place.
   const float m = CanonicalMax(logits);
-  for (std::size_t i = 0; i < logits.size(); ++i) probs[i] = math::ExpF32Cr(logits[i] - m);
+  math::ExpF32CrArray(logits.data(), logits.size(), m, probs.data());
   const float s = CanonicalSum(probs);
   for (float& p : probs) p = p / s;
 }

@@ -9,7 +9,7 @@
 
 #include "reference/filter_order.h"
 #include "reference/filter_rows.h"
-#include "reference/math/exp.h"
+#include "reference/math/exp_array.h"
 #include "reference/reductions.h"
 #include "reference/softmax.h"
 #include "reference/stage_io.h"
@@ -68,15 +68,17 @@ class TieGroupRule final : public PrefixRule {
   bool started_ = false, keep_group_ = false;
 };
 
+std::unique_ptr<PrefixRule> MakeRule(Profile profile, Probabilities probs, float p) {
+  if (p <= 0.0f) p = 0.0f;  // every rule below then keeps only the first token (or tie group)
+  if (profile == Profile::kFlashinfer) {
+    return std::make_unique<TieGroupRule>(probs, p > 0.0f ? p : 0x1p-149f);  // p <= 0: the first group
+  }
+  return std::make_unique<ExclusivePrefixRule>(probs, p);  // sglang has its own walk (SglangTopPKept)
+}
+
 std::vector<std::int32_t> KeptByRule(Profile profile, std::span<const float> row, Probabilities probs, float p,
                                      std::int64_t limit, double mass_hint) {
-  if (p <= 0.0f) p = 0.0f;  // every rule below then keeps only the first token (or tie group)
-  std::unique_ptr<PrefixRule> rule;
-  if (profile == Profile::kFlashinfer) {
-    rule = std::make_unique<TieGroupRule>(probs, p > 0.0f ? p : 0x1p-149f);  // p <= 0: the first group
-  } else {
-    rule = std::make_unique<ExclusivePrefixRule>(probs, p);
-  }
+  std::unique_ptr<PrefixRule> rule = MakeRule(profile, probs, p);
   std::vector<std::int32_t> kept;
   if (limit < static_cast<std::int64_t>(row.size())) {
     // Only the first `limit` positions can be kept: walk them alone.
@@ -142,6 +144,55 @@ void VllmTopP(std::span<float> row, std::span<const float> probs, float p) {
   KeepOnly(row, kept);
 }
 
+// The survivors' positions j in the canonical order (value descending, index ascending; the
+// positions increase with the index, so they break ties the same way).
+std::vector<std::int32_t> SurvivorOrder(const Survivors& sv) {
+  std::vector<std::uint64_t> keys(sv.value.size());
+  for (std::size_t j = 0; j < keys.size(); ++j) keys[j] = DescendingKey(sv.value[j], static_cast<std::int32_t>(j));
+  std::sort(keys.begin(), keys.end());
+  std::vector<std::int32_t> order(keys.size());
+  for (std::size_t j = 0; j < keys.size(); ++j) order[j] = static_cast<std::int32_t>(keys[j] & 0xFFFFFFFFu);
+  return order;
+}
+
+// TopPRow on a row whose entries other than the survivors are -inf (docs/spec/filters.md "Work
+// on the survivors only"): a -inf entry's probability is +0, it comes after every survivor in
+// the descending order (before them in vllm's ascending one), adds +0 to every running sum,
+// and stays -inf whether a rule keeps it or not, so walking the survivors alone gives the same
+// row. Their probabilities are SoftmaxRow's (SurvivorExponentials).
+void TopPSurvivors(Profile profile, std::span<float> row, float p, const Survivors& sv) {
+  std::vector<float> e;
+  const float s = SurvivorExponentials(sv, e);
+  const Probabilities probs{e.data(), s};
+  const std::vector<std::int32_t> order = SurvivorOrder(sv);
+  std::vector<std::uint8_t> keep(order.size(), 0);
+  if (profile == Profile::kVllm && p > 0.0f) {
+    // VllmTopP: ascending, equal values in index order (a stable ascending sort), dropped while
+    // the running sum is <= 1 - p; the largest (last) is always kept.
+    std::vector<std::int32_t> ascending(order.rbegin(), order.rend());
+    for (std::size_t i = 0; i < ascending.size();) {
+      std::size_t j = i + 1;
+      const float v = sv.value[static_cast<std::size_t>(ascending[i])];
+      while (j < ascending.size() && sv.value[static_cast<std::size_t>(ascending[j])] == v) ++j;
+      std::reverse(ascending.begin() + static_cast<std::ptrdiff_t>(i), ascending.begin() + static_cast<std::ptrdiff_t>(j));
+      i = j;
+    }
+    const float threshold = 1.0f - p;
+    float c = 0.0f;
+    for (std::size_t r = 0; r < ascending.size(); ++r) {
+      c = c + probs[ascending[r]];
+      if (!(c <= threshold) || r + 1 == ascending.size()) keep[static_cast<std::size_t>(ascending[r])] = 1;
+    }
+  } else {
+    std::unique_ptr<PrefixRule> rule = MakeRule(profile, probs, p);
+    rule->Reset();
+    std::size_t n = 0;
+    while (n < order.size() && rule->Keep(order[n])) keep[static_cast<std::size_t>(order[n++])] = 1;
+    if (n == 0) keep[static_cast<std::size_t>(order[0])] = 1;  // p <= 0 under E < p: the first token
+  }
+  DropSurvivors(row, sv, keep);
+}
+
 bool HasFinite(std::span<const float> row) {
   return std::any_of(row.begin(), row.end(), [](float v) { return std::isfinite(v); });
 }
@@ -156,13 +207,16 @@ std::vector<std::int32_t> TopPKept(Profile profile, std::span<const float> row, 
 }
 
 void TopPRow(Profile profile, std::span<float> row, float p) {
-  if (!HasFinite(row)) return;
-  if (profile == Profile::kSglang) {
+  if (profile == Profile::kSglang) {  // SGLang's mask runs at every p, 1 included
+    if (!HasFinite(row)) return;
     std::vector<float> probs(row.size());
     SoftmaxRow(row, probs);
     return KeepOnly(row, SglangTopPKept(row, probs, p, static_cast<std::int64_t>(row.size())));
   }
   if (p >= 1.0f) return;
+  Survivors survivors;
+  if (GatherSurvivors(row, survivors)) return TopPSurvivors(profile, row, p, survivors);
+  if (!HasFinite(row)) return;
   if (profile == Profile::kVllm && p > 0.0f) {
     std::vector<float> probs(row.size());
     SoftmaxRow(row, probs);
@@ -172,7 +226,7 @@ void TopPRow(Profile profile, std::span<float> row, float p) {
   // is left to the tokens the rule visits (Probabilities), which avoids a pass over the row.
   std::vector<float> e(row.size());
   const float m = CanonicalMax(row);
-  for (std::size_t i = 0; i < row.size(); ++i) e[i] = math::ExpF32Cr(row[i] - m);
+  math::ExpF32CrArray(row.data(), row.size(), m, e.data());
   const float s = CanonicalSum(e);
   const double hint = (static_cast<double>(p) + 1e-3) * static_cast<double>(s);
   KeepOnly(row, KeptByRule(profile, row, Probabilities{e.data(), s}, p, static_cast<std::int64_t>(row.size()), hint));

@@ -21,6 +21,12 @@ TEST(CountDraws, FastRaceEqualsNaiveRace) {
       {1.0f, 0x1p-20f},
       {0.5f, 0.25f, 0.125f, 0.125f, 0.0f},
       std::vector<float>(50, 1.0f),
+      std::vector<float>(33, 1.0f),  // one token past the 32 of a vectorised step
+      [] {  // peaked: most tokens are skipped, and the winner changes late in some draws
+        std::vector<float> r(300);
+        for (std::size_t i = 0; i < r.size(); ++i) r[i] = 1.0f / static_cast<float>((i + 1) * (i + 1));
+        return r;
+      }(),
       [] {
         std::vector<float> r(1024);
         for (std::size_t i = 0; i < r.size(); ++i) r[i] = i % 3 == 0 ? 0.0f : 1.0f / static_cast<float>(1 + i % 17);
