@@ -31,6 +31,10 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool SignBit(float x) {
   return (u >> 31) != 0;
 }
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool IsNan(float x) { return x != x; }
+// +-inf: the largest finite float is below it; no libm classification call, host and device.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool IsInf(float x) {
+  return x > 0x1.fffffep+127f || x < -0x1.fffffep+127f;
+}
 
 // CanonicalMax's combine: NaN beats every number (the first operand's NaN first); among numbers
 // the larger wins and +0.0 beats -0.0.

@@ -140,15 +140,14 @@ class CudaRunner final : public KernelRunner {
     Throw(st, TemperatureKernel::kName);
   }
 
-  void NanHandling(const float* logits, std::int64_t rows, std::int64_t vocab, std::int64_t pitch, bool replace,
-                   float replacement, float* out) override {
+  void NanHandling(const float* logits, std::int64_t rows, std::int64_t vocab, std::int64_t pitch, const NanRule& rule,
+                   float* out) override {
     RequireDevice();
     CudaStatus st;
     DeviceBuffer<float> x(rows * pitch, st);
     DeviceBuffer<float> y(rows * vocab, st);
     x.Upload(logits, st);
-    LaunchKernel<NanHandlingKernel>(rows, st, x.ConstView("logits"), y.View("out"), vocab, pitch, replace,
-                                    replacement);
+    LaunchKernel<NanHandlingKernel>(rows, st, x.ConstView("logits"), y.View("out"), vocab, pitch, rule);
     y.Download(out, st);
     Throw(st, NanHandlingKernel::kName);
   }

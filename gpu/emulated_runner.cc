@@ -58,10 +58,10 @@ class EmulatedRunner final : public KernelRunner {
                            pitch, rule);
   }
 
-  void NanHandling(const float* logits, std::int64_t rows, std::int64_t vocab, std::int64_t pitch, bool replace,
-                   float replacement, float* out) override {
+  void NanHandling(const float* logits, std::int64_t rows, std::int64_t vocab, std::int64_t pitch, const NanRule& rule,
+                   float* out) override {
     Run<NanHandlingKernel>(rows, Global(logits, rows * pitch, "logits"), Global(out, rows * vocab, "logits_out"),
-                           vocab, pitch, replace, replacement);
+                           vocab, pitch, rule);
   }
 
   void TokenBitmask(const float* logits, const std::int32_t* bitmask, const std::uint8_t* masked, std::int64_t rows,

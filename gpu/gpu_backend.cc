@@ -93,18 +93,50 @@ TensorMap RunTemperature(const Case& c, Profile profile, KernelRunner& runner) {
   return result;
 }
 
-// docs/spec/nan_handling.md: SGLang replaces NaN with torch.full_like(logits, -1e5) in f32.
-constexpr float kSglangNanReplacement = -1e5f;
+// docs/spec/nan_handling.md, sglang's `nan_mode` (checked as reference/nan_handling.cc does):
+// keep (default) replaces nothing; detect_1e5 (older SGLang) NaN -> f32(-1e5); sanitize
+// (SGLANG_SANITIZE_NAN_LOGITS) NaN and -inf -> f32(-1e30), +inf -> f32(1e30).
+NanRule NanHandlingRule(const StageInputs& in, const Case& c, Profile profile) {
+  std::string mode = "keep";
+  if (c.params.contains("nan_mode")) {
+    if (profile != Profile::kSglang) in.Fail("parameter nan_mode is read by the sglang profile only");
+    if (!c.params["nan_mode"].is_string()) in.Fail("parameter nan_mode must be a string");
+    mode = c.params["nan_mode"].get<std::string>();
+    if (mode != "keep" && mode != "sanitize" && mode != "detect_1e5") {
+      in.Fail("parameter nan_mode = '" + mode + "'; valid: keep, sanitize, detect_1e5");
+    }
+  }
+  if (profile != Profile::kSglang || mode == "keep") return {};
+  if (mode == "detect_1e5") return {.nan = true, .nan_value = -1e5f};
+  return {true, -1e30f, true, -1e30f, true, 1e30f};
+}
 
 TensorMap RunNanHandling(const Case& c, Profile profile, KernelRunner& runner) {
   StageInputs in(c, "nan_handling");
+  const NanRule rule = NanHandlingRule(in, c, profile);
   const Tensor logits = in.Logits();
   const std::int64_t rows = logits.dim(0);
   const std::int64_t vocab = logits.dim(1);
   Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-  runner.NanHandling(logits.data<float>().data(), rows, vocab, vocab, profile == Profile::kSglang,
-                     kSglangNanReplacement, out.data<float>().data());
+  runner.NanHandling(logits.data<float>().data(), rows, vocab, vocab, rule, out.data<float>().data());
   return Outputs("logits", std::move(out));
+}
+
+// SGLang's penalizer gate (param `penalizers`, sglang only; reference/penalties.cc and
+// reference/min_new_tokens.cc): "auto" applies the penalty tensor iff `any` row needs it.
+bool SglangPenalizerApplies(const StageInputs& in, const Case& c, bool any, const char* what) {
+  std::string mode = "auto";
+  if (c.params.contains("penalizers")) {
+    if (!c.params["penalizers"].is_string()) in.Fail("parameter penalizers must be a string");
+    mode = c.params["penalizers"].get<std::string>();
+  }
+  if (mode == "auto") return any;
+  if (mode == "required") return true;
+  if (mode == "not_required") {
+    if (any) in.Fail(std::string("parameter penalizers = 'not_required' but a row has ") + what);
+    return false;
+  }
+  in.Fail("parameter penalizers = '" + mode + "'; valid: auto, required, not_required");
 }
 
 // Inputs checked as reference/token_bitmask.cc checks them (same messages); the kernel then
@@ -218,11 +250,18 @@ TensorMap RunMinNewTokens(const Case& c, Profile profile, KernelRunner& runner) 
   in.ExpectIdsOrPadding("stop_ids", stop, vocab);
   auto len = out_len.data<std::int32_t>();
   auto minimum = min_tok.data<std::int32_t>();
+  const bool sglang = profile == Profile::kSglang;
+  if (!sglang && c.params.contains("penalizers")) in.Fail("parameter penalizers is read by the sglang profile only");
+  bool any = false;
+  for (std::int32_t m : minimum) any |= m > 0;
+  const bool applies = !sglang || SglangPenalizerApplies(in, c, any, "min_tokens > 0");
   for (std::int64_t b = 0; b < rows; ++b) {
     if (len[static_cast<std::size_t>(b)] < 0 || minimum[static_cast<std::size_t>(b)] < 0) {
       in.Fail("row " + std::to_string(b) + ": output_len and min_tokens must be >= 0");
     }
   }
+  // Without the penalizer SGLang adds no tensor at all: every bit stays (-0.0 included).
+  if (!applies) return Outputs("logits", Tensor(logits));
   Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
   runner.MinNewTokens(logits.data<float>().data(), len.data(), minimum.data(), stop.data<std::int32_t>().data(),
                       stop.dim(1), rows, vocab, vocab, profile == Profile::kSglang, out.data<float>().data());
@@ -285,6 +324,16 @@ TensorMap RunPenalties(const Case& c, Profile profile, KernelRunner& runner) {
   const std::vector<float> rep = PenaltyCoefficients(in, "repetition_penalty", rows, 1.0f, true);
   const std::vector<float> freq = PenaltyCoefficients(in, "frequency_penalty", rows, 0.0f, false);
   const std::vector<float> pres = PenaltyCoefficients(in, "presence_penalty", rows, 0.0f, false);
+  const bool sglang = profile == Profile::kSglang;
+  if (!sglang && c.params.contains("penalizers")) in.Fail("parameter penalizers is read by the sglang profile only");
+  bool any = false;  // -0.0 counts as 0.0, as in Python
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const auto i = static_cast<std::size_t>(b);
+    any |= rep[i] != 1.0f || freq[i] != 0.0f || pres[i] != 0.0f;
+  }
+  // Without a penalty in the batch SGLang adds nothing: every bit stays (-0.0 included).
+  const char* what = "a repetition, frequency or presence penalty";
+  if (sglang && !SglangPenalizerApplies(in, c, any, what)) return Outputs("logits", Tensor(logits));
   Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
   runner.Penalties(logits.data<float>().data(), prompt ? prompt->data<std::int32_t>().data() : nullptr,
                    prompt ? prompt->dim(1) : 0, output ? output->data<std::int32_t>().data() : nullptr,

@@ -31,9 +31,9 @@ class KernelRunner {
   // gpu/temperature.cuh.
   virtual void Temperature(const float* logits, const float* temperature, std::int64_t rows, std::int64_t vocab,
                            std::int64_t pitch, TemperatureRule rule, float* out, std::uint8_t* is_greedy) = 0;
-  // gpu/nan_handling.cuh: NaN -> replacement when `replace`, else a bitwise copy.
+  // gpu/nan_handling.cuh: NaN and +-inf replaced as the rule says, else a bitwise copy.
   virtual void NanHandling(const float* logits, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
-                           bool replace, float replacement, float* out) = 0;
+                           const NanRule& rule, float* out) = 0;
   // gpu/token_bitmask.cuh: bitmask is [rows, words] (row r masks logits row r when masked[r]).
   virtual void TokenBitmask(const float* logits, const std::int32_t* bitmask, const std::uint8_t* masked,
                             std::int64_t rows, std::int64_t vocab, std::int64_t pitch, std::int64_t mask_rows,

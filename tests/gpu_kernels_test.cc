@@ -193,19 +193,29 @@ TEST(GpuTemperature, ContractExamples) {
   EXPECT_EQ(g, 0);
 }
 
-// docs/spec/nan_handling.md: sglang {NaN, 1} -> {-100000, 1}; vllm {NaN, 1} -> {NaN, 1} with
-// the NaN's bits kept (here a negative NaN with payload 0x123).
+// docs/spec/nan_handling.md: sglang detect_1e5 {NaN, 1} -> {-100000, 1}; vllm (and sglang keep)
+// {NaN, 1} -> {NaN, 1} with the NaN's bits kept (here a negative NaN with payload 0x123);
+// sglang sanitize {NaN, -inf, +inf, 1} -> {f32(-1e30), f32(-1e30), f32(1e30), 1}.
 TEST(GpuNanHandling, ContractExamples) {
   const std::uint32_t nan_bits = 0xffc00123u;
   float nan;
   std::memcpy(&nan, &nan_bits, sizeof nan);
   const std::vector<float> x = {nan, 1.0f, 0.0f, 0.0f};  // pitch 4, V 2: pads never read
   std::vector<float> y(2);
-  MakeEmulatedRunner()->NanHandling(x.data(), 1, 2, 4, true, -1e5f, y.data());
+  MakeEmulatedRunner()->NanHandling(x.data(), 1, 2, 4, {.nan = true, .nan_value = -1e5f}, y.data());
   EXPECT_EQ(y, (std::vector<float>{-100000.0f, 1.0f}));
-  MakeEmulatedRunner()->NanHandling(x.data(), 1, 2, 4, false, -1e5f, y.data());
+  MakeEmulatedRunner()->NanHandling(x.data(), 1, 2, 4, {}, y.data());
   EXPECT_EQ(Bits(y[0]), nan_bits);
   EXPECT_EQ(y[1], 1.0f);
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> z = {nan, -inf, inf, 1.0f};
+  std::vector<float> w(4);
+  const NanRule sanitize{true, -1e30f, true, -1e30f, true, 1e30f};
+  MakeEmulatedRunner()->NanHandling(z.data(), 1, 4, 4, sanitize, w.data());
+  EXPECT_EQ(Bits(w[0]), 0xf149f2cau);  // f32(-1e30)
+  EXPECT_EQ(Bits(w[1]), 0xf149f2cau);
+  EXPECT_EQ(Bits(w[2]), 0x7149f2cau);  // f32(1e30)
+  EXPECT_EQ(w[3], 1.0f);
 }
 
 // docs/spec/masks.md (xgrammar's tests): word 0b1010101010 over logits {1..10} keeps tokens 1,
