@@ -47,6 +47,9 @@ std::vector<Case> BuildGoldenCases(std::uint64_t seed, GoldenSet set) {
   AddPipelineCases(list);
   AddSpecGreedyCases(list);
   AddSpecRandomCases(list);
+  AddLogprobsCases(list);
+  AddFinishRulesCases(list);
+  AddDecodeStepsCases(list);
   if (set == GoldenSet::kFull) AddLargeVocabularyCases(list);
   return list.cases();
 }

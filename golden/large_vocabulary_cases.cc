@@ -88,6 +88,31 @@ TensorMap StageInputsFor(const std::string& stage, SplitMix64& rng, std::int64_t
     return {{"temperature", F32({1}, {0.7f})}, {"top_k", I32({1}, {50})}, {"top_p", F32({1}, {0.9f})},
             {"seed", RandomSeeds(rng, 1)}, {"positions", RandomPositions(rng, 1)}, {"q", q}};
   }
+  if (stage == "logprobs") {
+    return {{"temperature", F32({1}, {0.7f})}, {"top_k", I32({1}, {50})}, {"top_p", F32({1}, {0.9f})},
+            {"token", I64({1}, {vocab / 2})}, {"token_ids", I32({1, 3}, {0, v / 2, v - 1})}};
+  }
+  if (stage == "decode_steps") {
+    // Two steps of [1, 2, V] logits of their own (the caller's [1, V] row is dropped).
+    Tensor logits(DType::kBF16, {1, 2, vocab});
+    Tensor q(DType::kF32, {1, 2, vocab});
+    for (std::int64_t i = 0; i < 2 * vocab; ++i) {
+      SetLogit(logits, i, static_cast<float>(static_cast<std::int64_t>(rng.Below(8193)) - 4096) / 256.0f);
+    }
+    for (float& x : q.data<float>()) {
+      x = sampcheck::rng::ExponentialNegLogF32((static_cast<float>(rng.Next() >> 41) + 0.5f) * 0x1p-23f);
+    }
+    return {{"logits", logits}, {"temperature", F32({1}, {0.7f})}, {"top_k", I32({1}, {50})},
+            {"output_ids", RandomIds(rng, 1, 8, vocab, {8})}, {"frequency_penalty", F32({1}, {0.5f})},
+            {"seed", RandomSeeds(rng, 1)}, {"positions", RandomPositions(rng, 1)}, {"q", q}};
+  }
+  if (stage == "finish_rules") {
+    // No logits: the vocabulary only bounds the ids (the caller's logits are dropped).
+    Tensor no(DType::kBool, {1});
+    return {{"token", I64({1}, {vocab - 1})}, {"output_len", I32({1}, {1})}, {"max_tokens", I32({1}, {16})},
+            {"min_tokens", I32({1}, {2})}, {"ignore_eos", no}, {"eos_ids", I32({1, 2}, {v - 1, v - 2})},
+            {"stop_ids", I32({1, 1}, {0})}};
+  }
   if (stage == "nan_handling" || stage == "greedy" || stage == "softmax" || stage == "log_softmax") return {};
   throw std::logic_error("large_vocabulary_cases: no inputs for stage " + stage);
 }
@@ -118,7 +143,7 @@ void AddLargeVocabularyCases(CaseList& list) {
         for (float& p : probs.data<float>()) p = static_cast<float>(rng.Below(17)) / 16.0f;
         probs.data<float>()[0] = 1.0f;
         inputs.emplace("probs", std::move(probs));
-      } else {
+      } else if (stage.name != "finish_rules" && stage.name != "decode_steps") {
         inputs.emplace("logits", std::move(logits));
       }
       list.Add(stage.name, name, inputs);

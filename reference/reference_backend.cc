@@ -10,11 +10,14 @@
 #include "reference/ascend_top_k_top_p_sample_v2.h"
 #include "reference/bad_words.h"
 #include "reference/count_draws.h"
+#include "reference/decode_steps.h"
 #include "reference/exponential_race.h"
+#include "reference/finish_rules.h"
 #include "reference/greedy.h"
 #include "reference/gumbel_max.h"
 #include "reference/inverse_cdf.h"
 #include "reference/logit_bias.h"
+#include "reference/logprobs.h"
 #include "reference/min_p.h"
 #include "reference/min_new_tokens.h"
 #include "reference/nan_handling.h"
@@ -41,12 +44,15 @@ const std::map<std::string, StageFn>& Stages() {
       {"allowed_token_ids", RunAllowedTokenIds},
       {"ascend_top_k_top_p_sample_v2", RunAscendTopKTopPSampleV2},
       {"bad_words", RunBadWords},
+      {"decode_steps", RunDecodeSteps},
       {"exponential_race", RunExponentialRace},
+      {"finish_rules", RunFinishRules},
       {"greedy", RunGreedy},
       {"gumbel_max", RunGumbelMax},
       {"inverse_cdf", RunInverseCdf},
       {"log_softmax", RunLogSoftmax},
       {"logit_bias", RunLogitBias},
+      {"logprobs", RunLogprobs},
       {"min_new_tokens", RunMinNewTokens},
       {"min_p", RunMinP},
       {"multinomial_with_seed", RunMultinomialWithSeed},
