@@ -75,6 +75,20 @@ TEST(DecodeSteps, GreedyWalkFollowsTheHistory) {
   }
 }
 
+TEST(DecodeSteps, HeaderExample) {
+  // reference/decode_steps.h: logits {0, 0} at both steps, greedy, empty history, frequency
+  // penalty 1: step 0 takes the lower index of the tie (0); step 1 sees {-1, 0} -> 1.
+  TensorMap in = {{"logits", Repeat(1, 2, {0.0f, 0.0f})},
+                  {"temperature", F32Tensor({1}, {0.0f})},
+                  {"output_ids", I32Tensor({1, 0}, {})},
+                  {"frequency_penalty", F32Tensor({1}, {1.0f})},
+                  {"presence_penalty", F32Tensor({1}, {0.0f})},
+                  {"repetition_penalty", F32Tensor({1}, {1.0f})},
+                  {"seed", I64Tensor({1}, {0})},
+                  {"positions", I64Tensor({1}, {0})}};
+  EXPECT_EQ(Tokens(RunReference("decode_steps", "canonical", in)), (std::vector<std::int64_t>{0, 1}));
+}
+
 TEST(DecodeSteps, WithoutHistoryUpdatesTheWalkStalls) {
   // The fault seam: tokens never join the history, so row 0 repeats step 0's argmax and row 1
   // stays banned (output_len stays 0).

@@ -56,6 +56,17 @@ TEST(Logprobs, DyadicRowTopNRankAndTieAtTheNthValue) {
   EXPECT_EQ(FloatBits(s.at("top_values")), FloatBitsOf({-kL, -2 * kL, -3 * kL}));
 }
 
+TEST(Logprobs, HeaderExample) {
+  // reference/logprobs.h: the dyadic row, token 3, n = 2, raw_logprobs: top_ids {0, 1},
+  // token_logprob -3L, canonical rank 3, vllm rank 4 (derivation in the test above).
+  TensorMap in = {{"logits", F32Tensor({1, 4}, {0.0f, -kL, -2 * kL, -2 * kL})}, {"token", I64Tensor({1}, {3})}};
+  auto c = RunLp("canonical", in, 2, "raw_logprobs");
+  EXPECT_EQ(Ints(c.at("top_ids")), (std::vector<std::int64_t>{0, 1}));
+  EXPECT_EQ(FloatBits(c.at("token_logprob")), FloatBitsOf({-3 * kL}));
+  EXPECT_EQ(Ints(c.at("token_rank")), (std::vector<std::int64_t>{3}));
+  EXPECT_EQ(Ints(RunLp("vllm", in, 2, "raw_logprobs").at("token_rank")), (std::vector<std::int64_t>{4}));
+}
+
 TEST(Logprobs, NegativeInfinityEntriesAndNEqualsV) {
   // raw_logits {1, -inf, -inf, 0}, n = 4 = V: order 1, 0, then the -inf tie by index: ids
   // {0, 3, 1, 2}. Token 1 (-inf): canonical 1 + 2 = 3; vllm counts x >= -inf: all 4.
