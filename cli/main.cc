@@ -174,7 +174,7 @@ int Main(int argc, char** argv) {
   gen_cmd->add_option("--out", out_dir, "Output directory (replaced atomically)")->required();
   gen_cmd->add_option("--seed", seed, "Seed of the random case families")->capture_default_str();
   std::string set_name = "full";
-  gen_cmd->add_option("--set", set_name, "v1 (the checked-in set, <= 5 MiB) or full (adds V = 32000 and 151936 for every stage)")
+  gen_cmd->add_option("--set", set_name, "v1 (the checked-in set, <= 8 MiB) or full (adds V = 32000 and 151936 for every stage)")
       ->capture_default_str();
 
   auto* verify_cmd = golden_cmd->add_subcommand("verify", "Run a backend on a golden set and compare");

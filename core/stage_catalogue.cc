@@ -336,6 +336,68 @@ std::vector<StageInfo> BuildCatalogue() {
                Tier::kCanonical, "exact", {P::kVllm, P::kFlashinfer, P::kTypicalAcceptance},
                "docs/spec/speculative.md#spec_random",
                {ExactTargetKind::kSpecFirstToken, HarnessNoise::kSpecDrafts}});
+  // Logprobs (docs/spec/logprobs.md): exact given the canonical softmax; token_rank is absent
+  // under sglang (SGLang returns no rank), token_ids_logprobs only when token_ids is given.
+  c.push_back({"logprobs",
+               "top-n ids and values, the sampled token's value and rank, requested ids' values, per logprobs mode",
+               {Logits(),
+                {"raw_logits", kLogitTypes, "[B, V]", true, "the model's row before any processing (raw modes); absent = logits"},
+                {"temperature", "f32", "[B]", true, "absent: 1; greedy rows by the profile's epsilon"},
+                {"top_k", "i32", "[B]", true, "canonical, vllm processed modes: filters"},
+                {"top_p", "f32", "[B]", true, "canonical, vllm processed modes: filters"},
+                {"min_p", "f32", "[B]", true, "canonical, vllm processed modes: filters"},
+                {"token", "i64", "[B]", false, "sampled token id, in [0, V)"},
+                {"token_ids", "i32", "[B, T]", true, "ids whose values are asked (SGLang token_ids_logprob); -1 padded"}},
+               {{"top_ids", "i64", "[B, n]", false, "top-n ids: NaN first, larger first, ties by lower index"},
+                {"top_values", "f32", "[B, n]", false, "their values"},
+                {"token_logprob", "f32", "[B]", false, "the sampled token's value"},
+                {"token_rank", "i64", "[B]", false, "canonical 1 + #greater; vllm #greater-or-equal; absent under sglang"},
+                {"token_ids_logprobs", "f32", "[B, T]", false, "only with token_ids: values of the asked ids, NaN at padding"}},
+               {{"num_logprobs", "int", "0", "n, 0 <= n <= V"},
+                {"mode", "string", "raw_logprobs | temperature", "canonical, vllm: raw_logprobs, raw_logits, processed_logprobs, processed_logits; sglang: temperature, original"}},
+               Tier::kCanonical, "exact", {P::kCanonical, P::kVllm, P::kSglang},
+               "docs/spec/logprobs.md"});
+  // Finish rules (docs/spec/finish_rules.md): the egress decision after each sampled token.
+  c.push_back({"finish_rules",
+               "finish reason, stop reason, whether the token reaches the text, and the ids min_tokens bans next step",
+               {{"token", "i64", "[B]", false, "this step's sampled id, >= 0"},
+                {"output_len", "i32", "[B]", false, "output tokens including this one, >= 1"},
+                {"max_tokens", "i32", "[B]", false, ">= 1"},
+                {"min_tokens", "i32", "[B]", false, "in [0, max_tokens]"},
+                {"ignore_eos", "bool", "[B]", false, "the request's ignore_eos"},
+                {"eos_ids", "i32", "[B, E]", false, "model EOS ids, primary first, then generation-config extras; -1 padded"},
+                {"stop_ids", "i32", "[B, S]", false, "the request's stop_token_ids; -1 padded"},
+                {"keep_stop", "bool", "[B]", true, "vllm include_stop_str_in_output / sglang no_stop_trim; absent: false"}},
+               {{"finish_reason", "i32", "[B]", false, "0 running, 1 stop, 2 length"},
+                {"stop_reason", "i64", "[B]", false, "matched id or -1 (vllm: -1 for the primary EOS)"},
+                {"text_keep", "bool", "[B]", false, "the token reaches the detokenized text"},
+                {"next_banned", "i32", "[B, E + S]", false, "ascending ids set to -inf at the next step; -1 padded"}},
+               {},
+               Tier::kExact, "exact", {P::kCanonical, P::kVllm, P::kSglang},
+               "docs/spec/finish_rules.md"});
+  // Decode steps (docs/spec/decode_steps.md): the pipeline over N steps with the history, the
+  // min-tokens count and the noise offset advanced per step; every tensor per row.
+  c.push_back({"decode_steps",
+               "N pipeline steps on given per-step logits: history, output_len and noise offset advance with each token",
+               {{"logits", kLogitTypes, "[B, N, V]", false, "the model's row at each step, N >= 1", Role::kLogits},
+                {"temperature", "f32", "[B]", false, "per row, fixed across steps"},
+                {"output_ids", "i32", "[B, Lo]", true, "history before step 0 (penalties group); drawn tokens are appended"},
+                {"prompt_ids", "i32", "[B, Lp]", true, "penalties group"},
+                {"repetition_penalty", "f32", "[B]", true, "penalties group"},
+                {"frequency_penalty", "f32", "[B]", true, "penalties group"},
+                {"presence_penalty", "f32", "[B]", true, "penalties group"},
+                {"stop_ids", "i32", "[B, S]", true, "min_new_tokens group (output_len is derived per step)"},
+                {"min_tokens", "i32", "[B]", true, "min_new_tokens group"},
+                {"top_k", "i32", "[B]", true, "filters"},
+                {"top_p", "f32", "[B]", true, "filters"},
+                {"min_p", "f32", "[B]", true, "filters"},
+                {"seed", "i64", "[B]", true, "canonical, sglang: per-row seed", Role::kSeed},
+                {"positions", "i64", "[B]", true, "canonical, sglang: position of step 0 (step t uses positions + t)", Role::kPosition},
+                {"q", "f32", "[B, N, V]", true, "vllm: Exp(1) noise per step", Role::kNoise}},
+               {{"tokens", "i64", "[B, N]", false, "the token of each step"}},
+               {{"order", "string", "profile's", "filter order (sampling_filters)"}},
+               Tier::kCanonical, "exact", {P::kCanonical, P::kVllm, P::kSglang},
+               "docs/spec/decode_steps.md"});
   return c;
 }
 

@@ -17,7 +17,7 @@
 
 namespace sampcheck::golden {
 
-// Which golden set to build: kV1 is the checked-in set (golden/v1, at most 5 MiB); kFull adds
+// Which golden set to build: kV1 is the checked-in set (golden/v1, at most 8 MiB); kFull adds
 // the large-vocabulary family (V = 32000 and 151936 for every stage and profile).
 enum class GoldenSet { kV1, kFull };
 

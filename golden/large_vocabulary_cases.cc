@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The large-vocabulary family of the full golden set: every stage of the catalogue on one
 // row of V = 32000 and V = 151936 bf16 logits, under every profile of the stage. Not in
-// golden/v1, whose 5 MiB bound these would exceed (one f32 row of 151936 is 594 KiB).
+// golden/v1, whose 8 MiB bound these would exceed (one f32 row of 151936 is 594 KiB).
 // Each stage's own family (golden/<stem>_cases.cc) gives the row's other inputs
 // (golden/case_family.h); the distribution input comes from the catalogue's roles.
 #include <stdexcept>

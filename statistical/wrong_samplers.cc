@@ -20,6 +20,7 @@
 #include "reference/spec_random.h"
 #include "reference/stage_io.h"
 #include "statistical/exact_target.h"
+#include "statistical/wrong_exact_stages.h"
 
 namespace sampcheck::statistical {
 namespace {
@@ -401,6 +402,20 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
        [] { return std::make_unique<SpecResidualFromTarget>(); }},
       {{"batch_dependent_seed", "a seeded row's stream depends on its slot in the batch", "reproducibility", "reproducibility"},
        [] { return std::make_unique<BatchDependentSeed>(); }},
+      // Exact-tier faults (statistical/wrong_exact_stages.h): rejected by a golden case.
+      {{"logprob_rank_off_by_one", "the sampled token's rank misses its +1", "logprobs/edges_n3_raw_logprobs/canonical",
+        "golden"},
+       MakeLogprobRankOffByOne},
+      {{"logprobs_before_temperature", "processed logprobs are taken before the temperature divides the logits",
+        "logprobs/random_v33_f32_processed_logprobs/", "golden"},
+       MakeLogprobsBeforeTemperature},
+      {{"finish_min_tokens_ignored", "the finish rules ignore min_tokens", "finish_rules/edges/vllm", "golden"},
+       MakeFinishMinTokensIgnored},
+      {{"decode_offset_not_advanced", "decode steps reuse step 0's noise offset", "decode_steps/fresh_noise_v64/", "golden"},
+       MakeDecodeOffsetNotAdvanced},
+      {{"decode_history_not_updated", "decode steps never add drawn tokens to the penalty history",
+        "decode_steps/greedy_history/", "golden"},
+       MakeDecodeHistoryNotUpdated},
   };
   return registry;
 }

@@ -36,6 +36,12 @@
 //   batch_dependent_seed    the pipeline's seeded rows use seed + (slot in the batch): each
 //                           draw still follows the target, but a row's token changes with the
 //                           batch -> the reproducibility harness (alpha 0)
+//   logprob_rank_off_by_one, logprobs_before_temperature, finish_min_tokens_ignored,
+//   decode_offset_not_advanced, decode_history_not_updated:
+//                           exact-tier faults of the logprobs, finish_rules and decode_steps
+//                           stages
+//                           (statistical/wrong_exact_stages.h), layer "golden": a golden
+//                           case whose id starts with caught_by must fail bitwise
 // - Deterministic: the same seed gives the same draws.
 // Example: MakeWrongSampler("top_p_off_by_one")->Name() == "wrong:top_p_off_by_one".
 #include <memory>
@@ -50,7 +56,7 @@ struct WrongSamplerInfo {
   std::string name;
   std::string bug;         // one line
   std::string caught_by;   // the case id prefix (or "reproducibility") that must reject it
-  std::string layer;       // L1, L2, L3 or "reproducibility"
+  std::string layer;       // L1, L2, L3, "reproducibility" or "golden"
 };
 
 const std::vector<WrongSamplerInfo>& WrongSamplers();

@@ -17,6 +17,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/stage_catalogue.h"
+#include "golden/generator.h"
 #include "harness/reproducibility.h"
 #include "reference/reference_backend.h"
 #include "statistical/draw_harness.h"
@@ -44,6 +46,31 @@ TEST_P(PowerProof, RejectedAtTheComputedSampleSize) {
   const WrongSamplerInfo& info = GetParam();
   auto backend = MakeWrongSampler(info.name);
   const std::vector<StatCase> all = DrawStatCases();
+  if (info.layer == "golden") {
+    // Exact-tier faults: the golden cases whose id starts with caught_by (built in memory from
+    // the generator, expected outputs from the reference) must fail bitwise; the reference
+    // itself passes them trivially, so it is the wrong backend's mismatch that is counted.
+    reference::ReferenceBackend ref;
+    int cases = 0, rejected = 0;
+    for (const Case& c : golden::BuildGoldenCases(golden::kDefaultGoldenSeed)) {
+      if (c.id.rfind(info.caught_by, 0) != 0) continue;
+      ++cases;
+      const TensorMap expected = ref.Run(c.stage, c);
+      const TensorMap got = backend->Run(c.stage, c);
+      const ComparisonRule rule = ComparisonRule::Parse(RequireStage(c.stage).comparison);
+      for (const auto& [name, t] : expected) {
+        auto it = got.find(name);
+        if (it == got.end() || !Compare(t.view(), it->second.view(), rule).match) {
+          ++rejected;
+          std::printf("%-26s %s: output %s differs\n", info.name.c_str(), c.id.c_str(), name.c_str());
+          break;
+        }
+      }
+    }
+    ASSERT_GT(cases, 0) << info.caught_by;
+    EXPECT_GE(rejected, 1) << info.name << " was not rejected by " << info.caught_by;
+    return;
+  }
   if (info.layer == "reproducibility") {
     const auto results = harness::RunReproducibilityHarness(*backend, CasesWithPrefix("stats/pipeline/top_p_inside_v100/"), 0);
     int failed = 0;

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// finish_rules: after a token is sampled, whether the request finishes, why, whether the token
+// reaches the text, and which ids the min-tokens mask bans at the next step
+// (docs/spec/finish_rules.md).
+//
+// Contract:
+// - Inputs, one row per request: token [B] i64 >= 0 (this step's sampled id); output_len [B]
+//   i32 >= 1 (output tokens including this one); max_tokens [B] i32 >= 1; min_tokens [B] i32 in
+//   [0, max_tokens]; ignore_eos [B] bool; eos_ids [B, E] i32 (the model's EOS ids, primary
+//   first, then generation-config extras; -1 padded, others >= 0); stop_ids [B, S] i32 (the
+//   request's stop_token_ids, -1 padded, others >= 0); optional keep_stop [B] bool (vLLM
+//   include_stop_str_in_output, SGLang no_stop_trim; absent: false).
+// - Outputs: finish_reason [B] i32 (0 running, 1 stop, 2 length); stop_reason [B] i64 (the
+//   matched id, or -1); text_keep [B] bool (the token reaches the detokenized text); next_banned
+//   [B, E + S] i32 (ascending distinct ids set to -inf at the next step, -1 padded).
+// - Let primary = eos_ids[b, 0] (absent when -1), extras = the other eos ids.
+//   canonical and vllm (vllm/v1/core/sched/utils.py check_stop; vllm/sampling_params.py
+//   update_from_generation_config):
+//     output_len < min_tokens            -> running (no stop and no length check)
+//     !ignore_eos and token == primary   -> stop; stop_reason -1 (vllm), token (canonical)
+//     token in stop_ids, or !ignore_eos and token in extras -> stop, stop_reason token
+//     output_len >= max_tokens           -> length
+//   sglang (python/sglang/srt/managers/schedule_batch.py Req.check_finished):
+//     output_len >= max_tokens           -> length (checked first)
+//     !ignore_eos and token in stop_ids or eos_ids -> stop, stop_reason token
+//     (min_tokens is not checked; ignore_eos disables the stop ids too)
+//   text_keep: a length-finished or running token is kept. A stop-finished token: vllm and
+//   canonical keep it iff keep_stop (vllm/v1/engine/detokenizer.py update); sglang iff
+//   keep_stop or token == 0 (detokenizer_manager.py trim_matched_stop: `if not matched` treats
+//   id 0 as no match).
+//   next_banned: empty when output_len >= min_tokens; else eos_ids ∪ stop_ids, ignore_eos or
+//   not (vllm _all_stop_token_ids; sglang BatchedMinNewTokensPenalizer).
+// - Exact tier, integers only, no randomness.
+// Example: token 7 = eos_ids[0], output_len = max_tokens = 4, min_tokens 0: vllm stop (the
+//   stop checks come before the length check), sglang length.
+
+#include "core/case.h"
+#include "core/profile.h"
+
+namespace sampcheck::reference {
+
+TensorMap RunFinishRules(const Case& c, Profile profile);
+
+}  // namespace sampcheck::reference

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// logprobs: the values a framework returns beside a sampled token — the top-n ids and values,
+// the sampled token's value and rank, and the values of requested ids (docs/spec/logprobs.md).
+//
+// Contract:
+// - Inputs: logits [B, V] (f32|f16|bf16, upcast to f32): the row the sampler decides on, after
+//   penalties, bias and masks, before temperature. Optional raw_logits [B, V]: the model's
+//   row before any processing (absent: logits); read by the raw modes only. Optional
+//   temperature [B] f32 (absent: 1), finite and >= 0. Optional top_k [B] i32, top_p [B] f32,
+//   min_p [B] f32 (absent: disabled); read by the processed modes of canonical and vllm only.
+//   token [B] i64: the sampled id, in [0, V). Optional token_ids [B, T] i32: ids whose values
+//   are asked (SGLang token_ids_logprob), -1 padded, others in [0, V).
+//   Params: num_logprobs (int, 0 <= n <= V, default 0); mode (string, per profile below).
+// - The value row x (f32, V entries) by mode:
+//     canonical, vllm (vllm/v1/sample/sampler.py Sampler.forward / sample):
+//       raw_logprobs (default)  LogSoftmaxRow(raw_logits)
+//       raw_logits              raw_logits
+//       processed_logits        y = logits / T' then the profile's filters
+//                               (SamplingFiltersRow: canonical top_k_first, vllm min_p_first);
+//                               greedy rows (T below the profile's epsilon) keep y = logits and
+//                               skip the filters
+//       processed_logprobs      LogSoftmaxRow(processed_logits)
+//     sglang (python/sglang/srt/layers/sampler.py Sampler.forward):
+//       temperature (default)   LogF32Cr(SoftmaxRow(logits / T')): log of the probabilities,
+//                               no filters (log 0 = -inf); greedy rows use T' = 1
+//       original                LogSoftmaxRow(logits) (SGLANG_RETURN_ORIGINAL_LOGPROB)
+//   T' is the temperature after the profile's rules (reference/temperature.h: vllm raises
+//   0 < t < 0.01 to 0.01; greedy iff t < 1e-5 (canonical, vllm) or t < 1e-6 (sglang)).
+//   The filters need rows without NaN or +inf; a processed-mode row with an active filter and
+//   such an entry is an error.
+// - Outputs: top_ids [B, n] i64 and top_values [B, n] f32: the n first entries of x in the
+//   order NaN first, then larger value first (-0.0 == +0.0), ties by lower index.
+//   token_logprob [B] f32 = x[token]. token_rank [B] i64 (canonical and vllm only):
+//   canonical 1 + #{j : x_j > x[token]}; vllm #{j : x_j >= x[token]}
+//   (vllm/v1/sample/ops/logprobs.py batched_count_greater_than), which counts every tie and
+//   gives 0 for a NaN token value. token_ids_logprobs [B, T] f32, only when token_ids is
+//   given: x[id], NaN at -1 padding.
+// - Exact tier given the canonical softmax (owned exp/log, canonical reductions); no randomness.
+// Example: logits {0, -ln2, -2ln2, -2ln2} rounded to f32 (softmax {1/2, 1/4, 1/8, 1/8}),
+//   token 3, n = 2, raw_logprobs: top_ids {0, 1}, token_logprob = the f32 of -3 ln 2,
+//   canonical rank 3, vllm rank 4 (token 2 ties with it).
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/case.h"
+#include "core/profile.h"
+
+namespace sampcheck::reference {
+
+// The first `n` indices of `row` in the top-n order above (NaN first, larger first, ties by
+// lower index). Requires n <= row.size().
+std::vector<std::int32_t> TopLogprobIndices(std::span<const float> row, std::int64_t n);
+// The sampled token's rank under the profile's rule (canonical: 1 + strictly greater; vllm:
+// greater or equal).
+std::int64_t LogprobRank(Profile profile, std::span<const float> row, std::int64_t token);
+
+TensorMap RunLogprobs(const Case& c, Profile profile);
+
+}  // namespace sampcheck::reference

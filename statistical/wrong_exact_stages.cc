@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+// Deliberately wrong backends for exact-tier stages (statistical/wrong_exact_stages.h).
+#include "statistical/wrong_exact_stages.h"
+
+#include <string>
+
+#include "core/profile.h"
+#include "reference/decode_steps.h"
+#include "reference/reference_backend.h"
+
+namespace sampcheck::statistical {
+namespace {
+
+// The reference with one hook on the case (before Run) and one on the outputs (after).
+class ExactFaultBackend : public Backend {
+ public:
+  explicit ExactFaultBackend(std::string name) : name_("wrong:" + std::move(name)) {}
+  std::string Name() const override { return name_; }
+  std::vector<std::string> SupportedStages() const override { return ref_.SupportedStages(); }
+  TensorMap Run(const std::string& stage, const Case& c) override { return Corrupt(ref_.Run(stage, Transform(c))); }
+  bool SupportsCountDraws(const std::string& stage) const override { return ref_.SupportsCountDraws(stage); }
+  Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override {
+    return ref_.CountDraws(stage, c, draws, seed);
+  }
+
+ protected:
+  virtual Case Transform(const Case& c) { return c; }
+  virtual TensorMap Corrupt(TensorMap out) { return out; }
+
+ private:
+  reference::ReferenceBackend ref_;
+  std::string name_;
+};
+
+class LogprobRankOffByOne final : public ExactFaultBackend {
+ public:
+  LogprobRankOffByOne() : ExactFaultBackend("logprob_rank_off_by_one") {}
+
+ protected:
+  TensorMap Corrupt(TensorMap out) override {
+    auto it = out.find("token_rank");
+    if (it == out.end()) return out;
+    for (auto& r : it->second.data<std::int64_t>()) r -= 1;  // #greater, the +1 forgotten
+    return out;
+  }
+};
+
+class LogprobsBeforeTemperature final : public ExactFaultBackend {
+ public:
+  LogprobsBeforeTemperature() : ExactFaultBackend("logprobs_before_temperature") {}
+
+ protected:
+  Case Transform(const Case& c) override {
+    if (!c.params.contains("mode") || !c.params["mode"].is_string()) return c;
+    if (c.params["mode"].get<std::string>().rfind("processed_", 0) != 0) return c;
+    Case wrong = c;
+    wrong.inputs.erase("temperature");  // every row at temperature 1
+    return wrong;
+  }
+};
+
+class FinishMinTokensIgnored final : public ExactFaultBackend {
+ public:
+  FinishMinTokensIgnored() : ExactFaultBackend("finish_min_tokens_ignored") {}
+
+ protected:
+  Case Transform(const Case& c) override {
+    if (!c.inputs.count("min_tokens") || !c.inputs.count("max_tokens")) return c;
+    Case wrong = c;
+    for (auto& m : wrong.inputs.at("min_tokens").data<std::int32_t>()) m = 0;
+    return wrong;
+  }
+};
+
+// Runs the decode steps under wrong rules: the only stage whose logits are rank 3.
+class DecodeStepsFault final : public ExactFaultBackend {
+ public:
+  DecodeStepsFault(std::string name, reference::DecodeStepsRules rules)
+      : ExactFaultBackend(std::move(name)), rules_(rules) {}
+  TensorMap Run(const std::string& stage, const Case& c) override {
+    auto it = c.inputs.find("logits");
+    if (it == c.inputs.end() || it->second.rank() != 3) return ExactFaultBackend::Run(stage, c);
+    return reference::RunDecodeStepsWith(c, ParseProfile(c.profile), rules_);
+  }
+
+ private:
+  reference::DecodeStepsRules rules_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> MakeLogprobRankOffByOne() { return std::make_unique<LogprobRankOffByOne>(); }
+std::unique_ptr<Backend> MakeLogprobsBeforeTemperature() { return std::make_unique<LogprobsBeforeTemperature>(); }
+std::unique_ptr<Backend> MakeFinishMinTokensIgnored() { return std::make_unique<FinishMinTokensIgnored>(); }
+std::unique_ptr<Backend> MakeDecodeOffsetNotAdvanced() {
+  return std::make_unique<DecodeStepsFault>("decode_offset_not_advanced", reference::DecodeStepsRules{0, true});
+}
+std::unique_ptr<Backend> MakeDecodeHistoryNotUpdated() {
+  return std::make_unique<DecodeStepsFault>("decode_history_not_updated", reference::DecodeStepsRules{1, false});
+}
+
+}  // namespace sampcheck::statistical

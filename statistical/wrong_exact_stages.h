@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Deliberately wrong backends for the exact-tier stage families (docs/spec/logprobs.md
+// "Planted faults"): each wraps the reference and plants one bug that a golden case must
+// reject (a bitwise mismatch), registered beside the statistical ones in
+// statistical/wrong_samplers.h with layer "golden".
+//
+// Contract:
+// - Stages the bug does not touch behave exactly as the reference (Run and CountDraws
+//   delegate). No stage name is compared: each bug keys on the outputs or parameters it
+//   corrupts.
+// - logprob_rank_off_by_one      every token_rank output is one less (the rank as the count
+//                                of strictly greater entries, without the +1)
+//                                -> logprobs/edges_n3_raw_logprobs/canonical
+// - logprobs_before_temperature  cases with a processed_* mode lose their temperature input:
+//                                the processed values are taken before the division (and
+//                                the filters read unscaled logits)
+//                                -> logprobs/random_v33_f32_processed_logprobs/
+// - finish_min_tokens_ignored    cases with both min_tokens and max_tokens inputs (the finish
+//                                rules) run with min_tokens 0: a stop token below the minimum
+//                                finishes, and nothing is banned at the next step
+//                                -> finish_rules/edges/vllm
+// - decode_offset_not_advanced   cases with rank-3 logits (the decode steps) reuse step 0's
+//                                noise offset at every step (positions + 0, q[:, 0])
+//                                -> decode_steps/fresh_noise_v64/
+// - decode_history_not_updated   the same cases never append the drawn tokens to the history
+//                                (penalties and min_tokens see step 0's history throughout)
+//                                -> decode_steps/greedy_history/
+// Example: MakeLogprobRankOffByOne()->Name() == "wrong:logprob_rank_off_by_one".
+
+#include <memory>
+
+#include "core/backend.h"
+
+namespace sampcheck::statistical {
+
+std::unique_ptr<Backend> MakeLogprobRankOffByOne();
+std::unique_ptr<Backend> MakeLogprobsBeforeTemperature();
+std::unique_ptr<Backend> MakeFinishMinTokensIgnored();
+std::unique_ptr<Backend> MakeDecodeOffsetNotAdvanced();
+std::unique_ptr<Backend> MakeDecodeHistoryNotUpdated();
+
+}  // namespace sampcheck::statistical
