@@ -7,7 +7,8 @@ C-contiguous little-endian array) pair for the C++ module; outputs come back as 
 holding exactly the bytes of the C++ reference.
 
 NumPy has no bfloat16: a bf16 tensor is a :class:`Bf16` array, a ``uint16`` array of the bit
-patterns. A torch ``bfloat16`` tensor is converted to one without rounding.
+patterns; ``astype(np.float32)`` widens its values exactly, and only a ``uint16`` Bf16 is sent
+as bf16 (an index array computed from one goes as its own dtype). A torch ``bfloat16`` tensor is converted to one without rounding.
 """
 import numpy as np
 
@@ -43,10 +44,20 @@ class Bf16(np.ndarray):
         """The exact float32 value of each bf16 element."""
         return (np.asarray(self, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
 
+    def astype(self, dtype, *args, **kwargs):
+        """To a floating dtype: the values (widened exactly), not the bit patterns."""
+        if np.dtype(dtype).kind == "f":
+            return self.to_float32().astype(dtype, *args, **kwargs)
+        return np.asarray(self).astype(dtype, *args, **kwargs)
+
+    def __array_wrap__(self, obj, context=None):
+        # Results of ufuncs (arithmetic) are plain arrays, never bf16 bits.
+        return np.asarray(obj)
+
 
 def to_wire(name, value):
     """(safetensors dtype name, contiguous little-endian array) for the C++ module."""
-    if isinstance(value, Bf16):
+    if isinstance(value, Bf16) and value.dtype == np.uint16:
         return "BF16", np.ascontiguousarray(np.asarray(value, dtype="<u2"))
     if type(value).__module__.startswith("torch") and str(getattr(value, "dtype", "")) == "torch.bfloat16":
         import torch  # only reached with a torch tensor, so torch is importable

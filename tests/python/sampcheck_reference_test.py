@@ -108,8 +108,13 @@ def test_lists_and_buffers_are_accepted():
 def test_bf16_round_trip_is_exact():
     values = np.array([[1.5, -2.0, 3.0e38, -0.0]], np.float32)
     b = sampcheck.Bf16.from_float32(values)
-    assert b.tolist() == [[0x3FC0, 0xC000, 0x7F62, 0x8000]]  # bf16 bits by hand: top halves, 3e38 rounded
+    assert b.tolist() == [[0x3FC0, 0xC000, 0x7F62, 0x8000]]  # by hand: the top 16 bits; 3e38 is 0x7F61B1E6, whose low half 0xB1E6 > 0x8000 rounds up
     assert sampcheck.reference.greedy(b).tolist() == [2]
+    widened = np.array([[0x3FC00000, 0xC0000000, 0x7F620000, 0x80000000]], np.uint32).view(np.float32)
+    assert bits(b.astype(np.float32)) == bits(widened)
+    # A result computed from the bits (here int64) is sent as its own dtype, never as bf16.
+    assert sampcheck.golden.compare(sampcheck.golden.Case("x", "greedy", "canonical", {}, "exact", {},
+                                                          {"token": np.array([1])}), np.argmax(b, axis=1))
 
 
 def test_cpu_torch_tensors():
