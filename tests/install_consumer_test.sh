@@ -38,10 +38,10 @@ grep -q "against $prefix/share/sampcheck/golden/v1" "$tmp/elsewhere/out.txt" ||
 echo "installed CLI: default golden set $prefix/share/sampcheck/golden/v1"
 
 # A lone copy: no golden set beside it -> exit 2 and the fix in the message.
-mkdir -p "$tmp/lone/bin"
-cp "$prefix/bin/sampcheck" "$tmp/lone/bin/"
+mkdir -p "$tmp/x/lone/bin"  # bin/../../../golden/v1 is then $tmp/golden/v1: absent
+cp "$prefix/bin/sampcheck" "$tmp/x/lone/bin/"
 set +e
-(cd "$tmp/elsewhere" && "$tmp/lone/bin/sampcheck" conform --backend reference --report r2 --stage greedy) \
+(cd "$tmp/elsewhere" && "$tmp/x/lone/bin/sampcheck" conform --backend reference --report r2 --stage greedy) \
   >"$tmp/lone.out" 2>"$tmp/lone.err"
 status=$?
 set -e
