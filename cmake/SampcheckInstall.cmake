@@ -22,15 +22,24 @@ set_property(TARGET sampcheck_core PROPERTY INTERFACE_INCLUDE_DIRECTORIES
              $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/sampcheck>)
 set_property(TARGET sampcheck_abi PROPERTY INTERFACE_INCLUDE_DIRECTORIES
              $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-foreach(target flags core reference golden abi)
+# The exported libraries: reference and golden are either static libraries or interface
+# wrappers that link an archive of self-registering stages (cases) whole; both layouts export.
+set(exported)
+foreach(target flags core reference reference_stages golden golden_cases abi)
+  if(NOT TARGET sampcheck_${target})
+    continue()
+  endif()
   set_target_properties(sampcheck_${target} PROPERTIES EXPORT_NAME ${target})
+  list(APPEND exported sampcheck_${target})
+  # Position-independent, so a consumer may link them into a shared library or a Python module.
+  get_target_property(type sampcheck_${target} TYPE)
+  if(NOT type STREQUAL "INTERFACE_LIBRARY")
+    set_target_properties(sampcheck_${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  endif()
 endforeach()
 
-# Position-independent, so a consumer may link them into a shared library or a Python module.
-set_target_properties(sampcheck_core sampcheck_reference sampcheck_golden PROPERTIES POSITION_INDEPENDENT_CODE ON)
-
 install(TARGETS sampcheck RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS sampcheck_flags sampcheck_core sampcheck_reference sampcheck_golden sampcheck_abi
+install(TARGETS ${exported}
         EXPORT sampcheckTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
