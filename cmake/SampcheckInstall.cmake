@@ -38,6 +38,20 @@ foreach(target flags core reference reference_stages golden golden_cases abi)
   endif()
 endforeach()
 
+# A wrapper that links its archive whole ($<LINK_LIBRARY:WHOLE_ARCHIVE,sampcheck_x>) would be
+# exported with the bare name sampcheck_x (CMake does not namespace names inside that
+# generator expression), so an installed consumer would get a bare -l without the archive's
+# own dependencies: the installed wrapper names the exported sampcheck::x instead.
+foreach(target reference golden)
+  get_target_property(type sampcheck_${target} TYPE)
+  if(type STREQUAL "INTERFACE_LIBRARY")
+    get_target_property(links sampcheck_${target} INTERFACE_LINK_LIBRARIES)
+    string(REPLACE "WHOLE_ARCHIVE,sampcheck_" "WHOLE_ARCHIVE,sampcheck::" installed_links "${links}")
+    set_property(TARGET sampcheck_${target} PROPERTY INTERFACE_LINK_LIBRARIES
+                 "$<BUILD_INTERFACE:${links}>" "$<INSTALL_INTERFACE:${installed_links}>")
+  endif()
+endforeach()
+
 install(TARGETS sampcheck RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS ${exported}
         EXPORT sampcheckTargets
