@@ -16,6 +16,8 @@ packages=(
   libboost1.81-dev libeigen3-dev nlohmann-json3-dev libcli11-dev libssl-dev
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev libmpfr-dev
   python3 python3-numpy python3-mpmath
+  pybind11-dev python3-dev python3-pytest  # import sampcheck (python/) and its pytest tests
+  python3-torch  # examples/torch_backend/: CPU PyTorch 1.13 from bookworm
   chromium  # tests/html_report_screenshot_test.sh renders the HTML report headless
 )
 

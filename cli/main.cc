@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/backend_registry.h"
+#include "cli/default_golden.h"
 #include "cli/gate_command.h"
 #include "cli/progress_bar.h"
 #include "cli/render_command.h"
@@ -178,7 +179,7 @@ int Main(int argc, char** argv) {
       ->capture_default_str();
 
   auto* verify_cmd = golden_cmd->add_subcommand("verify", "Run a backend on a golden set and compare");
-  std::string golden_dir = SAMPCHECK_GOLDEN_DIR;
+  std::string golden_dir;  // conform: DefaultGoldenDir() when not given
   std::string backend_name;
   std::vector<std::string> stage_filter, profile_filter;
   verify_cmd->add_option("--golden", golden_dir, "Golden directory (holds manifest.json)")->required();
@@ -196,7 +197,8 @@ int Main(int argc, char** argv) {
   std::string report_dir;
   conform_cmd->add_option("--backend", backend_name, "Backend name")->required();
   conform_cmd->add_option("--report", report_dir, "Report directory (report.json is written there)")->required();
-  conform_cmd->add_option("--golden", golden_dir, "Golden directory")->capture_default_str();
+  conform_cmd->add_option("--golden", golden_dir,
+                          "Golden directory (default: the installed share/sampcheck/golden/v1, or the build's checkout golden/v1)");
   conform_cmd->add_option("--stage", stage_filter, "Only these stages");
   conform_cmd->add_option("--profile", profile_filter, "Only these profiles");
   conform_cmd->add_option("--canonical-rule", canonical_rule, kCanonicalRuleHelp);
@@ -237,6 +239,7 @@ int Main(int argc, char** argv) {
     }
     if (stats_cmd.Parsed()) return stats_cmd.Run();
     if (conform_cmd->parsed()) {
+      if (golden_dir.empty()) golden_dir = DefaultGoldenDir().string();
       conform_stats.stages = stage_filter;
       conform_stats.profiles = profile_filter;
       return RunConform(golden_dir, backend_name, report_dir, stage_filter, profile_filter, canonical_rule,

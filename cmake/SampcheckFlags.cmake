@@ -5,9 +5,12 @@
 # -ffp-contract=off, so `a * b + c` is two roundings everywhere, as PyTorch's separate
 # element-wise kernels are. We do not pass -march=native: FMA and x87 must not creep in.
 add_library(sampcheck_flags INTERFACE)
+# The warnings are this build's own: an installed sampcheck::reference passes only the
+# bit-exactness flags on to a consumer (cmake/SampcheckInstall.cmake).
 target_compile_options(sampcheck_flags INTERFACE
-  $<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off -fno-fast-math -Wall -Wextra -Wpedantic -Wundef>
-  $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${SAMPCHECK_WERROR}>>:-Werror>)
+  "$<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off;-fno-fast-math>"
+  "$<BUILD_INTERFACE:$<$<COMPILE_LANGUAGE:CXX>:-Wall;-Wextra;-Wpedantic;-Wundef>>"
+  "$<BUILD_INTERFACE:$<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${SAMPCHECK_WERROR}>>:-Werror>>")
 target_compile_definitions(sampcheck_flags INTERFACE
   SAMPCHECK_VERSION="${PROJECT_VERSION}"
   SAMPCHECK_HOST_FLAGS="-ffp-contract=off -fno-fast-math")

@@ -119,40 +119,6 @@ std::optional<std::int64_t> FirstForbiddenNaN(const TensorView& expected, const 
   return std::nullopt;
 }
 
-// Judges a backend's outputs against the case: every fault is listed, each naming the output.
-std::string JudgeOutputs(const GoldenCase& g, const TensorMap& actual) {
-  std::string reasons;
-  for (const auto& [name, expected] : g.expected) {
-    auto it = actual.find(name);
-    if (it == actual.end()) {
-      reasons += "output '" + name + "' is missing; ";
-      continue;
-    }
-    const TensorView got = it->second.view();
-    if (got.dtype() != expected.dtype()) {
-      reasons += "output '" + name + "' has the wrong dtype: " + std::string(DTypeName(got.dtype())) +
-                 ", the stage gives " + std::string(DTypeName(expected.dtype())) + "; ";
-      continue;
-    }
-    if (got.shape() != expected.shape()) {
-      reasons += "output '" + name + "' has the wrong shape: " + ShapeString(got.shape()) + ", the case needs " +
-                 ShapeString(expected.shape()) + "; ";
-      continue;
-    }
-    if (auto nan = FirstForbiddenNaN(expected.view(), got)) {
-      reasons += "output '" + name + "' is NaN at " + IndexText(got.shape(), *nan) +
-                 " where the stage allows no NaN; ";
-      continue;
-    }
-    ComparisonResult cmp = Compare(expected.view(), got, g.comparison);
-    if (!cmp.match) reasons += "output '" + name + "': " + cmp.detail + "; ";
-  }
-  for (const auto& [name, t] : actual) {
-    if (!g.expected.contains(name)) reasons += "unexpected output '" + name + "'; ";
-  }
-  return reasons.empty() ? reasons : reasons.substr(0, reasons.size() - 2);
-}
-
 // Runs one group's cases that passed PrepareCase; `decide(i)` is called as each is judged.
 void RunGroup(Backend& backend, const std::string& stage, std::vector<PendingCase>& pending,
               std::vector<CaseResult>& results, const std::function<void(std::size_t)>& decided) {
@@ -185,6 +151,39 @@ void RunGroup(Backend& backend, const std::string& stage, std::vector<PendingCas
 }
 
 }  // namespace
+
+std::string JudgeOutputs(const GoldenCase& g, const TensorMap& actual) {
+  std::string reasons;
+  for (const auto& [name, expected] : g.expected) {
+    auto it = actual.find(name);
+    if (it == actual.end()) {
+      reasons += "output '" + name + "' is missing; ";
+      continue;
+    }
+    const TensorView got = it->second.view();
+    if (got.dtype() != expected.dtype()) {
+      reasons += "output '" + name + "' has the wrong dtype: " + std::string(DTypeName(got.dtype())) +
+                 ", the stage gives " + std::string(DTypeName(expected.dtype())) + "; ";
+      continue;
+    }
+    if (got.shape() != expected.shape()) {
+      reasons += "output '" + name + "' has the wrong shape: " + ShapeString(got.shape()) + ", the case needs " +
+                 ShapeString(expected.shape()) + "; ";
+      continue;
+    }
+    if (auto nan = FirstForbiddenNaN(expected.view(), got)) {
+      reasons += "output '" + name + "' is NaN at " + IndexText(got.shape(), *nan) +
+                 " where the stage allows no NaN; ";
+      continue;
+    }
+    ComparisonResult cmp = Compare(expected.view(), got, g.comparison);
+    if (!cmp.match) reasons += "output '" + name + "': " + cmp.detail + "; ";
+  }
+  for (const auto& [name, t] : actual) {
+    if (!g.expected.contains(name)) reasons += "unexpected output '" + name + "'; ";
+  }
+  return reasons.empty() ? reasons : reasons.substr(0, reasons.size() - 2);
+}
 
 std::vector<CaseResult> VerifyGoldenSet(const std::filesystem::path& golden_dir, Backend& backend,
                                         const VerifyOptions& options) {

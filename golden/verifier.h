@@ -52,6 +52,11 @@ struct VerifyOptions {
   std::function<void(const CaseResult&, std::size_t done, std::size_t total)> on_case;
 };
 
+// The judgement of one case's outputs (the fault reasons above, in order, every fault listed,
+// "; "-separated); empty when they pass. Used by VerifyGoldenSet and by the Python module's
+// sampcheck.golden.compare.
+std::string JudgeOutputs(const GoldenCase& g, const TensorMap& actual);
+
 // Throws InputError when the manifest itself cannot be read; per-case faults (missing or
 // corrupt files included) become failed cases.
 std::vector<CaseResult> VerifyGoldenSet(const std::filesystem::path& golden_dir, Backend& backend,
