@@ -57,15 +57,18 @@ def apply_top_p(logits, p):
         pr = float(p[r])
         if pr >= 1 or not bool(torch.isfinite(logits[r]).any()):
             continue
-        # Stable ascending order of the canonical order reversed: value ascending, index descending.
-        order = np.lexsort((-np.arange(logits.shape[1]), logits[r].numpy()))
+        # A stable ascending sort, as torch.sort on CPU gives vLLM: value ascending, equal values
+        # in index order, so of a tie at the boundary the higher index survives.
+        order = np.lexsort((np.arange(logits.shape[1]), logits[r].numpy()))
         probs = probs_all[r][order]
         if pr <= 0:
-            keep_sorted = np.zeros(len(order), dtype=bool)
+            # Outside vLLM's domain (it requires 0 < top_p): the spec keeps the top token, the
+            # lowest index among tied maxima (np.argmax returns the first).
+            keep_sorted = order == int(np.argmax(logits[r].numpy()))
         else:
             cumulative = np.add.accumulate(probs, dtype=np.float32)  # f32, left to right
             keep_sorted = cumulative > np.float32(1) - np.float32(pr)
-        keep_sorted[-1] = True  # vLLM: the largest token is always kept
+            keep_sorted[-1] = True  # vLLM: the largest token is always kept
         drop = torch.from_numpy(order[~keep_sorted])
         out[r, drop] = float("-inf")
     return out
