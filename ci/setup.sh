@@ -17,6 +17,7 @@ packages=(
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev libmpfr-dev
   python3 python3-numpy python3-mpmath
   chromium  # tests/html_report_screenshot_test.sh renders the HTML report headless
+  openmpi-bin libopenmpi-dev  # sampcheck-mpi and the ctest label mpi (docs/spec/tp_consensus.md)
 )
 
 missing=()

@@ -264,6 +264,15 @@ std::vector<StageInfo> BuildCatalogue() {
                 {"posterior_alpha", "float", "0.3", "typical_acceptance: factor on exp(-entropy), rounded to f32"}},
                Tier::kCanonical, "exact", {P::kVllm, P::kFlashinfer, P::kTypicalAcceptance},
                "docs/spec/speculative.md#spec_random"});
+  // Tensor-parallel consensus (docs/spec/tp_consensus.md): no vocabulary dimension, ids only.
+  c.push_back({"tp_consensus",
+               "the id every tensor-parallel rank keeps: MIN over ranks (sglang) or rank 0's (vllm)",
+               {{"rank_ids", "i32|i64", "[R, B]", false, "row r: rank r's sampled ids, each >= 0; R >= 1"}},
+               {{"token", "i64", "[B]", false, "agreed id"},
+                {"unanimous", "bool", "[B]", false, "every rank held the same id before consensus"}},
+               {},
+               Tier::kExact, "exact", {P::kSglang, P::kVllm},
+               "docs/spec/tp_consensus.md"});
   return c;
 }
 

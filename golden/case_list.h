@@ -65,6 +65,10 @@ void AddSeededDrawCases(CaseList& list);  // qsample, multinomial_with_seed(_tok
 void AddPipelineCases(CaseList& list);
 void AddSpecGreedyCases(CaseList& list);
 void AddSpecRandomCases(CaseList& list);
+void AddTpConsensusCases(CaseList& list);
+// tp_consensus ids at V = 32000 and 151936 (called by AddLargeVocabularyCases: the stage has
+// no logits).
+void AddTpConsensusLargeVocabularyCases(CaseList& list);
 // spec_greedy and spec_random at V = 32000 and 151936 (called by AddLargeVocabularyCases: their
 // inputs are per position and, for spec_random, differ by profile).
 void AddSpecLargeVocabularyCases(CaseList& list);

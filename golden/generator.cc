@@ -47,6 +47,7 @@ std::vector<Case> BuildGoldenCases(std::uint64_t seed, GoldenSet set) {
   AddPipelineCases(list);
   AddSpecGreedyCases(list);
   AddSpecRandomCases(list);
+  AddTpConsensusCases(list);
   if (set == GoldenSet::kFull) AddLargeVocabularyCases(list);
   return list.cases();
 }

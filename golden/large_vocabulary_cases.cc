@@ -97,6 +97,7 @@ TensorMap StageInputsFor(const std::string& stage, SplitMix64& rng, std::int64_t
 void AddLargeVocabularyCases(CaseList& list) {
   for (const StageInfo& stage : StageCatalogue()) {
     if (stage.name == "spec_greedy" || stage.name == "spec_random") continue;  // AddSpecLargeVocabularyCases
+    if (stage.name == "tp_consensus") continue;  // AddTpConsensusLargeVocabularyCases: no logits
     for (std::int64_t vocab : {32000, 151936}) {
       const std::string name = "large_v" + std::to_string(vocab);
       auto rng = list.Rng(stage.name, name);
@@ -125,6 +126,7 @@ void AddLargeVocabularyCases(CaseList& list) {
     }
   }
   AddSpecLargeVocabularyCases(list);
+  AddTpConsensusLargeVocabularyCases(list);
 }
 
 }  // namespace sampcheck::golden
