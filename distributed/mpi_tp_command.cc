@@ -13,6 +13,7 @@
 //      gathered inputs (a SUM for MIN fails here) and tallies the divergence statistics.
 // A rank that misses a deadline, or dies (mpirun then sends SIGTERM to the others), ends the
 // job: rank 0 writes the report with the failing rank and case first, then MPI_Abort(3).
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/backend_registry.h"
@@ -42,6 +44,51 @@ struct Run {
   std::vector<int> pids;  // rank 0: every rank's pid (same host: loopback)
   std::vector<golden::CaseResult> results;
 };
+
+// Rank 0's reports for "a rank died in the current case", made before the case starts, so
+// that the SIGTERM mpirun sends when a rank dies can be answered from the signal handler with
+// async-signal-safe calls only (kill, open, write, rename): rank 0 may be in the middle of its
+// own draws then, and mpirun follows with SIGKILL about a second later.
+struct DeathReports {
+  std::vector<std::string> texts;  // [r]: rank r died; [0]: no dead rank found (report.json)
+  std::vector<std::string> lines;  // the same as a FAIL line for stderr
+  std::vector<int> pids;
+  std::string tmp_path, path;
+};
+DeathReports g_death;
+volatile std::sig_atomic_t g_death_armed = 0;
+
+bool PidGone(int pid) { return pid > 0 && ::kill(pid, 0) != 0; }
+
+void WriteAll(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+void OnTerminateRankZero(int) {
+  if (!g_death_armed) ::_exit(143);
+  std::size_t which = 0;
+  for (std::size_t r = 1; r < g_death.pids.size(); ++r) {
+    if (PidGone(g_death.pids[r])) {
+      which = r;
+      break;
+    }
+  }
+  WriteAll(2, g_death.lines[which]);
+  const int fd = g_death.path.empty() ? -1 : ::open(g_death.tmp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd >= 0) {
+    WriteAll(fd, g_death.texts[which]);
+    ::close(fd);
+    ::rename(g_death.tmp_path.c_str(), g_death.path.c_str());
+  }
+  static const char kMsg[] = "sampcheck-mpi tp: mpirun ended the job; rank 0 wrote the report\n";
+  [[maybe_unused]] const ssize_t ignored = ::write(2, kMsg, sizeof kMsg - 1);
+  ::_exit(3);
+}
 
 Clock::time_point Deadline(const TpOptions& o) {
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.rank_timeout_s));
@@ -69,6 +116,7 @@ bool ProcessAlive(int pid) {
 
 // Rank 0: the job cannot go on. Report, then end every rank.
 [[noreturn]] void AbortRun(Run& run, const DivergenceCase& c, const std::string& reason) {
+  g_death_armed = 0;  // this report is the one to keep
   golden::CaseResult r;
   r.id = c.Id(run.size);
   r.stage = "tp_consensus";
@@ -117,6 +165,32 @@ std::string Describe(const Run& run, const std::vector<bool>& delivered, double 
   return out.empty() ? "an MPI exchange failed" : out;
 }
 
+// Rank 0, before case c: the reports the SIGTERM handler writes if a rank dies in it.
+void ArmDeathReports(const Run& run, const DivergenceCase& c) {
+  g_death_armed = 0;
+  g_death.texts.assign(static_cast<std::size_t>(run.size), "");
+  g_death.lines.assign(static_cast<std::size_t>(run.size), "");
+  for (int r = 0; r < run.size; ++r) {
+    golden::CaseResult fail;
+    fail.id = c.Id(run.size);
+    fail.stage = "tp_consensus";
+    fail.profile = std::string(ProfileName(c.profile));
+    fail.comparison = "distribution";
+    fail.verdict = golden::Verdict::kFail;
+    fail.reason = r == 0 ? "mpirun ended the job during this case (a rank failed; no rank's process was found gone)"
+                         : "rank " + std::to_string(r) + " died (process " +
+                               std::to_string(run.pids[static_cast<std::size_t>(r)]) + " is gone)";
+    g_death.lines[static_cast<std::size_t>(r)] = "sampcheck-mpi tp: FAIL " + fail.id + "\n     " + fail.reason + "\n";
+    if (!run.options->report_dir.empty()) {
+      std::vector<golden::CaseResult> results = run.results;
+      results.push_back(std::move(fail));
+      g_death.texts[static_cast<std::size_t>(r)] =
+          reports::ReportToJson({"mpi:" + run.options->backend, ""}, results, /*complete=*/false).dump(2) + "\n";
+    }
+  }
+  g_death_armed = 1;
+}
+
 void Plant(const TpOptions& o, std::vector<std::int64_t>& ids, std::int64_t vocab) {
   if (o.fault == "die") ::raise(SIGKILL);  // as a crash of the rank's process would
   if (o.fault == "hang") {
@@ -157,6 +231,18 @@ int RunTp(const TpOptions& options) {
   const int my_pid = static_cast<int>(::getpid());
   run.pids.assign(static_cast<std::size_t>(run.size), 0);
   MPI_Gather(&my_pid, 1, MPI_INT, run.pids.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (run.rank == 0) {
+    g_death.pids = run.pids;
+    if (!options.report_dir.empty()) {
+      std::filesystem::create_directories(options.report_dir);
+      g_death.path = (std::filesystem::path(options.report_dir) / "report.json").string();
+      g_death.tmp_path = g_death.path + ".dying";
+    }
+    struct sigaction sa = {};
+    sa.sa_handler = OnTerminateRankZero;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, nullptr);
+  }
 
   const std::int64_t n = options.draws;
   bool any_failed = false;
@@ -164,6 +250,7 @@ int RunTp(const TpOptions& options) {
     const DivergenceCase& c = cases[k];
     const auto vocab = static_cast<std::int64_t>(c.logits.size());
     const std::uint64_t seed = DivergenceSeed(c, run.size, options.seed_epoch);
+    if (run.rank == 0) ArmDeathReports(run, c);
     // [status, ids...]: status 0 ok, 1 the backend failed on this rank.
     std::vector<std::int64_t> mine(static_cast<std::size_t>(n + 1), 0);
     std::string error;
@@ -344,6 +431,7 @@ int RunTp(const TpOptions& options) {
     }
   }
   if (run.rank == 0) {
+    g_death_armed = 0;
     std::printf("tp consensus on %d ranks, backend '%s', collective %s, %lld draws per case\n", run.size,
                 options.backend.c_str(), options.collective.c_str(), static_cast<long long>(n));
     std::cout << reports::SummaryTable(reports::SummariseByStage(run.results));
