@@ -16,7 +16,7 @@ ShardedBackend::ShardedBackend(std::unique_ptr<Backend> inner, MPI_Comm comm) : 
 
 Tensor ShardedBackend::CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) {
   if (!inner_->SupportsCountDrawsRange(stage)) {
-    local_draws_ += draws;
+    if (rank_ == 0) local_draws_ += draws;  // every rank draws them all: count them once
     return inner_->CountDraws(stage, c, draws, seed);
   }
   const auto [lo, hi] = ShardRange(draws, size_, rank_);

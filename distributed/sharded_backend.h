@@ -39,7 +39,8 @@ class ShardedBackend final : public Backend {
                                     const OutcomeCallback& on_outcome) override {
     return inner_->RunBatch(stage, cases, on_outcome);
   }
-  // Draws counted by this rank so far (for the throughput measurement).
+  // Draws this rank counted for the run so far (for the throughput line); draws every rank
+  // repeats count on rank 0 only.
   std::int64_t local_draws() const { return local_draws_; }
 
  private:
