@@ -19,6 +19,7 @@ packages=(
   pybind11-dev python3-dev python3-pytest  # import sampcheck (python/) and its pytest tests
   python3-torch  # examples/torch_backend/: CPU PyTorch 1.13 from bookworm
   chromium  # tests/html_report_screenshot_test.sh renders the HTML report headless
+  openmpi-bin libopenmpi-dev  # sampcheck-mpi and the ctest label mpi (docs/spec/tp_consensus.md)
 )
 
 missing=()

@@ -42,6 +42,18 @@ class Backend {
   // its behalf. A backend gates on what it declares, never on its name.
   virtual bool UsesReferenceNoiseGenerators() const { return false; }
 
+  // Sharded statistics (docs/spec/sharded_statistics.md): the counts of draws
+  // [first_draw, first_draw + draws) of the stream whose draw d is CountDraws' draw d (same
+  // stage, case and seed), so that the counts of disjoint ranges add up to CountDraws over
+  // their union, bit for bit. Backends whose draws are not indexed that way keep the defaults.
+  virtual bool SupportsCountDrawsRange(const std::string& /*stage*/) const { return false; }
+  virtual Tensor CountDrawsRange(const std::string& stage, const Case& c, std::int64_t first_draw, std::int64_t draws,
+                                 std::uint64_t seed) {
+    if (first_draw == 0) return CountDraws(stage, c, draws, seed);
+    throw std::invalid_argument("backend '" + Name() + "' cannot draw stage '" + stage + "' from draw " +
+                                std::to_string(first_draw));
+  }
+
   // Plugin, exchange and isolated backends (docs/spec/plugin_abi.md, docs/spec/exchange.md).
   // A backend may implement a stage for some profiles only; cases of other profiles are
   // skipped with that reason.

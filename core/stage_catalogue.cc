@@ -398,6 +398,15 @@ std::vector<StageInfo> BuildCatalogue() {
                {{"order", "string", "profile's", "filter order (sampling_filters)"}},
                Tier::kCanonical, "exact", {P::kCanonical, P::kVllm, P::kSglang},
                "docs/spec/decode_steps.md"});
+  // Tensor-parallel consensus (docs/spec/tp_consensus.md): no vocabulary dimension, ids only.
+  c.push_back({"tp_consensus",
+               "the id every tensor-parallel rank keeps: MIN over ranks (sglang) or rank 0's (vllm)",
+               {{"rank_ids", "i32|i64", "[R, B]", false, "row r: rank r's sampled ids, each >= 0; R >= 1"}},
+               {{"token", "i64", "[B]", false, "agreed id", Role::kToken},
+                {"unanimous", "bool", "[B]", false, "every rank held the same id before consensus"}},
+               {},
+               Tier::kExact, "exact", {P::kSglang, P::kVllm},
+               "docs/spec/tp_consensus.md"});
   return c;
 }
 

@@ -87,9 +87,14 @@ std::int64_t RaceRow::DrawNaive(std::uint64_t seed, std::uint32_t row, std::uint
 }
 
 Tensor CountRaceDraws(std::span<const float> probs, std::int64_t rows, std::int64_t vocab,
-                      const std::vector<std::int64_t>& greedy, std::int64_t draws, std::uint64_t seed) {
+                      const std::vector<std::int64_t>& greedy, std::int64_t draws, std::uint64_t seed,
+                      std::int64_t first_draw) {
   if (draws < 0 || draws > std::numeric_limits<std::uint32_t>::max()) {
     throw std::invalid_argument("CountDraws: draws = " + std::to_string(draws) + " must be in [0, 2^32)");
+  }
+  if (first_draw < 0 || first_draw + draws > std::int64_t{1} << 32) {
+    throw std::invalid_argument("CountDraws: draws [" + std::to_string(first_draw) + ", " +
+                                std::to_string(first_draw + draws) + ") must lie in [0, 2^32)");
   }
   Tensor counts(DType::kI64, {rows, vocab});
   auto out = counts.data<std::int64_t>();
@@ -103,7 +108,7 @@ Tensor CountRaceDraws(std::span<const float> probs, std::int64_t rows, std::int6
     if (race.support() == 0) {
       throw InputError("CountDraws: row " + std::to_string(b) + " has no positive probability: nothing can be drawn");
     }
-    for (std::int64_t d = 0; d < draws; ++d) {
+    for (std::int64_t d = first_draw; d < first_draw + draws; ++d) {
       ++row_counts[static_cast<std::size_t>(race.Draw(seed, static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(d)))];
     }
   }
@@ -115,7 +120,7 @@ bool SupportsCountDrawsStage(const std::string& stage) {
   return info != nullptr && info->draw.reference_count_draws;
 }
 
-Tensor ReferenceCountDraws(const Case& c, std::int64_t draws, std::uint64_t seed) {
+Tensor ReferenceCountDraws(const Case& c, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw) {
   const StageInfo& info = RequireStage(c.stage);
   if (!info.draw.reference_count_draws) {
     throw InputError("backend 'reference' cannot draw stage '" + c.stage + "' with its own randomness");
@@ -125,7 +130,7 @@ Tensor ReferenceCountDraws(const Case& c, std::int64_t draws, std::uint64_t seed
     case ExactTargetKind::kNormalisedProbs: {
       StageInputs in(c, c.stage);
       const Tensor probs = in.Probabilities();
-      return CountRaceDraws(probs.data<float>(), probs.dim(0), probs.dim(1), {}, draws, seed);
+      return CountRaceDraws(probs.data<float>(), probs.dim(0), probs.dim(1), {}, draws, seed, first_draw);
     }
     case ExactTargetKind::kSoftmaxScores: {
       StageInputs in(c, c.stage);
@@ -136,7 +141,7 @@ Tensor ReferenceCountDraws(const Case& c, std::int64_t draws, std::uint64_t seed
         const auto at = static_cast<std::size_t>(b * vocab), n = static_cast<std::size_t>(vocab);
         SoftmaxRow(scores.data<float>().subspan(at, n), std::span<float>(probs).subspan(at, n));
       }
-      return CountRaceDraws(probs, rows, vocab, {}, draws, seed);
+      return CountRaceDraws(probs, rows, vocab, {}, draws, seed, first_draw);
     }
     case ExactTargetKind::kPipeline: break;
     default:
@@ -172,7 +177,7 @@ Tensor ReferenceCountDraws(const Case& c, std::int64_t draws, std::uint64_t seed
       pinned[b] = greedy.at("token").data<std::int64_t>()[b];
     }
   }
-  return CountRaceDraws(probs.data<float>(), probs.dim(0), probs.dim(1), pinned, draws, seed);
+  return CountRaceDraws(probs.data<float>(), probs.dim(0), probs.dim(1), pinned, draws, seed, first_draw);
 }
 
 }  // namespace sampcheck::reference

@@ -50,16 +50,19 @@ class RaceRow {
   std::int64_t vocab_ = 0;
 };
 
-// counts [rows, V] i64 of `draws` draws per row from the given f32 probabilities [rows, V];
-// greedy[r] >= 0 pins row r to that token.
+// counts [rows, V] i64 of draws [first_draw, first_draw + draws) per row from the given f32
+// probabilities [rows, V] (draw d is keyed by d, so disjoint ranges add up to the whole: the
+// sharded statistics of docs/spec/sharded_statistics.md); greedy[r] >= 0 pins row r to that
+// token. first_draw + draws <= 2^32.
 Tensor CountRaceDraws(std::span<const float> probs, std::int64_t rows, std::int64_t vocab,
-                      const std::vector<std::int64_t>& greedy, std::int64_t draws, std::uint64_t seed);
+                      const std::vector<std::int64_t>& greedy, std::int64_t draws, std::uint64_t seed,
+                      std::int64_t first_draw = 0);
 
 bool SupportsCountDrawsStage(const std::string& stage);
 // The reference backend's CountDraws: exponential_race, inverse_cdf, qsample and
 // multinomial_with_seed(_token_ids) race on probs (their target is probs / sum),
 // gumbel_max on SoftmaxRow(logprobs), pipeline on the probs its filters produce after
 // PipelineLogitsBeforeTemperature and temperature (greedy rows always give their greedy token).
-Tensor ReferenceCountDraws(const Case& c, std::int64_t draws, std::uint64_t seed);
+Tensor ReferenceCountDraws(const Case& c, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw = 0);
 
 }  // namespace sampcheck::reference

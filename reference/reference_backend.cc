@@ -28,15 +28,20 @@ TensorMap ReferenceBackend::Run(const std::string& stage, const Case& c) {
 bool ReferenceBackend::SupportsCountDraws(const std::string& stage) const { return SupportsCountDrawsStage(stage); }
 
 Tensor ReferenceBackend::CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) {
+  return CountDrawsRange(stage, c, 0, draws, seed);
+}
+
+Tensor ReferenceBackend::CountDrawsRange(const std::string& stage, const Case& c, std::int64_t first_draw,
+                                         std::int64_t draws, std::uint64_t seed) {
   const StageInfo& info = RequireStage(stage);
   RequireStageProfile(info, c.profile);
   if (!SupportsCountDrawsStage(stage)) {
     throw InputError("backend 'reference' cannot draw stage '" + stage + "' with its own randomness");
   }
-  if (c.stage == stage) return ReferenceCountDraws(c, draws, seed);
+  if (c.stage == stage) return ReferenceCountDraws(c, draws, seed, first_draw);
   Case named = c;
   named.stage = stage;
-  return ReferenceCountDraws(named, draws, seed);
+  return ReferenceCountDraws(named, draws, seed, first_draw);
 }
 
 }  // namespace sampcheck::reference

@@ -121,9 +121,18 @@ def multinomial_with_seed(meta, t):
     return {"out.token": np.array(out, dtype=np.int64)}
 
 
+def tp_consensus(meta, t):
+    # docs/spec/tp_consensus.md: sglang = MIN over ranks (axis 0), vllm = rank 0's row.
+    ids = t["in.rank_ids"].astype(np.int64)
+    token = ids[0].copy() if meta["profile"] == "vllm" else ids.min(axis=0, initial=np.iinfo(np.int64).max)
+    return {"out.token": token, "out.unanimous": (ids.min(axis=0, initial=np.iinfo(np.int64).max) ==
+                                                  ids.max(axis=0, initial=np.iinfo(np.int64).min))}
+
+
 CHECKS = {("multinomial_with_seed", None): multinomial_with_seed,
           ("multinomial_with_seed_token_ids", None): multinomial_with_seed,("token_bitmask", None): token_bitmask, ("penalties", "vllm"): penalties_vllm,
           ("penalties", "canonical"): penalties_vllm, ("greedy", None): greedy}
+CHECKS[("tp_consensus", None)] = tp_consensus
 CHECKS.update(spec_decode_reference.CHECKS)  # spec_greedy, spec_random (tests/python/spec_decode_reference.py)
 CHECKS.update(egress_reference.CHECKS)  # finish_rules, logprobs raw_logits (tests/python/egress_reference.py)
 

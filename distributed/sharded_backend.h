@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// ShardedBackend: a backend whose CountDraws is split across the ranks of an MPI job
+// (docs/spec/sharded_statistics.md). Every rank runs the same statistical harness on the same
+// cases in the same order; when the wrapped backend can count a range of draws
+// (Backend::SupportsCountDrawsRange), rank k counts the draws of ShardRange(n, R, k)
+// (distributed/shard_range.h) and MPI_Allreduce(MPI_SUM) over int64 counts gives every rank
+// the whole count tensor, equal bit for bit to one process's CountDraws. Otherwise every rank
+// calls the wrapped CountDraws itself (same counts, no speed-up). Name, stages, profiles and
+// Run are the wrapped backend's, so the report is the single-process report byte for byte.
+//
+// Contract:
+// - Collective: every rank must call CountDraws with the same arguments in the same order.
+//   A rank whose shard throws still takes part: a status all-reduce comes first, and every
+//   rank then throws InputError naming the first failing rank and its message.
+// - Sizes: counts are int64; the sum of R shards is at most n per row, so no overflow.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+#include "core/backend.h"
+
+namespace sampcheck::distributed {
+
+class ShardedBackend final : public Backend {
+ public:
+  ShardedBackend(std::unique_ptr<Backend> inner, MPI_Comm comm);
+  std::string Name() const override { return inner_->Name(); }
+  std::vector<std::string> SupportedStages() const override { return inner_->SupportedStages(); }
+  TensorMap Run(const std::string& stage, const Case& c) override { return inner_->Run(stage, c); }
+  bool SupportsProfile(const std::string& stage, const std::string& profile) const override {
+    return inner_->SupportsProfile(stage, profile);
+  }
+  bool SupportsCountDraws(const std::string& stage) const override { return inner_->SupportsCountDraws(stage); }
+  bool UsesReferenceNoiseGenerators() const override { return inner_->UsesReferenceNoiseGenerators(); }
+  Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override;
+  std::vector<CaseOutcome> RunBatch(const std::string& stage, const std::vector<const Case*>& cases,
+                                    const OutcomeCallback& on_outcome) override {
+    return inner_->RunBatch(stage, cases, on_outcome);
+  }
+  // Draws this rank counted for the run so far (for the throughput line); draws every rank
+  // repeats count on rank 0 only.
+  std::int64_t local_draws() const { return local_draws_; }
+
+ private:
+  std::unique_ptr<Backend> inner_;
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+  std::int64_t local_draws_ = 0;
+};
+
+}  // namespace sampcheck::distributed
