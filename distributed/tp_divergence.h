@@ -6,7 +6,7 @@
 // before consensus, (b) the law of the agreed id against the target law softmax(logits), as a
 // total-variation effect size with an interval (the bias MIN introduces), and (c) that every
 // rank holds the same id after consensus. Used in one process (SimulateDivergence: every rank
-// in turn) and by the MPI driver (distributed/mpi_tp_main.cc: one rank per process).
+// in turn) and by the MPI driver (distributed/mpi_tp_command.cc: one rank per process).
 //
 // Contract:
 // - Rank r's draw d of a case with seed s: logits x_i moved by k ulps in the ordered float
