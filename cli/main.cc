@@ -14,6 +14,7 @@
 
 #include "cli/backend_registry.h"
 #include "cli/gate_command.h"
+#include "cli/option_checks.h"
 #include "cli/progress_bar.h"
 #include "cli/render_command.h"
 #include "cli/stats_command.h"
@@ -26,6 +27,7 @@
 #include "reports/conform_report.h"
 #include "reports/report_set.h"
 #include "reports/partial_report.h"
+#include "reports/text_escape.h"
 
 namespace sampcheck::cli {
 namespace {
@@ -89,7 +91,8 @@ golden::VerifyOptions MakeOptions(const std::vector<std::string>& stages, const 
     const bool failed = r.verdict == golden::Verdict::kFail;
     if (failed) {
       bar->Clear();
-      std::printf("FAIL %s\n     %s\n", r.id.c_str(), r.reason.c_str());
+      // Ids and reasons come from the backend: control characters are shown, not obeyed.
+      std::printf("FAIL %s\n     %s\n", reports::TerminalEscape(r.id).c_str(), reports::TerminalEscape(r.reason).c_str());
       std::fflush(stdout);
     }
     bar->Update(done, total, failed, r.id);
@@ -145,6 +148,7 @@ int RunConform(const std::string& golden_dir, const std::string& backend_name, c
     auto invariance = harness::CheckGoldenSetInvariance(golden_dir, *backend, options);
     results.insert(results.end(), std::make_move_iterator(invariance.begin()), std::make_move_iterator(invariance.end()));
   }
+  partial.Flush();  // report.json holds every golden case before the (long) statistical cases
   if (statistics != nullptr) {  // the statistical cases (docs/spec/harness.md), CI-sized unless --thorough
     auto stats = RunStatisticalCases(*backend, *statistics);
     results.insert(results.end(), std::make_move_iterator(stats.begin()), std::make_move_iterator(stats.end()));
@@ -167,7 +171,7 @@ void AddBackendOptions(CLI::App& cmd, BackendOptions& options) {
   isolate->excludes(no_isolate);
   cmd.add_option("--case-timeout", options.case_timeout_s, "Seconds a case may take in an isolated or exec backend")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(FiniteInRange(0, kMaxCaseTimeoutSeconds, /*min_open=*/true));
 }
 
 }  // namespace
@@ -187,7 +191,7 @@ int Main(int argc, char** argv) {
   std::string out_dir;
   std::uint64_t seed = golden::kDefaultGoldenSeed;
   gen_cmd->add_option("--out", out_dir, "Output directory (replaced atomically)")->required();
-  gen_cmd->add_option("--seed", seed, "Seed of the random case families")->capture_default_str();
+  gen_cmd->add_option("--seed", seed, "Seed of the random case families")->capture_default_str()->check(Uint64Text());
   std::string set_name = "full";
   gen_cmd->add_option("--set", set_name, "v1 (the checked-in set, <= 5 MiB) or full (adds V = 32000 and 151936 for every stage)")
       ->capture_default_str();
@@ -223,7 +227,8 @@ int Main(int argc, char** argv) {
   conform_cmd->add_flag("--no-stats", no_stats, "Skip the statistical cases (docs/spec/harness.md)");
   conform_cmd->add_flag("--thorough", conform_stats.thorough, "Statistical cases at their large-n (thorough) effect sizes");
   conform_cmd->add_option("--seed-epoch", conform_stats.seed_epoch, "Statistical suite epoch (seeds = hash(case id, epoch))")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(Uint64Text());
 
   StatsCommand stats_cmd(app);
 
