@@ -187,7 +187,8 @@ std::vector<Backend::CaseOutcome> ExchangeBackend::Exchange(const std::string& r
   const CommandResult run = RunShellCommand(command, std::max(left_s, 1e-3));
   std::string failure;
   if (!run.succeeded()) {
-    failure = "exec backend command " + run.how_it_ended;
+    // A time-out names the invocation's whole limit, not what was left of it when the command started.
+    failure = "exec backend command " + (run.timed_out ? "timed out after " + SecondsText(timeout_s) : run.how_it_ended);
     std::string tail = run.output_tail;
     while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
     if (!tail.empty()) failure += "; its output ends: " + tail;

@@ -128,11 +128,10 @@ Tensor CheckDrawCounts(TensorMap outputs, const Case& c, std::int64_t draws) {
     for (std::int64_t t = 0; t < vocab; ++t) {
       const std::int64_t v = values[static_cast<std::size_t>(r * vocab + t)];
       if (v < 0) throw InputError("case '" + c.id + "': out.counts holds a negative count in row " + std::to_string(r));
-      if (v > draws - sum) {  // checked before adding: a hostile count must not overflow the sum
-        throw InputError("case '" + c.id + "': out.counts row " + std::to_string(r) + " sums to more than the " +
-                         std::to_string(draws) + " draws asked for");
+      if (__builtin_add_overflow(sum, v, &sum)) {  // a hostile count must not overflow the sum (UB)
+        throw InputError("case '" + c.id + "': out.counts row " + std::to_string(r) +
+                         " sums beyond int64, not the " + std::to_string(draws) + " draws asked for");
       }
-      sum += v;
     }
     if (sum != draws) {
       throw InputError("case '" + c.id + "': out.counts row " + std::to_string(r) + " sums to " + std::to_string(sum) +

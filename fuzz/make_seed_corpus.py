@@ -61,15 +61,17 @@ def main():
     put("exchange_response", "run_wrong_shape", b"\0" + safetensors({"out.token": ("I64", [3], struct.pack("<3q", 1, 2, 0))}))
     put("exchange_response", "draw_counts", b"\1" + safetensors({"out.counts": ("I64", [2, 3], struct.pack("<6q", 3, 3, 4, 0, 0, 10))}))
     put("exchange_response", "draw_bad_sum", b"\1" + safetensors({"out.counts": ("I64", [2, 3], struct.pack("<6q", 3, 3, 5, 0, 0, 10))}))
-    # Plugin output records of fuzz/plugin_output_fuzz.cc: dtype i32, ndim i32, 8 extents i64,
-    # nbytes u64, data.
-    def record(dtype, shape, data):
+    # Plugin output records of fuzz/plugin_output_fuzz.cc: flags u8, dtype i32, ndim i32,
+    # 8 extents i64, nbytes u64, data.
+    def record(dtype, shape, data, flags=0):
         extents = list(shape) + [0] * (8 - len(shape))
-        return struct.pack("<ii8qQ", dtype, len(shape), *extents, len(data)) + data
+        return struct.pack("<Bii8qQ", flags, dtype, len(shape), *extents, len(data)) + data
     put("plugin_output", "i64_token_2", record(4, [2], struct.pack("<2q", 7, 9)))
     put("plugin_output", "f32_2x3", record(0, [2, 3], struct.pack("<6f", 0, 1, 2, 3, 4, 5)))
     put("plugin_output", "bool_scalar", record(6, [], b"\1"))
     put("plugin_output", "empty", record(3, [0, 5], b""))
+    put("plugin_output", "null_shape", record(4, [2], struct.pack("<2q", 7, 9), flags=1))
+    put("plugin_output", "null_data", record(4, [2], struct.pack("<2q", 7, 9), flags=2))
 
 
 if __name__ == "__main__":

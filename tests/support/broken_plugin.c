@@ -8,8 +8,8 @@
  *
  * Faults: 1 segfault, 2 abort, 3 hang, 4 wrong shape, 5 wrong dtype, 6 NaN in a float output,
  * 7 missing output, 8 unknown ABI version, 9 error code with a message, 10 extra output,
- * 11 exit(0) inside run, 12 fork a helper process that outlives the case (it writes its pid
- * to the file named by $SAMPCHECK_TEST_PID_FILE, then sleeps), 13 an output whose shape and
+ * 11 exit(0) inside run, 12 fork a helper process that sleeps past the case (its pid is
+ * appended to the file named by $SAMPCHECK_TEST_PID_FILE), 13 an output whose shape and
  * nbytes agree on 2^43 bytes over a one-element buffer.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -77,15 +77,17 @@ static int32_t BrokenRun(void* context, const char* stage, const char* profile, 
   if (trigger && BROKEN_FAULT == kExitZero) exit(0);
   if (trigger && BROKEN_FAULT == kForkHelper) {
     const pid_t helper = fork();
+    const char* pid_file = getenv("SAMPCHECK_TEST_PID_FILE");
+    FILE* f;
     if (helper == 0) {
-      const char* pid_file = getenv("SAMPCHECK_TEST_PID_FILE");
-      FILE* f = pid_file != NULL ? fopen(pid_file, "a") : NULL;
-      if (f != NULL) {
-        fprintf(f, "%ld\n", (long)getpid());
-        fclose(f);
-      }
       sleep(300);
       _exit(0);
+    }
+    /* Written by the plugin, not the helper: a helper killed at once must still be listed. */
+    f = pid_file != NULL && helper > 0 ? fopen(pid_file, "a") : NULL;
+    if (f != NULL) {
+      fprintf(f, "%ld\n", (long)helper);
+      fclose(f);
     }
   }
   code = ExampleRun(context, stage, profile, params_json, inputs, n_in, outputs, n_out, error, error_size);
