@@ -14,14 +14,25 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "core/error.h"
+#include "core/input_limits.h"
 
 namespace sampcheck::backends {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// After a command exits, how long its output is still read (what it printed last is in the
+// pipe already; only a process it left behind can keep the pipe open longer).
+constexpr int kExitGraceMilliseconds = 500;
+// How often a running command is checked for having exited while its pipe stays open.
+constexpr int kExitPollMilliseconds = 20;
+// A frame holds one outcome: a tag byte and a safetensors file whose header (names, shapes)
+// is small next to its data; this much is allowed on top of the response cap.
+constexpr std::uint64_t kFrameOverheadBytes = 1 << 20;
 
 void ResetCrashSignals() {
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
@@ -79,7 +90,90 @@ const char* SignalWords(int sig) {
   }
 }
 
+// What a SIGINT, SIGTERM or SIGHUP must not leave behind: the process groups of live
+// children and the exchange directories in use. Fixed-size tables of plain data, because the
+// handler may only use async-signal-safe calls (kill, fork, execve, waitpid, signal, raise).
+constexpr int kMaxLiveGroups = 64;
+constexpr int kMaxLiveDirectories = 16;
+constexpr std::size_t kMaxDirectoryPath = 4096;
+volatile sig_atomic_t g_live_groups[kMaxLiveGroups];
+char g_live_directories[kMaxLiveDirectories][kMaxDirectoryPath];
+volatile sig_atomic_t g_directory_used[kMaxLiveDirectories];
+
+void CleanUpAndRaise(int sig) {
+  for (int i = 0; i < kMaxLiveGroups; ++i) {
+    if (g_live_groups[i] > 0) ::kill(-static_cast<pid_t>(g_live_groups[i]), SIGKILL);
+  }
+  for (int i = 0; i < kMaxLiveDirectories; ++i) {
+    if (!g_directory_used[i]) continue;
+    const pid_t rm = ::fork();
+    if (rm == 0) {
+      ::execl("/bin/rm", "rm", "-rf", "--", g_live_directories[i], static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    if (rm > 0) ::waitpid(rm, nullptr, 0);
+  }
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+void InstallCleanupHandlers() {
+  static const bool installed = [] {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction old {};
+      ::sigaction(sig, nullptr, &old);
+      if (old.sa_handler == SIG_IGN) continue;  // keep nohup's choice
+      struct sigaction action {};
+      action.sa_handler = CleanUpAndRaise;
+      sigemptyset(&action.sa_mask);
+      ::sigaction(sig, &action, nullptr);
+    }
+    return true;
+  }();
+  (void)installed;
+}
+
+void AddLiveGroup(pid_t pgid) {
+  InstallCleanupHandlers();
+  for (auto& slot : g_live_groups) {
+    if (slot == 0) {
+      slot = pgid;
+      return;
+    }
+  }
+}
+
+void RemoveLiveGroup(pid_t pgid) {
+  for (auto& slot : g_live_groups) {
+    if (slot == pgid) slot = 0;
+  }
+}
+
+// Kills what is left of a child's process group: anything the child forked and left running
+// (a plugin's helper process, a command's background job) ends with the run.
+void KillGroup(pid_t pgid) {
+  if (pgid > 0) ::kill(-pgid, SIGKILL);
+}
+
 }  // namespace
+
+void RegisterLiveDirectory(const std::string& path) {
+  InstallCleanupHandlers();
+  if (path.size() >= kMaxDirectoryPath) return;
+  for (int i = 0; i < kMaxLiveDirectories; ++i) {
+    if (!g_directory_used[i]) {
+      std::memcpy(g_live_directories[i], path.c_str(), path.size() + 1);
+      g_directory_used[i] = 1;
+      return;
+    }
+  }
+}
+
+void UnregisterLiveDirectory(const std::string& path) {
+  for (int i = 0; i < kMaxLiveDirectories; ++i) {
+    if (g_directory_used[i] && path == g_live_directories[i]) g_directory_used[i] = 0;
+  }
+}
 
 std::string SecondsText(double seconds) {
   char text[32];
@@ -119,6 +213,7 @@ ForkedChild::ForkedChild(const std::function<void(int write_fd)>& body) {
   }
   if (pid_ == 0) {
     ::close(fds[0]);
+    ::setpgid(0, 0);  // its own process group, so whatever it forks is killed with it
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed run leaves no orphan behind
     ResetCrashSignals();
     ::signal(SIGPIPE, SIG_IGN);  // a parent that gave up makes writes fail, not kill
@@ -129,6 +224,8 @@ ForkedChild::ForkedChild(const std::function<void(int write_fd)>& body) {
     }
     ::_exit(0);
   }
+  ::setpgid(pid_, pid_);  // also here: no race with the child's own call
+  AddLiveGroup(pid_);
   ::close(fds[1]);
   read_fd_ = fds[0];
 }
@@ -138,9 +235,7 @@ ForkedChild::~ForkedChild() {
   if (read_fd_ >= 0) ::close(read_fd_);
 }
 
-void ForkedChild::Kill() {
-  if (pid_ > 0) ::kill(pid_, SIGKILL);
-}
+void ForkedChild::Kill() { KillGroup(pid_); }
 
 std::optional<std::string> ForkedChild::ReadFrame(double timeout_s, bool* timed_out) {
   *timed_out = false;
@@ -160,8 +255,10 @@ std::optional<std::string> ForkedChild::ReadFrame(double timeout_s, bool* timed_
   }
   std::uint64_t n = 0;
   for (int i = 0; i < 8; ++i) n |= std::uint64_t{header[i]} << (8 * i);
-  if (n > kMaxFrameBytes) {
-    protocol_error_ = "the child sent a frame of " + std::to_string(n) + " bytes";
+  const std::uint64_t max_frame = std::min(kMaxFrameBytes, MaxResponseBytes() + kFrameOverheadBytes);
+  if (n > max_frame) {
+    protocol_error_ = "the child sent a frame of " + std::to_string(n) + " bytes, above the limit of " +
+                      std::to_string(max_frame) + " (raise it with " + kMaxResponseBytesVariable + ")";
     Kill();
     return std::nullopt;
   }
@@ -197,6 +294,10 @@ std::string ForkedChild::Finish() {
     while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
   }
+  // The child is reaped, but its process group lives on while anything it forked does (and
+  // its id cannot be reused meanwhile): end those too, on every path.
+  KillGroup(pid_);
+  RemoveLiveGroup(pid_);
   pid_ = -1;
   return DescribeExit(status);
 }
@@ -222,16 +323,30 @@ CommandResult RunShellCommand(const std::string& command, double timeout_s) {
     ::_exit(127);
   }
   ::setpgid(pid, pid);  // also here: no race with the child's own call
+  AddLiveGroup(pid);
   ::close(fds[1]);
   CommandResult result;
   const auto deadline = DeadlineAfter(timeout_s);
+  // Once the command has exited, its output is read for at most kExitGraceSeconds more: a
+  // process it left running may hold the pipe open for ever.
+  std::optional<Clock::time_point> exited_at;
+  int status = 0;
   char buffer[4096];
   for (;;) {
+    if (!exited_at) {
+      const pid_t w = ::waitpid(pid, &status, WNOHANG);
+      if (w == pid) exited_at = Clock::now();
+    }
+    auto wake = deadline;
+    if (exited_at) wake = std::min(deadline, *exited_at + std::chrono::milliseconds(kExitGraceMilliseconds));
+    // Without SIGCHLD plumbing, the exit is noticed by polling in short slices.
+    const int slice = std::min(MillisecondsLeft(wake), exited_at ? MillisecondsLeft(wake) : kExitPollMilliseconds);
     pollfd p{fds[0], POLLIN, 0};
-    const int ready = ::poll(&p, 1, MillisecondsLeft(deadline));
+    const int ready = ::poll(&p, 1, slice);
     if (ready < 0 && errno == EINTR) continue;
     if (ready == 0) {
-      result.timed_out = true;
+      if (Clock::now() < wake) continue;  // a poll slice ended: look at the command again
+      if (!exited_at) result.timed_out = true;
       break;
     }
     const ssize_t r = ::read(fds[0], buffer, sizeof buffer);
@@ -243,10 +358,12 @@ CommandResult RunShellCommand(const std::string& command, double timeout_s) {
     }
   }
   ::close(fds[0]);
-  if (result.timed_out) ::kill(-pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  KillGroup(pid);  // a time-out, or whatever the command left running
+  if (!exited_at) {
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
   }
+  RemoveLiveGroup(pid);
   result.status = status;
   result.how_it_ended = result.timed_out ? "timed out after " + SecondsText(timeout_s) : DescribeExit(status);
   if (result.output_tail.size() > kOutputTailBytes) {

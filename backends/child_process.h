@@ -18,9 +18,16 @@
 // - Finish() reaps the child (killing it first if still running) and returns how it ended:
 //   "exited normally", "exited with status 3", "crashed with SIGSEGV (segmentation fault)",
 //   "aborted (SIGABRT)", "killed by SIGKILL".
+// - Every child runs in its own process group, and the whole group is killed on every path:
+//   a time-out, a protocol error, and after the child itself has ended (whatever it forked and
+//   left running ends with it).
 // - RunShellCommand runs `/bin/sh -c command` with stdin from /dev/null, stdout and stderr
 //   captured (the last kOutputTailBytes kept), killing the whole process group after
-//   `timeout_s`.
+//   `timeout_s`. Reading stops when the command exits (after a 0.5 s grace period for a pipe
+//   still held open by a process it left behind), not when the pipe closes.
+// - A SIGINT, SIGTERM or SIGHUP to sampcheck kills the live children's process groups and
+//   removes the directories registered with RegisterLiveDirectory, then ends sampcheck with
+//   that signal.
 // Example: ForkedChild child([](int fd) { WriteFrame(fd, "hi"); });
 //   child.ReadFrame(1.0, &to) == "hi"; child.ReadFrame(1.0, &to) == nullopt; child.Finish() == "exited normally"
 
@@ -71,6 +78,11 @@ struct CommandResult {
 };
 
 CommandResult RunShellCommand(const std::string& command, double timeout_s);
+
+// A directory to remove if sampcheck is ended by a signal while it exists (at most 16 at a
+// time; exchange directories). Unregister before removing it normally.
+void RegisterLiveDirectory(const std::string& path);
+void UnregisterLiveDirectory(const std::string& path);
 
 // "10 s", "0.5 s"
 std::string SecondsText(double seconds);

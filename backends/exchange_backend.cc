@@ -3,15 +3,19 @@
 #include "backends/exchange_backend.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <limits>
 #include <cstdlib>
 #include <system_error>
 
 #include <nlohmann/json.hpp>
 
 #include "backends/child_process.h"
+#include "backends/exchange_response.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/input_limits.h"
 #include "core/safetensors.h"
 #include "core/stage_catalogue.h"
 
@@ -44,9 +48,25 @@ class TemporaryDirectory {
     std::string pattern = std::string(base && *base ? base : "/tmp") + "/sampcheck-exchange-XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr) throw InputError(pattern + ": cannot create a temporary directory");
     path_ = pattern;
+    RegisterLiveDirectory(path_.string());
   }
   ~TemporaryDirectory() {
+    UnregisterLiveDirectory(path_.string());
     std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+    if (!ec) return;
+    // A backend that took away write or search permission from its directories: give them
+    // back (everything inside is ours), then remove again.
+    std::filesystem::permissions(path_, std::filesystem::perms::owner_all, std::filesystem::perm_options::add, ec);
+    for (auto it = std::filesystem::recursive_directory_iterator(
+             path_, std::filesystem::directory_options::skip_permission_denied, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+      std::error_code ignored;
+      if (it->is_directory(ignored) && !it->is_symlink(ignored)) {
+        std::filesystem::permissions(it->path(), std::filesystem::perms::owner_all,
+                                     std::filesystem::perm_options::add, ignored);
+      }
+    }
     std::filesystem::remove_all(path_, ec);
   }
   TemporaryDirectory(const TemporaryDirectory&) = delete;
@@ -69,33 +89,6 @@ std::string SerializeRequestCase(const Case& c) {
   for (const auto& [name, t] : c.inputs) tensors.emplace("in." + name, t);
   const nlohmann::json meta = {{"id", c.id}, {"stage", c.stage}, {"profile", c.profile}, {"params", c.params}};
   return SerializeSafetensors(tensors, {{"sampcheck.case", meta.dump()}});
-}
-
-Backend::CaseOutcome ReadResponse(const std::filesystem::path& dir, const std::string& stem) {
-  Backend::CaseOutcome o;
-  const auto error_file = dir / (stem + ".error");
-  const auto tensor_file = dir / (stem + ".safetensors");
-  if (std::filesystem::exists(error_file)) {
-    o.error = "backend error: " + ReadWholeFile(error_file);
-    while (!o.error.empty() && (o.error.back() == '\n' || o.error.back() == '\r')) o.error.pop_back();
-    return o;
-  }
-  if (!std::filesystem::exists(tensor_file)) {
-    o.error = "no response for this case (neither " + stem + ".safetensors nor " + stem + ".error)";
-    return o;
-  }
-  try {
-    for (auto& [name, t] : ReadSafetensors(tensor_file).tensors) {
-      if (name.rfind("out.", 0) != 0) {
-        throw InputError(tensor_file.string() + ": response tensor '" + name + "' lacks the out. prefix");
-      }
-      o.outputs.emplace(name.substr(4), std::move(t));
-    }
-  } catch (const std::exception& e) {
-    o.outputs.clear();
-    o.error = e.what();
-  }
-  return o;
 }
 
 }  // namespace
@@ -156,6 +149,9 @@ bool ExchangeBackend::SupportsProfile(const std::string& stage, const std::strin
 std::vector<Backend::CaseOutcome> ExchangeBackend::Exchange(const std::string& request,
                                                             const std::vector<Request>& requests,
                                                             std::string* backend_json) {
+  // The time limit covers the whole exchange: writing the cases, the command, and reading
+  // its responses.
+  const auto started = std::chrono::steady_clock::now();
   TemporaryDirectory tmp;
   const auto cases_dir = tmp.path() / "cases";
   const auto responses_dir = tmp.path() / "responses";
@@ -186,10 +182,13 @@ std::vector<Backend::CaseOutcome> ExchangeBackend::Exchange(const std::string& r
   const double timeout_s = backend_json != nullptr
                                ? std::max(case_timeout_s_, kDescribeTimeoutSeconds)
                                : case_timeout_s_ * static_cast<double>(std::max<std::size_t>(requests.size(), 1));
-  const CommandResult run = RunShellCommand(command, timeout_s);
+  const auto deadline = started + std::chrono::microseconds(static_cast<long long>(timeout_s * 1e6));
+  const double left_s = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+  const CommandResult run = RunShellCommand(command, std::max(left_s, 1e-3));
   std::string failure;
   if (!run.succeeded()) {
-    failure = "exec backend command " + run.how_it_ended;
+    // A time-out names the invocation's whole limit, not what was left of it when the command started.
+    failure = "exec backend command " + (run.timed_out ? "timed out after " + SecondsText(timeout_s) : run.how_it_ended);
     std::string tail = run.output_tail;
     while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
     if (!tail.empty()) failure += "; its output ends: " + tail;
@@ -200,7 +199,7 @@ std::vector<Backend::CaseOutcome> ExchangeBackend::Exchange(const std::string& r
     if (!std::filesystem::exists(path)) {
       throw InputError("exec backend '" + command_template_ + "' wrote no backend.json for the describe request");
     }
-    *backend_json = ReadWholeFile(path);
+    *backend_json = ReadBoundedFile(path, MaxResponseBytes(), kMaxResponseBytesVariable);
     return {};
   }
   std::vector<CaseOutcome> outcomes(requests.size());
@@ -209,10 +208,14 @@ std::vector<Backend::CaseOutcome> ExchangeBackend::Exchange(const std::string& r
     const bool answered = std::filesystem::exists(responses_dir / (stem + ".safetensors")) ||
                           std::filesystem::exists(responses_dir / (stem + ".error"));
     if (!answered && !failure.empty()) {
-      outcomes[i].error = failure;
+      outcomes[i].error = CapReason(failure);
       continue;
     }
-    outcomes[i] = ReadResponse(responses_dir, stem);
+    if (std::chrono::steady_clock::now() > deadline) {
+      outcomes[i].error = "timed out after " + SecondsText(timeout_s) + " (while reading the responses)";
+      continue;
+    }
+    outcomes[i] = ReadExchangeResponse(responses_dir, stem, *requests[i].c, requests[i].draws);
   }
   return outcomes;
 }
@@ -242,32 +245,7 @@ Tensor ExchangeBackend::CountDraws(const std::string& stage, const Case& c, std:
   auto outcomes = Exchange("run", {{&c, draws, seed}}, nullptr);
   CaseOutcome& o = outcomes.at(0);
   if (!o.error.empty()) throw InputError(o.error);
-  auto it = o.outputs.find("counts");
-  if (it == o.outputs.end() || o.outputs.size() != 1) {
-    throw InputError("case '" + c.id + "': a draw response must hold exactly one tensor, out.counts");
-  }
-  const Tensor& counts = it->second;
-  const auto logits = c.inputs.find("logits");
-  if (counts.dtype() != DType::kI64 || counts.rank() != 2 ||
-      (logits != c.inputs.end() && logits->second.rank() == 2 && counts.shape() != logits->second.shape())) {
-    throw InputError("case '" + c.id + "': out.counts must be i64 [rows, V] like the logits; got " +
-                     std::string(DTypeName(counts.dtype())) + " " + ShapeString(counts.shape()));
-  }
-  const auto values = counts.data<std::int64_t>();
-  const std::int64_t vocab = counts.dim(1);
-  for (std::int64_t r = 0; r < counts.dim(0); ++r) {
-    std::int64_t sum = 0;
-    for (std::int64_t t = 0; t < vocab; ++t) {
-      const std::int64_t v = values[static_cast<std::size_t>(r * vocab + t)];
-      if (v < 0) throw InputError("case '" + c.id + "': out.counts holds a negative count in row " + std::to_string(r));
-      sum += v;
-    }
-    if (sum != draws) {
-      throw InputError("case '" + c.id + "': out.counts row " + std::to_string(r) + " sums to " + std::to_string(sum) +
-                       ", not the " + std::to_string(draws) + " draws asked for");
-    }
-  }
-  return std::move(it->second);
+  return CheckDrawCounts(std::move(o.outputs), c, draws);
 }
 
 }  // namespace sampcheck::backends

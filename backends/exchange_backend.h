@@ -16,11 +16,15 @@
 //   whose response is malformed; when the command itself failed or timed out, the cases
 //   without a response fail with its status and the tail of its output.
 // - The command has case_timeout_s seconds per case in the invocation (for the describe
-//   request, max(case_timeout_s, 60 s)); past that its process group is killed.
+//   request, max(case_timeout_s, 60 s)), covering the whole exchange: writing the cases, the
+//   command, and reading the responses (backends/exchange_response.h: regular files within
+//   the response cap, headers checked before data). Past that its process group is killed.
+//   Reading the command's output stops at its exit (backends/child_process.h).
 // - CountDraws sends one case with "draws" and "seed"; the response's out.counts must be i64
 //   [rows, V] with every row summing to draws.
 // - The exchange directories live in a fresh temporary directory per invocation and are
-//   removed afterwards.
+//   removed on every path (permissions the command took away are restored first; a SIGINT,
+//   SIGTERM or SIGHUP to sampcheck removes them too).
 // Example: ExchangeBackend b("python3 examples/python_backend/backend.py {cases} {responses}", 60);
 //   b.SupportedStages() == {"greedy", "temperature", ...} as the script describes them.
 

@@ -6,6 +6,7 @@
 
 #include "backends/child_process.h"
 #include "core/error.h"
+#include "core/input_limits.h"
 #include "core/safetensors.h"
 
 namespace sampcheck::backends {
@@ -28,7 +29,7 @@ Backend::CaseOutcome DecodeOutcome(const std::string& frame) {
     return o;
   }
   if (frame[0] == kErrorTag) {
-    o.error = frame.substr(1);
+    o.error = CapReason(frame.substr(1));
     if (o.error.empty()) o.error = "backend failed without a message";
     return o;
   }

@@ -3,11 +3,17 @@
 #include "backends/plugin_backend.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
+#include "backends/plugin_output.h"
 #include "core/error.h"
+#include "core/input_limits.h"
 #include "core/profile.h"
 #include "core/stage_catalogue.h"
 #include "sampcheck/backend_abi.h"
@@ -26,46 +32,52 @@ static_assert(SAMPCHECK_DTYPE_F64 == static_cast<int>(DType::kF64));
 
 namespace {
 
-constexpr int kMaxDims = 8;
 constexpr std::size_t kErrorBufferBytes = 4096;
+
+// A plugin that calls exit() inside run (--no-isolate) would end sampcheck with the plugin's
+// status, 0 included, before any verdict is printed: an incomplete run that looks like a pass.
+// While a plugin's run is on the stack this names the plugin and the case; an atexit handler
+// then turns any exit into status 2 with a message. (_exit and quick_exit bypass atexit: only
+// isolation, the default, guards against those.)
+// Only in the process that loaded the plugin: in an isolated child (fork) the plugin's exit
+// status is the child's, reported as "exited with status N while running this case".
+std::atomic<bool> g_inside_run{false};
+std::atomic<pid_t> g_loading_process{-1};
+char g_running_what[512];
+
+void ExitDuringRun() {
+  if (!g_inside_run.load() || ::getpid() != g_loading_process.load()) return;
+  static const char kPrefix[] = "sampcheck: error: the plugin ended the process (exit) while running ";
+  static const char kSuffix[] = "; the run is incomplete (run plugins isolated, the default, to keep going)\n";
+  (void)!::write(STDERR_FILENO, kPrefix, sizeof kPrefix - 1);
+  (void)!::write(STDERR_FILENO, g_running_what, std::strlen(g_running_what));
+  (void)!::write(STDERR_FILENO, kSuffix, sizeof kSuffix - 1);
+  ::_exit(2);
+}
+
+// Marks a plugin run in progress for ExitDuringRun.
+class RunGuard {
+ public:
+  RunGuard(const std::string& plugin, const std::string& case_id) {
+    std::snprintf(g_running_what, sizeof g_running_what, "case '%s' of plugin '%s'", case_id.c_str(), plugin.c_str());
+    g_inside_run.store(true);
+  }
+  ~RunGuard() { g_inside_run.store(false); }
+  RunGuard(const RunGuard&) = delete;
+  RunGuard& operator=(const RunGuard&) = delete;
+};
 
 std::string CString(const char* s, const std::string& what) {
   if (s == nullptr) throw InputError(what + " is NULL");
   return s;
 }
 
-std::optional<DType> DTypeFromAbi(std::int32_t value) {
-  for (DType d : kAllDTypes) {
-    if (static_cast<std::int32_t>(d) == value) return d;
-  }
-  return std::nullopt;
-}
-
-// Copies one plugin output into an owned tensor, checking that the view is self-consistent.
-Tensor CopyOutput(const sampcheck_tensor& t, const std::string& what) {
-  const auto dtype = DTypeFromAbi(t.dtype);
-  if (!dtype) throw InputError(what + " has unknown dtype value " + std::to_string(t.dtype));
-  if (t.ndim < 0 || t.ndim > kMaxDims) {
-    throw InputError(what + " has ndim " + std::to_string(t.ndim) + "; expected 0.." + std::to_string(kMaxDims));
-  }
-  if (t.ndim > 0 && t.shape == nullptr) throw InputError(what + " has a NULL shape");
-  Shape shape(t.shape, t.shape + t.ndim);
-  const auto numel = CheckedNumElements(shape, DTypeSize(*dtype));
-  if (!numel) throw InputError(what + " has an invalid shape " + ShapeString(shape));
-  const std::uint64_t want = static_cast<std::uint64_t>(*numel) * DTypeSize(*dtype);
-  if (t.nbytes != want) {
-    throw InputError(what + " has nbytes " + std::to_string(t.nbytes) + " but shape " + ShapeString(shape) + " " +
-                     std::string(DTypeName(*dtype)) + " needs " + std::to_string(want));
-  }
-  if (want > 0 && t.data == nullptr) throw InputError(what + " has NULL data");
-  Tensor out = Tensor::Uninitialized(*dtype, shape);
-  if (want > 0) std::memcpy(out.bytes().data(), t.data, want);
-  return out;
-}
-
 }  // namespace
 
 PluginBackend::PluginBackend(const std::filesystem::path& path) : path_(path) {
+  static const bool registered = std::atexit(ExitDuringRun) == 0;
+  (void)registered;
+  g_loading_process.store(::getpid());
   const std::string where = path.string() + ": ";
   handle_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle_ == nullptr) {
@@ -153,9 +165,12 @@ TensorMap PluginBackend::Run(const std::string& stage, const Case& c) {
   sampcheck_tensor* outputs = nullptr;
   std::int32_t n_out = 0;
   std::string error(kErrorBufferBytes, '\0');
-  const std::int32_t code =
-      descriptor_->run(descriptor_->context, stage.c_str(), c.profile.c_str(), params.c_str(), inputs.data(),
+  std::int32_t code;
+  {
+    const RunGuard guard(path_.string(), c.id);
+    code = descriptor_->run(descriptor_->context, stage.c_str(), c.profile.c_str(), params.c_str(), inputs.data(),
                        static_cast<std::int32_t>(inputs.size()), &outputs, &n_out, error.data(), error.size());
+  }
   // Copy first, release always (also on failure), then report.
   TensorMap result;
   std::string fault;
@@ -167,7 +182,7 @@ TensorMap PluginBackend::Run(const std::string& stage, const Case& c) {
       try {
         const std::string name = CString(outputs[i].name, "plugin output " + std::to_string(i) + "'s name");
         if (result.contains(name)) throw InputError("plugin returned output '" + name + "' twice");
-        result.emplace(name, CopyOutput(outputs[i], "plugin output '" + name + "'"));
+        result.emplace(name, CopyPluginOutput(outputs[i], path_.string() + ": plugin output '" + name + "'"));
       } catch (const InputError& e) {
         fault = e.what();
       }

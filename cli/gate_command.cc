@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "cli/option_checks.h"
 #include "core/error.h"
 #include "reports/report_reader.h"
 
@@ -32,7 +33,7 @@ void AddGateCommand(CLI::App& app, GateCommand& gate) {
   gate.command
       ->add_option("--effect-tolerance", gate.options.effect_tolerance,
                    "Largest allowed effect-size growth, in units of each case's minimum detectable effect")
-      ->check(CLI::NonNegativeNumber)
+      ->check(FiniteInRange(0, kMaxEffectTolerance))
       ->capture_default_str();
   gate.command->add_flag("--allow-missing", gate.options.allow_missing,
                          "Do not fail on baseline cases that are absent from the report or now skipped");

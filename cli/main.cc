@@ -15,6 +15,7 @@
 #include "cli/backend_registry.h"
 #include "cli/default_golden.h"
 #include "cli/gate_command.h"
+#include "cli/option_checks.h"
 #include "cli/progress_bar.h"
 #include "cli/render_command.h"
 #include "cli/stats_command.h"
@@ -27,6 +28,7 @@
 #include "reference/row_threads.h"
 #include "reports/conform_report.h"
 #include "reports/report_set.h"
+#include "reports/text_escape.h"
 
 namespace sampcheck::cli {
 namespace {
@@ -92,7 +94,8 @@ golden::VerifyOptions MakeOptions(const std::vector<std::string>& stages, const 
     const bool failed = r.verdict == golden::Verdict::kFail;
     if (failed) {
       bar->Clear();
-      std::printf("FAIL %s\n     %s\n", r.id.c_str(), r.reason.c_str());
+      // Ids and reasons come from the backend: control characters are shown, not obeyed.
+      std::printf("FAIL %s\n     %s\n", reports::TerminalEscape(r.id).c_str(), reports::TerminalEscape(r.reason).c_str());
       std::fflush(stdout);
     }
     bar->Update(done, total, failed, r.id);
@@ -149,7 +152,7 @@ void AddBackendOptions(CLI::App& cmd, BackendOptions& options) {
   isolate->excludes(no_isolate);
   cmd.add_option("--case-timeout", options.case_timeout_s, "Seconds a case may take in an isolated or exec backend")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(FiniteInRange(0, kMaxCaseTimeoutSeconds, /*min_open=*/true));
 }
 
 }  // namespace
@@ -173,7 +176,7 @@ int Main(int argc, char** argv) {
   std::string out_dir;
   std::uint64_t seed = golden::kDefaultGoldenSeed;
   gen_cmd->add_option("--out", out_dir, "Output directory (replaced atomically)")->required();
-  gen_cmd->add_option("--seed", seed, "Seed of the random case families")->capture_default_str();
+  gen_cmd->add_option("--seed", seed, "Seed of the random case families")->capture_default_str()->check(Uint64Text());
   std::string set_name = "full";
   gen_cmd->add_option("--set", set_name, "v1 (the checked-in set, <= 8 MiB) or full (adds V = 32000 and 151936 for every stage)")
       ->capture_default_str();
@@ -210,7 +213,8 @@ int Main(int argc, char** argv) {
   conform_cmd->add_flag("--no-stats", no_stats, "Skip the statistical cases (docs/spec/harness.md)");
   conform_cmd->add_flag("--thorough", conform_stats.thorough, "Statistical cases at their large-n (thorough) effect sizes");
   conform_cmd->add_option("--seed-epoch", conform_stats.seed_epoch, "Statistical suite epoch (seeds = hash(case id, epoch))")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(Uint64Text());
 
   StatsCommand stats_cmd(app);
 

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "cli/backend_registry.h"
+#include "cli/option_checks.h"
 #include "cli/progress_bar.h"
 #include "core/error.h"
 #include "harness/statistical_run.h"
@@ -47,7 +48,7 @@ StatsCommand::StatsCommand(CLI::App& app) {
       ->required();
   command_->add_option("--stage", options_.stages, "Only these stages");
   command_->add_option("--profile", options_.profiles, "Only these profiles");
-  command_->add_option("--seed-epoch", options_.seed_epoch, "Suite epoch: seeds are hash(case id, epoch)")->capture_default_str();
+  command_->add_option("--seed-epoch", options_.seed_epoch, "Suite epoch: seeds are hash(case id, epoch)")->capture_default_str()->check(Uint64Text());
   command_->add_option("--budget", options_.budget_seconds, "Seconds; cases not started in time are skipped (0: no limit)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();

@@ -3,7 +3,9 @@
 #include "core/case.h"
 
 #include "core/atomic_file.h"
+#include "core/case_bytes.h"
 #include "core/error.h"
+#include "core/input_limits.h"
 #include "core/safetensors.h"
 
 namespace sampcheck {
@@ -22,8 +24,12 @@ std::string RequireString(const nlohmann::json& j, const char* key, const std::s
 }  // namespace
 
 GoldenCase ReadCaseFile(const std::filesystem::path& path) {
-  const std::string where = path.string();
-  SafetensorsFile file = ReadSafetensors(path);
+  const std::string bytes = ReadBoundedFile(path, MaxCaseBytes(), kMaxCaseBytesVariable);
+  return ParseCase(std::as_bytes(std::span(bytes.data(), bytes.size())), path.string());
+}
+
+GoldenCase ParseCase(std::span<const std::byte> bytes, const std::string& where) {
+  SafetensorsFile file = ParseSafetensors(bytes, where);
   auto it = file.metadata.find(kCaseKey);
   if (it == file.metadata.end()) {
     throw InputError(where + ": no '" + kCaseKey + "' metadata; not a sampcheck case file");
@@ -36,9 +42,16 @@ GoldenCase ReadCaseFile(const std::filesystem::path& path) {
   g.input.id = RequireString(meta, "id", where);
   g.input.stage = RequireString(meta, "stage", where);
   g.input.profile = RequireString(meta, "profile", where);
-  g.comparison = ComparisonRule::Parse(RequireString(meta, "comparison", where));
+  try {
+    g.comparison = ComparisonRule::Parse(RequireString(meta, "comparison", where));
+  } catch (const InputError& e) {
+    const std::string why = e.what();
+    throw InputError(why.starts_with(where) ? why : where + ": metadata '" + kCaseKey + "' field 'comparison': " + why);
+  }
   if (meta.contains("params")) {
-    if (!meta["params"].is_object()) throw InputError(where + ": 'params' is not a JSON object");
+    if (!meta["params"].is_object()) {
+      throw InputError(where + ": metadata '" + kCaseKey + "' field 'params' is not a JSON object");
+    }
     g.input.params = meta["params"];
   }
   for (auto& [name, tensor] : file.tensors) {

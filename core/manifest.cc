@@ -6,6 +6,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/input_limits.h"
 
 namespace sampcheck {
 
@@ -74,9 +75,10 @@ Manifest ManifestFromJson(const nlohmann::json& j, const std::string& what) {
 
 Manifest ReadManifest(const std::filesystem::path& golden_dir) {
   const auto path = golden_dir / "manifest.json";
-  const std::string text = ReadWholeFile(path);
+  const std::string text = ReadBoundedFile(path, MaxManifestBytes(), kMaxManifestBytesVariable);
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) throw InputError(path.string() + ": not valid JSON");
+  // A generator object is kept as it is; its size is bounded by the file's.
   return ManifestFromJson(j, path.string());
 }
 

@@ -24,6 +24,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/input_limits.h"
 
 namespace sampcheck {
 namespace {
@@ -60,14 +61,6 @@ std::string SupportedDTypeList() {
   if (!tensor.empty()) msg += "tensor " + Quote(tensor) + ": ";
   throw InputError(msg + fault);
 }
-
-struct EntrySpec {
-  std::string name;
-  DType dtype;
-  Shape shape;
-  std::uint64_t begin;
-  std::uint64_t end;
-};
 
 // A non-negative JSON integer that fits in int64, or nullopt with `why` set.
 std::optional<std::int64_t> NonNegativeInt64(const Json& v, std::string* why) {
@@ -150,7 +143,7 @@ void ParseMetadata(const Json& value, const std::string& what, Metadata* out) {
   }
 }
 
-EntrySpec ParseEntry(const std::string& name, const Json& entry, std::uint64_t data_size,
+SafetensorsEntry ParseEntry(const std::string& name, const Json& entry, std::uint64_t data_size,
                      const std::string& what) {
   if (!entry.is_object()) {
     Fail(what, name, "entry is a JSON " + std::string(entry.type_name()) +
@@ -169,7 +162,7 @@ EntrySpec ParseEntry(const std::string& name, const Json& entry, std::uint64_t d
     }
   }
 
-  EntrySpec spec;
+  SafetensorsEntry spec;
   spec.name = name;
   const Json& dtype = entry["dtype"];
   if (!dtype.is_string()) {
@@ -246,14 +239,14 @@ EntrySpec ParseEntry(const std::string& name, const Json& entry, std::uint64_t d
 
 // The ranges, sorted by (begin, end), must tile [0, data_size) with no overlap and no hole
 // (safetensors' validate(): MetadataIncompleteBuffer / InvalidOffset).
-void CheckCoverage(std::vector<EntrySpec>* specs, std::uint64_t data_size,
+void CheckCoverage(std::vector<SafetensorsEntry>* specs, std::uint64_t data_size,
                    const std::string& what) {
-  std::sort(specs->begin(), specs->end(), [](const EntrySpec& a, const EntrySpec& b) {
+  std::sort(specs->begin(), specs->end(), [](const SafetensorsEntry& a, const SafetensorsEntry& b) {
     return std::tie(a.begin, a.end, a.name) < std::tie(b.begin, b.end, b.name);
   });
   std::uint64_t cursor = 0;
-  const EntrySpec* previous = nullptr;
-  for (const EntrySpec& s : *specs) {
+  const SafetensorsEntry* previous = nullptr;
+  for (const SafetensorsEntry& s : *specs) {
     if (s.begin < cursor) {
       Fail(what, s.name, "byte range [" + std::to_string(s.begin) + ", " +
                              std::to_string(s.end) + ") overlaps tensor " +
@@ -279,26 +272,27 @@ void CheckCoverage(std::vector<EntrySpec>* specs, std::uint64_t data_size,
 
 }  // namespace
 
-SafetensorsFile ParseSafetensors(std::span<const std::byte> bytes, const std::string& what) {
-  if (bytes.size() < kLengthPrefixBytes) {
-    Fail(what, "", "file is truncated: " + std::to_string(bytes.size()) +
+SafetensorsHeader ParseSafetensorsHeader(std::span<const std::byte> prefix, std::uint64_t file_size,
+                                         const std::string& what) {
+  if (file_size < kLengthPrefixBytes || prefix.size() < kLengthPrefixBytes) {
+    Fail(what, "", "file is truncated: " + std::to_string(file_size) +
                        " bytes, shorter than the 8-byte header length");
   }
   std::uint64_t header_len = 0;
   for (std::size_t i = 0; i < kLengthPrefixBytes; ++i) {
-    header_len |= static_cast<std::uint64_t>(bytes[i]) << (8 * i);
+    header_len |= static_cast<std::uint64_t>(prefix[i]) << (8 * i);
   }
   if (header_len > kMaxHeaderBytes) {
     Fail(what, "", "header length " + std::to_string(header_len) + " exceeds the maximum of " +
                        std::to_string(kMaxHeaderBytes) + " bytes");
   }
-  const std::uint64_t available = bytes.size() - kLengthPrefixBytes;
-  if (header_len > available) {
+  const std::uint64_t available = file_size - kLengthPrefixBytes;
+  if (header_len > available || header_len > prefix.size() - kLengthPrefixBytes) {
     Fail(what, "", "header length " + std::to_string(header_len) +
                        " extends beyond the end of the file (" + std::to_string(available) +
                        " bytes follow the length; truncated file?)");
   }
-  const std::string_view header_text(reinterpret_cast<const char*>(bytes.data()) +
+  const std::string_view header_text(reinterpret_cast<const char*>(prefix.data()) +
                                          kLengthPrefixBytes,
                                      static_cast<std::size_t>(header_len));
   const Json header = ParseHeaderJson(header_text, what);
@@ -306,22 +300,28 @@ SafetensorsFile ParseSafetensors(std::span<const std::byte> bytes, const std::st
     Fail(what, "", "header is a JSON " + std::string(header.type_name()) +
                        ", expected an object");
   }
-
-  const std::span<const std::byte> data =
-      bytes.subspan(kLengthPrefixBytes + static_cast<std::size_t>(header_len));
-  SafetensorsFile file;
-  std::vector<EntrySpec> specs;
-  specs.reserve(header.size());  // bounded by the header text
+  SafetensorsHeader out;
+  out.data_offset = kLengthPrefixBytes + header_len;
+  out.data_size = file_size - out.data_offset;
+  out.entries.reserve(header.size());  // bounded by the header text
   for (const auto& [name, entry] : header.items()) {
     if (name == kMetadataKey) {
-      ParseMetadata(entry, what, &file.metadata);
+      ParseMetadata(entry, what, &out.metadata);
     } else {
-      specs.push_back(ParseEntry(name, entry, data.size(), what));
+      out.entries.push_back(ParseEntry(name, entry, out.data_size, what));
     }
   }
-  CheckCoverage(&specs, data.size(), what);
+  CheckCoverage(&out.entries, out.data_size, what);
+  return out;
+}
 
-  for (const EntrySpec& s : specs) {
+namespace {
+
+// Tensors of a checked header from its data section (exactly header.data_size bytes).
+SafetensorsFile BuildTensors(SafetensorsHeader header, std::span<const std::byte> data) {
+  SafetensorsFile file;
+  file.metadata = std::move(header.metadata);
+  for (const SafetensorsEntry& s : header.entries) {
     Tensor t(s.dtype, s.shape);
     if (t.nbytes() != 0) {
       std::memcpy(t.bytes().data(), data.data() + s.begin, t.nbytes());
@@ -331,9 +331,43 @@ SafetensorsFile ParseSafetensors(std::span<const std::byte> bytes, const std::st
   return file;
 }
 
+}  // namespace
+
+SafetensorsFile ParseSafetensors(std::span<const std::byte> bytes, const std::string& what) {
+  SafetensorsHeader header = ParseSafetensorsHeader(bytes, bytes.size(), what);
+  const auto data = bytes.subspan(static_cast<std::size_t>(header.data_offset));
+  return BuildTensors(std::move(header), data);
+}
+
 SafetensorsFile ReadSafetensors(const std::filesystem::path& path) {
   const std::string bytes = ReadWholeFile(path);
   return ParseSafetensors(std::as_bytes(std::span(bytes.data(), bytes.size())), path.string());
+}
+
+SafetensorsFile ReadSafetensors(const std::filesystem::path& path, std::uint64_t max_bytes,
+                                std::string_view variable, const HeaderCheck& check) {
+  const std::string what = path.string();
+  std::uint64_t size = 0;
+  const std::string length = ReadBoundedPrefix(path, max_bytes, variable, 0, kLengthPrefixBytes, &size);
+  std::uint64_t header_len = 0;
+  for (std::size_t i = 0; i < length.size(); ++i) {
+    header_len |= static_cast<std::uint64_t>(static_cast<unsigned char>(length[i])) << (8 * i);
+  }
+  // Only the header is read before it has been checked: the data section is read once the
+  // shapes are known to be what the caller expects.
+  const std::uint64_t prefix_len = kLengthPrefixBytes + std::min(header_len, kMaxHeaderBytes);
+  const std::string prefix = ReadBoundedPrefix(path, max_bytes, variable, 0, prefix_len, &size);
+  SafetensorsHeader header =
+      ParseSafetensorsHeader(std::as_bytes(std::span(prefix.data(), prefix.size())), size, what);
+  if (check) check(header);
+  std::uint64_t size_now = 0;
+  const std::string data =
+      ReadBoundedPrefix(path, max_bytes, variable, header.data_offset, header.data_size, &size_now);
+  if (size_now != size || data.size() != header.data_size) {
+    Fail(what, "", "file changed size while it was read (" + std::to_string(size) + " then " +
+                       std::to_string(size_now) + " bytes)");
+  }
+  return BuildTensors(std::move(header), std::as_bytes(std::span(data.data(), data.size())));
 }
 
 namespace {

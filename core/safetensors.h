@@ -24,9 +24,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/tensor.h"
 
@@ -42,9 +45,38 @@ struct SafetensorsFile {
   Metadata metadata;
 };
 
+// One header entry, checked against the data section's real size.
+struct SafetensorsEntry {
+  std::string name;
+  DType dtype;
+  Shape shape;
+  std::uint64_t begin;  // byte range in the data section
+  std::uint64_t end;
+};
+
+// A checked header: every reader-contract check above except the data itself; entries
+// sorted by byte range.
+struct SafetensorsHeader {
+  std::vector<SafetensorsEntry> entries;
+  Metadata metadata;
+  std::uint64_t data_offset = 0;  // 8 + header length
+  std::uint64_t data_size = 0;
+};
+
 // `what` names the source in error messages (normally the path).
 SafetensorsFile ParseSafetensors(std::span<const std::byte> bytes, const std::string& what);
+// `prefix`: the file's first bytes, holding at least the length and the header;
+// `file_size`: the whole file's size.
+SafetensorsHeader ParseSafetensorsHeader(std::span<const std::byte> prefix, std::uint64_t file_size,
+                                         const std::string& what);
+// Whole-file read for files sampcheck wrote itself.
 SafetensorsFile ReadSafetensors(const std::filesystem::path& path);
+// For untrusted files (core/input_limits.h): a regular file of at most max_bytes (`variable`
+// raises the cap); the header is read and checked first, then `check` (which throws to refuse
+// the file, e.g. for a shape the caller does not expect) runs before any data is read.
+using HeaderCheck = std::function<void(const SafetensorsHeader&)>;
+SafetensorsFile ReadSafetensors(const std::filesystem::path& path, std::uint64_t max_bytes,
+                                std::string_view variable, const HeaderCheck& check = {});
 
 std::string SerializeSafetensors(const TensorMap& tensors, const Metadata& metadata);
 void WriteSafetensors(const std::filesystem::path& path, const TensorMap& tensors,

@@ -8,11 +8,14 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <utility>
 
 #include "core/atomic_file.h"
+#include "core/case_bytes.h"
 #include "core/error.h"
 #include "core/half.h"
+#include "core/input_limits.h"
 #include "core/manifest.h"
 #include "core/safetensors.h"
 #include "core/sha256.h"
@@ -46,26 +49,70 @@ struct PendingCase {
   GoldenCase golden;
 };
 
+// "a, b, c": the names of a catalogue list, for messages.
+template <typename Spec>
+std::string NameList(const std::vector<Spec>& specs) {
+  std::string out;
+  for (const auto& s : specs) out += (out.empty() ? "" : ", ") + s.name;
+  return out.empty() ? "none" : out;
+}
+
+// A typo in an optional input's or a parameter's name would silently change what the case
+// tests (the stage would run with its default), so every name must be one the stage's
+// catalogue entry lists. Returns the first fault with the accepted names, or "".
+std::string UnknownNames(const Case& c) {
+  const StageInfo* info = FindStage(c.stage);
+  if (info == nullptr) return "unknown stage '" + c.stage + "'";
+  for (const auto& [name, t] : c.inputs) {
+    const bool known = std::any_of(info->inputs.begin(), info->inputs.end(),
+                                   [&](const TensorSpec& s) { return s.name == name; });
+    if (!known) {
+      return "tensor 'in." + name + "' is not an input of stage '" + c.stage + "'; its inputs are " +
+             NameList(info->inputs);
+    }
+  }
+  for (const auto& [name, value] : c.params.items()) {
+    const bool known = std::any_of(info->params.begin(), info->params.end(),
+                                   [&](const ParamSpec& s) { return s.name == name; });
+    if (!known) {
+      return "parameter '" + name + "' is not a parameter of stage '" + c.stage + "'; its parameters are " +
+             NameList(info->params);
+    }
+  }
+  return "";
+}
+
 // Reads and checks one case file; fills r and returns nullopt when the case is decided
 // without running it (integrity failure, unsupported stage or profile).
 std::optional<GoldenCase> PrepareCase(const std::filesystem::path& dir, const ManifestEntry& e, const Backend& backend,
                                       const std::vector<std::string>& supported, const VerifyOptions& options,
                                       CaseResult& r) {
   const std::filesystem::path path = dir / e.file;
-  const std::string bytes = ReadWholeFile(path);
+  const std::string bytes = ReadBoundedFile(path, MaxCaseBytes(), kMaxCaseBytesVariable);
   const std::string digest = Sha256Hex(bytes);
   if (digest != e.sha256) {
     r.verdict = Verdict::kFail;
     r.reason = path.string() + ": SHA-256 " + digest + " does not match the manifest's " + e.sha256;
     return std::nullopt;
   }
-  GoldenCase g = ReadCaseFile(path);
+  GoldenCase g = ParseCase(std::as_bytes(std::span(bytes.data(), bytes.size())), path.string());
   if (g.input.id != e.id || g.input.stage != e.stage || g.input.profile != e.profile ||
       g.comparison.ToString() != e.comparison) {
     r.verdict = Verdict::kFail;
     r.reason = path.string() + ": case metadata (" + g.input.id + ", " + g.input.stage + ", " +
                g.input.profile + ", " + g.comparison.ToString() +
                ") does not match the manifest entry";
+    return std::nullopt;
+  }
+  if (g.comparison.kind == ComparisonRule::Kind::kDistribution) {
+    r.verdict = Verdict::kFail;
+    r.reason = path.string() + ": comparison 'distribution' is judged by the statistical harness, never "
+               "element-wise; a golden case needs exact or ulp(N)";
+    return std::nullopt;
+  }
+  if (std::string fault = UnknownNames(g.input); !fault.empty()) {
+    r.verdict = Verdict::kFail;
+    r.reason = path.string() + ": " + fault;
     return std::nullopt;
   }
   // Integrity is checked for every case, supported or not, before deciding to skip.
@@ -130,10 +177,22 @@ void RunGroup(Backend& backend, const std::string& stage, std::vector<PendingCas
     if (i >= pending.size() || judged[i]) return;
     judged[i] = true;
     CaseResult& r = results[pending[i].result_index];
-    std::string reason = outcome.error.empty() ? JudgeOutputs(pending[i].golden, outcome.outputs) : outcome.error;
-    if (!reason.empty()) {
-      r.verdict = Verdict::kFail;
-      r.reason = std::move(reason);
+    // A case passes only when judging it ran to the end and found no fault: the verdict is
+    // fail until then, so an exception anywhere below (a rule Compare refuses, bad_alloc)
+    // can never leave a PASS behind.
+    r.verdict = Verdict::kFail;
+    r.reason = "the case was not judged";
+    std::string reason;
+    try {
+      reason = outcome.error.empty() ? JudgeOutputs(pending[i].golden, outcome.outputs) : outcome.error;
+      if (reason.empty()) {
+        r.verdict = Verdict::kPass;
+        r.reason.clear();
+      } else {
+        r.reason = std::move(reason);
+      }
+    } catch (const std::exception& e) {
+      r.reason = std::string("judging the outputs failed: ") + e.what();
     }
     decided(pending[i].result_index);
   };
@@ -187,6 +246,12 @@ std::string JudgeOutputs(const GoldenCase& g, const TensorMap& actual) {
 
 std::vector<CaseResult> VerifyGoldenSet(const std::filesystem::path& golden_dir, Backend& backend,
                                         const VerifyOptions& options) {
+  if (options.canonical_rule && options.canonical_rule->kind == ComparisonRule::Kind::kDistribution) {
+    throw InputError("canonical rule 'distribution' cannot compare outputs element-wise; use exact or ulp(N)");
+  }
+  // A cap variable that is set wrong is a usage error for the whole run, not a fault of each case.
+  (void)MaxCaseBytes();
+  (void)MaxResponseBytes();
   const Manifest manifest = ReadManifest(golden_dir);
   const std::vector<std::string> supported = backend.SupportedStages();
   std::vector<const ManifestEntry*> selected;

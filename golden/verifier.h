@@ -8,6 +8,11 @@
 // through Backend::RunBatch in groups of up to 32 (one child process or command per group for
 // out-of-process backends), groups in the order of their first case. The results are in
 // manifest order; on_case is called as each case is decided (manifest order within a group).
+// Before running, a case also fails (naming its file) when its file is not a regular file
+// within SAMPCHECK_MAX_CASE_BYTES (core/input_limits.h), when its rule is "distribution"
+// (judged only statistically), or when it holds an in.* tensor or a parameter its stage does
+// not list in the catalogue (the message lists the accepted names). A case passes only when
+// judging it ran to the end without a fault: any exception while judging fails it.
 // Fault reasons, each naming the output: a backend error or crash (its message), an output
 // that is missing, unexpected, of the wrong dtype or shape, NaN where the stage's output is a
 // number ("NaN where the stage allows no NaN"), then the comparison rule's detail.
@@ -46,7 +51,8 @@ struct VerifyOptions {
   std::vector<std::string> profiles;  // empty: all
   // For backends that do not follow the canonical order and owned math (docs/spec/golden.md
   // "Comparison rules"): compare the outputs of canonical-tier stages under this rule instead
-  // of the case's. Exact-tier stages are never relaxed.
+  // of the case's. Exact-tier stages are never relaxed. "distribution" is refused:
+  // VerifyGoldenSet throws InputError (it cannot compare outputs element-wise).
   std::optional<ComparisonRule> canonical_rule;
   // Called as each case is decided (progress output, report-as-you-go).
   std::function<void(const CaseResult&, std::size_t done, std::size_t total)> on_case;

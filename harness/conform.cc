@@ -44,6 +44,7 @@ ConformResult RunConform(Backend& backend, const ConformOptions& options) {
     auto invariance = CheckGoldenSetInvariance(options.golden_dir, backend, verify);
     out.results.insert(out.results.end(), std::make_move_iterator(invariance.begin()), std::make_move_iterator(invariance.end()));
   }
+  partial.Flush();  // report.json holds every golden case before the (long) statistical cases
   if (options.statistics) {  // the statistical cases (docs/spec/harness.md), CI-sized unless thorough
     StatisticalRunOptions statistical = options.statistical;
     statistical.stages = options.stages;

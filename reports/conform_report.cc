@@ -10,6 +10,12 @@
 
 namespace sampcheck::reports {
 
+namespace {
+// Ids and reasons come from backends and may hold any bytes: report.json spells every byte
+// that is not valid UTF-8 as U+FFFD (docs/spec/report.md "Escaping") instead of failing.
+constexpr auto kReplaceInvalidUtf8 = nlohmann::json::error_handler_t::replace;
+}  // namespace
+
 std::vector<StageSummary> SummariseByStage(const std::vector<golden::CaseResult>& results) {
   std::map<std::string, StageSummary> by_stage;
   for (const auto& r : results) {
@@ -74,7 +80,7 @@ std::filesystem::path WriteJsonReport(const std::filesystem::path& dir, const Ru
   const auto path = dir / "report.json";
   // A partial report is rewritten after every case: atomic, but not fsync'ed (an fsync per
   // case would dominate a run); the complete report is.
-  WriteFileAtomically(path, ReportToJson(run, results, complete).dump(2) + "\n", /*sync_to_disk=*/complete);
+  WriteFileAtomically(path, ReportToJson(run, results, complete).dump(2, ' ', false, kReplaceInvalidUtf8) + "\n", /*sync_to_disk=*/complete);
   return path;
 }
 

@@ -96,4 +96,48 @@ std::string MarkdownCellEscape(std::string_view text) {
   return out;
 }
 
+std::string TerminalEscape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    std::uint32_t cp = 0;
+    const std::size_t length = Utf8Sequence(text, i, cp);
+    if (length == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD for a malformed byte
+      ++i;
+      continue;
+    }
+    if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F)) {  // C0, DEL, C1: ESC and CSI included
+      char hex[12];
+      if (cp < 0x80) {
+        std::snprintf(hex, sizeof hex, "\\x%02X", static_cast<unsigned>(cp));
+      } else {
+        std::snprintf(hex, sizeof hex, "\\u%04X", static_cast<unsigned>(cp));
+      }
+      out += hex;
+    } else {
+      out.append(text.substr(i, length));
+    }
+    i += length;
+  }
+  return out;
+}
+
+std::string Utf8Sanitize(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    std::uint32_t cp = 0;
+    const std::size_t length = Utf8Sequence(text, i, cp);
+    if (length == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(text.substr(i, length));
+      i += length;
+    }
+  }
+  return out;
+}
+
 }  // namespace sampcheck::reports

@@ -23,5 +23,13 @@ namespace sampcheck::reports {
 
 std::string XmlEscape(std::string_view text);
 std::string MarkdownCellEscape(std::string_view text);
+// TerminalEscape (a line printed to a terminal or log): C0 controls, DEL and C1 controls
+// (ESC and CSI among them, so a backend cannot move the cursor or recolour the screen) become
+// the visible text "\xNN" / "\uNNNN", line breaks included; bytes that are not valid UTF-8
+// become U+FFFD. Example: TerminalEscape("a\x1b[31m") == "a\\x1B[31m".
+std::string TerminalEscape(std::string_view text);
+// Utf8Sanitize: the text with every byte that is not part of a valid UTF-8 sequence replaced
+// by U+FFFD, nothing else changed (JSON reports). Example: Utf8Sanitize("a\xff") == "a\uFFFD".
+std::string Utf8Sanitize(std::string_view text);
 
 }  // namespace sampcheck::reports

@@ -7,10 +7,15 @@
  * exactly those cases while the run goes on.
  *
  * Faults: 1 segfault, 2 abort, 3 hang, 4 wrong shape, 5 wrong dtype, 6 NaN in a float output,
- * 7 missing output, 8 unknown ABI version, 9 error code with a message, 10 extra output.
+ * 7 missing output, 8 unknown ABI version, 9 error code with a message, 10 extra output,
+ * 11 exit(0) inside run, 12 fork a helper process that sleeps past the case (its pid is
+ * appended to the file named by $SAMPCHECK_TEST_PID_FILE), 13 an output whose shape and
+ * nbytes agree on 2^43 bytes over a one-element buffer.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #define sampcheck_backend_v1 example_sampcheck_backend_v1
@@ -31,8 +36,13 @@ enum {
   kMissingOutput = 7,
   kUnknownAbi = 8,
   kErrorCode = 9,
-  kExtraOutput = 10
+  kExtraOutput = 10,
+  kExitZero = 11,
+  kForkHelper = 12,
+  kHugeOutput = 13
 };
+
+static int64_t huge_shape[1] = {(int64_t)1 << 40};
 
 static int Triggered(const sampcheck_tensor* inputs, int32_t n_in) {
   const sampcheck_tensor* logits = FindInput(inputs, n_in, "logits");
@@ -64,6 +74,22 @@ static int32_t BrokenRun(void* context, const char* stage, const char* profile, 
   if (trigger && BROKEN_FAULT == kErrorCode) {
     return Fail(error, error_size, 42, "injected failure for a single-column case");
   }
+  if (trigger && BROKEN_FAULT == kExitZero) exit(0);
+  if (trigger && BROKEN_FAULT == kForkHelper) {
+    const pid_t helper = fork();
+    const char* pid_file = getenv("SAMPCHECK_TEST_PID_FILE");
+    FILE* f;
+    if (helper == 0) {
+      sleep(300);
+      _exit(0);
+    }
+    /* Written by the plugin, not the helper: a helper killed at once must still be listed. */
+    f = pid_file != NULL && helper > 0 ? fopen(pid_file, "a") : NULL;
+    if (f != NULL) {
+      fprintf(f, "%ld\n", (long)helper);
+      fclose(f);
+    }
+  }
   code = ExampleRun(context, stage, profile, params_json, inputs, n_in, outputs, n_out, error, error_size);
   if (code != 0 || !trigger) return code;
   out = *outputs;
@@ -81,6 +107,12 @@ static int32_t BrokenRun(void* context, const char* stage, const char* profile, 
     }
     case kWrongDtype: /* same element size, another type */
       out->dtype = out->dtype == SAMPCHECK_DTYPE_I64 ? SAMPCHECK_DTYPE_F64 : SAMPCHECK_DTYPE_I32;
+      break;
+    case kHugeOutput: /* shape [2^40] of i64: 2^43 bytes, and nbytes agrees */
+      out->ndim = 1;
+      out->shape = huge_shape;
+      out->dtype = SAMPCHECK_DTYPE_I64;
+      out->nbytes = (uint64_t)1 << 43;
       break;
     case kNaNOutput:
       if (out->dtype == SAMPCHECK_DTYPE_F32 && out->nbytes >= sizeof(float)) ((float*)out->data)[0] = NAN;

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Hostile input, one named check per input class (docs/spec/cli.md "Hostile input"): a
+# verification suite must never say PASS for a wrong backend, never hang, and never let a
+# backend's output exhaust the machine. Each check names the class it feeds sampcheck and
+# says what went wrong before the fix it guards.
+# Usage: hostile_input_test.sh PATH/TO/sampcheck TESTS_BINARY_DIR SOURCE_DIR
+set -u
+bin=$1 plugins_dir=$2 src=$3
+golden=$src/golden/v1
+py=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/support/cli_check.sh"
+hostile="$py $src/tests/support/hostile_exchange_backend.py"
+edit="$py $src/tests/support/edit_golden_case.py"
+broken() { echo "$plugins_dir/libbroken_plugin_$1.so"; }
+# Every run gets a hard limit: a hang shows as exit status 124, never as a stuck ctest.
+limit() { timeout -k 5 60 "$@"; }
+
+pass() { passed=$((passed + 1)); }
+fail() { echo "FAIL $1"; failed=$((failed + 1)); }
+
+# --- Wrong verdicts -------------------------------------------------------------------------
+# A case whose metadata says "distribution": Compare throws for it, and the case used to stay PASS.
+$edit "$golden" softmax/random_v31_f32/canonical "$tmp/dist" comparison=distribution
+check distribution-rule-case 1 "comparison 'distribution' is judged by the statistical harness" -- \
+  limit "$bin" golden verify --golden "$tmp/dist" --backend reference
+# --canonical-rule distribution used to make every canonical case pass, even all-zero outputs.
+check canonical-rule-distribution 2 "canonical rule 'distribution' cannot compare outputs element-wise" -- \
+  limit "$bin" golden verify --golden "$golden" --stage softmax --canonical-rule distribution \
+  --backend "exec:$hostile zero_softmax {cases} {responses}"
+check zero-softmax-fails 1 'FAIL softmax/' -- \
+  limit "$bin" golden verify --golden "$golden" --stage softmax --backend "exec:$hostile zero_softmax {cases} {responses}"
+# An in-process plugin calling exit(0) mid-run used to end verify with status 0, nothing printed.
+check plugin-exit-zero-no-isolate 2 'the plugin ended the process \(exit\) while running case' -- \
+  limit "$bin" golden verify --golden "$golden" --stage greedy --no-isolate --backend "plugin:$(broken exit_zero)"
+check plugin-exit-zero-isolated 1 'FAIL greedy/single_column/canonical' -- \
+  limit "$bin" golden verify --golden "$golden" --stage greedy --backend "plugin:$(broken exit_zero)"
+# A misspelt optional input or parameter used to be ignored: the case tested the default.
+$edit "$golden" softmax/random_v31_f32/canonical "$tmp/in" extra_input=temprature
+check unknown-input-tensor 1 "tensor 'in.temprature' is not an input of stage 'softmax'; its inputs are logits, temperature" -- \
+  limit "$bin" golden verify --golden "$tmp/in" --backend reference
+$edit "$golden" top_k/random_v31_f32/vllm "$tmp/param" extra_param=ks_maxx
+check unknown-param 1 "parameter 'ks_maxx' is not a parameter of stage 'top_k'; its parameters are ks_max" -- \
+  limit "$bin" golden verify --golden "$tmp/param" --backend reference
+
+# --- Hangs and unbounded reads --------------------------------------------------------------
+mk_set() {  # mk_set DIR: a greedy-only copy of golden/v1
+  mkdir -p "$1"; cp -r "$golden/greedy" "$1/"
+  $py -c "import json,sys; m=json.load(open(sys.argv[1])); m['cases']=[c for c in m['cases'] if c['stage']=='greedy']; json.dump(m, open(sys.argv[2],'w'))" \
+    "$golden/manifest.json" "$1/manifest.json"
+}
+mk_set "$tmp/fifo"; f=$(ls "$tmp"/fifo/greedy/edges/*.safetensors | head -1); rm "$f"; mkfifo "$f"
+check fifo-case 1 'is a FIFO; sampcheck reads only regular files' -- limit "$bin" golden verify --golden "$tmp/fifo" --backend reference
+mk_set "$tmp/zero"; f=$(ls "$tmp"/zero/greedy/edges/*.safetensors | head -1); rm "$f"; ln -s /dev/zero "$f"
+check dev-zero-case 1 'is a character device' -- limit "$bin" golden verify --golden "$tmp/zero" --backend reference
+mk_set "$tmp/mfifo"; rm "$tmp/mfifo/manifest.json"; mkfifo "$tmp/mfifo/manifest.json"
+check fifo-manifest 2 'manifest.json: is a FIFO' -- limit "$bin" golden verify --golden "$tmp/mfifo" --backend reference
+check oversized-manifest 2 'exceeds the limit of 100 bytes \(raise it with SAMPCHECK_MAX_MANIFEST_BYTES\)' -- \
+  env SAMPCHECK_MAX_MANIFEST_BYTES=100 timeout 60 "$bin" golden verify --golden "$golden" --backend reference
+check oversized-case 1 'exceeds the limit of 64 bytes \(raise it with SAMPCHECK_MAX_CASE_BYTES\)' -- \
+  env SAMPCHECK_MAX_CASE_BYTES=64 timeout 60 "$bin" golden verify --golden "$golden" --backend reference --stage greedy
+check bad-limit-variable 2 "SAMPCHECK_MAX_CASE_BYTES='12x' is not a byte count" -- \
+  env SAMPCHECK_MAX_CASE_BYTES=12x timeout 60 "$bin" golden verify --golden "$golden" --backend reference --stage greedy
+check fifo-response 1 '0000.safetensors: is a FIFO' -- \
+  limit "$bin" golden verify --golden "$golden" --stage greedy --backend "exec:$hostile fifo_response {cases} {responses}"
+# A 3.2 GB valid response used to be read whole (6.3 GB RSS) before "wrong shape".
+check oversized-response 1 'exceeds the limit of 1073741824 bytes \(raise it with SAMPCHECK_MAX_RESPONSE_BYTES\)' -- \
+  limit "$bin" golden verify --golden "$golden" --stage greedy --backend "exec:$hostile huge_response {cases} {responses}"
+check wrong-shape-response-header 1 "output 'token' has the wrong shape: \[400000000\], the case needs \[[0-9]+\]; its data was not read" -- \
+  env SAMPCHECK_MAX_RESPONSE_BYTES=8000000000 timeout 60 "$bin" golden verify --golden "$golden" --stage greedy \
+  --backend "exec:$hostile huge_response {cases} {responses}"
+# A 10 MiB .error used to be copied whole into every line of output.
+out=$(limit "$bin" golden verify --golden "$golden" --stage greedy --backend "exec:$hostile huge_error {cases} {responses}" 2>&1)
+if grep -q 'more bytes cut\]' <<<"$out" && [[ ${#out} -lt $((16 * 4096 * 20)) ]]; then pass; else
+  fail "huge-error-text: reason not cut (output of ${#out} bytes)"; fi
+# An exec command that exits but leaves a child holding its stdout used to keep sampcheck
+# waiting for the whole time limit (here 40 s per case).
+start=$(date +%s)
+check grandchild-holds-stdout 0 ', 0 failed' -- limit "$bin" golden verify --golden "$golden" --stage greedy --case-timeout 40 \
+  --backend "exec:sleep 120 & $py $src/examples/python_backend/backend.py {cases} {responses}"
+elapsed=$(( $(date +%s) - start ))
+if [[ $elapsed -lt 30 ]]; then pass; else fail "grandchild-holds-stdout: took $elapsed s"; fi
+# A process forked by an isolated plugin used to outlive the run.
+export SAMPCHECK_TEST_PID_FILE=$tmp/helper.pids
+check plugin-forks-helper 0 ', 0 failed' -- limit "$bin" golden verify --golden "$golden" --stage greedy --backend "plugin:$(broken fork_helper)"
+sleep 0.5
+alive=0
+# A killed helper may stay a zombie (reparented to a PID 1 that does not reap): that is dead.
+while read -r pid; do
+  state=$(ps -o stat= -p "$pid" 2>/dev/null)
+  if [[ -n $state && $state != Z* ]]; then alive=$((alive + 1)); kill -9 "$pid"; fi
+done <"$SAMPCHECK_TEST_PID_FILE"
+if [[ -s $SAMPCHECK_TEST_PID_FILE && $alive -eq 0 ]]; then pass; else fail "plugin-forks-helper: $alive helper(s) outlived the run"; fi
+unset SAMPCHECK_TEST_PID_FILE
+# Exchange directories are removed on every path, a time-out included.
+export TMPDIR=$tmp/exchange_tmp; mkdir -p "$TMPDIR"
+limit "$bin" golden verify --golden "$golden" --stage greedy --case-timeout 0.5 --backend "exec:sleep 5; : {cases} {responses}" >/dev/null 2>&1
+left=$(ls "$TMPDIR" | wc -l)
+if [[ $left -eq 0 ]]; then pass; else fail "exchange-dir-timeout: $left directories left"; fi
+"$bin" golden verify --golden "$golden" --stage greedy --case-timeout 30 --backend "exec:sleep 30; : {cases} {responses}" >/dev/null 2>&1 &
+victim=$!
+sleep 1.5; kill -TERM "$victim"; wait "$victim" 2>/dev/null
+left=$(ls "$TMPDIR" | wc -l)
+if [[ $left -eq 0 ]]; then pass; else fail "exchange-dir-sigterm: $left directories left"; fi
+unset TMPDIR
+
+# --- Robustness of the report ---------------------------------------------------------------
+# A reason that is not valid UTF-8 used to abort the report writer (json type_error.316); raw
+# escape sequences reached the terminal.
+check bad-utf8-reason 1 'bad \\xEF\\xBF\\xBD|FAIL greedy' -- \
+  limit "$bin" conform --golden "$golden" --stage greedy --no-batch-invariance --no-stats --report "$tmp/utf8" \
+  --backend "exec:$hostile bad_utf8_error {cases} {responses}"
+if $py -c "
+import json,sys
+r=json.load(open(sys.argv[1]))
+reason=r['cases'][0]['reason']
+assert '\ufffd\ufffd bytes' in reason and '\x1b[31m' in reason, reason
+assert r['complete'] is True
+" "$tmp/utf8/report.json"; then pass; else fail "bad-utf8-report"; fi
+out=$(limit "$bin" golden verify --golden "$golden" --stage greedy --backend "exec:$hostile bad_utf8_error {cases} {responses}" 2>/dev/null)
+if ! grep -q $'\x1b' <<<"$out" && ! grep -q $'\x07' <<<"$out" && grep -q '\\x1B\[31mred' <<<"$out"; then pass; else
+  fail "control-chars-on-terminal: raw escape bytes printed"; fi
+# CLI ranges: values out of range used to overflow, pass as NaN, or wrap to 2^64 - 1.
+check case-timeout-1e20 2 '1e20 is not a number in \(0, 604800\]' -- "$bin" golden verify --golden "$golden" --backend reference --case-timeout 1e20
+check case-timeout-nan 2 'nan is not a number in \(0, 604800\]' -- "$bin" golden verify --golden "$golden" --backend reference --case-timeout nan
+check effect-tolerance-nan 2 'nan is not a number in \[0, 1e\+06\]' -- "$bin" gate --report "$tmp" --baseline "$tmp" --effect-tolerance nan
+check seed-2-64 2 '18446744073709551616 is not an integer in \[0, 18446744073709551615\]' -- \
+  "$bin" golden generate --set v1 --out "$tmp/gen" --seed 18446744073709551616
+check seed-huge 2 '99999999999999999999 is not an integer in \[0, 18446744073709551615\]' -- \
+  "$bin" golden generate --set v1 --out "$tmp/gen" --seed 99999999999999999999
+check seed-negative 2 '-1 is not an integer in \[0, 18446744073709551615\]' -- \
+  "$bin" golden generate --set v1 --out "$tmp/gen" --seed -1
+check seed-epoch-negative 2 '-1 is not an integer in \[0, 18446744073709551615\]' -- \
+  "$bin" stats --backend reference --stage inverse_cdf --seed-epoch -1
+# Messages name the file and the field.
+check plugin-output-lying-size 1 "libbroken_plugin_huge_output.so: plugin output 'token' has shape \[1099511627776\] i64 of 8796093022208 bytes, above the limit" -- \
+  limit "$bin" golden verify --golden "$golden" --stage greedy --backend "plugin:$(broken huge_output)"
+$edit "$golden" softmax/random_v31_f32/canonical "$tmp/badrule" comparison=closeish
+check case-metadata-names-file 1 "softmax/random_v31_f32/canonical.safetensors: metadata 'sampcheck.case' field 'comparison': unknown comparison rule 'closeish'" -- \
+  limit "$bin" golden verify --golden "$tmp/badrule" --backend reference
+
+finish
