@@ -395,7 +395,8 @@ std::vector<StageInfo> BuildCatalogue() {
                 {"positions", "i64", "[B]", true, "canonical, sglang: position of step 0 (step t uses positions + t)", Role::kPosition},
                 {"q", "f32", "[B, N, V]", true, "vllm: Exp(1) noise per step", Role::kNoise}},
                {{"tokens", "i64", "[B, N]", false, "the token of each step"}},
-               {{"order", "string", "profile's", "filter order (sampling_filters)"}},
+               {{"order", "string", "profile's", "filter order (sampling_filters)"},
+                {"sampling_path", "string", "auto", "sglang only: auto | sorted | unfiltered (as pipeline; fixed across steps)"}},
                Tier::kCanonical, "exact", {P::kCanonical, P::kVllm, P::kSglang},
                "docs/spec/decode_steps.md"});
   // Tensor-parallel consensus (docs/spec/tp_consensus.md): no vocabulary dimension, ids only.

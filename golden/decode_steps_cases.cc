@@ -47,7 +47,9 @@ void AddDecodeStepsCases(CaseList& list) {
     for (std::int64_t i = 0; i < kRows * kSteps * kVocab; ++i) {
       SetLogit(logits, i, static_cast<float>(static_cast<std::int64_t>(rng.Below(513)) - 256) / 128.0f);
     }
-    list.Add("decode_steps", name,
+    // sglang pins SGLang's batch-level sampling path (reference/pipeline.h): row 2 alone would
+    // take the unfiltered path, inside this batch the sorted one.
+    TensorMap inputs =
              {{"logits", logits},
               {"temperature", F32({kRows}, {0.0f, 0.7f, 1.0f, 1.5f})},
               {"output_ids", RandomIds(rng, kRows, 3, kVocab, {3, 3, 1, 0})},
@@ -59,7 +61,9 @@ void AddDecodeStepsCases(CaseList& list) {
               {"top_p", F32({kRows}, {1.0f, 0.9f, 1.0f, 1.0f})},
               {"seed", RandomSeeds(rng, kRows)},
               {"positions", RandomPositions(rng, kRows)},
-              {"q", StepNoise(rng, kRows, kSteps, kVocab)}});
+              {"q", StepNoise(rng, kRows, kSteps, kVocab)}};
+    list.Add("decode_steps", name, inputs, nlohmann::json::object(), {Profile::kCanonical, Profile::kVllm});
+    list.Add("decode_steps", name, std::move(inputs), {{"sampling_path", "sorted"}}, {Profile::kSglang});
   }
   // History only (greedy, the same logits every step): {3, 2.5, 2, 1.5, 1} with frequency
   // penalty 1 and an empty history walks 0, 1, 0, 2, 1, ... as each drawn token loses 1 per
