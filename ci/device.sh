@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The GPU checks in one command, for a machine with a CUDA device and nvcc but no Debian
+# packages (the libraries come from .devdeps/, made here beforehand by ci/device_bundle.sh):
+# configure and build for the device's architecture, run the `gpu` tests, the conformance
+# suite on the device backends, and the device benchmarks. docs/gpu.md "On a device".
+#
+#   ci/device.sh [all|test|bench]     (default all)
+#
+# Results go to $OUT when it is set (the device tool's output folder), else to build/device/out:
+# ctest's log, the conform reports, the benchmark JSON and the ratios.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-all}
+prefix=$PWD/.devdeps/usr
+[[ -d $prefix ]] || { echo "device.sh: no .devdeps/ (run ci/device_bundle.sh on the build machine first)" >&2; exit 1; }
+out=${OUT:-$PWD/build/device/out}
+mkdir -p "$out"
+export LD_LIBRARY_PATH=$prefix/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
+arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
+cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release -DSAMPCHECK_CUDA=ON \
+  -DCMAKE_CUDA_ARCHITECTURES="${arch}" -DCMAKE_PREFIX_PATH="$prefix" -DOPENSSL_ROOT_DIR="$prefix" \
+  -DOPENSSL_USE_STATIC_LIBS=ON -DCMAKE_LIBRARY_PATH="$prefix/lib/x86_64-linux-gnu" >"$out/configure.log" 2>&1 ||
+  { tail -40 "$out/configure.log"; exit 1; }
+jobs=$(nproc)
+if [[ $what == all || $what == test ]]; then
+  cmake --build build/device -j "$jobs" --target sampcheck gpu_device_test gpu_golden_test gpu_kernels_test \
+    >"$out/build.log" 2>&1 || { grep -E 'error|Error' "$out/build.log" | head -40; exit 1; }
+  ctest --test-dir build/device -L gpu --output-on-failure 2>&1 | tee "$out/ctest.log" | tail -15
+  for b in gpu; do
+    build/device/cli/sampcheck conform --backend "$b" --golden golden/v1 --report "build/device/reports/$b" \
+      >"$out/conform-$b.txt" 2>&1 || true
+    cp "build/device/reports/$b/report.json" "$out/conform-$b.json" || true
+    tail -25 "$out/conform-$b.txt"
+  done
+fi
+if [[ $what == all || $what == bench ]]; then
+  cmake --build build/device -j "$jobs" --target sampcheck_bench >"$out/build-bench.log" 2>&1 ||
+    { grep -E 'error|Error' "$out/build-bench.log" | head -40; exit 1; }
+  build/device/bench/sampcheck_bench --benchmark_filter='Device' --benchmark_repetitions=3 \
+    --benchmark_format=json >"$out/bench.json"
+  python3 bench/ratios.py "$out/bench.json" | tee "$out/ratios.txt"
+fi
