@@ -36,9 +36,9 @@ if [[ $what == all || $what == test ]]; then
   done
 fi
 if [[ $what == all || $what == bench ]]; then
-  cmake --build build/device -j "$jobs" --target sampcheck_bench >"$out/build-bench.log" 2>&1 ||
+  cmake --build build/device -j "$jobs" --target sampcheck_device_bench >"$out/build-bench.log" 2>&1 ||
     { grep -E 'error|Error' "$out/build-bench.log" | head -40; exit 1; }
-  build/device/bench/sampcheck_bench --benchmark_filter='Device' --benchmark_repetitions=3 \
+  build/device/bench/sampcheck_device_bench --benchmark_repetitions=3 \
     --benchmark_format=json >"$out/bench.json"
-  python3 bench/ratios.py "$out/bench.json" | tee "$out/ratios.txt"
+  python3 bench/device_report.py "$out/bench.json" | tee "$out/device_report.md"
 fi
