@@ -7,6 +7,7 @@
 #include <numeric>
 #include <string>
 
+#include "statistical/portable_shapes.h"
 #include "statistical/spec_draws.h"
 
 namespace sampcheck::statistical {
@@ -50,7 +51,7 @@ Case SpecCase(const std::string& id, const std::string& profile, const std::vect
 
 Weights Decaying(int v, double rate, double phase) {
   Weights w(static_cast<std::size_t>(v));
-  for (int i = 0; i < v; ++i) w[static_cast<std::size_t>(i)] = std::exp(-rate * i) * (1.2 + std::cos(phase * i));
+  for (int i = 0; i < v; ++i) w[static_cast<std::size_t>(i)] = PortableExp(-rate * i) * (1.2 + TriangleWave(phase * i));
   return w;
 }
 

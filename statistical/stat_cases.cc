@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "core/profile.h"
+#include "statistical/portable_shapes.h"
 #include "statistical/spec_stat_cases.h"
 
 namespace sampcheck::statistical {
@@ -142,13 +143,13 @@ std::vector<StatCase> DrawStatCases() {
   }
   {
     std::vector<float> p(1023);
-    for (int i = 0; i < 1023; ++i) p[static_cast<std::size_t>(i)] = i % 5 == 0 ? 0.0f : std::exp(-0.01f * static_cast<float>(i));
+    for (int i = 0; i < 1023; ++i) p[static_cast<std::size_t>(i)] = i % 5 == 0 ? 0.0f : PortableExp(-0.01f * static_cast<float>(i));
     add("decaying row with every fifth token at probability 0, V = 1023",
         ProbsCase("stats/inverse_cdf/zeros_v1023/canonical", "inverse_cdf", "probs", p), 0.05, 0.01, kNoTargetedTest);
   }
   {
     std::vector<float> s(100);
-    for (int i = 0; i < 100; ++i) s[static_cast<std::size_t>(i)] = i % 10 == 3 ? -std::numeric_limits<float>::infinity() : 2.0f * std::cos(0.7f * static_cast<float>(i));
+    for (int i = 0; i < 100; ++i) s[static_cast<std::size_t>(i)] = i % 10 == 3 ? -std::numeric_limits<float>::infinity() : static_cast<float>(2.0 * TriangleWave(0.7 * i));
     add("scores with -inf entries, V = 100",
         ProbsCase("stats/gumbel_max/scores_v100/canonical", "gumbel_max", "logprobs", s), 0.05, 0.01, 0.0);
   }
@@ -156,7 +157,7 @@ std::vector<StatCase> DrawStatCases() {
   // The other draw stages and profiles, on one decaying row each.
   {
     std::vector<float> p(100);
-    for (int i = 0; i < 100; ++i) p[static_cast<std::size_t>(i)] = std::exp(-0.03f * static_cast<float>(i));
+    for (int i = 0; i < 100; ++i) p[static_cast<std::size_t>(i)] = PortableExp(-0.03f * static_cast<float>(i));
     Case vllm = ProbsCase("stats/exponential_race/decay_v100/vllm", "exponential_race", "probs", p);
     vllm.profile = "vllm";
     add("decaying row under vLLM's race over every token, V = 100", std::move(vllm), 0.05, 0.01, 0.0);
@@ -257,7 +258,7 @@ std::vector<StatCase> DrawStatCases() {
     {
       PipelineRow r;
       r.logits.resize(50);
-      for (int i = 0; i < 50; ++i) r.logits[static_cast<std::size_t>(i)] = 2.0f * std::cos(0.7f * static_cast<float>(i));
+      for (int i = 0; i < 50; ++i) r.logits[static_cast<std::size_t>(i)] = static_cast<float>(2.0 * TriangleWave(0.7 * i));
       r.temperature = 0.5f;
       add("temperature 0.5, V = 50 (smaller than one tile)",
           PipelineCase("stats/pipeline/temperature_v50/" + profile, profile, {r}), 0.05, 0.01, kNoTargetedTest);
