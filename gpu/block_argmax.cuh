@@ -8,14 +8,19 @@
 // result; this one returns the result in every thread.
 //
 // Contract:
-// - The block has kCanonicalLanes = 1024 threads; thread l has folded (value, index) for its
-//   elements l, l + 1024, ... in increasing order into `value[l]`, `index[l]`, starting from
-//   the identity (-inf, kNoIndex) and replacing the pair only when `above(x, i, v, j)`.
+// - The block has kLanes threads, 1024 (the canonical lanes) or 32 (one warp); thread l has
+//   folded (value, index) for its elements l, l + kLanes, ... in increasing order into
+//   `value[l]`, `index[l]`, starting from the identity (-inf, kNoIndex) and replacing the pair
+//   only when `above(x, i, v, j)`.
 // - `above` is a strict total order on pairs (greedy.cuh's ArgmaxAbove: NaN above every number,
 //   the larger number above, equal values to the lower index; ArgmaxAboveF64 is its binary64
-//   twin). Because the order is total, the winner is the order's maximum whatever the tree; the
-//   tree is still the canonical one (strides 512 .. 32 in shared memory, 16 .. 1 by ShuffleDown
-//   in warp 0), so the kernels read like the reference's lane order.
+//   twin). Because the order is total, the winner is the order's maximum whatever the tree and
+//   whatever the number of lanes (docs/spec/reductions.md: "Max and argmax are total orders ...
+//   their results do not depend on the order at all"); the tree is the canonical one (strides
+//   kLanes / 2 .. 32 in shared memory, 16 .. 1 by ShuffleDown in warp 0).
+// - Why one warp: the draws and speculative kernels are argmax-only, so the block size is free.
+//   Their runners launch one warp per row when V <= kOneWarpVocab (the many small rows of the
+//   statistical harness cost 32 emulated threads instead of 1024), 1024 threads above it.
 // - On return every thread's `value` and `index` hold the block's winner (broadcast through
 //   shared memory); an all-identity block returns (-inf, kNoIndex). Ends with a barrier so that
 //   the caller may reduce again.
@@ -29,6 +34,10 @@
 #include "gpu/greedy.cuh"
 
 namespace sampcheck::gpu {
+
+// Up to this V the argmax-only kernels run one warp per row (each thread folds at most 128
+// entries); above it the canonical 1024 lanes, as gpu/greedy.cuh.
+inline constexpr std::int64_t kOneWarpVocab = 4096;
 
 // greedy.cuh's ArgmaxAbove as a functor (float values).
 struct ArgmaxAboveF32 {
@@ -51,16 +60,17 @@ struct ArgmaxAboveF64 {
   }
 };
 
-template <class T, class B, class RV, class RI, class Above>
+template <int kLanes, class T, class B, class RV, class RI, class Above>
 SAMPCHECK_KERNEL_BODY void CanonicalBlockArgmax(B& block, RV& value, RI& index, Above above) {
-  SAMPCHECK_SHARED(block, T, arg_value, kCanonicalLanes);
-  SAMPCHECK_SHARED(block, std::int64_t, arg_index, kCanonicalLanes);
+  static_assert(kLanes == kWarpSize || kLanes == kCanonicalLanes, "one warp or the canonical 1024 lanes");
+  SAMPCHECK_SHARED(block, T, arg_value, kLanes);
+  SAMPCHECK_SHARED(block, std::int64_t, arg_index, kLanes);
   block.ForEachThread([&](Thread t) {
     arg_value.Store(t.x, value[t]);
     arg_index.Store(t.x, index[t]);
   });
   block.Sync();
-  for (int s = kCanonicalLanes / 2; s >= kWarpSize; s /= 2) {
+  for (int s = kLanes / 2; s >= kWarpSize; s /= 2) {
     block.ForEachThread([&](Thread t) {
       if (t.x >= s) return;
       const T x = arg_value.Load(t.x + s);

@@ -282,7 +282,17 @@ class CudaRunner final : public KernelRunner {
     Throw(st, PenaltiesKernel::kName);
   }
 
-  // gpu-draws group (gpu/draws_glue.h).
+  // gpu-draws group (gpu/draws_glue.h). The argmax-only kernels run one warp per row when
+  // V <= kOneWarpVocab, 1024 threads above it (gpu/block_argmax.cuh: the result is the same).
+  template <template <int> class Kernel, class... Args>
+  static void LaunchSized(std::int64_t rows, std::int64_t vocab, CudaStatus& st, Args... args) {
+    if (vocab <= kOneWarpVocab) {
+      LaunchKernel<Kernel<kWarpSize>>(rows, st, args...);
+    } else {
+      LaunchKernel<Kernel<kCanonicalLanes>>(rows, st, args...);
+    }
+  }
+
   void GumbelMax(const float* scores, const float* gumbel, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
                  std::int64_t* token) override {
     RequireDevice();
@@ -292,10 +302,10 @@ class CudaRunner final : public KernelRunner {
     DeviceBuffer<std::int64_t> y(rows, st);
     x.Upload(scores, st);
     g.Upload(gumbel, st);
-    LaunchKernel<GumbelMaxKernel>(rows, st, x.ConstView("logprobs"), g.ConstView("gumbel"), y.View("token"), vocab,
+    LaunchSized<GumbelMaxKernel>(rows, vocab, st, x.ConstView("logprobs"), g.ConstView("gumbel"), y.View("token"), vocab,
                                   pitch);
     y.Download(token, st);
-    Throw(st, GumbelMaxKernel::kName);
+    Throw(st, GumbelMaxKernel<>::kName);
   }
 
   void ExponentialRace(const float* probs, const float* q, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
@@ -307,10 +317,10 @@ class CudaRunner final : public KernelRunner {
     DeviceBuffer<std::int64_t> y(rows, st);
     p.Upload(probs, st);
     e.Upload(q, st);
-    LaunchKernel<ExponentialRaceKernel>(rows, st, p.ConstView("probs"), e.ConstView("q"), y.View("token"), vocab, pitch,
+    LaunchSized<ExponentialRaceKernel>(rows, vocab, st, p.ConstView("probs"), e.ConstView("q"), y.View("token"), vocab, pitch,
                                         all_tokens);
     y.Download(token, st);
-    Throw(st, ExponentialRaceKernel::kName);
+    Throw(st, ExponentialRaceKernel<>::kName);
   }
 
   void InverseCdf(const float* probs, const float* u, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
@@ -322,9 +332,9 @@ class CudaRunner final : public KernelRunner {
     DeviceBuffer<std::int64_t> y(rows, st);
     p.Upload(probs, st);
     w.Upload(u, st);
-    LaunchKernel<InverseCdfKernel>(rows, st, p.ConstView("probs"), w.ConstView("u"), y.View("token"), vocab, pitch);
+    LaunchSized<InverseCdfKernel>(rows, vocab, st, p.ConstView("probs"), w.ConstView("u"), y.View("token"), vocab, pitch);
     y.Download(token, st);
-    Throw(st, InverseCdfKernel::kName);
+    Throw(st, InverseCdfKernel<>::kName);
   }
 
   void QSample(const float* probs, const float* q, float eps, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
@@ -336,9 +346,9 @@ class CudaRunner final : public KernelRunner {
     DeviceBuffer<std::int64_t> y(rows, st);
     p.Upload(probs, st);
     e.Upload(q, st);
-    LaunchKernel<QSampleKernel>(rows, st, p.ConstView("probs"), e.ConstView("q"), y.View("token"), vocab, pitch, eps);
+    LaunchSized<QSampleKernel>(rows, vocab, st, p.ConstView("probs"), e.ConstView("q"), y.View("token"), vocab, pitch, eps);
     y.Download(token, st);
-    Throw(st, QSampleKernel::kName);
+    Throw(st, QSampleKernel<>::kName);
   }
 
   void SeededGumbel(const float* probs, const std::int64_t* seed, const std::int64_t* positions,
@@ -355,10 +365,10 @@ class CudaRunner final : public KernelRunner {
     s.Upload(seed, st);
     pos.Upload(positions, st);
     ids.Upload(token_ids, st);
-    LaunchKernel<SeededGumbelKernel>(rows, st, p.ConstView("probs"), s.ConstView("seed"), pos.ConstView("positions"),
+    LaunchSized<SeededGumbelKernel>(rows, vocab, st, p.ConstView("probs"), s.ConstView("seed"), pos.ConstView("positions"),
                                      ids.ConstView("token_ids"), token_ids != nullptr, y.View("token"), vocab, pitch);
     y.Download(token, st);
-    Throw(st, SeededGumbelKernel::kName);
+    Throw(st, SeededGumbelKernel<>::kName);
   }
 
   void SpecGreedy(const float* target_logits, const std::int32_t* drafts, const std::int64_t* counts, SpecShape shape,
@@ -374,11 +384,11 @@ class CudaRunner final : public KernelRunner {
     t.Upload(target_logits, st);
     d.Upload(drafts, st);
     n.Upload(counts, st);
-    LaunchKernel<SpecGreedyKernel>(rows, st, t.ConstView("target_logits"), d.ConstView("draft_ids"),
+    LaunchSized<SpecGreedyKernel>(rows, vocab, st, t.ConstView("target_logits"), d.ConstView("draft_ids"),
                                    n.ConstView("counts"), e.View("emitted"), a.View("num_accepted"), width, vocab);
     e.Download(emitted, st);
     a.Download(accepted, st);
-    Throw(st, SpecGreedyKernel::kName);
+    Throw(st, SpecGreedyKernel<>::kName);
   }
 
   void SpecRandom(const SpecRandomInputs& in, SpecShape shape, std::int64_t* emitted, std::int64_t* accepted) override {
@@ -404,17 +414,17 @@ class CudaRunner final : public KernelRunner {
     u32.Upload(in.u_f32, st);
     q.Upload(in.q, st);
     bq.Upload(in.bonus_q, st);
-    const char* kernel = SpecRandomVllmKernel::kName;
+    const char* kernel = SpecRandomVllmKernel<>::kName;
     switch (in.rule) {
       case Rule::kVllm:
-        LaunchKernel<SpecRandomVllmKernel>(rows, st, t.ConstView("target_probs"), dp.ConstView("draft_probs"),
+        LaunchSized<SpecRandomVllmKernel>(rows, vocab, st, t.ConstView("target_probs"), dp.ConstView("draft_probs"),
                                            in.draft_probs != nullptr, d.ConstView("draft_ids"), n.ConstView("counts"),
                                            u64.ConstView("u"), q.ConstView("q"), bq.ConstView("bonus_q"),
                                            e.View("emitted"), a.View("num_accepted"), width, vocab);
         break;
       case Rule::kFlashinfer:
-        kernel = SpecRandomFlashinferKernel::kName;
-        LaunchKernel<SpecRandomFlashinferKernel>(rows, st, t.ConstView("target_probs"), dp.ConstView("draft_probs"),
+        kernel = SpecRandomFlashinferKernel<>::kName;
+        LaunchSized<SpecRandomFlashinferKernel>(rows, vocab, st, t.ConstView("target_probs"), dp.ConstView("draft_probs"),
                                                  d.ConstView("draft_ids"), n.ConstView("counts"), u32.ConstView("u"),
                                                  e.View("emitted"), a.View("num_accepted"), width, vocab);
         break;

@@ -122,35 +122,45 @@ class EmulatedRunner final : public KernelRunner {
                          additive);
   }
 
-  // gpu-draws group (gpu/draws_glue.h).
+  // gpu-draws group (gpu/draws_glue.h). The argmax-only kernels run one warp per row when
+  // V <= kOneWarpVocab, 1024 threads above it (gpu/block_argmax.cuh: the result is the same).
+  template <template <int> class Kernel, class... Args>
+  static void RunSized(std::int64_t rows, std::int64_t vocab, Args... args) {
+    if (vocab <= kOneWarpVocab) {
+      Run<Kernel<kWarpSize>>(rows, args...);
+    } else {
+      Run<Kernel<kCanonicalLanes>>(rows, args...);
+    }
+  }
+
   void GumbelMax(const float* scores, const float* gumbel, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
                  std::int64_t* token) override {
-    Run<GumbelMaxKernel>(rows, Global(scores, rows * pitch, "logprobs"), Global(gumbel, rows * pitch, "gumbel"),
+    RunSized<GumbelMaxKernel>(rows, vocab, Global(scores, rows * pitch, "logprobs"), Global(gumbel, rows * pitch, "gumbel"),
                          Global(token, rows, "token"), vocab, pitch);
   }
 
   void ExponentialRace(const float* probs, const float* q, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
                        bool all_tokens, std::int64_t* token) override {
-    Run<ExponentialRaceKernel>(rows, Global(probs, rows * pitch, "probs"), Global(q, rows * pitch, "q"),
+    RunSized<ExponentialRaceKernel>(rows, vocab, Global(probs, rows * pitch, "probs"), Global(q, rows * pitch, "q"),
                                Global(token, rows, "token"), vocab, pitch, all_tokens);
   }
 
   void InverseCdf(const float* probs, const float* u, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
                   std::int64_t* token) override {
-    Run<InverseCdfKernel>(rows, Global(probs, rows * pitch, "probs"), Global(u, rows, "u"), Global(token, rows, "token"),
+    RunSized<InverseCdfKernel>(rows, vocab, Global(probs, rows * pitch, "probs"), Global(u, rows, "u"), Global(token, rows, "token"),
                           vocab, pitch);
   }
 
   void QSample(const float* probs, const float* q, float eps, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
                std::int64_t* token) override {
-    Run<QSampleKernel>(rows, Global(probs, rows * pitch, "probs"), Global(q, rows * pitch, "q"),
+    RunSized<QSampleKernel>(rows, vocab, Global(probs, rows * pitch, "probs"), Global(q, rows * pitch, "q"),
                        Global(token, rows, "token"), vocab, pitch, eps);
   }
 
   void SeededGumbel(const float* probs, const std::int64_t* seed, const std::int64_t* positions,
                     const std::int32_t* token_ids, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
                     std::int64_t* token) override {
-    Run<SeededGumbelKernel>(rows, Global(probs, rows * pitch, "probs"), Global(seed, rows, "seed"),
+    RunSized<SeededGumbelKernel>(rows, vocab, Global(probs, rows * pitch, "probs"), Global(seed, rows, "seed"),
                             Global(positions, rows, "positions"), Global(token_ids, rows * pitch, "token_ids"),
                             token_ids != nullptr, Global(token, rows, "token"), vocab, pitch);
   }
@@ -158,7 +168,7 @@ class EmulatedRunner final : public KernelRunner {
   void SpecGreedy(const float* target_logits, const std::int32_t* drafts, const std::int64_t* counts, SpecShape shape,
                   std::int64_t* emitted, std::int64_t* accepted) override {
     const auto [rows, width, vocab] = shape;
-    Run<SpecGreedyKernel>(rows, Global(target_logits, rows * (width + 1) * vocab, "target_logits"),
+    RunSized<SpecGreedyKernel>(rows, vocab, Global(target_logits, rows * (width + 1) * vocab, "target_logits"),
                           Global(drafts, rows * width, "draft_ids"), Global(counts, rows, "counts"),
                           Global(emitted, rows * (width + 1), "emitted"), Global(accepted, rows, "num_accepted"), width,
                           vocab);
@@ -174,12 +184,12 @@ class EmulatedRunner final : public KernelRunner {
     const auto num = Global(accepted, rows, "num_accepted");
     switch (in.rule) {
       case SpecRandomInputs::Rule::kVllm:
-        Run<SpecRandomVllmKernel>(rows, target, draft, in.draft_probs != nullptr, drafts, counts,
+        RunSized<SpecRandomVllmKernel>(rows, vocab, target, draft, in.draft_probs != nullptr, drafts, counts,
                                   Global(in.u_f64, rows * width, "u"), Global(in.q, rows * vocab, "q"),
                                   Global(in.bonus_q, rows * vocab, "bonus_q"), out, num, width, vocab);
         break;
       case SpecRandomInputs::Rule::kFlashinfer:
-        Run<SpecRandomFlashinferKernel>(rows, target, draft, drafts, counts, Global(in.u_f32, rows * (width + 1), "u"),
+        RunSized<SpecRandomFlashinferKernel>(rows, vocab, target, draft, drafts, counts, Global(in.u_f32, rows * (width + 1), "u"),
                                         out, num, width, vocab);
         break;
       case SpecRandomInputs::Rule::kTypicalAcceptance:

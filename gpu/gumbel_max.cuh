@@ -4,7 +4,8 @@
 // reference/gumbel_max.h (docs/spec/draws.md "gumbel_max").
 //
 // Contract:
-// - One block of 1024 threads per row. scores and gumbel: rows x pitch f32, row b's V entries
+// - One block of kBlock threads per row (1024, or one warp of 32 when V <= kOneWarpVocab:
+//   gpu/block_argmax.cuh; the winner is the same). scores and gumbel: rows x pitch f32, row b's V entries
 //   at b * pitch + [0, V) (pitch >= V; [V, pitch) is padding, never read); token: rows i64.
 //   The caller has checked the inputs as the reference does: no NaN score, every noise value
 //   finite, at least one finite score per row (so a token is always found).
@@ -14,7 +15,7 @@
 // - token = argmax of v over the candidates, equal values to the lower index (the reference's
 //   strict `>` scan in index order). v is never NaN (finite noise; +inf score + finite = +inf),
 //   so greedy.cuh's total order (ArgmaxAbove) is exactly that rule. Thread l folds indices
-//   l, l + 1024, ... in increasing order, then the canonical tree (gpu/block_argmax.cuh).
+//   l, l + kBlock, ... in increasing order, then the canonical tree (gpu/block_argmax.cuh).
 // - Exact tier; profiles canonical and sglang (identical for given noise).
 // Example: scores {0, -1}, gumbel {0, 2}: sums {0, 1} -> 1; scores {-inf, 0}, gumbel {100, 0}
 // -> 1 (tests/gpu_kernels_test.cc, GpuGumbelMax).
@@ -27,9 +28,10 @@
 
 namespace sampcheck::gpu {
 
+template <int kBlock = kCanonicalLanes>
 struct GumbelMaxKernel {
   static constexpr const char* kName = "gumbel_max";
-  static constexpr int kThreads = kCanonicalLanes;
+  static constexpr int kThreads = kBlock;
 
   template <class B, class In, class Noise, class Out>
   SAMPCHECK_KERNEL_BODY void operator()(B& block, In scores, Noise gumbel, Out token, std::int64_t vocab,
@@ -40,7 +42,7 @@ struct GumbelMaxKernel {
     block.ForEachThread([&](Thread t) {
       float v = NegativeInfinity();
       std::int64_t j = kNoIndex;
-      for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
+      for (std::int64_t i = t.x; i < vocab; i += kBlock) {
         const float s = scores.Load(row * pitch + i);
         if (s == NegativeInfinity()) continue;  // probability zero: never drawn
         const float x = s + gumbel.Load(row * pitch + i);
@@ -52,7 +54,7 @@ struct GumbelMaxKernel {
       value[t] = v;
       index[t] = j;
     });
-    CanonicalBlockArgmax<float>(block, value, index, ArgmaxAboveF32{});
+    CanonicalBlockArgmax<kBlock, float>(block, value, index, ArgmaxAboveF32{});
     block.ForEachThread([&](Thread t) {
       if (t.x == 0) token.Store(row, index[t]);
     });

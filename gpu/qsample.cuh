@@ -4,7 +4,8 @@
 // exact tier, bit-exact with reference/qsample.h (docs/spec/draws.md "qsample").
 //
 // Contract:
-// - One block of 1024 threads per row. probs and q: rows x pitch f32 (entries [V, pitch) are
+// - One block of kBlock threads per row (1024, or one warp of 32 when V <= kOneWarpVocab:
+//   gpu/block_argmax.cuh; the winner is the same). probs and q: rows x pitch f32 (entries [V, pitch) are
 //   padding, never read); eps f32 (finite >= 0, already rounded to f32 as the op's tiling
 //   reads it); token: rows i64, the position in the row. The caller has checked probs finite
 //   >= 0 with a positive entry per row and q finite, as the reference does.
@@ -12,7 +13,7 @@
 //     r_j = probs_j / (|q_j| + eps)        (|q| clears the sign bit: exact)
 // - token = the first j maximising r over EVERY position, NaN above every number: the first
 //   NaN (0 / 0: probs 0, q 0, eps 0) wins — torch.argmax's order, which is greedy.cuh's
-//   ArgmaxAbove exactly. Thread l folds l, l + 1024, ... in order, then the canonical tree
+//   ArgmaxAbove exactly. Thread l folds l, l + kBlock, ... in order, then the canonical tree
 //   (gpu/block_argmax.cuh).
 // - Exact tier; profile ascend_v2.
 // Example: probs {4/7, 2/7}, q {1, 0.25}, eps 1e-8 -> 1; probs {0.25, 0.75, 0}, q {0, 0, 0},
@@ -36,9 +37,10 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float AbsF32(float x) {
   return x;
 }
 
+template <int kBlock = kCanonicalLanes>
 struct QSampleKernel {
   static constexpr const char* kName = "qsample";
-  static constexpr int kThreads = kCanonicalLanes;
+  static constexpr int kThreads = kBlock;
 
   template <class B, class In, class Noise, class Out>
   SAMPCHECK_KERNEL_BODY void operator()(B& block, In probs, Noise q, Out token, std::int64_t vocab,
@@ -49,7 +51,7 @@ struct QSampleKernel {
     block.ForEachThread([&](Thread t) {
       float v = NegativeInfinity();
       std::int64_t j = kNoIndex;
-      for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
+      for (std::int64_t i = t.x; i < vocab; i += kBlock) {
         const float d = AbsF32(q.Load(row * pitch + i)) + eps;
         const float r = probs.Load(row * pitch + i) / d;
         if (ArgmaxAbove(r, i, v, j)) {
@@ -60,7 +62,7 @@ struct QSampleKernel {
       value[t] = v;
       index[t] = j;
     });
-    CanonicalBlockArgmax<float>(block, value, index, ArgmaxAboveF32{});
+    CanonicalBlockArgmax<kBlock, float>(block, value, index, ArgmaxAboveF32{});
     block.ForEachThread([&](Thread t) {
       if (t.x == 0) token.Store(row, index[t]);
     });

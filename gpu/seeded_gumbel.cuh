@@ -6,7 +6,8 @@
 // the key and the noise law: docs/spec/rng.md "SGLang key layout", "Noise laws").
 //
 // Contract:
-// - One block of 1024 threads per row. probs: rows x pitch f32 (entries [V, pitch) are
+// - One block of kBlock threads per row (1024, or one warp of 32 when V <= kOneWarpVocab:
+//   gpu/block_argmax.cuh; the winner is the same). probs: rows x pitch f32 (entries [V, pitch) are
 //   padding, never read); seed: rows i64 (used as u64, `seed.to(torch.uint64)`); positions:
 //   rows i64 already checked to lie in [0, 2^32); token_ids (has_ids only): rows x pitch i32
 //   >= 0, the hash column of each entry; token: rows i64, the winning column j. The caller has
@@ -18,7 +19,7 @@
 //     s_j = math::LogF64Dd(f64(probs_j)) + g_j                          one f64 addition
 //   Columns with probs_j = 0 are skipped (SGLang's log(0) = -inf never wins).
 // - token = the first j maximising s_j (s_j is never NaN: g_j is clamped finite). Thread l
-//   folds l, l + 1024, ... in order with ArgmaxAboveF64, then the canonical tree
+//   folds l, l + kBlock, ... in order with ArgmaxAboveF64, then the canonical tree
 //   (gpu/block_argmax.cuh).
 // - Every positive column is evaluated: the reference's skip bound (seeded_gumbel.cc) only
 //   saves work and never changes the winner, so the kernel does not need it.
@@ -46,9 +47,10 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE double NegativeInfinityF64() {
   return d;
 }
 
+template <int kBlock = kCanonicalLanes>
 struct SeededGumbelKernel {
   static constexpr const char* kName = "multinomial_with_seed";
-  static constexpr int kThreads = kCanonicalLanes;
+  static constexpr int kThreads = kBlock;
 
   template <class B, class In, class Seeds, class Positions, class Ids, class Out>
   SAMPCHECK_KERNEL_BODY void operator()(B& block, In probs, Seeds seed, Positions positions, Ids token_ids,
@@ -62,7 +64,7 @@ struct SeededGumbelKernel {
       const auto position = static_cast<std::uint32_t>(positions.Load(row));
       double v = NegativeInfinityF64();
       std::int64_t j = kNoIndex;
-      for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
+      for (std::int64_t i = t.x; i < vocab; i += kBlock) {
         const float p = probs.Load(row * pitch + i);
         if (!(p > 0.0f)) continue;
         const auto column = has_ids ? static_cast<std::uint32_t>(token_ids.Load(row * pitch + i))
@@ -77,7 +79,7 @@ struct SeededGumbelKernel {
       value[t] = v;
       index[t] = j;
     });
-    CanonicalBlockArgmax<double>(block, value, index, ArgmaxAboveF64{});
+    CanonicalBlockArgmax<kBlock, double>(block, value, index, ArgmaxAboveF64{});
     block.ForEachThread([&](Thread t) {
       if (t.x == 0) token.Store(row, index[t]);
     });

@@ -4,13 +4,14 @@
 // reference/spec_greedy.h (docs/spec/speculative.md "spec_greedy").
 //
 // Contract:
-// - One block of 1024 threads per request row b. target: rows x (K + 1) x V f32 (position i
+// - One block of kBlock threads per request row b (1024, or one warp of 32 when
+//   V <= kOneWarpVocab: gpu/block_argmax.cuh; the result is the same). target: rows x (K + 1) x V f32 (position i
 //   at (b (K + 1) + i) V); drafts: rows x K i32; counts: rows i64, n_b = the row's draft count
 //   (checked and counted by the caller with the reference's DraftCounts); emitted: rows x (K + 1)
 //   i64; accepted: rows i64.
 // - For i = 0, 1, ..., K (a block-level loop): a_i = argmax of position i in greedy.cuh's total
 //   order (first NaN, else the lowest index among equal maxima: CanonicalArgmax), thread l
-//   folding l, l + 1024, ... then the canonical tree (gpu/block_argmax.cuh); emitted[b][i] = a_i;
+//   folding l, l + kBlock, ... then the canonical tree (gpu/block_argmax.cuh); emitted[b][i] = a_i;
 //   the row stops at i when i == n_b (a_{n_b} is the bonus token) or draft_i != a_i (a_i
 //   replaced the rejected draft). A stopped row's threads load nothing more (a per-thread flag,
 //   the same in every thread); the loop still runs its barriers, since block-level code cannot
@@ -28,9 +29,10 @@
 
 namespace sampcheck::gpu {
 
+template <int kBlock = kCanonicalLanes>
 struct SpecGreedyKernel {
   static constexpr const char* kName = "spec_greedy";
-  static constexpr int kThreads = kCanonicalLanes;
+  static constexpr int kThreads = kBlock;
 
   template <class B, class In, class Drafts, class Counts, class Out>
   SAMPCHECK_KERNEL_BODY void operator()(B& block, In target, Drafts drafts, Counts counts, Out emitted,
@@ -51,7 +53,7 @@ struct SpecGreedyKernel {
         std::int64_t j = kNoIndex;
         if (stop[t] < 0) {
           const std::int64_t at = (row * positions + i) * vocab;
-          for (std::int64_t k = t.x; k < vocab; k += kCanonicalLanes) {
+          for (std::int64_t k = t.x; k < vocab; k += kBlock) {
             const float x = target.Load(at + k);
             if (ArgmaxAbove(x, k, v, j)) {
               v = x;
@@ -62,7 +64,7 @@ struct SpecGreedyKernel {
         value[t] = v;
         index[t] = j;
       });
-      CanonicalBlockArgmax<float>(block, value, index, ArgmaxAboveF32{});
+      CanonicalBlockArgmax<kBlock, float>(block, value, index, ArgmaxAboveF32{});
       block.ForEachThread([&](Thread t) {
         if (stop[t] >= 0) return;
         if (t.x == 0) emitted.Store(row * positions + i, index[t]);
@@ -70,7 +72,7 @@ struct SpecGreedyKernel {
       });
     }
     block.ForEachThread([&](Thread t) {
-      for (std::int64_t i = t.x; i < positions; i += kCanonicalLanes) {
+      for (std::int64_t i = t.x; i < positions; i += kBlock) {
         if (i > stop[t]) emitted.Store(row * positions + i, std::int64_t{-1});
       }
       if (t.x == 0) accepted.Store(row, stop[t]);

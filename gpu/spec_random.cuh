@@ -5,7 +5,9 @@
 // (docs/spec/speculative.md "spec_random": "vllm", "flashinfer", "typical_acceptance").
 //
 // Contract shared by the three kernels:
-// - One block of 1024 threads per request row b. target: rows x (K + 1) x V f32 (position i at
+// - One block per request row b: 1024 threads, or one warp of 32 for vllm and flashinfer when
+//   V <= kOneWarpVocab (gpu/block_argmax.cuh; the result is the same); typical_acceptance
+//   always 1024, since its canonical sum needs the 1024 lanes. target: rows x (K + 1) x V f32 (position i at
 //   (b (K + 1) + i) V); draft: rows x K x V f32 (position i at (b K + i) V); drafts: rows x K
 //   i32; counts: rows i64 (n_b, counted and checked by the caller with the reference's
 //   DraftCounts); every input already checked as the reference checks it (probabilities finite
@@ -64,11 +66,11 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float SpecResidual(float t, float d
 }
 
 // emitted[b] = drafts[0, k), token, then -1; accepted[b] = k. Every thread holds k and token.
-template <class B, class Drafts, class Out, class R>
+template <int kLanes, class B, class Drafts, class Out, class R>
 SAMPCHECK_KERNEL_BODY void WriteSpecOutcome(B& block, Drafts drafts, Out emitted, Out accepted, std::int64_t row,
                                             std::int64_t width, const R& k, const R& token) {
   block.ForEachThread([&](Thread t) {
-    for (std::int64_t i = t.x; i <= width; i += kCanonicalLanes) {
+    for (std::int64_t i = t.x; i <= width; i += kLanes) {
       std::int64_t v = -1;
       if (i < k[t]) v = drafts.Load(row * width + i);
       if (i == k[t]) v = token[t];
@@ -78,9 +80,10 @@ SAMPCHECK_KERNEL_BODY void WriteSpecOutcome(B& block, Drafts drafts, Out emitted
   });
 }
 
+template <int kBlock = kCanonicalLanes>
 struct SpecRandomVllmKernel {
   static constexpr const char* kName = "spec_random_vllm";
-  static constexpr int kThreads = kCanonicalLanes;
+  static constexpr int kThreads = kBlock;
 
   template <class B, class In, class Drafts, class Counts, class U, class Out>
   SAMPCHECK_KERNEL_BODY void operator()(B& block, In target, In draft, bool has_draft, Drafts drafts, Counts counts,
@@ -111,7 +114,7 @@ struct SpecRandomVllmKernel {
       const std::int32_t x = rejected[t] ? drafts.Load(row * width + k[t]) : -1;
       float v = NegativeInfinity();
       std::int64_t j = kNoIndex;
-      for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
+      for (std::int64_t i = t.x; i < vocab; i += kBlock) {
         float r;
         if (!rejected[t]) {
           r = target.Load(at + i) / bonus_q.Load(row * vocab + i);
@@ -128,14 +131,15 @@ struct SpecRandomVllmKernel {
       value[t] = v;
       index[t] = j;
     });
-    CanonicalBlockArgmax<float>(block, value, index, ArgmaxAboveF32{});
-    WriteSpecOutcome(block, drafts, emitted, accepted, row, width, k, index);
+    CanonicalBlockArgmax<kBlock, float>(block, value, index, ArgmaxAboveF32{});
+    WriteSpecOutcome<kBlock>(block, drafts, emitted, accepted, row, width, k, index);
   }
 };
 
+template <int kBlock = kCanonicalLanes>
 struct SpecRandomFlashinferKernel {
   static constexpr const char* kName = "spec_random_flashinfer";
-  static constexpr int kThreads = kCanonicalLanes;
+  static constexpr int kThreads = kBlock;
 
   template <class B, class In, class Drafts, class Counts, class U, class Out>
   SAMPCHECK_KERNEL_BODY void operator()(B& block, In target, In draft, Drafts drafts, Counts counts, U u,
@@ -166,8 +170,8 @@ struct SpecRandomFlashinferKernel {
       const float tj = target.Load((row * (width + 1) + k[t]) * vocab + i);
       return SpecResidual(tj, rejected[t] ? draft.Load((row * width + k[t]) * vocab + i) : 0.0f);
     };
-    auto token = BlockInverseCdfDraw(block, weight, vocab, draw_u, false);
-    WriteSpecOutcome(block, drafts, emitted, accepted, row, width, k, token);
+    auto token = BlockInverseCdfDraw<kBlock>(block, weight, vocab, draw_u, false);
+    WriteSpecOutcome<kBlock>(block, drafts, emitted, accepted, row, width, k, token);
   }
 };
 
@@ -228,8 +232,8 @@ struct SpecRandomTypicalKernel {
       value[t] = v;
       index[t] = j;
     });
-    CanonicalBlockArgmax<float>(block, value, index, ArgmaxAboveF32{});
-    WriteSpecOutcome(block, drafts, emitted, accepted, row, width, k, index);
+    CanonicalBlockArgmax<kCanonicalLanes, float>(block, value, index, ArgmaxAboveF32{});
+    WriteSpecOutcome<kCanonicalLanes>(block, drafts, emitted, accepted, row, width, k, index);
   }
 };
 
