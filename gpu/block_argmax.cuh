@@ -41,8 +41,7 @@ inline constexpr std::int64_t kOneWarpVocab = 4096;
 
 // greedy.cuh's ArgmaxAbove as a functor (float values).
 struct ArgmaxAboveF32 {
-  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool operator()(float x, std::int64_t i, float v,
-                                                               std::int64_t j) const {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool operator()(float x, std::int64_t i, float v, std::int64_t j) const {
     return ArgmaxAbove(x, i, v, j);
   }
 };

@@ -302,8 +302,8 @@ class CudaRunner final : public KernelRunner {
     DeviceBuffer<std::int64_t> y(rows, st);
     x.Upload(scores, st);
     g.Upload(gumbel, st);
-    LaunchSized<GumbelMaxKernel>(rows, vocab, st, x.ConstView("logprobs"), g.ConstView("gumbel"), y.View("token"), vocab,
-                                  pitch);
+    LaunchSized<GumbelMaxKernel>(rows, vocab, st, x.ConstView("logprobs"), g.ConstView("gumbel"), y.View("token"),
+                                 vocab, pitch);
     y.Download(token, st);
     Throw(st, GumbelMaxKernel<>::kName);
   }
@@ -317,8 +317,8 @@ class CudaRunner final : public KernelRunner {
     DeviceBuffer<std::int64_t> y(rows, st);
     p.Upload(probs, st);
     e.Upload(q, st);
-    LaunchSized<ExponentialRaceKernel>(rows, vocab, st, p.ConstView("probs"), e.ConstView("q"), y.View("token"), vocab, pitch,
-                                        all_tokens);
+    LaunchSized<ExponentialRaceKernel>(rows, vocab, st, p.ConstView("probs"), e.ConstView("q"), y.View("token"), vocab,
+                                       pitch, all_tokens);
     y.Download(token, st);
     Throw(st, ExponentialRaceKernel<>::kName);
   }
@@ -332,7 +332,8 @@ class CudaRunner final : public KernelRunner {
     DeviceBuffer<std::int64_t> y(rows, st);
     p.Upload(probs, st);
     w.Upload(u, st);
-    LaunchSized<InverseCdfKernel>(rows, vocab, st, p.ConstView("probs"), w.ConstView("u"), y.View("token"), vocab, pitch);
+    LaunchSized<InverseCdfKernel>(rows, vocab, st, p.ConstView("probs"), w.ConstView("u"), y.View("token"), vocab,
+                                  pitch);
     y.Download(token, st);
     Throw(st, InverseCdfKernel<>::kName);
   }
@@ -346,7 +347,8 @@ class CudaRunner final : public KernelRunner {
     DeviceBuffer<std::int64_t> y(rows, st);
     p.Upload(probs, st);
     e.Upload(q, st);
-    LaunchSized<QSampleKernel>(rows, vocab, st, p.ConstView("probs"), e.ConstView("q"), y.View("token"), vocab, pitch, eps);
+    LaunchSized<QSampleKernel>(rows, vocab, st, p.ConstView("probs"), e.ConstView("q"), y.View("token"), vocab, pitch,
+                               eps);
     y.Download(token, st);
     Throw(st, QSampleKernel<>::kName);
   }
@@ -365,8 +367,9 @@ class CudaRunner final : public KernelRunner {
     s.Upload(seed, st);
     pos.Upload(positions, st);
     ids.Upload(token_ids, st);
-    LaunchSized<SeededGumbelKernel>(rows, vocab, st, p.ConstView("probs"), s.ConstView("seed"), pos.ConstView("positions"),
-                                     ids.ConstView("token_ids"), token_ids != nullptr, y.View("token"), vocab, pitch);
+    LaunchSized<SeededGumbelKernel>(rows, vocab, st, p.ConstView("probs"), s.ConstView("seed"),
+                                    pos.ConstView("positions"), ids.ConstView("token_ids"), token_ids != nullptr,
+                                    y.View("token"), vocab, pitch);
     y.Download(token, st);
     Throw(st, SeededGumbelKernel<>::kName);
   }
@@ -385,7 +388,7 @@ class CudaRunner final : public KernelRunner {
     d.Upload(drafts, st);
     n.Upload(counts, st);
     LaunchSized<SpecGreedyKernel>(rows, vocab, st, t.ConstView("target_logits"), d.ConstView("draft_ids"),
-                                   n.ConstView("counts"), e.View("emitted"), a.View("num_accepted"), width, vocab);
+                                  n.ConstView("counts"), e.View("emitted"), a.View("num_accepted"), width, vocab);
     e.Download(emitted, st);
     a.Download(accepted, st);
     Throw(st, SpecGreedyKernel<>::kName);
@@ -418,15 +421,15 @@ class CudaRunner final : public KernelRunner {
     switch (in.rule) {
       case Rule::kVllm:
         LaunchSized<SpecRandomVllmKernel>(rows, vocab, st, t.ConstView("target_probs"), dp.ConstView("draft_probs"),
-                                           in.draft_probs != nullptr, d.ConstView("draft_ids"), n.ConstView("counts"),
-                                           u64.ConstView("u"), q.ConstView("q"), bq.ConstView("bonus_q"),
-                                           e.View("emitted"), a.View("num_accepted"), width, vocab);
+                                          in.draft_probs != nullptr, d.ConstView("draft_ids"), n.ConstView("counts"),
+                                          u64.ConstView("u"), q.ConstView("q"), bq.ConstView("bonus_q"),
+                                          e.View("emitted"), a.View("num_accepted"), width, vocab);
         break;
       case Rule::kFlashinfer:
         kernel = SpecRandomFlashinferKernel<>::kName;
-        LaunchSized<SpecRandomFlashinferKernel>(rows, vocab, st, t.ConstView("target_probs"), dp.ConstView("draft_probs"),
-                                                 d.ConstView("draft_ids"), n.ConstView("counts"), u32.ConstView("u"),
-                                                 e.View("emitted"), a.View("num_accepted"), width, vocab);
+        LaunchSized<SpecRandomFlashinferKernel>(
+            rows, vocab, st, t.ConstView("target_probs"), dp.ConstView("draft_probs"), d.ConstView("draft_ids"),
+            n.ConstView("counts"), u32.ConstView("u"), e.View("emitted"), a.View("num_accepted"), width, vocab);
         break;
       case Rule::kTypicalAcceptance:
         kernel = SpecRandomTypicalKernel::kName;

@@ -66,7 +66,8 @@ TensorMap RunExponentialRace(const Case& c, Profile profile, KernelRunner& runne
   const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
   const Tensor q = in.FloatRows("q", rows, vocab);
   for (float v : q.data<float>()) {
-    if (!std::isfinite(v) || !(v > 0.0f)) in.Fail("'q' holds " + FormatFloat(v) + "; Exp(1) noise must be finite and > 0");
+    if (!std::isfinite(v) || !(v > 0.0f))
+      in.Fail("'q' holds " + FormatFloat(v) + "; Exp(1) noise must be finite and > 0");
   }
   const float* p = probs.data<float>().data();
   for (std::int64_t b = 0; b < rows; ++b) {
@@ -202,7 +203,8 @@ TensorMap RunSpecRandom(const Case& c, Profile profile, KernelRunner& runner) {
   const std::vector<std::int64_t> counts = reference::DraftCounts(in, drafts, vocab);
   Tensor draft;
   const bool has_draft = c.inputs.count("draft_probs") != 0;
-  if (profile == Profile::kFlashinfer && !has_draft) in.Fail("missing input tensor 'draft_probs' (flashinfer has no n-gram mode)");
+  if (profile == Profile::kFlashinfer && !has_draft)
+    in.Fail("missing input tensor 'draft_probs' (flashinfer has no n-gram mode)");
   if (has_draft && profile != Profile::kTypicalAcceptance) {
     draft = reference::PositionProbabilities(c, in, "draft_probs", rows, width, vocab);
   }
@@ -218,7 +220,8 @@ TensorMap RunSpecRandom(const Case& c, Profile profile, KernelRunner& runner) {
       in.ExpectDim("u", u, 1, width);
       const auto values = u.data<double>();
       for (std::size_t i = 0; i < values.size(); ++i) {
-        if (!(values[i] >= 0.0 && values[i] < 1.0)) in.Fail("'u' entry " + std::to_string(i) + " must be in [0, 1) (f64)");
+        if (!(values[i] >= 0.0 && values[i] < 1.0))
+          in.Fail("'u' entry " + std::to_string(i) + " must be in [0, 1) (f64)");
       }
       k.rule = KernelRunner::SpecRandomInputs::Rule::kVllm;
       k.u_f64 = values.data();
@@ -231,7 +234,8 @@ TensorMap RunSpecRandom(const Case& c, Profile profile, KernelRunner& runner) {
       in.ExpectDim("u", u, 0, rows);
       in.ExpectDim("u", u, 1, width + 1);
       for (float v : u.data<float>()) {
-        if (!(v >= 0.0f && v <= 1.0f)) in.Fail("'u' holds " + FormatFloat(v) + "; flashinfer uniforms must be in [0, 1]");
+        if (!(v >= 0.0f && v <= 1.0f))
+          in.Fail("'u' holds " + FormatFloat(v) + "; flashinfer uniforms must be in [0, 1]");
       }
       k.rule = KernelRunner::SpecRandomInputs::Rule::kFlashinfer;
       k.u_f32 = u.data<float>().data();
@@ -254,11 +258,15 @@ TensorMap RunSpecRandom(const Case& c, Profile profile, KernelRunner& runner) {
 
 }  // namespace
 
-TensorMap GpuGumbelMax(const Case& c, Profile profile, KernelRunner& runner) { return RunGumbelMax(c, profile, runner); }
+TensorMap GpuGumbelMax(const Case& c, Profile profile, KernelRunner& runner) {
+  return RunGumbelMax(c, profile, runner);
+}
 TensorMap GpuExponentialRace(const Case& c, Profile profile, KernelRunner& runner) {
   return RunExponentialRace(c, profile, runner);
 }
-TensorMap GpuInverseCdf(const Case& c, Profile profile, KernelRunner& runner) { return RunInverseCdf(c, profile, runner); }
+TensorMap GpuInverseCdf(const Case& c, Profile profile, KernelRunner& runner) {
+  return RunInverseCdf(c, profile, runner);
+}
 TensorMap GpuQSample(const Case& c, Profile profile, KernelRunner& runner) { return RunQSample(c, profile, runner); }
 TensorMap GpuMultinomialWithSeed(const Case& c, Profile /*profile*/, KernelRunner& runner) {
   return RunSeededGumbel(c, "multinomial_with_seed", false, runner);
@@ -266,7 +274,11 @@ TensorMap GpuMultinomialWithSeed(const Case& c, Profile /*profile*/, KernelRunne
 TensorMap GpuMultinomialWithSeedTokenIds(const Case& c, Profile /*profile*/, KernelRunner& runner) {
   return RunSeededGumbel(c, "multinomial_with_seed_token_ids", true, runner);
 }
-TensorMap GpuSpecGreedy(const Case& c, Profile profile, KernelRunner& runner) { return RunSpecGreedy(c, profile, runner); }
-TensorMap GpuSpecRandom(const Case& c, Profile profile, KernelRunner& runner) { return RunSpecRandom(c, profile, runner); }
+TensorMap GpuSpecGreedy(const Case& c, Profile profile, KernelRunner& runner) {
+  return RunSpecGreedy(c, profile, runner);
+}
+TensorMap GpuSpecRandom(const Case& c, Profile profile, KernelRunner& runner) {
+  return RunSpecRandom(c, profile, runner);
+}
 
 }  // namespace sampcheck::gpu

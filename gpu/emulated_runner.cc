@@ -135,43 +135,43 @@ class EmulatedRunner final : public KernelRunner {
 
   void GumbelMax(const float* scores, const float* gumbel, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
                  std::int64_t* token) override {
-    RunSized<GumbelMaxKernel>(rows, vocab, Global(scores, rows * pitch, "logprobs"), Global(gumbel, rows * pitch, "gumbel"),
-                         Global(token, rows, "token"), vocab, pitch);
+    RunSized<GumbelMaxKernel>(rows, vocab, Global(scores, rows * pitch, "logprobs"),
+                              Global(gumbel, rows * pitch, "gumbel"), Global(token, rows, "token"), vocab, pitch);
   }
 
   void ExponentialRace(const float* probs, const float* q, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
                        bool all_tokens, std::int64_t* token) override {
     RunSized<ExponentialRaceKernel>(rows, vocab, Global(probs, rows * pitch, "probs"), Global(q, rows * pitch, "q"),
-                               Global(token, rows, "token"), vocab, pitch, all_tokens);
+                                    Global(token, rows, "token"), vocab, pitch, all_tokens);
   }
 
   void InverseCdf(const float* probs, const float* u, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
                   std::int64_t* token) override {
-    RunSized<InverseCdfKernel>(rows, vocab, Global(probs, rows * pitch, "probs"), Global(u, rows, "u"), Global(token, rows, "token"),
-                          vocab, pitch);
+    RunSized<InverseCdfKernel>(rows, vocab, Global(probs, rows * pitch, "probs"), Global(u, rows, "u"),
+                               Global(token, rows, "token"), vocab, pitch);
   }
 
   void QSample(const float* probs, const float* q, float eps, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
                std::int64_t* token) override {
     RunSized<QSampleKernel>(rows, vocab, Global(probs, rows * pitch, "probs"), Global(q, rows * pitch, "q"),
-                       Global(token, rows, "token"), vocab, pitch, eps);
+                            Global(token, rows, "token"), vocab, pitch, eps);
   }
 
   void SeededGumbel(const float* probs, const std::int64_t* seed, const std::int64_t* positions,
                     const std::int32_t* token_ids, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
                     std::int64_t* token) override {
     RunSized<SeededGumbelKernel>(rows, vocab, Global(probs, rows * pitch, "probs"), Global(seed, rows, "seed"),
-                            Global(positions, rows, "positions"), Global(token_ids, rows * pitch, "token_ids"),
-                            token_ids != nullptr, Global(token, rows, "token"), vocab, pitch);
+                                 Global(positions, rows, "positions"), Global(token_ids, rows * pitch, "token_ids"),
+                                 token_ids != nullptr, Global(token, rows, "token"), vocab, pitch);
   }
 
   void SpecGreedy(const float* target_logits, const std::int32_t* drafts, const std::int64_t* counts, SpecShape shape,
                   std::int64_t* emitted, std::int64_t* accepted) override {
     const auto [rows, width, vocab] = shape;
     RunSized<SpecGreedyKernel>(rows, vocab, Global(target_logits, rows * (width + 1) * vocab, "target_logits"),
-                          Global(drafts, rows * width, "draft_ids"), Global(counts, rows, "counts"),
-                          Global(emitted, rows * (width + 1), "emitted"), Global(accepted, rows, "num_accepted"), width,
-                          vocab);
+                               Global(drafts, rows * width, "draft_ids"), Global(counts, rows, "counts"),
+                               Global(emitted, rows * (width + 1), "emitted"), Global(accepted, rows, "num_accepted"),
+                               width, vocab);
   }
 
   void SpecRandom(const SpecRandomInputs& in, SpecShape shape, std::int64_t* emitted, std::int64_t* accepted) override {
@@ -185,12 +185,12 @@ class EmulatedRunner final : public KernelRunner {
     switch (in.rule) {
       case SpecRandomInputs::Rule::kVllm:
         RunSized<SpecRandomVllmKernel>(rows, vocab, target, draft, in.draft_probs != nullptr, drafts, counts,
-                                  Global(in.u_f64, rows * width, "u"), Global(in.q, rows * vocab, "q"),
-                                  Global(in.bonus_q, rows * vocab, "bonus_q"), out, num, width, vocab);
+                                       Global(in.u_f64, rows * width, "u"), Global(in.q, rows * vocab, "q"),
+                                       Global(in.bonus_q, rows * vocab, "bonus_q"), out, num, width, vocab);
         break;
       case SpecRandomInputs::Rule::kFlashinfer:
-        RunSized<SpecRandomFlashinferKernel>(rows, vocab, target, draft, drafts, counts, Global(in.u_f32, rows * (width + 1), "u"),
-                                        out, num, width, vocab);
+        RunSized<SpecRandomFlashinferKernel>(rows, vocab, target, draft, drafts, counts,
+                                             Global(in.u_f32, rows * (width + 1), "u"), out, num, width, vocab);
         break;
       case SpecRandomInputs::Rule::kTypicalAcceptance:
         Run<SpecRandomTypicalKernel>(rows, target, drafts, counts, Global(in.bonus_q, rows * vocab, "bonus_q"),

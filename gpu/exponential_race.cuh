@@ -33,8 +33,8 @@ struct ExponentialRaceKernel {
   static constexpr int kThreads = kBlock;
 
   template <class B, class In, class Noise, class Out>
-  SAMPCHECK_KERNEL_BODY void operator()(B& block, In probs, Noise q, Out token, std::int64_t vocab,
-                                        std::int64_t pitch, bool all_tokens) const {
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, In probs, Noise q, Out token, std::int64_t vocab, std::int64_t pitch,
+                                        bool all_tokens) const {
     const std::int64_t row = block.index();
     auto value = Registers<float>(block);
     auto index = Registers<std::int64_t>(block);

@@ -6,9 +6,9 @@
 // (docs/spec/speculative.md "flashinfer").
 //
 // Contract of BlockInverseCdfDraw(block, weight, vocab, u, fallback_last_positive):
-// - The block has kLanes threads (any count: the additions are serial). weight(t, i) returns w_i (finite, >= 0) for i in [0, vocab),
-//   called in thread t's phase (so it may read t's registers);
-//   u[t] holds the uniform in thread 0 (other threads' values are not read).
+// - The block has kLanes threads (any count: the additions are serial). weight(t, i) returns
+//   w_i (finite, >= 0) for i in [0, vocab), called in thread t's phase (so it may read t's
+//   registers); u[t] holds the uniform in thread 0 (other threads' values are not read).
 // - The canonical scan order IS sequential (docs/spec/draws.md: C_i = C_{i-1} + w_i in f32 from
 //   +0.0, left to right): a rounded running sum has no reassociation that keeps its bits, so
 //   the additions are done by ONE thread, in index order. The block only stages the row through
@@ -25,9 +25,9 @@
 //
 // Contract of InverseCdfKernel:
 // - One block of kBlock threads per row (1024, or 32 when V <= kOneWarpVocab, as the argmax
-//   kernels: the serial scan does not depend on it). probs: rows x pitch f32 (entries [V, pitch) are padding, never read);
-//   u: rows f32 in [0, 1); token: rows i64. The caller has checked probs finite >= 0 with a
-//   positive entry per row and u in [0, 1), as the reference does.
+//   kernels: the serial scan does not depend on it). probs: rows x pitch f32 (entries [V, pitch) are padding, never
+//   read); u: rows f32 in [0, 1); token: rows i64. The caller has checked probs finite >= 0 with a positive entry per
+//   row and u in [0, 1), as the reference does.
 // - token = BlockInverseCdfDraw(w_i = probs_i, u_b, fallback to the last positive).
 // - Canonical tier (a running sum in the reference's order); profile canonical.
 // Example (docs/spec/draws.md): probs {0.25, 0, 0.75}: u = 0 -> 0; u = 0.25 -> 2 (t = 0.25 is

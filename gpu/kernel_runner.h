@@ -96,10 +96,10 @@ class KernelRunner {
     const float* draft_probs = nullptr;
     const std::int32_t* drafts = nullptr;
     const std::int64_t* counts = nullptr;
-    const double* u_f64 = nullptr;  // vllm [rows, width]
-    const float* u_f32 = nullptr;   // flashinfer [rows, width + 1]
-    const float* q = nullptr;       // vllm [rows, vocab]
-    const float* bonus_q = nullptr; // vllm, typical_acceptance [rows, vocab]
+    const double* u_f64 = nullptr;   // vllm [rows, width]
+    const float* u_f32 = nullptr;    // flashinfer [rows, width + 1]
+    const float* q = nullptr;        // vllm [rows, vocab]
+    const float* bonus_q = nullptr;  // vllm, typical_acceptance [rows, vocab]
     float posterior_threshold = 0.0f;
     float posterior_alpha = 0.0f;
   };

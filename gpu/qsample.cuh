@@ -43,8 +43,8 @@ struct QSampleKernel {
   static constexpr int kThreads = kBlock;
 
   template <class B, class In, class Noise, class Out>
-  SAMPCHECK_KERNEL_BODY void operator()(B& block, In probs, Noise q, Out token, std::int64_t vocab,
-                                        std::int64_t pitch, float eps) const {
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, In probs, Noise q, Out token, std::int64_t vocab, std::int64_t pitch,
+                                        float eps) const {
     const std::int64_t row = block.index();
     auto value = Registers<float>(block);
     auto index = Registers<std::int64_t>(block);

@@ -67,8 +67,8 @@ struct SeededGumbelKernel {
       for (std::int64_t i = t.x; i < vocab; i += kBlock) {
         const float p = probs.Load(row * pitch + i);
         if (!(p > 0.0f)) continue;
-        const auto column = has_ids ? static_cast<std::uint32_t>(token_ids.Load(row * pitch + i))
-                                    : static_cast<std::uint32_t>(i);
+        const auto column =
+            has_ids ? static_cast<std::uint32_t>(token_ids.Load(row * pitch + i)) : static_cast<std::uint32_t>(i);
         const std::uint32_t h = rng::SglangMurmurKey(s, position, column);
         const double x = math::LogF64Dd(static_cast<double>(p)) + rng::GumbelSglangFromHashF64(h);
         if (ArgmaxAboveF64{}(x, i, v, j)) {

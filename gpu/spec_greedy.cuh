@@ -35,8 +35,8 @@ struct SpecGreedyKernel {
   static constexpr int kThreads = kBlock;
 
   template <class B, class In, class Drafts, class Counts, class Out>
-  SAMPCHECK_KERNEL_BODY void operator()(B& block, In target, Drafts drafts, Counts counts, Out emitted,
-                                        Out accepted, std::int64_t width, std::int64_t vocab) const {
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, In target, Drafts drafts, Counts counts, Out emitted, Out accepted,
+                                        std::int64_t width, std::int64_t vocab) const {
     const std::int64_t row = block.index();
     const std::int64_t positions = width + 1;
     auto n = Registers<std::int64_t>(block);

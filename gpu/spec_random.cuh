@@ -142,8 +142,8 @@ struct SpecRandomFlashinferKernel {
   static constexpr int kThreads = kBlock;
 
   template <class B, class In, class Drafts, class Counts, class U, class Out>
-  SAMPCHECK_KERNEL_BODY void operator()(B& block, In target, In draft, Drafts drafts, Counts counts, U u,
-                                        Out emitted, Out accepted, std::int64_t width, std::int64_t vocab) const {
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, In target, In draft, Drafts drafts, Counts counts, U u, Out emitted,
+                                        Out accepted, std::int64_t width, std::int64_t vocab) const {
     const std::int64_t row = block.index();
     auto k = Registers<std::int64_t>(block);
     auto rejected = Registers<bool>(block);

@@ -5,10 +5,10 @@
 // vocabularies 151936 and 128256) whose pad entries hold +inf or NaN and must never win or be
 // read. Every launch runs with the emulator's checks on: a violation throws and fails the test.
 #include <cmath>
-#include <functional>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -16,10 +16,10 @@
 #include <gtest/gtest.h>
 
 #include "core/split_mix64.h"
-#include "gpu/kernel_runner.h"
 #include "gpu/gumbel_max.cuh"  // gpu-draws group: the planted out-of-bounds launch
-#include "reference/seeded_gumbel.h"  // gpu-draws group
+#include "gpu/kernel_runner.h"
 #include "reference/reductions.h"
+#include "reference/seeded_gumbel.h"  // gpu-draws group
 #include "reference/softmax.h"
 
 namespace sampcheck::gpu {
@@ -334,9 +334,9 @@ std::int64_t GumbelMaxOne(const std::vector<float>& scores, const std::vector<fl
 
 // docs/spec/draws.md "gumbel_max".
 TEST(GpuGumbelMax, ContractExamples) {
-  EXPECT_EQ(GumbelMaxOne({0, -1}, {0, 2}), 1);        // sums {0, 1}
-  EXPECT_EQ(GumbelMaxOne({-kInf, 0}, {100, 0}), 1);   // -inf score: never drawn, whatever the noise
-  EXPECT_EQ(GumbelMaxOne({1, 0}, {0, 1}), 0);         // sums {1, 1}: tie to the lower index
+  EXPECT_EQ(GumbelMaxOne({0, -1}, {0, 2}), 1);                 // sums {0, 1}
+  EXPECT_EQ(GumbelMaxOne({-kInf, 0}, {100, 0}), 1);            // -inf score: never drawn, whatever the noise
+  EXPECT_EQ(GumbelMaxOne({1, 0}, {0, 1}), 0);                  // sums {1, 1}: tie to the lower index
   EXPECT_EQ(GumbelMaxOne({3e38f, 3e38f}, {3e38f, 3e38f}), 0);  // both sums overflow to +inf: tie
   // -3e38 + -3e38 = -inf: a candidate whose sum is -inf still beats the -inf score at 0.
   EXPECT_EQ(GumbelMaxOne({-kInf, -3e38f}, {5, -3e38f}), 1);
@@ -375,7 +375,8 @@ TEST(GpuGumbelMax, EmulatorReportsAShortNoiseArray) {
 
 std::int64_t ExponentialRaceOne(const std::vector<float>& p, const std::vector<float>& q, bool all_tokens) {
   const auto v = static_cast<std::int64_t>(p.size());
-  return DrawOne([&](KernelRunner& r, std::int64_t* t) { r.ExponentialRace(p.data(), q.data(), 1, v, v, all_tokens, t); });
+  return DrawOne(
+      [&](KernelRunner& r, std::int64_t* t) { r.ExponentialRace(p.data(), q.data(), 1, v, v, all_tokens, t); });
 }
 
 // docs/spec/draws.md "exponential_race": probs {0.5, 0.5}, q {1, 0.25}: ratios {0.5, 2} -> 1.
@@ -412,9 +413,7 @@ TEST(GpuInverseCdf, ContractExamples) {
 // t = u < 1 = C_0 -> 0. A kernel that adds the two small weights first (a tree or a parallel
 // scan: 2^-23 + 1 is exact) gets the total 1 + 2^-23, and with u = 1 - 2^-24 the product
 // (1 - 2^-24)(1 + 2^-23) = 1 + 2^-24 - 2^-47 rounds to 1, not below C_0: it draws 2.
-TEST(GpuInverseCdf, RunningSumIsSequential) {
-  EXPECT_EQ(InverseCdfOne({1.0f, 0x1p-24f, 0x1p-24f}, 0x1.fffffep-1f), 0);
-}
+TEST(GpuInverseCdf, RunningSumIsSequential) { EXPECT_EQ(InverseCdfOne({1.0f, 0x1p-24f, 0x1p-24f}, 0x1.fffffep-1f), 0); }
 
 // Rows across tiles (one warp: 32-entry tiles; V > 4096: 1024-entry tiles). All ones: C_i = i + 1
 // exactly, t = u V; the token is the first i with t < i + 1, i.e. floor(t): V = 3000, u = 0.5 ->
