@@ -23,6 +23,7 @@
 #include "gpu/token_bitmask.cuh"
 // gpu-draws group.
 #include "gpu/exponential_race.cuh"
+#include "gpu/finish_rules.cuh"
 #include "gpu/gumbel_max.cuh"
 #include "gpu/inverse_cdf.cuh"
 #include "gpu/qsample.cuh"
@@ -442,6 +443,45 @@ class CudaRunner final : public KernelRunner {
     e.Download(emitted, st);
     a.Download(accepted, st);
     Throw(st, kernel);
+  }
+
+  void FinishRules(const FinishRulesInputs& in, std::int64_t rows, std::int32_t* finish_reason,
+                   std::int64_t* stop_reason, std::uint8_t* text_keep, std::int32_t* next_banned) override {
+    RequireDevice();
+    const std::int64_t width = in.n_eos + in.n_stop;
+    CudaStatus st;
+    DeviceBuffer<std::int64_t> tok(rows, st);
+    DeviceBuffer<std::int32_t> len(rows, st);
+    DeviceBuffer<std::int32_t> mx(rows, st);
+    DeviceBuffer<std::int32_t> mn(rows, st);
+    DeviceBuffer<std::uint8_t> ign(rows, st);
+    DeviceBuffer<std::uint8_t> keep(in.keep_stop != nullptr ? rows : 0, st);
+    DeviceBuffer<std::int32_t> eos(rows * in.n_eos, st);
+    DeviceBuffer<std::int32_t> stop(rows * in.n_stop, st);
+    DeviceBuffer<std::int32_t> reason(rows, st);
+    DeviceBuffer<std::int64_t> matched(rows, st);
+    DeviceBuffer<std::uint8_t> kept(rows, st);
+    DeviceBuffer<std::int32_t> banned(rows * width, st);
+    tok.Upload(in.token, st);
+    len.Upload(in.output_len, st);
+    mx.Upload(in.max_tokens, st);
+    mn.Upload(in.min_tokens, st);
+    ign.Upload(in.ignore_eos, st);
+    keep.Upload(in.keep_stop, st);
+    eos.Upload(in.eos_ids, st);
+    stop.Upload(in.stop_ids, st);
+    LaunchKernel<FinishRulesKernel>((rows + FinishRulesKernel::kThreads - 1) / FinishRulesKernel::kThreads, st,
+                                    tok.ConstView("token"), len.ConstView("output_len"), mx.ConstView("max_tokens"),
+                                    mn.ConstView("min_tokens"), ign.ConstView("ignore_eos"),
+                                    keep.ConstView("keep_stop"), in.keep_stop != nullptr, eos.ConstView("eos_ids"),
+                                    in.n_eos, stop.ConstView("stop_ids"), in.n_stop, rows, in.sglang,
+                                    in.eos_stop_reason_none, reason.View("finish_reason"),
+                                    matched.View("stop_reason"), kept.View("text_keep"), banned.View("next_banned"));
+    reason.Download(finish_reason, st);
+    matched.Download(stop_reason, st);
+    kept.Download(text_keep, st);
+    banned.Download(next_banned, st);
+    Throw(st, FinishRulesKernel::kName);
   }
 
  private:

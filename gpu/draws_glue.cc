@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "reference/ascend_top_k_top_p_sample_v2.h"
@@ -256,6 +257,81 @@ TensorMap RunSpecRandom(const Case& c, Profile profile, KernelRunner& runner) {
   return SpecOutputs(std::move(emitted), std::move(accepted));
 }
 
+// reference/finish_rules.cc's local check: ids are >= 0, -1 is padding.
+void ExpectIdsOrPadding(const StageInputs& in, const std::string& name, const Tensor& ids) {
+  auto d = ids.data<std::int32_t>();
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (d[i] < -1) {
+      in.Fail("'" + name + "' entry " + std::to_string(i) + " is " + std::to_string(d[i]) +
+              "; ids are >= 0, -1 is padding");
+    }
+  }
+}
+
+// reference/finish_rules.cc, checks in its order (its per-row checks all precede any output, so
+// checking every row first reports the same first failure).
+TensorMap RunFinishRules(const Case& c, Profile profile, KernelRunner& runner) {
+  StageInputs in(c, "finish_rules");
+  const Tensor& token = in.Required("token", DType::kI64, 1);
+  const std::int64_t rows = token.dim(0);
+  const Tensor& out_len = in.Required("output_len", DType::kI32, 1);
+  const Tensor& max_tok = in.Required("max_tokens", DType::kI32, 1);
+  const Tensor& min_tok = in.Required("min_tokens", DType::kI32, 1);
+  const Tensor& ignore = in.Required("ignore_eos", DType::kBool, 1);
+  const Tensor& eos = in.Required("eos_ids", DType::kI32, 2);
+  const Tensor& stop = in.Required("stop_ids", DType::kI32, 2);
+  const Tensor* keep = in.Optional("keep_stop", DType::kBool, 1);
+  for (const auto& [name, t] : {std::pair<const char*, const Tensor*>{"output_len", &out_len},
+                                {"max_tokens", &max_tok},
+                                {"min_tokens", &min_tok},
+                                {"ignore_eos", &ignore},
+                                {"eos_ids", &eos},
+                                {"stop_ids", &stop},
+                                {"keep_stop", keep}}) {
+    if (t) in.ExpectDim(name, *t, 0, rows);
+  }
+  ExpectIdsOrPadding(in, "eos_ids", eos);
+  ExpectIdsOrPadding(in, "stop_ids", stop);
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const auto i = static_cast<std::size_t>(b);
+    const std::int64_t tok = token.data<std::int64_t>()[i];
+    const std::int32_t len = out_len.data<std::int32_t>()[i], max = max_tok.data<std::int32_t>()[i],
+                       min = min_tok.data<std::int32_t>()[i];
+    const std::string row = "row " + std::to_string(b) + ": ";
+    if (tok < 0) in.Fail(row + "token " + std::to_string(tok) + " must be >= 0");
+    if (len < 1) in.Fail(row + "output_len " + std::to_string(len) + " must be >= 1 (it counts this step's token)");
+    if (max < 1) in.Fail(row + "max_tokens " + std::to_string(max) + " must be >= 1");
+    if (min < 0 || min > max) {
+      in.Fail(row + "min_tokens " + std::to_string(min) + " must be in [0, max_tokens = " + std::to_string(max) + "]");
+    }
+  }
+  const std::int64_t width = eos.dim(1) + stop.dim(1);
+  KernelRunner::FinishRulesInputs k;
+  k.token = token.data<std::int64_t>().data();
+  k.output_len = out_len.data<std::int32_t>().data();
+  k.max_tokens = max_tok.data<std::int32_t>().data();
+  k.min_tokens = min_tok.data<std::int32_t>().data();
+  k.ignore_eos = ignore.data<std::uint8_t>().data();
+  k.keep_stop = keep != nullptr ? keep->data<std::uint8_t>().data() : nullptr;
+  k.eos_ids = eos.data<std::int32_t>().data();
+  k.n_eos = eos.dim(1);
+  k.stop_ids = stop.data<std::int32_t>().data();
+  k.n_stop = stop.dim(1);
+  k.sglang = profile == Profile::kSglang;
+  k.eos_stop_reason_none = profile == Profile::kVllm;  // vLLM leaves stop_reason None for EOS
+  Tensor reason(DType::kI32, {rows});
+  Tensor stop_reason(DType::kI64, {rows});
+  Tensor text_keep(DType::kBool, {rows});
+  Tensor banned(DType::kI32, {rows, width});
+  runner.FinishRules(k, rows, reason.data<std::int32_t>().data(), stop_reason.data<std::int64_t>().data(),
+                     text_keep.data<std::uint8_t>().data(), banned.data<std::int32_t>().data());
+  TensorMap out = Outputs("finish_reason", std::move(reason));
+  out.emplace("stop_reason", std::move(stop_reason));
+  out.emplace("text_keep", std::move(text_keep));
+  out.emplace("next_banned", std::move(banned));
+  return out;
+}
+
 }  // namespace
 
 TensorMap GpuGumbelMax(const Case& c, Profile profile, KernelRunner& runner) {
@@ -276,6 +352,9 @@ TensorMap GpuMultinomialWithSeedTokenIds(const Case& c, Profile /*profile*/, Ker
 }
 TensorMap GpuSpecGreedy(const Case& c, Profile profile, KernelRunner& runner) {
   return RunSpecGreedy(c, profile, runner);
+}
+TensorMap GpuFinishRules(const Case& c, Profile profile, KernelRunner& runner) {
+  return RunFinishRules(c, profile, runner);
 }
 TensorMap GpuSpecRandom(const Case& c, Profile profile, KernelRunner& runner) {
   return RunSpecRandom(c, profile, runner);

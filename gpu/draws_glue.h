@@ -2,7 +2,7 @@
 #pragma once
 // Stage glue of the gpu backends for the draws (gumbel_max, exponential_race, inverse_cdf,
 // qsample), the seeded draws (multinomial_with_seed, multinomial_with_seed_token_ids) and
-// speculative verification (spec_greedy, spec_random): each reads and checks the case's inputs
+// speculative verification (spec_greedy, spec_random), and finish_rules: each reads and checks the case's inputs
 // with the reference's own boundary code (reference/stage_io.h, reference/draft_tokens.h), in
 // the reference's order and with its messages, resolves the profile into flags, and launches
 // one kernel (gpu/<stem>.cuh) through the KernelRunner. gpu/gpu_backend.cc lists them in its
@@ -23,5 +23,6 @@ TensorMap GpuMultinomialWithSeed(const Case& c, Profile profile, KernelRunner& r
 TensorMap GpuMultinomialWithSeedTokenIds(const Case& c, Profile profile, KernelRunner& runner);
 TensorMap GpuSpecGreedy(const Case& c, Profile profile, KernelRunner& runner);
 TensorMap GpuSpecRandom(const Case& c, Profile profile, KernelRunner& runner);
+TensorMap GpuFinishRules(const Case& c, Profile profile, KernelRunner& runner);
 
 }  // namespace sampcheck::gpu

@@ -17,6 +17,7 @@
 #include "gpu/token_bitmask.cuh"
 // gpu-draws group.
 #include "gpu/exponential_race.cuh"
+#include "gpu/finish_rules.cuh"
 #include "gpu/gumbel_max.cuh"
 #include "gpu/inverse_cdf.cuh"
 #include "gpu/qsample.cuh"
@@ -197,6 +198,20 @@ class EmulatedRunner final : public KernelRunner {
                                      in.posterior_threshold, in.posterior_alpha, out, num, width, vocab);
         break;
     }
+  }
+
+  void FinishRules(const FinishRulesInputs& in, std::int64_t rows, std::int32_t* finish_reason,
+                   std::int64_t* stop_reason, std::uint8_t* text_keep, std::int32_t* next_banned) override {
+    const std::int64_t width = in.n_eos + in.n_stop;
+    Run<FinishRulesKernel>((rows + FinishRulesKernel::kThreads - 1) / FinishRulesKernel::kThreads,
+                           Global(in.token, rows, "token"), Global(in.output_len, rows, "output_len"),
+                           Global(in.max_tokens, rows, "max_tokens"), Global(in.min_tokens, rows, "min_tokens"),
+                           Global(in.ignore_eos, rows, "ignore_eos"), Global(in.keep_stop, rows, "keep_stop"),
+                           in.keep_stop != nullptr, Global(in.eos_ids, rows * in.n_eos, "eos_ids"), in.n_eos,
+                           Global(in.stop_ids, rows * in.n_stop, "stop_ids"), in.n_stop, rows, in.sglang,
+                           in.eos_stop_reason_none, Global(finish_reason, rows, "finish_reason"),
+                           Global(stop_reason, rows, "stop_reason"), Global(text_keep, rows, "text_keep"),
+                           Global(next_banned, rows * width, "next_banned"));
   }
 };
 

@@ -356,7 +356,7 @@ const std::map<std::string, StageFn>& Stages() {
       {"softmax", RunSoftmax<false>},
       {"temperature", RunTemperature},
       {"token_bitmask", RunTokenBitmask},
-      // gpu-draws group: draws, seeded draws, speculative verification (gpu/draws_glue.h).
+      // gpu-draws group: draws, seeded draws, speculative verification, finish rules (gpu/draws_glue.h).
       {"exponential_race", GpuExponentialRace},
       {"gumbel_max", GpuGumbelMax},
       {"inverse_cdf", GpuInverseCdf},
@@ -365,6 +365,7 @@ const std::map<std::string, StageFn>& Stages() {
       {"qsample", GpuQSample},
       {"spec_greedy", GpuSpecGreedy},
       {"spec_random", GpuSpecRandom},
+      {"finish_rules", GpuFinishRules},
   };
   return stages;
 }

@@ -105,6 +105,25 @@ class KernelRunner {
   };
   virtual void SpecRandom(const SpecRandomInputs& in, SpecShape shape, std::int64_t* emitted,
                           std::int64_t* accepted) = 0;
+  // gpu/finish_rules.cuh: one row per request; eos_ids [rows, n_eos], stop_ids [rows, n_stop];
+  // keep_stop may be null; outputs finish_reason, stop_reason, text_keep [rows] and next_banned
+  // [rows, n_eos + n_stop].
+  struct FinishRulesInputs {
+    const std::int64_t* token = nullptr;
+    const std::int32_t* output_len = nullptr;
+    const std::int32_t* max_tokens = nullptr;
+    const std::int32_t* min_tokens = nullptr;
+    const std::uint8_t* ignore_eos = nullptr;
+    const std::uint8_t* keep_stop = nullptr;
+    const std::int32_t* eos_ids = nullptr;
+    std::int64_t n_eos = 0;
+    const std::int32_t* stop_ids = nullptr;
+    std::int64_t n_stop = 0;
+    bool sglang = false;                // length first, no min_tokens, ignore_eos disables stop ids
+    bool eos_stop_reason_none = false;  // vllm: stop_reason -1 for the primary eos
+  };
+  virtual void FinishRules(const FinishRulesInputs& in, std::int64_t rows, std::int32_t* finish_reason,
+                           std::int64_t* stop_reason, std::uint8_t* text_keep, std::int32_t* next_banned) = 0;
 };
 
 std::unique_ptr<KernelRunner> MakeEmulatedRunner();

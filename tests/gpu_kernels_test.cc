@@ -640,5 +640,72 @@ TEST(GpuSpecRandom, TypicalAcceptanceExamples) {
   EXPECT_EQ(r.accepted, 2);
 }
 
+struct FinishRow {
+  std::int32_t reason = -7;
+  std::int64_t stop_reason = -7;
+  std::uint8_t keep = 7;
+  std::vector<std::int32_t> banned;
+};
+
+// One request through the finish_rules kernel: eos_ids and stop_ids of width 2 each.
+FinishRow FinishOne(std::int64_t token, std::int32_t len, std::int32_t max, std::int32_t min, bool ignore, bool keep,
+                    std::vector<std::int32_t> eos, std::vector<std::int32_t> stop, bool sglang, bool vllm) {
+  const std::uint8_t ignore_u8 = ignore ? 1 : 0, keep_u8 = keep ? 1 : 0;
+  KernelRunner::FinishRulesInputs in;
+  in.token = &token;
+  in.output_len = &len;
+  in.max_tokens = &max;
+  in.min_tokens = &min;
+  in.ignore_eos = &ignore_u8;
+  in.keep_stop = &keep_u8;
+  in.eos_ids = eos.data();
+  in.n_eos = static_cast<std::int64_t>(eos.size());
+  in.stop_ids = stop.data();
+  in.n_stop = static_cast<std::int64_t>(stop.size());
+  in.sglang = sglang;
+  in.eos_stop_reason_none = vllm;
+  FinishRow r;
+  r.banned.assign(eos.size() + stop.size(), -7);
+  MakeEmulatedRunner()->FinishRules(in, 1, &r.reason, &r.stop_reason, &r.keep, r.banned.data());
+  return r;
+}
+
+// docs/spec/finish_rules.md: token 7 = eos_ids[0], output_len = max_tokens = 4, min_tokens 0:
+// the stop checks come before the length check in vllm (stop, stop_reason None = -1; canonical
+// records 7) and after it in sglang (length, kept in the text). Below min_tokens (2 < 5) the
+// vllm rule runs nothing and bans eos ∪ stop ascending and distinct: {3, 7, 9, -1}; sglang does
+// not look at min_tokens (token 3 is a stop id: stop) but bans the same ids.
+TEST(GpuFinishRules, ContractExamples) {
+  FinishRow r = FinishOne(7, 4, 4, 0, false, false, {7, 9}, {3, -1}, false, true);
+  EXPECT_EQ(r.reason, 1);
+  EXPECT_EQ(r.stop_reason, -1);
+  EXPECT_EQ(r.keep, 0);
+  EXPECT_EQ(r.banned, (std::vector<std::int32_t>{-1, -1, -1, -1}));
+  r = FinishOne(7, 4, 4, 0, false, false, {7, 9}, {3, -1}, false, false);
+  EXPECT_EQ(r.stop_reason, 7);
+  r = FinishOne(7, 4, 4, 0, false, false, {7, 9}, {3, -1}, true, false);
+  EXPECT_EQ(r.reason, 2);
+  EXPECT_EQ(r.stop_reason, -1);
+  EXPECT_EQ(r.keep, 1);
+  r = FinishOne(3, 2, 10, 5, false, false, {7, 9}, {3, 7}, false, true);
+  EXPECT_EQ(r.reason, 0);
+  EXPECT_EQ(r.banned, (std::vector<std::int32_t>{3, 7, 9, -1}));
+  r = FinishOne(3, 2, 10, 5, false, false, {7, 9}, {3, 7}, true, false);
+  EXPECT_EQ(r.reason, 1);
+  EXPECT_EQ(r.stop_reason, 3);
+  EXPECT_EQ(r.banned, (std::vector<std::int32_t>{3, 7, 9, -1}));
+}
+
+// Planted faults (the profile quirks): with ignore_eos a stop id still stops vllm but not sglang
+// (ignore_eos disables SGLang's stop ids too); SGLang keeps a stop-finished token 0 in the text
+// (trim_matched_stop's `if not matched` treats id 0 as no match), vllm does not. A kernel with
+// one shared rule fails one side of each pair.
+TEST(GpuFinishRules, ProfileQuirks) {
+  EXPECT_EQ(FinishOne(3, 2, 10, 0, true, false, {7, -1}, {3, -1}, false, true).reason, 1);
+  EXPECT_EQ(FinishOne(3, 2, 10, 0, true, false, {7, -1}, {3, -1}, true, false).reason, 0);
+  EXPECT_EQ(FinishOne(0, 2, 10, 0, false, false, {0, -1}, {-1, -1}, true, false).keep, 1);
+  EXPECT_EQ(FinishOne(0, 2, 10, 0, false, false, {0, -1}, {-1, -1}, false, true).keep, 0);
+}
+
 }  // namespace
 }  // namespace sampcheck::gpu
