@@ -30,6 +30,7 @@
 #include "gpu/seeded_gumbel.cuh"
 #include "gpu/spec_greedy.cuh"
 #include "gpu/spec_random.cuh"
+#include "gpu/tp_consensus.cuh"
 
 namespace sampcheck::gpu {
 
@@ -482,6 +483,22 @@ class CudaRunner final : public KernelRunner {
     kept.Download(text_keep, st);
     banned.Download(next_banned, st);
     Throw(st, FinishRulesKernel::kName);
+  }
+
+  void TpConsensus(const std::int64_t* rank_ids, std::int64_t ranks, std::int64_t batch, bool driver_rank,
+                   std::int64_t* token, std::uint8_t* unanimous) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<std::int64_t> ids(ranks * batch, st);
+    DeviceBuffer<std::int64_t> y(batch, st);
+    DeviceBuffer<std::uint8_t> same(batch, st);
+    ids.Upload(rank_ids, st);
+    LaunchKernel<TpConsensusKernel>((batch + TpConsensusKernel::kThreads - 1) / TpConsensusKernel::kThreads, st,
+                                    ids.ConstView("rank_ids"), ranks, batch, driver_rank, y.View("token"),
+                                    same.View("unanimous"));
+    y.Download(token, st);
+    same.Download(unanimous, st);
+    Throw(st, TpConsensusKernel::kName);
   }
 
  private:

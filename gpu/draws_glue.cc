@@ -332,6 +332,40 @@ TensorMap RunFinishRules(const Case& c, Profile profile, KernelRunner& runner) {
   return out;
 }
 
+// reference/tp_consensus.cc, checks in its order; i32 ids widened exactly to i64 as it reads them.
+TensorMap RunTpConsensus(const Case& c, Profile profile, KernelRunner& runner) {
+  StageInputs in(c, "tp_consensus");
+  const auto found = c.inputs.find("rank_ids");
+  if (found != c.inputs.end() && found->second.dtype() != DType::kI32 && found->second.dtype() != DType::kI64) {
+    in.Fail("'rank_ids' must be i32 or i64, got " + std::string(DTypeName(found->second.dtype())));
+  }
+  const bool is_i32 = found != c.inputs.end() && found->second.dtype() == DType::kI32;
+  const Tensor& t = in.Required("rank_ids", is_i32 ? DType::kI32 : DType::kI64, 2);
+  const std::int64_t ranks = t.dim(0), batch = t.dim(1);
+  if (ranks < 1) in.Fail("rank_ids must have R >= 1 ranks (dim 0), got " + std::to_string(ranks));
+  std::vector<std::int64_t> ids;
+  ids.reserve(static_cast<std::size_t>(t.numel()));
+  if (is_i32) {
+    for (std::int32_t x : t.data<std::int32_t>()) ids.push_back(x);
+  } else {
+    for (std::int64_t x : t.data<std::int64_t>()) ids.push_back(x);
+  }
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] < 0) {
+      const auto r = static_cast<std::int64_t>(i) / batch, b = static_cast<std::int64_t>(i) % batch;
+      in.Fail("rank_ids[" + std::to_string(r) + ", " + std::to_string(b) + "] = " + std::to_string(ids[i]) +
+              ": a sampled id must be >= 0");
+    }
+  }
+  Tensor token(DType::kI64, {batch});
+  Tensor unanimous(DType::kBool, {batch});
+  runner.TpConsensus(ids.data(), ranks, batch, profile == Profile::kVllm, token.data<std::int64_t>().data(),
+                     unanimous.data<std::uint8_t>().data());
+  TensorMap result = Outputs("token", std::move(token));
+  result.emplace("unanimous", std::move(unanimous));
+  return result;
+}
+
 }  // namespace
 
 TensorMap GpuGumbelMax(const Case& c, Profile profile, KernelRunner& runner) {
@@ -352,6 +386,9 @@ TensorMap GpuMultinomialWithSeedTokenIds(const Case& c, Profile /*profile*/, Ker
 }
 TensorMap GpuSpecGreedy(const Case& c, Profile profile, KernelRunner& runner) {
   return RunSpecGreedy(c, profile, runner);
+}
+TensorMap GpuTpConsensus(const Case& c, Profile profile, KernelRunner& runner) {
+  return RunTpConsensus(c, profile, runner);
 }
 TensorMap GpuFinishRules(const Case& c, Profile profile, KernelRunner& runner) {
   return RunFinishRules(c, profile, runner);

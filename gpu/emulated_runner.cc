@@ -24,6 +24,7 @@
 #include "gpu/seeded_gumbel.cuh"
 #include "gpu/spec_greedy.cuh"
 #include "gpu/spec_random.cuh"
+#include "gpu/tp_consensus.cuh"
 
 namespace sampcheck::gpu {
 
@@ -212,6 +213,13 @@ class EmulatedRunner final : public KernelRunner {
                            in.eos_stop_reason_none, Global(finish_reason, rows, "finish_reason"),
                            Global(stop_reason, rows, "stop_reason"), Global(text_keep, rows, "text_keep"),
                            Global(next_banned, rows * width, "next_banned"));
+  }
+
+  void TpConsensus(const std::int64_t* rank_ids, std::int64_t ranks, std::int64_t batch, bool driver_rank,
+                   std::int64_t* token, std::uint8_t* unanimous) override {
+    Run<TpConsensusKernel>((batch + TpConsensusKernel::kThreads - 1) / TpConsensusKernel::kThreads,
+                           Global(rank_ids, ranks * batch, "rank_ids"), ranks, batch, driver_rank,
+                           Global(token, batch, "token"), Global(unanimous, batch, "unanimous"));
   }
 };
 

@@ -356,7 +356,8 @@ const std::map<std::string, StageFn>& Stages() {
       {"softmax", RunSoftmax<false>},
       {"temperature", RunTemperature},
       {"token_bitmask", RunTokenBitmask},
-      // gpu-draws group: draws, seeded draws, speculative verification, finish rules (gpu/draws_glue.h).
+      // gpu-draws group: draws, seeded draws, speculative verification, finish rules,
+      // tp_consensus (gpu/draws_glue.h).
       {"exponential_race", GpuExponentialRace},
       {"gumbel_max", GpuGumbelMax},
       {"inverse_cdf", GpuInverseCdf},
@@ -366,6 +367,7 @@ const std::map<std::string, StageFn>& Stages() {
       {"spec_greedy", GpuSpecGreedy},
       {"spec_random", GpuSpecRandom},
       {"finish_rules", GpuFinishRules},
+      {"tp_consensus", GpuTpConsensus},
   };
   return stages;
 }

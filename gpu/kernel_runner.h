@@ -124,6 +124,10 @@ class KernelRunner {
   };
   virtual void FinishRules(const FinishRulesInputs& in, std::int64_t rows, std::int32_t* finish_reason,
                            std::int64_t* stop_reason, std::uint8_t* text_keep, std::int32_t* next_banned) = 0;
+  // gpu/tp_consensus.cuh: rank_ids [ranks, batch] (i32 widened); driver_rank: vllm (rank 0's id),
+  // else the minimum (sglang).
+  virtual void TpConsensus(const std::int64_t* rank_ids, std::int64_t ranks, std::int64_t batch, bool driver_rank,
+                           std::int64_t* token, std::uint8_t* unanimous) = 0;
 };
 
 std::unique_ptr<KernelRunner> MakeEmulatedRunner();

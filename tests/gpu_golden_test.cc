@@ -41,7 +41,8 @@ TEST(GpuEmulatedGolden, ClaimsOnlyStagesWithKernels) {
                                           "softmax",           "temperature",    "token_bitmask"};
   // gpu-draws group: draws, seeded draws, speculative verification.
   with_kernels.insert({"exponential_race", "gumbel_max", "inverse_cdf", "multinomial_with_seed",
-                       "multinomial_with_seed_token_ids", "qsample", "spec_greedy", "spec_random", "finish_rules"});
+                       "multinomial_with_seed_token_ids", "qsample", "spec_greedy", "spec_random", "finish_rules",
+                       "tp_consensus"});
   EXPECT_EQ(std::set<std::string>(stages.begin(), stages.end()), with_kernels);
   EXPECT_EQ(backend->Name(), "gpu-emulated");
 }

@@ -707,5 +707,38 @@ TEST(GpuFinishRules, ProfileQuirks) {
   EXPECT_EQ(FinishOne(0, 2, 10, 0, false, false, {0, -1}, {-1, -1}, false, true).keep, 0);
 }
 
+// docs/spec/tp_consensus.md: rank_ids {{5, 2, 7}, {3, 2, 9}}: sglang takes the minimum {3, 2, 7},
+// vllm rank 0's ids {5, 2, 7}; unanimous {false, true, false}. Planted fault: the minimum sits in
+// the LAST of 4 ranks for request 0 and rank 0 differs from the others for request 1 (a kernel
+// that stops at the second rank, or compares only ranks 0 and 1 for unanimity, fails); 40
+// requests span two 32-thread blocks.
+TEST(GpuTpConsensus, ContractExamples) {
+  const std::vector<std::int64_t> two = {5, 2, 7, 3, 2, 9};
+  std::vector<std::int64_t> token(3, -7);
+  std::vector<std::uint8_t> same(3, 7);
+  MakeEmulatedRunner()->TpConsensus(two.data(), 2, 3, false, token.data(), same.data());
+  EXPECT_EQ(token, (std::vector<std::int64_t>{3, 2, 7}));
+  EXPECT_EQ(same, (std::vector<std::uint8_t>{0, 1, 0}));
+  MakeEmulatedRunner()->TpConsensus(two.data(), 2, 3, true, token.data(), same.data());
+  EXPECT_EQ(token, (std::vector<std::int64_t>{5, 2, 7}));
+  const std::int64_t batch = 40;
+  std::vector<std::int64_t> four(static_cast<std::size_t>(4 * batch), 8);
+  four[static_cast<std::size_t>(3 * batch + 0)] = 1;  // request 0: rank 3 holds the minimum
+  four[1] = 9;                                          // request 1: rank 0 differs
+  four[static_cast<std::size_t>(2 * batch + 39)] = 4;  // request 39 (second block): rank 2
+  token.assign(static_cast<std::size_t>(batch), -7);
+  same.assign(static_cast<std::size_t>(batch), 7);
+  MakeEmulatedRunner()->TpConsensus(four.data(), 4, batch, false, token.data(), same.data());
+  EXPECT_EQ(token[0], 1);
+  EXPECT_EQ(token[1], 8);
+  EXPECT_EQ(token[39], 4);
+  EXPECT_EQ(token[20], 8);
+  EXPECT_EQ(same[0], 0);
+  EXPECT_EQ(same[1], 0);
+  EXPECT_EQ(same[20], 1);
+  MakeEmulatedRunner()->TpConsensus(four.data(), 4, batch, true, token.data(), same.data());
+  EXPECT_EQ(token[1], 9);
+}
+
 }  // namespace
 }  // namespace sampcheck::gpu
