@@ -19,7 +19,11 @@
 #include "gpu/gumbel_max.cuh"  // gpu-draws group: the planted out-of-bounds launch
 #include "gpu/kernel_runner.h"
 #include "reference/reductions.h"
-#include "reference/seeded_gumbel.h"  // gpu-draws group
+#include "reference/exponential_race.h"  // gpu-draws group: the padded-row comparisons
+#include "reference/gumbel_max.h"
+#include "reference/inverse_cdf.h"
+#include "reference/qsample.h"
+#include "reference/seeded_gumbel.h"
 #include "reference/softmax.h"
 
 namespace sampcheck::gpu {
@@ -723,8 +727,8 @@ TEST(GpuTpConsensus, ContractExamples) {
   EXPECT_EQ(token, (std::vector<std::int64_t>{5, 2, 7}));
   const std::int64_t batch = 40;
   std::vector<std::int64_t> four(static_cast<std::size_t>(4 * batch), 8);
-  four[static_cast<std::size_t>(3 * batch + 0)] = 1;  // request 0: rank 3 holds the minimum
-  four[1] = 9;                                          // request 1: rank 0 differs
+  four[static_cast<std::size_t>(3 * batch + 0)] = 1;   // request 0: rank 3 holds the minimum
+  four[1] = 9;                                         // request 1: rank 0 differs
   four[static_cast<std::size_t>(2 * batch + 39)] = 4;  // request 39 (second block): rank 2
   token.assign(static_cast<std::size_t>(batch), -7);
   same.assign(static_cast<std::size_t>(batch), 7);
@@ -739,6 +743,77 @@ TEST(GpuTpConsensus, ContractExamples) {
   MakeEmulatedRunner()->TpConsensus(four.data(), 4, batch, true, token.data(), same.data());
   EXPECT_EQ(token[1], 9);
 }
+
+// Padded rows for the draw kernels (docs/gpu.md "Padding"): pitch = V + 5 with pads that would
+// win if read (score +inf, probability 1e30 with noise 1e-30, which would also swamp the running
+// sum), at V = 1, 31 (one warp), 1025 and 5000 (1024 threads above kOneWarpVocab). Expected: the
+// reference stage on the unpadded rows, bitwise.
+class GpuDrawPaddedRows : public ::testing::TestWithParam<std::int64_t> {};
+
+TEST_P(GpuDrawPaddedRows, MatchTheReference) {
+  const std::int64_t vocab = GetParam(), pitch = vocab + 5, rows = 3;
+  SplitMix64 rng(static_cast<std::uint64_t>(vocab) * 7 + 1);
+  auto uniform = [&] { return static_cast<float>((rng.Next() >> 40) + 1) * 0x1p-24f; };  // (0, 1]
+  std::vector<float> x(static_cast<std::size_t>(rows * pitch)), noise(x.size()),
+      dense(static_cast<std::size_t>(rows * vocab)), dense_noise(dense.size());
+  for (std::int64_t b = 0; b < rows; ++b) {
+    for (std::int64_t i = 0; i < pitch; ++i) {
+      const auto at = static_cast<std::size_t>(b * pitch + i);
+      const bool pad = i >= vocab;
+      x[at] = pad ? 1e30f : uniform();
+      noise[at] = pad ? 1e-30f : uniform();
+      if (!pad) {
+        dense[static_cast<std::size_t>(b * vocab + i)] = x[at];
+        dense_noise[static_cast<std::size_t>(b * vocab + i)] = noise[at];
+      }
+    }
+  }
+  std::vector<float> u = {0.0f, 0.5f, 0x1.fffffep-1f};
+  const std::vector<std::int64_t> seed = {-1, 42, 7}, positions = {0xffffffffLL, 7, 0};
+  auto dense_case = [&](const char* values, const char* noise_name) {
+    Case c;
+    c.id = "padded";
+    c.inputs.emplace(values, Tensor::FromValues(DType::kF32, {rows, vocab}, dense));
+    if (noise_name != nullptr)
+      c.inputs.emplace(noise_name, Tensor::FromValues(DType::kF32, {rows, vocab}, dense_noise));
+    return c;
+  };
+  auto expect_tokens = [&](const TensorMap& want, const std::vector<std::int64_t>& got, const char* what) {
+    const auto w = want.at("token").data<std::int64_t>();
+    for (std::size_t b = 0; b < got.size(); ++b) EXPECT_EQ(got[b], w[b]) << what << " row " << b << " V " << vocab;
+  };
+  std::vector<std::int64_t> got(static_cast<std::size_t>(rows), -7);
+  auto runner = MakeEmulatedRunner();
+  // gumbel_max: pads as scores +inf would win every row.
+  std::vector<float> scores = x;
+  for (std::int64_t b = 0; b < rows; ++b)
+    for (std::int64_t i = vocab; i < pitch; ++i) scores[static_cast<std::size_t>(b * pitch + i)] = kInf;
+  runner->GumbelMax(scores.data(), noise.data(), rows, vocab, pitch, got.data());
+  expect_tokens(reference::RunGumbelMax(dense_case("logprobs", "gumbel"), Profile::kCanonical), got, "gumbel_max");
+  for (bool vllm : {false, true}) {
+    runner->ExponentialRace(x.data(), noise.data(), rows, vocab, pitch, vllm, got.data());
+    expect_tokens(reference::RunExponentialRace(dense_case("probs", "q"), vllm ? Profile::kVllm : Profile::kCanonical),
+                  got, "exponential_race");
+  }
+  runner->QSample(x.data(), noise.data(), 1e-8f, rows, vocab, pitch, got.data());
+  expect_tokens(reference::RunQSample(dense_case("probs", "q"), Profile::kAscendV2), got, "qsample");
+  runner->InverseCdf(x.data(), u.data(), rows, vocab, pitch, got.data());
+  Case icdf = dense_case("probs", nullptr);
+  icdf.inputs.emplace("u", Tensor::FromValues(DType::kF32, {rows}, u));
+  expect_tokens(reference::RunInverseCdf(icdf, Profile::kCanonical), got, "inverse_cdf");
+  runner->SeededGumbel(x.data(), seed.data(), positions.data(), nullptr, rows, vocab, pitch, got.data());
+  Case seeded = dense_case("probs", nullptr);
+  seeded.inputs.emplace("seed", Tensor::FromValues(DType::kI64, {rows}, seed));
+  seeded.inputs.emplace("positions", Tensor::FromValues(DType::kI64, {rows}, positions));
+  expect_tokens(reference::RunMultinomialWithSeed(seeded, Profile::kSglang), got, "multinomial_with_seed");
+}
+
+INSTANTIATE_TEST_SUITE_P(Vocabularies, GpuDrawPaddedRows, ::testing::Values(1, 31, 1025, 5000),
+                         [](const ::testing::TestParamInfo<std::int64_t>& info) {
+                           char name[32];  // snprintf: GCC 12 reports a false -Wrestrict on "V" + string
+                           std::snprintf(name, sizeof name, "V%lld", static_cast<long long>(info.param));
+                           return std::string(name);
+                         });
 
 }  // namespace
 }  // namespace sampcheck::gpu
