@@ -21,6 +21,16 @@
 #include "gpu/softmax.cuh"
 #include "gpu/temperature.cuh"
 #include "gpu/token_bitmask.cuh"
+// gpu-draws group.
+#include "gpu/exponential_race.cuh"
+#include "gpu/finish_rules.cuh"
+#include "gpu/gumbel_max.cuh"
+#include "gpu/inverse_cdf.cuh"
+#include "gpu/qsample.cuh"
+#include "gpu/seeded_gumbel.cuh"
+#include "gpu/spec_greedy.cuh"
+#include "gpu/spec_random.cuh"
+#include "gpu/tp_consensus.cuh"
 
 namespace sampcheck::gpu {
 
@@ -272,6 +282,223 @@ class CudaRunner final : public KernelRunner {
                                   pitch, additive);
     y.Download(out, st);
     Throw(st, PenaltiesKernel::kName);
+  }
+
+  // gpu-draws group (gpu/draws_glue.h). The argmax-only kernels run one warp per row when
+  // V <= kOneWarpVocab, 1024 threads above it (gpu/block_argmax.cuh: the result is the same).
+  template <template <int> class Kernel, class... Args>
+  static void LaunchSized(std::int64_t rows, std::int64_t vocab, CudaStatus& st, Args... args) {
+    if (vocab <= kOneWarpVocab) {
+      LaunchKernel<Kernel<kWarpSize>>(rows, st, args...);
+    } else {
+      LaunchKernel<Kernel<kCanonicalLanes>>(rows, st, args...);
+    }
+  }
+
+  void GumbelMax(const float* scores, const float* gumbel, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                 std::int64_t* token) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<float> g(rows * pitch, st);
+    DeviceBuffer<std::int64_t> y(rows, st);
+    x.Upload(scores, st);
+    g.Upload(gumbel, st);
+    LaunchSized<GumbelMaxKernel>(rows, vocab, st, x.ConstView("logprobs"), g.ConstView("gumbel"), y.View("token"),
+                                 vocab, pitch);
+    y.Download(token, st);
+    Throw(st, GumbelMaxKernel<>::kName);
+  }
+
+  void ExponentialRace(const float* probs, const float* q, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                       bool all_tokens, std::int64_t* token) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> p(rows * pitch, st);
+    DeviceBuffer<float> e(rows * pitch, st);
+    DeviceBuffer<std::int64_t> y(rows, st);
+    p.Upload(probs, st);
+    e.Upload(q, st);
+    LaunchSized<ExponentialRaceKernel>(rows, vocab, st, p.ConstView("probs"), e.ConstView("q"), y.View("token"), vocab,
+                                       pitch, all_tokens);
+    y.Download(token, st);
+    Throw(st, ExponentialRaceKernel<>::kName);
+  }
+
+  void InverseCdf(const float* probs, const float* u, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                  std::int64_t* token) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> p(rows * pitch, st);
+    DeviceBuffer<float> w(rows, st);
+    DeviceBuffer<std::int64_t> y(rows, st);
+    p.Upload(probs, st);
+    w.Upload(u, st);
+    LaunchSized<InverseCdfKernel>(rows, vocab, st, p.ConstView("probs"), w.ConstView("u"), y.View("token"), vocab,
+                                  pitch);
+    y.Download(token, st);
+    Throw(st, InverseCdfKernel<>::kName);
+  }
+
+  void QSample(const float* probs, const float* q, float eps, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+               std::int64_t* token) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> p(rows * pitch, st);
+    DeviceBuffer<float> e(rows * pitch, st);
+    DeviceBuffer<std::int64_t> y(rows, st);
+    p.Upload(probs, st);
+    e.Upload(q, st);
+    LaunchSized<QSampleKernel>(rows, vocab, st, p.ConstView("probs"), e.ConstView("q"), y.View("token"), vocab, pitch,
+                               eps);
+    y.Download(token, st);
+    Throw(st, QSampleKernel<>::kName);
+  }
+
+  void SeededGumbel(const float* probs, const std::int64_t* seed, const std::int64_t* positions,
+                    const std::int32_t* token_ids, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                    std::int64_t* token) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> p(rows * pitch, st);
+    DeviceBuffer<std::int64_t> s(rows, st);
+    DeviceBuffer<std::int64_t> pos(rows, st);
+    DeviceBuffer<std::int32_t> ids(token_ids != nullptr ? rows * pitch : 0, st);
+    DeviceBuffer<std::int64_t> y(rows, st);
+    p.Upload(probs, st);
+    s.Upload(seed, st);
+    pos.Upload(positions, st);
+    ids.Upload(token_ids, st);
+    LaunchSized<SeededGumbelKernel>(rows, vocab, st, p.ConstView("probs"), s.ConstView("seed"),
+                                    pos.ConstView("positions"), ids.ConstView("token_ids"), token_ids != nullptr,
+                                    y.View("token"), vocab, pitch);
+    y.Download(token, st);
+    Throw(st, SeededGumbelKernel<>::kName);
+  }
+
+  void SpecGreedy(const float* target_logits, const std::int32_t* drafts, const std::int64_t* counts, SpecShape shape,
+                  std::int64_t* emitted, std::int64_t* accepted) override {
+    RequireDevice();
+    const auto [rows, width, vocab] = shape;
+    CudaStatus st;
+    DeviceBuffer<float> t(rows * (width + 1) * vocab, st);
+    DeviceBuffer<std::int32_t> d(rows * width, st);
+    DeviceBuffer<std::int64_t> n(rows, st);
+    DeviceBuffer<std::int64_t> e(rows * (width + 1), st);
+    DeviceBuffer<std::int64_t> a(rows, st);
+    t.Upload(target_logits, st);
+    d.Upload(drafts, st);
+    n.Upload(counts, st);
+    LaunchSized<SpecGreedyKernel>(rows, vocab, st, t.ConstView("target_logits"), d.ConstView("draft_ids"),
+                                  n.ConstView("counts"), e.View("emitted"), a.View("num_accepted"), width, vocab);
+    e.Download(emitted, st);
+    a.Download(accepted, st);
+    Throw(st, SpecGreedyKernel<>::kName);
+  }
+
+  void SpecRandom(const SpecRandomInputs& in, SpecShape shape, std::int64_t* emitted, std::int64_t* accepted) override {
+    RequireDevice();
+    const auto [rows, width, vocab] = shape;
+    using Rule = SpecRandomInputs::Rule;
+    CudaStatus st;
+    DeviceBuffer<float> t(rows * (width + 1) * vocab, st);
+    DeviceBuffer<float> dp(in.draft_probs != nullptr ? rows * width * vocab : 0, st);
+    DeviceBuffer<std::int32_t> d(rows * width, st);
+    DeviceBuffer<std::int64_t> n(rows, st);
+    DeviceBuffer<double> u64(in.rule == Rule::kVllm ? rows * width : 0, st);
+    DeviceBuffer<float> u32(in.rule == Rule::kFlashinfer ? rows * (width + 1) : 0, st);
+    DeviceBuffer<float> q(in.rule == Rule::kVllm ? rows * vocab : 0, st);
+    DeviceBuffer<float> bq(in.rule != Rule::kFlashinfer ? rows * vocab : 0, st);
+    DeviceBuffer<std::int64_t> e(rows * (width + 1), st);
+    DeviceBuffer<std::int64_t> a(rows, st);
+    t.Upload(in.target_probs, st);
+    dp.Upload(in.draft_probs, st);
+    d.Upload(in.drafts, st);
+    n.Upload(in.counts, st);
+    u64.Upload(in.u_f64, st);
+    u32.Upload(in.u_f32, st);
+    q.Upload(in.q, st);
+    bq.Upload(in.bonus_q, st);
+    const char* kernel = SpecRandomVllmKernel<>::kName;
+    switch (in.rule) {
+      case Rule::kVllm:
+        LaunchSized<SpecRandomVllmKernel>(rows, vocab, st, t.ConstView("target_probs"), dp.ConstView("draft_probs"),
+                                          in.draft_probs != nullptr, d.ConstView("draft_ids"), n.ConstView("counts"),
+                                          u64.ConstView("u"), q.ConstView("q"), bq.ConstView("bonus_q"),
+                                          e.View("emitted"), a.View("num_accepted"), width, vocab);
+        break;
+      case Rule::kFlashinfer:
+        kernel = SpecRandomFlashinferKernel<>::kName;
+        LaunchSized<SpecRandomFlashinferKernel>(
+            rows, vocab, st, t.ConstView("target_probs"), dp.ConstView("draft_probs"), d.ConstView("draft_ids"),
+            n.ConstView("counts"), u32.ConstView("u"), e.View("emitted"), a.View("num_accepted"), width, vocab);
+        break;
+      case Rule::kTypicalAcceptance:
+        kernel = SpecRandomTypicalKernel::kName;
+        LaunchKernel<SpecRandomTypicalKernel>(rows, st, t.ConstView("target_probs"), d.ConstView("draft_ids"),
+                                              n.ConstView("counts"), bq.ConstView("bonus_q"), in.posterior_threshold,
+                                              in.posterior_alpha, e.View("emitted"), a.View("num_accepted"), width,
+                                              vocab);
+        break;
+    }
+    e.Download(emitted, st);
+    a.Download(accepted, st);
+    Throw(st, kernel);
+  }
+
+  void FinishRules(const FinishRulesInputs& in, std::int64_t rows, std::int32_t* finish_reason,
+                   std::int64_t* stop_reason, std::uint8_t* text_keep, std::int32_t* next_banned) override {
+    RequireDevice();
+    const std::int64_t width = in.n_eos + in.n_stop;
+    CudaStatus st;
+    DeviceBuffer<std::int64_t> tok(rows, st);
+    DeviceBuffer<std::int32_t> len(rows, st);
+    DeviceBuffer<std::int32_t> mx(rows, st);
+    DeviceBuffer<std::int32_t> mn(rows, st);
+    DeviceBuffer<std::uint8_t> ign(rows, st);
+    DeviceBuffer<std::uint8_t> keep(in.keep_stop != nullptr ? rows : 0, st);
+    DeviceBuffer<std::int32_t> eos(rows * in.n_eos, st);
+    DeviceBuffer<std::int32_t> stop(rows * in.n_stop, st);
+    DeviceBuffer<std::int32_t> reason(rows, st);
+    DeviceBuffer<std::int64_t> matched(rows, st);
+    DeviceBuffer<std::uint8_t> kept(rows, st);
+    DeviceBuffer<std::int32_t> banned(rows * width, st);
+    tok.Upload(in.token, st);
+    len.Upload(in.output_len, st);
+    mx.Upload(in.max_tokens, st);
+    mn.Upload(in.min_tokens, st);
+    ign.Upload(in.ignore_eos, st);
+    keep.Upload(in.keep_stop, st);
+    eos.Upload(in.eos_ids, st);
+    stop.Upload(in.stop_ids, st);
+    LaunchKernel<FinishRulesKernel>((rows + FinishRulesKernel::kThreads - 1) / FinishRulesKernel::kThreads, st,
+                                    tok.ConstView("token"), len.ConstView("output_len"), mx.ConstView("max_tokens"),
+                                    mn.ConstView("min_tokens"), ign.ConstView("ignore_eos"),
+                                    keep.ConstView("keep_stop"), in.keep_stop != nullptr, eos.ConstView("eos_ids"),
+                                    in.n_eos, stop.ConstView("stop_ids"), in.n_stop, rows, in.sglang,
+                                    in.eos_stop_reason_none, reason.View("finish_reason"),
+                                    matched.View("stop_reason"), kept.View("text_keep"), banned.View("next_banned"));
+    reason.Download(finish_reason, st);
+    matched.Download(stop_reason, st);
+    kept.Download(text_keep, st);
+    banned.Download(next_banned, st);
+    Throw(st, FinishRulesKernel::kName);
+  }
+
+  void TpConsensus(const std::int64_t* rank_ids, std::int64_t ranks, std::int64_t batch, bool driver_rank,
+                   std::int64_t* token, std::uint8_t* unanimous) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<std::int64_t> ids(ranks * batch, st);
+    DeviceBuffer<std::int64_t> y(batch, st);
+    DeviceBuffer<std::uint8_t> same(batch, st);
+    ids.Upload(rank_ids, st);
+    LaunchKernel<TpConsensusKernel>((batch + TpConsensusKernel::kThreads - 1) / TpConsensusKernel::kThreads, st,
+                                    ids.ConstView("rank_ids"), ranks, batch, driver_rank, y.View("token"),
+                                    same.View("unanimous"));
+    y.Download(token, st);
+    same.Download(unanimous, st);
+    Throw(st, TpConsensusKernel::kName);
   }
 
  private:

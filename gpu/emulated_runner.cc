@@ -15,6 +15,16 @@
 #include "gpu/softmax.cuh"
 #include "gpu/temperature.cuh"
 #include "gpu/token_bitmask.cuh"
+// gpu-draws group.
+#include "gpu/exponential_race.cuh"
+#include "gpu/finish_rules.cuh"
+#include "gpu/gumbel_max.cuh"
+#include "gpu/inverse_cdf.cuh"
+#include "gpu/qsample.cuh"
+#include "gpu/seeded_gumbel.cuh"
+#include "gpu/spec_greedy.cuh"
+#include "gpu/spec_random.cuh"
+#include "gpu/tp_consensus.cuh"
 
 namespace sampcheck::gpu {
 
@@ -112,6 +122,104 @@ class EmulatedRunner final : public KernelRunner {
                          Global(rep, rows, "repetition_penalty"), Global(freq, rows, "frequency_penalty"),
                          Global(pres, rows, "presence_penalty"), Global(out, rows * vocab, "logits_out"), vocab, pitch,
                          additive);
+  }
+
+  // gpu-draws group (gpu/draws_glue.h). The argmax-only kernels run one warp per row when
+  // V <= kOneWarpVocab, 1024 threads above it (gpu/block_argmax.cuh: the result is the same).
+  template <template <int> class Kernel, class... Args>
+  static void RunSized(std::int64_t rows, std::int64_t vocab, Args... args) {
+    if (vocab <= kOneWarpVocab) {
+      Run<Kernel<kWarpSize>>(rows, args...);
+    } else {
+      Run<Kernel<kCanonicalLanes>>(rows, args...);
+    }
+  }
+
+  void GumbelMax(const float* scores, const float* gumbel, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                 std::int64_t* token) override {
+    RunSized<GumbelMaxKernel>(rows, vocab, Global(scores, rows * pitch, "logprobs"),
+                              Global(gumbel, rows * pitch, "gumbel"), Global(token, rows, "token"), vocab, pitch);
+  }
+
+  void ExponentialRace(const float* probs, const float* q, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                       bool all_tokens, std::int64_t* token) override {
+    RunSized<ExponentialRaceKernel>(rows, vocab, Global(probs, rows * pitch, "probs"), Global(q, rows * pitch, "q"),
+                                    Global(token, rows, "token"), vocab, pitch, all_tokens);
+  }
+
+  void InverseCdf(const float* probs, const float* u, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                  std::int64_t* token) override {
+    RunSized<InverseCdfKernel>(rows, vocab, Global(probs, rows * pitch, "probs"), Global(u, rows, "u"),
+                               Global(token, rows, "token"), vocab, pitch);
+  }
+
+  void QSample(const float* probs, const float* q, float eps, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+               std::int64_t* token) override {
+    RunSized<QSampleKernel>(rows, vocab, Global(probs, rows * pitch, "probs"), Global(q, rows * pitch, "q"),
+                            Global(token, rows, "token"), vocab, pitch, eps);
+  }
+
+  void SeededGumbel(const float* probs, const std::int64_t* seed, const std::int64_t* positions,
+                    const std::int32_t* token_ids, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                    std::int64_t* token) override {
+    RunSized<SeededGumbelKernel>(rows, vocab, Global(probs, rows * pitch, "probs"), Global(seed, rows, "seed"),
+                                 Global(positions, rows, "positions"), Global(token_ids, rows * pitch, "token_ids"),
+                                 token_ids != nullptr, Global(token, rows, "token"), vocab, pitch);
+  }
+
+  void SpecGreedy(const float* target_logits, const std::int32_t* drafts, const std::int64_t* counts, SpecShape shape,
+                  std::int64_t* emitted, std::int64_t* accepted) override {
+    const auto [rows, width, vocab] = shape;
+    RunSized<SpecGreedyKernel>(rows, vocab, Global(target_logits, rows * (width + 1) * vocab, "target_logits"),
+                               Global(drafts, rows * width, "draft_ids"), Global(counts, rows, "counts"),
+                               Global(emitted, rows * (width + 1), "emitted"), Global(accepted, rows, "num_accepted"),
+                               width, vocab);
+  }
+
+  void SpecRandom(const SpecRandomInputs& in, SpecShape shape, std::int64_t* emitted, std::int64_t* accepted) override {
+    const auto [rows, width, vocab] = shape;
+    const auto target = Global(in.target_probs, rows * (width + 1) * vocab, "target_probs");
+    const auto draft = Global(in.draft_probs, rows * width * vocab, "draft_probs");
+    const auto drafts = Global(in.drafts, rows * width, "draft_ids");
+    const auto counts = Global(in.counts, rows, "counts");
+    const auto out = Global(emitted, rows * (width + 1), "emitted");
+    const auto num = Global(accepted, rows, "num_accepted");
+    switch (in.rule) {
+      case SpecRandomInputs::Rule::kVllm:
+        RunSized<SpecRandomVllmKernel>(rows, vocab, target, draft, in.draft_probs != nullptr, drafts, counts,
+                                       Global(in.u_f64, rows * width, "u"), Global(in.q, rows * vocab, "q"),
+                                       Global(in.bonus_q, rows * vocab, "bonus_q"), out, num, width, vocab);
+        break;
+      case SpecRandomInputs::Rule::kFlashinfer:
+        RunSized<SpecRandomFlashinferKernel>(rows, vocab, target, draft, drafts, counts,
+                                             Global(in.u_f32, rows * (width + 1), "u"), out, num, width, vocab);
+        break;
+      case SpecRandomInputs::Rule::kTypicalAcceptance:
+        Run<SpecRandomTypicalKernel>(rows, target, drafts, counts, Global(in.bonus_q, rows * vocab, "bonus_q"),
+                                     in.posterior_threshold, in.posterior_alpha, out, num, width, vocab);
+        break;
+    }
+  }
+
+  void FinishRules(const FinishRulesInputs& in, std::int64_t rows, std::int32_t* finish_reason,
+                   std::int64_t* stop_reason, std::uint8_t* text_keep, std::int32_t* next_banned) override {
+    const std::int64_t width = in.n_eos + in.n_stop;
+    Run<FinishRulesKernel>((rows + FinishRulesKernel::kThreads - 1) / FinishRulesKernel::kThreads,
+                           Global(in.token, rows, "token"), Global(in.output_len, rows, "output_len"),
+                           Global(in.max_tokens, rows, "max_tokens"), Global(in.min_tokens, rows, "min_tokens"),
+                           Global(in.ignore_eos, rows, "ignore_eos"), Global(in.keep_stop, rows, "keep_stop"),
+                           in.keep_stop != nullptr, Global(in.eos_ids, rows * in.n_eos, "eos_ids"), in.n_eos,
+                           Global(in.stop_ids, rows * in.n_stop, "stop_ids"), in.n_stop, rows, in.sglang,
+                           in.eos_stop_reason_none, Global(finish_reason, rows, "finish_reason"),
+                           Global(stop_reason, rows, "stop_reason"), Global(text_keep, rows, "text_keep"),
+                           Global(next_banned, rows * width, "next_banned"));
+  }
+
+  void TpConsensus(const std::int64_t* rank_ids, std::int64_t ranks, std::int64_t batch, bool driver_rank,
+                   std::int64_t* token, std::uint8_t* unanimous) override {
+    Run<TpConsensusKernel>((batch + TpConsensusKernel::kThreads - 1) / TpConsensusKernel::kThreads,
+                           Global(rank_ids, ranks * batch, "rank_ids"), ranks, batch, driver_rank,
+                           Global(token, batch, "token"), Global(unanimous, batch, "unanimous"));
   }
 };
 

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/profile.h"
 #include "core/stage_catalogue.h"
+#include "gpu/draws_glue.h"  // gpu-draws group
 #include "reference/stage_io.h"
 
 namespace sampcheck::gpu {
@@ -355,6 +356,18 @@ const std::map<std::string, StageFn>& Stages() {
       {"softmax", RunSoftmax<false>},
       {"temperature", RunTemperature},
       {"token_bitmask", RunTokenBitmask},
+      // gpu-draws group: draws, seeded draws, speculative verification, finish rules,
+      // tp_consensus (gpu/draws_glue.h).
+      {"exponential_race", GpuExponentialRace},
+      {"gumbel_max", GpuGumbelMax},
+      {"inverse_cdf", GpuInverseCdf},
+      {"multinomial_with_seed", GpuMultinomialWithSeed},
+      {"multinomial_with_seed_token_ids", GpuMultinomialWithSeedTokenIds},
+      {"qsample", GpuQSample},
+      {"spec_greedy", GpuSpecGreedy},
+      {"spec_random", GpuSpecRandom},
+      {"finish_rules", GpuFinishRules},
+      {"tp_consensus", GpuTpConsensus},
   };
   return stages;
 }

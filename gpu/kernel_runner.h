@@ -58,6 +58,76 @@ class KernelRunner {
                          const std::int32_t* output_ids, std::int64_t output_len, const float* rep, const float* freq,
                          const float* pres, std::int64_t rows, std::int64_t vocab, std::int64_t pitch, bool additive,
                          float* out) = 0;
+
+  // gpu-draws group: the draws given their noise, the seeded draws and speculative
+  // verification (gpu/draws_glue.h). Each writes token / emitted / accepted for every row.
+  // gpu/gumbel_max.cuh: scores and gumbel are [rows, pitch].
+  virtual void GumbelMax(const float* scores, const float* gumbel, std::int64_t rows, std::int64_t vocab,
+                         std::int64_t pitch, std::int64_t* token) = 0;
+  // gpu/exponential_race.cuh: probs and q are [rows, pitch]; all_tokens: vllm's argmax over every token.
+  virtual void ExponentialRace(const float* probs, const float* q, std::int64_t rows, std::int64_t vocab,
+                               std::int64_t pitch, bool all_tokens, std::int64_t* token) = 0;
+  // gpu/inverse_cdf.cuh: probs [rows, pitch], u [rows].
+  virtual void InverseCdf(const float* probs, const float* u, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                          std::int64_t* token) = 0;
+  // gpu/qsample.cuh: probs and q are [rows, pitch].
+  virtual void QSample(const float* probs, const float* q, float eps, std::int64_t rows, std::int64_t vocab,
+                       std::int64_t pitch, std::int64_t* token) = 0;
+  // gpu/seeded_gumbel.cuh: probs and token_ids (null: column = rank) are [rows, pitch]; seed and
+  // positions [rows] (positions checked to lie in [0, 2^32)).
+  virtual void SeededGumbel(const float* probs, const std::int64_t* seed, const std::int64_t* positions,
+                            const std::int32_t* token_ids, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                            std::int64_t* token) = 0;
+  // The speculative stages' shapes: drafts [rows, width], counts [rows], target [rows, width + 1,
+  // vocab], draft [rows, width, vocab]; outputs emitted [rows, width + 1], accepted [rows].
+  struct SpecShape {
+    std::int64_t rows = 0;
+    std::int64_t width = 0;
+    std::int64_t vocab = 0;
+  };
+  // gpu/spec_greedy.cuh.
+  virtual void SpecGreedy(const float* target_logits, const std::int32_t* drafts, const std::int64_t* counts,
+                          SpecShape shape, std::int64_t* emitted, std::int64_t* accepted) = 0;
+  // gpu/spec_random.cuh: one rule per profile; the noise and parameters a rule does not read are
+  // null / ignored. draft_probs null: vllm's n-gram drafts (draft prob := 1).
+  struct SpecRandomInputs {
+    enum class Rule { kVllm, kFlashinfer, kTypicalAcceptance } rule = Rule::kVllm;
+    const float* target_probs = nullptr;
+    const float* draft_probs = nullptr;
+    const std::int32_t* drafts = nullptr;
+    const std::int64_t* counts = nullptr;
+    const double* u_f64 = nullptr;   // vllm [rows, width]
+    const float* u_f32 = nullptr;    // flashinfer [rows, width + 1]
+    const float* q = nullptr;        // vllm [rows, vocab]
+    const float* bonus_q = nullptr;  // vllm, typical_acceptance [rows, vocab]
+    float posterior_threshold = 0.0f;
+    float posterior_alpha = 0.0f;
+  };
+  virtual void SpecRandom(const SpecRandomInputs& in, SpecShape shape, std::int64_t* emitted,
+                          std::int64_t* accepted) = 0;
+  // gpu/finish_rules.cuh: one row per request; eos_ids [rows, n_eos], stop_ids [rows, n_stop];
+  // keep_stop may be null; outputs finish_reason, stop_reason, text_keep [rows] and next_banned
+  // [rows, n_eos + n_stop].
+  struct FinishRulesInputs {
+    const std::int64_t* token = nullptr;
+    const std::int32_t* output_len = nullptr;
+    const std::int32_t* max_tokens = nullptr;
+    const std::int32_t* min_tokens = nullptr;
+    const std::uint8_t* ignore_eos = nullptr;
+    const std::uint8_t* keep_stop = nullptr;
+    const std::int32_t* eos_ids = nullptr;
+    std::int64_t n_eos = 0;
+    const std::int32_t* stop_ids = nullptr;
+    std::int64_t n_stop = 0;
+    bool sglang = false;                // length first, no min_tokens, ignore_eos disables stop ids
+    bool eos_stop_reason_none = false;  // vllm: stop_reason -1 for the primary eos
+  };
+  virtual void FinishRules(const FinishRulesInputs& in, std::int64_t rows, std::int32_t* finish_reason,
+                           std::int64_t* stop_reason, std::uint8_t* text_keep, std::int32_t* next_banned) = 0;
+  // gpu/tp_consensus.cuh: rank_ids [ranks, batch] (i32 widened); driver_rank: vllm (rank 0's id),
+  // else the minimum (sglang).
+  virtual void TpConsensus(const std::int64_t* rank_ids, std::int64_t ranks, std::int64_t batch, bool driver_rank,
+                           std::int64_t* token, std::uint8_t* unanimous) = 0;
 };
 
 std::unique_ptr<KernelRunner> MakeEmulatedRunner();

@@ -36,9 +36,13 @@ TEST(GpuEmulatedGolden, ClaimsOnlyStagesWithKernels) {
   auto backend = MakeGpuEmulatedBackend();
   const std::vector<std::string> stages = backend->SupportedStages();
   // docs/gpu.md "Stages with kernels".
-  const std::set<std::string> with_kernels = {"allowed_token_ids", "bad_words",   "greedy",   "log_softmax",
-                                                "logit_bias",        "min_new_tokens", "nan_handling",   "penalties",
-                                                "softmax",           "temperature",    "token_bitmask"};
+  std::set<std::string> with_kernels = {"allowed_token_ids", "bad_words",   "greedy",   "log_softmax",
+                                          "logit_bias",        "min_new_tokens", "nan_handling",   "penalties",
+                                          "softmax",           "temperature",    "token_bitmask"};
+  // gpu-draws group: draws, seeded draws, speculative verification.
+  with_kernels.insert({"exponential_race", "gumbel_max", "inverse_cdf", "multinomial_with_seed",
+                       "multinomial_with_seed_token_ids", "qsample", "spec_greedy", "spec_random", "finish_rules",
+                       "tp_consensus"});
   EXPECT_EQ(std::set<std::string>(stages.begin(), stages.end()), with_kernels);
   EXPECT_EQ(backend->Name(), "gpu-emulated");
 }

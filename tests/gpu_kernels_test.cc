@@ -5,9 +5,10 @@
 // vocabularies 151936 and 128256) whose pad entries hold +inf or NaN and must never win or be
 // read. Every launch runs with the emulator's checks on: a violation throws and fails the test.
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -15,8 +16,14 @@
 #include <gtest/gtest.h>
 
 #include "core/split_mix64.h"
+#include "gpu/gumbel_max.cuh"  // gpu-draws group: the planted out-of-bounds launch
 #include "gpu/kernel_runner.h"
 #include "reference/reductions.h"
+#include "reference/exponential_race.h"  // gpu-draws group: the padded-row comparisons
+#include "reference/gumbel_max.h"
+#include "reference/inverse_cdf.h"
+#include "reference/qsample.h"
+#include "reference/seeded_gumbel.h"
 #include "reference/softmax.h"
 
 namespace sampcheck::gpu {
@@ -311,6 +318,502 @@ TEST(GpuPenalties, ContractExample) {
   MakeEmulatedRunner()->Penalties(x.data(), nullptr, 0, output.data(), 2, &r, &f, &p, 1, 3, 3, true, y.data());
   EXPECT_EQ(y, (std::vector<float>{0.375f, -2.0f, 1.0f}));
 }
+
+// ---- gpu-draws group: the draws, the seeded draws and speculative verification. ----
+// Every expected token below is worked by hand from docs/spec/draws.md and
+// docs/spec/speculative.md (the arithmetic is in the comments); each suite also has a planted
+// fault: an input on which a plausible wrong kernel (wrong tie rule, wrong candidates, a
+// reassociated running sum, the wrong uniform, max for min) gives a different answer.
+
+std::int64_t DrawOne(const std::function<void(KernelRunner&, std::int64_t*)>& launch) {
+  std::int64_t token = -7;
+  launch(*MakeEmulatedRunner(), &token);
+  return token;
+}
+
+std::int64_t GumbelMaxOne(const std::vector<float>& scores, const std::vector<float>& gumbel) {
+  const auto v = static_cast<std::int64_t>(scores.size());
+  return DrawOne([&](KernelRunner& r, std::int64_t* t) { r.GumbelMax(scores.data(), gumbel.data(), 1, v, v, t); });
+}
+
+// docs/spec/draws.md "gumbel_max".
+TEST(GpuGumbelMax, ContractExamples) {
+  EXPECT_EQ(GumbelMaxOne({0, -1}, {0, 2}), 1);                 // sums {0, 1}
+  EXPECT_EQ(GumbelMaxOne({-kInf, 0}, {100, 0}), 1);            // -inf score: never drawn, whatever the noise
+  EXPECT_EQ(GumbelMaxOne({1, 0}, {0, 1}), 0);                  // sums {1, 1}: tie to the lower index
+  EXPECT_EQ(GumbelMaxOne({3e38f, 3e38f}, {3e38f, 3e38f}), 0);  // both sums overflow to +inf: tie
+  // -3e38 + -3e38 = -inf: a candidate whose sum is -inf still beats the -inf score at 0.
+  EXPECT_EQ(GumbelMaxOne({-kInf, -3e38f}, {5, -3e38f}), 1);
+}
+
+// Planted fault: the maximum tied at indices 1500 and 2000 (lanes 476 and 976 of 1024; of a
+// 32-lane warp, lanes 28 and 16, so the later index sits in the LOWER lane). A combine that
+// prefers the lower lane, or the tree partner, returns 2000; the rule says 1500. At V = 5000 the
+// kernel runs 1024 threads, at V = 3000 one warp: both must give 1500.
+TEST(GpuGumbelMax, TieAcrossLanesGoesToLowerIndex) {
+  for (std::size_t v : {std::size_t{3000}, std::size_t{5000}}) {
+    std::vector<float> scores(v, 0.0f), gumbel(v, 0.0f);
+    gumbel[1500] = 2.0f;
+    scores[2000] = 1.0f;
+    gumbel[2000] = 1.0f;
+    EXPECT_EQ(GumbelMaxOne(scores, gumbel), 1500) << "V = " << v;
+  }
+}
+
+// Planted fault for the emulator's checks: the same kernel launched with a Gumbel array one
+// entry short reports an out-of-bounds load naming the array (what compute-sanitizer would).
+TEST(GpuGumbelMax, EmulatorReportsAShortNoiseArray) {
+  const std::vector<float> scores = {0, 1, 2, 3};
+  const std::vector<float> gumbel = {0, 0, 0};
+  std::int64_t token = -1;
+  const LaunchReport r = emu::Launch("gumbel_max", 1, kWarpSize, [&](Block& block) {
+    GumbelMaxKernel<kWarpSize>{}(block, GlobalArray<const float>(scores.data(), 4, "logprobs"),
+                                 GlobalArray<const float>(gumbel.data(), 3, "gumbel"),
+                                 GlobalArray<std::int64_t>(&token, 1, "token"), std::int64_t{4}, std::int64_t{4});
+  });
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.violations[0].kind, Violation::Kind::kOutOfBounds);
+  EXPECT_EQ(r.violations[0].array, "gumbel");
+  EXPECT_EQ(r.violations[0].index, 3);
+}
+
+std::int64_t ExponentialRaceOne(const std::vector<float>& p, const std::vector<float>& q, bool all_tokens) {
+  const auto v = static_cast<std::int64_t>(p.size());
+  return DrawOne(
+      [&](KernelRunner& r, std::int64_t* t) { r.ExponentialRace(p.data(), q.data(), 1, v, v, all_tokens, t); });
+}
+
+// docs/spec/draws.md "exponential_race": probs {0.5, 0.5}, q {1, 0.25}: ratios {0.5, 2} -> 1.
+// Planted fault (the candidate rule): probs {0, 1e-38}, q {1, 1e30}: 1e-38 / 1e30 underflows to
+// +0.0, equal to 0 / 1; canonical never draws the zero probability (-> 1), vllm's argmax over
+// every token takes the lower index (-> 0). A kernel ignoring the profile fails one of the two.
+TEST(GpuExponentialRace, ContractExamples) {
+  EXPECT_EQ(ExponentialRaceOne({0.5f, 0.5f}, {1.0f, 0.25f}, false), 1);
+  EXPECT_EQ(ExponentialRaceOne({0.5f, 0.5f}, {1.0f, 0.25f}, true), 1);
+  EXPECT_EQ(ExponentialRaceOne({0.0f, 1e-38f}, {1.0f, 1e30f}, false), 1);
+  EXPECT_EQ(ExponentialRaceOne({0.0f, 1e-38f}, {1.0f, 1e30f}, true), 0);
+  // A zero probability with tiny noise: 0 / 1e-30 = 0 < 0.25 / 1: token 1 either way.
+  EXPECT_EQ(ExponentialRaceOne({0.0f, 0.25f}, {1e-30f, 1.0f}, true), 1);
+}
+
+std::int64_t InverseCdfOne(const std::vector<float>& p, float u) {
+  const auto v = static_cast<std::int64_t>(p.size());
+  return DrawOne([&](KernelRunner& r, std::int64_t* t) { r.InverseCdf(p.data(), &u, 1, v, v, t); });
+}
+
+// docs/spec/draws.md "inverse_cdf" (exact: quarters): probs {0.25, 0, 0.75}, C = {0.25, 0.25, 1}:
+// u = 0 -> t = 0 < 0.25 -> 0; u = 0.25 -> t = 0.25, not below C_0, token 1 has probability 0,
+// 0.25 < 1 -> 2; u = 0x1.fffffep-3 (just below 0.25) -> 0. Unnormalised {3, 0, 1}, u = 0.75:
+// t = 0.75 * 4 = 3, C = {3, 3, 4} -> 2.
+TEST(GpuInverseCdf, ContractExamples) {
+  EXPECT_EQ(InverseCdfOne({0.25f, 0.0f, 0.75f}, 0.0f), 0);
+  EXPECT_EQ(InverseCdfOne({0.25f, 0.0f, 0.75f}, 0.25f), 2);
+  EXPECT_EQ(InverseCdfOne({0.25f, 0.0f, 0.75f}, 0x1.fffffep-3f), 0);
+  EXPECT_EQ(InverseCdfOne({3.0f, 0.0f, 1.0f}, 0.75f), 2);
+}
+
+// Planted fault (the order of the running sum): probs {1, 2^-24, 2^-24}. Left to right,
+// 1 + 2^-24 is a tie and rounds to even, 1, twice: C = {1, 1, 1}, so every u in [0, 1) gives
+// t = u < 1 = C_0 -> 0. A kernel that adds the two small weights first (a tree or a parallel
+// scan: 2^-23 + 1 is exact) gets the total 1 + 2^-23, and with u = 1 - 2^-24 the product
+// (1 - 2^-24)(1 + 2^-23) = 1 + 2^-24 - 2^-47 rounds to 1, not below C_0: it draws 2.
+TEST(GpuInverseCdf, RunningSumIsSequential) { EXPECT_EQ(InverseCdfOne({1.0f, 0x1p-24f, 0x1p-24f}, 0x1.fffffep-1f), 0); }
+
+// Rows across tiles (one warp: 32-entry tiles; V > 4096: 1024-entry tiles). All ones: C_i = i + 1
+// exactly, t = u V; the token is the first i with t < i + 1, i.e. floor(t): V = 3000, u = 0.5 ->
+// 1500; V = 5000, u = 0.75 -> 3750. The last tile's fallback: V = 5000 with a single positive
+// weight at 4999 and u just below 1 -> 4999.
+TEST(GpuInverseCdf, CrossesTiles) {
+  EXPECT_EQ(InverseCdfOne(std::vector<float>(3000, 1.0f), 0.5f), 1500);
+  EXPECT_EQ(InverseCdfOne(std::vector<float>(5000, 1.0f), 0.75f), 3750);
+  std::vector<float> last(5000, 0.0f);
+  last[4999] = 1.0f;
+  EXPECT_EQ(InverseCdfOne(last, 0x1.fffffep-1f), 4999);
+}
+
+std::int64_t QSampleOne(const std::vector<float>& p, const std::vector<float>& q, float eps) {
+  const auto v = static_cast<std::int64_t>(p.size());
+  return DrawOne([&](KernelRunner& r, std::int64_t* t) { r.QSample(p.data(), q.data(), eps, 1, v, v, t); });
+}
+
+// docs/spec/draws.md "qsample": probs {4/7, 2/7}, q {1, 0.25}, eps 1e-8: 1 + 1e-8 rounds to 1,
+// r = {4/7, 8/7} -> 1; q {1, -0.25}: |q| the same -> 1; probs {0.25, 0.75}, q {0, 0}, eps 1:
+// r = probs -> 1. Planted fault (the NaN rule): probs {0.25, 0.75, 0}, q 0, eps 0: r = {+inf,
+// +inf, 0/0 = NaN} -> 2 (a `>` scan that skips NaN says 0); probs {0, 0.5, 0.5}, q {0, 2, 4}:
+// r = {NaN, 0.25, 0.125} -> 0.
+TEST(GpuQSample, ContractExamples) {
+  EXPECT_EQ(QSampleOne({4.0f / 7, 2.0f / 7}, {1.0f, 0.25f}, 1e-8f), 1);
+  EXPECT_EQ(QSampleOne({4.0f / 7, 2.0f / 7}, {1.0f, -0.25f}, 1e-8f), 1);
+  EXPECT_EQ(QSampleOne({0.25f, 0.75f}, {0.0f, 0.0f}, 1.0f), 1);
+  EXPECT_EQ(QSampleOne({0.25f, 0.75f, 0.0f}, {0.0f, 0.0f, 0.0f}, 0.0f), 2);
+  EXPECT_EQ(QSampleOne({0.0f, 0.5f, 0.5f}, {0.0f, 2.0f, 4.0f}, 0.0f), 0);
+}
+
+std::int64_t SeededOne(const std::vector<float>& p, std::int64_t seed, std::int64_t position,
+                       const std::vector<std::int32_t>* ids) {
+  const auto v = static_cast<std::int64_t>(p.size());
+  return DrawOne([&](KernelRunner& r, std::int64_t* t) {
+    r.SeededGumbel(p.data(), &seed, &position, ids != nullptr ? ids->data() : nullptr, 1, v, v, t);
+  });
+}
+
+// docs/spec/draws.md "multinomial_with_seed": the known answers of the mpmath rewrite of
+// SGLang's function (tests/python/seeded_gumbel_reference.py): probs {1/2, 1/4, 1/8, 1/8},
+// seed -1, position 2^32 - 1 -> 1; seed 42, position 7 -> 0. The token-id form with ids equal
+// to the ranks hashes the same columns. probs {0, 1} -> 1 whatever the hashes.
+TEST(GpuSeededGumbel, ContractExamples) {
+  const std::vector<float> p = {0.5f, 0.25f, 0.125f, 0.125f};
+  const std::vector<std::int32_t> ranks = {0, 1, 2, 3};
+  EXPECT_EQ(SeededOne(p, -1, 0xffffffffLL, nullptr), 1);
+  EXPECT_EQ(SeededOne(p, 42, 7, nullptr), 0);
+  EXPECT_EQ(SeededOne(p, -1, 0xffffffffLL, &ranks), 1);
+  EXPECT_EQ(SeededOne(p, 42, 7, &ranks), 0);
+  for (std::int64_t seed = 0; seed < 8; ++seed) EXPECT_EQ(SeededOne({0.0f, 1.0f}, seed, seed, nullptr), 1);
+}
+
+// Planted fault (the hash column): a row whose draw changes when the columns are token ids
+// instead of ranks (found by scanning seeds with the reference), so a kernel that ignores the
+// ids fails; the kernel must match the reference bitwise on both forms, at V = 33 (one warp)
+// and V = 5000 (1024 threads).
+TEST(GpuSeededGumbel, HashesTheTokenIdColumns) {
+  for (std::int64_t vocab : {std::int64_t{33}, std::int64_t{5000}}) {
+    SplitMix64 rng(static_cast<std::uint64_t>(vocab));
+    std::vector<float> p(static_cast<std::size_t>(vocab));
+    std::vector<std::int32_t> ids(p.size());
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      p[i] = static_cast<float>(rng.Next() >> 40) * 0x1p-24f;
+      ids[i] = static_cast<std::int32_t>((i * 7919 + 13) % 200000);
+    }
+    std::int64_t seed = 0;
+    std::int64_t by_rank = 0, by_id = 0;
+    for (; seed < 64; ++seed) {
+      by_rank = reference::SeededGumbelColumn(p, static_cast<std::uint64_t>(seed), 5);
+      by_id = reference::SeededGumbelColumn(p, static_cast<std::uint64_t>(seed), 5, ids);
+      if (by_rank != by_id) break;
+    }
+    ASSERT_NE(by_rank, by_id) << "no seed below 64 separates the two column rules at V = " << vocab;
+    EXPECT_EQ(SeededOne(p, seed, 5, nullptr), by_rank) << "V = " << vocab;
+    EXPECT_EQ(SeededOne(p, seed, 5, &ids), by_id) << "V = " << vocab;
+  }
+}
+
+struct SpecResult {
+  std::vector<std::int64_t> emitted;
+  std::int64_t accepted = -7;
+};
+
+// One request: drafts (n = count, then -1 padding to width), target [width + 1, V].
+SpecResult SpecGreedyOne(const std::vector<std::int32_t>& drafts, std::int64_t count, const std::vector<float>& target,
+                         std::int64_t vocab) {
+  const auto width = static_cast<std::int64_t>(drafts.size());
+  SpecResult r;
+  r.emitted.assign(static_cast<std::size_t>(width + 1), -7);
+  MakeEmulatedRunner()->SpecGreedy(target.data(), drafts.data(), &count, {1, width, vocab}, r.emitted.data(),
+                                   &r.accepted);
+  return r;
+}
+
+// Target rows of V = 8 whose argmaxes are `a` (value 1 there, 0 elsewhere).
+std::vector<float> OneHotRows(const std::vector<int>& a) {
+  std::vector<float> t(a.size() * 8, 0.0f);
+  for (std::size_t i = 0; i < a.size(); ++i) t[i * 8 + static_cast<std::size_t>(a[i])] = 1.0f;
+  return t;
+}
+
+// docs/spec/speculative.md "spec_greedy": drafts {5, 2}, argmaxes {5, 7, 1} -> emitted
+// {5, 7, -1}, num_accepted 1; drafts {5, 7} -> all accepted, bonus 1: {5, 7, 1}, 2; drafts {5, -1}
+// (n = 1) -> {5, 7, -1}, 1 (the bonus is a_1 = 7); K = 0 -> {a_0}, 0.
+TEST(GpuSpecGreedy, ContractExamples) {
+  const std::vector<float> t = OneHotRows({5, 7, 1});
+  SpecResult r = SpecGreedyOne({5, 2}, 2, t, 8);
+  EXPECT_EQ(r.emitted, (std::vector<std::int64_t>{5, 7, -1}));
+  EXPECT_EQ(r.accepted, 1);
+  r = SpecGreedyOne({5, 7}, 2, t, 8);
+  EXPECT_EQ(r.emitted, (std::vector<std::int64_t>{5, 7, 1}));
+  EXPECT_EQ(r.accepted, 2);
+  r = SpecGreedyOne({5, -1}, 1, t, 8);
+  EXPECT_EQ(r.emitted, (std::vector<std::int64_t>{5, 7, -1}));
+  EXPECT_EQ(r.accepted, 1);
+  r = SpecGreedyOne({}, 0, OneHotRows({3}), 8);
+  EXPECT_EQ(r.emitted, (std::vector<std::int64_t>{3}));
+  EXPECT_EQ(r.accepted, 0);
+}
+
+// Planted fault (the tie rule): position 0's maximum is tied at 3 and 6 and the draft is 6. The
+// argmax is 3, so the draft is rejected and 3 emitted; a kernel resolving ties to the higher
+// index would accept 6 and go on. Likewise a NaN is the argmax (greedy.md), so a draft of the
+// finite maximum next to a NaN is rejected.
+TEST(GpuSpecGreedy, TiesGoToTheLowerIndex) {
+  std::vector<float> t = OneHotRows({3, 2});
+  t[6] = 1.0f;
+  SpecResult r = SpecGreedyOne({6}, 1, t, 8);
+  EXPECT_EQ(r.emitted, (std::vector<std::int64_t>{3, -1}));
+  EXPECT_EQ(r.accepted, 0);
+  std::vector<float> n = OneHotRows({4, 2});
+  n[1] = kNan;
+  r = SpecGreedyOne({4}, 1, n, 8);
+  EXPECT_EQ(r.emitted, (std::vector<std::int64_t>{1, -1}));
+}
+
+SpecResult SpecRandomOne(KernelRunner::SpecRandomInputs in, const std::vector<std::int32_t>& drafts, std::int64_t count,
+                         std::int64_t vocab) {
+  const auto width = static_cast<std::int64_t>(drafts.size());
+  in.drafts = drafts.data();
+  in.counts = &count;
+  SpecResult r;
+  r.emitted.assign(static_cast<std::size_t>(width + 1), -7);
+  MakeEmulatedRunner()->SpecRandom(in, {1, width, vocab}, r.emitted.data(), &r.accepted);
+  return r;
+}
+
+// docs/spec/speculative.md "vllm": V = 2, draft 0 with dp = 0.5, tp = 0.25: u = 0.75: 0.25 / 0.5
+// = 0.5 >= 0.75 fails; r = {max(0.25 - 0.5, 0), 0.75 - 0.25} = {0, 0.5}, q {1, 1} -> emitted
+// {1, -1}, 0. u = 0.25 accepts; the bonus is argmax {0.6 / 1, 0.4 / 0.5} = {0.6, 0.8} -> 1:
+// {0, 1}, 1. n-gram (no draft probs): dp = 1, 0.25 >= 0.75 fails, r = target with r_0 = 0 ->
+// {1, -1}.
+TEST(GpuSpecRandom, VllmExamples) {
+  const std::vector<float> target = {0.25f, 0.75f, 0.6f, 0.4f};
+  const std::vector<float> draft = {0.5f, 0.25f};
+  const std::vector<float> q = {1.0f, 1.0f};
+  const std::vector<float> bonus_q = {1.0f, 0.5f};
+  KernelRunner::SpecRandomInputs in;
+  in.rule = KernelRunner::SpecRandomInputs::Rule::kVllm;
+  in.target_probs = target.data();
+  in.draft_probs = draft.data();
+  in.q = q.data();
+  in.bonus_q = bonus_q.data();
+  double u = 0.75;
+  in.u_f64 = &u;
+  SpecResult r = SpecRandomOne(in, {0}, 1, 2);
+  EXPECT_EQ(r.emitted, (std::vector<std::int64_t>{1, -1}));
+  EXPECT_EQ(r.accepted, 0);
+  u = 0.25;
+  r = SpecRandomOne(in, {0}, 1, 2);
+  EXPECT_EQ(r.emitted, (std::vector<std::int64_t>{0, 1}));
+  EXPECT_EQ(r.accepted, 1);
+  u = 0.75;
+  in.draft_probs = nullptr;
+  r = SpecRandomOne(in, {0}, 1, 2);
+  EXPECT_EQ(r.emitted, (std::vector<std::int64_t>{1, -1}));
+}
+
+// docs/spec/speculative.md "flashinfer": V = 3, target {0.25, 0.5, 0.25}, draft {0.5, 0.25, 0},
+// draft token 0: u_0 = 0.75: 0.75 * 0.5 = 0.375 < 0.25 fails. r = {0, 0.25, 0.25}, C = {0, 0.25,
+// 0.5}; the draw uses u_1 = 0.25: x = 0.125 < 0.25 -> 1. Planted fault: a kernel drawing with
+// the acceptance uniform u_0 = 0.75 gets x = 0.375 -> 2. Bonus: u_0 = 0.25 accepts (0.125 <
+// 0.25); the bonus row {0.5, 0, 0.5} with u_1 = 0.75: C = {0.5, 0.5, 1}, x = 0.75 -> 2.
+TEST(GpuSpecRandom, FlashinferExamples) {
+  const std::vector<float> target = {0.25f, 0.5f, 0.25f, 0.5f, 0.0f, 0.5f};
+  const std::vector<float> draft = {0.5f, 0.25f, 0.0f};
+  std::vector<float> u = {0.75f, 0.25f};
+  KernelRunner::SpecRandomInputs in;
+  in.rule = KernelRunner::SpecRandomInputs::Rule::kFlashinfer;
+  in.target_probs = target.data();
+  in.draft_probs = draft.data();
+  in.u_f32 = u.data();
+  SpecResult r = SpecRandomOne(in, {0}, 1, 3);
+  EXPECT_EQ(r.emitted, (std::vector<std::int64_t>{1, -1}));
+  EXPECT_EQ(r.accepted, 0);
+  u = {0.25f, 0.75f};
+  r = SpecRandomOne(in, {0}, 1, 3);
+  EXPECT_EQ(r.emitted, (std::vector<std::int64_t>{0, 2}));
+  EXPECT_EQ(r.accepted, 1);
+}
+
+// docs/spec/speculative.md "typical_acceptance", threshold 0.09, alpha 0.3 (vLLM's defaults).
+// Row {0.7, 0.1, 0.1, 0.1}: S = 0.7 ln(0.70001) + 3 (0.1 ln(0.10001)) = -0.24966 - 0.69075 =
+// -0.94041; exp(S) 0.3 = 0.39047 * 0.3 = 0.11714; min(0.09, 0.11714) = 0.09: draft 1 (0.1 > 0.09)
+// is accepted. Planted fault: with max instead of min the threshold is 0.117 and draft 1 is
+// rejected. Row {0.97, 0.01, 0.01, 0.01}: S = 0.97 ln(0.97001) + 0.03 ln(0.01001) = -0.16766,
+// exp(S) 0.3 = 0.2537, threshold 0.09: draft 2 (0.01) is rejected and the argmax 0 emitted.
+// Bonus row {0.2, 0.3, 0.4, 0.1} with bonus_q {1, 1, 2, 1}: ratios {0.2, 0.3, 0.2, 0.1} -> 1.
+TEST(GpuSpecRandom, TypicalAcceptanceExamples) {
+  const std::vector<float> target = {0.7f, 0.1f, 0.1f, 0.1f, 0.97f, 0.01f, 0.01f, 0.01f, 0.2f, 0.3f, 0.4f, 0.1f};
+  const std::vector<float> bonus_q = {1.0f, 1.0f, 2.0f, 1.0f};
+  KernelRunner::SpecRandomInputs in;
+  in.rule = KernelRunner::SpecRandomInputs::Rule::kTypicalAcceptance;
+  in.target_probs = target.data();
+  in.bonus_q = bonus_q.data();
+  in.posterior_threshold = 0.09f;
+  in.posterior_alpha = 0.3f;
+  SpecResult r = SpecRandomOne(in, {1, 2}, 2, 4);
+  EXPECT_EQ(r.emitted, (std::vector<std::int64_t>{1, 0, -1}));
+  EXPECT_EQ(r.accepted, 1);
+  r = SpecRandomOne(in, {1, 0}, 2, 4);
+  EXPECT_EQ(r.emitted, (std::vector<std::int64_t>{1, 0, 1}));
+  EXPECT_EQ(r.accepted, 2);
+}
+
+struct FinishRow {
+  std::int32_t reason = -7;
+  std::int64_t stop_reason = -7;
+  std::uint8_t keep = 7;
+  std::vector<std::int32_t> banned;
+};
+
+// One request through the finish_rules kernel: eos_ids and stop_ids of width 2 each.
+FinishRow FinishOne(std::int64_t token, std::int32_t len, std::int32_t max, std::int32_t min, bool ignore, bool keep,
+                    std::vector<std::int32_t> eos, std::vector<std::int32_t> stop, bool sglang, bool vllm) {
+  const std::uint8_t ignore_u8 = ignore ? 1 : 0, keep_u8 = keep ? 1 : 0;
+  KernelRunner::FinishRulesInputs in;
+  in.token = &token;
+  in.output_len = &len;
+  in.max_tokens = &max;
+  in.min_tokens = &min;
+  in.ignore_eos = &ignore_u8;
+  in.keep_stop = &keep_u8;
+  in.eos_ids = eos.data();
+  in.n_eos = static_cast<std::int64_t>(eos.size());
+  in.stop_ids = stop.data();
+  in.n_stop = static_cast<std::int64_t>(stop.size());
+  in.sglang = sglang;
+  in.eos_stop_reason_none = vllm;
+  FinishRow r;
+  r.banned.assign(eos.size() + stop.size(), -7);
+  MakeEmulatedRunner()->FinishRules(in, 1, &r.reason, &r.stop_reason, &r.keep, r.banned.data());
+  return r;
+}
+
+// docs/spec/finish_rules.md: token 7 = eos_ids[0], output_len = max_tokens = 4, min_tokens 0:
+// the stop checks come before the length check in vllm (stop, stop_reason None = -1; canonical
+// records 7) and after it in sglang (length, kept in the text). Below min_tokens (2 < 5) the
+// vllm rule runs nothing and bans eos ∪ stop ascending and distinct: {3, 7, 9, -1}; sglang does
+// not look at min_tokens (token 3 is a stop id: stop) but bans the same ids.
+TEST(GpuFinishRules, ContractExamples) {
+  FinishRow r = FinishOne(7, 4, 4, 0, false, false, {7, 9}, {3, -1}, false, true);
+  EXPECT_EQ(r.reason, 1);
+  EXPECT_EQ(r.stop_reason, -1);
+  EXPECT_EQ(r.keep, 0);
+  EXPECT_EQ(r.banned, (std::vector<std::int32_t>{-1, -1, -1, -1}));
+  r = FinishOne(7, 4, 4, 0, false, false, {7, 9}, {3, -1}, false, false);
+  EXPECT_EQ(r.stop_reason, 7);
+  r = FinishOne(7, 4, 4, 0, false, false, {7, 9}, {3, -1}, true, false);
+  EXPECT_EQ(r.reason, 2);
+  EXPECT_EQ(r.stop_reason, -1);
+  EXPECT_EQ(r.keep, 1);
+  r = FinishOne(3, 2, 10, 5, false, false, {7, 9}, {3, 7}, false, true);
+  EXPECT_EQ(r.reason, 0);
+  EXPECT_EQ(r.banned, (std::vector<std::int32_t>{3, 7, 9, -1}));
+  r = FinishOne(3, 2, 10, 5, false, false, {7, 9}, {3, 7}, true, false);
+  EXPECT_EQ(r.reason, 1);
+  EXPECT_EQ(r.stop_reason, 3);
+  EXPECT_EQ(r.banned, (std::vector<std::int32_t>{3, 7, 9, -1}));
+}
+
+// Planted faults (the profile quirks): with ignore_eos a stop id still stops vllm but not sglang
+// (ignore_eos disables SGLang's stop ids too); SGLang keeps a stop-finished token 0 in the text
+// (trim_matched_stop's `if not matched` treats id 0 as no match), vllm does not. A kernel with
+// one shared rule fails one side of each pair.
+TEST(GpuFinishRules, ProfileQuirks) {
+  EXPECT_EQ(FinishOne(3, 2, 10, 0, true, false, {7, -1}, {3, -1}, false, true).reason, 1);
+  EXPECT_EQ(FinishOne(3, 2, 10, 0, true, false, {7, -1}, {3, -1}, true, false).reason, 0);
+  EXPECT_EQ(FinishOne(0, 2, 10, 0, false, false, {0, -1}, {-1, -1}, true, false).keep, 1);
+  EXPECT_EQ(FinishOne(0, 2, 10, 0, false, false, {0, -1}, {-1, -1}, false, true).keep, 0);
+}
+
+// docs/spec/tp_consensus.md: rank_ids {{5, 2, 7}, {3, 2, 9}}: sglang takes the minimum {3, 2, 7},
+// vllm rank 0's ids {5, 2, 7}; unanimous {false, true, false}. Planted fault: the minimum sits in
+// the LAST of 4 ranks for request 0 and rank 0 differs from the others for request 1 (a kernel
+// that stops at the second rank, or compares only ranks 0 and 1 for unanimity, fails); 40
+// requests span two 32-thread blocks.
+TEST(GpuTpConsensus, ContractExamples) {
+  const std::vector<std::int64_t> two = {5, 2, 7, 3, 2, 9};
+  std::vector<std::int64_t> token(3, -7);
+  std::vector<std::uint8_t> same(3, 7);
+  MakeEmulatedRunner()->TpConsensus(two.data(), 2, 3, false, token.data(), same.data());
+  EXPECT_EQ(token, (std::vector<std::int64_t>{3, 2, 7}));
+  EXPECT_EQ(same, (std::vector<std::uint8_t>{0, 1, 0}));
+  MakeEmulatedRunner()->TpConsensus(two.data(), 2, 3, true, token.data(), same.data());
+  EXPECT_EQ(token, (std::vector<std::int64_t>{5, 2, 7}));
+  const std::int64_t batch = 40;
+  std::vector<std::int64_t> four(static_cast<std::size_t>(4 * batch), 8);
+  four[static_cast<std::size_t>(3 * batch + 0)] = 1;   // request 0: rank 3 holds the minimum
+  four[1] = 9;                                         // request 1: rank 0 differs
+  four[static_cast<std::size_t>(2 * batch + 39)] = 4;  // request 39 (second block): rank 2
+  token.assign(static_cast<std::size_t>(batch), -7);
+  same.assign(static_cast<std::size_t>(batch), 7);
+  MakeEmulatedRunner()->TpConsensus(four.data(), 4, batch, false, token.data(), same.data());
+  EXPECT_EQ(token[0], 1);
+  EXPECT_EQ(token[1], 8);
+  EXPECT_EQ(token[39], 4);
+  EXPECT_EQ(token[20], 8);
+  EXPECT_EQ(same[0], 0);
+  EXPECT_EQ(same[1], 0);
+  EXPECT_EQ(same[20], 1);
+  MakeEmulatedRunner()->TpConsensus(four.data(), 4, batch, true, token.data(), same.data());
+  EXPECT_EQ(token[1], 9);
+}
+
+// Padded rows for the draw kernels (docs/gpu.md "Padding"): pitch = V + 5 with pads that would
+// win if read (score +inf, probability 1e30 with noise 1e-30, which would also swamp the running
+// sum), at V = 1, 31 (one warp), 1025 and 5000 (1024 threads above kOneWarpVocab). Expected: the
+// reference stage on the unpadded rows, bitwise.
+class GpuDrawPaddedRows : public ::testing::TestWithParam<std::int64_t> {};
+
+TEST_P(GpuDrawPaddedRows, MatchTheReference) {
+  const std::int64_t vocab = GetParam(), pitch = vocab + 5, rows = 3;
+  SplitMix64 rng(static_cast<std::uint64_t>(vocab) * 7 + 1);
+  auto uniform = [&] { return static_cast<float>((rng.Next() >> 40) + 1) * 0x1p-24f; };  // (0, 1]
+  std::vector<float> x(static_cast<std::size_t>(rows * pitch)), noise(x.size()),
+      dense(static_cast<std::size_t>(rows * vocab)), dense_noise(dense.size());
+  for (std::int64_t b = 0; b < rows; ++b) {
+    for (std::int64_t i = 0; i < pitch; ++i) {
+      const auto at = static_cast<std::size_t>(b * pitch + i);
+      const bool pad = i >= vocab;
+      x[at] = pad ? 1e30f : uniform();
+      noise[at] = pad ? 1e-30f : uniform();
+      if (!pad) {
+        dense[static_cast<std::size_t>(b * vocab + i)] = x[at];
+        dense_noise[static_cast<std::size_t>(b * vocab + i)] = noise[at];
+      }
+    }
+  }
+  std::vector<float> u = {0.0f, 0.5f, 0x1.fffffep-1f};
+  const std::vector<std::int64_t> seed = {-1, 42, 7}, positions = {0xffffffffLL, 7, 0};
+  auto dense_case = [&](const char* values, const char* noise_name) {
+    Case c;
+    c.id = "padded";
+    c.inputs.emplace(values, Tensor::FromValues(DType::kF32, {rows, vocab}, dense));
+    if (noise_name != nullptr)
+      c.inputs.emplace(noise_name, Tensor::FromValues(DType::kF32, {rows, vocab}, dense_noise));
+    return c;
+  };
+  auto expect_tokens = [&](const TensorMap& want, const std::vector<std::int64_t>& got, const char* what) {
+    const auto w = want.at("token").data<std::int64_t>();
+    for (std::size_t b = 0; b < got.size(); ++b) EXPECT_EQ(got[b], w[b]) << what << " row " << b << " V " << vocab;
+  };
+  std::vector<std::int64_t> got(static_cast<std::size_t>(rows), -7);
+  auto runner = MakeEmulatedRunner();
+  // gumbel_max: pads as scores +inf would win every row.
+  std::vector<float> scores = x;
+  for (std::int64_t b = 0; b < rows; ++b)
+    for (std::int64_t i = vocab; i < pitch; ++i) scores[static_cast<std::size_t>(b * pitch + i)] = kInf;
+  runner->GumbelMax(scores.data(), noise.data(), rows, vocab, pitch, got.data());
+  expect_tokens(reference::RunGumbelMax(dense_case("logprobs", "gumbel"), Profile::kCanonical), got, "gumbel_max");
+  for (bool vllm : {false, true}) {
+    runner->ExponentialRace(x.data(), noise.data(), rows, vocab, pitch, vllm, got.data());
+    expect_tokens(reference::RunExponentialRace(dense_case("probs", "q"), vllm ? Profile::kVllm : Profile::kCanonical),
+                  got, "exponential_race");
+  }
+  runner->QSample(x.data(), noise.data(), 1e-8f, rows, vocab, pitch, got.data());
+  expect_tokens(reference::RunQSample(dense_case("probs", "q"), Profile::kAscendV2), got, "qsample");
+  runner->InverseCdf(x.data(), u.data(), rows, vocab, pitch, got.data());
+  Case icdf = dense_case("probs", nullptr);
+  icdf.inputs.emplace("u", Tensor::FromValues(DType::kF32, {rows}, u));
+  expect_tokens(reference::RunInverseCdf(icdf, Profile::kCanonical), got, "inverse_cdf");
+  runner->SeededGumbel(x.data(), seed.data(), positions.data(), nullptr, rows, vocab, pitch, got.data());
+  Case seeded = dense_case("probs", nullptr);
+  seeded.inputs.emplace("seed", Tensor::FromValues(DType::kI64, {rows}, seed));
+  seeded.inputs.emplace("positions", Tensor::FromValues(DType::kI64, {rows}, positions));
+  expect_tokens(reference::RunMultinomialWithSeed(seeded, Profile::kSglang), got, "multinomial_with_seed");
+}
+
+INSTANTIATE_TEST_SUITE_P(Vocabularies, GpuDrawPaddedRows, ::testing::Values(1, 31, 1025, 5000),
+                         [](const ::testing::TestParamInfo<std::int64_t>& info) {
+                           char name[32];  // snprintf: GCC 12 reports a false -Wrestrict on "V" + string
+                           std::snprintf(name, sizeof name, "V%lld", static_cast<long long>(info.param));
+                           return std::string(name);
+                         });
 
 }  // namespace
 }  // namespace sampcheck::gpu
