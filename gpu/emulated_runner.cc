@@ -11,6 +11,7 @@
 #include "gpu/logit_bias.cuh"
 #include "gpu/min_new_tokens.cuh"
 #include "gpu/nan_handling.cuh"
+#include "gpu/noise.cuh"
 #include "gpu/penalties.cuh"
 #include "gpu/softmax.cuh"
 #include "gpu/temperature.cuh"
@@ -112,6 +113,13 @@ class EmulatedRunner final : public KernelRunner {
                          Global(rep, rows, "repetition_penalty"), Global(freq, rows, "frequency_penalty"),
                          Global(pres, rows, "presence_penalty"), Global(out, rows * vocab, "logits_out"), vocab, pitch,
                          additive);
+  }
+
+  // noise group
+  void Noise(const std::int64_t* seed, const std::int64_t* offset, std::int64_t rows, std::int64_t n,
+             rng::NoiseGenerator generator, rng::NoiseLaw law, float* out) override {
+    Run<NoiseKernel>(rows * NoiseKernel::Chunks(n), Global(seed, rows, "seed"), Global(offset, rows, "offset"),
+                     Global(out, rows * n, "noise"), n, generator, law);
   }
 };
 

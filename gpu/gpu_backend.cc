@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/profile.h"
 #include "core/stage_catalogue.h"
+#include "gpu/noise_glue.h"
 #include "reference/stage_io.h"
 
 namespace sampcheck::gpu {
@@ -355,6 +356,8 @@ const std::map<std::string, StageFn>& Stages() {
       {"softmax", RunSoftmax<false>},
       {"temperature", RunTemperature},
       {"token_bitmask", RunTokenBitmask},
+      // noise group (gpu/noise_glue.cc)
+      {"noise", RunNoiseStage},
   };
   return stages;
 }

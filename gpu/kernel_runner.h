@@ -14,6 +14,7 @@
 #include <string>
 
 #include "gpu/stage_rules.h"
+#include "reference/rng/noise_stream.h"
 
 namespace sampcheck::gpu {
 
@@ -58,6 +59,9 @@ class KernelRunner {
                          const std::int32_t* output_ids, std::int64_t output_len, const float* rep, const float* freq,
                          const float* pres, std::int64_t rows, std::int64_t vocab, std::int64_t pitch, bool additive,
                          float* out) = 0;
+  // noise group (gpu/noise.cuh): out [rows, n] = the noise stage's samples at seed[b], offset[b] + i.
+  virtual void Noise(const std::int64_t* seed, const std::int64_t* offset, std::int64_t rows, std::int64_t n,
+                     rng::NoiseGenerator generator, rng::NoiseLaw law, float* out) = 0;
 };
 
 std::unique_ptr<KernelRunner> MakeEmulatedRunner();
