@@ -17,6 +17,7 @@
 
 #include "gpu/gpu_backend.h"
 #include "reference/reference_backend.h"
+#include "statistical/noise_harness.h"
 #include "statistical/wrong_samplers.h"
 
 namespace sampcheck::harness {
@@ -53,7 +54,7 @@ TEST(TwoSample, ReferenceAndGpuEmulatedAgreeBitwiseOnEverySharedGolden) {
   int noise = 0;
   for (const auto& r : results) {
     EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
-    noise += r.stage == "noise";
+    noise += r.stage == statistical::NoiseStage().name;
   }
   EXPECT_GT(noise, 0);
 }
