@@ -9,8 +9,13 @@
 //   gpu, gpu-fast, plugins and exec commands alike. A backend that throws or returns the
 //   wrong shape fails that source with the reason.
 // - RunNoiseHarness: the generators and conversions of reference/rng/ themselves, called
-//   directly (tests/noise_harness_test.cc); L0 — the bitwise known answers — lives in
-//   tests/rng_test.cc (Random123 and SMHasher vectors).
+//   directly (tests/noise_harness_test.cc). Sources, each a pure function of (seed, index):
+//   the kNoiseHarness Philox stream's words (reference/rng/streams.h) through
+//   UniformClosedOpen24F32, UniformOpenClosedCurandF32, UniformClosedOpen53F64 (two words),
+//   ExponentialNegLog1pNegF32, ExponentialTorchCudaF32, GumbelNegLogNegLogF32; and SGLang's
+//   MurmurHash3 key (seed, index >> 20, index mod 2^20) through GumbelSglangFromHashF64.
+//   L0 — the bitwise known answers — lives in tests/rng_test.cc (Random123 and SMHasher
+//   vectors).
 //
 // Contract (the battery, RunNoiseTests, on n values x of a law):
 //   L3 BinnedPitTest with 100 equiprobable bins (Cressie–Read 2/3; E = n / 100 >= 5);
