@@ -57,17 +57,23 @@ StatsCommand::StatsCommand(CLI::App& app) {
   command_->add_option("--report", report_dir_, "Write report.json to this directory");
   command_->add_option("--against", against_,
                        "Second backend: compare the two (golden cases bitwise, draw counts by a two-sample homogeneity test)");
+  command_->add_flag("--no-bitwise", no_bitwise_, "With --against: leave out the bitwise comparison (distributional backends)");
+  command_->add_flag("--no-homogeneity", no_homogeneity_, "With --against: leave out the two-sample homogeneity tests");
 }
 
 int StatsCommand::Run() const {
   auto backend = MakeStatsBackend(backend_);
   std::unique_ptr<Backend> other;
   std::vector<golden::CaseResult> results;
+  if ((no_bitwise_ || no_homogeneity_) && against_.empty()) {
+    throw InputError("--no-bitwise and --no-homogeneity apply only with --against");
+  }
   if (!against_.empty()) {
     other = MakeStatsBackend(against_);
     results = harness::RunTwoSample(*backend, *other,
                                     {.stages = options_.stages, .profiles = options_.profiles,
-                                     .seed_epoch = options_.seed_epoch, .thorough = options_.thorough});
+                                     .seed_epoch = options_.seed_epoch, .thorough = options_.thorough,
+                                     .bitwise = !no_bitwise_, .homogeneity = !no_homogeneity_});
   } else {
     results = cli::RunStatisticalCases(*backend, options_);
   }

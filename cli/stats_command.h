@@ -43,6 +43,8 @@ class StatsCommand {
   CLI::App* command_ = nullptr;
   std::string backend_;
   std::string against_;  // --against: backend B of the two-sample mode (harness/two_sample.h)
+  bool no_bitwise_ = false;
+  bool no_homogeneity_ = false;
   std::string report_dir_;
   StatsRunOptions options_;
 };

@@ -290,12 +290,13 @@ Case BackendNoiseCase(const BackendNoiseSource& source, std::uint64_t seed, std:
 }
 
 std::vector<golden::CaseResult> RunBackendNoiseHarness(Backend& backend, std::uint64_t seed_epoch, bool thorough,
-                                                       bool apply_holm) {
+                                                       bool apply_holm, const std::vector<std::string>& only) {
   const std::int64_t n = thorough ? kNoiseThoroughN : kNoiseCiN;
   const StageInfo& stage = NoiseStage();
   const std::string& output = stage.OutputWithRole(Role::kNoise)->name;
   std::vector<golden::CaseResult> out;
   for (const auto& src : BackendNoiseSources()) {
+    if (!only.empty() && std::find(only.begin(), only.end(), src.Name()) == only.end()) continue;
     const std::string base = "noise/" + src.Name();
     const std::uint64_t seed = CaseSeed(base, seed_epoch);
     std::string error;

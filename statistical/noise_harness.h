@@ -99,7 +99,9 @@ std::int64_t BackendNoiseFamilySize();
 // The noise-stage case of a source: one row, seed `seed` (as i64 bits), offset 0, n samples.
 Case BackendNoiseCase(const BackendNoiseSource& source, std::uint64_t seed, std::int64_t n);
 // Every source through backend.Run("noise", ...); the backend must declare the stage.
+// `only` (source names, e.g. "philox/exponential"; empty: all) restricts the run, for tests;
+// powers stay those of the whole family.
 std::vector<golden::CaseResult> RunBackendNoiseHarness(Backend& backend, std::uint64_t seed_epoch, bool thorough,
-                                                       bool apply_holm = true);
+                                                       bool apply_holm = true, const std::vector<std::string>& only = {});
 
 }  // namespace sampcheck::statistical
