@@ -13,6 +13,7 @@
 #include "cli/progress_bar.h"
 #include "core/error.h"
 #include "harness/statistical_run.h"
+#include "harness/two_sample.h"
 #include "reports/conform_report.h"
 #include "reports/report_set.h"
 #include "statistical/wrong_samplers.h"
@@ -54,11 +55,28 @@ StatsCommand::StatsCommand(CLI::App& app) {
       ->capture_default_str();
   command_->add_flag("--thorough", options_.thorough, "Large-n runs at the cases' thorough effect sizes");
   command_->add_option("--report", report_dir_, "Write report.json to this directory");
+  command_->add_option("--against", against_,
+                       "Second backend: compare the two (golden cases bitwise, draw counts by a two-sample homogeneity test)");
+  command_->add_flag("--no-bitwise", no_bitwise_, "With --against: leave out the bitwise comparison (distributional backends)");
+  command_->add_flag("--no-homogeneity", no_homogeneity_, "With --against: leave out the two-sample homogeneity tests");
 }
 
 int StatsCommand::Run() const {
   auto backend = MakeStatsBackend(backend_);
-  const auto results = cli::RunStatisticalCases(*backend, options_);
+  std::unique_ptr<Backend> other;
+  std::vector<golden::CaseResult> results;
+  if ((no_bitwise_ || no_homogeneity_) && against_.empty()) {
+    throw InputError("--no-bitwise and --no-homogeneity apply only with --against");
+  }
+  if (!against_.empty()) {
+    other = MakeStatsBackend(against_);
+    results = harness::RunTwoSample(*backend, *other,
+                                    {.stages = options_.stages, .profiles = options_.profiles,
+                                     .seed_epoch = options_.seed_epoch, .thorough = options_.thorough,
+                                     .bitwise = !no_bitwise_, .homogeneity = !no_homogeneity_});
+  } else {
+    results = cli::RunStatisticalCases(*backend, options_);
+  }
   int failed = 0, ran = 0;
   for (const auto& r : results) {
     ran += r.verdict != golden::Verdict::kSkip;
@@ -68,14 +86,21 @@ int StatsCommand::Run() const {
     }
   }
   if (ran == 0) {
-    throw InputError("no statistical case was run: the selection is empty or backend '" + backend_ +
-                     "' supports none of the selected stages");
+    throw InputError("no statistical case was run: the selection is empty or " +
+                     (against_.empty() ? "backend '" + backend_ + "' supports"
+                                       : "backends '" + backend_ + "' and '" + against_ + "' share") +
+                     " none of the selected stages");
   }
-  std::printf("statistical harnesses on backend '%s' (seed epoch %llu%s)\n", backend_.c_str(),
-              static_cast<unsigned long long>(options_.seed_epoch), options_.thorough ? ", thorough" : "");
+  if (against_.empty()) {
+    std::printf("statistical harnesses on backend '%s' (seed epoch %llu%s)\n", backend_.c_str(),
+                static_cast<unsigned long long>(options_.seed_epoch), options_.thorough ? ", thorough" : "");
+  } else {
+    std::printf("backend '%s' against backend '%s' (seed epoch %llu%s)\n", backend_.c_str(), against_.c_str(),
+                static_cast<unsigned long long>(options_.seed_epoch), options_.thorough ? ", thorough" : "");
+  }
   std::cout << reports::SummaryTable(reports::SummariseByStage(results));
   if (!report_dir_.empty()) {
-    const auto path = reports::WriteJsonReport(report_dir_, {backend_, ""}, results);
+    const auto path = reports::WriteJsonReport(report_dir_, {against_.empty() ? backend_ : backend_ + " vs " + against_, ""}, results);
     std::printf("report: %s\n", path.c_str());
     for (const auto& rendered : reports::WriteRenderedReports(path)) std::printf("report: %s\n", rendered.c_str());
   }

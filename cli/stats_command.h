@@ -4,6 +4,9 @@
 // the draw, reproducibility and noise harnesses against a backend, with a progress line on a
 // terminal, per-case FAIL lines, the per-stage table and an optional JSON report.
 //
+// `--against B`: backend A against backend B instead of against the reference's laws: golden
+// cases bit for bit and draw counts by a two-sample homogeneity test (harness/two_sample.h).
+//
 // Backends: the built-in names of cli/backend_registry.h, plus "wrong:<name>" for the
 // deliberately wrong samplers (statistical/wrong_samplers.h), so that anyone can watch the
 // harness reject a planted bug.
@@ -39,6 +42,9 @@ class StatsCommand {
  private:
   CLI::App* command_ = nullptr;
   std::string backend_;
+  std::string against_;  // --against: backend B of the two-sample mode (harness/two_sample.h)
+  bool no_bitwise_ = false;
+  bool no_homogeneity_ = false;
   std::string report_dir_;
   StatsRunOptions options_;
 };

@@ -13,6 +13,7 @@ set(SAMPCHECK_SHARED_HEADERS
   gpu/logit_bias.cuh
   gpu/min_new_tokens.cuh
   gpu/nan_handling.cuh
+  gpu/noise.cuh
   gpu/penalties.cuh
   gpu/softmax.cuh
   gpu/stage_rules.h
@@ -26,6 +27,7 @@ set(SAMPCHECK_SHARED_HEADERS
   reference/math/log1p.h
   reference/rng/murmur3.h
   reference/rng/noise.h
+  reference/rng/noise_stream.h
   reference/rng/philox.h
   reference/rng/uniform.h
 )

@@ -37,10 +37,10 @@ class Backend {
     throw std::invalid_argument("backend '" + Name() + "' cannot draw stage '" + stage + "' with its own randomness");
   }
 
-  // Whether the backend's noise is the reference's own generators (reference/rng/): the noise
-  // harness (statistical/noise_harness.h), which tests those generators' laws, then runs on
-  // its behalf. A backend gates on what it declares, never on its name.
-  virtual bool UsesReferenceNoiseGenerators() const { return false; }
+  // A backend's own noise is observable through the `noise` stage (docs/spec/noise.md): a
+  // backend that lists it in SupportedStages gets the noise harness
+  // (statistical/noise_harness.h) through Run, like any stage. Gate on what a backend
+  // declares, never on its name.
 
   // Sharded statistics (docs/spec/sharded_statistics.md): the counts of draws
   // [first_draw, first_draw + draws) of the stream whose draw d is CountDraws' draw d (same

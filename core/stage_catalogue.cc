@@ -408,6 +408,18 @@ std::vector<StageInfo> BuildCatalogue() {
                {},
                Tier::kExact, "exact", {P::kSglang, P::kVllm},
                "docs/spec/tp_consensus.md"});
+  // A backend's own noise (docs/spec/noise.md): no vocabulary; the statistical noise harness
+  // runs on every backend that declares this stage.
+  c.push_back({"noise",
+               "a backend's own uniform, exponential or Gumbel noise at a seed and counter range",
+               {{"seed", "i64", "[B]", false, "per-row 64-bit seed", Role::kSeed},
+                {"offset", "i64", "[B]", false, "counter of the row's first sample, in [0, 2^62)", Role::kPosition}},
+               {{"noise", "f32", "[B, n]", false, "sample i of row b at counter offset[b] + i", Role::kNoise}},
+               {{"generator", "string", "philox", "philox (cuRAND stream, subsequence 0) | murmur3 (SGLang key layout)"},
+                {"law", "string", "(required)", "uniform | exponential | gumbel"},
+                {"n", "int", "1", "samples per row, in [0, 2^24]"}},
+               Tier::kCanonical, "exact", {P::kCanonical},
+               "docs/spec/noise.md"});
   return c;
 }
 

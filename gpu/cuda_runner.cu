@@ -17,6 +17,7 @@
 #include "gpu/logit_bias.cuh"
 #include "gpu/min_new_tokens.cuh"
 #include "gpu/nan_handling.cuh"
+#include "gpu/noise.cuh"
 #include "gpu/penalties.cuh"
 #include "gpu/softmax.cuh"
 #include "gpu/temperature.cuh"
@@ -499,6 +500,20 @@ class CudaRunner final : public KernelRunner {
     y.Download(token, st);
     same.Download(unanimous, st);
     Throw(st, TpConsensusKernel::kName);
+  // noise group
+  void Noise(const std::int64_t* seed, const std::int64_t* offset, std::int64_t rows, std::int64_t n,
+             rng::NoiseGenerator generator, rng::NoiseLaw law, float* out) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<std::int64_t> s(rows, st);
+    DeviceBuffer<std::int64_t> o(rows, st);
+    DeviceBuffer<float> y(rows * n, st);
+    s.Upload(seed, st);
+    o.Upload(offset, st);
+    LaunchKernel<NoiseKernel>(rows * NoiseKernel::Chunks(n), st, s.ConstView("seed"), o.ConstView("offset"),
+                              y.View("noise"), n, generator, law);
+    y.Download(out, st);
+    Throw(st, NoiseKernel::kName);
   }
 
  private:

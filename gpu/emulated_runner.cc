@@ -11,6 +11,7 @@
 #include "gpu/logit_bias.cuh"
 #include "gpu/min_new_tokens.cuh"
 #include "gpu/nan_handling.cuh"
+#include "gpu/noise.cuh"
 #include "gpu/penalties.cuh"
 #include "gpu/softmax.cuh"
 #include "gpu/temperature.cuh"
@@ -220,6 +221,11 @@ class EmulatedRunner final : public KernelRunner {
     Run<TpConsensusKernel>((batch + TpConsensusKernel::kThreads - 1) / TpConsensusKernel::kThreads,
                            Global(rank_ids, ranks * batch, "rank_ids"), ranks, batch, driver_rank,
                            Global(token, batch, "token"), Global(unanimous, batch, "unanimous"));
+  // noise group
+  void Noise(const std::int64_t* seed, const std::int64_t* offset, std::int64_t rows, std::int64_t n,
+             rng::NoiseGenerator generator, rng::NoiseLaw law, float* out) override {
+    Run<NoiseKernel>(rows * NoiseKernel::Chunks(n), Global(seed, rows, "seed"), Global(offset, rows, "offset"),
+                     Global(out, rows * n, "noise"), n, generator, law);
   }
 };
 

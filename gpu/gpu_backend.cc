@@ -14,6 +14,7 @@
 #include "core/profile.h"
 #include "core/stage_catalogue.h"
 #include "gpu/draws_glue.h"  // gpu-draws group
+#include "gpu/noise_glue.h"
 #include "reference/stage_io.h"
 
 namespace sampcheck::gpu {
@@ -368,6 +369,8 @@ const std::map<std::string, StageFn>& Stages() {
       {"spec_random", GpuSpecRandom},
       {"finish_rules", GpuFinishRules},
       {"tp_consensus", GpuTpConsensus},
+      // noise group (gpu/noise_glue.cc)
+      {"noise", RunNoiseStage},
   };
   return stages;
 }

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "gpu/stage_rules.h"
+#include "reference/rng/noise_stream.h"
 
 namespace sampcheck::gpu {
 
@@ -128,6 +129,9 @@ class KernelRunner {
   // else the minimum (sglang).
   virtual void TpConsensus(const std::int64_t* rank_ids, std::int64_t ranks, std::int64_t batch, bool driver_rank,
                            std::int64_t* token, std::uint8_t* unanimous) = 0;
+  // noise group (gpu/noise.cuh): out [rows, n] = the noise stage's samples at seed[b], offset[b] + i.
+  virtual void Noise(const std::int64_t* seed, const std::int64_t* offset, std::int64_t rows, std::int64_t n,
+                     rng::NoiseGenerator generator, rng::NoiseLaw law, float* out) = 0;
 };
 
 std::unique_ptr<KernelRunner> MakeEmulatedRunner();

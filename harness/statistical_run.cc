@@ -22,9 +22,7 @@ bool Selected(const std::vector<std::string>& filter, const std::string& value) 
 }  // namespace
 
 std::vector<golden::CaseResult> RunStatisticalCases(Backend& backend, const StatisticalRunOptions& options) {
-  for (const auto& s : options.stages) {
-    if (s != "noise") RequireStage(s);  // "noise": the noise harness alone
-  }
+  for (const auto& s : options.stages) RequireStage(s);  // the noise stage selects the noise harness
   for (const auto& p : options.profiles) ParseProfile(p);
   std::vector<statistical::StatCase> cases;
   for (auto& c : statistical::DrawStatCases()) {
@@ -34,17 +32,17 @@ std::vector<golden::CaseResult> RunStatisticalCases(Backend& backend, const Stat
   draw.thorough = options.thorough;
   draw.seed_epoch = options.seed_epoch;
   draw.budget_seconds = options.budget_seconds;
-  // The noise laws are properties of the reference's generators (reference/rng/), run for a
-  // backend that declares it uses them; a backend's own noise is judged through its draws.
-  const bool run_noise = backend.UsesReferenceNoiseGenerators() && Selected(options.stages, "noise");
-  draw.extra_family_tests = run_noise ? statistical::NoiseFamilySize() : 0;
+  // The noise harness runs on every backend that declares the noise stage (its own noise,
+  // through Run: docs/spec/noise.md "The noise harness").
+  const bool run_noise = statistical::DeclaresNoiseStage(backend) && Selected(options.stages, statistical::NoiseStage().name);
+  draw.extra_family_tests = run_noise ? statistical::BackendNoiseFamilySize() : 0;
   draw.apply_holm = false;  // once, below, over draws and noise together
   draw.on_case = options.on_case;
   auto results = statistical::RunDrawHarness(backend, cases, draw);
   auto repro = RunReproducibilityHarness(backend, cases, options.seed_epoch);
   results.insert(results.end(), std::make_move_iterator(repro.begin()), std::make_move_iterator(repro.end()));
   if (run_noise) {
-    auto noise = statistical::RunNoiseHarness(options.seed_epoch, options.thorough, /*apply_holm=*/false);
+    auto noise = statistical::RunBackendNoiseHarness(backend, options.seed_epoch, options.thorough, /*apply_holm=*/false);
     results.insert(results.end(), std::make_move_iterator(noise.begin()), std::make_move_iterator(noise.end()));
   }
   statistical::ApplyHolm(results, statistical::kFamilyWiseAlpha);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The statistical cases as one library call (docs/spec/harness.md): the draw harness, the
-// reproducibility harness and, for a backend that uses the reference's generators, the noise
-// harness, Holm-adjusted together at the suite's family-wise alpha. `sampcheck stats` and
+// reproducibility harness and, for a backend that declares the noise stage, the noise
+// harness on its own noise, Holm-adjusted together at the suite's family-wise alpha. `sampcheck stats` and
 // `sampcheck conform` (harness/conform.h) both call it.
 //
 // Example: RunStatisticalCases(backend, {.stages = {"pipeline"}, .seed_epoch = 1}) returns one

@@ -16,7 +16,6 @@ class ReferenceBackend final : public Backend {
   // Own randomness for the statistical harness (reference/count_draws.h).
   bool SupportsCountDraws(const std::string& stage) const override;
   Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override;
-  bool UsesReferenceNoiseGenerators() const override { return true; }
   // Draw d is keyed by d (reference/count_draws.h), so any range of draws can be counted.
   bool SupportsCountDrawsRange(const std::string& stage) const override { return SupportsCountDraws(stage); }
   Tensor CountDrawsRange(const std::string& stage, const Case& c, std::int64_t first_draw, std::int64_t draws,

@@ -2,12 +2,16 @@
 // The noise harness (statistical/noise_harness.h).
 #include "statistical/noise_harness.h"
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <functional>
 #include <limits>
 #include <sstream>
 #include <string>
 
+#include "core/stage_catalogue.h"
+#include "reference/noise.h"
 #include "reference/rng/murmur3.h"
 #include "reference/rng/noise.h"
 #include "reference/rng/philox.h"
@@ -24,7 +28,6 @@ constexpr std::size_t kPitBins = 100;
 constexpr double kPitMde = 0.01;  // TV over the PIT bins
 constexpr double kLevel = 0.99;
 constexpr double kTails[] = {1e-1, 1e-2, 1e-3, 1e-4};
-constexpr double kFloorProbability = 0x1p-24;
 constexpr double kSixteenBitFloor = 0x1p-16;  // the alternative: a generator of 16-bit uniforms
 
 std::uint32_t PhiloxWord(std::uint64_t seed, std::uint64_t index) {
@@ -92,11 +95,11 @@ golden::CaseResult Result(const std::string& id) {
 
 // p1: the declared alternative (mde = p1 - p0); power at the Holm-worst level of the noise family.
 void CountTest(std::vector<golden::CaseResult>& out, const std::string& id, const std::string& label, std::int64_t count,
-               std::int64_t n, double p0, double p1, std::uint64_t seed) {
+               std::int64_t n, double p0, double p1, std::uint64_t seed, std::int64_t family) {
   golden::CaseResult r = Result(id);
   const auto test = ExactCountTest(count, n, p0);
   const auto effect = TargetedDelta(count, n, p0, kLevel);
-  const double power = BinomialPower(n, p0, p1, kFamilyWiseAlpha / static_cast<double>(NoiseFamilySize()) / 2.0);
+  const double power = BinomialPower(n, p0, p1, kFamilyWiseAlpha / static_cast<double>(family) / 2.0);
   auto s = Statistics("L4", "binomial", n, p1 - p0, power, seed);
   s["statistic"] = count;
   s["p_value"] = test.p_value;
@@ -117,13 +120,13 @@ void CountTest(std::vector<golden::CaseResult>& out, const std::string& id, cons
 
 }  // namespace
 
+std::int64_t NoiseTestsPerSource(ContinuousLaw law, NoiseFloor floor) {
+  return 2 + static_cast<std::int64_t>(std::size(kTails)) * (HasLowerTail(law) ? 2 : 1) + (floor != NoiseFloor::kNone);
+}
+
 std::int64_t NoiseFamilySize() {
   std::int64_t m = 0;
-  for (const auto& s : NoiseSources()) {
-    m += 2;                                                   // PIT, KS
-    m += static_cast<std::int64_t>(std::size(kTails)) * (HasLowerTail(s.law) ? 2 : 1);
-    m += s.floor != NoiseFloor::kNone;
-  }
+  for (const auto& s : NoiseSources()) m += NoiseTestsPerSource(s.law, s.floor);
   return m;
 }
 
@@ -139,17 +142,24 @@ std::vector<golden::CaseResult> RunNoiseHarness(std::uint64_t seed_epoch, bool t
 }
 
 std::vector<golden::CaseResult> RunNoiseSource(const NoiseSource& src, std::uint64_t seed_epoch, std::int64_t n) {
-  std::vector<golden::CaseResult> out;
   std::vector<double> x(static_cast<std::size_t>(n));
+  const std::string base = "noise/" + src.name;
+  const std::uint64_t seed = CaseSeed(base, seed_epoch);
+  for (std::int64_t i = 0; i < n; ++i) x[static_cast<std::size_t>(i)] = src.sample(seed, static_cast<std::uint64_t>(i));
+  return RunNoiseTests(base, src.law, src.floor, src.floor_probability, x, seed, NoiseFamilySize());
+}
+
+std::vector<golden::CaseResult> RunNoiseTests(const std::string& base, ContinuousLaw law, NoiseFloor floor,
+                                              double floor_probability, const std::vector<double>& x, std::uint64_t seed,
+                                              std::int64_t family) {
+  std::vector<golden::CaseResult> out;
+  const auto n = static_cast<std::int64_t>(x.size());
   {
-    const std::string base = "noise/" + src.name;
-    const std::uint64_t seed = CaseSeed(base, seed_epoch);
-    for (std::int64_t i = 0; i < n; ++i) x[static_cast<std::size_t>(i)] = src.sample(seed, static_cast<std::uint64_t>(i));
     {
       golden::CaseResult r = Result(base + "/pit");
-      const auto pit = BinnedPitTest(x, src.law, kPitBins);
+      const auto pit = BinnedPitTest(x, law, kPitBins);
       const double w2 = 4.0 * kPitMde * kPitMde;
-      const double power = ChiSquarePower(pit.df, static_cast<double>(n) * w2, kFamilyWiseAlpha / static_cast<double>(NoiseFamilySize()));
+      const double power = ChiSquarePower(pit.df, static_cast<double>(n) * w2, kFamilyWiseAlpha / static_cast<double>(family));
       auto s = Statistics("L3", "pit-chi-square", n, kPitMde, power, seed);
       s["bins"] = pit.bins;
       s["df"] = pit.df;
@@ -185,14 +195,14 @@ std::vector<golden::CaseResult> RunNoiseSource(const NoiseSource& src, std::uint
     }
     {
       golden::CaseResult r = Result(base + "/ks");
-      const auto ks = KolmogorovSmirnovTest(x, src.law);
+      const auto ks = KolmogorovSmirnovTest(x, law);
       auto s = Statistics("L3", "ks", n, kPitMde, 0.0, seed);
       s["statistic"] = ks.statistic;
       s["p_value"] = ks.p_value;
       // Power against a CDF shift of mde somewhere, a lower bound by the Dvoretzky–Kiefer–
       // Wolfowitz inequality P(sqrt(n) D > y) <= 2 exp(-2 y^2): the critical value is at most
       // k = sqrt(ln(2 / alpha) / 2), and the power is >= 1 - 2 exp(-2 (sqrt(n) mde - k)^2).
-      const double k_alpha = std::sqrt(-0.5 * std::log(kFamilyWiseAlpha / static_cast<double>(NoiseFamilySize()) / 2.0));
+      const double k_alpha = std::sqrt(-0.5 * std::log(kFamilyWiseAlpha / static_cast<double>(family) / 2.0));
       const double shift = std::sqrt(static_cast<double>(n)) * kPitMde;
       s["power"] = shift > k_alpha ? 1.0 - 2.0 * std::exp(-2.0 * (shift - k_alpha) * (shift - k_alpha)) : 0.0;
       s["effect"] = {{"name", "D"}, {"value", ks.statistic}, {"interval", {0.0, ks.statistic}}, {"level", kLevel}};
@@ -201,22 +211,125 @@ std::vector<golden::CaseResult> RunNoiseSource(const NoiseSource& src, std::uint
       out.push_back(std::move(r));
     }
     for (double t : kTails) {
-      const double upper = LawQuantile(src.law, 1.0 - t);
-      CountTest(out, base + "/tail_above_" + Fmt(1.0 - t), "above F^-1(1 - " + Fmt(t) + ")", CountAbove(x, upper), n, t, 2.0 * t, seed);
-      if (HasLowerTail(src.law)) {
-        const double lower = LawQuantile(src.law, t);
-        CountTest(out, base + "/tail_below_" + Fmt(t), "below F^-1(" + Fmt(t) + ")", CountBelow(x, lower), n, t, 2.0 * t, seed);
+      const double upper = LawQuantile(law, 1.0 - t);
+      CountTest(out, base + "/tail_above_" + Fmt(1.0 - t), "above F^-1(1 - " + Fmt(t) + ")", CountAbove(x, upper), n, t, 2.0 * t,
+                seed, family);
+      if (HasLowerTail(law)) {
+        const double lower = LawQuantile(law, t);
+        CountTest(out, base + "/tail_below_" + Fmt(t), "below F^-1(" + Fmt(t) + ")", CountBelow(x, lower), n, t, 2.0 * t, seed,
+                  family);
       }
     }
-    if (src.floor != NoiseFloor::kNone) {
+    if (floor != NoiseFloor::kNone) {
       std::int64_t at_floor = 0;
       for (double v : x) {
-        at_floor += src.floor == NoiseFloor::kExactZero ? v == 0.0 : v == -std::numeric_limits<double>::infinity();
+        at_floor += floor == NoiseFloor::kExactZero  ? v == 0.0
+                    : floor == NoiseFloor::kExactOne ? v == 1.0
+                                                     : v == -std::numeric_limits<double>::infinity();
       }
-      CountTest(out, base + "/floor", src.floor == NoiseFloor::kExactZero ? "exact zeros" : "-inf values", at_floor, n,
-                kFloorProbability, kSixteenBitFloor, seed);
+      const char* label = floor == NoiseFloor::kExactZero ? "exact zeros" : floor == NoiseFloor::kExactOne ? "exact ones" : "-inf values";
+      CountTest(out, base + "/floor", label, at_floor, n, floor_probability, kSixteenBitFloor, seed, family);
     }
   }
+  return out;
+}
+
+const StageInfo& NoiseStage() {
+  for (const StageInfo& s : StageCatalogue()) {
+    if (s.OutputWithRole(Role::kNoise) != nullptr) return s;
+  }
+  throw std::logic_error("the stage catalogue has no stage with a noise output (docs/spec/noise.md)");
+}
+
+bool DeclaresNoiseStage(const Backend& backend) {
+  const std::vector<std::string> stages = backend.SupportedStages();
+  return std::find(stages.begin(), stages.end(), NoiseStage().name) != stages.end();
+}
+
+std::string BackendNoiseSource::Name() const {
+  return std::string(reference::NoiseGeneratorName(generator)) + "/" + reference::NoiseLawName(law);
+}
+
+const std::vector<BackendNoiseSource>& BackendNoiseSources() {
+  using G = rng::NoiseGenerator;
+  using L = rng::NoiseLaw;
+  // Atoms (docs/spec/noise.md "The noise harness"): curand_uniform returns 1.0 for the 128
+  // words >= 0xffffff80 (P = 2^-25, reference/rng/uniform.h); SGLang's u is 0 iff h = 0
+  // (P = 2^-32; h = 1 gives 2^-32, a normal binary32). A 16-bit generator hits either with
+  // probability 2^-16, the declared alternative.
+  static const std::vector<BackendNoiseSource> sources = {
+      {G::kPhilox, L::kUniform, ContinuousLaw::kUniform01, NoiseFloor::kExactOne, 0x1p-25},
+      {G::kPhilox, L::kExponential, ContinuousLaw::kExponential1},
+      {G::kPhilox, L::kGumbel, ContinuousLaw::kGumbel},
+      {G::kMurmur3, L::kUniform, ContinuousLaw::kUniform01, NoiseFloor::kExactZero, 0x1p-32},
+      {G::kMurmur3, L::kExponential, ContinuousLaw::kExponential1},
+      {G::kMurmur3, L::kGumbel, ContinuousLaw::kGumbel},
+  };
+  return sources;
+}
+
+std::int64_t BackendNoiseFamilySize() {
+  std::int64_t m = 0;
+  for (const auto& s : BackendNoiseSources()) m += NoiseTestsPerSource(s.target, s.floor);
+  return m;
+}
+
+Case BackendNoiseCase(const BackendNoiseSource& source, std::uint64_t seed, std::int64_t n) {
+  Case c;
+  c.id = "noise/" + source.Name() + "/canonical";
+  c.stage = NoiseStage().name;
+  c.profile = "canonical";
+  c.params = {{"generator", reference::NoiseGeneratorName(source.generator)},
+              {"law", reference::NoiseLawName(source.law)},
+              {"n", n}};
+  Tensor s(DType::kI64, {1});
+  s.data<std::int64_t>()[0] = static_cast<std::int64_t>(seed);
+  c.inputs.emplace("seed", std::move(s));
+  c.inputs.emplace("offset", Tensor(DType::kI64, {1}));
+  return c;
+}
+
+std::vector<golden::CaseResult> RunBackendNoiseHarness(Backend& backend, std::uint64_t seed_epoch, bool thorough,
+                                                       bool apply_holm, const std::vector<std::string>& only) {
+  const std::int64_t n = thorough ? kNoiseThoroughN : kNoiseCiN;
+  const StageInfo& stage = NoiseStage();
+  const std::string& output = stage.OutputWithRole(Role::kNoise)->name;
+  std::vector<golden::CaseResult> out;
+  for (const auto& src : BackendNoiseSources()) {
+    if (!only.empty() && std::find(only.begin(), only.end(), src.Name()) == only.end()) continue;
+    const std::string base = "noise/" + src.Name();
+    const std::uint64_t seed = CaseSeed(base, seed_epoch);
+    std::string error;
+    std::vector<double> x;
+    try {
+      const TensorMap got = backend.Run(stage.name, BackendNoiseCase(src, seed, n));
+      auto it = got.find(output);
+      if (it == got.end()) {
+        error = "the backend returned no '" + output + "' output";
+      } else if (it->second.dtype() != DType::kF32 || it->second.shape() != Shape{1, n}) {
+        error = "output '" + output + "' must be f32 [1, " + std::to_string(n) + "]";
+      } else {
+        const auto v = it->second.data<float>();
+        x.reserve(v.size());
+        for (std::size_t i = 0; i < v.size() && error.empty(); ++i) {
+          if (std::isnan(v[i])) error = "sample " + std::to_string(i) + " is NaN";
+          x.push_back(static_cast<double>(v[i]));
+        }
+      }
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    if (!error.empty()) {
+      golden::CaseResult r = Result(base + "/run");
+      r.verdict = golden::Verdict::kFail;
+      r.reason = "backend '" + backend.Name() + "': " + error;
+      out.push_back(std::move(r));
+      continue;
+    }
+    auto results = RunNoiseTests(base, src.target, src.floor, src.floor_probability, x, seed, BackendNoiseFamilySize());
+    out.insert(out.end(), std::make_move_iterator(results.begin()), std::make_move_iterator(results.end()));
+  }
+  if (apply_holm) ApplyHolm(out, kFamilyWiseAlpha);
   return out;
 }
 

@@ -1,38 +1,50 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The noise harness: does every generator and conversion of reference/rng/ follow its law?
-// (docs/spec/harness.md "Noise"; docs/method.md "Continuous noise in
-// fp32"). L0 — the bitwise known answers — lives in tests/rng_test.cc (Random123 and SMHasher
-// vectors); this harness adds the statistical layers on long streams.
+// The noise harness: does a backend's own noise follow its law? (docs/spec/noise.md "The noise
+// harness", docs/spec/harness.md "Noise"; docs/method.md "Continuous noise in fp32"). Two
+// entry points share one battery of tests:
+// - RunBackendNoiseHarness: any backend that declares the `noise` stage (SupportedStages) is
+//   asked, through Backend::Run, for n samples of each (generator, law) of BackendNoiseSources
+//   at seed CaseSeed("noise/<generator>/<law>", epoch), offset 0: the reference, gpu-emulated,
+//   gpu, gpu-fast, plugins and exec commands alike. A backend that throws or returns the
+//   wrong shape fails that source with the reason.
+// - RunNoiseHarness: the generators and conversions of reference/rng/ themselves, called
+//   directly (tests/noise_harness_test.cc). Sources, each a pure function of (seed, index):
+//   the kNoiseHarness Philox stream's words (reference/rng/streams.h) through
+//   UniformClosedOpen24F32, UniformOpenClosedCurandF32, UniformClosedOpen53F64 (two words),
+//   ExponentialNegLog1pNegF32, ExponentialTorchCudaF32, GumbelNegLogNegLogF32; and SGLang's
+//   MurmurHash3 key (seed, index >> 20, index mod 2^20) through GumbelSglangFromHashF64.
+//   L0 — the bitwise known answers — lives in tests/rng_test.cc (Random123 and SMHasher
+//   vectors).
 //
-// Contract:
-// - Sources (each a pure function of (seed, index)): Philox4x32-10 words at counter
-//   {index / 4, 0, 0, 0x401} through UniformClosedOpen24F32, UniformOpenClosedCurandF32,
-//   UniformClosedOpen53F64 (two words), ExponentialNegLog1pNegF32, ExponentialTorchCudaF32,
-//   GumbelNegLogNegLogF32; and SGLang's MurmurHash3 key (seed, index, 0) through
-//   GumbelSglangFromHashF64.
-// - Per source, n values (kNoiseCiN, or kNoiseThoroughN under thorough):
+// Contract (the battery, RunNoiseTests, on n values x of a law):
 //   L3 BinnedPitTest with 100 equiprobable bins (Cressie–Read 2/3; E = n / 100 >= 5);
 //   L3 KolmogorovSmirnovTest (n >= 1000, so the asymptotic law applies);
 //   L4 tail counts beyond the law's quantiles 1 - 1e-1 ... 1 - 1e-4 (upper) and 1e-1 ... 1e-4
 //      (lower, for U(0,1) and Gumbel): two-sided exact binomial against the law's tail
 //      probability, one test per quantile;
-//   L4 floor: the count of the value at the source's documented floor (the exact zero of
-//      UniformClosedOpen24F32, q = +0 of ExponentialNegLog1pNegF32, -inf of
-//      GumbelNegLogNegLogF32), two-sided exact binomial against 2^-24 — a 16-bit generator
-//      (floor 2^-16, the declared alternative) gives 256x the expected count.
+//   L4 floor: the count of the value at the source's documented atom (exact zero, exact one
+//      or -inf) against its probability (2^-24 for the 24-bit conversions, 2^-25 for
+//      curand_uniform's 1.0, 2^-32 for SGLang's u = 0), two-sided exact binomial; the declared
+//      alternative is 2^-16, a generator of 16-bit words.
 //   Tail alternatives: twice the tail probability. Powers at the Holm-worst level
-//   kFamilyWiseAlpha / NoiseFamilySize(); the KS power is the DKW lower bound.
-//   Every p-value joins the run's Holm family (draw_harness.h ApplyHolm).
+//   kFamilyWiseAlpha / m (m = the family the battery belongs to); the KS power is the DKW
+//   lower bound; the MDE of the PIT test is TV 0.01 over the bins. Every p-value joins the
+//   run's Holm family (draw_harness.h ApplyHolm).
+// - Per source n = kNoiseCiN, or kNoiseThoroughN under thorough.
 // - Results are named "noise/<source>/<test>", stage "noise", comparison "distribution",
-//   statistics as docs/spec/report.md; the MDE of the PIT test is TV 0.01 over the bins.
-// Example: every source passes at epoch 0.
+//   statistics as docs/spec/report.md.
+// Example: the reference backend passes RunBackendNoiseHarness at epoch 0; a backend whose
+// Exp(1) noise is scaled by 1.05 fails noise/philox/exponential/ks.
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "core/backend.h"
+#include "core/stage_catalogue.h"
 #include "golden/verifier.h"
+#include "reference/rng/noise_stream.h"
 #include "statistical/continuous_laws.h"
 
 namespace sampcheck::statistical {
@@ -40,7 +52,7 @@ namespace sampcheck::statistical {
 inline constexpr std::int64_t kNoiseCiN = std::int64_t{1} << 20;
 inline constexpr std::int64_t kNoiseThoroughN = std::int64_t{1} << 24;
 
-enum class NoiseFloor { kNone, kExactZero, kNegInfinity };
+enum class NoiseFloor { kNone, kExactZero, kExactOne, kNegInfinity };
 
 // One generator-and-conversion: a pure function of (seed, index).
 struct NoiseSource {
@@ -48,6 +60,7 @@ struct NoiseSource {
   ContinuousLaw law;
   NoiseFloor floor = NoiseFloor::kNone;
   std::function<double(std::uint64_t seed, std::uint64_t index)> sample;
+  double floor_probability = 0x1p-24;  // P(value == the floor atom)
 };
 
 // The sources of the contract block.
@@ -59,5 +72,36 @@ std::vector<golden::CaseResult> RunNoiseSource(const NoiseSource& source, std::u
 // Every source; with apply_holm, verdicts from Holm over these results alone (callers with a
 // larger family pass false and run ApplyHolm once over all of it).
 std::vector<golden::CaseResult> RunNoiseHarness(std::uint64_t seed_epoch, bool thorough, bool apply_holm = true);
+
+// The battery on given values (seed: the one they were drawn with, for the report; family:
+// the size of the Holm family the powers are computed for).
+std::vector<golden::CaseResult> RunNoiseTests(const std::string& base, ContinuousLaw law, NoiseFloor floor,
+                                              double floor_probability, const std::vector<double>& x, std::uint64_t seed,
+                                              std::int64_t family);
+
+// The catalogue's noise stage (the stage whose output has Role::kNoise), and whether a
+// backend declares it in SupportedStages.
+const StageInfo& NoiseStage();
+bool DeclaresNoiseStage(const Backend& backend);
+
+// One (generator, law) of the noise stage (docs/spec/noise.md), named "<generator>/<law>".
+struct BackendNoiseSource {
+  rng::NoiseGenerator generator;
+  rng::NoiseLaw law;
+  ContinuousLaw target;
+  NoiseFloor floor = NoiseFloor::kNone;
+  double floor_probability = 0.0;
+  std::string Name() const;
+};
+const std::vector<BackendNoiseSource>& BackendNoiseSources();
+// The number of p-values RunBackendNoiseHarness contributes to the Holm family.
+std::int64_t BackendNoiseFamilySize();
+// The noise-stage case of a source: one row, seed `seed` (as i64 bits), offset 0, n samples.
+Case BackendNoiseCase(const BackendNoiseSource& source, std::uint64_t seed, std::int64_t n);
+// Every source through backend.Run("noise", ...); the backend must declare the stage.
+// `only` (source names, e.g. "philox/exponential"; empty: all) restricts the run, for tests;
+// powers stay those of the whole family.
+std::vector<golden::CaseResult> RunBackendNoiseHarness(Backend& backend, std::uint64_t seed_epoch, bool thorough,
+                                                       bool apply_holm = true, const std::vector<std::string>& only = {});
 
 }  // namespace sampcheck::statistical

@@ -11,6 +11,7 @@
 
 #include "core/profile.h"
 #include "core/split_mix64.h"
+#include "core/stage_catalogue.h"
 #include "reference/count_draws.h"
 #include "reference/exponential_race.h"
 #include "reference/reference_backend.h"
@@ -376,6 +377,22 @@ class SpecResidualFromTarget final : public WrappingBackend {
   }
 };
 
+// The noise stage's Exp(1) samples scaled by 1.05 (mean 1.05; F(x / 1.05) is off by up to
+// 0.05 / e = 0.018 in KS distance, beyond the declared 0.01). Found by the catalogue's noise
+// role, so the bug follows the stage whatever it is called.
+class ExponentialNoiseScaled final : public WrappingBackend {
+ public:
+  ExponentialNoiseScaled() : WrappingBackend("exponential_noise_scaled") {}
+  TensorMap Run(const std::string& stage, const Case& c) override {
+    TensorMap out = WrappingBackend::Run(stage, c);
+    const StageInfo* info = FindStage(stage);
+    const TensorSpec* noise = info != nullptr ? info->OutputWithRole(Role::kNoise) : nullptr;
+    if (noise == nullptr || !c.params.contains("law") || c.params["law"] != "exponential") return out;
+    for (float& x : out.at(noise->name).data<float>()) x *= 1.05f;  // the bug
+    return out;
+  }
+};
+
 const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Backend>()>>>& Registry() {
   static const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Backend>()>>> registry = {
       {{"top_p_off_by_one", "the nucleus keeps one token past the top-p boundary", "stats/pipeline/top_p_inside_v100/", "L1"},
@@ -402,6 +419,9 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
        [] { return std::make_unique<SpecResidualFromTarget>(); }},
       {{"batch_dependent_seed", "a seeded row's stream depends on its slot in the batch", "reproducibility", "reproducibility"},
        [] { return std::make_unique<BatchDependentSeed>(); }},
+      // A backend's own noise, through the noise stage (statistical/noise_harness.h).
+      {{"exponential_noise_scaled", "the noise stage's Exp(1) samples are scaled by 1.05", "noise/philox/exponential/", "noise"},
+       [] { return std::make_unique<ExponentialNoiseScaled>(); }},
       // Exact-tier faults (statistical/wrong_exact_stages.h): rejected by a golden case.
       {{"logprob_rank_off_by_one", "the sampled token's rank misses its +1", "logprobs/edges_n3_raw_logprobs/canonical",
         "golden"},

@@ -36,6 +36,8 @@
 //   batch_dependent_seed    the pipeline's seeded rows use seed + (slot in the batch): each
 //                           draw still follows the target, but a row's token changes with the
 //                           batch -> the reproducibility harness (alpha 0)
+//   exponential_noise_scaled the noise stage's Exp(1) samples times 1.05 (both generators)
+//                           -> the noise harness (layer "noise"): noise/philox/exponential/ PIT and KS
 //   logprob_rank_off_by_one, logprobs_before_temperature, finish_min_tokens_ignored,
 //   decode_offset_not_advanced, decode_history_not_updated:
 //                           exact-tier faults of the logprobs, finish_rules and decode_steps
@@ -56,7 +58,7 @@ struct WrongSamplerInfo {
   std::string name;
   std::string bug;         // one line
   std::string caught_by;   // the case id prefix (or "reproducibility") that must reject it
-  std::string layer;       // L1, L2, L3, "reproducibility" or "golden"
+  std::string layer;       // L1, L2, L3, "reproducibility", "noise" or "golden"
 };
 
 const std::vector<WrongSamplerInfo>& WrongSamplers();

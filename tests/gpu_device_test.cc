@@ -14,6 +14,9 @@
 #include "golden/verifier.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/kernel_runner.h"
+#include "harness/two_sample.h"
+#include "reference/reference_backend.h"
+#include "statistical/noise_harness.h"
 
 namespace sampcheck::gpu {
 namespace {
@@ -54,6 +57,21 @@ TEST(GpuDevice, MatchesTheEmulatorOnPaddedRows) {
     emulated->Softmax(x.data(), nullptr, rows, vocab, pitch, log, p_emu.data());
     EXPECT_EQ(0, std::memcmp(p_dev.data(), p_emu.data(), p_dev.size() * sizeof(float))) << "log " << log;
   }
+}
+
+// noise group: the device's noise follows its laws (the noise harness through Run, Holm at
+// 1e-4, power >= 0.99 per docs/spec/noise.md), and every golden case of a stage the reference
+// and gpu share is bitwise equal across the two (harness/two_sample.h, alpha 0).
+TEST(GpuDevice, NoiseFollowsItsLawsAndSharedGoldensAgreeWithTheReference) {
+  if (!CudaDevicePresent()) GTEST_SKIP() << "no CUDA device";
+  auto backend = MakeCudaBackend();
+  for (const auto& r : statistical::RunBackendNoiseHarness(*backend, 0, false)) {
+    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+  }
+  reference::ReferenceBackend ref;
+  const auto across = harness::RunTwoSample(ref, *backend, {.homogeneity = false});
+  EXPECT_FALSE(across.empty());
+  for (const auto& r : across) EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
 }
 
 // Runs on every machine, never skips: with a device a one-entry row gives token 0; without

@@ -43,6 +43,8 @@ TEST(GpuEmulatedGolden, ClaimsOnlyStagesWithKernels) {
   with_kernels.insert({"exponential_race", "gumbel_max", "inverse_cdf", "multinomial_with_seed",
                        "multinomial_with_seed_token_ids", "qsample", "spec_greedy", "spec_random", "finish_rules",
                        "tp_consensus"});
+  // noise group.
+  with_kernels.insert("noise");
   EXPECT_EQ(std::set<std::string>(stages.begin(), stages.end()), with_kernels);
   EXPECT_EQ(backend->Name(), "gpu-emulated");
 }

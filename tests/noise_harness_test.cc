@@ -2,7 +2,9 @@
 // The noise harness (statistical/noise_harness.h): every generator and conversion of
 // reference/rng/ passes at epoch 0, and planted defects are caught: a 16-bit uniform (its
 // floor count), a skewed uniform u^1.02 (PIT chi-square and KS), an Exp(1) with a light tail
-// (tail counts).
+// (tail counts). Through the noise stage: the reference and gpu-emulated backends pass, a
+// backend with biased Exp(1) noise, one with 16-bit uniforms and one that cannot produce
+// noise fail, and a backend that does not declare the stage is not asked.
 //
 // Error budget: each run is one Holm family at alpha 1e-4 with fixed seeds; the pass test
 // can fail falsely with probability <= 1e-4 before the seed is fixed. The defects are far
@@ -11,9 +13,15 @@
 #include "statistical/noise_harness.h"
 
 #include <cmath>
+#include <functional>
+#include <span>
+#include <stdexcept>
 
 #include <gtest/gtest.h>
 
+#include "core/stage_catalogue.h"
+#include "gpu/gpu_backend.h"
+#include "reference/reference_backend.h"
 #include "reference/rng/philox.h"
 #include "reference/rng/uniform.h"
 #include "statistical/draw_harness.h"
@@ -77,6 +85,111 @@ TEST(NoiseHarness, LightTailedExponentialFailsItsTailCount) {
                           return std::min(-std::log1p(-u), 6.9);
                         }};
   EXPECT_TRUE(Failed(RunNoiseSource(bad, 0, kNoiseCiN), "/tail_above_0.999"));
+}
+
+// The reference with the noise stage's output rewritten by `fault` (samples, law).
+class FaultyNoiseBackend final : public Backend {
+ public:
+  using Fault = std::function<void(std::span<float>, const std::string& law, const std::string& generator)>;
+  explicit FaultyNoiseBackend(Fault fault) : fault_(std::move(fault)) {}
+  std::string Name() const override { return "test:faulty_noise"; }
+  std::vector<std::string> SupportedStages() const override { return {NoiseStage().name}; }
+  TensorMap Run(const std::string& stage, const Case& c) override {
+    TensorMap out = ref_.Run(stage, c);
+    fault_(out.at("noise").data<float>(), c.params["law"].get<std::string>(), c.params["generator"].get<std::string>());
+    return out;
+  }
+
+ private:
+  Fault fault_;
+  reference::ReferenceBackend ref_;
+};
+
+// A result under `prefix` that fails, with a raw p below the Holm-worst level of the whole
+// noise family (1e-4 / 54), so it is rejected in any run's Holm family that holds it (the
+// fault tests below run only the sources their fault touches, to keep CI time small).
+bool AnyFailure(const std::vector<golden::CaseResult>& results, const std::string& prefix) {
+  bool failed = false;
+  const double level = kFamilyWiseAlpha / static_cast<double>(BackendNoiseFamilySize());
+  for (const auto& r : results) {
+    if (r.verdict == golden::Verdict::kFail && r.id.rfind(prefix, 0) == 0 &&
+        (!r.statistics.is_object() || r.statistics["p_value"].get<double>() < level)) {
+      std::printf("%s: %s\n", r.id.c_str(), r.reason.c_str());
+      failed = true;
+    }
+  }
+  return failed;
+}
+
+TEST(BackendNoiseHarness, ReferencePassesEverySourceWithStatedPower) {
+  reference::ReferenceBackend ref;
+  ASSERT_TRUE(DeclaresNoiseStage(ref));
+  const auto results = RunBackendNoiseHarness(ref, 0, false);
+  EXPECT_EQ(static_cast<std::int64_t>(results.size()), BackendNoiseFamilySize());
+  EXPECT_EQ(BackendNoiseSources().size(), 6u);
+  for (const auto& r : results) {
+    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+    if (r.statistics["test"] == "pit-chi-square" || r.statistics["test"] == "ks") {
+      EXPECT_GE(r.statistics["power"].get<double>(), 0.99) << r.id;
+    }
+  }
+}
+
+TEST(BackendNoiseHarness, GpuEmulatedPassesThroughItsKernel) {
+  auto gpu = gpu::MakeGpuEmulatedBackend();
+  ASSERT_TRUE(DeclaresNoiseStage(*gpu));
+  for (const auto& r : RunBackendNoiseHarness(*gpu, 0, false)) EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+}
+
+TEST(BackendNoiseHarness, BiasedExponentialNoiseIsRejected) {
+  // Exp(1) * 1.05: KS distance 0.05 / e = 0.018 at x = 1, beyond the declared 0.01 (power >= 0.99).
+  FaultyNoiseBackend bad([](std::span<float> x, const std::string& law, const std::string&) {
+    if (law == "exponential") for (float& v : x) v *= 1.05f;
+  });
+  const auto results = RunBackendNoiseHarness(bad, 0, false, true, {"philox/exponential", "murmur3/exponential", "philox/uniform"});
+  EXPECT_TRUE(AnyFailure(results, "noise/philox/exponential/ks"));
+  EXPECT_TRUE(AnyFailure(results, "noise/murmur3/exponential/ks"));
+  EXPECT_FALSE(AnyFailure(results, "noise/philox/uniform/"));
+}
+
+TEST(BackendNoiseHarness, SixteenBitUniformIsRejectedByItsAtomCount) {
+  // A (0, 1] uniform of 16 bits, ((w >> 16) + 1) 2^-16 with w the top bits of the reference's
+  // sample: u = 1.0 with probability 2^-16 instead of curand_uniform's 2^-25 (16 expected at
+  // n = 2^20 instead of 1/32). SGLang's [0, 1] uniform of 16 bits, (h >> 16) / 65535: u = 0
+  // with probability 2^-16 instead of 2^-32.
+  FaultyNoiseBackend bad([](std::span<float> x, const std::string& law, const std::string& generator) {
+    if (law != "uniform") return;
+    for (float& v : x) {
+      const auto top = static_cast<std::uint32_t>(static_cast<double>(v) * 65536.0);  // [0, 65536]
+      v = generator == "philox" ? static_cast<float>(std::min(top, 65535u) + 1) * 0x1p-16f
+                                : static_cast<float>(std::min(top, 65535u)) / 65535.0f;
+    }
+  });
+  const auto results = RunBackendNoiseHarness(bad, 0, false, true, {"philox/uniform", "murmur3/uniform"});
+  EXPECT_TRUE(AnyFailure(results, "noise/philox/uniform/floor"));
+  EXPECT_TRUE(AnyFailure(results, "noise/murmur3/uniform/floor"));
+}
+
+TEST(BackendNoiseHarness, ABackendThatThrowsFailsEachSourceWithItsMessage) {
+  FaultyNoiseBackend bad([](std::span<float>, const std::string&, const std::string&) { throw std::runtime_error("device lost"); });
+  const auto results = RunBackendNoiseHarness(bad, 0, false);
+  ASSERT_EQ(results.size(), BackendNoiseSources().size());
+  for (const auto& r : results) {
+    EXPECT_EQ(r.verdict, golden::Verdict::kFail);
+    EXPECT_NE(r.reason.find("device lost"), std::string::npos) << r.reason;
+  }
+}
+
+TEST(BackendNoiseHarness, OnlyBackendsThatDeclareTheStageAreAsked) {
+  class NoNoise final : public Backend {
+   public:
+    std::string Name() const override { return "test:no_noise"; }
+    std::vector<std::string> SupportedStages() const override { return {"greedy"}; }
+    TensorMap Run(const std::string&, const Case&) override { return {}; }
+  };
+  NoNoise b;
+  EXPECT_FALSE(DeclaresNoiseStage(b));
+  EXPECT_NE(NoiseStage().OutputWithRole(Role::kNoise), nullptr);
 }
 
 }  // namespace

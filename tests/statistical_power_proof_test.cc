@@ -22,6 +22,7 @@
 #include "harness/reproducibility.h"
 #include "reference/reference_backend.h"
 #include "statistical/draw_harness.h"
+#include "statistical/noise_harness.h"
 #include "statistical/stat_cases.h"
 #include "statistical/wrong_samplers.h"
 
@@ -69,6 +70,23 @@ TEST_P(PowerProof, RejectedAtTheComputedSampleSize) {
     }
     ASSERT_GT(cases, 0) << info.caught_by;
     EXPECT_GE(rejected, 1) << info.name << " was not rejected by " << info.caught_by;
+    return;
+  }
+  if (info.layer == "noise") {
+    // The backend noise harness (statistical/noise_harness.h) on the source the bug targets
+    // (caught_by "noise/<source>/"), powers at the whole noise family's size.
+    const std::string source = info.caught_by.substr(6, info.caught_by.size() - 7);
+    int rejected = 0;
+    for (const auto& r : RunBackendNoiseHarness(*backend, 0, false, true, {source})) {
+      if (r.verdict != golden::Verdict::kFail) continue;
+      std::printf("%-26s %s: %s\n", info.name.c_str(), r.id.c_str(), r.reason.c_str());
+      rejected += r.id.rfind(info.caught_by, 0) == 0;
+    }
+    EXPECT_GE(rejected, 1) << info.name << " was not rejected by " << info.caught_by;
+    reference::ReferenceBackend ref;
+    for (const auto& r : RunBackendNoiseHarness(ref, 0, false, true, {source})) {
+      EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+    }
     return;
   }
   if (info.layer == "reproducibility") {

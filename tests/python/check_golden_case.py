@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 import egress_reference
+import noise_reference
 import spec_decode_reference
 
 DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64, "I32": np.int32, "I64": np.int64,
@@ -135,6 +136,7 @@ CHECKS = {("multinomial_with_seed", None): multinomial_with_seed,
 CHECKS[("tp_consensus", None)] = tp_consensus
 CHECKS.update(spec_decode_reference.CHECKS)  # spec_greedy, spec_random (tests/python/spec_decode_reference.py)
 CHECKS.update(egress_reference.CHECKS)  # finish_rules, logprobs raw_logits (tests/python/egress_reference.py)
+CHECKS.update(noise_reference.CHECKS)  # noise (tests/python/noise_reference.py)
 
 
 def same_bits(a, b):
