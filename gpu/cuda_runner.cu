@@ -500,6 +500,8 @@ class CudaRunner final : public KernelRunner {
     y.Download(token, st);
     same.Download(unanimous, st);
     Throw(st, TpConsensusKernel::kName);
+  }
+
   // noise group
   void Noise(const std::int64_t* seed, const std::int64_t* offset, std::int64_t rows, std::int64_t n,
              rng::NoiseGenerator generator, rng::NoiseLaw law, float* out) override {

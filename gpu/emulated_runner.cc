@@ -221,6 +221,8 @@ class EmulatedRunner final : public KernelRunner {
     Run<TpConsensusKernel>((batch + TpConsensusKernel::kThreads - 1) / TpConsensusKernel::kThreads,
                            Global(rank_ids, ranks * batch, "rank_ids"), ranks, batch, driver_rank,
                            Global(token, batch, "token"), Global(unanimous, batch, "unanimous"));
+  }
+
   // noise group
   void Noise(const std::int64_t* seed, const std::int64_t* offset, std::int64_t rows, std::int64_t n,
              rng::NoiseGenerator generator, rng::NoiseLaw law, float* out) override {
