@@ -21,6 +21,11 @@
 #include "gpu/softmax.cuh"
 #include "gpu/temperature.cuh"
 #include "gpu/token_bitmask.cuh"
+// filters
+#include "gpu/min_p.cuh"
+#include "gpu/sampling_filters.cuh"
+#include "gpu/top_k.cuh"
+#include "gpu/top_p.cuh"
 
 namespace sampcheck::gpu {
 
@@ -272,6 +277,72 @@ class CudaRunner final : public KernelRunner {
                                   pitch, additive);
     y.Download(out, st);
     Throw(st, PenaltiesKernel::kName);
+  }
+
+  // Filters (top_k, top_p, min_p, sampling_filters): input and output through one array type.
+  void TopK(const float* logits, const std::int32_t* top_k, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+            const TopKRule& rule, float* out) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<std::int32_t> k(rows, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    x.Upload(logits, st);
+    k.Upload(top_k, st);
+    LaunchKernel<TopKKernel>(rows, st, x.View("logits"), y.View("out"), k.ConstView("top_k"), vocab, pitch, rule);
+    y.Download(out, st);
+    Throw(st, TopKKernel::kName);
+  }
+
+  void TopP(const float* logits, const float* top_p, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+            TopPWalk rule, float* out) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<float> p(rows, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    x.Upload(logits, st);
+    p.Upload(top_p, st);
+    LaunchKernel<TopPKernel>(rows, st, x.View("logits"), y.View("out"), p.ConstView("top_p"), vocab, pitch, rule);
+    y.Download(out, st);
+    Throw(st, TopPKernel::kName);
+  }
+
+  void MinP(const float* logits, const float* min_p, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+            const MinPRule& rule, float* out) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<float> m(rows, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    x.Upload(logits, st);
+    m.Upload(min_p, st);
+    LaunchKernel<MinPKernel>(rows, st, x.View("logits"), y.View("out"), m.ConstView("min_p"), vocab, pitch, rule);
+    y.Download(out, st);
+    Throw(st, MinPKernel::kName);
+  }
+
+  void SamplingFilters(const float* logits, const std::int32_t* top_k, const float* top_p, const float* min_p,
+                       std::int64_t rows, std::int64_t vocab, std::int64_t pitch, const FilterRules& rules, float* out,
+                       float* probs) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<std::int32_t> k(top_k != nullptr ? rows : 0, st);
+    DeviceBuffer<float> p(top_p != nullptr ? rows : 0, st);
+    DeviceBuffer<float> m(min_p != nullptr ? rows : 0, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    DeviceBuffer<float> q(rows * vocab, st);
+    x.Upload(logits, st);
+    k.Upload(top_k, st);
+    p.Upload(top_p, st);
+    m.Upload(min_p, st);
+    LaunchKernel<SamplingFiltersKernel>(rows, st, x.View("logits"), y.View("out"), q.View("probs"), k.ConstView("top_k"),
+                                        top_k != nullptr, p.ConstView("top_p"), top_p != nullptr, m.ConstView("min_p"),
+                                        min_p != nullptr, vocab, pitch, rules);
+    y.Download(out, st);
+    q.Download(probs, st);
+    Throw(st, SamplingFiltersKernel::kName);
   }
 
  private:

@@ -15,6 +15,11 @@
 #include "gpu/softmax.cuh"
 #include "gpu/temperature.cuh"
 #include "gpu/token_bitmask.cuh"
+// filters
+#include "gpu/min_p.cuh"
+#include "gpu/sampling_filters.cuh"
+#include "gpu/top_k.cuh"
+#include "gpu/top_p.cuh"
 
 namespace sampcheck::gpu {
 
@@ -112,6 +117,35 @@ class EmulatedRunner final : public KernelRunner {
                          Global(rep, rows, "repetition_penalty"), Global(freq, rows, "frequency_penalty"),
                          Global(pres, rows, "presence_penalty"), Global(out, rows * vocab, "logits_out"), vocab, pitch,
                          additive);
+  }
+
+  // Filters (top_k, top_p, min_p, sampling_filters). The kernels read the input and mask the
+  // output through one array type, so both views are non-const; the input is never written.
+  void TopK(const float* logits, const std::int32_t* top_k, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+            const TopKRule& rule, float* out) override {
+    Run<TopKKernel>(rows, Global(const_cast<float*>(logits), rows * pitch, "logits"), Global(out, rows * vocab, "logits_out"),
+                    Global(top_k, rows, "top_k"), vocab, pitch, rule);
+  }
+
+  void TopP(const float* logits, const float* top_p, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+            TopPWalk rule, float* out) override {
+    Run<TopPKernel>(rows, Global(const_cast<float*>(logits), rows * pitch, "logits"), Global(out, rows * vocab, "logits_out"),
+                    Global(top_p, rows, "top_p"), vocab, pitch, rule);
+  }
+
+  void MinP(const float* logits, const float* min_p, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+            const MinPRule& rule, float* out) override {
+    Run<MinPKernel>(rows, Global(const_cast<float*>(logits), rows * pitch, "logits"), Global(out, rows * vocab, "logits_out"),
+                    Global(min_p, rows, "min_p"), vocab, pitch, rule);
+  }
+
+  void SamplingFilters(const float* logits, const std::int32_t* top_k, const float* top_p, const float* min_p,
+                       std::int64_t rows, std::int64_t vocab, std::int64_t pitch, const FilterRules& rules, float* out,
+                       float* probs) override {
+    Run<SamplingFiltersKernel>(rows, Global(const_cast<float*>(logits), rows * pitch, "logits"),
+                               Global(out, rows * vocab, "logits_out"), Global(probs, rows * vocab, "probs"),
+                               Global(top_k, rows, "top_k"), top_k != nullptr, Global(top_p, rows, "top_p"),
+                               top_p != nullptr, Global(min_p, rows, "min_p"), min_p != nullptr, vocab, pitch, rules);
   }
 };
 

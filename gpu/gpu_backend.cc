@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/profile.h"
 #include "core/stage_catalogue.h"
+#include "gpu/filters_glue.h"
 #include "reference/stage_io.h"
 
 namespace sampcheck::gpu {
@@ -355,6 +356,11 @@ const std::map<std::string, StageFn>& Stages() {
       {"softmax", RunSoftmax<false>},
       {"temperature", RunTemperature},
       {"token_bitmask", RunTokenBitmask},
+      // filters (gpu/filters_glue.cc)
+      {"min_p", RunMinPKernel},
+      {"sampling_filters", RunSamplingFiltersKernel},
+      {"top_k", RunTopKKernel},
+      {"top_p", RunTopPKernel},
   };
   return stages;
 }

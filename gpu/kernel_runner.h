@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "gpu/filter_rules.h"
 #include "gpu/stage_rules.h"
 
 namespace sampcheck::gpu {
@@ -58,6 +59,18 @@ class KernelRunner {
                          const std::int32_t* output_ids, std::int64_t output_len, const float* rep, const float* freq,
                          const float* pres, std::int64_t rows, std::int64_t vocab, std::int64_t pitch, bool additive,
                          float* out) = 0;
+  // Filters (top_k, top_p, min_p, sampling_filters): gpu/top_k.cuh, gpu/top_p.cuh, gpu/min_p.cuh,
+  // gpu/sampling_filters.cuh; one parameter per row; sampling_filters' top_k, top_p and min_p
+  // may be null (absent).
+  virtual void TopK(const float* logits, const std::int32_t* top_k, std::int64_t rows, std::int64_t vocab,
+                    std::int64_t pitch, const TopKRule& rule, float* out) = 0;
+  virtual void TopP(const float* logits, const float* top_p, std::int64_t rows, std::int64_t vocab,
+                    std::int64_t pitch, TopPWalk rule, float* out) = 0;
+  virtual void MinP(const float* logits, const float* min_p, std::int64_t rows, std::int64_t vocab,
+                    std::int64_t pitch, const MinPRule& rule, float* out) = 0;
+  virtual void SamplingFilters(const float* logits, const std::int32_t* top_k, const float* top_p,
+                               const float* min_p, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                               const FilterRules& rules, float* out, float* probs) = 0;
 };
 
 std::unique_ptr<KernelRunner> MakeEmulatedRunner();

@@ -38,7 +38,9 @@ TEST(GpuEmulatedGolden, ClaimsOnlyStagesWithKernels) {
   // docs/gpu.md "Stages with kernels".
   const std::set<std::string> with_kernels = {"allowed_token_ids", "bad_words",   "greedy",   "log_softmax",
                                                 "logit_bias",        "min_new_tokens", "nan_handling",   "penalties",
-                                                "softmax",           "temperature",    "token_bitmask"};
+                                                "softmax",           "temperature",    "token_bitmask",
+                                                // filters
+                                                "min_p", "sampling_filters", "top_k", "top_p"};
   EXPECT_EQ(std::set<std::string>(stages.begin(), stages.end()), with_kernels);
   EXPECT_EQ(backend->Name(), "gpu-emulated");
 }
