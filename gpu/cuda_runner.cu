@@ -26,6 +26,7 @@
 #include "gpu/sampling_filters.cuh"
 #include "gpu/top_k.cuh"
 #include "gpu/top_p.cuh"
+#include "gpu/ascend_top_k_top_p_sample_v2.cuh"
 
 namespace sampcheck::gpu {
 
@@ -343,6 +344,39 @@ class CudaRunner final : public KernelRunner {
     y.Download(out, st);
     q.Download(probs, st);
     Throw(st, SamplingFiltersKernel::kName);
+  }
+
+  void AscendTopKTopPSampleV2(const float* logits, const std::int32_t* top_k, const float* top_p, const float* min_p,
+                              const float* q, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                              const AscendSampleRule& rule, std::int64_t* select_idx, float* top_kp_select,
+                              float* sort_masked, std::int64_t* idx) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<float> work(rows * vocab, st);
+    DeviceBuffer<float> qd(q != nullptr ? rows * vocab : 0, st);
+    DeviceBuffer<std::int32_t> k(rows, st);
+    DeviceBuffer<float> p(rows, st);
+    DeviceBuffer<float> m(min_p != nullptr ? rows : 0, st);
+    DeviceBuffer<std::int64_t> sel(select_idx != nullptr ? rows : 0, st);
+    DeviceBuffer<float> kp(top_kp_select != nullptr ? rows * vocab : 0, st);
+    DeviceBuffer<float> sm(sort_masked != nullptr ? rows * vocab : 0, st);
+    DeviceBuffer<std::int64_t> ix(idx != nullptr ? rows * vocab : 0, st);
+    x.Upload(logits, st);
+    qd.Upload(q, st);
+    k.Upload(top_k, st);
+    p.Upload(top_p, st);
+    m.Upload(min_p, st);
+    LaunchKernel<AscendTopKTopPSampleV2Kernel>(rows, st, x.View("logits"), work.View("work"), qd.View("q"), q != nullptr,
+                                               k.ConstView("top_k"), p.ConstView("top_p"), m.ConstView("min_p"),
+                                               min_p != nullptr, sel.View("logits_select_idx"),
+                                               kp.View("logits_top_kp_select"), sm.View("logits_sort_masked"),
+                                               ix.View("logits_idx"), vocab, pitch, rule);
+    if (select_idx != nullptr) sel.Download(select_idx, st);
+    if (top_kp_select != nullptr) kp.Download(top_kp_select, st);
+    if (sort_masked != nullptr) sm.Download(sort_masked, st);
+    if (idx != nullptr) ix.Download(idx, st);
+    Throw(st, AscendTopKTopPSampleV2Kernel::kName);
   }
 
  private:

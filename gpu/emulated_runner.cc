@@ -2,6 +2,7 @@
 // The kernels on the checking host emulator (gpu/kernel_runner.h, docs/gpu.md): every launch
 // runs with every check on, and any violation fails the run with the emulator's report.
 #include <stdexcept>
+#include <vector>
 
 #include "gpu/emulator.h"
 #include "gpu/greedy.cuh"
@@ -20,6 +21,7 @@
 #include "gpu/sampling_filters.cuh"
 #include "gpu/top_k.cuh"
 #include "gpu/top_p.cuh"
+#include "gpu/ascend_top_k_top_p_sample_v2.cuh"
 
 namespace sampcheck::gpu {
 
@@ -146,6 +148,20 @@ class EmulatedRunner final : public KernelRunner {
                                Global(out, rows * vocab, "logits_out"), Global(probs, rows * vocab, "probs"),
                                Global(top_k, rows, "top_k"), top_k != nullptr, Global(top_p, rows, "top_p"),
                                top_p != nullptr, Global(min_p, rows, "min_p"), min_p != nullptr, vocab, pitch, rules);
+  }
+
+  void AscendTopKTopPSampleV2(const float* logits, const std::int32_t* top_k, const float* top_p, const float* min_p,
+                              const float* q, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                              const AscendSampleRule& rule, std::int64_t* select_idx, float* top_kp_select,
+                              float* sort_masked, std::int64_t* idx) override {
+    std::vector<float> work(static_cast<std::size_t>(rows * vocab));
+    Run<AscendTopKTopPSampleV2Kernel>(
+        rows, Global(const_cast<float*>(logits), rows * pitch, "logits"), Global(work.data(), rows * vocab, "work"),
+        Global(const_cast<float*>(q), rows * vocab, "q"), q != nullptr, Global(top_k, rows, "top_k"),
+        Global(top_p, rows, "top_p"), Global(min_p, rows, "min_p"), min_p != nullptr,
+        Global(select_idx, rows, "logits_select_idx"), Global(top_kp_select, rows * vocab, "logits_top_kp_select"),
+        Global(sort_masked, rows * vocab, "logits_sort_masked"), Global(idx, rows * vocab, "logits_idx"), vocab, pitch,
+        rule);
   }
 };
 

@@ -45,3 +45,16 @@ struct FilterRules {
 };
 
 }  // namespace sampcheck::gpu
+
+namespace sampcheck::gpu {
+
+// docs/spec/ascend_top_k_top_p_sample_v2.md: the op's attributes, validated by the glue.
+struct AscendSampleRule {
+  std::int64_t ks_max = 1024;
+  float eps = 1e-8f;
+  bool input_is_logits = true;
+  bool need_logits = false;         // emit logits_top_kp_select
+  bool need_sample_result = false;  // emit logits_sort_masked and logits_idx, not logits_select_idx
+};
+
+}  // namespace sampcheck::gpu

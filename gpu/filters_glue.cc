@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "gpu/filter_rules.h"
+#include "reference/ascend_top_k_top_p_sample_v2.h"
 #include "reference/filter_rows.h"
 #include "reference/sampling_filters.h"
 #include "reference/stage_io.h"
@@ -116,6 +117,36 @@ TensorMap RunSamplingFiltersKernel(const Case& c, Profile profile, KernelRunner&
   TensorMap result = Outputs("logits", std::move(out));
   result.emplace("probs", std::move(probs));
   return result;
+}
+
+// Inputs checked by the reference's own ReadAscendInputs (same order, same messages).
+TensorMap RunAscendTopKTopPSampleV2Kernel(const Case& c, Profile /*profile*/, KernelRunner& runner) {
+  StageInputs in(c, "ascend_top_k_top_p_sample_v2");
+  const reference::AscendInputs a = reference::ReadAscendInputs(in, c);
+  const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
+  if (vocab > kMaxVocab) {
+    in.Fail("vocabulary " + std::to_string(vocab) + " exceeds the filter kernels' limit " + std::to_string(kMaxVocab));
+  }
+  const AscendSampleRule rule{a.ks_max, a.eps, a.input_is_logits, a.is_need_logits, a.is_need_sample_result};
+  Tensor select_idx(DType::kI64, {rows});
+  Tensor top_kp_select = a.is_need_logits ? Tensor::Uninitialized(DType::kF32, {rows, vocab}) : Tensor();
+  Tensor sort_masked = a.is_need_sample_result ? Tensor(DType::kF32, {rows, vocab}) : Tensor();
+  Tensor idx = a.is_need_sample_result ? Tensor::Uninitialized(DType::kI64, {rows, vocab}) : Tensor();
+  runner.AscendTopKTopPSampleV2(a.logits.data<float>().data(), a.top_k.data(), a.top_p.data(),
+                                a.min_p.empty() ? nullptr : a.min_p.data(), a.q ? a.q->data<float>().data() : nullptr,
+                                rows, vocab, vocab, rule,
+                                a.is_need_sample_result ? nullptr : select_idx.data<std::int64_t>().data(),
+                                a.is_need_logits ? top_kp_select.data<float>().data() : nullptr,
+                                a.is_need_sample_result ? sort_masked.data<float>().data() : nullptr,
+                                a.is_need_sample_result ? idx.data<std::int64_t>().data() : nullptr);
+  TensorMap out;
+  if (!a.is_need_sample_result) out.emplace("logits_select_idx", std::move(select_idx));
+  if (a.is_need_logits) out.emplace("logits_top_kp_select", std::move(top_kp_select));
+  if (a.is_need_sample_result) {
+    out.emplace("logits_sort_masked", std::move(sort_masked));
+    out.emplace("logits_idx", std::move(idx));
+  }
+  return out;
 }
 
 }  // namespace sampcheck::gpu

@@ -14,5 +14,6 @@ TensorMap RunTopKKernel(const Case& c, Profile profile, KernelRunner& runner);
 TensorMap RunTopPKernel(const Case& c, Profile profile, KernelRunner& runner);
 TensorMap RunMinPKernel(const Case& c, Profile profile, KernelRunner& runner);
 TensorMap RunSamplingFiltersKernel(const Case& c, Profile profile, KernelRunner& runner);
+TensorMap RunAscendTopKTopPSampleV2Kernel(const Case& c, Profile profile, KernelRunner& runner);
 
 }  // namespace sampcheck::gpu

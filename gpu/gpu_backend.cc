@@ -361,6 +361,7 @@ const std::map<std::string, StageFn>& Stages() {
       {"sampling_filters", RunSamplingFiltersKernel},
       {"top_k", RunTopKKernel},
       {"top_p", RunTopPKernel},
+      {"ascend_top_k_top_p_sample_v2", RunAscendTopKTopPSampleV2Kernel},
   };
   return stages;
 }

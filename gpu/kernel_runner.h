@@ -71,6 +71,12 @@ class KernelRunner {
   virtual void SamplingFilters(const float* logits, const std::int32_t* top_k, const float* top_p,
                                const float* min_p, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
                                const FilterRules& rules, float* out, float* probs) = 0;
+  // gpu/ascend_top_k_top_p_sample_v2.cuh: min_p and q may be null; the outputs the rule does
+  // not ask for are null.
+  virtual void AscendTopKTopPSampleV2(const float* logits, const std::int32_t* top_k, const float* top_p,
+                                      const float* min_p, const float* q, std::int64_t rows, std::int64_t vocab,
+                                      std::int64_t pitch, const AscendSampleRule& rule, std::int64_t* select_idx,
+                                      float* top_kp_select, float* sort_masked, std::int64_t* idx) = 0;
 };
 
 std::unique_ptr<KernelRunner> MakeEmulatedRunner();

@@ -26,14 +26,14 @@ constexpr std::int64_t kVocab = 2500;
 
 // Values j / 64 in [-2, 2): a flat distribution with ~256 distinct values (long tie runs),
 // 1 in 16 entries -inf; row 4 all -inf (identity / NaN probs).
-Tensor FlatRows(std::uint64_t seed) {
+Tensor FlatRows(std::uint64_t seed, bool neg_inf_row = true) {
   SplitMix64 rng(seed);
   std::vector<float> x(static_cast<std::size_t>(kRows * kVocab));
   for (std::int64_t b = 0; b < kRows; ++b) {
     for (std::int64_t i = 0; i < kVocab; ++i) {
       const std::uint64_t r = rng.Next();
       float v = static_cast<float>(static_cast<std::int64_t>(r >> 56) - 128) / 64.0f;
-      if (b == kRows - 1 || (r & 15) == 0) v = -std::numeric_limits<float>::infinity();
+      if ((neg_inf_row && b == kRows - 1) || (r & 15) == 0) v = -std::numeric_limits<float>::infinity();
       x[static_cast<std::size_t>(b * kVocab + i)] = v;
     }
   }
@@ -43,9 +43,17 @@ Tensor FlatRows(std::uint64_t seed) {
 void ExpectSameBits(const TensorMap& expected, const TensorMap& actual, const std::string& what) {
   for (const auto& [name, e] : expected) {
     ASSERT_TRUE(actual.count(name) != 0) << what << ": no output " << name;
+    const Tensor& a = actual.at(name);
+    ASSERT_EQ(e.dtype(), a.dtype()) << what << " " << name;
+    ASSERT_EQ(e.shape(), a.shape()) << what << " " << name;
+    if (e.dtype() == DType::kI64) {
+      EXPECT_EQ(std::vector<std::int64_t>(e.data<std::int64_t>().begin(), e.data<std::int64_t>().end()),
+                std::vector<std::int64_t>(a.data<std::int64_t>().begin(), a.data<std::int64_t>().end()))
+          << what << " " << name;
+      continue;
+    }
     const auto x = e.data<float>();
-    const auto y = actual.at(name).data<float>();
-    ASSERT_EQ(x.size(), y.size()) << what << " " << name;
+    const auto y = a.data<float>();
     int shown = 0;
     for (std::size_t i = 0; i < x.size(); ++i) {
       if (std::memcmp(&x[i], &y[i], sizeof(float)) != 0 && shown++ < 5) {
@@ -107,6 +115,26 @@ TEST(GpuFilters, SamplingFiltersMatchReferenceInEveryOrder) {
   };
   for (const char* profile : kProfiles) Compare("sampling_filters", profile, inputs());
   Compare("sampling_filters", "flashinfer", inputs(), {{"order", "joint"}});
+}
+
+TEST(GpuFilters, AscendSampleMatchesReference) {
+  // Rows: top-k 5; top-k off with p = 0.9 (L is the order's first ~1300 entries: two
+  // chunks); ks_max-disabled k = 1100 with p = 1 (L in vocab order); p = 0 (k = 1); top-k 50
+  // with min_p 1 (L's first maximum). q by position, every output.
+  SplitMix64 rng(9);
+  std::vector<float> q(static_cast<std::size_t>(kRows * kVocab));
+  for (float& v : q) v = static_cast<float>(rng.Next() >> 40) * 0x1p-24f;
+  auto inputs = [&](bool with_q) {
+    TensorMap in{{"logits", FlatRows(5, false)},
+                 {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRows}, {5, 0, 1100, 7, 50})},
+                 {"top_p", Tensor::FromValues<float>(DType::kF32, {kRows}, {0.9f, 0.9f, 1.0f, 0.0f, 0.95f})},
+                 {"min_p", Tensor::FromValues<float>(DType::kF32, {kRows}, {0.0f, 0.2f, 0.5f, 0.1f, 1.0f})}};
+    if (with_q) in.emplace("q", Tensor::FromValues<float>(DType::kF32, {kRows, kVocab}, q));
+    return in;
+  };
+  Compare("ascend_top_k_top_p_sample_v2", "ascend_v2", inputs(true), {{"is_need_logits", true}});
+  Compare("ascend_top_k_top_p_sample_v2", "ascend_v2", inputs(false),
+          {{"is_need_logits", true}, {"is_need_sample_result", true}});
 }
 
 }  // namespace

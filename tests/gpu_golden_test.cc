@@ -40,7 +40,8 @@ TEST(GpuEmulatedGolden, ClaimsOnlyStagesWithKernels) {
                                                 "logit_bias",        "min_new_tokens", "nan_handling",   "penalties",
                                                 "softmax",           "temperature",    "token_bitmask",
                                                 // filters
-                                                "min_p", "sampling_filters", "top_k", "top_p"};
+                                                "min_p", "sampling_filters", "top_k", "top_p",
+                                                "ascend_top_k_top_p_sample_v2"};
   EXPECT_EQ(std::set<std::string>(stages.begin(), stages.end()), with_kernels);
   EXPECT_EQ(backend->Name(), "gpu-emulated");
 }

@@ -471,6 +471,34 @@ TEST(GpuSamplingFilters, FilterOrderExampleOne) {
   EXPECT_EQ(Bits(probs[2]), 0x3e124925u);
 }
 
+TEST(GpuAscendSample, HeaderExample) {
+  // reference/ascend_top_k_top_p_sample_v2.h's example: top_k 3 renormalises the ln 2 row to
+  // (4/7, 2/7, 1/7); E = 0, 0.571 < 0.7, 0.857 >= 0.7: L = {0, 1}. Without q the largest prob
+  // wins (token 0); with q = {1, 0.25} by position, r = {0.5714 / 1, 0.2857 / 0.25 = 1.143}:
+  // token 1. is_need_sample_result: L's probs (0x3f124925, 0x3e924925) and ids, then 0 / -1.
+  const std::vector<float> row = Ln2Row();
+  const std::int32_t k = 3;
+  const float p = 0.7f;
+  const std::vector<float> q = {1.0f, 0.25f, 1.0f, 1.0f};
+  std::int64_t token = -7;
+  MakeEmulatedRunner()->AscendTopKTopPSampleV2(row.data(), &k, &p, nullptr, nullptr, 1, 4, 4, AscendSampleRule{},
+                                               &token, nullptr, nullptr, nullptr);
+  EXPECT_EQ(token, 0);
+  MakeEmulatedRunner()->AscendTopKTopPSampleV2(row.data(), &k, &p, nullptr, q.data(), 1, 4, 4, AscendSampleRule{},
+                                               &token, nullptr, nullptr, nullptr);
+  EXPECT_EQ(token, 1);
+  std::vector<float> values(4, -1.0f);
+  std::vector<std::int64_t> ids(4, 99);
+  AscendSampleRule result;
+  result.need_sample_result = true;
+  MakeEmulatedRunner()->AscendTopKTopPSampleV2(row.data(), &k, &p, nullptr, nullptr, 1, 4, 4, result, nullptr,
+                                               nullptr, values.data(), ids.data());
+  EXPECT_EQ(Bits(values[0]), 0x3f124925u);
+  EXPECT_EQ(Bits(values[1]), 0x3e924925u);
+  EXPECT_EQ(Bits(values[2]), 0u);
+  EXPECT_EQ(ids, (std::vector<std::int64_t>{0, 1, -1, -1}));
+}
+
 // Planted fault: a top-k that takes its pivot one rank too deep keeps k + 1 tokens; the
 // hand-derived answer above rejects it.
 struct OffByOneTopKKernel {
