@@ -15,6 +15,8 @@
 #include <gtest/gtest.h>
 
 #include "core/split_mix64.h"
+#include "golden/verifier.h"
+#include "gpu/kernel_runner.h"
 #include "gpu/gpu_backend.h"
 #include "reference/reference_backend.h"
 
@@ -135,6 +137,62 @@ TEST(GpuFilters, AscendSampleMatchesReference) {
   Compare("ascend_top_k_top_p_sample_v2", "ascend_v2", inputs(true), {{"is_need_logits", true}});
   Compare("ascend_top_k_top_p_sample_v2", "ascend_v2", inputs(false),
           {{"is_need_logits", true}, {"is_need_sample_result", true}});
+}
+
+TEST(GpuFilters, PaddedRowsReadOnlyTheirEntries) {
+  // pitch = V + 13 with +inf and NaN in the padding (values every filter rejects, and that
+  // would win any selection if read): each kernel must give the unpadded run's bits.
+  const Tensor flat = FlatRows(6);
+  const auto x = flat.data<float>();
+  const std::int64_t pitch = kVocab + 13;
+  for (const float pad : {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
+    std::vector<float> padded(static_cast<std::size_t>(kRows * pitch), pad);
+    for (std::int64_t b = 0; b < kRows; ++b) {
+      std::memcpy(&padded[static_cast<std::size_t>(b * pitch)], &x[static_cast<std::size_t>(b * kVocab)],
+                  sizeof(float) * kVocab);
+    }
+    const std::vector<std::int32_t> k = {5, 1100, 2499, 0, 7};
+    const std::vector<float> p = {0.9f, 0.999f, 0.3f, 1.0f, 0.5f};
+    const std::vector<float> m = {0.01f, 0.5f, 1.0f, 0.9f, 0.1f};
+    auto runner = MakeEmulatedRunner();
+    const std::size_t n = static_cast<std::size_t>(kRows * kVocab);
+    std::vector<float> a(n), b(n), pa(n), pb(n);
+    runner->TopK(x.data(), k.data(), kRows, kVocab, kVocab, TopKRule{}, a.data());
+    runner->TopK(padded.data(), k.data(), kRows, kVocab, pitch, TopKRule{}, b.data());
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), n * sizeof(float)), 0) << "top_k, pad " << pad;
+    runner->TopP(x.data(), p.data(), kRows, kVocab, kVocab, TopPWalk::kSglang, a.data());
+    runner->TopP(padded.data(), p.data(), kRows, kVocab, pitch, TopPWalk::kSglang, b.data());
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), n * sizeof(float)), 0) << "top_p, pad " << pad;
+    runner->MinP(x.data(), m.data(), kRows, kVocab, kVocab, MinPRule{}, a.data());
+    runner->MinP(padded.data(), m.data(), kRows, kVocab, pitch, MinPRule{}, b.data());
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), n * sizeof(float)), 0) << "min_p, pad " << pad;
+    const FilterRules joint{TopKRule{}, TopPWalk::kSglang, MinPRule{}, FilterOrder::kJoint};
+    runner->SamplingFilters(x.data(), k.data(), p.data(), m.data(), kRows, kVocab, kVocab, joint, a.data(), pa.data());
+    runner->SamplingFilters(padded.data(), k.data(), p.data(), m.data(), kRows, kVocab, pitch, joint, b.data(),
+                            pb.data());
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), n * sizeof(float)), 0) << "sampling_filters, pad " << pad;
+    EXPECT_EQ(std::memcmp(pa.data(), pb.data(), n * sizeof(float)), 0) << "sampling_filters probs, pad " << pad;
+  }
+}
+
+// Planted fault against a golden: sglang's top-p case run with the canonical walk (E < p
+// instead of f32(C - prob) <= p) must be rejected by the checked-in expected outputs (the
+// p = 0.75 row keeps token 2 under sglang only, docs/spec/filters.md top_p "Worked examples").
+TEST(GpuFilters, PlantedWrongWalkIsRejectedByTheGolden) {
+  const GoldenCase g = ReadCaseFile(SAMPCHECK_SOURCE_DIR "/golden/v1/top_p/peers_boundary/sglang.safetensors");
+  const Tensor& logits = g.input.inputs.at("logits");
+  const Tensor& top_p = g.input.inputs.at("top_p");
+  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
+  auto run = [&](TopPWalk walk) {
+    Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
+    MakeEmulatedRunner()->TopP(logits.data<float>().data(), top_p.data<float>().data(), rows, vocab, vocab, walk,
+                               out.data<float>().data());
+    TensorMap result;
+    result.emplace("logits", std::move(out));
+    return result;
+  };
+  EXPECT_EQ(golden::JudgeOutputs(g, run(TopPWalk::kSglang)), "");
+  EXPECT_NE(golden::JudgeOutputs(g, run(TopPWalk::kExclusive)), "");
 }
 
 }  // namespace

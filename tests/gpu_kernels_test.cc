@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The kernels of gpu/ on the checking emulator (gpu/kernel_runner.h): the contract examples
-// (hand-computed, from docs/spec/greedy.md, softmax.md and temperature.md), bit equality with
+// (hand-computed, from docs/spec/greedy.md, softmax.md, temperature.md and filters.md), bit equality with
 // the reference on random rows, and padded rows (pitch > V, V = 1, the tile-misaligned
 // vocabularies 151936 and 128256) whose pad entries hold +inf or NaN and must never win or be
 // read. Every launch runs with the emulator's checks on: a violation throws and fails the test.
