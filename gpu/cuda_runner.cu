@@ -27,6 +27,7 @@
 #include "gpu/top_k.cuh"
 #include "gpu/top_p.cuh"
 #include "gpu/ascend_top_k_top_p_sample_v2.cuh"
+#include "gpu/logprobs.cuh"
 
 namespace sampcheck::gpu {
 
@@ -377,6 +378,51 @@ class CudaRunner final : public KernelRunner {
     if (sort_masked != nullptr) sm.Download(sort_masked, st);
     if (idx != nullptr) ix.Download(idx, st);
     Throw(st, AscendTopKTopPSampleV2Kernel::kName);
+  }
+
+  void Logprobs(const float* src, const float* divisor, const std::uint8_t* divide, const std::uint8_t* filter,
+                const std::int32_t* top_k, const float* top_p, const float* min_p, const std::int64_t* token,
+                const std::int32_t* token_ids, std::int64_t width, std::int64_t rows, std::int64_t vocab,
+                std::int64_t pitch, std::int64_t n, const LogprobsRule& rule, std::int64_t* top_ids, float* top_values,
+                float* token_logprob, std::int64_t* token_rank, float* ids_values) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<float> work(rows * vocab, st);
+    DeviceBuffer<float> dv(rows, st);
+    DeviceBuffer<std::uint8_t> dd(rows, st);
+    DeviceBuffer<std::uint8_t> df(rows, st);
+    DeviceBuffer<std::int32_t> k(rows, st);
+    DeviceBuffer<float> p(rows, st);
+    DeviceBuffer<float> m(rows, st);
+    DeviceBuffer<std::int64_t> tok(rows, st);
+    DeviceBuffer<std::int32_t> ids(rows * width, st);
+    DeviceBuffer<std::int64_t> ti(rows * n, st);
+    DeviceBuffer<float> tv(rows * n, st);
+    DeviceBuffer<float> tl(rows, st);
+    DeviceBuffer<std::int64_t> tr(rows, st);
+    DeviceBuffer<float> iv(rows * width, st);
+    x.Upload(src, st);
+    dv.Upload(divisor, st);
+    dd.Upload(divide, st);
+    df.Upload(filter, st);
+    k.Upload(top_k, st);
+    p.Upload(top_p, st);
+    m.Upload(min_p, st);
+    tok.Upload(token, st);
+    ids.Upload(token_ids, st);
+    LaunchKernel<LogprobsKernel>(rows, st, x.View("logits"), work.View("work"), dv.ConstView("divisor"),
+                                 dd.ConstView("divide"), df.ConstView("filter"), k.ConstView("top_k"),
+                                 p.ConstView("top_p"), m.ConstView("min_p"), tok.ConstView("token"),
+                                 ids.ConstView("token_ids"), width, ti.View("top_ids"), tv.View("top_values"),
+                                 tl.View("token_logprob"), tr.View("token_rank"), iv.View("token_ids_logprobs"), n, vocab,
+                                 pitch, rule);
+    ti.Download(top_ids, st);
+    tv.Download(top_values, st);
+    tl.Download(token_logprob, st);
+    tr.Download(token_rank, st);
+    iv.Download(ids_values, st);
+    Throw(st, LogprobsKernel::kName);
   }
 
  private:

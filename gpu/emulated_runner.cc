@@ -22,6 +22,7 @@
 #include "gpu/top_k.cuh"
 #include "gpu/top_p.cuh"
 #include "gpu/ascend_top_k_top_p_sample_v2.cuh"
+#include "gpu/logprobs.cuh"
 
 namespace sampcheck::gpu {
 
@@ -162,6 +163,22 @@ class EmulatedRunner final : public KernelRunner {
         Global(select_idx, rows, "logits_select_idx"), Global(top_kp_select, rows * vocab, "logits_top_kp_select"),
         Global(sort_masked, rows * vocab, "logits_sort_masked"), Global(idx, rows * vocab, "logits_idx"), vocab, pitch,
         rule);
+  }
+
+  void Logprobs(const float* src, const float* divisor, const std::uint8_t* divide, const std::uint8_t* filter,
+                const std::int32_t* top_k, const float* top_p, const float* min_p, const std::int64_t* token,
+                const std::int32_t* token_ids, std::int64_t width, std::int64_t rows, std::int64_t vocab,
+                std::int64_t pitch, std::int64_t n, const LogprobsRule& rule, std::int64_t* top_ids, float* top_values,
+                float* token_logprob, std::int64_t* token_rank, float* ids_values) override {
+    std::vector<float> work(static_cast<std::size_t>(rows * vocab));
+    Run<LogprobsKernel>(rows, Global(const_cast<float*>(src), rows * pitch, "logits"),
+                        Global(work.data(), rows * vocab, "work"), Global(divisor, rows, "divisor"),
+                        Global(divide, rows, "divide"), Global(filter, rows, "filter"), Global(top_k, rows, "top_k"),
+                        Global(top_p, rows, "top_p"), Global(min_p, rows, "min_p"), Global(token, rows, "token"),
+                        Global(token_ids, rows * width, "token_ids"), width, Global(top_ids, rows * n, "top_ids"),
+                        Global(top_values, rows * n, "top_values"), Global(token_logprob, rows, "token_logprob"),
+                        Global(token_rank, rows, "token_rank"), Global(ids_values, rows * width, "token_ids_logprobs"),
+                        n, vocab, pitch, rule);
   }
 };
 

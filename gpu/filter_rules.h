@@ -58,3 +58,21 @@ struct AscendSampleRule {
 };
 
 }  // namespace sampcheck::gpu
+
+namespace sampcheck::gpu {
+
+// docs/spec/logprobs.md: how the value row x is made from y (gpu/logprobs.cuh); the processed
+// modes run the filters above first.
+enum class LogprobsKernelMode : std::uint8_t {
+  kValues,        // x = y (raw_logits, processed_logits)
+  kLogSoftmax,    // x = log_softmax(y) (raw_logprobs, processed_logprobs, sglang original)
+  kLogOfSoftmax,  // x = LogF32Cr(softmax(y)) (sglang temperature)
+};
+
+struct LogprobsRule {
+  LogprobsKernelMode mode = LogprobsKernelMode::kLogSoftmax;
+  bool rank_counts_ties = false;  // vllm: #{x_j >= x_tok}; else 1 + #{x_j > x_tok}
+  FilterRules filters;            // kTopKFirst (canonical) or kMinPFirst (vllm)
+};
+
+}  // namespace sampcheck::gpu

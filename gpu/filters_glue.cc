@@ -3,12 +3,16 @@
 // reference/top_k.cc, top_p.cc, min_p.cc and sampling_filters.cc, in the same order.
 #include "gpu/filters_glue.h"
 
+#include <cmath>
+#include <limits>
 #include <string>
+#include <vector>
 #include <utility>
 
 #include "gpu/filter_rules.h"
 #include "reference/ascend_top_k_top_p_sample_v2.h"
 #include "reference/filter_rows.h"
+#include "reference/logprobs.h"
 #include "reference/sampling_filters.h"
 #include "reference/stage_io.h"
 #include "reference/top_k.h"
@@ -146,6 +150,100 @@ TensorMap RunAscendTopKTopPSampleV2Kernel(const Case& c, Profile /*profile*/, Ke
     out.emplace("logits_sort_masked", std::move(sort_masked));
     out.emplace("logits_idx", std::move(idx));
   }
+  return out;
+}
+
+// Inputs checked as reference/logprobs.cc checks them (same order, same messages); the
+// temperature and filter decisions per row are made here, the kernel only applies them.
+TensorMap RunLogprobsKernel(const Case& c, Profile profile, KernelRunner& runner) {
+  using reference::LogprobsMode;
+  StageInputs in(c, "logprobs");
+  const Tensor logits = in.Logits();
+  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
+  const LogprobsMode mode = reference::ParseLogprobsMode(in, c, profile);
+  const bool raw = mode == LogprobsMode::kRawLogprobs || mode == LogprobsMode::kRawLogits;
+  const Tensor raw_logits = c.inputs.count("raw_logits") ? in.FloatRows("raw_logits", rows, vocab) : logits;
+  const Tensor& token = in.Required("token", DType::kI64, 1);
+  in.ExpectDim("token", token, 0, rows);
+  const Tensor* temp = in.Optional("temperature", DType::kF32, 1);
+  if (temp) in.ExpectDim("temperature", *temp, 0, rows);
+  const Tensor* top_k = in.Optional("top_k", DType::kI32, 1);
+  if (top_k) in.ExpectDim("top_k", *top_k, 0, rows);
+  const float* top_p = reference::RowParams(in, "top_p", rows);
+  const float* min_p = reference::RowParams(in, "min_p", rows);
+  const Tensor* ids = in.Optional("token_ids", DType::kI32, 2);
+  if (ids) {
+    in.ExpectDim("token_ids", *ids, 0, rows);
+    in.ExpectIdsOrPadding("token_ids", *ids, vocab);
+  }
+  const std::int64_t n = reference::IntParam(in, c, "num_logprobs", 0);
+  if (n < 0 || n > vocab) {
+    in.Fail("num_logprobs = " + std::to_string(n) + " must be in [0, V = " + std::to_string(vocab) + "]");
+  }
+  if (vocab > kMaxVocab) {
+    in.Fail("vocabulary " + std::to_string(vocab) + " exceeds the filter kernels' limit " + std::to_string(kMaxVocab));
+  }
+  const Tensor& src = raw ? raw_logits : logits;
+  const bool processed = mode == LogprobsMode::kProcessedLogits || mode == LogprobsMode::kProcessedLogprobs;
+  const auto r = static_cast<std::size_t>(rows);
+  std::vector<float> divisor(r, 1.0f), p(r, 1.0f), m(r, 0.0f);
+  std::vector<std::uint8_t> divide(r, 0), filter(r, 0);
+  std::vector<std::int32_t> k(r, 0);
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const auto i = static_cast<std::size_t>(b);
+    const std::int64_t tok = token.data<std::int64_t>()[i];
+    if (tok < 0 || tok >= vocab) {
+      in.Fail("token[" + std::to_string(b) + "] = " + std::to_string(tok) + " must be in [0, V = " + std::to_string(vocab) + ")");
+    }
+    const float t = temp ? temp->data<float>()[i] : 1.0f;
+    if (!std::isfinite(t) || t < 0.0f) {
+      in.Fail("temperature[" + std::to_string(b) + "] = " + reference::FormatFloat(t) + " must be finite and >= 0");
+    }
+    const reference::RowTemperature rt = reference::LogprobsEffectiveTemperature(profile, t);
+    divisor[i] = rt.divisor;
+    if (mode == LogprobsMode::kSglangTemperature) divide[i] = 1;
+    if (!processed || rt.greedy) continue;
+    divide[i] = 1;
+    if (top_k) k[i] = top_k->data<std::int32_t>()[i];
+    if (top_p) p[i] = top_p[i];
+    if (min_p) m[i] = min_p[i];
+    const bool active = (k[i] > 0 && k[i] < vocab) || p[i] < 1.0f || m[i] > 0.0f;
+    if (!active) continue;
+    filter[i] = 1;
+    for (const float v : src.data<float>().subspan(i * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab))) {
+      const float y = v / rt.divisor;
+      if (std::isnan(y) || y == std::numeric_limits<float>::infinity()) {
+        in.Fail("row " + std::to_string(b) + ": processed modes with an active filter need logits without NaN or +inf");
+      }
+    }
+  }
+  LogprobsRule rule;
+  switch (mode) {
+    case LogprobsMode::kRawLogits:
+    case LogprobsMode::kProcessedLogits: rule.mode = LogprobsKernelMode::kValues; break;
+    case LogprobsMode::kSglangTemperature: rule.mode = LogprobsKernelMode::kLogOfSoftmax; break;
+    default: rule.mode = LogprobsKernelMode::kLogSoftmax; break;
+  }
+  rule.rank_counts_ties = profile == Profile::kVllm;
+  rule.filters = FilterRules{TopKRuleFor(profile, reference::kAscendDefaultKsMax), TopPWalkFor(profile),
+                             MinPRuleFor(profile),
+                             profile == Profile::kVllm ? FilterOrder::kMinPFirst : FilterOrder::kTopKFirst};
+  const std::int64_t width = ids ? ids->dim(1) : 0;
+  Tensor top_ids(DType::kI64, {rows, n});
+  Tensor top_values(DType::kF32, {rows, n});
+  Tensor token_logprob(DType::kF32, {rows});
+  Tensor token_rank(DType::kI64, {rows});
+  Tensor ids_values(DType::kF32, {rows, width});
+  runner.Logprobs(src.data<float>().data(), divisor.data(), divide.data(), filter.data(), k.data(), p.data(), m.data(),
+                  token.data<std::int64_t>().data(), ids ? ids->data<std::int32_t>().data() : nullptr, width, rows,
+                  vocab, vocab, n, rule, top_ids.data<std::int64_t>().data(), top_values.data<float>().data(),
+                  token_logprob.data<float>().data(), token_rank.data<std::int64_t>().data(),
+                  ids_values.data<float>().data());
+  TensorMap out = Outputs("top_ids", std::move(top_ids));
+  out.emplace("top_values", std::move(top_values));
+  out.emplace("token_logprob", std::move(token_logprob));
+  if (profile != Profile::kSglang) out.emplace("token_rank", std::move(token_rank));
+  if (ids) out.emplace("token_ids_logprobs", std::move(ids_values));
   return out;
 }
 

@@ -15,5 +15,7 @@ TensorMap RunTopPKernel(const Case& c, Profile profile, KernelRunner& runner);
 TensorMap RunMinPKernel(const Case& c, Profile profile, KernelRunner& runner);
 TensorMap RunSamplingFiltersKernel(const Case& c, Profile profile, KernelRunner& runner);
 TensorMap RunAscendTopKTopPSampleV2Kernel(const Case& c, Profile profile, KernelRunner& runner);
+// logprobs (gpu/logprobs.cuh): here because its processed modes run the filters.
+TensorMap RunLogprobsKernel(const Case& c, Profile profile, KernelRunner& runner);
 
 }  // namespace sampcheck::gpu

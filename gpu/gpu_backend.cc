@@ -362,6 +362,7 @@ const std::map<std::string, StageFn>& Stages() {
       {"top_k", RunTopKKernel},
       {"top_p", RunTopPKernel},
       {"ascend_top_k_top_p_sample_v2", RunAscendTopKTopPSampleV2Kernel},
+      {"logprobs", RunLogprobsKernel},
   };
   return stages;
 }

@@ -77,6 +77,13 @@ class KernelRunner {
                                       const float* min_p, const float* q, std::int64_t rows, std::int64_t vocab,
                                       std::int64_t pitch, const AscendSampleRule& rule, std::int64_t* select_idx,
                                       float* top_kp_select, float* sort_masked, std::int64_t* idx) = 0;
+  // gpu/logprobs.cuh: per-row divisor, divide, filter, top_k, top_p, min_p, token (every row
+  // given); token_ids [rows, width] (width 0: none); outputs top_ids and top_values [rows, n].
+  virtual void Logprobs(const float* src, const float* divisor, const std::uint8_t* divide, const std::uint8_t* filter,
+                        const std::int32_t* top_k, const float* top_p, const float* min_p, const std::int64_t* token,
+                        const std::int32_t* token_ids, std::int64_t width, std::int64_t rows, std::int64_t vocab,
+                        std::int64_t pitch, std::int64_t n, const LogprobsRule& rule, std::int64_t* top_ids,
+                        float* top_values, float* token_logprob, std::int64_t* token_rank, float* ids_values) = 0;
 };
 
 std::unique_ptr<KernelRunner> MakeEmulatedRunner();

@@ -13,7 +13,8 @@
 //   bits, the index in the low 32. Ascending keys (vLLM's ascending walk: smaller value first,
 //   equal values by increasing index) keep the monotone key uncomplemented. Keys are unique
 //   per row, so "the n-th key" names exactly one entry. Rows hold no NaN (the glue rejects
-//   them); -inf has the largest descending key among values.
+//   them; a NaN's descending key is 0: logprobs' top-n puts NaN first); -inf has the largest
+//   descending key among values.
 // - SelectKth: radix select, 4-bit digits from the top of the 64-bit key; each pass counts
 //   the entries under the current prefix per digit (a thread's 16 counts, then an exact integer
 //   reduction through shared memory, 8 buckets at a time), picks the digit holding rank n and
@@ -59,8 +60,10 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t AscendingValueKey(flo
   return (u & 0x80000000u) != 0 ? ~u : (u | 0x80000000u);
 }
 
+// Descending: every NaN first (value key 0, ties by index), as logprobs' top-n order
+// (docs/spec/logprobs.md); the filters never see NaN.
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t OrderKey(float x, std::int64_t index, bool ascending) {
-  const std::uint32_t v = ascending ? AscendingValueKey(x) : ~AscendingValueKey(x);
+  const std::uint32_t v = ascending ? AscendingValueKey(x) : (IsNan(x) ? 0u : ~AscendingValueKey(x));
   return (std::uint64_t{v} << 32) | static_cast<std::uint32_t>(index);
 }
 

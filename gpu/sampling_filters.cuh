@@ -35,6 +35,22 @@
 
 namespace sampcheck::gpu {
 
+// The sequential orders (kTopKFirst, kMinPFirst) on row[base, base + vocab), in place: each
+// filter reads the row masked so far (logprobs' processed modes use them too).
+template <class B, class Arr>
+SAMPCHECK_KERNEL_BODY void SequentialFilters(B& block, Arr row, std::int64_t base, std::int64_t vocab, std::int64_t k,
+                                             float p, float m, const FilterRules& rules) {
+  if (rules.order == FilterOrder::kMinPFirst) {
+    MinPStep(block, row, base, vocab, m, rules.min_p);
+    TopKStep(block, row, base, vocab, k, rules.top_k);
+    TopPStep(block, row, base, row, base, vocab, p, rules.top_p);
+    return;
+  }
+  TopKStep(block, row, base, vocab, k, rules.top_k);
+  TopPStep(block, row, base, row, base, vocab, p, rules.top_p);
+  MinPStep(block, row, base, vocab, m, rules.min_p);
+}
+
 struct SamplingFiltersKernel {
   static constexpr const char* kName = "sampling_filters";
   static constexpr int kThreads = kCanonicalLanes;
@@ -52,14 +68,8 @@ struct SamplingFiltersKernel {
     CopyRow(block, logits, in, out, at, vocab);
     switch (rules.order) {
       case FilterOrder::kTopKFirst:
-        TopKStep(block, out, at, vocab, k, rules.top_k);
-        TopPStep(block, out, at, out, at, vocab, p, rules.top_p);
-        MinPStep(block, out, at, vocab, m, rules.min_p);
-        break;
       case FilterOrder::kMinPFirst:
-        MinPStep(block, out, at, vocab, m, rules.min_p);
-        TopKStep(block, out, at, vocab, k, rules.top_k);
-        TopPStep(block, out, at, out, at, vocab, p, rules.top_p);
+        SequentialFilters(block, out, at, vocab, k, p, m, rules);
         break;
       case FilterOrder::kJoint:
       case FilterOrder::kJointThenMinP: {

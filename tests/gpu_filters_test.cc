@@ -139,6 +139,33 @@ TEST(GpuFilters, AscendSampleMatchesReference) {
           {{"is_need_logits", true}, {"is_need_sample_result", true}});
 }
 
+TEST(GpuLogprobsKernel, MatchesReferenceInEveryMode) {
+  // n = 1500: the top-n list takes two radix-select chunks; temperatures 0.7 and 0 (greedy:
+  // no filters); processed modes run the profile's filters on the flat rows; raw modes see
+  // raw_logits with a NaN and +inf planted (NaN first in the top-n order).
+  auto inputs = [] {
+    Tensor raw = FlatRows(7, false);
+    raw.data<float>()[3] = std::numeric_limits<float>::quiet_NaN();
+    raw.data<float>()[kVocab + 5] = std::numeric_limits<float>::infinity();
+    return TensorMap{{"logits", FlatRows(8, false)},
+                     {"raw_logits", std::move(raw)},
+                     {"temperature", Tensor::FromValues<float>(DType::kF32, {kRows}, {0.7f, 1.0f, 0.0f, 2.0f, 0.005f})},
+                     {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRows}, {50, 0, 5, 1500, 0})},
+                     {"top_p", Tensor::FromValues<float>(DType::kF32, {kRows}, {0.9f, 0.95f, 1.0f, 0.8f, 1.0f})},
+                     {"min_p", Tensor::FromValues<float>(DType::kF32, {kRows}, {0.0f, 0.05f, 0.0f, 0.1f, 0.0f})},
+                     {"token", Tensor::FromValues<std::int64_t>(DType::kI64, {kRows}, {3, 10, 2499, 0, 77})},
+                     {"token_ids", Tensor::FromValues<std::int32_t>(DType::kI32, {kRows, 2}, {3, -1, 0, 1, 5, 6, -1, -1, 9, 2499})}};
+  };
+  for (const char* profile : {"canonical", "vllm"}) {
+    for (const char* mode : {"raw_logprobs", "raw_logits", "processed_logits", "processed_logprobs"}) {
+      Compare("logprobs", profile, inputs(), {{"mode", mode}, {"num_logprobs", 1500}});
+    }
+  }
+  for (const char* mode : {"temperature", "original"}) {
+    Compare("logprobs", "sglang", inputs(), {{"mode", mode}, {"num_logprobs", 1500}});
+  }
+}
+
 TEST(GpuFilters, PaddedRowsReadOnlyTheirEntries) {
   // pitch = V + 13 with +inf and NaN in the padding (values every filter rejects, and that
   // would win any selection if read): each kernel must give the unpadded run's bits.

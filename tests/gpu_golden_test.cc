@@ -41,7 +41,7 @@ TEST(GpuEmulatedGolden, ClaimsOnlyStagesWithKernels) {
                                                 "softmax",           "temperature",    "token_bitmask",
                                                 // filters
                                                 "min_p", "sampling_filters", "top_k", "top_p",
-                                                "ascend_top_k_top_p_sample_v2"};
+                                                "ascend_top_k_top_p_sample_v2", "logprobs"};
   EXPECT_EQ(std::set<std::string>(stages.begin(), stages.end()), with_kernels);
   EXPECT_EQ(backend->Name(), "gpu-emulated");
 }

@@ -499,6 +499,35 @@ TEST(GpuAscendSample, HeaderExample) {
   EXPECT_EQ(ids, (std::vector<std::int64_t>{0, 1, -1, -1}));
 }
 
+TEST(GpuLogprobs, HeaderExample) {
+  // reference/logprobs.h's example: the ln 2 row, raw_logprobs (log softmax), token 3, n = 2:
+  // top_ids {0, 1}; token 3's value ties with token 2's (both log 1/8), so canonical's rank is
+  // 1 + #{greater} = 1 + 2 = 3 and vllm's #{greater or equal} = 4. token_ids {3, -1}: x[3],
+  // then the quiet NaN 0x7fc00000.
+  const std::vector<float> row = Ln2Row();
+  const float divisor = 1.0f;
+  const std::uint8_t zero = 0;
+  const std::int32_t k = 0;
+  const float p = 1.0f, m = 0.0f;
+  const std::int64_t token = 3;
+  const std::vector<std::int32_t> ids = {3, -1};
+  for (const bool vllm : {false, true}) {
+    LogprobsRule rule;
+    rule.rank_counts_ties = vllm;
+    std::vector<std::int64_t> top(2, -7);
+    std::vector<float> values(2), asked(2);
+    float value = 0.0f;
+    std::int64_t rank = -7;
+    MakeEmulatedRunner()->Logprobs(row.data(), &divisor, &zero, &zero, &k, &p, &m, &token, ids.data(), 2, 1, 4, 4, 2,
+                                   rule, top.data(), values.data(), &value, &rank, asked.data());
+    EXPECT_EQ(top, (std::vector<std::int64_t>{0, 1}));
+    EXPECT_EQ(rank, vllm ? 4 : 3);
+    EXPECT_EQ(Bits(asked[0]), Bits(value));
+    EXPECT_EQ(Bits(asked[1]), 0x7fc00000u);
+    EXPECT_LT(values[1], values[0]);
+  }
+}
+
 // Planted fault: a top-k that takes its pivot one rank too deep keeps k + 1 tokens; the
 // hand-derived answer above rejects it.
 struct OffByOneTopKKernel {
