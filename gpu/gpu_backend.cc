@@ -15,6 +15,7 @@
 #include "core/stage_catalogue.h"
 #include "gpu/draws_glue.h"  // gpu-draws group
 #include "gpu/noise_glue.h"
+#include "gpu/filters_glue.h"
 #include "reference/stage_io.h"
 
 namespace sampcheck::gpu {
@@ -371,6 +372,13 @@ const std::map<std::string, StageFn>& Stages() {
       {"tp_consensus", GpuTpConsensus},
       // noise group (gpu/noise_glue.cc)
       {"noise", RunNoiseStage},
+      // filters (gpu/filters_glue.cc)
+      {"min_p", RunMinPKernel},
+      {"sampling_filters", RunSamplingFiltersKernel},
+      {"top_k", RunTopKKernel},
+      {"top_p", RunTopPKernel},
+      {"ascend_top_k_top_p_sample_v2", RunAscendTopKTopPSampleV2Kernel},
+      {"logprobs", RunLogprobsKernel},
   };
   return stages;
 }

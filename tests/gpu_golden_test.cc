@@ -45,6 +45,8 @@ TEST(GpuEmulatedGolden, ClaimsOnlyStagesWithKernels) {
                        "tp_consensus"});
   // noise group.
   with_kernels.insert("noise");
+  // filters group.
+  with_kernels.insert({"min_p", "sampling_filters", "top_k", "top_p", "ascend_top_k_top_p_sample_v2", "logprobs"});
   EXPECT_EQ(std::set<std::string>(stages.begin(), stages.end()), with_kernels);
   EXPECT_EQ(backend->Name(), "gpu-emulated");
 }
