@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -81,10 +82,12 @@ TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {
   const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
   const Tensor& temp = in.Required("temperature", DType::kF32, 1);
   in.ExpectDim("temperature", temp, 0, rows);
+  const std::span<const float> temp_all = temp.data<float>();
   const FastSamplingOptions options{.greedy_below = 1e-5f, .bug = bug_};
   bool any_random = false;
+  const std::span<const float> x_all = logits.data<float>();
   for (std::int64_t b = 0; b < rows; ++b) {
-    const float t = temp.data<float>()[static_cast<std::size_t>(b)];
+    const float t = temp_all[static_cast<std::size_t>(b)];
     if (!std::isfinite(t) || t < 0.0f) {
       in.Fail("temperature[" + std::to_string(b) + "] = " + FormatFloat(t) + " must be finite and >= 0");
     }
@@ -92,7 +95,7 @@ TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {
     any_random |= random;
     bool finite = false;
     for (std::int64_t i = 0; i < vocab; ++i) {
-      const float x = logits.data<float>()[static_cast<std::size_t>(b * vocab + i)];
+      const float x = x_all[static_cast<std::size_t>(b * vocab + i)];
       if (std::isnan(x) || x == INFINITY) {
         in.Fail("row " + std::to_string(b) + " holds " + FormatFloat(x) + " at column " + std::to_string(i) +
                 " after the steps before temperature; gpu-fast needs finite or -inf logits (apply nan_handling first)");
@@ -110,12 +113,14 @@ TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {
     const Tensor& pos = in.Required("positions", DType::kI64, 1);
     in.ExpectDim("seed", s, 0, rows);
     in.ExpectDim("positions", pos, 0, rows);
+    const std::span<const std::int64_t> pos_all = pos.data<std::int64_t>();
+    const std::span<const std::int64_t> seed_all = s.data<std::int64_t>();
     for (std::int64_t b = 0; b < rows; ++b) {
-      const std::int64_t p = pos.data<std::int64_t>()[static_cast<std::size_t>(b)];
+      const std::int64_t p = pos_all[static_cast<std::size_t>(b)];
       if (p < 0 || p > 0xffffffffLL) {
         in.Fail("positions[" + std::to_string(b) + "] = " + std::to_string(p) + " must be in [0, 2^32)");
       }
-      seed[static_cast<std::size_t>(b)] = std::bit_cast<std::uint64_t>(s.data<std::int64_t>()[static_cast<std::size_t>(b)]);
+      seed[static_cast<std::size_t>(b)] = std::bit_cast<std::uint64_t>(seed_all[static_cast<std::size_t>(b)]);
       position[static_cast<std::size_t>(b)] = static_cast<std::uint64_t>(p);
     }
   }

@@ -18,7 +18,7 @@
 //   f32 [B] finite and >= 0; top_k i32, top_p and min_p f32 [B] (absent: disabled; NaN is an
 //   error); seed and positions i64 [B] (positions in [0, 2^32)) when a row is random; logits
 //   after those steps free of NaN and +inf, and a random row needs a finite entry. Param
-//   `order` may only be `top_k_first`. Bad input throws InputError naming case, tensor and
+//   `order` may only be `top_k_first`. Bad input throws std::invalid_argument naming case, tensor and
 //   expectation.
 // - Reproducibility claimed: a row's token depends only on its own inputs, seed and position
 //   (the Philox subsequence), so the same case gives the same tokens run to run and in any

@@ -13,6 +13,9 @@
 //   validated by the caller: no NaN, no +inf, and every random row has a finite entry.
 //   temperature, top_p, min_p: rows f32 (top_p, min_p not NaN; temperature finite, >= 0);
 //   top_k: rows i32; seed, position: rows u64 (position < 2^32). token: rows i64.
+//   scaled_out, weight_out: rows x V f32 scratch (global memory) where the first passes store
+//   s_i and e_i below, read by every later pass (each thread writes its own strided entries;
+//   barriers separate the writes from reads by other threads).
 // - Greedy rows (temperature < options.greedy_below: the canonical 1e-5,
 //   docs/spec/temperature.md): the argmax of the logits, lowest index among tied maxima (a
 //   minimum over the 64-bit order keys below, a total order, so the free reduction order
@@ -21,10 +24,11 @@
 //     s_i = x_i / t (one IEEE division, as the reference's temperature stage);
 //     order key of i: (descending value key of s_i) << 32 | i, the filters' total order
 //       (larger value first, then lower index; -0.0 folded onto +0.0), smaller key = earlier;
-//     top-k (0 < k < V): kth = the k-th smallest key, by a radix select over the key bits
-//       (one block count per bit: 32 value bits plus the index bits of V - 1); the top-k set
-//       T = {i : key_i <= kth} (ties at the k-th value go to the lower indices, as canonical);
-//       k <= 0 or k >= V: T = every token;
+//     top-k (0 < k < V) with top-p on (p < 1): kth = the k-th smallest key, by a radix select
+//       over the key bits (one block count per bit: 32 value bits plus the index bits of
+//       V - 1); the top-k set T = {i : key_i <= kth} (ties at the k-th value go to the lower
+//       indices, as canonical). Otherwise T = every token, and top-k with top-p off is an
+//       acceptance rule below (no select);
 //     e_i = ExpF32Cr(s_i - m), m = s of the first token of the order (e = 1 there);
 //     S = sum of e over T (free order);
 //     rejection rounds r = 0, 1, ...: candidates C = {i in T : key_i < pivot, e_i > 0}
@@ -33,12 +37,13 @@
 //       curand() calls: rng::CurandPhiloxWord); j = inverse CDF of u * mass(C) over C in
 //       index order (each thread owns a contiguous chunk; a block scan of the chunk sums;
 //       rounding past the end takes the last candidate); accept j iff
+//         top-k without select: rank(j) = #{i : key_i < key_j} < k;
 //         top-p: p >= 1, or E_j == 0 (j is the first of the order), or E_j < p * S, with
 //                E_j = the sum of e over T before j in the order (renormalised over T:
 //                the canonical top-p reads the softmax of the top-k survivors);
 //         min-p: m_p <= 0, or e_j >= min(m_p, 1) (p_j >= m_p * p_max with p_max's e = 1;
 //                the ratio does not depend on which renormalised distribution min-p reads);
-//       else pivot = key_j. Both rules are monotone along the order, so every token after a
+//       else pivot = key_j. Every rule is monotone along the order, so every token after a
 //       rejected one would be rejected too: the accepted token follows the filtered
 //       distribution (rejection sampling), and every round removes at least one candidate, so
 //       the loop ends within |T| rounds (the first token of the order is always accepted).
@@ -143,28 +148,35 @@ struct FastSamplingKernel {
   static_assert(kThreads % kWarpSize == 0 && kThreads >= kWarpSize && kThreads <= 1024,
                 "one block of whole warps, at most 1024 threads");
 
-  template <class B, class In, class F32, class I32, class U64, class Out>
+  template <class B, class In, class F32, class I32, class U64, class Scratch, class Out>
   SAMPCHECK_KERNEL_BODY void operator()(B& block, In logits, F32 temperature, I32 top_k, F32 top_p, F32 min_p,
-                                        U64 seed, U64 position, Out token, std::int64_t vocab, std::int64_t pitch,
-                                        FastSamplingOptions options) const {
+                                        U64 seed, U64 position, Scratch scaled_out, Scratch weight_out, Out token,
+                                        std::int64_t vocab, std::int64_t pitch, FastSamplingOptions options) const {
     using fast_detail::OrderKey;
     const std::int64_t row = block.index();
     const std::int64_t base = row * pitch;
+    const std::int64_t scratch = row * vocab;
     const float t = temperature.Load(row);
     const bool greedy = t < options.greedy_below;
     // Greedy rows order the logits themselves; random rows the scaled logits (the order of
     // s_i = x_i / t, in which rounding can create ties the logits did not have).
-    auto scaled = [&](std::int64_t i) {
+    auto scale = [&](std::int64_t i) {
       const float x = logits.Load(base + i);
       return greedy ? x : x / t;
     };
+    // After the first pass: s_i and e_i from the row's scratch (FlashInfer's sampling from
+    // logits likewise writes the softmax to a buffer once and samples from it).
+    auto scaled = [&](std::int64_t i) { return scaled_out.Load(scratch + i); };
+    auto weight_of = [&](std::int64_t i) { return weight_out.Load(scratch + i); };
 
     // The first token of the order: the greedy token, and the random rows' maximum.
     auto key_lane = Registers<std::uint64_t>(block);
     block.ForEachThread([&](Thread th) {
       std::uint64_t best = fast_detail::kNoKey;
       for (std::int64_t i = th.x; i < vocab; i += kThreads) {
-        const std::uint64_t k = OrderKey(scaled(i), i);
+        const float s = scale(i);
+        scaled_out.Store(scratch + i, s);
+        const std::uint64_t k = OrderKey(s, i);
         if (k < best) best = k;
       }
       key_lane[th] = best;
@@ -177,14 +189,23 @@ struct FastSamplingKernel {
       });
       return;
     }
-    const float m = scaled(first);
-    auto weight = [&](float s) { return math::ExpF32Cr(s - m); };
+    const float m = scaled(first);  // written in the first pass; the reduction's barriers order it
+    block.ForEachThread([&](Thread th) {
+      for (std::int64_t i = th.x; i < vocab; i += kThreads) weight_out.Store(scratch + i, math::ExpF32Cr(scaled(i) - m));
+    });
+    block.Sync();  // the weights are read by other threads below
 
     // top-k: the k-th smallest key, bit by bit from the most significant (radix select).
     std::int64_t k = top_k.Load(row);
     if (options.bug == FastSamplingBug::kTopKKeepsKPlusOne && k > 0) k += 1;
+    const float p = top_p.Load(row);
+    const float mp = min_p.Load(row);
+    const bool top_k_on = k > 0 && k < vocab;
+    // With top-p on, top-p reads the top-k set's mass, so the set is selected first; without
+    // it, top-k is one more acceptance rule (rank(j) < k, FlashInfer's TopKSamplingFromProb).
+    const bool select_top_k = top_k_on && p < 1.0f;
     std::uint64_t kth = fast_detail::kNoKey;
-    if (k > 0 && k < vocab) {
+    if (select_top_k) {
       int index_bits = 0;
       while ((std::int64_t{1} << index_bits) < vocab) ++index_bits;
       std::uint64_t answer = 0;
@@ -209,16 +230,13 @@ struct FastSamplingKernel {
     block.ForEachThread([&](Thread th) {
       float acc = 0.0f;
       for (std::int64_t i = th.x; i < vocab; i += kThreads) {
-        const float s = scaled(i);
-        if (in_top_k(OrderKey(s, i))) acc += weight(s);
+        if (in_top_k(OrderKey(scaled(i), i))) acc += weight_of(i);
       }
       mass[th] = acc;
     });
     const float top_k_mass =
         BlockUniform(block, fast_detail::FastBlockReduce<kThreads, float>(block, mass, fast_detail::FloatSum{}));
 
-    const float p = top_p.Load(row);
-    const float mp = min_p.Load(row);
     const float min_ratio = mp < 1.0f ? mp : 1.0f;
     const std::uint64_t row_seed = seed.Load(row);
     const std::uint64_t row_position = position.Load(row);
@@ -239,9 +257,8 @@ struct FastSamplingKernel {
         std::int64_t l = -1;
         const std::int64_t end = (th.x + 1) * chunk < vocab ? (th.x + 1) * chunk : vocab;
         for (std::int64_t i = th.x * chunk; i < end; ++i) {
-          const float s = scaled(i);
-          const float e = weight(s);
-          if (candidate(OrderKey(s, i), e)) {
+          const float e = weight_of(i);
+          if (candidate(OrderKey(scaled(i), i), e)) {
             acc += e;
             l = i;
           }
@@ -275,9 +292,8 @@ struct FastSamplingKernel {
           float c = before;
           const std::int64_t end = (th.x + 1) * chunk < vocab ? (th.x + 1) * chunk : vocab;
           for (std::int64_t i = th.x * chunk; i < end; ++i) {
-            const float s = scaled(i);
-            const float e = weight(s);
-            if (!candidate(OrderKey(s, i), e)) continue;
+            const float e = weight_of(i);
+            if (!candidate(OrderKey(scaled(i), i), e)) continue;
             c += e;
             chosen = i;  // the last candidate when rounding keeps c at or below target
             if (c > target) break;
@@ -292,16 +308,25 @@ struct FastSamplingKernel {
       if (j == fast_detail::kNoToken) j = BlockUniform(block, fallback);  // u * total rounded up to total
       if (j < 0) j = first;  // no candidate: unreachable while the first token is never rejected
       const float sj = scaled(j);
-      const float ej = weight(sj);
+      const float ej = weight_of(j);
       const std::uint64_t kj = OrderKey(sj, j);
       bool accept = !(mp > 0.0f) || ej >= min_ratio;
+      if (accept && top_k_on && !select_top_k) {
+        auto rank = Registers<std::uint32_t>(block);
+        block.ForEachThread([&](Thread th) {
+          std::uint32_t c = 0;
+          for (std::int64_t i = th.x; i < vocab; i += kThreads) c += OrderKey(scaled(i), i) < kj ? 1u : 0u;
+          rank[th] = c;
+        });
+        accept = static_cast<std::int64_t>(BlockUniform(
+                     block, fast_detail::FastBlockReduce<kThreads, std::uint32_t>(block, rank, fast_detail::CountSum{}))) < k;
+      }
       if (accept && p < 1.0f) {
         auto before = Registers<float>(block);
         block.ForEachThread([&](Thread th) {
           float acc = 0.0f;
           for (std::int64_t i = th.x; i < vocab; i += kThreads) {
-            const float s = scaled(i);
-            if (OrderKey(s, i) < kj) acc += weight(s);  // before j in the order: inside T
+            if (OrderKey(scaled(i), i) < kj) acc += weight_of(i);  // before j in the order: inside T
           }
           before[th] = acc;
         });

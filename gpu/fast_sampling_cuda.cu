@@ -76,10 +76,12 @@ void RunFastSamplingCuda(const FastSamplingLaunch& l) {
   Buffer<float> min_p(l.min_p, rows);
   Buffer<std::uint64_t> seed(l.seed, rows);
   Buffer<std::uint64_t> position(l.position, rows);
+  Buffer<float> scaled(nullptr, rows * l.vocab);
+  Buffer<float> weight(nullptr, rows * l.vocab);
   Buffer<std::int64_t> token(nullptr, rows);
   FastSamplingEntry<<<static_cast<unsigned>(rows), kFastSamplingDeviceThreads>>>(
       logits.In("logits"), temperature.In("temperature"), top_k.In("top_k"), top_p.In("top_p"), min_p.In("min_p"),
-      seed.In("seed"), position.In("position"), token.Out("token"), l.vocab, l.pitch, l.options);
+      seed.In("seed"), position.In("position"), scaled.Out("scaled"), weight.Out("weight"), token.Out("token"), l.vocab, l.pitch, l.options);
   SAMPCHECK_FAST_CHECK(cudaGetLastError());
   SAMPCHECK_FAST_CHECK(cudaDeviceSynchronize());
   token.Download(l.token);

@@ -4,6 +4,7 @@
 // run with the emulator's report.
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "gpu/emulator.h"
 #include "gpu/fast_sampling.cuh"
@@ -22,10 +23,12 @@ template <int kThreads>
 void Run(const FastSamplingLaunch& l) {
   using Kernel = FastSamplingKernel<kThreads>;
   const std::int64_t rows = l.rows;
+  std::vector<float> scaled(static_cast<std::size_t>(rows * l.vocab)), weight(scaled.size());
   const LaunchReport report = emu::Launch(Kernel::kName, static_cast<int>(rows), Kernel::kThreads, [&](Block& block) {
     Kernel{}(block, Global(l.logits, rows * l.pitch, "logits"), Global(l.temperature, rows, "temperature"),
              Global(l.top_k, rows, "top_k"), Global(l.top_p, rows, "top_p"), Global(l.min_p, rows, "min_p"),
-             Global(l.seed, rows, "seed"), Global(l.position, rows, "position"), Global(l.token, rows, "token"),
+             Global(l.seed, rows, "seed"), Global(l.position, rows, "position"), Global(scaled.data(), rows * l.vocab, "scaled"),
+             Global(weight.data(), rows * l.vocab, "weight"), Global(l.token, rows, "token"),
              l.vocab, l.pitch, l.options);
   });
   if (!report.ok()) {
