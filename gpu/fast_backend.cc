@@ -83,7 +83,7 @@ TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {
   const Tensor& temp = in.Required("temperature", DType::kF32, 1);
   in.ExpectDim("temperature", temp, 0, rows);
   const std::span<const float> temp_all = temp.data<float>();
-  const FastSamplingOptions options{.greedy_below = 1e-5f, .bug = bug_};
+  const FastSamplingOptions options{.greedy_below = 1e-5, .bug = bug_};
   bool any_random = false;
   const std::span<const float> x_all = logits.data<float>();
   for (std::int64_t b = 0; b < rows; ++b) {
@@ -91,7 +91,7 @@ TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {
     if (!std::isfinite(t) || t < 0.0f) {
       in.Fail("temperature[" + std::to_string(b) + "] = " + FormatFloat(t) + " must be finite and >= 0");
     }
-    const bool random = !(t < options.greedy_below);
+    const bool random = !(static_cast<double>(t) < options.greedy_below);
     any_random |= random;
     bool finite = false;
     for (std::int64_t i = 0; i < vocab; ++i) {

@@ -16,7 +16,7 @@
 //   scaled_out, weight_out: rows x V f32 scratch (global memory) where the first passes store
 //   s_i and e_i below, read by every later pass (each thread writes its own strided entries;
 //   barriers separate the writes from reads by other threads).
-// - Greedy rows (temperature < options.greedy_below: the canonical 1e-5,
+// - Greedy rows (double(temperature) < options.greedy_below: the canonical 1e-5,
 //   docs/spec/temperature.md): the argmax of the logits, lowest index among tied maxima (a
 //   minimum over the 64-bit order keys below, a total order, so the free reduction order
 //   cannot change it).
@@ -157,7 +157,7 @@ struct FastSamplingKernel {
     const std::int64_t base = row * pitch;
     const std::int64_t scratch = row * vocab;
     const float t = temperature.Load(row);
-    const bool greedy = t < options.greedy_below;
+    const bool greedy = static_cast<double>(t) < options.greedy_below;  // as reference/temperature.h
     // Greedy rows order the logits themselves; random rows the scaled logits (the order of
     // s_i = x_i / t, in which rounding can create ties the logits did not have).
     auto scale = [&](std::int64_t i) {

@@ -23,7 +23,7 @@ enum class FastSamplingBug : int {
 };
 
 struct FastSamplingOptions {
-  float greedy_below = 1e-5f;  // the canonical temperature rule: greedy iff t < 1e-5
+  double greedy_below = 1e-5;  // the canonical temperature rule: greedy iff double(t) < 1e-5
   FastSamplingBug bug = FastSamplingBug::kNone;
 };
 

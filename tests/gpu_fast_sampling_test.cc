@@ -82,6 +82,13 @@ TEST(GpuFastSampling, GreedyTakesTheLowestTiedIndex) {
   const float inf = INFINITY;
   const auto out = backend->Run("pipeline", PipelineCase(1, 4, {1.0f, 3.0f, 3.0f, -inf}, {0.0f}, {0}, {1.0f}, {0.0f}, {3}));
   EXPECT_EQ(Tokens(out), std::vector<std::int64_t>{1});
+  // t = 1e-5f is greedy: the rule compares double(t) = 9.99999974738e-06 with 1e-5
+  // (docs/spec/temperature.md). Were it random, the tie at 3 would draw token 2 with
+  // probability 1/2 per seed: 20 seeds miss that with probability 2^-20.
+  for (std::int64_t seed = 0; seed < 20; ++seed) {
+    const auto t = Tokens(backend->Run("pipeline", PipelineCase(1, 4, {1.0f, 3.0f, 3.0f, -inf}, {1e-5f}, {0}, {1.0f}, {0.0f}, {seed})));
+    EXPECT_EQ(t, std::vector<std::int64_t>{1}) << "seed " << seed;
+  }
 }
 
 // The canonical top-k tie rule: k = 2 on {5, 7, 7, 7} keeps tokens 1 and 2 (the lower indices
