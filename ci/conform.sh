@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # The README's main command: set-up (install, configure, build; incremental), then the
 # conformance suite against the reference, gpu-emulated (the gpu/ kernels on the checking host
-# emulator, docs/gpu.md) and, when the CUDA parts are built and a device is present, gpu.
+# emulator, docs/gpu.md), gpu-fast-emulated (the fused production-style sampling kernel on the
+# emulator, judged by the statistical harness only: docs/gpu.md "gpu-fast") and, when the CUDA
+# parts are built and a device is present, gpu and gpu-fast.
 # Prints a per-stage summary per backend and writes reports/out/report.json
 # (reports/out/<backend>/report.json for each backend), each with report.xml, report.md and
 # report.html beside it.
@@ -12,12 +14,12 @@ cd "$(dirname "$0")/.."
 bash ci/setup.sh
 bin=build/${SAMPCHECK_PRESET:-default}/cli/sampcheck
 status=0
-backends=(reference gpu-emulated)
+backends=(reference gpu-emulated gpu-fast-emulated)
 if [[ -e build/${SAMPCHECK_PRESET:-default}/gpu/libsampcheck_gpu_cuda.a ]] && command -v nvidia-smi >/dev/null &&
    nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
-  backends+=(gpu)
+  backends+=(gpu gpu-fast)
 else
-  echo "conform: backend gpu not run (no CUDA build or no CUDA device)"
+  echo "conform: backends gpu and gpu-fast not run (no CUDA build or no CUDA device)"
 fi
 for backend in "${backends[@]}"; do
   echo "== backend $backend"

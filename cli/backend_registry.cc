@@ -6,6 +6,7 @@
 #include "backends/isolated_backend.h"
 #include "backends/plugin_backend.h"
 #include "core/error.h"
+#include "gpu/fast_backend.h"
 #include "gpu/gpu_backend.h"
 #include "reference/reference_backend.h"
 
@@ -20,12 +21,12 @@ bool StartsWith(const std::string& s, const std::string& prefix) { return s.rfin
 
 }  // namespace
 
-// "gpu" exists only in builds with the CUDA parts (SAMPCHECK_HAVE_CUDA, gpu/CMakeLists.txt).
+// "gpu" and "gpu-fast" exist only in builds with the CUDA parts (SAMPCHECK_HAVE_CUDA, gpu/CMakeLists.txt).
 std::vector<std::string> BuiltinBackendNames() {
 #if defined(SAMPCHECK_HAVE_CUDA)
-  return {"reference", "gpu-emulated", "gpu"};
+  return {"reference", "gpu-emulated", "gpu", "gpu-fast-emulated", "gpu-fast"};
 #else
-  return {"reference", "gpu-emulated"};
+  return {"reference", "gpu-emulated", "gpu-fast-emulated"};
 #endif
 }
 
@@ -34,7 +35,9 @@ std::unique_ptr<Backend> MakeBackend(const std::string& name) {
   if (name == "gpu-emulated") return gpu::MakeGpuEmulatedBackend();
 #if defined(SAMPCHECK_HAVE_CUDA)
   if (name == "gpu") return gpu::MakeCudaBackend();
+  if (name == "gpu-fast") return gpu::MakeGpuFastCudaBackend();
 #endif
+  if (name == "gpu-fast-emulated") return gpu::MakeGpuFastEmulatedBackend();
   std::string valid;
   for (const auto& n : BuiltinBackendNames()) valid += (valid.empty() ? "" : ", ") + n;
   throw InputError("unknown backend '" + name + "'; valid backends: " + valid +

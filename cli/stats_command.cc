@@ -12,6 +12,7 @@
 #include "cli/option_checks.h"
 #include "cli/progress_bar.h"
 #include "core/error.h"
+#include "gpu/fast_backend.h"
 #include "harness/statistical_run.h"
 #include "harness/two_sample.h"
 #include "reports/conform_report.h"
@@ -22,6 +23,8 @@ namespace sampcheck::cli {
 std::unique_ptr<Backend> MakeStatsBackend(const std::string& name) {
   constexpr std::string_view kWrong = "wrong:";
   if (name.rfind(kWrong, 0) == 0) {
+    // The fast kernel's planted filter bugs (gpu/fast_backend.h), then the reference's.
+    if (auto fast = gpu::MakeGpuFastWrongBackend(name.substr(kWrong.size()))) return fast;
     try {
       return statistical::MakeWrongSampler(name.substr(kWrong.size()));
     } catch (const std::invalid_argument& e) {

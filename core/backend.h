@@ -42,6 +42,13 @@ class Backend {
   // (statistical/noise_harness.h) through Run, like any stage. Gate on what a backend
   // declares, never on its name.
 
+  // Whether the backend claims the stage's outputs bit for bit (its catalogue tier: exact or
+  // canonical). A backend that claims only the distributional tier for a stage (gpu-fast,
+  // docs/gpu.md "gpu-fast": free reduction order, its own Philox draws) returns false: golden
+  // verify skips the stage's golden cases with that reason, and the statistical harness
+  // judges its draws against the exact target.
+  virtual bool ClaimsBitwise(const std::string& /*stage*/) const { return true; }
+
   // Sharded statistics (docs/spec/sharded_statistics.md): the counts of draws
   // [first_draw, first_draw + draws) of the stream whose draw d is CountDraws' draw d (same
   // stage, case and seed), so that the counts of disjoint ranges add up to CountDraws over

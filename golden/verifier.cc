@@ -127,6 +127,12 @@ std::optional<GoldenCase> PrepareCase(const std::filesystem::path& dir, const Ma
                e.stage + "'";
     return std::nullopt;
   }
+  if (!backend.ClaimsBitwise(e.stage)) {
+    r.verdict = Verdict::kSkip;
+    r.reason = "backend '" + backend.Name() + "' claims only the distributional tier for stage '" + e.stage +
+               "': judged by the statistical harness, not by goldens";
+    return std::nullopt;
+  }
   const StageInfo* info = FindStage(e.stage);
   if (options.canonical_rule && info && info->tier == Tier::kCanonical) {
     g.comparison = *options.canonical_rule;

@@ -16,6 +16,7 @@
 // Host only: no exceptions here either; Launch returns the violations and the caller decides.
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -196,6 +197,24 @@ HostRegisters<T> ShuffleXor(HostBlock& block, const HostRegisters<T>& r, int mas
 
 HostRegisters<std::uint32_t> Ballot(HostBlock& block, const HostRegisters<bool>& p);
 
+// gpu-fast group: a value every thread holds, read by block-level code (a data-dependent
+// loop or branch around barriers, as a broadcast from shared memory is used on the device).
+// Checks that every thread holds the same bits: a block-level branch on a value that differs
+// between threads would diverge around the next barrier on the device, so it is reported as
+// a divergent barrier naming the first thread that differs.
+template <class T>
+T BlockUniform(HostBlock& block, const HostRegisters<T>& r) {
+  block.WarpOp("BlockUniform");
+  for (int t = 1; t < r.size(); ++t) {
+    if (std::memcmp(&r.at(t), &r.at(0), sizeof(T)) != 0) {
+      block.Report(Violation::Kind::kDivergentBarrier, t, "uniform value", 0,
+                   "a block-level branch reads a value that differs between thread 0 and this thread");
+      break;
+    }
+  }
+  return r.at(0);
+}
+
 // A global array on the host: bounds-checked Load/Store (no race tracking: blocks of one
 // launch run one after another here, and the kernels give each block its own rows).
 template <class T>
@@ -243,6 +262,7 @@ LaunchReport Launch(const char* kernel, int grid, int threads, Body&& body) {
 
 // Kernel bodies name these without a namespace.
 using emu::Ballot;
+using emu::BlockUniform;  // gpu-fast group
 using emu::GlobalArray;
 using emu::HostShared;
 using emu::Registers;

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: Apache-2.0
+// gpu-fast (gpu/fast_sampling.cuh, gpu/fast_backend.h; docs/gpu.md "gpu-fast"): the fused
+// production-style kernel on the checking emulator. Contract examples, the emulator's checks at
+// the device's block size, input errors, reproducibility, and the statistical suite: the
+// planted-bug `wrong:` variants are rejected (the passing run of the whole suite is
+// tests/gpu_fast_sampling_suite_test.cc, labelled slow).
+//
+// Error budget of the statistical tests (docs/method.md "gpu-fast"): the suite's family-wise
+// alpha is 1e-4 with Holm over every L2/L3 test of a run (statistical/draw_harness.h), L1 has
+// alpha 0 (a draw of a probability-0, non-ambiguous token is a bug, never chance), and each
+// case's n gives power 0.99 at its declared effect (TV 0.05, boundary mass dropped). Seeds are
+// fixed (seed epoch 0), so each test is deterministic; a correct sampler fails a run with
+// probability <= 1e-4 per epoch, and this file runs the passing suite once. The negative
+// controls must be rejected: the off-by-one nucleus puts positive mass on a token of exact
+// probability 0 (token 13 of stats/pipeline/top_p_inside_v100, p = 0.5 e_13 / sum e ~ 0.03),
+// so L1 misses it only if none of the n >= 1000 draws lands there (< 1e-12); likewise top-k
+// keeping k + 1 draws a sixth token in the ties case and a 51st in the mixed case.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "gpu/emulator.h"
+#include "gpu/fast_backend.h"
+#include "gpu/fast_sampling.cuh"
+#include "gpu/fast_sampling_launch.h"
+#include "golden/verifier.h"
+#include "statistical/draw_harness.h"
+#include "statistical/exact_target.h"
+#include "statistical/stat_cases.h"
+
+namespace sampcheck {
+namespace {
+
+constexpr float kLn2 = std::numbers::ln2_v<float>;
+
+Case PipelineCase(std::int64_t rows, std::int64_t vocab, const std::vector<float>& logits, std::vector<float> temperature,
+                  std::vector<std::int32_t> top_k, std::vector<float> top_p, std::vector<float> min_p,
+                  std::vector<std::int64_t> seed) {
+  Case c;
+  c.id = "gpu_fast_test";
+  c.stage = "pipeline";
+  c.profile = "canonical";
+  c.inputs.emplace("logits", Tensor::FromValues(DType::kF32, {rows, vocab}, logits));
+  c.inputs.emplace("temperature", Tensor::FromValues(DType::kF32, {rows}, temperature));
+  c.inputs.emplace("top_k", Tensor::FromValues(DType::kI32, {rows}, top_k));
+  c.inputs.emplace("top_p", Tensor::FromValues(DType::kF32, {rows}, top_p));
+  c.inputs.emplace("min_p", Tensor::FromValues(DType::kF32, {rows}, min_p));
+  c.inputs.emplace("seed", Tensor::FromValues(DType::kI64, {rows}, seed));
+  c.inputs.emplace("positions", Tensor::FromValues(DType::kI64, {rows}, std::vector<std::int64_t>(static_cast<std::size_t>(rows), 0)));
+  return c;
+}
+
+std::vector<std::int64_t> Tokens(const TensorMap& out) {
+  const auto t = out.at("token").data<std::int64_t>();
+  return {t.begin(), t.end()};
+}
+
+// The contract block's example: {1/2, 1/4, 1/8, 1/8} with top_k 1 keeps token 0 only; at
+// temperature 0 the row is greedy and the argmax is token 0.
+TEST(GpuFastSampling, ContractExample) {
+  auto backend = gpu::MakeGpuFastEmulatedBackend();
+  const std::vector<float> row = {0.0f, -kLn2, -2 * kLn2, -2 * kLn2};
+  for (std::int64_t seed : {0LL, 1LL, 12345LL, -7LL}) {
+    SCOPED_TRACE(seed);
+    EXPECT_EQ(Tokens(backend->Run("pipeline", PipelineCase(1, 4, row, {1.0f}, {1}, {1.0f}, {0.0f}, {seed}))),
+              std::vector<std::int64_t>{0});
+    EXPECT_EQ(Tokens(backend->Run("pipeline", PipelineCase(1, 4, row, {0.0f}, {0}, {1.0f}, {0.0f}, {seed}))),
+              std::vector<std::int64_t>{0});
+  }
+}
+
+// Greedy rows: the lowest index among tied maxima, whatever the reduction order
+// ({1, 3, 3, -inf} -> 1, as the greedy stage's contract).
+TEST(GpuFastSampling, GreedyTakesTheLowestTiedIndex) {
+  auto backend = gpu::MakeGpuFastEmulatedBackend();
+  const float inf = INFINITY;
+  const auto out = backend->Run("pipeline", PipelineCase(1, 4, {1.0f, 3.0f, 3.0f, -inf}, {0.0f}, {0}, {1.0f}, {0.0f}, {3}));
+  EXPECT_EQ(Tokens(out), std::vector<std::int64_t>{1});
+  // t = 1e-5f is greedy: the rule compares double(t) = 9.99999974738e-06 with 1e-5
+  // (docs/spec/temperature.md). Were it random, the tie at 3 would draw token 2 with
+  // probability 1/2 per seed: 20 seeds miss that with probability 2^-20.
+  for (std::int64_t seed = 0; seed < 20; ++seed) {
+    const auto t = Tokens(backend->Run("pipeline", PipelineCase(1, 4, {1.0f, 3.0f, 3.0f, -inf}, {1e-5f}, {0}, {1.0f}, {0.0f}, {seed})));
+    EXPECT_EQ(t, std::vector<std::int64_t>{1}) << "seed " << seed;
+  }
+}
+
+// The canonical top-k tie rule: k = 2 on {5, 7, 7, 7} keeps tokens 1 and 2 (the lower indices
+// of the tie, docs/spec/filters.md "Kept set"); token 3 must never be drawn, token 0 neither.
+// 200 seeds: both kept tokens have probability 1/2, so each appears (miss chance 2^-199).
+TEST(GpuFastSampling, TopKTiesGoToTheLowerIndices) {
+  auto backend = gpu::MakeGpuFastEmulatedBackend();
+  std::set<std::int64_t> seen;
+  for (std::int64_t seed = 0; seed < 200; ++seed) {
+    const auto t = Tokens(backend->Run("pipeline", PipelineCase(1, 4, {5.0f, 7.0f, 7.0f, 7.0f}, {1.0f}, {2}, {1.0f}, {0.0f}, {seed})));
+    seen.insert(t[0]);
+  }
+  EXPECT_EQ(seen, (std::set<std::int64_t>{1, 2}));
+}
+
+// The emulator's checks at the device's block size (1024 threads; the backend's emulated
+// instantiation uses 128): every filter on, V = 1025 (one more than a tile of 1024), padded rows
+// whose padding holds +inf and NaN (never read). Tokens lie in the exact target's support.
+TEST(GpuFastSampling, DeviceBlockSizePassesTheEmulatorsChecks) {
+  const std::int64_t rows = 3, vocab = 1025, pitch = 1040;
+  std::vector<float> logits(static_cast<std::size_t>(rows * pitch), NAN);
+  std::vector<float> dense;
+  for (std::int64_t b = 0; b < rows; ++b) {
+    for (std::int64_t i = 0; i < pitch; ++i) {
+      float x = i < vocab ? -0.01f * static_cast<float>((i * (b + 2)) % vocab) : (i % 2 ? INFINITY : NAN);
+      logits[static_cast<std::size_t>(b * pitch + i)] = x;
+      if (i < vocab) dense.push_back(x);
+    }
+  }
+  const std::vector<float> temperature = {0.7f, 1.0f, 0.0f};
+  const std::vector<std::int32_t> top_k = {40, 0, 0};
+  const std::vector<float> top_p = {0.5f, 0.9f, 1.0f};
+  const std::vector<float> min_p = {0.0f, 0.5f, 0.0f};
+  const std::vector<std::uint64_t> seed = {1, 2, 3}, position = {0, 5, 9};
+  std::vector<std::int64_t> token(rows, -1);
+  gpu::FastSamplingLaunch launch;
+  launch.logits = logits.data();
+  launch.temperature = temperature.data();
+  launch.top_k = top_k.data();
+  launch.top_p = top_p.data();
+  launch.min_p = min_p.data();
+  launch.seed = seed.data();
+  launch.position = position.data();
+  launch.rows = rows;
+  launch.vocab = vocab;
+  launch.pitch = pitch;
+  launch.token = token.data();
+  ASSERT_NO_THROW(gpu::RunFastSamplingEmulatedDeviceBlock(launch));
+  const Case c = PipelineCase(rows, vocab, dense, temperature, top_k, top_p, min_p, {1, 2, 3});
+  const auto target = statistical::ComputeExactTarget(c);
+  for (std::int64_t b = 0; b < rows; ++b) {
+    SCOPED_TRACE(b);
+    const auto& t = target.rows[static_cast<std::size_t>(b)];
+    ASSERT_GE(token[static_cast<std::size_t>(b)], 0);
+    const auto tok = token[static_cast<std::size_t>(b)];
+    const bool ambiguous = std::binary_search(t.ambiguous.begin(), t.ambiguous.end(), tok);
+    EXPECT_TRUE(t.p[static_cast<std::size_t>(tok)] > 0.0 || ambiguous) << "token " << tok;
+  }
+  EXPECT_EQ(token[2], 0);  // greedy row 2: logit 0 at index 0 is the maximum (-0.01 * ((2i) % V) <= 0)
+}
+
+// BlockUniform: a block-level branch on a value that differs between threads is reported.
+struct NonUniformKernel {
+  static constexpr const char* kName = "non_uniform";
+  template <class B>
+  void operator()(B& block) const {
+    auto r = gpu::Registers<int>(block);
+    block.ForEachThread([&](gpu::Thread t) { r[t] = t.x == 5 ? 1 : 0; });
+    (void)gpu::BlockUniform(block, r);
+  }
+};
+
+TEST(GpuFastSampling, EmulatorReportsANonUniformBranchValue) {
+  const auto report = gpu::emu::Launch("non_uniform", 1, 64, [](gpu::Block& b) { NonUniformKernel{}(b); });
+  ASSERT_EQ(report.total, 1);
+  EXPECT_NE(report.violations[0].Message().find("differs between thread 0 and this thread"), std::string::npos)
+      << report.Summary();
+  EXPECT_EQ(report.violations[0].thread, 5);
+}
+
+// Same case, same tokens, run to run; a row alone or among other rows (another batch
+// composition and order) draws the same token: it reads only its own inputs and stream.
+TEST(GpuFastSampling, ReproducibleAcrossRunsAndBatchCompositions) {
+  auto backend = gpu::MakeGpuFastEmulatedBackend();
+  const std::int64_t vocab = 50;
+  std::vector<float> logits;
+  for (int b = 0; b < 4; ++b) {
+    for (int i = 0; i < vocab; ++i) logits.push_back(std::cos(0.3f * static_cast<float>(i * (b + 1))));
+  }
+  const Case batch = PipelineCase(4, vocab, logits, {1.0f, 0.5f, 0.0f, 2.0f}, {10, 0, 0, 0}, {1.0f, 0.8f, 1.0f, 0.9f},
+                                  {0.0f, 0.0f, 0.0f, 0.1f}, {11, 22, 33, 44});
+  const auto first = Tokens(backend->Run("pipeline", batch));
+  EXPECT_EQ(first, Tokens(backend->Run("pipeline", batch)));
+  for (std::int64_t b = 0; b < 4; ++b) {
+    SCOPED_TRACE(b);
+    const auto row = [&](auto v) { return std::vector<typename decltype(v)::value_type>{v[static_cast<std::size_t>(b)]}; };
+    const std::vector<float> one(logits.begin() + b * vocab, logits.begin() + (b + 1) * vocab);
+    const Case alone = PipelineCase(1, vocab, one, row(std::vector<float>{1.0f, 0.5f, 0.0f, 2.0f}),
+                                    row(std::vector<std::int32_t>{10, 0, 0, 0}), row(std::vector<float>{1.0f, 0.8f, 1.0f, 0.9f}),
+                                    row(std::vector<float>{0.0f, 0.0f, 0.0f, 0.1f}), row(std::vector<std::int64_t>{11, 22, 33, 44}));
+    EXPECT_EQ(Tokens(backend->Run("pipeline", alone))[0], first[static_cast<std::size_t>(b)]);
+  }
+}
+
+TEST(GpuFastSampling, BadInputNamesTheTensor) {
+  auto backend = gpu::MakeGpuFastEmulatedBackend();
+  const std::vector<float> row = {0.0f, -1.0f};
+  try {
+    backend->Run("pipeline", PipelineCase(1, 2, row, {1.0f}, {0}, {NAN}, {0.0f}, {1}));
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("top_p[0] is NaN"), std::string::npos) << e.what();
+  }
+  try {
+    backend->Run("pipeline", PipelineCase(1, 2, {NAN, 0.0f}, {1.0f}, {0}, {1.0f}, {0.0f}, {1}));
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("finite or -inf logits"), std::string::npos) << e.what();
+  }
+  Case vllm = PipelineCase(1, 2, row, {1.0f}, {0}, {1.0f}, {0.0f}, {1});
+  vllm.profile = "vllm";
+  EXPECT_FALSE(backend->SupportsProfile("pipeline", "vllm"));
+  EXPECT_THROW(backend->Run("pipeline", vllm), std::exception);
+}
+
+// Distributional tier only: golden verify skips every pipeline golden, with the reason.
+TEST(GpuFastSampling, GoldenVerifySkipsTheDistributionalStage) {
+  auto backend = gpu::MakeGpuFastEmulatedBackend();
+  golden::VerifyOptions options;
+  options.stages = {"pipeline"};
+  options.profiles = {"canonical"};
+  const auto results = golden::VerifyGoldenSet(SAMPCHECK_SOURCE_DIR "/golden/v1", *backend, options);
+  ASSERT_FALSE(results.empty());
+  for (const auto& r : results) {
+    SCOPED_TRACE(r.id);
+    EXPECT_EQ(r.verdict, golden::Verdict::kSkip);
+    EXPECT_NE(r.reason.find("claims only the distributional tier"), std::string::npos) << r.reason;
+  }
+}
+
+// A planted filter bug must be rejected by the case built to expose it (the draw harness on
+// that case alone: its Holm family is that case's L2/L3 tests, alpha 1e-4).
+void ExpectRejected(const std::string& wrong, const std::string& case_id) {
+  auto backend = gpu::MakeGpuFastWrongBackend(wrong);
+  ASSERT_NE(backend, nullptr);
+  std::vector<statistical::StatCase> cases;
+  for (auto& c : statistical::DrawStatCases()) {
+    if (c.id == case_id) cases.push_back(std::move(c));
+  }
+  ASSERT_EQ(cases.size(), 1u) << case_id;
+  int failed = 0;
+  std::string reasons;
+  for (const auto& r : statistical::RunDrawHarness(*backend, cases)) {
+    failed += r.verdict == golden::Verdict::kFail;
+    reasons += r.id + ": " + r.reason + "\n";
+  }
+  EXPECT_GE(failed, 1) << "wrong:" << wrong << " was not rejected by " << case_id << "\n" << reasons;
+}
+
+TEST(GpuFastSamplingStatistical, RejectsTopPOffByOne) {
+  ExpectRejected("gpu_fast_top_p_off_by_one", "stats/pipeline/top_p_inside_v100/canonical");
+}
+
+TEST(GpuFastSamplingStatistical, RejectsTopKKeepingKPlusOne) {
+  ExpectRejected("gpu_fast_top_k_keeps_k_plus_one", "stats/pipeline/top_k_ties_v1023/canonical");
+}
+
+}  // namespace
+}  // namespace sampcheck
