@@ -1,26 +1,111 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The two sampcheck sampling modes on device-resident logits, for bench/device_sampling_bench.cu:
-// deterministic (the bit-exact kernels, docs/gpu.md) and fast (the gpu-fast kernel). Device
-// pointers in, the drawn token per row left on the device; buffers allocated once per shape.
+// The two sampcheck sampling modes on device-resident logits, for bench/device_sampling_bench.cu
+// (bench/README.md "Device"), launched as the backends launch them but on device pointers,
+// with every buffer allocated once per shape so that only kernels are timed:
+// - deterministic: the canonical pipeline's random-row path, bit-exact with the reference
+//   (docs/gpu.md): sampling_filters (top-k -> top-p -> min-p by radix select, canonical
+//   softmax of the survivors, gpu/sampling_filters.cuh), then the seeded Gumbel-max draw over
+//   the filtered probabilities keyed by (seed, position, token id) (gpu/seeded_gumbel.cuh).
+//   Two launches, as in the gpu backend.
+// - fast: gpu-fast's fused kernel (gpu/fast_sampling.cuh): temperature, filters and a
+//   rejection draw in one launch, the row's own Philox stream.
+// Temperature is 1 (the deterministic path then skips the temperature kernel, as a pipeline
+// with t = 1 still runs it: the difference is one element-wise pass, reported in README).
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gpu/device_block.cuh"
+#include "gpu/fast_sampling.cuh"
+#include "gpu/kernel_entry.cuh"
+#include "gpu/sampling_filters.cuh"
+#include "gpu/seeded_gumbel.cuh"
 
 namespace sampcheck::bench {
 
 enum class DeviceMode { kDeterministic, kFast };
 
+template <class T>
+class DeviceArray {
+ public:
+  DeviceArray(std::int64_t n, T fill) : n_(n) {
+    const std::vector<T> host(static_cast<std::size_t>(n), fill);
+    Check(cudaMalloc(reinterpret_cast<void**>(&p_), Bytes()), "cudaMalloc");
+    Check(cudaMemcpy(p_, host.data(), Bytes(), cudaMemcpyHostToDevice), "cudaMemcpy");
+  }
+  ~DeviceArray() { cudaFree(p_); }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  gpu::GlobalArray<T> View(const char* name) const { return gpu::GlobalArray<T>(p_, n_, name); }
+  gpu::GlobalArray<const T> In(const char* name) const { return gpu::GlobalArray<const T>(p_, n_, name); }
+
+ private:
+  static void Check(cudaError_t e, const char* what) {
+    if (e != cudaSuccess) throw std::runtime_error(std::string("device bench: ") + what + ": " + cudaGetErrorString(e));
+  }
+  std::size_t Bytes() const { return sizeof(T) * static_cast<std::size_t>(n_); }
+  T* p_ = nullptr;
+  std::int64_t n_;
+};
+
 class DeviceSampler {
  public:
-  DeviceSampler(DeviceMode mode, std::int64_t rows, std::int64_t vocab) : mode_(mode), rows_(rows), vocab_(vocab) {}
-  bool available() const { return false; }
-  const char* why_not() const { return "the kernels of this mode are not wired into the device benchmark yet"; }
-  void Launch(const float* /*logits*/, int /*top_k*/, float /*top_p*/, float /*min_p*/, std::uint64_t /*seed*/) {}
+  DeviceSampler(DeviceMode mode, std::int64_t rows, std::int64_t vocab, int top_k, float top_p, float min_p,
+                std::uint64_t seed)
+      : mode_(mode),
+        rows_(rows),
+        vocab_(vocab),
+        has_min_p_(min_p > 0.0f),
+        top_k_(rows, top_k),
+        top_p_(rows, top_p),
+        min_p_(rows, min_p),
+        temperature_(rows, 1.0f),
+        seed_(rows, static_cast<std::int64_t>(seed)),
+        position_(rows, 7),
+        seed_u64_(rows, seed),
+        position_u64_(rows, 7),
+        work_a_(rows * vocab, 0.0f),
+        work_b_(rows * vocab, 0.0f),
+        token_(rows, -1) {}
+
+  void Launch(const float* logits) {
+    const unsigned grid = static_cast<unsigned>(rows_);
+    if (mode_ == DeviceMode::kDeterministic) {
+      using Filters = gpu::SamplingFiltersKernel;
+      using Draw = gpu::SeededGumbelKernel<gpu::kCanonicalLanes>;
+      // The filters kernel reads its input through the same array type it writes (never
+      // writing the input).
+      const gpu::GlobalArray<float> in(const_cast<float*>(logits), rows_ * vocab_, "logits");
+      gpu::KernelEntry<Filters><<<grid, Filters::kThreads>>>(
+          in, work_a_.View("out"), work_b_.View("probs"), top_k_.In("top_k"), true, top_p_.In("top_p"), true,
+          min_p_.In("min_p"), has_min_p_, vocab_, vocab_, gpu::FilterRules{});
+      gpu::KernelEntry<Draw><<<grid, Draw::kThreads>>>(work_b_.In("probs"), seed_.In("seed"), position_.In("positions"),
+                                                       gpu::GlobalArray<const std::int32_t>(nullptr, 0, "token_ids"),
+                                                       false, token_.View("token"), vocab_, vocab_);
+    } else {
+      using Fast = gpu::FastSamplingKernel<gpu::kFastSamplingDeviceThreads>;
+      gpu::KernelEntry<Fast><<<grid, Fast::kThreads>>>(
+          gpu::GlobalArray<const float>(logits, rows_ * vocab_, "logits"), temperature_.In("temperature"),
+          top_k_.In("top_k"), top_p_.In("top_p"), min_p_.In("min_p"), seed_u64_.In("seed"),
+          position_u64_.In("position"), work_a_.View("scaled"), work_b_.View("weight"), token_.View("token"), vocab_,
+          vocab_, gpu::FastSamplingOptions{});
+    }
+  }
 
  private:
   DeviceMode mode_;
   std::int64_t rows_, vocab_;
+  bool has_min_p_;
+  DeviceArray<std::int32_t> top_k_;
+  DeviceArray<float> top_p_, min_p_, temperature_;
+  DeviceArray<std::int64_t> seed_, position_;
+  DeviceArray<std::uint64_t> seed_u64_, position_u64_;
+  DeviceArray<float> work_a_, work_b_;
+  DeviceArray<std::int64_t> token_;
 };
 
 }  // namespace sampcheck::bench

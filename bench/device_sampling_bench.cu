@@ -197,13 +197,9 @@ void BM_DeviceSortBaseline(benchmark::State& state) {
 // The two sampcheck modes, through bench/device_sampling.cuh (device pointers in and out).
 void TimeMode(benchmark::State& state, DeviceMode mode) {
   Inputs in(state.range(0), state.range(1));
-  DeviceSampler sampler(mode, in.rows, in.vocab);
-  if (!sampler.available()) {
-    state.SkipWithError(sampler.why_not());
-    return;
-  }
   const float min_p = state.range(2) ? 0.05f : 0.0f;
-  TimeDevice(state, in, [&] { sampler.Launch(in.logits, kTopK, kTopP, min_p, 42); });
+  DeviceSampler sampler(mode, in.rows, in.vocab, kTopK, kTopP, min_p, 42);
+  TimeDevice(state, in, [&] { sampler.Launch(in.logits); });
 }
 
 void BM_DeviceDeterministic(benchmark::State& state) { TimeMode(state, DeviceMode::kDeterministic); }

@@ -11,6 +11,7 @@
 #include "gpu/block_model.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/greedy.cuh"
+#include "gpu/kernel_entry.cuh"
 #include "gpu/kernel_runner.h"
 #include "gpu/allowed_token_ids.cuh"
 #include "gpu/bad_words.cuh"
@@ -43,13 +44,6 @@
 namespace sampcheck::gpu {
 
 namespace {
-
-// One block of Kernel per grid index; the body is the emulator's, instantiated for the device.
-template <class Kernel, class... Args>
-__global__ void __launch_bounds__(1024) KernelEntry(Args... args) {
-  Block block;
-  Kernel{}(block, args...);
-}
 
 // Where a CUDA call failed, for the error message.
 struct CudaStatus {

@@ -11,18 +11,13 @@
 #include "gpu/block_model.h"
 #include "gpu/fast_sampling.cuh"
 #include "gpu/fast_sampling_launch.h"
+#include "gpu/kernel_entry.cuh"
 
 namespace sampcheck::gpu {
 
 namespace {
 
 using Kernel = FastSamplingKernel<kFastSamplingDeviceThreads>;
-
-template <class... Args>
-__global__ void __launch_bounds__(kFastSamplingDeviceThreads) FastSamplingEntry(Args... args) {
-  Block block;
-  Kernel{}(block, args...);
-}
 
 void Check(cudaError_t e, const char* what, int line) {
   if (e == cudaSuccess) return;
@@ -79,9 +74,10 @@ void RunFastSamplingCuda(const FastSamplingLaunch& l) {
   Buffer<float> scaled(nullptr, rows * l.vocab);
   Buffer<float> weight(nullptr, rows * l.vocab);
   Buffer<std::int64_t> token(nullptr, rows);
-  FastSamplingEntry<<<static_cast<unsigned>(rows), kFastSamplingDeviceThreads>>>(
+  KernelEntry<Kernel><<<static_cast<unsigned>(rows), Kernel::kThreads>>>(
       logits.In("logits"), temperature.In("temperature"), top_k.In("top_k"), top_p.In("top_p"), min_p.In("min_p"),
-      seed.In("seed"), position.In("position"), scaled.Out("scaled"), weight.Out("weight"), token.Out("token"), l.vocab, l.pitch, l.options);
+      seed.In("seed"), position.In("position"), scaled.Out("scaled"), weight.Out("weight"), token.Out("token"), l.vocab,
+      l.pitch, l.options);
   SAMPCHECK_FAST_CHECK(cudaGetLastError());
   SAMPCHECK_FAST_CHECK(cudaDeviceSynchronize());
   token.Download(l.token);
