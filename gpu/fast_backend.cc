@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/profile.h"
 #include "core/stage_catalogue.h"
+#include "gpu/noise_glue.h"
 #include "reference/pipeline.h"
 #include "reference/stage_io.h"
 
@@ -32,6 +33,17 @@ const std::string& PipelineStage() {
       if (s.draw.target == ExactTargetKind::kPipeline) return s.name;
     }
     throw std::logic_error("stage catalogue: no stage with the pipeline's exact target");
+  }();
+  return name;
+}
+
+// The catalogue's noise stage: the one whose output has the noise role (docs/spec/noise.md).
+const std::string& NoiseStageName() {
+  static const std::string name = [] {
+    for (const StageInfo& s : StageCatalogue()) {
+      if (s.OutputWithRole(Role::kNoise) != nullptr) return s.name;
+    }
+    throw std::logic_error("stage catalogue: no stage with a noise output");
   }();
   return name;
 }
@@ -55,18 +67,24 @@ std::vector<T> RowParameter(const StageInputs& in, const char* name, DType dtype
 
 }  // namespace
 
-std::vector<std::string> GpuFastBackend::SupportedStages() const { return {PipelineStage()}; }
+std::vector<std::string> GpuFastBackend::SupportedStages() const {
+  if (noise_runner_) return {PipelineStage(), NoiseStageName()};
+  return {PipelineStage()};
+}
 
 bool GpuFastBackend::SupportsProfile(const std::string& stage, const std::string& profile) const {
   const auto p = ProfileFromName(profile);
-  return stage == PipelineStage() && p && *p == Profile::kCanonical;
+  const bool stage_ok = stage == PipelineStage() || (noise_runner_ && stage == NoiseStageName());
+  return stage_ok && p && *p == Profile::kCanonical;
 }
 
-bool GpuFastBackend::ClaimsBitwise(const std::string& /*stage*/) const { return false; }
+// The fused sampler is distributional; its noise is the canonical Philox stream, bit for bit.
+bool GpuFastBackend::ClaimsBitwise(const std::string& stage) const { return stage == NoiseStageName(); }
 
 TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {
   const StageInfo& info = RequireStage(stage);
   const Profile profile = RequireStageProfile(info, c.profile);
+  if (noise_runner_ && stage == NoiseStageName()) return RunNoiseStage(c, profile, *noise_runner_);
   if (stage != PipelineStage()) throw InputError("backend '" + name_ + "' has no kernel for stage '" + stage + "'");
   if (profile != Profile::kCanonical) {
     throw InputError("backend '" + name_ + "' implements the pipeline's canonical profile only (case '" + c.id +
@@ -145,7 +163,8 @@ TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {
 }
 
 std::unique_ptr<Backend> MakeGpuFastEmulatedBackend() {
-  return std::make_unique<GpuFastBackend>("gpu-fast-emulated", RunFastSamplingEmulated);
+  return std::make_unique<GpuFastBackend>("gpu-fast-emulated", RunFastSamplingEmulated, FastSamplingBug::kNone,
+                                          MakeEmulatedRunner());
 }
 
 namespace {

@@ -25,6 +25,9 @@
 //   batch composition (harness/reproducibility.h checks both). Not claimed: equal tokens
 //   between gpu-fast-emulated and gpu-fast (different block sizes, different summation
 //   order), nor with the reference.
+// - Stage `noise` too (not in the `wrong:` variants): the device's own Philox4_32_10 uniforms,
+//   exponentials and Gumbels through gpu/noise.cuh, so the noise harness judges the generator
+//   the fused kernel draws from (docs/spec/noise.md); canonical tier, bitwise goldens.
 // - `wrong:` variants (MakeGpuFastWrongBackend): the emulated backend with a planted filter
 //   bug (gpu/fast_sampling_launch.h FastSamplingBug); the statistical suite must reject them.
 // Example: MakeGpuFastEmulatedBackend()->Name() == "gpu-fast-emulated";
@@ -36,6 +39,7 @@
 
 #include "core/backend.h"
 #include "gpu/fast_sampling_launch.h"
+#include "gpu/kernel_runner.h"
 
 namespace sampcheck::gpu {
 
@@ -43,8 +47,11 @@ using FastSamplingRunner = void (*)(const FastSamplingLaunch&);
 
 class GpuFastBackend final : public Backend {
  public:
-  GpuFastBackend(std::string name, FastSamplingRunner runner, FastSamplingBug bug = FastSamplingBug::kNone)
-      : name_(std::move(name)), runner_(runner), bug_(bug) {}
+  // noise_runner: where the `noise` stage's kernel runs (gpu/noise.cuh, the same Philox stream
+  // the fused kernel draws from); null: the backend does not declare `noise`.
+  GpuFastBackend(std::string name, FastSamplingRunner runner, FastSamplingBug bug = FastSamplingBug::kNone,
+                 std::unique_ptr<KernelRunner> noise_runner = nullptr)
+      : name_(std::move(name)), runner_(runner), bug_(bug), noise_runner_(std::move(noise_runner)) {}
   std::string Name() const override { return name_; }
   std::vector<std::string> SupportedStages() const override;
   bool SupportsProfile(const std::string& stage, const std::string& profile) const override;
@@ -55,6 +62,7 @@ class GpuFastBackend final : public Backend {
   std::string name_;
   FastSamplingRunner runner_;
   FastSamplingBug bug_;
+  std::unique_ptr<KernelRunner> noise_runner_;
 };
 
 std::unique_ptr<Backend> MakeGpuFastEmulatedBackend();

@@ -90,7 +90,7 @@ void RunFastSamplingCuda(const FastSamplingLaunch& l) {
 namespace sampcheck::gpu {
 
 std::unique_ptr<Backend> MakeGpuFastCudaBackend() {
-  return std::make_unique<GpuFastBackend>("gpu-fast", RunFastSamplingCuda);
+  return std::make_unique<GpuFastBackend>("gpu-fast", RunFastSamplingCuda, FastSamplingBug::kNone, MakeCudaRunner());
 }
 
 }  // namespace sampcheck::gpu

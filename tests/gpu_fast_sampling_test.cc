@@ -30,7 +30,9 @@
 #include "gpu/fast_sampling.cuh"
 #include "gpu/fast_sampling_launch.h"
 #include "golden/verifier.h"
+#include "reference/reference_backend.h"
 #include "statistical/draw_harness.h"
+#include "statistical/noise_harness.h"
 #include "statistical/exact_target.h"
 #include "statistical/stat_cases.h"
 
@@ -254,6 +256,35 @@ TEST(GpuFastSamplingStatistical, RejectsTopPOffByOne) {
 
 TEST(GpuFastSamplingStatistical, RejectsTopKKeepingKPlusOne) {
   ExpectRejected("gpu_fast_top_k_keeps_k_plus_one", "stats/pipeline/top_k_ties_v1023/canonical");
+}
+
+}  // namespace
+}  // namespace sampcheck
+
+namespace sampcheck {
+namespace {
+
+// gpu-fast declares `noise` (docs/gpu.md "gpu-fast"): each source's samples are the reference's
+// bit for bit (the same Philox stream and conversions the fused kernel draws from), and the
+// backend noise harness (KS/PIT, tails, atoms at family-wise alpha 1e-4, power >= 0.9999 per
+// test, docs/spec/noise.md) passes on it at epoch 0. The wrong: variants do not declare it.
+TEST(GpuFastSampling, DeclaresNoiseWithTheReferenceBitsAndPassesTheNoiseHarness) {
+  auto fast = gpu::MakeGpuFastEmulatedBackend();
+  reference::ReferenceBackend ref;
+  const auto stages = fast->SupportedStages();
+  ASSERT_TRUE(std::find(stages.begin(), stages.end(), statistical::NoiseStage().name) != stages.end());
+  EXPECT_TRUE(fast->ClaimsBitwise(statistical::NoiseStage().name));
+  for (const auto& source : statistical::BackendNoiseSources()) {
+    const Case c = statistical::BackendNoiseCase(source, 0x5eedULL, 4096);
+    const TensorMap a = fast->Run(c.stage, c), b = ref.Run(c.stage, c);
+    ASSERT_EQ(a.size(), b.size());
+    for (const auto& [name, t] : b) EXPECT_TRUE(BitwiseEqual(a.at(name).view(), t.view())) << source.Name() << " " << name;
+  }
+  for (const auto& r : statistical::RunBackendNoiseHarness(*fast, 0, false)) {
+    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+  }
+  const auto wrong = gpu::MakeGpuFastWrongBackend("gpu_fast_top_p_off_by_one")->SupportedStages();
+  EXPECT_TRUE(std::find(wrong.begin(), wrong.end(), statistical::NoiseStage().name) == wrong.end());
 }
 
 }  // namespace
