@@ -63,7 +63,7 @@ bool Ambiguous(const RowTarget& t, std::int64_t i) {
   return std::binary_search(t.ambiguous.begin(), t.ambiguous.end(), i);
 }
 
-RowPlan PlanRow(const RowTarget& t, const StatCase& c) {
+RowPlan PlanRow(const RowTarget& t, const StatCase& c, bool thorough) {
   RowPlan r;
   if (t.greedy_token >= 0) {
     r.greedy = true;
@@ -94,8 +94,9 @@ RowPlan PlanRow(const RowTarget& t, const StatCase& c) {
     }
   }
   r.p0 = p0;
-  r.p1 = std::min(c.targeted_ratio * p0, 1.0 - 1e-12);
-  r.l2 = c.targeted_ratio >= 0.0 && p0 > 0.0 && p0 <= 0.5 && r.support >= 2;
+  const double ratio = thorough && c.targeted_ratio_thorough ? *c.targeted_ratio_thorough : c.targeted_ratio;
+  r.p1 = std::min(ratio * p0, 1.0 - 1e-12);
+  r.l2 = ratio >= 0.0 && p0 > 0.0 && p0 <= 0.5 && r.support >= 2;
   r.l3 = r.support >= 2;
   return r;
 }
@@ -113,7 +114,7 @@ std::vector<CasePlan> Plan(const std::vector<StatCase>& cases, const DrawHarness
     plan.seed = CaseSeed(c.id, options.seed_epoch);
     try {
       plan.target = ComputeExactTarget(c.input);
-      for (const auto& row : plan.target.rows) plan.rows.push_back(PlanRow(row, c));
+      for (const auto& row : plan.target.rows) plan.rows.push_back(PlanRow(row, c, options.thorough));
     } catch (const std::exception& e) {
       plan.error = std::string("configuration error: ") + e.what();
     }
@@ -547,8 +548,18 @@ std::vector<golden::CaseResult> RunDrawHarness(Backend& backend, const std::vect
                                                const DrawHarnessOptions& options) {
   std::vector<CasePlan> plans = Plan(cases, options);
   const std::int64_t m = std::max<std::int64_t>(1, FamilySize(plans) + options.extra_family_tests);
+  // n is sized at the declared family's Holm-worst level, whatever the selection, so a case's
+  // n depends on the case, the run's alpha and the size (CI, --thorough) alone; the reported
+  // power is at this run's own Holm-worst level alpha / m (never below the sizing level).
+  const double alpha_size = options.alpha / static_cast<double>(std::max<std::int64_t>(1, options.declared_family_size));
   const double alpha_test = options.alpha / static_cast<double>(m);
-  for (auto& p : plans) SizeCase(p, alpha_test, options);
+  for (auto& p : plans) {
+    SizeCase(p, alpha_size, options);
+    if (p.error.empty() && m > options.declared_family_size) {
+      p.error = "configuration error: the run holds " + std::to_string(m) + " tests, more than the declared family of " +
+                std::to_string(options.declared_family_size) + " whose Holm-worst level sizes n (draw_harness.h)";
+    }
+  }
 
   const auto start = std::chrono::steady_clock::now();
   const auto supported = backend.SupportedStages();

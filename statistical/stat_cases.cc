@@ -127,9 +127,15 @@ std::vector<StatCase> DrawStatCases() {
       ProbsCase("stats/exponential_race/dyadic_v8/canonical", "exponential_race", "probs",
                 {0.5f, 0.25f, 0.125f, 0.0625f, 0.03125f, 0.015625f, 0.0078125f, 0.0078125f}),
       0.05, 0.01, 0.0);
+  // The amplifier has no omnibus test (two tokens, the weak one expected about once: pooling
+  // leaves one bin at any n it plans), so its n comes from L2 alone, and the L2 effect is
+  // declared per size: a 2^-16 floor on the uniforms (16x) for CI, a 2^-18 floor (q = 0 with
+  // probability 2^-18: 1 + 4 = 5x, declared as 4x) for --thorough. The TV MDEs only size the
+  // leak check (L1).
   add("amplifier: weight 2^-20 beside weight 1; a 2^-16 floor on the uniforms makes the weak token 16x likelier",
       ProbsCase("stats/exponential_race/amplifier_v2/canonical", "exponential_race", "probs", {1.0f, 0x1p-20f}),
       0.2, 0.1, 16.0);
+  cases.back().targeted_ratio_thorough = 4.0;
   {
     std::vector<float> flat(1023, 1.0f);
     add("flat row, V = 1023 (not a multiple of any tile width)",
@@ -230,8 +236,13 @@ std::vector<StatCase> DrawStatCases() {
     {
       PipelineRow r;
       r.logits = {0.0f, -kLn2, -2 * kLn2, -3 * kLn2, -4 * kLn2, -5 * kLn2, -6 * kLn2, -6 * kLn2};
-      r.top_p = 0.75f;
-      add("top-p exactly on a dyadic cumulative sum (1/2 + 1/4), V = 8: the boundary token is ambiguous",
+      // 15/16 = 1/2 + 1/4 + 1/8 + 1/16: tokens 3 and 4 are ambiguous (their cumulative sums
+      // meet top_p only up to the rounding of ln 2), tokens 0..2 are kept for certain and
+      // 5..7 excluded, so the law over {0, 1, 2} (1/2, 1/4, 1/8 renormalised) has L2 and L3
+      // tests besides the leak check. (top_p = 3/4 left only token 0 unambiguous: a leak check
+      // alone.)
+      r.top_p = 0.9375f;
+      add("top-p exactly on a dyadic cumulative sum (15/16), V = 8: the two tokens at the boundary are ambiguous",
           PipelineCase("stats/pipeline/top_p_dyadic_v8/" + profile, profile, {r}), 0.05, 0.01, 0.0);
     }
     {

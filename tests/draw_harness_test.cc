@@ -169,6 +169,79 @@ TEST(DrawHarness, UnsupportedStageIsSkippedAndBudgetSkipsTheRest) {
   EXPECT_NE(budget.back().reason.find("budget"), std::string::npos);
 }
 
+std::int64_t DrawsOf(const std::vector<golden::CaseResult>& results, const std::string& l1_id) {
+  for (const auto& r : results) {
+    if (r.id == l1_id) return r.statistics["n"].get<std::int64_t>();
+  }
+  ADD_FAILURE() << "no result " << l1_id;
+  return -1;
+}
+
+TEST(DrawHarness, NDependsOnTheCaseAloneNotOnTheSelection) {
+  // A case's n is sized at alpha / kDeclaredFamilySize whatever else the run holds: alone, with
+  // other cases (a larger m) and with extra tests in the family it gets the same n, hence the
+  // same draws and verdicts.
+  reference::ReferenceBackend backend;
+  const std::string id = "stats/exponential_race/dyadic_v8/canonical";
+  const auto alone = RunDrawHarness(backend, Select({id}));
+  const auto among = RunDrawHarness(backend, Select({id, "stats/exponential_race/peaked_v100/canonical",
+                                                     "stats/pipeline/top_k_ties_v1023/vllm"}));
+  DrawHarnessOptions extra;
+  extra.extra_family_tests = 60;
+  const auto with_extra = RunDrawHarness(backend, Select({id}), extra);
+  const std::int64_t n = DrawsOf(alone, id + "/L1");
+  EXPECT_GT(n, 0);
+  EXPECT_EQ(DrawsOf(among, id + "/L1"), n);
+  EXPECT_EQ(DrawsOf(with_extra, id + "/L1"), n);
+  EXPECT_EQ(alone.back().statistics["statistic"], with_extra.back().statistics["statistic"]);
+}
+
+TEST(DrawHarness, AFamilyLargerThanTheDeclaredOneIsAConfigurationError) {
+  // n was sized for the declared family; a run with more tests would test below that level
+  // and lose power, so it fails instead of passing quietly.
+  reference::ReferenceBackend backend;
+  DrawHarnessOptions small;
+  small.declared_family_size = 1;  // dyadic_v8 alone plans an L2 and an L3 test
+  const auto results = RunDrawHarness(backend, Select({"stats/exponential_race/dyadic_v8/canonical"}), small);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].verdict, golden::Verdict::kFail);
+  EXPECT_NE(results[0].reason.find("declared family"), std::string::npos) << results[0].reason;
+}
+
+TEST(DrawHarness, AmplifierSizeFollowsItsDeclaredTargetedEffect) {
+  // The amplifier's n comes from L2 alone: 16x the weak token for CI, 4x under --thorough.
+  // Poisson approximation (hand, Python): at the sizing level 1e-4 / 256 / 2 the critical
+  // count and power 0.99 need about 1.35e6 draws for 16x and 1.37e7 for 4x.
+  reference::ReferenceBackend backend;
+  const std::string id = "stats/exponential_race/amplifier_v2/canonical";
+  const auto cases = Select({id});
+  ASSERT_TRUE(cases[0].targeted_ratio_thorough.has_value());
+  DrawHarnessOptions thorough;
+  thorough.thorough = true;
+  const auto ci = RunDrawHarness(backend, cases);
+  const auto th = RunDrawHarness(backend, cases, thorough);
+  const std::int64_t n_ci = DrawsOf(ci, id + "/L1"), n_th = DrawsOf(th, id + "/L1");
+  EXPECT_GT(n_ci, 1'200'000);
+  EXPECT_LT(n_ci, 1'500'000);
+  EXPECT_GT(n_th, 12'000'000);
+  EXPECT_LT(n_th, 15'500'000);
+  for (const auto& r : th) EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+}
+
+TEST(DrawHarness, TopPOnADyadicSumTestsTheLawNotOnlyLeaks) {
+  // top_p = 15/16 leaves tokens 0..2 unambiguous: L2 (token 2's share 1/7) and L3 run.
+  reference::ReferenceBackend backend;
+  const auto results = RunDrawHarness(backend, Select({"stats/pipeline/top_p_dyadic_v8/canonical"}));
+  std::vector<std::string> layers;
+  for (const auto& r : results) layers.push_back(r.statistics["layer"].get<std::string>());
+  EXPECT_EQ(layers, (std::vector<std::string>{"L1", "L2", "L3"}));
+  for (const auto& r : results) {
+    if (r.statistics["layer"] == "L2") {
+      EXPECT_NEAR(r.statistics["expected"][0].get<double>() / r.statistics["n"].get<double>(), 1.0 / 7.0, 1e-6);
+    }
+  }
+}
+
 TEST(DrawHarness, HolmAdjustsAcrossTheRun) {
   // Hand: Holm of {0.01, 0.04, 0.03} is {0.03, 0.06, 0.06} (R p.adjust); with alpha 0.05 the
   // first is rejected, the others not. L1 results are left alone.
