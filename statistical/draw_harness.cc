@@ -19,6 +19,7 @@
 #include "reference/rng/uniform.h"
 #include "statistical/exact_target.h"
 #include "statistical/exact_tests.h"
+#include "statistical/exponent_score.h"
 #include "statistical/goodness_of_fit.h"
 #include "statistical/multiple_testing.h"
 #include "statistical/pooling.h"
@@ -40,6 +41,7 @@ struct RowPlan {
   double mass_s = 1.0;                     // exact mass of S
   std::int64_t support = 0;                // |S|
   bool l2 = false, l3 = false;
+  bool exponent = false;                   // the exponent score test (exponent_score.h)
 };
 
 struct CasePlan {
@@ -47,6 +49,7 @@ struct CasePlan {
   ExactTarget target;
   std::vector<RowPlan> rows;
   double mde = 0.0;
+  double mde_exponent = 0.0;  // |t - 1| of the exponent test; 0: none
   std::int64_t n = 0;
   std::uint64_t seed = 0;
   std::string error;  // configuration error
@@ -98,6 +101,9 @@ RowPlan PlanRow(const RowTarget& t, const StatCase& c, bool thorough) {
   r.p1 = std::min(ratio * p0, 1.0 - 1e-12);
   r.l2 = ratio >= 0.0 && p0 > 0.0 && p0 <= 0.5 && r.support >= 2;
   r.l3 = r.support >= 2;
+  const double mde_exponent = thorough ? c.mde_exponent_thorough : c.mde_exponent_ci;
+  // A flat support is unchanged by any exponent: no test (and no fault of this kind to see).
+  r.exponent = mde_exponent > 0.0 && r.support >= 2 && ExponentVariance(r.p_cond) > 0.0;
   return r;
 }
 
@@ -111,6 +117,7 @@ std::vector<CasePlan> Plan(const std::vector<StatCase>& cases, const DrawHarness
     CasePlan plan;
     plan.c = &c;
     plan.mde = options.thorough ? c.mde_tv_thorough : c.mde_tv_ci;
+    plan.mde_exponent = options.thorough ? c.mde_exponent_thorough : c.mde_exponent_ci;
     plan.seed = CaseSeed(c.id, options.seed_epoch);
     try {
       plan.target = ComputeExactTarget(c.input);
@@ -126,7 +133,7 @@ std::vector<CasePlan> Plan(const std::vector<StatCase>& cases, const DrawHarness
 std::int64_t FamilySize(const std::vector<CasePlan>& plans) {
   std::int64_t m = 0;
   for (const auto& p : plans) {
-    for (const auto& r : p.rows) m += r.l2 + r.l3;
+    for (const auto& r : p.rows) m += r.l2 + r.l3 + r.exponent;
   }
   return m;
 }
@@ -144,6 +151,10 @@ void SizeCase(CasePlan& plan, double alpha_test, const DrawHarnessOptions& optio
       const double w2 = 4.0 * plan.mde * plan.mde;
       const auto n3 = ChiSquareSampleSize(static_cast<double>(r.support - 1), w2, alpha_test, options.power);
       n = std::max(n, static_cast<std::int64_t>(std::ceil(static_cast<double>(n3) / r.mass_s)));
+    }
+    if (r.exponent) {
+      const auto ne = ExponentSampleSize(r.p_cond, plan.mde_exponent, alpha_test, options.power);
+      n = std::max(n, static_cast<std::int64_t>(std::ceil(static_cast<double>(ne) / r.mass_s)));
     }
   }
   plan.n = n;
@@ -315,6 +326,29 @@ void Evaluate(const CasePlan& plan, const Tensor& counts, double alpha_test, con
       r.reason = "TV " + Fmt(tv.estimate) + " [" + Fmt(tv.interval.lower) + ", " + Fmt(tv.interval.upper) + "], D = " +
                  Fmt(gof.effect) + " (n = " + std::to_string(n_s) + ", " + std::to_string(gof.bins) + " bins, p = " +
                  Fmt(gof.p_value) + ")" + top;
+      r.statistics = std::move(s);
+      out.push_back(std::move(r));
+    }
+    if (rp.exponent) {
+      // The smooth alternative p^t (exponent_score.h): one df where the omnibus test spreads
+      // the same signal over |S| - 1.
+      golden::CaseResult r = NewResult(plan, RowSuffix(plan, b, "L3-exponent"));
+      const double power = ExponentPower(n_s, rp.p_cond, plan.mde_exponent, alpha_test);
+      auto s = BaseStatistics("L3", "exponent-score", n_s, options.alpha, plan.mde_exponent, power, plan.seed);
+      s["df"] = 1;
+      s["bins"] = rp.support;
+      if (n_s > 0) {
+        const auto test = ExponentScoreTest(counts_s, rp.p_cond, kEffectLevel);
+        s["statistic"] = test.z;
+        s["p_value"] = test.p_value;
+        s["effect"] = {{"name", "t - 1"}, {"value", test.estimate}, {"interval", IntervalJson(test.interval)},
+                       {"level", kEffectLevel}};
+        r.reason = "exponent t - 1 = " + std::string(test.estimate >= 0 ? "+" : "") + Fmt(test.estimate) + " [" +
+                   Fmt(test.interval.lower) + ", " + Fmt(test.interval.upper) + "] (every logit scaled by t; Z = " +
+                   Fmt(test.z) + ", n = " + std::to_string(n_s) + ", p = " + Fmt(test.p_value) + ")";
+      } else {
+        s["effect"] = {{"name", "t - 1"}, {"value", 0.0}, {"interval", nlohmann::json::array({0.0, 0.0})}, {"level", kEffectLevel}};
+      }
       r.statistics = std::move(s);
       out.push_back(std::move(r));
     }

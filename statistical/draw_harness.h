@@ -19,6 +19,11 @@
 //   2/3, E_min 5, a-priori pooling) of the non-ambiguous draws against the exact target
 //   restricted to non-ambiguous tokens and renormalised, when pooling at the planned n leaves
 //   >= 2 bins.
+//   Exponent — when the case declares mde_exponent (stat_cases.h) and the row's support is
+//   not flat: ExponentScoreTest (exponent_score.h) of the same non-ambiguous draws against the
+//   smooth alternative p^t, |t - 1| = mde_exponent; result "<case id>/L3-exponent", layer L3,
+//   test "exponent-score", effect "t - 1" with its Wald interval; sized by ExponentSampleSize
+//   at alpha / M.
 //   Conditioning on non-ambiguous draws is exact for every stage here: a draw's probability is
 //   proportional to its token's weight, so including or excluding an ambiguous token only
 //   rescales the others.
@@ -60,9 +65,9 @@ namespace sampcheck::statistical {
 inline constexpr double kFamilyWiseAlpha = 1e-4;  // docs/method.md "Alpha budget"
 inline constexpr double kTargetPower = 0.99;
 // The declared family every case's n is sized for (alpha / 256 per test): the full suite plans
-// 171 tests before the exponent tests (draws 102, noise 69) and 183 with them
-// (docs/spec/harness.md "Alpha budget, n and seeds"); 256 leaves room to grow. Sizing at 256
-// instead of 183 costs about 5% more draws.
+// 184 tests (draws 115 with the seven exponent tests, noise 69; docs/spec/harness.md "Alpha
+// budget, n and seeds"); 256 leaves room to grow. Sizing at 256 instead of 184 costs a few per
+// cent more draws (n grows as (z_{alpha/M} + z_power)^2).
 inline constexpr std::int64_t kDeclaredFamilySize = 256;
 
 struct DrawHarnessOptions {

@@ -15,6 +15,14 @@ namespace {
 
 constexpr float kLn2 = std::numbers::ln2_v<float>;
 
+// The exponent test's declared effects (docs/spec/harness.md "Families"): every logit scaled
+// by 1.005 (a temperature off by 0.5%) must be rejected with power 0.99 by a CI-sized run, by
+// 1.002 under --thorough. Declared on the rows where it is affordable: n grows as
+// 1 / ((t - 1)^2 v0), v0 the variance of ln p under p, so rows with v0 >= ~0.7 fit the 2e7
+// draw limit at 1.002 (flat rows have v0 = 0 and no test).
+constexpr double kExponentCi = 0.005;
+constexpr double kExponentThorough = 0.002;
+
 struct PipelineRow {
   std::vector<float> logits;
   float temperature = 1.0f;
@@ -111,6 +119,10 @@ Case PenaltiesMaskCase(const std::string& id, const std::string& profile) {
 
 std::vector<StatCase> DrawStatCases() {
   std::vector<StatCase> cases;
+  auto with_exponent = [&] {
+    cases.back().mde_exponent_ci = kExponentCi;
+    cases.back().mde_exponent_thorough = kExponentThorough;
+  };
   auto add = [&](std::string family, Case c, double ci, double thorough, double ratio) {
     StatCase s;
     s.id = c.id;
@@ -127,6 +139,7 @@ std::vector<StatCase> DrawStatCases() {
       ProbsCase("stats/exponential_race/dyadic_v8/canonical", "exponential_race", "probs",
                 {0.5f, 0.25f, 0.125f, 0.0625f, 0.03125f, 0.015625f, 0.0078125f, 0.0078125f}),
       0.05, 0.01, 0.0);
+  with_exponent();
   // The amplifier has no omnibus test (two tokens, the weak one expected about once: pooling
   // leaves one bin at any n it plans), so its n comes from L2 alone, and the L2 effect is
   // declared per size: a 2^-16 floor on the uniforms (16x) for CI, a 2^-18 floor (q = 0 with
@@ -146,18 +159,21 @@ std::vector<StatCase> DrawStatCases() {
     for (int i = 0; i < 100; ++i) peaked[static_cast<std::size_t>(i)] = i == 37 ? 50.0f : 1.0f / static_cast<float>(1 + i % 7);
     add("peaked row, V = 100: one token holds ~70% of the mass",
         ProbsCase("stats/exponential_race/peaked_v100/canonical", "exponential_race", "probs", peaked), 0.05, 0.01, 0.0);
+    with_exponent();
   }
   {
     std::vector<float> p(1023);
     for (int i = 0; i < 1023; ++i) p[static_cast<std::size_t>(i)] = i % 5 == 0 ? 0.0f : PortableExp(-0.01f * static_cast<float>(i));
     add("decaying row with every fifth token at probability 0, V = 1023",
         ProbsCase("stats/inverse_cdf/zeros_v1023/canonical", "inverse_cdf", "probs", p), 0.05, 0.01, kNoTargetedTest);
+    with_exponent();
   }
   {
     std::vector<float> s(100);
     for (int i = 0; i < 100; ++i) s[static_cast<std::size_t>(i)] = i % 10 == 3 ? -std::numeric_limits<float>::infinity() : static_cast<float>(2.0 * TriangleWave(0.7 * i));
     add("scores with -inf entries, V = 100",
         ProbsCase("stats/gumbel_max/scores_v100/canonical", "gumbel_max", "logprobs", s), 0.05, 0.01, 0.0);
+    with_exponent();
   }
 
   // The other draw stages and profiles, on one decaying row each.
@@ -273,6 +289,7 @@ std::vector<StatCase> DrawStatCases() {
       r.temperature = 0.5f;
       add("temperature 0.5, V = 50 (smaller than one tile)",
           PipelineCase("stats/pipeline/temperature_v50/" + profile, profile, {r}), 0.05, 0.01, kNoTargetedTest);
+      with_exponent();
     }
     {
       std::vector<PipelineRow> rows(4);

@@ -11,6 +11,7 @@
 
 #include "core/profile.h"
 #include "core/split_mix64.h"
+#include "core/stage_catalogue.h"
 #include "reference/count_draws.h"
 #include "reference/exponential_race.h"
 #include "reference/reference_backend.h"
@@ -168,6 +169,39 @@ class TemperatureAfterSoftmax final : public WrappingBackend {
     }
     return std::move(r.c);
   }
+};
+
+// A diffuse fault: every logit (or score) scaled by t, every probability raised to t, before
+// the stage runs, so the drawn law is p^t / sum p^t (a temperature off by the factor 1/t).
+// The input roles come from the catalogue; the pipeline's logits are scaled before its
+// penalties and filters (on temperature_v50, which has neither, exactly p^t).
+class LogitsScaled final : public WrappingBackend {
+ public:
+  LogitsScaled(std::string name, double t) : WrappingBackend(std::move(name)), t_(t) {}
+
+ protected:
+  Case Transform(const std::string& stage, const Case& in, bool) override {
+    Case c = in;
+    for (const auto& spec : RequireStage(stage).inputs) {
+      if (spec.role != Role::kLogits && spec.role != Role::kScores && spec.role != Role::kProbs) continue;
+      auto it = c.inputs.find(spec.name);
+      if (it == c.inputs.end()) continue;
+      Tensor x = reference::UpcastToF32(it->second, spec.name.c_str());
+      for (float& v : x.data<float>()) {
+        if (spec.role == Role::kProbs) {
+          v = v > 0.0f ? static_cast<float>(std::pow(static_cast<double>(v), t_)) : v;
+        } else if (std::isfinite(v)) {
+          v = static_cast<float>(static_cast<double>(v) * t_);
+        }
+      }
+      c.inputs.erase(it);
+      c.inputs.emplace(spec.name, std::move(x));
+    }
+    return c;
+  }
+
+ private:
+  double t_;
 };
 
 class MinPWrongMax final : public WrappingBackend {
@@ -402,6 +436,16 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
        [] { return std::make_unique<SpecResidualFromTarget>(); }},
       {{"batch_dependent_seed", "a seeded row's stream depends on its slot in the batch", "reproducibility", "reproducibility"},
        [] { return std::make_unique<BatchDependentSeed>(); }},
+      // Diffuse faults: the exponent test (L3, test exponent-score) at its declared effects,
+      // 1.005 for CI and 1.002 for --thorough (stat_cases.cc).
+      {{"temperature_x1010", "every logit scaled by 1.01 (probabilities raised to 1.01)", "stats/pipeline/temperature_v50/", "L3"},
+       [] { return std::make_unique<LogitsScaled>("temperature_x1010", 1.01); }},
+      {{"temperature_x1005", "every logit scaled by 1.005 (probabilities raised to 1.005)", "stats/exponential_race/peaked_v100/",
+        "L3"},
+       [] { return std::make_unique<LogitsScaled>("temperature_x1005", 1.005); }},
+      {{"temperature_x1002", "every logit scaled by 1.002 (probabilities raised to 1.002)", "stats/exponential_race/peaked_v100/",
+        "L3", /*thorough=*/true},
+       [] { return std::make_unique<LogitsScaled>("temperature_x1002", 1.002); }},
       // Exact-tier faults (statistical/wrong_exact_stages.h): rejected by a golden case.
       {{"logprob_rank_off_by_one", "the sampled token's rank misses its +1", "logprobs/edges_n3_raw_logprobs/canonical",
         "golden"},

@@ -33,6 +33,13 @@
 //   spec_residual_from_target  spec_random's recovered token (first rejection) is drawn from
 //                           the target row p instead of the residual max(p - q, 0), with the
 //                           stage's own noise -> stats/spec_random/small_v4/<profile> L3
+//   temperature_x1010, temperature_x1005, temperature_x1002
+//                           diffuse faults: every logit and score scaled by t, every
+//                           probability raised to t (1.01, 1.005, 1.002), so rows follow
+//                           p^t / sum p^t -> the exponent score test (layer L3, test
+//                           exponent-score): 1.01 by stats/pipeline/temperature_v50, 1.005 by
+//                           stats/exponential_race/peaked_v100 at the CI size, 1.002 by the same
+//                           case under --thorough (thorough = true)
 //   batch_dependent_seed    the pipeline's seeded rows use seed + (slot in the batch): each
 //                           draw still follows the target, but a row's token changes with the
 //                           batch -> the reproducibility harness (alpha 0)
@@ -57,6 +64,7 @@ struct WrongSamplerInfo {
   std::string bug;         // one line
   std::string caught_by;   // the case id prefix (or "reproducibility") that must reject it
   std::string layer;       // L1, L2, L3, "reproducibility" or "golden"
+  bool thorough = false;   // caught at the --thorough size (CI-sized runs need not see it)
 };
 
 const std::vector<WrongSamplerInfo>& WrongSamplers();
