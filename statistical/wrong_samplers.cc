@@ -204,6 +204,40 @@ class LogitsScaled final : public WrappingBackend {
   double t_;
 };
 
+// A concentrated fault: in each row of a kProbs input, a total variation of 0.002 moved from
+// the third most probable token to the fourth (ties by lower index), everything else left
+// alone; weights are rescaled by the row sum, so the move is 0.002 of the normalised law.
+class MassShift final : public WrappingBackend {
+ public:
+  MassShift() : WrappingBackend("mass_shift_tv0002") {}
+
+ protected:
+  Case Transform(const std::string& stage, const Case& in, bool) override {
+    Case c = in;
+    for (const auto& spec : RequireStage(stage).inputs) {
+      if (spec.role != Role::kProbs) continue;
+      auto it = c.inputs.find(spec.name);
+      if (it == c.inputs.end() || it->second.rank() != 2) continue;
+      Tensor x = reference::UpcastToF32(it->second, spec.name);
+      const std::int64_t rows = x.dim(0), vocab = x.dim(1);
+      auto data = x.data<float>();
+      for (std::int64_t b = 0; b < rows; ++b) {
+        const auto row = data.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
+        if (vocab < 4) continue;
+        const auto ids = Order(row, false);
+        double sum = 0.0;
+        for (float v : row) sum += v;
+        const auto from = static_cast<std::size_t>(ids[2]), to = static_cast<std::size_t>(ids[3]);
+        row[from] = static_cast<float>(row[from] - 0.002 * sum);
+        row[to] = static_cast<float>(row[to] + 0.002 * sum);
+      }
+      c.inputs.erase(it);
+      c.inputs.emplace(spec.name, std::move(x));
+    }
+    return c;
+  }
+};
+
 class MinPWrongMax final : public WrappingBackend {
  public:
   MinPWrongMax() : WrappingBackend("min_p_wrong_max") {}
@@ -436,6 +470,11 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
        [] { return std::make_unique<SpecResidualFromTarget>(); }},
       {{"batch_dependent_seed", "a seeded row's stream depends on its slot in the batch", "reproducibility", "reproducibility"},
        [] { return std::make_unique<BatchDependentSeed>(); }},
+      // A concentrated fault at TV 2e-3 (a regression check: the CI-sized n of dyadic_v8, set by
+      // its exponent test, sees it with the omnibus L3).
+      {{"mass_shift_tv0002", "0.002 of probability moved from the third to the fourth most probable token",
+        "stats/exponential_race/dyadic_v8/", "L3"},
+       [] { return std::make_unique<MassShift>(); }},
       // Diffuse faults: the exponent test (L3, test exponent-score) at its declared effects,
       // 1.005 for CI and 1.002 for --thorough (stat_cases.cc).
       {{"temperature_x1010", "every logit scaled by 1.01 (probabilities raised to 1.01)", "stats/pipeline/temperature_v50/", "L3"},

@@ -33,6 +33,10 @@
 //   spec_residual_from_target  spec_random's recovered token (first rejection) is drawn from
 //                           the target row p instead of the residual max(p - q, 0), with the
 //                           stage's own noise -> stats/spec_random/small_v4/<profile> L3
+//   mass_shift_tv0002       a concentrated fault: TV 0.002 moved from the third to the fourth
+//                           most probable token of a probs row -> stats/exponential_race/dyadic_v8
+//                           L3 (2^-3 -> 2^-4 on that row: w^2 = 9.6e-5, noncentrality 245 at
+//                           the CI n of 2.55e6)
 //   temperature_x1010, temperature_x1005, temperature_x1002
 //                           diffuse faults: every logit and score scaled by t, every
 //                           probability raised to t (1.01, 1.005, 1.002), so rows follow
