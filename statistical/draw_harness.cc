@@ -335,8 +335,7 @@ void Evaluate(const CasePlan& plan, const Tensor& counts, double alpha_test, con
       golden::CaseResult r = NewResult(plan, RowSuffix(plan, b, "L3-exponent"));
       const double power = ExponentPower(n_s, rp.p_cond, plan.mde_exponent, alpha_test);
       auto s = BaseStatistics("L3", "exponent-score", n_s, options.alpha, plan.mde_exponent, power, plan.seed);
-      s["df"] = 1;
-      s["bins"] = rp.support;
+      s["df"] = 1;  // bins stays 0: a scalar test (docs/spec/report.md)
       if (n_s > 0) {
         const auto test = ExponentScoreTest(counts_s, rp.p_cond, kEffectLevel);
         s["statistic"] = test.z;
