@@ -470,21 +470,6 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
        [] { return std::make_unique<SpecResidualFromTarget>(); }},
       {{"batch_dependent_seed", "a seeded row's stream depends on its slot in the batch", "reproducibility", "reproducibility"},
        [] { return std::make_unique<BatchDependentSeed>(); }},
-      // A concentrated fault at TV 2e-3 (a regression check: the CI-sized n of dyadic_v8, set by
-      // its exponent test, sees it with the omnibus L3).
-      {{"mass_shift_tv0002", "0.002 of probability moved from the third to the fourth most probable token",
-        "stats/exponential_race/dyadic_v8/", "L3"},
-       [] { return std::make_unique<MassShift>(); }},
-      // Diffuse faults: the exponent test (L3, test exponent-score) at its declared effects,
-      // 1.005 for CI and 1.002 for --thorough (stat_cases.cc).
-      {{"temperature_x1010", "every logit scaled by 1.01 (probabilities raised to 1.01)", "stats/pipeline/temperature_v50/", "L3"},
-       [] { return std::make_unique<LogitsScaled>("temperature_x1010", 1.01); }},
-      {{"temperature_x1005", "every logit scaled by 1.005 (probabilities raised to 1.005)", "stats/exponential_race/peaked_v100/",
-        "L3"},
-       [] { return std::make_unique<LogitsScaled>("temperature_x1005", 1.005); }},
-      {{"temperature_x1002", "every logit scaled by 1.002 (probabilities raised to 1.002)", "stats/exponential_race/peaked_v100/",
-        "L3", /*thorough=*/true},
-       [] { return std::make_unique<LogitsScaled>("temperature_x1002", 1.002); }},
       // Exact-tier faults (statistical/wrong_exact_stages.h): rejected by a golden case.
       {{"logprob_rank_off_by_one", "the sampled token's rank misses its +1", "logprobs/edges_n3_raw_logprobs/canonical",
         "golden"},
@@ -499,6 +484,21 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
       {{"decode_history_not_updated", "decode steps never add drawn tokens to the penalty history",
         "decode_steps/greedy_history/", "golden"},
        MakeDecodeHistoryNotUpdated},
+      // stat-power group: a concentrated fault at TV 2e-3 (a regression check: the CI-sized n of dyadic_v8, set by
+      // its exponent test, sees it with the omnibus L3).
+      {{"mass_shift_tv0002", "0.002 of probability moved from the third to the fourth most probable token",
+        "stats/exponential_race/dyadic_v8/", "L3"},
+       [] { return std::make_unique<MassShift>(); }},
+      // Diffuse faults: the exponent test (L3, test exponent-score) at its declared effects,
+      // 1.005 for CI and 1.002 for --thorough (stat_cases.cc).
+      {{"temperature_x1010", "every logit scaled by 1.01 (probabilities raised to 1.01)", "stats/pipeline/temperature_v50/", "L3"},
+       [] { return std::make_unique<LogitsScaled>("temperature_x1010", 1.01); }},
+      {{"temperature_x1005", "every logit scaled by 1.005 (probabilities raised to 1.005)", "stats/exponential_race/peaked_v100/",
+        "L3"},
+       [] { return std::make_unique<LogitsScaled>("temperature_x1005", 1.005); }},
+      {{"temperature_x1002", "every logit scaled by 1.002 (probabilities raised to 1.002)", "stats/exponential_race/peaked_v100/",
+        "L3", /*thorough=*/true},
+       [] { return std::make_unique<LogitsScaled>("temperature_x1002", 1.002); }},
   };
   return registry;
 }

@@ -33,6 +33,15 @@
 //   spec_residual_from_target  spec_random's recovered token (first rejection) is drawn from
 //                           the target row p instead of the residual max(p - q, 0), with the
 //                           stage's own noise -> stats/spec_random/small_v4/<profile> L3
+//   batch_dependent_seed    the pipeline's seeded rows use seed + (slot in the batch): each
+//                           draw still follows the target, but a row's token changes with the
+//                           batch -> the reproducibility harness (alpha 0)
+//   logprob_rank_off_by_one, logprobs_before_temperature, finish_min_tokens_ignored,
+//   decode_offset_not_advanced, decode_history_not_updated:
+//                           exact-tier faults of the logprobs, finish_rules and decode_steps
+//                           stages
+//                           (statistical/wrong_exact_stages.h), layer "golden": a golden
+//                           case whose id starts with caught_by must fail bitwise
 //   mass_shift_tv0002       a concentrated fault: TV 0.002 moved from the third to the fourth
 //                           most probable token of a probs row -> stats/exponential_race/dyadic_v8
 //                           L3 (2^-3 -> 2^-4 on that row: w^2 = 9.6e-5, noncentrality 245 at
@@ -44,15 +53,6 @@
 //                           exponent-score): 1.01 by stats/pipeline/temperature_v50, 1.005 by
 //                           stats/exponential_race/peaked_v100 at the CI size, 1.002 by the same
 //                           case under --thorough (thorough = true)
-//   batch_dependent_seed    the pipeline's seeded rows use seed + (slot in the batch): each
-//                           draw still follows the target, but a row's token changes with the
-//                           batch -> the reproducibility harness (alpha 0)
-//   logprob_rank_off_by_one, logprobs_before_temperature, finish_min_tokens_ignored,
-//   decode_offset_not_advanced, decode_history_not_updated:
-//                           exact-tier faults of the logprobs, finish_rules and decode_steps
-//                           stages
-//                           (statistical/wrong_exact_stages.h), layer "golden": a golden
-//                           case whose id starts with caught_by must fail bitwise
 // - Deterministic: the same seed gives the same draws.
 // Example: MakeWrongSampler("top_p_off_by_one")->Name() == "wrong:top_p_off_by_one".
 #include <memory>
