@@ -346,7 +346,8 @@ void Evaluate(const CasePlan& plan, const Tensor& counts, double alpha_test, con
                    Fmt(test.interval.lower) + ", " + Fmt(test.interval.upper) + "] (every logit scaled by t; Z = " +
                    Fmt(test.z) + ", n = " + std::to_string(n_s) + ", p = " + Fmt(test.p_value) + ")";
       } else {
-        s["effect"] = {{"name", "t - 1"}, {"value", 0.0}, {"interval", nlohmann::json::array({0.0, 0.0})}, {"level", kEffectLevel}};
+        s["effect"] = {{"name", "t - 1"}, {"value", 0.0}, {"interval", nlohmann::json::array({0.0, 0.0})},
+                       {"level", kEffectLevel}};
       }
       r.statistics = std::move(s);
       out.push_back(std::move(r));
@@ -584,13 +585,15 @@ std::vector<golden::CaseResult> RunDrawHarness(Backend& backend, const std::vect
   // n is sized at the declared family's Holm-worst level, whatever the selection, so a case's
   // n depends on the case, the run's alpha and the size (CI, --thorough) alone; the reported
   // power is at this run's own Holm-worst level alpha / m (never below the sizing level).
-  const double alpha_size = options.alpha / static_cast<double>(std::max<std::int64_t>(1, options.declared_family_size));
+  const auto declared = std::max<std::int64_t>(1, options.declared_family_size);
+  const double alpha_size = options.alpha / static_cast<double>(declared);
   const double alpha_test = options.alpha / static_cast<double>(m);
   for (auto& p : plans) {
     SizeCase(p, alpha_size, options);
     if (p.error.empty() && m > options.declared_family_size) {
-      p.error = "configuration error: the run holds " + std::to_string(m) + " tests, more than the declared family of " +
-                std::to_string(options.declared_family_size) + " whose Holm-worst level sizes n (draw_harness.h)";
+      p.error = "configuration error: the run holds " + std::to_string(m) +
+                " tests, more than the declared family of " + std::to_string(options.declared_family_size) +
+                " whose Holm-worst level sizes n (draw_harness.h)";
     }
   }
 

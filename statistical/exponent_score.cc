@@ -26,7 +26,8 @@ struct Support {
 Support Normalise(const char* fn, std::span<const double> p) {
   long double sum = 0.0L;
   for (std::size_t i = 0; i < p.size(); ++i) {
-    if (!(p[i] >= 0.0) || !std::isfinite(p[i])) Fail(fn, "p[" + std::to_string(i) + "] = " + Num(p[i]) + " is not a finite weight >= 0");
+    if (!(p[i] >= 0.0) || !std::isfinite(p[i]))
+      Fail(fn, "p[" + std::to_string(i) + "] = " + Num(p[i]) + " is not a finite weight >= 0");
     sum += p[i];
   }
   if (!(sum > 0.0L)) Fail(fn, "p has no positive weight");
@@ -104,7 +105,8 @@ ExponentScoreResult ExponentScoreTest(std::span<const std::int64_t> counts, std:
   long double score = 0.0L;
   for (std::size_t i = 0; i < counts.size(); ++i) {
     if (counts[i] == 0) continue;
-    if (s.p[i] == 0.0L) Fail(kFn, "counts[" + std::to_string(i) + "] = " + std::to_string(counts[i]) + " on a weight 0");
+    if (s.p[i] == 0.0L)
+      Fail(kFn, "counts[" + std::to_string(i) + "] = " + std::to_string(counts[i]) + " on a weight 0");
     r.n += counts[i];
     score += static_cast<long double>(counts[i]) * (s.log_p[i] - s.mu0);
   }

@@ -43,14 +43,15 @@ struct ExponentScoreResult {
   double z = 0.0;
   double p_value = 1.0;
   std::int64_t n = 0;
-  double mean_log_p = 0.0;   // mu0
-  double variance = 0.0;     // v0
-  double estimate = 0.0;     // one-step estimate of t - 1
-  Interval interval;         // its Wald interval at `level`
+  double mean_log_p = 0.0;  // mu0
+  double variance = 0.0;    // v0
+  double estimate = 0.0;    // one-step estimate of t - 1
+  Interval interval;        // its Wald interval at `level`
 };
 
 double ExponentVariance(std::span<const double> p);  // v0 (0 for a flat support)
-ExponentScoreResult ExponentScoreTest(std::span<const std::int64_t> counts, std::span<const double> p, double level = 0.99);
+ExponentScoreResult ExponentScoreTest(std::span<const std::int64_t> counts, std::span<const double> p,
+                                      double level = 0.99);
 double ExponentPower(std::int64_t n, std::span<const double> p, double mde, double alpha);
 std::int64_t ExponentSampleSize(std::span<const double> p, double mde, double alpha, double power = 0.99);
 

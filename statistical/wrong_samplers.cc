@@ -491,13 +491,14 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
        [] { return std::make_unique<MassShift>(); }},
       // Diffuse faults: the exponent test (L3, test exponent-score) at its declared effects,
       // 1.005 for CI and 1.002 for --thorough (stat_cases.cc).
-      {{"temperature_x1010", "every logit scaled by 1.01 (probabilities raised to 1.01)", "stats/pipeline/temperature_v50/", "L3"},
+      {{"temperature_x1010", "every logit scaled by 1.01 (probabilities raised to 1.01)",
+        "stats/pipeline/temperature_v50/", "L3"},
        [] { return std::make_unique<LogitsScaled>("temperature_x1010", 1.01); }},
-      {{"temperature_x1005", "every logit scaled by 1.005 (probabilities raised to 1.005)", "stats/exponential_race/peaked_v100/",
-        "L3"},
+      {{"temperature_x1005", "every logit scaled by 1.005 (probabilities raised to 1.005)",
+        "stats/exponential_race/peaked_v100/", "L3"},
        [] { return std::make_unique<LogitsScaled>("temperature_x1005", 1.005); }},
-      {{"temperature_x1002", "every logit scaled by 1.002 (probabilities raised to 1.002)", "stats/exponential_race/peaked_v100/",
-        "L3", /*thorough=*/true},
+      {{"temperature_x1002", "every logit scaled by 1.002 (probabilities raised to 1.002)",
+        "stats/exponential_race/peaked_v100/", "L3", /*thorough=*/true},
        [] { return std::make_unique<LogitsScaled>("temperature_x1002", 1.002); }},
   };
   return registry;

@@ -13,8 +13,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include <boost/math/distributions/binomial.hpp>
 #include <gtest/gtest.h>
+#include <boost/math/distributions/binomial.hpp>
 
 #include "core/split_mix64.h"
 
@@ -126,8 +126,8 @@ TEST(ExponentScore, FlatRowsAndBadInput) {
   EXPECT_THROW(ExponentScoreTest(c3, flat), std::invalid_argument);
   EXPECT_THROW(ExponentSampleSize(flat, 0.01, 1e-6), std::invalid_argument);
   const std::vector<double> p = {0.5, 0.5, 0.0, 1.0};
-  EXPECT_THROW(ExponentScoreTest(std::vector<std::int64_t>{1, 1, 1, 1}, p), std::invalid_argument);  // count on a zero
-  EXPECT_THROW(ExponentScoreTest(std::vector<std::int64_t>{1, 1}, p), std::invalid_argument);        // lengths
+  EXPECT_THROW(ExponentScoreTest(std::vector<std::int64_t>{1, 1, 1, 1}, p), std::invalid_argument);   // count on a zero
+  EXPECT_THROW(ExponentScoreTest(std::vector<std::int64_t>{1, 1}, p), std::invalid_argument);         // lengths
   EXPECT_THROW(ExponentScoreTest(std::vector<std::int64_t>{1, -1, 0, 1}, p), std::invalid_argument);  // negative
   EXPECT_THROW(ExponentVariance(std::vector<double>{0.5, std::nan("")}), std::invalid_argument);
   EXPECT_THROW(ExponentSampleSize(p, 0.0, 1e-6), std::invalid_argument);
