@@ -19,6 +19,7 @@
 #include "reference/rng/uniform.h"
 #include "statistical/exact_target.h"
 #include "statistical/exact_tests.h"
+#include "statistical/exponent_score.h"
 #include "statistical/goodness_of_fit.h"
 #include "statistical/multiple_testing.h"
 #include "statistical/pooling.h"
@@ -40,6 +41,7 @@ struct RowPlan {
   double mass_s = 1.0;                     // exact mass of S
   std::int64_t support = 0;                // |S|
   bool l2 = false, l3 = false;
+  bool exponent = false;                   // the exponent score test (exponent_score.h)
 };
 
 struct CasePlan {
@@ -47,6 +49,7 @@ struct CasePlan {
   ExactTarget target;
   std::vector<RowPlan> rows;
   double mde = 0.0;
+  double mde_exponent = 0.0;  // |t - 1| of the exponent test; 0: none
   std::int64_t n = 0;
   std::uint64_t seed = 0;
   std::string error;  // configuration error
@@ -63,7 +66,7 @@ bool Ambiguous(const RowTarget& t, std::int64_t i) {
   return std::binary_search(t.ambiguous.begin(), t.ambiguous.end(), i);
 }
 
-RowPlan PlanRow(const RowTarget& t, const StatCase& c) {
+RowPlan PlanRow(const RowTarget& t, const StatCase& c, bool thorough) {
   RowPlan r;
   if (t.greedy_token >= 0) {
     r.greedy = true;
@@ -94,9 +97,13 @@ RowPlan PlanRow(const RowTarget& t, const StatCase& c) {
     }
   }
   r.p0 = p0;
-  r.p1 = std::min(c.targeted_ratio * p0, 1.0 - 1e-12);
-  r.l2 = c.targeted_ratio >= 0.0 && p0 > 0.0 && p0 <= 0.5 && r.support >= 2;
+  const double ratio = thorough && c.targeted_ratio_thorough ? *c.targeted_ratio_thorough : c.targeted_ratio;
+  r.p1 = std::min(ratio * p0, 1.0 - 1e-12);
+  r.l2 = ratio >= 0.0 && p0 > 0.0 && p0 <= 0.5 && r.support >= 2;
   r.l3 = r.support >= 2;
+  const double mde_exponent = thorough ? c.mde_exponent_thorough : c.mde_exponent_ci;
+  // A flat support is unchanged by any exponent: no test (and no fault of this kind to see).
+  r.exponent = mde_exponent > 0.0 && r.support >= 2 && ExponentVariance(r.p_cond) > 0.0;
   return r;
 }
 
@@ -110,10 +117,11 @@ std::vector<CasePlan> Plan(const std::vector<StatCase>& cases, const DrawHarness
     CasePlan plan;
     plan.c = &c;
     plan.mde = options.thorough ? c.mde_tv_thorough : c.mde_tv_ci;
+    plan.mde_exponent = options.thorough ? c.mde_exponent_thorough : c.mde_exponent_ci;
     plan.seed = CaseSeed(c.id, options.seed_epoch);
     try {
       plan.target = ComputeExactTarget(c.input);
-      for (const auto& row : plan.target.rows) plan.rows.push_back(PlanRow(row, c));
+      for (const auto& row : plan.target.rows) plan.rows.push_back(PlanRow(row, c, options.thorough));
     } catch (const std::exception& e) {
       plan.error = std::string("configuration error: ") + e.what();
     }
@@ -125,7 +133,7 @@ std::vector<CasePlan> Plan(const std::vector<StatCase>& cases, const DrawHarness
 std::int64_t FamilySize(const std::vector<CasePlan>& plans) {
   std::int64_t m = 0;
   for (const auto& p : plans) {
-    for (const auto& r : p.rows) m += r.l2 + r.l3;
+    for (const auto& r : p.rows) m += r.l2 + r.l3 + r.exponent;
   }
   return m;
 }
@@ -143,6 +151,10 @@ void SizeCase(CasePlan& plan, double alpha_test, const DrawHarnessOptions& optio
       const double w2 = 4.0 * plan.mde * plan.mde;
       const auto n3 = ChiSquareSampleSize(static_cast<double>(r.support - 1), w2, alpha_test, options.power);
       n = std::max(n, static_cast<std::int64_t>(std::ceil(static_cast<double>(n3) / r.mass_s)));
+    }
+    if (r.exponent) {
+      const auto ne = ExponentSampleSize(r.p_cond, plan.mde_exponent, alpha_test, options.power);
+      n = std::max(n, static_cast<std::int64_t>(std::ceil(static_cast<double>(ne) / r.mass_s)));
     }
   }
   plan.n = n;
@@ -314,6 +326,29 @@ void Evaluate(const CasePlan& plan, const Tensor& counts, double alpha_test, con
       r.reason = "TV " + Fmt(tv.estimate) + " [" + Fmt(tv.interval.lower) + ", " + Fmt(tv.interval.upper) + "], D = " +
                  Fmt(gof.effect) + " (n = " + std::to_string(n_s) + ", " + std::to_string(gof.bins) + " bins, p = " +
                  Fmt(gof.p_value) + ")" + top;
+      r.statistics = std::move(s);
+      out.push_back(std::move(r));
+    }
+    if (rp.exponent) {
+      // The smooth alternative p^t (exponent_score.h): one df where the omnibus test spreads
+      // the same signal over |S| - 1.
+      golden::CaseResult r = NewResult(plan, RowSuffix(plan, b, "L3-exponent"));
+      const double power = ExponentPower(n_s, rp.p_cond, plan.mde_exponent, alpha_test);
+      auto s = BaseStatistics("L3", "exponent-score", n_s, options.alpha, plan.mde_exponent, power, plan.seed);
+      s["df"] = 1;  // bins stays 0: a scalar test (docs/spec/report.md)
+      if (n_s > 0) {
+        const auto test = ExponentScoreTest(counts_s, rp.p_cond, kEffectLevel);
+        s["statistic"] = test.z;
+        s["p_value"] = test.p_value;
+        s["effect"] = {{"name", "t - 1"}, {"value", test.estimate}, {"interval", IntervalJson(test.interval)},
+                       {"level", kEffectLevel}};
+        r.reason = "exponent t - 1 = " + std::string(test.estimate >= 0 ? "+" : "") + Fmt(test.estimate) + " [" +
+                   Fmt(test.interval.lower) + ", " + Fmt(test.interval.upper) + "] (every logit scaled by t; Z = " +
+                   Fmt(test.z) + ", n = " + std::to_string(n_s) + ", p = " + Fmt(test.p_value) + ")";
+      } else {
+        s["effect"] = {{"name", "t - 1"}, {"value", 0.0}, {"interval", nlohmann::json::array({0.0, 0.0})},
+                       {"level", kEffectLevel}};
+      }
       r.statistics = std::move(s);
       out.push_back(std::move(r));
     }
@@ -547,8 +582,20 @@ std::vector<golden::CaseResult> RunDrawHarness(Backend& backend, const std::vect
                                                const DrawHarnessOptions& options) {
   std::vector<CasePlan> plans = Plan(cases, options);
   const std::int64_t m = std::max<std::int64_t>(1, FamilySize(plans) + options.extra_family_tests);
+  // n is sized at the declared family's Holm-worst level, whatever the selection, so a case's
+  // n depends on the case, the run's alpha and the size (CI, --thorough) alone; the reported
+  // power is at this run's own Holm-worst level alpha / m (never below the sizing level).
+  const auto declared = std::max<std::int64_t>(1, options.declared_family_size);
+  const double alpha_size = options.alpha / static_cast<double>(declared);
   const double alpha_test = options.alpha / static_cast<double>(m);
-  for (auto& p : plans) SizeCase(p, alpha_test, options);
+  for (auto& p : plans) {
+    SizeCase(p, alpha_size, options);
+    if (p.error.empty() && m > options.declared_family_size) {
+      p.error = "configuration error: the run holds " + std::to_string(m) +
+                " tests, more than the declared family of " + std::to_string(options.declared_family_size) +
+                " whose Holm-worst level sizes n (draw_harness.h)";
+    }
+  }
 
   const auto start = std::chrono::steady_clock::now();
   const auto supported = backend.SupportedStages();

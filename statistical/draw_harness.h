@@ -19,14 +19,26 @@
 //   2/3, E_min 5, a-priori pooling) of the non-ambiguous draws against the exact target
 //   restricted to non-ambiguous tokens and renormalised, when pooling at the planned n leaves
 //   >= 2 bins.
+//   Exponent — when the case declares mde_exponent (stat_cases.h) and the row's support is
+//   not flat: ExponentScoreTest (exponent_score.h) of the same non-ambiguous draws against the
+//   smooth alternative p^t, |t - 1| = mde_exponent; result "<case id>/L3-exponent", layer L3,
+//   test "exponent-score", effect "t - 1" with its Wald interval; sized by ExponentSampleSize
+//   at alpha / M.
 //   Conditioning on non-ambiguous draws is exact for every stage here: a draw's probability is
 //   proportional to its token's weight, so including or excluding an ambiguous token only
 //   rescales the others.
 // - Alpha: options.alpha is the family-wise level; m = the number of L2 and L3 tests planned
-//   for the run; the Holm-worst per-test level is alpha / m. n = max over rows of
+//   for the run (plus options.extra_family_tests); Holm runs over those m. n is sized at the
+//   level alpha / M of a declared family of M = options.declared_family_size tests
+//   (kDeclaredFamilySize: the whole suite, draws and noise, with headroom), not at alpha / m,
+//   so a case's n depends on the case, alpha and the size alone, never on which other cases
+//   are selected or skipped; since m <= M, the Holm-worst level alpha / m is never below the
+//   sizing level and the power at the declared effects holds. A run with m > M fails every
+//   case as a configuration error. n = max over rows of
 //     L1: ceil(ln(1 - power) / ln(1 - mde)),
-//     L2: BinomialSampleSize(p0, ratio * p0, alpha / m / 2, power) (two-sided test, so half),
-//     L3: ChiSquareSampleSize(|S| - 1, 4 mde^2, alpha / m, power) (w^2 >= 4 TV^2 by
+//     L2: BinomialSampleSize(p0, ratio * p0, alpha / M / 2, power) (two-sided test, so half;
+//         ratio = targeted_ratio_thorough under options.thorough when the case sets it),
+//     L3: ChiSquareSampleSize(|S| - 1, 4 mde^2, alpha / M, power) (w^2 >= 4 TV^2 by
 //         Cauchy–Schwarz, so 4 mde^2 is the least favourable alternative at that TV),
 //   the L2/L3 sizes divided by the non-ambiguous mass. mde = mde_tv_ci, or mde_tv_thorough
 //   under options.thorough. n above options.max_draws is a configuration error (the case
@@ -52,6 +64,12 @@ namespace sampcheck::statistical {
 
 inline constexpr double kFamilyWiseAlpha = 1e-4;  // docs/method.md "Alpha budget"
 inline constexpr double kTargetPower = 0.99;
+// The declared family every case's n is sized for (alpha / 256 per test): the full suite plans
+// 184 tests at the CI size, 185 under --thorough (draws 115 / 116 with the seven exponent
+// tests, noise 69; docs/spec/harness.md "Alpha budget, n and seeds"); 256 leaves room to
+// grow. Sizing at 256 instead of 184 costs a few per cent more draws (n grows as
+// (z_{alpha/M} + z_power)^2).
+inline constexpr std::int64_t kDeclaredFamilySize = 256;
 
 struct DrawHarnessOptions {
   bool thorough = false;
@@ -64,6 +82,8 @@ struct DrawHarnessOptions {
   // Extra tests in the Holm family beyond this run's own (e.g. the noise harness's), so the
   // planned n matches the family the p-values are adjusted over.
   std::int64_t extra_family_tests = 0;
+  // M of the sizing level alpha / M (see the contract).
+  std::int64_t declared_family_size = kDeclaredFamilySize;
   // false: leave p_adjusted and verdicts to the caller's ApplyHolm over a larger family.
   bool apply_holm = true;
   std::function<void(const std::string& id, std::size_t done, std::size_t total)> on_case;

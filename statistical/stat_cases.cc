@@ -15,6 +15,14 @@ namespace {
 
 constexpr float kLn2 = std::numbers::ln2_v<float>;
 
+// The exponent test's declared effects (docs/spec/harness.md "Families"): every logit scaled
+// by 1.005 (a temperature off by 0.5%) must be rejected with power 0.99 by a CI-sized run, by
+// 1.002 under --thorough. Declared on the rows where it is affordable: n grows as
+// 1 / ((t - 1)^2 v0), v0 the variance of ln p under p, so rows with v0 >= ~0.7 fit the 2e7
+// draw limit at 1.002 (flat rows have v0 = 0 and no test).
+constexpr double kExponentCi = 0.005;
+constexpr double kExponentThorough = 0.002;
+
 struct PipelineRow {
   std::vector<float> logits;
   float temperature = 1.0f;
@@ -111,6 +119,10 @@ Case PenaltiesMaskCase(const std::string& id, const std::string& profile) {
 
 std::vector<StatCase> DrawStatCases() {
   std::vector<StatCase> cases;
+  auto with_exponent = [&] {
+    cases.back().mde_exponent_ci = kExponentCi;
+    cases.back().mde_exponent_thorough = kExponentThorough;
+  };
   auto add = [&](std::string family, Case c, double ci, double thorough, double ratio) {
     StatCase s;
     s.id = c.id;
@@ -127,9 +139,16 @@ std::vector<StatCase> DrawStatCases() {
       ProbsCase("stats/exponential_race/dyadic_v8/canonical", "exponential_race", "probs",
                 {0.5f, 0.25f, 0.125f, 0.0625f, 0.03125f, 0.015625f, 0.0078125f, 0.0078125f}),
       0.05, 0.01, 0.0);
+  with_exponent();
+  // The amplifier has no omnibus test (two tokens, the weak one expected about once: pooling
+  // leaves one bin at any n it plans), so its n comes from L2 alone, and the L2 effect is
+  // declared per size: a 2^-16 floor on the uniforms (16x) for CI, a 2^-18 floor (q = 0 with
+  // probability 2^-18: 1 + 4 = 5x, declared as 4x) for --thorough. The TV MDEs only size the
+  // leak check (L1).
   add("amplifier: weight 2^-20 beside weight 1; a 2^-16 floor on the uniforms makes the weak token 16x likelier",
       ProbsCase("stats/exponential_race/amplifier_v2/canonical", "exponential_race", "probs", {1.0f, 0x1p-20f}),
       0.2, 0.1, 16.0);
+  cases.back().targeted_ratio_thorough = 4.0;
   {
     std::vector<float> flat(1023, 1.0f);
     add("flat row, V = 1023 (not a multiple of any tile width)",
@@ -140,18 +159,21 @@ std::vector<StatCase> DrawStatCases() {
     for (int i = 0; i < 100; ++i) peaked[static_cast<std::size_t>(i)] = i == 37 ? 50.0f : 1.0f / static_cast<float>(1 + i % 7);
     add("peaked row, V = 100: one token holds ~70% of the mass",
         ProbsCase("stats/exponential_race/peaked_v100/canonical", "exponential_race", "probs", peaked), 0.05, 0.01, 0.0);
+    with_exponent();
   }
   {
     std::vector<float> p(1023);
     for (int i = 0; i < 1023; ++i) p[static_cast<std::size_t>(i)] = i % 5 == 0 ? 0.0f : PortableExp(-0.01f * static_cast<float>(i));
     add("decaying row with every fifth token at probability 0, V = 1023",
         ProbsCase("stats/inverse_cdf/zeros_v1023/canonical", "inverse_cdf", "probs", p), 0.05, 0.01, kNoTargetedTest);
+    with_exponent();
   }
   {
     std::vector<float> s(100);
     for (int i = 0; i < 100; ++i) s[static_cast<std::size_t>(i)] = i % 10 == 3 ? -std::numeric_limits<float>::infinity() : static_cast<float>(2.0 * TriangleWave(0.7 * i));
     add("scores with -inf entries, V = 100",
         ProbsCase("stats/gumbel_max/scores_v100/canonical", "gumbel_max", "logprobs", s), 0.05, 0.01, 0.0);
+    with_exponent();
   }
 
   // The other draw stages and profiles, on one decaying row each.
@@ -230,8 +252,13 @@ std::vector<StatCase> DrawStatCases() {
     {
       PipelineRow r;
       r.logits = {0.0f, -kLn2, -2 * kLn2, -3 * kLn2, -4 * kLn2, -5 * kLn2, -6 * kLn2, -6 * kLn2};
-      r.top_p = 0.75f;
-      add("top-p exactly on a dyadic cumulative sum (1/2 + 1/4), V = 8: the boundary token is ambiguous",
+      // 15/16 = 1/2 + 1/4 + 1/8 + 1/16: tokens 3 and 4 are ambiguous (their cumulative sums
+      // meet top_p only up to the rounding of ln 2), tokens 0..2 are kept for certain and
+      // 5..7 excluded, so the law over {0, 1, 2} (1/2, 1/4, 1/8 renormalised) has L2 and L3
+      // tests besides the leak check. (top_p = 3/4 left only token 0 unambiguous: a leak check
+      // alone.)
+      r.top_p = 0.9375f;
+      add("top-p exactly on a dyadic cumulative sum (15/16), V = 8: the two tokens at the boundary are ambiguous",
           PipelineCase("stats/pipeline/top_p_dyadic_v8/" + profile, profile, {r}), 0.05, 0.01, 0.0);
     }
     {
@@ -262,6 +289,7 @@ std::vector<StatCase> DrawStatCases() {
       r.temperature = 0.5f;
       add("temperature 0.5, V = 50 (smaller than one tile)",
           PipelineCase("stats/pipeline/temperature_v50/" + profile, profile, {r}), 0.05, 0.01, kNoTargetedTest);
+      with_exponent();
     }
     {
       std::vector<PipelineRow> rows(4);

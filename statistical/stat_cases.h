@@ -12,9 +12,12 @@
 //       run and for --thorough;
 //     targeted_ratio: the L2 alternative moves the boundary mass p0 of each random row to
 //       targeted_ratio * p0 (0: the boundary tokens are dropped; 16: a 2^-16 floor lifts a
-//       2^-20 token). The boundary tokens are fixed by the exact target before sampling: the
-//       non-ambiguous support tokens of smallest probability (ties included). A row whose
-//       boundary mass is above 1/2 has no L2 test, nor a case with targeted_ratio < 0
+//       2^-20 token); targeted_ratio_thorough, when set, replaces it under --thorough (the
+//       amplifier row: 16x for CI, 4x, an 18-bit floor, for --thorough), so that a case whose
+//       n comes from L2 alone still grows with its declared --thorough effect. The boundary
+//       tokens are fixed by the exact target before sampling: the non-ambiguous support
+//       tokens of smallest probability (ties included). A row whose boundary mass is above
+//       1/2 has no L2 test, nor a case with targeted_ratio < 0
 //       (kNoTargetedTest: families without a boundary, where dropping the least likely token
 //       is no bug class and would only inflate n).
 // - Families: dyadic and peaked rows, flat rows, an amplifier row (one token of weight 2^-20
@@ -24,6 +27,7 @@
 //   smaller than a tile). Pipeline families run under canonical, vllm and sglang.
 // - Deterministic: the inputs are fixed numbers (no randomness).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +44,12 @@ struct StatCase {
   double mde_tv_ci = 0.05;
   double mde_tv_thorough = 0.01;
   double targeted_ratio = 0.0;
+  std::optional<double> targeted_ratio_thorough;
+  // The smooth alternative of the exponent test (docs/spec/harness.md "Layers per row"): the
+  // law p_i(t) proportional to p_i^t (every logit scaled by t, a temperature off by a factor
+  // 1/t), declared as |t - 1| for CI and --thorough; 0: no exponent test.
+  double mde_exponent_ci = 0.0;
+  double mde_exponent_thorough = 0.0;
 };
 
 std::vector<StatCase> DrawStatCases();

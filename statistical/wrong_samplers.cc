@@ -171,6 +171,73 @@ class TemperatureAfterSoftmax final : public WrappingBackend {
   }
 };
 
+// A diffuse fault: every logit (or score) scaled by t, every probability raised to t, before
+// the stage runs, so the drawn law is p^t / sum p^t (a temperature off by the factor 1/t).
+// The input roles come from the catalogue; the pipeline's logits are scaled before its
+// penalties and filters (on temperature_v50, which has neither, exactly p^t).
+class LogitsScaled final : public WrappingBackend {
+ public:
+  LogitsScaled(std::string name, double t) : WrappingBackend(std::move(name)), t_(t) {}
+
+ protected:
+  Case Transform(const std::string& stage, const Case& in, bool) override {
+    Case c = in;
+    for (const auto& spec : RequireStage(stage).inputs) {
+      if (spec.role != Role::kLogits && spec.role != Role::kScores && spec.role != Role::kProbs) continue;
+      auto it = c.inputs.find(spec.name);
+      if (it == c.inputs.end()) continue;
+      Tensor x = reference::UpcastToF32(it->second, spec.name.c_str());
+      for (float& v : x.data<float>()) {
+        if (spec.role == Role::kProbs) {
+          v = v > 0.0f ? static_cast<float>(std::pow(static_cast<double>(v), t_)) : v;
+        } else if (std::isfinite(v)) {
+          v = static_cast<float>(static_cast<double>(v) * t_);
+        }
+      }
+      c.inputs.erase(it);
+      c.inputs.emplace(spec.name, std::move(x));
+    }
+    return c;
+  }
+
+ private:
+  double t_;
+};
+
+// A concentrated fault: in each row of a kProbs input, a total variation of 0.002 moved from
+// the third most probable token to the fourth (ties by lower index), everything else left
+// alone; weights are rescaled by the row sum, so the move is 0.002 of the normalised law.
+class MassShift final : public WrappingBackend {
+ public:
+  MassShift() : WrappingBackend("mass_shift_tv0002") {}
+
+ protected:
+  Case Transform(const std::string& stage, const Case& in, bool) override {
+    Case c = in;
+    for (const auto& spec : RequireStage(stage).inputs) {
+      if (spec.role != Role::kProbs) continue;
+      auto it = c.inputs.find(spec.name);
+      if (it == c.inputs.end() || it->second.rank() != 2) continue;
+      Tensor x = reference::UpcastToF32(it->second, spec.name);
+      const std::int64_t rows = x.dim(0), vocab = x.dim(1);
+      auto data = x.data<float>();
+      for (std::int64_t b = 0; b < rows; ++b) {
+        const auto row = data.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
+        if (vocab < 4) continue;
+        const auto ids = Order(row, false);
+        double sum = 0.0;
+        for (float v : row) sum += v;
+        const auto from = static_cast<std::size_t>(ids[2]), to = static_cast<std::size_t>(ids[3]);
+        row[from] = static_cast<float>(row[from] - 0.002 * sum);
+        row[to] = static_cast<float>(row[to] + 0.002 * sum);
+      }
+      c.inputs.erase(it);
+      c.inputs.emplace(spec.name, std::move(x));
+    }
+    return c;
+  }
+};
+
 class MinPWrongMax final : public WrappingBackend {
  public:
   MinPWrongMax() : WrappingBackend("min_p_wrong_max") {}
@@ -436,6 +503,22 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
       {{"decode_history_not_updated", "decode steps never add drawn tokens to the penalty history",
         "decode_steps/greedy_history/", "golden"},
        MakeDecodeHistoryNotUpdated},
+      // stat-power group: a concentrated fault at TV 2e-3 (a regression check: the CI-sized n of dyadic_v8, set by
+      // its exponent test, sees it with the omnibus L3).
+      {{"mass_shift_tv0002", "0.002 of probability moved from the third to the fourth most probable token",
+        "stats/exponential_race/dyadic_v8/", "L3"},
+       [] { return std::make_unique<MassShift>(); }},
+      // Diffuse faults: the exponent test (L3, test exponent-score) at its declared effects,
+      // 1.005 for CI and 1.002 for --thorough (stat_cases.cc).
+      {{"temperature_x1010", "every logit scaled by 1.01 (probabilities raised to 1.01)",
+        "stats/pipeline/temperature_v50/", "L3"},
+       [] { return std::make_unique<LogitsScaled>("temperature_x1010", 1.01); }},
+      {{"temperature_x1005", "every logit scaled by 1.005 (probabilities raised to 1.005)",
+        "stats/exponential_race/peaked_v100/", "L3"},
+       [] { return std::make_unique<LogitsScaled>("temperature_x1005", 1.005); }},
+      {{"temperature_x1002", "every logit scaled by 1.002 (probabilities raised to 1.002)",
+        "stats/exponential_race/peaked_v100/", "L3", /*thorough=*/true},
+       [] { return std::make_unique<LogitsScaled>("temperature_x1002", 1.002); }},
   };
   return registry;
 }

@@ -44,6 +44,17 @@
 //                           stages
 //                           (statistical/wrong_exact_stages.h), layer "golden": a golden
 //                           case whose id starts with caught_by must fail bitwise
+//   mass_shift_tv0002       a concentrated fault: TV 0.002 moved from the third to the fourth
+//                           most probable token of a probs row -> stats/exponential_race/dyadic_v8
+//                           L3 (2^-3 -> 2^-4 on that row: w^2 = 9.6e-5, noncentrality 245 at
+//                           the CI n of 2.55e6)
+//   temperature_x1010, temperature_x1005, temperature_x1002
+//                           diffuse faults: every logit and score scaled by t, every
+//                           probability raised to t (1.01, 1.005, 1.002), so rows follow
+//                           p^t / sum p^t -> the exponent score test (layer L3, test
+//                           exponent-score): 1.01 by stats/pipeline/temperature_v50, 1.005 by
+//                           stats/exponential_race/peaked_v100 at the CI size, 1.002 by the same
+//                           case under --thorough (thorough = true)
 // - Deterministic: the same seed gives the same draws.
 // Example: MakeWrongSampler("top_p_off_by_one")->Name() == "wrong:top_p_off_by_one".
 #include <memory>
@@ -59,6 +70,7 @@ struct WrongSamplerInfo {
   std::string bug;         // one line
   std::string caught_by;   // the case id prefix (or "reproducibility") that must reject it
   std::string layer;       // L1, L2, L3, "reproducibility", "noise" or "golden"
+  bool thorough = false;   // caught at the --thorough size (CI-sized runs need not see it)
 };
 
 const std::vector<WrongSamplerInfo>& WrongSamplers();

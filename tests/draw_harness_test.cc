@@ -117,11 +117,14 @@ TEST(DrawHarness, SameEpochSameVerdictsAndStatistics) {
 
 TEST(DrawHarness, NoiseAsInputPathWhenTheBackendCannotDraw) {
   RunOnlyBackend backend;
-  const auto cases = Select({"stats/exponential_race/dyadic_v8/canonical", "stats/gumbel_max/scores_v100/canonical",
-                             "stats/pipeline/temperature_v50/vllm", "stats/pipeline/top_p_dyadic_v8/canonical",
-                             "stats/pipeline/top_p_dyadic_v8/sglang", "stats/exponential_race/decay_v100/vllm",
-                             "stats/qsample/decay_v100/ascend_v2", "stats/multinomial_with_seed/decay_v100/sglang",
-                             "stats/multinomial_with_seed_token_ids/decay_v100/sglang", "stats/gumbel_max/decay_v100/sglang"});
+  auto cases = Select({"stats/exponential_race/dyadic_v8/canonical", "stats/gumbel_max/scores_v100/canonical",
+                       "stats/pipeline/temperature_v50/vllm", "stats/pipeline/top_p_dyadic_v8/canonical",
+                       "stats/pipeline/top_p_dyadic_v8/sglang", "stats/exponential_race/decay_v100/vllm",
+                       "stats/qsample/decay_v100/ascend_v2", "stats/multinomial_with_seed/decay_v100/sglang",
+                       "stats/multinomial_with_seed_token_ids/decay_v100/sglang", "stats/gumbel_max/decay_v100/sglang"});
+  // The noise path is what is tested here: without the exponent tests (2e6-3e6 draws each,
+  // stat_cases.cc) the cases keep the n of their other layers and Run stays cheap.
+  for (auto& c : cases) c.mde_exponent_ci = 0.0;
   const auto results = RunDrawHarness(backend, cases);
   ASSERT_GE(results.size(), 25u);
   for (const auto& r : results) EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
@@ -167,6 +170,79 @@ TEST(DrawHarness, UnsupportedStageIsSkippedAndBudgetSkipsTheRest) {
   const auto budget = RunDrawHarness(ref, Select({"stats/exponential_race/dyadic_v8/canonical", "stats/exponential_race/peaked_v100/canonical"}), tight);
   EXPECT_EQ(budget.back().verdict, golden::Verdict::kSkip);
   EXPECT_NE(budget.back().reason.find("budget"), std::string::npos);
+}
+
+std::int64_t DrawsOf(const std::vector<golden::CaseResult>& results, const std::string& l1_id) {
+  for (const auto& r : results) {
+    if (r.id == l1_id) return r.statistics["n"].get<std::int64_t>();
+  }
+  ADD_FAILURE() << "no result " << l1_id;
+  return -1;
+}
+
+TEST(DrawHarness, NDependsOnTheCaseAloneNotOnTheSelection) {
+  // A case's n is sized at alpha / kDeclaredFamilySize whatever else the run holds: alone, with
+  // other cases (a larger m) and with extra tests in the family it gets the same n, hence the
+  // same draws and verdicts.
+  reference::ReferenceBackend backend;
+  const std::string id = "stats/exponential_race/dyadic_v8/canonical";
+  const auto alone = RunDrawHarness(backend, Select({id}));
+  const auto among = RunDrawHarness(backend, Select({id, "stats/exponential_race/peaked_v100/canonical",
+                                                     "stats/pipeline/top_k_ties_v1023/vllm"}));
+  DrawHarnessOptions extra;
+  extra.extra_family_tests = 60;
+  const auto with_extra = RunDrawHarness(backend, Select({id}), extra);
+  const std::int64_t n = DrawsOf(alone, id + "/L1");
+  EXPECT_GT(n, 0);
+  EXPECT_EQ(DrawsOf(among, id + "/L1"), n);
+  EXPECT_EQ(DrawsOf(with_extra, id + "/L1"), n);
+  EXPECT_EQ(alone.back().statistics["statistic"], with_extra.back().statistics["statistic"]);
+}
+
+TEST(DrawHarness, AFamilyLargerThanTheDeclaredOneIsAConfigurationError) {
+  // n was sized for the declared family; a run with more tests would test below that level
+  // and lose power, so it fails instead of passing quietly.
+  reference::ReferenceBackend backend;
+  DrawHarnessOptions small;
+  small.declared_family_size = 1;  // dyadic_v8 alone plans an L2 and an L3 test
+  const auto results = RunDrawHarness(backend, Select({"stats/exponential_race/dyadic_v8/canonical"}), small);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].verdict, golden::Verdict::kFail);
+  EXPECT_NE(results[0].reason.find("declared family"), std::string::npos) << results[0].reason;
+}
+
+TEST(DrawHarness, AmplifierSizeFollowsItsDeclaredTargetedEffect) {
+  // The amplifier's n comes from L2 alone: 16x the weak token for CI, 4x under --thorough.
+  // Poisson approximation (hand, Python): at the sizing level 1e-4 / 256 / 2 the critical
+  // count and power 0.99 need about 1.35e6 draws for 16x and 1.37e7 for 4x.
+  reference::ReferenceBackend backend;
+  const std::string id = "stats/exponential_race/amplifier_v2/canonical";
+  const auto cases = Select({id});
+  ASSERT_TRUE(cases[0].targeted_ratio_thorough.has_value());
+  DrawHarnessOptions thorough;
+  thorough.thorough = true;
+  const auto ci = RunDrawHarness(backend, cases);
+  const auto th = RunDrawHarness(backend, cases, thorough);
+  const std::int64_t n_ci = DrawsOf(ci, id + "/L1"), n_th = DrawsOf(th, id + "/L1");
+  EXPECT_GT(n_ci, 1'200'000);
+  EXPECT_LT(n_ci, 1'500'000);
+  EXPECT_GT(n_th, 12'000'000);
+  EXPECT_LT(n_th, 15'500'000);
+  for (const auto& r : th) EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+}
+
+TEST(DrawHarness, TopPOnADyadicSumTestsTheLawNotOnlyLeaks) {
+  // top_p = 15/16 leaves tokens 0..2 unambiguous: L2 (token 2's share 1/7) and L3 run.
+  reference::ReferenceBackend backend;
+  const auto results = RunDrawHarness(backend, Select({"stats/pipeline/top_p_dyadic_v8/canonical"}));
+  std::vector<std::string> layers;
+  for (const auto& r : results) layers.push_back(r.statistics["layer"].get<std::string>());
+  EXPECT_EQ(layers, (std::vector<std::string>{"L1", "L2", "L3"}));
+  for (const auto& r : results) {
+    if (r.statistics["layer"] == "L2") {
+      EXPECT_NEAR(r.statistics["expected"][0].get<double>() / r.statistics["n"].get<double>(), 1.0 / 7.0, 1e-6);
+    }
+  }
 }
 
 TEST(DrawHarness, HolmAdjustsAcrossTheRun) {
