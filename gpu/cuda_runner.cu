@@ -31,6 +31,13 @@
 #include "gpu/spec_greedy.cuh"
 #include "gpu/spec_random.cuh"
 #include "gpu/tp_consensus.cuh"
+// filters
+#include "gpu/min_p.cuh"
+#include "gpu/sampling_filters.cuh"
+#include "gpu/top_k.cuh"
+#include "gpu/top_p.cuh"
+#include "gpu/ascend_top_k_top_p_sample_v2.cuh"
+#include "gpu/logprobs.cuh"
 
 namespace sampcheck::gpu {
 
@@ -499,6 +506,148 @@ class CudaRunner final : public KernelRunner {
     y.Download(token, st);
     same.Download(unanimous, st);
     Throw(st, TpConsensusKernel::kName);
+  // Filters (top_k, top_p, min_p, sampling_filters): input and output through one array type.
+  void TopK(const float* logits, const std::int32_t* top_k, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+            const TopKRule& rule, float* out) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<std::int32_t> k(rows, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    x.Upload(logits, st);
+    k.Upload(top_k, st);
+    LaunchKernel<TopKKernel>(rows, st, x.View("logits"), y.View("out"), k.ConstView("top_k"), vocab, pitch, rule);
+    y.Download(out, st);
+    Throw(st, TopKKernel::kName);
+  }
+
+  void TopP(const float* logits, const float* top_p, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+            TopPWalk rule, float* out) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<float> p(rows, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    x.Upload(logits, st);
+    p.Upload(top_p, st);
+    LaunchKernel<TopPKernel>(rows, st, x.View("logits"), y.View("out"), p.ConstView("top_p"), vocab, pitch, rule);
+    y.Download(out, st);
+    Throw(st, TopPKernel::kName);
+  }
+
+  void MinP(const float* logits, const float* min_p, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+            const MinPRule& rule, float* out) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<float> m(rows, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    x.Upload(logits, st);
+    m.Upload(min_p, st);
+    LaunchKernel<MinPKernel>(rows, st, x.View("logits"), y.View("out"), m.ConstView("min_p"), vocab, pitch, rule);
+    y.Download(out, st);
+    Throw(st, MinPKernel::kName);
+  }
+
+  void SamplingFilters(const float* logits, const std::int32_t* top_k, const float* top_p, const float* min_p,
+                       std::int64_t rows, std::int64_t vocab, std::int64_t pitch, const FilterRules& rules, float* out,
+                       float* probs) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<std::int32_t> k(top_k != nullptr ? rows : 0, st);
+    DeviceBuffer<float> p(top_p != nullptr ? rows : 0, st);
+    DeviceBuffer<float> m(min_p != nullptr ? rows : 0, st);
+    DeviceBuffer<float> y(rows * vocab, st);
+    DeviceBuffer<float> q(rows * vocab, st);
+    x.Upload(logits, st);
+    k.Upload(top_k, st);
+    p.Upload(top_p, st);
+    m.Upload(min_p, st);
+    LaunchKernel<SamplingFiltersKernel>(rows, st, x.View("logits"), y.View("out"), q.View("probs"), k.ConstView("top_k"),
+                                        top_k != nullptr, p.ConstView("top_p"), top_p != nullptr, m.ConstView("min_p"),
+                                        min_p != nullptr, vocab, pitch, rules);
+    y.Download(out, st);
+    q.Download(probs, st);
+    Throw(st, SamplingFiltersKernel::kName);
+  }
+
+  void AscendTopKTopPSampleV2(const float* logits, const std::int32_t* top_k, const float* top_p, const float* min_p,
+                              const float* q, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                              const AscendSampleRule& rule, std::int64_t* select_idx, float* top_kp_select,
+                              float* sort_masked, std::int64_t* idx) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<float> work(rows * vocab, st);
+    DeviceBuffer<float> qd(q != nullptr ? rows * vocab : 0, st);
+    DeviceBuffer<std::int32_t> k(rows, st);
+    DeviceBuffer<float> p(rows, st);
+    DeviceBuffer<float> m(min_p != nullptr ? rows : 0, st);
+    DeviceBuffer<std::int64_t> sel(select_idx != nullptr ? rows : 0, st);
+    DeviceBuffer<float> kp(top_kp_select != nullptr ? rows * vocab : 0, st);
+    DeviceBuffer<float> sm(sort_masked != nullptr ? rows * vocab : 0, st);
+    DeviceBuffer<std::int64_t> ix(idx != nullptr ? rows * vocab : 0, st);
+    x.Upload(logits, st);
+    qd.Upload(q, st);
+    k.Upload(top_k, st);
+    p.Upload(top_p, st);
+    m.Upload(min_p, st);
+    LaunchKernel<AscendTopKTopPSampleV2Kernel>(rows, st, x.View("logits"), work.View("work"), qd.View("q"), q != nullptr,
+                                               k.ConstView("top_k"), p.ConstView("top_p"), m.ConstView("min_p"),
+                                               min_p != nullptr, sel.View("logits_select_idx"),
+                                               kp.View("logits_top_kp_select"), sm.View("logits_sort_masked"),
+                                               ix.View("logits_idx"), vocab, pitch, rule);
+    if (select_idx != nullptr) sel.Download(select_idx, st);
+    if (top_kp_select != nullptr) kp.Download(top_kp_select, st);
+    if (sort_masked != nullptr) sm.Download(sort_masked, st);
+    if (idx != nullptr) ix.Download(idx, st);
+    Throw(st, AscendTopKTopPSampleV2Kernel::kName);
+  }
+
+  void Logprobs(const float* src, const float* divisor, const std::uint8_t* divide, const std::uint8_t* filter,
+                const std::int32_t* top_k, const float* top_p, const float* min_p, const std::int64_t* token,
+                const std::int32_t* token_ids, std::int64_t width, std::int64_t rows, std::int64_t vocab,
+                std::int64_t pitch, std::int64_t n, const LogprobsRule& rule, std::int64_t* top_ids, float* top_values,
+                float* token_logprob, std::int64_t* token_rank, float* ids_values) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<float> work(rows * vocab, st);
+    DeviceBuffer<float> dv(rows, st);
+    DeviceBuffer<std::uint8_t> dd(rows, st);
+    DeviceBuffer<std::uint8_t> df(rows, st);
+    DeviceBuffer<std::int32_t> k(rows, st);
+    DeviceBuffer<float> p(rows, st);
+    DeviceBuffer<float> m(rows, st);
+    DeviceBuffer<std::int64_t> tok(rows, st);
+    DeviceBuffer<std::int32_t> ids(rows * width, st);
+    DeviceBuffer<std::int64_t> ti(rows * n, st);
+    DeviceBuffer<float> tv(rows * n, st);
+    DeviceBuffer<float> tl(rows, st);
+    DeviceBuffer<std::int64_t> tr(rows, st);
+    DeviceBuffer<float> iv(rows * width, st);
+    x.Upload(src, st);
+    dv.Upload(divisor, st);
+    dd.Upload(divide, st);
+    df.Upload(filter, st);
+    k.Upload(top_k, st);
+    p.Upload(top_p, st);
+    m.Upload(min_p, st);
+    tok.Upload(token, st);
+    ids.Upload(token_ids, st);
+    LaunchKernel<LogprobsKernel>(rows, st, x.View("logits"), work.View("work"), dv.ConstView("divisor"),
+                                 dd.ConstView("divide"), df.ConstView("filter"), k.ConstView("top_k"),
+                                 p.ConstView("top_p"), m.ConstView("min_p"), tok.ConstView("token"),
+                                 ids.ConstView("token_ids"), width, ti.View("top_ids"), tv.View("top_values"),
+                                 tl.View("token_logprob"), tr.View("token_rank"), iv.View("token_ids_logprobs"), n, vocab,
+                                 pitch, rule);
+    ti.Download(top_ids, st);
+    tv.Download(top_values, st);
+    tl.Download(token_logprob, st);
+    tr.Download(token_rank, st);
+    iv.Download(ids_values, st);
+    Throw(st, LogprobsKernel::kName);
   }
 
  private:

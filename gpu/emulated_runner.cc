@@ -2,6 +2,7 @@
 // The kernels on the checking host emulator (gpu/kernel_runner.h, docs/gpu.md): every launch
 // runs with every check on, and any violation fails the run with the emulator's report.
 #include <stdexcept>
+#include <vector>
 
 #include "gpu/emulator.h"
 #include "gpu/greedy.cuh"
@@ -25,6 +26,13 @@
 #include "gpu/spec_greedy.cuh"
 #include "gpu/spec_random.cuh"
 #include "gpu/tp_consensus.cuh"
+// filters
+#include "gpu/min_p.cuh"
+#include "gpu/sampling_filters.cuh"
+#include "gpu/top_k.cuh"
+#include "gpu/top_p.cuh"
+#include "gpu/ascend_top_k_top_p_sample_v2.cuh"
+#include "gpu/logprobs.cuh"
 
 namespace sampcheck::gpu {
 
@@ -220,6 +228,63 @@ class EmulatedRunner final : public KernelRunner {
     Run<TpConsensusKernel>((batch + TpConsensusKernel::kThreads - 1) / TpConsensusKernel::kThreads,
                            Global(rank_ids, ranks * batch, "rank_ids"), ranks, batch, driver_rank,
                            Global(token, batch, "token"), Global(unanimous, batch, "unanimous"));
+  // Filters (top_k, top_p, min_p, sampling_filters). The kernels read the input and mask the
+  // output through one array type, so both views are non-const; the input is never written.
+  void TopK(const float* logits, const std::int32_t* top_k, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+            const TopKRule& rule, float* out) override {
+    Run<TopKKernel>(rows, Global(const_cast<float*>(logits), rows * pitch, "logits"), Global(out, rows * vocab, "logits_out"),
+                    Global(top_k, rows, "top_k"), vocab, pitch, rule);
+  }
+
+  void TopP(const float* logits, const float* top_p, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+            TopPWalk rule, float* out) override {
+    Run<TopPKernel>(rows, Global(const_cast<float*>(logits), rows * pitch, "logits"), Global(out, rows * vocab, "logits_out"),
+                    Global(top_p, rows, "top_p"), vocab, pitch, rule);
+  }
+
+  void MinP(const float* logits, const float* min_p, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+            const MinPRule& rule, float* out) override {
+    Run<MinPKernel>(rows, Global(const_cast<float*>(logits), rows * pitch, "logits"), Global(out, rows * vocab, "logits_out"),
+                    Global(min_p, rows, "min_p"), vocab, pitch, rule);
+  }
+
+  void SamplingFilters(const float* logits, const std::int32_t* top_k, const float* top_p, const float* min_p,
+                       std::int64_t rows, std::int64_t vocab, std::int64_t pitch, const FilterRules& rules, float* out,
+                       float* probs) override {
+    Run<SamplingFiltersKernel>(rows, Global(const_cast<float*>(logits), rows * pitch, "logits"),
+                               Global(out, rows * vocab, "logits_out"), Global(probs, rows * vocab, "probs"),
+                               Global(top_k, rows, "top_k"), top_k != nullptr, Global(top_p, rows, "top_p"),
+                               top_p != nullptr, Global(min_p, rows, "min_p"), min_p != nullptr, vocab, pitch, rules);
+  }
+
+  void AscendTopKTopPSampleV2(const float* logits, const std::int32_t* top_k, const float* top_p, const float* min_p,
+                              const float* q, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                              const AscendSampleRule& rule, std::int64_t* select_idx, float* top_kp_select,
+                              float* sort_masked, std::int64_t* idx) override {
+    std::vector<float> work(static_cast<std::size_t>(rows * vocab));
+    Run<AscendTopKTopPSampleV2Kernel>(
+        rows, Global(const_cast<float*>(logits), rows * pitch, "logits"), Global(work.data(), rows * vocab, "work"),
+        Global(const_cast<float*>(q), rows * vocab, "q"), q != nullptr, Global(top_k, rows, "top_k"),
+        Global(top_p, rows, "top_p"), Global(min_p, rows, "min_p"), min_p != nullptr,
+        Global(select_idx, rows, "logits_select_idx"), Global(top_kp_select, rows * vocab, "logits_top_kp_select"),
+        Global(sort_masked, rows * vocab, "logits_sort_masked"), Global(idx, rows * vocab, "logits_idx"), vocab, pitch,
+        rule);
+  }
+
+  void Logprobs(const float* src, const float* divisor, const std::uint8_t* divide, const std::uint8_t* filter,
+                const std::int32_t* top_k, const float* top_p, const float* min_p, const std::int64_t* token,
+                const std::int32_t* token_ids, std::int64_t width, std::int64_t rows, std::int64_t vocab,
+                std::int64_t pitch, std::int64_t n, const LogprobsRule& rule, std::int64_t* top_ids, float* top_values,
+                float* token_logprob, std::int64_t* token_rank, float* ids_values) override {
+    std::vector<float> work(static_cast<std::size_t>(rows * vocab));
+    Run<LogprobsKernel>(rows, Global(const_cast<float*>(src), rows * pitch, "logits"),
+                        Global(work.data(), rows * vocab, "work"), Global(divisor, rows, "divisor"),
+                        Global(divide, rows, "divide"), Global(filter, rows, "filter"), Global(top_k, rows, "top_k"),
+                        Global(top_p, rows, "top_p"), Global(min_p, rows, "min_p"), Global(token, rows, "token"),
+                        Global(token_ids, rows * width, "token_ids"), width, Global(top_ids, rows * n, "top_ids"),
+                        Global(top_values, rows * n, "top_values"), Global(token_logprob, rows, "token_logprob"),
+                        Global(token_rank, rows, "token_rank"), Global(ids_values, rows * width, "token_ids_logprobs"),
+                        n, vocab, pitch, rule);
   }
 };
 

@@ -14,6 +14,7 @@
 #include "core/profile.h"
 #include "core/stage_catalogue.h"
 #include "gpu/draws_glue.h"  // gpu-draws group
+#include "gpu/filters_glue.h"
 #include "reference/stage_io.h"
 
 namespace sampcheck::gpu {
@@ -368,6 +369,13 @@ const std::map<std::string, StageFn>& Stages() {
       {"spec_random", GpuSpecRandom},
       {"finish_rules", GpuFinishRules},
       {"tp_consensus", GpuTpConsensus},
+      // filters (gpu/filters_glue.cc)
+      {"min_p", RunMinPKernel},
+      {"sampling_filters", RunSamplingFiltersKernel},
+      {"top_k", RunTopKKernel},
+      {"top_p", RunTopPKernel},
+      {"ascend_top_k_top_p_sample_v2", RunAscendTopKTopPSampleV2Kernel},
+      {"logprobs", RunLogprobsKernel},
   };
   return stages;
 }

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "gpu/filter_rules.h"
 #include "gpu/stage_rules.h"
 
 namespace sampcheck::gpu {
@@ -128,6 +129,31 @@ class KernelRunner {
   // else the minimum (sglang).
   virtual void TpConsensus(const std::int64_t* rank_ids, std::int64_t ranks, std::int64_t batch, bool driver_rank,
                            std::int64_t* token, std::uint8_t* unanimous) = 0;
+  // Filters (top_k, top_p, min_p, sampling_filters): gpu/top_k.cuh, gpu/top_p.cuh, gpu/min_p.cuh,
+  // gpu/sampling_filters.cuh; one parameter per row; sampling_filters' top_k, top_p and min_p
+  // may be null (absent).
+  virtual void TopK(const float* logits, const std::int32_t* top_k, std::int64_t rows, std::int64_t vocab,
+                    std::int64_t pitch, const TopKRule& rule, float* out) = 0;
+  virtual void TopP(const float* logits, const float* top_p, std::int64_t rows, std::int64_t vocab,
+                    std::int64_t pitch, TopPWalk rule, float* out) = 0;
+  virtual void MinP(const float* logits, const float* min_p, std::int64_t rows, std::int64_t vocab,
+                    std::int64_t pitch, const MinPRule& rule, float* out) = 0;
+  virtual void SamplingFilters(const float* logits, const std::int32_t* top_k, const float* top_p,
+                               const float* min_p, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                               const FilterRules& rules, float* out, float* probs) = 0;
+  // gpu/ascend_top_k_top_p_sample_v2.cuh: min_p and q may be null; the outputs the rule does
+  // not ask for are null.
+  virtual void AscendTopKTopPSampleV2(const float* logits, const std::int32_t* top_k, const float* top_p,
+                                      const float* min_p, const float* q, std::int64_t rows, std::int64_t vocab,
+                                      std::int64_t pitch, const AscendSampleRule& rule, std::int64_t* select_idx,
+                                      float* top_kp_select, float* sort_masked, std::int64_t* idx) = 0;
+  // gpu/logprobs.cuh: per-row divisor, divide, filter, top_k, top_p, min_p, token (every row
+  // given); token_ids [rows, width] (width 0: none); outputs top_ids and top_values [rows, n].
+  virtual void Logprobs(const float* src, const float* divisor, const std::uint8_t* divide, const std::uint8_t* filter,
+                        const std::int32_t* top_k, const float* top_p, const float* min_p, const std::int64_t* token,
+                        const std::int32_t* token_ids, std::int64_t width, std::int64_t rows, std::int64_t vocab,
+                        std::int64_t pitch, std::int64_t n, const LogprobsRule& rule, std::int64_t* top_ids,
+                        float* top_values, float* token_logprob, std::int64_t* token_rank, float* ids_values) = 0;
 };
 
 std::unique_ptr<KernelRunner> MakeEmulatedRunner();

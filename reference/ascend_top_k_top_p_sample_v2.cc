@@ -203,8 +203,7 @@ std::size_t AscendSamplePosition(const AscendSampleRow& filtered, std::span<cons
   return best;
 }
 
-TensorMap RunAscendTopKTopPSampleV2(const Case& c, Profile /*profile*/) {
-  StageInputs in(c, kStage);
+AscendInputs ReadAscendInputs(const StageInputs& in, const Case& c) {
   Tensor logits = in.Logits();
   const DType dtype = c.inputs.at("logits").dtype();
   const std::int64_t rows = logits.dim(0);
@@ -240,6 +239,34 @@ TensorMap RunAscendTopKTopPSampleV2(const Case& c, Profile /*profile*/) {
     if (is_need_sample_result) in.Fail("is_need_sample_result = true requires q to be absent (the op's rule)");
   }
   CheckRows(in, logits, input_is_logits);
+  AscendInputs r;
+  r.top_k.assign(k.data<std::int32_t>().begin(), k.data<std::int32_t>().end());
+  r.logits = std::move(logits);
+  r.top_p = top_p;
+  r.min_p = min_p;
+  r.q = q;
+  r.input_is_logits = input_is_logits;
+  r.is_need_logits = is_need_logits;
+  r.is_need_sample_result = is_need_sample_result;
+  r.eps = eps;
+  r.ks_max = ks_max;
+  return r;
+}
+
+TensorMap RunAscendTopKTopPSampleV2(const Case& c, Profile /*profile*/) {
+  StageInputs in(c, kStage);
+  AscendInputs a = ReadAscendInputs(in, c);
+  Tensor& logits = a.logits;
+  const std::int64_t rows = logits.dim(0);
+  const std::int64_t vocab = logits.dim(1);
+  const bool input_is_logits = a.input_is_logits;
+  const bool is_need_logits = a.is_need_logits;
+  const bool is_need_sample_result = a.is_need_sample_result;
+  const float eps = a.eps;
+  const std::int64_t ks_max = a.ks_max;
+  const std::vector<float>& top_p = a.top_p;
+  const std::vector<float>& min_p = a.min_p;
+  const Tensor* q = a.q;
 
   const auto v = static_cast<std::size_t>(vocab);
   const float def_logit = input_is_logits ? -kInf : 0.0f;
@@ -251,7 +278,7 @@ TensorMap RunAscendTopKTopPSampleV2(const Case& c, Profile /*profile*/) {
   ForEachRow(logits, [&](std::int64_t b, std::span<float> row) {
     const auto bi = static_cast<std::size_t>(b);
     AscendSampleParams f;
-    f.top_k = k.data<std::int32_t>()[bi];
+    f.top_k = a.top_k[bi];
     f.top_p = top_p[bi];
     f.min_p = min_p.empty() ? 0.0f : min_p[bi];
     f.ks_max = ks_max;

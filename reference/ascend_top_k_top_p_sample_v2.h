@@ -90,6 +90,22 @@ std::size_t AscendSamplePosition(const AscendSampleRow& filtered, std::span<cons
 // The `eps` parameter (default 1e-8) rounded to f32; fails (through `in`) unless finite >= 0.
 float AscendEpsParam(const StageInputs& in, const Case& c);
 
+// The stage's inputs after every check RunAscendTopKTopPSampleV2 makes (same order, same
+// messages), for backends that compute the rest themselves (gpu/filters_glue.cc).
+struct AscendInputs {
+  Tensor logits;  // upcast to f32, [B, V]
+  std::vector<std::int32_t> top_k;
+  std::vector<float> top_p;
+  std::vector<float> min_p;  // empty when absent
+  const Tensor* q = nullptr;  // [B, V] f32 in the case's inputs, or null
+  bool input_is_logits = true;
+  bool is_need_logits = false;
+  bool is_need_sample_result = false;
+  float eps = 1e-8f;
+  std::int64_t ks_max = 1024;
+};
+AscendInputs ReadAscendInputs(const StageInputs& in, const Case& c);
+
 TensorMap RunAscendTopKTopPSampleV2(const Case& c, Profile profile);
 
 }  // namespace sampcheck::reference

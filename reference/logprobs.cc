@@ -28,13 +28,9 @@ constexpr double kVllmMinTemperature = 1e-2;
 constexpr double kSglangEps = 1e-6;
 constexpr double kCanonicalEps = 1e-5;
 
-// The divisor a row uses, and whether it is a greedy row (divisor 1).
-struct RowTemperature {
-  float divisor = 1.0f;
-  bool greedy = false;
-};
+}  // namespace
 
-RowTemperature EffectiveTemperature(Profile profile, float t) {
+RowTemperature LogprobsEffectiveTemperature(Profile profile, float t) {
   double eps = kCanonicalEps;
   if (profile == Profile::kVllm) {
     if (t > 0.0f && static_cast<double>(t) < kVllmMinTemperature) t = static_cast<float>(kVllmMinTemperature);
@@ -46,9 +42,7 @@ RowTemperature EffectiveTemperature(Profile profile, float t) {
   return {t, false};
 }
 
-enum class Mode { kRawLogprobs, kRawLogits, kProcessedLogits, kProcessedLogprobs, kSglangTemperature, kSglangOriginal };
-
-Mode ParseMode(const StageInputs& in, const Case& c, Profile profile) {
+LogprobsMode ParseLogprobsMode(const StageInputs& in, const Case& c, Profile profile) {
   const bool sglang = profile == Profile::kSglang;
   std::string name = sglang ? "temperature" : "raw_logprobs";
   if (c.params.contains("mode")) {
@@ -56,17 +50,19 @@ Mode ParseMode(const StageInputs& in, const Case& c, Profile profile) {
     name = c.params["mode"].get<std::string>();
   }
   if (sglang) {
-    if (name == "temperature") return Mode::kSglangTemperature;
-    if (name == "original") return Mode::kSglangOriginal;
+    if (name == "temperature") return LogprobsMode::kSglangTemperature;
+    if (name == "original") return LogprobsMode::kSglangOriginal;
     in.Fail("mode '" + name + "' is not a mode of profile sglang; valid: temperature, original");
   }
-  if (name == "raw_logprobs") return Mode::kRawLogprobs;
-  if (name == "raw_logits") return Mode::kRawLogits;
-  if (name == "processed_logits") return Mode::kProcessedLogits;
-  if (name == "processed_logprobs") return Mode::kProcessedLogprobs;
+  if (name == "raw_logprobs") return LogprobsMode::kRawLogprobs;
+  if (name == "raw_logits") return LogprobsMode::kRawLogits;
+  if (name == "processed_logits") return LogprobsMode::kProcessedLogits;
+  if (name == "processed_logprobs") return LogprobsMode::kProcessedLogprobs;
   in.Fail("mode '" + name + "' is not a mode of profile " + std::string(ProfileName(profile)) +
           "; valid: raw_logprobs, raw_logits, processed_logprobs, processed_logits");
 }
+
+namespace {
 
 // Strict "comes before" of the top-n order: NaN first, larger value first, lower index first.
 bool Before(std::span<const float> row, std::int32_t a, std::int32_t b) {
@@ -105,8 +101,8 @@ TensorMap RunLogprobs(const Case& c, Profile profile) {
   StageInputs in(c, "logprobs");
   const Tensor logits = in.Logits();
   const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
-  const Mode mode = ParseMode(in, c, profile);
-  const bool raw = mode == Mode::kRawLogprobs || mode == Mode::kRawLogits;
+  const LogprobsMode mode = ParseLogprobsMode(in, c, profile);
+  const bool raw = mode == LogprobsMode::kRawLogprobs || mode == LogprobsMode::kRawLogits;
   Tensor raw_logits = c.inputs.count("raw_logits") ? in.FloatRows("raw_logits", rows, vocab) : logits;
 
   const Tensor& token = in.Required("token", DType::kI64, 1);
@@ -145,25 +141,25 @@ TensorMap RunLogprobs(const Case& c, Profile profile) {
     }
     const float t = temp ? temp->data<float>()[i] : 1.0f;
     if (!std::isfinite(t) || t < 0.0f) in.Fail("temperature[" + std::to_string(b) + "] = " + FormatFloat(t) + " must be finite and >= 0");
-    const RowTemperature rt = EffectiveTemperature(profile, t);
+    const RowTemperature rt = LogprobsEffectiveTemperature(profile, t);
     const auto src = (raw ? raw_logits : logits).data<float>().subspan(i * uv, uv);
     switch (mode) {
-      case Mode::kRawLogits:
+      case LogprobsMode::kRawLogits:
         std::copy(src.begin(), src.end(), x.begin());
         break;
-      case Mode::kRawLogprobs:
-      case Mode::kSglangOriginal:
+      case LogprobsMode::kRawLogprobs:
+      case LogprobsMode::kSglangOriginal:
         LogSoftmaxRow(src, x);
         break;
-      case Mode::kSglangTemperature: {
+      case LogprobsMode::kSglangTemperature: {
         std::vector<float> y(uv);
         for (std::size_t j = 0; j < uv; ++j) y[j] = src[j] / rt.divisor;
         SoftmaxRow(y, x);
         for (float& v : x) v = math::LogF32Cr(v);  // torch.log(probs): log(+0) = -inf
         break;
       }
-      case Mode::kProcessedLogits:
-      case Mode::kProcessedLogprobs: {
+      case LogprobsMode::kProcessedLogits:
+      case LogprobsMode::kProcessedLogprobs: {
         std::vector<float> y(src.begin(), src.end());
         if (!rt.greedy) {
           for (float& v : y) v = v / rt.divisor;
@@ -181,7 +177,7 @@ TensorMap RunLogprobs(const Case& c, Profile profile) {
             SamplingFiltersRow(profile, y, f);
           }
         }
-        if (mode == Mode::kProcessedLogits) {
+        if (mode == LogprobsMode::kProcessedLogits) {
           x = std::move(y);
         } else {
           LogSoftmaxRow(y, x);

@@ -47,6 +47,7 @@
 
 #include "core/case.h"
 #include "core/profile.h"
+#include "reference/stage_io.h"
 
 namespace sampcheck::reference {
 
@@ -56,6 +57,17 @@ std::vector<std::int32_t> TopLogprobIndices(std::span<const float> row, std::int
 // The sampled token's rank under the profile's rule (canonical: 1 + strictly greater; vllm:
 // greater or equal).
 std::int64_t LogprobRank(Profile profile, std::span<const float> row, std::int64_t token);
+
+// The row's value mode (param `mode`, per profile); throws through `in` on an unknown one.
+enum class LogprobsMode { kRawLogprobs, kRawLogits, kProcessedLogits, kProcessedLogprobs, kSglangTemperature, kSglangOriginal };
+LogprobsMode ParseLogprobsMode(const StageInputs& in, const Case& c, Profile profile);
+// The divisor a row uses, and whether it is a greedy row (divisor 1), under the profile's
+// temperature rules.
+struct RowTemperature {
+  float divisor = 1.0f;
+  bool greedy = false;
+};
+RowTemperature LogprobsEffectiveTemperature(Profile profile, float t);
 
 TensorMap RunLogprobs(const Case& c, Profile profile);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The kernels of gpu/ on the checking emulator (gpu/kernel_runner.h): the contract examples
-// (hand-computed, from docs/spec/greedy.md, softmax.md and temperature.md), bit equality with
+// (hand-computed, from docs/spec/greedy.md, softmax.md, temperature.md and filters.md), bit equality with
 // the reference on random rows, and padded rows (pitch > V, V = 1, the tile-misaligned
 // vocabularies 151936 and 128256) whose pad entries hold +inf or NaN and must never win or be
 // read. Every launch runs with the emulator's checks on: a violation throws and fails the test.
@@ -18,6 +18,7 @@
 #include "core/split_mix64.h"
 #include "gpu/gumbel_max.cuh"  // gpu-draws group: the planted out-of-bounds launch
 #include "gpu/kernel_runner.h"
+#include "gpu/radix_select.cuh"  // filters
 #include "reference/reductions.h"
 #include "reference/exponential_race.h"  // gpu-draws group: the padded-row comparisons
 #include "reference/gumbel_max.h"
@@ -814,6 +815,261 @@ INSTANTIATE_TEST_SUITE_P(Vocabularies, GpuDrawPaddedRows, ::testing::Values(1, 3
                            std::snprintf(name, sizeof name, "V%lld", static_cast<long long>(info.param));
                            return std::string(name);
                          });
+
+// ---- filters (top_k, top_p, min_p, sampling_filters; docs/spec/filters.md) ----
+
+// The ln 2 row: f32(ln 2) = 0x3f317218; exp(-ln2) and exp(-2 ln2) round to exactly 0.5 and
+// 0.25 (docs/spec/softmax.md "Worked example"), so probs are exactly (0.5, 0.25, 0.125, 0.125).
+std::vector<float> Ln2Row() {
+  const float ln2 = 0.693147182f;
+  return {0.0f, -ln2, -2.0f * ln2, -2.0f * ln2};
+}
+
+// Which entries of `out` are kept (not -inf), and that each kept one is the input's bits.
+std::vector<int> KeptOf(const std::vector<float>& in, const std::vector<float>& out) {
+  std::vector<int> kept;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == -kInf && in[i] != -kInf) continue;
+    if (out[i] != -kInf) {
+      EXPECT_EQ(Bits(out[i]), Bits(in[i])) << "entry " << i << " changed";
+      kept.push_back(static_cast<int>(i));
+    }
+  }
+  return kept;
+}
+
+std::vector<float> TopKOne(const std::vector<float>& row, std::int32_t k, TopKRule rule) {
+  std::vector<float> out(row.size());
+  const auto v = static_cast<std::int64_t>(row.size());
+  MakeEmulatedRunner()->TopK(row.data(), &k, 1, v, v, rule, out.data());
+  return out;
+}
+
+std::vector<float> TopPOne(const std::vector<float>& row, float p, TopPWalk walk) {
+  std::vector<float> out(row.size());
+  const auto v = static_cast<std::int64_t>(row.size());
+  MakeEmulatedRunner()->TopP(row.data(), &p, 1, v, v, walk, out.data());
+  return out;
+}
+
+std::vector<float> MinPOne(const std::vector<float>& row, float m, MinPRule rule) {
+  std::vector<float> out(row.size());
+  const auto v = static_cast<std::int64_t>(row.size());
+  MakeEmulatedRunner()->MinP(row.data(), &m, 1, v, v, rule, out.data());
+  return out;
+}
+
+// A test kernel: out[0] = SelectKth(row, n) (gpu/radix_select.cuh).
+struct SelectKernel {
+  template <class B, class Arr, class Out>
+  void operator()(B& block, Arr row, Out out, std::int64_t vocab, bool ascending, std::int64_t n) const {
+    const std::uint64_t key = SelectKth(block, row, 0, vocab, ascending, n);
+    block.ForEachThread([&](Thread t) {
+      if (t.x == 0) out.Store(0, key);
+    });
+  }
+};
+
+std::uint64_t SelectOne(std::vector<float> row, bool ascending, std::int64_t n) {
+  std::uint64_t key = 0;
+  const auto v = static_cast<std::int64_t>(row.size());
+  const LaunchReport report = emu::Launch("select", 1, kCanonicalLanes, [&](Block& block) {
+    SelectKernel{}(block, GlobalArray<float>(row.data(), v, "row"), GlobalArray<std::uint64_t>(&key, 1, "key"), v,
+                   ascending, n);
+  });
+  EXPECT_TRUE(report.ok()) << report.Summary();
+  return key;
+}
+
+TEST(GpuRadixSelect, KthKeyOfTheCanonicalOrder) {
+  // Keys by hand (docs/spec/filters.md "Order"): 3.0f = 0x40400000, monotone key with the sign
+  // bit set 0xc0400000, complemented for the descending order 0x3fbfffff; 2.0f = 0x40000000 ->
+  // 0x3fffffff; 1.0f = 0x3f800000 -> 0x407fffff. Order of {1, 3, 3, 2}: (3, 1), (3, 2), (2, 3),
+  // (1, 0).
+  const std::vector<float> row = {1.0f, 3.0f, 3.0f, 2.0f};
+  EXPECT_EQ(SelectOne(row, false, 1), 0x3fbfffff00000001ull);
+  EXPECT_EQ(SelectOne(row, false, 2), 0x3fbfffff00000002ull);
+  EXPECT_EQ(SelectOne(row, false, 3), 0x3fffffff00000003ull);
+  EXPECT_EQ(SelectOne(row, false, 4), 0x407fffff00000000ull);
+  // Ascending (vLLM's walk): (1, 0), (2, 3), (3, 1), (3, 2); 1.0f's monotone key 0xbf800000.
+  EXPECT_EQ(SelectOne(row, true, 1), 0xbf80000000000000ull);
+  EXPECT_EQ(SelectOne(row, true, 4), 0xc040000000000002ull);
+  // Across lanes and passes: 3000 equal values, rank 2500 is index 2499 (ties by index).
+  EXPECT_EQ(SelectOne(std::vector<float>(3000, 1.0f), false, 2500), 0x407fffff00000000ull + 2499);
+}
+
+TEST(GpuTopK, TiesAtTheKthValuePerRule) {
+  // docs/spec/filters.md top_k "Worked examples".
+  const TopKRule exact{false, false, 1024};
+  const TopKRule ties{true, false, 1024};
+  const std::vector<float> a = {1.0f, 3.0f, 3.0f, 2.0f};
+  EXPECT_EQ(KeptOf(a, TopKOne(a, 1, exact)), (std::vector<int>{1}));
+  EXPECT_EQ(KeptOf(a, TopKOne(a, 1, ties)), (std::vector<int>{1, 2}));
+  const std::vector<float> z = {-0.0f, 0.0f, -1.0f, -kInf, -0.0f};
+  EXPECT_EQ(KeptOf(z, TopKOne(z, 2, exact)), (std::vector<int>{0, 1}));
+  EXPECT_EQ(KeptOf(z, TopKOne(z, 2, ties)), (std::vector<int>{0, 1, 4}));
+  // Disabled: k = 0 and k = V copy the row; ascend_v2 with ks_max 5 (-> 8) and V = 40: k = 9
+  // keeps all 40.
+  EXPECT_EQ(KeptOf(a, TopKOne(a, 0, exact)), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(KeptOf(a, TopKOne(a, 4, exact)), (std::vector<int>{0, 1, 2, 3}));
+  std::vector<float> wide(40);
+  for (int i = 0; i < 40; ++i) wide[static_cast<std::size_t>(i)] = static_cast<float>(i);
+  EXPECT_EQ(KeptOf(wide, TopKOne(wide, 9, TopKRule{false, true, 5})).size(), 40u);
+  EXPECT_EQ(KeptOf(wide, TopKOne(wide, 8, TopKRule{false, true, 5})), (std::vector<int>{32, 33, 34, 35, 36, 37, 38, 39}));
+}
+
+TEST(GpuTopP, Ln2RowPerRule) {
+  // docs/spec/filters.md top_p "Worked examples": E = 0, 0.5, 0.75, 0.875 in canonical order.
+  const std::vector<float> row = Ln2Row();
+  EXPECT_EQ(KeptOf(row, TopPOne(row, 0.75f, TopPWalk::kExclusive)), (std::vector<int>{0, 1}));
+  EXPECT_EQ(KeptOf(row, TopPOne(row, 0.75f, TopPWalk::kSglang)), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(KeptOf(row, TopPOne(row, 0.75f, TopPWalk::kTieGroup)), (std::vector<int>{0, 1}));
+  EXPECT_EQ(KeptOf(row, TopPOne(row, 0.75f, TopPWalk::kVllmAscending)), (std::vector<int>{0, 1}));
+  // p = 0.8: the tie group {2, 3} (E = 0.75 < 0.8) stays whole; vLLM's ascending walk
+  // (2, 3, 1, 0) drops 2 (c = 0.125 <= f32(1 - 0.8f) = 0.199999988) and keeps 3 (c = 0.25).
+  EXPECT_EQ(KeptOf(row, TopPOne(row, 0.8f, TopPWalk::kExclusive)), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(KeptOf(row, TopPOne(row, 0.8f, TopPWalk::kTieGroup)), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(KeptOf(row, TopPOne(row, 0.8f, TopPWalk::kVllmAscending)), (std::vector<int>{0, 1, 3}));
+  // p <= 0 keeps the first token; p >= 1 copies (every walk but sglang's).
+  EXPECT_EQ(KeptOf(row, TopPOne(row, 0.0f, TopPWalk::kVllmAscending)), (std::vector<int>{0}));
+  EXPECT_EQ(KeptOf(row, TopPOne(row, 1.0f, TopPWalk::kExclusive)), (std::vector<int>{0, 1, 2, 3}));
+}
+
+TEST(GpuMinP, ThresholdsAndTiedMaximum) {
+  // docs/spec/filters.md min_p "Worked examples": max prob 0.5.
+  const std::vector<float> row = Ln2Row();
+  EXPECT_EQ(KeptOf(row, MinPOne(row, 0.5f, MinPRule{})), (std::vector<int>{0, 1}));
+  EXPECT_EQ(KeptOf(row, MinPOne(row, 0.25f, MinPRule{})), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(KeptOf(row, MinPOne(row, 0.0f, MinPRule{})), (std::vector<int>{0, 1, 2, 3}));
+  const std::vector<float> tied = {1.0f, 1.0f, 0.0f};
+  EXPECT_EQ(KeptOf(tied, MinPOne(tied, 1.0f, MinPRule{false})), (std::vector<int>{0, 1}));
+  EXPECT_EQ(KeptOf(tied, MinPOne(tied, 1.0f, MinPRule{true})), (std::vector<int>{0}));
+}
+
+TEST(GpuSamplingFilters, FilterOrderExampleOne) {
+  // docs/spec/filters.md sampling_filters example 1: top_k 3, top_p 0.75. Canonical:
+  // renormalised over {0, 1, 2} E = 0, 0.571, 0.857 -> {0, 1}, probs 2/3, 1/3 rounded
+  // (0x3f2aaaab, 0x3eaaaaab); sglang: top-p on the original keeps 2 -> {0, 1, 2}, probs
+  // 4/7, 2/7, 1/7 rounded (0x3f124925, 0x3e924925, 0x3e124925).
+  const std::vector<float> row = Ln2Row();
+  const std::int32_t k = 3;
+  const float p = 0.75f;
+  auto run = [&](FilterRules rules, std::vector<float>& probs) {
+    std::vector<float> out(4);
+    probs.assign(4, -1.0f);
+    MakeEmulatedRunner()->SamplingFilters(row.data(), &k, &p, nullptr, 1, 4, 4, rules, out.data(), probs.data());
+    return out;
+  };
+  std::vector<float> probs;
+  const FilterRules canonical{};
+  EXPECT_EQ(KeptOf(row, run(canonical, probs)), (std::vector<int>{0, 1}));
+  EXPECT_EQ(Bits(probs[0]), 0x3f2aaaabu);
+  EXPECT_EQ(Bits(probs[1]), 0x3eaaaaabu);
+  EXPECT_EQ(Bits(probs[2]), 0u);
+  const FilterRules sglang{TopKRule{}, TopPWalk::kSglang, MinPRule{}, FilterOrder::kJoint};
+  EXPECT_EQ(KeptOf(row, run(sglang, probs)), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(Bits(probs[0]), 0x3f124925u);
+  EXPECT_EQ(Bits(probs[1]), 0x3e924925u);
+  EXPECT_EQ(Bits(probs[2]), 0x3e124925u);
+}
+
+TEST(GpuAscendSample, HeaderExample) {
+  // reference/ascend_top_k_top_p_sample_v2.h's example: top_k 3 renormalises the ln 2 row to
+  // (4/7, 2/7, 1/7); E = 0, 0.571 < 0.7, 0.857 >= 0.7: L = {0, 1}. Without q the largest prob
+  // wins (token 0); with q = {1, 0.25} by position, r = {0.5714 / 1, 0.2857 / 0.25 = 1.143}:
+  // token 1. is_need_sample_result: L's probs (0x3f124925, 0x3e924925) and ids, then 0 / -1.
+  const std::vector<float> row = Ln2Row();
+  const std::int32_t k = 3;
+  const float p = 0.7f;
+  const std::vector<float> q = {1.0f, 0.25f, 1.0f, 1.0f};
+  std::int64_t token = -7;
+  MakeEmulatedRunner()->AscendTopKTopPSampleV2(row.data(), &k, &p, nullptr, nullptr, 1, 4, 4, AscendSampleRule{},
+                                               &token, nullptr, nullptr, nullptr);
+  EXPECT_EQ(token, 0);
+  MakeEmulatedRunner()->AscendTopKTopPSampleV2(row.data(), &k, &p, nullptr, q.data(), 1, 4, 4, AscendSampleRule{},
+                                               &token, nullptr, nullptr, nullptr);
+  EXPECT_EQ(token, 1);
+  std::vector<float> values(4, -1.0f);
+  std::vector<std::int64_t> ids(4, 99);
+  AscendSampleRule result;
+  result.need_sample_result = true;
+  MakeEmulatedRunner()->AscendTopKTopPSampleV2(row.data(), &k, &p, nullptr, nullptr, 1, 4, 4, result, nullptr,
+                                               nullptr, values.data(), ids.data());
+  EXPECT_EQ(Bits(values[0]), 0x3f124925u);
+  EXPECT_EQ(Bits(values[1]), 0x3e924925u);
+  EXPECT_EQ(Bits(values[2]), 0u);
+  EXPECT_EQ(ids, (std::vector<std::int64_t>{0, 1, -1, -1}));
+}
+
+TEST(GpuLogprobs, HeaderExample) {
+  // reference/logprobs.h's example: the ln 2 row, raw_logprobs (log softmax), token 3, n = 2:
+  // top_ids {0, 1}; token 3's value ties with token 2's (both log 1/8), so canonical's rank is
+  // 1 + #{greater} = 1 + 2 = 3 and vllm's #{greater or equal} = 4. token_ids {3, -1}: x[3],
+  // then the quiet NaN 0x7fc00000.
+  const std::vector<float> row = Ln2Row();
+  const float divisor = 1.0f;
+  const std::uint8_t zero = 0;
+  const std::int32_t k = 0;
+  const float p = 1.0f, m = 0.0f;
+  const std::int64_t token = 3;
+  const std::vector<std::int32_t> ids = {3, -1};
+  for (const bool vllm : {false, true}) {
+    LogprobsRule rule;
+    rule.rank_counts_ties = vllm;
+    std::vector<std::int64_t> top(2, -7);
+    std::vector<float> values(2), asked(2);
+    float value = 0.0f;
+    std::int64_t rank = -7;
+    MakeEmulatedRunner()->Logprobs(row.data(), &divisor, &zero, &zero, &k, &p, &m, &token, ids.data(), 2, 1, 4, 4, 2,
+                                   rule, top.data(), values.data(), &value, &rank, asked.data());
+    EXPECT_EQ(top, (std::vector<std::int64_t>{0, 1}));
+    EXPECT_EQ(rank, vllm ? 4 : 3);
+    EXPECT_EQ(Bits(asked[0]), Bits(value));
+    EXPECT_EQ(Bits(asked[1]), 0x7fc00000u);
+    EXPECT_LT(values[1], values[0]);
+  }
+}
+
+// Planted fault: a top-k that takes its pivot one rank too deep keeps k + 1 tokens; the
+// hand-derived answer above rejects it.
+struct OffByOneTopKKernel {
+  template <class B, class Arr>
+  void operator()(B& block, Arr row, std::int64_t vocab, std::int64_t k) const {
+    const std::uint64_t kth = SelectKth(block, row, 0, vocab, false, k + 1);  // the fault
+    block.ForEachThread([&](Thread t) {
+      for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
+        if (OrderKey(row.Load(i), i, false) > kth) row.Store(i, NegativeInfinity());
+      }
+    });
+  }
+};
+
+TEST(GpuTopK, PlantedBadPivotIsRejected) {
+  std::vector<float> row = {1.0f, 3.0f, 3.0f, 2.0f};
+  const std::vector<float> in = row;
+  const LaunchReport report = emu::Launch("bad_top_k", 1, kCanonicalLanes, [&](Block& block) {
+    OffByOneTopKKernel{}(block, GlobalArray<float>(row.data(), 4, "row"), 4, 1);
+  });
+  EXPECT_TRUE(report.ok());
+  EXPECT_NE(KeptOf(in, row), (std::vector<int>{1}));  // {1, 2}: the exact-k answer rejects it
+}
+
+// Planted fault: broadcasting a selected key through shared memory without the barrier
+// between thread 0's write and everyone's read (the pattern every filter helper uses) is a
+// race the emulator reports.
+TEST(GpuRadixSelect, PlantedMissingBarrierIsARace) {
+  const LaunchReport report = emu::Launch("no_barrier", 1, kCanonicalLanes, [&](Block& block) {
+    SAMPCHECK_SHARED(block, std::uint64_t, verdict, 1);
+    std::uint64_t cut = 0;
+    block.ForEachThread([&](Thread t) {
+      if (t.x == 0) verdict.Store(0, 7u);
+      cut = verdict.Load(0);  // needs a block.Sync() before it
+    });
+    (void)cut;
+  });
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.violations[0].kind, Violation::Kind::kRace);
+}
 
 }  // namespace
 }  // namespace sampcheck::gpu

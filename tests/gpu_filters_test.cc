@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: Apache-2.0
+// The filter kernels (gpu/top_k.cuh, top_p.cuh, min_p.cuh, sampling_filters.cuh) through the
+// gpu-emulated backend against the reference backend, bit for bit, for every profile and
+// order, on rows large and flat enough that the top-p walk takes several 1024-entry chunks
+// (each chunk's bound found by radix select) and top-k's pivot sits deep in a run of ties:
+// golden/v1's filter cases have V <= 1000 or few survivors, so they never reach those paths.
+// The independent source is the reference (reference/top_p.cc etc.), which selects with
+// std::nth_element and a radix sort, not with the kernels' radix select.
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/split_mix64.h"
+#include "golden/verifier.h"
+#include "gpu/kernel_runner.h"
+#include "gpu/gpu_backend.h"
+#include "reference/reference_backend.h"
+
+namespace sampcheck::gpu {
+namespace {
+
+constexpr std::int64_t kRows = 5;
+constexpr std::int64_t kVocab = 2500;
+
+// Values j / 64 in [-2, 2): a flat distribution with ~256 distinct values (long tie runs),
+// 1 in 16 entries -inf; row 4 all -inf (identity / NaN probs).
+Tensor FlatRows(std::uint64_t seed, bool neg_inf_row = true) {
+  SplitMix64 rng(seed);
+  std::vector<float> x(static_cast<std::size_t>(kRows * kVocab));
+  for (std::int64_t b = 0; b < kRows; ++b) {
+    for (std::int64_t i = 0; i < kVocab; ++i) {
+      const std::uint64_t r = rng.Next();
+      float v = static_cast<float>(static_cast<std::int64_t>(r >> 56) - 128) / 64.0f;
+      if ((neg_inf_row && b == kRows - 1) || (r & 15) == 0) v = -std::numeric_limits<float>::infinity();
+      x[static_cast<std::size_t>(b * kVocab + i)] = v;
+    }
+  }
+  return Tensor::FromValues(DType::kF32, {kRows, kVocab}, x);
+}
+
+void ExpectSameBits(const TensorMap& expected, const TensorMap& actual, const std::string& what) {
+  for (const auto& [name, e] : expected) {
+    ASSERT_TRUE(actual.count(name) != 0) << what << ": no output " << name;
+    const Tensor& a = actual.at(name);
+    ASSERT_EQ(e.dtype(), a.dtype()) << what << " " << name;
+    ASSERT_EQ(e.shape(), a.shape()) << what << " " << name;
+    if (e.dtype() == DType::kI64) {
+      EXPECT_EQ(std::vector<std::int64_t>(e.data<std::int64_t>().begin(), e.data<std::int64_t>().end()),
+                std::vector<std::int64_t>(a.data<std::int64_t>().begin(), a.data<std::int64_t>().end()))
+          << what << " " << name;
+      continue;
+    }
+    const auto x = e.data<float>();
+    const auto y = a.data<float>();
+    int shown = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      if (std::memcmp(&x[i], &y[i], sizeof(float)) != 0 && shown++ < 5) {
+        ADD_FAILURE() << what << " " << name << "[" << i / kVocab << ", " << i % kVocab << "]: reference " << x[i]
+                      << ", gpu-emulated " << y[i];
+      }
+    }
+  }
+}
+
+void Compare(const std::string& stage, const std::string& profile, TensorMap inputs, nlohmann::json params = {}) {
+  Case c;
+  c.id = stage + "/flat/" + profile;
+  c.stage = stage;
+  c.profile = profile;
+  if (!params.is_null()) c.params = params;
+  c.inputs = std::move(inputs);
+  reference::ReferenceBackend reference;
+  auto gpu = MakeGpuEmulatedBackend();
+  ExpectSameBits(reference.Run(stage, c), gpu->Run(stage, c), c.id);
+}
+
+const char* const kProfiles[] = {"canonical", "vllm", "sglang", "flashinfer", "ascend_v2"};
+
+TEST(GpuFilters, TopKMatchesReferenceDeepInTies) {
+  // k = 1100 sits in a run of ties (exactly-k splits it by index); 1100 > ks_max disables
+  // ascend_v2; k = 2499 = V - 1.
+  for (const char* profile : kProfiles) {
+    TensorMap in{{"logits", FlatRows(1)},
+                 {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRows}, {5, 1100, 2499, 0, 7})}};
+    Compare("top_k", profile, std::move(in));
+  }
+}
+
+TEST(GpuFilters, TopPMatchesReferenceAcrossChunks) {
+  // p = 0.9 and 0.999 need nuclei of more than 1024 entries: two or three chunks; p = 1 runs
+  // sglang's walk over every finite entry.
+  for (const char* profile : kProfiles) {
+    TensorMap in{{"logits", FlatRows(2)},
+                 {"top_p", Tensor::FromValues<float>(DType::kF32, {kRows}, {0.9f, 0.999f, 0.3f, 1.0f, 0.5f})}};
+    Compare("top_p", profile, std::move(in));
+  }
+}
+
+TEST(GpuFilters, MinPMatchesReference) {
+  for (const char* profile : kProfiles) {
+    TensorMap in{{"logits", FlatRows(3)},
+                 {"min_p", Tensor::FromValues<float>(DType::kF32, {kRows}, {0.01f, 0.5f, 1.0f, 0.9f, 0.1f})}};
+    Compare("min_p", profile, std::move(in));
+  }
+}
+
+TEST(GpuFilters, SamplingFiltersMatchReferenceInEveryOrder) {
+  auto inputs = [] {
+    return TensorMap{{"logits", FlatRows(4)},
+                     {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRows}, {0, 1500, 50, 0, 3})},
+                     {"top_p", Tensor::FromValues<float>(DType::kF32, {kRows}, {0.95f, 0.9f, 0.8f, 1.0f, 0.5f})},
+                     {"min_p", Tensor::FromValues<float>(DType::kF32, {kRows}, {0.0f, 0.05f, 0.1f, 1.0f, 0.2f})}};
+  };
+  for (const char* profile : kProfiles) Compare("sampling_filters", profile, inputs());
+  Compare("sampling_filters", "flashinfer", inputs(), {{"order", "joint"}});
+}
+
+TEST(GpuFilters, AscendSampleMatchesReference) {
+  // Rows: top-k 5; top-k off with p = 0.9 (L is the order's first ~1300 entries: two
+  // chunks); ks_max-disabled k = 1100 with p = 1 (L in vocab order); p = 0 (k = 1); top-k 50
+  // with min_p 1 (L's first maximum). q by position, every output.
+  SplitMix64 rng(9);
+  std::vector<float> q(static_cast<std::size_t>(kRows * kVocab));
+  for (float& v : q) v = static_cast<float>(rng.Next() >> 40) * 0x1p-24f;
+  auto inputs = [&](bool with_q) {
+    TensorMap in{{"logits", FlatRows(5, false)},
+                 {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRows}, {5, 0, 1100, 7, 50})},
+                 {"top_p", Tensor::FromValues<float>(DType::kF32, {kRows}, {0.9f, 0.9f, 1.0f, 0.0f, 0.95f})},
+                 {"min_p", Tensor::FromValues<float>(DType::kF32, {kRows}, {0.0f, 0.2f, 0.5f, 0.1f, 1.0f})}};
+    if (with_q) in.emplace("q", Tensor::FromValues<float>(DType::kF32, {kRows, kVocab}, q));
+    return in;
+  };
+  Compare("ascend_top_k_top_p_sample_v2", "ascend_v2", inputs(true), {{"is_need_logits", true}});
+  Compare("ascend_top_k_top_p_sample_v2", "ascend_v2", inputs(false),
+          {{"is_need_logits", true}, {"is_need_sample_result", true}});
+}
+
+TEST(GpuLogprobsKernel, MatchesReferenceInEveryMode) {
+  // n = 1500: the top-n list takes two radix-select chunks; temperatures 0.7 and 0 (greedy:
+  // no filters); processed modes run the profile's filters on the flat rows; raw modes see
+  // raw_logits with a NaN and +inf planted (NaN first in the top-n order).
+  auto inputs = [] {
+    Tensor raw = FlatRows(7, false);
+    raw.data<float>()[3] = std::numeric_limits<float>::quiet_NaN();
+    raw.data<float>()[kVocab + 5] = std::numeric_limits<float>::infinity();
+    return TensorMap{{"logits", FlatRows(8, false)},
+                     {"raw_logits", std::move(raw)},
+                     {"temperature", Tensor::FromValues<float>(DType::kF32, {kRows}, {0.7f, 1.0f, 0.0f, 2.0f, 0.005f})},
+                     {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRows}, {50, 0, 5, 1500, 0})},
+                     {"top_p", Tensor::FromValues<float>(DType::kF32, {kRows}, {0.9f, 0.95f, 1.0f, 0.8f, 1.0f})},
+                     {"min_p", Tensor::FromValues<float>(DType::kF32, {kRows}, {0.0f, 0.05f, 0.0f, 0.1f, 0.0f})},
+                     {"token", Tensor::FromValues<std::int64_t>(DType::kI64, {kRows}, {3, 10, 2499, 0, 77})},
+                     {"token_ids", Tensor::FromValues<std::int32_t>(DType::kI32, {kRows, 2}, {3, -1, 0, 1, 5, 6, -1, -1, 9, 2499})}};
+  };
+  for (const char* profile : {"canonical", "vllm"}) {
+    for (const char* mode : {"raw_logprobs", "raw_logits", "processed_logits", "processed_logprobs"}) {
+      Compare("logprobs", profile, inputs(), {{"mode", mode}, {"num_logprobs", 1500}});
+    }
+  }
+  for (const char* mode : {"temperature", "original"}) {
+    Compare("logprobs", "sglang", inputs(), {{"mode", mode}, {"num_logprobs", 1500}});
+  }
+}
+
+TEST(GpuFilters, PaddedRowsReadOnlyTheirEntries) {
+  // pitch = V + 13 with +inf and NaN in the padding (values every filter rejects, and that
+  // would win any selection if read): each kernel must give the unpadded run's bits.
+  const Tensor flat = FlatRows(6);
+  const auto x = flat.data<float>();
+  const std::int64_t pitch = kVocab + 13;
+  for (const float pad : {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
+    std::vector<float> padded(static_cast<std::size_t>(kRows * pitch), pad);
+    for (std::int64_t b = 0; b < kRows; ++b) {
+      std::memcpy(&padded[static_cast<std::size_t>(b * pitch)], &x[static_cast<std::size_t>(b * kVocab)],
+                  sizeof(float) * kVocab);
+    }
+    const std::vector<std::int32_t> k = {5, 1100, 2499, 0, 7};
+    const std::vector<float> p = {0.9f, 0.999f, 0.3f, 1.0f, 0.5f};
+    const std::vector<float> m = {0.01f, 0.5f, 1.0f, 0.9f, 0.1f};
+    auto runner = MakeEmulatedRunner();
+    const std::size_t n = static_cast<std::size_t>(kRows * kVocab);
+    std::vector<float> a(n), b(n), pa(n), pb(n);
+    runner->TopK(x.data(), k.data(), kRows, kVocab, kVocab, TopKRule{}, a.data());
+    runner->TopK(padded.data(), k.data(), kRows, kVocab, pitch, TopKRule{}, b.data());
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), n * sizeof(float)), 0) << "top_k, pad " << pad;
+    runner->TopP(x.data(), p.data(), kRows, kVocab, kVocab, TopPWalk::kSglang, a.data());
+    runner->TopP(padded.data(), p.data(), kRows, kVocab, pitch, TopPWalk::kSglang, b.data());
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), n * sizeof(float)), 0) << "top_p, pad " << pad;
+    runner->MinP(x.data(), m.data(), kRows, kVocab, kVocab, MinPRule{}, a.data());
+    runner->MinP(padded.data(), m.data(), kRows, kVocab, pitch, MinPRule{}, b.data());
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), n * sizeof(float)), 0) << "min_p, pad " << pad;
+    const FilterRules joint{TopKRule{}, TopPWalk::kSglang, MinPRule{}, FilterOrder::kJoint};
+    runner->SamplingFilters(x.data(), k.data(), p.data(), m.data(), kRows, kVocab, kVocab, joint, a.data(), pa.data());
+    runner->SamplingFilters(padded.data(), k.data(), p.data(), m.data(), kRows, kVocab, pitch, joint, b.data(),
+                            pb.data());
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), n * sizeof(float)), 0) << "sampling_filters, pad " << pad;
+    EXPECT_EQ(std::memcmp(pa.data(), pb.data(), n * sizeof(float)), 0) << "sampling_filters probs, pad " << pad;
+  }
+}
+
+// Planted fault against a golden: sglang's top-p case run with the canonical walk (E < p
+// instead of f32(C - prob) <= p) must be rejected by the checked-in expected outputs (the
+// p = 0.75 row keeps token 2 under sglang only, docs/spec/filters.md top_p "Worked examples").
+TEST(GpuFilters, PlantedWrongWalkIsRejectedByTheGolden) {
+  const GoldenCase g = ReadCaseFile(SAMPCHECK_SOURCE_DIR "/golden/v1/top_p/peers_boundary/sglang.safetensors");
+  const Tensor& logits = g.input.inputs.at("logits");
+  const Tensor& top_p = g.input.inputs.at("top_p");
+  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
+  auto run = [&](TopPWalk walk) {
+    Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
+    MakeEmulatedRunner()->TopP(logits.data<float>().data(), top_p.data<float>().data(), rows, vocab, vocab, walk,
+                               out.data<float>().data());
+    TensorMap result;
+    result.emplace("logits", std::move(out));
+    return result;
+  };
+  EXPECT_EQ(golden::JudgeOutputs(g, run(TopPWalk::kSglang)), "");
+  EXPECT_NE(golden::JudgeOutputs(g, run(TopPWalk::kExclusive)), "");
+}
+
+}  // namespace
+}  // namespace sampcheck::gpu
