@@ -36,7 +36,6 @@ TEST(GpuEmulatedGolden, ClaimsOnlyStagesWithKernels) {
   auto backend = MakeGpuEmulatedBackend();
   const std::vector<std::string> stages = backend->SupportedStages();
   // docs/gpu.md "Stages with kernels".
-<<<<<<< HEAD
   std::set<std::string> with_kernels = {"allowed_token_ids", "bad_words",   "greedy",   "log_softmax",
                                           "logit_bias",        "min_new_tokens", "nan_handling",   "penalties",
                                           "softmax",           "temperature",    "token_bitmask"};
@@ -44,14 +43,8 @@ TEST(GpuEmulatedGolden, ClaimsOnlyStagesWithKernels) {
   with_kernels.insert({"exponential_race", "gumbel_max", "inverse_cdf", "multinomial_with_seed",
                        "multinomial_with_seed_token_ids", "qsample", "spec_greedy", "spec_random", "finish_rules",
                        "tp_consensus"});
-=======
-  const std::set<std::string> with_kernels = {"allowed_token_ids", "bad_words",   "greedy",   "log_softmax",
-                                                "logit_bias",        "min_new_tokens", "nan_handling",   "penalties",
-                                                "softmax",           "temperature",    "token_bitmask",
-                                                // filters
-                                                "min_p", "sampling_filters", "top_k", "top_p",
-                                                "ascend_top_k_top_p_sample_v2", "logprobs"};
->>>>>>> gpu-filters
+  // filters group.
+  with_kernels.insert({"min_p", "sampling_filters", "top_k", "top_p", "ascend_top_k_top_p_sample_v2", "logprobs"});
   EXPECT_EQ(std::set<std::string>(stages.begin(), stages.end()), with_kernels);
   EXPECT_EQ(backend->Name(), "gpu-emulated");
 }
