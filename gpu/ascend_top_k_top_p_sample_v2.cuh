@@ -33,7 +33,8 @@
 
 namespace sampcheck::gpu {
 
-SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float AbsF32(float x) {
+// |x| by clearing the sign bit (no libm call on host or device).
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float MagnitudeF32(float x) {
   std::uint32_t u;
   std::memcpy(&u, &x, sizeof u);
   u &= 0x7fffffffu;
@@ -66,7 +67,7 @@ SAMPCHECK_KERNEL_BODY std::int64_t VisitInOrder(B& block, Arr row, std::int64_t 
   std::int64_t consumed = 0;
   bool has_lo = false;
   std::uint64_t lo = 0;
-  bool stopped = false;  // thread 0's
+  bool stopped = false;     // thread 0's
   std::int64_t n_true = 0;  // thread 0's
   for (;;) {
     const std::int64_t n = count - consumed > kCandidates ? consumed + kCandidates : count;
@@ -184,7 +185,8 @@ struct AscendTopKTopPSampleV2Kernel {
     };
     // Outputs. logits_top_kp_select: L's entries (a prefix of the order, or every entry).
     if (rule.need_logits) {
-      const std::uint64_t last = sorted_order && count < vocab ? SelectKth(block, logits, in, vocab, false, count) : kNoKey;
+      const std::uint64_t last =
+          sorted_order && count < vocab ? SelectKth(block, logits, in, vocab, false, count) : kNoKey;
       const float def_logit = from_logits ? NegativeInfinity() : 0.0f;
       block.ForEachThread([&](Thread t) {
         for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
@@ -217,7 +219,7 @@ struct AscendTopKTopPSampleV2Kernel {
         sort_masked.Store(at + j, prob);
         idx.Store(at + j, i);
       } else if (!nan_won) {
-        const float r = has_q ? prob / (AbsF32(q.Load(at + j)) + rule.eps) : prob;
+        const float r = has_q ? prob / (MagnitudeF32(q.Load(at + j)) + rule.eps) : prob;
         if (IsNan(r)) {
           chosen = i, nan_won = true;
         } else if (chosen < 0 || r > best_r) {

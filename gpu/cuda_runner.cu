@@ -564,9 +564,9 @@ class CudaRunner final : public KernelRunner {
     k.Upload(top_k, st);
     p.Upload(top_p, st);
     m.Upload(min_p, st);
-    LaunchKernel<SamplingFiltersKernel>(rows, st, x.View("logits"), y.View("out"), q.View("probs"), k.ConstView("top_k"),
-                                        top_k != nullptr, p.ConstView("top_p"), top_p != nullptr, m.ConstView("min_p"),
-                                        min_p != nullptr, vocab, pitch, rules);
+    LaunchKernel<SamplingFiltersKernel>(rows, st, x.View("logits"), y.View("out"), q.View("probs"),
+                                        k.ConstView("top_k"), top_k != nullptr, p.ConstView("top_p"), top_p != nullptr,
+                                        m.ConstView("min_p"), min_p != nullptr, vocab, pitch, rules);
     y.Download(out, st);
     q.Download(probs, st);
     Throw(st, SamplingFiltersKernel::kName);
@@ -593,9 +593,9 @@ class CudaRunner final : public KernelRunner {
     k.Upload(top_k, st);
     p.Upload(top_p, st);
     m.Upload(min_p, st);
-    LaunchKernel<AscendTopKTopPSampleV2Kernel>(rows, st, x.View("logits"), work.View("work"), qd.View("q"), q != nullptr,
-                                               k.ConstView("top_k"), p.ConstView("top_p"), m.ConstView("min_p"),
-                                               min_p != nullptr, sel.View("logits_select_idx"),
+    LaunchKernel<AscendTopKTopPSampleV2Kernel>(rows, st, x.View("logits"), work.View("work"), qd.View("q"),
+                                               q != nullptr, k.ConstView("top_k"), p.ConstView("top_p"),
+                                               m.ConstView("min_p"), min_p != nullptr, sel.View("logits_select_idx"),
                                                kp.View("logits_top_kp_select"), sm.View("logits_sort_masked"),
                                                ix.View("logits_idx"), vocab, pitch, rule);
     if (select_idx != nullptr) sel.Download(select_idx, st);
@@ -640,8 +640,8 @@ class CudaRunner final : public KernelRunner {
                                  dd.ConstView("divide"), df.ConstView("filter"), k.ConstView("top_k"),
                                  p.ConstView("top_p"), m.ConstView("min_p"), tok.ConstView("token"),
                                  ids.ConstView("token_ids"), width, ti.View("top_ids"), tv.View("top_values"),
-                                 tl.View("token_logprob"), tr.View("token_rank"), iv.View("token_ids_logprobs"), n, vocab,
-                                 pitch, rule);
+                                 tl.View("token_logprob"), tr.View("token_rank"), iv.View("token_ids_logprobs"), n,
+                                 vocab, pitch, rule);
     ti.Download(top_ids, st);
     tv.Download(top_values, st);
     tl.Download(token_logprob, st);

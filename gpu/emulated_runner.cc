@@ -232,19 +232,22 @@ class EmulatedRunner final : public KernelRunner {
   // output through one array type, so both views are non-const; the input is never written.
   void TopK(const float* logits, const std::int32_t* top_k, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
             const TopKRule& rule, float* out) override {
-    Run<TopKKernel>(rows, Global(const_cast<float*>(logits), rows * pitch, "logits"), Global(out, rows * vocab, "logits_out"),
+    Run<TopKKernel>(rows, Global(const_cast<float*>(logits), rows * pitch, "logits"),
+                    Global(out, rows * vocab, "logits_out"),
                     Global(top_k, rows, "top_k"), vocab, pitch, rule);
   }
 
   void TopP(const float* logits, const float* top_p, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
             TopPWalk rule, float* out) override {
-    Run<TopPKernel>(rows, Global(const_cast<float*>(logits), rows * pitch, "logits"), Global(out, rows * vocab, "logits_out"),
+    Run<TopPKernel>(rows, Global(const_cast<float*>(logits), rows * pitch, "logits"),
+                    Global(out, rows * vocab, "logits_out"),
                     Global(top_p, rows, "top_p"), vocab, pitch, rule);
   }
 
   void MinP(const float* logits, const float* min_p, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
             const MinPRule& rule, float* out) override {
-    Run<MinPKernel>(rows, Global(const_cast<float*>(logits), rows * pitch, "logits"), Global(out, rows * vocab, "logits_out"),
+    Run<MinPKernel>(rows, Global(const_cast<float*>(logits), rows * pitch, "logits"),
+                    Global(out, rows * vocab, "logits_out"),
                     Global(min_p, rows, "min_p"), vocab, pitch, rule);
   }
 

@@ -17,10 +17,10 @@ struct TopKRule {
 
 // docs/spec/filters.md#top_p: the walk a profile's rule takes for 0 < p < 1.
 enum class TopPWalk : std::uint8_t {
-  kExclusive,       // canonical, ascend_v2: kept iff E_j < p
-  kTieGroup,        // flashinfer: a tie group kept iff E at its first token < p
-  kSglang,          // f32(C_j - prob_j) <= p per position, at every p (no p >= 1 shortcut)
-  kVllmAscending,   // ascending inclusive sum c_j > f32(1 - p), the largest always kept
+  kExclusive,      // canonical, ascend_v2: kept iff E_j < p
+  kTieGroup,       // flashinfer: a tie group kept iff E at its first token < p
+  kSglang,         // f32(C_j - prob_j) <= p per position, at every p (no p >= 1 shortcut)
+  kVllmAscending,  // ascending inclusive sum c_j > f32(1 - p), the largest always kept
 };
 
 // docs/spec/filters.md#min_p.

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 #include <string>
-#include <vector>
 #include <utility>
+#include <vector>
 
 #include "gpu/filter_rules.h"
 #include "reference/ascend_top_k_top_p_sample_v2.h"
@@ -42,10 +42,14 @@ TopKRule TopKRuleFor(Profile profile, std::int64_t ks_max) {
 
 TopPWalk TopPWalkFor(Profile profile) {
   switch (profile) {
-    case Profile::kFlashinfer: return TopPWalk::kTieGroup;
-    case Profile::kSglang: return TopPWalk::kSglang;
-    case Profile::kVllm: return TopPWalk::kVllmAscending;
-    default: return TopPWalk::kExclusive;
+    case Profile::kFlashinfer:
+      return TopPWalk::kTieGroup;
+    case Profile::kSglang:
+      return TopPWalk::kSglang;
+    case Profile::kVllm:
+      return TopPWalk::kVllmAscending;
+    default:
+      return TopPWalk::kExclusive;
   }
 }
 
@@ -106,13 +110,20 @@ TensorMap RunSamplingFiltersKernel(const Case& c, Profile profile, KernelRunner&
   reference::ValidateFilterParams(in, profile, order, ks_max);
   FilterRules rules{TopKRuleFor(profile, ks_max), TopPWalkFor(profile), MinPRuleFor(profile), FilterOrder::kTopKFirst};
   switch (profile) {
-    case Profile::kVllm: rules.order = FilterOrder::kMinPFirst; break;
-    case Profile::kSglang: rules.order = FilterOrder::kJoint; break;
-    case Profile::kAscendV2: rules.order = FilterOrder::kAscend; break;
+    case Profile::kVllm:
+      rules.order = FilterOrder::kMinPFirst;
+      break;
+    case Profile::kSglang:
+      rules.order = FilterOrder::kJoint;
+      break;
+    case Profile::kAscendV2:
+      rules.order = FilterOrder::kAscend;
+      break;
     case Profile::kFlashinfer:
       rules.order = order == "joint" ? FilterOrder::kJointThenMinP : FilterOrder::kTopKFirst;
       break;
-    default: break;
+    default:
+      break;
   }
   Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
   Tensor probs = Tensor::Uninitialized(DType::kF32, logits.shape());
@@ -193,7 +204,8 @@ TensorMap RunLogprobsKernel(const Case& c, Profile profile, KernelRunner& runner
     const auto i = static_cast<std::size_t>(b);
     const std::int64_t tok = token.data<std::int64_t>()[i];
     if (tok < 0 || tok >= vocab) {
-      in.Fail("token[" + std::to_string(b) + "] = " + std::to_string(tok) + " must be in [0, V = " + std::to_string(vocab) + ")");
+      in.Fail("token[" + std::to_string(b) + "] = " + std::to_string(tok) +
+              " must be in [0, V = " + std::to_string(vocab) + ")");
     }
     const float t = temp ? temp->data<float>()[i] : 1.0f;
     if (!std::isfinite(t) || t < 0.0f) {
@@ -210,7 +222,8 @@ TensorMap RunLogprobsKernel(const Case& c, Profile profile, KernelRunner& runner
     const bool active = (k[i] > 0 && k[i] < vocab) || p[i] < 1.0f || m[i] > 0.0f;
     if (!active) continue;
     filter[i] = 1;
-    for (const float v : src.data<float>().subspan(i * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab))) {
+    for (const float v :
+         src.data<float>().subspan(i * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab))) {
       const float y = v / rt.divisor;
       if (std::isnan(y) || y == std::numeric_limits<float>::infinity()) {
         in.Fail("row " + std::to_string(b) + ": processed modes with an active filter need logits without NaN or +inf");
@@ -220,14 +233,20 @@ TensorMap RunLogprobsKernel(const Case& c, Profile profile, KernelRunner& runner
   LogprobsRule rule;
   switch (mode) {
     case LogprobsMode::kRawLogits:
-    case LogprobsMode::kProcessedLogits: rule.mode = LogprobsKernelMode::kValues; break;
-    case LogprobsMode::kSglangTemperature: rule.mode = LogprobsKernelMode::kLogOfSoftmax; break;
-    default: rule.mode = LogprobsKernelMode::kLogSoftmax; break;
+    case LogprobsMode::kProcessedLogits:
+      rule.mode = LogprobsKernelMode::kValues;
+      break;
+    case LogprobsMode::kSglangTemperature:
+      rule.mode = LogprobsKernelMode::kLogOfSoftmax;
+      break;
+    default:
+      rule.mode = LogprobsKernelMode::kLogSoftmax;
+      break;
   }
   rule.rank_counts_ties = profile == Profile::kVllm;
-  rule.filters = FilterRules{TopKRuleFor(profile, reference::kAscendDefaultKsMax), TopPWalkFor(profile),
-                             MinPRuleFor(profile),
-                             profile == Profile::kVllm ? FilterOrder::kMinPFirst : FilterOrder::kTopKFirst};
+  rule.filters =
+      FilterRules{TopKRuleFor(profile, reference::kAscendDefaultKsMax), TopPWalkFor(profile), MinPRuleFor(profile),
+                  profile == Profile::kVllm ? FilterOrder::kMinPFirst : FilterOrder::kTopKFirst};
   const std::int64_t width = ids ? ids->dim(1) : 0;
   Tensor top_ids(DType::kI64, {rows, n});
   Tensor top_values(DType::kF32, {rows, n});

@@ -72,8 +72,8 @@ struct MinPKernel {
   static constexpr int kThreads = kCanonicalLanes;
 
   template <class B, class Arr, class P>
-  SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr out, P min_p, std::int64_t vocab,
-                                        std::int64_t pitch, MinPRule rule) const {
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr out, P min_p, std::int64_t vocab, std::int64_t pitch,
+                                        MinPRule rule) const {
     const std::int64_t row = block.index();
     CopyRow(block, logits, row * pitch, out, row * vocab, vocab);
     MinPStep(block, out, row * vocab, vocab, min_p.Load(row), rule);

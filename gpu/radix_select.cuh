@@ -119,8 +119,8 @@ SAMPCHECK_KERNEL_BODY std::int64_t CountFinite(B& block, Arr row, std::int64_t b
 // The key of rank n (1-based, 1 <= n <= vocab) of row [base, base + vocab) in the descending
 // (or ascending) order.
 template <class B, class Arr>
-SAMPCHECK_KERNEL_BODY std::uint64_t SelectKth(B& block, Arr row, std::int64_t base, std::int64_t vocab,
-                                              bool ascending, std::int64_t n) {
+SAMPCHECK_KERNEL_BODY std::uint64_t SelectKth(B& block, Arr row, std::int64_t base, std::int64_t vocab, bool ascending,
+                                              std::int64_t n) {
   SAMPCHECK_SHARED(block, std::uint16_t, counts, 8 * kCanonicalLanes);
   SAMPCHECK_SHARED(block, std::uint32_t, partial, 8 * kWarpSize);
   SAMPCHECK_SHARED(block, std::uint32_t, hist, 16);
@@ -207,13 +207,14 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKth(B& block, Arr row, std::int64_t ba
 // caller guarantees at most kCandidates of them; returns how many.
 template <class B, class Arr, class Shared>
 SAMPCHECK_KERNEL_BODY std::uint32_t CollectSorted(B& block, Arr row, std::int64_t base, std::int64_t vocab,
-                                                 bool ascending, bool has_lo, std::uint64_t lo, std::uint64_t hi,
-                                                 Shared& sorted) {
+                                                  bool ascending, bool has_lo, std::uint64_t lo, std::uint64_t hi,
+                                                  Shared& sorted) {
   auto in_range = [&](std::uint64_t key) { return (!has_lo || key > lo) && key <= hi; };
   auto count = Registers<std::uint32_t>(block);
   block.ForEachThread([&](Thread t) {
     std::uint32_t c = 0;
-    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) c += in_range(OrderKey(row.Load(base + i), i, ascending));
+    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes)
+      c += in_range(OrderKey(row.Load(base + i), i, ascending));
     count[t] = c;
   });
   std::uint32_t total = 0;

@@ -55,8 +55,8 @@ struct TopKKernel {
   static constexpr int kThreads = kCanonicalLanes;
 
   template <class B, class Arr, class K>
-  SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr out, K top_k, std::int64_t vocab,
-                                        std::int64_t pitch, TopKRule rule) const {
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr out, K top_k, std::int64_t vocab, std::int64_t pitch,
+                                        TopKRule rule) const {
     const std::int64_t row = block.index();
     CopyRow(block, logits, row * pitch, out, row * vocab, vocab);
     TopKStep(block, out, row * vocab, vocab, top_k.Load(row), rule);

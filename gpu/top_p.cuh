@@ -53,8 +53,8 @@ struct TopPWalkState {
 // (0 < p, or p = 0 with kExclusive). st: the softmax of src. 1 <= limit <= n_finite.
 template <class B, class Arr>
 SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base, Arr dst, std::int64_t dst_base,
-                                       std::int64_t vocab, TopPWalk walk, float p, SoftmaxStats st,
-                                       std::int64_t limit, std::int64_t n_finite) {
+                                       std::int64_t vocab, TopPWalk walk, float p, SoftmaxStats st, std::int64_t limit,
+                                       std::int64_t n_finite) {
   SAMPCHECK_SHARED(block, std::uint64_t, sorted, kCandidates);
   SAMPCHECK_SHARED(block, std::uint64_t, verdict, 2);  // done flag, cut key
   const bool ascending = walk == TopPWalk::kVllmAscending;
@@ -189,8 +189,8 @@ struct TopPKernel {
   static constexpr int kThreads = kCanonicalLanes;
 
   template <class B, class Arr, class P>
-  SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr out, P top_p, std::int64_t vocab,
-                                        std::int64_t pitch, TopPWalk rule) const {
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr out, P top_p, std::int64_t vocab, std::int64_t pitch,
+                                        TopPWalk rule) const {
     const std::int64_t row = block.index();
     CopyRow(block, logits, row * pitch, out, row * vocab, vocab);
     // The walk reads the input row and masks out (kSglang writes out while it walks).

@@ -59,7 +59,14 @@ std::vector<std::int32_t> TopLogprobIndices(std::span<const float> row, std::int
 std::int64_t LogprobRank(Profile profile, std::span<const float> row, std::int64_t token);
 
 // The row's value mode (param `mode`, per profile); throws through `in` on an unknown one.
-enum class LogprobsMode { kRawLogprobs, kRawLogits, kProcessedLogits, kProcessedLogprobs, kSglangTemperature, kSglangOriginal };
+enum class LogprobsMode {
+  kRawLogprobs,
+  kRawLogits,
+  kProcessedLogits,
+  kProcessedLogprobs,
+  kSglangTemperature,
+  kSglangOriginal,
+};
 LogprobsMode ParseLogprobsMode(const StageInputs& in, const Case& c, Profile profile);
 // The divisor a row uses, and whether it is a greedy row (divisor 1), under the profile's
 // temperature rules.

@@ -16,8 +16,8 @@
 
 #include "core/split_mix64.h"
 #include "golden/verifier.h"
-#include "gpu/kernel_runner.h"
 #include "gpu/gpu_backend.h"
+#include "gpu/kernel_runner.h"
 #include "reference/reference_backend.h"
 
 namespace sampcheck::gpu {
@@ -147,14 +147,15 @@ TEST(GpuLogprobsKernel, MatchesReferenceInEveryMode) {
     Tensor raw = FlatRows(7, false);
     raw.data<float>()[3] = std::numeric_limits<float>::quiet_NaN();
     raw.data<float>()[kVocab + 5] = std::numeric_limits<float>::infinity();
-    return TensorMap{{"logits", FlatRows(8, false)},
-                     {"raw_logits", std::move(raw)},
-                     {"temperature", Tensor::FromValues<float>(DType::kF32, {kRows}, {0.7f, 1.0f, 0.0f, 2.0f, 0.005f})},
-                     {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRows}, {50, 0, 5, 1500, 0})},
-                     {"top_p", Tensor::FromValues<float>(DType::kF32, {kRows}, {0.9f, 0.95f, 1.0f, 0.8f, 1.0f})},
-                     {"min_p", Tensor::FromValues<float>(DType::kF32, {kRows}, {0.0f, 0.05f, 0.0f, 0.1f, 0.0f})},
-                     {"token", Tensor::FromValues<std::int64_t>(DType::kI64, {kRows}, {3, 10, 2499, 0, 77})},
-                     {"token_ids", Tensor::FromValues<std::int32_t>(DType::kI32, {kRows, 2}, {3, -1, 0, 1, 5, 6, -1, -1, 9, 2499})}};
+    return TensorMap{
+        {"logits", FlatRows(8, false)},
+        {"raw_logits", std::move(raw)},
+        {"temperature", Tensor::FromValues<float>(DType::kF32, {kRows}, {0.7f, 1.0f, 0.0f, 2.0f, 0.005f})},
+        {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRows}, {50, 0, 5, 1500, 0})},
+        {"top_p", Tensor::FromValues<float>(DType::kF32, {kRows}, {0.9f, 0.95f, 1.0f, 0.8f, 1.0f})},
+        {"min_p", Tensor::FromValues<float>(DType::kF32, {kRows}, {0.0f, 0.05f, 0.0f, 0.1f, 0.0f})},
+        {"token", Tensor::FromValues<std::int64_t>(DType::kI64, {kRows}, {3, 10, 2499, 0, 77})},
+        {"token_ids", Tensor::FromValues<std::int32_t>(DType::kI32, {kRows, 2}, {3, -1, 0, 1, 5, 6, -1, -1, 9, 2499})}};
   };
   for (const char* profile : {"canonical", "vllm"}) {
     for (const char* mode : {"raw_logprobs", "raw_logits", "processed_logits", "processed_logprobs"}) {

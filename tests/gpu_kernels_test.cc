@@ -915,7 +915,8 @@ TEST(GpuTopK, TiesAtTheKthValuePerRule) {
   std::vector<float> wide(40);
   for (int i = 0; i < 40; ++i) wide[static_cast<std::size_t>(i)] = static_cast<float>(i);
   EXPECT_EQ(KeptOf(wide, TopKOne(wide, 9, TopKRule{false, true, 5})).size(), 40u);
-  EXPECT_EQ(KeptOf(wide, TopKOne(wide, 8, TopKRule{false, true, 5})), (std::vector<int>{32, 33, 34, 35, 36, 37, 38, 39}));
+  EXPECT_EQ(KeptOf(wide, TopKOne(wide, 8, TopKRule{false, true, 5})),
+            (std::vector<int>{32, 33, 34, 35, 36, 37, 38, 39}));
 }
 
 TEST(GpuTopP, Ln2RowPerRule) {
