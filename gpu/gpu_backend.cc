@@ -404,6 +404,10 @@ TensorMap GpuBackend::Run(const std::string& stage, const Case& c) {
 }
 
 // pipeline group.
+std::string GpuBackend::StatisticalSkipReason(const std::string& stage) const {
+  return ComposedStageStatisticalSkipReason(stage, Name());
+}
+
 TensorMap RunGpuStage(const std::string& stage, const Case& c, Profile profile, KernelRunner& runner) {
   auto it = Stages().find(stage);
   if (it == Stages().end()) throw InputError("backend '" + runner.Name() + "' has no kernel for stage '" + stage + "'");

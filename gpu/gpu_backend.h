@@ -21,6 +21,9 @@ class GpuBackend final : public Backend {
   std::string Name() const override { return runner_->Name(); }
   std::vector<std::string> SupportedStages() const override;
   TensorMap Run(const std::string& stage, const Case& c) override;
+  // pipeline group: the pipeline's statistical batches are too large for these backends
+  // (docs/gpu.md "The pipeline and decode_steps").
+  std::string StatisticalSkipReason(const std::string& stage) const override;
 
  private:
   std::unique_ptr<KernelRunner> runner_;

@@ -199,4 +199,11 @@ TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, 
   return Outputs("token", std::move(token));
 }
 
+std::string ComposedStageStatisticalSkipReason(const std::string& stage, const std::string& backend) {
+  if (stage != "pipeline" && stage != "decode_steps") return {};
+  return "backend '" + backend + "' runs the pipeline's statistical batches (10^4 to 5 x 10^5 replicas of rows up to "
+         "V = 8193, each step a kernel launch) too slowly: hours on the emulator, and SGLang's sorted-path rank count is "
+         "O(V^2) per row (docs/gpu.md); the pipeline's goldens are checked bitwise, its statistics on the reference";
+}
+
 }  // namespace sampcheck::gpu

@@ -9,6 +9,8 @@
 // with the reference's own boundary code and messages (reference/stage_io.h); the host
 // computes no token.
 
+#include <string>
+
 #include "core/case.h"
 #include "core/profile.h"
 #include "gpu/kernel_runner.h"
@@ -23,5 +25,10 @@ struct GpuPipelineRules {
 
 TensorMap GpuPipeline(const Case& c, Profile profile, KernelRunner& runner);
 TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, const GpuPipelineRules& rules);
+
+// For GpuBackend::StatisticalSkipReason: non-empty for pipeline and decode_steps, whose
+// statistical batches (10^4 to 5 x 10^5 replicas of rows up to V = 8193) these backends run
+// too slowly (docs/gpu.md "The pipeline and decode_steps").
+std::string ComposedStageStatisticalSkipReason(const std::string& stage, const std::string& backend);
 
 }  // namespace sampcheck::gpu
