@@ -135,7 +135,8 @@ TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, 
   if (profile != Profile::kSglang && c.params.contains("sampling_path")) {
     in.Fail("parameter sampling_path is read by the sglang profile only");
   }
-  const bool sglang_unfiltered = profile == Profile::kSglang && reference::SglangPipelineDrawsUnfiltered(in, c, is_greedy);
+  const bool sglang_unfiltered =
+      profile == Profile::kSglang && reference::SglangPipelineDrawsUnfiltered(in, c, is_greedy);
   if (any_random && profile == Profile::kVllm) {
     q = in.FloatRows("q", rows, vocab);
   } else if (any_random) {
@@ -187,7 +188,8 @@ TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, 
       }
     } else {
       const std::int64_t pos = positions->data<std::int64_t>()[static_cast<std::size_t>(b)];
-      if (pos < 0 || pos > 0xffffffffLL) in.Fail(row + ": positions = " + std::to_string(pos) + " must be in [0, 2^32)");
+      if (pos < 0 || pos > 0xffffffffLL)
+        in.Fail(row + ": positions = " + std::to_string(pos) + " must be in [0, 2^32)");
     }
     const std::int64_t d = drawn_out[b];
     if (d < 0 || d >= vocab) in.Fail(row + " has no token of positive probability after the filters");
@@ -201,9 +203,10 @@ TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, 
 
 std::string ComposedStageStatisticalSkipReason(const std::string& stage, const std::string& backend) {
   if (stage != "pipeline" && stage != "decode_steps") return {};
-  return "backend '" + backend + "' runs the pipeline's statistical batches (10^4 to 5 x 10^5 replicas of rows up to "
-         "V = 8193, each step a kernel launch) too slowly: hours on the emulator, and SGLang's sorted-path rank count is "
-         "O(V^2) per row (docs/gpu.md); the pipeline's goldens are checked bitwise, its statistics on the reference";
+  return "backend '" + backend +
+         "' runs the pipeline's statistical batches (10^4 to 5 x 10^5 replicas of rows up to V = 8193, each step a "
+         "kernel launch) too slowly: hours on the emulator, and SGLang's sorted-path rank count is O(V^2) per row "
+         "(docs/gpu.md); the pipeline's goldens are checked bitwise, its statistics on the reference";
 }
 
 }  // namespace sampcheck::gpu

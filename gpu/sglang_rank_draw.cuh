@@ -58,8 +58,8 @@ struct SglangRankDrawKernel {
   static constexpr int kThreads = kBlock;
 
   template <class B, class In, class Flags, class Seeds, class Positions, class Out>
-  SAMPCHECK_KERNEL_BODY void operator()(B& block, In full, In scaled, In masked, Flags draw, Seeds seed, Positions positions,
-                                        Out token, std::int64_t vocab, std::int64_t pitch) const {
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, In full, In scaled, In masked, Flags draw, Seeds seed,
+                                        Positions positions, Out token, std::int64_t vocab, std::int64_t pitch) const {
     const std::int64_t row = block.index();
     const std::int64_t base = row * pitch;
     auto value = Registers<double>(block);

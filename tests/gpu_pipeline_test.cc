@@ -292,11 +292,13 @@ TEST(GpuPipeline, PlantedTokenIdColumnsAreRejectedByTheGolden) {
 
 // Decode steps that do not advance the position reuse step 0's noise at every step.
 TEST(GpuDecodeSteps, PlantedReusedNoiseIsRejectedByTheGolden) {
-  const GoldenCase g = ReadCaseFile(SAMPCHECK_SOURCE_DIR "/golden/v1/decode_steps/fresh_noise_v64/canonical.safetensors");
+  const GoldenCase g =
+      ReadCaseFile(SAMPCHECK_SOURCE_DIR "/golden/v1/decode_steps/fresh_noise_v64/canonical.safetensors");
   auto runner = MakeEmulatedRunner();
   auto run = [&](std::int64_t stride) {
-    return reference::RunDecodeStepsOn(g.input, Profile::kCanonical, {.offset_stride = stride},
-                                       [&](const Case& step) { return GpuPipeline(step, Profile::kCanonical, *runner); });
+    return reference::RunDecodeStepsOn(g.input, Profile::kCanonical, {.offset_stride = stride}, [&](const Case& step) {
+      return GpuPipeline(step, Profile::kCanonical, *runner);
+    });
   };
   EXPECT_EQ(golden::JudgeOutputs(g, run(1)), "");
   EXPECT_NE(golden::JudgeOutputs(g, run(0)), "");
