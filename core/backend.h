@@ -61,6 +61,11 @@ class Backend {
                                 std::to_string(first_draw));
   }
 
+  // Statistical cases through Run (docs/spec/statistics.md): empty runs them; otherwise the
+  // reason the backend's statistical cases of `stage` are skipped (a backend declares it, e.g.
+  // when the stage's replicated batches, up to 10^5 rows of V = 8193, would take hours on it).
+  virtual std::string StatisticalSkipReason(const std::string& /*stage*/) const { return {}; }
+
   // Plugin, exchange and isolated backends (docs/spec/plugin_abi.md, docs/spec/exchange.md).
   // A backend may implement a stage for some profiles only; cases of other profiles are
   // skipped with that reason.

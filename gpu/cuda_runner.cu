@@ -40,6 +40,9 @@
 #include "gpu/top_p.cuh"
 #include "gpu/ascend_top_k_top_p_sample_v2.cuh"
 #include "gpu/logprobs.cuh"
+// pipeline group
+#include "gpu/pipeline_select.cuh"
+#include "gpu/sglang_rank_draw.cuh"
 
 namespace sampcheck::gpu {
 
@@ -661,6 +664,51 @@ class CudaRunner final : public KernelRunner {
     tr.Download(token_rank, st);
     iv.Download(ids_values, st);
     Throw(st, LogprobsKernel::kName);
+  }
+
+  // pipeline group (gpu/pipeline_glue.h).
+  void SglangRankDraw(const float* full, const float* scaled, const float* masked, const std::uint8_t* draw,
+                      const std::int64_t* seed,
+                      const std::int64_t* positions, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                      std::int64_t* token) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<float> f(rows * pitch, st);
+    DeviceBuffer<float> x(rows * pitch, st);
+    DeviceBuffer<float> m(rows * pitch, st);
+    DeviceBuffer<std::uint8_t> d(rows, st);
+    DeviceBuffer<std::int64_t> s(rows, st);
+    DeviceBuffer<std::int64_t> pos(rows, st);
+    DeviceBuffer<std::int64_t> y(rows, st);
+    d.Upload(draw, st);
+    f.Upload(full, st);
+    x.Upload(scaled, st);
+    m.Upload(masked, st);
+    s.Upload(seed, st);
+    pos.Upload(positions, st);
+    LaunchSized<SglangRankDrawKernel>(rows, vocab, st, f.ConstView("full_probs"), x.ConstView("scaled_logits"),
+                                      m.ConstView("filtered_logits"), d.ConstView("draw"), s.ConstView("seed"), pos.ConstView("positions"),
+                                      y.View("token"), vocab, pitch);
+    y.Download(token, st);
+    Throw(st, SglangRankDrawKernel<>::kName);
+  }
+
+  void PipelineSelect(const std::uint8_t* is_greedy, const std::int64_t* greedy, const std::int64_t* drawn,
+                      std::int64_t rows, std::int64_t* token) override {
+    RequireDevice();
+    CudaStatus st;
+    DeviceBuffer<std::uint8_t> g(rows, st);
+    DeviceBuffer<std::int64_t> a(rows, st);
+    DeviceBuffer<std::int64_t> d(drawn != nullptr ? rows : 0, st);
+    DeviceBuffer<std::int64_t> y(rows, st);
+    g.Upload(is_greedy, st);
+    a.Upload(greedy, st);
+    d.Upload(drawn, st);
+    LaunchKernel<PipelineSelectKernel>((rows + PipelineSelectKernel::kThreads - 1) / PipelineSelectKernel::kThreads,
+                                       st, g.ConstView("is_greedy"), a.ConstView("greedy_token"),
+                                       d.ConstView("drawn_token"), y.View("token"), rows);
+    y.Download(token, st);
+    Throw(st, PipelineSelectKernel::kName);
   }
 
  private:

@@ -34,6 +34,9 @@
 #include "gpu/top_p.cuh"
 #include "gpu/ascend_top_k_top_p_sample_v2.cuh"
 #include "gpu/logprobs.cuh"
+// pipeline group
+#include "gpu/pipeline_select.cuh"
+#include "gpu/sglang_rank_draw.cuh"
 
 namespace sampcheck::gpu {
 
@@ -298,6 +301,25 @@ class EmulatedRunner final : public KernelRunner {
                         Global(top_values, rows * n, "top_values"), Global(token_logprob, rows, "token_logprob"),
                         Global(token_rank, rows, "token_rank"), Global(ids_values, rows * width, "token_ids_logprobs"),
                         n, vocab, pitch, rule);
+  }
+
+  // pipeline group (gpu/pipeline_glue.h).
+  void SglangRankDraw(const float* full, const float* scaled, const float* masked, const std::uint8_t* draw,
+                      const std::int64_t* seed,
+                      const std::int64_t* positions, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                      std::int64_t* token) override {
+    RunSized<SglangRankDrawKernel>(rows, vocab, Global(full, rows * pitch, "full_probs"),
+                                   Global(scaled, rows * pitch, "scaled_logits"),
+                                   Global(masked, rows * pitch, "filtered_logits"), Global(draw, rows, "draw"),
+                                   Global(seed, rows, "seed"),
+                                   Global(positions, rows, "positions"), Global(token, rows, "token"), vocab, pitch);
+  }
+
+  void PipelineSelect(const std::uint8_t* is_greedy, const std::int64_t* greedy, const std::int64_t* drawn,
+                      std::int64_t rows, std::int64_t* token) override {
+    Run<PipelineSelectKernel>((rows + PipelineSelectKernel::kThreads - 1) / PipelineSelectKernel::kThreads,
+                              Global(is_greedy, rows, "is_greedy"), Global(greedy, rows, "greedy_token"),
+                              Global(drawn, rows, "drawn_token"), Global(token, rows, "token"), rows);
   }
 };
 

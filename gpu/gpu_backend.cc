@@ -16,6 +16,8 @@
 #include "gpu/draws_glue.h"  // gpu-draws group
 #include "gpu/noise_glue.h"
 #include "gpu/filters_glue.h"
+#include "gpu/decode_steps_glue.h"  // pipeline group
+#include "gpu/pipeline_glue.h"
 #include "reference/stage_io.h"
 
 namespace sampcheck::gpu {
@@ -379,6 +381,9 @@ const std::map<std::string, StageFn>& Stages() {
       {"top_p", RunTopPKernel},
       {"ascend_top_k_top_p_sample_v2", RunAscendTopKTopPSampleV2Kernel},
       {"logprobs", RunLogprobsKernel},
+      // pipeline group: composed from the stages above (gpu/pipeline_glue.h, gpu/decode_steps_glue.h).
+      {"pipeline", GpuPipeline},
+      {"decode_steps", GpuDecodeSteps},
   };
   return stages;
 }
@@ -399,6 +404,17 @@ TensorMap GpuBackend::Run(const std::string& stage, const Case& c) {
     throw InputError("backend '" + Name() + "' has no kernel for stage '" + stage + "'");
   }
   return it->second(c, ParseProfile(c.profile), *runner_);
+}
+
+// pipeline group.
+std::string GpuBackend::StatisticalSkipReason(const std::string& stage) const {
+  return ComposedStageStatisticalSkipReason(stage, Name());
+}
+
+TensorMap RunGpuStage(const std::string& stage, const Case& c, Profile profile, KernelRunner& runner) {
+  auto it = Stages().find(stage);
+  if (it == Stages().end()) throw InputError("backend '" + runner.Name() + "' has no kernel for stage '" + stage + "'");
+  return it->second(c, profile, runner);
 }
 
 std::unique_ptr<Backend> MakeGpuEmulatedBackend() { return std::make_unique<GpuBackend>(MakeEmulatedRunner()); }

@@ -7,8 +7,10 @@
 // SupportedStages lists only the stages with kernels, so conform skips the others.
 
 #include <memory>
+#include <string>
 
 #include "core/backend.h"
+#include "core/profile.h"
 #include "gpu/kernel_runner.h"
 
 namespace sampcheck::gpu {
@@ -19,12 +21,19 @@ class GpuBackend final : public Backend {
   std::string Name() const override { return runner_->Name(); }
   std::vector<std::string> SupportedStages() const override;
   TensorMap Run(const std::string& stage, const Case& c) override;
+  // pipeline group: the pipeline's statistical batches are too large for these backends
+  // (docs/gpu.md "The pipeline and decode_steps").
+  std::string StatisticalSkipReason(const std::string& stage) const override;
 
  private:
   std::unique_ptr<KernelRunner> runner_;
 };
 
 std::unique_ptr<Backend> MakeGpuEmulatedBackend();
+
+// pipeline group: one single stage of the backend's stage table on `runner`, for the glue that
+// composes stages (gpu/pipeline_glue.cc); throws InputError for a stage without a kernel.
+TensorMap RunGpuStage(const std::string& stage, const Case& c, Profile profile, KernelRunner& runner);
 // Defined only when the CUDA parts are built (SAMPCHECK_HAVE_CUDA): gpu/cuda_runner.cu.
 std::unique_ptr<Backend> MakeCudaBackend();
 

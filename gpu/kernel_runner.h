@@ -158,6 +158,17 @@ class KernelRunner {
                         const std::int32_t* token_ids, std::int64_t width, std::int64_t rows, std::int64_t vocab,
                         std::int64_t pitch, std::int64_t n, const LogprobsRule& rule, std::int64_t* top_ids,
                         float* top_values, float* token_logprob, std::int64_t* token_rank, float* ids_values) = 0;
+  // pipeline group (gpu/pipeline_glue.h). gpu/sglang_rank_draw.cuh: SGLang's sorted-path draw;
+  // full, scaled and masked are [rows, pitch], draw (0: skip the row), seed and positions [rows]; token kNoIndex when a
+  // row has nothing to draw.
+  virtual void SglangRankDraw(const float* full, const float* scaled, const float* masked, const std::uint8_t* draw,
+                              const std::int64_t* seed,
+                              const std::int64_t* positions, std::int64_t rows, std::int64_t vocab, std::int64_t pitch,
+                              std::int64_t* token) = 0;
+  // gpu/pipeline_select.cuh: token = is_greedy ? greedy : drawn, per row (drawn may be null when
+  // every row is greedy).
+  virtual void PipelineSelect(const std::uint8_t* is_greedy, const std::int64_t* greedy, const std::int64_t* drawn,
+                              std::int64_t rows, std::int64_t* token) = 0;
 };
 
 std::unique_ptr<KernelRunner> MakeEmulatedRunner();

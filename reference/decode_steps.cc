@@ -32,6 +32,11 @@ Tensor StepSlice(const Tensor& t, std::int64_t step) {
 TensorMap RunDecodeSteps(const Case& c, Profile profile) { return RunDecodeStepsWith(c, profile, {}); }
 
 TensorMap RunDecodeStepsWith(const Case& c, Profile profile, const DecodeStepsRules& rules) {
+  return RunDecodeStepsOn(c, profile, rules, [profile](const Case& step) { return RunPipeline(step, profile); });
+}
+
+TensorMap RunDecodeStepsOn(const Case& c, Profile profile, const DecodeStepsRules& rules,
+                           const DecodeStepPipeline& pipeline) {
   StageInputs in(c, "decode_steps");
   auto it = c.inputs.find("logits");
   if (it == c.inputs.end()) in.Fail("missing input 'logits' [B, N, V]");
@@ -116,7 +121,7 @@ TensorMap RunDecodeStepsWith(const Case& c, Profile profile, const DecodeStepsRu
       }
       step.inputs.emplace("output_len", std::move(len));
     }
-    const TensorMap out = RunPipeline(step, profile);
+    const TensorMap out = pipeline(step);
     const auto drawn = out.at("token").data<std::int64_t>();
     for (std::int64_t b = 0; b < rows; ++b) {
       const auto i = static_cast<std::size_t>(b);

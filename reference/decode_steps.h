@@ -29,6 +29,7 @@
 //   -> 1.
 
 #include <cstdint>
+#include <functional>
 
 #include "core/case.h"
 #include "core/profile.h"
@@ -44,5 +45,12 @@ struct DecodeStepsRules {
 
 TensorMap RunDecodeSteps(const Case& c, Profile profile);
 TensorMap RunDecodeStepsWith(const Case& c, Profile profile, const DecodeStepsRules& rules);
+
+// The same steps with `pipeline` as each step's pipeline stage (it gets the step's sub-case,
+// stage "pipeline"): RunPipeline here, the gpu backends' pipeline glue in
+// gpu/decode_steps_glue.cc, so both share the inputs' checks and the per-step inputs.
+using DecodeStepPipeline = std::function<TensorMap(const Case& step)>;
+TensorMap RunDecodeStepsOn(const Case& c, Profile profile, const DecodeStepsRules& rules,
+                           const DecodeStepPipeline& pipeline);
 
 }  // namespace sampcheck::reference

@@ -198,22 +198,7 @@ TensorMap RunPipeline(const Case& c, Profile profile) {
   if (profile != Profile::kSglang && c.params.contains("sampling_path")) {
     in.Fail("parameter sampling_path is read by the sglang profile only");
   }
-  bool sglang_unfiltered = false;
-  if (profile == Profile::kSglang) {
-    // SGLang asserts `sampling_seed is None` when any request of the batch uses min-p
-    // (top_k_top_p_min_p_sampling_from_probs_torch: "With sampling seed, multinomial_with_seed
-    // will provide wrong results"); the flashinfer backend refuses every seeded filtered batch.
-    if (any_random && c.inputs.count("min_p") != 0) {
-      const Tensor m = UpcastToF32(c.inputs.at("min_p"), "min_p");
-      for (float v : m.data<float>()) {
-        if (v > 0.0f) {
-          in.Fail("SGLang refuses min_p > 0 with a sampling seed (an assert in layers/sampler.py); the sglang "
-                  "pipeline has no token for a batch with random rows and min_p = " + FormatFloat(v));
-        }
-      }
-    }
-    sglang_unfiltered = SglangUnfilteredPath(in, c, is_greedy, any_random);
-  }
+  const bool sglang_unfiltered = profile == Profile::kSglang && SglangPipelineDrawsUnfiltered(in, c, is_greedy);
   if (any_random && profile == Profile::kVllm) {
     q = in.FloatRows("q", rows, vocab);
   } else if (any_random) {
@@ -258,6 +243,23 @@ TensorMap RunPipeline(const Case& c, Profile profile) {
     StoreToken(token, b, drawn);
   }
   return Outputs("token", std::move(token));
+}
+
+bool SglangPipelineDrawsUnfiltered(const StageInputs& in, const Case& c, std::span<const std::uint8_t> is_greedy) {
+  const bool any_random = std::any_of(is_greedy.begin(), is_greedy.end(), [](std::uint8_t g) { return g == 0; });
+  // SGLang asserts `sampling_seed is None` when any request of the batch uses min-p
+  // (top_k_top_p_min_p_sampling_from_probs_torch: "With sampling seed, multinomial_with_seed
+  // will provide wrong results"); the flashinfer backend refuses every seeded filtered batch.
+  if (any_random && c.inputs.count("min_p") != 0) {
+    const Tensor m = UpcastToF32(c.inputs.at("min_p"), "min_p");
+    for (float v : m.data<float>()) {
+      if (v > 0.0f) {
+        in.Fail("SGLang refuses min_p > 0 with a sampling seed (an assert in layers/sampler.py); the sglang "
+                "pipeline has no token for a batch with random rows and min_p = " + FormatFloat(v));
+      }
+    }
+  }
+  return SglangUnfilteredPath(in, c, is_greedy, any_random);
 }
 
 Tensor PipelineLogitsBeforeTemperature(const Case& c, Profile profile) {

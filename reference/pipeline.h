@@ -49,6 +49,7 @@
 
 #include "core/case.h"
 #include "core/profile.h"
+#include "reference/stage_io.h"
 
 namespace sampcheck::reference {
 
@@ -68,5 +69,11 @@ bool PipelineTopKOneIsGreedy(const Case& c, Profile profile, std::int64_t b);
 // the full softmax, no filter); false for every other profile and for the sorted path. For
 // the same callers, whose probabilities must then skip the filters.
 bool PipelineDrawsUnfiltered(const Case& c, Profile profile);
+
+// The sglang profile's batch checks and path choice, given each row's greedy flag (after
+// temperature): fails through `in` on a seeded batch with min_p > 0 or a bad `sampling_path`;
+// returns true for the unfiltered path. Shared with the gpu backends' pipeline glue
+// (gpu/pipeline_glue.cc) so both report the same errors.
+bool SglangPipelineDrawsUnfiltered(const StageInputs& in, const Case& c, std::span<const std::uint8_t> is_greedy);
 
 }  // namespace sampcheck::reference

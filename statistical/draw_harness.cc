@@ -617,6 +617,8 @@ std::vector<golden::CaseResult> RunDrawHarness(Backend& backend, const std::vect
     } else if (!backend.SupportsProfile(stage, plan.c->input.profile)) {
       fail_or_skip(golden::Verdict::kSkip, "backend '" + backend.Name() + "' does not support profile '" +
                                                plan.c->input.profile + "' of stage '" + stage + "'");
+    } else if (const std::string why = backend.StatisticalSkipReason(stage); !why.empty()) {
+      fail_or_skip(golden::Verdict::kSkip, why);
     } else if (options.budget_seconds > 0.0 && elapsed > options.budget_seconds) {
       fail_or_skip(golden::Verdict::kSkip, "time budget of " + Fmt(options.budget_seconds) + " s spent before this case");
     } else {

@@ -47,6 +47,8 @@ TEST(GpuEmulatedGolden, ClaimsOnlyStagesWithKernels) {
   with_kernels.insert("noise");
   // filters group.
   with_kernels.insert({"min_p", "sampling_filters", "top_k", "top_p", "ascend_top_k_top_p_sample_v2", "logprobs"});
+  // pipeline group: composed from the stages above plus the rank draw and the select kernel.
+  with_kernels.insert({"pipeline", "decode_steps"});
   EXPECT_EQ(std::set<std::string>(stages.begin(), stages.end()), with_kernels);
   EXPECT_EQ(backend->Name(), "gpu-emulated");
 }
