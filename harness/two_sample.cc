@@ -118,6 +118,9 @@ std::vector<golden::CaseResult> RunTwoSample(Backend& a, Backend& b, const TwoSa
     const Case& c = sc.input;
     if (!Selected(options.stages, c.stage) || !Selected(options.profiles, c.profile)) continue;
     if (!Supports(a, stages_a, c) || !Supports(b, stages_b, c)) continue;
+    // A backend that declines a stage's statistical batches (Backend::StatisticalSkipReason,
+    // e.g. the gpu backends' pipeline) is not asked for them here either.
+    if (!a.StatisticalSkipReason(c.stage).empty() || !b.StatisticalSkipReason(c.stage).empty()) continue;
     Plan plan;
     plan.c = &sc;
     try {
