@@ -23,15 +23,6 @@
 
 namespace sampcheck::golden {
 
-std::string_view VerdictName(Verdict v) {
-  switch (v) {
-    case Verdict::kPass: return "pass";
-    case Verdict::kFail: return "fail";
-    case Verdict::kSkip: return "skip";
-  }
-  return "?";
-}
-
 namespace {
 
 bool Selected(const std::vector<std::string>& filter, const std::string& name) {
@@ -280,7 +271,7 @@ std::vector<CaseResult> VerifyGoldenSet(const std::filesystem::path& golden_dir,
   std::vector<CaseResult> results;
   results.reserve(selected.size());
   for (const ManifestEntry* e : selected) {
-    results.push_back({e->id, e->stage, e->profile, e->comparison, Verdict::kPass, "", nullptr});
+    results.push_back({e->id, e->stage, e->profile, e->comparison, Verdict::kPass, "", std::nullopt});
   }
   std::size_t done = 0;
   auto decided = [&](std::size_t i) {

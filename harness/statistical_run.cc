@@ -21,7 +21,7 @@ bool Selected(const std::vector<std::string>& filter, const std::string& value) 
 
 }  // namespace
 
-std::vector<golden::CaseResult> RunStatisticalCases(Backend& backend, const StatisticalRunOptions& options) {
+std::vector<CaseResult> RunStatisticalCases(Backend& backend, const StatisticalRunOptions& options) {
   for (const auto& s : options.stages) RequireStage(s);  // the noise stage selects the noise harness
   for (const auto& p : options.profiles) ParseProfile(p);
   std::vector<statistical::StatCase> cases;

@@ -211,7 +211,7 @@ TEST(BatchInvariance, GoldenSetCheckCoversThePipelineGoldens) {
   ASSERT_FALSE(results.empty());
   for (const auto& r : results) {
     EXPECT_EQ(r.stage, "batch_invariance");
-    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
   }
 }
 
