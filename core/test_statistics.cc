@@ -2,6 +2,8 @@
 // Layer names (core/test_statistics.h).
 #include "core/test_statistics.h"
 
+#include <utility>
+
 namespace sampcheck {
 
 std::string_view TestLayerName(TestLayer layer) {
@@ -13,6 +15,19 @@ std::string_view TestLayerName(TestLayer layer) {
     case TestLayer::kTails: return "L4";
   }
   return "?";
+}
+
+TestStatistics PlannedTest(TestLayer layer, std::string test, std::int64_t n, double alpha, double mde, double power,
+                           std::uint64_t seed) {
+  TestStatistics s;
+  s.layer = layer;
+  s.test = std::move(test);
+  s.n = n;
+  s.alpha = alpha;
+  s.mde = mde;
+  s.power = power;
+  s.seed = seed;
+  return s;
 }
 
 }  // namespace sampcheck

@@ -89,4 +89,8 @@ struct TestStatistics {
 
 };
 
+// A test as planned before its draws are counted: statistic 0, p-values 1, no bins yet.
+TestStatistics PlannedTest(TestLayer layer, std::string test, std::int64_t n, double alpha, double mde, double power,
+                           std::uint64_t seed);
+
 }  // namespace sampcheck

@@ -173,19 +173,6 @@ EffectSize Effect(const char* name, double value, const Interval& i) {
   return EffectSize{name, value, i.lower, i.upper, kEffectLevel};
 }
 
-TestStatistics BaseStatistics(TestLayer layer, const char* test, std::int64_t n, double alpha, double mde, double power,
-                              std::uint64_t seed) {
-  TestStatistics s;
-  s.layer = layer;
-  s.test = test;
-  s.n = n;
-  s.alpha = alpha;
-  s.mde = mde;
-  s.power = power;
-  s.seed = seed;
-  return s;
-}
-
 std::string BinLabel(const std::vector<std::int64_t>& tokens) {
   if (tokens.size() == 1) return std::to_string(tokens.front());
   return "pooled(" + std::to_string(tokens.size()) + ")";
@@ -220,7 +207,7 @@ CaseResult StructuralResult(const CasePlan& plan, const RowPlan& rp, const RowTa
   }
   std::sort(bad.begin(), bad.end(), [](auto a, auto x) { return a.first != x.first ? a.first > x.first : a.second < x.second; });
   const double power = 1.0 - std::pow(1.0 - plan.mde, static_cast<double>(plan.n));
-  auto s = BaseStatistics(TestLayer::kStructural, "structural", plan.n, 0.0, plan.mde, power, plan.seed);
+  auto s = PlannedTest(TestLayer::kStructural, "structural", plan.n, 0.0, plan.mde, power, plan.seed);
   s.statistic = violations;
   s.p_value = violations ? 0.0 : 1.0;
   s.p_adjusted = violations ? 0.0 : 1.0;
@@ -246,7 +233,7 @@ CaseResult BoundaryResult(const CasePlan& plan, const RowPlan& rp, std::span<con
   std::int64_t k = 0;
   for (std::int64_t i : rp.boundary) k += row[static_cast<std::size_t>(i)];
   const double power = n_s > 0 ? BinomialPower(n_s, rp.p0, rp.p1, alpha_test / 2.0) : 0.0;
-  auto s = BaseStatistics(TestLayer::kTargeted, "binomial", n_s, alpha, rp.p1 - rp.p0, power, plan.seed);
+  auto s = PlannedTest(TestLayer::kTargeted, "binomial", n_s, alpha, rp.p1 - rp.p0, power, plan.seed);
   if (n_s > 0) {
     const auto test = BinomialTest(k, n_s, rp.p0, Alternative::kTwoSided, kEffectLevel);
     const auto effect = TargetedDelta(k, n_s, rp.p0, kEffectLevel);
@@ -278,7 +265,7 @@ CaseResult OmnibusResult(const CasePlan& plan, const RowPlan& rp, const std::vec
   const auto gof = GoodnessOfFitTest(counts_s, rp.p_cond, gof_options);
   const auto tv = TotalVariation(counts_s, rp.p_cond, kEffectLevel);
   const double power = gof.df >= 1 ? ChiSquarePower(gof.df, static_cast<double>(n_s) * 4.0 * plan.mde * plan.mde, alpha_test) : 0.0;
-  auto s = BaseStatistics(TestLayer::kOmnibus, "cressie-read(2/3)", n_s, alpha, plan.mde, power, plan.seed);
+  auto s = PlannedTest(TestLayer::kOmnibus, "cressie-read(2/3)", n_s, alpha, plan.mde, power, plan.seed);
   s.bins = gof.bins;
   s.df = gof.df;
   s.statistic = gof.statistic;
@@ -314,7 +301,7 @@ CaseResult ExponentResult(const CasePlan& plan, const RowPlan& rp, const std::ve
                           std::int64_t n_s, double alpha_test, double alpha, const std::string& suffix) {
   CaseResult r = NewResult(plan, suffix);
   const double power = ExponentPower(n_s, rp.p_cond, plan.mde_exponent, alpha_test);
-  auto s = BaseStatistics(TestLayer::kOmnibus, "exponent-score", n_s, alpha, plan.mde_exponent, power, plan.seed);
+  auto s = PlannedTest(TestLayer::kOmnibus, "exponent-score", n_s, alpha, plan.mde_exponent, power, plan.seed);
   s.df = std::int64_t{1};  // bins stays 0: a scalar test (docs/spec/report.md)
   if (n_s > 0) {
     const auto test = ExponentScoreTest(counts_s, rp.p_cond, kEffectLevel);

@@ -77,18 +77,6 @@ std::string Fmt(double x) {
   return s.str();
 }
 
-TestStatistics Statistics(TestLayer layer, const char* test, std::int64_t n, double mde, double power, std::uint64_t seed) {
-  TestStatistics s;
-  s.layer = layer;
-  s.test = test;
-  s.n = n;
-  s.alpha = kFamilyWiseAlpha;
-  s.mde = mde;
-  s.power = power;
-  s.seed = seed;
-  return s;
-}
-
 CaseResult Result(const std::string& id) {
   CaseResult r;
   r.id = id;
@@ -105,7 +93,7 @@ void CountTest(std::vector<CaseResult>& out, const std::string& id, const std::s
   const auto test = ExactCountTest(count, n, p0);
   const auto effect = TargetedDelta(count, n, p0, kLevel);
   const double power = BinomialPower(n, p0, p1, kFamilyWiseAlpha / static_cast<double>(family) / 2.0);
-  auto s = Statistics(TestLayer::kTails, "binomial", n, p1 - p0, power, seed);
+  auto s = PlannedTest(TestLayer::kTails, "binomial", n, kFamilyWiseAlpha, p1 - p0, power, seed);
   s.statistic = count;
   s.p_value = test.p_value;
   s.effect = EffectSize{"delta", effect.estimate, effect.interval.lower, effect.interval.upper, kLevel};
@@ -163,7 +151,7 @@ std::vector<CaseResult> RunNoiseTests(const std::string& base, ContinuousLaw law
       const auto pit = BinnedPitTest(x, law, kPitBins);
       const double w2 = 4.0 * kPitMde * kPitMde;
       const double power = ChiSquarePower(pit.df, static_cast<double>(n) * w2, kFamilyWiseAlpha / static_cast<double>(family));
-      auto s = Statistics(TestLayer::kOmnibus, "pit-chi-square", n, kPitMde, power, seed);
+      auto s = PlannedTest(TestLayer::kOmnibus, "pit-chi-square", n, kFamilyWiseAlpha, kPitMde, power, seed);
       s.bins = pit.bins;
       s.df = pit.df;
       s.statistic = pit.statistic;
@@ -198,7 +186,7 @@ std::vector<CaseResult> RunNoiseTests(const std::string& base, ContinuousLaw law
     {
       CaseResult r = Result(base + "/ks");
       const auto ks = KolmogorovSmirnovTest(x, law);
-      auto s = Statistics(TestLayer::kOmnibus, "ks", n, kPitMde, 0.0, seed);
+      auto s = PlannedTest(TestLayer::kOmnibus, "ks", n, kFamilyWiseAlpha, kPitMde, 0.0, seed);
       s.statistic = ks.statistic;
       s.p_value = ks.p_value;
       // Power against a CDF shift of mde somewhere, a lower bound by the Dvoretzky–Kiefer–

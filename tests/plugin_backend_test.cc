@@ -14,6 +14,7 @@
 #include "backends/isolated_backend.h"
 #include "backends/plugin_backend.h"
 #include "core/error.h"
+#include "core/profile.h"
 #include "golden/verifier.h"
 
 namespace sampcheck::backends {
@@ -66,7 +67,7 @@ TEST(PluginBackend, ExamplePluginPassesItsStagesAndSkipsUndeclaredProfiles) {
   const auto results = golden::VerifyGoldenSet(kGolden, plugin, options);
   int passed = 0, skipped = 0;
   for (const auto& r : results) {
-    if (r.profile == "sglang") {
+    if (ParseProfile(r.profile) == Profile::kSglang) {
       EXPECT_EQ(r.verdict, Verdict::kSkip) << r.id;
       EXPECT_NE(r.reason.find("does not declare profile 'sglang' for stage 'logit_bias'"), std::string::npos) << r.reason;
       ++skipped;

@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "core/profile.h"
 #include "reference/reference_backend.h"
 #include "reference/spec_decode_exact.h"
 #include "statistical/draw_harness.h"
@@ -104,7 +105,7 @@ TEST(SpecDraws, NoiseHasTheStageShapesAndIsBatchInvariant) {
   for (const auto& s : SpecStatCases()) {
     SCOPED_TRACE(s.id);
     const Case& c = s.input;
-    const bool vllm = c.profile == "vllm";
+    const bool vllm = ParseProfile(c.profile) == Profile::kVllm;
     const Tensor& ids = c.inputs.at("draft_ids");
     const std::int64_t rows = ids.dim(0), width = ids.dim(1), vocab = c.inputs.at("target_probs").dim(2);
     const Case noisy = DrawNoiseCase(c, 5, kSeed);
