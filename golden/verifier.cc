@@ -18,16 +18,13 @@
 #include "core/input_limits.h"
 #include "core/manifest.h"
 #include "core/safetensors.h"
+#include "core/selection.h"
 #include "core/sha256.h"
 #include "core/stage_catalogue.h"
 
 namespace sampcheck::golden {
 
 namespace {
-
-bool Selected(const std::vector<std::string>& filter, const std::string& name) {
-  return filter.empty() || std::find(filter.begin(), filter.end(), name) != filter.end();
-}
 
 // Cases of one (stage, profile) run through Backend::RunBatch in groups of at most this many,
 // so an out-of-process backend starts one child or one command per group, and memory stays

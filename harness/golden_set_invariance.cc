@@ -7,16 +7,9 @@
 #include <memory>
 
 #include "core/manifest.h"
+#include "core/selection.h"
 
 namespace sampcheck::harness {
-
-namespace {
-
-bool Selected(const std::vector<std::string>& filter, const std::string& name) {
-  return filter.empty() || std::find(filter.begin(), filter.end(), name) != filter.end();
-}
-
-}  // namespace
 
 std::vector<CaseResult> CheckGoldenSetInvariance(const std::filesystem::path& golden_dir, Backend& backend,
                                                          const golden::VerifyOptions& selection,

@@ -10,6 +10,7 @@
 #include "core/comparison.h"
 #include "core/error.h"
 #include "core/profile.h"
+#include "core/selection.h"
 #include "core/stage_catalogue.h"
 #include "golden/generator.h"
 #include "statistical/draw_harness.h"
@@ -20,10 +21,6 @@
 
 namespace sampcheck::harness {
 namespace {
-
-bool Selected(const std::vector<std::string>& filter, const std::string& value) {
-  return filter.empty() || std::find(filter.begin(), filter.end(), value) != filter.end();
-}
 
 bool Supports(const Backend& backend, const std::vector<std::string>& stages, const Case& c) {
   return std::find(stages.begin(), stages.end(), c.stage) != stages.end() && backend.SupportsProfile(c.stage, c.profile);
@@ -95,25 +92,12 @@ struct Plan {
   std::string error;
 };
 
-}  // namespace
-
-std::vector<CaseResult> RunTwoSample(Backend& a, Backend& b, const TwoSampleOptions& options) {
-  for (const auto& s : options.stages) RequireStage(s);
-  for (const auto& p : options.profiles) ParseProfile(p);
+// The homogeneity family: one plan per selected statistical case both backends draw, with the
+// df of each row's comparison; m counts the tests (rows with df > 0) the family holds.
+std::vector<Plan> PlanHomogeneity(Backend& a, Backend& b, const std::vector<statistical::StatCase>& cases,
+                                  const TwoSampleOptions& options, std::int64_t& m) {
   const auto stages_a = a.SupportedStages(), stages_b = b.SupportedStages();
-  std::vector<CaseResult> results;
-  if (options.bitwise) {
-    for (const Case& c : golden::BuildGoldenCases(golden::kDefaultGoldenSeed)) {
-      if (!Selected(options.stages, c.stage) || !Selected(options.profiles, c.profile)) continue;
-      if (!Supports(a, stages_a, c) || !Supports(b, stages_b, c)) continue;
-      results.push_back(Across(a, b, c));
-    }
-  }
-  if (!options.homogeneity) return results;
-  // Homogeneity: plan the family first (m), then size each case at the Holm-worst level.
-  const std::vector<statistical::StatCase> cases = statistical::DrawStatCases();
   std::vector<Plan> plans;
-  std::int64_t m = 0;
   for (const auto& sc : cases) {
     const Case& c = sc.input;
     if (!Selected(options.stages, c.stage) || !Selected(options.profiles, c.profile)) continue;
@@ -134,6 +118,28 @@ std::vector<CaseResult> RunTwoSample(Backend& a, Backend& b, const TwoSampleOpti
     for (std::int64_t df : plan.df) m += df > 0;
     plans.push_back(std::move(plan));
   }
+  return plans;
+}
+
+}  // namespace
+
+std::vector<CaseResult> RunTwoSample(Backend& a, Backend& b, const TwoSampleOptions& options) {
+  for (const auto& s : options.stages) RequireStage(s);
+  for (const auto& p : options.profiles) ParseProfile(p);
+  const auto stages_a = a.SupportedStages(), stages_b = b.SupportedStages();
+  std::vector<CaseResult> results;
+  if (options.bitwise) {
+    for (const Case& c : golden::BuildGoldenCases(golden::kDefaultGoldenSeed)) {
+      if (!Selected(options.stages, c.stage) || !Selected(options.profiles, c.profile)) continue;
+      if (!Supports(a, stages_a, c) || !Supports(b, stages_b, c)) continue;
+      results.push_back(Across(a, b, c));
+    }
+  }
+  if (!options.homogeneity) return results;
+  // Homogeneity: plan the family first (m), then size each case at the Holm-worst level.
+  const std::vector<statistical::StatCase> cases = statistical::DrawStatCases();
+  std::int64_t m = 0;
+  const std::vector<Plan> plans = PlanHomogeneity(a, b, cases, options, m);
   const double alpha_test = statistical::kFamilyWiseAlpha / static_cast<double>(std::max<std::int64_t>(1, m));
   std::vector<CaseResult> tests;
   for (const Plan& plan : plans) {
