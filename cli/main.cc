@@ -90,8 +90,8 @@ golden::VerifyOptions MakeOptions(const std::vector<std::string>& stages, const 
     std::fwrite(text.data(), 1, text.size(), stderr);
     std::fflush(stderr);
   });
-  options.on_case = [bar](const golden::CaseResult& r, std::size_t done, std::size_t total) {
-    const bool failed = r.verdict == golden::Verdict::kFail;
+  options.on_case = [bar](const CaseResult& r, std::size_t done, std::size_t total) {
+    const bool failed = r.verdict == Verdict::kFail;
     if (failed) {
       bar->Clear();
       // Ids and reasons come from the backend: control characters are shown, not obeyed.

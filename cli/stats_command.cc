@@ -34,7 +34,7 @@ std::unique_ptr<Backend> MakeStatsBackend(const std::string& name) {
   return MakeBackend(name, BackendOptions{});  // plugin: and exec: too, isolated by default
 }
 
-std::vector<golden::CaseResult> RunStatisticalCases(Backend& backend, const StatsRunOptions& options) {
+std::vector<CaseResult> RunStatisticalCases(Backend& backend, const StatsRunOptions& options) {
   // Progress (cli/progress_bar.h) without a failure count: verdicts come after Holm.
   auto bar = std::make_shared<ProgressBar>(
       ProgressBar::Options{.terminal = StderrIsTerminal(), .show_failures = false}, [](std::string_view text) {
@@ -67,7 +67,7 @@ StatsCommand::StatsCommand(CLI::App& app) {
 int StatsCommand::Run() const {
   auto backend = MakeStatsBackend(backend_);
   std::unique_ptr<Backend> other;
-  std::vector<golden::CaseResult> results;
+  std::vector<CaseResult> results;
   if ((no_bitwise_ || no_homogeneity_) && against_.empty()) {
     throw InputError("--no-bitwise and --no-homogeneity apply only with --against");
   }
@@ -82,8 +82,8 @@ int StatsCommand::Run() const {
   }
   int failed = 0, ran = 0;
   for (const auto& r : results) {
-    ran += r.verdict != golden::Verdict::kSkip;
-    if (r.verdict == golden::Verdict::kFail) {
+    ran += r.verdict != Verdict::kSkip;
+    if (r.verdict == Verdict::kFail) {
       ++failed;
       std::printf("FAIL %s\n     %s\n", r.id.c_str(), r.reason.c_str());
     }

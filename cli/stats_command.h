@@ -18,7 +18,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/backend.h"
-#include "golden/verifier.h"
+#include "core/case_result.h"
 #include "harness/statistical_run.h"
 
 namespace sampcheck::cli {
@@ -30,7 +30,7 @@ using StatsRunOptions = harness::StatisticalRunOptions;
 std::unique_ptr<Backend> MakeStatsBackend(const std::string& name);
 
 // harness::RunStatisticalCases with a progress bar on stderr.
-std::vector<golden::CaseResult> RunStatisticalCases(Backend& backend, const StatsRunOptions& options);
+std::vector<CaseResult> RunStatisticalCases(Backend& backend, const StatsRunOptions& options);
 
 // Registers `stats` on the app; Run() is called when Parsed().
 class StatsCommand {

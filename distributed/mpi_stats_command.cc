@@ -36,8 +36,8 @@ int RunShardedStats(const ShardedStatsOptions& options) {
   // From here on: StatsCommand::Run's output (cli/stats_command.cc), byte for byte.
   int failed = 0, ran = 0;
   for (const auto& r : results) {
-    ran += r.verdict != golden::Verdict::kSkip;
-    if (r.verdict == golden::Verdict::kFail) {
+    ran += r.verdict != Verdict::kSkip;
+    if (r.verdict == Verdict::kFail) {
       ++failed;
       std::printf("FAIL %s\n     %s\n", r.id.c_str(), r.reason.c_str());
     }

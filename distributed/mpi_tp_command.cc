@@ -42,7 +42,7 @@ struct Run {
   int rank = 0, size = 1;
   const TpOptions* options = nullptr;
   std::vector<int> pids;  // rank 0: every rank's pid (same host: loopback)
-  std::vector<golden::CaseResult> results;
+  std::vector<CaseResult> results;
 };
 
 // Rank 0's reports for "a rank died in the current case", made before the case starts, so
@@ -117,12 +117,12 @@ bool ProcessAlive(int pid) {
 // Rank 0: the job cannot go on. Report, then end every rank.
 [[noreturn]] void AbortRun(Run& run, const DivergenceCase& c, const std::string& reason) {
   g_death_armed = 0;  // this report is the one to keep
-  golden::CaseResult r;
+  CaseResult r;
   r.id = c.Id(run.size);
   r.stage = "tp_consensus";
   r.profile = std::string(ProfileName(c.profile));
   r.comparison = "distribution";
-  r.verdict = golden::Verdict::kFail;
+  r.verdict = Verdict::kFail;
   r.reason = reason;
   run.results.push_back(std::move(r));
   std::fprintf(stderr, "sampcheck-mpi tp: FAIL %s\n     %s\n", run.results.back().id.c_str(), reason.c_str());
@@ -171,18 +171,18 @@ void ArmDeathReports(const Run& run, const DivergenceCase& c) {
   g_death.texts.assign(static_cast<std::size_t>(run.size), "");
   g_death.lines.assign(static_cast<std::size_t>(run.size), "");
   for (int r = 0; r < run.size; ++r) {
-    golden::CaseResult fail;
+    CaseResult fail;
     fail.id = c.Id(run.size);
     fail.stage = "tp_consensus";
     fail.profile = std::string(ProfileName(c.profile));
     fail.comparison = "distribution";
-    fail.verdict = golden::Verdict::kFail;
+    fail.verdict = Verdict::kFail;
     fail.reason = r == 0 ? "mpirun ended the job during this case (a rank failed; no rank's process was found gone)"
                          : "rank " + std::to_string(r) + " died (process " +
                                std::to_string(run.pids[static_cast<std::size_t>(r)]) + " is gone)";
     g_death.lines[static_cast<std::size_t>(r)] = "sampcheck-mpi tp: FAIL " + fail.id + "\n     " + fail.reason + "\n";
     if (!run.options->report_dir.empty()) {
-      std::vector<golden::CaseResult> results = run.results;
+      std::vector<CaseResult> results = run.results;
       results.push_back(std::move(fail));
       g_death.texts[static_cast<std::size_t>(r)] =
           reports::ReportToJson({"mpi:" + run.options->backend, ""}, results, /*complete=*/false).dump(2) + "\n";
@@ -335,12 +335,12 @@ int RunTp(const TpOptions& options) {
     }
     if (!go) {
       if (run.rank == 0) {
-        golden::CaseResult r;
+        CaseResult r;
         r.id = c.Id(run.size);
         r.stage = "tp_consensus";
         r.profile = std::string(ProfileName(c.profile));
         r.comparison = "distribution";
-        r.verdict = golden::Verdict::kFail;
+        r.verdict = Verdict::kFail;
         r.reason = bad;
         run.results.push_back(std::move(r));
         any_failed = true;
@@ -407,24 +407,24 @@ int RunTp(const TpOptions& options) {
         }
         if (agreed[i] >= 0 && agreed[i] < vocab) ++t.counts[static_cast<std::size_t>(agreed[i])];
       }
-      golden::CaseResult r = DivergenceResult(c, t, seed);
+      CaseResult r = DivergenceResult(c, t, seed);
       if (wrong > 0) {
         const auto i = static_cast<std::size_t>(first_wrong);
         std::string inputs;
         for (int q = 0; q < run.size; ++q) {
           inputs += (q ? ", " : "") + std::to_string(all[static_cast<std::size_t>(q * (n + 1) + 1) + i]);
         }
-        r.verdict = golden::Verdict::kFail;
+        r.verdict = Verdict::kFail;
         r.reason = "the collective is not " + std::string(c.profile == Profile::kVllm ? "rank 0's id" : "the MIN") + ": " +
                    std::to_string(wrong) + " of " + std::to_string(n) + " draws differ; draw " + std::to_string(first_wrong) +
                    ": ranks held {" + inputs + "}, the collective gave " + std::to_string(agreed[i]) + ", " +
                    (c.profile == Profile::kVllm ? "rank 0 held " : "their MIN is ") + std::to_string(want[i]) +
                    " (collective: " + options.collective + ")";
-        r.statistics["collective_mismatches"] = wrong;
+        r.statistics->consensus->collective_mismatches = wrong;
       }
-      any_failed = any_failed || r.verdict == golden::Verdict::kFail;
-      std::printf("%s %s\n     %s\n", r.verdict == golden::Verdict::kFail ? "FAIL" : "ok  ", r.id.c_str(),
-                  r.verdict == golden::Verdict::kFail ? r.reason.c_str() : r.statistics["summary"].get<std::string>().c_str());
+      any_failed = any_failed || r.verdict == Verdict::kFail;
+      std::printf("%s %s\n     %s\n", r.verdict == Verdict::kFail ? "FAIL" : "ok  ", r.id.c_str(),
+                  r.verdict == Verdict::kFail ? r.reason.c_str() : r.statistics->consensus->summary.c_str());
       std::fflush(stdout);
       run.results.push_back(std::move(r));
       WriteReport(run, false);

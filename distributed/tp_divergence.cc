@@ -46,7 +46,6 @@ std::string Fmt(double x) {
   return s.str();
 }
 
-nlohmann::json Json(const statistical::Interval& i) { return nlohmann::json::array({i.lower, i.upper}); }
 
 }  // namespace
 
@@ -155,8 +154,8 @@ std::vector<double> ConsensusLaw(const DivergenceCase& c, std::int64_t ranks) {
   return q;
 }
 
-golden::CaseResult DivergenceResult(const DivergenceCase& c, const DivergenceTally& t, std::uint64_t seed) {
-  golden::CaseResult r;
+CaseResult DivergenceResult(const DivergenceCase& c, const DivergenceTally& t, std::uint64_t seed) {
+  CaseResult r;
   r.id = c.Id(t.ranks);
   r.stage = "tp_consensus";
   r.profile = std::string(ProfileName(c.profile));
@@ -167,25 +166,25 @@ golden::CaseResult DivergenceResult(const DivergenceCase& c, const DivergenceTal
   const auto tv = statistical::TotalVariation(t.counts, p, kLevel);
   statistical::GoodnessOfFitOptions gof_options;
   gof_options.level = kLevel;
-  nlohmann::json s = nlohmann::json::object();
-  s["layer"] = "L3";
-  s["test"] = "tp-divergence";
-  s["n"] = t.draws;
-  s["ranks"] = t.ranks;
-  s["seed"] = seed;
-  s["max_ulps"] = c.max_ulps;
-  s["shared_noise"] = c.shared_noise;
-  s["disagreement"] = {{"count", t.disagreements},
-                       {"rate", t.draws ? static_cast<double>(t.disagreements) / static_cast<double>(t.draws) : 0.0},
-                       {"interval", Json(disagree)},
-                       {"level", kLevel}};
-  s["effect"] = {{"name", "TV"}, {"value", tv.estimate}, {"interval", Json(tv.interval)}, {"level", kLevel}};
-  s["post_consensus_mismatches"] = t.post_mismatches;
-  s["observed"] = t.counts;
-  s["expected_target"] = p;
-  s["alpha"] = kDivergenceAlpha;
-  s["p_value"] = 1.0;
-  s["p_adjusted"] = 1.0;
+  TestStatistics s;
+  s.layer = TestLayer::kOmnibus;
+  s.test = "tp-divergence";
+  s.n = t.draws;
+  s.seed = seed;
+  ConsensusStatistics& cs = s.consensus.emplace();
+  cs.ranks = t.ranks;
+  cs.max_ulps = c.max_ulps;
+  cs.shared_noise = c.shared_noise;
+  cs.disagreements = t.disagreements;
+  cs.disagreement_rate = t.draws ? static_cast<double>(t.disagreements) / static_cast<double>(t.draws) : 0.0;
+  cs.disagreement_lower = disagree.lower;
+  cs.disagreement_upper = disagree.upper;
+  cs.level = kLevel;
+  s.effect = EffectSize{"TV", tv.estimate, tv.interval.lower, tv.interval.upper, kLevel};
+  cs.post_consensus_mismatches = t.post_mismatches;
+  s.observed = t.counts;
+  cs.expected_target = p;
+  s.alpha = kDivergenceAlpha;
   std::string law = "no closed-form law (measured only)";
   double p_value = 1.0;
   if (!q.empty()) {
@@ -193,25 +192,25 @@ golden::CaseResult DivergenceResult(const DivergenceCase& c, const DivergenceTal
     p_value = gof.p_value;
     double tv_exact = 0.0;
     for (std::size_t k = 0; k < p.size(); ++k) tv_exact += 0.5 * std::abs(q[k] - p[k]);
-    s["expected"] = q;
-    s["statistic"] = gof.statistic;
-    s["df"] = gof.df;
-    s["p_value"] = gof.p_value;
-    s["p_adjusted"] = gof.p_value;
-    s["exact_tv"] = tv_exact;
+    s.expected = q;
+    s.statistic = gof.statistic;
+    s.df = gof.df;
+    s.p_value = gof.p_value;
+    s.p_adjusted = gof.p_value;
+    cs.exact_tv = tv_exact;
     law = "exact consensus law TV " + Fmt(tv_exact) + ", goodness of fit p = " + Fmt(gof.p_value);
   }
-  const std::string summary = "disagreement " + Fmt(s["disagreement"]["rate"].get<double>()) + " [" +
+  const std::string summary = "disagreement " + Fmt(cs.disagreement_rate) + " [" +
                               Fmt(disagree.lower) + ", " + Fmt(disagree.upper) + "], TV to softmax " +
                               Fmt(tv.estimate) + " [" + Fmt(tv.interval.lower) + ", " + Fmt(tv.interval.upper) +
                               "], " + law + ", " + std::to_string(t.post_mismatches) +
                               " draws with ranks apart after consensus (n = " + std::to_string(t.draws) + ")";
-  s["summary"] = summary;
+  cs.summary = summary;
   if (t.post_mismatches > 0) {
-    r.verdict = golden::Verdict::kFail;
+    r.verdict = Verdict::kFail;
     r.reason = "ranks hold different ids after consensus: " + summary;
   } else if (p_value < kDivergenceAlpha) {
-    r.verdict = golden::Verdict::kFail;
+    r.verdict = Verdict::kFail;
     r.reason = "the agreed ids do not follow the exact consensus law: " + summary;
   }
   r.statistics = std::move(s);

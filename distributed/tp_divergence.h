@@ -34,7 +34,7 @@
 
 #include "core/backend.h"
 #include "core/profile.h"
-#include "golden/verifier.h"
+#include "core/case_result.h"
 
 namespace sampcheck::distributed {
 
@@ -76,7 +76,7 @@ struct DivergenceTally {
   std::vector<std::int64_t> counts;   // [V] agreed ids
 };
 
-golden::CaseResult DivergenceResult(const DivergenceCase& c, const DivergenceTally& t, std::uint64_t seed);
+CaseResult DivergenceResult(const DivergenceCase& c, const DivergenceTally& t, std::uint64_t seed);
 
 // Every rank in this process in turn; consensus by the reference tp_consensus stage.
 DivergenceTally SimulateDivergence(Backend& backend, const DivergenceCase& c, std::int64_t ranks, std::int64_t draws,

@@ -18,25 +18,13 @@
 #include "core/input_limits.h"
 #include "core/manifest.h"
 #include "core/safetensors.h"
+#include "core/selection.h"
 #include "core/sha256.h"
 #include "core/stage_catalogue.h"
 
 namespace sampcheck::golden {
 
-std::string_view VerdictName(Verdict v) {
-  switch (v) {
-    case Verdict::kPass: return "pass";
-    case Verdict::kFail: return "fail";
-    case Verdict::kSkip: return "skip";
-  }
-  return "?";
-}
-
 namespace {
-
-bool Selected(const std::vector<std::string>& filter, const std::string& name) {
-  return filter.empty() || std::find(filter.begin(), filter.end(), name) != filter.end();
-}
 
 // Cases of one (stage, profile) run through Backend::RunBatch in groups of at most this many,
 // so an out-of-process backend starts one child or one command per group, and memory stays
@@ -280,7 +268,7 @@ std::vector<CaseResult> VerifyGoldenSet(const std::filesystem::path& golden_dir,
   std::vector<CaseResult> results;
   results.reserve(selected.size());
   for (const ManifestEntry* e : selected) {
-    results.push_back({e->id, e->stage, e->profile, e->comparison, Verdict::kPass, "", nullptr});
+    results.push_back({e->id, e->stage, e->profile, e->comparison, Verdict::kPass, "", std::nullopt});
   }
   std::size_t done = 0;
   auto decided = [&](std::size_t i) {

@@ -24,27 +24,11 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "core/backend.h"
+#include "core/case_result.h"
 #include "core/comparison.h"
 
 namespace sampcheck::golden {
-
-enum class Verdict { kPass, kFail, kSkip };
-std::string_view VerdictName(Verdict v);
-
-struct CaseResult {
-  std::string id;
-  std::string stage;
-  std::string profile;
-  std::string comparison;
-  Verdict verdict = Verdict::kPass;
-  std::string reason;  // why it failed or was skipped; empty on pass
-  // Statistical cases only: the fields of docs/spec/report.md "Statistical cases"; null for
-  // cases judged by an exact or ulp rule.
-  nlohmann::json statistics;
-};
 
 struct VerifyOptions {
   std::vector<std::string> stages;    // empty: all

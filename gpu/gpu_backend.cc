@@ -18,6 +18,7 @@
 #include "gpu/filters_glue.h"
 #include "gpu/decode_steps_glue.h"  // pipeline group
 #include "gpu/pipeline_glue.h"
+#include "reference/sglang_penalizer_gate.h"
 #include "reference/stage_io.h"
 
 namespace sampcheck::gpu {
@@ -26,6 +27,7 @@ namespace {
 
 using reference::FormatFloat;
 using reference::Outputs;
+using reference::SglangPenalizerApplies;
 using reference::StageInputs;
 using StageFn = TensorMap (*)(const Case&, Profile, KernelRunner&);
 
@@ -125,23 +127,6 @@ TensorMap RunNanHandling(const Case& c, Profile profile, KernelRunner& runner) {
   Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
   runner.NanHandling(logits.data<float>().data(), rows, vocab, vocab, rule, out.data<float>().data());
   return Outputs("logits", std::move(out));
-}
-
-// SGLang's penalizer gate (param `penalizers`, sglang only; reference/penalties.cc and
-// reference/min_new_tokens.cc): "auto" applies the penalty tensor iff `any` row needs it.
-bool SglangPenalizerApplies(const StageInputs& in, const Case& c, bool any, const char* what) {
-  std::string mode = "auto";
-  if (c.params.contains("penalizers")) {
-    if (!c.params["penalizers"].is_string()) in.Fail("parameter penalizers must be a string");
-    mode = c.params["penalizers"].get<std::string>();
-  }
-  if (mode == "auto") return any;
-  if (mode == "required") return true;
-  if (mode == "not_required") {
-    if (any) in.Fail(std::string("parameter penalizers = 'not_required' but a row has ") + what);
-    return false;
-  }
-  in.Fail("parameter penalizers = '" + mode + "'; valid: auto, required, not_required");
 }
 
 // Inputs checked as reference/token_bitmask.cc checks them (same messages); the kernel then

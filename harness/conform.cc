@@ -12,15 +12,15 @@
 
 namespace sampcheck::harness {
 
-int CountFailures(const std::vector<golden::CaseResult>& results) {
+int CountFailures(const std::vector<CaseResult>& results) {
   int failed = 0;
-  for (const auto& r : results) failed += r.verdict == golden::Verdict::kFail;
+  for (const auto& r : results) failed += r.verdict == Verdict::kFail;
   return failed;
 }
 
-void RequireSomethingRan(const std::vector<golden::CaseResult>& results, const std::string& backend) {
+void RequireSomethingRan(const std::vector<CaseResult>& results, const std::string& backend) {
   for (const auto& r : results) {
-    if (r.verdict != golden::Verdict::kSkip) return;
+    if (r.verdict != Verdict::kSkip) return;
   }
   throw InputError("no case was run: the selection is empty or backend '" + backend +
                    "' supports none of the selected stages");
@@ -33,7 +33,7 @@ ConformResult RunConform(Backend& backend, const ConformOptions& options) {
   golden::VerifyOptions verify{options.stages, options.profiles, options.canonical_rule, {}};
   // The report is written as the run goes, so a run that is killed keeps what it judged.
   reports::PartialReport partial(options.report_dir, {label, options.golden_dir.string()});
-  verify.on_case = [&](const golden::CaseResult& r, std::size_t done, std::size_t total) {
+  verify.on_case = [&](const CaseResult& r, std::size_t done, std::size_t total) {
     if (options.on_case) options.on_case(r, done, total);
     partial.Add(r);
   };

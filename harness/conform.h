@@ -37,11 +37,11 @@ struct ConformOptions {
   bool statistics = true;
   StatisticalRunOptions statistical = {};  // its stages and profiles are the ones above
   // Called after each golden case is judged (result, done, total).
-  std::function<void(const golden::CaseResult&, std::size_t, std::size_t)> on_case = {};
+  std::function<void(const CaseResult&, std::size_t, std::size_t)> on_case = {};
 };
 
 struct ConformResult {
-  std::vector<golden::CaseResult> results;  // golden, invariance, then statistical
+  std::vector<CaseResult> results;  // golden, invariance, then statistical
   std::filesystem::path report;             // the complete report.json
   int failed = 0;
 };
@@ -51,7 +51,7 @@ struct ConformResult {
 ConformResult RunConform(Backend& backend, const ConformOptions& options);
 
 // Throws InputError when no result was compared (every verdict a skip).
-void RequireSomethingRan(const std::vector<golden::CaseResult>& results, const std::string& backend);
-int CountFailures(const std::vector<golden::CaseResult>& results);
+void RequireSomethingRan(const std::vector<CaseResult>& results, const std::string& backend);
+int CountFailures(const std::vector<CaseResult>& results);
 
 }  // namespace sampcheck::harness

@@ -7,18 +7,11 @@
 #include <memory>
 
 #include "core/manifest.h"
+#include "core/selection.h"
 
 namespace sampcheck::harness {
 
-namespace {
-
-bool Selected(const std::vector<std::string>& filter, const std::string& name) {
-  return filter.empty() || std::find(filter.begin(), filter.end(), name) != filter.end();
-}
-
-}  // namespace
-
-std::vector<golden::CaseResult> CheckGoldenSetInvariance(const std::filesystem::path& golden_dir, Backend& backend,
+std::vector<CaseResult> CheckGoldenSetInvariance(const std::filesystem::path& golden_dir, Backend& backend,
                                                          const golden::VerifyOptions& selection,
                                                          const InvarianceOptions& options) {
   const Manifest manifest = ReadManifest(golden_dir);
@@ -36,15 +29,15 @@ std::vector<golden::CaseResult> CheckGoldenSetInvariance(const std::filesystem::
   }
   std::vector<const Case*> all;
   for (const auto& c : cases) all.push_back(c.get());
-  std::vector<golden::CaseResult> results;
+  std::vector<CaseResult> results;
   for (const auto& c : cases) {
-    golden::CaseResult r;
+    CaseResult r;
     r.id = std::string(kBatchInvarianceStage) + "/" + c->id;
     r.stage = kBatchInvarianceStage;
     r.profile = c->profile;
     r.comparison = "exact";
     const InvarianceResult check = CheckBatchInvariance(backend, *c, all, options);
-    r.verdict = !check.checked ? golden::Verdict::kSkip : check.passed ? golden::Verdict::kPass : golden::Verdict::kFail;
+    r.verdict = !check.checked ? Verdict::kSkip : check.passed ? Verdict::kPass : Verdict::kFail;
     r.reason = check.passed ? "" : check.reason;
     results.push_back(std::move(r));
     if (selection.on_case) selection.on_case(results.back(), results.size(), cases.size());

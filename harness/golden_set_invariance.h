@@ -22,7 +22,7 @@ namespace sampcheck::harness {
 
 inline constexpr char kBatchInvarianceStage[] = "batch_invariance";
 
-std::vector<golden::CaseResult> CheckGoldenSetInvariance(const std::filesystem::path& golden_dir, Backend& backend,
+std::vector<CaseResult> CheckGoldenSetInvariance(const std::filesystem::path& golden_dir, Backend& backend,
                                                          const golden::VerifyOptions& selection,
                                                          const InvarianceOptions& options = {});
 

@@ -10,7 +10,7 @@
 
 namespace sampcheck::harness {
 
-std::vector<golden::CaseResult> RunReproducibilityHarness(Backend& backend,
+std::vector<CaseResult> RunReproducibilityHarness(Backend& backend,
                                                           const std::vector<statistical::StatCase>& cases,
                                                           std::uint64_t seed_epoch) {
   const auto supported = backend.SupportedStages();
@@ -25,10 +25,10 @@ std::vector<golden::CaseResult> RunReproducibilityHarness(Backend& backend,
   std::vector<const Case*> all;
   for (const auto& c : noisy) all.push_back(&c);
 
-  std::vector<golden::CaseResult> results;
+  std::vector<CaseResult> results;
   for (std::size_t k = 0; k < noisy.size(); ++k) {
     const statistical::StatCase& s = *sources[k];
-    golden::CaseResult r;
+    CaseResult r;
     r.id = s.id + "/reproducibility";
     r.stage = s.input.stage;
     r.profile = s.input.profile;
@@ -38,21 +38,21 @@ std::vector<golden::CaseResult> RunReproducibilityHarness(Backend& backend,
       options.seed = statistical::CaseSeed(r.id, seed_epoch);
       const InvarianceResult inv = CheckBatchInvariance(backend, noisy[k], all, options);
       if (!inv.checked || !inv.passed) {
-        r.verdict = golden::Verdict::kFail;
+        r.verdict = Verdict::kFail;
         r.reason = inv.reason;
       }
-      if (r.verdict == golden::Verdict::kPass && backend.SupportsCountDraws(s.input.stage)) {
+      if (r.verdict == Verdict::kPass && backend.SupportsCountDraws(s.input.stage)) {
         const std::uint64_t seed = statistical::CaseSeed(s.id, seed_epoch);
         const Tensor a = backend.CountDraws(s.input.stage, s.input, kReproducibilityDraws, seed);
         const Tensor b = backend.CountDraws(s.input.stage, s.input, kReproducibilityDraws, seed);
         if (a.shape() != b.shape() || a.nbytes() != b.nbytes() ||
             std::memcmp(a.bytes().data(), b.bytes().data(), a.nbytes()) != 0) {
-          r.verdict = golden::Verdict::kFail;
+          r.verdict = Verdict::kFail;
           r.reason = "CountDraws with the same seed returned different counts on two runs";
         }
       }
     } catch (const std::exception& e) {
-      r.verdict = golden::Verdict::kFail;
+      r.verdict = Verdict::kFail;
       r.reason = e.what();
     }
     results.push_back(std::move(r));

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "core/backend.h"
-#include "golden/verifier.h"
+#include "core/case_result.h"
 #include "statistical/stat_cases.h"
 
 namespace sampcheck::harness {
@@ -30,7 +30,7 @@ namespace sampcheck::harness {
 inline constexpr std::int64_t kReproducibilityReplicas = 4;
 inline constexpr std::int64_t kReproducibilityDraws = 256;  // per row, for the CountDraws check
 
-std::vector<golden::CaseResult> RunReproducibilityHarness(Backend& backend,
+std::vector<CaseResult> RunReproducibilityHarness(Backend& backend,
                                                           const std::vector<statistical::StatCase>& cases,
                                                           std::uint64_t seed_epoch);
 

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "core/profile.h"
+#include "core/selection.h"
 #include "core/stage_catalogue.h"
 #include "harness/reproducibility.h"
 #include "statistical/draw_harness.h"
@@ -13,15 +14,8 @@
 #include "statistical/stat_cases.h"
 
 namespace sampcheck::harness {
-namespace {
 
-bool Selected(const std::vector<std::string>& filter, const std::string& value) {
-  return filter.empty() || std::find(filter.begin(), filter.end(), value) != filter.end();
-}
-
-}  // namespace
-
-std::vector<golden::CaseResult> RunStatisticalCases(Backend& backend, const StatisticalRunOptions& options) {
+std::vector<CaseResult> RunStatisticalCases(Backend& backend, const StatisticalRunOptions& options) {
   for (const auto& s : options.stages) RequireStage(s);  // the noise stage selects the noise harness
   for (const auto& p : options.profiles) ParseProfile(p);
   std::vector<statistical::StatCase> cases;

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/backend.h"
-#include "golden/verifier.h"
+#include "core/case_result.h"
 
 namespace sampcheck::harness {
 
@@ -30,6 +30,6 @@ struct StatisticalRunOptions {
 };
 
 // Throws InputError for an unknown stage or profile in the selection.
-std::vector<golden::CaseResult> RunStatisticalCases(Backend& backend, const StatisticalRunOptions& options);
+std::vector<CaseResult> RunStatisticalCases(Backend& backend, const StatisticalRunOptions& options);
 
 }  // namespace sampcheck::harness

@@ -10,6 +10,7 @@
 #include "core/comparison.h"
 #include "core/error.h"
 #include "core/profile.h"
+#include "core/selection.h"
 #include "core/stage_catalogue.h"
 #include "golden/generator.h"
 #include "statistical/draw_harness.h"
@@ -20,10 +21,6 @@
 
 namespace sampcheck::harness {
 namespace {
-
-bool Selected(const std::vector<std::string>& filter, const std::string& value) {
-  return filter.empty() || std::find(filter.begin(), filter.end(), value) != filter.end();
-}
 
 bool Supports(const Backend& backend, const std::vector<std::string>& stages, const Case& c) {
   return std::find(stages.begin(), stages.end(), c.stage) != stages.end() && backend.SupportsProfile(c.stage, c.profile);
@@ -36,8 +33,8 @@ std::string Fmt(double x) {
   return s.str();
 }
 
-golden::CaseResult NewResult(const Case& c, const std::string& suffix, const char* comparison) {
-  golden::CaseResult r;
+CaseResult NewResult(const Case& c, const std::string& suffix, const char* comparison) {
+  CaseResult r;
   r.id = c.id + "/" + suffix;
   r.stage = c.stage;
   r.profile = c.profile;
@@ -46,15 +43,15 @@ golden::CaseResult NewResult(const Case& c, const std::string& suffix, const cha
 }
 
 // Every output of A equal to B's output of the same name, bit for bit.
-golden::CaseResult Across(Backend& a, Backend& b, const Case& c) {
-  golden::CaseResult r = NewResult(c, "across", "exact");
+CaseResult Across(Backend& a, Backend& b, const Case& c) {
+  CaseResult r = NewResult(c, "across", "exact");
   TensorMap out[2];
   Backend* backends[2] = {&a, &b};
   for (int k = 0; k < 2; ++k) {
     try {
       out[k] = backends[k]->Run(c.stage, c);
     } catch (const std::exception& e) {
-      r.verdict = golden::Verdict::kFail;
+      r.verdict = Verdict::kFail;
       r.reason = "backend '" + backends[k]->Name() + "' failed: " + e.what();
       return r;
     }
@@ -63,20 +60,20 @@ golden::CaseResult Across(Backend& a, Backend& b, const Case& c) {
   for (const auto& [name, t] : out[0]) {
     auto it = out[1].find(name);
     if (it == out[1].end()) {
-      r.verdict = golden::Verdict::kFail;
+      r.verdict = Verdict::kFail;
       r.reason = "output '" + name + "' of '" + a.Name() + "' is missing from '" + b.Name() + "'";
       return r;
     }
     const ComparisonResult cmp = Compare(t.view(), it->second.view(), exact);
     if (!cmp.match) {
-      r.verdict = golden::Verdict::kFail;
+      r.verdict = Verdict::kFail;
       r.reason = "output '" + name + "': '" + b.Name() + "' differs from '" + a.Name() + "': " + cmp.detail;
       return r;
     }
   }
   for (const auto& [name, t] : out[1]) {
     if (out[0].count(name) == 0) {
-      r.verdict = golden::Verdict::kFail;
+      r.verdict = Verdict::kFail;
       r.reason = "output '" + name + "' of '" + b.Name() + "' is missing from '" + a.Name() + "'";
       return r;
     }
@@ -95,25 +92,12 @@ struct Plan {
   std::string error;
 };
 
-}  // namespace
-
-std::vector<golden::CaseResult> RunTwoSample(Backend& a, Backend& b, const TwoSampleOptions& options) {
-  for (const auto& s : options.stages) RequireStage(s);
-  for (const auto& p : options.profiles) ParseProfile(p);
+// The homogeneity family: one plan per selected statistical case both backends draw, with the
+// df of each row's comparison; m counts the tests (rows with df > 0) the family holds.
+std::vector<Plan> PlanHomogeneity(Backend& a, Backend& b, const std::vector<statistical::StatCase>& cases,
+                                  const TwoSampleOptions& options, std::int64_t& m) {
   const auto stages_a = a.SupportedStages(), stages_b = b.SupportedStages();
-  std::vector<golden::CaseResult> results;
-  if (options.bitwise) {
-    for (const Case& c : golden::BuildGoldenCases(golden::kDefaultGoldenSeed)) {
-      if (!Selected(options.stages, c.stage) || !Selected(options.profiles, c.profile)) continue;
-      if (!Supports(a, stages_a, c) || !Supports(b, stages_b, c)) continue;
-      results.push_back(Across(a, b, c));
-    }
-  }
-  if (!options.homogeneity) return results;
-  // Homogeneity: plan the family first (m), then size each case at the Holm-worst level.
-  const std::vector<statistical::StatCase> cases = statistical::DrawStatCases();
   std::vector<Plan> plans;
-  std::int64_t m = 0;
   for (const auto& sc : cases) {
     const Case& c = sc.input;
     if (!Selected(options.stages, c.stage) || !Selected(options.profiles, c.profile)) continue;
@@ -134,8 +118,30 @@ std::vector<golden::CaseResult> RunTwoSample(Backend& a, Backend& b, const TwoSa
     for (std::int64_t df : plan.df) m += df > 0;
     plans.push_back(std::move(plan));
   }
+  return plans;
+}
+
+}  // namespace
+
+std::vector<CaseResult> RunTwoSample(Backend& a, Backend& b, const TwoSampleOptions& options) {
+  for (const auto& s : options.stages) RequireStage(s);
+  for (const auto& p : options.profiles) ParseProfile(p);
+  const auto stages_a = a.SupportedStages(), stages_b = b.SupportedStages();
+  std::vector<CaseResult> results;
+  if (options.bitwise) {
+    for (const Case& c : golden::BuildGoldenCases(golden::kDefaultGoldenSeed)) {
+      if (!Selected(options.stages, c.stage) || !Selected(options.profiles, c.profile)) continue;
+      if (!Supports(a, stages_a, c) || !Supports(b, stages_b, c)) continue;
+      results.push_back(Across(a, b, c));
+    }
+  }
+  if (!options.homogeneity) return results;
+  // Homogeneity: plan the family first (m), then size each case at the Holm-worst level.
+  const std::vector<statistical::StatCase> cases = statistical::DrawStatCases();
+  std::int64_t m = 0;
+  const std::vector<Plan> plans = PlanHomogeneity(a, b, cases, options, m);
   const double alpha_test = statistical::kFamilyWiseAlpha / static_cast<double>(std::max<std::int64_t>(1, m));
-  std::vector<golden::CaseResult> tests;
+  std::vector<CaseResult> tests;
   for (const Plan& plan : plans) {
     const Case& c = plan.c->input;
     const double mde = options.thorough ? plan.c->mde_tv_thorough : plan.c->mde_tv_ci;
@@ -144,8 +150,8 @@ std::vector<golden::CaseResult> RunTwoSample(Backend& a, Backend& b, const TwoSa
     for (std::int64_t df : plan.df) {
       if (df > 0) n = std::max(n, 2 * statistical::ChiSquareSampleSize(static_cast<double>(df), w2, alpha_test));
     }
-    golden::CaseResult failure = NewResult(c, "two_sample", "distribution");
-    failure.verdict = golden::Verdict::kFail;
+    CaseResult failure = NewResult(c, "two_sample", "distribution");
+    failure.verdict = Verdict::kFail;
     if (!plan.error.empty()) {
       failure.reason = plan.error;
       results.push_back(failure);
@@ -179,19 +185,25 @@ std::vector<golden::CaseResult> RunTwoSample(Backend& a, Backend& b, const TwoSa
       const auto rb = counts[1].data<std::int64_t>().subspan(at, len);
       const auto h = statistical::HomogeneityTest(ra, rb);
       if (h.df <= 0) continue;  // pooling left one bin: no information (as the draw harness's L3)
-      golden::CaseResult r = NewResult(c, rows > 1 ? "row" + std::to_string(row) + "/two_sample" : "two_sample", "distribution");
-      nlohmann::json s = {{"layer", "L3"}, {"test", "two-sample-homogeneity"}, {"n", n}, {"bins", h.bins}, {"df", h.df},
-                          {"statistic", h.statistic}, {"p_value", h.p_value}, {"p_adjusted", h.p_value},
-                          {"alpha", statistical::kFamilyWiseAlpha}, {"mde", mde},
-                          {"power", statistical::ChiSquarePower(h.df, static_cast<double>(n) / 2.0 * w2, alpha_test)},
-                          {"seed", statistical::CaseSeed(plan.c->id + "/a", options.seed_epoch)}};
-      nlohmann::json top = nlohmann::json::array();
+      CaseResult r = NewResult(c, rows > 1 ? "row" + std::to_string(row) + "/two_sample" : "two_sample", "distribution");
+      TestStatistics s;
+      s.layer = TestLayer::kOmnibus;
+      s.test = "two-sample-homogeneity";
+      s.n = n;
+      s.bins = h.bins;
+      s.df = h.df;
+      s.statistic = h.statistic;
+      s.p_value = h.p_value;
+      s.p_adjusted = h.p_value;
+      s.alpha = statistical::kFamilyWiseAlpha;
+      s.mde = mde;
+      s.power = statistical::ChiSquarePower(h.df, static_cast<double>(n) / 2.0 * w2, alpha_test);
+      s.seed = statistical::CaseSeed(plan.c->id + "/a", options.seed_epoch);
       for (const auto& bin : h.top_bins) {
-        top.push_back({{"label", bin.tokens.size() == 1 ? "token " + std::to_string(bin.tokens[0])
-                                                        : std::to_string(bin.tokens.size()) + " tokens"},
-                       {"observed", bin.observed_a}, {"expected", bin.expected_a}, {"residual", bin.residual}});
+        s.top_bins.push_back({bin.tokens.size() == 1 ? "token " + std::to_string(bin.tokens[0])
+                                                     : std::to_string(bin.tokens.size()) + " tokens",
+                              static_cast<std::int64_t>(bin.observed_a), bin.expected_a, bin.residual});
       }
-      s["top_bins"] = top;
       r.statistics = std::move(s);
       r.reason = "'" + a.Name() + "' vs '" + b.Name() + "': homogeneity statistic " + Fmt(h.statistic) + ", df " + Fmt(h.df) +
                  ", p = " + Fmt(h.p_value) + " (n = " + std::to_string(n) + " per side)";

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "core/backend.h"
-#include "golden/verifier.h"
+#include "core/case_result.h"
 
 namespace sampcheck::harness {
 
@@ -42,6 +42,6 @@ struct TwoSampleOptions {
   std::int64_t max_draws = 20'000'000;  // per side and row; above it the case fails as misconfigured
 };
 
-std::vector<golden::CaseResult> RunTwoSample(Backend& a, Backend& b, const TwoSampleOptions& options);
+std::vector<CaseResult> RunTwoSample(Backend& a, Backend& b, const TwoSampleOptions& options);
 
 }  // namespace sampcheck::harness

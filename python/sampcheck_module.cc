@@ -36,6 +36,7 @@
 #include "core/safetensors.h"
 #include "core/stage_catalogue.h"
 #include "golden/verifier.h"
+#include "reports/statistics_json.h"
 #include "reference/reference_backend.h"
 #include "statistical/draw_harness.h"
 #include "statistical/stat_cases.h"
@@ -268,9 +269,9 @@ py::list CheckDraws(const std::string& case_id, const py::function& draw, bool t
   for (const auto& r : results) {
     py::dict d;
     d["id"] = r.id;
-    d["verdict"] = std::string(golden::VerdictName(r.verdict));
+    d["verdict"] = std::string(VerdictName(r.verdict));
     d["reason"] = r.reason;
-    d["statistics"] = r.statistics.is_null() ? std::string() : r.statistics.dump();
+    d["statistics"] = r.statistics ? reports::StatisticsToJson(*r.statistics).dump() : std::string();
     out.append(d);
   }
   return out;

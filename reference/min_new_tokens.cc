@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 
+#include "reference/sglang_penalizer_gate.h"
 #include "reference/stage_io.h"
 #include "reference/stage_registry.h"
 
@@ -13,23 +14,11 @@ namespace sampcheck::reference {
 
 namespace {
 
-// SGLang's BatchedMinNewTokensPenalizer._is_required (any min_new_tokens > 0 in the batch),
-// or the case's param `penalizers` (docs/spec/penalties.md#min_new_tokens).
+// SGLang's BatchedMinNewTokensPenalizer._is_required: any min_new_tokens > 0 in the batch.
 bool SglangPenalizerRequired(const StageInputs& in, const Case& c, std::span<const std::int32_t> minimum) {
   bool any = false;
   for (std::int32_t m : minimum) any |= m > 0;
-  std::string mode = "auto";
-  if (c.params.contains("penalizers")) {
-    if (!c.params["penalizers"].is_string()) in.Fail("parameter penalizers must be a string");
-    mode = c.params["penalizers"].get<std::string>();
-  }
-  if (mode == "auto") return any;
-  if (mode == "required") return true;
-  if (mode == "not_required") {
-    if (any) in.Fail("parameter penalizers = 'not_required' but a row has min_tokens > 0");
-    return false;
-  }
-  in.Fail("parameter penalizers = '" + mode + "'; valid: auto, required, not_required");
+  return SglangPenalizerApplies(in, c, any, "min_tokens > 0");
 }
 
 }  // namespace

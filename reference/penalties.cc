@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "reference/sglang_penalizer_gate.h"
 #include "reference/stage_io.h"
 #include "reference/stage_registry.h"
 
@@ -55,18 +56,7 @@ bool SglangPenalizersRequired(const StageInputs& in, const Case& c, std::int64_t
                               const Coefficients& freq, const Coefficients& pres) {
   bool any = false;
   for (std::int64_t b = 0; b < rows; ++b) any |= rep.at(b) != 1.0f || freq.at(b) != 0.0f || pres.at(b) != 0.0f;
-  std::string mode = "auto";
-  if (c.params.contains("penalizers")) {
-    if (!c.params["penalizers"].is_string()) in.Fail("parameter penalizers must be a string");
-    mode = c.params["penalizers"].get<std::string>();
-  }
-  if (mode == "auto") return any;
-  if (mode == "required") return true;
-  if (mode == "not_required") {
-    if (any) in.Fail("parameter penalizers = 'not_required' but a row has a repetition, frequency or presence penalty");
-    return false;
-  }
-  in.Fail("parameter penalizers = '" + mode + "'; valid: auto, required, not_required");
+  return SglangPenalizerApplies(in, c, any, "a repetition, frequency or presence penalty");
 }
 
 }  // namespace

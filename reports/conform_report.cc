@@ -7,6 +7,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "reports/statistics_json.h"
 
 namespace sampcheck::reports {
 
@@ -16,15 +17,15 @@ namespace {
 constexpr auto kReplaceInvalidUtf8 = nlohmann::json::error_handler_t::replace;
 }  // namespace
 
-std::vector<StageSummary> SummariseByStage(const std::vector<golden::CaseResult>& results) {
+std::vector<StageSummary> SummariseByStage(const std::vector<CaseResult>& results) {
   std::map<std::string, StageSummary> by_stage;
   for (const auto& r : results) {
     StageSummary& s = by_stage[r.stage];
     s.stage = r.stage;
     switch (r.verdict) {
-      case golden::Verdict::kPass: ++s.passed; break;
-      case golden::Verdict::kFail: ++s.failed; break;
-      case golden::Verdict::kSkip: ++s.skipped; break;
+      case Verdict::kPass: ++s.passed; break;
+      case Verdict::kFail: ++s.failed; break;
+      case Verdict::kSkip: ++s.skipped; break;
     }
   }
   std::vector<StageSummary> out;
@@ -32,20 +33,20 @@ std::vector<StageSummary> SummariseByStage(const std::vector<golden::CaseResult>
   return out;
 }
 
-nlohmann::json ReportToJson(const RunInfo& run, const std::vector<golden::CaseResult>& results) {
+nlohmann::json ReportToJson(const RunInfo& run, const std::vector<CaseResult>& results) {
   return ReportToJson(run, results, /*complete=*/true);
 }
 
-nlohmann::json ReportToJson(const RunInfo& run, const std::vector<golden::CaseResult>& results, bool complete) {
+nlohmann::json ReportToJson(const RunInfo& run, const std::vector<CaseResult>& results, bool complete) {
   nlohmann::json cases = nlohmann::json::array();
   for (const auto& r : results) {
     nlohmann::json c = {{"id", r.id},
                         {"stage", r.stage},
                         {"profile", r.profile},
                         {"comparison", r.comparison},
-                        {"verdict", golden::VerdictName(r.verdict)},
+                        {"verdict", VerdictName(r.verdict)},
                         {"reason", r.reason}};
-    if (!r.statistics.is_null()) c["statistics"] = r.statistics;
+    if (r.statistics) c["statistics"] = StatisticsToJson(*r.statistics);
     cases.push_back(std::move(c));
   }
   nlohmann::json stages = nlohmann::json::array();
@@ -68,12 +69,12 @@ nlohmann::json ReportToJson(const RunInfo& run, const std::vector<golden::CaseRe
 }
 
 std::filesystem::path WriteJsonReport(const std::filesystem::path& dir, const RunInfo& run,
-                                      const std::vector<golden::CaseResult>& results) {
+                                      const std::vector<CaseResult>& results) {
   return WriteJsonReport(dir, run, results, /*complete=*/true);
 }
 
 std::filesystem::path WriteJsonReport(const std::filesystem::path& dir, const RunInfo& run,
-                                      const std::vector<golden::CaseResult>& results, bool complete) {
+                                      const std::vector<CaseResult>& results, bool complete) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InputError(dir.string() + ": cannot create report directory: " + ec.message());

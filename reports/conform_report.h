@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "golden/verifier.h"
+#include "core/case_result.h"
 
 namespace sampcheck::reports {
 
@@ -26,16 +26,16 @@ struct RunInfo {
   std::string golden_dir;
 };
 
-std::vector<StageSummary> SummariseByStage(const std::vector<golden::CaseResult>& results);
-nlohmann::json ReportToJson(const RunInfo& run, const std::vector<golden::CaseResult>& results);
+std::vector<StageSummary> SummariseByStage(const std::vector<CaseResult>& results);
+nlohmann::json ReportToJson(const RunInfo& run, const std::vector<CaseResult>& results);
 // Writes <dir>/report.json atomically (creating dir).
 std::filesystem::path WriteJsonReport(const std::filesystem::path& dir, const RunInfo& run,
-                                      const std::vector<golden::CaseResult>& results);
+                                      const std::vector<CaseResult>& results);
 // Report-as-you-go (docs/spec/report.md "Partial reports"): the same document with
 // "complete": false while the run goes on; the 3-argument forms write "complete": true.
-nlohmann::json ReportToJson(const RunInfo& run, const std::vector<golden::CaseResult>& results, bool complete);
+nlohmann::json ReportToJson(const RunInfo& run, const std::vector<CaseResult>& results, bool complete);
 std::filesystem::path WriteJsonReport(const std::filesystem::path& dir, const RunInfo& run,
-                                      const std::vector<golden::CaseResult>& results, bool complete);
+                                      const std::vector<CaseResult>& results, bool complete);
 // "stage  pass  fail  skip" rows plus a total line.
 std::string SummaryTable(const std::vector<StageSummary>& stages);
 

@@ -68,7 +68,7 @@ PartialReport::~PartialReport() {
   if (journal_fd_ >= 0) ::close(journal_fd_);
 }
 
-void PartialReport::Add(const golden::CaseResult& result) {
+void PartialReport::Add(const CaseResult& result) {
   results_.push_back(result);
   const nlohmann::json one = ReportToJson(run_, {result}, false)["cases"][0];
   case_texts_.push_back(CaseText(one));
@@ -128,7 +128,7 @@ void PartialReport::Write() {
   ++writes_;
 }
 
-std::filesystem::path PartialReport::Finish(const std::vector<golden::CaseResult>& results) const {
+std::filesystem::path PartialReport::Finish(const std::vector<CaseResult>& results) const {
   const auto path = WriteJsonReport(dir_, run_, results, /*complete=*/true);
   std::error_code ec;
   std::filesystem::remove(dir_ / kReportJournalName, ec);

@@ -41,7 +41,7 @@ class PartialReport {
   ~PartialReport();
   PartialReport(const PartialReport&) = delete;
   PartialReport& operator=(const PartialReport&) = delete;
-  void Add(const golden::CaseResult& result);
+  void Add(const CaseResult& result);
   // Rewrites report.json now, whether due or not.
   void Flush();
   // The report's text for the cases added so far.
@@ -50,14 +50,14 @@ class PartialReport {
   std::size_t writes() const { return writes_; }
   // Writes the complete report of `results` (normally the run's results in manifest order)
   // and removes the journal.
-  std::filesystem::path Finish(const std::vector<golden::CaseResult>& results) const;
+  std::filesystem::path Finish(const std::vector<CaseResult>& results) const;
 
  private:
   void Write();
   bool Due() const;
   std::filesystem::path dir_;
   RunInfo run_;
-  std::vector<golden::CaseResult> results_;
+  std::vector<CaseResult> results_;
   std::vector<std::string> case_texts_;  // each case's dump(2), indented to its depth
   int journal_fd_ = -1;
   std::size_t writes_ = 0;

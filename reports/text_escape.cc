@@ -36,9 +36,10 @@ std::size_t Utf8Sequence(std::string_view text, std::size_t i, std::uint32_t& co
   return length;
 }
 
-}  // namespace
-
-std::string XmlEscape(std::string_view text) {
+// The walk every escaper shares: a malformed byte becomes U+FFFD, each well-formed sequence
+// (code point cp, bytes seq) goes to emit(out, cp, seq).
+template <typename Emit>
+std::string MapCodePoints(std::string_view text, Emit emit) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
@@ -49,6 +50,16 @@ std::string XmlEscape(std::string_view text) {
       ++i;
       continue;
     }
+    emit(out, cp, text.substr(i, length));
+    i += length;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string XmlEscape(std::string_view text) {
+  return MapCodePoints(text, [](std::string& out, std::uint32_t cp, std::string_view seq) {
     switch (cp) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
@@ -66,12 +77,10 @@ std::string XmlEscape(std::string_view text) {
           std::snprintf(hex, sizeof hex, "\\x%02X", static_cast<unsigned>(cp));
           out += hex;
         } else {
-          out.append(text.substr(i, length));
+          out.append(seq);
         }
     }
-    i += length;
-  }
-  return out;
+  });
 }
 
 std::string MarkdownCellEscape(std::string_view text) {
@@ -97,16 +106,7 @@ std::string MarkdownCellEscape(std::string_view text) {
 }
 
 std::string TerminalEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size();) {
-    std::uint32_t cp = 0;
-    const std::size_t length = Utf8Sequence(text, i, cp);
-    if (length == 0) {
-      out += "\xEF\xBF\xBD";  // U+FFFD for a malformed byte
-      ++i;
-      continue;
-    }
+  return MapCodePoints(text, [](std::string& out, std::uint32_t cp, std::string_view seq) {
     if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F)) {  // C0, DEL, C1: ESC and CSI included
       char hex[12];
       if (cp < 0x80) {
@@ -116,28 +116,13 @@ std::string TerminalEscape(std::string_view text) {
       }
       out += hex;
     } else {
-      out.append(text.substr(i, length));
+      out.append(seq);
     }
-    i += length;
-  }
-  return out;
+  });
 }
 
 std::string Utf8Sanitize(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size();) {
-    std::uint32_t cp = 0;
-    const std::size_t length = Utf8Sequence(text, i, cp);
-    if (length == 0) {
-      out += "\xEF\xBF\xBD";
-      ++i;
-    } else {
-      out.append(text.substr(i, length));
-      i += length;
-    }
-  }
-  return out;
+  return MapCodePoints(text, [](std::string& out, std::uint32_t, std::string_view seq) { out.append(seq); });
 }
 
 }  // namespace sampcheck::reports

@@ -169,28 +169,8 @@ void SizeCase(CasePlan& plan, double alpha_test, const DrawHarnessOptions& optio
   }
 }
 
-nlohmann::json IntervalJson(const Interval& i) { return nlohmann::json::array({i.lower, i.upper}); }
-
-nlohmann::json BaseStatistics(const char* layer, const char* test, std::int64_t n, double alpha, double mde,
-                              double power, std::uint64_t seed) {
-  nlohmann::json s = nlohmann::json::object();
-  s["layer"] = layer;
-  s["test"] = test;
-  s["n"] = n;
-  s["bins"] = 0;
-  s["df"] = 0;
-  s["statistic"] = 0.0;
-  s["p_value"] = 1.0;
-  s["p_adjusted"] = 1.0;
-  s["alpha"] = alpha;
-  s["mde"] = mde;
-  s["power"] = power;
-  s["seed"] = seed;
-  s["top_bins"] = nlohmann::json::array();
-  s["expected"] = nlohmann::json::array();
-  s["observed"] = nlohmann::json::array();
-  s["labels"] = nlohmann::json::array();
-  return s;
+EffectSize Effect(const char* name, double value, const Interval& i) {
+  return EffectSize{name, value, i.lower, i.upper, kEffectLevel};
 }
 
 std::string BinLabel(const std::vector<std::int64_t>& tokens) {
@@ -198,8 +178,8 @@ std::string BinLabel(const std::vector<std::int64_t>& tokens) {
   return "pooled(" + std::to_string(tokens.size()) + ")";
 }
 
-golden::CaseResult NewResult(const CasePlan& plan, const std::string& suffix) {
-  golden::CaseResult r;
+CaseResult NewResult(const CasePlan& plan, const std::string& suffix) {
+  CaseResult r;
   r.id = plan.c->id + suffix;
   r.stage = plan.c->input.stage;
   r.profile = plan.c->input.profile;
@@ -212,48 +192,141 @@ std::string RowSuffix(const CasePlan& plan, std::size_t row, const char* layer) 
   return "/row" + std::to_string(row) + "/" + layer;
 }
 
+// L1: draws on tokens of probability 0 (the support check).
+CaseResult StructuralResult(const CasePlan& plan, const RowPlan& rp, const RowTarget& t, std::span<const std::int64_t> row,
+                            const std::string& suffix) {
+  CaseResult r = NewResult(plan, suffix);
+  std::int64_t violations = 0;
+  std::vector<std::pair<std::int64_t, std::int64_t>> bad;  // (count, token)
+  for (std::int64_t i = 0; i < plan.target.vocab; ++i) {
+    const auto c = row[static_cast<std::size_t>(i)];
+    if (c > 0 && t.p[static_cast<std::size_t>(i)] == 0.0 && !Ambiguous(t, i)) {
+      violations += c;
+      bad.emplace_back(c, i);
+    }
+  }
+  std::sort(bad.begin(), bad.end(), [](auto a, auto x) { return a.first != x.first ? a.first > x.first : a.second < x.second; });
+  const double power = 1.0 - std::pow(1.0 - plan.mde, static_cast<double>(plan.n));
+  auto s = PlannedTest(TestLayer::kStructural, "structural", plan.n, 0.0, plan.mde, power, plan.seed);
+  s.statistic = violations;
+  s.p_value = violations ? 0.0 : 1.0;
+  s.p_adjusted = violations ? 0.0 : 1.0;
+  s.effect = Effect("delta", static_cast<double>(violations) / static_cast<double>(plan.n),
+                    ClopperPearson(violations, plan.n, kEffectLevel));
+  for (std::size_t k = 0; k < bad.size() && k < 5; ++k) {
+    s.top_bins.push_back({std::to_string(bad[k].second), bad[k].first, 0.0, static_cast<double>(bad[k].first)});
+  }
+  if (violations) {
+    r.verdict = Verdict::kFail;
+    r.reason = std::to_string(violations) + " of " + std::to_string(plan.n) + " draws on tokens of probability 0 (token " +
+               std::to_string(bad.front().second) + " drawn " + std::to_string(bad.front().first) + " times)" +
+               (rp.greedy ? "; greedy row: only token " + std::to_string(t.greedy_token) + " may be drawn" : "");
+  }
+  r.statistics = std::move(s);
+  return r;
+}
+
+// L2: the boundary tokens' share of the draws in S against p0.
+CaseResult BoundaryResult(const CasePlan& plan, const RowPlan& rp, std::span<const std::int64_t> row, std::int64_t n_s,
+                          double alpha_test, double alpha, const std::string& suffix) {
+  CaseResult r = NewResult(plan, suffix);
+  std::int64_t k = 0;
+  for (std::int64_t i : rp.boundary) k += row[static_cast<std::size_t>(i)];
+  const double power = n_s > 0 ? BinomialPower(n_s, rp.p0, rp.p1, alpha_test / 2.0) : 0.0;
+  auto s = PlannedTest(TestLayer::kTargeted, "binomial", n_s, alpha, rp.p1 - rp.p0, power, plan.seed);
+  if (n_s > 0) {
+    const auto test = BinomialTest(k, n_s, rp.p0, Alternative::kTwoSided, kEffectLevel);
+    const auto effect = TargetedDelta(k, n_s, rp.p0, kEffectLevel);
+    s.statistic = k;
+    s.p_value = test.p_value;
+    s.effect = Effect("delta", effect.estimate, effect.interval);
+    const double expected = rp.p0 * static_cast<double>(n_s);
+    std::string label = "boundary(" + std::to_string(rp.boundary.size()) + ")";
+    if (rp.boundary.size() == 1) label = "boundary " + std::to_string(rp.boundary.front());
+    s.top_bins.push_back({label, k, expected, (static_cast<double>(k) - expected) / std::sqrt(expected)});
+    s.expected.push_back(expected);
+    s.observed.push_back(k);
+    s.labels.push_back(label);
+    r.reason = "boundary mass " + std::string(effect.estimate >= 0 ? "+" : "") + Fmt(effect.estimate) + " [" +
+               Fmt(effect.interval.lower) + ", " + Fmt(effect.interval.upper) + "] (p0 = " + Fmt(rp.p0) +
+               ", n = " + std::to_string(n_s) + ", p = " + Fmt(test.p_value) + ")";
+  }
+  r.statistics = std::move(s);
+  return r;
+}
+
+// L3: the omnibus goodness-of-fit test of the draws in S against p restricted to S.
+CaseResult OmnibusResult(const CasePlan& plan, const RowPlan& rp, const std::vector<std::int64_t>& counts_s,
+                         std::int64_t n_s, double alpha_test, double alpha, const std::string& suffix) {
+  CaseResult r = NewResult(plan, suffix);
+  GoodnessOfFitOptions gof_options;
+  gof_options.top_bins = 5;
+  gof_options.level = kEffectLevel;
+  const auto gof = GoodnessOfFitTest(counts_s, rp.p_cond, gof_options);
+  const auto tv = TotalVariation(counts_s, rp.p_cond, kEffectLevel);
+  const double power = gof.df >= 1 ? ChiSquarePower(gof.df, static_cast<double>(n_s) * 4.0 * plan.mde * plan.mde, alpha_test) : 0.0;
+  auto s = PlannedTest(TestLayer::kOmnibus, "cressie-read(2/3)", n_s, alpha, plan.mde, power, plan.seed);
+  s.bins = gof.bins;
+  s.df = gof.df;
+  s.statistic = gof.statistic;
+  s.p_value = gof.p_value;
+  s.effect = Effect("TV", tv.estimate, tv.interval);
+  for (const auto& bin : gof.top_bins) {
+    s.top_bins.push_back({BinLabel(bin.tokens), static_cast<std::int64_t>(bin.observed), bin.expected, bin.residual});
+  }
+  if (n_s > 0) {
+    for (const auto& bin : PoolCategories(rp.p_cond, static_cast<double>(n_s), gof.e_min)) {
+      std::int64_t o = 0;
+      for (std::int64_t i : bin.tokens) o += counts_s[static_cast<std::size_t>(i)];
+      s.expected.push_back(bin.expected);
+      s.observed.push_back(o);
+      s.labels.push_back(BinLabel(bin.tokens));
+    }
+  }
+  std::string top;
+  if (!gof.top_bins.empty()) {
+    const auto& bin = gof.top_bins.front();
+    top = "; top bin " + BinLabel(bin.tokens) + ": observed " + Fmt(bin.observed, 10) + ", expected " + Fmt(bin.expected);
+  }
+  r.reason = "TV " + Fmt(tv.estimate) + " [" + Fmt(tv.interval.lower) + ", " + Fmt(tv.interval.upper) + "], D = " +
+             Fmt(gof.effect) + " (n = " + std::to_string(n_s) + ", " + std::to_string(gof.bins) + " bins, p = " +
+             Fmt(gof.p_value) + ")" + top;
+  r.statistics = std::move(s);
+  return r;
+}
+
+// The smooth alternative p^t (exponent_score.h): one df where the omnibus test spreads the same
+// signal over |S| - 1.
+CaseResult ExponentResult(const CasePlan& plan, const RowPlan& rp, const std::vector<std::int64_t>& counts_s,
+                          std::int64_t n_s, double alpha_test, double alpha, const std::string& suffix) {
+  CaseResult r = NewResult(plan, suffix);
+  const double power = ExponentPower(n_s, rp.p_cond, plan.mde_exponent, alpha_test);
+  auto s = PlannedTest(TestLayer::kOmnibus, "exponent-score", n_s, alpha, plan.mde_exponent, power, plan.seed);
+  s.df = std::int64_t{1};  // bins stays 0: a scalar test (docs/spec/report.md)
+  if (n_s > 0) {
+    const auto test = ExponentScoreTest(counts_s, rp.p_cond, kEffectLevel);
+    s.statistic = test.z;
+    s.p_value = test.p_value;
+    s.effect = Effect("t - 1", test.estimate, test.interval);
+    r.reason = "exponent t - 1 = " + std::string(test.estimate >= 0 ? "+" : "") + Fmt(test.estimate) + " [" +
+               Fmt(test.interval.lower) + ", " + Fmt(test.interval.upper) + "] (every logit scaled by t; Z = " +
+               Fmt(test.z) + ", n = " + std::to_string(n_s) + ", p = " + Fmt(test.p_value) + ")";
+  } else {
+    s.effect = Effect("t - 1", 0.0, Interval{0.0, 0.0});
+  }
+  r.statistics = std::move(s);
+  return r;
+}
+
 void Evaluate(const CasePlan& plan, const Tensor& counts, double alpha_test, const DrawHarnessOptions& options,
-              std::vector<golden::CaseResult>& out) {
+              std::vector<CaseResult>& out) {
   const std::int64_t vocab = plan.target.vocab;
   const auto all = counts.data<std::int64_t>();
   for (std::size_t b = 0; b < plan.rows.size(); ++b) {
     const RowPlan& rp = plan.rows[b];
     const RowTarget& t = plan.target.rows[b];
     const std::span<const std::int64_t> row = all.subspan(b * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab));
-    // L1.
-    {
-      golden::CaseResult r = NewResult(plan, RowSuffix(plan, b, "L1"));
-      std::int64_t violations = 0;
-      std::vector<std::pair<std::int64_t, std::int64_t>> bad;  // (count, token)
-      for (std::int64_t i = 0; i < vocab; ++i) {
-        const auto c = row[static_cast<std::size_t>(i)];
-        if (c > 0 && t.p[static_cast<std::size_t>(i)] == 0.0 && !Ambiguous(t, i)) {
-          violations += c;
-          bad.emplace_back(c, i);
-        }
-      }
-      std::sort(bad.begin(), bad.end(), [](auto a, auto x) { return a.first != x.first ? a.first > x.first : a.second < x.second; });
-      const double power = 1.0 - std::pow(1.0 - plan.mde, static_cast<double>(plan.n));
-      auto s = BaseStatistics("L1", "structural", plan.n, 0.0, plan.mde, power, plan.seed);
-      s["statistic"] = violations;
-      s["p_value"] = violations ? 0.0 : 1.0;
-      s["p_adjusted"] = violations ? 0.0 : 1.0;
-      const Interval ci = ClopperPearson(violations, plan.n, kEffectLevel);
-      s["effect"] = {{"name", "delta"}, {"value", static_cast<double>(violations) / static_cast<double>(plan.n)},
-                     {"interval", IntervalJson(ci)}, {"level", kEffectLevel}};
-      for (std::size_t k = 0; k < bad.size() && k < 5; ++k) {
-        s["top_bins"].push_back({{"label", std::to_string(bad[k].second)}, {"observed", bad[k].first}, {"expected", 0.0},
-                                 {"residual", static_cast<double>(bad[k].first)}});
-      }
-      if (violations) {
-        r.verdict = golden::Verdict::kFail;
-        r.reason = std::to_string(violations) + " of " + std::to_string(plan.n) + " draws on tokens of probability 0 (token " +
-                   std::to_string(bad.front().second) + " drawn " + std::to_string(bad.front().first) + " times)" +
-                   (rp.greedy ? "; greedy row: only token " + std::to_string(t.greedy_token) + " may be drawn" : "");
-      }
-      r.statistics = std::move(s);
-      out.push_back(std::move(r));
-    }
+    out.push_back(StructuralResult(plan, rp, t, row, RowSuffix(plan, b, "L1")));
     if (rp.greedy || rp.support == 0) continue;
     std::int64_t n_s = 0;
     std::vector<std::int64_t> counts_s(static_cast<std::size_t>(vocab), 0);
@@ -263,94 +336,10 @@ void Evaluate(const CasePlan& plan, const Tensor& counts, double alpha_test, con
         n_s += row[static_cast<std::size_t>(i)];
       }
     }
-    if (rp.l2) {
-      golden::CaseResult r = NewResult(plan, RowSuffix(plan, b, "L2"));
-      std::int64_t k = 0;
-      for (std::int64_t i : rp.boundary) k += row[static_cast<std::size_t>(i)];
-      const double power = n_s > 0 ? BinomialPower(n_s, rp.p0, rp.p1, alpha_test / 2.0) : 0.0;
-      auto s = BaseStatistics("L2", "binomial", n_s, options.alpha, rp.p1 - rp.p0, power, plan.seed);
-      if (n_s > 0) {
-        const auto test = BinomialTest(k, n_s, rp.p0, Alternative::kTwoSided, kEffectLevel);
-        const auto effect = TargetedDelta(k, n_s, rp.p0, kEffectLevel);
-        s["statistic"] = k;
-        s["p_value"] = test.p_value;
-        s["effect"] = {{"name", "delta"}, {"value", effect.estimate}, {"interval", IntervalJson(effect.interval)},
-                       {"level", kEffectLevel}};
-        const double expected = rp.p0 * static_cast<double>(n_s);
-        std::string label = "boundary(" + std::to_string(rp.boundary.size()) + ")";
-        if (rp.boundary.size() == 1) label = "boundary " + std::to_string(rp.boundary.front());
-        s["top_bins"].push_back({{"label", label}, {"observed", k}, {"expected", expected},
-                                 {"residual", (static_cast<double>(k) - expected) / std::sqrt(expected)}});
-        s["expected"].push_back(expected);
-        s["observed"].push_back(k);
-        s["labels"].push_back(label);
-        r.reason = "boundary mass " + std::string(effect.estimate >= 0 ? "+" : "") + Fmt(effect.estimate) + " [" +
-                   Fmt(effect.interval.lower) + ", " + Fmt(effect.interval.upper) + "] (p0 = " + Fmt(rp.p0) +
-                   ", n = " + std::to_string(n_s) + ", p = " + Fmt(test.p_value) + ")";
-      }
-      r.statistics = std::move(s);
-      out.push_back(std::move(r));
-    }
-    if (rp.l3) {
-      golden::CaseResult r = NewResult(plan, RowSuffix(plan, b, "L3"));
-      GoodnessOfFitOptions gof_options;
-      gof_options.top_bins = 5;
-      gof_options.level = kEffectLevel;
-      const auto gof = GoodnessOfFitTest(counts_s, rp.p_cond, gof_options);
-      const auto tv = TotalVariation(counts_s, rp.p_cond, kEffectLevel);
-      const double power = gof.df >= 1 ? ChiSquarePower(gof.df, static_cast<double>(n_s) * 4.0 * plan.mde * plan.mde, alpha_test) : 0.0;
-      auto s = BaseStatistics("L3", "cressie-read(2/3)", n_s, options.alpha, plan.mde, power, plan.seed);
-      s["bins"] = gof.bins;
-      s["df"] = gof.df;
-      s["statistic"] = gof.statistic;
-      s["p_value"] = gof.p_value;
-      s["effect"] = {{"name", "TV"}, {"value", tv.estimate}, {"interval", IntervalJson(tv.interval)}, {"level", kEffectLevel}};
-      for (const auto& bin : gof.top_bins) {
-        s["top_bins"].push_back({{"label", BinLabel(bin.tokens)}, {"observed", static_cast<std::int64_t>(bin.observed)},
-                                 {"expected", bin.expected}, {"residual", bin.residual}});
-      }
-      if (n_s > 0) {
-        for (const auto& bin : PoolCategories(rp.p_cond, static_cast<double>(n_s), gof.e_min)) {
-          std::int64_t o = 0;
-          for (std::int64_t i : bin.tokens) o += counts_s[static_cast<std::size_t>(i)];
-          s["expected"].push_back(bin.expected);
-          s["observed"].push_back(o);
-          s["labels"].push_back(BinLabel(bin.tokens));
-        }
-      }
-      std::string top;
-      if (!gof.top_bins.empty()) {
-        const auto& bin = gof.top_bins.front();
-        top = "; top bin " + BinLabel(bin.tokens) + ": observed " + Fmt(bin.observed, 10) + ", expected " + Fmt(bin.expected);
-      }
-      r.reason = "TV " + Fmt(tv.estimate) + " [" + Fmt(tv.interval.lower) + ", " + Fmt(tv.interval.upper) + "], D = " +
-                 Fmt(gof.effect) + " (n = " + std::to_string(n_s) + ", " + std::to_string(gof.bins) + " bins, p = " +
-                 Fmt(gof.p_value) + ")" + top;
-      r.statistics = std::move(s);
-      out.push_back(std::move(r));
-    }
+    if (rp.l2) out.push_back(BoundaryResult(plan, rp, row, n_s, alpha_test, options.alpha, RowSuffix(plan, b, "L2")));
+    if (rp.l3) out.push_back(OmnibusResult(plan, rp, counts_s, n_s, alpha_test, options.alpha, RowSuffix(plan, b, "L3")));
     if (rp.exponent) {
-      // The smooth alternative p^t (exponent_score.h): one df where the omnibus test spreads
-      // the same signal over |S| - 1.
-      golden::CaseResult r = NewResult(plan, RowSuffix(plan, b, "L3-exponent"));
-      const double power = ExponentPower(n_s, rp.p_cond, plan.mde_exponent, alpha_test);
-      auto s = BaseStatistics("L3", "exponent-score", n_s, options.alpha, plan.mde_exponent, power, plan.seed);
-      s["df"] = 1;  // bins stays 0: a scalar test (docs/spec/report.md)
-      if (n_s > 0) {
-        const auto test = ExponentScoreTest(counts_s, rp.p_cond, kEffectLevel);
-        s["statistic"] = test.z;
-        s["p_value"] = test.p_value;
-        s["effect"] = {{"name", "t - 1"}, {"value", test.estimate}, {"interval", IntervalJson(test.interval)},
-                       {"level", kEffectLevel}};
-        r.reason = "exponent t - 1 = " + std::string(test.estimate >= 0 ? "+" : "") + Fmt(test.estimate) + " [" +
-                   Fmt(test.interval.lower) + ", " + Fmt(test.interval.upper) + "] (every logit scaled by t; Z = " +
-                   Fmt(test.z) + ", n = " + std::to_string(n_s) + ", p = " + Fmt(test.p_value) + ")";
-      } else {
-        s["effect"] = {{"name", "t - 1"}, {"value", 0.0}, {"interval", nlohmann::json::array({0.0, 0.0})},
-                       {"level", kEffectLevel}};
-      }
-      r.statistics = std::move(s);
-      out.push_back(std::move(r));
+      out.push_back(ExponentResult(plan, rp, counts_s, n_s, alpha_test, options.alpha, RowSuffix(plan, b, "L3-exponent")));
     }
   }
 }
@@ -553,32 +542,33 @@ Tensor CountDrawsThroughRun(Backend& backend, const Case& c, std::int64_t draws,
   return counts;
 }
 
-void ApplyHolm(std::vector<golden::CaseResult>& results, double alpha) {
+void ApplyHolm(std::vector<CaseResult>& results, double alpha) {
   std::vector<std::size_t> at;
   std::vector<double> p;
   for (std::size_t i = 0; i < results.size(); ++i) {
     const auto& s = results[i].statistics;
-    if (!s.is_object() || s.value("layer", "") == "L1" || !s.contains("p_value")) continue;
-    if (results[i].verdict == golden::Verdict::kSkip) continue;
+    // Structural checks (alpha 0) are not part of the family: any violation fails them.
+    if (!s || s->layer == TestLayer::kStructural) continue;
+    if (results[i].verdict == Verdict::kSkip) continue;
     at.push_back(i);
-    p.push_back(s["p_value"].get<double>());
+    p.push_back(s->p_value);
   }
   const std::vector<double> adjusted = HolmAdjust(p);
   for (std::size_t j = 0; j < at.size(); ++j) {
     auto& r = results[at[j]];
-    r.statistics["p_adjusted"] = adjusted[j];
-    r.statistics["alpha"] = alpha;
+    r.statistics->p_adjusted = adjusted[j];
+    r.statistics->alpha = alpha;
     if (adjusted[j] < alpha) {
-      r.verdict = golden::Verdict::kFail;
+      r.verdict = Verdict::kFail;
       r.reason = "rejected at family-wise alpha " + Fmt(alpha) + " (Holm-adjusted p = " + Fmt(adjusted[j]) + "): " + r.reason;
     } else {
-      r.verdict = golden::Verdict::kPass;
+      r.verdict = Verdict::kPass;
       r.reason.clear();
     }
   }
 }
 
-std::vector<golden::CaseResult> RunDrawHarness(Backend& backend, const std::vector<StatCase>& cases,
+std::vector<CaseResult> RunDrawHarness(Backend& backend, const std::vector<StatCase>& cases,
                                                const DrawHarnessOptions& options) {
   std::vector<CasePlan> plans = Plan(cases, options);
   const std::int64_t m = std::max<std::int64_t>(1, FamilySize(plans) + options.extra_family_tests);
@@ -599,28 +589,28 @@ std::vector<golden::CaseResult> RunDrawHarness(Backend& backend, const std::vect
 
   const auto start = std::chrono::steady_clock::now();
   const auto supported = backend.SupportedStages();
-  std::vector<golden::CaseResult> results;
+  std::vector<CaseResult> results;
   for (std::size_t k = 0; k < plans.size(); ++k) {
     const CasePlan& plan = plans[k];
     const std::string& stage = plan.c->input.stage;
-    auto fail_or_skip = [&](golden::Verdict v, std::string reason) {
-      golden::CaseResult r = NewResult(plan, "");
+    auto fail_or_skip = [&](Verdict v, std::string reason) {
+      CaseResult r = NewResult(plan, "");
       r.verdict = v;
       r.reason = std::move(reason);
       results.push_back(std::move(r));
     };
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!plan.error.empty()) {
-      fail_or_skip(golden::Verdict::kFail, plan.error);
+      fail_or_skip(Verdict::kFail, plan.error);
     } else if (std::find(supported.begin(), supported.end(), stage) == supported.end()) {
-      fail_or_skip(golden::Verdict::kSkip, "backend '" + backend.Name() + "' does not support stage '" + stage + "'");
+      fail_or_skip(Verdict::kSkip, "backend '" + backend.Name() + "' does not support stage '" + stage + "'");
     } else if (!backend.SupportsProfile(stage, plan.c->input.profile)) {
-      fail_or_skip(golden::Verdict::kSkip, "backend '" + backend.Name() + "' does not support profile '" +
+      fail_or_skip(Verdict::kSkip, "backend '" + backend.Name() + "' does not support profile '" +
                                                plan.c->input.profile + "' of stage '" + stage + "'");
     } else if (const std::string why = backend.StatisticalSkipReason(stage); !why.empty()) {
-      fail_or_skip(golden::Verdict::kSkip, why);
+      fail_or_skip(Verdict::kSkip, why);
     } else if (options.budget_seconds > 0.0 && elapsed > options.budget_seconds) {
-      fail_or_skip(golden::Verdict::kSkip, "time budget of " + Fmt(options.budget_seconds) + " s spent before this case");
+      fail_or_skip(Verdict::kSkip, "time budget of " + Fmt(options.budget_seconds) + " s spent before this case");
     } else {
       try {
         Tensor counts = backend.SupportsCountDraws(stage) ? backend.CountDraws(stage, plan.c->input, plan.n, plan.seed)
@@ -628,7 +618,7 @@ std::vector<golden::CaseResult> RunDrawHarness(Backend& backend, const std::vect
         CheckCounts(counts, plan, backend.Name());
         Evaluate(plan, counts, alpha_test, options, results);
       } catch (const std::exception& e) {
-        fail_or_skip(golden::Verdict::kFail, e.what());
+        fail_or_skip(Verdict::kFail, e.what());
       }
     }
     if (options.on_case) options.on_case(plan.c->id, k + 1, plans.size());

@@ -57,7 +57,7 @@
 #include <vector>
 
 #include "core/backend.h"
-#include "golden/verifier.h"
+#include "core/case_result.h"
 #include "statistical/stat_cases.h"
 
 namespace sampcheck::statistical {
@@ -105,12 +105,12 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
 // Counts [rows, V] of `draws` draws per row through Backend::Run with harness noise.
 Tensor CountDrawsThroughRun(Backend& backend, const Case& c, std::int64_t draws, std::uint64_t seed);
 
-std::vector<golden::CaseResult> RunDrawHarness(Backend& backend, const std::vector<StatCase>& cases,
+std::vector<CaseResult> RunDrawHarness(Backend& backend, const std::vector<StatCase>& cases,
                                                const DrawHarnessOptions& options = {});
 
 // Holm over every result whose statistics has a layer other than L1: fills p_adjusted and
 // sets the verdict (fail iff p_adjusted < alpha) and reason. Results without statistics, and
 // L1 results, are left as they are.
-void ApplyHolm(std::vector<golden::CaseResult>& results, double alpha);
+void ApplyHolm(std::vector<CaseResult>& results, double alpha);
 
 }  // namespace sampcheck::statistical

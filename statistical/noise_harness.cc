@@ -77,15 +77,8 @@ std::string Fmt(double x) {
   return s.str();
 }
 
-nlohmann::json Statistics(const char* layer, const char* test, std::int64_t n, double mde, double power, std::uint64_t seed) {
-  return {{"layer", layer}, {"test", test}, {"n", n}, {"bins", 0}, {"df", 0}, {"statistic", 0.0}, {"p_value", 1.0},
-          {"p_adjusted", 1.0}, {"alpha", kFamilyWiseAlpha}, {"mde", mde}, {"power", power}, {"seed", seed},
-          {"top_bins", nlohmann::json::array()}, {"expected", nlohmann::json::array()},
-          {"observed", nlohmann::json::array()}, {"labels", nlohmann::json::array()}};
-}
-
-golden::CaseResult Result(const std::string& id) {
-  golden::CaseResult r;
+CaseResult Result(const std::string& id) {
+  CaseResult r;
   r.id = id;
   r.stage = "noise";
   r.profile = "canonical";
@@ -94,23 +87,21 @@ golden::CaseResult Result(const std::string& id) {
 }
 
 // p1: the declared alternative (mde = p1 - p0); power at the Holm-worst level of the noise family.
-void CountTest(std::vector<golden::CaseResult>& out, const std::string& id, const std::string& label, std::int64_t count,
+void CountTest(std::vector<CaseResult>& out, const std::string& id, const std::string& label, std::int64_t count,
                std::int64_t n, double p0, double p1, std::uint64_t seed, std::int64_t family) {
-  golden::CaseResult r = Result(id);
+  CaseResult r = Result(id);
   const auto test = ExactCountTest(count, n, p0);
   const auto effect = TargetedDelta(count, n, p0, kLevel);
   const double power = BinomialPower(n, p0, p1, kFamilyWiseAlpha / static_cast<double>(family) / 2.0);
-  auto s = Statistics("L4", "binomial", n, p1 - p0, power, seed);
-  s["statistic"] = count;
-  s["p_value"] = test.p_value;
-  s["effect"] = {{"name", "delta"}, {"value", effect.estimate}, {"interval", {effect.interval.lower, effect.interval.upper}},
-                 {"level", kLevel}};
+  auto s = PlannedTest(TestLayer::kTails, "binomial", n, kFamilyWiseAlpha, p1 - p0, power, seed);
+  s.statistic = count;
+  s.p_value = test.p_value;
+  s.effect = EffectSize{"delta", effect.estimate, effect.interval.lower, effect.interval.upper, kLevel};
   const double expected = p0 * static_cast<double>(n);
-  s["top_bins"].push_back({{"label", label}, {"observed", count}, {"expected", expected},
-                           {"residual", (static_cast<double>(count) - expected) / std::sqrt(expected)}});
-  s["expected"].push_back(expected);
-  s["observed"].push_back(count);
-  s["labels"].push_back(label);
+  s.top_bins.push_back({label, count, expected, (static_cast<double>(count) - expected) / std::sqrt(expected)});
+  s.expected.push_back(expected);
+  s.observed.push_back(count);
+  s.labels.push_back(label);
   r.reason = label + ": " + std::to_string(count) + " of " + std::to_string(n) + ", expected " + Fmt(expected) +
              " (delta " + Fmt(effect.estimate) + " [" + Fmt(effect.interval.lower) + ", " + Fmt(effect.interval.upper) +
              "], p = " + Fmt(test.p_value) + ")";
@@ -130,9 +121,9 @@ std::int64_t NoiseFamilySize() {
   return m;
 }
 
-std::vector<golden::CaseResult> RunNoiseHarness(std::uint64_t seed_epoch, bool thorough, bool apply_holm) {
+std::vector<CaseResult> RunNoiseHarness(std::uint64_t seed_epoch, bool thorough, bool apply_holm) {
   const std::int64_t n = thorough ? kNoiseThoroughN : kNoiseCiN;
-  std::vector<golden::CaseResult> out;
+  std::vector<CaseResult> out;
   for (const auto& src : NoiseSources()) {
     auto results = RunNoiseSource(src, seed_epoch, n);
     out.insert(out.end(), std::make_move_iterator(results.begin()), std::make_move_iterator(results.end()));
@@ -141,7 +132,7 @@ std::vector<golden::CaseResult> RunNoiseHarness(std::uint64_t seed_epoch, bool t
   return out;
 }
 
-std::vector<golden::CaseResult> RunNoiseSource(const NoiseSource& src, std::uint64_t seed_epoch, std::int64_t n) {
+std::vector<CaseResult> RunNoiseSource(const NoiseSource& src, std::uint64_t seed_epoch, std::int64_t n) {
   std::vector<double> x(static_cast<std::size_t>(n));
   const std::string base = "noise/" + src.name;
   const std::uint64_t seed = CaseSeed(base, seed_epoch);
@@ -149,63 +140,62 @@ std::vector<golden::CaseResult> RunNoiseSource(const NoiseSource& src, std::uint
   return RunNoiseTests(base, src.law, src.floor, src.floor_probability, x, seed, NoiseFamilySize());
 }
 
-std::vector<golden::CaseResult> RunNoiseTests(const std::string& base, ContinuousLaw law, NoiseFloor floor,
+std::vector<CaseResult> RunNoiseTests(const std::string& base, ContinuousLaw law, NoiseFloor floor,
                                               double floor_probability, const std::vector<double>& x, std::uint64_t seed,
                                               std::int64_t family) {
-  std::vector<golden::CaseResult> out;
+  std::vector<CaseResult> out;
   const auto n = static_cast<std::int64_t>(x.size());
   {
     {
-      golden::CaseResult r = Result(base + "/pit");
+      CaseResult r = Result(base + "/pit");
       const auto pit = BinnedPitTest(x, law, kPitBins);
       const double w2 = 4.0 * kPitMde * kPitMde;
       const double power = ChiSquarePower(pit.df, static_cast<double>(n) * w2, kFamilyWiseAlpha / static_cast<double>(family));
-      auto s = Statistics("L3", "pit-chi-square", n, kPitMde, power, seed);
-      s["bins"] = pit.bins;
-      s["df"] = pit.df;
-      s["statistic"] = pit.statistic;
-      s["p_value"] = pit.p_value;
+      auto s = PlannedTest(TestLayer::kOmnibus, "pit-chi-square", n, kFamilyWiseAlpha, kPitMde, power, seed);
+      s.bins = pit.bins;
+      s.df = pit.df;
+      s.statistic = pit.statistic;
+      s.p_value = pit.p_value;
       double tv = 0.0;
       std::vector<std::pair<double, std::size_t>> residuals;
       for (std::size_t b = 0; b < pit.counts.size(); ++b) {
         const double o = static_cast<double>(pit.counts[b]);
         tv += std::fabs(o - pit.expected_per_bin) / (2.0 * static_cast<double>(n));
         residuals.emplace_back((o - pit.expected_per_bin) / std::sqrt(pit.expected_per_bin), b);
-        s["expected"].push_back(pit.expected_per_bin);
-        s["observed"].push_back(pit.counts[b]);
+        s.expected.push_back(pit.expected_per_bin);
+        s.observed.push_back(pit.counts[b]);
         std::string label = Fmt(static_cast<double>(b) / kPitBins);  // "[lo, hi)"
         label.insert(0, 1, '[');
         label += ", " + Fmt(static_cast<double>(b + 1) / kPitBins) + ")";
-        s["labels"].push_back(label);
+        s.labels.push_back(label);
       }
       std::stable_sort(residuals.begin(), residuals.end(), [](auto a, auto b) { return std::fabs(a.first) > std::fabs(b.first); });
       for (std::size_t k = 0; k < 5 && k < residuals.size(); ++k) {
         const std::size_t b = residuals[k].second;
-        s["top_bins"].push_back({{"label", s["labels"][b]}, {"observed", pit.counts[b]}, {"expected", pit.expected_per_bin},
-                                 {"residual", residuals[k].first}});
+        s.top_bins.push_back({s.labels[b], pit.counts[b], pit.expected_per_bin, residuals[k].first});
       }
       // TV of the PIT histogram with the same distribution-free band as TotalVariation
       // (power.h): half-width sqrt(2 (K ln 2 + ln(1 / (1 - level))) / n) / 2, K = bins.
       const double half = std::sqrt(2.0 * (static_cast<double>(kPitBins) * std::log(2.0) + std::log(1.0 / (1.0 - kLevel))) /
                                     static_cast<double>(n)) / 2.0;
-      s["effect"] = {{"name", "TV"}, {"value", tv}, {"interval", {std::max(0.0, tv - half), tv + half}}, {"level", kLevel}};
+      s.effect = EffectSize{"TV", tv, std::max(0.0, tv - half), tv + half, kLevel};
       r.reason = "PIT TV " + Fmt(tv) + " (n = " + std::to_string(n) + ", 100 bins, p = " + Fmt(pit.p_value) + ")";
       r.statistics = std::move(s);
       out.push_back(std::move(r));
     }
     {
-      golden::CaseResult r = Result(base + "/ks");
+      CaseResult r = Result(base + "/ks");
       const auto ks = KolmogorovSmirnovTest(x, law);
-      auto s = Statistics("L3", "ks", n, kPitMde, 0.0, seed);
-      s["statistic"] = ks.statistic;
-      s["p_value"] = ks.p_value;
+      auto s = PlannedTest(TestLayer::kOmnibus, "ks", n, kFamilyWiseAlpha, kPitMde, 0.0, seed);
+      s.statistic = ks.statistic;
+      s.p_value = ks.p_value;
       // Power against a CDF shift of mde somewhere, a lower bound by the Dvoretzky–Kiefer–
       // Wolfowitz inequality P(sqrt(n) D > y) <= 2 exp(-2 y^2): the critical value is at most
       // k = sqrt(ln(2 / alpha) / 2), and the power is >= 1 - 2 exp(-2 (sqrt(n) mde - k)^2).
       const double k_alpha = std::sqrt(-0.5 * std::log(kFamilyWiseAlpha / static_cast<double>(family) / 2.0));
       const double shift = std::sqrt(static_cast<double>(n)) * kPitMde;
-      s["power"] = shift > k_alpha ? 1.0 - 2.0 * std::exp(-2.0 * (shift - k_alpha) * (shift - k_alpha)) : 0.0;
-      s["effect"] = {{"name", "D"}, {"value", ks.statistic}, {"interval", {0.0, ks.statistic}}, {"level", kLevel}};
+      s.power = shift > k_alpha ? 1.0 - 2.0 * std::exp(-2.0 * (shift - k_alpha) * (shift - k_alpha)) : 0.0;
+      s.effect = EffectSize{"D", ks.statistic, 0.0, ks.statistic, kLevel};
       r.reason = "KS D = " + Fmt(ks.statistic) + " (n = " + std::to_string(n) + ", p = " + Fmt(ks.p_value) + ")";
       r.statistics = std::move(s);
       out.push_back(std::move(r));
@@ -289,12 +279,12 @@ Case BackendNoiseCase(const BackendNoiseSource& source, std::uint64_t seed, std:
   return c;
 }
 
-std::vector<golden::CaseResult> RunBackendNoiseHarness(Backend& backend, std::uint64_t seed_epoch, bool thorough,
+std::vector<CaseResult> RunBackendNoiseHarness(Backend& backend, std::uint64_t seed_epoch, bool thorough,
                                                        bool apply_holm, const std::vector<std::string>& only) {
   const std::int64_t n = thorough ? kNoiseThoroughN : kNoiseCiN;
   const StageInfo& stage = NoiseStage();
   const std::string& output = stage.OutputWithRole(Role::kNoise)->name;
-  std::vector<golden::CaseResult> out;
+  std::vector<CaseResult> out;
   for (const auto& src : BackendNoiseSources()) {
     if (!only.empty() && std::find(only.begin(), only.end(), src.Name()) == only.end()) continue;
     const std::string base = "noise/" + src.Name();
@@ -320,8 +310,8 @@ std::vector<golden::CaseResult> RunBackendNoiseHarness(Backend& backend, std::ui
       error = e.what();
     }
     if (!error.empty()) {
-      golden::CaseResult r = Result(base + "/run");
-      r.verdict = golden::Verdict::kFail;
+      CaseResult r = Result(base + "/run");
+      r.verdict = Verdict::kFail;
       r.reason = "backend '" + backend.Name() + "': " + error;
       out.push_back(std::move(r));
       continue;

@@ -43,7 +43,7 @@
 
 #include "core/backend.h"
 #include "core/stage_catalogue.h"
-#include "golden/verifier.h"
+#include "core/case_result.h"
 #include "reference/rng/noise_stream.h"
 #include "statistical/continuous_laws.h"
 
@@ -68,14 +68,14 @@ const std::vector<NoiseSource>& NoiseSources();
 // The number of p-values RunNoiseHarness contributes to the Holm family.
 std::int64_t NoiseFamilySize();
 // The tests of one source (n values, seed CaseSeed("noise/<name>", epoch)), not Holm-adjusted.
-std::vector<golden::CaseResult> RunNoiseSource(const NoiseSource& source, std::uint64_t seed_epoch, std::int64_t n);
+std::vector<CaseResult> RunNoiseSource(const NoiseSource& source, std::uint64_t seed_epoch, std::int64_t n);
 // Every source; with apply_holm, verdicts from Holm over these results alone (callers with a
 // larger family pass false and run ApplyHolm once over all of it).
-std::vector<golden::CaseResult> RunNoiseHarness(std::uint64_t seed_epoch, bool thorough, bool apply_holm = true);
+std::vector<CaseResult> RunNoiseHarness(std::uint64_t seed_epoch, bool thorough, bool apply_holm = true);
 
 // The battery on given values (seed: the one they were drawn with, for the report; family:
 // the size of the Holm family the powers are computed for).
-std::vector<golden::CaseResult> RunNoiseTests(const std::string& base, ContinuousLaw law, NoiseFloor floor,
+std::vector<CaseResult> RunNoiseTests(const std::string& base, ContinuousLaw law, NoiseFloor floor,
                                               double floor_probability, const std::vector<double>& x, std::uint64_t seed,
                                               std::int64_t family);
 
@@ -101,7 +101,7 @@ Case BackendNoiseCase(const BackendNoiseSource& source, std::uint64_t seed, std:
 // Every source through backend.Run("noise", ...); the backend must declare the stage.
 // `only` (source names, e.g. "philox/exponential"; empty: all) restricts the run, for tests;
 // powers stay those of the whole family.
-std::vector<golden::CaseResult> RunBackendNoiseHarness(Backend& backend, std::uint64_t seed_epoch, bool thorough,
+std::vector<CaseResult> RunBackendNoiseHarness(Backend& backend, std::uint64_t seed_epoch, bool thorough,
                                                        bool apply_holm = true, const std::vector<std::string>& only = {});
 
 }  // namespace sampcheck::statistical

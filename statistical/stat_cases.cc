@@ -115,15 +115,10 @@ Case PenaltiesMaskCase(const std::string& id, const std::string& profile) {
   return c;
 }
 
-}  // namespace
-
-std::vector<StatCase> DrawStatCases() {
+// The list DrawStatCases builds, in order: each case with its declared effects.
+struct StatCaseList {
   std::vector<StatCase> cases;
-  auto with_exponent = [&] {
-    cases.back().mde_exponent_ci = kExponentCi;
-    cases.back().mde_exponent_thorough = kExponentThorough;
-  };
-  auto add = [&](std::string family, Case c, double ci, double thorough, double ratio) {
+  void Add(std::string family, Case c, double ci, double thorough, double ratio) {
     StatCase s;
     s.id = c.id;
     s.family = std::move(family);
@@ -132,76 +127,87 @@ std::vector<StatCase> DrawStatCases() {
     s.mde_tv_thorough = thorough;
     s.targeted_ratio = ratio;
     cases.push_back(std::move(s));
-  };
+  }
+  // The last case also gets the exponent score test at the declared |t - 1|.
+  void WithExponent() {
+    cases.back().mde_exponent_ci = kExponentCi;
+    cases.back().mde_exponent_thorough = kExponentThorough;
+  }
+};
 
-  // Draw stages given probabilities.
-  add("dyadic probabilities 2^-1 ... 2^-7, 2^-7 (sum exactly 1 in f32)",
+// Draw stages given probabilities: the exponential race, inverse CDF and Gumbel-max.
+void AddGivenProbabilityCases(StatCaseList& list) {
+  list.Add("dyadic probabilities 2^-1 ... 2^-7, 2^-7 (sum exactly 1 in f32)",
       ProbsCase("stats/exponential_race/dyadic_v8/canonical", "exponential_race", "probs",
                 {0.5f, 0.25f, 0.125f, 0.0625f, 0.03125f, 0.015625f, 0.0078125f, 0.0078125f}),
       0.05, 0.01, 0.0);
-  with_exponent();
+  list.WithExponent();
   // The amplifier has no omnibus test (two tokens, the weak one expected about once: pooling
   // leaves one bin at any n it plans), so its n comes from L2 alone, and the L2 effect is
   // declared per size: a 2^-16 floor on the uniforms (16x) for CI, a 2^-18 floor (q = 0 with
   // probability 2^-18: 1 + 4 = 5x, declared as 4x) for --thorough. The TV MDEs only size the
   // leak check (L1).
-  add("amplifier: weight 2^-20 beside weight 1; a 2^-16 floor on the uniforms makes the weak token 16x likelier",
+  list.Add("amplifier: weight 2^-20 beside weight 1; a 2^-16 floor on the uniforms makes the weak token 16x likelier",
       ProbsCase("stats/exponential_race/amplifier_v2/canonical", "exponential_race", "probs", {1.0f, 0x1p-20f}),
       0.2, 0.1, 16.0);
-  cases.back().targeted_ratio_thorough = 4.0;
+  list.cases.back().targeted_ratio_thorough = 4.0;
   {
     std::vector<float> flat(1023, 1.0f);
-    add("flat row, V = 1023 (not a multiple of any tile width)",
+    list.Add("flat row, V = 1023 (not a multiple of any tile width)",
         ProbsCase("stats/exponential_race/flat_v1023/canonical", "exponential_race", "probs", flat), 0.05, 0.01, 0.0);
   }
   {
     std::vector<float> peaked(100);
     for (int i = 0; i < 100; ++i) peaked[static_cast<std::size_t>(i)] = i == 37 ? 50.0f : 1.0f / static_cast<float>(1 + i % 7);
-    add("peaked row, V = 100: one token holds ~70% of the mass",
+    list.Add("peaked row, V = 100: one token holds ~70% of the mass",
         ProbsCase("stats/exponential_race/peaked_v100/canonical", "exponential_race", "probs", peaked), 0.05, 0.01, 0.0);
-    with_exponent();
+    list.WithExponent();
   }
   {
     std::vector<float> p(1023);
     for (int i = 0; i < 1023; ++i) p[static_cast<std::size_t>(i)] = i % 5 == 0 ? 0.0f : PortableExp(-0.01f * static_cast<float>(i));
-    add("decaying row with every fifth token at probability 0, V = 1023",
+    list.Add("decaying row with every fifth token at probability 0, V = 1023",
         ProbsCase("stats/inverse_cdf/zeros_v1023/canonical", "inverse_cdf", "probs", p), 0.05, 0.01, kNoTargetedTest);
-    with_exponent();
+    list.WithExponent();
   }
   {
     std::vector<float> s(100);
     for (int i = 0; i < 100; ++i) s[static_cast<std::size_t>(i)] = i % 10 == 3 ? -std::numeric_limits<float>::infinity() : static_cast<float>(2.0 * TriangleWave(0.7 * i));
-    add("scores with -inf entries, V = 100",
+    list.Add("scores with -inf entries, V = 100",
         ProbsCase("stats/gumbel_max/scores_v100/canonical", "gumbel_max", "logprobs", s), 0.05, 0.01, 0.0);
-    with_exponent();
+    list.WithExponent();
   }
+}
 
-  // The other draw stages and profiles, on one decaying row each.
+// The other draw stages and profiles, on one decaying row each.
+void AddProfileDrawCases(StatCaseList& list) {
   {
     std::vector<float> p(100);
     for (int i = 0; i < 100; ++i) p[static_cast<std::size_t>(i)] = PortableExp(-0.03f * static_cast<float>(i));
     Case vllm = ProbsCase("stats/exponential_race/decay_v100/vllm", "exponential_race", "probs", p);
     vllm.profile = "vllm";
-    add("decaying row under vLLM's race over every token, V = 100", std::move(vllm), 0.05, 0.01, 0.0);
+    list.Add("decaying row under vLLM's race over every token, V = 100", std::move(vllm), 0.05, 0.01, 0.0);
     Case q = ProbsCase("stats/qsample/decay_v100/ascend_v2", "qsample", "probs", p);
     q.profile = "ascend_v2";
-    add("Ascend QSample on a decaying row, V = 100", std::move(q), 0.05, 0.01, 0.0);
+    list.Add("Ascend QSample on a decaying row, V = 100", std::move(q), 0.05, 0.01, 0.0);
     Case m = ProbsCase("stats/multinomial_with_seed/decay_v100/sglang", "multinomial_with_seed", "probs", p);
     m.profile = "sglang";
-    add("SGLang's seeded Gumbel-max on a decaying row, V = 100", std::move(m), 0.05, 0.01, 0.0);
+    list.Add("SGLang's seeded Gumbel-max on a decaying row, V = 100", std::move(m), 0.05, 0.01, 0.0);
     Case t = ProbsCase("stats/multinomial_with_seed_token_ids/decay_v100/sglang", "multinomial_with_seed_token_ids", "probs", p);
     t.profile = "sglang";
     std::vector<std::int32_t> ids(100);
     for (int i = 0; i < 100; ++i) ids[static_cast<std::size_t>(i)] = 1000 + 7 * i;  // hash columns: vocabulary ids
     t.inputs.emplace("token_ids", Tensor::FromValues(DType::kI32, {1, 100}, ids));
-    add("SGLang's seeded Gumbel-max keyed by token id, V = 100", std::move(t), 0.05, 0.01, 0.0);
+    list.Add("SGLang's seeded Gumbel-max keyed by token id, V = 100", std::move(t), 0.05, 0.01, 0.0);
     std::vector<float> s(100);
     for (int i = 0; i < 100; ++i) s[static_cast<std::size_t>(i)] = -0.03f * static_cast<float>(i);
     Case g = ProbsCase("stats/gumbel_max/decay_v100/sglang", "gumbel_max", "logprobs", s);
     g.profile = "sglang";
-    add("SGLang's Gumbel-max with given noise, V = 100", std::move(g), 0.05, 0.01, 0.0);
+    list.Add("SGLang's Gumbel-max with given noise, V = 100", std::move(g), 0.05, 0.01, 0.0);
   }
+}
 
+void AddAscendV2Cases(StatCaseList& list) {
   // Ascend's TopKTopPSampleV2 as one op: top-k -> top-p -> min-p on the softmax of the top-k
   // survivors, then QSample with Exp(1) noise indexed by list position. Row 0 has all three
   // filters active (k = 60 of 100, p = 0.9, min-p 0.03 against the survivors' maximum); row 1
@@ -218,9 +224,11 @@ std::vector<StatCase> DrawStatCases() {
     c.inputs.emplace("top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {2}, {60, 0}));
     c.inputs.emplace("top_p", Tensor::FromValues<float>(DType::kF32, {2}, {0.9f, 0.6f}));
     c.inputs.emplace("min_p", Tensor::FromValues<float>(DType::kF32, {2}, {0.03f, 0.0f}));
-    add("Ascend TopKTopPSampleV2: filters then QSample, V = 100", std::move(c), 0.05, 0.01, 0.0);
+    list.Add("Ascend TopKTopPSampleV2: filters then QSample, V = 100", std::move(c), 0.05, 0.01, 0.0);
   }
+}
 
+void AddSpecRandomCases(StatCaseList& list) {
   // Speculative decoding (vllm): one draft per request, drafts drawn from the draft row by the
   // harness; the first emitted token (accepted draft or recovered token) follows the target row
   // of position 0 (Leviathan et al. 2023, Theorem 1). Acceptance 0.65.
@@ -233,20 +241,22 @@ std::vector<StatCase> DrawStatCases() {
         0.3f, 0.2f, 0.15f, 0.1f, 0.1f, 0.08f, 0.05f, 0.02f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f}));
     c.inputs.emplace("draft_probs", Tensor::FromValues(DType::kF32, {1, 1, 8}, std::vector<float>{
         0.05f, 0.1f, 0.3f, 0.2f, 0.1f, 0.1f, 0.1f, 0.05f}));
-    add("speculative decoding: the first emitted token (accepted draft or recovered token) against the target, V = 8",
+    list.Add("speculative decoding: the first emitted token (accepted draft or recovered token) against the target, V = 8",
         std::move(c), 0.05, 0.01, 0.0);
   }
+}
 
-  // Pipeline families, under each profile.
+// Pipeline families, under each profile.
+void AddPipelineCases(StatCaseList& list) {
   for (const std::string profile : {"canonical", "vllm", "sglang"}) {
-    add("penalties and a grammar mask on one row, neutral penalties and no mask on the next, a greedy row "
+    list.Add("penalties and a grammar mask on one row, neutral penalties and no mask on the next, a greedy row "
         "whose argmax moves with its frequency penalty, V = 100",
         PenaltiesMaskCase("stats/pipeline/penalties_mask_v100/" + profile, profile), 0.05, 0.01, 0.0);
     {
       PipelineRow r;
       r.logits = Linear(100, 0.08f);
       r.top_p = TopPInsideToken(r.logits, 12);
-      add("top-p boundary inside token 12's mass, V = 100: an off-by-one nucleus draws token 13",
+      list.Add("top-p boundary inside token 12's mass, V = 100: an off-by-one nucleus draws token 13",
           PipelineCase("stats/pipeline/top_p_inside_v100/" + profile, profile, {r}), 0.05, 0.01, 0.0);
     }
     {
@@ -258,7 +268,7 @@ std::vector<StatCase> DrawStatCases() {
       // tests besides the leak check. (top_p = 3/4 left only token 0 unambiguous: a leak check
       // alone.)
       r.top_p = 0.9375f;
-      add("top-p exactly on a dyadic cumulative sum (15/16), V = 8: the two tokens at the boundary are ambiguous",
+      list.Add("top-p exactly on a dyadic cumulative sum (15/16), V = 8: the two tokens at the boundary are ambiguous",
           PipelineCase("stats/pipeline/top_p_dyadic_v8/" + profile, profile, {r}), 0.05, 0.01, 0.0);
     }
     {
@@ -270,7 +280,7 @@ std::vector<StatCase> DrawStatCases() {
       r.logits[2] = 1.2f;
       for (int i : {3, 511, 700, 1022}) r.logits[static_cast<std::size_t>(i)] = 1.0f;
       r.top_k = 5;
-      add("top-k = 5 with four tokens tied at the 5th value, V = 1023 (canonical, sglang keep the two lowest ids; vllm all four)",
+      list.Add("top-k = 5 with four tokens tied at the 5th value, V = 1023 (canonical, sglang keep the two lowest ids; vllm all four)",
           PipelineCase("stats/pipeline/top_k_ties_v1023/" + profile, profile, {r}), 0.05, 0.01, 0.0);
     }
     {
@@ -278,7 +288,7 @@ std::vector<StatCase> DrawStatCases() {
       r.logits = Linear(100, 0.05f);
       r.min_p = 0.3f;
       if (ParseProfile(profile) != Profile::kSglang) {  // SGLang has no seeded min-p
-        add("min-p = 0.3 on a decaying row, V = 100",
+        list.Add("min-p = 0.3 on a decaying row, V = 100",
             PipelineCase("stats/pipeline/min_p_v100/" + profile, profile, {r}), 0.05, 0.01, 0.0);
       }
     }
@@ -287,9 +297,9 @@ std::vector<StatCase> DrawStatCases() {
       r.logits.resize(50);
       for (int i = 0; i < 50; ++i) r.logits[static_cast<std::size_t>(i)] = static_cast<float>(2.0 * TriangleWave(0.7 * i));
       r.temperature = 0.5f;
-      add("temperature 0.5, V = 50 (smaller than one tile)",
+      list.Add("temperature 0.5, V = 50 (smaller than one tile)",
           PipelineCase("stats/pipeline/temperature_v50/" + profile, profile, {r}), 0.05, 0.01, kNoTargetedTest);
-      with_exponent();
+      list.WithExponent();
     }
     {
       std::vector<PipelineRow> rows(4);
@@ -307,12 +317,23 @@ std::vector<StatCase> DrawStatCases() {
       rows[2].temperature = 0.8f;
       rows[2].top_p = 0.3f;
       rows[3].min_p = 0.5f;
-      add("mixed greedy (max tied) and random rows (top-k 50, top-p 0.3, min-p 0.5), V = 8193",
+      list.Add("mixed greedy (max tied) and random rows (top-k 50, top-p 0.3, min-p 0.5), V = 8193",
           PipelineCase("stats/pipeline/mixed_v8193/" + profile, profile, rows), 0.05, 0.01, 0.0);
     }
   }
-  for (auto& s : SpecStatCases()) cases.push_back(std::move(s));  // spec_stat_cases.h
-  return cases;
+}
+
+}  // namespace
+
+std::vector<StatCase> DrawStatCases() {
+  StatCaseList list;
+  AddGivenProbabilityCases(list);
+  AddProfileDrawCases(list);
+  AddAscendV2Cases(list);
+  AddSpecRandomCases(list);
+  AddPipelineCases(list);
+  for (auto& s : SpecStatCases()) list.cases.push_back(std::move(s));  // spec_stat_cases.h
+  return list.cases;
 }
 
 }  // namespace sampcheck::statistical

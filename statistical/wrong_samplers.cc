@@ -143,7 +143,7 @@ class TopKDropsTies final : public WrappingBackend {
 
  protected:
   Case Transform(const std::string& stage, const Case& in, bool) override {
-    if (stage != "pipeline" || in.profile != "vllm" || !in.inputs.count("top_k")) return in;
+    if (stage != "pipeline" || ParseProfile(in.profile) != Profile::kVllm || !in.inputs.count("top_k")) return in;
     PipelineRows r(in);
     for (std::int64_t b = 0; b < r.rows; ++b) {
       const auto k = static_cast<std::int64_t>(r.Get("top_k", b, 0.0f));
@@ -370,7 +370,7 @@ class RecoveredFromTarget final : public OwnRaceBackend {
   // itself, with the case's q, instead of over the residual max(p - q, 0).
   TensorMap Run(const std::string& stage, const Case& c) override {
     TensorMap out = ref_.Run(stage, c);
-    if (stage != "spec_random" || c.profile != "vllm" || !c.inputs.count("q")) return out;
+    if (stage != "spec_random" || ParseProfile(c.profile) != Profile::kVllm || !c.inputs.count("q")) return out;
     const Tensor tp = reference::UpcastToF32(c.inputs.at("target_probs"), "target_probs");
     const Tensor& q = c.inputs.at("q");
     const Tensor& ids = c.inputs.at("draft_ids");
@@ -418,7 +418,8 @@ class SpecResidualFromTarget final : public WrappingBackend {
   SpecResidualFromTarget() : WrappingBackend("spec_residual_from_target") {}
   TensorMap Run(const std::string& stage, const Case& c) override {
     TensorMap out = WrappingBackend::Run(stage, c);
-    if (stage != "spec_random" || (c.profile != "vllm" && c.profile != "flashinfer")) return out;
+    if (stage != "spec_random") return out;
+    if (const Profile p = ParseProfile(c.profile); p != Profile::kVllm && p != Profile::kFlashinfer) return out;
     const Tensor& ids = c.inputs.at("draft_ids");
     const Tensor target = reference::UpcastToF32(c.inputs.at("target_probs"), "target_probs");
     const std::int64_t rows = ids.dim(0), width = ids.dim(1), vocab = target.dim(2);

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "core/manifest.h"
+#include "core/profile.h"
 #include "core/split_mix64.h"
 #include "harness/golden_set_invariance.h"
 #include "reference/reference_backend.h"
@@ -49,7 +50,7 @@ Case MixedPipeline(const std::string& profile, std::uint64_t key, std::int64_t r
   c.profile = profile;
   // SGLang picks its seeded draw per batch (reference/pipeline.h); pinning the path makes a
   // row's token its own.
-  if (profile == "sglang") c.params["sampling_path"] = "sorted";
+  if (ParseProfile(profile) == Profile::kSglang) c.params["sampling_path"] = "sorted";
   c.inputs = {{"logits", F32Tensor({rows, vocab}, logits)}, {"temperature", F32Tensor({rows}, temperature)},
               {"top_k", I32Tensor({rows}, top_k)}, {"top_p", F32Tensor({rows}, top_p)},
               {"seed", I64Tensor({rows}, seed)}, {"positions", I64Tensor({rows}, positions)},
@@ -211,7 +212,7 @@ TEST(BatchInvariance, GoldenSetCheckCoversThePipelineGoldens) {
   ASSERT_FALSE(results.empty());
   for (const auto& r : results) {
     EXPECT_EQ(r.stage, "batch_invariance");
-    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
   }
 }
 

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "reference/reference_backend.h"
+#include "reports/statistics_json.h"
 #include "statistical/stat_cases.h"
 
 namespace sampcheck::statistical {
@@ -67,10 +68,10 @@ TEST(DrawHarness, CaseIdsAreUniqueAndDeclareEffects) {
   EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end());
 }
 
-void ExpectReportFields(const golden::CaseResult& r) {
+void ExpectReportFields(const CaseResult& r) {
   SCOPED_TRACE(r.id);
-  const auto& s = r.statistics;
-  ASSERT_TRUE(s.is_object());
+  ASSERT_TRUE(r.statistics.has_value());
+  const nlohmann::json s = reports::StatisticsToJson(*r.statistics);
   for (const char* key : {"layer", "test", "n", "bins", "df", "statistic", "p_value", "p_adjusted", "alpha", "mde", "power",
                           "seed", "effect", "top_bins", "expected", "observed", "labels"}) {
     EXPECT_TRUE(s.contains(key)) << key;
@@ -92,11 +93,11 @@ TEST(DrawHarness, ReferencePassesWithCompleteReports) {
   // dyadic: L1 L2 L3; ties: L1 L2 L3; mixed: row0 L1 (greedy), rows 1-3 L1 L2? L3.
   ASSERT_GE(results.size(), 10u);
   for (const auto& r : results) {
-    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
     ExpectReportFields(r);
     // Power at the declared effect reaches the target (n was derived for it), except the
     // structural check whose power is 1 - (1 - mde)^n >= 0.99 by construction too.
-    EXPECT_GE(r.statistics["power"].get<double>(), 0.99 - 1e-9) << r.id;
+    EXPECT_GE(r.statistics->power, 0.99 - 1e-9) << r.id;
   }
   EXPECT_TRUE(std::any_of(results.begin(), results.end(), [](const auto& r) { return r.id == "stats/pipeline/mixed_v8193/canonical/row0/L1"; }));
 }
@@ -111,8 +112,8 @@ TEST(DrawHarness, SameEpochSameVerdictsAndStatistics) {
   DrawHarnessOptions other;
   other.seed_epoch = 1;
   const auto c = RunDrawHarness(backend, cases, other);
-  EXPECT_NE(a.back().statistics["seed"], c.back().statistics["seed"]);
-  EXPECT_NE(a.back().statistics["statistic"], c.back().statistics["statistic"]);
+  EXPECT_NE(a.back().statistics->seed, c.back().statistics->seed);
+  EXPECT_NE(a.back().statistics->statistic, c.back().statistics->statistic);
 }
 
 TEST(DrawHarness, NoiseAsInputPathWhenTheBackendCannotDraw) {
@@ -127,7 +128,7 @@ TEST(DrawHarness, NoiseAsInputPathWhenTheBackendCannotDraw) {
   for (auto& c : cases) c.mde_exponent_ci = 0.0;
   const auto results = RunDrawHarness(backend, cases);
   ASSERT_GE(results.size(), 25u);
-  for (const auto& r : results) EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+  for (const auto& r : results) EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
 }
 
 TEST(DrawHarness, NoiseCaseReplicatesRowsWithNoise) {
@@ -147,7 +148,7 @@ TEST(DrawHarness, UnreachableEffectIsAConfigurationError) {
   cases[0].mde_tv_ci = 1e-4;  // needs ~1e10 draws
   const auto results = RunDrawHarness(backend, cases);
   ASSERT_EQ(results.size(), 1u);
-  EXPECT_EQ(results[0].verdict, golden::Verdict::kFail);
+  EXPECT_EQ(results[0].verdict, Verdict::kFail);
   EXPECT_NE(results[0].reason.find("configuration error"), std::string::npos) << results[0].reason;
 }
 
@@ -155,7 +156,7 @@ TEST(DrawHarness, MalformedCountsFailTheCase) {
   ShortCountsBackend backend;
   const auto results = RunDrawHarness(backend, Select({"stats/exponential_race/dyadic_v8/canonical"}));
   ASSERT_EQ(results.size(), 1u);
-  EXPECT_EQ(results[0].verdict, golden::Verdict::kFail);
+  EXPECT_EQ(results[0].verdict, Verdict::kFail);
   EXPECT_NE(results[0].reason.find("were asked for"), std::string::npos) << results[0].reason;
 }
 
@@ -163,18 +164,18 @@ TEST(DrawHarness, UnsupportedStageIsSkippedAndBudgetSkipsTheRest) {
   ShortCountsBackend backend;
   const auto results = RunDrawHarness(backend, Select({"stats/gumbel_max/scores_v100/canonical"}));
   ASSERT_EQ(results.size(), 1u);
-  EXPECT_EQ(results[0].verdict, golden::Verdict::kSkip);
+  EXPECT_EQ(results[0].verdict, Verdict::kSkip);
   reference::ReferenceBackend ref;
   DrawHarnessOptions tight;
   tight.budget_seconds = 1e-9;
   const auto budget = RunDrawHarness(ref, Select({"stats/exponential_race/dyadic_v8/canonical", "stats/exponential_race/peaked_v100/canonical"}), tight);
-  EXPECT_EQ(budget.back().verdict, golden::Verdict::kSkip);
+  EXPECT_EQ(budget.back().verdict, Verdict::kSkip);
   EXPECT_NE(budget.back().reason.find("budget"), std::string::npos);
 }
 
-std::int64_t DrawsOf(const std::vector<golden::CaseResult>& results, const std::string& l1_id) {
+std::int64_t DrawsOf(const std::vector<CaseResult>& results, const std::string& l1_id) {
   for (const auto& r : results) {
-    if (r.id == l1_id) return r.statistics["n"].get<std::int64_t>();
+    if (r.id == l1_id) return r.statistics->n;
   }
   ADD_FAILURE() << "no result " << l1_id;
   return -1;
@@ -196,7 +197,7 @@ TEST(DrawHarness, NDependsOnTheCaseAloneNotOnTheSelection) {
   EXPECT_GT(n, 0);
   EXPECT_EQ(DrawsOf(among, id + "/L1"), n);
   EXPECT_EQ(DrawsOf(with_extra, id + "/L1"), n);
-  EXPECT_EQ(alone.back().statistics["statistic"], with_extra.back().statistics["statistic"]);
+  EXPECT_EQ(alone.back().statistics->statistic, with_extra.back().statistics->statistic);
 }
 
 TEST(DrawHarness, AFamilyLargerThanTheDeclaredOneIsAConfigurationError) {
@@ -207,7 +208,7 @@ TEST(DrawHarness, AFamilyLargerThanTheDeclaredOneIsAConfigurationError) {
   small.declared_family_size = 1;  // dyadic_v8 alone plans an L2 and an L3 test
   const auto results = RunDrawHarness(backend, Select({"stats/exponential_race/dyadic_v8/canonical"}), small);
   ASSERT_EQ(results.size(), 1u);
-  EXPECT_EQ(results[0].verdict, golden::Verdict::kFail);
+  EXPECT_EQ(results[0].verdict, Verdict::kFail);
   EXPECT_NE(results[0].reason.find("declared family"), std::string::npos) << results[0].reason;
 }
 
@@ -228,7 +229,7 @@ TEST(DrawHarness, AmplifierSizeFollowsItsDeclaredTargetedEffect) {
   EXPECT_LT(n_ci, 1'500'000);
   EXPECT_GT(n_th, 12'000'000);
   EXPECT_LT(n_th, 15'500'000);
-  for (const auto& r : th) EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+  for (const auto& r : th) EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
 }
 
 TEST(DrawHarness, TopPOnADyadicSumTestsTheLawNotOnlyLeaks) {
@@ -236,11 +237,11 @@ TEST(DrawHarness, TopPOnADyadicSumTestsTheLawNotOnlyLeaks) {
   reference::ReferenceBackend backend;
   const auto results = RunDrawHarness(backend, Select({"stats/pipeline/top_p_dyadic_v8/canonical"}));
   std::vector<std::string> layers;
-  for (const auto& r : results) layers.push_back(r.statistics["layer"].get<std::string>());
+  for (const auto& r : results) layers.push_back(std::string(TestLayerName(r.statistics->layer)));
   EXPECT_EQ(layers, (std::vector<std::string>{"L1", "L2", "L3"}));
   for (const auto& r : results) {
-    if (r.statistics["layer"] == "L2") {
-      EXPECT_NEAR(r.statistics["expected"][0].get<double>() / r.statistics["n"].get<double>(), 1.0 / 7.0, 1e-6);
+    if (r.statistics->layer == TestLayer::kTargeted) {
+      EXPECT_NEAR(r.statistics->expected[0] / static_cast<double>(r.statistics->n), 1.0 / 7.0, 1e-6);
     }
   }
 }
@@ -248,19 +249,28 @@ TEST(DrawHarness, TopPOnADyadicSumTestsTheLawNotOnlyLeaks) {
 TEST(DrawHarness, HolmAdjustsAcrossTheRun) {
   // Hand: Holm of {0.01, 0.04, 0.03} is {0.03, 0.06, 0.06} (R p.adjust); with alpha 0.05 the
   // first is rejected, the others not. L1 results are left alone.
-  std::vector<golden::CaseResult> r(4);
+  std::vector<CaseResult> r(4);
   const double p[] = {0.01, 0.04, 0.03};
-  for (int i = 0; i < 3; ++i) r[static_cast<std::size_t>(i)].statistics = {{"layer", "L3"}, {"p_value", p[i]}};
-  r[3].statistics = {{"layer", "L1"}, {"p_value", 0.0}};
-  r[3].verdict = golden::Verdict::kFail;
+  for (int i = 0; i < 3; ++i) {
+    auto& s = r[static_cast<std::size_t>(i)].statistics.emplace();
+    s.layer = TestLayer::kOmnibus;
+    s.p_value = p[i];
+  }
+  auto& structural = r[3].statistics.emplace();
+  structural.layer = TestLayer::kStructural;
+  structural.p_value = 0.0;
+  structural.p_adjusted = 0.0;
+  structural.alpha = 0.0;
+  r[3].verdict = Verdict::kFail;
   ApplyHolm(r, 0.05);
-  EXPECT_DOUBLE_EQ(r[0].statistics["p_adjusted"].get<double>(), 0.03);
-  EXPECT_DOUBLE_EQ(r[1].statistics["p_adjusted"].get<double>(), 0.06);
-  EXPECT_EQ(r[0].verdict, golden::Verdict::kFail);
-  EXPECT_EQ(r[1].verdict, golden::Verdict::kPass);
-  EXPECT_EQ(r[2].verdict, golden::Verdict::kPass);
-  EXPECT_EQ(r[3].verdict, golden::Verdict::kFail);
-  EXPECT_FALSE(r[3].statistics.contains("p_adjusted"));
+  EXPECT_DOUBLE_EQ(r[0].statistics->p_adjusted, 0.03);
+  EXPECT_DOUBLE_EQ(r[1].statistics->p_adjusted, 0.06);
+  EXPECT_EQ(r[0].verdict, Verdict::kFail);
+  EXPECT_EQ(r[1].verdict, Verdict::kPass);
+  EXPECT_EQ(r[2].verdict, Verdict::kPass);
+  EXPECT_EQ(r[3].verdict, Verdict::kFail);
+  EXPECT_EQ(r[3].statistics->p_adjusted, 0.0);  // untouched
+  EXPECT_EQ(r[3].statistics->alpha, 0.0);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/profile.h"
 #include "statistical/stat_cases.h"
 
 namespace sampcheck::statistical {
@@ -183,7 +184,7 @@ TEST(ExactTarget, FamiliesHaveTheirDesignedTargets) {
       EXPECT_EQ(t.rows[0].p[13], 0.0);
     }
     if (s.id.find("top_k_ties") != std::string::npos) {
-      const bool all_ties = s.input.profile == "vllm";
+      const bool all_ties = ParseProfile(s.input.profile) == Profile::kVllm;
       EXPECT_GT(t.rows[0].p[511], 0.0);
       EXPECT_EQ(t.rows[0].p[700] > 0.0, all_ties);
       EXPECT_EQ(t.rows[0].p[1022] > 0.0, all_ties);

@@ -73,7 +73,7 @@ TEST(GoldenSet, ReferencePassesCheckedInSet) {
   reference::ReferenceBackend backend;
   auto results = golden::VerifyGoldenSet(kCheckedIn, backend);
   ASSERT_FALSE(results.empty());
-  for (const auto& r : results) EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+  for (const auto& r : results) EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
 }
 
 TEST(GoldenSet, GenerationReplacesAnExistingSetAtomically) {
@@ -110,11 +110,11 @@ TEST(GoldenVerify, DetectsWrongOutputsAndSkipsUnsupportedStages) {
   int failed = 0, skipped = 0;
   for (const auto& r : results) {
     if (r.stage == "greedy") {
-      EXPECT_EQ(r.verdict, golden::Verdict::kFail) << r.id;
+      EXPECT_EQ(r.verdict, Verdict::kFail) << r.id;
       EXPECT_NE(r.reason.find("first mismatch at index 0"), std::string::npos) << r.reason;
       ++failed;
     } else {
-      EXPECT_EQ(r.verdict, golden::Verdict::kSkip) << r.id;
+      EXPECT_EQ(r.verdict, Verdict::kSkip) << r.id;
       ++skipped;
     }
   }
@@ -145,20 +145,20 @@ class OneUlpBackend final : public Backend {
 
 TEST(GoldenVerify, CanonicalRuleRelaxesOnlyCanonicalTierStages) {
   OneUlpBackend backend;
-  auto count = [](const std::vector<golden::CaseResult>& results, const std::string& stage, golden::Verdict v) {
+  auto count = [](const std::vector<CaseResult>& results, const std::string& stage, Verdict v) {
     return std::count_if(results.begin(), results.end(),
                          [&](const auto& r) { return r.stage == stage && r.verdict == v; });
   };
   golden::VerifyOptions exact{{"softmax", "temperature"}, {}, std::nullopt, {}};
   auto strict = golden::VerifyGoldenSet(kCheckedIn, backend, exact);
-  EXPECT_GT(count(strict, "softmax", golden::Verdict::kFail), 0);
+  EXPECT_GT(count(strict, "softmax", Verdict::kFail), 0);
   golden::VerifyOptions relaxed = exact;
   relaxed.canonical_rule = ComparisonRule::Parse("ulp(1)");
   auto loose = golden::VerifyGoldenSet(kCheckedIn, backend, relaxed);
-  EXPECT_EQ(count(loose, "softmax", golden::Verdict::kFail), 0);
+  EXPECT_EQ(count(loose, "softmax", Verdict::kFail), 0);
   // temperature is exact tier: still failed under the override.
-  EXPECT_EQ(count(loose, "temperature", golden::Verdict::kFail), count(strict, "temperature", golden::Verdict::kFail));
-  EXPECT_GT(count(loose, "temperature", golden::Verdict::kFail), 0);
+  EXPECT_EQ(count(loose, "temperature", Verdict::kFail), count(strict, "temperature", Verdict::kFail));
+  EXPECT_GT(count(loose, "temperature", Verdict::kFail), 0);
 }
 
 TEST(GoldenVerify, DetectsCorruptedAndMissingFiles) {
@@ -175,11 +175,11 @@ TEST(GoldenVerify, DetectsCorruptedAndMissingFiles) {
   reference::ReferenceBackend backend;
   golden::VerifyOptions options;
   auto results = golden::VerifyGoldenSet(dir, backend, options);
-  EXPECT_EQ(results[0].verdict, golden::Verdict::kFail);
+  EXPECT_EQ(results[0].verdict, Verdict::kFail);
   EXPECT_NE(results[0].reason.find("SHA-256"), std::string::npos) << results[0].reason;
-  EXPECT_EQ(results[1].verdict, golden::Verdict::kFail);
+  EXPECT_EQ(results[1].verdict, Verdict::kFail);
   EXPECT_NE(results[1].reason.find(m.cases[1].file), std::string::npos) << results[1].reason;
-  EXPECT_EQ(results[2].verdict, golden::Verdict::kPass) << results[2].reason;
+  EXPECT_EQ(results[2].verdict, Verdict::kPass) << results[2].reason;
   fs::remove_all(dir);
 }
 

@@ -27,8 +27,8 @@ TEST(GpuDevice, PassesEveryGoldenOfItsStages) {
   const auto results = golden::VerifyGoldenSet(SAMPCHECK_SOURCE_DIR "/golden/v1", *backend);
   int passed = 0;
   for (const auto& r : results) {
-    if (r.verdict == golden::Verdict::kSkip) continue;
-    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+    if (r.verdict == Verdict::kSkip) continue;
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
     ++passed;
   }
   EXPECT_GT(passed, 0);
@@ -66,12 +66,12 @@ TEST(GpuDevice, NoiseFollowsItsLawsAndSharedGoldensAgreeWithTheReference) {
   if (!CudaDevicePresent()) GTEST_SKIP() << "no CUDA device";
   auto backend = MakeCudaBackend();
   for (const auto& r : statistical::RunBackendNoiseHarness(*backend, 0, false)) {
-    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
   }
   reference::ReferenceBackend ref;
   const auto across = harness::RunTwoSample(ref, *backend, {.homogeneity = false});
   EXPECT_FALSE(across.empty());
-  for (const auto& r : across) EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+  for (const auto& r : across) EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
 }
 
 // Runs on every machine, never skips: with a device a one-entry row gives token 0; without

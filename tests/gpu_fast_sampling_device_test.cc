@@ -28,8 +28,8 @@ TEST(GpuFastSamplingDevice, PassesTheSuite) {
   int ran = 0;
   for (const auto& r : harness::RunStatisticalCases(*backend, options)) {
     SCOPED_TRACE(r.id);
-    EXPECT_NE(r.verdict, golden::Verdict::kFail) << r.reason;
-    ran += r.verdict != golden::Verdict::kSkip;
+    EXPECT_NE(r.verdict, Verdict::kFail) << r.reason;
+    ran += r.verdict != Verdict::kSkip;
   }
   EXPECT_GE(ran, 20);
 }

@@ -20,7 +20,7 @@
 namespace sampcheck {
 namespace {
 
-std::vector<golden::CaseResult> Suite(Backend& backend) {
+std::vector<CaseResult> Suite(Backend& backend) {
   harness::StatisticalRunOptions options;
   options.stages = {"pipeline"};
   options.profiles = {"canonical"};
@@ -37,10 +37,10 @@ TEST(GpuFastSamplingStatistical, PassesTheSuite) {
   int ran = 0;
   for (const auto& r : results) {
     SCOPED_TRACE(r.id);
-    EXPECT_NE(r.verdict, golden::Verdict::kFail) << r.reason;
-    if (r.verdict == golden::Verdict::kSkip) continue;
+    EXPECT_NE(r.verdict, Verdict::kFail) << r.reason;
+    if (r.verdict == Verdict::kSkip) continue;
     ++ran;
-    if (r.statistics.is_object()) layers.insert(r.statistics["layer"].get<std::string>());
+    if (r.statistics) layers.insert(std::string(TestLayerName(r.statistics->layer)));
     if (r.id.ends_with("/reproducibility")) layers.insert("reproducibility");
   }
   EXPECT_GE(ran, 20);

@@ -226,7 +226,7 @@ TEST(GpuFastSampling, GoldenVerifySkipsTheDistributionalStage) {
   ASSERT_FALSE(results.empty());
   for (const auto& r : results) {
     SCOPED_TRACE(r.id);
-    EXPECT_EQ(r.verdict, golden::Verdict::kSkip);
+    EXPECT_EQ(r.verdict, Verdict::kSkip);
     EXPECT_NE(r.reason.find("claims only the distributional tier"), std::string::npos) << r.reason;
   }
 }
@@ -244,7 +244,7 @@ void ExpectRejected(const std::string& wrong, const std::string& case_id) {
   int failed = 0;
   std::string reasons;
   for (const auto& r : statistical::RunDrawHarness(*backend, cases)) {
-    failed += r.verdict == golden::Verdict::kFail;
+    failed += r.verdict == Verdict::kFail;
     reasons += r.id + ": " + r.reason + "\n";
   }
   EXPECT_GE(failed, 1) << "wrong:" << wrong << " was not rejected by " << case_id << "\n" << reasons;
@@ -281,7 +281,7 @@ TEST(GpuFastSampling, DeclaresNoiseWithTheReferenceBitsAndPassesTheNoiseHarness)
     for (const auto& [name, t] : b) EXPECT_TRUE(BitwiseEqual(a.at(name).view(), t.view())) << source.Name() << " " << name;
   }
   for (const auto& r : statistical::RunBackendNoiseHarness(*fast, 0, false)) {
-    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
   }
   const auto wrong = gpu::MakeGpuFastWrongBackend("gpu_fast_top_p_off_by_one")->SupportedStages();
   EXPECT_TRUE(std::find(wrong.begin(), wrong.end(), statistical::NoiseStage().name) == wrong.end());

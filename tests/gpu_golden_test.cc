@@ -22,10 +22,10 @@ TEST(GpuEmulatedGolden, PassesEveryGoldenOfItsStages) {
   int passed = 0;
   for (const auto& r : results) {
     if (claimed.count(r.stage) != 0) {
-      EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
-      passed += r.verdict == golden::Verdict::kPass;
+      EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
+      passed += r.verdict == Verdict::kPass;
     } else {
-      EXPECT_EQ(r.verdict, golden::Verdict::kSkip) << r.id;
+      EXPECT_EQ(r.verdict, Verdict::kSkip) << r.id;
     }
   }
   // golden/v1 holds cases of every claimed stage (greedy alone has 16).

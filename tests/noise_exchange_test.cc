@@ -43,12 +43,12 @@ TEST(NoiseExchange, SpecWrittenBackendMatchesTheGoldenUniformsBitwise) {
 TEST(NoiseExchange, TheHarnessJudgesAnExecBackendThatDeclaresTheStage) {
   backends::ExchangeBackend good(Command("exact"), 120.0);
   for (const auto& r : statistical::RunBackendNoiseHarness(good, 0, false)) {
-    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
   }
   backends::ExchangeBackend scaled(Command("scaled"), 120.0);
   int rejected = 0;
   for (const auto& r : statistical::RunBackendNoiseHarness(scaled, 0, false)) {
-    rejected += r.verdict == golden::Verdict::kFail && r.id.find("/exponential/") != std::string::npos;
+    rejected += r.verdict == Verdict::kFail && r.id.find("/exponential/") != std::string::npos;
   }
   EXPECT_GE(rejected, 2);
 }

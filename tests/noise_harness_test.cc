@@ -35,12 +35,12 @@ std::uint32_t Word(std::uint64_t seed, std::uint64_t i) {
       .v[i % 4];
 }
 
-bool Failed(std::vector<golden::CaseResult> results, const std::string& suffix) {
+bool Failed(std::vector<CaseResult> results, const std::string& suffix) {
   ApplyHolm(results, kFamilyWiseAlpha);
   for (const auto& r : results) {
     if (r.id.size() >= suffix.size() && r.id.compare(r.id.size() - suffix.size(), suffix.size(), suffix) == 0) {
       std::printf("%s: %s\n", r.id.c_str(), r.reason.c_str());
-      return r.verdict == golden::Verdict::kFail;
+      return r.verdict == Verdict::kFail;
     }
   }
   ADD_FAILURE() << "no result ending in " << suffix;
@@ -52,14 +52,15 @@ TEST(NoiseHarness, EverySourcePassesWithCompleteReports) {
   EXPECT_EQ(static_cast<std::int64_t>(results.size()), NoiseFamilySize());
   EXPECT_EQ(NoiseSources().size(), 7u);
   for (const auto& r : results) {
-    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
     EXPECT_EQ(r.stage, "noise");
-    for (const char* key : {"layer", "test", "n", "p_value", "p_adjusted", "power", "effect", "seed"}) {
-      EXPECT_TRUE(r.statistics.contains(key)) << r.id << " " << key;
-    }
-    if (r.statistics["test"] == "pit-chi-square") {
-      EXPECT_EQ(r.statistics["bins"], 100);
-      EXPECT_GE(r.statistics["power"].get<double>(), 0.99) << r.id;
+    ASSERT_TRUE(r.statistics.has_value()) << r.id;
+    EXPECT_FALSE(r.statistics->test.empty()) << r.id;
+    EXPECT_GT(r.statistics->n, 0) << r.id;
+    EXPECT_TRUE(r.statistics->effect.has_value()) << r.id;
+    if (r.statistics->test == "pit-chi-square") {
+      EXPECT_EQ(r.statistics->bins, 100);
+      EXPECT_GE(r.statistics->power, 0.99) << r.id;
     }
   }
 }
@@ -108,12 +109,12 @@ class FaultyNoiseBackend final : public Backend {
 // A result under `prefix` that fails, with a raw p below the Holm-worst level of the whole
 // noise family (1e-4 / 54), so it is rejected in any run's Holm family that holds it (the
 // fault tests below run only the sources their fault touches, to keep CI time small).
-bool AnyFailure(const std::vector<golden::CaseResult>& results, const std::string& prefix) {
+bool AnyFailure(const std::vector<CaseResult>& results, const std::string& prefix) {
   bool failed = false;
   const double level = kFamilyWiseAlpha / static_cast<double>(BackendNoiseFamilySize());
   for (const auto& r : results) {
-    if (r.verdict == golden::Verdict::kFail && r.id.rfind(prefix, 0) == 0 &&
-        (!r.statistics.is_object() || r.statistics["p_value"].get<double>() < level)) {
+    if (r.verdict == Verdict::kFail && r.id.rfind(prefix, 0) == 0 &&
+        (!r.statistics || r.statistics->p_value < level)) {
       std::printf("%s: %s\n", r.id.c_str(), r.reason.c_str());
       failed = true;
     }
@@ -128,9 +129,9 @@ TEST(BackendNoiseHarness, ReferencePassesEverySourceWithStatedPower) {
   EXPECT_EQ(static_cast<std::int64_t>(results.size()), BackendNoiseFamilySize());
   EXPECT_EQ(BackendNoiseSources().size(), 6u);
   for (const auto& r : results) {
-    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
-    if (r.statistics["test"] == "pit-chi-square" || r.statistics["test"] == "ks") {
-      EXPECT_GE(r.statistics["power"].get<double>(), 0.99) << r.id;
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
+    if (r.statistics && (r.statistics->test == "pit-chi-square" || r.statistics->test == "ks")) {
+      EXPECT_GE(r.statistics->power, 0.99) << r.id;
     }
   }
 }
@@ -138,7 +139,7 @@ TEST(BackendNoiseHarness, ReferencePassesEverySourceWithStatedPower) {
 TEST(BackendNoiseHarness, GpuEmulatedPassesThroughItsKernel) {
   auto gpu = gpu::MakeGpuEmulatedBackend();
   ASSERT_TRUE(DeclaresNoiseStage(*gpu));
-  for (const auto& r : RunBackendNoiseHarness(*gpu, 0, false)) EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+  for (const auto& r : RunBackendNoiseHarness(*gpu, 0, false)) EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
 }
 
 TEST(BackendNoiseHarness, BiasedExponentialNoiseIsRejected) {
@@ -175,7 +176,7 @@ TEST(BackendNoiseHarness, ABackendThatThrowsFailsEachSourceWithItsMessage) {
   const auto results = RunBackendNoiseHarness(bad, 0, false);
   ASSERT_EQ(results.size(), BackendNoiseSources().size());
   for (const auto& r : results) {
-    EXPECT_EQ(r.verdict, golden::Verdict::kFail);
+    EXPECT_EQ(r.verdict, Verdict::kFail);
     EXPECT_NE(r.reason.find("device lost"), std::string::npos) << r.reason;
   }
 }

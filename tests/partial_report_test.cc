@@ -35,25 +35,28 @@ std::vector<std::string> JournalLines(const std::filesystem::path& dir) {
   return lines;
 }
 
-golden::CaseResult NumberedCase(std::size_t i) {
+CaseResult NumberedCase(std::size_t i) {
   return {"greedy/case_" + std::to_string(i) + "/canonical", "greedy", "canonical", "exact",
-          i % 3 == 0 ? golden::Verdict::kFail : golden::Verdict::kPass, i % 3 == 0 ? "output 'token': mismatch" : "",
-          nullptr};
+          i % 3 == 0 ? Verdict::kFail : Verdict::kPass, i % 3 == 0 ? "output 'token': mismatch" : "",
+          std::nullopt};
 }
 
 TEST(PartialReport, EveryWriteEqualsTheFullWriterAndFinishCompletes) {
   const auto dir = FreshDir("equal");
   const RunInfo run{"plugin:x.so", "golden/v1"};
-  std::vector<golden::CaseResult> results = {
-      {"greedy/edges/canonical", "greedy", "canonical", "exact", golden::Verdict::kPass, "", nullptr},
-      {"greedy/single_column/canonical", "greedy", "canonical", "exact", golden::Verdict::kFail,
-       "backend process crashed with SIGSEGV (segmentation fault) while running this case", nullptr},
-      {"top_p/x/vllm", "top_p", "vllm", "exact", golden::Verdict::kSkip, "not supported \"quoted\"\n", nullptr},
+  std::vector<CaseResult> results = {
+      {"greedy/edges/canonical", "greedy", "canonical", "exact", Verdict::kPass, "", std::nullopt},
+      {"greedy/single_column/canonical", "greedy", "canonical", "exact", Verdict::kFail,
+       "backend process crashed with SIGSEGV (segmentation fault) while running this case", std::nullopt},
+      {"top_p/x/vllm", "top_p", "vllm", "exact", Verdict::kSkip, "not supported \"quoted\"\n", std::nullopt},
   };
-  results[2].statistics = {{"n", 3}, {"nested", {{"a", {1, 2}}}}};
+  auto& statistics = results[2].statistics.emplace();
+  statistics.n = 3;
+  statistics.effect = EffectSize{"TV", 0.25, 0.125, 0.5, 0.99};
+  statistics.top_bins.push_back({"token 1", 2, 1.5, 0.25});
   PartialReport partial(dir, run);
   EXPECT_EQ(ReadWholeFile(dir / "report.json"), ReportToJson(run, {}, false).dump(2) + "\n");
-  std::vector<golden::CaseResult> so_far;
+  std::vector<CaseResult> so_far;
   for (const auto& r : results) {
     const std::size_t writes = partial.writes();
     partial.Add(r);
@@ -153,14 +156,14 @@ TEST(PartialReport, SigkillAtAnyPointLeavesAValidPartialReport) {
 TEST(PartialReport, InvalidUtf8ReasonBecomesReplacementCharacter) {
   const auto dir = FreshDir("utf8");
   PartialReport partial(dir, {"exec:x", "golden/v1"});
-  partial.Add({"a/x/canonical", "greedy", "canonical", "exact", golden::Verdict::kFail, "bad \xff\xfe byte", nullptr});
-  partial.Add({"b/x/canonical", "greedy", "canonical", "exact", golden::Verdict::kFail, "plain reason", nullptr});
+  partial.Add({"a/x/canonical", "greedy", "canonical", "exact", Verdict::kFail, "bad \xff\xfe byte", std::nullopt});
+  partial.Add({"b/x/canonical", "greedy", "canonical", "exact", Verdict::kFail, "plain reason", std::nullopt});
   partial.Flush();
   const auto report = nlohmann::json::parse(ReadWholeFile(dir / "report.json"));
   EXPECT_EQ(report["cases"][0]["reason"], "bad \xEF\xBF\xBD\xEF\xBF\xBD byte");
   EXPECT_EQ(report["cases"][1]["reason"], "plain reason");
-  const std::vector<golden::CaseResult> all = {
-      {"a/x/canonical", "greedy", "canonical", "exact", golden::Verdict::kFail, "bad \xff byte", nullptr}};
+  const std::vector<CaseResult> all = {
+      {"a/x/canonical", "greedy", "canonical", "exact", Verdict::kFail, "bad \xff byte", std::nullopt}};
   partial.Finish(all);
   EXPECT_EQ(nlohmann::json::parse(ReadWholeFile(dir / "report.json"))["cases"][0]["reason"], "bad \xEF\xBF\xBD byte");
   std::filesystem::remove_all(dir);

@@ -14,6 +14,7 @@
 #include "backends/isolated_backend.h"
 #include "backends/plugin_backend.h"
 #include "core/error.h"
+#include "core/profile.h"
 #include "golden/verifier.h"
 
 namespace sampcheck::backends {
@@ -30,22 +31,22 @@ const std::set<std::string> kSingleColumnGreedy = {"greedy/single_column/canonic
 const std::set<std::string> kSingleColumnBitmask = {"token_bitmask/random_v1_f32/canonical",
                                                     "token_bitmask/random_v1_bf16/canonical"};
 
-std::vector<golden::CaseResult> VerifyGreedyAndBitmask(Backend& backend) {
+std::vector<CaseResult> VerifyGreedyAndBitmask(Backend& backend) {
   golden::VerifyOptions options;
   options.stages = {"greedy", "token_bitmask"};
   return golden::VerifyGoldenSet(kGolden, backend, options);
 }
 
 // Every case in `faulty` fails with a reason containing `reason`; every other case passes.
-void ExpectOnlyFaultyFail(const std::vector<golden::CaseResult>& results, const std::set<std::string>& faulty,
+void ExpectOnlyFaultyFail(const std::vector<CaseResult>& results, const std::set<std::string>& faulty,
                           const std::string& reason) {
   ASSERT_EQ(results.size(), 31u);  // 16 greedy + 15 token_bitmask cases in golden/v1
   for (const auto& r : results) {
     if (faulty.contains(r.id)) {
-      EXPECT_EQ(r.verdict, golden::Verdict::kFail) << r.id;
+      EXPECT_EQ(r.verdict, Verdict::kFail) << r.id;
       EXPECT_NE(r.reason.find(reason), std::string::npos) << r.id << ": " << r.reason;
     } else {
-      EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+      EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
     }
   }
 }
@@ -66,12 +67,12 @@ TEST(PluginBackend, ExamplePluginPassesItsStagesAndSkipsUndeclaredProfiles) {
   const auto results = golden::VerifyGoldenSet(kGolden, plugin, options);
   int passed = 0, skipped = 0;
   for (const auto& r : results) {
-    if (r.profile == "sglang") {
-      EXPECT_EQ(r.verdict, golden::Verdict::kSkip) << r.id;
+    if (ParseProfile(r.profile) == Profile::kSglang) {
+      EXPECT_EQ(r.verdict, Verdict::kSkip) << r.id;
       EXPECT_NE(r.reason.find("does not declare profile 'sglang' for stage 'logit_bias'"), std::string::npos) << r.reason;
       ++skipped;
     } else {
-      EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+      EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
       ++passed;
     }
   }

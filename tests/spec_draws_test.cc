@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "core/profile.h"
 #include "reference/reference_backend.h"
 #include "reference/spec_decode_exact.h"
 #include "statistical/draw_harness.h"
@@ -104,7 +105,7 @@ TEST(SpecDraws, NoiseHasTheStageShapesAndIsBatchInvariant) {
   for (const auto& s : SpecStatCases()) {
     SCOPED_TRACE(s.id);
     const Case& c = s.input;
-    const bool vllm = c.profile == "vllm";
+    const bool vllm = ParseProfile(c.profile) == Profile::kVllm;
     const Tensor& ids = c.inputs.at("draft_ids");
     const std::int64_t rows = ids.dim(0), width = ids.dim(1), vocab = c.inputs.at("target_probs").dim(2);
     const Case noisy = DrawNoiseCase(c, 5, kSeed);
@@ -182,14 +183,14 @@ TEST(SpecDraws, ReferencePassesSmallV4AndTypicalAcceptanceIsRejected) {
   ASSERT_EQ(cases.size(), 4u);
   DrawHarnessOptions options;
   options.extra_family_tests = PlannedFamilySize(DrawStatCases(), options) - PlannedFamilySize(cases, options);
-  for (const auto& r : RunDrawHarness(ref, cases, options)) EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+  for (const auto& r : RunDrawHarness(ref, cases, options)) EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
 
   StatCase typical = Find(cases, "stats/spec_random/small_v4/vllm");
   typical.id = typical.input.id = "stats/spec_random/small_v4/typical_acceptance";
   typical.input.profile = "typical_acceptance";
   int rejected = 0;
   for (const auto& r : RunDrawHarness(ref, {typical}, options)) {
-    if (r.verdict == golden::Verdict::kFail && r.statistics.value("layer", "") == "L3") ++rejected;
+    if (r.verdict == Verdict::kFail && r.statistics && r.statistics->layer == TestLayer::kOmnibus) ++rejected;
   }
   EXPECT_EQ(rejected, 1);
 }

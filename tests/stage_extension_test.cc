@@ -132,7 +132,7 @@ TEST(StageExtension, GoldenGenerationAndVerificationPickItUp) {
   std::filesystem::remove_all(dir);
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].id, "toy_race/dyadic_v4/canonical");
-  EXPECT_EQ(results[0].verdict, golden::Verdict::kPass) << results[0].reason;
+  EXPECT_EQ(results[0].verdict, Verdict::kPass) << results[0].reason;
 }
 
 TEST(StageExtension, TheFullSetHasItsLargeVocabularyCases) {
@@ -152,11 +152,11 @@ TEST(StageExtension, TheDrawHarnessAcceptsTheToyAndRejectsAWrongOne) {
   const std::vector<statistical::StatCase> cases = {ToyStatCase()};
   reference::ReferenceBackend reference;
   for (const auto& r : statistical::RunDrawHarness(reference, cases, {})) {
-    EXPECT_NE(r.verdict, golden::Verdict::kFail) << r.id << ": " << r.reason;
+    EXPECT_NE(r.verdict, Verdict::kFail) << r.id << ": " << r.reason;
   }
   SquaredToyBackend wrong;
   bool rejected = false;
-  for (const auto& r : statistical::RunDrawHarness(wrong, cases, {})) rejected |= r.verdict == golden::Verdict::kFail;
+  for (const auto& r : statistical::RunDrawHarness(wrong, cases, {})) rejected |= r.verdict == Verdict::kFail;
   EXPECT_TRUE(rejected);
 }
 

@@ -44,17 +44,17 @@ void Calibrate(const std::vector<StatCase>& cases, std::uint64_t epochs) {
     DrawHarnessOptions options;
     options.seed_epoch = e;
     for (const auto& r : RunDrawHarness(backend, cases, options)) {
-      failed += r.verdict == golden::Verdict::kFail;
-      if (r.verdict == golden::Verdict::kFail) ADD_FAILURE() << "epoch " << e << ": " << r.id << ": " << r.reason;
-      if (!r.statistics.is_object() || r.statistics["layer"] == "L1") continue;
+      failed += r.verdict == Verdict::kFail;
+      if (r.verdict == Verdict::kFail) ADD_FAILURE() << "epoch " << e << ": " << r.id << ": " << r.reason;
+      if (!r.statistics || r.statistics->layer == TestLayer::kStructural) continue;
       // An exact binomial test with a small expected count has a few possible p-values, piled
       // at 1 (conservative, never anti-conservative): uniformity is a claim about the
       // near-continuous ones. Those with fewer than kContinuousCount expected events on either
       // side (the amplifier row's ~1 expected weak draw) count only towards the false alarms.
-      const double p_value = r.statistics["p_value"].get<double>();
-      if (r.statistics["layer"] == "L2") {
-        const double expected = r.statistics["expected"][0].get<double>();
-        const double n = static_cast<double>(r.statistics["n"].get<std::int64_t>());
+      const double p_value = r.statistics->p_value;
+      if (r.statistics->layer == TestLayer::kTargeted) {
+        const double expected = r.statistics->expected[0];
+        const double n = static_cast<double>(r.statistics->n);
         if (expected < kContinuousCount || n - expected < kContinuousCount) {
           discrete_alarms += p_value < kFalseAlarmLevel;
           ++discrete;

@@ -82,14 +82,14 @@ TEST_P(PowerProof, RejectedAtTheComputedSampleSize) {
     const std::string source = info.caught_by.substr(6, info.caught_by.size() - 7);
     int rejected = 0;
     for (const auto& r : RunBackendNoiseHarness(*backend, 0, false, true, {source})) {
-      if (r.verdict != golden::Verdict::kFail) continue;
+      if (r.verdict != Verdict::kFail) continue;
       std::printf("%-26s %s: %s\n", info.name.c_str(), r.id.c_str(), r.reason.c_str());
       rejected += r.id.rfind(info.caught_by, 0) == 0;
     }
     EXPECT_GE(rejected, 1) << info.name << " was not rejected by " << info.caught_by;
     reference::ReferenceBackend ref;
     for (const auto& r : RunBackendNoiseHarness(ref, 0, false, true, {source})) {
-      EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+      EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
     }
     return;
   }
@@ -97,7 +97,7 @@ TEST_P(PowerProof, RejectedAtTheComputedSampleSize) {
     const auto results = harness::RunReproducibilityHarness(*backend, CasesWithPrefix("stats/pipeline/top_p_inside_v100/"), 0);
     int failed = 0;
     for (const auto& r : results) {
-      if (r.verdict == golden::Verdict::kFail) {
+      if (r.verdict == Verdict::kFail) {
         ++failed;
         std::printf("%s: %s\n", r.id.c_str(), r.reason.c_str());
       }
@@ -106,7 +106,7 @@ TEST_P(PowerProof, RejectedAtTheComputedSampleSize) {
     EXPECT_EQ(failed, 2);
     reference::ReferenceBackend ref;
     for (const auto& r : harness::RunReproducibilityHarness(ref, CasesWithPrefix("stats/pipeline/top_p_inside_v100/"), 0)) {
-      EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+      EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
     }
     return;
   }
@@ -118,26 +118,24 @@ TEST_P(PowerProof, RejectedAtTheComputedSampleSize) {
   const auto results = RunDrawHarness(*backend, subset, options);
   int rejected = 0;
   for (const auto& r : results) {
-    if (r.verdict != golden::Verdict::kFail || !r.statistics.is_object()) continue;
-    if (r.statistics["layer"] != info.layer) continue;
+    if (r.verdict != Verdict::kFail || !r.statistics) continue;
+    if (TestLayerName(r.statistics->layer) != info.layer) continue;
     // A diffuse fault must be seen by the test built for it, not by chance elsewhere.
-    if (info.name.rfind("temperature_x", 0) == 0 && r.statistics["test"] != "exponent-score") continue;
+    if (info.name.rfind("temperature_x", 0) == 0 && r.statistics->test != "exponent-score") continue;
     ++rejected;
-    const auto& s = r.statistics;
-    ASSERT_TRUE(s.contains("effect") && s.contains("n") && s.contains("p_value"));
+    const TestStatistics& s = *r.statistics;
+    ASSERT_TRUE(s.effect.has_value());
     std::printf("%-26s %s: effect %s %.6g [%.6g, %.6g], n %lld, p %.3g, p_adj %.3g, power %.4f\n", info.name.c_str(),
-                r.id.c_str(), s["effect"]["name"].get<std::string>().c_str(), s["effect"]["value"].get<double>(),
-                s["effect"]["interval"][0].get<double>(), s["effect"]["interval"][1].get<double>(),
-                static_cast<long long>(s["n"].get<std::int64_t>()), s["p_value"].get<double>(), s["p_adjusted"].get<double>(),
-                s["power"].get<double>());
+                r.id.c_str(), s.effect->name.c_str(), s.effect->value, s.effect->lower, s.effect->upper,
+                static_cast<long long>(s.n), s.p_value, s.p_adjusted, s.power);
     EXPECT_FALSE(r.reason.empty());
-    EXPECT_GT(s["n"].get<std::int64_t>(), 0);
+    EXPECT_GT(s.n, 0);
   }
   EXPECT_GE(rejected, 1) << info.name << " was not rejected at layer " << info.layer << " by " << info.caught_by;
 
   reference::ReferenceBackend ref;
   for (const auto& r : RunDrawHarness(ref, subset, options)) {
-    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
   }
 }
 
@@ -166,7 +164,7 @@ TEST(PowerProof, RecoveredTokenFromTargetInSpecRandom) {
   auto wrong = MakeWrongSampler("recovered_from_target");
   bool rejected = false;
   for (const auto& r : RunDrawHarness(*wrong, subset, options)) {
-    if (r.statistics.is_object() && r.statistics["layer"] == "L3" && r.verdict == golden::Verdict::kFail) {
+    if (r.statistics && r.statistics->layer == TestLayer::kOmnibus && r.verdict == Verdict::kFail) {
       rejected = true;
       std::printf("%s: %s\n", r.id.c_str(), r.reason.c_str());
     }
@@ -174,7 +172,7 @@ TEST(PowerProof, RecoveredTokenFromTargetInSpecRandom) {
   EXPECT_TRUE(rejected);
   reference::ReferenceBackend ref;
   for (const auto& r : RunDrawHarness(ref, subset, options)) {
-    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
   }
 }
 

@@ -75,23 +75,25 @@ TEST(TpDivergence, IndependentNoiseUnderMinFollowsTheMinLawAndIsBiased) {
   const DivergenceCase c = Find("independent_noise", Profile::kSglang);
   const std::uint64_t seed = DivergenceSeed(c, 4, 0);
   const DivergenceTally t = SimulateDivergence(ref, c, 4, 20000, seed);
-  const golden::CaseResult r = DivergenceResult(c, t, seed);
-  EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.reason;
+  const CaseResult r = DivergenceResult(c, t, seed);
+  EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
   // Disagreement of 4 independent draws: 1 - sum_k p_k^4 with p = softmax(logits).
   const std::vector<double> p = TargetLaw(c);
   double same = 0.0;
   for (double x : p) same += std::pow(x, 4.0);
-  const auto interval = r.statistics["disagreement"]["interval"];
-  EXPECT_LE(interval[0].get<double>(), 1.0 - same);
-  EXPECT_GE(interval[1].get<double>(), 1.0 - same);
+  ASSERT_TRUE(r.statistics && r.statistics->consensus && r.statistics->effect);
+  const ConsensusStatistics& consensus = *r.statistics->consensus;
+  EXPECT_LE(consensus.disagreement_lower, 1.0 - same);
+  EXPECT_GE(consensus.disagreement_upper, 1.0 - same);
   // The MIN bias: TV(P(min), p). Logits {0, 1, 2, 3, 0.5, 1.5, 2.5, -1}: p = e^x / 49.8737,
   // q_k = S(k)^4 - S(k + 1)^4, TV = 0.41226 (evaluated independently in Python with math.exp;
   // 1 - sum p^4 = 0.96958).
-  EXPECT_NEAR(r.statistics["exact_tv"].get<double>(), 0.41226, 5e-5);
-  const auto tv = r.statistics["effect"]["interval"];
-  EXPECT_LE(tv[0].get<double>(), r.statistics["exact_tv"].get<double>());
-  EXPECT_GE(tv[1].get<double>(), r.statistics["exact_tv"].get<double>());
-  EXPECT_GT(tv[0].get<double>(), 0.35);  // far from 0: the bias is measured, not missed
+  ASSERT_TRUE(consensus.exact_tv.has_value());
+  EXPECT_NEAR(*consensus.exact_tv, 0.41226, 5e-5);
+  const EffectSize& tv = *r.statistics->effect;
+  EXPECT_LE(tv.lower, *consensus.exact_tv);
+  EXPECT_GE(tv.upper, *consensus.exact_tv);
+  EXPECT_GT(tv.lower, 0.35);  // far from 0: the bias is measured, not missed
 }
 
 TEST(TpDivergence, RankZeroKeepsTheTargetLawAndZeroNoiseNeverDisagrees) {
@@ -99,9 +101,10 @@ TEST(TpDivergence, RankZeroKeepsTheTargetLawAndZeroNoiseNeverDisagrees) {
   {
     const DivergenceCase c = Find("independent_noise", Profile::kVllm);
     const std::uint64_t seed = DivergenceSeed(c, 4, 0);
-    const golden::CaseResult r = DivergenceResult(c, SimulateDivergence(ref, c, 4, 20000, seed), seed);
-    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.reason;
-    EXPECT_LE(r.statistics["effect"]["interval"][0].get<double>(), 0.0 + 1e-12);
+    const CaseResult r = DivergenceResult(c, SimulateDivergence(ref, c, 4, 20000, seed), seed);
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+    ASSERT_TRUE(r.statistics && r.statistics->effect);
+    EXPECT_LE(r.statistics->effect->lower, 0.0 + 1e-12);
   }
   {
     // Shared noise and no perturbation: every rank computes the same thing.
@@ -115,10 +118,11 @@ TEST(TpDivergence, RankZeroKeepsTheTargetLawAndZeroNoiseNeverDisagrees) {
     // noisy scores must fall within a few ulps), the consensus law stays the target.
     const DivergenceCase c = Find("shared_noise_4ulp", Profile::kSglang);
     const std::uint64_t seed = DivergenceSeed(c, 4, 0);
-    const golden::CaseResult r = DivergenceResult(c, SimulateDivergence(ref, c, 4, 20000, seed), seed);
-    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.reason;
-    EXPECT_LT(r.statistics["disagreement"]["interval"][1].get<double>(), 0.01);
-    EXPECT_LE(r.statistics["effect"]["interval"][0].get<double>(), 0.0 + 1e-12);
+    const CaseResult r = DivergenceResult(c, SimulateDivergence(ref, c, 4, 20000, seed), seed);
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+    ASSERT_TRUE(r.statistics && r.statistics->consensus && r.statistics->effect);
+    EXPECT_LT(r.statistics->consensus->disagreement_upper, 0.01);
+    EXPECT_LE(r.statistics->effect->lower, 0.0 + 1e-12);
   }
 }
 

@@ -24,7 +24,7 @@
 namespace sampcheck::harness {
 namespace {
 
-int Count(const std::vector<golden::CaseResult>& results, const std::string& suffix, golden::Verdict verdict) {
+int Count(const std::vector<CaseResult>& results, const std::string& suffix, Verdict verdict) {
   int k = 0;
   for (const auto& r : results) {
     const bool ends = r.id.size() >= suffix.size() && r.id.compare(r.id.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -36,12 +36,12 @@ int Count(const std::vector<golden::CaseResult>& results, const std::string& suf
 TEST(TwoSample, ABackendAgainstItselfPasses) {
   reference::ReferenceBackend a, b;
   const auto results = RunTwoSample(a, b, {.stages = {"exponential_race", "gumbel_max"}});
-  EXPECT_GT(Count(results, "/across", golden::Verdict::kPass), 0);
-  EXPECT_GT(Count(results, "/two_sample", golden::Verdict::kPass), 0);
+  EXPECT_GT(Count(results, "/across", Verdict::kPass), 0);
+  EXPECT_GT(Count(results, "/two_sample", Verdict::kPass), 0);
   for (const auto& r : results) {
-    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
-    if (r.statistics.is_object()) {
-      EXPECT_GE(r.statistics["power"].get<double>(), 0.99) << r.id;
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
+    if (r.statistics) {
+      EXPECT_GE(r.statistics->power, 0.99) << r.id;
     }
   }
 }
@@ -53,10 +53,10 @@ TEST(TwoSample, ReferenceAndGpuEmulatedAgreeBitwiseOnEverySharedGolden) {
   auto gpu = gpu::MakeGpuEmulatedBackend();
   const auto results = RunTwoSample(ref, *gpu, {.homogeneity = false});
   // Every stage with a kernel has goldens; noise among them (seeded, counter-keyed).
-  EXPECT_GE(Count(results, "/across", golden::Verdict::kPass), 200);
+  EXPECT_GE(Count(results, "/across", Verdict::kPass), 200);
   int noise = 0;
   for (const auto& r : results) {
-    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
     noise += r.stage == statistical::NoiseStage().name;
   }
   EXPECT_GT(noise, 0);
@@ -80,8 +80,9 @@ TEST(TwoSample, APlantedSamplingBugIsRejectedByHomogeneity) {
   for (const auto& r : results) {
     if (r.id == "stats/exponential_race/peaked_v100/canonical/two_sample") {
       std::printf("%s: %s\n", r.id.c_str(), r.reason.c_str());
-      EXPECT_GE(r.statistics["power"].get<double>(), 0.99);
-      rejected = r.verdict == golden::Verdict::kFail;
+      ASSERT_TRUE(r.statistics.has_value());
+      EXPECT_GE(r.statistics->power, 0.99);
+      rejected = r.verdict == Verdict::kFail;
     }
   }
   EXPECT_TRUE(rejected);
@@ -91,7 +92,7 @@ TEST(TwoSample, APlantedExactBugIsRejectedBitwise) {
   reference::ReferenceBackend ref;
   auto wrong = statistical::MakeWrongSampler("logprob_rank_off_by_one");
   const auto results = RunTwoSample(ref, *wrong, {.stages = {"logprobs"}, .homogeneity = false});
-  EXPECT_GT(Count(results, "/across", golden::Verdict::kFail), 0);
+  EXPECT_GT(Count(results, "/across", Verdict::kFail), 0);
 }
 
 TEST(TwoSample, UnknownStagesAreInputErrors) {

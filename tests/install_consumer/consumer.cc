@@ -50,8 +50,8 @@ int main() {
   const auto results = sampcheck::golden::VerifyGoldenSet(CONSUMER_GOLDEN_DIR, backend, options);
   int passed = 0;
   for (const auto& r : results) {
-    passed += r.verdict == sampcheck::golden::Verdict::kPass;
-    if (r.verdict == sampcheck::golden::Verdict::kFail) {
+    passed += r.verdict == sampcheck::Verdict::kPass;
+    if (r.verdict == sampcheck::Verdict::kFail) {
       std::printf("FAIL %s: %s\n", r.id.c_str(), r.reason.c_str());
       ++failures;
     }
