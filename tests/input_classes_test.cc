@@ -313,6 +313,29 @@ std::int64_t KeptCount(const std::string& stage, const std::string& profile, con
   return kept;
 }
 
+TEST(InputClasses, AscendOpRejectsNonFiniteRowsAndSamplesALoneSurvivor) {
+  // ascend_top_k_top_p_sample_v2.md "Inputs": no NaN and no +inf in the logits, and every row
+  // needs a finite logit; a lone finite logit is the only token of positive probability, so
+  // QSample returns it whatever q is.
+  const std::string stage = "ascend_top_k_top_p_sample_v2";
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (DType dtype : kFloatTypes) {
+    SCOPED_TRACE(DTypeName(dtype));
+    auto inputs = [&](Tensor logits) {
+      Tensor top_p(dtype, {2});
+      SetLogit(top_p, 0, 0.5f);
+      SetLogit(top_p, 1, 0.9f);
+      return TensorMap{{"logits", std::move(logits)}, {"top_k", I32({2}, {5, 0})}, {"top_p", top_p}, {"q", Noise(2, 1e-30f)}};
+    };
+    EXPECT_NE(ErrorOf(stage, "ascend_v2", inputs(RowWith(dtype, nan, kV + 5))), "");
+    EXPECT_NE(ErrorOf(stage, "ascend_v2", inputs(RowWith(dtype, kInf, 3))), "");
+    EXPECT_NE(ErrorOf(stage, "ascend_v2", inputs(RowWith(dtype, -kInf, 0, true))), "");
+    const auto token = RunReference(stage, "ascend_v2", inputs(MaskedRows(kV, dtype, false))).at("logits_select_idx");
+    EXPECT_EQ(token.data<std::int64_t>()[0], 0);
+    EXPECT_EQ(token.data<std::int64_t>()[1], kV - 1);
+  }
+}
+
 TEST(InputClasses, HalfPrecisionRoundingMovesTopPAndMinPBoundaries) {
   // golden/*/near_equal_v300_bf16 (golden/case_list.h NearEqualLogits): 300 logits within
   // 0.005 of each other in f32, which bf16 rounds into two tie groups of 150, the first at
