@@ -282,9 +282,10 @@ TEST(InputClasses, PipelineDrawsALoneSurvivorAndRejectsRandomRowsWithoutOne) {
 }
 
 TEST(InputClasses, PipelineRejectsNanAndPlusInfinityOnRandomRows) {
-  // A random row's draw needs finite or -inf logits: every profile's step 6/7 rejects a NaN or
-  // +inf (sampling_filters, or the draw itself when no filter runs), so the pipeline fails
-  // with the step named. The peers do not reject (docs/spec/input_classes.md "Not modelled").
+  // The pipeline needs finite or -inf logits on every row: its sampling_filters step checks
+  // the whole batch (filters.md), with or without filter tensors, so a NaN or +inf fails with
+  // the step, row and column named. The peers do not reject (docs/spec/input_classes.md "What the peers
+  // do").
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (const auto& profile : Profiles("pipeline")) {
     for (DType dtype : kFloatTypes) {
@@ -295,6 +296,12 @@ TEST(InputClasses, PipelineRejectsNanAndPlusInfinityOnRandomRows) {
         filtered.emplace("top_k", I32({2}, {5, 5}));
         EXPECT_NE(ErrorOf("pipeline", profile, filtered).find("holds"), std::string::npos)
             << ErrorOf("pipeline", profile, filtered);
+        // Greedy rows too: the reference runs sampling_filters on the whole batch, so a NaN or
+        // +inf on a greedy row is the same input error, although a greedy row never samples
+        // (vLLM's argmax would emit the first NaN: docs/spec/input_classes.md).
+        EXPECT_NE(
+            ErrorOf("pipeline", profile, PipelineInputs(RowWith(dtype, bad, 5), {0.0f, 0.0f})).find("row 0 holds"),
+            std::string::npos);
       }
     }
   }
@@ -325,7 +332,8 @@ TEST(InputClasses, AscendOpRejectsNonFiniteRowsAndSamplesALoneSurvivor) {
       Tensor top_p(dtype, {2});
       SetLogit(top_p, 0, 0.5f);
       SetLogit(top_p, 1, 0.9f);
-      return TensorMap{{"logits", std::move(logits)}, {"top_k", I32({2}, {5, 0})}, {"top_p", top_p}, {"q", Noise(2, 1e-30f)}};
+      return TensorMap{
+          {"logits", std::move(logits)}, {"top_k", I32({2}, {5, 0})}, {"top_p", top_p}, {"q", Noise(2, 1e-30f)}};
     };
     EXPECT_NE(ErrorOf(stage, "ascend_v2", inputs(RowWith(dtype, nan, kV + 5))), "");
     EXPECT_NE(ErrorOf(stage, "ascend_v2", inputs(RowWith(dtype, kInf, 3))), "");
