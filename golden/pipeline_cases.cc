@@ -161,6 +161,17 @@ void AddPipelineCases(CaseList& list) {
                                  {"positions", RandomPositions(rng, 2)},
                                  {"q", ExponentialNoise(rng, 2, 300)}});
   }
+  // V = 1023, one short of a 1024-thread block: one filtering random row and one greedy row.
+  {
+    auto rng = list.Rng("pipeline", "v1023_bf16");
+    add("v1023_bf16", {{"logits", RandomLogits(rng, 2, 1023, DType::kBF16)},
+                       {"temperature", F32({2}, {0.8f, 0.0f})},
+                       {"top_k", I32({2}, {0, 0})},
+                       {"top_p", F32({2}, {0.9f, 1.0f})},
+                       {"seed", RandomSeeds(rng, 2)},
+                       {"positions", RandomPositions(rng, 2)},
+                       {"q", ExponentialNoise(rng, 2, 1023)}});
+  }
   // Non-finite rows with a defined result, f16: a random row whose one finite logit is at
   // column 0 (it is drawn whatever the noise), a filtering random row whose one finite logit is
   // at V - 1, and a greedy row with every token masked (the argmax's lowest index, 0: greedy.md).

@@ -49,6 +49,15 @@ void AddSamplingFiltersCases(CaseList& list) {
               {"top_p", F32({4}, {0.9f, 1.0f, 0.8f, 0.95f})},
               {"min_p", F32({4}, {0.0f, 0.05f, 0.0f, 0.1f})}});
   }
+  // V = 1023: one short of a 1024-thread block (docs/spec/input_classes.md), one f16 row.
+  {
+    auto rng = list.Rng("sampling_filters", "v1023_f16");
+    list.Add("sampling_filters", "v1023_f16",
+             {{"logits", RandomLogits(rng, 1, 1023, DType::kF16)},
+              {"top_k", I32({1}, {600})},
+              {"top_p", F32({1}, {0.95f})},
+              {"min_p", F32({1}, {0.02f})}});
+  }
   // V = 8193: one past a multiple of every common tile width.
   auto rng = list.Rng("sampling_filters", "v8193_k50_p09");
   list.Add("sampling_filters", "v8193_k50_p09",
