@@ -16,6 +16,12 @@ void AddAllowedTokenIdsCases(CaseList& list) {
              {{"logits", RandomLogits(rng, 3, vocab, DType::kF32)},
               {"allowed_ids", RandomIds(rng, 3, 6, vocab, {6, 1, 0})}});
   }
+  // The last id V - 1 (docs/spec/input_classes.md): allowed alone, and beside id 0.
+  {
+    auto rng = list.Rng("allowed_token_ids", "last_id_v33");
+    list.Add("allowed_token_ids", "last_id_v33",
+             {{"logits", RandomLogits(rng, 2, 33, DType::kF32)}, {"allowed_ids", I32({2, 2}, {32, -1, 0, 32})}});
+  }
   // NaN and +inf on allowed ids stay; a repeated id; an unrestricted row.
   list.Add("allowed_token_ids", "edges",
            {{"logits", Logits(2, 4, {nan, std::numeric_limits<float>::infinity(), 1.0f, -0.0f,  //

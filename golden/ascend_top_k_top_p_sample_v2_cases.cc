@@ -106,6 +106,24 @@ void AddEdgeCases(CaseList& list) {
             {"top_k", I32({1}, {3})},
             {"top_p", F32({1}, {1.0f})}},
            {{"is_need_sample_result", true}});
+  // Input classes (docs/spec/input_classes.md): one finite f16 logit at column 0 and at V - 1,
+  // sampled whatever q says (an all -inf row is an input error: the op's softmax is NaN); and
+  // bf16's two tie groups of 150 near-equal tokens (golden/case_list.h) at a top-p and a
+  // min-p boundary (the op takes top_p and min_p in the logits' dtype).
+  auto mrng = list.Rng(kStage, "masked_rows_v33_f16_q");
+  list.Add(kStage, "masked_rows_v33_f16_q",
+           {{"logits", MaskedRows(33, DType::kF16, false)},
+            {"top_k", I32({2}, {5, 0})},
+            {"top_p", Floating(DType::kF16, {2}, {0.5f, 0.9f})},
+            {"min_p", Floating(DType::kF16, {2}, {0.1f, 0.0f})},
+            {"q", RandomQ(mrng, 2, 33)}});
+  auto nrng = list.Rng(kStage, "near_equal_v300_bf16_q");
+  list.Add(kStage, "near_equal_v300_bf16_q",
+           {{"logits", NearEqualLogits(2, 300, DType::kBF16)},
+            {"top_k", I32({2}, {0, 0})},
+            {"top_p", Floating(DType::kBF16, {2}, {0.3f, 1.0f})},
+            {"min_p", Floating(DType::kBF16, {2}, {0.0f, 0.9f})},
+            {"q", RandomQ(nrng, 2, 300)}});
 }
 
 void AddRandomCases(CaseList& list) {

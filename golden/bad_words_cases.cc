@@ -18,6 +18,16 @@ void AddBadWordsCases(CaseList& list) {
                                           5, 7, 6, -1,   1, 5, 7, 0,
                                           7, 2, -1, -1,  3, -1, -1, -1, -1, -1, -1, -1,
                                           -1, -1, -1, -1, -1, -1, -1, -1})}});
+  // The last id V - 1 = 32 (docs/spec/input_classes.md) as a banned one-token word, as the
+  // last token of a matching prefix, and as the banned last token of a two-token word.
+  {
+    auto rng = list.Rng("bad_words", "last_id_v33");
+    list.Add("bad_words", "last_id_v33",
+             {{"logits", RandomLogits(rng, 2, 33, DType::kF32)},
+              {"output_ids", I32({2, 2}, {3, 32, 5, -1})},
+              {"bad_words", I32({2, 2, 2}, {32, 7, 5, 32,  //
+                                            32, -1, -1, -1})}});
+  }
   for (std::int64_t vocab : {1, 31, 32, 33, 1000}) {
     const std::string name = "random_v" + std::to_string(vocab);
     auto rng = list.Rng("bad_words", name);

@@ -2,6 +2,9 @@
 // CaseList and shared family helpers (golden/case_list.h).
 #include "golden/case_list.h"
 
+#include <limits>
+#include <stdexcept>
+
 #include "core/stage_catalogue.h"
 
 namespace sampcheck::golden {
@@ -39,6 +42,30 @@ Tensor DyadicRows(std::int64_t n) {
 
 Tensor Logits(std::int64_t rows, std::int64_t vocab, const std::vector<float>& values) {
   return F32({rows, vocab}, values);
+}
+
+Tensor MaskedRows(std::int64_t vocab, DType dtype, bool fully_masked_row) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const std::int64_t rows = fully_masked_row ? 3 : 2;
+  Tensor t(dtype, {rows, vocab});
+  for (std::int64_t i = 0; i < rows * vocab; ++i) SetLogit(t, i, -kInf);
+  SetLogit(t, 0, 0.5f);
+  SetLogit(t, 2 * vocab - 1, -3.0f);
+  return t;
+}
+
+Tensor NearEqualLogits(std::int64_t rows, std::int64_t vocab, DType dtype) {
+  if (vocab > 512) throw std::logic_error("NearEqualLogits: vocab above 512 is not exact in f32");
+  Tensor t(dtype, {rows, vocab});
+  for (std::int64_t b = 0; b < rows; ++b) {
+    for (std::int64_t i = 0; i < vocab; ++i) {
+      // Exact in f32 for vocab <= 2^9: 20 needs 5 integer bits, i 2^-18 at most 18 fraction bits
+      // (23 significant bits of 24); every |i 2^-18| < 2^-9 keeps the halves apart.
+      const float half = 2 * i < vocab ? 0x1p-9f : -0x1p-9f;
+      SetLogit(t, b * vocab + i, 20.0625f + half - static_cast<float>(i) * 0x1p-18f);
+    }
+  }
+  return t;
 }
 
 Tensor RandomIds(SplitMix64& rng, std::int64_t rows, std::int64_t width, std::int64_t vocab,

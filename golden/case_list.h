@@ -60,6 +60,19 @@ Tensor RandomPositions(SplitMix64& rng, std::int64_t rows);
 Tensor DyadicRows(std::int64_t n);
 // Logits [rows, vocab] f32 from explicit values.
 Tensor Logits(std::int64_t rows, std::int64_t vocab, const std::vector<float>& values);
+// The non-finite rows every filter, draw and pipeline case family carries (docs/spec/input_classes.md):
+// logits [3, vocab] of `dtype`, row 0 -inf everywhere but column 0 (value 0.5), row 1 -inf
+// everywhere but column vocab - 1 (value -3: a lone survivor need not be large), row 2 all
+// -inf (every token masked: an empty allowed set). With fully_masked_row = false only rows 0
+// and 1 (for stages where a row without a drawable token is an input error).
+Tensor MaskedRows(std::int64_t vocab, DType dtype, bool fully_masked_row = true);
+// Logits [rows, vocab] of `dtype`, vocab <= 512, every row 20.0625 + 2^-9 - i 2^-18 for
+// i < vocab / 2 and 20.0625 - 2^-9 - i 2^-18 above: distinct, descending and within 0.005 of
+// each other in f32. 20.0625 is the midpoint of two bf16 neighbours (step 2^-3 in [16, 32)),
+// so bf16 rounds the first half up to 20.125 and the second down to 20: two tie groups whose
+// probabilities differ by e^(1/8), which moves every top-p and min-p boundary
+// (docs/spec/input_classes.md "Half precision").
+Tensor NearEqualLogits(std::int64_t rows, std::int64_t vocab, DType dtype);
 // Random token ids in [0, vocab) with each row's first `lengths[b]` entries filled and the
 // rest -1, shape [rows, width].
 Tensor RandomIds(SplitMix64& rng, std::int64_t rows, std::int64_t width, std::int64_t vocab,

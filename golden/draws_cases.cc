@@ -37,6 +37,23 @@ Tensor RandomProbs(SplitMix64& rng, std::int64_t rows, std::int64_t vocab) {
   return t;
 }
 
+// The f32 tensor `t` in `dtype`; its values must be exact there (k / 16 probabilities are).
+Tensor InDType(const Tensor& t, DType dtype) {
+  Tensor out(dtype, t.shape());
+  for (std::int64_t i = 0; i < t.numel(); ++i) SetLogit(out, i, GetLogit(t, i));
+  return out;
+}
+
+// Probabilities [2, vocab]: row 0 zero but column 0 (1.0), row 1 zero but column vocab - 1
+// (0.25: unnormalised), the probability form of MaskedRows' rows 0 and 1.
+Tensor OneSurvivorProbs(std::int64_t vocab, DType dtype) {
+  Tensor t(dtype, {2, vocab});
+  for (std::int64_t i = 0; i < 2 * vocab; ++i) SetLogit(t, i, 0.0f);
+  SetLogit(t, 0, 1.0f);
+  SetLogit(t, 2 * vocab - 1, 0.25f);
+  return t;
+}
+
 }  // namespace
 
 void AddDrawCases(CaseList& list) {
@@ -60,6 +77,38 @@ void AddDrawCases(CaseList& list) {
       for (std::int64_t i = 1; i < 4 * vocab; i += 5) SetLogit(scores, i, -kInf);
     }
     list.Add("gumbel_max", name, {{"logprobs", scores}, {"gumbel", Noise(rng, 4, vocab, +gumbel)}});
+  }
+  // Non-finite rows with a defined result (docs/spec/input_classes.md): one finite score at
+  // column 0 and at V - 1 (f16), the masked tokens carrying noise up to 20; and half-precision
+  // scores (the noise stays f32).
+  {
+    auto rng = list.Rng("gumbel_max", "masked_rows_v33_f16");
+    list.Add("gumbel_max", "masked_rows_v33_f16",
+             {{"logprobs", MaskedRows(33, DType::kF16, false)}, {"gumbel", Noise(rng, 2, 33, +gumbel)}});
+  }
+  for (DType dtype : {DType::kF16, DType::kBF16}) {
+    const std::string name = "random_v33_" + std::string(DTypeName(dtype));
+    auto rng = list.Rng("gumbel_max", name);
+    list.Add("gumbel_max", name, {{"logprobs", RandomLogits(rng, 4, 33, dtype)}, {"gumbel", Noise(rng, 4, 33, +gumbel)}});
+  }
+  // exponential_race and inverse_cdf: one positive probability at column 0 and at V - 1, and
+  // half-precision probabilities (k / 16, exact in f16 and bf16).
+  for (const char* stage : {"exponential_race", "inverse_cdf"}) {
+    const bool race = std::string(stage) == "exponential_race";
+    {
+      auto rng = list.Rng(stage, "one_survivor_v33_f16");
+      list.Add(stage, "one_survivor_v33_f16",
+               {{"probs", OneSurvivorProbs(33, DType::kF16)},
+                race ? TensorMap::value_type{"q", Noise(rng, 2, 33, +exponential)}
+                     : TensorMap::value_type{"u", F32({2}, {0.0f, 0x1.fffffep-1f})}});
+    }
+    for (DType dtype : {DType::kF16, DType::kBF16}) {
+      const std::string name = "random_v33_" + std::string(DTypeName(dtype));
+      auto rng = list.Rng(stage, name);
+      Tensor probs = InDType(RandomProbs(rng, 4, 33), dtype);
+      Tensor noise = race ? Noise(rng, 4, 33, +exponential) : F32({4}, {0.0f, 0.3f, 0.7f, 0x1.fffffep-1f});
+      list.Add(stage, name, {{"probs", probs}, {race ? "q" : "u", noise}});
+    }
   }
   // exponential_race: zero probabilities with tiny noise; ties; the underflow where vllm
   // draws a zero-probability token (1e-38 / 1e30 underflows to +0.0, tying token 0's 0 / q).

@@ -42,6 +42,15 @@ void AddLogitBiasCases(CaseList& list) {
             {"bias_rows", I32({5}, {0, 0, 0, 1, 1})},
             {"bias_ids", I32({5}, {1, 2, 3, 2, 3})},
             {"bias_values", F32({5}, {250.0f, -kInf, -1e30f, nan, 0.5f})}});
+  // The last id V - 1 = 32 (docs/spec/input_classes.md) in the sparse list of both rows.
+  {
+    auto rng = list.Rng("logit_bias", "last_id_v33");
+    list.Add("logit_bias", "last_id_v33",
+             {{"logits", RandomLogits(rng, 2, 33, DType::kF32)},
+              {"bias_rows", I32({3}, {0, 1, 1})},
+              {"bias_ids", I32({3}, {32, 0, 32})},
+              {"bias_values", F32({3}, {7.5f, -2.0f, -100.0f})}});
+  }
   list.Add("logit_bias", "dense_and_sparse",
            {{"logits", Logits(1, 3, {1.0f, 2.0f, 3.0f})},
             {"bias", F32({1, 3}, {0.25f, -0.0f, 0.5f})},

@@ -19,6 +19,15 @@ void AddMinNewTokensCases(CaseList& list) {
               {"min_tokens", I32({3}, {1, 5, 10})},
               {"stop_ids", RandomIds(rng, 3, 3, vocab, {3, 2, 1})}});
   }
+  // The last id V - 1 = 32 as a stop id (docs/spec/input_classes.md), active and inactive.
+  {
+    auto rng = list.Rng("min_new_tokens", "last_id_v33");
+    list.Add("min_new_tokens", "last_id_v33",
+             {{"logits", RandomLogits(rng, 2, 33, DType::kF32)},
+              {"output_len", I32({2}, {0, 4})},
+              {"min_tokens", I32({2}, {1, 4})},
+              {"stop_ids", I32({2, 2}, {32, 0, 32, -1})}});
+  }
   // +inf and NaN on stop ids (vLLM assigns -inf, SGLang adds it: NaN), -0.0 elsewhere in an
   // active row (SGLang's + 0.0), a repeated stop id, an inactive row, min_tokens 0.
   const TensorMap edges = {{"logits", Logits(3, 4, {kInf, nan, -0.0f, 1.0f,  //

@@ -13,6 +13,19 @@ void AddMinPCases(CaseList& list) {
   const auto n = static_cast<std::int64_t>(ms.size());
   list.Add("min_p", "thresholds", {{"logits", DyadicRows(n)}, {"min_p", F32({n}, ms)}});
   list.Add("min_p", "tied_maximum", {{"logits", Logits(1, 3, {1, 1, 0})}, {"min_p", F32({1}, {1.0f})}});
+  // Non-finite rows with a defined result (docs/spec/input_classes.md), f16.
+  list.Add("min_p", "masked_rows_v33_f16",
+           {{"logits", MaskedRows(33, DType::kF16)}, {"min_p", F32({3}, {0.5f, 1.0f, 0.1f})}});
+  // bf16 rounds 300 near-equal logits into two tie groups e^(1/8) apart: min-p 0.9 keeps the
+  // first group (150 tokens) where the unrounded f32 row keeps all 300; 0.5 keeps both
+  // (tests/input_classes_test.cc).
+  list.Add("min_p", "near_equal_v300_bf16",
+           {{"logits", NearEqualLogits(2, 300, DType::kBF16)}, {"min_p", F32({2}, {0.9f, 0.5f})}});
+  for (DType dtype : {DType::kF16, DType::kBF16}) {
+    const std::string name = "random_v33_" + std::string(DTypeName(dtype));
+    auto rng = list.Rng("min_p", name);
+    list.Add("min_p", name, {{"logits", RandomLogits(rng, 3, 33, dtype)}, {"min_p", F32({3}, {0.01f, 0.1f, 0.5f})}});
+  }
   for (std::int64_t vocab : {1, 33, 1000}) {
     const std::string name = "random_v" + std::to_string(vocab);
     auto rng = list.Rng("min_p", name);

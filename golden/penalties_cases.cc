@@ -22,6 +22,18 @@ void AddPenaltiesCases(CaseList& list) {
               {"frequency_penalty", F32({rows}, {0.1f, 0.0f, -0.5f, 1.7f})},
               {"presence_penalty", F32({rows}, {0.3f, 0.0f, 2.0f, -1.1f})}});
   }
+  // The last id V - 1 = 32 (docs/spec/input_classes.md) in the prompt and repeated in the
+  // output, beside id 0.
+  {
+    auto rng = list.Rng("penalties", "last_id_v33");
+    list.Add("penalties", "last_id_v33",
+             {{"logits", RandomLogits(rng, 2, 33, DType::kF32)},
+              {"prompt_ids", I32({2, 2}, {32, -1, 0, 32})},
+              {"output_ids", I32({2, 3}, {32, 32, 0, -1, -1, 32})},
+              {"repetition_penalty", F32({2}, {1.5f, 0.8f})},
+              {"frequency_penalty", F32({2}, {0.5f, -0.25f})},
+              {"presence_penalty", F32({2}, {0.25f, 1.0f})}});
+  }
   // Repeated output tokens with a non-dyadic frequency penalty: vLLM's f * count and SGLang's
   // running sum f + f + f round differently. Zero, -0.0, -inf and NaN logits on seen tokens.
   list.Add("penalties", "repeats_and_edges",

@@ -144,6 +144,78 @@ void AddPipelineCases(CaseList& list) {
             {"seed", I64({1}, {42})},
             {"positions", I64({1}, {7})},
             {"q", F32({1, 2}, {1.0f, 0.5f})}});
+  // Input classes (docs/spec/input_classes.md). Half precision: the mixed batch in f16, and
+  // bf16's two tie groups of 150 near-equal tokens (golden/case_list.h) at a top-k and a top-p
+  // boundary.
+  {
+    auto rng = list.Rng("pipeline", "mixed_v33_f16");
+    add("mixed_v33_f16", FullBatch(rng, 8, 33, DType::kF16, true));
+  }
+  {
+    auto rng = list.Rng("pipeline", "near_equal_v300_bf16");
+    add("near_equal_v300_bf16", {{"logits", NearEqualLogits(2, 300, DType::kBF16)},
+                                 {"temperature", F32({2}, {1.0f, 0.5f})},
+                                 {"top_k", I32({2}, {100, 0})},
+                                 {"top_p", F32({2}, {1.0f, 0.3f})},
+                                 {"seed", RandomSeeds(rng, 2)},
+                                 {"positions", RandomPositions(rng, 2)},
+                                 {"q", ExponentialNoise(rng, 2, 300)}});
+  }
+  // V = 1023, one short of a 1024-thread block: one filtering random row and one greedy row.
+  {
+    auto rng = list.Rng("pipeline", "v1023_bf16");
+    add("v1023_bf16", {{"logits", RandomLogits(rng, 2, 1023, DType::kBF16)},
+                       {"temperature", F32({2}, {0.8f, 0.0f})},
+                       {"top_k", I32({2}, {0, 0})},
+                       {"top_p", F32({2}, {0.9f, 1.0f})},
+                       {"seed", RandomSeeds(rng, 2)},
+                       {"positions", RandomPositions(rng, 2)},
+                       {"q", ExponentialNoise(rng, 2, 1023)}});
+  }
+  // Non-finite rows with a defined result, f16: a random row whose one finite logit is at
+  // column 0 (it is drawn whatever the noise), a filtering random row whose one finite logit is
+  // at V - 1, and a greedy row with every token masked (the argmax's lowest index, 0: greedy.md).
+  // A random row with every token masked is an input error (tests/input_classes_test.cc).
+  {
+    auto rng = list.Rng("pipeline", "masked_rows_v33_f16");
+    add("masked_rows_v33_f16", {{"logits", MaskedRows(33, DType::kF16)},
+                                {"temperature", F32({3}, {1.0f, 0.5f, 0.0f})},
+                                {"top_k", I32({3}, {0, 5, 0})},
+                                {"top_p", F32({3}, {1.0f, 0.5f, 1.0f})},
+                                {"seed", RandomSeeds(rng, 3)},
+                                {"positions", RandomPositions(rng, 3)},
+                                {"q", ExponentialNoise(rng, 3, 33)}});
+  }
+  // Every id input at the last id V - 1 = 32 (the second bitmask word's bit 0). Row 0: the
+  // bitmask allows token 32 alone, which a random row must draw; its penalties and bias hit
+  // 32 too. Row 1 (greedy): 32 is a stop id under min_tokens (masked), carries the largest
+  // logit, a +8 bias and repeated output and prompt ids.
+  {
+    auto rng = list.Rng("pipeline", "last_id_v33");
+    Tensor logits = RandomLogits(rng, 2, 33, DType::kF32);
+    SetLogit(logits, 32, 20.0f);
+    SetLogit(logits, 33 + 32, 20.0f);
+    Tensor bias(DType::kF32, {2, 33});
+    SetLogit(bias, 32, -1.5f);
+    SetLogit(bias, 33 + 32, 8.0f);
+    add("last_id_v33", {{"logits", logits},
+                        {"temperature", F32({2}, {1.0f, 0.0f})},
+                        {"output_ids", I32({2, 3}, {32, 32, -1, 32, 0, 32})},
+                        {"prompt_ids", I32({2, 1}, {32, 32})},
+                        {"repetition_penalty", F32({2}, {1.5f, 1.25f})},
+                        {"frequency_penalty", F32({2}, {0.5f, 0.25f})},
+                        {"presence_penalty", F32({2}, {0.25f, 0.5f})},
+                        {"stop_ids", I32({2, 2}, {-1, -1, 32, 5})},
+                        {"output_len", I32({2}, {0, 0})},
+                        {"min_tokens", I32({2}, {0, 1})},
+                        {"bitmask", I32({2, 2}, {0, 1, -1, -1})},
+                        {"bias", bias},
+                        {"top_k", I32({2}, {0, 0})},
+                        {"top_p", F32({2}, {1.0f, 1.0f})},
+                        {"seed", RandomSeeds(rng, 2)},
+                        {"positions", RandomPositions(rng, 2)},
+                        {"q", ExponentialNoise(rng, 2, 33)}});
+  }
   // sglang at top_p = 1 on its sorted path (another row filters): the tail goes once the f32
   // running sum passes 1 (reference/top_p.h).
   {

@@ -28,6 +28,36 @@ void AddSamplingFiltersCases(CaseList& list) {
               {"top_p", F32({4}, {0.9f, 1.0f, 0.8f, 0.95f})},
               {"min_p", F32({4}, {0.0f, 0.05f, 0.0f, 0.1f})}});
   }
+  // Non-finite rows with a defined result (docs/spec/input_classes.md), f16: every filter on.
+  list.Add("sampling_filters", "masked_rows_v33_f16",
+           {{"logits", MaskedRows(33, DType::kF16)},
+            {"top_k", I32({3}, {5, 1, 5})},
+            {"top_p", F32({3}, {0.5f, 0.9f, 0.5f})},
+            {"min_p", F32({3}, {0.1f, 0.5f, 0.1f})}});
+  // bf16's two tie groups of 150 near-equal tokens (golden/case_list.h) at the top-k, top-p
+  // and min-p boundaries.
+  list.Add("sampling_filters", "near_equal_v300_bf16",
+           {{"logits", NearEqualLogits(2, 300, DType::kBF16)},
+            {"top_k", I32({2}, {100, 0})},
+            {"top_p", F32({2}, {0.3f, 0.8f})},
+            {"min_p", F32({2}, {0.0f, 0.9f})}});
+  {
+    auto rng = list.Rng("sampling_filters", "random_v33_f16");
+    list.Add("sampling_filters", "random_v33_f16",
+             {{"logits", RandomLogits(rng, 4, 33, DType::kF16)},
+              {"top_k", I32({4}, {0, 10, 5, 20})},
+              {"top_p", F32({4}, {0.9f, 1.0f, 0.8f, 0.95f})},
+              {"min_p", F32({4}, {0.0f, 0.05f, 0.0f, 0.1f})}});
+  }
+  // V = 1023: one short of a 1024-thread block (docs/spec/input_classes.md), one f16 row.
+  {
+    auto rng = list.Rng("sampling_filters", "v1023_f16");
+    list.Add("sampling_filters", "v1023_f16",
+             {{"logits", RandomLogits(rng, 1, 1023, DType::kF16)},
+              {"top_k", I32({1}, {600})},
+              {"top_p", F32({1}, {0.95f})},
+              {"min_p", F32({1}, {0.02f})}});
+  }
   // V = 8193: one past a multiple of every common tile width.
   auto rng = list.Rng("sampling_filters", "v8193_k50_p09");
   list.Add("sampling_filters", "v8193_k50_p09",

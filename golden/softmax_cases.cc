@@ -31,6 +31,12 @@ void AddFor(CaseList& list, const std::string& stage) {
       list.Add(stage, name, {{"logits", RandomLogits(rng, 2, vocab, dtype)}});
     }
   }
+  {
+    auto rng = list.Rng(stage, "random_v33_f16");
+    list.Add(stage, "random_v33_f16", {{"logits", RandomLogits(rng, 2, 33, DType::kF16)}});
+  }
+  // f16 non-finite rows: one survivor at column 0 and at V - 1, every token masked (NaN row).
+  list.Add(stage, "masked_rows_v33_f16", {{"logits", MaskedRows(33, DType::kF16)}});
   auto rng = list.Rng(stage, "temperature");
   list.Add(stage, "temperature",
            {{"logits", RandomLogits(rng, 3, 100, DType::kF32)}, {"temperature", F32({3}, {0.5f, 0.7f, 2.0f})}});

@@ -50,6 +50,18 @@ void AddTokenBitmaskCases(CaseList& list) {
               {"indices", I32({2}, {2, 0})}},
              {{"vocab_size", 40}});
   }
+  // Input classes (docs/spec/input_classes.md): the last id V - 1 = 32 alone in the last word
+  // (allowed in row 0, banned in row 1), and V = 1023, one short of 32 full words, one row.
+  {
+    auto rng = list.Rng("token_bitmask", "last_id_v33");
+    list.Add("token_bitmask", "last_id_v33",
+             {{"logits", RandomLogits(rng, 2, 33, DType::kF32)}, {"bitmask", I32({2, 2}, {0, 1, -1, -2})}});
+  }
+  {
+    auto rng = list.Rng("token_bitmask", "v1023_f16");
+    list.Add("token_bitmask", "v1023_f16",
+             {{"logits", RandomLogits(rng, 1, 1023, DType::kF16)}, {"bitmask", RandomMask(rng, 1, Words(1023))}});
+  }
   // All-zero mask (every token banned) and all-ones (identity).
   {
     auto rng = list.Rng("token_bitmask", "all_zero_all_ones");

@@ -25,9 +25,18 @@ void AddTopKCases(CaseList& list) {
     list.Add("top_k", "ascend_ks_max", {{"logits", RandomLogits(rng, 2, 40, DType::kF32)}, {"top_k", I32({2}, {8, 9})}},
              {{"ks_max", 5}}, {Profile::kAscendV2});
   }
+  // Non-finite rows with a defined result (docs/spec/input_classes.md): one survivor at column
+  // 0, one at V - 1, every token masked; f16, whose -inf upcasts to the f32 -inf.
+  list.Add("top_k", "masked_rows_v33_f16",
+           {{"logits", MaskedRows(33, DType::kF16)}, {"top_k", I32({3}, {1, 5, 1})}});
+  // Near-equal logits that bf16 rounds into two tie groups of 150: the k-th value inside the
+  // first group and inside the second (exactly k, or every tie under vllm and flashinfer).
+  list.Add("top_k", "near_equal_v300_bf16",
+           {{"logits", NearEqualLogits(2, 300, DType::kBF16)}, {"top_k", I32({2}, {40, 200})}});
   for (std::int64_t vocab : {1, 31, 33, 1000}) {
-    for (DType dtype : {DType::kF32, DType::kBF16}) {
-      if (vocab > 33 && dtype != DType::kF32) continue;  // keep the checked-in set small
+    for (DType dtype : {DType::kF32, DType::kF16, DType::kBF16}) {
+      if (vocab > 33 && dtype != DType::kF32) continue;
+      if (dtype == DType::kF16 && vocab != 33) continue;  // keep the checked-in set small  // keep the checked-in set small
       const std::string name = "random_v" + std::to_string(vocab) + "_" + std::string(DTypeName(dtype));
       auto rng = list.Rng("top_k", name);
       // k/256 logits collide often, so the k-th value is frequently tied.

@@ -27,6 +27,21 @@ void AddTopPCases(CaseList& list) {
     for (float& x : logits.data<float>()) x *= 0.5f;  // temperature 2, exact: a flatter row, a longer tail
     list.Add("top_p", "p_one_v31", {{"logits", logits}, {"top_p", F32({8}, std::vector<float>(8, 1.0f))}});
   }
+  // Non-finite rows with a defined result (docs/spec/input_classes.md), f16.
+  list.Add("top_p", "masked_rows_v33_f16",
+           {{"logits", MaskedRows(33, DType::kF16)}, {"top_p", F32({3}, {0.5f, 0.0f, 0.9f})}});
+  // bf16 rounds 300 near-equal logits into two tie groups of 150 with probabilities e^(1/8)
+  // apart: the nucleus boundary falls inside a group (flashinfer keeps the whole group, the
+  // others cut it by index), at another count than on the unrounded f32 row (p = 0.3: 85
+  // tokens, f32 90: tests/input_classes_test.cc).
+  list.Add("top_p", "near_equal_v300_bf16",
+           {{"logits", NearEqualLogits(2, 300, DType::kBF16)}, {"top_p", F32({2}, {0.3f, 0.8f})}});
+  for (DType dtype : {DType::kF16, DType::kBF16}) {
+    const std::string name = "random_v33_" + std::string(DTypeName(dtype));
+    auto rng = list.Rng("top_p", name);
+    list.Add("top_p", name,
+             {{"logits", RandomLogits(rng, 4, 33, dtype)}, {"top_p", F32({4}, {0.1f, 0.5f, 0.9f, 0.999f})}});
+  }
   for (std::int64_t vocab : {1, 31, 33, 1000}) {
     const std::string name = "random_v" + std::to_string(vocab);
     auto rng = list.Rng("top_p", name);

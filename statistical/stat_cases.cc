@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
+#include "core/half.h"
 #include "core/profile.h"
 #include "statistical/portable_shapes.h"
 #include "statistical/spec_stat_cases.h"
@@ -72,6 +74,29 @@ Case ProbsCase(const std::string& id, const std::string& stage, const std::strin
   const auto v = static_cast<std::int64_t>(row.size());
   c.inputs.emplace(input, Tensor::FromValues(DType::kF32, {1, v}, row));
   return c;
+}
+
+// The case's input `name` rounded to f16 or bf16 (its values must be exact there: the cases
+// below use multiples of 2^-3 and -inf), for the half-precision input class
+// (docs/spec/input_classes.md).
+void ToHalf(Case& c, const std::string& name, DType dtype) {
+  const Tensor& f = c.inputs.at(name);
+  Tensor h(dtype, f.shape());
+  const auto src = f.data<float>();
+  auto dst = h.data<std::uint16_t>();
+  for (std::size_t i = 0; i < src.size(); ++i) dst[i] = dtype == DType::kF16 ? F32ToF16Bits(src[i]) : F32ToBF16Bits(src[i]);
+  c.inputs.insert_or_assign(name, std::move(h));
+}
+
+// V = 33 with four survivors, at 0, 7, 20 and V - 1, the rest -inf: the structural check
+// (L1) sees any draw of a masked token, L2/L3 the law over the four.
+std::vector<float> MaskedRow33() {
+  std::vector<float> s(33, -std::numeric_limits<float>::infinity());
+  s[0] = 0.0f;
+  s[7] = -0.5f;
+  s[20] = -1.0f;
+  s[32] = -1.5f;
+  return s;
 }
 
 std::vector<float> Linear(int v, float slope) {
@@ -176,6 +201,22 @@ void AddGivenProbabilityCases(StatCaseList& list) {
     list.Add("scores with -inf entries, V = 100",
         ProbsCase("stats/gumbel_max/scores_v100/canonical", "gumbel_max", "logprobs", s), 0.05, 0.01, 0.0);
     list.WithExponent();
+  }
+  // Input classes (docs/spec/input_classes.md): half-precision inputs with masked tokens and a
+  // survivor at the last id V - 1, so that a kernel that reads a half row wrongly, draws a
+  // masked token or drops the last column shows up in L1 or L2.
+  {
+    Case g = ProbsCase("stats/gumbel_max/masked_f16_v33/canonical", "gumbel_max", "logprobs", MaskedRow33());
+    ToHalf(g, "logprobs", DType::kF16);
+    list.Add("f16 scores, every token -inf but 0, 7, 20 and V - 1, V = 33", std::move(g), 0.05, 0.01, 0.0);
+    std::vector<float> p(33, 0.0f);
+    p[0] = 0.5f;
+    p[16] = 0.25f;
+    p[31] = 0.125f;
+    p[32] = 0.125f;
+    Case r = ProbsCase("stats/exponential_race/masked_bf16_v33/canonical", "exponential_race", "probs", p);
+    ToHalf(r, "probs", DType::kBF16);
+    list.Add("bf16 probabilities, zero but at 0, 16, 31 and V - 1, V = 33", std::move(r), 0.05, 0.01, 0.0);
   }
 }
 
@@ -291,6 +332,15 @@ void AddPipelineCases(StatCaseList& list) {
         list.Add("min-p = 0.3 on a decaying row, V = 100",
             PipelineCase("stats/pipeline/min_p_v100/" + profile, profile, {r}), 0.05, 0.01, 0.0);
       }
+    }
+    {
+      PipelineRow r;
+      r.logits = MaskedRow33();
+      r.temperature = 0.8f;
+      Case c = PipelineCase("stats/pipeline/masked_f16_v33/" + profile, profile, {r});
+      ToHalf(c, "logits", DType::kF16);
+      list.Add("f16 logits, every token -inf but 0, 7, 20 and V - 1, temperature 0.8, V = 33 (docs/spec/input_classes.md)",
+          std::move(c), 0.05, 0.01, 0.0);
     }
     {
       PipelineRow r;

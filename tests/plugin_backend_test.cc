@@ -40,7 +40,7 @@ std::vector<CaseResult> VerifyGreedyAndBitmask(Backend& backend) {
 // Every case in `faulty` fails with a reason containing `reason`; every other case passes.
 void ExpectOnlyFaultyFail(const std::vector<CaseResult>& results, const std::set<std::string>& faulty,
                           const std::string& reason) {
-  ASSERT_EQ(results.size(), 31u);  // 16 greedy + 15 token_bitmask cases in golden/v1
+  ASSERT_EQ(results.size(), 33u);  // 16 greedy + 17 token_bitmask cases in golden/v1
   for (const auto& r : results) {
     if (faulty.contains(r.id)) {
       EXPECT_EQ(r.verdict, Verdict::kFail) << r.id;
@@ -76,9 +76,9 @@ TEST(PluginBackend, ExamplePluginPassesItsStagesAndSkipsUndeclaredProfiles) {
       ++passed;
     }
   }
-  // golden/v1: 16 greedy, 15 token_bitmask, 22 logit_bias per profile.
-  EXPECT_EQ(passed, 16 + 15 + 22 + 22);
-  EXPECT_EQ(skipped, 22);
+  // golden/v1: 16 greedy, 17 token_bitmask, 23 logit_bias per profile.
+  EXPECT_EQ(passed, 16 + 17 + 23 + 23);
+  EXPECT_EQ(skipped, 23);
 }
 
 TEST(PluginBackend, UnknownAbiVersionIsRefusedNamingBothVersions) {
