@@ -9,6 +9,7 @@
 #include "core/profile.h"
 #include "statistical/portable_shapes.h"
 #include "statistical/spec_stat_cases.h"
+#include "statistical/flashinfer_sampling_from_probs_stat_cases.h"
 
 namespace sampcheck::statistical {
 namespace {
@@ -312,6 +313,7 @@ std::vector<StatCase> DrawStatCases() {
     }
   }
   for (auto& s : SpecStatCases()) cases.push_back(std::move(s));  // spec_stat_cases.h
+  for (auto& s : FlashinferSamplingFromProbsStatCases()) cases.push_back(std::move(s));
   return cases;
 }
 
