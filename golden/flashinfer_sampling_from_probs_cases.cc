@@ -23,7 +23,8 @@ Tensor Uniforms(std::int64_t rows, std::int64_t width, const std::vector<std::ve
   for (std::int64_t b = 0; b < rows; ++b) {
     for (std::int64_t r = 0; r < width; ++r) {
       const auto& row = first[static_cast<std::size_t>(b)];
-      d[static_cast<std::size_t>(b * width + r)] = r < static_cast<std::int64_t>(row.size()) ? row[static_cast<std::size_t>(r)] : 0.5f;
+      d[static_cast<std::size_t>(b * width + r)] =
+          r < static_cast<std::int64_t>(row.size()) ? row[static_cast<std::size_t>(r)] : 0.5f;
     }
   }
   return t;
@@ -61,13 +62,13 @@ void AddFlashinferSamplingFromProbsCases(CaseList& list) {
   // t = 1: the last valid token (3), accepted. Row 5: NaN entries are skipped. Row 6: four
   // equal tokens with top_p 0.3 -> ties pass together (mass above each is 0).
   list.Add(stage, "edges_top_p",
-           {{"probs", Logits(7, 4, {0.5f, 0.25f, 0.125f, 0.125f,  //
-                                    kNaN, kNaN, kNaN, kNaN,       //
-                                    0.25f, 0.25f, 0.25f, 0.25f,   //
-                                    0.0f, 1.0f, 0.0f, 0.0f,       //
-                                    0.25f, 0.25f, 0.25f, 0.125f,  //
-                                    kNaN, 0.5f, kNaN, 0.5f,       //
-                                    0.25f, 0.25f, 0.25f, 0.25f})},
+           {{"probs", Logits(7, 4, {0.5f,  0.25f, 0.125f, 0.125f,  //
+                                    kNaN,  kNaN,  kNaN,   kNaN,    //
+                                    0.25f, 0.25f, 0.25f,  0.25f,   //
+                                    0.0f,  1.0f,  0.0f,   0.0f,    //
+                                    0.25f, 0.25f, 0.25f,  0.125f,  //
+                                    kNaN,  0.5f,  kNaN,   0.5f,    //
+                                    0.25f, 0.25f, 0.25f,  0.25f})},
             {"top_p", F32({7}, {0.7f, 0.9f, 0.0f, 0.0f, 1.0f, 0.6f, 0.3f})},
             {"u", Uniforms(7, 3, {{0.9f, 0.2f}, {0.5f}, {0.3f}, {0.4f}, {1.0f}, {0.3f}, {0.6f}})}},
            {{"kernel", "top_p"}});
@@ -89,9 +90,10 @@ void AddFlashinferSamplingFromProbsCases(CaseList& list) {
            {{"kernel", "top_k_top_p"}, {"deterministic", false}});
   // top_k kernel: ties at the k-th value pass; k >= V is no limit; k = 0 invalid.
   list.Add(stage, "edges_top_k",
-           {{"probs", Logits(3, 4, {0.4f, 0.2f, 0.2f, 0.2f,  //
-                                    0.1f, 0.2f, 0.3f, 0.4f,  //
-                                    0.1f, 0.2f, 0.3f, 0.4f})},
+           {{"probs", Logits(3, 4,
+                             {0.4f, 0.2f, 0.2f, 0.2f,  //
+                              0.1f, 0.2f, 0.3f, 0.4f,  //
+                              0.1f, 0.2f, 0.3f, 0.4f})},
             {"top_k", I32({3}, {2, 9, 0})},
             {"u", Uniforms(3, 3, {{0.9f}, {0.05f}, {0.5f}})}},
            {{"kernel", "top_k"}});
@@ -101,10 +103,11 @@ void AddFlashinferSamplingFromProbsCases(CaseList& list) {
   // whose probability is 0 (FlashInfer's fallback, not a law). Row 3: NaN entries beside a
   // finite maximum (fmaxf ignores NaN).
   list.Add(stage, "edges_min_p",
-           {{"probs", Logits(4, 4, {0.4f, 0.3f, 0.2f, 0.1f,  //
-                                    kNaN, kNaN, kNaN, kNaN,  //
-                                    0.5f, 0.5f, 0.0f, 0.0f,  //
-                                    kNaN, 0.6f, 0.1f, 0.3f})},
+           {{"probs", Logits(4, 4,
+                             {0.4f, 0.3f, 0.2f, 0.1f,  //
+                              kNaN, kNaN, kNaN, kNaN,  //
+                              0.5f, 0.5f, 0.0f, 0.0f,  //
+                              kNaN, 0.6f, 0.1f, 0.3f})},
             {"min_p", F32({4}, {0.5f, 0.1f, 0.0f, 0.4f})},
             {"u", Uniforms(4, 1, {{1.0f}, {0.5f}, {1.0f}, {0.5f}})}},
            {{"kernel", "min_p"}});

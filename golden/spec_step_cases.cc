@@ -119,7 +119,8 @@ void AddSpecStepCases(CaseList& list) {
     std::vector<std::int32_t> ids;
     for (std::int64_t b = 0; b < rows; ++b) {
       const std::int64_t n = b == 1 ? 0 : b == 2 ? 1 : 3;
-      for (std::int64_t i = 0; i < k; ++i) ids.push_back(i < n ? static_cast<std::int32_t>(rng.Below(static_cast<std::uint64_t>(vocab))) : -1);
+      for (std::int64_t i = 0; i < k; ++i)
+        ids.push_back(i < n ? static_cast<std::int32_t>(rng.Below(static_cast<std::uint64_t>(vocab))) : -1);
     }
     TensorMap in;
     in.emplace("draft_ids", I32({rows, k}, ids));
@@ -155,6 +156,7 @@ void AddSpecStepLargeVocabularyCases(CaseList& list) {
 
 }  // namespace
 
-SAMPCHECK_CASE_FAMILY(SpecStep, {.stages = {"spec_step"}, .add = AddSpecStepCases, .add_large = AddSpecStepLargeVocabularyCases});
+SAMPCHECK_CASE_FAMILY(SpecStep,
+                      {.stages = {"spec_step"}, .add = AddSpecStepCases, .add_large = AddSpecStepLargeVocabularyCases});
 
 }  // namespace sampcheck::golden

@@ -36,10 +36,14 @@ bool Accept(const FlashinferRowParams& f, const Above& a) {
   const bool k_ok = static_cast<std::uint64_t>(a.count) < f.top_k;
   const bool p_ok = a.mass < f.top_p;
   switch (f.kernel) {
-    case FlashinferKernel::kTopKTopP: return k_ok && p_ok;
-    case FlashinferKernel::kTopK: return k_ok;
-    case FlashinferKernel::kTopP: return p_ok;
-    case FlashinferKernel::kMinP: break;
+    case FlashinferKernel::kTopKTopP:
+      return k_ok && p_ok;
+    case FlashinferKernel::kTopK:
+      return k_ok;
+    case FlashinferKernel::kTopP:
+      return p_ok;
+    case FlashinferKernel::kMinP:
+      break;
   }
   return true;
 }
@@ -160,7 +164,8 @@ FlashinferRowParams FlashinferParamsOfRow(const Case& c, std::int64_t b) {
   auto finite = [&](const char* name) {
     const Tensor& t = in.Required(name, DType::kF32, 1);
     const float v = t.data<float>()[at];
-    if (!std::isfinite(v)) in.Fail(std::string(name) + "[" + std::to_string(b) + "] = " + FormatFloat(v) + " must be finite");
+    if (!std::isfinite(v))
+      in.Fail(std::string(name) + "[" + std::to_string(b) + "] = " + FormatFloat(v) + " must be finite");
     return v;
   };
   if (needs_p) f.top_p = finite("top_p");
@@ -193,7 +198,8 @@ TensorMap RunFlashinferSamplingFromProbs(const Case& c, Profile /*profile*/) {
   for (std::size_t i = 0; i < uv.size(); ++i) {
     if (!(uv[i] > 0.0f && uv[i] <= 1.0f)) {
       in.Fail("u[" + std::to_string(static_cast<std::int64_t>(i) / width) + ", " +
-              std::to_string(static_cast<std::int64_t>(i) % width) + "] = " + FormatFloat(uv[i]) + " must be in (0, 1]");
+              std::to_string(static_cast<std::int64_t>(i) % width) + "] = " + FormatFloat(uv[i]) +
+              " must be in (0, 1]");
     }
   }
   Tensor token(DType::kI64, {rows});
@@ -201,8 +207,9 @@ TensorMap RunFlashinferSamplingFromProbs(const Case& c, Profile /*profile*/) {
   Tensor rounds(DType::kI32, {rows});
   for (std::int64_t b = 0; b < rows; ++b) {
     const FlashinferRowParams f = FlashinferParamsOfRow(c, b);
-    const FlashinferDraw d = FlashinferSampleRow(p.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab)),
-                                                 f, uv.subspan(static_cast<std::size_t>(b * width), static_cast<std::size_t>(width)));
+    const FlashinferDraw d =
+        FlashinferSampleRow(p.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab)), f,
+                            uv.subspan(static_cast<std::size_t>(b * width), static_cast<std::size_t>(width)));
     if (d.rounds < 0) {
       in.Fail("row " + std::to_string(b) + " needs more than " + std::to_string(width) +
               " uniforms (u is [B, R]; at most distinct positive probabilities + 1 rounds run)");

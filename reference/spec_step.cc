@@ -83,7 +83,8 @@ const Tensor& ExpNoise(const StageInputs& in, const std::string& name, std::int6
   in.ExpectDim(name, t, 0, rows);
   in.ExpectDim(name, t, 1, vocab);
   for (float v : t.data<float>()) {
-    if (!std::isfinite(v) || !(v > 0.0f)) in.Fail("'" + name + "' holds " + FormatFloat(v) + "; Exp(1) noise must be finite and > 0");
+    if (!std::isfinite(v) || !(v > 0.0f))
+      in.Fail("'" + name + "' holds " + FormatFloat(v) + "; Exp(1) noise must be finite and > 0");
   }
   return t;
 }
@@ -107,13 +108,15 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
   const std::int64_t vocab = target.dim(2);
   const std::vector<std::int64_t> counts = DraftCounts(in, drafts, vocab);
   const bool has_draft = c.inputs.count("draft_logits") != 0;
-  if (profile == Profile::kBlockVerification && !has_draft) in.Fail("missing input tensor 'draft_logits' (block verification needs draft probabilities)");
+  if (profile == Profile::kBlockVerification && !has_draft)
+    in.Fail("missing input tensor 'draft_logits' (block verification needs draft probabilities)");
   Tensor draft;
   if (has_draft) draft = PositionRows(c, in, "draft_logits", rows, width, vocab);
   for (const Tensor* t : {&target, static_cast<const Tensor*>(&draft)}) {
     if (t == &draft && !has_draft) continue;
     for (float x : t->data<float>()) {
-      if (std::isnan(x) || x == std::numeric_limits<float>::infinity()) in.Fail("logits hold " + FormatFloat(x) + "; NaN and +inf are not allowed");
+      if (std::isnan(x) || x == std::numeric_limits<float>::infinity())
+        in.Fail("logits hold " + FormatFloat(x) + "; NaN and +inf are not allowed");
     }
   }
   const Tensor& temperature = in.Required("temperature", DType::kF32, 1);
@@ -171,7 +174,8 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
     const std::span<const std::int32_t> stops = stop_ids ? Row(*stop_ids, b) : std::span<const std::int32_t>{};
     // One position's logits after the min_tokens mask (stop ids -inf while output_len + i < min_tokens).
     auto masked = [&](const Tensor& t, std::int64_t positions, std::int64_t i) {
-      const auto row = t.data<float>().subspan((at * static_cast<std::size_t>(positions) + static_cast<std::size_t>(i)) * v, v);
+      const auto row =
+          t.data<float>().subspan((at * static_cast<std::size_t>(positions) + static_cast<std::size_t>(i)) * v, v);
       std::vector<float> x(row.begin(), row.end());
       if (before + i < minimum) {
         for (std::int32_t s : stops) {
@@ -179,7 +183,8 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
         }
       }
       if (std::none_of(x.begin(), x.end(), [](float e) { return e > kNegInf; })) {
-        in.Fail("row " + std::to_string(b) + " position " + std::to_string(i) + " has no finite logit (after the min_tokens mask)");
+        in.Fail("row " + std::to_string(b) + " position " + std::to_string(i) +
+                " has no finite logit (after the min_tokens mask)");
       }
       return x;
     };

@@ -55,7 +55,7 @@ SpecOutcome SpecVerifyBlock(const SpecRequest& r, std::span<const double> u, std
 
 // Test seams for the planted faults of statistical/wrong_exact_stages.h.
 struct SpecStepRules {
-  bool filter_draft = true;  // false: draft probabilities from the tempered, unfiltered logits
+  bool filter_draft = true;        // false: draft probabilities from the tempered, unfiltered logits
   bool stop_inside_drafts = true;  // false: stop ids are not looked for in the emitted tokens
 };
 

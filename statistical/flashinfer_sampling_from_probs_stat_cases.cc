@@ -22,7 +22,8 @@ std::vector<float> LinearRow() {
 }
 
 StatCase Make(const std::string& family_name, const std::string& family, const std::string& kernel,
-              const std::vector<std::int32_t>& top_k, const std::vector<float>& top_p, const std::vector<float>& min_p) {
+              const std::vector<std::int32_t>& top_k, const std::vector<float>& top_p,
+              const std::vector<float>& min_p) {
   const auto rows = static_cast<std::int64_t>(top_k.size());
   std::vector<float> probs;
   for (std::int64_t b = 0; b < rows; ++b) {

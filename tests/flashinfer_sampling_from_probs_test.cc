@@ -35,7 +35,8 @@ Out Run1(const std::string& kernel, std::vector<float> probs, std::vector<float>
   in.emplace("top_k", I32Tensor({1}, {top_k}));
   in.emplace("top_p", F32Tensor({1}, {top_p}));
   in.emplace("min_p", F32Tensor({1}, {min_p}));
-  const TensorMap out = RunReference("flashinfer_sampling_from_probs", "flashinfer", std::move(in), {{"kernel", kernel}});
+  const TensorMap out =
+      RunReference("flashinfer_sampling_from_probs", "flashinfer", std::move(in), {{"kernel", kernel}});
   return {out.at("token").data<std::int64_t>()[0], out.at("valid").data<std::uint8_t>()[0] != 0,
           out.at("rounds").data<std::int32_t>()[0]};
 }
@@ -118,9 +119,9 @@ TEST(FlashinferSamplingFromProbs, UOfOneFallsBackToTheLastValidToken) {
 }
 
 TEST(FlashinferSamplingFromProbs, RejectsBadInput) {
-  EXPECT_THROW(Run1("top_p", {0.5f, 0.5f}, {0.0f}), std::invalid_argument);           // u = 0
-  EXPECT_THROW(Run1("top_p", {0.5f, 0.5f}, {1.5f}), std::invalid_argument);           // u > 1
-  EXPECT_THROW(Run1("top_p", {-0.5f, 0.5f}, {0.5f}), std::invalid_argument);          // negative
+  EXPECT_THROW(Run1("top_p", {0.5f, 0.5f}, {0.0f}), std::invalid_argument);   // u = 0
+  EXPECT_THROW(Run1("top_p", {0.5f, 0.5f}, {1.5f}), std::invalid_argument);   // u > 1
+  EXPECT_THROW(Run1("top_p", {-0.5f, 0.5f}, {0.5f}), std::invalid_argument);  // negative
   EXPECT_THROW(Run1("top_p", {std::numeric_limits<float>::infinity(), 0.5f}, {0.5f}), std::invalid_argument);
   EXPECT_THROW(Run1("top_p", {0.5f, 0.5f}, {0.5f}, 0, kNaN), std::invalid_argument);  // NaN top_p
   EXPECT_THROW(Run1("nucleus", {0.5f, 0.5f}, {0.5f}), std::invalid_argument);         // unknown kernel

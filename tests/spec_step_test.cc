@@ -28,7 +28,8 @@ Step Read(const TensorMap& out, std::int64_t b = 0) {
   const auto& e = out.at("emitted");
   const auto w = static_cast<std::size_t>(e.dim(1));
   const auto row = e.data<std::int64_t>().subspan(static_cast<std::size_t>(b) * w, w);
-  return {{row.begin(), row.end()}, out.at("num_accepted").data<std::int64_t>()[static_cast<std::size_t>(b)],
+  return {{row.begin(), row.end()},
+          out.at("num_accepted").data<std::int64_t>()[static_cast<std::size_t>(b)],
           out.at("num_emitted").data<std::int64_t>()[static_cast<std::size_t>(b)],
           out.at("finished").data<std::uint8_t>()[static_cast<std::size_t>(b)] != 0};
 }
@@ -78,9 +79,11 @@ TEST(SpecStep, VerifierSeesFilteredDraftProbabilities) {
   const float l4 = -0.916290731874155f, l3 = -1.203972804325936f, l2 = -1.6094379124341003f, l1 = -2.302585092994046f;
   TensorMap in;
   in.emplace("draft_ids", I32Tensor({2, 1}, {0, 0}));
-  in.emplace("target_logits", Tensor::FromValues(DType::kF32, {2, 2, 4}, std::vector<float>{l3, l3, l2, l2, l3, l3, l2, l2,
-                                                                                              l3, l3, l2, l2, l3, l3, l2, l2}));
-  in.emplace("draft_logits", Tensor::FromValues(DType::kF32, {2, 1, 4}, std::vector<float>{l4, l3, l2, l1, l4, l3, l2, l1}));
+  in.emplace("target_logits",
+             Tensor::FromValues(DType::kF32, {2, 2, 4},
+                                std::vector<float>{l3, l3, l2, l2, l3, l3, l2, l2, l3, l3, l2, l2, l3, l3, l2, l2}));
+  in.emplace("draft_logits",
+             Tensor::FromValues(DType::kF32, {2, 1, 4}, std::vector<float>{l4, l3, l2, l1, l4, l3, l2, l1}));
   in.emplace("temperature", F32Tensor({2}, {1.0f, 1.0f}));
   in.emplace("top_p", F32Tensor({2}, {0.55f, 0.55f}));
   in.emplace("u", Tensor::FromValues<double>(DType::kF64, {2, 1}, {0.9, 0.5}));
@@ -120,7 +123,8 @@ TEST(SpecStep, RejectsBadInput) {
   EXPECT_THROW(RunReference("spec_step", "block_verification", no_draft), std::invalid_argument);  // needs draft_logits
   TensorMap random = GreedyInputs(0, 0);
   random.at("temperature") = F32Tensor({1}, {1.0f});
-  EXPECT_THROW(RunReference("spec_step", "canonical", random), std::invalid_argument);  // a random row needs u, q, bonus_q
+  EXPECT_THROW(RunReference("spec_step", "canonical", random),
+               std::invalid_argument);                                      // a random row needs u, q, bonus_q
   EXPECT_ANY_THROW(RunReference("spec_step", "vllm", GreedyInputs(0, 0)));  // not a profile of the stage
 }
 
@@ -173,7 +177,8 @@ TEST(BlockVerification, AcceptsWhereTokenWiseRejects) {
   EXPECT_EQ(token.tokens, (std::vector<std::int64_t>{1}));
   // Drafts (b, a) with eta = (0.9, 0.6): h_1 = 1, h_2 = P_2 = 1/2 < 0.6: tau = 1, then the
   // residual max(P_1 p - q, 0) = (0, 1/3): {1, 1}.
-  const auto ba = reference::SpecVerifyBlock({std::vector<std::int32_t>{1, 0}, q, p, 2}, std::vector<double>{0.9, 0.6}, e, bonus);
+  const auto ba =
+      reference::SpecVerifyBlock({std::vector<std::int32_t>{1, 0}, q, p, 2}, std::vector<double>{0.9, 0.6}, e, bonus);
   EXPECT_EQ(ba.tokens, (std::vector<std::int64_t>{1, 1}));
   EXPECT_EQ(ba.num_accepted, 1);
 }
