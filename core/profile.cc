@@ -14,6 +14,7 @@ std::string_view ProfileName(Profile p) {
     case Profile::kFlashinfer: return "flashinfer";
     case Profile::kAscendV2: return "ascend_v2";
     case Profile::kTypicalAcceptance: return "typical_acceptance";
+    case Profile::kBlockVerification: return "block_verification";
   }
   return "?";
 }

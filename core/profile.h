@@ -16,11 +16,13 @@ namespace sampcheck {
 
 // kTypicalAcceptance: Medusa's typical acceptance for speculative decoding (spec_random only),
 // explicitly not distribution preserving (docs/spec/speculative.md).
-enum class Profile { kCanonical, kVllm, kSglang, kFlashinfer, kAscendV2, kTypicalAcceptance };
+// kBlockVerification: block verification for speculative decoding (Sun et al. 2024; spec_step
+// only, docs/spec/spec_step.md), distribution preserving like token-wise verification.
+enum class Profile { kCanonical, kVllm, kSglang, kFlashinfer, kAscendV2, kTypicalAcceptance, kBlockVerification };
 
 inline constexpr Profile kAllProfiles[] = {Profile::kCanonical, Profile::kVllm, Profile::kSglang,
                                            Profile::kFlashinfer, Profile::kAscendV2,
-                                           Profile::kTypicalAcceptance};
+                                           Profile::kTypicalAcceptance, Profile::kBlockVerification};
 
 std::string_view ProfileName(Profile p);
 std::optional<Profile> ProfileFromName(std::string_view name);

@@ -40,6 +40,7 @@ std::string_view ExactTargetKindName(ExactTargetKind k) {
     case ExactTargetKind::kPipeline: return "pipeline";
     case ExactTargetKind::kSpecFirstToken: return "spec_first_token";
     case ExactTargetKind::kAscendSurvivors: return "ascend_survivors";
+    case ExactTargetKind::kFlashinferSurvivors: return "flashinfer_survivors";
   }
   return "?";
 }
@@ -336,6 +337,47 @@ std::vector<StageInfo> BuildCatalogue() {
                Tier::kCanonical, "exact", {P::kVllm, P::kFlashinfer, P::kTypicalAcceptance},
                "docs/spec/speculative.md#spec_random",
                {ExactTargetKind::kSpecFirstToken, HarnessNoise::kSpecDrafts}});
+  // The whole speculative step (docs/spec/spec_step.md): logits to kept tokens, the request's
+  // min_tokens mask, temperature and filters on target AND draft rows, verification, stops.
+  c.push_back({"spec_step",
+               "the whole speculative step: min_tokens mask, temperature and filters on target and draft logits, verification (token-wise or block), stop ids",
+               {drafts,
+                {"target_logits", kLogitTypes, "[B, K + 1, V]", false, "target logits per position (no NaN, no +inf)", Role::kLogits},
+                {"draft_logits", kLogitTypes, "[B, K, V]", true, "draft logits per position; absent: n-gram drafts (canonical only)"},
+                {"temperature", "f32", "[B]", false, "per request; < 1e-5: greedy row (spec_greedy rule)"},
+                {"top_k", "i32", "[B]", true, "filters (sampling_filters canonical), on target and draft rows"},
+                {"top_p", "f32", "[B]", true, "filters"},
+                {"min_p", "f32", "[B]", true, "filters"},
+                {"stop_ids", "i32", "[B, S]", true, "stop ids (EOS included), -1 padded"},
+                {"min_tokens", "i32", "[B]", true, ">= 0; stop ids masked while output_len + i < min_tokens"},
+                {"output_len", "i32", "[B]", true, "tokens produced before this step; absent 0"},
+                {"u", "f64", "[B, K]", true, "random rows: U[0, 1) per draft", Role::kNoise},
+                {"q", "f32", "[B, V]", true, "random rows: Exp(1) noise of the recovered token", Role::kNoise},
+                {"bonus_q", "f32", "[B, V]", true, "random rows: Exp(1) noise of the bonus token", Role::kNoise}},
+               {{"emitted", "i64", "[B, K + 1]", false, "kept tokens (up to and including a stop), then -1", Role::kToken},
+                {"num_accepted", "i64", "[B]", false, "drafts the verifier accepted (before stops)"},
+                {"num_emitted", "i64", "[B]", false, "tokens kept"},
+                {"finished", "bool", "[B]", false, "a stop id ended the row"}},
+               {},
+               Tier::kCanonical, "exact", {P::kCanonical, P::kBlockVerification},
+               "docs/spec/spec_step.md"});
+  // FlashInfer's rejection samplers from probabilities (docs/spec/flashinfer_sampling_from_probs.md):
+  // a stage of its own because it has a valid flag and one uniform per rejection round.
+  c.push_back({"flashinfer_sampling_from_probs",
+               "FlashInfer's sorting-free rejection sampling (top_k_top_p joint, top_k, top_p, min_p) given its uniforms",
+               {{"probs", kLogitTypes, "[B, V]", false, "probabilities (sum 1: top-p compares absolute mass); >= 0 or NaN (never drawn)", Role::kProbs},
+                {"top_k", "i32", "[B]", true, "kernels top_k_top_p, top_k: read as uint32 (<= 0: nothing passes; < 0: no limit)"},
+                {"top_p", "f32", "[B]", true, "kernels top_k_top_p, top_p: finite"},
+                {"min_p", "f32", "[B]", true, "kernel min_p: finite"},
+                {"u", "f32", "[B, R]", false, "U(0, 1] per rejection round, R >= 1 (at most distinct probabilities + 1 used)", Role::kNoise}},
+               {token_out,
+                {"valid", "bool", "[B]", false, "false: no token passed (NaN row, top_k 0, top_p <= 0...); token is then 0"},
+                {"rounds", "i32", "[B]", false, "uniforms consumed"}},
+               {{"kernel", "string", "top_k_top_p", "top_k_top_p | top_k | top_p | min_p"},
+                {"deterministic", "bool", "true", "FlashInfer's block-scan order; no effect on the law or these outputs"}},
+               Tier::kCanonical, "exact", {P::kFlashinfer},
+               "docs/spec/flashinfer_sampling_from_probs.md",
+               {ExactTargetKind::kFlashinferSurvivors, HarnessNoise::kUniformRounds}});
   // Logprobs (docs/spec/logprobs.md): exact given the canonical softmax; token_rank is absent
   // under sglang (SGLang returns no rank), token_ids_logprobs only when token_ids is given.
   c.push_back({"logprobs",

@@ -46,6 +46,7 @@ enum class ExactTargetKind {
   kPipeline,           // the pipeline under its profile (greedy rows pinned)
   kSpecFirstToken,     // speculative decoding: the first emitted token (or draft 0's acceptance)
   kAscendSurvivors,    // the Ascend op's survivor list, probabilities from the op itself
+  kFlashinferSurvivors,  // FlashInfer's rejection samplers: probs on the kernel's accepted set
 };
 std::string_view ExactTargetKindName(ExactTargetKind k);
 
@@ -57,6 +58,7 @@ enum class HarnessNoise {
   kUniform,       // one U[0, 1) per row ("u")
   kSeedPosition,  // a per-row seed and position 0 ("seed", "positions")
   kSpecDrafts,    // drafts drawn from q plus the verifier's noise (statistical/spec_draws.h)
+  kUniformRounds,  // V + 1 curand-style U(0, 1] per row ("u" [B, V + 1]): one per rejection round
 };
 
 // A drawing stage's roles. `target == kNone` means the stage never draws.

@@ -113,4 +113,72 @@ std::vector<SpecJointOutcome> SpecJointLaw(std::span<const double> draft_rows, s
   return law;
 }
 
+std::vector<SpecJointOutcome> BlockJointLaw(std::span<const double> draft_rows, std::span<const double> target_rows,
+                                            std::int64_t vocab) {
+  std::vector<SpecJointOutcome> law = SpecJointLaw(draft_rows, target_rows, vocab);  // the outcome list
+  for (auto& o : law) o.probability = 0.0;
+  const auto v = static_cast<std::size_t>(vocab);
+  const std::int64_t k = static_cast<std::int64_t>(draft_rows.size() / v);
+  std::vector<std::vector<double>> p, q;
+  for (std::int64_t i = 0; i <= k; ++i) p.push_back(NormalisedLaw(target_rows.subspan(static_cast<std::size_t>(i) * v, v)));
+  for (std::int64_t i = 0; i < k; ++i) q.push_back(NormalisedLaw(draft_rows.subspan(static_cast<std::size_t>(i) * v, v)));
+  std::vector<std::int64_t> x(static_cast<std::size_t>(k), 0);
+  for (;;) {
+    double prob_x = 1.0;
+    for (std::int64_t i = 0; i < k; ++i) prob_x *= q[static_cast<std::size_t>(i)][static_cast<std::size_t>(x[static_cast<std::size_t>(i)])];
+    if (prob_x > 0.0) {
+      std::vector<double> weight(static_cast<std::size_t>(k + 1), 1.0), h(static_cast<std::size_t>(k + 1), 1.0);
+      for (std::int64_t i = 0; i < k; ++i) {
+        const auto xi = static_cast<std::size_t>(x[static_cast<std::size_t>(i)]);
+        const double num = weight[static_cast<std::size_t>(i)] * p[static_cast<std::size_t>(i)][xi];
+        const double d = q[static_cast<std::size_t>(i)][xi];
+        weight[static_cast<std::size_t>(i + 1)] = d > 0.0 ? std::min(num / d, 1.0) : (num > 0.0 ? 1.0 : 0.0);
+      }
+      for (std::int64_t i = 1; i <= k; ++i) {
+        const double w = weight[static_cast<std::size_t>(i)];
+        if (i == k) {
+          h[static_cast<std::size_t>(i)] = w;
+          continue;
+        }
+        double mass = 0.0;
+        for (std::size_t y = 0; y < v; ++y) {
+          mass += std::max(w * p[static_cast<std::size_t>(i)][y] - q[static_cast<std::size_t>(i)][y], 0.0);
+        }
+        const double den = mass + (1.0 - w);
+        h[static_cast<std::size_t>(i)] = den > 0.0 ? mass / den : 1.0;
+      }
+      for (std::int64_t stop = 0; stop <= k; ++stop) {
+        double p_stop = stop == 0 ? 1.0 : h[static_cast<std::size_t>(stop)];
+        for (std::int64_t j = stop + 1; j <= k; ++j) p_stop *= 1.0 - h[static_cast<std::size_t>(j)];
+        if (p_stop == 0.0) continue;
+        std::vector<double> y_law(v);
+        if (stop == k) {
+          y_law = p[static_cast<std::size_t>(k)];
+        } else {
+          double total = 0.0;
+          for (std::size_t y = 0; y < v; ++y) {
+            y_law[y] = std::max(weight[static_cast<std::size_t>(stop)] * p[static_cast<std::size_t>(stop)][y] -
+                                    q[static_cast<std::size_t>(stop)][y],
+                                0.0);
+            total += y_law[y];
+          }
+          if (!(total > 0.0)) throw std::invalid_argument("BlockJointLaw: a reachable stop has an empty residual");
+          for (double& e : y_law) e /= total;
+        }
+        std::vector<std::int64_t> tokens(x.begin(), x.begin() + stop);
+        tokens.push_back(0);
+        for (std::size_t y = 0; y < v; ++y) {
+          tokens.back() = static_cast<std::int64_t>(y);
+          law[static_cast<std::size_t>(JointOutcomeIndex(vocab, stop, tokens))].probability += prob_x * p_stop * y_law[y];
+        }
+      }
+    }
+    std::size_t pos = x.size();
+    while (pos > 0 && x[pos - 1] == vocab - 1) x[--pos] = 0;
+    if (pos == 0) break;
+    ++x[pos - 1];
+  }
+  return law;
+}
+
 }  // namespace sampcheck::reference

@@ -30,6 +30,15 @@
 //   P(y) = a [y = x] + (1 - a) Residual(p, q)(y); with a = 1 the residual is not used, and
 //   a < 1 with p == q (q(x) = 0, vllm) throws as ResidualLaw does (vllm then emits token 0,
 //   not a law). For the draw harness (`sampcheck stats`), which counts one token per row.
+// - BlockJointLaw: the same outcomes under block verification (Sun et al. 2024, "Block
+//   Verification Accelerates Speculative Decoding", Algorithm 2; reference/spec_step.h
+//   SpecVerifyBlock), drafts x_i ~ q_i independently: with P_0 = 1, P_{i+1} = min(P_i
+//   p_i(x_i) / q_i(x_i), 1), h_k = P_k, h_i = N_i / (N_i + 1 - P_i) for 1 <= i < k (N_i =
+//   sum_y max(P_i p_i(y) - q_i(y), 0)), the accepted length L is the largest i with eta_i <=
+//   h_i: P(L = i) = h_i prod_{j > i} (1 - h_j) (h_0 = 1); then y ~ max(P_L p_L - q_L, 0)
+//   normalised (L < k) or p_k (L = k). Summed over the unemitted drafts x_L..x_{k-1}. The
+//   first emitted token follows p_0 (distribution preservation); the paper's example (V = 2,
+//   p = {1/3, 2/3}, q = {2/3, 1/3}, k = 2) has E[L] = 11/9 against 10/9 token-wise.
 // Example: p = {0.5, 0.5}, q = {1, 0}: acceptance 0.5; residual {0, 1}; k = 1 joint law:
 //   (L=0, y=1) 0.5, (L=1, x=0, y) 0.5 p_1(y).
 
@@ -56,6 +65,8 @@ std::vector<double> FirstTokenLawGivenDraftAcceptingZero(std::span<const double>
 // draft_rows: k rows of V; target_rows: k + 1 rows of V (row-major).
 std::vector<SpecJointOutcome> SpecJointLaw(std::span<const double> draft_rows, std::span<const double> target_rows,
                                            std::int64_t vocab);
+std::vector<SpecJointOutcome> BlockJointLaw(std::span<const double> draft_rows, std::span<const double> target_rows,
+                                            std::int64_t vocab);
 // The index of (accepted, tokens) in SpecJointLaw's order; tokens has accepted + 1 entries.
 std::int64_t JointOutcomeIndex(std::int64_t vocab, std::int64_t accepted, std::span<const std::int64_t> tokens);
 

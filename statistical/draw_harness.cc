@@ -486,6 +486,21 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
       data[static_cast<std::size_t>(at)] = rng::UniformClosedOpen24F32(NoiseBlock(seed, 0, d, r).v[0]);
     });
     out.inputs.emplace(NoiseInput(info), std::move(u));
+  } else if (noise_law == HarnessNoise::kUniformRounds) {
+    // One curand-style U(0, 1] per rejection round; a rejection sampler over V tokens runs at
+    // most V + 1 rounds (docs/spec/flashinfer_sampling_from_probs.md), so it never runs out.
+    const std::int64_t width = vocab + 1;
+    Tensor u = Tensor::Uninitialized(DType::kF32, {total, width});
+    auto data = u.data<float>();
+    for_each_row([&](std::int64_t at, std::uint32_t d, std::uint32_t r) {
+      for (std::int64_t i0 = 0; i0 < width; i0 += 4) {
+        const auto words = NoiseBlock(seed, static_cast<std::uint32_t>(i0 / 4), d, r);
+        for (std::int64_t i = i0; i < std::min(width, i0 + 4); ++i) {
+          data[static_cast<std::size_t>(at * width + i)] = rng::UniformOpenClosedCurandF32(words.v[i - i0]);
+        }
+      }
+    });
+    out.inputs.emplace(NoiseInput(info), std::move(u));
   } else if (noise_law == HarnessNoise::kSeedPosition) {
     Tensor s = Tensor::Uninitialized(DType::kI64, {total});
     Tensor pos(DType::kI64, {total});

@@ -12,6 +12,7 @@
 #include "core/profile.h"
 #include "core/stage_catalogue.h"
 #include "reference/ascend_top_k_top_p_sample_v2.h"
+#include "reference/flashinfer_sampling_from_probs.h"
 #include "reference/greedy.h"
 #include "reference/pipeline.h"
 #include "reference/sampling_filters.h"
@@ -248,6 +249,50 @@ ExactTarget AscendTarget(const Case& c) {
   return target;
 }
 
+// flashinfer_sampling_from_probs (docs/spec/flashinfer_sampling_from_probs.md "Law"): a valid
+// row draws probs restricted to the kernel's accepted set, renormalised (rejection sampling
+// from the probabilities above a rising threshold accepts exactly that set). The set comes
+// from the reference's own f32 sums; a token whose exact mass above it lies within
+// kAmbiguityTolerance of top_p (and that passes top-k) is ambiguous.
+ExactTarget FlashinferTarget(const Case& c) {
+  const std::vector<float> values = RowsAsF32(c, "probs");
+  const Tensor& t = c.inputs.at("probs");
+  const std::int64_t rows = t.dim(0), vocab = t.dim(1);
+  ExactTarget target;
+  target.vocab = vocab;
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const std::span<const float> row(values.data() + b * vocab, static_cast<std::size_t>(vocab));
+    const reference::FlashinferRowParams f = reference::FlashinferParamsOfRow(c, b);
+    const std::vector<bool> keep = reference::FlashinferSurvivors(row, f);
+    std::vector<float> weights(row.size(), 0.0f);
+    for (std::size_t i = 0; i < row.size(); ++i) weights[i] = keep[i] ? row[i] : 0.0f;
+    RowTarget r;
+    r.p = NormaliseExact(weights);
+    if (std::all_of(r.p.begin(), r.p.end(), [](double x) { return x == 0.0; })) {
+      throw std::invalid_argument("exact target of case '" + c.id + "': row " + std::to_string(b) +
+                                  " is invalid (no token passes the kernel's rule)");
+    }
+    const bool uses_p = f.kernel == reference::FlashinferKernel::kTopKTopP || f.kernel == reference::FlashinferKernel::kTopP;
+    const bool uses_k = f.kernel == reference::FlashinferKernel::kTopKTopP;
+    for (std::size_t i = 0; uses_p && i < row.size(); ++i) {
+      if (!(row[i] > 0.0f)) continue;
+      long double mass = 0.0L;
+      std::uint64_t count = 0;
+      for (float x : row) {
+        if (x > row[i]) {
+          mass += x;
+          ++count;
+        }
+      }
+      if (uses_k && !(count < f.top_k)) continue;
+      const long double p = f.top_p;
+      if (mass != p && std::fabs(mass - p) <= kAmbiguityTolerance * std::fabs(p)) r.ambiguous.push_back(static_cast<std::int64_t>(i));
+    }
+    target.rows.push_back(std::move(r));
+  }
+  return target;
+}
+
 }  // namespace
 
 bool HasExactTarget(const std::string& stage) {
@@ -261,6 +306,7 @@ ExactTarget ComputeExactTarget(const Case& c) {
     case ExactTargetKind::kPipeline: return PipelineTarget(c);
     case ExactTargetKind::kSpecFirstToken: return SpecFirstTokenTarget(c);  // statistical/spec_draws.h
     case ExactTargetKind::kAscendSurvivors: return AscendTarget(c);
+    case ExactTargetKind::kFlashinferSurvivors: return FlashinferTarget(c);
     case ExactTargetKind::kNormalisedProbs:
     case ExactTargetKind::kSoftmaxScores: break;
     case ExactTargetKind::kNone:

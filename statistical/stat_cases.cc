@@ -11,6 +11,7 @@
 #include "core/profile.h"
 #include "statistical/portable_shapes.h"
 #include "statistical/spec_stat_cases.h"
+#include "statistical/flashinfer_sampling_from_probs_stat_cases.h"
 
 namespace sampcheck::statistical {
 namespace {
@@ -383,6 +384,7 @@ std::vector<StatCase> DrawStatCases() {
   AddSpecRandomCases(list);
   AddPipelineCases(list);
   for (auto& s : SpecStatCases()) list.cases.push_back(std::move(s));  // spec_stat_cases.h
+  for (auto& s : FlashinferSamplingFromProbsStatCases()) list.cases.push_back(std::move(s));
   return list.cases;
 }
 

@@ -7,6 +7,7 @@
 #include "core/profile.h"
 #include "reference/decode_steps.h"
 #include "reference/reference_backend.h"
+#include "reference/spec_step.h"
 
 namespace sampcheck::statistical {
 namespace {
@@ -87,6 +88,48 @@ class DecodeStepsFault final : public ExactFaultBackend {
   reference::DecodeStepsRules rules_;
 };
 
+class FlashinferNanRowValid final : public ExactFaultBackend {
+ public:
+  FlashinferNanRowValid() : ExactFaultBackend("flashinfer_nan_row_valid") {}
+
+ protected:
+  TensorMap Corrupt(TensorMap out) override {
+    auto it = out.find("valid");
+    if (it == out.end() || !out.count("rounds")) return out;
+    for (auto& v : it->second.data<std::uint8_t>()) v = 1;  // the NaN row's flag forgotten
+    return out;
+  }
+};
+
+class FlashinferIgnoresTopK final : public ExactFaultBackend {
+ public:
+  FlashinferIgnoresTopK() : ExactFaultBackend("flashinfer_ignores_top_k") {}
+
+ protected:
+  Case Transform(const Case& c) override {
+    if (!c.params.contains("kernel") || !c.inputs.count("top_k")) return c;
+    Case wrong = c;
+    for (auto& k : wrong.inputs.at("top_k").data<std::int32_t>()) k = -1;  // uint32 2^32 - 1: no limit
+    return wrong;
+  }
+};
+
+// Runs the speculative step under wrong rules: the only stage with a draft_ids input and
+// target logits (not probabilities).
+class SpecStepFault final : public ExactFaultBackend {
+ public:
+  SpecStepFault(std::string name, reference::SpecStepRules rules) : ExactFaultBackend(std::move(name)), rules_(rules) {}
+  TensorMap Run(const std::string& stage, const Case& c) override {
+    if (!c.inputs.count("draft_ids") || !c.inputs.count("target_logits") || !c.inputs.count("temperature")) {
+      return ExactFaultBackend::Run(stage, c);
+    }
+    return reference::RunSpecStepWith(c, ParseProfile(c.profile), rules_);
+  }
+
+ private:
+  reference::SpecStepRules rules_;
+};
+
 }  // namespace
 
 std::unique_ptr<Backend> MakeLogprobRankOffByOne() { return std::make_unique<LogprobRankOffByOne>(); }
@@ -94,6 +137,14 @@ std::unique_ptr<Backend> MakeLogprobsBeforeTemperature() { return std::make_uniq
 std::unique_ptr<Backend> MakeFinishMinTokensIgnored() { return std::make_unique<FinishMinTokensIgnored>(); }
 std::unique_ptr<Backend> MakeDecodeOffsetNotAdvanced() {
   return std::make_unique<DecodeStepsFault>("decode_offset_not_advanced", reference::DecodeStepsRules{0, true});
+}
+std::unique_ptr<Backend> MakeFlashinferNanRowValid() { return std::make_unique<FlashinferNanRowValid>(); }
+std::unique_ptr<Backend> MakeFlashinferIgnoresTopK() { return std::make_unique<FlashinferIgnoresTopK>(); }
+std::unique_ptr<Backend> MakeSpecStepUnfilteredDraft() {
+  return std::make_unique<SpecStepFault>("spec_step_unfiltered_draft", reference::SpecStepRules{false, true});
+}
+std::unique_ptr<Backend> MakeSpecStepStopIgnored() {
+  return std::make_unique<SpecStepFault>("spec_step_stop_ignored", reference::SpecStepRules{true, false});
 }
 std::unique_ptr<Backend> MakeDecodeHistoryNotUpdated() {
   return std::make_unique<DecodeStepsFault>("decode_history_not_updated", reference::DecodeStepsRules{1, false});

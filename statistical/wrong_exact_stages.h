@@ -26,6 +26,18 @@
 // - decode_history_not_updated   the same cases never append the drawn tokens to the history
 //                                (penalties and min_tokens see step 0's history throughout)
 //                                -> decode_steps/greedy_history/
+// - flashinfer_nan_row_valid     outputs with a `rounds` beside `valid` (FlashInfer's
+//                                rejection samplers) flag every row valid: a NaN row's token
+//                                0 passes as a draw
+//                                -> flashinfer_sampling_from_probs/edges_top_p/flashinfer
+// - flashinfer_ignores_top_k     cases with a `kernel` parameter and a top_k input run with
+//                                top_k -1 (no limit): the joint kernel filters by top-p only
+//                                -> stats/flashinfer_sampling_from_probs/joint_v16/ (L1)
+// - spec_step_unfiltered_draft   spec_step's draft probabilities are taken from the tempered
+//                                logits without the request's filters
+//                                -> spec_step/filtered_draft/canonical
+// - spec_step_stop_ignored       spec_step never looks for stop ids in the emitted tokens
+//                                -> spec_step/edges/canonical
 // Example: MakeLogprobRankOffByOne()->Name() == "wrong:logprob_rank_off_by_one".
 
 #include <memory>
@@ -39,5 +51,9 @@ std::unique_ptr<Backend> MakeLogprobsBeforeTemperature();
 std::unique_ptr<Backend> MakeFinishMinTokensIgnored();
 std::unique_ptr<Backend> MakeDecodeOffsetNotAdvanced();
 std::unique_ptr<Backend> MakeDecodeHistoryNotUpdated();
+std::unique_ptr<Backend> MakeFlashinferNanRowValid();
+std::unique_ptr<Backend> MakeFlashinferIgnoresTopK();
+std::unique_ptr<Backend> MakeSpecStepUnfilteredDraft();
+std::unique_ptr<Backend> MakeSpecStepStopIgnored();
 
 }  // namespace sampcheck::statistical

@@ -504,6 +504,20 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
       {{"decode_history_not_updated", "decode steps never add drawn tokens to the penalty history",
         "decode_steps/greedy_history/", "golden"},
        MakeDecodeHistoryNotUpdated},
+      // FlashInfer's rejection samplers from probabilities (docs/spec/flashinfer_sampling_from_probs.md).
+      {{"flashinfer_nan_row_valid", "FlashInfer's samplers flag a NaN row valid",
+        "flashinfer_sampling_from_probs/edges_top_p/flashinfer", "golden"},
+       MakeFlashinferNanRowValid},
+      {{"flashinfer_ignores_top_k", "FlashInfer's joint top-k/top-p sampler ignores top_k",
+        "stats/flashinfer_sampling_from_probs/joint_v16/", "L1"},
+       MakeFlashinferIgnoresTopK},
+      // The whole speculative step (docs/spec/spec_step.md).
+      {{"spec_step_unfiltered_draft", "spec_step verifies against unfiltered draft probabilities",
+        "spec_step/filtered_draft/canonical", "golden"},
+       MakeSpecStepUnfilteredDraft},
+      {{"spec_step_stop_ignored", "spec_step ignores stop ids inside the accepted drafts", "spec_step/edges/canonical",
+        "golden"},
+       MakeSpecStepStopIgnored},
       // stat-power group: a concentrated fault at TV 2e-3 (a regression check: the CI-sized n of dyadic_v8, set by
       // its exponent test, sees it with the omnibus L3).
       {{"mass_shift_tv0002", "0.002 of probability moved from the third to the fourth most probable token",

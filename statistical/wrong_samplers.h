@@ -39,11 +39,15 @@
 //   exponential_noise_scaled the noise stage's Exp(1) samples times 1.05 (both generators)
 //                           -> the noise harness (layer "noise"): noise/philox/exponential/ PIT and KS
 //   logprob_rank_off_by_one, logprobs_before_temperature, finish_min_tokens_ignored,
-//   decode_offset_not_advanced, decode_history_not_updated:
+//   decode_offset_not_advanced, decode_history_not_updated, flashinfer_nan_row_valid,
+//   spec_step_unfiltered_draft, spec_step_stop_ignored:
 //                           exact-tier faults of the logprobs, finish_rules and decode_steps
-//                           stages
+//                           stages (and flashinfer_sampling_from_probs, spec_step)
 //                           (statistical/wrong_exact_stages.h), layer "golden": a golden
 //                           case whose id starts with caught_by must fail bitwise
+//   flashinfer_ignores_top_k  flashinfer_sampling_from_probs' joint kernel runs without its
+//                           top-k limit (statistical/wrong_exact_stages.h)
+//                           -> stats/flashinfer_sampling_from_probs/joint_v16/flashinfer L1
 //   mass_shift_tv0002       a concentrated fault: TV 0.002 moved from the third to the fourth
 //                           most probable token of a probs row -> stats/exponential_race/dyadic_v8
 //                           L3 (2^-3 -> 2^-4 on that row: w^2 = 9.6e-5, noncentrality 245 at

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: Apache-2.0
+// Golden case family for spec_step (docs/spec/spec_step.md): the whole speculative step from
+// logits. Edge rows (greedy stop inside the accepted drafts, min_tokens turning a stop draft
+// into a rejection, zero drafts, padded drafts), a case where filtering the draft rows decides
+// the acceptance, n-gram drafts, and random rows (V = 8 and 100) with mixed greedy and random
+// requests, filters, stop ids and min_tokens; every case under both verification profiles
+// (canonical token-wise, block_verification) unless it needs one.
+#include <string>
+
+#include "golden/case_family.h"
+#include "golden/case_list.h"
+#include "reference/rng/noise.h"
+
+namespace sampcheck::golden {
+namespace {
+
+float OpenUniform(SplitMix64& rng) { return (static_cast<float>(rng.Next() >> 41) + 0.5f) * 0x1p-23f; }
+
+Tensor ExpNoise(SplitMix64& rng, std::int64_t rows, std::int64_t vocab) {
+  Tensor t(DType::kF32, {rows, vocab});
+  for (float& v : t.data<float>()) v = sampcheck::rng::ExponentialNegLogF32(OpenUniform(rng));
+  return t;
+}
+
+Tensor Uniforms64(SplitMix64& rng, std::int64_t rows, std::int64_t k) {
+  Tensor t(DType::kF64, {rows, k});
+  for (double& v : t.data<double>()) v = static_cast<double>(rng.Next() >> 11) * 0x1p-53;
+  return t;
+}
+
+Tensor Rank3(std::int64_t rows, std::int64_t positions, std::int64_t vocab, SplitMix64& rng) {
+  Tensor t(DType::kF32, {rows, positions, vocab});
+  // Logits k / 4 for k in [-12, 12]: ties are common and exact.
+  for (float& v : t.data<float>()) v = static_cast<float>(static_cast<std::int64_t>(rng.Below(25)) - 12) / 4.0f;
+  return t;
+}
+
+// Adds the noise every random row reads: u [B, K], q and bonus_q [B, V].
+void AddNoise(TensorMap& in, SplitMix64& rng, std::int64_t rows, std::int64_t k, std::int64_t vocab) {
+  in.emplace("u", Uniforms64(rng, rows, k));
+  in.emplace("q", ExpNoise(rng, rows, vocab));
+  in.emplace("bonus_q", ExpNoise(rng, rows, vocab));
+}
+
+void AddSpecStepCases(CaseList& list) {
+  const std::string stage = "spec_step";
+  {
+    // V = 6, K = 2. Rows 0-2 greedy (temperature 0): row 0 drafts {1, 2} match the argmaxes
+    // {1, 2, 3}; stop id 2 ends the row after it: emitted {1, 2}, finished. Row 1 the same
+    // with min_tokens 3: position 1 (output_len 0 + 1 < 3) masks token 2, the argmax becomes
+    // 4 and draft 2 is rejected: emitted {1, 4}. Row 2 zero drafts: the bonus argmax 0. Row 3
+    // random (temperature 1) with padded drafts {0, -1}, stop id 5 and min_tokens 0.
+    auto rng = list.Rng(stage, "edges");
+    const std::vector<float> pos0 = {0, 3, 1, 0, 0, 0}, pos1 = {0, 1, 3, 0, 2, 0}, pos2 = {1, 0, 0, 3, 0, 0};
+    std::vector<float> target;
+    for (int r = 0; r < 4; ++r) {
+      for (const auto* row : {&pos0, &pos1, &pos2}) {
+        if (r == 2 && row == &pos0) {
+          target.insert(target.end(), {2, 0, 0, 0, 0, 1});
+          continue;
+        }
+        target.insert(target.end(), row->begin(), row->end());
+      }
+    }
+    Tensor draft(DType::kF32, {4, 2, 6});
+    for (float& v : draft.data<float>()) v = static_cast<float>(rng.Below(5)) / 2.0f;
+    TensorMap in;
+    in.emplace("draft_ids", I32({4, 2}, {1, 2, 1, 2, -1, -1, 0, -1}));
+    in.emplace("target_logits", Tensor::FromValues(DType::kF32, {4, 3, 6}, target));
+    in.emplace("draft_logits", draft);
+    in.emplace("temperature", F32({4}, {0.0f, 0.0f, 0.0f, 1.0f}));
+    in.emplace("stop_ids", I32({4, 1}, {2, 2, 2, 5}));
+    in.emplace("min_tokens", I32({4}, {0, 3, 0, 0}));
+    in.emplace("output_len", I32({4}, {0, 0, 7, 0}));
+    AddNoise(in, rng, 4, 2, 6);
+    list.Add(stage, "edges", std::move(in));
+  }
+  {
+    // Filtering decides the acceptance (the verifier must see filtered draft probabilities):
+    // V = 4, one draft x = 0, top_p 0.55. Draft probs ~{0.4, 0.3, 0.2, 0.1}: top-p keeps {0, 1},
+    // dp = 0.4 / 0.7 = 0.571 (unfiltered 0.4); target ~{0.3, 0.3, 0.2, 0.2} keeps {0, 1}:
+    // tp = 0.5. tp / dp = 0.875 (unfiltered 1.25): u = 0.9 and 0.95 reject, 0.5 accepts.
+    auto rng = list.Rng(stage, "filtered_draft");
+    // ln 0.4, ln 0.3, ln 0.2, ln 0.1 as literals (no libm: the bytes must not depend on the machine).
+    const float l4 = -0.916290731874155f, l3 = -1.203972804325936f, l2 = -1.6094379124341003f, l1 = -2.302585092994046f;
+    std::vector<float> target, draft;
+    for (int r = 0; r < 3; ++r) {
+      target.insert(target.end(), {l3, l3, l2, l2, l3, l3, l2, l2});
+      draft.insert(draft.end(), {l4, l3, l2, l1});
+    }
+    TensorMap in;
+    in.emplace("draft_ids", I32({3, 1}, {0, 0, 0}));
+    in.emplace("target_logits", Tensor::FromValues(DType::kF32, {3, 2, 4}, target));
+    in.emplace("draft_logits", Tensor::FromValues(DType::kF32, {3, 1, 4}, draft));
+    in.emplace("temperature", F32({3}, {1.0f, 1.0f, 1.0f}));
+    in.emplace("top_p", F32({3}, {0.55f, 0.55f, 0.55f}));
+    in.emplace("u", Tensor::FromValues<double>(DType::kF64, {3, 1}, {0.9, 0.95, 0.5}));
+    in.emplace("q", ExpNoise(rng, 3, 4));
+    in.emplace("bonus_q", ExpNoise(rng, 3, 4));
+    list.Add(stage, "filtered_draft", std::move(in));
+  }
+  {
+    // n-gram drafts (no draft_logits): canonical only.
+    auto rng = list.Rng(stage, "ngram");
+    TensorMap in;
+    in.emplace("draft_ids", I32({3, 3}, {1, 2, 3, 0, -1, -1, 7, 7, 7}));
+    in.emplace("target_logits", Rank3(3, 4, 8, rng));
+    in.emplace("temperature", F32({3}, {0.8f, 1.0f, 0.0f}));
+    in.emplace("top_k", I32({3}, {4, 0, 0}));
+    AddNoise(in, rng, 3, 3, 8);
+    list.Add(stage, "ngram", std::move(in), nlohmann::json::object(), {Profile::kCanonical});
+  }
+  for (std::int64_t vocab : {8, 100}) {
+    // 6 rows, K = 3: row 0 greedy, row 1 zero drafts, row 2 one draft (padded), rows 3-5 three
+    // drafts; filters, stop ids {3, 5} and min_tokens 2 at output_len 0 on rows 4-5.
+    const std::string name = "random_v" + std::to_string(vocab);
+    auto rng = list.Rng(stage, name);
+    const std::int64_t rows = 6, k = 3;
+    std::vector<std::int32_t> ids;
+    for (std::int64_t b = 0; b < rows; ++b) {
+      const std::int64_t n = b == 1 ? 0 : b == 2 ? 1 : 3;
+      for (std::int64_t i = 0; i < k; ++i)
+        ids.push_back(i < n ? static_cast<std::int32_t>(rng.Below(static_cast<std::uint64_t>(vocab))) : -1);
+    }
+    TensorMap in;
+    in.emplace("draft_ids", I32({rows, k}, ids));
+    in.emplace("target_logits", Rank3(rows, k + 1, vocab, rng));
+    in.emplace("draft_logits", Rank3(rows, k, vocab, rng));
+    in.emplace("temperature", F32({rows}, {0.0f, 0.7f, 1.0f, 1.0f, 1.3f, 0.9f}));
+    in.emplace("top_k", I32({rows}, {0, 0, 5, 0, 0, 3}));
+    in.emplace("top_p", F32({rows}, {1.0f, 0.9f, 1.0f, 0.8f, 1.0f, 1.0f}));
+    in.emplace("min_p", F32({rows}, {0.0f, 0.0f, 0.0f, 0.0f, 0.05f, 0.0f}));
+    in.emplace("stop_ids", I32({rows, 2}, {3, 5, 3, 5, 3, 5, 3, 5, 3, 5, 3, 5}));
+    in.emplace("min_tokens", I32({rows}, {0, 0, 0, 0, 2, 2}));
+    AddNoise(in, rng, rows, k, vocab);
+    list.Add(stage, name, std::move(in));
+  }
+}
+
+// The `full` set: one request at V = 32000 and 151936, two drafts, top-k 50.
+void AddSpecStepLargeVocabularyCases(CaseList& list) {
+  for (std::int64_t vocab : {32000, 151936}) {
+    const std::string name = "large_v" + std::to_string(vocab);
+    auto rng = list.Rng("spec_step", name);
+    TensorMap in;
+    in.emplace("draft_ids", I32({1, 2}, {static_cast<std::int32_t>(rng.Below(static_cast<std::uint64_t>(vocab))),
+                                         static_cast<std::int32_t>(rng.Below(static_cast<std::uint64_t>(vocab)))}));
+    in.emplace("target_logits", Rank3(1, 3, vocab, rng));
+    in.emplace("draft_logits", Rank3(1, 2, vocab, rng));
+    in.emplace("temperature", F32({1}, {0.8f}));
+    in.emplace("top_k", I32({1}, {50}));
+    AddNoise(in, rng, 1, 2, vocab);
+    list.Add("spec_step", name, std::move(in));
+  }
+}
+
+}  // namespace
+
+SAMPCHECK_CASE_FAMILY(SpecStep,
+                      {.stages = {"spec_step"}, .add = AddSpecStepCases, .add_large = AddSpecStepLargeVocabularyCases});
+
+}  // namespace sampcheck::golden

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: Apache-2.0
+// spec_step (reference/spec_step.h, docs/spec/spec_step.md).
+#include "reference/spec_step.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "reference/draft_tokens.h"
+#include "reference/reductions.h"
+#include "reference/sampling_filters.h"
+#include "reference/softmax.h"
+#include "reference/stage_io.h"
+#include "reference/stage_registry.h"
+
+namespace sampcheck::reference {
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+std::vector<double> NormalisedRow(std::span<const float> row) {
+  double s = 0.0;
+  for (float x : row) s += x;
+  std::vector<double> out(row.size(), 0.0);
+  if (s > 0.0) {
+    for (std::size_t j = 0; j < row.size(); ++j) out[j] = row[j] / s;
+  }
+  return out;
+}
+
+std::span<const float> RowAt(std::span<const float> rows, std::int64_t i, std::int64_t vocab) {
+  return rows.subspan(static_cast<std::size_t>(i * vocab), static_cast<std::size_t>(vocab));
+}
+
+}  // namespace
+
+SpecOutcome SpecVerifyBlock(const SpecRequest& r, std::span<const double> u, std::span<const float> q,
+                            std::span<const float> bonus_q) {
+  const auto n = static_cast<std::int64_t>(r.drafts.size());
+  std::vector<double> weight(static_cast<std::size_t>(n + 1), 1.0);  // P_0 .. P_n
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto x = static_cast<std::size_t>(r.drafts[static_cast<std::size_t>(i)]);
+    const double t = NormalisedRow(RowAt(r.target_probs, i, r.vocab))[x];
+    const double d = NormalisedRow(RowAt(r.draft_probs, i, r.vocab))[x];
+    const double num = weight[static_cast<std::size_t>(i)] * t;
+    weight[static_cast<std::size_t>(i + 1)] = d > 0.0 ? std::min(num / d, 1.0) : (num > 0.0 ? 1.0 : 0.0);
+  }
+  std::int64_t tau = 0;
+  for (std::int64_t i = 1; i <= n; ++i) {
+    const double p = weight[static_cast<std::size_t>(i)];
+    double h = p;
+    if (i < n) {
+      const std::vector<double> t = NormalisedRow(RowAt(r.target_probs, i, r.vocab));
+      const std::vector<double> d = NormalisedRow(RowAt(r.draft_probs, i, r.vocab));
+      double mass = 0.0;
+      for (std::size_t j = 0; j < t.size(); ++j) mass += std::max(p * t[j] - d[j], 0.0);
+      const double denominator = mass + (1.0 - p);
+      h = denominator > 0.0 ? mass / denominator : 1.0;
+    }
+    if (u[static_cast<std::size_t>(i - 1)] <= h) tau = i;
+  }
+  SpecOutcome out;
+  for (std::int64_t i = 0; i < tau; ++i) out.tokens.push_back(r.drafts[static_cast<std::size_t>(i)]);
+  out.num_accepted = tau;
+  if (tau == n) {
+    out.tokens.push_back(RaceArgmax(RowAt(r.target_probs, n, r.vocab), bonus_q));
+    return out;
+  }
+  const double p = weight[static_cast<std::size_t>(tau)];
+  const std::vector<double> t = NormalisedRow(RowAt(r.target_probs, tau, r.vocab));
+  const std::vector<double> d = NormalisedRow(RowAt(r.draft_probs, tau, r.vocab));
+  std::vector<float> residual(t.size());
+  for (std::size_t j = 0; j < t.size(); ++j) residual[j] = static_cast<float>(std::max(p * t[j] - d[j], 0.0));
+  out.tokens.push_back(RaceArgmax(residual, q));
+  return out;
+}
+
+namespace {
+
+const Tensor& ExpNoise(const StageInputs& in, const std::string& name, std::int64_t rows, std::int64_t vocab) {
+  const Tensor& t = in.Required(name, DType::kF32, 2);
+  in.ExpectDim(name, t, 0, rows);
+  in.ExpectDim(name, t, 1, vocab);
+  for (float v : t.data<float>()) {
+    if (!std::isfinite(v) || !(v > 0.0f))
+      in.Fail("'" + name + "' holds " + FormatFloat(v) + "; Exp(1) noise must be finite and > 0");
+  }
+  return t;
+}
+
+const Tensor* RowVector(const StageInputs& in, const std::string& name, DType dtype, std::int64_t rows) {
+  const Tensor* t = in.Optional(name, dtype, 1);
+  if (t != nullptr) in.ExpectDim(name, *t, 0, rows);
+  return t;
+}
+
+}  // namespace
+
+TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& rules) {
+  StageInputs in(c, "spec_step");
+  if (profile != Profile::kCanonical && profile != Profile::kBlockVerification) {
+    in.Fail("no rule for profile " + std::string(ProfileName(profile)));
+  }
+  const Tensor& drafts = in.Required("draft_ids", DType::kI32, 2);
+  const std::int64_t rows = drafts.dim(0), width = drafts.dim(1);
+  const Tensor target = PositionRows(c, in, "target_logits", rows, width + 1);
+  const std::int64_t vocab = target.dim(2);
+  const std::vector<std::int64_t> counts = DraftCounts(in, drafts, vocab);
+  const bool has_draft = c.inputs.count("draft_logits") != 0;
+  if (profile == Profile::kBlockVerification && !has_draft)
+    in.Fail("missing input tensor 'draft_logits' (block verification needs draft probabilities)");
+  Tensor draft;
+  if (has_draft) draft = PositionRows(c, in, "draft_logits", rows, width, vocab);
+  for (const Tensor* t : {&target, static_cast<const Tensor*>(&draft)}) {
+    if (t == &draft && !has_draft) continue;
+    for (float x : t->data<float>()) {
+      if (std::isnan(x) || x == std::numeric_limits<float>::infinity())
+        in.Fail("logits hold " + FormatFloat(x) + "; NaN and +inf are not allowed");
+    }
+  }
+  const Tensor& temperature = in.Required("temperature", DType::kF32, 1);
+  in.ExpectDim("temperature", temperature, 0, rows);
+  for (float t : temperature.data<float>()) {
+    if (!std::isfinite(t) || t < 0.0f) in.Fail("temperature " + FormatFloat(t) + " must be finite and >= 0");
+  }
+  const Tensor* top_k = RowVector(in, "top_k", DType::kI32, rows);
+  const Tensor* top_p = RowVector(in, "top_p", DType::kF32, rows);
+  const Tensor* min_p = RowVector(in, "min_p", DType::kF32, rows);
+  for (const Tensor* t : {top_p, min_p}) {
+    if (t == nullptr) continue;
+    for (float x : t->data<float>()) {
+      if (!std::isfinite(x)) in.Fail("top_p and min_p must be finite, got " + FormatFloat(x));
+    }
+  }
+  const Tensor* min_tokens = RowVector(in, "min_tokens", DType::kI32, rows);
+  const Tensor* output_len = RowVector(in, "output_len", DType::kI32, rows);
+  const Tensor* stop_ids = in.Optional("stop_ids", DType::kI32, 2);
+  if (stop_ids != nullptr) {
+    in.ExpectDim("stop_ids", *stop_ids, 0, rows);
+    in.ExpectIdsOrPadding("stop_ids", *stop_ids, vocab);
+  }
+  for (const Tensor* t : {min_tokens, output_len}) {
+    if (t == nullptr) continue;
+    for (std::int32_t v : t->data<std::int32_t>()) {
+      if (v < 0) in.Fail("min_tokens and output_len must be >= 0, got " + std::to_string(v));
+    }
+  }
+  bool any_random = false;
+  for (float t : temperature.data<float>()) any_random = any_random || !(static_cast<double>(t) < 1e-5);
+  const Tensor *u = nullptr, *q = nullptr, *bonus_q = nullptr;
+  if (any_random) {
+    u = &in.Required("u", DType::kF64, 2);
+    in.ExpectDim("u", *u, 0, rows);
+    in.ExpectDim("u", *u, 1, width);
+    for (double v : u->data<double>()) {
+      if (!(v >= 0.0 && v < 1.0)) in.Fail("'u' entries must be in [0, 1) (f64)");
+    }
+    q = &ExpNoise(in, "q", rows, vocab);
+    bonus_q = &ExpNoise(in, "bonus_q", rows, vocab);
+  }
+  Tensor emitted(DType::kI64, {rows, width + 1});
+  Tensor accepted(DType::kI64, {rows});
+  Tensor kept(DType::kI64, {rows});
+  Tensor finished(DType::kBool, {rows});
+  auto out = emitted.data<std::int64_t>();
+  std::fill(out.begin(), out.end(), -1);
+  const auto v = static_cast<std::size_t>(vocab);
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const auto at = static_cast<std::size_t>(b);
+    const std::int64_t n = counts[at];
+    const std::int64_t before = output_len ? output_len->data<std::int32_t>()[at] : 0;
+    const std::int64_t minimum = min_tokens ? min_tokens->data<std::int32_t>()[at] : 0;
+    const std::span<const std::int32_t> stops = stop_ids ? Row(*stop_ids, b) : std::span<const std::int32_t>{};
+    // One position's logits after the min_tokens mask (stop ids -inf while output_len + i < min_tokens).
+    auto masked = [&](const Tensor& t, std::int64_t positions, std::int64_t i) {
+      const auto row =
+          t.data<float>().subspan((at * static_cast<std::size_t>(positions) + static_cast<std::size_t>(i)) * v, v);
+      std::vector<float> x(row.begin(), row.end());
+      if (before + i < minimum) {
+        for (std::int32_t s : stops) {
+          if (s >= 0) x[static_cast<std::size_t>(s)] = kNegInf;
+        }
+      }
+      if (std::none_of(x.begin(), x.end(), [](float e) { return e > kNegInf; })) {
+        in.Fail("row " + std::to_string(b) + " position " + std::to_string(i) +
+                " has no finite logit (after the min_tokens mask)");
+      }
+      return x;
+    };
+    const float temp = temperature.data<float>()[at];
+    const std::span<const std::int32_t> row_drafts = Row(drafts, b).first(static_cast<std::size_t>(n));
+    SpecOutcome o;
+    if (static_cast<double>(temp) < 1e-5) {  // greedy row: spec_greedy on the masked logits
+      for (std::int64_t i = 0; i <= n; ++i) {
+        const std::int64_t a = CanonicalArgmax(masked(target, width + 1, i));
+        o.tokens.push_back(a);
+        if (i == n || row_drafts[static_cast<std::size_t>(i)] != a) break;
+        ++o.num_accepted;
+      }
+    } else {
+      FilterParams f;
+      if (top_k) f.top_k = top_k->data<std::int32_t>()[at];
+      if (top_p) f.top_p = top_p->data<float>()[at];
+      if (min_p) f.min_p = min_p->data<float>()[at];
+      auto probs = [&](std::vector<float> x, bool filter) {
+        for (float& e : x) e = e / temp;
+        if (filter) SamplingFiltersRow(Profile::kCanonical, x, f);
+        std::vector<float> p(x.size());
+        SoftmaxRow(x, p);
+        return p;
+      };
+      std::vector<float> target_probs, draft_probs;
+      for (std::int64_t i = 0; i <= n; ++i) {
+        const auto p = probs(masked(target, width + 1, i), true);
+        target_probs.insert(target_probs.end(), p.begin(), p.end());
+        if (i < n && has_draft) {
+          const auto d = probs(masked(draft, width, i), rules.filter_draft);
+          draft_probs.insert(draft_probs.end(), d.begin(), d.end());
+        }
+      }
+      SpecRequest r;
+      r.drafts = row_drafts;
+      r.vocab = vocab;
+      r.target_probs = target_probs;
+      r.draft_probs = draft_probs;
+      const auto us = u->data<double>().subspan(at * static_cast<std::size_t>(width), static_cast<std::size_t>(n));
+      const auto qs = q->data<float>().subspan(at * v, v), bs = bonus_q->data<float>().subspan(at * v, v);
+      o = profile == Profile::kBlockVerification ? SpecVerifyBlock(r, us, qs, bs) : SpecRandomVllm(r, us, qs, bs);
+    }
+    std::size_t keep = o.tokens.size();
+    for (std::size_t i = 0; rules.stop_inside_drafts && i < o.tokens.size(); ++i) {
+      const bool stop = std::find(stops.begin(), stops.end(), static_cast<std::int32_t>(o.tokens[i])) != stops.end();
+      if (stop && before + static_cast<std::int64_t>(i) >= minimum) {
+        keep = i + 1;
+        finished.data<std::uint8_t>()[at] = 1;
+        break;
+      }
+    }
+    for (std::size_t i = 0; i < keep; ++i) out[at * static_cast<std::size_t>(width + 1) + i] = o.tokens[i];
+    accepted.data<std::int64_t>()[at] = o.num_accepted;
+    kept.data<std::int64_t>()[at] = static_cast<std::int64_t>(keep);
+  }
+  TensorMap result = Outputs("emitted", std::move(emitted));
+  result.emplace("num_accepted", std::move(accepted));
+  result.emplace("num_emitted", std::move(kept));
+  result.emplace("finished", std::move(finished));
+  return result;
+}
+
+TensorMap RunSpecStep(const Case& c, Profile profile) { return RunSpecStepWith(c, profile, SpecStepRules{}); }
+
+SAMPCHECK_REFERENCE_STAGE(spec_step, RunSpecStep);
+
+}  // namespace sampcheck::reference

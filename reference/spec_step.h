@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// spec_step: the whole speculative-decoding step from logits to the tokens a request keeps —
+// the request's min_tokens mask, temperature and filters on every target and draft position,
+// verification (token-wise or block), then stop ids inside the emitted tokens
+// (docs/spec/spec_step.md).
+//
+// Contract (per row b with n = n_b drafts, reference/draft_tokens.h; positions past n unread):
+// - Inputs: draft_ids i32 [B, K]; target_logits [B, K + 1, V] and draft_logits [B, K, V]
+//   (f32/f16/bf16, upcast exactly; no NaN or +inf; draft_logits absent = n-gram drafts, draft
+//   prob 1 at the draft, canonical only); temperature f32 [B] (>= 0, finite); optional top_k
+//   i32, top_p f32, min_p f32 [B] (sampling_filters' absent values); optional stop_ids i32
+//   [B, S] (-1 padded), min_tokens i32 [B] (>= 0), output_len i32 [B] (>= 0, tokens the
+//   request produced before this step; absent 0); noise u f64 [B, K] in [0, 1), q and
+//   bonus_q f32 [B, V] Exp(1), finite > 0 (random rows only read them).
+// - Position i of row b (target i = 0..n, draft i = 0..n-1): if output_len + i < min_tokens,
+//   every stop id gets -inf (min_new_tokens). Greedy row (temperature < 1e-5, the canonical
+//   temperature rule): verification is spec_greedy's on the masked target logits (argmax in
+//   greedy.md's order); noise and draft rows unread. Random row: x / t per entry (one f32
+//   division), SamplingFiltersRow(canonical: top_k -> top_p -> min_p, each renormalised) and
+//   SoftmaxRow — for the target AND the draft positions: the verifier sees filtered draft
+//   probabilities.
+// - Verification, profile canonical: token-wise, SpecRandomVllm (reference/spec_random.h) on
+//   the probabilities above. Profile block_verification (Sun et al. 2024, "Block Verification
+//   Accelerates Speculative Decoding", Algorithm 2): SpecVerifyBlock below; draft_logits
+//   required.
+// - Stops: the first emitted index i whose token is a stop id with output_len + i >=
+//   min_tokens (the position where the mask was off) ends the row: tokens after i become -1,
+//   finished = true. Outputs: emitted i64 [B, K + 1] (-1 padded), num_accepted i64 [B] (the
+//   verifier's count, before stops), num_emitted i64 [B] (tokens kept), finished bool [B].
+// - Canonical tier (softmax and filters), bitwise given the noise. Ties: lowest index.
+// Example: one greedy row, drafts {5, 2}, target argmaxes {5, 2, 7}, stop_ids {2}, output_len
+//   0, min_tokens 0: verification emits {5, 2, 7}; token 2 at index 1 is a stop: emitted
+//   {5, 2, -1}, num_accepted 2, num_emitted 2, finished (tests/spec_step_test.cc).
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/case.h"
+#include "core/profile.h"
+#include "reference/spec_random.h"
+
+namespace sampcheck::reference {
+
+// Block verification, in binary64. Rows t_i (target, i = 0..n) and d_i (draft, i < n) are
+// normalised by their sums (index order; a zero row stays zero). P_0 = 1; for i < n,
+// P_{i+1} = min(P_i t_i(x_i) / d_i(x_i), 1) (d_i(x_i) = 0: 1 if P_i t_i(x_i) > 0, else 0).
+// h_n = P_n; for 1 <= i < n, h_i = N_i / (N_i + 1 - P_i) with N_i = sum_j max(P_i t_i(j) -
+// d_i(j), 0) (a zero denominator: 1). tau = the largest i in 1..n with u[i - 1] <= h_i, else
+// 0. Emits x_0..x_{tau-1}, then: tau < n: RaceArgmax(r, q) with r_j = f32(max(P_tau t_tau(j) -
+// d_tau(j), 0)); tau = n: RaceArgmax(raw target row n, bonus_q). n = 0: the bonus only.
+SpecOutcome SpecVerifyBlock(const SpecRequest& r, std::span<const double> u, std::span<const float> q,
+                            std::span<const float> bonus_q);
+
+// Test seams for the planted faults of statistical/wrong_exact_stages.h.
+struct SpecStepRules {
+  bool filter_draft = true;        // false: draft probabilities from the tempered, unfiltered logits
+  bool stop_inside_drafts = true;  // false: stop ids are not looked for in the emitted tokens
+};
+
+TensorMap RunSpecStep(const Case& c, Profile profile);
+TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& rules);
+
+}  // namespace sampcheck::reference

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The draw harness's case families for flashinfer_sampling_from_probs
+// (docs/spec/flashinfer_sampling_from_probs.md "Law"; docs/spec/harness.md "Families"):
+// probabilities WITHOUT noise (the harness supplies V + 1 curand-style uniforms per row,
+// HarnessNoise::kUniformRounds), with declared MDEs as in stat_cases.h.
+//
+// Contract:
+// - Ids "stats/flashinfer_sampling_from_probs/<family>/flashinfer"; every row is the weights
+//   16, 15, ..., 1 (V = 16) divided by their f32 sum 136, so the survivor sets are far from
+//   any rounding: cumulative masses 16, 31, 45, 58, 70, 81, 91, 100, ... (/136).
+// - joint_v16 (kernel top_k_top_p): row 0 k = 4, top_p 0.95 (top-k binds: tokens 0..3); row 1
+//   k = 16, top_p 0.7 (top-p binds: the mass above token 7 is 91/136 = 0.669 < 0.7, above
+//   token 8 100/136 = 0.735: tokens 0..7). top_p_v16 (kernel top_p 0.5: tokens 0..4, the
+//   mass above token 4 being 58/136 = 0.426 and above token 5 70/136 = 0.515) and min_p_v16
+//   (kernel min_p 0.3: pivot 16/136 * 0.3, tokens with weight >= 4.8: 0..11).
+// - Cost: each draw runs the reference over V = 16 with at most 17 rounds; the CI-sized n of
+//   these rows is a few thousand draws (well under a second).
+// - Deterministic: fixed numbers.
+#include <vector>
+
+#include "statistical/stat_cases.h"
+
+namespace sampcheck::statistical {
+
+std::vector<StatCase> FlashinferSamplingFromProbsStatCases();
+
+}  // namespace sampcheck::statistical
