@@ -66,9 +66,9 @@ TEST(TwoSample, ReferenceAndGpuEmulatedAreHomogeneousOnGumbelMax) {
   reference::ReferenceBackend ref;
   auto gpu = gpu::MakeGpuEmulatedBackend();
   const auto results = RunTwoSample(ref, *gpu, {.stages = {"gumbel_max"}, .bitwise = false});
-  EXPECT_GT(Count(results, "/two_sample", golden::Verdict::kPass), 0);
+  EXPECT_GT(Count(results, "/two_sample", Verdict::kPass), 0);
   for (const auto& r : results) {
-    EXPECT_EQ(r.verdict, golden::Verdict::kPass) << r.id << ": " << r.reason;
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
   }
 }
 
