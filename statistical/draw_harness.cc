@@ -24,6 +24,7 @@
 #include "statistical/multiple_testing.h"
 #include "statistical/pooling.h"
 #include "statistical/power.h"
+#include "statistical/rank_cumulative.h"
 #include "statistical/spec_draws.h"
 
 namespace sampcheck::statistical {
@@ -42,6 +43,7 @@ struct RowPlan {
   std::int64_t support = 0;                // |S|
   bool l2 = false, l3 = false;
   bool exponent = false;                   // the exponent score test (exponent_score.h)
+  bool rank = false;                       // the rank-cumulative test (rank_cumulative.h)
 };
 
 struct CasePlan {
@@ -50,6 +52,7 @@ struct CasePlan {
   std::vector<RowPlan> rows;
   double mde = 0.0;
   double mde_exponent = 0.0;  // |t - 1| of the exponent test; 0: none
+  double mde_rank = 0.0;      // KS distance of the rank-cumulative test; 0: none
   std::int64_t n = 0;
   std::uint64_t seed = 0;
   std::string error;  // configuration error
@@ -104,6 +107,8 @@ RowPlan PlanRow(const RowTarget& t, const StatCase& c, bool thorough) {
   const double mde_exponent = thorough ? c.mde_exponent_thorough : c.mde_exponent_ci;
   // A flat support is unchanged by any exponent: no test (and no fault of this kind to see).
   r.exponent = mde_exponent > 0.0 && r.support >= 2 && ExponentVariance(r.p_cond) > 0.0;
+  const double mde_rank = thorough ? c.mde_rank_thorough : c.mde_rank_ci;
+  r.rank = mde_rank > 0.0 && r.support >= 2 && RankCumulativeDefined(r.p_cond);
   return r;
 }
 
@@ -118,6 +123,7 @@ std::vector<CasePlan> Plan(const std::vector<StatCase>& cases, const DrawHarness
     plan.c = &c;
     plan.mde = options.thorough ? c.mde_tv_thorough : c.mde_tv_ci;
     plan.mde_exponent = options.thorough ? c.mde_exponent_thorough : c.mde_exponent_ci;
+    plan.mde_rank = options.thorough ? c.mde_rank_thorough : c.mde_rank_ci;
     plan.seed = CaseSeed(c.id, options.seed_epoch);
     try {
       plan.target = ComputeExactTarget(c.input);
@@ -133,7 +139,7 @@ std::vector<CasePlan> Plan(const std::vector<StatCase>& cases, const DrawHarness
 std::int64_t FamilySize(const std::vector<CasePlan>& plans) {
   std::int64_t m = 0;
   for (const auto& p : plans) {
-    for (const auto& r : p.rows) m += r.l2 + r.l3 + r.exponent;
+    for (const auto& r : p.rows) m += r.l2 + r.l3 + r.exponent + r.rank;
   }
   return m;
 }
@@ -155,6 +161,10 @@ void SizeCase(CasePlan& plan, double alpha_test, const DrawHarnessOptions& optio
     if (r.exponent) {
       const auto ne = ExponentSampleSize(r.p_cond, plan.mde_exponent, alpha_test, options.power);
       n = std::max(n, static_cast<std::int64_t>(std::ceil(static_cast<double>(ne) / r.mass_s)));
+    }
+    if (r.rank) {
+      const auto nr = RankCumulativeSampleSize(plan.mde_rank, alpha_test, options.power);
+      n = std::max(n, static_cast<std::int64_t>(std::ceil(static_cast<double>(nr) / r.mass_s)));
     }
   }
   plan.n = n;
@@ -318,6 +328,29 @@ CaseResult ExponentResult(const CasePlan& plan, const RowPlan& rp, const std::ve
   return r;
 }
 
+// A monotone tilt (rank_cumulative.h): the cumulative share of the most probable tokens.
+CaseResult RankResult(const CasePlan& plan, const RowPlan& rp, const std::vector<std::int64_t>& counts_s,
+                      std::int64_t n_s, double alpha_test, double alpha, const std::string& suffix) {
+  CaseResult r = NewResult(plan, suffix);
+  const double power = RankCumulativeDistancePower(n_s, plan.mde_rank, alpha_test);
+  auto s = PlannedTest(TestLayer::kOmnibus, "rank-ks", n_s, alpha, plan.mde_rank, power, plan.seed);
+  if (n_s > 0) {
+    const auto test = RankCumulativeTest(counts_s, rp.p_cond, kEffectLevel);
+    s.bins = test.groups;
+    s.statistic = test.statistic;
+    s.p_value = test.p_value;
+    s.effect = Effect("Fn - F0", test.effect, test.interval);
+    r.reason = "cumulative share of the " + std::to_string(test.at) + " most probable weight group(s) " +
+               std::string(test.effect >= 0 ? "+" : "") + Fmt(test.effect) + " [" + Fmt(test.interval.lower) + ", " +
+               Fmt(test.interval.upper) + "] (sqrt(n) D = " + Fmt(test.statistic) + ", n = " + std::to_string(n_s) +
+               ", p = " + Fmt(test.p_value) + ")";
+  } else {
+    s.effect = Effect("Fn - F0", 0.0, Interval{0.0, 0.0});
+  }
+  r.statistics = std::move(s);
+  return r;
+}
+
 void Evaluate(const CasePlan& plan, const Tensor& counts, double alpha_test, const DrawHarnessOptions& options,
               std::vector<CaseResult>& out) {
   const std::int64_t vocab = plan.target.vocab;
@@ -341,6 +374,7 @@ void Evaluate(const CasePlan& plan, const Tensor& counts, double alpha_test, con
     if (rp.exponent) {
       out.push_back(ExponentResult(plan, rp, counts_s, n_s, alpha_test, options.alpha, RowSuffix(plan, b, "L3-exponent")));
     }
+    if (rp.rank) out.push_back(RankResult(plan, rp, counts_s, n_s, alpha_test, options.alpha, RowSuffix(plan, b, "L3-rank")));
   }
 }
 

@@ -24,6 +24,11 @@
 //   smooth alternative p^t, |t - 1| = mde_exponent; result "<case id>/L3-exponent", layer L3,
 //   test "exponent-score", effect "t - 1" with its Wald interval; sized by ExponentSampleSize
 //   at alpha / M.
+//   Rank — when the case declares mde_rank (a KS distance) and the row has two distinct
+//   weights: RankCumulativeTest (rank_cumulative.h), Kolmogorov–Smirnov on the cumulative
+//   share of the weight groups from the most probable down, which sees any monotone tilt;
+//   result "<case id>/L3-rank", layer L3, test "rank-ks", effect "Fn - F0" with its DKW band;
+//   sized by RankCumulativeSampleSize at alpha / M (distribution-free).
 //   Conditioning on non-ambiguous draws is exact for every stage here: a draw's probability is
 //   proportional to its token's weight, so including or excluding an ambiguous token only
 //   rescales the others.
@@ -40,7 +45,9 @@
 //         ratio = targeted_ratio_thorough under options.thorough when the case sets it),
 //     L3: ChiSquareSampleSize(|S| - 1, 4 mde^2, alpha / M, power) (w^2 >= 4 TV^2 by
 //         Cauchy–Schwarz, so 4 mde^2 is the least favourable alternative at that TV),
-//   the L2/L3 sizes divided by the non-ambiguous mass. mde = mde_tv_ci, or mde_tv_thorough
+//     exponent: ExponentSampleSize(p, mde_exponent, alpha / M, power),
+//     rank: RankCumulativeSampleSize(mde_rank, alpha / M, power),
+//   the L2/L3/exponent/rank sizes divided by the non-ambiguous mass. mde = mde_tv_ci, or mde_tv_thorough
 //   under options.thorough. n above options.max_draws is a configuration error (the case
 //   fails and says so), never a silent pass.
 // - Seeds: CaseSeed(id, epoch) = SplitMix64 output of FNV-1a-64(id) XOR (epoch * golden

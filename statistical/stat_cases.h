@@ -50,6 +50,10 @@ struct StatCase {
   // 1/t), declared as |t - 1| for CI and --thorough; 0: no exponent test.
   double mde_exponent_ci = 0.0;
   double mde_exponent_thorough = 0.0;
+  // The monotone tilt of the rank-cumulative test: a KS distance, the largest change of the
+  // cumulative share of the most probable tokens, for CI and --thorough; 0: no rank test.
+  double mde_rank_ci = 0.0;
+  double mde_rank_thorough = 0.0;
 };
 
 std::vector<StatCase> DrawStatCases();

@@ -204,6 +204,59 @@ class LogitsScaled final : public WrappingBackend {
   double t_;
 };
 
+// The least favourable diffuse fault at total variation tau for the omnibus test: every
+// probability scaled by 1 + 2 tau or 1 - 2 tau, the + tokens the most probable ones up to half
+// the row's mass, so that |p' - p| / p is the same everywhere (the Cauchy–Schwarz bound
+// 4 TV^2 <= w^2 is then an equality: the chi-square noncentrality is the smallest any fault of
+// that TV can have). When the + tokens hold exactly half the mass (the dyadic rows), p' needs
+// no renormalisation and its TV is exactly tau. Probabilities are multiplied, logits and
+// scores shifted by ln(1 +- 2 tau); the law is taken as the row's softmax for those.
+class DiffuseTv final : public WrappingBackend {
+ public:
+  DiffuseTv(std::string name, double tau) : WrappingBackend(std::move(name)), tau_(tau) {}
+
+ protected:
+  Case Transform(const std::string& stage, const Case& in, bool) override {
+    Case c = in;
+    for (const auto& spec : RequireStage(stage).inputs) {
+      if (spec.role != Role::kLogits && spec.role != Role::kScores && spec.role != Role::kProbs) continue;
+      auto it = c.inputs.find(spec.name);
+      if (it == c.inputs.end() || it->second.rank() != 2) continue;
+      Tensor x = reference::UpcastToF32(it->second, spec.name);
+      const std::int64_t rows = x.dim(0), vocab = x.dim(1);
+      auto data = x.data<float>();
+      for (std::int64_t b = 0; b < rows; ++b) {
+        const auto row = data.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
+        const bool probs = spec.role == Role::kProbs;
+        std::vector<double> w(row.size(), 0.0);
+        double max = -HUGE_VAL, sum = 0.0;
+        for (float v : row) max = std::max(max, static_cast<double>(v));
+        for (std::size_t i = 0; i < row.size(); ++i) {
+          if (probs) w[i] = row[i] > 0.0f ? row[i] : 0.0;
+          else if (std::isfinite(row[i])) w[i] = std::exp(static_cast<double>(row[i]) - max);
+          sum += w[i];
+        }
+        if (!(sum > 0.0)) continue;
+        double head = 0.0;
+        for (std::int64_t i : Order(row, false)) {
+          const auto k = static_cast<std::size_t>(i);
+          if (!(w[k] > 0.0)) continue;
+          const bool up = head + w[k] / sum <= 0.5 + 1e-12;
+          if (up) head += w[k] / sum;
+          const double f = up ? 1.0 + 2.0 * tau_ : 1.0 - 2.0 * tau_;
+          row[k] = probs ? static_cast<float>(row[k] * f) : static_cast<float>(row[k] + std::log(f));
+        }
+      }
+      c.inputs.erase(it);
+      c.inputs.emplace(spec.name, std::move(x));
+    }
+    return c;
+  }
+
+ private:
+  double tau_;
+};
+
 // A concentrated fault: in each row of a kProbs input, a total variation of 0.002 moved from
 // the third most probable token to the fourth (ties by lower index), everything else left
 // alone; weights are rescaled by the row sum, so the move is 0.002 of the normalised law.
@@ -534,6 +587,14 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
       {{"temperature_x1002", "every logit scaled by 1.002 (probabilities raised to 1.002)",
         "stats/exponential_race/peaked_v100/", "L3", /*thorough=*/true},
        [] { return std::make_unique<LogitsScaled>("temperature_x1002", 1.002); }},
+      // Least favourable diffuse faults (TV spread as |p' - p| / p constant): the omnibus L3 at
+      // the declared TV of the exponent families, 0.01 for CI and 0.002 for --thorough.
+      {{"diffuse_tv0010", "every probability scaled by 1.02 on the head half of the mass and by 0.98 on the rest (TV 0.01)",
+        "stats/exponential_race/dyadic_v8/", "L3"},
+       [] { return std::make_unique<DiffuseTv>("diffuse_tv0010", 0.01); }},
+      {{"diffuse_tv0002", "every probability scaled by 1.004 on the head half of the mass and by 0.996 on the rest (TV 0.002)",
+        "stats/exponential_race/dyadic_v8/", "L3", /*thorough=*/true},
+       [] { return std::make_unique<DiffuseTv>("diffuse_tv0002", 0.002); }},
   };
   return registry;
 }

@@ -59,6 +59,12 @@
 //                           exponent-score): 1.01 by stats/pipeline/temperature_v50, 1.005 by
 //                           stats/exponential_race/peaked_v100 at the CI size, 1.002 by the same
 //                           case under --thorough (thorough = true)
+//   diffuse_tv0010, diffuse_tv0002
+//                           the least favourable diffuse fault for the omnibus test at TV 0.01
+//                           and 0.002: probabilities scaled by 1 + 2 tau on the most probable
+//                           tokens holding half the mass, 1 - 2 tau on the rest (exactly TV tau
+//                           on a dyadic row) -> stats/exponential_race/dyadic_v8 L3 at the CI
+//                           size (0.01) and under --thorough (0.002)
 // - Deterministic: the same seed gives the same draws.
 // Example: MakeWrongSampler("top_p_off_by_one")->Name() == "wrong:top_p_off_by_one".
 #include <memory>
