@@ -360,7 +360,10 @@ std::vector<StageInfo> BuildCatalogue() {
                 {"finished", "bool", "[B]", false, "a stop id ended the row"}},
                {},
                Tier::kCanonical, "exact", {P::kCanonical, P::kBlockVerification},
-               "docs/spec/spec_step.md"});
+               "docs/spec/spec_step.md",
+               // The draw harness counts the first emitted token (target row 0 after the
+               // request's filters) with drafts drawn from the filtered draft rows.
+               {ExactTargetKind::kSpecFirstToken, HarnessNoise::kSpecDrafts}});
   // FlashInfer's rejection samplers from probabilities (docs/spec/flashinfer_sampling_from_probs.md):
   // a stage of its own because it has a valid flag and one uniform per rejection round.
   c.push_back({"flashinfer_sampling_from_probs",

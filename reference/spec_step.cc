@@ -159,6 +159,10 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
     q = &ExpNoise(in, "q", rows, vocab);
     bonus_q = &ExpNoise(in, "bonus_q", rows, vocab);
   }
+  if (rules.capture != nullptr) {
+    rules.capture->target = Tensor(DType::kF32, {rows, width + 1, vocab});
+    rules.capture->draft = has_draft ? Tensor(DType::kF32, {rows, width, vocab}) : Tensor();
+  }
   Tensor emitted(DType::kI64, {rows, width + 1});
   Tensor accepted(DType::kI64, {rows});
   Tensor kept(DType::kI64, {rows});
@@ -219,6 +223,14 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
           draft_probs.insert(draft_probs.end(), d.begin(), d.end());
         }
       }
+      if (rules.capture != nullptr) {
+        std::copy(target_probs.begin(), target_probs.end(),
+                  rules.capture->target.data<float>().begin() + static_cast<std::ptrdiff_t>(at * static_cast<std::size_t>(width + 1) * v));
+        if (has_draft) {
+          std::copy(draft_probs.begin(), draft_probs.end(),
+                    rules.capture->draft.data<float>().begin() + static_cast<std::ptrdiff_t>(at * static_cast<std::size_t>(width) * v));
+        }
+      }
       SpecRequest r;
       r.drafts = row_drafts;
       r.vocab = vocab;
@@ -249,6 +261,26 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
 }
 
 TensorMap RunSpecStep(const Case& c, Profile profile) { return RunSpecStepWith(c, profile, SpecStepRules{}); }
+
+SpecStepProbs SpecStepVerifierProbs(const Case& c) {
+  // Placeholder noise (u 0, q 1) where the case has none: the probabilities do not read it.
+  Case probe = c;
+  auto ids = c.inputs.find("draft_ids");
+  auto target = c.inputs.find("target_logits");
+  if (ids != c.inputs.end() && target != c.inputs.end() && ids->second.rank() == 2 && target->second.rank() == 3) {
+    const std::int64_t rows = ids->second.dim(0), width = ids->second.dim(1), vocab = target->second.dim(2);
+    probe.inputs.insert({"u", Tensor(DType::kF64, {rows, width})});
+    Tensor ones(DType::kF32, {rows, vocab});
+    for (float& x : ones.data<float>()) x = 1.0f;
+    probe.inputs.insert({"q", ones});
+    probe.inputs.insert({"bonus_q", std::move(ones)});
+  }
+  SpecStepProbs out;
+  SpecStepRules rules;
+  rules.capture = &out;
+  RunSpecStepWith(probe, Profile::kCanonical, rules);
+  return out;
+}
 
 SAMPCHECK_REFERENCE_STAGE(spec_step, RunSpecStep);
 
