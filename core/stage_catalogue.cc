@@ -343,7 +343,7 @@ std::vector<StageInfo> BuildCatalogue() {
                "the whole speculative step: min_tokens mask, temperature and filters on target and draft logits, verification (token-wise or block), stop ids",
                {drafts,
                 {"target_logits", kLogitTypes, "[B, K + 1, V]", false, "target logits per position (no NaN, no +inf)", Role::kLogits},
-                {"draft_logits", kLogitTypes, "[B, K, V]", true, "draft logits per position; absent: n-gram drafts (canonical only)"},
+                {"draft_logits", kLogitTypes, "[B, K, V]", true, "draft logits per position; absent: n-gram drafts (canonical, vllm)"},
                 {"temperature", "f32", "[B]", false, "per request; < 1e-5: greedy row (spec_greedy rule)"},
                 {"top_k", "i32", "[B]", true, "filters (sampling_filters canonical), on target and draft rows"},
                 {"top_p", "f32", "[B]", true, "filters"},
@@ -359,7 +359,7 @@ std::vector<StageInfo> BuildCatalogue() {
                 {"num_emitted", "i64", "[B]", false, "tokens kept"},
                 {"finished", "bool", "[B]", false, "a stop id ended the row"}},
                {},
-               Tier::kCanonical, "exact", {P::kCanonical, P::kBlockVerification},
+               Tier::kCanonical, "exact", {P::kCanonical, P::kBlockVerification, P::kVllm},
                "docs/spec/spec_step.md",
                // The draw harness counts the first emitted token (target row 0 after the
                // request's filters) with drafts drawn from the filtered draft rows.

@@ -100,7 +100,7 @@ void AddSpecStepCases(CaseList& list) {
     list.Add(stage, "filtered_draft", std::move(in));
   }
   {
-    // n-gram drafts (no draft_logits): canonical only.
+    // n-gram drafts (no draft_logits): canonical and vllm (block verification needs draft rows).
     auto rng = list.Rng(stage, "ngram");
     TensorMap in;
     in.emplace("draft_ids", I32({3, 3}, {1, 2, 3, 0, -1, -1, 7, 7, 7}));
@@ -108,7 +108,7 @@ void AddSpecStepCases(CaseList& list) {
     in.emplace("temperature", F32({3}, {0.8f, 1.0f, 0.0f}));
     in.emplace("top_k", I32({3}, {4, 0, 0}));
     AddNoise(in, rng, 3, 3, 8);
-    list.Add(stage, "ngram", std::move(in), nlohmann::json::object(), {Profile::kCanonical});
+    list.Add(stage, "ngram", std::move(in), nlohmann::json::object(), {Profile::kCanonical, Profile::kVllm});
   }
   for (std::int64_t vocab : {8, 100}) {
     // 6 rows, K = 3: row 0 greedy, row 1 zero drafts, row 2 one draft (padded), rows 3-5 three

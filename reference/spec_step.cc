@@ -99,7 +99,7 @@ const Tensor* RowVector(const StageInputs& in, const std::string& name, DType dt
 
 TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& rules) {
   StageInputs in(c, "spec_step");
-  if (profile != Profile::kCanonical && profile != Profile::kBlockVerification) {
+  if (profile != Profile::kCanonical && profile != Profile::kBlockVerification && profile != Profile::kVllm) {
     in.Fail("no rule for profile " + std::string(ProfileName(profile)));
   }
   const Tensor& drafts = in.Required("draft_ids", DType::kI32, 2);
@@ -207,19 +207,26 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
       if (top_k) f.top_k = top_k->data<std::int32_t>()[at];
       if (top_p) f.top_p = top_p->data<float>()[at];
       if (min_p) f.min_p = min_p->data<float>()[at];
-      auto probs = [&](std::vector<float> x, bool filter) {
+      // vllm (rejection_sampler.py compute_probs): the verified positions get temperature and
+      // vLLM's top-k / top-p, not min-p; the bonus position is the main sampler's draw, every
+      // filter included (min-p first: SamplingFiltersRow's vllm order); the draft rows are the
+      // drafter's probabilities as given: tempered, unfiltered.
+      const bool vllm = profile == Profile::kVllm;
+      FilterParams verified = f;
+      if (vllm) verified.min_p = 0.0f;
+      auto probs = [&](std::vector<float> x, bool filter, const FilterParams& params) {
         for (float& e : x) e = e / temp;
-        if (filter) SamplingFiltersRow(Profile::kCanonical, x, f);
+        if (filter) SamplingFiltersRow(vllm ? Profile::kVllm : Profile::kCanonical, x, params);
         std::vector<float> p(x.size());
         SoftmaxRow(x, p);
         return p;
       };
       std::vector<float> target_probs, draft_probs;
       for (std::int64_t i = 0; i <= n; ++i) {
-        const auto p = probs(masked(target, width + 1, i), true);
+        const auto p = probs(masked(target, width + 1, i), true, i == n ? f : verified);
         target_probs.insert(target_probs.end(), p.begin(), p.end());
         if (i < n && has_draft) {
-          const auto d = probs(masked(draft, width, i), rules.filter_draft);
+          const auto d = probs(masked(draft, width, i), rules.filter_draft && !vllm, f);
           draft_probs.insert(draft_probs.end(), d.begin(), d.end());
         }
       }
@@ -278,7 +285,9 @@ SpecStepProbs SpecStepVerifierProbs(const Case& c) {
   SpecStepProbs out;
   SpecStepRules rules;
   rules.capture = &out;
-  RunSpecStepWith(probe, Profile::kCanonical, rules);
+  // Token-wise and block verification compare the same rows; vllm its own.
+  const Profile profile = ParseProfile(c.profile) == Profile::kVllm ? Profile::kVllm : Profile::kCanonical;
+  RunSpecStepWith(probe, profile, rules);
   return out;
 }
 
