@@ -353,13 +353,15 @@ std::vector<StageInfo> BuildCatalogue() {
                 {"output_len", "i32", "[B]", true, "tokens produced before this step; absent 0"},
                 {"u", "f64", "[B, K]", true, "random rows: U[0, 1) per draft", Role::kNoise},
                 {"q", "f32", "[B, V]", true, "random rows: Exp(1) noise of the recovered token", Role::kNoise},
-                {"bonus_q", "f32", "[B, V]", true, "random rows: Exp(1) noise of the bonus token", Role::kNoise}},
+                {"bonus_q", "f32", "[B, V]", true, "random rows: Exp(1) noise of the bonus token", Role::kNoise},
+                {"final_u", "f32", "[B]", true, "sglang random rows: U[0, 1) of the final inverse-CDF draw", Role::kNoise}},
                {{"emitted", "i64", "[B, K + 1]", false, "kept tokens (up to and including a stop), then -1", Role::kToken},
                 {"num_accepted", "i64", "[B]", false, "drafts the verifier accepted (before stops)"},
                 {"num_emitted", "i64", "[B]", false, "tokens kept"},
                 {"finished", "bool", "[B]", false, "a stop id ended the row"}},
-               {},
-               Tier::kCanonical, "exact", {P::kCanonical, P::kBlockVerification, P::kVllm},
+               {{"threshold_single", "float", "1", "sglang: accept a draft whose target probability is >= this"},
+                {"threshold_acc", "float", "1", "sglang: accept iff u <= p(x) / max(this, 1e-9)"}},
+               Tier::kCanonical, "exact", {P::kCanonical, P::kBlockVerification, P::kVllm, P::kSglang},
                "docs/spec/spec_step.md",
                // The draw harness counts the first emitted token (target row 0 after the
                // request's filters) with drafts drawn from the filtered draft rows.
