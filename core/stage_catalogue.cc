@@ -379,7 +379,8 @@ std::vector<StageInfo> BuildCatalogue() {
                 {"valid", "bool", "[B]", false, "false: no token passed (NaN row, top_k 0, top_p <= 0...); token is then 0"},
                 {"rounds", "i32", "[B]", false, "uniforms consumed"}},
                {{"kernel", "string", "top_k_top_p", "top_k_top_p | top_k | top_p | min_p"},
-                {"deterministic", "bool", "true", "FlashInfer's block-scan order; no effect on the law or these outputs"}},
+                {"deterministic", "bool", "true", "FlashInfer's block-scan order; no effect on the law or these outputs"},
+                {"filter_apply_order", "string", "joint", "kernel top_k_top_p: joint | top_k_first (top_k_renorm_probs, then the top_p kernel)"}},
                Tier::kCanonical, "exact", {P::kFlashinfer},
                "docs/spec/flashinfer_sampling_from_probs.md",
                {ExactTargetKind::kFlashinferSurvivors, HarnessNoise::kUniformRounds}});
