@@ -137,8 +137,11 @@ bool FromLogits(const Case& c) {
 // follows target row 0 under token-wise and block verification alike (both preserve the
 // target distribution); the acceptance of draft 0 is 1 - TV only token-wise.
 Case ProbabilityView(const Case& c) {
-  if (SpecCountsAcceptance(c) && ParseProfile(c.profile) != Profile::kCanonical) {
-    throw InputError("case '" + c.id + "': the acceptance of draft 0 is Bernoulli(1 - TV) only under token-wise verification (profile canonical)");
+  if (ParseProfile(c.profile) == Profile::kSglang) {
+    throw InputError("case '" + c.id + "': the draw harness has no spec_step noise for profile sglang (its u and final_u are not generated)");
+  }
+  if (SpecCountsAcceptance(c) && ParseProfile(c.profile) == Profile::kBlockVerification) {
+    throw InputError("case '" + c.id + "': the acceptance of draft 0 is Bernoulli(1 - TV) only under token-wise verification (profiles canonical, vllm)");
   }
   const reference::SpecStepProbs probs = reference::SpecStepVerifierProbs(c);
   Case view;
