@@ -343,7 +343,7 @@ std::vector<StageInfo> BuildCatalogue() {
                "the whole speculative step: min_tokens mask, temperature and filters on target and draft logits, verification (token-wise or block), stop ids",
                {drafts,
                 {"target_logits", kLogitTypes, "[B, K + 1, V]", false, "target logits per position (no NaN, no +inf)", Role::kLogits},
-                {"draft_logits", kLogitTypes, "[B, K, V]", true, "draft logits per position; absent: n-gram drafts (canonical only)"},
+                {"draft_logits", kLogitTypes, "[B, K, V]", true, "draft logits per position; absent: n-gram drafts (canonical, vllm)"},
                 {"temperature", "f32", "[B]", false, "per request; < 1e-5: greedy row (spec_greedy rule)"},
                 {"top_k", "i32", "[B]", true, "filters (sampling_filters canonical), on target and draft rows"},
                 {"top_p", "f32", "[B]", true, "filters"},
@@ -353,14 +353,19 @@ std::vector<StageInfo> BuildCatalogue() {
                 {"output_len", "i32", "[B]", true, "tokens produced before this step; absent 0"},
                 {"u", "f64", "[B, K]", true, "random rows: U[0, 1) per draft", Role::kNoise},
                 {"q", "f32", "[B, V]", true, "random rows: Exp(1) noise of the recovered token", Role::kNoise},
-                {"bonus_q", "f32", "[B, V]", true, "random rows: Exp(1) noise of the bonus token", Role::kNoise}},
+                {"bonus_q", "f32", "[B, V]", true, "random rows: Exp(1) noise of the bonus token", Role::kNoise},
+                {"final_u", "f32", "[B]", true, "sglang random rows: U[0, 1) of the final inverse-CDF draw", Role::kNoise}},
                {{"emitted", "i64", "[B, K + 1]", false, "kept tokens (up to and including a stop), then -1", Role::kToken},
                 {"num_accepted", "i64", "[B]", false, "drafts the verifier accepted (before stops)"},
                 {"num_emitted", "i64", "[B]", false, "tokens kept"},
                 {"finished", "bool", "[B]", false, "a stop id ended the row"}},
-               {},
-               Tier::kCanonical, "exact", {P::kCanonical, P::kBlockVerification},
-               "docs/spec/spec_step.md"});
+               {{"threshold_single", "float", "1", "sglang: accept a draft whose target probability is >= this"},
+                {"threshold_acc", "float", "1", "sglang: accept iff u <= p(x) / max(this, 1e-9)"}},
+               Tier::kCanonical, "exact", {P::kCanonical, P::kBlockVerification, P::kVllm, P::kSglang},
+               "docs/spec/spec_step.md",
+               // The draw harness counts the first emitted token (target row 0 after the
+               // request's filters) with drafts drawn from the filtered draft rows.
+               {ExactTargetKind::kSpecFirstToken, HarnessNoise::kSpecDrafts}});
   // FlashInfer's rejection samplers from probabilities (docs/spec/flashinfer_sampling_from_probs.md):
   // a stage of its own because it has a valid flag and one uniform per rejection round.
   c.push_back({"flashinfer_sampling_from_probs",
@@ -374,7 +379,8 @@ std::vector<StageInfo> BuildCatalogue() {
                 {"valid", "bool", "[B]", false, "false: no token passed (NaN row, top_k 0, top_p <= 0...); token is then 0"},
                 {"rounds", "i32", "[B]", false, "uniforms consumed"}},
                {{"kernel", "string", "top_k_top_p", "top_k_top_p | top_k | top_p | min_p"},
-                {"deterministic", "bool", "true", "FlashInfer's block-scan order; no effect on the law or these outputs"}},
+                {"deterministic", "bool", "true", "FlashInfer's block-scan order; no effect on the law or these outputs"},
+                {"filter_apply_order", "string", "joint", "kernel top_k_top_p: joint | top_k_first (top_k_renorm_probs, then the top_p kernel)"}},
                Tier::kCanonical, "exact", {P::kFlashinfer},
                "docs/spec/flashinfer_sampling_from_probs.md",
                {ExactTargetKind::kFlashinferSurvivors, HarnessNoise::kUniformRounds}});

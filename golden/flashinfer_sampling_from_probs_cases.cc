@@ -88,6 +88,26 @@ void AddFlashinferSamplingFromProbsCases(CaseList& list) {
             {"top_p", F32({6}, {1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 0.5f})},
             {"u", Uniforms(6, 3, {{0.7f}, {0.95f}, {0.9f}, {0.9f, 0.5f}, {0.5f}, {0.05f, 0.99f}})}},
            {{"kernel", "top_k_top_p"}, {"deterministic", false}});
+  // top_k_top_p with filter_apply_order "top_k_first" (FlashInfer's Python default):
+  // top_k_renorm_probs, then the top_p kernel. Row 0: {0.4, 0.3, 0.2, 0.1}, k 2, p 0.5: the
+  // renormalised {4/7, 3/7} rejects token 1 (mass above it 4/7 >= 0.5) where joint accepts it
+  // (mass above 0.3 in the original row is 0.4 < 0.5); u {0.6, 0.3}: token 0 after 2 rounds.
+  // (The joint kernel on row 0 gives token 1 in one round: tests/flashinfer_sampling_from_probs_test.cc.)
+  // Row 1: k 2, p 0.5 again with u {0.6, 0.3}. Row 2: ties at the k-th value kept ({0.4, 0.2, 0.2, 0.2},
+  // k 2 keeps all four, sum 1). Row 3: k = 0 keeps nothing: invalid. Row 4: k = -1 (no limit)
+  // only renormalises a row summing to 7/8. Row 5: NaN entries dropped by the renorm.
+  {
+    TensorMap in = {{"probs", Logits(6, 4, {0.4f, 0.3f, 0.2f, 0.1f,     //
+                                            0.4f, 0.3f, 0.2f, 0.1f,     //
+                                            0.4f, 0.2f, 0.2f, 0.2f,     //
+                                            0.4f, 0.3f, 0.2f, 0.1f,     //
+                                            0.25f, 0.25f, 0.25f, 0.125f,  //
+                                            kNaN, 0.5f, 0.25f, 0.25f})},
+                    {"top_k", I32({6}, {2, 2, 2, 0, -1, 2})},
+                    {"top_p", F32({6}, {0.5f, 0.5f, 0.9f, 0.9f, 0.9f, 0.6f})},
+                    {"u", Uniforms(6, 3, {{0.6f, 0.3f}, {0.6f, 0.3f}, {0.95f}, {0.5f}, {0.99f}, {0.9f, 0.2f}})}};
+    list.Add(stage, "edges_top_k_first", std::move(in), {{"kernel", "top_k_top_p"}, {"filter_apply_order", "top_k_first"}});
+  }
   // top_k kernel: ties at the k-th value pass; k >= V is no limit; k = 0 invalid.
   list.Add(stage, "edges_top_k",
            {{"probs", Logits(3, 4,
@@ -121,6 +141,9 @@ void AddFlashinferSamplingFromProbsCases(CaseList& list) {
       inputs.emplace("top_k", I32({4}, {1, 5, static_cast<std::int32_t>(vocab / 2), 0x7fffffff}));
       inputs.emplace("top_p", F32({4}, {0.9f, 0.5f, 0.99f, 0.25f}));
       inputs.emplace("min_p", F32({4}, {0.1f, 0.5f, 0.9f, 0.01f}));
+      if (std::string(kernel) == "top_k_top_p") {
+        list.Add(stage, name + "_top_k_first", inputs, {{"kernel", kernel}, {"filter_apply_order", "top_k_first"}});
+      }
       list.Add(stage, name, std::move(inputs), {{"kernel", kernel}});
     }
   }

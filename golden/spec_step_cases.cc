@@ -42,6 +42,25 @@ void AddNoise(TensorMap& in, SplitMix64& rng, std::int64_t rows, std::int64_t k,
   in.emplace("bonus_q", ExpNoise(rng, rows, vocab));
 }
 
+// Token-wise and block profiles read u, q and bonus_q; sglang reads u and final_u instead
+// (its own copy of every family, with final_u from a stream of its own so the other
+// profiles' bytes do not move).
+void AddEveryProfile(CaseList& list, const std::string& name, TensorMap in, std::vector<Profile> profiles,
+                     nlohmann::json params = nlohmann::json::object()) {
+  const std::int64_t rows = in.at("draft_ids").dim(0);
+  TensorMap sglang = in;
+  list.Add("spec_step", name, std::move(in), params, std::move(profiles));
+  auto rng = list.Rng("spec_step", name + "/sglang");
+  Tensor final_u(DType::kF32, {rows});
+  for (float& v : final_u.data<float>()) v = static_cast<float>(rng.Next() >> 40) * 0x1p-24f;  // [0, 1)
+  sglang.erase("q");
+  sglang.erase("bonus_q");
+  sglang.emplace("final_u", std::move(final_u));
+  list.Add("spec_step", name, std::move(sglang), std::move(params), {Profile::kSglang});
+}
+
+const std::vector<Profile> kTokenWise = {Profile::kCanonical, Profile::kBlockVerification, Profile::kVllm};
+
 void AddSpecStepCases(CaseList& list) {
   const std::string stage = "spec_step";
   {
@@ -73,7 +92,7 @@ void AddSpecStepCases(CaseList& list) {
     in.emplace("min_tokens", I32({4}, {0, 3, 0, 0}));
     in.emplace("output_len", I32({4}, {0, 0, 7, 0}));
     AddNoise(in, rng, 4, 2, 6);
-    list.Add(stage, "edges", std::move(in));
+    AddEveryProfile(list, "edges", std::move(in), kTokenWise);
   }
   {
     // Filtering decides the acceptance (the verifier must see filtered draft probabilities):
@@ -97,10 +116,10 @@ void AddSpecStepCases(CaseList& list) {
     in.emplace("u", Tensor::FromValues<double>(DType::kF64, {3, 1}, {0.9, 0.95, 0.5}));
     in.emplace("q", ExpNoise(rng, 3, 4));
     in.emplace("bonus_q", ExpNoise(rng, 3, 4));
-    list.Add(stage, "filtered_draft", std::move(in));
+    AddEveryProfile(list, "filtered_draft", std::move(in), kTokenWise);
   }
   {
-    // n-gram drafts (no draft_logits): canonical only.
+    // n-gram drafts (no draft_logits): canonical and vllm (block verification needs draft rows).
     auto rng = list.Rng(stage, "ngram");
     TensorMap in;
     in.emplace("draft_ids", I32({3, 3}, {1, 2, 3, 0, -1, -1, 7, 7, 7}));
@@ -108,7 +127,7 @@ void AddSpecStepCases(CaseList& list) {
     in.emplace("temperature", F32({3}, {0.8f, 1.0f, 0.0f}));
     in.emplace("top_k", I32({3}, {4, 0, 0}));
     AddNoise(in, rng, 3, 3, 8);
-    list.Add(stage, "ngram", std::move(in), nlohmann::json::object(), {Profile::kCanonical});
+    AddEveryProfile(list, "ngram", std::move(in), {Profile::kCanonical, Profile::kVllm});
   }
   for (std::int64_t vocab : {8, 100}) {
     // 6 rows, K = 3: row 0 greedy, row 1 zero drafts, row 2 one draft (padded), rows 3-5 three
@@ -133,7 +152,20 @@ void AddSpecStepCases(CaseList& list) {
     in.emplace("stop_ids", I32({rows, 2}, {3, 5, 3, 5, 3, 5, 3, 5, 3, 5, 3, 5}));
     in.emplace("min_tokens", I32({rows}, {0, 0, 0, 0, 2, 2}));
     AddNoise(in, rng, rows, k, vocab);
-    list.Add(stage, name, std::move(in));
+    if (vocab == 8) {
+      // sglang's lossy thresholds (server arguments speculative_accept_threshold_single /
+      // _acc): accept when p(x) >= 0.3 or u <= p(x) / 0.5.
+      TensorMap lossy = in;
+      lossy.erase("q");
+      lossy.erase("bonus_q");
+      auto urng = list.Rng(stage, "thresholds_v8/sglang");
+      Tensor final_u(DType::kF32, {rows});
+      for (float& v : final_u.data<float>()) v = static_cast<float>(urng.Next() >> 40) * 0x1p-24f;
+      lossy.emplace("final_u", std::move(final_u));
+      list.Add(stage, "thresholds_v8", std::move(lossy), {{"threshold_single", 0.3}, {"threshold_acc", 0.5}},
+               {Profile::kSglang});
+    }
+    AddEveryProfile(list, name, std::move(in), kTokenWise);
   }
 }
 
@@ -150,7 +182,7 @@ void AddSpecStepLargeVocabularyCases(CaseList& list) {
     in.emplace("temperature", F32({1}, {0.8f}));
     in.emplace("top_k", I32({1}, {50}));
     AddNoise(in, rng, 1, 2, vocab);
-    list.Add("spec_step", name, std::move(in));
+    AddEveryProfile(list, name, std::move(in), kTokenWise);
   }
 }
 

@@ -51,7 +51,10 @@ std::string NameList(const std::vector<Spec>& specs) {
 std::string UnknownNames(const Case& c) {
   const StageInfo* info = FindStage(c.stage);
   if (info == nullptr) return "unknown stage '" + c.stage + "'";
-  for (const auto& [name, t] : c.inputs) {
+  // Loops over entries, not structured bindings: the lambdas capture the name, which clang
+  // accepts for a structured binding only from version 16 (Debian 12 ships 14).
+  for (const auto& entry : c.inputs) {
+    const std::string& name = entry.first;
     const bool known = std::any_of(info->inputs.begin(), info->inputs.end(),
                                    [&](const TensorSpec& s) { return s.name == name; });
     if (!known) {
@@ -59,7 +62,8 @@ std::string UnknownNames(const Case& c) {
              NameList(info->inputs);
     }
   }
-  for (const auto& [name, value] : c.params.items()) {
+  for (const auto& item : c.params.items()) {
+    const std::string& name = item.key();
     const bool known = std::any_of(info->params.begin(), info->params.end(),
                                    [&](const ParamSpec& s) { return s.name == name; });
     if (!known) {

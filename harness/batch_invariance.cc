@@ -32,7 +32,16 @@ const TensorSpec* FindSpec(const std::vector<TensorSpec>& specs, const std::stri
 struct RowRef {
   const Case* source;
   std::int64_t row;
+  // An unseeded neighbour: its counter-based noise key (catalogue roles seed and position)
+  // comes from this other pool row, different in every batch, as a request without a seed
+  // draws from a batch-global generator whose state differs from run to run. Such a row is
+  // never checked. (Noise tensors such as q are not swapped: a row's q may hold 0 where its
+  // own logits are -inf, which is invalid under another row's logits.)
+  const Case* noise_source = nullptr;
+  std::int64_t noise_row = 0;
 };
+
+bool NoiseRole(Role r) { return r == Role::kSeed || r == Role::kPosition; }
 
 std::vector<std::int64_t> Trailing(const Tensor& t) { return {t.shape().begin() + 1, t.shape().end()}; }
 
@@ -47,7 +56,7 @@ bool Compatible(const Case& a, const Case& b) {
   return true;
 }
 
-Tensor GatherRows(const std::vector<RowRef>& rows, const std::string& name) {
+Tensor GatherRows(const std::vector<RowRef>& rows, const std::string& name, bool noise) {
   const Tensor& first = rows.front().source->inputs.at(name);
   Shape shape = first.shape();
   shape[0] = static_cast<std::int64_t>(rows.size());
@@ -55,8 +64,11 @@ Tensor GatherRows(const std::vector<RowRef>& rows, const std::string& name) {
   const std::size_t row_bytes = first.dim(0) > 0 ? first.nbytes() / static_cast<std::size_t>(first.dim(0)) : 0;
   auto dst = out.bytes();
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const auto src = rows[i].source->inputs.at(name).bytes();
-    if (row_bytes) std::memcpy(dst.data() + i * row_bytes, src.data() + static_cast<std::size_t>(rows[i].row) * row_bytes, row_bytes);
+    const bool swapped = noise && rows[i].noise_source != nullptr;
+    const Case* source = swapped ? rows[i].noise_source : rows[i].source;
+    const std::int64_t row = swapped ? rows[i].noise_row : rows[i].row;
+    const auto src = source->inputs.at(name).bytes();
+    if (row_bytes) std::memcpy(dst.data() + i * row_bytes, src.data() + static_cast<std::size_t>(row) * row_bytes, row_bytes);
   }
   return out;
 }
@@ -79,7 +91,11 @@ Case BuildBatch(const Case& c, const std::vector<RowRef>& rows, const std::strin
   batch.stage = c.stage;
   batch.profile = c.profile;
   batch.params = c.params;
-  for (const auto& [name, t] : c.inputs) batch.inputs.emplace(name, GatherRows(rows, name));
+  const StageInfo* info = FindStage(c.stage);
+  for (const auto& [name, t] : c.inputs) {
+    const TensorSpec* spec = info ? FindSpec(info->inputs, name) : nullptr;
+    batch.inputs.emplace(name, GatherRows(rows, name, spec && NoiseRole(spec->role)));
+  }
   return batch;
 }
 
@@ -99,7 +115,7 @@ std::optional<std::string> CheckBatch(const Case& c, const TensorMap& reference,
              std::string(DTypeName(it->second.dtype())) + ")";
     }
     for (std::size_t slot = 0; slot < rows.size(); ++slot) {
-      if (rows[slot].source != &c) continue;
+      if (rows[slot].source != &c || rows[slot].noise_source != nullptr) continue;
       const auto got = RowBytes(it->second, static_cast<std::int64_t>(slot));
       const auto want = RowBytes(expected, rows[slot].row);
       if (!std::equal(got.begin(), got.end(), want.begin(), want.end())) {
@@ -151,6 +167,17 @@ InvarianceResult CheckBatchInvariance(Backend& backend, const Case& c, const std
     for (std::int64_t r = 0; r < n->inputs.begin()->second.dim(0); ++r) pool.push_back({n, r});
   }
   SplitMix64 rng(golden::CaseSeed(options.seed, c.id));
+  // A stream of its own, so the batches (slots, fillers) are those of the check without
+  // unseeded neighbours: a failure found before still reproduces.
+  SplitMix64 noise_rng(golden::CaseSeed(options.seed ^ 0x6e6f6973656e6262ULL, c.id));
+  const bool has_noise = [&] {
+    const StageInfo* info = FindStage(c.stage);
+    for (const auto& [name, t] : c.inputs) {
+      const TensorSpec* spec = info ? FindSpec(info->inputs, name) : nullptr;
+      if (spec && NoiseRole(spec->role)) return true;
+    }
+    return false;
+  }();
   std::vector<PlannedBatch> planned;
   auto plan = [&](std::vector<RowRef> batch_rows, std::string what) {
     Case batch = BuildBatch(c, batch_rows, what);
@@ -171,7 +198,13 @@ InvarianceResult CheckBatchInvariance(Backend& backend, const Case& c, const std
       while (static_cast<std::int64_t>(batch.size()) < size) {
         // A pool row of the case itself is checked like the others: a row repeated in one
         // batch must give its result in both slots.
-        batch.push_back(pool[static_cast<std::size_t>(rng.Below(pool.size()))]);
+        RowRef filler = pool[static_cast<std::size_t>(rng.Below(pool.size()))];
+        if (options.unseeded_neighbours && has_noise && noise_rng.Below(2) == 1) {
+          const RowRef& from = pool[static_cast<std::size_t>(noise_rng.Below(pool.size()))];
+          filler.noise_source = from.source;
+          filler.noise_row = from.row;
+        }
+        batch.push_back(filler);
       }
       for (std::size_t i = batch.size() - 1; i > 0; --i) std::swap(batch[i], batch[static_cast<std::size_t>(rng.Below(i + 1))]);
       plan(std::move(batch), "batch of " + std::to_string(size) + " from row " + std::to_string(first));

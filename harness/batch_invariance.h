@@ -13,8 +13,9 @@
 //   batches of N rows at a random slot; the other slots are filled with rows drawn at random
 //   from `neighbours` (cases of the same stage and profile whose inputs have the same names,
 //   dtypes and trailing shapes — different parameters, greedy and random rows, masks) and
-//   from the case itself; each row's outputs must equal its reference outputs bitwise. N = 1
-//   runs every row alone. Batches are built from a SplitMix64 stream seeded by (seed, case
+//   from the case itself (half of them, when `unseeded_neighbours`, with another pool row's
+//   seed and position: unseeded requests, unchecked); each row's outputs must equal its
+//   reference outputs bitwise. N = 1 runs every row alone. Batches are built from a SplitMix64 stream seeded by (seed, case
 //   id): the same options give the same batches.
 // - A backend that throws on a batch built from rows it accepted fails the check with its
 //   message.
@@ -37,6 +38,12 @@ namespace sampcheck::harness {
 struct InvarianceOptions {
   std::vector<std::int64_t> batch_sizes = {1, 2, 7, 64};
   std::uint64_t seed = 0x5eedba7c4;
+  // Half of the filler rows (on a stream of their own) are unseeded neighbours: their noise
+  // key (the catalogue's seed and position roles) is another pool row's, drawn anew for
+  // every batch, as requests without a seed that draw from a batch-global generator
+  // (vLLM's default generator beside per-request ones; SGLang's rows without sampling_seed).
+  // They are not checked; the case's rows must still reproduce.
+  bool unseeded_neighbours = true;
 };
 
 struct InvarianceResult {

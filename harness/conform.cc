@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/profile.h"
 #include "core/stage_catalogue.h"
+#include "harness/decode_steps_check.h"
 #include "harness/golden_set_invariance.h"
 #include "reports/partial_report.h"
 
@@ -45,6 +46,12 @@ ConformResult RunConform(Backend& backend, const ConformOptions& options) {
   if (options.batch_invariance) {
     auto invariance = CheckGoldenSetInvariance(options.golden_dir, backend, verify);
     out.results.insert(out.results.end(), std::make_move_iterator(invariance.begin()), std::make_move_iterator(invariance.end()));
+    // Seeds across rows and steps of the decode steps, on the harness's own case
+    // (docs/spec/decode_steps.md "The multi-step harness").
+    for (auto& r : CheckDecodeSteps(backend, options.stages, options.profiles)) {
+      partial.Add(r);
+      out.results.push_back(std::move(r));
+    }
   }
   partial.Flush();  // report.json holds every golden case before the (long) statistical cases
   if (options.statistics) {  // the statistical cases (docs/spec/harness.md), CI-sized unless thorough

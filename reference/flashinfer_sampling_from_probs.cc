@@ -6,8 +6,11 @@
 // by statement, with the block reductions and scans replaced by f32 sums in index order.
 #include "reference/flashinfer_sampling_from_probs.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "reference/stage_io.h"
 #include "reference/stage_registry.h"
@@ -69,10 +72,49 @@ float MinPPivot(std::span<const float> p, float min_p) {
   return m * min_p;
 }
 
+// top_k_renorm_probs (RadixTopKRenormProbKernel_MultiCTA, include/flashinfer/topk.cuh):
+// keep p >= the k-th largest value, multiply by the reciprocal of the kept sum. The kernel's
+// sum is a block reduction (an atomicAdd across CTAs for long rows) and its reciprocal
+// ptx_rcp; the model sums in index order and divides in IEEE f32 (canonical tier).
+std::vector<float> TopKRenorm(std::span<const float> probs, std::uint32_t k) {
+  std::vector<float> values;
+  for (float x : probs) {
+    if (!std::isnan(x)) values.push_back(x);
+  }
+  std::vector<float> out(probs.size(), 0.0f);
+  if (k == 0 || values.empty()) return out;
+  float pivot = -1.0f;  // k >= the number of values: keep them all
+  if (k < values.size()) {
+    std::nth_element(values.begin(), values.begin() + (k - 1), values.end(), std::greater<float>());
+    pivot = values[k - 1];
+  }
+  float sum = 0.0f;
+  for (float x : probs) {
+    if (x >= pivot) sum += x;
+  }
+  const float normalizer = 1.0f / std::max(sum, 1e-8f);
+  for (std::size_t i = 0; i < probs.size(); ++i) {
+    if (probs[i] >= pivot) out[i] = probs[i] * normalizer;
+  }
+  return out;
+}
+
+// The top_p kernel's parameters for the second half of "top_k_first".
+FlashinferRowParams TopPOf(const FlashinferRowParams& f) {
+  FlashinferRowParams p;
+  p.kernel = FlashinferKernel::kTopP;
+  p.top_p = f.top_p;
+  return p;
+}
+
 }  // namespace
 
 FlashinferDraw FlashinferSampleRow(std::span<const float> probs, const FlashinferRowParams& f,
                                    std::span<const float> uniforms) {
+  if (f.kernel == FlashinferKernel::kTopKTopP && f.top_k_first) {
+    const std::vector<float> renormed = TopKRenorm(probs, f.top_k);
+    return FlashinferSampleRow(renormed, TopPOf(f), uniforms);
+  }
   FlashinferDraw d;
   if (f.kernel == FlashinferKernel::kMinP) {
     const float pivot = MinPPivot(probs, f.min_p);
@@ -119,6 +161,9 @@ FlashinferDraw FlashinferSampleRow(std::span<const float> probs, const Flashinfe
 }
 
 std::vector<bool> FlashinferSurvivors(std::span<const float> probs, const FlashinferRowParams& f) {
+  if (f.kernel == FlashinferKernel::kTopKTopP && f.top_k_first) {
+    return FlashinferSurvivors(TopKRenorm(probs, f.top_k), TopPOf(f));
+  }
   std::vector<bool> keep(probs.size(), false);
   const float pivot = f.kernel == FlashinferKernel::kMinP ? MinPPivot(probs, f.min_p) : 0.0f;
   for (std::size_t i = 0; i < probs.size(); ++i) {
@@ -152,6 +197,15 @@ FlashinferRowParams FlashinferParamsOfRow(const Case& c, std::int64_t b) {
   f.kernel = KernelParam(in, c);
   if (c.params.contains("deterministic") && !c.params["deterministic"].is_boolean()) {
     in.Fail("parameter deterministic = " + c.params["deterministic"].dump() + " must be true or false");
+  }
+  if (c.params.contains("filter_apply_order")) {
+    const auto& order = c.params["filter_apply_order"];
+    const bool known = order.is_string() && (order == "joint" || order == "top_k_first");
+    if (!known || f.kernel != FlashinferKernel::kTopKTopP) {
+      in.Fail("parameter filter_apply_order = " + order.dump() +
+              " must be \"joint\" or \"top_k_first\", with kernel top_k_top_p");
+    }
+    f.top_k_first = order == "top_k_first";
   }
   const bool needs_k = f.kernel == FlashinferKernel::kTopKTopP || f.kernel == FlashinferKernel::kTopK;
   const bool needs_p = f.kernel == FlashinferKernel::kTopKTopP || f.kernel == FlashinferKernel::kTopP;

@@ -24,6 +24,12 @@
 //   low = pivot1, q = mass1. If then !(low < high): emit sampled, valid (the kernel's loop
 //   exit). Each round strictly raises the probability of the next sampled token, so at most
 //   (distinct positive values + 1) rounds run.
+// - Param filter_apply_order (kernel top_k_top_p only): "joint" (default here: the kernel
+//   above) or "top_k_first" (FlashInfer's Python default): top_k_renorm_probs first —
+//   pivot = the k-th largest non-NaN probability (k as uint32; k >= V keeps every non-NaN
+//   entry, k = 0 keeps nothing), keep p >= pivot (ties at the k-th value kept), s = their f32
+//   sum in index order, each kept p times f32(1 / max(s, 1e-8)), the rest 0 — then the top_p
+//   kernel above on that row with the same uniforms.
 // - min_p kernel: m = max(0, non-NaN probs) (fmaxf fold from 0); pivot = m * min_p (f32);
 //   valid tokens p_i >= pivot (zeros too when pivot <= 0); q = f32 mass of valid tokens; one
 //   round of the scan above with t = u[b, 0] * q.
@@ -49,6 +55,9 @@ enum class FlashinferKernel { kTopKTopP, kTopK, kTopP, kMinP };
 
 struct FlashinferRowParams {
   FlashinferKernel kernel = FlashinferKernel::kTopKTopP;
+  // kTopKTopP only: Python's filter_apply_order = "top_k_first" (top_k_renorm_probs, then the
+  // top_p kernel on the renormalised row) instead of "joint".
+  bool top_k_first = false;
   std::uint32_t top_k = 0;  // the kernel's uint32 view of the i32 input
   float top_p = 1.0f;
   float min_p = 0.0f;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "reference/draft_tokens.h"
+#include "reference/flashinfer_sampling_from_probs.h"
 #include "reference/reductions.h"
 #include "reference/sampling_filters.h"
 #include "reference/softmax.h"
@@ -89,6 +90,64 @@ const Tensor& ExpNoise(const StageInputs& in, const std::string& name, std::int6
   return t;
 }
 
+// sglang: FlashInfer's top_k_renorm_prob then top_p_renorm_prob on a probability row, each
+// keeping flashinfer_sampling_from_probs' survivors (strictly greater count below k, strictly
+// greater mass below top_p: ties kept together) and dividing by their f32 sum in index order.
+void SglangRenorm(std::vector<float>& p, const FilterParams& f) {
+  auto renorm = [&](const FlashinferRowParams& params) {
+    const std::vector<bool> keep = FlashinferSurvivors(p, params);
+    float sum = 0.0f;
+    for (std::size_t j = 0; j < p.size(); ++j) {
+      if (!keep[j]) p[j] = 0.0f;
+      sum += p[j];
+    }
+    if (sum > 0.0f) {
+      for (float& x : p) x = x / sum;
+    }
+  };
+  if (f.top_k > 0 && f.top_k < static_cast<std::int64_t>(p.size())) {
+    FlashinferRowParams k;
+    k.kernel = FlashinferKernel::kTopK;
+    k.top_k = static_cast<std::uint32_t>(f.top_k);
+    renorm(k);
+  }
+  if (f.top_p < 1.0f) {
+    FlashinferRowParams t;
+    t.kernel = FlashinferKernel::kTopP;
+    t.top_p = f.top_p;
+    renorm(t);
+  }
+}
+
+// sglang's final draw (DeviceSamplingFromProb on relu(target - draft)): f32 running sum C
+// over the positive entries in index order, t = u * C_last (f32), the first positive i with
+// C_i > t, else the last positive one; none positive: V - 1 (the kernel's fallback).
+std::int64_t SglangScan(std::span<const float> w, float u) {
+  float total = 0.0f;
+  for (float x : w) {
+    if (x > 0.0f) total += x;
+  }
+  const float t = u * total;
+  float c = 0.0f;
+  std::int64_t last = -1;
+  for (std::size_t j = 0; j < w.size(); ++j) {
+    if (!(w[j] > 0.0f)) continue;
+    c += w[j];
+    last = static_cast<std::int64_t>(j);
+    if (c > t) return last;
+  }
+  return last >= 0 ? last : static_cast<std::int64_t>(w.size()) - 1;
+}
+
+float FloatParam(const StageInputs& in, const Case& c, const char* name) {
+  if (!c.params.contains(name)) return 1.0f;
+  const auto& v = c.params[name];
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0.0) {
+    in.Fail(std::string("parameter '") + name + "' must be a finite number >= 0");
+  }
+  return static_cast<float>(v.get<double>());
+}
+
 const Tensor* RowVector(const StageInputs& in, const std::string& name, DType dtype, std::int64_t rows) {
   const Tensor* t = in.Optional(name, dtype, 1);
   if (t != nullptr) in.ExpectDim(name, *t, 0, rows);
@@ -99,7 +158,8 @@ const Tensor* RowVector(const StageInputs& in, const std::string& name, DType dt
 
 TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& rules) {
   StageInputs in(c, "spec_step");
-  if (profile != Profile::kCanonical && profile != Profile::kBlockVerification) {
+  if (profile != Profile::kCanonical && profile != Profile::kBlockVerification && profile != Profile::kVllm &&
+      profile != Profile::kSglang) {
     in.Fail("no rule for profile " + std::string(ProfileName(profile)));
   }
   const Tensor& drafts = in.Required("draft_ids", DType::kI32, 2);
@@ -156,8 +216,26 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
     for (double v : u->data<double>()) {
       if (!(v >= 0.0 && v < 1.0)) in.Fail("'u' entries must be in [0, 1) (f64)");
     }
-    q = &ExpNoise(in, "q", rows, vocab);
-    bonus_q = &ExpNoise(in, "bonus_q", rows, vocab);
+    if (profile != Profile::kSglang) {
+      q = &ExpNoise(in, "q", rows, vocab);
+      bonus_q = &ExpNoise(in, "bonus_q", rows, vocab);
+    }
+  }
+  // sglang: one f32 coin per request for the final draw, and the two acceptance thresholds.
+  const Tensor* final_u = nullptr;
+  const bool sglang = profile == Profile::kSglang;
+  const float threshold_single = sglang ? FloatParam(in, c, "threshold_single") : 1.0f;
+  const float threshold_acc = sglang ? std::max(FloatParam(in, c, "threshold_acc"), 1e-9f) : 1.0f;
+  if (sglang && any_random) {
+    final_u = &in.Required("final_u", DType::kF32, 1);
+    in.ExpectDim("final_u", *final_u, 0, rows);
+    for (float v : final_u->data<float>()) {
+      if (!(v >= 0.0f && v < 1.0f)) in.Fail("'final_u' entries must be in [0, 1) (f32)");
+    }
+  }
+  if (rules.capture != nullptr) {
+    rules.capture->target = Tensor(DType::kF32, {rows, width + 1, vocab});
+    rules.capture->draft = has_draft ? Tensor(DType::kF32, {rows, width, vocab}) : Tensor();
   }
   Tensor emitted(DType::kI64, {rows, width + 1});
   Tensor accepted(DType::kI64, {rows});
@@ -203,30 +281,87 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
       if (top_k) f.top_k = top_k->data<std::int32_t>()[at];
       if (top_p) f.top_p = top_p->data<float>()[at];
       if (min_p) f.min_p = min_p->data<float>()[at];
-      auto probs = [&](std::vector<float> x, bool filter) {
-        for (float& e : x) e = e / temp;
-        if (filter) SamplingFiltersRow(Profile::kCanonical, x, f);
-        std::vector<float> p(x.size());
-        SoftmaxRow(x, p);
-        return p;
-      };
-      std::vector<float> target_probs, draft_probs;
-      for (std::int64_t i = 0; i <= n; ++i) {
-        const auto p = probs(masked(target, width + 1, i), true);
-        target_probs.insert(target_probs.end(), p.begin(), p.end());
-        if (i < n && has_draft) {
-          const auto d = probs(masked(draft, width, i), rules.filter_draft);
-          draft_probs.insert(draft_probs.end(), d.begin(), d.end());
+      // vllm (rejection_sampler.py compute_probs): the verified positions get temperature and
+      // vLLM's top-k / top-p, not min-p; the bonus position is the main sampler's draw, every
+      // filter included (min-p first: SamplingFiltersRow's vllm order); the draft rows are the
+      // drafter's probabilities as given: tempered, unfiltered.
+      const bool vllm = profile == Profile::kVllm;
+      FilterParams verified = f;
+      if (vllm) verified.min_p = 0.0f;
+      if (sglang) {
+        // eagle_info.py verify: softmax(x / t), top_k_renorm_prob, top_p_renorm_prob (no
+        // min-p); draft probabilities all zero (target-only); tree_speculative_sampling_target_only
+        // on a chain: accept draft i iff coin <= p_i(x_i) / threshold_acc or p_i(x_i) >=
+        // threshold_single (f32); at the first rejection the target row without the draft,
+        // else target row n, drawn by SglangScan with final_u.
+        auto row_probs = [&](std::int64_t i) {
+          std::vector<float> x = masked(target, width + 1, i);
+          for (float& e : x) e = e / temp;
+          std::vector<float> p(x.size());
+          SoftmaxRow(x, p);
+          SglangRenorm(p, f);
+          return p;
+        };
+        const auto coins = u->data<double>().subspan(at * static_cast<std::size_t>(width), static_cast<std::size_t>(width));
+        std::vector<float> p;
+        std::int64_t i = 0;
+        for (; i < n; ++i) {
+          p = row_probs(i);
+          const auto x = static_cast<std::size_t>(row_drafts[static_cast<std::size_t>(i)]);
+          const float single = p[x];
+          const float coin = static_cast<float>(coins[static_cast<std::size_t>(i)]);
+          if (coin <= single / threshold_acc || single >= threshold_single) {
+            o.tokens.push_back(row_drafts[static_cast<std::size_t>(i)]);
+            ++o.num_accepted;
+            continue;
+          }
+          p[x] = 0.0f;  // relu(target - draft_probs) with draft_probs[x] = target[x]
+          break;
         }
+        if (i == n) p = row_probs(n);
+        if (rules.capture != nullptr) {
+          for (std::int64_t j = 0; j <= n; ++j) {
+            const auto r = row_probs(j);
+            std::copy(r.begin(), r.end(),
+                      rules.capture->target.data<float>().begin() +
+                          static_cast<std::ptrdiff_t>((at * static_cast<std::size_t>(width + 1) + static_cast<std::size_t>(j)) * v));
+          }
+        }
+        o.tokens.push_back(SglangScan(p, final_u->data<float>()[at]));
+      } else {
+        auto probs = [&](std::vector<float> x, bool filter, const FilterParams& params) {
+          for (float& e : x) e = e / temp;
+          if (filter) SamplingFiltersRow(vllm ? Profile::kVllm : Profile::kCanonical, x, params);
+          std::vector<float> p(x.size());
+          SoftmaxRow(x, p);
+          return p;
+        };
+        std::vector<float> target_probs, draft_probs;
+        for (std::int64_t i = 0; i <= n; ++i) {
+          const auto p = probs(masked(target, width + 1, i), true, i == n ? f : verified);
+          target_probs.insert(target_probs.end(), p.begin(), p.end());
+          if (i < n && has_draft) {
+            const auto d = probs(masked(draft, width, i), rules.filter_draft && !vllm, f);
+            draft_probs.insert(draft_probs.end(), d.begin(), d.end());
+          }
+        }
+        if (rules.capture != nullptr) {
+          std::copy(target_probs.begin(), target_probs.end(),
+                    rules.capture->target.data<float>().begin() + static_cast<std::ptrdiff_t>(at * static_cast<std::size_t>(width + 1) * v));
+          if (has_draft) {
+            std::copy(draft_probs.begin(), draft_probs.end(),
+                      rules.capture->draft.data<float>().begin() + static_cast<std::ptrdiff_t>(at * static_cast<std::size_t>(width) * v));
+          }
+        }
+        SpecRequest r;
+        r.drafts = row_drafts;
+        r.vocab = vocab;
+        r.target_probs = target_probs;
+        r.draft_probs = draft_probs;
+        const auto us = u->data<double>().subspan(at * static_cast<std::size_t>(width), static_cast<std::size_t>(n));
+        const auto qs = q->data<float>().subspan(at * v, v), bs = bonus_q->data<float>().subspan(at * v, v);
+        o = profile == Profile::kBlockVerification ? SpecVerifyBlock(r, us, qs, bs) : SpecRandomVllm(r, us, qs, bs);
       }
-      SpecRequest r;
-      r.drafts = row_drafts;
-      r.vocab = vocab;
-      r.target_probs = target_probs;
-      r.draft_probs = draft_probs;
-      const auto us = u->data<double>().subspan(at * static_cast<std::size_t>(width), static_cast<std::size_t>(n));
-      const auto qs = q->data<float>().subspan(at * v, v), bs = bonus_q->data<float>().subspan(at * v, v);
-      o = profile == Profile::kBlockVerification ? SpecVerifyBlock(r, us, qs, bs) : SpecRandomVllm(r, us, qs, bs);
     }
     std::size_t keep = o.tokens.size();
     for (std::size_t i = 0; rules.stop_inside_drafts && i < o.tokens.size(); ++i) {
@@ -249,6 +384,28 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
 }
 
 TensorMap RunSpecStep(const Case& c, Profile profile) { return RunSpecStepWith(c, profile, SpecStepRules{}); }
+
+SpecStepProbs SpecStepVerifierProbs(const Case& c) {
+  // Placeholder noise (u 0, q 1) where the case has none: the probabilities do not read it.
+  Case probe = c;
+  auto ids = c.inputs.find("draft_ids");
+  auto target = c.inputs.find("target_logits");
+  if (ids != c.inputs.end() && target != c.inputs.end() && ids->second.rank() == 2 && target->second.rank() == 3) {
+    const std::int64_t rows = ids->second.dim(0), width = ids->second.dim(1), vocab = target->second.dim(2);
+    probe.inputs.insert({"u", Tensor(DType::kF64, {rows, width})});
+    Tensor ones(DType::kF32, {rows, vocab});
+    for (float& x : ones.data<float>()) x = 1.0f;
+    probe.inputs.insert({"q", ones});
+    probe.inputs.insert({"bonus_q", std::move(ones)});
+  }
+  SpecStepProbs out;
+  SpecStepRules rules;
+  rules.capture = &out;
+  // Token-wise and block verification compare the same rows; vllm its own.
+  const Profile profile = ParseProfile(c.profile) == Profile::kVllm ? Profile::kVllm : Profile::kCanonical;
+  RunSpecStepWith(probe, profile, rules);
+  return out;
+}
 
 SAMPCHECK_REFERENCE_STAGE(spec_step, RunSpecStep);
 

@@ -53,11 +53,25 @@ namespace sampcheck::reference {
 SpecOutcome SpecVerifyBlock(const SpecRequest& r, std::span<const double> u, std::span<const float> q,
                             std::span<const float> bonus_q);
 
+// The probabilities the verifier of each random row compares, as RunSpecStep computes them
+// (min_tokens mask, x / t, filters, softmax): target [B, K + 1, V] at positions 0..n_b, draft
+// [B, K, V] at positions 0..n_b - 1 (empty tensor without draft_logits); other positions and
+// greedy rows stay 0.
+struct SpecStepProbs {
+  Tensor target;
+  Tensor draft;
+};
+
 // Test seams for the planted faults of statistical/wrong_exact_stages.h.
 struct SpecStepRules {
   bool filter_draft = true;        // false: draft probabilities from the tempered, unfiltered logits
   bool stop_inside_drafts = true;  // false: stop ids are not looked for in the emitted tokens
+  SpecStepProbs* capture = nullptr;  // when set, receives the verifier's probabilities
 };
+
+// SpecStepProbs of a case, its noise not needed (the draw harness draws drafts from the draft
+// rows and takes target row 0 as the first emitted token's law: statistical/spec_draws.h).
+SpecStepProbs SpecStepVerifierProbs(const Case& c);
 
 TensorMap RunSpecStep(const Case& c, Profile profile);
 TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& rules);

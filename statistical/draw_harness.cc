@@ -472,7 +472,10 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
   if (noise_law == HarnessNoise::kSpecDrafts) return SpecDrawNoiseCase(c, draws, seed, first_draw);  // drafts ~ q: spec_draws.h
   Case out = c;
   out.inputs.clear();
-  const auto [rows, vocab] = RowsAndVocab(c);
+  // Plain variables, not a structured binding: the lambdas below capture them, which clang
+  // accepts only from version 16 (Debian 12 ships 14, used by the fuzz preset).
+  const auto shape = RowsAndVocab(c);
+  const std::int64_t rows = shape.first, vocab = shape.second;
   for (const auto& [name, t] : c.inputs) {
     const TensorSpec* spec = nullptr;
     for (const auto& in : info.inputs) {

@@ -10,10 +10,12 @@
 
 #include "core/error.h"
 #include "core/profile.h"
+#include "core/stage_catalogue.h"
 #include "reference/rng/noise.h"
 #include "reference/rng/philox.h"
 #include "reference/rng/streams.h"
 #include "reference/rng/uniform.h"
+#include "reference/spec_step.h"
 #include "reference/stage_io.h"
 
 namespace sampcheck::statistical {
@@ -122,9 +124,64 @@ std::vector<double> AcceptanceLaw(const Case& with_ids, std::int64_t b, const st
   return {static_cast<double>(1.0L - a), static_cast<double>(a)};
 }
 
+// A stage whose distribution input holds logits (spec_step) rather than probabilities
+// (spec_random): the catalogue's role decides, not the stage's name.
+bool FromLogits(const Case& c) {
+  const TensorSpec* d = RequireStage(c.stage).DistributionInput();
+  return d != nullptr && d->role == Role::kLogits;
+}
+
+// spec_step as a spec_random case under the token-wise (vllm) law: its draft_ids and the
+// probabilities its verifier compares (reference::SpecStepVerifierProbs: min_tokens mask,
+// temperature, filters, softmax on target and draft positions). The first emitted token
+// follows target row 0 under token-wise and block verification alike (both preserve the
+// target distribution); the acceptance of draft 0 is 1 - TV only token-wise.
+Case ProbabilityView(const Case& c) {
+  if (ParseProfile(c.profile) == Profile::kSglang) {
+    throw InputError("case '" + c.id + "': the draw harness has no spec_step noise for profile sglang (its u and final_u are not generated)");
+  }
+  if (SpecCountsAcceptance(c) && ParseProfile(c.profile) == Profile::kBlockVerification) {
+    throw InputError("case '" + c.id + "': the acceptance of draft 0 is Bernoulli(1 - TV) only under token-wise verification (profiles canonical, vllm)");
+  }
+  const reference::SpecStepProbs probs = reference::SpecStepVerifierProbs(c);
+  Case view;
+  view.id = c.id;
+  view.stage = c.stage;
+  view.profile = std::string(ProfileName(Profile::kVllm));
+  view.params = c.params;
+  view.inputs.emplace("draft_ids", Input(c, "draft_ids"));
+  view.inputs.emplace("target_probs", probs.target);
+  if (probs.draft.numel() > 0) view.inputs.emplace("draft_probs", probs.draft);
+  return view;
+}
+
+Case ProbsNoiseCase(const Case& given, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw);
+ExactTarget ProbsFirstTokenTarget(const Case& c);
+
 }  // namespace
 
 Case SpecDrawNoiseCase(const Case& given, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw) {
+  if (FromLogits(given)) {
+    // Drafts drawn from the verifier's own (filtered) draft rows; the noise spec_step reads is
+    // spec_random's vllm noise (u f64 [B, K], q and bonus_q f32 [B, V]).
+    const Case noisy = ProbsNoiseCase(ProbabilityView(given), draws, seed, first_draw);
+    Case out = given;
+    out.params.erase(kSpecCountParam);
+    out.inputs.clear();
+    for (const auto& [name, t] : given.inputs) {
+      if (name == "u" || name == "q" || name == "bonus_q" || name == "draft_ids") continue;
+      if (t.rank() < 1) throw InputError("case '" + given.id + "': input '" + name + "' has no batch dimension");
+      out.inputs.emplace(name, Replicate(t, draws));
+    }
+    for (const char* name : {"draft_ids", "u", "q", "bonus_q"}) out.inputs.emplace(name, noisy.inputs.at(name));
+    return out;
+  }
+  return ProbsNoiseCase(given, draws, seed, first_draw);
+}
+
+namespace {
+
+Case ProbsNoiseCase(const Case& given, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw) {
   const Case c = WithDraftIds(given);
   const Profile profile = ParseProfile(c.profile);
   const bool vllm = profile == Profile::kVllm, typical = profile == Profile::kTypicalAcceptance;
@@ -199,6 +256,8 @@ Case SpecDrawNoiseCase(const Case& given, std::int64_t draws, std::uint64_t seed
   return out;
 }
 
+}  // namespace
+
 bool SpecCountsAcceptance(const Case& c) {
   auto it = c.params.find(kSpecCountParam);
   if (it == c.params.end()) return false;
@@ -215,6 +274,12 @@ std::int64_t SpecCountedOutcome(const Case& c, const TensorMap& result, std::int
 }
 
 ExactTarget SpecFirstTokenTarget(const Case& c) {
+  return FromLogits(c) ? ProbsFirstTokenTarget(ProbabilityView(c)) : ProbsFirstTokenTarget(c);
+}
+
+namespace {
+
+ExactTarget ProbsFirstTokenTarget(const Case& c) {
   const Tensor target = reference::UpcastToF32(Input(c, "target_probs"), "target_probs");
   if (target.rank() != 3 || target.dim(1) < 1) {
     throw std::invalid_argument("exact target of case '" + c.id + "': target_probs must be [B, K + 1, V], not " +
@@ -246,5 +311,7 @@ ExactTarget SpecFirstTokenTarget(const Case& c) {
   }
   return out;
 }
+
+}  // namespace
 
 }  // namespace sampcheck::statistical

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <string>
 
+#include "core/profile.h"
 #include "statistical/portable_shapes.h"
 #include "statistical/spec_draws.h"
 
@@ -53,6 +54,48 @@ Weights Decaying(int v, double rate, double phase) {
   Weights w(static_cast<std::size_t>(v));
   for (int i = 0; i < v; ++i) w[static_cast<std::size_t>(i)] = PortableExp(-rate * i) * (1.2 + TriangleWave(phase * i));
   return w;
+}
+
+// spec_step: one request per row with its logits (target [K + 1, V], draft [K, V]) and
+// request parameters.
+struct StepRow {
+  std::vector<std::vector<float>> target, draft;
+  std::vector<std::int32_t> draft_ids;
+  float temperature = 1.0f;
+  std::int32_t top_k = 0;
+  float top_p = 1.0f;
+  std::int32_t stop_id = -1, min_tokens = 0;
+};
+
+Case StepCase(const std::string& id, Profile profile, const std::vector<StepRow>& rows) {
+  Case c;
+  c.id = id;
+  c.stage = "spec_step";
+  c.profile = std::string(ProfileName(profile));
+  const auto b = static_cast<std::int64_t>(rows.size());
+  const auto k = static_cast<std::int64_t>(rows.front().draft_ids.size());
+  const auto v = static_cast<std::int64_t>(rows.front().target.front().size());
+  std::vector<float> target, draft, temperature, top_p;
+  std::vector<std::int32_t> ids, top_k, stops, min_tokens;
+  for (const auto& r : rows) {
+    for (const auto& x : r.target) target.insert(target.end(), x.begin(), x.end());
+    for (const auto& x : r.draft) draft.insert(draft.end(), x.begin(), x.end());
+    ids.insert(ids.end(), r.draft_ids.begin(), r.draft_ids.end());
+    temperature.push_back(r.temperature);
+    top_k.push_back(r.top_k);
+    top_p.push_back(r.top_p);
+    stops.push_back(r.stop_id);
+    min_tokens.push_back(r.min_tokens);
+  }
+  c.inputs.emplace("draft_ids", Tensor::FromValues(DType::kI32, {b, k}, ids));
+  c.inputs.emplace("target_logits", Tensor::FromValues(DType::kF32, {b, k + 1, v}, target));
+  c.inputs.emplace("draft_logits", Tensor::FromValues(DType::kF32, {b, k, v}, draft));
+  c.inputs.emplace("temperature", Tensor::FromValues(DType::kF32, {b}, temperature));
+  c.inputs.emplace("top_k", Tensor::FromValues(DType::kI32, {b}, top_k));
+  c.inputs.emplace("top_p", Tensor::FromValues(DType::kF32, {b}, top_p));
+  c.inputs.emplace("stop_ids", Tensor::FromValues(DType::kI32, {b, 1}, stops));
+  c.inputs.emplace("min_tokens", Tensor::FromValues(DType::kI32, {b}, min_tokens));
+  return c;
 }
 
 }  // namespace
@@ -131,6 +174,56 @@ std::vector<StatCase> SpecStatCases() {
     a.targeted_ratio = 0.8;
     cases.push_back(std::move(a));
   }
+  return cases;
+}
+
+std::vector<StatCase> SpecStepStatCases() {
+  std::vector<StatCase> cases;
+  auto add = [&](const std::string& family, Case c, double ci, double thorough, double ratio) {
+    StatCase s;
+    s.id = c.id;
+    s.family = family;
+    s.input = std::move(c);
+    s.mde_tv_ci = ci;
+    s.mde_tv_thorough = thorough;
+    s.targeted_ratio = ratio;
+    cases.push_back(std::move(s));
+  };
+  // spec_step (docs/spec/spec_step.md "Draw harness"): the request's filters on both rows.
+  // Row 0: top-k 4 keeps target tokens 0..3 and draft tokens 2..5 (draft mass kept 0.638), so
+  // a verifier comparing against the unfiltered draft accepts tokens 2 and 3 too often: the
+  // first token then moves by TV 0.127 from p_0 (exact, by the token-wise law). Row 1: top-p
+  // 0.9 (cumulative sums 0.839 / 0.928 on the target, 0.892 / 0.959 on the draft: far from
+  // 0.9 at 2^-16) and min_tokens 1 on stop id 0, the largest logit, masked at position 0 on
+  // both rows; one draft of K = 2.
+  for (Profile profile : {Profile::kCanonical, Profile::kBlockVerification}) {
+    const std::string at = "/" + std::string(ProfileName(profile));
+    StepRow r0, r1;
+    const std::vector<float> t0 = {2.0f, 1.5f, 1.0f, 0.5f, 0.0f, -0.5f, -1.0f, -1.5f};
+    const std::vector<float> d0 = {0.0f, 0.2f, 0.4f, 0.6f, 0.8f, 1.0f, 0.3f, 0.1f};
+    r0.target = {t0, d0, t0};
+    r0.draft = {d0, t0};
+    r0.draft_ids = {0, 0};
+    r0.top_k = 4;
+    const std::vector<float> t1 = {3.0f, 1.0f, 0.8f, 0.6f, 0.4f, 0.2f, 0.0f, -0.2f};
+    const std::vector<float> d1 = {2.0f, 0.0f, 0.5f, 1.0f, 0.5f, 0.0f, -0.5f, -1.0f};
+    r1.target = {t1, t1, t1};
+    r1.draft = {d1, d1};
+    r1.draft_ids = {0, -1};
+    r1.top_p = 0.9f;
+    r1.stop_id = 0;
+    r1.min_tokens = 1;
+    add("speculative step: target and draft logits under the request's top-k / top-p and min_tokens, V = 8, K = 2",
+        StepCase("stats/spec_step/filtered_v8" + at, profile, {r0, r1}), 0.05, 0.01, 0.0);
+  }
+  // The acceptance of draft 0 (token-wise verification only: block verification accepts
+  // draft 0 with another probability), as for spec_random.
+  StatCase a = cases.front();
+  a.id = a.input.id = "stats/spec_step/filtered_v8_accept/canonical";
+  a.family = "acceptance of draft 0: " + a.family;
+  a.input.params[kSpecCountParam] = "accepted_0";
+  a.targeted_ratio = 0.8;
+  cases.push_back(std::move(a));
   return cases;
 }
 

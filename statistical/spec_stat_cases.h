@@ -28,4 +28,12 @@ namespace sampcheck::statistical {
 
 std::vector<StatCase> SpecStatCases();
 
+// spec_step's family (docs/spec/spec_step.md "Draw harness"): "stats/spec_step/filtered_v8/
+// <canonical|block_verification>" (two random rows, V = 8, K = 2: top-k 4 on row 0, top-p 0.9
+// and a min_tokens-masked stop id on row 1, both applied to the target and the draft logits;
+// the counted first token follows target row 0 after the filters, the drafts are drawn from
+// the filtered draft rows) and "stats/spec_step/filtered_v8_accept/canonical" (draft 0's
+// acceptance, Bernoulli(1 - TV) of the filtered rows). MDE TV 0.05 / 0.01.
+std::vector<StatCase> SpecStepStatCases();
+
 }  // namespace sampcheck::statistical

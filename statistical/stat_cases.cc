@@ -405,6 +405,7 @@ std::vector<StatCase> DrawStatCases() {
   AddSpecRandomCases(list);
   AddPipelineCases(list);
   for (auto& s : SpecStatCases()) list.cases.push_back(std::move(s));  // spec_stat_cases.h
+  for (auto& s : SpecStepStatCases()) list.cases.push_back(std::move(s));
   for (auto& s : FlashinferSamplingFromProbsStatCases()) list.cases.push_back(std::move(s));
   return list.cases;
 }

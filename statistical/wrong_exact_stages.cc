@@ -88,6 +88,25 @@ class DecodeStepsFault final : public ExactFaultBackend {
   reference::DecodeStepsRules rules_;
 };
 
+// A decode-steps row's seed depends on its batch slot (seed + slot), as when a per-request
+// generator is looked up by slot instead of by request: the only stage whose logits are rank 3.
+class DecodeSeedFromSlot final : public ExactFaultBackend {
+ public:
+  DecodeSeedFromSlot() : ExactFaultBackend("decode_seed_from_slot") {}
+
+ protected:
+  Case Transform(const Case& c) override {
+    auto it = c.inputs.find("logits");
+    if (it == c.inputs.end() || it->second.rank() != 3 || !c.inputs.count("seed")) return c;
+    Case wrong = c;
+    auto seeds = wrong.inputs.at("seed").data<std::int64_t>();
+    for (std::size_t b = 0; b < seeds.size(); ++b) {
+      seeds[b] = static_cast<std::int64_t>(static_cast<std::uint64_t>(seeds[b]) + b);
+    }
+    return wrong;
+  }
+};
+
 class FlashinferNanRowValid final : public ExactFaultBackend {
  public:
   FlashinferNanRowValid() : ExactFaultBackend("flashinfer_nan_row_valid") {}
@@ -146,6 +165,7 @@ std::unique_ptr<Backend> MakeSpecStepUnfilteredDraft() {
 std::unique_ptr<Backend> MakeSpecStepStopIgnored() {
   return std::make_unique<SpecStepFault>("spec_step_stop_ignored", reference::SpecStepRules{true, false});
 }
+std::unique_ptr<Backend> MakeDecodeSeedFromSlot() { return std::make_unique<DecodeSeedFromSlot>(); }
 std::unique_ptr<Backend> MakeDecodeHistoryNotUpdated() {
   return std::make_unique<DecodeStepsFault>("decode_history_not_updated", reference::DecodeStepsRules{1, false});
 }

@@ -26,6 +26,10 @@
 // - decode_history_not_updated   the same cases never append the drawn tokens to the history
 //                                (penalties and min_tokens see step 0's history throughout)
 //                                -> decode_steps/greedy_history/
+// - decode_seed_from_slot       the same cases with a seed input run each row with seed + its
+//                                slot in the batch (canonical, sglang; vllm reads q)
+//                                -> decode_steps/random_v16_ goldens, and the "seeds" check
+//                                of harness/decode_steps_check.h
 // - flashinfer_nan_row_valid     outputs with a `rounds` beside `valid` (FlashInfer's
 //                                rejection samplers) flag every row valid: a NaN row's token
 //                                0 passes as a draw
@@ -51,6 +55,7 @@ std::unique_ptr<Backend> MakeLogprobsBeforeTemperature();
 std::unique_ptr<Backend> MakeFinishMinTokensIgnored();
 std::unique_ptr<Backend> MakeDecodeOffsetNotAdvanced();
 std::unique_ptr<Backend> MakeDecodeHistoryNotUpdated();
+std::unique_ptr<Backend> MakeDecodeSeedFromSlot();
 std::unique_ptr<Backend> MakeFlashinferNanRowValid();
 std::unique_ptr<Backend> MakeFlashinferIgnoresTopK();
 std::unique_ptr<Backend> MakeSpecStepUnfilteredDraft();

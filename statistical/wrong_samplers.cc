@@ -557,6 +557,8 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
       {{"decode_history_not_updated", "decode steps never add drawn tokens to the penalty history",
         "decode_steps/greedy_history/", "golden"},
        MakeDecodeHistoryNotUpdated},
+      {{"decode_seed_from_slot", "a decode-steps row's seed depends on its batch slot", "decode_steps/random_v16_", "golden"},
+       MakeDecodeSeedFromSlot},
       // FlashInfer's rejection samplers from probabilities (docs/spec/flashinfer_sampling_from_probs.md).
       {{"flashinfer_nan_row_valid", "FlashInfer's samplers flag a NaN row valid",
         "flashinfer_sampling_from_probs/edges_top_p/flashinfer", "golden"},

@@ -7,14 +7,17 @@
 #include "harness/batch_invariance.h"
 
 #include <filesystem>
+#include <map>
 
 #include <gtest/gtest.h>
 
 #include "core/manifest.h"
 #include "core/profile.h"
 #include "core/split_mix64.h"
+#include "harness/decode_steps_check.h"
 #include "harness/golden_set_invariance.h"
 #include "reference/reference_backend.h"
+#include "statistical/wrong_samplers.h"
 #include "tests/support/stage_runner.h"
 
 namespace sampcheck::testing {
@@ -214,6 +217,89 @@ TEST(BatchInvariance, GoldenSetCheckCoversThePipelineGoldens) {
     EXPECT_EQ(r.stage, "batch_invariance");
     EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
   }
+}
+
+// Every row's seed XORed with the seed in slot 0 whenever the batch holds more than one row: a
+// seeded request whose stream is derived from a neighbour's (a batch-global generator).
+struct SeedFromSlotZero : Faulty {
+  void Rewrite(Case& c) override {
+    auto seed = c.inputs.at("seed").data<std::int64_t>();
+    for (std::size_t b = 1; b < seed.size(); ++b) seed[b] ^= seed[0];
+  }
+};
+
+TEST(BatchInvariance, CatchesASeededRowThatReadsANeighboursNoise) {
+  SeedFromSlotZero backend;
+  const Case c = MixedPipeline("canonical", 8);
+  harness::InvarianceOptions options;
+  options.batch_sizes = {2};  // the unseeded neighbour in slot 0 leaks its seed into the case's row
+  const InvarianceResult r = CheckBatchInvariance(backend, c, {&c}, options);
+  EXPECT_TRUE(r.checked);
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.reason.find("batch of 2"), std::string::npos) << r.reason;
+}
+
+// The multi-step harness of decode_steps (harness/decode_steps_check.h).
+std::map<std::string, std::string> Failures(const std::vector<CaseResult>& results) {
+  std::map<std::string, std::string> out;
+  for (const auto& r : results) {
+    if (r.verdict == Verdict::kFail) out[r.id] = r.reason;
+  }
+  return out;
+}
+
+TEST(DecodeStepsCheck, ReferencePassesEveryCheckOfEveryProfile) {
+  reference::ReferenceBackend backend;
+  const auto results = harness::CheckDecodeSteps(backend);
+  ASSERT_EQ(results.size(), 9u);  // canonical, vllm, sglang x seeds, history, fresh_noise
+  for (const auto& r : results) EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
+  EXPECT_TRUE(harness::CheckDecodeSteps(backend, {"pipeline"}).empty());
+  EXPECT_EQ(harness::CheckDecodeSteps(backend, {}, {"vllm"}).size(), 3u);
+}
+
+TEST(DecodeStepsCheck, HistoryRowsReallyDependOnTheHistory) {
+  // Hand-worked walk of rows 4 and 5 (greedy, logits 3 - j/8, frequency penalty 1, empty
+  // history): token 0 leads by 1/8 per rank; after it is drawn once it sits at 2, below
+  // tokens 1..7 (2.875 ... 2.125), so steps run 0, 1, 2, ..., 7 until each of 0..7 has been
+  // drawn once (token 8 at 2.0 ties token 0 at 2.0 only at step 8). Any profile.
+  reference::ReferenceBackend backend;
+  const Case c = harness::DecodeStepsCheckCase(Profile::kCanonical);
+  const Tensor tokens = backend.Run("decode_steps", c).at("tokens");
+  for (std::int64_t b : {4, 5}) {
+    for (std::int64_t t = 0; t < 8; ++t) EXPECT_EQ(tokens.data<std::int64_t>()[static_cast<std::size_t>(b * 8 + t)], t);
+  }
+}
+
+TEST(DecodeStepsCheck, RejectsAStuckOffset) {
+  auto backend = statistical::MakeWrongSampler("decode_offset_not_advanced");
+  const auto failed = Failures(harness::CheckDecodeSteps(*backend));
+  for (const char* profile : {"canonical", "vllm", "sglang"}) {
+    const std::string id = std::string("decode_steps_check/") + profile;
+    EXPECT_TRUE(failed.count(id + "/history")) << profile;
+    ASSERT_TRUE(failed.count(id + "/fresh_noise")) << profile;
+    // Every later step of the four flat rows repeats step 0.
+    EXPECT_NE(failed.at(id + "/fresh_noise").find("28 of 28"), std::string::npos) << failed.at(id + "/fresh_noise");
+    EXPECT_FALSE(failed.count(id + "/seeds")) << failed.at(id + "/seeds");
+  }
+}
+
+TEST(DecodeStepsCheck, RejectsAHistoryThatIsNeverUpdated) {
+  auto backend = statistical::MakeWrongSampler("decode_history_not_updated");
+  const auto failed = Failures(harness::CheckDecodeSteps(*backend));
+  for (const char* profile : {"canonical", "vllm", "sglang"}) {
+    const std::string id = std::string("decode_steps_check/") + profile;
+    ASSERT_TRUE(failed.count(id + "/history")) << profile;
+    EXPECT_NE(failed.at(id + "/history").find("step 1, row 4"), std::string::npos) << failed.at(id + "/history");
+    EXPECT_FALSE(failed.count(id + "/fresh_noise"));
+  }
+}
+
+TEST(DecodeStepsCheck, RejectsASeedKeyedByTheBatchSlot) {
+  auto backend = statistical::MakeWrongSampler("decode_seed_from_slot");
+  const auto failed = Failures(harness::CheckDecodeSteps(*backend));
+  EXPECT_TRUE(failed.count("decode_steps_check/canonical/seeds"));
+  EXPECT_TRUE(failed.count("decode_steps_check/sglang/seeds"));
+  EXPECT_FALSE(failed.count("decode_steps_check/vllm/seeds"));  // vllm reads q, not the seed
 }
 
 }  // namespace

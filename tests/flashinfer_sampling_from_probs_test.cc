@@ -54,6 +54,59 @@ TEST(FlashinferSamplingFromProbs, HeaderExampleRejectsThenAccepts) {
   EXPECT_EQ(Run1("top_p", {0.5f, 0.25f, 0.125f, 0.125f}, {0.6f}, 0, 0.7f).rounds, 1);
 }
 
+// filter_apply_order "top_k_first" (flashinfer/sampling.py top_k_top_p_sampling_from_probs:
+// top_k_renorm_probs, then top_p_sampling_from_probs).
+Out RunOrder(const std::string& order, std::vector<float> probs, std::vector<float> u, std::int32_t top_k, float top_p) {
+  const auto v = static_cast<std::int64_t>(probs.size());
+  const auto r = static_cast<std::int64_t>(u.size());
+  TensorMap in;
+  in.emplace("probs", F32Tensor({1, v}, probs));
+  in.emplace("u", F32Tensor({1, r}, u));
+  in.emplace("top_k", I32Tensor({1}, {top_k}));
+  in.emplace("top_p", F32Tensor({1}, {top_p}));
+  const TensorMap out = RunReference("flashinfer_sampling_from_probs", "flashinfer", std::move(in),
+                                     {{"kernel", "top_k_top_p"}, {"filter_apply_order", order}});
+  return {out.at("token").data<std::int64_t>()[0], out.at("valid").data<std::uint8_t>()[0] != 0,
+          out.at("rounds").data<std::int32_t>()[0]};
+}
+
+TEST(FlashinferSamplingFromProbs, TopKFirstRenormalisesBeforeTopP) {
+  // {0.4, 0.3, 0.2, 0.1}, k 2, top_p 0.5, u {0.6, 0.3}.
+  // joint: t = 0.6, C = {0.4, 0.7}: token 1; count above 0.3 is 1 < 2 and mass 0.4 < 0.5:
+  //   accepted in one round.
+  const Out joint = RunOrder("joint", {0.4f, 0.3f, 0.2f, 0.1f}, {0.6f, 0.3f}, 2, 0.5f);
+  EXPECT_EQ(joint.token, 1);
+  EXPECT_EQ(joint.rounds, 1);
+  // top_k_first: renormalised {4/7, 3/7, 0, 0}; t = 0.6, C = {0.571, 1}: token 1; mass above
+  //   3/7 is 4/7 >= 0.5: rejected; pivot1 = (3/7 + 1) / 2 has mass 0 above: low = 3/7, q = 4/7;
+  //   round 2: t = 0.3 * 4/7 = 0.171 over {0}: token 0, accepted.
+  const Out first = RunOrder("top_k_first", {0.4f, 0.3f, 0.2f, 0.1f}, {0.6f, 0.3f}, 2, 0.5f);
+  EXPECT_EQ(first.token, 0);
+  EXPECT_TRUE(first.valid);
+  EXPECT_EQ(first.rounds, 2);
+  // k = 0 keeps nothing: invalid; ties at the k-th value are kept ({0.4, 0.2, 0.2, 0.2}, k 2):
+  // u = 0.95 reaches token 3.
+  EXPECT_FALSE(RunOrder("top_k_first", {0.4f, 0.3f, 0.2f, 0.1f}, {0.5f}, 0, 0.9f).valid);
+  EXPECT_EQ(RunOrder("top_k_first", {0.4f, 0.2f, 0.2f, 0.2f}, {0.95f}, 2, 1.0f).token, 3);
+  // The survivor set (the law's support): {0} under top_k_first, {0, 1} joint.
+  reference::FlashinferRowParams f;
+  f.top_k = 2;
+  f.top_p = 0.5f;
+  const std::vector<float> row = {0.4f, 0.3f, 0.2f, 0.1f};
+  EXPECT_EQ(reference::FlashinferSurvivors(row, f), (std::vector<bool>{true, true, false, false}));
+  f.top_k_first = true;
+  EXPECT_EQ(reference::FlashinferSurvivors(row, f), (std::vector<bool>{true, false, false, false}));
+  // The order is a parameter of the top_k_top_p kernel only.
+  TensorMap bad;
+  bad.emplace("probs", F32Tensor({1, 2}, {0.5f, 0.5f}));
+  bad.emplace("u", F32Tensor({1, 1}, {0.5f}));
+  bad.emplace("top_p", F32Tensor({1}, {0.5f}));
+  EXPECT_THROW(RunReference("flashinfer_sampling_from_probs", "flashinfer", bad,
+                            {{"kernel", "top_p"}, {"filter_apply_order", "top_k_first"}}),
+               std::invalid_argument);
+  EXPECT_THROW(RunOrder("sorted", {0.5f, 0.5f}, {0.5f}, 1, 0.5f), std::invalid_argument);
+}
+
 TEST(FlashinferSamplingFromProbs, NanRowReturnsTokenZeroNotValid) {
   for (const char* kernel : {"top_k_top_p", "top_k", "top_p", "min_p"}) {
     SCOPED_TRACE(kernel);

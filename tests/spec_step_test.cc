@@ -99,6 +99,107 @@ TEST(SpecStep, VerifierSeesFilteredDraftProbabilities) {
   }
 }
 
+TEST(SpecStepVllm, VerifiesAgainstTheDraftAsTheDrafterGaveIt) {
+  // vllm (rejection_sampler.py: draft_probs as given, compute_probs filters only the target):
+  // the same rows as above, the draft unfiltered: tp / dp = 0.5 / 0.4 = 1.25 >= u, so u = 0.9
+  // accepts where canonical rejects; the bonus then comes from target position 1 (filtered
+  // {0.5, 0.5, 0, 0}) with bonus_q 1: the tie goes to token 0.
+  const float l4 = -0.916290731874155f, l3 = -1.203972804325936f, l2 = -1.6094379124341003f, l1 = -2.302585092994046f;
+  TensorMap in;
+  in.emplace("draft_ids", I32Tensor({1, 1}, {0}));
+  in.emplace("target_logits", Tensor::FromValues(DType::kF32, {1, 2, 4}, std::vector<float>{l3, l3, l2, l2, l3, l3, l2, l2}));
+  in.emplace("draft_logits", Tensor::FromValues(DType::kF32, {1, 1, 4}, std::vector<float>{l4, l3, l2, l1}));
+  in.emplace("temperature", F32Tensor({1}, {1.0f}));
+  in.emplace("top_p", F32Tensor({1}, {0.55f}));
+  in.emplace("u", Tensor::FromValues<double>(DType::kF64, {1, 1}, {0.9}));
+  in.emplace("q", F32Tensor({1, 4}, {1, 1, 1, 1}));
+  in.emplace("bonus_q", F32Tensor({1, 4}, {1, 1, 1, 1}));
+  const Step s = Read(RunReference("spec_step", "vllm", in));
+  EXPECT_EQ(s.emitted, (std::vector<std::int64_t>{0, 0}));
+  EXPECT_EQ(s.accepted, 1);
+  EXPECT_EQ(Read(RunReference("spec_step", "canonical", in)).accepted, 0);
+}
+
+TEST(SpecStepVllm, MinPOnlyAtTheBonusPosition) {
+  // vllm's compute_probs applies no min-p to the verified positions; the bonus token is the
+  // main sampler's draw, min-p included. Target rows {0.9, 0.1} (logits 0, ln(1/9)), min_p
+  // 0.2 (threshold 0.18 > 0.1), an n-gram draft of token 1, u = 0.05:
+  // - vllm: p(1) = 0.1 >= 0.05 accepts; the bonus row masks token 1 by min-p, so the bonus is
+  //   0 although bonus_q favours 1 (0.1 / 0.001 = 100 > 0.9 / 1): emitted {1, 0};
+  // - canonical: min-p masks token 1 at position 0, p(1) = 0 rejects; the recovered token is
+  //   the target without the draft: {0}.
+  const float ninth = -2.1972245773362196f;  // ln(1/9)
+  TensorMap in;
+  in.emplace("draft_ids", I32Tensor({1, 1}, {1}));
+  in.emplace("target_logits", Tensor::FromValues(DType::kF32, {1, 2, 2}, std::vector<float>{0.0f, ninth, 0.0f, ninth}));
+  in.emplace("temperature", F32Tensor({1}, {1.0f}));
+  in.emplace("min_p", F32Tensor({1}, {0.2f}));
+  in.emplace("u", Tensor::FromValues<double>(DType::kF64, {1, 1}, {0.05}));
+  in.emplace("q", F32Tensor({1, 2}, {1, 1}));
+  in.emplace("bonus_q", F32Tensor({1, 2}, {1.0f, 0.001f}));
+  const Step vllm = Read(RunReference("spec_step", "vllm", in));
+  EXPECT_EQ(vllm.emitted, (std::vector<std::int64_t>{1, 0}));
+  EXPECT_EQ(vllm.accepted, 1);
+  const Step canonical = Read(RunReference("spec_step", "canonical", in));
+  EXPECT_EQ(canonical.emitted, (std::vector<std::int64_t>{0, -1}));
+  EXPECT_EQ(canonical.accepted, 0);
+}
+
+// sglang (eagle_info.py verify, sgl-kernel TreeSpeculativeSamplingTargetOnly), hand-worked:
+// target rows softmax(ln {0.4, 0.3, 0.2, 0.1}) at both positions, one draft x = 1.
+TensorMap SglangInputs(double coin, float final_u) {
+  const float l4 = -0.916290731874155f, l3 = -1.203972804325936f, l2 = -1.6094379124341003f, l1 = -2.302585092994046f;
+  TensorMap in;
+  in.emplace("draft_ids", I32Tensor({1, 1}, {1}));
+  in.emplace("target_logits", Tensor::FromValues(DType::kF32, {1, 2, 4}, std::vector<float>{l4, l3, l2, l1, l4, l3, l2, l1}));
+  in.emplace("temperature", F32Tensor({1}, {1.0f}));
+  in.emplace("u", Tensor::FromValues<double>(DType::kF64, {1, 1}, {coin}));
+  in.emplace("final_u", F32Tensor({1}, {final_u}));
+  return in;
+}
+
+TEST(SpecStepSglang, TargetOnlyAcceptanceAndInverseCdfDraws) {
+  // coin 0.25 <= p(1) = 0.3: accepted; the bonus from row 1 by the scan C = {0.4, 0.7, 0.9, 1}
+  // at t = 0.5: token 1.
+  Step s = Read(RunReference("spec_step", "sglang", SglangInputs(0.25, 0.5f)));
+  EXPECT_EQ(s.emitted, (std::vector<std::int64_t>{1, 1}));
+  EXPECT_EQ(s.accepted, 1);
+  // coin 0.35 > 0.3: rejected; the residual is the row without token 1, {0.4, 0, 0.2, 0.1},
+  // total 0.7: final_u 0.5 -> t = 0.35 < 0.4: token 0; final_u 0.9 -> t = 0.63: C = {0.4, 0.6,
+  // 0.7} over tokens {0, 2, 3}: token 3.
+  s = Read(RunReference("spec_step", "sglang", SglangInputs(0.35, 0.5f)));
+  EXPECT_EQ(s.emitted, (std::vector<std::int64_t>{0, -1}));
+  EXPECT_EQ(s.accepted, 0);
+  EXPECT_EQ(Read(RunReference("spec_step", "sglang", SglangInputs(0.35, 0.9f))).emitted,
+            (std::vector<std::int64_t>{3, -1}));
+}
+
+TEST(SpecStepSglang, LossyThresholdsAcceptMore) {
+  // threshold_single 0.25: p(1) = 0.3 >= 0.25 accepts at coin 0.35; threshold_acc 0.5:
+  // 0.35 <= 0.3 / 0.5 accepts too.
+  for (const char* param : {"threshold_single", "threshold_acc"}) {
+    SCOPED_TRACE(param);
+    Case c;
+    c.id = "spec_step/thresholds/sglang";
+    c.stage = "spec_step";
+    c.profile = "sglang";
+    c.inputs = SglangInputs(0.35, 0.5f);
+    c.params[param] = std::string(param) == "threshold_single" ? 0.25 : 0.5;
+    EXPECT_EQ(Read(reference::RunSpecStep(c, Profile::kSglang)).accepted, 1);
+  }
+}
+
+TEST(SpecStepSglang, TopKRenormKeepsTiesAndNeedsFinalU) {
+  // top_k_renorm_prob keeps every token tied with the k-th (FlashInfer's strictly-greater
+  // count): logits {1, 1, 0, 0}, top_k 1 -> {0.5, 0.5, 0, 0}; draft 1 at coin 0.45 is accepted.
+  TensorMap in = SglangInputs(0.45, 0.5f);
+  in.at("target_logits") = Tensor::FromValues(DType::kF32, {1, 2, 4}, std::vector<float>{1, 1, 0, 0, 1, 1, 0, 0});
+  in.emplace("top_k", I32Tensor({1}, {1}));
+  EXPECT_EQ(Read(RunReference("spec_step", "sglang", in)).accepted, 1);
+  in.erase("final_u");
+  EXPECT_THROW(RunReference("spec_step", "sglang", in), std::invalid_argument);
+}
+
 TEST(SpecStep, ZeroAndPaddedDrafts) {
   // Row 0: zero drafts: the bonus argmax (greedy). Row 1: one draft then padding.
   std::vector<float> t(2 * 3 * 4, 0.0f);
@@ -125,7 +226,7 @@ TEST(SpecStep, RejectsBadInput) {
   random.at("temperature") = F32Tensor({1}, {1.0f});
   EXPECT_THROW(RunReference("spec_step", "canonical", random),
                std::invalid_argument);                                      // a random row needs u, q, bonus_q
-  EXPECT_ANY_THROW(RunReference("spec_step", "vllm", GreedyInputs(0, 0)));  // not a profile of the stage
+  EXPECT_ANY_THROW(RunReference("spec_step", "flashinfer", GreedyInputs(0, 0)));  // not a profile of the stage
 }
 
 // The paper's example: rows context-independent, p = (1/3, 2/3), q = (2/3, 1/3), k = 2.
