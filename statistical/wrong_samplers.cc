@@ -28,6 +28,21 @@ namespace {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
+// The stages a planted bug targets, found by their catalogue roles (the exact law their token
+// follows) rather than by name: kPipeline is the pipeline, kSpecFirstToken speculative
+// rejection sampling.
+bool DrawsTo(const std::string& stage, ExactTargetKind target) {
+  const StageInfo* s = FindStage(stage);
+  return s != nullptr && s->draw.target == target;
+}
+
+// An exponential race over the stage's probabilities: the normalised-probs law drawn with
+// Exp(1) noise (exponential_race, and Ascend's qsample, whose |q| + eps is the same race).
+bool IsExponentialRace(const std::string& stage) {
+  const StageInfo* s = FindStage(stage);
+  return s != nullptr && s->draw.target == ExactTargetKind::kNormalisedProbs && s->draw.noise == HarnessNoise::kExponential;
+}
+
 // The reference with a case transformation in front of Run and CountDraws.
 class WrappingBackend : public Backend {
  public:
@@ -114,7 +129,7 @@ class TopPOffByOne final : public WrappingBackend {
 
  protected:
   Case Transform(const std::string& stage, const Case& in, bool) override {
-    if (stage != "pipeline" || !in.inputs.count("top_p")) return in;
+    if (!DrawsTo(stage, ExactTargetKind::kPipeline) || !in.inputs.count("top_p")) return in;
     const ExactTarget target = ComputeExactTarget(in);
     PipelineRows r(in);
     for (std::int64_t b = 0; b < r.rows; ++b) {
@@ -143,7 +158,7 @@ class TopKDropsTies final : public WrappingBackend {
 
  protected:
   Case Transform(const std::string& stage, const Case& in, bool) override {
-    if (stage != "pipeline" || ParseProfile(in.profile) != Profile::kVllm || !in.inputs.count("top_k")) return in;
+    if (!DrawsTo(stage, ExactTargetKind::kPipeline) || ParseProfile(in.profile) != Profile::kVllm || !in.inputs.count("top_k")) return in;
     PipelineRows r(in);
     for (std::int64_t b = 0; b < r.rows; ++b) {
       const auto k = static_cast<std::int64_t>(r.Get("top_k", b, 0.0f));
@@ -161,7 +176,7 @@ class TemperatureAfterSoftmax final : public WrappingBackend {
 
  protected:
   Case Transform(const std::string& stage, const Case& in, bool) override {
-    if (stage != "pipeline" || !in.inputs.count("temperature")) return in;
+    if (!DrawsTo(stage, ExactTargetKind::kPipeline) || !in.inputs.count("temperature")) return in;
     PipelineRows r(in);
     for (std::int64_t b = 0; b < r.rows; ++b) {
       // softmax(l) / t renormalised == softmax(l): the row is drawn at temperature 1.
@@ -244,7 +259,7 @@ class MinPWrongMax final : public WrappingBackend {
 
  protected:
   Case Transform(const std::string& stage, const Case& in, bool) override {
-    if (stage != "pipeline" || !in.inputs.count("min_p")) return in;
+    if (!DrawsTo(stage, ExactTargetKind::kPipeline) || !in.inputs.count("min_p")) return in;
     const ExactTarget target = ComputeExactTarget(in);
     PipelineRows r(in);
     for (std::int64_t b = 0; b < r.rows; ++b) {
@@ -274,7 +289,7 @@ class TieBreakHighestIndex final : public WrappingBackend {
 
  protected:
   Case Transform(const std::string& stage, const Case& in, bool) override {
-    if (stage != "pipeline") return in;
+    if (!DrawsTo(stage, ExactTargetKind::kPipeline)) return in;
     const ExactTarget target = ComputeExactTarget(in);
     PipelineRows r(in);
     for (std::int64_t b = 0; b < r.rows; ++b) {
@@ -304,7 +319,7 @@ class BatchDependentSeed final : public WrappingBackend {
 
  protected:
   Case Transform(const std::string& stage, const Case& in, bool) override {
-    if (stage != "pipeline" || !in.inputs.count("seed")) return in;
+    if (!DrawsTo(stage, ExactTargetKind::kPipeline) || !in.inputs.count("seed")) return in;
     Case c = in;
     auto seeds = c.inputs.at("seed").data<std::int64_t>();
     for (std::size_t b = 0; b < seeds.size(); ++b) {
@@ -319,7 +334,7 @@ class OwnRaceBackend : public WrappingBackend {
  public:
   using WrappingBackend::WrappingBackend;
   Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override {
-    if (stage != "exponential_race") return WrappingBackend::CountDraws(stage, c, draws, seed);
+    if (!IsExponentialRace(stage)) return WrappingBackend::CountDraws(stage, c, draws, seed);
     reference::StageInputs in(c, stage);
     const Tensor probs = in.Probabilities();
     const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
@@ -370,7 +385,7 @@ class RecoveredFromTarget final : public OwnRaceBackend {
   // itself, with the case's q, instead of over the residual max(p - q, 0).
   TensorMap Run(const std::string& stage, const Case& c) override {
     TensorMap out = ref_.Run(stage, c);
-    if (stage != "spec_random" || ParseProfile(c.profile) != Profile::kVllm || !c.inputs.count("q")) return out;
+    if (!DrawsTo(stage, ExactTargetKind::kSpecFirstToken) || ParseProfile(c.profile) != Profile::kVllm || !c.inputs.count("q")) return out;
     const Tensor tp = reference::UpcastToF32(c.inputs.at("target_probs"), "target_probs");
     const Tensor& q = c.inputs.at("q");
     const Tensor& ids = c.inputs.at("draft_ids");
@@ -418,7 +433,7 @@ class SpecResidualFromTarget final : public WrappingBackend {
   SpecResidualFromTarget() : WrappingBackend("spec_residual_from_target") {}
   TensorMap Run(const std::string& stage, const Case& c) override {
     TensorMap out = WrappingBackend::Run(stage, c);
-    if (stage != "spec_random") return out;
+    if (!DrawsTo(stage, ExactTargetKind::kSpecFirstToken)) return out;
     if (const Profile p = ParseProfile(c.profile); p != Profile::kVllm && p != Profile::kFlashinfer) return out;
     const Tensor& ids = c.inputs.at("draft_ids");
     const Tensor target = reference::UpcastToF32(c.inputs.at("target_probs"), "target_probs");
