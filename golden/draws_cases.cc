@@ -20,10 +20,6 @@ namespace {
 const std::string& NoiseInputName(const std::string& stage) { return RequireStage(stage).InputWithRole(Role::kNoise)->name; }
 HarnessNoise NoiseLaw(const std::string& stage) { return RequireStage(stage).draw.noise; }
 
-// u in (0, 1): 23 random bits plus half a step, k + 0.5 exact in f32 (24 significant bits),
-// so the largest value is 1 - 2^-24 and neither end is reached.
-float OpenUniform(SplitMix64& rng) { return (static_cast<float>(rng.Next() >> 41) + 0.5f) * 0x1p-23f; }
-
 Tensor Noise(SplitMix64& rng, std::int64_t rows, std::int64_t vocab, float (*law)(float)) {
   Tensor t(DType::kF32, {rows, vocab});
   for (float& v : t.data<float>()) v = law(OpenUniform(rng));
