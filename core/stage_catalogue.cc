@@ -553,13 +553,16 @@ const StageInfo& RequireStage(std::string_view name) {
 }
 
 Profile RequireStageProfile(const StageInfo& stage, std::string_view profile) {
-  const Profile parsed = ParseProfile(profile);  // unknown names get the list of all profiles
+  return RequireStageProfile(stage, ParseProfile(profile));  // unknown names get the list of all profiles
+}
+
+Profile RequireStageProfile(const StageInfo& stage, Profile profile) {
   std::vector<std::string> names;
   for (Profile p : stage.profiles) {
-    if (p == parsed) return parsed;
+    if (p == profile) return profile;
     names.emplace_back(ProfileName(p));
   }
-  throw InputError("stage '" + stage.name + "' has no profile '" + std::string(profile) +
+  throw InputError("stage '" + stage.name + "' has no profile '" + std::string(ProfileName(profile)) +
                    "'; its profiles: " + Join(names));
 }
 

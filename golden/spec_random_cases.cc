@@ -91,10 +91,10 @@ Tensor FlashinferUniforms(SplitMix64& rng, std::int64_t rows, std::int64_t k) {
 // the reference's temperature and sampling_filters stages turn random logits into probs.
 Tensor TemperedFilteredProbs(SplitMix64& rng, std::int64_t rows, std::int64_t positions, std::int64_t vocab) {
   reference::ReferenceBackend backend;
-  Case tempered{"spec_random/tempered_filtered/input", "temperature", "canonical", nlohmann::json::object(),
+  Case tempered{"spec_random/tempered_filtered/input", "temperature", Profile::kCanonical, nlohmann::json::object(),
                 {{"logits", RandomLogits(rng, rows * positions, vocab, DType::kF32)},
                  {"temperature", F32({rows * positions}, std::vector<float>(static_cast<std::size_t>(rows * positions), 0.7f))}}};
-  Case filtered{"spec_random/tempered_filtered/input", "sampling_filters", "canonical", nlohmann::json::object(),
+  Case filtered{"spec_random/tempered_filtered/input", "sampling_filters", Profile::kCanonical, nlohmann::json::object(),
                 {{"logits", backend.Run("temperature", tempered).at("logits")},
                  {"top_k", I32({rows * positions}, std::vector<std::int32_t>(static_cast<std::size_t>(rows * positions), 3))},
                  {"top_p", F32({rows * positions}, std::vector<float>(static_cast<std::size_t>(rows * positions), 0.9f))}}};

@@ -158,7 +158,7 @@ class TopKDropsTies final : public WrappingBackend {
 
  protected:
   Case Transform(const std::string& stage, const Case& in, bool) override {
-    if (!DrawsTo(stage, ExactTargetKind::kPipeline) || ParseProfile(in.profile) != Profile::kVllm || !in.inputs.count("top_k")) return in;
+    if (!DrawsTo(stage, ExactTargetKind::kPipeline) || in.profile != Profile::kVllm || !in.inputs.count("top_k")) return in;
     PipelineRows r(in);
     for (std::int64_t b = 0; b < r.rows; ++b) {
       const auto k = static_cast<std::int64_t>(r.Get("top_k", b, 0.0f));
@@ -305,7 +305,7 @@ class TieBreakHighestIndex final : public WrappingBackend {
         continue;
       }
       const auto k = static_cast<std::int64_t>(r.Get("top_k", b, 0.0f));
-      if (ParseProfile(in.profile) == Profile::kVllm || k <= 0 || k >= r.vocab) continue;
+      if (in.profile == Profile::kVllm || k <= 0 || k >= r.vocab) continue;
       r.Mask(b, FirstK(row, k, true));
       r.Set("top_k", b, 0.0f);
     }
@@ -385,7 +385,7 @@ class RecoveredFromTarget final : public OwnRaceBackend {
   // itself, with the case's q, instead of over the residual max(p - q, 0).
   TensorMap Run(const std::string& stage, const Case& c) override {
     TensorMap out = ref_.Run(stage, c);
-    if (!DrawsTo(stage, ExactTargetKind::kSpecFirstToken) || ParseProfile(c.profile) != Profile::kVllm || !c.inputs.count("q")) return out;
+    if (!DrawsTo(stage, ExactTargetKind::kSpecFirstToken) || c.profile != Profile::kVllm || !c.inputs.count("q")) return out;
     const Tensor tp = reference::UpcastToF32(c.inputs.at("target_probs"), "target_probs");
     const Tensor& q = c.inputs.at("q");
     const Tensor& ids = c.inputs.at("draft_ids");
@@ -434,7 +434,7 @@ class SpecResidualFromTarget final : public WrappingBackend {
   TensorMap Run(const std::string& stage, const Case& c) override {
     TensorMap out = WrappingBackend::Run(stage, c);
     if (!DrawsTo(stage, ExactTargetKind::kSpecFirstToken)) return out;
-    if (const Profile p = ParseProfile(c.profile); p != Profile::kVllm && p != Profile::kFlashinfer) return out;
+    if (const Profile p = c.profile; p != Profile::kVllm && p != Profile::kFlashinfer) return out;
     const Tensor& ids = c.inputs.at("draft_ids");
     const Tensor target = reference::UpcastToF32(c.inputs.at("target_probs"), "target_probs");
     const std::int64_t rows = ids.dim(0), width = ids.dim(1), vocab = target.dim(2);
@@ -447,7 +447,7 @@ class SpecResidualFromTarget final : public WrappingBackend {
       if (at >= n) continue;  // no rejection: the bonus token is right
       const auto p = target.data<float>().subspan(static_cast<std::size_t>((b * (width + 1) + at) * vocab), static_cast<std::size_t>(vocab));
       std::int64_t token = 0;
-      if (ParseProfile(c.profile) == Profile::kVllm) {
+      if (c.profile == Profile::kVllm) {
         const auto q = c.inputs.at("q").data<float>().subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
         token = reference::RaceArgmax(p, q);
       } else {

@@ -128,7 +128,7 @@ Case MakeCase(const std::string& stage, const std::string& profile, Shape shape,
   Case c;
   c.id = stage + "/gpu_pipeline_test/" + profile;
   c.stage = stage;
-  c.profile = profile;
+  c.profile = sampcheck::ParseProfile(profile);
   std::vector<float> logits(static_cast<std::size_t>(rows * n * vocab));
   for (float& x : logits) {
     const std::uint64_t r = rng.Next();

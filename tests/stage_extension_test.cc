@@ -109,7 +109,7 @@ statistical::StatCase ToyStatCase() {
   s.family = "dyadic weights";
   s.input.id = s.id;
   s.input.stage = kToy;
-  s.input.profile = "canonical";
+  s.input.profile = Profile::kCanonical;
   s.input.inputs.emplace("weights", Row({0.5f, 0.25f, 0.125f, 0.125f}));
   s.mde_tv_ci = 0.05;
   s.targeted_ratio = statistical::kNoTargetedTest;
