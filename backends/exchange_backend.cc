@@ -87,7 +87,8 @@ std::string FileStem(std::size_t i) {
 std::string SerializeRequestCase(const Case& c) {
   TensorMap tensors;
   for (const auto& [name, t] : c.inputs) tensors.emplace("in." + name, t);
-  const nlohmann::json meta = {{"id", c.id}, {"stage", c.stage}, {"profile", ProfileName(c.profile)}, {"params", c.params}};
+  const nlohmann::json meta = {
+      {"id", c.id}, {"stage", c.stage}, {"profile", ProfileName(c.profile)}, {"params", c.params}};
   return SerializeSafetensors(tensors, {{"sampcheck.case", meta.dump()}});
 }
 

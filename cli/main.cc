@@ -188,7 +188,9 @@ GoldenCommands AddGoldenCommands(CLI::App& app, Options& o) {
   auto* gen_cmd = golden_cmd->add_subcommand("generate", "Write every stage's golden cases to a directory");
   gen_cmd->add_option("--out", o.out_dir, "Output directory (replaced atomically)")->required();
   gen_cmd->add_option("--seed", o.seed, "Seed of the random case families")->capture_default_str()->check(Uint64Text());
-  gen_cmd->add_option("--set", o.set_name, "v1 (the checked-in set, <= 8 MiB) or full (adds V = 32000 and 151936 for every stage)")
+  gen_cmd
+      ->add_option("--set", o.set_name,
+                   "v1 (the checked-in set, <= 8 MiB) or full (adds V = 32000 and 151936 for every stage)")
       ->capture_default_str();
 
   auto* verify_cmd = golden_cmd->add_subcommand("verify", "Run a backend on a golden set and compare");
@@ -207,16 +209,19 @@ CLI::App* AddConformCommand(CLI::App& app, Options& o) {
   auto* conform_cmd = app.add_subcommand("conform", "Run the conformance suite against a backend and write a report");
   conform_cmd->add_option("--backend", o.backend_name, "Backend name")->required();
   conform_cmd->add_option("--report", o.report_dir, "Report directory (report.json is written there)")->required();
-  conform_cmd->add_option("--golden", o.golden_dir,
-                          "Golden directory (default: the installed share/sampcheck/golden/v1, or the build's checkout golden/v1)");
+  conform_cmd->add_option(
+      "--golden", o.golden_dir,
+      "Golden directory (default: the installed share/sampcheck/golden/v1, or the build's checkout golden/v1)");
   conform_cmd->add_option("--stage", o.stage_filter, "Only these stages");
   conform_cmd->add_option("--profile", o.profile_filter, "Only these profiles");
   conform_cmd->add_option("--canonical-rule", o.canonical_rule, kCanonicalRuleHelp);
   conform_cmd->add_flag("--no-batch-invariance", o.no_batch_invariance,
                         "Skip the batch-invariance and reproducibility check (docs/spec/batch_invariance.md)");
   conform_cmd->add_flag("--no-stats", o.no_stats, "Skip the statistical cases (docs/spec/harness.md)");
-  conform_cmd->add_flag("--thorough", o.conform_stats.thorough, "Statistical cases at their large-n (thorough) effect sizes");
-  conform_cmd->add_option("--seed-epoch", o.conform_stats.seed_epoch, "Statistical suite epoch (seeds = hash(case id, epoch))")
+  conform_cmd->add_flag("--thorough", o.conform_stats.thorough,
+                        "Statistical cases at their large-n (thorough) effect sizes");
+  conform_cmd
+      ->add_option("--seed-epoch", o.conform_stats.seed_epoch, "Statistical suite epoch (seeds = hash(case id, epoch))")
       ->capture_default_str()
       ->check(Uint64Text());
   return conform_cmd;
@@ -258,7 +263,8 @@ int Main(int argc, char** argv) {
       return 0;
     }
     if (golden.verify->parsed()) {
-      return RunVerify(o.golden_dir, o.backend_name, o.stage_filter, o.profile_filter, o.canonical_rule, o.backend_options);
+      return RunVerify(o.golden_dir, o.backend_name, o.stage_filter, o.profile_filter, o.canonical_rule,
+                       o.backend_options);
     }
     if (stats_cmd.Parsed()) return stats_cmd.Run();
     if (conform_cmd->parsed()) {

@@ -18,6 +18,8 @@ inline bool Selected(const std::vector<std::string>& filter, std::string_view na
 
 // A --profile filter holds names as given (checked with ParseProfile by the command); a case's
 // profile is selected when the filter lists its name.
-inline bool Selected(const std::vector<std::string>& filter, Profile profile) { return Selected(filter, ProfileName(profile)); }
+inline bool Selected(const std::vector<std::string>& filter, Profile profile) {
+  return Selected(filter, ProfileName(profile));
+}
 
 }  // namespace sampcheck

@@ -17,7 +17,9 @@ namespace {
 // The stage's noise input (catalogue role kNoise) and the law the draw harness feeds it: q
 // with Exp(1) noise for a race, u with one uniform per row for an inverse CDF, gumbel with
 // Gumbel noise for Gumbel-max.
-const std::string& NoiseInputName(const std::string& stage) { return RequireStage(stage).InputWithRole(Role::kNoise)->name; }
+const std::string& NoiseInputName(const std::string& stage) {
+  return RequireStage(stage).InputWithRole(Role::kNoise)->name;
+}
 HarnessNoise NoiseLaw(const std::string& stage) { return RequireStage(stage).draw.noise; }
 
 Tensor Noise(SplitMix64& rng, std::int64_t rows, std::int64_t vocab, float (*law)(float)) {
@@ -103,7 +105,8 @@ void AddDrawCases(CaseList& list) {
       auto rng = list.Rng(stage, "one_survivor_v33_f16");
       list.Add(stage, "one_survivor_v33_f16",
                {{"probs", OneSurvivorProbs(33, DType::kF16)},
-                TensorMap::value_type{noise_name, race ? Noise(rng, 2, 33, +exponential) : F32({2}, {0.0f, 0x1.fffffep-1f})}});
+                TensorMap::value_type{noise_name,
+                                      race ? Noise(rng, 2, 33, +exponential) : F32({2}, {0.0f, 0x1.fffffep-1f})}});
     }
     for (DType dtype : {DType::kF16, DType::kBF16}) {
       const std::string name = "random_v33_" + std::string(DTypeName(dtype));
@@ -154,7 +157,8 @@ TensorMap LargeDrawsInputs(const std::string& stage, SplitMix64& rng, std::int64
   Tensor noise(DType::kF32, {1, vocab});
   for (float& x : noise.data<float>()) {
     const float u = (static_cast<float>(rng.Next() >> 41) + 0.5f) * 0x1p-23f;
-    x = law == HarnessNoise::kGumbel ? sampcheck::rng::GumbelNegLogNegLogF32(u) : sampcheck::rng::ExponentialNegLogF32(u);
+    x = law == HarnessNoise::kGumbel ? sampcheck::rng::GumbelNegLogNegLogF32(u)
+                                     : sampcheck::rng::ExponentialNegLogF32(u);
   }
   if (law == HarnessNoise::kUniform) return {{NoiseInputName(stage), F32({1}, {0.625f})}};
   return {{NoiseInputName(stage), noise}};

@@ -91,13 +91,21 @@ Tensor FlashinferUniforms(SplitMix64& rng, std::int64_t rows, std::int64_t k) {
 // the reference's temperature and sampling_filters stages turn random logits into probs.
 Tensor TemperedFilteredProbs(SplitMix64& rng, std::int64_t rows, std::int64_t positions, std::int64_t vocab) {
   reference::ReferenceBackend backend;
-  Case tempered{"spec_random/tempered_filtered/input", "temperature", Profile::kCanonical, nlohmann::json::object(),
-                {{"logits", RandomLogits(rng, rows * positions, vocab, DType::kF32)},
-                 {"temperature", F32({rows * positions}, std::vector<float>(static_cast<std::size_t>(rows * positions), 0.7f))}}};
-  Case filtered{"spec_random/tempered_filtered/input", "sampling_filters", Profile::kCanonical, nlohmann::json::object(),
-                {{"logits", backend.Run("temperature", tempered).at("logits")},
-                 {"top_k", I32({rows * positions}, std::vector<std::int32_t>(static_cast<std::size_t>(rows * positions), 3))},
-                 {"top_p", F32({rows * positions}, std::vector<float>(static_cast<std::size_t>(rows * positions), 0.9f))}}};
+  Case tempered{
+      "spec_random/tempered_filtered/input",
+      "temperature",
+      Profile::kCanonical,
+      nlohmann::json::object(),
+      {{"logits", RandomLogits(rng, rows * positions, vocab, DType::kF32)},
+       {"temperature", F32({rows * positions}, std::vector<float>(static_cast<std::size_t>(rows * positions), 0.7f))}}};
+  Case filtered{
+      "spec_random/tempered_filtered/input",
+      "sampling_filters",
+      Profile::kCanonical,
+      nlohmann::json::object(),
+      {{"logits", backend.Run("temperature", tempered).at("logits")},
+       {"top_k", I32({rows * positions}, std::vector<std::int32_t>(static_cast<std::size_t>(rows * positions), 3))},
+       {"top_p", F32({rows * positions}, std::vector<float>(static_cast<std::size_t>(rows * positions), 0.9f))}}};
   const Tensor probs = backend.Run("sampling_filters", filtered).at("probs");
   Tensor out(DType::kF32, {rows, positions, vocab});
   const auto src = probs.data<float>();
@@ -150,7 +158,7 @@ void AddRandomFamilies(CaseList& list) {
 
 // vllm: the edge rows with draft probabilities, then n-gram drafts.
 void AddVllmEdgeCases(CaseList& list) {
-  const double below_one = std::nextafter(1.0, 0.0);        // 0x1.fffffffffffffp-1
+  const double below_one = std::nextafter(1.0, 0.0);         // 0x1.fffffffffffffp-1
   const double third = static_cast<double>(0x1.555556p-2f);  // f32(1/3) widened exactly
   // vllm, V = 4, K = 2, one edge per row (docs/spec/speculative.md#vllm):
   //  0: u = 0 accepts a draft of target probability 0 (0 / 0.5 = 0 >= 0), then u = 0.5 accepts
@@ -212,7 +220,7 @@ void AddVllmEdgeCases(CaseList& list) {
 }
 
 void AddFlashinferEdgeCases(CaseList& list) {
-  const float below_one_f = std::nextafter(1.0f, 0.0f);     // 0x1.fffffep-1
+  const float below_one_f = std::nextafter(1.0f, 0.0f);  // 0x1.fffffep-1
   // flashinfer, V = 4, K = 2, u [B, 3]:
   //  0: u = 0 accepts draft 0 (0 * 0.5 < 0.5); draft 1 has tp = dp = 0: 0 < 0 fails; recovered
   //     with u_2 = 0 on r = {0, 0, 0, 0.25} -> 3 (the first positive r with 0 < C_j).

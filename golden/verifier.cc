@@ -111,8 +111,8 @@ std::optional<GoldenCase> PrepareCase(const std::filesystem::path& dir, const Ma
   }
   if (!backend.SupportsProfile(e.stage, std::string(ProfileName(e.profile)))) {
     r.verdict = Verdict::kSkip;
-    r.reason = "backend '" + backend.Name() + "' does not declare profile '" + std::string(ProfileName(e.profile)) + "' for stage '" +
-               e.stage + "'";
+    r.reason = "backend '" + backend.Name() + "' does not declare profile '" + std::string(ProfileName(e.profile)) +
+               "' for stage '" + e.stage + "'";
     return std::nullopt;
   }
   if (!backend.ClaimsBitwise(e.stage)) {
@@ -268,7 +268,8 @@ std::vector<CaseResult> VerifyGoldenSet(const std::filesystem::path& golden_dir,
   std::vector<CaseResult> results;
   results.reserve(selected.size());
   for (const ManifestEntry* e : selected) {
-    results.push_back({e->id, e->stage, std::string(ProfileName(e->profile)), e->comparison, Verdict::kPass, "", std::nullopt});
+    results.push_back(
+        {e->id, e->stage, std::string(ProfileName(e->profile)), e->comparison, Verdict::kPass, "", std::nullopt});
   }
   std::size_t done = 0;
   auto decided = [&](std::size_t i) {

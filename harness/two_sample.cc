@@ -23,7 +23,8 @@ namespace sampcheck::harness {
 namespace {
 
 bool Supports(const Backend& backend, const std::vector<std::string>& stages, const Case& c) {
-  return std::find(stages.begin(), stages.end(), c.stage) != stages.end() && backend.SupportsProfile(c.stage, std::string(ProfileName(c.profile)));
+  return std::find(stages.begin(), stages.end(), c.stage) != stages.end() &&
+         backend.SupportsProfile(c.stage, std::string(ProfileName(c.profile)));
 }
 
 std::string Fmt(double x) {

@@ -621,7 +621,7 @@ std::vector<CaseResult> RunDrawHarness(Backend& backend, const std::vector<StatC
       fail_or_skip(Verdict::kSkip, "backend '" + backend.Name() + "' does not support stage '" + stage + "'");
     } else if (!backend.SupportsProfile(stage, std::string(ProfileName(plan.c->input.profile)))) {
       fail_or_skip(Verdict::kSkip, "backend '" + backend.Name() + "' does not support profile '" +
-                                               std::string(ProfileName(plan.c->input.profile)) + "' of stage '" + stage + "'");
+                                       std::string(ProfileName(plan.c->input.profile)) + "' of stage '" + stage + "'");
     } else if (const std::string why = backend.StatisticalSkipReason(stage); !why.empty()) {
       fail_or_skip(Verdict::kSkip, why);
     } else if (options.budget_seconds > 0.0 && elapsed > options.budget_seconds) {

@@ -129,7 +129,8 @@ Case SpecDrawNoiseCase(const Case& given, std::int64_t draws, std::uint64_t seed
   const Profile profile = c.profile;
   const bool vllm = profile == Profile::kVllm, typical = profile == Profile::kTypicalAcceptance;
   if (!vllm && !typical && profile != Profile::kFlashinfer) {
-    throw InputError("case '" + c.id + "': the draw harness has no spec_random noise for profile '" + std::string(ProfileName(c.profile)) + "'");
+    throw InputError("case '" + c.id + "': the draw harness has no spec_random noise for profile '" +
+                     std::string(ProfileName(c.profile)) + "'");
   }
   const Tensor& ids = Input(c, "draft_ids");
   const Tensor target = reference::UpcastToF32(Input(c, "target_probs"), "target_probs");

@@ -250,7 +250,11 @@ void AddAscendV2Cases(StatCaseList& list) {
   // has top-k off (k = 0) so top-p runs over the whole sorted row.
   {
     const std::vector<float> l = Linear(100, 0.05f);
-    Case c{"stats/ascend_top_k_top_p_sample_v2/decay_v100/ascend_v2", "ascend_top_k_top_p_sample_v2", Profile::kAscendV2, nlohmann::json::object(), {}};
+    Case c{"stats/ascend_top_k_top_p_sample_v2/decay_v100/ascend_v2",
+           "ascend_top_k_top_p_sample_v2",
+           Profile::kAscendV2,
+           nlohmann::json::object(),
+           {}};
     std::vector<float> logits(l);
     logits.insert(logits.end(), l.begin(), l.end());
     c.inputs.emplace("logits", Tensor::FromValues(DType::kF32, {2, 100}, logits));

@@ -29,18 +29,26 @@ namespace {
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 // The stages a planted bug targets, found by their catalogue roles (the exact law their token
-// follows) rather than by name: kPipeline is the pipeline, kSpecFirstToken speculative
-// rejection sampling.
+// follows) rather than by name: kPipeline is the pipeline.
 bool DrawsTo(const std::string& stage, ExactTargetKind target) {
   const StageInfo* s = FindStage(stage);
   return s != nullptr && s->draw.target == target;
+}
+
+// Speculative rejection sampling on given probabilities (spec_random): the first-token law over
+// a kProbs target (the whole speculative step also draws its first token, from logits).
+bool IsSpecOnProbs(const std::string& stage) {
+  const StageInfo* s = FindStage(stage);
+  return s != nullptr && s->draw.target == ExactTargetKind::kSpecFirstToken && s->DistributionInput() != nullptr &&
+         s->DistributionInput()->role == Role::kProbs;
 }
 
 // An exponential race over the stage's probabilities: the normalised-probs law drawn with
 // Exp(1) noise (exponential_race, and Ascend's qsample, whose |q| + eps is the same race).
 bool IsExponentialRace(const std::string& stage) {
   const StageInfo* s = FindStage(stage);
-  return s != nullptr && s->draw.target == ExactTargetKind::kNormalisedProbs && s->draw.noise == HarnessNoise::kExponential;
+  return s != nullptr && s->draw.target == ExactTargetKind::kNormalisedProbs &&
+         s->draw.noise == HarnessNoise::kExponential;
 }
 
 // The reference with a case transformation in front of Run and CountDraws.
@@ -158,7 +166,8 @@ class TopKDropsTies final : public WrappingBackend {
 
  protected:
   Case Transform(const std::string& stage, const Case& in, bool) override {
-    if (!DrawsTo(stage, ExactTargetKind::kPipeline) || in.profile != Profile::kVllm || !in.inputs.count("top_k")) return in;
+    if (!DrawsTo(stage, ExactTargetKind::kPipeline) || in.profile != Profile::kVllm || !in.inputs.count("top_k"))
+      return in;
     PipelineRows r(in);
     for (std::int64_t b = 0; b < r.rows; ++b) {
       const auto k = static_cast<std::int64_t>(r.Get("top_k", b, 0.0f));
@@ -385,7 +394,8 @@ class RecoveredFromTarget final : public OwnRaceBackend {
   // itself, with the case's q, instead of over the residual max(p - q, 0).
   TensorMap Run(const std::string& stage, const Case& c) override {
     TensorMap out = ref_.Run(stage, c);
-    if (!DrawsTo(stage, ExactTargetKind::kSpecFirstToken) || c.profile != Profile::kVllm || !c.inputs.count("q")) return out;
+    if (!IsSpecOnProbs(stage) || c.profile != Profile::kVllm || !c.inputs.count("q"))
+      return out;
     const Tensor tp = reference::UpcastToF32(c.inputs.at("target_probs"), "target_probs");
     const Tensor& q = c.inputs.at("q");
     const Tensor& ids = c.inputs.at("draft_ids");
@@ -433,7 +443,7 @@ class SpecResidualFromTarget final : public WrappingBackend {
   SpecResidualFromTarget() : WrappingBackend("spec_residual_from_target") {}
   TensorMap Run(const std::string& stage, const Case& c) override {
     TensorMap out = WrappingBackend::Run(stage, c);
-    if (!DrawsTo(stage, ExactTargetKind::kSpecFirstToken)) return out;
+    if (!IsSpecOnProbs(stage)) return out;
     if (const Profile p = c.profile; p != Profile::kVllm && p != Profile::kFlashinfer) return out;
     const Tensor& ids = c.inputs.at("draft_ids");
     const Tensor target = reference::UpcastToF32(c.inputs.at("target_probs"), "target_probs");

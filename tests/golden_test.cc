@@ -61,9 +61,8 @@ TEST(GoldenSet, CoversEveryStageAndProfileOfTheCatalogue) {
   const Manifest m = ReadManifest(kCheckedIn);
   for (const auto& stage : StageCatalogue()) {
     for (Profile p : stage.profiles) {
-      const bool found = std::any_of(m.cases.begin(), m.cases.end(), [&](const ManifestEntry& e) {
-        return e.stage == stage.name && e.profile == p;
-      });
+      const bool found = std::any_of(m.cases.begin(), m.cases.end(),
+                                     [&](const ManifestEntry& e) { return e.stage == stage.name && e.profile == p; });
       EXPECT_TRUE(found) << stage.name << " / " << ProfileName(p);
     }
   }
@@ -209,7 +208,8 @@ TEST(GoldenManifest, RejectsMalformedManifests) {
     ManifestFromJson(unknown_profile, "m");
     ADD_FAILURE() << "an unknown profile was accepted";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("m: cases[0]: field 'profile': unknown profile 'tgi'; valid profiles: canonical, vllm"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "m: cases[0]: field 'profile': unknown profile 'tgi'; valid profiles: canonical, vllm"),
               std::string::npos)
         << e.what();
   }

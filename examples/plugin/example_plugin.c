@@ -47,11 +47,16 @@ static float* WidenLogits(const sampcheck_tensor* t, int64_t* rows, int64_t* col
   for (i = 0; i < n; ++i) {
     switch (t->dtype) {
       case SAMPCHECK_DTYPE_F32: out[i] = ((const float*)t->data)[i]; break;
-      case SAMPCHECK_DTYPE_F16: out[i] = sampcheck_plugin_f16_to_f32(((const uint16_t*)t->data)[i]); break;
-      case SAMPCHECK_DTYPE_BF16: out[i] = sampcheck_plugin_bf16_to_f32(((const uint16_t*)t->data)[i]); break;
+      case SAMPCHECK_DTYPE_F16:
+        out[i] = sampcheck_plugin_f16_to_f32(((const uint16_t*)t->data)[i]);
+        break;
+      case SAMPCHECK_DTYPE_BF16:
+        out[i] = sampcheck_plugin_bf16_to_f32(((const uint16_t*)t->data)[i]);
+        break;
       default:
         free(out);
-        *code = sampcheck_plugin_fail(error, error_size, kErrBadInput, "input 'logits' must be f32, f16 or bf16 (dtype %d)", t->dtype);
+        *code = sampcheck_plugin_fail(error, error_size, kErrBadInput,
+                                      "input 'logits' must be f32, f16 or bf16 (dtype %d)", t->dtype);
         return NULL;
     }
   }
@@ -155,7 +160,8 @@ static int RunTokenBitmask(const sampcheck_tensor* inputs, int32_t n_in, const c
   if (mask == NULL || mask->ndim != 2 || mask->dtype != SAMPCHECK_DTYPE_I32 ||
       (indices != NULL && (indices->ndim != 1 || indices->dtype != SAMPCHECK_DTYPE_I32))) {
     free(x);
-    return sampcheck_plugin_fail(error, error_size, kErrBadInput, "token_bitmask needs bitmask i32 [Bm, W] and optional indices i32 [N]");
+    return sampcheck_plugin_fail(error, error_size, kErrBadInput,
+                                 "token_bitmask needs bitmask i32 [Bm, W] and optional indices i32 [N]");
   }
   words = mask->shape[1];
   limit = cols < 32 * words ? cols : 32 * words;
@@ -163,22 +169,23 @@ static int RunTokenBitmask(const sampcheck_tensor* inputs, int32_t n_in, const c
     if (vocab_size < 0 || vocab_size > limit) {
       free(x);
       return sampcheck_plugin_fail(error, error_size, kErrBadInput,
-                  "parameter vocab_size = %lld must be an integer in [0, min(V, 32 W)] = [0, %lld]", vocab_size,
-                  (long long)limit);
+                                   "parameter vocab_size = %lld must be an integer in [0, min(V, 32 W)] = [0, %lld]",
+                                   vocab_size, (long long)limit);
     }
     limit = vocab_size;
   }
   if (indices == NULL && mask->shape[0] != rows) {
     free(x);
-    return sampcheck_plugin_fail(error, error_size, kErrBadInput, "bitmask has %lld rows; logits have %lld", (long long)mask->shape[0],
-                (long long)rows);
+    return sampcheck_plugin_fail(error, error_size, kErrBadInput, "bitmask has %lld rows; logits have %lld",
+                                 (long long)mask->shape[0], (long long)rows);
   }
   for (i = 0; i < (indices ? indices->shape[0] : rows); ++i) {
     const int64_t r = indices ? ((const int32_t*)indices->data)[i] : i;
     const uint32_t* row_mask;
     if (r < 0 || r >= rows || r >= mask->shape[0]) {
       free(x);
-      return sampcheck_plugin_fail(error, error_size, kErrBadInput, "indices[%lld] = %lld is out of range", (long long)i, (long long)r);
+      return sampcheck_plugin_fail(error, error_size, kErrBadInput, "indices[%lld] = %lld is out of range",
+                                   (long long)i, (long long)r);
     }
     row_mask = (const uint32_t*)mask->data + r * words;
     for (t = 0; t < limit; ++t) {
@@ -219,7 +226,8 @@ static int RunLogitBias(const sampcheck_tensor* inputs, int32_t n_in, const char
         bias_ids->ndim != 1 || bias_values->ndim != 1 || bias_rows->shape[0] != bias_ids->shape[0] ||
         bias_rows->shape[0] != bias_values->shape[0]) {
       free(x);
-      return sampcheck_plugin_fail(error, error_size, kErrBadInput, "bias_rows, bias_ids and bias_values must be given together, [N] each");
+      return sampcheck_plugin_fail(error, error_size, kErrBadInput,
+                                   "bias_rows, bias_ids and bias_values must be given together, [N] each");
     }
     n = bias_rows->shape[0];
     for (k = 0; k < n; ++k) {
@@ -228,8 +236,9 @@ static int RunLogitBias(const sampcheck_tensor* inputs, int32_t n_in, const char
       const float v = ((const float*)bias_values->data)[k];
       if (r < 0 || r >= rows || t < 0 || t >= cols) {
         free(x);
-        return sampcheck_plugin_fail(error, error_size, kErrBadInput, "sparse bias entry %lld (%lld, %lld) is out of range", (long long)k,
-                    (long long)r, (long long)t);
+        return sampcheck_plugin_fail(error, error_size, kErrBadInput,
+                                     "sparse bias entry %lld (%lld, %lld) is out of range", (long long)k, (long long)r,
+                                     (long long)t);
       }
       x[r * cols + t] = x[r * cols + t] + (clamp ? VllmClamp(v) : v);
     }
@@ -248,7 +257,8 @@ static int32_t ExampleRun(void* context, const char* stage, const char* profile,
     return RunTokenBitmask(inputs, n_in, params_json, outputs, n_out, error, error_size);
   }
   if (strcmp(stage, "logit_bias") == 0) return RunLogitBias(inputs, n_in, profile, outputs, n_out, error, error_size);
-  return sampcheck_plugin_fail(error, error_size, kErrUnsupported, "stage '%s' is not implemented by this plugin", stage);
+  return sampcheck_plugin_fail(error, error_size, kErrUnsupported, "stage '%s' is not implemented by this plugin",
+                               stage);
 }
 
 static void ExampleRelease(void* context, sampcheck_tensor* outputs, int32_t n_out) {

@@ -99,7 +99,8 @@ static int32_t Run(void* context, const char* stage, const char* profile, const 
     return sampcheck_plugin_fail(error, error_size, kErrBadInput, "noise needs i64 seed and offset of one length");
   }
   JsonString(params_json, "generator", generator, sizeof generator);
-  if (!JsonString(params_json, "law", law_name, sizeof law_name)) return sampcheck_plugin_fail(error, error_size, kErrBadInput, "no law");
+  if (!JsonString(params_json, "law", law_name, sizeof law_name))
+    return sampcheck_plugin_fail(error, error_size, kErrBadInput, "no law");
   law = strcmp(law_name, "uniform") == 0 ? 0 : strcmp(law_name, "exponential") == 0 ? 1 : strcmp(law_name, "gumbel") == 0 ? 2 : -1;
   if (law < 0 || (strcmp(generator, "philox") != 0 && strcmp(generator, "murmur3") != 0) || n < 0) {
     return sampcheck_plugin_fail(error, error_size, kErrBadInput, "bad params %s", params_json);

@@ -26,8 +26,10 @@ static float* Widen(const sampcheck_tensor* t) {
   if (out == NULL) return NULL;
   for (i = 0; i < n; ++i) {
     if (t->dtype == SAMPCHECK_DTYPE_F32) memcpy(&out[i], (const char*)t->data + 4 * i, 4);
-    else if (t->dtype == SAMPCHECK_DTYPE_BF16) out[i] = sampcheck_plugin_bf16_to_f32(((const uint16_t*)t->data)[i]);
-    else out[i] = sampcheck_plugin_f16_to_f32(((const uint16_t*)t->data)[i]);
+    else if (t->dtype == SAMPCHECK_DTYPE_BF16)
+      out[i] = sampcheck_plugin_bf16_to_f32(((const uint16_t*)t->data)[i]);
+    else
+      out[i] = sampcheck_plugin_f16_to_f32(((const uint16_t*)t->data)[i]);
   }
   return out;
 }
@@ -95,8 +97,10 @@ static int32_t Run(void* context, const char* stage, const char* profile, const 
   const int greedy = strcmp(stage, "spec_greedy") == 0;
   const sampcheck_tensor *drafts = sampcheck_plugin_find_input(inputs, n_in, "draft_ids"),
                          *target = sampcheck_plugin_find_input(inputs, n_in, greedy ? "target_logits" : "target_probs"),
-                         *draft = sampcheck_plugin_find_input(inputs, n_in, "draft_probs"), *u = sampcheck_plugin_find_input(inputs, n_in, "u"),
-                         *q = sampcheck_plugin_find_input(inputs, n_in, "q"), *bonus_q = sampcheck_plugin_find_input(inputs, n_in, "bonus_q");
+                         *draft = sampcheck_plugin_find_input(inputs, n_in, "draft_probs"),
+                         *u = sampcheck_plugin_find_input(inputs, n_in, "u"),
+                         *q = sampcheck_plugin_find_input(inputs, n_in, "q"),
+                         *bonus_q = sampcheck_plugin_find_input(inputs, n_in, "bonus_q");
   int64_t rows, width, vocab, b, i, j;
   float *t = NULL, *d = NULL, *qf = NULL, *bq = NULL, *residual = NULL;
   Outputs* o;
@@ -105,7 +109,8 @@ static int32_t Run(void* context, const char* stage, const char* profile, const 
   (void)profile;
   *outputs = NULL;
   *n_out = 0;
-  if (!greedy && strcmp(stage, "spec_random") != 0) return sampcheck_plugin_fail(error, error_size, kErrUnsupported, "stage '%s' not implemented", stage);
+  if (!greedy && strcmp(stage, "spec_random") != 0)
+    return sampcheck_plugin_fail(error, error_size, kErrUnsupported, "stage '%s' not implemented", stage);
   if (drafts == NULL || drafts->ndim != 2 || drafts->dtype != SAMPCHECK_DTYPE_I32 || target == NULL || target->ndim != 3) {
     return sampcheck_plugin_fail(error, error_size, kErrBadInput, "need draft_ids i32 [B, K] and a rank-3 target");
   }
