@@ -87,7 +87,8 @@ std::string FileStem(std::size_t i) {
 std::string SerializeRequestCase(const Case& c) {
   TensorMap tensors;
   for (const auto& [name, t] : c.inputs) tensors.emplace("in." + name, t);
-  const nlohmann::json meta = {{"id", c.id}, {"stage", c.stage}, {"profile", c.profile}, {"params", c.params}};
+  const nlohmann::json meta = {
+      {"id", c.id}, {"stage", c.stage}, {"profile", ProfileName(c.profile)}, {"params", c.params}};
   return SerializeSafetensors(tensors, {{"sampcheck.case", meta.dump()}});
 }
 
@@ -162,7 +163,7 @@ std::vector<Backend::CaseOutcome> ExchangeBackend::Exchange(const std::string& r
     const Request& q = requests[i];
     const std::string file = FileStem(i) + ".safetensors";
     WriteFileAtomically(cases_dir / file, SerializeRequestCase(*q.c), /*sync_to_disk=*/false);
-    nlohmann::json e = {{"id", q.c->id}, {"stage", q.c->stage}, {"profile", q.c->profile}, {"file", file}};
+    nlohmann::json e = {{"id", q.c->id}, {"stage", q.c->stage}, {"profile", ProfileName(q.c->profile)}, {"file", file}};
     if (q.draws > 0) {
       e["draws"] = q.draws;
       e["seed"] = q.seed;

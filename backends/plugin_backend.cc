@@ -168,8 +168,9 @@ TensorMap PluginBackend::Run(const std::string& stage, const Case& c) {
   std::int32_t code;
   {
     const RunGuard guard(path_.string(), c.id);
-    code = descriptor_->run(descriptor_->context, stage.c_str(), c.profile.c_str(), params.c_str(), inputs.data(),
-                       static_cast<std::int32_t>(inputs.size()), &outputs, &n_out, error.data(), error.size());
+    code = descriptor_->run(descriptor_->context, stage.c_str(), std::string(ProfileName(c.profile)).c_str(),
+                            params.c_str(), inputs.data(), static_cast<std::int32_t>(inputs.size()), &outputs, &n_out,
+                            error.data(), error.size());
   }
   // Copy first, release always (also on failure), then report.
   TensorMap result;

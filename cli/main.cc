@@ -155,75 +155,99 @@ void AddBackendOptions(CLI::App& cmd, BackendOptions& options) {
       ->check(FiniteInRange(0, kMaxCaseTimeoutSeconds, /*min_open=*/true));
 }
 
+// What the command line fills; CLI11 binds each option to a member. One object for every
+// subcommand, so that verify and conform share their --golden, --backend and filters.
+struct Options {
+  int threads = 1;
+  bool as_json = false;  // stages
+  std::string out_dir;   // golden generate
+  std::uint64_t seed = golden::kDefaultGoldenSeed;
+  std::string set_name = "full";
+  std::string golden_dir;  // conform: DefaultGoldenDir() when not given
+  std::string backend_name;
+  std::vector<std::string> stage_filter, profile_filter;
+  std::string canonical_rule;
+  BackendOptions backend_options;
+  std::string report_dir;  // conform
+  bool no_batch_invariance = false;
+  bool no_stats = false;
+  StatsRunOptions conform_stats;
+};
+
+constexpr const char* kCanonicalRuleHelp =
+    "Compare canonical-tier stages under this rule (e.g. ulp(4)) for backends that do not follow the canonical order";
+
+struct GoldenCommands {
+  CLI::App* generate;
+  CLI::App* verify;
+};
+
+GoldenCommands AddGoldenCommands(CLI::App& app, Options& o) {
+  auto* golden_cmd = app.add_subcommand("golden", "Generate or verify golden vectors");
+  golden_cmd->require_subcommand(1);
+  auto* gen_cmd = golden_cmd->add_subcommand("generate", "Write every stage's golden cases to a directory");
+  gen_cmd->add_option("--out", o.out_dir, "Output directory (replaced atomically)")->required();
+  gen_cmd->add_option("--seed", o.seed, "Seed of the random case families")->capture_default_str()->check(Uint64Text());
+  gen_cmd
+      ->add_option("--set", o.set_name,
+                   "v1 (the checked-in set, <= 8 MiB) or full (adds V = 32000 and 151936 for every stage)")
+      ->capture_default_str();
+
+  auto* verify_cmd = golden_cmd->add_subcommand("verify", "Run a backend on a golden set and compare");
+  verify_cmd->add_option("--golden", o.golden_dir, "Golden directory (holds manifest.json)")->required();
+  verify_cmd->add_option("--backend", o.backend_name, "Backend name")->required();
+  verify_cmd->add_option("--stage", o.stage_filter, "Only these stages");
+  verify_cmd->add_option("--profile", o.profile_filter, "Only these profiles");
+  verify_cmd->add_option("--canonical-rule", o.canonical_rule, kCanonicalRuleHelp);
+  AddBackendOptions(*verify_cmd, o.backend_options);
+  return {gen_cmd, verify_cmd};
+}
+
+// The backend options (--isolate ...) are added by the caller after the other subcommands, as
+// they always were, so that `conform --help` lists them last.
+CLI::App* AddConformCommand(CLI::App& app, Options& o) {
+  auto* conform_cmd = app.add_subcommand("conform", "Run the conformance suite against a backend and write a report");
+  conform_cmd->add_option("--backend", o.backend_name, "Backend name")->required();
+  conform_cmd->add_option("--report", o.report_dir, "Report directory (report.json is written there)")->required();
+  conform_cmd->add_option(
+      "--golden", o.golden_dir,
+      "Golden directory (default: the installed share/sampcheck/golden/v1, or the build's checkout golden/v1)");
+  conform_cmd->add_option("--stage", o.stage_filter, "Only these stages");
+  conform_cmd->add_option("--profile", o.profile_filter, "Only these profiles");
+  conform_cmd->add_option("--canonical-rule", o.canonical_rule, kCanonicalRuleHelp);
+  conform_cmd->add_flag("--no-batch-invariance", o.no_batch_invariance,
+                        "Skip the batch-invariance and reproducibility check (docs/spec/batch_invariance.md)");
+  conform_cmd->add_flag("--no-stats", o.no_stats, "Skip the statistical cases (docs/spec/harness.md)");
+  conform_cmd->add_flag("--thorough", o.conform_stats.thorough,
+                        "Statistical cases at their large-n (thorough) effect sizes");
+  conform_cmd
+      ->add_option("--seed-epoch", o.conform_stats.seed_epoch, "Statistical suite epoch (seeds = hash(case id, epoch))")
+      ->capture_default_str()
+      ->check(Uint64Text());
+  return conform_cmd;
+}
+
 }  // namespace
 
 int Main(int argc, char** argv) {
   CLI::App app{"sampcheck: conformance and reference suite for LLM token samplers"};
   app.set_version_flag("--version", std::string("sampcheck ") + SAMPCHECK_VERSION);
   app.require_subcommand(1);
-  int threads = 1;
-  app.add_option("--threads", threads, "Threads for the reference's rows (same results for any count)")
+  Options o;
+  app.add_option("--threads", o.threads, "Threads for the reference's rows (same results for any count)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
 
   auto* stages_cmd = app.add_subcommand("stages", "List the stage catalogue");
-  bool as_json = false;
-  stages_cmd->add_flag("--json", as_json, "Machine-readable JSON");
-
-  auto* golden_cmd = app.add_subcommand("golden", "Generate or verify golden vectors");
-  golden_cmd->require_subcommand(1);
-  auto* gen_cmd = golden_cmd->add_subcommand("generate", "Write every stage's golden cases to a directory");
-  std::string out_dir;
-  std::uint64_t seed = golden::kDefaultGoldenSeed;
-  gen_cmd->add_option("--out", out_dir, "Output directory (replaced atomically)")->required();
-  gen_cmd->add_option("--seed", seed, "Seed of the random case families")->capture_default_str()->check(Uint64Text());
-  std::string set_name = "full";
-  gen_cmd->add_option("--set", set_name, "v1 (the checked-in set, <= 8 MiB) or full (adds V = 32000 and 151936 for every stage)")
-      ->capture_default_str();
-
-  auto* verify_cmd = golden_cmd->add_subcommand("verify", "Run a backend on a golden set and compare");
-  std::string golden_dir;  // conform: DefaultGoldenDir() when not given
-  std::string backend_name;
-  std::vector<std::string> stage_filter, profile_filter;
-  verify_cmd->add_option("--golden", golden_dir, "Golden directory (holds manifest.json)")->required();
-  verify_cmd->add_option("--backend", backend_name, "Backend name")->required();
-  verify_cmd->add_option("--stage", stage_filter, "Only these stages");
-  verify_cmd->add_option("--profile", profile_filter, "Only these profiles");
-  std::string canonical_rule;
-  const char* kCanonicalRuleHelp =
-      "Compare canonical-tier stages under this rule (e.g. ulp(4)) for backends that do not follow the canonical order";
-  verify_cmd->add_option("--canonical-rule", canonical_rule, kCanonicalRuleHelp);
-  BackendOptions backend_options;
-  AddBackendOptions(*verify_cmd, backend_options);
-
-  auto* conform_cmd = app.add_subcommand("conform", "Run the conformance suite against a backend and write a report");
-  std::string report_dir;
-  conform_cmd->add_option("--backend", backend_name, "Backend name")->required();
-  conform_cmd->add_option("--report", report_dir, "Report directory (report.json is written there)")->required();
-  conform_cmd->add_option("--golden", golden_dir,
-                          "Golden directory (default: the installed share/sampcheck/golden/v1, or the build's checkout golden/v1)");
-  conform_cmd->add_option("--stage", stage_filter, "Only these stages");
-  conform_cmd->add_option("--profile", profile_filter, "Only these profiles");
-  conform_cmd->add_option("--canonical-rule", canonical_rule, kCanonicalRuleHelp);
-  bool no_batch_invariance = false;
-  conform_cmd->add_flag("--no-batch-invariance", no_batch_invariance,
-                        "Skip the batch-invariance and reproducibility check (docs/spec/batch_invariance.md)");
-  bool no_stats = false;
-  StatsRunOptions conform_stats;
-  conform_cmd->add_flag("--no-stats", no_stats, "Skip the statistical cases (docs/spec/harness.md)");
-  conform_cmd->add_flag("--thorough", conform_stats.thorough, "Statistical cases at their large-n (thorough) effect sizes");
-  conform_cmd->add_option("--seed-epoch", conform_stats.seed_epoch, "Statistical suite epoch (seeds = hash(case id, epoch))")
-      ->capture_default_str()
-      ->check(Uint64Text());
-
+  stages_cmd->add_flag("--json", o.as_json, "Machine-readable JSON");
+  const GoldenCommands golden = AddGoldenCommands(app, o);
+  auto* conform_cmd = AddConformCommand(app, o);
   StatsCommand stats_cmd(app);
-
   RenderCommand render;
   AddRenderCommand(app, render);
   GateCommand gate;
   AddGateCommand(app, gate);
-
-  AddBackendOptions(*conform_cmd, backend_options);
+  AddBackendOptions(*conform_cmd, o.backend_options);
 
   try {
     app.parse(argc, argv);
@@ -231,23 +255,24 @@ int Main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   try {
-    reference::SetRowThreads(threads);
-    if (stages_cmd->parsed()) return RunStages(as_json);
-    if (gen_cmd->parsed()) {
-      auto m = golden::GenerateGoldenSet(out_dir, seed, golden::ParseGoldenSet(set_name));
-      std::printf("wrote %zu cases to %s\n", m.cases.size(), out_dir.c_str());
+    reference::SetRowThreads(o.threads);
+    if (stages_cmd->parsed()) return RunStages(o.as_json);
+    if (golden.generate->parsed()) {
+      auto m = golden::GenerateGoldenSet(o.out_dir, o.seed, golden::ParseGoldenSet(o.set_name));
+      std::printf("wrote %zu cases to %s\n", m.cases.size(), o.out_dir.c_str());
       return 0;
     }
-    if (verify_cmd->parsed()) {
-      return RunVerify(golden_dir, backend_name, stage_filter, profile_filter, canonical_rule, backend_options);
+    if (golden.verify->parsed()) {
+      return RunVerify(o.golden_dir, o.backend_name, o.stage_filter, o.profile_filter, o.canonical_rule,
+                       o.backend_options);
     }
     if (stats_cmd.Parsed()) return stats_cmd.Run();
     if (conform_cmd->parsed()) {
-      if (golden_dir.empty()) golden_dir = DefaultGoldenDir().string();
-      conform_stats.stages = stage_filter;
-      conform_stats.profiles = profile_filter;
-      return RunConform(golden_dir, backend_name, report_dir, stage_filter, profile_filter, canonical_rule,
-                        !no_batch_invariance, no_stats ? nullptr : &conform_stats, backend_options);
+      if (o.golden_dir.empty()) o.golden_dir = DefaultGoldenDir().string();
+      o.conform_stats.stages = o.stage_filter;
+      o.conform_stats.profiles = o.profile_filter;
+      return RunConform(o.golden_dir, o.backend_name, o.report_dir, o.stage_filter, o.profile_filter, o.canonical_rule,
+                        !o.no_batch_invariance, o.no_stats ? nullptr : &o.conform_stats, o.backend_options);
     }
     if (render.command->parsed()) return RunRenderCommand(render);
     if (gate.command->parsed()) return RunGateCommand(gate);

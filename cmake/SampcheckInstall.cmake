@@ -59,7 +59,7 @@ install(TARGETS ${exported}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY core reference golden DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sampcheck
         FILES_MATCHING PATTERN "*.h" PATTERN "v1" EXCLUDE)
-install(FILES include/sampcheck/backend_abi.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sampcheck)
+install(FILES include/sampcheck/backend_abi.h include/sampcheck/plugin_helpers.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sampcheck)
 install(DIRECTORY golden/v1/ DESTINATION ${SAMPCHECK_INSTALL_GOLDENDIR})
 
 install(EXPORT sampcheckTargets NAMESPACE sampcheck:: DESTINATION ${SAMPCHECK_INSTALL_CMAKEDIR})

@@ -21,6 +21,15 @@ std::string RequireString(const nlohmann::json& j, const char* key, const std::s
   }
   return j[key].get<std::string>();
 }
+
+Profile RequireProfile(const nlohmann::json& j, const std::string& where) {
+  const std::string name = RequireString(j, "profile", where);
+  try {
+    return ParseProfile(name);
+  } catch (const InputError& e) {
+    throw InputError(where + ": metadata '" + kCaseKey + "' field 'profile': " + e.what());
+  }
+}
 }  // namespace
 
 GoldenCase ReadCaseFile(const std::filesystem::path& path) {
@@ -41,7 +50,7 @@ GoldenCase ParseCase(std::span<const std::byte> bytes, const std::string& where)
   GoldenCase g;
   g.input.id = RequireString(meta, "id", where);
   g.input.stage = RequireString(meta, "stage", where);
-  g.input.profile = RequireString(meta, "profile", where);
+  g.input.profile = RequireProfile(meta, where);
   try {
     g.comparison = ComparisonRule::Parse(RequireString(meta, "comparison", where));
   } catch (const InputError& e) {
@@ -72,7 +81,7 @@ std::string SerializeCase(const GoldenCase& golden) {
   for (const auto& [name, t] : golden.expected) tensors.emplace(kOutputPrefix + name, t);
   nlohmann::json meta = {{"id", golden.input.id},
                          {"stage", golden.input.stage},
-                         {"profile", golden.input.profile},
+                         {"profile", ProfileName(golden.input.profile)},
                          {"params", golden.input.params},
                          {"comparison", golden.comparison.ToString()}};
   return SerializeSafetensors(tensors, {{kCaseKey, meta.dump()}});

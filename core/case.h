@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/comparison.h"
+#include "core/profile.h"
 #include "core/tensor.h"
 
 namespace sampcheck {
@@ -22,7 +23,9 @@ namespace sampcheck {
 struct Case {
   std::string id;       // "<stage>/<name>/<profile>", unique in a golden set
   std::string stage;    // a name from the stage catalogue
-  std::string profile;  // a name from core/profile.h
+  // Parsed once where a case is read (ParseCase, the exchange and plugin boundaries); printed
+  // with ProfileName.
+  Profile profile = Profile::kCanonical;
   nlohmann::json params = nlohmann::json::object();  // scalar parameters only
   TensorMap inputs;
 };

@@ -15,7 +15,7 @@ nlohmann::json ManifestToJson(const Manifest& m) {
   for (const auto& e : m.cases) {
     cases.push_back({{"id", e.id},
                      {"stage", e.stage},
-                     {"profile", e.profile},
+                     {"profile", ProfileName(e.profile)},
                      {"file", e.file},
                      {"sha256", e.sha256},
                      {"comparison", e.comparison}});
@@ -32,6 +32,17 @@ std::string Field(const nlohmann::json& e, const char* key, const std::string& w
     throw InputError(where + ": field '" + key + "' missing or not a string");
   }
   return e[key].get<std::string>();
+}
+
+// The profile name, parsed once here: an unknown name is an error naming the entry and the
+// accepted names.
+Profile ProfileField(const nlohmann::json& e, const std::string& where) {
+  const std::string name = Field(e, "profile", where);
+  try {
+    return ParseProfile(name);
+  } catch (const InputError& err) {
+    throw InputError(where + ": field 'profile': " + err.what());
+  }
 }
 
 bool IsSafeRelativePath(const std::string& file) {
@@ -62,7 +73,7 @@ Manifest ManifestFromJson(const nlohmann::json& j, const std::string& what) {
   for (std::size_t i = 0; i < j["cases"].size(); ++i) {
     const auto& c = j["cases"][i];
     const std::string where = what + ": cases[" + std::to_string(i) + "]";
-    ManifestEntry e{Field(c, "id", where),   Field(c, "stage", where),  Field(c, "profile", where),
+    ManifestEntry e{Field(c, "id", where),   Field(c, "stage", where),  ProfileField(c, where),
                     Field(c, "file", where), Field(c, "sha256", where), Field(c, "comparison", where)};
     if (!ids.insert(e.id).second) throw InputError(where + ": duplicate case id '" + e.id + "'");
     if (!IsSafeRelativePath(e.file)) {

@@ -21,6 +21,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/profile.h"
+
 namespace sampcheck {
 
 inline constexpr char kGoldenFormatName[] = "sampcheck-golden";
@@ -29,7 +31,7 @@ inline constexpr int kGoldenFormatVersion = 1;
 struct ManifestEntry {
   std::string id;
   std::string stage;
-  std::string profile;
+  Profile profile = Profile::kCanonical;  // parsed by ManifestFromJson, written with ProfileName
   std::string file;
   std::string sha256;
   std::string comparison;

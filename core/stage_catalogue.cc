@@ -88,8 +88,12 @@ using P = Profile;
 TensorSpec Logits() { return {"logits", kLogitTypes, "[B, V]", false, "logits; f16/bf16 are upcast to f32 first", Role::kLogits}; }
 TensorSpec LogitsOut() { return {"logits", "f32", "[B, V]", false, "logits after the stage"}; }
 
-std::vector<StageInfo> BuildCatalogue() {
-  std::vector<StageInfo> c;
+TensorSpec TokenOut() { return {"token", "i64", "[B]", false, "drawn token id", Role::kToken}; }
+
+// BuildCatalogue in groups, each appending its stages in catalogue order (the order of
+// `sampcheck stages`, of golden generation and of reports).
+// Logit processors: bias, penalties, min-new-tokens, masks, NaN handling, temperature.
+void AddLogitProcessorStages(std::vector<StageInfo>& c) {
   c.push_back({"logit_bias",
                "add a per-token bias, dense [B, V] and/or sparse (row, token, value) lists",
                {Logits(),
@@ -163,6 +167,10 @@ std::vector<StageInfo> BuildCatalogue() {
                {},
                Tier::kExact, "exact", {P::kCanonical, P::kVllm, P::kSglang},
                "docs/spec/temperature.md"});
+}
+
+// Greedy, softmax / log-softmax, the filters and Ascend's fused filter-and-sample op.
+void AddDistributionAndFilterStages(std::vector<StageInfo>& c) {
   c.push_back({"greedy",
                "argmax per row: first NaN, else the lowest index among equal maxima",
                {Logits()},
@@ -239,7 +247,11 @@ std::vector<StageInfo> BuildCatalogue() {
                Tier::kCanonical, "exact", {P::kAscendV2},
                "docs/spec/ascend_top_k_top_p_sample_v2.md",
                {ExactTargetKind::kAscendSurvivors, HarnessNoise::kExponential}});
-  const TensorSpec token_out = {"token", "i64", "[B]", false, "drawn token id", Role::kToken};
+}
+
+// Draws given their noise, seeded draws, and the whole pipeline.
+void AddDrawStages(std::vector<StageInfo>& c) {
+  const TensorSpec token_out = TokenOut();
   c.push_back({"gumbel_max",
                "argmax(score + gumbel) over finite scores, the noise given",
                {{"logprobs", kLogitTypes, "[B, V]", false, "scores (log-probabilities or logits); -inf never drawn", Role::kScores},
@@ -311,6 +323,10 @@ std::vector<StageInfo> BuildCatalogue() {
                Tier::kCanonical, "exact", {P::kCanonical, P::kVllm, P::kSglang},
                "docs/spec/pipeline.md",
                {ExactTargetKind::kPipeline, HarnessNoise::kSeedPosition, {{P::kVllm, HarnessNoise::kExponential}}, true}});
+}
+
+// Speculative decoding: greedy and random verification, the whole speculative step.
+void AddSpeculativeStages(std::vector<StageInfo>& c) {
   // Speculative decoding (docs/spec/speculative.md). Every tensor is per request ("[B, ..."),
   // so both stages are row-separable for the batch-invariance check.
   const TensorSpec drafts = {"draft_ids", "i32", "[B, K]", false, "draft tokens, K >= 0; trailing -1 padding (a row's draft count)", Role::kDrafts};
@@ -366,6 +382,11 @@ std::vector<StageInfo> BuildCatalogue() {
                // The draw harness counts the first emitted token (target row 0 after the
                // request's filters) with drafts drawn from the filtered draft rows.
                {ExactTargetKind::kSpecFirstToken, HarnessNoise::kSpecDrafts}});
+}
+
+// FlashInfer's rejection samplers, logprobs and the finish rules.
+void AddSamplerOutputStages(std::vector<StageInfo>& c) {
+  const TensorSpec token_out = TokenOut();
   // FlashInfer's rejection samplers from probabilities (docs/spec/flashinfer_sampling_from_probs.md):
   // a stage of its own because it has a valid flag and one uniform per rejection round.
   c.push_back({"flashinfer_sampling_from_probs",
@@ -423,6 +444,10 @@ std::vector<StageInfo> BuildCatalogue() {
                {},
                Tier::kExact, "exact", {P::kCanonical, P::kVllm, P::kSglang},
                "docs/spec/finish_rules.md"});
+}
+
+// Decode steps, tensor-parallel consensus and a backend's own noise.
+void AddMultiStepAndNoiseStages(std::vector<StageInfo>& c) {
   // Decode steps (docs/spec/decode_steps.md): the pipeline over N steps with the history, the
   // min-tokens count and the noise offset advanced per step; every tensor per row.
   c.push_back({"decode_steps",
@@ -468,6 +493,16 @@ std::vector<StageInfo> BuildCatalogue() {
                 {"n", "int", "1", "samples per row, in [0, 2^24]"}},
                Tier::kCanonical, "exact", {P::kCanonical},
                "docs/spec/noise.md"});
+}
+
+std::vector<StageInfo> BuildCatalogue() {
+  std::vector<StageInfo> c;
+  AddLogitProcessorStages(c);
+  AddDistributionAndFilterStages(c);
+  AddDrawStages(c);
+  AddSpeculativeStages(c);
+  AddSamplerOutputStages(c);
+  AddMultiStepAndNoiseStages(c);
   return c;
 }
 
@@ -524,13 +559,16 @@ const StageInfo& RequireStage(std::string_view name) {
 }
 
 Profile RequireStageProfile(const StageInfo& stage, std::string_view profile) {
-  const Profile parsed = ParseProfile(profile);  // unknown names get the list of all profiles
+  return RequireStageProfile(stage, ParseProfile(profile));  // unknown names get the list of all profiles
+}
+
+Profile RequireStageProfile(const StageInfo& stage, Profile profile) {
   std::vector<std::string> names;
   for (Profile p : stage.profiles) {
-    if (p == parsed) return parsed;
+    if (p == profile) return profile;
     names.emplace_back(ProfileName(p));
   }
-  throw InputError("stage '" + stage.name + "' has no profile '" + std::string(profile) +
+  throw InputError("stage '" + stage.name + "' has no profile '" + std::string(ProfileName(profile)) +
                    "'; its profiles: " + Join(names));
 }
 

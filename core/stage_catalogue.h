@@ -117,6 +117,8 @@ const StageInfo& RequireStage(std::string_view name);
 // Throws InputError when `profile` is not one of the stage's profiles, listing them; returns
 // the parsed profile.
 Profile RequireStageProfile(const StageInfo& stage, std::string_view profile);
+// Throws InputError when `profile` is not one of the stage's profiles, listing them.
+Profile RequireStageProfile(const StageInfo& stage, Profile profile);
 
 // Adds a stage to the catalogue for the lifetime of the object (tests and embedding programs
 // that define a stage of their own; the project's stages are listed in stage_catalogue.cc).

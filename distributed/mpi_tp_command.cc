@@ -388,7 +388,7 @@ int RunTp(const TpOptions& options) {
         std::copy_n(all.begin() + static_cast<std::ptrdiff_t>(r * (n + 1) + 1), n,
                     rank_ids.data<std::int64_t>().begin() + static_cast<std::ptrdiff_t>(r * n));
       }
-      Case cc{c.Id(run.size), "tp_consensus", std::string(ProfileName(c.profile)), nlohmann::json::object(), {}};
+      Case cc{c.Id(run.size), "tp_consensus", c.profile, nlohmann::json::object(), {}};
       cc.inputs.emplace("rank_ids", std::move(rank_ids));
       const TensorMap expected = reference::RunTpConsensus(cc, c.profile);
       const auto want = expected.at("token").data<std::int64_t>();

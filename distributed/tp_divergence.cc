@@ -103,7 +103,7 @@ Case RankDrawCase(const DivergenceCase& c, std::uint64_t seed, std::int64_t rank
       }
     }
   }
-  Case out{c.Id(0) + "/rank" + std::to_string(rank), "gumbel_max", "canonical", nlohmann::json::object(), {}};
+  Case out{c.Id(0) + "/rank" + std::to_string(rank), "gumbel_max", Profile::kCanonical, nlohmann::json::object(), {}};
   out.inputs.emplace("logprobs", std::move(scores));
   out.inputs.emplace("gumbel", std::move(gumbel));
   return out;
@@ -228,7 +228,7 @@ DivergenceTally SimulateDivergence(Backend& backend, const DivergenceCase& c, st
     const auto ids = RankDraws(backend, c, seed, r, 0, draws);
     std::copy(ids.begin(), ids.end(), rank_ids.data<std::int64_t>().begin() + r * draws);
   }
-  Case cc{c.Id(ranks), "tp_consensus", std::string(ProfileName(c.profile)), nlohmann::json::object(), {}};
+  Case cc{c.Id(ranks), "tp_consensus", c.profile, nlohmann::json::object(), {}};
   cc.inputs.emplace("rank_ids", std::move(rank_ids));
   const TensorMap agreed = reference::RunTpConsensus(cc, c.profile);
   const auto token = agreed.at("token").data<std::int64_t>();

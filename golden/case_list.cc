@@ -18,7 +18,7 @@ void CaseList::Add(const std::string& stage, const std::string& name, TensorMap 
     Case c;
     c.id = stage + "/" + name + "/" + std::string(ProfileName(p));
     c.stage = stage;
-    c.profile = std::string(ProfileName(p));
+    c.profile = p;
     c.params = params.is_null() ? nlohmann::json::object() : params;
     c.inputs = inputs;
     cases_.push_back(std::move(c));

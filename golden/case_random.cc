@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/half.h"
+#include "reference/rng/noise.h"
 
 namespace sampcheck::golden {
 
@@ -46,6 +47,20 @@ Tensor RandomLogits(SplitMix64& rng, std::int64_t rows, std::int64_t vocab, DTyp
     const auto k = static_cast<float>(rng.Between(-4096, 4096));
     SetLogit(t, i, k / 256.0f);
   }
+  return t;
+}
+
+float OpenUniform(SplitMix64& rng) { return (static_cast<float>(rng.Next() >> 41) + 0.5f) * 0x1p-23f; }
+
+Tensor ExpNoise(SplitMix64& rng, std::int64_t rows, std::int64_t vocab) {
+  Tensor t(DType::kF32, {rows, vocab});
+  for (float& v : t.data<float>()) v = sampcheck::rng::ExponentialNegLogF32(OpenUniform(rng));
+  return t;
+}
+
+Tensor Uniforms64(SplitMix64& rng, std::int64_t rows, std::int64_t k) {
+  Tensor t(DType::kF64, {rows, k});
+  for (double& v : t.data<double>()) v = static_cast<double>(rng.Next() >> 11) * 0x1p-53;
   return t;
 }
 

@@ -28,4 +28,13 @@ Tensor RandomLogits(SplitMix64& rng, std::int64_t rows, std::int64_t vocab, DTyp
 void SetLogit(Tensor& t, std::int64_t i, float value);
 float GetLogit(const Tensor& t, std::int64_t i);
 
+// Noise shared by the draw and speculative families:
+// u in (0, 1): 23 random bits plus half a step, k + 0.5 exact in f32 (24 significant bits),
+// so the largest value is 1 - 2^-24 and neither end is reached;
+float OpenUniform(SplitMix64& rng);
+// Exp(1) noise [rows, vocab] f32 through the owned law of reference/rng/noise.h (no libm);
+Tensor ExpNoise(SplitMix64& rng, std::int64_t rows, std::int64_t vocab);
+// f64 uniforms [rows, k] in [0, 1): 53 random bits (vLLM's rejection uniforms).
+Tensor Uniforms64(SplitMix64& rng, std::int64_t rows, std::int64_t k);
+
 }  // namespace sampcheck::golden

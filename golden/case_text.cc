@@ -76,7 +76,7 @@ bool HasTextForm(const GoldenCase& g) {
 
 std::string CaseText(const GoldenCase& g) {
   std::string out = "# sampcheck golden case, text form of the .safetensors file beside it (not normative)\n";
-  out += "id: " + g.input.id + "\nstage: " + g.input.stage + "\nprofile: " + g.input.profile +
+  out += "id: " + g.input.id + "\nstage: " + g.input.stage + "\nprofile: " + std::string(ProfileName(g.input.profile)) +
          "\ncomparison: " + g.comparison.ToString() + "\nparams: " + g.input.params.dump() + "\n";
   for (const auto& [name, t] : g.input.inputs) AppendTensor(out, "in." + name, t);
   for (const auto& [name, t] : g.expected) AppendTensor(out, "out." + name, t);

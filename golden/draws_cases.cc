@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/stage_catalogue.h"
 #include "golden/case_family.h"
 #include "golden/case_list.h"
 #include "reference/rng/noise.h"
@@ -13,9 +14,13 @@ namespace sampcheck::golden {
 
 namespace {
 
-// u in (0, 1): 23 random bits plus half a step, k + 0.5 exact in f32 (24 significant bits),
-// so the largest value is 1 - 2^-24 and neither end is reached.
-float OpenUniform(SplitMix64& rng) { return (static_cast<float>(rng.Next() >> 41) + 0.5f) * 0x1p-23f; }
+// The stage's noise input (catalogue role kNoise) and the law the draw harness feeds it: q
+// with Exp(1) noise for a race, u with one uniform per row for an inverse CDF, gumbel with
+// Gumbel noise for Gumbel-max.
+const std::string& NoiseInputName(const std::string& stage) {
+  return RequireStage(stage).InputWithRole(Role::kNoise)->name;
+}
+HarnessNoise NoiseLaw(const std::string& stage) { return RequireStage(stage).draw.noise; }
 
 Tensor Noise(SplitMix64& rng, std::int64_t rows, std::int64_t vocab, float (*law)(float)) {
   Tensor t(DType::kF32, {rows, vocab});
@@ -93,21 +98,22 @@ void AddDrawCases(CaseList& list) {
   }
   // exponential_race and inverse_cdf: one positive probability at column 0 and at V - 1, and
   // half-precision probabilities (k / 16, exact in f16 and bf16).
-  for (const char* stage : {"exponential_race", "inverse_cdf"}) {
-    const bool race = std::string(stage) == "exponential_race";
+  for (const std::string stage : {"exponential_race", "inverse_cdf"}) {
+    const bool race = NoiseLaw(stage) == HarnessNoise::kExponential;  // else one uniform per row
+    const std::string& noise_name = NoiseInputName(stage);
     {
       auto rng = list.Rng(stage, "one_survivor_v33_f16");
       list.Add(stage, "one_survivor_v33_f16",
                {{"probs", OneSurvivorProbs(33, DType::kF16)},
-                race ? TensorMap::value_type{"q", Noise(rng, 2, 33, +exponential)}
-                     : TensorMap::value_type{"u", F32({2}, {0.0f, 0x1.fffffep-1f})}});
+                TensorMap::value_type{noise_name,
+                                      race ? Noise(rng, 2, 33, +exponential) : F32({2}, {0.0f, 0x1.fffffep-1f})}});
     }
     for (DType dtype : {DType::kF16, DType::kBF16}) {
       const std::string name = "random_v33_" + std::string(DTypeName(dtype));
       auto rng = list.Rng(stage, name);
       Tensor probs = InDType(RandomProbs(rng, 4, 33), dtype);
       Tensor noise = race ? Noise(rng, 4, 33, +exponential) : F32({4}, {0.0f, 0.3f, 0.7f, 0x1.fffffep-1f});
-      list.Add(stage, name, {{"probs", probs}, {race ? "q" : "u", noise}});
+      list.Add(stage, name, {{"probs", probs}, {noise_name, noise}});
     }
   }
   // exponential_race: zero probabilities with tiny noise; ties; the underflow where vllm
@@ -147,14 +153,15 @@ namespace {
 TensorMap LargeDrawsInputs(const std::string& stage, SplitMix64& rng, std::int64_t vocab) {
   // Noise from uniforms in (0, 1) through the owned noise laws (no libm: the bytes must not
   // depend on the machine); the distribution input is added by large_vocabulary_cases.cc.
+  const HarnessNoise law = NoiseLaw(stage);
   Tensor noise(DType::kF32, {1, vocab});
   for (float& x : noise.data<float>()) {
     const float u = (static_cast<float>(rng.Next() >> 41) + 0.5f) * 0x1p-23f;
-    x = stage == "gumbel_max" ? sampcheck::rng::GumbelNegLogNegLogF32(u) : sampcheck::rng::ExponentialNegLogF32(u);
+    x = law == HarnessNoise::kGumbel ? sampcheck::rng::GumbelNegLogNegLogF32(u)
+                                     : sampcheck::rng::ExponentialNegLogF32(u);
   }
-  if (stage == "gumbel_max") return {{"gumbel", noise}};
-  if (stage == "exponential_race") return {{"q", noise}};
-  return {{"u", F32({1}, {0.625f})}};
+  if (law == HarnessNoise::kUniform) return {{NoiseInputName(stage), F32({1}, {0.625f})}};
+  return {{NoiseInputName(stage), noise}};
 }
 
 }  // namespace

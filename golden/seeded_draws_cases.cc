@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/stage_catalogue.h"
 #include "golden/case_family.h"
 #include "golden/case_list.h"
 #include "reference/rng/noise.h"
@@ -104,13 +105,15 @@ namespace {
 
 // The `full` set's large-vocabulary row (golden/case_family.h).
 TensorMap LargeSeededDrawsInputs(const std::string& stage, SplitMix64& rng, std::int64_t vocab) {
-  if (stage == "qsample") {
+  const StageInfo& info = RequireStage(stage);
+  if (info.InputWithRole(Role::kNoise) != nullptr) {  // qsample: noise given as a tensor
     Tensor q(DType::kF32, {1, vocab});
     for (float& x : q.data<float>()) x = static_cast<float>(1 + rng.Below(1u << 20)) * 0x1p-18f;  // (0, 4]
     return {{"q", q}};
   }
   TensorMap in = {{"seed", RandomSeeds(rng, 1)}, {"positions", RandomPositions(rng, 1)}};
-  if (stage == "multinomial_with_seed_token_ids") {
+  const auto& inputs = info.inputs;
+  if (std::any_of(inputs.begin(), inputs.end(), [](const TensorSpec& t) { return t.name == "token_ids"; })) {
     Tensor ids(DType::kI32, {1, vocab});  // the reversed vocabulary
     auto d = ids.data<std::int32_t>();
     for (std::size_t i = 0; i < d.size(); ++i) d[i] = static_cast<std::int32_t>(d.size() - 1 - i);

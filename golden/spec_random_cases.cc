@@ -21,14 +21,6 @@ namespace sampcheck::golden {
 
 namespace {
 
-float OpenUniform(SplitMix64& rng) { return (static_cast<float>(rng.Next() >> 41) + 0.5f) * 0x1p-23f; }
-
-Tensor ExpNoise(SplitMix64& rng, std::int64_t rows, std::int64_t vocab) {
-  Tensor t(DType::kF32, {rows, vocab});
-  for (float& v : t.data<float>()) v = sampcheck::rng::ExponentialNegLogF32(OpenUniform(rng));
-  return t;
-}
-
 Tensor Rank3(std::int64_t rows, std::int64_t positions, std::int64_t vocab, const std::vector<float>& values) {
   return Tensor::FromValues(DType::kF32, {rows, positions, vocab}, values);
 }
@@ -89,12 +81,6 @@ Tensor SampledDrafts(SplitMix64& rng, const Tensor& draft_probs, bool zero_draft
   return I32({rows, k}, ids);
 }
 
-Tensor VllmUniforms(SplitMix64& rng, std::int64_t rows, std::int64_t k) {
-  Tensor u(DType::kF64, {rows, k});
-  for (double& v : u.data<double>()) v = static_cast<double>(rng.Next() >> 11) * 0x1p-53;  // [0, 1)
-  return u;
-}
-
 Tensor FlashinferUniforms(SplitMix64& rng, std::int64_t rows, std::int64_t k) {
   Tensor u(DType::kF32, {rows, k + 1});
   for (float& v : u.data<float>()) v = static_cast<float>((rng.Next() >> 40) + 1) * 0x1p-24f;  // (0, 1]
@@ -105,13 +91,21 @@ Tensor FlashinferUniforms(SplitMix64& rng, std::int64_t rows, std::int64_t k) {
 // the reference's temperature and sampling_filters stages turn random logits into probs.
 Tensor TemperedFilteredProbs(SplitMix64& rng, std::int64_t rows, std::int64_t positions, std::int64_t vocab) {
   reference::ReferenceBackend backend;
-  Case tempered{"spec_random/tempered_filtered/input", "temperature", "canonical", nlohmann::json::object(),
-                {{"logits", RandomLogits(rng, rows * positions, vocab, DType::kF32)},
-                 {"temperature", F32({rows * positions}, std::vector<float>(static_cast<std::size_t>(rows * positions), 0.7f))}}};
-  Case filtered{"spec_random/tempered_filtered/input", "sampling_filters", "canonical", nlohmann::json::object(),
-                {{"logits", backend.Run("temperature", tempered).at("logits")},
-                 {"top_k", I32({rows * positions}, std::vector<std::int32_t>(static_cast<std::size_t>(rows * positions), 3))},
-                 {"top_p", F32({rows * positions}, std::vector<float>(static_cast<std::size_t>(rows * positions), 0.9f))}}};
+  Case tempered{
+      "spec_random/tempered_filtered/input",
+      "temperature",
+      Profile::kCanonical,
+      nlohmann::json::object(),
+      {{"logits", RandomLogits(rng, rows * positions, vocab, DType::kF32)},
+       {"temperature", F32({rows * positions}, std::vector<float>(static_cast<std::size_t>(rows * positions), 0.7f))}}};
+  Case filtered{
+      "spec_random/tempered_filtered/input",
+      "sampling_filters",
+      Profile::kCanonical,
+      nlohmann::json::object(),
+      {{"logits", backend.Run("temperature", tempered).at("logits")},
+       {"top_k", I32({rows * positions}, std::vector<std::int32_t>(static_cast<std::size_t>(rows * positions), 3))},
+       {"top_p", F32({rows * positions}, std::vector<float>(static_cast<std::size_t>(rows * positions), 0.9f))}}};
   const Tensor probs = backend.Run("sampling_filters", filtered).at("probs");
   Tensor out(DType::kF32, {rows, positions, vocab});
   const auto src = probs.data<float>();
@@ -136,7 +130,7 @@ void AddRandomFamilies(CaseList& list) {
       TensorMap in = {{"draft_ids", SampledDrafts(rng, draft, profile == Profile::kVllm)}, {"target_probs", target}};
       if (profile != Profile::kTypicalAcceptance) in.emplace("draft_probs", draft);
       if (profile == Profile::kVllm) {
-        in.emplace("u", VllmUniforms(rng, rows, k));
+        in.emplace("u", Uniforms64(rng, rows, k));
         in.emplace("q", ExpNoise(rng, rows, vocab));
       }
       if (profile == Profile::kFlashinfer) in.emplace("u", FlashinferUniforms(rng, rows, k));
@@ -152,7 +146,7 @@ void AddRandomFamilies(CaseList& list) {
     Tensor draft = RandomProbRows(rng, rows, k, vocab, DType::kF32);
     TensorMap in = {{"draft_ids", SampledDrafts(rng, draft, false)}, {"target_probs", target}, {"draft_probs", draft}};
     if (profile == Profile::kVllm) {
-      in.emplace("u", VllmUniforms(rng, rows, k));
+      in.emplace("u", Uniforms64(rng, rows, k));
       in.emplace("q", ExpNoise(rng, rows, vocab));
       in.emplace("bonus_q", ExpNoise(rng, rows, vocab));
     } else {
@@ -162,11 +156,9 @@ void AddRandomFamilies(CaseList& list) {
   }
 }
 
-}  // namespace
-
-void AddSpecRandomCases(CaseList& list) {
-  const double below_one = std::nextafter(1.0, 0.0);        // 0x1.fffffffffffffp-1
-  const float below_one_f = std::nextafter(1.0f, 0.0f);     // 0x1.fffffep-1
+// vllm: the edge rows with draft probabilities, then n-gram drafts.
+void AddVllmEdgeCases(CaseList& list) {
+  const double below_one = std::nextafter(1.0, 0.0);         // 0x1.fffffffffffffp-1
   const double third = static_cast<double>(0x1.555556p-2f);  // f32(1/3) widened exactly
   // vllm, V = 4, K = 2, one edge per row (docs/spec/speculative.md#vllm):
   //  0: u = 0 accepts a draft of target probability 0 (0 / 0.5 = 0 >= 0), then u = 0.5 accepts
@@ -225,6 +217,10 @@ void AddSpecRandomCases(CaseList& list) {
               {"bonus_q", F32({3, 4}, {1, 1, 1, 1,  1, 1, 1, 1,  1, 1, 0.5f, 1})}},
              nlohmann::json::object(), {Profile::kVllm});
   }
+}
+
+void AddFlashinferEdgeCases(CaseList& list) {
+  const float below_one_f = std::nextafter(1.0f, 0.0f);  // 0x1.fffffep-1
   // flashinfer, V = 4, K = 2, u [B, 3]:
   //  0: u = 0 accepts draft 0 (0 * 0.5 < 0.5); draft 1 has tp = dp = 0: 0 < 0 fails; recovered
   //     with u_2 = 0 on r = {0, 0, 0, 0.25} -> 3 (the first positive r with 0 < C_j).
@@ -257,6 +253,9 @@ void AddSpecRandomCases(CaseList& list) {
                                  0.5f, 0.25f, 0.25f})}},
              nlohmann::json::object(), {Profile::kFlashinfer});
   }
+}
+
+void AddTypicalAcceptanceEdgeCases(CaseList& list) {
   // typical_acceptance, V = 4, K = 2: a flat row (threshold 0.3 exp(-H) = 0.3 * 0.25001 accepts
   // 0.25), a peaked row {0.8125, 0.0625 x 3} (exp(-H) = 0.5023, threshold min(0.09, 0.1507) =
   // 0.09 rejects 0.0625: the argmax 0 is emitted), and the same inputs with posterior_threshold
@@ -271,6 +270,14 @@ void AddSpecRandomCases(CaseList& list) {
     list.Add("spec_random", "edges_params", in, nlohmann::json{{"posterior_threshold", 0.5}, {"posterior_alpha", 1.0}},
              {Profile::kTypicalAcceptance});
   }
+}
+
+}  // namespace
+
+void AddSpecRandomCases(CaseList& list) {
+  AddVllmEdgeCases(list);
+  AddFlashinferEdgeCases(list);
+  AddTypicalAcceptanceEdgeCases(list);
   AddRandomFamilies(list);
 }
 
@@ -284,7 +291,7 @@ void AddSpecRandomLargeVocabularyCases(CaseList& list) {
       TensorMap in = {{"draft_ids", SampledDrafts(rng, draft, false)}, {"target_probs", target}};
       if (profile != Profile::kTypicalAcceptance) in.emplace("draft_probs", draft);
       if (profile == Profile::kVllm) {
-        in.emplace("u", VllmUniforms(rng, 1, 1));
+        in.emplace("u", Uniforms64(rng, 1, 1));
         in.emplace("q", ExpNoise(rng, 1, vocab));
       }
       if (profile == Profile::kFlashinfer) in.emplace("u", FlashinferUniforms(rng, 1, 1));

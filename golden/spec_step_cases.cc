@@ -14,20 +14,6 @@
 namespace sampcheck::golden {
 namespace {
 
-float OpenUniform(SplitMix64& rng) { return (static_cast<float>(rng.Next() >> 41) + 0.5f) * 0x1p-23f; }
-
-Tensor ExpNoise(SplitMix64& rng, std::int64_t rows, std::int64_t vocab) {
-  Tensor t(DType::kF32, {rows, vocab});
-  for (float& v : t.data<float>()) v = sampcheck::rng::ExponentialNegLogF32(OpenUniform(rng));
-  return t;
-}
-
-Tensor Uniforms64(SplitMix64& rng, std::int64_t rows, std::int64_t k) {
-  Tensor t(DType::kF64, {rows, k});
-  for (double& v : t.data<double>()) v = static_cast<double>(rng.Next() >> 11) * 0x1p-53;
-  return t;
-}
-
 Tensor Rank3(std::int64_t rows, std::int64_t positions, std::int64_t vocab, SplitMix64& rng) {
   Tensor t(DType::kF32, {rows, positions, vocab});
   // Logits k / 4 for k in [-12, 12]: ties are common and exact.

@@ -92,7 +92,7 @@ std::optional<GoldenCase> PrepareCase(const std::filesystem::path& dir, const Ma
       g.comparison.ToString() != e.comparison) {
     r.verdict = Verdict::kFail;
     r.reason = path.string() + ": case metadata (" + g.input.id + ", " + g.input.stage + ", " +
-               g.input.profile + ", " + g.comparison.ToString() +
+               std::string(ProfileName(g.input.profile)) + ", " + g.comparison.ToString() +
                ") does not match the manifest entry";
     return std::nullopt;
   }
@@ -113,10 +113,10 @@ std::optional<GoldenCase> PrepareCase(const std::filesystem::path& dir, const Ma
     r.reason = "backend '" + backend.Name() + "' does not support stage '" + e.stage + "'";
     return std::nullopt;
   }
-  if (!backend.SupportsProfile(e.stage, e.profile)) {
+  if (!backend.SupportsProfile(e.stage, std::string(ProfileName(e.profile)))) {
     r.verdict = Verdict::kSkip;
-    r.reason = "backend '" + backend.Name() + "' does not declare profile '" + e.profile + "' for stage '" +
-               e.stage + "'";
+    r.reason = "backend '" + backend.Name() + "' does not declare profile '" + std::string(ProfileName(e.profile)) +
+               "' for stage '" + e.stage + "'";
     return std::nullopt;
   }
   if (!backend.ClaimsBitwise(e.stage)) {
@@ -259,7 +259,7 @@ std::vector<CaseResult> VerifyGoldenSet(const std::filesystem::path& golden_dir,
   // Groups: cases of one (stage, profile), up to kMaxGroupCases each, in the order of their
   // first case (the manifest interleaves profiles, so groups are not runs of the manifest).
   std::vector<std::vector<std::size_t>> groups;
-  std::map<std::pair<std::string, std::string>, std::size_t> open_group;
+  std::map<std::pair<std::string, Profile>, std::size_t> open_group;
   for (std::size_t i = 0; i < selected.size(); ++i) {
     const auto key = std::make_pair(selected[i]->stage, selected[i]->profile);
     auto it = open_group.find(key);
@@ -272,7 +272,8 @@ std::vector<CaseResult> VerifyGoldenSet(const std::filesystem::path& golden_dir,
   std::vector<CaseResult> results;
   results.reserve(selected.size());
   for (const ManifestEntry* e : selected) {
-    results.push_back({e->id, e->stage, e->profile, e->comparison, Verdict::kPass, "", std::nullopt});
+    results.push_back(
+        {e->id, e->stage, std::string(ProfileName(e->profile)), e->comparison, Verdict::kPass, "", std::nullopt});
   }
   std::size_t done = 0;
   auto decided = [&](std::size_t i) {

@@ -88,7 +88,7 @@ TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {
   if (stage != PipelineStage()) throw InputError("backend '" + name_ + "' has no kernel for stage '" + stage + "'");
   if (profile != Profile::kCanonical) {
     throw InputError("backend '" + name_ + "' implements the pipeline's canonical profile only (case '" + c.id +
-                     "' has profile '" + c.profile + "')");
+                     "' has profile '" + std::string(ProfileName(c.profile)) + "')");
   }
   StageInputs in(c, stage);
   if (c.params.contains("order") &&

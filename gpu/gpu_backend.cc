@@ -388,7 +388,7 @@ TensorMap GpuBackend::Run(const std::string& stage, const Case& c) {
   if (it == Stages().end()) {
     throw InputError("backend '" + Name() + "' has no kernel for stage '" + stage + "'");
   }
-  return it->second(c, ParseProfile(c.profile), *runner_);
+  return it->second(c, c.profile, *runner_);
 }
 
 // pipeline group.

@@ -49,7 +49,7 @@ class Steps {
     Case sub;
     sub.id = case_.id + " > " + stage;
     sub.stage = stage;
-    sub.profile = std::string(ProfileName(profile_));
+    sub.profile = profile_;
     sub.params = std::move(params);
     sub.inputs.emplace("logits", logits_);
     for (const auto& name : names) {

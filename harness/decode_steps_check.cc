@@ -50,7 +50,7 @@ std::string HistoryCheck(Backend& backend, const Case& c, Profile profile, const
   }
   const auto supported = backend.SupportedStages();
   const bool own_pipeline = std::find(supported.begin(), supported.end(), kPipelineStage) != supported.end() &&
-                            backend.SupportsProfile(kPipelineStage, c.profile);
+                            backend.SupportsProfile(kPipelineStage, std::string(ProfileName(c.profile)));
   const auto drawn = tokens.data<std::int64_t>();
   for (std::int64_t x : drawn) {
     if (x < 0 || x >= kVocab) return "'tokens' holds " + std::to_string(x) + ", not a token id in [0, 64)";
@@ -120,7 +120,7 @@ Case DecodeStepsCheckCase(Profile profile) {
   Case c;
   c.id = std::string(kStage) + "_check/" + std::string(ProfileName(profile));
   c.stage = kStage;
-  c.profile = std::string(ProfileName(profile));
+  c.profile = profile;
   c.params = nlohmann::json::object();
   if (profile == Profile::kSglang) c.params["sampling_path"] = "sorted";  // alone as in a batch
   c.inputs = {

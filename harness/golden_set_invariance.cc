@@ -20,7 +20,8 @@ std::vector<CaseResult> CheckGoldenSetInvariance(const std::filesystem::path& go
   for (const ManifestEntry& e : manifest.cases) {
     if (!Selected(selection.stages, e.stage) || !Selected(selection.profiles, e.profile)) continue;
     if (std::find(supported.begin(), supported.end(), e.stage) == supported.end()) continue;
-    if (!backend.SupportsProfile(e.stage, e.profile)) continue;  // verification reports the skip
+    if (!backend.SupportsProfile(e.stage, std::string(ProfileName(e.profile))))
+      continue;  // verification reports the skip
     try {
       cases.push_back(std::make_unique<Case>(ReadCaseFile(golden_dir / e.file).input));
     } catch (const std::exception&) {
@@ -34,7 +35,7 @@ std::vector<CaseResult> CheckGoldenSetInvariance(const std::filesystem::path& go
     CaseResult r;
     r.id = std::string(kBatchInvarianceStage) + "/" + c->id;
     r.stage = kBatchInvarianceStage;
-    r.profile = c->profile;
+    r.profile = ProfileName(c->profile);
     r.comparison = "exact";
     const InvarianceResult check = CheckBatchInvariance(backend, *c, all, options);
     r.verdict = !check.checked ? Verdict::kSkip : check.passed ? Verdict::kPass : Verdict::kFail;

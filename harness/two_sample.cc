@@ -23,7 +23,8 @@ namespace sampcheck::harness {
 namespace {
 
 bool Supports(const Backend& backend, const std::vector<std::string>& stages, const Case& c) {
-  return std::find(stages.begin(), stages.end(), c.stage) != stages.end() && backend.SupportsProfile(c.stage, c.profile);
+  return std::find(stages.begin(), stages.end(), c.stage) != stages.end() &&
+         backend.SupportsProfile(c.stage, std::string(ProfileName(c.profile)));
 }
 
 std::string Fmt(double x) {
@@ -37,7 +38,7 @@ CaseResult NewResult(const Case& c, const std::string& suffix, const char* compa
   CaseResult r;
   r.id = c.id + "/" + suffix;
   r.stage = c.stage;
-  r.profile = c.profile;
+  r.profile = ProfileName(c.profile);
   r.comparison = comparison;
   return r;
 }

@@ -98,8 +98,7 @@ nlohmann::json ParseParams(const std::string& text) {
 Case MakeCase(const std::string& id, const std::string& stage, const std::string& profile,
               const std::string& params_json, const py::dict& inputs) {
   const StageInfo& info = RequireStage(stage);
-  RequireStageProfile(info, profile);
-  return Case{id, stage, profile, ParseParams(params_json), TensorMapFromPy(inputs)};
+  return Case{id, stage, RequireStageProfile(info, profile), ParseParams(params_json), TensorMapFromPy(inputs)};
 }
 
 // --- catalogue -------------------------------------------------------------------------------
@@ -169,7 +168,7 @@ py::list ReadManifestEntries(const std::string& dir) {
     py::dict d;
     d["id"] = e.id;
     d["stage"] = e.stage;
-    d["profile"] = e.profile;
+    d["profile"] = std::string(ProfileName(e.profile));
     d["file"] = e.file;
     d["sha256"] = e.sha256;
     d["comparison"] = e.comparison;
@@ -183,7 +182,7 @@ py::dict ReadCase(const std::string& path) {
   py::dict d;
   d["id"] = g.input.id;
   d["stage"] = g.input.stage;
-  d["profile"] = g.input.profile;
+  d["profile"] = std::string(ProfileName(g.input.profile));
   d["params"] = g.input.params.dump();
   d["comparison"] = g.comparison.ToString();
   d["inputs"] = TensorMapToPy(g.input.inputs);
@@ -222,7 +221,7 @@ py::list StatCases() {
     d["id"] = s.id;
     d["family"] = s.family;
     d["stage"] = s.input.stage;
-    d["profile"] = s.input.profile;
+    d["profile"] = std::string(ProfileName(s.input.profile));
     d["params"] = s.input.params.dump();
     d["inputs"] = TensorMapToPy(s.input.inputs);
     d["mde_tv_ci"] = s.mde_tv_ci;

@@ -125,7 +125,7 @@ Tensor ReferenceCountDraws(const Case& c, std::int64_t draws, std::uint64_t seed
   if (!info.draw.reference_count_draws) {
     throw InputError("backend 'reference' cannot draw stage '" + c.stage + "' with its own randomness");
   }
-  const Profile profile = ParseProfile(c.profile);
+  const Profile profile = c.profile;
   switch (info.draw.target) {
     case ExactTargetKind::kNormalisedProbs: {
       StageInputs in(c, c.stage);
@@ -154,7 +154,7 @@ Tensor ReferenceCountDraws(const Case& c, std::int64_t draws, std::uint64_t seed
   t.inputs.emplace("logits", processed);
   t.inputs.emplace("temperature", in.Required("temperature", DType::kF32, 1));
   const TensorMap scaled = RunTemperature(t, profile);
-  Case g{c.id, "greedy", "canonical", nlohmann::json::object(), {}};
+  Case g{c.id, "greedy", Profile::kCanonical, nlohmann::json::object(), {}};
   g.inputs.emplace("logits", processed);
   const TensorMap greedy = RunGreedy(g, Profile::kCanonical);
   Case f{c.id, "sampling_filters", c.profile, nlohmann::json::object(), {}};

@@ -402,7 +402,7 @@ SpecStepProbs SpecStepVerifierProbs(const Case& c) {
   SpecStepRules rules;
   rules.capture = &out;
   // Token-wise and block verification compare the same rows; vllm its own.
-  const Profile profile = ParseProfile(c.profile) == Profile::kVllm ? Profile::kVllm : Profile::kCanonical;
+  const Profile profile = c.profile == Profile::kVllm ? Profile::kVllm : Profile::kCanonical;
   RunSpecStepWith(probe, profile, rules);
   return out;
 }

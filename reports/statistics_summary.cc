@@ -25,11 +25,15 @@ std::string FormatNumber(double value) {
   return text;
 }
 
-std::string FormatCount(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.0f", value);
+std::string FormatFixed(double value, int decimals) {
+  // 310 digits before the point for DBL_MAX, the decimals, sign and point: 400 is enough for
+  // any decimals up to 80.
+  char text[400];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
   return text;
 }
+
+std::string FormatCount(double value) { return FormatFixed(value, 0); }
 
 std::string StatisticsSummary(const nlohmann::json& s) {
   if (!s.is_object()) return "";

@@ -22,9 +22,12 @@ std::string StringField(const nlohmann::json& object, const char* key, const std
 // A number from `object[key]`, or nullopt when it is absent or not a number.
 std::optional<double> NumberField(const nlohmann::json& object, const char* key);
 
-// "%.4g"-style text for a double, as the renderers print numbers.
+// The number formatters of every renderer (text, Markdown, HTML, SVG, the gate):
+// "%.4g"-style text for a double, as the renderers print numbers;
 std::string FormatNumber(double value);
-// A count (n, bins, observed) in full: "%.0f", so 100000 is not shortened to 1e+05.
+// "%.*f" with `decimals` digits after the point (SVG coordinates: 2);
+std::string FormatFixed(double value, int decimals);
+// a count (n, bins, observed) in full: "%.0f", so 100000 is not shortened to 1e+05.
 std::string FormatCount(double value);
 
 }  // namespace sampcheck::reports

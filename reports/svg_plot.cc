@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
+#include "reports/statistics_summary.h"
 #include "reports/text_escape.h"
 
 namespace sampcheck::reports {
@@ -20,17 +20,9 @@ constexpr std::size_t kMaxLabelledBins = 24;  // more labels than this overlap a
 constexpr std::size_t kMaxBarBins = 128;
 constexpr double kMaxMinusLog10 = 300;        // -log10 of p = 0 (DBL_TRUE_MIN is 10^-323.3)
 
-std::string Fixed(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f", value);
-  return text;
-}
-
-std::string Tick(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", value);
-  return text;
-}
+// Coordinates with two decimals; tick and tooltip values as every renderer prints numbers.
+std::string Fixed(double value) { return FormatFixed(value, 2); }
+std::string Tick(double value) { return FormatNumber(value); }
 
 std::string Open(const std::string& title) {
   return "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"" + Fixed(kWidth) + "\" height=\"" +

@@ -192,7 +192,7 @@ CaseResult NewResult(const CasePlan& plan, const std::string& suffix) {
   CaseResult r;
   r.id = plan.c->id + suffix;
   r.stage = plan.c->input.stage;
-  r.profile = plan.c->input.profile;
+  r.profile = ProfileName(plan.c->input.profile);
   r.comparison = "distribution";
   return r;
 }
@@ -468,7 +468,7 @@ std::int64_t PlannedFamilySize(const std::vector<StatCase>& cases, const DrawHar
 
 Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw) {
   const StageInfo& info = RequireStage(c.stage);
-  const HarnessNoise noise_law = info.draw.NoiseFor(ParseProfile(c.profile));
+  const HarnessNoise noise_law = info.draw.NoiseFor(c.profile);
   if (noise_law == HarnessNoise::kSpecDrafts) return SpecDrawNoiseCase(c, draws, seed, first_draw);  // drafts ~ q: spec_draws.h
   Case out = c;
   out.inputs.clear();
@@ -656,9 +656,9 @@ std::vector<CaseResult> RunDrawHarness(Backend& backend, const std::vector<StatC
       fail_or_skip(Verdict::kFail, plan.error);
     } else if (std::find(supported.begin(), supported.end(), stage) == supported.end()) {
       fail_or_skip(Verdict::kSkip, "backend '" + backend.Name() + "' does not support stage '" + stage + "'");
-    } else if (!backend.SupportsProfile(stage, plan.c->input.profile)) {
+    } else if (!backend.SupportsProfile(stage, std::string(ProfileName(plan.c->input.profile)))) {
       fail_or_skip(Verdict::kSkip, "backend '" + backend.Name() + "' does not support profile '" +
-                                               plan.c->input.profile + "' of stage '" + stage + "'");
+                                       std::string(ProfileName(plan.c->input.profile)) + "' of stage '" + stage + "'");
     } else if (const std::string why = backend.StatisticalSkipReason(stage); !why.empty()) {
       fail_or_skip(Verdict::kSkip, why);
     } else if (options.budget_seconds > 0.0 && elapsed > options.budget_seconds) {

@@ -83,10 +83,7 @@ Tensor OneRow(const Tensor& t, std::int64_t b) {
 // filter tensors of row b (absent ones stay absent, or are overridden to disabled values).
 std::vector<float> FilterRow(const Case& c, Profile profile, std::span<const float> scaled, std::int64_t b,
                              bool disable_top_p, bool disable_min_p) {
-  Case f;
-  f.id = c.id + " (filters)";
-  f.stage = "sampling_filters";
-  f.profile = c.profile;
+  Case f{c.id + " (filters)", "sampling_filters", c.profile, nlohmann::json::object(), {}};
   if (c.params.contains("order")) f.params["order"] = c.params["order"];
   f.inputs.emplace("logits", Tensor::FromValues<float>(DType::kF32, {1, static_cast<std::int64_t>(scaled.size())},
                                                       {scaled.begin(), scaled.end()}));
@@ -164,20 +161,14 @@ std::vector<std::int64_t> AmbiguousTokens(const Case& c, Profile profile, std::s
 }
 
 ExactTarget PipelineTarget(const Case& c) {
-  const Profile profile = ParseProfile(c.profile);
+  const Profile profile = c.profile;
   const Tensor processed = reference::PipelineLogitsBeforeTemperature(c, profile);
-  Case t;
-  t.id = c.id + " (temperature)";
-  t.stage = "temperature";
-  t.profile = c.profile;
+  Case t{c.id + " (temperature)", "temperature", c.profile, nlohmann::json::object(), {}};
   t.inputs.emplace("logits", processed);
   if (!c.inputs.count("temperature")) throw std::invalid_argument("exact target of case '" + c.id + "': missing input 'temperature'");
   t.inputs.emplace("temperature", c.inputs.at("temperature"));
   const TensorMap scaled = reference::RunTemperature(t, profile);
-  Case g;
-  g.id = c.id + " (greedy)";
-  g.stage = "greedy";
-  g.profile = "canonical";
+  Case g{c.id + " (greedy)", "greedy", Profile::kCanonical, nlohmann::json::object(), {}};
   g.inputs.emplace("logits", processed);
   const TensorMap greedy = reference::RunGreedy(g, Profile::kCanonical);
 

@@ -35,7 +35,7 @@ StatCase Make(const std::string& family_name, const std::string& family, const s
   s.family = family;
   s.input.id = s.id;
   s.input.stage = "flashinfer_sampling_from_probs";
-  s.input.profile = "flashinfer";
+  s.input.profile = Profile::kFlashinfer;
   s.input.params["kernel"] = kernel;
   s.input.inputs.emplace("probs", Tensor::FromValues(DType::kF32, {rows, kVocab}, probs));
   s.input.inputs.emplace("top_k", Tensor::FromValues(DType::kI32, {rows}, top_k));

@@ -265,10 +265,7 @@ std::int64_t BackendNoiseFamilySize() {
 }
 
 Case BackendNoiseCase(const BackendNoiseSource& source, std::uint64_t seed, std::int64_t n) {
-  Case c;
-  c.id = "noise/" + source.Name() + "/canonical";
-  c.stage = NoiseStage().name;
-  c.profile = "canonical";
+  Case c{"noise/" + source.Name() + "/canonical", NoiseStage().name, Profile::kCanonical, nlohmann::json::object(), {}};
   c.params = {{"generator", reference::NoiseGeneratorName(source.generator)},
               {"law", reference::NoiseLawName(source.law)},
               {"n", n}};

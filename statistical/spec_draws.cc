@@ -137,17 +137,17 @@ bool FromLogits(const Case& c) {
 // follows target row 0 under token-wise and block verification alike (both preserve the
 // target distribution); the acceptance of draft 0 is 1 - TV only token-wise.
 Case ProbabilityView(const Case& c) {
-  if (ParseProfile(c.profile) == Profile::kSglang) {
+  if (c.profile == Profile::kSglang) {
     throw InputError("case '" + c.id + "': the draw harness has no spec_step noise for profile sglang (its u and final_u are not generated)");
   }
-  if (SpecCountsAcceptance(c) && ParseProfile(c.profile) == Profile::kBlockVerification) {
+  if (SpecCountsAcceptance(c) && c.profile == Profile::kBlockVerification) {
     throw InputError("case '" + c.id + "': the acceptance of draft 0 is Bernoulli(1 - TV) only under token-wise verification (profiles canonical, vllm)");
   }
   const reference::SpecStepProbs probs = reference::SpecStepVerifierProbs(c);
   Case view;
   view.id = c.id;
   view.stage = c.stage;
-  view.profile = std::string(ProfileName(Profile::kVllm));
+  view.profile = Profile::kVllm;
   view.params = c.params;
   view.inputs.emplace("draft_ids", Input(c, "draft_ids"));
   view.inputs.emplace("target_probs", probs.target);
@@ -183,10 +183,11 @@ namespace {
 
 Case ProbsNoiseCase(const Case& given, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw) {
   const Case c = WithDraftIds(given);
-  const Profile profile = ParseProfile(c.profile);
+  const Profile profile = c.profile;
   const bool vllm = profile == Profile::kVllm, typical = profile == Profile::kTypicalAcceptance;
   if (!vllm && !typical && profile != Profile::kFlashinfer) {
-    throw InputError("case '" + c.id + "': the draw harness has no spec_random noise for profile '" + c.profile + "'");
+    throw InputError("case '" + c.id + "': the draw harness has no spec_random noise for profile '" +
+                     std::string(ProfileName(c.profile)) + "'");
   }
   const Tensor& ids = Input(c, "draft_ids");
   const Tensor target = reference::UpcastToF32(Input(c, "target_probs"), "target_probs");

@@ -30,10 +30,7 @@ void AppendNormalised(std::vector<float>& out, const Weights& w) {
 }
 
 Case SpecCase(const std::string& id, const std::string& profile, const std::vector<SpecRow>& rows) {
-  Case c;
-  c.id = id;
-  c.stage = "spec_random";
-  c.profile = profile;
+  Case c{id, "spec_random", ParseProfile(profile), nlohmann::json::object(), {}};
   const auto b = static_cast<std::int64_t>(rows.size());
   const auto k = static_cast<std::int64_t>(rows.front().draft_ids.size());
   const auto v = static_cast<std::int64_t>(rows.front().target.front().size());
@@ -71,7 +68,7 @@ Case StepCase(const std::string& id, Profile profile, const std::vector<StepRow>
   Case c;
   c.id = id;
   c.stage = "spec_step";
-  c.profile = std::string(ProfileName(profile));
+  c.profile = profile;
   const auto b = static_cast<std::int64_t>(rows.size());
   const auto k = static_cast<std::int64_t>(rows.front().draft_ids.size());
   const auto v = static_cast<std::int64_t>(rows.front().target.front().size());

@@ -50,10 +50,7 @@ struct PipelineRow {
 // Every pipeline case carries all three filter tensors (disabled values where unused), so
 // that cases of one profile and vocabulary can be each other's batch neighbours.
 Case PipelineCase(const std::string& id, const std::string& profile, const std::vector<PipelineRow>& rows) {
-  Case c;
-  c.id = id;
-  c.stage = "pipeline";
-  c.profile = profile;
+  Case c{id, "pipeline", ParseProfile(profile), nlohmann::json::object(), {}};
   const auto b = static_cast<std::int64_t>(rows.size());
   const auto v = static_cast<std::int64_t>(rows.front().logits.size());
   std::vector<float> logits, temperature, top_p, min_p;
@@ -81,10 +78,7 @@ Case PipelineCase(const std::string& id, const std::string& profile, const std::
 }
 
 Case ProbsCase(const std::string& id, const std::string& stage, const std::string& input, std::vector<float> row) {
-  Case c;
-  c.id = id;
-  c.stage = stage;
-  c.profile = "canonical";
+  Case c{id, stage, Profile::kCanonical, nlohmann::json::object(), {}};
   const auto v = static_cast<std::int64_t>(row.size());
   c.inputs.emplace(input, Tensor::FromValues(DType::kF32, {1, v}, row));
   return c;
@@ -248,16 +242,16 @@ void AddProfileDrawCases(StatCaseList& list) {
     std::vector<float> p(100);
     for (int i = 0; i < 100; ++i) p[static_cast<std::size_t>(i)] = PortableExp(-0.03f * static_cast<float>(i));
     Case vllm = ProbsCase("stats/exponential_race/decay_v100/vllm", "exponential_race", "probs", p);
-    vllm.profile = "vllm";
+    vllm.profile = Profile::kVllm;
     list.Add("decaying row under vLLM's race over every token, V = 100", std::move(vllm), 0.05, 0.01, 0.0);
     Case q = ProbsCase("stats/qsample/decay_v100/ascend_v2", "qsample", "probs", p);
-    q.profile = "ascend_v2";
+    q.profile = Profile::kAscendV2;
     list.Add("Ascend QSample on a decaying row, V = 100", std::move(q), 0.05, 0.01, 0.0);
     Case m = ProbsCase("stats/multinomial_with_seed/decay_v100/sglang", "multinomial_with_seed", "probs", p);
-    m.profile = "sglang";
+    m.profile = Profile::kSglang;
     list.Add("SGLang's seeded Gumbel-max on a decaying row, V = 100", std::move(m), 0.05, 0.01, 0.0);
     Case t = ProbsCase("stats/multinomial_with_seed_token_ids/decay_v100/sglang", "multinomial_with_seed_token_ids", "probs", p);
-    t.profile = "sglang";
+    t.profile = Profile::kSglang;
     std::vector<std::int32_t> ids(100);
     for (int i = 0; i < 100; ++i) ids[static_cast<std::size_t>(i)] = 1000 + 7 * i;  // hash columns: vocabulary ids
     t.inputs.emplace("token_ids", Tensor::FromValues(DType::kI32, {1, 100}, ids));
@@ -265,7 +259,7 @@ void AddProfileDrawCases(StatCaseList& list) {
     std::vector<float> s(100);
     for (int i = 0; i < 100; ++i) s[static_cast<std::size_t>(i)] = -0.03f * static_cast<float>(i);
     Case g = ProbsCase("stats/gumbel_max/decay_v100/sglang", "gumbel_max", "logprobs", s);
-    g.profile = "sglang";
+    g.profile = Profile::kSglang;
     list.Add("SGLang's Gumbel-max with given noise, V = 100", std::move(g), 0.05, 0.01, 0.0);
   }
 }
@@ -277,10 +271,11 @@ void AddAscendV2Cases(StatCaseList& list) {
   // has top-k off (k = 0) so top-p runs over the whole sorted row.
   {
     const std::vector<float> l = Linear(100, 0.05f);
-    Case c;
-    c.id = "stats/ascend_top_k_top_p_sample_v2/decay_v100/ascend_v2";
-    c.stage = "ascend_top_k_top_p_sample_v2";
-    c.profile = "ascend_v2";
+    Case c{"stats/ascend_top_k_top_p_sample_v2/decay_v100/ascend_v2",
+           "ascend_top_k_top_p_sample_v2",
+           Profile::kAscendV2,
+           nlohmann::json::object(),
+           {}};
     std::vector<float> logits(l);
     logits.insert(logits.end(), l.begin(), l.end());
     c.inputs.emplace("logits", Tensor::FromValues(DType::kF32, {2, 100}, logits));
@@ -296,10 +291,7 @@ void AddSpecRandomCases(StatCaseList& list) {
   // harness; the first emitted token (accepted draft or recovered token) follows the target row
   // of position 0 (Leviathan et al. 2023, Theorem 1). Acceptance 0.65.
   {
-    Case c;
-    c.id = "stats/spec_random/recovered_v8/vllm";
-    c.stage = "spec_random";
-    c.profile = "vllm";
+    Case c{"stats/spec_random/recovered_v8/vllm", "spec_random", Profile::kVllm, nlohmann::json::object(), {}};
     c.inputs.emplace("target_probs", Tensor::FromValues(DType::kF32, {1, 2, 8}, std::vector<float>{
         0.3f, 0.2f, 0.15f, 0.1f, 0.1f, 0.08f, 0.05f, 0.02f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f}));
     c.inputs.emplace("draft_probs", Tensor::FromValues(DType::kF32, {1, 1, 8}, std::vector<float>{

@@ -81,7 +81,7 @@ class DecodeStepsFault final : public ExactFaultBackend {
   TensorMap Run(const std::string& stage, const Case& c) override {
     auto it = c.inputs.find("logits");
     if (it == c.inputs.end() || it->second.rank() != 3) return ExactFaultBackend::Run(stage, c);
-    return reference::RunDecodeStepsWith(c, ParseProfile(c.profile), rules_);
+    return reference::RunDecodeStepsWith(c, c.profile, rules_);
   }
 
  private:
@@ -142,7 +142,7 @@ class SpecStepFault final : public ExactFaultBackend {
     if (!c.inputs.count("draft_ids") || !c.inputs.count("target_logits") || !c.inputs.count("temperature")) {
       return ExactFaultBackend::Run(stage, c);
     }
-    return reference::RunSpecStepWith(c, ParseProfile(c.profile), rules_);
+    return reference::RunSpecStepWith(c, c.profile, rules_);
   }
 
  private:

@@ -28,6 +28,29 @@ namespace {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
+// The stages a planted bug targets, found by their catalogue roles (the exact law their token
+// follows) rather than by name: kPipeline is the pipeline.
+bool DrawsTo(const std::string& stage, ExactTargetKind target) {
+  const StageInfo* s = FindStage(stage);
+  return s != nullptr && s->draw.target == target;
+}
+
+// Speculative rejection sampling on given probabilities (spec_random): the first-token law over
+// a kProbs target (the whole speculative step also draws its first token, from logits).
+bool IsSpecOnProbs(const std::string& stage) {
+  const StageInfo* s = FindStage(stage);
+  return s != nullptr && s->draw.target == ExactTargetKind::kSpecFirstToken && s->DistributionInput() != nullptr &&
+         s->DistributionInput()->role == Role::kProbs;
+}
+
+// An exponential race over the stage's probabilities: the normalised-probs law drawn with
+// Exp(1) noise (exponential_race, and Ascend's qsample, whose |q| + eps is the same race).
+bool IsExponentialRace(const std::string& stage) {
+  const StageInfo* s = FindStage(stage);
+  return s != nullptr && s->draw.target == ExactTargetKind::kNormalisedProbs &&
+         s->draw.noise == HarnessNoise::kExponential;
+}
+
 // The reference with a case transformation in front of Run and CountDraws.
 class WrappingBackend : public Backend {
  public:
@@ -114,7 +137,7 @@ class TopPOffByOne final : public WrappingBackend {
 
  protected:
   Case Transform(const std::string& stage, const Case& in, bool) override {
-    if (stage != "pipeline" || !in.inputs.count("top_p")) return in;
+    if (!DrawsTo(stage, ExactTargetKind::kPipeline) || !in.inputs.count("top_p")) return in;
     const ExactTarget target = ComputeExactTarget(in);
     PipelineRows r(in);
     for (std::int64_t b = 0; b < r.rows; ++b) {
@@ -143,7 +166,8 @@ class TopKDropsTies final : public WrappingBackend {
 
  protected:
   Case Transform(const std::string& stage, const Case& in, bool) override {
-    if (stage != "pipeline" || ParseProfile(in.profile) != Profile::kVllm || !in.inputs.count("top_k")) return in;
+    if (!DrawsTo(stage, ExactTargetKind::kPipeline) || in.profile != Profile::kVllm || !in.inputs.count("top_k"))
+      return in;
     PipelineRows r(in);
     for (std::int64_t b = 0; b < r.rows; ++b) {
       const auto k = static_cast<std::int64_t>(r.Get("top_k", b, 0.0f));
@@ -161,7 +185,7 @@ class TemperatureAfterSoftmax final : public WrappingBackend {
 
  protected:
   Case Transform(const std::string& stage, const Case& in, bool) override {
-    if (stage != "pipeline" || !in.inputs.count("temperature")) return in;
+    if (!DrawsTo(stage, ExactTargetKind::kPipeline) || !in.inputs.count("temperature")) return in;
     PipelineRows r(in);
     for (std::int64_t b = 0; b < r.rows; ++b) {
       // softmax(l) / t renormalised == softmax(l): the row is drawn at temperature 1.
@@ -297,7 +321,7 @@ class MinPWrongMax final : public WrappingBackend {
 
  protected:
   Case Transform(const std::string& stage, const Case& in, bool) override {
-    if (stage != "pipeline" || !in.inputs.count("min_p")) return in;
+    if (!DrawsTo(stage, ExactTargetKind::kPipeline) || !in.inputs.count("min_p")) return in;
     const ExactTarget target = ComputeExactTarget(in);
     PipelineRows r(in);
     for (std::int64_t b = 0; b < r.rows; ++b) {
@@ -327,7 +351,7 @@ class TieBreakHighestIndex final : public WrappingBackend {
 
  protected:
   Case Transform(const std::string& stage, const Case& in, bool) override {
-    if (stage != "pipeline") return in;
+    if (!DrawsTo(stage, ExactTargetKind::kPipeline)) return in;
     const ExactTarget target = ComputeExactTarget(in);
     PipelineRows r(in);
     for (std::int64_t b = 0; b < r.rows; ++b) {
@@ -343,7 +367,7 @@ class TieBreakHighestIndex final : public WrappingBackend {
         continue;
       }
       const auto k = static_cast<std::int64_t>(r.Get("top_k", b, 0.0f));
-      if (ParseProfile(in.profile) == Profile::kVllm || k <= 0 || k >= r.vocab) continue;
+      if (in.profile == Profile::kVllm || k <= 0 || k >= r.vocab) continue;
       r.Mask(b, FirstK(row, k, true));
       r.Set("top_k", b, 0.0f);
     }
@@ -357,7 +381,7 @@ class BatchDependentSeed final : public WrappingBackend {
 
  protected:
   Case Transform(const std::string& stage, const Case& in, bool) override {
-    if (stage != "pipeline" || !in.inputs.count("seed")) return in;
+    if (!DrawsTo(stage, ExactTargetKind::kPipeline) || !in.inputs.count("seed")) return in;
     Case c = in;
     auto seeds = c.inputs.at("seed").data<std::int64_t>();
     for (std::size_t b = 0; b < seeds.size(); ++b) {
@@ -372,7 +396,7 @@ class OwnRaceBackend : public WrappingBackend {
  public:
   using WrappingBackend::WrappingBackend;
   Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override {
-    if (stage != "exponential_race") return WrappingBackend::CountDraws(stage, c, draws, seed);
+    if (!IsExponentialRace(stage)) return WrappingBackend::CountDraws(stage, c, draws, seed);
     reference::StageInputs in(c, stage);
     const Tensor probs = in.Probabilities();
     const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
@@ -423,7 +447,8 @@ class RecoveredFromTarget final : public OwnRaceBackend {
   // itself, with the case's q, instead of over the residual max(p - q, 0).
   TensorMap Run(const std::string& stage, const Case& c) override {
     TensorMap out = ref_.Run(stage, c);
-    if (stage != "spec_random" || ParseProfile(c.profile) != Profile::kVllm || !c.inputs.count("q")) return out;
+    if (!IsSpecOnProbs(stage) || c.profile != Profile::kVllm || !c.inputs.count("q"))
+      return out;
     const Tensor tp = reference::UpcastToF32(c.inputs.at("target_probs"), "target_probs");
     const Tensor& q = c.inputs.at("q");
     const Tensor& ids = c.inputs.at("draft_ids");
@@ -471,8 +496,8 @@ class SpecResidualFromTarget final : public WrappingBackend {
   SpecResidualFromTarget() : WrappingBackend("spec_residual_from_target") {}
   TensorMap Run(const std::string& stage, const Case& c) override {
     TensorMap out = WrappingBackend::Run(stage, c);
-    if (stage != "spec_random") return out;
-    if (const Profile p = ParseProfile(c.profile); p != Profile::kVllm && p != Profile::kFlashinfer) return out;
+    if (!IsSpecOnProbs(stage)) return out;
+    if (const Profile p = c.profile; p != Profile::kVllm && p != Profile::kFlashinfer) return out;
     const Tensor& ids = c.inputs.at("draft_ids");
     const Tensor target = reference::UpcastToF32(c.inputs.at("target_probs"), "target_probs");
     const std::int64_t rows = ids.dim(0), width = ids.dim(1), vocab = target.dim(2);
@@ -485,7 +510,7 @@ class SpecResidualFromTarget final : public WrappingBackend {
       if (at >= n) continue;  // no rejection: the bonus token is right
       const auto p = target.data<float>().subspan(static_cast<std::size_t>((b * (width + 1) + at) * vocab), static_cast<std::size_t>(vocab));
       std::int64_t token = 0;
-      if (ParseProfile(c.profile) == Profile::kVllm) {
+      if (c.profile == Profile::kVllm) {
         const auto q = c.inputs.at("q").data<float>().subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
         token = reference::RaceArgmax(p, q);
       } else {

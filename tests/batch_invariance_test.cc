@@ -50,7 +50,7 @@ Case MixedPipeline(const std::string& profile, std::uint64_t key, std::int64_t r
   Case c;
   c.id = "pipeline/mixed_" + std::to_string(key) + "/" + profile;
   c.stage = "pipeline";
-  c.profile = profile;
+  c.profile = sampcheck::ParseProfile(profile);
   // SGLang picks its seeded draw per batch (reference/pipeline.h); pinning the path makes a
   // row's token its own.
   if (ParseProfile(profile) == Profile::kSglang) c.params["sampling_path"] = "sorted";
@@ -169,7 +169,7 @@ TEST(BatchInvariance, CatchesATieBreakThatDependsOnBatchSize) {
   Case c;
   c.id = "greedy/ties/canonical";
   c.stage = "greedy";
-  c.profile = "canonical";
+  c.profile = Profile::kCanonical;
   c.inputs = {{"logits", F32Tensor({2, 4}, {1, 3, 3, 0, 5, 0, 5, 5})}};
   const InvarianceResult r = CheckBatchInvariance(backend, c, {&c});
   EXPECT_TRUE(r.checked);
@@ -196,7 +196,7 @@ TEST(BatchInvariance, OnlyRowSeparableCasesAreChecked) {
   Case sparse;
   sparse.id = "logit_bias/x/canonical";
   sparse.stage = "logit_bias";
-  sparse.profile = "canonical";
+  sparse.profile = Profile::kCanonical;
   sparse.inputs = {{"logits", F32Tensor({2, 2}, {0, 0, 0, 0})}, {"bias_rows", I32Tensor({2}, {0, 1})},
                    {"bias_ids", I32Tensor({2}, {0, 1})}, {"bias_values", F32Tensor({2}, {1, 1})}};
   std::string why;

@@ -54,7 +54,7 @@ TEST(CountDraws, CountsAreRowsTimesVocabAndSumToDraws) {
   Case c;
   c.id = "exponential_race/count/canonical";
   c.stage = "exponential_race";
-  c.profile = "canonical";
+  c.profile = Profile::kCanonical;
   c.inputs.emplace("probs", Tensor::FromValues(DType::kF32, {2, 3}, std::vector<float>{1, 0, 1, 0, 0, 2}));
   ReferenceBackend backend;
   ASSERT_TRUE(backend.SupportsCountDraws("exponential_race"));
@@ -78,7 +78,7 @@ TEST(CountDraws, PipelineGreedyRowsGiveTheirToken) {
   Case c;
   c.id = "pipeline/count/canonical";
   c.stage = "pipeline";
-  c.profile = "canonical";
+  c.profile = Profile::kCanonical;
   c.inputs.emplace("logits", Tensor::FromValues(DType::kF32, {2, 3}, std::vector<float>{0, 2, 2, 0, 0, 0}));
   c.inputs.emplace("temperature", Tensor::FromValues(DType::kF32, {2}, std::vector<float>{0.0f, 1.0f}));
   ReferenceBackend backend;
@@ -97,7 +97,7 @@ TEST(CountDraws, PipelineAppliesBiasAndRejectsOtherStages) {
   Case c;
   c.id = "pipeline/count/canonical";
   c.stage = "pipeline";
-  c.profile = "canonical";
+  c.profile = Profile::kCanonical;
   c.inputs.emplace("logits", Tensor::FromValues(DType::kF32, {1, 2}, std::vector<float>{0, 0}));
   c.inputs.emplace("temperature", Tensor::FromValues(DType::kF32, {1}, std::vector<float>{1.0f}));
   // A bias of -50 on token 0: its probability is e^-50 ~ 2e-22, never drawn in 10 draws

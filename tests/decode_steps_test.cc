@@ -95,7 +95,7 @@ TEST(DecodeSteps, WithoutHistoryUpdatesTheWalkStalls) {
   Case c;
   c.id = "t";
   c.stage = "decode_steps";
-  c.profile = "canonical";
+  c.profile = Profile::kCanonical;
   c.inputs = GreedyHistory();
   auto out = reference::RunDecodeStepsWith(c, Profile::kCanonical, {1, false});
   EXPECT_EQ(Tokens(out), (std::vector<std::int64_t>{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
@@ -122,13 +122,13 @@ TEST(DecodeSteps, EveryStepReadsFreshNoise) {
     Case c;
     c.id = "t";
     c.stage = "decode_steps";
-    c.profile = std::string(ProfileName(p));
+    c.profile = p;
     c.inputs = UniformSteps(1, 8, 64, 7);
     const auto fresh = Tokens(reference::RunDecodeSteps(c, p));
-    EXPECT_GT(std::set<std::int64_t>(fresh.begin(), fresh.end()).size(), 1u) << c.profile;
+    EXPECT_GT(std::set<std::int64_t>(fresh.begin(), fresh.end()).size(), 1u) << ProfileName(c.profile);
     const auto stuck = Tokens(reference::RunDecodeStepsWith(c, p, {0, true}));
-    EXPECT_EQ(std::set<std::int64_t>(stuck.begin(), stuck.end()).size(), 1u) << c.profile;
-    EXPECT_EQ(stuck.front(), fresh.front()) << c.profile;
+    EXPECT_EQ(std::set<std::int64_t>(stuck.begin(), stuck.end()).size(), 1u) << ProfileName(c.profile);
+    EXPECT_EQ(stuck.front(), fresh.front()) << ProfileName(c.profile);
   }
 }
 

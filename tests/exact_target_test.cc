@@ -22,7 +22,7 @@ Case OneRow(const std::string& stage, const std::string& input, std::vector<floa
   Case c;
   c.id = stage + "/test/canonical";
   c.stage = stage;
-  c.profile = "canonical";
+  c.profile = Profile::kCanonical;
   const auto v = static_cast<std::int64_t>(row.size());
   c.inputs.emplace(input, Tensor::FromValues(DType::kF32, {1, v}, row));
   return c;
@@ -32,7 +32,7 @@ Case Pipeline(const std::string& profile, std::vector<float> logits, float tempe
   Case c;
   c.id = "pipeline/test/" + profile;
   c.stage = "pipeline";
-  c.profile = profile;
+  c.profile = sampcheck::ParseProfile(profile);
   const auto v = static_cast<std::int64_t>(logits.size());
   c.inputs.emplace("logits", Tensor::FromValues(DType::kF32, {1, v}, logits));
   c.inputs.emplace("temperature", Tensor::FromValues(DType::kF32, {1}, std::vector<float>{temperature}));
@@ -155,7 +155,7 @@ TEST(ExactTarget, AscendOpDrawsFromItsSurvivorsInProportion) {
   Case c;
   c.id = "ascend_example";
   c.stage = "ascend_top_k_top_p_sample_v2";
-  c.profile = "ascend_v2";
+  c.profile = Profile::kAscendV2;
   c.inputs.emplace("logits", Tensor::FromValues<float>(DType::kF32, {1, 4}, {0.0f, -ln2, -2.0f * ln2, -2.0f * ln2}));
   c.inputs.emplace("top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {1}, {3}));
   c.inputs.emplace("top_p", Tensor::FromValues<float>(DType::kF32, {1}, {0.7f}));
@@ -184,7 +184,7 @@ TEST(ExactTarget, FamiliesHaveTheirDesignedTargets) {
       EXPECT_EQ(t.rows[0].p[13], 0.0);
     }
     if (s.id.find("top_k_ties") != std::string::npos) {
-      const bool all_ties = ParseProfile(s.input.profile) == Profile::kVllm;
+      const bool all_ties = s.input.profile == Profile::kVllm;
       EXPECT_GT(t.rows[0].p[511], 0.0);
       EXPECT_EQ(t.rows[0].p[700] > 0.0, all_ties);
       EXPECT_EQ(t.rows[0].p[1022] > 0.0, all_ties);

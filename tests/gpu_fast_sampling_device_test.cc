@@ -39,7 +39,7 @@ TEST(GpuFastSamplingDevice, NoDeviceIsAClearError) {
   Case c;
   c.id = "no_device";
   c.stage = "pipeline";
-  c.profile = "canonical";
+  c.profile = Profile::kCanonical;
   c.inputs.emplace("logits", Tensor::FromValues(DType::kF32, {1, 2}, std::vector<float>{0.0f, -1.0f}));
   c.inputs.emplace("temperature", Tensor::FromValues(DType::kF32, {1}, std::vector<float>{1.0f}));
   c.inputs.emplace("seed", Tensor::FromValues(DType::kI64, {1}, std::vector<std::int64_t>{1}));

@@ -47,7 +47,7 @@ Case PipelineCase(std::int64_t rows, std::int64_t vocab, const std::vector<float
   Case c;
   c.id = "gpu_fast_test";
   c.stage = "pipeline";
-  c.profile = "canonical";
+  c.profile = Profile::kCanonical;
   c.inputs.emplace("logits", Tensor::FromValues(DType::kF32, {rows, vocab}, logits));
   c.inputs.emplace("temperature", Tensor::FromValues(DType::kF32, {rows}, temperature));
   c.inputs.emplace("top_k", Tensor::FromValues(DType::kI32, {rows}, top_k));
@@ -211,7 +211,7 @@ TEST(GpuFastSampling, BadInputNamesTheTensor) {
     EXPECT_NE(std::string(e.what()).find("finite or -inf logits"), std::string::npos) << e.what();
   }
   Case vllm = PipelineCase(1, 2, row, {1.0f}, {0}, {1.0f}, {0.0f}, {1});
-  vllm.profile = "vllm";
+  vllm.profile = Profile::kVllm;
   EXPECT_FALSE(backend->SupportsProfile("pipeline", "vllm"));
   EXPECT_THROW(backend->Run("pipeline", vllm), std::exception);
 }

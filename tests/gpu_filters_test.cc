@@ -70,7 +70,7 @@ void Compare(const std::string& stage, const std::string& profile, TensorMap inp
   Case c;
   c.id = stage + "/flat/" + profile;
   c.stage = stage;
-  c.profile = profile;
+  c.profile = sampcheck::ParseProfile(profile);
   if (!params.is_null()) c.params = params;
   c.inputs = std::move(inputs);
   reference::ReferenceBackend reference;

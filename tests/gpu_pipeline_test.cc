@@ -17,6 +17,7 @@
 
 #include "core/error.h"
 #include "core/split_mix64.h"
+#include "core/stage_catalogue.h"
 #include "golden/verifier.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/greedy.cuh"
@@ -127,7 +128,7 @@ Case MakeCase(const std::string& stage, const std::string& profile, Shape shape,
   Case c;
   c.id = stage + "/gpu_pipeline_test/" + profile;
   c.stage = stage;
-  c.profile = profile;
+  c.profile = sampcheck::ParseProfile(profile);
   std::vector<float> logits(static_cast<std::size_t>(rows * n * vocab));
   for (float& x : logits) {
     const std::uint64_t r = rng.Next();
@@ -195,7 +196,7 @@ Case MakeCase(const std::string& stage, const std::string& profile, Shape shape,
 void ExpectSameTokens(const Case& c) {
   reference::ReferenceBackend reference;
   auto gpu = MakeGpuEmulatedBackend();
-  const std::string out = c.stage == "pipeline" ? "token" : "tokens";
+  const std::string out = RequireStage(c.stage).outputs.front().name;  // the one output: token or tokens
   const Tensor expected = reference.Run(c.stage, c).at(out);
   const Tensor actual = gpu->Run(c.stage, c).at(out);
   ASSERT_EQ(expected.shape(), actual.shape()) << c.id;

@@ -204,13 +204,14 @@ TEST(InputClasses, DrawsRejectNonFiniteInputsAndRowsWithoutADrawableToken) {
           std::string::npos);
     }
     for (const std::string stage : {"exponential_race", "inverse_cdf"}) {
-      const bool race = stage == "exponential_race";
+      // The noise input by its catalogue role: Exp(1) noise per token (a race) or one uniform per row.
+      const bool race = RequireStage(stage).draw.noise == HarnessNoise::kExponential;
       for (const auto& profile : Profiles(stage)) {
         SCOPED_TRACE(stage + "/" + profile);
         auto noise = [&](std::int64_t rows) {
           return race ? Noise(rows, 1.0f) : F32({rows}, std::vector<float>(static_cast<std::size_t>(rows), 0.5f));
         };
-        const std::string key = race ? "q" : "u";
+        const std::string key = RequireStage(stage).InputWithRole(Role::kNoise)->name;
         EXPECT_NE(ErrorOf(stage, profile, {{"probs", ProbsWith(dtype, nan, kV + 5)}, {key, noise(2)}}), "");
         EXPECT_NE(ErrorOf(stage, profile, {{"probs", ProbsWith(dtype, nan, 0, true)}, {key, noise(2)}}), "");
         EXPECT_NE(ErrorOf(stage, profile, {{"probs", ProbsWith(dtype, kInf, 3)}, {key, noise(2)}}), "");

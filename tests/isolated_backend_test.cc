@@ -48,7 +48,7 @@ Case MakeCase(const std::string& id, float value) {
   Case c;
   c.id = id;
   c.stage = "greedy";
-  c.profile = "canonical";
+  c.profile = Profile::kCanonical;
   c.inputs.emplace("x", Tensor::FromValues<float>(DType::kF32, {1}, {value}));
   return c;
 }

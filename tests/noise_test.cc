@@ -44,7 +44,7 @@ Case NoiseCase(std::vector<std::int64_t> seeds, std::vector<std::int64_t> offset
   Case c;
   c.id = "noise/test/canonical";
   c.stage = "noise";
-  c.profile = "canonical";
+  c.profile = Profile::kCanonical;
   c.params = {{"generator", generator}, {"law", law}, {"n", n}};
   Tensor s(DType::kI64, {static_cast<std::int64_t>(seeds.size())});
   Tensor o(DType::kI64, {static_cast<std::int64_t>(offsets.size())});

@@ -25,7 +25,7 @@ Case FiltersCase(const char* profile) {
   Case c;
   c.id = "row_threads";
   c.stage = "sampling_filters";
-  c.profile = profile;
+  c.profile = sampcheck::ParseProfile(profile);
   c.params = nlohmann::json::object();
   Tensor logits(DType::kF32, {64, 5000});
   for (float& v : logits.data<float>()) v = static_cast<float>(static_cast<std::int64_t>(rng.Below(1 << 16)) - (1 << 15)) * 0x1p-11f;

@@ -106,7 +106,7 @@ TEST(SpecDraws, NoiseHasTheStageShapesAndIsBatchInvariant) {
   for (const auto& s : SpecStatCases()) {
     SCOPED_TRACE(s.id);
     const Case& c = s.input;
-    const bool vllm = ParseProfile(c.profile) == Profile::kVllm;
+    const bool vllm = c.profile == Profile::kVllm;
     const Tensor& ids = c.inputs.at("draft_ids");
     const std::int64_t rows = ids.dim(0), width = ids.dim(1), vocab = c.inputs.at("target_probs").dim(2);
     const Case noisy = DrawNoiseCase(c, 5, kSeed);
@@ -152,7 +152,7 @@ TEST(SpecDraws, NoiseHasTheStageShapesAndIsBatchInvariant) {
     }
   }
   Case other = SpecStatCases().front().input;
-  other.profile = "canonical";
+  other.profile = Profile::kCanonical;
   EXPECT_THROW(DrawNoiseCase(other, 1, 0), InputError);
 }
 
@@ -188,7 +188,7 @@ TEST(SpecDraws, ReferencePassesSmallV4AndTypicalAcceptanceIsRejected) {
 
   StatCase typical = Find(cases, "stats/spec_random/small_v4/vllm");
   typical.id = typical.input.id = "stats/spec_random/small_v4/typical_acceptance";
-  typical.input.profile = "typical_acceptance";
+  typical.input.profile = Profile::kTypicalAcceptance;
   int rejected = 0;
   for (const auto& r : RunDrawHarness(ref, {typical}, options)) {
     if (r.verdict == Verdict::kFail && r.statistics && r.statistics->layer == TestLayer::kOmnibus) ++rejected;

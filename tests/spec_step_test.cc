@@ -182,7 +182,7 @@ TEST(SpecStepSglang, LossyThresholdsAcceptMore) {
     Case c;
     c.id = "spec_step/thresholds/sglang";
     c.stage = "spec_step";
-    c.profile = "sglang";
+    c.profile = Profile::kSglang;
     c.inputs = SglangInputs(0.35, 0.5f);
     c.params[param] = std::string(param) == "threshold_single" ? 0.25 : 0.5;
     EXPECT_EQ(Read(reference::RunSpecStep(c, Profile::kSglang)).accepted, 1);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Adding a stage touches only its own files and one catalogue entry (docs/architecture.md
-// "Adding a stage"). This file is the proof: a toy stochastic stage, `toy_race`
+// Adding a stage touches only its own files and one catalogue entry (README.md "Adding a
+// stage", docs/architecture.md "One place per stage"). This file is the proof: a toy
+// stochastic stage, `toy_race`
 // (token = argmax over i of weights[i] / q[i], q ~ Exp(1), i.e. a draw from weights / sum),
 // is defined here alone — its catalogue entry, its reference implementation and its case
 // family — and the existing layers pick it up by asking the catalogue: golden generation
@@ -108,7 +109,7 @@ statistical::StatCase ToyStatCase() {
   s.family = "dyadic weights";
   s.input.id = s.id;
   s.input.stage = kToy;
-  s.input.profile = "canonical";
+  s.input.profile = Profile::kCanonical;
   s.input.inputs.emplace("weights", Row({0.5f, 0.25f, 0.125f, 0.125f}));
   s.mde_tv_ci = 0.05;
   s.targeted_ratio = statistical::kNoTargetedTest;

@@ -43,7 +43,7 @@ TEST(ShardRange, HeaderExampleAndCover) {
 TEST(ShardedCounts, DisjointRangesAddUpToOneProcessBitForBit) {
   // probs {0.5, 0.25, 0.125, 0.125}, 1000 draws: [0, 333) + [333, 1000) == [0, 1000).
   reference::ReferenceBackend ref;
-  Case c{"t", "exponential_race", "canonical", nlohmann::json::object(), {}};
+  Case c{"t", "exponential_race", Profile::kCanonical, nlohmann::json::object(), {}};
   c.inputs.emplace("probs", testing::F32Tensor({1, 4}, {0.5f, 0.25f, 0.125f, 0.125f}));
   ASSERT_TRUE(ref.SupportsCountDrawsRange("exponential_race"));
   const Tensor whole = ref.CountDraws("exponential_race", c, 1000, 42);

@@ -110,7 +110,7 @@ inline Case MakeCase(std::string stage, std::string profile, TensorMap inputs,
   Case c;
   c.id = stage + "/bench/" + profile;
   c.stage = std::move(stage);
-  c.profile = std::move(profile);
+  c.profile = ParseProfile(profile);
   c.params = std::move(params);
   c.inputs = std::move(inputs);
   return c;

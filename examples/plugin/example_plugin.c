@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "sampcheck/backend_abi.h"
+#include "sampcheck/plugin_helpers.h"
 
 #if defined(_WIN32)
 #define EXAMPLE_EXPORT __declspec(dllexport)
@@ -26,57 +27,13 @@
 
 enum { kErrBadInput = 1, kErrUnsupported = 2, kErrNoMemory = 3 };
 
-static int Fail(char* error, uint64_t error_size, int code, const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  if (error_size > 0) vsnprintf(error, (size_t)error_size, format, args);
-  va_end(args);
-  return code;
-}
-
-static const sampcheck_tensor* FindInput(const sampcheck_tensor* inputs, int32_t n_in, const char* name) {
-  for (int32_t i = 0; i < n_in; ++i) {
-    if (strcmp(inputs[i].name, name) == 0) return &inputs[i];
-  }
-  return NULL;
-}
-
-/* IEEE binary16 -> binary32, exact (every f16 value is an f32 value). */
-static float F16ToF32(uint16_t h) {
-  uint32_t sign = (uint32_t)(h >> 15) << 31;
-  uint32_t exponent = (h >> 10) & 0x1fu;
-  uint32_t mantissa = h & 0x3ffu;
-  uint32_t bits;
-  float f;
-  if (exponent == 0x1fu) {
-    bits = sign | 0x7f800000u | (mantissa << 13); /* inf or NaN (payload kept) */
-  } else if (exponent != 0) {
-    bits = sign | ((exponent + 112u) << 23) | (mantissa << 13); /* rebias 15 -> 127 */
-  } else if (mantissa == 0) {
-    bits = sign; /* signed zero */
-  } else {
-    /* subnormal: mantissa * 2^-24, exact in f32 */
-    f = (float)mantissa * 5.9604644775390625e-8f;
-    return sign ? -f : f;
-  }
-  memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-static float BF16ToF32(uint16_t h) {
-  uint32_t bits = (uint32_t)h << 16;
-  float f;
-  memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
 /* Logits [B, V] widened into a new f32 buffer (caller frees). */
 static float* WidenLogits(const sampcheck_tensor* t, int64_t* rows, int64_t* cols, char* error, uint64_t error_size,
                           int* code) {
   int64_t n, i;
   float* out;
   if (t == NULL || t->ndim != 2) {
-    *code = Fail(error, error_size, kErrBadInput, "input 'logits' must be a [B, V] tensor");
+    *code = sampcheck_plugin_fail(error, error_size, kErrBadInput, "input 'logits' must be a [B, V] tensor");
     return NULL;
   }
   *rows = t->shape[0];
@@ -84,17 +41,22 @@ static float* WidenLogits(const sampcheck_tensor* t, int64_t* rows, int64_t* col
   n = *rows * *cols;
   out = (float*)malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
   if (out == NULL) {
-    *code = Fail(error, error_size, kErrNoMemory, "out of memory for %lld logits", (long long)n);
+    *code = sampcheck_plugin_fail(error, error_size, kErrNoMemory, "out of memory for %lld logits", (long long)n);
     return NULL;
   }
   for (i = 0; i < n; ++i) {
     switch (t->dtype) {
       case SAMPCHECK_DTYPE_F32: out[i] = ((const float*)t->data)[i]; break;
-      case SAMPCHECK_DTYPE_F16: out[i] = F16ToF32(((const uint16_t*)t->data)[i]); break;
-      case SAMPCHECK_DTYPE_BF16: out[i] = BF16ToF32(((const uint16_t*)t->data)[i]); break;
+      case SAMPCHECK_DTYPE_F16:
+        out[i] = sampcheck_plugin_f16_to_f32(((const uint16_t*)t->data)[i]);
+        break;
+      case SAMPCHECK_DTYPE_BF16:
+        out[i] = sampcheck_plugin_bf16_to_f32(((const uint16_t*)t->data)[i]);
+        break;
       default:
         free(out);
-        *code = Fail(error, error_size, kErrBadInput, "input 'logits' must be f32, f16 or bf16 (dtype %d)", t->dtype);
+        *code = sampcheck_plugin_fail(error, error_size, kErrBadInput,
+                                      "input 'logits' must be f32, f16 or bf16 (dtype %d)", t->dtype);
         return NULL;
     }
   }
@@ -131,7 +93,7 @@ static int LogitsOutput(float* x, int64_t rows, int64_t cols, sampcheck_tensor**
   if (!MakeOutput("logits", SAMPCHECK_DTYPE_F32, 2, rows, cols, x, (uint64_t)(rows * cols) * sizeof(float), outputs,
                   n_out)) {
     free(x);
-    return Fail(error, error_size, kErrNoMemory, "out of memory");
+    return sampcheck_plugin_fail(error, error_size, kErrNoMemory, "out of memory");
   }
   return 0;
 }
@@ -142,16 +104,16 @@ static int RunGreedy(const sampcheck_tensor* inputs, int32_t n_in, sampcheck_ten
   int64_t rows, cols, r, c;
   int code;
   int64_t* tokens;
-  float* x = WidenLogits(FindInput(inputs, n_in, "logits"), &rows, &cols, error, error_size, &code);
+  float* x = WidenLogits(sampcheck_plugin_find_input(inputs, n_in, "logits"), &rows, &cols, error, error_size, &code);
   if (x == NULL) return code;
   if (cols < 1) {
     free(x);
-    return Fail(error, error_size, kErrBadInput, "input 'logits' must have V >= 1 columns");
+    return sampcheck_plugin_fail(error, error_size, kErrBadInput, "input 'logits' must have V >= 1 columns");
   }
   tokens = (int64_t*)malloc((size_t)(rows > 0 ? rows : 1) * sizeof(int64_t));
   if (tokens == NULL) {
     free(x);
-    return Fail(error, error_size, kErrNoMemory, "out of memory");
+    return sampcheck_plugin_fail(error, error_size, kErrNoMemory, "out of memory");
   }
   for (r = 0; r < rows; ++r) {
     const float* row = x + r * cols;
@@ -168,7 +130,7 @@ static int RunGreedy(const sampcheck_tensor* inputs, int32_t n_in, sampcheck_ten
   free(x);
   if (!MakeOutput("token", SAMPCHECK_DTYPE_I64, 1, rows, 0, tokens, (uint64_t)rows * sizeof(int64_t), outputs, n_out)) {
     free(tokens);
-    return Fail(error, error_size, kErrNoMemory, "out of memory");
+    return sampcheck_plugin_fail(error, error_size, kErrNoMemory, "out of memory");
   }
   return 0;
 }
@@ -191,37 +153,39 @@ static int RunTokenBitmask(const sampcheck_tensor* inputs, int32_t n_in, const c
   int64_t rows, cols, words, limit, i, t;
   long long vocab_size;
   int code;
-  const sampcheck_tensor* mask = FindInput(inputs, n_in, "bitmask");
-  const sampcheck_tensor* indices = FindInput(inputs, n_in, "indices");
-  float* x = WidenLogits(FindInput(inputs, n_in, "logits"), &rows, &cols, error, error_size, &code);
+  const sampcheck_tensor* mask = sampcheck_plugin_find_input(inputs, n_in, "bitmask");
+  const sampcheck_tensor* indices = sampcheck_plugin_find_input(inputs, n_in, "indices");
+  float* x = WidenLogits(sampcheck_plugin_find_input(inputs, n_in, "logits"), &rows, &cols, error, error_size, &code);
   if (x == NULL) return code;
   if (mask == NULL || mask->ndim != 2 || mask->dtype != SAMPCHECK_DTYPE_I32 ||
       (indices != NULL && (indices->ndim != 1 || indices->dtype != SAMPCHECK_DTYPE_I32))) {
     free(x);
-    return Fail(error, error_size, kErrBadInput, "token_bitmask needs bitmask i32 [Bm, W] and optional indices i32 [N]");
+    return sampcheck_plugin_fail(error, error_size, kErrBadInput,
+                                 "token_bitmask needs bitmask i32 [Bm, W] and optional indices i32 [N]");
   }
   words = mask->shape[1];
   limit = cols < 32 * words ? cols : 32 * words;
   if (ParamInt(params_json, "vocab_size", &vocab_size)) {
     if (vocab_size < 0 || vocab_size > limit) {
       free(x);
-      return Fail(error, error_size, kErrBadInput,
-                  "parameter vocab_size = %lld must be an integer in [0, min(V, 32 W)] = [0, %lld]", vocab_size,
-                  (long long)limit);
+      return sampcheck_plugin_fail(error, error_size, kErrBadInput,
+                                   "parameter vocab_size = %lld must be an integer in [0, min(V, 32 W)] = [0, %lld]",
+                                   vocab_size, (long long)limit);
     }
     limit = vocab_size;
   }
   if (indices == NULL && mask->shape[0] != rows) {
     free(x);
-    return Fail(error, error_size, kErrBadInput, "bitmask has %lld rows; logits have %lld", (long long)mask->shape[0],
-                (long long)rows);
+    return sampcheck_plugin_fail(error, error_size, kErrBadInput, "bitmask has %lld rows; logits have %lld",
+                                 (long long)mask->shape[0], (long long)rows);
   }
   for (i = 0; i < (indices ? indices->shape[0] : rows); ++i) {
     const int64_t r = indices ? ((const int32_t*)indices->data)[i] : i;
     const uint32_t* row_mask;
     if (r < 0 || r >= rows || r >= mask->shape[0]) {
       free(x);
-      return Fail(error, error_size, kErrBadInput, "indices[%lld] = %lld is out of range", (long long)i, (long long)r);
+      return sampcheck_plugin_fail(error, error_size, kErrBadInput, "indices[%lld] = %lld is out of range",
+                                   (long long)i, (long long)r);
     }
     row_mask = (const uint32_t*)mask->data + r * words;
     for (t = 0; t < limit; ++t) {
@@ -243,16 +207,16 @@ static int RunLogitBias(const sampcheck_tensor* inputs, int32_t n_in, const char
   int64_t rows, cols, i, k;
   int code;
   const int clamp = strcmp(profile, "vllm") == 0;
-  const sampcheck_tensor* bias = FindInput(inputs, n_in, "bias");
-  const sampcheck_tensor* bias_rows = FindInput(inputs, n_in, "bias_rows");
-  const sampcheck_tensor* bias_ids = FindInput(inputs, n_in, "bias_ids");
-  const sampcheck_tensor* bias_values = FindInput(inputs, n_in, "bias_values");
-  float* x = WidenLogits(FindInput(inputs, n_in, "logits"), &rows, &cols, error, error_size, &code);
+  const sampcheck_tensor* bias = sampcheck_plugin_find_input(inputs, n_in, "bias");
+  const sampcheck_tensor* bias_rows = sampcheck_plugin_find_input(inputs, n_in, "bias_rows");
+  const sampcheck_tensor* bias_ids = sampcheck_plugin_find_input(inputs, n_in, "bias_ids");
+  const sampcheck_tensor* bias_values = sampcheck_plugin_find_input(inputs, n_in, "bias_values");
+  float* x = WidenLogits(sampcheck_plugin_find_input(inputs, n_in, "logits"), &rows, &cols, error, error_size, &code);
   if (x == NULL) return code;
   if (bias != NULL) {
     if (bias->dtype != SAMPCHECK_DTYPE_F32 || bias->ndim != 2 || bias->shape[0] != rows || bias->shape[1] != cols) {
       free(x);
-      return Fail(error, error_size, kErrBadInput, "input 'bias' must be f32 [B, V] like the logits");
+      return sampcheck_plugin_fail(error, error_size, kErrBadInput, "input 'bias' must be f32 [B, V] like the logits");
     }
     for (i = 0; i < rows * cols; ++i) x[i] = x[i] + ((const float*)bias->data)[i];
   }
@@ -262,7 +226,8 @@ static int RunLogitBias(const sampcheck_tensor* inputs, int32_t n_in, const char
         bias_ids->ndim != 1 || bias_values->ndim != 1 || bias_rows->shape[0] != bias_ids->shape[0] ||
         bias_rows->shape[0] != bias_values->shape[0]) {
       free(x);
-      return Fail(error, error_size, kErrBadInput, "bias_rows, bias_ids and bias_values must be given together, [N] each");
+      return sampcheck_plugin_fail(error, error_size, kErrBadInput,
+                                   "bias_rows, bias_ids and bias_values must be given together, [N] each");
     }
     n = bias_rows->shape[0];
     for (k = 0; k < n; ++k) {
@@ -271,8 +236,9 @@ static int RunLogitBias(const sampcheck_tensor* inputs, int32_t n_in, const char
       const float v = ((const float*)bias_values->data)[k];
       if (r < 0 || r >= rows || t < 0 || t >= cols) {
         free(x);
-        return Fail(error, error_size, kErrBadInput, "sparse bias entry %lld (%lld, %lld) is out of range", (long long)k,
-                    (long long)r, (long long)t);
+        return sampcheck_plugin_fail(error, error_size, kErrBadInput,
+                                     "sparse bias entry %lld (%lld, %lld) is out of range", (long long)k, (long long)r,
+                                     (long long)t);
       }
       x[r * cols + t] = x[r * cols + t] + (clamp ? VllmClamp(v) : v);
     }
@@ -291,7 +257,8 @@ static int32_t ExampleRun(void* context, const char* stage, const char* profile,
     return RunTokenBitmask(inputs, n_in, params_json, outputs, n_out, error, error_size);
   }
   if (strcmp(stage, "logit_bias") == 0) return RunLogitBias(inputs, n_in, profile, outputs, n_out, error, error_size);
-  return Fail(error, error_size, kErrUnsupported, "stage '%s' is not implemented by this plugin", stage);
+  return sampcheck_plugin_fail(error, error_size, kErrUnsupported, "stage '%s' is not implemented by this plugin",
+                               stage);
 }
 
 static void ExampleRelease(void* context, sampcheck_tensor* outputs, int32_t n_out) {

@@ -23,7 +23,7 @@ int CheckTopK(const char* profile, const std::vector<float>& expected) {
   sampcheck::Case c;
   c.id = "top_k/consumer/" + std::string(profile);
   c.stage = "top_k";
-  c.profile = profile;
+  c.profile = sampcheck::ParseProfile(profile);
   c.inputs.emplace("logits", sampcheck::Tensor::FromValues<float>(sampcheck::DType::kF32, {1, 4}, {1, 3, 3, 2}));
   c.inputs.emplace("top_k", sampcheck::Tensor::FromValues<std::int32_t>(sampcheck::DType::kI32, {1}, {1}));
   sampcheck::reference::ReferenceBackend backend;

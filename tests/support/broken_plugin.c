@@ -45,7 +45,7 @@ enum {
 static int64_t huge_shape[1] = {(int64_t)1 << 40};
 
 static int Triggered(const sampcheck_tensor* inputs, int32_t n_in) {
-  const sampcheck_tensor* logits = FindInput(inputs, n_in, "logits");
+  const sampcheck_tensor* logits = sampcheck_plugin_find_input(inputs, n_in, "logits");
   return logits != NULL && logits->ndim == 2 && logits->shape[1] == 1;
 }
 
@@ -72,7 +72,7 @@ static int32_t BrokenRun(void* context, const char* stage, const char* profile, 
     for (;;) pause();
   }
   if (trigger && BROKEN_FAULT == kErrorCode) {
-    return Fail(error, error_size, 42, "injected failure for a single-column case");
+    return sampcheck_plugin_fail(error, error_size, 42, "injected failure for a single-column case");
   }
   if (trigger && BROKEN_FAULT == kExitZero) exit(0);
   if (trigger && BROKEN_FAULT == kForkHelper) {
@@ -124,7 +124,7 @@ static int32_t BrokenRun(void* context, const char* stage, const char* profile, 
       break;
     case kExtraOutput: {
       TwoOutputs* two = (TwoOutputs*)calloc(1, sizeof(TwoOutputs));
-      if (two == NULL) return Fail(error, error_size, kErrNoMemory, "out of memory");
+      if (two == NULL) return sampcheck_plugin_fail(error, error_size, kErrNoMemory, "out of memory");
       two->tensors[0] = *out;
       two->original = out;
       two->extra_shape[0] = 1;

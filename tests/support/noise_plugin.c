@@ -13,24 +13,9 @@
 #include <string.h>
 
 #include "sampcheck/backend_abi.h"
+#include "sampcheck/plugin_helpers.h"
 
 enum { kErrBadInput = 1, kErrNoMemory = 3 };
-
-static int Fail(char* error, uint64_t error_size, int code, const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  if (error_size > 0) vsnprintf(error, (size_t)error_size, format, args);
-  va_end(args);
-  return code;
-}
-
-static const sampcheck_tensor* FindInput(const sampcheck_tensor* inputs, int32_t n_in, const char* name) {
-  int32_t i;
-  for (i = 0; i < n_in; ++i) {
-    if (strcmp(inputs[i].name, name) == 0) return &inputs[i];
-  }
-  return NULL;
-}
 
 /* Word c % 4 of Philox4x32_10({c/4 low, c/4 high, 0, 0}, {seed low, seed high}). */
 static uint32_t PhiloxWord(uint64_t seed, uint64_t c) {
@@ -100,8 +85,8 @@ typedef struct {
 static int32_t Run(void* context, const char* stage, const char* profile, const char* params_json,
                    const sampcheck_tensor* inputs, int32_t n_in, sampcheck_tensor** outputs, int32_t* n_out,
                    char* error, uint64_t error_size) {
-  const sampcheck_tensor* seed = FindInput(inputs, n_in, "seed");
-  const sampcheck_tensor* offset = FindInput(inputs, n_in, "offset");
+  const sampcheck_tensor* seed = sampcheck_plugin_find_input(inputs, n_in, "seed");
+  const sampcheck_tensor* offset = sampcheck_plugin_find_input(inputs, n_in, "offset");
   char generator[16] = "philox", law_name[16] = "";
   const char* n_at = strstr(params_json, "\"n\":");
   int64_t rows, n = n_at != NULL ? strtoll(n_at + 4, NULL, 10) : 1, b, i;
@@ -111,24 +96,25 @@ static int32_t Run(void* context, const char* stage, const char* profile, const 
   *outputs = NULL, *n_out = 0;
   if (seed == NULL || offset == NULL || seed->dtype != SAMPCHECK_DTYPE_I64 || offset->dtype != SAMPCHECK_DTYPE_I64 ||
       seed->nbytes != offset->nbytes) {
-    return Fail(error, error_size, kErrBadInput, "noise needs i64 seed and offset of one length");
+    return sampcheck_plugin_fail(error, error_size, kErrBadInput, "noise needs i64 seed and offset of one length");
   }
   JsonString(params_json, "generator", generator, sizeof generator);
-  if (!JsonString(params_json, "law", law_name, sizeof law_name)) return Fail(error, error_size, kErrBadInput, "no law");
+  if (!JsonString(params_json, "law", law_name, sizeof law_name))
+    return sampcheck_plugin_fail(error, error_size, kErrBadInput, "no law");
   law = strcmp(law_name, "uniform") == 0 ? 0 : strcmp(law_name, "exponential") == 0 ? 1 : strcmp(law_name, "gumbel") == 0 ? 2 : -1;
   if (law < 0 || (strcmp(generator, "philox") != 0 && strcmp(generator, "murmur3") != 0) || n < 0) {
-    return Fail(error, error_size, kErrBadInput, "bad params %s", params_json);
+    return sampcheck_plugin_fail(error, error_size, kErrBadInput, "bad params %s", params_json);
   }
   rows = (int64_t)(seed->nbytes / 8);
   o = (Output*)calloc(1, sizeof *o);
-  if (o == NULL) return Fail(error, error_size, kErrNoMemory, "out of memory");
+  if (o == NULL) return sampcheck_plugin_fail(error, error_size, kErrNoMemory, "out of memory");
   o->shape[0] = rows, o->shape[1] = n;
   o->tensor.name = "noise", o->tensor.dtype = SAMPCHECK_DTYPE_F32, o->tensor.ndim = 2, o->tensor.shape = o->shape;
   o->tensor.nbytes = (uint64_t)(rows * n) * 4u;
   o->tensor.data = malloc(o->tensor.nbytes > 0 ? o->tensor.nbytes : 1);
   *outputs = &o->tensor;
   *n_out = 1;
-  if (o->tensor.data == NULL) return Fail(error, error_size, kErrNoMemory, "out of memory");
+  if (o->tensor.data == NULL) return sampcheck_plugin_fail(error, error_size, kErrNoMemory, "out of memory");
   for (b = 0; b < rows; ++b) {
     const uint64_t s = (uint64_t)((const int64_t*)seed->data)[b], c0 = (uint64_t)((const int64_t*)offset->data)[b];
     for (i = 0; i < n; ++i) {

@@ -11,46 +11,9 @@
 #include <string.h>
 
 #include "sampcheck/backend_abi.h"
+#include "sampcheck/plugin_helpers.h"
 
 enum { kErrBadInput = 1, kErrUnsupported = 2, kErrNoMemory = 3 };
-
-static int Fail(char* error, uint64_t error_size, int code, const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  if (error_size > 0) vsnprintf(error, (size_t)error_size, format, args);
-  va_end(args);
-  return code;
-}
-
-static const sampcheck_tensor* FindInput(const sampcheck_tensor* inputs, int32_t n_in, const char* name) {
-  int32_t i;
-  for (i = 0; i < n_in; ++i) {
-    if (strcmp(inputs[i].name, name) == 0) return &inputs[i];
-  }
-  return NULL;
-}
-
-static float Bits16ToF32(uint16_t h, int bf16) {
-  uint32_t bits;
-  float f;
-  if (bf16) {
-    bits = (uint32_t)h << 16;
-  } else {
-    uint32_t sign = (uint32_t)(h >> 15) << 31, exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
-    if (exponent == 0x1fu) {
-      bits = sign | 0x7f800000u | (mantissa << 13);
-    } else if (exponent != 0) {
-      bits = sign | ((exponent + 112u) << 23) | (mantissa << 13);
-    } else if (mantissa == 0) {
-      bits = sign;
-    } else {
-      f = (float)mantissa * 5.9604644775390625e-8f; /* 2^-24, exact */
-      return sign ? -f : f;
-    }
-  }
-  memcpy(&f, &bits, sizeof f);
-  return f;
-}
 
 /* f32/f16/bf16 tensor widened into a new f32 buffer (caller frees); NULL on a bad dtype. */
 static float* Widen(const sampcheck_tensor* t) {
@@ -63,7 +26,10 @@ static float* Widen(const sampcheck_tensor* t) {
   if (out == NULL) return NULL;
   for (i = 0; i < n; ++i) {
     if (t->dtype == SAMPCHECK_DTYPE_F32) memcpy(&out[i], (const char*)t->data + 4 * i, 4);
-    else out[i] = Bits16ToF32(((const uint16_t*)t->data)[i], t->dtype == SAMPCHECK_DTYPE_BF16);
+    else if (t->dtype == SAMPCHECK_DTYPE_BF16)
+      out[i] = sampcheck_plugin_bf16_to_f32(((const uint16_t*)t->data)[i]);
+    else
+      out[i] = sampcheck_plugin_f16_to_f32(((const uint16_t*)t->data)[i]);
   }
   return out;
 }
@@ -129,10 +95,12 @@ static int32_t Run(void* context, const char* stage, const char* profile, const 
                    const sampcheck_tensor* inputs, int32_t n_in, sampcheck_tensor** outputs, int32_t* n_out, char* error,
                    uint64_t error_size) {
   const int greedy = strcmp(stage, "spec_greedy") == 0;
-  const sampcheck_tensor *drafts = FindInput(inputs, n_in, "draft_ids"),
-                         *target = FindInput(inputs, n_in, greedy ? "target_logits" : "target_probs"),
-                         *draft = FindInput(inputs, n_in, "draft_probs"), *u = FindInput(inputs, n_in, "u"),
-                         *q = FindInput(inputs, n_in, "q"), *bonus_q = FindInput(inputs, n_in, "bonus_q");
+  const sampcheck_tensor *drafts = sampcheck_plugin_find_input(inputs, n_in, "draft_ids"),
+                         *target = sampcheck_plugin_find_input(inputs, n_in, greedy ? "target_logits" : "target_probs"),
+                         *draft = sampcheck_plugin_find_input(inputs, n_in, "draft_probs"),
+                         *u = sampcheck_plugin_find_input(inputs, n_in, "u"),
+                         *q = sampcheck_plugin_find_input(inputs, n_in, "q"),
+                         *bonus_q = sampcheck_plugin_find_input(inputs, n_in, "bonus_q");
   int64_t rows, width, vocab, b, i, j;
   float *t = NULL, *d = NULL, *qf = NULL, *bq = NULL, *residual = NULL;
   Outputs* o;
@@ -141,16 +109,17 @@ static int32_t Run(void* context, const char* stage, const char* profile, const 
   (void)profile;
   *outputs = NULL;
   *n_out = 0;
-  if (!greedy && strcmp(stage, "spec_random") != 0) return Fail(error, error_size, kErrUnsupported, "stage '%s' not implemented", stage);
+  if (!greedy && strcmp(stage, "spec_random") != 0)
+    return sampcheck_plugin_fail(error, error_size, kErrUnsupported, "stage '%s' not implemented", stage);
   if (drafts == NULL || drafts->ndim != 2 || drafts->dtype != SAMPCHECK_DTYPE_I32 || target == NULL || target->ndim != 3) {
-    return Fail(error, error_size, kErrBadInput, "need draft_ids i32 [B, K] and a rank-3 target");
+    return sampcheck_plugin_fail(error, error_size, kErrBadInput, "need draft_ids i32 [B, K] and a rank-3 target");
   }
   rows = drafts->shape[0];
   width = drafts->shape[1];
   vocab = target->shape[2];
   if (!greedy && (u == NULL || u->dtype != SAMPCHECK_DTYPE_F64 || q == NULL || bonus_q == NULL ||
                   q->dtype != SAMPCHECK_DTYPE_F32 || bonus_q->dtype != SAMPCHECK_DTYPE_F32)) {
-    return Fail(error, error_size, kErrBadInput, "vllm needs u f64, q and bonus_q f32");
+    return sampcheck_plugin_fail(error, error_size, kErrBadInput, "vllm needs u f64, q and bonus_q f32");
   }
   o = MakeOutputs(rows, width);
   t = Widen(target);
@@ -163,7 +132,7 @@ static int32_t Run(void* context, const char* stage, const char* profile, const 
   if (o == NULL || t == NULL || (draft != NULL && d == NULL) || (!greedy && (qf == NULL || bq == NULL)) || residual == NULL) {
     free(t), free(d), free(qf), free(bq), free(residual);
     if (o) free(o->tensors[0].data), free(o->tensors[1].data), free(o);
-    return Fail(error, error_size, kErrNoMemory, "out of memory or bad dtype");
+    return sampcheck_plugin_fail(error, error_size, kErrNoMemory, "out of memory or bad dtype");
   }
   for (b = 0; b < rows; ++b) {
     const int32_t* x = (const int32_t*)drafts->data + b * width;

@@ -13,7 +13,7 @@ TensorMap RunReference(const std::string& stage, const std::string& profile, Ten
   Case c;
   c.id = "test/" + stage + "/" + profile;
   c.stage = stage;
-  c.profile = profile;
+  c.profile = ParseProfile(profile);
   c.params = std::move(params);
   c.inputs = std::move(inputs);
   reference::ReferenceBackend backend;
