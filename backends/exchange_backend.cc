@@ -142,9 +142,10 @@ std::vector<std::string> ExchangeBackend::SupportedStages() const {
   return out;
 }
 
-bool ExchangeBackend::SupportsProfile(const std::string& stage, const std::string& profile) const {
+bool ExchangeBackend::SupportsProfile(const std::string& stage, Profile profile) const {
   auto it = profiles_by_stage_.find(stage);
-  return it != profiles_by_stage_.end() && it->second.contains(profile);
+  // The backend declared its profiles by name (the C ABI and the exchange protocol speak names).
+  return it != profiles_by_stage_.end() && it->second.contains(std::string(ProfileName(profile)));
 }
 
 std::vector<Backend::CaseOutcome> ExchangeBackend::Exchange(const std::string& request,

@@ -47,7 +47,7 @@ class ExchangeBackend final : public Backend {
 
   std::string Name() const override { return name_; }
   std::vector<std::string> SupportedStages() const override;
-  bool SupportsProfile(const std::string& stage, const std::string& profile) const override;
+  bool SupportsProfile(const std::string& stage, Profile profile) const override;
   TensorMap Run(const std::string& stage, const Case& c) override;
   std::vector<CaseOutcome> RunBatch(const std::string& stage, const std::vector<const Case*>& cases,
                                     const OutcomeCallback& on_outcome) override;

@@ -36,7 +36,7 @@ class IsolatedBackend final : public Backend {
 
   std::string Name() const override { return inner_->Name(); }
   std::vector<std::string> SupportedStages() const override { return inner_->SupportedStages(); }
-  bool SupportsProfile(const std::string& stage, const std::string& profile) const override {
+  bool SupportsProfile(const std::string& stage, Profile profile) const override {
     return inner_->SupportsProfile(stage, profile);
   }
   bool SupportsCountDraws(const std::string& stage) const override { return inner_->SupportsCountDraws(stage); }

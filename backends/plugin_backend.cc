@@ -149,9 +149,10 @@ std::vector<std::string> PluginBackend::SupportedStages() const {
   return out;
 }
 
-bool PluginBackend::SupportsProfile(const std::string& stage, const std::string& profile) const {
+bool PluginBackend::SupportsProfile(const std::string& stage, Profile profile) const {
   auto it = profiles_by_stage_.find(stage);
-  return it != profiles_by_stage_.end() && it->second.contains(profile);
+  // The backend declared its profiles by name (the C ABI and the exchange protocol speak names).
+  return it != profiles_by_stage_.end() && it->second.contains(std::string(ProfileName(profile)));
 }
 
 TensorMap PluginBackend::Run(const std::string& stage, const Case& c) {

@@ -41,7 +41,7 @@ class PluginBackend final : public Backend {
 
   std::string Name() const override { return name_; }
   std::vector<std::string> SupportedStages() const override;
-  bool SupportsProfile(const std::string& stage, const std::string& profile) const override;
+  bool SupportsProfile(const std::string& stage, Profile profile) const override;
   TensorMap Run(const std::string& stage, const Case& c) override;
 
  private:

@@ -69,7 +69,7 @@ class Backend {
   // Plugin, exchange and isolated backends (docs/spec/plugin_abi.md, docs/spec/exchange.md).
   // A backend may implement a stage for some profiles only; cases of other profiles are
   // skipped with that reason.
-  virtual bool SupportsProfile(const std::string& /*stage*/, const std::string& /*profile*/) const { return true; }
+  virtual bool SupportsProfile(const std::string& /*stage*/, Profile /*profile*/) const { return true; }
   // Runs a group of cases of one stage and returns one outcome per case, in order: an
   // out-of-process backend runs the group in one child process or one command invocation.
   // A case's failure (a thrown error, a crash, a time-out) is its outcome's `error`, never an

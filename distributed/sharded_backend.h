@@ -30,7 +30,7 @@ class ShardedBackend final : public Backend {
   std::string Name() const override { return inner_->Name(); }
   std::vector<std::string> SupportedStages() const override { return inner_->SupportedStages(); }
   TensorMap Run(const std::string& stage, const Case& c) override { return inner_->Run(stage, c); }
-  bool SupportsProfile(const std::string& stage, const std::string& profile) const override {
+  bool SupportsProfile(const std::string& stage, Profile profile) const override {
     return inner_->SupportsProfile(stage, profile);
   }
   bool SupportsCountDraws(const std::string& stage) const override { return inner_->SupportsCountDraws(stage); }

@@ -113,7 +113,7 @@ std::optional<GoldenCase> PrepareCase(const std::filesystem::path& dir, const Ma
     r.reason = "backend '" + backend.Name() + "' does not support stage '" + e.stage + "'";
     return std::nullopt;
   }
-  if (!backend.SupportsProfile(e.stage, std::string(ProfileName(e.profile)))) {
+  if (!backend.SupportsProfile(e.stage, e.profile)) {
     r.verdict = Verdict::kSkip;
     r.reason = "backend '" + backend.Name() + "' does not declare profile '" + std::string(ProfileName(e.profile)) +
                "' for stage '" + e.stage + "'";

@@ -72,10 +72,9 @@ std::vector<std::string> GpuFastBackend::SupportedStages() const {
   return {PipelineStage()};
 }
 
-bool GpuFastBackend::SupportsProfile(const std::string& stage, const std::string& profile) const {
-  const auto p = ProfileFromName(profile);
+bool GpuFastBackend::SupportsProfile(const std::string& stage, Profile profile) const {
   const bool stage_ok = stage == PipelineStage() || (noise_runner_ && stage == NoiseStageName());
-  return stage_ok && p && *p == Profile::kCanonical;
+  return stage_ok && profile == Profile::kCanonical;
 }
 
 // The fused sampler is distributional; its noise is the canonical Philox stream, bit for bit.

@@ -54,7 +54,7 @@ class GpuFastBackend final : public Backend {
       : name_(std::move(name)), runner_(runner), bug_(bug), noise_runner_(std::move(noise_runner)) {}
   std::string Name() const override { return name_; }
   std::vector<std::string> SupportedStages() const override;
-  bool SupportsProfile(const std::string& stage, const std::string& profile) const override;
+  bool SupportsProfile(const std::string& stage, Profile profile) const override;
   bool ClaimsBitwise(const std::string& stage) const override;
   TensorMap Run(const std::string& stage, const Case& c) override;
 

@@ -18,7 +18,7 @@ std::vector<CaseResult> RunReproducibilityHarness(Backend& backend,
   std::vector<const statistical::StatCase*> sources;
   for (const auto& s : cases) {
     if (std::find(supported.begin(), supported.end(), s.input.stage) == supported.end()) continue;
-    if (!backend.SupportsProfile(s.input.stage, std::string(ProfileName(s.input.profile)))) continue;
+    if (!backend.SupportsProfile(s.input.stage, s.input.profile)) continue;
     noisy.push_back(statistical::DrawNoiseCase(s.input, kReproducibilityReplicas, statistical::CaseSeed(s.id, seed_epoch)));
     sources.push_back(&s);
   }

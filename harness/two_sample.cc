@@ -24,7 +24,7 @@ namespace {
 
 bool Supports(const Backend& backend, const std::vector<std::string>& stages, const Case& c) {
   return std::find(stages.begin(), stages.end(), c.stage) != stages.end() &&
-         backend.SupportsProfile(c.stage, std::string(ProfileName(c.profile)));
+         backend.SupportsProfile(c.stage, c.profile);
 }
 
 std::string Fmt(double x) {

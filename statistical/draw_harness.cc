@@ -656,7 +656,7 @@ std::vector<CaseResult> RunDrawHarness(Backend& backend, const std::vector<StatC
       fail_or_skip(Verdict::kFail, plan.error);
     } else if (std::find(supported.begin(), supported.end(), stage) == supported.end()) {
       fail_or_skip(Verdict::kSkip, "backend '" + backend.Name() + "' does not support stage '" + stage + "'");
-    } else if (!backend.SupportsProfile(stage, std::string(ProfileName(plan.c->input.profile)))) {
+    } else if (!backend.SupportsProfile(stage, plan.c->input.profile)) {
       fail_or_skip(Verdict::kSkip, "backend '" + backend.Name() + "' does not support profile '" +
                                        std::string(ProfileName(plan.c->input.profile)) + "' of stage '" + stage + "'");
     } else if (const std::string why = backend.StatisticalSkipReason(stage); !why.empty()) {

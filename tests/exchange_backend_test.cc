@@ -43,8 +43,8 @@ TEST(ExchangeBackend, DescribesTheExampleBackend) {
   EXPECT_EQ(backend.Name(), "example-python-numpy");
   EXPECT_EQ(backend.SupportedStages(),
             (std::vector<std::string>{"allowed_token_ids", "greedy", "logit_bias", "token_bitmask"}));
-  EXPECT_TRUE(backend.SupportsProfile("logit_bias", "sglang"));
-  EXPECT_FALSE(backend.SupportsProfile("allowed_token_ids", "sglang"));
+  EXPECT_TRUE(backend.SupportsProfile("logit_bias", Profile::kSglang));
+  EXPECT_FALSE(backend.SupportsProfile("allowed_token_ids", Profile::kSglang));
   EXPECT_TRUE(backend.SupportsCountDraws("inverse_cdf"));
   EXPECT_FALSE(backend.SupportsCountDraws("greedy"));
 }

@@ -212,7 +212,7 @@ TEST(GpuFastSampling, BadInputNamesTheTensor) {
   }
   Case vllm = PipelineCase(1, 2, row, {1.0f}, {0}, {1.0f}, {0.0f}, {1});
   vllm.profile = Profile::kVllm;
-  EXPECT_FALSE(backend->SupportsProfile("pipeline", "vllm"));
+  EXPECT_FALSE(backend->SupportsProfile("pipeline", Profile::kVllm));
   EXPECT_THROW(backend->Run("pipeline", vllm), std::exception);
 }
 
