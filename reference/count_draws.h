@@ -21,6 +21,17 @@
 //   (exact in double: 24 x 24-bit products) cannot beat the best ratio so far. The skipped
 //   tokens' words are still drawn, so the result equals the naive loop's bit for bit
 //   (tests/count_draws_test.cc).
+// - Vector paths (chosen at run time, or named for tests): the Philox blocks of 64 (AVX-512F)
+//   or 32 (AVX2) support tokens at once in 32-bit lanes (reference/rng/philox_lanes.h), and the
+//   skip rule as a lane test against the best ratio at the start of the group; the tokens that
+//   pass are offered in token order to the scalar rule, which re-tests them against the
+//   current best before taking a logarithm. Both paths use the tighter bound
+//   q >= u + u^2 / 2 (-log1p(-u) = u + u^2/2 + u^3/3 + ...; u + u^2/2 is exact in double for a
+//   24-bit u): a token with (u + u^2/2) * best >= p (1 + 2^-22) cannot win, since
+//   RN(p / q) <= p (1 + 2^-24) / ((u + u^2/2)(1 - 2^-24)) < best. A skipped token cannot beat
+//   any later best either (the best only grows), and the winner (largest ratio, ties to the
+//   lower index) does not depend on the order in which tokens are offered, so every path gives
+//   the naive loop's token bit for bit (tests/count_draws_test.cc).
 // - Cost: one Philox block per 4 support tokens per draw plus a logarithm for the few
 //   tokens that pass the bound (about ln(support) per draw in expectation).
 // Example: probs {0.5, 0.5}: about half the draws go to each token.
@@ -30,13 +41,19 @@
 
 #include "core/case.h"
 #include "core/profile.h"
+#include "reference/rng/philox_lanes.h"
 
 namespace sampcheck::reference {
 
 // A row prepared for many draws: its support in draw order.
 class RaceRow {
  public:
+  // Draws through the widest path the host runs (AVX-512F, AVX2, scalar).
   explicit RaceRow(std::span<const float> probs);
+  // Draws through `isa`, which Runs(isa) must allow (tests compare every path).
+  RaceRow(std::span<const float> probs, rng::PhiloxIsa isa);
+  // Whether this host can draw through `isa` (the vector paths also need BMI2).
+  static bool Runs(rng::PhiloxIsa isa);
   std::int64_t support() const { return static_cast<std::int64_t>(ids_.size()); }
   // The winner of draw `draw` of row `row` (fast path).
   std::int64_t Draw(std::uint64_t seed, std::uint32_t row, std::uint32_t draw) const;
@@ -47,6 +64,11 @@ class RaceRow {
   std::vector<std::int32_t> ids_;  // support, probability descending then lower index
   std::vector<float> p_;           // probs of ids_
   std::vector<double> p_margin_;   // p (1 + 2^-22), exact in double
+  // p_margin_ as the vector paths read it, -inf past the support: AVX-512F in token order,
+  // padded to a multiple of 64; AVX2 in lane order, group g of 32 tokens, word w, lane l at
+  // [32 g + 8 w + l] being token 32 g + 4 l + w.
+  std::vector<double> p_margin_lanes_;
+  rng::PhiloxIsa isa_ = rng::PhiloxIsa::kScalar;
   std::int64_t vocab_ = 0;
 };
 
