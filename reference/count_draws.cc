@@ -104,9 +104,43 @@ std::int64_t DrawScalar(const RaceView& v, std::uint64_t seed, std::uint32_t row
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 
-// 64 tokens per group: 16 Philox blocks in lanes, transposed in registers to token order (two
-// rounds of 32-bit and 64-bit unpacks, two of 128-bit lane shuffles), then the bound on 8 tokens
-// at a time in double lanes against the current best, the passing tokens offered in order.
+// Words 0..3 of 16 blocks (lane l: block l) to token order (tokens[k] lane i: token 16 k + i,
+// word i % 4 of block 4 k + i / 4): 32- and 64-bit unpacks, then two rounds of 128-bit lane
+// shuffles.
+__attribute__((target("avx512f"))) inline void ToTokenOrder(const __m512i (&x)[4], __m512i (&tokens)[4]) {
+  const __m512i a = _mm512_unpacklo_epi32(x[0], x[1]), b = _mm512_unpackhi_epi32(x[0], x[1]);
+  const __m512i c = _mm512_unpacklo_epi32(x[2], x[3]), d = _mm512_unpackhi_epi32(x[2], x[3]);
+  // t_k's 128-bit lane m: block 4 m + k.
+  const __m512i t0 = _mm512_unpacklo_epi64(a, c), t1 = _mm512_unpackhi_epi64(a, c);
+  const __m512i t2 = _mm512_unpacklo_epi64(b, d), t3 = _mm512_unpackhi_epi64(b, d);
+  const __m512i s0 = _mm512_shuffle_i32x4(t0, t1, 0x44), s1 = _mm512_shuffle_i32x4(t0, t1, 0xEE);
+  const __m512i s2 = _mm512_shuffle_i32x4(t2, t3, 0x44), s3 = _mm512_shuffle_i32x4(t2, t3, 0xEE);
+  tokens[0] = _mm512_shuffle_i32x4(s0, s2, 0x88);
+  tokens[1] = _mm512_shuffle_i32x4(s0, s2, 0xDD);
+  tokens[2] = _mm512_shuffle_i32x4(s1, s3, 0x88);
+  tokens[3] = _mm512_shuffle_i32x4(s1, s3, 0xDD);
+}
+
+// The bound on 64 tokens (token order) against `best`: bit t set when token t may still win.
+__attribute__((target("avx512f"))) inline std::uint64_t PassMask(const __m512i (&tokens)[4], const double* pm,
+                                                                double best_lo) {
+  const __m512d scale = _mm512_set1_pd(0x1p-24), half = _mm512_set1_pd(0.5), best = _mm512_set1_pd(best_lo);
+  std::uint64_t pass = 0;
+  for (int h = 0; h < 8; ++h) {
+    const __m512i top = _mm512_srli_epi32(tokens[h / 2], 8);  // UniformClosedOpen24F32's 24 bits
+    const __m256i half_top = h % 2 == 0 ? _mm512_castsi512_si256(top) : _mm512_extracti64x4_epi64(top, 1);
+    const __m512d u = _mm512_mul_pd(_mm512_cvtepi32_pd(half_top), scale);
+    const __m512d bound = _mm512_add_pd(u, _mm512_mul_pd(_mm512_mul_pd(u, u), half));
+    // !(bound * best >= p_margin), NaN (0 * inf) included: the scalar rule's complement.
+    const unsigned m = _mm512_cmp_pd_mask(_mm512_mul_pd(bound, best), _mm512_loadu_pd(pm + 8 * h), _CMP_NGE_UQ);
+    pass |= static_cast<std::uint64_t>(m) << (8 * h);
+  }
+  return pass;
+}
+
+// 64 tokens per group (16 Philox blocks in lanes, two groups' blocks computed together), put
+// in token order, the bound as one 64-bit mask per group against the best at the start of the
+// group, and the passing tokens offered in order (Offer re-tests them against the current best).
 __attribute__((target("avx512f"))) std::int64_t DrawLanes16(const RaceView& v, std::uint64_t seed,
                                                             std::uint32_t row, std::uint32_t draw) {
   const rng::Philox4x32Key key = rng::SeedKey(seed);
@@ -114,39 +148,34 @@ __attribute__((target("avx512f"))) std::int64_t DrawLanes16(const RaceView& v, s
   const __m512i c1 = _mm512_set1_epi32(static_cast<int>(draw));
   const __m512i c2 = _mm512_set1_epi32(static_cast<int>(row));
   const __m512i c3 = _mm512_set1_epi32(static_cast<int>(rng::Stream::kCountDraws));
-  const __m512d scale = _mm512_set1_pd(0x1p-24), half = _mm512_set1_pd(0.5);
-  alignas(64) std::uint32_t words[64];  // token order within the group
+  alignas(64) std::uint32_t words[2][64];  // token order within each group
+  __m512i tokens[2][4];
   const std::size_t n = v.n;
   const double* pm = v.p_margin_lanes;  // token order, padded to a multiple of 64
   Entry b;
-  for (std::size_t g = 0; 64 * g < n; ++g) {
-    __m512i x0 = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(16 * g)), iota), x1 = c1, x2 = c2, x3 = c3;
-    rng::Philox10x16(x0, x1, x2, x3, key);
-    // Lane l of x_w is word w of block l; token 4 l + w. t_k's 128-bit lane m: block 4 m + k.
-    const __m512i a = _mm512_unpacklo_epi32(x0, x1), bb = _mm512_unpackhi_epi32(x0, x1);
-    const __m512i c = _mm512_unpacklo_epi32(x2, x3), d = _mm512_unpackhi_epi32(x2, x3);
-    const __m512i t0 = _mm512_unpacklo_epi64(a, c), t1 = _mm512_unpackhi_epi64(a, c);
-    const __m512i t2 = _mm512_unpacklo_epi64(bb, d), t3 = _mm512_unpackhi_epi64(bb, d);
-    const __m512i s0 = _mm512_shuffle_i32x4(t0, t1, 0x44), s1 = _mm512_shuffle_i32x4(t0, t1, 0xEE);
-    const __m512i s2 = _mm512_shuffle_i32x4(t2, t3, 0x44), s3 = _mm512_shuffle_i32x4(t2, t3, 0xEE);
-    const __m512i tokens[4] = {_mm512_shuffle_i32x4(s0, s2, 0x88), _mm512_shuffle_i32x4(s0, s2, 0xDD),
-                               _mm512_shuffle_i32x4(s1, s3, 0x88), _mm512_shuffle_i32x4(s1, s3, 0xDD)};
-    for (int k = 0; k < 4; ++k) _mm512_store_si512(words + 16 * k, tokens[k]);
-    if (g == 0) Offer(b, v, 0, words[0]);
-    for (std::size_t h = 0; h < 8 && 64 * g + 8 * h < n; ++h) {
-      const __m512i top = _mm512_srli_epi32(tokens[h / 2], 8);  // UniformClosedOpen24F32's 24 bits
-      const __m256i half_top = h % 2 == 0 ? _mm512_castsi512_si256(top) : _mm512_extracti64x4_epi64(top, 1);
-      const __m512d u = _mm512_mul_pd(_mm512_cvtepi32_pd(half_top), scale);
-      const __m512d bound = _mm512_add_pd(u, _mm512_mul_pd(_mm512_mul_pd(u, u), half));
-      // !(bound * best >= p_margin), NaN (0 * inf) included: the scalar rule's complement.
-      const std::size_t j0 = 64 * g + 8 * h;
-      unsigned pass = _mm512_cmp_pd_mask(_mm512_mul_pd(bound, _mm512_set1_pd(b.lo)), _mm512_loadu_pd(pm + j0),
-                                         _CMP_NGE_UQ);
-      if (j0 == 0) pass &= ~1u;  // token 0 was offered
+  for (std::size_t g0 = 0; 64 * g0 < n; g0 += 2) {
+    const bool two = 64 * (g0 + 1) < n;
+    if (two) {
+      __m512i x[2][4] = {{_mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(16 * g0)), iota), c1, c2, c3},
+                         {_mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(16 * g0 + 16)), iota), c1, c2, c3}};
+      rng::Philox10x16Sets<2>(x, key);
+      ToTokenOrder(x[0], tokens[0]);
+      ToTokenOrder(x[1], tokens[1]);
+    } else {
+      __m512i x[1][4] = {{_mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(16 * g0)), iota), c1, c2, c3}};
+      rng::Philox10x16Sets<1>(x, key);
+      ToTokenOrder(x[0], tokens[0]);
+    }
+    for (int k = 0; k < (two ? 2 : 1); ++k) {
+      const std::size_t g = g0 + static_cast<std::size_t>(k);
+      for (int i = 0; i < 4; ++i) _mm512_store_si512(words[k] + 16 * i, tokens[k][i]);
+      if (g == 0) Offer(b, v, 0, words[0][0]);
+      std::uint64_t pass = PassMask(tokens[k], pm + 64 * g, b.lo);
+      if (g == 0) pass &= ~std::uint64_t{1};  // token 0 was offered
       for (; pass != 0; pass &= pass - 1) {
-        const auto t = static_cast<std::size_t>(__builtin_ctz(pass));
-        if (j0 + t >= n) break;
-        Offer(b, v, j0 + t, words[8 * h + t]);
+        const auto t = static_cast<std::size_t>(__builtin_ctzll(pass));
+        if (64 * g + t >= n) break;
+        Offer(b, v, 64 * g + t, words[k][t]);
       }
     }
   }

@@ -44,9 +44,10 @@ void PhiloxLanes(std::span<const Philox4x32Block> ctr, Philox4x32Key key, std::s
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 
-// 16 blocks: c0..c3 in, output words out, in place.
-__attribute__((target("avx512f"))) inline void Philox10x16(__m512i& c0, __m512i& c1, __m512i& c2, __m512i& c3,
-                                                          Philox4x32Key key) {
+// K independent sets of 16 blocks, round by round (their products overlap in the pipeline):
+// c[k][w] is word w of set k, replaced by the output words.
+template <int K>
+__attribute__((target("avx512f"))) inline void Philox10x16Sets(__m512i (&c)[K][4], Philox4x32Key key) {
   const __m512i m0 = _mm512_set1_epi64(detail::kPhiloxM0);  // mul_epu32 reads the low word
   const __m512i m1 = _mm512_set1_epi64(detail::kPhiloxM1);
   const __m512i w0 = _mm512_set1_epi32(static_cast<int>(detail::kPhiloxW0));
@@ -58,19 +59,32 @@ __attribute__((target("avx512f"))) inline void Philox10x16(__m512i& c0, __m512i&
       k0 = _mm512_add_epi32(k0, w0);
       k1 = _mm512_add_epi32(k1, w1);
     }
-    const __m512i e0 = _mm512_mul_epu32(c0, m0);                          // even lanes' products
-    const __m512i o0 = _mm512_mul_epu32(_mm512_srli_epi64(c0, 32), m0);   // odd lanes' products
-    const __m512i e1 = _mm512_mul_epu32(c2, m1);
-    const __m512i o1 = _mm512_mul_epu32(_mm512_srli_epi64(c2, 32), m1);
-    const __m512i hi0 = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(e0, 32), o0);
-    const __m512i lo0 = _mm512_mask_blend_epi32(0xAAAA, e0, _mm512_slli_epi64(o0, 32));
-    const __m512i hi1 = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(e1, 32), o1);
-    const __m512i lo1 = _mm512_mask_blend_epi32(0xAAAA, e1, _mm512_slli_epi64(o1, 32));
-    c0 = _mm512_ternarylogic_epi32(hi1, c1, k0, 0x96);  // hi1 ^ c1 ^ k0
-    c2 = _mm512_ternarylogic_epi32(hi0, c3, k1, 0x96);  // hi0 ^ c3 ^ k1
-    c1 = lo1;
-    c3 = lo0;
+    for (int k = 0; k < K; ++k) {
+      const __m512i e0 = _mm512_mul_epu32(c[k][0], m0);                         // even lanes' products
+      const __m512i o0 = _mm512_mul_epu32(_mm512_srli_epi64(c[k][0], 32), m0);  // odd lanes' products
+      const __m512i e1 = _mm512_mul_epu32(c[k][2], m1);
+      const __m512i o1 = _mm512_mul_epu32(_mm512_srli_epi64(c[k][2], 32), m1);
+      const __m512i hi0 = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(e0, 32), o0);
+      const __m512i lo0 = _mm512_mask_blend_epi32(0xAAAA, e0, _mm512_slli_epi64(o0, 32));
+      const __m512i hi1 = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(e1, 32), o1);
+      const __m512i lo1 = _mm512_mask_blend_epi32(0xAAAA, e1, _mm512_slli_epi64(o1, 32));
+      c[k][0] = _mm512_ternarylogic_epi32(hi1, c[k][1], k0, 0x96);  // hi1 ^ c1 ^ k0
+      c[k][2] = _mm512_ternarylogic_epi32(hi0, c[k][3], k1, 0x96);  // hi0 ^ c3 ^ k1
+      c[k][1] = lo1;
+      c[k][3] = lo0;
+    }
   }
+}
+
+// 16 blocks: c0..c3 in, output words out, in place.
+__attribute__((target("avx512f"))) inline void Philox10x16(__m512i& c0, __m512i& c1, __m512i& c2, __m512i& c3,
+                                                          Philox4x32Key key) {
+  __m512i c[1][4] = {{c0, c1, c2, c3}};
+  Philox10x16Sets<1>(c, key);
+  c0 = c[0][0];
+  c1 = c[0][1];
+  c2 = c[0][2];
+  c3 = c[0][3];
 }
 
 // 8 blocks, the same in AVX2.
