@@ -32,6 +32,9 @@ namespace {
 
 // 1 + 2^-22: the bound of count_draws.h; p * kMargin is exact in double for an f32 p.
 constexpr double kMargin = 1.0 + 0x1p-22;
+// The series coefficients of -log1p(-u) rounded to double (their 2^-53 relative errors are
+// inside the brackets' budget, count_draws.h).
+constexpr double kThird = 1.0 / 3.0, kSixth = 1.0 / 6.0, kTwoSevenths = 2.0 / 7.0;
 
 rng::Philox4x32Block NoiseBlock(std::uint64_t seed, std::uint32_t row, std::uint32_t draw, std::uint32_t block) {
   return rng::StreamBlock(rng::Stream::kCountDraws, seed, block, draw, row);
@@ -64,31 +67,43 @@ void MakeExact(Entry& e, const RaceView& v) {
 }
 
 // Offers support token j, whose Philox word is `word`, to the race whose best entry is b
-// (count_draws.h): skipped without a logarithm when (u + u^2/2) * best.lo >= p (1 + 2^-22);
-// otherwise bracketed by the series of -log1p(-u) (u <= 1/2) or computed exactly, and the
-// logarithms are taken only when the brackets of the token and the best overlap.
+// (count_draws.h "Lazy ratios"): skipped when (u + u^2/2) * best.lo >= p (1 + 2^-22); for
+// 0 < u <= 1/2, -log1p(-u) is bracketed by its series and the token is dropped or taken by
+// products alone (no division, no logarithm) unless the brackets overlap; otherwise, and on an
+// overlap, the logarithms are taken and the exact ratios compared (ties to the lower index).
 inline void Offer(Entry& b, const RaceView& v, std::size_t j, std::uint32_t word) {
   const float u = rng::UniformClosedOpen24F32(word);
   const double ud = u;
   if (b.id >= 0 && (ud + ud * ud * 0.5) * b.lo >= v.p_margin[j]) return;  // cannot win
+  const double p = v.p[j];
   Entry c{v.ids[j], j, u, false, 0.0, 0.0};
   if (ud > 0.0 && ud <= 0.5) {
-    // q = u + u^2/2 + u^3/3 + u^4/4 + tail, 0 < tail <= u^5 / (5 (1 - u)).
-    const double a = ud * (1.0 + ud * (0.5 + ud * (0x1.5555555555555p-2 + ud * 0.25)));
-    const double tail = (ud * ud) * (ud * ud) * ud / (5.0 * (1.0 - ud));
-    const double p = v.p[j];
-    c.lo = p / (a + tail) * (1.0 - 0x1p-22);
+    // q = sum u^k / k: a = the terms k <= 6, and the rest <= u^7 / (7 (1 - u)) <= 2 u^7 / 7.
+    const double a =
+        ud * (1.0 + ud * (0.5 + ud * (kThird + ud * (0.25 + ud * (0.2 + ud * kSixth)))));
+    const double u2 = ud * ud;
+    const double a_hi = a + (u2 * u2) * (u2 * ud) * kTwoSevenths;
+    if (b.id >= 0) {
+      if (p * (1.0 + 0x1p-22) < b.lo * a) return;  // certainly smaller
+      if (!(p * (1.0 - 0x1p-22) > b.hi * a_hi)) {   // not certainly larger: compare exactly
+        MakeExact(b, v);
+        MakeExact(c, v);
+        if (c.lo > b.lo || (c.lo == b.lo && c.id < b.id)) b = c;
+        return;
+      }
+    }
+    c.lo = p / a_hi * (1.0 - 0x1p-22);
     c.hi = p / a * (1.0 + 0x1p-22);
-  } else {
-    MakeExact(c, v);
-  }
-  if (b.id < 0 || c.lo > b.hi) {  // the first, or certainly larger
     b = c;
     return;
   }
-  if (c.hi < b.lo) return;  // certainly smaller
-  MakeExact(b, v);
   MakeExact(c, v);
+  if (b.id < 0 || c.lo > b.hi) {
+    b = c;
+    return;
+  }
+  if (c.lo < b.lo) return;
+  MakeExact(b, v);
   if (c.lo > b.lo || (c.lo == b.lo && c.id < b.id)) b = c;
 }
 
