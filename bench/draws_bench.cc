@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The reference backend's own draws for the statistical harness (reference/count_draws.h):
 // an exponential race on counter-based noise (Philox4x32-10, 24-bit uniforms, -log1p(-u)).
-// Goal: >= 3e6 draws/s per core at support 50 and >= 1.5e5 at support 1024.
+// Goals: >= 3e6 draws/s per core at support 50 and >= 1.5e5 at support 1024 (met); 1e7 and 1e6
+// (the memory-floor goals).
 //
-// - BM_CountDrawsFast/S: RaceRow::Draw, the harness's path: Philox words for every support
-//   token, the logarithm only for tokens that pass the bound u * best < p (1 + 2^-22).
+// - BM_CountDrawsFast/S: RaceRow::Draw, the harness's path (the widest the host runs): Philox
+//   words for every support token, in SIMD lanes, the logarithm only for tokens that pass the
+//   bound and whose bracketed ratio is not decided by products (reference/count_draws.h).
 // - BM_CountDrawsNaive/S: RaceRow::DrawNaive, the same draws (bit for bit) computing every
 //   q and calling ExponentialRaceRow: the naive per-draw loop.
 // - BM_CountDrawsPhilox/S: the Philox blocks of one draw alone (ceil(S / 64) calls of the

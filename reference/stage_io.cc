@@ -8,10 +8,12 @@
 #include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
 #include <immintrin.h>
 
 #include "core/half.h"
+#include "reference/row_threads.h"
 
 namespace sampcheck::reference {
 
@@ -83,7 +85,16 @@ Tensor UpcastToF32(const Tensor& t, const std::string& what, bool* nan_or_pos_in
     case DType::kF32: {
       auto s = t.data<float>();
       if (nan_or_pos_inf) {
-        *nan_or_pos_inf = CopyFindingNaNOrPosInf(s.data(), o.data(), s.size());
+        // Row by row under --threads (reference/row_threads.h): the copy is a full pass over
+        // fresh memory, and a serial one would cap two threads' speed-up well below 2.
+        const std::int64_t rows = t.rank() == 2 ? t.dim(0) : 1;
+        const auto width = static_cast<std::size_t>(rows > 0 ? t.numel() / rows : 0);
+        std::vector<std::uint8_t> bad(static_cast<std::size_t>(rows), 0);
+        ParallelRows(rows, [&](std::int64_t b) {
+          const std::size_t at = static_cast<std::size_t>(b) * width;
+          bad[static_cast<std::size_t>(b)] = CopyFindingNaNOrPosInf(s.data() + at, o.data() + at, width) ? 1 : 0;
+        });
+        *nan_or_pos_inf = std::any_of(bad.begin(), bad.end(), [](std::uint8_t x) { return x != 0; });
         return out;
       }
       std::copy(s.begin(), s.end(), o.begin());
