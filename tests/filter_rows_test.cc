@@ -111,7 +111,7 @@ TEST(FilterRows, SurvivorPathsEqualDenseComputation) {
 // survivors' path applies (k <= V / 8) or not (k = 0, k > V / 8).
 TEST(FilterRows, StageTopKFirstEqualsNaiveFiltersInTurn) {
   golden::SplitMix64 rng(0x57A6E);
-  for (std::size_t vocab : {100u, 2000u, 9000u}) {
+  for (std::size_t vocab : {100u, 1000u, 5000u}) {
     const std::int64_t rows = 2;
     std::vector<float> logits(vocab * rows);
     for (float& x : logits) {  // coarse values: ties are common
