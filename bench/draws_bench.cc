@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // The reference backend's own draws for the statistical harness (reference/count_draws.h):
 // an exponential race on counter-based noise (Philox4x32-10, 24-bit uniforms, -log1p(-u)).
-// Goal: >= 3e6 draws/s per core at support 50 and >= 1.5e5 at support 1024.
+// Goals: >= 3e6 draws/s per core at support 50 and >= 1.5e5 at support 1024 (met); 1e7 and 1e6
+// (the memory-floor goals).
 //
-// - BM_CountDrawsFast/S: RaceRow::Draw, the harness's path: Philox words for every support
-//   token, the logarithm only for tokens that pass the bound u * best < p (1 + 2^-22).
+// - BM_CountDrawsFast/S: RaceRow::Draw, the harness's path (the widest the host runs): Philox
+//   words for every support token, in SIMD lanes, the logarithm only for tokens that pass the
+//   bound and whose bracketed ratio is not decided by products (reference/count_draws.h).
 // - BM_CountDrawsNaive/S: RaceRow::DrawNaive, the same draws (bit for bit) computing every
 //   q and calling ExponentialRaceRow: the naive per-draw loop.
+// - BM_CountDrawsPhilox/S: the Philox blocks of one draw alone (ceil(S / 64) calls of the
+//   16-lane Philox10x16 of reference/rng/philox_lanes.h, AVX-512F hosts only): the share of
+//   BM_CountDrawsFast spent on noise, the rest being the bound test and the logarithms.
 // Items = draws, read as items_per_second. Rows: softmax-like decaying weights exp(-i/S * 4)
 // (peaked but not degenerate). Measured numbers in bench/README.md.
 #include <cmath>
@@ -15,7 +20,15 @@
 
 #include <benchmark/benchmark.h>
 
+#if defined(__GNUC__) && !defined(__clang__)
+// GCC 12's avx512fintrin.h starts some results from _mm512_undefined_*(), which
+// -Wmaybe-uninitialized reports once inlined at -O3 (GCC bug 105593); the code is correct.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 #include "reference/count_draws.h"
+#include "reference/rng/philox_lanes.h"
+#include "reference/rng/streams.h"
 
 namespace sampcheck::bench {
 namespace {
@@ -45,6 +58,31 @@ void BM_CountDrawsNaive(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_CountDrawsNaive)->Arg(50)->Arg(1024);
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx512f"))) std::uint32_t PhiloxOfOneDraw(std::int64_t support, std::uint32_t draw) {
+  __m512i acc = _mm512_setzero_si512();
+  for (std::int64_t g = 0; 64 * g < support; ++g) {
+    __m512i c0 = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(16 * g)),
+                                  _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    __m512i c1 = _mm512_set1_epi32(static_cast<int>(draw)), c2 = _mm512_setzero_si512(),
+            c3 = _mm512_set1_epi32(0x5eed);
+    rng::Philox10x16(c0, c1, c2, c3, rng::SeedKey(kSeed));
+    acc = _mm512_xor_si512(acc, _mm512_xor_si512(_mm512_xor_si512(c0, c1), _mm512_xor_si512(c2, c3)));
+  }
+  alignas(64) std::uint32_t lanes[16];
+  _mm512_store_si512(lanes, acc);
+  return lanes[0] ^ lanes[15];
+}
+
+void BM_CountDrawsPhilox(benchmark::State& state) {
+  if (!rng::HostRuns(rng::PhiloxIsa::kAvx512)) return state.SkipWithError("no AVX-512F on this host");
+  std::uint32_t d = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(PhiloxOfOneDraw(state.range(0), d++));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_CountDrawsPhilox)->Arg(50)->Arg(1024);
+#endif
 
 }  // namespace
 }  // namespace sampcheck::bench

@@ -7,6 +7,12 @@
 #include <numeric>
 #include <stdexcept>
 
+#if defined(__GNUC__) && !defined(__clang__)
+// GCC 12's avx512fintrin.h starts some results from _mm512_undefined_*(), which
+// -Wmaybe-uninitialized reports once inlined at -O3 (GCC bug 105593); the code is correct.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 #include "core/error.h"
 #include "core/stage_catalogue.h"
 #include "reference/exponential_race.h"
@@ -26,14 +32,243 @@ namespace {
 
 // 1 + 2^-22: the bound of count_draws.h; p * kMargin is exact in double for an f32 p.
 constexpr double kMargin = 1.0 + 0x1p-22;
+// The series coefficients of -log1p(-u) rounded to double (their 2^-53 relative errors are
+// inside the brackets' budget, count_draws.h).
+constexpr double kThird = 1.0 / 3.0, kSixth = 1.0 / 6.0, kTwoSevenths = 2.0 / 7.0;
 
 rng::Philox4x32Block NoiseBlock(std::uint64_t seed, std::uint32_t row, std::uint32_t draw, std::uint32_t block) {
   return rng::StreamBlock(rng::Stream::kCountDraws, seed, block, draw, row);
 }
 
+// A prepared row as the draw paths read it.
+struct RaceView {
+  const std::int32_t* ids;
+  const float* p;
+  const double* p_margin;        // token order
+  const double* p_margin_lanes;  // lane order (count_draws.h)
+  std::size_t n;
+};
+
+// A token in the race: its f32 ratio p / q, either known exactly or only bracketed,
+// lo <= ratio <= hi (count_draws.h "Lazy ratios"); both in double.
+struct Entry {
+  std::int64_t id = -1;
+  std::size_t j = 0;
+  float u = 0.0f;
+  bool exact = false;
+  double lo = 0.0, hi = 0.0;
+};
+
+void MakeExact(Entry& e, const RaceView& v) {
+  if (e.exact) return;
+  const float r = v.p[e.j] / rng::ExponentialNegLog1pNegF32(e.u);
+  e.exact = true;
+  e.lo = e.hi = static_cast<double>(r);
+}
+
+// Offers support token j, whose Philox word is `word`, to the race whose best entry is b
+// (count_draws.h "Lazy ratios"): skipped when (u + u^2/2) * best.lo >= p (1 + 2^-22); for
+// 0 < u <= 1/2, -log1p(-u) is bracketed by its series and the token is dropped or taken by
+// products alone (no division, no logarithm) unless the brackets overlap; otherwise, and on an
+// overlap, the logarithms are taken and the exact ratios compared (ties to the lower index).
+inline void Offer(Entry& b, const RaceView& v, std::size_t j, std::uint32_t word) {
+  const float u = rng::UniformClosedOpen24F32(word);
+  const double ud = u;
+  if (b.id >= 0 && (ud + ud * ud * 0.5) * b.lo >= v.p_margin[j]) return;  // cannot win
+  const double p = v.p[j];
+  Entry c{v.ids[j], j, u, false, 0.0, 0.0};
+  if (ud > 0.0 && ud <= 0.5) {
+    // q = sum u^k / k: a = the terms k <= 6, and the rest <= u^7 / (7 (1 - u)) <= 2 u^7 / 7.
+    const double a =
+        ud * (1.0 + ud * (0.5 + ud * (kThird + ud * (0.25 + ud * (0.2 + ud * kSixth)))));
+    const double u2 = ud * ud;
+    const double a_hi = a + (u2 * u2) * (u2 * ud) * kTwoSevenths;
+    if (b.id >= 0) {
+      if (p * (1.0 + 0x1p-22) < b.lo * a) return;  // certainly smaller
+      if (!(p * (1.0 - 0x1p-22) > b.hi * a_hi)) {   // not certainly larger: compare exactly
+        MakeExact(b, v);
+        MakeExact(c, v);
+        if (c.lo > b.lo || (c.lo == b.lo && c.id < b.id)) b = c;
+        return;
+      }
+    }
+    c.lo = p / a_hi * (1.0 - 0x1p-22);
+    c.hi = p / a * (1.0 + 0x1p-22);
+    b = c;
+    return;
+  }
+  MakeExact(c, v);
+  if (b.id < 0 || c.lo > b.hi) {
+    b = c;
+    return;
+  }
+  if (c.lo < b.lo) return;
+  MakeExact(b, v);
+  if (c.lo > b.lo || (c.lo == b.lo && c.id < b.id)) b = c;
+}
+
+std::int64_t DrawScalar(const RaceView& v, std::uint64_t seed, std::uint32_t row, std::uint32_t draw) {
+  Entry b;
+  for (std::size_t j0 = 0; j0 < v.n; j0 += 4) {
+    const rng::Philox4x32Block words = NoiseBlock(seed, row, draw, static_cast<std::uint32_t>(j0 / 4));
+    const std::size_t end = std::min(v.n, j0 + 4);
+    for (std::size_t j = j0; j < end; ++j) Offer(b, v, j, words.v[j - j0]);
+  }
+  return b.id;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+
+// Words 0..3 of 16 blocks (lane l: block l) to token order (tokens[k] lane i: token 16 k + i,
+// word i % 4 of block 4 k + i / 4): 32- and 64-bit unpacks, then two rounds of 128-bit lane
+// shuffles.
+__attribute__((target("avx512f"))) inline void ToTokenOrder(const __m512i (&x)[4], __m512i (&tokens)[4]) {
+  const __m512i a = _mm512_unpacklo_epi32(x[0], x[1]), b = _mm512_unpackhi_epi32(x[0], x[1]);
+  const __m512i c = _mm512_unpacklo_epi32(x[2], x[3]), d = _mm512_unpackhi_epi32(x[2], x[3]);
+  // t_k's 128-bit lane m: block 4 m + k.
+  const __m512i t0 = _mm512_unpacklo_epi64(a, c), t1 = _mm512_unpackhi_epi64(a, c);
+  const __m512i t2 = _mm512_unpacklo_epi64(b, d), t3 = _mm512_unpackhi_epi64(b, d);
+  const __m512i s0 = _mm512_shuffle_i32x4(t0, t1, 0x44), s1 = _mm512_shuffle_i32x4(t0, t1, 0xEE);
+  const __m512i s2 = _mm512_shuffle_i32x4(t2, t3, 0x44), s3 = _mm512_shuffle_i32x4(t2, t3, 0xEE);
+  tokens[0] = _mm512_shuffle_i32x4(s0, s2, 0x88);
+  tokens[1] = _mm512_shuffle_i32x4(s0, s2, 0xDD);
+  tokens[2] = _mm512_shuffle_i32x4(s1, s3, 0x88);
+  tokens[3] = _mm512_shuffle_i32x4(s1, s3, 0xDD);
+}
+
+// The bound on 64 tokens (token order) against `best`: bit t set when token t may still win.
+__attribute__((target("avx512f"))) inline std::uint64_t PassMask(const __m512i (&tokens)[4], const double* pm,
+                                                                double best_lo) {
+  const __m512d scale = _mm512_set1_pd(0x1p-24), half = _mm512_set1_pd(0.5), best = _mm512_set1_pd(best_lo);
+  std::uint64_t pass = 0;
+  for (int h = 0; h < 8; ++h) {
+    const __m512i top = _mm512_srli_epi32(tokens[h / 2], 8);  // UniformClosedOpen24F32's 24 bits
+    const __m256i half_top = h % 2 == 0 ? _mm512_castsi512_si256(top) : _mm512_extracti64x4_epi64(top, 1);
+    const __m512d u = _mm512_mul_pd(_mm512_cvtepi32_pd(half_top), scale);
+    const __m512d bound = _mm512_add_pd(u, _mm512_mul_pd(_mm512_mul_pd(u, u), half));
+    // !(bound * best >= p_margin), NaN (0 * inf) included: the scalar rule's complement.
+    const unsigned m = _mm512_cmp_pd_mask(_mm512_mul_pd(bound, best), _mm512_loadu_pd(pm + 8 * h), _CMP_NGE_UQ);
+    pass |= static_cast<std::uint64_t>(m) << (8 * h);
+  }
+  return pass;
+}
+
+// 64 tokens per group (16 Philox blocks in lanes, two groups' blocks computed together), put
+// in token order, the bound as one 64-bit mask per group against the best at the start of the
+// group, and the passing tokens offered in order (Offer re-tests them against the current best).
+__attribute__((target("avx512f"))) std::int64_t DrawLanes16(const RaceView& v, std::uint64_t seed,
+                                                            std::uint32_t row, std::uint32_t draw) {
+  const rng::Philox4x32Key key = rng::SeedKey(seed);
+  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m512i c1 = _mm512_set1_epi32(static_cast<int>(draw));
+  const __m512i c2 = _mm512_set1_epi32(static_cast<int>(row));
+  const __m512i c3 = _mm512_set1_epi32(static_cast<int>(rng::Stream::kCountDraws));
+  alignas(64) std::uint32_t words[2][64];  // token order within each group
+  __m512i tokens[2][4];
+  const std::size_t n = v.n;
+  const double* pm = v.p_margin_lanes;  // token order, padded to a multiple of 64
+  Entry b;
+  for (std::size_t g0 = 0; 64 * g0 < n; g0 += 2) {
+    const bool two = 64 * (g0 + 1) < n;
+    if (two) {
+      __m512i x[2][4] = {{_mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(16 * g0)), iota), c1, c2, c3},
+                         {_mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(16 * g0 + 16)), iota), c1, c2, c3}};
+      rng::Philox10x16Sets<2>(x, key);
+      ToTokenOrder(x[0], tokens[0]);
+      ToTokenOrder(x[1], tokens[1]);
+    } else {
+      __m512i x[1][4] = {{_mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(16 * g0)), iota), c1, c2, c3}};
+      rng::Philox10x16Sets<1>(x, key);
+      ToTokenOrder(x[0], tokens[0]);
+    }
+    for (int k = 0; k < (two ? 2 : 1); ++k) {
+      const std::size_t g = g0 + static_cast<std::size_t>(k);
+      for (int i = 0; i < 4; ++i) _mm512_store_si512(words[k] + 16 * i, tokens[k][i]);
+      if (g == 0) Offer(b, v, 0, words[0][0]);
+      std::uint64_t pass = PassMask(tokens[k], pm + 64 * g, b.lo);
+      if (g == 0) pass &= ~std::uint64_t{1};  // token 0 was offered
+      for (; pass != 0; pass &= pass - 1) {
+        const auto t = static_cast<std::size_t>(__builtin_ctzll(pass));
+        if (64 * g + t >= n) break;
+        Offer(b, v, 64 * g + t, words[k][t]);
+      }
+    }
+  }
+  return b.id;
+}
+
+// The same in AVX2: 32 tokens per group, 8 Philox blocks, 2 x 4 double lanes per word.
+__attribute__((target("avx2,bmi2"))) std::int64_t DrawLanes8(const RaceView& v, std::uint64_t seed,
+                                                             std::uint32_t row, std::uint32_t draw) {
+  const rng::Philox4x32Key key = rng::SeedKey(seed);
+  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i c1 = _mm256_set1_epi32(static_cast<int>(draw));
+  const __m256i c2 = _mm256_set1_epi32(static_cast<int>(row));
+  const __m256i c3 = _mm256_set1_epi32(static_cast<int>(rng::Stream::kCountDraws));
+  const __m256d scale = _mm256_set1_pd(0x1p-24), half = _mm256_set1_pd(0.5);
+  alignas(32) std::uint32_t words[4][8];
+  Entry b;
+  for (std::size_t g = 0; 32 * g < v.n; ++g) {
+    __m256i x[4] = {_mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(8 * g)), iota), c1, c2, c3};
+    rng::Philox10x8(x[0], x[1], x[2], x[3], key);
+    for (int w = 0; w < 4; ++w) _mm256_store_si256(reinterpret_cast<__m256i*>(words[w]), x[w]);
+    if (g == 0) Offer(b, v, 0, words[0][0]);
+    const __m256d best = _mm256_set1_pd(b.lo);
+    const double* pm = v.p_margin_lanes + 32 * g;
+    std::uint32_t pass = 0;
+    for (int w = 0; w < 4; ++w) {
+      const __m256i top = _mm256_srli_epi32(x[w], 8);
+      const __m256d ulo = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(top)), scale);
+      const __m256d uhi = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(top, 1)), scale);
+      const __m256d llo = _mm256_add_pd(ulo, _mm256_mul_pd(_mm256_mul_pd(ulo, ulo), half));
+      const __m256d lhi = _mm256_add_pd(uhi, _mm256_mul_pd(_mm256_mul_pd(uhi, uhi), half));
+      const auto mlo = static_cast<unsigned>(
+          _mm256_movemask_pd(_mm256_cmp_pd(_mm256_mul_pd(llo, best), _mm256_loadu_pd(pm + 8 * w), _CMP_NGE_UQ)));
+      const auto mhi = static_cast<unsigned>(
+          _mm256_movemask_pd(_mm256_cmp_pd(_mm256_mul_pd(lhi, best), _mm256_loadu_pd(pm + 8 * w + 4), _CMP_NGE_UQ)));
+      pass |= _pdep_u32(mlo | (mhi << 4), 0x11111111u << w);
+    }
+    if (g == 0) pass &= ~1u;
+    for (; pass != 0; pass &= pass - 1) {
+      const auto t = static_cast<unsigned>(__builtin_ctz(pass));
+      const std::size_t j = 32 * g + t;
+      if (j >= v.n) break;
+      Offer(b, v, j, words[t & 3][t >> 2]);
+    }
+  }
+  return b.id;
+}
+
+#endif
+
+int Lanes(rng::PhiloxIsa isa) {
+  switch (isa) {
+    case rng::PhiloxIsa::kAvx512: return 16;
+    case rng::PhiloxIsa::kAvx2: return 8;
+    case rng::PhiloxIsa::kScalar: return 0;
+  }
+  return 0;
+}
+
 }  // namespace
 
-RaceRow::RaceRow(std::span<const float> probs) : vocab_(static_cast<std::int64_t>(probs.size())) {
+bool RaceRow::Runs(rng::PhiloxIsa isa) {
+  if (isa == rng::PhiloxIsa::kScalar) return true;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  return rng::HostRuns(isa) && __builtin_cpu_supports("bmi2");
+#else
+  return false;
+#endif
+}
+
+RaceRow::RaceRow(std::span<const float> probs)
+    : RaceRow(probs, Runs(rng::PhiloxIsa::kAvx512) ? rng::PhiloxIsa::kAvx512
+                     : Runs(rng::PhiloxIsa::kAvx2) ? rng::PhiloxIsa::kAvx2
+                                                   : rng::PhiloxIsa::kScalar) {}
+
+RaceRow::RaceRow(std::span<const float> probs, rng::PhiloxIsa isa)
+    : isa_(isa), vocab_(static_cast<std::int64_t>(probs.size())) {
+  if (!Runs(isa)) throw std::invalid_argument("RaceRow: this host cannot run the requested vector path");
   for (std::size_t i = 0; i < probs.size(); ++i) {
     if (probs[i] > 0.0f) ids_.push_back(static_cast<std::int32_t>(i));
   }
@@ -44,32 +279,29 @@ RaceRow::RaceRow(std::span<const float> probs) : vocab_(static_cast<std::int64_t
     p_.push_back(probs[static_cast<std::size_t>(i)]);
     p_margin_.push_back(static_cast<double>(probs[static_cast<std::size_t>(i)]) * kMargin);
   }
+  if (isa == rng::PhiloxIsa::kAvx512) {  // token order, padded
+    p_margin_lanes_ = p_margin_;
+    p_margin_lanes_.resize((ids_.size() + 63) / 64 * 64, -std::numeric_limits<double>::infinity());
+  } else if (const std::size_t w = static_cast<std::size_t>(Lanes(isa)); w > 0) {
+    const std::size_t group = 4 * w, groups = (ids_.size() + group - 1) / group;
+    p_margin_lanes_.assign(groups * group, -std::numeric_limits<double>::infinity());
+    for (std::size_t j = 0; j < ids_.size(); ++j) {
+      const std::size_t g = j / group, t = j % group;  // token t of group g: lane t / 4, word t % 4
+      p_margin_lanes_[g * group + (t % 4) * w + t / 4] = p_margin_[j];
+    }
+  }
 }
 
 std::int64_t RaceRow::Draw(std::uint64_t seed, std::uint32_t row, std::uint32_t draw) const {
   const std::size_t n = ids_.size();
   if (n == 0) return -1;
   if (n == 1) return ids_[0];
-  std::int64_t best = -1;
-  float best_ratio = 0.0f;
-  double best_d = 0.0;
-  for (std::size_t j0 = 0; j0 < n; j0 += 4) {
-    const rng::Philox4x32Block words = NoiseBlock(seed, row, draw, static_cast<std::uint32_t>(j0 / 4));
-    const std::size_t end = std::min(n, j0 + 4);
-    for (std::size_t j = j0; j < end; ++j) {
-      const float u = rng::UniformClosedOpen24F32(words.v[j - j0]);
-      if (best >= 0 && static_cast<double>(u) * best_d >= p_margin_[j]) continue;  // cannot win
-      const float q = rng::ExponentialNegLog1pNegF32(u);
-      const float r = p_[j] / q;
-      const std::int64_t id = ids_[j];
-      if (best < 0 || r > best_ratio || (r == best_ratio && id < best)) {
-        best = id;
-        best_ratio = r;
-        best_d = static_cast<double>(r);
-      }
-    }
-  }
-  return best;
+  const RaceView v{ids_.data(), p_.data(), p_margin_.data(), p_margin_lanes_.data(), n};
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (isa_ == rng::PhiloxIsa::kAvx512) return DrawLanes16(v, seed, row, draw);
+  if (isa_ == rng::PhiloxIsa::kAvx2) return DrawLanes8(v, seed, row, draw);
+#endif
+  return DrawScalar(v, seed, row, draw);
 }
 
 std::int64_t RaceRow::DrawNaive(std::uint64_t seed, std::uint32_t row, std::uint32_t draw) const {

@@ -15,14 +15,30 @@
 //   law's floor: P(q = +0) = 2^-24 per token (ratio +inf; ties at +inf go to the lower index)
 //   and no q above 24 ln2 (mass e^-16.6 = 2^-24 truncated).
 // - Winner: argmax over the support of the f32 ratio probs_i / q_i, ties to the lower token
-//   index — exactly ExponentialRaceRow (canonical) applied to that q. The fast path skips the
-//   logarithm of any token that cannot win: q >= u(1 - 2^-24) (log1p(-u) <= -u, correctly
-//   rounded), so RN(p / q) < (p / u)(1 + 2^-22) and a token with u * best >= p (1 + 2^-22)
-//   (exact in double: 24 x 24-bit products) cannot beat the best ratio so far. The skipped
-//   tokens' words are still drawn, so the result equals the naive loop's bit for bit
-//   (tests/count_draws_test.cc).
-// - Cost: one Philox block per 4 support tokens per draw plus a logarithm for the few
-//   tokens that pass the bound (about ln(support) per draw in expectation).
+//   index — exactly ExponentialRaceRow (canonical) applied to that q.
+// - Skip rule: q >= u + u^2/2 (-log1p(-u) = u + u^2/2 + u^3/3 + ...; u + u^2/2 is exact in
+//   double for a 24-bit u) and the f32 q is correctly rounded, so RN(p / q) <=
+//   p (1 + 2^-24) / ((u + u^2/2)(1 - 2^-24)) and a token with (u + u^2/2) * lo >= p (1 + 2^-22)
+//   (one rounding in double) cannot beat any ratio >= lo; lo is a lower bound of the best
+//   ratio so far. A skipped token cannot beat any later best either (the best only grows).
+// - Lazy ratios: the best's ratio is kept as a bracket lo <= ratio <= hi (both in double) and
+//   its logarithm taken only when needed. For 0 < u <= 1/2, a = the series' terms k <= 6 and
+//   a_hi = a + 2 u^7 / 7 (the rest is <= u^7 / (7 (1 - u))) bracket q; with the f32 roundings
+//   of q and p / q (2^-24 each) and double's (about 2^-49 on a) inside a 2^-22 margin,
+//   p (1 - 2^-22) / a_hi <= ratio <= p (1 + 2^-22) / a. A token certainly below the best
+//   (p (1 + 2^-22) < lo a) is dropped and one certainly above (p (1 - 2^-22) > hi a_hi) taken,
+//   by products alone; otherwise (or for u = 0, u > 1/2) both logarithms are taken and the
+//   exact f32 ratios compared. The winner (largest f32 ratio, ties to the lower index) does not
+//   depend on the order in which tokens are offered, so the result equals the naive loop's bit
+//   for bit (tests/count_draws_test.cc); the skipped tokens' words are still drawn.
+// - Paths (chosen at run time, or named for tests; each compared with the naive race): scalar
+//   (one Philox block per 4 tokens); AVX2 + BMI2 (8 Philox blocks, 32 tokens, per call of
+//   reference/rng/philox_lanes.h); AVX-512F (two sets of 16 blocks, 2 x 64 tokens, moved to
+//   token order in registers). The vector paths test the skip rule in double lanes against the
+//   best at the start of each group and offer the passing tokens in order to the scalar rule,
+//   which re-tests them against the current best.
+// - Cost: the Philox blocks (one per 4 support tokens per draw), the lane test, and a few
+//   offers per draw (about ln(support) tokens can still win); see bench/README.md.
 // Example: probs {0.5, 0.5}: about half the draws go to each token.
 #include <cstdint>
 #include <span>
@@ -30,13 +46,19 @@
 
 #include "core/case.h"
 #include "core/profile.h"
+#include "reference/rng/philox_lanes.h"
 
 namespace sampcheck::reference {
 
 // A row prepared for many draws: its support in draw order.
 class RaceRow {
  public:
+  // Draws through the widest path the host runs (AVX-512F, AVX2, scalar).
   explicit RaceRow(std::span<const float> probs);
+  // Draws through `isa`, which Runs(isa) must allow (tests compare every path).
+  RaceRow(std::span<const float> probs, rng::PhiloxIsa isa);
+  // Whether this host can draw through `isa` (the vector paths also need BMI2).
+  static bool Runs(rng::PhiloxIsa isa);
   std::int64_t support() const { return static_cast<std::int64_t>(ids_.size()); }
   // The winner of draw `draw` of row `row` (fast path).
   std::int64_t Draw(std::uint64_t seed, std::uint32_t row, std::uint32_t draw) const;
@@ -47,6 +69,11 @@ class RaceRow {
   std::vector<std::int32_t> ids_;  // support, probability descending then lower index
   std::vector<float> p_;           // probs of ids_
   std::vector<double> p_margin_;   // p (1 + 2^-22), exact in double
+  // p_margin_ as the vector paths read it, -inf past the support: AVX-512F in token order,
+  // padded to a multiple of 64; AVX2 in lane order, group g of 32 tokens, word w, lane l at
+  // [32 g + 8 w + l] being token 32 g + 4 l + w.
+  std::vector<double> p_margin_lanes_;
+  rng::PhiloxIsa isa_ = rng::PhiloxIsa::kScalar;
   std::int64_t vocab_ = 0;
 };
 

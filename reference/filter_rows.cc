@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 
+#include <immintrin.h>
+
 #include "reference/filter_order.h"
 #include "reference/math/exp_array.h"
 #include "reference/reductions.h"
@@ -15,34 +17,12 @@
 
 namespace sampcheck::reference {
 
-namespace {
-
-typedef float F16 __attribute__((vector_size(64)));
-typedef std::int32_t I16 __attribute__((vector_size(64)));
-
-// Whether x[0, n) holds a NaN or +inf: one 16-lane read (the common, clean case).
-__attribute__((target_clones("avx512f", "avx2", "default"))) bool HasNaNOrPosInf(const float* x, std::size_t n) {
-  const float inf = std::numeric_limits<float>::infinity();
-  I16 bad = I16{};
-  std::size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    F16 v;
-    std::memcpy(&v, x + i, sizeof(v));
-    bad |= (v != v) | (v == inf);
-  }
-  std::int32_t any = 0;
-  for (int j = 0; j < 16; ++j) any |= bad[j];
-  for (; i < n; ++i) any |= (x[i] != x[i]) | (x[i] == inf);
-  return any != 0;
-}
-
-}  // namespace
-
 Tensor FilterLogits(const StageInputs& in) {
-  Tensor logits = in.Logits();
+  bool nan_or_pos_inf = false;
+  Tensor logits = in.Logits(&nan_or_pos_inf);  // checked while copied: one pass
+  if (!nan_or_pos_inf) return logits;
   const auto vocab = logits.dim(1);
   auto x = logits.data<float>();
-  if (!HasNaNOrPosInf(x.data(), x.size())) return logits;
   for (std::size_t i = 0; i < x.size(); ++i) {  // find the first one, for the message
     if (std::isnan(x[i]) || x[i] == std::numeric_limits<float>::infinity()) {
       in.Fail("row " + std::to_string(static_cast<std::int64_t>(i) / vocab) + " holds " +
@@ -101,35 +81,71 @@ void KeepOnly(std::span<float> row, std::span<const std::int32_t> kept) {
 
 namespace {
 
-// Appends the positions of x[0, n) that are not -inf to idx (capacity limit + 64); false as
-// soon as more than `limit` are found.
-__attribute__((target_clones("avx512f", "avx2", "default"))) bool GatherNotNegInf(const float* x, std::size_t n,
-                                                                                 std::size_t limit,
-                                                                                 std::int32_t* idx,
-                                                                                 std::size_t* count) {
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-  std::size_t c = 0;
-  std::size_t i = 0;
-  for (; i + 64 <= n; i += 64) {
-    F16 a, b, d, e;
-    std::memcpy(&a, x + i, sizeof(a));
-    std::memcpy(&b, x + i + 16, sizeof(b));
-    std::memcpy(&d, x + i + 32, sizeof(d));
-    std::memcpy(&e, x + i + 48, sizeof(e));
-    const I16 hit = (a != neg_inf) | (b != neg_inf) | (d != neg_inf) | (e != neg_inf);
-    std::int32_t any = 0;
-    for (int j = 0; j < 16; ++j) any |= hit[j];
-    if (any == 0) continue;
-    for (std::size_t j = i; j < i + 64; ++j) {
-      if (x[j] != neg_inf) idx[c++] = static_cast<std::int32_t>(j);
-    }
-    if (c > limit) return false;
-  }
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// Appends the positions of x[i, n) that are not -inf to idx[*count...]; false as soon as more
+// than `limit` are found.
+bool GatherTail(const float* x, std::size_t i, std::size_t n, std::size_t limit, std::int32_t* idx, std::size_t* count) {
+  std::size_t c = *count;
   for (; i < n; ++i) {
-    if (x[i] != neg_inf) idx[c++] = static_cast<std::int32_t>(i);
+    if (x[i] != kNegInf) idx[c++] = static_cast<std::int32_t>(i);
   }
   *count = c;
   return c <= limit;
+}
+
+// The same on blocks of 64: one 64-lane test (the common, all -inf block) and the rare hits
+// picked out one by one. Intrinsics, not vector extensions: GCC 12 turns 16-lane compares of
+// vector extensions into scalar code on AVX-512F without AVX-512DQ. idx has capacity limit + 64.
+__attribute__((target("avx512f"))) bool GatherAvx512(const float* x, std::size_t n, std::size_t limit,
+                                                    std::int32_t* idx, std::size_t* count) {
+  const __m512 neg_inf = _mm512_set1_ps(kNegInf);
+  std::size_t c = 0, i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const __mmask16 hit = _mm512_cmp_ps_mask(_mm512_loadu_ps(x + i), neg_inf, _CMP_NEQ_UQ) |
+                          _mm512_cmp_ps_mask(_mm512_loadu_ps(x + i + 16), neg_inf, _CMP_NEQ_UQ) |
+                          _mm512_cmp_ps_mask(_mm512_loadu_ps(x + i + 32), neg_inf, _CMP_NEQ_UQ) |
+                          _mm512_cmp_ps_mask(_mm512_loadu_ps(x + i + 48), neg_inf, _CMP_NEQ_UQ);
+    if (hit == 0) continue;
+    for (std::size_t j = i; j < i + 64; ++j) {
+      if (x[j] != kNegInf) idx[c++] = static_cast<std::int32_t>(j);
+    }
+    if (c > limit) return false;
+  }
+  *count = c;
+  return GatherTail(x, i, n, limit, idx, count);
+}
+
+__attribute__((target("avx2"))) bool GatherAvx2(const float* x, std::size_t n, std::size_t limit, std::int32_t* idx,
+                                               std::size_t* count) {
+  const __m256 neg_inf = _mm256_set1_ps(kNegInf);
+  std::size_t c = 0, i = 0;
+  for (; i + 64 <= n; i += 64) {
+    __m256 hit = _mm256_setzero_ps();
+    for (std::size_t j = 0; j < 64; j += 8) hit = _mm256_or_ps(hit, _mm256_cmp_ps(_mm256_loadu_ps(x + i + j), neg_inf, _CMP_NEQ_UQ));
+    if (_mm256_movemask_ps(hit) == 0) continue;
+    for (std::size_t j = i; j < i + 64; ++j) {
+      if (x[j] != kNegInf) idx[c++] = static_cast<std::int32_t>(j);
+    }
+    if (c > limit) return false;
+  }
+  *count = c;
+  return GatherTail(x, i, n, limit, idx, count);
+}
+
+bool GatherScalar(const float* x, std::size_t n, std::size_t limit, std::int32_t* idx, std::size_t* count) {
+  *count = 0;
+  for (std::size_t i = 0; i < n; i += 64) {
+    if (!GatherTail(x, i, std::min(n, i + 64), limit, idx, count)) return false;
+  }
+  return true;
+}
+
+bool GatherNotNegInf(const float* x, std::size_t n, std::size_t limit, std::int32_t* idx, std::size_t* count) {
+  static const auto gather = __builtin_cpu_supports("avx512f") ? GatherAvx512
+                             : __builtin_cpu_supports("avx2")  ? GatherAvx2
+                                                               : GatherScalar;
+  return gather(x, n, limit, idx, count);
 }
 
 }  // namespace
@@ -158,10 +174,26 @@ float SurvivorExponentials(const Survivors& survivors, std::vector<float>& e) {
 void FilteredSoftmaxRow(std::span<const float> row, std::span<float> probs) {
   Survivors survivors;
   if (!GatherSurvivors(row, survivors)) return SoftmaxRow(row, probs);
+  SurvivorSoftmaxRow(survivors, probs);
+}
+
+void SurvivorSoftmaxRow(const Survivors& survivors, std::span<float> probs) {
   std::vector<float> e;
   const float s = SurvivorExponentials(survivors, e);
   std::fill(probs.begin(), probs.end(), 0.0f);
   for (std::size_t j = 0; j < e.size(); ++j) probs[static_cast<std::size_t>(survivors.index[j])] = e[j] / s;
+}
+
+void KeepLiveSurvivors(std::span<const float> row, Survivors& survivors) {
+  std::size_t n = 0;
+  for (std::size_t j = 0; j < survivors.index.size(); ++j) {
+    if (row[static_cast<std::size_t>(survivors.index[j])] == -std::numeric_limits<float>::infinity()) continue;
+    survivors.index[n] = survivors.index[j];
+    survivors.value[n] = survivors.value[j];
+    ++n;
+  }
+  survivors.index.resize(n);
+  survivors.value.resize(n);
 }
 
 void DropSurvivors(std::span<float> row, const Survivors& survivors, std::span<const std::uint8_t> keep) {

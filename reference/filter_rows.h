@@ -70,6 +70,14 @@ float SurvivorExponentials(const Survivors& survivors, std::vector<float>& e);
 // the survivors are exponentiated and the rest of probs is +0 (a -inf logit's exp(-inf) / s).
 void FilteredSoftmaxRow(std::span<const float> row, std::span<float> probs);
 
+// FilteredSoftmaxRow(row, probs) when GatherSurvivors(row) gave `survivors` (no second read).
+void SurvivorSoftmaxRow(const Survivors& survivors, std::span<float> probs);
+
+// Removes the survivors that are -inf in `row` now (a filter dropped them). What remains is
+// what GatherSurvivors(row) gives when it is not empty: a subset keeps the order, the count
+// bound and finiteness.
+void KeepLiveSurvivors(std::span<const float> row, Survivors& survivors);
+
 // Sets row[index[j]] = -inf for every survivor j with keep[j] == 0.
 void DropSurvivors(std::span<float> row, const Survivors& survivors, std::span<const std::uint8_t> keep);
 

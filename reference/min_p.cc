@@ -28,8 +28,6 @@ void MinPRowFromProbs(Profile profile, std::span<float> row, std::span<const flo
   }
 }
 
-namespace {
-
 // MinPRow on a row whose entries other than the survivors are -inf (docs/spec/filters.md "Work
 // on the survivors only"): the -inf entries' probabilities are +0, below the maximum 1/s > 0,
 // so the threshold is the survivors' maximum probability times min(m, 1); they are -inf
@@ -51,8 +49,6 @@ void MinPSurvivors(Profile profile, std::span<float> row, float m, const Survivo
   for (std::size_t j = 0; j < probs.size(); ++j) keep[j] = probs[j] >= threshold ? 1 : 0;
   DropSurvivors(row, sv, keep);
 }
-
-}  // namespace
 
 void MinPRow(Profile profile, std::span<float> row, float m) {
   if (m <= 0.0f) return;

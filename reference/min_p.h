@@ -27,6 +27,10 @@ void MinPRow(Profile profile, std::span<float> row, float m);
 // The same rule on given probabilities (max_prob is their maximum): for orders where min-p
 // reads a distribution other than the softmax of the row itself.
 void MinPRowFromProbs(Profile profile, std::span<float> row, std::span<const float> probs, float m);
+// MinPRow(profile, row, m) for m > 0 when GatherSurvivors(row) gave `survivors`: the same bits
+// (docs/spec/filters.md "Work on the survivors only"), reading only the survivors.
+struct Survivors;
+void MinPSurvivors(Profile profile, std::span<float> row, float m, const Survivors& survivors);
 TensorMap RunMinP(const Case& c, Profile profile);
 
 }  // namespace sampcheck::reference

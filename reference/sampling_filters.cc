@@ -38,7 +38,36 @@ void ValidateFilterParams(const StageInputs& in, Profile profile, const std::str
   ValidateKsMax(in, ks_max);
 }
 
-void SamplingFiltersRow(Profile profile, std::span<float> row, const FilterParams& f) {
+namespace {
+
+// The top_k_first order (canonical, flashinfer): one GatherSurvivors after top-k serves top-p,
+// min-p and the caller's probs, where TopPRow, MinPRow and FilteredSoftmaxRow would each read
+// the row again (docs/spec/filters.md "Work on the survivors only"). Returns true with `sv` =
+// GatherSurvivors(row) of the filtered row when that holds; false when a dense path ran.
+bool TopKFirstRow(Profile profile, std::span<float> row, const FilterParams& f, Survivors& sv) {
+  TopKRow(profile, row, f.top_k);
+  if (!GatherSurvivors(row, sv)) {
+    TopPRow(profile, row, f.top_p);
+    MinPRow(profile, row, f.min_p);
+    return false;
+  }
+  if (!(f.top_p >= 1.0f)) {  // TopPRow's early return, NaN included
+    TopPSurvivors(profile, row, f.top_p, sv);
+    KeepLiveSurvivors(row, sv);
+  }
+  if (!(f.min_p <= 0.0f)) {  // MinPRow's early return
+    if (sv.index.empty()) {  // GatherSurvivors would fail: MinPRow's dense path
+      MinPRow(profile, row, f.min_p);
+      return false;
+    }
+    MinPSurvivors(profile, row, f.min_p, sv);
+    KeepLiveSurvivors(row, sv);
+  }
+  return !sv.index.empty();
+}
+
+// SamplingFiltersRow; true when `sv` holds GatherSurvivors(row) of the filtered row.
+bool FilterRow(Profile profile, std::span<float> row, const FilterParams& f, Survivors& sv) {
   const std::string order = f.order.empty() ? DefaultOrder(profile) : f.order;
   const bool flashinfer_joint = profile == Profile::kFlashinfer && order == "joint";
   if (order != DefaultOrder(profile) && !flashinfer_joint) {
@@ -50,7 +79,7 @@ void SamplingFiltersRow(Profile profile, std::span<float> row, const FilterParam
     MinPRow(profile, row, f.min_p);
     TopKRow(profile, row, f.top_k);
     TopPRow(profile, row, f.top_p);
-    return;
+    return false;
   }
   if (profile == Profile::kSglang || flashinfer_joint) {
     // top_k's set is a prefix of the order (exactly k, or every value >= the k-th), so its
@@ -76,7 +105,7 @@ void SamplingFiltersRow(Profile profile, std::span<float> row, const FilterParam
     } else {
       MinPRow(profile, row, f.min_p);
     }
-    return;
+    return false;
   }
   if (profile == Profile::kAscendV2) {
     TopKRow(profile, row, f.top_k, f.ks_max);
@@ -86,11 +115,16 @@ void SamplingFiltersRow(Profile profile, std::span<float> row, const FilterParam
     if (f.min_p > 0.0f && std::any_of(row.begin(), row.end(), [](float v) { return std::isfinite(v); })) {
       MinPRowFromProbs(profile, row, probs, f.min_p);
     }
-    return;
+    return false;
   }
-  TopKRow(profile, row, f.top_k);  // canonical, flashinfer top_k_first
-  TopPRow(profile, row, f.top_p);
-  MinPRow(profile, row, f.min_p);
+  return TopKFirstRow(profile, row, f, sv);  // canonical, flashinfer top_k_first
+}
+
+}  // namespace
+
+void SamplingFiltersRow(Profile profile, std::span<float> row, const FilterParams& f) {
+  Survivors sv;
+  FilterRow(profile, row, f, sv);
 }
 
 TensorMap RunSamplingFilters(const Case& c, Profile profile) {
@@ -117,8 +151,12 @@ TensorMap RunSamplingFilters(const Case& c, Profile profile) {
     if (k) f.top_k = k->data<std::int32_t>()[i];
     if (p) f.top_p = p[i];
     if (m) f.min_p = m[i];
-    SamplingFiltersRow(profile, row, f);
-    FilteredSoftmaxRow(row, probs_all.subspan(i * vocab, vocab));
+    Survivors sv;
+    if (FilterRow(profile, row, f, sv)) {
+      SurvivorSoftmaxRow(sv, probs_all.subspan(i * vocab, vocab));
+    } else {
+      FilteredSoftmaxRow(row, probs_all.subspan(i * vocab, vocab));
+    }
   });
   TensorMap out = Outputs("logits", std::move(logits));
   out.emplace("probs", std::move(probs));

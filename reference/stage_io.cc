@@ -2,11 +2,18 @@
 // Case tensor access for the reference stages (reference/stage_io.h).
 #include "reference/stage_io.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <limits>
 #include <stdexcept>
+#include <vector>
+
+#include <immintrin.h>
 
 #include "core/half.h"
+#include "reference/row_threads.h"
 
 namespace sampcheck::reference {
 
@@ -21,12 +28,75 @@ TensorMap Outputs(std::string name, Tensor t) {
   return out;
 }
 
-Tensor UpcastToF32(const Tensor& t, const std::string& what) {
+namespace {
+
+bool IsNaNOrPosInf(float x) { return x != x || x == std::numeric_limits<float>::infinity(); }
+
+// dst = src[0, n), returning whether it holds a NaN or +inf: lanes copied and tested in
+// registers, so the check costs no second read. Intrinsics, not vector extensions: GCC 12
+// turns 16-lane compares of vector extensions into scalar code on AVX-512F without AVX-512DQ.
+__attribute__((target("avx512f"))) bool CopyFindingAvx512(const float* src, float* dst, std::size_t n) {
+  const __m512 inf = _mm512_set1_ps(std::numeric_limits<float>::infinity());
+  __mmask16 bad = 0;
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 v = _mm512_loadu_ps(src + i);
+    _mm512_storeu_ps(dst + i, v);
+    bad |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(v, inf, _CMP_EQ_OQ);
+  }
+  bool any = bad != 0;
+  for (; i < n; ++i) any |= IsNaNOrPosInf(dst[i] = src[i]);
+  return any;
+}
+
+__attribute__((target("avx2"))) bool CopyFindingAvx2(const float* src, float* dst, std::size_t n) {
+  const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
+  __m256 bad = _mm256_setzero_ps();
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(src + i);
+    _mm256_storeu_ps(dst + i, v);
+    bad = _mm256_or_ps(bad, _mm256_or_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q), _mm256_cmp_ps(v, inf, _CMP_EQ_OQ)));
+  }
+  bool any = _mm256_movemask_ps(bad) != 0;
+  for (; i < n; ++i) any |= IsNaNOrPosInf(dst[i] = src[i]);
+  return any;
+}
+
+bool CopyFindingScalar(const float* src, float* dst, std::size_t n) {
+  bool any = false;
+  for (std::size_t i = 0; i < n; ++i) any |= IsNaNOrPosInf(dst[i] = src[i]);
+  return any;
+}
+
+bool CopyFindingNaNOrPosInf(const float* src, float* dst, std::size_t n) {
+  static const auto copy = __builtin_cpu_supports("avx512f") ? CopyFindingAvx512
+                           : __builtin_cpu_supports("avx2")  ? CopyFindingAvx2
+                                                             : CopyFindingScalar;
+  return copy(src, dst, n);
+}
+
+}  // namespace
+
+Tensor UpcastToF32(const Tensor& t, const std::string& what, bool* nan_or_pos_inf) {
   Tensor out = Tensor::Uninitialized(DType::kF32, t.shape());
   auto o = out.data<float>();
   switch (t.dtype()) {
     case DType::kF32: {
       auto s = t.data<float>();
+      if (nan_or_pos_inf) {
+        // Row by row under --threads (reference/row_threads.h): the copy is a full pass over
+        // fresh memory, and a serial one would cap two threads' speed-up well below 2.
+        const std::int64_t rows = t.rank() == 2 ? t.dim(0) : 1;
+        const auto width = static_cast<std::size_t>(rows > 0 ? t.numel() / rows : 0);
+        std::vector<std::uint8_t> bad(static_cast<std::size_t>(rows), 0);
+        ParallelRows(rows, [&](std::int64_t b) {
+          const std::size_t at = static_cast<std::size_t>(b) * width;
+          bad[static_cast<std::size_t>(b)] = CopyFindingNaNOrPosInf(s.data() + at, o.data() + at, width) ? 1 : 0;
+        });
+        *nan_or_pos_inf = std::any_of(bad.begin(), bad.end(), [](std::uint8_t x) { return x != 0; });
+        return out;
+      }
       std::copy(s.begin(), s.end(), o.begin());
       break;
     }
@@ -41,6 +111,7 @@ Tensor UpcastToF32(const Tensor& t, const std::string& what) {
       throw std::invalid_argument(what + ": expected f32, f16 or bf16, got " +
                                   std::string(DTypeName(t.dtype())));
   }
+  if (nan_or_pos_inf) *nan_or_pos_inf = std::any_of(o.begin(), o.end(), IsNaNOrPosInf);
   return out;
 }
 
@@ -48,7 +119,7 @@ void StageInputs::Fail(const std::string& what) const {
   throw std::invalid_argument(stage_ + " (case '" + case_.id + "'): " + what);
 }
 
-Tensor StageInputs::Logits() const {
+Tensor StageInputs::Logits(bool* nan_or_pos_inf) const {
   auto it = case_.inputs.find("logits");
   if (it == case_.inputs.end()) Fail("missing input tensor 'logits'");
   const Tensor& t = it->second;
@@ -57,7 +128,7 @@ Tensor StageInputs::Logits() const {
   if (!WidensToF32(t.dtype())) {
     Fail("'logits' must be f32, f16 or bf16, got " + std::string(DTypeName(t.dtype())));
   }
-  return UpcastToF32(t, stage_ + ": 'logits'");
+  return UpcastToF32(t, stage_ + ": 'logits'", nan_or_pos_inf);
 }
 
 Tensor StageInputs::FloatRows(const std::string& name, std::int64_t rows, std::int64_t vocab) const {

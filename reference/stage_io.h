@@ -25,15 +25,17 @@ LogitsMap AsArray(Tensor& logits);
 // A stage's outputs. Built by emplace: a braced initializer list would copy every tensor.
 TensorMap Outputs(std::string name, Tensor t);
 
-// Exact f32 copy of a rank-2 f32/f16/bf16 tensor.
-Tensor UpcastToF32(const Tensor& t, const std::string& what);
+// Exact f32 copy of a rank-2 f32/f16/bf16 tensor. When `nan_or_pos_inf` is given, it is set
+// to whether the copy holds a NaN or +inf, found in the same pass (the filters' input check
+// without a second read of the tensor).
+Tensor UpcastToF32(const Tensor& t, const std::string& what, bool* nan_or_pos_inf = nullptr);
 
 class StageInputs {
  public:
   StageInputs(const Case& c, std::string stage) : case_(c), stage_(std::move(stage)) {}
 
-  // "logits" upcast to f32, rank 2 with V >= 1.
-  Tensor Logits() const;
+  // "logits" upcast to f32, rank 2 with V >= 1; `nan_or_pos_inf` as UpcastToF32's.
+  Tensor Logits(bool* nan_or_pos_inf = nullptr) const;
   // Input `name` (f32/f16/bf16) upcast to f32; must be [B, V] with V >= 1, or exactly
   // [rows, vocab] when those are given (>= 0).
   Tensor FloatRows(const std::string& name, std::int64_t rows = -1, std::int64_t vocab = -1) const;

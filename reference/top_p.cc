@@ -155,6 +155,8 @@ std::vector<std::int32_t> SurvivorOrder(const Survivors& sv) {
   return order;
 }
 
+}  // namespace
+
 // TopPRow on a row whose entries other than the survivors are -inf (docs/spec/filters.md "Work
 // on the survivors only"): a -inf entry's probability is +0, it comes after every survivor in
 // the descending order (before them in vllm's ascending one), adds +0 to every running sum,
@@ -192,6 +194,8 @@ void TopPSurvivors(Profile profile, std::span<float> row, float p, const Survivo
   }
   DropSurvivors(row, sv, keep);
 }
+
+namespace {
 
 bool HasFinite(std::span<const float> row) {
   return std::any_of(row.begin(), row.end(), [](float v) { return std::isfinite(v); });

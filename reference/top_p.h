@@ -44,6 +44,10 @@
 namespace sampcheck::reference {
 
 void TopPRow(Profile profile, std::span<float> row, float p);
+// TopPRow(profile, row, p) for a profile other than sglang and p < 1 when GatherSurvivors(row)
+// gave `survivors`: the same bits (docs/spec/filters.md "Work on the survivors only").
+struct Survivors;
+void TopPSurvivors(Profile profile, std::span<float> row, float p, const Survivors& survivors);
 // The kept tokens (in order) of the prefix rule of `profile` (any but vllm) on given `probs`,
 // among the first `limit` positions of the order only — for the joint orders, where top-p's
 // set is intersected with top-k's, which is itself a prefix of the order. 0 < p < 1, or

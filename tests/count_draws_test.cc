@@ -14,14 +14,24 @@
 namespace sampcheck::reference {
 namespace {
 
-// The fast path skips the logarithm of tokens that cannot win; it must pick the same token as
-// the loop that computes every q (ties in probability, zeros and tiny weights included).
+// Every draw path (count_draws.h): the tests compare each one this host runs with the naive race.
+constexpr rng::PhiloxIsa kIsas[] = {rng::PhiloxIsa::kScalar, rng::PhiloxIsa::kAvx2, rng::PhiloxIsa::kAvx512};
+
+// The fast paths skip the logarithm of tokens that cannot win and bracket the rest; each must
+// pick the same token as the loop that computes every q (ties in probability, zeros and tiny
+// weights included), on every path this host runs.
 TEST(CountDraws, FastRaceEqualsNaiveRace) {
   const std::vector<std::vector<float>> rows = {
       {1.0f, 0x1p-20f},
       {0.5f, 0.25f, 0.125f, 0.125f, 0.0f},
       std::vector<float>(50, 1.0f),
-      std::vector<float>(33, 1.0f),  // one token past the 32 of a vectorised step
+      std::vector<float>(33, 1.0f),  // one token past the 32 of an AVX2 group
+      std::vector<float>(65, 1.0f),  // one token past the 64 of an AVX-512F group
+      [] {  // 129 tokens, three groups: ties in probability across the group boundaries
+        std::vector<float> r(129);
+        for (std::size_t i = 0; i < r.size(); ++i) r[i] = 1.0f / static_cast<float>(1 + i / 40);
+        return r;
+      }(),
       [] {  // peaked: most tokens are skipped, and the winner changes late in some draws
         std::vector<float> r(300);
         for (std::size_t i = 0; i < r.size(); ++i) r[i] = 1.0f / static_cast<float>((i + 1) * (i + 1));
@@ -33,21 +43,35 @@ TEST(CountDraws, FastRaceEqualsNaiveRace) {
         return r;
       }(),
   };
+  int paths = 0;
   for (std::size_t k = 0; k < rows.size(); ++k) {
     SCOPED_TRACE(k);
-    const RaceRow race(rows[k]);
+    const RaceRow naive(rows[k], rng::PhiloxIsa::kScalar);
+    std::vector<RaceRow> fast;
+    for (rng::PhiloxIsa isa : kIsas) {
+      if (RaceRow::Runs(isa)) fast.emplace_back(rows[k], isa);
+    }
+    paths = static_cast<int>(fast.size());
     for (std::uint32_t d = 0; d < 2000; ++d) {
-      ASSERT_EQ(race.Draw(0x1234, 7, d), race.DrawNaive(0x1234, 7, d)) << "draw " << d;
+      const std::int64_t want = naive.DrawNaive(0x1234, 7, d);
+      for (std::size_t i = 0; i < fast.size(); ++i) {
+        ASSERT_EQ(fast[i].Draw(0x1234, 7, d), want) << "draw " << d << " path " << i;
+      }
     }
   }
+  EXPECT_GE(paths, 1);
 }
 
 RC_GTEST_PROP(CountDraws, FastRaceEqualsNaiveOnAnyRow, (std::vector<std::uint8_t> weights, std::uint64_t seed)) {
   std::vector<float> probs;
   for (auto w : weights) probs.push_back(static_cast<float>(w % 9) * 0.125f);
   RC_PRE(std::any_of(probs.begin(), probs.end(), [](float p) { return p > 0.0f; }));
-  const RaceRow race(probs);
-  for (std::uint32_t d = 0; d < 64; ++d) RC_ASSERT(race.Draw(seed, 1, d) == race.DrawNaive(seed, 1, d));
+  const RaceRow naive(probs, rng::PhiloxIsa::kScalar);
+  for (rng::PhiloxIsa isa : kIsas) {
+    if (!RaceRow::Runs(isa)) continue;
+    const RaceRow race(probs, isa);
+    for (std::uint32_t d = 0; d < 64; ++d) RC_ASSERT(race.Draw(seed, 1, d) == naive.DrawNaive(seed, 1, d));
+  }
 }
 
 TEST(CountDraws, CountsAreRowsTimesVocabAndSumToDraws) {

@@ -20,10 +20,12 @@
 #include "reference/math/exp.h"
 #include "reference/min_p.h"
 #include "reference/reductions.h"
+#include "reference/sampling_filters.h"
 #include "reference/softmax.h"
 #include "reference/top_p.h"
 #include "tests/support/filter_test_rows.h"
 #include "tests/support/naive_filters.h"
+#include "tests/support/stage_runner.h"
 #include "tests/support/test_support.h"
 
 namespace sampcheck::testing {
@@ -100,6 +102,59 @@ TEST(FilterRows, SurvivorPathsEqualDenseComputation) {
     }
   }
   EXPECT_GT(sparse_rows, 30);  // the survivors' path really ran
+}
+
+// The whole stage in the top_k_first order (canonical, flashinfer) gathers the survivors once
+// after top-k and hands them to top-p, min-p and the probs output: its logits and probs must
+// equal the naive filters one after another on the dense row (full-sort top-k and top-p,
+// min-p's rule on the scalar softmax, the scalar softmax of the result), whether the
+// survivors' path applies (k <= V / 8) or not (k = 0, k > V / 8).
+TEST(FilterRows, StageTopKFirstEqualsNaiveFiltersInTurn) {
+  golden::SplitMix64 rng(0x57A6E);
+  for (std::size_t vocab : {100u, 1000u, 5000u}) {
+    const std::int64_t rows = 2;
+    std::vector<float> logits(vocab * rows);
+    for (float& x : logits) {  // coarse values: ties are common
+      const std::uint64_t r = rng.Next();
+      x = static_cast<float>(static_cast<std::int64_t>(r % 97) - 48) / 8.0f;
+      if (r % 31 == 0) x = kNegInf;
+    }
+    for (std::int32_t k : {0, 1, 7, 50, static_cast<std::int32_t>(vocab / 8 + 3)}) {
+      for (float p : {0.0f, 0.5f, 0.9f, 1.0f}) {
+        for (float m : {0.0f, 0.05f, 0.5f}) {
+          for (Profile prof : {Profile::kCanonical, Profile::kFlashinfer}) {
+            TensorMap in;
+            in.emplace("logits", F32Tensor({rows, static_cast<std::int64_t>(vocab)}, logits));
+            in.emplace("top_k", I32Tensor({rows}, std::vector<std::int32_t>(rows, k)));
+            in.emplace("top_p", F32Tensor({rows}, std::vector<float>(rows, p)));
+            in.emplace("min_p", F32Tensor({rows}, std::vector<float>(rows, m)));
+            const TensorMap out = RunReference("sampling_filters", std::string(ProfileName(prof)), std::move(in));
+            const auto got_logits = Floats(out.at("logits")), got_probs = Floats(out.at("probs"));
+            for (std::int64_t b = 0; b < rows; ++b) {
+              const auto at = static_cast<std::ptrdiff_t>(static_cast<std::size_t>(b) * vocab);
+              std::vector<float> row(logits.begin() + at, logits.begin() + at + static_cast<std::ptrdiff_t>(vocab));
+              NaiveTopK(prof, row, k);
+              NaiveTopP(prof, row, p);
+              if (m > 0.0f) {
+                const std::vector<float> probs = ScalarSoftmax(row);
+                const float threshold = reference::CanonicalMax(probs) * std::min(m, 1.0f);
+                for (std::size_t i = 0; i < vocab; ++i) {
+                  if (!(probs[i] >= threshold)) row[i] = kNegInf;
+                }
+              }
+              const std::vector<float> want_probs = ScalarSoftmax(row);
+              const std::vector<float> got_row(got_logits.begin() + at, got_logits.begin() + at + static_cast<std::ptrdiff_t>(vocab));
+              const std::vector<float> got_p(got_probs.begin() + at, got_probs.begin() + at + static_cast<std::ptrdiff_t>(vocab));
+              ASSERT_EQ(FloatBitsOf(got_row), FloatBitsOf(row))
+                  << ProfileName(prof) << " V " << vocab << " k " << k << " p " << p << " m " << m << " row " << b;
+              ASSERT_EQ(FloatBitsOf(got_p), FloatBitsOf(want_probs))
+                  << ProfileName(prof) << " V " << vocab << " k " << k << " p " << p << " m " << m << " row " << b;
+            }
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST(FilterRows, CanonicalSumAtEqualsDenseSumUnlessZero) {

@@ -26,6 +26,7 @@
 #include "reference/rng/murmur3.h"
 #include "reference/rng/noise.h"
 #include "reference/rng/philox.h"
+#include "reference/rng/philox_lanes.h"
 #include "reference/rng/streams.h"
 #include "reference/rng/uniform.h"
 
@@ -158,6 +159,73 @@ TEST(RngKnownAnswers, EveryRowOfTheFileMatches) {
   EXPECT_EQ(philox, 14);
   EXPECT_EQ(murmur, 22);
   EXPECT_EQ(verification, 1);
+}
+
+// The lane paths of reference/rng/philox_lanes.h (AVX-512F 16 blocks, AVX2 8, and the scalar
+// tail) against the file's Random123 rows: each row's counter is put at every position of a
+// batch of 16 + 8 + 3 counters (every lane of both widths and the tail), the other counters
+// random, all under the row's key; the others must equal the scalar Philox4x32_10, which the
+// test above checks against the same file. Then 40 consecutive 128-bit counters across the
+// carries out of ctr[0], ctr[1] and ctr[2], against the scalar function.
+TEST(PhiloxLanes, EveryLaneMatchesKnownAnswersAndCarries) {
+  const rng::PhiloxIsa isas[] = {rng::PhiloxIsa::kScalar, rng::PhiloxIsa::kAvx2, rng::PhiloxIsa::kAvx512};
+  int paths = 0, rows10 = 0;
+  for (rng::PhiloxIsa isa : isas) {
+    if (!rng::HostRuns(isa)) continue;  // this host's vector units: the others cannot run here
+    ++paths;
+    std::uint64_t state = 0x9E3779B97F4A7C15ull;
+    auto next = [&state] {  // SplitMix64 for the filler counters
+      std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      return static_cast<std::uint32_t>(z ^ (z >> 31));
+    };
+    rows10 = 0;
+    for (const KatRow& row : ReadKat()) {
+      if (row.name != "philox4x32" || row.fields.size() != 11u || row.fields[0] != "10") continue;
+      ++rows10;
+      Philox4x32Block ctr{}, want{};
+      Philox4x32Key key{};
+      for (int i = 0; i < 4; ++i) ctr.v[i] = ParseHex32(row.fields[1 + i]);
+      for (int i = 0; i < 2; ++i) key.v[i] = ParseHex32(row.fields[5 + i]);
+      for (int i = 0; i < 4; ++i) want.v[i] = ParseHex32(row.fields[7 + i]);
+      constexpr std::size_t kBatch = 16 + 8 + 3;
+      for (std::size_t at = 0; at < kBatch; ++at) {
+        std::vector<Philox4x32Block> in(kBatch), out(kBatch);
+        for (auto& c : in) c = {{next(), next(), next(), next()}};
+        in[at] = ctr;
+        rng::PhiloxLanes(in, key, out, isa);
+        for (std::size_t i = 0; i < kBatch; ++i) {
+          const Philox4x32Block expect = i == at ? want : Philox4x32_10(in[i], key);
+          for (int w = 0; w < 4; ++w) {
+            ASSERT_EQ(Hex32(out[i].v[w]), Hex32(expect.v[w]))
+                << "line " << row.line << " isa " << static_cast<int>(isa) << " position " << i << " word " << w;
+          }
+        }
+      }
+    }
+    // Consecutive counters: ctr[0] + 2^32 ctr[1] + ... incremented with carries.
+    const Philox4x32Block starts[] = {{{0xfffffff0u, 0u, 0u, 0u}},
+                                      {{0xfffffff5u, 0xffffffffu, 7u, 0x5eedu}},
+                                      {{0xfffffffau, 0xffffffffu, 0xffffffffu, 3u}}};
+    for (const Philox4x32Block& start : starts) {
+      std::vector<Philox4x32Block> in(40), out(40);
+      Philox4x32Block c = start;
+      for (auto& x : in) {
+        x = c;
+        for (int w = 0; w < 4 && ++c.v[w] == 0; ++w) {
+        }
+      }
+      const Philox4x32Key key{{0xa4093822u, 0x299f31d0u}};
+      rng::PhiloxLanes(in, key, out, isa);
+      for (std::size_t i = 0; i < in.size(); ++i) {
+        const Philox4x32Block expect = Philox4x32_10(in[i], key);
+        for (int w = 0; w < 4; ++w) ASSERT_EQ(Hex32(out[i].v[w]), Hex32(expect.v[w])) << "counter " << i << " word " << w;
+      }
+    }
+  }
+  EXPECT_GE(paths, 1);
+  EXPECT_EQ(rows10, 10);  // the file's R = 10 rows: 3 Random123 + 7 manual
 }
 
 // ---------------------------------------------------------------------------------------------
