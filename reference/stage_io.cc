@@ -48,7 +48,9 @@ void StageInputs::Fail(const std::string& what) const {
   throw std::invalid_argument(stage_ + " (case '" + case_.id + "'): " + what);
 }
 
-Tensor StageInputs::Logits() const {
+Tensor StageInputs::Logits() const { return UpcastToF32(CheckedLogits(), stage_ + ": 'logits'"); }
+
+const Tensor& StageInputs::CheckedLogits() const {
   auto it = case_.inputs.find("logits");
   if (it == case_.inputs.end()) Fail("missing input tensor 'logits'");
   const Tensor& t = it->second;
@@ -57,7 +59,7 @@ Tensor StageInputs::Logits() const {
   if (!WidensToF32(t.dtype())) {
     Fail("'logits' must be f32, f16 or bf16, got " + std::string(DTypeName(t.dtype())));
   }
-  return UpcastToF32(t, stage_ + ": 'logits'");
+  return t;
 }
 
 Tensor StageInputs::FloatRows(const std::string& name, std::int64_t rows, std::int64_t vocab) const {
