@@ -265,7 +265,7 @@ TEST(GoldenCaseFile, UnknownProfileIsAnErrorNamingTheFileAndTheProfiles) {
 
 TEST(GoldenCaseFile, MovingSerializerWritesTheSameBytes) {
   GoldenCase g;
-  g.input = {"greedy/x/canonical", "greedy", "canonical", {{"k", 3}}, {}};
+  g.input = {"greedy/x/canonical", "greedy", Profile::kCanonical, {{"k", 3}}, {}};
   g.input.inputs.emplace("logits", Tensor::FromValues<float>(DType::kF32, {1, 2}, {1.0f, 2.0f}));
   g.expected.emplace("token", Tensor::FromValues<std::int64_t>(DType::kI64, {1}, {1}));
   g.comparison = ComparisonRule::Parse("exact");
