@@ -190,7 +190,8 @@ GoldenCommands AddGoldenCommands(CLI::App& app, Options& o) {
   gen_cmd->add_option("--seed", o.seed, "Seed of the random case families")->capture_default_str()->check(Uint64Text());
   gen_cmd
       ->add_option("--set", o.set_name,
-                   "v1 (the checked-in set, <= 8 MiB) or full (adds V = 32000 and 151936 for every stage)")
+                   "v1 (the checked-in set, <= 8 MiB), full (adds V = 32000 and 151936 for every stage) or huge "
+                   "(only B x V > 2^31: 4.3 GB, ~9 GB of memory)")
       ->capture_default_str();
 
   auto* verify_cmd = golden_cmd->add_subcommand("verify", "Run a backend on a golden set and compare");

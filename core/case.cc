@@ -2,6 +2,8 @@
 // Case files (core/case.h).
 #include "core/case.h"
 
+#include <utility>
+
 #include "core/atomic_file.h"
 #include "core/case_bytes.h"
 #include "core/error.h"
@@ -75,16 +77,31 @@ GoldenCase ParseCase(std::span<const std::byte> bytes, const std::string& where)
   return g;
 }
 
-std::string SerializeCase(const GoldenCase& golden) {
-  TensorMap tensors;
-  for (const auto& [name, t] : golden.input.inputs) tensors.emplace(kInputPrefix + name, t);
-  for (const auto& [name, t] : golden.expected) tensors.emplace(kOutputPrefix + name, t);
+namespace {
+
+std::string SerializeTensors(const TensorMap& tensors, const GoldenCase& golden) {
   nlohmann::json meta = {{"id", golden.input.id},
                          {"stage", golden.input.stage},
                          {"profile", ProfileName(golden.input.profile)},
                          {"params", golden.input.params},
                          {"comparison", golden.comparison.ToString()}};
   return SerializeSafetensors(tensors, {{kCaseKey, meta.dump()}});
+}
+
+}  // namespace
+
+std::string SerializeCase(const GoldenCase& golden) {
+  TensorMap tensors;
+  for (const auto& [name, t] : golden.input.inputs) tensors.emplace(kInputPrefix + name, t);
+  for (const auto& [name, t] : golden.expected) tensors.emplace(kOutputPrefix + name, t);
+  return SerializeTensors(tensors, golden);
+}
+
+std::string SerializeCase(GoldenCase&& golden) {
+  TensorMap tensors;
+  for (auto& [name, t] : golden.input.inputs) tensors.emplace(kInputPrefix + name, std::move(t));
+  for (auto& [name, t] : golden.expected) tensors.emplace(kOutputPrefix + name, std::move(t));
+  return SerializeTensors(tensors, golden);
 }
 
 void WriteCaseFile(const std::filesystem::path& path, const GoldenCase& golden) {

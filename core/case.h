@@ -39,6 +39,9 @@ struct GoldenCase {
 GoldenCase ReadCaseFile(const std::filesystem::path& path);
 // The serialised file bytes (deterministic) and an atomic write of them.
 std::string SerializeCase(const GoldenCase& golden);
+// The same bytes; the tensors are moved into the serializer instead of copied (a golden case
+// of several GiB, docs/spec/input_classes.md "Large indices", must not be held twice).
+std::string SerializeCase(GoldenCase&& golden);
 void WriteCaseFile(const std::filesystem::path& path, const GoldenCase& golden);
 
 }  // namespace sampcheck

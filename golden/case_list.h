@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -18,8 +19,10 @@
 namespace sampcheck::golden {
 
 // Which golden set to build: kV1 is the checked-in set (golden/v1, at most 8 MiB); kFull adds
-// the large-vocabulary family (V = 32000 and 151936 for every stage and profile).
-enum class GoldenSet { kV1, kFull };
+// the large-vocabulary family (V = 32000 and 151936 for every stage and profile); kHuge holds
+// only the large-index cases (B x V above 2^31 elements, golden/huge_cases.h), generated on
+// demand and never checked in.
+enum class GoldenSet { kV1, kFull, kHuge };
 
 class CaseList {
  public:
@@ -36,6 +39,8 @@ class CaseList {
            nlohmann::json params = nlohmann::json::object(), std::vector<Profile> profiles = {});
 
   const std::vector<Case>& cases() const { return cases_; }
+  // Moves the cases out (the list is left empty): a set's multi-GiB inputs are never copied.
+  std::vector<Case> TakeCases() { return std::move(cases_); }
   std::uint64_t seed() const { return seed_; }
 
  private:

@@ -8,6 +8,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
+#include <utility>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -16,6 +18,7 @@
 #include "golden/case_family.h"
 #include "golden/case_list.h"
 #include "golden/case_text.h"
+#include "golden/huge_cases.h"
 #include "reference/reference_backend.h"
 
 namespace sampcheck::golden {
@@ -23,14 +26,28 @@ namespace sampcheck::golden {
 GoldenSet ParseGoldenSet(const std::string& name) {
   if (name == "v1") return GoldenSet::kV1;
   if (name == "full") return GoldenSet::kFull;
-  throw InputError("unknown golden set '" + name + "'; valid sets: v1, full");
+  if (name == "huge") return GoldenSet::kHuge;
+  throw InputError("unknown golden set '" + name + "'; valid sets: v1, full, huge");
+}
+
+const char* GoldenSetName(GoldenSet set) {
+  switch (set) {
+    case GoldenSet::kV1: return "v1";
+    case GoldenSet::kFull: return "full";
+    case GoldenSet::kHuge: return "huge";
+  }
+  throw std::logic_error("GoldenSetName: unknown GoldenSet");
 }
 
 std::vector<Case> BuildGoldenCases(std::uint64_t seed, GoldenSet set) {
   CaseList list(seed, set);
+  if (set == GoldenSet::kHuge) {
+    AddHugeCases(list, HugeRowsFromEnvironment());  // the huge set holds only its own cases
+    return list.TakeCases();
+  }
   for (const CaseFamily* family : CaseFamilies()) family->add(list);
   if (set == GoldenSet::kFull) AddLargeVocabularyCases(list);
-  return list.cases();
+  return list.TakeCases();
 }
 
 namespace {
@@ -65,18 +82,23 @@ Manifest GenerateGoldenSet(const std::filesystem::path& out_dir, std::uint64_t s
                         {"version", SAMPCHECK_VERSION},
                         {"host_flags", SAMPCHECK_HOST_FLAGS},
                         {"seed", seed},
-                        {"set", set == GoldenSet::kV1 ? "v1" : "full"}};
+                        {"set", GoldenSetName(set)}};
   reference::ReferenceBackend reference;
   try {
-    for (const Case& c : BuildGoldenCases(seed, set)) {
-      GoldenCase g{c, reference.Run(c.stage, c),
-                   ComparisonRule::Parse(RequireStage(c.stage).comparison)};
-      const std::string file = c.id + ".safetensors";
-      const std::string bytes = SerializeCase(g);
-      std::filesystem::create_directories((tmp / file).parent_path());
-      WriteFileAtomically(tmp / file, bytes);
-      if (HasTextForm(g)) WriteFileAtomically(tmp / (c.id + ".txt"), CaseText(g));
-      manifest.cases.push_back({c.id, c.stage, c.profile, file, Sha256Hex(bytes), g.comparison.ToString()});
+    std::vector<Case> cases = BuildGoldenCases(seed, set);
+    for (Case& c : cases) {
+      TensorMap expected = reference.Run(c.stage, c);
+      const ComparisonRule rule = ComparisonRule::Parse(RequireStage(c.stage).comparison);
+      ManifestEntry entry{c.id, c.stage, c.profile, c.id + ".safetensors", "", rule.ToString()};
+      // The case moves into the GoldenCase and its tensors into the file's bytes: at most one
+      // copy of a case's inputs exists beside the bytes (the huge set's 4.3 GB logits).
+      GoldenCase g{std::move(c), std::move(expected), rule};
+      std::filesystem::create_directories((tmp / entry.file).parent_path());
+      if (HasTextForm(g)) WriteFileAtomically(tmp / (entry.id + ".txt"), CaseText(g));
+      const std::string bytes = SerializeCase(std::move(g));
+      WriteFileAtomically(tmp / entry.file, bytes);
+      entry.sha256 = Sha256Hex(bytes);
+      manifest.cases.push_back(std::move(entry));
     }
     WriteFileAtomically(tmp / "manifest.json", ManifestToJson(manifest).dump(1) + "\n");
     SwapIntoPlace(tmp, out);

@@ -23,12 +23,18 @@ namespace sampcheck::golden {
 
 inline constexpr std::uint64_t kDefaultGoldenSeed = 20261122;
 
-// "v1" or "full"; throws InputError otherwise.
+// "v1", "full" or "huge"; throws InputError otherwise.
 GoldenSet ParseGoldenSet(const std::string& name);
+
+// The set's name in manifests and messages: "v1", "full" or "huge".
+const char* GoldenSetName(GoldenSet set);
 
 // All cases (inputs only), in a fixed order.
 std::vector<Case> BuildGoldenCases(std::uint64_t seed, GoldenSet set = GoldenSet::kV1);
 // Runs the reference on every case and writes the set. Returns its manifest.
+// Memory: one case at a time is held with its outputs and serialized bytes (each case's inputs
+// are moved, never copied, on the way to the file), so the huge set's peak is about twice its
+// 4.3 GB input tensor (docs/spec/input_classes.md "Large indices").
 Manifest GenerateGoldenSet(const std::filesystem::path& out_dir, std::uint64_t seed,
                            GoldenSet set = GoldenSet::kV1);
 

@@ -2,6 +2,11 @@
 // greedy (reference/greedy.h, docs/spec/greedy.md).
 #include "reference/greedy.h"
 
+#include <span>
+#include <vector>
+
+#include "core/half.h"
+
 #include "reference/reductions.h"
 #include "reference/row_threads.h"
 #include "reference/stage_io.h"
@@ -11,23 +16,31 @@ namespace sampcheck::reference {
 
 TensorMap RunGreedy(const Case& c, Profile /*profile*/) {
   StageInputs in(c, "greedy");
-  // The stage only reads the row: f32 logits that pass Logits()'s checks are read in place
-  // (the upcast copy would be a second pass over B x V floats); f16/bf16 and every malformed
-  // input go through Logits(), which upcasts or fails with its message.
-  const auto it = c.inputs.find("logits");
-  const bool in_place = it != c.inputs.end() && it->second.dtype() == DType::kF32 && it->second.rank() == 2 &&
-                        it->second.dim(1) >= 1;
-  Tensor upcast;
-  if (!in_place) upcast = in.Logits();
-  const Tensor& logits = in_place ? it->second : upcast;
+  // The stage only reads the row: f32 logits are read in place, f16/bf16 rows are upcast one
+  // row at a time into a per-call buffer (exact, so the argmax is the same as over a whole
+  // f32 copy). A [B, V] bf16 input above 2^31 elements (docs/spec/input_classes.md "Large
+  // indices") thus needs no second, twice-as-large f32 tensor.
+  const Tensor& logits = in.CheckedLogits();
   const std::int64_t rows = logits.dim(0);
   const auto vocab = static_cast<std::size_t>(logits.dim(1));
   Tensor token(DType::kI64, {rows});
-  auto all = logits.data<float>();
   auto out = token.data<std::int64_t>();
-  ParallelRows(rows, [&](std::int64_t b) {
-    out[static_cast<std::size_t>(b)] = CanonicalArgmax(all.subspan(static_cast<std::size_t>(b) * vocab, vocab));
-  });
+  if (logits.dtype() == DType::kF32) {
+    auto all = logits.data<float>();
+    ParallelRows(rows, [&](std::int64_t b) {
+      out[static_cast<std::size_t>(b)] = CanonicalArgmax(all.subspan(static_cast<std::size_t>(b) * vocab, vocab));
+    });
+  } else {
+    auto all = logits.data<std::uint16_t>();
+    const bool f16 = logits.dtype() == DType::kF16;
+    ParallelRows(rows, [&](std::int64_t b) {
+      thread_local std::vector<float> row;
+      row.resize(vocab);
+      auto bits = all.subspan(static_cast<std::size_t>(b) * vocab, vocab);
+      for (std::size_t i = 0; i < vocab; ++i) row[i] = f16 ? F16BitsToF32(bits[i]) : BF16BitsToF32(bits[i]);
+      out[static_cast<std::size_t>(b)] = CanonicalArgmax(std::span<const float>(row));
+    });
+  }
   return Outputs("token", std::move(token));
 }
 

@@ -120,6 +120,10 @@ void StageInputs::Fail(const std::string& what) const {
 }
 
 Tensor StageInputs::Logits(bool* nan_or_pos_inf) const {
+  return UpcastToF32(CheckedLogits(), stage_ + ": 'logits'", nan_or_pos_inf);
+}
+
+const Tensor& StageInputs::CheckedLogits() const {
   auto it = case_.inputs.find("logits");
   if (it == case_.inputs.end()) Fail("missing input tensor 'logits'");
   const Tensor& t = it->second;
@@ -128,7 +132,7 @@ Tensor StageInputs::Logits(bool* nan_or_pos_inf) const {
   if (!WidensToF32(t.dtype())) {
     Fail("'logits' must be f32, f16 or bf16, got " + std::string(DTypeName(t.dtype())));
   }
-  return UpcastToF32(t, stage_ + ": 'logits'", nan_or_pos_inf);
+  return t;
 }
 
 Tensor StageInputs::FloatRows(const std::string& name, std::int64_t rows, std::int64_t vocab) const {

@@ -36,6 +36,10 @@ class StageInputs {
 
   // "logits" upcast to f32, rank 2 with V >= 1; `nan_or_pos_inf` as UpcastToF32's.
   Tensor Logits(bool* nan_or_pos_inf = nullptr) const;
+  // "logits" with Logits()'s checks, in its own dtype (f32, f16 or bf16): for a stage that
+  // upcasts one row at a time, so a [B, V] input above 2^31 elements is never held twice in
+  // f32 (docs/spec/input_classes.md "Large indices").
+  const Tensor& CheckedLogits() const;
   // Input `name` (f32/f16/bf16) upcast to f32; must be [B, V] with V >= 1, or exactly
   // [rows, vocab] when those are given (>= 0).
   Tensor FloatRows(const std::string& name, std::int64_t rows = -1, std::int64_t vocab = -1) const;

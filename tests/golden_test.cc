@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of the golden set: the checked-in golden/v1 is exactly what the generator writes, the
-// reference passes it, and verification catches corrupted, missing or mismatching cases.
+// reference passes it, and verification catches corrupted, missing or mismatching cases; the
+// huge set's generator at a small B (its full size runs in tests/huge_set_test.sh, slow).
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,11 +12,13 @@
 #include <gtest/gtest.h>
 
 #include "core/atomic_file.h"
+#include "core/half.h"
 #include "core/error.h"
 #include "core/manifest.h"
 #include "core/sha256.h"
 #include "core/stage_catalogue.h"
 #include "golden/generator.h"
+#include "golden/huge_cases.h"
 #include "golden/verifier.h"
 #include "reference/reference_backend.h"
 
@@ -258,6 +261,80 @@ TEST(GoldenCaseFile, UnknownProfileIsAnErrorNamingTheFileAndTheProfiles) {
         << what;
   }
   fs::remove(path);
+}
+
+TEST(GoldenCaseFile, MovingSerializerWritesTheSameBytes) {
+  GoldenCase g;
+  g.input = {"greedy/x/canonical", "greedy", Profile::kCanonical, {{"k", 3}}, {}};
+  g.input.inputs.emplace("logits", Tensor::FromValues<float>(DType::kF32, {1, 2}, {1.0f, 2.0f}));
+  g.expected.emplace("token", Tensor::FromValues<std::int64_t>(DType::kI64, {1}, {1}));
+  g.comparison = ComparisonRule::Parse("exact");
+  const std::string copied = SerializeCase(g);
+  EXPECT_EQ(SerializeCase(std::move(g)), copied);
+}
+
+TEST(GoldenHugeSet, ParsesTheSetNameAndListsItInTheError) {
+  EXPECT_EQ(golden::ParseGoldenSet("huge"), golden::GoldenSet::kHuge);
+  EXPECT_STREQ(golden::GoldenSetName(golden::GoldenSet::kHuge), "huge");
+  try {
+    golden::ParseGoldenSet("hug");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("v1, full, huge"), std::string::npos) << e.what();
+  }
+}
+
+// The formula at the set's real size, by hand: 2^31 = 14134 * 151936 + 20224, so element 2^31
+// is row 14134, column 20224; 2654435761 = 17470 * 151936 + 113841; row B - 1 = 14199 takes
+// the last column; row B - 2 = 14198: 14198 * 2654435761 mod 151936 = 19350 (below V / 2).
+TEST(GoldenHugeSet, FormulaAtTheFullSizeMatchesHandCalculation) {
+  constexpr std::int64_t kV = 151936;
+  EXPECT_EQ(golden::kHugeRows * kV - (std::int64_t{1} << 31), 10007552);  // 65.9 rows past 2^31
+  EXPECT_EQ(golden::HugeBoundaryElement(golden::kHugeRows, kV), std::int64_t{1} << 31);
+  EXPECT_EQ(golden::HugeGreedyToken(14134, golden::kHugeRows, kV), 20224);
+  EXPECT_EQ(golden::HugeGreedyToken(0, golden::kHugeRows, kV), 0);
+  EXPECT_EQ(golden::HugeGreedyToken(1, golden::kHugeRows, kV), 113841);
+  EXPECT_EQ(golden::HugeGreedyToken(14198, golden::kHugeRows, kV), 19350);
+  EXPECT_EQ(golden::HugeGreedyToken(14199, golden::kHugeRows, kV), kV - 1);
+}
+
+// B = 8, V = 151936 (1.2e6 elements): the generator's own code path and formula, checked by
+// a plain scan of the bf16 bits (independent of CanonicalArgmax) and by the reference.
+TEST(GoldenHugeSet, SmallInstancePlantsTheFormulaAndTheReferenceFindsIt) {
+  constexpr std::int64_t kRows = 8, kV = golden::kHugeVocab;
+  // Element B V / 2 + V / 3 = 4 V + 50645: row 4, column 50645; ties in row 6, row 7 last.
+  EXPECT_EQ(golden::HugeGreedyToken(4, kRows, kV), 50645);
+  EXPECT_EQ(golden::HugeGreedyToken(7, kRows, kV), kV - 1);
+  golden::CaseList list(golden::kDefaultGoldenSeed, golden::GoldenSet::kHuge);
+  golden::AddHugeCases(list, kRows);
+  ASSERT_EQ(list.cases().size(), 1u);
+  const Case& c = list.cases()[0];
+  EXPECT_EQ(c.id, "greedy/huge_b8_v151936/canonical");
+  const Tensor& logits = c.inputs.at("logits");
+  ASSERT_EQ(logits.dtype(), DType::kBF16);
+  ASSERT_EQ(logits.shape(), (Shape{kRows, kV}));
+  auto bits = logits.data<std::uint16_t>();
+  for (std::int64_t r = 0; r < kRows; ++r) {
+    std::vector<std::int64_t> at_max;
+    for (std::int64_t i = 0; i < kV; ++i) {
+      const float x = BF16BitsToF32(bits[static_cast<std::size_t>(r * kV + i)]);
+      ASSERT_TRUE(x >= -8.0f && (x < 8.0f || x == 9.0f)) << r << " " << i << " " << x;
+      if (x == 9.0f) at_max.push_back(i);
+    }
+    const std::int64_t token = golden::HugeGreedyToken(r, kRows, kV);
+    if (r == kRows - 2) {
+      EXPECT_EQ(at_max, (std::vector<std::int64_t>{token, token + kV / 2})) << "tie row";
+    } else {
+      EXPECT_EQ(at_max, std::vector<std::int64_t>{token}) << "row " << r;
+    }
+  }
+  reference::ReferenceBackend reference;
+  const TensorMap out = reference.Run("greedy", c);
+  auto tokens = out.at("token").data<std::int64_t>();
+  ASSERT_EQ(tokens.size(), static_cast<std::size_t>(kRows));
+  for (std::int64_t r = 0; r < kRows; ++r) {
+    EXPECT_EQ(tokens[static_cast<std::size_t>(r)], golden::HugeGreedyToken(r, kRows, kV)) << "row " << r;
+  }
 }
 
 }  // namespace
