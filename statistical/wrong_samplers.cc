@@ -195,6 +195,26 @@ class TemperatureAfterSoftmax final : public WrappingBackend {
   }
 };
 
+// The case with each input of `stage` whose catalogue role is in `roles` upcast to f32 and
+// rewritten row by row (a row: the last dimension) by fn(row, role); inputs of rank < 2 and
+// absent optional inputs are left alone.
+template <class Fn>
+Case RewriteRows(const std::string& stage, const Case& in, std::initializer_list<Role> roles, Fn fn) {
+  Case c = in;
+  for (const auto& spec : RequireStage(stage).inputs) {
+    if (std::find(roles.begin(), roles.end(), spec.role) == roles.end()) continue;
+    auto it = c.inputs.find(spec.name);
+    if (it == c.inputs.end() || it->second.rank() < 2) continue;
+    Tensor x = reference::UpcastToF32(it->second, spec.name);
+    const auto vocab = static_cast<std::size_t>(x.dim(x.rank() - 1));
+    auto data = x.data<float>();
+    for (std::size_t off = 0; vocab > 0 && off + vocab <= data.size(); off += vocab) fn(data.subspan(off, vocab), spec.role);
+    c.inputs.erase(it);
+    c.inputs.emplace(spec.name, std::move(x));
+  }
+  return c;
+}
+
 // A diffuse fault: every logit (or score) scaled by t, every probability raised to t, before
 // the stage runs, so the drawn law is p^t / sum p^t (a temperature off by the factor 1/t).
 // The input roles come from the catalogue; the pipeline's logits are scaled before its
@@ -205,23 +225,15 @@ class LogitsScaled final : public WrappingBackend {
 
  protected:
   Case Transform(const std::string& stage, const Case& in, bool) override {
-    Case c = in;
-    for (const auto& spec : RequireStage(stage).inputs) {
-      if (spec.role != Role::kLogits && spec.role != Role::kScores && spec.role != Role::kProbs) continue;
-      auto it = c.inputs.find(spec.name);
-      if (it == c.inputs.end()) continue;
-      Tensor x = reference::UpcastToF32(it->second, spec.name.c_str());
-      for (float& v : x.data<float>()) {
-        if (spec.role == Role::kProbs) {
+    return RewriteRows(stage, in, {Role::kLogits, Role::kScores, Role::kProbs}, [this](std::span<float> row, Role role) {
+      for (float& v : row) {
+        if (role == Role::kProbs) {
           v = v > 0.0f ? static_cast<float>(std::pow(static_cast<double>(v), t_)) : v;
         } else if (std::isfinite(v)) {
           v = static_cast<float>(static_cast<double>(v) * t_);
         }
       }
-      c.inputs.erase(it);
-      c.inputs.emplace(spec.name, std::move(x));
-    }
-    return c;
+    });
   }
 
  private:
@@ -241,40 +253,27 @@ class DiffuseTv final : public WrappingBackend {
 
  protected:
   Case Transform(const std::string& stage, const Case& in, bool) override {
-    Case c = in;
-    for (const auto& spec : RequireStage(stage).inputs) {
-      if (spec.role != Role::kLogits && spec.role != Role::kScores && spec.role != Role::kProbs) continue;
-      auto it = c.inputs.find(spec.name);
-      if (it == c.inputs.end() || it->second.rank() != 2) continue;
-      Tensor x = reference::UpcastToF32(it->second, spec.name);
-      const std::int64_t rows = x.dim(0), vocab = x.dim(1);
-      auto data = x.data<float>();
-      for (std::int64_t b = 0; b < rows; ++b) {
-        const auto row = data.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
-        const bool probs = spec.role == Role::kProbs;
-        std::vector<double> w(row.size(), 0.0);
-        double max = -HUGE_VAL, sum = 0.0;
-        for (float v : row) max = std::max(max, static_cast<double>(v));
-        for (std::size_t i = 0; i < row.size(); ++i) {
-          if (probs) w[i] = row[i] > 0.0f ? row[i] : 0.0;
-          else if (std::isfinite(row[i])) w[i] = std::exp(static_cast<double>(row[i]) - max);
-          sum += w[i];
-        }
-        if (!(sum > 0.0)) continue;
-        double head = 0.0;
-        for (std::int64_t i : Order(row, false)) {
-          const auto k = static_cast<std::size_t>(i);
-          if (!(w[k] > 0.0)) continue;
-          const bool up = head + w[k] / sum <= 0.5 + 1e-12;
-          if (up) head += w[k] / sum;
-          const double f = up ? 1.0 + 2.0 * tau_ : 1.0 - 2.0 * tau_;
-          row[k] = probs ? static_cast<float>(row[k] * f) : static_cast<float>(row[k] + std::log(f));
-        }
+    return RewriteRows(stage, in, {Role::kLogits, Role::kScores, Role::kProbs}, [this](std::span<float> row, Role role) {
+      const bool probs = role == Role::kProbs;
+      std::vector<double> w(row.size(), 0.0);
+      double max = -HUGE_VAL, sum = 0.0;
+      for (float v : row) max = std::max(max, static_cast<double>(v));
+      for (std::size_t i = 0; i < row.size(); ++i) {
+        if (probs) w[i] = row[i] > 0.0f ? row[i] : 0.0;
+        else if (std::isfinite(row[i])) w[i] = std::exp(static_cast<double>(row[i]) - max);
+        sum += w[i];
       }
-      c.inputs.erase(it);
-      c.inputs.emplace(spec.name, std::move(x));
-    }
-    return c;
+      if (!(sum > 0.0)) return;
+      double head = 0.0;
+      for (std::int64_t i : Order(row, false)) {
+        const auto k = static_cast<std::size_t>(i);
+        if (!(w[k] > 0.0)) continue;
+        const bool up = head + w[k] / sum <= 0.5 + 1e-12;
+        if (up) head += w[k] / sum;
+        const double f = up ? 1.0 + 2.0 * tau_ : 1.0 - 2.0 * tau_;
+        row[k] = probs ? static_cast<float>(row[k] * f) : static_cast<float>(row[k] + std::log(f));
+      }
+    });
   }
 
  private:
@@ -290,28 +289,15 @@ class MassShift final : public WrappingBackend {
 
  protected:
   Case Transform(const std::string& stage, const Case& in, bool) override {
-    Case c = in;
-    for (const auto& spec : RequireStage(stage).inputs) {
-      if (spec.role != Role::kProbs) continue;
-      auto it = c.inputs.find(spec.name);
-      if (it == c.inputs.end() || it->second.rank() != 2) continue;
-      Tensor x = reference::UpcastToF32(it->second, spec.name);
-      const std::int64_t rows = x.dim(0), vocab = x.dim(1);
-      auto data = x.data<float>();
-      for (std::int64_t b = 0; b < rows; ++b) {
-        const auto row = data.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
-        if (vocab < 4) continue;
-        const auto ids = Order(row, false);
-        double sum = 0.0;
-        for (float v : row) sum += v;
-        const auto from = static_cast<std::size_t>(ids[2]), to = static_cast<std::size_t>(ids[3]);
-        row[from] = static_cast<float>(row[from] - 0.002 * sum);
-        row[to] = static_cast<float>(row[to] + 0.002 * sum);
-      }
-      c.inputs.erase(it);
-      c.inputs.emplace(spec.name, std::move(x));
-    }
-    return c;
+    return RewriteRows(stage, in, {Role::kProbs}, [](std::span<float> row, Role) {
+      if (row.size() < 4) return;
+      const auto ids = Order(row, false);
+      double sum = 0.0;
+      for (float v : row) sum += v;
+      const auto from = static_cast<std::size_t>(ids[2]), to = static_cast<std::size_t>(ids[3]);
+      row[from] = static_cast<float>(row[from] - 0.002 * sum);
+      row[to] = static_cast<float>(row[to] + 0.002 * sum);
+    });
   }
 };
 
