@@ -77,23 +77,35 @@ typedef std::uint32_t U16 __attribute__((vector_size(64)));
 // of the n-th best candidate so far; an entry whose value key is above t has n better entries
 // already seen, so it cannot be among the first n; entries equal to t are kept (their index
 // decides). When the candidates exceed `cap`, nth_element keeps the n best and t tightens.
+// Both ThresholdCandidates forms keep at most CandidateCap(n) keys between tightenings.
+std::size_t CandidateCap(std::size_t n) { return std::max<std::size_t>(4 * n, 1024); }
+
+// The keys of the first min(size, cap) tokens; returns where the scan goes on.
+std::size_t SeedCandidates(const float* x, std::size_t size, std::size_t n, std::vector<std::uint64_t>& keys) {
+  const std::size_t cap = CandidateCap(n);
+  const std::size_t first = std::min(size, cap);
+  keys.clear();
+  keys.reserve(cap + 64);
+  for (std::size_t j = 0; j < first; ++j) {
+    keys.push_back((static_cast<std::uint64_t>(ValueKey(x[j])) << 32) | static_cast<std::uint32_t>(j));
+  }
+  return first;
+}
+
+// Keeps the n smallest keys; returns the n-th smallest value key, the new threshold.
+std::uint32_t TightenCandidates(std::vector<std::uint64_t>& keys, std::size_t n) {
+  std::nth_element(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n - 1), keys.end());
+  keys.resize(n);
+  return static_cast<std::uint32_t>(keys[n - 1] >> 32);
+}
+
 // One read of the row with 16-lane key computations and compares; the scalar work is on the
 // candidates only.
 __attribute__((target_clones("avx2", "default"))) void ThresholdCandidatesPortable(
     const float* x, std::size_t size, std::size_t n, std::vector<std::uint64_t>& keys) {
-  const std::size_t cap = std::max<std::size_t>(4 * n, 1024);
-  std::size_t i = std::min(size, cap);
-  keys.clear();
-  keys.reserve(cap + 64);
-  for (std::size_t j = 0; j < i; ++j) {
-    keys.push_back((static_cast<std::uint64_t>(ValueKey(x[j])) << 32) | static_cast<std::uint32_t>(j));
-  }
-  auto tighten = [&] {
-    std::nth_element(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n - 1), keys.end());
-    keys.resize(n);
-    return static_cast<std::uint32_t>(keys[n - 1] >> 32);
-  };
-  std::uint32_t t = tighten();
+  const std::size_t cap = CandidateCap(n);
+  std::size_t i = SeedCandidates(x, size, n, keys);
+  std::uint32_t t = TightenCandidates(keys, n);
   for (; i + 16 <= size; i += 16) {
     F16 v;
     std::memcpy(&v, x + i, sizeof(v));
@@ -107,7 +119,7 @@ __attribute__((target_clones("avx2", "default"))) void ThresholdCandidatesPortab
     for (int j = 0; j < 16; ++j) {
       if (hit[j]) keys.push_back((static_cast<std::uint64_t>(key[j]) << 32) | static_cast<std::uint32_t>(i + j));
     }
-    if (keys.size() > cap) t = tighten();
+    if (keys.size() > cap) t = TightenCandidates(keys, n);
   }
   for (; i < size; ++i) {
     const std::uint32_t k = ValueKey(x[i]);
@@ -120,19 +132,9 @@ __attribute__((target_clones("avx2", "default"))) void ThresholdCandidatesPortab
 // is one compare into a mask register, and the hits are read off the mask.
 __attribute__((target("avx512f"))) void ThresholdCandidatesAvx512(const float* x, std::size_t size, std::size_t n,
                                                                  std::vector<std::uint64_t>& keys) {
-  const std::size_t cap = std::max<std::size_t>(4 * n, 1024);
-  std::size_t i = std::min(size, cap);
-  keys.clear();
-  keys.reserve(cap + 64);
-  for (std::size_t j = 0; j < i; ++j) {
-    keys.push_back((static_cast<std::uint64_t>(ValueKey(x[j])) << 32) | static_cast<std::uint32_t>(j));
-  }
-  auto tighten = [&] {
-    std::nth_element(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n - 1), keys.end());
-    keys.resize(n);
-    return static_cast<std::uint32_t>(keys[n - 1] >> 32);
-  };
-  std::uint32_t t = tighten();
+  const std::size_t cap = CandidateCap(n);
+  std::size_t i = SeedCandidates(x, size, n, keys);
+  std::uint32_t t = TightenCandidates(keys, n);
   __m512i tv = _mm512_set1_epi32(static_cast<std::int32_t>(t));
   const __m512i low31 = _mm512_set1_epi32(0x7fffffff);
   alignas(64) std::uint32_t lanes[16];
@@ -149,7 +151,7 @@ __attribute__((target("avx512f"))) void ThresholdCandidatesAvx512(const float* x
       keys.push_back((static_cast<std::uint64_t>(lanes[j]) << 32) | static_cast<std::uint32_t>(i + static_cast<std::size_t>(j)));
     }
     if (keys.size() > cap) {
-      t = tighten();
+      t = TightenCandidates(keys, n);
       tv = _mm512_set1_epi32(static_cast<std::int32_t>(t));
     }
   }
