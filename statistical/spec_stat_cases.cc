@@ -100,14 +100,7 @@ Case StepCase(const std::string& id, Profile profile, const std::vector<StepRow>
 std::vector<StatCase> SpecStatCases() {
   std::vector<StatCase> cases;
   auto add = [&](const std::string& family, Case c, double ci, double thorough, double ratio) {
-    StatCase s;
-    s.id = c.id;
-    s.family = family;
-    s.input = std::move(c);
-    s.mde_tv_ci = ci;
-    s.mde_tv_thorough = thorough;
-    s.targeted_ratio = ratio;
-    cases.push_back(std::move(s));
+    cases.push_back(NewStatCase(family, std::move(c), ci, thorough, ratio));
   };
   for (const std::string profile : {"vllm", "flashinfer"}) {
     const std::string at = "/" + profile;
@@ -177,14 +170,7 @@ std::vector<StatCase> SpecStatCases() {
 std::vector<StatCase> SpecStepStatCases() {
   std::vector<StatCase> cases;
   auto add = [&](const std::string& family, Case c, double ci, double thorough, double ratio) {
-    StatCase s;
-    s.id = c.id;
-    s.family = family;
-    s.input = std::move(c);
-    s.mde_tv_ci = ci;
-    s.mde_tv_thorough = thorough;
-    s.targeted_ratio = ratio;
-    cases.push_back(std::move(s));
+    cases.push_back(NewStatCase(family, std::move(c), ci, thorough, ratio));
   };
   // spec_step (docs/spec/spec_step.md "Draw harness"): the request's filters on both rows.
   // Row 0: top-k 4 keeps target tokens 0..3 and draft tokens 2..5 (draft mass kept 0.638), so

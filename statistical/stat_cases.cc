@@ -152,14 +152,7 @@ Case PenaltiesMaskCase(const std::string& id, const std::string& profile) {
 struct StatCaseList {
   std::vector<StatCase> cases;
   void Add(std::string family, Case c, double ci, double thorough, double ratio) {
-    StatCase s;
-    s.id = c.id;
-    s.family = std::move(family);
-    s.input = std::move(c);
-    s.mde_tv_ci = ci;
-    s.mde_tv_thorough = thorough;
-    s.targeted_ratio = ratio;
-    cases.push_back(std::move(s));
+    cases.push_back(NewStatCase(std::move(family), std::move(c), ci, thorough, ratio));
   }
   // The last case also gets the exponent score test at the declared |t - 1|, the rank-cumulative
   // test at its declared distance, and the diffuse TV (its omnibus L3 and leak check sized at
@@ -388,6 +381,17 @@ void AddPipelineCases(StatCaseList& list) {
 }
 
 }  // namespace
+
+StatCase NewStatCase(std::string family, Case input, double mde_tv_ci, double mde_tv_thorough, double targeted_ratio) {
+  StatCase s;
+  s.id = input.id;
+  s.family = std::move(family);
+  s.input = std::move(input);
+  s.mde_tv_ci = mde_tv_ci;
+  s.mde_tv_thorough = mde_tv_thorough;
+  s.targeted_ratio = targeted_ratio;
+  return s;
+}
 
 std::vector<StatCase> DrawStatCases() {
   StatCaseList list;

@@ -58,4 +58,8 @@ struct StatCase {
 
 std::vector<StatCase> DrawStatCases();
 
+// A case with its family line and declared TV (CI / --thorough) and targeted ratio; no
+// exponent or rank test. Shared by every family list (stat_cases.cc, spec_stat_cases.cc).
+StatCase NewStatCase(std::string family, Case input, double mde_tv_ci, double mde_tv_thorough, double targeted_ratio);
+
 }  // namespace sampcheck::statistical
