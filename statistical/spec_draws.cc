@@ -91,6 +91,22 @@ Tensor ExponentialNoise(std::int64_t rows, std::int64_t vocab, std::int64_t draw
   return noise;
 }
 
+// sglang's final coins f32 [B * draws]: word 0 of the acceptance-uniform stream at position K
+// (positions 0..K - 1 are u), 24-bit in [0, 1) (UniformClosedOpen24F32), so independent of
+// every u of the same draw.
+Tensor FinalCoins(const Tensor& ids, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw) {
+  const std::int64_t rows = ids.dim(0), width = ids.dim(1);
+  Tensor out = Tensor::Uninitialized(DType::kF32, {rows * draws});
+  for (std::int64_t d = 0; d < draws; ++d) {
+    for (std::int64_t b = 0; b < rows; ++b) {
+      const auto w = Words(seed, static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(first_draw + d),
+                           static_cast<std::uint32_t>(b), kUniformTag);
+      out.data<float>()[static_cast<std::size_t>(d * rows + b)] = rng::UniformClosedOpen24F32(w.v[0]);
+    }
+  }
+  return out;
+}
+
 // A case without draft_ids (drafts drawn at every position of draft_probs [B, K, V]) as one
 // with K placeholder drafts per row.
 Case WithDraftIds(const Case& c) {
@@ -136,11 +152,20 @@ bool FromLogits(const Case& c) {
 // temperature, filters, softmax on target and draft positions). The first emitted token
 // follows target row 0 under token-wise and block verification alike (both preserve the
 // target distribution); the acceptance of draft 0 is 1 - TV only token-wise.
+//
+// sglang (target-only verification, docs/spec/spec_step.md "Draw harness"): the first token
+// follows target row 0 for any draft law, but only at SGLang's default thresholds (1, 1);
+// below them the verifier is lossy by design, so such a case is refused.
 Case ProbabilityView(const Case& c) {
   if (c.profile == Profile::kSglang) {
-    throw InputError("case '" + c.id + "': the draw harness has no spec_step noise for profile sglang (its u and final_u are not generated)");
+    for (const char* name : {"threshold_single", "threshold_acc"}) {
+      if (c.params.contains(name) && !(c.params[name].is_number() && c.params[name].get<double>() == 1.0)) {
+        throw InputError("case '" + c.id + "': parameter " + name + " = " + c.params[name].dump() +
+                         "; the first emitted token follows the target row only at SGLang's default thresholds (1)");
+      }
+    }
   }
-  if (SpecCountsAcceptance(c) && c.profile == Profile::kBlockVerification) {
+  if (SpecCountsAcceptance(c) && c.profile != Profile::kCanonical && c.profile != Profile::kVllm) {
     throw InputError("case '" + c.id + "': the acceptance of draft 0 is Bernoulli(1 - TV) only under token-wise verification (profiles canonical, vllm)");
   }
   const reference::SpecStepProbs probs = reference::SpecStepVerifierProbs(c);
@@ -169,9 +194,17 @@ Case SpecDrawNoiseCase(const Case& given, std::int64_t draws, std::uint64_t seed
     out.params.erase(kSpecCountParam);
     out.inputs.clear();
     for (const auto& [name, t] : given.inputs) {
-      if (name == "u" || name == "q" || name == "bonus_q" || name == "draft_ids") continue;
+      if (name == "u" || name == "q" || name == "bonus_q" || name == "final_u" || name == "draft_ids") continue;
       if (t.rank() < 1) throw InputError("case '" + given.id + "': input '" + name + "' has no batch dimension");
       out.inputs.emplace(name, Replicate(t, draws));
+    }
+    if (given.profile == Profile::kSglang) {
+      // SGLang's verifier reads the acceptance coins f32(u) (53-bit u: f32(u) = 0 has
+      // probability about 2^-150, so a draft of target probability 0 is never accepted here)
+      // and one final coin per request, 24-bit in [0, 1) as torch.rand's f32; no Exp(1) noise.
+      for (const char* name : {"draft_ids", "u"}) out.inputs.emplace(name, noisy.inputs.at(name));
+      out.inputs.emplace("final_u", FinalCoins(Input(given, "draft_ids"), draws, seed, first_draw));
+      return out;
     }
     for (const char* name : {"draft_ids", "u", "q", "bonus_q"}) out.inputs.emplace(name, noisy.inputs.at(name));
     return out;

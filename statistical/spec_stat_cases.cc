@@ -179,7 +179,10 @@ std::vector<StatCase> SpecStepStatCases() {
   // 0.9 (cumulative sums 0.839 / 0.928 on the target, 0.892 / 0.959 on the draft: far from
   // 0.9 at 2^-16) and min_tokens 1 on stop id 0, the largest logit, masked at position 0 on
   // both rows; one draft of K = 2.
-  for (Profile profile : {Profile::kCanonical, Profile::kBlockVerification}) {
+  // Under vllm the drafts come from the tempered, unfiltered draft rows (its verifier's own),
+  // under sglang from the draft rows under SGLang's softmax and renorms (its verifier reads no
+  // draft row); the first token follows target row 0 as each profile filters it.
+  for (Profile profile : {Profile::kCanonical, Profile::kBlockVerification, Profile::kVllm, Profile::kSglang}) {
     const std::string at = "/" + std::string(ProfileName(profile));
     StepRow r0, r1;
     const std::vector<float> t0 = {2.0f, 1.5f, 1.0f, 0.5f, 0.0f, -0.5f, -1.0f, -1.5f};
@@ -199,14 +202,48 @@ std::vector<StatCase> SpecStepStatCases() {
     add("speculative step: target and draft logits under the request's top-k / top-p and min_tokens, V = 8, K = 2",
         StepCase("stats/spec_step/filtered_v8" + at, profile, {r0, r1}), 0.05, 0.01, 0.0);
   }
-  // The acceptance of draft 0 (token-wise verification only: block verification accepts
-  // draft 0 with another probability), as for spec_random.
-  StatCase a = cases.front();
-  a.id = a.input.id = "stats/spec_step/filtered_v8_accept/canonical";
-  a.family = "acceptance of draft 0: " + a.family;
-  a.input.params[kSpecCountParam] = "accepted_0";
-  a.targeted_ratio = 0.8;
-  cases.push_back(std::move(a));
+  // The acceptance of draft 0 (token-wise verification only, canonical and vllm: block
+  // verification accepts draft 0 with another probability, sglang with sum_x q(x) p(x)), as
+  // for spec_random.
+  const std::vector<StatCase> first_token = cases;
+  for (const auto& s : first_token) {
+    const Profile profile = s.input.profile;
+    if (profile != Profile::kCanonical && profile != Profile::kVllm) continue;
+    StatCase a = s;
+    a.id = a.input.id = "stats/spec_step/filtered_v8_accept/" + std::string(ProfileName(profile));
+    a.family = "acceptance of draft 0: " + a.family;
+    a.input.params[kSpecCountParam] = "accepted_0";
+    a.targeted_ratio = 0.8;
+    cases.push_back(std::move(a));
+  }
+  // sglang's target-only verification (docs/spec/spec_step.md "Draw harness"): rows where its
+  // two planted faults move the first token by TV >= 0.07. Row 0: top-k 3 keeps target tokens
+  // {1, 0, 2} (renormalised about {0.547, 0.332, 0.122}), the draft proposes token 1 with
+  // probability 0.832; a rejection of token 1 leaves the residual {0.332, 0, 0.122}, whose
+  // inverse CDF a reused coin (in (0.547, 1)) reads only above 0.248 of its mass. Row 1: stop
+  // id 0 (the largest logit) masked at position 0 by min_tokens 1, top-p 0.8 keeps {2, 1, 3}
+  // (masses above 0, 0.530, 0.725; token 4 has 0.843: far from 0.8), the draft keeps only
+  // token 2 (mass 0.83 above every other): a point mass on target probability 0.629. n = 2 and
+  // n = 1 of K = 2.
+  {
+    StepRow r0, r1;
+    const std::vector<float> t0 = {1.5f, 2.0f, 0.5f, 0.0f, -0.5f, -1.0f, -1.5f, -2.0f};
+    const std::vector<float> d0 = {0.3f, 3.0f, 1.0f, 0.0f, -0.2f, -0.4f, -0.6f, -0.8f};
+    r0.target = {t0, t0, t0};
+    r0.draft = {d0, d0};
+    r0.draft_ids = {0, 0};
+    r0.top_k = 3;
+    const std::vector<float> t1 = {3.0f, 1.0f, 2.0f, 0.5f, 0.0f, -0.5f, -1.0f, -1.5f};
+    const std::vector<float> d1 = {2.5f, 0.5f, 3.0f, 0.0f, -1.0f, -1.0f, -1.0f, -1.0f};
+    r1.target = {t1, t1, t1};
+    r1.draft = {d1, d1};
+    r1.draft_ids = {0, -1};
+    r1.top_p = 0.8f;
+    r1.stop_id = 0;
+    r1.min_tokens = 1;
+    add("speculative step, SGLang target-only verification: drafts concentrated on a token of target probability 0.55 / 0.63 after top-k / top-p renorm, V = 8, K = 2",
+        StepCase("stats/spec_step/target_only_v8/sglang", Profile::kSglang, {r0, r1}), 0.05, 0.01, 0.0);
+  }
   return cases;
 }
 
