@@ -287,7 +287,7 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
       // drafter's probabilities as given: tempered, unfiltered.
       const bool vllm = profile == Profile::kVllm;
       FilterParams verified = f;
-      if (vllm) verified.min_p = 0.0f;
+      if (vllm && !rules.vllm_min_p_verified) verified.min_p = 0.0f;
       if (sglang) {
         // eagle_info.py verify: softmax(x / t), top_k_renorm_prob, top_p_renorm_prob (no
         // min-p); draft probabilities all zero (target-only); tree_speculative_sampling_target_only

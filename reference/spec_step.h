@@ -70,6 +70,8 @@ struct SpecStepRules {
   // vllm: the draft rows get the request's filters (canonical's rule) although the drafter's
   // probabilities are unfiltered.
   bool vllm_filter_draft = false;
+  // vllm: min-p at the verified positions too (canonical's rule), not only at the bonus.
+  bool vllm_min_p_verified = false;
   // sglang: the final draw after a rejection reuses the coin that rejected (f32(u[b, i]))
   // instead of final_u (SGLang's `coin = uniform_samples_for_final_sampling[bx]` forgotten).
   bool sglang_reuse_coin = false;

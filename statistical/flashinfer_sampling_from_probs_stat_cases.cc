@@ -64,6 +64,10 @@ std::vector<StatCase> FlashinferSamplingFromProbsStatCases() {
                      "FlashInfer top_k_first order (top_k_renorm_probs, then top-p on the renormalised row): "
                      "k 4 / top_p 0.5 and k 8 / top_p 0.6, where the joint order keeps more tokens, V = 16",
                      "top_k_top_p", {4, 8}, {0.5f, 0.6f}, {0.0f, 0.0f})),
+      Make("joint_order_v16",
+           "FlashInfer joint order on top_k_first_v16's rows (k 4 / top_p 0.5, k 8 / top_p 0.6), where top_k_first "
+           "keeps fewer tokens, V = 16",
+           "top_k_top_p", {4, 8}, {0.5f, 0.6f}, {0.0f, 0.0f}),
   };
 }
 

@@ -21,6 +21,9 @@
 //   100 has masses above ..., 0.58 (token 4), 0.70 (token 5): tokens 0..4 (joint keeps 0..6,
 //   81/136 = 0.596 < 0.6 above token 6, 91/136 = 0.669 above token 7). The joint order emits
 //   tokens the case's law forbids on both rows, so the L1 check rejects it at any n.
+// - joint_order_v16: the same rows under the joint kernel (tokens 0..3 and 0..6): the
+//   top_k_first order run instead draws from a strict subset (TV 27/58 = 0.466 on row 0,
+//   21/91 = 0.231 on row 1), rejected by L3.
 // - Cost: each draw runs the reference over V = 16 with at most 17 rounds; the CI-sized n of
 //   these rows is a few thousand draws (well under a second).
 // - Deterministic: fixed numbers.

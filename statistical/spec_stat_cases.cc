@@ -2,6 +2,7 @@
 // The spec_random case families (statistical/spec_stat_cases.h, docs/spec/harness.md).
 #include "statistical/spec_stat_cases.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <numeric>
@@ -61,6 +62,7 @@ struct StepRow {
   float temperature = 1.0f;
   std::int32_t top_k = 0;
   float top_p = 1.0f;
+  float min_p = 0.0f;  // the input is present only when a row sets it
   std::int32_t stop_id = -1, min_tokens = 0;
 };
 
@@ -72,7 +74,7 @@ Case StepCase(const std::string& id, Profile profile, const std::vector<StepRow>
   const auto b = static_cast<std::int64_t>(rows.size());
   const auto k = static_cast<std::int64_t>(rows.front().draft_ids.size());
   const auto v = static_cast<std::int64_t>(rows.front().target.front().size());
-  std::vector<float> target, draft, temperature, top_p;
+  std::vector<float> target, draft, temperature, top_p, min_p;
   std::vector<std::int32_t> ids, top_k, stops, min_tokens;
   for (const auto& r : rows) {
     for (const auto& x : r.target) target.insert(target.end(), x.begin(), x.end());
@@ -81,6 +83,7 @@ Case StepCase(const std::string& id, Profile profile, const std::vector<StepRow>
     temperature.push_back(r.temperature);
     top_k.push_back(r.top_k);
     top_p.push_back(r.top_p);
+    min_p.push_back(r.min_p);
     stops.push_back(r.stop_id);
     min_tokens.push_back(r.min_tokens);
   }
@@ -90,6 +93,9 @@ Case StepCase(const std::string& id, Profile profile, const std::vector<StepRow>
   c.inputs.emplace("temperature", Tensor::FromValues(DType::kF32, {b}, temperature));
   c.inputs.emplace("top_k", Tensor::FromValues(DType::kI32, {b}, top_k));
   c.inputs.emplace("top_p", Tensor::FromValues(DType::kF32, {b}, top_p));
+  if (std::any_of(min_p.begin(), min_p.end(), [](float x) { return x != 0.0f; })) {
+    c.inputs.emplace("min_p", Tensor::FromValues(DType::kF32, {b}, min_p));
+  }
   c.inputs.emplace("stop_ids", Tensor::FromValues(DType::kI32, {b, 1}, stops));
   c.inputs.emplace("min_tokens", Tensor::FromValues(DType::kI32, {b}, min_tokens));
   return c;
@@ -215,6 +221,27 @@ std::vector<StatCase> SpecStepStatCases() {
     a.input.params[kSpecCountParam] = "accepted_0";
     a.targeted_ratio = 0.8;
     cases.push_back(std::move(a));
+  }
+  // vllm's min-p (docs/spec/spec_step.md "Profile vllm"): not applied at the verified
+  // positions, applied to the bonus. Row 0 (one draft): target logits 2 - j / 2, min_p 0.3
+  // would keep tokens 0..2 (logit >= 2 + ln 0.3 = 0.796) and drop mass 0.209, but the first
+  // token follows the row without min-p. Row 1 (no draft): the bonus, drawn by the main
+  // sampler with min-p 0.2: tokens 1 and 3 (logit >= 3 + ln 0.2 = 1.391).
+  {
+    StepRow r0, r1;
+    const std::vector<float> t0 = {2.0f, 1.5f, 1.0f, 0.5f, 0.0f, -0.5f, -1.0f, -1.5f};
+    const std::vector<float> d0 = {0.0f, 0.2f, 0.4f, 0.6f, 0.8f, 1.0f, 0.3f, 0.1f};
+    r0.target = {t0, t0};
+    r0.draft = {d0};
+    r0.draft_ids = {0};
+    r0.min_p = 0.3f;
+    const std::vector<float> t1 = {1.0f, 3.0f, 0.5f, 2.0f, 0.0f, -0.5f, -1.0f, -1.5f};
+    r1.target = {t1, t1};
+    r1.draft = {d0};
+    r1.draft_ids = {-1};
+    r1.min_p = 0.2f;
+    add("speculative step, vLLM: min-p only at the bonus position (one draft, and no draft), V = 8, K = 1",
+        StepCase("stats/spec_step/min_p_v8/vllm", Profile::kVllm, {r0, r1}), 0.05, 0.01, 0.0);
   }
   // sglang's target-only verification (docs/spec/spec_step.md "Draw harness"): rows where its
   // two planted faults move the first token by TV >= 0.07. Row 0: top-k 3 keeps target tokens

@@ -37,7 +37,9 @@ std::vector<StatCase> SpecStatCases();
 // <canonical|vllm>" (draft 0's acceptance, Bernoulli(1 - TV) of those rows) and
 // "stats/spec_step/target_only_v8/sglang" (rows where SGLang's planted faults move the first
 // token by TV >= 0.06: a draft concentrated on a token of renormalised target probability
-// 0.55 / 0.63). MDE TV 0.05 / 0.01.
+// 0.55 / 0.63) and "stats/spec_step/min_p_v8/vllm" (vLLM's min-p only at the bonus: a row
+// with one draft follows the target row without min-p, a row without drafts the bonus with
+// it). MDE TV 0.05 / 0.01.
 std::vector<StatCase> SpecStepStatCases();
 
 }  // namespace sampcheck::statistical

@@ -46,6 +46,12 @@
 // - flashinfer_top_k_first_as_joint  cases with a `kernel` and a filter_apply_order parameter
 //                                run without it: top_k_first asked, the joint kernel run
 //                                -> stats/flashinfer_sampling_from_probs/top_k_first_v16/ L1
+// - flashinfer_joint_as_top_k_first  cases with kernel top_k_top_p run with filter_apply_order
+//                                "top_k_first": joint asked, top_k_first run
+//                                -> stats/flashinfer_sampling_from_probs/joint_order_v16/ L3
+// - spec_step_vllm_min_p_verified  spec_step's vllm profile applies min-p at the verified
+//                                positions too (canonical's rule)
+//                                -> stats/spec_step/min_p_v8/vllm L3
 // - spec_step_vllm_filtered_draft  spec_step's vllm profile filters the draft rows (the
 //                                canonical rule) while its drafter's probabilities are
 //                                unfiltered -> stats/spec_step/filtered_v8/vllm L3
@@ -74,6 +80,8 @@ std::unique_ptr<Backend> MakeFlashinferIgnoresTopK();
 std::unique_ptr<Backend> MakeSpecStepUnfilteredDraft();
 std::unique_ptr<Backend> MakeSpecStepStopIgnored();
 std::unique_ptr<Backend> MakeFlashinferTopKFirstAsJoint();
+std::unique_ptr<Backend> MakeFlashinferJointAsTopKFirst();
+std::unique_ptr<Backend> MakeSpecStepVllmMinPVerified();
 std::unique_ptr<Backend> MakeSpecStepVllmFilteredDraft();
 std::unique_ptr<Backend> MakeSpecStepSglangReusedCoin();
 std::unique_ptr<Backend> MakeSpecStepSglangUnfilteredAcceptance();

@@ -299,6 +299,21 @@ TEST(SpecStepDraws, VllmDrawsDraftsFromTheUnfilteredDraftRows) {
   EXPECT_NEAR(a.rows[0].p[1], overlap, 1e-6);
 }
 
+// vllm's min-p (spec_step.md "Profile vllm"): row 0 (one draft) follows the target row
+// without min-p, row 1 (no draft: the bonus) with it (hand values).
+TEST(SpecStepDraws, VllmMinPOnlyReachesTheBonusRow) {
+  const ExactTarget t = ComputeExactTarget(Find(SpecStepCases(), "stats/spec_step/min_p_v8/vllm").input);
+  ASSERT_EQ(t.rows.size(), 2u);
+  double z0 = 0.0;
+  for (int j = 0; j < 8; ++j) z0 += std::exp(2.0 - 0.5 * j);
+  const double z1 = std::exp(3.0) + std::exp(2.0);
+  for (int j = 0; j < 8; ++j) {
+    EXPECT_NEAR(t.rows[0].p[static_cast<std::size_t>(j)], std::exp(2.0 - 0.5 * j) / z0, 1e-6) << j;
+  }
+  const std::vector<double> want1 = {0, std::exp(3.0) / z1, 0, std::exp(2.0) / z1, 0, 0, 0, 0};
+  for (std::size_t j = 0; j < 8; ++j) EXPECT_NEAR(t.rows[1].p[j], want1[j], 1e-6) << j;
+}
+
 // sglang: the first token follows target row 0 after softmax, top_k_renorm_prob and
 // top_p_renorm_prob (hand values), whatever the drafts; the noise is u and final_u, no Exp(1);
 // thresholds other than 1 and acceptance cases are refused.
