@@ -118,8 +118,10 @@ Case WithDraftIds(const Case& c) {
   return out;
 }
 
-// {P(rejected), P(accepted)} of draft 0 of row b, p0 the normalised target row 0.
-std::vector<double> AcceptanceLaw(const Case& with_ids, std::int64_t b, const std::vector<double>& p0) {
+// {P(rejected), P(accepted)} of draft 0 of row b, p0 the normalised target row 0. Token-wise
+// verification accepts x with min(1, p0(x) / q0(x)): a = sum_j min(p0(j), q0(j)); SGLang's
+// target-only verification (target_only) accepts x with p0(x): a = sum_j q0(j) p0(j).
+std::vector<double> AcceptanceLaw(const Case& with_ids, std::int64_t b, const std::vector<double>& p0, bool target_only) {
   const Case c = WithDraftIds(with_ids);
   const Tensor& ids = Input(c, "draft_ids");
   const std::int32_t x = ids.data<std::int32_t>()[static_cast<std::size_t>(b * ids.dim(1))];
@@ -135,7 +137,10 @@ std::vector<double> AcceptanceLaw(const Case& with_ids, std::int64_t b, const st
     long double sum = 0.0L;
     for (float e : row) sum += e;
     if (!(sum > 0.0L)) throw InputError("case '" + c.id + "': draft_probs[" + std::to_string(b) + ", 0] has no positive entry");
-    for (std::size_t j = 0; j < v; ++j) a += std::min(static_cast<long double>(p0[j]), row[j] / sum);
+    for (std::size_t j = 0; j < v; ++j) {
+      const long double q = row[j] / sum;
+      a += target_only ? q * static_cast<long double>(p0[j]) : std::min(static_cast<long double>(p0[j]), q);
+    }
   }
   return {static_cast<double>(1.0L - a), static_cast<double>(a)};
 }
@@ -165,8 +170,8 @@ Case ProbabilityView(const Case& c) {
       }
     }
   }
-  if (SpecCountsAcceptance(c) && c.profile != Profile::kCanonical && c.profile != Profile::kVllm) {
-    throw InputError("case '" + c.id + "': the acceptance of draft 0 is Bernoulli(1 - TV) only under token-wise verification (profiles canonical, vllm)");
+  if (SpecCountsAcceptance(c) && c.profile == Profile::kBlockVerification) {
+    throw InputError("case '" + c.id + "': the acceptance of draft 0 has no closed law here under block verification (token-wise: 1 - TV; sglang: sum q p)");
   }
   const reference::SpecStepProbs probs = reference::SpecStepVerifierProbs(c);
   Case view;
@@ -181,7 +186,7 @@ Case ProbabilityView(const Case& c) {
 }
 
 Case ProbsNoiseCase(const Case& given, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw);
-ExactTarget ProbsFirstTokenTarget(const Case& c);
+ExactTarget ProbsFirstTokenTarget(const Case& c, bool target_only = false);
 
 }  // namespace
 
@@ -308,12 +313,13 @@ std::int64_t SpecCountedOutcome(const Case& c, const TensorMap& result, std::int
 }
 
 ExactTarget SpecFirstTokenTarget(const Case& c) {
-  return FromLogits(c) ? ProbsFirstTokenTarget(ProbabilityView(c)) : ProbsFirstTokenTarget(c);
+  if (!FromLogits(c)) return ProbsFirstTokenTarget(c);
+  return ProbsFirstTokenTarget(ProbabilityView(c), c.profile == Profile::kSglang);
 }
 
 namespace {
 
-ExactTarget ProbsFirstTokenTarget(const Case& c) {
+ExactTarget ProbsFirstTokenTarget(const Case& c, bool target_only) {
   const Tensor target = reference::UpcastToF32(Input(c, "target_probs"), "target_probs");
   if (target.rank() != 3 || target.dim(1) < 1) {
     throw std::invalid_argument("exact target of case '" + c.id + "': target_probs must be [B, K + 1, V], not " +
@@ -340,7 +346,7 @@ ExactTarget ProbsFirstTokenTarget(const Case& c) {
     RowTarget r;
     r.p.reserve(row.size());
     for (float x : row) r.p.push_back(static_cast<double>(static_cast<long double>(x) / sum));
-    if (acceptance) r.p = AcceptanceLaw(c, b, r.p);
+    if (acceptance) r.p = AcceptanceLaw(c, b, r.p, target_only);
     out.rows.push_back(std::move(r));
   }
   return out;

@@ -42,7 +42,8 @@
 //   f32 [B'] (24-bit in [0, 1), word 0 of the u stream at position index K), no q or bonus_q;
 //   its first token follows target row 0 for any draft law only at the default thresholds, so
 //   a case with threshold_single or threshold_acc other than 1 throws, as does an acceptance
-//   case under block_verification or sglang.
+//   case under block_verification. sglang's acceptance law is Bernoulli(sum_j q_0(j) p_0(j))
+//   (target-only: draft x accepted with p_0(x)), q_0 the draft row the drafts come from.
 // - Acceptance cases: a case whose params hold kSpecCountParam = "accepted_0" (a harness
 //   parameter: SpecDrawNoiseCase removes it, so no backend sees it) counts the outcome of draft
 //   0 instead, over two categories {0: rejected, 1: accepted} (num_accepted >= 1). Its exact law

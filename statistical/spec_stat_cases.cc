@@ -208,13 +208,13 @@ std::vector<StatCase> SpecStepStatCases() {
     add("speculative step: target and draft logits under the request's top-k / top-p and min_tokens, V = 8, K = 2",
         StepCase("stats/spec_step/filtered_v8" + at, profile, {r0, r1}), 0.05, 0.01, 0.0);
   }
-  // The acceptance of draft 0 (token-wise verification only, canonical and vllm: block
-  // verification accepts draft 0 with another probability, sglang with sum_x q(x) p(x)), as
-  // for spec_random.
+  // The acceptance of draft 0, as for spec_random: Bernoulli(1 - TV) token-wise (canonical,
+  // vllm), Bernoulli(sum_x q(x) p(x)) under sglang's target-only verification; block
+  // verification accepts draft 0 with a probability that depends on the later positions.
   const std::vector<StatCase> first_token = cases;
   for (const auto& s : first_token) {
     const Profile profile = s.input.profile;
-    if (profile != Profile::kCanonical && profile != Profile::kVllm) continue;
+    if (profile == Profile::kBlockVerification) continue;
     StatCase a = s;
     a.id = a.input.id = "stats/spec_step/filtered_v8_accept/" + std::string(ProfileName(profile));
     a.family = "acceptance of draft 0: " + a.family;

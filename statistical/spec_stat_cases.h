@@ -34,7 +34,8 @@ std::vector<StatCase> SpecStatCases();
 // draft logits; the counted first token follows target row 0 as the profile filters it, the
 // drafts are drawn from the verifier's draft rows: vllm's are unfiltered, sglang's verifier
 // reads none and gets the draft under its own renorms), "stats/spec_step/filtered_v8_accept/
-// <canonical|vllm>" (draft 0's acceptance, Bernoulli(1 - TV) of those rows) and
+// <canonical|vllm|sglang>" (draft 0's acceptance: Bernoulli(1 - TV) of those rows
+// token-wise, Bernoulli(sum_x q(x) p(x)) under sglang) and
 // "stats/spec_step/target_only_v8/sglang" (rows where SGLang's planted faults move the first
 // token by TV >= 0.06: a draft concentrated on a token of renormalised target probability
 // 0.55 / 0.63) and "stats/spec_step/min_p_v8/vllm" (vLLM's min-p only at the bonus: a row

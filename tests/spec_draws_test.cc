@@ -316,7 +316,7 @@ TEST(SpecStepDraws, VllmMinPOnlyReachesTheBonusRow) {
 
 // sglang: the first token follows target row 0 after softmax, top_k_renorm_prob and
 // top_p_renorm_prob (hand values), whatever the drafts; the noise is u and final_u, no Exp(1);
-// thresholds other than 1 and acceptance cases are refused.
+// thresholds other than 1 are refused.
 TEST(SpecStepDraws, SglangFirstTokenFollowsTheRenormalisedTargetRow) {
   const std::vector<StatCase> cases = SpecStepCases();
   const Case c = Find(cases, "stats/spec_step/target_only_v8/sglang").input;
@@ -359,9 +359,24 @@ TEST(SpecStepDraws, SglangFirstTokenFollowsTheRenormalisedTargetRow) {
   Case lossy = c;
   lossy.params["threshold_single"] = 0.3;
   EXPECT_THROW(ComputeExactTarget(lossy), InputError);
-  Case accept = c;
-  accept.params[kSpecCountParam] = "accepted_0";
-  EXPECT_THROW(ComputeExactTarget(accept), InputError);
+}
+
+// sglang's acceptance of draft 0: Bernoulli(sum_x q(x) p(x)) (target-only: x accepted with
+// p(x)), q the draft row under the same renorms (hand values on filtered_v8's row 0: target
+// top-4 of 2 - j / 2, draft top-4 {2, 3, 4, 5} of its row). Block verification is refused.
+TEST(SpecStepDraws, SglangAcceptanceIsTheDraftWeightedTargetProbability) {
+  const ExactTarget a = ComputeExactTarget(Find(SpecStepCases(), "stats/spec_step/filtered_v8_accept/sglang").input);
+  double zp = 0.0, zq = 0.0;
+  for (double x : {2.0, 1.5, 1.0, 0.5}) zp += std::exp(x);
+  for (double x : {0.4, 0.6, 0.8, 1.0}) zq += std::exp(x);
+  // Overlap {2, 3}: p = e^1 / zp, e^0.5 / zp; q = e^0.4 / zq, e^0.6 / zq.
+  const double want = std::exp(1.0) / zp * std::exp(0.4) / zq + std::exp(0.5) / zp * std::exp(0.6) / zq;
+  ASSERT_EQ(a.rows.size(), 2u);
+  EXPECT_NEAR(a.rows[0].p[1], want, 1e-6);
+  EXPECT_NEAR(a.rows[0].p[0], 1.0 - want, 1e-6);
+  Case block = Find(SpecStepCases(), "stats/spec_step/filtered_v8/block_verification").input;
+  block.params[kSpecCountParam] = "accepted_0";
+  EXPECT_THROW(ComputeExactTarget(block), InputError);
 }
 
 }  // namespace
