@@ -287,28 +287,30 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
       // drafter's probabilities as given: tempered, unfiltered.
       const bool vllm = profile == Profile::kVllm;
       FilterParams verified = f;
-      if (vllm) verified.min_p = 0.0f;
+      if (vllm && !rules.vllm_min_p_verified) verified.min_p = 0.0f;
       if (sglang) {
         // eagle_info.py verify: softmax(x / t), top_k_renorm_prob, top_p_renorm_prob (no
         // min-p); draft probabilities all zero (target-only); tree_speculative_sampling_target_only
         // on a chain: accept draft i iff coin <= p_i(x_i) / threshold_acc or p_i(x_i) >=
         // threshold_single (f32); at the first rejection the target row without the draft,
         // else target row n, drawn by SglangScan with final_u.
-        auto row_probs = [&](std::int64_t i) {
-          std::vector<float> x = masked(target, width + 1, i);
+        // renorm false: the softmax row only (the sglang_unfiltered_acceptance fault).
+        auto row_probs = [&](const Tensor& logits, std::int64_t positions, std::int64_t i, bool renorm = true) {
+          std::vector<float> x = masked(logits, positions, i);
           for (float& e : x) e = e / temp;
           std::vector<float> p(x.size());
           SoftmaxRow(x, p);
-          SglangRenorm(p, f);
+          if (renorm) SglangRenorm(p, f);
           return p;
         };
         const auto coins = u->data<double>().subspan(at * static_cast<std::size_t>(width), static_cast<std::size_t>(width));
+        float final_coin = final_u->data<float>()[at];
         std::vector<float> p;
         std::int64_t i = 0;
         for (; i < n; ++i) {
-          p = row_probs(i);
+          p = row_probs(target, width + 1, i);
           const auto x = static_cast<std::size_t>(row_drafts[static_cast<std::size_t>(i)]);
-          const float single = p[x];
+          const float single = rules.sglang_unfiltered_acceptance ? row_probs(target, width + 1, i, false)[x] : p[x];
           const float coin = static_cast<float>(coins[static_cast<std::size_t>(i)]);
           if (coin <= single / threshold_acc || single >= threshold_single) {
             o.tokens.push_back(row_drafts[static_cast<std::size_t>(i)]);
@@ -316,18 +318,27 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
             continue;
           }
           p[x] = 0.0f;  // relu(target - draft_probs) with draft_probs[x] = target[x]
+          if (rules.sglang_reuse_coin) final_coin = coin;
           break;
         }
-        if (i == n) p = row_probs(n);
+        if (i == n) p = row_probs(target, width + 1, n);
         if (rules.capture != nullptr) {
           for (std::int64_t j = 0; j <= n; ++j) {
-            const auto r = row_probs(j);
+            const auto r = row_probs(target, width + 1, j);
             std::copy(r.begin(), r.end(),
                       rules.capture->target.data<float>().begin() +
                           static_cast<std::ptrdiff_t>((at * static_cast<std::size_t>(width + 1) + static_cast<std::size_t>(j)) * v));
           }
+          // Not read by the verifier (target-only): the draft logits under the same softmax
+          // and renorms, the law the draw harness draws the drafts from.
+          for (std::int64_t j = 0; j < n && has_draft; ++j) {
+            const auto r = row_probs(draft, width, j);
+            std::copy(r.begin(), r.end(),
+                      rules.capture->draft.data<float>().begin() +
+                          static_cast<std::ptrdiff_t>((at * static_cast<std::size_t>(width) + static_cast<std::size_t>(j)) * v));
+          }
         }
-        o.tokens.push_back(SglangScan(p, final_u->data<float>()[at]));
+        o.tokens.push_back(SglangScan(p, final_coin));
       } else {
         auto probs = [&](std::vector<float> x, bool filter, const FilterParams& params) {
           for (float& e : x) e = e / temp;
@@ -341,7 +352,7 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
           const auto p = probs(masked(target, width + 1, i), true, i == n ? f : verified);
           target_probs.insert(target_probs.end(), p.begin(), p.end());
           if (i < n && has_draft) {
-            const auto d = probs(masked(draft, width, i), rules.filter_draft && !vllm, f);
+            const auto d = probs(masked(draft, width, i), vllm ? rules.vllm_filter_draft : rules.filter_draft, f);
             draft_probs.insert(draft_probs.end(), d.begin(), d.end());
           }
         }
@@ -397,12 +408,14 @@ SpecStepProbs SpecStepVerifierProbs(const Case& c) {
     for (float& x : ones.data<float>()) x = 1.0f;
     probe.inputs.insert({"q", ones});
     probe.inputs.insert({"bonus_q", std::move(ones)});
+    probe.inputs.insert({"final_u", Tensor(DType::kF32, {rows})});
   }
   SpecStepProbs out;
   SpecStepRules rules;
   rules.capture = &out;
-  // Token-wise and block verification compare the same rows; vllm its own.
-  const Profile profile = c.profile == Profile::kVllm ? Profile::kVllm : Profile::kCanonical;
+  // Token-wise and block verification compare the same rows; vllm and sglang their own.
+  const Profile profile =
+      c.profile == Profile::kVllm || c.profile == Profile::kSglang ? c.profile : Profile::kCanonical;
   RunSpecStepWith(probe, profile, rules);
   return out;
 }

@@ -67,10 +67,26 @@ struct SpecStepRules {
   bool filter_draft = true;        // false: draft probabilities from the tempered, unfiltered logits
   bool stop_inside_drafts = true;  // false: stop ids are not looked for in the emitted tokens
   SpecStepProbs* capture = nullptr;  // when set, receives the verifier's probabilities
+  // vllm: the draft rows get the request's filters (canonical's rule) although the drafter's
+  // probabilities are unfiltered.
+  bool vllm_filter_draft = false;
+  // vllm: min-p at the verified positions too (canonical's rule), not only at the bonus.
+  bool vllm_min_p_verified = false;
+  // sglang: the final draw after a rejection reuses the coin that rejected (f32(u[b, i]))
+  // instead of final_u (SGLang's `coin = uniform_samples_for_final_sampling[bx]` forgotten).
+  bool sglang_reuse_coin = false;
+  // sglang: the acceptance compares the coin with the target probability before
+  // top_k_renorm_prob / top_p_renorm_prob (the softmax row), the final draw stays on the
+  // renormalised row.
+  bool sglang_unfiltered_acceptance = false;
 };
 
 // SpecStepProbs of a case, its noise not needed (the draw harness draws drafts from the draft
 // rows and takes target row 0 as the first emitted token's law: statistical/spec_draws.h).
+// sglang: target rows as its verifier reads them (softmax, top_k_renorm_prob,
+// top_p_renorm_prob); its verifier never reads the draft rows, so `draft` holds the draft
+// logits under the same softmax and renorms (the law the harness draws drafts from: any draft
+// law gives the same first-token law at the default thresholds).
 SpecStepProbs SpecStepVerifierProbs(const Case& c);
 
 TensorMap RunSpecStep(const Case& c, Profile profile);

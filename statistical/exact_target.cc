@@ -244,7 +244,8 @@ ExactTarget AscendTarget(const Case& c) {
 // row draws probs restricted to the kernel's accepted set, renormalised (rejection sampling
 // from the probabilities above a rising threshold accepts exactly that set). The set comes
 // from the reference's own f32 sums; a token whose exact mass above it lies within
-// kAmbiguityTolerance of top_p (and that passes top-k) is ambiguous.
+// kAmbiguityTolerance of top_p (and that passes top-k) is ambiguous; under top_k_first that
+// mass is taken in the top-k-renormalised row top-p reads.
 ExactTarget FlashinferTarget(const Case& c) {
   const std::vector<float> values = RowsAsF32(c, "probs");
   const Tensor& t = c.inputs.at("probs");
@@ -265,6 +266,17 @@ ExactTarget FlashinferTarget(const Case& c) {
     }
     const bool uses_p = f.kernel == reference::FlashinferKernel::kTopKTopP || f.kernel == reference::FlashinferKernel::kTopP;
     const bool uses_k = f.kernel == reference::FlashinferKernel::kTopKTopP;
+    // top_k_first: top-p reads the top-k survivors renormalised, so the exact mass above a
+    // token is the survivors' mass above it over the survivors' total.
+    long double kept_total = 1.0L;
+    if (f.top_k_first) {
+      kept_total = 0.0L;
+      for (float x : row) {
+        std::uint64_t greater = 0;
+        for (float y : row) greater += y > x ? 1 : 0;
+        if (x > 0.0f && greater < f.top_k) kept_total += x;
+      }
+    }
     for (std::size_t i = 0; uses_p && i < row.size(); ++i) {
       if (!(row[i] > 0.0f)) continue;
       long double mass = 0.0L;
@@ -276,6 +288,7 @@ ExactTarget FlashinferTarget(const Case& c) {
         }
       }
       if (uses_k && !(count < f.top_k)) continue;
+      if (kept_total > 0.0L) mass /= kept_total;
       const long double p = f.top_p;
       if (mass != p && std::fabs(mass - p) <= kAmbiguityTolerance * std::fabs(p)) r.ambiguous.push_back(static_cast<std::int64_t>(i));
     }

@@ -47,6 +47,11 @@ StatCase Make(const std::string& family_name, const std::string& family, const s
   return s;
 }
 
+StatCase TopKFirst(StatCase s) {
+  s.input.params["filter_apply_order"] = "top_k_first";
+  return s;
+}
+
 }  // namespace
 
 std::vector<StatCase> FlashinferSamplingFromProbsStatCases() {
@@ -55,6 +60,14 @@ std::vector<StatCase> FlashinferSamplingFromProbsStatCases() {
            "top_k_top_p", {4, 16}, {0.95f, 0.7f}, {0.0f, 0.0f}),
       Make("top_p_v16", "FlashInfer top-p rejection sampling, top_p 0.5, V = 16", "top_p", {0}, {0.5f}, {0.0f}),
       Make("min_p_v16", "FlashInfer min-p sampling, min_p 0.3, V = 16", "min_p", {0}, {1.0f}, {0.3f}),
+      TopKFirst(Make("top_k_first_v16",
+                     "FlashInfer top_k_first order (top_k_renorm_probs, then top-p on the renormalised row): "
+                     "k 4 / top_p 0.5 and k 8 / top_p 0.6, where the joint order keeps more tokens, V = 16",
+                     "top_k_top_p", {4, 8}, {0.5f, 0.6f}, {0.0f, 0.0f})),
+      Make("joint_order_v16",
+           "FlashInfer joint order on top_k_first_v16's rows (k 4 / top_p 0.5, k 8 / top_p 0.6), where top_k_first "
+           "keeps fewer tokens, V = 16",
+           "top_k_top_p", {4, 8}, {0.5f, 0.6f}, {0.0f, 0.0f}),
   };
 }
 

@@ -14,6 +14,16 @@
 //   token 8 100/136 = 0.735: tokens 0..7). top_p_v16 (kernel top_p 0.5: tokens 0..4, the
 //   mass above token 4 being 58/136 = 0.426 and above token 5 70/136 = 0.515) and min_p_v16
 //   (kernel min_p 0.3: pivot 16/136 * 0.3, tokens with weight >= 4.8: 0..11).
+// - top_k_first_v16 (kernel top_k_top_p, filter_apply_order "top_k_first": top_k_renorm_probs,
+//   then top-p on the renormalised row): row 0 k = 4, top_p 0.5: the top-k row {16, 15, 14,
+//   13} / 58 has masses above 0, 16/58, 31/58 = 0.534: tokens 0..1 (joint keeps 0..3, the mass
+//   above token 3 being 45/136 = 0.331); row 1 k = 8, top_p 0.6: the top-k row {16, ..., 9} /
+//   100 has masses above ..., 0.58 (token 4), 0.70 (token 5): tokens 0..4 (joint keeps 0..6,
+//   81/136 = 0.596 < 0.6 above token 6, 91/136 = 0.669 above token 7). The joint order emits
+//   tokens the case's law forbids on both rows, so the L1 check rejects it at any n.
+// - joint_order_v16: the same rows under the joint kernel (tokens 0..3 and 0..6): the
+//   top_k_first order run instead draws from a strict subset (TV 27/58 = 0.466 on row 0,
+//   21/91 = 0.231 on row 1), rejected by L3.
 // - Cost: each draw runs the reference over V = 16 with at most 17 rounds; the CI-sized n of
 //   these rows is a few thousand draws (well under a second).
 // - Deterministic: fixed numbers.

@@ -91,6 +91,22 @@ Tensor ExponentialNoise(std::int64_t rows, std::int64_t vocab, std::int64_t draw
   return noise;
 }
 
+// sglang's final coins f32 [B * draws]: word 0 of the acceptance-uniform stream at position K
+// (positions 0..K - 1 are u), 24-bit in [0, 1) (UniformClosedOpen24F32), so independent of
+// every u of the same draw.
+Tensor FinalCoins(const Tensor& ids, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw) {
+  const std::int64_t rows = ids.dim(0), width = ids.dim(1);
+  Tensor out = Tensor::Uninitialized(DType::kF32, {rows * draws});
+  for (std::int64_t d = 0; d < draws; ++d) {
+    for (std::int64_t b = 0; b < rows; ++b) {
+      const auto w = Words(seed, static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(first_draw + d),
+                           static_cast<std::uint32_t>(b), kUniformTag);
+      out.data<float>()[static_cast<std::size_t>(d * rows + b)] = rng::UniformClosedOpen24F32(w.v[0]);
+    }
+  }
+  return out;
+}
+
 // A case without draft_ids (drafts drawn at every position of draft_probs [B, K, V]) as one
 // with K placeholder drafts per row.
 Case WithDraftIds(const Case& c) {
@@ -102,8 +118,10 @@ Case WithDraftIds(const Case& c) {
   return out;
 }
 
-// {P(rejected), P(accepted)} of draft 0 of row b, p0 the normalised target row 0.
-std::vector<double> AcceptanceLaw(const Case& with_ids, std::int64_t b, const std::vector<double>& p0) {
+// {P(rejected), P(accepted)} of draft 0 of row b, p0 the normalised target row 0. Token-wise
+// verification accepts x with min(1, p0(x) / q0(x)): a = sum_j min(p0(j), q0(j)); SGLang's
+// target-only verification (target_only) accepts x with p0(x): a = sum_j q0(j) p0(j).
+std::vector<double> AcceptanceLaw(const Case& with_ids, std::int64_t b, const std::vector<double>& p0, bool target_only) {
   const Case c = WithDraftIds(with_ids);
   const Tensor& ids = Input(c, "draft_ids");
   const std::int32_t x = ids.data<std::int32_t>()[static_cast<std::size_t>(b * ids.dim(1))];
@@ -119,7 +137,10 @@ std::vector<double> AcceptanceLaw(const Case& with_ids, std::int64_t b, const st
     long double sum = 0.0L;
     for (float e : row) sum += e;
     if (!(sum > 0.0L)) throw InputError("case '" + c.id + "': draft_probs[" + std::to_string(b) + ", 0] has no positive entry");
-    for (std::size_t j = 0; j < v; ++j) a += std::min(static_cast<long double>(p0[j]), row[j] / sum);
+    for (std::size_t j = 0; j < v; ++j) {
+      const long double q = row[j] / sum;
+      a += target_only ? q * static_cast<long double>(p0[j]) : std::min(static_cast<long double>(p0[j]), q);
+    }
   }
   return {static_cast<double>(1.0L - a), static_cast<double>(a)};
 }
@@ -136,12 +157,21 @@ bool FromLogits(const Case& c) {
 // temperature, filters, softmax on target and draft positions). The first emitted token
 // follows target row 0 under token-wise and block verification alike (both preserve the
 // target distribution); the acceptance of draft 0 is 1 - TV only token-wise.
+//
+// sglang (target-only verification, docs/spec/spec_step.md "Draw harness"): the first token
+// follows target row 0 for any draft law, but only at SGLang's default thresholds (1, 1);
+// below them the verifier is lossy by design, so such a case is refused.
 Case ProbabilityView(const Case& c) {
   if (c.profile == Profile::kSglang) {
-    throw InputError("case '" + c.id + "': the draw harness has no spec_step noise for profile sglang (its u and final_u are not generated)");
+    for (const char* name : {"threshold_single", "threshold_acc"}) {
+      if (c.params.contains(name) && !(c.params[name].is_number() && c.params[name].get<double>() == 1.0)) {
+        throw InputError("case '" + c.id + "': parameter " + name + " = " + c.params[name].dump() +
+                         "; the first emitted token follows the target row only at SGLang's default thresholds (1)");
+      }
+    }
   }
   if (SpecCountsAcceptance(c) && c.profile == Profile::kBlockVerification) {
-    throw InputError("case '" + c.id + "': the acceptance of draft 0 is Bernoulli(1 - TV) only under token-wise verification (profiles canonical, vllm)");
+    throw InputError("case '" + c.id + "': the acceptance of draft 0 has no closed law here under block verification (token-wise: 1 - TV; sglang: sum q p)");
   }
   const reference::SpecStepProbs probs = reference::SpecStepVerifierProbs(c);
   Case view;
@@ -156,7 +186,7 @@ Case ProbabilityView(const Case& c) {
 }
 
 Case ProbsNoiseCase(const Case& given, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw);
-ExactTarget ProbsFirstTokenTarget(const Case& c);
+ExactTarget ProbsFirstTokenTarget(const Case& c, bool target_only = false);
 
 }  // namespace
 
@@ -169,9 +199,17 @@ Case SpecDrawNoiseCase(const Case& given, std::int64_t draws, std::uint64_t seed
     out.params.erase(kSpecCountParam);
     out.inputs.clear();
     for (const auto& [name, t] : given.inputs) {
-      if (name == "u" || name == "q" || name == "bonus_q" || name == "draft_ids") continue;
+      if (name == "u" || name == "q" || name == "bonus_q" || name == "final_u" || name == "draft_ids") continue;
       if (t.rank() < 1) throw InputError("case '" + given.id + "': input '" + name + "' has no batch dimension");
       out.inputs.emplace(name, Replicate(t, draws));
+    }
+    if (given.profile == Profile::kSglang) {
+      // SGLang's verifier reads the acceptance coins f32(u) (53-bit u: f32(u) = 0 has
+      // probability about 2^-150, so a draft of target probability 0 is never accepted here)
+      // and one final coin per request, 24-bit in [0, 1) as torch.rand's f32; no Exp(1) noise.
+      for (const char* name : {"draft_ids", "u"}) out.inputs.emplace(name, noisy.inputs.at(name));
+      out.inputs.emplace("final_u", FinalCoins(Input(given, "draft_ids"), draws, seed, first_draw));
+      return out;
     }
     for (const char* name : {"draft_ids", "u", "q", "bonus_q"}) out.inputs.emplace(name, noisy.inputs.at(name));
     return out;
@@ -275,12 +313,13 @@ std::int64_t SpecCountedOutcome(const Case& c, const TensorMap& result, std::int
 }
 
 ExactTarget SpecFirstTokenTarget(const Case& c) {
-  return FromLogits(c) ? ProbsFirstTokenTarget(ProbabilityView(c)) : ProbsFirstTokenTarget(c);
+  if (!FromLogits(c)) return ProbsFirstTokenTarget(c);
+  return ProbsFirstTokenTarget(ProbabilityView(c), c.profile == Profile::kSglang);
 }
 
 namespace {
 
-ExactTarget ProbsFirstTokenTarget(const Case& c) {
+ExactTarget ProbsFirstTokenTarget(const Case& c, bool target_only) {
   const Tensor target = reference::UpcastToF32(Input(c, "target_probs"), "target_probs");
   if (target.rank() != 3 || target.dim(1) < 1) {
     throw std::invalid_argument("exact target of case '" + c.id + "': target_probs must be [B, K + 1, V], not " +
@@ -307,7 +346,7 @@ ExactTarget ProbsFirstTokenTarget(const Case& c) {
     RowTarget r;
     r.p.reserve(row.size());
     for (float x : row) r.p.push_back(static_cast<double>(static_cast<long double>(x) / sum));
-    if (acceptance) r.p = AcceptanceLaw(c, b, r.p);
+    if (acceptance) r.p = AcceptanceLaw(c, b, r.p, target_only);
     out.rows.push_back(std::move(r));
   }
   return out;

@@ -34,6 +34,16 @@
 //   Every quantity is a Philox4x32-10 word of (seed; index, first_draw + d, b, tag) with one
 //   tag per quantity, so draws are independent across positions, tokens, draws and rows.
 //   Other profiles throw.
+// - spec_step (logits in; docs/spec/spec_step.md "Draw harness"): the case is viewed as the
+//   spec_random case of its verifier's probabilities (reference::SpecStepVerifierProbs) and
+//   gets the vllm noise above, drafts drawn from the verifier's draft rows (canonical and
+//   block_verification: filtered; vllm: tempered, unfiltered). sglang: drafts from the draft
+//   rows under SGLang's softmax and renorms, u as vllm's (the stage reads f32(u)) and final_u
+//   f32 [B'] (24-bit in [0, 1), word 0 of the u stream at position index K), no q or bonus_q;
+//   its first token follows target row 0 for any draft law only at the default thresholds, so
+//   a case with threshold_single or threshold_acc other than 1 throws, as does an acceptance
+//   case under block_verification. sglang's acceptance law is Bernoulli(sum_j q_0(j) p_0(j))
+//   (target-only: draft x accepted with p_0(x)), q_0 the draft row the drafts come from.
 // - Acceptance cases: a case whose params hold kSpecCountParam = "accepted_0" (a harness
 //   parameter: SpecDrawNoiseCase removes it, so no backend sees it) counts the outcome of draft
 //   0 instead, over two categories {0: rejected, 1: accepted} (num_accepted >= 1). Its exact law

@@ -2,6 +2,7 @@
 // The spec_random case families (statistical/spec_stat_cases.h, docs/spec/harness.md).
 #include "statistical/spec_stat_cases.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <numeric>
@@ -61,6 +62,7 @@ struct StepRow {
   float temperature = 1.0f;
   std::int32_t top_k = 0;
   float top_p = 1.0f;
+  float min_p = 0.0f;  // the input is present only when a row sets it
   std::int32_t stop_id = -1, min_tokens = 0;
 };
 
@@ -72,7 +74,7 @@ Case StepCase(const std::string& id, Profile profile, const std::vector<StepRow>
   const auto b = static_cast<std::int64_t>(rows.size());
   const auto k = static_cast<std::int64_t>(rows.front().draft_ids.size());
   const auto v = static_cast<std::int64_t>(rows.front().target.front().size());
-  std::vector<float> target, draft, temperature, top_p;
+  std::vector<float> target, draft, temperature, top_p, min_p;
   std::vector<std::int32_t> ids, top_k, stops, min_tokens;
   for (const auto& r : rows) {
     for (const auto& x : r.target) target.insert(target.end(), x.begin(), x.end());
@@ -81,6 +83,7 @@ Case StepCase(const std::string& id, Profile profile, const std::vector<StepRow>
     temperature.push_back(r.temperature);
     top_k.push_back(r.top_k);
     top_p.push_back(r.top_p);
+    min_p.push_back(r.min_p);
     stops.push_back(r.stop_id);
     min_tokens.push_back(r.min_tokens);
   }
@@ -90,6 +93,9 @@ Case StepCase(const std::string& id, Profile profile, const std::vector<StepRow>
   c.inputs.emplace("temperature", Tensor::FromValues(DType::kF32, {b}, temperature));
   c.inputs.emplace("top_k", Tensor::FromValues(DType::kI32, {b}, top_k));
   c.inputs.emplace("top_p", Tensor::FromValues(DType::kF32, {b}, top_p));
+  if (std::any_of(min_p.begin(), min_p.end(), [](float x) { return x != 0.0f; })) {
+    c.inputs.emplace("min_p", Tensor::FromValues(DType::kF32, {b}, min_p));
+  }
   c.inputs.emplace("stop_ids", Tensor::FromValues(DType::kI32, {b, 1}, stops));
   c.inputs.emplace("min_tokens", Tensor::FromValues(DType::kI32, {b}, min_tokens));
   return c;
@@ -179,7 +185,10 @@ std::vector<StatCase> SpecStepStatCases() {
   // 0.9 (cumulative sums 0.839 / 0.928 on the target, 0.892 / 0.959 on the draft: far from
   // 0.9 at 2^-16) and min_tokens 1 on stop id 0, the largest logit, masked at position 0 on
   // both rows; one draft of K = 2.
-  for (Profile profile : {Profile::kCanonical, Profile::kBlockVerification}) {
+  // Under vllm the drafts come from the tempered, unfiltered draft rows (its verifier's own),
+  // under sglang from the draft rows under SGLang's softmax and renorms (its verifier reads no
+  // draft row); the first token follows target row 0 as each profile filters it.
+  for (Profile profile : {Profile::kCanonical, Profile::kBlockVerification, Profile::kVllm, Profile::kSglang}) {
     const std::string at = "/" + std::string(ProfileName(profile));
     StepRow r0, r1;
     const std::vector<float> t0 = {2.0f, 1.5f, 1.0f, 0.5f, 0.0f, -0.5f, -1.0f, -1.5f};
@@ -199,14 +208,69 @@ std::vector<StatCase> SpecStepStatCases() {
     add("speculative step: target and draft logits under the request's top-k / top-p and min_tokens, V = 8, K = 2",
         StepCase("stats/spec_step/filtered_v8" + at, profile, {r0, r1}), 0.05, 0.01, 0.0);
   }
-  // The acceptance of draft 0 (token-wise verification only: block verification accepts
-  // draft 0 with another probability), as for spec_random.
-  StatCase a = cases.front();
-  a.id = a.input.id = "stats/spec_step/filtered_v8_accept/canonical";
-  a.family = "acceptance of draft 0: " + a.family;
-  a.input.params[kSpecCountParam] = "accepted_0";
-  a.targeted_ratio = 0.8;
-  cases.push_back(std::move(a));
+  // The acceptance of draft 0, as for spec_random: Bernoulli(1 - TV) token-wise (canonical,
+  // vllm), Bernoulli(sum_x q(x) p(x)) under sglang's target-only verification; block
+  // verification accepts draft 0 with a probability that depends on the later positions.
+  const std::vector<StatCase> first_token = cases;
+  for (const auto& s : first_token) {
+    const Profile profile = s.input.profile;
+    if (profile == Profile::kBlockVerification) continue;
+    StatCase a = s;
+    a.id = a.input.id = "stats/spec_step/filtered_v8_accept/" + std::string(ProfileName(profile));
+    a.family = "acceptance of draft 0: " + a.family;
+    a.input.params[kSpecCountParam] = "accepted_0";
+    a.targeted_ratio = 0.8;
+    cases.push_back(std::move(a));
+  }
+  // vllm's min-p (docs/spec/spec_step.md "Profile vllm"): not applied at the verified
+  // positions, applied to the bonus. Row 0 (one draft): target logits 2 - j / 2, min_p 0.3
+  // would keep tokens 0..2 (logit >= 2 + ln 0.3 = 0.796) and drop mass 0.209, but the first
+  // token follows the row without min-p. Row 1 (no draft): the bonus, drawn by the main
+  // sampler with min-p 0.2: tokens 1 and 3 (logit >= 3 + ln 0.2 = 1.391).
+  {
+    StepRow r0, r1;
+    const std::vector<float> t0 = {2.0f, 1.5f, 1.0f, 0.5f, 0.0f, -0.5f, -1.0f, -1.5f};
+    const std::vector<float> d0 = {0.0f, 0.2f, 0.4f, 0.6f, 0.8f, 1.0f, 0.3f, 0.1f};
+    r0.target = {t0, t0};
+    r0.draft = {d0};
+    r0.draft_ids = {0};
+    r0.min_p = 0.3f;
+    const std::vector<float> t1 = {1.0f, 3.0f, 0.5f, 2.0f, 0.0f, -0.5f, -1.0f, -1.5f};
+    r1.target = {t1, t1};
+    r1.draft = {d0};
+    r1.draft_ids = {-1};
+    r1.min_p = 0.2f;
+    add("speculative step, vLLM: min-p only at the bonus position (one draft, and no draft), V = 8, K = 1",
+        StepCase("stats/spec_step/min_p_v8/vllm", Profile::kVllm, {r0, r1}), 0.05, 0.01, 0.0);
+  }
+  // sglang's target-only verification (docs/spec/spec_step.md "Draw harness"): rows where its
+  // two planted faults move the first token by TV >= 0.07. Row 0: top-k 3 keeps target tokens
+  // {1, 0, 2} (renormalised about {0.547, 0.332, 0.122}), the draft proposes token 1 with
+  // probability 0.832; a rejection of token 1 leaves the residual {0.332, 0, 0.122}, whose
+  // inverse CDF a reused coin (in (0.547, 1)) reads only above 0.248 of its mass. Row 1: stop
+  // id 0 (the largest logit) masked at position 0 by min_tokens 1, top-p 0.8 keeps {2, 1, 3}
+  // (masses above 0, 0.530, 0.725; token 4 has 0.843: far from 0.8), the draft keeps only
+  // token 2 (mass 0.83 above every other): a point mass on target probability 0.629. n = 2 and
+  // n = 1 of K = 2.
+  {
+    StepRow r0, r1;
+    const std::vector<float> t0 = {1.5f, 2.0f, 0.5f, 0.0f, -0.5f, -1.0f, -1.5f, -2.0f};
+    const std::vector<float> d0 = {0.3f, 3.0f, 1.0f, 0.0f, -0.2f, -0.4f, -0.6f, -0.8f};
+    r0.target = {t0, t0, t0};
+    r0.draft = {d0, d0};
+    r0.draft_ids = {0, 0};
+    r0.top_k = 3;
+    const std::vector<float> t1 = {3.0f, 1.0f, 2.0f, 0.5f, 0.0f, -0.5f, -1.0f, -1.5f};
+    const std::vector<float> d1 = {2.5f, 0.5f, 3.0f, 0.0f, -1.0f, -1.0f, -1.0f, -1.0f};
+    r1.target = {t1, t1, t1};
+    r1.draft = {d1, d1};
+    r1.draft_ids = {0, -1};
+    r1.top_p = 0.8f;
+    r1.stop_id = 0;
+    r1.min_tokens = 1;
+    add("speculative step, SGLang target-only verification: drafts concentrated on a token of target probability 0.55 / 0.63 after top-k / top-p renorm, V = 8, K = 2",
+        StepCase("stats/spec_step/target_only_v8/sglang", Profile::kSglang, {r0, r1}), 0.05, 0.01, 0.0);
+  }
   return cases;
 }
 

@@ -28,12 +28,19 @@ namespace sampcheck::statistical {
 
 std::vector<StatCase> SpecStatCases();
 
-// spec_step's family (docs/spec/spec_step.md "Draw harness"): "stats/spec_step/filtered_v8/
-// <canonical|block_verification>" (two random rows, V = 8, K = 2: top-k 4 on row 0, top-p 0.9
-// and a min_tokens-masked stop id on row 1, both applied to the target and the draft logits;
-// the counted first token follows target row 0 after the filters, the drafts are drawn from
-// the filtered draft rows) and "stats/spec_step/filtered_v8_accept/canonical" (draft 0's
-// acceptance, Bernoulli(1 - TV) of the filtered rows). MDE TV 0.05 / 0.01.
+// spec_step's families (docs/spec/spec_step.md "Draw harness"): "stats/spec_step/filtered_v8/
+// <canonical|block_verification|vllm|sglang>" (two random rows, V = 8, K = 2: top-k 4 on row
+// 0, top-p 0.9 and a min_tokens-masked stop id on row 1, both applied to the target and the
+// draft logits; the counted first token follows target row 0 as the profile filters it, the
+// drafts are drawn from the verifier's draft rows: vllm's are unfiltered, sglang's verifier
+// reads none and gets the draft under its own renorms), "stats/spec_step/filtered_v8_accept/
+// <canonical|vllm|sglang>" (draft 0's acceptance: Bernoulli(1 - TV) of those rows
+// token-wise, Bernoulli(sum_x q(x) p(x)) under sglang) and
+// "stats/spec_step/target_only_v8/sglang" (rows where SGLang's planted faults move the first
+// token by TV >= 0.06: a draft concentrated on a token of renormalised target probability
+// 0.55 / 0.63) and "stats/spec_step/min_p_v8/vllm" (vLLM's min-p only at the bonus: a row
+// with one draft follows the target row without min-p, a row without drafts the bonus with
+// it). MDE TV 0.05 / 0.01.
 std::vector<StatCase> SpecStepStatCases();
 
 }  // namespace sampcheck::statistical

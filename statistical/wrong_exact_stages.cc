@@ -133,6 +133,36 @@ class FlashinferIgnoresTopK final : public ExactFaultBackend {
   }
 };
 
+// The top_k_first order asked, the joint kernel run (the filter_apply_order parameter
+// dropped: joint is the stage's default).
+class FlashinferTopKFirstAsJoint final : public ExactFaultBackend {
+ public:
+  FlashinferTopKFirstAsJoint() : ExactFaultBackend("flashinfer_top_k_first_as_joint") {}
+
+ protected:
+  Case Transform(const Case& c) override {
+    if (!c.params.contains("kernel") || !c.params.contains("filter_apply_order")) return c;
+    Case wrong = c;
+    wrong.params.erase("filter_apply_order");
+    return wrong;
+  }
+};
+
+// The joint order asked (the top_k_top_p kernel without filter_apply_order, or "joint"),
+// top_k_first run.
+class FlashinferJointAsTopKFirst final : public ExactFaultBackend {
+ public:
+  FlashinferJointAsTopKFirst() : ExactFaultBackend("flashinfer_joint_as_top_k_first") {}
+
+ protected:
+  Case Transform(const Case& c) override {
+    if (!c.params.contains("kernel") || c.params["kernel"] != "top_k_top_p") return c;
+    Case wrong = c;
+    wrong.params["filter_apply_order"] = "top_k_first";
+    return wrong;
+  }
+};
+
 // Runs the speculative step under wrong rules: the only stage with a draft_ids input and
 // target logits (not probabilities).
 class SpecStepFault final : public ExactFaultBackend {
@@ -164,6 +194,28 @@ std::unique_ptr<Backend> MakeSpecStepUnfilteredDraft() {
 }
 std::unique_ptr<Backend> MakeSpecStepStopIgnored() {
   return std::make_unique<SpecStepFault>("spec_step_stop_ignored", reference::SpecStepRules{true, false});
+}
+std::unique_ptr<Backend> MakeFlashinferTopKFirstAsJoint() { return std::make_unique<FlashinferTopKFirstAsJoint>(); }
+std::unique_ptr<Backend> MakeFlashinferJointAsTopKFirst() { return std::make_unique<FlashinferJointAsTopKFirst>(); }
+std::unique_ptr<Backend> MakeSpecStepVllmMinPVerified() {
+  reference::SpecStepRules rules;
+  rules.vllm_min_p_verified = true;
+  return std::make_unique<SpecStepFault>("spec_step_vllm_min_p_verified", rules);
+}
+std::unique_ptr<Backend> MakeSpecStepVllmFilteredDraft() {
+  reference::SpecStepRules rules;
+  rules.vllm_filter_draft = true;
+  return std::make_unique<SpecStepFault>("spec_step_vllm_filtered_draft", rules);
+}
+std::unique_ptr<Backend> MakeSpecStepSglangReusedCoin() {
+  reference::SpecStepRules rules;
+  rules.sglang_reuse_coin = true;
+  return std::make_unique<SpecStepFault>("spec_step_sglang_reused_coin", rules);
+}
+std::unique_ptr<Backend> MakeSpecStepSglangUnfilteredAcceptance() {
+  reference::SpecStepRules rules;
+  rules.sglang_unfiltered_acceptance = true;
+  return std::make_unique<SpecStepFault>("spec_step_sglang_unfiltered_acceptance", rules);
 }
 std::unique_ptr<Backend> MakeDecodeSeedFromSlot() { return std::make_unique<DecodeSeedFromSlot>(); }
 std::unique_ptr<Backend> MakeDecodeHistoryNotUpdated() {

@@ -42,6 +42,25 @@
 //                                -> spec_step/filtered_draft/canonical
 // - spec_step_stop_ignored       spec_step never looks for stop ids in the emitted tokens
 //                                -> spec_step/edges/canonical
+// Statistical faults of the same stages (layers L1 / L3 of the draw harness, not a golden):
+// - flashinfer_top_k_first_as_joint  cases with a `kernel` and a filter_apply_order parameter
+//                                run without it: top_k_first asked, the joint kernel run
+//                                -> stats/flashinfer_sampling_from_probs/top_k_first_v16/ L1
+// - flashinfer_joint_as_top_k_first  cases with kernel top_k_top_p run with filter_apply_order
+//                                "top_k_first": joint asked, top_k_first run
+//                                -> stats/flashinfer_sampling_from_probs/joint_order_v16/ L3
+// - spec_step_vllm_min_p_verified  spec_step's vllm profile applies min-p at the verified
+//                                positions too (canonical's rule)
+//                                -> stats/spec_step/min_p_v8/vllm L3
+// - spec_step_vllm_filtered_draft  spec_step's vllm profile filters the draft rows (the
+//                                canonical rule) while its drafter's probabilities are
+//                                unfiltered -> stats/spec_step/filtered_v8/vllm L3
+// - spec_step_sglang_reused_coin spec_step's sglang final draw after a rejection reuses the
+//                                rejecting coin instead of final_u
+//                                -> stats/spec_step/target_only_v8/sglang L3
+// - spec_step_sglang_unfiltered_acceptance  spec_step's sglang acceptance compares the coin
+//                                with the softmax probability before the top-k / top-p renorm
+//                                -> stats/spec_step/target_only_v8/sglang L3
 // Example: MakeLogprobRankOffByOne()->Name() == "wrong:logprob_rank_off_by_one".
 
 #include <memory>
@@ -60,5 +79,11 @@ std::unique_ptr<Backend> MakeFlashinferNanRowValid();
 std::unique_ptr<Backend> MakeFlashinferIgnoresTopK();
 std::unique_ptr<Backend> MakeSpecStepUnfilteredDraft();
 std::unique_ptr<Backend> MakeSpecStepStopIgnored();
+std::unique_ptr<Backend> MakeFlashinferTopKFirstAsJoint();
+std::unique_ptr<Backend> MakeFlashinferJointAsTopKFirst();
+std::unique_ptr<Backend> MakeSpecStepVllmMinPVerified();
+std::unique_ptr<Backend> MakeSpecStepVllmFilteredDraft();
+std::unique_ptr<Backend> MakeSpecStepSglangReusedCoin();
+std::unique_ptr<Backend> MakeSpecStepSglangUnfilteredAcceptance();
 
 }  // namespace sampcheck::statistical

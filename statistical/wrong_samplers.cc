@@ -584,6 +584,27 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
       {{"spec_step_stop_ignored", "spec_step ignores stop ids inside the accepted drafts", "spec_step/edges/canonical",
         "golden"},
        MakeSpecStepStopIgnored},
+      // stages-round4 group: statistical faults of spec_step's vllm and sglang profiles and of
+      // FlashInfer's top_k_first order (statistical/wrong_exact_stages.h).
+      {{"flashinfer_top_k_first_as_joint", "FlashInfer runs the joint top-k/top-p kernel when top_k_first is asked",
+        "stats/flashinfer_sampling_from_probs/top_k_first_v16/", "L1"},
+       MakeFlashinferTopKFirstAsJoint},
+      {{"flashinfer_joint_as_top_k_first", "FlashInfer runs top_k_first when the joint order is asked",
+        "stats/flashinfer_sampling_from_probs/joint_order_v16/", "L3"},
+       MakeFlashinferJointAsTopKFirst},
+      {{"spec_step_vllm_min_p_verified", "spec_step (vllm) applies min-p at the verified positions, not only the bonus",
+        "stats/spec_step/min_p_v8/vllm", "L3"},
+       MakeSpecStepVllmMinPVerified},
+      {{"spec_step_vllm_filtered_draft", "spec_step (vllm) verifies against filtered draft rows the drafter never filtered",
+        "stats/spec_step/filtered_v8/vllm", "L3"},
+       MakeSpecStepVllmFilteredDraft},
+      {{"spec_step_sglang_reused_coin", "spec_step (sglang) reuses the rejecting coin for the final draw",
+        "stats/spec_step/target_only_v8/sglang", "L3"},
+       MakeSpecStepSglangReusedCoin},
+      {{"spec_step_sglang_unfiltered_acceptance",
+        "spec_step (sglang) accepts against the target probability before the top-k / top-p renorm",
+        "stats/spec_step/target_only_v8/sglang", "L3"},
+       MakeSpecStepSglangUnfilteredAcceptance},
       // stat-power group: a concentrated fault at TV 2e-3 (a regression check: the CI-sized n of dyadic_v8, set by
       // its exponent test, sees it with the omnibus L3).
       {{"mass_shift_tv0002", "0.002 of probability moved from the third to the fourth most probable token",

@@ -48,6 +48,12 @@
 //   flashinfer_ignores_top_k  flashinfer_sampling_from_probs' joint kernel runs without its
 //                           top-k limit (statistical/wrong_exact_stages.h)
 //                           -> stats/flashinfer_sampling_from_probs/joint_v16/flashinfer L1
+//   flashinfer_top_k_first_as_joint, flashinfer_joint_as_top_k_first,
+//   spec_step_vllm_min_p_verified, spec_step_vllm_filtered_draft,
+//   spec_step_sglang_reused_coin, spec_step_sglang_unfiltered_acceptance
+//                           statistical faults of flashinfer_sampling_from_probs' filter
+//                           orders and spec_step's vllm and sglang profiles
+//                           (statistical/wrong_exact_stages.h, which names each case and layer)
 //   mass_shift_tv0002       a concentrated fault: TV 0.002 moved from the third to the fourth
 //                           most probable token of a probs row -> stats/exponential_race/dyadic_v8
 //                           L3 (2^-3 -> 2^-4 on that row: w^2 = 9.6e-5, noncentrality 245 at

@@ -168,6 +168,36 @@ TEST(ExactTarget, AscendOpDrawsFromItsSurvivorsInProportion) {
   EXPECT_TRUE(t.rows[0].ambiguous.empty());
 }
 
+// flashinfer_sampling_from_probs' top_k_first order (docs/spec/flashinfer_sampling_from_probs.md
+// "top_k_first"): top-p reads the top-k survivors renormalised. Rows 16, 15, ..., 1 over 136.
+Case FlashinferTopKFirst(std::int32_t top_k, float top_p) {
+  std::vector<float> row;
+  for (int i = 16; i >= 1; --i) row.push_back(static_cast<float>(i) / 136.0f);
+  Case c = OneRow("flashinfer_sampling_from_probs", "probs", row);
+  c.id = "flashinfer_sampling_from_probs/test/flashinfer";
+  c.profile = Profile::kFlashinfer;
+  c.params["kernel"] = "top_k_top_p";
+  c.params["filter_apply_order"] = "top_k_first";
+  c.inputs.emplace("top_k", Tensor::FromValues(DType::kI32, {1}, std::vector<std::int32_t>{top_k}));
+  c.inputs.emplace("top_p", Tensor::FromValues(DType::kF32, {1}, std::vector<float>{top_p}));
+  return c;
+}
+
+TEST(ExactTarget, FlashinferTopKFirstDrawsFromTheRenormalisedTopPSurvivors) {
+  // k 4, top_p 0.5, by hand: the top-k row {16, 15, 14, 13} / 58 has masses above 0, 16/58,
+  // 31/58 = 0.534: tokens {0, 1}, drawn 16 : 15 (joint would keep 0..3: 45/136 < 0.5).
+  const ExactTarget t = ComputeExactTarget(FlashinferTopKFirst(4, 0.5f));
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_NEAR(t.rows[0].p[0], 16.0 / 31.0, 1e-7);
+  EXPECT_NEAR(t.rows[0].p[1], 15.0 / 31.0, 1e-7);
+  for (std::size_t j = 2; j < 16; ++j) EXPECT_EQ(t.rows[0].p[j], 0.0) << j;
+  EXPECT_TRUE(t.rows[0].ambiguous.empty());
+  // top_p = f32(31/58): token 2's mass above in the renormalised row is 31/58, within 2^-16 of
+  // top_p (its mass in the original row, 31/136, is far from it): ambiguous.
+  const ExactTarget edge = ComputeExactTarget(FlashinferTopKFirst(4, 31.0f / 58.0f));
+  EXPECT_EQ(edge.rows[0].ambiguous, (std::vector<std::int64_t>{2}));
+}
+
 TEST(ExactTarget, FamiliesHaveTheirDesignedTargets) {
   for (const auto& s : DrawStatCases()) {
     SCOPED_TRACE(s.id);

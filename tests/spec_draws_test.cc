@@ -242,7 +242,10 @@ TEST(SpecStepDraws, DraftsComeFromTheFilteredDraftRows) {
 }
 
 TEST(SpecStepDraws, ReferencePassesAndAnUnfilteredDraftIsRejected) {
-  const std::vector<StatCase> cases = SpecStepCases();
+  std::vector<StatCase> cases;
+  for (const auto& c : SpecStepCases()) {
+    if (c.input.profile == Profile::kCanonical || c.input.profile == Profile::kBlockVerification) cases.push_back(c);
+  }
   ASSERT_EQ(cases.size(), 3u);  // filtered_v8 canonical and block_verification, filtered_v8_accept canonical
   DrawHarnessOptions options;
   options.extra_family_tests = PlannedFamilySize(DrawStatCases(), options) - PlannedFamilySize(cases, options);
@@ -259,6 +262,121 @@ TEST(SpecStepDraws, ReferencePassesAndAnUnfilteredDraftIsRejected) {
     }
   }
   EXPECT_EQ(rejected, 2);
+}
+
+// vllm (docs/spec/spec_step.md "Draw harness"): target row 0 without min-p, drafts from the
+// tempered, unfiltered draft rows (the verifier's own); acceptance 1 - TV of those rows.
+TEST(SpecStepDraws, VllmDrawsDraftsFromTheUnfilteredDraftRows) {
+  const std::vector<StatCase> cases = SpecStepCases();
+  const Case c = Find(cases, "stats/spec_step/filtered_v8/vllm").input;
+  // Row 0's first-token law is canonical's (top-k 4, no min-p in the case).
+  const ExactTarget t = ComputeExactTarget(c);
+  double z0 = 0.0;
+  for (double x : {2.0, 1.5, 1.0, 0.5}) z0 += std::exp(x);
+  for (int j = 0; j < 8; ++j) EXPECT_NEAR(t.rows[0].p[static_cast<std::size_t>(j)], j < 4 ? std::exp(2.0 - 0.5 * j) / z0 : 0.0, 1e-6) << j;
+  // Drafts reach tokens 0, 1, 6, 7, outside the draft's top-k 4 (softmax of the raw row).
+  const Case noisy = DrawNoiseCase(c, 500, 0x5eed);
+  const auto ids = noisy.inputs.at("draft_ids").data<std::int32_t>();
+  int outside = 0;
+  for (std::int64_t d = 0; d < 500; ++d) {
+    const std::int32_t x = ids[static_cast<std::size_t>((2 * d) * 2)];
+    outside += (x < 2 || x > 5) ? 1 : 0;
+  }
+  // P(outside) = (1 + e^0.2 + e^0.3 + e^0.1) / sum_j e^{d_j} = 0.362 (hand): 500 draws give
+  // 181 +- 11; 100 is more than 7 sigma below.
+  EXPECT_GT(outside, 100);
+  // Acceptance: Bernoulli(sum_j min(p_j, q_j)) with q the unfiltered draft row 0 (hand values).
+  StatCase accept = Find(cases, "stats/spec_step/filtered_v8_accept/vllm");
+  const ExactTarget a = ComputeExactTarget(accept.input);
+  const std::vector<double> d0 = {0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 0.3, 0.1};
+  double zq = 0.0;
+  for (double x : d0) zq += std::exp(x);
+  double overlap = 0.0;
+  for (int j = 0; j < 8; ++j) {
+    const double p = j < 4 ? std::exp(2.0 - 0.5 * j) / z0 : 0.0;
+    overlap += std::min(p, std::exp(d0[static_cast<std::size_t>(j)]) / zq);
+  }
+  EXPECT_NEAR(a.rows[0].p[1], overlap, 1e-6);
+}
+
+// vllm's min-p (spec_step.md "Profile vllm"): row 0 (one draft) follows the target row
+// without min-p, row 1 (no draft: the bonus) with it (hand values).
+TEST(SpecStepDraws, VllmMinPOnlyReachesTheBonusRow) {
+  const ExactTarget t = ComputeExactTarget(Find(SpecStepCases(), "stats/spec_step/min_p_v8/vllm").input);
+  ASSERT_EQ(t.rows.size(), 2u);
+  double z0 = 0.0;
+  for (int j = 0; j < 8; ++j) z0 += std::exp(2.0 - 0.5 * j);
+  const double z1 = std::exp(3.0) + std::exp(2.0);
+  for (int j = 0; j < 8; ++j) {
+    EXPECT_NEAR(t.rows[0].p[static_cast<std::size_t>(j)], std::exp(2.0 - 0.5 * j) / z0, 1e-6) << j;
+  }
+  const std::vector<double> want1 = {0, std::exp(3.0) / z1, 0, std::exp(2.0) / z1, 0, 0, 0, 0};
+  for (std::size_t j = 0; j < 8; ++j) EXPECT_NEAR(t.rows[1].p[j], want1[j], 1e-6) << j;
+}
+
+// sglang: the first token follows target row 0 after softmax, top_k_renorm_prob and
+// top_p_renorm_prob (hand values), whatever the drafts; the noise is u and final_u, no Exp(1);
+// thresholds other than 1 are refused.
+TEST(SpecStepDraws, SglangFirstTokenFollowsTheRenormalisedTargetRow) {
+  const std::vector<StatCase> cases = SpecStepCases();
+  const Case c = Find(cases, "stats/spec_step/target_only_v8/sglang").input;
+  const ExactTarget t = ComputeExactTarget(c);
+  ASSERT_EQ(t.rows.size(), 2u);
+  // Row 0: top-k 3 of logits {1.5, 2, 0.5, 0, ...}: tokens 0, 1, 2. Row 1: stop id 0 masked,
+  // top-p 0.8 over {1, 2, 0.5, 0, -0.5, ...} (tokens 1..7): masses above token 2, 1, 3, 4 are
+  // 0, 0.530, 0.725, 0.843: tokens 1, 2, 3.
+  const double z0 = std::exp(1.5) + std::exp(2.0) + std::exp(0.5);
+  const double z1 = std::exp(1.0) + std::exp(2.0) + std::exp(0.5);
+  const std::vector<double> want0 = {std::exp(1.5) / z0, std::exp(2.0) / z0, std::exp(0.5) / z0, 0, 0, 0, 0, 0};
+  const std::vector<double> want1 = {0, std::exp(1.0) / z1, std::exp(2.0) / z1, std::exp(0.5) / z1, 0, 0, 0, 0};
+  for (std::size_t j = 0; j < 8; ++j) {
+    EXPECT_NEAR(t.rows[0].p[j], want0[j], 1e-6) << j;
+    EXPECT_NEAR(t.rows[1].p[j], want1[j], 1e-6) << j;
+  }
+  const Case noisy = DrawNoiseCase(c, 300, 0x5eed);
+  EXPECT_EQ(noisy.inputs.count("q"), 0u);
+  EXPECT_EQ(noisy.inputs.count("bonus_q"), 0u);
+  EXPECT_EQ(noisy.inputs.at("u").shape(), (Shape{600, 2}));
+  const Tensor& final_u = noisy.inputs.at("final_u");
+  ASSERT_EQ(final_u.dtype(), DType::kF32);
+  ASSERT_EQ(final_u.shape(), (Shape{600}));
+  for (float x : final_u.data<float>()) {
+    EXPECT_TRUE(x >= 0.0f && x < 1.0f) << x;
+    EXPECT_EQ(x, std::ldexp(std::floor(std::ldexp(x, 24)), -24)) << x;  // a 24-bit lattice value, as torch.rand's f32
+  }
+  // Drafts come from the draft rows under the same renorms: row 0 within its top-3 {1, 2, 0},
+  // row 1 only token 2 (the draft's top-p 0.8 keeps one token); row 1's padding kept.
+  const auto ids = noisy.inputs.at("draft_ids").data<std::int32_t>();
+  for (std::int64_t d = 0; d < 300; ++d) {
+    const std::int32_t x = ids[static_cast<std::size_t>((2 * d) * 2)];
+    EXPECT_TRUE(x >= 0 && x <= 2) << x;
+    EXPECT_EQ(ids[static_cast<std::size_t>((2 * d + 1) * 2)], 2);
+    EXPECT_EQ(ids[static_cast<std::size_t>((2 * d + 1) * 2 + 1)], -1);
+  }
+  // The stage runs on the harness noise (no q / bonus_q needed).
+  reference::ReferenceBackend ref;
+  EXPECT_NO_THROW(ref.Run("spec_step", noisy));
+  Case lossy = c;
+  lossy.params["threshold_single"] = 0.3;
+  EXPECT_THROW(ComputeExactTarget(lossy), InputError);
+}
+
+// sglang's acceptance of draft 0: Bernoulli(sum_x q(x) p(x)) (target-only: x accepted with
+// p(x)), q the draft row under the same renorms (hand values on filtered_v8's row 0: target
+// top-4 of 2 - j / 2, draft top-4 {2, 3, 4, 5} of its row). Block verification is refused.
+TEST(SpecStepDraws, SglangAcceptanceIsTheDraftWeightedTargetProbability) {
+  const ExactTarget a = ComputeExactTarget(Find(SpecStepCases(), "stats/spec_step/filtered_v8_accept/sglang").input);
+  double zp = 0.0, zq = 0.0;
+  for (double x : {2.0, 1.5, 1.0, 0.5}) zp += std::exp(x);
+  for (double x : {0.4, 0.6, 0.8, 1.0}) zq += std::exp(x);
+  // Overlap {2, 3}: p = e^1 / zp, e^0.5 / zp; q = e^0.4 / zq, e^0.6 / zq.
+  const double want = std::exp(1.0) / zp * std::exp(0.4) / zq + std::exp(0.5) / zp * std::exp(0.6) / zq;
+  ASSERT_EQ(a.rows.size(), 2u);
+  EXPECT_NEAR(a.rows[0].p[1], want, 1e-6);
+  EXPECT_NEAR(a.rows[0].p[0], 1.0 - want, 1e-6);
+  Case block = Find(SpecStepCases(), "stats/spec_step/filtered_v8/block_verification").input;
+  block.params[kSpecCountParam] = "accepted_0";
+  EXPECT_THROW(ComputeExactTarget(block), InputError);
 }
 
 }  // namespace
