@@ -24,6 +24,7 @@
 #include "statistical/multiple_testing.h"
 #include "statistical/pooling.h"
 #include "statistical/power.h"
+#include "statistical/race_floor_law.h"
 #include "statistical/rank_cumulative.h"
 #include "statistical/spec_draws.h"
 
@@ -69,6 +70,29 @@ bool Ambiguous(const RowTarget& t, std::int64_t i) {
   return std::binary_search(t.ambiguous.begin(), t.ambiguous.end(), i);
 }
 
+// Tail amplifiers (stat_cases.h canonical_floor_target): the L2 null share of the weak group
+// is the exact law of the reference's own race with its floor (race_floor_law.h). The case must
+// be one row of one strong token at id 0 and a group of equal weak tokens (the boundary).
+void ApplyFloorTarget(const StatCase& c, RowPlan& r) {
+  const TensorSpec* spec = RequireStage(c.input.stage).DistributionInput();
+  if (spec == nullptr || c.input.inputs.count(spec->name) == 0 || RequireStage(c.input.stage).draw.noise != HarnessNoise::kExponential) {
+    throw std::invalid_argument("case '" + c.id + "': a floor target needs an exponential race over a probability row");
+  }
+  const Tensor w = reference::UpcastToF32(c.input.inputs.at(spec->name), spec->name);
+  if (w.rank() != 2 || w.dim(0) != 1 || w.dim(1) < 2) {
+    throw std::invalid_argument("case '" + c.id + "': a floor target needs one row of at least two tokens");
+  }
+  const auto row = w.data<float>();
+  const float strong = row[0], weak = row[1];
+  for (std::size_t i = 1; i < row.size(); ++i) {
+    if (row[i] != weak) throw std::invalid_argument("case '" + c.id + "': a floor target needs equal weights at ids 1..V-1");
+  }
+  if (!(weak > 0.0f) || !(weak < strong) || r.boundary.size() + 1 != row.size()) {
+    throw std::invalid_argument("case '" + c.id + "': a floor target needs 0 < weak < strong");
+  }
+  r.p0 = static_cast<double>(CanonicalRaceGroupShare(strong, weak, static_cast<std::int64_t>(row.size()) - 1));
+}
+
 RowPlan PlanRow(const RowTarget& t, const StatCase& c, bool thorough) {
   RowPlan r;
   if (t.greedy_token >= 0) {
@@ -100,15 +124,17 @@ RowPlan PlanRow(const RowTarget& t, const StatCase& c, bool thorough) {
     }
   }
   r.p0 = p0;
-  const double ratio = thorough && c.targeted_ratio_thorough ? *c.targeted_ratio_thorough : c.targeted_ratio;
-  r.p1 = std::min(ratio * p0, 1.0 - 1e-12);
-  r.l2 = ratio >= 0.0 && p0 > 0.0 && p0 <= 0.5 && r.support >= 2;
   r.l3 = r.support >= 2;
+  if (c.canonical_floor_target) ApplyFloorTarget(c, r);
+  const double ratio = thorough && c.targeted_ratio_thorough ? *c.targeted_ratio_thorough : c.targeted_ratio;
+  r.p1 = std::min(ratio * r.p0, 1.0 - 1e-12);
+  r.l2 = ratio >= 0.0 && r.p0 > 0.0 && r.p0 <= 0.5 && r.support >= 2;
   const double mde_exponent = thorough ? c.mde_exponent_thorough : c.mde_exponent_ci;
   // A flat support is unchanged by any exponent: no test (and no fault of this kind to see).
   r.exponent = mde_exponent > 0.0 && r.support >= 2 && ExponentVariance(r.p_cond) > 0.0;
   const double mde_rank = thorough ? c.mde_rank_thorough : c.mde_rank_ci;
   r.rank = mde_rank > 0.0 && r.support >= 2 && RankCumulativeDefined(r.p_cond);
+  if (c.canonical_floor_target) r.l3 = r.exponent = r.rank = false;  // their target is p, not the floor's law
   return r;
 }
 
@@ -661,6 +687,9 @@ std::vector<CaseResult> RunDrawHarness(Backend& backend, const std::vector<StatC
                                        std::string(ProfileName(plan.c->input.profile)) + "' of stage '" + stage + "'");
     } else if (const std::string why = backend.StatisticalSkipReason(stage); !why.empty()) {
       fail_or_skip(Verdict::kSkip, why);
+    } else if (plan.c->canonical_floor_target && !backend.SupportsCountDraws(stage)) {
+      fail_or_skip(Verdict::kSkip, "the target is the law of the backend's own race noise with its floor; driven through "
+                                   "Run, the harness's noise would set the floor (docs/spec/harness.md \"Tail amplifiers\")");
     } else if (options.budget_seconds > 0.0 && elapsed > options.budget_seconds) {
       fail_or_skip(Verdict::kSkip, "time budget of " + Fmt(options.budget_seconds) + " s spent before this case");
     } else {

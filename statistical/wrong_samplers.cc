@@ -9,6 +9,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "core/half.h"
 #include "core/profile.h"
 #include "core/split_mix64.h"
 #include "core/stage_catalogue.h"
@@ -525,6 +526,57 @@ class ExponentialNoiseScaled final : public WrappingBackend {
   }
 };
 
+// Tail-amplifier group (docs/spec/harness.md "Tail amplifiers"): an exponential race whose
+// uniform is converted wrongly (to_u), so its floor differs from the reference's
+// UniformClosedOpen24F32 (u in [0, 1 - 2^-24], q = +0 with probability 2^-24). Everything else
+// as the reference: q = -log1p(-u), the largest f32 ratio probs / q, ties to the lower index.
+class UniformFloorFault final : public OwnRaceBackend {
+ public:
+  UniformFloorFault(std::string name, float (*to_u)(std::uint32_t)) : OwnRaceBackend(std::move(name)), to_u_(to_u) {}
+
+ protected:
+  std::int64_t DrawOne(std::span<const float> probs, std::uint64_t seed, std::uint32_t row, std::uint32_t draw) override {
+    std::int64_t best = -1;
+    float best_ratio = 0.0f;
+    for (std::size_t i0 = 0; i0 < probs.size(); i0 += 4) {
+      const auto words = rng::StreamBlock(rng::Stream::kWrongUniform16, seed, static_cast<std::uint32_t>(i0 / 4), draw, row);
+      for (std::size_t i = i0; i < std::min(probs.size(), i0 + 4); ++i) {
+        if (!(probs[i] > 0.0f)) continue;
+        const float u = to_u_(words.v[i - i0]);
+        // -log1p(-u) >= u and u is a float, so the f32 ratio is at most RN(p / u): a token
+        // that cannot beat the best (ties go to the lower index, met first) skips the log.
+        if (best >= 0 && u > 0.0f && !(probs[i] / u > best_ratio)) continue;
+        const float r = probs[i] / rng::ExponentialNegLog1pNegF32(u);  // u = 1: +inf, ratio 0
+        if (best < 0 || r > best_ratio) best = static_cast<std::int64_t>(i), best_ratio = r;
+      }
+    }
+    return best;
+  }
+
+ private:
+  float (*to_u_)(std::uint32_t);
+};
+
+// One bit short: (w >> 9) 2^-23 in [0, 1 - 2^-23], so q = +0 with probability 2^-23.
+float Uniform23Bit(std::uint32_t w) { return static_cast<float>(w >> 9) * 0x1p-23f; }
+// An endpoint let through: ((w >> 8) + 1) 2^-24 in [2^-24, 1], so u = 1 (q = +inf) with
+// probability 2^-24 and never q = +0.
+float UniformOpenClosed24(std::uint32_t w) { return static_cast<float>((w >> 8) + 1u) * 0x1p-24f; }
+
+// Probabilities rounded to f16 before the draw (through Run and CountDraws): values below
+// 2^-25 become 0, subnormal ones move to a multiple of 2^-24.
+class ProbsF16 final : public WrappingBackend {
+ public:
+  ProbsF16() : WrappingBackend("probs_f16") {}
+
+ protected:
+  Case Transform(const std::string& stage, const Case& in, bool) override {
+    return RewriteRows(stage, in, {Role::kProbs}, [](std::span<float> row, Role) {
+      for (float& v : row) v = F16BitsToF32(F32ToF16Bits(v));
+    });
+  }
+};
+
 const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Backend>()>>>& Registry() {
   static const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Backend>()>>> registry = {
       {{"top_p_off_by_one", "the nucleus keeps one token past the top-p boundary", "stats/pipeline/top_p_inside_v100/", "L1"},
@@ -629,6 +681,17 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
       {{"diffuse_tv0002", "every probability scaled by 1.004 on the head half of the mass and by 0.996 on the rest (TV 0.002)",
         "stats/exponential_race/dyadic_v8/", "L3", /*thorough=*/true},
        [] { return std::make_unique<DiffuseTv>("diffuse_tv0002", 0.002); }},
+      // Tail-amplifier group: the three fault kinds of docs/spec/harness.md "Tail amplifiers",
+      // each seen by the L2 binomial on a group of weak tokens.
+      {{"probs_f16", "probabilities rounded to f16 before the draw (weights below 2^-25 vanish)",
+        "stats/exponential_race/tail_f16_v32/", "L2"},
+       [] { return std::make_unique<ProbsF16>(); }},
+      {{"uniform_open_closed_24bit", "its own race's uniform is ((w >> 8) + 1) 2^-24 in (0, 1]: u = 1 gives q = +inf, never q = +0",
+        "stats/exponential_race/tail_floor_v1024/", "L2", /*thorough=*/false, /*proof_in_ci=*/false},
+       [] { return std::make_unique<UniformFloorFault>("uniform_open_closed_24bit", UniformOpenClosed24); }},
+      {{"uniform_23bit", "its own race's uniform is (w >> 9) 2^-23: q = +0 with probability 2^-23, twice the floor",
+        "stats/exponential_race/tail_floor_v1024/", "L2", /*thorough=*/true, /*proof_in_ci=*/false},
+       [] { return std::make_unique<UniformFloorFault>("uniform_23bit", Uniform23Bit); }},
   };
   return registry;
 }
