@@ -25,7 +25,7 @@
 //   cumulative sum, ties at the k-th value, min-p, temperature, mixed greedy and random rows;
 //   tail amplifiers (a group of weak tokens whose share a half-precision probability or the
 //   uniform's floor moves);
-//   vocab sizes 2, 8, 50, 100, 1023 and 8193 (not multiples of common tile widths, some
+//   vocab sizes 2, 8, 32, 50, 100, 1023, 1024 and 8193 (mostly not multiples of common tile widths, some
 //   smaller than a tile). Pipeline families run under canonical, vllm and sglang.
 // - Deterministic: the inputs are fixed numbers (no randomness).
 #include <cstdint>
