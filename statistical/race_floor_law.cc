@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "reference/math/log.h"
 #include "reference/rng/noise.h"
 #include "reference/rng/uniform.h"
 
@@ -64,6 +65,54 @@ long double CanonicalRaceGroupShare(float strong, float weak, std::int64_t group
     sum += static_cast<long double>(t[j] - t[j - 1]) * -std::expm1(g * std::log1p(-share));
   }
   return sum / static_cast<long double>(kCells);
+}
+
+long double SglangSeededGroupShare(float strong, float weak, std::int64_t group) {
+  Check(strong, "strong");
+  Check(weak, "weak");
+  if (group < 1) throw std::invalid_argument("SglangSeededGroupShare: group = " + std::to_string(group) + " must be >= 1");
+  if (!(weak < strong)) throw std::invalid_argument("SglangSeededGroupShare: weak must be below strong");
+  constexpr std::uint64_t kHashes = std::uint64_t{1} << 32;
+  const double ls = math::LogF64Dd(static_cast<double>(strong)), lw = math::LogF64Dd(static_cast<double>(weak));
+  auto g = [](std::uint64_t h) { return rng::GumbelSglangFromHashF64(static_cast<std::uint32_t>(h)); };
+  auto strong_score = [&](std::uint64_t h) { return ls + g(h); };
+  auto weak_score = [&](std::uint64_t j) { return lw + g(kHashes - j); };  // the j-th weak cell from the top
+  const long double gl = static_cast<long double>(group);
+  auto hit = [&](std::uint64_t n) {  // 1 - (1 - n 2^-32)^group
+    return -std::expm1(gl * std::log1p(-static_cast<long double>(n) / static_cast<long double>(kHashes)));
+  };
+  long double sum = 0.0L;
+  std::uint64_t prev = kHashes;  // U_0: every strong cell has N >= 0
+  for (std::uint64_t j = 1;; ++j) {
+    // U_j = min{h_s in [0, prev) : strong_score(h_s) >= weak_score(j)}, prev if none.
+    const double w = weak_score(j);
+    std::uint64_t lo = 0, hi = prev;
+    while (lo < hi) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (strong_score(mid) >= w) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    sum += static_cast<long double>(prev - lo) * hit(j - 1);  // N = j - 1 on [U_j, U_{j-1})
+    prev = lo;
+    if (prev <= 1) break;
+  }
+  if (prev == 1) {  // the strong cell h = 0 (g = -709.78): N = the weak cells above its score
+    const double s0 = strong_score(0);
+    std::uint64_t lo = 0, hi = kHashes;  // the largest j with weak_score(j) > s0 (0: none)
+    while (lo < hi) {
+      const std::uint64_t mid = lo + (hi - lo + 1) / 2;
+      if (weak_score(mid) > s0) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    sum += hit(lo);
+  }
+  return sum / static_cast<long double>(kHashes);
 }
 
 long double IdealRaceGroupShare(float strong, float weak, std::int64_t group) {

@@ -42,6 +42,21 @@ long double CanonicalRaceGroupShare(float strong, float weak, std::int64_t group
 // cell k_s >= 1 is beaten by exactly j weak cells (N(k_s) = j) for T_j <= k_s < T_{j+1}.
 std::vector<std::uint32_t> CanonicalRaceThresholds(float strong, float weak);
 
+// SGLang's seeded Gumbel-max (multinomial_with_seed, docs/spec/draws.md) on the same row, its
+// hash uniform's floor included: per column an independent 32-bit hash h (modelled i.i.d.
+// uniform), g(h) = GumbelSglangFromHashF64(h) (u = h / (2^32 - 1) in binary64, log u clamped to
+// [-DBL_MAX, -2^-32]: g in [-709.78, 32 ln2]), score LogF64Dd(f64(p)) + g (one binary64
+// addition), the first maximum wins (a tie goes to column 0). The same construction over the
+// 2^32 hash cells: g is non-decreasing in h (the owned logarithms are within an ulp of the
+// exact ones, far below the 2^-32-relative step of u; the test checks every threshold's
+// bracket), weak cells taken from the top h = 2^32 - 1 down, U_j = min{h_s : score_s(h_s) >=
+// score_w(2^32 - j)} by binary search, and the strong cell h = 0 (g = -709.78, beaten by every
+// weak cell but h = 0) apart.
+// Example: weak / strong = 2^-40 (27.7 in log): the top weak cell's 32 ln2 = 22.18 does not
+// reach the strong cell h = 1's g = -ln(32 ln2) = -3.10, so only the strong cell h = 0 loses:
+// P = 2^-32 (1 - 2^-32 group).
+long double SglangSeededGroupShare(float strong, float weak, std::int64_t group);
+
 // The same share for an ideal Exp(1) race: group weak / (strong + group weak).
 long double IdealRaceGroupShare(float strong, float weak, std::int64_t group);
 

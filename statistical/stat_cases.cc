@@ -256,7 +256,24 @@ void AddTailAmplifierCases(StatCaseList& list) {
     list.Add("tail: 1023 weights 2^-30 beside 1: the group wins through the uniform's floor (q = +0 with probability 2^-24 per token)",
         ProbsCase("stats/exponential_race/tail_floor_v1024/canonical", "exponential_race", "probs", p), 0.2, 0.1, 1.0 / 64.0);
     list.cases.back().targeted_ratio_thorough = 2.0;
-    list.cases.back().canonical_floor_target = true;
+    list.cases.back().floor_target = FloorTarget::kCanonicalRace;
+  }
+  {
+    // SGLang's seeded Gumbel-max: 1023 columns 2^-29 beside 1 (log ratio 20.1). A weak column
+    // needs g_w > 20.1 + g_s: among the top ~200 of the 2^32 hash cells (g = 32 ln2 - ln k),
+    // so the group's exact share is 2.0e-6 (race_floor_law.h; 1.05 times p's). A hash turned
+    // into f32 before the division gives u = 1, g = 32 ln2, with probability 2^-25 per column,
+    // winning whenever g_s < 2.08 (88%): about 13.5 times the share. Drawn through Run with the
+    // harness's seeds (the reference's own draws are the canonical race). --thorough declares
+    // 8x; CI only a gross fault (64x), to keep its n small.
+    std::vector<float> p(1024, 0x1p-29f);
+    p[0] = 1.0f;
+    Case c = ProbsCase("stats/multinomial_with_seed/tail_floor_v1024/sglang", "multinomial_with_seed", "probs", p);
+    c.profile = Profile::kSglang;
+    list.Add("tail: 1023 weights 2^-29 beside 1 under SGLang's seeded draw: the group wins through the top hash cells",
+        std::move(c), 0.2, 0.1, 64.0);
+    list.cases.back().targeted_ratio_thorough = 8.0;
+    list.cases.back().floor_target = FloorTarget::kSglangSeeded;
   }
 }
 

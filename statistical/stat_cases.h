@@ -39,6 +39,8 @@ namespace sampcheck::statistical {
 
 inline constexpr double kNoTargetedTest = -1.0;
 
+enum class FloorTarget { kNone, kCanonicalRace, kSglangSeeded };
+
 struct StatCase {
   std::string id;
   std::string family;  // one line: what the family exposes
@@ -56,13 +58,17 @@ struct StatCase {
   // cumulative share of the most probable tokens, for CI and --thorough; 0: no rank test.
   double mde_rank_ci = 0.0;
   double mde_rank_thorough = 0.0;
-  // Tail amplifiers (docs/spec/harness.md "Tail amplifiers"): the L2 null share is the exact law
-  // of the reference's own race with its noise floor (statistical/race_floor_law.h), not the
-  // boundary tokens' share of p. Only for one-row exponential-race cases of one strong token
-  // (id 0) and a group of equal weak tokens, whose share the floor dominates; no L3, exponent
-  // or rank test (their target is p). Such a case runs only where the backend draws with its
-  // own randomness (CountDraws): driven through Run, the harness's noise would set the floor.
-  bool canonical_floor_target = false;
+  // Tail amplifiers (docs/spec/harness.md "Tail amplifiers"): the L2 null share is the exact
+  // law of a stated noise with its floor (statistical/race_floor_law.h), not the boundary
+  // tokens' share of p. Only for one-row cases of one strong token (id 0) and a group of equal
+  // weak tokens, whose share the floor dominates; no L3, exponent or rank test (their target is
+  // p). kCanonicalRace: the reference's own race noise; the case runs only where the backend
+  // draws with its own randomness (CountDraws): driven through Run, the harness's noise would
+  // set the floor. kSglangSeeded: SGLang's seeded Gumbel-max, whose noise the backend computes
+  // from the (seed, position, column) key; the case is always drawn through Run with the
+  // harness's seeds, even where the backend has CountDraws (the reference's own draws are the
+  // canonical race).
+  FloorTarget floor_target = FloorTarget::kNone;
 };
 
 std::vector<StatCase> DrawStatCases();

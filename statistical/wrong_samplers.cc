@@ -3,6 +3,7 @@
 #include "statistical/wrong_samplers.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -15,7 +16,9 @@
 #include "core/stage_catalogue.h"
 #include "reference/count_draws.h"
 #include "reference/exponential_race.h"
+#include "reference/math/log.h"
 #include "reference/reference_backend.h"
+#include "reference/rng/murmur3.h"
 #include "reference/rng/noise.h"
 #include "reference/rng/philox.h"
 #include "reference/rng/streams.h"
@@ -577,6 +580,59 @@ class ProbsF16 final : public WrappingBackend {
   }
 };
 
+// SGLang's seeded Gumbel-max (multinomial_with_seed and its token-id variant) with the hash
+// converted to f32 before the division: u = RN_f32(h) 2^-32 (`hashed.to(float32) / max`, the
+// max rounding to 2^32), so u = 1 (g = 32 ln2, the clamp) for h >= 2^32 - 128, probability
+// 2^-25 against the spec's 2^-31 for its two top cells, and the next value is u = 1 - 2^-24
+// (g = 16.6). Drawn through Run (the seeds are the case's); CountDraws stays the reference's.
+class SglangHashUniformF32 final : public WrappingBackend {
+ public:
+  SglangHashUniformF32() : WrappingBackend("sglang_hash_uniform_f32") {}
+  TensorMap Run(const std::string& stage, const Case& c) override {
+    const StageInfo* info = FindStage(stage);
+    if (info == nullptr || info->draw.target != ExactTargetKind::kNormalisedProbs || info->draw.noise != HarnessNoise::kSeedPosition) {
+      return WrappingBackend::Run(stage, c);
+    }
+    reference::StageInputs in(c, stage);
+    const Tensor probs = in.Probabilities();
+    const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
+    const auto seeds = in.Required("seed", DType::kI64, 1).data<std::int64_t>();
+    const auto positions = in.Required("positions", DType::kI64, 1).data<std::int64_t>();
+    const Tensor* ids = c.inputs.count("token_ids") ? &c.inputs.at("token_ids") : nullptr;
+    Tensor token(DType::kI64, {rows});
+    for (std::int64_t b = 0; b < rows; ++b) {
+      const auto row = probs.data<float>().subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
+      std::int64_t best = -1;
+      double best_value = 0.0, last_log_p = 0.0, u_floor = 0.0;
+      float last_p = -1.0f;
+      bool stale = true;  // u_floor is recomputed when the best or log p changes
+      for (std::int64_t j = 0; j < vocab; ++j) {
+        const float pj = row[static_cast<std::size_t>(j)];
+        if (!(pj > 0.0f)) continue;
+        const auto column = ids ? static_cast<std::uint32_t>(ids->data<std::int32_t>()[static_cast<std::size_t>(b * vocab + j)])
+                                : static_cast<std::uint32_t>(j);
+        const std::uint32_t h = rng::SglangMurmurKey(std::bit_cast<std::uint64_t>(seeds[static_cast<std::size_t>(b)]),
+                                                     static_cast<std::uint32_t>(positions[static_cast<std::size_t>(b)]), column);
+        const float u = static_cast<float>(h) * 0x1p-32f;  // the bug: a 24-bit significand
+        if (pj != last_p) last_p = pj, last_log_p = math::LogF64Dd(static_cast<double>(pj)), stale = true;
+        // g is increasing in u: g(u) <= best - log p for u <= exp(-exp(-(best - log p))); the
+        // 1e-12 margin in u dwarfs the rounding of both sides, so a skipped column cannot win.
+        if (best >= 0) {
+          if (stale) u_floor = std::exp(-std::exp(-(best_value - last_log_p))) - 1e-12, stale = false;
+          if (static_cast<double>(u) < u_floor) continue;
+        }
+        const double value = last_log_p + rng::GumbelSglangF64(static_cast<double>(u));
+        if (best < 0 || value > best_value) best = j, best_value = value, stale = true;
+      }
+      if (best < 0) in.Fail("row " + std::to_string(b) + " has no positive probability: nothing can be drawn");
+      token.data<std::int64_t>()[static_cast<std::size_t>(b)] = best;
+    }
+    TensorMap out;
+    out.emplace("token", std::move(token));
+    return out;
+  }
+};
+
 const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Backend>()>>>& Registry() {
   static const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Backend>()>>> registry = {
       {{"top_p_off_by_one", "the nucleus keeps one token past the top-p boundary", "stats/pipeline/top_p_inside_v100/", "L1"},
@@ -692,6 +748,9 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
       {{"uniform_23bit", "its own race's uniform is (w >> 9) 2^-23: q = +0 with probability 2^-23, twice the floor",
         "stats/exponential_race/tail_floor_v1024/", "L2", /*thorough=*/true, /*proof_in_ci=*/false},
        [] { return std::make_unique<UniformFloorFault>("uniform_23bit", Uniform23Bit); }},
+      {{"sglang_hash_uniform_f32", "SGLang's seeded draw converts the hash to f32 before dividing: u = 1 for h >= 2^32 - 128",
+        "stats/multinomial_with_seed/tail_floor_v1024/", "L2", /*thorough=*/true, /*proof_in_ci=*/false},
+       [] { return std::make_unique<SglangHashUniformF32>(); }},
   };
   return registry;
 }

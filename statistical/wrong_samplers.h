@@ -74,6 +74,10 @@
 //                           (w >> 9) 2^-23, one bit short (q = +0 twice as often) -> the same
 //                           case under --thorough. The last two are measured by hand
 //                           (proof_in_ci = false: 4 s and 15 s of draws at V = 1024)
+//   sglang_hash_uniform_f32 SGLang's seeded Gumbel-max (through Run) with the hash converted to
+//                           f32 before the division (u = 1, g = 32 ln2, for h >= 2^32 - 128)
+//                           -> stats/multinomial_with_seed/tail_floor_v1024/sglang L2 under
+//                           --thorough (measured by hand: 1.8e6 draws of 1024 hashed columns)
 //   diffuse_tv0010, diffuse_tv0002
 //                           the least favourable diffuse fault for the omnibus test at TV 0.01
 //                           and 0.002: probabilities scaled by 1 + 2 tau on the most probable

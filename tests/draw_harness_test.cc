@@ -112,7 +112,7 @@ TEST(DrawHarness, FloorTargetNeedsTheBackendsOwnDrawsAndItsRowShape) {
   EXPECT_NE(skipped[0].reason.find("own race noise"), std::string::npos) << skipped[0].reason;
   // A row that is not one strong token and a group of equal weak ones is a configuration error.
   auto cases = Select({"stats/exponential_race/dyadic_v8/canonical"});
-  cases[0].canonical_floor_target = true;
+  cases[0].floor_target = FloorTarget::kCanonicalRace;
   reference::ReferenceBackend backend;
   const auto bad = RunDrawHarness(backend, cases);
   ASSERT_EQ(bad.size(), 1u);

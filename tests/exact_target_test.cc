@@ -303,6 +303,28 @@ TEST(RaceFloorLaw, TheHalfPrecisionFamilySitsFarAboveTheFloor) {
   EXPECT_LT(std::fabs(static_cast<double>(exact / ideal - 1.0L)), 1e-4) << static_cast<double>(exact / ideal - 1.0L);
 }
 
+TEST(RaceFloorLaw, SglangOnlyTheStrongZeroHashLosesFarBelowTheClamp) {
+  // weak / strong = 2^-40 (log 27.73): the top weak g, 32 ln2 = 22.18, stays below the strong
+  // score at h = 1, g = -ln(-ln(1 / (2^32 - 1))) = -ln(22.18) = -3.10 (22.18 - 27.73 < -3.10),
+  // so only the strong cell h = 0 (g = -709.78, below every weak cell but h = 0) loses.
+  EXPECT_NEAR(rng::GumbelSglangFromHashF64(1), -std::log(32.0 * std::numbers::ln2), 1e-9);
+  const long double c = 0x1p-32L;
+  EXPECT_NEAR(static_cast<double>(SglangSeededGroupShare(1.0f, 0x1p-40f, 1) / (c * (1.0L - c))), 1.0, 1e-15);
+  EXPECT_NEAR(static_cast<double>(SglangSeededGroupShare(1.0f, 0x1p-40f, 1023) / (c * (1.0L - std::pow(c, 1023.0L)))), 1.0, 1e-15);
+}
+
+TEST(RaceFloorLaw, SglangMatchesTheIdealRaceAwayFromItsFloor) {
+  // weak 2^-23 (log 15.9): a weak column wins with g_w > 15.9 + g_s, i.e. within the top
+  // ~e^6 = 500 hash cells for a typical g_s; the lattice there is fine enough for the Gumbel-max
+  // law w / (s + w) to hold within 1%.
+  const double ratio = static_cast<double>(SglangSeededGroupShare(1.0f, 0x1p-23f, 1) / IdealRaceGroupShare(1.0f, 0x1p-23f, 1));
+  EXPECT_NEAR(ratio, 1.0, 0.01);
+  // The tail family's weights (2^-29 beside 1, 1023 columns): printed for the docs.
+  const long double exact = SglangSeededGroupShare(1.0f, 0x1p-29f, 1023);
+  std::printf("sglang tail: exact share %.10Lg, ideal %.10Lg, ratio %.4Lg (2^-23 ratio %.6f)\n", exact,
+              IdealRaceGroupShare(1.0f, 0x1p-29f, 1023), exact / IdealRaceGroupShare(1.0f, 0x1p-29f, 1023), ratio);
+}
+
 TEST(RaceFloorLaw, RejectsBadWeights) {
   EXPECT_THROW(CanonicalRaceGroupShare(0.0f, 1e-9f, 1), std::invalid_argument);
   EXPECT_THROW(CanonicalRaceGroupShare(1.0f, std::numeric_limits<float>::infinity(), 1), std::invalid_argument);
