@@ -106,6 +106,10 @@ std::vector<Plan> PlanHomogeneity(Backend& a, Backend& b, const std::vector<stat
     // A backend that declines a stage's statistical batches (Backend::StatisticalSkipReason,
     // e.g. the gpu backends' pipeline) is not asked for them here either.
     if (!a.StatisticalSkipReason(c.stage).empty() || !b.StatisticalSkipReason(c.stage).empty()) continue;
+    // A tail family's law is that of one stated noise floor (docs/spec/harness.md "Tail
+    // amplifiers"): two backends drawing with different noise (own CountDraws, or Run) may
+    // rightly differ there, so it is no homogeneity case.
+    if (sc.floor_target != statistical::FloorTarget::kNone) continue;
     Plan plan;
     plan.c = &sc;
     try {

@@ -24,6 +24,7 @@
 #include "statistical/multiple_testing.h"
 #include "statistical/pooling.h"
 #include "statistical/power.h"
+#include "statistical/race_floor_law.h"
 #include "statistical/rank_cumulative.h"
 #include "statistical/spec_draws.h"
 
@@ -69,6 +70,36 @@ bool Ambiguous(const RowTarget& t, std::int64_t i) {
   return std::binary_search(t.ambiguous.begin(), t.ambiguous.end(), i);
 }
 
+// Tail amplifiers (stat_cases.h floor_target): the L2 null share of the weak group is the exact
+// law of the stated noise with its floor (race_floor_law.h). The case must be one row of one
+// strong token at id 0 and a group of equal weak tokens (the boundary).
+void ApplyFloorTarget(const StatCase& c, RowPlan& r) {
+  const StageInfo& info = RequireStage(c.input.stage);
+  const TensorSpec* spec = info.DistributionInput();
+  const HarnessNoise noise = c.floor_target == FloorTarget::kCanonicalRace ? HarnessNoise::kExponential : HarnessNoise::kSeedPosition;
+  if (spec == nullptr || c.input.inputs.count(spec->name) == 0 || info.draw.target != ExactTargetKind::kNormalisedProbs ||
+      info.draw.NoiseFor(c.input.profile) != noise) {
+    throw std::invalid_argument("case '" + c.id + "': its floor target needs a " +
+                                std::string(noise == HarnessNoise::kExponential ? "race with Exp(1) noise" : "seeded draw") +
+                                " over a probability row");
+  }
+  const Tensor w = reference::UpcastToF32(c.input.inputs.at(spec->name), spec->name);
+  if (w.rank() != 2 || w.dim(0) != 1 || w.dim(1) < 2) {
+    throw std::invalid_argument("case '" + c.id + "': a floor target needs one row of at least two tokens");
+  }
+  const auto row = w.data<float>();
+  const float strong = row[0], weak = row[1];
+  for (std::size_t i = 1; i < row.size(); ++i) {
+    if (row[i] != weak) throw std::invalid_argument("case '" + c.id + "': a floor target needs equal weights at ids 1..V-1");
+  }
+  if (!(weak > 0.0f) || !(weak < strong) || r.boundary.size() + 1 != row.size()) {
+    throw std::invalid_argument("case '" + c.id + "': a floor target needs 0 < weak < strong");
+  }
+  const auto group = static_cast<std::int64_t>(row.size()) - 1;
+  r.p0 = static_cast<double>(c.floor_target == FloorTarget::kCanonicalRace ? CanonicalRaceGroupShare(strong, weak, group)
+                                                                            : SglangSeededGroupShare(strong, weak, group));
+}
+
 RowPlan PlanRow(const RowTarget& t, const StatCase& c, bool thorough) {
   RowPlan r;
   if (t.greedy_token >= 0) {
@@ -100,15 +131,17 @@ RowPlan PlanRow(const RowTarget& t, const StatCase& c, bool thorough) {
     }
   }
   r.p0 = p0;
-  const double ratio = thorough && c.targeted_ratio_thorough ? *c.targeted_ratio_thorough : c.targeted_ratio;
-  r.p1 = std::min(ratio * p0, 1.0 - 1e-12);
-  r.l2 = ratio >= 0.0 && p0 > 0.0 && p0 <= 0.5 && r.support >= 2;
   r.l3 = r.support >= 2;
+  if (c.floor_target != FloorTarget::kNone) ApplyFloorTarget(c, r);
+  const double ratio = thorough && c.targeted_ratio_thorough ? *c.targeted_ratio_thorough : c.targeted_ratio;
+  r.p1 = std::min(ratio * r.p0, 1.0 - 1e-12);
+  r.l2 = ratio >= 0.0 && r.p0 > 0.0 && r.p0 <= 0.5 && r.support >= 2;
   const double mde_exponent = thorough ? c.mde_exponent_thorough : c.mde_exponent_ci;
   // A flat support is unchanged by any exponent: no test (and no fault of this kind to see).
   r.exponent = mde_exponent > 0.0 && r.support >= 2 && ExponentVariance(r.p_cond) > 0.0;
   const double mde_rank = thorough ? c.mde_rank_thorough : c.mde_rank_ci;
   r.rank = mde_rank > 0.0 && r.support >= 2 && RankCumulativeDefined(r.p_cond);
+  if (c.floor_target != FloorTarget::kNone) r.l3 = r.exponent = r.rank = false;  // their target is p, not the floor's law
   return r;
 }
 
@@ -661,12 +694,17 @@ std::vector<CaseResult> RunDrawHarness(Backend& backend, const std::vector<StatC
                                        std::string(ProfileName(plan.c->input.profile)) + "' of stage '" + stage + "'");
     } else if (const std::string why = backend.StatisticalSkipReason(stage); !why.empty()) {
       fail_or_skip(Verdict::kSkip, why);
+    } else if (plan.c->floor_target == FloorTarget::kCanonicalRace && !backend.SupportsCountDraws(stage)) {
+      fail_or_skip(Verdict::kSkip, "the target is the law of the backend's own race noise with its floor; driven through "
+                                   "Run, the harness's noise would set the floor (docs/spec/harness.md \"Tail amplifiers\")");
     } else if (options.budget_seconds > 0.0 && elapsed > options.budget_seconds) {
       fail_or_skip(Verdict::kSkip, "time budget of " + Fmt(options.budget_seconds) + " s spent before this case");
     } else {
       try {
-        Tensor counts = backend.SupportsCountDraws(stage) ? backend.CountDraws(stage, plan.c->input, plan.n, plan.seed)
-                                                          : CountDrawsThroughRun(backend, plan.c->input, plan.n, plan.seed);
+        // A seeded floor target is about the noise the backend computes from the key: always Run.
+        const bool own = backend.SupportsCountDraws(stage) && plan.c->floor_target != FloorTarget::kSglangSeeded;
+        Tensor counts = own ? backend.CountDraws(stage, plan.c->input, plan.n, plan.seed)
+                            : CountDrawsThroughRun(backend, plan.c->input, plan.n, plan.seed);
         CheckCounts(counts, plan, backend.Name());
         Evaluate(plan, counts, alpha_test, options, results);
       } catch (const std::exception& e) {

@@ -15,7 +15,11 @@
 //   ambiguous fails (alpha 0); greedy rows: any token but the greedy one. L2 — two-sided
 //   exact binomial test of the boundary tokens' share of the non-ambiguous draws against its
 //   exact value p0 (stat_cases.h), when the case declares one (targeted_ratio >= 0) and
-//   0 < p0 <= 1/2. L3 — GoodnessOfFitTest (Cressie–Read
+//   0 < p0 <= 1/2; a case with a floor_target (stat_cases.h) takes p0 from the exact law of
+//   its noise with the floor (race_floor_law.h) instead and has no L3, exponent or rank test;
+//   kCanonicalRace is skipped when the backend has no CountDraws for the stage (the harness's
+//   noise would set the floor), kSglangSeeded is always drawn through Run with harness seeds.
+//   L3 — GoodnessOfFitTest (Cressie–Read
 //   2/3, E_min 5, a-priori pooling) of the non-ambiguous draws against the exact target
 //   restricted to non-ambiguous tokens and renormalised, when pooling at the planned n leaves
 //   >= 2 bins.

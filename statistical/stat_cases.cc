@@ -229,6 +229,54 @@ void AddGivenProbabilityCases(StatCaseList& list) {
   }
 }
 
+// Tail amplifiers (docs/spec/harness.md "Tail amplifiers"): a group of weak tokens whose share
+// a coarse noise floor or a half-precision probability moves, with an exact binomial test (L2)
+// on the group's draws.
+void AddTailAmplifierCases(StatCaseList& list) {
+  {
+    // Half precision: the weak weights 3 2^-27 lie below half of f16's smallest subnormal
+    // 2^-24, so a backend that rounds the probabilities to f16 never draws them; the strong
+    // weight 2^-14 is f16's smallest normal (exact). Weak / strong = 3 2^-13 = 3.7e-4 per token
+    // keeps every noise floor's effect below the test's resolution (harness.md), so the
+    // target is p: the group holds 31 * 3 2^-13 / (1 + 31 * 3 2^-13) = 0.0112 of the draws.
+    std::vector<float> p(32, 0x3p-27f);
+    p[0] = 0x1p-14f;
+    list.Add("tail: 31 weights 3 2^-27 beside 2^-14, unnormalised: rounded to f16 the 31 vanish (below half the smallest subnormal)",
+        ProbsCase("stats/exponential_race/tail_f16_v32/canonical", "exponential_race", "probs", p), 0.05, 0.01, 0.0);
+  }
+  {
+    // The floor: 1023 weights 2^-30 beside 1. Each weak token wins when its uniform is 0
+    // (q = +0, probability 2^-24), and almost never otherwise, so the group's exact share is
+    // (1 - 2^-24)(1 - (1 - 2^-24)^1023) = 6.09e-5 (race_floor_law.h), 64 times its share of p.
+    // L2 against that share: CI declares the group's draws divided by 64 (an endpoint u = 1
+    // let through instead of u = 0 leaves 1/1023 of them; f16 probabilities none), --thorough
+    // twice them (a uniform one bit short: q = +0 with probability 2^-23).
+    std::vector<float> p(1024, 0x1p-30f);
+    p[0] = 1.0f;
+    list.Add("tail: 1023 weights 2^-30 beside 1: the group wins through the uniform's floor (q = +0 with probability 2^-24 per token)",
+        ProbsCase("stats/exponential_race/tail_floor_v1024/canonical", "exponential_race", "probs", p), 0.2, 0.1, 1.0 / 64.0);
+    list.cases.back().targeted_ratio_thorough = 2.0;
+    list.cases.back().floor_target = FloorTarget::kCanonicalRace;
+  }
+  {
+    // SGLang's seeded Gumbel-max: 1023 columns 2^-29 beside 1 (log ratio 20.1). A weak column
+    // needs g_w > 20.1 + g_s: among the top ~200 of the 2^32 hash cells (g = 32 ln2 - ln k),
+    // so the group's exact share is 2.0e-6 (race_floor_law.h; 1.05 times p's). A hash turned
+    // into f32 before the division gives u = 1, g = 32 ln2, with probability 2^-25 per column,
+    // winning whenever g_s < 2.08 (88%): about 13.5 times the share. Drawn through Run with the
+    // harness's seeds (the reference's own draws are the canonical race). --thorough declares
+    // 8x; CI only a gross fault (64x), to keep its n small.
+    std::vector<float> p(1024, 0x1p-29f);
+    p[0] = 1.0f;
+    Case c = ProbsCase("stats/multinomial_with_seed/tail_floor_v1024/sglang", "multinomial_with_seed", "probs", p);
+    c.profile = Profile::kSglang;
+    list.Add("tail: 1023 weights 2^-29 beside 1 under SGLang's seeded draw: the group wins through the top hash cells",
+        std::move(c), 0.2, 0.1, 64.0);
+    list.cases.back().targeted_ratio_thorough = 8.0;
+    list.cases.back().floor_target = FloorTarget::kSglangSeeded;
+  }
+}
+
 // The other draw stages and profiles, on one decaying row each.
 void AddProfileDrawCases(StatCaseList& list) {
   {
@@ -396,6 +444,7 @@ StatCase NewStatCase(std::string family, Case input, double mde_tv_ci, double md
 std::vector<StatCase> DrawStatCases() {
   StatCaseList list;
   AddGivenProbabilityCases(list);
+  AddTailAmplifierCases(list);
   AddProfileDrawCases(list);
   AddAscendV2Cases(list);
   AddSpecRandomCases(list);

@@ -23,7 +23,9 @@
 // - Families: dyadic and peaked rows, flat rows, an amplifier row (one token of weight 2^-20
 //   beside a token of weight 1), top-p boundaries inside a token's mass and on a dyadic
 //   cumulative sum, ties at the k-th value, min-p, temperature, mixed greedy and random rows;
-//   vocab sizes 2, 8, 50, 100, 1023 and 8193 (not multiples of common tile widths, some
+//   tail amplifiers (a group of weak tokens whose share a half-precision probability or the
+//   uniform's floor moves);
+//   vocab sizes 2, 8, 32, 50, 100, 1023, 1024 and 8193 (mostly not multiples of common tile widths, some
 //   smaller than a tile). Pipeline families run under canonical, vllm and sglang.
 // - Deterministic: the inputs are fixed numbers (no randomness).
 #include <cstdint>
@@ -36,6 +38,8 @@
 namespace sampcheck::statistical {
 
 inline constexpr double kNoTargetedTest = -1.0;
+
+enum class FloorTarget { kNone, kCanonicalRace, kSglangSeeded };
 
 struct StatCase {
   std::string id;
@@ -54,6 +58,17 @@ struct StatCase {
   // cumulative share of the most probable tokens, for CI and --thorough; 0: no rank test.
   double mde_rank_ci = 0.0;
   double mde_rank_thorough = 0.0;
+  // Tail amplifiers (docs/spec/harness.md "Tail amplifiers"): the L2 null share is the exact
+  // law of a stated noise with its floor (statistical/race_floor_law.h), not the boundary
+  // tokens' share of p. Only for one-row cases of one strong token (id 0) and a group of equal
+  // weak tokens, whose share the floor dominates; no L3, exponent or rank test (their target is
+  // p). kCanonicalRace: the reference's own race noise; the case runs only where the backend
+  // draws with its own randomness (CountDraws): driven through Run, the harness's noise would
+  // set the floor. kSglangSeeded: SGLang's seeded Gumbel-max, whose noise the backend computes
+  // from the (seed, position, column) key; the case is always drawn through Run with the
+  // harness's seeds, even where the backend has CountDraws (the reference's own draws are the
+  // canonical race).
+  FloorTarget floor_target = FloorTarget::kNone;
 };
 
 std::vector<StatCase> DrawStatCases();

@@ -102,6 +102,24 @@ TEST(DrawHarness, ReferencePassesWithCompleteReports) {
   EXPECT_TRUE(std::any_of(results.begin(), results.end(), [](const auto& r) { return r.id == "stats/pipeline/mixed_v8193/canonical/row0/L1"; }));
 }
 
+TEST(DrawHarness, FloorTargetNeedsTheBackendsOwnDrawsAndItsRowShape) {
+  // Driven through Run, the harness's noise (cuRAND-style, no q = +0) would set the floor the
+  // exact law is about (race_floor_law.h): skipped, with the reason.
+  RunOnlyBackend run_only;
+  const auto skipped = RunDrawHarness(run_only, Select({"stats/exponential_race/tail_floor_v1024/canonical"}));
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0].verdict, Verdict::kSkip);
+  EXPECT_NE(skipped[0].reason.find("own race noise"), std::string::npos) << skipped[0].reason;
+  // A row that is not one strong token and a group of equal weak ones is a configuration error.
+  auto cases = Select({"stats/exponential_race/dyadic_v8/canonical"});
+  cases[0].floor_target = FloorTarget::kCanonicalRace;
+  reference::ReferenceBackend backend;
+  const auto bad = RunDrawHarness(backend, cases);
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0].verdict, Verdict::kFail);
+  EXPECT_NE(bad[0].reason.find("equal weights"), std::string::npos) << bad[0].reason;
+}
+
 TEST(DrawHarness, SameEpochSameVerdictsAndStatistics) {
   reference::ReferenceBackend backend;
   const auto cases = Select({"stats/pipeline/min_p_v100/vllm"});  // sglang has no seeded min-p

@@ -5,7 +5,10 @@
 #include "statistical/exact_target.h"
 
 #include <algorithm>
+#include <functional>
+#include <stdexcept>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <numbers>
 #include <numeric>
@@ -13,6 +16,9 @@
 #include <gtest/gtest.h>
 
 #include "core/profile.h"
+#include "reference/rng/noise.h"
+#include "reference/rng/uniform.h"
+#include "statistical/race_floor_law.h"
 #include "statistical/stat_cases.h"
 
 namespace sampcheck::statistical {
@@ -228,6 +234,101 @@ TEST(ExactTarget, FamiliesHaveTheirDesignedTargets) {
       EXPECT_EQ(t.rows[0].greedy_token, 100);
     }
   }
+}
+
+// The exact law of the reference's own race with its floor (statistical/race_floor_law.h,
+// docs/spec/harness.md "Tail amplifiers"). Known answers: by hand where only the floor cell can
+// win; a brute-force count over every strong cell; the geometric-series estimate of the
+// lattice near 0.
+TEST(RaceFloorLaw, OnlyTheFloorCellWinsForAWeightFarBelowTwoToMinus24) {
+  // q(1) = RN(-log1p(-2^-24)) = 2^-24 (the next term, 2^-49, is below half an ulp), so the
+  // weak ratio of cell 1 is 2^-30 / 2^-24 = 2^-6, below every finite strong ratio
+  // 1 / q >= 1 / (24 ln2) = 0.060: only the weak cell 0 (+inf) wins, against the 2^24 - 1
+  // finite strong cells.
+  EXPECT_EQ(rng::ExponentialNegLog1pNegF32(0x1p-24f), 0x1p-24f);
+  const long double c = 0x1p-24L;
+  EXPECT_NEAR(static_cast<double>(CanonicalRaceGroupShare(1.0f, 0x1p-30f, 1) / ((1.0L - c) * c)), 1.0, 1e-15);
+  // The tail_floor_v1024 family: 1023 such tokens.
+  const long double group = (1.0L - c) * -std::expm1(1023.0L * std::log1p(-c));
+  EXPECT_NEAR(static_cast<double>(CanonicalRaceGroupShare(1.0f, 0x1p-30f, 1023) / group), 1.0, 1e-15);
+  // 64 times the ideal race's share.
+  EXPECT_NEAR(static_cast<double>(group / IdealRaceGroupShare(1.0f, 0x1p-30f, 1023)), 64.0, 0.01);
+}
+
+TEST(RaceFloorLaw, ThresholdsMatchADirectCountOfWinningWeakCells) {
+  // weight 2^-20 beside 1: a few hundred weak cells can win. N(k_s), the weak cells whose ratio
+  // is strictly above strong cell k_s's (a tie goes to id 0), counted directly for sampled
+  // strong cells, against the thresholds; each threshold brackets its change of N. (Counted
+  // once over all 2^24 strong cells by hand, the share agreed to 4e-15 relative: 11 s, too
+  // long for this test.)
+  const float strong = 1.0f, weak = 0x1p-20f;
+  auto q = [](std::uint32_t k) { return rng::ExponentialNegLog1pNegF32(rng::UniformClosedOpen24F32(k << 8)); };
+  std::vector<float> weak_ratio;  // every weak cell that beats the smallest strong ratio
+  const float lowest_strong = strong / q((1u << 24) - 1u);
+  for (std::uint32_t k = 0; weak / q(k) > lowest_strong; ++k) weak_ratio.push_back(weak / q(k));
+  const std::vector<std::uint32_t> t = CanonicalRaceThresholds(strong, weak);
+  ASSERT_EQ(t.size(), weak_ratio.size() + 1);
+  EXPECT_EQ(t.front(), 1u);
+  EXPECT_EQ(t.back(), 1u << 24);
+  for (std::size_t j = 1; j + 1 < t.size(); ++j) {  // strong cell T_{j+1} - 1 ties or beats weak cell j, T_{j+1} does not
+    EXPECT_GE(strong / q(t[j] - 1), weak_ratio[j]) << j;
+    EXPECT_LT(strong / q(t[j]), weak_ratio[j]) << j;
+  }
+  for (std::uint32_t ks = 1; ks < (1u << 24); ks += 997) {
+    const float rs = strong / q(ks);
+    const auto direct = std::count_if(weak_ratio.begin(), weak_ratio.end(), [&](float r) { return r > rs; });
+    const auto from_t = std::upper_bound(t.begin(), t.end(), ks) - t.begin();  // #{j : T_j <= ks}
+    ASSERT_EQ(direct, from_t) << ks;
+  }
+  // The share from the thresholds: N = j on [T_j, T_{j+1}).
+  long double sum = 0.0L;
+  for (std::size_t j = 1; j < t.size(); ++j) sum += static_cast<long double>(t[j] - t[j - 1]) * (1.0L - std::pow(1.0L - j * 0x1p-24L, 3.0L));
+  EXPECT_NEAR(static_cast<double>(CanonicalRaceGroupShare(strong, weak, 3) / (sum * 0x1p-24L)), 1.0, 1e-12);
+  // Near 0 the cells are q(k) ~ k 2^-24, and a weak cell k wins when the strong Exp(1) exceeds
+  // k a, a = 2^-24 / 2^-20 = 1/16: P ~ 2^-24 sum_k e^{-k a} = 2^-24 / (1 - e^{-1/16}) = 16.504
+  // 2^-24, 1.0315 times the ideal 2^-20 (the floor's +3% on amplifier_v2).
+  const double ratio = static_cast<double>(CanonicalRaceGroupShare(strong, weak, 1) / IdealRaceGroupShare(strong, weak, 1));
+  EXPECT_NEAR(ratio, 1.0315, 0.002);
+}
+
+TEST(RaceFloorLaw, TheHalfPrecisionFamilySitsFarAboveTheFloor) {
+  // tail_f16_v32: 31 weights 3 2^-27 beside 2^-14 (3.7e-4 each). Its target is p; the floor
+  // moves the group's share by less than 1e-4 of itself, far below the resolution of its
+  // thorough n (harness.md "Tail amplifiers").
+  const long double exact = CanonicalRaceGroupShare(0x1p-14f, 0x3p-27f, 31);
+  const long double ideal = IdealRaceGroupShare(0x1p-14f, 0x3p-27f, 31);
+  EXPECT_NEAR(static_cast<double>(ideal), 0.011225, 1e-6);
+  std::printf("tail_f16_v32: exact share under the reference's floor %.10Lg, ideal %.10Lg, relative %+.3Lg\n", exact, ideal,
+              exact / ideal - 1.0L);
+  EXPECT_LT(std::fabs(static_cast<double>(exact / ideal - 1.0L)), 1e-4) << static_cast<double>(exact / ideal - 1.0L);
+}
+
+TEST(RaceFloorLaw, SglangOnlyTheStrongZeroHashLosesFarBelowTheClamp) {
+  // weak / strong = 2^-40 (log 27.73): the top weak g, 32 ln2 = 22.18, stays below the strong
+  // score at h = 1, g = -ln(-ln(1 / (2^32 - 1))) = -ln(22.18) = -3.10 (22.18 - 27.73 < -3.10),
+  // so only the strong cell h = 0 (g = -709.78, below every weak cell but h = 0) loses.
+  EXPECT_NEAR(rng::GumbelSglangFromHashF64(1), -std::log(32.0 * std::numbers::ln2), 1e-9);
+  const long double c = 0x1p-32L;
+  EXPECT_NEAR(static_cast<double>(SglangSeededGroupShare(1.0f, 0x1p-40f, 1) / (c * (1.0L - c))), 1.0, 1e-15);
+  EXPECT_NEAR(static_cast<double>(SglangSeededGroupShare(1.0f, 0x1p-40f, 1023) / (c * (1.0L - std::pow(c, 1023.0L)))), 1.0, 1e-15);
+}
+
+TEST(RaceFloorLaw, SglangMatchesTheIdealRaceAwayFromItsFloor) {
+  // weak 2^-23 (log 15.9): a weak column wins with g_w > 15.9 + g_s, i.e. within the top
+  // ~e^6 = 500 hash cells for a typical g_s; the lattice there is fine enough for the Gumbel-max
+  // law w / (s + w) to hold within 1%.
+  const double ratio = static_cast<double>(SglangSeededGroupShare(1.0f, 0x1p-23f, 1) / IdealRaceGroupShare(1.0f, 0x1p-23f, 1));
+  EXPECT_NEAR(ratio, 1.0, 0.01);
+  // The tail family's weights (2^-29 beside 1, 1023 columns): printed for the docs.
+  const long double exact = SglangSeededGroupShare(1.0f, 0x1p-29f, 1023);
+  std::printf("sglang tail: exact share %.10Lg, ideal %.10Lg, ratio %.4Lg (2^-23 ratio %.6f)\n", exact,
+              IdealRaceGroupShare(1.0f, 0x1p-29f, 1023), exact / IdealRaceGroupShare(1.0f, 0x1p-29f, 1023), ratio);
+}
+
+TEST(RaceFloorLaw, RejectsBadWeights) {
+  EXPECT_THROW(CanonicalRaceGroupShare(0.0f, 1e-9f, 1), std::invalid_argument);
+  EXPECT_THROW(CanonicalRaceGroupShare(1.0f, std::numeric_limits<float>::infinity(), 1), std::invalid_argument);
+  EXPECT_THROW(CanonicalRaceGroupShare(1.0f, 1e-9f, 0), std::invalid_argument);
 }
 
 }  // namespace

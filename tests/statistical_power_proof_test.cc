@@ -139,7 +139,17 @@ TEST_P(PowerProof, RejectedAtTheComputedSampleSize) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(WrongSamplers, PowerProof, ::testing::ValuesIn(WrongSamplers()),
+// The samplers whose proof fits a CI test; the others' rejections are measured by hand
+// (wrong_samplers.h proof_in_ci, docs/spec/harness.md "Tail amplifiers (measured)").
+std::vector<WrongSamplerInfo> ProvedInCi() {
+  std::vector<WrongSamplerInfo> out;
+  for (const auto& w : WrongSamplers()) {
+    if (w.proof_in_ci) out.push_back(w);
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(WrongSamplers, PowerProof, ::testing::ValuesIn(ProvedInCi()),
                          [](const auto& info) {
                            std::string name;  // top_p_off_by_one -> TopPOffByOne
                            bool upper = true;
