@@ -32,6 +32,11 @@ class Backend {
   // absent: supplying them is the other way to test a draw (noise as input, through Run).
   // Backends that cannot draw on their own keep the defaults.
   virtual bool SupportsCountDraws(const std::string& /*stage*/) const { return false; }
+  // Whether CountDraws draws with the reference's own noise (reference/count_draws.h: 24-bit
+  // Philox uniforms and its race), so that a target stated for that noise's floor applies
+  // (the tail families, docs/spec/harness.md "Tail amplifiers"). Only the reference and the
+  // wrong samplers built on it say yes; a backend's own noise has its own floor.
+  virtual bool CountsWithReferenceNoise(const std::string& /*stage*/) const { return false; }
   virtual Tensor CountDraws(const std::string& stage, const Case& /*c*/, std::int64_t /*draws*/,
                             std::uint64_t /*seed*/) {
     throw std::invalid_argument("backend '" + Name() + "' cannot draw stage '" + stage + "' with its own randomness");

@@ -15,6 +15,7 @@ class ReferenceBackend final : public Backend {
   TensorMap Run(const std::string& stage, const Case& c) override;
   // Own randomness for the statistical harness (reference/count_draws.h).
   bool SupportsCountDraws(const std::string& stage) const override;
+  bool CountsWithReferenceNoise(const std::string& stage) const override { return SupportsCountDraws(stage); }
   Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override;
   // Draw d is keyed by d (reference/count_draws.h), so any range of draws can be counted.
   bool SupportsCountDrawsRange(const std::string& stage) const override { return SupportsCountDraws(stage); }

@@ -694,9 +694,10 @@ std::vector<CaseResult> RunDrawHarness(Backend& backend, const std::vector<StatC
                                        std::string(ProfileName(plan.c->input.profile)) + "' of stage '" + stage + "'");
     } else if (const std::string why = backend.StatisticalSkipReason(stage); !why.empty()) {
       fail_or_skip(Verdict::kSkip, why);
-    } else if (plan.c->floor_target == FloorTarget::kCanonicalRace && !backend.SupportsCountDraws(stage)) {
-      fail_or_skip(Verdict::kSkip, "the target is the law of the backend's own race noise with its floor; driven through "
-                                   "Run, the harness's noise would set the floor (docs/spec/harness.md \"Tail amplifiers\")");
+    } else if (plan.c->floor_target == FloorTarget::kCanonicalRace && !backend.CountsWithReferenceNoise(stage)) {
+      fail_or_skip(Verdict::kSkip, "the target is the law of the reference's own race noise with its floor (24-bit "
+                                   "uniforms); this backend draws with other noise: its own, or the harness's through Run "
+                                   "(docs/spec/harness.md \"Tail amplifiers\")");
     } else if (options.budget_seconds > 0.0 && elapsed > options.budget_seconds) {
       fail_or_skip(Verdict::kSkip, "time budget of " + Fmt(options.budget_seconds) + " s spent before this case");
     } else {

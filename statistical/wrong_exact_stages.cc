@@ -20,6 +20,7 @@ class ExactFaultBackend : public Backend {
   std::vector<std::string> SupportedStages() const override { return ref_.SupportedStages(); }
   TensorMap Run(const std::string& stage, const Case& c) override { return Corrupt(ref_.Run(stage, Transform(c))); }
   bool SupportsCountDraws(const std::string& stage) const override { return ref_.SupportsCountDraws(stage); }
+  bool CountsWithReferenceNoise(const std::string& stage) const override { return ref_.CountsWithReferenceNoise(stage); }
   Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override {
     return ref_.CountDraws(stage, c, draws, seed);
   }

@@ -110,6 +110,26 @@ TEST(DrawHarness, FloorTargetNeedsTheBackendsOwnDrawsAndItsRowShape) {
   ASSERT_EQ(skipped.size(), 1u);
   EXPECT_EQ(skipped[0].verdict, Verdict::kSkip);
   EXPECT_NE(skipped[0].reason.find("own race noise"), std::string::npos) << skipped[0].reason;
+  // A backend counting with its own noise (here the reference's draws, undeclared) has its own
+  // floor, finer or coarser: the reference's floor law is not its target, so it is skipped too
+  // rather than failed for a floor the spec does not prescribe.
+  class OwnNoise final : public Backend {
+   public:
+    std::string Name() const override { return "own-noise"; }
+    std::vector<std::string> SupportedStages() const override { return ref_.SupportedStages(); }
+    TensorMap Run(const std::string& stage, const Case& c) override { return ref_.Run(stage, c); }
+    bool SupportsCountDraws(const std::string& stage) const override { return ref_.SupportsCountDraws(stage); }
+    Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override {
+      return ref_.CountDraws(stage, c, draws, seed);
+    }
+
+   private:
+    reference::ReferenceBackend ref_;
+  } own_noise;
+  const auto own = RunDrawHarness(own_noise, Select({"stats/exponential_race/tail_floor_v1024/canonical"}));
+  ASSERT_EQ(own.size(), 1u);
+  EXPECT_EQ(own[0].verdict, Verdict::kSkip);
+  EXPECT_NE(own[0].reason.find("other noise"), std::string::npos) << own[0].reason;
   // A row that is not one strong token and a group of equal weak ones is a configuration error.
   auto cases = Select({"stats/exponential_race/dyadic_v8/canonical"});
   cases[0].floor_target = FloorTarget::kCanonicalRace;
