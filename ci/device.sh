@@ -4,8 +4,10 @@
 # packages (the libraries come from .devdeps/, made here beforehand by ci/device_bundle.sh):
 # configure and build for the device's architecture, run the `gpu` tests, the conformance
 # suite on the device backends, and the device benchmarks. docs/gpu.md "On a device".
+# `huge` (not part of `all`: minutes, 13 GB of host memory, 4.3 GB of disk) runs the huge set,
+# B V above 2^31 elements, on the device backends (docs/spec/input_classes.md "Large indices").
 #
-#   ci/device.sh [all|test|bench]     (default all)
+#   ci/device.sh [all|test|bench|huge]     (default all)
 #
 # Results go to $OUT when it is set (the device tool's output folder), else to build/device/out:
 # ctest's log, the conform reports, the benchmark JSON and the ratios.
@@ -40,4 +42,15 @@ if [[ $what == all || $what == bench ]]; then
   build/device/bench/sampcheck_device_bench --benchmark_repetitions=3 --benchmark_min_time=0.2 \
     --benchmark_format=json >"$out/bench.json"
   python3 bench/device_report.py "$out/bench.json" | tee "$out/device_report.md"
+fi
+if [[ $what == huge ]]; then
+  cmake --build build/device -j "$jobs" --target sampcheck >"$out/build.log" 2>&1 || { grep -E 'error|Error' "$out/build.log" | head -40; exit 1; }
+  set_dir=build/device/huge
+  rm -rf "$set_dir"
+  build/device/cli/sampcheck --threads "$jobs" golden generate --set huge --out "$set_dir" | tee "$out/huge.txt"
+  for b in gpu gpu-fast; do
+    SAMPCHECK_MAX_CASE_BYTES=8000000000 build/device/cli/sampcheck golden verify --golden "$set_dir" --backend "$b" \
+      2>&1 | tee -a "$out/huge.txt" | tail -3
+  done
+  rm -rf "$set_dir"
 fi

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <sstream>
 #include <stdexcept>
 
 #include "core/half.h"
@@ -286,25 +288,57 @@ class DiffuseTv final : public WrappingBackend {
   double tau_;
 };
 
-// A concentrated fault: in each row of a kProbs input, a total variation of 0.002 moved from
-// the third most probable token to the fourth (ties by lower index), everything else left
-// alone; weights are rescaled by the row sum, so the move is 0.002 of the normalised law.
+// A concentrated fault: in each row of a kProbs input, a total variation tau moved from the
+// third most probable token to the fourth (ties by lower index), everything else left alone;
+// weights are rescaled by the row sum, so the move is tau of the normalised law. A third token
+// lighter than tau gives up all it has (the fault is then smaller than its name).
 class MassShift final : public WrappingBackend {
  public:
-  MassShift() : WrappingBackend("mass_shift_tv0002") {}
+  MassShift(std::string name, double tau) : WrappingBackend(std::move(name)), tau_(tau) {}
 
  protected:
   Case Transform(const std::string& stage, const Case& in, bool) override {
-    return RewriteRows(stage, in, {Role::kProbs}, [](std::span<float> row, Role) {
+    return RewriteRows(stage, in, {Role::kProbs}, [this](std::span<float> row, Role) {
       if (row.size() < 4) return;
       const auto ids = Order(row, false);
       double sum = 0.0;
       for (float v : row) sum += v;
       const auto from = static_cast<std::size_t>(ids[2]), to = static_cast<std::size_t>(ids[3]);
-      row[from] = static_cast<float>(row[from] - 0.002 * sum);
-      row[to] = static_cast<float>(row[to] + 0.002 * sum);
+      const double moved = std::min(tau_ * sum, static_cast<double>(row[from]));
+      row[from] = static_cast<float>(row[from] - moved);
+      row[to] = static_cast<float>(row[to] + moved);
     });
   }
+
+ private:
+  double tau_;
+};
+
+// A leak: in each row of a kProbs input that has zero entries, those entries share the weight
+// m times the row's sum equally, the positive entries left alone: after normalisation a draw
+// lands on a token the law excludes with probability m / (1 + m). Rows without a zero entry
+// are unchanged (a leak into a filtered logit is the top_p_off_by_one kind).
+class Leak final : public WrappingBackend {
+ public:
+  Leak(std::string name, double mass) : WrappingBackend(std::move(name)), mass_(mass) {}
+
+ protected:
+  Case Transform(const std::string& stage, const Case& in, bool) override {
+    return RewriteRows(stage, in, {Role::kProbs}, [this](std::span<float> row, Role) {
+      double sum = 0.0;
+      std::size_t zeros = 0;
+      for (float v : row) {
+        if (v > 0.0f) sum += v;
+        else if (v == 0.0f) ++zeros;
+      }
+      if (zeros == 0 || !(sum > 0.0)) return;
+      const auto each = static_cast<float>(mass_ * sum / static_cast<double>(zeros));
+      for (float& v : row) v = v == 0.0f ? each : v;
+    });
+  }
+
+ private:
+  double mass_;
 };
 
 class MinPWrongMax final : public WrappingBackend {
@@ -730,7 +764,7 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
       // its exponent test, sees it with the omnibus L3).
       {{"mass_shift_tv0002", "0.002 of probability moved from the third to the fourth most probable token",
         "stats/exponential_race/dyadic_v8/", "L3"},
-       [] { return std::make_unique<MassShift>(); }},
+       [] { return std::make_unique<MassShift>("mass_shift_tv0002", 0.002); }},
       // Diffuse faults: the exponent test (L3, test exponent-score) at its declared effects,
       // 1.005 for CI and 1.002 for --thorough (stat_cases.cc).
       {{"temperature_x1010", "every logit scaled by 1.01 (probabilities raised to 1.01)",
@@ -779,13 +813,61 @@ const std::vector<WrongSamplerInfo>& WrongSamplers() {
   return list;
 }
 
+namespace {
+
+// The fault sizes of the parametric forms (wrong_samplers.h): a decimal number with a '.' or
+// an exponent, so that a registered name such as temperature_x1005 never parses as one.
+struct ParametricForm {
+  const char* prefix;
+  double low, high;  // the size must lie in (low, high]
+  std::function<std::unique_ptr<Backend>(const std::string&, double)> make;
+};
+
+const std::vector<ParametricForm>& ParametricForms() {
+  static const std::vector<ParametricForm> forms = {
+      {"temperature_x", 0.0, 4.0, [](const std::string& n, double t) { return std::make_unique<LogitsScaled>(n, t); }},
+      {"diffuse_tv", 0.0, 0.25, [](const std::string& n, double t) { return std::make_unique<DiffuseTv>(n, t); }},
+      {"mass_shift_tv", 0.0, 0.5, [](const std::string& n, double t) { return std::make_unique<MassShift>(n, t); }},
+      {"leak", 0.0, 0.5, [](const std::string& n, double m) { return std::make_unique<Leak>(n, m); }},
+  };
+  return forms;
+}
+
+std::string Decimal(double x) {
+  std::ostringstream out;
+  out << x;
+  return out.str();
+}
+
+std::unique_ptr<Backend> MakeParametric(const std::string& name) {
+  for (const ParametricForm& form : ParametricForms()) {
+    const std::string prefix = form.prefix;
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string size = name.substr(prefix.size());
+    if (size.find_first_of(".eE") == std::string::npos) continue;
+    double x = 0.0;
+    const auto [end, ec] = std::from_chars(size.data(), size.data() + size.size(), x);
+    if (ec != std::errc() || end != size.data() + size.size() || !(x > form.low && x <= form.high)) {
+      throw std::invalid_argument("wrong sampler '" + name + "': '" + size + "' is not a decimal size in (" +
+                                  Decimal(form.low) + ", " + Decimal(form.high) + "]");
+    }
+    return form.make(name, x);
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 std::unique_ptr<Backend> MakeWrongSampler(const std::string& name) {
   std::string names;
   for (const auto& [info, make] : Registry()) {
     if (info.name == name) return make();
     names += (names.empty() ? "" : ", ") + info.name;
   }
-  throw std::invalid_argument("unknown wrong sampler '" + name + "'; valid: " + names);
+  if (auto parametric = MakeParametric(name)) return parametric;
+  throw std::invalid_argument("unknown wrong sampler '" + name + "'; valid: " + names +
+                              "; and the sized forms temperature_x<t>, diffuse_tv<tau>, mass_shift_tv<tau>, leak<m> "
+                              "(a decimal size with a '.' or an exponent, e.g. temperature_x1.003, leak1e-6)");
 }
 
 }  // namespace sampcheck::statistical

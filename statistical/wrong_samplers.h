@@ -84,6 +84,17 @@
 //                           tokens holding half the mass, 1 - 2 tau on the rest (exactly TV tau
 //                           on a dyadic row) -> stats/exponential_race/dyadic_v8 L3 at the CI
 //                           size (0.01) and under --thorough (0.002)
+//   Sized forms, for measuring the smallest effect a case rejects
+//   (statistical/power_search.py): the name, then a decimal size with a '.' or an exponent
+//   (so a registered name such as temperature_x1005 never parses as one):
+//   temperature_x<t>        every logit and score scaled by t, probabilities raised to t, t in (0, 4]
+//   diffuse_tv<tau>         the diffuse_tv fault at TV tau, tau in (0, 0.25]
+//   mass_shift_tv<tau>      the mass_shift fault moving tau (all of the third token's mass when
+//                           it holds less), tau in (0, 0.5]
+//   leak<m>                 the zero entries of a probs row share m times the row's sum (a draw
+//                           lands on an excluded token with probability m / (1 + m)), m in (0, 0.5]
+//   e.g. temperature_x1.003, diffuse_tv0.005, mass_shift_tv5e-4, leak1e-6. They carry no
+//   caught_by: which case rejects them, and from which size on, is what is measured.
 // - Deterministic: the same seed gives the same draws.
 // Example: MakeWrongSampler("top_p_off_by_one")->Name() == "wrong:top_p_off_by_one".
 #include <memory>

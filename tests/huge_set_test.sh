@@ -4,10 +4,10 @@
 # into a fresh directory under $TMPDIR, verifies the reference backend against it with
 # `golden verify`, and checks the expected tokens written into the case file against the
 # set's closed formula, re-derived here independently of the generator (golden/huge_cases.h
-# states it). The directory is removed on every path, success, failure or signal.
+# states it). The gpu-emulated backend verifies the same set. The directory is removed on every path, success, failure or signal.
 #
 # Usage: huge_set_test.sh SAMPCHECK_BINARY
-# Needs about 9 GB of memory and 4.3 GB of disk at the default size (B = 14200, V = 151936);
+# Needs about 13 GB of memory (the GPU glue's f32 upcast) and 4.3 GB of disk at the default size (B = 14200, V = 151936);
 # SAMPCHECK_HUGE_ROWS=8 runs the same steps on a 1.2e6-element set (for testing this script).
 set -euo pipefail
 
@@ -23,6 +23,9 @@ export SAMPCHECK_MAX_CASE_BYTES=8000000000
 
 "$sampcheck" --threads "$threads" golden generate --set huge --out "$work/set"
 "$sampcheck" --threads "$threads" golden verify --golden "$work/set" --backend reference
+# The GPU kernel's own index math, through the checking emulator (the same kernel source the
+# device runs): a 32-bit row offset would misplace the rows past element 2^31.
+"$sampcheck" golden verify --golden "$work/set" --backend gpu-emulated
 
 python3 - "$work/set" <<'PY'
 # The expected tokens of every huge case against the formula: the boundary row (holding

@@ -15,6 +15,7 @@
 // seeds are fixed; with the fixed seed epoch 0 the outcome is deterministic. The reference
 // side is bounded by the family-wise alpha 1e-4.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdio>
 #include <ostream>
@@ -194,6 +195,60 @@ TEST(PowerProof, AtLeastEightSamplersOfDifferentKinds) {
     EXPECT_NE(std::find(layers.begin(), layers.end(), layer), layers.end()) << layer;
   }
   EXPECT_THROW(MakeWrongSampler("nope"), std::invalid_argument);
+}
+
+// The sized forms (wrong_samplers.h) plant the same fault as the registered names of the same
+// size: their draws are bit-identical on the cases those names target.
+TEST(PowerProof, SizedFormsEqualTheRegisteredNames) {
+  const std::int64_t draws = 4000;
+  for (const auto& [registered, sized, prefix] : std::vector<std::array<std::string, 3>>{
+           {"temperature_x1005", "temperature_x1.005", "stats/exponential_race/peaked_v100/"},
+           {"diffuse_tv0010", "diffuse_tv0.01", "stats/exponential_race/dyadic_v8/"},
+           {"mass_shift_tv0002", "mass_shift_tv2e-3", "stats/exponential_race/dyadic_v8/"}}) {
+    const std::vector<StatCase> subset = CasesWithPrefix(prefix);
+    ASSERT_FALSE(subset.empty()) << prefix;
+    const Case& c = subset.front().input;
+    auto a = MakeWrongSampler(registered), b = MakeWrongSampler(sized);
+    EXPECT_EQ(b->Name(), "wrong:" + sized);
+    const Tensor ca = a->CountDraws(c.stage, c, draws, 7), cb = b->CountDraws(c.stage, c, draws, 7);
+    EXPECT_TRUE(std::equal(ca.data<std::int64_t>().begin(), ca.data<std::int64_t>().end(), cb.data<std::int64_t>().begin(),
+                           cb.data<std::int64_t>().end()))
+        << sized;
+    reference::ReferenceBackend ref;
+    const Tensor cr = ref.CountDraws(c.stage, c, draws, 7);
+    EXPECT_FALSE(std::equal(ca.data<std::int64_t>().begin(), ca.data<std::int64_t>().end(), cr.data<std::int64_t>().begin(),
+                            cr.data<std::int64_t>().end()))
+        << registered << " changes nothing";
+  }
+}
+
+// leak<m>: the zero entries share m times the row's sum. On {1/2, 0, 1/2, 0} with m = 1/2 each
+// zero becomes 1/4 (hand calculation), so the sampler draws exactly as the reference does on
+// the row {1/2, 1/4, 1/2, 1/4}, every weight exact in f32.
+TEST(PowerProof, LeakSharesItsMassAmongTheZeros) {
+  Case c;
+  c.id = "leak";
+  c.stage = "exponential_race";
+  c.profile = Profile::kCanonical;
+  c.inputs.emplace("probs", Tensor::FromValues(DType::kF32, {1, 4}, std::vector<float>{0.5f, 0.0f, 0.5f, 0.0f}));
+  Case expected = c;
+  expected.inputs.erase("probs");
+  expected.inputs.emplace("probs", Tensor::FromValues(DType::kF32, {1, 4}, std::vector<float>{0.5f, 0.25f, 0.5f, 0.25f}));
+  auto leak = MakeWrongSampler("leak0.5");
+  reference::ReferenceBackend ref;
+  const Tensor got = leak->CountDraws(c.stage, c, 3000, 11), want = ref.CountDraws(c.stage, expected, 3000, 11);
+  EXPECT_TRUE(std::equal(got.data<std::int64_t>().begin(), got.data<std::int64_t>().end(), want.data<std::int64_t>().begin(),
+                         want.data<std::int64_t>().end()));
+  EXPECT_GT(got.data<std::int64_t>()[1], 0);
+}
+
+TEST(PowerProof, SizedFormsRejectMalformedSizes) {
+  for (const char* name : {"temperature_x", "temperature_x1.0.0", "temperature_x1.005x", "temperature_x-1.0", "temperature_x1e400",
+                           "diffuse_tv0.3", "leak-1e-3", "leak0", "leak0.0", "mass_shift_tv0.6", "mass_shift_tvnan."}) {
+    EXPECT_THROW(MakeWrongSampler(name), std::invalid_argument) << name;
+  }
+  EXPECT_NO_THROW(MakeWrongSampler("leak1e-6"));
+  EXPECT_NO_THROW(MakeWrongSampler("temperature_x0.998"));
 }
 
 }  // namespace
