@@ -53,8 +53,10 @@
 // - Rows with a support probability outside [2^-100, 2^100], where f32 ratios can be
 //   subnormal, round to 0 or overflow to +inf and tie, take every q and compare the f32 ratios
 //   exactly (every path, one draw at a time): the relative bounds above need normal ratios.
-// - Cost: the Philox blocks (one per 4 support tokens per draw), the lane test, and a few
-//   offers per draw (about ln(support) tokens can still win); see bench/README.md.
+// - Cost: the Philox blocks (one per 4 support tokens per draw). DrawMany adds per token and
+//   16 draws one compare (the skip test) and, for the tokens not skipped, the key (about 25
+//   vector operations); Draw adds the lane test and a few offers per draw (about ln(support)
+//   tokens can still win); see bench/README.md.
 // Example: probs {0.5, 0.5}: about half the draws go to each token.
 #include <cstdint>
 #include <span>

@@ -6,6 +6,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 #include <gtest/gtest.h>
@@ -102,8 +103,10 @@ TEST(CountDraws, DrawManyEqualsNaiveOnExtremeRows) {
         std::vector<std::int64_t> got(first == 0 ? 300 : 37);
         race.DrawMany(0xfeed, 2, first, got);
         for (std::size_t d = 0; d < got.size(); ++d) {
-          ASSERT_EQ(got[d], naive.DrawNaive(0xfeed, 2, first + static_cast<std::uint32_t>(d)))
-              << "draw " << first + d << " isa " << static_cast<int>(isa);
+          const auto draw = first + static_cast<std::uint32_t>(d);
+          const std::int64_t want = naive.DrawNaive(0xfeed, 2, draw);
+          ASSERT_EQ(got[d], want) << "draw " << draw << " isa " << static_cast<int>(isa);
+          ASSERT_EQ(race.Draw(0xfeed, 2, draw), want) << "draw " << draw << " isa " << static_cast<int>(isa);
         }
       }
     }
@@ -138,6 +141,7 @@ TEST(CountDraws, NegLog1pNegApproxIsWithinItsBoundForEveryU) {
     if (!RaceRow::Runs(isa)) continue;
     std::vector<float> lanes(kCount);
     detail::NegLog1pNegApproxLanes(words, lanes, isa);
+    if (std::memcmp(lanes.data(), scalar.data(), kCount * sizeof(float)) == 0) continue;  // the same bits
     for (std::uint32_t m = 0; m < kCount; ++m) {
       ASSERT_EQ(std::bit_cast<std::uint32_t>(lanes[m]), std::bit_cast<std::uint32_t>(scalar[m]))
           << "m " << m << " isa " << static_cast<int>(isa);
