@@ -8,6 +8,7 @@
 //   host runs), 1024 draws per call: lanes = draws, 16 draws per Philox call and per key
 //   vector, an approximate key per token in f32 lanes and the exact per-draw path only for near
 //   ties (reference/count_draws.h "Many draws at once").
+// - BM_CountDrawsFastAvx2/S: the same forced through the AVX2 path (8 draws per pass).
 // - BM_CountDrawsOne/S: RaceRow::Draw, one draw per call (the path DrawMany redraws near ties
 //   with): Philox words for every support token in SIMD lanes, the logarithm only for tokens
 //   that pass the bound and whose bracketed ratio is not decided by products.
@@ -54,6 +55,24 @@ void BM_CountDrawsFast(benchmark::State& state) {
   const reference::RaceRow race(Row(state.range(0)));
   std::vector<std::int64_t> winners(kBatch);
   std::uint32_t d = 0;
+  std::int64_t redrawn = 0;
+  for (auto _ : state) {
+    redrawn += race.DrawMany(kSeed, 0, d, winners);
+    benchmark::DoNotOptimize(winners.data());
+    d += kBatch;
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(kBatch));
+  // The share of draws whose lane was uncertain (a near tie) and drawn again one at a time.
+  state.counters["redrawn"] = static_cast<double>(redrawn) / static_cast<double>(state.iterations() * kBatch);
+}
+BENCHMARK(BM_CountDrawsFast)->Arg(50)->Arg(1024);
+
+// The same through the AVX2 path (8 draws per pass), where the host runs it.
+void BM_CountDrawsFastAvx2(benchmark::State& state) {
+  if (!reference::RaceRow::Runs(rng::PhiloxIsa::kAvx2)) return state.SkipWithError("no AVX2 + BMI2 on this host");
+  const reference::RaceRow race(Row(state.range(0)), rng::PhiloxIsa::kAvx2);
+  std::vector<std::int64_t> winners(kBatch);
+  std::uint32_t d = 0;
   for (auto _ : state) {
     race.DrawMany(kSeed, 0, d, winners);
     benchmark::DoNotOptimize(winners.data());
@@ -61,7 +80,7 @@ void BM_CountDrawsFast(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(kBatch));
 }
-BENCHMARK(BM_CountDrawsFast)->Arg(50)->Arg(1024);
+BENCHMARK(BM_CountDrawsFastAvx2)->Arg(50)->Arg(1024);
 
 void BM_CountDrawsOne(benchmark::State& state) {
   const reference::RaceRow race(Row(state.range(0)));
