@@ -54,8 +54,12 @@ constexpr float kLogInvC[16] = {0x1.68ac86p-2f,  0x1.3c2526p-2f,  0x1.1178e6p-2f
 constexpr std::int32_t kZOffset = 0x3f300000;  // the bits of 11/16
 constexpr float kLn2F = 0x1.62e430p-1f;        // RN(ln 2)
 constexpr float kThirdF = 0x1.555556p-2f;      // RN(1/3)
-// The band of a certain winner (docs/spec/count_draws.md): 1 + 2^-13 covers Qa's 2^-15 twice
-// and four f32 roundings.
+// The band of a certain winner (docs/spec/count_draws.md "The certificate"). A key A = RN(Qa *
+// RN(1 / p)) times the real ratio p / q lies in [L, U], L = (1 - 2^-15)(1 - 2^-24)^2 / (1 +
+// 2^-24), U = (1 + 2^-15)(1 + 2^-24)^2 / (1 - 2^-24) (Qa's bound, RN(1 / p), the product, q's
+// rounding); a2 > RN(a1 B) then gives every other f32 ratio strictly below the winner's when B
+// >= U (1 + 2^-24) / (L (1 - 2^-24)^2) = 1 + 2^-14 + about 9 2^-24. 1 + 2^-13 leaves a factor of
+// two; about 1 draw in 10^4 is redrawn.
 constexpr float kBand = 1.0f + 0x1p-13f;
 // Probabilities whose f32 ratios p / q (q in {0} u [2^-24, 24 ln2]) and keys stay normal and
 // finite: the lanes' certificate needs strict inequalities to survive rounding.
