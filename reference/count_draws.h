@@ -45,8 +45,8 @@
 //   draw, a key A = RN(Qa(u) * RN(1 / p)) where Qa is NegLog1pNegApprox below (|Qa / Q - 1| <=
 //   2^-15 for Q = -log1p(-u), every u checked); each lane keeps the least key a1 (its token)
 //   and the second least a2. A lane with a2 > RN(a1 (1 + 2^-13)) has a certain winner: every
-//   other f32 ratio is strictly below the winner's (the budget: 2^-15 twice, four f32
-//   roundings of 2^-24); any other lane (ties, u = 0 twice, a near tie) is drawn again by the
+//   other f32 ratio is strictly below the winner's (the budget: Qa's 2^-15 twice and a few f32
+//   roundings of 2^-24, count_draws.cc kBand); any other lane (ties, u = 0 twice, a near tie) is drawn again by the
 //   per-draw path above, exactly. A token is skipped in all lanes at once when the lower bound
 //   RN(u 2^24 * RN((1 / p) 2^-24 (1 - 2^-14))) <= its key is >= a2 in every lane: it could not
 //   change a1 or a2.
@@ -118,7 +118,7 @@ namespace detail {
 // 2^24 - (w >> 8), exact) is split as 2^(k - 24) z with z in [11/16, 22/16) by integer
 // arithmetic on x's bits; z's 16 buckets of a table give c with z / c - 1 = r, |r| < 1/16 (c = 1
 // on [31/32, 1) and [1, 17/16), so r = z - 1 exactly next to 1), and Qa = ((24 - k) ln2 +
-// log c) - (r - r^2/2 + r^3/3). Qa(0) = +0 and |Qa / Q - 1| <= kNegLog1pNegApproxError for
+// log(1 / c)) - (r - r^2/2 + r^3/3). Qa(0) = +0 and |Qa / Q - 1| <= kNegLog1pNegApproxError for
 // every w (docs/spec/count_draws.md; tests/count_draws_test.cc checks all 2^24 u).
 float NegLog1pNegApprox(std::uint32_t word);
 inline constexpr double kNegLog1pNegApproxError = 0x1p-15;
