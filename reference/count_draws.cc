@@ -3,14 +3,17 @@
 #include "reference/count_draws.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
 
 #if defined(__GNUC__) && !defined(__clang__)
 // GCC 12's avx512fintrin.h starts some results from _mm512_undefined_*(), which
-// -Wmaybe-uninitialized reports once inlined at -O3 (GCC bug 105593); the code is correct.
+// -Wmaybe-uninitialized (and, for the shifts and conversions, -Wuninitialized) reports once
+// inlined at -O3 (GCC bug 105593); the code is correct.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
 #include "core/error.h"
@@ -35,6 +38,43 @@ constexpr double kMargin = 1.0 + 0x1p-22;
 // The series coefficients of -log1p(-u) rounded to double (their 2^-53 relative errors are
 // inside the brackets' budget, count_draws.h).
 constexpr double kThird = 1.0 / 3.0, kSixth = 1.0 / 6.0, kTwoSevenths = 2.0 / 7.0;
+
+// NegLog1pNegApprox (count_draws.h, docs/spec/count_draws.md): z in [11/16, 22/16) in 16
+// buckets of x's bits (bucket i: bits [0x3f300000 + i 2^19, + 2^19); 10 buckets of width 1/32
+// below 1, 6 of width 1/16 above); c_i = RN(1 / centre) (kInvC = 1 / c, kLogInvC = RN(log(1 /
+// c)), from mpmath at 200 bits), 1 exactly for the buckets next to 1 so that r = z - 1 there.
+constexpr float kInvC[16] = {0x1.6c16c2p+0f, 0x1.5c9882p+0f, 0x1.4e5e0ap+0f, 0x1.414142p+0f,
+                             0x1.3521d0p+0f, 0x1.29e412p+0f, 0x1.1f7048p+0f, 0x1.15b1e6p+0f,
+                             0x1.0c9714p+0f, 1.0f,           1.0f,           0x1.d41d42p-1f,
+                             0x1.bacf92p-1f, 0x1.a41a42p-1f, 0x1.8f9c18p-1f, 0x1.7d05f4p-1f};
+constexpr float kLogInvC[16] = {0x1.68ac86p-2f,  0x1.3c2526p-2f,  0x1.1178e6p-2f,  0x1.d10384p-3f,
+                                0x1.823c18p-3f,  0x1.365fc6p-3f,  0x1.da7278p-4f,  0x1.4d3116p-4f,
+                                0x1.894a84p-5f,  0.0f,            0.0f,            -0x1.6f0d28p-4f,
+                                -0x1.29552cp-3f, -0x1.9525a8p-3f, -0x1.fb918cp-3f, -0x1.2e8e2cp-2f};
+constexpr std::int32_t kZOffset = 0x3f300000;  // the bits of 11/16
+constexpr float kLn2F = 0x1.62e430p-1f;        // RN(ln 2)
+constexpr float kThirdF = 0x1.555556p-2f;      // RN(1/3)
+// The band of a certain winner (docs/spec/count_draws.md "The certificate"). A key A = RN(Qa *
+// RN(1 / p)) times the real ratio p / q lies in [L, U], L = (1 - 2^-15)(1 - 2^-24)^2 / (1 +
+// 2^-24), U = (1 + 2^-15)(1 + 2^-24)^2 / (1 - 2^-24) (Qa's bound, RN(1 / p), the product, q's
+// rounding); a2 > RN(a1 B) then gives every other f32 ratio strictly below the winner's when B
+// >= U (1 + 2^-24) / (L (1 - 2^-24)^2) = 1 + 2^-14 + about 9 2^-24. 1 + 2^-13 leaves a factor of
+// two; about 1 draw in 10^4 is redrawn.
+constexpr float kBand = 1.0f + 0x1p-13f;
+// Probabilities whose f32 ratios p / q (q in {0} u [2^-24, 24 ln2]) and keys stay normal and
+// finite: the lanes' certificate needs strict inequalities to survive rounding.
+constexpr float kLanesMinP = 0x1p-100f, kLanesMaxP = 0x1p100f;
+
+float BitsToFloat(std::uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, sizeof f);
+  return f;
+}
+std::uint32_t FloatToBits(float f) {
+  std::uint32_t b;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
 
 rng::Philox4x32Block NoiseBlock(std::uint64_t seed, std::uint32_t row, std::uint32_t draw, std::uint32_t block) {
   return rng::StreamBlock(rng::Stream::kCountDraws, seed, block, draw, row);
@@ -115,6 +155,22 @@ std::int64_t DrawScalar(const RaceView& v, std::uint64_t seed, std::uint32_t row
     for (std::size_t j = j0; j < end; ++j) Offer(b, v, j, words.v[j - j0]);
   }
   return b.id;
+}
+
+// Every q and every f32 ratio, the largest ratio winning (ties to the lower index): the rows
+// whose ratios may be subnormal, zero or overflow (count_draws.h), where the brackets' relative
+// bounds do not hold.
+std::int64_t DrawExact(const RaceView& v, std::uint64_t seed, std::uint32_t row, std::uint32_t draw) {
+  std::int64_t best = -1;
+  float best_ratio = 0.0f;
+  for (std::size_t j0 = 0; j0 < v.n; j0 += 4) {
+    const rng::Philox4x32Block words = NoiseBlock(seed, row, draw, static_cast<std::uint32_t>(j0 / 4));
+    for (std::size_t j = j0; j < std::min(v.n, j0 + 4); ++j) {
+      const float r = v.p[j] / rng::ExponentialNegLog1pNegF32(rng::UniformClosedOpen24F32(words.v[j - j0]));
+      if (best < 0 || r > best_ratio || (r == best_ratio && v.ids[j] < best)) best = v.ids[j], best_ratio = r;
+    }
+  }
+  return best;
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -239,6 +295,149 @@ __attribute__((target("avx2,bmi2"))) std::int64_t DrawLanes8(const RaceView& v, 
   return b.id;
 }
 
+
+// NegLog1pNegApprox (count_draws.h) on 16 lanes of m = w >> 8: the scalar's operations in
+// the same order, so the same bits.
+__attribute__((target("avx512f"))) inline __m512 NegLog1pNegApprox16(__m512i m) {
+  const __m512i ix = _mm512_castps_si512(_mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_set1_epi32(1 << 24), m)));
+  const __m512i tmp = _mm512_sub_epi32(ix, _mm512_set1_epi32(kZOffset));
+  const __m512i k = _mm512_srli_epi32(tmp, 23);
+  const __m512 z = _mm512_castsi512_ps(_mm512_sub_epi32(ix, _mm512_slli_epi32(k, 23)));
+  const __m512i i = _mm512_srli_epi32(tmp, 19);  // the permutes read the low 4 bits
+  const __m512 inv_c = _mm512_permutexvar_ps(i, _mm512_loadu_ps(kInvC));
+  const __m512 log_inv_c = _mm512_permutexvar_ps(i, _mm512_loadu_ps(kLogInvC));
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __m512 r = _mm512_sub_ps(_mm512_mul_ps(z, inv_c), one);
+  __m512 y = _mm512_add_ps(_mm512_mul_ps(r, _mm512_set1_ps(kThirdF)), _mm512_set1_ps(-0.5f));
+  y = _mm512_add_ps(_mm512_mul_ps(y, r), one);
+  const __m512 poly = _mm512_mul_ps(y, r);
+  const __m512 kk = _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_set1_epi32(24), k));
+  return _mm512_sub_ps(_mm512_add_ps(_mm512_mul_ps(kk, _mm512_set1_ps(kLn2F)), log_inv_c), poly);
+}
+
+// The same on 8 lanes (AVX2: two 8-entry permutes and a blend on the index's bit 3).
+__attribute__((target("avx2"))) inline __m256 NegLog1pNegApprox8(__m256i m) {
+  const __m256i ix = _mm256_castps_si256(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_set1_epi32(1 << 24), m)));
+  const __m256i tmp = _mm256_sub_epi32(ix, _mm256_set1_epi32(kZOffset));
+  const __m256i k = _mm256_srli_epi32(tmp, 23);
+  const __m256 z = _mm256_castsi256_ps(_mm256_sub_epi32(ix, _mm256_slli_epi32(k, 23)));
+  const __m256i i = _mm256_srli_epi32(tmp, 19);
+  const __m256 high = _mm256_castsi256_ps(_mm256_slli_epi32(i, 28));  // sign bit = bucket >= 8
+  const __m256 inv_c = _mm256_blendv_ps(_mm256_permutevar8x32_ps(_mm256_loadu_ps(kInvC), i),
+                                        _mm256_permutevar8x32_ps(_mm256_loadu_ps(kInvC + 8), i), high);
+  const __m256 log_inv_c = _mm256_blendv_ps(_mm256_permutevar8x32_ps(_mm256_loadu_ps(kLogInvC), i),
+                                            _mm256_permutevar8x32_ps(_mm256_loadu_ps(kLogInvC + 8), i), high);
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 r = _mm256_sub_ps(_mm256_mul_ps(z, inv_c), one);
+  __m256 y = _mm256_add_ps(_mm256_mul_ps(r, _mm256_set1_ps(kThirdF)), _mm256_set1_ps(-0.5f));
+  y = _mm256_add_ps(_mm256_mul_ps(y, r), one);
+  const __m256 poly = _mm256_mul_ps(y, r);
+  const __m256 kk = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_set1_epi32(24), k));
+  return _mm256_sub_ps(_mm256_add_ps(_mm256_mul_ps(kk, _mm256_set1_ps(kLn2F)), log_inv_c), poly);
+}
+
+// NegLog1pNegApprox of 16 / 8 words (detail::NegLog1pNegApproxLanes).
+__attribute__((target("avx512f"))) void ApproxLanes16(const std::uint32_t* words, float* out) {
+  _mm512_storeu_ps(out, NegLog1pNegApprox16(_mm512_srli_epi32(_mm512_loadu_si512(words), 8)));
+}
+__attribute__((target("avx2"))) void ApproxLanes8(const std::uint32_t* words, float* out) {
+  const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words));
+  _mm256_storeu_ps(out, NegLog1pNegApprox8(_mm256_srli_epi32(w, 8)));
+}
+
+// A row as the draws-in-lanes paths read it (count_draws.h "Many draws at once").
+struct LanesView {
+  const float* inv_p;      // RN(1 / p)
+  const float* inv_p_low;  // RN((1 / p) 2^-24 (1 - 2^-14))
+  std::size_t n;
+};
+
+// The lanes' race state: least key a1, second least a2, a1's support position.
+struct Race16 {
+  __m512 a1, a2;
+  __m512i at;
+};
+
+// Token j's word in every lane: the least two keys updated, unless the lower bound already
+// reaches a2 in every lane (the update would then change nothing).
+__attribute__((target("avx512f"))) inline void Offer16(Race16& race, const LanesView& v, std::size_t j, __m512i word) {
+  const __m512i m = _mm512_srli_epi32(word, 8);
+  const __m512 lower = _mm512_mul_ps(_mm512_cvtepi32_ps(m), _mm512_set1_ps(v.inv_p_low[j]));
+  if (_mm512_cmp_ps_mask(lower, race.a2, _CMP_LT_OQ) == 0) return;
+  const __m512 k = _mm512_mul_ps(NegLog1pNegApprox16(m), _mm512_set1_ps(v.inv_p[j]));
+  const __mmask16 less = _mm512_cmp_ps_mask(k, race.a1, _CMP_LT_OQ);
+  race.a2 = _mm512_min_ps(race.a2, _mm512_max_ps(race.a1, k));
+  race.a1 = _mm512_min_ps(race.a1, k);
+  race.at = _mm512_mask_mov_epi32(race.at, less, _mm512_set1_epi32(static_cast<int>(j)));
+}
+
+// Draws first .. first + 15 of `row` in lanes: win[l] = the support position of lane l's least
+// key; bit l of the result set when that winner is certain (a2 > RN(a1 (1 + 2^-13))).
+__attribute__((target("avx512f"))) std::uint32_t RaceLanes16(const LanesView& v, rng::Philox4x32Key key,
+                                                             std::uint32_t row, std::uint32_t first,
+                                                             std::int32_t (&win)[16]) {
+  const __m512i c1 = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(first)),
+                                      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+  const __m512i c2 = _mm512_set1_epi32(static_cast<int>(row));
+  const __m512i c3 = _mm512_set1_epi32(static_cast<int>(rng::Stream::kCountDraws));
+  Race16 race;
+  race.a1 = race.a2 = _mm512_set1_ps(std::numeric_limits<float>::infinity());
+  race.at = _mm512_setzero_si512();
+  const std::size_t n = v.n;
+  const std::size_t blocks = (n + 3) / 4;
+  std::size_t b = 0;
+  for (; b + 2 <= blocks; b += 2) {
+    __m512i x[2][4] = {{_mm512_set1_epi32(static_cast<int>(b)), c1, c2, c3},
+                       {_mm512_set1_epi32(static_cast<int>(b + 1)), c1, c2, c3}};
+    rng::Philox10x16Sets<2>(x, key);
+    for (int h = 0; h < 2; ++h) {
+      for (std::size_t w = 0; w < 4; ++w) {
+        const std::size_t j = 4 * (b + static_cast<std::size_t>(h)) + w;
+        if (j < n) Offer16(race, v, j, x[h][w]);
+      }
+    }
+  }
+  if (b < blocks) {
+    __m512i x[1][4] = {{_mm512_set1_epi32(static_cast<int>(b)), c1, c2, c3}};
+    rng::Philox10x16Sets<1>(x, key);
+    for (std::size_t w = 0; w < 4; ++w) {
+      if (4 * b + w < n) Offer16(race, v, 4 * b + w, x[0][w]);
+    }
+  }
+  _mm512_storeu_si512(win, race.at);
+  return _mm512_cmp_ps_mask(race.a2, _mm512_mul_ps(race.a1, _mm512_set1_ps(kBand)), _CMP_GT_OQ);
+}
+
+// The same in AVX2: draws first .. first + 7.
+__attribute__((target("avx2"))) std::uint32_t RaceLanes8(const LanesView& v, rng::Philox4x32Key key,
+                                                         std::uint32_t row, std::uint32_t first,
+                                                         std::int32_t (&win)[16]) {
+  const __m256i c1 = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(first)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  const __m256i c2 = _mm256_set1_epi32(static_cast<int>(row));
+  const __m256i c3 = _mm256_set1_epi32(static_cast<int>(rng::Stream::kCountDraws));
+  __m256 a1 = _mm256_set1_ps(std::numeric_limits<float>::infinity()), a2 = a1;
+  __m256 at = _mm256_setzero_ps();  // int32 positions, blended as floats
+  const std::size_t n = v.n;
+  for (std::size_t b = 0; 4 * b < n; ++b) {
+    __m256i x[4] = {_mm256_set1_epi32(static_cast<int>(b)), c1, c2, c3};
+    rng::Philox10x8(x[0], x[1], x[2], x[3], key);
+    for (std::size_t w = 0; w < 4 && 4 * b + w < n; ++w) {
+      const std::size_t j = 4 * b + w;
+      const __m256i m = _mm256_srli_epi32(x[w], 8);
+      const __m256 lower = _mm256_mul_ps(_mm256_cvtepi32_ps(m), _mm256_set1_ps(v.inv_p_low[j]));
+      if (_mm256_movemask_ps(_mm256_cmp_ps(lower, a2, _CMP_LT_OQ)) == 0) continue;
+      const __m256 k = _mm256_mul_ps(NegLog1pNegApprox8(m), _mm256_set1_ps(v.inv_p[j]));
+      const __m256 less = _mm256_cmp_ps(k, a1, _CMP_LT_OQ);
+      a2 = _mm256_min_ps(a2, _mm256_max_ps(a1, k));
+      a1 = _mm256_min_ps(a1, k);
+      at = _mm256_blendv_ps(at, _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<int>(j))), less);
+    }
+  }
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(win), _mm256_castps_si256(at));
+  return static_cast<std::uint32_t>(
+      _mm256_movemask_ps(_mm256_cmp_ps(a2, _mm256_mul_ps(a1, _mm256_set1_ps(kBand)), _CMP_GT_OQ)));
+}
+
 #endif
 
 int Lanes(rng::PhiloxIsa isa) {
@@ -279,6 +478,12 @@ RaceRow::RaceRow(std::span<const float> probs, rng::PhiloxIsa isa)
     p_.push_back(probs[static_cast<std::size_t>(i)]);
     p_margin_.push_back(static_cast<double>(probs[static_cast<std::size_t>(i)]) * kMargin);
   }
+  normal_ratios_ = true;
+  for (const float p : p_) {
+    normal_ratios_ = normal_ratios_ && p >= kLanesMinP && p <= kLanesMaxP;
+    inv_p_.push_back(1.0f / p);
+    inv_p_low_.push_back(static_cast<float>(1.0 / static_cast<double>(p) * 0x1p-24 * (1.0 - 0x1p-14)));
+  }
   if (isa == rng::PhiloxIsa::kAvx512) {  // token order, padded
     p_margin_lanes_ = p_margin_;
     p_margin_lanes_.resize((ids_.size() + 63) / 64 * 64, -std::numeric_limits<double>::infinity());
@@ -297,12 +502,87 @@ std::int64_t RaceRow::Draw(std::uint64_t seed, std::uint32_t row, std::uint32_t 
   if (n == 0) return -1;
   if (n == 1) return ids_[0];
   const RaceView v{ids_.data(), p_.data(), p_margin_.data(), p_margin_lanes_.data(), n};
+  if (!normal_ratios_) return DrawExact(v, seed, row, draw);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   if (isa_ == rng::PhiloxIsa::kAvx512) return DrawLanes16(v, seed, row, draw);
   if (isa_ == rng::PhiloxIsa::kAvx2) return DrawLanes8(v, seed, row, draw);
 #endif
   return DrawScalar(v, seed, row, draw);
 }
+
+std::int64_t RaceRow::DrawMany(std::uint64_t seed, std::uint32_t row, std::uint32_t first_draw,
+                               std::span<std::int64_t> out) const {
+  const std::size_t n = ids_.size();
+  if (n <= 1) {
+    std::fill(out.begin(), out.end(), n == 0 ? std::int64_t{-1} : std::int64_t{ids_[0]});
+    return 0;
+  }
+  std::int64_t redrawn = 0;
+  const auto lanes = normal_ratios_ ? static_cast<std::size_t>(Lanes(isa_)) : std::size_t{0};
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (lanes > 0) {
+    const LanesView v{inv_p_.data(), inv_p_low_.data(), n};
+    const rng::Philox4x32Key key = rng::SeedKey(seed);
+    for (std::size_t i = 0; i < out.size(); i += lanes) {
+      const auto first = static_cast<std::uint32_t>(first_draw + i);
+      std::int32_t win[16];
+      const std::uint32_t certain = isa_ == rng::PhiloxIsa::kAvx512 ? RaceLanes16(v, key, row, first, win)
+                                                                     : RaceLanes8(v, key, row, first, win);
+      const std::size_t count = std::min(lanes, out.size() - i);
+      for (std::size_t l = 0; l < count; ++l) {
+        // An uncertain lane (a tie or a near tie of keys) is drawn again exactly.
+        if ((certain >> l & 1u) != 0) {
+          out[i + l] = ids_[static_cast<std::size_t>(win[l])];
+        } else {
+          out[i + l] = Draw(seed, row, first + static_cast<std::uint32_t>(l));
+          ++redrawn;
+        }
+      }
+    }
+    return redrawn;
+  }
+#endif
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = Draw(seed, row, first_draw + static_cast<std::uint32_t>(i));
+  return 0;
+}
+
+namespace detail {
+
+float NegLog1pNegApprox(std::uint32_t word) {
+  const std::uint32_t m = word >> 8;
+  const auto x = static_cast<float>(static_cast<std::int32_t>((1u << 24) - m));  // exact
+  const std::uint32_t ix = FloatToBits(x);
+  const std::uint32_t tmp = ix - static_cast<std::uint32_t>(kZOffset);  // > 0: x >= 1
+  const std::uint32_t k = tmp >> 23;
+  const float z = BitsToFloat(ix - (k << 23));
+  const std::uint32_t i = (tmp >> 19) & 15u;
+  const float r = z * kInvC[i] - 1.0f;
+  float y = r * kThirdF + -0.5f;
+  y = y * r + 1.0f;
+  const float poly = y * r;
+  const auto kk = static_cast<float>(24 - static_cast<std::int32_t>(k));
+  return (kk * kLn2F + kLogInvC[i]) - poly;
+}
+
+void NegLog1pNegApproxLanes(std::span<const std::uint32_t> words, std::span<float> out, rng::PhiloxIsa isa) {
+  if (words.size() != out.size()) throw std::invalid_argument("NegLog1pNegApproxLanes: words and out differ in size");
+  if (!RaceRow::Runs(isa)) throw std::invalid_argument("NegLog1pNegApproxLanes: this host cannot run the requested path");
+  std::size_t i = 0;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (isa == rng::PhiloxIsa::kAvx512) {
+    for (; i + 16 <= words.size(); i += 16) {
+      ApproxLanes16(words.data() + i, out.data() + i);
+    }
+  } else if (isa == rng::PhiloxIsa::kAvx2) {
+    for (; i + 8 <= words.size(); i += 8) {
+      ApproxLanes8(words.data() + i, out.data() + i);
+    }
+  }
+#endif
+  for (; i < words.size(); ++i) out[i] = NegLog1pNegApprox(words[i]);
+}
+
+}  // namespace detail
 
 std::int64_t RaceRow::DrawNaive(std::uint64_t seed, std::uint32_t row, std::uint32_t draw) const {
   const std::size_t n = ids_.size();
@@ -340,8 +620,12 @@ Tensor CountRaceDraws(std::span<const float> probs, std::int64_t rows, std::int6
     if (race.support() == 0) {
       throw InputError("CountDraws: row " + std::to_string(b) + " has no positive probability: nothing can be drawn");
     }
-    for (std::int64_t d = first_draw; d < first_draw + draws; ++d) {
-      ++row_counts[static_cast<std::size_t>(race.Draw(seed, static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(d)))];
+    std::vector<std::int64_t> winners(static_cast<std::size_t>(std::min<std::int64_t>(draws, 4096)));
+    for (std::int64_t d = first_draw; d < first_draw + draws; d += static_cast<std::int64_t>(winners.size())) {
+      const auto chunk = std::span<std::int64_t>(winners).first(
+          static_cast<std::size_t>(std::min<std::int64_t>(first_draw + draws - d, static_cast<std::int64_t>(winners.size()))));
+      race.DrawMany(seed, static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(d), chunk);
+      for (const std::int64_t t : chunk) ++row_counts[static_cast<std::size_t>(t)];
     }
   }
   return counts;

@@ -2,7 +2,8 @@
 #pragma once
 // The reference backend's own randomness (Backend::CountDraws, distributional tier): many
 // draws per row by an exponential race on counter-based noise, fast enough for the
-// statistical harness (docs/spec/harness.md "Reference draws"; bench/draws_bench.cc).
+// statistical harness (docs/spec/harness.md "Reference draws", docs/spec/count_draws.md;
+// bench/draws_bench.cc).
 //
 // Contract:
 // - Noise: draw d of row r uses, for the j-th token of the row's support in the draw order
@@ -37,8 +38,25 @@
 //   token order in registers). The vector paths test the skip rule in double lanes against the
 //   best at the start of each group and offer the passing tokens in order to the scalar rule,
 //   which re-tests them against the current best.
-// - Cost: the Philox blocks (one per 4 support tokens per draw), the lane test, and a few
-//   offers per draw (about ln(support) tokens can still win); see bench/README.md.
+// - Many draws at once (DrawMany, the harness's path; docs/spec/count_draws.md gives the error
+//   budget): lanes = draws. 16 (AVX-512F) or 8 (AVX2) consecutive draws share each Philox call
+//   (counter {block, first + lane, row, 0x5eed}: word w of the call is token 4 block + w of
+//   every lane's draw, no transposition). Per token, in f32 lanes and without a branch per
+//   draw, a key A = RN(Qa(u) * RN(1 / p)) where Qa is NegLog1pNegApprox below (|Qa / Q - 1| <=
+//   2^-15 for Q = -log1p(-u), every u checked); each lane keeps the least key a1 (its token)
+//   and the second least a2. A lane with a2 > RN(a1 (1 + 2^-13)) has a certain winner: every
+//   other f32 ratio is strictly below the winner's (the budget: Qa's 2^-15 twice and a few f32
+//   roundings of 2^-24, count_draws.cc kBand); any other lane (ties, u = 0 twice, a near tie) is drawn again by the
+//   per-draw path above, exactly. A token is skipped in all lanes at once when the lower bound
+//   RN(u 2^24 * RN((1 / p) 2^-24 (1 - 2^-14))) <= its key is >= a2 in every lane: it could not
+//   change a1 or a2.
+// - Rows with a support probability outside [2^-100, 2^100], where f32 ratios can be
+//   subnormal, round to 0 or overflow to +inf and tie, take every q and compare the f32 ratios
+//   exactly (every path, one draw at a time): the relative bounds above need normal ratios.
+// - Cost: the Philox blocks (one per 4 support tokens per draw). DrawMany adds per token and
+//   16 draws one compare (the skip test) and, for the tokens not skipped, the key (about 25
+//   vector operations); Draw adds the lane test and a few offers per draw (about ln(support)
+//   tokens can still win); see bench/README.md.
 // Example: probs {0.5, 0.5}: about half the draws go to each token.
 #include <cstdint>
 #include <span>
@@ -62,6 +80,10 @@ class RaceRow {
   std::int64_t support() const { return static_cast<std::int64_t>(ids_.size()); }
   // The winner of draw `draw` of row `row` (fast path).
   std::int64_t Draw(std::uint64_t seed, std::uint32_t row, std::uint32_t draw) const;
+  // The winners of draws first_draw, first_draw + 1, ... (out.size() of them, first_draw +
+  // out.size() <= 2^32): Draw's tokens bit for bit, 16 or 8 draws per pass in lanes. Returns
+  // how many lanes were uncertain and drawn again one at a time.
+  std::int64_t DrawMany(std::uint64_t seed, std::uint32_t row, std::uint32_t first_draw, std::span<std::int64_t> out) const;
   // The same winner, computing every q and calling ExponentialRaceRow (naive baseline).
   std::int64_t DrawNaive(std::uint64_t seed, std::uint32_t row, std::uint32_t draw) const;
 
@@ -73,6 +95,11 @@ class RaceRow {
   // padded to a multiple of 64; AVX2 in lane order, group g of 32 tokens, word w, lane l at
   // [32 g + 8 w + l] being token 32 g + 4 l + w.
   std::vector<double> p_margin_lanes_;
+  // Draws in lanes (DrawMany): RN(1 / p) and RN((1 / p) 2^-24 (1 - 2^-14)) per support token.
+  std::vector<float> inv_p_, inv_p_low_;
+  // Every p in [2^-100, 2^100], so every f32 ratio p / q is normal or +inf (q = +0): the
+  // brackets and the lanes' keys hold; otherwise every draw takes every q (DrawExact).
+  bool normal_ratios_ = false;
   rng::PhiloxIsa isa_ = rng::PhiloxIsa::kScalar;
   std::int64_t vocab_ = 0;
 };
@@ -84,6 +111,20 @@ class RaceRow {
 Tensor CountRaceDraws(std::span<const float> probs, std::int64_t rows, std::int64_t vocab,
                       const std::vector<std::int64_t>& greedy, std::int64_t draws, std::uint64_t seed,
                       std::int64_t first_draw = 0);
+
+namespace detail {
+// Qa(w), the approximation of Q = -log1p(-u), u = UniformClosedOpen24F32(w), that DrawMany's
+// keys use: f32 operations only (no FMA), the same in every path. x = 1 - u = n 2^-24 (n =
+// 2^24 - (w >> 8), exact) is split as 2^(k - 24) z with z in [11/16, 22/16) by integer
+// arithmetic on x's bits; z's 16 buckets of a table give c with z / c - 1 = r, |r| < 1/16 (c = 1
+// on [31/32, 1) and [1, 17/16), so r = z - 1 exactly next to 1), and Qa = ((24 - k) ln2 +
+// log(1 / c)) - (r - r^2/2 + r^3/3). Qa(0) = +0 and |Qa / Q - 1| <= kNegLog1pNegApproxError for
+// every w (docs/spec/count_draws.md; tests/count_draws_test.cc checks all 2^24 u).
+float NegLog1pNegApprox(std::uint32_t word);
+inline constexpr double kNegLog1pNegApproxError = 0x1p-15;
+// Qa over many words through `isa`'s lanes (which the host must run): the scalar's bits.
+void NegLog1pNegApproxLanes(std::span<const std::uint32_t> words, std::span<float> out, rng::PhiloxIsa isa);
+}  // namespace detail
 
 bool SupportsCountDrawsStage(const std::string& stage);
 // The reference backend's CountDraws: exponential_race, inverse_cdf, qsample and

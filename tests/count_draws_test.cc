@@ -4,6 +4,9 @@
 // is left to draw_harness_test / the calibration test.
 #include "reference/count_draws.h"
 
+#include <bit>
+#include <cmath>
+#include <cstring>
 #include <numeric>
 
 #include <gtest/gtest.h>
@@ -44,6 +47,7 @@ TEST(CountDraws, FastRaceEqualsNaiveRace) {
       }(),
   };
   int paths = 0;
+  std::int64_t redrawn = 0;
   for (std::size_t k = 0; k < rows.size(); ++k) {
     SCOPED_TRACE(k);
     const RaceRow naive(rows[k], rng::PhiloxIsa::kScalar);
@@ -52,14 +56,97 @@ TEST(CountDraws, FastRaceEqualsNaiveRace) {
       if (RaceRow::Runs(isa)) fast.emplace_back(rows[k], isa);
     }
     paths = static_cast<int>(fast.size());
+    std::vector<std::int64_t> want(2000);
     for (std::uint32_t d = 0; d < 2000; ++d) {
-      const std::int64_t want = naive.DrawNaive(0x1234, 7, d);
+      want[d] = naive.DrawNaive(0x1234, 7, d);
       for (std::size_t i = 0; i < fast.size(); ++i) {
-        ASSERT_EQ(fast[i].Draw(0x1234, 7, d), want) << "draw " << d << " path " << i;
+        ASSERT_EQ(fast[i].Draw(0x1234, 7, d), want[d]) << "draw " << d << " path " << i;
       }
+    }
+    // Many draws at once (lanes = draws), from an offset that is no multiple of 16 and with a
+    // tail shorter than the lanes.
+    for (std::size_t i = 0; i < fast.size(); ++i) {
+      std::vector<std::int64_t> got(1995);
+      redrawn += fast[i].DrawMany(0x1234, 7, 3, got);
+      for (std::size_t d = 0; d < got.size(); ++d) ASSERT_EQ(got[d], want[d + 3]) << "draw " << d + 3 << " path " << i;
     }
   }
   EXPECT_GE(paths, 1);
+  // Near ties of the lanes' keys are drawn again exactly: some were met here (about 1 in 10^4).
+  if (paths > 1) {
+    EXPECT_GT(redrawn, 0);
+  }
+}
+
+// Many draws at once on rows the lanes must hand to the per-draw path (a probability outside
+// [2^-100, 2^100]: f32 ratios that could underflow or overflow to a tie), on rows at the edges of
+// the lanes' range, at the end of the draw range (first_draw + count = 2^32) and with 1 or 2
+// tokens.
+TEST(CountDraws, DrawManyEqualsNaiveOnExtremeRows) {
+  const std::vector<std::vector<float>> rows = {
+      {1.0f, 0x1p-110f, 0x1p-110f, 0.5f},           // tiny (below 2^-100): per-draw path
+      {0x1p110f, 1.0f, 0x1p100f, 3.0f},             // huge (above 2^100): per-draw path
+      {0x1p-149f, 0x1p-149f, 0x1p-149f},            // subnormal ties: every ratio rounds alike
+      {0x1p100f, 0x1p-100f, 0x1p-100f, 0x1p100f},   // the lanes' bounds: ties at both ends
+      {0x1p-100f, 0x1p-100f, 0x1p-99f},             // tiny ratios near the lanes' floor
+      {3.0f},                                       // one token
+      {0.0f, 2.0f, 0.0f, 2.0f},                     // two tied tokens among zeros
+      std::vector<float>(2000, 0x1p-60f),           // flat, the largest support here
+  };
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    SCOPED_TRACE(k);
+    const RaceRow naive(rows[k], rng::PhiloxIsa::kScalar);
+    for (rng::PhiloxIsa isa : kIsas) {
+      if (!RaceRow::Runs(isa)) continue;
+      const RaceRow race(rows[k], isa);
+      for (const std::uint32_t first : {0u, 0xffffffffu - 36u}) {
+        std::vector<std::int64_t> got(first == 0 ? 300 : 37);
+        race.DrawMany(0xfeed, 2, first, got);
+        for (std::size_t d = 0; d < got.size(); ++d) {
+          const auto draw = first + static_cast<std::uint32_t>(d);
+          const std::int64_t want = naive.DrawNaive(0xfeed, 2, draw);
+          ASSERT_EQ(got[d], want) << "draw " << draw << " isa " << static_cast<int>(isa);
+          ASSERT_EQ(race.Draw(0xfeed, 2, draw), want) << "draw " << draw << " isa " << static_cast<int>(isa);
+        }
+      }
+    }
+  }
+}
+
+// The lanes' keys rest on NegLog1pNegApprox (count_draws.h): for every one of the 2^24 values of
+// u its relative error against -log1p(-u) (libm in double, an independent source, 1 ulp =
+// 2^-52 beside the 2^-15 bound) is within kNegLog1pNegApproxError, +0 at u = 0, and every lane
+// path gives the scalar's bits.
+TEST(CountDraws, NegLog1pNegApproxIsWithinItsBoundForEveryU) {
+  constexpr std::uint32_t kCount = 1u << 24;
+  std::vector<std::uint32_t> words(kCount);
+  for (std::uint32_t m = 0; m < kCount; ++m) words[m] = m << 8 | (m * 0x9du & 0xffu);  // low bits vary, unused
+  std::vector<float> scalar(kCount);
+  double worst = 0.0;
+  for (std::uint32_t m = 0; m < kCount; ++m) {
+    const float a = detail::NegLog1pNegApprox(words[m]);
+    scalar[m] = a;
+    if (m == 0) {
+      ASSERT_EQ(a, 0.0f);
+      ASSERT_FALSE(std::signbit(a));
+      continue;
+    }
+    const double u = static_cast<double>(m) * 0x1p-24;
+    const double q = -std::log1p(-u);
+    worst = std::max(worst, std::abs(static_cast<double>(a) / q - 1.0));
+  }
+  EXPECT_LE(worst, detail::kNegLog1pNegApproxError);
+  RecordProperty("worst_relative_error", std::to_string(worst));
+  for (rng::PhiloxIsa isa : kIsas) {
+    if (!RaceRow::Runs(isa)) continue;
+    std::vector<float> lanes(kCount);
+    detail::NegLog1pNegApproxLanes(words, lanes, isa);
+    if (std::memcmp(lanes.data(), scalar.data(), kCount * sizeof(float)) == 0) continue;  // the same bits
+    for (std::uint32_t m = 0; m < kCount; ++m) {
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(lanes[m]), std::bit_cast<std::uint32_t>(scalar[m]))
+          << "m " << m << " isa " << static_cast<int>(isa);
+    }
+  }
 }
 
 RC_GTEST_PROP(CountDraws, FastRaceEqualsNaiveOnAnyRow, (std::vector<std::uint8_t> weights, std::uint64_t seed)) {
@@ -70,7 +157,28 @@ RC_GTEST_PROP(CountDraws, FastRaceEqualsNaiveOnAnyRow, (std::vector<std::uint8_t
   for (rng::PhiloxIsa isa : kIsas) {
     if (!RaceRow::Runs(isa)) continue;
     const RaceRow race(probs, isa);
-    for (std::uint32_t d = 0; d < 64; ++d) RC_ASSERT(race.Draw(seed, 1, d) == naive.DrawNaive(seed, 1, d));
+    std::vector<std::int64_t> many(64);
+    race.DrawMany(seed, 1, 5, many);
+    for (std::uint32_t d = 0; d < 64; ++d) {
+      RC_ASSERT(race.Draw(seed, 1, d) == naive.DrawNaive(seed, 1, d));
+      RC_ASSERT(many[d] == naive.DrawNaive(seed, 1, d + 5));
+    }
+  }
+}
+
+// Weights over a wide range of powers of two (tiny and huge ratios, subnormals, ties, rows the
+// lanes hand to the per-draw path): many draws at once equal the naive race.
+RC_GTEST_PROP(CountDraws, DrawManyEqualsNaiveOnWideRows, (std::vector<std::uint8_t> exponents, std::uint64_t seed)) {
+  std::vector<float> probs;
+  for (auto e : exponents) probs.push_back(e % 7 == 0 ? 0.0f : std::ldexp(1.0f + static_cast<float>(e % 3) * 0.25f, e - 150));
+  RC_PRE(std::any_of(probs.begin(), probs.end(), [](float p) { return p > 0.0f; }));
+  const RaceRow naive(probs, rng::PhiloxIsa::kScalar);
+  for (rng::PhiloxIsa isa : kIsas) {
+    if (!RaceRow::Runs(isa)) continue;
+    const RaceRow race(probs, isa);
+    std::vector<std::int64_t> many(40);
+    race.DrawMany(seed, 3, 11, many);
+    for (std::uint32_t d = 0; d < many.size(); ++d) RC_ASSERT(many[d] == naive.DrawNaive(seed, 3, d + 11));
   }
 }
 
