@@ -40,6 +40,9 @@ class IsolatedBackend final : public Backend {
     return inner_->SupportsProfile(stage, profile);
   }
   bool SupportsCountDraws(const std::string& stage) const override { return inner_->SupportsCountDraws(stage); }
+  bool CountsWithReferenceNoise(const std::string& stage) const override {
+    return inner_->CountsWithReferenceNoise(stage);
+  }
   bool ClaimsBitwise(const std::string& stage) const override { return inner_->ClaimsBitwise(stage); }
   TensorMap Run(const std::string& stage, const Case& c) override;
   std::vector<CaseOutcome> RunBatch(const std::string& stage, const std::vector<const Case*>& cases,

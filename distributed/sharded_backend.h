@@ -34,6 +34,9 @@ class ShardedBackend final : public Backend {
     return inner_->SupportsProfile(stage, profile);
   }
   bool SupportsCountDraws(const std::string& stage) const override { return inner_->SupportsCountDraws(stage); }
+  bool CountsWithReferenceNoise(const std::string& stage) const override {
+    return inner_->CountsWithReferenceNoise(stage);
+  }
   Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override;
   std::vector<CaseOutcome> RunBatch(const std::string& stage, const std::vector<const Case*>& cases,
                                     const OutcomeCallback& on_outcome) override {
