@@ -194,6 +194,8 @@ TEST(ExactTarget, FlashinferTopKFirstDrawsFromTheRenormalisedTopPSurvivors) {
   // 31/58 = 0.534: tokens {0, 1}, drawn 16 : 15 (joint would keep 0..3: 45/136 < 0.5).
   const ExactTarget t = ComputeExactTarget(FlashinferTopKFirst(4, 0.5f));
   ASSERT_EQ(t.rows.size(), 1u);
+  // The target divides the f32 weights k / 136 (each rounded to f32, relative 6e-8) in double:
+  // within 1e-7 of the exact ratios, not equal to them.
   EXPECT_NEAR(t.rows[0].p[0], 16.0 / 31.0, 1e-7);
   EXPECT_NEAR(t.rows[0].p[1], 15.0 / 31.0, 1e-7);
   for (std::size_t j = 2; j < 16; ++j) EXPECT_EQ(t.rows[0].p[j], 0.0) << j;
@@ -247,11 +249,14 @@ TEST(RaceFloorLaw, OnlyTheFloorCellWinsForAWeightFarBelowTwoToMinus24) {
   // finite strong cells.
   EXPECT_EQ(rng::ExponentialNegLog1pNegF32(0x1p-24f), 0x1p-24f);
   const long double c = 0x1p-24L;
+  // Long double sums (relative ~1e-17 per term, race_floor_law.h) against closed forms, compared
+  // as a double ratio: 1e-15 is a few double ulps.
   EXPECT_NEAR(static_cast<double>(CanonicalRaceGroupShare(1.0f, 0x1p-30f, 1) / ((1.0L - c) * c)), 1.0, 1e-15);
   // The tail_floor_v1024 family: 1023 such tokens.
   const long double group = (1.0L - c) * -std::expm1(1023.0L * std::log1p(-c));
   EXPECT_NEAR(static_cast<double>(CanonicalRaceGroupShare(1.0f, 0x1p-30f, 1023) / group), 1.0, 1e-15);
-  // 64 times the ideal race's share.
+  // 64 times the ideal race's share, up to factors (1 - O(1023 2^-24)) and (1 + 1023 2^-30),
+  // a few 1e-5 of it: 0.01 leaves room for those and nothing else.
   EXPECT_NEAR(static_cast<double>(group / IdealRaceGroupShare(1.0f, 0x1p-30f, 1023)), 64.0, 0.01);
 }
 
@@ -287,6 +292,8 @@ TEST(RaceFloorLaw, ThresholdsMatchADirectCountOfWinningWeakCells) {
   // Near 0 the cells are q(k) ~ k 2^-24, and a weak cell k wins when the strong Exp(1) exceeds
   // k a, a = 2^-24 / 2^-20 = 1/16: P ~ 2^-24 sum_k e^{-k a} = 2^-24 / (1 - e^{-1/16}) = 16.504
   // 2^-24, 1.0315 times the ideal 2^-20 (the floor's +3% on amplifier_v2).
+  // A first-order estimate (q(k) ~ k 2^-24 drops the u^2 / 2 term; the f32 rounding of the
+  // ratios is ignored), so a tolerance of 0.2% rather than equality.
   const double ratio = static_cast<double>(CanonicalRaceGroupShare(strong, weak, 1) / IdealRaceGroupShare(strong, weak, 1));
   EXPECT_NEAR(ratio, 1.0315, 0.002);
 }
@@ -297,7 +304,7 @@ TEST(RaceFloorLaw, TheHalfPrecisionFamilySitsFarAboveTheFloor) {
   // thorough n (harness.md "Tail amplifiers").
   const long double exact = CanonicalRaceGroupShare(0x1p-14f, 0x3p-27f, 31);
   const long double ideal = IdealRaceGroupShare(0x1p-14f, 0x3p-27f, 31);
-  EXPECT_NEAR(static_cast<double>(ideal), 0.011225, 1e-6);
+  EXPECT_NEAR(static_cast<double>(ideal), 0.011225, 1e-6);  // 93 / 8285 = 0.0112251..., to the digits written
   std::printf("tail_f16_v32: exact share under the reference's floor %.10Lg, ideal %.10Lg, relative %+.3Lg\n", exact, ideal,
               exact / ideal - 1.0L);
   EXPECT_LT(std::fabs(static_cast<double>(exact / ideal - 1.0L)), 1e-4) << static_cast<double>(exact / ideal - 1.0L);
@@ -307,6 +314,8 @@ TEST(RaceFloorLaw, SglangOnlyTheStrongZeroHashLosesFarBelowTheClamp) {
   // weak / strong = 2^-40 (log 27.73): the top weak g, 32 ln2 = 22.18, stays below the strong
   // score at h = 1, g = -ln(-ln(1 / (2^32 - 1))) = -ln(22.18) = -3.10 (22.18 - 27.73 < -3.10),
   // so only the strong cell h = 0 (g = -709.78, below every weak cell but h = 0) loses.
+  // -ln(ln(2^32 - 1)) differs from -ln(32 ln2) by about 2^-32 / 22 = 1e-11 (and libm's log from
+  // the owned one by ulps): 1e-9 covers both and would still catch a wrong clamp (0.1 and more).
   EXPECT_NEAR(rng::GumbelSglangFromHashF64(1), -std::log(32.0 * std::numbers::ln2), 1e-9);
   const long double c = 0x1p-32L;
   EXPECT_NEAR(static_cast<double>(SglangSeededGroupShare(1.0f, 0x1p-40f, 1) / (c * (1.0L - c))), 1.0, 1e-15);

@@ -264,6 +264,10 @@ TEST(SpecStepDraws, ReferencePassesAndAnUnfilteredDraftIsRejected) {
   EXPECT_EQ(rejected, 2);
 }
 
+// The targets below come from the stage's f32 softmax rows (relative error ~1e-7) and are
+// compared with hand values in double: 1e-6 absolute, far below any rule's effect (a dropped
+// or kept token moves a probability by 0.01 or more here).
+//
 // vllm (docs/spec/spec_step.md "Draw harness"): target row 0 without min-p, drafts from the
 // tempered, unfiltered draft rows (the verifier's own); acceptance 1 - TV of those rows.
 TEST(SpecStepDraws, VllmDrawsDraftsFromTheUnfilteredDraftRows) {
