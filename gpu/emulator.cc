@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The checking host emulator (gpu/emulator.h, docs/gpu.md "The emulator").
+// The checking host emulator (gpu/emulator.h, docs/gpu.md "The emulator") and its work
+// counters (gpu/emulator_counters.h, docs/gpu.md "Cost model").
 #include "gpu/emulator.h"
 
+#include <algorithm>
+#include <cstring>
 #include <sstream>
 
 namespace sampcheck::gpu {
@@ -40,14 +43,69 @@ std::string LaunchReport::Summary() const {
 namespace emu {
 
 namespace detail {
-HostBlock*& CurrentBlock() {
-  thread_local HostBlock* block = nullptr;
-  return block;
+
+std::uint64_t NextLaunchSerial() {
+  thread_local std::uint64_t serial = 0;
+  return ++serial;
 }
+
+std::size_t FindGlobalSlot(LaunchCounters& c, const void* base, const char* name, std::int64_t elements,
+                           std::size_t element_bytes) {
+  for (std::size_t i = 0; i < c.global.size(); ++i) {
+    if (c.global[i].base == base && c.global[i].name == name) return i;
+  }
+  ArrayTraffic a;
+  a.name = name;
+  a.base = base;
+  a.elements = elements;
+  a.element_bytes = static_cast<std::int64_t>(element_bytes);
+  c.global.push_back(std::move(a));
+  return c.global.size() - 1;
+}
+
+std::size_t FindSharedSlot(LaunchCounters& c, const char* name, std::size_t element_bytes) {
+  for (std::size_t i = 0; i < c.shared.size(); ++i) {
+    if (c.shared[i].name == name) return i;
+  }
+  ArrayTraffic a;
+  a.name = name;
+  a.element_bytes = static_cast<std::int64_t>(element_bytes);
+  c.shared.push_back(std::move(a));
+  return c.shared.size() - 1;
+}
+
 }  // namespace detail
 
-HostBlock::HostBlock(const char* kernel, int index, int threads, LaunchReport* report)
-    : kernel_(kernel), index_(index), threads_(threads), report_(report) {}
+HostBlock::HostBlock(const char* kernel, int index, int threads, LaunchReport* report, std::uint64_t launch_serial)
+    : kernel_(kernel),
+      index_(index),
+      threads_(threads),
+      report_(report),
+      launch_serial_(launch_serial),
+      interval_work_(static_cast<std::size_t>(threads), 0) {}
+
+// The interval's chain: the block-level accesses (every thread runs them) plus the busiest
+// thread's accesses in the interval's phases.
+void HostBlock::CloseInterval() {
+  const std::int64_t busiest =
+      interval_work_.empty() ? 0 : *std::max_element(interval_work_.begin(), interval_work_.end());
+  const std::int64_t chain = block_level_work_ + busiest;
+  LaunchCounters& c = report_->counters;
+  c.longest_chain = std::max(c.longest_chain, chain);
+  path_ += chain;
+  std::fill(interval_work_.begin(), interval_work_.end(), 0);
+  block_level_work_ = 0;
+}
+
+void HostBlock::Finish() {
+  CloseInterval();
+  LaunchCounters& c = report_->counters;
+  ++c.blocks;
+  c.barriers += epoch_;
+  c.max_block_barriers = std::max<std::int64_t>(c.max_block_barriers, epoch_);
+  c.phases += phases_;
+  c.critical_path = std::max(c.critical_path, path_);
+}
 
 void HostBlock::Report(Violation::Kind kind, int thread, const std::string& array, std::int64_t index,
                        std::string detail) {
@@ -58,6 +116,7 @@ void HostBlock::Report(Violation::Kind kind, int thread, const std::string& arra
 
 void HostBlock::BeginPhase() {
   in_phase_ = true;
+  ++phases_;
   phase_barriers_.assign(static_cast<std::size_t>(threads_), 0);
 }
 
@@ -100,11 +159,15 @@ void HostBlock::Sync() {
     ++phase_barriers_[static_cast<std::size_t>(current_)];
     return;
   }
+  CloseInterval();
   ++epoch_;
 }
 
-void HostBlock::WarpOp(const char* what) {
-  if (!in_phase_) return;
+void HostBlock::WarpOp(const char* what, bool counted) {
+  if (!in_phase_) {
+    if (counted) ++report_->counters.warp_ops;
+    return;
+  }
   Report(Violation::Kind::kDivergentBarrier, current_, "warp op", epoch_,
          std::string(what) + " called inside a phase: warp operations are block-level collectives");
 }

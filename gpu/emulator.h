@@ -14,12 +14,16 @@
 // A faulty access never touches memory outside the arrays (an out-of-bounds Load returns T{},
 // an out-of-bounds Store is dropped), so a run with violations still ends and reports them.
 // Host only: no exceptions here either; Launch returns the violations and the caller decides.
+// Every launch also counts its work (gpu/emulator_counters.h, docs/gpu.md "Cost model"): the
+// arrays and blocks below count their own accesses, barriers and phases.
 
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "gpu/emulator_counters.h"
 
 namespace sampcheck::gpu {
 
@@ -43,6 +47,7 @@ struct LaunchReport {
   std::vector<Violation> violations;  // the first kMaxRecorded
   std::int64_t total = 0;             // every violation, recorded or not
   static constexpr std::size_t kMaxRecorded = 16;
+  LaunchCounters counters;            // the launch's work (gpu/emulator_counters.h)
   bool ok() const { return total == 0; }
   // Every recorded message, one per line, and how many were left out.
   std::string Summary() const;
@@ -58,13 +63,28 @@ struct Thread {
 
 class HostBlock;
 namespace detail {
-// The block whose code runs now (set by Launch): global arrays report through it.
-HostBlock*& CurrentBlock();
+// The block whose code runs now (set by Launch): global arrays report and count through it.
+// Inline: every global access reads it.
+inline HostBlock*& CurrentBlock() {
+  thread_local HostBlock* block = nullptr;
+  return block;
+}
+// A distinct number per launch on this thread: a global array's cached counter slot is valid
+// only in the launch that found it.
+std::uint64_t NextLaunchSerial();
+// A global array's counter slot in the current launch (found once per array copy and launch).
+struct CounterSlot {
+  std::uint64_t launch = 0;  // 0: none yet (serials start at 1)
+  std::size_t index = 0;
+};
+std::size_t FindGlobalSlot(LaunchCounters& c, const void* base, const char* name, std::int64_t elements,
+                           std::size_t element_bytes);
+std::size_t FindSharedSlot(LaunchCounters& c, const char* name, std::size_t element_bytes);
 }  // namespace detail
 
 class HostBlock {
  public:
-  HostBlock(const char* kernel, int index, int threads, LaunchReport* report);
+  HostBlock(const char* kernel, int index, int threads, LaunchReport* report, std::uint64_t launch_serial = 0);
   int index() const { return index_; }
   int threads() const { return threads_; }
 
@@ -73,23 +93,56 @@ class HostBlock {
     BeginPhase();
     for (int t = 0; t < threads_; ++t) {
       current_ = t;
+      const std::int64_t before = accesses_;
       f(Thread{t});
+      interval_work_[static_cast<std::size_t>(t)] += accesses_ - before;
     }
     EndPhase();
   }
   void Sync();
+  // Called by Launch after the body: closes the last barrier interval and adds the block's
+  // barriers, phases and chains to the launch's counters.
+  void Finish();
+
+  // Counting (gpu/emulator_counters.h), for the array wrappers.
+  void CountGlobal(detail::CounterSlot& slot, const void* base, const char* name, std::int64_t elements,
+                   std::size_t bytes, bool store) {
+    LaunchCounters& c = report_->counters;
+    if (slot.launch != launch_serial_ || launch_serial_ == 0) {
+      slot.index = detail::FindGlobalSlot(c, base, name, elements, bytes);
+      slot.launch = launch_serial_;
+    }
+    Count(c.global[slot.index], bytes, store);
+  }
+  std::size_t SharedSlot(const char* name, std::size_t bytes) {
+    return detail::FindSharedSlot(report_->counters, name, bytes);
+  }
+  void CountShared(std::size_t slot, std::size_t bytes, bool store) { Count(report_->counters.shared[slot], bytes, store); }
 
   // For the wrappers.
   int current_thread() const { return current_; }
   std::int32_t epoch() const { return epoch_; }
   bool in_phase() const { return in_phase_; }
   void Report(Violation::Kind kind, int thread, const std::string& array, std::int64_t index, std::string detail);
-  // A warp operation: checks that it runs at block level.
-  void WarpOp(const char* what);
+  // A warp operation: checks that it runs at block level; counted unless `counted` is false.
+  void WarpOp(const char* what, bool counted = true);
 
  private:
   void BeginPhase();
   void EndPhase();
+  void CloseInterval();
+  void Count(ArrayTraffic& a, std::size_t bytes, bool store) {
+    const auto n = static_cast<std::int64_t>(bytes);
+    if (store) {
+      ++a.stores;
+      a.store_bytes += n;
+    } else {
+      ++a.loads;
+      a.load_bytes += n;
+    }
+    ++accesses_;
+    if (!in_phase_) ++block_level_work_;
+  }
 
   const char* kernel_;
   int index_;
@@ -99,6 +152,14 @@ class HostBlock {
   bool in_phase_ = false;
   std::int32_t epoch_ = 0;
   std::vector<int> phase_barriers_;  // barriers each thread reached inside the current phase
+  // Counting: accesses so far, each thread's accesses in the current barrier interval, the
+  // interval's block-level accesses, and the block's critical path so far.
+  std::uint64_t launch_serial_;
+  std::int64_t accesses_ = 0;
+  std::vector<std::int64_t> interval_work_;
+  std::int64_t block_level_work_ = 0;
+  std::int64_t path_ = 0;
+  std::int64_t phases_ = 0;
 };
 
 template <class T>
@@ -142,13 +203,19 @@ template <class T>
 class HostShared {
  public:
   HostShared(HostBlock& block, const char* name, std::int64_t n)
-      : block_(&block), name_(name), n_(n), data_(static_cast<std::size_t>(n)), shadow_(static_cast<std::size_t>(n)) {}
+      : block_(&block),
+        name_(name),
+        n_(n),
+        slot_(block.SharedSlot(name, sizeof(T))),
+        data_(static_cast<std::size_t>(n)),
+        shadow_(static_cast<std::size_t>(n)) {}
   T Load(std::int64_t i) const {
     if (i < 0 || i >= n_) {
       detail::ReportOutOfBounds(*block_, name_, i, n_, false);
       return T{};
     }
     detail::CheckSharedLoad(*block_, name_, i, shadow_[static_cast<std::size_t>(i)]);
+    block_->CountShared(slot_, sizeof(T), false);
     return data_[static_cast<std::size_t>(i)];
   }
   void Store(std::int64_t i, T v) const {
@@ -157,6 +224,7 @@ class HostShared {
       return;
     }
     detail::CheckSharedStore(*block_, name_, i, shadow_[static_cast<std::size_t>(i)]);
+    block_->CountShared(slot_, sizeof(T), true);
     data_[static_cast<std::size_t>(i)] = v;
   }
 
@@ -164,6 +232,7 @@ class HostShared {
   HostBlock* block_;
   const char* name_;
   std::int64_t n_;
+  std::size_t slot_;
   mutable std::vector<T> data_;
   mutable std::vector<ShadowWord> shadow_;
 };
@@ -204,7 +273,7 @@ HostRegisters<std::uint32_t> Ballot(HostBlock& block, const HostRegisters<bool>&
 // a divergent barrier naming the first thread that differs.
 template <class T>
 T BlockUniform(HostBlock& block, const HostRegisters<T>& r) {
-  block.WarpOp("BlockUniform");
+  block.WarpOp("BlockUniform", /*counted=*/false);  // a register read on the device, not a collective
   for (int t = 1; t < r.size(); ++t) {
     if (std::memcmp(&r.at(t), &r.at(0), sizeof(T)) != 0) {
       block.Report(Violation::Kind::kDivergentBarrier, t, "uniform value", 0,
@@ -215,26 +284,31 @@ T BlockUniform(HostBlock& block, const HostRegisters<T>& r) {
   return r.at(0);
 }
 
-// A global array on the host: bounds-checked Load/Store (no race tracking: blocks of one
-// launch run one after another here, and the kernels give each block its own rows).
+// A global array on the host: bounds-checked, counted Load/Store (no race tracking: blocks of
+// one launch run one after another here, and the kernels give each block its own rows).
+// Outside a launch (no current block) accesses are neither checked against a block nor counted.
 template <class T>
 class GlobalArray {
  public:
   GlobalArray() = default;
   GlobalArray(T* p, std::int64_t n, const char* name) : p_(p), n_(n), name_(name) {}
   T Load(std::int64_t i) const {
+    HostBlock* const b = detail::CurrentBlock();
     if (i < 0 || i >= n_) {
-      detail::ReportOutOfBounds(*detail::CurrentBlock(), name_, i, n_, false);
+      detail::ReportOutOfBounds(*b, name_, i, n_, false);
       return T{};
     }
+    if (b != nullptr) b->CountGlobal(slot_, p_, name_, n_, sizeof(T), false);
     return p_[i];
   }
   template <class U>
   void Store(std::int64_t i, U v) const {
+    HostBlock* const b = detail::CurrentBlock();
     if (i < 0 || i >= n_) {
-      detail::ReportOutOfBounds(*detail::CurrentBlock(), name_, i, n_, true);
+      detail::ReportOutOfBounds(*b, name_, i, n_, true);
       return;
     }
+    if (b != nullptr) b->CountGlobal(slot_, p_, name_, n_, sizeof(T), true);
     p_[i] = v;
   }
   std::int64_t size() const { return n_; }
@@ -243,18 +317,26 @@ class GlobalArray {
   T* p_ = nullptr;
   std::int64_t n_ = 0;
   const char* name_ = "";
+  mutable detail::CounterSlot slot_;
 };
 
 // Runs `body(block)` for blocks 0 .. grid-1 of `threads` threads each.
+// The report carries the launch's counters; an active LaunchRecorder gets a copy of them.
 template <class Body>
 LaunchReport Launch(const char* kernel, int grid, int threads, Body&& body) {
   LaunchReport report;
+  report.counters.kernel = kernel;
+  report.counters.threads = threads;
+  const std::uint64_t serial = detail::NextLaunchSerial();
   for (int b = 0; b < grid; ++b) {
-    HostBlock block(kernel, b, threads, &report);
+    HostBlock block(kernel, b, threads, &report, serial);
+    HostBlock* const outer = detail::CurrentBlock();
     detail::CurrentBlock() = &block;
     body(block);
-    detail::CurrentBlock() = nullptr;
+    block.Finish();
+    detail::CurrentBlock() = outer;
   }
+  RecordLaunch(report.counters);
   return report;
 }
 

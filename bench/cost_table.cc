@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// sampcheck_cost_table: the cost model's per-kernel table (docs/gpu.md "Cost model"): each
+// sampling path of bench/device_sampling.cuh run on the counting emulator
+// (gpu/sampling_cost.h) at the device benchmark's shapes and variants, printed as a markdown
+// table of row passes, logits passes, barriers per row, longest chain, critical path and the
+// estimated H100 time (gpu/cost_model.h). Counted work, not timing: the same table on every
+// machine. The whole table emulates about 1.5 x 10^6 rows x passes; minutes on one core.
+//
+//   sampcheck_cost_table [--quick]     (--quick: B <= 4 only, seconds)
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gpu/cost_model.h"
+#include "gpu/sampling_cost.h"
+
+namespace {
+
+using sampcheck::gpu::SamplingCostShape;
+
+struct Variant {
+  const char* name;
+  SamplingCostShape shape;
+};
+
+std::vector<Variant> Variants(bool quick) {
+  std::vector<Variant> v;
+  const std::vector<std::pair<std::int64_t, std::int64_t>> shapes =
+      quick ? std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 128256}, {4, 128256}}
+            : std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 128256}, {64, 128256}, {256, 128256}, {256, 151936}};
+  for (const auto& [rows, vocab] : shapes) {
+    SamplingCostShape s;
+    s.rows = rows;
+    s.vocab = vocab;
+    v.push_back({"top-k 50, top-p 0.9", s});
+    s.min_p = 0.05f;
+    v.push_back({"+ min-p 0.05", s});
+  }
+  // The worst cases of the goal table at 64 x 128256 (4 rows with --quick).
+  SamplingCostShape w;
+  w.rows = quick ? 4 : 64;
+  w.vocab = 128256;
+  SamplingCostShape flat = w;
+  flat.flat = true;
+  v.push_back({"flat rows", flat});
+  SamplingCostShape near_v = w;
+  near_v.top_k = static_cast<std::int32_t>(w.vocab - 1);
+  v.push_back({"top-k V - 1", near_v});
+  SamplingCostShape near_one = w;
+  near_one.top_k = 0;  // top-p alone, so that it walks the whole row
+  near_one.top_p = 0.999f;
+  v.push_back({"top-k off, top-p 0.999", near_one});
+  SamplingCostShape min_p_one = w;
+  min_p_one.min_p = 1.0f;
+  v.push_back({"min-p 1", min_p_one});
+  return v;
+}
+
+void Row(const char* mode, const Variant& v, const std::vector<sampcheck::gpu::LaunchCounters>& launches) {
+  const auto d = sampcheck::gpu::DeviceConstants::H100Sxm();
+  const auto e = sampcheck::gpu::Estimate(launches, d);
+  std::int64_t chain = 0, path = 0;
+  for (const auto& l : launches) {
+    chain = chain > l.longest_chain ? chain : l.longest_chain;
+    path += l.critical_path;
+  }
+  std::printf("| %s | %lld x %lld | %s | %zu | %.3f | %.3f | %lld | %lld | %lld | %.0f |\n", mode,
+              static_cast<long long>(v.shape.rows), static_cast<long long>(v.shape.vocab), v.name, launches.size(),
+              sampcheck::gpu::RowPasses(launches, v.shape.rows, v.shape.vocab),
+              sampcheck::gpu::LogitsPasses(launches, v.shape.rows, v.shape.vocab),
+              static_cast<long long>(sampcheck::gpu::BarriersPerRow(launches)), static_cast<long long>(chain),
+              static_cast<long long>(path), e.total_s * 1e6);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  if (argc > 2 || (argc == 2 && !quick)) {
+    std::fprintf(stderr, "usage: sampcheck_cost_table [--quick]\n");
+    return 2;
+  }
+  std::printf("| path | B x V | variant | launches | row passes | logits passes | barriers per row | longest chain "
+              "| critical path | estimated H100 us |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  for (const auto& v : Variants(quick)) {
+    const std::vector<float> logits = sampcheck::gpu::SamplingCostLogits(v.shape);
+    Row("gpu", v, sampcheck::gpu::CountGpuSampling(v.shape, logits.data()));
+    Row("gpu-fast", v, sampcheck::gpu::CountGpuFastSampling(v.shape, logits.data()));
+  }
+  return 0;
+}
