@@ -4,8 +4,11 @@
 each mode's time in microseconds, its GB/s of logits read, its fraction of the copy's
 bandwidth (time of the device-to-device copy of the logits / time of the mode; 1.0 would be
 a sampler as fast as reading the logits once and writing them once) and the ratios
-deterministic / fast and sort / fast (bench/README.md "Device"). Medians of the repetitions
-when there are several. Standard library only.
+deterministic / fast and sort / fast (bench/README.md "Device"); then the cost model's
+estimate beside each measured time with its error (docs/gpu.md "Cost model"); then the worst
+cases (flat rows, top-k V - 1, top-k off with top-p 0.999, min-p 1), each divided by the
+typical case of the same B and V. Medians of the repetitions when there are several.
+Standard library only.
 
 Usage: python3 bench/device_report.py bench.json
 """
@@ -15,24 +18,36 @@ import statistics
 import sys
 
 MODES = ("DeviceSortBaseline", "DeviceDeterministic", "DeviceFast")
+CASES = {0: "typical", 1: "flat rows", 2: "top-k V-1", 3: "top-k off, top-p 0.999", 4: "min-p 1"}
 
 
 def parse(name):
-    """'BM_DeviceFast/B:64/V:128256/minp:1/manual_time' -> ('DeviceFast', 64, 128256, 1)."""
+    """'BM_DeviceFast/B:64/V:128256/minp:1/case:0/manual_time' -> ('DeviceFast', 64, 128256, 1, 0)."""
     parts = name.split("/")
     args = dict(p.split(":", 1) for p in parts[1:] if ":" in p)
-    return parts[0][len("BM_"):], int(args["B"]), int(args["V"]), int(args.get("minp", 0))
+    return (parts[0][len("BM_"):], int(args["B"]), int(args["V"]), int(args.get("minp", 0)),
+            int(args.get("case", 0)))
+
+
+def fmt(x, spec=".1f"):
+    return "-" if x is None else format(x, spec)
+
+
+def div(x, y):
+    return None if x is None or y is None else x / y
 
 
 def main(path):
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
-    runs, medians = {}, {}
+    runs, medians, model = {}, {}, {}
     for e in data.get("benchmarks", []):
         if e.get("error_occurred"):
             continue
         key = parse(e.get("run_name") or e["name"])
         us = e["real_time"] * {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[e.get("time_unit", "ns")]
+        if "model_us" in e:
+            model[key] = (e["model_us"], e.get("row_passes"), e.get("barriers"))
         if e.get("run_type") == "aggregate":
             if e.get("aggregate_name") == "median":
                 medians[key] = us
@@ -46,24 +61,42 @@ def main(path):
     print("| B | V | min-p | copy us | sort us | det us | fast us | det GB/s | fast GB/s | "
           "det copy | fast copy | det/fast | sort/fast |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    shapes = sorted({(b, v, m) for (n, b, v, m) in t if n in MODES})
+    shapes = sorted({(b, v, m) for (n, b, v, m, c) in t if n in MODES and c == 0})
     for b, v, m in shapes:
-        copy = t.get(("DeviceCopyBaseline", b, v, 0))
-        sort, det, fast = (t.get((n, b, v, m)) for n in MODES)
+        copy = t.get(("DeviceCopyBaseline", b, v, 0, 0))
+        sort, det, fast = (t.get((n, b, v, m, 0)) for n in MODES)
         gb = b * v * 4 / 1e9
-
-        def fmt(x, spec=".1f"):
-            return "-" if x is None else format(x, spec)
 
         def rate(x):
             return None if x is None else gb / (x * 1e-6)
 
-        def div(x, y):
-            return None if x is None or y is None else x / y
-
         print(f"| {b} | {v} | {'on' if m else 'off'} | {fmt(copy)} | {fmt(sort)} | {fmt(det)} | {fmt(fast)} | "
               f"{fmt(rate(det), '.0f')} | {fmt(rate(fast), '.0f')} | {fmt(div(copy, det), '.2f')} | "
               f"{fmt(div(copy, fast), '.2f')} | {fmt(div(det, fast), '.2f')} | {fmt(div(sort, fast), '.2f')} |")
+
+    print()
+    print("# cost model (gpu/cost_model.h, uncalibrated H100 constants): estimate, measured / estimate, "
+          "row passes, barriers per row")
+    print("| mode | B | V | min-p | case | measured us | model us | measured/model | row passes | barriers |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for key in sorted(model, key=lambda k: (k[4], k[1], k[2], k[3], k[0])):
+        n, b, v, m, c = key
+        est, passes, barriers = model[key]
+        meas = t.get(key)
+        print(f"| {n[len('Device'):]} | {b} | {v} | {'on' if m else 'off'} | {CASES.get(c, c)} | {fmt(meas)} | "
+              f"{fmt(est)} | {fmt(div(meas, est), '.2f')} | {fmt(passes, '.2f')} | {fmt(barriers, '.0f')} |")
+
+    worst = sorted({(b, v, c) for (n, b, v, m, c) in t if c != 0})
+    if worst:
+        print()
+        print("# worst cases: time / time of the typical case (top-k 50, top-p 0.9, min-p off) of the same B, V")
+        print("| B | V | case | sort us | det us | fast us | sort x typical | det x typical | fast x typical |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for b, v, c in worst:
+            sort, det, fast = (t.get((n, b, v, 0, c)) for n in MODES)
+            sort0, det0, fast0 = (t.get((n, b, v, 0, 0)) for n in MODES)
+            print(f"| {b} | {v} | {CASES.get(c, c)} | {fmt(sort)} | {fmt(det)} | {fmt(fast)} | "
+                  f"{fmt(div(sort, sort0), '.2f')} | {fmt(div(det, det0), '.2f')} | {fmt(div(fast, fast0), '.2f')} |")
 
 
 if __name__ == "__main__":

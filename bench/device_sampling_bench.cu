@@ -1,57 +1,87 @@
 // SPDX-License-Identifier: Apache-2.0
 // Device speed of filter + draw from f32 logits (docs/gpu.md "Speed on a device";
 // bench/README.md "Device"): top-k 50, top-p 0.9, min-p off (0) or on (0.05), temperature 1,
-// at B in {1, 64, 256} x V in {32000, 128256, 151936}.
+// at B in {1, 64, 256} x V in {32000, 128256, 151936}; and, at 1 x 128256 and 64 x 128256,
+// the worst cases the goals bound (docs/gpu.md "Cost model"): flat rows (every logit 0),
+// top-k V - 1, top-k off with top-p 0.999, and min-p 1 (argument `case`, 1 to 4).
 //
 // Each shape is timed, in the same run, for:
 //   BM_DeviceCopyBaseline   a device-to-device copy of the logits (the bandwidth yardstick);
 //   BM_DeviceSortBaseline   the sort-based path: CUB segmented radix sort of (logit, id) pairs,
 //                           then one warp per row scans the sorted head (top-k, top-p, min-p)
-//                           and draws with cuRAND's Philox;
+//                           and draws with cuRAND's Philox (typical and flat-row cases: its
+//                           scan is written for top-k 50);
 //   BM_DeviceDeterministic  sampcheck's deterministic kernels (bit-exact with the reference);
 //   BM_DeviceFast           the gpu-fast kernel (distributional tier).
 // Timing: CUDA events around each iteration (manual time), inputs resident on the device,
 // outputs left there: what is timed is what a serving engine would launch. Counters: GB/s of
-// logits read (B * V * 4 bytes per iteration). bench/device_report.py divides each mode by the
-// copy and by the fast mode of the same shape.
+// logits read (B * V * 4 bytes per iteration); for the two sampcheck modes, the cost model's
+// estimate of the same launches (gpu/cost_model.h: model_us, row_passes, barriers), counted on
+// the emulator over the first min(B, 4) rows of the same logits and scaled to B (rows are
+// drawn alike; docs/gpu.md "Cost model"), and for the copy its estimate at the model's
+// bandwidth. bench/device_report.py divides each mode by the copy and by the fast mode of the
+// same shape, and each worst case by the typical case.
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 #include <curand_kernel.h>
 
 #include <cstdint>
 #include <cub/device/device_segmented_radix_sort.cuh>
+#include <map>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bench/device_sampling.cuh"
+#include "gpu/cost_model.h"
+#include "gpu/sampling_cost.h"
 
 namespace sampcheck::bench {
 namespace {
 
 constexpr int kTopK = 50;
 constexpr float kTopP = 0.9f;
+// The model's counts come from this many rows at most (emulated on the host: seconds per shape).
+constexpr std::int64_t kModelRows = 4;
+
+// The `case` argument: the typical parameters, or one of the worst cases the goals bound.
+enum Case : std::int64_t { kTypical = 0, kFlat = 1, kTopKNearV = 2, kTopPNearOne = 3, kMinPOne = 4 };
+
+// Shape and parameters of one benchmark: (B, V, min-p on, case).
+gpu::SamplingCostShape ShapeOf(const benchmark::State& state) {
+  gpu::SamplingCostShape s;
+  s.rows = state.range(0);
+  s.vocab = state.range(1);
+  s.top_k = kTopK;
+  s.top_p = kTopP;
+  s.min_p = state.range(2) ? 0.05f : 0.0f;
+  switch (state.range(3)) {
+    case kFlat: s.flat = true; break;
+    case kTopKNearV: s.top_k = static_cast<std::int32_t>(s.vocab - 1); break;
+    case kTopPNearOne:
+      s.top_k = 0;
+      s.top_p = 0.999f;
+      break;
+    case kMinPOne: s.min_p = 1.0f; break;
+    default: break;
+  }
+  return s;
+}
 
 void Check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
-// Device-resident inputs of one shape, made once per benchmark (not timed).
+// Device-resident inputs of one shape, made once per benchmark (not timed): the cost model's
+// logits (gpu/sampling_cost.h: SplitMix64 in [-8, 8), or every logit 0 for flat rows), so the
+// estimate counts the bytes timed here.
 struct Inputs {
   std::int64_t rows, vocab;
+  std::vector<float> host;
   float* logits = nullptr;
-  Inputs(std::int64_t b, std::int64_t v) : rows(b), vocab(v) {
-    // SplitMix64-driven logits in [-8, 8): the same bytes on every run and device.
-    std::vector<float> host(static_cast<std::size_t>(b * v));
-    std::uint64_t s = 0x5eed0001;
-    for (float& x : host) {
-      s += 0x9e3779b97f4a7c15ull;
-      std::uint64_t z = s;
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-      z ^= z >> 31;
-      x = -8.0f + 16.0f * static_cast<float>(z >> 40) * 0x1.0p-24f;
-    }
+  explicit Inputs(const gpu::SamplingCostShape& shape)
+      : rows(shape.rows), vocab(shape.vocab), host(gpu::SamplingCostLogits(shape)) {
     Check(cudaMalloc(&logits, host.size() * sizeof(float)), "cudaMalloc logits");
     Check(cudaMemcpy(logits, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice), "upload");
   }
@@ -86,11 +116,14 @@ void TimeDevice(benchmark::State& state, const Inputs& in, Launch&& launch) {
 }
 
 void BM_DeviceCopyBaseline(benchmark::State& state) {
-  Inputs in(state.range(0), state.range(1));
+  Inputs in(ShapeOf(state));
   float* out = nullptr;
   Check(cudaMalloc(&out, in.bytes()), "cudaMalloc copy");
   TimeDevice(state, in, [&] { cudaMemcpyAsync(out, in.logits, in.bytes(), cudaMemcpyDeviceToDevice); });
   cudaFree(out);
+  // The copy at the model's constants: one launch, the bytes read and written at HBM speed.
+  const auto d = gpu::DeviceConstants::H100Sxm();
+  state.counters["model_us"] = (d.launch_s + 2.0 * static_cast<double>(in.bytes()) / d.hbm_bytes_per_s) * 1e6;
 }
 
 // After the descending sort: one warp per row reads the first kTopK sorted logits (the top-k
@@ -158,8 +191,9 @@ __global__ void Iota(std::int32_t* ids, std::int64_t vocab, std::int64_t n) {
 }
 
 void BM_DeviceSortBaseline(benchmark::State& state) {
-  Inputs in(state.range(0), state.range(1));
-  const float min_p = state.range(2) ? 0.05f : 0.0f;
+  const gpu::SamplingCostShape shape = ShapeOf(state);
+  Inputs in(shape);
+  const float min_p = shape.min_p;
   const std::int64_t n = in.rows * in.vocab;
   float* keys = nullptr;
   std::int32_t *ids_in = nullptr, *ids = nullptr, *offsets = nullptr;
@@ -194,35 +228,67 @@ void BM_DeviceSortBaseline(benchmark::State& state) {
   cudaFree(keys);
 }
 
+// The cost model's estimate of the mode's launches at this shape (counted once per mode,
+// counted rows, V and parameters: B = 64 and 256 share their 4 counted rows).
+void ModelCounters(benchmark::State& state, DeviceMode mode, const gpu::SamplingCostShape& shape,
+                   const std::vector<float>& logits) {
+  using Key = std::tuple<int, std::int64_t, std::int64_t, std::int32_t, float, float, bool>;
+  static std::map<Key, std::vector<gpu::LaunchCounters>> cache;
+  gpu::SamplingCostShape counted = shape;
+  counted.rows = shape.rows < kModelRows ? shape.rows : kModelRows;
+  const Key key{static_cast<int>(mode), counted.rows, counted.vocab, counted.top_k, counted.top_p, counted.min_p,
+                counted.flat};
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    // The first counted rows of the batch are a prefix of the generator's stream.
+    auto launches = mode == DeviceMode::kDeterministic ? gpu::CountGpuSampling(counted, logits.data())
+                                                       : gpu::CountGpuFastSampling(counted, logits.data());
+    it = cache.emplace(key, std::move(launches)).first;
+  }
+  std::vector<gpu::LaunchCounters> scaled;
+  for (const auto& l : it->second) scaled.push_back(gpu::ScaleRows(l, counted.rows, shape.rows));
+  state.counters["model_us"] = gpu::Estimate(scaled, gpu::DeviceConstants::H100Sxm()).total_s * 1e6;
+  state.counters["row_passes"] = gpu::RowPasses(scaled, shape.rows, shape.vocab);
+  state.counters["barriers"] = static_cast<double>(gpu::BarriersPerRow(scaled));
+}
+
 // The two sampcheck modes, through bench/device_sampling.cuh (device pointers in and out).
 void TimeMode(benchmark::State& state, DeviceMode mode) {
-  Inputs in(state.range(0), state.range(1));
-  const float min_p = state.range(2) ? 0.05f : 0.0f;
-  DeviceSampler sampler(mode, in.rows, in.vocab, kTopK, kTopP, min_p, 42);
+  const gpu::SamplingCostShape shape = ShapeOf(state);
+  Inputs in(shape);
+  DeviceSampler sampler(mode, in.rows, in.vocab, shape.top_k, shape.top_p, shape.min_p, 42);
   TimeDevice(state, in, [&] { sampler.Launch(in.logits); });
+  ModelCounters(state, mode, shape, in.host);
 }
 
 void BM_DeviceDeterministic(benchmark::State& state) { TimeMode(state, DeviceMode::kDeterministic); }
 void BM_DeviceFast(benchmark::State& state) { TimeMode(state, DeviceMode::kFast); }
 
-void Shapes(benchmark::internal::Benchmark* b) {
+// The typical shapes (min-p on and off when min_p_both), then, when `worst`, the worst cases at
+// 1 and 64 rows of V = 128256 (only the flat-row one when flat_only).
+void AddShapes(benchmark::internal::Benchmark* b, bool min_p_both, bool worst, bool flat_only) {
   for (std::int64_t rows : {1, 64, 256}) {
     for (std::int64_t vocab : {32000, 128256, 151936}) {
-      for (std::int64_t min_p : {0, 1}) b->Args({rows, vocab, min_p});
+      b->Args({rows, vocab, 0, kTypical});
+      if (min_p_both) b->Args({rows, vocab, 1, kTypical});
     }
   }
-  b->ArgNames({"B", "V", "minp"})->UseManualTime()->Unit(benchmark::kMicrosecond);
+  if (worst) {
+    for (std::int64_t rows : {1, 64}) {
+      for (std::int64_t c : {kFlat, kTopKNearV, kTopPNearOne, kMinPOne}) {
+        if (!flat_only || c == kFlat) b->Args({rows, 128256, 0, c});
+      }
+    }
+  }
+  b->ArgNames({"B", "V", "minp", "case"})->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
-void CopyShapes(benchmark::internal::Benchmark* b) {
-  for (std::int64_t rows : {1, 64, 256}) {
-    for (std::int64_t vocab : {32000, 128256, 151936}) b->Args({rows, vocab, 0});
-  }
-  b->ArgNames({"B", "V", "minp"})->UseManualTime()->Unit(benchmark::kMicrosecond);
-}
+void Shapes(benchmark::internal::Benchmark* b) { AddShapes(b, true, true, false); }
+void SortShapes(benchmark::internal::Benchmark* b) { AddShapes(b, true, true, true); }
+void CopyShapes(benchmark::internal::Benchmark* b) { AddShapes(b, false, false, false); }
 
 BENCHMARK(BM_DeviceCopyBaseline)->Apply(CopyShapes);
-BENCHMARK(BM_DeviceSortBaseline)->Apply(Shapes);
+BENCHMARK(BM_DeviceSortBaseline)->Apply(SortShapes);
 BENCHMARK(BM_DeviceDeterministic)->Apply(Shapes);
 BENCHMARK(BM_DeviceFast)->Apply(Shapes);
 

@@ -19,7 +19,7 @@ prefix=$PWD/.devdeps/usr
 out=${OUT:-$PWD/build/device/out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$prefix/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader | tee "$out/device.txt"
 arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
 cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release -DSAMPCHECK_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES="${arch}" -DCMAKE_PREFIX_PATH="$prefix" -DOPENSSL_ROOT_DIR="$prefix" \
