@@ -132,9 +132,18 @@ float TopPInsideToken(const std::vector<float>& logits, int t) {
 Case PenaltiesMaskCase(const std::string& id, const std::string& profile) {
   std::vector<PipelineRow> rows(3);
   for (auto& r : rows) r.logits = Linear(100, 0.04f);
-  rows[0].top_p = 0.8f;
+  // Each boundary sits mid-gap, so that a small diffuse fault does not flip it (docs/spec/harness.md
+  // "Boundary margins"). Row 0: after penalties and mask the nucleus keeps 36 tokens, the mass
+  // before the last one 0.79708 and through it 0.80602 (long double, from the processed
+  // logits); top-p 0.8015 sits 0.0044 from both ends (0.8 was 0.0029 from one).
+  rows[0].top_p = 0.8015f;
   rows[1].temperature = 0.7f;
-  rows[1].min_p = 0.2f;
+  // Row 1: min-p keeps i <= 28 (ratio exp(-0.04 i / 0.7)); exp(-0.04 * 28.5 / 0.7) = 0.1962
+  // puts the threshold 0.0286 in log-ratio from tokens 28 and 29 (0.2 was 0.0094 from 28).
+  rows[1].min_p = 0.1962f;
+  // SGLang has no seeded min-p (PipelineCase drops it): the same 29 tokens by top-k, so that
+  // its law and its cost match the other profiles' (without, the row keeps all 100).
+  if (ParseProfile(profile) == Profile::kSglang) rows[1].top_k = 29;
   rows[2].temperature = 0.0f;
   Case c = PipelineCase(id, profile, rows);
   c.inputs.emplace("output_ids", Tensor::FromValues(DType::kI32, {3, 4}, std::vector<std::int32_t>{0, 0, 3, 5, -1, -1, -1, -1, 0, -1, -1, -1}));
@@ -165,6 +174,14 @@ struct StatCaseList {
     cases.back().mde_tv_ci = kDiffuseTvCi;
     cases.back().mde_tv_thorough = diffuse_tv_thorough;
   }
+  // The last case also gets the rank-cumulative test under --thorough only (docs/spec/harness.md
+  // "Filter families"): a filtered row's least favourable diffuse fault is a two-group tilt
+  // whose KS distance equals its TV, so KS 0.002 sees a true TV of 0.002. Its 3.9e6 draws per
+  // row fit --thorough; at the CI size the 6.3e5 per row of KS 0.005 would add 1.6e7 draws to
+  // a CI run (the four families hold 26 rows, each drawn n times) and 12 times the share of the
+  // families it runs to the CI calibration test, so the CI size keeps the omnibus and targeted
+  // tests only.
+  void WithThoroughRank() { cases.back().mde_rank_thorough = kRankThorough; }
 };
 
 // Draw stages given probabilities: the exponential race, inverse CDF and Gumbel-max.
@@ -345,15 +362,17 @@ void AddSpecRandomCases(StatCaseList& list) {
 // Pipeline families, under each profile.
 void AddPipelineCases(StatCaseList& list) {
   for (const std::string profile : {"canonical", "vllm", "sglang"}) {
-    list.Add("penalties and a grammar mask on one row, neutral penalties and no mask on the next, a greedy row "
-        "whose argmax moves with its frequency penalty, V = 100",
+    list.Add("penalties and a grammar mask on one row, neutral penalties and no mask on the next (min-p, or top-k 29 on "
+        "sglang), a greedy row whose argmax moves with its frequency penalty, V = 100",
         PenaltiesMaskCase("stats/pipeline/penalties_mask_v100/" + profile, profile), 0.05, 0.01, 0.0);
+    list.WithThoroughRank();
     {
       PipelineRow r;
       r.logits = Linear(100, 0.08f);
       r.top_p = TopPInsideToken(r.logits, 12);
       list.Add("top-p boundary inside token 12's mass, V = 100: an off-by-one nucleus draws token 13",
           PipelineCase("stats/pipeline/top_p_inside_v100/" + profile, profile, {r}), 0.05, 0.01, 0.0);
+      list.WithThoroughRank();
     }
     {
       PipelineRow r;
@@ -382,10 +401,15 @@ void AddPipelineCases(StatCaseList& list) {
     {
       PipelineRow r;
       r.logits = Linear(100, 0.05f);
-      r.min_p = 0.3f;
+      // Keeps i <= 24 (ratio exp(-0.05 i)); exp(-0.05 * 24.5) = 0.2938 puts the threshold 0.025
+      // in log-ratio from tokens 24 and 25, so only a fault that size or larger moves it (0.3
+      // was 0.004 from token 24). min_p_wrong_max (threshold against the second largest
+      // probability, exp(-0.05) lower) still lets token 25 in.
+      r.min_p = 0.2938f;
       if (ParseProfile(profile) != Profile::kSglang) {  // SGLang has no seeded min-p
-        list.Add("min-p = 0.3 on a decaying row, V = 100",
+        list.Add("min-p = 0.2938 (mid-gap) on a decaying row, V = 100",
             PipelineCase("stats/pipeline/min_p_v100/" + profile, profile, {r}), 0.05, 0.01, 0.0);
+        list.WithThoroughRank();
       }
     }
     {
@@ -420,10 +444,24 @@ void AddPipelineCases(StatCaseList& list) {
       rows[0].logits[8000] = 5.0f;
       rows[1].top_k = 50;
       rows[2].temperature = 0.8f;
+      // Every token of this dense row holds ~5e-4 of the mass, so the top-p boundary cannot
+      // be far from one: 0.3 is 1.8e-4 and 2.6e-4 from the two ends of the last kept token's
+      // interval. What this row tests is the boundary itself.
       rows[2].top_p = 0.3f;
-      rows[3].min_p = 0.5f;
-      list.Add("mixed greedy (max tied) and random rows (top-k 50, top-p 0.3, min-p 0.5), V = 8193",
+      // Row 3 takes the values -0.0015 m (m = 0 .. 2730, each thrice); values below -0.65 are
+      // lowered by 0.1 more, leaving a gap (-0.7505, -0.6495) around ln(min_p) = -0.7, so the
+      // min-p boundary is 0.05 in log-ratio from any token (min-p 0.5 left three tokens 1.5e-4
+      // above it, which any temperature fault above 1.0002 crossed). It keeps 1302 tokens.
+      for (float& l : rows[3].logits) {
+        if (l < -0.65f) l -= 0.1f;
+      }
+      rows[3].min_p = 0.4965853f;  // exp(-0.7)
+      // SGLang has no seeded min-p (PipelineCase drops it): the same 1302 tokens by top-k (whole
+      // tie groups of three), so that its law and cost match the other profiles'.
+      if (ParseProfile(profile) == Profile::kSglang) rows[3].top_k = 1302;
+      list.Add("mixed greedy (max tied) and random rows (top-k 50, top-p 0.3, min-p exp(-0.7) or top-k 1302 on sglang), V = 8193",
           PipelineCase("stats/pipeline/mixed_v8193/" + profile, profile, rows), 0.05, 0.01, 0.0);
+      list.WithThoroughRank();
     }
   }
 }

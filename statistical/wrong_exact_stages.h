@@ -42,6 +42,19 @@
 //                                -> spec_step/filtered_draft/canonical
 // - spec_step_stop_ignored       spec_step never looks for stop ids in the emitted tokens
 //                                -> spec_step/edges/canonical
+// The grammar side of the token bitmask (docs/spec/token_bitmask_fill.md "Planted faults"):
+// - bitmask_fill_stale_tail      token_bitmask_fill's guided rows keep the reused buffer's
+//                                bits at and past vocab_size -> token_bitmask_fill/mixed_batch_v100/
+// - bitmask_fill_unguided_zero   token_bitmask_fill's unguided rows are all 0 (ban every
+//                                token) instead of -1 -> token_bitmask_fill/mixed_batch_v100/
+// - bitmask_fill_row_stride      token_bitmask_fill writes rows ceil(vocab_size / 32) words
+//                                apart into a buffer read `words` apart
+//                                -> token_bitmask_fill/padded_stride_v100_w8/
+// - bitmask_id_narrowed_i32      token_bitmask_allowed narrows each id to int32 before the
+//                                test (2^32 + t aliases t) -> token_bitmask_allowed/wide_ids/
+// - bitmask_stop_never_cleared   token_bitmask_stop_tokens sets stop bits where the grammar can
+//                                end and never clears them where it cannot
+//                                -> token_bitmask_stop_tokens/stale_stop_bits/
 // Statistical faults of the same stages (layers L1 / L3 of the draw harness, not a golden):
 // - flashinfer_top_k_first_as_joint  cases with a `kernel` and a filter_apply_order parameter
 //                                run without it: top_k_first asked, the joint kernel run
@@ -85,5 +98,10 @@ std::unique_ptr<Backend> MakeSpecStepVllmMinPVerified();
 std::unique_ptr<Backend> MakeSpecStepVllmFilteredDraft();
 std::unique_ptr<Backend> MakeSpecStepSglangReusedCoin();
 std::unique_ptr<Backend> MakeSpecStepSglangUnfilteredAcceptance();
+std::unique_ptr<Backend> MakeBitmaskFillStaleTail();
+std::unique_ptr<Backend> MakeBitmaskFillUnguidedZero();
+std::unique_ptr<Backend> MakeBitmaskFillRowStride();
+std::unique_ptr<Backend> MakeBitmaskIdNarrowedI32();
+std::unique_ptr<Backend> MakeBitmaskStopNeverCleared();
 
 }  // namespace sampcheck::statistical

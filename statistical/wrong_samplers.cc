@@ -65,6 +65,8 @@ class WrappingBackend : public Backend {
   std::string Name() const override { return name_; }
   std::vector<std::string> SupportedStages() const override { return ref_.SupportedStages(); }
   TensorMap Run(const std::string& stage, const Case& c) override { return ref_.Run(stage, Transform(stage, c, false)); }
+  // The case as the fault hands it to the reference's Run (SizedFaultTv).
+  Case AsRun(const std::string& stage, const Case& c) { return Transform(stage, c, false); }
   bool SupportsCountDraws(const std::string& stage) const override { return ref_.SupportsCountDraws(stage); }
   bool CountsWithReferenceNoise(const std::string& stage) const override { return ref_.CountsWithReferenceNoise(stage); }
   Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override {
@@ -739,6 +741,22 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
       {{"spec_step_stop_ignored", "spec_step ignores stop ids inside the accepted drafts", "spec_step/edges/canonical",
         "golden"},
        MakeSpecStepStopIgnored},
+      // The grammar side of the token bitmask (statistical/wrong_exact_stages.h).
+      {{"bitmask_fill_stale_tail", "the bitmask fill leaves the reused buffer's bits at and past vocab_size",
+        "token_bitmask_fill/mixed_batch_v100/", "golden"},
+       MakeBitmaskFillStaleTail},
+      {{"bitmask_fill_unguided_zero", "the batch bitmask's unguided rows are all 0 instead of all ones",
+        "token_bitmask_fill/mixed_batch_v100/", "golden"},
+       MakeBitmaskFillUnguidedZero},
+      {{"bitmask_fill_row_stride", "fill writes rows ceil(V / 32) words apart, apply reads them `words` apart",
+        "token_bitmask_fill/padded_stride_v100_w8/", "golden"},
+       MakeBitmaskFillRowStride},
+      {{"bitmask_id_narrowed_i32", "a token id is narrowed to int32 before its bit is tested", "token_bitmask_allowed/wide_ids/",
+        "golden"},
+       MakeBitmaskIdNarrowedI32},
+      {{"bitmask_stop_never_cleared", "stop bits are never cleared while the grammar cannot end",
+        "token_bitmask_stop_tokens/stale_stop_bits/", "golden"},
+       MakeBitmaskStopNeverCleared},
       // stages-round4 group: statistical faults of spec_step's vllm and sglang profiles and of
       // FlashInfer's top_k_first order (statistical/wrong_exact_stages.h).
       {{"flashinfer_top_k_first_as_joint", "FlashInfer runs the joint top-k/top-p kernel when top_k_first is asked",
@@ -857,6 +875,36 @@ std::unique_ptr<Backend> MakeParametric(const std::string& name) {
 }
 
 }  // namespace
+
+std::optional<FaultSize> SizedFaultTv(const std::string& name, const Case& c) {
+  if (!HasExactTarget(c.stage)) return std::nullopt;
+  std::unique_ptr<Backend> backend = MakeParametric(name);
+  auto* wrapping = dynamic_cast<WrappingBackend*>(backend.get());
+  if (wrapping == nullptr) return std::nullopt;
+  const ExactTarget right = ComputeExactTarget(c);
+  const ExactTarget wrong = ComputeExactTarget(wrapping->AsRun(c.stage, c));
+  FaultSize size;
+  double sum = 0.0;
+  int random_rows = 0;
+  for (std::size_t b = 0; b < right.rows.size(); ++b) {
+    const RowTarget& r = right.rows[b];
+    const RowTarget& w = wrong.rows[b];
+    long double tv = 0.0L;
+    bool moved = false;
+    for (std::size_t i = 0; i < r.p.size(); ++i) {
+      tv += std::fabs(static_cast<long double>(r.p[i]) - w.p[i]);
+      moved = moved || ((r.p[i] > 0.0) != (w.p[i] > 0.0));
+    }
+    size.row_tv.push_back(static_cast<double>(tv / 2.0L));
+    size.row_support_moved.push_back(moved);
+    if (r.greedy_token < 0) {
+      sum += size.row_tv.back();
+      ++random_rows;
+    }
+  }
+  size.mean_tv = random_rows > 0 ? sum / random_rows : 0.0;
+  return size;
+}
 
 std::unique_ptr<Backend> MakeWrongSampler(const std::string& name) {
   std::string names;

@@ -40,9 +40,12 @@
 //                           -> the noise harness (layer "noise"): noise/philox/exponential/ PIT and KS
 //   logprob_rank_off_by_one, logprobs_before_temperature, finish_min_tokens_ignored,
 //   decode_offset_not_advanced, decode_history_not_updated, flashinfer_nan_row_valid,
-//   spec_step_unfiltered_draft, spec_step_stop_ignored:
+//   spec_step_unfiltered_draft, spec_step_stop_ignored, bitmask_fill_stale_tail,
+//   bitmask_fill_unguided_zero, bitmask_fill_row_stride, bitmask_id_narrowed_i32,
+//   bitmask_stop_never_cleared:
 //                           exact-tier faults of the logprobs, finish_rules and decode_steps
-//                           stages (and flashinfer_sampling_from_probs, spec_step)
+//                           stages (and flashinfer_sampling_from_probs, spec_step, and the
+//                           token_bitmask_fill, _allowed and _stop_tokens stages)
 //                           (statistical/wrong_exact_stages.h), layer "golden": a golden
 //                           case whose id starts with caught_by must fail bitwise
 //   flashinfer_ignores_top_k  flashinfer_sampling_from_probs' joint kernel runs without its
@@ -98,10 +101,12 @@
 // - Deterministic: the same seed gives the same draws.
 // Example: MakeWrongSampler("top_p_off_by_one")->Name() == "wrong:top_p_off_by_one".
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/backend.h"
+#include "core/case.h"
 
 namespace sampcheck::statistical {
 
@@ -118,6 +123,21 @@ struct WrongSamplerInfo {
 };
 
 const std::vector<WrongSamplerInfo>& WrongSamplers();
+
+// The size a sized fault (temperature_x<t>, diffuse_tv<tau>, mass_shift_tv<tau>, leak<m>)
+// really has on a case (docs/spec/harness.md "Smallest detected effects"): the total
+// variation between the exact law of the case's inputs as the fault rewrites them and the
+// reference's exact law (statistical/exact_target.h), per row (a greedy row's is 0 unless the
+// fault moves its argmax), and the mean over the random rows. On a filtered row the fault
+// acts before the filters, so a filter boundary it moves adds to the name's size.
+// nullopt: not a sized form, or a stage without an exact target.
+// Example: SizedFaultTv("diffuse_tv0.002", dyadic_v8)->mean_tv == 0.002 (to f32 rounding).
+struct FaultSize {
+  std::vector<double> row_tv;
+  std::vector<bool> row_support_moved;  // the fault changes which tokens the row can draw
+  double mean_tv = 0.0;
+};
+std::optional<FaultSize> SizedFaultTv(const std::string& name, const Case& c);
 // Throws std::invalid_argument naming the valid samplers for an unknown name.
 std::unique_ptr<Backend> MakeWrongSampler(const std::string& name);
 

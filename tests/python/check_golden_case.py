@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+import bitmask_reference
 import egress_reference
 import noise_reference
 import spec_decode_reference
@@ -137,6 +138,7 @@ CHECKS[("tp_consensus", None)] = tp_consensus
 CHECKS.update(spec_decode_reference.CHECKS)  # spec_greedy, spec_random (tests/python/spec_decode_reference.py)
 CHECKS.update(egress_reference.CHECKS)  # finish_rules, logprobs raw_logits (tests/python/egress_reference.py)
 CHECKS.update(noise_reference.CHECKS)  # noise (tests/python/noise_reference.py)
+CHECKS.update(bitmask_reference.CHECKS)  # token_bitmask_fill, _allowed, _stop_tokens (tests/python/bitmask_reference.py)
 
 
 def same_bits(a, b):
