@@ -128,6 +128,22 @@ PluginBackend::PluginBackend(const std::filesystem::path& path) : path_(path) {
         profiles.insert(profile);
       }
     }
+    // The optional second export: stages claimed only in distribution.
+    if (void* claims = ::dlsym(handle_, SAMPCHECK_BACKEND_DISTRIBUTIONAL_SYMBOL)) {
+      const char* const* names = nullptr;
+      const std::int32_t n = reinterpret_cast<sampcheck_backend_distributional_fn>(claims)(&names);
+      if (n < 0 || (n > 0 && names == nullptr)) {
+        throw InputError(where + SAMPCHECK_BACKEND_DISTRIBUTIONAL_SYMBOL "() returned an invalid list (count " +
+                         std::to_string(n) + ")");
+      }
+      for (std::int32_t i = 0; i < n; ++i) {
+        const std::string stage = CString(names[i], where + "distributional stage " + std::to_string(i));
+        if (!profiles_by_stage_.contains(stage)) {
+          throw InputError(where + "distributional stage '" + stage + "' is not one of the plugin's declared stages");
+        }
+        distributional_.insert(stage);
+      }
+    }
   } catch (...) {
     if (descriptor_ != nullptr && descriptor_->abi_version == SAMPCHECK_BACKEND_ABI_VERSION &&
         descriptor_->struct_size >= sizeof(sampcheck_backend) && descriptor_->destroy != nullptr) {

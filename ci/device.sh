@@ -7,7 +7,14 @@
 # `huge` (not part of `all`: minutes, 13 GB of host memory, 4.3 GB of disk) runs the huge set,
 # B V above 2^31 elements, on the device backends (docs/spec/input_classes.md "Large indices").
 #
-#   ci/device.sh [all|test|bench|huge]     (default all)
+# `peers` (not part of `all`) judges FlashInfer's own sampling kernels through their plugin
+# (plugins/flashinfer/, docs/peers/flashinfer.md): conform on golden/v1 and the statistical
+# cases with `deterministic` true and false, then gpu and gpu-fast on the same stages, and a
+# side-by-side table of the verdicts ($OUT/flashinfer_verdicts.md). FlashInfer's headers come
+# from .devdeps/flashinfer/include (ci/device_bundle.sh copies them there). Each conform run
+# is cut at SAMPCHECK_PEERS_TIMEOUT seconds (default 120; its report stays valid, `complete: false`).
+#
+#   ci/device.sh [all|test|bench|huge|peers]     (default all)
 #
 # Results go to $OUT when it is set (the device tool's output folder), else to build/device/out:
 # ctest's log, the conform reports, the benchmark JSON and the ratios.
@@ -21,7 +28,14 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH=$prefix/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader | tee "$out/device.txt"
 arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
-cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release -DSAMPCHECK_CUDA=ON \
+peers_args=()
+if [[ $what == peers ]]; then
+  fi_include=$PWD/.devdeps/flashinfer/include
+  [[ -f $fi_include/flashinfer/sampling.cuh ]] ||
+    { echo "device.sh peers: no $fi_include/flashinfer/sampling.cuh (run ci/device_bundle.sh where FlashInfer's sources are)" >&2; exit 1; }
+  peers_args=(-DSAMPCHECK_FLASHINFER_INCLUDE_DIR="$fi_include")
+fi
+cmake -S . -B build/device "${peers_args[@]}" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSAMPCHECK_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES="${arch}" -DCMAKE_PREFIX_PATH="$prefix" -DOPENSSL_ROOT_DIR="$prefix" \
   -DOPENSSL_USE_STATIC_LIBS=ON -DCMAKE_LIBRARY_PATH="$prefix/lib/x86_64-linux-gnu" >"$out/configure.log" 2>&1 ||
   { tail -40 "$out/configure.log"; exit 1; }
@@ -42,6 +56,27 @@ if [[ $what == all || $what == bench ]]; then
   build/device/bench/sampcheck_device_bench --benchmark_repetitions=3 --benchmark_min_time=0.2 \
     --benchmark_format=json >"$out/bench.json"
   python3 bench/device_report.py "$out/bench.json" | tee "$out/device_report.md"
+fi
+if [[ $what == peers ]]; then
+  cmake --build build/device -j "$jobs" --target sampcheck sampcheck_flashinfer_plugin flashinfer_plugin_test >"$out/build-peers.log" 2>&1 ||
+    { grep -E 'error|Error' "$out/build-peers.log" | head -40; exit 1; }
+  build/device/tests/flashinfer_plugin_test 2>&1 | tail -5 | tee "$out/flashinfer_plugin_test.txt"
+  plugin=plugin:$PWD/build/device/plugins/flashinfer/libsampcheck_flashinfer_plugin.so
+  # The stages the plugin declares (docs/peers/flashinfer.md "Mapping"); gpu and gpu-fast run the same.
+  stages=(--stage flashinfer_sampling_from_probs --stage inverse_cdf --stage gumbel_max --stage spec_random --stage top_k --stage top_p --stage softmax)
+  tables=()
+  for run in flashinfer-det-true flashinfer-det-false gpu gpu-fast; do
+    case $run in
+      flashinfer-det-*) backend=$plugin; det=${run##*-} ;;
+      *) backend=$run; det= ;;
+    esac
+    SAMPCHECK_FLASHINFER_DETERMINISTIC=$det timeout "${SAMPCHECK_PEERS_TIMEOUT:-120}" build/device/cli/sampcheck conform --backend "$backend" \
+      --golden golden/v1 "${stages[@]}" --report "build/device/reports/$run" >"$out/conform-$run.txt" 2>&1 || true
+    cp "build/device/reports/$run/report.json" "$out/conform-$run.json" || true
+    tail -3 "$out/conform-$run.txt"
+    tables+=("$run=$out/conform-$run.json")
+  done
+  python3 plugins/flashinfer/verdict_table.py "${tables[@]}" | tee "$out/flashinfer_verdicts.md" | head -60
 fi
 if [[ $what == huge ]]; then
   cmake --build build/device -j "$jobs" --target sampcheck >"$out/build.log" 2>&1 || { grep -E 'error|Error' "$out/build.log" | head -40; exit 1; }

@@ -51,4 +51,12 @@ cp -r /usr/share/eigen3/cmake "$out/share/eigen3/"
 # Debian ships Google Benchmark as a shared library only: it travels as one, found at run time
 # through LD_LIBRARY_PATH (ci/device.sh).
 cp -P $lib/libbenchmark.so* "$out/lib/x86_64-linux-gnu/"
+# FlashInfer's headers for `ci/device.sh peers` (docs/peers/flashinfer.md): CI keeps FlashInfer's
+# sources beside the checkout, a device machine does not, so they travel in this carried,
+# git-ignored folder (never in the project's tree).
+if [[ -f ../shared/peers/flashinfer/include/flashinfer/sampling.cuh ]]; then
+  mkdir -p .devdeps/flashinfer && cp -r ../shared/peers/flashinfer/include .devdeps/flashinfer/
+else
+  echo "device_bundle: no ../shared/peers/flashinfer: ci/device.sh peers will have no FlashInfer headers" >&2
+fi
 du -sh .devdeps

@@ -4,7 +4,9 @@
 # most once), then configures and builds the `default` preset. Safe to run any number of
 # times: a second run installs nothing and rebuilds only what changed.
 #
-# Environment: SAMPCHECK_PRESET (default: default), SAMPCHECK_JOBS (default: nproc).
+# Environment: SAMPCHECK_PRESET (default: default), SAMPCHECK_JOBS (default: nproc),
+# SAMPCHECK_CMAKE_ARGS (extra configure arguments, split on spaces, e.g.
+# -DSAMPCHECK_FLASHINFER_INCLUDE_DIR=/path/to/flashinfer/include).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,5 +37,6 @@ if ((${#missing[@]})); then
 fi
 
 preset=${SAMPCHECK_PRESET:-default}
-cmake --preset "$preset" -DSAMPCHECK_WERROR=ON >/dev/null
+# shellcheck disable=SC2086 # SAMPCHECK_CMAKE_ARGS is a list of arguments
+cmake --preset "$preset" -DSAMPCHECK_WERROR=ON ${SAMPCHECK_CMAKE_ARGS:-} >/dev/null
 cmake --build --preset "$preset" -j "${SAMPCHECK_JOBS:-$(nproc)}"

@@ -19,6 +19,9 @@ PEER = re.compile(r"flashinfer|Random123|vLLM|vllm|SGLang|sglang|xgrammar|CANN|o
 GENERATED = ("reports/out", "reports/gate")
 PLACEHOLDER = re.compile(r"(^|/)foo([._/]|$)")
 FORBIDDEN = re.compile(r"\b(DESIGN|PEERS|STATS|STYLE)\.md\b|\b[Ii]ssue \d+\b|\.\./shared\b")
+# CI keeps peers' sources (FlashInfer's headers) beside the checkout; these two scripts alone may
+# name that folder, to pass it to the build and to copy it for a device run (docs/peers/flashinfer.md).
+MAY_NAME_PEER_SOURCES = {".ci/run", "ci/device_bundle.sh"}
 
 
 def tracked_files(root):
@@ -52,7 +55,8 @@ def main(root):
             continue
         lines = text.splitlines()
         for n, line in enumerate(lines, 1):
-            if FORBIDDEN.search(line):
+            if FORBIDDEN.search(line) and not (name in MAY_NAME_PEER_SOURCES and "../shared/peers/" in line
+                                                and not FORBIDDEN.search(line.replace("../shared/peers/", ""))):
                 problems.append(f"{name}:{n}: cites a document outside the repository: {line.strip()[:100]}")
             # A peer named on this line or the one before (a citation wrapped across lines).
             if name not in sources or PEER.search(line) or (n > 1 and PEER.search(lines[n - 2])):

@@ -6,6 +6,7 @@
 // that the faulty cases fail with a reason naming the fault and that the run went on.
 // Expected outputs are the checked-in goldens (independently checked by
 // tests/python/check_golden_case.py), never values printed by the plugin.
+#include <memory>
 #include <set>
 #include <string>
 
@@ -91,6 +92,39 @@ TEST(PluginBackend, UnknownAbiVersionIsRefusedNamingBothVersions) {
     EXPECT_NE(message.find(path), std::string::npos) << message;
     EXPECT_NE(message.find("plugin ABI version 99 is not supported"), std::string::npos) << message;
     EXPECT_NE(message.find("supports ABI version 1"), std::string::npos) << message;
+  }
+}
+
+// docs/spec/plugin_abi.md "Distributional stages": the optional export turns golden cases of
+// the named stage into skips with the distributional-tier reason; other stages still pass.
+TEST(PluginBackend, DistributionalStagesAreSkippedByGoldenVerify) {
+  PluginBackend plugin(std::string(SAMPCHECK_BROKEN_PLUGIN_DIR) + "/libdistributional_plugin.so");
+  EXPECT_FALSE(plugin.ClaimsBitwise("greedy"));
+  EXPECT_TRUE(plugin.ClaimsBitwise("token_bitmask"));
+  IsolatedBackend isolated(std::make_unique<PluginBackend>(std::string(SAMPCHECK_BROKEN_PLUGIN_DIR) +
+                                                           "/libdistributional_plugin.so"),
+                           30.0);
+  EXPECT_FALSE(isolated.ClaimsBitwise("greedy"));
+  const auto results = VerifyGreedyAndBitmask(plugin);
+  ASSERT_EQ(results.size(), 33u);  // 16 greedy + 17 token_bitmask cases in golden/v1
+  for (const auto& r : results) {
+    if (r.stage == "greedy") {
+      EXPECT_EQ(r.verdict, Verdict::kSkip) << r.id;
+      EXPECT_NE(r.reason.find("claims only the distributional tier for stage 'greedy'"), std::string::npos) << r.reason;
+    } else {
+      EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
+    }
+  }
+}
+
+TEST(PluginBackend, DistributionalStageNotDeclaredIsRefusedAtLoad) {
+  const std::string path = std::string(SAMPCHECK_BROKEN_PLUGIN_DIR) + "/libdistributional_plugin_undeclared.so";
+  try {
+    PluginBackend plugin(path);
+    FAIL() << "loaded";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              path + ": distributional stage 'softmax' is not one of the plugin's declared stages");
   }
 }
 

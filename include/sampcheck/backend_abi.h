@@ -25,6 +25,14 @@
  * sampcheck reports "plugin error CODE: MESSAGE" as the case's failure reason.
  *
  * Threads: sampcheck calls `run` from one thread at a time.
+ *
+ * Optional second export (docs/spec/plugin_abi.md "Distributional stages"):
+ *     int32_t sampcheck_backend_v1_distributional_stages(const char* const** stages);
+ * stores an array of stage names in `*stages` and returns its length: the declared stages whose
+ * outputs the plugin claims only in distribution (it draws with its own randomness, as a
+ * production kernel does, instead of the case's noise). Golden verification skips their cases
+ * and the statistical harness judges their draws. Without the export every declared stage is
+ * claimed bit for bit (its catalogue tier).
  */
 
 #include <stdint.h>
@@ -83,6 +91,9 @@ typedef struct sampcheck_backend {
 } sampcheck_backend;
 
 typedef const sampcheck_backend* (*sampcheck_backend_entry_fn)(void);
+
+#define SAMPCHECK_BACKEND_DISTRIBUTIONAL_SYMBOL "sampcheck_backend_v1_distributional_stages"
+typedef int32_t (*sampcheck_backend_distributional_fn)(const char* const** stages);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: Apache-2.0
+// The FlashInfer plugin's argument handling, without a device (plugins/flashinfer/,
+// docs/peers/flashinfer.md "The adapter"): the stages and profiles it declares (the mapping
+// table of that page), the stages it claims only in distribution, bad arguments refused with a
+// named reason before any CUDA call, and the per-case "no CUDA device" error, never a crash.
+// Built only with SAMPCHECK_FLASHINFER_INCLUDE_DIR and CUDA; the verdicts on a device are
+// ci/device.sh peers'. Expected messages are the adapter's documented reasons.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "backends/isolated_backend.h"
+#include "backends/plugin_backend.h"
+#include "core/error.h"
+#include "core/profile.h"
+#include "golden/verifier.h"
+
+namespace sampcheck::backends {
+namespace {
+
+const std::filesystem::path kGolden = std::filesystem::path(SAMPCHECK_SOURCE_DIR) / "golden" / "v1";
+
+Case MakeCase(const std::string& stage, Profile profile, TensorMap inputs, nlohmann::json params = nlohmann::json::object()) {
+  Case c;
+  c.id = stage + "/test/" + std::string(ProfileName(profile));
+  c.stage = stage;
+  c.profile = profile;
+  c.params = std::move(params);
+  c.inputs = std::move(inputs);
+  return c;
+}
+
+// Two rows of four probabilities and one uniform per row: a well-formed sampling case.
+TensorMap SamplingInputs() {
+  TensorMap in;
+  in.emplace("probs", Tensor::FromValues<float>(DType::kF32, {2, 4}, {0.4f, 0.3f, 0.2f, 0.1f, 0.25f, 0.25f, 0.25f, 0.25f}));
+  in.emplace("top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {2}, {2, 3}));
+  in.emplace("top_p", Tensor::FromValues<float>(DType::kF32, {2}, {0.5f, 0.9f}));
+  in.emplace("u", Tensor::FromValues<float>(DType::kF32, {2, 5}, std::vector<float>(10, 0.5f)));
+  return in;
+}
+
+// The message of the plugin error a case ends with ("" when it succeeds).
+std::string ErrorOf(PluginBackend& plugin, const Case& c) {
+  try {
+    plugin.Run(c.stage, c);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+class FlashinferPlugin : public ::testing::Test {
+ protected:
+  PluginBackend plugin_{SAMPCHECK_FLASHINFER_PLUGIN};
+};
+
+TEST_F(FlashinferPlugin, DeclaresTheMappedStagesAndProfiles) {
+  EXPECT_EQ(plugin_.Name(), "flashinfer");
+  // SupportedStages lists them in name order (backends/plugin_backend.cc).
+  EXPECT_EQ(plugin_.SupportedStages(), (std::vector<std::string>{"flashinfer_sampling_from_probs", "gumbel_max", "inverse_cdf", "softmax",
+                                                                  "spec_random", "top_k", "top_p"}));
+  EXPECT_TRUE(plugin_.SupportsProfile("flashinfer_sampling_from_probs", Profile::kFlashinfer));
+  EXPECT_TRUE(plugin_.SupportsProfile("spec_random", Profile::kFlashinfer));
+  EXPECT_FALSE(plugin_.SupportsProfile("spec_random", Profile::kVllm));
+  EXPECT_TRUE(plugin_.SupportsProfile("top_k", Profile::kFlashinfer));
+  EXPECT_FALSE(plugin_.SupportsProfile("top_k", Profile::kCanonical));
+  EXPECT_TRUE(plugin_.SupportsProfile("top_p", Profile::kFlashinfer));
+  EXPECT_TRUE(plugin_.SupportsProfile("softmax", Profile::kCanonical));
+  EXPECT_TRUE(plugin_.SupportsProfile("inverse_cdf", Profile::kCanonical));
+  EXPECT_TRUE(plugin_.SupportsProfile("gumbel_max", Profile::kCanonical));
+  EXPECT_FALSE(plugin_.SupportsProfile("gumbel_max", Profile::kSglang));
+  EXPECT_FALSE(plugin_.SupportsProfile("min_p", Profile::kFlashinfer));  // no FlashInfer min-p mask (a gap)
+}
+
+TEST_F(FlashinferPlugin, SamplersAreClaimedInDistributionOnly) {
+  // FlashInfer's samplers draw with their own Philox: golden cases skip, the harness judges.
+  EXPECT_FALSE(plugin_.ClaimsBitwise("flashinfer_sampling_from_probs"));
+  EXPECT_FALSE(plugin_.ClaimsBitwise("inverse_cdf"));
+  EXPECT_FALSE(plugin_.ClaimsBitwise("gumbel_max"));
+  EXPECT_FALSE(plugin_.ClaimsBitwise("spec_random"));
+  // Masks, renormalisations and the softmax are compared against the goldens.
+  EXPECT_TRUE(plugin_.ClaimsBitwise("top_k"));
+  EXPECT_TRUE(plugin_.ClaimsBitwise("top_p"));
+  EXPECT_TRUE(plugin_.ClaimsBitwise("softmax"));
+}
+
+TEST_F(FlashinferPlugin, BadArgumentsAreRefusedWithANamedReason) {
+  struct Row {
+    int line;
+    Case c;
+    std::string reason;
+  };
+  auto without = [](TensorMap in, const std::string& name) {
+    in.erase(name);
+    return in;
+  };
+  TensorMap f32_top_k = SamplingInputs();
+  f32_top_k.insert_or_assign("top_k", Tensor::FromValues<float>(DType::kF32, {2}, {2.0f, 3.0f}));
+  TensorMap short_top_p = SamplingInputs();
+  short_top_p.insert_or_assign("top_p", Tensor::FromValues<float>(DType::kF32, {1}, {0.5f}));
+  TensorMap spec;
+  spec.emplace("draft_ids", Tensor::FromValues<std::int32_t>(DType::kI32, {1, 2}, {1, -1}));
+  spec.emplace("target_probs", Tensor::FromValues<float>(DType::kF32, {1, 3, 2}, {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f}));
+  spec.emplace("draft_probs", Tensor::FromValues<float>(DType::kF32, {1, 2, 2}, {0.5f, 0.5f, 0.5f, 0.5f}));
+  const std::vector<Row> rows = {
+      {__LINE__, MakeCase("flashinfer_sampling_from_probs", Profile::kFlashinfer, SamplingInputs(), {{"kernel", "top_q"}}),
+       "plugin error 1: flashinfer_sampling_from_probs: parameter 'kernel' = 'top_q' is not top_k_top_p, top_k, top_p or min_p"},
+      {__LINE__,
+       MakeCase("flashinfer_sampling_from_probs", Profile::kFlashinfer, SamplingInputs(), {{"filter_apply_order", "top_p_first"}}),
+       "plugin error 1: flashinfer_sampling_from_probs: parameter 'filter_apply_order' = 'top_p_first' is not 'joint' or "
+       "'top_k_first' (FlashInfer raises ValueError)"},
+      {__LINE__,
+       MakeCase("flashinfer_sampling_from_probs", Profile::kFlashinfer, SamplingInputs(),
+                {{"kernel", "top_p"}, {"filter_apply_order", "joint"}}),
+       "plugin error 1: flashinfer_sampling_from_probs: parameter 'filter_apply_order' applies to kernel 'top_k_top_p' only, not 'top_p'"},
+      {__LINE__, MakeCase("flashinfer_sampling_from_probs", Profile::kFlashinfer, SamplingInputs(), {{"deterministic", 1}}),
+       "plugin error 1: flashinfer_sampling_from_probs: parameter 'deterministic' must be a bool, got 1"},
+      {__LINE__, MakeCase("flashinfer_sampling_from_probs", Profile::kFlashinfer, SamplingInputs(), {{"seed", 7}}),
+       "plugin error 1: flashinfer_sampling_from_probs: parameter 'seed' has no counterpart in the FlashInfer call"},
+      {__LINE__, MakeCase("flashinfer_sampling_from_probs", Profile::kFlashinfer, without(SamplingInputs(), "top_k")),
+       "plugin error 1: flashinfer_sampling_from_probs: input 'top_k' is required"},
+      {__LINE__, MakeCase("flashinfer_sampling_from_probs", Profile::kFlashinfer, without(SamplingInputs(), "u")),
+       "plugin error 1: flashinfer_sampling_from_probs: input 'u' is required (its bytes key FlashInfer's Philox seed)"},
+      {__LINE__, MakeCase("flashinfer_sampling_from_probs", Profile::kFlashinfer, f32_top_k),
+       "plugin error 1: flashinfer_sampling_from_probs: input 'top_k' must be i32, got f32"},
+      {__LINE__, MakeCase("flashinfer_sampling_from_probs", Profile::kFlashinfer, short_top_p),
+       "plugin error 1: flashinfer_sampling_from_probs: input 'top_p' must be [2], got [1]"},
+      {__LINE__, MakeCase("spec_random", Profile::kFlashinfer, spec),
+       "plugin error 1: spec_random: draft_ids row 0 has 1 drafts of K = 2 (trailing -1): FlashInfer's "
+       "chain_speculative_sampling takes one K for the whole batch and would read probs[-1]"},
+      {__LINE__, MakeCase("spec_random", Profile::kFlashinfer, without(spec, "draft_probs")),
+       "plugin error 1: spec_random: input 'draft_probs' is required: FlashInfer's chain_speculative_sampling has no n-gram mode"},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(::testing::Message() << "line " << row.line);
+    EXPECT_EQ(ErrorOf(plugin_, row.c), row.reason);
+  }
+}
+
+TEST_F(FlashinferPlugin, DeterministicOverrideIsChecked) {
+  ::setenv("SAMPCHECK_FLASHINFER_DETERMINISTIC", "maybe", 1);
+  const std::string error = ErrorOf(plugin_, MakeCase("flashinfer_sampling_from_probs", Profile::kFlashinfer, SamplingInputs()));
+  ::unsetenv("SAMPCHECK_FLASHINFER_DETERMINISTIC");
+  EXPECT_EQ(error, "plugin error 1: flashinfer_sampling_from_probs: SAMPCHECK_FLASHINFER_DETERMINISTIC must be 'true' or "
+                   "'false', got 'maybe'");
+}
+
+TEST_F(FlashinferPlugin, NoDeviceIsEachCasesError) {
+  const std::string error = ErrorOf(plugin_, MakeCase("flashinfer_sampling_from_probs", Profile::kFlashinfer, SamplingInputs()));
+  if (error.empty()) GTEST_SKIP() << "a CUDA device is present: the no-device path is not reachable here";
+  EXPECT_EQ(error.rfind("plugin error 2: flashinfer_sampling_from_probs: no CUDA device: ", 0), 0u) << error;
+}
+
+// golden/v1 through the isolated plugin, as `sampcheck golden verify` runs it: every case is
+// judged or skipped with a reason, none crashes the run.
+TEST_F(FlashinferPlugin, GoldenVerifyWithoutADeviceFailsEachClaimedCaseWithTheReason) {
+  if (ErrorOf(plugin_, MakeCase("flashinfer_sampling_from_probs", Profile::kFlashinfer, SamplingInputs())).empty()) {
+    GTEST_SKIP() << "a CUDA device is present: ci/device.sh peers judges these cases";
+  }
+  IsolatedBackend isolated(std::make_unique<PluginBackend>(SAMPCHECK_FLASHINFER_PLUGIN), 60.0);
+  golden::VerifyOptions options;
+  options.stages = {"top_k", "flashinfer_sampling_from_probs"};
+  const auto results = golden::VerifyGoldenSet(kGolden, isolated, options);
+  int failed = 0, skipped = 0;
+  for (const auto& r : results) {
+    if (r.stage == "top_k" && r.profile == "flashinfer") {
+      EXPECT_EQ(r.verdict, Verdict::kFail) << r.id;
+      EXPECT_NE(r.reason.find("plugin error 2: top_k: no CUDA device: "), std::string::npos) << r.id << ": " << r.reason;
+      ++failed;
+    } else {
+      EXPECT_EQ(r.verdict, Verdict::kSkip) << r.id << ": " << r.reason;
+      ++skipped;
+    }
+  }
+  EXPECT_GT(failed, 0);
+  EXPECT_GT(skipped, 0);
+}
+
+}  // namespace
+}  // namespace sampcheck::backends
