@@ -349,7 +349,9 @@ void AddDrawStages(std::vector<StageInfo>& c) {
                 {"positions", "i64", "[B]", true, "canonical, sglang: token position (random rows)", Role::kPosition},
                 {"q", "f32", "[B, V]", true, "vllm: Exp(1) noise (random rows)", Role::kNoise}},
                {token_out}, {{"order", "string", "profile's", "filter order (sampling_filters)"},
-                             {"sampling_path", "string", "auto", "sglang only: auto | sorted | unfiltered (SGLang's seeded draw is chosen per batch)"}},
+                             {"sampling_path", "string", "auto", "sglang only: auto | sorted | unfiltered (SGLang's seeded draw is chosen per batch)"},
+                             {"greedy_path", "string", "auto", "sglang only: auto | argmax | sorted (SGLang's greedy rows depend on the batch)"},
+                             {"top_k_one", "string", "filter", "vllm only: filter (vLLM 9aaf83ef: top_k = 1 keeps ties) | greedy (a later vLLM)"}},
                Tier::kCanonical, "exact", {P::kCanonical, P::kVllm, P::kSglang},
                "docs/spec/pipeline.md",
                {ExactTargetKind::kPipeline, HarnessNoise::kSeedPosition, {{P::kVllm, HarnessNoise::kExponential}}, true}});
@@ -406,7 +408,8 @@ void AddSpeculativeStages(std::vector<StageInfo>& c) {
                 {"num_emitted", "i64", "[B]", false, "tokens kept"},
                 {"finished", "bool", "[B]", false, "a stop id ended the row"}},
                {{"threshold_single", "float", "1", "sglang: accept a draft whose target probability is >= this"},
-                {"threshold_acc", "float", "1", "sglang: accept iff u <= p(x) / max(this, 1e-9)"}},
+                {"threshold_acc", "float", "1", "sglang: accept iff u <= p(x) / max(this, 1e-9)"},
+                {"draft_sample_method", "string", "greedy", "vllm only: greedy (one-hot drafts) | probabilistic (draft rows read)"}},
                Tier::kCanonical, "exact", {P::kCanonical, P::kBlockVerification, P::kVllm, P::kSglang},
                "docs/spec/spec_step.md",
                // The draw harness counts the first emitted token (target row 0 after the

@@ -50,10 +50,11 @@ void AddFinishRulesCases(CaseList& list) {
   }
   // Edges, one row each; eos_ids {2, 5} (primary 2, generation-config extra 5), stop_ids {0, 7}
   // unless said otherwise:
-  //  0 primary EOS at the max_tokens-th token      vllm stop (reason -1), sglang length
-  //  1 stop id 7 while output_len < min_tokens      vllm running, sglang stop; bans {0, 2, 5, 7}
+  //  0 primary EOS at the max_tokens-th token      stop everywhere (vllm reason -1, others 2)
+  //  1 stop id 7 while output_len < min_tokens      vllm running, sglang stop; vllm bans
+  //                                                 {0, 2, 5, 7}, sglang {0, 2, 7} (not extra 5)
   //  2 stop id 7 with ignore_eos                    vllm stop, sglang running
-  //  3 primary EOS with ignore_eos, below min       running everywhere; EOS still banned
+  //  3 primary EOS with ignore_eos, below min       running everywhere; EOS 2 still banned
   //  4 extra model EOS 5, not in the stop list      stop everywhere, reason 5
   //  5 stop id 0 (Python-falsy)                     sglang keeps its text, vllm trims it
   //  6 stop id 7 with keep_stop                     text kept everywhere

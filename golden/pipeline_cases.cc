@@ -134,16 +134,19 @@ void AddPipelineCases(CaseList& list) {
             {"seed", I64({1}, {-1})},
             {"positions", I64({1}, {4294967295})},
             {"q", F32({1, 4}, {1.0f, 1.0f, 1.0f, 0.125f})}});
-  // vLLM's top_k = 1 with tied maxima: the greedy token, the lowest index (its fix for issue
-  // #5404), whatever q says; logits {1, 1}, T = 1, q {1, 0.5}: vllm 0 (the race alone would
-  // give 1: 0.5 / 0.5 > 0.5 / 1). SGLang's top-k keeps exactly one tied token by rank.
-  list.Add("pipeline", "top_k1_ties",
-           {{"logits", Logits(1, 2, {1.0f, 1.0f})},
-            {"temperature", F32({1}, {1.0f})},
-            {"top_k", I32({1}, {1})},
-            {"seed", I64({1}, {42})},
-            {"positions", I64({1}, {7})},
-            {"q", F32({1, 2}, {1.0f, 0.5f})}});
+  // vLLM's top_k = 1 with tied maxima, logits {1, 1}, T = 1, q {1, 0.5}. At vLLM 9aaf83ef
+  // (the default, top_k_one "filter") top-k keeps both ties and the race decides: 0.5 / 0.5 >
+  // 0.5 / 1, token 1. `top_k1_ties_greedy/vllm` pins the later vLLM's rule (top_k_one
+  // "greedy", test_greedy_topk1_invariance.py): the lowest index, 0. SGLang's top-k keeps
+  // exactly one tied token by rank.
+  const TensorMap ties = {{"logits", Logits(1, 2, {1.0f, 1.0f})},
+                          {"temperature", F32({1}, {1.0f})},
+                          {"top_k", I32({1}, {1})},
+                          {"seed", I64({1}, {42})},
+                          {"positions", I64({1}, {7})},
+                          {"q", F32({1, 2}, {1.0f, 0.5f})}};
+  list.Add("pipeline", "top_k1_ties", ties);
+  list.Add("pipeline", "top_k1_ties_greedy", ties, {{"top_k_one", "greedy"}}, {Profile::kVllm});
   // Input classes (docs/spec/input_classes.md). Half precision: the mixed batch in f16, and
   // bf16's two tie groups of 150 near-equal tokens (golden/case_list.h) at a top-k and a top-p
   // boundary.
@@ -176,16 +179,41 @@ void AddPipelineCases(CaseList& list) {
   // column 0 (it is drawn whatever the noise), a filtering random row whose one finite logit is
   // at V - 1, and a greedy row with every token masked (the argmax's lowest index, 0: greedy.md).
   // A random row with every token masked is an input error (tests/input_classes_test.cc).
+  // sglang: the greedy row's token depends on SGLang's batch (docs/spec/pipeline.md "SGLang's
+  // greedy rows"): in this mixed batch it is drawn as top_k = 1 on the sorted path, where a
+  // row with no finite logit has NaN probabilities and no defined token (an input error), so
+  // the sglang case holds rows 0 and 1 only; `sglang_all_greedy_masked_v33_f16` is the
+  // all-greedy batch, whose argmax is defined.
   {
     auto rng = list.Rng("pipeline", "masked_rows_v33_f16");
-    add("masked_rows_v33_f16", {{"logits", MaskedRows(33, DType::kF16)},
-                                {"temperature", F32({3}, {1.0f, 0.5f, 0.0f})},
-                                {"top_k", I32({3}, {0, 5, 0})},
-                                {"top_p", F32({3}, {1.0f, 0.5f, 1.0f})},
-                                {"seed", RandomSeeds(rng, 3)},
-                                {"positions", RandomPositions(rng, 3)},
-                                {"q", ExponentialNoise(rng, 3, 33)}});
+    TensorMap in = {{"logits", MaskedRows(33, DType::kF16)},
+                    {"temperature", F32({3}, {1.0f, 0.5f, 0.0f})},
+                    {"top_k", I32({3}, {0, 5, 0})},
+                    {"top_p", F32({3}, {1.0f, 0.5f, 1.0f})},
+                    {"seed", RandomSeeds(rng, 3)},
+                    {"positions", RandomPositions(rng, 3)},
+                    {"q", ExponentialNoise(rng, 3, 33)}};
+    list.Add("pipeline", "masked_rows_v33_f16", std::move(in), nlohmann::json::object(), row_local);
+    auto srng = list.Rng("pipeline", "masked_rows_v33_f16/sglang");
+    list.Add("pipeline", "masked_rows_v33_f16",
+             {{"logits", MaskedRows(33, DType::kF16, false)},
+              {"temperature", F32({2}, {1.0f, 0.5f})},
+              {"top_k", I32({2}, {0, 5})},
+              {"top_p", F32({2}, {1.0f, 0.5f})},
+              {"seed", RandomSeeds(srng, 2)},
+              {"positions", RandomPositions(srng, 2)}},
+             sorted, {Profile::kSglang});
   }
+  // SGLang's all-greedy batch (Sampler.forward, is_all_greedy: every request has top_k <= 1,
+  // a greedy one stored as top_k = 1): every row takes torch.argmax of the logits, a random
+  // row with top_k = 1 included. Rows: the lone survivor at 0 (greedy): 0; the lone survivor
+  // at V - 1 at temperature 0.5 with top_k 1: 32; every logit -inf (greedy): the argmax's
+  // lowest index, 0. No noise is read.
+  list.Add("pipeline", "sglang_all_greedy_masked_v33_f16",
+           {{"logits", MaskedRows(33, DType::kF16)},
+            {"temperature", F32({3}, {0.0f, 0.5f, 0.0f})},
+            {"top_k", I32({3}, {0, 1, 0})}},
+           nlohmann::json::object(), {Profile::kSglang});
   // Every id input at the last id V - 1 = 32 (the second bitmask word's bit 0). Row 0: the
   // bitmask allows token 32 alone, which a random row must draw; its penalties and bias hit
   // 32 too. Row 1 (greedy): 32 is a stop id under min_tokens (masked), carries the largest

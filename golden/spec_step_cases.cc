@@ -102,7 +102,32 @@ void AddSpecStepCases(CaseList& list) {
     in.emplace("u", Tensor::FromValues<double>(DType::kF64, {3, 1}, {0.9, 0.95, 0.5}));
     in.emplace("q", ExpNoise(rng, 3, 4));
     in.emplace("bonus_q", ExpNoise(rng, 3, 4));
+    // vLLM's drafts are one-hot by default (draft_sample_method "greedy"); its probabilistic
+    // drafts read the draft rows unfiltered (docs/spec/spec_step.md, profile vllm).
+    list.Add(stage, "filtered_draft_probabilistic", in, {{"draft_sample_method", "probabilistic"}}, {Profile::kVllm});
     AddEveryProfile(list, "filtered_draft", std::move(in), kTokenWise);
+  }
+  {
+    // vLLM's bonus token under min_tokens (docs/spec/spec_step.md, profile vllm): the ordinary
+    // sampler's mask tests the length before the step. Draft {1}, target rows {0, 5, 0, 0} /
+    // {0, 0, 0, 9}, stop id 3, min_tokens 1, output_len 0. Row 0 greedy: vllm {1, 0}, the others
+    // {1, 3} and finished. Row 1 the same at temperature 1 (noise from the stream); row 2 with
+    // output_len 1: no mask anywhere.
+    auto rng = list.Rng(stage, "bonus_min_tokens");
+    std::vector<float> target;
+    for (int r = 0; r < 3; ++r) target.insert(target.end(), {0, 5, 0, 0, 0, 0, 0, 9});
+    Tensor draft(DType::kF32, {3, 1, 4});
+    for (float& v : draft.data<float>()) v = static_cast<float>(rng.Below(5)) / 2.0f;
+    TensorMap in;
+    in.emplace("draft_ids", I32({3, 1}, {1, 1, 1}));
+    in.emplace("target_logits", Tensor::FromValues(DType::kF32, {3, 2, 4}, target));
+    in.emplace("draft_logits", draft);
+    in.emplace("temperature", F32({3}, {0.0f, 1.0f, 0.0f}));
+    in.emplace("stop_ids", I32({3, 1}, {3, 3, 3}));
+    in.emplace("min_tokens", I32({3}, {1, 1, 1}));
+    in.emplace("output_len", I32({3}, {0, 0, 1}));
+    AddNoise(in, rng, 3, 1, 4);
+    AddEveryProfile(list, "bonus_min_tokens", std::move(in), kTokenWise);
   }
   {
     // n-gram drafts (no draft_logits): canonical and vllm (block verification needs draft rows).

@@ -73,6 +73,11 @@ struct LogprobsRule {
   LogprobsKernelMode mode = LogprobsKernelMode::kLogSoftmax;
   bool rank_counts_ties = false;  // vllm: #{x_j >= x_tok}; else 1 + #{x_j > x_tok}
   FilterRules filters;            // kTopKFirst (canonical) or kMinPFirst (vllm)
+  // sglang: -inf values become -FLT_MAX (OutputLogprobProcessor.compute_logprobs' clamp).
+  bool clamp_neg_inf = false;
+  // vllm with logprob_token_ids: rank = #{y_j > y_tok} on the row before the log (the processed
+  // logits), no + 1; padded ids give -inf instead of NaN.
+  bool token_ids_rank = false;
 };
 
 }  // namespace sampcheck::gpu

@@ -171,8 +171,7 @@ TensorMap RunLogprobsKernel(const Case& c, Profile profile, KernelRunner& runner
   StageInputs in(c, "logprobs");
   const Tensor logits = in.Logits();
   const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
-  const LogprobsMode mode = reference::ParseLogprobsMode(in, c, profile);
-  const bool raw = mode == LogprobsMode::kRawLogprobs || mode == LogprobsMode::kRawLogits;
+  const LogprobsMode asked_mode = reference::ParseLogprobsMode(in, c, profile);
   const Tensor raw_logits = c.inputs.count("raw_logits") ? in.FloatRows("raw_logits", rows, vocab) : logits;
   const Tensor& token = in.Required("token", DType::kI64, 1);
   in.ExpectDim("token", token, 0, rows);
@@ -187,10 +186,15 @@ TensorMap RunLogprobsKernel(const Case& c, Profile profile, KernelRunner& runner
     in.ExpectDim("token_ids", *ids, 0, rows);
     in.ExpectIdsOrPadding("token_ids", *ids, vocab);
   }
-  const std::int64_t n = reference::IntParam(in, c, "num_logprobs", 0);
-  if (n < 0 || n > vocab) {
-    in.Fail("num_logprobs = " + std::to_string(n) + " must be in [0, V = " + std::to_string(vocab) + "]");
+  const std::int64_t asked = reference::IntParam(in, c, "num_logprobs", 0);
+  if (asked < 0 || asked > vocab) {
+    in.Fail("num_logprobs = " + std::to_string(asked) + " must be in [0, V = " + std::to_string(vocab) + "]");
   }
+  // vllm with logprob_token_ids: the processed_logprobs row, no top-n (reference/logprobs.h).
+  const bool vllm_ids = profile == Profile::kVllm && ids != nullptr;
+  const LogprobsMode mode = vllm_ids ? LogprobsMode::kProcessedLogprobs : asked_mode;
+  const bool raw = mode == LogprobsMode::kRawLogprobs || mode == LogprobsMode::kRawLogits;
+  const std::int64_t n = vllm_ids ? 0 : asked;
   if (vocab > kMaxVocab) {
     in.Fail("vocabulary " + std::to_string(vocab) + " exceeds the filter kernels' limit " + std::to_string(kMaxVocab));
   }
@@ -244,6 +248,8 @@ TensorMap RunLogprobsKernel(const Case& c, Profile profile, KernelRunner& runner
       break;
   }
   rule.rank_counts_ties = profile == Profile::kVllm;
+  rule.clamp_neg_inf = profile == Profile::kSglang;
+  rule.token_ids_rank = vllm_ids;
   rule.filters =
       FilterRules{TopKRuleFor(profile, reference::kAscendDefaultKsMax), TopPWalkFor(profile), MinPRuleFor(profile),
                   profile == Profile::kVllm ? FilterOrder::kMinPFirst : FilterOrder::kTopKFirst};

@@ -10,18 +10,18 @@
 //   output_len >= 1, max_tokens >= 1, 0 <= min_tokens <= max_tokens, ids >= 0 or -1 padding):
 //   token rows i64; output_len, max_tokens, min_tokens rows i32; ignore_eos, keep_stop rows u8
 //   (keep_stop: has_keep, else false); eos_ids rows x E i32, stop_ids rows x S i32.
-// - Rule (the profile resolved by the caller into two flags): sglang checks length first, then
-//   (without ignore_eos) stop_ids and eos_ids; otherwise nothing before min_tokens, then the
+// - Rule (the profile resolved by the caller into two flags): sglang checks (without
+//   ignore_eos) stop_ids and eos_ids first, then length; otherwise nothing before min_tokens, then the
 //   primary eos (eos_ids[b][0]; stop_reason -1 when eos_stop_reason_none, vLLM's None, else the
 //   token), then stop_ids or (without ignore_eos) the other eos ids, then length.
 //   text_keep: a stop-finished token is kept iff keep_stop, or (sglang) the token is 0.
 // - next_banned rows x (E + S): when output_len < min_tokens the ascending distinct ids of
-//   eos_ids and stop_ids (padding skipped), then -1; else all -1. Computed without a sort
+//   eos_ids (sglang: eos_ids[b][0] only) and stop_ids (padding skipped), then -1; else all -1. Computed without a sort
 //   buffer: the k-th entry is the smallest id above the (k-1)-th (E + S is small).
 // - Outputs: finish_reason rows i32 (0 running, 1 stop, 2 length), stop_reason rows i64,
 //   text_keep rows u8, next_banned rows x (E + S) i32. Exact tier, integers only.
 // Example (docs/spec/finish_rules.md): token 7 = eos_ids[0], output_len = max_tokens = 4,
-// min_tokens 0: vllm stop with stop_reason -1, sglang length (tests/gpu_kernels_test.cc,
+// min_tokens 0: vllm stop with stop_reason -1, sglang stop with stop_reason 7 (tests/gpu_kernels_test.cc,
 // GpuFinishRules).
 
 #include <cstdint>
@@ -65,11 +65,11 @@ struct FinishRulesKernel {
       std::int32_t reason = 0;  // running
       std::int64_t matched = -1;
       if (sglang) {
-        if (len >= max) {
-          reason = 2;
-        } else if (!ignore && (in_stop() || in_eos(0))) {
+        if (!ignore && (in_stop() || in_eos(0))) {
           reason = 1;
           matched = tok;
+        } else if (len >= max) {
+          reason = 2;
         }
       } else if (len >= min) {
         if (!ignore && primary >= 0 && tok == primary) {
@@ -93,6 +93,7 @@ struct FinishRulesKernel {
         std::int64_t next = -1;
         if (len < min) {
           for (std::int64_t m = 0; m < width; ++m) {
+            if (sglang && m >= 1 && m < n_eos) continue;  // sglang bans the primary eos only
             const std::int32_t x = m < n_eos ? eos_ids.Load(b * n_eos + m) : stop_ids.Load(b * n_stop + m - n_eos);
             if (x > last && (next < 0 || x < next)) next = x;
           }

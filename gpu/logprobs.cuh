@@ -17,6 +17,9 @@
 //   index, by radix select and sorted chunks of 1024 (gpu/radix_select.cuh); no sort of the
 //   row. rank: canonical 1 + #{x_j > x_tok}, vllm #{x_j >= x_tok}: exact integer block counts.
 //   token_ids_logprobs: x[id], quiet NaN (0x7fc00000) at -1.
+// - rule.clamp_neg_inf (sglang): a -inf of x becomes -FLT_MAX. rule.token_ids_rank (vllm with
+//   logprob_token_ids; the glue passes n = 0 and the processed_logprobs mode): rank =
+//   #{y_j > y_tok} counted on y before the log, no + 1; padding -inf.
 // Example: the ln 2 row, raw_logprobs, token 3, n = 2: top_ids {0, 1}; rank 3 (canonical),
 //   4 (vllm) (tests/gpu_kernels_test.cc, GpuLogprobs).
 
@@ -62,6 +65,23 @@ struct LogprobsKernel {
     if (filter.Load(row) != 0) {
       SequentialFilters(block, work, at, vocab, top_k.Load(row), top_p.Load(row), min_p.Load(row), rule.filters);
     }
+    // #{x_j > v} (or >= v with ties) over the row as it is now: exact integer block counts.
+    auto count_rank = [&](float v, bool ties) {
+      auto count = Registers<std::uint32_t>(block);
+      block.ForEachThread([&](Thread th) {
+        std::uint32_t c = 0;
+        for (std::int64_t i = th.x; i < vocab; i += kCanonicalLanes) {
+          const float x = work.Load(at + i);
+          c += (ties ? x >= v : x > v) ? 1u : 0u;
+        }
+        count[th] = c;
+      });
+      std::uint32_t total = 0;
+      BlockExclusiveScan(block, count, total);
+      return static_cast<std::int64_t>(total);
+    };
+    // vllm beside logprob_token_ids counts the processed logits y, before the log.
+    const std::int64_t ids_rank = rule.token_ids_rank ? count_rank(work.Load(at + token.Load(row)), false) : 0;
     if (rule.mode != LogprobsKernelMode::kValues) {
       const SoftmaxStats st = RowSoftmaxStats(block, work, at, vocab);
       const bool log_of_probs = rule.mode == LogprobsKernelMode::kLogOfSoftmax;
@@ -69,7 +89,9 @@ struct LogprobsKernel {
       block.ForEachThread([&](Thread th) {
         for (std::int64_t i = th.x; i < vocab; i += kCanonicalLanes) {
           const float y = work.Load(at + i);
-          work.Store(at + i, log_of_probs ? math::LogF32Cr(st.Prob(y)) : (y - st.max) - log_s);
+          // -FLT_MAX = 0xff7fffff, -inf = 0xff800000.
+          const float x = log_of_probs ? math::LogF32Cr(st.Prob(y)) : (y - st.max) - log_s;
+          work.Store(at + i, rule.clamp_neg_inf && x == math::F32FromBits(0xff800000u) ? math::F32FromBits(0xff7fffffu) : x);
         }
       });
       block.Sync();
@@ -96,25 +118,16 @@ struct LogprobsKernel {
     // The token's value and rank.
     const float v = work.Load(at + token.Load(row));
     const bool ties = rule.rank_counts_ties;
-    auto count = Registers<std::uint32_t>(block);
-    block.ForEachThread([&](Thread th) {
-      std::uint32_t c = 0;
-      for (std::int64_t i = th.x; i < vocab; i += kCanonicalLanes) {
-        const float x = work.Load(at + i);
-        c += (ties ? x >= v : x > v) ? 1u : 0u;
-      }
-      count[th] = c;
-    });
-    std::uint32_t total = 0;
-    BlockExclusiveScan(block, count, total);
+    const std::int64_t rank = rule.token_ids_rank ? ids_rank : count_rank(v, ties) + (ties ? 0 : 1);
+    const float pad = rule.token_ids_rank ? math::F32FromBits(0xff800000u) : QuietNan();  // -inf or NaN
     block.ForEachThread([&](Thread th) {
       if (th.x == 0) {
         token_logprob.Store(row, v);
-        token_rank.Store(row, static_cast<std::int64_t>(total) + (ties ? 0 : 1));
+        token_rank.Store(row, rank);
       }
       for (std::int64_t j = th.x; j < width; j += kCanonicalLanes) {
         const std::int32_t id = token_ids.Load(row * width + j);
-        ids_values.Store(row * width + j, id < 0 ? QuietNan() : work.Load(at + id));
+        ids_values.Store(row * width + j, id < 0 ? pad : work.Load(at + id));
       }
     });
   }

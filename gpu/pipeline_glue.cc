@@ -118,6 +118,7 @@ TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, 
   for (std::int64_t b = 0; b < rows; ++b) {
     if (reference::PipelineTopKOneIsGreedy(c, profile, b)) is_greedy[static_cast<std::size_t>(b)] = 1;
   }
+  reference::SglangResolveGreedyRows(in, c, profile, is_greedy, scaled.at("logits"));
 
   nlohmann::json filter_params = nlohmann::json::object();
   if (c.params.contains("order")) filter_params["order"] = c.params["order"];
@@ -135,6 +136,7 @@ TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, 
   if (profile != Profile::kSglang && c.params.contains("sampling_path")) {
     in.Fail("parameter sampling_path is read by the sglang profile only");
   }
+  reference::CheckVllmTopKOne(in, c, profile);
   const bool sglang_unfiltered =
       profile == Profile::kSglang && reference::SglangPipelineDrawsUnfiltered(in, c, is_greedy);
   if (any_random && profile == Profile::kVllm) {

@@ -71,11 +71,13 @@ TensorMap RunFinishRules(const Case& c, Profile profile) {
     std::int32_t r = kRunning;
     std::int64_t matched = -1;
     if (profile == Profile::kSglang) {
-      if (len >= max) {
-        r = kLength;
-      } else if (!ignore_eos && (Contains(stop_row, tok) || Contains(eos_row, tok))) {
+      // Req.update_finish_state: _check_token_based_finish (nothing under ignore_eos) before
+      // the max_new_tokens check, so a stop id as the last allowed token is a stop.
+      if (!ignore_eos && (Contains(stop_row, tok) || Contains(eos_row, tok))) {
         r = kStop;
         matched = tok;
+      } else if (len >= max) {
+        r = kLength;
       }
     } else if (len >= min) {
       if (!ignore_eos && primary >= 0 && tok == primary) {
@@ -96,7 +98,10 @@ TensorMap RunFinishRules(const Case& c, Profile profile) {
 
     std::vector<std::int32_t> ban;
     if (len < min) {
-      for (std::int32_t x : eos_row) if (x >= 0) ban.push_back(x);
+      // SGLang's BatchedMinNewTokensPenalizer._prepare bans the stop ids, the tokenizer's EOS
+      // and additional stop ids, not req.eos_token_ids: the extras stay allowed.
+      const auto banned_eos = profile == Profile::kSglang ? eos_row.first(eos_row.empty() ? 0 : 1) : eos_row;
+      for (std::int32_t x : banned_eos) if (x >= 0) ban.push_back(x);
       for (std::int32_t x : stop_row) if (x >= 0) ban.push_back(x);
       std::sort(ban.begin(), ban.end());
       ban.erase(std::unique(ban.begin(), ban.end()), ban.end());

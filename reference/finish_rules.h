@@ -21,19 +21,23 @@
 //     !ignore_eos and token == primary   -> stop; stop_reason -1 (vllm), token (canonical)
 //     token in stop_ids, or !ignore_eos and token in extras -> stop, stop_reason token
 //     output_len >= max_tokens           -> length
-//   sglang (python/sglang/srt/managers/schedule_batch.py Req.check_finished):
-//     output_len >= max_tokens           -> length (checked first)
-//     !ignore_eos and token in stop_ids or eos_ids -> stop, stop_reason token
+//   sglang (python/sglang/srt/managers/schedule_batch.py Req.update_finish_state @d55f1c28):
+//     !ignore_eos and token in stop_ids or eos_ids -> stop, stop_reason token (checked first:
+//                                           _check_token_based_finish)
+//     output_len >= max_tokens           -> length
 //     (min_tokens is not checked; ignore_eos disables the stop ids too)
 //   text_keep: a length-finished or running token is kept. A stop-finished token: vllm and
 //   canonical keep it iff keep_stop (vllm/v1/engine/detokenizer.py update); sglang iff
 //   keep_stop or token == 0 (detokenizer_manager.py trim_matched_stop: `if not matched` treats
 //   id 0 as no match).
-//   next_banned: empty when output_len >= min_tokens; else eos_ids ∪ stop_ids, ignore_eos or
-//   not (vllm _all_stop_token_ids; sglang BatchedMinNewTokensPenalizer).
+//   next_banned: empty when output_len >= min_tokens; else, ignore_eos or not, canonical and
+//   vllm eos_ids ∪ stop_ids (vllm _all_stop_token_ids); sglang primary ∪ stop_ids
+//   (penaltylib/min_new_tokens.py BatchedMinNewTokensPenalizer._prepare @d55f1c28 reads the
+//   tokenizer's EOS and stop ids, not req.eos_token_ids).
+// - Peer commits: vLLM 9aaf83ef, SGLang d55f1c28 (docs/peers.md).
 // - Exact tier, integers only, no randomness.
-// Example: token 7 = eos_ids[0], output_len = max_tokens = 4, min_tokens 0: vllm stop (the
-//   stop checks come before the length check), sglang length.
+// Example: token 7 = eos_ids[0], output_len = max_tokens = 4, min_tokens 0: stop in every
+//   profile (the token checks come before the length check); stop_reason -1 (vllm), 7 (sglang).
 
 #include "core/case.h"
 #include "core/profile.h"

@@ -97,6 +97,14 @@ std::int64_t LogprobRank(Profile profile, std::span<const float> row, std::int64
   return 1 + count;
 }
 
+std::int64_t TokenIdsRank(std::span<const float> processed_logits, std::int64_t token) {
+  // gather_specific_token_logprobs: (logits > sampled_logits).sum(dim=-1), no + 1.
+  const float v = processed_logits[static_cast<std::size_t>(token)];
+  std::int64_t count = 0;
+  for (float x : processed_logits) count += x > v ? 1 : 0;
+  return count;
+}
+
 TensorMap RunLogprobs(const Case& c, Profile profile) {
   StageInputs in(c, "logprobs");
   const Tensor logits = in.Logits();
@@ -118,12 +126,19 @@ TensorMap RunLogprobs(const Case& c, Profile profile) {
     in.ExpectDim("token_ids", *ids, 0, rows);
     in.ExpectIdsOrPadding("token_ids", *ids, vocab);
   }
-  const std::int64_t n = IntParam(in, c, "num_logprobs", 0);
-  if (n < 0 || n > vocab) {
+  const std::int64_t asked = IntParam(in, c, "num_logprobs", 0);
+  if (asked < 0 || asked > vocab) {
     // torch.topk raises for k > V ("selected index k out of range"); vLLM's -1 (the whole
     // row) is the log_softmax stage, not this one.
-    in.Fail("num_logprobs = " + std::to_string(n) + " must be in [0, V = " + std::to_string(vocab) + "]");
+    in.Fail("num_logprobs = " + std::to_string(asked) + " must be in [0, V = " + std::to_string(vocab) + "]");
   }
+  // vLLM's SamplingParams.logprob_token_ids (vllm/v1/sample/sampler.py @9aaf83ef,
+  // Sampler.forward -> gather_specific_token_logprobs): log_softmax of the logits that
+  // Sampler.sample has divided and filtered in place, whatever the logprobs mode; when top-n is
+  // asked too, the token-ids result replaces it, so no top-n is returned.
+  const bool vllm_ids = profile == Profile::kVllm && ids != nullptr;
+  const LogprobsMode row_mode = vllm_ids ? LogprobsMode::kProcessedLogprobs : mode;
+  const std::int64_t n = vllm_ids ? 0 : asked;
 
   Tensor top_ids(DType::kI64, {rows, n});
   Tensor top_values(DType::kF32, {rows, n});
@@ -142,8 +157,9 @@ TensorMap RunLogprobs(const Case& c, Profile profile) {
     const float t = temp ? temp->data<float>()[i] : 1.0f;
     if (!std::isfinite(t) || t < 0.0f) in.Fail("temperature[" + std::to_string(b) + "] = " + FormatFloat(t) + " must be finite and >= 0");
     const RowTemperature rt = LogprobsEffectiveTemperature(profile, t);
-    const auto src = (raw ? raw_logits : logits).data<float>().subspan(i * uv, uv);
-    switch (mode) {
+    const auto src = (raw && !vllm_ids ? raw_logits : logits).data<float>().subspan(i * uv, uv);
+    std::vector<float> y;  // the processed logits (processed modes)
+    switch (row_mode) {
       case LogprobsMode::kRawLogits:
         std::copy(src.begin(), src.end(), x.begin());
         break;
@@ -160,7 +176,7 @@ TensorMap RunLogprobs(const Case& c, Profile profile) {
       }
       case LogprobsMode::kProcessedLogits:
       case LogprobsMode::kProcessedLogprobs: {
-        std::vector<float> y(src.begin(), src.end());
+        y.assign(src.begin(), src.end());
         if (!rt.greedy) {
           for (float& v : y) v = v / rt.divisor;
           FilterParams f;
@@ -177,12 +193,19 @@ TensorMap RunLogprobs(const Case& c, Profile profile) {
             SamplingFiltersRow(profile, y, f);
           }
         }
-        if (mode == LogprobsMode::kProcessedLogits) {
-          x = std::move(y);
+        if (row_mode == LogprobsMode::kProcessedLogits) {
+          x = y;
         } else {
           LogSoftmaxRow(y, x);
         }
         break;
+      }
+    }
+    if (profile == Profile::kSglang) {
+      // OutputLogprobProcessor.compute_logprobs (python/sglang/srt/layers/logprob_processor.py
+      // @d55f1c28): logprobs.clamp_(min=finfo(float32).min) before every gather; NaN stays.
+      for (float& v : x) {
+        if (v == -std::numeric_limits<float>::infinity()) v = std::numeric_limits<float>::lowest();
       }
     }
     const auto order = TopLogprobIndices(x, n);
@@ -192,11 +215,13 @@ TensorMap RunLogprobs(const Case& c, Profile profile) {
       top_values.data<float>()[k] = x[static_cast<std::size_t>(order[static_cast<std::size_t>(j)])];
     }
     token_logprob.data<float>()[i] = x[static_cast<std::size_t>(tok)];
-    token_rank.data<std::int64_t>()[i] = LogprobRank(profile, x, tok);
+    token_rank.data<std::int64_t>()[i] = vllm_ids ? TokenIdsRank(y, tok) : LogprobRank(profile, x, tok);
+    // Padding: vLLM masks its padded columns with -inf (valid_mask); the others have no padding
+    // of their own, and sampcheck's -1 gives NaN.
+    const float pad = vllm_ids ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
     for (std::int64_t j = 0; j < width; ++j) {
       const std::int32_t id = ids->data<std::int32_t>()[static_cast<std::size_t>(b * width + j)];
-      ids_values.data<float>()[static_cast<std::size_t>(b * width + j)] =
-          id < 0 ? std::numeric_limits<float>::quiet_NaN() : x[static_cast<std::size_t>(id)];
+      ids_values.data<float>()[static_cast<std::size_t>(b * width + j)] = id < 0 ? pad : x[static_cast<std::size_t>(id)];
     }
   }
   TensorMap out = Outputs("top_ids", std::move(top_ids));

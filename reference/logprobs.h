@@ -25,6 +25,9 @@
 //       temperature (default)   LogF32Cr(SoftmaxRow(logits / T')): log of the probabilities,
 //                               no filters (log 0 = -inf); greedy rows use T' = 1
 //       original                LogSoftmaxRow(logits) (SGLANG_RETURN_ORIGINAL_LOGPROB)
+//     then every -inf of x becomes -FLT_MAX (-3.4028235e38; NaN stays): SGLang's
+//     OutputLogprobProcessor.compute_logprobs clamps to finfo.min (layers/logprob_processor.py
+//     @d55f1c28).
 //   T' is the temperature after the profile's rules (reference/temperature.h: vllm raises
 //   0 < t < 0.01 to 0.01; greedy iff t < 1e-5 (canonical, vllm) or t < 1e-6 (sglang)).
 //   The filters need rows without NaN or +inf; a processed-mode row with an active filter and
@@ -36,6 +39,11 @@
 //   (vllm/v1/sample/ops/logprobs.py batched_count_greater_than), which counts every tie and
 //   gives 0 for a NaN token value. token_ids_logprobs [B, T] f32, only when token_ids is
 //   given: x[id], NaN at -1 padding.
+// - vllm with token_ids (SamplingParams.logprob_token_ids, vllm/v1/sample/sampler.py @9aaf83ef
+//   Sampler.forward, gather_specific_token_logprobs): whatever the mode, x is the
+//   processed_logprobs row (the logits Sampler.sample divided and filtered in place); top_ids and
+//   top_values are [B, 0] (the token-ids result replaces the top-n); token_rank =
+//   #{j : y_j > y[token]} on the processed logits y, no + 1; padding -inf (vLLM's valid_mask).
 // - Exact tier given the canonical softmax (owned exp/log, canonical reductions); no randomness.
 // Example: logits {0, -ln2, -2ln2, -2ln2} rounded to f32 (softmax {1/2, 1/4, 1/8, 1/8}),
 //   token 3, n = 2, raw_logprobs: top_ids {0, 1}, token_logprob = the f32 of -3 ln 2,
@@ -57,6 +65,8 @@ std::vector<std::int32_t> TopLogprobIndices(std::span<const float> row, std::int
 // The sampled token's rank under the profile's rule (canonical: 1 + strictly greater; vllm:
 // greater or equal).
 std::int64_t LogprobRank(Profile profile, std::span<const float> row, std::int64_t token);
+// vLLM's rank beside logprob_token_ids: #{j : y_j > y[token]} on the processed logits y (no + 1).
+std::int64_t TokenIdsRank(std::span<const float> processed_logits, std::int64_t token);
 
 // The row's value mode (param `mode`, per profile); throws through `in` on an unknown one.
 enum class LogprobsMode {

@@ -181,6 +181,7 @@ TensorMap RunPipeline(const Case& c, Profile profile) {
   for (std::int64_t b = 0; b < rows; ++b) {
     if (PipelineTopKOneIsGreedy(c, profile, b)) is_greedy[static_cast<std::size_t>(b)] = 1;
   }
+  SglangResolveGreedyRows(in, c, profile, is_greedy, scaled.at("logits"));
 
   nlohmann::json filter_params = nlohmann::json::object();
   if (c.params.contains("order")) filter_params["order"] = c.params["order"];
@@ -198,6 +199,7 @@ TensorMap RunPipeline(const Case& c, Profile profile) {
   if (profile != Profile::kSglang && c.params.contains("sampling_path")) {
     in.Fail("parameter sampling_path is read by the sglang profile only");
   }
+  CheckVllmTopKOne(in, c, profile);
   const bool sglang_unfiltered = profile == Profile::kSglang && SglangPipelineDrawsUnfiltered(in, c, is_greedy);
   if (any_random && profile == Profile::kVllm) {
     q = in.FloatRows("q", rows, vocab);
@@ -245,6 +247,71 @@ TensorMap RunPipeline(const Case& c, Profile profile) {
   return Outputs("token", std::move(token));
 }
 
+void SglangResolveGreedyRows(const StageInputs& in, const Case& c, Profile profile, std::vector<std::uint8_t>& is_greedy,
+                             const Tensor& scaled) {
+  if (profile != Profile::kSglang) {
+    if (c.params.contains("greedy_path")) in.Fail("parameter greedy_path is read by the sglang profile only");
+    return;
+  }
+  std::string path = "auto";
+  if (c.params.contains("greedy_path")) {
+    if (!c.params["greedy_path"].is_string()) in.Fail("parameter greedy_path must be a string");
+    path = c.params["greedy_path"].get<std::string>();
+  }
+  if (path != "auto" && path != "argmax" && path != "sorted") {
+    in.Fail("parameter greedy_path = '" + path + "'; valid: auto, argmax, sorted");
+  }
+  // SGLang stores a row with temperature < 1e-6 as temperature 1, top_k 1
+  // (sampling/sampling_params.py SamplingParams.__init__), and the batch is all-greedy iff
+  // every request has top_k <= 1 (sampling_batch_info.py: is_all_greedy); sampcheck's top_k 0
+  // is SGLang's -1 (TOP_K_ALL), so only top_k = 1 joins the greedy rows.
+  const Tensor* k = in.Optional("top_k", DType::kI32, 1);
+  const auto rows = static_cast<std::int64_t>(is_greedy.size());
+  bool all_greedy = true;
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const bool top_k_one = k != nullptr && b < k->dim(0) && k->data<std::int32_t>()[static_cast<std::size_t>(b)] == 1;
+    all_greedy = all_greedy && (is_greedy[static_cast<std::size_t>(b)] != 0 || top_k_one);
+  }
+  if (path == "argmax" && !all_greedy) {
+    in.Fail("parameter greedy_path = 'argmax' but a row is random with top_k != 1: SGLang takes the argmax only "
+            "when every request of the batch is greedy or has top_k = 1");
+  }
+  if (path == "argmax" || (path == "auto" && all_greedy)) {
+    // Sampler.forward, is_all_greedy: torch.argmax(logits) for every row, no temperature.
+    std::fill(is_greedy.begin(), is_greedy.end(), std::uint8_t{1});
+    return;
+  }
+  // A mixed batch: a greedy row is a top_k = 1 row at temperature 1 on the sorted path
+  // (top_k_top_p_min_p_sampling_from_probs_torch): the first id of the descending sort of its
+  // probabilities, which is its argmax when some logit is finite and none is +inf or NaN (equal
+  // probabilities are ordered as the pipeline orders them: higher logit, then lower id).
+  // Otherwise the probabilities are NaN and the id is whichever torch.sort puts first.
+  const std::int64_t vocab = scaled.dim(1);
+  const auto x = scaled.data<float>();
+  for (std::int64_t b = 0; b < rows; ++b) {
+    if (is_greedy[static_cast<std::size_t>(b)] == 0) continue;
+    bool finite = false, defined = true;
+    for (float v : x.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab))) {
+      finite = finite || std::isfinite(v);
+      defined = defined && (std::isfinite(v) || v == -std::numeric_limits<float>::infinity());
+    }
+    if (!finite || !defined) {
+      in.Fail("row " + std::to_string(b) + " is greedy in a batch with random rows: SGLang draws it as top_k = 1 on "
+              "its sorted path, and with no finite logit (or a +inf or NaN) its probabilities are NaN and the token "
+              "is whichever id torch.sort puts first (undefined); set greedy_path = 'argmax' only for an "
+              "all-greedy batch");
+    }
+  }
+}
+
+void CheckVllmTopKOne(const StageInputs& in, const Case& c, Profile profile) {
+  if (!c.params.contains("top_k_one")) return;
+  if (profile != Profile::kVllm) in.Fail("parameter top_k_one is read by the vllm profile only");
+  if (!c.params["top_k_one"].is_string()) in.Fail("parameter top_k_one must be a string");
+  const std::string rule = c.params["top_k_one"].get<std::string>();
+  if (rule != "filter" && rule != "greedy") in.Fail("parameter top_k_one = '" + rule + "'; valid: filter, greedy");
+}
+
 bool SglangPipelineDrawsUnfiltered(const StageInputs& in, const Case& c, std::span<const std::uint8_t> is_greedy) {
   const bool any_random = std::any_of(is_greedy.begin(), is_greedy.end(), [](std::uint8_t g) { return g == 0; });
   // SGLang asserts `sampling_seed is None` when any request of the batch uses min-p
@@ -273,7 +340,7 @@ Tensor PipelineLogitsBeforeTemperature(const Case& c, Profile profile) {
 }
 
 bool PipelineTopKOneIsGreedy(const Case& c, Profile profile, std::int64_t b) {
-  if (profile != Profile::kVllm) return false;
+  if (profile != Profile::kVllm || VllmTopKOneRule(c) != "greedy") return false;
   auto it = c.inputs.find("top_k");
   if (it == c.inputs.end() || it->second.dtype() != DType::kI32 || it->second.rank() != 1 || b >= it->second.dim(0)) {
     return false;  // absent, or malformed (RunPipeline's filters report it)
@@ -290,6 +357,11 @@ bool PipelineDrawsUnfiltered(const Case& c, Profile profile) {
   const auto is_greedy = scaled.at("is_greedy").data<std::uint8_t>();
   const bool any_random = std::any_of(is_greedy.begin(), is_greedy.end(), [](std::uint8_t g) { return g == 0; });
   return SglangUnfilteredPath(in, c, is_greedy, any_random);
+}
+
+std::string VllmTopKOneRule(const Case& c) {
+  if (!c.params.contains("top_k_one") || !c.params["top_k_one"].is_string()) return "filter";
+  return c.params["top_k_one"].get<std::string>();
 }
 
 SAMPCHECK_REFERENCE_STAGE(pipeline, RunPipeline);

@@ -36,16 +36,29 @@
 //                token id) on the full softmax (sampling_from_probs_torch).
 //              min_p > 0 in any row with a random row in the batch is an input error: SGLang
 //              asserts that a seeded batch has no min-p request.
+//              Greedy rows (t < 1e-6) depend on the batch, param `greedy_path` ("auto" default,
+//              "argmax", "sorted"; python/sglang/srt/layers/sampler.py @d55f1c28
+//              Sampler.forward): when every row is greedy or has top_k = 1 (is_all_greedy),
+//              every row takes the argmax of the logits; otherwise a greedy row is drawn as
+//              top_k = 1 at temperature 1 on the sorted path: its argmax as well, but a row with
+//              no finite logit (or a +inf or NaN) has no defined token there: an input error.
 //   Greedy rows: the argmax (greedy.h) of the logits after the steps before temperature; the
-//   noise of a greedy row is never read. vllm: a random row with top_k = 1 is a greedy row
-//   too (the lowest index among tied maxima, as temperature 0 gives: vLLM's fix for its issue
-//   #5404, tests/v1/sample/test_greedy_topk1_invariance.py), not a draw among the ties that
-//   vLLM's top-k keeps.
+//   noise of a greedy row is never read. vllm, param top_k_one: "filter" (default, vLLM
+//   9aaf83ef: Sampler.sample is greedy only below the temperature epsilon, and
+//   apply_top_k_top_p in v1/sample/ops/topk_topp_sampler.py keeps every tie of top_k = 1, so
+//   the race decides among them); "greedy" (a later vLLM, its test
+//   tests/v1/sample/test_greedy_topk1_invariance.py @b98c3c8f): a random row with top_k = 1 is
+//   a greedy row (the lowest index among tied maxima, as temperature 0 gives).
 // - Canonical tier (softmax, top-p and the f64 logarithm are canonical). No randomness beyond
 //   the inputs: the same inputs give the same tokens. canonical and vllm rows depend on their
 //   own inputs alone; sglang with sampling_path "auto" depends on the batch, as SGLang does.
 // Example: logits {0, -ln2, -2ln2, -2ln2} (probs {1/2, 1/4, 1/8, 1/8}), temperature 1,
-//   top_k 1: every profile returns 0 whatever the noise; temperature 0: 0 (greedy).
+//   top_k 1: every profile returns 0 whatever the noise; temperature 0: 0 (greedy). Logits
+//   {1, 1}, T 1, top_k 1, q {1, 0.5}: vllm 1 (top_k_one "filter": 0.5 / 0.5 > 0.5 / 1), 0
+//   ("greedy").
+
+#include <string>
+#include <vector>
 
 #include "core/case.h"
 #include "core/profile.h"
@@ -62,8 +75,21 @@ TensorMap RunPipeline(const Case& c, Profile profile);
 Tensor PipelineLogitsBeforeTemperature(const Case& c, Profile profile);
 
 // True when row b of a vllm pipeline case takes the greedy token although its temperature is
-// random: top_k[b] == 1 (contract block). False for every other profile and row.
+// random: param top_k_one = "greedy" and top_k[b] == 1 (contract block). False for every other
+// profile, rule and row.
 bool PipelineTopKOneIsGreedy(const Case& c, Profile profile, std::int64_t b);
+// The sglang profile's greedy rows, which depend on the batch (param greedy_path: "auto"
+// default, "argmax", "sorted"; contract block): on SGLang's all-greedy path every row,
+// top_k = 1 rows included, becomes greedy; on its mixed path a greedy row without a defined
+// token (no finite logit, a +inf or NaN in `scaled`, the row after temperature) is an input
+// error. Fails through `in` on a bad param or a param under another profile. Shared with
+// gpu/pipeline_glue.cc.
+void SglangResolveGreedyRows(const StageInputs& in, const Case& c, Profile profile, std::vector<std::uint8_t>& is_greedy,
+                             const Tensor& scaled);
+// The vllm param top_k_one ("filter", the default, or "greedy"), unchecked; and its check
+// (fails through `in` on another profile or value), shared with gpu/pipeline_glue.cc.
+std::string VllmTopKOneRule(const Case& c);
+void CheckVllmTopKOne(const StageInputs& in, const Case& c, Profile profile);
 
 // True when the sglang pipeline draws the batch on SGLang's unfiltered path (contract block:
 // the full softmax, no filter); false for every other profile and for the sorted path. For

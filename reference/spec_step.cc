@@ -172,6 +172,10 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
     in.Fail("missing input tensor 'draft_logits' (block verification needs draft probabilities)");
   Tensor draft;
   if (has_draft) draft = PositionRows(c, in, "draft_logits", rows, width, vocab);
+  // vllm, param draft_sample_method (vllm/config/speculative.py @9aaf83ef, default "greedy"):
+  // greedy drafts reach the rejection sampler without probabilities (draft_probs None,
+  // "treated as one-hot"), as n-gram drafts do; "probabilistic" passes the draft rows.
+  const bool use_draft = has_draft && !VllmDraftsOneHot(in, c, profile);
   for (const Tensor* t : {&target, static_cast<const Tensor*>(&draft)}) {
     if (t == &draft && !has_draft) continue;
     for (float x : t->data<float>()) {
@@ -235,7 +239,7 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
   }
   if (rules.capture != nullptr) {
     rules.capture->target = Tensor(DType::kF32, {rows, width + 1, vocab});
-    rules.capture->draft = has_draft ? Tensor(DType::kF32, {rows, width, vocab}) : Tensor();
+    rules.capture->draft = has_draft && (use_draft || sglang) ? Tensor(DType::kF32, {rows, width, vocab}) : Tensor();
   }
   Tensor emitted(DType::kI64, {rows, width + 1});
   Tensor accepted(DType::kI64, {rows});
@@ -251,11 +255,17 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
     const std::int64_t minimum = min_tokens ? min_tokens->data<std::int32_t>()[at] : 0;
     const std::span<const std::int32_t> stops = stop_ids ? Row(*stop_ids, b) : std::span<const std::int32_t>{};
     // One position's logits after the min_tokens mask (stop ids -inf while output_len + i < min_tokens).
+    // vllm: the bonus token (target position n) is drawn by the ordinary sampler
+    // (rejection_sampler.py RejectionSampler.forward: self.sampler(bonus_logits, ...)), whose
+    // MinTokensLogitsProcessor.apply masks while the output before the step is short
+    // (len(output_token_ids) < min_tokens), not before + n; the verified positions use
+    // apply_with_spec_decode's per-position count (before + i), as canonical.
     auto masked = [&](const Tensor& t, std::int64_t positions, std::int64_t i) {
       const auto row =
           t.data<float>().subspan((at * static_cast<std::size_t>(positions) + static_cast<std::size_t>(i)) * v, v);
       std::vector<float> x(row.begin(), row.end());
-      if (before + i < minimum) {
+      const bool vllm_bonus = profile == Profile::kVllm && &t == &target && i == n;
+      if ((vllm_bonus ? before : before + i) < minimum) {
         for (std::int32_t s : stops) {
           if (s >= 0) x[static_cast<std::size_t>(s)] = kNegInf;
         }
@@ -351,7 +361,7 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
         for (std::int64_t i = 0; i <= n; ++i) {
           const auto p = probs(masked(target, width + 1, i), true, i == n ? f : verified);
           target_probs.insert(target_probs.end(), p.begin(), p.end());
-          if (i < n && has_draft) {
+          if (i < n && use_draft) {
             const auto d = probs(masked(draft, width, i), vllm ? rules.vllm_filter_draft : rules.filter_draft, f);
             draft_probs.insert(draft_probs.end(), d.begin(), d.end());
           }
@@ -359,7 +369,7 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
         if (rules.capture != nullptr) {
           std::copy(target_probs.begin(), target_probs.end(),
                     rules.capture->target.data<float>().begin() + static_cast<std::ptrdiff_t>(at * static_cast<std::size_t>(width + 1) * v));
-          if (has_draft) {
+          if (use_draft) {
             std::copy(draft_probs.begin(), draft_probs.end(),
                       rules.capture->draft.data<float>().begin() + static_cast<std::ptrdiff_t>(at * static_cast<std::size_t>(width) * v));
           }
@@ -392,6 +402,16 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
   result.emplace("num_emitted", std::move(kept));
   result.emplace("finished", std::move(finished));
   return result;
+}
+
+bool VllmDraftsOneHot(const StageInputs& in, const Case& c, Profile profile) {
+  if (!c.params.contains("draft_sample_method")) return profile == Profile::kVllm;
+  if (profile != Profile::kVllm) in.Fail("parameter draft_sample_method is read by the vllm profile only");
+  const auto& m = c.params["draft_sample_method"];
+  if (!m.is_string() || (m != "greedy" && m != "probabilistic")) {
+    in.Fail("parameter draft_sample_method = " + m.dump() + "; valid: \"greedy\", \"probabilistic\"");
+  }
+  return m == "greedy";
 }
 
 TensorMap RunSpecStep(const Case& c, Profile profile) { return RunSpecStepWith(c, profile, SpecStepRules{}); }

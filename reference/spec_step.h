@@ -21,7 +21,11 @@
 //   SoftmaxRow — for the target AND the draft positions: the verifier sees filtered draft
 //   probabilities.
 // - Verification, profile canonical: token-wise, SpecRandomVllm (reference/spec_random.h) on
-//   the probabilities above. Profile block_verification (Sun et al. 2024, "Block Verification
+//   the probabilities above. Profile vllm (vLLM 9aaf83ef, docs/spec/spec_step.md): the same
+//   verifier with vLLM's filters; param draft_sample_method "greedy" (default) ignores
+//   draft_logits (one-hot drafts, as n-gram ones), "probabilistic" reads them unfiltered; the
+//   bonus position's min_tokens mask tests output_len < min_tokens (the ordinary sampler's
+//   processor), not output_len + n. Profile block_verification (Sun et al. 2024, "Block Verification
 //   Accelerates Speculative Decoding", Algorithm 2): SpecVerifyBlock below; draft_logits
 //   required.
 // - Stops: the first emitted index i whose token is a stop id with output_len + i >=
@@ -40,6 +44,7 @@
 #include "core/case.h"
 #include "core/profile.h"
 #include "reference/spec_random.h"
+#include "reference/stage_io.h"
 
 namespace sampcheck::reference {
 
@@ -88,6 +93,11 @@ struct SpecStepRules {
 // logits under the same softmax and renorms (the law the harness draws drafts from: any draft
 // law gives the same first-token law at the default thresholds).
 SpecStepProbs SpecStepVerifierProbs(const Case& c);
+
+// vllm's param draft_sample_method: true for "greedy" (the default: the rejection sampler gets
+// no draft probabilities, one-hot drafts as n-gram ones), false for "probabilistic" and for
+// other profiles; fails through `in` on another value or when another profile sets it.
+bool VllmDraftsOneHot(const StageInputs& in, const Case& c, Profile profile);
 
 TensorMap RunSpecStep(const Case& c, Profile profile);
 TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& rules);

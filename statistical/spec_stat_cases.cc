@@ -98,6 +98,9 @@ Case StepCase(const std::string& id, Profile profile, const std::vector<StepRow>
   }
   c.inputs.emplace("stop_ids", Tensor::FromValues(DType::kI32, {b, 1}, stops));
   c.inputs.emplace("min_tokens", Tensor::FromValues(DType::kI32, {b}, min_tokens));
+  // vllm verifies against the draft rows only with probabilistic drafts (its default, greedy
+  // drafts, passes none: docs/spec/spec_step.md); these families draw the drafts from the rows.
+  if (profile == Profile::kVllm) c.params["draft_sample_method"] = "probabilistic";
   return c;
 }
 

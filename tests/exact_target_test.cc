@@ -75,11 +75,17 @@ TEST(ExactTarget, RowWithoutDrawableTokenIsAnError) {
 
 TEST(ExactTarget, TopKTiesFollowTheProfile) {
   // reference/top_k.h example: {1, 3, 3, 2}, k = 1 -> canonical keeps id 1; vllm's top-k keeps
-  // ids 1 and 2, but its pipeline takes top_k = 1 as the greedy token (vLLM's
-  // test_greedy_topk1_invariance.py): id 1, a point mass.
+  // ids 1 and 2 (apply_top_k_top_p at vLLM 9aaf83ef), equally likely; with the later vLLM's
+  // rule (param top_k_one = "greedy", test_greedy_topk1_invariance.py) top_k = 1 is the greedy
+  // token: id 1, a point mass.
   const ExactTarget canonical = ComputeExactTarget(Pipeline("canonical", {1, 3, 3, 2}, 1.0f, 1, 1.0f));
   EXPECT_EQ(canonical.rows[0].p, (std::vector<double>{0.0, 1.0, 0.0, 0.0}));
-  const ExactTarget vllm = ComputeExactTarget(Pipeline("vllm", {1, 3, 3, 2}, 1.0f, 1, 1.0f));
+  const ExactTarget vllm_ties = ComputeExactTarget(Pipeline("vllm", {1, 3, 3, 2}, 1.0f, 1, 1.0f));
+  EXPECT_EQ(vllm_ties.rows[0].greedy_token, -1);
+  EXPECT_EQ(vllm_ties.rows[0].p, (std::vector<double>{0.0, 0.5, 0.5, 0.0}));
+  Case greedy_rule = Pipeline("vllm", {1, 3, 3, 2}, 1.0f, 1, 1.0f);
+  greedy_rule.params["top_k_one"] = "greedy";
+  const ExactTarget vllm = ComputeExactTarget(greedy_rule);
   EXPECT_EQ(vllm.rows[0].greedy_token, 1);
   EXPECT_EQ(vllm.rows[0].p, (std::vector<double>{0.0, 1.0, 0.0, 0.0}));
   // k = 2 on {1, 3, 3, 3}: canonical keeps ids 1, 2 (exactly k, lower ids); vllm every tie at

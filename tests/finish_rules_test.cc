@@ -55,25 +55,33 @@ Result RunRow(const std::string& profile, const Row& r) {
 
 constexpr std::int32_t kRunning = 0, kStop = 1, kLength = 2;
 
-TEST(FinishRules, EosOnTheLastAllowedTokenIsStopInVllmAndLengthInSglang) {
-  // vLLM check_stop tests EOS before num_output_tokens >= max_tokens; SGLang check_finished
-  // tests len(output_ids) >= max_new_tokens first.
+TEST(FinishRules, EosOnTheLastAllowedTokenIsStopInEveryProfile) {
+  // vLLM check_stop (vllm/v1/core/sched/utils.py @9aaf83ef) tests EOS before
+  // num_output_tokens >= max_tokens; SGLang Req.update_finish_state
+  // (managers/schedule_batch.py @d55f1c28) runs _check_token_based_finish before the
+  // max_new_tokens check ("Stop token/EOS beats the length cap"): stop, token trimmed.
   const Row r{2, 4, 4, 0};
   auto v = RunRow("vllm", r);
   EXPECT_EQ(v.reason, kStop);
   EXPECT_EQ(v.stop_reason, -1);  // primary EOS: stop_reason stays None
   EXPECT_FALSE(v.keep);           // stop-terminated, include_stop_str_in_output false
   auto s = RunRow("sglang", r);
-  EXPECT_EQ(s.reason, kLength);
-  EXPECT_EQ(s.stop_reason, -1);
-  EXPECT_TRUE(s.keep);
+  EXPECT_EQ(s.reason, kStop);
+  EXPECT_EQ(s.stop_reason, 2);  // FINISH_MATCHED_TOKEN(matched=2)
+  EXPECT_FALSE(s.keep);         // trim_matched_stop drops a matched id that is not 0
   EXPECT_EQ(RunRow("canonical", r).stop_reason, 2);
+  // A token that matches nothing at the cap: length everywhere.
+  for (const char* profile : {"canonical", "vllm", "sglang"}) {
+    EXPECT_EQ(RunRow(profile, Row{3, 4, 4, 0}).reason, kLength) << profile;
+  }
 }
 
 TEST(FinishRules, MinTokensGatesVllmButNotSglang) {
   // output_len 1 < min 3: vLLM returns False before any check; SGLang never looks at
-  // min_new_tokens in check_finished (its penalizer masks the ids instead). Both ban
-  // stop_ids ∪ eos_ids at the next step: {0, 2, 5, 7}.
+  // min_new_tokens in update_finish_state (its penalizer masks the ids instead). vLLM bans
+  // all_stop_token_ids = stop_ids ∪ eos_ids at the next step: {0, 2, 5, 7}; SGLang's
+  // BatchedMinNewTokensPenalizer._prepare bans stop_token_ids ∪ the tokenizer's EOS (2) ∪
+  // additional_stop_token_ids, not the generation-config EOS 5 (req.eos_token_ids): {0, 2, 7}.
   const Row r{7, 1, 8, 3};
   auto v = RunRow("vllm", r);
   EXPECT_EQ(v.reason, kRunning);
@@ -81,7 +89,7 @@ TEST(FinishRules, MinTokensGatesVllmButNotSglang) {
   auto s = RunRow("sglang", r);
   EXPECT_EQ(s.reason, kStop);
   EXPECT_EQ(s.stop_reason, 7);
-  EXPECT_EQ(s.banned, (std::vector<std::int32_t>{0, 2, 5, 7}));
+  EXPECT_EQ(s.banned, (std::vector<std::int32_t>{0, 2, 7}));
   // At output_len == min_tokens the gate (<) is open and nothing is banned.
   auto at = RunRow("vllm", Row{7, 3, 8, 3});
   EXPECT_EQ(at.reason, kStop);

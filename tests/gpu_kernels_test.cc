@@ -688,17 +688,21 @@ TEST(GpuFinishRules, ContractExamples) {
   EXPECT_EQ(r.banned, (std::vector<std::int32_t>{-1, -1, -1, -1}));
   r = FinishOne(7, 4, 4, 0, false, false, {7, 9}, {3, -1}, false, false);
   EXPECT_EQ(r.stop_reason, 7);
+  // sglang (Req.update_finish_state at d55f1c28): the token match comes before the length check,
+  // so the primary EOS as the last allowed token stops with stop_reason 7 and is trimmed.
   r = FinishOne(7, 4, 4, 0, false, false, {7, 9}, {3, -1}, true, false);
-  EXPECT_EQ(r.reason, 2);
-  EXPECT_EQ(r.stop_reason, -1);
-  EXPECT_EQ(r.keep, 1);
+  EXPECT_EQ(r.reason, 1);
+  EXPECT_EQ(r.stop_reason, 7);
+  EXPECT_EQ(r.keep, 0);
   r = FinishOne(3, 2, 10, 5, false, false, {7, 9}, {3, 7}, false, true);
   EXPECT_EQ(r.reason, 0);
   EXPECT_EQ(r.banned, (std::vector<std::int32_t>{3, 7, 9, -1}));
+  // sglang's min-new-tokens penalizer bans the stop ids and the tokenizer's EOS (7), not the
+  // generation-config extra 9 (BatchedMinNewTokensPenalizer._prepare at d55f1c28).
   r = FinishOne(3, 2, 10, 5, false, false, {7, 9}, {3, 7}, true, false);
   EXPECT_EQ(r.reason, 1);
   EXPECT_EQ(r.stop_reason, 3);
-  EXPECT_EQ(r.banned, (std::vector<std::int32_t>{3, 7, 9, -1}));
+  EXPECT_EQ(r.banned, (std::vector<std::int32_t>{3, 7, -1, -1}));
 }
 
 // Planted faults (the profile quirks): with ignore_eos a stop id still stops vllm but not sglang

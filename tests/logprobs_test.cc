@@ -168,10 +168,65 @@ TEST(Logprobs, SglangTakesTheLogOfTemperedProbabilities) {
   EXPECT_EQ(Bits(ids[0]), Bits(lg(p2)));
   EXPECT_TRUE(std::isnan(ids[1]));  // -1 padding
   EXPECT_EQ(Bits(ids[2]), Bits(lg(p0)));
-  // log of an underflowed probability is -inf (torch.log(0)), where log_softmax stays finite.
+  // log of an underflowed probability is -inf (torch.log(0)), where log_softmax stays finite;
+  // SGLang then clamps it to finfo(float32).min = -3.4028235e38 (0xff7fffff):
+  // OutputLogprobProcessor.compute_logprobs (layers/logprob_processor.py @d55f1c28).
   TensorMap far = {{"logits", F32Tensor({1, 2}, {0.0f, -200.0f})}, {"token", I64Tensor({1}, {1})}};
-  EXPECT_EQ(Floats(RunLp("sglang", far, 0, "temperature").at("token_logprob")), (std::vector<float>{-kInf}));
+  EXPECT_EQ(FloatBits(RunLp("sglang", far, 0, "temperature").at("token_logprob")), (std::vector<std::uint32_t>{0xff7fffffu}));
   EXPECT_EQ(Floats(RunLp("sglang", far, 0, "original").at("token_logprob")), (std::vector<float>{-200.0f}));
+}
+
+TEST(Logprobs, SglangClampsMinusInfinityInEveryMode) {
+  // A masked (-inf) logit: log_softmax gives -inf, which the clamp turns into -FLT_MAX in the
+  // top-n values, the token's value and the requested ids alike; vLLM keeps -inf.
+  TensorMap in = {{"logits", F32Tensor({1, 3}, {0.0f, -kInf, 0.0f})},
+                  {"token", I64Tensor({1}, {1})},
+                  {"token_ids", I32Tensor({1, 1}, {1})}};
+  for (const char* mode : {"temperature", "original"}) {
+    SCOPED_TRACE(mode);
+    auto out = RunLp("sglang", in, 3, mode);
+    EXPECT_EQ(FloatBits(out.at("token_logprob")), (std::vector<std::uint32_t>{0xff7fffffu}));
+    EXPECT_EQ(FloatBits(out.at("token_ids_logprobs")), (std::vector<std::uint32_t>{0xff7fffffu}));
+    EXPECT_EQ(FloatBits(out.at("top_values"))[2], 0xff7fffffu);
+  }
+  EXPECT_EQ(Floats(RunLp("canonical", in, 3, "raw_logprobs").at("token_logprob")), (std::vector<float>{-kInf}));
+}
+
+TEST(Logprobs, VllmLogprobTokenIdsComeFromTheProcessedRowAndReplaceTopN) {
+  // vllm/v1/sample/sampler.py @9aaf83ef, Sampler.forward: gather_specific_token_logprobs(logits,
+  // ...) reads the logits Sampler.sample divided and filtered in place; compute_token_logprobs
+  // is log_softmax + gather; the ranks are (logits > sampled_logits).sum(); padding is -inf;
+  // with num_logprobs set too, the token-ids tensors are returned instead of the top-n.
+  // Row {0, -L, -2L, -2L}, T = 1, no filter: log_softmax {-L, -2L, -3L, -3L} (the dyadic test),
+  // so ids {3, 2} give -3L = -2.0794415 each even in raw_logits mode, where the canonical
+  // profile returns the raw logits -2L = -1.3862944.
+  TensorMap in = {{"logits", F32Tensor({1, 4}, {0.0f, -kL, -2 * kL, -2 * kL})},
+                  {"token", I64Tensor({1}, {0})},
+                  {"token_ids", I32Tensor({1, 3}, {3, 2, -1})}};
+  auto v = RunLp("vllm", in, 2, "raw_logits");
+  EXPECT_EQ(v.at("top_ids").dim(1), 0);
+  EXPECT_EQ(v.at("top_values").dim(1), 0);
+  EXPECT_EQ(FloatBits(v.at("token_ids_logprobs")), FloatBitsOf({-3 * kL, -3 * kL, -kInf}));
+  EXPECT_EQ(FloatBits(v.at("token_logprob")), FloatBitsOf({-kL}));
+  EXPECT_EQ(Ints(v.at("token_rank")), (std::vector<std::int64_t>{0}));  // nothing above token 0
+  auto c = RunLp("canonical", in, 2, "raw_logits");
+  EXPECT_EQ(c.at("top_ids").dim(1), 2);
+  auto cv = Floats(c.at("token_ids_logprobs"));
+  EXPECT_EQ(Bits(cv[0]), Bits(-2 * kL));
+  EXPECT_EQ(Bits(cv[1]), Bits(-2 * kL));
+  EXPECT_TRUE(std::isnan(cv[2]));
+  // T = 0.5, top_k = 2: y = {0, -2L, -4L, -4L}; vLLM's top-k keeps {0, -2L}, the rest -inf.
+  // log_softmax: e = {1, 1/4}, s = 1.25, x = {0 - f32(ln 1.25), -2L - f32(ln 1.25)} (one f32
+  // rounding each; f32(ln 1.25) from libm in double rounded once). Token 1 has one logit above.
+  in["temperature"] = F32Tensor({1}, {0.5f});
+  in["top_k"] = I32Tensor({1}, {2});
+  in["token"] = I64Tensor({1}, {1});
+  in["token_ids"] = I32Tensor({1, 2}, {1, 2});
+  const float ls = static_cast<float>(std::log(1.25));
+  auto w = RunLp("vllm", in, 0, "raw_logprobs");
+  EXPECT_EQ(FloatBits(w.at("token_ids_logprobs")), FloatBitsOf({-2 * kL - ls, -kInf}));
+  EXPECT_EQ(FloatBits(w.at("token_logprob")), FloatBitsOf({-2 * kL - ls}));
+  EXPECT_EQ(Ints(w.at("token_rank")), (std::vector<std::int64_t>{1}));
 }
 
 // Properties on random rows of small integers (ties are common) and -inf entries.

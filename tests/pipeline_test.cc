@@ -81,24 +81,62 @@ TEST(Pipeline, SglangRefusesMinPWithASeed) {
   EXPECT_NO_THROW(RunReference("pipeline", "sglang", zero));
 }
 
-TEST(Pipeline, VllmTopKOneIsTheGreedyToken) {
-  // vLLM's tests/v1/sample/test_greedy_topk1_invariance.py (its issue #5404): top_k = 1 at any
-  // temperature picks the argmax, the lowest index among tied maxima. Logits {1, 1}, T = 1,
-  // top_k = 1, q = {1, 0.5}: the greedy token is 0; the exponential race over the ties top-k
-  // keeps would give 1 (0.5 / 0.5 = 1 > 0.5 / 1).
+TEST(Pipeline, VllmTopKOneKeepsTheTiesAtThePinnedCommitAndIsGreedyLater) {
+  // vLLM 9aaf83ef: Sampler.sample (vllm/v1/sample/sampler.py) is greedy only for temperature <
+  // 1e-5, and apply_top_k_top_p_pytorch (v1/sample/ops/topk_topp_sampler.py) masks
+  // `logits_sort < kth value`, so both tied logits survive top_k = 1 and the race
+  // probs / q decides. Logits {1, 1}, T = 1, top_k = 1, q = {1, 0.5}: probs {1/2, 1/2},
+  // ratios {0.5, 1}: token 1. Param top_k_one = "greedy" (the later vLLM's
+  // tests/v1/sample/test_greedy_topk1_invariance.py @b98c3c8f): the argmax, the lowest index: 0.
   TensorMap in = {{"logits", F32Tensor({1, 2}, {1.0f, 1.0f})},
                   {"temperature", F32Tensor({1}, {1.0f})},
                   {"top_k", I32Tensor({1}, {1})},
                   {"q", F32Tensor({1, 2}, {1.0f, 0.5f})}};
-  EXPECT_EQ(Tokens(RunReference("pipeline", "vllm", in))[0], 0);
-  // top_k = 2 keeps both and races them: token 1.
+  EXPECT_EQ(Tokens(RunReference("pipeline", "vllm", in))[0], 1);
+  EXPECT_EQ(Tokens(RunReference("pipeline", "vllm", in, {{"top_k_one", "filter"}}))[0], 1);
+  EXPECT_EQ(Tokens(RunReference("pipeline", "vllm", in, {{"top_k_one", "greedy"}}))[0], 0);
+  // top_k = 2 keeps both and races them under either rule: token 1.
   TensorMap two = in;
   two["top_k"] = I32Tensor({1}, {2});
-  EXPECT_EQ(Tokens(RunReference("pipeline", "vllm", two))[0], 1);
-  // The greedy row needs no noise.
+  EXPECT_EQ(Tokens(RunReference("pipeline", "vllm", two, {{"top_k_one", "greedy"}}))[0], 1);
+  // Under the greedy rule the row needs no noise; under the pinned rule it does.
   TensorMap no_q = in;
   no_q.erase("q");
-  EXPECT_EQ(Tokens(RunReference("pipeline", "vllm", no_q))[0], 0);
+  EXPECT_EQ(Tokens(RunReference("pipeline", "vllm", no_q, {{"top_k_one", "greedy"}}))[0], 0);
+  EXPECT_THROW(RunReference("pipeline", "vllm", no_q), std::invalid_argument);
+  // The param is vllm's only, and has two values.
+  EXPECT_THROW(RunReference("pipeline", "vllm", in, {{"top_k_one", "argmax"}}), std::invalid_argument);
+  EXPECT_THROW(RunReference("pipeline", "canonical", in, {{"top_k_one", "greedy"}}), std::invalid_argument);
+}
+
+TEST(Pipeline, SglangGreedyRowsDependOnTheBatch) {
+  // SGLang d55f1c28: SamplingParams turns temperature < 1e-6 into temperature 1, top_k 1;
+  // SamplingBatchInfo.is_all_greedy = all(top_k <= 1); Sampler.forward takes
+  // torch.argmax(logits) for an all-greedy batch, else the sorted path
+  // (top_k_top_p_min_p_sampling_from_probs_torch), where a row of -inf logits has NaN
+  // probabilities and its token is whichever id torch.sort puts first.
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  // Row 0 greedy with every logit -inf: argmax's lowest index 0 (greedy.md). Row 1 random
+  // (T 0.5) with top_k 1 on {0, 2, 1}: in an all-greedy batch, argmax 1. No noise given.
+  TensorMap all = {{"logits", F32Tensor({2, 3}, {kNegInf, kNegInf, kNegInf, 0.0f, 2.0f, 1.0f})},
+                   {"temperature", F32Tensor({2}, {0.0f, 0.5f})},
+                   {"top_k", I32Tensor({2}, {0, 1})}};
+  EXPECT_EQ(Tokens(RunReference("pipeline", "sglang", all)), (std::vector<std::int64_t>{0, 1}));
+  EXPECT_EQ(Tokens(RunReference("pipeline", "sglang", all, {{"greedy_path", "argmax"}})),
+            (std::vector<std::int64_t>{0, 1}));
+  // The same rows in a batch with another (random) request: row 0 has no defined token.
+  EXPECT_THROW(RunReference("pipeline", "sglang", all, {{"greedy_path", "sorted"}}), std::invalid_argument);
+  TensorMap mixed = all;
+  mixed["top_k"] = I32Tensor({2}, {0, 0});
+  mixed["seed"] = I64Tensor({2}, {1, 2});
+  mixed["positions"] = I64Tensor({2}, {0, 0});
+  EXPECT_THROW(RunReference("pipeline", "sglang", mixed), std::invalid_argument);
+  EXPECT_THROW(RunReference("pipeline", "sglang", mixed, {{"greedy_path", "argmax"}}), std::invalid_argument);
+  // A greedy row with a finite logit takes its argmax on either path: {3, 1, 3} gives 0.
+  mixed["logits"] = F32Tensor({2, 3}, {3.0f, 1.0f, 3.0f, 0.0f, 2.0f, 1.0f});
+  EXPECT_EQ(Tokens(RunReference("pipeline", "sglang", mixed))[0], 0);
+  // The param is sglang's only.
+  EXPECT_THROW(RunReference("pipeline", "canonical", all, {{"greedy_path", "auto"}}), std::invalid_argument);
 }
 
 TEST(Pipeline, VllmRacesTheFilteredProbabilitiesAgainstQ) {

@@ -114,10 +114,68 @@ TEST(SpecStepVllm, VerifiesAgainstTheDraftAsTheDrafterGaveIt) {
   in.emplace("u", Tensor::FromValues<double>(DType::kF64, {1, 1}, {0.9}));
   in.emplace("q", F32Tensor({1, 4}, {1, 1, 1, 1}));
   in.emplace("bonus_q", F32Tensor({1, 4}, {1, 1, 1, 1}));
-  const Step s = Read(RunReference("spec_step", "vllm", in));
+  const Step s = Read(RunReference("spec_step", "vllm", in, {{"draft_sample_method", "probabilistic"}}));
   EXPECT_EQ(s.emitted, (std::vector<std::int64_t>{0, 0}));
   EXPECT_EQ(s.accepted, 1);
   EXPECT_EQ(Read(RunReference("spec_step", "canonical", in)).accepted, 0);
+}
+
+TEST(SpecStepVllm, GreedyDraftsAreOneHotByDefault) {
+  // vllm/config/speculative.py @9aaf83ef: draft_sample_method defaults to "greedy", "the draft
+  // probabilities are treated as one-hot during rejection sampling" (draft_probs None). The
+  // rows above: target position 0 filtered by top_p 0.55 is {0.5, 0.5, 0, 0}; dp = 1 at draft
+  // 0: 0.5 / 1 >= 0.9 fails, rejected. Recovered (NO_DRAFT_PROBS: the draft's target probability
+  // zeroed): {0, 0.5, 0, 0} / q -> token 1. The draft logits are not read.
+  const float l4 = -0.916290731874155f, l3 = -1.203972804325936f, l2 = -1.6094379124341003f, l1 = -2.302585092994046f;
+  TensorMap in;
+  in.emplace("draft_ids", I32Tensor({1, 1}, {0}));
+  in.emplace("target_logits", Tensor::FromValues(DType::kF32, {1, 2, 4}, std::vector<float>{l3, l3, l2, l2, l3, l3, l2, l2}));
+  in.emplace("draft_logits", Tensor::FromValues(DType::kF32, {1, 1, 4}, std::vector<float>{l4, l3, l2, l1}));
+  in.emplace("temperature", F32Tensor({1}, {1.0f}));
+  in.emplace("top_p", F32Tensor({1}, {0.55f}));
+  in.emplace("u", Tensor::FromValues<double>(DType::kF64, {1, 1}, {0.9}));
+  in.emplace("q", F32Tensor({1, 4}, {1, 1, 1, 1}));
+  in.emplace("bonus_q", F32Tensor({1, 4}, {1, 1, 1, 1}));
+  for (const nlohmann::json& params : {nlohmann::json::object(), nlohmann::json{{"draft_sample_method", "greedy"}}}) {
+    const Step s = Read(RunReference("spec_step", "vllm", in, params));
+    EXPECT_EQ(s.emitted, (std::vector<std::int64_t>{1, -1}));
+    EXPECT_EQ(s.accepted, 0);
+  }
+  // u = 0.4 <= 0.5 accepts the one-hot draft; the bonus from position 1 ({0.5, 0.5}, q 1): 0.
+  in["u"] = Tensor::FromValues<double>(DType::kF64, {1, 1}, {0.4});
+  EXPECT_EQ(Read(RunReference("spec_step", "vllm", in)).emitted, (std::vector<std::int64_t>{0, 0}));
+  // The param is vllm's only, with two values.
+  EXPECT_THROW(RunReference("spec_step", "canonical", in, {{"draft_sample_method", "greedy"}}), std::invalid_argument);
+  EXPECT_THROW(RunReference("spec_step", "vllm", in, {{"draft_sample_method", "typical"}}), std::invalid_argument);
+}
+
+TEST(SpecStepVllm, BonusMinTokensMaskUsesTheLengthBeforeTheStep) {
+  // rejection_sampler.py @9aaf83ef: the bonus token goes through self.sampler, whose
+  // MinTokensLogitsProcessor.apply masks the stop ids while len(output_token_ids) <
+  // min_tokens (the length before the step); the verified positions use
+  // apply_with_spec_decode (output_len + i). Greedy row, draft {1}, target rows {0, 5, 0, 0} and
+  // {0, 0, 0, 9}, stop id 3, min_tokens 1, output_len 0:
+  // - position 0: 0 + 0 < 1 masks 3; argmax 1 = the draft: accepted;
+  // - bonus (position 1): canonical 0 + 1 >= 1, no mask: argmax 3, a stop id at output index 1
+  //   (0 + 1 >= 1): emitted {1, 3}, finished; vllm 0 < 1 masks 3: argmax of {0, 0, 0, -inf}
+  //   is 0: emitted {1, 0}, running.
+  TensorMap in;
+  in.emplace("draft_ids", I32Tensor({1, 1}, {1}));
+  in.emplace("target_logits", Tensor::FromValues(DType::kF32, {1, 2, 4}, std::vector<float>{0, 5, 0, 0, 0, 0, 0, 9}));
+  in.emplace("temperature", F32Tensor({1}, {0.0f}));
+  in.emplace("stop_ids", I32Tensor({1, 1}, {3}));
+  in.emplace("min_tokens", I32Tensor({1}, {1}));
+  in.emplace("output_len", I32Tensor({1}, {0}));
+  const Step vllm = Read(RunReference("spec_step", "vllm", in));
+  EXPECT_EQ(vllm.emitted, (std::vector<std::int64_t>{1, 0}));
+  EXPECT_EQ(vllm.accepted, 1);
+  EXPECT_FALSE(vllm.finished);
+  const Step canonical = Read(RunReference("spec_step", "canonical", in));
+  EXPECT_EQ(canonical.emitted, (std::vector<std::int64_t>{1, 3}));
+  EXPECT_TRUE(canonical.finished);
+  // With output_len 1 the mask is off everywhere: both emit {1, 3}.
+  in["output_len"] = I32Tensor({1}, {1});
+  EXPECT_EQ(Read(RunReference("spec_step", "vllm", in)).emitted, (std::vector<std::int64_t>{1, 3}));
 }
 
 TEST(SpecStepVllm, MinPOnlyAtTheBonusPosition) {

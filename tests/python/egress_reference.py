@@ -24,11 +24,11 @@ def finish_rules(meta, t):
         stop = [int(x) for x in t["in.stop_ids"][b] if x >= 0]
         primary = int(t["in.eos_ids"][b][0]) if t["in.eos_ids"].shape[1] else -1
         extras = [int(x) for x in t["in.eos_ids"][b][1:] if x >= 0]
-        if profile == "sglang":  # Req.check_finished
-            if n >= mx:
-                reason[b] = 2
-            elif not ignore and (tok in stop or tok in eos):
+        if profile == "sglang":  # Req.update_finish_state: the token match before the length
+            if not ignore and (tok in stop or tok in eos):
                 reason[b], stop_reason[b] = 1, tok
+            elif n >= mx:
+                reason[b] = 2
         elif n >= mn:  # check_stop
             if not ignore and primary >= 0 and tok == primary:
                 reason[b], stop_reason[b] = 1, (-1 if profile == "vllm" else tok)
@@ -39,7 +39,10 @@ def finish_rules(meta, t):
         if reason[b] == 1:
             keep[b] = bool(keep_stop[b]) or (profile == "sglang" and tok == 0)
         if n < mn:
-            ids = sorted(set(eos) | set(stop))
+            # SGLang's min-new-tokens penalizer bans the tokenizer's EOS (the primary) and the
+            # stop ids, not the generation-config extras.
+            banned_eos = ([primary] if primary >= 0 else []) if profile == "sglang" else eos
+            ids = sorted(set(banned_eos) | set(stop))
             banned[b, :len(ids)] = ids
     return {"out.finish_reason": reason, "out.stop_reason": stop_reason, "out.text_keep": keep,
             "out.next_banned": banned}
@@ -49,6 +52,8 @@ def logprobs(meta, t):
     params = meta["params"]
     if meta["profile"] == "sglang" or params.get("mode", "raw_logprobs") != "raw_logits":
         return {}
+    if meta["profile"] == "vllm" and "in.token_ids" in t:
+        return {}  # logprob_token_ids: the processed log-softmax (logprobs.md), not raw logits
     x = t.get("in.raw_logits", t["in.logits"]).astype(np.float32)
     n = int(params.get("num_logprobs", 0))
     rows = x.shape[0]
