@@ -110,7 +110,7 @@ class FaultyNoiseBackend final : public Backend {
 };
 
 // A result under `prefix` that fails, with a raw p below the Holm-worst level of the whole
-// noise family (1e-4 / 54), so it is rejected in any run's Holm family that holds it (the
+// noise family (1e-4 / 60), so it is rejected in any run's Holm family that holds it (the
 // fault tests below run only the sources their fault touches, to keep CI time small).
 bool AnyFailure(const std::vector<CaseResult>& results, const std::string& prefix) {
   bool failed = false;
