@@ -217,6 +217,9 @@ ForkedChild::ForkedChild(const std::function<void(int write_fd)>& body) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed run leaves no orphan behind
     ResetCrashSignals();
     ::signal(SIGPIPE, SIG_IGN);  // a parent that gave up makes writes fail, not kill
+    // The child's stdout is sampcheck's stderr: what a plugin prints can never pass for a
+    // verdict or summary line on sampcheck's stdout (results come back through the pipe).
+    ::dup2(STDERR_FILENO, STDOUT_FILENO);
     try {
       body(fds[1]);
     } catch (...) {

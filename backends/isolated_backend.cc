@@ -18,7 +18,9 @@ constexpr char kOutputsTag = 'O';
 constexpr char kErrorTag = 'E';
 
 std::string EncodeOutcome(const Backend::CaseOutcome& o) {
-  if (!o.error.empty()) return kErrorTag + o.error;
+  // Cut in the child: a backend's 300 MB message used to cross the pipe whole and be read into
+  // the parent before CapReason cut it there.
+  if (!o.error.empty()) return kErrorTag + CapReason(o.error);
   return kOutputsTag + SerializeSafetensors(o.outputs, {});
 }
 

@@ -7,6 +7,7 @@
 #include <exception>
 #include <iostream>
 #include <memory>
+#include <new>
 #include <string_view>
 
 #include <CLI/CLI.hpp>
@@ -237,7 +238,7 @@ int Main(int argc, char** argv) {
   Options o;
   app.add_option("--threads", o.threads, "Threads for the reference's rows (same results for any count)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber);  // the upper bound: reference::SetRowThreads
 
   auto* stages_cmd = app.add_subcommand("stages", "List the stage catalogue");
   stages_cmd->add_flag("--json", o.as_json, "Machine-readable JSON");
@@ -277,6 +278,12 @@ int Main(int argc, char** argv) {
     }
     if (render.command->parsed()) return RunRenderCommand(render);
     if (gate.command->parsed()) return RunGateCommand(gate);
+  } catch (const std::bad_alloc&) {
+    // "std::bad_alloc" alone told nobody what to change.
+    std::fprintf(stderr,
+                 "sampcheck: error: out of memory (std::bad_alloc): the input or set needs more memory than this "
+                 "process may use; raise the memory limit, lower --threads, or use a smaller set or case\n");
+    return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sampcheck: error: %s\n", e.what());
     return 2;

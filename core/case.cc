@@ -66,6 +66,7 @@ GoldenCase ParseCase(std::span<const std::byte> bytes, const std::string& where)
     g.input.params = meta["params"];
   }
   for (auto& [name, tensor] : file.tensors) {
+    CheckDeclaredExtent(where, name, tensor.shape(), DTypeSize(tensor.dtype()));
     if (name.starts_with(kInputPrefix)) {
       g.input.inputs.emplace(name.substr(sizeof kInputPrefix - 1), std::move(tensor));
     } else if (name.starts_with(kOutputPrefix)) {

@@ -98,6 +98,23 @@ std::uint64_t MaxCaseBytes() { return CapFromEnvironment(kMaxCaseBytesVariable, 
 std::uint64_t MaxManifestBytes() { return CapFromEnvironment(kMaxManifestBytesVariable, kDefaultMaxManifestBytes); }
 std::uint64_t MaxResponseBytes() { return CapFromEnvironment(kMaxResponseBytesVariable, kDefaultMaxResponseBytes); }
 
+void CheckDeclaredExtent(const std::string& where, const std::string& tensor, std::span<const std::int64_t> dims,
+                         std::size_t element_bytes) {
+  const std::uint64_t cap = MaxCaseBytes();
+  std::uint64_t extent = element_bytes;
+  std::string shape;
+  for (std::int64_t d : dims) {
+    shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+    const auto f = static_cast<std::uint64_t>(d > 0 ? d : 1);
+    extent = extent > cap / f ? cap + 1 : extent * f;  // saturates just above the cap
+  }
+  if (extent > cap) {
+    throw InputError(where + ": tensor '" + tensor + "' declares shape [" + shape + "], an extent (zero dimensions " +
+                     "counted as 1) above the limit of " + std::to_string(cap) + " bytes (raise it with " +
+                     kMaxCaseBytesVariable + ")");
+  }
+}
+
 std::string ReadBoundedFile(const std::filesystem::path& path, std::uint64_t max_bytes, std::string_view variable) {
   return ReadRange(path, max_bytes, variable, 0, max_bytes, nullptr);
 }

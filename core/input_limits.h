@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -46,6 +47,16 @@ std::string ReadBoundedFile(const std::filesystem::path& path, std::uint64_t max
 // receives the file's size. For formats whose header says how much follows.
 std::string ReadBoundedPrefix(const std::filesystem::path& path, std::uint64_t max_bytes, std::string_view variable,
                               std::uint64_t offset, std::uint64_t count, std::uint64_t* size);
+
+// What a case's declared shapes can make sampcheck allocate: the reference sizes per-row and
+// per-vocabulary work by the shape, not by the bytes present, so a tensor of shape [0, 2^30]
+// (0 bytes) used to cost gigabytes. A tensor's declared extent is its element size times the
+// product of its dimensions with each 0 counted as 1; it must be at most the case-file cap
+// (MaxCaseBytes), the size of the largest tensor a case file may hold. InputError naming
+// `where`, the tensor and the variable that raises the cap. The product saturates, so any
+// dimensions are safe to pass.
+void CheckDeclaredExtent(const std::string& where, const std::string& tensor, std::span<const std::int64_t> dims,
+                         std::size_t element_bytes);
 
 // `text` cut to kMaxReasonBytes (on a UTF-8 boundary where there is one), with
 // " [... N more bytes cut]" appended when it was cut.

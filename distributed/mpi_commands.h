@@ -20,7 +20,8 @@ struct TpOptions {
   // (MPI_SUM in its place: the field bug the rank-level check must catch), "nccl-min"
   // (ncclAllReduce with ncclMin, when built with NCCL).
   std::string collective = "min";
-  std::string fault = "none";  // none, die, hang, garbage
+  // none, die, hang, garbage, lie (valid ids that are not the rank's draws: token 0 always)
+  std::string fault = "none";
   int fault_rank = 1;
   std::string fault_case;  // empty: the first selected case
   double rank_timeout_s = 30.0;
@@ -35,7 +36,18 @@ struct ShardedStatsOptions {
   std::string backend = "reference";
   cli::StatsRunOptions run;
   std::string report_dir;
+  // How long a rank waits in one collective for the others (a stopped or dead rank, ranks on
+  // different cases): then the job ends with status 3 and a message naming the collective.
+  // The ranks do equal work per case, so this bounds their skew, not a case's time.
+  double rank_timeout_s = 300.0;
+  // A planted rank fault for tests (docs/spec/sharded_statistics.md "Rank faults"): "hang"
+  // stops rank fault_rank after the argument check, as a SIGSTOP would.
+  std::string fault = "none";
+  int fault_rank = 1;
 };
+// Before any case, the ranks compare their arguments (backend, stages, profiles, seed epoch,
+// thorough): ranks that disagree would run different cases into each other's collectives, so
+// every rank then fails with status 2 and names what it was given.
 int RunShardedStats(const ShardedStatsOptions& options);
 
 }  // namespace sampcheck::distributed

@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/option_checks.h"
 #include "distributed/mpi_commands.h"
 
 int main(int argc, char** argv) {
@@ -28,17 +29,20 @@ int main(int argc, char** argv) {
   tp_cmd->add_option("--case", tp.cases, "Only these divergence cases (shared_noise_4ulp, shared_noise_renorm, independent_noise)");
   tp_cmd->add_option("--profile", tp.profiles, "Only these profiles (sglang: MIN, vllm: rank 0)");
   tp_cmd->add_option("--draws", tp.draws, "Draws per case")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))->capture_default_str();
-  tp_cmd->add_option("--seed-epoch", tp.seed_epoch, "Seeds are hash(case id, ranks, epoch)")->capture_default_str();
+  tp_cmd->add_option("--seed-epoch", tp.seed_epoch, "Seeds are hash(case id, ranks, epoch)")
+      ->capture_default_str()
+      ->check(sampcheck::cli::Uint64Text());
   tp_cmd->add_option("--collective", tp.collective, "min | planted-sum | nccl-min")
       ->check(CLI::IsMember({"min", "planted-sum", "nccl-min"}))
       ->capture_default_str();
-  tp_cmd->add_option("--fault", tp.fault, "Plant a rank fault: none | die | hang | garbage")
-      ->check(CLI::IsMember({"none", "die", "hang", "garbage"}))
+  tp_cmd->add_option("--fault", tp.fault, "Plant a rank fault: none | die | hang | garbage | lie")
+      ->check(CLI::IsMember({"none", "die", "hang", "garbage", "lie"}))
       ->capture_default_str();
   tp_cmd->add_option("--fault-rank", tp.fault_rank, "Rank that fails")->capture_default_str();
   tp_cmd->add_option("--fault-case", tp.fault_case, "Case name in which it fails (default: the first)");
+  // At most a week, as the CLI's --case-timeout: 1e20 s overflowed the deadline's clock.
   tp_cmd->add_option("--rank-timeout", tp.rank_timeout_s, "Seconds a rank may take per exchange before it is reported hung")
-      ->check(CLI::PositiveNumber)
+      ->check(sampcheck::cli::FiniteInRange(0.0, sampcheck::cli::kMaxCaseTimeoutSeconds, /*min_open=*/true))
       ->capture_default_str();
   tp_cmd->add_option("--report", tp.report_dir, "Write report.json here (rank 0)");
 
@@ -47,9 +51,19 @@ int main(int argc, char** argv) {
   stats_cmd->add_option("--backend", stats.backend, "Backend name (built in, or wrong:<name>)")->required();
   stats_cmd->add_option("--stage", stats.run.stages, "Only these stages");
   stats_cmd->add_option("--profile", stats.run.profiles, "Only these profiles");
-  stats_cmd->add_option("--seed-epoch", stats.run.seed_epoch, "Suite epoch: seeds are hash(case id, epoch)")->capture_default_str();
+  stats_cmd->add_option("--seed-epoch", stats.run.seed_epoch, "Suite epoch: seeds are hash(case id, epoch)")
+      ->capture_default_str()
+      ->check(sampcheck::cli::Uint64Text());
+  stats_cmd->add_option("--rank-timeout", stats.rank_timeout_s,
+                        "Seconds a rank may wait in one collective for the others before the job is ended")
+      ->check(sampcheck::cli::FiniteInRange(0.0, sampcheck::cli::kMaxCaseTimeoutSeconds, /*min_open=*/true))
+      ->capture_default_str();
   stats_cmd->add_flag("--thorough", stats.run.thorough, "Large-n runs at the cases' thorough effect sizes");
   stats_cmd->add_option("--report", stats.report_dir, "Write report.json to this directory (rank 0)");
+  stats_cmd->add_option("--fault", stats.fault, "Plant a rank fault: none | hang")
+      ->check(CLI::IsMember({"none", "hang"}))
+      ->capture_default_str();
+  stats_cmd->add_option("--fault-rank", stats.fault_rank, "Rank that fails")->capture_default_str();
 
   int status = 0;
   try {

@@ -14,6 +14,12 @@
 //   A rank whose shard throws still takes part: a status all-reduce comes first, and every
 //   rank then throws InputError naming the first failing rank and its message.
 // - Sizes: counts are int64; the sum of R shards is at most n per row, so no overflow.
+// - Deadline: every collective is non-blocking and polled (distributed/mpi_wait.h) for at most
+//   `timeout_s`; a collective that does not complete (a stopped or dead rank, a rank on
+//   another case) ends the job: this rank prints the case and the collective to stderr and
+//   calls MPI_Abort with status 3. A blocking collective would wait for ever.
+// - Agreement: before the counts, the ranks compare a fingerprint of (case id, stage, draws,
+//   seed); ranks on different cases throw InputError on every rank instead of mixing counts.
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,7 +32,7 @@ namespace sampcheck::distributed {
 
 class ShardedBackend final : public Backend {
  public:
-  ShardedBackend(std::unique_ptr<Backend> inner, MPI_Comm comm);
+  ShardedBackend(std::unique_ptr<Backend> inner, MPI_Comm comm, double timeout_s = 300.0);
   std::string Name() const override { return inner_->Name(); }
   std::vector<std::string> SupportedStages() const override { return inner_->SupportedStages(); }
   TensorMap Run(const std::string& stage, const Case& c) override { return inner_->Run(stage, c); }
@@ -50,6 +56,11 @@ class ShardedBackend final : public Backend {
   std::unique_ptr<Backend> inner_;
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
+  double timeout_s_ = 300.0;
+  // Runs a non-blocking collective (start fills the request) and waits with the deadline;
+  // aborts the job naming `what` and the case when it does not complete.
+  template <typename Start>
+  void Collective(const std::string& what, const Case& c, Start start);
   std::int64_t local_draws_ = 0;
 };
 

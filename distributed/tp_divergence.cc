@@ -79,6 +79,13 @@ std::uint64_t DivergenceSeed(const DivergenceCase& c, std::int64_t ranks, std::u
   return mix.Next();
 }
 
+float RankNoiseUniform(std::uint32_t word) {
+  // The numerator 2 (w >> 9) + 1 < 2^24 is exact in binary32, so u lies in [2^-24, 1 - 2^-24]
+  // and the Gumbel noise is finite. ((w >> 8) + 1/2) 2^-24 needed 25 bits: at w >> 8 = 2^24 - 1
+  // it rounded to 1.0 and the noise was +inf (a false FAIL of the reference).
+  return (static_cast<float>(word >> 9) + 0.5f) * 0x1p-23f;
+}
+
 Case RankDrawCase(const DivergenceCase& c, std::uint64_t seed, std::int64_t rank, std::int64_t first, std::int64_t draws) {
   const auto vocab = static_cast<std::int64_t>(c.logits.size());
   Tensor scores = Tensor::Uninitialized(DType::kF32, {draws, vocab});
@@ -98,8 +105,7 @@ Case RankDrawCase(const DivergenceCase& c, std::uint64_t seed, std::int64_t rank
         const auto at = static_cast<std::size_t>(d * vocab + i);
         const auto k = static_cast<std::int32_t>(perturb.v[i - i0] % span) - c.max_ulps;
         s[at] = StepUlps(c.logits[static_cast<std::size_t>(i)], k);
-        const float u = (static_cast<float>(noise.v[i - i0] >> 8) + 0.5f) * 0x1p-24f;  // exact: 24-bit numerator
-        g[at] = rng::GumbelNegLogNegLogF32(u);
+        g[at] = rng::GumbelNegLogNegLogF32(RankNoiseUniform(noise.v[i - i0]));
       }
     }
   }

@@ -13,7 +13,7 @@
 //   representation, k = (w mod (2m + 1)) - m with m = max_ulps and
 //     w = Philox4x32_10({i / 4, d, r, 0x7e57}, {s lo, s hi})[i % 4]   (perturbation)
 //   then the gumbel_max stage (argmax of score + noise, ties to the lower index) with noise
-//     g_i = GumbelNegLogNegLogF32(((w' >> 8) + 1/2) 2^-24),
+//     g_i = GumbelNegLogNegLogF32(((w' >> 9) + 1/2) 2^-23) (u in [2^-24, 1 - 2^-24], exact),
 //     w' = Philox4x32_10({i / 4, d, n, 0x6e01}, {s lo, s hi})[i % 4],
 //   n = 0 for every rank when noise is shared (SGLang's seeded sampling, vLLM's shared seed),
 //   n = r when each rank draws its own noise. The draw runs on a Backend (reference, plugin,
@@ -55,6 +55,10 @@ struct DivergenceCase {
 std::vector<DivergenceCase> DivergenceCases();
 
 std::uint64_t DivergenceSeed(const DivergenceCase& c, std::int64_t ranks, std::uint64_t epoch);
+
+// The uniform of the rank noise: ((word >> 9) + 1/2) 2^-23, exact, in [2^-24, 1 - 2^-24]
+// (word 0 gives 2^-24, word 0xffffffff gives 1 - 2^-24).
+float RankNoiseUniform(std::uint32_t word);
 
 // Rank `rank`'s draws [first, first + draws) as a gumbel_max case (profile canonical).
 Case RankDrawCase(const DivergenceCase& c, std::uint64_t seed, std::int64_t rank, std::int64_t first, std::int64_t draws);

@@ -20,7 +20,7 @@ const sampcheck::Case& GreedyCase() {
     sampcheck::Case k;
     k.id = "greedy/fuzz/canonical";
     k.stage = "greedy";
-    k.profile = Profile::kCanonical;
+    k.profile = sampcheck::Profile::kCanonical;
     k.inputs.emplace("logits", sampcheck::Tensor(sampcheck::DType::kF32, {2, 3}));
     return k;
   }();

@@ -8,11 +8,13 @@
 
 #include <cerrno>
 #include <cstring>
+#include <set>
 #include <stdexcept>
 #include <utility>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/manifest.h"
 #include "core/sha256.h"
 #include "core/stage_catalogue.h"
 #include "golden/case_family.h"
@@ -52,6 +54,56 @@ std::vector<Case> BuildGoldenCases(std::uint64_t seed, GoldenSet set) {
 
 namespace {
 
+// Refuses, before anything is written, an --out that is not a golden set this generator may
+// replace (docs/spec/golden.md "Generation"): the swap below removes the old directory whole, so
+// a mistyped path (a checkout's golden/ instead of golden/v1, a home directory, a file) would be
+// deleted. Replaceable: absent, an empty directory, or a directory whose manifest.json names
+// this generator and which holds nothing but that manifest, the files it lists and their .txt
+// forms. Anything else is an InputError naming the path, with nothing touched.
+void CheckReplaceable(const std::filesystem::path& out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(out, ec);
+  if (ec || st.type() == fs::file_type::not_found) return;  // absent: created by the swap
+  if (st.type() == fs::file_type::symlink) {
+    throw InputError(out.string() + ": is a symbolic link; --out must be a golden set directory, an "
+                     "empty directory or a new path (nothing was written)");
+  }
+  if (st.type() != fs::file_type::directory) {
+    throw InputError(out.string() + ": exists and is not a directory; --out must be a golden set "
+                     "directory, an empty directory or a new path (nothing was written)");
+  }
+  if (fs::is_empty(out, ec) && !ec) return;
+  const std::string refuse = out.string() + ": is not a golden set";
+  const std::string keep = "; refusing to replace it (nothing was written). Give a new path, an empty "
+                           "directory or an existing golden set directory such as golden/v1";
+  Manifest manifest;
+  try {
+    manifest = ReadManifest(out);
+  } catch (const InputError& e) {
+    throw InputError(refuse + " (" + e.what() + ")" + keep);
+  }
+  const nlohmann::json& gen = manifest.generator;
+  if (!gen.is_object() || !gen.contains("name") || gen["name"] != "sampcheck") {
+    throw InputError(refuse + " (its manifest.json does not name the sampcheck generator)" + keep);
+  }
+  std::set<fs::path> listed{"manifest.json"};
+  for (const ManifestEntry& e : manifest.cases) {
+    listed.insert(fs::path(e.file).lexically_normal());
+    listed.insert(fs::path(e.id + ".txt").lexically_normal());
+  }
+  for (auto it = fs::recursive_directory_iterator(out, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    const fs::file_type type = it->symlink_status().type();
+    if (type == fs::file_type::directory) continue;
+    const fs::path rel = it->path().lexically_relative(out);
+    if (type != fs::file_type::regular || !listed.count(rel)) {
+      throw InputError(refuse + ": " + it->path().string() + " is not part of the set its manifest lists" + keep);
+    }
+  }
+  if (ec) throw InputError(out.string() + ": cannot list the directory: " + ec.message() + keep);
+}
+
 void SwapIntoPlace(const std::filesystem::path& tmp, const std::filesystem::path& out) {
   std::error_code ec;
   if (!std::filesystem::exists(out)) {
@@ -72,10 +124,16 @@ Manifest GenerateGoldenSet(const std::filesystem::path& out_dir, std::uint64_t s
   const std::filesystem::path out = std::filesystem::absolute(out_dir).lexically_normal();
   std::filesystem::path tmp = out;
   tmp += ".tmp." + std::to_string(::getpid());
+  CheckReplaceable(out);
   std::error_code ec;
-  std::filesystem::remove_all(tmp, ec);
-  std::filesystem::create_directories(tmp, ec);
-  if (ec) throw InputError(tmp.string() + ": cannot create directory: " + ec.message());
+  // The scratch directory must be new: a path of that name is somebody's, never removed here.
+  if (std::filesystem::exists(std::filesystem::symlink_status(tmp, ec))) {
+    throw InputError(tmp.string() + ": already exists; remove it or choose another --out (nothing was written)");
+  }
+  if (!out.parent_path().empty()) std::filesystem::create_directories(out.parent_path(), ec);
+  if (ec || !std::filesystem::create_directory(tmp, ec) || ec) {
+    throw InputError(tmp.string() + ": cannot create directory: " + (ec ? ec.message() : std::string("exists")));
+  }
 
   Manifest manifest;
   manifest.generator = {{"name", "sampcheck"},

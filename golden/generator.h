@@ -10,6 +10,10 @@
 // Atomicity: the set is written into "<out>.tmp.<pid>" and then swapped into place with one
 // rename (renameat2 RENAME_EXCHANGE when <out> exists, then the old set is removed): an
 // interrupted run leaves either the old set or the new one, never a mix.
+// Safety: <out> is replaced only when it is absent, an empty directory, or a golden set (its
+// manifest.json names this generator and it holds nothing the manifest does not list); any other
+// path is refused with an InputError before anything is written, so a mistyped --out never
+// deletes a user's directory or file.
 
 #include <cstdint>
 #include <filesystem>

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -28,13 +29,17 @@
 #include <nlohmann/json.hpp>
 
 #include "core/case.h"
+#include "core/case_bytes.h"
 #include "core/comparison.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/input_limits.h"
 #include "core/manifest.h"
 #include "core/profile.h"
 #include "core/safetensors.h"
+#include "core/sha256.h"
 #include "core/stage_catalogue.h"
+#include "golden/unknown_names.h"
 #include "golden/verifier.h"
 #include "reports/statistics_json.h"
 #include "reference/reference_backend.h"
@@ -151,6 +156,8 @@ py::list Catalogue() {
 py::dict RunReference(const std::string& stage, const std::string& profile, const std::string& params_json,
                       const py::dict& inputs) {
   Case c = MakeCase(stage + "/python/" + profile, stage, profile, params_json, inputs);
+  // As the CLI: a misspelt tensor or parameter name is refused, not run with the default.
+  if (const std::string unknown = golden::UnknownNames(c); !unknown.empty()) throw InputError(unknown);
   reference::ReferenceBackend backend;
   TensorMap outputs;
   {
@@ -177,8 +184,16 @@ py::list ReadManifestEntries(const std::string& dir) {
   return out;
 }
 
-py::dict ReadCase(const std::string& path) {
-  const GoldenCase g = ReadCaseFile(path);
+// One case file, read once through the bounded reader (core/input_limits.h: regular files
+// only, at most SAMPCHECK_MAX_CASE_BYTES), so a FIFO, /dev/zero or a huge file is refused
+// before anything is hashed; with `sha256`, the bytes read are checked against it first.
+py::dict ReadCase(const std::string& path, const std::string& sha256) {
+  const std::string bytes = ReadBoundedFile(path, MaxCaseBytes(), kMaxCaseBytesVariable);
+  if (!sha256.empty()) {
+    const std::string digest = Sha256Hex(bytes);
+    if (digest != sha256) throw InputError(path + ": SHA-256 " + digest + " does not match the manifest's " + sha256);
+  }
+  const GoldenCase g = ParseCase(std::as_bytes(std::span(bytes.data(), bytes.size())), path);
   py::dict d;
   d["id"] = g.input.id;
   d["stage"] = g.input.stage;
@@ -299,7 +314,7 @@ PYBIND11_MODULE(_sampcheck, m) {
   m.def("run_reference", &RunReference, py::arg("stage"), py::arg("profile"), py::arg("params_json"),
         py::arg("inputs"));
   m.def("read_manifest", &ReadManifestEntries, py::arg("dir"));
-  m.def("read_case", &ReadCase, py::arg("path"));
+  m.def("read_case", &ReadCase, py::arg("path"), py::arg("sha256") = "");
   m.def("judge", &Judge, py::arg("expected"), py::arg("comparison"), py::arg("actual"));
   m.def("read_safetensors", &ReadSafetensorsFile, py::arg("path"));
   m.def("write_safetensors", &WriteSafetensorsFile, py::arg("path"), py::arg("tensors"));

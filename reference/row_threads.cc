@@ -14,10 +14,16 @@ namespace sampcheck::reference {
 
 namespace {
 std::atomic<int> g_threads{1};
+// The most threads --threads accepts: far above the cores of any machine this runs on, and
+// low enough that their stacks (8 MiB of address space each by default) stay bounded.
+constexpr int kMaxRowThreads = 1024;
 }  // namespace
 
 void SetRowThreads(int threads) {
-  if (threads < 1) throw std::invalid_argument("--threads = " + std::to_string(threads) + " must be >= 1");
+  if (threads < 1 || threads > kMaxRowThreads) {
+    throw std::invalid_argument("--threads = " + std::to_string(threads) + " must be in [1, " +
+                                std::to_string(kMaxRowThreads) + "]");
+  }
   g_threads.store(threads);
 }
 
@@ -38,8 +44,20 @@ void ParallelRows(std::int64_t rows, const std::function<void(std::int64_t)>& fn
     }
   };
   std::vector<std::thread> pool;
-  for (std::int64_t t = 1; t < t_count; ++t) pool.emplace_back(range, t);
+  // A thread that cannot be created (memory or process limits) is not an error: its rows run
+  // here instead, with the same results. An exception leaving this function with joinable
+  // threads in `pool` would call std::terminate.
+  std::int64_t started = 1;
+  try {
+    pool.reserve(static_cast<std::size_t>(t_count - 1));
+    for (std::int64_t t = 1; t < t_count; ++t) {
+      pool.emplace_back(range, t);
+      started = t + 1;
+    }
+  } catch (const std::exception&) {  // std::system_error, std::bad_alloc
+  }
   range(0);
+  for (std::int64_t t = started; t < t_count; ++t) range(t);
   for (auto& th : pool) th.join();
   for (const auto& e : error) {
     if (e) std::rethrow_exception(e);

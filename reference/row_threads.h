@@ -3,7 +3,8 @@
 // Rows of a reference stage computed in parallel (docs/spec/cli.md "--threads").
 //
 // Contract:
-// - SetRowThreads(n) sets the number of threads ParallelRows uses (n >= 1; 1, the default and
+// - SetRowThreads(n) sets the number of threads ParallelRows uses (1 <= n <= 1024, else
+//   std::invalid_argument naming --threads; 1, the default and
 //   what every test uses, runs the rows in order on the calling thread). The CLI's --threads
 //   sets it once before any stage runs; it is process-wide and not meant to change while a
 //   stage runs.
@@ -13,6 +14,8 @@
 //   results are the same bits for every thread count. If calls throw, the exception of the
 //   lowest row that threw is rethrown after all threads finish — the one a sequential run
 //   would throw, since each thread stops at its first throw and earlier ranges had none.
+// - A thread that cannot be created (a memory or process limit) is not an error: the ranges
+//   of the threads not started run on the calling thread after its own, with the same results.
 // Example: SetRowThreads(2); ParallelRows(64, fn) runs rows 0..31 and 32..63 concurrently.
 
 #include <cstdint>

@@ -424,6 +424,12 @@ void CheckCounts(const Tensor& counts, const CasePlan& plan, const std::string& 
     for (std::int64_t i = 0; i < plan.target.vocab; ++i) {
       const auto c = all[static_cast<std::size_t>(b * plan.target.vocab + i)];
       if (c < 0) throw InputError("backend '" + backend + "' returned a negative count at row " + std::to_string(b));
+      // sum <= n here, so n - sum does not overflow; an unchecked sum could (and wrap to n).
+      if (c > plan.n - sum) {
+        throw InputError("backend '" + backend + "' returned more draws than the " + std::to_string(plan.n) +
+                         " asked for in row " + std::to_string(b) + " (count " + std::to_string(c) + " at token " +
+                         std::to_string(i) + ")");
+      }
       sum += c;
     }
     if (sum != plan.n) {

@@ -27,11 +27,23 @@
 //      or -inf) against its probability (2^-24 for the 24-bit conversions, 2^-25 for
 //      curand_uniform's 1.0, 2^-32 for SGLang's u = 0), two-sided exact binomial; the declared
 //      alternative is 2^-16, a generator of 16-bit words.
+//   L3 order: one p-value, 3 x the smallest of three (Bonferroni): the PIT statistic's lower
+//      tail P(X^2 <= observed) (a stratified stream, a quantile grid in any order, fails it),
+//      the lag-1 correlation of the PIT values u_i = F(x_i) (z = 12 sum (u_i - 1/2)(u_{i+1} -
+//      1/2) / sqrt(n - 1)) and the Wald–Wolfowitz runs of u_i >= 1/2 (two-sided normal);
+//      sized against a dependence of 0.01 (shift 0.01 sqrt(n) sd) and X^2 <= df / 4.
 //   Tail alternatives: twice the tail probability. Powers at the Holm-worst level
 //   kFamilyWiseAlpha / m (m = the family the battery belongs to); the KS power is the DKW
 //   lower bound; the MDE of the PIT test is TV 0.01 over the bins. Every p-value joins the
 //   run's Holm family (draw_harness.h ApplyHolm).
 // - Per source n = kNoiseCiN, or kNoiseThoroughN under thorough.
+// - Through a backend, before the battery: noise/<source>/support (L1, alpha 0): every sample
+//   finite and inside the source's range, else FAIL with the count and the first index, and
+//   the battery is not run. After it, one more request of two rows of m = 4096 samples:
+//   noise/<source>/offset (L1, alpha 0): the row at offset n / 2 + 1 equals the stream's samples
+//   there bit for bit (noise is keyed by counter); noise/<source>/seeds (L1): the row at a second
+//   seed against the stream's first m fails at PIT correlation |r| >= 1/2 (Hoeffding: false
+//   failure < 4e-25 per source).
 // - Results are named "noise/<source>/<test>", stage "noise", comparison "distribution",
 //   statistics as docs/spec/report.md.
 // Example: the reference backend passes RunBackendNoiseHarness at epoch 0; a backend whose
@@ -91,6 +103,12 @@ struct BackendNoiseSource {
   ContinuousLaw target;
   NoiseFloor floor = NoiseFloor::kNone;
   double floor_probability = 0.0;
+  // L1: the closed range of the conversion (docs/spec/noise.md "Samples"); a sample outside it
+  // or not finite fails the source (alpha 0). Bounds of a transcendental law are the spec's,
+  // widened by 2^-20 relative so that a backend whose own log differs in the last bits is judged
+  // by the statistics, not here.
+  double lowest = 0.0;
+  double highest = 0.0;
   std::string Name() const;
 };
 const std::vector<BackendNoiseSource>& BackendNoiseSources();

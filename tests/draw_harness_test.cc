@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include <limits>
+
 #include <gtest/gtest.h>
 
 #include "reference/reference_backend.h"
@@ -196,6 +198,31 @@ TEST(DrawHarness, MalformedCountsFailTheCase) {
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].verdict, Verdict::kFail);
   EXPECT_NE(results[0].reason.find("were asked for"), std::string::npos) << results[0].reason;
+}
+
+// Counts whose int64 sum wraps to n: 2 (2^63 - 1) + (n + 2) = n mod 2^64. Summing them
+// unchecked was undefined behaviour and, wrapped, matched n.
+class WrappingCountsBackend final : public Backend {
+ public:
+  std::string Name() const override { return "wrapping"; }
+  std::vector<std::string> SupportedStages() const override { return {"exponential_race"}; }
+  TensorMap Run(const std::string&, const Case&) override { return {}; }
+  bool SupportsCountDraws(const std::string&) const override { return true; }
+  Tensor CountDraws(const std::string&, const Case& c, std::int64_t draws, std::uint64_t) override {
+    Tensor t(DType::kI64, {1, c.inputs.at("probs").dim(1)});
+    auto v = t.data<std::int64_t>();
+    v[0] = v[1] = std::numeric_limits<std::int64_t>::max();
+    v[2] = draws + 2;
+    return t;
+  }
+};
+
+TEST(DrawHarness, CountsAboveNFailWithoutOverflow) {
+  WrappingCountsBackend backend;
+  const auto results = RunDrawHarness(backend, Select({"stats/exponential_race/dyadic_v8/canonical"}));
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].verdict, Verdict::kFail);
+  EXPECT_NE(results[0].reason.find("more draws than the"), std::string::npos) << results[0].reason;
 }
 
 TEST(DrawHarness, UnsupportedStageIsSkippedAndBudgetSkipsTheRest) {

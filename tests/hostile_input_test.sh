@@ -106,6 +106,62 @@ left=$(ls "$TMPDIR" | wc -l)
 if [[ $left -eq 0 ]]; then pass; else fail "exchange-dir-sigterm: $left directories left"; fi
 unset TMPDIR
 
+# A case whose tensors hold 0 bytes but declare B = 0, V = 2^30 used to make the reference
+# allocate in proportion to V (penalties: 9.4 GB RSS, then PASS): the declared extent is capped.
+mkdir -p "$tmp/wide/penalties"
+$py - "$tmp/wide" <<'PY'
+import hashlib, json, struct, sys
+meta = {"id": "penalties/wide/canonical", "stage": "penalties", "profile": "canonical", "params": {}, "comparison": "exact"}
+header = {"__metadata__": {"sampcheck.case": json.dumps(meta)},
+          "in.logits": {"dtype": "F32", "shape": [0, 1 << 30], "data_offsets": [0, 0]},
+          "out.logits": {"dtype": "F32", "shape": [0, 1 << 30], "data_offsets": [0, 0]}}
+h = json.dumps(header).encode()
+h += b" " * (-len(h) % 8)
+data = struct.pack("<Q", len(h)) + h
+open(sys.argv[1] + "/penalties/wide.safetensors", "wb").write(data)
+manifest = {"format": "sampcheck-golden", "format_version": 1, "generator": {"name": "sampcheck"},
+            "cases": [{"id": meta["id"], "stage": "penalties", "profile": "canonical", "file": "penalties/wide.safetensors",
+                       "sha256": hashlib.sha256(data).hexdigest(), "comparison": "exact"}]}
+json.dump(manifest, open(sys.argv[1] + "/manifest.json", "w"))
+PY
+check declared-extent 1 "wide.safetensors: tensor 'in.logits' declares shape \[0, 1073741824\], an extent .* above the limit of 1073741824 bytes" -- \
+  limit "$bin" golden verify --golden "$tmp/wide" --backend reference
+
+# --- Golden generate targets -----------------------------------------------------------------
+# `golden generate --out DIR` used to swap the new set into DIR and remove whatever DIR was,
+# exit 0: a checkout's golden/ (sources, CMakeLists.txt, a user's file), any directory, a file.
+mkdir -p "$tmp/gen_src"; echo 'int x;' >"$tmp/gen_src/mine.cc"; echo 'project(x)' >"$tmp/gen_src/CMakeLists.txt"
+check generate-over-source-dir 2 "gen_src: is not a golden set .*manifest.json.*refusing to replace it" -- \
+  limit "$bin" golden generate --set v1 --out "$tmp/gen_src"
+if [[ -f $tmp/gen_src/mine.cc && -f $tmp/gen_src/CMakeLists.txt ]]; then pass; else fail "generate-over-source-dir: files deleted"; fi
+mk_set "$tmp/gen_set"; echo 'uncommitted' >"$tmp/gen_set/greedy/mine.cc"
+check generate-over-set-with-user-file 2 "gen_set/greedy/mine.cc is not part of the set its manifest lists" -- \
+  limit "$bin" golden generate --set v1 --out "$tmp/gen_set"
+if [[ -f $tmp/gen_set/greedy/mine.cc ]]; then pass; else fail "generate-over-set-with-user-file: file deleted"; fi
+echo 'precious' >"$tmp/gen_file"
+check generate-over-file 2 "gen_file: exists and is not a directory" -- limit "$bin" golden generate --set v1 --out "$tmp/gen_file"
+if [[ $(cat "$tmp/gen_file") == precious ]]; then pass; else fail "generate-over-file: file deleted"; fi
+ln -s "$tmp/gen_src" "$tmp/gen_link"
+check generate-over-symlink 2 "gen_link: is a symbolic link" -- limit "$bin" golden generate --set v1 --out "$tmp/gen_link"
+$py -c "import json,sys; m=json.load(open(sys.argv[1])); m['generator']['name']='other'; json.dump(m, open(sys.argv[1],'w'))" \
+  "$tmp/gen_set/manifest.json"; rm "$tmp/gen_set/greedy/mine.cc"
+check generate-over-foreign-manifest 2 "does not name the sampcheck generator" -- \
+  limit "$bin" golden generate --set v1 --out "$tmp/gen_set"
+# What may be replaced still is: a golden set (here a greedy-only one) and an empty directory.
+mk_set "$tmp/gen_ok"; mkdir "$tmp/gen_empty"
+check generate-over-golden-set 0 'wrote [0-9]+ cases' -- limit "$bin" golden generate --set v1 --out "$tmp/gen_ok"
+check generate-into-empty-dir 0 'wrote [0-9]+ cases' -- limit "$bin" golden generate --set v1 --out "$tmp/gen_empty"
+if cmp -s "$tmp/gen_ok/manifest.json" "$golden/manifest.json"; then pass; else fail "generate-over-golden-set: manifest differs from golden/v1"; fi
+
+# --- Noise faults ---------------------------------------------------------------------------
+# An exec noise backend used to pass all 54 noise tests with 20 values of +inf per 2^20-sample
+# source. Sorted streams and a backend that ignores seed and offset are planted in-process by
+# tests/noise_harness_test.cc (no interpreter start per request). One run of the whole noise
+# harness through Python: up to 300 s on a loaded machine.
+check noise-plant-inf 1 '20 of 1048576 samples are not finite or outside the range .* \(first: sample 1000 = inf, inf\)' -- \
+  timeout -k 5 300 "$bin" stats --stage noise \
+  --backend "exec:$py $src/tests/support/noise_exchange_backend.py plant_inf {cases} {responses}"
+
 # --- Robustness of the report ---------------------------------------------------------------
 # A reason that is not valid UTF-8 used to abort the report writer (json type_error.316); raw
 # escape sequences reached the terminal.
@@ -134,6 +190,8 @@ check seed-negative 2 '-1 is not an integer in \[0, 18446744073709551615\]' -- \
   "$bin" golden generate --set v1 --out "$tmp/gen" --seed -1
 check seed-epoch-negative 2 '-1 is not an integer in \[0, 18446744073709551615\]' -- \
   "$bin" stats --backend reference --stage inverse_cdf --seed-epoch -1
+# --threads had no upper bound: 1000 threads under a memory limit aborted in std::terminate.
+check threads-too-many 2 '--threads = 100000 must be in \[1, 1024\]' -- "$bin" --threads 100000 stages
 # Messages name the file and the field.
 check plugin-output-lying-size 1 "libbroken_plugin_huge_output.so: plugin output 'token' has shape \[1099511627776\] i64 of 8796093022208 bytes, above the limit" -- \
   limit "$bin" golden verify --golden "$golden" --stage greedy --backend "plugin:$(broken huge_output)"

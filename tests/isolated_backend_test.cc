@@ -4,10 +4,14 @@
 // case id: each fault fails exactly its case with a reason naming it, cases before it keep
 // their outcome and cases after it run in a fresh child.
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <set>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -32,6 +36,11 @@ class FaultyBackend final : public Backend {
       for (;;) ::pause();
     }
     if (c.id == "throw") throw InputError("bad case");
+    if (c.id == "huge_error") throw InputError(std::string(std::size_t{64} << 20, 'e'));
+    if (c.id == "prints") {
+      std::printf("FAIL planted/by/the/plugin\n0 passed, 0 failed\n");
+      std::fflush(stdout);
+    }
     TensorMap out;
     out.emplace("y", c.inputs.at("x"));
     out.emplace("pid", Tensor::FromValues<std::int64_t>(DType::kI64, {}, {::getpid()}));
@@ -92,6 +101,34 @@ TEST(IsolatedBackend, RunThrowsTheReasonAndCountDrawsRunsInAChild) {
   EXPECT_EQ(backend.CountDraws("greedy", MakeCase("ok", 0), 7, 1).data<std::int64_t>()[0], 7);
   EXPECT_THROW(backend.CountDraws("greedy", MakeCase("segfault", 0), 7, 1), InputError);
   EXPECT_THROW(IsolatedBackend(std::make_unique<FaultyBackend>(), 0.0), InputError);
+}
+
+// A 64 MiB error message is cut in the child: it used to cross the pipe whole and be read
+// into the parent (peak memory +64 MiB) before CapReason cut it. Counted, not timed: the
+// parent's peak resident size grows by far less than the message.
+TEST(IsolatedBackend, AHugeErrorIsCutBeforeItReachesTheParent) {
+  IsolatedBackend backend(std::make_unique<FaultyBackend>(), 60.0);
+  rusage before{};
+  ::getrusage(RUSAGE_SELF, &before);
+  const std::vector<Case> cases = {MakeCase("huge_error", 0)};
+  const auto outcomes = backend.RunBatch("greedy", {&cases[0]}, {});
+  rusage after{};
+  ::getrusage(RUSAGE_SELF, &after);
+  EXPECT_NE(outcomes[0].error.find("more bytes cut]"), std::string::npos);
+  EXPECT_LT(outcomes[0].error.size(), 8192u);
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 16 * 1024) << "KiB";  // ru_maxrss is in KiB
+}
+
+// What an isolated plugin prints goes to sampcheck's stderr: on stdout it could pass for a
+// verdict or summary line.
+TEST(IsolatedBackend, APluginsStdoutIsNotSampchecksStdout) {
+  IsolatedBackend backend(std::make_unique<FaultyBackend>(), 60.0);
+  const std::vector<Case> cases = {MakeCase("prints", 1.0f)};
+  ::testing::internal::CaptureStdout();
+  const auto outcomes = backend.RunBatch("greedy", {&cases[0]}, {});
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(outcomes[0].error, "");
+  EXPECT_EQ(out.find("FAIL planted"), std::string::npos) << out;
 }
 
 TEST(ChildProcess, DescribesHowAProcessEnded) {

@@ -3,7 +3,9 @@
 # Rank faults under `sampcheck-mpi tp` (docs/spec/tp_consensus.md "Rank faults"): a rank that
 # dies (SIGKILL), hangs, or sends garbage ids is reported with its rank and case, the job ends
 # non-zero within the stated time (rank timeout 5 s; each run is capped at 120 s by timeout(1),
-# which would fail the test), and report.json is written.
+# which would fail the test), and report.json is written; a rank that lies (valid ids that are
+# not its draws) fails its case. Then option ranges, and `sampcheck-mpi stats` with a hung rank
+# and with ranks started with different arguments (docs/spec/sharded_statistics.md).
 # Usage: mpi_faults_test.sh MPIRUN RANKS SAMPCHECK_MPI SAMPCHECK WORKDIR
 set -u
 # Under the asan preset: OpenMPI's own libraries leak at MPI_Finalize (not sampcheck's memory),
@@ -43,5 +45,52 @@ assert hits, [(c["id"], c["verdict"], c.get("reason", "")) for c in report["case
 print("reported:", hits[0]["reason"])
 PY
   echo "$fault: reported in ${took} s"
+done
+
+# A lying rank: valid ids (token 0 on every draw) that are not its draws. The shared-noise cases
+# only measure bias, so it used to pass them; now every rank's ids are checked against the
+# single-process reference's gumbel_max of that rank's inputs.
+timeout 120 "$mpirun" --allow-run-as-root --oversubscribe -np "$ranks" "$tool" tp --draws 2000 --fault lie \
+  --fault-rank "$bad_rank" --fault-case shared_noise_4ulp --rank-timeout 5 --report "$work/lie" >"$work/lie.out" 2>&1
+rc=$?
+cat "$work/lie.out"
+[[ $rc -eq 1 ]] || fail "lie: exit status $rc, want 1"
+grep -q "FAIL tp_divergence/shared_noise_4ulp/r${ranks}/sglang" "$work/lie.out" || fail "lie: no FAIL line on stdout"
+grep -q "rank $bad_rank: backend 'reference' drew ids that are not gumbel_max of the rank's inputs" "$work/lie.out" ||
+  fail "lie: the reason does not name the rank"
+grep -q "^ok   tp_divergence/shared_noise_renorm/r${ranks}/sglang" "$work/lie.out" || fail "lie: an unfaulted case failed"
+
+# Option ranges (rank 0 prints the message; status 2).
+opt() {  # opt NAME PATTERN ARGS...
+  local name=$1 pattern=$2; shift 2
+  local out rc
+  out=$(timeout 60 "$mpirun" --allow-run-as-root --oversubscribe -np 1 "$tool" "$@" 2>&1); rc=$?
+  [[ $rc -eq 2 ]] && grep -qE -- "$pattern" <<<"$out" || fail "$name: rc=$rc, output: $out"
+}
+opt tp-seed-epoch-negative '-1 is not an integer in \[0, 18446744073709551615\]' tp --seed-epoch -1
+opt tp-rank-timeout-huge '1e20 is not a number in \(0, 604800\]' tp --rank-timeout 1e20
+opt tp-fault-case-unknown "--fault-case 'nosuch' is not a selected divergence case" tp --fault garbage --fault-rank 0 --fault-case nosuch
+opt stats-seed-epoch-negative '-1 is not an integer' stats --backend reference --seed-epoch -1
+
+# sampcheck-mpi stats: a rank that stops used to hang the job with no message; ranks started
+# with different arguments deadlocked (another stage) or passed (another seed epoch).
+start=$(date +%s)
+timeout 120 "$mpirun" --allow-run-as-root --oversubscribe -np "$ranks" "$tool" stats --backend reference \
+  --stage exponential_race --fault hang --fault-rank "$bad_rank" --rank-timeout 5 >"$work/stats_hang.out" 2>&1
+rc=$?
+cat "$work/stats_hang.out"
+[[ $rc -ne 124 ]] || fail "stats hang: the job hung (killed by timeout after 120 s)"
+[[ $rc -ne 0 ]] || fail "stats hang: exited 0"
+grep -q "did not complete within the rank timeout" "$work/stats_hang.out" || fail "stats hang: no message"
+echo "stats hang: reported in $(( $(date +%s) - start )) s"
+for differ in "--backend reference --stage exponential_race --seed-epoch 1" "--backend reference --stage gumbel_max" \
+  "--backend wrong:exponential_noise_scaled --stage exponential_race"; do
+  # shellcheck disable=SC2086  # $differ is a list of arguments
+  timeout 120 "$mpirun" --allow-run-as-root --oversubscribe -np 1 "$tool" stats --backend reference --stage exponential_race \
+    --rank-timeout 5 : -np 1 "$tool" stats --rank-timeout 5 $differ >"$work/stats_args.out" 2>&1
+  rc=$?
+  cat "$work/stats_args.out"
+  [[ $rc -ne 124 && $rc -ne 0 ]] || fail "stats with '$differ' on one rank: exit status $rc"
+  grep -q "the ranks were started with different arguments" "$work/stats_args.out" || fail "stats '$differ': no message"
 done
 echo "PASS ($ranks ranks)"

@@ -12,8 +12,10 @@
 // n = 2^20, where the power printed in each result is >= 0.99.
 #include "statistical/noise_harness.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <span>
 #include <stdexcept>
 
@@ -24,6 +26,7 @@
 #include "reference/reference_backend.h"
 #include "reference/rng/philox.h"
 #include "reference/rng/uniform.h"
+#include "core/split_mix64.h"
 #include "statistical/draw_harness.h"
 
 namespace sampcheck::statistical {
@@ -107,7 +110,7 @@ class FaultyNoiseBackend final : public Backend {
 };
 
 // A result under `prefix` that fails, with a raw p below the Holm-worst level of the whole
-// noise family (1e-4 / 54), so it is rejected in any run's Holm family that holds it (the
+// noise family (1e-4 / 60), so it is rejected in any run's Holm family that holds it (the
 // fault tests below run only the sources their fault touches, to keep CI time small).
 bool AnyFailure(const std::vector<CaseResult>& results, const std::string& prefix) {
   bool failed = false;
@@ -126,7 +129,11 @@ TEST(BackendNoiseHarness, ReferencePassesEverySourceWithStatedPower) {
   reference::ReferenceBackend ref;
   ASSERT_TRUE(DeclaresNoiseStage(ref));
   const auto results = RunBackendNoiseHarness(ref, 0, false);
-  EXPECT_EQ(static_cast<std::int64_t>(results.size()), BackendNoiseFamilySize());
+  // The family's p-values plus three structural checks per source (support, offset, seeds).
+  std::int64_t structural = 0;
+  for (const auto& r : results) structural += r.statistics && r.statistics->layer == TestLayer::kStructural;
+  EXPECT_EQ(structural, 3 * 6);
+  EXPECT_EQ(static_cast<std::int64_t>(results.size()) - structural, BackendNoiseFamilySize());
   EXPECT_EQ(BackendNoiseSources().size(), 6u);
   for (const auto& r : results) {
     EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
@@ -169,6 +176,107 @@ TEST(BackendNoiseHarness, SixteenBitUniformIsRejectedByItsAtomCount) {
   const auto results = RunBackendNoiseHarness(bad, 0, false, true, {"philox/uniform", "murmur3/uniform"});
   EXPECT_TRUE(AnyFailure(results, "noise/philox/uniform/floor"));
   EXPECT_TRUE(AnyFailure(results, "noise/murmur3/uniform/floor"));
+}
+
+// The result whose id is exactly `id`, or a test failure.
+const CaseResult& Find(const std::vector<CaseResult>& results, const std::string& id) {
+  for (const auto& r : results) {
+    if (r.id == id) return r;
+  }
+  ADD_FAILURE() << "no result " << id;
+  static const CaseResult none;
+  return none;
+}
+
+// L1 (alpha 0): 20 planted values outside a source's range among 2^20 samples used to pass all
+// of the battery; each now fails noise/<source>/support with the count and the first index.
+TEST(BackendNoiseHarness, SamplesOutsideTheRangeFailTheSupportCheckWithCountAndFirstIndex) {
+  struct Plant {
+    std::string source;
+    float value;
+  };
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<Plant> plants = {
+      {"philox/exponential", inf},   {"philox/exponential", -inf},  {"murmur3/exponential", 3e38f},
+      {"philox/exponential", -0.5f}, {"murmur3/exponential", -1.0f}, {"philox/uniform", 1.5f},
+      {"murmur3/uniform", -0.5f},    {"philox/uniform", 0.0f},       {"philox/exponential", 0.0f},
+      {"murmur3/exponential", 0.0f}, {"philox/gumbel", -inf},        {"murmur3/gumbel", inf},
+      {"philox/gumbel", std::numeric_limits<float>::quiet_NaN()},
+  };
+  for (const Plant& plant : plants) {
+    SCOPED_TRACE(plant.source + " " + std::to_string(plant.value));
+    FaultyNoiseBackend bad([&](std::span<float> x, const std::string&, const std::string&) {
+      for (std::size_t k = 0; k < 20; ++k) x[1000 + 40000 * k] = plant.value;  // 20 values, first at 1000
+    });
+    const auto results = RunBackendNoiseHarness(bad, 0, false, true, {plant.source});
+    const CaseResult& r = Find(results, "noise/" + plant.source + "/support");
+    EXPECT_EQ(r.verdict, Verdict::kFail) << r.reason;
+    EXPECT_NE(r.reason.find("20 of 1048576 samples"), std::string::npos) << r.reason;
+    EXPECT_NE(r.reason.find("first: sample 1000 ="), std::string::npos) << r.reason;
+    std::printf("%s: %s\n", r.id.c_str(), r.reason.c_str());
+  }
+}
+
+// A sorted stream has the law's values in the wrong order: the lag-1 correlation is about 1
+// and there are 2 runs instead of n / 2 (order p far below 1e-100).
+TEST(BackendNoiseHarness, ASortedStreamFailsTheOrderTest) {
+  FaultyNoiseBackend bad([](std::span<float> x, const std::string&, const std::string&) { std::sort(x.begin(), x.end()); });
+  const auto results = RunBackendNoiseHarness(bad, 0, false, true, {"philox/exponential", "murmur3/gumbel"});
+  EXPECT_TRUE(AnyFailure(results, "noise/philox/exponential/order"));
+  EXPECT_TRUE(AnyFailure(results, "noise/murmur3/gumbel/order"));
+}
+
+// No randomness at all: the quantile grid (i + 1/2) / n of U(0, 1), shuffled by a fixed
+// Fisher–Yates (SplitMix64), so neighbours are unrelated and the serial tests see nothing;
+// every PIT bin holds n / 100 +- 1, X^2 of order 1e-3 against df = 99: the too-even tail's
+// p is below 1e-60.
+TEST(BackendNoiseHarness, AShuffledQuantileGridFailsTheOrderTestAsTooEven) {
+  FaultyNoiseBackend bad([](std::span<float> x, const std::string& law, const std::string&) {
+    if (law != "uniform") return;
+    const std::size_t n = x.size();
+    for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<float>((static_cast<double>(i) + 0.5) / static_cast<double>(n));
+    SplitMix64 rng(0x9e3779b97f4a7c15ULL);
+    for (std::size_t i = n; i > 1; --i) std::swap(x[i - 1], x[rng.Next() % i]);
+  });
+  const auto results = RunBackendNoiseHarness(bad, 0, false, true, {"philox/uniform", "murmur3/uniform"});
+  EXPECT_TRUE(AnyFailure(results, "noise/philox/uniform/order"));
+  EXPECT_TRUE(AnyFailure(results, "noise/murmur3/uniform/order"));
+  EXPECT_EQ(Find(results, "noise/philox/uniform/support").verdict, Verdict::kPass);
+}
+
+// The reference with every row's seed (and, with `keep_offset` false, offset) replaced by 0.
+class IgnoresKeyBackend final : public Backend {
+ public:
+  explicit IgnoresKeyBackend(bool keep_offset) : keep_offset_(keep_offset) {}
+  std::string Name() const override { return "test:ignores_key"; }
+  std::vector<std::string> SupportedStages() const override { return {NoiseStage().name}; }
+  TensorMap Run(const std::string& stage, const Case& c) override {
+    Case copy = c;
+    for (auto& v : copy.inputs.at("seed").data<std::int64_t>()) v = 0;
+    if (!keep_offset_) {
+      for (auto& v : copy.inputs.at("offset").data<std::int64_t>()) v = 0;
+    }
+    return ref_.Run(stage, copy);
+  }
+
+ private:
+  bool keep_offset_;
+  reference::ReferenceBackend ref_;
+};
+
+// A backend that ignores the seed returns the same stream for every seed (correlation 1 at a
+// second seed); one that also ignores the offset returns counters 0.. for any offset.
+TEST(BackendNoiseHarness, ABackendThatIgnoresSeedOrOffsetFailsTheStreamChecks) {
+  IgnoresKeyBackend seedless(/*keep_offset=*/true);
+  auto results = RunBackendNoiseHarness(seedless, 0, false, true, {"philox/gumbel"});
+  EXPECT_EQ(Find(results, "noise/philox/gumbel/seeds").verdict, Verdict::kFail);
+  EXPECT_EQ(Find(results, "noise/philox/gumbel/offset").verdict, Verdict::kPass);
+  IgnoresKeyBackend keyless(/*keep_offset=*/false);
+  results = RunBackendNoiseHarness(keyless, 0, false, true, {"murmur3/uniform"});
+  const CaseResult& off = Find(results, "noise/murmur3/uniform/offset");
+  EXPECT_EQ(off.verdict, Verdict::kFail);
+  EXPECT_NE(off.reason.find("differ from the same counters"), std::string::npos) << off.reason;
+  EXPECT_EQ(Find(results, "noise/murmur3/uniform/seeds").verdict, Verdict::kFail);
 }
 
 TEST(BackendNoiseHarness, ABackendThatThrowsFailsEachSourceWithItsMessage) {

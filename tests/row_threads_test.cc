@@ -5,7 +5,11 @@
 // rethrown, as in a sequential run. Labels: unit. False-failure budget: none.
 #include "reference/row_threads.h"
 
+#include <sys/resource.h>
+
 #include <atomic>
+#include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -89,6 +93,37 @@ TEST(RowThreads, VisitsEveryRowOnceAndRethrowsTheLowestFailure) {
   EXPECT_THROW(reference::SetRowThreads(0), std::invalid_argument);
   reference::SetRowThreads(1);
 }
+
+TEST(RowThreads, CountsOutsideOneTo1024AreRefused) {
+  EXPECT_THROW(reference::SetRowThreads(0), std::invalid_argument);
+  EXPECT_THROW(reference::SetRowThreads(1025), std::invalid_argument);  // the contract's 1024
+  reference::SetRowThreads(1);
+}
+
+#if !defined(__SANITIZE_ADDRESS__) && !(defined(__has_feature) && __has_feature(address_sanitizer))
+// Under an address-space limit most of 1000 threads cannot be created (8 MiB stacks): that
+// used to leave joinable std::threads behind an exception, so std::terminate aborted the
+// process. Now the rows of threads not started run on the calling thread. In a child process
+// (a death test), whose limit cannot affect the others; not under ASan, which needs terabytes
+// of address space for its shadow.
+// The child's body: exits 0 when every row ran exactly once.
+[[noreturn]] void ThousandThreadsUnderAnAddressSpaceLimit() {
+  rlimit limit{};
+  limit.rlim_cur = limit.rlim_max = std::uint64_t{512} << 20;
+  if (::setrlimit(RLIMIT_AS, &limit) != 0) std::_Exit(3);
+  reference::SetRowThreads(1000);
+  std::vector<std::atomic<int>> seen(4000);
+  reference::ParallelRows(4000, [&](std::int64_t b) { seen[static_cast<std::size_t>(b)]++; });
+  for (const auto& s : seen) {
+    if (s.load() != 1) std::_Exit(4);
+  }
+  std::_Exit(0);
+}
+
+TEST(RowThreadsDeathTest, ThreadCreationFailureRunsTheRestOnTheCallingThread) {
+  EXPECT_EXIT(ThousandThreadsUnderAnAddressSpaceLimit(), ::testing::ExitedWithCode(0), "");
+}
+#endif
 
 }  // namespace
 }  // namespace sampcheck::testing

@@ -72,3 +72,67 @@ def test_a_corrupt_case_file_is_an_input_error_naming_it(tmp_path):
         sampcheck.golden.load(copy)
     with pytest.raises(sampcheck.InputError, match="manifest.json"):
         sampcheck.golden.load(tmp_path / "nowhere")
+
+
+def _greedy_copy(tmp_path):
+    """A greedy-only copy of golden/v1 (manifest and files), to plant faults in."""
+    manifest = json.loads((GOLDEN / "manifest.json").read_text())
+    manifest["cases"] = [e for e in manifest["cases"] if e["stage"] == "greedy"]
+    shutil.copytree(GOLDEN / "greedy", tmp_path / "greedy")
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    return tmp_path, manifest["cases"][0]
+
+
+# load used to hash each case with Path.read_bytes() before the bounded reader: a FIFO blocked
+# for ever, a link to /dev/zero grew to the memory limit, a huge case was read whole, and a
+# directory or missing file raised IsADirectoryError / FileNotFoundError.
+def test_load_refuses_a_fifo_without_blocking(tmp_path):
+    root, entry = _greedy_copy(tmp_path)
+    (root / entry["file"]).unlink()
+    os.mkfifo(root / entry["file"])
+    with pytest.raises(sampcheck.InputError, match="is a FIFO; sampcheck reads only regular files"):
+        sampcheck.golden.load(root)
+
+
+def test_load_refuses_dev_zero(tmp_path):
+    root, entry = _greedy_copy(tmp_path)
+    (root / entry["file"]).unlink()
+    (root / entry["file"]).symlink_to("/dev/zero")
+    with pytest.raises(sampcheck.InputError, match="is a character device"):
+        sampcheck.golden.load(root)
+
+
+def test_load_refuses_a_case_above_the_size_limit(tmp_path, monkeypatch):
+    root, entry = _greedy_copy(tmp_path)
+    monkeypatch.setenv("SAMPCHECK_MAX_CASE_BYTES", "64")
+    with pytest.raises(sampcheck.InputError, match="exceeds the limit of 64 bytes"):
+        sampcheck.golden.load(root)
+
+
+def test_load_names_a_directory_or_missing_case_with_input_error(tmp_path):
+    root, entry = _greedy_copy(tmp_path)
+    (root / entry["file"]).unlink()
+    (root / entry["file"]).mkdir()
+    with pytest.raises(sampcheck.InputError, match="is a directory"):
+        sampcheck.golden.load(root)
+    (root / entry["file"]).rmdir()
+    with pytest.raises(sampcheck.InputError, match=r"\.safetensors: cannot open"):
+        sampcheck.golden.load(root)
+
+
+def test_load_still_checks_the_digest(tmp_path):
+    root, entry = _greedy_copy(tmp_path)
+    data = bytearray((root / entry["file"]).read_bytes())
+    data[-1] ^= 1
+    (root / entry["file"]).write_bytes(bytes(data))
+    with pytest.raises(sampcheck.InputError, match="does not match the manifest's"):
+        sampcheck.golden.load(root)
+
+
+# An unknown name used to select nothing: load(dir, stage="top-p") returned [], so a test
+# parametrised over it collected nothing and passed.
+def test_load_refuses_unknown_stage_and_profile_names():
+    with pytest.raises(sampcheck.InputError, match="unknown stage 'top-p'; stages: .*top_p"):
+        sampcheck.golden.load(GOLDEN, stage="top-p")
+    with pytest.raises(sampcheck.InputError, match="unknown profile 'VLLM'"):
+        sampcheck.golden.load(GOLDEN, stage="top_p", profile="VLLM")

@@ -140,3 +140,13 @@ def test_python_usage_errors_name_the_arguments():
         sampcheck.reference.top_k(np.zeros((1, 4), np.float32), top_k=1, kk=3)
     with pytest.raises(TypeError, match="not one of sampcheck's"):
         sampcheck.reference.greedy(np.zeros((1, 4), np.complex64))
+
+
+# reference.run used to ignore a misspelt tensor or parameter name and run the stage with its
+# default; the CLI refuses both with the accepted names (golden/verifier.h UnknownNames).
+def test_run_refuses_unknown_tensor_and_parameter_names():
+    logits = np.array([[0.0, 1.0, 2.0]], dtype=np.float32)
+    with pytest.raises(sampcheck.InputError, match="tensor 'in.temprature' is not an input of stage 'softmax'"):
+        sampcheck.reference.run("softmax", {"logits": logits, "temprature": np.ones(1, np.float32)})
+    with pytest.raises(sampcheck.InputError, match="parameter 'ks_maxx' is not a parameter of stage 'top_k'"):
+        sampcheck.reference.run("top_k", {"logits": logits, "top_k": np.ones(1, np.int32)}, {"ks_maxx": 4})

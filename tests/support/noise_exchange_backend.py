@@ -7,8 +7,9 @@ log instead of a correctly rounded one (so exponential and Gumbel samples may di
 bit; the uniforms are exact).
 It shows that an exec backend gets the noise harness by declaring the stage.
 
-Usage: noise_exchange_backend.py [MODE] CASES_DIR RESPONSES_DIR; MODE "scaled" multiplies the
-Exp(1) samples by 1.05 (a planted bias the harness must reject).
+Usage: noise_exchange_backend.py [MODE] CASES_DIR RESPONSES_DIR. Faults the harness must reject
+(tests/noise_exchange_test.cc, tests/hostile_input_test.sh): "scaled" multiplies the Exp(1)
+samples by 1.05; "plant_inf" puts 20 values of +inf into each exponential row of 2^20.
 """
 import importlib.util
 import json
@@ -26,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 from noise_reference import murmur_key, philox_words  # noqa: E402  (the spec's generators, one copy)
 
 
-def noise(meta, t, scaled):
+def noise(meta, t, mode):
+    scaled = mode == "scaled"
     params = meta["params"]
     law, generator, n = params["law"], params.get("generator", "philox"), params.get("n", 1)
     out = np.zeros((t["seed"].shape[0], n), dtype=np.float32)
@@ -45,6 +47,8 @@ def noise(meta, t, scaled):
             else:
                 raise ValueError(f"unknown generator {generator}")
             out[b] = x.astype(np.float32) * (np.float32(1.05) if scaled and law == "exponential" else np.float32(1))
+            if mode == "plant_inf" and law == "exponential" and n >= 2**20:
+                out[b, 1000::40000][:20] = np.inf
     return {"noise": out}
 
 
@@ -60,7 +64,7 @@ def main(mode, cases_dir, responses_dir):
             meta_text, tensors = example.read_safetensors(cases_dir / entry["file"])
             meta = json.loads(meta_text["sampcheck.case"])
             inputs = {name[3:]: arr for name, arr in tensors.items() if name.startswith("in.")}
-            outputs = noise(meta, inputs, mode == "scaled")
+            outputs = noise(meta, inputs, mode)
             example.write_safetensors(responses_dir / f"{stem}.safetensors", {"out." + k: v for k, v in outputs.items()})
         except Exception as e:
             (responses_dir / f"{stem}.error").write_text(f"{type(e).__name__}: {e}\n")
