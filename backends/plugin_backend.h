@@ -22,7 +22,6 @@
 
 #include <filesystem>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -41,7 +40,7 @@ class PluginBackend final : public Backend {
 
   std::string Name() const override { return name_; }
   std::vector<std::string> SupportedStages() const override;
-  bool SupportsProfile(const std::string& stage, Profile profile) const override;
+  StageCapabilities Capabilities(const std::string& stage) const override;
   TensorMap Run(const std::string& stage, const Case& c) override;
 
  private:
@@ -49,7 +48,7 @@ class PluginBackend final : public Backend {
   void* handle_ = nullptr;
   const sampcheck_backend* descriptor_ = nullptr;
   std::string name_;
-  std::map<std::string, std::set<std::string>> profiles_by_stage_;
+  std::map<std::string, ProfileSet> profiles_by_stage_;  // declared by name, parsed once
 };
 
 }  // namespace sampcheck::backends

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/backend_registry.h"
 #include "core/error.h"
 #include "distributed/mpi_commands.h"
 #include "distributed/sharded_backend.h"
@@ -24,7 +25,8 @@ int RunShardedStats(const ShardedStatsOptions& options) {
     // and the collectives would not match.
     throw InputError("--budget is not available in a sharded run");
   }
-  auto sharded = std::make_unique<ShardedBackend>(cli::MakeStatsBackend(options.backend), MPI_COMM_WORLD);
+  auto sharded =
+      std::make_unique<ShardedBackend>(cli::MakeBackend(options.backend, cli::BackendOptions{}), MPI_COMM_WORLD);
   const auto start = std::chrono::steady_clock::now();
   const auto results = cli::RunStatisticalCases(*sharded, options.run);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -15,7 +15,7 @@ ShardedBackend::ShardedBackend(std::unique_ptr<Backend> inner, MPI_Comm comm) : 
 }
 
 Tensor ShardedBackend::CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) {
-  if (!inner_->SupportsCountDrawsRange(stage)) {
+  if (!inner_->Capabilities(stage).count_draws_range) {
     if (rank_ == 0) local_draws_ += draws;  // every rank draws them all: count them once
     return inner_->CountDraws(stage, c, draws, seed);
   }

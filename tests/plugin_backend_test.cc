@@ -60,8 +60,8 @@ TEST(PluginBackend, ExamplePluginPassesItsStagesAndSkipsUndeclaredProfiles) {
   PluginBackend plugin(SAMPCHECK_EXAMPLE_PLUGIN);
   EXPECT_EQ(plugin.Name(), "example-c-plugin");
   EXPECT_EQ(plugin.SupportedStages(), (std::vector<std::string>{"greedy", "logit_bias", "token_bitmask"}));
-  EXPECT_TRUE(plugin.SupportsProfile("logit_bias", Profile::kVllm));
-  EXPECT_FALSE(plugin.SupportsProfile("logit_bias", Profile::kSglang));
+  EXPECT_TRUE(plugin.Capabilities("logit_bias").profiles.Contains(Profile::kVllm));
+  EXPECT_FALSE(plugin.Capabilities("logit_bias").profiles.Contains(Profile::kSglang));
   golden::VerifyOptions options;
   options.stages = {"greedy", "token_bitmask", "logit_bias"};
   const auto results = golden::VerifyGoldenSet(kGolden, plugin, options);
