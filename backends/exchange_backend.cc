@@ -122,8 +122,7 @@ ExchangeBackend::ExchangeBackend(std::string command_template, double case_timeo
     }
     for (const auto& p : profiles) {
       if (!p.is_string()) throw InputError(what + ": stage '" + stage + "' has a profile that is not a string");
-      RequireStageProfile(info, p.get<std::string>());
-      profiles_by_stage_[stage].insert(p.get<std::string>());
+      profiles_by_stage_[stage].Add(RequireStageProfile(info, p.get<std::string>()));
     }
   }
   if (d.contains("count_draws")) {
@@ -142,10 +141,10 @@ std::vector<std::string> ExchangeBackend::SupportedStages() const {
   return out;
 }
 
-bool ExchangeBackend::SupportsProfile(const std::string& stage, Profile profile) const {
+StageCapabilities ExchangeBackend::Capabilities(const std::string& stage) const {
   auto it = profiles_by_stage_.find(stage);
-  // The backend declared its profiles by name (the C ABI and the exchange protocol speak names).
-  return it != profiles_by_stage_.end() && it->second.contains(std::string(ProfileName(profile)));
+  return {.profiles = it == profiles_by_stage_.end() ? ProfileSet{} : it->second,
+          .count_draws = draw_stages_.contains(stage)};
 }
 
 std::vector<Backend::CaseOutcome> ExchangeBackend::Exchange(const std::string& request,
@@ -242,7 +241,7 @@ std::vector<Backend::CaseOutcome> ExchangeBackend::RunBatch(const std::string& s
 }
 
 Tensor ExchangeBackend::CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) {
-  if (!SupportsCountDraws(stage)) return Backend::CountDraws(stage, c, draws, seed);
+  if (!draw_stages_.contains(stage)) return Backend::CountDraws(stage, c, draws, seed);
   if (draws <= 0) throw InputError("the number of draws must be positive");
   auto outcomes = Exchange("run", {{&c, draws, seed}}, nullptr);
   CaseOutcome& o = outcomes.at(0);

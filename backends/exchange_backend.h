@@ -47,11 +47,10 @@ class ExchangeBackend final : public Backend {
 
   std::string Name() const override { return name_; }
   std::vector<std::string> SupportedStages() const override;
-  bool SupportsProfile(const std::string& stage, Profile profile) const override;
+  StageCapabilities Capabilities(const std::string& stage) const override;
   TensorMap Run(const std::string& stage, const Case& c) override;
   std::vector<CaseOutcome> RunBatch(const std::string& stage, const std::vector<const Case*>& cases,
                                     const OutcomeCallback& on_outcome) override;
-  bool SupportsCountDraws(const std::string& stage) const override { return draw_stages_.contains(stage); }
   Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override;
 
  private:
@@ -66,7 +65,7 @@ class ExchangeBackend final : public Backend {
   std::string command_template_;
   double case_timeout_s_;
   std::string name_;
-  std::map<std::string, std::set<std::string>> profiles_by_stage_;
+  std::map<std::string, ProfileSet> profiles_by_stage_;  // declared by name, parsed once
   std::set<std::string> draw_stages_;
 };
 

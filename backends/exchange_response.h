@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Reading one response of an exec backend (docs/spec/exchange.md "Responses"): the parser of
+// Reading one response of an exec backend (docs/spec/exchange.md "run"): the parser of
 // untrusted input behind backends/exchange_backend.h, separate so that it can be fuzzed
 // (fuzz/exchange_response_fuzz.cc).
 //

@@ -99,10 +99,19 @@ std::vector<Backend::CaseOutcome> IsolatedBackend::RunBatch(const std::string& s
 }
 
 Tensor IsolatedBackend::CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) {
+  return CountInChild([&] { return inner_->CountDraws(stage, c, draws, seed); });
+}
+
+Tensor IsolatedBackend::CountDrawsRange(const std::string& stage, const Case& c, std::int64_t first_draw,
+                                        std::int64_t draws, std::uint64_t seed) {
+  return CountInChild([&] { return inner_->CountDrawsRange(stage, c, first_draw, draws, seed); });
+}
+
+Tensor IsolatedBackend::CountInChild(const std::function<Tensor()>& count) {
   ForkedChild child([&](int fd) {
     CaseOutcome o;
     try {
-      o.outputs.emplace("counts", inner_->CountDraws(stage, c, draws, seed));
+      o.outputs.emplace("counts", count());
     } catch (const std::exception& e) {
       o.error = e.what();
     }

@@ -13,13 +13,15 @@
 //   case", "... aborted (SIGABRT) ...", "... exited with status 3 ...", "timed out after
 //   10 s"; a fresh child then runs the rest of the group. Cases already returned keep their
 //   outcome.
-// - Run is RunBatch of one case, throwing InputError with the reason. CountDraws runs in a
-//   child the same way. Name, stages and profiles are the wrapped backend's.
+// - Run is RunBatch of one case, throwing InputError with the reason. CountDraws and
+//   CountDrawsRange run in a child the same way. Name, stages and capabilities
+//   (core/stage_capabilities.h) are the wrapped backend's.
 // - The wrapped backend's state changes made in a child (caches, counters) are lost.
 // Example: IsolatedBackend b(std::make_unique<PluginBackend>(path), 10.0);
 //   b.RunBatch("greedy", {&ok, &crashing, &ok2}, {}) -> {outputs, "backend process crashed with
 //   SIGSEGV ...", outputs}
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,20 +38,17 @@ class IsolatedBackend final : public Backend {
 
   std::string Name() const override { return inner_->Name(); }
   std::vector<std::string> SupportedStages() const override { return inner_->SupportedStages(); }
-  bool SupportsProfile(const std::string& stage, Profile profile) const override {
-    return inner_->SupportsProfile(stage, profile);
-  }
-  bool SupportsCountDraws(const std::string& stage) const override { return inner_->SupportsCountDraws(stage); }
-  bool CountsWithReferenceNoise(const std::string& stage) const override {
-    return inner_->CountsWithReferenceNoise(stage);
-  }
-  bool ClaimsBitwise(const std::string& stage) const override { return inner_->ClaimsBitwise(stage); }
+  StageCapabilities Capabilities(const std::string& stage) const override { return inner_->Capabilities(stage); }
   TensorMap Run(const std::string& stage, const Case& c) override;
   std::vector<CaseOutcome> RunBatch(const std::string& stage, const std::vector<const Case*>& cases,
                                     const OutcomeCallback& on_outcome) override;
   Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override;
+  Tensor CountDrawsRange(const std::string& stage, const Case& c, std::int64_t first_draw, std::int64_t draws,
+                         std::uint64_t seed) override;
 
  private:
+  // Runs `count` (one of inner_'s count calls) in a child and returns its counts.
+  Tensor CountInChild(const std::function<Tensor()>& count);
   std::unique_ptr<Backend> inner_;
   double case_timeout_s_;
 };

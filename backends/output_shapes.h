@@ -3,7 +3,7 @@
 // The output shapes a case calls for, from the stage catalogue's symbolic shapes
 // (core/stage_catalogue.h, e.g. inputs "[B, V]" and "[B, K]", output "[B, K + 1]") bound to
 // the case's input tensors. Used to refuse a backend's response from its header alone, before
-// its data is read (docs/spec/exchange.md "Responses"), so a response of the wrong size costs
+// its data is read (docs/spec/exchange.md "run"), so a response of the wrong size costs
 // no memory.
 //
 // Contract: each symbol (B, V, K, ...) takes the extent of the first present input that names

@@ -121,11 +121,10 @@ PluginBackend::PluginBackend(const std::filesystem::path& path) : path_(path) {
       for (std::int32_t k = 0; k < s.n_profiles; ++k) {
         const std::string profile = CString(s.profiles[k], where + "plugin stage '" + stage + "' profile");
         try {
-          RequireStageProfile(info, profile);
+          profiles.Add(RequireStageProfile(info, profile));
         } catch (const InputError& e) {
           throw InputError(where + "plugin stage '" + stage + "': " + e.what());
         }
-        profiles.insert(profile);
       }
     }
     // The optional second export: stages claimed only in distribution.
@@ -165,10 +164,10 @@ std::vector<std::string> PluginBackend::SupportedStages() const {
   return out;
 }
 
-bool PluginBackend::SupportsProfile(const std::string& stage, Profile profile) const {
+StageCapabilities PluginBackend::Capabilities(const std::string& stage) const {
   auto it = profiles_by_stage_.find(stage);
-  // The backend declared its profiles by name (the C ABI and the exchange protocol speak names).
-  return it != profiles_by_stage_.end() && it->second.contains(std::string(ProfileName(profile)));
+  return {.profiles = it == profiles_by_stage_.end() ? ProfileSet{} : it->second,
+          .claims_bitwise = !distributional_.contains(stage)};
 }
 
 TensorMap PluginBackend::Run(const std::string& stage, const Case& c) {

@@ -10,7 +10,7 @@
 //   release_outputs, or a stage list naming an unknown stage or profile: InputError naming the
 //   file and the fault (for the version: the plugin's and the supported one).
 // - Distributional stages: when the plugin also exports sampcheck_backend_v1_distributional_stages,
-//   the stages it names are claimed only in distribution (ClaimsBitwise false); a name that is
+//   the stages it names are claimed only in distribution (Capabilities().claims_bitwise false); a name that is
 //   not a declared stage, a negative count or a NULL list is an InputError naming the file.
 // - Run: inputs are passed as views of the case's tensors; outputs are copied into owned
 //   tensors and released through the plugin. A non-zero return code becomes an InputError
@@ -44,8 +44,7 @@ class PluginBackend final : public Backend {
 
   std::string Name() const override { return name_; }
   std::vector<std::string> SupportedStages() const override;
-  bool SupportsProfile(const std::string& stage, Profile profile) const override;
-  bool ClaimsBitwise(const std::string& stage) const override { return !distributional_.contains(stage); }
+  StageCapabilities Capabilities(const std::string& stage) const override;
   TensorMap Run(const std::string& stage, const Case& c) override;
 
  private:
@@ -53,8 +52,8 @@ class PluginBackend final : public Backend {
   void* handle_ = nullptr;
   const sampcheck_backend* descriptor_ = nullptr;
   std::string name_;
-  std::map<std::string, std::set<std::string>> profiles_by_stage_;
-  std::set<std::string> distributional_;
+  std::map<std::string, ProfileSet> profiles_by_stage_;  // declared by name, parsed once
+  std::set<std::string> distributional_;  // claimed only in distribution (not bit for bit)
 };
 
 }  // namespace sampcheck::backends

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The checks on one output tensor a C ABI plugin returns (docs/spec/plugin_abi.md "Outputs"),
+// The checks on one output tensor a C ABI plugin returns (docs/spec/plugin_abi.md "run"),
 // separate from backends/plugin_backend.h so that they can be fuzzed
 // (fuzz/plugin_output_fuzz.cc).
 //

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Device speed of filter + draw from f32 logits (docs/gpu.md "Speed on a device";
+// Device speed of filter + draw from f32 logits (docs/gpu.md "Speed";
 // bench/README.md "Device"): top-k 50, top-p 0.9, min-p off (0) or on (0.05), temperature 1,
 // at B in {1, 64, 256} x V in {32000, 128256, 151936}; and, at 1 x 128256 and 64 x 128256,
 // the worst cases the goals bound (docs/gpu.md "Cost model"): flat rows (every logit 0),

@@ -21,7 +21,7 @@ Run when python3-torch is installed (Debian: apt-get install python3-torch), wit
 system interpreter: /usr/bin/python3 bench/torch_compare.py [--threads N] [--repeat R]
 [--clock wall|cpu] (cpu: process CPU time, for a machine shared with other jobs).
 Compare against sampcheck_bench's ratios to its own plain-read baselines measured on the
-same machine (bench/README.md "PyTorch comparison"): both sides are normalised by one read.
+same machine (bench/README.md "The memory floor"): both sides are normalised by one read.
 """
 
 import argparse

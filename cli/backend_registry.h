@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Backends by name, for --backend: the built-in ones, "plugin:PATH" (a C ABI plugin,
-// docs/spec/plugin_abi.md) and "exec:COMMAND" (an exchange-directory command,
-// docs/spec/exchange.md). Unknown names get an InputError listing the valid ones.
+// The one backend factory behind every command's --backend (docs/spec/cli.md "Backends"): the
+// built-in backends, "wrong:NAME" (a planted bug: statistical/wrong_samplers.h, and the fast
+// kernel's in gpu/fast_backend.h), "plugin:PATH" (a C ABI plugin, docs/spec/plugin_abi.md) and
+// "exec:COMMAND" (an exchange-directory command, docs/spec/exchange.md), each wrapped in fault
+// isolation (backends/isolated_backend.h) where the options say so. `golden verify`,
+// `conform`, `stats` (and `--against`) and sampcheck-mpi's `stats` and `tp` all call it, so a
+// name that works in one works in all. Unknown names get an InputError listing the valid ones.
+// Example: MakeBackend("wrong:top_p_off_by_one", {})->Name() == "wrong:top_p_off_by_one".
 
 #include <memory>
 #include <optional>
@@ -13,13 +18,13 @@
 
 namespace sampcheck::cli {
 
+// The built-in names (without the wrong:, plugin: and exec: forms).
 std::vector<std::string> BuiltinBackendNames();
-std::unique_ptr<Backend> MakeBackend(const std::string& name);
 
 // Fault isolation (docs/spec/cli.md "Backends"): `isolate` unset means the default, on for
-// plugin and exec backends and off for built-in ones. Plugins are isolated by running each
-// case group in a forked child (backends/isolated_backend.h); an exec backend is a separate
-// process already, and --no-isolate does not change that.
+// plugin backends and off for built-in and wrong: ones. Isolated backends run each case group
+// in a forked child (backends/isolated_backend.h); an exec backend is a separate process
+// already, and --no-isolate does not change that.
 struct BackendOptions {
   std::optional<bool> isolate;
   double case_timeout_s = 60.0;

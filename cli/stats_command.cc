@@ -12,28 +12,12 @@
 #include "cli/option_checks.h"
 #include "cli/progress_bar.h"
 #include "core/error.h"
-#include "gpu/fast_backend.h"
 #include "harness/statistical_run.h"
 #include "harness/two_sample.h"
 #include "reports/conform_report.h"
 #include "reports/report_set.h"
-#include "statistical/wrong_samplers.h"
 
 namespace sampcheck::cli {
-std::unique_ptr<Backend> MakeStatsBackend(const std::string& name) {
-  constexpr std::string_view kWrong = "wrong:";
-  if (name.rfind(kWrong, 0) == 0) {
-    // The fast kernel's planted filter bugs (gpu/fast_backend.h), then the reference's.
-    if (auto fast = gpu::MakeGpuFastWrongBackend(name.substr(kWrong.size()))) return fast;
-    try {
-      return statistical::MakeWrongSampler(name.substr(kWrong.size()));
-    } catch (const std::invalid_argument& e) {
-      throw InputError(e.what());
-    }
-  }
-  return MakeBackend(name, BackendOptions{});  // plugin: and exec: too, isolated by default
-}
-
 std::vector<CaseResult> RunStatisticalCases(Backend& backend, const StatsRunOptions& options) {
   // Progress (cli/progress_bar.h) without a failure count: verdicts come after Holm.
   auto bar = std::make_shared<ProgressBar>(
@@ -48,7 +32,8 @@ std::vector<CaseResult> RunStatisticalCases(Backend& backend, const StatsRunOpti
 
 StatsCommand::StatsCommand(CLI::App& app) {
   command_ = app.add_subcommand("stats", "Run the statistical harnesses (draws, reproducibility, noise) against a backend");
-  command_->add_option("--backend", backend_, "Backend name (built in, or wrong:<name> for a deliberately wrong sampler)")
+  command_->add_option("--backend", backend_,
+                       "Backend name (as for conform; wrong:<name> for a deliberately wrong sampler)")
       ->required();
   command_->add_option("--stage", options_.stages, "Only these stages");
   command_->add_option("--profile", options_.profiles, "Only these profiles");
@@ -65,14 +50,14 @@ StatsCommand::StatsCommand(CLI::App& app) {
 }
 
 int StatsCommand::Run() const {
-  auto backend = MakeStatsBackend(backend_);
+  auto backend = MakeBackend(backend_, BackendOptions{});
   std::unique_ptr<Backend> other;
   std::vector<CaseResult> results;
   if ((no_bitwise_ || no_homogeneity_) && against_.empty()) {
     throw InputError("--no-bitwise and --no-homogeneity apply only with --against");
   }
   if (!against_.empty()) {
-    other = MakeStatsBackend(against_);
+    other = MakeBackend(against_, BackendOptions{});
     results = harness::RunTwoSample(*backend, *other,
                                     {.stages = options_.stages, .profiles = options_.profiles,
                                      .seed_epoch = options_.seed_epoch, .thorough = options_.thorough,

@@ -7,9 +7,9 @@
 // `--against B`: backend A against backend B instead of against the reference's laws: golden
 // cases bit for bit and draw counts by a two-sample homogeneity test (harness/two_sample.h).
 //
-// Backends: the built-in names of cli/backend_registry.h, plus "wrong:<name>" for the
-// deliberately wrong samplers (statistical/wrong_samplers.h), so that anyone can watch the
-// harness reject a planted bug.
+// Backends: any name of cli/backend_registry.h, "wrong:<name>" included (the deliberately
+// wrong samplers, statistical/wrong_samplers.h), so that anyone can watch the harness reject a
+// planted bug.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -25,9 +25,6 @@ namespace sampcheck::cli {
 
 // The selection and sizes of a statistical run (harness/statistical_run.h).
 using StatsRunOptions = harness::StatisticalRunOptions;
-
-// The backend for `stats`: "wrong:<name>" or a built-in.
-std::unique_ptr<Backend> MakeStatsBackend(const std::string& name);
 
 // harness::RunStatisticalCases with a progress bar on stderr.
 std::vector<CaseResult> RunStatisticalCases(Backend& backend, const StatsRunOptions& options);

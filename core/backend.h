@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The in-process backend interface (docs/architecture.md "Backends"): named tensors in, named tensors
-// out. A backend declares the stages it supports; `Run` receives a case (inputs, JSON
-// parameters, profile) and returns the stage's outputs by name. It reports bad input by
+// out. A backend declares the stages it supports and, per stage, its capabilities
+// (core/stage_capabilities.h); `Run` receives a case (inputs, JSON parameters, profile) and
+// returns the stage's outputs by name. It reports bad input by
 // throwing (InputError or std::invalid_argument); the runner records the message as the
 // case's failure reason.
 
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "core/case.h"
+#include "core/stage_capabilities.h"
 
 namespace sampcheck {
 
@@ -26,17 +28,16 @@ class Backend {
   virtual std::vector<std::string> SupportedStages() const = 0;
   virtual TensorMap Run(const std::string& stage, const Case& c) = 0;
 
-  // Distributional tier (docs/spec/statistics.md): draw `draws` tokens per row of a stochastic
-  // case with the backend's OWN randomness, seeded by `seed`, and return the counts as an i64
-  // tensor [rows, V] whose rows each sum to `draws`. The case's noise inputs, if any, are
-  // absent: supplying them is the other way to test a draw (noise as input, through Run).
-  // Backends that cannot draw on their own keep the defaults.
-  virtual bool SupportsCountDraws(const std::string& /*stage*/) const { return false; }
-  // Whether CountDraws draws with the reference's own noise (reference/count_draws.h: 24-bit
-  // Philox uniforms and its race), so that a target stated for that noise's floor applies
-  // (the tail families, docs/spec/harness.md "Tail amplifiers"). Only the reference and the
-  // wrong samplers built on it say yes; a backend's own noise has its own floor.
-  virtual bool CountsWithReferenceNoise(const std::string& /*stage*/) const { return false; }
+  // What the backend declares about `stage` (core/stage_capabilities.h): its profiles, whether
+  // it claims the outputs bit for bit, how it draws on its own, whether its statistical cases
+  // are skipped. A backend that wraps another forwards the inner backend's whole struct.
+  virtual StageCapabilities Capabilities(const std::string& /*stage*/) const { return {}; }
+
+  // Own randomness (docs/spec/statistics.md), for stages whose Capabilities say count_draws:
+  // draw `draws` tokens per row of a stochastic case with the backend's OWN randomness, seeded
+  // by `seed`, and return the counts as an i64 tensor [rows, V] whose rows each sum to `draws`.
+  // The case's noise inputs, if any, are absent: supplying them is the other way to test a draw
+  // (noise as input, through Run).
   virtual Tensor CountDraws(const std::string& stage, const Case& /*c*/, std::int64_t /*draws*/,
                             std::uint64_t /*seed*/) {
     throw std::invalid_argument("backend '" + Name() + "' cannot draw stage '" + stage + "' with its own randomness");
@@ -47,18 +48,10 @@ class Backend {
   // (statistical/noise_harness.h) through Run, like any stage. Gate on what a backend
   // declares, never on its name.
 
-  // Whether the backend claims the stage's outputs bit for bit (its catalogue tier: exact or
-  // canonical). A backend that claims only the distributional tier for a stage (gpu-fast,
-  // docs/gpu.md "gpu-fast": free reduction order, its own Philox draws) returns false: golden
-  // verify skips the stage's golden cases with that reason, and the statistical harness
-  // judges its draws against the exact target.
-  virtual bool ClaimsBitwise(const std::string& /*stage*/) const { return true; }
-
-  // Sharded statistics (docs/spec/sharded_statistics.md): the counts of draws
-  // [first_draw, first_draw + draws) of the stream whose draw d is CountDraws' draw d (same
-  // stage, case and seed), so that the counts of disjoint ranges add up to CountDraws over
-  // their union, bit for bit. Backends whose draws are not indexed that way keep the defaults.
-  virtual bool SupportsCountDrawsRange(const std::string& /*stage*/) const { return false; }
+  // Sharded statistics (docs/spec/sharded_statistics.md), for stages whose Capabilities say
+  // count_draws_range: the counts of draws [first_draw, first_draw + draws) of the stream whose
+  // draw d is CountDraws' draw d (same stage, case and seed), so that the counts of disjoint
+  // ranges add up to CountDraws over their union, bit for bit.
   virtual Tensor CountDrawsRange(const std::string& stage, const Case& c, std::int64_t first_draw, std::int64_t draws,
                                  std::uint64_t seed) {
     if (first_draw == 0) return CountDraws(stage, c, draws, seed);
@@ -66,15 +59,7 @@ class Backend {
                                 std::to_string(first_draw));
   }
 
-  // Statistical cases through Run (docs/spec/statistics.md): empty runs them; otherwise the
-  // reason the backend's statistical cases of `stage` are skipped (a backend declares it, e.g.
-  // when the stage's replicated batches, up to 10^5 rows of V = 8193, would take hours on it).
-  virtual std::string StatisticalSkipReason(const std::string& /*stage*/) const { return {}; }
-
   // Plugin, exchange and isolated backends (docs/spec/plugin_abi.md, docs/spec/exchange.md).
-  // A backend may implement a stage for some profiles only; cases of other profiles are
-  // skipped with that reason.
-  virtual bool SupportsProfile(const std::string& /*stage*/, Profile /*profile*/) const { return true; }
   // Runs a group of cases of one stage and returns one outcome per case, in order: an
   // out-of-process backend runs the group in one child process or one command invocation.
   // A case's failure (a thrown error, a crash, a time-out) is its outcome's `error`, never an

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The judgement of one case, whoever judged it (docs/spec/report.md "Cases"): the golden
+// The judgement of one case, whoever judged it (docs/spec/report.md "Schema"): the golden
 // verifier (exact and ulp rules), the statistical harnesses (a hypothesis test), the
 // invariance and reproducibility checks. reports/ turns a list of them into report.json;
 // nothing but reports/ builds JSON from it.

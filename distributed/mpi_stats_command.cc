@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/backend_registry.h"
 #include "core/error.h"
 #include "distributed/mpi_commands.h"
 #include "distributed/mpi_wait.h"
@@ -80,7 +81,7 @@ int RunShardedStats(const ShardedStatsOptions& options) {
     for (;;) ::pause();  // the others must end the job by their deadline
   }
   auto sharded =
-      std::make_unique<ShardedBackend>(cli::MakeStatsBackend(options.backend), MPI_COMM_WORLD, options.rank_timeout_s);
+      std::make_unique<ShardedBackend>(cli::MakeBackend(options.backend, cli::BackendOptions{}), MPI_COMM_WORLD, options.rank_timeout_s);
   const auto start = std::chrono::steady_clock::now();
   const auto results = cli::RunStatisticalCases(*sharded, options.run);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

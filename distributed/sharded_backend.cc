@@ -60,7 +60,7 @@ Tensor ShardedBackend::CountDraws(const std::string& stage, const Case& c, std::
                      "' with " + std::to_string(draws) + " draws and seed " + std::to_string(seed) +
                      "; every rank must be started with the same arguments");
   }
-  if (!inner_->SupportsCountDrawsRange(stage)) {
+  if (!inner_->Capabilities(stage).count_draws_range) {
     if (rank_ == 0) local_draws_ += draws;  // every rank draws them all: count them once
     return inner_->CountDraws(stage, c, draws, seed);
   }

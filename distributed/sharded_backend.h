@@ -3,11 +3,12 @@
 // ShardedBackend: a backend whose CountDraws is split across the ranks of an MPI job
 // (docs/spec/sharded_statistics.md). Every rank runs the same statistical harness on the same
 // cases in the same order; when the wrapped backend can count a range of draws
-// (Backend::SupportsCountDrawsRange), rank k counts the draws of ShardRange(n, R, k)
+// (StageCapabilities::count_draws_range), rank k counts the draws of ShardRange(n, R, k)
 // (distributed/shard_range.h) and MPI_Allreduce(MPI_SUM) over int64 counts gives every rank
 // the whole count tensor, equal bit for bit to one process's CountDraws. Otherwise every rank
-// calls the wrapped CountDraws itself (same counts, no speed-up). Name, stages, profiles and
-// Run are the wrapped backend's, so the report is the single-process report byte for byte.
+// calls the wrapped CountDraws itself (same counts, no speed-up). Name, stages, capabilities
+// (core/stage_capabilities.h) and Run are the wrapped backend's, so the report is the
+// single-process report byte for byte.
 //
 // Contract:
 // - Collective: every rank must call CountDraws with the same arguments in the same order.
@@ -36,14 +37,13 @@ class ShardedBackend final : public Backend {
   std::string Name() const override { return inner_->Name(); }
   std::vector<std::string> SupportedStages() const override { return inner_->SupportedStages(); }
   TensorMap Run(const std::string& stage, const Case& c) override { return inner_->Run(stage, c); }
-  bool SupportsProfile(const std::string& stage, Profile profile) const override {
-    return inner_->SupportsProfile(stage, profile);
-  }
-  bool SupportsCountDraws(const std::string& stage) const override { return inner_->SupportsCountDraws(stage); }
-  bool CountsWithReferenceNoise(const std::string& stage) const override {
-    return inner_->CountsWithReferenceNoise(stage);
-  }
+  StageCapabilities Capabilities(const std::string& stage) const override { return inner_->Capabilities(stage); }
   Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override;
+  // One rank's range, not collective: the wrapped backend's.
+  Tensor CountDrawsRange(const std::string& stage, const Case& c, std::int64_t first_draw, std::int64_t draws,
+                         std::uint64_t seed) override {
+    return inner_->CountDrawsRange(stage, c, first_draw, draws, seed);
+  }
   std::vector<CaseOutcome> RunBatch(const std::string& stage, const std::vector<const Case*>& cases,
                                     const OutcomeCallback& on_outcome) override {
     return inner_->RunBatch(stage, cases, on_outcome);

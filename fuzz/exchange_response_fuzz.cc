@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: an exec backend's response (backends/exchange_response.h,
-// docs/spec/exchange.md "Responses") to a fixed greedy case (in.logits f32 [2, 3]), both as a
+// docs/spec/exchange.md "run") to a fixed greedy case (in.logits f32 [2, 3]), both as a
 // run response and as a count-draws response (draws 10). The first input byte picks which.
 // Oracle: ParseExchangeResponse never throws; an accepted run response has out.token i64 [2]
 // only, an accepted draw response counts i64 [2, 3] with rows summing to 10; anything else

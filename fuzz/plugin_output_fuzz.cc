@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the checks on a plugin's output tensor (backends/plugin_output.h,
-// docs/spec/plugin_abi.md "Outputs"). The input bytes give a flags byte (bit 0: NULL shape,
+// docs/spec/plugin_abi.md "run"). The input bytes give a flags byte (bit 0: NULL shape,
 // bit 1: NULL data), dtype (i32), ndim (i32), 8 extents (i64 each) and nbytes (u64); the rest
 // is the data buffer. Inputs whose nbytes exceed
 // the bytes actually supplied are skipped: the C ABI trusts the data pointer for nbytes bytes,

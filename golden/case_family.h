@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Case families: what one golden/<stem>_cases.cc contributes to the golden sets
-// (docs/spec/golden.md "Case families"). A family registers itself from its own file with
+// (docs/spec/golden.md "Generation"). A family registers itself from its own file with
 // SAMPCHECK_CASE_FAMILY, so adding a stage needs no edit to the generator: the generator runs
 // every family in the order of the catalogue (core/stage_catalogue.h), and the `full` set's
 // large-vocabulary family asks each stage's family for its inputs.

@@ -77,13 +77,13 @@ std::optional<GoldenCase> PrepareCase(const std::filesystem::path& dir, const Ma
     r.reason = "backend '" + backend.Name() + "' does not support stage '" + e.stage + "'";
     return std::nullopt;
   }
-  if (!backend.SupportsProfile(e.stage, e.profile)) {
+  if (!backend.Capabilities(e.stage).profiles.Contains(e.profile)) {
     r.verdict = Verdict::kSkip;
     r.reason = "backend '" + backend.Name() + "' does not declare profile '" + std::string(ProfileName(e.profile)) +
                "' for stage '" + e.stage + "'";
     return std::nullopt;
   }
-  if (!backend.ClaimsBitwise(e.stage)) {
+  if (!backend.Capabilities(e.stage).claims_bitwise) {
     r.verdict = Verdict::kSkip;
     r.reason = "backend '" + backend.Name() + "' claims only the distributional tier for stage '" + e.stage +
                "': judged by the statistical harness, not by goldens";

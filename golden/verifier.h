@@ -4,7 +4,7 @@
 // manifest, check the file's SHA-256 and that its metadata (id, stage, profile, rule) agrees
 // with the manifest, run the backend, and compare each expected output with the case's rule.
 // A case whose stage the backend does not support, or whose profile it does not declare
-// (Backend::SupportsProfile), is skipped, and says so. Cases of one stage and profile run
+// (StageCapabilities::profiles), is skipped, and says so. Cases of one stage and profile run
 // through Backend::RunBatch in groups of up to 32 (one child process or command per group for
 // out-of-process backends), groups in the order of their first case. The results are in
 // manifest order; on_case is called as each case is decided (manifest order within a group).

@@ -72,13 +72,13 @@ std::vector<std::string> GpuFastBackend::SupportedStages() const {
   return {PipelineStage()};
 }
 
-bool GpuFastBackend::SupportsProfile(const std::string& stage, Profile profile) const {
+// Canonical cases of its stages only. The fused sampler is distributional; its noise is the
+// canonical Philox stream, bit for bit.
+StageCapabilities GpuFastBackend::Capabilities(const std::string& stage) const {
   const bool stage_ok = stage == PipelineStage() || (noise_runner_ && stage == NoiseStageName());
-  return stage_ok && profile == Profile::kCanonical;
+  return {.profiles = stage_ok ? ProfileSet{}.Add(Profile::kCanonical) : ProfileSet{},
+          .claims_bitwise = stage == NoiseStageName()};
 }
-
-// The fused sampler is distributional; its noise is the canonical Philox stream, bit for bit.
-bool GpuFastBackend::ClaimsBitwise(const std::string& stage) const { return stage == NoiseStageName(); }
 
 TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {
   const StageInfo& info = RequireStage(stage);

@@ -7,8 +7,8 @@
 // Contract:
 // - Names: "gpu-fast-emulated" (the kernel on the checking host emulator, always built) and
 //   "gpu-fast" (a CUDA device; built with the CUDA parts), as gpu-emulated and gpu.
-// - Stage `pipeline`, profile `canonical` only (SupportsProfile); other profiles' cases are
-//   skipped. Claims the distributional tier only: ClaimsBitwise(pipeline) is false, so golden
+// - Stage `pipeline`, profile `canonical` only (Capabilities); other profiles' cases are
+//   skipped. Claims the distributional tier only: claims_bitwise is false for `pipeline`, so golden
 //   verify skips its golden cases with that reason, and the draw harness judges its tokens
 //   (structural, targeted and omnibus layers) against the exact target.
 // - Inputs: every pipeline input of the canonical profile. The steps before temperature
@@ -54,8 +54,7 @@ class GpuFastBackend final : public Backend {
       : name_(std::move(name)), runner_(runner), bug_(bug), noise_runner_(std::move(noise_runner)) {}
   std::string Name() const override { return name_; }
   std::vector<std::string> SupportedStages() const override;
-  bool SupportsProfile(const std::string& stage, Profile profile) const override;
-  bool ClaimsBitwise(const std::string& stage) const override;
+  StageCapabilities Capabilities(const std::string& stage) const override;
   TensorMap Run(const std::string& stage, const Case& c) override;
 
  private:

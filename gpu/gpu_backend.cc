@@ -392,8 +392,8 @@ TensorMap GpuBackend::Run(const std::string& stage, const Case& c) {
 }
 
 // pipeline group.
-std::string GpuBackend::StatisticalSkipReason(const std::string& stage) const {
-  return ComposedStageStatisticalSkipReason(stage, Name());
+StageCapabilities GpuBackend::Capabilities(const std::string& stage) const {
+  return {.statistical_skip_reason = ComposedStageStatisticalSkipReason(stage, Name())};
 }
 
 TensorMap RunGpuStage(const std::string& stage, const Case& c, Profile profile, KernelRunner& runner) {

@@ -23,7 +23,7 @@ class GpuBackend final : public Backend {
   TensorMap Run(const std::string& stage, const Case& c) override;
   // pipeline group: the pipeline's statistical batches are too large for these backends
   // (docs/gpu.md "The pipeline and decode_steps").
-  std::string StatisticalSkipReason(const std::string& stage) const override;
+  StageCapabilities Capabilities(const std::string& stage) const override;
 
  private:
   std::unique_ptr<KernelRunner> runner_;

@@ -26,7 +26,7 @@ struct GpuPipelineRules {
 TensorMap GpuPipeline(const Case& c, Profile profile, KernelRunner& runner);
 TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, const GpuPipelineRules& rules);
 
-// For GpuBackend::StatisticalSkipReason: non-empty for pipeline and decode_steps, whose
+// For GpuBackend::Capabilities' statistical_skip_reason: non-empty for pipeline and decode_steps, whose
 // statistical batches (10^4 to 5 x 10^5 replicas of rows up to V = 8193) these backends run
 // too slowly (docs/gpu.md "The pipeline and decode_steps").
 std::string ComposedStageStatisticalSkipReason(const std::string& stage, const std::string& backend);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// `conform` as one library call (docs/spec/cli.md "conform"): golden verify, the batch
+// `conform` as one library call (docs/spec/cli.md "sampcheck conform"): golden verify, the batch
 // invariance of the golden set, the statistical cases, Holm over the statistical part, and a
 // report written as the run goes (a killed run keeps a valid `complete: false` report,
 // docs/spec/report.md "Partial reports"). The CLI only parses arguments and prints; a test

@@ -50,7 +50,7 @@ std::string HistoryCheck(Backend& backend, const Case& c, Profile profile, const
   }
   const auto supported = backend.SupportedStages();
   const bool own_pipeline = std::find(supported.begin(), supported.end(), kPipelineStage) != supported.end() &&
-                            backend.SupportsProfile(kPipelineStage, c.profile);
+                            backend.Capabilities(kPipelineStage).profiles.Contains(c.profile);
   const auto drawn = tokens.data<std::int64_t>();
   for (std::int64_t x : drawn) {
     if (x < 0 || x >= kVocab) return "'tokens' holds " + std::to_string(x) + ", not a token id in [0, 64)";
@@ -147,7 +147,7 @@ std::vector<CaseResult> CheckDecodeSteps(Backend& backend, const std::vector<std
   if (std::find(supported.begin(), supported.end(), kStage) == supported.end()) return results;
   for (Profile profile : RequireStage(kStage).profiles) {
     const std::string name(ProfileName(profile));
-    if (!Selected(profiles, name) || !backend.SupportsProfile(kStage, profile)) continue;
+    if (!Selected(profiles, name) || !backend.Capabilities(kStage).profiles.Contains(profile)) continue;
     const Case c = DecodeStepsCheckCase(profile);
     std::string seeds, history, fresh;
     try {

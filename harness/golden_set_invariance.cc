@@ -20,7 +20,7 @@ std::vector<CaseResult> CheckGoldenSetInvariance(const std::filesystem::path& go
   for (const ManifestEntry& e : manifest.cases) {
     if (!Selected(selection.stages, e.stage) || !Selected(selection.profiles, e.profile)) continue;
     if (std::find(supported.begin(), supported.end(), e.stage) == supported.end()) continue;
-    if (!backend.SupportsProfile(e.stage, e.profile))
+    if (!backend.Capabilities(e.stage).profiles.Contains(e.profile))
       continue;  // verification reports the skip
     try {
       cases.push_back(std::make_unique<Case>(ReadCaseFile(golden_dir / e.file).input));

@@ -18,7 +18,7 @@ std::vector<CaseResult> RunReproducibilityHarness(Backend& backend,
   std::vector<const statistical::StatCase*> sources;
   for (const auto& s : cases) {
     if (std::find(supported.begin(), supported.end(), s.input.stage) == supported.end()) continue;
-    if (!backend.SupportsProfile(s.input.stage, s.input.profile)) continue;
+    if (!backend.Capabilities(s.input.stage).profiles.Contains(s.input.profile)) continue;
     noisy.push_back(statistical::DrawNoiseCase(s.input, kReproducibilityReplicas, statistical::CaseSeed(s.id, seed_epoch)));
     sources.push_back(&s);
   }
@@ -41,7 +41,7 @@ std::vector<CaseResult> RunReproducibilityHarness(Backend& backend,
         r.verdict = Verdict::kFail;
         r.reason = inv.reason;
       }
-      if (r.verdict == Verdict::kPass && backend.SupportsCountDraws(s.input.stage)) {
+      if (r.verdict == Verdict::kPass && backend.Capabilities(s.input.stage).count_draws) {
         const std::uint64_t seed = statistical::CaseSeed(s.id, seed_epoch);
         const Tensor a = backend.CountDraws(s.input.stage, s.input, kReproducibilityDraws, seed);
         const Tensor b = backend.CountDraws(s.input.stage, s.input, kReproducibilityDraws, seed);

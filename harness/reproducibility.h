@@ -12,7 +12,7 @@
 //   stage, profile, input names, dtypes and trailing shapes as neighbours (greedy and random
 //   rows, filters on and off, different seeds). For pipeline canonical and sglang the noise is
 //   a seed per row, so this is the "a seeded row must not change" check.
-// - When the backend draws on its own (SupportsCountDraws), CountDraws with the same seed twice
+// - When the backend draws on its own (StageCapabilities::count_draws), CountDraws with the same seed twice
 //   must return identical counts.
 // - Alpha 0: any difference fails, with the first difference as the reason. Results are named
 //   "<case id>/reproducibility", comparison "exact", statistics null.

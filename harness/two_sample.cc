@@ -24,7 +24,7 @@ namespace {
 
 bool Supports(const Backend& backend, const std::vector<std::string>& stages, const Case& c) {
   return std::find(stages.begin(), stages.end(), c.stage) != stages.end() &&
-         backend.SupportsProfile(c.stage, c.profile);
+         backend.Capabilities(c.stage).profiles.Contains(c.profile);
 }
 
 std::string Fmt(double x) {
@@ -83,7 +83,7 @@ CaseResult Across(Backend& a, Backend& b, const Case& c) {
 }
 
 Tensor Draw(Backend& backend, const Case& c, std::int64_t n, std::uint64_t seed) {
-  if (backend.SupportsCountDraws(c.stage)) return backend.CountDraws(c.stage, c, n, seed);
+  if (backend.Capabilities(c.stage).count_draws) return backend.CountDraws(c.stage, c, n, seed);
   return statistical::CountDrawsThroughRun(backend, c, n, seed);
 }
 
@@ -103,9 +103,12 @@ std::vector<Plan> PlanHomogeneity(Backend& a, Backend& b, const std::vector<stat
     const Case& c = sc.input;
     if (!Selected(options.stages, c.stage) || !Selected(options.profiles, c.profile)) continue;
     if (!Supports(a, stages_a, c) || !Supports(b, stages_b, c)) continue;
-    // A backend that declines a stage's statistical batches (Backend::StatisticalSkipReason,
+    // A backend that declines a stage's statistical batches (StageCapabilities::statistical_skip_reason,
     // e.g. the gpu backends' pipeline) is not asked for them here either.
-    if (!a.StatisticalSkipReason(c.stage).empty() || !b.StatisticalSkipReason(c.stage).empty()) continue;
+    if (!a.Capabilities(c.stage).statistical_skip_reason.empty() ||
+        !b.Capabilities(c.stage).statistical_skip_reason.empty()) {
+      continue;
+    }
     // A tail family's law is that of one stated noise floor (docs/spec/harness.md "Tail
     // amplifiers"): two backends drawing with different noise (own CountDraws, or Run) may
     // rightly differ there, so it is no homogeneity case.

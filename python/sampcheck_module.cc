@@ -257,7 +257,7 @@ class PythonDrawBackend final : public Backend {
   TensorMap Run(const std::string& stage, const Case&) override {
     throw InputError("python draw backend: stage '" + stage + "' is drawn through the draw function only");
   }
-  bool SupportsCountDraws(const std::string& stage) const override { return stage == stage_; }
+  StageCapabilities Capabilities(const std::string& stage) const override { return {.count_draws = stage == stage_}; }
   Tensor CountDraws(const std::string&, const Case&, std::int64_t draws, std::uint64_t seed) override {
     py::object result = draw_(draws, seed);
     return TensorFromPy("counts", result.cast<py::tuple>());

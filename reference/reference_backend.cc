@@ -25,7 +25,10 @@ TensorMap ReferenceBackend::Run(const std::string& stage, const Case& c) {
   return it->second(c, profile);
 }
 
-bool ReferenceBackend::SupportsCountDraws(const std::string& stage) const { return SupportsCountDrawsStage(stage); }
+StageCapabilities ReferenceBackend::Capabilities(const std::string& stage) const {
+  const bool draws = SupportsCountDrawsStage(stage);
+  return {.count_draws = draws, .counts_with_reference_noise = draws, .count_draws_range = draws};
+}
 
 Tensor ReferenceBackend::CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) {
   return CountDrawsRange(stage, c, 0, draws, seed);

@@ -13,12 +13,11 @@ class ReferenceBackend final : public Backend {
   std::string Name() const override { return "reference"; }
   std::vector<std::string> SupportedStages() const override;
   TensorMap Run(const std::string& stage, const Case& c) override;
-  // Own randomness for the statistical harness (reference/count_draws.h).
-  bool SupportsCountDraws(const std::string& stage) const override;
-  bool CountsWithReferenceNoise(const std::string& stage) const override { return SupportsCountDraws(stage); }
+  // Own randomness for the statistical harness (reference/count_draws.h) for the stages whose
+  // catalogue entry says the reference draws them; draw d is keyed by d, so any range of draws
+  // can be counted.
+  StageCapabilities Capabilities(const std::string& stage) const override;
   Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override;
-  // Draw d is keyed by d (reference/count_draws.h), so any range of draws can be counted.
-  bool SupportsCountDrawsRange(const std::string& stage) const override { return SupportsCountDraws(stage); }
   Tensor CountDrawsRange(const std::string& stage, const Case& c, std::int64_t first_draw, std::int64_t draws,
                          std::uint64_t seed) override;
 };

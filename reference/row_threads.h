@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Rows of a reference stage computed in parallel (docs/spec/cli.md "--threads").
+// Rows of a reference stage computed in parallel (docs/spec/cli.md "Global options").
 //
 // Contract:
 // - SetRowThreads(n) sets the number of threads ParallelRows uses (1 <= n <= 1024, else

@@ -684,6 +684,7 @@ std::vector<CaseResult> RunDrawHarness(Backend& backend, const std::vector<StatC
   for (std::size_t k = 0; k < plans.size(); ++k) {
     const CasePlan& plan = plans[k];
     const std::string& stage = plan.c->input.stage;
+    const StageCapabilities caps = backend.Capabilities(stage);
     auto fail_or_skip = [&](Verdict v, std::string reason) {
       CaseResult r = NewResult(plan, "");
       r.verdict = v;
@@ -695,12 +696,12 @@ std::vector<CaseResult> RunDrawHarness(Backend& backend, const std::vector<StatC
       fail_or_skip(Verdict::kFail, plan.error);
     } else if (std::find(supported.begin(), supported.end(), stage) == supported.end()) {
       fail_or_skip(Verdict::kSkip, "backend '" + backend.Name() + "' does not support stage '" + stage + "'");
-    } else if (!backend.SupportsProfile(stage, plan.c->input.profile)) {
+    } else if (!caps.profiles.Contains(plan.c->input.profile)) {
       fail_or_skip(Verdict::kSkip, "backend '" + backend.Name() + "' does not support profile '" +
                                        std::string(ProfileName(plan.c->input.profile)) + "' of stage '" + stage + "'");
-    } else if (const std::string why = backend.StatisticalSkipReason(stage); !why.empty()) {
+    } else if (const std::string& why = caps.statistical_skip_reason; !why.empty()) {
       fail_or_skip(Verdict::kSkip, why);
-    } else if (plan.c->floor_target == FloorTarget::kCanonicalRace && !backend.CountsWithReferenceNoise(stage)) {
+    } else if (plan.c->floor_target == FloorTarget::kCanonicalRace && !caps.counts_with_reference_noise) {
       fail_or_skip(Verdict::kSkip, "the target is the law of the reference's own race noise with its floor (24-bit "
                                    "uniforms); this backend draws with other noise: its own, or the harness's through Run "
                                    "(docs/spec/harness.md \"Tail amplifiers\")");
@@ -709,7 +710,7 @@ std::vector<CaseResult> RunDrawHarness(Backend& backend, const std::vector<StatC
     } else {
       try {
         // A seeded floor target is about the noise the backend computes from the key: always Run.
-        const bool own = backend.SupportsCountDraws(stage) && plan.c->floor_target != FloorTarget::kSglangSeeded;
+        const bool own = caps.count_draws && plan.c->floor_target != FloorTarget::kSglangSeeded;
         Tensor counts = own ? backend.CountDraws(stage, plan.c->input, plan.n, plan.seed)
                             : CountDrawsThroughRun(backend, plan.c->input, plan.n, plan.seed);
         CheckCounts(counts, plan, backend.Name());

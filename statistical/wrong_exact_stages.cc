@@ -21,8 +21,12 @@ class ExactFaultBackend : public Backend {
   std::string Name() const override { return name_; }
   std::vector<std::string> SupportedStages() const override { return ref_.SupportedStages(); }
   TensorMap Run(const std::string& stage, const Case& c) override { return CorruptFor(c, ref_.Run(stage, Transform(c))); }
-  bool SupportsCountDraws(const std::string& stage) const override { return ref_.SupportsCountDraws(stage); }
-  bool CountsWithReferenceNoise(const std::string& stage) const override { return ref_.CountsWithReferenceNoise(stage); }
+  // The reference's, but no ranges: CountDraws is the only count this wrapper forwards.
+  StageCapabilities Capabilities(const std::string& stage) const override {
+    StageCapabilities caps = ref_.Capabilities(stage);
+    caps.count_draws_range = false;
+    return caps;
+  }
   Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override {
     return ref_.CountDraws(stage, c, draws, seed);
   }

@@ -67,8 +67,12 @@ class WrappingBackend : public Backend {
   TensorMap Run(const std::string& stage, const Case& c) override { return ref_.Run(stage, Transform(stage, c, false)); }
   // The case as the fault hands it to the reference's Run (SizedFaultTv).
   Case AsRun(const std::string& stage, const Case& c) { return Transform(stage, c, false); }
-  bool SupportsCountDraws(const std::string& stage) const override { return ref_.SupportsCountDraws(stage); }
-  bool CountsWithReferenceNoise(const std::string& stage) const override { return ref_.CountsWithReferenceNoise(stage); }
+  // The reference's, but no ranges: the planted bugs are in front of CountDraws only.
+  StageCapabilities Capabilities(const std::string& stage) const override {
+    StageCapabilities caps = ref_.Capabilities(stage);
+    caps.count_draws_range = false;
+    return caps;
+  }
   Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override {
     return ref_.CountDraws(stage, Transform(stage, c, true), draws, seed);
   }

@@ -118,7 +118,7 @@ struct WrongSamplerInfo {
   bool thorough = false;   // caught at the --thorough size (CI-sized runs need not see it)
   // false: its proof run (the wrong sampler and the reference at the case's n) takes longer
   // than a CI test may; the rejection is measured by hand and recorded in
-  // docs/spec/harness.md's power table instead.
+  // docs/measurements.md "Tail amplifiers" instead.
   bool proof_in_ci = true;
 };
 

@@ -189,8 +189,8 @@ TEST(CountDraws, CountsAreRowsTimesVocabAndSumToDraws) {
   c.profile = Profile::kCanonical;
   c.inputs.emplace("probs", Tensor::FromValues(DType::kF32, {2, 3}, std::vector<float>{1, 0, 1, 0, 0, 2}));
   ReferenceBackend backend;
-  ASSERT_TRUE(backend.SupportsCountDraws("exponential_race"));
-  EXPECT_FALSE(backend.SupportsCountDraws("greedy"));
+  ASSERT_TRUE(backend.Capabilities("exponential_race").count_draws);
+  EXPECT_FALSE(backend.Capabilities("greedy").count_draws);
   const Tensor counts = backend.CountDraws("exponential_race", c, 1000, 42);
   ASSERT_EQ(counts.shape(), (Shape{2, 3}));
   const auto n = counts.data<std::int64_t>();

@@ -43,7 +43,7 @@ class ShortCountsBackend final : public Backend {
   std::string Name() const override { return "short"; }
   std::vector<std::string> SupportedStages() const override { return {"exponential_race"}; }
   TensorMap Run(const std::string&, const Case&) override { return {}; }
-  bool SupportsCountDraws(const std::string&) const override { return true; }
+  StageCapabilities Capabilities(const std::string&) const override { return {.count_draws = true}; }
   Tensor CountDraws(const std::string&, const Case& c, std::int64_t, std::uint64_t) override {
     const auto v = c.inputs.at("probs").dim(1);
     return Tensor(DType::kI64, {1, v});  // all zero
@@ -120,7 +120,9 @@ TEST(DrawHarness, FloorTargetNeedsTheBackendsOwnDrawsAndItsRowShape) {
     std::string Name() const override { return "own-noise"; }
     std::vector<std::string> SupportedStages() const override { return ref_.SupportedStages(); }
     TensorMap Run(const std::string& stage, const Case& c) override { return ref_.Run(stage, c); }
-    bool SupportsCountDraws(const std::string& stage) const override { return ref_.SupportsCountDraws(stage); }
+    StageCapabilities Capabilities(const std::string& stage) const override {
+      return {.count_draws = ref_.Capabilities(stage).count_draws};
+    }
     Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override {
       return ref_.CountDraws(stage, c, draws, seed);
     }
@@ -207,7 +209,7 @@ class WrappingCountsBackend final : public Backend {
   std::string Name() const override { return "wrapping"; }
   std::vector<std::string> SupportedStages() const override { return {"exponential_race"}; }
   TensorMap Run(const std::string&, const Case&) override { return {}; }
-  bool SupportsCountDraws(const std::string&) const override { return true; }
+  StageCapabilities Capabilities(const std::string&) const override { return {.count_draws = true}; }
   Tensor CountDraws(const std::string&, const Case& c, std::int64_t draws, std::uint64_t) override {
     Tensor t(DType::kI64, {1, c.inputs.at("probs").dim(1)});
     auto v = t.data<std::int64_t>();

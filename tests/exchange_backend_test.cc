@@ -43,10 +43,10 @@ TEST(ExchangeBackend, DescribesTheExampleBackend) {
   EXPECT_EQ(backend.Name(), "example-python-numpy");
   EXPECT_EQ(backend.SupportedStages(),
             (std::vector<std::string>{"allowed_token_ids", "greedy", "logit_bias", "token_bitmask"}));
-  EXPECT_TRUE(backend.SupportsProfile("logit_bias", Profile::kSglang));
-  EXPECT_FALSE(backend.SupportsProfile("allowed_token_ids", Profile::kSglang));
-  EXPECT_TRUE(backend.SupportsCountDraws("inverse_cdf"));
-  EXPECT_FALSE(backend.SupportsCountDraws("greedy"));
+  EXPECT_TRUE(backend.Capabilities("logit_bias").profiles.Contains(Profile::kSglang));
+  EXPECT_FALSE(backend.Capabilities("allowed_token_ids").profiles.Contains(Profile::kSglang));
+  EXPECT_TRUE(backend.Capabilities("inverse_cdf").count_draws);
+  EXPECT_FALSE(backend.Capabilities("greedy").count_draws);
 }
 
 TEST(ExchangeBackend, RunsAGroupInOneInvocationAndFailsOnlyTheBadCase) {

@@ -62,29 +62,29 @@ TEST_F(FlashinferPlugin, DeclaresTheMappedStagesAndProfiles) {
   // SupportedStages lists them in name order (backends/plugin_backend.cc).
   EXPECT_EQ(plugin_.SupportedStages(), (std::vector<std::string>{"flashinfer_sampling_from_probs", "gumbel_max", "inverse_cdf", "softmax",
                                                                   "spec_random", "top_k", "top_p"}));
-  EXPECT_TRUE(plugin_.SupportsProfile("flashinfer_sampling_from_probs", Profile::kFlashinfer));
-  EXPECT_TRUE(plugin_.SupportsProfile("spec_random", Profile::kFlashinfer));
-  EXPECT_FALSE(plugin_.SupportsProfile("spec_random", Profile::kVllm));
-  EXPECT_TRUE(plugin_.SupportsProfile("top_k", Profile::kFlashinfer));
-  EXPECT_FALSE(plugin_.SupportsProfile("top_k", Profile::kCanonical));
-  EXPECT_TRUE(plugin_.SupportsProfile("top_p", Profile::kFlashinfer));
-  EXPECT_TRUE(plugin_.SupportsProfile("softmax", Profile::kCanonical));
-  EXPECT_TRUE(plugin_.SupportsProfile("inverse_cdf", Profile::kCanonical));
-  EXPECT_TRUE(plugin_.SupportsProfile("gumbel_max", Profile::kCanonical));
-  EXPECT_FALSE(plugin_.SupportsProfile("gumbel_max", Profile::kSglang));
-  EXPECT_FALSE(plugin_.SupportsProfile("min_p", Profile::kFlashinfer));  // no FlashInfer min-p mask (a gap)
+  EXPECT_TRUE(plugin_.Capabilities("flashinfer_sampling_from_probs").profiles.Contains(Profile::kFlashinfer));
+  EXPECT_TRUE(plugin_.Capabilities("spec_random").profiles.Contains(Profile::kFlashinfer));
+  EXPECT_FALSE(plugin_.Capabilities("spec_random").profiles.Contains(Profile::kVllm));
+  EXPECT_TRUE(plugin_.Capabilities("top_k").profiles.Contains(Profile::kFlashinfer));
+  EXPECT_FALSE(plugin_.Capabilities("top_k").profiles.Contains(Profile::kCanonical));
+  EXPECT_TRUE(plugin_.Capabilities("top_p").profiles.Contains(Profile::kFlashinfer));
+  EXPECT_TRUE(plugin_.Capabilities("softmax").profiles.Contains(Profile::kCanonical));
+  EXPECT_TRUE(plugin_.Capabilities("inverse_cdf").profiles.Contains(Profile::kCanonical));
+  EXPECT_TRUE(plugin_.Capabilities("gumbel_max").profiles.Contains(Profile::kCanonical));
+  EXPECT_FALSE(plugin_.Capabilities("gumbel_max").profiles.Contains(Profile::kSglang));
+  EXPECT_FALSE(plugin_.Capabilities("min_p").profiles.Contains(Profile::kFlashinfer));  // no FlashInfer min-p mask (a gap)
 }
 
 TEST_F(FlashinferPlugin, SamplersAreClaimedInDistributionOnly) {
   // FlashInfer's samplers draw with their own Philox: golden cases skip, the harness judges.
-  EXPECT_FALSE(plugin_.ClaimsBitwise("flashinfer_sampling_from_probs"));
-  EXPECT_FALSE(plugin_.ClaimsBitwise("inverse_cdf"));
-  EXPECT_FALSE(plugin_.ClaimsBitwise("gumbel_max"));
-  EXPECT_FALSE(plugin_.ClaimsBitwise("spec_random"));
+  EXPECT_FALSE(plugin_.Capabilities("flashinfer_sampling_from_probs").claims_bitwise);
+  EXPECT_FALSE(plugin_.Capabilities("inverse_cdf").claims_bitwise);
+  EXPECT_FALSE(plugin_.Capabilities("gumbel_max").claims_bitwise);
+  EXPECT_FALSE(plugin_.Capabilities("spec_random").claims_bitwise);
   // Masks, renormalisations and the softmax are compared against the goldens.
-  EXPECT_TRUE(plugin_.ClaimsBitwise("top_k"));
-  EXPECT_TRUE(plugin_.ClaimsBitwise("top_p"));
-  EXPECT_TRUE(plugin_.ClaimsBitwise("softmax"));
+  EXPECT_TRUE(plugin_.Capabilities("top_k").claims_bitwise);
+  EXPECT_TRUE(plugin_.Capabilities("top_p").claims_bitwise);
+  EXPECT_TRUE(plugin_.Capabilities("softmax").claims_bitwise);
 }
 
 TEST_F(FlashinferPlugin, BadArgumentsAreRefusedWithANamedReason) {

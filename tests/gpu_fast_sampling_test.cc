@@ -212,7 +212,7 @@ TEST(GpuFastSampling, BadInputNamesTheTensor) {
   }
   Case vllm = PipelineCase(1, 2, row, {1.0f}, {0}, {1.0f}, {0.0f}, {1});
   vllm.profile = Profile::kVllm;
-  EXPECT_FALSE(backend->SupportsProfile("pipeline", Profile::kVllm));
+  EXPECT_FALSE(backend->Capabilities("pipeline").profiles.Contains(Profile::kVllm));
   EXPECT_THROW(backend->Run("pipeline", vllm), std::exception);
 }
 
@@ -273,7 +273,7 @@ TEST(GpuFastSampling, DeclaresNoiseWithTheReferenceBitsAndPassesTheNoiseHarness)
   reference::ReferenceBackend ref;
   const auto stages = fast->SupportedStages();
   ASSERT_TRUE(std::find(stages.begin(), stages.end(), statistical::NoiseStage().name) != stages.end());
-  EXPECT_TRUE(fast->ClaimsBitwise(statistical::NoiseStage().name));
+  EXPECT_TRUE(fast->Capabilities(statistical::NoiseStage().name).claims_bitwise);
   for (const auto& source : statistical::BackendNoiseSources()) {
     const Case c = statistical::BackendNoiseCase(source, 0x5eedULL, 4096);
     const TensorMap a = fast->Run(c.stage, c), b = ref.Run(c.stage, c);

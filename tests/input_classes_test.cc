@@ -82,7 +82,7 @@ std::vector<FilterStage> FilterStages(std::int64_t rows) {
 }
 
 TEST(InputClasses, FiltersRejectNanAndPlusInfinityNamingRowAndColumn) {
-  // filters.md "Inputs": a NaN or +inf anywhere is an input error, checked before anything is
+  // filters.md "Common rules": a NaN or +inf anywhere is an input error, checked before anything is
   // computed, naming the first offending row and column.
   struct Row {
     const char* what;

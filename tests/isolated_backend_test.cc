@@ -46,7 +46,7 @@ class FaultyBackend final : public Backend {
     out.emplace("pid", Tensor::FromValues<std::int64_t>(DType::kI64, {}, {::getpid()}));
     return out;
   }
-  bool SupportsCountDraws(const std::string&) const override { return true; }
+  StageCapabilities Capabilities(const std::string&) const override { return {.count_draws = true}; }
   Tensor CountDraws(const std::string&, const Case& c, std::int64_t draws, std::uint64_t) override {
     if (c.id == "segfault") ::raise(SIGSEGV);
     return Tensor::FromValues<std::int64_t>(DType::kI64, {1, 2}, {draws, 0});

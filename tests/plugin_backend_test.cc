@@ -61,8 +61,8 @@ TEST(PluginBackend, ExamplePluginPassesItsStagesAndSkipsUndeclaredProfiles) {
   PluginBackend plugin(SAMPCHECK_EXAMPLE_PLUGIN);
   EXPECT_EQ(plugin.Name(), "example-c-plugin");
   EXPECT_EQ(plugin.SupportedStages(), (std::vector<std::string>{"greedy", "logit_bias", "token_bitmask"}));
-  EXPECT_TRUE(plugin.SupportsProfile("logit_bias", Profile::kVllm));
-  EXPECT_FALSE(plugin.SupportsProfile("logit_bias", Profile::kSglang));
+  EXPECT_TRUE(plugin.Capabilities("logit_bias").profiles.Contains(Profile::kVllm));
+  EXPECT_FALSE(plugin.Capabilities("logit_bias").profiles.Contains(Profile::kSglang));
   golden::VerifyOptions options;
   options.stages = {"greedy", "token_bitmask", "logit_bias"};
   const auto results = golden::VerifyGoldenSet(kGolden, plugin, options);
@@ -99,12 +99,12 @@ TEST(PluginBackend, UnknownAbiVersionIsRefusedNamingBothVersions) {
 // the named stage into skips with the distributional-tier reason; other stages still pass.
 TEST(PluginBackend, DistributionalStagesAreSkippedByGoldenVerify) {
   PluginBackend plugin(std::string(SAMPCHECK_BROKEN_PLUGIN_DIR) + "/libdistributional_plugin.so");
-  EXPECT_FALSE(plugin.ClaimsBitwise("greedy"));
-  EXPECT_TRUE(plugin.ClaimsBitwise("token_bitmask"));
+  EXPECT_FALSE(plugin.Capabilities("greedy").claims_bitwise);
+  EXPECT_TRUE(plugin.Capabilities("token_bitmask").claims_bitwise);
   IsolatedBackend isolated(std::make_unique<PluginBackend>(std::string(SAMPCHECK_BROKEN_PLUGIN_DIR) +
                                                            "/libdistributional_plugin.so"),
                            30.0);
-  EXPECT_FALSE(isolated.ClaimsBitwise("greedy"));
+  EXPECT_FALSE(isolated.Capabilities("greedy").claims_bitwise);
   const auto results = VerifyGreedyAndBitmask(plugin);
   ASSERT_EQ(results.size(), 33u);  // 16 greedy + 17 token_bitmask cases in golden/v1
   for (const auto& r : results) {

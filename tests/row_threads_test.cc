@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tests of the row threads (reference/row_threads.h, docs/spec/cli.md "--threads"): a stage's
+// Tests of the row threads (reference/row_threads.h, docs/spec/cli.md "Global options"): a stage's
 // outputs are the same bits for 1, 2, 3 and 8 threads (64 rows, so the ranges are uneven for
 // 3), every row is visited once, and the exception of the lowest failing row is the one
 // rethrown, as in a sequential run. Labels: unit. False-failure budget: none.

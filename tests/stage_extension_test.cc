@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Adding a stage touches only its own files and one catalogue entry (README.md "Adding a
-// stage", docs/architecture.md "One place per stage"). This file is the proof: a toy
+// Adding a stage touches only its own files and one catalogue entry (docs/contributing.md
+// "Adding a stage", docs/architecture.md "One place per stage"). This file is the proof: a toy
 // stochastic stage, `toy_race`
 // (token = argmax over i of weights[i] / q[i], q ~ Exp(1), i.e. a draw from weights / sum),
 // is defined here alone — its catalogue entry, its reference implementation and its case

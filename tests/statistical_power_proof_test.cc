@@ -141,7 +141,7 @@ TEST_P(PowerProof, RejectedAtTheComputedSampleSize) {
 }
 
 // The samplers whose proof fits a CI test; the others' rejections are measured by hand
-// (wrong_samplers.h proof_in_ci, docs/spec/harness.md "Tail amplifiers (measured)").
+// (wrong_samplers.h proof_in_ci, docs/measurements.md "Tail amplifiers").
 std::vector<WrongSamplerInfo> ProvedInCi() {
   std::vector<WrongSamplerInfo> out;
   for (const auto& w : WrongSamplers()) {

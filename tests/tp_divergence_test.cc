@@ -61,7 +61,7 @@ TEST(ShardedCounts, DisjointRangesAddUpToOneProcessBitForBit) {
   reference::ReferenceBackend ref;
   Case c{"t", "exponential_race", Profile::kCanonical, nlohmann::json::object(), {}};
   c.inputs.emplace("probs", testing::F32Tensor({1, 4}, {0.5f, 0.25f, 0.125f, 0.125f}));
-  ASSERT_TRUE(ref.SupportsCountDrawsRange("exponential_race"));
+  ASSERT_TRUE(ref.Capabilities("exponential_race").count_draws_range);
   const Tensor whole = ref.CountDraws("exponential_race", c, 1000, 42);
   const Tensor a = ref.CountDrawsRange("exponential_race", c, 0, 333, 42);
   const Tensor b = ref.CountDrawsRange("exponential_race", c, 333, 667, 42);

@@ -4,7 +4,7 @@
 // skipahead), bit-exact, plus sampcheck's mapping of (seed, request, step, token, draw) to
 // Philox key and counter.
 //
-// Contract (docs/spec/rng.md, "Philox4x32-10" and "cuRAND stream semantics"):
+// Contract (docs/spec/rng.md, "Philox4x32-R" and "cuRAND stream semantics"):
 // - Philox4x32<R>(ctr, key), R in [1, 16] (Random123 philox.h allows up to 16 rounds; its
 //   published known answers cover R = 7 and R = 10; R = 10 is the default everywhere).
 //   One round (Random123 include/Random123/philox.h, _philox4x32round; identical to cuRAND's
