@@ -56,7 +56,7 @@ TensorMap RunGumbelMax(const Case& c, Profile /*profile*/, KernelRunner& runner)
     if (!any_finite) NothingToDraw(in, b, "no finite score");
   }
   Tensor token(DType::kI64, {rows});
-  runner.GumbelMax(x, g, rows, vocab, vocab, token.data<std::int64_t>().data());
+  runner.Run(GumbelMaxLaunch(x, g, rows, vocab, vocab, token.data<std::int64_t>().data()));
   return Outputs("token", std::move(token));
 }
 
@@ -75,8 +75,8 @@ TensorMap RunExponentialRace(const Case& c, Profile profile, KernelRunner& runne
     if (!RowHasPositive(p, b, vocab)) NothingToDraw(in, b, "no positive probability");
   }
   Tensor token(DType::kI64, {rows});
-  runner.ExponentialRace(p, q.data<float>().data(), rows, vocab, vocab, profile == Profile::kVllm,
-                         token.data<std::int64_t>().data());
+  runner.Run(ExponentialRaceLaunch(p, q.data<float>().data(), rows, vocab, vocab, profile == Profile::kVllm,
+                                   token.data<std::int64_t>().data()));
   return Outputs("token", std::move(token));
 }
 
@@ -94,7 +94,7 @@ TensorMap RunInverseCdf(const Case& c, Profile /*profile*/, KernelRunner& runner
     if (!RowHasPositive(p, b, vocab)) NothingToDraw(in, b, "no positive probability");
   }
   Tensor token(DType::kI64, {rows});
-  runner.InverseCdf(p, u.data<float>().data(), rows, vocab, vocab, token.data<std::int64_t>().data());
+  runner.Run(InverseCdfLaunch(p, u.data<float>().data(), rows, vocab, vocab, token.data<std::int64_t>().data()));
   return Outputs("token", std::move(token));
 }
 
@@ -113,7 +113,7 @@ TensorMap RunQSample(const Case& c, Profile /*profile*/, KernelRunner& runner) {
     if (!RowHasPositive(p, b, vocab)) NothingToDraw(in, b, "no positive probability");
   }
   Tensor token(DType::kI64, {rows});
-  runner.QSample(p, q.data<float>().data(), eps, rows, vocab, vocab, token.data<std::int64_t>().data());
+  runner.Run(QSampleLaunch(p, q.data<float>().data(), eps, rows, vocab, vocab, token.data<std::int64_t>().data()));
   return Outputs("token", std::move(token));
 }
 
@@ -144,9 +144,9 @@ TensorMap RunSeededGumbel(const Case& c, const std::string& stage, bool token_id
     if (!RowHasPositive(p, b, vocab)) NothingToDraw(in, b, "no positive probability");
   }
   Tensor token(DType::kI64, {rows});
-  runner.SeededGumbel(p, seed.data<std::int64_t>().data(), positions.data<std::int64_t>().data(),
-                      ids != nullptr ? ids->data<std::int32_t>().data() : nullptr, rows, vocab, vocab,
-                      token.data<std::int64_t>().data());
+  runner.Run(SeededGumbelLaunch(p, seed.data<std::int64_t>().data(), positions.data<std::int64_t>().data(),
+                                ids != nullptr ? ids->data<std::int32_t>().data() : nullptr, rows, vocab, vocab,
+                                token.data<std::int64_t>().data()));
   return Outputs("token", std::move(token));
 }
 
@@ -166,8 +166,9 @@ TensorMap RunSpecGreedy(const Case& c, Profile /*profile*/, KernelRunner& runner
   const std::vector<std::int64_t> counts = reference::DraftCounts(in, drafts, vocab);
   Tensor emitted(DType::kI64, {rows, width + 1});
   Tensor accepted(DType::kI64, {rows});
-  runner.SpecGreedy(target.data<float>().data(), drafts.data<std::int32_t>().data(), counts.data(),
-                    {rows, width, vocab}, emitted.data<std::int64_t>().data(), accepted.data<std::int64_t>().data());
+  runner.Run(SpecGreedyLaunch(target.data<float>().data(), drafts.data<std::int32_t>().data(), counts.data(),
+                              {rows, width, vocab}, emitted.data<std::int64_t>().data(),
+                              accepted.data<std::int64_t>().data()));
   return SpecOutputs(std::move(emitted), std::move(accepted));
 }
 
@@ -253,7 +254,8 @@ TensorMap RunSpecRandom(const Case& c, Profile profile, KernelRunner& runner) {
   }
   Tensor emitted(DType::kI64, {rows, width + 1});
   Tensor accepted(DType::kI64, {rows});
-  runner.SpecRandom(k, {rows, width, vocab}, emitted.data<std::int64_t>().data(), accepted.data<std::int64_t>().data());
+  runner.Run(SpecRandomLaunch(k, {rows, width, vocab}, emitted.data<std::int64_t>().data(),
+                              accepted.data<std::int64_t>().data()));
   return SpecOutputs(std::move(emitted), std::move(accepted));
 }
 
@@ -323,8 +325,8 @@ TensorMap RunFinishRules(const Case& c, Profile profile, KernelRunner& runner) {
   Tensor stop_reason(DType::kI64, {rows});
   Tensor text_keep(DType::kBool, {rows});
   Tensor banned(DType::kI32, {rows, width});
-  runner.FinishRules(k, rows, reason.data<std::int32_t>().data(), stop_reason.data<std::int64_t>().data(),
-                     text_keep.data<std::uint8_t>().data(), banned.data<std::int32_t>().data());
+  runner.Run(FinishRulesLaunch(k, rows, reason.data<std::int32_t>().data(), stop_reason.data<std::int64_t>().data(),
+                               text_keep.data<std::uint8_t>().data(), banned.data<std::int32_t>().data()));
   TensorMap out = Outputs("finish_reason", std::move(reason));
   out.emplace("stop_reason", std::move(stop_reason));
   out.emplace("text_keep", std::move(text_keep));
@@ -359,8 +361,8 @@ TensorMap RunTpConsensus(const Case& c, Profile profile, KernelRunner& runner) {
   }
   Tensor token(DType::kI64, {batch});
   Tensor unanimous(DType::kBool, {batch});
-  runner.TpConsensus(ids.data(), ranks, batch, profile == Profile::kVllm, token.data<std::int64_t>().data(),
-                     unanimous.data<std::uint8_t>().data());
+  runner.Run(TpConsensusLaunch(ids.data(), ranks, batch, profile == Profile::kVllm, token.data<std::int64_t>().data(),
+                               unanimous.data<std::uint8_t>().data()));
   TensorMap result = Outputs("token", std::move(token));
   result.emplace("unanimous", std::move(unanimous));
   return result;

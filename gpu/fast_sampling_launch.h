@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The launch of gpu-fast's fused sampling kernel (gpu/fast_sampling.cuh, docs/gpu.md
-// "gpu-fast"), apart from the kernel so that host glue and runners need no kernel header:
-// the options the kernel takes and one host-pointer launch record, run by the emulator
-// (gpu/fast_sampling_emulated.cc) or a CUDA device (gpu/fast_sampling_cuda.cu).
+// "gpu-fast"): the options the kernel takes and its launch description, in the scheme of
+// every other kernel (gpu/kernel_launches.h), run by the emulator's launcher
+// (gpu/emulated_runner.cc) or the device's (gpu/cuda_runner.cu). The kernel header includes
+// this one for the options, so the kernel is only declared here.
 //
 // Contract: host pointers in, host pointers out; a runner copies to and from its device
 // itself. Row-major [rows, pitch] logits (pitch >= vocab; [vocab, pitch) is padding). A runner
@@ -27,6 +28,9 @@ struct FastSamplingOptions {
   FastSamplingBug bug = FastSamplingBug::kNone;
 };
 
+template <int kBlockThreads>
+struct FastSamplingKernel;
+
 struct FastSamplingLaunch {
   const float* logits = nullptr;         // [rows, pitch], after the steps before temperature
   const float* temperature = nullptr;    // [rows]
@@ -38,6 +42,16 @@ struct FastSamplingLaunch {
   std::int64_t rows = 0, vocab = 0, pitch = 0;
   FastSamplingOptions options;
   std::int64_t* token = nullptr;         // [rows] out
+
+  // One block of kThreads threads per row; scaled and weight are the kernel's work rows.
+  template <int kThreads, class L>
+  void Describe(L& l) const {
+    l.template Run<FastSamplingKernel<kThreads>>(
+        rows, l.In(logits, rows * pitch, "logits"), l.In(temperature, rows, "temperature"), l.In(top_k, rows, "top_k"),
+        l.In(top_p, rows, "top_p"), l.In(min_p, rows, "min_p"), l.In(seed, rows, "seed"),
+        l.In(position, rows, "position"), l.template Scratch<float>(rows * vocab, "scaled"),
+        l.template Scratch<float>(rows * vocab, "weight"), l.Out(token, rows, "token"), vocab, pitch, options);
+  }
 };
 
 // The emulator runs blocks of kFastSamplingEmulatedThreads threads (CI time: the emulator's

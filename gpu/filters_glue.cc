@@ -66,8 +66,8 @@ TensorMap RunTopKKernel(const Case& c, Profile profile, KernelRunner& runner) {
   reference::ValidateKsMax(in, ks_max);
   const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
   Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-  runner.TopK(logits.data<float>().data(), k.data<std::int32_t>().data(), rows, vocab, vocab,
-              TopKRuleFor(profile, ks_max), out.data<float>().data());
+  runner.Run(TopKLaunch(logits.data<float>().data(), k.data<std::int32_t>().data(), rows, vocab, vocab,
+                        TopKRuleFor(profile, ks_max), out.data<float>().data()));
   return Outputs("logits", std::move(out));
 }
 
@@ -78,7 +78,8 @@ TensorMap RunTopPKernel(const Case& c, Profile profile, KernelRunner& runner) {
   const float* ps = reference::RowParams(in, "top_p", rows);
   if (!ps) in.Fail("missing input tensor 'top_p'");
   Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-  runner.TopP(logits.data<float>().data(), ps, rows, vocab, vocab, TopPWalkFor(profile), out.data<float>().data());
+  runner.Run(
+      TopPLaunch(logits.data<float>().data(), ps, rows, vocab, vocab, TopPWalkFor(profile), out.data<float>().data()));
   return Outputs("logits", std::move(out));
 }
 
@@ -89,7 +90,8 @@ TensorMap RunMinPKernel(const Case& c, Profile profile, KernelRunner& runner) {
   const float* ms = reference::RowParams(in, "min_p", rows);
   if (!ms) in.Fail("missing input tensor 'min_p'");
   Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-  runner.MinP(logits.data<float>().data(), ms, rows, vocab, vocab, MinPRuleFor(profile), out.data<float>().data());
+  runner.Run(
+      MinPLaunch(logits.data<float>().data(), ms, rows, vocab, vocab, MinPRuleFor(profile), out.data<float>().data()));
   return Outputs("logits", std::move(out));
 }
 
@@ -127,8 +129,8 @@ TensorMap RunSamplingFiltersKernel(const Case& c, Profile profile, KernelRunner&
   }
   Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
   Tensor probs = Tensor::Uninitialized(DType::kF32, logits.shape());
-  runner.SamplingFilters(logits.data<float>().data(), k ? k->data<std::int32_t>().data() : nullptr, p, m, rows, vocab,
-                         vocab, rules, out.data<float>().data(), probs.data<float>().data());
+  runner.Run(SamplingFiltersLaunch(logits.data<float>().data(), k ? k->data<std::int32_t>().data() : nullptr, p, m,
+                                   rows, vocab, vocab, rules, out.data<float>().data(), probs.data<float>().data()));
   TensorMap result = Outputs("logits", std::move(out));
   result.emplace("probs", std::move(probs));
   return result;
@@ -147,13 +149,13 @@ TensorMap RunAscendTopKTopPSampleV2Kernel(const Case& c, Profile /*profile*/, Ke
   Tensor top_kp_select = a.is_need_logits ? Tensor::Uninitialized(DType::kF32, {rows, vocab}) : Tensor();
   Tensor sort_masked = a.is_need_sample_result ? Tensor(DType::kF32, {rows, vocab}) : Tensor();
   Tensor idx = a.is_need_sample_result ? Tensor::Uninitialized(DType::kI64, {rows, vocab}) : Tensor();
-  runner.AscendTopKTopPSampleV2(a.logits.data<float>().data(), a.top_k.data(), a.top_p.data(),
-                                a.min_p.empty() ? nullptr : a.min_p.data(), a.q ? a.q->data<float>().data() : nullptr,
-                                rows, vocab, vocab, rule,
-                                a.is_need_sample_result ? nullptr : select_idx.data<std::int64_t>().data(),
-                                a.is_need_logits ? top_kp_select.data<float>().data() : nullptr,
-                                a.is_need_sample_result ? sort_masked.data<float>().data() : nullptr,
-                                a.is_need_sample_result ? idx.data<std::int64_t>().data() : nullptr);
+  runner.Run(AscendTopKTopPSampleV2Launch(a.logits.data<float>().data(), a.top_k.data(), a.top_p.data(),
+                                          a.min_p.empty() ? nullptr : a.min_p.data(),
+                                          a.q ? a.q->data<float>().data() : nullptr, rows, vocab, vocab, rule,
+                                          a.is_need_sample_result ? nullptr : select_idx.data<std::int64_t>().data(),
+                                          a.is_need_logits ? top_kp_select.data<float>().data() : nullptr,
+                                          a.is_need_sample_result ? sort_masked.data<float>().data() : nullptr,
+                                          a.is_need_sample_result ? idx.data<std::int64_t>().data() : nullptr));
   TensorMap out;
   if (!a.is_need_sample_result) out.emplace("logits_select_idx", std::move(select_idx));
   if (a.is_need_logits) out.emplace("logits_top_kp_select", std::move(top_kp_select));
@@ -253,11 +255,11 @@ TensorMap RunLogprobsKernel(const Case& c, Profile profile, KernelRunner& runner
   Tensor token_logprob(DType::kF32, {rows});
   Tensor token_rank(DType::kI64, {rows});
   Tensor ids_values(DType::kF32, {rows, width});
-  runner.Logprobs(src.data<float>().data(), divisor.data(), divide.data(), filter.data(), k.data(), p.data(), m.data(),
-                  token.data<std::int64_t>().data(), ids ? ids->data<std::int32_t>().data() : nullptr, width, rows,
-                  vocab, vocab, n, rule, top_ids.data<std::int64_t>().data(), top_values.data<float>().data(),
-                  token_logprob.data<float>().data(), token_rank.data<std::int64_t>().data(),
-                  ids_values.data<float>().data());
+  runner.Run(LogprobsLaunch(
+      src.data<float>().data(), divisor.data(), divide.data(), filter.data(), k.data(), p.data(), m.data(),
+      token.data<std::int64_t>().data(), ids ? ids->data<std::int32_t>().data() : nullptr, width, rows, vocab, vocab, n,
+      rule, top_ids.data<std::int64_t>().data(), top_values.data<float>().data(), token_logprob.data<float>().data(),
+      token_rank.data<std::int64_t>().data(), ids_values.data<float>().data()));
   TensorMap out = Outputs("top_ids", std::move(top_ids));
   out.emplace("top_values", std::move(top_values));
   out.emplace("token_logprob", std::move(token_logprob));

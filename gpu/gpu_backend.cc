@@ -37,7 +37,7 @@ TensorMap RunGreedy(const Case& c, Profile /*profile*/, KernelRunner& runner) {
   const std::int64_t rows = logits.dim(0);
   const std::int64_t vocab = logits.dim(1);
   Tensor token(DType::kI64, {rows});
-  runner.Greedy(logits.data<float>().data(), rows, vocab, vocab, token.data<std::int64_t>().data());
+  runner.Run(GreedyLaunch(logits.data<float>().data(), rows, vocab, vocab, token.data<std::int64_t>().data()));
   return Outputs("token", std::move(token));
 }
 
@@ -63,7 +63,8 @@ TensorMap RunSoftmax(const Case& c, Profile /*profile*/, KernelRunner& runner) {
   const std::int64_t vocab = logits.dim(1);
   const float* temperature = SoftmaxTemperature(in, rows);
   Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-  runner.Softmax(logits.data<float>().data(), temperature, rows, vocab, vocab, kLog, out.data<float>().data());
+  runner.Run(
+      SoftmaxLaunch(logits.data<float>().data(), temperature, rows, vocab, vocab, kLog, out.data<float>().data()));
   return Outputs(kLog ? "logprobs" : "probs", std::move(out));
 }
 
@@ -93,8 +94,9 @@ TensorMap RunTemperature(const Case& c, Profile profile, KernelRunner& runner) {
   }
   Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
   Tensor greedy(DType::kBool, {rows});
-  runner.Temperature(logits.data<float>().data(), temp.data<float>().data(), rows, vocab, vocab,
-                     TemperatureRuleFor(profile), out.data<float>().data(), greedy.data<std::uint8_t>().data());
+  runner.Run(TemperatureLaunch(logits.data<float>().data(), temp.data<float>().data(), rows, vocab, vocab,
+                               TemperatureRuleFor(profile), out.data<float>().data(),
+                               greedy.data<std::uint8_t>().data()));
   TensorMap result = Outputs("logits", std::move(out));
   result.emplace("is_greedy", std::move(greedy));
   return result;
@@ -125,7 +127,7 @@ TensorMap RunNanHandling(const Case& c, Profile profile, KernelRunner& runner) {
   const std::int64_t rows = logits.dim(0);
   const std::int64_t vocab = logits.dim(1);
   Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-  runner.NanHandling(logits.data<float>().data(), rows, vocab, vocab, rule, out.data<float>().data());
+  runner.Run(NanHandlingLaunch(logits.data<float>().data(), rows, vocab, vocab, rule, out.data<float>().data()));
   return Outputs("logits", std::move(out));
 }
 
@@ -161,8 +163,8 @@ TensorMap RunTokenBitmask(const Case& c, Profile /*profile*/, KernelRunner& runn
     std::fill(masked.begin(), masked.end(), std::uint8_t{1});
   }
   Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-  runner.TokenBitmask(logits.data<float>().data(), mask.data<std::int32_t>().data(), masked.data(), rows, vocab,
-                      vocab, mask_rows, words, vocab_size, out.data<float>().data());
+  runner.Run(TokenBitmaskLaunch(logits.data<float>().data(), mask.data<std::int32_t>().data(), masked.data(), rows,
+                                vocab, vocab, mask_rows, words, vocab_size, out.data<float>().data()));
   return Outputs("logits", std::move(out));
 }
 
@@ -206,9 +208,10 @@ TensorMap RunLogitBias(const Case& c, Profile profile, KernelRunner& runner) {
   // it; a dense bias alone is the same everywhere (docs/spec/logit_bias.md).
   const LogitBiasRule rule{profile == Profile::kSglang && sr != nullptr, profile == Profile::kVllm};
   Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-  runner.LogitBias(logits.data<float>().data(), dense ? dense->data<float>().data() : nullptr,
-                   n > 0 ? sr->data<std::int32_t>().data() : nullptr, n > 0 ? si->data<std::int32_t>().data() : nullptr,
-                   n > 0 ? sv->data<float>().data() : nullptr, n, rows, vocab, vocab, rule, out.data<float>().data());
+  runner.Run(LogitBiasLaunch(
+      logits.data<float>().data(), dense ? dense->data<float>().data() : nullptr,
+      n > 0 ? sr->data<std::int32_t>().data() : nullptr, n > 0 ? si->data<std::int32_t>().data() : nullptr,
+      n > 0 ? sv->data<float>().data() : nullptr, n, rows, vocab, vocab, rule, out.data<float>().data()));
   return Outputs("logits", std::move(out));
 }
 
@@ -221,8 +224,8 @@ TensorMap RunAllowedTokenIds(const Case& c, Profile /*profile*/, KernelRunner& r
   in.ExpectDim("allowed_ids", allowed, 0, rows);
   in.ExpectIdsOrPadding("allowed_ids", allowed, vocab);
   Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-  runner.AllowedTokenIds(logits.data<float>().data(), allowed.data<std::int32_t>().data(), allowed.dim(1), rows, vocab,
-                         vocab, out.data<float>().data());
+  runner.Run(AllowedTokenIdsLaunch(logits.data<float>().data(), allowed.data<std::int32_t>().data(), allowed.dim(1),
+                                   rows, vocab, vocab, out.data<float>().data()));
   return Outputs("logits", std::move(out));
 }
 
@@ -253,8 +256,9 @@ TensorMap RunMinNewTokens(const Case& c, Profile profile, KernelRunner& runner) 
   // Without the penalizer SGLang adds no tensor at all: every bit stays (-0.0 included).
   if (!applies) return Outputs("logits", Tensor(logits));
   Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-  runner.MinNewTokens(logits.data<float>().data(), len.data(), minimum.data(), stop.data<std::int32_t>().data(),
-                      stop.dim(1), rows, vocab, vocab, profile == Profile::kSglang, out.data<float>().data());
+  runner.Run(MinNewTokensLaunch(logits.data<float>().data(), len.data(), minimum.data(),
+                                stop.data<std::int32_t>().data(), stop.dim(1), rows, vocab, vocab,
+                                profile == Profile::kSglang, out.data<float>().data()));
   return Outputs("logits", std::move(out));
 }
 
@@ -270,9 +274,9 @@ TensorMap RunBadWords(const Case& c, Profile /*profile*/, KernelRunner& runner) 
   in.ExpectIdsOrPadding("output_ids", output, vocab);
   in.ExpectIdsOrPadding("bad_words", words, vocab);
   Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-  runner.BadWords(logits.data<float>().data(), output.data<std::int32_t>().data(), output.dim(1),
-                  words.data<std::int32_t>().data(), words.dim(1), words.dim(2), rows, vocab, vocab,
-                  out.data<float>().data());
+  runner.Run(BadWordsLaunch(logits.data<float>().data(), output.data<std::int32_t>().data(), output.dim(1),
+                            words.data<std::int32_t>().data(), words.dim(1), words.dim(2), rows, vocab, vocab,
+                            out.data<float>().data()));
   return Outputs("logits", std::move(out));
 }
 
@@ -325,10 +329,10 @@ TensorMap RunPenalties(const Case& c, Profile profile, KernelRunner& runner) {
   const char* what = "a repetition, frequency or presence penalty";
   if (sglang && !SglangPenalizerApplies(in, c, any, what)) return Outputs("logits", Tensor(logits));
   Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-  runner.Penalties(logits.data<float>().data(), prompt ? prompt->data<std::int32_t>().data() : nullptr,
-                   prompt ? prompt->dim(1) : 0, output ? output->data<std::int32_t>().data() : nullptr,
-                   output ? output->dim(1) : 0, rep.data(), freq.data(), pres.data(), rows, vocab, vocab,
-                   profile == Profile::kSglang, out.data<float>().data());
+  runner.Run(PenaltiesLaunch(logits.data<float>().data(), prompt ? prompt->data<std::int32_t>().data() : nullptr,
+                             prompt ? prompt->dim(1) : 0, output ? output->data<std::int32_t>().data() : nullptr,
+                             output ? output->dim(1) : 0, rep.data(), freq.data(), pres.data(), rows, vocab, vocab,
+                             profile == Profile::kSglang, out.data<float>().data()));
   return Outputs("logits", std::move(out));
 }
 

@@ -12,7 +12,8 @@ namespace sampcheck::gpu {
 TensorMap RunNoiseStage(const Case& c, Profile /*profile*/, KernelRunner& runner) {
   const reference::NoiseRequest r = reference::ParseNoiseRequest(c);
   Tensor out = Tensor::Uninitialized(DType::kF32, {r.rows, r.n});
-  if (r.rows > 0 && r.n > 0) runner.Noise(r.seed, r.offset, r.rows, r.n, r.generator, r.law, out.data<float>().data());
+  if (r.rows > 0 && r.n > 0)
+    runner.Run(NoiseLaunch(r.seed, r.offset, r.rows, r.n, r.generator, r.law, out.data<float>().data()));
   return reference::Outputs("noise", std::move(out));
 }
 

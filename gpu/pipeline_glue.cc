@@ -151,27 +151,28 @@ TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, 
   std::int64_t* const drawn_out = drawn.data<std::int64_t>().data();
   if (any_random) {
     if (profile == Profile::kVllm) {
-      runner.ExponentialRace(probs, q.data<float>().data(), rows, vocab, vocab, true, drawn_out);
+      runner.Run(ExponentialRaceLaunch(probs, q.data<float>().data(), rows, vocab, vocab, true, drawn_out));
     } else if (profile == Profile::kSglang) {
       // Both SGLang paths draw from the full softmax of the scaled logits (no renormalisation).
       Tensor full = Tensor::Uninitialized(DType::kF32, {rows, vocab});
-      runner.Softmax(scaled_logits, nullptr, rows, vocab, vocab, false, full.data<float>().data());
+      runner.Run(SoftmaxLaunch(scaled_logits, nullptr, rows, vocab, vocab, false, full.data<float>().data()));
       const std::int64_t* s = seed->data<std::int64_t>().data();
       const std::int64_t* p = positions->data<std::int64_t>().data();
       if (sglang_unfiltered) {
         // sampling_from_probs_torch: no filter ran, keyed by token id.
-        runner.SeededGumbel(full.data<float>().data(), s, p, nullptr, rows, vocab, vocab, drawn_out);
+        runner.Run(SeededGumbelLaunch(full.data<float>().data(), s, p, nullptr, rows, vocab, vocab, drawn_out));
       } else if (rules.sglang_rank_keys) {
         std::vector<std::uint8_t> draw(is_greedy.size());
         std::transform(is_greedy.begin(), is_greedy.end(), draw.begin(), [](std::uint8_t g) { return g == 0; });
-        runner.SglangRankDraw(full.data<float>().data(), scaled_logits, masked, draw.data(), s, p, rows, vocab, vocab,
-                              drawn_out);
+        runner.Run(SglangRankDrawLaunch(full.data<float>().data(), scaled_logits, masked, draw.data(), s, p, rows,
+                                        vocab, vocab, drawn_out));
       } else {
-        runner.SeededGumbel(probs, s, p, nullptr, rows, vocab, vocab, drawn_out);  // planted: keyed by token id
+        runner.Run(
+            SeededGumbelLaunch(probs, s, p, nullptr, rows, vocab, vocab, drawn_out));  // planted: keyed by token id
       }
     } else {
-      runner.SeededGumbel(probs, seed->data<std::int64_t>().data(), positions->data<std::int64_t>().data(), nullptr,
-                          rows, vocab, vocab, drawn_out);
+      runner.Run(SeededGumbelLaunch(probs, seed->data<std::int64_t>().data(), positions->data<std::int64_t>().data(),
+                                    nullptr, rows, vocab, vocab, drawn_out));
     }
   }
 
@@ -196,8 +197,8 @@ TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, 
   }
 
   Tensor token(DType::kI64, {rows});
-  runner.PipelineSelect(is_greedy.data(), greedy.at("token").data<std::int64_t>().data(),
-                        any_random ? drawn_out : nullptr, rows, token.data<std::int64_t>().data());
+  runner.Run(PipelineSelectLaunch(is_greedy.data(), greedy.at("token").data<std::int64_t>().data(),
+                                  any_random ? drawn_out : nullptr, rows, token.data<std::int64_t>().data()));
   return Outputs("token", std::move(token));
 }
 

@@ -39,8 +39,8 @@ std::vector<std::int64_t> RankDraw(const std::vector<float>& full, const std::ve
                                    std::vector<std::uint8_t> draw = {}) {
   if (draw.empty()) draw.assign(static_cast<std::size_t>(rows), 1);
   std::vector<std::int64_t> token(static_cast<std::size_t>(rows), -7);
-  MakeEmulatedRunner()->SglangRankDraw(full.data(), scaled.data(), masked.data(), draw.data(), seed.data(),
-                                       positions.data(), rows, vocab, vocab, token.data());
+  MakeEmulatedRunner()->Run(SglangRankDrawLaunch(full.data(), scaled.data(), masked.data(), draw.data(), seed.data(),
+                                                 positions.data(), rows, vocab, vocab, token.data()));
   return token;
 }
 
@@ -95,7 +95,7 @@ TEST(GpuPipelineSelect, ContractExample) {
   const std::vector<std::uint8_t> greedy_rows = {1, 0};
   const std::vector<std::int64_t> greedy = {3, 4}, drawn = {7, 8};
   std::vector<std::int64_t> token(2, -1);
-  MakeEmulatedRunner()->PipelineSelect(greedy_rows.data(), greedy.data(), drawn.data(), 2, token.data());
+  MakeEmulatedRunner()->Run(PipelineSelectLaunch(greedy_rows.data(), greedy.data(), drawn.data(), 2, token.data()));
   EXPECT_EQ(token, (std::vector<std::int64_t>{3, 8}));
   // 40 rows: two blocks of 32, the second partial.
   std::vector<std::uint8_t> flags(40);
@@ -106,7 +106,7 @@ TEST(GpuPipelineSelect, ContractExample) {
     d[b] = 100 + b;
     expected[b] = b % 3 == 0 ? b : 100 + b;
   }
-  MakeEmulatedRunner()->PipelineSelect(flags.data(), g.data(), d.data(), 40, out.data());
+  MakeEmulatedRunner()->Run(PipelineSelectLaunch(flags.data(), g.data(), d.data(), 40, out.data()));
   EXPECT_EQ(out, expected);
 }
 
