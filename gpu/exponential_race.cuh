@@ -38,22 +38,12 @@ struct ExponentialRaceKernel {
     const std::int64_t row = block.index();
     auto value = Registers<float>(block);
     auto index = Registers<std::int64_t>(block);
-    block.ForEachThread([&](Thread t) {
-      float v = NegativeInfinity();
-      std::int64_t j = kNoIndex;
-      for (std::int64_t i = t.x; i < vocab; i += kBlock) {
-        const float p = probs.Load(row * pitch + i);
-        if (!all_tokens && !(p > 0.0f)) continue;
-        const float r = p / q.Load(row * pitch + i);
-        if (ArgmaxAbove(r, i, v, j)) {
-          v = r;
-          j = i;
-        }
-      }
-      value[t] = v;
-      index[t] = j;
+    RowArgmax<kBlock>(block, vocab, value, index, ArgmaxAboveF32{}, [&](Thread, std::int64_t i, float& r) {
+      const float p = probs.Load(row * pitch + i);
+      if (!all_tokens && !(p > 0.0f)) return false;
+      r = p / q.Load(row * pitch + i);
+      return true;
     });
-    CanonicalBlockArgmax<kBlock, float>(block, value, index, ArgmaxAboveF32{});
     block.ForEachThread([&](Thread t) {
       if (t.x == 0) token.Store(row, index[t]);
     });

@@ -39,22 +39,12 @@ struct GumbelMaxKernel {
     const std::int64_t row = block.index();
     auto value = Registers<float>(block);
     auto index = Registers<std::int64_t>(block);
-    block.ForEachThread([&](Thread t) {
-      float v = NegativeInfinity();
-      std::int64_t j = kNoIndex;
-      for (std::int64_t i = t.x; i < vocab; i += kBlock) {
-        const float s = scores.Load(row * pitch + i);
-        if (s == NegativeInfinity()) continue;  // probability zero: never drawn
-        const float x = s + gumbel.Load(row * pitch + i);
-        if (ArgmaxAbove(x, i, v, j)) {
-          v = x;
-          j = i;
-        }
-      }
-      value[t] = v;
-      index[t] = j;
+    RowArgmax<kBlock>(block, vocab, value, index, ArgmaxAboveF32{}, [&](Thread, std::int64_t i, float& x) {
+      const float s = scores.Load(row * pitch + i);
+      if (s == NegativeInfinity()) return false;  // probability zero: never drawn
+      x = s + gumbel.Load(row * pitch + i);
+      return true;
     });
-    CanonicalBlockArgmax<kBlock, float>(block, value, index, ArgmaxAboveF32{});
     block.ForEachThread([&](Thread t) {
       if (t.x == 0) token.Store(row, index[t]);
     });

@@ -48,21 +48,11 @@ struct QSampleKernel {
     const std::int64_t row = block.index();
     auto value = Registers<float>(block);
     auto index = Registers<std::int64_t>(block);
-    block.ForEachThread([&](Thread t) {
-      float v = NegativeInfinity();
-      std::int64_t j = kNoIndex;
-      for (std::int64_t i = t.x; i < vocab; i += kBlock) {
-        const float d = AbsF32(q.Load(row * pitch + i)) + eps;
-        const float r = probs.Load(row * pitch + i) / d;
-        if (ArgmaxAbove(r, i, v, j)) {
-          v = r;
-          j = i;
-        }
-      }
-      value[t] = v;
-      index[t] = j;
+    RowArgmax<kBlock>(block, vocab, value, index, ArgmaxAboveF32{}, [&](Thread, std::int64_t i, float& r) {
+      const float d = AbsF32(q.Load(row * pitch + i)) + eps;
+      r = probs.Load(row * pitch + i) / d;
+      return true;
     });
-    CanonicalBlockArgmax<kBlock, float>(block, value, index, ArgmaxAboveF32{});
     block.ForEachThread([&](Thread t) {
       if (t.x == 0) token.Store(row, index[t]);
     });

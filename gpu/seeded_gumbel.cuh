@@ -40,13 +40,6 @@
 
 namespace sampcheck::gpu {
 
-SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE double NegativeInfinityF64() {
-  const std::uint64_t bits = 0xfff0000000000000ull;
-  double d;
-  std::memcpy(&d, &bits, sizeof d);
-  return d;
-}
-
 template <int kBlock = kCanonicalLanes>
 struct SeededGumbelKernel {
   static constexpr const char* kName = "multinomial_with_seed";
@@ -58,28 +51,22 @@ struct SeededGumbelKernel {
     const std::int64_t row = block.index();
     auto value = Registers<double>(block);
     auto index = Registers<std::int64_t>(block);
+    auto key_seed = Registers<std::uint64_t>(block);
+    auto key_position = Registers<std::uint32_t>(block);
     block.ForEachThread([&](Thread t) {
       // Two's-complement reinterpretation, as seed.to(torch.uint64); positions were checked.
-      const auto s = static_cast<std::uint64_t>(seed.Load(row));
-      const auto position = static_cast<std::uint32_t>(positions.Load(row));
-      double v = NegativeInfinityF64();
-      std::int64_t j = kNoIndex;
-      for (std::int64_t i = t.x; i < vocab; i += kBlock) {
-        const float p = probs.Load(row * pitch + i);
-        if (!(p > 0.0f)) continue;
-        const auto column =
-            has_ids ? static_cast<std::uint32_t>(token_ids.Load(row * pitch + i)) : static_cast<std::uint32_t>(i);
-        const std::uint32_t h = rng::SglangMurmurKey(s, position, column);
-        const double x = math::LogF64Dd(static_cast<double>(p)) + rng::GumbelSglangFromHashF64(h);
-        if (ArgmaxAboveF64{}(x, i, v, j)) {
-          v = x;
-          j = i;
-        }
-      }
-      value[t] = v;
-      index[t] = j;
+      key_seed[t] = static_cast<std::uint64_t>(seed.Load(row));
+      key_position[t] = static_cast<std::uint32_t>(positions.Load(row));
     });
-    CanonicalBlockArgmax<kBlock, double>(block, value, index, ArgmaxAboveF64{});
+    RowArgmax<kBlock>(block, vocab, value, index, ArgmaxAboveF64{}, [&](Thread t, std::int64_t i, double& x) {
+      const float p = probs.Load(row * pitch + i);
+      if (!(p > 0.0f)) return false;
+      const auto column =
+          has_ids ? static_cast<std::uint32_t>(token_ids.Load(row * pitch + i)) : static_cast<std::uint32_t>(i);
+      const std::uint32_t h = rng::SglangMurmurKey(key_seed[t], key_position[t], column);
+      x = math::LogF64Dd(static_cast<double>(p)) + rng::GumbelSglangFromHashF64(h);
+      return true;
+    });
     block.ForEachThread([&](Thread t) {
       if (t.x == 0) token.Store(row, index[t]);
     });

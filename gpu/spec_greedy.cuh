@@ -48,23 +48,12 @@ struct SpecGreedyKernel {
     auto value = Registers<float>(block);
     auto index = Registers<std::int64_t>(block);
     for (std::int64_t i = 0; i < positions; ++i) {
-      block.ForEachThread([&](Thread t) {
-        float v = NegativeInfinity();
-        std::int64_t j = kNoIndex;
-        if (stop[t] < 0) {
-          const std::int64_t at = (row * positions + i) * vocab;
-          for (std::int64_t k = t.x; k < vocab; k += kBlock) {
-            const float x = target.Load(at + k);
-            if (ArgmaxAbove(x, k, v, j)) {
-              v = x;
-              j = k;
-            }
-          }
-        }
-        value[t] = v;
-        index[t] = j;
+      const std::int64_t at = (row * positions + i) * vocab;
+      RowArgmax<kBlock>(block, vocab, value, index, ArgmaxAboveF32{}, [&](Thread t, std::int64_t k, float& x) {
+        if (stop[t] >= 0) return false;
+        x = target.Load(at + k);
+        return true;
       });
-      CanonicalBlockArgmax<kBlock, float>(block, value, index, ArgmaxAboveF32{});
       block.ForEachThread([&](Thread t) {
         if (stop[t] >= 0) return;
         if (t.x == 0) emitted.Store(row * positions + i, index[t]);

@@ -92,6 +92,7 @@ struct SpecRandomVllmKernel {
     const std::int64_t row = block.index();
     auto k = Registers<std::int64_t>(block);
     auto rejected = Registers<bool>(block);
+    auto rejected_id = Registers<std::int32_t>(block);  // the draft rejected, -1 when none
     block.ForEachThread([&](Thread t) {
       const std::int64_t n = counts.Load(row);
       k[t] = n;
@@ -105,33 +106,22 @@ struct SpecRandomVllmKernel {
         rejected[t] = true;
         break;
       }
+      rejected_id[t] = rejected[t] ? drafts.Load(row * width + k[t]) : -1;
     });
     auto value = Registers<float>(block);
     auto index = Registers<std::int64_t>(block);
-    block.ForEachThread([&](Thread t) {
+    RowArgmax<kBlock>(block, vocab, value, index, ArgmaxAboveF32{}, [&](Thread t, std::int64_t i, float& r) {
       const std::int64_t at = (row * (width + 1) + k[t]) * vocab;
-      const std::int64_t draft_at = (row * width + k[t]) * vocab;
-      const std::int32_t x = rejected[t] ? drafts.Load(row * width + k[t]) : -1;
-      float v = NegativeInfinity();
-      std::int64_t j = kNoIndex;
-      for (std::int64_t i = t.x; i < vocab; i += kBlock) {
-        float r;
-        if (!rejected[t]) {
-          r = target.Load(at + i) / bonus_q.Load(row * vocab + i);
-        } else {
-          const float w = has_draft ? SpecResidual(target.Load(at + i), draft.Load(draft_at + i))
-                                    : (i == x ? 0.0f : target.Load(at + i));
-          r = w / q.Load(row * vocab + i);
-        }
-        if (ArgmaxAbove(r, i, v, j)) {
-          v = r;
-          j = i;
-        }
+      if (!rejected[t]) {
+        r = target.Load(at + i) / bonus_q.Load(row * vocab + i);
+      } else {
+        const std::int64_t draft_at = (row * width + k[t]) * vocab;
+        const float w = has_draft ? SpecResidual(target.Load(at + i), draft.Load(draft_at + i))
+                                  : (i == rejected_id[t] ? 0.0f : target.Load(at + i));
+        r = w / q.Load(row * vocab + i);
       }
-      value[t] = v;
-      index[t] = j;
+      return true;
     });
-    CanonicalBlockArgmax<kBlock, float>(block, value, index, ArgmaxAboveF32{});
     WriteSpecOutcome<kBlock>(block, drafts, emitted, accepted, row, width, k, index);
   }
 };
@@ -215,24 +205,12 @@ struct SpecRandomTypicalKernel {
     auto k = Registers<std::int64_t>(block);
     auto value = Registers<float>(block);
     auto index = Registers<std::int64_t>(block);
-    block.ForEachThread([&](Thread t) {
-      const bool rejected = stop[t] >= 0;
-      k[t] = rejected ? stop[t] : n[t];
-      const std::int64_t at = (row * (width + 1) + k[t]) * vocab;
-      float v = NegativeInfinity();
-      std::int64_t j = kNoIndex;
-      for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
-        const float tj = target.Load(at + i);
-        const float r = rejected ? tj : tj / bonus_q.Load(row * vocab + i);
-        if (ArgmaxAbove(r, i, v, j)) {
-          v = r;
-          j = i;
-        }
-      }
-      value[t] = v;
-      index[t] = j;
+    block.ForEachThread([&](Thread t) { k[t] = stop[t] >= 0 ? stop[t] : n[t]; });
+    RowArgmax<kCanonicalLanes>(block, vocab, value, index, ArgmaxAboveF32{}, [&](Thread t, std::int64_t i, float& r) {
+      const float tj = target.Load((row * (width + 1) + k[t]) * vocab + i);
+      r = stop[t] >= 0 ? tj : tj / bonus_q.Load(row * vocab + i);  // rejected: the target's argmax
+      return true;
     });
-    CanonicalBlockArgmax<kCanonicalLanes, float>(block, value, index, ArgmaxAboveF32{});
     WriteSpecOutcome<kCanonicalLanes>(block, drafts, emitted, accepted, row, width, k, index);
   }
 };
