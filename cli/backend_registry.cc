@@ -6,8 +6,8 @@
 #include "backends/isolated_backend.h"
 #include "backends/plugin_backend.h"
 #include "core/error.h"
-#include "gpu/fast_backend.h"
-#include "gpu/gpu_backend.h"
+#include "gpu/fast/fast_backend.h"
+#include "gpu/backend/gpu_backend.h"
 #include "reference/reference_backend.h"
 
 namespace sampcheck::cli {

@@ -12,7 +12,7 @@
 #include "cli/option_checks.h"
 #include "cli/progress_bar.h"
 #include "core/error.h"
-#include "gpu/fast_backend.h"
+#include "gpu/fast/fast_backend.h"
 #include "harness/statistical_run.h"
 #include "harness/two_sample.h"
 #include "reports/conform_report.h"
@@ -23,7 +23,7 @@ namespace sampcheck::cli {
 std::unique_ptr<Backend> MakeStatsBackend(const std::string& name) {
   constexpr std::string_view kWrong = "wrong:";
   if (name.rfind(kWrong, 0) == 0) {
-    // The fast kernel's planted filter bugs (gpu/fast_backend.h), then the reference's.
+    // The fast kernel's planted filter bugs (gpu/fast/fast_backend.h), then the reference's.
     if (auto fast = gpu::MakeGpuFastWrongBackend(name.substr(kWrong.size()))) return fast;
     try {
       return statistical::MakeWrongSampler(name.substr(kWrong.size()));

@@ -73,7 +73,7 @@ bool PipelineDrawsUnfiltered(const Case& c, Profile profile);
 // The sglang profile's batch checks and path choice, given each row's greedy flag (after
 // temperature): fails through `in` on a seeded batch with min_p > 0 or a bad `sampling_path`;
 // returns true for the unfiltered path. Shared with the gpu backends' pipeline glue
-// (gpu/pipeline_glue.cc) so both report the same errors.
+// (gpu/backend/pipeline_glue.cc) so both report the same errors.
 bool SglangPipelineDrawsUnfiltered(const StageInputs& in, const Case& c, std::span<const std::uint8_t> is_greedy);
 
 }  // namespace sampcheck::reference

@@ -12,8 +12,8 @@
 #include <gtest/gtest.h>
 
 #include "golden/verifier.h"
-#include "gpu/gpu_backend.h"
-#include "gpu/kernel_runner.h"
+#include "gpu/backend/gpu_backend.h"
+#include "gpu/runners/kernel_runner.h"
 #include "harness/two_sample.h"
 #include "reference/reference_backend.h"
 #include "statistical/noise_harness.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The filter kernels (gpu/top_k.cuh, top_p.cuh, min_p.cuh, sampling_filters.cuh) through the
+// The filter kernels (gpu/kernels/top_k.cuh, top_p.cuh, min_p.cuh, sampling_filters.cuh) through the
 // gpu-emulated backend against the reference backend, bit for bit, for every profile and
 // order, on rows large and flat enough that the top-p walk takes several 1024-entry chunks
 // (each chunk's bound found by radix select) and top-k's pivot sits deep in a run of ties:
@@ -16,8 +16,8 @@
 
 #include "core/split_mix64.h"
 #include "golden/verifier.h"
-#include "gpu/gpu_backend.h"
-#include "gpu/kernel_runner.h"
+#include "gpu/backend/gpu_backend.h"
+#include "gpu/runners/kernel_runner.h"
 #include "reference/reference_backend.h"
 
 namespace sampcheck::gpu {

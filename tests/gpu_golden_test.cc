@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "golden/verifier.h"
-#include "gpu/gpu_backend.h"
+#include "gpu/backend/gpu_backend.h"
 
 namespace sampcheck::gpu {
 namespace {

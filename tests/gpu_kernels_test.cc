@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The kernels of gpu/ on the checking emulator (gpu/kernel_runner.h): the contract examples
+// The kernels of gpu/ on the checking emulator (gpu/runners/kernel_runner.h): the contract examples
 // (hand-computed, from docs/spec/greedy.md, softmax.md, temperature.md and filters.md), bit equality with
 // the reference on random rows, and padded rows (pitch > V, V = 1, the tile-misaligned
 // vocabularies 151936 and 128256) whose pad entries hold +inf or NaN and must never win or be
@@ -16,9 +16,9 @@
 #include <gtest/gtest.h>
 
 #include "core/split_mix64.h"
-#include "gpu/gumbel_max.cuh"  // gpu-draws group: the planted out-of-bounds launch
-#include "gpu/kernel_runner.h"
-#include "gpu/radix_select.cuh"  // filters
+#include "gpu/kernels/gumbel_max.cuh"  // gpu-draws group: the planted out-of-bounds launch
+#include "gpu/runners/kernel_runner.h"
+#include "gpu/block/radix_select.cuh"  // filters
 #include "reference/reductions.h"
 #include "reference/exponential_race.h"  // gpu-draws group: the padded-row comparisons
 #include "reference/gumbel_max.h"
@@ -864,7 +864,7 @@ std::vector<float> MinPOne(const std::vector<float>& row, float m, MinPRule rule
   return out;
 }
 
-// A test kernel: out[0] = SelectKth(row, n) (gpu/radix_select.cuh).
+// A test kernel: out[0] = SelectKth(row, n) (gpu/block/radix_select.cuh).
 struct SelectKernel {
   template <class B, class Arr, class Out>
   void operator()(B& block, Arr row, Out out, std::int64_t vocab, bool ascending, std::int64_t n) const {

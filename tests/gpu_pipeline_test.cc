@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// pipeline and decode_steps on the gpu backends (gpu/pipeline_glue.h, gpu/decode_steps_glue.h,
-// docs/gpu.md "The pipeline"): the new kernels' contract examples (gpu/sglang_rank_draw.cuh:
+// pipeline and decode_steps on the gpu backends (gpu/backend/pipeline_glue.h, gpu/backend/decode_steps_glue.h,
+// docs/gpu.md "The pipeline"): the new kernels' contract examples (gpu/kernels/sglang_rank_draw.cuh:
 // docs/spec/draws.md's known answers for multinomial_with_seed, moved to ranks by a hand-made
-// permutation; gpu/pipeline_select.cuh), the whole stages against the reference backend bit for
+// permutation; gpu/kernels/pipeline_select.cuh), the whole stages against the reference backend bit for
 // bit on rows with every optional group, every profile and SGLang path, on one-warp and
 // 1024-lane vocabularies, the reference's error messages, and planted faults (rank columns
 // replaced by token-id columns; decode steps that reuse their noise) rejected by the
@@ -19,10 +19,10 @@
 #include "core/split_mix64.h"
 #include "core/stage_catalogue.h"
 #include "golden/verifier.h"
-#include "gpu/gpu_backend.h"
-#include "gpu/greedy.cuh"
-#include "gpu/kernel_runner.h"
-#include "gpu/pipeline_glue.h"
+#include "gpu/backend/gpu_backend.h"
+#include "gpu/kernels/greedy.cuh"
+#include "gpu/runners/kernel_runner.h"
+#include "gpu/backend/pipeline_glue.h"
 #include "reference/decode_steps.h"
 #include "reference/reference_backend.h"
 
@@ -31,7 +31,7 @@ namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-// --- gpu/sglang_rank_draw.cuh ---------------------------------------------------------------
+// --- gpu/kernels/sglang_rank_draw.cuh ---------------------------------------------------------------
 
 std::vector<std::int64_t> RankDraw(const std::vector<float>& full, const std::vector<float>& scaled,
                                    const std::vector<float>& masked, std::int64_t rows, std::int64_t vocab,
@@ -89,7 +89,7 @@ TEST(GpuSglangRankDraw, NothingToDrawIsNoIndex) {
   EXPECT_EQ(t[1], kNoIndex);
 }
 
-// --- gpu/pipeline_select.cuh ------------------------------------------------------------------
+// --- gpu/kernels/pipeline_select.cuh ------------------------------------------------------------------
 
 TEST(GpuPipelineSelect, ContractExample) {
   const std::vector<std::uint8_t> greedy_rows = {1, 0};
