@@ -7,6 +7,7 @@ set(SAMPCHECK_SHARED_HEADERS
   core/portability.h
   gpu/kernels/allowed_token_ids.cuh
   gpu/kernels/bad_words.cuh
+  gpu/block/block_argmax.cuh
   gpu/block/block_model.h
   gpu/block/block_reduce.cuh
   gpu/kernels/greedy.cuh

@@ -59,7 +59,7 @@ TEST(GpuDevice, MatchesTheEmulatorOnPaddedRows) {
   }
 }
 
-// noise group: the device's noise follows its laws (the noise harness through Run, Holm at
+// The noise stage: the device's noise follows its laws (the noise harness through Run, Holm at
 // 1e-4, power >= 0.99 per docs/spec/noise.md), and every golden case of a stage the reference
 // and gpu share is bitwise equal across the two (harness/two_sample.h, alpha 0).
 TEST(GpuDevice, NoiseFollowsItsLawsAndSharedGoldensAgreeWithTheReference) {

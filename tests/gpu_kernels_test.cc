@@ -16,11 +16,11 @@
 #include <gtest/gtest.h>
 
 #include "core/split_mix64.h"
-#include "gpu/kernels/gumbel_max.cuh"  // gpu-draws group: the planted out-of-bounds launch
+#include "gpu/kernels/gumbel_max.cuh"  // the planted out-of-bounds launch
 #include "gpu/runners/kernel_runner.h"
-#include "gpu/block/radix_select.cuh"  // filters
+#include "gpu/block/radix_select.cuh"
 #include "reference/reductions.h"
-#include "reference/exponential_race.h"  // gpu-draws group: the padded-row comparisons
+#include "reference/exponential_race.h"  // the padded-row comparisons
 #include "reference/gumbel_max.h"
 #include "reference/inverse_cdf.h"
 #include "reference/qsample.h"
@@ -323,7 +323,7 @@ TEST(GpuPenalties, ContractExample) {
   EXPECT_EQ(y, (std::vector<float>{0.375f, -2.0f, 1.0f}));
 }
 
-// ---- gpu-draws group: the draws, the seeded draws and speculative verification. ----
+// ---- The draws, the seeded draws and speculative verification. ----
 // Every expected token below is worked by hand from docs/spec/draws.md and
 // docs/spec/speculative.md (the arithmetic is in the comments); each suite also has a planted
 // fault: an input on which a plausible wrong kernel (wrong tie rule, wrong candidates, a

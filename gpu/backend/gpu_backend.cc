@@ -13,10 +13,10 @@
 #include "core/error.h"
 #include "core/profile.h"
 #include "core/stage_catalogue.h"
-#include "gpu/backend/draws_glue.h"  // gpu-draws group
+#include "gpu/backend/draws_glue.h"
 #include "gpu/backend/noise_glue.h"
 #include "gpu/backend/filters_glue.h"
-#include "gpu/backend/decode_steps_glue.h"  // pipeline group
+#include "gpu/backend/decode_steps_glue.h"
 #include "gpu/backend/pipeline_glue.h"
 #include "reference/sglang_penalizer_gate.h"
 #include "reference/stage_io.h"
@@ -349,7 +349,7 @@ const std::map<std::string, StageFn>& Stages() {
       {"softmax", RunSoftmax<false>},
       {"temperature", RunTemperature},
       {"token_bitmask", RunTokenBitmask},
-      // gpu-draws group: draws, seeded draws, speculative verification, finish rules,
+      // Draws, seeded draws, speculative verification, finish rules,
       // tp_consensus (gpu/backend/draws_glue.h).
       {"exponential_race", GpuExponentialRace},
       {"gumbel_max", GpuGumbelMax},
@@ -361,7 +361,7 @@ const std::map<std::string, StageFn>& Stages() {
       {"spec_random", GpuSpecRandom},
       {"finish_rules", GpuFinishRules},
       {"tp_consensus", GpuTpConsensus},
-      // noise group (gpu/backend/noise_glue.cc)
+      // The noise stage (gpu/backend/noise_glue.cc).
       {"noise", RunNoiseStage},
       // filters (gpu/backend/filters_glue.cc)
       {"min_p", RunMinPKernel},
@@ -370,7 +370,7 @@ const std::map<std::string, StageFn>& Stages() {
       {"top_p", RunTopPKernel},
       {"ascend_top_k_top_p_sample_v2", RunAscendTopKTopPSampleV2Kernel},
       {"logprobs", RunLogprobsKernel},
-      // pipeline group: composed from the stages above (gpu/backend/pipeline_glue.h, gpu/backend/decode_steps_glue.h).
+      // The pipeline and decode_steps: composed from the stages above (gpu/backend/pipeline_glue.h, gpu/backend/decode_steps_glue.h).
       {"pipeline", GpuPipeline},
       {"decode_steps", GpuDecodeSteps},
   };
@@ -395,7 +395,6 @@ TensorMap GpuBackend::Run(const std::string& stage, const Case& c) {
   return it->second(c, c.profile, *runner_);
 }
 
-// pipeline group.
 std::string GpuBackend::StatisticalSkipReason(const std::string& stage) const {
   return ComposedStageStatisticalSkipReason(stage, Name());
 }

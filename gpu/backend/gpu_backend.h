@@ -21,7 +21,7 @@ class GpuBackend final : public Backend {
   std::string Name() const override { return runner_->Name(); }
   std::vector<std::string> SupportedStages() const override;
   TensorMap Run(const std::string& stage, const Case& c) override;
-  // pipeline group: the pipeline's statistical batches are too large for these backends
+  // The pipeline's statistical batches are too large for these backends
   // (docs/gpu.md "The pipeline and decode_steps").
   std::string StatisticalSkipReason(const std::string& stage) const override;
 
@@ -31,7 +31,7 @@ class GpuBackend final : public Backend {
 
 std::unique_ptr<Backend> MakeGpuEmulatedBackend();
 
-// pipeline group: one single stage of the backend's stage table on `runner`, for the glue that
+// One single stage of the backend's stage table on `runner`, for the glue that
 // composes stages (gpu/backend/pipeline_glue.cc); throws InputError for a stage without a kernel.
 TensorMap RunGpuStage(const std::string& stage, const Case& c, Profile profile, KernelRunner& runner);
 // Defined only when the CUDA parts are built (SAMPCHECK_HAVE_CUDA): gpu/runners/cuda_runner.cu.

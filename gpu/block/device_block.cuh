@@ -80,7 +80,7 @@ __device__ inline DeviceRegisters<std::uint32_t> Ballot(const DeviceBlock&, cons
   return DeviceRegisters<std::uint32_t>{__ballot_sync(0xffffffffu, p.v)};
 }
 
-// gpu-fast group: a value every thread holds (computed from the same shared words), read by
+// A value every thread holds (computed from the same shared words), read by
 // block-level code; the emulator checks that it is the same in every thread.
 template <class T>
 __device__ T BlockUniform(const DeviceBlock&, const DeviceRegisters<T>& r) { return r.v; }
@@ -88,7 +88,7 @@ __device__ T BlockUniform(const DeviceBlock&, const DeviceRegisters<T>& r) { ret
 }  // namespace device
 
 using device::Ballot;
-using device::BlockUniform;  // gpu-fast group
+using device::BlockUniform;
 using device::DeviceShared;
 using device::GlobalArray;
 using device::Registers;

@@ -197,7 +197,7 @@ HostRegisters<T> ShuffleXor(HostBlock& block, const HostRegisters<T>& r, int mas
 
 HostRegisters<std::uint32_t> Ballot(HostBlock& block, const HostRegisters<bool>& p);
 
-// gpu-fast group: a value every thread holds, read by block-level code (a data-dependent
+// A value every thread holds, read by block-level code (a data-dependent
 // loop or branch around barriers, as a broadcast from shared memory is used on the device).
 // Checks that every thread holds the same bits: a block-level branch on a value that differs
 // between threads would diverge around the next barrier on the device, so it is reported as
@@ -262,7 +262,7 @@ LaunchReport Launch(const char* kernel, int grid, int threads, Body&& body) {
 
 // Kernel bodies name these without a namespace.
 using emu::Ballot;
-using emu::BlockUniform;  // gpu-fast group
+using emu::BlockUniform;
 using emu::GlobalArray;
 using emu::HostShared;
 using emu::Registers;
