@@ -7,7 +7,7 @@
 // violation throws std::runtime_error with the emulator's report, prefixed by the runner's name.
 //
 // Example: RunEmulated(GreedyLaunch{logits, rows, vocab, pitch, token}) writes token[b] for
-// every row b.
+// every row b (tests/gpu_kernel_launch_test.cc runs a toy kernel this way).
 
 #include <cstdint>
 #include <memory>
