@@ -104,8 +104,8 @@ struct AscendTopKTopPSampleV2Kernel {
   static constexpr const char* kName = "ascend_top_k_top_p_sample_v2";
   static constexpr int kThreads = kCanonicalLanes;
 
-  template <class B, class Src, class Arr, class K, class P, class I>
-  SAMPCHECK_KERNEL_BODY void operator()(B& block, Src logits, Arr work, Src q, bool has_q, K top_k, P top_p, P min_p,
+  template <class B, class Arr, class K, class P, class I>
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr work, Arr q, bool has_q, K top_k, P top_p, P min_p,
                                         bool has_min_p, I select_idx, Arr top_kp_select, Arr sort_masked, I idx,
                                         std::int64_t vocab, std::int64_t pitch, AscendSampleRule rule) const {
     SAMPCHECK_SHARED(block, std::uint64_t, keys, kCandidates);

@@ -42,8 +42,8 @@ struct LogprobsKernel {
   static constexpr const char* kName = "logprobs";
   static constexpr int kThreads = kCanonicalLanes;
 
-  template <class B, class Src, class Arr, class P, class U8, class K, class I, class IOut>
-  SAMPCHECK_KERNEL_BODY void operator()(B& block, Src src, Arr work, P divisor, U8 divide, U8 filter, K top_k, P top_p,
+  template <class B, class Arr, class P, class U8, class K, class I, class IOut>
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr src, Arr work, P divisor, U8 divide, U8 filter, K top_k, P top_p,
                                         P min_p, I token, K token_ids, std::int64_t width, IOut top_ids, Arr top_values,
                                         Arr token_logprob, IOut token_rank, Arr ids_values, std::int64_t n,
                                         std::int64_t vocab, std::int64_t pitch, LogprobsRule rule) const {

@@ -71,8 +71,8 @@ struct MinPKernel {
   static constexpr const char* kName = "min_p";
   static constexpr int kThreads = kCanonicalLanes;
 
-  template <class B, class Src, class Arr, class P>
-  SAMPCHECK_KERNEL_BODY void operator()(B& block, Src logits, Arr out, P min_p, std::int64_t vocab, std::int64_t pitch,
+  template <class B, class Arr, class P>
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr out, P min_p, std::int64_t vocab, std::int64_t pitch,
                                         MinPRule rule) const {
     const std::int64_t row = block.index();
     CopyRow(block, logits, row * pitch, out, row * vocab, vocab);

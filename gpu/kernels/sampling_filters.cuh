@@ -55,8 +55,8 @@ struct SamplingFiltersKernel {
   static constexpr const char* kName = "sampling_filters";
   static constexpr int kThreads = kCanonicalLanes;
 
-  template <class B, class Src, class Arr, class K, class P>
-  SAMPCHECK_KERNEL_BODY void operator()(B& block, Src logits, Arr out, Arr probs, K top_k, bool has_k, P top_p,
+  template <class B, class Arr, class K, class P>
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr out, Arr probs, K top_k, bool has_k, P top_p,
                                         bool has_p, P min_p, bool has_m, std::int64_t vocab, std::int64_t pitch,
                                         FilterRules rules) const {
     const std::int64_t row = block.index();

@@ -54,8 +54,8 @@ struct TopKKernel {
   static constexpr const char* kName = "top_k";
   static constexpr int kThreads = kCanonicalLanes;
 
-  template <class B, class Src, class Arr, class K>
-  SAMPCHECK_KERNEL_BODY void operator()(B& block, Src logits, Arr out, K top_k, std::int64_t vocab, std::int64_t pitch,
+  template <class B, class Arr, class K>
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr out, K top_k, std::int64_t vocab, std::int64_t pitch,
                                         TopKRule rule) const {
     const std::int64_t row = block.index();
     CopyRow(block, logits, row * pitch, out, row * vocab, vocab);

@@ -51,8 +51,8 @@ struct TopPWalkState {
 
 // Walks row `src` and masks `dst` (the same entries at dst_base). walk and p are resolved
 // (0 < p, or p = 0 with kExclusive). st: the softmax of src. 1 <= limit <= n_finite.
-template <class B, class Src, class Arr>
-SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Src src, std::int64_t src_base, Arr dst, std::int64_t dst_base,
+template <class B, class Arr>
+SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base, Arr dst, std::int64_t dst_base,
                                        std::int64_t vocab, TopPWalk walk, float p, SoftmaxStats st, std::int64_t limit,
                                        std::int64_t n_finite) {
   SAMPCHECK_SHARED(block, std::uint64_t, sorted, kCandidates);
@@ -172,8 +172,8 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool ResolveTopP(TopPWalk rule, flo
 }
 
 // TopPRow: src and dst hold the same row (dst may be src); src is read, dst masked.
-template <class B, class Src, class Arr>
-SAMPCHECK_KERNEL_BODY void TopPStep(B& block, Src src, std::int64_t src_base, Arr dst, std::int64_t dst_base,
+template <class B, class Arr>
+SAMPCHECK_KERNEL_BODY void TopPStep(B& block, Arr src, std::int64_t src_base, Arr dst, std::int64_t dst_base,
                                     std::int64_t vocab, float p, TopPWalk rule) {
   TopPWalk walk;
   float q;
@@ -188,8 +188,8 @@ struct TopPKernel {
   static constexpr const char* kName = "top_p";
   static constexpr int kThreads = kCanonicalLanes;
 
-  template <class B, class Src, class Arr, class P>
-  SAMPCHECK_KERNEL_BODY void operator()(B& block, Src logits, Arr out, P top_p, std::int64_t vocab, std::int64_t pitch,
+  template <class B, class Arr, class P>
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr out, P top_p, std::int64_t vocab, std::int64_t pitch,
                                         TopPWalk rule) const {
     const std::int64_t row = block.index();
     CopyRow(block, logits, row * pitch, out, row * vocab, vocab);

@@ -54,6 +54,11 @@ class CudaLaunch {
     return GlobalArray<T>(CopyBackTo(host, Allocate<T>(m), m), m, name);
   }
   template <class T>
+  GlobalArray<T> InAsOut(const T* host, std::int64_t n, const char* name) {
+    const std::int64_t m = host == nullptr ? 0 : n;
+    return GlobalArray<T>(Upload(host, m), m, name);
+  }
+  template <class T>
   GlobalArray<T> InOut(T* host, std::int64_t n, const char* name) {
     const std::int64_t m = host == nullptr ? 0 : n;
     return GlobalArray<T>(CopyBackTo(host, Upload<T>(host, m), m), m, name);

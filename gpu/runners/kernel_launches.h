@@ -13,6 +13,12 @@
 //   l.Out(p, n, name)             a host array of n elements the kernel writes, copied back
 //                                 after the launch (0 elements when p is null);
 //   l.InOut(p, n, name)           both: copied in, written, copied back;
+//   l.InAsOut(p, n, name)         an input the kernel only reads, viewed through the writable
+//                                 array type: the filters pass their input and their output to
+//                                 the same helpers, and on a device every instantiation of a
+//                                 helper that declares __shared__ arrays gets its own copy of
+//                                 them (two array types would double the filters' shared memory,
+//                                 past the 48 KiB a block may declare statically);
 //   l.template Scratch<T>(n, name) a work array of n T's that stays on the runner's side;
 //   l.template Run<Kernel>(grid, args...) one launch of `grid` blocks of Kernel::kThreads
 //                                 threads, Kernel{}(block, args...) in every block; it throws
@@ -461,7 +467,7 @@ struct TopKLaunch {
   float* out = nullptr;
   template <class L>
   void Describe(L& l) const {
-    l.template Run<TopKKernel>(rows, l.In(logits, rows * pitch, "logits"), l.Out(out, rows * vocab, "logits_out"),
+    l.template Run<TopKKernel>(rows, l.InAsOut(logits, rows * pitch, "logits"), l.Out(out, rows * vocab, "logits_out"),
                                l.In(top_k, rows, "top_k"), vocab, pitch, rule);
   }
 };
@@ -474,7 +480,7 @@ struct TopPLaunch {
   float* out = nullptr;
   template <class L>
   void Describe(L& l) const {
-    l.template Run<TopPKernel>(rows, l.In(logits, rows * pitch, "logits"), l.Out(out, rows * vocab, "logits_out"),
+    l.template Run<TopPKernel>(rows, l.InAsOut(logits, rows * pitch, "logits"), l.Out(out, rows * vocab, "logits_out"),
                                l.In(top_p, rows, "top_p"), vocab, pitch, rule);
   }
 };
@@ -487,7 +493,7 @@ struct MinPLaunch {
   float* out = nullptr;
   template <class L>
   void Describe(L& l) const {
-    l.template Run<MinPKernel>(rows, l.In(logits, rows * pitch, "logits"), l.Out(out, rows * vocab, "logits_out"),
+    l.template Run<MinPKernel>(rows, l.InAsOut(logits, rows * pitch, "logits"), l.Out(out, rows * vocab, "logits_out"),
                                l.In(min_p, rows, "min_p"), vocab, pitch, rule);
   }
 };
@@ -504,7 +510,7 @@ struct SamplingFiltersLaunch {
   template <class L>
   void Describe(L& l) const {
     l.template Run<SamplingFiltersKernel>(
-        rows, l.In(logits, rows * pitch, "logits"), l.Out(out, rows * vocab, "logits_out"),
+        rows, l.InAsOut(logits, rows * pitch, "logits"), l.Out(out, rows * vocab, "logits_out"),
         l.Out(probs, rows * vocab, "probs"), l.In(top_k, rows, "top_k"), top_k != nullptr, l.In(top_p, rows, "top_p"),
         top_p != nullptr, l.In(min_p, rows, "min_p"), min_p != nullptr, vocab, pitch, rules);
   }
@@ -527,8 +533,8 @@ struct AscendTopKTopPSampleV2Launch {
   template <class L>
   void Describe(L& l) const {
     l.template Run<AscendTopKTopPSampleV2Kernel>(
-        rows, l.In(logits, rows * pitch, "logits"), l.template Scratch<float>(rows * vocab, "work"),
-        l.In(q, rows * vocab, "q"), q != nullptr, l.In(top_k, rows, "top_k"), l.In(top_p, rows, "top_p"),
+        rows, l.InAsOut(logits, rows * pitch, "logits"), l.template Scratch<float>(rows * vocab, "work"),
+        l.InAsOut(q, rows * vocab, "q"), q != nullptr, l.In(top_k, rows, "top_k"), l.In(top_p, rows, "top_p"),
         l.In(min_p, rows, "min_p"), min_p != nullptr, l.Out(select_idx, rows, "logits_select_idx"),
         l.Out(top_kp_select, rows * vocab, "logits_top_kp_select"),
         l.Out(sort_masked, rows * vocab, "logits_sort_masked"), l.Out(idx, rows * vocab, "logits_idx"), vocab, pitch,
@@ -557,7 +563,7 @@ struct LogprobsLaunch {
   float* ids_values = nullptr;
   template <class L>
   void Describe(L& l) const {
-    l.template Run<LogprobsKernel>(rows, l.In(src, rows * pitch, "logits"),
+    l.template Run<LogprobsKernel>(rows, l.InAsOut(src, rows * pitch, "logits"),
                                    l.template Scratch<float>(rows * vocab, "work"), l.In(divisor, rows, "divisor"),
                                    l.In(divide, rows, "divide"), l.In(filter, rows, "filter"),
                                    l.In(top_k, rows, "top_k"), l.In(top_p, rows, "top_p"), l.In(min_p, rows, "min_p"),
