@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // sampcheck_cost_table: the cost model's per-kernel table (docs/gpu.md "Cost model"): each
 // sampling path of bench/device_sampling.cuh run on the counting emulator
-// (gpu/sampling_cost.h) at the device benchmark's shapes and variants, printed as a markdown
+// (gpu/cost/sampling_cost.h) at the device benchmark's shapes and variants, printed as a markdown
 // table of row passes, logits passes, barriers per row, longest chain, critical path and the
-// estimated H100 time (gpu/cost_model.h). Counted work, not timing: the same table on every
+// estimated H100 time (gpu/cost/cost_model.h). Counted work, not timing: the same table on every
 // machine. The whole table emulates about 1.5 x 10^6 rows x passes; minutes on one core.
 //
 //   sampcheck_cost_table [--quick]     (--quick: B <= 4 only, seconds)
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "gpu/cost_model.h"
-#include "gpu/sampling_cost.h"
+#include "gpu/cost/cost_model.h"
+#include "gpu/cost/sampling_cost.h"
 
 namespace {
 

@@ -75,7 +75,7 @@ def main(path):
               f"{fmt(div(copy, fast), '.2f')} | {fmt(div(det, fast), '.2f')} | {fmt(div(sort, fast), '.2f')} |")
 
     print()
-    print("# cost model (gpu/cost_model.h, uncalibrated H100 constants): estimate, measured / estimate, "
+    print("# cost model (gpu/cost/cost_model.h, uncalibrated H100 constants): estimate, measured / estimate, "
           "row passes, barriers per row")
     print("| mode | B | V | min-p | case | measured us | model us | measured/model | row passes | barriers |")
     print("|---|---|---|---|---|---|---|---|---|---|")

@@ -5,10 +5,10 @@
 // with every buffer allocated once per shape so that only kernels are timed:
 // - deterministic: the canonical pipeline's random-row path, bit-exact with the reference
 //   (docs/gpu.md): sampling_filters (top-k -> top-p -> min-p by radix select, canonical
-//   softmax of the survivors, gpu/sampling_filters.cuh), then the seeded Gumbel-max draw over
-//   the filtered probabilities keyed by (seed, position, token id) (gpu/seeded_gumbel.cuh).
+//   softmax of the survivors, gpu/kernels/sampling_filters.cuh), then the seeded Gumbel-max draw over
+//   the filtered probabilities keyed by (seed, position, token id) (gpu/kernels/seeded_gumbel.cuh).
 //   Two launches, as in the gpu backend.
-// - fast: gpu-fast's fused kernel (gpu/fast_sampling.cuh): temperature, filters and a
+// - fast: gpu-fast's fused kernel (gpu/fast/fast_sampling.cuh): temperature, filters and a
 //   rejection draw in one launch, the row's own Philox stream.
 // Temperature is 1 (the deterministic path then skips the temperature kernel, as a pipeline
 // with t = 1 still runs it: the difference is one element-wise pass, reported in README).
@@ -19,11 +19,11 @@
 #include <string>
 #include <vector>
 
-#include "gpu/device_block.cuh"
-#include "gpu/fast_sampling.cuh"
-#include "gpu/kernel_entry.cuh"
-#include "gpu/sampling_filters.cuh"
-#include "gpu/seeded_gumbel.cuh"
+#include "gpu/block/device_block.cuh"
+#include "gpu/fast/fast_sampling.cuh"
+#include "gpu/runners/kernel_entry.cuh"
+#include "gpu/kernels/sampling_filters.cuh"
+#include "gpu/kernels/seeded_gumbel.cuh"
 
 namespace sampcheck::bench {
 

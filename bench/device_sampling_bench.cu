@@ -16,7 +16,7 @@
 // Timing: CUDA events around each iteration (manual time), inputs resident on the device,
 // outputs left there: what is timed is what a serving engine would launch. Counters: GB/s of
 // logits read (B * V * 4 bytes per iteration); for the two sampcheck modes, the cost model's
-// estimate of the same launches (gpu/cost_model.h: model_us, row_passes, barriers), counted on
+// estimate of the same launches (gpu/cost/cost_model.h: model_us, row_passes, barriers), counted on
 // the emulator over the first min(B, 4) rows of the same logits and scaled to B (rows are
 // drawn alike; docs/gpu.md "Cost model"), and for the copy its estimate at the model's
 // bandwidth. bench/device_report.py divides each mode by the copy and by the fast mode of the
@@ -34,8 +34,8 @@
 #include <vector>
 
 #include "bench/device_sampling.cuh"
-#include "gpu/cost_model.h"
-#include "gpu/sampling_cost.h"
+#include "gpu/cost/cost_model.h"
+#include "gpu/cost/sampling_cost.h"
 
 namespace sampcheck::bench {
 namespace {
@@ -74,7 +74,7 @@ void Check(cudaError_t e, const char* what) {
 }
 
 // Device-resident inputs of one shape, made once per benchmark (not timed): the cost model's
-// logits (gpu/sampling_cost.h: SplitMix64 in [-8, 8), or every logit 0 for flat rows), so the
+// logits (gpu/cost/sampling_cost.h: SplitMix64 in [-8, 8), or every logit 0 for flat rows), so the
 // estimate counts the bytes timed here.
 struct Inputs {
   std::int64_t rows, vocab;

@@ -11,7 +11,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench/support/bench_support.h"
-#include "gpu/gpu_backend.h"
+#include "gpu/backend/gpu_backend.h"
 #include "reference/reference_backend.h"
 
 namespace sampcheck::bench {

@@ -8,8 +8,8 @@
 #include "backends/isolated_backend.h"
 #include "backends/plugin_backend.h"
 #include "core/error.h"
-#include "gpu/fast_backend.h"
-#include "gpu/gpu_backend.h"
+#include "gpu/fast/fast_backend.h"
+#include "gpu/backend/gpu_backend.h"
 #include "reference/reference_backend.h"
 #include "statistical/wrong_samplers.h"
 
@@ -34,7 +34,7 @@ std::unique_ptr<Backend> MakeInProcess(const std::string& name) {
   if (name == "gpu-fast-emulated") return gpu::MakeGpuFastEmulatedBackend();
   if (StartsWith(name, kWrongPrefix)) {
     const std::string bug = name.substr(sizeof kWrongPrefix - 1);
-    // The fast kernel's planted filter bugs (gpu/fast_backend.h), then the reference's.
+    // The fast kernel's planted filter bugs (gpu/fast/fast_backend.h), then the reference's.
     if (auto fast = gpu::MakeGpuFastWrongBackend(bug)) return fast;
     try {
       return statistical::MakeWrongSampler(bug);

@@ -5,20 +5,21 @@
 # include it does not make fails the build.
 set(SAMPCHECK_SHARED_HEADERS
   core/portability.h
-  gpu/allowed_token_ids.cuh
-  gpu/bad_words.cuh
-  gpu/block_model.h
-  gpu/block_reduce.cuh
-  gpu/greedy.cuh
-  gpu/logit_bias.cuh
-  gpu/min_new_tokens.cuh
-  gpu/nan_handling.cuh
-  gpu/noise.cuh
-  gpu/penalties.cuh
-  gpu/softmax.cuh
-  gpu/stage_rules.h
-  gpu/temperature.cuh
-  gpu/token_bitmask.cuh
+  gpu/kernels/allowed_token_ids.cuh
+  gpu/kernels/bad_words.cuh
+  gpu/block/block_argmax.cuh
+  gpu/block/block_model.h
+  gpu/block/block_reduce.cuh
+  gpu/kernels/greedy.cuh
+  gpu/kernels/logit_bias.cuh
+  gpu/kernels/min_new_tokens.cuh
+  gpu/kernels/nan_handling.cuh
+  gpu/kernels/noise.cuh
+  gpu/kernels/penalties.cuh
+  gpu/kernels/softmax.cuh
+  gpu/kernels/stage_rules.h
+  gpu/kernels/temperature.cuh
+  gpu/kernels/token_bitmask.cuh
   reference/math/bits.h
   reference/math/double_double.h
   reference/math/exp.h

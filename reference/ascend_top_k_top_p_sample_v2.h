@@ -91,7 +91,7 @@ std::size_t AscendSamplePosition(const AscendSampleRow& filtered, std::span<cons
 float AscendEpsParam(const StageInputs& in, const Case& c);
 
 // The stage's inputs after every check RunAscendTopKTopPSampleV2 makes (same order, same
-// messages), for backends that compute the rest themselves (gpu/filters_glue.cc).
+// messages), for backends that compute the rest themselves (gpu/backend/filters_glue.cc).
 struct AscendInputs {
   Tensor logits;  // upcast to f32, [B, V]
   std::vector<std::int32_t> top_k;

@@ -48,7 +48,7 @@ TensorMap RunDecodeStepsWith(const Case& c, Profile profile, const DecodeStepsRu
 
 // The same steps with `pipeline` as each step's pipeline stage (it gets the step's sub-case,
 // stage "pipeline"): RunPipeline here, the gpu backends' pipeline glue in
-// gpu/decode_steps_glue.cc, so both share the inputs' checks and the per-step inputs.
+// gpu/backend/decode_steps_glue.cc, so both share the inputs' checks and the per-step inputs.
 using DecodeStepPipeline = std::function<TensorMap(const Case& step)>;
 TensorMap RunDecodeStepsOn(const Case& c, Profile profile, const DecodeStepsRules& rules,
                            const DecodeStepPipeline& pipeline);

@@ -83,11 +83,11 @@ bool PipelineTopKOneIsGreedy(const Case& c, Profile profile, std::int64_t b);
 // top_k = 1 rows included, becomes greedy; on its mixed path a greedy row without a defined
 // token (no finite logit, a +inf or NaN in `scaled`, the row after temperature) is an input
 // error. Fails through `in` on a bad param or a param under another profile. Shared with
-// gpu/pipeline_glue.cc.
+// gpu/backend/pipeline_glue.cc.
 void SglangResolveGreedyRows(const StageInputs& in, const Case& c, Profile profile, std::vector<std::uint8_t>& is_greedy,
                              const Tensor& scaled);
 // The vllm param top_k_one ("filter", the default, or "greedy"), unchecked; and its check
-// (fails through `in` on another profile or value), shared with gpu/pipeline_glue.cc.
+// (fails through `in` on another profile or value), shared with gpu/backend/pipeline_glue.cc.
 std::string VllmTopKOneRule(const Case& c);
 void CheckVllmTopKOne(const StageInputs& in, const Case& c, Profile profile);
 
@@ -99,7 +99,7 @@ bool PipelineDrawsUnfiltered(const Case& c, Profile profile);
 // The sglang profile's batch checks and path choice, given each row's greedy flag (after
 // temperature): fails through `in` on a seeded batch with min_p > 0 or a bad `sampling_path`;
 // returns true for the unfiltered path. Shared with the gpu backends' pipeline glue
-// (gpu/pipeline_glue.cc) so both report the same errors.
+// (gpu/backend/pipeline_glue.cc) so both report the same errors.
 bool SglangPipelineDrawsUnfiltered(const StageInputs& in, const Case& c, std::span<const std::uint8_t> is_greedy);
 
 }  // namespace sampcheck::reference

@@ -19,7 +19,7 @@
 #include "cli/backend_registry.h"
 #include "core/error.h"
 #include "core/stage_catalogue.h"
-#include "gpu/fast_backend.h"
+#include "gpu/fast/fast_backend.h"
 #include "reference/reference_backend.h"
 #include "tests/support/capability_probe.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The cost model (gpu/cost_model.h, gpu/sampling_cost.h, docs/gpu.md "Cost model"): budgets of
+// The cost model (gpu/cost/cost_model.h, gpu/cost/sampling_cost.h, docs/gpu.md "Cost model"): budgets of
 // counted work for each sampling kernel, a planted kernel that reads the row twice and fails
 // its budget, determinism of the counts, and the estimate's formula on hand-worked counters.
 // No timing: every assertion is on counts the emulator makes the same way on every machine.
@@ -16,9 +16,9 @@
 
 #include <gtest/gtest.h>
 
-#include "gpu/block_model.h"
-#include "gpu/cost_model.h"
-#include "gpu/sampling_cost.h"
+#include "gpu/block/block_model.h"
+#include "gpu/cost/cost_model.h"
+#include "gpu/cost/sampling_cost.h"
 
 namespace sampcheck::gpu {
 namespace {
@@ -134,7 +134,7 @@ TEST(GpuCost, BudgetCatchesAnExtraBarrier) {
   EXPECT_NE(failure.find("sync_twice at 1 x 4096: 2 barriers per row, budget 1"), std::string::npos) << failure;
 }
 
-// The formula of gpu/cost_model.h worked by hand on the H100 constants: 264 blocks of 1024
+// The formula of gpu/cost/cost_model.h worked by hand on the H100 constants: 264 blocks of 1024
 // threads, 10^6 bytes loaded per block, 10 barriers and a critical path of 1000 per block.
 // Blocks per SM: min(32, 2048 / 1024) = 2, resident = min(264, 132 x 2) = 264, one wave, 2
 // blocks on each SM; per block 3.35e12 / 132 / 2 = 1.268939e10 B/s:

@@ -12,8 +12,8 @@
 #include <gtest/gtest.h>
 
 #include "golden/verifier.h"
-#include "gpu/gpu_backend.h"
-#include "gpu/kernel_runner.h"
+#include "gpu/backend/gpu_backend.h"
+#include "gpu/runners/kernel_runner.h"
 #include "harness/two_sample.h"
 #include "reference/reference_backend.h"
 #include "statistical/noise_harness.h"
@@ -48,18 +48,18 @@ TEST(GpuDevice, MatchesTheEmulatorOnPaddedRows) {
   auto device = MakeCudaRunner();
   auto emulated = MakeEmulatedRunner();
   std::vector<std::int64_t> t_dev(rows), t_emu(rows);
-  device->Greedy(x.data(), rows, vocab, pitch, t_dev.data());
-  emulated->Greedy(x.data(), rows, vocab, pitch, t_emu.data());
+  device->Run(GreedyLaunch(x.data(), rows, vocab, pitch, t_dev.data()));
+  emulated->Run(GreedyLaunch(x.data(), rows, vocab, pitch, t_emu.data()));
   EXPECT_EQ(t_dev, t_emu);
   std::vector<float> p_dev(static_cast<std::size_t>(rows * vocab)), p_emu(p_dev.size());
   for (const bool log : {false, true}) {
-    device->Softmax(x.data(), nullptr, rows, vocab, pitch, log, p_dev.data());
-    emulated->Softmax(x.data(), nullptr, rows, vocab, pitch, log, p_emu.data());
+    device->Run(SoftmaxLaunch(x.data(), nullptr, rows, vocab, pitch, log, p_dev.data()));
+    emulated->Run(SoftmaxLaunch(x.data(), nullptr, rows, vocab, pitch, log, p_emu.data()));
     EXPECT_EQ(0, std::memcmp(p_dev.data(), p_emu.data(), p_dev.size() * sizeof(float))) << "log " << log;
   }
 }
 
-// noise group: the device's noise follows its laws (the noise harness through Run, Holm at
+// The noise stage: the device's noise follows its laws (the noise harness through Run, Holm at
 // 1e-4, power >= 0.99 per docs/spec/noise.md), and every golden case of a stage the reference
 // and gpu share is bitwise equal across the two (harness/two_sample.h, alpha 0).
 TEST(GpuDevice, NoiseFollowsItsLawsAndSharedGoldensAgreeWithTheReference) {
@@ -81,12 +81,12 @@ TEST(GpuDevice, RunsOrReportsNoDevice) {
   std::int64_t token = -1;
   const float x = 1.0f;
   if (CudaDevicePresent()) {
-    runner->Greedy(&x, 1, 1, 1, &token);
+    runner->Run(GreedyLaunch(&x, 1, 1, 1, &token));
     EXPECT_EQ(token, 0);
     return;
   }
   try {
-    runner->Greedy(&x, 1, 1, 1, &token);
+    runner->Run(GreedyLaunch(&x, 1, 1, 1, &token));
     FAIL() << "expected a no-device error";
   } catch (const std::runtime_error& e) {
     EXPECT_EQ(std::string(e.what()).rfind("no CUDA device", 0), 0u) << e.what();

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The emulator's work counters (gpu/emulator_counters.h, docs/gpu.md "Cost model"): known
+// The emulator's work counters (gpu/emulator/emulator_counters.h, docs/gpu.md "Cost model"): known
 // counts of small planted kernels, worked out by hand from each kernel's code in the test's
 // comment (bytes = accesses x sizeof(T)); the recorder; determinism.
 #include <cstdint>
@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "gpu/block_model.h"
-#include "gpu/emulator_counters.h"
+#include "gpu/block/block_model.h"
+#include "gpu/emulator/emulator_counters.h"
 
 namespace sampcheck::gpu {
 namespace {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The checking host emulator (gpu/emulator.h, docs/gpu.md "The emulator"): each check catches
+// The checking host emulator (gpu/emulator/emulator.h, docs/gpu.md "The emulator"): each check catches
 // a planted fault with the right kernel, block, thread and index, and passes the corrected
 // kernel; warp operations follow CUDA's lane semantics; the canonical block reduction equals
 // the reference's.
@@ -11,8 +11,8 @@
 
 #include <gtest/gtest.h>
 
-#include "gpu/block_model.h"
-#include "gpu/block_reduce.cuh"
+#include "gpu/block/block_model.h"
+#include "gpu/block/block_reduce.cuh"
 #include "reference/reductions.h"
 
 namespace sampcheck::gpu {
@@ -270,7 +270,7 @@ TEST(GpuEmulatorWarp, ShuffleXorAndBallot) {
 
 // --- the canonical reduction ----------------------------------------------------------------
 
-// Example of gpu/block_reduce.cuh: 1024 lanes of 1.0f sum to 1024.0f.
+// Example of gpu/block/block_reduce.cuh: 1024 lanes of 1.0f sum to 1024.0f.
 TEST(GpuEmulatorReduce, SumsOneBlock) {
   float got = 0.0f;
   const LaunchReport r = emu::Launch("sum", 1, kCanonicalLanes, [&](Block& block) {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "gpu/fast_backend.h"
-#include "gpu/kernel_runner.h"
+#include "gpu/fast/fast_backend.h"
+#include "gpu/runners/kernel_runner.h"
 #include "harness/statistical_run.h"
 
 namespace sampcheck {

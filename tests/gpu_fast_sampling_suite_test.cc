@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu/fast_backend.h"
+#include "gpu/fast/fast_backend.h"
 #include "harness/statistical_run.h"
 
 namespace sampcheck {

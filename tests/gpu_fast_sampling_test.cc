@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// gpu-fast (gpu/fast_sampling.cuh, gpu/fast_backend.h; docs/gpu.md "gpu-fast"): the fused
+// gpu-fast (gpu/fast/fast_sampling.cuh, gpu/fast/fast_backend.h; docs/gpu.md "gpu-fast"): the fused
 // production-style kernel on the checking emulator. Contract examples, the emulator's checks at
 // the device's block size, input errors, reproducibility, and the statistical suite: the
 // planted-bug `wrong:` variants are rejected (the passing run of the whole suite is
@@ -25,10 +25,10 @@
 #include <vector>
 
 #include "core/error.h"
-#include "gpu/emulator.h"
-#include "gpu/fast_backend.h"
-#include "gpu/fast_sampling.cuh"
-#include "gpu/fast_sampling_launch.h"
+#include "gpu/emulator/emulator.h"
+#include "gpu/fast/fast_backend.h"
+#include "gpu/fast/fast_sampling.cuh"
+#include "gpu/fast/fast_sampling_launch.h"
 #include "golden/verifier.h"
 #include "reference/reference_backend.h"
 #include "statistical/draw_harness.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The filter kernels (gpu/top_k.cuh, top_p.cuh, min_p.cuh, sampling_filters.cuh) through the
+// The filter kernels (gpu/kernels/top_k.cuh, top_p.cuh, min_p.cuh, sampling_filters.cuh) through the
 // gpu-emulated backend against the reference backend, bit for bit, for every profile and
 // order, on rows large and flat enough that the top-p walk takes several 1024-entry chunks
 // (each chunk's bound found by radix select) and top-k's pivot sits deep in a run of ties:
@@ -16,8 +16,8 @@
 
 #include "core/split_mix64.h"
 #include "golden/verifier.h"
-#include "gpu/gpu_backend.h"
-#include "gpu/kernel_runner.h"
+#include "gpu/backend/gpu_backend.h"
+#include "gpu/runners/kernel_runner.h"
 #include "reference/reference_backend.h"
 
 namespace sampcheck::gpu {
@@ -185,19 +185,20 @@ TEST(GpuFilters, PaddedRowsReadOnlyTheirEntries) {
     auto runner = MakeEmulatedRunner();
     const std::size_t n = static_cast<std::size_t>(kRows * kVocab);
     std::vector<float> a(n), b(n), pa(n), pb(n);
-    runner->TopK(x.data(), k.data(), kRows, kVocab, kVocab, TopKRule{}, a.data());
-    runner->TopK(padded.data(), k.data(), kRows, kVocab, pitch, TopKRule{}, b.data());
+    runner->Run(TopKLaunch(x.data(), k.data(), kRows, kVocab, kVocab, TopKRule{}, a.data()));
+    runner->Run(TopKLaunch(padded.data(), k.data(), kRows, kVocab, pitch, TopKRule{}, b.data()));
     EXPECT_EQ(std::memcmp(a.data(), b.data(), n * sizeof(float)), 0) << "top_k, pad " << pad;
-    runner->TopP(x.data(), p.data(), kRows, kVocab, kVocab, TopPWalk::kSglang, a.data());
-    runner->TopP(padded.data(), p.data(), kRows, kVocab, pitch, TopPWalk::kSglang, b.data());
+    runner->Run(TopPLaunch(x.data(), p.data(), kRows, kVocab, kVocab, TopPWalk::kSglang, a.data()));
+    runner->Run(TopPLaunch(padded.data(), p.data(), kRows, kVocab, pitch, TopPWalk::kSglang, b.data()));
     EXPECT_EQ(std::memcmp(a.data(), b.data(), n * sizeof(float)), 0) << "top_p, pad " << pad;
-    runner->MinP(x.data(), m.data(), kRows, kVocab, kVocab, MinPRule{}, a.data());
-    runner->MinP(padded.data(), m.data(), kRows, kVocab, pitch, MinPRule{}, b.data());
+    runner->Run(MinPLaunch(x.data(), m.data(), kRows, kVocab, kVocab, MinPRule{}, a.data()));
+    runner->Run(MinPLaunch(padded.data(), m.data(), kRows, kVocab, pitch, MinPRule{}, b.data()));
     EXPECT_EQ(std::memcmp(a.data(), b.data(), n * sizeof(float)), 0) << "min_p, pad " << pad;
     const FilterRules joint{TopKRule{}, TopPWalk::kSglang, MinPRule{}, FilterOrder::kJoint};
-    runner->SamplingFilters(x.data(), k.data(), p.data(), m.data(), kRows, kVocab, kVocab, joint, a.data(), pa.data());
-    runner->SamplingFilters(padded.data(), k.data(), p.data(), m.data(), kRows, kVocab, pitch, joint, b.data(),
-                            pb.data());
+    runner->Run(SamplingFiltersLaunch(x.data(), k.data(), p.data(), m.data(), kRows, kVocab, kVocab, joint, a.data(),
+                                      pa.data()));
+    runner->Run(SamplingFiltersLaunch(padded.data(), k.data(), p.data(), m.data(), kRows, kVocab, pitch, joint,
+                                      b.data(), pb.data()));
     EXPECT_EQ(std::memcmp(a.data(), b.data(), n * sizeof(float)), 0) << "sampling_filters, pad " << pad;
     EXPECT_EQ(std::memcmp(pa.data(), pb.data(), n * sizeof(float)), 0) << "sampling_filters probs, pad " << pad;
   }
@@ -213,8 +214,8 @@ TEST(GpuFilters, PlantedWrongWalkIsRejectedByTheGolden) {
   const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
   auto run = [&](TopPWalk walk) {
     Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-    MakeEmulatedRunner()->TopP(logits.data<float>().data(), top_p.data<float>().data(), rows, vocab, vocab, walk,
-                               out.data<float>().data());
+    MakeEmulatedRunner()->Run(TopPLaunch(logits.data<float>().data(), top_p.data<float>().data(), rows, vocab, vocab,
+                                         walk, out.data<float>().data()));
     TensorMap result;
     result.emplace("logits", std::move(out));
     return result;

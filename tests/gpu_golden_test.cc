@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "golden/verifier.h"
-#include "gpu/gpu_backend.h"
+#include "gpu/backend/gpu_backend.h"
 
 namespace sampcheck::gpu {
 namespace {
@@ -39,15 +39,15 @@ TEST(GpuEmulatedGolden, ClaimsOnlyStagesWithKernels) {
   std::set<std::string> with_kernels = {"allowed_token_ids", "bad_words",   "greedy",   "log_softmax",
                                           "logit_bias",        "min_new_tokens", "nan_handling",   "penalties",
                                           "softmax",           "temperature",    "token_bitmask"};
-  // gpu-draws group: draws, seeded draws, speculative verification.
+  // Draws, seeded draws, speculative verification.
   with_kernels.insert({"exponential_race", "gumbel_max", "inverse_cdf", "multinomial_with_seed",
                        "multinomial_with_seed_token_ids", "qsample", "spec_greedy", "spec_random", "finish_rules",
                        "tp_consensus"});
-  // noise group.
+  // The noise stage.
   with_kernels.insert("noise");
-  // filters group.
+  // The filters.
   with_kernels.insert({"min_p", "sampling_filters", "top_k", "top_p", "ascend_top_k_top_p_sample_v2", "logprobs"});
-  // pipeline group: composed from the stages above plus the rank draw and the select kernel.
+  // The pipeline: composed from the stages above plus the rank draw and the select kernel.
   with_kernels.insert({"pipeline", "decode_steps"});
   EXPECT_EQ(std::set<std::string>(stages.begin(), stages.end()), with_kernels);
   EXPECT_EQ(backend->Name(), "gpu-emulated");

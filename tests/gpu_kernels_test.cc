@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The kernels of gpu/ on the checking emulator (gpu/kernel_runner.h): the contract examples
+// The kernels of gpu/ on the checking emulator (gpu/runners/kernel_runner.h): the contract examples
 // (hand-computed, from docs/spec/greedy.md, softmax.md, temperature.md and filters.md), bit equality with
 // the reference on random rows, and padded rows (pitch > V, V = 1, the tile-misaligned
 // vocabularies 151936 and 128256) whose pad entries hold +inf or NaN and must never win or be
@@ -16,11 +16,11 @@
 #include <gtest/gtest.h>
 
 #include "core/split_mix64.h"
-#include "gpu/gumbel_max.cuh"  // gpu-draws group: the planted out-of-bounds launch
-#include "gpu/kernel_runner.h"
-#include "gpu/radix_select.cuh"  // filters
+#include "gpu/kernels/gumbel_max.cuh"  // the planted out-of-bounds launch
+#include "gpu/runners/kernel_runner.h"
+#include "gpu/block/radix_select.cuh"
 #include "reference/reductions.h"
-#include "reference/exponential_race.h"  // gpu-draws group: the padded-row comparisons
+#include "reference/exponential_race.h"  // the padded-row comparisons
 #include "reference/gumbel_max.h"
 #include "reference/inverse_cdf.h"
 #include "reference/qsample.h"
@@ -62,8 +62,8 @@ std::span<const float> RowOf(const std::vector<float>& x, std::int64_t b, std::i
 
 std::int64_t GreedyOne(const std::vector<float>& row) {
   std::int64_t token = -7;
-  MakeEmulatedRunner()->Greedy(row.data(), 1, static_cast<std::int64_t>(row.size()),
-                               static_cast<std::int64_t>(row.size()), &token);
+  MakeEmulatedRunner()->Run(GreedyLaunch(row.data(), 1, static_cast<std::int64_t>(row.size()),
+                                         static_cast<std::int64_t>(row.size()), &token));
   return token;
 }
 
@@ -98,7 +98,7 @@ TEST_P(GpuPaddedRows, GreedyNeverPicksAPad) {
   for (const float pad : {kInf, kNan}) {
     const std::vector<float> x = RandomRows(rows, vocab, pitch, pad, 20261124 + static_cast<std::uint64_t>(vocab));
     std::vector<std::int64_t> token(rows, -7);
-    MakeEmulatedRunner()->Greedy(x.data(), rows, vocab, pitch, token.data());
+    MakeEmulatedRunner()->Run(GreedyLaunch(x.data(), rows, vocab, pitch, token.data()));
     for (std::int64_t b = 0; b < rows; ++b) {
       EXPECT_EQ(token[static_cast<std::size_t>(b)], reference::CanonicalArgmax(RowOf(x, b, vocab, pitch)))
           << "row " << b << " pad " << pad;
@@ -113,7 +113,7 @@ TEST_P(GpuPaddedRows, SoftmaxMatchesReferenceBitwise) {
   const std::vector<float> x = RandomRows(rows, vocab, pitch, kNan, 77 + static_cast<std::uint64_t>(vocab));
   for (const bool log : {false, true}) {
     std::vector<float> got(static_cast<std::size_t>(rows * vocab), -1.0f);
-    MakeEmulatedRunner()->Softmax(x.data(), nullptr, rows, vocab, pitch, log, got.data());
+    MakeEmulatedRunner()->Run(SoftmaxLaunch(x.data(), nullptr, rows, vocab, pitch, log, got.data()));
     std::vector<float> want(static_cast<std::size_t>(vocab));
     for (std::int64_t b = 0; b < rows; ++b) {
       if (log) {
@@ -145,8 +145,8 @@ INSTANTIATE_TEST_SUITE_P(Vocabularies, GpuPaddedRows,
 TEST(GpuSoftmax, ContractExamples) {
   auto run = [](std::vector<float> x, bool log) {
     std::vector<float> y(x.size());
-    MakeEmulatedRunner()->Softmax(x.data(), nullptr, 1, static_cast<std::int64_t>(x.size()),
-                                  static_cast<std::int64_t>(x.size()), log, y.data());
+    MakeEmulatedRunner()->Run(SoftmaxLaunch(x.data(), nullptr, 1, static_cast<std::int64_t>(x.size()),
+                                            static_cast<std::int64_t>(x.size()), log, y.data()));
     return y;
   };
   EXPECT_EQ(run({0, 0}, false), (std::vector<float>{0.5f, 0.5f}));
@@ -166,7 +166,7 @@ TEST(GpuSoftmax, DividesByTheTemperatureFirst) {
   const std::vector<float> x = {1.0f, 3.0f, -2.0f};
   const float t = 0.7f;
   std::vector<float> got(3);
-  MakeEmulatedRunner()->Softmax(x.data(), &t, 1, 3, 3, false, got.data());
+  MakeEmulatedRunner()->Run(SoftmaxLaunch(x.data(), &t, 1, 3, 3, false, got.data()));
   std::vector<float> scaled = {x[0] / t, x[1] / t, x[2] / t};
   std::vector<float> want(3);
   reference::SoftmaxRow(scaled, want);
@@ -181,7 +181,7 @@ TEST(GpuTemperature, ContractExamples) {
   const std::vector<float> x = {1.0f, 2.0f};
   auto run = [&](float t, TemperatureRule rule, std::uint8_t* greedy) {
     std::vector<float> y(2);
-    MakeEmulatedRunner()->Temperature(x.data(), &t, 1, 2, 2, rule, y.data(), greedy);
+    MakeEmulatedRunner()->Run(TemperatureLaunch(x.data(), &t, 1, 2, 2, rule, y.data(), greedy));
     return y;
   };
   const TemperatureRule canonical{1e-5, 0.0};
@@ -210,16 +210,16 @@ TEST(GpuNanHandling, ContractExamples) {
   std::memcpy(&nan, &nan_bits, sizeof nan);
   const std::vector<float> x = {nan, 1.0f, 0.0f, 0.0f};  // pitch 4, V 2: pads never read
   std::vector<float> y(2);
-  MakeEmulatedRunner()->NanHandling(x.data(), 1, 2, 4, {.nan = true, .nan_value = -1e5f}, y.data());
+  MakeEmulatedRunner()->Run(NanHandlingLaunch(x.data(), 1, 2, 4, {.nan = true, .nan_value = -1e5f}, y.data()));
   EXPECT_EQ(y, (std::vector<float>{-100000.0f, 1.0f}));
-  MakeEmulatedRunner()->NanHandling(x.data(), 1, 2, 4, {}, y.data());
+  MakeEmulatedRunner()->Run(NanHandlingLaunch(x.data(), 1, 2, 4, {}, y.data()));
   EXPECT_EQ(Bits(y[0]), nan_bits);
   EXPECT_EQ(y[1], 1.0f);
   const float inf = std::numeric_limits<float>::infinity();
   const std::vector<float> z = {nan, -inf, inf, 1.0f};
   std::vector<float> w(4);
   const NanRule sanitize{true, -1e30f, true, -1e30f, true, 1e30f};
-  MakeEmulatedRunner()->NanHandling(z.data(), 1, 4, 4, sanitize, w.data());
+  MakeEmulatedRunner()->Run(NanHandlingLaunch(z.data(), 1, 4, 4, sanitize, w.data()));
   EXPECT_EQ(Bits(w[0]), 0xf149f2cau);  // f32(-1e30)
   EXPECT_EQ(Bits(w[1]), 0xf149f2cau);
   EXPECT_EQ(Bits(w[2]), 0x7149f2cau);  // f32(1e30)
@@ -235,11 +235,11 @@ TEST(GpuTokenBitmask, ContractExamples) {
   const std::vector<std::int32_t> mask = {0b1010101010, 0b1010101010};
   std::vector<float> y(20);
   const std::vector<std::uint8_t> masked = {1, 0};
-  MakeEmulatedRunner()->TokenBitmask(x.data(), mask.data(), masked.data(), 2, 10, 10, 2, 1, 10, y.data());
+  MakeEmulatedRunner()->Run(TokenBitmaskLaunch(x.data(), mask.data(), masked.data(), 2, 10, 10, 2, 1, 10, y.data()));
   const std::vector<float> want_row0 = {-kInf, 2, -kInf, 4, -kInf, 6, -kInf, 8, -kInf, 10};
   EXPECT_EQ(std::vector<float>(y.begin(), y.begin() + 10), want_row0);
   EXPECT_EQ(std::vector<float>(y.begin() + 10, y.end()), std::vector<float>(x.begin() + 10, x.end()));
-  MakeEmulatedRunner()->TokenBitmask(x.data(), mask.data(), masked.data(), 2, 10, 10, 2, 1, 4, y.data());
+  MakeEmulatedRunner()->Run(TokenBitmaskLaunch(x.data(), mask.data(), masked.data(), 2, 10, 10, 2, 1, 4, y.data()));
   const std::vector<float> want_limited = {-kInf, 2, -kInf, 4, 5, 6, 7, 8, 9, 10};
   EXPECT_EQ(std::vector<float>(y.begin(), y.begin() + 10), want_limited);
 }
@@ -252,17 +252,18 @@ TEST(GpuLogitBias, ContractExamples) {
   const std::int32_t row = 0, id = 2;
   float value = 0.5f;
   std::vector<float> y(3);
-  MakeEmulatedRunner()->LogitBias(x.data(), nullptr, &row, &id, &value, 1, 1, 3, 3, {false, false}, y.data());
+  MakeEmulatedRunner()->Run(
+      LogitBiasLaunch(x.data(), nullptr, &row, &id, &value, 1, 1, 3, 3, {false, false}, y.data()));
   EXPECT_EQ(y[2], 3.5f);
   EXPECT_EQ(Bits(y[1]), Bits(-0.0f));
   value = 250.0f;
-  MakeEmulatedRunner()->LogitBias(x.data(), nullptr, &row, &id, &value, 1, 1, 3, 3, {false, true}, y.data());
+  MakeEmulatedRunner()->Run(LogitBiasLaunch(x.data(), nullptr, &row, &id, &value, 1, 1, 3, 3, {false, true}, y.data()));
   EXPECT_EQ(y[2], 103.0f);
   value = kNan;  // Python's min(100, max(-100, nan)) is -100
-  MakeEmulatedRunner()->LogitBias(x.data(), nullptr, &row, &id, &value, 1, 1, 3, 3, {false, true}, y.data());
+  MakeEmulatedRunner()->Run(LogitBiasLaunch(x.data(), nullptr, &row, &id, &value, 1, 1, 3, 3, {false, true}, y.data()));
   EXPECT_EQ(y[2], -97.0f);
   value = 0.5f;
-  MakeEmulatedRunner()->LogitBias(x.data(), nullptr, &row, &id, &value, 1, 1, 3, 3, {true, false}, y.data());
+  MakeEmulatedRunner()->Run(LogitBiasLaunch(x.data(), nullptr, &row, &id, &value, 1, 1, 3, 3, {true, false}, y.data()));
   EXPECT_EQ(Bits(y[1]), Bits(0.0f));
   EXPECT_EQ(y[2], 3.5f);
 }
@@ -273,7 +274,7 @@ TEST(GpuAllowedTokenIds, ContractExamples) {
   const std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8};
   const std::vector<std::int32_t> allowed = {3, 1, -1, -1};
   std::vector<float> y(8);
-  MakeEmulatedRunner()->AllowedTokenIds(x.data(), allowed.data(), 2, 2, 4, 4, y.data());
+  MakeEmulatedRunner()->Run(AllowedTokenIdsLaunch(x.data(), allowed.data(), 2, 2, 4, 4, y.data()));
   EXPECT_EQ(y, (std::vector<float>{-kInf, 2, -kInf, 4, 5, 6, 7, 8}));
 }
 
@@ -283,14 +284,14 @@ TEST(GpuMinNewTokens, ContractExamples) {
   const std::vector<float> x = {-0.0f, 2.0f, kInf};
   const std::int32_t len = 0, min = 1, stop = 2;
   std::vector<float> y(3);
-  MakeEmulatedRunner()->MinNewTokens(x.data(), &len, &min, &stop, 1, 1, 3, 3, false, y.data());
+  MakeEmulatedRunner()->Run(MinNewTokensLaunch(x.data(), &len, &min, &stop, 1, 1, 3, 3, false, y.data()));
   EXPECT_EQ(Bits(y[0]), Bits(-0.0f));
   EXPECT_EQ(y[2], -kInf);
-  MakeEmulatedRunner()->MinNewTokens(x.data(), &len, &min, &stop, 1, 1, 3, 3, true, y.data());
+  MakeEmulatedRunner()->Run(MinNewTokensLaunch(x.data(), &len, &min, &stop, 1, 1, 3, 3, true, y.data()));
   EXPECT_EQ(Bits(y[0]), Bits(0.0f));
   EXPECT_TRUE(std::isnan(y[2]));
   const std::int32_t done = 1;  // output_len 1 == min_tokens 1: inactive, untouched
-  MakeEmulatedRunner()->MinNewTokens(x.data(), &done, &min, &stop, 1, 1, 3, 3, false, y.data());
+  MakeEmulatedRunner()->Run(MinNewTokensLaunch(x.data(), &done, &min, &stop, 1, 1, 3, 3, false, y.data()));
   EXPECT_EQ(y[2], kInf);
 }
 
@@ -302,7 +303,7 @@ TEST(GpuBadWords, ContractExamples) {
   // 4 words of up to 4 tokens, -1 padded.
   const std::vector<std::int32_t> words = {7, 2, -1, -1, 5, 6, -1, -1, 4, -1, -1, -1, 1, 5, 7, 3};
   std::vector<float> y(8);
-  MakeEmulatedRunner()->BadWords(x.data(), output.data(), 3, words.data(), 4, 4, 1, 8, 8, y.data());
+  MakeEmulatedRunner()->Run(BadWordsLaunch(x.data(), output.data(), 3, words.data(), 4, 4, 1, 8, 8, y.data()));
   EXPECT_EQ(y, (std::vector<float>{0, 1, -kInf, 3, -kInf, 5, 6, 7}));
 }
 
@@ -313,14 +314,16 @@ TEST(GpuPenalties, ContractExample) {
   const std::vector<std::int32_t> output = {0, 0};
   const float r = 2.0f, f = 0.5f, p = 0.25f;
   std::vector<float> y(3);
-  MakeEmulatedRunner()->Penalties(x.data(), nullptr, 0, output.data(), 2, &r, &f, &p, 1, 3, 3, false, y.data());
+  MakeEmulatedRunner()->Run(
+      PenaltiesLaunch(x.data(), nullptr, 0, output.data(), 2, &r, &f, &p, 1, 3, 3, false, y.data()));
   EXPECT_EQ(y, (std::vector<float>{-0.25f, -2.0f, 1.0f}));
   // sglang: x + ((0 - (0.5 + 0.5)) - 0.25) = 2 - 1.25 = 0.75, then 0.75 / 2 = 0.375.
-  MakeEmulatedRunner()->Penalties(x.data(), nullptr, 0, output.data(), 2, &r, &f, &p, 1, 3, 3, true, y.data());
+  MakeEmulatedRunner()->Run(
+      PenaltiesLaunch(x.data(), nullptr, 0, output.data(), 2, &r, &f, &p, 1, 3, 3, true, y.data()));
   EXPECT_EQ(y, (std::vector<float>{0.375f, -2.0f, 1.0f}));
 }
 
-// ---- gpu-draws group: the draws, the seeded draws and speculative verification. ----
+// ---- The draws, the seeded draws and speculative verification. ----
 // Every expected token below is worked by hand from docs/spec/draws.md and
 // docs/spec/speculative.md (the arithmetic is in the comments); each suite also has a planted
 // fault: an input on which a plausible wrong kernel (wrong tie rule, wrong candidates, a
@@ -334,7 +337,8 @@ std::int64_t DrawOne(const std::function<void(KernelRunner&, std::int64_t*)>& la
 
 std::int64_t GumbelMaxOne(const std::vector<float>& scores, const std::vector<float>& gumbel) {
   const auto v = static_cast<std::int64_t>(scores.size());
-  return DrawOne([&](KernelRunner& r, std::int64_t* t) { r.GumbelMax(scores.data(), gumbel.data(), 1, v, v, t); });
+  return DrawOne(
+      [&](KernelRunner& r, std::int64_t* t) { r.Run(GumbelMaxLaunch(scores.data(), gumbel.data(), 1, v, v, t)); });
 }
 
 // docs/spec/draws.md "gumbel_max".
@@ -380,8 +384,9 @@ TEST(GpuGumbelMax, EmulatorReportsAShortNoiseArray) {
 
 std::int64_t ExponentialRaceOne(const std::vector<float>& p, const std::vector<float>& q, bool all_tokens) {
   const auto v = static_cast<std::int64_t>(p.size());
-  return DrawOne(
-      [&](KernelRunner& r, std::int64_t* t) { r.ExponentialRace(p.data(), q.data(), 1, v, v, all_tokens, t); });
+  return DrawOne([&](KernelRunner& r, std::int64_t* t) {
+    r.Run(ExponentialRaceLaunch(p.data(), q.data(), 1, v, v, all_tokens, t));
+  });
 }
 
 // docs/spec/draws.md "exponential_race": probs {0.5, 0.5}, q {1, 0.25}: ratios {0.5, 2} -> 1.
@@ -399,7 +404,7 @@ TEST(GpuExponentialRace, ContractExamples) {
 
 std::int64_t InverseCdfOne(const std::vector<float>& p, float u) {
   const auto v = static_cast<std::int64_t>(p.size());
-  return DrawOne([&](KernelRunner& r, std::int64_t* t) { r.InverseCdf(p.data(), &u, 1, v, v, t); });
+  return DrawOne([&](KernelRunner& r, std::int64_t* t) { r.Run(InverseCdfLaunch(p.data(), &u, 1, v, v, t)); });
 }
 
 // docs/spec/draws.md "inverse_cdf" (exact: quarters): probs {0.25, 0, 0.75}, C = {0.25, 0.25, 1}:
@@ -434,7 +439,7 @@ TEST(GpuInverseCdf, CrossesTiles) {
 
 std::int64_t QSampleOne(const std::vector<float>& p, const std::vector<float>& q, float eps) {
   const auto v = static_cast<std::int64_t>(p.size());
-  return DrawOne([&](KernelRunner& r, std::int64_t* t) { r.QSample(p.data(), q.data(), eps, 1, v, v, t); });
+  return DrawOne([&](KernelRunner& r, std::int64_t* t) { r.Run(QSampleLaunch(p.data(), q.data(), eps, 1, v, v, t)); });
 }
 
 // docs/spec/draws.md "qsample": probs {4/7, 2/7}, q {1, 0.25}, eps 1e-8: 1 + 1e-8 rounds to 1,
@@ -454,7 +459,7 @@ std::int64_t SeededOne(const std::vector<float>& p, std::int64_t seed, std::int6
                        const std::vector<std::int32_t>* ids) {
   const auto v = static_cast<std::int64_t>(p.size());
   return DrawOne([&](KernelRunner& r, std::int64_t* t) {
-    r.SeededGumbel(p.data(), &seed, &position, ids != nullptr ? ids->data() : nullptr, 1, v, v, t);
+    r.Run(SeededGumbelLaunch(p.data(), &seed, &position, ids != nullptr ? ids->data() : nullptr, 1, v, v, t));
   });
 }
 
@@ -509,8 +514,8 @@ SpecResult SpecGreedyOne(const std::vector<std::int32_t>& drafts, std::int64_t c
   const auto width = static_cast<std::int64_t>(drafts.size());
   SpecResult r;
   r.emitted.assign(static_cast<std::size_t>(width + 1), -7);
-  MakeEmulatedRunner()->SpecGreedy(target.data(), drafts.data(), &count, {1, width, vocab}, r.emitted.data(),
-                                   &r.accepted);
+  MakeEmulatedRunner()->Run(
+      SpecGreedyLaunch(target.data(), drafts.data(), &count, {1, width, vocab}, r.emitted.data(), &r.accepted));
   return r;
 }
 
@@ -563,7 +568,7 @@ SpecResult SpecRandomOne(KernelRunner::SpecRandomInputs in, const std::vector<st
   in.counts = &count;
   SpecResult r;
   r.emitted.assign(static_cast<std::size_t>(width + 1), -7);
-  MakeEmulatedRunner()->SpecRandom(in, {1, width, vocab}, r.emitted.data(), &r.accepted);
+  MakeEmulatedRunner()->Run(SpecRandomLaunch(in, {1, width, vocab}, r.emitted.data(), &r.accepted));
   return r;
 }
 
@@ -671,7 +676,7 @@ FinishRow FinishOne(std::int64_t token, std::int32_t len, std::int32_t max, std:
   in.eos_stop_reason_none = vllm;
   FinishRow r;
   r.banned.assign(eos.size() + stop.size(), -7);
-  MakeEmulatedRunner()->FinishRules(in, 1, &r.reason, &r.stop_reason, &r.keep, r.banned.data());
+  MakeEmulatedRunner()->Run(FinishRulesLaunch(in, 1, &r.reason, &r.stop_reason, &r.keep, r.banned.data()));
   return r;
 }
 
@@ -725,10 +730,10 @@ TEST(GpuTpConsensus, ContractExamples) {
   const std::vector<std::int64_t> two = {5, 2, 7, 3, 2, 9};
   std::vector<std::int64_t> token(3, -7);
   std::vector<std::uint8_t> same(3, 7);
-  MakeEmulatedRunner()->TpConsensus(two.data(), 2, 3, false, token.data(), same.data());
+  MakeEmulatedRunner()->Run(TpConsensusLaunch(two.data(), 2, 3, false, token.data(), same.data()));
   EXPECT_EQ(token, (std::vector<std::int64_t>{3, 2, 7}));
   EXPECT_EQ(same, (std::vector<std::uint8_t>{0, 1, 0}));
-  MakeEmulatedRunner()->TpConsensus(two.data(), 2, 3, true, token.data(), same.data());
+  MakeEmulatedRunner()->Run(TpConsensusLaunch(two.data(), 2, 3, true, token.data(), same.data()));
   EXPECT_EQ(token, (std::vector<std::int64_t>{5, 2, 7}));
   const std::int64_t batch = 40;
   std::vector<std::int64_t> four(static_cast<std::size_t>(4 * batch), 8);
@@ -737,7 +742,7 @@ TEST(GpuTpConsensus, ContractExamples) {
   four[static_cast<std::size_t>(2 * batch + 39)] = 4;  // request 39 (second block): rank 2
   token.assign(static_cast<std::size_t>(batch), -7);
   same.assign(static_cast<std::size_t>(batch), 7);
-  MakeEmulatedRunner()->TpConsensus(four.data(), 4, batch, false, token.data(), same.data());
+  MakeEmulatedRunner()->Run(TpConsensusLaunch(four.data(), 4, batch, false, token.data(), same.data()));
   EXPECT_EQ(token[0], 1);
   EXPECT_EQ(token[1], 8);
   EXPECT_EQ(token[39], 4);
@@ -745,7 +750,7 @@ TEST(GpuTpConsensus, ContractExamples) {
   EXPECT_EQ(same[0], 0);
   EXPECT_EQ(same[1], 0);
   EXPECT_EQ(same[20], 1);
-  MakeEmulatedRunner()->TpConsensus(four.data(), 4, batch, true, token.data(), same.data());
+  MakeEmulatedRunner()->Run(TpConsensusLaunch(four.data(), 4, batch, true, token.data(), same.data()));
   EXPECT_EQ(token[1], 9);
 }
 
@@ -793,20 +798,20 @@ TEST_P(GpuDrawPaddedRows, MatchTheReference) {
   std::vector<float> scores = x;
   for (std::int64_t b = 0; b < rows; ++b)
     for (std::int64_t i = vocab; i < pitch; ++i) scores[static_cast<std::size_t>(b * pitch + i)] = kInf;
-  runner->GumbelMax(scores.data(), noise.data(), rows, vocab, pitch, got.data());
+  runner->Run(GumbelMaxLaunch(scores.data(), noise.data(), rows, vocab, pitch, got.data()));
   expect_tokens(reference::RunGumbelMax(dense_case("logprobs", "gumbel"), Profile::kCanonical), got, "gumbel_max");
   for (bool vllm : {false, true}) {
-    runner->ExponentialRace(x.data(), noise.data(), rows, vocab, pitch, vllm, got.data());
+    runner->Run(ExponentialRaceLaunch(x.data(), noise.data(), rows, vocab, pitch, vllm, got.data()));
     expect_tokens(reference::RunExponentialRace(dense_case("probs", "q"), vllm ? Profile::kVllm : Profile::kCanonical),
                   got, "exponential_race");
   }
-  runner->QSample(x.data(), noise.data(), 1e-8f, rows, vocab, pitch, got.data());
+  runner->Run(QSampleLaunch(x.data(), noise.data(), 1e-8f, rows, vocab, pitch, got.data()));
   expect_tokens(reference::RunQSample(dense_case("probs", "q"), Profile::kAscendV2), got, "qsample");
-  runner->InverseCdf(x.data(), u.data(), rows, vocab, pitch, got.data());
+  runner->Run(InverseCdfLaunch(x.data(), u.data(), rows, vocab, pitch, got.data()));
   Case icdf = dense_case("probs", nullptr);
   icdf.inputs.emplace("u", Tensor::FromValues(DType::kF32, {rows}, u));
   expect_tokens(reference::RunInverseCdf(icdf, Profile::kCanonical), got, "inverse_cdf");
-  runner->SeededGumbel(x.data(), seed.data(), positions.data(), nullptr, rows, vocab, pitch, got.data());
+  runner->Run(SeededGumbelLaunch(x.data(), seed.data(), positions.data(), nullptr, rows, vocab, pitch, got.data()));
   Case seeded = dense_case("probs", nullptr);
   seeded.inputs.emplace("seed", Tensor::FromValues(DType::kI64, {rows}, seed));
   seeded.inputs.emplace("positions", Tensor::FromValues(DType::kI64, {rows}, positions));
@@ -845,25 +850,25 @@ std::vector<int> KeptOf(const std::vector<float>& in, const std::vector<float>& 
 std::vector<float> TopKOne(const std::vector<float>& row, std::int32_t k, TopKRule rule) {
   std::vector<float> out(row.size());
   const auto v = static_cast<std::int64_t>(row.size());
-  MakeEmulatedRunner()->TopK(row.data(), &k, 1, v, v, rule, out.data());
+  MakeEmulatedRunner()->Run(TopKLaunch(row.data(), &k, 1, v, v, rule, out.data()));
   return out;
 }
 
 std::vector<float> TopPOne(const std::vector<float>& row, float p, TopPWalk walk) {
   std::vector<float> out(row.size());
   const auto v = static_cast<std::int64_t>(row.size());
-  MakeEmulatedRunner()->TopP(row.data(), &p, 1, v, v, walk, out.data());
+  MakeEmulatedRunner()->Run(TopPLaunch(row.data(), &p, 1, v, v, walk, out.data()));
   return out;
 }
 
 std::vector<float> MinPOne(const std::vector<float>& row, float m, MinPRule rule) {
   std::vector<float> out(row.size());
   const auto v = static_cast<std::int64_t>(row.size());
-  MakeEmulatedRunner()->MinP(row.data(), &m, 1, v, v, rule, out.data());
+  MakeEmulatedRunner()->Run(MinPLaunch(row.data(), &m, 1, v, v, rule, out.data()));
   return out;
 }
 
-// A test kernel: out[0] = SelectKth(row, n) (gpu/radix_select.cuh).
+// A test kernel: out[0] = SelectKth(row, n) (gpu/block/radix_select.cuh).
 struct SelectKernel {
   template <class B, class Arr, class Out>
   void operator()(B& block, Arr row, Out out, std::int64_t vocab, bool ascending, std::int64_t n) const {
@@ -962,7 +967,8 @@ TEST(GpuSamplingFilters, FilterOrderExampleOne) {
   auto run = [&](FilterRules rules, std::vector<float>& probs) {
     std::vector<float> out(4);
     probs.assign(4, -1.0f);
-    MakeEmulatedRunner()->SamplingFilters(row.data(), &k, &p, nullptr, 1, 4, 4, rules, out.data(), probs.data());
+    MakeEmulatedRunner()->Run(
+        SamplingFiltersLaunch(row.data(), &k, &p, nullptr, 1, 4, 4, rules, out.data(), probs.data()));
     return out;
   };
   std::vector<float> probs;
@@ -988,18 +994,18 @@ TEST(GpuAscendSample, HeaderExample) {
   const float p = 0.7f;
   const std::vector<float> q = {1.0f, 0.25f, 1.0f, 1.0f};
   std::int64_t token = -7;
-  MakeEmulatedRunner()->AscendTopKTopPSampleV2(row.data(), &k, &p, nullptr, nullptr, 1, 4, 4, AscendSampleRule{},
-                                               &token, nullptr, nullptr, nullptr);
+  MakeEmulatedRunner()->Run(AscendTopKTopPSampleV2Launch(row.data(), &k, &p, nullptr, nullptr, 1, 4, 4,
+                                                         AscendSampleRule{}, &token, nullptr, nullptr, nullptr));
   EXPECT_EQ(token, 0);
-  MakeEmulatedRunner()->AscendTopKTopPSampleV2(row.data(), &k, &p, nullptr, q.data(), 1, 4, 4, AscendSampleRule{},
-                                               &token, nullptr, nullptr, nullptr);
+  MakeEmulatedRunner()->Run(AscendTopKTopPSampleV2Launch(row.data(), &k, &p, nullptr, q.data(), 1, 4, 4,
+                                                         AscendSampleRule{}, &token, nullptr, nullptr, nullptr));
   EXPECT_EQ(token, 1);
   std::vector<float> values(4, -1.0f);
   std::vector<std::int64_t> ids(4, 99);
   AscendSampleRule result;
   result.need_sample_result = true;
-  MakeEmulatedRunner()->AscendTopKTopPSampleV2(row.data(), &k, &p, nullptr, nullptr, 1, 4, 4, result, nullptr,
-                                               nullptr, values.data(), ids.data());
+  MakeEmulatedRunner()->Run(AscendTopKTopPSampleV2Launch(row.data(), &k, &p, nullptr, nullptr, 1, 4, 4, result, nullptr,
+                                                         nullptr, values.data(), ids.data()));
   EXPECT_EQ(Bits(values[0]), 0x3f124925u);
   EXPECT_EQ(Bits(values[1]), 0x3e924925u);
   EXPECT_EQ(Bits(values[2]), 0u);
@@ -1025,8 +1031,8 @@ TEST(GpuLogprobs, HeaderExample) {
     std::vector<float> values(2), asked(2);
     float value = 0.0f;
     std::int64_t rank = -7;
-    MakeEmulatedRunner()->Logprobs(row.data(), &divisor, &zero, &zero, &k, &p, &m, &token, ids.data(), 2, 1, 4, 4, 2,
-                                   rule, top.data(), values.data(), &value, &rank, asked.data());
+    MakeEmulatedRunner()->Run(LogprobsLaunch(row.data(), &divisor, &zero, &zero, &k, &p, &m, &token, ids.data(), 2, 1,
+                                             4, 4, 2, rule, top.data(), values.data(), &value, &rank, asked.data()));
     EXPECT_EQ(top, (std::vector<std::int64_t>{0, 1}));
     EXPECT_EQ(rank, vllm ? 4 : 3);
     EXPECT_EQ(Bits(asked[0]), Bits(value));

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// pipeline and decode_steps on the gpu backends (gpu/pipeline_glue.h, gpu/decode_steps_glue.h,
-// docs/gpu.md "The pipeline"): the new kernels' contract examples (gpu/sglang_rank_draw.cuh:
+// pipeline and decode_steps on the gpu backends (gpu/backend/pipeline_glue.h, gpu/backend/decode_steps_glue.h,
+// docs/gpu.md "The pipeline"): the new kernels' contract examples (gpu/kernels/sglang_rank_draw.cuh:
 // docs/spec/draws.md's known answers for multinomial_with_seed, moved to ranks by a hand-made
-// permutation; gpu/pipeline_select.cuh), the whole stages against the reference backend bit for
+// permutation; gpu/kernels/pipeline_select.cuh), the whole stages against the reference backend bit for
 // bit on rows with every optional group, every profile and SGLang path, on one-warp and
 // 1024-lane vocabularies, the reference's error messages, and planted faults (rank columns
 // replaced by token-id columns; decode steps that reuse their noise) rejected by the
@@ -19,10 +19,10 @@
 #include "core/split_mix64.h"
 #include "core/stage_catalogue.h"
 #include "golden/verifier.h"
-#include "gpu/gpu_backend.h"
-#include "gpu/greedy.cuh"
-#include "gpu/kernel_runner.h"
-#include "gpu/pipeline_glue.h"
+#include "gpu/backend/gpu_backend.h"
+#include "gpu/kernels/greedy.cuh"
+#include "gpu/runners/kernel_runner.h"
+#include "gpu/backend/pipeline_glue.h"
 #include "reference/decode_steps.h"
 #include "reference/reference_backend.h"
 
@@ -31,7 +31,7 @@ namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-// --- gpu/sglang_rank_draw.cuh ---------------------------------------------------------------
+// --- gpu/kernels/sglang_rank_draw.cuh ---------------------------------------------------------------
 
 std::vector<std::int64_t> RankDraw(const std::vector<float>& full, const std::vector<float>& scaled,
                                    const std::vector<float>& masked, std::int64_t rows, std::int64_t vocab,
@@ -39,8 +39,8 @@ std::vector<std::int64_t> RankDraw(const std::vector<float>& full, const std::ve
                                    std::vector<std::uint8_t> draw = {}) {
   if (draw.empty()) draw.assign(static_cast<std::size_t>(rows), 1);
   std::vector<std::int64_t> token(static_cast<std::size_t>(rows), -7);
-  MakeEmulatedRunner()->SglangRankDraw(full.data(), scaled.data(), masked.data(), draw.data(), seed.data(),
-                                       positions.data(), rows, vocab, vocab, token.data());
+  MakeEmulatedRunner()->Run(SglangRankDrawLaunch(full.data(), scaled.data(), masked.data(), draw.data(), seed.data(),
+                                                 positions.data(), rows, vocab, vocab, token.data()));
   return token;
 }
 
@@ -89,13 +89,13 @@ TEST(GpuSglangRankDraw, NothingToDrawIsNoIndex) {
   EXPECT_EQ(t[1], kNoIndex);
 }
 
-// --- gpu/pipeline_select.cuh ------------------------------------------------------------------
+// --- gpu/kernels/pipeline_select.cuh ------------------------------------------------------------------
 
 TEST(GpuPipelineSelect, ContractExample) {
   const std::vector<std::uint8_t> greedy_rows = {1, 0};
   const std::vector<std::int64_t> greedy = {3, 4}, drawn = {7, 8};
   std::vector<std::int64_t> token(2, -1);
-  MakeEmulatedRunner()->PipelineSelect(greedy_rows.data(), greedy.data(), drawn.data(), 2, token.data());
+  MakeEmulatedRunner()->Run(PipelineSelectLaunch(greedy_rows.data(), greedy.data(), drawn.data(), 2, token.data()));
   EXPECT_EQ(token, (std::vector<std::int64_t>{3, 8}));
   // 40 rows: two blocks of 32, the second partial.
   std::vector<std::uint8_t> flags(40);
@@ -106,7 +106,7 @@ TEST(GpuPipelineSelect, ContractExample) {
     d[b] = 100 + b;
     expected[b] = b % 3 == 0 ? b : 100 + b;
   }
-  MakeEmulatedRunner()->PipelineSelect(flags.data(), g.data(), d.data(), 40, out.data());
+  MakeEmulatedRunner()->Run(PipelineSelectLaunch(flags.data(), g.data(), d.data(), 40, out.data()));
   EXPECT_EQ(out, expected);
 }
 

@@ -22,7 +22,7 @@
 #include <gtest/gtest.h>
 
 #include "core/stage_catalogue.h"
-#include "gpu/gpu_backend.h"
+#include "gpu/backend/gpu_backend.h"
 #include "reference/reference_backend.h"
 #include "reference/rng/philox.h"
 #include "reference/rng/uniform.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The noise stage (reference/noise.h, gpu/noise.cuh, docs/spec/noise.md): known answers for
+// The noise stage (reference/noise.h, gpu/kernels/noise.cuh, docs/spec/noise.md): known answers for
 // both generators' counter layouts, parameter checks, and the emulated kernel bitwise equal to
 // the reference.
 //
@@ -19,7 +19,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpu/gpu_backend.h"
+#include "gpu/backend/gpu_backend.h"
 #include "reference/math/bits.h"
 #include "reference/rng/murmur3.h"
 #include "reference/rng/noise.h"

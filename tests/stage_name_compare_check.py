@@ -12,7 +12,7 @@ A compare is `==` or `!=` between a string literal and an expression whose last 
 in either order. Allowed files:
 - core/stage_catalogue.* (the catalogue) and core/profile.* (the profile parser);
 - a stage's own files: those whose file name starts with a stage's stem followed by `_` or `.`
-  (reference/top_p.cc, golden/top_p_cases.cc, tests/top_p_test.cc, gpu/pipeline_glue.cc). The
+  (reference/top_p.cc, golden/top_p_cases.cc, tests/top_p_test.cc, gpu/backend/pipeline_glue.cc). The
   stems are the stage folders of the checked-in golden set (golden/v1/<stage>/), one per stage.
 """
 import os

@@ -16,7 +16,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpu/gpu_backend.h"
+#include "gpu/backend/gpu_backend.h"
 #include "reference/reference_backend.h"
 #include "statistical/noise_harness.h"
 #include "statistical/wrong_samplers.h"

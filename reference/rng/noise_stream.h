@@ -2,7 +2,7 @@
 #pragma once
 // One sample of the `noise` stage: a generator's word at counter c, converted to a law
 // (docs/spec/noise.md). The reference stage (reference/noise.cc) and the kernel
-// (gpu/noise.cuh) both call NoiseSampleF32, so the two agree bit for bit by construction.
+// (gpu/kernels/noise.cuh) both call NoiseSampleF32, so the two agree bit for bit by construction.
 //
 // Contract (docs/spec/noise.md "Samples"). c = offset + i is the 64-bit counter of sample i
 // of a row whose offset is `offset`; seed is the row's 64-bit seed.

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: Apache-2.0
+// Stage glue of the draw, seeded-draw and speculative kernels (gpu/backend/draws_glue.h): the inputs
+// are checked as reference/gumbel_max.cc, exponential_race.cc, inverse_cdf.cc, qsample.cc,
+// seeded_gumbel.cc, spec_greedy.cc and spec_random.cc check them (same order, same messages),
+// then one launch computes every output.
+#include "gpu/backend/draws_glue.h"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "reference/ascend_top_k_top_p_sample_v2.h"
+#include "reference/draft_tokens.h"
+#include "reference/spec_random.h"
+#include "reference/stage_io.h"
+
+namespace sampcheck::gpu {
+
+namespace {
+
+using reference::FormatFloat;
+using reference::Outputs;
+using reference::StageInputs;
+
+[[noreturn]] void NothingToDraw(const StageInputs& in, std::int64_t b, const char* what) {
+  in.Fail("row " + std::to_string(b) + " has " + what + ": nothing can be drawn");
+}
+
+// Whether row b of a [rows, vocab] f32 array has a positive entry.
+bool RowHasPositive(const float* p, std::int64_t b, std::int64_t vocab) {
+  for (std::int64_t i = 0; i < vocab; ++i) {
+    if (p[b * vocab + i] > 0.0f) return true;
+  }
+  return false;
+}
+
+// reference/gumbel_max.cc: per row, NaN scores and non-finite noise first, then "no finite score".
+TensorMap RunGumbelMax(const Case& c, Profile /*profile*/, KernelRunner& runner) {
+  StageInputs in(c, "gumbel_max");
+  const Tensor scores = in.FloatRows("logprobs");
+  const std::int64_t rows = scores.dim(0), vocab = scores.dim(1);
+  const Tensor noise = in.FloatRows("gumbel", rows, vocab);
+  const float* x = scores.data<float>().data();
+  const float* g = noise.data<float>().data();
+  for (std::int64_t b = 0; b < rows; ++b) {
+    bool any_finite = false;
+    for (std::int64_t i = 0; i < vocab; ++i) {
+      const float s = x[b * vocab + i], n = g[b * vocab + i];
+      if (std::isnan(s) || !std::isfinite(n)) {
+        in.Fail("row " + std::to_string(b) + " holds a NaN score or non-finite Gumbel noise");
+      }
+      any_finite |= s != -INFINITY;
+    }
+    if (!any_finite) NothingToDraw(in, b, "no finite score");
+  }
+  Tensor token(DType::kI64, {rows});
+  runner.Run(GumbelMaxLaunch(x, g, rows, vocab, vocab, token.data<std::int64_t>().data()));
+  return Outputs("token", std::move(token));
+}
+
+// reference/exponential_race.cc: every q entry first, then each row's positivity.
+TensorMap RunExponentialRace(const Case& c, Profile profile, KernelRunner& runner) {
+  StageInputs in(c, "exponential_race");
+  const Tensor probs = in.Probabilities();
+  const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
+  const Tensor q = in.FloatRows("q", rows, vocab);
+  for (float v : q.data<float>()) {
+    if (!std::isfinite(v) || !(v > 0.0f))
+      in.Fail("'q' holds " + FormatFloat(v) + "; Exp(1) noise must be finite and > 0");
+  }
+  const float* p = probs.data<float>().data();
+  for (std::int64_t b = 0; b < rows; ++b) {
+    if (!RowHasPositive(p, b, vocab)) NothingToDraw(in, b, "no positive probability");
+  }
+  Tensor token(DType::kI64, {rows});
+  runner.Run(ExponentialRaceLaunch(p, q.data<float>().data(), rows, vocab, vocab, profile == Profile::kVllm,
+                                   token.data<std::int64_t>().data()));
+  return Outputs("token", std::move(token));
+}
+
+// reference/inverse_cdf.cc: per row, u's range, then positivity.
+TensorMap RunInverseCdf(const Case& c, Profile /*profile*/, KernelRunner& runner) {
+  StageInputs in(c, "inverse_cdf");
+  const Tensor probs = in.Probabilities();
+  const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
+  const Tensor& u = in.Required("u", DType::kF32, 1);
+  in.ExpectDim("u", u, 0, rows);
+  const float* p = probs.data<float>().data();
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const float ub = u.data<float>()[static_cast<std::size_t>(b)];
+    if (!(ub >= 0.0f && ub < 1.0f)) in.Fail("u[" + std::to_string(b) + "] = " + FormatFloat(ub) + " must be in [0, 1)");
+    if (!RowHasPositive(p, b, vocab)) NothingToDraw(in, b, "no positive probability");
+  }
+  Tensor token(DType::kI64, {rows});
+  runner.Run(InverseCdfLaunch(p, u.data<float>().data(), rows, vocab, vocab, token.data<std::int64_t>().data()));
+  return Outputs("token", std::move(token));
+}
+
+// reference/qsample.cc: q finite, eps, then each row's positivity.
+TensorMap RunQSample(const Case& c, Profile /*profile*/, KernelRunner& runner) {
+  StageInputs in(c, "qsample");
+  const Tensor probs = in.Probabilities();
+  const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
+  const Tensor q = in.FloatRows("q", rows, vocab);
+  for (float v : q.data<float>()) {
+    if (!std::isfinite(v)) in.Fail("'q' holds " + FormatFloat(v) + "; QSample noise must be finite");
+  }
+  const float eps = reference::AscendEpsParam(in, c);
+  const float* p = probs.data<float>().data();
+  for (std::int64_t b = 0; b < rows; ++b) {
+    if (!RowHasPositive(p, b, vocab)) NothingToDraw(in, b, "no positive probability");
+  }
+  Tensor token(DType::kI64, {rows});
+  runner.Run(QSampleLaunch(p, q.data<float>().data(), eps, rows, vocab, vocab, token.data<std::int64_t>().data()));
+  return Outputs("token", std::move(token));
+}
+
+// reference/seeded_gumbel.cc: shapes, token ids, then per row the position's range and positivity.
+TensorMap RunSeededGumbel(const Case& c, const std::string& stage, bool token_id_columns, KernelRunner& runner) {
+  StageInputs in(c, stage);
+  const Tensor probs = in.Probabilities();
+  const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
+  const Tensor& seed = in.Required("seed", DType::kI64, 1);
+  const Tensor& positions = in.Required("positions", DType::kI64, 1);
+  in.ExpectDim("seed", seed, 0, rows);
+  in.ExpectDim("positions", positions, 0, rows);
+  const Tensor* ids = token_id_columns ? &in.Required("token_ids", DType::kI32, 2) : nullptr;
+  if (ids != nullptr) {
+    in.ExpectDim("token_ids", *ids, 0, rows);
+    in.ExpectDim("token_ids", *ids, 1, vocab);
+    for (std::int32_t id : ids->data<std::int32_t>()) {
+      if (id < 0) in.Fail("token_ids holds " + std::to_string(id) + "; ids must be >= 0");
+    }
+  }
+  const float* p = probs.data<float>().data();
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const std::int64_t position = positions.data<std::int64_t>()[static_cast<std::size_t>(b)];
+    if (position < 0 || position > 0xffffffffLL) {
+      in.Fail("positions[" + std::to_string(b) + "] = " + std::to_string(position) +
+              " must be in [0, 2^32) (SGLang hashes it as u32)");
+    }
+    if (!RowHasPositive(p, b, vocab)) NothingToDraw(in, b, "no positive probability");
+  }
+  Tensor token(DType::kI64, {rows});
+  runner.Run(SeededGumbelLaunch(p, seed.data<std::int64_t>().data(), positions.data<std::int64_t>().data(),
+                                ids != nullptr ? ids->data<std::int32_t>().data() : nullptr, rows, vocab, vocab,
+                                token.data<std::int64_t>().data()));
+  return Outputs("token", std::move(token));
+}
+
+TensorMap SpecOutputs(Tensor emitted, Tensor accepted) {
+  TensorMap result = Outputs("emitted", std::move(emitted));
+  result.emplace("num_accepted", std::move(accepted));
+  return result;
+}
+
+// reference/spec_greedy.cc.
+TensorMap RunSpecGreedy(const Case& c, Profile /*profile*/, KernelRunner& runner) {
+  StageInputs in(c, "spec_greedy");
+  const Tensor& drafts = in.Required("draft_ids", DType::kI32, 2);
+  const std::int64_t rows = drafts.dim(0), width = drafts.dim(1);
+  const Tensor target = reference::PositionRows(c, in, "target_logits", rows, width + 1);
+  const std::int64_t vocab = target.dim(2);
+  const std::vector<std::int64_t> counts = reference::DraftCounts(in, drafts, vocab);
+  Tensor emitted(DType::kI64, {rows, width + 1});
+  Tensor accepted(DType::kI64, {rows});
+  runner.Run(SpecGreedyLaunch(target.data<float>().data(), drafts.data<std::int32_t>().data(), counts.data(),
+                              {rows, width, vocab}, emitted.data<std::int64_t>().data(),
+                              accepted.data<std::int64_t>().data()));
+  return SpecOutputs(std::move(emitted), std::move(accepted));
+}
+
+// reference/spec_random.cc's TypicalParam: a number rounded once to f32, finite and >= 0.
+float TypicalParam(const StageInputs& in, const Case& c, const std::string& name, float fallback) {
+  if (!c.params.contains(name)) return fallback;
+  const auto& v = c.params[name];
+  if (!v.is_number()) in.Fail("parameter " + name + " = " + v.dump() + " must be a number");
+  const auto x = static_cast<float>(v.get<double>());
+  if (!std::isfinite(x) || x < 0.0f) in.Fail("parameter " + name + " = " + FormatFloat(x) + " must be finite and >= 0");
+  return x;
+}
+
+// reference/spec_random.cc's ExponentialNoise: f32 [rows, vocab], finite and > 0.
+const Tensor& ExponentialNoise(const StageInputs& in, const std::string& name, std::int64_t rows, std::int64_t vocab) {
+  const Tensor& t = in.Required(name, DType::kF32, 2);
+  in.ExpectDim(name, t, 0, rows);
+  in.ExpectDim(name, t, 1, vocab);
+  for (float v : t.data<float>()) {
+    if (!std::isfinite(v) || !(v > 0.0f)) {
+      in.Fail("'" + name + "' holds " + FormatFloat(v) + "; Exp(1) noise must be finite and > 0");
+    }
+  }
+  return t;
+}
+
+// reference/spec_random.cc, checks in its order.
+TensorMap RunSpecRandom(const Case& c, Profile profile, KernelRunner& runner) {
+  StageInputs in(c, "spec_random");
+  const Tensor& drafts = in.Required("draft_ids", DType::kI32, 2);
+  const std::int64_t rows = drafts.dim(0), width = drafts.dim(1);
+  const Tensor target = reference::PositionProbabilities(c, in, "target_probs", rows, width + 1);
+  const std::int64_t vocab = target.dim(2);
+  const std::vector<std::int64_t> counts = reference::DraftCounts(in, drafts, vocab);
+  Tensor draft;
+  const bool has_draft = c.inputs.count("draft_probs") != 0;
+  if (profile == Profile::kFlashinfer && !has_draft)
+    in.Fail("missing input tensor 'draft_probs' (flashinfer has no n-gram mode)");
+  if (has_draft && profile != Profile::kTypicalAcceptance) {
+    draft = reference::PositionProbabilities(c, in, "draft_probs", rows, width, vocab);
+  }
+  KernelRunner::SpecRandomInputs k;
+  k.target_probs = target.data<float>().data();
+  k.draft_probs = draft.numel() > 0 && draft.rank() == 3 ? draft.data<float>().data() : nullptr;
+  k.drafts = drafts.data<std::int32_t>().data();
+  k.counts = counts.data();
+  switch (profile) {
+    case Profile::kVllm: {
+      const Tensor& u = in.Required("u", DType::kF64, 2);
+      in.ExpectDim("u", u, 0, rows);
+      in.ExpectDim("u", u, 1, width);
+      const auto values = u.data<double>();
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        if (!(values[i] >= 0.0 && values[i] < 1.0))
+          in.Fail("'u' entry " + std::to_string(i) + " must be in [0, 1) (f64)");
+      }
+      k.rule = KernelRunner::SpecRandomInputs::Rule::kVllm;
+      k.u_f64 = values.data();
+      k.q = ExponentialNoise(in, "q", rows, vocab).data<float>().data();
+      k.bonus_q = ExponentialNoise(in, "bonus_q", rows, vocab).data<float>().data();
+      break;
+    }
+    case Profile::kFlashinfer: {
+      const Tensor& u = in.Required("u", DType::kF32, 2);
+      in.ExpectDim("u", u, 0, rows);
+      in.ExpectDim("u", u, 1, width + 1);
+      for (float v : u.data<float>()) {
+        if (!(v >= 0.0f && v <= 1.0f))
+          in.Fail("'u' holds " + FormatFloat(v) + "; flashinfer uniforms must be in [0, 1]");
+      }
+      k.rule = KernelRunner::SpecRandomInputs::Rule::kFlashinfer;
+      k.u_f32 = u.data<float>().data();
+      break;
+    }
+    case Profile::kTypicalAcceptance:
+      k.rule = KernelRunner::SpecRandomInputs::Rule::kTypicalAcceptance;
+      k.bonus_q = ExponentialNoise(in, "bonus_q", rows, vocab).data<float>().data();
+      k.posterior_threshold = TypicalParam(in, c, "posterior_threshold", reference::kTypicalPosteriorThreshold);
+      k.posterior_alpha = TypicalParam(in, c, "posterior_alpha", reference::kTypicalPosteriorAlpha);
+      break;
+    default:
+      in.Fail("no rule for profile " + std::string(ProfileName(profile)));
+  }
+  Tensor emitted(DType::kI64, {rows, width + 1});
+  Tensor accepted(DType::kI64, {rows});
+  runner.Run(SpecRandomLaunch(k, {rows, width, vocab}, emitted.data<std::int64_t>().data(),
+                              accepted.data<std::int64_t>().data()));
+  return SpecOutputs(std::move(emitted), std::move(accepted));
+}
+
+// reference/finish_rules.cc's local check: ids are >= 0, -1 is padding.
+void ExpectIdsOrPadding(const StageInputs& in, const std::string& name, const Tensor& ids) {
+  auto d = ids.data<std::int32_t>();
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (d[i] < -1) {
+      in.Fail("'" + name + "' entry " + std::to_string(i) + " is " + std::to_string(d[i]) +
+              "; ids are >= 0, -1 is padding");
+    }
+  }
+}
+
+// reference/finish_rules.cc, checks in its order (its per-row checks all precede any output, so
+// checking every row first reports the same first failure).
+TensorMap RunFinishRules(const Case& c, Profile profile, KernelRunner& runner) {
+  StageInputs in(c, "finish_rules");
+  const Tensor& token = in.Required("token", DType::kI64, 1);
+  const std::int64_t rows = token.dim(0);
+  const Tensor& out_len = in.Required("output_len", DType::kI32, 1);
+  const Tensor& max_tok = in.Required("max_tokens", DType::kI32, 1);
+  const Tensor& min_tok = in.Required("min_tokens", DType::kI32, 1);
+  const Tensor& ignore = in.Required("ignore_eos", DType::kBool, 1);
+  const Tensor& eos = in.Required("eos_ids", DType::kI32, 2);
+  const Tensor& stop = in.Required("stop_ids", DType::kI32, 2);
+  const Tensor* keep = in.Optional("keep_stop", DType::kBool, 1);
+  for (const auto& [name, t] : {std::pair<const char*, const Tensor*>{"output_len", &out_len},
+                                {"max_tokens", &max_tok},
+                                {"min_tokens", &min_tok},
+                                {"ignore_eos", &ignore},
+                                {"eos_ids", &eos},
+                                {"stop_ids", &stop},
+                                {"keep_stop", keep}}) {
+    if (t) in.ExpectDim(name, *t, 0, rows);
+  }
+  ExpectIdsOrPadding(in, "eos_ids", eos);
+  ExpectIdsOrPadding(in, "stop_ids", stop);
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const auto i = static_cast<std::size_t>(b);
+    const std::int64_t tok = token.data<std::int64_t>()[i];
+    const std::int32_t len = out_len.data<std::int32_t>()[i], max = max_tok.data<std::int32_t>()[i],
+                       min = min_tok.data<std::int32_t>()[i];
+    const std::string row = "row " + std::to_string(b) + ": ";
+    if (tok < 0) in.Fail(row + "token " + std::to_string(tok) + " must be >= 0");
+    if (len < 1) in.Fail(row + "output_len " + std::to_string(len) + " must be >= 1 (it counts this step's token)");
+    if (max < 1) in.Fail(row + "max_tokens " + std::to_string(max) + " must be >= 1");
+    if (min < 0 || min > max) {
+      in.Fail(row + "min_tokens " + std::to_string(min) + " must be in [0, max_tokens = " + std::to_string(max) + "]");
+    }
+  }
+  const std::int64_t width = eos.dim(1) + stop.dim(1);
+  KernelRunner::FinishRulesInputs k;
+  k.token = token.data<std::int64_t>().data();
+  k.output_len = out_len.data<std::int32_t>().data();
+  k.max_tokens = max_tok.data<std::int32_t>().data();
+  k.min_tokens = min_tok.data<std::int32_t>().data();
+  k.ignore_eos = ignore.data<std::uint8_t>().data();
+  k.keep_stop = keep != nullptr ? keep->data<std::uint8_t>().data() : nullptr;
+  k.eos_ids = eos.data<std::int32_t>().data();
+  k.n_eos = eos.dim(1);
+  k.stop_ids = stop.data<std::int32_t>().data();
+  k.n_stop = stop.dim(1);
+  k.sglang = profile == Profile::kSglang;
+  k.eos_stop_reason_none = profile == Profile::kVllm;  // vLLM leaves stop_reason None for EOS
+  Tensor reason(DType::kI32, {rows});
+  Tensor stop_reason(DType::kI64, {rows});
+  Tensor text_keep(DType::kBool, {rows});
+  Tensor banned(DType::kI32, {rows, width});
+  runner.Run(FinishRulesLaunch(k, rows, reason.data<std::int32_t>().data(), stop_reason.data<std::int64_t>().data(),
+                               text_keep.data<std::uint8_t>().data(), banned.data<std::int32_t>().data()));
+  TensorMap out = Outputs("finish_reason", std::move(reason));
+  out.emplace("stop_reason", std::move(stop_reason));
+  out.emplace("text_keep", std::move(text_keep));
+  out.emplace("next_banned", std::move(banned));
+  return out;
+}
+
+// reference/tp_consensus.cc, checks in its order; i32 ids widened exactly to i64 as it reads them.
+TensorMap RunTpConsensus(const Case& c, Profile profile, KernelRunner& runner) {
+  StageInputs in(c, "tp_consensus");
+  const auto found = c.inputs.find("rank_ids");
+  if (found != c.inputs.end() && found->second.dtype() != DType::kI32 && found->second.dtype() != DType::kI64) {
+    in.Fail("'rank_ids' must be i32 or i64, got " + std::string(DTypeName(found->second.dtype())));
+  }
+  const bool is_i32 = found != c.inputs.end() && found->second.dtype() == DType::kI32;
+  const Tensor& t = in.Required("rank_ids", is_i32 ? DType::kI32 : DType::kI64, 2);
+  const std::int64_t ranks = t.dim(0), batch = t.dim(1);
+  if (ranks < 1) in.Fail("rank_ids must have R >= 1 ranks (dim 0), got " + std::to_string(ranks));
+  std::vector<std::int64_t> ids;
+  ids.reserve(static_cast<std::size_t>(t.numel()));
+  if (is_i32) {
+    for (std::int32_t x : t.data<std::int32_t>()) ids.push_back(x);
+  } else {
+    for (std::int64_t x : t.data<std::int64_t>()) ids.push_back(x);
+  }
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] < 0) {
+      const auto r = static_cast<std::int64_t>(i) / batch, b = static_cast<std::int64_t>(i) % batch;
+      in.Fail("rank_ids[" + std::to_string(r) + ", " + std::to_string(b) + "] = " + std::to_string(ids[i]) +
+              ": a sampled id must be >= 0");
+    }
+  }
+  Tensor token(DType::kI64, {batch});
+  Tensor unanimous(DType::kBool, {batch});
+  runner.Run(TpConsensusLaunch(ids.data(), ranks, batch, profile == Profile::kVllm, token.data<std::int64_t>().data(),
+                               unanimous.data<std::uint8_t>().data()));
+  TensorMap result = Outputs("token", std::move(token));
+  result.emplace("unanimous", std::move(unanimous));
+  return result;
+}
+
+}  // namespace
+
+TensorMap GpuGumbelMax(const Case& c, Profile profile, KernelRunner& runner) {
+  return RunGumbelMax(c, profile, runner);
+}
+TensorMap GpuExponentialRace(const Case& c, Profile profile, KernelRunner& runner) {
+  return RunExponentialRace(c, profile, runner);
+}
+TensorMap GpuInverseCdf(const Case& c, Profile profile, KernelRunner& runner) {
+  return RunInverseCdf(c, profile, runner);
+}
+TensorMap GpuQSample(const Case& c, Profile profile, KernelRunner& runner) { return RunQSample(c, profile, runner); }
+TensorMap GpuMultinomialWithSeed(const Case& c, Profile /*profile*/, KernelRunner& runner) {
+  return RunSeededGumbel(c, "multinomial_with_seed", false, runner);
+}
+TensorMap GpuMultinomialWithSeedTokenIds(const Case& c, Profile /*profile*/, KernelRunner& runner) {
+  return RunSeededGumbel(c, "multinomial_with_seed_token_ids", true, runner);
+}
+TensorMap GpuSpecGreedy(const Case& c, Profile profile, KernelRunner& runner) {
+  return RunSpecGreedy(c, profile, runner);
+}
+TensorMap GpuTpConsensus(const Case& c, Profile profile, KernelRunner& runner) {
+  return RunTpConsensus(c, profile, runner);
+}
+TensorMap GpuFinishRules(const Case& c, Profile profile, KernelRunner& runner) {
+  return RunFinishRules(c, profile, runner);
+}
+TensorMap GpuSpecRandom(const Case& c, Profile profile, KernelRunner& runner) {
+  return RunSpecRandom(c, profile, runner);
+}
+
+}  // namespace sampcheck::gpu

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The block model every kernel in gpu/ is written against (docs/gpu.md "The model").
+//
+// Contract:
+// - A kernel is a functor whose `operator()(Block& block, ...)` is the body of ONE block. The
+//   body is block-level code executed by every thread of the block; per-thread work is a
+//   *phase*, `block.ForEachThread([&](Thread t) { ... })`; phases are separated by
+//   `block.Sync()` (a `__syncthreads`). Values a thread keeps across phases live in
+//   `Registers<T>(block)` (one T per thread, indexed by the Thread). Shared memory is declared
+//   with SAMPCHECK_SHARED(block, T, name, N) and read and written with Load(i) / Store(i, v);
+//   global memory is a GlobalArray<T> (Load / Store). Nothing else is shared between threads.
+// - Warp operations are block-level collectives over every warp of the block (32 lanes, full
+//   mask), with CUDA's lane semantics (docs/gpu.md "Warp operations"):
+//     ShuffleDown(block, r, d): lane l gets lane l + d's value when l + d < 32, else its own
+//                               (__shfl_down_sync(0xffffffff, v, d));
+//     ShuffleXor(block, r, m):  lane l gets lane l ^ m's value (__shfl_xor_sync);
+//     Ballot(block, p):         every lane gets the mask whose bit l is lane l's predicate
+//                               (__ballot_sync(0xffffffff, p)).
+// - Under nvcc's device pass these map to threadIdx.x, __syncthreads, __shared__ arrays and
+//   __shfl_*_sync (gpu/block/device_block.cuh). Everywhere else the host emulator runs each phase
+//   for thread 0, 1, ..., n-1 in turn and checks races, bounds, divergent barriers and
+//   uninitialised shared reads (gpu/emulator/emulator.h).
+// - Kernel bodies contain no #if: the macros below are the only place that differs.
+// Example: a block sum of one value per thread (tests/gpu_emulator_test.cc, "SumsOneBlock").
+
+#include "core/portability.h"
+
+#if SAMPCHECK_IS_CUDA_COMPILER
+#include "gpu/block/device_block.cuh"
+// Device pass: a __shared__ array of N T's, wrapped so that kernels use Load/Store as on the
+// host. The array is static per kernel instantiation, as every __shared__ declaration is.
+#define SAMPCHECK_SHARED(block, T, name, N)  \
+  __shared__ T name##_storage_[N];            \
+  ::sampcheck::gpu::DeviceShared<T> name(name##_storage_)
+#define SAMPCHECK_KERNEL_BODY __device__
+#else
+#include "gpu/emulator/emulator.h"
+#define SAMPCHECK_SHARED(block, T, name, N) \
+  ::sampcheck::gpu::HostShared<T> name((block), #name, (N))
+#define SAMPCHECK_KERNEL_BODY
+#endif

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The block model on a CUDA device (gpu/block/block_model.h, docs/gpu.md "What maps to what"):
+// Block = the CUDA block (blockIdx.x, blockDim.x), a phase = the calling thread's own call,
+// Sync = __syncthreads, Registers = one register value, shared arrays = __shared__, warp
+// operations = __shfl_*_sync / __ballot_sync with the full mask. Compiled only by nvcc.
+
+#include <cstdint>
+
+namespace sampcheck::gpu {
+
+inline constexpr int kWarpSize = 32;
+
+// Own namespace: the emulator's types of the same names (gpu/emulator/emulator.h) differ in layout, and
+// a program links both.
+namespace device {
+
+struct Thread {
+  int x;                                    // threadIdx.x
+  __device__ int lane() const { return x & (kWarpSize - 1); }
+  __device__ int warp() const { return x / kWarpSize; }
+};
+
+template <class T>
+struct DeviceRegisters {
+  T v;
+  __device__ T& operator[](Thread) { return v; }
+  __device__ const T& operator[](Thread) const { return v; }
+};
+
+template <class T>
+class DeviceShared {
+ public:
+  __device__ explicit DeviceShared(T* p) : p_(p) {}
+  __device__ T Load(std::int64_t i) const { return p_[i]; }
+  __device__ void Store(std::int64_t i, T v) const { p_[i] = v; }
+
+ private:
+  T* p_;
+};
+
+// A global array: pointer and length. The length is unused on the device (the emulator checks
+// the bounds on every CI run instead).
+template <class T>
+class GlobalArray {
+ public:
+  GlobalArray() = default;
+  __host__ __device__ GlobalArray(T* p, std::int64_t n, const char* /*name*/) : p_(p), n_(n) {}
+  __device__ T Load(std::int64_t i) const { return p_[i]; }
+  template <class U>
+  __device__ void Store(std::int64_t i, U v) const { p_[i] = v; }
+  __host__ __device__ std::int64_t size() const { return n_; }
+
+ private:
+  T* p_ = nullptr;
+  std::int64_t n_ = 0;
+};
+
+class DeviceBlock {
+ public:
+  __device__ int index() const { return static_cast<int>(blockIdx.x); }
+  __device__ int threads() const { return static_cast<int>(blockDim.x); }
+  template <class F>
+  __device__ void ForEachThread(F&& f) const { f(Thread{static_cast<int>(threadIdx.x)}); }
+  __device__ void Sync() const { __syncthreads(); }
+};
+
+template <class T>
+__device__ DeviceRegisters<T> Registers(const DeviceBlock&, T init = T{}) { return DeviceRegisters<T>{init}; }
+
+template <class T>
+__device__ DeviceRegisters<T> ShuffleDown(const DeviceBlock&, const DeviceRegisters<T>& r, int delta) {
+  return DeviceRegisters<T>{__shfl_down_sync(0xffffffffu, r.v, delta)};
+}
+template <class T>
+__device__ DeviceRegisters<T> ShuffleXor(const DeviceBlock&, const DeviceRegisters<T>& r, int mask) {
+  return DeviceRegisters<T>{__shfl_xor_sync(0xffffffffu, r.v, mask)};
+}
+__device__ inline DeviceRegisters<std::uint32_t> Ballot(const DeviceBlock&, const DeviceRegisters<bool>& p) {
+  return DeviceRegisters<std::uint32_t>{__ballot_sync(0xffffffffu, p.v)};
+}
+
+// A value every thread holds (computed from the same shared words), read by
+// block-level code; the emulator checks that it is the same in every thread.
+template <class T>
+__device__ T BlockUniform(const DeviceBlock&, const DeviceRegisters<T>& r) { return r.v; }
+
+}  // namespace device
+
+using device::Ballot;
+using device::BlockUniform;
+using device::DeviceShared;
+using device::GlobalArray;
+using device::Registers;
+using device::ShuffleDown;
+using device::ShuffleXor;
+using device::Thread;
+using Block = device::DeviceBlock;
+
+}  // namespace sampcheck::gpu

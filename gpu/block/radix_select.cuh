@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Block-level selection machinery of the filter kernels (gpu/kernels/top_k.cuh, gpu/kernels/top_p.cuh,
+// gpu/kernels/min_p.cuh, gpu/kernels/sampling_filters.cuh): the canonical order's 64-bit keys, a radix select
+// of the n-th key of a row, an exact block count/scan, the gather and bitonic sort of a small
+// candidate set, and the canonical softmax statistics of a row (docs/spec/filters.md "Order",
+// "Selection instead of a full sort"; docs/gpu.md).
+//
+// Contract:
+// - Order keys (reference/filter_order.h DescendingKey): value bits with -0.0 folded onto +0.0,
+//   mapped to an unsigned key monotone in the value (negative: complement all bits;
+//   non-negative: set the sign bit); complemented for the descending order; in the high 32
+//   bits, the index in the low 32. Ascending keys (vLLM's ascending walk: smaller value first,
+//   equal values by increasing index) keep the monotone key uncomplemented. Keys are unique
+//   per row, so "the n-th key" names exactly one entry. Rows hold no NaN (the glue rejects
+//   them; a NaN's descending key is 0: logprobs' top-n puts NaN first); -inf has the largest
+//   descending key among values.
+// - SelectKth: radix select, 4-bit digits from the top of the 64-bit key; each pass counts
+//   the entries under the current prefix per digit (a thread's 16 counts, then an exact integer
+//   reduction through shared memory, 8 buckets at a time), picks the digit holding rank n and
+//   stops early, with one more read of the row, once that digit holds a single entry. Index
+//   digits above the bit length of V - 1 are known zeros and skipped. O(V) per pass, at most
+//   8 + 8 passes; no sort. Integer counts: exact in any order, so deterministic.
+//   Requires V <= 65535 * 1024 (a thread's count of one digit fits 16 bits).
+// - BlockExclusiveScan: thread 0 scans the 1024 per-thread counts in thread order (exact
+//   integers): gives each thread its output offset and the block total.
+// - CollectSorted: the entries with lo < key <= hi (at most kCandidates = 1024 of them, the
+//   caller's guarantee) in shared memory, sorted by key ascending by a bitonic sorting network
+//   over 1024 slots (pad = UINT64_MAX); one compare-exchange per pair and stage, so race-free.
+// - RowSoftmaxStats: M = canonical max, s = canonical sum of ExpF32Cr(x - M) (the lane folds
+//   and tree of gpu/kernels/softmax.cuh): probs_i = ExpF32Cr(x_i - M) / s are SoftmaxRow's bits.
+// - Every helper ends with a barrier, so its shared arrays may be reused by the next call.
+//   Values every thread needs ("uniform") are written by one thread to shared memory and read
+//   by every thread in the next phase into a block-level local.
+// Example: row {1, 3, 3, 2}: SelectKth(n = 2) is the key of (3, index 2); n = 3 is (2, index 3)
+//   (tests/gpu_kernels_test.cc, GpuRadixSelect).
+
+#include <cstdint>
+#include <cstring>
+
+#include "gpu/block/block_model.h"
+#include "gpu/block/block_reduce.cuh"
+#include "gpu/kernels/greedy.cuh"
+#include "reference/math/exp.h"
+
+namespace sampcheck::gpu {
+
+inline constexpr int kCandidates = 1024;  // CollectSorted's capacity: one slot per thread
+inline constexpr std::uint64_t kNoKey = ~std::uint64_t{0};
+// The monotone (ascending) value key of -inf, and the largest descending key of a finite value
+// (-FLT_MAX's, index bits all ones): `key <= kLastFiniteDescending` iff the value is finite.
+inline constexpr std::uint32_t kAscendingNegInf = 0x007fffffu;
+inline constexpr std::uint64_t kLastFiniteDescending = (std::uint64_t{0xff7fffffu} << 32) | 0xffffffffu;
+inline constexpr std::uint64_t kLastNegInfAscending = (std::uint64_t{kAscendingNegInf} << 32) | 0xffffffffu;
+
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t AscendingValueKey(float x) {
+  std::uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  if (u == 0x80000000u) u = 0;  // -0.0 ties with +0.0
+  return (u & 0x80000000u) != 0 ? ~u : (u | 0x80000000u);
+}
+
+// Descending: every NaN first (value key 0, ties by index), as logprobs' top-n order
+// (docs/spec/logprobs.md); the filters never see NaN.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t OrderKey(float x, std::int64_t index, bool ascending) {
+  const std::uint32_t v = ascending ? AscendingValueKey(x) : (IsNan(x) ? 0u : ~AscendingValueKey(x));
+  return (std::uint64_t{v} << 32) | static_cast<std::uint32_t>(index);
+}
+
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool IsNegInf(float x) { return x < -0x1.fffffep+127f; }
+
+// A thread's digit counts during one radix pass (16 registers on the device).
+struct DigitCounts {
+  std::uint32_t c[16];
+};
+
+// Each thread's exclusive offset (in thread order) of `count`, and the block total in `total`.
+template <class B, class R>
+SAMPCHECK_KERNEL_BODY auto BlockExclusiveScan(B& block, R& count, std::uint32_t& total) {
+  SAMPCHECK_SHARED(block, std::uint32_t, scan, kCanonicalLanes);
+  SAMPCHECK_SHARED(block, std::uint32_t, scan_total, 1);
+  block.ForEachThread([&](Thread t) { scan.Store(t.x, count[t]); });
+  block.Sync();
+  block.ForEachThread([&](Thread t) {
+    if (t.x != 0) return;
+    std::uint32_t run = 0;
+    for (int i = 0; i < kCanonicalLanes; ++i) {
+      const std::uint32_t v = scan.Load(i);
+      scan.Store(i, run);
+      run += v;
+    }
+    scan_total.Store(0, run);
+  });
+  block.Sync();
+  auto offset = Registers<std::uint32_t>(block);
+  block.ForEachThread([&](Thread t) {
+    offset[t] = scan.Load(t.x);
+    total = scan_total.Load(0);
+  });
+  block.Sync();
+  return offset;
+}
+
+// The number of entries of row [base, base + vocab) that are not -inf (finite: no NaN or +inf
+// reaches a filter).
+template <class B, class Arr>
+SAMPCHECK_KERNEL_BODY std::int64_t CountFinite(B& block, Arr row, std::int64_t base, std::int64_t vocab) {
+  auto count = Registers<std::uint32_t>(block);
+  block.ForEachThread([&](Thread t) {
+    std::uint32_t c = 0;
+    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) c += IsNegInf(row.Load(base + i)) ? 0u : 1u;
+    count[t] = c;
+  });
+  std::uint32_t total = 0;
+  BlockExclusiveScan(block, count, total);
+  return total;
+}
+
+// The key of rank n (1-based, 1 <= n <= vocab) of row [base, base + vocab) in the descending
+// (or ascending) order.
+template <class B, class Arr>
+SAMPCHECK_KERNEL_BODY std::uint64_t SelectKth(B& block, Arr row, std::int64_t base, std::int64_t vocab, bool ascending,
+                                              std::int64_t n) {
+  SAMPCHECK_SHARED(block, std::uint16_t, counts, 8 * kCanonicalLanes);
+  SAMPCHECK_SHARED(block, std::uint32_t, partial, 8 * kWarpSize);
+  SAMPCHECK_SHARED(block, std::uint32_t, hist, 16);
+  SAMPCHECK_SHARED(block, std::uint64_t, state, 3);  // prefix, remaining rank, digit count
+  int index_bits = 0;
+  while (index_bits < 32 && (std::int64_t{1} << index_bits) < vocab) ++index_bits;
+  const int index_digits = (index_bits + 3) / 4;
+  std::uint64_t prefix = 0;
+  std::uint64_t rank = static_cast<std::uint64_t>(n);
+  auto digits = Registers<DigitCounts>(block);
+  for (int step = 0; step < 8 + index_digits; ++step) {
+    // Value digits at shifts 60 .. 32, then index digits from the highest one needed down to 0.
+    const int shift = step < 8 ? 60 - 4 * step : 4 * (index_digits - 1 - (step - 8));
+    const std::uint64_t high = shift + 4 >= 64 ? 0 : (kNoKey << (shift + 4));
+    block.ForEachThread([&](Thread t) {
+      DigitCounts d{};
+      for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
+        const std::uint64_t key = OrderKey(row.Load(base + i), i, ascending);
+        if ((key & high) == prefix) ++d.c[(key >> shift) & 15u];
+      }
+      digits[t] = d;
+    });
+    for (int half = 0; half < 2; ++half) {
+      block.ForEachThread([&](Thread t) {
+        for (int b = 0; b < 8; ++b) {
+          counts.Store(b * kCanonicalLanes + t.x, static_cast<std::uint16_t>(digits[t].c[half * 8 + b]));
+        }
+      });
+      block.Sync();
+      block.ForEachThread([&](Thread t) {
+        if (t.x >= 8 * kWarpSize) return;
+        const int b = t.x / kWarpSize;
+        const int w = t.x % kWarpSize;
+        std::uint32_t sum = 0;
+        for (int l = 0; l < kWarpSize; ++l) sum += counts.Load(b * kCanonicalLanes + w * kWarpSize + l);
+        partial.Store(t.x, sum);
+      });
+      block.Sync();
+      block.ForEachThread([&](Thread t) {
+        if (t.x >= 8) return;
+        std::uint32_t sum = 0;
+        for (int w = 0; w < kWarpSize; ++w) sum += partial.Load(t.x * kWarpSize + w);
+        hist.Store(half * 8 + t.x, sum);
+      });
+      block.Sync();
+    }
+    block.ForEachThread([&](Thread t) {
+      if (t.x != 0) return;
+      std::uint64_t r = rank;
+      int d = 0;
+      for (; d < 15 && r > hist.Load(d); ++d) r -= hist.Load(d);
+      state.Store(0, prefix | (std::uint64_t(d) << shift));
+      state.Store(1, r);
+      state.Store(2, hist.Load(d));
+    });
+    block.Sync();
+    std::uint64_t in_digit = 0;
+    block.ForEachThread([&](Thread) {
+      prefix = state.Load(0);
+      rank = state.Load(1);
+      in_digit = state.Load(2);
+    });
+    block.Sync();
+    if (in_digit == 1 && shift > 0) {
+      // One entry left under the prefix: find it.
+      const std::uint64_t known = kNoKey << shift;
+      block.ForEachThread([&](Thread t) {
+        for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
+          const std::uint64_t key = OrderKey(row.Load(base + i), i, ascending);
+          if ((key & known) == prefix) state.Store(0, key);
+        }
+      });
+      block.Sync();
+      block.ForEachThread([&](Thread) { prefix = state.Load(0); });
+      block.Sync();
+      return prefix;
+    }
+  }
+  return prefix;
+}
+
+// The entries with lo < key <= hi (every key when !has_lo on the low side) of row [base, base +
+// vocab), sorted ascending by key into `sorted` (kCandidates slots, the tail kNoKey). The
+// caller guarantees at most kCandidates of them; returns how many.
+template <class B, class Arr, class Shared>
+SAMPCHECK_KERNEL_BODY std::uint32_t CollectSorted(B& block, Arr row, std::int64_t base, std::int64_t vocab,
+                                                  bool ascending, bool has_lo, std::uint64_t lo, std::uint64_t hi,
+                                                  Shared& sorted) {
+  auto in_range = [&](std::uint64_t key) { return (!has_lo || key > lo) && key <= hi; };
+  auto count = Registers<std::uint32_t>(block);
+  block.ForEachThread([&](Thread t) {
+    std::uint32_t c = 0;
+    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes)
+      c += in_range(OrderKey(row.Load(base + i), i, ascending));
+    count[t] = c;
+  });
+  std::uint32_t total = 0;
+  auto offset = BlockExclusiveScan(block, count, total);
+  block.ForEachThread([&](Thread t) {
+    std::uint32_t at = offset[t];
+    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
+      const std::uint64_t key = OrderKey(row.Load(base + i), i, ascending);
+      if (in_range(key)) sorted.Store(at++, key);
+    }
+    if (static_cast<std::uint32_t>(t.x) >= total) sorted.Store(t.x, kNoKey);
+  });
+  block.Sync();
+  // Bitonic sorting network (Batcher 1968): stage (k, j) compares slot t with t ^ j; the lower
+  // slot of each pair does the exchange, so each slot has one writer per stage.
+  for (int k = 2; k <= kCandidates; k *= 2) {
+    for (int j = k / 2; j > 0; j /= 2) {
+      block.ForEachThread([&](Thread t) {
+        const int l = t.x ^ j;
+        if (l <= t.x) return;
+        const std::uint64_t a = sorted.Load(t.x);
+        const std::uint64_t b = sorted.Load(l);
+        const bool up = (t.x & k) == 0;
+        if (up ? a > b : a < b) {
+          sorted.Store(t.x, b);
+          sorted.Store(l, a);
+        }
+      });
+      block.Sync();
+    }
+  }
+  return total;
+}
+
+struct SoftmaxStats {
+  float max;  // M: canonical max of the row
+  float sum;  // s: canonical sum of ExpF32Cr(x - M)
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Prob(float x) const { return math::ExpF32Cr(x - max) / sum; }
+};
+
+template <class B, class Arr>
+SAMPCHECK_KERNEL_BODY SoftmaxStats RowSoftmaxStats(B& block, Arr row, std::int64_t base, std::int64_t vocab) {
+  auto lane = Registers<float>(block);
+  block.ForEachThread([&](Thread t) {
+    float m = NegativeInfinity();
+    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) m = MaxCombine{}(m, row.Load(base + i));
+    lane[t] = m;
+  });
+  auto m = CanonicalBlockReduce<float>(block, lane, MaxCombine{});
+  block.ForEachThread([&](Thread t) {
+    float acc = -0.0f;  // the sum's identity
+    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) acc = acc + math::ExpF32Cr(row.Load(base + i) - m[t]);
+    lane[t] = acc;
+  });
+  auto s = CanonicalBlockReduce<float>(block, lane, SumCombine{});
+  SoftmaxStats stats{};
+  block.ForEachThread([&](Thread t) { stats = SoftmaxStats{m[t], s[t]}; });
+  block.Sync();
+  return stats;
+}
+
+// CanonicalMax of the probabilities (min_p's reference point).
+template <class B, class Arr>
+SAMPCHECK_KERNEL_BODY float RowMaxProb(B& block, Arr row, std::int64_t base, std::int64_t vocab, SoftmaxStats st) {
+  auto lane = Registers<float>(block);
+  block.ForEachThread([&](Thread t) {
+    float m = NegativeInfinity();
+    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) m = MaxCombine{}(m, st.Prob(row.Load(base + i)));
+    lane[t] = m;
+  });
+  auto m = CanonicalBlockReduce<float>(block, lane, MaxCombine{});
+  float result = 0.0f;
+  block.ForEachThread([&](Thread t) { result = m[t]; });
+  block.Sync();
+  return result;
+}
+
+// dst[i] = src[i] for the row (the filters then mask dst in place).
+template <class B, class Src, class Dst>
+SAMPCHECK_KERNEL_BODY void CopyRow(B& block, Src src, std::int64_t src_base, Dst dst, std::int64_t dst_base,
+                                   std::int64_t vocab) {
+  block.ForEachThread([&](Thread t) {
+    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) dst.Store(dst_base + i, src.Load(src_base + i));
+  });
+  block.Sync();
+}
+
+}  // namespace sampcheck::gpu

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+// The cost model (gpu/cost/cost_model.h, docs/gpu.md "Cost model").
+#include "gpu/cost/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace sampcheck::gpu {
+
+DeviceConstants DeviceConstants::H100Sxm() {
+  DeviceConstants d;
+  d.name = "H100 SXM5 80GB";
+  // NVIDIA H100 Tensor Core GPU datasheet, H100 SXM: GPU memory bandwidth 3.35 TB/s.
+  d.hbm_bytes_per_s = 3.35e12;
+  // NVIDIA H100 Tensor Core GPU Architecture whitepaper: the H100 SXM5 has 132 SMs.
+  d.sms = 132;
+  // CUDA C++ Programming Guide, "Technical Specifications per Compute Capability", 9.0:
+  // 2048 resident threads and 32 resident blocks per SM.
+  d.max_threads_per_sm = 2048;
+  d.max_blocks_per_sm = 32;
+  // Uncalibrated: an SM's even share of the HBM bandwidth. One SM can pull more when the
+  // others are idle, and passes over a row that stays in L2 are faster still; a device run
+  // fits this constant (docs/gpu.md "Cost model", "Calibrating").
+  d.sm_bytes_per_s = d.hbm_bytes_per_s / d.sms;
+  // Measured in this project (bench/README.md "Device", H100 SXM5, 2026-11-24): the timed
+  // device-to-device copy of 1 x 128256 f32 took 8.5 us, of which moving its 1.03 MB at
+  // 3.35 TB/s is 0.3 us: about 8 us of fixed cost per timed launch as the benchmark times it
+  // (CUDA events around the launch). The 64 and 256-row copies (29.9, 95.1 us) fit
+  // 8 us + bytes / 3.35 TB/s within 10%.
+  d.launch_s = 8e-6;
+  // Assumed, uncalibrated: a barrier that ends a pass over memory waits for that pass's last
+  // loads, about one device-memory round trip (several hundred ns on recent NVIDIA GPUs);
+  // 0.5 us until a device run fits it.
+  d.barrier_s = 0.5e-6;
+  // A lower bound: one access per cycle at 1.98 GHz, the H100 SXM5's largest SM clock
+  // (nvidia-smi clocks.max.sm, recorded by ci/device.sh in device.txt).
+  d.access_s = 1.0 / 1.98e9;
+  return d;
+}
+
+CostEstimate Estimate(const LaunchCounters& l, const DeviceConstants& d) {
+  CostEstimate e;
+  if (l.blocks <= 0 || l.threads <= 0) return e;
+  const std::int64_t per_sm = std::max<std::int64_t>(
+      1, std::min<std::int64_t>(d.max_blocks_per_sm, d.max_threads_per_sm / l.threads));
+  const std::int64_t resident = std::min<std::int64_t>(l.blocks, static_cast<std::int64_t>(d.sms) * per_sm);
+  const std::int64_t waves = (l.blocks + resident - 1) / resident;
+  // Blocks resident on one SM at once: the resident blocks spread over the SMs.
+  const double blocks_per_sm = std::ceil(static_cast<double>(resident) / d.sms);
+  const double bytes = static_cast<double>(l.GlobalLoadBytes() + l.GlobalStoreBytes());
+  const double block_bytes = bytes / static_cast<double>(l.blocks);
+  const double per_block = d.sm_bytes_per_s / blocks_per_sm;
+  const double block_s = block_bytes / per_block + static_cast<double>(l.max_block_barriers) * d.barrier_s +
+                         static_cast<double>(l.critical_path) * d.access_s;
+  e.memory_s = bytes / d.hbm_bytes_per_s;
+  e.blocks_s = static_cast<double>(waves) * block_s;
+  e.launch_s = d.launch_s;
+  e.total_s = d.launch_s + std::max(e.memory_s, e.blocks_s);
+  return e;
+}
+
+CostEstimate Estimate(const std::vector<LaunchCounters>& launches, const DeviceConstants& d) {
+  CostEstimate sum;
+  for (const auto& l : launches) {
+    const CostEstimate e = Estimate(l, d);
+    sum.memory_s += e.memory_s;
+    sum.blocks_s += e.blocks_s;
+    sum.launch_s += e.launch_s;
+    sum.total_s += e.total_s;
+  }
+  return sum;
+}
+
+LaunchCounters ScaleRows(const LaunchCounters& l, std::int64_t counted, std::int64_t rows) {
+  LaunchCounters s = l;
+  if (counted <= 0 || counted == rows) return s;
+  const double f = static_cast<double>(rows) / static_cast<double>(counted);
+  auto scale = [f](std::int64_t v) { return static_cast<std::int64_t>(std::llround(static_cast<double>(v) * f)); };
+  s.blocks = scale(l.blocks);
+  s.barriers = scale(l.barriers);
+  s.phases = scale(l.phases);
+  s.warp_ops = scale(l.warp_ops);
+  for (auto* arrays : {&s.global, &s.shared}) {
+    for (auto& a : *arrays) {
+      a.elements = a.elements / counted * rows;
+      a.loads = scale(a.loads);
+      a.stores = scale(a.stores);
+      a.load_bytes = scale(a.load_bytes);
+      a.store_bytes = scale(a.store_bytes);
+    }
+  }
+  return s;
+}
+
+std::int64_t BarriersPerRow(const std::vector<LaunchCounters>& launches) {
+  std::int64_t s = 0;
+  for (const auto& l : launches) s += l.max_block_barriers;
+  return s;
+}
+
+std::string CheckBudget(const std::vector<LaunchCounters>& launches, std::int64_t rows, std::int64_t vocab,
+                        const CostBudget& budget) {
+  std::string kernels;
+  for (const auto& l : launches) kernels += (kernels.empty() ? "" : " + ") + l.kernel;
+  const double passes = RowPasses(launches, rows, vocab);
+  const std::int64_t barriers = BarriersPerRow(launches);
+  std::ostringstream os;
+  if (passes > budget.max_row_passes) {
+    os << kernels << " at " << rows << " x " << vocab << ": " << passes << " passes over the row, budget "
+       << budget.max_row_passes << "\n";
+  }
+  if (barriers > budget.max_barriers_per_row) {
+    os << kernels << " at " << rows << " x " << vocab << ": " << barriers << " barriers per row, budget "
+       << budget.max_barriers_per_row << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace sampcheck::gpu

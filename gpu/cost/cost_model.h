@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// An estimate of a launch's device time from the emulator's counters
+// (gpu/emulator/emulator_counters.h) and a few constants of one device (docs/gpu.md "Cost model"), and
+// the budget check the cost tests assert: no timing, only counted work.
+//
+// Contract:
+// - Per launch (one block per row in every sampling kernel here):
+//     resident  = min(blocks, sms x min(max_blocks_per_sm, max_threads_per_sm / threads))
+//     waves     = ceil(blocks / resident)
+//     per_block = sm_bytes_per_s / (resident blocks per SM)   (an SM's share of the memory
+//                 system, split between the blocks it holds)
+//     block_s   = block_bytes / per_block + block_barriers x barrier_s
+//                 + critical_path x access_s
+//     memory_s  = global bytes (loads + stores) / hbm_bytes_per_s
+//     launch    = launch_s + max(memory_s, waves x block_s)
+//   with block_bytes = the launch's global bytes / blocks (every block of these kernels does
+//   the same work on its own row), block_barriers = max_block_barriers. The estimate of a
+//   sequence of launches is the sum of its launches.
+// - The constants (DeviceConstants::H100Sxm) each say where they come from. The model is
+//   uncalibrated until a device run compares it with measured times: it has no cache model
+//   (repeated passes over a row that fits in L2 are charged at the SM's share of HBM), no
+//   instruction costs besides memory accesses, and no overlap between blocks' barriers.
+// - Budgets (CheckBudget): a sequence of launches on a [rows, vocab] batch passes a budget when
+//   its row passes (RowPasses) and its largest per-block barrier count are within the budget;
+//   otherwise the message names the kernel sequence, the counted value and the budget.
+// Example: a copy kernel that reads and writes one [1, 4096] row once: 1 row pass, 0
+//   barriers; a budget of 1 pass passes it, and the same kernel reading the row twice fails it
+//   (tests/gpu_cost_test.cc, "BudgetCatchesASecondReadOfTheRow").
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpu/emulator/emulator_counters.h"
+
+namespace sampcheck::gpu {
+
+struct DeviceConstants {
+  const char* name = "";
+  double hbm_bytes_per_s = 0;  // device memory bandwidth
+  double sm_bytes_per_s = 0;   // what one SM's blocks can pull from the memory system
+  int sms = 0;
+  int max_threads_per_sm = 0;
+  int max_blocks_per_sm = 0;
+  double launch_s = 0;         // fixed cost of one launch, as the benchmark times it
+  double barrier_s = 0;        // one __syncthreads after a pass over memory
+  double access_s = 0;         // one access on a thread's serial chain
+  // NVIDIA H100 SXM5 80GB (the device of bench/README.md "Device"); sources in cost_model.cc.
+  static DeviceConstants H100Sxm();
+};
+
+struct CostEstimate {
+  double memory_s = 0;   // global bytes / HBM bandwidth, summed over launches
+  double blocks_s = 0;   // waves x block time, summed over launches
+  double launch_s = 0;   // fixed launch costs
+  double total_s = 0;    // sum over launches of launch + max(memory, waves x block)
+};
+
+CostEstimate Estimate(const LaunchCounters& launch, const DeviceConstants& device);
+CostEstimate Estimate(const std::vector<LaunchCounters>& launches, const DeviceConstants& device);
+
+// The counters of a launch over `rows` rows from a run over its first `counted` rows (one
+// block per row, rows drawn alike; the device benchmark emulates a few rows of large batches):
+// blocks and summed counts scaled by rows / counted (rounded to nearest), per-block maxima kept.
+LaunchCounters ScaleRows(const LaunchCounters& launch, std::int64_t counted, std::int64_t rows);
+
+// Barriers of one block summed over the launches (each launch's maximum).
+std::int64_t BarriersPerRow(const std::vector<LaunchCounters>& launches);
+
+struct CostBudget {
+  double max_row_passes = 0;
+  std::int64_t max_barriers_per_row = 0;  // BarriersPerRow
+};
+
+// Empty when within the budget, else what exceeded it (contract above).
+std::string CheckBudget(const std::vector<LaunchCounters>& launches, std::int64_t rows, std::int64_t vocab,
+                        const CostBudget& budget);
+
+}  // namespace sampcheck::gpu

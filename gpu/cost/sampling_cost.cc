@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+// The sampling paths on the counting emulator (gpu/cost/sampling_cost.h, docs/gpu.md "Cost model").
+#include "gpu/cost/sampling_cost.h"
+
+#include <memory>
+
+#include "gpu/fast/fast_sampling_launch.h"
+#include "gpu/kernels/filter_rules.h"
+#include "gpu/runners/kernel_runner.h"
+
+namespace sampcheck::gpu {
+
+namespace {
+constexpr std::uint64_t kSeed = 42;     // bench/device_sampling_bench.cu's seed
+constexpr std::uint64_t kPosition = 7;  // and position (bench/device_sampling.cuh)
+}  // namespace
+
+std::vector<float> SamplingCostLogits(const SamplingCostShape& shape) {
+  std::vector<float> x(static_cast<std::size_t>(shape.rows * shape.vocab), 0.0f);
+  if (shape.flat) return x;
+  // SplitMix64 (Steele, Lea and Flood, OOPSLA 2014; the finaliser constants of Java's
+  // SplittableRandom), the top 24 bits scaled to [-8, 8): bench/device_sampling_bench.cu's
+  // Inputs, so the counts are of the bytes the device benchmark samples.
+  std::uint64_t s = 0x5eed0001;
+  for (float& v : x) {
+    s += 0x9e3779b97f4a7c15ull;
+    std::uint64_t z = s;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    v = -8.0f + 16.0f * static_cast<float>(z >> 40) * 0x1.0p-24f;
+  }
+  return x;
+}
+
+std::vector<LaunchCounters> CountGpuSampling(const SamplingCostShape& shape, const float* logits) {
+  const auto rows = static_cast<std::size_t>(shape.rows);
+  const std::vector<std::int32_t> top_k(rows, shape.top_k);
+  const std::vector<float> top_p(rows, shape.top_p), min_p(rows, shape.min_p);
+  const std::vector<std::int64_t> seed(rows, static_cast<std::int64_t>(kSeed));
+  const std::vector<std::int64_t> position(rows, static_cast<std::int64_t>(kPosition));
+  std::vector<float> out(rows * static_cast<std::size_t>(shape.vocab)), probs(out.size());
+  std::vector<std::int64_t> token(rows);
+  const std::unique_ptr<KernelRunner> runner = MakeEmulatedRunner();
+  LaunchRecorder recorder;
+  runner->Run(SamplingFiltersLaunch(logits, top_k.data(), top_p.data(), shape.min_p > 0.0f ? min_p.data() : nullptr,
+                                    shape.rows, shape.vocab, shape.vocab, FilterRules{}, out.data(), probs.data()));
+  runner->Run(SeededGumbelLaunch(probs.data(), seed.data(), position.data(), nullptr, shape.rows, shape.vocab,
+                                 shape.vocab, token.data()));
+  return recorder.launches();
+}
+
+std::vector<LaunchCounters> CountGpuFastSampling(const SamplingCostShape& shape, const float* logits) {
+  const auto rows = static_cast<std::size_t>(shape.rows);
+  const std::vector<float> temperature(rows, 1.0f), top_p(rows, shape.top_p), min_p(rows, shape.min_p);
+  const std::vector<std::int32_t> top_k(rows, shape.top_k);
+  const std::vector<std::uint64_t> seed(rows, kSeed), position(rows, kPosition);
+  std::vector<std::int64_t> token(rows);
+  FastSamplingLaunch l;
+  l.logits = logits;
+  l.temperature = temperature.data();
+  l.top_k = top_k.data();
+  l.top_p = top_p.data();
+  l.min_p = min_p.data();
+  l.seed = seed.data();
+  l.position = position.data();
+  l.rows = shape.rows;
+  l.vocab = shape.vocab;
+  l.pitch = shape.vocab;
+  l.token = token.data();
+  LaunchRecorder recorder;
+  RunFastSamplingEmulatedDeviceBlock(l);
+  return recorder.launches();
+}
+
+}  // namespace sampcheck::gpu

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The two sampling paths the device benchmark times (bench/device_sampling.cuh), run on the
+// checking emulator with its counters on (gpu/emulator/emulator_counters.h, docs/gpu.md "Cost
+// model"): what the cost tests, the cost table and the device benchmark's estimate count.
+//
+// Contract:
+// - gpu (bit-exact): SamplingFilters (canonical top_k_first order, top_k and top_p given,
+//   min_p given when > 0) then SeededGumbel over the filtered probabilities keyed by token id,
+//   through the emulated runner (gpu/runners/kernel_runner.h): the backend's pipeline random-row path
+//   and the benchmark's two launches.
+// - gpu-fast: FastSamplingKernel at the device's block size (kFastSamplingDeviceThreads),
+//   temperature 1, as the benchmark launches it.
+// - Inputs: every row gets the same top_k, top_p, min_p; seed 42, position 7 (the benchmark's).
+//   SamplingCostLogits: the benchmark's logits (SplitMix64 in [-8, 8), one stream over the
+//   whole batch), or flat rows (every logit 0).
+// - Returns the launches' counters in launch order; throws std::runtime_error when the
+//   emulator's checks fail (as the runners do).
+// Example: CountGpuFastSampling at 1 x 128256, top_k 50, top_p 0.9 gives one launch named
+//   "fast_sampling" (tests/gpu_cost_test.cc).
+
+#include <cstdint>
+#include <vector>
+
+#include "gpu/emulator/emulator_counters.h"
+
+namespace sampcheck::gpu {
+
+struct SamplingCostShape {
+  std::int64_t rows = 1;
+  std::int64_t vocab = 128256;
+  std::int32_t top_k = 50;
+  float top_p = 0.9f;
+  float min_p = 0.0f;
+  bool flat = false;  // every logit equal
+};
+
+std::vector<float> SamplingCostLogits(const SamplingCostShape& shape);
+std::vector<LaunchCounters> CountGpuSampling(const SamplingCostShape& shape, const float* logits);
+std::vector<LaunchCounters> CountGpuFastSampling(const SamplingCostShape& shape, const float* logits);
+
+}  // namespace sampcheck::gpu

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The checking host emulator of the block model (gpu/block/block_model.h, docs/gpu.md "The
+// emulator"): runs a kernel's blocks one after another, each phase for thread 0, 1, ..., n-1
+// in turn, evaluates warp operations across the 32 lanes of each warp, and reports — with
+// kernel, block, thread, array and index — what compute-sanitizer would:
+//   race          a shared word written by one thread and read or written by another between
+//                 the same two barriers;
+//   out_of_bounds a shared or global Load/Store outside [0, size);
+//   divergent     a barrier inside a phase that not every thread of the block reaches (and a
+//                 barrier inside a phase at all: the model puts barriers between phases), a
+//                 warp operation inside a phase;
+//   uninitialised a shared word read before any thread wrote it.
+// A faulty access never touches memory outside the arrays (an out-of-bounds Load returns T{},
+// an out-of-bounds Store is dropped), so a run with violations still ends and reports them.
+// Host only: no exceptions here either; Launch returns the violations and the caller decides.
+// Every launch also counts its work (gpu/emulator/emulator_counters.h, docs/gpu.md "Cost model"): the
+// arrays and blocks below count their own accesses, barriers and phases.
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu/emulator/emulator_counters.h"
+
+namespace sampcheck::gpu {
+
+inline constexpr int kWarpSize = 32;
+
+struct Violation {
+  enum class Kind { kRace, kOutOfBounds, kDivergentBarrier, kUninitialisedRead };
+  Kind kind;
+  std::string kernel;
+  int block = 0;
+  int thread = -1;      // -1: block-level code (every thread)
+  std::string array;    // array name, or "barrier" / "warp op"
+  std::int64_t index = 0;
+  std::string detail;
+  std::string Message() const;
+};
+
+const char* KindName(Violation::Kind kind);
+
+struct LaunchReport {
+  std::vector<Violation> violations;  // the first kMaxRecorded
+  std::int64_t total = 0;             // every violation, recorded or not
+  static constexpr std::size_t kMaxRecorded = 16;
+  LaunchCounters counters;            // the launch's work (gpu/emulator/emulator_counters.h)
+  bool ok() const { return total == 0; }
+  // Every recorded message, one per line, and how many were left out.
+  std::string Summary() const;
+};
+
+namespace emu {
+
+struct Thread {
+  int x;  // threadIdx.x
+  int lane() const { return x & (kWarpSize - 1); }
+  int warp() const { return x / kWarpSize; }
+};
+
+class HostBlock;
+namespace detail {
+// The block whose code runs now (set by Launch): global arrays report and count through it.
+// Inline: every global access reads it.
+inline HostBlock*& CurrentBlock() {
+  thread_local HostBlock* block = nullptr;
+  return block;
+}
+// A distinct number per launch on this thread: a global array's cached counter slot is valid
+// only in the launch that found it.
+std::uint64_t NextLaunchSerial();
+// A global array's counter slot in the current launch (found once per array copy and launch).
+struct CounterSlot {
+  std::uint64_t launch = 0;  // 0: none yet (serials start at 1)
+  std::size_t index = 0;
+};
+std::size_t FindGlobalSlot(LaunchCounters& c, const void* base, const char* name, std::int64_t elements,
+                           std::size_t element_bytes);
+std::size_t FindSharedSlot(LaunchCounters& c, const char* name, std::size_t element_bytes);
+}  // namespace detail
+
+class HostBlock {
+ public:
+  HostBlock(const char* kernel, int index, int threads, LaunchReport* report, std::uint64_t launch_serial = 0);
+  int index() const { return index_; }
+  int threads() const { return threads_; }
+
+  template <class F>
+  void ForEachThread(F&& f) {
+    BeginPhase();
+    for (int t = 0; t < threads_; ++t) {
+      current_ = t;
+      const std::int64_t before = accesses_;
+      f(Thread{t});
+      interval_work_[static_cast<std::size_t>(t)] += accesses_ - before;
+    }
+    EndPhase();
+  }
+  void Sync();
+  // Called by Launch after the body: closes the last barrier interval and adds the block's
+  // barriers, phases and chains to the launch's counters.
+  void Finish();
+
+  // Counting (gpu/emulator/emulator_counters.h), for the array wrappers.
+  void CountGlobal(detail::CounterSlot& slot, const void* base, const char* name, std::int64_t elements,
+                   std::size_t bytes, bool store) {
+    LaunchCounters& c = report_->counters;
+    if (slot.launch != launch_serial_ || launch_serial_ == 0) {
+      slot.index = detail::FindGlobalSlot(c, base, name, elements, bytes);
+      slot.launch = launch_serial_;
+    }
+    Count(c.global[slot.index], bytes, store);
+  }
+  std::size_t SharedSlot(const char* name, std::size_t bytes) {
+    return detail::FindSharedSlot(report_->counters, name, bytes);
+  }
+  void CountShared(std::size_t slot, std::size_t bytes, bool store) { Count(report_->counters.shared[slot], bytes, store); }
+
+  // For the wrappers.
+  int current_thread() const { return current_; }
+  std::int32_t epoch() const { return epoch_; }
+  bool in_phase() const { return in_phase_; }
+  void Report(Violation::Kind kind, int thread, const std::string& array, std::int64_t index, std::string detail);
+  // A warp operation: checks that it runs at block level; counted unless `counted` is false.
+  void WarpOp(const char* what, bool counted = true);
+
+ private:
+  void BeginPhase();
+  void EndPhase();
+  void CloseInterval();
+  void Count(ArrayTraffic& a, std::size_t bytes, bool store) {
+    const auto n = static_cast<std::int64_t>(bytes);
+    if (store) {
+      ++a.stores;
+      a.store_bytes += n;
+    } else {
+      ++a.loads;
+      a.load_bytes += n;
+    }
+    ++accesses_;
+    if (!in_phase_) ++block_level_work_;
+  }
+
+  const char* kernel_;
+  int index_;
+  int threads_;
+  LaunchReport* report_;
+  int current_ = -1;
+  bool in_phase_ = false;
+  std::int32_t epoch_ = 0;
+  std::vector<int> phase_barriers_;  // barriers each thread reached inside the current phase
+  // Counting: accesses so far, each thread's accesses in the current barrier interval, the
+  // interval's block-level accesses, and the block's critical path so far.
+  std::uint64_t launch_serial_;
+  std::int64_t accesses_ = 0;
+  std::vector<std::int64_t> interval_work_;
+  std::int64_t block_level_work_ = 0;
+  std::int64_t path_ = 0;
+  std::int64_t phases_ = 0;
+};
+
+template <class T>
+class HostRegisters {
+ public:
+  HostRegisters(int n, T init) : n_(n), v_(new T[static_cast<std::size_t>(n)]) {
+    for (int i = 0; i < n; ++i) v_[i] = init;
+  }
+  T& operator[](Thread t) { return v_[t.x]; }
+  const T& operator[](Thread t) const { return v_[t.x]; }
+  T& at(int i) { return v_[i]; }
+  const T& at(int i) const { return v_[i]; }
+  int size() const { return n_; }
+
+ private:
+  int n_;
+  std::unique_ptr<T[]> v_;
+};
+
+template <class T>
+HostRegisters<T> Registers(const HostBlock& block, T init = T{}) {
+  return HostRegisters<T>(block.threads(), init);
+}
+
+// Per-word shadow of a shared array: who wrote and read it in which barrier epoch.
+struct ShadowWord {
+  std::int32_t write_epoch = -1;  // -1: never written
+  std::int32_t writer = -1;
+  std::int32_t read_epoch = -1;
+  std::int32_t reader = -1;       // kSeveral: more than one thread read it in read_epoch
+  static constexpr std::int32_t kSeveral = -2;
+};
+
+namespace detail {
+void CheckSharedLoad(HostBlock& b, const char* name, std::int64_t i, ShadowWord& w);
+void CheckSharedStore(HostBlock& b, const char* name, std::int64_t i, ShadowWord& w);
+void ReportOutOfBounds(HostBlock& b, const char* name, std::int64_t i, std::int64_t size, bool store);
+}  // namespace detail
+
+template <class T>
+class HostShared {
+ public:
+  HostShared(HostBlock& block, const char* name, std::int64_t n)
+      : block_(&block),
+        name_(name),
+        n_(n),
+        slot_(block.SharedSlot(name, sizeof(T))),
+        data_(static_cast<std::size_t>(n)),
+        shadow_(static_cast<std::size_t>(n)) {}
+  T Load(std::int64_t i) const {
+    if (i < 0 || i >= n_) {
+      detail::ReportOutOfBounds(*block_, name_, i, n_, false);
+      return T{};
+    }
+    detail::CheckSharedLoad(*block_, name_, i, shadow_[static_cast<std::size_t>(i)]);
+    block_->CountShared(slot_, sizeof(T), false);
+    return data_[static_cast<std::size_t>(i)];
+  }
+  void Store(std::int64_t i, T v) const {
+    if (i < 0 || i >= n_) {
+      detail::ReportOutOfBounds(*block_, name_, i, n_, true);
+      return;
+    }
+    detail::CheckSharedStore(*block_, name_, i, shadow_[static_cast<std::size_t>(i)]);
+    block_->CountShared(slot_, sizeof(T), true);
+    data_[static_cast<std::size_t>(i)] = v;
+  }
+
+ private:
+  HostBlock* block_;
+  const char* name_;
+  std::int64_t n_;
+  std::size_t slot_;
+  mutable std::vector<T> data_;
+  mutable std::vector<ShadowWord> shadow_;
+};
+
+// Warp operations (docs/gpu.md "Warp operations"): lane semantics of the full-mask CUDA
+// intrinsics, evaluated warp by warp. A block whose size is not a multiple of 32 has a last,
+// partial warp; a source lane beyond the block's end reads as the lane's own value (the
+// emulator's choice; CUDA leaves it undefined, and no kernel here relies on it).
+template <class T>
+HostRegisters<T> ShuffleDown(HostBlock& block, const HostRegisters<T>& r, int delta) {
+  block.WarpOp("ShuffleDown");
+  HostRegisters<T> out(r.size(), T{});
+  for (int t = 0; t < r.size(); ++t) {
+    const int lane = t & (kWarpSize - 1);
+    const int src = lane + delta < kWarpSize && t + delta < r.size() ? t + delta : t;
+    out.at(t) = r.at(src);
+  }
+  return out;
+}
+
+template <class T>
+HostRegisters<T> ShuffleXor(HostBlock& block, const HostRegisters<T>& r, int mask) {
+  block.WarpOp("ShuffleXor");
+  HostRegisters<T> out(r.size(), T{});
+  for (int t = 0; t < r.size(); ++t) {
+    const int src = (t & ~(kWarpSize - 1)) | ((t & (kWarpSize - 1)) ^ (mask & (kWarpSize - 1)));
+    out.at(t) = r.at(src < r.size() ? src : t);
+  }
+  return out;
+}
+
+HostRegisters<std::uint32_t> Ballot(HostBlock& block, const HostRegisters<bool>& p);
+
+// A value every thread holds, read by block-level code (a data-dependent
+// loop or branch around barriers, as a broadcast from shared memory is used on the device).
+// Checks that every thread holds the same bits: a block-level branch on a value that differs
+// between threads would diverge around the next barrier on the device, so it is reported as
+// a divergent barrier naming the first thread that differs.
+template <class T>
+T BlockUniform(HostBlock& block, const HostRegisters<T>& r) {
+  block.WarpOp("BlockUniform", /*counted=*/false);  // a register read on the device, not a collective
+  for (int t = 1; t < r.size(); ++t) {
+    if (std::memcmp(&r.at(t), &r.at(0), sizeof(T)) != 0) {
+      block.Report(Violation::Kind::kDivergentBarrier, t, "uniform value", 0,
+                   "a block-level branch reads a value that differs between thread 0 and this thread");
+      break;
+    }
+  }
+  return r.at(0);
+}
+
+// A global array on the host: bounds-checked, counted Load/Store (no race tracking: blocks of
+// one launch run one after another here, and the kernels give each block its own rows).
+// Outside a launch (no current block) accesses are neither checked against a block nor counted.
+template <class T>
+class GlobalArray {
+ public:
+  GlobalArray() = default;
+  GlobalArray(T* p, std::int64_t n, const char* name) : p_(p), n_(n), name_(name) {}
+  T Load(std::int64_t i) const {
+    HostBlock* const b = detail::CurrentBlock();
+    if (i < 0 || i >= n_) {
+      detail::ReportOutOfBounds(*b, name_, i, n_, false);
+      return T{};
+    }
+    if (b != nullptr) b->CountGlobal(slot_, p_, name_, n_, sizeof(T), false);
+    return p_[i];
+  }
+  template <class U>
+  void Store(std::int64_t i, U v) const {
+    HostBlock* const b = detail::CurrentBlock();
+    if (i < 0 || i >= n_) {
+      detail::ReportOutOfBounds(*b, name_, i, n_, true);
+      return;
+    }
+    if (b != nullptr) b->CountGlobal(slot_, p_, name_, n_, sizeof(T), true);
+    p_[i] = v;
+  }
+  std::int64_t size() const { return n_; }
+
+ private:
+  T* p_ = nullptr;
+  std::int64_t n_ = 0;
+  const char* name_ = "";
+  mutable detail::CounterSlot slot_;
+};
+
+// Runs `body(block)` for blocks 0 .. grid-1 of `threads` threads each.
+// The report carries the launch's counters; an active LaunchRecorder gets a copy of them.
+template <class Body>
+LaunchReport Launch(const char* kernel, int grid, int threads, Body&& body) {
+  LaunchReport report;
+  report.counters.kernel = kernel;
+  report.counters.threads = threads;
+  const std::uint64_t serial = detail::NextLaunchSerial();
+  for (int b = 0; b < grid; ++b) {
+    HostBlock block(kernel, b, threads, &report, serial);
+    HostBlock* const outer = detail::CurrentBlock();
+    detail::CurrentBlock() = &block;
+    body(block);
+    block.Finish();
+    detail::CurrentBlock() = outer;
+  }
+  RecordLaunch(report.counters);
+  return report;
+}
+
+}  // namespace emu
+
+// Kernel bodies name these without a namespace.
+using emu::Ballot;
+using emu::BlockUniform;
+using emu::GlobalArray;
+using emu::HostShared;
+using emu::Registers;
+using emu::ShuffleDown;
+using emu::ShuffleXor;
+using emu::Thread;
+using Block = emu::HostBlock;
+
+}  // namespace sampcheck::gpu

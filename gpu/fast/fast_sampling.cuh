@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// gpu-fast's fused sampling kernel: temperature, top-k, top-p and min-p filtering and the draw
+// in one block per row, written the way production samplers are (FlashInfer's
+// TopKTopPSamplingFromProb / TopPSamplingFromProb kernels, include/flashinfer/sampling.cuh):
+// free reduction order, no sort, rejection sampling with a rising pivot, the uniform from the
+// row's own Philox4x32-10 stream (docs/gpu.md "gpu-fast"). NOT bit-exact: judged by the
+// statistical harness against the canonical pipeline's exact target.
+//
+// Contract:
+// - One block of kThreads threads (a multiple of 32, at most 1024) per row. logits: rows x
+//   pitch f32 after the steps before temperature (entries [V, pitch) are padding, never read);
+//   validated by the caller: no NaN, no +inf, and every random row has a finite entry.
+//   temperature, top_p, min_p: rows f32 (top_p, min_p not NaN; temperature finite, >= 0);
+//   top_k: rows i32; seed, position: rows u64 (position < 2^32). token: rows i64.
+//   scaled_out, weight_out: rows x V f32 scratch (global memory) where the first passes store
+//   s_i and e_i below, read by every later pass (each thread writes its own strided entries;
+//   barriers separate the writes from reads by other threads).
+// - Greedy rows (double(temperature) < options.greedy_below: the canonical 1e-5,
+//   docs/spec/temperature.md): the argmax of the logits, lowest index among tied maxima (a
+//   minimum over the 64-bit order keys below, a total order, so the free reduction order
+//   cannot change it).
+// - Random rows, the canonical profile's order (top_k_first, docs/spec/filters.md):
+//     s_i = x_i / t (one IEEE division, as the reference's temperature stage);
+//     order key of i: (descending value key of s_i) << 32 | i, the filters' total order
+//       (larger value first, then lower index; -0.0 folded onto +0.0), smaller key = earlier;
+//     top-k (0 < k < V) with top-p on (p < 1): kth = the k-th smallest key, by a radix select
+//       over the key bits (one block count per bit: 32 value bits plus the index bits of
+//       V - 1); the top-k set T = {i : key_i <= kth} (ties at the k-th value go to the lower
+//       indices, as canonical). Otherwise T = every token, and top-k with top-p off is an
+//       acceptance rule below (no select);
+//     e_i = ExpF32Cr(s_i - m), m = s of the first token of the order (e = 1 there);
+//     S = sum of e over T (free order);
+//     rejection rounds r = 0, 1, ...: candidates C = {i in T : key_i < pivot, e_i > 0}
+//       (pivot starts above every key); u = UniformClosedOpen24F32(word r of cuRAND's
+//       subsequence `position` under `seed`, i.e. curand_init(seed, position, 0) and r + 1
+//       curand() calls: rng::CurandPhiloxWord); j = inverse CDF of u * mass(C) over C in
+//       index order (each thread owns a contiguous chunk; a block scan of the chunk sums;
+//       rounding past the end takes the last candidate); accept j iff
+//         top-k without select: rank(j) = #{i : key_i < key_j} < k;
+//         top-p: p >= 1, or E_j == 0 (j is the first of the order), or E_j < p * S, with
+//                E_j = the sum of e over T before j in the order (renormalised over T:
+//                the canonical top-p reads the softmax of the top-k survivors);
+//         min-p: m_p <= 0, or e_j >= min(m_p, 1) (p_j >= m_p * p_max with p_max's e = 1;
+//                the ratio does not depend on which renormalised distribution min-p reads);
+//       else pivot = key_j. Every rule is monotone along the order, so every token after a
+//       rejected one would be rejected too: the accepted token follows the filtered
+//       distribution (rejection sampling), and every round removes at least one candidate, so
+//       the loop ends within |T| rounds (the first token of the order is always accepted).
+// - Determinism: with the same inputs and the same kThreads, the same token on every run
+//   (no atomics; the reduction order is fixed by the code, not by scheduling). A row reads only
+//   its own inputs and its own (seed, position) stream: batch composition does not matter.
+//   Between different kThreads (the emulator's instantiation and the device's) or against
+//   the reference, tokens may differ where sums round differently: the distributional tier.
+// - options.bug plants a filter bug for the harness's negative control (`wrong:` variants):
+//   kTopKKeepsKPlusOne selects with k + 1; kTopPOffByOne accepts iff E_j - e_j < p * S (the
+//   nucleus takes one token more). kNone in every real backend.
+// Example: logits {0, -ln2, -2ln2, -2ln2}, temperature 1, top_k 1: token 0 for every seed;
+//   temperature 0: token 0 (tests/gpu_fast_sampling_test.cc, "ContractExample").
+
+#include <cstdint>
+#include <cstring>
+
+#include "gpu/block/block_model.h"
+#include "gpu/fast/fast_sampling_launch.h"
+#include "reference/math/exp.h"
+#include "reference/rng/philox.h"
+#include "reference/rng/uniform.h"
+
+namespace sampcheck::gpu {
+
+namespace fast_detail {
+
+inline constexpr std::uint64_t kNoKey = ~std::uint64_t{0};  // above every key of a non-NaN value
+inline constexpr std::int64_t kNoToken = INT64_MAX;
+
+// The filters' descending value key (docs/spec/filters.md "Order"): monotone decreasing in
+// the value, -0.0 folded onto +0.0.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t DescendingValueKey(float x) {
+  std::uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  if (u == 0x80000000u) u = 0;
+  const std::uint32_t ascending = (u >> 31) != 0 ? ~u : (u | 0x80000000u);
+  return ~ascending;
+}
+
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t OrderKey(float x, std::int64_t i) {
+  return (std::uint64_t{DescendingValueKey(x)} << 32) | static_cast<std::uint32_t>(i);
+}
+
+struct FloatSum {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float operator()(float a, float b) const { return a + b; }
+};
+struct CountSum {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const {
+    return a + b;
+  }
+};
+struct KeyMin {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t operator()(std::uint64_t a, std::uint64_t b) const {
+    return a < b ? a : b;
+  }
+};
+struct IndexMin {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t operator()(std::int64_t a, std::int64_t b) const {
+    return a < b ? a : b;
+  }
+};
+struct IndexMax {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t operator()(std::int64_t a, std::int64_t b) const {
+    return a > b ? a : b;
+  }
+};
+
+// A production block reduction (CUB's BlockReduce WARP_REDUCTIONS shape): a butterfly
+// (ShuffleXor 16 .. 1) inside each warp, lane 0 of each warp stores its warp's value, then
+// every thread folds the warp values in warp order. Not the canonical 1024-lane tree: the
+// order depends on kThreads. Consumes `lane`; returns the result in every thread, then a
+// barrier so that the next reduction may reuse shared memory.
+template <int kThreads, class T, class B, class R, class Op>
+SAMPCHECK_KERNEL_BODY auto FastBlockReduce(B& block, R& lane, Op op) {
+  constexpr int kWarps = kThreads / kWarpSize;
+  for (int m = kWarpSize / 2; m >= 1; m /= 2) {
+    auto other = ShuffleXor(block, lane, m);
+    block.ForEachThread([&](Thread t) { lane[t] = op(lane[t], other[t]); });
+  }
+  SAMPCHECK_SHARED(block, T, warp_values, kWarps);
+  block.ForEachThread([&](Thread t) {
+    if (t.lane() == 0) warp_values.Store(t.warp(), lane[t]);
+  });
+  block.Sync();
+  auto result = Registers<T>(block);
+  block.ForEachThread([&](Thread t) {
+    T acc = warp_values.Load(0);
+    for (int w = 1; w < kWarps; ++w) acc = op(acc, warp_values.Load(w));
+    result[t] = acc;
+  });
+  block.Sync();
+  return result;
+}
+
+}  // namespace fast_detail
+
+template <int kBlockThreads>
+struct FastSamplingKernel {
+  static constexpr const char* kName = "fast_sampling";
+  static constexpr int kThreads = kBlockThreads;
+  static_assert(kThreads % kWarpSize == 0 && kThreads >= kWarpSize && kThreads <= 1024,
+                "one block of whole warps, at most 1024 threads");
+
+  template <class B, class In, class F32, class I32, class U64, class Scratch, class Out>
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, In logits, F32 temperature, I32 top_k, F32 top_p, F32 min_p,
+                                        U64 seed, U64 position, Scratch scaled_out, Scratch weight_out, Out token,
+                                        std::int64_t vocab, std::int64_t pitch, FastSamplingOptions options) const {
+    using fast_detail::OrderKey;
+    const std::int64_t row = block.index();
+    const std::int64_t base = row * pitch;
+    const std::int64_t scratch = row * vocab;
+    const float t = temperature.Load(row);
+    const bool greedy = static_cast<double>(t) < options.greedy_below;  // as reference/temperature.h
+    // Greedy rows order the logits themselves; random rows the scaled logits (the order of
+    // s_i = x_i / t, in which rounding can create ties the logits did not have).
+    auto scale = [&](std::int64_t i) {
+      const float x = logits.Load(base + i);
+      return greedy ? x : x / t;
+    };
+    // After the first pass: s_i and e_i from the row's scratch (FlashInfer's sampling from
+    // logits likewise writes the softmax to a buffer once and samples from it).
+    auto scaled = [&](std::int64_t i) { return scaled_out.Load(scratch + i); };
+    auto weight_of = [&](std::int64_t i) { return weight_out.Load(scratch + i); };
+
+    // The first token of the order: the greedy token, and the random rows' maximum.
+    auto key_lane = Registers<std::uint64_t>(block);
+    block.ForEachThread([&](Thread th) {
+      std::uint64_t best = fast_detail::kNoKey;
+      for (std::int64_t i = th.x; i < vocab; i += kThreads) {
+        const float s = scale(i);
+        scaled_out.Store(scratch + i, s);
+        const std::uint64_t k = OrderKey(s, i);
+        if (k < best) best = k;
+      }
+      key_lane[th] = best;
+    });
+    auto first_key = fast_detail::FastBlockReduce<kThreads, std::uint64_t>(block, key_lane, fast_detail::KeyMin{});
+    const auto first = static_cast<std::int64_t>(BlockUniform(block, first_key) & 0xffffffffu);
+    if (greedy) {
+      block.ForEachThread([&](Thread th) {
+        if (th.x == 0) token.Store(row, first);
+      });
+      return;
+    }
+    const float m = scaled(first);  // written in the first pass; the reduction's barriers order it
+    block.ForEachThread([&](Thread th) {
+      for (std::int64_t i = th.x; i < vocab; i += kThreads) weight_out.Store(scratch + i, math::ExpF32Cr(scaled(i) - m));
+    });
+    block.Sync();  // the weights are read by other threads below
+
+    // top-k: the k-th smallest key, bit by bit from the most significant (radix select).
+    std::int64_t k = top_k.Load(row);
+    if (options.bug == FastSamplingBug::kTopKKeepsKPlusOne && k > 0) k += 1;
+    const float p = top_p.Load(row);
+    const float mp = min_p.Load(row);
+    const bool top_k_on = k > 0 && k < vocab;
+    // With top-p on, top-p reads the top-k set's mass, so the set is selected first; without
+    // it, top-k is one more acceptance rule (rank(j) < k, FlashInfer's TopKSamplingFromProb).
+    const bool select_top_k = top_k_on && p < 1.0f;
+    std::uint64_t kth = fast_detail::kNoKey;
+    if (select_top_k) {
+      int index_bits = 0;
+      while ((std::int64_t{1} << index_bits) < vocab) ++index_bits;
+      std::uint64_t answer = 0;
+      for (int bit = 63; bit >= 0; --bit) {
+        if (bit < 32 && bit >= index_bits) continue;  // index bits every key has 0
+        const std::uint64_t trial = answer | ((std::uint64_t{1} << bit) - 1u);
+        auto count = Registers<std::uint32_t>(block);
+        block.ForEachThread([&](Thread th) {
+          std::uint32_t c = 0;
+          for (std::int64_t i = th.x; i < vocab; i += kThreads) c += OrderKey(scaled(i), i) <= trial ? 1u : 0u;
+          count[th] = c;
+        });
+        auto total = fast_detail::FastBlockReduce<kThreads, std::uint32_t>(block, count, fast_detail::CountSum{});
+        if (static_cast<std::int64_t>(BlockUniform(block, total)) < k) answer |= std::uint64_t{1} << bit;
+      }
+      kth = answer;
+    }
+    auto in_top_k = [&](std::uint64_t key) { return key <= kth; };
+
+    // S: the mass of the top-k set (what the canonical top-p renormalises by).
+    auto mass = Registers<float>(block);
+    block.ForEachThread([&](Thread th) {
+      float acc = 0.0f;
+      for (std::int64_t i = th.x; i < vocab; i += kThreads) {
+        if (in_top_k(OrderKey(scaled(i), i))) acc += weight_of(i);
+      }
+      mass[th] = acc;
+    });
+    const float top_k_mass =
+        BlockUniform(block, fast_detail::FastBlockReduce<kThreads, float>(block, mass, fast_detail::FloatSum{}));
+
+    const float min_ratio = mp < 1.0f ? mp : 1.0f;
+    const std::uint64_t row_seed = seed.Load(row);
+    const std::uint64_t row_position = position.Load(row);
+    const std::int64_t chunk = (vocab + kThreads - 1) / kThreads;
+    SAMPCHECK_SHARED(block, float, scan_a, kThreads);
+    SAMPCHECK_SHARED(block, float, scan_b, kThreads);
+    std::uint64_t pivot = fast_detail::kNoKey;
+    // Every round removes at least one candidate (the rejected token), so vocab + 1 rounds
+    // bound the loop; the bound only guards against a broken rule.
+    for (std::int64_t round = 0; round <= vocab; ++round) {
+      auto candidate = [&](std::uint64_t key, float e) { return in_top_k(key) && key < pivot && e > 0.0f; };
+      const float u = rng::UniformClosedOpen24F32(rng::CurandPhiloxWord(row_seed, row_position,
+                                                                        static_cast<std::uint64_t>(round)));
+      // Each thread's contiguous chunk: its candidate mass and its last candidate.
+      auto last = Registers<std::int64_t>(block);
+      block.ForEachThread([&](Thread th) {
+        float acc = 0.0f;
+        std::int64_t l = -1;
+        const std::int64_t end = (th.x + 1) * chunk < vocab ? (th.x + 1) * chunk : vocab;
+        for (std::int64_t i = th.x * chunk; i < end; ++i) {
+          const float e = weight_of(i);
+          if (candidate(OrderKey(scaled(i), i), e)) {
+            acc += e;
+            l = i;
+          }
+        }
+        scan_a.Store(th.x, acc);
+        last[th] = l;
+      });
+      block.Sync();
+      // Inclusive scan of the chunk masses (Hillis-Steele, ping-pong between two arrays).
+      bool in_a = true;
+      for (int d = 1; d < kThreads; d *= 2) {
+        auto& src = in_a ? scan_a : scan_b;
+        auto& dst = in_a ? scan_b : scan_a;
+        block.ForEachThread([&](Thread th) {
+          const float own = src.Load(th.x);
+          dst.Store(th.x, th.x >= d ? src.Load(th.x - d) + own : own);
+        });
+        block.Sync();
+        in_a = !in_a;
+      }
+      auto& inclusive = in_a ? scan_a : scan_b;
+      // The owner of u * total: the thread whose [inclusive[t - 1], inclusive[t]) holds it.
+      auto pick = Registers<std::int64_t>(block);
+      block.ForEachThread([&](Thread th) {
+        const float total = inclusive.Load(kThreads - 1);
+        const float target = u * total;
+        const float before = th.x == 0 ? 0.0f : inclusive.Load(th.x - 1);
+        const float upto = inclusive.Load(th.x);
+        std::int64_t chosen = fast_detail::kNoToken;
+        if (before <= target && target < upto) {
+          float c = before;
+          const std::int64_t end = (th.x + 1) * chunk < vocab ? (th.x + 1) * chunk : vocab;
+          for (std::int64_t i = th.x * chunk; i < end; ++i) {
+            const float e = weight_of(i);
+            if (!candidate(OrderKey(scaled(i), i), e)) continue;
+            c += e;
+            chosen = i;  // the last candidate when rounding keeps c at or below target
+            if (c > target) break;
+          }
+        }
+        pick[th] = chosen;
+      });
+      block.Sync();  // the scan arrays are rewritten by the next round
+      auto picked = fast_detail::FastBlockReduce<kThreads, std::int64_t>(block, pick, fast_detail::IndexMin{});
+      auto fallback = fast_detail::FastBlockReduce<kThreads, std::int64_t>(block, last, fast_detail::IndexMax{});
+      std::int64_t j = BlockUniform(block, picked);
+      if (j == fast_detail::kNoToken) j = BlockUniform(block, fallback);  // u * total rounded up to total
+      if (j < 0) j = first;  // no candidate: unreachable while the first token is never rejected
+      const float sj = scaled(j);
+      const float ej = weight_of(j);
+      const std::uint64_t kj = OrderKey(sj, j);
+      bool accept = !(mp > 0.0f) || ej >= min_ratio;
+      if (accept && top_k_on && !select_top_k) {
+        auto rank = Registers<std::uint32_t>(block);
+        block.ForEachThread([&](Thread th) {
+          std::uint32_t c = 0;
+          for (std::int64_t i = th.x; i < vocab; i += kThreads) c += OrderKey(scaled(i), i) < kj ? 1u : 0u;
+          rank[th] = c;
+        });
+        accept = static_cast<std::int64_t>(BlockUniform(
+                     block, fast_detail::FastBlockReduce<kThreads, std::uint32_t>(block, rank, fast_detail::CountSum{}))) < k;
+      }
+      if (accept && p < 1.0f) {
+        auto before = Registers<float>(block);
+        block.ForEachThread([&](Thread th) {
+          float acc = 0.0f;
+          for (std::int64_t i = th.x; i < vocab; i += kThreads) {
+            if (OrderKey(scaled(i), i) < kj) acc += weight_of(i);  // before j in the order: inside T
+          }
+          before[th] = acc;
+        });
+        const float ej_before =
+            BlockUniform(block, fast_detail::FastBlockReduce<kThreads, float>(block, before, fast_detail::FloatSum{}));
+        const float tested = options.bug == FastSamplingBug::kTopPOffByOne ? ej_before - ej : ej_before;
+        accept = ej_before == 0.0f || tested < p * top_k_mass;
+      }
+      if (accept || j == first) {
+        block.ForEachThread([&](Thread th) {
+          if (th.x == 0) token.Store(row, j);
+        });
+        return;
+      }
+      pivot = kj;
+    }
+    block.ForEachThread([&](Thread th) {
+      if (th.x == 0) token.Store(row, first);
+    });
+  }
+};
+
+}  // namespace sampcheck::gpu

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// sampling_filters kernel: top_k, top_p and min_p in a profile's order, output as masked
+// logits and as probabilities; bit-exact with reference/sampling_filters.h
+// (docs/spec/filters.md#sampling_filters, "Order per profile").
+//
+// Contract:
+// - One block of 1024 threads per row. logits: rows x pitch f32, finite or -inf; top_k i32,
+//   top_p f32, min_p f32 per row, each optional (absent: disabled, p = 1, m = 0); out and
+//   probs: rows x V f32.
+// - Steps (gpu/kernels/top_k.cuh, gpu/kernels/top_p.cuh, gpu/kernels/min_p.cuh, each with its stage's rule):
+//   kTopKFirst: top_k -> top_p -> min_p, each on the row masked so far (renormalised).
+//   kMinPFirst (vllm): min_p -> top_k -> top_p.
+//   kJoint (sglang): top_k; then, if a finite entry is left, top_p walked over the first
+//     n (= top_k's survivors) positions of the ORIGINAL order with the original probs, and
+//     min_p with the original distribution's threshold.
+//   kJointThenMinP (flashinfer joint): top_k; top_p as kJoint when p < 1; then min_p
+//     renormalised on what is left.
+//   kAscend: top_k (ks_max) -> top_p on the top-k row -> min_p with the top-k row's
+//     softmax (threshold taken before top-p; m >= 1 keeps only the first token).
+// - probs = the canonical softmax of the output row (gpu/kernels/softmax.cuh's operations): dropped
+//   entries +0; a row with no finite output logit gives NaN, as SoftmaxRow.
+// Example: the ln 2 row, top_k 3, top_p 0.75: canonical keeps {0, 1}, probs (2/3, 1/3, 0, 0)
+//   rounded (0x3f2aaaab, 0x3eaaaaab); sglang keeps {0, 1, 2} (tests/gpu_kernels_test.cc,
+//   GpuSamplingFilters).
+
+#include <cstdint>
+
+#include "gpu/block/block_model.h"
+#include "gpu/kernels/filter_rules.h"
+#include "gpu/kernels/min_p.cuh"
+#include "gpu/block/radix_select.cuh"
+#include "gpu/kernels/top_k.cuh"
+#include "gpu/kernels/top_p.cuh"
+
+namespace sampcheck::gpu {
+
+// The sequential orders (kTopKFirst, kMinPFirst) on row[base, base + vocab), in place: each
+// filter reads the row masked so far (logprobs' processed modes use them too).
+template <class B, class Arr>
+SAMPCHECK_KERNEL_BODY void SequentialFilters(B& block, Arr row, std::int64_t base, std::int64_t vocab, std::int64_t k,
+                                             float p, float m, const FilterRules& rules) {
+  if (rules.order == FilterOrder::kMinPFirst) {
+    MinPStep(block, row, base, vocab, m, rules.min_p);
+    TopKStep(block, row, base, vocab, k, rules.top_k);
+    TopPStep(block, row, base, row, base, vocab, p, rules.top_p);
+    return;
+  }
+  TopKStep(block, row, base, vocab, k, rules.top_k);
+  TopPStep(block, row, base, row, base, vocab, p, rules.top_p);
+  MinPStep(block, row, base, vocab, m, rules.min_p);
+}
+
+struct SamplingFiltersKernel {
+  static constexpr const char* kName = "sampling_filters";
+  static constexpr int kThreads = kCanonicalLanes;
+
+  template <class B, class Arr, class K, class P>
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr out, Arr probs, K top_k, bool has_k, P top_p,
+                                        bool has_p, P min_p, bool has_m, std::int64_t vocab, std::int64_t pitch,
+                                        FilterRules rules) const {
+    const std::int64_t row = block.index();
+    const std::int64_t in = row * pitch;
+    const std::int64_t at = row * vocab;
+    const std::int64_t k = has_k ? top_k.Load(row) : 0;
+    const float p = has_p ? top_p.Load(row) : 1.0f;
+    const float m = has_m ? min_p.Load(row) : 0.0f;
+    CopyRow(block, logits, in, out, at, vocab);
+    switch (rules.order) {
+      case FilterOrder::kTopKFirst:
+      case FilterOrder::kMinPFirst:
+        SequentialFilters(block, out, at, vocab, k, p, m, rules);
+        break;
+      case FilterOrder::kJoint:
+      case FilterOrder::kJointThenMinP: {
+        const bool sglang = rules.order == FilterOrder::kJoint;
+        TopKStep(block, out, at, vocab, k, rules.top_k);
+        // top_k's survivors are a prefix of the original order: top_p's set intersected with
+        // them is top_p's rule walked over that prefix alone.
+        const std::int64_t survivors = CountFinite(block, out, at, vocab);
+        TopPWalk walk;
+        float q;
+        const bool run_top_p = ResolveTopP(rules.top_p, p, walk, q);
+        if (survivors > 0 && (run_top_p || (sglang && m > 0.0f))) {
+          const SoftmaxStats original = RowSoftmaxStats(block, logits, in, vocab);
+          if (run_top_p) {
+            const std::int64_t n_finite = CountFinite(block, logits, in, vocab);
+            TopPWalkRow(block, logits, in, out, at, vocab, walk, q, original, survivors, n_finite);
+          }
+          if (sglang && m > 0.0f) {
+            const float threshold = MinPThreshold(RowMaxProb(block, logits, in, vocab, original), m);
+            MinPApply(block, out, at, vocab, original, threshold);
+          }
+        }
+        if (!sglang) MinPStep(block, out, at, vocab, m, rules.min_p);
+        break;
+      }
+      case FilterOrder::kAscend: {
+        TopKStep(block, out, at, vocab, k, rules.top_k);
+        SoftmaxStats top_k_stats{};
+        float threshold = 0.0f;
+        if (m > 0.0f && !(rules.min_p.first_only_at_one && m >= 1.0f)) {
+          top_k_stats = RowSoftmaxStats(block, out, at, vocab);
+          threshold = MinPThreshold(RowMaxProb(block, out, at, vocab, top_k_stats), m);
+        }
+        TopPStep(block, out, at, out, at, vocab, p, rules.top_p);
+        if (m > 0.0f) {
+          if (rules.min_p.first_only_at_one && m >= 1.0f) {
+            KeepFirst(block, out, at, vocab);
+          } else {
+            MinPApply(block, out, at, vocab, top_k_stats, threshold);
+          }
+        }
+        break;
+      }
+    }
+    // probs: SoftmaxRow of the output row.
+    const SoftmaxStats st = RowSoftmaxStats(block, out, at, vocab);
+    block.ForEachThread([&](Thread t) {
+      for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) probs.Store(at + i, st.Prob(out.Load(at + i)));
+    });
+  }
+};
+
+}  // namespace sampcheck::gpu

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// top_p (nucleus) kernel: keep the most probable tokens until their mass reaches p; bit-exact
+// with reference/top_p.h (docs/spec/filters.md#top_p, "Arithmetic", "Kept set").
+//
+// Contract:
+// - One block of 1024 threads per row. logits: rows x pitch f32, finite or -inf; top_p: rows
+//   f32, not NaN; out: rows x V f32, kept entries bit-identical, dropped -inf.
+// - probs_i = ExpF32Cr(x_i - M) / s (RowSoftmaxStats: SoftmaxRow's bits), for every profile.
+// - Out-of-range p: p >= 1 copies the row (except TopPWalk::kSglang, whose mask runs at every
+//   p); p <= 0 keeps the first token of the order (kTieGroup: the first tie group). A row
+//   without a finite logit is copied.
+// - Walk (the order-dependent part, sequential as the reference): the finite entries are
+//   visited in the canonical order (kVllmAscending: ascending value, equal values by
+//   increasing index), in chunks of at most 1024: the chunk's upper key is found by radix
+//   select (SelectKth, no sort of the row), its entries are gathered and sorted by a bitonic
+//   network in shared memory (CollectSorted), and thread 0 walks them in order, carrying the
+//   f32 running sums from chunk to chunk:
+//     kExclusive: kept iff E_j < p (E_0 = +0, E_{j+1} = E_j + prob_j, one f32 addition);
+//     kTieGroup: a run of equal probs is kept iff E at its first token < p;
+//     kSglang: C_j = C_{j-1} + prob_j, kept iff !(f32(C_j - prob_j) > p), each position on its
+//       own (dropped ones written -inf by thread 0 as it walks; the source row is not `out`);
+//     kVllmAscending: c_j = c_{j-1} + prob_j, the first position with !(c_j <= f32(1 - p)) and
+//       everything after it kept, and the last position (the largest) always.
+//   The prefix rules stop at their first drop; the kept set is then "key <= cut" (ascending:
+//   "key >= cut"), applied by every thread. -inf entries are never visited: their prob is +0,
+//   they come after every finite entry (before them, ascending) and stay -inf (docs/spec/
+//   filters.md "Work on the survivors only").
+// - `limit` (sampling_filters' joint orders): only the first `limit` positions of the order
+//   are walked; the others are dropped.
+// Example: the ln 2 row, probs (0.5, 0.25, 0.125, 0.125), p = 0.75: E = 0, 0.5, 0.75:
+//   kExclusive keeps {0, 1}, kSglang {0, 1, 2} (tests/gpu_kernels_test.cc, GpuTopP).
+
+#include <cstdint>
+
+#include "gpu/block/block_model.h"
+#include "gpu/kernels/filter_rules.h"
+#include "gpu/block/radix_select.cuh"
+
+namespace sampcheck::gpu {
+
+// Thread 0's running state of a walk, kept across chunks.
+struct TopPWalkState {
+  float sum = 0.0f;         // E (exclusive rules) or C / c (inclusive rules)
+  float group_prob = 0.0f;  // kTieGroup: the current group's prob
+  bool started = false;
+  bool keep_group = false;
+  std::uint64_t last_kept = 0;
+  std::int64_t position = 0;  // positions walked so far (1-based rank of the last one)
+};
+
+// Walks row `src` and masks `dst` (the same entries at dst_base). walk and p are resolved
+// (0 < p, or p = 0 with kExclusive). st: the softmax of src. 1 <= limit <= n_finite.
+template <class B, class Arr>
+SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base, Arr dst, std::int64_t dst_base,
+                                       std::int64_t vocab, TopPWalk walk, float p, SoftmaxStats st, std::int64_t limit,
+                                       std::int64_t n_finite) {
+  SAMPCHECK_SHARED(block, std::uint64_t, sorted, kCandidates);
+  SAMPCHECK_SHARED(block, std::uint64_t, verdict, 2);  // done flag, cut key
+  const bool ascending = walk == TopPWalk::kVllmAscending;
+  const float threshold = 1.0f - p;  // vLLM's f32(1 - p)
+  const std::int64_t start = ascending ? vocab - n_finite : 0;
+  const std::int64_t end = ascending ? vocab : limit;
+  bool has_lo = ascending;
+  std::uint64_t lo = ascending ? kLastNegInfAscending : 0;
+  std::int64_t consumed = start;
+  bool done = false;
+  std::uint64_t cut = 0;
+  auto state = Registers<TopPWalkState>(block);
+  for (;;) {
+    const std::int64_t n = end - consumed > kCandidates ? consumed + kCandidates : end;
+    std::uint64_t hi;
+    if (!ascending && n == n_finite) {
+      hi = kLastFiniteDescending;  // every finite entry
+    } else if (ascending && n == vocab) {
+      hi = kNoKey;
+    } else {
+      hi = SelectKth(block, src, src_base, vocab, ascending, n);
+    }
+    const std::uint32_t m = CollectSorted(block, src, src_base, vocab, ascending, has_lo, lo, hi, sorted);
+    block.ForEachThread([&](Thread t) {
+      if (t.x != 0) return;
+      TopPWalkState s = state[t];
+      bool stop = false;
+      std::uint64_t stop_cut = 0;
+      for (std::uint32_t j = 0; j < m && !stop; ++j) {
+        const std::uint64_t key = sorted.Load(j);
+        const std::int64_t index = static_cast<std::int64_t>(key & 0xffffffffu);
+        const float prob = st.Prob(src.Load(src_base + index));
+        ++s.position;
+        switch (walk) {
+          case TopPWalk::kExclusive: {
+            const bool keep = s.sum < p;
+            s.sum = s.sum + prob;
+            if (keep || s.position == 1) {  // p <= 0: the first token all the same
+              s.last_kept = key;
+              if (!keep) stop = true, stop_cut = key;
+            } else {
+              stop = true, stop_cut = s.last_kept;
+            }
+            break;
+          }
+          case TopPWalk::kTieGroup: {
+            if (!s.started || prob != s.group_prob) {
+              s.started = true;
+              s.group_prob = prob;
+              s.keep_group = s.sum < p;
+            }
+            s.sum = s.sum + prob;
+            if (s.keep_group) {
+              s.last_kept = key;
+            } else {
+              stop = true, stop_cut = s.last_kept;
+            }
+            break;
+          }
+          case TopPWalk::kSglang: {
+            s.sum = s.sum + prob;
+            const float before = s.sum - prob;
+            if (before > p) dst.Store(dst_base + index, NegativeInfinity());
+            break;
+          }
+          case TopPWalk::kVllmAscending: {
+            s.sum = s.sum + prob;
+            if (!(s.sum <= threshold) || s.position + start == vocab) stop = true, stop_cut = key;
+            break;
+          }
+        }
+      }
+      state[t] = s;
+      verdict.Store(0, stop ? 1u : 0u);
+      verdict.Store(1, stop ? stop_cut : 0u);
+    });
+    block.Sync();
+    block.ForEachThread([&](Thread) {
+      done = verdict.Load(0) != 0;
+      cut = verdict.Load(1);
+    });
+    block.Sync();
+    consumed = n;
+    lo = hi;
+    has_lo = true;
+    if (done || n == end) break;
+  }
+  if (walk == TopPWalk::kSglang) return;  // dropped one by one; beyond `limit`: top_k's -inf
+  if (!done) cut = lo;                    // walked to the end keeping every position
+  block.ForEachThread([&](Thread t) {
+    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
+      const std::uint64_t key = OrderKey(src.Load(src_base + i), i, ascending);
+      if (ascending ? key < cut : key > cut) dst.Store(dst_base + i, NegativeInfinity());
+    }
+  });
+  block.Sync();
+}
+
+// Resolves a profile's walk at this p: false when the row is left as it is (p >= 1).
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool ResolveTopP(TopPWalk rule, float p, TopPWalk& walk, float& q) {
+  walk = rule;
+  q = p;
+  if (rule == TopPWalk::kSglang) {
+    if (!(p > 0.0f)) walk = TopPWalk::kExclusive, q = 0.0f;  // SGLang rejects p <= 0: the first token
+    return true;
+  }
+  if (p >= 1.0f) return false;
+  if (p > 0.0f) return true;
+  if (rule == TopPWalk::kTieGroup) {
+    q = 0x1p-149f;  // the first tie group: E = 0 < the smallest subnormal
+  } else {
+    walk = TopPWalk::kExclusive, q = 0.0f;
+  }
+  return true;
+}
+
+// TopPRow: src and dst hold the same row (dst may be src); src is read, dst masked.
+template <class B, class Arr>
+SAMPCHECK_KERNEL_BODY void TopPStep(B& block, Arr src, std::int64_t src_base, Arr dst, std::int64_t dst_base,
+                                    std::int64_t vocab, float p, TopPWalk rule) {
+  TopPWalk walk;
+  float q;
+  if (!ResolveTopP(rule, p, walk, q)) return;
+  const std::int64_t n_finite = CountFinite(block, src, src_base, vocab);
+  if (n_finite == 0) return;
+  const SoftmaxStats st = RowSoftmaxStats(block, src, src_base, vocab);
+  TopPWalkRow(block, src, src_base, dst, dst_base, vocab, walk, q, st, n_finite, n_finite);
+}
+
+struct TopPKernel {
+  static constexpr const char* kName = "top_p";
+  static constexpr int kThreads = kCanonicalLanes;
+
+  template <class B, class Arr, class P>
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr out, P top_p, std::int64_t vocab, std::int64_t pitch,
+                                        TopPWalk rule) const {
+    const std::int64_t row = block.index();
+    CopyRow(block, logits, row * pitch, out, row * vocab, vocab);
+    // The walk reads the input row and masks out (kSglang writes out while it walks).
+    TopPStep(block, logits, row * pitch, out, row * vocab, vocab, top_p.Load(row), rule);
+  }
+};
+
+}  // namespace sampcheck::gpu

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// The kernels on the checking host emulator (gpu/runners/kernel_runner.h, docs/gpu.md): every launch
+// description runs through the emulator's launcher (gpu/runners/emulated_launch.h) with every check on,
+// and any violation fails the run with the emulator's report; gpu-fast's launch too
+// (gpu/fast/fast_sampling_launch.h).
+#include <variant>
+
+#include "gpu/runners/emulated_launch.h"
+#include "gpu/fast/fast_sampling.cuh"
+#include "gpu/fast/fast_sampling_launch.h"
+#include "gpu/runners/kernel_runner.h"
+
+namespace sampcheck::gpu {
+
+namespace {
+
+class EmulatedRunner final : public KernelRunner {
+ public:
+  std::string Name() const override { return "gpu-emulated"; }
+  void Run(const KernelLaunch& launch) override {
+    std::visit([](const auto& description) { RunEmulated(description, "gpu-emulated"); }, launch);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<KernelRunner> MakeEmulatedRunner() { return std::make_unique<EmulatedRunner>(); }
+
+void RunFastSamplingEmulated(const FastSamplingLaunch& launch) {
+  EmulatedLaunch emulated("gpu-fast-emulated");
+  launch.Describe<kFastSamplingEmulatedThreads>(emulated);
+}
+
+void RunFastSamplingEmulatedDeviceBlock(const FastSamplingLaunch& launch) {
+  EmulatedLaunch emulated("gpu-fast-emulated");
+  launch.Describe<kFastSamplingDeviceThreads>(emulated);
+}
+
+}  // namespace sampcheck::gpu
