@@ -40,7 +40,7 @@ struct ShardedStatsOptions {
   // different cases): then the job ends with status 3 and a message naming the collective.
   // The ranks do equal work per case, so this bounds their skew, not a case's time.
   double rank_timeout_s = 300.0;
-  // A planted rank fault for tests (docs/spec/sharded_statistics.md "Rank faults"): "hang"
+  // A planted rank fault for tests (docs/spec/sharded_statistics.md "How"): "hang"
   // stops rank fault_rank after the argument check, as a SIGSTOP would.
   std::string fault = "none";
   int fault_rank = 1;

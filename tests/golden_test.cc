@@ -79,11 +79,16 @@ TEST(GoldenSet, ReferencePassesCheckedInSet) {
 }
 
 TEST(GoldenSet, GenerationReplacesAnExistingSetAtomically) {
+  // An existing golden set is replaced whole (docs/spec/golden.md "Generation": only a golden set, an empty
+  // directory or a new path may be replaced); a directory holding anything else is refused
+  // with nothing touched (tests/hostile_input_test.sh covers the command line).
   const fs::path dir = FreshDir("replace");
-  fs::create_directories(dir);
-  std::ofstream(dir / "stale.txt") << "old";
   golden::GenerateGoldenSet(dir, 7);
-  EXPECT_FALSE(fs::exists(dir / "stale.txt"));
+  golden::GenerateGoldenSet(dir, 7);
+  EXPECT_TRUE(fs::exists(dir / "manifest.json"));
+  std::ofstream(dir / "mine.txt") << "user data";
+  EXPECT_THROW(golden::GenerateGoldenSet(dir, 7), std::exception);
+  EXPECT_TRUE(fs::exists(dir / "mine.txt"));
   EXPECT_TRUE(fs::exists(dir / "manifest.json"));
   for (const auto& e : fs::directory_iterator(dir.parent_path())) {
     EXPECT_EQ(e.path().string().find(dir.filename().string() + ".tmp."), std::string::npos) << e.path();

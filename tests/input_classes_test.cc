@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "core/half.h"
+#include "core/profile.h"
 #include "core/stage_catalogue.h"
 #include "golden/case_list.h"
 #include "golden/case_random.h"
@@ -273,7 +274,7 @@ TEST(InputClasses, PipelineDrawsALoneSurvivorAndRejectsRandomRowsWithoutOne) {
   for (const auto& profile : Profiles("pipeline")) {
     for (DType dtype : kFloatTypes) {
       SCOPED_TRACE(profile + " " + std::string(DTypeName(dtype)));
-      if (profile == "sglang") {
+      if (ParseProfile(profile) == Profile::kSglang) {
         EXPECT_NE(ErrorOf("pipeline", profile, PipelineInputs(MaskedRows(kV, dtype), {1.0f, 0.5f, 0.0f})), "");
         const auto all = RunReference("pipeline", profile, PipelineInputs(MaskedRows(kV, dtype), {0.0f, 0.0f, 0.0f}))
                              .at("token");
