@@ -99,11 +99,10 @@ TEST(SpecStep, VerifierSeesFilteredDraftProbabilities) {
   }
 }
 
-TEST(SpecStepVllm, VerifiesAgainstTheDraftAsTheDrafterGaveIt) {
-  // vllm (rejection_sampler.py: draft_probs as given, compute_probs filters only the target):
-  // the same rows as above, the draft unfiltered: tp / dp = 0.5 / 0.4 = 1.25 >= u, so u = 0.9
-  // accepts where canonical rejects; the bonus then comes from target position 1 (filtered
-  // {0.5, 0.5, 0, 0}) with bonus_q 1: the tie goes to token 0.
+// One row of the filtered-draft rows above: target {0.3, 0.3, 0.2, 0.2} at both positions
+// (top_p 0.55 keeps {0, 1}: {0.5, 0.5, 0, 0}), draft ln {0.4, 0.3, 0.2, 0.1} with draft 0,
+// u = 0.9, race noise q = bonus_q = 1.
+TensorMap OneRowFilteredDraft() {
   const float l4 = -0.916290731874155f, l3 = -1.203972804325936f, l2 = -1.6094379124341003f, l1 = -2.302585092994046f;
   TensorMap in;
   in.emplace("draft_ids", I32Tensor({1, 1}, {0}));
@@ -114,6 +113,15 @@ TEST(SpecStepVllm, VerifiesAgainstTheDraftAsTheDrafterGaveIt) {
   in.emplace("u", Tensor::FromValues<double>(DType::kF64, {1, 1}, {0.9}));
   in.emplace("q", F32Tensor({1, 4}, {1, 1, 1, 1}));
   in.emplace("bonus_q", F32Tensor({1, 4}, {1, 1, 1, 1}));
+  return in;
+}
+
+TEST(SpecStepVllm, VerifiesAgainstTheDraftAsTheDrafterGaveIt) {
+  // vllm (rejection_sampler.py: draft_probs as given, compute_probs filters only the target):
+  // the same rows as above, the draft unfiltered: tp / dp = 0.5 / 0.4 = 1.25 >= u, so u = 0.9
+  // accepts where canonical rejects; the bonus then comes from target position 1 (filtered
+  // {0.5, 0.5, 0, 0}) with bonus_q 1: the tie goes to token 0.
+  TensorMap in = OneRowFilteredDraft();
   const Step s = Read(RunReference("spec_step", "vllm", in, {{"draft_sample_method", "probabilistic"}}));
   EXPECT_EQ(s.emitted, (std::vector<std::int64_t>{0, 0}));
   EXPECT_EQ(s.accepted, 1);
@@ -126,16 +134,7 @@ TEST(SpecStepVllm, GreedyDraftsAreOneHotByDefault) {
   // rows above: target position 0 filtered by top_p 0.55 is {0.5, 0.5, 0, 0}; dp = 1 at draft
   // 0: 0.5 / 1 >= 0.9 fails, rejected. Recovered (NO_DRAFT_PROBS: the draft's target probability
   // zeroed): {0, 0.5, 0, 0} / q -> token 1. The draft logits are not read.
-  const float l4 = -0.916290731874155f, l3 = -1.203972804325936f, l2 = -1.6094379124341003f, l1 = -2.302585092994046f;
-  TensorMap in;
-  in.emplace("draft_ids", I32Tensor({1, 1}, {0}));
-  in.emplace("target_logits", Tensor::FromValues(DType::kF32, {1, 2, 4}, std::vector<float>{l3, l3, l2, l2, l3, l3, l2, l2}));
-  in.emplace("draft_logits", Tensor::FromValues(DType::kF32, {1, 1, 4}, std::vector<float>{l4, l3, l2, l1}));
-  in.emplace("temperature", F32Tensor({1}, {1.0f}));
-  in.emplace("top_p", F32Tensor({1}, {0.55f}));
-  in.emplace("u", Tensor::FromValues<double>(DType::kF64, {1, 1}, {0.9}));
-  in.emplace("q", F32Tensor({1, 4}, {1, 1, 1, 1}));
-  in.emplace("bonus_q", F32Tensor({1, 4}, {1, 1, 1, 1}));
+  TensorMap in = OneRowFilteredDraft();
   for (const nlohmann::json& params : {nlohmann::json::object(), nlohmann::json{{"draft_sample_method", "greedy"}}}) {
     const Step s = Read(RunReference("spec_step", "vllm", in, params));
     EXPECT_EQ(s.emitted, (std::vector<std::int64_t>{1, -1}));
