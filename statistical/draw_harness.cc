@@ -666,14 +666,17 @@ std::vector<CaseResult> RunDrawHarness(Backend& backend, const std::vector<StatC
   // n is sized at the declared family's Holm-worst level, whatever the selection, so a case's
   // n depends on the case, the run's alpha and the size (CI, --thorough) alone; the reported
   // power is at this run's own Holm-worst level alpha / m (never below the sizing level).
-  const auto declared = std::max<std::int64_t>(1, options.declared_family_size);
+  const std::int64_t declared_size = options.declared_family_size > 0 ? options.declared_family_size
+                                      : options.thorough                ? kDeclaredFamilySizeThorough
+                                                                        : kDeclaredFamilySize;
+  const auto declared = std::max<std::int64_t>(1, declared_size);
   const double alpha_size = options.alpha / static_cast<double>(declared);
   const double alpha_test = options.alpha / static_cast<double>(m);
   for (auto& p : plans) {
     SizeCase(p, alpha_size, options);
-    if (p.error.empty() && m > options.declared_family_size) {
+    if (p.error.empty() && m > declared_size) {
       p.error = "configuration error: the run holds " + std::to_string(m) +
-                " tests, more than the declared family of " + std::to_string(options.declared_family_size) +
+                " tests, more than the declared family of " + std::to_string(declared_size) +
                 " whose Holm-worst level sizes n (draw_harness.h)";
     }
   }
