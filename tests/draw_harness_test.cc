@@ -12,6 +12,7 @@
 
 #include "reference/reference_backend.h"
 #include "reports/statistics_json.h"
+#include "statistical/noise_harness.h"
 #include "statistical/stat_cases.h"
 
 namespace sampcheck::statistical {
@@ -277,6 +278,27 @@ TEST(DrawHarness, AFamilyLargerThanTheDeclaredOneIsAConfigurationError) {
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].verdict, Verdict::kFail);
   EXPECT_NE(results[0].reason.find("declared family"), std::string::npos) << results[0].reason;
+}
+
+TEST(DrawHarness, TheWholeSuiteFitsItsDeclaredFamilyAtBothSizes) {
+  // Every statistical case with the noise harness's tests beside it, as `sampcheck stats` runs
+  // them, must plan no more tests than its size's declared family (draw_harness.h): otherwise
+  // every case of a full run fails as a configuration error (the --thorough suite grew to 273
+  // past the old 256 unnoticed). Plans only: a budget spent before the first case skips the
+  // draws, while plan errors are reported first.
+  reference::ReferenceBackend backend;
+  for (const bool thorough : {false, true}) {
+    SCOPED_TRACE(thorough ? "thorough" : "CI");
+    DrawHarnessOptions options;
+    options.thorough = thorough;
+    options.extra_family_tests = BackendNoiseFamilySize();
+    options.budget_seconds = 1e-9;
+    const auto results = RunDrawHarness(backend, DrawStatCases(), options);
+    ASSERT_FALSE(results.empty());
+    for (const auto& r : results) {
+      ASSERT_EQ(r.reason.find("configuration error"), std::string::npos) << r.id << ": " << r.reason;
+    }
+  }
 }
 
 TEST(DrawHarness, AmplifierSizeFollowsItsDeclaredTargetedEffect) {
