@@ -158,6 +158,8 @@ TEST(GpuCost, EstimateFollowsTheFormula) {
   };
   const DeviceConstants h100 = DeviceConstants::H100Sxm();
   const CostEstimate one_wave = Estimate(counters(264), h100);
+  // The expected microseconds are the hand calculation above written to 4-6 significant digits;
+  // the tolerance is that rounding (the estimate is a double formula, not an exact-tier output).
   EXPECT_NEAR(one_wave.memory_s * 1e6, 78.8060, 1e-3);
   EXPECT_NEAR(one_wave.blocks_s * 1e6, 84.3111, 1e-3);
   EXPECT_NEAR(one_wave.total_s * 1e6, 92.3111, 1e-3);

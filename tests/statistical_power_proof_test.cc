@@ -252,6 +252,8 @@ TEST(PowerProof, SizedFaultTvKnownAnswers) {
   ASSERT_EQ(dyadic.size(), 1u);
   const auto tv = SizedFaultTv("diffuse_tv0.002", dyadic.front().input);
   ASSERT_TRUE(tv.has_value());
+  // 1e-7: the sized fault moves f32 probabilities, so its TV carries f32 rounding (2^-24 per
+  // token of mass at most), far below the 0.002 being named.
   EXPECT_NEAR(tv->mean_tv, 0.002, 1e-7);
   EXPECT_FALSE(tv->row_support_moved.at(0));
   Case two;
