@@ -49,8 +49,10 @@ if ! grep -q '"p_adjusted"' "$tmp/s/report.json"; then
 else
   passed=$((passed + 1))
 fi
-check stats-wrong 1 'FAIL stats/spec_random/recovered_v8/vllm/L3' -- \
-  "$bin" stats --backend wrong:recovered_from_target --stage spec_random
+# A cheap planted bug (temperature 1.01 before the Gumbel race): the CLI's exit code and FAIL line
+# are what is tested here; each planted fault's rejection is tested in the statistical tests.
+check stats-wrong 1 'FAIL stats/gumbel_max/scores_v100/canonical/L3' -- \
+  "$bin" stats --backend wrong:temperature_x1010 --stage gumbel_max
 check stats-unknown-wrong 2 "unknown wrong sampler 'nope'" -- "$bin" stats --backend wrong:nope
 check stats-empty 2 'no statistical case was run' -- "$bin" stats --backend reference --stage greedy
 check conform-stats 0 'report: ' -- "$bin" conform --backend reference --golden "$tmp/g" --report "$tmp/c" --stage inverse_cdf

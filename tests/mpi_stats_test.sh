@@ -4,8 +4,9 @@
 # the report.json and the stdout of a single-process `sampcheck stats` byte for byte (counts,
 # p-values, verdicts), on stages the reference draws on its own (sharded), with the noise
 # harness (which runs only for a backend using the reference's generators: the wrapper must
-# pass that on). Stages drawn through Run (spec_random) are left out to keep the ASan lane
-# short: every rank computes them whole, so their identity needs no sharding.
+# pass that on). Stages drawn through Run (spec_random) are left out to keep the run short:
+# every rank computes them whole, so their identity needs no sharding. Labelled statistical, so
+# the asan lane leaves it out (tests/CMakeLists.txt).
 # Usage: mpi_stats_test.sh MPIRUN RANKS SAMPCHECK_MPI SAMPCHECK WORKDIR
 set -u
 # Under the asan preset: OpenMPI's own libraries leak at MPI_Finalize (not sampcheck's memory),
