@@ -6,6 +6,7 @@
 
 #include "backends/output_shapes.h"
 #include "core/error.h"
+#include "core/exception_text.h"
 #include "core/input_limits.h"
 #include "core/safetensors.h"
 
@@ -81,7 +82,7 @@ Backend::CaseOutcome ReadExchangeResponse(const std::filesystem::path& dir, cons
     }
   } catch (const std::exception& e) {
     o.outputs.clear();
-    o.error = e.what();
+    o.error = ExceptionText(e);
   }
   return o;
 }
@@ -104,7 +105,7 @@ Backend::CaseOutcome ParseExchangeResponse(std::span<const std::byte> bytes, con
     }
   } catch (const std::exception& e) {
     o.outputs.clear();
-    o.error = e.what();
+    o.error = ExceptionText(e);
   }
   return o;
 }

@@ -6,6 +6,7 @@
 
 #include "backends/child_process.h"
 #include "core/error.h"
+#include "core/exception_text.h"
 #include "core/input_limits.h"
 #include "core/safetensors.h"
 
@@ -39,7 +40,7 @@ Backend::CaseOutcome DecodeOutcome(const std::string& frame) {
     const auto bytes = std::as_bytes(std::span(frame).subspan(1));
     o.outputs = ParseSafetensors(bytes, "outputs from the backend process").tensors;
   } catch (const std::exception& e) {
-    o.error = e.what();
+    o.error = ExceptionText(e);
   }
   return o;
 }
@@ -113,7 +114,7 @@ Tensor IsolatedBackend::CountInChild(const std::function<Tensor()>& count) {
     try {
       o.outputs.emplace("counts", count());
     } catch (const std::exception& e) {
-      o.error = e.what();
+      o.error = ExceptionText(e);
     }
     WriteFrame(fd, EncodeOutcome(o));
   });

@@ -7,7 +7,6 @@
 #include <exception>
 #include <iostream>
 #include <memory>
-#include <new>
 #include <set>
 #include <string>
 #include <string_view>
@@ -24,6 +23,7 @@
 #include "cli/stats_command.h"
 #include "core/comparison.h"
 #include "core/error.h"
+#include "core/exception_text.h"
 #include "core/stage_catalogue.h"
 #include "golden/generator.h"
 #include "golden/verifier.h"
@@ -294,14 +294,8 @@ int Main(int argc, char** argv) {
     }
     if (render.command->parsed()) return RunRenderCommand(render);
     if (gate.command->parsed()) return RunGateCommand(gate);
-  } catch (const std::bad_alloc&) {
-    // "std::bad_alloc" alone told nobody what to change.
-    std::fprintf(stderr,
-                 "sampcheck: error: out of memory (std::bad_alloc): the input or set needs more memory than this "
-                 "process may use; raise the memory limit, lower --threads, or use a smaller set or case\n");
-    return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "sampcheck: error: %s\n", e.what());
+    std::fprintf(stderr, "sampcheck: error: %s\n", ExceptionText(e).c_str());
     return 2;
   }
   return 2;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/case.h"
+#include "core/exception_text.h"
 #include "core/stage_capabilities.h"
 
 namespace sampcheck {
@@ -78,7 +79,7 @@ class Backend {
       try {
         outcomes[i].outputs = Run(stage, *cases[i]);
       } catch (const std::exception& e) {
-        outcomes[i].error = e.what();
+        outcomes[i].error = ExceptionText(e);
         if (outcomes[i].error.empty()) outcomes[i].error = "backend threw an exception without a message";
       }
       if (on_outcome) on_outcome(i, outcomes[i]);

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/option_checks.h"
+#include "core/exception_text.h"
 #include "distributed/mpi_commands.h"
 
 int main(int argc, char** argv) {
@@ -73,7 +74,7 @@ int main(int argc, char** argv) {
     status = rank == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
     if (status != 0) status = 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "sampcheck-mpi: rank %d: error: %s\n", rank, e.what());
+    std::fprintf(stderr, "sampcheck-mpi: rank %d: error: %s\n", rank, sampcheck::ExceptionText(e).c_str());
     status = 2;
   }
   MPI_Finalize();

@@ -27,6 +27,7 @@
 
 #include "cli/backend_registry.h"
 #include "core/error.h"
+#include "core/exception_text.h"
 #include "distributed/mpi_commands.h"
 #include "distributed/mpi_wait.h"
 #include "distributed/nccl_consensus.h"
@@ -294,7 +295,7 @@ int RunTp(const TpOptions& options) {
       std::copy(ids.begin(), ids.end(), mine.begin() + 1);
     } catch (const std::exception& e) {
       mine[0] = 1;
-      error = e.what();
+      error = ExceptionText(e);
     }
     if (options.fault != "none" && run.rank == options.fault_rank && c.name == fault_case) {
       std::vector<std::int64_t> ids(mine.begin() + 1, mine.end());

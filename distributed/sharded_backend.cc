@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/exception_text.h"
 #include "distributed/mpi_wait.h"
 #include "distributed/shard_range.h"
 
@@ -71,7 +72,7 @@ Tensor ShardedBackend::CountDraws(const std::string& stage, const Case& c, std::
     local = inner_->CountDrawsRange(stage, c, lo, hi - lo, seed);
     if (local.dtype() != DType::kI64) error = "counts are " + std::string(DTypeName(local.dtype())) + ", not i64";
   } catch (const std::exception& e) {
-    error = e.what();
+    error = ExceptionText(e);
   }
   local_draws_ += hi - lo;
   // The first failing rank (or size_ when none), so that every rank fails the same way.

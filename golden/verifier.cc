@@ -14,6 +14,7 @@
 #include "core/atomic_file.h"
 #include "core/case_bytes.h"
 #include "core/error.h"
+#include "core/exception_text.h"
 #include "core/half.h"
 #include "core/input_limits.h"
 #include "core/manifest.h"
@@ -154,7 +155,7 @@ void RunGroup(Backend& backend, const std::string& stage, std::vector<PendingCas
         r.reason = std::move(reason);
       }
     } catch (const std::exception& e) {
-      r.reason = std::string("judging the outputs failed: ") + e.what();
+      r.reason = "judging the outputs failed: " + ExceptionText(e);
     }
     decided(pending[i].result_index);
   };
@@ -166,7 +167,7 @@ void RunGroup(Backend& backend, const std::string& stage, std::vector<PendingCas
     }
     for (std::size_t i = 0; i < outcomes.size(); ++i) judge(i, outcomes[i]);  // backends that did not call back
   } catch (const std::exception& e) {
-    for (std::size_t i = 0; i < pending.size(); ++i) judge(i, Backend::CaseOutcome{{}, e.what()});
+    for (std::size_t i = 0; i < pending.size(); ++i) judge(i, Backend::CaseOutcome{{}, ExceptionText(e)});
   }
   pending.clear();
 }

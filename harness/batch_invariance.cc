@@ -9,6 +9,7 @@
 #include <numeric>
 #include <optional>
 
+#include "core/exception_text.h"
 #include "core/split_mix64.h"
 #include "core/stage_catalogue.h"
 #include "golden/case_random.h"
@@ -216,7 +217,7 @@ InvarianceResult CheckBatchInvariance(Backend& backend, const Case& c, const std
   try {
     outcomes = backend.RunBatch(c.stage, runs, {});
   } catch (const std::exception& e) {
-    result.reason = std::string("the backend fails the case itself: ") + e.what();
+    result.reason = "the backend fails the case itself: " + ExceptionText(e);
     return result;
   }
   result.runs = static_cast<std::int64_t>(runs.size());

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/exception_text.h"
 #include "core/selection.h"
 #include "core/split_mix64.h"
 #include "core/stage_catalogue.h"
@@ -156,7 +157,7 @@ std::vector<CaseResult> CheckDecodeSteps(Backend& backend, const std::vector<std
       history = HistoryCheck(backend, c, profile, tokens);
       fresh = history.rfind("'tokens'", 0) == 0 ? history : FreshNoiseCheck(tokens);
     } catch (const std::exception& e) {
-      const std::string why = std::string("the backend failed: ") + e.what();
+      const std::string why = "the backend failed: " + ExceptionText(e);
       if (seeds.empty()) seeds = why;
       history = fresh = why;
     }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/exception_text.h"
 #include "harness/batch_invariance.h"
 #include "statistical/draw_harness.h"
 
@@ -53,7 +54,7 @@ std::vector<CaseResult> RunReproducibilityHarness(Backend& backend,
       }
     } catch (const std::exception& e) {
       r.verdict = Verdict::kFail;
-      r.reason = e.what();
+      r.reason = ExceptionText(e);
     }
     results.push_back(std::move(r));
   }

@@ -9,6 +9,7 @@
 
 #include "core/comparison.h"
 #include "core/error.h"
+#include "core/exception_text.h"
 #include "core/profile.h"
 #include "core/selection.h"
 #include "core/stage_catalogue.h"
@@ -53,7 +54,7 @@ CaseResult Across(Backend& a, Backend& b, const Case& c) {
       out[k] = backends[k]->Run(c.stage, c);
     } catch (const std::exception& e) {
       r.verdict = Verdict::kFail;
-      r.reason = "backend '" + backends[k]->Name() + "' failed: " + e.what();
+      r.reason = "backend '" + backends[k]->Name() + "' failed: " + ExceptionText(e);
       return r;
     }
   }
@@ -121,7 +122,7 @@ std::vector<Plan> PlanHomogeneity(Backend& a, Backend& b, const std::vector<stat
         plan.df.push_back(std::max<std::int64_t>(0, support - 1));
       }
     } catch (const std::exception& e) {
-      plan.error = std::string("configuration error: ") + e.what();
+      plan.error = "configuration error: " + ExceptionText(e);
     }
     for (std::int64_t df : plan.df) m += df > 0;
     plans.push_back(std::move(plan));
@@ -176,7 +177,7 @@ std::vector<CaseResult> RunTwoSample(Backend& a, Backend& b, const TwoSampleOpti
       counts[0] = Draw(a, c, n, statistical::CaseSeed(plan.c->id + "/a", options.seed_epoch));
       counts[1] = Draw(b, c, n, statistical::CaseSeed(plan.c->id + "/b", options.seed_epoch));
     } catch (const std::exception& e) {
-      failure.reason = e.what();
+      failure.reason = ExceptionText(e);
       results.push_back(failure);
       continue;
     }

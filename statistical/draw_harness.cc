@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/exception_text.h"
 #include "core/split_mix64.h"
 #include "core/stage_catalogue.h"
 #include "reference/stage_io.h"
@@ -162,7 +163,7 @@ std::vector<CasePlan> Plan(const std::vector<StatCase>& cases, const DrawHarness
       plan.target = ComputeExactTarget(c.input);
       for (const auto& row : plan.target.rows) plan.rows.push_back(PlanRow(row, c, options.thorough));
     } catch (const std::exception& e) {
-      plan.error = std::string("configuration error: ") + e.what();
+      plan.error = "configuration error: " + ExceptionText(e);
     }
     plans.push_back(std::move(plan));
   }
@@ -719,7 +720,7 @@ std::vector<CaseResult> RunDrawHarness(Backend& backend, const std::vector<StatC
         CheckCounts(counts, plan, backend.Name());
         Evaluate(plan, counts, alpha_test, options, results);
       } catch (const std::exception& e) {
-        fail_or_skip(Verdict::kFail, e.what());
+        fail_or_skip(Verdict::kFail, ExceptionText(e));
       }
     }
     if (options.on_case) options.on_case(plan.c->id, k + 1, plans.size());

@@ -15,6 +15,7 @@
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/normal.hpp>
 
+#include "core/exception_text.h"
 #include "core/stage_catalogue.h"
 #include "reference/noise.h"
 #include "reference/rng/murmur3.h"
@@ -412,7 +413,7 @@ std::string RunNoise(Backend& backend, const Case& c, std::int64_t rows, std::in
     const auto v = it->second.data<float>();
     values.assign(v.begin(), v.end());
   } catch (const std::exception& e) {
-    return e.what();
+    return ExceptionText(e);
   }
   return "";
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <new>
 
 #include <gtest/gtest.h>
 
@@ -128,6 +129,45 @@ TEST(GoldenVerify, DetectsWrongOutputsAndSkipsUnsupportedStages) {
   }
   EXPECT_GT(failed, 0);
   EXPECT_GT(skipped, 0);
+}
+
+// A backend that runs out of memory on the first greedy case it is given: that case fails with
+// the out-of-memory advice of docs/spec/cli.md "Input limits", not the bare "std::bad_alloc",
+// and the run goes on (every other greedy case passes).
+class OutOfMemoryBackend final : public Backend {
+ public:
+  std::string Name() const override { return "out-of-memory"; }
+  std::vector<std::string> SupportedStages() const override { return {"greedy"}; }
+  TensorMap Run(const std::string& stage, const Case& c) override {
+    if (!thrown_) {
+      thrown_ = true;
+      throw std::bad_alloc();
+    }
+    return reference_.Run(stage, c);
+  }
+
+ private:
+  bool thrown_ = false;
+  reference::ReferenceBackend reference_;
+};
+
+TEST(GoldenVerify, ACaseThatRunsOutOfMemoryFailsWithAdviceAndTheRunGoesOn) {
+  OutOfMemoryBackend backend;
+  golden::VerifyOptions greedy_only{{"greedy"}, {}, std::nullopt, {}};
+  const auto results = golden::VerifyGoldenSet(kCheckedIn, backend, greedy_only);
+  int failed = 0, passed = 0;
+  for (const auto& r : results) {
+    if (r.verdict == Verdict::kFail) {
+      ++failed;
+      EXPECT_NE(r.reason.find("out of memory (std::bad_alloc): "), std::string::npos) << r.reason;
+      EXPECT_NE(r.reason.find("raise the memory limit, lower --threads"), std::string::npos) << r.reason;
+    } else {
+      EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
+      ++passed;
+    }
+  }
+  EXPECT_EQ(failed, 1);
+  EXPECT_GT(passed, 0);
 }
 
 // A backend one ulp off on every finite non-zero float output, as a backend with its own exp or
