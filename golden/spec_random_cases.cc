@@ -201,6 +201,19 @@ void AddVllmEdgeCases(CaseList& list) {
            {{"draft_ids", I32({7, 2}, vllm_drafts)}, {"target_probs", Rank3(7, 3, 4, target)},
             {"draft_probs", Rank3(7, 2, 4, draft)}, {"u", u}, {"q", F32({7, 4}, q)}, {"bonus_q", F32({7, 4}, bonus_q)}},
            nlohmann::json::object(), {Profile::kVllm});
+  // vllm's recovered race scores prob * f32(1 / q) (docs/spec/speculative.md#vllm): n-gram draft
+  // 2 with tp = 0 is rejected at u = 0.5; residual {5, 0x1.aaaaacp+0, 0} over q {3, 1, 1}:
+  // 5 * f32(1/3) rounds up to 0x1.aaaaacp+0, a tie with token 1 that token 0 wins, where
+  // 5 / 3 = 0x1.aaaaaap+0 would lose to token 1 (tests/spec_random_test.cc).
+  {
+    Tensor ur(DType::kF64, {1, 1});
+    ur.data<double>()[0] = 0.5;
+    list.Add("spec_random", "reciprocal_race",
+             {{"draft_ids", I32({1, 1}, {2})},
+              {"target_probs", Rank3(1, 2, 3, {5.0f, 0x1.aaaaacp+0f, 0.0f,  1, 1, 1})},
+              {"u", ur}, {"q", F32({1, 3}, {3, 1, 1})}, {"bonus_q", F32({1, 3}, {1, 1, 1})}},
+             nlohmann::json::object(), {Profile::kVllm});
+  }
   // vllm n-gram drafts (no draft_probs, draft prob := 1): accept iff tp >= u; on rejection the
   // draft is zeroed in the residual although its ratio would win the race (rows 0 and 1: -> 3
   // and 1); row 2: u = 0 accepts tp = 1 and then tp = 0, bonus -> 2.

@@ -39,6 +39,16 @@ std::int64_t RaceArgmax(std::span<const float> weights, std::span<const float> q
   return best;
 }
 
+std::int64_t RaceArgmaxReciprocal(std::span<const float> weights, std::span<const float> q) {
+  std::int64_t best = 0;
+  float best_value = weights[0] * (1.0f / q[0]);
+  for (std::size_t j = 1; j < weights.size(); ++j) {
+    const float v = weights[j] * (1.0f / q[j]);
+    if (v > best_value) best = static_cast<std::int64_t>(j), best_value = v;
+  }
+  return best;
+}
+
 std::int64_t FlashinferResidualDraw(std::span<const float> target, std::span<const float> draft, float u) {
   const std::size_t vocab = target.size();
   std::vector<float> r(vocab), cdf(vocab);
@@ -76,7 +86,9 @@ SpecOutcome SpecRandomVllm(const SpecRequest& r, std::span<const double> u, std:
       const auto draft = At(r.draft_probs, i, r.vocab);
       for (std::size_t j = 0; j < residual.size(); ++j) residual[j] = Residual(target[j], draft[j]);
     }
-    out.tokens.push_back(RaceArgmax(residual, q));
+    // vLLM's sample_recovered_tokens passes inv_q = q.reciprocal() and the kernel scores
+    // prob * inv_q: two roundings, not prob / q.
+    out.tokens.push_back(RaceArgmaxReciprocal(residual, q));
     return out;
   }
   out.tokens.push_back(RaceArgmax(At(r.target_probs, n, r.vocab), bonus_q));

@@ -15,10 +15,12 @@
 //   Exp(1), finite > 0. Draft i is accepted iff dp > 0 and (double)(tp / dp) >= u_i, with
 //   tp = target_probs[b, i, draft], dp = draft_probs[b, i, draft] (or 1): one f32 division,
 //   widened exactly to f64, compared with the f64 u. At the first rejection i the emitted token
-//   is argmax_j r_j / q_j over every j (one f32 division each; first maximum) with
-//   r_j = max(t_j - d_j, +0) (one f32 subtraction), or for n-gram r = t with the draft zeroed;
-//   an all-zero r gives 0. If all n are accepted, the bonus token is
-//   argmax_j target_probs[b, n, j] / bonus_q_j the same way.
+//   is argmax_j r_j * f32(1 / q_j) over every j (an f32 division for the reciprocal, then one
+//   f32 product, as vLLM 9aaf83ef's sample_recovered_tokens: inv_q = q.reciprocal(), score =
+//   prob * inv_q; first maximum) with r_j = max(t_j - d_j, +0) (one f32 subtraction), or for
+//   n-gram r = t with the draft zeroed; an all-zero r gives 0. If all n are accepted, the bonus
+//   token is argmax_j target_probs[b, n, j] / bonus_q_j (one f32 division each: vLLM's ordinary
+//   sampler, probs.div_(q).argmax()).
 // - flashinfer (include/flashinfer/sampling.cuh ChainSpeculativeSampling, uniform_samples
 //   input): u f32 [B, K + 1] in [0, 1]. Draft i is accepted iff u_i * dp < tp (one f32 product).
 //   At the first rejection i the token is drawn from r_j = max(t_j - d_j, +0) by inverse CDF
@@ -72,6 +74,9 @@ SpecOutcome SpecRandomTypical(const SpecRequest& r, std::span<const float> bonus
 // The building blocks, exposed for tests and the statistical harness.
 // argmax_j weights_j / q_j over every j, first maximum (0 when every ratio is +0).
 std::int64_t RaceArgmax(std::span<const float> weights, std::span<const float> q);
+// argmax_j weights_j * f32(1 / q_j) over every j, first maximum (0 when every score is +0):
+// vLLM's recovered-token race.
+std::int64_t RaceArgmaxReciprocal(std::span<const float> weights, std::span<const float> q);
 // FlashInfer's residual draw: r_j = max(target_j - draft_j, +0) (draft empty: r = target).
 std::int64_t FlashinferResidualDraw(std::span<const float> target, std::span<const float> draft, float u);
 

@@ -35,6 +35,26 @@ TEST(SpecRandomVllm, HeaderExample) {
   EXPECT_EQ(o.num_accepted, 0);
 }
 
+TEST(SpecRandomVllm, RecoveredRaceMultipliesByTheReciprocal) {
+  // vLLM 9aaf83ef's sample_recovered_tokens scores prob * q.reciprocal(), the bonus race
+  // probs / q. Weights {5, 0x1.aaaaacp+0}, q {3, 1}, by hand: 5 / 3 = 1.6666...: the f32
+  // neighbours are 0x1.aaaaaap+0 (1.66666663, 4.0e-8 away) and 0x1.aaaaacp+0 (1.66666675,
+  // 7.9e-8 away), so 5 / 3 rounds to 0x1.aaaaaap+0, below token 1's 0x1.aaaaacp+0: token 1.
+  // 1 / 3 rounds to 0x1.555556p-2 (0.333333343), and 5 times it is 1.66666672 exactly, 3.0e-8
+  // from 0x1.aaaaacp+0 and 8.9e-8 from 0x1.aaaaaap+0: a tie with token 1, the first wins: 0.
+  const std::vector<float> w = {5.0f, 0x1.aaaaacp+0f}, q = {3.0f, 1.0f};
+  EXPECT_EQ(reference::RaceArgmax(w, q), 1);
+  EXPECT_EQ(reference::RaceArgmaxReciprocal(w, q), 0);
+  // Through the stage: the n-gram draft 2 has tp = 0 and 0 >= 0.5 fails: rejected. The residual
+  // is the target row with token 2 zeroed, {5, 0x1.aaaaacp+0, 0}, over q {3, 1, 1}: token 0.
+  const std::vector<std::int32_t> d = {2};
+  const std::vector<float> target = {5.0f, 0x1.aaaaacp+0f, 0.0f, 1.0f, 1.0f, 1.0f}, q3 = {3.0f, 1.0f, 1.0f};
+  const std::vector<double> u = {0.5};
+  const auto o = reference::SpecRandomVllm(Request(d, {}, target, 3), u, q3, q3);
+  EXPECT_EQ(o.tokens, (std::vector<std::int64_t>{0}));
+  EXPECT_EQ(o.num_accepted, 0);
+}
+
 TEST(SpecRandomVllm, AcceptanceComparesTheWidenedF32Quotient) {
   // tp = 1, dp = 3: f32(1/3) = 0x1.555556p-2 is above the real 1/3. With u = f32(1/3) widened
   // the test is equality: accepted (>=). With u one f64 ulp above: rejected. A comparison done

@@ -24,10 +24,11 @@
 //   bonus_q f32 rows x V, finite > 0. has_draft = false: n-gram drafts (draft prob := 1).
 //   Draft i is accepted iff dp > 0 and f64(tp / dp) >= u_i (tp = target[i][x], dp = draft[i][x]:
 //   one f32 division, widened exactly). At a rejection the token is the first maximum over
-//   EVERY j of r_j / q_j (one f32 division each) with r_j = max(t_j - d_j, +0) (one f32
-//   subtraction; -0 and negatives become +0), n-gram: r = t with r_x = 0. All accepted: the
-//   first maximum of target[n][j] / bonus_q_j. r / q is never NaN, so greedy.cuh's ArgmaxAbove
-//   is exactly RaceArgmax's strict scan (an all-zero r gives 0).
+//   EVERY j of r_j * f32(1 / q_j) (vLLM 9aaf83ef: prob * q.reciprocal()) with
+//   r_j = max(t_j - d_j, +0) (one f32 subtraction; -0 and negatives become +0), n-gram: r = t
+//   with r_x = 0. All accepted: the first maximum of target[n][j] / bonus_q_j. Neither score is
+//   ever NaN (q finite > 0), so greedy.cuh's ArgmaxAbove is exactly the reference's strict scans
+//   RaceArgmaxReciprocal and RaceArgmax (an all-zero r gives 0).
 // SpecRandomFlashinferKernel (flashinfer sampling.cuh ChainSpeculativeSampling): u f32
 //   rows x (K + 1) in [0, 1]. Draft i is accepted iff u_i * dp < tp (one f32 product). At a
 //   rejection the token is BlockInverseCdfDraw (gpu/kernels/inverse_cdf.cuh: the sequential f32
@@ -118,7 +119,7 @@ struct SpecRandomVllmKernel {
         const std::int64_t draft_at = (row * width + k[t]) * vocab;
         const float w = has_draft ? SpecResidual(target.Load(at + i), draft.Load(draft_at + i))
                                   : (i == rejected_id[t] ? 0.0f : target.Load(at + i));
-        r = w / q.Load(row * vocab + i);
+        r = w * (1.0f / q.Load(row * vocab + i));  // vLLM: prob * q.reciprocal()
       }
       return true;
     });

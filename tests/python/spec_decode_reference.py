@@ -5,7 +5,8 @@
 typical_acceptance.
 
 Written from the peers' published code (vLLM vllm/v1/sample/rejection_sampler.py
-rejection_greedy_sample_kernel / rejection_random_sample_kernel / sample_recovered_tokens_kernel;
+rejection_greedy_sample_kernel / rejection_random_sample_kernel / sample_recovered_tokens_kernel
+at 9aaf83ef;
 FlashInfer include/flashinfer/sampling.cuh ChainSpeculativeSampling with uniform_samples; vLLM v0
 TypicalAcceptanceSampler and Medusa's evaluate_posterior) and the spec, with NumPy float32
 scalars for every f32 operation -- no sampcheck code. check_golden_case.py imports CHECKS from
@@ -52,6 +53,13 @@ def _race(weights, q):
     return int(np.argmax((weights.astype(F32) / q.astype(F32)).astype(F32)))
 
 
+def _race_reciprocal(weights, q):
+    # vLLM 9aaf83ef sample_recovered_tokens: inv_q = q.reciprocal(), score = prob * inv_q (two f32
+    # roundings), first maximum.
+    inv_q = (F32(1) / q.astype(F32)).astype(F32)
+    return int(np.argmax((weights.astype(F32) * inv_q).astype(F32)))
+
+
 def _vllm_row(drafts, target, draft, u, q, bonus_q):
     tokens = []
     for i, x in enumerate(drafts):
@@ -65,7 +73,7 @@ def _vllm_row(drafts, target, draft, u, q, bonus_q):
             residual[x] = F32(0)
         else:
             residual = np.maximum((target[i].astype(F32) - draft[i].astype(F32)).astype(F32), F32(0))
-        tokens.append(_race(residual, q))
+        tokens.append(_race_reciprocal(residual, q))
         return tokens, i
     tokens.append(_race(target[len(drafts)], bonus_q))
     return tokens, len(drafts)

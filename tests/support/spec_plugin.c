@@ -91,6 +91,17 @@ static int64_t Race(const float* w, const float* q, int64_t vocab) {
   return best;
 }
 
+/* argmax_j w_j * (1 / q_j) over every j, first maximum: vLLM's recovered race, prob * q.reciprocal(). */
+static int64_t RaceReciprocal(const float* w, const float* q, int64_t vocab) {
+  int64_t best = 0, j;
+  float best_value = w[0] * (1.0f / q[0]);
+  for (j = 1; j < vocab; ++j) {
+    const float v = w[j] * (1.0f / q[j]);
+    if (v > best_value) best = j, best_value = v;
+  }
+  return best;
+}
+
 static int32_t Run(void* context, const char* stage, const char* profile, const char* params_json,
                    const sampcheck_tensor* inputs, int32_t n_in, sampcheck_tensor** outputs, int32_t* n_out, char* error,
                    uint64_t error_size) {
@@ -168,7 +179,7 @@ static int32_t Run(void* context, const char* stage, const char* profile, const 
             residual[j] = r > 0.0f ? r : 0.0f;
           }
         }
-        emitted[i] = Race(residual, qf + b * vocab, vocab);
+        emitted[i] = RaceReciprocal(residual, qf + b * vocab, vocab);
         break;
       }
     }
