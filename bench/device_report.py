@@ -7,7 +7,10 @@ a sampler as fast as reading the logits once and writing them once) and the rati
 deterministic / fast and sort / fast (bench/README.md "Device"); then the cost model's
 estimate beside each measured time with its error (docs/gpu.md "Cost model"); then the worst
 cases (flat rows, top-k V - 1, top-k off with top-p 0.999, min-p 1), each divided by the
-typical case of the same B and V. Medians of the repetitions when there are several.
+typical case of the same B and V. FlashInfer's chains (the anchor, when the benchmark was built
+with them) get their own columns, and each sampcheck mode is divided by FlashInfer's top_k_first
+chain (the path top_k_top_p_sampling_from_logits takes for a per-row top_k tensor) of the same
+shape. Medians of the repetitions when there are several.
 Standard library only.
 
 Usage: python3 bench/device_report.py bench.json
@@ -18,6 +21,7 @@ import statistics
 import sys
 
 MODES = ("DeviceSortBaseline", "DeviceDeterministic", "DeviceFast")
+FLASHINFER = ("DeviceFlashinferTopKFirst", "DeviceFlashinferJoint")
 CASES = {0: "typical", 1: "flat rows", 2: "top-k V-1", 3: "top-k off, top-p 0.999", 4: "min-p 1"}
 
 
@@ -41,8 +45,11 @@ def main(path):
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
     runs, medians, model = {}, {}, {}
+    missing = None
     for e in data.get("benchmarks", []):
         if e.get("error_occurred"):
+            if e["name"].startswith("BM_DeviceFlashinferMissing"):
+                missing = e.get("error_message", "")
             continue
         key = parse(e.get("run_name") or e["name"])
         us = e["real_time"] * {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[e.get("time_unit", "ns")]
@@ -58,21 +65,28 @@ def main(path):
     ctx = data.get("context", {})
     print(f"# {ctx.get('date', '')}; times in us (median), GB/s of logits read, "
           "copy = time(copy) / time(mode), det/fast and sort/fast = time ratios")
-    print("| B | V | min-p | copy us | sort us | det us | fast us | det GB/s | fast GB/s | "
-          "det copy | fast copy | det/fast | sort/fast |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    if missing is not None:
+        print(f"# {missing}")
+    print("# FI k-first / FI joint: FlashInfer's top_k_first and joint chains; det/FI and fast/FI divide by "
+          "FI k-first")
+    print("| B | V | min-p | copy us | sort us | det us | fast us | FI k-first us | FI joint us | det GB/s | "
+          "fast GB/s | det copy | fast copy | det/fast | sort/fast | det/FI | fast/FI |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     shapes = sorted({(b, v, m) for (n, b, v, m, c) in t if n in MODES and c == 0})
     for b, v, m in shapes:
         copy = t.get(("DeviceCopyBaseline", b, v, 0, 0))
         sort, det, fast = (t.get((n, b, v, m, 0)) for n in MODES)
+        fi_first, fi_joint = (t.get((n, b, v, m, 0)) for n in FLASHINFER)
         gb = b * v * 4 / 1e9
 
         def rate(x):
             return None if x is None else gb / (x * 1e-6)
 
         print(f"| {b} | {v} | {'on' if m else 'off'} | {fmt(copy)} | {fmt(sort)} | {fmt(det)} | {fmt(fast)} | "
+              f"{fmt(fi_first)} | {fmt(fi_joint)} | "
               f"{fmt(rate(det), '.0f')} | {fmt(rate(fast), '.0f')} | {fmt(div(copy, det), '.2f')} | "
-              f"{fmt(div(copy, fast), '.2f')} | {fmt(div(det, fast), '.2f')} | {fmt(div(sort, fast), '.2f')} |")
+              f"{fmt(div(copy, fast), '.2f')} | {fmt(div(det, fast), '.2f')} | {fmt(div(sort, fast), '.2f')} | "
+              f"{fmt(div(det, fi_first), '.2f')} | {fmt(div(fast, fi_first), '.2f')} |")
 
     print()
     print("# cost model (gpu/cost/cost_model.h, uncalibrated H100 constants): estimate, measured / estimate, "
@@ -90,13 +104,15 @@ def main(path):
     if worst:
         print()
         print("# worst cases: time / time of the typical case (top-k 50, top-p 0.9, min-p off) of the same B, V")
-        print("| B | V | case | sort us | det us | fast us | sort x typical | det x typical | fast x typical |")
-        print("|---|---|---|---|---|---|---|---|---|")
+        names = MODES + FLASHINFER
+        print("| B | V | case | sort us | det us | fast us | FI k-first us | FI joint us | sort x typical | "
+              "det x typical | fast x typical | FI k-first x typical | FI joint x typical |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for b, v, c in worst:
-            sort, det, fast = (t.get((n, b, v, 0, c)) for n in MODES)
-            sort0, det0, fast0 = (t.get((n, b, v, 0, 0)) for n in MODES)
-            print(f"| {b} | {v} | {CASES.get(c, c)} | {fmt(sort)} | {fmt(det)} | {fmt(fast)} | "
-                  f"{fmt(div(sort, sort0), '.2f')} | {fmt(div(det, det0), '.2f')} | {fmt(div(fast, fast0), '.2f')} |")
+            now = [t.get((n, b, v, 0, c)) for n in names]
+            typical = [t.get((n, b, v, 0, 0)) for n in names]
+            print(f"| {b} | {v} | {CASES.get(c, c)} | " + " | ".join(fmt(x) for x in now) + " | " +
+                  " | ".join(fmt(div(x, x0), '.2f') for x, x0 in zip(now, typical)) + " |")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,15 @@
 //                           and draws with cuRAND's Philox (typical and flat-row cases: its
 //                           scan is written for top-k 50);
 //   BM_DeviceDeterministic  sampcheck's deterministic kernels (bit-exact with the reference);
-//   BM_DeviceFast           the gpu-fast kernel (distributional tier).
+//   BM_DeviceFast           the gpu-fast kernel (distributional tier);
+//   BM_DeviceFlashinferTopKFirst / BM_DeviceFlashinferJoint
+//                           FlashInfer's own kernels, the anchor: the two chains its
+//                           top_k_top_p_sampling_from_logits runs (plugins/flashinfer/
+//                           flashinfer_chains.h), from the unmodified sources the build option
+//                           SAMPCHECK_FLASHINFER_INCLUDE_DIR names; min-p off only (FlashInfer
+//                           has no chain of top-k, top-p and min-p), top-k off as top_k = V.
+//                           Without that option one benchmark reports, as an error, that the
+//                           anchor was not built.
 // Timing: CUDA events around each iteration (manual time), inputs resident on the device,
 // outputs left there: what is timed is what a serving engine would launch. Counters: GB/s of
 // logits read (B * V * 4 bytes per iteration); for the two sampcheck modes, the cost model's
@@ -36,6 +44,9 @@
 #include "bench/device_sampling.cuh"
 #include "gpu/cost/cost_model.h"
 #include "gpu/cost/sampling_cost.h"
+#if SAMPCHECK_BENCH_FLASHINFER
+#include "plugins/flashinfer/flashinfer_chains.h"
+#endif
 
 namespace sampcheck::bench {
 namespace {
@@ -264,6 +275,59 @@ void TimeMode(benchmark::State& state, DeviceMode mode) {
 void BM_DeviceDeterministic(benchmark::State& state) { TimeMode(state, DeviceMode::kDeterministic); }
 void BM_DeviceFast(benchmark::State& state) { TimeMode(state, DeviceMode::kFast); }
 
+#if SAMPCHECK_BENCH_FLASHINFER
+// FlashInfer's chains on the same logits, with per-row parameter arrays as an engine passes
+// them; deterministic=true (the default of every FlashInfer Python function).
+template <class Chain>
+void TimeFlashinfer(benchmark::State& state, Chain chain) {
+  const gpu::SamplingCostShape shape = ShapeOf(state);
+  Inputs in(shape);
+  const auto rows = static_cast<std::uint32_t>(in.rows);
+  const auto vocab = static_cast<std::uint32_t>(in.vocab);
+  const std::vector<int> top_k(rows, shape.top_k > 0 ? shape.top_k : static_cast<int>(vocab));
+  const std::vector<float> top_p(rows, shape.top_p);
+  int* d_top_k = nullptr;
+  float* d_top_p = nullptr;
+  flashinfer_plugin::ChainBuffers buffers;
+  const std::size_t cells = static_cast<std::size_t>(in.rows * in.vocab);
+  Check(cudaMalloc(&d_top_k, rows * sizeof(int)), "cudaMalloc top_k");
+  Check(cudaMalloc(&d_top_p, rows * sizeof(float)), "cudaMalloc top_p");
+  Check(cudaMemcpy(d_top_k, top_k.data(), rows * sizeof(int), cudaMemcpyHostToDevice), "upload top_k");
+  Check(cudaMemcpy(d_top_p, top_p.data(), rows * sizeof(float), cudaMemcpyHostToDevice), "upload top_p");
+  Check(cudaMalloc(&buffers.masked_logits, cells * sizeof(float)), "cudaMalloc masked");
+  Check(cudaMalloc(&buffers.probs, cells * sizeof(float)), "cudaMalloc probs");
+  Check(cudaMalloc(&buffers.token, rows * sizeof(int)), "cudaMalloc token");
+  Check(cudaMalloc(&buffers.valid, rows * sizeof(bool)), "cudaMalloc valid");
+  Check(cudaMalloc(&buffers.row_states, flashinfer_plugin::kChainScratchBytes), "cudaMalloc row states");
+  Check(cudaMemset(buffers.row_states, 0, flashinfer_plugin::kChainScratchBytes), "cudaMemset row states");
+  Check(cudaMalloc(&buffers.workspace, flashinfer_plugin::kChainScratchBytes), "cudaMalloc workspace");
+  int device = 0, major = 0;
+  Check(cudaGetDevice(&device), "cudaGetDevice");
+  Check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "compute capability");
+  buffers.enable_pdl = major >= 9;
+  std::uint64_t offset = 0;
+  TimeDevice(state, in, [&] {
+    Check(chain(in.logits, d_top_k, d_top_p, rows, vocab, true, 42, offset, buffers), "FlashInfer chain");
+    offset += 4;  // a fresh Philox offset per call, as sampling.py advances it
+  });
+  for (void* p : {static_cast<void*>(d_top_k), static_cast<void*>(d_top_p), static_cast<void*>(buffers.masked_logits),
+                  static_cast<void*>(buffers.probs), static_cast<void*>(buffers.token), static_cast<void*>(buffers.valid),
+                  buffers.row_states, buffers.workspace}) {
+    cudaFree(p);
+  }
+}
+
+void BM_DeviceFlashinferTopKFirst(benchmark::State& state) { TimeFlashinfer(state, flashinfer_plugin::TopKFirstChain); }
+void BM_DeviceFlashinferJoint(benchmark::State& state) { TimeFlashinfer(state, flashinfer_plugin::JointChain); }
+#else
+void BM_DeviceFlashinferMissing(benchmark::State& state) {
+  for (auto _ : state) {
+  }
+  state.SkipWithError("FlashInfer anchor not built: configure with -DSAMPCHECK_FLASHINFER_INCLUDE_DIR=<FlashInfer include/> "
+                      "(ci/device.sh bench does when the sources are carried)");
+}
+#endif
+
 // The typical shapes (min-p on and off when min_p_both), then, when `worst`, the worst cases at
 // 1 and 64 rows of V = 128256 (only the flat-row one when flat_only).
 void AddShapes(benchmark::internal::Benchmark* b, bool min_p_both, bool worst, bool flat_only) {
@@ -286,11 +350,24 @@ void AddShapes(benchmark::internal::Benchmark* b, bool min_p_both, bool worst, b
 void Shapes(benchmark::internal::Benchmark* b) { AddShapes(b, true, true, false); }
 void SortShapes(benchmark::internal::Benchmark* b) { AddShapes(b, true, true, true); }
 void CopyShapes(benchmark::internal::Benchmark* b) { AddShapes(b, false, false, false); }
+// FlashInfer: min-p off, every worst case but min-p 1.
+void FlashinferShapes(benchmark::internal::Benchmark* b) {
+  AddShapes(b, false, false, false);
+  for (std::int64_t rows : {1, 64}) {
+    for (std::int64_t c : {kFlat, kTopKNearV, kTopPNearOne}) b->Args({rows, 128256, 0, c});
+  }
+}
 
 BENCHMARK(BM_DeviceCopyBaseline)->Apply(CopyShapes);
 BENCHMARK(BM_DeviceSortBaseline)->Apply(SortShapes);
 BENCHMARK(BM_DeviceDeterministic)->Apply(Shapes);
 BENCHMARK(BM_DeviceFast)->Apply(Shapes);
+#if SAMPCHECK_BENCH_FLASHINFER
+BENCHMARK(BM_DeviceFlashinferTopKFirst)->Apply(FlashinferShapes);
+BENCHMARK(BM_DeviceFlashinferJoint)->Apply(FlashinferShapes);
+#else
+BENCHMARK(BM_DeviceFlashinferMissing);
+#endif
 
 }  // namespace
 }  // namespace sampcheck::bench

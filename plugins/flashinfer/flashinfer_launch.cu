@@ -17,6 +17,7 @@
 #include <flashinfer/sampling.cuh>
 #include <flashinfer/topk.cuh>
 
+#include "plugins/flashinfer/flashinfer_chains.h"
 #include "plugins/flashinfer/flashinfer_request.h"
 
 namespace sampcheck::flashinfer_plugin {
@@ -24,7 +25,7 @@ namespace {
 
 namespace fi = ::flashinfer::sampling;
 
-constexpr std::size_t kScratchBytes = 1024 * 1024;  // python/sampling.py: 1 MB buffers
+constexpr std::size_t kScratchBytes = kChainScratchBytes;  // python/sampling.py: 1 MB buffers
 
 std::string CudaReason(const char* what, cudaError_t e) {
   return std::string(what) + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
@@ -254,6 +255,30 @@ std::string Launch(const Request& r, Result& result) {
     }
   }
   return "unknown request";
+}
+
+// The chains of flashinfer_chains.h: the calls below are the ones Launch makes for the same
+// Python functions, composed as top_k_top_p_sampling_from_logits composes them.
+cudaError_t TopKFirstChain(float* logits, int* top_k, float* top_p, std::uint32_t rows, std::uint32_t vocab,
+                           bool deterministic, std::uint64_t seed, std::uint64_t offset, const ChainBuffers& buffers) {
+  cudaError_t e = ::flashinfer::sampling::RadixTopKMaskLogitsMultiCTA<float, int>(
+      logits, buffers.masked_logits, top_k, rows, 0, vocab,
+      static_cast<::flashinfer::sampling::RadixRowState*>(buffers.row_states));
+  if (e != cudaSuccess) return e;
+  e = fi::OnlineSoftmax<float>(buffers.masked_logits, buffers.probs, rows, vocab, nullptr, 1.0f, buffers.workspace,
+                               kChainScratchBytes, buffers.enable_pdl);
+  if (e != cudaSuccess) return e;
+  return fi::TopPSamplingFromProb<float, int>(buffers.probs, buffers.token, buffers.valid, nullptr, top_p, rows, 0.0f, vocab,
+                                              deterministic, nullptr, seed, nullptr, offset);
+}
+
+cudaError_t JointChain(float* logits, int* top_k, float* top_p, std::uint32_t rows, std::uint32_t vocab,
+                       bool deterministic, std::uint64_t seed, std::uint64_t offset, const ChainBuffers& buffers) {
+  const cudaError_t e = fi::OnlineSoftmax<float>(logits, buffers.probs, rows, vocab, nullptr, 1.0f, buffers.workspace,
+                                                 kChainScratchBytes, buffers.enable_pdl);
+  if (e != cudaSuccess) return e;
+  return fi::TopKTopPSamplingFromProb<float, int>(buffers.probs, top_k, top_p, buffers.token, buffers.valid, nullptr, rows, 0,
+                                                  0.0f, vocab, deterministic, nullptr, seed, nullptr, offset);
 }
 
 }  // namespace sampcheck::flashinfer_plugin
