@@ -18,7 +18,10 @@
 #include "gpu/backend/filters_glue.h"
 #include "gpu/backend/decode_steps_glue.h"
 #include "gpu/backend/pipeline_glue.h"
+#include "reference/logit_bias.h"
+#include "reference/penalties.h"
 #include "reference/sglang_penalizer_gate.h"
+#include "reference/temperature.h"
 #include "reference/stage_io.h"
 
 namespace sampcheck::gpu {
@@ -68,35 +71,15 @@ TensorMap RunSoftmax(const Case& c, Profile /*profile*/, KernelRunner& runner) {
   return Outputs(kLog ? "logprobs" : "probs", std::move(out));
 }
 
-// docs/spec/temperature.md: vLLM's _SAMPLING_EPS = 1e-5 and _MAX_TEMP = 1e-2
-// (vllm/sampling_params.py), SGLang's _SAMPLING_EPS = 1e-6
-// (python/sglang/srt/sampling/sampling_params.py); canonical takes vLLM's epsilon, no raise.
-TemperatureRule TemperatureRuleFor(Profile profile) {
-  switch (profile) {
-    case Profile::kVllm: return {1e-5, 1e-2};
-    case Profile::kSglang: return {1e-6, 0.0};
-    default: return {1e-5, 0.0};
-  }
-}
-
+// Inputs and the profile's rule from reference/temperature.h's ParseTemperature.
 TensorMap RunTemperature(const Case& c, Profile profile, KernelRunner& runner) {
-  StageInputs in(c, "temperature");
-  const Tensor logits = in.Logits();
-  const std::int64_t rows = logits.dim(0);
-  const std::int64_t vocab = logits.dim(1);
-  const Tensor& temp = in.Required("temperature", DType::kF32, 1);
-  in.ExpectDim("temperature", temp, 0, rows);
-  for (std::int64_t b = 0; b < rows; ++b) {
-    const float t = temp.data<float>()[static_cast<std::size_t>(b)];
-    if (!std::isfinite(t) || t < 0.0f) {
-      in.Fail("temperature[" + std::to_string(b) + "] = " + FormatFloat(t) + " must be finite and >= 0");
-    }
-  }
-  Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
+  const reference::TemperatureArgs a = reference::ParseTemperature(c, profile);
+  const std::int64_t rows = a.logits.dim(0);
+  const std::int64_t vocab = a.logits.dim(1);
+  Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
   Tensor greedy(DType::kBool, {rows});
-  runner.Run(TemperatureLaunch(logits.data<float>().data(), temp.data<float>().data(), rows, vocab, vocab,
-                               TemperatureRuleFor(profile), out.data<float>().data(),
-                               greedy.data<std::uint8_t>().data()));
+  runner.Run(TemperatureLaunch(a.logits.data<float>().data(), a.temperature->data<float>().data(), rows, vocab, vocab,
+                               a.rule, out.data<float>().data(), greedy.data<std::uint8_t>().data()));
   TensorMap result = Outputs("logits", std::move(out));
   result.emplace("is_greedy", std::move(greedy));
   return result;
@@ -168,50 +151,15 @@ TensorMap RunTokenBitmask(const Case& c, Profile /*profile*/, KernelRunner& runn
   return Outputs("logits", std::move(out));
 }
 
-// Inputs checked as reference/logit_bias.cc checks them (same messages, same order).
+// Inputs and the profile's rule from reference/logit_bias.h's ParseLogitBias.
 TensorMap RunLogitBias(const Case& c, Profile profile, KernelRunner& runner) {
-  StageInputs in(c, "logit_bias");
-  const Tensor logits = in.Logits();
-  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
-  const Tensor* dense = in.Optional("bias", DType::kF32, 2);
-  if (dense) {
-    in.ExpectDim("bias", *dense, 0, rows);
-    in.ExpectDim("bias", *dense, 1, vocab);
-  }
-  const Tensor* sr = in.Optional("bias_rows", DType::kI32, 1);
-  const Tensor* si = in.Optional("bias_ids", DType::kI32, 1);
-  const Tensor* sv = in.Optional("bias_values", DType::kF32, 1);
-  std::int64_t n = 0;
-  if (sr || si || sv) {
-    if (!sr || !si || !sv) in.Fail("sparse bias needs all of bias_rows, bias_ids and bias_values");
-    n = sr->dim(0);
-    in.ExpectDim("bias_ids", *si, 0, n);
-    in.ExpectDim("bias_values", *sv, 0, n);
-    auto r = sr->data<std::int32_t>();
-    auto id = si->data<std::int32_t>();
-    std::set<std::pair<std::int32_t, std::int32_t>> seen;
-    for (std::int64_t k = 0; k < n; ++k) {
-      if (r[k] < 0 || r[k] >= rows) {
-        in.Fail("bias_rows[" + std::to_string(k) + "] = " + std::to_string(r[k]) + " is outside [0, " +
-                std::to_string(rows) + ")");
-      }
-      if (id[k] < 0 || id[k] >= vocab) {
-        in.Fail("bias_ids[" + std::to_string(k) + "] = " + std::to_string(id[k]) + " is outside the vocabulary [0, " +
-                std::to_string(vocab) + ")");
-      }
-      if (!seen.emplace(r[k], id[k]).second) {
-        in.Fail("bias entry (row " + std::to_string(r[k]) + ", token " + std::to_string(id[k]) + ") is listed twice");
-      }
-    }
-  }
-  // sglang densifies a sparse list (even an empty one: unlisted entries + 0.0f), vllm clamps
-  // it; a dense bias alone is the same everywhere (docs/spec/logit_bias.md).
-  const LogitBiasRule rule{profile == Profile::kSglang && sr != nullptr, profile == Profile::kVllm};
-  Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-  runner.Run(LogitBiasLaunch(
-      logits.data<float>().data(), dense ? dense->data<float>().data() : nullptr,
-      n > 0 ? sr->data<std::int32_t>().data() : nullptr, n > 0 ? si->data<std::int32_t>().data() : nullptr,
-      n > 0 ? sv->data<float>().data() : nullptr, n, rows, vocab, vocab, rule, out.data<float>().data()));
+  const reference::LogitBiasArgs a = reference::ParseLogitBias(c, profile);
+  const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
+  const bool listed = a.n > 0;
+  Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
+  runner.Run(LogitBiasLaunch(a.logits.data<float>().data(), a.dense ? a.dense->data<float>().data() : nullptr,
+                             listed ? a.rows : nullptr, listed ? a.ids : nullptr, listed ? a.values : nullptr, a.n,
+                             rows, vocab, vocab, a.rule, out.data<float>().data()));
   return Outputs("logits", std::move(out));
 }
 
@@ -280,59 +228,19 @@ TensorMap RunBadWords(const Case& c, Profile /*profile*/, KernelRunner& runner) 
   return Outputs("logits", std::move(out));
 }
 
-// A per-row penalty coefficient, `fallback` for every row when absent; checked as
-// reference/penalties.cc checks it.
-std::vector<float> PenaltyCoefficients(const StageInputs& in, const std::string& name, std::int64_t rows,
-                                       float fallback, bool positive) {
-  std::vector<float> values(static_cast<std::size_t>(rows), fallback);
-  if (const Tensor* t = in.Optional(name, DType::kF32, 1)) {
-    in.ExpectDim(name, *t, 0, rows);
-    for (std::int64_t b = 0; b < rows; ++b) {
-      const float v = t->data<float>()[static_cast<std::size_t>(b)];
-      if (!std::isfinite(v) || (positive && !(v > 0.0f))) {
-        in.Fail("'" + name + "'[" + std::to_string(b) + "] = " + FormatFloat(v) +
-                (positive ? " must be finite and > 0" : " must be finite"));
-      }
-      values[static_cast<std::size_t>(b)] = v;
-    }
-  }
-  return values;
-}
-
-const Tensor* PenaltyIds(const StageInputs& in, const std::string& name, std::int64_t rows, std::int64_t vocab) {
-  const Tensor* t = in.Optional(name, DType::kI32, 2);
-  if (t) {
-    in.ExpectDim(name, *t, 0, rows);
-    in.ExpectIdsOrPadding(name, *t, vocab);
-  }
-  return t;
-}
-
-// Inputs checked as reference/penalties.cc checks them (same order, same messages).
+// Inputs, SGLang's gate and the profile's rule from reference/penalties.h's ParsePenalties.
 TensorMap RunPenalties(const Case& c, Profile profile, KernelRunner& runner) {
-  StageInputs in(c, "penalties");
-  const Tensor logits = in.Logits();
-  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
-  const Tensor* prompt = PenaltyIds(in, "prompt_ids", rows, vocab);
-  const Tensor* output = PenaltyIds(in, "output_ids", rows, vocab);
-  const std::vector<float> rep = PenaltyCoefficients(in, "repetition_penalty", rows, 1.0f, true);
-  const std::vector<float> freq = PenaltyCoefficients(in, "frequency_penalty", rows, 0.0f, false);
-  const std::vector<float> pres = PenaltyCoefficients(in, "presence_penalty", rows, 0.0f, false);
-  const bool sglang = profile == Profile::kSglang;
-  if (!sglang && c.params.contains("penalizers")) in.Fail("parameter penalizers is read by the sglang profile only");
-  bool any = false;  // -0.0 counts as 0.0, as in Python
-  for (std::int64_t b = 0; b < rows; ++b) {
-    const auto i = static_cast<std::size_t>(b);
-    any |= rep[i] != 1.0f || freq[i] != 0.0f || pres[i] != 0.0f;
-  }
+  reference::PenaltiesArgs a = reference::ParsePenalties(c, profile);
   // Without a penalty in the batch SGLang adds nothing: every bit stays (-0.0 included).
-  const char* what = "a repetition, frequency or presence penalty";
-  if (sglang && !SglangPenalizerApplies(in, c, any, what)) return Outputs("logits", Tensor(logits));
-  Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-  runner.Run(PenaltiesLaunch(logits.data<float>().data(), prompt ? prompt->data<std::int32_t>().data() : nullptr,
+  if (a.identity) return Outputs("logits", std::move(a.logits));
+  const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
+  const Tensor* prompt = a.prompt_ids;
+  const Tensor* output = a.output_ids;
+  Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
+  runner.Run(PenaltiesLaunch(a.logits.data<float>().data(), prompt ? prompt->data<std::int32_t>().data() : nullptr,
                              prompt ? prompt->dim(1) : 0, output ? output->data<std::int32_t>().data() : nullptr,
-                             output ? output->dim(1) : 0, rep.data(), freq.data(), pres.data(), rows, vocab, vocab,
-                             profile == Profile::kSglang, out.data<float>().data()));
+                             output ? output->dim(1) : 0, a.repetition.data(), a.frequency.data(), a.presence.data(),
+                             rows, vocab, vocab, a.sglang, out.data<float>().data()));
   return Outputs("logits", std::move(out));
 }
 
