@@ -53,6 +53,39 @@ constexpr LogitBiasRule LogitBiasRuleFor(Profile profile, bool sparse_given) {
   return {profile == Profile::kSglang && sparse_given, profile == Profile::kVllm};
 }
 
+// docs/spec/nan_handling.md: which non-finite values a profile replaces, and by what.
+struct NanRule {
+  bool nan = false;
+  float nan_value = 0.0f;
+  bool neg_inf = false;
+  float neg_inf_value = 0.0f;
+  bool pos_inf = false;
+  float pos_inf_value = 0.0f;
+};
+
+// Older SGLang's replacement value, torch.full_like(logits, -1e5) in float32.
+inline constexpr float kSglangDetectReplacement = -1e5f;
+static_assert(kSglangDetectReplacement == -100000.0f, "-1e5 is exact in binary32");
+// SGLang's sanitizer values, Python floats 1e30 rounded to the f32 logits: 1e30 =
+// 1.5777218104420236 * 2^99, fraction 0.5777218104420236 * 2^23 = 4846281.80 -> 4846282
+// (0x49f2ca), biased exponent 226 (0xe2): 0x7149f2ca = 1.0000000150474662e30.
+inline constexpr float kSglangSanitizeBig = 1e30f;
+static_assert(kSglangSanitizeBig == 1.0000000150474662e30f, "f32(1e30)");
+
+// sglang's `nan_mode` (reference/nan_handling.h reads the parameter).
+enum class SglangNanMode : std::uint8_t { kKeep, kDetect1e5, kSanitize };
+
+constexpr NanRule NanRuleFor(Profile profile, SglangNanMode mode) {
+  if (profile != Profile::kSglang || mode == SglangNanMode::kKeep) return {};
+  if (mode == SglangNanMode::kDetect1e5) return {.nan = true, .nan_value = kSglangDetectReplacement};
+  return {.nan = true,
+          .nan_value = -kSglangSanitizeBig,
+          .neg_inf = true,
+          .neg_inf_value = -kSglangSanitizeBig,
+          .pos_inf = true,
+          .pos_inf_value = kSglangSanitizeBig};
+}
+
 // docs/spec/filters.md#top_k: vllm and flashinfer keep every entry >= the k-th value (ties
 // kept); the others keep exactly k.
 constexpr bool TopKKeepsTies(Profile profile) {

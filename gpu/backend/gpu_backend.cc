@@ -18,10 +18,15 @@
 #include "gpu/backend/filters_glue.h"
 #include "gpu/backend/decode_steps_glue.h"
 #include "gpu/backend/pipeline_glue.h"
+#include "reference/allowed_token_ids.h"
+#include "reference/bad_words.h"
 #include "reference/logit_bias.h"
+#include "reference/min_new_tokens.h"
+#include "reference/nan_handling.h"
 #include "reference/penalties.h"
 #include "reference/sglang_penalizer_gate.h"
 #include "reference/temperature.h"
+#include "reference/token_bitmask.h"
 #include "reference/stage_io.h"
 
 namespace sampcheck::gpu {
@@ -85,69 +90,24 @@ TensorMap RunTemperature(const Case& c, Profile profile, KernelRunner& runner) {
   return result;
 }
 
-// docs/spec/nan_handling.md, sglang's `nan_mode` (checked as reference/nan_handling.cc does):
-// keep (default) replaces nothing; detect_1e5 (older SGLang) NaN -> f32(-1e5); sanitize
-// (SGLANG_SANITIZE_NAN_LOGITS) NaN and -inf -> f32(-1e30), +inf -> f32(1e30).
-NanRule NanHandlingRule(const StageInputs& in, const Case& c, Profile profile) {
-  std::string mode = "keep";
-  if (c.params.contains("nan_mode")) {
-    if (profile != Profile::kSglang) in.Fail("parameter nan_mode is read by the sglang profile only");
-    if (!c.params["nan_mode"].is_string()) in.Fail("parameter nan_mode must be a string");
-    mode = c.params["nan_mode"].get<std::string>();
-    if (mode != "keep" && mode != "sanitize" && mode != "detect_1e5") {
-      in.Fail("parameter nan_mode = '" + mode + "'; valid: keep, sanitize, detect_1e5");
-    }
-  }
-  if (profile != Profile::kSglang || mode == "keep") return {};
-  if (mode == "detect_1e5") return {.nan = true, .nan_value = -1e5f};
-  return {true, -1e30f, true, -1e30f, true, 1e30f};
-}
-
+// Inputs and the profile's rule from reference/nan_handling.h's ParseNanHandling.
 TensorMap RunNanHandling(const Case& c, Profile profile, KernelRunner& runner) {
-  StageInputs in(c, "nan_handling");
-  const NanRule rule = NanHandlingRule(in, c, profile);
-  const Tensor logits = in.Logits();
-  const std::int64_t rows = logits.dim(0);
-  const std::int64_t vocab = logits.dim(1);
-  Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-  runner.Run(NanHandlingLaunch(logits.data<float>().data(), rows, vocab, vocab, rule, out.data<float>().data()));
+  const reference::NanHandlingArgs a = reference::ParseNanHandling(c, profile);
+  const std::int64_t rows = a.logits.dim(0);
+  const std::int64_t vocab = a.logits.dim(1);
+  Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
+  runner.Run(NanHandlingLaunch(a.logits.data<float>().data(), rows, vocab, vocab, a.rule, out.data<float>().data()));
   return Outputs("logits", std::move(out));
 }
 
-// Inputs checked as reference/token_bitmask.cc checks them (same messages); the kernel then
-// masks the rows marked here.
-TensorMap RunTokenBitmask(const Case& c, Profile /*profile*/, KernelRunner& runner) {
-  StageInputs in(c, "token_bitmask");
-  const Tensor logits = in.Logits();
-  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
-  const Tensor& mask = in.Required("bitmask", DType::kI32, 2);
-  const std::int64_t mask_rows = mask.dim(0), words = mask.dim(1);
-  const std::int64_t limit = std::min(vocab, words * 32);
-  std::int64_t vocab_size = limit;
-  if (c.params.contains("vocab_size")) {
-    const auto& v = c.params["vocab_size"];
-    if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > limit) {
-      in.Fail("parameter vocab_size = " + v.dump() + " must be an integer in [0, min(V, 32 W)] = [0, " +
-              std::to_string(limit) + "]");
-    }
-    vocab_size = v.get<std::int64_t>();
-  }
-  std::vector<std::uint8_t> masked(static_cast<std::size_t>(rows), 0);
-  if (const Tensor* idx = in.Optional("indices", DType::kI32, 1)) {
-    for (std::int32_t r : idx->data<std::int32_t>()) {
-      if (r < 0 || r >= rows || r >= mask_rows) {
-        in.Fail("indices entry " + std::to_string(r) + " is outside the logits rows [0, " + std::to_string(rows) +
-                ") or the bitmask rows [0, " + std::to_string(mask_rows) + ")");
-      }
-      masked[static_cast<std::size_t>(r)] = 1;
-    }
-  } else {
-    in.ExpectDim("bitmask", mask, 0, rows);
-    std::fill(masked.begin(), masked.end(), std::uint8_t{1});
-  }
-  Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-  runner.Run(TokenBitmaskLaunch(logits.data<float>().data(), mask.data<std::int32_t>().data(), masked.data(), rows,
-                                vocab, vocab, mask_rows, words, vocab_size, out.data<float>().data()));
+// Inputs and the rows to mask from reference/token_bitmask.h's ParseTokenBitmask.
+TensorMap RunTokenBitmask(const Case& c, Profile profile, KernelRunner& runner) {
+  const reference::TokenBitmaskArgs a = reference::ParseTokenBitmask(c, profile);
+  const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
+  const Tensor& mask = *a.bitmask;
+  Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
+  runner.Run(TokenBitmaskLaunch(a.logits.data<float>().data(), mask.data<std::int32_t>().data(), a.masked.data(), rows,
+                                vocab, vocab, mask.dim(0), mask.dim(1), a.vocab_size, out.data<float>().data()));
   return Outputs("logits", std::move(out));
 }
 
@@ -163,66 +123,37 @@ TensorMap RunLogitBias(const Case& c, Profile profile, KernelRunner& runner) {
   return Outputs("logits", std::move(out));
 }
 
-// Inputs checked as reference/allowed_token_ids.cc checks them.
-TensorMap RunAllowedTokenIds(const Case& c, Profile /*profile*/, KernelRunner& runner) {
-  StageInputs in(c, "allowed_token_ids");
-  const Tensor logits = in.Logits();
-  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
-  const Tensor& allowed = in.Required("allowed_ids", DType::kI32, 2);
-  in.ExpectDim("allowed_ids", allowed, 0, rows);
-  in.ExpectIdsOrPadding("allowed_ids", allowed, vocab);
-  Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-  runner.Run(AllowedTokenIdsLaunch(logits.data<float>().data(), allowed.data<std::int32_t>().data(), allowed.dim(1),
-                                   rows, vocab, vocab, out.data<float>().data()));
+// Inputs from reference/allowed_token_ids.h's ParseAllowedTokenIds.
+TensorMap RunAllowedTokenIds(const Case& c, Profile profile, KernelRunner& runner) {
+  const reference::AllowedTokenIdsArgs a = reference::ParseAllowedTokenIds(c, profile);
+  const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
+  Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
+  runner.Run(AllowedTokenIdsLaunch(a.logits.data<float>().data(), a.allowed_ids->data<std::int32_t>().data(),
+                                   a.allowed_ids->dim(1), rows, vocab, vocab, out.data<float>().data()));
   return Outputs("logits", std::move(out));
 }
 
-// Inputs checked as reference/min_new_tokens.cc checks them.
+// Inputs, SGLang's gate and the profile's rule from reference/min_new_tokens.h's ParseMinNewTokens.
 TensorMap RunMinNewTokens(const Case& c, Profile profile, KernelRunner& runner) {
-  StageInputs in(c, "min_new_tokens");
-  const Tensor logits = in.Logits();
-  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
-  const Tensor& out_len = in.Required("output_len", DType::kI32, 1);
-  const Tensor& min_tok = in.Required("min_tokens", DType::kI32, 1);
-  const Tensor& stop = in.Required("stop_ids", DType::kI32, 2);
-  in.ExpectDim("output_len", out_len, 0, rows);
-  in.ExpectDim("min_tokens", min_tok, 0, rows);
-  in.ExpectDim("stop_ids", stop, 0, rows);
-  in.ExpectIdsOrPadding("stop_ids", stop, vocab);
-  auto len = out_len.data<std::int32_t>();
-  auto minimum = min_tok.data<std::int32_t>();
-  const bool sglang = profile == Profile::kSglang;
-  if (!sglang && c.params.contains("penalizers")) in.Fail("parameter penalizers is read by the sglang profile only");
-  bool any = false;
-  for (std::int32_t m : minimum) any |= m > 0;
-  const bool applies = !sglang || SglangPenalizerApplies(in, c, any, "min_tokens > 0");
-  for (std::int64_t b = 0; b < rows; ++b) {
-    if (len[static_cast<std::size_t>(b)] < 0 || minimum[static_cast<std::size_t>(b)] < 0) {
-      in.Fail("row " + std::to_string(b) + ": output_len and min_tokens must be >= 0");
-    }
-  }
+  reference::MinNewTokensArgs a = reference::ParseMinNewTokens(c, profile);
   // Without the penalizer SGLang adds no tensor at all: every bit stays (-0.0 included).
-  if (!applies) return Outputs("logits", Tensor(logits));
-  Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-  runner.Run(MinNewTokensLaunch(logits.data<float>().data(), len.data(), minimum.data(),
-                                stop.data<std::int32_t>().data(), stop.dim(1), rows, vocab, vocab,
-                                profile == Profile::kSglang, out.data<float>().data()));
+  if (a.identity) return Outputs("logits", std::move(a.logits));
+  const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
+  Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
+  runner.Run(MinNewTokensLaunch(a.logits.data<float>().data(), a.output_len->data<std::int32_t>().data(),
+                                a.min_tokens->data<std::int32_t>().data(), a.stop_ids->data<std::int32_t>().data(),
+                                a.stop_ids->dim(1), rows, vocab, vocab, a.sglang, out.data<float>().data()));
   return Outputs("logits", std::move(out));
 }
 
-// Inputs checked as reference/bad_words.cc checks them.
-TensorMap RunBadWords(const Case& c, Profile /*profile*/, KernelRunner& runner) {
-  StageInputs in(c, "bad_words");
-  const Tensor logits = in.Logits();
-  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
-  const Tensor& output = in.Required("output_ids", DType::kI32, 2);
-  const Tensor& words = in.Required("bad_words", DType::kI32, 3);
-  in.ExpectDim("output_ids", output, 0, rows);
-  in.ExpectDim("bad_words", words, 0, rows);
-  in.ExpectIdsOrPadding("output_ids", output, vocab);
-  in.ExpectIdsOrPadding("bad_words", words, vocab);
-  Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-  runner.Run(BadWordsLaunch(logits.data<float>().data(), output.data<std::int32_t>().data(), output.dim(1),
+// Inputs from reference/bad_words.h's ParseBadWords.
+TensorMap RunBadWords(const Case& c, Profile profile, KernelRunner& runner) {
+  const reference::BadWordsArgs a = reference::ParseBadWords(c, profile);
+  const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
+  const Tensor& output = *a.output_ids;
+  const Tensor& words = *a.bad_words;
+  Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
+  runner.Run(BadWordsLaunch(a.logits.data<float>().data(), output.data<std::int32_t>().data(), output.dim(1),
                             words.data<std::int32_t>().data(), words.dim(1), words.dim(2), rows, vocab, vocab,
                             out.data<float>().data()));
   return Outputs("logits", std::move(out));

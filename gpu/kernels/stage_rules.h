@@ -13,15 +13,8 @@ namespace sampcheck::gpu {
 // the peers' constants are written once).
 using TemperatureRule = reference::TemperatureRule;
 
-// docs/spec/nan_handling.md: which non-finite values a profile replaces, and by what.
-struct NanRule {
-  bool nan = false;
-  float nan_value = 0.0f;
-  bool neg_inf = false;
-  float neg_inf_value = 0.0f;
-  bool pos_inf = false;
-  float pos_inf_value = 0.0f;
-};
+// docs/spec/nan_handling.md (reference/profile_rules.h).
+using NanRule = reference::NanRule;
 
 // docs/spec/logit_bias.md (reference/profile_rules.h).
 using LogitBiasRule = reference::LogitBiasRule;
