@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "reference/positive_rows.h"
 #include "reference/stage_io.h"
 #include "reference/stage_registry.h"
 
@@ -35,13 +36,7 @@ ExponentialRaceArgs ParseExponentialRace(const Case& c, Profile profile) {
   for (float v : a.q.data<float>()) {
     if (!std::isfinite(v) || !(v > 0.0f)) in.Fail("'q' holds " + FormatFloat(v) + "; Exp(1) noise must be finite and > 0");
   }
-  const auto p = a.probs.data<float>();
-  for (std::int64_t b = 0; b < rows; ++b) {
-    const auto row = p.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
-    if (std::none_of(row.begin(), row.end(), [](float x) { return x > 0.0f; })) {
-      in.Fail("row " + std::to_string(b) + " has no positive probability: nothing can be drawn");
-    }
-  }
+  for (std::int64_t b = 0; b < rows; ++b) ExpectPositiveRow(in, a.probs.data<float>(), vocab, b);
   a.all_tokens = profile == Profile::kVllm;
   return a;
 }

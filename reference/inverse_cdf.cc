@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "reference/positive_rows.h"
 #include "reference/stage_io.h"
 #include "reference/stage_registry.h"
 
@@ -19,13 +20,10 @@ InverseCdfArgs ParseInverseCdf(const Case& c, Profile /*profile*/) {
   const std::int64_t rows = a.probs.dim(0), vocab = a.probs.dim(1);
   a.u = &in.Required("u", DType::kF32, 1);
   in.ExpectDim("u", *a.u, 0, rows);
-  const float* p = a.probs.data<float>().data();
   for (std::int64_t b = 0; b < rows; ++b) {
     const float ub = a.u->data<float>()[static_cast<std::size_t>(b)];
     if (!(ub >= 0.0f && ub < 1.0f)) in.Fail("u[" + std::to_string(b) + "] = " + FormatFloat(ub) + " must be in [0, 1)");
-    bool any_positive = false;
-    for (std::int64_t i = 0; i < vocab; ++i) any_positive |= p[b * vocab + i] > 0.0f;
-    if (!any_positive) in.Fail("row " + std::to_string(b) + " has no positive probability: nothing can be drawn");
+    ExpectPositiveRow(in, a.probs.data<float>(), vocab, b);
   }
   return a;
 }

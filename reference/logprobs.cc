@@ -237,11 +237,17 @@ TensorMap RunLogprobs(const Case& c, Profile profile) {
       ids_values.data<float>()[static_cast<std::size_t>(b * width + j)] = id < 0 ? pad : x[static_cast<std::size_t>(id)];
     }
   }
+  return LogprobsOutputs(a, std::move(top_ids), std::move(top_values), std::move(token_logprob),
+                         std::move(token_rank), std::move(ids_values));
+}
+
+TensorMap LogprobsOutputs(const LogprobsArgs& a, Tensor top_ids, Tensor top_values, Tensor token_logprob,
+                          Tensor token_rank, Tensor token_ids_logprobs) {
   TensorMap out = Outputs("top_ids", std::move(top_ids));
   out.emplace("top_values", std::move(top_values));
   out.emplace("token_logprob", std::move(token_logprob));
-  if (profile != Profile::kSglang) out.emplace("token_rank", std::move(token_rank));
-  if (ids) out.emplace("token_ids_logprobs", std::move(ids_values));
+  if (a.profile != Profile::kSglang) out.emplace("token_rank", std::move(token_rank));
+  if (a.token_ids) out.emplace("token_ids_logprobs", std::move(token_ids_logprobs));
   return out;
 }
 

@@ -106,6 +106,11 @@ struct LogprobsArgs {
 };
 LogprobsArgs ParseLogprobs(const Case& c, Profile profile);
 
+// The stage's outputs from their computed tensors, named as the contract names them (token_rank
+// not under sglang; token_ids_logprobs only when token_ids is given).
+TensorMap LogprobsOutputs(const LogprobsArgs& a, Tensor top_ids, Tensor top_values, Tensor token_logprob,
+                          Tensor token_rank, Tensor token_ids_logprobs);
+
 // Whether the row mode reads raw_logits, and whether it is a processed mode.
 bool IsRawLogprobsMode(LogprobsMode mode);
 bool IsProcessedLogprobsMode(LogprobsMode mode);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "reference/ascend_top_k_top_p_sample_v2.h"
+#include "reference/positive_rows.h"
 #include "reference/stage_io.h"
 #include "reference/stage_registry.h"
 
@@ -22,13 +23,7 @@ QSampleArgs ParseQSample(const Case& c, Profile /*profile*/) {
     if (!std::isfinite(v)) in.Fail("'q' holds " + FormatFloat(v) + "; QSample noise must be finite");
   }
   a.eps = AscendEpsParam(in, c);
-  const auto p = a.probs.data<float>();
-  for (std::int64_t b = 0; b < rows; ++b) {
-    const auto row = p.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
-    if (std::none_of(row.begin(), row.end(), [](float x) { return x > 0.0f; })) {
-      in.Fail("row " + std::to_string(b) + " has no positive probability: nothing can be drawn");
-    }
-  }
+  for (std::int64_t b = 0; b < rows; ++b) ExpectPositiveRow(in, a.probs.data<float>(), vocab, b);
   return a;
 }
 

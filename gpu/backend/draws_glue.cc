@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Stage glue of the draw, seeded-draw and speculative kernels (gpu/backend/draws_glue.h): the inputs
-// are checked as reference/gumbel_max.cc, exponential_race.cc, inverse_cdf.cc, qsample.cc,
-// seeded_gumbel.cc, spec_greedy.cc and spec_random.cc check them (same order, same messages),
-// then one launch computes every output.
+// of gumbel_max, exponential_race, inverse_cdf, qsample and the seeded draws come from the
+// reference's parse functions (reference/<stem>.h); spec_greedy, spec_random, finish_rules and
+// tp_consensus are checked here as their reference files check them; then one launch computes
+// every output.
 #include "gpu/backend/draws_glue.h"
 
 #include <cmath>
@@ -17,6 +18,7 @@
 #include "reference/gumbel_max.h"
 #include "reference/inverse_cdf.h"
 #include "reference/qsample.h"
+#include "reference/seeded_gumbel.h"
 #include "reference/spec_random.h"
 #include "reference/stage_io.h"
 
@@ -27,18 +29,6 @@ namespace {
 using reference::FormatFloat;
 using reference::Outputs;
 using reference::StageInputs;
-
-[[noreturn]] void NothingToDraw(const StageInputs& in, std::int64_t b, const char* what) {
-  in.Fail("row " + std::to_string(b) + " has " + what + ": nothing can be drawn");
-}
-
-// Whether row b of a [rows, vocab] f32 array has a positive entry.
-bool RowHasPositive(const float* p, std::int64_t b, std::int64_t vocab) {
-  for (std::int64_t i = 0; i < vocab; ++i) {
-    if (p[b * vocab + i] > 0.0f) return true;
-  }
-  return false;
-}
 
 // Inputs from reference/gumbel_max.h's ParseGumbelMax.
 TensorMap RunGumbelMax(const Case& c, Profile profile, KernelRunner& runner) {
@@ -80,36 +70,15 @@ TensorMap RunQSample(const Case& c, Profile profile, KernelRunner& runner) {
   return Outputs("token", std::move(token));
 }
 
-// reference/seeded_gumbel.cc: shapes, token ids, then per row the position's range and positivity.
-TensorMap RunSeededGumbel(const Case& c, const std::string& stage, bool token_id_columns, KernelRunner& runner) {
-  StageInputs in(c, stage);
-  const Tensor probs = in.Probabilities();
-  const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
-  const Tensor& seed = in.Required("seed", DType::kI64, 1);
-  const Tensor& positions = in.Required("positions", DType::kI64, 1);
-  in.ExpectDim("seed", seed, 0, rows);
-  in.ExpectDim("positions", positions, 0, rows);
-  const Tensor* ids = token_id_columns ? &in.Required("token_ids", DType::kI32, 2) : nullptr;
-  if (ids != nullptr) {
-    in.ExpectDim("token_ids", *ids, 0, rows);
-    in.ExpectDim("token_ids", *ids, 1, vocab);
-    for (std::int32_t id : ids->data<std::int32_t>()) {
-      if (id < 0) in.Fail("token_ids holds " + std::to_string(id) + "; ids must be >= 0");
-    }
-  }
-  const float* p = probs.data<float>().data();
-  for (std::int64_t b = 0; b < rows; ++b) {
-    const std::int64_t position = positions.data<std::int64_t>()[static_cast<std::size_t>(b)];
-    if (position < 0 || position > 0xffffffffLL) {
-      in.Fail("positions[" + std::to_string(b) + "] = " + std::to_string(position) +
-              " must be in [0, 2^32) (SGLang hashes it as u32)");
-    }
-    if (!RowHasPositive(p, b, vocab)) NothingToDraw(in, b, "no positive probability");
-  }
+// Inputs from reference/seeded_gumbel.h's ParseSeededGumbel.
+TensorMap RunSeededGumbel(const Case& c, bool token_id_columns, KernelRunner& runner) {
+  const reference::SeededGumbelArgs a = reference::ParseSeededGumbel(c, token_id_columns);
+  const std::int64_t rows = a.probs.dim(0), vocab = a.probs.dim(1);
   Tensor token(DType::kI64, {rows});
-  runner.Run(SeededGumbelLaunch(p, seed.data<std::int64_t>().data(), positions.data<std::int64_t>().data(),
-                                ids != nullptr ? ids->data<std::int32_t>().data() : nullptr, rows, vocab, vocab,
-                                token.data<std::int64_t>().data()));
+  runner.Run(SeededGumbelLaunch(a.probs.data<float>().data(), a.seed->data<std::int64_t>().data(),
+                                a.positions->data<std::int64_t>().data(),
+                                a.token_ids != nullptr ? a.token_ids->data<std::int32_t>().data() : nullptr, rows,
+                                vocab, vocab, token.data<std::int64_t>().data()));
   return Outputs("token", std::move(token));
 }
 
@@ -344,10 +313,10 @@ TensorMap GpuInverseCdf(const Case& c, Profile profile, KernelRunner& runner) {
 }
 TensorMap GpuQSample(const Case& c, Profile profile, KernelRunner& runner) { return RunQSample(c, profile, runner); }
 TensorMap GpuMultinomialWithSeed(const Case& c, Profile /*profile*/, KernelRunner& runner) {
-  return RunSeededGumbel(c, "multinomial_with_seed", false, runner);
+  return RunSeededGumbel(c, false, runner);
 }
 TensorMap GpuMultinomialWithSeedTokenIds(const Case& c, Profile /*profile*/, KernelRunner& runner) {
-  return RunSeededGumbel(c, "multinomial_with_seed_token_ids", true, runner);
+  return RunSeededGumbel(c, true, runner);
 }
 TensorMap GpuSpecGreedy(const Case& c, Profile profile, KernelRunner& runner) {
   return RunSpecGreedy(c, profile, runner);

@@ -175,12 +175,8 @@ TensorMap RunLogprobsKernel(const Case& c, Profile profile, KernelRunner& runner
       a.token->data<std::int64_t>().data(), ids ? ids->data<std::int32_t>().data() : nullptr, width, rows, vocab, vocab, n,
       rule, top_ids.data<std::int64_t>().data(), top_values.data<float>().data(), token_logprob.data<float>().data(),
       token_rank.data<std::int64_t>().data(), ids_values.data<float>().data()));
-  TensorMap out = Outputs("top_ids", std::move(top_ids));
-  out.emplace("top_values", std::move(top_values));
-  out.emplace("token_logprob", std::move(token_logprob));
-  if (profile != Profile::kSglang) out.emplace("token_rank", std::move(token_rank));
-  if (ids) out.emplace("token_ids_logprobs", std::move(ids_values));
-  return out;
+  return reference::LogprobsOutputs(a, std::move(top_ids), std::move(top_values), std::move(token_logprob),
+                                    std::move(token_rank), std::move(ids_values));
 }
 
 }  // namespace sampcheck::gpu

@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Stage glue of the gpu backends (gpu/backend/gpu_backend.h): input checks, output tensors, one
-// kernel launch per stage.
+// Stage glue of the gpu backends (gpu/backend/gpu_backend.h): inputs from each stage's reference
+// parse function (reference/<stem>.h), output tensors, one kernel launch per stage.
 #include "gpu/backend/gpu_backend.h"
 
-#include <algorithm>
-#include <cmath>
 #include <map>
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -24,7 +21,7 @@
 #include "reference/min_new_tokens.h"
 #include "reference/nan_handling.h"
 #include "reference/penalties.h"
-#include "reference/sglang_penalizer_gate.h"
+#include "reference/softmax.h"
 #include "reference/temperature.h"
 #include "reference/token_bitmask.h"
 #include "reference/stage_io.h"
@@ -33,9 +30,7 @@ namespace sampcheck::gpu {
 
 namespace {
 
-using reference::FormatFloat;
 using reference::Outputs;
-using reference::SglangPenalizerApplies;
 using reference::StageInputs;
 using StageFn = TensorMap (*)(const Case&, Profile, KernelRunner&);
 
@@ -49,30 +44,15 @@ TensorMap RunGreedy(const Case& c, Profile /*profile*/, KernelRunner& runner) {
   return Outputs("token", std::move(token));
 }
 
-// The optional temperature of softmax, validated as reference/softmax.cc does.
-const float* SoftmaxTemperature(const StageInputs& in, std::int64_t rows) {
-  const Tensor* temp = in.Optional("temperature", DType::kF32, 1);
-  if (!temp) return nullptr;
-  in.ExpectDim("temperature", *temp, 0, rows);
-  for (std::int64_t b = 0; b < rows; ++b) {
-    const float t = temp->data<float>()[static_cast<std::size_t>(b)];
-    if (!std::isfinite(t) || !(t > 0.0f)) {
-      in.Fail("temperature[" + std::to_string(b) + "] = " + FormatFloat(t) + " must be finite and > 0");
-    }
-  }
-  return temp->data<float>().data();
-}
-
+// Inputs from reference/softmax.h's ParseSoftmax.
 template <bool kLog>
 TensorMap RunSoftmax(const Case& c, Profile /*profile*/, KernelRunner& runner) {
-  StageInputs in(c, kLog ? "log_softmax" : "softmax");
-  const Tensor logits = in.Logits();
-  const std::int64_t rows = logits.dim(0);
-  const std::int64_t vocab = logits.dim(1);
-  const float* temperature = SoftmaxTemperature(in, rows);
-  Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-  runner.Run(
-      SoftmaxLaunch(logits.data<float>().data(), temperature, rows, vocab, vocab, kLog, out.data<float>().data()));
+  const reference::SoftmaxArgs a = reference::ParseSoftmax(c, kLog);
+  const std::int64_t rows = a.logits.dim(0);
+  const std::int64_t vocab = a.logits.dim(1);
+  Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
+  runner.Run(SoftmaxLaunch(a.logits.data<float>().data(), a.temperature, rows, vocab, vocab, kLog,
+                           out.data<float>().data()));
   return Outputs(kLog ? "logprobs" : "probs", std::move(out));
 }
 
