@@ -11,28 +11,34 @@
 
 namespace sampcheck::reference {
 
-TensorMap RunAllowedTokenIds(const Case& c, Profile /*profile*/) {
+AllowedTokenIdsArgs ParseAllowedTokenIds(const Case& c, Profile /*profile*/) {
   StageInputs in(c, "allowed_token_ids");
-  Tensor logits = in.Logits();
-  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
-  const Tensor& allowed = in.Required("allowed_ids", DType::kI32, 2);
-  in.ExpectDim("allowed_ids", allowed, 0, rows);
-  in.ExpectIdsOrPadding("allowed_ids", allowed, vocab);
+  AllowedTokenIdsArgs a;
+  a.logits = in.Logits();
+  const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
+  a.allowed_ids = &in.Required("allowed_ids", DType::kI32, 2);
+  in.ExpectDim("allowed_ids", *a.allowed_ids, 0, rows);
+  in.ExpectIdsOrPadding("allowed_ids", *a.allowed_ids, vocab);
+  return a;
+}
 
+TensorMap RunAllowedTokenIds(const Case& c, Profile profile) {
+  AllowedTokenIdsArgs a = ParseAllowedTokenIds(c, profile);
+  const std::int64_t rows = a.logits.dim(0);
   // Per row: save the allowed values, fill the row with -inf, write them back — one
   // branch-free pass over V plus work proportional to the list.
-  LogitsMap x = AsArray(logits);
+  LogitsMap x = AsArray(a.logits);
   std::vector<std::pair<std::int32_t, float>> kept;
   for (std::int64_t b = 0; b < rows; ++b) {
     kept.clear();
-    for (std::int32_t t : Row(allowed, b)) {
+    for (std::int32_t t : Row(*a.allowed_ids, b)) {
       if (t >= 0) kept.emplace_back(t, x(b, t));
     }
     if (kept.empty()) continue;
     x.row(b).setConstant(-std::numeric_limits<float>::infinity());
     for (const auto& [t, v] : kept) x(b, t) = v;
   }
-  return Outputs("logits", std::move(logits));
+  return Outputs("logits", std::move(a.logits));
 }
 
 SAMPCHECK_REFERENCE_STAGE(allowed_token_ids, RunAllowedTokenIds);

@@ -14,10 +14,20 @@
 // - canonical = vllm. Exact tier, no randomness.
 // Example: logits {1, 2, 3, 4}, allowed {3, 1} -> {-inf, 2, -inf, 4}.
 
+#include <cstdint>
+
 #include "core/case.h"
 #include "core/profile.h"
 
 namespace sampcheck::reference {
+
+// The stage's inputs after every check above, one message each: what the reference below and the gpu glue (gpu/backend/gpu_backend.cc) compute from. `allowed_ids`
+// points into the case, which must outlive the arguments.
+struct AllowedTokenIdsArgs {
+  Tensor logits;                        // [B, V], upcast to f32
+  const Tensor* allowed_ids = nullptr;  // [B, A] i32 ids or -1
+};
+AllowedTokenIdsArgs ParseAllowedTokenIds(const Case& c, Profile profile);
 
 TensorMap RunAllowedTokenIds(const Case& c, Profile profile);
 

@@ -18,23 +18,30 @@ std::span<const std::int32_t> UntilPadding(std::span<const std::int32_t> s) {
 }
 }  // namespace
 
-TensorMap RunBadWords(const Case& c, Profile /*profile*/) {
+BadWordsArgs ParseBadWords(const Case& c, Profile /*profile*/) {
   StageInputs in(c, "bad_words");
-  Tensor logits = in.Logits();
-  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
-  const Tensor& output = in.Required("output_ids", DType::kI32, 2);
-  const Tensor& words = in.Required("bad_words", DType::kI32, 3);
-  in.ExpectDim("output_ids", output, 0, rows);
-  in.ExpectDim("bad_words", words, 0, rows);
-  in.ExpectIdsOrPadding("output_ids", output, vocab);
-  in.ExpectIdsOrPadding("bad_words", words, vocab);
-  const auto n_words = static_cast<std::size_t>(words.dim(1));
-  const auto word_len = static_cast<std::size_t>(words.dim(2));
-  auto all_words = words.data<std::int32_t>();
+  BadWordsArgs a;
+  a.logits = in.Logits();
+  const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
+  a.output_ids = &in.Required("output_ids", DType::kI32, 2);
+  a.bad_words = &in.Required("bad_words", DType::kI32, 3);
+  in.ExpectDim("output_ids", *a.output_ids, 0, rows);
+  in.ExpectDim("bad_words", *a.bad_words, 0, rows);
+  in.ExpectIdsOrPadding("output_ids", *a.output_ids, vocab);
+  in.ExpectIdsOrPadding("bad_words", *a.bad_words, vocab);
+  return a;
+}
 
-  LogitsMap x = AsArray(logits);
+TensorMap RunBadWords(const Case& c, Profile profile) {
+  BadWordsArgs a = ParseBadWords(c, profile);
+  const std::int64_t rows = a.logits.dim(0);
+  const auto n_words = static_cast<std::size_t>(a.bad_words->dim(1));
+  const auto word_len = static_cast<std::size_t>(a.bad_words->dim(2));
+  auto all_words = a.bad_words->data<std::int32_t>();
+
+  LogitsMap x = AsArray(a.logits);
   for (std::int64_t b = 0; b < rows; ++b) {
-    const auto out = UntilPadding(Row(output, b));
+    const auto out = UntilPadding(Row(*a.output_ids, b));
     for (std::size_t w = 0; w < n_words; ++w) {
       const auto word = UntilPadding(
           all_words.subspan((static_cast<std::size_t>(b) * n_words + w) * word_len, word_len));
@@ -46,7 +53,7 @@ TensorMap RunBadWords(const Case& c, Profile /*profile*/) {
       }
     }
   }
-  return Outputs("logits", std::move(logits));
+  return Outputs("logits", std::move(a.logits));
 }
 
 SAMPCHECK_REFERENCE_STAGE(bad_words, RunBadWords);

@@ -14,10 +14,21 @@
 // - canonical = vllm. Exact tier, no randomness.
 // Example: output {5, 7}, word {7, 2} -> logits[2] = -inf; word {5, 2} -> nothing.
 
+#include <cstdint>
+
 #include "core/case.h"
 #include "core/profile.h"
 
 namespace sampcheck::reference {
+
+// The stage's inputs after every check above, one message each: what the reference below and the gpu glue (gpu/backend/gpu_backend.cc) compute from. The id
+// tensors point into the case, which must outlive the arguments.
+struct BadWordsArgs {
+  Tensor logits;                       // [B, V], upcast to f32
+  const Tensor* output_ids = nullptr;  // [B, Lo] i32 ids or -1
+  const Tensor* bad_words = nullptr;   // [B, Nw, Lw] i32 ids or -1
+};
+BadWordsArgs ParseBadWords(const Case& c, Profile profile);
 
 TensorMap RunBadWords(const Case& c, Profile profile);
 

@@ -2,11 +2,13 @@
 // exponential_race (reference/exponential_race.h, docs/spec/draws.md#exponential_race).
 #include "reference/exponential_race.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "reference/positive_rows.h"
 #include "reference/stage_io.h"
 #include "reference/stage_registry.h"
 
@@ -25,22 +27,29 @@ std::int64_t ExponentialRaceRow(std::span<const float> probs, std::span<const fl
   return any_positive ? best : -1;
 }
 
-TensorMap RunExponentialRace(const Case& c, Profile profile) {
+ExponentialRaceArgs ParseExponentialRace(const Case& c, Profile profile) {
   StageInputs in(c, "exponential_race");
-  const Tensor probs = in.Probabilities();
-  const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
-  const Tensor q = in.FloatRows("q", rows, vocab);
-  for (float v : q.data<float>()) {
+  ExponentialRaceArgs a;
+  a.probs = in.Probabilities();
+  const std::int64_t rows = a.probs.dim(0), vocab = a.probs.dim(1);
+  a.q = in.FloatRows("q", rows, vocab);
+  for (float v : a.q.data<float>()) {
     if (!std::isfinite(v) || !(v > 0.0f)) in.Fail("'q' holds " + FormatFloat(v) + "; Exp(1) noise must be finite and > 0");
   }
+  for (std::int64_t b = 0; b < rows; ++b) ExpectPositiveRow(in, a.probs.data<float>(), vocab, b);
+  a.all_tokens = profile == Profile::kVllm;
+  return a;
+}
+
+TensorMap RunExponentialRace(const Case& c, Profile profile) {
+  const ExponentialRaceArgs a = ParseExponentialRace(c, profile);
+  const std::int64_t rows = a.probs.dim(0), vocab = a.probs.dim(1);
   Tensor token(DType::kI64, {rows});
-  const auto p = probs.data<float>();
-  const auto e = q.data<float>();
+  const auto p = a.probs.data<float>();
+  const auto e = a.q.data<float>();
   for (std::int64_t b = 0; b < rows; ++b) {
     const auto at = static_cast<std::size_t>(b * vocab), n = static_cast<std::size_t>(vocab);
-    const std::int64_t best = ExponentialRaceRow(p.subspan(at, n), e.subspan(at, n), profile == Profile::kVllm);
-    if (best < 0) in.Fail("row " + std::to_string(b) + " has no positive probability: nothing can be drawn");
-    StoreToken(token, b, best);
+    StoreToken(token, b, ExponentialRaceRow(p.subspan(at, n), e.subspan(at, n), a.all_tokens));
   }
   return Outputs("token", std::move(token));
 }

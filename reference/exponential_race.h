@@ -28,6 +28,15 @@ namespace sampcheck::reference {
 // positive.
 std::int64_t ExponentialRaceRow(std::span<const float> probs, std::span<const float> q, bool all_tokens);
 
+// The stage's inputs after every check (every q entry, then each row's positivity), one
+// message each, and the profile's rule: what the reference below and the gpu glue (gpu/backend/draws_glue.cc) compute from.
+struct ExponentialRaceArgs {
+  Tensor probs;             // [B, V], upcast to f32, finite >= 0, each row with a positive entry
+  Tensor q;                 // [B, V], upcast to f32, finite > 0
+  bool all_tokens = false;  // vllm: every token races, zero probabilities included
+};
+ExponentialRaceArgs ParseExponentialRace(const Case& c, Profile profile);
+
 TensorMap RunExponentialRace(const Case& c, Profile profile);
 
 }  // namespace sampcheck::reference

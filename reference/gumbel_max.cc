@@ -12,26 +12,42 @@
 
 namespace sampcheck::reference {
 
-TensorMap RunGumbelMax(const Case& c, Profile /*profile*/) {
+GumbelMaxArgs ParseGumbelMax(const Case& c, Profile /*profile*/) {
   StageInputs in(c, "gumbel_max");
-  const Tensor scores = in.FloatRows("logprobs");
-  const std::int64_t rows = scores.dim(0), vocab = scores.dim(1);
-  const Tensor noise = in.FloatRows("gumbel", rows, vocab);
+  GumbelMaxArgs a;
+  a.scores = in.FloatRows("logprobs");
+  const std::int64_t rows = a.scores.dim(0), vocab = a.scores.dim(1);
+  a.gumbel = in.FloatRows("gumbel", rows, vocab);
+  const float* x = a.scores.data<float>().data();
+  const float* g = a.gumbel.data<float>().data();
+  for (std::int64_t b = 0; b < rows; ++b) {
+    bool any_finite = false;
+    for (std::int64_t i = 0; i < vocab; ++i) {
+      const float s = x[b * vocab + i], n = g[b * vocab + i];
+      if (std::isnan(s) || std::isinf(n) || std::isnan(n)) in.Fail("row " + std::to_string(b) + " holds a NaN score or non-finite Gumbel noise");
+      any_finite |= s != -std::numeric_limits<float>::infinity();
+    }
+    if (!any_finite) in.Fail("row " + std::to_string(b) + " has no finite score: nothing can be drawn");
+  }
+  return a;
+}
+
+TensorMap RunGumbelMax(const Case& c, Profile profile) {
+  const GumbelMaxArgs a = ParseGumbelMax(c, profile);
+  const std::int64_t rows = a.scores.dim(0), vocab = a.scores.dim(1);
   Tensor token(DType::kI64, {rows});
-  const float* x = scores.data<float>().data();
-  const float* g = noise.data<float>().data();
+  const float* x = a.scores.data<float>().data();
+  const float* g = a.gumbel.data<float>().data();
   for (std::int64_t b = 0; b < rows; ++b) {
     std::int64_t best = -1;
     float best_value = 0.0f;
     for (std::int64_t i = 0; i < vocab; ++i) {
       const float s = x[b * vocab + i], n = g[b * vocab + i];
-      if (std::isnan(s) || std::isinf(n) || std::isnan(n)) in.Fail("row " + std::to_string(b) + " holds a NaN score or non-finite Gumbel noise");
       if (s == -std::numeric_limits<float>::infinity()) continue;  // probability zero: never drawn
       const float v = s + n;
       if (best < 0 || v > best_value) best = i, best_value = v;  // strict: ties keep the lower index
     }
-    if (best < 0) in.Fail("row " + std::to_string(b) + " has no finite score: nothing can be drawn");
-    StoreToken(token, b, best);
+    StoreToken(token, b, best);  // best >= 0: the parse found a finite score
   }
   return Outputs("token", std::move(token));
 }

@@ -18,6 +18,14 @@
 
 namespace sampcheck::reference {
 
+// The stage's inputs after every check (per row: a NaN score or non-finite noise, then no finite
+// score), one message each: what the reference below and the gpu glue (gpu/backend/draws_glue.cc) compute from.
+struct GumbelMaxArgs {
+  Tensor scores;  // "logprobs" [B, V], upcast to f32
+  Tensor gumbel;  // [B, V], upcast to f32
+};
+GumbelMaxArgs ParseGumbelMax(const Case& c, Profile profile);
+
 TensorMap RunGumbelMax(const Case& c, Profile profile);
 
 }  // namespace sampcheck::reference

@@ -19,6 +19,14 @@
 
 namespace sampcheck::reference {
 
+// The stage's inputs after every check (per row: u's range, then positivity), one message
+// each: what the reference below and the gpu glue (gpu/backend/draws_glue.cc) compute from. `u` points into the case, which must outlive the arguments.
+struct InverseCdfArgs {
+  Tensor probs;              // [B, V], upcast to f32, finite >= 0, each row with a positive entry
+  const Tensor* u = nullptr;  // [B] f32 in [0, 1)
+};
+InverseCdfArgs ParseInverseCdf(const Case& c, Profile profile);
+
 TensorMap RunInverseCdf(const Case& c, Profile profile);
 
 }  // namespace sampcheck::reference

@@ -21,59 +21,64 @@ float VllmClampBias(float bias) {
 }
 }  // namespace
 
-TensorMap RunLogitBias(const Case& c, Profile profile) {
+LogitBiasArgs ParseLogitBias(const Case& c, Profile profile) {
   StageInputs in(c, "logit_bias");
-  Tensor logits = in.Logits();
-  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
-  LogitsMap x = AsArray(logits);
-
-  if (const Tensor* dense = in.Optional("bias", DType::kF32, 2)) {
-    in.ExpectDim("bias", *dense, 0, rows);
-    in.ExpectDim("bias", *dense, 1, vocab);
-    x += Eigen::Map<const LogitsArray>(dense->data<float>().data(), rows, vocab);  // IEEE adds
+  LogitBiasArgs a;
+  a.logits = in.Logits();
+  const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
+  a.dense = in.Optional("bias", DType::kF32, 2);
+  if (a.dense) {
+    in.ExpectDim("bias", *a.dense, 0, rows);
+    in.ExpectDim("bias", *a.dense, 1, vocab);
   }
-
   const Tensor* sr = in.Optional("bias_rows", DType::kI32, 1);
   const Tensor* si = in.Optional("bias_ids", DType::kI32, 1);
   const Tensor* sv = in.Optional("bias_values", DType::kF32, 1);
-  if (!sr && !si && !sv) return Outputs("logits", std::move(logits));
-  if (!sr || !si || !sv) in.Fail("sparse bias needs all of bias_rows, bias_ids and bias_values");
-  const std::int64_t n = sr->dim(0);
-  in.ExpectDim("bias_ids", *si, 0, n);
-  in.ExpectDim("bias_values", *sv, 0, n);
-  auto r = sr->data<std::int32_t>();
-  auto id = si->data<std::int32_t>();
-  auto v = sv->data<float>();
-
-  LogitsArray sparse;  // used by the sglang profile only: the dense tensor SGLang builds
-  if (profile == Profile::kSglang) sparse = LogitsArray::Zero(rows, vocab);
-  std::set<std::pair<std::int32_t, std::int32_t>> seen;
-  for (std::int64_t k = 0; k < n; ++k) {
-    if (r[k] < 0 || r[k] >= rows) {
-      in.Fail("bias_rows[" + std::to_string(k) + "] = " + std::to_string(r[k]) +
-              " is outside [0, " + std::to_string(rows) + ")");
-    }
-    if (id[k] < 0 || id[k] >= vocab) {
-      in.Fail("bias_ids[" + std::to_string(k) + "] = " + std::to_string(id[k]) +
-              " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
-    }
-    if (!seen.emplace(r[k], id[k]).second) {
-      in.Fail("bias entry (row " + std::to_string(r[k]) + ", token " + std::to_string(id[k]) +
-              ") is listed twice");
-    }
-    switch (profile) {
-      case Profile::kVllm:
-        x(r[k], id[k]) += VllmClampBias(v[k]);
-        break;
-      case Profile::kSglang:
-        sparse(r[k], id[k]) = v[k];
-        break;
-      default:
-        x(r[k], id[k]) += v[k];
+  a.sparse = sr || si || sv;
+  if (a.sparse) {
+    if (!sr || !si || !sv) in.Fail("sparse bias needs all of bias_rows, bias_ids and bias_values");
+    a.n = sr->dim(0);
+    in.ExpectDim("bias_ids", *si, 0, a.n);
+    in.ExpectDim("bias_values", *sv, 0, a.n);
+    a.rows = sr->data<std::int32_t>().data();
+    a.ids = si->data<std::int32_t>().data();
+    a.values = sv->data<float>().data();
+    std::set<std::pair<std::int32_t, std::int32_t>> seen;
+    for (std::int64_t k = 0; k < a.n; ++k) {
+      const std::int32_t r = a.rows[k], id = a.ids[k];
+      if (r < 0 || r >= rows) {
+        in.Fail("bias_rows[" + std::to_string(k) + "] = " + std::to_string(r) + " is outside [0, " +
+                std::to_string(rows) + ")");
+      }
+      if (id < 0 || id >= vocab) {
+        in.Fail("bias_ids[" + std::to_string(k) + "] = " + std::to_string(id) + " is outside the vocabulary [0, " +
+                std::to_string(vocab) + ")");
+      }
+      if (!seen.emplace(r, id).second) {
+        in.Fail("bias entry (row " + std::to_string(r) + ", token " + std::to_string(id) + ") is listed twice");
+      }
     }
   }
-  if (profile == Profile::kSglang) x += sparse;
-  return Outputs("logits", std::move(logits));
+  a.rule = LogitBiasRuleFor(profile, a.sparse);
+  return a;
+}
+
+TensorMap RunLogitBias(const Case& c, Profile profile) {
+  LogitBiasArgs a = ParseLogitBias(c, profile);
+  const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
+  LogitsMap x = AsArray(a.logits);
+  if (a.dense) x += Eigen::Map<const LogitsArray>(a.dense->data<float>().data(), rows, vocab);  // IEEE adds
+  if (a.rule.densify) {
+    // The dense tensor SGLang builds from the lists: +0.0f where none is listed.
+    LogitsArray sparse = LogitsArray::Zero(rows, vocab);
+    for (std::int64_t k = 0; k < a.n; ++k) sparse(a.rows[k], a.ids[k]) = a.values[k];
+    x += sparse;
+  } else {
+    for (std::int64_t k = 0; k < a.n; ++k) {
+      x(a.rows[k], a.ids[k]) += a.rule.clamp ? VllmClampBias(a.values[k]) : a.values[k];
+    }
+  }
+  return Outputs("logits", std::move(a.logits));
 }
 
 SAMPCHECK_REFERENCE_STAGE(logit_bias, RunLogitBias);

@@ -20,10 +20,30 @@
 // - Exact tier, no randomness.
 // Example: logits {1, 2, 3}, sparse (0, 2, 0.5) -> {1, 2, 3.5}; vllm with value 250 -> {1, 2, 103}.
 
+#include <cstdint>
+
 #include "core/case.h"
 #include "core/profile.h"
+#include "reference/profile_rules.h"
 
 namespace sampcheck::reference {
+
+// The stage's inputs after every check above (in this order: dense bias shape; the sparse
+// lists all given or none, their lengths; then per entry its row, its id and its uniqueness,
+// one message each) and the profile's rule: what the reference below and the gpu glue
+// (gpu/backend/gpu_backend.cc) compute from. Pointers point into the case, which must outlive
+// the arguments.
+struct LogitBiasArgs {
+  Tensor logits;                       // [B, V], upcast to f32
+  const Tensor* dense = nullptr;       // [B, V] f32, or null
+  bool sparse = false;                 // the three sparse lists are given (possibly empty)
+  std::int64_t n = 0;                  // their length
+  const std::int32_t* rows = nullptr;  // [n] in [0, B)
+  const std::int32_t* ids = nullptr;   // [n] in [0, V), each (row, id) pair once
+  const float* values = nullptr;       // [n]
+  LogitBiasRule rule{};                // LogitBiasRuleFor(profile, sparse)
+};
+LogitBiasArgs ParseLogitBias(const Case& c, Profile profile);
 
 TensorMap RunLogitBias(const Case& c, Profile profile);
 

@@ -18,30 +18,6 @@
 
 namespace sampcheck::reference {
 
-namespace {
-
-// The peers' temperature constants, as reference/temperature.cc uses them: vLLM _SAMPLING_EPS
-// 1e-5 and _MAX_TEMP 1e-2 (vllm/sampling_params.py), SGLang _SAMPLING_EPS 1e-6
-// (python/sglang/srt/sampling/sampling_params.py); canonical takes vLLM's epsilon, no raise.
-constexpr double kVllmEps = 1e-5;
-constexpr double kVllmMinTemperature = 1e-2;
-constexpr double kSglangEps = 1e-6;
-constexpr double kCanonicalEps = 1e-5;
-
-}  // namespace
-
-RowTemperature LogprobsEffectiveTemperature(Profile profile, float t) {
-  double eps = kCanonicalEps;
-  if (profile == Profile::kVllm) {
-    if (t > 0.0f && static_cast<double>(t) < kVllmMinTemperature) t = static_cast<float>(kVllmMinTemperature);
-    eps = kVllmEps;
-  } else if (profile == Profile::kSglang) {
-    eps = kSglangEps;
-  }
-  if (static_cast<double>(t) < eps) return {1.0f, true};
-  return {t, false};
-}
-
 LogprobsMode ParseLogprobsMode(const StageInputs& in, const Case& c, Profile profile) {
   const bool sglang = profile == Profile::kSglang;
   std::string name = sglang ? "temperature" : "raw_logprobs";
@@ -105,26 +81,35 @@ std::int64_t TokenIdsRank(std::span<const float> processed_logits, std::int64_t 
   return count;
 }
 
-TensorMap RunLogprobs(const Case& c, Profile profile) {
-  StageInputs in(c, "logprobs");
-  const Tensor logits = in.Logits();
-  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
-  const LogprobsMode mode = ParseLogprobsMode(in, c, profile);
-  const bool raw = mode == LogprobsMode::kRawLogprobs || mode == LogprobsMode::kRawLogits;
-  Tensor raw_logits = c.inputs.count("raw_logits") ? in.FloatRows("raw_logits", rows, vocab) : logits;
+bool IsRawLogprobsMode(LogprobsMode mode) {
+  return mode == LogprobsMode::kRawLogprobs || mode == LogprobsMode::kRawLogits;
+}
 
-  const Tensor& token = in.Required("token", DType::kI64, 1);
-  in.ExpectDim("token", token, 0, rows);
+bool IsProcessedLogprobsMode(LogprobsMode mode) {
+  return mode == LogprobsMode::kProcessedLogits || mode == LogprobsMode::kProcessedLogprobs;
+}
+
+LogprobsArgs ParseLogprobs(const Case& c, Profile profile) {
+  StageInputs in(c, "logprobs");
+  LogprobsArgs a;
+  a.profile = profile;
+  a.logits = in.Logits();
+  const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
+  const LogprobsMode asked_mode = ParseLogprobsMode(in, c, profile);
+  a.raw_logits = c.inputs.count("raw_logits") ? in.FloatRows("raw_logits", rows, vocab) : a.logits;
+
+  a.token = &in.Required("token", DType::kI64, 1);
+  in.ExpectDim("token", *a.token, 0, rows);
   const Tensor* temp = in.Optional("temperature", DType::kF32, 1);
   if (temp) in.ExpectDim("temperature", *temp, 0, rows);
   const Tensor* top_k = in.Optional("top_k", DType::kI32, 1);
   if (top_k) in.ExpectDim("top_k", *top_k, 0, rows);
   const float* top_p = RowParams(in, "top_p", rows);
   const float* min_p = RowParams(in, "min_p", rows);
-  const Tensor* ids = in.Optional("token_ids", DType::kI32, 2);
-  if (ids) {
-    in.ExpectDim("token_ids", *ids, 0, rows);
-    in.ExpectIdsOrPadding("token_ids", *ids, vocab);
+  a.token_ids = in.Optional("token_ids", DType::kI32, 2);
+  if (a.token_ids) {
+    in.ExpectDim("token_ids", *a.token_ids, 0, rows);
+    in.ExpectIdsOrPadding("token_ids", *a.token_ids, vocab);
   }
   const std::int64_t asked = IntParam(in, c, "num_logprobs", 0);
   if (asked < 0 || asked > vocab) {
@@ -136,10 +121,49 @@ TensorMap RunLogprobs(const Case& c, Profile profile) {
   // Sampler.forward -> gather_specific_token_logprobs): log_softmax of the logits that
   // Sampler.sample has divided and filtered in place, whatever the logprobs mode; when top-n is
   // asked too, the token-ids result replaces it, so no top-n is returned.
-  const bool vllm_ids = profile == Profile::kVllm && ids != nullptr;
-  const LogprobsMode row_mode = vllm_ids ? LogprobsMode::kProcessedLogprobs : mode;
-  const std::int64_t n = vllm_ids ? 0 : asked;
+  a.vllm_token_ids = profile == Profile::kVllm && a.token_ids != nullptr;
+  a.mode = a.vllm_token_ids ? LogprobsMode::kProcessedLogprobs : asked_mode;
+  a.n = a.vllm_token_ids ? 0 : asked;
 
+  const bool processed = IsProcessedLogprobsMode(a.mode);
+  const TemperatureRule rule = TemperatureRuleFor(profile);
+  const auto r = static_cast<std::size_t>(rows), uv = static_cast<std::size_t>(vocab);
+  a.temperature.resize(r);
+  a.top_k.assign(r, 0);
+  a.top_p.assign(r, 1.0f);
+  a.min_p.assign(r, 0.0f);
+  a.filtered.assign(r, 0);
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const auto i = static_cast<std::size_t>(b);
+    const std::int64_t tok = a.token->data<std::int64_t>()[i];
+    if (tok < 0 || tok >= vocab) {
+      in.Fail("token[" + std::to_string(b) + "] = " + std::to_string(tok) + " must be in [0, V = " + std::to_string(vocab) + ")");
+    }
+    const float t = temp ? temp->data<float>()[i] : 1.0f;
+    CheckTemperature(in, b, t);
+    a.temperature[i] = EffectiveTemperature(rule, t);
+    if (top_k) a.top_k[i] = top_k->data<std::int32_t>()[i];
+    if (top_p) a.top_p[i] = top_p[i];
+    if (min_p) a.min_p[i] = min_p[i];
+    const bool active = (a.top_k[i] > 0 && a.top_k[i] < vocab) || a.top_p[i] < 1.0f || a.min_p[i] > 0.0f;
+    if (!processed || a.temperature[i].greedy || !active) continue;
+    a.filtered[i] = 1;
+    // The filters need rows without NaN or +inf: checked on the divided row they would see.
+    for (const float v : a.logits.data<float>().subspan(i * uv, uv)) {
+      const float y = v / a.temperature[i].divisor;
+      if (std::isnan(y) || y == std::numeric_limits<float>::infinity()) {
+        in.Fail("row " + std::to_string(b) + ": processed modes with an active filter need logits without NaN or +inf");
+      }
+    }
+  }
+  return a;
+}
+
+TensorMap RunLogprobs(const Case& c, Profile profile) {
+  const LogprobsArgs a = ParseLogprobs(c, profile);
+  const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1), n = a.n;
+  const bool vllm_ids = a.vllm_token_ids;
+  const Tensor* ids = a.token_ids;
   Tensor top_ids(DType::kI64, {rows, n});
   Tensor top_values(DType::kF32, {rows, n});
   Tensor token_logprob(DType::kF32, {rows});
@@ -150,16 +174,11 @@ TensorMap RunLogprobs(const Case& c, Profile profile) {
   std::vector<float> x(uv);
   for (std::int64_t b = 0; b < rows; ++b) {
     const auto i = static_cast<std::size_t>(b);
-    const std::int64_t tok = token.data<std::int64_t>()[i];
-    if (tok < 0 || tok >= vocab) {
-      in.Fail("token[" + std::to_string(b) + "] = " + std::to_string(tok) + " must be in [0, V = " + std::to_string(vocab) + ")");
-    }
-    const float t = temp ? temp->data<float>()[i] : 1.0f;
-    if (!std::isfinite(t) || t < 0.0f) in.Fail("temperature[" + std::to_string(b) + "] = " + FormatFloat(t) + " must be finite and >= 0");
-    const RowTemperature rt = LogprobsEffectiveTemperature(profile, t);
-    const auto src = (raw && !vllm_ids ? raw_logits : logits).data<float>().subspan(i * uv, uv);
+    const std::int64_t tok = a.token->data<std::int64_t>()[i];
+    const RowTemperature rt = a.temperature[i];
+    const auto src = (IsRawLogprobsMode(a.mode) ? a.raw_logits : a.logits).data<float>().subspan(i * uv, uv);
     std::vector<float> y;  // the processed logits (processed modes)
-    switch (row_mode) {
+    switch (a.mode) {
       case LogprobsMode::kRawLogits:
         std::copy(src.begin(), src.end(), x.begin());
         break;
@@ -168,9 +187,9 @@ TensorMap RunLogprobs(const Case& c, Profile profile) {
         LogSoftmaxRow(src, x);
         break;
       case LogprobsMode::kSglangTemperature: {
-        std::vector<float> y(uv);
-        for (std::size_t j = 0; j < uv; ++j) y[j] = src[j] / rt.divisor;
-        SoftmaxRow(y, x);
+        std::vector<float> scaled(uv);
+        for (std::size_t j = 0; j < uv; ++j) scaled[j] = src[j] / rt.divisor;
+        SoftmaxRow(scaled, x);
         for (float& v : x) v = math::LogF32Cr(v);  // torch.log(probs): log(+0) = -inf
         break;
       }
@@ -179,21 +198,15 @@ TensorMap RunLogprobs(const Case& c, Profile profile) {
         y.assign(src.begin(), src.end());
         if (!rt.greedy) {
           for (float& v : y) v = v / rt.divisor;
-          FilterParams f;
-          if (top_k) f.top_k = top_k->data<std::int32_t>()[i];
-          if (top_p) f.top_p = top_p[i];
-          if (min_p) f.min_p = min_p[i];
-          const bool active = (f.top_k > 0 && f.top_k < vocab) || f.top_p < 1.0f || f.min_p > 0.0f;
-          if (active) {
-            for (float v : y) {
-              if (std::isnan(v) || v == std::numeric_limits<float>::infinity()) {
-                in.Fail("row " + std::to_string(b) + ": processed modes with an active filter need logits without NaN or +inf");
-              }
-            }
+          if (a.filtered[i]) {
+            FilterParams f;
+            f.top_k = a.top_k[i];
+            f.top_p = a.top_p[i];
+            f.min_p = a.min_p[i];
             SamplingFiltersRow(profile, y, f);
           }
         }
-        if (row_mode == LogprobsMode::kProcessedLogits) {
+        if (a.mode == LogprobsMode::kProcessedLogits) {
           x = y;
         } else {
           LogSoftmaxRow(y, x);
@@ -224,11 +237,17 @@ TensorMap RunLogprobs(const Case& c, Profile profile) {
       ids_values.data<float>()[static_cast<std::size_t>(b * width + j)] = id < 0 ? pad : x[static_cast<std::size_t>(id)];
     }
   }
+  return LogprobsOutputs(a, std::move(top_ids), std::move(top_values), std::move(token_logprob),
+                         std::move(token_rank), std::move(ids_values));
+}
+
+TensorMap LogprobsOutputs(const LogprobsArgs& a, Tensor top_ids, Tensor top_values, Tensor token_logprob,
+                          Tensor token_rank, Tensor token_ids_logprobs) {
   TensorMap out = Outputs("top_ids", std::move(top_ids));
   out.emplace("top_values", std::move(top_values));
   out.emplace("token_logprob", std::move(token_logprob));
-  if (profile != Profile::kSglang) out.emplace("token_rank", std::move(token_rank));
-  if (ids) out.emplace("token_ids_logprobs", std::move(ids_values));
+  if (a.profile != Profile::kSglang) out.emplace("token_rank", std::move(token_rank));
+  if (a.token_ids) out.emplace("token_ids_logprobs", std::move(token_ids_logprobs));
   return out;
 }
 

@@ -56,6 +56,7 @@
 #include "core/case.h"
 #include "core/profile.h"
 #include "reference/stage_io.h"
+#include "reference/temperature.h"
 
 namespace sampcheck::reference {
 
@@ -78,13 +79,41 @@ enum class LogprobsMode {
   kSglangOriginal,
 };
 LogprobsMode ParseLogprobsMode(const StageInputs& in, const Case& c, Profile profile);
-// The divisor a row uses, and whether it is a greedy row (divisor 1), under the profile's
-// temperature rules.
-struct RowTemperature {
-  float divisor = 1.0f;
-  bool greedy = false;
+
+// The stage's inputs after every check above (in this order: logits, mode, raw_logits, token,
+// temperature, top_k, top_p, min_p, token_ids, num_logprobs; then per row its token, its
+// temperature and, where a processed mode runs an active filter, its NaN and +inf), one
+// message each, and the profile's rules: what the reference below and the gpu glue
+// (gpu/backend/filters_glue.cc) compute from. Pointers point into the case, which must
+// outlive the arguments.
+struct LogprobsArgs {
+  Profile profile = Profile::kCanonical;  // the filters' and the rank's rules
+  Tensor logits;                          // [B, V], upcast to f32
+  Tensor raw_logits;                      // [B, V], upcast to f32 (logits when absent)
+  // The row's mode: the asked one, or processed_logprobs under vllm with token_ids.
+  LogprobsMode mode = LogprobsMode::kRawLogprobs;
+  bool vllm_token_ids = false;            // vllm with token_ids (see the contract)
+  const Tensor* token = nullptr;          // [B] i64, each in [0, V)
+  const Tensor* token_ids = nullptr;      // [B, T] i32 ids or -1, or null
+  std::int64_t n = 0;                     // top-n per row (0 under vllm_token_ids)
+  std::vector<RowTemperature> temperature;  // [B], under the profile's temperature rule
+  // [B]: the filter parameters of the processed modes (absent: disabled), and whether the row
+  // runs them (a processed mode, not a greedy row, some filter active).
+  std::vector<std::int32_t> top_k;
+  std::vector<float> top_p;
+  std::vector<float> min_p;
+  std::vector<std::uint8_t> filtered;
 };
-RowTemperature LogprobsEffectiveTemperature(Profile profile, float t);
+LogprobsArgs ParseLogprobs(const Case& c, Profile profile);
+
+// The stage's outputs from their computed tensors, named as the contract names them (token_rank
+// not under sglang; token_ids_logprobs only when token_ids is given).
+TensorMap LogprobsOutputs(const LogprobsArgs& a, Tensor top_ids, Tensor top_values, Tensor token_logprob,
+                          Tensor token_rank, Tensor token_ids_logprobs);
+
+// Whether the row mode reads raw_logits, and whether it is a processed mode.
+bool IsRawLogprobsMode(LogprobsMode mode);
+bool IsProcessedLogprobsMode(LogprobsMode mode);
 
 TensorMap RunLogprobs(const Case& c, Profile profile);
 

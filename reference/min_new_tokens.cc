@@ -23,49 +23,58 @@ bool SglangPenalizerRequired(const StageInputs& in, const Case& c, std::span<con
 
 }  // namespace
 
-TensorMap RunMinNewTokens(const Case& c, Profile profile) {
+MinNewTokensArgs ParseMinNewTokens(const Case& c, Profile profile) {
   StageInputs in(c, "min_new_tokens");
-  Tensor logits = in.Logits();
-  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
-  const Tensor& out_len = in.Required("output_len", DType::kI32, 1);
-  const Tensor& min_tok = in.Required("min_tokens", DType::kI32, 1);
-  const Tensor& stop = in.Required("stop_ids", DType::kI32, 2);
-  in.ExpectDim("output_len", out_len, 0, rows);
-  in.ExpectDim("min_tokens", min_tok, 0, rows);
-  in.ExpectDim("stop_ids", stop, 0, rows);
-  in.ExpectIdsOrPadding("stop_ids", stop, vocab);
-  auto len = out_len.data<std::int32_t>();
-  auto minimum = min_tok.data<std::int32_t>();
-  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-
-  const bool sglang = profile == Profile::kSglang;
-  if (!sglang && c.params.contains("penalizers")) in.Fail("parameter penalizers is read by the sglang profile only");
+  MinNewTokensArgs a;
+  a.logits = in.Logits();
+  const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
+  a.output_len = &in.Required("output_len", DType::kI32, 1);
+  a.min_tokens = &in.Required("min_tokens", DType::kI32, 1);
+  a.stop_ids = &in.Required("stop_ids", DType::kI32, 2);
+  in.ExpectDim("output_len", *a.output_len, 0, rows);
+  in.ExpectDim("min_tokens", *a.min_tokens, 0, rows);
+  in.ExpectDim("stop_ids", *a.stop_ids, 0, rows);
+  in.ExpectIdsOrPadding("stop_ids", *a.stop_ids, vocab);
+  auto len = a.output_len->data<std::int32_t>();
+  auto minimum = a.min_tokens->data<std::int32_t>();
+  a.sglang = profile == Profile::kSglang;
+  if (!a.sglang && c.params.contains("penalizers")) in.Fail("parameter penalizers is read by the sglang profile only");
   // Without a min_new_tokens request in the batch (and no other penalizer, param
   // `penalizers`), SGLang adds no penalty tensor at all: every bit stays, -0.0 included.
-  const bool add_penalty_tensor = sglang && SglangPenalizerRequired(in, c, minimum);
-
-  LogitsMap x = AsArray(logits);
+  a.identity = a.sglang && !SglangPenalizerRequired(in, c, minimum);
   for (std::int64_t b = 0; b < rows; ++b) {
     if (len[b] < 0 || minimum[b] < 0) {
       in.Fail("row " + std::to_string(b) + ": output_len and min_tokens must be >= 0");
     }
+  }
+  return a;
+}
+
+TensorMap RunMinNewTokens(const Case& c, Profile profile) {
+  MinNewTokensArgs a = ParseMinNewTokens(c, profile);
+  if (a.identity) return Outputs("logits", std::move(a.logits));
+  const std::int64_t rows = a.logits.dim(0);
+  auto len = a.output_len->data<std::int32_t>();
+  auto minimum = a.min_tokens->data<std::int32_t>();
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  LogitsMap x = AsArray(a.logits);
+  for (std::int64_t b = 0; b < rows; ++b) {
     const bool active = len[b] < minimum[b];
-    if (sglang) {
-      if (!add_penalty_tensor) continue;
+    if (a.sglang) {
       x.row(b) += 0.0f;  // the +0.0 entries of SGLang's linear-penalty tensor
       if (!active) continue;
-      for (std::int32_t t : Row(stop, b)) {
+      for (std::int32_t t : Row(*a.stop_ids, b)) {
         // A repeated stop id adds -inf again; the result is the same as SGLang's single
         // addition of its scatter-added (-inf + -inf = -inf) penalty.
         if (t >= 0) x(b, t) = x(b, t) + kNegInf;
       }
     } else if (active) {
-      for (std::int32_t t : Row(stop, b)) {
+      for (std::int32_t t : Row(*a.stop_ids, b)) {
         if (t >= 0) x(b, t) = kNegInf;
       }
     }
   }
-  return Outputs("logits", std::move(logits));
+  return Outputs("logits", std::move(a.logits));
 }
 
 SAMPCHECK_REFERENCE_STAGE(min_new_tokens, RunMinNewTokens);

@@ -20,10 +20,25 @@
 // - Exact tier, no randomness.
 // Example: logits {1, 2, 3}, stop {2}, output_len 0, min_tokens 1 -> {1, 2, -inf}.
 
+#include <cstdint>
+
 #include "core/case.h"
 #include "core/profile.h"
 
 namespace sampcheck::reference {
+
+// The stage's inputs after every check above (shapes, stop ids, the penalizers parameter and
+// SGLang's gate, then each row's lengths), one message each, and the profile's rule: what the reference below and the gpu glue (gpu/backend/gpu_backend.cc) compute from.
+// The tensors point into the case, which must outlive the arguments.
+struct MinNewTokensArgs {
+  Tensor logits;                       // [B, V], upcast to f32
+  const Tensor* output_len = nullptr;  // [B] i32 >= 0
+  const Tensor* min_tokens = nullptr;  // [B] i32 >= 0
+  const Tensor* stop_ids = nullptr;    // [B, S] i32 ids or -1
+  bool sglang = false;                 // SGLang's additive penalty (else the entries are set)
+  bool identity = false;               // sglang, penalizer not required: every bit kept
+};
+MinNewTokensArgs ParseMinNewTokens(const Case& c, Profile profile);
 
 TensorMap RunMinNewTokens(const Case& c, Profile profile);
 

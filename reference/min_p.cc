@@ -9,6 +9,7 @@
 
 #include "reference/filter_order.h"
 #include "reference/filter_rows.h"
+#include "reference/profile_rules.h"
 #include "reference/reductions.h"
 #include "reference/softmax.h"
 #include "reference/stage_io.h"
@@ -18,7 +19,7 @@ namespace sampcheck::reference {
 
 void MinPRowFromProbs(Profile profile, std::span<float> row, std::span<const float> probs, float m) {
   if (m <= 0.0f || !std::any_of(row.begin(), row.end(), [](float v) { return std::isfinite(v); })) return;
-  if (profile == Profile::kAscendV2 && m >= 1.0f) {
+  if (MinPFirstOnlyAtOne(profile) && m >= 1.0f) {
     KeepOnly(row, TopIndices(row, 1));
     return;
   }
@@ -34,7 +35,7 @@ void MinPRowFromProbs(Profile profile, std::span<float> row, std::span<const flo
 // whether dropped or not.
 void MinPSurvivors(Profile profile, std::span<float> row, float m, const Survivors& sv) {
   std::vector<std::uint8_t> keep(sv.index.size(), 0);
-  if (profile == Profile::kAscendV2 && m >= 1.0f) {
+  if (MinPFirstOnlyAtOne(profile) && m >= 1.0f) {
     std::size_t top = 0;  // the first survivor in the canonical order (TopIndices(row, 1))
     for (std::size_t j = 1; j < sv.value.size(); ++j) {
       if (DescendingKey(sv.value[j], static_cast<std::int32_t>(j)) < DescendingKey(sv.value[top], static_cast<std::int32_t>(top))) top = j;
@@ -59,13 +60,19 @@ void MinPRow(Profile profile, std::span<float> row, float m) {
   MinPRowFromProbs(profile, row, probs, m);
 }
 
-TensorMap RunMinP(const Case& c, Profile profile) {
+MinPArgs ParseMinP(const Case& c, Profile /*profile*/) {
   StageInputs in(c, "min_p");
-  Tensor logits = FilterLogits(in);
-  const float* ms = RowParams(in, "min_p", logits.dim(0));
-  if (!ms) in.Fail("missing input tensor 'min_p'");
-  ForEachRow(logits, [&](std::int64_t b, std::span<float> row) { MinPRow(profile, row, ms[b]); });
-  return Outputs("logits", std::move(logits));
+  MinPArgs a;
+  a.logits = FilterLogits(in);
+  a.min_p = RowParams(in, "min_p", a.logits.dim(0));
+  if (!a.min_p) in.Fail("missing input tensor 'min_p'");
+  return a;
+}
+
+TensorMap RunMinP(const Case& c, Profile profile) {
+  MinPArgs a = ParseMinP(c, profile);
+  ForEachRow(a.logits, [&](std::int64_t b, std::span<float> row) { MinPRow(profile, row, a.min_p[b]); });
+  return Outputs("logits", std::move(a.logits));
 }
 
 SAMPCHECK_REFERENCE_STAGE(min_p, RunMinP);

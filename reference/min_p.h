@@ -31,6 +31,16 @@ void MinPRowFromProbs(Profile profile, std::span<float> row, std::span<const flo
 // (docs/spec/filters.md "Work on the survivors only"), reading only the survivors.
 struct Survivors;
 void MinPSurvivors(Profile profile, std::span<float> row, float m, const Survivors& survivors);
+// The stage's inputs after every check (logits finite or -inf, min_p [B] f32 without NaN), one
+// message each: what the reference below and the gpu glue (gpu/backend/filters_glue.cc) compute
+// from. The profile's rule is MinPFirstOnlyAtOne (reference/profile_rules.h). `min_p` points
+// into the case, which must outlive the arguments.
+struct MinPArgs {
+  Tensor logits;                // [B, V], upcast to f32
+  const float* min_p = nullptr;  // [B]
+};
+MinPArgs ParseMinP(const Case& c, Profile profile);
+
 TensorMap RunMinP(const Case& c, Profile profile);
 
 }  // namespace sampcheck::reference

@@ -11,40 +11,41 @@
 
 namespace sampcheck::reference {
 
-namespace {
-// Older SGLang's replacement value, torch.full_like(logits, -1e5) in float32.
-constexpr float kSglangDetectReplacement = -1e5f;
-static_assert(kSglangDetectReplacement == -100000.0f, "-1e5 is exact in binary32");
-// SGLang's sanitizer values, Python floats 1e30 rounded to the f32 logits: 1e30 =
-// 1.5777218104420236 * 2^99, fraction 0.5777218104420236 * 2^23 = 4846281.80 -> 4846282
-// (0x49f2ca), biased exponent 226 (0xe2): 0x7149f2ca = 1.0000000150474662e30.
-constexpr float kSglangSanitizeBig = 1e30f;
-static_assert(kSglangSanitizeBig == 1.0000000150474662e30f, "f32(1e30)");
-}  // namespace
-
-TensorMap RunNanHandling(const Case& c, Profile profile) {
+NanHandlingArgs ParseNanHandling(const Case& c, Profile profile) {
   StageInputs in(c, "nan_handling");
-  std::string mode = "keep";
+  SglangNanMode mode = SglangNanMode::kKeep;
   if (c.params.contains("nan_mode")) {
     if (profile != Profile::kSglang) in.Fail("parameter nan_mode is read by the sglang profile only");
     if (!c.params["nan_mode"].is_string()) in.Fail("parameter nan_mode must be a string");
-    mode = c.params["nan_mode"].get<std::string>();
-    if (mode != "keep" && mode != "sanitize" && mode != "detect_1e5") {
-      in.Fail("parameter nan_mode = '" + mode + "'; valid: keep, sanitize, detect_1e5");
+    const std::string name = c.params["nan_mode"].get<std::string>();
+    if (name == "detect_1e5") {
+      mode = SglangNanMode::kDetect1e5;
+    } else if (name == "sanitize") {
+      mode = SglangNanMode::kSanitize;
+    } else if (name != "keep") {
+      in.Fail("parameter nan_mode = '" + name + "'; valid: keep, sanitize, detect_1e5");
     }
   }
-  Tensor logits = in.Logits();
-  if (profile != Profile::kSglang || mode == "keep") return Outputs("logits", std::move(logits));
-  for (float& v : logits.data<float>()) {
-    if (mode == "detect_1e5") {
-      if (std::isnan(v)) v = kSglangDetectReplacement;
-    } else if (std::isnan(v) || v == -std::numeric_limits<float>::infinity()) {
-      v = -kSglangSanitizeBig;
+  NanHandlingArgs a;
+  a.logits = in.Logits();
+  a.rule = NanRuleFor(profile, mode);
+  return a;
+}
+
+TensorMap RunNanHandling(const Case& c, Profile profile) {
+  NanHandlingArgs a = ParseNanHandling(c, profile);
+  const NanRule& r = a.rule;
+  if (!r.nan && !r.neg_inf && !r.pos_inf) return Outputs("logits", std::move(a.logits));
+  for (float& v : a.logits.data<float>()) {
+    if (std::isnan(v)) {
+      if (r.nan) v = r.nan_value;
+    } else if (v == -std::numeric_limits<float>::infinity()) {
+      if (r.neg_inf) v = r.neg_inf_value;
     } else if (v == std::numeric_limits<float>::infinity()) {
-      v = kSglangSanitizeBig;
+      if (r.pos_inf) v = r.pos_inf_value;
     }
   }
-  return Outputs("logits", std::move(logits));
+  return Outputs("logits", std::move(a.logits));
 }
 
 SAMPCHECK_REFERENCE_STAGE(nan_handling, RunNanHandling);

@@ -22,8 +22,18 @@
 
 #include "core/case.h"
 #include "core/profile.h"
+#include "reference/profile_rules.h"
 
 namespace sampcheck::reference {
+
+// The stage's inputs after every check above (the nan_mode parameter, then the logits), one
+// message each, and the profile's replacement rule (reference/profile_rules.h): what the
+// reference below and the gpu glue (gpu/backend/gpu_backend.cc) compute from.
+struct NanHandlingArgs {
+  Tensor logits;  // [B, V], upcast to f32
+  NanRule rule;   // NanRuleFor(profile, nan_mode)
+};
+NanHandlingArgs ParseNanHandling(const Case& c, Profile profile);
 
 TensorMap RunNanHandling(const Case& c, Profile profile);
 

@@ -15,28 +15,22 @@ namespace sampcheck::reference {
 
 namespace {
 
-// Per-row coefficient, or `fallback` when the tensor is absent; validated.
-struct Coefficients {
-  const float* data = nullptr;
-  float fallback;
-  float at(std::int64_t b) const { return data ? data[b] : fallback; }
-};
-
-Coefficients ReadCoefficients(const StageInputs& in, const std::string& name, std::int64_t rows,
-                              float fallback, bool positive) {
-  Coefficients c{nullptr, fallback};
+// Per-row coefficient, or `fallback` for every row when the tensor is absent; validated.
+std::vector<float> ReadCoefficients(const StageInputs& in, const std::string& name, std::int64_t rows, float fallback,
+                                    bool positive) {
+  std::vector<float> values(static_cast<std::size_t>(rows), fallback);
   if (const Tensor* t = in.Optional(name, DType::kF32, 1)) {
     in.ExpectDim(name, *t, 0, rows);
-    c.data = t->data<float>().data();
     for (std::int64_t b = 0; b < rows; ++b) {
-      const float v = c.data[b];
+      const float v = t->data<float>()[static_cast<std::size_t>(b)];
       if (!std::isfinite(v) || (positive && !(v > 0.0f))) {
         in.Fail("'" + name + "'[" + std::to_string(b) + "] = " + FormatFloat(v) +
                 (positive ? " must be finite and > 0" : " must be finite"));
       }
+      values[static_cast<std::size_t>(b)] = v;
     }
   }
-  return c;
+  return values;
 }
 
 const Tensor* ReadIds(const StageInputs& in, const std::string& name, std::int64_t rows,
@@ -49,32 +43,43 @@ const Tensor* ReadIds(const StageInputs& in, const std::string& name, std::int64
   return t;
 }
 
-// SGLang's BatchedPenalizerOrchestrator.is_required for the batch (param `penalizers`):
-// "auto" derives it from the case's rows as the penalizers' _is_required do (repetition
-// != 1.0, frequency != 0.0, presence != 0.0 in any row; -0.0 counts as 0.0, as in Python).
-bool SglangPenalizersRequired(const StageInputs& in, const Case& c, std::int64_t rows, const Coefficients& rep,
-                              const Coefficients& freq, const Coefficients& pres) {
-  bool any = false;
-  for (std::int64_t b = 0; b < rows; ++b) any |= rep.at(b) != 1.0f || freq.at(b) != 0.0f || pres.at(b) != 0.0f;
-  return SglangPenalizerApplies(in, c, any, "a repetition, frequency or presence penalty");
-}
-
 }  // namespace
 
-TensorMap RunPenalties(const Case& c, Profile profile) {
+PenaltiesArgs ParsePenalties(const Case& c, Profile profile) {
   StageInputs in(c, "penalties");
-  Tensor logits = in.Logits();
+  PenaltiesArgs a;
+  a.logits = in.Logits();
+  const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
+  a.prompt_ids = ReadIds(in, "prompt_ids", rows, vocab);
+  a.output_ids = ReadIds(in, "output_ids", rows, vocab);
+  a.repetition = ReadCoefficients(in, "repetition_penalty", rows, 1.0f, true);
+  a.frequency = ReadCoefficients(in, "frequency_penalty", rows, 0.0f, false);
+  a.presence = ReadCoefficients(in, "presence_penalty", rows, 0.0f, false);
+  a.sglang = profile == Profile::kSglang;
+  if (!a.sglang && c.params.contains("penalizers")) in.Fail("parameter penalizers is read by the sglang profile only");
+  if (a.sglang) {
+    // SGLang adds its accumulated penalties only when some request of the batch has one
+    // (sampling_batch_info.py update_penalties / apply_logits_bias): otherwise every bit stays.
+    // BatchedPenalizerOrchestrator.is_required for the batch (param `penalizers`): "auto"
+    // derives it from the case's rows as the penalizers' _is_required do (repetition != 1.0,
+    // frequency != 0.0, presence != 0.0 in any row; -0.0 counts as 0.0, as in Python).
+    bool any = false;
+    for (std::size_t b = 0; b < a.repetition.size(); ++b) {
+      any |= a.repetition[b] != 1.0f || a.frequency[b] != 0.0f || a.presence[b] != 0.0f;
+    }
+    a.identity = !SglangPenalizerApplies(in, c, any, "a repetition, frequency or presence penalty");
+  }
+  return a;
+}
+
+TensorMap RunPenalties(const Case& c, Profile profile) {
+  PenaltiesArgs a = ParsePenalties(c, profile);
+  if (a.identity) return Outputs("logits", std::move(a.logits));
+  Tensor& logits = a.logits;
   const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
-  const Tensor* prompt = ReadIds(in, "prompt_ids", rows, vocab);
-  const Tensor* output = ReadIds(in, "output_ids", rows, vocab);
-  const Coefficients rep = ReadCoefficients(in, "repetition_penalty", rows, 1.0f, true);
-  const Coefficients freq = ReadCoefficients(in, "frequency_penalty", rows, 0.0f, false);
-  const Coefficients pres = ReadCoefficients(in, "presence_penalty", rows, 0.0f, false);
-  const bool sglang = profile == Profile::kSglang;
-  if (!sglang && c.params.contains("penalizers")) in.Fail("parameter penalizers is read by the sglang profile only");
-  // SGLang adds its accumulated penalties only when some request of the batch has one
-  // (sampling_batch_info.py update_penalties / apply_logits_bias): otherwise every bit stays.
-  if (sglang && !SglangPenalizersRequired(in, c, rows, rep, freq, pres)) return Outputs("logits", std::move(logits));
+  const Tensor* prompt = a.prompt_ids;
+  const Tensor* output = a.output_ids;
+  const bool sglang = a.sglang;
 
   // Per token the order of operations is the contract's; across tokens they are
   // independent, so each row takes a sparse pass over its seen ids (repetition, which only
@@ -87,7 +92,8 @@ TensorMap RunPenalties(const Case& c, Profile profile) {
   std::vector<std::uint8_t> repeated(static_cast<std::size_t>(vocab), 0);
   std::vector<std::int32_t> seen;  // distinct ids of prompt and output, in first-seen order
   for (std::int64_t b = 0; b < rows; ++b) {
-    const float r = rep.at(b), f = freq.at(b), p = pres.at(b);
+    const auto rb = static_cast<std::size_t>(b);
+    const float r = a.repetition[rb], f = a.frequency[rb], p = a.presence[rb];
     float* row = &x(b, 0);
     seen.clear();
     auto note = [&](std::int32_t t) {

@@ -28,10 +28,29 @@
 // Example (hand-computed in tests/penalties_test.cc): logits {2, -2, 1}, output ids {0, 0},
 // r = 2, f = 0.5, p = 0.25 -> token 0: 2/2 - 0.5*2 - 0.25 = -0.25; token 1, 2 unchanged.
 
+#include <vector>
+
 #include "core/case.h"
 #include "core/profile.h"
 
 namespace sampcheck::reference {
+
+// The stage's inputs after every check above (in this order: prompt_ids, output_ids, the
+// repetition, frequency and presence coefficients, the penalizers parameter and SGLang's gate),
+// one message each, and the profile's rule: what the reference below and the gpu glue
+// (gpu/backend/gpu_backend.cc) compute from. The id tensors point into the case, which must
+// outlive the arguments.
+struct PenaltiesArgs {
+  Tensor logits;                          // [B, V], upcast to f32
+  const Tensor* prompt_ids = nullptr;     // [B, Lp] i32 ids or -1, or null
+  const Tensor* output_ids = nullptr;     // [B, Lo] i32 ids or -1, or null
+  std::vector<float> repetition;          // [B]; 1 where the tensor is absent
+  std::vector<float> frequency;           // [B]; 0 where absent
+  std::vector<float> presence;            // [B]; 0 where absent
+  bool sglang = false;                    // SGLang's order of operations (else canonical, vllm)
+  bool identity = false;                  // sglang, penalizers not required: every bit kept
+};
+PenaltiesArgs ParsePenalties(const Case& c, Profile profile);
 
 TensorMap RunPenalties(const Case& c, Profile profile);
 

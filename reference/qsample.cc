@@ -2,35 +2,42 @@
 // qsample (reference/qsample.h, docs/spec/draws.md#qsample).
 #include "reference/qsample.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "reference/ascend_top_k_top_p_sample_v2.h"
+#include "reference/positive_rows.h"
 #include "reference/stage_io.h"
 #include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
-TensorMap RunQSample(const Case& c, Profile /*profile*/) {
+QSampleArgs ParseQSample(const Case& c, Profile /*profile*/) {
   StageInputs in(c, "qsample");
-  const Tensor probs = in.Probabilities();
-  const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
-  const Tensor q = in.FloatRows("q", rows, vocab);
-  for (float v : q.data<float>()) {
+  QSampleArgs a;
+  a.probs = in.Probabilities();
+  const std::int64_t rows = a.probs.dim(0), vocab = a.probs.dim(1);
+  a.q = in.FloatRows("q", rows, vocab);
+  for (float v : a.q.data<float>()) {
     if (!std::isfinite(v)) in.Fail("'q' holds " + FormatFloat(v) + "; QSample noise must be finite");
   }
-  const float eps = AscendEpsParam(in, c);
+  a.eps = AscendEpsParam(in, c);
+  for (std::int64_t b = 0; b < rows; ++b) ExpectPositiveRow(in, a.probs.data<float>(), vocab, b);
+  return a;
+}
+
+TensorMap RunQSample(const Case& c, Profile profile) {
+  const QSampleArgs a = ParseQSample(c, profile);
+  const std::int64_t rows = a.probs.dim(0), vocab = a.probs.dim(1);
   Tensor token(DType::kI64, {rows});
-  const auto p = probs.data<float>();
-  const auto noise = q.data<float>();
+  const auto p = a.probs.data<float>();
+  const auto noise = a.q.data<float>();
   for (std::int64_t b = 0; b < rows; ++b) {
     const auto at = static_cast<std::size_t>(b * vocab), n = static_cast<std::size_t>(vocab);
     AscendSampleRow row;
     row.probs.assign(p.begin() + static_cast<std::ptrdiff_t>(at), p.begin() + static_cast<std::ptrdiff_t>(at + n));
-    bool any_positive = false;
-    for (float x : row.probs) any_positive |= x > 0.0f;
-    if (!any_positive) in.Fail("row " + std::to_string(b) + " has no positive probability: nothing can be drawn");
-    StoreToken(token, b, static_cast<std::int64_t>(AscendSamplePosition(row, noise.subspan(at, n), eps)));
+    StoreToken(token, b, static_cast<std::int64_t>(AscendSamplePosition(row, noise.subspan(at, n), a.eps)));
   }
   return Outputs("token", std::move(token));
 }

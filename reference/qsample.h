@@ -25,6 +25,15 @@
 
 namespace sampcheck::reference {
 
+// The stage's inputs after every check (every q entry, eps, then each row's positivity), one
+// message each: what the reference below and the gpu glue (gpu/backend/draws_glue.cc) compute from.
+struct QSampleArgs {
+  Tensor probs;      // [B, V], upcast to f32, finite >= 0, each row with a positive entry
+  Tensor q;          // [B, V], upcast to f32, finite
+  float eps = 1e-8f;  // the `eps` parameter rounded to f32, finite >= 0
+};
+QSampleArgs ParseQSample(const Case& c, Profile profile);
+
 TensorMap RunQSample(const Case& c, Profile profile);
 
 }  // namespace sampcheck::reference

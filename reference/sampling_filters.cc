@@ -69,28 +69,30 @@ bool TopKFirstRow(Profile profile, std::span<float> row, const FilterParams& f, 
 // SamplingFiltersRow; true when `sv` holds GatherSurvivors(row) of the filtered row.
 bool FilterRow(Profile profile, std::span<float> row, const FilterParams& f, Survivors& sv) {
   const std::string order = f.order.empty() ? DefaultOrder(profile) : f.order;
-  const bool flashinfer_joint = profile == Profile::kFlashinfer && order == "joint";
-  if (order != DefaultOrder(profile) && !flashinfer_joint) {
+  if (order != DefaultOrder(profile) && !(profile == Profile::kFlashinfer && order == "joint")) {
     throw std::invalid_argument("sampling_filters: profile " + std::string(ProfileName(profile)) +
                                 " has no order '" + order + "'; its order is '" + DefaultOrder(profile) + "'" +
                                 (profile == Profile::kFlashinfer ? " or 'joint'" : ""));
   }
-  if (profile == Profile::kVllm) {
+  const FilterOrder filter_order = FilterOrderFor(profile, order == "joint");
+  if (filter_order == FilterOrder::kMinPFirst) {
     MinPRow(profile, row, f.min_p);
     TopKRow(profile, row, f.top_k);
     TopPRow(profile, row, f.top_p);
     return false;
   }
-  if (profile == Profile::kSglang || flashinfer_joint) {
+  if (filter_order == FilterOrder::kJoint || filter_order == FilterOrder::kJointThenMinP) {
     // top_k's set is a prefix of the order (exactly k, or every value >= the k-th), so its
     // intersection with top_p's prefix is top_p's rule walked over top_k's set alone.
+    const bool min_p_joint = filter_order == FilterOrder::kJoint;  // min_p on the original too
+    const bool top_p_every_p = TopPWalkFor(profile) == TopPWalk::kSglang;
     const std::vector<float> original(row.begin(), row.end());
     TopKRow(profile, row, f.top_k);
     const bool finite = std::any_of(row.begin(), row.end(), [](float v) { return std::isfinite(v); });
     std::vector<float> probs;
     // SGLang's sorted path masks top-p at every p, 1 included (top_p.h).
-    const bool run_top_p = f.top_p < 1.0f || profile == Profile::kSglang;
-    if (finite && (run_top_p || (profile == Profile::kSglang && f.min_p > 0.0f))) {
+    const bool run_top_p = f.top_p < 1.0f || top_p_every_p;
+    if (finite && (run_top_p || (min_p_joint && f.min_p > 0.0f))) {
       probs.resize(original.size());
       SoftmaxRow(original, probs);
     }
@@ -100,14 +102,14 @@ bool FilterRow(Profile profile, std::span<float> row, const FilterParams& f, Sur
       const std::int64_t limit = std::max<std::int64_t>(top_k_size, 1);
       KeepOnly(row, TopPKept(profile, original, probs, f.top_p, limit));
     }
-    if (profile == Profile::kSglang) {
+    if (min_p_joint) {
       if (!probs.empty()) MinPRowFromProbs(profile, row, probs, f.min_p);
     } else {
       MinPRow(profile, row, f.min_p);
     }
     return false;
   }
-  if (profile == Profile::kAscendV2) {
+  if (filter_order == FilterOrder::kAscend) {
     TopKRow(profile, row, f.top_k, f.ks_max);
     std::vector<float> probs(row.size());
     if (f.min_p > 0.0f) FilteredSoftmaxRow(row, probs);  // the top-k survivors' softmax, read by min_p
@@ -127,30 +129,39 @@ void SamplingFiltersRow(Profile profile, std::span<float> row, const FilterParam
   FilterRow(profile, row, f, sv);
 }
 
-TensorMap RunSamplingFilters(const Case& c, Profile profile) {
+SamplingFiltersArgs ParseSamplingFilters(const Case& c, Profile profile) {
   StageInputs in(c, "sampling_filters");
-  Tensor logits = FilterLogits(in);
-  const std::int64_t rows = logits.dim(0);
-  const Tensor* k = in.Optional("top_k", DType::kI32, 1);
-  if (k) in.ExpectDim("top_k", *k, 0, rows);
-  const float* p = RowParams(in, "top_p", rows);
-  const float* m = RowParams(in, "min_p", rows);
-  FilterParams base;
+  SamplingFiltersArgs a;
+  a.logits = FilterLogits(in);
+  const std::int64_t rows = a.logits.dim(0);
+  a.top_k = in.Optional("top_k", DType::kI32, 1);
+  if (a.top_k) in.ExpectDim("top_k", *a.top_k, 0, rows);
+  a.top_p = RowParams(in, "top_p", rows);
+  a.min_p = RowParams(in, "min_p", rows);
   if (c.params.contains("order")) {
     if (!c.params["order"].is_string()) in.Fail("parameter order must be a string");
-    base.order = c.params["order"].get<std::string>();
+    a.order = c.params["order"].get<std::string>();
   }
-  base.ks_max = IntParam(in, c, "ks_max", kAscendDefaultKsMax);
-  ValidateFilterParams(in, profile, base.order, base.ks_max);
-  Tensor probs = Tensor::Uninitialized(DType::kF32, logits.shape());
+  a.ks_max = IntParam(in, c, "ks_max", kAscendDefaultKsMax);
+  ValidateFilterParams(in, profile, a.order, a.ks_max);
+  a.filter_order = FilterOrderFor(profile, a.order == "joint");
+  return a;
+}
+
+TensorMap RunSamplingFilters(const Case& c, Profile profile) {
+  SamplingFiltersArgs a = ParseSamplingFilters(c, profile);
+  FilterParams base;
+  base.order = a.order;
+  base.ks_max = a.ks_max;
+  Tensor probs = Tensor::Uninitialized(DType::kF32, a.logits.shape());
   auto probs_all = probs.data<float>();
-  const auto vocab = static_cast<std::size_t>(logits.dim(1));
-  ForEachRow(logits, [&](std::int64_t b, std::span<float> row) {
+  const auto vocab = static_cast<std::size_t>(a.logits.dim(1));
+  ForEachRow(a.logits, [&](std::int64_t b, std::span<float> row) {
     FilterParams f = base;
     const auto i = static_cast<std::size_t>(b);
-    if (k) f.top_k = k->data<std::int32_t>()[i];
-    if (p) f.top_p = p[i];
-    if (m) f.min_p = m[i];
+    if (a.top_k) f.top_k = a.top_k->data<std::int32_t>()[i];
+    if (a.top_p) f.top_p = a.top_p[i];
+    if (a.min_p) f.min_p = a.min_p[i];
     Survivors sv;
     if (FilterRow(profile, row, f, sv)) {
       SurvivorSoftmaxRow(sv, probs_all.subspan(i * vocab, vocab));
@@ -158,7 +169,7 @@ TensorMap RunSamplingFilters(const Case& c, Profile profile) {
       FilteredSoftmaxRow(row, probs_all.subspan(i * vocab, vocab));
     }
   });
-  TensorMap out = Outputs("logits", std::move(logits));
+  TensorMap out = Outputs("logits", std::move(a.logits));
   out.emplace("probs", std::move(probs));
   return out;
 }

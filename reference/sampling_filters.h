@@ -36,6 +36,7 @@
 
 #include "core/case.h"
 #include "core/profile.h"
+#include "reference/profile_rules.h"
 #include "reference/stage_io.h"
 
 namespace sampcheck::reference {
@@ -52,6 +53,22 @@ struct FilterParams {
 void ValidateFilterParams(const StageInputs& in, Profile profile, const std::string& order, std::int64_t ks_max);
 // Masks one row in place. Throws std::invalid_argument on an order the profile lacks.
 void SamplingFiltersRow(Profile profile, std::span<float> row, const FilterParams& params);
+
+// The stage's inputs after every check (logits finite or -inf; top_k [B] i32, top_p and min_p
+// [B] f32 without NaN, each optional; the order and ks_max parameters), one message each, and
+// the profile's order: what the reference below and the gpu glue (gpu/backend/filters_glue.cc)
+// compute from. Pointers point into the case, which must outlive the arguments.
+struct SamplingFiltersArgs {
+  Tensor logits;                  // [B, V], upcast to f32
+  const Tensor* top_k = nullptr;  // [B] i32, or null (disabled)
+  const float* top_p = nullptr;   // [B], or null (disabled)
+  const float* min_p = nullptr;   // [B], or null (disabled)
+  std::string order;              // as asked; empty: the profile's default
+  std::int64_t ks_max = 1024;
+  FilterOrder filter_order = FilterOrder::kTopKFirst;  // FilterOrderFor(profile, order == "joint")
+};
+SamplingFiltersArgs ParseSamplingFilters(const Case& c, Profile profile);
+
 TensorMap RunSamplingFilters(const Case& c, Profile profile);
 
 }  // namespace sampcheck::reference

@@ -12,6 +12,7 @@
 #include "reference/math/log.h"
 #include "reference/rng/murmur3.h"
 #include "reference/rng/noise.h"
+#include "reference/positive_rows.h"
 #include "reference/stage_io.h"
 #include "reference/stage_registry.h"
 
@@ -51,43 +52,6 @@ const Bounds& SkipBounds() {
   return bounds;
 }
 
-std::int64_t PositionOf(const StageInputs& in, std::int64_t b, std::int64_t position) {
-  if (position < 0 || position > 0xffffffffLL) {
-    in.Fail("positions[" + std::to_string(b) + "] = " + std::to_string(position) +
-            " must be in [0, 2^32) (SGLang hashes it as u32)");
-  }
-  return position;
-}
-
-TensorMap Run(const Case& c, const std::string& stage, bool token_id_columns) {
-  StageInputs in(c, stage);
-  const Tensor probs = in.Probabilities();
-  const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
-  const Tensor& seed = in.Required("seed", DType::kI64, 1);
-  const Tensor& positions = in.Required("positions", DType::kI64, 1);
-  in.ExpectDim("seed", seed, 0, rows);
-  in.ExpectDim("positions", positions, 0, rows);
-  const Tensor* ids = token_id_columns ? &in.Required("token_ids", DType::kI32, 2) : nullptr;
-  if (ids != nullptr) {
-    in.ExpectDim("token_ids", *ids, 0, rows);
-    in.ExpectDim("token_ids", *ids, 1, vocab);
-    for (std::int32_t id : ids->data<std::int32_t>()) {
-      if (id < 0) in.Fail("token_ids holds " + std::to_string(id) + "; ids must be >= 0");
-    }
-  }
-  Tensor token(DType::kI64, {rows});
-  const auto p = probs.data<float>();
-  for (std::int64_t b = 0; b < rows; ++b) {
-    const auto row = p.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
-    const auto position = static_cast<std::uint32_t>(PositionOf(in, b, positions.data<std::int64_t>()[b]));
-    const auto s = std::bit_cast<std::uint64_t>(seed.data<std::int64_t>()[b]);
-    const std::int64_t j = SeededGumbelColumn(row, s, position, ids != nullptr ? Row(*ids, b) : std::span<const std::int32_t>{});
-    if (j < 0) in.Fail("row " + std::to_string(b) + " has no positive probability: nothing can be drawn");
-    StoreToken(token, b, j);
-  }
-  return Outputs("token", std::move(token));
-}
-
 }  // namespace
 
 std::int64_t SeededGumbelColumn(std::span<const float> probs, std::uint64_t seed, std::uint32_t position,
@@ -110,13 +74,59 @@ std::int64_t SeededGumbelColumn(std::span<const float> probs, std::uint64_t seed
   return best;
 }
 
-TensorMap RunMultinomialWithSeed(const Case& c, Profile /*profile*/) {
-  return Run(c, "multinomial_with_seed", false);
+SeededGumbelArgs ParseSeededGumbel(const Case& c, bool token_id_columns) {
+  StageInputs in(c, token_id_columns ? "multinomial_with_seed_token_ids" : "multinomial_with_seed");
+  SeededGumbelArgs a;
+  a.probs = in.Probabilities();
+  const std::int64_t rows = a.probs.dim(0), vocab = a.probs.dim(1);
+  a.seed = &in.Required("seed", DType::kI64, 1);
+  a.positions = &in.Required("positions", DType::kI64, 1);
+  in.ExpectDim("seed", *a.seed, 0, rows);
+  in.ExpectDim("positions", *a.positions, 0, rows);
+  a.token_ids = token_id_columns ? &in.Required("token_ids", DType::kI32, 2) : nullptr;
+  if (a.token_ids != nullptr) {
+    in.ExpectDim("token_ids", *a.token_ids, 0, rows);
+    in.ExpectDim("token_ids", *a.token_ids, 1, vocab);
+    for (std::int32_t id : a.token_ids->data<std::int32_t>()) {
+      if (id < 0) in.Fail("token_ids holds " + std::to_string(id) + "; ids must be >= 0");
+    }
+  }
+  const auto p = a.probs.data<float>();
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const std::int64_t position = a.positions->data<std::int64_t>()[static_cast<std::size_t>(b)];
+    if (position < 0 || position > 0xffffffffLL) {
+      in.Fail("positions[" + std::to_string(b) + "] = " + std::to_string(position) +
+              " must be in [0, 2^32) (SGLang hashes it as u32)");
+    }
+    ExpectPositiveRow(in, p, vocab, b);
+  }
+  return a;
 }
 
-TensorMap RunMultinomialWithSeedTokenIds(const Case& c, Profile /*profile*/) {
-  return Run(c, "multinomial_with_seed_token_ids", true);
+namespace {
+
+TensorMap Run(const Case& c, bool token_id_columns) {
+  const SeededGumbelArgs a = ParseSeededGumbel(c, token_id_columns);
+  const std::int64_t rows = a.probs.dim(0), vocab = a.probs.dim(1);
+  Tensor token(DType::kI64, {rows});
+  const auto p = a.probs.data<float>();
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const auto row = p.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
+    const auto position = static_cast<std::uint32_t>(a.positions->data<std::int64_t>()[b]);
+    const auto s = std::bit_cast<std::uint64_t>(a.seed->data<std::int64_t>()[b]);
+    // >= 0: the parse found a positive probability in the row.
+    const std::int64_t j =
+        SeededGumbelColumn(row, s, position, a.token_ids != nullptr ? Row(*a.token_ids, b) : std::span<const std::int32_t>{});
+    StoreToken(token, b, j);
+  }
+  return Outputs("token", std::move(token));
 }
+
+}  // namespace
+
+TensorMap RunMultinomialWithSeed(const Case& c, Profile /*profile*/) { return Run(c, false); }
+
+TensorMap RunMultinomialWithSeedTokenIds(const Case& c, Profile /*profile*/) { return Run(c, true); }
 
 SAMPCHECK_REFERENCE_STAGE(multinomial_with_seed, RunMultinomialWithSeed);
 SAMPCHECK_REFERENCE_STAGE(multinomial_with_seed_token_ids, RunMultinomialWithSeedTokenIds);

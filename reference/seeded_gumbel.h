@@ -40,6 +40,19 @@ namespace sampcheck::reference {
 std::int64_t SeededGumbelColumn(std::span<const float> probs, std::uint64_t seed, std::uint32_t position,
                                 std::span<const std::int32_t> columns = {});
 
+// The inputs of multinomial_with_seed (token_id_columns false) or
+// multinomial_with_seed_token_ids (true) after every check (shapes, token ids, then per row the
+// position's range and positivity), one message each: what the reference below and the gpu glue
+// (gpu/backend/draws_glue.cc) compute from. The tensors point into the case, which must
+// outlive the arguments.
+struct SeededGumbelArgs {
+  Tensor probs;                       // [B, V], upcast to f32, each row with a positive entry
+  const Tensor* seed = nullptr;       // [B] i64
+  const Tensor* positions = nullptr;  // [B] i64 in [0, 2^32)
+  const Tensor* token_ids = nullptr;  // [B, V] i32 >= 0 (token_id_columns only), or null
+};
+SeededGumbelArgs ParseSeededGumbel(const Case& c, bool token_id_columns);
+
 TensorMap RunMultinomialWithSeed(const Case& c, Profile profile);
 TensorMap RunMultinomialWithSeedTokenIds(const Case& c, Profile profile);
 

@@ -25,31 +25,18 @@ float Exponentials(std::span<const float> x, std::span<float> d, std::span<float
   return CanonicalSum(e);
 }
 
-// Scales rows by their temperature in place (division per element), after validating it.
-void ApplyTemperature(const StageInputs& in, Tensor& logits) {
-  const Tensor* temp = in.Optional("temperature", DType::kF32, 1);
-  if (!temp) return;
-  in.ExpectDim("temperature", *temp, 0, logits.dim(0));
-  LogitsMap x = AsArray(logits);
-  for (std::int64_t b = 0; b < logits.dim(0); ++b) {
-    const float t = temp->data<float>()[static_cast<std::size_t>(b)];
-    if (!std::isfinite(t) || !(t > 0.0f)) {
-      in.Fail("temperature[" + std::to_string(b) + "] = " + FormatFloat(t) + " must be finite and > 0");
-    }
-    x.row(b) /= t;
-  }
-}
-
 template <void (*Row)(std::span<const float>, std::span<float>)>
-TensorMap RunRows(const Case& c, const char* stage, const char* output) {
-  StageInputs in(c, stage);
-  Tensor logits = in.Logits();
-  ApplyTemperature(in, logits);
-  const auto vocab = static_cast<std::size_t>(logits.dim(1));
-  Tensor out = Tensor::Uninitialized(DType::kF32, logits.shape());
-  auto x = logits.data<float>();
+TensorMap RunRows(const Case& c, bool log, const char* output) {
+  SoftmaxArgs a = ParseSoftmax(c, log);
+  if (a.temperature != nullptr) {
+    LogitsMap x = AsArray(a.logits);
+    for (std::int64_t b = 0; b < a.logits.dim(0); ++b) x.row(b) /= a.temperature[b];  // one division per element
+  }
+  const auto vocab = static_cast<std::size_t>(a.logits.dim(1));
+  Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
+  auto x = a.logits.data<float>();
   auto y = out.data<float>();
-  for (std::int64_t b = 0; b < logits.dim(0); ++b) {
+  for (std::int64_t b = 0; b < a.logits.dim(0); ++b) {
     const std::size_t off = static_cast<std::size_t>(b) * vocab;
     Row(x.subspan(off, vocab), y.subspan(off, vocab));
   }
@@ -73,9 +60,26 @@ void LogSoftmaxRow(std::span<const float> logits, std::span<float> logprobs) {
   for (float& v : logprobs) v = v - log_s;
 }
 
-TensorMap RunSoftmax(const Case& c, Profile /*profile*/) { return RunRows<SoftmaxRow>(c, "softmax", "probs"); }
+SoftmaxArgs ParseSoftmax(const Case& c, bool log) {
+  StageInputs in(c, log ? "log_softmax" : "softmax");
+  SoftmaxArgs a;
+  a.logits = in.Logits();
+  const Tensor* temp = in.Optional("temperature", DType::kF32, 1);
+  if (!temp) return a;
+  in.ExpectDim("temperature", *temp, 0, a.logits.dim(0));
+  for (std::int64_t b = 0; b < a.logits.dim(0); ++b) {
+    const float t = temp->data<float>()[static_cast<std::size_t>(b)];
+    if (!std::isfinite(t) || !(t > 0.0f)) {
+      in.Fail("temperature[" + std::to_string(b) + "] = " + FormatFloat(t) + " must be finite and > 0");
+    }
+  }
+  a.temperature = temp->data<float>().data();
+  return a;
+}
+
+TensorMap RunSoftmax(const Case& c, Profile /*profile*/) { return RunRows<SoftmaxRow>(c, false, "probs"); }
 TensorMap RunLogSoftmax(const Case& c, Profile /*profile*/) {
-  return RunRows<LogSoftmaxRow>(c, "log_softmax", "logprobs");
+  return RunRows<LogSoftmaxRow>(c, true, "logprobs");
 }
 
 SAMPCHECK_REFERENCE_STAGE(softmax, RunSoftmax);

@@ -37,6 +37,16 @@ namespace sampcheck::reference {
 void SoftmaxRow(std::span<const float> logits, std::span<float> probs);
 void LogSoftmaxRow(std::span<const float> logits, std::span<float> logprobs);
 
+// The inputs of softmax (log false) or log_softmax (log true) after every check (logits, then
+// the optional temperature, each finite and > 0), one message each: what the reference below
+// and the gpu glue (gpu/backend/gpu_backend.cc) compute from. `temperature` points into the
+// case, which must outlive the arguments.
+struct SoftmaxArgs {
+  Tensor logits;                       // [B, V], upcast to f32
+  const float* temperature = nullptr;  // [B], or null (no scaling)
+};
+SoftmaxArgs ParseSoftmax(const Case& c, bool log);
+
 TensorMap RunSoftmax(const Case& c, Profile profile);
 TensorMap RunLogSoftmax(const Case& c, Profile profile);
 

@@ -12,6 +12,7 @@
 #include "reference/reductions.h"
 #include "reference/sampling_filters.h"
 #include "reference/softmax.h"
+#include "reference/profile_rules.h"
 #include "reference/stage_io.h"
 #include "reference/stage_registry.h"
 
@@ -211,7 +212,7 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
     }
   }
   bool any_random = false;
-  for (float t : temperature.data<float>()) any_random = any_random || !(static_cast<double>(t) < 1e-5);
+  for (float t : temperature.data<float>()) any_random = any_random || !(static_cast<double>(t) < kCanonicalSamplingEps);
   const Tensor *u = nullptr, *q = nullptr, *bonus_q = nullptr;
   if (any_random) {
     u = &in.Required("u", DType::kF64, 2);
@@ -279,7 +280,7 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
     const float temp = temperature.data<float>()[at];
     const std::span<const std::int32_t> row_drafts = Row(drafts, b).first(static_cast<std::size_t>(n));
     SpecOutcome o;
-    if (static_cast<double>(temp) < 1e-5) {  // greedy row: spec_greedy on the masked logits
+    if (static_cast<double>(temp) < kCanonicalSamplingEps) {  // greedy row: spec_greedy on the masked logits
       for (std::int64_t i = 0; i <= n; ++i) {
         const std::int64_t a = CanonicalArgmax(masked(target, width + 1, i));
         o.tokens.push_back(a);

@@ -4,51 +4,47 @@
 
 #include <cmath>
 
-#include "reference/stage_io.h"
 #include "reference/stage_registry.h"
 
 namespace sampcheck::reference {
 
-namespace {
-// vLLM: _SAMPLING_EPS = 1e-5 and _MAX_TEMP = 1e-2 (vllm/sampling_params.py).
-constexpr double kVllmEps = 1e-5;
-constexpr double kVllmMinTemperature = 1e-2;
-// SGLang: _SAMPLING_EPS = 1e-6 (python/sglang/srt/sampling/sampling_params.py).
-constexpr double kSglangEps = 1e-6;
-// canonical follows vLLM's epsilon without the raise to 0.01.
-constexpr double kCanonicalEps = 1e-5;
-}  // namespace
+void CheckTemperature(const StageInputs& in, std::int64_t b, float t) {
+  if (!std::isfinite(t) || t < 0.0f) {
+    in.Fail("temperature[" + std::to_string(b) + "] = " + FormatFloat(t) + " must be finite and >= 0");
+  }
+}
+
+RowTemperature EffectiveTemperature(const TemperatureRule& rule, float t) {
+  // min_temp is 0 except under vllm, where 0 < t < 0.01 is raised to 0.01f.
+  if (t > 0.0f && static_cast<double>(t) < rule.min_temp) t = static_cast<float>(rule.min_temp);
+  if (static_cast<double>(t) < rule.eps) return {1.0f, true};
+  return {t, false};
+}
+
+TemperatureArgs ParseTemperature(const Case& c, Profile profile) {
+  StageInputs in(c, "temperature");
+  TemperatureArgs a;
+  a.logits = in.Logits();
+  const std::int64_t rows = a.logits.dim(0);
+  a.temperature = &in.Required("temperature", DType::kF32, 1);
+  in.ExpectDim("temperature", *a.temperature, 0, rows);
+  for (std::int64_t b = 0; b < rows; ++b) CheckTemperature(in, b, a.temperature->data<float>()[static_cast<std::size_t>(b)]);
+  a.rule = TemperatureRuleFor(profile);
+  return a;
+}
 
 TensorMap RunTemperature(const Case& c, Profile profile) {
-  StageInputs in(c, "temperature");
-  Tensor logits = in.Logits();
-  const std::int64_t rows = logits.dim(0);
-  const Tensor& temp = in.Required("temperature", DType::kF32, 1);
-  in.ExpectDim("temperature", temp, 0, rows);
+  TemperatureArgs a = ParseTemperature(c, profile);
+  const std::int64_t rows = a.logits.dim(0);
   Tensor greedy(DType::kBool, {rows});
   auto is_greedy = greedy.data<std::uint8_t>();
-
-  LogitsMap x = AsArray(logits);
+  LogitsMap x = AsArray(a.logits);
   for (std::int64_t b = 0; b < rows; ++b) {
-    float t = temp.data<float>()[static_cast<std::size_t>(b)];
-    if (!std::isfinite(t) || t < 0.0f) {
-      in.Fail("temperature[" + std::to_string(b) + "] = " + FormatFloat(t) +
-              " must be finite and >= 0");
-    }
-    double eps = kCanonicalEps;
-    if (profile == Profile::kVllm) {
-      if (t > 0.0f && static_cast<double>(t) < kVllmMinTemperature) {
-        t = static_cast<float>(kVllmMinTemperature);
-      }
-      eps = kVllmEps;
-    } else if (profile == Profile::kSglang) {
-      eps = kSglangEps;
-    }
-    const bool g = static_cast<double>(t) < eps;
-    is_greedy[static_cast<std::size_t>(b)] = g ? 1 : 0;
-    x.row(b) /= g ? 1.0f : t;
+    const RowTemperature rt = EffectiveTemperature(a.rule, a.temperature->data<float>()[static_cast<std::size_t>(b)]);
+    is_greedy[static_cast<std::size_t>(b)] = rt.greedy ? 1 : 0;
+    x.row(b) /= rt.divisor;
   }
-  TensorMap out = Outputs("logits", std::move(logits));
+  TensorMap out = Outputs("logits", std::move(a.logits));
   out.emplace("is_greedy", std::move(greedy));
   return out;
 }

@@ -18,10 +18,36 @@
 // - Exact tier, no randomness.
 // Example: logits {1, 2}, t = 0.5 -> {2, 4}; t = 0 -> {1, 2}, is_greedy = true.
 
+#include <cstdint>
+
 #include "core/case.h"
 #include "core/profile.h"
+#include "reference/profile_rules.h"
+#include "reference/stage_io.h"
 
 namespace sampcheck::reference {
+
+// The stage's inputs after every check above (in the contract's order, one message each) and
+// the profile's rule: what the reference below and the gpu glue (gpu/backend/gpu_backend.cc)
+// compute from. `temperature` points into the case, which must outlive the arguments.
+struct TemperatureArgs {
+  Tensor logits;                           // [B, V], upcast to f32
+  const Tensor* temperature = nullptr;     // [B] f32, each finite and >= 0
+  TemperatureRule rule{};                  // TemperatureRuleFor(profile)
+};
+TemperatureArgs ParseTemperature(const Case& c, Profile profile);
+
+// Fails through `in` ("temperature[b] = ... must be finite and >= 0") unless t is finite and
+// >= 0: the check of this stage, and of logprobs' optional temperature.
+void CheckTemperature(const StageInputs& in, std::int64_t b, float t);
+
+// A checked temperature under a profile's rule: the divisor of the row (1.0f for a greedy
+// row) and whether the row is greedy.
+struct RowTemperature {
+  float divisor;
+  bool greedy;
+};
+RowTemperature EffectiveTemperature(const TemperatureRule& rule, float t);
 
 TensorMap RunTemperature(const Case& c, Profile profile);
 

@@ -48,39 +48,50 @@ void MaskRow(float* row, const std::int32_t* words, std::int64_t vocab_size) {
 
 }  // namespace
 
-TensorMap RunTokenBitmask(const Case& c, Profile /*profile*/) {
+TokenBitmaskArgs ParseTokenBitmask(const Case& c, Profile /*profile*/) {
   StageInputs in(c, "token_bitmask");
-  Tensor logits = in.Logits();
-  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
-  const Tensor& mask = in.Required("bitmask", DType::kI32, 2);
-  const std::int64_t mask_rows = mask.dim(0), words = mask.dim(1);
+  TokenBitmaskArgs a;
+  a.logits = in.Logits();
+  const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
+  a.bitmask = &in.Required("bitmask", DType::kI32, 2);
+  const std::int64_t mask_rows = a.bitmask->dim(0), words = a.bitmask->dim(1);
   const std::int64_t limit = std::min(vocab, words * 32);
-  std::int64_t vocab_size = limit;
+  a.vocab_size = limit;
   if (c.params.contains("vocab_size")) {
     const auto& v = c.params["vocab_size"];
     if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > limit) {
       in.Fail("parameter vocab_size = " + v.dump() + " must be an integer in [0, min(V, 32 W)] = [0, " +
               std::to_string(limit) + "]");
     }
-    vocab_size = v.get<std::int64_t>();
+    a.vocab_size = v.get<std::int64_t>();
   }
-  float* x = logits.data<float>().data();
-  const std::int32_t* m = mask.data<std::int32_t>().data();
-  auto mask_row = [&](std::int64_t r) { MaskRow(x + r * vocab, m + r * words, vocab_size); };
-
+  a.masked.assign(static_cast<std::size_t>(rows), 0);
   if (const Tensor* idx = in.Optional("indices", DType::kI32, 1)) {
     for (std::int32_t r : idx->data<std::int32_t>()) {
       if (r < 0 || r >= rows || r >= mask_rows) {
         in.Fail("indices entry " + std::to_string(r) + " is outside the logits rows [0, " +
                 std::to_string(rows) + ") or the bitmask rows [0, " + std::to_string(mask_rows) + ")");
       }
-      mask_row(r);
+      a.masked[static_cast<std::size_t>(r)] = 1;
     }
   } else {
-    in.ExpectDim("bitmask", mask, 0, rows);
-    for (std::int64_t r = 0; r < rows; ++r) mask_row(r);
+    in.ExpectDim("bitmask", *a.bitmask, 0, rows);
+    std::fill(a.masked.begin(), a.masked.end(), std::uint8_t{1});
   }
-  return Outputs("logits", std::move(logits));
+  return a;
+}
+
+TensorMap RunTokenBitmask(const Case& c, Profile profile) {
+  TokenBitmaskArgs a = ParseTokenBitmask(c, profile);
+  const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1), words = a.bitmask->dim(1);
+  float* x = a.logits.data<float>().data();
+  const std::int32_t* m = a.bitmask->data<std::int32_t>().data();
+  // Rows are independent and masking one twice changes nothing, so the rows marked by the
+  // indices (in any order, repeated or not) are masked once each, in row order.
+  for (std::int64_t r = 0; r < rows; ++r) {
+    if (a.masked[static_cast<std::size_t>(r)]) MaskRow(x + r * vocab, m + r * words, a.vocab_size);
+  }
+  return Outputs("logits", std::move(a.logits));
 }
 
 SAMPCHECK_REFERENCE_STAGE(token_bitmask, RunTokenBitmask);

@@ -18,10 +18,24 @@
 // Example (xgrammar's tests): word 0b1010101010 over logits {1..10} keeps tokens 1, 3, 5, 7, 9
 // (values 2, 4, 6, 8, 10) and sets tokens 0, 2, 4, 6, 8 to -inf.
 
+#include <cstdint>
+#include <vector>
+
 #include "core/case.h"
 #include "core/profile.h"
 
 namespace sampcheck::reference {
+
+// The stage's inputs after every check above (vocab_size, then each indices entry or the
+// bitmask's rows), one message each: what the reference below and the gpu glue (gpu/backend/gpu_backend.cc) compute from. `bitmask` points into the case, which
+// must outlive the arguments.
+struct TokenBitmaskArgs {
+  Tensor logits;                    // [B, V], upcast to f32
+  const Tensor* bitmask = nullptr;  // [Bm, W] i32
+  std::int64_t vocab_size = 0;      // columns [0, vocab_size) are masked
+  std::vector<std::uint8_t> masked;  // [B]: 1 for the rows to mask
+};
+TokenBitmaskArgs ParseTokenBitmask(const Case& c, Profile profile);
 
 TensorMap RunTokenBitmask(const Case& c, Profile profile);
 

@@ -8,6 +8,7 @@
 
 #include "reference/filter_order.h"
 #include "reference/filter_rows.h"
+#include "reference/profile_rules.h"
 #include "reference/stage_io.h"
 #include "reference/stage_registry.h"
 
@@ -29,11 +30,10 @@ void ValidateKsMax(const StageInputs& in, std::int64_t ks_max) {
 
 void TopKRow(Profile profile, std::span<float> row, std::int64_t k, std::int64_t ks_max) {
   const auto vocab = static_cast<std::int64_t>(row.size());
-  const bool disabled = profile == Profile::kAscendV2 ? !AscendTopKActive(k, vocab, ks_max)
-                                                      : (k <= 0 || k >= vocab);
+  const bool disabled = TopKAscendLimit(profile) ? !AscendTopKActive(k, vocab, ks_max) : (k <= 0 || k >= vocab);
   if (disabled) return;
   const std::vector<std::int32_t> top = TopIndices(row, k);
-  if (profile == Profile::kVllm || profile == Profile::kFlashinfer) {
+  if (TopKKeepsTies(profile)) {
     const float kth = row[static_cast<std::size_t>(top.back())];
     for (float& v : row) v = v >= kth ? v : kNegInf;  // -0.0 >= +0.0: zeros tie
     return;
@@ -41,17 +41,23 @@ void TopKRow(Profile profile, std::span<float> row, std::int64_t k, std::int64_t
   KeepOnly(row, top);
 }
 
-TensorMap RunTopK(const Case& c, Profile profile) {
+TopKArgs ParseTopK(const Case& c, Profile /*profile*/) {
   StageInputs in(c, "top_k");
-  Tensor logits = FilterLogits(in);
-  const Tensor& k = in.Required("top_k", DType::kI32, 1);
-  in.ExpectDim("top_k", k, 0, logits.dim(0));
-  const std::int64_t ks_max = IntParam(in, c, "ks_max", kAscendDefaultKsMax);
-  ValidateKsMax(in, ks_max);
-  ForEachRow(logits, [&](std::int64_t b, std::span<float> row) {
-    TopKRow(profile, row, k.data<std::int32_t>()[static_cast<std::size_t>(b)], ks_max);
+  TopKArgs a;
+  a.logits = FilterLogits(in);
+  a.top_k = &in.Required("top_k", DType::kI32, 1);
+  in.ExpectDim("top_k", *a.top_k, 0, a.logits.dim(0));
+  a.ks_max = IntParam(in, c, "ks_max", kAscendDefaultKsMax);
+  ValidateKsMax(in, a.ks_max);
+  return a;
+}
+
+TensorMap RunTopK(const Case& c, Profile profile) {
+  TopKArgs a = ParseTopK(c, profile);
+  ForEachRow(a.logits, [&](std::int64_t b, std::span<float> row) {
+    TopKRow(profile, row, a.top_k->data<std::int32_t>()[static_cast<std::size_t>(b)], a.ks_max);
   });
-  return Outputs("logits", std::move(logits));
+  return Outputs("logits", std::move(a.logits));
 }
 
 SAMPCHECK_REFERENCE_STAGE(top_k, RunTopK);

@@ -37,6 +37,18 @@ void ValidateKsMax(const StageInputs& in, std::int64_t ks_max);
 bool AscendTopKActive(std::int64_t k, std::int64_t vocab, std::int64_t ks_max);
 // In place on one row; `ks_max` is read by ascend_v2 only.
 void TopKRow(Profile profile, std::span<float> row, std::int64_t k, std::int64_t ks_max = kAscendDefaultKsMax);
+// The stage's inputs after every check (logits finite or -inf, top_k [B] i32, ks_max in
+// [1, 1024]), one message each: what the reference below and the gpu glue
+// (gpu/backend/filters_glue.cc) compute from. The profile's rule is TopKKeepsTies and
+// TopKAscendLimit (reference/profile_rules.h). `top_k` points into the case, which must
+// outlive the arguments.
+struct TopKArgs {
+  Tensor logits;                 // [B, V], upcast to f32
+  const Tensor* top_k = nullptr;  // [B] i32
+  std::int64_t ks_max = kAscendDefaultKsMax;
+};
+TopKArgs ParseTopK(const Case& c, Profile profile);
+
 TensorMap RunTopK(const Case& c, Profile profile);
 
 }  // namespace sampcheck::reference

@@ -9,6 +9,7 @@
 
 #include "reference/filter_order.h"
 #include "reference/filter_rows.h"
+#include "reference/profile_rules.h"
 #include "reference/math/exp_array.h"
 #include "reference/reductions.h"
 #include "reference/softmax.h"
@@ -70,7 +71,7 @@ class TieGroupRule final : public PrefixRule {
 
 std::unique_ptr<PrefixRule> MakeRule(Profile profile, Probabilities probs, float p) {
   if (p <= 0.0f) p = 0.0f;  // every rule below then keeps only the first token (or tie group)
-  if (profile == Profile::kFlashinfer) {
+  if (TopPWalkFor(profile) == TopPWalk::kTieGroup) {
     return std::make_unique<TieGroupRule>(probs, p > 0.0f ? p : 0x1p-149f);  // p <= 0: the first group
   }
   return std::make_unique<ExclusivePrefixRule>(probs, p);  // sglang has its own walk (SglangTopPKept)
@@ -168,7 +169,7 @@ void TopPSurvivors(Profile profile, std::span<float> row, float p, const Survivo
   const Probabilities probs{e.data(), s};
   const std::vector<std::int32_t> order = SurvivorOrder(sv);
   std::vector<std::uint8_t> keep(order.size(), 0);
-  if (profile == Profile::kVllm && p > 0.0f) {
+  if (TopPWalkFor(profile) == TopPWalk::kVllmAscending && p > 0.0f) {
     // VllmTopP: ascending, equal values in index order (a stable ascending sort), dropped while
     // the running sum is <= 1 - p; the largest (last) is always kept.
     std::vector<std::int32_t> ascending(order.rbegin(), order.rend());
@@ -205,13 +206,14 @@ bool HasFinite(std::span<const float> row) {
 
 std::vector<std::int32_t> TopPKept(Profile profile, std::span<const float> row, std::span<const float> probs, float p,
                                    std::int64_t limit) {
-  if (profile == Profile::kSglang) return SglangTopPKept(row, probs, p, limit);
+  if (TopPWalkFor(profile) == TopPWalk::kSglang) return SglangTopPKept(row, probs, p, limit);
   // Given probabilities: dividing by 1.0f changes no bits.
   return KeptByRule(profile, row, Probabilities{probs.data(), 1.0f}, p, limit, static_cast<double>(p) + 1e-3);
 }
 
 void TopPRow(Profile profile, std::span<float> row, float p) {
-  if (profile == Profile::kSglang) {  // SGLang's mask runs at every p, 1 included
+  const TopPWalk walk = TopPWalkFor(profile);
+  if (walk == TopPWalk::kSglang) {  // SGLang's mask runs at every p, 1 included
     if (!HasFinite(row)) return;
     std::vector<float> probs(row.size());
     SoftmaxRow(row, probs);
@@ -221,7 +223,7 @@ void TopPRow(Profile profile, std::span<float> row, float p) {
   Survivors survivors;
   if (GatherSurvivors(row, survivors)) return TopPSurvivors(profile, row, p, survivors);
   if (!HasFinite(row)) return;
-  if (profile == Profile::kVllm && p > 0.0f) {
+  if (walk == TopPWalk::kVllmAscending && p > 0.0f) {
     std::vector<float> probs(row.size());
     SoftmaxRow(row, probs);
     return VllmTopP(row, probs, p);
@@ -236,13 +238,19 @@ void TopPRow(Profile profile, std::span<float> row, float p) {
   KeepOnly(row, KeptByRule(profile, row, Probabilities{e.data(), s}, p, static_cast<std::int64_t>(row.size()), hint));
 }
 
-TensorMap RunTopP(const Case& c, Profile profile) {
+TopPArgs ParseTopP(const Case& c, Profile /*profile*/) {
   StageInputs in(c, "top_p");
-  Tensor logits = FilterLogits(in);
-  const float* ps = RowParams(in, "top_p", logits.dim(0));
-  if (!ps) in.Fail("missing input tensor 'top_p'");
-  ForEachRow(logits, [&](std::int64_t b, std::span<float> row) { TopPRow(profile, row, ps[b]); });
-  return Outputs("logits", std::move(logits));
+  TopPArgs a;
+  a.logits = FilterLogits(in);
+  a.top_p = RowParams(in, "top_p", a.logits.dim(0));
+  if (!a.top_p) in.Fail("missing input tensor 'top_p'");
+  return a;
+}
+
+TensorMap RunTopP(const Case& c, Profile profile) {
+  TopPArgs a = ParseTopP(c, profile);
+  ForEachRow(a.logits, [&](std::int64_t b, std::span<float> row) { TopPRow(profile, row, a.top_p[b]); });
+  return Outputs("logits", std::move(a.logits));
 }
 
 SAMPCHECK_REFERENCE_STAGE(top_p, RunTopP);

@@ -54,6 +54,16 @@ void TopPSurvivors(Profile profile, std::span<float> row, float p, const Survivo
 // p <= 0 (the first token or tie group).
 std::vector<std::int32_t> TopPKept(Profile profile, std::span<const float> row, std::span<const float> probs, float p,
                                    std::int64_t limit);
+// The stage's inputs after every check (logits finite or -inf, top_p [B] f32 without NaN), one
+// message each: what the reference below and the gpu glue (gpu/backend/filters_glue.cc) compute
+// from. The profile's rule is TopPWalkFor (reference/profile_rules.h). `top_p` points into the
+// case, which must outlive the arguments.
+struct TopPArgs {
+  Tensor logits;                // [B, V], upcast to f32
+  const float* top_p = nullptr;  // [B]
+};
+TopPArgs ParseTopP(const Case& c, Profile profile);
+
 TensorMap RunTopP(const Case& c, Profile profile);
 
 }  // namespace sampcheck::reference

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of the golden set: the checked-in golden/v1 is exactly what the generator writes, the
 // reference passes it, and verification catches corrupted, missing or mismatching cases; the
-// huge set's generator at a small B (its full size runs in tests/huge_set_test.sh, slow).
+// huge set's generator at a small B (its full size runs in tests/huge_set_test.sh, slow); every
+// case's tensors have the dtype and rank their stage's catalogue entry lists.
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +14,8 @@
 #include <gtest/gtest.h>
 
 #include "core/atomic_file.h"
+#include "core/case.h"
+#include "core/dtype.h"
 #include "core/half.h"
 #include "core/error.h"
 #include "core/manifest.h"
@@ -69,6 +72,76 @@ TEST(GoldenSet, CoversEveryStageAndProfileOfTheCatalogue) {
                                      [&](const ManifestEntry& e) { return e.stage == stage.name && e.profile == p; });
       EXPECT_TRUE(found) << stage.name << " / " << ProfileName(p);
     }
+  }
+}
+
+// The ranks a catalogue shape string allows: "[B, V]" -> {2}, "[B, K] | [B, K + 1]" -> {2, 2},
+// "[]" -> {0}; an empty list when an alternative is not bracketed.
+std::vector<int> CatalogueRanks(const std::string& shape) {
+  std::vector<int> ranks;
+  std::size_t start = 0;
+  while (start <= shape.size()) {
+    std::size_t end = shape.find('|', start);
+    if (end == std::string::npos) end = shape.size();
+    std::string alt = shape.substr(start, end - start);
+    alt.erase(0, alt.find_first_not_of(' '));
+    alt.erase(alt.find_last_not_of(' ') + 1);
+    if (alt.size() < 2 || alt.front() != '[' || alt.back() != ']') return {};
+    const std::string inner = alt.substr(1, alt.size() - 2);
+    ranks.push_back(inner.empty() ? 0 : 1 + static_cast<int>(std::count(inner.begin(), inner.end(), ',')));
+    start = end + 1;
+  }
+  return ranks;
+}
+
+// Every tensor of `tensors` is listed in `specs` with its dtype among the listed ones and a rank
+// one of the listed shapes has.
+// Returns how many tensors it checked.
+std::size_t ExpectTensorsMatchCatalogue(const std::string& id, const char* side, const TensorMap& tensors,
+                                        const std::vector<TensorSpec>& specs) {
+  std::size_t checked = 0;
+  for (const auto& [name, t] : tensors) {
+    ++checked;
+    const auto spec = std::find_if(specs.begin(), specs.end(), [&](const TensorSpec& s) { return s.name == name; });
+    if (spec == specs.end()) {
+      ADD_FAILURE() << id << ": " << side << " '" << name << "' is not in the stage's catalogue entry";
+      continue;
+    }
+    std::vector<std::string> dtypes;
+    for (std::size_t start = 0; start <= spec->dtypes.size();) {
+      const std::size_t end = std::min(spec->dtypes.find('|', start), spec->dtypes.size());
+      dtypes.push_back(spec->dtypes.substr(start, end - start));
+      start = end + 1;
+    }
+    EXPECT_NE(std::find(dtypes.begin(), dtypes.end(), std::string(DTypeName(t.dtype()))), dtypes.end())
+        << id << ": " << side << " '" << name << "' is " << DTypeName(t.dtype()) << ", the catalogue lists "
+        << spec->dtypes;
+    const std::vector<int> ranks = CatalogueRanks(spec->shape);
+    if (ranks.empty()) {
+      ADD_FAILURE() << "catalogue shape of '" << name << "' is not '[...]' alternatives: " << spec->shape;
+      continue;
+    }
+    EXPECT_NE(std::find(ranks.begin(), ranks.end(), t.rank()), ranks.end())
+        << id << ": " << side << " '" << name << "' has rank " << t.rank() << ", the catalogue lists " << spec->shape;
+  }
+  return checked;
+}
+
+TEST(GoldenSet, EveryTensorHasItsCatalogueDtypeAndRank) {
+  // Known answers of the shape parser, by hand.
+  EXPECT_EQ(CatalogueRanks("[B, V]"), (std::vector<int>{2}));
+  EXPECT_EQ(CatalogueRanks("[B, K] | [B, K + 1]"), (std::vector<int>{2, 2}));
+  EXPECT_EQ(CatalogueRanks("[B, K + 1, V]"), (std::vector<int>{3}));
+  EXPECT_EQ(CatalogueRanks("[]"), (std::vector<int>{0}));
+  EXPECT_TRUE(CatalogueRanks("B, V").empty());
+  const Manifest m = ReadManifest(kCheckedIn);
+  ASSERT_FALSE(m.cases.empty());
+  for (const ManifestEntry& e : m.cases) {
+    const StageInfo& stage = RequireStage(e.stage);
+    const GoldenCase g = ReadCaseFile(kCheckedIn / e.file);
+    // Every case has inputs and expected outputs: a case read as empty would check nothing.
+    EXPECT_GT(ExpectTensorsMatchCatalogue(e.id, "input", g.input.inputs, stage.inputs), 0u) << e.id;
+    EXPECT_GT(ExpectTensorsMatchCatalogue(e.id, "output", g.expected, stage.outputs), 0u) << e.id;
   }
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Stage glue of the draw, seeded-draw and speculative kernels (gpu/backend/draws_glue.h): the inputs
-// are checked as reference/gumbel_max.cc, exponential_race.cc, inverse_cdf.cc, qsample.cc,
-// seeded_gumbel.cc, spec_greedy.cc and spec_random.cc check them (same order, same messages),
-// then one launch computes every output.
+// of gumbel_max, exponential_race, inverse_cdf, qsample and the seeded draws come from the
+// reference's parse functions (reference/<stem>.h); spec_greedy, spec_random, finish_rules and
+// tp_consensus are checked here as their reference files check them; then one launch computes
+// every output.
 #include "gpu/backend/draws_glue.h"
 
 #include <cmath>
@@ -13,6 +14,11 @@
 
 #include "reference/ascend_top_k_top_p_sample_v2.h"
 #include "reference/draft_tokens.h"
+#include "reference/exponential_race.h"
+#include "reference/gumbel_max.h"
+#include "reference/inverse_cdf.h"
+#include "reference/qsample.h"
+#include "reference/seeded_gumbel.h"
 #include "reference/spec_random.h"
 #include "reference/stage_io.h"
 
@@ -24,129 +30,55 @@ using reference::FormatFloat;
 using reference::Outputs;
 using reference::StageInputs;
 
-[[noreturn]] void NothingToDraw(const StageInputs& in, std::int64_t b, const char* what) {
-  in.Fail("row " + std::to_string(b) + " has " + what + ": nothing can be drawn");
-}
-
-// Whether row b of a [rows, vocab] f32 array has a positive entry.
-bool RowHasPositive(const float* p, std::int64_t b, std::int64_t vocab) {
-  for (std::int64_t i = 0; i < vocab; ++i) {
-    if (p[b * vocab + i] > 0.0f) return true;
-  }
-  return false;
-}
-
-// reference/gumbel_max.cc: per row, NaN scores and non-finite noise first, then "no finite score".
-TensorMap RunGumbelMax(const Case& c, Profile /*profile*/, KernelRunner& runner) {
-  StageInputs in(c, "gumbel_max");
-  const Tensor scores = in.FloatRows("logprobs");
-  const std::int64_t rows = scores.dim(0), vocab = scores.dim(1);
-  const Tensor noise = in.FloatRows("gumbel", rows, vocab);
-  const float* x = scores.data<float>().data();
-  const float* g = noise.data<float>().data();
-  for (std::int64_t b = 0; b < rows; ++b) {
-    bool any_finite = false;
-    for (std::int64_t i = 0; i < vocab; ++i) {
-      const float s = x[b * vocab + i], n = g[b * vocab + i];
-      if (std::isnan(s) || !std::isfinite(n)) {
-        in.Fail("row " + std::to_string(b) + " holds a NaN score or non-finite Gumbel noise");
-      }
-      any_finite |= s != -INFINITY;
-    }
-    if (!any_finite) NothingToDraw(in, b, "no finite score");
-  }
+// Inputs from reference/gumbel_max.h's ParseGumbelMax.
+TensorMap RunGumbelMax(const Case& c, Profile profile, KernelRunner& runner) {
+  const reference::GumbelMaxArgs a = reference::ParseGumbelMax(c, profile);
+  const std::int64_t rows = a.scores.dim(0), vocab = a.scores.dim(1);
   Tensor token(DType::kI64, {rows});
-  runner.Run(GumbelMaxLaunch(x, g, rows, vocab, vocab, token.data<std::int64_t>().data()));
+  runner.Run(GumbelMaxLaunch(a.scores.data<float>().data(), a.gumbel.data<float>().data(), rows, vocab, vocab,
+                             token.data<std::int64_t>().data()));
   return Outputs("token", std::move(token));
 }
 
-// reference/exponential_race.cc: every q entry first, then each row's positivity.
+// Inputs and the profile's rule from reference/exponential_race.h's ParseExponentialRace.
 TensorMap RunExponentialRace(const Case& c, Profile profile, KernelRunner& runner) {
-  StageInputs in(c, "exponential_race");
-  const Tensor probs = in.Probabilities();
-  const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
-  const Tensor q = in.FloatRows("q", rows, vocab);
-  for (float v : q.data<float>()) {
-    if (!std::isfinite(v) || !(v > 0.0f))
-      in.Fail("'q' holds " + FormatFloat(v) + "; Exp(1) noise must be finite and > 0");
-  }
-  const float* p = probs.data<float>().data();
-  for (std::int64_t b = 0; b < rows; ++b) {
-    if (!RowHasPositive(p, b, vocab)) NothingToDraw(in, b, "no positive probability");
-  }
+  const reference::ExponentialRaceArgs a = reference::ParseExponentialRace(c, profile);
+  const std::int64_t rows = a.probs.dim(0), vocab = a.probs.dim(1);
   Tensor token(DType::kI64, {rows});
-  runner.Run(ExponentialRaceLaunch(p, q.data<float>().data(), rows, vocab, vocab, profile == Profile::kVllm,
-                                   token.data<std::int64_t>().data()));
+  runner.Run(ExponentialRaceLaunch(a.probs.data<float>().data(), a.q.data<float>().data(), rows, vocab, vocab,
+                                   a.all_tokens, token.data<std::int64_t>().data()));
   return Outputs("token", std::move(token));
 }
 
-// reference/inverse_cdf.cc: per row, u's range, then positivity.
-TensorMap RunInverseCdf(const Case& c, Profile /*profile*/, KernelRunner& runner) {
-  StageInputs in(c, "inverse_cdf");
-  const Tensor probs = in.Probabilities();
-  const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
-  const Tensor& u = in.Required("u", DType::kF32, 1);
-  in.ExpectDim("u", u, 0, rows);
-  const float* p = probs.data<float>().data();
-  for (std::int64_t b = 0; b < rows; ++b) {
-    const float ub = u.data<float>()[static_cast<std::size_t>(b)];
-    if (!(ub >= 0.0f && ub < 1.0f)) in.Fail("u[" + std::to_string(b) + "] = " + FormatFloat(ub) + " must be in [0, 1)");
-    if (!RowHasPositive(p, b, vocab)) NothingToDraw(in, b, "no positive probability");
-  }
+// Inputs from reference/inverse_cdf.h's ParseInverseCdf.
+TensorMap RunInverseCdf(const Case& c, Profile profile, KernelRunner& runner) {
+  const reference::InverseCdfArgs a = reference::ParseInverseCdf(c, profile);
+  const std::int64_t rows = a.probs.dim(0), vocab = a.probs.dim(1);
   Tensor token(DType::kI64, {rows});
-  runner.Run(InverseCdfLaunch(p, u.data<float>().data(), rows, vocab, vocab, token.data<std::int64_t>().data()));
+  runner.Run(InverseCdfLaunch(a.probs.data<float>().data(), a.u->data<float>().data(), rows, vocab, vocab,
+                              token.data<std::int64_t>().data()));
   return Outputs("token", std::move(token));
 }
 
-// reference/qsample.cc: q finite, eps, then each row's positivity.
-TensorMap RunQSample(const Case& c, Profile /*profile*/, KernelRunner& runner) {
-  StageInputs in(c, "qsample");
-  const Tensor probs = in.Probabilities();
-  const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
-  const Tensor q = in.FloatRows("q", rows, vocab);
-  for (float v : q.data<float>()) {
-    if (!std::isfinite(v)) in.Fail("'q' holds " + FormatFloat(v) + "; QSample noise must be finite");
-  }
-  const float eps = reference::AscendEpsParam(in, c);
-  const float* p = probs.data<float>().data();
-  for (std::int64_t b = 0; b < rows; ++b) {
-    if (!RowHasPositive(p, b, vocab)) NothingToDraw(in, b, "no positive probability");
-  }
+// Inputs from reference/qsample.h's ParseQSample.
+TensorMap RunQSample(const Case& c, Profile profile, KernelRunner& runner) {
+  const reference::QSampleArgs a = reference::ParseQSample(c, profile);
+  const std::int64_t rows = a.probs.dim(0), vocab = a.probs.dim(1);
   Tensor token(DType::kI64, {rows});
-  runner.Run(QSampleLaunch(p, q.data<float>().data(), eps, rows, vocab, vocab, token.data<std::int64_t>().data()));
+  runner.Run(QSampleLaunch(a.probs.data<float>().data(), a.q.data<float>().data(), a.eps, rows, vocab, vocab,
+                           token.data<std::int64_t>().data()));
   return Outputs("token", std::move(token));
 }
 
-// reference/seeded_gumbel.cc: shapes, token ids, then per row the position's range and positivity.
-TensorMap RunSeededGumbel(const Case& c, const std::string& stage, bool token_id_columns, KernelRunner& runner) {
-  StageInputs in(c, stage);
-  const Tensor probs = in.Probabilities();
-  const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
-  const Tensor& seed = in.Required("seed", DType::kI64, 1);
-  const Tensor& positions = in.Required("positions", DType::kI64, 1);
-  in.ExpectDim("seed", seed, 0, rows);
-  in.ExpectDim("positions", positions, 0, rows);
-  const Tensor* ids = token_id_columns ? &in.Required("token_ids", DType::kI32, 2) : nullptr;
-  if (ids != nullptr) {
-    in.ExpectDim("token_ids", *ids, 0, rows);
-    in.ExpectDim("token_ids", *ids, 1, vocab);
-    for (std::int32_t id : ids->data<std::int32_t>()) {
-      if (id < 0) in.Fail("token_ids holds " + std::to_string(id) + "; ids must be >= 0");
-    }
-  }
-  const float* p = probs.data<float>().data();
-  for (std::int64_t b = 0; b < rows; ++b) {
-    const std::int64_t position = positions.data<std::int64_t>()[static_cast<std::size_t>(b)];
-    if (position < 0 || position > 0xffffffffLL) {
-      in.Fail("positions[" + std::to_string(b) + "] = " + std::to_string(position) +
-              " must be in [0, 2^32) (SGLang hashes it as u32)");
-    }
-    if (!RowHasPositive(p, b, vocab)) NothingToDraw(in, b, "no positive probability");
-  }
+// Inputs from reference/seeded_gumbel.h's ParseSeededGumbel.
+TensorMap RunSeededGumbel(const Case& c, bool token_id_columns, KernelRunner& runner) {
+  const reference::SeededGumbelArgs a = reference::ParseSeededGumbel(c, token_id_columns);
+  const std::int64_t rows = a.probs.dim(0), vocab = a.probs.dim(1);
   Tensor token(DType::kI64, {rows});
-  runner.Run(SeededGumbelLaunch(p, seed.data<std::int64_t>().data(), positions.data<std::int64_t>().data(),
-                                ids != nullptr ? ids->data<std::int32_t>().data() : nullptr, rows, vocab, vocab,
-                                token.data<std::int64_t>().data()));
+  runner.Run(SeededGumbelLaunch(a.probs.data<float>().data(), a.seed->data<std::int64_t>().data(),
+                                a.positions->data<std::int64_t>().data(),
+                                a.token_ids != nullptr ? a.token_ids->data<std::int32_t>().data() : nullptr, rows,
+                                vocab, vocab, token.data<std::int64_t>().data()));
   return Outputs("token", std::move(token));
 }
 
@@ -381,10 +313,10 @@ TensorMap GpuInverseCdf(const Case& c, Profile profile, KernelRunner& runner) {
 }
 TensorMap GpuQSample(const Case& c, Profile profile, KernelRunner& runner) { return RunQSample(c, profile, runner); }
 TensorMap GpuMultinomialWithSeed(const Case& c, Profile /*profile*/, KernelRunner& runner) {
-  return RunSeededGumbel(c, "multinomial_with_seed", false, runner);
+  return RunSeededGumbel(c, false, runner);
 }
 TensorMap GpuMultinomialWithSeedTokenIds(const Case& c, Profile /*profile*/, KernelRunner& runner) {
-  return RunSeededGumbel(c, "multinomial_with_seed_token_ids", true, runner);
+  return RunSeededGumbel(c, true, runner);
 }
 TensorMap GpuSpecGreedy(const Case& c, Profile profile, KernelRunner& runner) {
   return RunSpecGreedy(c, profile, runner);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Stage glue of the filter kernels (top_k, top_p, min_p, sampling_filters) for the gpu
-// backends (gpu/backend/gpu_backend.cc): inputs read and checked with the reference's own boundary
-// code (same messages), the profile resolved into gpu/kernels/filter_rules.h, one kernel launch.
+// backends (gpu/backend/gpu_backend.cc): inputs read and checked by the reference's parse
+// functions (reference/top_k.h, top_p.h, min_p.h, sampling_filters.h, logprobs.h), the profile
+// resolved into gpu/kernels/filter_rules.h, one kernel launch.
 
 #include "core/case.h"
 #include "core/profile.h"

@@ -2,7 +2,8 @@
 #pragma once
 // The gpu-emulated and gpu backends (docs/gpu.md "Backends"): the stages that have a kernel in
 // gpu/, run by a KernelRunner (the checking emulator, or a CUDA device). Inputs are read and
-// checked by the reference's own boundary code (reference/stage_io.h), so bad input gets the
+// checked by the reference's own parse function of the stage (Parse<Stem> in reference/<stem>.h)
+// or, for the stages without one, its boundary code (reference/stage_io.h), so bad input gets the
 // same message as from the reference; the kernels then compute every output.
 // SupportedStages lists only the stages with kernels, so conform skips the others.
 

@@ -16,7 +16,9 @@
 #include "core/stage_catalogue.h"
 #include "gpu/backend/noise_glue.h"
 #include "reference/pipeline.h"
+#include "reference/profile_rules.h"
 #include "reference/stage_io.h"
+#include "reference/temperature.h"
 
 namespace sampcheck::gpu {
 
@@ -100,14 +102,12 @@ TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {
   const Tensor& temp = in.Required("temperature", DType::kF32, 1);
   in.ExpectDim("temperature", temp, 0, rows);
   const std::span<const float> temp_all = temp.data<float>();
-  const FastSamplingOptions options{.greedy_below = 1e-5, .bug = bug_};
+  const FastSamplingOptions options{.greedy_below = reference::kCanonicalSamplingEps, .bug = bug_};
   bool any_random = false;
   const std::span<const float> x_all = logits.data<float>();
   for (std::int64_t b = 0; b < rows; ++b) {
     const float t = temp_all[static_cast<std::size_t>(b)];
-    if (!std::isfinite(t) || t < 0.0f) {
-      in.Fail("temperature[" + std::to_string(b) + "] = " + FormatFloat(t) + " must be finite and >= 0");
-    }
+    reference::CheckTemperature(in, b, t);
     const bool random = !(static_cast<double>(t) < options.greedy_below);
     any_random |= random;
     bool finite = false;

@@ -13,6 +13,8 @@
 
 #include <cstdint>
 
+#include "reference/profile_rules.h"
+
 namespace sampcheck::gpu {
 
 // A planted filter bug for the statistical harness's negative control (`wrong:` variants,
@@ -24,7 +26,8 @@ enum class FastSamplingBug : int {
 };
 
 struct FastSamplingOptions {
-  double greedy_below = 1e-5;  // the canonical temperature rule: greedy iff double(t) < 1e-5
+  // The canonical temperature rule: greedy iff double(t) < eps (reference/profile_rules.h).
+  double greedy_below = reference::kCanonicalSamplingEps;
   FastSamplingBug bug = FastSamplingBug::kNone;
 };
 

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "reference/profile_rules.h"
+
 namespace sampcheck::gpu {
 
 // docs/spec/filters.md#top_k.
@@ -15,27 +17,17 @@ struct TopKRule {
   std::int64_t ks_max = 1024;
 };
 
-// docs/spec/filters.md#top_p: the walk a profile's rule takes for 0 < p < 1.
-enum class TopPWalk : std::uint8_t {
-  kExclusive,      // canonical, ascend_v2: kept iff E_j < p
-  kTieGroup,       // flashinfer: a tie group kept iff E at its first token < p
-  kSglang,         // f32(C_j - prob_j) <= p per position, at every p (no p >= 1 shortcut)
-  kVllmAscending,  // ascending inclusive sum c_j > f32(1 - p), the largest always kept
-};
+// docs/spec/filters.md#top_p: the walk a profile's rule takes for 0 < p < 1
+// (reference/profile_rules.h, shared with the reference's top_p).
+using TopPWalk = reference::TopPWalk;
 
 // docs/spec/filters.md#min_p.
 struct MinPRule {
   bool first_only_at_one = false;  // ascend_v2: m >= 1 keeps the first token of the order only
 };
 
-// docs/spec/filters.md#sampling_filters "Order per profile".
-enum class FilterOrder : std::uint8_t {
-  kTopKFirst,      // canonical, flashinfer top_k_first: top_k -> top_p -> min_p, renormalised
-  kMinPFirst,      // vllm: min_p -> top_k -> top_p
-  kJoint,          // sglang: top_k ∩ top_p ∩ min_p, all on the original distribution
-  kJointThenMinP,  // flashinfer joint: top_k ∩ top_p on the original, then min_p renormalised
-  kAscend,         // ascend_v2: top_k -> top_p -> min_p on the top-k softmax (no renormalisation)
-};
+// docs/spec/filters.md#sampling_filters "Order per profile" (reference/profile_rules.h).
+using FilterOrder = reference::FilterOrder;
 
 struct FilterRules {
   TopKRule top_k;

@@ -5,28 +5,18 @@
 // profile names. Shared by gpu/kernels/temperature.cuh, gpu/kernels/logit_bias.cuh, gpu/kernels/nan_handling.cuh and
 // their runners.
 
+#include "reference/profile_rules.h"
+
 namespace sampcheck::gpu {
 
-// docs/spec/temperature.md.
-struct TemperatureRule {
-  double eps;       // greedy iff double(t) < eps
-  double min_temp;  // 0 < t < min_temp is raised to float(min_temp); 0: no raise
-};
+// docs/spec/temperature.md: the profile's epsilon and raise (reference/profile_rules.h, where
+// the peers' constants are written once).
+using TemperatureRule = reference::TemperatureRule;
 
-// docs/spec/nan_handling.md: which non-finite values a profile replaces, and by what.
-struct NanRule {
-  bool nan = false;
-  float nan_value = 0.0f;
-  bool neg_inf = false;
-  float neg_inf_value = 0.0f;
-  bool pos_inf = false;
-  float pos_inf_value = 0.0f;
-};
+// docs/spec/nan_handling.md (reference/profile_rules.h).
+using NanRule = reference::NanRule;
 
-// docs/spec/logit_bias.md.
-struct LogitBiasRule {
-  bool densify;  // sglang: every unlisted entry gets + 0.0f
-  bool clamp;    // vllm: bias clamped to [-100, 100], NaN to -100
-};
+// docs/spec/logit_bias.md (reference/profile_rules.h).
+using LogitBiasRule = reference::LogitBiasRule;
 
 }  // namespace sampcheck::gpu
