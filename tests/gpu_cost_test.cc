@@ -6,8 +6,8 @@
 //
 // The budgets are today's counts (sampcheck_cost_table, docs/gpu.md "Cost model"), so that a
 // change that reads the row more often, or adds barriers, fails here; a change that reads it
-// less lowers the budget in the same commit. The goals are far lower: at most 4 row passes
-// for gpu and 3 for gpu-fast. Rows: 2 of V = 128256, the device benchmark's logits (counts are
+// less lowers the budget in the same commit. The goals: at most 4 row passes for gpu (met in
+// the typical cases) and 3 for gpu-fast. Rows: 2 of V = 128256, the device benchmark's logits (counts are
 // per row: each row is one block; docs/gpu.md lists the same counts at 64 x 128256).
 #include <cmath>
 #include <cstdint>
@@ -43,21 +43,43 @@ SamplingCostShape Shape(float min_p, bool flat) {
   return s;
 }
 
+SamplingCostShape TopK(std::int64_t k) {
+  SamplingCostShape s = Shape(0.0f, false);
+  s.top_k = static_cast<std::int32_t>(k);
+  return s;
+}
+
+SamplingCostShape TopPAlone(float p) {
+  SamplingCostShape s = Shape(0.0f, false);
+  s.top_k = 0;
+  s.top_p = p;
+  return s;
+}
+
 // Today's counts on these 2 rows (the first 2 rows of the benchmark's batch), rounded up at
-// the second decimal: gpu reads the row 20.0004 times with 172 barriers (top-k 50, top-p 0.9),
-// 24.0004 and 202 with min-p 0.05, 25.0004 and 218 on flat rows (the radix select cannot stop
-// early when every value ties); gpu-fast 55.001 and 121 in all three (its radix select always
-// runs every key bit: 32 value bits and the 17 index bits of V - 1; the fractions are the few
-// scalar reads of block-level code). Rows differ a little: at 64 x 128256 the mean passes are
-// 19.73 (gpu) and 55.28 (gpu-fast) and the busiest rows run 188 and 139 barriers
-// (docs/gpu.md "Cost model").
+// the second decimal. gpu: 4.0004 row passes (three reads of the logits to gather the top-k
+// survivors, gpu/block/top_k_survivors.cuh, plus the survivors' values once more, then the
+// draw's one read of probs) with 170 barriers (top-k 50, top-p 0.9) and 203 with min-p (0.05
+// or 1: two more softmax statistics on the survivors); flat rows the same 4.0004 and 170
+// (the thread maxima give exactly k candidates). gpu-fast 30.51 and 77 (top-k 50, top-p 0.9,
+// with or without min-p 0.05: its bit-by-bit radix select stops at the first bound with exactly
+// k keys below it, here after the value bits that separate the 50th from the 51st), but 55.001
+// and 121 on flat rows (every value ties, so the select runs every value bit and the 17 index
+// bits of V - 1; the // fractions are the few scalar reads of block-level code), 37.51 and 131 at min-p 1. The
+// worst cases gpu has not bounded yet (the full-row steps' chunked top-p walk): top-k V - 1
+// 203.65 passes and 1800 barriers, top-p 0.999 without top-k 538.94 and 4977. Rows differ a
+// little: docs/gpu.md lists the counts at 64 x 128256.
 const BudgetCase kBudgets[] = {
-    {__LINE__, "gpu, top-k 50, top-p 0.9", false, Shape(0.0f, false), {20.01, 172}},
-    {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {24.01, 202}},
-    {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {25.01, 218}},
-    {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {55.01, 121}},
-    {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {55.01, 121}},
+    {__LINE__, "gpu, top-k 50, top-p 0.9", false, Shape(0.0f, false), {4.01, 170}},
+    {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {4.01, 203}},
+    {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {4.01, 170}},
+    {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {4.01, 203}},
+    {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {203.65, 1800}},
+    {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {538.94, 4977}},
+    {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {30.51, 77}},
+    {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {30.51, 77}},
     {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {55.01, 121}},
+    {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {37.51, 131}},
 };
 
 TEST(GpuCost, SamplingKernelsStayWithinTheirBudgets) {
@@ -67,9 +89,15 @@ TEST(GpuCost, SamplingKernelsStayWithinTheirBudgets) {
     const auto launches = c.fast ? CountGpuFastSampling(c.shape, logits.data()) : CountGpuSampling(c.shape, logits.data());
     ASSERT_EQ(launches.size(), c.fast ? 1u : 2u);
     EXPECT_EQ(CheckBudget(launches, c.shape.rows, c.shape.vocab, c.budget), "");
-    // Every launch runs one block per row, and reads the logits exactly once.
+    // Every launch runs one block per row; gpu-fast reads the logits exactly once, gpu's
+    // survivor path three times and its survivors' values once more (a few hundred entries).
     for (const auto& l : launches) EXPECT_EQ(l.blocks, c.shape.rows) << l.kernel;
-    EXPECT_DOUBLE_EQ(LogitsPasses(launches, c.shape.rows, c.shape.vocab), 1.0);
+    const double logits_passes = LogitsPasses(launches, c.shape.rows, c.shape.vocab);
+    if (c.fast || c.budget.max_row_passes > 5.0) {  // gpu's full-row steps copy the logits once
+      EXPECT_DOUBLE_EQ(logits_passes, 1.0);
+    } else {
+      EXPECT_LE(logits_passes, 3.01);
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 // golden/v1's filter cases have V <= 1000 or few survivors, so they never reach those paths.
 // The independent source is the reference (reference/top_p.cc etc.), which selects with
 // std::nth_element and a radix sort, not with the kernels' radix select.
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -117,6 +118,43 @@ TEST(GpuFilters, SamplingFiltersMatchReferenceInEveryOrder) {
   };
   for (const char* profile : kProfiles) Compare("sampling_filters", profile, inputs());
   Compare("sampling_filters", "flashinfer", inputs(), {{"order", "joint"}});
+}
+
+// The top_k_first order's survivor path (gpu/kernels/sampling_filters_on_survivors.cuh): rows of
+// continuous values (few candidates: the path runs), values on a grid of 1/8 (tie groups at K,
+// at the walk's cut and across min_p's threshold), +0.0 / -0.0 maxima (their sign must survive in
+// `out`), and k from 1 to 1024 (at 1024 the candidates may not fit: the full-row path).
+Tensor SurvivorRows(std::uint64_t seed) {
+  SplitMix64 rng(seed);
+  std::vector<float> x(static_cast<std::size_t>(kRows * kVocab));
+  for (std::int64_t b = 0; b < kRows; ++b) {
+    for (std::int64_t i = 0; i < kVocab; ++i) {
+      const std::uint64_t r = rng.Next();
+      float v = -8.0f + 16.0f * static_cast<float>(r >> 40) * 0x1.0p-24f;
+      if (b == 1) v = std::floor(v * 8.0f) / 8.0f;
+      if (b == 2) v = v > 0.0f ? ((r & 1) != 0 ? 0.0f : -0.0f) : v;
+      x[static_cast<std::size_t>(b * kVocab + i)] = v;
+    }
+  }
+  return Tensor::FromValues(DType::kF32, {kRows, kVocab}, x);
+}
+
+TEST(GpuFilters, SurvivorPathMatchesReference) {
+  const std::int32_t ks[][kRows] = {{1, 2, 50, 1024, 300}, {50, 50, 7, 3, 1000}};
+  const float ps[][kRows] = {{0.9f, 0.5f, 0.99f, 0.0f, 1.0f}, {0.3f, 0.95f, 1.0f, 0.9f, 0.999f}};
+  const float ms[][kRows] = {{0.0f, 0.05f, 0.0f, 1.0f, 0.2f}, {0.05f, 0.0f, 0.5f, 0.0f, 1.0f}};
+  for (int set = 0; set < 2; ++set) {
+    SCOPED_TRACE(testing::Message() << "parameter set " << set);
+    auto inputs = [&] {
+      return TensorMap{{"logits", SurvivorRows(11 + set)},
+                       {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRows},
+                                                                  std::vector<std::int32_t>(ks[set], ks[set] + kRows))},
+                       {"top_p", Tensor::FromValues<float>(DType::kF32, {kRows}, std::vector<float>(ps[set], ps[set] + kRows))},
+                       {"min_p", Tensor::FromValues<float>(DType::kF32, {kRows}, std::vector<float>(ms[set], ms[set] + kRows))}};
+    };
+    Compare("sampling_filters", "canonical", inputs());
+    Compare("sampling_filters", "flashinfer", inputs());  // top_k_first: ties kept, tie-group walk
+  }
 }
 
 TEST(GpuFilters, AscendSampleMatchesReference) {

@@ -19,6 +19,7 @@
 #include "gpu/kernels/gumbel_max.cuh"  // the planted out-of-bounds launch
 #include "gpu/runners/kernel_runner.h"
 #include "gpu/block/radix_select.cuh"
+#include "gpu/block/top_k_survivors.cuh"
 #include "reference/reductions.h"
 #include "reference/exponential_race.h"  // the padded-row comparisons
 #include "reference/gumbel_max.h"
@@ -905,6 +906,75 @@ TEST(GpuRadixSelect, KthKeyOfTheCanonicalOrder) {
   EXPECT_EQ(SelectOne(row, true, 4), 0xc040000000000002ull);
   // Across lanes and passes: 3000 equal values, rank 2500 is index 2499 (ties by index).
   EXPECT_EQ(SelectOne(std::vector<float>(3000, 1.0f), false, 2500), 0x407fffff00000000ull + 2499);
+}
+
+// GatherTopKCandidates on one row: whether the candidates fit, their number, and the keys in
+// lane order (grouped) and in the canonical order (sorted).
+struct Gathered {
+  bool ok = false;
+  std::uint32_t total = 0;
+  std::vector<std::uint64_t> grouped, sorted;
+};
+
+Gathered GatherOne(std::vector<float> row, std::int64_t k, bool ties) {
+  Gathered g;
+  const auto v = static_cast<std::int64_t>(row.size());
+  const LaunchReport report = emu::Launch("gather", 1, kCanonicalLanes, [&](Block& block) {
+    SAMPCHECK_SHARED(block, std::uint64_t, grouped, kCandidates);
+    SAMPCHECK_SHARED(block, std::uint64_t, sorted, kCandidates);
+    auto offset = Registers<std::uint32_t>(block);
+    auto count = Registers<std::uint32_t>(block);
+    g.ok = GatherTopKCandidates(block, GlobalArray<float>(row.data(), v, "row"), 0, v, k, ties, grouped, sorted,
+                                offset, count, g.total);
+    if (!g.ok) return;
+    block.ForEachThread([&](Thread t) {
+      if (t.x != 0) return;
+      for (std::uint32_t i = 0; i < g.total; ++i) g.grouped.push_back(grouped.Load(i)), g.sorted.push_back(sorted.Load(i));
+    });
+  });
+  EXPECT_TRUE(report.ok()) << report.Summary();
+  return g;
+}
+
+TEST(GpuTopKSurvivors, GathersTheCandidatesInLaneAndCanonicalOrder) {
+  // The contract's example, keys as in KthKeyOfTheCanonicalOrder: the maxima are the entries
+  // themselves, T = (3, index 2), so the candidates are indices 1 and 2 under both rules.
+  const std::vector<float> row = {1.0f, 3.0f, 3.0f, 2.0f};
+  for (bool ties : {false, true}) {
+    const Gathered g = GatherOne(row, 2, ties);
+    ASSERT_TRUE(g.ok);
+    EXPECT_EQ(g.total, 2u);
+    EXPECT_EQ(g.grouped, (std::vector<std::uint64_t>{0x3fbfffff00000001ull, 0x3fbfffff00000002ull}));
+    EXPECT_EQ(g.sorted, g.grouped);
+  }
+  // Lane order differs from the canonical one: lane 5 holds the two largest entries, 5 (1.0)
+  // before 1029 (2.0); the rest is -1.0 but for 7 (0.5).
+  std::vector<float> two(2048, -1.0f);
+  two[5] = 1.0f;
+  two[1029] = 2.0f;
+  two[7] = 0.5f;
+  const Gathered g = GatherOne(two, 2, false);
+  ASSERT_TRUE(g.ok);
+  // Maxima: lane 5 -> 2.0 (1029), lane 7 -> 0.5, every other lane -1.0: T = (0.5, 7); the
+  // candidates are 5, 1029 (lane 5 in index order) and 7. 2.0f = 0x40000000 -> descending
+  // 0x3fffffff; 1.0f -> 0x407fffff; 0.5f = 0x3f000000 -> 0x40ffffff.
+  EXPECT_EQ(g.grouped, (std::vector<std::uint64_t>{0x407fffff00000005ull, 0x3fffffff00000405ull,
+                                                   0x40ffffff00000007ull}));
+  EXPECT_EQ(g.sorted, (std::vector<std::uint64_t>{0x3fffffff00000405ull, 0x407fffff00000005ull,
+                                                  0x40ffffff00000007ull}));
+  // Ties kept across a flat row: every one of 3000 entries ties with K, more than 1024.
+  EXPECT_FALSE(GatherOne(std::vector<float>(3000, 1.0f), 50, true).ok);
+  // Exactly k on the same row: T = (1, index 49), the first 50 indices, one per lane.
+  EXPECT_EQ(GatherOne(std::vector<float>(3000, 1.0f), 50, false).total, 50u);
+}
+
+TEST(GpuTopKSurvivors, ValueOfDescendingKeyInvertsOrderKey) {
+  for (float x : {1.0f, -1.0f, 0x1p-149f, -0x1p-149f, 0x1.fffffep127f, -kInf, 0.0f}) {
+    const float y = ValueOfDescendingKey(OrderKey(x, 3, false));
+    EXPECT_EQ(std::memcmp(&x, &y, sizeof x), 0) << x;
+  }
+  EXPECT_EQ(ValueOfDescendingKey(OrderKey(-0.0f, 3, false)), 0.0f);  // folded onto +0.0
+  EXPECT_FALSE(std::signbit(ValueOfDescendingKey(OrderKey(-0.0f, 3, false))));
 }
 
 TEST(GpuTopK, TiesAtTheKthValuePerRule) {

@@ -16,12 +16,11 @@
 //   them; a NaN's descending key is 0: logprobs' top-n puts NaN first); -inf has the largest
 //   descending key among values.
 // - SelectKth: radix select, 4-bit digits from the top of the 64-bit key; each pass counts
-//   the entries under the current prefix per digit (a thread's 16 counts, then an exact integer
-//   reduction through shared memory, 8 buckets at a time), picks the digit holding rank n and
+//   the entries under the current prefix per digit (a thread's 16 counts, summed per warp by
+//   shuffles and over the 32 warps through shared memory: exact integers), picks the digit holding rank n and
 //   stops early, with one more read of the row, once that digit holds a single entry. Index
 //   digits above the bit length of V - 1 are known zeros and skipped. O(V) per pass, at most
 //   8 + 8 passes; no sort. Integer counts: exact in any order, so deterministic.
-//   Requires V <= 65535 * 1024 (a thread's count of one digit fits 16 bits).
 // - BlockExclusiveScan: thread 0 scans the 1024 per-thread counts in thread order (exact
 //   integers): gives each thread its output offset and the block total.
 // - CollectSorted: the entries with lo < key <= hi (at most kCandidates = 1024 of them, the
@@ -121,8 +120,7 @@ SAMPCHECK_KERNEL_BODY std::int64_t CountFinite(B& block, Arr row, std::int64_t b
 template <class B, class Arr>
 SAMPCHECK_KERNEL_BODY std::uint64_t SelectKth(B& block, Arr row, std::int64_t base, std::int64_t vocab, bool ascending,
                                               std::int64_t n) {
-  SAMPCHECK_SHARED(block, std::uint16_t, counts, 8 * kCanonicalLanes);
-  SAMPCHECK_SHARED(block, std::uint32_t, partial, 8 * kWarpSize);
+  SAMPCHECK_SHARED(block, std::uint32_t, partial, 16 * kWarpSize);
   SAMPCHECK_SHARED(block, std::uint32_t, hist, 16);
   SAMPCHECK_SHARED(block, std::uint64_t, state, 3);  // prefix, remaining rank, digit count
   int index_bits = 0;
@@ -143,30 +141,26 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKth(B& block, Arr row, std::int64_t ba
       }
       digits[t] = d;
     });
-    for (int half = 0; half < 2; ++half) {
+    // Exact integer sums in any order: each warp's 16 counts by shuffles, then the 32 warps'.
+    for (int digit = 0; digit < 16; ++digit) {
+      auto c = Registers<std::uint32_t>(block);
+      block.ForEachThread([&](Thread t) { c[t] = digits[t].c[digit]; });
+      for (int s = kWarpSize / 2; s >= 1; s /= 2) {
+        auto partner = ShuffleDown(block, c, s);
+        block.ForEachThread([&](Thread t) { c[t] += partner[t]; });
+      }
       block.ForEachThread([&](Thread t) {
-        for (int b = 0; b < 8; ++b) {
-          counts.Store(b * kCanonicalLanes + t.x, static_cast<std::uint16_t>(digits[t].c[half * 8 + b]));
-        }
+        if (t.lane() == 0) partial.Store(digit * kWarpSize + t.warp(), c[t]);
       });
-      block.Sync();
-      block.ForEachThread([&](Thread t) {
-        if (t.x >= 8 * kWarpSize) return;
-        const int b = t.x / kWarpSize;
-        const int w = t.x % kWarpSize;
-        std::uint32_t sum = 0;
-        for (int l = 0; l < kWarpSize; ++l) sum += counts.Load(b * kCanonicalLanes + w * kWarpSize + l);
-        partial.Store(t.x, sum);
-      });
-      block.Sync();
-      block.ForEachThread([&](Thread t) {
-        if (t.x >= 8) return;
-        std::uint32_t sum = 0;
-        for (int w = 0; w < kWarpSize; ++w) sum += partial.Load(t.x * kWarpSize + w);
-        hist.Store(half * 8 + t.x, sum);
-      });
-      block.Sync();
     }
+    block.Sync();
+    block.ForEachThread([&](Thread t) {
+      if (t.x >= 16) return;
+      std::uint32_t sum = 0;
+      for (int w = 0; w < kWarpSize; ++w) sum += partial.Load(t.x * kWarpSize + w);
+      hist.Store(t.x, sum);
+    });
+    block.Sync();
     block.ForEachThread([&](Thread t) {
       if (t.x != 0) return;
       std::uint64_t r = rank;
@@ -202,6 +196,29 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKth(B& block, Arr row, std::int64_t ba
   return prefix;
 }
 
+// Sorts the kCandidates = 1024 keys of `sorted` ascending, in place, by a bitonic sorting network
+// (Batcher 1968): stage (k, j) compares slot t with t ^ j; the lower slot of each pair does the
+// exchange, so each slot has one writer per stage. 55 stages, a barrier after each.
+template <class B, class Shared>
+SAMPCHECK_KERNEL_BODY void BitonicSortShared(B& block, Shared& sorted) {
+  for (int k = 2; k <= kCandidates; k *= 2) {
+    for (int j = k / 2; j > 0; j /= 2) {
+      block.ForEachThread([&](Thread t) {
+        const int l = t.x ^ j;
+        if (l <= t.x) return;
+        const std::uint64_t a = sorted.Load(t.x);
+        const std::uint64_t b = sorted.Load(l);
+        const bool up = (t.x & k) == 0;
+        if (up ? a > b : a < b) {
+          sorted.Store(t.x, b);
+          sorted.Store(l, a);
+        }
+      });
+      block.Sync();
+    }
+  }
+}
+
 // The entries with lo < key <= hi (every key when !has_lo on the low side) of row [base, base +
 // vocab), sorted ascending by key into `sorted` (kCandidates slots, the tail kNoKey). The
 // caller guarantees at most kCandidates of them; returns how many.
@@ -228,24 +245,7 @@ SAMPCHECK_KERNEL_BODY std::uint32_t CollectSorted(B& block, Arr row, std::int64_
     if (static_cast<std::uint32_t>(t.x) >= total) sorted.Store(t.x, kNoKey);
   });
   block.Sync();
-  // Bitonic sorting network (Batcher 1968): stage (k, j) compares slot t with t ^ j; the lower
-  // slot of each pair does the exchange, so each slot has one writer per stage.
-  for (int k = 2; k <= kCandidates; k *= 2) {
-    for (int j = k / 2; j > 0; j /= 2) {
-      block.ForEachThread([&](Thread t) {
-        const int l = t.x ^ j;
-        if (l <= t.x) return;
-        const std::uint64_t a = sorted.Load(t.x);
-        const std::uint64_t b = sorted.Load(l);
-        const bool up = (t.x & k) == 0;
-        if (up ? a > b : a < b) {
-          sorted.Store(t.x, b);
-          sorted.Store(l, a);
-        }
-      });
-      block.Sync();
-    }
-  }
+  BitonicSortShared(block, sorted);
   return total;
 }
 

@@ -26,7 +26,8 @@
 //       (larger value first, then lower index; -0.0 folded onto +0.0), smaller key = earlier;
 //     top-k (0 < k < V) with top-p on (p < 1): kth = the k-th smallest key, by a radix select
 //       over the key bits (one block count per bit: 32 value bits plus the index bits of
-//       V - 1); the top-k set T = {i : key_i <= kth} (ties at the k-th value go to the lower
+//       V - 1), stopping early at the first bit whose trial bound has exactly k keys at or
+//       below it (the k-th key is then their largest, one more read); the top-k set T = {i : key_i <= kth} (ties at the k-th value go to the lower
 //       indices, as canonical). Otherwise T = every token, and top-k with top-p off is an
 //       acceptance rule below (no select);
 //     e_i = ExpF32Cr(s_i - m), m = s of the first token of the order (e = 1 there);
@@ -94,6 +95,11 @@ struct FloatSum {
 struct CountSum {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const {
     return a + b;
+  }
+};
+struct KeyMax {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t operator()(std::uint64_t a, std::uint64_t b) const {
+    return a > b ? a : b;
   }
 };
 struct KeyMin {
@@ -219,7 +225,23 @@ struct FastSamplingKernel {
           count[th] = c;
         });
         auto total = fast_detail::FastBlockReduce<kThreads, std::uint32_t>(block, count, fast_detail::CountSum{});
-        if (static_cast<std::int64_t>(BlockUniform(block, total)) < k) answer |= std::uint64_t{1} << bit;
+        const auto below = static_cast<std::int64_t>(BlockUniform(block, total));
+        if (below == k) {
+          // Exactly k keys <= trial: the k-th is the largest of them, one more read away.
+          auto largest = Registers<std::uint64_t>(block);
+          block.ForEachThread([&](Thread th) {
+            std::uint64_t best = 0;
+            for (std::int64_t i = th.x; i < vocab; i += kThreads) {
+              const std::uint64_t key = OrderKey(scaled(i), i);
+              if (key <= trial && key > best) best = key;
+            }
+            largest[th] = best;
+          });
+          answer = BlockUniform(block, fast_detail::FastBlockReduce<kThreads, std::uint64_t>(block, largest,
+                                                                                            fast_detail::KeyMax{}));
+          break;
+        }
+        if (below < k) answer |= std::uint64_t{1} << bit;
       }
       kth = answer;
     }

@@ -18,6 +18,9 @@
 //     renormalised on what is left.
 //   kAscend: top_k (ks_max) -> top_p on the top-k row -> min_p with the top-k row's
 //     softmax (threshold taken before top-p; m >= 1 keeps only the first token).
+// - kTopKFirst with top_k active and k <= 1024 runs on the top-k survivors gathered in shared
+//   memory (gpu/kernels/sampling_filters_on_survivors.cuh: same bits, three reads of the row);
+//   every other case, and a row whose candidates do not fit, runs the steps above on the row.
 // - probs = the canonical softmax of the output row (gpu/kernels/softmax.cuh's operations): dropped
 //   entries +0; a row with no finite output logit gives NaN, as SoftmaxRow.
 // Example: the ln 2 row, top_k 3, top_p 0.75: canonical keeps {0, 1}, probs (2/3, 1/3, 0, 0)
@@ -29,6 +32,7 @@
 #include "gpu/block/block_model.h"
 #include "gpu/kernels/filter_rules.h"
 #include "gpu/kernels/min_p.cuh"
+#include "gpu/kernels/sampling_filters_on_survivors.cuh"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/kernels/top_k.cuh"
 #include "gpu/kernels/top_p.cuh"
@@ -65,6 +69,8 @@ struct SamplingFiltersKernel {
     const std::int64_t k = has_k ? top_k.Load(row) : 0;
     const float p = has_p ? top_p.Load(row) : 1.0f;
     const float m = has_m ? min_p.Load(row) : 0.0f;
+    // top_k_first with a small k: three reads of the row, every later step on the survivors.
+    if (SamplingFiltersOnSurvivors(block, logits, in, out, probs, at, vocab, k, p, m, rules)) return;
     CopyRow(block, logits, in, out, at, vocab);
     switch (rules.order) {
       case FilterOrder::kTopKFirst:

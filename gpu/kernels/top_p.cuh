@@ -49,6 +49,36 @@ struct TopPWalkState {
   std::int64_t position = 0;  // positions walked so far (1-based rank of the last one)
 };
 
+// One position of a prefix walk (kExclusive, kTieGroup; contract above): `key` is the next
+// entry of the order and `prob` its probability. Returns true at the walk's first drop, with
+// `cut` the last kept key (kept iff key <= cut); the survivor path
+// (gpu/kernels/sampling_filters_on_survivors.cuh) walks its sorted survivors with the same step.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool TopPVisitPrefix(TopPWalkState& s, TopPWalk walk, float p,
+                                                                std::uint64_t key, float prob, std::uint64_t& cut) {
+  if (walk == TopPWalk::kExclusive) {
+    const bool keep = s.sum < p;
+    s.sum = s.sum + prob;
+    if (keep || s.position == 1) {  // p <= 0: the first token all the same
+      s.last_kept = key;
+      if (!keep) return cut = key, true;
+      return false;
+    }
+    return cut = s.last_kept, true;
+  }
+  // kTieGroup
+  if (!s.started || prob != s.group_prob) {
+    s.started = true;
+    s.group_prob = prob;
+    s.keep_group = s.sum < p;
+  }
+  s.sum = s.sum + prob;
+  if (s.keep_group) {
+    s.last_kept = key;
+    return false;
+  }
+  return cut = s.last_kept, true;
+}
+
 // Walks row `src` and masks `dst` (the same entries at dst_base). walk and p are resolved
 // (0 < p, or p = 0 with kExclusive). st: the softmax of src. 1 <= limit <= n_finite.
 template <class B, class Arr>
@@ -89,31 +119,10 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
         const float prob = st.Prob(src.Load(src_base + index));
         ++s.position;
         switch (walk) {
-          case TopPWalk::kExclusive: {
-            const bool keep = s.sum < p;
-            s.sum = s.sum + prob;
-            if (keep || s.position == 1) {  // p <= 0: the first token all the same
-              s.last_kept = key;
-              if (!keep) stop = true, stop_cut = key;
-            } else {
-              stop = true, stop_cut = s.last_kept;
-            }
+          case TopPWalk::kExclusive:
+          case TopPWalk::kTieGroup:
+            stop = TopPVisitPrefix(s, walk, p, key, prob, stop_cut);
             break;
-          }
-          case TopPWalk::kTieGroup: {
-            if (!s.started || prob != s.group_prob) {
-              s.started = true;
-              s.group_prob = prob;
-              s.keep_group = s.sum < p;
-            }
-            s.sum = s.sum + prob;
-            if (s.keep_group) {
-              s.last_kept = key;
-            } else {
-              stop = true, stop_cut = s.last_kept;
-            }
-            break;
-          }
           case TopPWalk::kSglang: {
             s.sum = s.sum + prob;
             const float before = s.sum - prob;

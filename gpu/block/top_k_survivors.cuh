@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Gathers the candidates for a row's top k (k <= 1024) into shared memory in three reads of the
+// row, so that top_k and every later filter step work on them, not on V (docs/gpu.md "Top-k
+// survivors"; docs/spec/filters.md "Work on the survivors only").
+//
+// Contract:
+// - Keys are the descending order keys of gpu/block/radix_select.cuh (OrderKey, ascending =
+//   false): smaller key = earlier in the canonical order; keys are unique per row.
+// - Read 1: thread t's smallest key over its indices t, t + 1024, ... (its maximum). The k-th
+//   smallest T of these 1024 maxima (a bitonic sort in shared memory) bounds the k-th key of the
+//   row K from above: the k maxima with key <= T are k distinct entries of the row, so K <= T.
+//   The candidates are the entries with key <= T (exactly k: they hold every key <= K), or with
+//   value key <= T's value key (ties kept: they hold every value tied with K's).
+// - Read 2: each thread counts its candidates; an exact scan in thread order gives offsets and
+//   the total. More than kCandidates = 1024 candidates (a row whose largest values crowd into a
+//   few lanes, or ties kept across a flat row): nothing is gathered and `ok` is false, so the
+//   caller takes its full-row path; the three reads are then spent for nothing (bounded).
+// - Read 3: thread t writes its candidates' keys, in increasing index order, to `grouped` from
+//   its offset on (`offset[t]`, `count[t]`): grouped holds the candidates lane by lane, each
+//   lane in index order, which is the canonical reduction order restricted to them
+//   (docs/spec/reductions.md). The same keys go to `sorted`, which is then sorted ascending
+//   (kNoKey padding): sorted[0 .. total) is the candidates in the canonical order.
+// - The values are the keys' value bits (ValueOfDescendingKey): exact except that -0.0 comes
+//   back as +0.0, which no probability sees (x - M and exp(+-0) give the same bits); callers
+//   that write a value back read it from the row.
+// - Deterministic: integer counts, a fixed scan order and a sorting network; every helper ends
+//   with a barrier.
+// Example: row {1, 3, 3, 2} (4 lanes used), k = 2: maxima keys are the entries themselves; T =
+//   the key of (3, index 2); candidates {1, 2}; sorted = keys of (3, 1), (3, 2)
+//   (tests/gpu_kernels_test.cc, GpuTopKSurvivors).
+
+#include <cstdint>
+#include <cstring>
+
+#include "gpu/block/block_model.h"
+#include "gpu/block/block_reduce.cuh"
+#include "gpu/block/radix_select.cuh"
+
+namespace sampcheck::gpu {
+
+// The value whose descending key's high word is `key >> 32` (OrderKey's inverse on the value;
+// -0.0 folds to +0.0). Not for NaN keys (value key 0), which the filters never see.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float ValueOfDescendingKey(std::uint64_t key) {
+  const std::uint32_t ascending = ~static_cast<std::uint32_t>(key >> 32);
+  const std::uint32_t u = (ascending & 0x80000000u) != 0 ? (ascending & 0x7fffffffu) : ~ascending;
+  float x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t IndexOfKey(std::uint64_t key) {
+  return static_cast<std::int64_t>(key & 0xffffffffu);
+}
+
+// Returns false (nothing gathered) when there are more than kCandidates candidates; else the
+// candidates are in grouped / sorted as above, `total` holds their number. 1 <= k <= 1024,
+// k < vocab.
+template <class B, class Arr, class Shared, class R>
+SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t base, std::int64_t vocab,
+                                                std::int64_t k, bool ties, Shared& grouped, Shared& sorted, R& offset,
+                                                R& count, std::uint32_t& total) {
+  block.ForEachThread([&](Thread t) {
+    std::uint64_t best = kNoKey;
+    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
+      const std::uint64_t key = OrderKey(row.Load(base + i), i, false);
+      best = key < best ? key : best;
+    }
+    sorted.Store(t.x, best);
+  });
+  block.Sync();
+  BitonicSortShared(block, sorted);
+  std::uint64_t bound = 0;
+  block.ForEachThread([&](Thread) { bound = sorted.Load(k - 1); });
+  block.Sync();
+  auto candidate = [&](std::uint64_t key) { return ties ? (key >> 32) <= (bound >> 32) : key <= bound; };
+  block.ForEachThread([&](Thread t) {
+    std::uint32_t c = 0;
+    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) c += candidate(OrderKey(row.Load(base + i), i, false));
+    count[t] = c;
+  });
+  auto scanned = BlockExclusiveScan(block, count, total);
+  block.ForEachThread([&](Thread t) { offset[t] = scanned[t]; });
+  if (total > static_cast<std::uint32_t>(kCandidates)) return false;
+  block.ForEachThread([&](Thread t) {
+    std::uint32_t at = offset[t];
+    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
+      const std::uint64_t key = OrderKey(row.Load(base + i), i, false);
+      if (!candidate(key)) continue;
+      grouped.Store(at, key);
+      sorted.Store(at, key);
+      ++at;
+    }
+    if (static_cast<std::uint32_t>(t.x) >= total) sorted.Store(t.x, kNoKey);
+  });
+  block.Sync();
+  BitonicSortShared(block, sorted);
+  return true;
+}
+
+}  // namespace sampcheck::gpu

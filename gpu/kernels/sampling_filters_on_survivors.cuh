@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// sampling_filters' top_k_first order (top_k -> top_p -> min_p, then the probabilities) on the
+// top-k survivors gathered in shared memory, instead of on the row: three reads of the row and
+// one write of each output; bit-exact with the full-row steps of gpu/kernels/sampling_filters.cuh
+// (docs/spec/filters.md "Work on the survivors only"; docs/gpu.md "Top-k survivors").
+//
+// Contract:
+// - Taken when the order is kTopKFirst, top_k is active with k <= kCandidates = 1024, the top_p
+//   walk (if any) is a prefix rule (kExclusive, kTieGroup), the candidates fit
+//   (gpu/block/top_k_survivors.cuh) and K, the k-th key, is finite. Otherwise it returns false
+//   before writing anything and the caller runs the full-row steps.
+// - Every step keeps a prefix of the candidates' canonical order `sorted`: top_k the first k
+//   (ties kept: and every later entry of K's value); top_p's walk stops at its first drop;
+//   min_p keeps probs >= threshold, and probs do not increase along the order (ExpF32Cr is
+//   monotone, as are x - M and / s), so its survivors are a prefix too. `last` = the prefix's
+//   last key: an entry survives iff key <= last.
+// - Softmax statistics (SurvivorSoftmaxStats): each lane folds its survivors in index order
+//   (`grouped`), then CanonicalBlockReduce. The full row's lane folds also add the dropped
+//   entries: exp(-inf - M) = +0 to the sum, -inf to the max. Adding +0 to a float changes only
+//   the sign of a zero, and every sum here is at least exp(0) = 1 > 0, so the tree's result is
+//   the same bits; -inf is the max's identity. Likewise for the largest probability (dropped:
+//   +0, below the largest survivor's 1/s > 0). So M, s and every prob are the full-row steps'.
+// - Output: out = the row with non-survivors -inf (survivors read back from the row, so a -0.0
+//   stays -0.0), probs = the final survivors' SoftmaxRow probabilities, +0 elsewhere (exp(-inf)
+//   = +0, divided by s). One write of each row, no read of a row-sized buffer besides the
+//   survivors' values.
+// Example: the ln 2 row {0, -ln2, -2 ln2, -2 ln2}, top_k 3, top_p 0.75: sorted (0, 1, 2, 3), k
+//   keeps (0, 1, 2); E = 0, 4/7, 6/7 keeps {0, 1}: probs (2/3, 1/3, 0, 0), the full-row result
+//   (tests/gpu_kernels_test.cc, GpuSamplingFilters).
+
+#include <cstdint>
+
+#include "gpu/block/block_model.h"
+#include "gpu/block/block_reduce.cuh"
+#include "gpu/block/radix_select.cuh"
+#include "gpu/block/top_k_survivors.cuh"
+#include "gpu/kernels/filter_rules.h"
+#include "gpu/kernels/min_p.cuh"
+#include "gpu/kernels/top_k.cuh"
+#include "gpu/kernels/top_p.cuh"
+
+namespace sampcheck::gpu {
+
+// M and s over the survivors (key <= last) in the canonical lane order restricted to them.
+template <class B, class Shared, class R>
+SAMPCHECK_KERNEL_BODY SoftmaxStats SurvivorSoftmaxStats(B& block, Shared& grouped, R& offset, R& count,
+                                                        std::uint64_t last) {
+  auto lane = Registers<float>(block);
+  block.ForEachThread([&](Thread t) {
+    float m = NegativeInfinity();
+    for (std::uint32_t j = offset[t]; j < offset[t] + count[t]; ++j) {
+      const std::uint64_t key = grouped.Load(j);
+      if (key <= last) m = MaxCombine{}(m, ValueOfDescendingKey(key));
+    }
+    lane[t] = m;
+  });
+  auto m = CanonicalBlockReduce<float>(block, lane, MaxCombine{});
+  block.ForEachThread([&](Thread t) {
+    float acc = -0.0f;
+    for (std::uint32_t j = offset[t]; j < offset[t] + count[t]; ++j) {
+      const std::uint64_t key = grouped.Load(j);
+      if (key <= last) acc = acc + math::ExpF32Cr(ValueOfDescendingKey(key) - m[t]);
+    }
+    lane[t] = acc;
+  });
+  auto s = CanonicalBlockReduce<float>(block, lane, SumCombine{});
+  SoftmaxStats stats{};
+  block.ForEachThread([&](Thread t) { stats = SoftmaxStats{m[t], s[t]}; });
+  block.Sync();
+  return stats;
+}
+
+// RowMaxProb over the survivors.
+template <class B, class Shared, class R>
+SAMPCHECK_KERNEL_BODY float SurvivorMaxProb(B& block, Shared& grouped, R& offset, R& count, std::uint64_t last,
+                                            SoftmaxStats st) {
+  auto lane = Registers<float>(block);
+  block.ForEachThread([&](Thread t) {
+    float m = NegativeInfinity();
+    for (std::uint32_t j = offset[t]; j < offset[t] + count[t]; ++j) {
+      const std::uint64_t key = grouped.Load(j);
+      if (key <= last) m = MaxCombine{}(m, st.Prob(ValueOfDescendingKey(key)));
+    }
+    lane[t] = m;
+  });
+  auto m = CanonicalBlockReduce<float>(block, lane, MaxCombine{});
+  float result = 0.0f;
+  block.ForEachThread([&](Thread t) { result = m[t]; });
+  block.Sync();
+  return result;
+}
+
+// The whole kTopKFirst chain on the survivors: writes out[at ..] and probs[at ..] and returns
+// true, or returns false having written nothing (contract above).
+template <class B, class Arr>
+SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnSurvivors(B& block, Arr logits, std::int64_t in, Arr out, Arr probs,
+                                                      std::int64_t at, std::int64_t vocab, std::int64_t k, float p,
+                                                      float m, const FilterRules& rules) {
+  if (rules.order != FilterOrder::kTopKFirst || !TopKActive(k, vocab, rules.top_k) || k > kCandidates) return false;
+  TopPWalk walk;
+  float q;
+  const bool run_top_p = ResolveTopP(rules.top_p, p, walk, q);
+  if (run_top_p && walk != TopPWalk::kExclusive && walk != TopPWalk::kTieGroup) return false;
+  SAMPCHECK_SHARED(block, std::uint64_t, grouped, kCandidates);
+  SAMPCHECK_SHARED(block, std::uint64_t, sorted, kCandidates);
+  SAMPCHECK_SHARED(block, std::uint64_t, kept, 1);  // the survivors' number after a step
+  auto offset = Registers<std::uint32_t>(block);
+  auto count = Registers<std::uint32_t>(block);
+  std::uint32_t total = 0;
+  if (!GatherTopKCandidates(block, logits, in, vocab, k, rules.top_k.ties_kept, grouped, sorted, offset, count, total)) {
+    return false;
+  }
+  // top_k: the first k of the order, and with ties kept every later candidate of K's value.
+  std::int64_t n = k;
+  std::uint64_t kth = 0;
+  block.ForEachThread([&](Thread t) {
+    if (t.x != 0) return;
+    std::uint32_t end = static_cast<std::uint32_t>(k);
+    const std::uint64_t kth_key = sorted.Load(k - 1);
+    if (rules.top_k.ties_kept) {
+      while (end < total && (sorted.Load(end) >> 32) == (kth_key >> 32)) ++end;
+    }
+    kept.Store(0, end);
+  });
+  block.Sync();
+  block.ForEachThread([&](Thread) {
+    n = static_cast<std::int64_t>(kept.Load(0));
+    kth = sorted.Load(k - 1);
+  });
+  block.Sync();
+  if (kth > kLastFiniteDescending) return false;  // -inf among the top k: the full-row path's rules
+  std::uint64_t last = 0;
+  auto read_last = [&] {
+    block.ForEachThread([&](Thread) { last = sorted.Load(n - 1); });
+    block.Sync();
+  };
+  read_last();
+  if (run_top_p) {
+    const SoftmaxStats st = SurvivorSoftmaxStats(block, grouped, offset, count, last);
+    block.ForEachThread([&](Thread t) {
+      if (t.x != 0) return;
+      TopPWalkState s;
+      std::int64_t end = n;
+      for (std::int64_t j = 0; j < n; ++j) {
+        const std::uint64_t key = sorted.Load(j);
+        ++s.position;
+        std::uint64_t cut = 0;
+        if (TopPVisitPrefix(s, walk, q, key, st.Prob(ValueOfDescendingKey(key)), cut)) {
+          end = cut == key ? j + 1 : j;
+          break;
+        }
+      }
+      kept.Store(0, static_cast<std::uint64_t>(end));
+    });
+    block.Sync();
+    block.ForEachThread([&](Thread) { n = static_cast<std::int64_t>(kept.Load(0)); });
+    block.Sync();
+    read_last();
+  }
+  if (m > 0.0f) {
+    if (rules.min_p.first_only_at_one && m >= 1.0f) {
+      n = 1;
+    } else {
+      const SoftmaxStats st = SurvivorSoftmaxStats(block, grouped, offset, count, last);
+      const float threshold = MinPThreshold(SurvivorMaxProb(block, grouped, offset, count, last, st), m);
+      auto flag = Registers<std::uint32_t>(block);
+      block.ForEachThread([&](Thread t) {
+        flag[t] = t.x < n && st.Prob(ValueOfDescendingKey(sorted.Load(t.x))) >= threshold ? 1u : 0u;
+      });
+      std::uint32_t survivors = 0;
+      BlockExclusiveScan(block, flag, survivors);
+      n = survivors;
+    }
+    read_last();
+  }
+  // The output rows: every index written once, by the lane that owns it.
+  const SoftmaxStats st = SurvivorSoftmaxStats(block, grouped, offset, count, last);
+  block.ForEachThread([&](Thread t) {
+    std::uint32_t j = offset[t];
+    const std::uint32_t end = offset[t] + count[t];
+    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
+      bool keep = false;
+      if (j < end) {
+        const std::uint64_t key = grouped.Load(j);
+        if (IndexOfKey(key) == i) keep = key <= last, ++j;
+      }
+      if (keep) {
+        const float x = logits.Load(in + i);
+        out.Store(at + i, x);
+        probs.Store(at + i, st.Prob(x));
+      } else {
+        out.Store(at + i, NegativeInfinity());
+        probs.Store(at + i, 0.0f);
+      }
+    }
+  });
+  block.Sync();
+  return true;
+}
+
+}  // namespace sampcheck::gpu
