@@ -49,6 +49,8 @@ TEST(GpuEmulatedGolden, ClaimsOnlyStagesWithKernels) {
   with_kernels.insert({"min_p", "sampling_filters", "top_k", "top_p", "ascend_top_k_top_p_sample_v2", "logprobs"});
   // The pipeline: composed from the stages above plus the rank draw and the select kernel.
   with_kernels.insert({"pipeline", "decode_steps"});
+  // FlashInfer's rejection samplers from probabilities.
+  with_kernels.insert("flashinfer_sampling_from_probs");
   EXPECT_EQ(std::set<std::string>(stages.begin(), stages.end()), with_kernels);
   EXPECT_EQ(backend->Name(), "gpu-emulated");
 }

@@ -437,6 +437,61 @@ TEST(GpuInverseCdf, CrossesTiles) {
   EXPECT_EQ(InverseCdfOne(last, 0x1.fffffep-1f), 4999);
 }
 
+struct FlashinferOne {
+  std::int64_t token = -7;
+  std::uint8_t valid = 7;
+  std::int32_t rounds = -7;
+};
+
+FlashinferOne FlashinferDraw(const std::vector<float>& p, FlashinferKind kind, bool top_k_first, std::uint32_t k,
+                             float top_p, float min_p, const std::vector<float>& u) {
+  FlashinferOne o;
+  MakeEmulatedRunner()->Run(FlashinferSamplingFromProbsLaunch(
+      p.data(), &k, &top_p, &min_p, u.data(), kind, top_k_first, 1, static_cast<std::int64_t>(u.size()),
+      static_cast<std::int64_t>(p.size()), &o.token, &o.valid, &o.rounds));
+  return o;
+}
+
+// docs/spec/flashinfer_sampling_from_probs.md, worked by hand:
+// - the contract example: probs {0.5, 0.25, 0.125, 0.125}, top_p 0.7, u {0.9, 0.2}: token 0
+//   after 2 rounds; with u {0.9} alone the second round has no uniform: rounds -1;
+// - min_p 0.5 on the same row: pivot 0.5 * 0.5 = 0.25, valid {0.5, 0.25}, q = 0.75, t = 0.9 q =
+//   0.675: C = {0.5, 0.75}: token 1, 1 round;
+// - top_k with an all-zero row: no valid token: token 0, invalid, 1 round;
+// - top_k_first, k 2, top_p 1, probs {0.125, NaN, 0.5, 0.25, 0.125}: the NaN comes first in the
+//   descending order, so the 2nd largest value is the key of rank 3, 0.25; kept {0.5, 0.25},
+//   s = 0.75, each times f32(1 / 0.75): {0, 0, 2/3, 1/3, 0}; t = 0.9: token 3 (C_3 = 1 up to
+//   rounding), whose mass above (2/3) is < 1: accepted in 1 round. The joint kernel on the
+//   same row draws token 4 first (t = 0.9 of C = {0.125, 0.625, 0.875, 1}) and rejects it (two
+//   tokens above it, not < 2);
+// - tiles: V = 2500 (three 1024-entry tiles) with one positive entry at 2499, top_k 1: token 2499.
+TEST(GpuFlashinferSamplingFromProbs, ContractExamples) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  FlashinferOne o = FlashinferDraw({0.5f, 0.25f, 0.125f, 0.125f}, FlashinferKind::kTopP, false, 0, 0.7f, 0, {0.9f, 0.2f});
+  EXPECT_EQ(o.token, 0);
+  EXPECT_EQ(o.valid, 1);
+  EXPECT_EQ(o.rounds, 2);
+  EXPECT_EQ(FlashinferDraw({0.5f, 0.25f, 0.125f, 0.125f}, FlashinferKind::kTopP, false, 0, 0.7f, 0, {0.9f}).rounds, -1);
+  o = FlashinferDraw({0.5f, 0.25f, 0.125f, 0.125f}, FlashinferKind::kMinP, false, 0, 0, 0.5f, {0.9f});
+  EXPECT_EQ(o.token, 1);
+  EXPECT_EQ(o.rounds, 1);
+  o = FlashinferDraw({0.0f, 0.0f}, FlashinferKind::kTopK, false, 1, 0, 0, {0.5f});
+  EXPECT_EQ(o.token, 0);
+  EXPECT_EQ(o.valid, 0);
+  EXPECT_EQ(o.rounds, 1);
+  o = FlashinferDraw({0.125f, nan, 0.5f, 0.25f, 0.125f}, FlashinferKind::kTopKTopP, true, 2, 1.0f, 0, {0.9f});
+  EXPECT_EQ(o.token, 3);
+  EXPECT_EQ(o.valid, 1);
+  EXPECT_EQ(o.rounds, 1);
+  o = FlashinferDraw({0.125f, nan, 0.5f, 0.25f, 0.125f}, FlashinferKind::kTopKTopP, false, 2, 1.0f, 0, {0.9f, 0.5f});
+  EXPECT_GE(o.rounds, 2);
+  std::vector<float> last(2500, 0.0f);
+  last[2499] = 1.0f;
+  o = FlashinferDraw(last, FlashinferKind::kTopK, false, 1, 0, 0, {0x1.fffffep-1f});
+  EXPECT_EQ(o.token, 2499);
+  EXPECT_EQ(o.rounds, 1);
+}
+
 std::int64_t QSampleOne(const std::vector<float>& p, const std::vector<float>& q, float eps) {
   const auto v = static_cast<std::int64_t>(p.size());
   return DrawOne([&](KernelRunner& r, std::int64_t* t) { r.Run(QSampleLaunch(p.data(), q.data(), eps, 1, v, v, t)); });

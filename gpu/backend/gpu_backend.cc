@@ -16,6 +16,7 @@
 #include "gpu/backend/draws_glue.h"
 #include "gpu/backend/noise_glue.h"
 #include "gpu/backend/filters_glue.h"
+#include "gpu/backend/flashinfer_sampling_from_probs_glue.h"
 #include "gpu/backend/decode_steps_glue.h"
 #include "gpu/backend/pipeline_glue.h"
 #include "reference/sglang_penalizer_gate.h"
@@ -361,6 +362,8 @@ const std::map<std::string, StageFn>& Stages() {
       {"spec_random", GpuSpecRandom},
       {"finish_rules", GpuFinishRules},
       {"tp_consensus", GpuTpConsensus},
+      // gpu/backend/flashinfer_sampling_from_probs_glue.h
+      {"flashinfer_sampling_from_probs", GpuFlashinferSamplingFromProbs},
       // The noise stage (gpu/backend/noise_glue.cc).
       {"noise", RunNoiseStage},
       // filters (gpu/backend/filters_glue.cc)

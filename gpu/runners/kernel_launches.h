@@ -36,6 +36,7 @@
 #include "gpu/kernels/exponential_race.cuh"
 #include "gpu/kernels/filter_rules.h"
 #include "gpu/kernels/finish_rules.cuh"
+#include "gpu/kernels/flashinfer_sampling_from_probs.cuh"
 #include "gpu/kernels/greedy.cuh"
 #include "gpu/kernels/gumbel_max.cuh"
 #include "gpu/kernels/inverse_cdf.cuh"
@@ -309,6 +310,32 @@ struct SeededGumbelLaunch {
     RunArgmaxRows<SeededGumbelKernel>(l, rows, vocab, l.In(probs, rows * pitch, "probs"), l.In(seed, rows, "seed"),
                                       l.In(positions, rows, "positions"), l.In(token_ids, rows * pitch, "token_ids"),
                                       token_ids != nullptr, l.Out(token, rows, "token"), vocab, pitch);
+  }
+};
+
+// gpu/kernels/flashinfer_sampling_from_probs.cuh: probs [rows, vocab], u [rows, width]; top_k,
+// top_p, min_p one per row (every row, whichever the kernel reads); outputs token, valid, rounds
+// [rows]. The renormalised row of top_k_first is a work array.
+struct FlashinferSamplingFromProbsLaunch {
+  const float* probs = nullptr;
+  const std::uint32_t* top_k = nullptr;
+  const float* top_p = nullptr;
+  const float* min_p = nullptr;
+  const float* u = nullptr;
+  FlashinferKind kind = FlashinferKind::kTopKTopP;
+  bool top_k_first = false;
+  std::int64_t rows = 0, width = 0, vocab = 0;
+  std::int64_t* token = nullptr;
+  std::uint8_t* valid = nullptr;
+  std::int32_t* rounds = nullptr;
+  template <class L>
+  void Describe(L& l) const {
+    l.template Run<FlashinferSamplingFromProbsKernel>(
+        rows, l.In(probs, rows * vocab, "probs"),
+        l.template Scratch<float>(top_k_first ? rows * vocab : 0, "renormed"), static_cast<std::int32_t>(kind),
+        top_k_first, l.In(top_k, rows, "top_k"), l.In(top_p, rows, "top_p"), l.In(min_p, rows, "min_p"),
+        l.In(u, rows * width, "u"), l.Out(token, rows, "token"), l.Out(valid, rows, "valid"),
+        l.Out(rounds, rows, "rounds"), width, vocab);
   }
 };
 
@@ -616,7 +643,7 @@ using KernelLaunch =
     std::variant<GreedyLaunch, SoftmaxLaunch, TemperatureLaunch, NanHandlingLaunch, TokenBitmaskLaunch, LogitBiasLaunch,
                  AllowedTokenIdsLaunch, MinNewTokensLaunch, BadWordsLaunch, PenaltiesLaunch, GumbelMaxLaunch,
                  ExponentialRaceLaunch, InverseCdfLaunch, QSampleLaunch, SeededGumbelLaunch, SpecGreedyLaunch,
-                 SpecRandomLaunch, FinishRulesLaunch, TpConsensusLaunch, NoiseLaunch, TopKLaunch, TopPLaunch,
+                 SpecRandomLaunch, FlashinferSamplingFromProbsLaunch, FinishRulesLaunch, TpConsensusLaunch, NoiseLaunch, TopKLaunch, TopPLaunch,
                  MinPLaunch, SamplingFiltersLaunch, AscendTopKTopPSampleV2Launch, LogprobsLaunch, SglangRankDrawLaunch,
                  PipelineSelectLaunch>;
 
