@@ -492,6 +492,37 @@ TEST(GpuFlashinferSamplingFromProbs, ContractExamples) {
   EXPECT_EQ(o.rounds, 1);
 }
 
+// docs/spec/spec_step.md's example (reference/spec_step.h): a greedy row with drafts {5, 2}
+// whose verifier emitted {5, 2, 7} (2 accepted), stop_ids {2}, output_len 0, min_tokens 0: token 2
+// at index 1 is a stop: emitted {5, 2, -1}, num_accepted 2, num_emitted 2, finished. With
+// min_tokens 2 the stop at index 1 is inside the mask's reach (0 + 1 < 2): nothing stops, all 3
+// kept. A random row takes the random verifier's outcome ({9, -1, -1}, 0 accepted: no stop).
+TEST(GpuSpecStep, StopsContractExample) {
+  const std::vector<std::uint8_t> is_greedy = {1, 0};
+  const std::vector<std::int64_t> greedy_emitted = {5, 2, 7, 1, 1, 1}, greedy_accepted = {2, 2};
+  const std::vector<std::int64_t> random_emitted = {0, 0, 0, 9, -1, -1}, random_accepted = {0, 0};
+  const std::vector<std::int32_t> stops = {2, -1, 2, -1};
+  for (const std::int32_t minimum : {0, 2}) {
+    const std::vector<std::int32_t> min_tokens = {minimum, minimum};
+    std::vector<std::int64_t> emitted(6, -7), accepted(2, -7), kept(2, -7);
+    std::vector<std::uint8_t> finished(2, 7);
+    MakeEmulatedRunner()->Run(SpecStepStopsLaunch(is_greedy.data(), greedy_emitted.data(), greedy_accepted.data(),
+                                                  random_emitted.data(), random_accepted.data(), stops.data(), 2,
+                                                  nullptr, min_tokens.data(), {2, 2, 10}, emitted.data(),
+                                                  accepted.data(), kept.data(), finished.data()));
+    if (minimum == 0) {
+      EXPECT_EQ(emitted, (std::vector<std::int64_t>{5, 2, -1, 9, -1, -1}));
+      EXPECT_EQ(kept, (std::vector<std::int64_t>{2, 1}));
+      EXPECT_EQ(finished, (std::vector<std::uint8_t>{1, 0}));
+    } else {
+      EXPECT_EQ(emitted, (std::vector<std::int64_t>{5, 2, 7, 9, -1, -1}));
+      EXPECT_EQ(kept, (std::vector<std::int64_t>{3, 1}));
+      EXPECT_EQ(finished, (std::vector<std::uint8_t>{0, 0}));
+    }
+    EXPECT_EQ(accepted, (std::vector<std::int64_t>{2, 0}));
+  }
+}
+
 std::int64_t QSampleOne(const std::vector<float>& p, const std::vector<float>& q, float eps) {
   const auto v = static_cast<std::int64_t>(p.size());
   return DrawOne([&](KernelRunner& r, std::int64_t* t) { r.Run(QSampleLaunch(p.data(), q.data(), eps, 1, v, v, t)); });

@@ -19,6 +19,7 @@
 #include "gpu/backend/flashinfer_sampling_from_probs_glue.h"
 #include "gpu/backend/decode_steps_glue.h"
 #include "gpu/backend/pipeline_glue.h"
+#include "gpu/backend/spec_step_glue.h"
 #include "reference/sglang_penalizer_gate.h"
 #include "reference/stage_io.h"
 
@@ -376,6 +377,8 @@ const std::map<std::string, StageFn>& Stages() {
       // The pipeline and decode_steps: composed from the stages above (gpu/backend/pipeline_glue.h, gpu/backend/decode_steps_glue.h).
       {"pipeline", GpuPipeline},
       {"decode_steps", GpuDecodeSteps},
+      // spec_step: composed likewise (gpu/backend/spec_step_glue.h).
+      {"spec_step", GpuSpecStep},
   };
   return stages;
 }
@@ -399,7 +402,11 @@ TensorMap GpuBackend::Run(const std::string& stage, const Case& c) {
 }
 
 StageCapabilities GpuBackend::Capabilities(const std::string& stage) const {
-  return {.statistical_skip_reason = ComposedStageStatisticalSkipReason(stage, Name())};
+  StageCapabilities caps{.statistical_skip_reason = ComposedStageStatisticalSkipReason(stage, Name())};
+  // spec_step: the token-wise verifier's profiles (gpu/backend/spec_step_glue.h); block
+  // verification and sglang's chain have no kernel yet (docs/gpu.md "Skips").
+  if (stage == "spec_step") caps.profiles = ProfileSet{}.Add(Profile::kCanonical).Add(Profile::kVllm);
+  return caps;
 }
 
 TensorMap RunGpuStage(const std::string& stage, const Case& c, Profile profile, KernelRunner& runner) {

@@ -55,6 +55,7 @@
 #include "gpu/kernels/softmax.cuh"
 #include "gpu/kernels/spec_greedy.cuh"
 #include "gpu/kernels/spec_random.cuh"
+#include "gpu/kernels/spec_step.cuh"
 #include "gpu/kernels/stage_rules.h"
 #include "gpu/kernels/temperature.cuh"
 #include "gpu/kernels/token_bitmask.cuh"
@@ -415,6 +416,37 @@ struct SpecRandomLaunch {
   }
 };
 
+// gpu/kernels/spec_step.cuh: the row kind's outcome and the stops; stop_ids [rows, n_stop],
+// output_len and min_tokens [rows] may be null (absent).
+struct SpecStepStopsLaunch {
+  const std::uint8_t* is_greedy = nullptr;
+  const std::int64_t* greedy_emitted = nullptr;
+  const std::int64_t* greedy_accepted = nullptr;
+  const std::int64_t* random_emitted = nullptr;
+  const std::int64_t* random_accepted = nullptr;
+  const std::int32_t* stop_ids = nullptr;
+  std::int64_t n_stop = 0;
+  const std::int32_t* output_len = nullptr;
+  const std::int32_t* min_tokens = nullptr;
+  SpecShape shape;
+  std::int64_t* emitted = nullptr;
+  std::int64_t* num_accepted = nullptr;
+  std::int64_t* num_emitted = nullptr;
+  std::uint8_t* finished = nullptr;
+  template <class L>
+  void Describe(L& l) const {
+    const std::int64_t rows = shape.rows, width = shape.width;
+    l.template Run<SpecStepStopsKernel>(
+        BlocksFor<SpecStepStopsKernel>(rows), l.In(is_greedy, rows, "is_greedy"),
+        l.In(greedy_emitted, rows * (width + 1), "greedy_emitted"), l.In(greedy_accepted, rows, "greedy_accepted"),
+        l.In(random_emitted, rows * (width + 1), "random_emitted"), l.In(random_accepted, rows, "random_accepted"),
+        l.In(stop_ids, rows * n_stop, "stop_ids"), n_stop, l.In(output_len, rows, "output_len"), output_len != nullptr,
+        l.In(min_tokens, rows, "min_tokens"), min_tokens != nullptr, rows, width,
+        l.Out(emitted, rows * (width + 1), "emitted"), l.Out(num_accepted, rows, "num_accepted"),
+        l.Out(num_emitted, rows, "num_emitted"), l.Out(finished, rows, "finished"));
+  }
+};
+
 // gpu/kernels/finish_rules.cuh: one row per request; eos_ids [rows, n_eos], stop_ids [rows, n_stop];
 // keep_stop may be null; outputs finish_reason, stop_reason, text_keep [rows] and next_banned
 // [rows, n_eos + n_stop].
@@ -643,7 +675,7 @@ using KernelLaunch =
     std::variant<GreedyLaunch, SoftmaxLaunch, TemperatureLaunch, NanHandlingLaunch, TokenBitmaskLaunch, LogitBiasLaunch,
                  AllowedTokenIdsLaunch, MinNewTokensLaunch, BadWordsLaunch, PenaltiesLaunch, GumbelMaxLaunch,
                  ExponentialRaceLaunch, InverseCdfLaunch, QSampleLaunch, SeededGumbelLaunch, SpecGreedyLaunch,
-                 SpecRandomLaunch, FlashinferSamplingFromProbsLaunch, FinishRulesLaunch, TpConsensusLaunch, NoiseLaunch, TopKLaunch, TopPLaunch,
+                 SpecRandomLaunch, FlashinferSamplingFromProbsLaunch, SpecStepStopsLaunch, FinishRulesLaunch, TpConsensusLaunch, NoiseLaunch, TopKLaunch, TopPLaunch,
                  MinPLaunch, SamplingFiltersLaunch, AscendTopKTopPSampleV2Launch, LogprobsLaunch, SglangRankDrawLaunch,
                  PipelineSelectLaunch>;
 
