@@ -523,6 +523,25 @@ TEST(GpuSpecStep, StopsContractExample) {
   }
 }
 
+// The contract example of gpu/kernels/spec_verify_block.cuh, worked by hand from Algorithm 2 of
+// Sun et al. 2024: n = 1, target {0.5, 0.5} and draft {1, 0} at position 0, x_0 = 0: P_1 =
+// min(0.5 / 1, 1) = 0.5 = h_1. u = 0.25 <= 0.5: tau = 1, the bonus is the first maximum of
+// target row 1 {0, 1} over bonus_q {1, 1}: emitted {0, 1}, 1 accepted. u = 0.75: tau = 0, the
+// residual {max(0.5 - 1, 0), 0.5 - 0} = {0, 0.5} over q {1, 1}: emitted {1, -1}, 0 accepted.
+TEST(GpuSpecVerifyBlock, ContractExample) {
+  const std::vector<float> target = {0.5f, 0.5f, 0.0f, 1.0f}, draft = {1.0f, 0.0f}, ones = {1.0f, 1.0f};
+  const std::vector<std::int32_t> drafts = {0};
+  const std::vector<std::int64_t> counts = {1};
+  for (const double u : {0.25, 0.75}) {
+    std::vector<std::int64_t> emitted(2, -7), accepted(1, -7);
+    MakeEmulatedRunner()->Run(SpecVerifyBlockLaunch(target.data(), draft.data(), drafts.data(), counts.data(), &u,
+                                                    ones.data(), ones.data(), {1, 1, 2}, emitted.data(),
+                                                    accepted.data()));
+    EXPECT_EQ(emitted, u == 0.25 ? (std::vector<std::int64_t>{0, 1}) : (std::vector<std::int64_t>{1, -1}));
+    EXPECT_EQ(accepted[0], u == 0.25 ? 1 : 0);
+  }
+}
+
 std::int64_t QSampleOne(const std::vector<float>& p, const std::vector<float>& q, float eps) {
   const auto v = static_cast<std::int64_t>(p.size());
   return DrawOne([&](KernelRunner& r, std::int64_t* t) { r.Run(QSampleLaunch(p.data(), q.data(), eps, 1, v, v, t)); });

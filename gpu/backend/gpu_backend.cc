@@ -403,9 +403,10 @@ TensorMap GpuBackend::Run(const std::string& stage, const Case& c) {
 
 StageCapabilities GpuBackend::Capabilities(const std::string& stage) const {
   StageCapabilities caps{.statistical_skip_reason = ComposedStageStatisticalSkipReason(stage, Name())};
-  // spec_step: the token-wise verifier's profiles (gpu/backend/spec_step_glue.h); block
-  // verification and sglang's chain have no kernel yet (docs/gpu.md "Skips").
-  if (stage == "spec_step") caps.profiles = ProfileSet{}.Add(Profile::kCanonical).Add(Profile::kVllm);
+  // spec_step (gpu/backend/spec_step_glue.h): sglang's chain has no kernel yet (docs/gpu.md "Skips").
+  if (stage == "spec_step") {
+    caps.profiles = ProfileSet{}.Add(Profile::kCanonical).Add(Profile::kVllm).Add(Profile::kBlockVerification);
+  }
   return caps;
 }
 

@@ -95,8 +95,8 @@ Tensor BatchProbs(const std::string& id, const Tensor& logits, std::int64_t posi
 
 TensorMap GpuSpecStep(const Case& c, Profile profile, KernelRunner& runner) {
   StageInputs in(c, "spec_step");
-  if (profile != Profile::kCanonical && profile != Profile::kVllm) {
-    in.Fail("no gpu kernel for profile " + std::string(ProfileName(profile)) + " (canonical, vllm)");
+  if (profile != Profile::kCanonical && profile != Profile::kVllm && profile != Profile::kBlockVerification) {
+    in.Fail("no gpu kernel for profile " + std::string(ProfileName(profile)) + " (canonical, vllm, block_verification)");
   }
   const bool vllm = profile == Profile::kVllm;
   const Tensor& drafts = in.Required("draft_ids", DType::kI32, 2);
@@ -105,6 +105,8 @@ TensorMap GpuSpecStep(const Case& c, Profile profile, KernelRunner& runner) {
   const std::int64_t vocab = target.dim(2);
   const std::vector<std::int64_t> counts = reference::DraftCounts(in, drafts, vocab);
   const bool has_draft = c.inputs.count("draft_logits") != 0;
+  if (profile == Profile::kBlockVerification && !has_draft)
+    in.Fail("missing input tensor 'draft_logits' (block verification needs draft probabilities)");
   Tensor draft;
   if (has_draft) draft = reference::PositionRows(c, in, "draft_logits", rows, width, vocab);
   const bool use_draft = has_draft && !reference::VllmDraftsOneHot(in, c, profile);
@@ -269,6 +271,15 @@ TensorMap GpuSpecStep(const Case& c, Profile profile, KernelRunner& runner) {
     } else if (use_draft) {
       draft_probs = Tensor(DType::kF32, {rows, width, vocab});
     }
+    random_emitted = Tensor(DType::kI64, {rows, width + 1});
+    random_accepted = Tensor(DType::kI64, {rows});
+    if (profile == Profile::kBlockVerification) {
+      runner.Run(SpecVerifyBlockLaunch(target_probs.data<float>().data(), draft_probs.data<float>().data(),
+                                       drafts.data<std::int32_t>().data(), counts.data(), u->data<double>().data(),
+                                       q->data<float>().data(), bonus_q->data<float>().data(), {rows, width, vocab},
+                                       random_emitted.data<std::int64_t>().data(),
+                                       random_accepted.data<std::int64_t>().data()));
+    } else {
     SpecRandomInputs k;
     k.rule = SpecRandomInputs::Rule::kVllm;
     k.target_probs = target_probs.data<float>().data();
@@ -278,10 +289,9 @@ TensorMap GpuSpecStep(const Case& c, Profile profile, KernelRunner& runner) {
     k.u_f64 = u->data<double>().data();
     k.q = q->data<float>().data();
     k.bonus_q = bonus_q->data<float>().data();
-    random_emitted = Tensor(DType::kI64, {rows, width + 1});
-    random_accepted = Tensor(DType::kI64, {rows});
     runner.Run(SpecRandomLaunch(k, {rows, width, vocab}, random_emitted.data<std::int64_t>().data(),
                                 random_accepted.data<std::int64_t>().data()));
+    }
   }
 
   Tensor emitted(DType::kI64, {rows, width + 1});

@@ -56,6 +56,7 @@
 #include "gpu/kernels/spec_greedy.cuh"
 #include "gpu/kernels/spec_random.cuh"
 #include "gpu/kernels/spec_step.cuh"
+#include "gpu/kernels/spec_verify_block.cuh"
 #include "gpu/kernels/stage_rules.h"
 #include "gpu/kernels/temperature.cuh"
 #include "gpu/kernels/token_bitmask.cuh"
@@ -416,6 +417,31 @@ struct SpecRandomLaunch {
   }
 };
 
+// gpu/kernels/spec_verify_block.cuh: target [rows, width + 1, vocab] and draft [rows, width,
+// vocab] probabilities, u f64 [rows, width], q and bonus_q [rows, vocab].
+struct SpecVerifyBlockLaunch {
+  const float* target_probs = nullptr;
+  const float* draft_probs = nullptr;
+  const std::int32_t* drafts = nullptr;
+  const std::int64_t* counts = nullptr;
+  const double* u = nullptr;
+  const float* q = nullptr;
+  const float* bonus_q = nullptr;
+  SpecShape shape;
+  std::int64_t* emitted = nullptr;
+  std::int64_t* accepted = nullptr;
+  template <class L>
+  void Describe(L& l) const {
+    const auto [rows, width, vocab] = shape;
+    RunArgmaxRows<SpecVerifyBlockKernel>(
+        l, rows, vocab, l.In(target_probs, rows * (width + 1) * vocab, "target_probs"),
+        l.In(draft_probs, rows * width * vocab, "draft_probs"), l.In(drafts, rows * width, "draft_ids"),
+        l.In(counts, rows, "counts"), l.In(u, rows * width, "u"), l.In(q, rows * vocab, "q"),
+        l.In(bonus_q, rows * vocab, "bonus_q"), l.Out(emitted, rows * (width + 1), "emitted"),
+        l.Out(accepted, rows, "num_accepted"), width, vocab);
+  }
+};
+
 // gpu/kernels/spec_step.cuh: the row kind's outcome and the stops; stop_ids [rows, n_stop],
 // output_len and min_tokens [rows] may be null (absent).
 struct SpecStepStopsLaunch {
@@ -675,7 +701,7 @@ using KernelLaunch =
     std::variant<GreedyLaunch, SoftmaxLaunch, TemperatureLaunch, NanHandlingLaunch, TokenBitmaskLaunch, LogitBiasLaunch,
                  AllowedTokenIdsLaunch, MinNewTokensLaunch, BadWordsLaunch, PenaltiesLaunch, GumbelMaxLaunch,
                  ExponentialRaceLaunch, InverseCdfLaunch, QSampleLaunch, SeededGumbelLaunch, SpecGreedyLaunch,
-                 SpecRandomLaunch, FlashinferSamplingFromProbsLaunch, SpecStepStopsLaunch, FinishRulesLaunch, TpConsensusLaunch, NoiseLaunch, TopKLaunch, TopPLaunch,
+                 SpecRandomLaunch, FlashinferSamplingFromProbsLaunch, SpecStepStopsLaunch, SpecVerifyBlockLaunch, FinishRulesLaunch, TpConsensusLaunch, NoiseLaunch, TopKLaunch, TopPLaunch,
                  MinPLaunch, SamplingFiltersLaunch, AscendTopKTopPSampleV2Launch, LogprobsLaunch, SglangRankDrawLaunch,
                  PipelineSelectLaunch>;
 
