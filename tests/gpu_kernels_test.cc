@@ -438,6 +438,111 @@ TEST(GpuInverseCdf, CrossesTiles) {
   EXPECT_EQ(InverseCdfOne(last, 0x1.fffffep-1f), 4999);
 }
 
+struct FlashinferOne {
+  std::int64_t token = -7;
+  std::uint8_t valid = 7;
+  std::int32_t rounds = -7;
+};
+
+FlashinferOne FlashinferDraw(const std::vector<float>& p, FlashinferKind kind, bool top_k_first, std::uint32_t k,
+                             float top_p, float min_p, const std::vector<float>& u) {
+  FlashinferOne o;
+  MakeEmulatedRunner()->Run(FlashinferSamplingFromProbsLaunch(
+      p.data(), &k, &top_p, &min_p, u.data(), kind, top_k_first, 1, static_cast<std::int64_t>(u.size()),
+      static_cast<std::int64_t>(p.size()), &o.token, &o.valid, &o.rounds));
+  return o;
+}
+
+// docs/spec/flashinfer_sampling_from_probs.md, worked by hand:
+// - the contract example: probs {0.5, 0.25, 0.125, 0.125}, top_p 0.7, u {0.9, 0.2}: token 0
+//   after 2 rounds; with u {0.9} alone the second round has no uniform: rounds -1;
+// - min_p 0.5 on the same row: pivot 0.5 * 0.5 = 0.25, valid {0.5, 0.25}, q = 0.75, t = 0.9 q =
+//   0.675: C = {0.5, 0.75}: token 1, 1 round;
+// - top_k with an all-zero row: no valid token: token 0, invalid, 1 round;
+// - top_k_first, k 2, top_p 1, probs {0.125, NaN, 0.5, 0.25, 0.125}: the NaN comes first in the
+//   descending order, so the 2nd largest value is the key of rank 3, 0.25; kept {0.5, 0.25},
+//   s = 0.75, each times f32(1 / 0.75): {0, 0, 2/3, 1/3, 0}; t = 0.9: token 3 (C_3 = 1 up to
+//   rounding), whose mass above (2/3) is < 1: accepted in 1 round. The joint kernel on the
+//   same row draws token 4 first (t = 0.9 of C = {0.125, 0.625, 0.875, 1}) and rejects it (two
+//   tokens above it, not < 2);
+// - tiles: V = 2500 (three 1024-entry tiles) with one positive entry at 2499, top_k 1: token 2499.
+TEST(GpuFlashinferSamplingFromProbs, ContractExamples) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  FlashinferOne o = FlashinferDraw({0.5f, 0.25f, 0.125f, 0.125f}, FlashinferKind::kTopP, false, 0, 0.7f, 0, {0.9f, 0.2f});
+  EXPECT_EQ(o.token, 0);
+  EXPECT_EQ(o.valid, 1);
+  EXPECT_EQ(o.rounds, 2);
+  EXPECT_EQ(FlashinferDraw({0.5f, 0.25f, 0.125f, 0.125f}, FlashinferKind::kTopP, false, 0, 0.7f, 0, {0.9f}).rounds, -1);
+  o = FlashinferDraw({0.5f, 0.25f, 0.125f, 0.125f}, FlashinferKind::kMinP, false, 0, 0, 0.5f, {0.9f});
+  EXPECT_EQ(o.token, 1);
+  EXPECT_EQ(o.rounds, 1);
+  o = FlashinferDraw({0.0f, 0.0f}, FlashinferKind::kTopK, false, 1, 0, 0, {0.5f});
+  EXPECT_EQ(o.token, 0);
+  EXPECT_EQ(o.valid, 0);
+  EXPECT_EQ(o.rounds, 1);
+  o = FlashinferDraw({0.125f, nan, 0.5f, 0.25f, 0.125f}, FlashinferKind::kTopKTopP, true, 2, 1.0f, 0, {0.9f});
+  EXPECT_EQ(o.token, 3);
+  EXPECT_EQ(o.valid, 1);
+  EXPECT_EQ(o.rounds, 1);
+  o = FlashinferDraw({0.125f, nan, 0.5f, 0.25f, 0.125f}, FlashinferKind::kTopKTopP, false, 2, 1.0f, 0, {0.9f, 0.5f});
+  EXPECT_GE(o.rounds, 2);
+  std::vector<float> last(2500, 0.0f);
+  last[2499] = 1.0f;
+  o = FlashinferDraw(last, FlashinferKind::kTopK, false, 1, 0, 0, {0x1.fffffep-1f});
+  EXPECT_EQ(o.token, 2499);
+  EXPECT_EQ(o.rounds, 1);
+}
+
+// docs/spec/spec_step.md's example (reference/spec_step.h): a greedy row with drafts {5, 2}
+// whose verifier emitted {5, 2, 7} (2 accepted), stop_ids {2}, output_len 0, min_tokens 0: token 2
+// at index 1 is a stop: emitted {5, 2, -1}, num_accepted 2, num_emitted 2, finished. With
+// min_tokens 2 the stop at index 1 is inside the mask's reach (0 + 1 < 2): nothing stops, all 3
+// kept. A random row takes the random verifier's outcome ({9, -1, -1}, 0 accepted: no stop).
+TEST(GpuSpecStep, StopsContractExample) {
+  const std::vector<std::uint8_t> is_greedy = {1, 0};
+  const std::vector<std::int64_t> greedy_emitted = {5, 2, 7, 1, 1, 1}, greedy_accepted = {2, 2};
+  const std::vector<std::int64_t> random_emitted = {0, 0, 0, 9, -1, -1}, random_accepted = {0, 0};
+  const std::vector<std::int32_t> stops = {2, -1, 2, -1};
+  for (const std::int32_t minimum : {0, 2}) {
+    const std::vector<std::int32_t> min_tokens = {minimum, minimum};
+    std::vector<std::int64_t> emitted(6, -7), accepted(2, -7), kept(2, -7);
+    std::vector<std::uint8_t> finished(2, 7);
+    MakeEmulatedRunner()->Run(SpecStepStopsLaunch(is_greedy.data(), greedy_emitted.data(), greedy_accepted.data(),
+                                                  random_emitted.data(), random_accepted.data(), stops.data(), 2,
+                                                  nullptr, min_tokens.data(), {2, 2, 10}, emitted.data(),
+                                                  accepted.data(), kept.data(), finished.data()));
+    if (minimum == 0) {
+      EXPECT_EQ(emitted, (std::vector<std::int64_t>{5, 2, -1, 9, -1, -1}));
+      EXPECT_EQ(kept, (std::vector<std::int64_t>{2, 1}));
+      EXPECT_EQ(finished, (std::vector<std::uint8_t>{1, 0}));
+    } else {
+      EXPECT_EQ(emitted, (std::vector<std::int64_t>{5, 2, 7, 9, -1, -1}));
+      EXPECT_EQ(kept, (std::vector<std::int64_t>{3, 1}));
+      EXPECT_EQ(finished, (std::vector<std::uint8_t>{0, 0}));
+    }
+    EXPECT_EQ(accepted, (std::vector<std::int64_t>{2, 0}));
+  }
+}
+
+// The contract example of gpu/kernels/spec_verify_block.cuh, worked by hand from Algorithm 2 of
+// Sun et al. 2024: n = 1, target {0.5, 0.5} and draft {1, 0} at position 0, x_0 = 0: P_1 =
+// min(0.5 / 1, 1) = 0.5 = h_1. u = 0.25 <= 0.5: tau = 1, the bonus is the first maximum of
+// target row 1 {0, 1} over bonus_q {1, 1}: emitted {0, 1}, 1 accepted. u = 0.75: tau = 0, the
+// residual {max(0.5 - 1, 0), 0.5 - 0} = {0, 0.5} over q {1, 1}: emitted {1, -1}, 0 accepted.
+TEST(GpuSpecVerifyBlock, ContractExample) {
+  const std::vector<float> target = {0.5f, 0.5f, 0.0f, 1.0f}, draft = {1.0f, 0.0f}, ones = {1.0f, 1.0f};
+  const std::vector<std::int32_t> drafts = {0};
+  const std::vector<std::int64_t> counts = {1};
+  for (const double u : {0.25, 0.75}) {
+    std::vector<std::int64_t> emitted(2, -7), accepted(1, -7);
+    MakeEmulatedRunner()->Run(SpecVerifyBlockLaunch(target.data(), draft.data(), drafts.data(), counts.data(), &u,
+                                                    ones.data(), ones.data(), {1, 1, 2}, emitted.data(),
+                                                    accepted.data()));
+    EXPECT_EQ(emitted, u == 0.25 ? (std::vector<std::int64_t>{0, 1}) : (std::vector<std::int64_t>{1, -1}));
+    EXPECT_EQ(accepted[0], u == 0.25 ? 1 : 0);
+  }
+}
+
 std::int64_t QSampleOne(const std::vector<float>& p, const std::vector<float>& q, float eps) {
   const auto v = static_cast<std::int64_t>(p.size());
   return DrawOne([&](KernelRunner& r, std::int64_t* t) { r.Run(QSampleLaunch(p.data(), q.data(), eps, 1, v, v, t)); });

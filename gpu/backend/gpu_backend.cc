@@ -13,8 +13,10 @@
 #include "gpu/backend/draws_glue.h"
 #include "gpu/backend/noise_glue.h"
 #include "gpu/backend/filters_glue.h"
+#include "gpu/backend/flashinfer_sampling_from_probs_glue.h"
 #include "gpu/backend/decode_steps_glue.h"
 #include "gpu/backend/pipeline_glue.h"
+#include "gpu/backend/spec_step_glue.h"
 #include "reference/allowed_token_ids.h"
 #include "reference/bad_words.h"
 #include "reference/logit_bias.h"
@@ -180,6 +182,8 @@ const std::map<std::string, StageFn>& Stages() {
       {"spec_random", GpuSpecRandom},
       {"finish_rules", GpuFinishRules},
       {"tp_consensus", GpuTpConsensus},
+      // gpu/backend/flashinfer_sampling_from_probs_glue.h
+      {"flashinfer_sampling_from_probs", GpuFlashinferSamplingFromProbs},
       // The noise stage (gpu/backend/noise_glue.cc).
       {"noise", RunNoiseStage},
       // filters (gpu/backend/filters_glue.cc)
@@ -192,6 +196,8 @@ const std::map<std::string, StageFn>& Stages() {
       // The pipeline and decode_steps: composed from the stages above (gpu/backend/pipeline_glue.h, gpu/backend/decode_steps_glue.h).
       {"pipeline", GpuPipeline},
       {"decode_steps", GpuDecodeSteps},
+      // spec_step: composed likewise (gpu/backend/spec_step_glue.h).
+      {"spec_step", GpuSpecStep},
   };
   return stages;
 }
@@ -215,7 +221,12 @@ TensorMap GpuBackend::Run(const std::string& stage, const Case& c) {
 }
 
 StageCapabilities GpuBackend::Capabilities(const std::string& stage) const {
-  return {.statistical_skip_reason = ComposedStageStatisticalSkipReason(stage, Name())};
+  StageCapabilities caps{.statistical_skip_reason = ComposedStageStatisticalSkipReason(stage, Name())};
+  // spec_step (gpu/backend/spec_step_glue.h): sglang's chain has no kernel yet (docs/gpu.md "Skips").
+  if (stage == "spec_step") {
+    caps.profiles = ProfileSet{}.Add(Profile::kCanonical).Add(Profile::kVllm).Add(Profile::kBlockVerification);
+  }
+  return caps;
 }
 
 TensorMap RunGpuStage(const std::string& stage, const Case& c, Profile profile, KernelRunner& runner) {

@@ -36,6 +36,7 @@
 #include "gpu/kernels/exponential_race.cuh"
 #include "gpu/kernels/filter_rules.h"
 #include "gpu/kernels/finish_rules.cuh"
+#include "gpu/kernels/flashinfer_sampling_from_probs.cuh"
 #include "gpu/kernels/greedy.cuh"
 #include "gpu/kernels/gumbel_max.cuh"
 #include "gpu/kernels/inverse_cdf.cuh"
@@ -54,6 +55,8 @@
 #include "gpu/kernels/softmax.cuh"
 #include "gpu/kernels/spec_greedy.cuh"
 #include "gpu/kernels/spec_random.cuh"
+#include "gpu/kernels/spec_step.cuh"
+#include "gpu/kernels/spec_verify_block.cuh"
 #include "gpu/kernels/stage_rules.h"
 #include "gpu/kernels/temperature.cuh"
 #include "gpu/kernels/token_bitmask.cuh"
@@ -312,6 +315,32 @@ struct SeededGumbelLaunch {
   }
 };
 
+// gpu/kernels/flashinfer_sampling_from_probs.cuh: probs [rows, vocab], u [rows, width]; top_k,
+// top_p, min_p one per row (every row, whichever the kernel reads); outputs token, valid, rounds
+// [rows]. The renormalised row of top_k_first is a work array.
+struct FlashinferSamplingFromProbsLaunch {
+  const float* probs = nullptr;
+  const std::uint32_t* top_k = nullptr;
+  const float* top_p = nullptr;
+  const float* min_p = nullptr;
+  const float* u = nullptr;
+  FlashinferKind kind = FlashinferKind::kTopKTopP;
+  bool top_k_first = false;
+  std::int64_t rows = 0, width = 0, vocab = 0;
+  std::int64_t* token = nullptr;
+  std::uint8_t* valid = nullptr;
+  std::int32_t* rounds = nullptr;
+  template <class L>
+  void Describe(L& l) const {
+    l.template Run<FlashinferSamplingFromProbsKernel>(
+        rows, l.In(probs, rows * vocab, "probs"),
+        l.template Scratch<float>(top_k_first ? rows * vocab : 0, "renormed"), static_cast<std::int32_t>(kind),
+        top_k_first, l.In(top_k, rows, "top_k"), l.In(top_p, rows, "top_p"), l.In(min_p, rows, "min_p"),
+        l.In(u, rows * width, "u"), l.Out(token, rows, "token"), l.Out(valid, rows, "valid"),
+        l.Out(rounds, rows, "rounds"), width, vocab);
+  }
+};
+
 // The speculative stages' shapes: drafts [rows, width], counts [rows], target [rows, width + 1,
 // vocab], draft [rows, width, vocab]; outputs emitted [rows, width + 1], accepted [rows].
 struct SpecShape {
@@ -385,6 +414,62 @@ struct SpecRandomLaunch {
                                                 in.posterior_alpha, out, num_accepted, width, vocab);
         break;
     }
+  }
+};
+
+// gpu/kernels/spec_verify_block.cuh: target [rows, width + 1, vocab] and draft [rows, width,
+// vocab] probabilities, u f64 [rows, width], q and bonus_q [rows, vocab].
+struct SpecVerifyBlockLaunch {
+  const float* target_probs = nullptr;
+  const float* draft_probs = nullptr;
+  const std::int32_t* drafts = nullptr;
+  const std::int64_t* counts = nullptr;
+  const double* u = nullptr;
+  const float* q = nullptr;
+  const float* bonus_q = nullptr;
+  SpecShape shape;
+  std::int64_t* emitted = nullptr;
+  std::int64_t* accepted = nullptr;
+  template <class L>
+  void Describe(L& l) const {
+    const auto [rows, width, vocab] = shape;
+    RunArgmaxRows<SpecVerifyBlockKernel>(
+        l, rows, vocab, l.In(target_probs, rows * (width + 1) * vocab, "target_probs"),
+        l.In(draft_probs, rows * width * vocab, "draft_probs"), l.In(drafts, rows * width, "draft_ids"),
+        l.In(counts, rows, "counts"), l.In(u, rows * width, "u"), l.In(q, rows * vocab, "q"),
+        l.In(bonus_q, rows * vocab, "bonus_q"), l.Out(emitted, rows * (width + 1), "emitted"),
+        l.Out(accepted, rows, "num_accepted"), width, vocab);
+  }
+};
+
+// gpu/kernels/spec_step.cuh: the row kind's outcome and the stops; stop_ids [rows, n_stop],
+// output_len and min_tokens [rows] may be null (absent).
+struct SpecStepStopsLaunch {
+  const std::uint8_t* is_greedy = nullptr;
+  const std::int64_t* greedy_emitted = nullptr;
+  const std::int64_t* greedy_accepted = nullptr;
+  const std::int64_t* random_emitted = nullptr;
+  const std::int64_t* random_accepted = nullptr;
+  const std::int32_t* stop_ids = nullptr;
+  std::int64_t n_stop = 0;
+  const std::int32_t* output_len = nullptr;
+  const std::int32_t* min_tokens = nullptr;
+  SpecShape shape;
+  std::int64_t* emitted = nullptr;
+  std::int64_t* num_accepted = nullptr;
+  std::int64_t* num_emitted = nullptr;
+  std::uint8_t* finished = nullptr;
+  template <class L>
+  void Describe(L& l) const {
+    const std::int64_t rows = shape.rows, width = shape.width;
+    l.template Run<SpecStepStopsKernel>(
+        BlocksFor<SpecStepStopsKernel>(rows), l.In(is_greedy, rows, "is_greedy"),
+        l.In(greedy_emitted, rows * (width + 1), "greedy_emitted"), l.In(greedy_accepted, rows, "greedy_accepted"),
+        l.In(random_emitted, rows * (width + 1), "random_emitted"), l.In(random_accepted, rows, "random_accepted"),
+        l.In(stop_ids, rows * n_stop, "stop_ids"), n_stop, l.In(output_len, rows, "output_len"), output_len != nullptr,
+        l.In(min_tokens, rows, "min_tokens"), min_tokens != nullptr, rows, width,
+        l.Out(emitted, rows * (width + 1), "emitted"), l.Out(num_accepted, rows, "num_accepted"),
+        l.Out(num_emitted, rows, "num_emitted"), l.Out(finished, rows, "finished"));
   }
 };
 
@@ -616,7 +701,7 @@ using KernelLaunch =
     std::variant<GreedyLaunch, SoftmaxLaunch, TemperatureLaunch, NanHandlingLaunch, TokenBitmaskLaunch, LogitBiasLaunch,
                  AllowedTokenIdsLaunch, MinNewTokensLaunch, BadWordsLaunch, PenaltiesLaunch, GumbelMaxLaunch,
                  ExponentialRaceLaunch, InverseCdfLaunch, QSampleLaunch, SeededGumbelLaunch, SpecGreedyLaunch,
-                 SpecRandomLaunch, FinishRulesLaunch, TpConsensusLaunch, NoiseLaunch, TopKLaunch, TopPLaunch,
+                 SpecRandomLaunch, FlashinferSamplingFromProbsLaunch, SpecStepStopsLaunch, SpecVerifyBlockLaunch, FinishRulesLaunch, TpConsensusLaunch, NoiseLaunch, TopKLaunch, TopPLaunch,
                  MinPLaunch, SamplingFiltersLaunch, AscendTopKTopPSampleV2Launch, LogprobsLaunch, SglangRankDrawLaunch,
                  PipelineSelectLaunch>;
 
