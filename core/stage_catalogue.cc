@@ -438,8 +438,9 @@ void AddSamplerOutputStages(std::vector<StageInfo>& c) {
                Tier::kCanonical, "exact", {P::kFlashinfer},
                "docs/spec/flashinfer_sampling_from_probs.md",
                {ExactTargetKind::kFlashinferSurvivors, HarnessNoise::kUniformRounds}});
-  // Logprobs (docs/spec/logprobs.md): exact given the canonical softmax; token_rank is absent
-  // under sglang (SGLang returns no rank), token_ids_logprobs only when token_ids is given.
+  // Logprobs (docs/spec/logprobs.md): exact given the canonical softmax; top_ranks and
+  // token_rank are absent under sglang (SGLang returns no rank), token_ids_logprobs only when
+  // token_ids is given.
   c.push_back({"logprobs",
                "top-n ids and values, the sampled token's value and rank, requested ids' values, per logprobs mode",
                {Logits(),
@@ -452,6 +453,7 @@ void AddSamplerOutputStages(std::vector<StageInfo>& c) {
                 {"token_ids", "i32", "[B, T]", true, "ids whose values are asked (SGLang token_ids_logprob); -1 padded"}},
                {{"top_ids", "i64", "[B, n]", false, "top-n ids: NaN first, larger first, ties by lower index"},
                 {"top_values", "f32", "[B, n]", false, "their values"},
+                {"top_ranks", "i64", "[B, n]", false, "their ranks: canonical 1 + #greater; vllm position + 1; absent under sglang"},
                 {"token_logprob", "f32", "[B]", false, "the sampled token's value"},
                 {"token_rank", "i64", "[B]", false, "canonical 1 + #greater; vllm #greater-or-equal; absent under sglang"},
                 {"token_ids_logprobs", "f32", "[B, T]", false, "only with token_ids: values of the asked ids, NaN at padding"}},
