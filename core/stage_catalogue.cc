@@ -441,8 +441,9 @@ void AddSamplerOutputStages(std::vector<StageInfo>& c) {
                .tier = Tier::kCanonical, .comparison = "exact", .profiles = {P::kFlashinfer},
                .spec_section = "docs/spec/flashinfer_sampling_from_probs.md",
                .draw = {.target = ExactTargetKind::kFlashinferSurvivors, .noise = HarnessNoise::kUniformRounds}});
-  // Logprobs (docs/spec/logprobs.md): exact given the canonical softmax; token_rank is absent
-  // under sglang (SGLang returns no rank), token_ids_logprobs only when token_ids is given.
+  // Logprobs (docs/spec/logprobs.md): exact given the canonical softmax; top_ranks and
+  // token_rank are absent under sglang (SGLang returns no rank), token_ids_logprobs only when
+  // token_ids is given.
   c.push_back({.name = "logprobs",
                .summary = "top-n ids and values, the sampled token's value and rank, requested ids' values, per logprobs mode",
                .inputs = {Logits(),
@@ -455,6 +456,7 @@ void AddSamplerOutputStages(std::vector<StageInfo>& c) {
                 {.name = "token_ids", .dtypes = "i32", .shape = "[B, T]", .optional = true, .meaning = "ids whose values are asked (SGLang token_ids_logprob); -1 padded"}},
                .outputs = {{.name = "top_ids", .dtypes = "i64", .shape = "[B, n]", .meaning = "top-n ids: NaN first, larger first, ties by lower index"},
                 {.name = "top_values", .dtypes = "f32", .shape = "[B, n]", .meaning = "their values"},
+                {.name = "top_ranks", .dtypes = "i64", .shape = "[B, n]", .meaning = "their ranks: canonical 1 + #greater; vllm position + 1; absent under sglang"},
                 {.name = "token_logprob", .dtypes = "f32", .shape = "[B]", .meaning = "the sampled token's value"},
                 {.name = "token_rank", .dtypes = "i64", .shape = "[B]", .meaning = "canonical 1 + #greater; vllm #greater-or-equal; absent under sglang"},
                 {.name = "token_ids_logprobs", .dtypes = "f32", .shape = "[B, T]", .meaning = "only with token_ids: values of the asked ids, NaN at padding"}},

@@ -62,6 +62,28 @@ std::vector<std::int32_t> TopLogprobIndices(std::span<const float> row, std::int
   return ids;
 }
 
+std::vector<std::int64_t> TopLogprobRanks(Profile profile, std::span<const float> row,
+                                          std::span<const std::int32_t> order) {
+  std::vector<std::int64_t> ranks(order.size());
+  std::int64_t numbers = 0;  // non-NaN entries listed before position p
+  for (std::size_t p = 0; p < order.size(); ++p) {
+    const float v = row[static_cast<std::size_t>(order[p])];
+    if (profile == Profile::kVllm) {
+      ranks[p] = static_cast<std::int64_t>(p) + 1;  // topk_ranks = range(1, num_logprobs + 1)
+    } else if (std::isnan(v)) {
+      ranks[p] = 1;  // no x_j > NaN
+    } else {
+      // The numbers listed before p are >= v (larger first); those equal to v end just before
+      // p, so the run's first entry holds 1 + #{x_j > v}.
+      const float prev = p == 0 ? v : row[static_cast<std::size_t>(order[p - 1])];
+      const bool same_run = p > 0 && !std::isnan(prev) && prev == v;
+      ranks[p] = same_run ? ranks[p - 1] : 1 + numbers;
+    }
+    if (!std::isnan(v)) ++numbers;
+  }
+  return ranks;
+}
+
 std::int64_t LogprobRank(Profile profile, std::span<const float> row, std::int64_t token) {
   const float v = row[static_cast<std::size_t>(token)];
   std::int64_t count = 0;
@@ -166,6 +188,7 @@ TensorMap RunLogprobs(const Case& c, Profile profile) {
   const Tensor* ids = a.token_ids;
   Tensor top_ids(DType::kI64, {rows, n});
   Tensor top_values(DType::kF32, {rows, n});
+  Tensor top_ranks(DType::kI64, {rows, n});
   Tensor token_logprob(DType::kF32, {rows});
   Tensor token_rank(DType::kI64, {rows});
   const std::int64_t width = ids ? ids->dim(1) : 0;
@@ -222,10 +245,12 @@ TensorMap RunLogprobs(const Case& c, Profile profile) {
       }
     }
     const auto order = TopLogprobIndices(x, n);
+    const auto ranks = TopLogprobRanks(profile, x, order);
     for (std::int64_t j = 0; j < n; ++j) {
       const auto k = static_cast<std::size_t>(b * n + j);
       top_ids.data<std::int64_t>()[k] = order[static_cast<std::size_t>(j)];
       top_values.data<float>()[k] = x[static_cast<std::size_t>(order[static_cast<std::size_t>(j)])];
+      top_ranks.data<std::int64_t>()[k] = ranks[static_cast<std::size_t>(j)];
     }
     token_logprob.data<float>()[i] = x[static_cast<std::size_t>(tok)];
     token_rank.data<std::int64_t>()[i] = vllm_ids ? TokenIdsRank(y, tok) : LogprobRank(profile, x, tok);
@@ -237,16 +262,19 @@ TensorMap RunLogprobs(const Case& c, Profile profile) {
       ids_values.data<float>()[static_cast<std::size_t>(b * width + j)] = id < 0 ? pad : x[static_cast<std::size_t>(id)];
     }
   }
-  return LogprobsOutputs(a, std::move(top_ids), std::move(top_values), std::move(token_logprob),
+  return LogprobsOutputs(a, std::move(top_ids), std::move(top_values), std::move(top_ranks), std::move(token_logprob),
                          std::move(token_rank), std::move(ids_values));
 }
 
-TensorMap LogprobsOutputs(const LogprobsArgs& a, Tensor top_ids, Tensor top_values, Tensor token_logprob,
-                          Tensor token_rank, Tensor token_ids_logprobs) {
+TensorMap LogprobsOutputs(const LogprobsArgs& a, Tensor top_ids, Tensor top_values, Tensor top_ranks,
+                          Tensor token_logprob, Tensor token_rank, Tensor token_ids_logprobs) {
   TensorMap out = Outputs("top_ids", std::move(top_ids));
   out.emplace("top_values", std::move(top_values));
   out.emplace("token_logprob", std::move(token_logprob));
-  if (a.profile != Profile::kSglang) out.emplace("token_rank", std::move(token_rank));
+  if (a.profile != Profile::kSglang) {
+    out.emplace("top_ranks", std::move(top_ranks));
+    out.emplace("token_rank", std::move(token_rank));
+  }
   if (a.token_ids) out.emplace("token_ids_logprobs", std::move(token_ids_logprobs));
   return out;
 }

@@ -34,6 +34,10 @@
 //   such an entry is an error.
 // - Outputs: top_ids [B, n] i64 and top_values [B, n] f32: the n first entries of x in the
 //   order NaN first, then larger value first (-0.0 == +0.0), ties by lower index.
+//   top_ranks [B, n] i64 (canonical and vllm only): the rank of each listed id: canonical
+//   1 + #{j : x_j > x[top_id]} (ties share a rank, a NaN value has rank 1), vllm its position
+//   + 1 (vllm/logprobs.py @9aaf83ef append_logprobs_for_next_position: topk_ranks =
+//   range(1, num_logprobs + 1)); the sampled token never shifts them, listed or not.
 //   token_logprob [B] f32 = x[token]. token_rank [B] i64 (canonical and vllm only):
 //   canonical 1 + #{j : x_j > x[token]}; vllm #{j : x_j >= x[token]}
 //   (vllm/v1/sample/ops/logprobs.py batched_count_greater_than), which counts every tie and
@@ -46,8 +50,8 @@
 //   #{j : y_j > y[token]} on the processed logits y, no + 1; padding -inf (vLLM's valid_mask).
 // - Exact tier given the canonical softmax (owned exp/log, canonical reductions); no randomness.
 // Example: logits {0, -ln2, -2ln2, -2ln2} rounded to f32 (softmax {1/2, 1/4, 1/8, 1/8}),
-//   token 3, n = 2, raw_logprobs: top_ids {0, 1}, token_logprob = the f32 of -3 ln 2,
-//   canonical rank 3, vllm rank 4 (token 2 ties with it).
+//   token 3, n = 2, raw_logprobs: top_ids {0, 1}, top_ranks {1, 2}, token_logprob = the f32 of
+//   -3 ln 2, canonical rank 3, vllm rank 4 (token 2 ties with it).
 
 #include <cstdint>
 #include <span>
@@ -63,6 +67,11 @@ namespace sampcheck::reference {
 // The first `n` indices of `row` in the top-n order above (NaN first, larger first, ties by
 // lower index). Requires n <= row.size().
 std::vector<std::int32_t> TopLogprobIndices(std::span<const float> row, std::int64_t n);
+// The ranks of the listed ids `order` (TopLogprobIndices of `row`) under the profile's rule:
+// canonical 1 + #{j : row_j > row[order[p]]}, vllm p + 1. O(n): every entry greater than a
+// listed number is listed before it, so its count is the numbers listed before its run of equals.
+std::vector<std::int64_t> TopLogprobRanks(Profile profile, std::span<const float> row,
+                                          std::span<const std::int32_t> order);
 // The sampled token's rank under the profile's rule (canonical: 1 + strictly greater; vllm:
 // greater or equal).
 std::int64_t LogprobRank(Profile profile, std::span<const float> row, std::int64_t token);
@@ -108,8 +117,8 @@ LogprobsArgs ParseLogprobs(const Case& c, Profile profile);
 
 // The stage's outputs from their computed tensors, named as the contract names them (token_rank
 // not under sglang; token_ids_logprobs only when token_ids is given).
-TensorMap LogprobsOutputs(const LogprobsArgs& a, Tensor top_ids, Tensor top_values, Tensor token_logprob,
-                          Tensor token_rank, Tensor token_ids_logprobs);
+TensorMap LogprobsOutputs(const LogprobsArgs& a, Tensor top_ids, Tensor top_values, Tensor top_ranks,
+                          Tensor token_logprob, Tensor token_rank, Tensor token_ids_logprobs);
 
 // Whether the row mode reads raw_logits, and whether it is a processed mode.
 bool IsRawLogprobsMode(LogprobsMode mode);

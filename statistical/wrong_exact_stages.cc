@@ -55,6 +55,31 @@ class LogprobRankOffByOne final : public ExactFaultBackend {
   }
 };
 
+class LogprobTopRanksDedup final : public ExactFaultBackend {
+ public:
+  LogprobTopRanksDedup() : ExactFaultBackend("logprob_top_ranks_dedup") {}
+
+ protected:
+  TensorMap CorruptFor(const Case& c, TensorMap out) override {
+    auto ranks = out.find("top_ranks");
+    auto token = c.inputs.find("token");
+    if (ranks == out.end() || token == c.inputs.end() || ranks->second.rank() != 2) return out;
+    const std::int64_t rows = ranks->second.dim(0), n = ranks->second.dim(1);
+    const auto ids = out.at("top_ids").data<std::int64_t>();
+    auto r = ranks->second.data<std::int64_t>();
+    for (std::int64_t b = 0; b < rows; ++b) {
+      const std::int64_t tok = token->second.data<std::int64_t>()[static_cast<std::size_t>(b)];
+      bool after = false;  // the sampled token taken out of the list: the ids after it move up one
+      for (std::int64_t j = 0; j < n; ++j) {
+        const auto k = static_cast<std::size_t>(b * n + j);
+        if (after) r[k] -= 1;
+        if (ids[k] == tok) after = true;
+      }
+    }
+    return out;
+  }
+};
+
 class LogprobsBeforeTemperature final : public ExactFaultBackend {
  public:
   LogprobsBeforeTemperature() : ExactFaultBackend("logprobs_before_temperature") {}
@@ -314,6 +339,7 @@ class BitmaskStopNeverCleared final : public ExactFaultBackend {
 }  // namespace
 
 std::unique_ptr<Backend> MakeLogprobRankOffByOne() { return std::make_unique<LogprobRankOffByOne>(); }
+std::unique_ptr<Backend> MakeLogprobTopRanksDedup() { return std::make_unique<LogprobTopRanksDedup>(); }
 std::unique_ptr<Backend> MakeLogprobsBeforeTemperature() { return std::make_unique<LogprobsBeforeTemperature>(); }
 std::unique_ptr<Backend> MakeFinishMinTokensIgnored() { return std::make_unique<FinishMinTokensIgnored>(); }
 std::unique_ptr<Backend> MakeDecodeOffsetNotAdvanced() {

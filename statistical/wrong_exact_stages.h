@@ -12,6 +12,11 @@
 // - logprob_rank_off_by_one      every token_rank output is one less (the rank as the count
 //                                of strictly greater entries, without the +1)
 //                                -> logprobs/edges_n3_raw_logprobs/canonical
+// - logprob_top_ranks_dedup      every top_ranks entry listed after the sampled token is one
+//                                less (the sampled token deduplicated out of the alternatives'
+//                                ranking; top_ids and top_values unchanged)
+//                                -> logprobs/random_v33_f32_raw_logprobs/ (row 0's token is
+//                                its argmax, listed first)
 // - logprobs_before_temperature  cases with a processed_* mode lose their temperature input:
 //                                the processed values are taken before the division (and
 //                                the filters read unscaled logits)
@@ -83,6 +88,7 @@
 namespace sampcheck::statistical {
 
 std::unique_ptr<Backend> MakeLogprobRankOffByOne();
+std::unique_ptr<Backend> MakeLogprobTopRanksDedup();
 std::unique_ptr<Backend> MakeLogprobsBeforeTemperature();
 std::unique_ptr<Backend> MakeFinishMinTokensIgnored();
 std::unique_ptr<Backend> MakeDecodeOffsetNotAdvanced();

@@ -1189,7 +1189,8 @@ TEST(GpuAscendSample, HeaderExample) {
 
 TEST(GpuLogprobs, HeaderExample) {
   // reference/logprobs.h's example: the ln 2 row, raw_logprobs (log softmax), token 3, n = 2:
-  // top_ids {0, 1}; token 3's value ties with token 2's (both log 1/8), so canonical's rank is
+  // top_ids {0, 1}, top_ranks {1, 2} (distinct values: 1 + #{greater} and position + 1 agree);
+  // token 3's value ties with token 2's (both log 1/8), so canonical's rank is
   // 1 + #{greater} = 1 + 2 = 3 and vllm's #{greater or equal} = 4. token_ids {3, -1}: x[3],
   // then the quiet NaN 0x7fc00000.
   const std::vector<float> row = Ln2Row();
@@ -1202,13 +1203,16 @@ TEST(GpuLogprobs, HeaderExample) {
   for (const bool vllm : {false, true}) {
     LogprobsRule rule;
     rule.rank_counts_ties = vllm;
-    std::vector<std::int64_t> top(2, -7);
+    rule.positional_top_ranks = vllm;
+    std::vector<std::int64_t> top(2, -7), ranks(2, -7);
     std::vector<float> values(2), asked(2);
     float value = 0.0f;
     std::int64_t rank = -7;
     MakeEmulatedRunner()->Run(LogprobsLaunch(row.data(), &divisor, &zero, &zero, &k, &p, &m, &token, ids.data(), 2, 1,
-                                             4, 4, 2, rule, top.data(), values.data(), &value, &rank, asked.data()));
+                                             4, 4, 2, rule, top.data(), values.data(), ranks.data(), &value, &rank,
+                                             asked.data()));
     EXPECT_EQ(top, (std::vector<std::int64_t>{0, 1}));
+    EXPECT_EQ(ranks, (std::vector<std::int64_t>{1, 2}));
     EXPECT_EQ(rank, vllm ? 4 : 3);
     EXPECT_EQ(Bits(asked[0]), Bits(value));
     EXPECT_EQ(Bits(asked[1]), 0x7fc00000u);

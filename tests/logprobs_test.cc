@@ -62,9 +62,27 @@ TEST(Logprobs, HeaderExample) {
   TensorMap in = {{"logits", F32Tensor({1, 4}, {0.0f, -kL, -2 * kL, -2 * kL})}, {"token", I64Tensor({1}, {3})}};
   auto c = RunLp("canonical", in, 2, "raw_logprobs");
   EXPECT_EQ(Ints(c.at("top_ids")), (std::vector<std::int64_t>{0, 1}));
+  EXPECT_EQ(Ints(c.at("top_ranks")), (std::vector<std::int64_t>{1, 2}));
   EXPECT_EQ(FloatBits(c.at("token_logprob")), FloatBitsOf({-3 * kL}));
   EXPECT_EQ(Ints(c.at("token_rank")), (std::vector<std::int64_t>{3}));
   EXPECT_EQ(Ints(RunLp("vllm", in, 2, "raw_logprobs").at("token_rank")), (std::vector<std::int64_t>{4}));
+}
+
+TEST(Logprobs, TopRanksOfTheListedIds) {
+  // raw_logits {1, NaN, 3, 3, -inf, 2}, n = 6 = V. Order: NaN first, then 3, 3 (index 2 before
+  // 3), 2, 1, -inf: ids {1, 2, 3, 5, 0, 4}. canonical ranks 1 + #{x > value} with IEEE > (NaN
+  // never greater): NaN 1; 3 and 3 both 1; 2: 1 + 2 = 3; 1: 1 + 3 = 4; -inf: 1 + 4 = 5. vllm:
+  // positions 1..6 (vllm/logprobs.py append_logprobs_for_next_position). The sampled token 3 is
+  // listed second; taking it out of the list (a dedup) would give the entries after it one less.
+  // SGLang returns no ranks.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  TensorMap in = {{"logits", F32Tensor({1, 6}, {1.0f, nan, 3.0f, 3.0f, -kInf, 2.0f})}, {"token", I64Tensor({1}, {3})}};
+  auto c = RunLp("canonical", in, 6, "raw_logits");
+  EXPECT_EQ(Ints(c.at("top_ids")), (std::vector<std::int64_t>{1, 2, 3, 5, 0, 4}));
+  EXPECT_EQ(Ints(c.at("top_ranks")), (std::vector<std::int64_t>{1, 1, 1, 3, 4, 5}));
+  EXPECT_EQ(Ints(RunLp("vllm", in, 6, "raw_logits").at("top_ranks")), (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(Ints(RunLp("canonical", in, 2, "raw_logits").at("top_ranks")), (std::vector<std::int64_t>{1, 1}));
+  EXPECT_EQ(RunLp("sglang", in, 6, "original").count("top_ranks"), 0u);
 }
 
 TEST(Logprobs, NegativeInfinityEntriesAndNEqualsV) {
@@ -261,6 +279,37 @@ RC_GTEST_PROP(Logprobs, TopNIsTheDescendingPrefixAndRanksAgree, ()) {
   const auto ties = std::count(row.begin(), row.end(), tv);
   RC_ASSERT(Ints(c.at("token_rank"))[0] == 1 + greater);
   RC_ASSERT(Ints(RunLp("vllm", in, n, "raw_logits").at("token_rank"))[0] == greater + ties);
+}
+
+RC_GTEST_PROP(Logprobs, TopRanksCountGreaterEntriesWhateverTheSampledToken, ()) {
+  // canonical: top_ranks[j] = 1 + #{x_i > x[top_ids[j]]} over the whole row, counted here by
+  // brute force (the reference reads it off the list); vllm: j + 1. Neither depends on which
+  // token was sampled, listed or not. NaN entries (value -5) and -inf (-4) included.
+  const auto vocab = *rc::gen::inRange<std::int64_t>(1, 40);
+  const auto values = *rc::gen::container<std::vector<int>>(static_cast<std::size_t>(vocab), rc::gen::inRange(-5, 5));
+  std::vector<float> row;
+  for (int v : values) {
+    row.push_back(v == -5 ? std::numeric_limits<float>::quiet_NaN() : v == -4 ? -kInf : static_cast<float>(v));
+  }
+  const auto n = *rc::gen::inRange<std::int64_t>(0, vocab + 1);
+  const auto token = *rc::gen::inRange<std::int64_t>(0, vocab);
+  const auto other = *rc::gen::inRange<std::int64_t>(0, vocab);
+  auto run = [&](const std::string& profile, std::int64_t tok) {
+    return RunLp(profile, {{"logits", F32Tensor({1, vocab}, row)}, {"token", I64Tensor({1}, {tok})}}, n, "raw_logits");
+  };
+  auto c = run("canonical", token);
+  const auto ids = Ints(c.at("top_ids"));
+  const auto ranks = Ints(c.at("top_ranks"));
+  RC_ASSERT(static_cast<std::int64_t>(ranks.size()) == n);
+  for (std::size_t j = 0; j < ids.size(); ++j) {
+    const float v = row[static_cast<std::size_t>(ids[j])];
+    RC_ASSERT(ranks[j] == 1 + std::count_if(row.begin(), row.end(), [&](float x) { return x > v; }));
+  }
+  RC_ASSERT(Ints(run("canonical", other).at("top_ranks")) == ranks);
+  std::vector<std::int64_t> positions(static_cast<std::size_t>(n));
+  for (std::size_t j = 0; j < positions.size(); ++j) positions[j] = static_cast<std::int64_t>(j) + 1;
+  RC_ASSERT(Ints(run("vllm", token).at("top_ranks")) == positions);
+  RC_ASSERT(Ints(run("vllm", other).at("top_ranks")) == positions);
 }
 
 RC_GTEST_PROP(Logprobs, RowsAreIndependentOfTheirBatch, ()) {

@@ -159,6 +159,7 @@ TensorMap RunLogprobsKernel(const Case& c, Profile profile, KernelRunner& runner
       break;
   }
   rule.rank_counts_ties = profile == Profile::kVllm;
+  rule.positional_top_ranks = profile == Profile::kVllm;
   rule.clamp_neg_inf = profile == Profile::kSglang;
   rule.token_ids_rank = a.vllm_token_ids;
   rule.filters =
@@ -167,16 +168,17 @@ TensorMap RunLogprobsKernel(const Case& c, Profile profile, KernelRunner& runner
   const std::int64_t width = ids ? ids->dim(1) : 0;
   Tensor top_ids(DType::kI64, {rows, n});
   Tensor top_values(DType::kF32, {rows, n});
+  Tensor top_ranks(DType::kI64, {rows, n});
   Tensor token_logprob(DType::kF32, {rows});
   Tensor token_rank(DType::kI64, {rows});
   Tensor ids_values(DType::kF32, {rows, width});
   runner.Run(LogprobsLaunch(
       src.data<float>().data(), divisor.data(), divide.data(), a.filtered.data(), k.data(), p.data(), m.data(),
       a.token->data<std::int64_t>().data(), ids ? ids->data<std::int32_t>().data() : nullptr, width, rows, vocab, vocab, n,
-      rule, top_ids.data<std::int64_t>().data(), top_values.data<float>().data(), token_logprob.data<float>().data(),
-      token_rank.data<std::int64_t>().data(), ids_values.data<float>().data()));
-  return reference::LogprobsOutputs(a, std::move(top_ids), std::move(top_values), std::move(token_logprob),
-                                    std::move(token_rank), std::move(ids_values));
+      rule, top_ids.data<std::int64_t>().data(), top_values.data<float>().data(), top_ranks.data<std::int64_t>().data(),
+      token_logprob.data<float>().data(), token_rank.data<std::int64_t>().data(), ids_values.data<float>().data()));
+  return reference::LogprobsOutputs(a, std::move(top_ids), std::move(top_values), std::move(top_ranks),
+                                    std::move(token_logprob), std::move(token_rank), std::move(ids_values));
 }
 
 }  // namespace sampcheck::gpu

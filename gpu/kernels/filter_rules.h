@@ -64,6 +64,8 @@ enum class LogprobsKernelMode : std::uint8_t {
 struct LogprobsRule {
   LogprobsKernelMode mode = LogprobsKernelMode::kLogSoftmax;
   bool rank_counts_ties = false;  // vllm: #{x_j >= x_tok}; else 1 + #{x_j > x_tok}
+  // vllm: a listed id's rank is its position + 1; else 1 + #{x_j > x_id}.
+  bool positional_top_ranks = false;
   FilterRules filters;            // kTopKFirst (canonical) or kMinPFirst (vllm)
   // sglang: -inf values become -FLT_MAX (OutputLogprobProcessor.compute_logprobs' clamp).
   bool clamp_neg_inf = false;

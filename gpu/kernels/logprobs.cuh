@@ -15,18 +15,22 @@
 //   (SGLang's log of the probabilities). M, s: canonical max and sum (RowSoftmaxStats).
 // - top-n: the first n keys of the order NaN first, larger first (-0.0 == +0.0), ties by lower
 //   index, by radix select and sorted chunks of 1024 (gpu/block/radix_select.cuh); no sort of the
-//   row. rank: canonical 1 + #{x_j > x_tok}, vllm #{x_j >= x_tok}: exact integer block counts.
+//   row. top_ranks: rule.positional_top_ranks (vllm) position + 1; else 1 + #{x_j > x_id}, read
+//   from the list itself (every entry greater than a listed number is listed before it): 1 for
+//   NaN, else 1 + (first listed position whose number is not greater) - (listed NaNs), both by
+//   binary search of top_values. rank: canonical 1 + #{x_j > x_tok}, vllm #{x_j >= x_tok}: exact integer block counts.
 //   token_ids_logprobs: x[id], quiet NaN (0x7fc00000) at -1.
 // - rule.clamp_neg_inf (sglang): a -inf of x becomes -FLT_MAX. rule.token_ids_rank (vllm with
 //   logprob_token_ids; the glue passes n = 0 and the processed_logprobs mode): rank =
 //   #{y_j > y_tok} counted on y before the log, no + 1; padding -inf.
-// Example: the ln 2 row, raw_logprobs, token 3, n = 2: top_ids {0, 1}; rank 3 (canonical),
-//   4 (vllm) (tests/gpu_kernels_test.cc, GpuLogprobs).
+// Example: the ln 2 row, raw_logprobs, token 3, n = 2: top_ids {0, 1}, top_ranks {1, 2}; rank 3
+//   (canonical), 4 (vllm) (tests/gpu_kernels_test.cc, GpuLogprobs).
 
 #include <cstdint>
 #include <cstring>
 
 #include "gpu/block/block_model.h"
+#include "gpu/block/block_reduce.cuh"
 #include "gpu/kernels/filter_rules.h"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/kernels/sampling_filters.cuh"
@@ -48,7 +52,7 @@ struct LogprobsKernel {
   template <class B, class Arr, class P, class U8, class K, class I, class IOut>
   SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr src, Arr work, P divisor, U8 divide, U8 filter, K top_k, P top_p,
                                         P min_p, I token, K token_ids, std::int64_t width, IOut top_ids, Arr top_values,
-                                        Arr token_logprob, IOut token_rank, Arr ids_values, std::int64_t n,
+                                        IOut top_ranks, Arr token_logprob, IOut token_rank, Arr ids_values, std::int64_t n,
                                         std::int64_t vocab, std::int64_t pitch, LogprobsRule rule) const {
     const std::int64_t row = block.index();
     const std::int64_t in = row * pitch;
@@ -115,6 +119,38 @@ struct LogprobsKernel {
       lo = hi;
       has_lo = true;
     }
+    // The listed ids' ranks, from top_values as the loop above wrote it (a NaN prefix, then
+    // numbers non-increasing).
+    block.ForEachThread([&](Thread th) {
+      const std::int64_t base = row * n;
+      // The first position in [from, n) where `greater` fails (it holds on a prefix).
+      auto first_not = [&](std::int64_t from, auto greater) {
+        std::int64_t a = from, b = n;
+        while (a < b) {
+          const std::int64_t mid = a + (b - a) / 2;
+          if (greater(top_values.Load(base + mid))) {
+            a = mid + 1;
+          } else {
+            b = mid;
+          }
+        }
+        return a;
+      };
+      for (std::int64_t p = th.x; p < n; p += kCanonicalLanes) {
+        const float v = top_values.Load(base + p);
+        std::int64_t r = p + 1;
+        if (!rule.positional_top_ranks) {
+          if (IsNan(v)) {
+            r = 1;  // NaN: no x_j > NaN
+          } else {
+            const std::int64_t nans = first_not(0, [](float x) { return IsNan(x); });
+            r = 1 + first_not(nans, [v](float x) { return x > v; }) - nans;
+          }
+        }
+        top_ranks.Store(base + p, r);
+      }
+    });
+    block.Sync();
     // The token's value and rank.
     const float v = work.Load(at + token.Load(row));
     const bool ties = rule.rank_counts_ties;

@@ -628,7 +628,7 @@ struct AscendTopKTopPSampleV2Launch {
 };
 
 // gpu/kernels/logprobs.cuh: per-row divisor, divide, filter, top_k, top_p, min_p, token (every row
-// given); token_ids [rows, width] (width 0: none); outputs top_ids and top_values [rows, n].
+// given); token_ids [rows, width] (width 0: none); outputs top_ids, top_values and top_ranks [rows, n].
 struct LogprobsLaunch {
   const float* src = nullptr;
   const float* divisor = nullptr;
@@ -643,6 +643,7 @@ struct LogprobsLaunch {
   LogprobsRule rule{};
   std::int64_t* top_ids = nullptr;
   float* top_values = nullptr;
+  std::int64_t* top_ranks = nullptr;
   float* token_logprob = nullptr;
   std::int64_t* token_rank = nullptr;
   float* ids_values = nullptr;
@@ -654,7 +655,7 @@ struct LogprobsLaunch {
                                    l.In(top_k, rows, "top_k"), l.In(top_p, rows, "top_p"), l.In(min_p, rows, "min_p"),
                                    l.In(token, rows, "token"), l.In(token_ids, rows * width, "token_ids"), width,
                                    l.Out(top_ids, rows * n, "top_ids"), l.Out(top_values, rows * n, "top_values"),
-                                   l.Out(token_logprob, rows, "token_logprob"), l.Out(token_rank, rows, "token_rank"),
+                                   l.Out(top_ranks, rows * n, "top_ranks"), l.Out(token_logprob, rows, "token_logprob"), l.Out(token_rank, rows, "token_rank"),
                                    l.Out(ids_values, rows * width, "token_ids_logprobs"), n, vocab, pitch, rule);
   }
 };

@@ -60,6 +60,7 @@ def logprobs(meta, t):
     ids = np.zeros((rows, n), dtype=np.int64)
     vals = np.zeros((rows, n), dtype=np.float32)
     rank = np.zeros(rows, dtype=np.int64)
+    top_ranks = np.zeros((rows, n), dtype=np.int64)
     tok_val = np.zeros(rows, dtype=np.float32)
     for b in range(rows):
         row = x[b]
@@ -67,12 +68,18 @@ def logprobs(meta, t):
                                                        0.0 if np.isnan(row[j]) else -float(row[j]), j))
         ids[b] = order[:n]
         vals[b] = row[order[:n]]
+        with np.errstate(invalid="ignore"):
+            # canonical: 1 + #{x > value} (NaN never greater); vllm: the position + 1
+            # (vllm/logprobs.py append_logprobs_for_next_position, topk_ranks).
+            for j in range(n):
+                top_ranks[b, j] = j + 1 if meta["profile"] == "vllm" else 1 + int(np.sum(row > vals[b, j]))
         tok = int(t["in.token"][b])
         v = row[tok]
         tok_val[b] = v
         with np.errstate(invalid="ignore"):
             rank[b] = int(np.sum(row >= v)) if meta["profile"] == "vllm" else 1 + int(np.sum(row > v))
-    out = {"out.top_ids": ids, "out.top_values": vals, "out.token_logprob": tok_val, "out.token_rank": rank}
+    out = {"out.top_ids": ids, "out.top_values": vals, "out.top_ranks": top_ranks, "out.token_logprob": tok_val,
+           "out.token_rank": rank}
     if "in.token_ids" in t:
         req = t["in.token_ids"]
         got = np.full(req.shape, np.nan, dtype=np.float32)
