@@ -35,6 +35,13 @@ namespace {
 using reference::Outputs;
 using reference::StageInputs;
 using StageFn = TensorMap (*)(const Case&, Profile, KernelRunner&);
+// A stage's glue and the profiles its kernels implement (all of the catalogue's unless a glue
+// header says otherwise).
+struct StageKernel {
+  StageKernel(StageFn r, ProfileSet p = ProfileSet::All()) : run(r), profiles(p) {}  // NOLINT: implicit from a glue
+  StageFn run;
+  ProfileSet profiles;
+};
 
 TensorMap RunGreedy(const Case& c, Profile /*profile*/, KernelRunner& runner) {
   StageInputs in(c, "greedy");
@@ -157,8 +164,8 @@ TensorMap RunPenalties(const Case& c, Profile profile, KernelRunner& runner) {
   return Outputs("logits", std::move(out));
 }
 
-const std::map<std::string, StageFn>& Stages() {
-  static const std::map<std::string, StageFn> stages = {
+const std::map<std::string, StageKernel>& Stages() {
+  static const std::map<std::string, StageKernel> stages = {
       {"allowed_token_ids", RunAllowedTokenIds},
       {"bad_words", RunBadWords},
       {"greedy", RunGreedy},
@@ -197,7 +204,7 @@ const std::map<std::string, StageFn>& Stages() {
       {"pipeline", GpuPipeline},
       {"decode_steps", GpuDecodeSteps},
       // spec_step: composed likewise (gpu/backend/spec_step_glue.h).
-      {"spec_step", GpuSpecStep},
+      {"spec_step", {GpuSpecStep, kGpuSpecStepProfiles}},
   };
   return stages;
 }
@@ -206,7 +213,7 @@ const std::map<std::string, StageFn>& Stages() {
 
 std::vector<std::string> GpuBackend::SupportedStages() const {
   std::vector<std::string> names;
-  for (const auto& [name, fn] : Stages()) names.push_back(name);
+  for (const auto& [name, kernel] : Stages()) names.push_back(name);
   return names;
 }
 
@@ -217,22 +224,19 @@ TensorMap GpuBackend::Run(const std::string& stage, const Case& c) {
   if (it == Stages().end()) {
     throw InputError("backend '" + Name() + "' has no kernel for stage '" + stage + "'");
   }
-  return it->second(c, c.profile, *runner_);
+  return it->second.run(c, c.profile, *runner_);
 }
 
 StageCapabilities GpuBackend::Capabilities(const std::string& stage) const {
   StageCapabilities caps{.statistical_skip_reason = ComposedStageStatisticalSkipReason(stage, Name())};
-  // spec_step (gpu/backend/spec_step_glue.h): sglang's chain has no kernel yet (docs/gpu.md "Skips").
-  if (stage == "spec_step") {
-    caps.profiles = ProfileSet{}.Add(Profile::kCanonical).Add(Profile::kVllm).Add(Profile::kBlockVerification);
-  }
+  if (auto it = Stages().find(stage); it != Stages().end()) caps.profiles = it->second.profiles;
   return caps;
 }
 
 TensorMap RunGpuStage(const std::string& stage, const Case& c, Profile profile, KernelRunner& runner) {
   auto it = Stages().find(stage);
   if (it == Stages().end()) throw InputError("backend '" + runner.Name() + "' has no kernel for stage '" + stage + "'");
-  return it->second(c, profile, runner);
+  return it->second.run(c, profile, runner);
 }
 
 std::unique_ptr<Backend> MakeGpuEmulatedBackend() { return std::make_unique<GpuBackend>(MakeEmulatedRunner()); }
