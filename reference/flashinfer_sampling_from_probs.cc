@@ -227,55 +227,71 @@ FlashinferRowParams FlashinferParamsOfRow(const Case& c, std::int64_t b) {
   return f;
 }
 
-TensorMap RunFlashinferSamplingFromProbs(const Case& c, Profile /*profile*/) {
+FlashinferSamplingArgs ParseFlashinferSamplingFromProbs(const Case& c) {
   StageInputs in(c, "flashinfer_sampling_from_probs");
-  const Tensor probs = in.FloatRows("probs");
-  const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
-  const Tensor& u = in.Required("u", DType::kF32, 2);
-  in.ExpectDim("u", u, 0, rows);
-  const std::int64_t width = u.dim(1);
-  if (width < 1) in.Fail("u must hold at least one uniform per row ([B, R], R >= 1)");
+  FlashinferSamplingArgs a;
+  a.probs = in.FloatRows("probs");
+  a.rows = a.probs.dim(0);
+  a.vocab = a.probs.dim(1);
+  a.u = &in.Required("u", DType::kF32, 2);
+  in.ExpectDim("u", *a.u, 0, a.rows);
+  a.width = a.u->dim(1);
+  if (a.width < 1) in.Fail("u must hold at least one uniform per row ([B, R], R >= 1)");
   for (const char* name : {"top_k", "top_p", "min_p"}) {
     if (const Tensor* t = in.Optional(name, std::string(name) == "top_k" ? DType::kI32 : DType::kF32, 1)) {
-      in.ExpectDim(name, *t, 0, rows);
+      in.ExpectDim(name, *t, 0, a.rows);
     }
   }
-  const auto p = probs.data<float>();
+  const auto p = a.probs.data<float>();
   for (std::size_t i = 0; i < p.size(); ++i) {
     if (p[i] < 0.0f || std::isinf(p[i])) {
-      in.Fail("probs[" + std::to_string(static_cast<std::int64_t>(i) / vocab) + ", " +
-              std::to_string(static_cast<std::int64_t>(i) % vocab) + "] = " + FormatFloat(p[i]) +
+      in.Fail("probs[" + std::to_string(static_cast<std::int64_t>(i) / a.vocab) + ", " +
+              std::to_string(static_cast<std::int64_t>(i) % a.vocab) + "] = " + FormatFloat(p[i]) +
               " must be >= 0 and finite, or NaN");
     }
   }
-  const auto uv = u.data<float>();
+  const auto uv = a.u->data<float>();
   for (std::size_t i = 0; i < uv.size(); ++i) {
     if (!(uv[i] > 0.0f && uv[i] <= 1.0f)) {
-      in.Fail("u[" + std::to_string(static_cast<std::int64_t>(i) / width) + ", " +
-              std::to_string(static_cast<std::int64_t>(i) % width) + "] = " + FormatFloat(uv[i]) +
+      in.Fail("u[" + std::to_string(static_cast<std::int64_t>(i) / a.width) + ", " +
+              std::to_string(static_cast<std::int64_t>(i) % a.width) + "] = " + FormatFloat(uv[i]) +
               " must be in (0, 1]");
     }
   }
-  Tensor token(DType::kI64, {rows});
-  Tensor valid(DType::kBool, {rows});
-  Tensor rounds(DType::kI32, {rows});
-  for (std::int64_t b = 0; b < rows; ++b) {
-    const FlashinferRowParams f = FlashinferParamsOfRow(c, b);
-    const FlashinferDraw d =
-        FlashinferSampleRow(p.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab)), f,
-                            uv.subspan(static_cast<std::size_t>(b * width), static_cast<std::size_t>(width)));
-    if (d.rounds < 0) {
-      in.Fail("row " + std::to_string(b) + " needs more than " + std::to_string(width) +
-              " uniforms (u is [B, R]; at most distinct positive probabilities + 1 rounds run)");
-    }
-    StoreToken(token, b, d.token);
-    valid.data<std::uint8_t>()[static_cast<std::size_t>(b)] = d.valid ? 1 : 0;
-    rounds.data<std::int32_t>()[static_cast<std::size_t>(b)] = d.rounds;
-  }
+  return a;
+}
+
+void FailOutOfUniforms(const Case& c, std::int64_t row, std::int64_t width) {
+  StageInputs(c, "flashinfer_sampling_from_probs")
+      .Fail("row " + std::to_string(row) + " needs more than " + std::to_string(width) +
+            " uniforms (u is [B, R]; at most distinct positive probabilities + 1 rounds run)");
+}
+
+TensorMap FlashinferSamplingOutputs(Tensor token, Tensor valid, Tensor rounds) {
   TensorMap out = Outputs("token", std::move(token));
   out.emplace("valid", std::move(valid));
   out.emplace("rounds", std::move(rounds));
   return out;
+}
+
+TensorMap RunFlashinferSamplingFromProbs(const Case& c, Profile /*profile*/) {
+  const FlashinferSamplingArgs a = ParseFlashinferSamplingFromProbs(c);
+  const auto p = a.probs.data<float>();
+  const auto uv = a.u->data<float>();
+  Tensor token(DType::kI64, {a.rows});
+  Tensor valid(DType::kBool, {a.rows});
+  Tensor rounds(DType::kI32, {a.rows});
+  for (std::int64_t b = 0; b < a.rows; ++b) {
+    const FlashinferRowParams f = FlashinferParamsOfRow(c, b);
+    const FlashinferDraw d =
+        FlashinferSampleRow(p.subspan(static_cast<std::size_t>(b * a.vocab), static_cast<std::size_t>(a.vocab)), f,
+                            uv.subspan(static_cast<std::size_t>(b * a.width), static_cast<std::size_t>(a.width)));
+    if (d.rounds < 0) FailOutOfUniforms(c, b, a.width);
+    StoreToken(token, b, d.token);
+    valid.data<std::uint8_t>()[static_cast<std::size_t>(b)] = d.valid ? 1 : 0;
+    rounds.data<std::int32_t>()[static_cast<std::size_t>(b)] = d.rounds;
+  }
+  return FlashinferSamplingOutputs(std::move(token), std::move(valid), std::move(rounds));
 }
 
 SAMPCHECK_REFERENCE_STAGE(flashinfer_sampling_from_probs, RunFlashinferSamplingFromProbs);

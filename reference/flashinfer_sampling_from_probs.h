@@ -82,6 +82,23 @@ std::vector<bool> FlashinferSurvivors(std::span<const float> probs, const Flashi
 // The row parameters of case row b (validated).
 FlashinferRowParams FlashinferParamsOfRow(const Case& c, std::int64_t b);
 
+// A case's checked inputs, shared by the reference and the gpu glue so each check and its
+// message exist once: probs widened to f32 [B, V] (>= 0 and finite, or NaN), u f32 [B, R]
+// with R >= 1, every value in (0, 1], and the optional top_k / top_p / min_p of length B.
+// The per-row parameters are checked row by row (FlashinferParamsOfRow), as the kernels meet them.
+struct FlashinferSamplingArgs {
+  Tensor probs;
+  const Tensor* u = nullptr;
+  std::int64_t rows = 0, vocab = 0, width = 0;
+};
+FlashinferSamplingArgs ParseFlashinferSamplingFromProbs(const Case& c);
+
+// The error of a row whose draw ran out of its R uniforms (rounds -1).
+[[noreturn]] void FailOutOfUniforms(const Case& c, std::int64_t row, std::int64_t width);
+
+// The stage's outputs: token i64 [B], valid bool [B], rounds i32 [B].
+TensorMap FlashinferSamplingOutputs(Tensor token, Tensor valid, Tensor rounds);
+
 TensorMap RunFlashinferSamplingFromProbs(const Case& c, Profile profile);
 
 }  // namespace sampcheck::reference

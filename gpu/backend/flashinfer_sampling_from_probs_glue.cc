@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Stage glue of flashinfer_sampling_from_probs (gpu/backend/flashinfer_sampling_from_probs_glue.h):
-// reference/flashinfer_sampling_from_probs.cc's checks in its order, then one kernel launch.
+// the reference's parse (ParseFlashinferSamplingFromProbs: each check and message once), the
+// row parameters row by row as the reference meets them, then one kernel launch.
 #include "gpu/backend/flashinfer_sampling_from_probs_glue.h"
 
-#include <cmath>
 #include <cstdint>
 #include <exception>
 #include <string>
@@ -11,12 +11,8 @@
 #include <vector>
 
 #include "reference/flashinfer_sampling_from_probs.h"
-#include "reference/stage_io.h"
 
 namespace sampcheck::gpu {
-
-using reference::FormatFloat;
-using reference::StageInputs;
 
 namespace {
 
@@ -37,34 +33,10 @@ FlashinferKind KindOf(reference::FlashinferKernel k) {
 }  // namespace
 
 TensorMap GpuFlashinferSamplingFromProbs(const Case& c, Profile /*profile*/, KernelRunner& runner) {
-  StageInputs in(c, "flashinfer_sampling_from_probs");
-  const Tensor probs = in.FloatRows("probs");
-  const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
-  const Tensor& u = in.Required("u", DType::kF32, 2);
-  in.ExpectDim("u", u, 0, rows);
-  const std::int64_t width = u.dim(1);
-  if (width < 1) in.Fail("u must hold at least one uniform per row ([B, R], R >= 1)");
-  for (const char* name : {"top_k", "top_p", "min_p"}) {
-    if (const Tensor* t = in.Optional(name, std::string(name) == "top_k" ? DType::kI32 : DType::kF32, 1)) {
-      in.ExpectDim(name, *t, 0, rows);
-    }
-  }
-  const auto p = probs.data<float>();
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    if (p[i] < 0.0f || std::isinf(p[i])) {
-      in.Fail("probs[" + std::to_string(static_cast<std::int64_t>(i) / vocab) + ", " +
-              std::to_string(static_cast<std::int64_t>(i) % vocab) + "] = " + FormatFloat(p[i]) +
-              " must be >= 0 and finite, or NaN");
-    }
-  }
-  const auto uv = u.data<float>();
-  for (std::size_t i = 0; i < uv.size(); ++i) {
-    if (!(uv[i] > 0.0f && uv[i] <= 1.0f)) {
-      in.Fail("u[" + std::to_string(static_cast<std::int64_t>(i) / width) + ", " +
-              std::to_string(static_cast<std::int64_t>(i) % width) + "] = " + FormatFloat(uv[i]) +
-              " must be in (0, 1]");
-    }
-  }
+  const reference::FlashinferSamplingArgs a = reference::ParseFlashinferSamplingFromProbs(c);
+  const std::int64_t rows = a.rows, vocab = a.vocab, width = a.width;
+  const auto p = a.probs.data<float>();
+  const auto uv = a.u->data<float>();
   // The reference checks row b's parameters just before drawing row b: the rows before the first
   // bad one are drawn (and may fail first for want of uniforms), then the parameter error is raised.
   std::vector<std::uint32_t> top_k;
@@ -94,16 +66,10 @@ TensorMap GpuFlashinferSamplingFromProbs(const Case& c, Profile /*profile*/, Ker
         valid.data<std::uint8_t>().data(), rounds.data<std::int32_t>().data()));
   }
   for (std::int64_t b = 0; b < drawn; ++b) {
-    if (rounds.data<std::int32_t>()[static_cast<std::size_t>(b)] < 0) {
-      in.Fail("row " + std::to_string(b) + " needs more than " + std::to_string(width) +
-              " uniforms (u is [B, R]; at most distinct positive probabilities + 1 rounds run)");
-    }
+    if (rounds.data<std::int32_t>()[static_cast<std::size_t>(b)] < 0) reference::FailOutOfUniforms(c, b, width);
   }
   if (param_error) std::rethrow_exception(param_error);
-  TensorMap out = reference::Outputs("token", std::move(token));
-  out.emplace("valid", std::move(valid));
-  out.emplace("rounds", std::move(rounds));
-  return out;
+  return reference::FlashinferSamplingOutputs(std::move(token), std::move(valid), std::move(rounds));
 }
 
 }  // namespace sampcheck::gpu
