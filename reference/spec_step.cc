@@ -157,87 +157,111 @@ const Tensor* RowVector(const StageInputs& in, const std::string& name, DType dt
 
 }  // namespace
 
-TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& rules) {
+SpecStepArgs ParseSpecStep(const Case& c, Profile profile) {
   StageInputs in(c, "spec_step");
   if (profile != Profile::kCanonical && profile != Profile::kBlockVerification && profile != Profile::kVllm &&
       profile != Profile::kSglang) {
     in.Fail("no rule for profile " + std::string(ProfileName(profile)));
   }
-  const Tensor& drafts = in.Required("draft_ids", DType::kI32, 2);
-  const std::int64_t rows = drafts.dim(0), width = drafts.dim(1);
-  const Tensor target = PositionRows(c, in, "target_logits", rows, width + 1);
-  const std::int64_t vocab = target.dim(2);
-  const std::vector<std::int64_t> counts = DraftCounts(in, drafts, vocab);
-  const bool has_draft = c.inputs.count("draft_logits") != 0;
-  if (profile == Profile::kBlockVerification && !has_draft)
+  SpecStepArgs a;
+  a.drafts = &in.Required("draft_ids", DType::kI32, 2);
+  a.rows = a.drafts->dim(0);
+  a.width = a.drafts->dim(1);
+  a.target = PositionRows(c, in, "target_logits", a.rows, a.width + 1);
+  a.vocab = a.target.dim(2);
+  a.counts = DraftCounts(in, *a.drafts, a.vocab);
+  a.has_draft = c.inputs.count("draft_logits") != 0;
+  if (profile == Profile::kBlockVerification && !a.has_draft)
     in.Fail("missing input tensor 'draft_logits' (block verification needs draft probabilities)");
-  Tensor draft;
-  if (has_draft) draft = PositionRows(c, in, "draft_logits", rows, width, vocab);
+  if (a.has_draft) a.draft = PositionRows(c, in, "draft_logits", a.rows, a.width, a.vocab);
   // vllm, param draft_sample_method (vllm/config/speculative.py @9aaf83ef, default "greedy"):
   // greedy drafts reach the rejection sampler without probabilities (draft_probs None,
   // "treated as one-hot"), as n-gram drafts do; "probabilistic" passes the draft rows.
-  const bool use_draft = has_draft && !VllmDraftsOneHot(in, c, profile);
-  for (const Tensor* t : {&target, static_cast<const Tensor*>(&draft)}) {
-    if (t == &draft && !has_draft) continue;
+  a.use_draft = a.has_draft && !VllmDraftsOneHot(in, c, profile);
+  for (const Tensor* t : {static_cast<const Tensor*>(&a.target), static_cast<const Tensor*>(&a.draft)}) {
+    if (t == &a.draft && !a.has_draft) continue;
     for (float x : t->data<float>()) {
       if (std::isnan(x) || x == std::numeric_limits<float>::infinity())
         in.Fail("logits hold " + FormatFloat(x) + "; NaN and +inf are not allowed");
     }
   }
-  const Tensor& temperature = in.Required("temperature", DType::kF32, 1);
-  in.ExpectDim("temperature", temperature, 0, rows);
-  for (float t : temperature.data<float>()) {
+  a.temperature = &in.Required("temperature", DType::kF32, 1);
+  in.ExpectDim("temperature", *a.temperature, 0, a.rows);
+  for (float t : a.temperature->data<float>()) {
     if (!std::isfinite(t) || t < 0.0f) in.Fail("temperature " + FormatFloat(t) + " must be finite and >= 0");
   }
-  const Tensor* top_k = RowVector(in, "top_k", DType::kI32, rows);
-  const Tensor* top_p = RowVector(in, "top_p", DType::kF32, rows);
-  const Tensor* min_p = RowVector(in, "min_p", DType::kF32, rows);
-  for (const Tensor* t : {top_p, min_p}) {
+  a.top_k = RowVector(in, "top_k", DType::kI32, a.rows);
+  a.top_p = RowVector(in, "top_p", DType::kF32, a.rows);
+  a.min_p = RowVector(in, "min_p", DType::kF32, a.rows);
+  for (const Tensor* t : {a.top_p, a.min_p}) {
     if (t == nullptr) continue;
     for (float x : t->data<float>()) {
       if (!std::isfinite(x)) in.Fail("top_p and min_p must be finite, got " + FormatFloat(x));
     }
   }
-  const Tensor* min_tokens = RowVector(in, "min_tokens", DType::kI32, rows);
-  const Tensor* output_len = RowVector(in, "output_len", DType::kI32, rows);
-  const Tensor* stop_ids = in.Optional("stop_ids", DType::kI32, 2);
-  if (stop_ids != nullptr) {
-    in.ExpectDim("stop_ids", *stop_ids, 0, rows);
-    in.ExpectIdsOrPadding("stop_ids", *stop_ids, vocab);
+  a.min_tokens = RowVector(in, "min_tokens", DType::kI32, a.rows);
+  a.output_len = RowVector(in, "output_len", DType::kI32, a.rows);
+  a.stop_ids = in.Optional("stop_ids", DType::kI32, 2);
+  if (a.stop_ids != nullptr) {
+    in.ExpectDim("stop_ids", *a.stop_ids, 0, a.rows);
+    in.ExpectIdsOrPadding("stop_ids", *a.stop_ids, a.vocab);
   }
-  for (const Tensor* t : {min_tokens, output_len}) {
+  for (const Tensor* t : {a.min_tokens, a.output_len}) {
     if (t == nullptr) continue;
     for (std::int32_t v : t->data<std::int32_t>()) {
       if (v < 0) in.Fail("min_tokens and output_len must be >= 0, got " + std::to_string(v));
     }
   }
-  bool any_random = false;
-  for (float t : temperature.data<float>()) any_random = any_random || !(static_cast<double>(t) < kCanonicalSamplingEps);
-  const Tensor *u = nullptr, *q = nullptr, *bonus_q = nullptr;
-  if (any_random) {
-    u = &in.Required("u", DType::kF64, 2);
-    in.ExpectDim("u", *u, 0, rows);
-    in.ExpectDim("u", *u, 1, width);
-    for (double v : u->data<double>()) {
+  for (float t : a.temperature->data<float>()) {
+    a.any_random = a.any_random || !(static_cast<double>(t) < kCanonicalSamplingEps);
+  }
+  if (a.any_random) {
+    a.u = &in.Required("u", DType::kF64, 2);
+    in.ExpectDim("u", *a.u, 0, a.rows);
+    in.ExpectDim("u", *a.u, 1, a.width);
+    for (double v : a.u->data<double>()) {
       if (!(v >= 0.0 && v < 1.0)) in.Fail("'u' entries must be in [0, 1) (f64)");
     }
     if (profile != Profile::kSglang) {
-      q = &ExpNoise(in, "q", rows, vocab);
-      bonus_q = &ExpNoise(in, "bonus_q", rows, vocab);
+      a.q = &ExpNoise(in, "q", a.rows, a.vocab);
+      a.bonus_q = &ExpNoise(in, "bonus_q", a.rows, a.vocab);
     }
   }
   // sglang: one f32 coin per request for the final draw, and the two acceptance thresholds.
-  const Tensor* final_u = nullptr;
-  const bool sglang = profile == Profile::kSglang;
-  const float threshold_single = sglang ? FloatParam(in, c, "threshold_single") : 1.0f;
-  const float threshold_acc = sglang ? std::max(FloatParam(in, c, "threshold_acc"), 1e-9f) : 1.0f;
-  if (sglang && any_random) {
-    final_u = &in.Required("final_u", DType::kF32, 1);
-    in.ExpectDim("final_u", *final_u, 0, rows);
-    for (float v : final_u->data<float>()) {
-      if (!(v >= 0.0f && v < 1.0f)) in.Fail("'final_u' entries must be in [0, 1) (f32)");
+  if (profile == Profile::kSglang) {
+    a.threshold_single = FloatParam(in, c, "threshold_single");
+    a.threshold_acc = std::max(FloatParam(in, c, "threshold_acc"), 1e-9f);
+    if (a.any_random) {
+      a.final_u = &in.Required("final_u", DType::kF32, 1);
+      in.ExpectDim("final_u", *a.final_u, 0, a.rows);
+      for (float v : a.final_u->data<float>()) {
+        if (!(v >= 0.0f && v < 1.0f)) in.Fail("'final_u' entries must be in [0, 1) (f32)");
+      }
     }
   }
+  return a;
+}
+
+void FailNoFiniteLogit(const Case& c, std::int64_t row, std::int64_t position) {
+  StageInputs(c, "spec_step")
+      .Fail("row " + std::to_string(row) + " position " + std::to_string(position) +
+            " has no finite logit (after the min_tokens mask)");
+}
+
+TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& rules) {
+  const SpecStepArgs args = ParseSpecStep(c, profile);
+  const std::int64_t rows = args.rows, width = args.width, vocab = args.vocab;
+  const Tensor& drafts = *args.drafts;
+  const std::vector<std::int64_t>& counts = args.counts;
+  const Tensor& target = args.target;
+  const bool has_draft = args.has_draft, use_draft = args.use_draft;
+  const Tensor& draft = args.draft;
+  const Tensor& temperature = *args.temperature;
+  const Tensor *top_k = args.top_k, *top_p = args.top_p, *min_p = args.min_p;
+  const Tensor *min_tokens = args.min_tokens, *output_len = args.output_len, *stop_ids = args.stop_ids;
+  const Tensor *u = args.u, *q = args.q, *bonus_q = args.bonus_q, *final_u = args.final_u;
+  const bool sglang = profile == Profile::kSglang;
+  const float threshold_single = args.threshold_single, threshold_acc = args.threshold_acc;
   if (rules.capture != nullptr) {
     rules.capture->target = Tensor(DType::kF32, {rows, width + 1, vocab});
     rules.capture->draft = has_draft && (use_draft || sglang) ? Tensor(DType::kF32, {rows, width, vocab}) : Tensor();
@@ -272,8 +296,7 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
         }
       }
       if (std::none_of(x.begin(), x.end(), [](float e) { return e > kNegInf; })) {
-        in.Fail("row " + std::to_string(b) + " position " + std::to_string(i) +
-                " has no finite logit (after the min_tokens mask)");
+        FailNoFiniteLogit(c, b, i);
       }
       return x;
     };

@@ -99,6 +99,33 @@ SpecStepProbs SpecStepVerifierProbs(const Case& c);
 // other profiles; fails through `in` on another value or when another profile sets it.
 bool VllmDraftsOneHot(const StageInputs& in, const Case& c, Profile profile);
 
+// A case's checked inputs, shared by the reference and the gpu glue so each check and its
+// message exist once, in this order: the profile has a rule; draft_ids i32 [B, K] and their
+// counts; target_logits [B, K + 1, V] (draft_logits [B, K, V] when given; block verification
+// needs them) with no NaN or +inf; temperature [B] finite and >= 0; top_k, top_p, min_p,
+// min_tokens, output_len [B] when given (top_p, min_p finite; the two counts >= 0); stop_ids
+// [B, S] ids or -1; then, when a row is random, u f64 [B, K] in [0, 1) and (but sglang) the
+// Exp(1) noise q and bonus_q [B, V]; sglang's thresholds and final_u f32 [B] in [0, 1).
+struct SpecStepArgs {
+  std::int64_t rows = 0, width = 0, vocab = 0;
+  const Tensor* drafts = nullptr;
+  std::vector<std::int64_t> counts;  // drafts per row
+  Tensor target;                     // f32 [B, K + 1, V]
+  bool has_draft = false;
+  Tensor draft;                      // f32 [B, K, V] when has_draft
+  bool use_draft = false;            // the verifier reads the draft rows (vllm greedy drafts: one-hot)
+  const Tensor* temperature = nullptr;
+  const Tensor *top_k = nullptr, *top_p = nullptr, *min_p = nullptr;
+  const Tensor *min_tokens = nullptr, *output_len = nullptr, *stop_ids = nullptr;
+  bool any_random = false;  // a row at or above the canonical sampling epsilon
+  const Tensor *u = nullptr, *q = nullptr, *bonus_q = nullptr, *final_u = nullptr;
+  float threshold_single = 1.0f, threshold_acc = 1.0f;  // sglang
+};
+SpecStepArgs ParseSpecStep(const Case& c, Profile profile);
+
+// The error of a position the verifier reads that has no finite logit after the min_tokens mask.
+[[noreturn]] void FailNoFiniteLogit(const Case& c, std::int64_t row, std::int64_t position);
+
 TensorMap RunSpecStep(const Case& c, Profile profile);
 TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& rules);
 

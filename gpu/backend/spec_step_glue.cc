@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Stage glue of spec_step (gpu/backend/spec_step_glue.h): reference/spec_step.cc's checks in its
-// order, then every step a kernel. The host gathers position rows into batches and scatters the
+// Stage glue of spec_step (gpu/backend/spec_step_glue.h): the reference's parse (ParseSpecStep:
+// each check and message once), then every step a kernel. The host gathers position rows into batches and scatters the
 // probabilities back (data movement only) and checks, in the reference's order, that each
 // position it reads has a finite logit after the mask; it computes no probability and no token.
 #include "gpu/backend/spec_step_glue.h"
@@ -21,25 +21,7 @@
 namespace sampcheck::gpu {
 namespace {
 
-using reference::FormatFloat;
 using reference::StageInputs;
-
-const Tensor* RowVector(const StageInputs& in, const std::string& name, DType dtype, std::int64_t rows) {
-  const Tensor* t = in.Optional(name, dtype, 1);
-  if (t != nullptr) in.ExpectDim(name, *t, 0, rows);
-  return t;
-}
-
-const Tensor& ExpNoise(const StageInputs& in, const std::string& name, std::int64_t rows, std::int64_t vocab) {
-  const Tensor& t = in.Required(name, DType::kF32, 2);
-  in.ExpectDim(name, t, 0, rows);
-  in.ExpectDim(name, t, 1, vocab);
-  for (float v : t.data<float>()) {
-    if (!std::isfinite(v) || !(v > 0.0f))
-      in.Fail("'" + name + "' holds " + FormatFloat(v) + "; Exp(1) noise must be finite and > 0");
-  }
-  return t;
-}
 
 // A batch of position rows: row r is (request, position) of a [B, P, V] tensor.
 struct PositionBatch {
@@ -95,72 +77,27 @@ Tensor BatchProbs(const std::string& id, const Tensor& logits, std::int64_t posi
 
 TensorMap GpuSpecStep(const Case& c, Profile profile, KernelRunner& runner) {
   StageInputs in(c, "spec_step");
-  if (profile != Profile::kCanonical && profile != Profile::kVllm && profile != Profile::kBlockVerification) {
+  if (!kGpuSpecStepProfiles.Contains(profile)) {
     in.Fail("no gpu kernel for profile " + std::string(ProfileName(profile)) + " (canonical, vllm, block_verification)");
   }
   const bool vllm = profile == Profile::kVllm;
-  const Tensor& drafts = in.Required("draft_ids", DType::kI32, 2);
-  const std::int64_t rows = drafts.dim(0), width = drafts.dim(1);
-  const Tensor target = reference::PositionRows(c, in, "target_logits", rows, width + 1);
-  const std::int64_t vocab = target.dim(2);
-  const std::vector<std::int64_t> counts = reference::DraftCounts(in, drafts, vocab);
-  const bool has_draft = c.inputs.count("draft_logits") != 0;
-  if (profile == Profile::kBlockVerification && !has_draft)
-    in.Fail("missing input tensor 'draft_logits' (block verification needs draft probabilities)");
-  Tensor draft;
-  if (has_draft) draft = reference::PositionRows(c, in, "draft_logits", rows, width, vocab);
-  const bool use_draft = has_draft && !reference::VllmDraftsOneHot(in, c, profile);
-  for (const Tensor* t : {&target, static_cast<const Tensor*>(&draft)}) {
-    if (t == &draft && !has_draft) continue;
-    for (float x : t->data<float>()) {
-      if (std::isnan(x) || x == std::numeric_limits<float>::infinity())
-        in.Fail("logits hold " + FormatFloat(x) + "; NaN and +inf are not allowed");
-    }
-  }
-  const Tensor& temperature = in.Required("temperature", DType::kF32, 1);
-  in.ExpectDim("temperature", temperature, 0, rows);
-  for (float t : temperature.data<float>()) {
-    if (!std::isfinite(t) || t < 0.0f) in.Fail("temperature " + FormatFloat(t) + " must be finite and >= 0");
-  }
-  const Tensor* top_k = RowVector(in, "top_k", DType::kI32, rows);
-  const Tensor* top_p = RowVector(in, "top_p", DType::kF32, rows);
-  const Tensor* min_p = RowVector(in, "min_p", DType::kF32, rows);
-  for (const Tensor* t : {top_p, min_p}) {
-    if (t == nullptr) continue;
-    for (float x : t->data<float>()) {
-      if (!std::isfinite(x)) in.Fail("top_p and min_p must be finite, got " + FormatFloat(x));
-    }
-  }
-  const Tensor* min_tokens = RowVector(in, "min_tokens", DType::kI32, rows);
-  const Tensor* output_len = RowVector(in, "output_len", DType::kI32, rows);
-  const Tensor* stop_ids = in.Optional("stop_ids", DType::kI32, 2);
-  if (stop_ids != nullptr) {
-    in.ExpectDim("stop_ids", *stop_ids, 0, rows);
-    in.ExpectIdsOrPadding("stop_ids", *stop_ids, vocab);
-  }
-  for (const Tensor* t : {min_tokens, output_len}) {
-    if (t == nullptr) continue;
-    for (std::int32_t v : t->data<std::int32_t>()) {
-      if (v < 0) in.Fail("min_tokens and output_len must be >= 0, got " + std::to_string(v));
-    }
-  }
+  const reference::SpecStepArgs args = reference::ParseSpecStep(c, profile);
+  const std::int64_t rows = args.rows, width = args.width, vocab = args.vocab;
+  const Tensor& drafts = *args.drafts;
+  const std::vector<std::int64_t>& counts = args.counts;
+  const Tensor& target = args.target;
+  const Tensor& draft = args.draft;
+  const bool use_draft = args.use_draft;
+  const Tensor& temperature = *args.temperature;
+  const Tensor *top_k = args.top_k, *top_p = args.top_p, *min_p = args.min_p;
+  const Tensor *min_tokens = args.min_tokens, *output_len = args.output_len, *stop_ids = args.stop_ids;
+  const Tensor *u = args.u, *q = args.q, *bonus_q = args.bonus_q;
+  const bool any_random = args.any_random;
+  // The canonical temperature rule (greedy iff double(t) < the sampling epsilon), a flag per row.
   std::vector<std::uint8_t> is_greedy(static_cast<std::size_t>(rows));
-  bool any_random = false;
   for (std::int64_t b = 0; b < rows; ++b) {
-    // The canonical temperature rule (greedy iff double(t) < 1e-5), read as a flag per row.
-    is_greedy[static_cast<std::size_t>(b)] = static_cast<double>(temperature.data<float>()[static_cast<std::size_t>(b)]) < 1e-5;
-    any_random = any_random || is_greedy[static_cast<std::size_t>(b)] == 0;
-  }
-  const Tensor *u = nullptr, *q = nullptr, *bonus_q = nullptr;
-  if (any_random) {
-    u = &in.Required("u", DType::kF64, 2);
-    in.ExpectDim("u", *u, 0, rows);
-    in.ExpectDim("u", *u, 1, width);
-    for (double v : u->data<double>()) {
-      if (!(v >= 0.0 && v < 1.0)) in.Fail("'u' entries must be in [0, 1) (f64)");
-    }
-    q = &ExpNoise(in, "q", rows, vocab);
-    bonus_q = &ExpNoise(in, "bonus_q", rows, vocab);
+    is_greedy[static_cast<std::size_t>(b)] =
+        static_cast<double>(temperature.data<float>()[static_cast<std::size_t>(b)]) < reference::kCanonicalSamplingEps;
   }
   const auto before = [&](std::int64_t b) {
     return output_len ? static_cast<std::int64_t>(output_len->data<std::int32_t>()[static_cast<std::size_t>(b)]) : 0;
@@ -206,8 +143,7 @@ TensorMap GpuSpecStep(const Case& c, Profile profile, KernelRunner& runner) {
   auto require_finite = [&](const Tensor& flat, std::int64_t positions, std::int64_t b, std::int64_t i) {
     const auto row = flat.data<float>().subspan(static_cast<std::size_t>(b * positions + i) * v, v);
     if (std::none_of(row.begin(), row.end(), [](float e) { return e > -std::numeric_limits<float>::infinity(); })) {
-      in.Fail("row " + std::to_string(b) + " position " + std::to_string(i) +
-              " has no finite logit (after the min_tokens mask)");
+      reference::FailNoFiniteLogit(c, b, i);
     }
   };
   PositionBatch targets, draft_rows;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Stage glue of spec_step for the gpu backends (gpu/backend/gpu_backend.h), composed like the
-// pipeline (docs/gpu.md "The pipeline and decode_steps: composed, not fused"): the case's inputs are checked in
-// reference/spec_step.cc's order with its messages; the min_tokens mask of every position is the
+// pipeline (docs/gpu.md "The pipeline and decode_steps: composed, not fused"): the case's inputs
+// are checked by the reference's ParseSpecStep; the min_tokens mask of every position is the
 // min_new_tokens stage, a greedy row's verification the spec_greedy kernel, a random row's
 // positions go through the temperature and sampling_filters stages and the token-wise verifier
 // (the spec_random kernel, vllm rule), and gpu/kernels/spec_step.cuh picks each row's outcome and
