@@ -96,6 +96,28 @@ void AddDrawCases(CaseList& list) {
     auto rng = list.Rng("gumbel_max", name);
     list.Add("gumbel_max", name, {{"logprobs", RandomLogits(rng, 4, 33, dtype)}, {"gumbel", Noise(rng, 4, 33, +gumbel)}});
   }
+  // Degenerate rows between healthy ones (docs/spec/draws.md "Degenerate rows"): rows 0 and 3
+  // random; row 1 a NaN at column 17; row 2 nothing drawable (-inf scores, zero
+  // probabilities); row 4 a +inf at column 30; row 5 all NaN. Expected tokens: 17, 0, 30, 0.
+  {
+    constexpr std::int64_t kRows = 6, kV = 33;
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    auto degenerate = [&](Tensor t, float empty) {
+      for (std::int64_t i = 0; i < kV; ++i) {
+        SetLogit(t, 2 * kV + i, empty);
+        SetLogit(t, 5 * kV + i, nan);
+      }
+      SetLogit(t, kV + 17, nan);
+      SetLogit(t, 4 * kV + 30, kInf);
+      return t;
+    };
+    auto rng = list.Rng("gumbel_max", "degenerate_rows_v33");
+    Tensor scores = degenerate(RandomLogits(rng, kRows, kV, DType::kF32), -kInf);
+    list.Add("gumbel_max", "degenerate_rows_v33", {{"logprobs", scores}, {"gumbel", Noise(rng, kRows, kV, +gumbel)}});
+    auto race_rng = list.Rng("exponential_race", "degenerate_rows_v33");
+    Tensor probs = degenerate(RandomProbs(race_rng, kRows, kV), 0.0f);
+    list.Add("exponential_race", "degenerate_rows_v33", {{"probs", probs}, {"q", Noise(race_rng, kRows, kV, +exponential)}});
+  }
   // exponential_race and inverse_cdf: one positive probability at column 0 and at V - 1, and
   // half-precision probabilities (k / 16, exact in f16 and bf16).
   for (const std::string stage : {"exponential_race", "inverse_cdf"}) {

@@ -3,6 +3,7 @@
 // whole sampler, greedy and random rows mixed in one batch, every profile on the same inputs
 // (canonical and sglang read seed and positions, vllm reads q).
 #include <cmath>
+#include <limits>
 
 #include "golden/case_family.h"
 #include "golden/case_list.h"
@@ -243,6 +244,39 @@ void AddPipelineCases(CaseList& list) {
                         {"seed", RandomSeeds(rng, 2)},
                         {"positions", RandomPositions(rng, 2)},
                         {"q", ExponentialNoise(rng, 2, 33)}});
+  }
+  // Degenerate rows between healthy ones (docs/spec/pipeline.md "Degenerate rows"), V = 33:
+  // rows 0, 3 (greedy) and 6 healthy; row 1 random with a NaN at 17; row 2 random with a
+  // bitmask that allows nothing; row 4 random with a +inf at 30; row 5 greedy with a NaN at
+  // 9; row 7 random with 3e38 at 12, +inf only after temperature 0.5. Tokens of the
+  // degenerate rows: canonical 17, 0, 30, 9, 12; vllm 0, 0, 0, 9, 0; sglang (row 5
+  // healthy there) 0, 0, 0, 0.
+  {
+    auto rng = list.Rng("pipeline", "degenerate_rows_v33");
+    constexpr std::int64_t kV = 33;
+    Tensor logits = RandomLogits(rng, 8, kV, DType::kF32);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    SetLogit(logits, 1 * kV + 17, nan);
+    SetLogit(logits, 4 * kV + 30, std::numeric_limits<float>::infinity());
+    SetLogit(logits, 5 * kV + 9, nan);
+    SetLogit(logits, 7 * kV + 12, 3e38f);
+    std::vector<std::int32_t> words(16, -1);
+    words[4] = words[5] = 0;  // row 2: no token allowed
+    TensorMap in = {{"logits", logits},
+                    {"temperature", F32({8}, {1.0f, 1.0f, 1.0f, 0.0f, 0.7f, 0.0f, 1.5f, 0.5f})},
+                    {"bitmask", I32({8, 2}, words)},
+                    {"top_k", I32({8}, {5, 0, 3, 0, 0, 0, 0, 4})},
+                    {"top_p", F32({8}, {0.9f, 1.0f, 0.8f, 1.0f, 1.0f, 1.0f, 0.5f, 1.0f})},
+                    {"seed", RandomSeeds(rng, 8)},
+                    {"positions", RandomPositions(rng, 8)},
+                    {"q", ExponentialNoise(rng, 8, kV)}};
+    list.Add("pipeline", "degenerate_rows_v33", in, nlohmann::json::object(), row_local);
+    // sglang: row 5 healthy and random: a greedy NaN row's token depends on its batch in
+    // SGLang (the argmax alone, 0 beside random rows: pipeline.md "SGLang's greedy rows"),
+    // which batch invariance would flag as the profile's own fault.
+    in.at("temperature").data<float>()[5] = 1.0f;
+    in.at("logits").data<float>()[5 * kV + 9] = 0.0f;
+    list.Add("pipeline", "degenerate_rows_v33", std::move(in), sorted, {Profile::kSglang});
   }
   // sglang at top_p = 1 on its sorted path (another row filters): the tail goes once the f32
   // running sum passes 1 (reference/top_p.h).

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "reference/positive_rows.h"
+#include "reference/draw_rows.h"
 #include "reference/stage_io.h"
 #include "reference/stage_registry.h"
 
@@ -17,26 +17,31 @@ namespace sampcheck::reference {
 std::int64_t ExponentialRaceRow(std::span<const float> probs, std::span<const float> q, bool all_tokens) {
   std::int64_t best = -1;
   float best_value = 0.0f;
-  bool any_positive = false;
+  bool any_drawable = false;
   for (std::size_t i = 0; i < probs.size(); ++i) {
-    any_positive |= probs[i] > 0.0f;
-    if (!all_tokens && !(probs[i] > 0.0f)) continue;
-    const float r = probs[i] / q[i];
-    if (best < 0 || r > best_value) best = static_cast<std::int64_t>(i), best_value = r;
+    const bool drawable = probs[i] > 0.0f || std::isnan(probs[i]);  // NaN races (and wins)
+    any_drawable |= drawable;
+    if (!all_tokens && !drawable) continue;
+    const float r = probs[i] / q[i];  // NaN for a NaN probability, +inf for +inf
+    if (best < 0 || DrawArgmaxAbove(r, best_value)) best = static_cast<std::int64_t>(i), best_value = r;
   }
-  return any_positive ? best : -1;
+  return any_drawable ? best : -1;
 }
 
 ExponentialRaceArgs ParseExponentialRace(const Case& c, Profile profile) {
   StageInputs in(c, "exponential_race");
   ExponentialRaceArgs a;
-  a.probs = in.Probabilities();
+  // NaN and +inf probabilities are values a model's row can carry: they race
+  // (docs/spec/draws.md "Degenerate rows"); a negative one is not a probability.
+  a.probs = in.FloatRows("probs");
+  for (float p : a.probs.data<float>()) {
+    if (p < 0.0f) in.Fail("'probs' holds " + FormatFloat(p) + "; probabilities must be >= 0 (or NaN or +inf)");
+  }
   const std::int64_t rows = a.probs.dim(0), vocab = a.probs.dim(1);
   a.q = in.FloatRows("q", rows, vocab);
   for (float v : a.q.data<float>()) {
     if (!std::isfinite(v) || !(v > 0.0f)) in.Fail("'q' holds " + FormatFloat(v) + "; Exp(1) noise must be finite and > 0");
   }
-  for (std::int64_t b = 0; b < rows; ++b) ExpectPositiveRow(in, a.probs.data<float>(), vocab, b);
   a.all_tokens = profile == Profile::kVllm;
   return a;
 }
@@ -49,7 +54,8 @@ TensorMap RunExponentialRace(const Case& c, Profile profile) {
   const auto e = a.q.data<float>();
   for (std::int64_t b = 0; b < rows; ++b) {
     const auto at = static_cast<std::size_t>(b * vocab), n = static_cast<std::size_t>(vocab);
-    StoreToken(token, b, ExponentialRaceRow(p.subspan(at, n), e.subspan(at, n), a.all_tokens));
+    const std::int64_t drawn = ExponentialRaceRow(p.subspan(at, n), e.subspan(at, n), a.all_tokens);
+    StoreToken(token, b, drawn < 0 ? kNoDrawToken : drawn);  // nothing positive or NaN: token 0
   }
   return Outputs("token", std::move(token));
 }

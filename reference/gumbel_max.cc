@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "reference/draw_rows.h"
 #include "reference/stage_io.h"
 #include "reference/stage_registry.h"
 
@@ -18,16 +19,14 @@ GumbelMaxArgs ParseGumbelMax(const Case& c, Profile /*profile*/) {
   a.scores = in.FloatRows("logprobs");
   const std::int64_t rows = a.scores.dim(0), vocab = a.scores.dim(1);
   a.gumbel = in.FloatRows("gumbel", rows, vocab);
-  const float* x = a.scores.data<float>().data();
+  // Every score is a value a model can emit (NaN, +inf, an all -inf row): each has a result
+  // (docs/spec/draws.md "Degenerate rows"). Only the noise has a domain.
   const float* g = a.gumbel.data<float>().data();
   for (std::int64_t b = 0; b < rows; ++b) {
-    bool any_finite = false;
     for (std::int64_t i = 0; i < vocab; ++i) {
-      const float s = x[b * vocab + i], n = g[b * vocab + i];
-      if (std::isnan(s) || std::isinf(n) || std::isnan(n)) in.Fail("row " + std::to_string(b) + " holds a NaN score or non-finite Gumbel noise");
-      any_finite |= s != -std::numeric_limits<float>::infinity();
+      const float n = g[b * vocab + i];
+      if (!std::isfinite(n)) in.Fail("row " + std::to_string(b) + " holds non-finite Gumbel noise");
     }
-    if (!any_finite) in.Fail("row " + std::to_string(b) + " has no finite score: nothing can be drawn");
   }
   return a;
 }
@@ -44,10 +43,10 @@ TensorMap RunGumbelMax(const Case& c, Profile profile) {
     for (std::int64_t i = 0; i < vocab; ++i) {
       const float s = x[b * vocab + i], n = g[b * vocab + i];
       if (s == -std::numeric_limits<float>::infinity()) continue;  // probability zero: never drawn
-      const float v = s + n;
-      if (best < 0 || v > best_value) best = i, best_value = v;  // strict: ties keep the lower index
+      const float v = s + n;  // NaN for a NaN score
+      if (best < 0 || DrawArgmaxAbove(v, best_value)) best = i, best_value = v;  // ties keep the lower index
     }
-    StoreToken(token, b, best);  // best >= 0: the parse found a finite score
+    StoreToken(token, b, best < 0 ? kNoDrawToken : best);  // no finite score
   }
   return Outputs("token", std::move(token));
 }

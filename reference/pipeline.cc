@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "reference/draw_rows.h"
 #include "reference/exponential_race.h"
 #include "reference/greedy.h"
 #include "reference/logit_bias.h"
@@ -63,6 +64,7 @@ class Steps {
   }
 
   const Tensor& logits() const { return logits_; }
+  void SetLogits(Tensor logits) { logits_ = std::move(logits); }
 
  private:
   const Case& case_;
@@ -183,6 +185,16 @@ TensorMap RunPipeline(const Case& c, Profile profile) {
   }
   SglangResolveGreedyRows(in, c, profile, is_greedy, scaled.at("logits"));
 
+  // Degenerate rows take their token without filters or a draw (docs/spec/pipeline.md
+  // "Degenerate rows"); they enter the filters as rows of -inf.
+  std::vector<std::int64_t> degenerate(static_cast<std::size_t>(rows));
+  for (std::int64_t b = 0; b < rows; ++b) {
+    degenerate[static_cast<std::size_t>(b)] = PipelineDegenerateToken(
+        scaled.at("logits").data<float>().subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab)),
+        profile);
+  }
+  steps.SetLogits(PipelineFilterInput(steps.logits(), profile));
+
   nlohmann::json filter_params = nlohmann::json::object();
   if (c.params.contains("order")) filter_params["order"] = c.params["order"];
   const bool any_filter = steps.Has("top_k") || steps.Has("top_p") || steps.Has("min_p");
@@ -219,6 +231,10 @@ TensorMap RunPipeline(const Case& c, Profile profile) {
     }
     const auto at = static_cast<std::size_t>(b * vocab), n = static_cast<std::size_t>(vocab);
     std::int64_t drawn = -1;
+    if (degenerate[static_cast<std::size_t>(b)] >= 0) {
+      StoreToken(token, b, degenerate[static_cast<std::size_t>(b)]);
+      continue;
+    }
     if (profile == Profile::kVllm) {
       const auto qrow = q.data<float>().subspan(at, n);
       for (float v : qrow) {
@@ -285,23 +301,40 @@ void SglangResolveGreedyRows(const StageInputs& in, const Case& c, Profile profi
   // (top_k_top_p_min_p_sampling_from_probs_torch): the first id of the descending sort of its
   // probabilities, which is its argmax when some logit is finite and none is +inf or NaN (equal
   // probabilities are ordered as the pipeline orders them: higher logit, then lower id).
-  // Otherwise the probabilities are NaN and the id is whichever torch.sort puts first.
+  // Otherwise its probabilities are NaN everywhere and the sort puts id 0 first: the random
+  // rows' degenerate token (PipelineDegenerateToken), so the row is drawn as one.
   const std::int64_t vocab = scaled.dim(1);
   const auto x = scaled.data<float>();
   for (std::int64_t b = 0; b < rows; ++b) {
     if (is_greedy[static_cast<std::size_t>(b)] == 0) continue;
-    bool finite = false, defined = true;
-    for (float v : x.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab))) {
-      finite = finite || std::isfinite(v);
-      defined = defined && (std::isfinite(v) || v == -std::numeric_limits<float>::infinity());
-    }
-    if (!finite || !defined) {
-      in.Fail("row " + std::to_string(b) + " is greedy in a batch with random rows: SGLang draws it as top_k = 1 on "
-              "its sorted path, and with no finite logit (or a +inf or NaN) its probabilities are NaN and the token "
-              "is whichever id torch.sort puts first (undefined); set greedy_path = 'argmax' only for an "
-              "all-greedy batch");
-    }
+    const auto row = x.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
+    if (PipelineDegenerateToken(row, profile) >= 0) is_greedy[static_cast<std::size_t>(b)] = 0;
   }
+}
+
+std::int64_t PipelineDegenerateToken(std::span<const float> scaled_row, Profile profile) {
+  std::int64_t first_nan = -1, first_inf = -1;
+  bool finite = false;
+  for (std::size_t i = 0; i < scaled_row.size(); ++i) {
+    const float v = scaled_row[i];
+    if (std::isnan(v) && first_nan < 0) first_nan = static_cast<std::int64_t>(i);
+    if (v == std::numeric_limits<float>::infinity() && first_inf < 0) first_inf = static_cast<std::int64_t>(i);
+    finite = finite || std::isfinite(v);
+  }
+  if (first_nan < 0 && first_inf < 0 && finite) return -1;  // the filters and the draw take it
+  if (profile != Profile::kCanonical) return kNoDrawToken;  // vllm, sglang: a NaN softmax, index 0
+  return first_nan >= 0 ? first_nan : first_inf >= 0 ? first_inf : kNoDrawToken;
+}
+
+Tensor PipelineFilterInput(const Tensor& scaled, Profile profile) {
+  Tensor out = scaled;
+  const std::int64_t rows = out.dim(0), vocab = out.dim(1);
+  auto x = out.data<float>();
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const auto row = x.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
+    if (PipelineDegenerateToken(row, profile) >= 0) std::fill(row.begin(), row.end(), -std::numeric_limits<float>::infinity());
+  }
+  return out;
 }
 
 void CheckVllmTopKOne(const StageInputs& in, const Case& c, Profile profile) {

@@ -80,12 +80,24 @@ Tensor PipelineLogitsBeforeTemperature(const Case& c, Profile profile);
 bool PipelineTopKOneIsGreedy(const Case& c, Profile profile, std::int64_t b);
 // The sglang profile's greedy rows, which depend on the batch (param greedy_path: "auto"
 // default, "argmax", "sorted"; contract block): on SGLang's all-greedy path every row,
-// top_k = 1 rows included, becomes greedy; on its mixed path a greedy row without a defined
-// token (no finite logit, a +inf or NaN in `scaled`, the row after temperature) is an input
-// error. Fails through `in` on a bad param or a param under another profile. Shared with
-// gpu/backend/pipeline_glue.cc.
+// top_k = 1 rows included, becomes greedy; on its mixed path a greedy row is a top_k = 1
+// row of the sorted path, so one whose `scaled` row (after temperature) is degenerate
+// (PipelineDegenerateToken) is drawn as a random row: token 0. Fails through `in` on a bad
+// param or a param under another profile. Shared with gpu/backend/pipeline_glue.cc.
 void SglangResolveGreedyRows(const StageInputs& in, const Case& c, Profile profile, std::vector<std::uint8_t>& is_greedy,
                              const Tensor& scaled);
+// docs/spec/pipeline.md "Degenerate rows": the token a random row takes without filters or a
+// draw when its row entering the filters (after temperature) holds a NaN, a +inf or no finite
+// value. canonical: its first NaN, else its first +inf, else 0 (the draws' rule,
+// reference/draw_rows.h); vllm and sglang: 0 (their softmax of such a row is NaN everywhere
+// and the draw's argmax, or the sort, puts index 0 first). -1 for a row the filters and the
+// draw take. Shared with the gpu backends (gpu/backend/pipeline_glue.cc, gpu/fast/fast_backend.cc).
+std::int64_t PipelineDegenerateToken(std::span<const float> scaled_row, Profile profile);
+// `scaled` [B, V] with every row that PipelineDegenerateToken decides set to -inf: such a row
+// enters the filters as a row without a finite logit, which every filter returns unchanged,
+// so the filters' input checks and its neighbours never see its NaN or +inf.
+Tensor PipelineFilterInput(const Tensor& scaled, Profile profile);
+
 // The vllm param top_k_one ("filter", the default, or "greedy"), unchecked; and its check
 // (fails through `in` on another profile or value), shared with gpu/backend/pipeline_glue.cc.
 std::string VllmTopKOneRule(const Case& c);

@@ -20,6 +20,13 @@
 
 namespace sampcheck::reference {
 
+// docs/spec/draws.md "Degenerate rows": a draw's row with no candidate (every score -inf,
+// every probability 0) draws token 0, the lowest index: what both peers' argmax returns on
+// such a row (SGLang's torch.argmax(logprobs + noise) of all -inf sums, multinomial_with_seed;
+// vLLM's probs.div_(q).argmax() of all +0 ratios, random_sample), and an id inside [0, V)
+// whatever V (a kernel that stores its reduction's identity index, a pad lane >= V, is wrong).
+inline constexpr std::int64_t kNoDrawToken = 0;
+
 // docs/spec/temperature.md. vLLM's _SAMPLING_EPS = 1e-5 and _MAX_TEMP = 1e-2
 // (vllm/sampling_params.py; vllm/v1/sample/sampler.py @3e342658), SGLang's _SAMPLING_EPS = 1e-6
 // (python/sglang/srt/sampling/sampling_params.py @0bebedd8). Doubles, as the peers compare the

@@ -2,10 +2,13 @@
 // Deliberately wrong backends for exact-tier stages (statistical/wrong_exact_stages.h).
 #include "statistical/wrong_exact_stages.h"
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "core/profile.h"
 #include "reference/decode_steps.h"
 #include "reference/reference_backend.h"
@@ -336,6 +339,139 @@ class BitmaskStopNeverCleared final : public ExactFaultBackend {
   }
 };
 
+// The draws given their noise whose row is degenerate (docs/spec/draws.md "Degenerate rows"):
+// the distribution (`logprobs` scores or `probs`) and its rank-2 noise (`gumbel` or `q`), or
+// null pointers when the case is not such a draw.
+struct DrawRows {
+  const Tensor* dist = nullptr;
+  const Tensor* noise = nullptr;
+  bool scores = false;  // logprobs (-inf = nothing) rather than probs (0 = nothing)
+};
+DrawRows FindDrawRows(const Case& c) {
+  DrawRows d;
+  for (const char* name : {"gumbel", "q"}) {
+    auto it = c.inputs.find(name);
+    if (it != c.inputs.end() && it->second.rank() == 2) d.noise = &it->second;
+  }
+  for (const char* name : {"logprobs", "probs"}) {
+    auto it = c.inputs.find(name);
+    if (it != c.inputs.end() && it->second.rank() == 2) d.dist = &it->second, d.scores = std::string(name) == "logprobs";
+  }
+  // f32 rows only (the degenerate-row goldens are f32).
+  if (!d.noise || !d.dist || d.dist->dtype() != DType::kF32 || d.dist->shape() != d.noise->shape()) return {};
+  return d;
+}
+
+// A row with nothing drawable returns the identity lane of a 32-wide tiled reduction.
+class DrawEmptyRowPadLane final : public ExactFaultBackend {
+ public:
+  DrawEmptyRowPadLane() : ExactFaultBackend("draw_empty_row_pad_lane") {}
+
+ protected:
+  TensorMap CorruptFor(const Case& c, TensorMap out) override {
+    const DrawRows d = FindDrawRows(c);
+    auto token = out.find("token");
+    if (!d.dist || token == out.end()) return out;
+    const std::int64_t rows = d.dist->dim(0), vocab = d.dist->dim(1);
+    for (std::int64_t b = 0; b < rows; ++b) {
+      bool empty = true;
+      for (std::int64_t i = 0; i < vocab; ++i) {
+        const float x = d.dist->data<float>()[static_cast<std::size_t>(b * vocab + i)];
+        empty = empty && (d.scores ? x == -std::numeric_limits<float>::infinity() : x == 0.0f);
+      }
+      if (empty) token->second.data<std::int64_t>()[static_cast<std::size_t>(b)] = (vocab + 31) / 32 * 32;
+    }
+    return out;
+  }
+};
+
+// A row holding a NaN: the NaN replaced by a constant and the row drawn uniformly, which for
+// a race is the token of the best noise alone.
+class DrawNanAsConstant final : public ExactFaultBackend {
+ public:
+  DrawNanAsConstant() : ExactFaultBackend("draw_nan_as_constant") {}
+
+ protected:
+  TensorMap CorruptFor(const Case& c, TensorMap out) override {
+    const DrawRows d = FindDrawRows(c);
+    auto token = out.find("token");
+    if (!d.dist || token == out.end()) return out;
+    const std::int64_t rows = d.dist->dim(0), vocab = d.dist->dim(1);
+    const auto noise = d.noise->data<float>();
+    for (std::int64_t b = 0; b < rows; ++b) {
+      bool nan = false;
+      for (std::int64_t i = 0; i < vocab; ++i) nan = nan || std::isnan(d.dist->data<float>()[static_cast<std::size_t>(b * vocab + i)]);
+      if (!nan) continue;
+      std::int64_t best = 0;
+      for (std::int64_t i = 1; i < vocab; ++i) {
+        const float x = noise[static_cast<std::size_t>(b * vocab + i)], y = noise[static_cast<std::size_t>(b * vocab + best)];
+        if (d.scores ? x > y : x < y) best = i;  // Gumbel: the largest; Exp(1): the smallest
+      }
+      token->second.data<std::int64_t>()[static_cast<std::size_t>(b)] = best;
+    }
+    return out;
+  }
+};
+
+// The rows of a pipeline case (f32 `logits` [B, V] beside `temperature` [B]), or null.
+const Tensor* PipelineLogits(const Case& c) {
+  auto logits = c.inputs.find("logits");
+  auto temp = c.inputs.find("temperature");
+  if (logits == c.inputs.end() || temp == c.inputs.end() || logits->second.rank() != 2 ||
+      logits->second.dtype() != DType::kF32 || temp->second.rank() != 1) {
+    return nullptr;
+  }
+  return &logits->second;
+}
+
+class PipelineInfSoftmaxTokenZero final : public ExactFaultBackend {
+ public:
+  PipelineInfSoftmaxTokenZero() : ExactFaultBackend("pipeline_inf_softmax_token_zero") {}
+
+ protected:
+  TensorMap CorruptFor(const Case& c, TensorMap out) override {
+    const Tensor* logits = PipelineLogits(c);
+    auto token = out.find("token");
+    if (!logits || token == out.end()) return out;
+    const std::int64_t rows = logits->dim(0), vocab = logits->dim(1);
+    const auto x = logits->data<float>();
+    const auto temp = c.inputs.at("temperature").data<float>();
+    for (std::int64_t b = 0; b < rows; ++b) {
+      if (!(temp[static_cast<std::size_t>(b)] >= 1e-5f)) continue;  // greedy rows take the argmax
+      bool inf = false, nan = false;
+      for (std::int64_t i = 0; i < vocab; ++i) {
+        const float v = x[static_cast<std::size_t>(b * vocab + i)];
+        inf = inf || v == std::numeric_limits<float>::infinity();
+        nan = nan || std::isnan(v);
+      }
+      if (inf && !nan) token->second.data<std::int64_t>()[static_cast<std::size_t>(b)] = 0;  // the NaN softmax's argmax
+    }
+    return out;
+  }
+};
+
+class PipelineDegenerateRowAbortsBatch final : public ExactFaultBackend {
+ public:
+  PipelineDegenerateRowAbortsBatch() : ExactFaultBackend("pipeline_degenerate_row_aborts_batch") {}
+
+ protected:
+  Case Transform(const Case& c) override {
+    const Tensor* logits = PipelineLogits(c);
+    if (!logits) return c;
+    const std::int64_t rows = logits->dim(0), vocab = logits->dim(1);
+    for (std::int64_t b = 0; b < rows; ++b) {
+      bool finite = false, bad = false;
+      for (std::int64_t i = 0; i < vocab; ++i) {
+        const float v = logits->data<float>()[static_cast<std::size_t>(b * vocab + i)];
+        finite = finite || std::isfinite(v);
+        bad = bad || std::isnan(v) || v == std::numeric_limits<float>::infinity();
+      }
+      if (bad || !finite) throw InputError("row " + std::to_string(b) + " is degenerate: device-side assert, the batch is lost");
+    }
+    return c;
+  }
+};
+
 }  // namespace
 
 std::unique_ptr<Backend> MakeLogprobRankOffByOne() { return std::make_unique<LogprobRankOffByOne>(); }
@@ -385,5 +521,11 @@ std::unique_ptr<Backend> MakeBitmaskFillUnguidedZero() { return std::make_unique
 std::unique_ptr<Backend> MakeBitmaskFillRowStride() { return std::make_unique<BitmaskFillRowStride>(); }
 std::unique_ptr<Backend> MakeBitmaskIdNarrowedI32() { return std::make_unique<BitmaskIdNarrowedI32>(); }
 std::unique_ptr<Backend> MakeBitmaskStopNeverCleared() { return std::make_unique<BitmaskStopNeverCleared>(); }
+std::unique_ptr<Backend> MakeDrawEmptyRowPadLane() { return std::make_unique<DrawEmptyRowPadLane>(); }
+std::unique_ptr<Backend> MakeDrawNanAsConstant() { return std::make_unique<DrawNanAsConstant>(); }
+std::unique_ptr<Backend> MakePipelineInfSoftmaxTokenZero() { return std::make_unique<PipelineInfSoftmaxTokenZero>(); }
+std::unique_ptr<Backend> MakePipelineDegenerateRowAbortsBatch() {
+  return std::make_unique<PipelineDegenerateRowAbortsBatch>();
+}
 
 }  // namespace sampcheck::statistical

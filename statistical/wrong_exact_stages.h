@@ -60,6 +60,25 @@
 // - bitmask_stop_never_cleared   token_bitmask_stop_tokens sets stop bits where the grammar can
 //                                end and never clears them where it cannot
 //                                -> token_bitmask_stop_tokens/stale_stop_bits/
+// Degenerate rows (docs/spec/draws.md "Degenerate rows"), the draws given their noise (a
+// `logprobs` or `probs` input beside a rank-2 `gumbel` or `q`):
+// - draw_empty_row_pad_lane      a row with nothing drawable (every score -inf, every
+//                                probability 0) returns the reduction's identity lane: V
+//                                rounded up to a 32-lane tile, an id >= V
+//                                -> gumbel_max/degenerate_rows_v33/, exponential_race/degenerate_rows_v33/
+// - draw_nan_as_constant         a row holding a NaN has its NaN replaced by a constant and is
+//                                drawn uniformly, by the noise alone (argmax of the Gumbel
+//                                noise, argmin of the Exp(1) noise)
+//                                -> the same goldens
+// Degenerate rows of the pipeline (docs/spec/pipeline.md "Degenerate rows"; cases with
+// `logits` [B, V] and `temperature` [B]):
+// - pipeline_inf_softmax_token_zero  a random row whose logits hold a +inf (and no NaN)
+//                                returns token 0, as when the softmax turns +inf into NaN and
+//                                the argmax falls back to the first entry
+//                                -> pipeline/degenerate_rows_v33/canonical
+// - pipeline_degenerate_row_aborts_batch  a row holding a NaN or a +inf, or no finite logit,
+//                                makes the whole batch an error (a device assert)
+//                                -> pipeline/degenerate_rows_v33/
 // Statistical faults of the same stages (layers L1 / L3 of the draw harness, not a golden):
 // - flashinfer_top_k_first_as_joint  cases with a `kernel` and a filter_apply_order parameter
 //                                run without it: top_k_first asked, the joint kernel run
@@ -109,5 +128,9 @@ std::unique_ptr<Backend> MakeBitmaskFillUnguidedZero();
 std::unique_ptr<Backend> MakeBitmaskFillRowStride();
 std::unique_ptr<Backend> MakeBitmaskIdNarrowedI32();
 std::unique_ptr<Backend> MakeBitmaskStopNeverCleared();
+std::unique_ptr<Backend> MakeDrawEmptyRowPadLane();
+std::unique_ptr<Backend> MakeDrawNanAsConstant();
+std::unique_ptr<Backend> MakePipelineInfSoftmaxTokenZero();
+std::unique_ptr<Backend> MakePipelineDegenerateRowAbortsBatch();
 
 }  // namespace sampcheck::statistical

@@ -764,6 +764,19 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
       {{"bitmask_stop_never_cleared", "stop bits are never cleared while the grammar cannot end",
         "token_bitmask_stop_tokens/stale_stop_bits/", "golden"},
        MakeBitmaskStopNeverCleared},
+      // Degenerate rows of the draws (docs/spec/draws.md "Degenerate rows").
+      {{"draw_empty_row_pad_lane", "a draw's row with nothing drawable returns a pad lane id >= V",
+        "gumbel_max/degenerate_rows_v33/", "golden"},
+       MakeDrawEmptyRowPadLane},
+      {{"draw_nan_as_constant", "a draw's NaN is replaced by a constant and the row drawn uniformly by its noise",
+        "exponential_race/degenerate_rows_v33/", "golden"},
+       MakeDrawNanAsConstant},
+      {{"pipeline_inf_softmax_token_zero", "the pipeline's softmax turns a +inf into NaN and the draw falls back to token 0",
+        "pipeline/degenerate_rows_v33/canonical", "golden"},
+       MakePipelineInfSoftmaxTokenZero},
+      {{"pipeline_degenerate_row_aborts_batch", "a degenerate row makes the whole pipeline batch an error",
+        "pipeline/degenerate_rows_v33/", "golden"},
+       MakePipelineDegenerateRowAbortsBatch},
       // stages-round4 group: statistical faults of spec_step's vllm and sglang profiles and of
       // FlashInfer's top_k_first order (statistical/wrong_exact_stages.h).
       {{"flashinfer_top_k_first_as_joint", "FlashInfer runs the joint top-k/top-p kernel when top_k_first is asked",

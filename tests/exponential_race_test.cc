@@ -32,12 +32,23 @@ TEST(ExponentialRace, VllmCanDrawZeroProbabilityOnlyThroughUnderflow) {
   EXPECT_EQ(Race({0.0f, 1e-38f}, {1, 1e30f}, "canonical"), 1);
 }
 
-TEST(ExponentialRace, RejectsBadNoiseAndEmptyRows) {
+TEST(ExponentialRace, RejectsBadNoiseAndNegativeProbabilities) {
   EXPECT_THROW(Race({0.5f, 0.5f}, {0, 1}), std::invalid_argument);  // q = 0
   EXPECT_THROW(Race({0.5f, 0.5f}, {-1, 1}), std::invalid_argument);
   EXPECT_THROW(Race({0.5f, 0.5f}, {std::numeric_limits<float>::infinity(), 1}), std::invalid_argument);
-  EXPECT_THROW(Race({0.0f, 0.0f}, {1, 1}), std::invalid_argument);
   EXPECT_THROW(Race({-0.5f, 1.0f}, {1, 1}), std::invalid_argument);
+}
+
+TEST(ExponentialRace, DegenerateRowsDrawTheFirstNanThenTheFirstInfinityElseZero) {
+  // draws.md "Degenerate rows", vLLM's probs.div_(q).argmax(): NaN / q is NaN, above every
+  // number (the first NaN, whatever the noise); +inf / q = +inf; a row of zeros draws 0.
+  const float nan = std::nanf(""), inf = std::numeric_limits<float>::infinity();
+  for (const char* profile : {"canonical", "vllm"}) {
+    EXPECT_EQ(Race({0.0f, 0.0f}, {1, 1}, profile), 0);
+    EXPECT_EQ(Race({0.5f, nan, 0.5f, nan}, {1e-30f, 8, 1e-30f, 1}, profile), 1);
+    EXPECT_EQ(Race({0.5f, inf, 0.5f, inf}, {1e-30f, 8, 1e-30f, 1}, profile), 1);
+    EXPECT_EQ(Race({0.0f, 0.0f, nan}, {1, 1, 1}, profile), 2);
+  }
 }
 
 // canonical never draws a zero-probability token; with one positive probability every

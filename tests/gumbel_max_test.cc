@@ -33,10 +33,21 @@ TEST(GumbelMax, MinusInfinityIsNeverDrawnAndOverflowCompetesAsInfinity) {
   EXPECT_EQ(Draw({1, 3e38f, 3e38f}, {0, 3e38f, 3e38f}), (std::vector<std::int64_t>{1}));
 }
 
-TEST(GumbelMax, RejectsRowsWithoutFiniteScoresNanAndInfiniteNoise) {
-  EXPECT_THROW(Draw({-kInf, -kInf}, {0, 0}), std::invalid_argument);
-  EXPECT_THROW(Draw({std::nanf(""), 0}, {0, 0}), std::invalid_argument);
+TEST(GumbelMax, DegenerateRowsDrawTheFirstNanThenTheFirstInfinityElseZero) {
+  // draws.md "Degenerate rows", SGLang's torch.argmax(logprobs + noise): NaN above every
+  // number (the first NaN, whatever the noise), then +inf, and 0 for a row of -inf.
+  const float nan = std::nanf("");
+  for (const char* profile : {"canonical", "sglang"}) {
+    EXPECT_EQ(Draw({-kInf, -kInf}, {0, 5}, profile), (std::vector<std::int64_t>{0}));
+    EXPECT_EQ(Draw({3, nan, 1, nan}, {9, -9, 9, 9}, profile), (std::vector<std::int64_t>{1}));
+    EXPECT_EQ(Draw({3, kInf, 1, kInf}, {9, -9, 9, 9}, profile), (std::vector<std::int64_t>{1}));
+    EXPECT_EQ(Draw({kInf, 0, nan}, {0, 0, 0}, profile), (std::vector<std::int64_t>{2}));
+  }
+}
+
+TEST(GumbelMax, RejectsInfiniteNoise) {
   EXPECT_THROW(Draw({0, 0}, {kInf, 0}), std::invalid_argument);
+  EXPECT_THROW(Draw({0, 0}, {std::nanf(""), 0}), std::invalid_argument);
   EXPECT_THROW(RunReference("gumbel_max", "vllm", {{"logprobs", F32Tensor({1, 1}, {0})}, {"gumbel", F32Tensor({1, 1}, {0})}}),
                std::exception);  // no such profile
 }

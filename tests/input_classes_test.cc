@@ -187,36 +187,55 @@ Tensor OneSurvivorProbs(DType dtype) {
   return t;
 }
 
-TEST(InputClasses, DrawsRejectNonFiniteInputsAndRowsWithoutADrawableToken) {
-  // draws.md "Common rules": NaN anywhere, a probability that is not finite, and a row with no
-  // drawable token are input errors naming the stage and the value.
+TEST(InputClasses, DrawsGiveDegenerateRowsTheirSpecifiedToken) {
+  // draws.md "Degenerate rows": gumbel_max and exponential_race draw the first NaN of a row
+  // (torch.argmax's order: NaN above every number), then the first +inf, and token 0 when
+  // nothing is drawable; the other row of the batch is unchanged. Known answers by hand:
+  // RowWith's row 0 is (i % 7) / 4, maximum 1.5 first at column 6; row 1 is ((33 + j) % 7) / 4,
+  // maximum first at column 1; noise 1.0 everywhere adds the same to every score.
   const float nan = std::numeric_limits<float>::quiet_NaN();
+  auto tokens = [](const TensorMap& out) {
+    const auto t = out.at("token").data<std::int64_t>();
+    return std::vector<std::int64_t>(t.begin(), t.end());
+  };
+  using Ids = std::vector<std::int64_t>;
   for (DType dtype : kFloatTypes) {
     SCOPED_TRACE(DTypeName(dtype));
     for (const auto& profile : Profiles("gumbel_max")) {
       SCOPED_TRACE("gumbel_max/" + profile);
-      EXPECT_NE(ErrorOf("gumbel_max", profile, {{"logprobs", RowWith(dtype, nan, kV + 5)}, {"gumbel", Noise(2, 1.0f)}}),
-                "");
-      EXPECT_NE(
-          ErrorOf("gumbel_max", profile, {{"logprobs", RowWith(dtype, nan, 0, true)}, {"gumbel", Noise(2, 1.0f)}}), "");
-      EXPECT_NE(
-          ErrorOf("gumbel_max", profile, {{"logprobs", RowWith(dtype, -kInf, 0, true)}, {"gumbel", Noise(2, 1.0f)}})
-              .find("no finite score"),
-          std::string::npos);
+      auto run = [&](Tensor scores) {
+        return tokens(RunReference("gumbel_max", profile, {{"logprobs", scores}, {"gumbel", Noise(2, 1.0f)}}));
+      };
+      EXPECT_EQ(run(RowWith(dtype, nan, kV + 5)), (Ids{6, 5}));       // a NaN at row 1, column 5
+      EXPECT_EQ(run(RowWith(dtype, nan, 0, true)), (Ids{0, 1}));      // a row of NaN
+      EXPECT_EQ(run(RowWith(dtype, kInf, kV + 9)), (Ids{6, 9}));      // +inf wins
+      EXPECT_EQ(run(RowWith(dtype, -kInf, 0, true)), (Ids{0, 1}));    // nothing drawable: 0
+      Tensor both = RowWith(dtype, kInf, 3);
+      SetLogit(both, 20, nan);
+      EXPECT_EQ(run(both), (Ids{20, 1}));  // NaN above +inf
+      // Noise outside its domain stays an input error.
+      EXPECT_NE(ErrorOf("gumbel_max", profile, {{"logprobs", RowWith(dtype, 0.0f, 0)}, {"gumbel", Noise(2, kInf)}}), "");
     }
-    for (const std::string stage : {"exponential_race", "inverse_cdf"}) {
-      // The noise input by its catalogue role: Exp(1) noise per token (a race) or one uniform per row.
-      const bool race = RequireStage(stage).draw.noise == HarnessNoise::kExponential;
-      for (const auto& profile : Profiles(stage)) {
-        SCOPED_TRACE(stage + "/" + profile);
-        auto noise = [&](std::int64_t rows) {
-          return race ? Noise(rows, 1.0f) : F32({rows}, std::vector<float>(static_cast<std::size_t>(rows), 0.5f));
-        };
-        const std::string key = RequireStage(stage).InputWithRole(Role::kNoise)->name;
-        EXPECT_NE(ErrorOf(stage, profile, {{"probs", ProbsWith(dtype, nan, kV + 5)}, {key, noise(2)}}), "");
-        EXPECT_NE(ErrorOf(stage, profile, {{"probs", ProbsWith(dtype, nan, 0, true)}, {key, noise(2)}}), "");
-        EXPECT_NE(ErrorOf(stage, profile, {{"probs", ProbsWith(dtype, kInf, 3)}, {key, noise(2)}}), "");
-      }
+    for (const auto& profile : Profiles("exponential_race")) {
+      SCOPED_TRACE("exponential_race/" + profile);
+      // ProbsWith: 0.25 everywhere but `value`; q = 1: every ratio 0.25, the lowest index wins.
+      auto run = [&](Tensor probs) { return tokens(RunReference("exponential_race", profile, {{"probs", probs}, {"q", Noise(2, 1.0f)}})); };
+      EXPECT_EQ(run(ProbsWith(dtype, nan, kV + 5)), (Ids{0, 5}));
+      EXPECT_EQ(run(ProbsWith(dtype, kInf, 3)), (Ids{3, 0}));
+      EXPECT_EQ(run(ProbsWith(dtype, 0.0f, 0, true)), (Ids{0, 0}));  // an all-zero row: token 0
+      Tensor zero_then_nan = ProbsWith(dtype, 0.0f, 0, true);
+      SetLogit(zero_then_nan, 7, nan);
+      EXPECT_EQ(run(zero_then_nan), (Ids{7, 0}));
+      // A negative probability is not a value a softmax emits: still an input error.
+      EXPECT_NE(ErrorOf("exponential_race", profile, {{"probs", ProbsWith(dtype, -0.25f, 3)}, {"q", Noise(2, 1.0f)}}), "");
+    }
+    // inverse_cdf keeps its input errors (draws.md "Degenerate rows": not yet specified).
+    for (const auto& profile : Profiles("inverse_cdf")) {
+      SCOPED_TRACE("inverse_cdf/" + profile);
+      const Tensor u = F32({2}, {0.5f, 0.5f});
+      EXPECT_NE(ErrorOf("inverse_cdf", profile, {{"probs", ProbsWith(dtype, nan, kV + 5)}, {"u", u}}), "");
+      EXPECT_NE(ErrorOf("inverse_cdf", profile, {{"probs", ProbsWith(dtype, nan, 0, true)}, {"u", u}}), "");
+      EXPECT_NE(ErrorOf("inverse_cdf", profile, {{"probs", ProbsWith(dtype, kInf, 3)}, {"u", u}}), "");
     }
   }
 }
@@ -265,56 +284,52 @@ TensorMap PipelineInputs(Tensor logits, const std::vector<float>& temperature) {
           {"q", Noise(rows, 1e-30f)}};
 }
 
-TEST(InputClasses, PipelineDrawsALoneSurvivorAndRejectsRandomRowsWithoutOne) {
-  // pipeline.md "Edge rules": a random row with no token of positive probability is an error;
-  // a greedy row with every token masked emits the argmax's lowest index, 0 (greedy.md); a
-  // random row with one finite logit draws it.
-  // sglang (pipeline.md "SGLang's greedy rows"): the fully masked greedy row has a token only in
-  // an all-greedy batch; beside random rows it is drawn on the sorted path, where it has none.
+TEST(InputClasses, PipelineDrawsALoneSurvivorAndGivesAnEmptyRowToken0) {
+  // pipeline.md "Degenerate rows": a random row with every token masked (an empty allowed
+  // set) takes token 0 under every profile, as a greedy one does (the argmax's lowest index,
+  // greedy.md); a random row with one finite logit draws it. sglang: the same on its mixed
+  // path (a greedy row there is a degenerate top_k = 1 row: 0) and its all-greedy path.
   for (const auto& profile : Profiles("pipeline")) {
     for (DType dtype : kFloatTypes) {
       SCOPED_TRACE(profile + " " + std::string(DTypeName(dtype)));
-      if (ParseProfile(profile) == Profile::kSglang) {
-        EXPECT_NE(ErrorOf("pipeline", profile, PipelineInputs(MaskedRows(kV, dtype), {1.0f, 0.5f, 0.0f})), "");
-        const auto all = RunReference("pipeline", profile, PipelineInputs(MaskedRows(kV, dtype), {0.0f, 0.0f, 0.0f}))
-                             .at("token");
-        EXPECT_EQ(all.data<std::int64_t>()[0], 0);
-        EXPECT_EQ(all.data<std::int64_t>()[1], kV - 1);
-        EXPECT_EQ(all.data<std::int64_t>()[2], 0);
-        continue;
+      for (const std::vector<float>& temps : {std::vector<float>{1.0f, 0.5f, 0.0f}, std::vector<float>{1.0f, 0.5f, 1.0f},
+                                              std::vector<float>{0.0f, 0.0f, 0.0f}}) {
+        const auto token = RunReference("pipeline", profile, PipelineInputs(MaskedRows(kV, dtype), temps)).at("token");
+        EXPECT_EQ(token.data<std::int64_t>()[0], 0);
+        EXPECT_EQ(token.data<std::int64_t>()[1], kV - 1);
+        EXPECT_EQ(token.data<std::int64_t>()[2], 0);
       }
-      const auto token =
-          RunReference("pipeline", profile, PipelineInputs(MaskedRows(kV, dtype), {1.0f, 0.5f, 0.0f})).at("token");
-      EXPECT_EQ(token.data<std::int64_t>()[0], 0);
-      EXPECT_EQ(token.data<std::int64_t>()[1], kV - 1);
-      EXPECT_EQ(token.data<std::int64_t>()[2], 0);
-      const std::string error = ErrorOf("pipeline", profile, PipelineInputs(MaskedRows(kV, dtype), {1.0f, 0.5f, 1.0f}));
-      EXPECT_NE(error, "");
     }
   }
 }
 
-TEST(InputClasses, PipelineRejectsNanAndPlusInfinityOnRandomRows) {
-  // The pipeline needs finite or -inf logits on every row: its sampling_filters step checks
-  // the whole batch (filters.md), with or without filter tensors, so a NaN or +inf fails with
-  // the step, row and column named. The peers do not reject (docs/spec/input_classes.md "What the peers
-  // do").
+TEST(InputClasses, PipelineGivesNanAndPlusInfinityRowsTheirProfilesToken) {
+  // pipeline.md "Degenerate rows": a random row holding a NaN or a +inf (at column 5 of row
+  // 0) takes canonical's first NaN / first +inf, 5, and vllm's and sglang's 0 (their softmax
+  // of the row is NaN everywhere); a greedy row takes the argmax, 5, under every profile (all
+  // greedy: sglang's argmax path too). Row 1, healthy, gets the token it gets alone, filtered
+  // or not: a degenerate neighbour changes nothing.
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (const auto& profile : Profiles("pipeline")) {
+    const std::int64_t random_token = ParseProfile(profile) == Profile::kCanonical ? 5 : 0;
     for (DType dtype : kFloatTypes) {
       for (float bad : {nan, kInf}) {
         SCOPED_TRACE(profile + " " + std::string(DTypeName(dtype)) + " " + std::to_string(bad));
-        EXPECT_NE(ErrorOf("pipeline", profile, PipelineInputs(RowWith(dtype, bad, 5), {1.0f, 1.0f})), "");
-        TensorMap filtered = PipelineInputs(RowWith(dtype, bad, 5), {1.0f, 1.0f});
-        filtered.emplace("top_k", I32({2}, {5, 5}));
-        EXPECT_NE(ErrorOf("pipeline", profile, filtered).find("holds"), std::string::npos)
-            << ErrorOf("pipeline", profile, filtered);
-        // Greedy rows too: the reference runs sampling_filters on the whole batch, so a NaN or
-        // +inf on a greedy row is the same input error, although a greedy row never samples
-        // (vLLM's argmax would emit the first NaN: docs/spec/input_classes.md).
-        EXPECT_NE(
-            ErrorOf("pipeline", profile, PipelineInputs(RowWith(dtype, bad, 5), {0.0f, 0.0f})).find("row 0 holds"),
-            std::string::npos);
+        const Tensor rows = RowWith(dtype, bad, 5);
+        Tensor alone(dtype, {1, kV});
+        for (std::int64_t i = 0; i < kV; ++i) SetLogit(alone, i, golden::GetLogit(rows, kV + i));
+        for (bool filtered : {false, true}) {
+          TensorMap in = PipelineInputs(rows, {1.0f, 1.0f});
+          TensorMap one = PipelineInputs(alone, {1.0f});
+          if (filtered) {
+            in.emplace("top_k", I32({2}, {5, 5}));
+            one.emplace("top_k", I32({1}, {5}));
+          }
+          const auto token = RunReference("pipeline", profile, in).at("token");
+          EXPECT_EQ(token.data<std::int64_t>()[0], random_token);
+          EXPECT_EQ(token.data<std::int64_t>()[1], RunReference("pipeline", profile, one).at("token").data<std::int64_t>()[0]);
+        }
+        EXPECT_EQ(RunReference("pipeline", profile, PipelineInputs(rows, {0.0f, 0.0f})).at("token").data<std::int64_t>()[0], 5);
       }
     }
   }

@@ -62,7 +62,14 @@ TEST_P(PowerProof, RejectedAtTheComputedSampleSize) {
       if (c.id.rfind(info.caught_by, 0) != 0) continue;
       ++cases;
       const TensorMap expected = ref.Run(c.stage, c);
-      const TensorMap got = backend->Run(c.stage, c);
+      TensorMap got;
+      try {
+        got = backend->Run(c.stage, c);
+      } catch (const std::exception& e) {  // an error on a case the reference answers rejects it too
+        ++rejected;
+        std::printf("%-26s %s: error %s\n", info.name.c_str(), c.id.c_str(), e.what());
+        continue;
+      }
       const ComparisonRule rule = ComparisonRule::Parse(RequireStage(c.stage).comparison);
       for (const auto& [name, t] : expected) {
         auto it = got.find(name);

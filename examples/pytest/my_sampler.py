@@ -22,9 +22,10 @@ def top_k(logits, k):
 
 
 def exponential_race(probs, q):
-    """argmax(probs / q) over tokens of positive probability."""
+    """argmax(probs / q) over tokens of positive or NaN probability; NaN ranks first (np.argmax)
+    and a row with neither draws 0 (docs/spec/draws.md "Degenerate rows")."""
     with np.errstate(divide="ignore"):
-        ratio = np.where(probs > 0, probs.astype(np.float32) / q, -np.inf)
+        ratio = np.where((probs > 0) | np.isnan(probs), probs.astype(np.float32) / q, -np.inf)
     return np.argmax(ratio, axis=1).astype(np.int64)
 
 

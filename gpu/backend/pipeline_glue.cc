@@ -58,6 +58,9 @@ class Steps {
     return RunGpuStage(stage, sub, profile_, runner_);
   }
 
+  const Tensor& logits() const { return logits_; }
+  void SetLogits(Tensor logits) { logits_ = std::move(logits); }
+
  private:
   const Case& case_;
   Profile profile_;
@@ -119,6 +122,15 @@ TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, 
     if (reference::PipelineTopKOneIsGreedy(c, profile, b)) is_greedy[static_cast<std::size_t>(b)] = 1;
   }
   reference::SglangResolveGreedyRows(in, c, profile, is_greedy, scaled.at("logits"));
+  // Degenerate rows take their token without filters or a draw (docs/spec/pipeline.md
+  // "Degenerate rows"); they enter the filter kernel as rows of -inf.
+  std::vector<std::int64_t> degenerate(static_cast<std::size_t>(rows));
+  for (std::int64_t b = 0; b < rows; ++b) {
+    degenerate[static_cast<std::size_t>(b)] = reference::PipelineDegenerateToken(
+        scaled.at("logits").data<float>().subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab)),
+        profile);
+  }
+  steps.SetLogits(reference::PipelineFilterInput(steps.logits(), profile));
 
   nlohmann::json filter_params = nlohmann::json::object();
   if (c.params.contains("order")) filter_params["order"] = c.params["order"];
@@ -165,7 +177,7 @@ TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, 
         runner.Run(SeededGumbelLaunch(full.data<float>().data(), s, p, nullptr, rows, vocab, vocab, drawn_out));
       } else if (rules.sglang_rank_keys) {
         std::vector<std::uint8_t> draw(is_greedy.size());
-        std::transform(is_greedy.begin(), is_greedy.end(), draw.begin(), [](std::uint8_t g) { return g == 0; });
+        for (std::size_t b = 0; b < draw.size(); ++b) draw[b] = is_greedy[b] == 0 && degenerate[b] < 0;
         runner.Run(SglangRankDrawLaunch(full.data<float>().data(), scaled_logits, masked, draw.data(), s, p, rows,
                                         vocab, vocab, drawn_out));
       } else {
@@ -181,6 +193,10 @@ TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, 
   // The reference's per-row checks, in its order (the noise of a random row, then its draw).
   for (std::int64_t b = 0; b < rows; ++b) {
     if (is_greedy[static_cast<std::size_t>(b)] != 0) continue;
+    if (degenerate[static_cast<std::size_t>(b)] >= 0) {  // no draw: the reference checks no noise either
+      drawn_out[b] = degenerate[static_cast<std::size_t>(b)];
+      continue;
+    }
     const std::string row = "row " + std::to_string(b);
     if (profile == Profile::kVllm) {
       const auto qrow = q.data<float>().subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));

@@ -17,6 +17,7 @@
 #include "gpu/backend/noise_glue.h"
 #include "reference/pipeline.h"
 #include "reference/profile_rules.h"
+#include "reference/reductions.h"
 #include "reference/stage_io.h"
 #include "reference/temperature.h"
 
@@ -97,29 +98,39 @@ TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {
     in.Fail("parameter order = " + c.params["order"].dump() + "; the canonical profile's order is 'top_k_first'");
   }
   // The exact steps before temperature, checked and applied by the reference.
-  const Tensor logits = reference::PipelineLogitsBeforeTemperature(c, profile);
+  Tensor logits = reference::PipelineLogitsBeforeTemperature(c, profile);
   const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
-  const Tensor& temp = in.Required("temperature", DType::kF32, 1);
-  in.ExpectDim("temperature", temp, 0, rows);
-  const std::span<const float> temp_all = temp.data<float>();
+  const Tensor& temp_in = in.Required("temperature", DType::kF32, 1);
+  in.ExpectDim("temperature", temp_in, 0, rows);
+  Tensor temp = temp_in;
   const FastSamplingOptions options{.greedy_below = reference::kCanonicalSamplingEps, .bug = bug_};
   bool any_random = false;
-  const std::span<const float> x_all = logits.data<float>();
+  // Degenerate rows (docs/spec/pipeline.md "Degenerate rows": a NaN, a +inf, no finite logit)
+  // take their token on the host, the reference's rule: a greedy row the argmax of its logits
+  // before temperature, a random row PipelineDegenerateToken of its row after temperature (one
+  // f32 division per entry, the temperature stage's). The kernel sees such a row as an all -inf
+  // greedy row, and its token is replaced.
+  std::vector<std::int64_t> degenerate(static_cast<std::size_t>(rows), -1);
+  const std::span<float> x_all = logits.data<float>();
   for (std::int64_t b = 0; b < rows; ++b) {
-    const float t = temp_all[static_cast<std::size_t>(b)];
+    float& t = temp.data<float>()[static_cast<std::size_t>(b)];
     reference::CheckTemperature(in, b, t);
     const bool random = !(static_cast<double>(t) < options.greedy_below);
-    any_random |= random;
-    bool finite = false;
-    for (std::int64_t i = 0; i < vocab; ++i) {
-      const float x = x_all[static_cast<std::size_t>(b * vocab + i)];
-      if (std::isnan(x) || x == INFINITY) {
-        in.Fail("row " + std::to_string(b) + " holds " + FormatFloat(x) + " at column " + std::to_string(i) +
-                " after the steps before temperature; gpu-fast needs finite or -inf logits (apply nan_handling first)");
-      }
-      finite |= std::isfinite(x);
+    const auto row = x_all.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
+    std::vector<float> scaled(row.begin(), row.end());
+    if (random) {
+      for (float& v : scaled) v = v / t;
     }
-    if (random && !finite) in.Fail("random row " + std::to_string(b) + " has no finite logit to draw from");
+    const bool defined = std::none_of(row.begin(), row.end(), [](float v) { return std::isnan(v) || v == INFINITY; });
+    std::int64_t token = random ? reference::PipelineDegenerateToken(scaled, profile) : -1;
+    if (!random && !defined) token = reference::CanonicalArgmax(row);  // greedy.h: the first NaN, else the first +inf
+    if (token < 0) {
+      any_random |= random;
+      continue;
+    }
+    degenerate[static_cast<std::size_t>(b)] = token;
+    std::fill(row.begin(), row.end(), -INFINITY);
+    t = 0.0f;  // greedy in the kernel
   }
   const auto top_k = RowParameter<std::int32_t>(in, "top_k", DType::kI32, rows, 0);
   const auto top_p = RowParameter<float>(in, "top_p", DType::kF32, rows, 1.0f);
@@ -156,6 +167,9 @@ TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {
   launch.options = options;
   launch.token = token.data<std::int64_t>().data();
   if (rows > 0) runner_(launch);
+  for (std::int64_t b = 0; b < rows; ++b) {
+    if (degenerate[static_cast<std::size_t>(b)] >= 0) token.data<std::int64_t>()[static_cast<std::size_t>(b)] = degenerate[static_cast<std::size_t>(b)];
+  }
   TensorMap out;
   out.emplace(info.OutputWithRole(Role::kToken)->name, std::move(token));
   return out;

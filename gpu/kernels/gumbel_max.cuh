@@ -7,24 +7,27 @@
 // - One block of kBlock threads per row (1024, or one warp of 32 when V <= kOneWarpVocab:
 //   gpu/block/block_argmax.cuh; the winner is the same). scores and gumbel: rows x pitch f32, row b's V entries
 //   at b * pitch + [0, V) (pitch >= V; [V, pitch) is padding, never read); token: rows i64.
-//   The caller has checked the inputs as the reference does: no NaN score, every noise value
-//   finite, at least one finite score per row (so a token is always found).
+//   The caller has checked the inputs as the reference does: every noise value finite. Scores
+//   may be NaN, +inf or all -inf (docs/spec/draws.md "Degenerate rows").
 // - Candidates: the i with score_i != -inf (probability zero is never drawn, whatever the
 //   noise). Value v_i = score_i + gumbel_i, one f32 addition; a sum that overflows competes as
 //   +-inf (a candidate whose sum is -inf still beats "no candidate").
-// - token = argmax of v over the candidates, equal values to the lower index (the reference's
-//   strict `>` scan in index order). v is never NaN (finite noise; +inf score + finite = +inf),
-//   so greedy.cuh's total order (ArgmaxAbove) is exactly that rule. Thread l folds indices
-//   l, l + kBlock, ... in increasing order, then the canonical tree (gpu/block/block_argmax.cuh).
+// - token = argmax of v over the candidates in greedy.cuh's total order (ArgmaxAbove: NaN, from
+//   a NaN score, above every number; equal values to the lower index), the reference's
+//   DrawArgmaxAbove scan (reference/draw_rows.h). Thread l folds indices l, l + kBlock, ... in
+//   increasing order, then the canonical tree (gpu/block/block_argmax.cuh). A row with no
+//   candidate (every score -inf) leaves the tree's identity index kNoIndex, which is not an id:
+//   the row stores kNoDrawToken (0) instead.
 // - Exact tier; profiles canonical and sglang (identical for given noise).
 // Example: scores {0, -1}, gumbel {0, 2}: sums {0, 1} -> 1; scores {-inf, 0}, gumbel {100, 0}
-// -> 1 (tests/gpu_kernels_test.cc, GpuGumbelMax).
+// -> 1; scores {-inf, -inf} -> 0 (tests/gpu_kernels_test.cc, GpuGumbelMax).
 
 #include <cstdint>
 
 #include "gpu/block/block_argmax.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/kernels/greedy.cuh"
+#include "reference/profile_rules.h"
 
 namespace sampcheck::gpu {
 
@@ -46,7 +49,7 @@ struct GumbelMaxKernel {
       return true;
     });
     block.ForEachThread([&](Thread t) {
-      if (t.x == 0) token.Store(row, index[t]);
+      if (t.x == 0) token.Store(row, index[t] == kNoIndex ? reference::kNoDrawToken : index[t]);
     });
   }
 };
