@@ -18,6 +18,7 @@
 #include "reference/rng/philox.h"
 #include "reference/rng/streams.h"
 #include "reference/rng/uniform.h"
+#include "statistical/detail/checks.h"
 #include "statistical/exact_target.h"
 #include "statistical/exact_tests.h"
 #include "statistical/exponent_score.h"
@@ -60,12 +61,7 @@ struct CasePlan {
   std::string error;  // configuration error
 };
 
-std::string Fmt(double x, int digits = 4) {
-  std::ostringstream s;
-  s.precision(digits);
-  s << x;
-  return s.str();
-}
+using detail::Fmt;
 
 bool Ambiguous(const RowTarget& t, std::int64_t i) {
   return std::binary_search(t.ambiguous.begin(), t.ambiguous.end(), i);

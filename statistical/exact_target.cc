@@ -18,12 +18,13 @@
 #include "reference/sampling_filters.h"
 #include "reference/stage_io.h"
 #include "reference/temperature.h"
+#include "statistical/detail/numeric.h"
 #include "statistical/spec_draws.h"
 
 namespace sampcheck::statistical {
 namespace {
 
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+using detail::kNegInf;
 
 std::vector<float> RowsAsF32(const Case& c, const std::string& name) {
   auto it = c.inputs.find(name);

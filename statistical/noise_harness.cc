@@ -24,6 +24,7 @@
 #include "reference/rng/streams.h"
 #include "reference/rng/uniform.h"
 #include "statistical/continuous_laws.h"
+#include "statistical/detail/checks.h"
 #include "statistical/draw_harness.h"
 #include "statistical/power.h"
 
@@ -89,12 +90,7 @@ namespace {
 
 bool HasLowerTail(ContinuousLaw law) { return law != ContinuousLaw::kExponential1; }
 
-std::string Fmt(double x) {
-  std::ostringstream s;
-  s.precision(4);
-  s << x;
-  return s.str();
-}
+using detail::Fmt;
 
 CaseResult Result(const std::string& id) {
   CaseResult r;

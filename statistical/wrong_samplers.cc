@@ -27,13 +27,14 @@
 #include "reference/rng/streams.h"
 #include "reference/spec_random.h"
 #include "reference/stage_io.h"
+#include "statistical/detail/numeric.h"
 #include "statistical/exact_target.h"
 #include "statistical/wrong_exact_stages.h"
 
 namespace sampcheck::statistical {
 namespace {
 
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+using detail::kNegInf;
 
 // The stages a planted bug targets, found by their catalogue roles (the exact law their token
 // follows) rather than by name: kPipeline is the pipeline.
