@@ -38,6 +38,11 @@
 //                           batch -> the reproducibility harness (alpha 0)
 //   exponential_noise_scaled the noise stage's Exp(1) samples times 1.05 (both generators)
 //                           -> the noise harness (layer "noise"): noise/philox/exponential/ PIT and KS
+//   noise_exponential_unclamped, noise_exponential_24bit_zero
+//                           the noise stage's philox Exp(1) with an atom at q = +0 outside its range:
+//                           -log u of curand_uniform without PyTorch's clamp (u = 1, P = 2^-25), or
+//                           -log1p(-u) of a 24-bit u in [0, 1) (u = 0, P = 2^-24); the Gumbel built on
+//                           it is +inf there -> noise/philox/exponential/endpoints (layer "noise")
 //   logprob_rank_off_by_one, logprobs_before_temperature, finish_min_tokens_ignored,
 //   decode_offset_not_advanced, decode_history_not_updated, flashinfer_nan_row_valid,
 //   spec_step_unfiltered_draft, spec_step_stop_ignored, bitmask_fill_stale_tail,

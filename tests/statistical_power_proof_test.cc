@@ -79,8 +79,10 @@ TEST_P(PowerProof, RejectedAtTheComputedSampleSize) {
   }
   if (info.layer == "noise") {
     // The backend noise harness (statistical/noise_harness.h) on the source the bug targets
-    // (caught_by "noise/<source>/"), powers at the whole noise family's size.
-    const std::string source = info.caught_by.substr(6, info.caught_by.size() - 7);
+    // (caught_by "noise/<generator>/<law>/", or a test under it such as ".../endpoints"),
+    // powers at the whole noise family's size.
+    const std::size_t law_end = info.caught_by.find('/', info.caught_by.find('/', 6) + 1);
+    const std::string source = info.caught_by.substr(6, law_end - 6);
     int rejected = 0;
     for (const auto& r : RunBackendNoiseHarness(*backend, 0, false, true, {source})) {
       if (r.verdict != Verdict::kFail) continue;
