@@ -816,6 +816,12 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
       {{"bitmask_stop_never_cleared", "stop bits are never cleared while the grammar cannot end",
         "token_bitmask_stop_tokens/stale_stop_bits/", "golden"},
        MakeBitmaskStopNeverCleared},
+      {{"race_noise_f16", "exponential_race's Exp(1) noise rounded to f16 before the division (q < 2^-25 becomes 0)",
+        "exponential_race/narrow_noise_v8_f16/", "golden"},
+       MakeRaceNoiseF16},
+      {{"gumbel_noise_f16", "gumbel_max's Gumbel noise rounded to f16 before the addition", "gumbel_max/narrow_noise_v8_f16/",
+        "golden"},
+       MakeGumbelNoiseF16},
       // stages-round4 group: statistical faults of spec_step's vllm and sglang profiles and of
       // FlashInfer's top_k_first order (statistical/wrong_exact_stages.h).
       {{"flashinfer_top_k_first_as_joint", "FlashInfer runs the joint top-k/top-p kernel when top_k_first is asked",

@@ -295,6 +295,39 @@ TEST(PowerProof, SmallFaultsMoveNoFilterBoundary) {
   }
 }
 
+// The narrowed-noise goldens (golden/draws_cases.cc, docs/spec/draws.md "Half-precision rows
+// and narrowed noise"): the tokens worked by hand there, row by row, for the reference and for
+// the noise rounded to f16 first (race_noise_f16, gumbel_noise_f16).
+TEST(PowerProof, NarrowedNoiseGoldensKnownAnswers) {
+  struct Expect {
+    std::string id;
+    const char* fault;
+    std::vector<std::int64_t> spec, narrowed;
+  };
+  const std::vector<Expect> expects = {
+      {"exponential_race/narrow_noise_v8_f16/canonical", "race_noise_f16", {6, 5, 1, 3}, {6, 2, 0, 3}},
+      {"exponential_race/narrow_noise_v8_f16/vllm", "race_noise_f16", {6, 5, 1, 3}, {0, 2, 0, 3}},
+      {"gumbel_max/narrow_noise_v8_f16/canonical", "gumbel_noise_f16", {1, 0, 7}, {0, 1, 7}},
+      {"gumbel_max/narrow_noise_v8_f16/sglang", "gumbel_noise_f16", {1, 0, 7}, {0, 1, 7}},
+  };
+  reference::ReferenceBackend ref;
+  int found = 0;
+  for (const Case& c : golden::BuildGoldenCases(golden::kDefaultGoldenSeed)) {
+    for (const Expect& e : expects) {
+      if (c.id != e.id) continue;
+      SCOPED_TRACE(c.id);
+      ++found;
+      const TensorMap spec_out = ref.Run(c.stage, c);
+      const auto spec = spec_out.at("token").data<std::int64_t>();
+      EXPECT_EQ(std::vector<std::int64_t>(spec.begin(), spec.end()), e.spec);
+      const TensorMap narrowed_out = MakeWrongSampler(e.fault)->Run(c.stage, c);
+      const auto narrowed = narrowed_out.at("token").data<std::int64_t>();
+      EXPECT_EQ(std::vector<std::int64_t>(narrowed.begin(), narrowed.end()), e.narrowed);
+    }
+  }
+  EXPECT_EQ(found, 4);
+}
+
 TEST(PowerProof, SizedFormsRejectMalformedSizes) {
   for (const char* name : {"temperature_x", "temperature_x1.0.0", "temperature_x1.005x", "temperature_x-1.0", "temperature_x1e400",
                            "diffuse_tv0.3", "leak-1e-3", "leak0", "leak0.0", "mass_shift_tv0.6", "mass_shift_tvnan."}) {
