@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// pipeline on the gpu backends (gpu/backend/pipeline_glue.h, docs/spec/pipeline.md). The structure,
-// the order of the checks and their messages are reference/pipeline.cc's; every step is one
-// gpu stage (RunGpuStage: one kernel launch), and the draw and the greedy/drawn choice are
-// kernels too.
+// pipeline on the gpu backends (gpu/backend/pipeline_glue.h, docs/spec/pipeline.md). The
+// composition up to the draw, its checks and their messages are the reference's
+// (reference::ComposePipeline) with every step one gpu stage (RunGpuStage: one kernel launch);
+// the draw and the greedy/drawn choice are kernels too.
 #include "gpu/backend/pipeline_glue.h"
 
 #include <algorithm>
@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "gpu/backend/gpu_backend.h"
-#include "gpu/kernels/greedy.cuh"
 #include "reference/pipeline.h"
 #include "reference/stage_io.h"
 
@@ -24,124 +23,28 @@ using reference::FormatFloat;
 using reference::Outputs;
 using reference::StageInputs;
 
-// The logits flowing through the steps, and the sub-cases that advance them
-// (reference/pipeline.cc's Steps, with the gpu stage of the same name).
-class Steps {
- public:
-  Steps(const Case& c, Profile profile, KernelRunner& runner, Tensor logits)
-      : case_(c), profile_(profile), runner_(runner), logits_(std::move(logits)) {}
-
-  bool Has(const std::string& name) const { return case_.inputs.count(name) != 0; }
-
-  // Runs `stage` when its trigger input is present, on the current logits plus `names`
-  // (those present), and keeps its output logits. Returns the stage's outputs.
-  TensorMap Apply(const std::string& stage, const std::vector<std::string>& names,
-                  nlohmann::json params = nlohmann::json::object()) {
-    if (!Has(names.front())) return {};
-    TensorMap out = Run(stage, names, std::move(params));
-    logits_ = out.at("logits");
-    return out;
-  }
-
-  // Runs `stage` on the current logits without replacing them.
-  TensorMap Run(const std::string& stage, const std::vector<std::string>& names,
-                nlohmann::json params = nlohmann::json::object()) const {
-    Case sub;
-    sub.id = case_.id + " > " + stage;
-    sub.stage = stage;
-    sub.profile = profile_;
-    sub.params = std::move(params);
-    sub.inputs.emplace("logits", logits_);
-    for (const auto& name : names) {
-      if (auto it = case_.inputs.find(name); it != case_.inputs.end()) sub.inputs.emplace(name, it->second);
-    }
-    return RunGpuStage(stage, sub, profile_, runner_);
-  }
-
- private:
-  const Case& case_;
-  Profile profile_;
-  KernelRunner& runner_;
-  Tensor logits_;
-};
-
-const std::vector<std::string> kPenalties = {"output_ids", "prompt_ids", "repetition_penalty", "frequency_penalty",
-                                             "presence_penalty"};
-const std::vector<std::string> kMinNewTokens = {"stop_ids", "output_len", "min_tokens"};
-const std::vector<std::string> kBitmask = {"bitmask"};
-const std::vector<std::string> kBias = {"bias"};
-const std::vector<std::string> kFilters = {"top_k", "top_p", "min_p"};
-
-// The steps before temperature, in the profile's order (reference/pipeline.h contract block).
-void ApplyLogitSteps(Steps& steps, Profile profile) {
-  if (profile == Profile::kVllm) {
-    steps.Apply("token_bitmask", kBitmask);
-    steps.Apply("min_new_tokens", kMinNewTokens);
-    steps.Apply("logit_bias", kBias);
-    steps.Apply("penalties", kPenalties);
-  } else {
-    steps.Apply("penalties", kPenalties);
-    steps.Apply("min_new_tokens", kMinNewTokens);
-    steps.Apply("token_bitmask", kBitmask);
-    steps.Apply("logit_bias", kBias);
-  }
-}
-
 }  // namespace
+
+reference::PipelineStageRunner GpuPipelineStages(KernelRunner& runner) {
+  return [&runner](const std::string& stage, const Case& sub) { return RunGpuStage(stage, sub, sub.profile, runner); };
+}
 
 TensorMap GpuPipeline(const Case& c, Profile profile, KernelRunner& runner) {
   return GpuPipelineWith(c, profile, runner, {});
 }
 
 TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, const GpuPipelineRules& rules) {
+  // Every step up to the draw, each the gpu stage of that name (one kernel launch), with the
+  // reference's checks and messages.
+  const reference::PipelineDistribution d = reference::ComposePipeline(c, profile, GpuPipelineStages(runner));
   StageInputs in(c, "pipeline");
-  if (profile != Profile::kCanonical && profile != Profile::kVllm && profile != Profile::kSglang) {
-    in.Fail("profile " + std::string(ProfileName(profile)) + " has no pipeline (canonical, vllm, sglang)");
-  }
-  for (const auto& [name, t] : c.inputs) {
-    if (t.rank() == 0) in.Fail("input '" + name + "' is a scalar; every pipeline input is per row [B, ...]");
-  }
-  if (c.inputs.count("bias_rows") || c.inputs.count("bias_ids") || c.inputs.count("bias_values")) {
-    in.Fail("sparse logit bias lists are not per row; give the pipeline a dense 'bias' [B, V]");
-  }
-  const Tensor logits = in.Logits();
-  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
-  Steps steps(c, profile, runner, logits);
-  ApplyLogitSteps(steps, profile);
-  const TensorMap greedy = steps.Run("greedy", {});
-  if (!steps.Has("temperature")) in.Fail("missing input tensor 'temperature' (f32 [B])");
-  const TensorMap scaled = steps.Apply("temperature", {"temperature"});
-  // Greedy by temperature, or (vllm) by top_k = 1: per-row flags from the inputs, which pick
-  // the token in the select kernel.
-  std::vector<std::uint8_t> is_greedy(scaled.at("is_greedy").data<std::uint8_t>().begin(),
-                                      scaled.at("is_greedy").data<std::uint8_t>().end());
-  for (std::int64_t b = 0; b < rows; ++b) {
-    if (reference::PipelineTopKOneIsGreedy(c, profile, b)) is_greedy[static_cast<std::size_t>(b)] = 1;
-  }
-  reference::SglangResolveGreedyRows(in, c, profile, is_greedy, scaled.at("logits"));
-
-  nlohmann::json filter_params = nlohmann::json::object();
-  if (c.params.contains("order")) filter_params["order"] = c.params["order"];
-  const bool any_filter = steps.Has("top_k") || steps.Has("top_p") || steps.Has("min_p");
-  const TensorMap filtered =
-      steps.Run("sampling_filters", any_filter ? kFilters : std::vector<std::string>{"top_k"}, filter_params);
-  const float* masked = filtered.at("logits").data<float>().data();
-  const float* probs = filtered.at("probs").data<float>().data();
-  const float* scaled_logits = scaled.at("logits").data<float>().data();
-
+  const std::int64_t rows = d.rows(), vocab = d.vocab();
   const Tensor* seed = nullptr;
   const Tensor* positions = nullptr;
   Tensor q;
-  const bool any_random = std::any_of(is_greedy.begin(), is_greedy.end(), [](std::uint8_t g) { return g == 0; });
-  if (profile != Profile::kSglang && c.params.contains("sampling_path")) {
-    in.Fail("parameter sampling_path is read by the sglang profile only");
-  }
-  reference::CheckVllmTopKOne(in, c, profile);
-  const bool sglang_unfiltered =
-      profile == Profile::kSglang && reference::SglangPipelineDrawsUnfiltered(in, c, is_greedy);
-  if (any_random && profile == Profile::kVllm) {
+  if (d.any_random && profile == Profile::kVllm) {
     q = in.FloatRows("q", rows, vocab);
-  } else if (any_random) {
+  } else if (d.any_random) {
     seed = &in.Required("seed", DType::kI64, 1);
     positions = &in.Required("positions", DType::kI64, 1);
     in.ExpectDim("seed", *seed, 0, rows);
@@ -149,38 +52,32 @@ TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, 
   }
 
   // One draw launch for the batch; greedy rows' draws are discarded by the select kernel.
+  const float* probs = d.probs.data<float>().data();
   Tensor drawn(DType::kI64, {rows});
   std::int64_t* const drawn_out = drawn.data<std::int64_t>().data();
-  if (any_random) {
+  if (d.any_random) {
     if (profile == Profile::kVllm) {
       runner.Run(ExponentialRaceLaunch(probs, q.data<float>().data(), rows, vocab, vocab, true, drawn_out));
-    } else if (profile == Profile::kSglang) {
-      // Both SGLang paths draw from the full softmax of the scaled logits (no renormalisation).
-      Tensor full = Tensor::Uninitialized(DType::kF32, {rows, vocab});
-      runner.Run(SoftmaxLaunch(scaled_logits, nullptr, rows, vocab, vocab, false, full.data<float>().data()));
+    } else {
       const std::int64_t* s = seed->data<std::int64_t>().data();
       const std::int64_t* p = positions->data<std::int64_t>().data();
-      if (sglang_unfiltered) {
-        // sampling_from_probs_torch: no filter ran, keyed by token id.
-        runner.Run(SeededGumbelLaunch(full.data<float>().data(), s, p, nullptr, rows, vocab, vocab, drawn_out));
-      } else if (rules.sglang_rank_keys) {
-        std::vector<std::uint8_t> draw(is_greedy.size());
-        std::transform(is_greedy.begin(), is_greedy.end(), draw.begin(), [](std::uint8_t g) { return g == 0; });
-        runner.Run(SglangRankDrawLaunch(full.data<float>().data(), scaled_logits, masked, draw.data(), s, p, rows,
-                                        vocab, vocab, drawn_out));
+      if (profile == Profile::kSglang && !d.sglang_unfiltered && rules.sglang_rank_keys) {
+        // SGLang's sorted path: the full softmax's survivors keyed by rank.
+        std::vector<std::uint8_t> draw(d.is_greedy.size());
+        std::transform(d.is_greedy.begin(), d.is_greedy.end(), draw.begin(), [](std::uint8_t g) { return g == 0; });
+        runner.Run(SglangRankDrawLaunch(d.full.data<float>().data(), d.scaled.data<float>().data(),
+                                        d.masked.data<float>().data(), draw.data(), s, p, rows, vocab, vocab, drawn_out));
       } else {
-        runner.Run(
-            SeededGumbelLaunch(probs, s, p, nullptr, rows, vocab, vocab, drawn_out));  // planted: keyed by token id
+        // Canonical and SGLang's unfiltered path keyed by token id (and the planted fault:
+        // SGLang's sorted path keyed by token id on the filtered probabilities).
+        runner.Run(SeededGumbelLaunch(probs, s, p, nullptr, rows, vocab, vocab, drawn_out));
       }
-    } else {
-      runner.Run(SeededGumbelLaunch(probs, seed->data<std::int64_t>().data(), positions->data<std::int64_t>().data(),
-                                    nullptr, rows, vocab, vocab, drawn_out));
     }
   }
 
   // The reference's per-row checks, in its order (the noise of a random row, then its draw).
   for (std::int64_t b = 0; b < rows; ++b) {
-    if (is_greedy[static_cast<std::size_t>(b)] != 0) continue;
+    if (d.is_greedy[static_cast<std::size_t>(b)] != 0) continue;
     const std::string row = "row " + std::to_string(b);
     if (profile == Profile::kVllm) {
       const auto qrow = q.data<float>().subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
@@ -194,13 +91,13 @@ TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, 
       if (pos < 0 || pos > 0xffffffffLL)
         in.Fail(row + ": positions = " + std::to_string(pos) + " must be in [0, 2^32)");
     }
-    const std::int64_t d = drawn_out[b];
-    if (d < 0 || d >= vocab) in.Fail(row + " has no token of positive probability after the filters");
+    const std::int64_t t = drawn_out[b];
+    if (t < 0 || t >= vocab) in.Fail(row + " has no token of positive probability after the filters");
   }
 
   Tensor token(DType::kI64, {rows});
-  runner.Run(PipelineSelectLaunch(is_greedy.data(), greedy.at("token").data<std::int64_t>().data(),
-                                  any_random ? drawn_out : nullptr, rows, token.data<std::int64_t>().data()));
+  runner.Run(PipelineSelectLaunch(d.is_greedy.data(), d.greedy.data<std::int64_t>().data(),
+                                  d.any_random ? drawn_out : nullptr, rows, token.data<std::int64_t>().data()));
   return Outputs("token", std::move(token));
 }
 

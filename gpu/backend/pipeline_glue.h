@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Stage glue of the gpu backends for `pipeline` (docs/spec/pipeline.md, reference/pipeline.h):
-// the reference's structure, step for step — each step is the gpu backend's own single stage
-// (one kernel launch) on a sub-case holding the current logits, in the profile's order; then
-// one draw kernel for the batch (vllm's exponential race, the seeded Gumbel keyed by token
+// the reference's composition (reference::ComposePipeline) over the gpu backend's own stages —
+// each step one kernel launch on a sub-case holding the current logits, in the profile's order;
+// then one draw kernel for the batch (vllm's exponential race, the seeded Gumbel keyed by token
 // id, or SGLang's sorted-path draw keyed by rank: gpu/kernels/sglang_rank_draw.cuh) and one kernel
 // that picks each row's greedy or drawn token (gpu/kernels/pipeline_select.cuh). Inputs are checked
 // with the reference's own boundary code and messages (reference/stage_io.h); the host
@@ -14,6 +14,7 @@
 #include "core/case.h"
 #include "core/profile.h"
 #include "gpu/runners/kernel_runner.h"
+#include "reference/pipeline.h"
 
 namespace sampcheck::gpu {
 
@@ -22,6 +23,9 @@ namespace sampcheck::gpu {
 struct GpuPipelineRules {
   bool sglang_rank_keys = true;  // false: the sorted path keyed by token id (a planted fault)
 };
+
+// The pipeline's steps as this backend's stages on `runner` (RunGpuStage), for ComposePipeline.
+reference::PipelineStageRunner GpuPipelineStages(KernelRunner& runner);
 
 TensorMap GpuPipeline(const Case& c, Profile profile, KernelRunner& runner);
 TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, const GpuPipelineRules& rules);
