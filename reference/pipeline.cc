@@ -288,8 +288,8 @@ PipelineDistribution ComposePipeline(const Case& c, Profile profile, const Pipel
   return d;
 }
 
-std::int64_t SglangSortedDraw(std::span<const float> full, std::span<const float> scaled,
-                              std::span<const float> masked, std::uint64_t seed, std::uint32_t position) {
+std::vector<std::int32_t> SglangSortedOrder(std::span<const float> full, std::span<const float> scaled,
+                                            std::span<const float> masked) {
   // SGLang samples the rank r of the descending-sorted probabilities; the sorted row holds the
   // surviving probabilities of the full softmax (not renormalised). torch.sort is not stable:
   // ties in probability are ordered here by the higher logit, then the lower id (spec).
@@ -303,49 +303,69 @@ std::int64_t SglangSortedDraw(std::span<const float> full, std::span<const float
     if (scaled[ua] != scaled[ub]) return scaled[ua] > scaled[ub];
     return a < b;
   });
+  return kept;
+}
+
+std::int64_t SglangSortedDraw(std::span<const float> full, std::span<const float> scaled,
+                              std::span<const float> masked, std::uint64_t seed, std::uint32_t position) {
+  const std::vector<std::int32_t> kept = SglangSortedOrder(full, scaled, masked);
   std::vector<float> sorted(kept.size());
   for (std::size_t r = 0; r < kept.size(); ++r) sorted[r] = full[static_cast<std::size_t>(kept[r])];
   const std::int64_t rank = SeededGumbelColumn(sorted, seed, position);
   return rank < 0 ? -1 : kept[static_cast<std::size_t>(rank)];
 }
 
+PipelineNoise ParsePipelineNoise(const StageInputs& in, const PipelineDistribution& d, Profile profile) {
+  PipelineNoise noise;
+  if (d.any_random && profile == Profile::kVllm) {
+    noise.q = in.FloatRows("q", d.rows(), d.vocab());
+  } else if (d.any_random) {
+    noise.seed = &in.Required("seed", DType::kI64, 1);
+    noise.positions = &in.Required("positions", DType::kI64, 1);
+    in.ExpectDim("seed", *noise.seed, 0, d.rows());
+    in.ExpectDim("positions", *noise.positions, 0, d.rows());
+  }
+  return noise;
+}
+
+void PipelineNoise::CheckRow(const StageInputs& in, std::int64_t b) const {
+  const std::string row = "row " + std::to_string(b);
+  if (q.numel() > 0) {
+    const auto vocab = static_cast<std::size_t>(q.dim(1));
+    for (float v : q.data<float>().subspan(static_cast<std::size_t>(b) * vocab, vocab)) {
+      if (!std::isfinite(v) || !(v > 0.0f)) in.Fail(row + ": 'q' holds " + FormatFloat(v) + "; Exp(1) noise must be finite and > 0");
+    }
+  } else if (positions != nullptr) {
+    const std::int64_t pos = positions->data<std::int64_t>()[static_cast<std::size_t>(b)];
+    if (pos < 0 || pos > 0xffffffffLL) in.Fail(row + ": positions = " + std::to_string(pos) + " must be in [0, 2^32)");
+  }
+}
+
+void FailNoToken(const StageInputs& in, std::int64_t b) {
+  in.Fail("row " + std::to_string(b) + " has no token of positive probability after the filters");
+}
+
 TensorMap RunPipeline(const Case& c, Profile profile) {
   const PipelineDistribution d = ComposePipeline(c, profile, ReferencePipelineStages());
   StageInputs in(c, "pipeline");
   const std::int64_t rows = d.rows(), vocab = d.vocab();
-  const Tensor* seed = nullptr;
-  const Tensor* positions = nullptr;
-  Tensor q;
-  if (d.any_random && profile == Profile::kVllm) {
-    q = in.FloatRows("q", rows, vocab);
-  } else if (d.any_random) {
-    seed = &in.Required("seed", DType::kI64, 1);
-    positions = &in.Required("positions", DType::kI64, 1);
-    in.ExpectDim("seed", *seed, 0, rows);
-    in.ExpectDim("positions", *positions, 0, rows);
-  }
+  const PipelineNoise noise = ParsePipelineNoise(in, d, profile);
   const auto probs = d.probs.data<float>();
 
   Tensor token(DType::kI64, {rows});
   for (std::int64_t b = 0; b < rows; ++b) {
-    const std::string row = "row " + std::to_string(b);
     if (const std::int64_t pinned = d.Pinned(b); pinned >= 0) {
       StoreToken(token, b, pinned);
       continue;
     }
+    noise.CheckRow(in, b);
     const auto at = static_cast<std::size_t>(b * vocab), n = static_cast<std::size_t>(vocab);
     std::int64_t drawn = -1;
     if (profile == Profile::kVllm) {
-      const auto qrow = q.data<float>().subspan(at, n);
-      for (float v : qrow) {
-        if (!std::isfinite(v) || !(v > 0.0f)) in.Fail(row + ": 'q' holds " + FormatFloat(v) + "; Exp(1) noise must be finite and > 0");
-      }
-      drawn = ExponentialRaceRow(probs.subspan(at, n), qrow, true);
+      drawn = ExponentialRaceRow(probs.subspan(at, n), noise.q.data<float>().subspan(at, n), true);
     } else {
-      const std::int64_t pos = positions->data<std::int64_t>()[b];
-      if (pos < 0 || pos > 0xffffffffLL) in.Fail(row + ": positions = " + std::to_string(pos) + " must be in [0, 2^32)");
-      const auto s = std::bit_cast<std::uint64_t>(seed->data<std::int64_t>()[b]);
-      const auto p32 = static_cast<std::uint32_t>(pos);
+      const auto s = std::bit_cast<std::uint64_t>(noise.seed->data<std::int64_t>()[b]);
+      const auto p32 = static_cast<std::uint32_t>(noise.positions->data<std::int64_t>()[b]);
       // SGLang's unfiltered path (sampling_from_probs_torch) keys the full softmax by token id,
       // as the canonical draw does; its sorted path keys by rank.
       if (profile == Profile::kSglang && !d.sglang_unfiltered) {
@@ -355,7 +375,7 @@ TensorMap RunPipeline(const Case& c, Profile profile) {
         drawn = SeededGumbelColumn(probs.subspan(at, n), s, p32);
       }
     }
-    if (drawn < 0) in.Fail(row + " has no token of positive probability after the filters");
+    if (drawn < 0) FailNoToken(in, b);
     StoreToken(token, b, drawn);
   }
   return Outputs("token", std::move(token));

@@ -110,12 +110,29 @@ struct PipelineDistribution {
 // case as the pipeline). Noise inputs are not read.
 PipelineDistribution ComposePipeline(const Case& c, Profile profile, const PipelineStageRunner& run);
 
-// SGLang's sorted-path draw of one row (contract block): the rank r drawn by the seeded Gumbel
-// keyed by rank over the surviving probabilities of `full` in descending order (ties: the
-// higher scaled logit, then the lower id), returned as the id at rank r; -1 when nothing
-// survives.
+// SGLang's sorted path (contract block): the ids the filters keep (`masked` != -inf) in the
+// order of their probability in `full`, descending (ties: the higher scaled logit, then the
+// lower id); rank r of a draw is the r-th of them. SglangSortedDraw draws one row: the seeded
+// Gumbel keyed by rank over full[order[r]], returned as the id at the drawn rank; -1 when
+// nothing survives.
+std::vector<std::int32_t> SglangSortedOrder(std::span<const float> full, std::span<const float> scaled,
+                                            std::span<const float> masked);
 std::int64_t SglangSortedDraw(std::span<const float> full, std::span<const float> scaled,
                               std::span<const float> masked, std::uint64_t seed, std::uint32_t position);
+
+// The pipeline's noise, read after the composition (contract block "Noise"): vllm's q [B, V],
+// or the seeds and positions [B] of the seeded draws; nothing when every row is greedy. The
+// reference and the gpu glue read it here, so the checks and messages exist once.
+struct PipelineNoise {
+  Tensor q;                            // vllm: f32 [B, V]; empty otherwise
+  const Tensor* seed = nullptr;        // canonical, sglang: i64 [B]
+  const Tensor* positions = nullptr;   // canonical, sglang: i64 [B]
+  // A random row's noise: q finite and > 0, or its position in [0, 2^32); fails through `in`.
+  void CheckRow(const StageInputs& in, std::int64_t b) const;
+};
+PipelineNoise ParsePipelineNoise(const StageInputs& in, const PipelineDistribution& d, Profile profile);
+// The error of a random row whose draw found no token.
+[[noreturn]] void FailNoToken(const StageInputs& in, std::int64_t b);
 
 // The f32 logits after the steps before temperature (penalties, min_new_tokens, token_bitmask,
 // logit_bias, each iff its first tensor is present, in the profile's order), run by the

@@ -17,13 +17,8 @@
 
 namespace sampcheck::gpu {
 
-namespace {
-
-using reference::FormatFloat;
 using reference::Outputs;
 using reference::StageInputs;
-
-}  // namespace
 
 reference::PipelineStageRunner GpuPipelineStages(KernelRunner& runner) {
   return [&runner](const std::string& stage, const Case& sub) { return RunGpuStage(stage, sub, sub.profile, runner); };
@@ -39,17 +34,7 @@ TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, 
   const reference::PipelineDistribution d = reference::ComposePipeline(c, profile, GpuPipelineStages(runner));
   StageInputs in(c, "pipeline");
   const std::int64_t rows = d.rows(), vocab = d.vocab();
-  const Tensor* seed = nullptr;
-  const Tensor* positions = nullptr;
-  Tensor q;
-  if (d.any_random && profile == Profile::kVllm) {
-    q = in.FloatRows("q", rows, vocab);
-  } else if (d.any_random) {
-    seed = &in.Required("seed", DType::kI64, 1);
-    positions = &in.Required("positions", DType::kI64, 1);
-    in.ExpectDim("seed", *seed, 0, rows);
-    in.ExpectDim("positions", *positions, 0, rows);
-  }
+  const reference::PipelineNoise noise = reference::ParsePipelineNoise(in, d, profile);
 
   // One draw launch for the batch; greedy rows' draws are discarded by the select kernel.
   const float* probs = d.probs.data<float>().data();
@@ -57,10 +42,10 @@ TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, 
   std::int64_t* const drawn_out = drawn.data<std::int64_t>().data();
   if (d.any_random) {
     if (profile == Profile::kVllm) {
-      runner.Run(ExponentialRaceLaunch(probs, q.data<float>().data(), rows, vocab, vocab, true, drawn_out));
+      runner.Run(ExponentialRaceLaunch(probs, noise.q.data<float>().data(), rows, vocab, vocab, true, drawn_out));
     } else {
-      const std::int64_t* s = seed->data<std::int64_t>().data();
-      const std::int64_t* p = positions->data<std::int64_t>().data();
+      const std::int64_t* s = noise.seed->data<std::int64_t>().data();
+      const std::int64_t* p = noise.positions->data<std::int64_t>().data();
       if (profile == Profile::kSglang && !d.sglang_unfiltered && rules.sglang_rank_keys) {
         // SGLang's sorted path: the full softmax's survivors keyed by rank.
         std::vector<std::uint8_t> draw(d.is_greedy.size());
@@ -78,21 +63,8 @@ TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, 
   // The reference's per-row checks, in its order (the noise of a random row, then its draw).
   for (std::int64_t b = 0; b < rows; ++b) {
     if (d.is_greedy[static_cast<std::size_t>(b)] != 0) continue;
-    const std::string row = "row " + std::to_string(b);
-    if (profile == Profile::kVllm) {
-      const auto qrow = q.data<float>().subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
-      for (float v : qrow) {
-        if (!std::isfinite(v) || !(v > 0.0f)) {
-          in.Fail(row + ": 'q' holds " + FormatFloat(v) + "; Exp(1) noise must be finite and > 0");
-        }
-      }
-    } else {
-      const std::int64_t pos = positions->data<std::int64_t>()[static_cast<std::size_t>(b)];
-      if (pos < 0 || pos > 0xffffffffLL)
-        in.Fail(row + ": positions = " + std::to_string(pos) + " must be in [0, 2^32)");
-    }
-    const std::int64_t t = drawn_out[b];
-    if (t < 0 || t >= vocab) in.Fail(row + " has no token of positive probability after the filters");
+    noise.CheckRow(in, b);
+    if (drawn_out[b] < 0 || drawn_out[b] >= vocab) reference::FailNoToken(in, b);
   }
 
   Tensor token(DType::kI64, {rows});
