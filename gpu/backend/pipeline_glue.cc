@@ -11,7 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/error.h"
 #include "gpu/backend/gpu_backend.h"
+#include "reference/rng/draw_harness_noise.h"
 #include "reference/pipeline.h"
 #include "reference/stage_io.h"
 
@@ -73,12 +75,89 @@ TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, 
   return Outputs("token", std::move(token));
 }
 
-std::string ComposedStageStatisticalSkipReason(const std::string& stage, const std::string& backend) {
-  if (stage != "pipeline" && stage != "decode_steps") return {};
-  return "backend '" + backend +
-         "' runs the pipeline's statistical batches (10^4 to 5 x 10^5 replicas of rows up to V = 8193, each step a "
-         "kernel launch) too slowly: hours on the emulator, and SGLang's sorted-path rank count is O(V^2) per row "
-         "(docs/gpu.md); the pipeline's goldens are checked bitwise, its statistics on the reference";
+Tensor GpuPipelineCountDraws(const Case& c, std::int64_t first_draw, std::int64_t draws, std::uint64_t seed,
+                             KernelRunner& runner) {
+  if (draws < 0 || first_draw < 0 || first_draw + draws > std::int64_t{1} << 32) {
+    throw InputError("CountDraws: draws [" + std::to_string(first_draw) + ", " + std::to_string(first_draw + draws) +
+                     ") must lie in [0, 2^32)");
+  }
+  const Profile profile = c.profile;
+  // Each row's distribution once, through the kernels (the same composition as Run).
+  const reference::PipelineDistribution d = reference::ComposePipeline(c, profile, GpuPipelineStages(runner));
+  const StageInputs in(c, "pipeline");
+  const std::int64_t rows = d.rows(), vocab = d.vocab();
+  const bool by_rank = profile == Profile::kSglang && !d.sglang_unfiltered;
+  Tensor counts(DType::kI64, {rows, vocab});
+  auto out = counts.data<std::int64_t>();
+  for (std::int64_t b = 0; b < rows; ++b) {
+    auto row_counts = out.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
+    if (const std::int64_t pinned = d.Pinned(b); pinned >= 0) {
+      row_counts[static_cast<std::size_t>(pinned)] = draws;
+      continue;
+    }
+    // The columns a draw can pick, in the draw kernel's order (header: the draws are Run's).
+    const auto at = static_cast<std::size_t>(b * vocab), n = static_cast<std::size_t>(vocab);
+    std::vector<std::int32_t> ids;
+    std::vector<float> p;
+    if (by_rank) {
+      const auto full = d.full.data<float>().subspan(at, n);
+      ids = reference::SglangSortedOrder(full, d.scaled.data<float>().subspan(at, n), d.masked.data<float>().subspan(at, n));
+      for (std::int32_t id : ids) p.push_back(full[static_cast<std::size_t>(id)]);
+    } else {
+      const auto probs = d.probs.data<float>().subspan(at, n);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (probs[i] > 0.0f) ids.push_back(static_cast<std::int32_t>(i)), p.push_back(probs[i]);
+      }
+    }
+    if (ids.empty()) reference::FailNoToken(in, b);
+    const auto width = static_cast<std::int64_t>(ids.size());
+    const std::int64_t per_launch = std::max<std::int64_t>(1, kCountDrawsLaunchElements / width);
+    std::vector<float> p_rep, q_rep;
+    std::vector<std::int32_t> ids_rep;
+    std::vector<std::int64_t> seeds, positions, drawn;
+    for (std::int64_t first = first_draw; first < first_draw + draws; first += per_launch) {
+      const std::int64_t m = std::min(per_launch, first_draw + draws - first);
+      p_rep.resize(static_cast<std::size_t>(m * width));
+      for (std::int64_t i = 0; i < m; ++i) std::copy(p.begin(), p.end(), p_rep.begin() + i * width);
+      drawn.assign(static_cast<std::size_t>(m), -1);
+      const auto row = static_cast<std::uint32_t>(b);
+      if (profile == Profile::kVllm) {
+        // The harness's q of each kept token (a dropped token's ratio 0 / q is 0 whatever its q,
+        // and the best ratio is positive, so its q cannot matter).
+        q_rep.resize(p_rep.size());
+        for (std::int64_t i = 0; i < m; ++i) {
+          const auto draw = static_cast<std::uint32_t>(first + i);
+          rng::Philox4x32Block words{};
+          std::int64_t block = -1;
+          for (std::int64_t j = 0; j < width; ++j) {
+            const std::int32_t id = ids[static_cast<std::size_t>(j)];
+            if (id / 4 != block) block = id / 4, words = rng::draw_harness::Block(seed, static_cast<std::uint32_t>(block), draw, row);
+            q_rep[static_cast<std::size_t>(i * width + j)] = rng::draw_harness::Exponential(words.v[id % 4]);
+          }
+        }
+        runner.Run(ExponentialRaceLaunch(p_rep.data(), q_rep.data(), m, width, width, true, drawn.data()));
+      } else {
+        seeds.resize(static_cast<std::size_t>(m));
+        positions.assign(static_cast<std::size_t>(m), 0);
+        for (std::int64_t i = 0; i < m; ++i) {
+          seeds[static_cast<std::size_t>(i)] = rng::draw_harness::Seed(seed, static_cast<std::uint32_t>(first + i), row);
+        }
+        // Keyed by token id (canonical, SGLang's unfiltered path), or by rank on SGLang's sorted
+        // path, whose columns are then the positions in the sorted row.
+        if (!by_rank) {
+          ids_rep.resize(p_rep.size());
+          for (std::int64_t i = 0; i < m; ++i) std::copy(ids.begin(), ids.end(), ids_rep.begin() + i * width);
+        }
+        runner.Run(SeededGumbelLaunch(p_rep.data(), seeds.data(), positions.data(), by_rank ? nullptr : ids_rep.data(),
+                                      m, width, width, drawn.data()));
+      }
+      for (const std::int64_t j : drawn) {
+        if (j < 0 || j >= width) reference::FailNoToken(in, b);
+        ++row_counts[static_cast<std::size_t>(ids[static_cast<std::size_t>(j)])];
+      }
+    }
+  }
+  return counts;
 }
 
 }  // namespace sampcheck::gpu
