@@ -9,12 +9,24 @@
 
 namespace sampcheck::reference {
 
-TensorMap RunSpecGreedy(const Case& c, Profile /*profile*/) {
+SpecGreedyArgs ParseSpecGreedy(const Case& c) {
   StageInputs in(c, "spec_greedy");
-  const Tensor& drafts = in.Required("draft_ids", DType::kI32, 2);
-  const std::int64_t rows = drafts.dim(0), width = drafts.dim(1);
-  const Tensor target = PositionRows(c, in, "target_logits", rows, width + 1);
-  const std::vector<std::int64_t> counts = DraftCounts(in, drafts, target.dim(2));
+  SpecGreedyArgs a;
+  a.drafts = &in.Required("draft_ids", DType::kI32, 2);
+  a.rows = a.drafts->dim(0);
+  a.width = a.drafts->dim(1);
+  a.target = PositionRows(c, in, "target_logits", a.rows, a.width + 1);
+  a.vocab = a.target.dim(2);
+  a.counts = DraftCounts(in, *a.drafts, a.vocab);
+  return a;
+}
+
+TensorMap RunSpecGreedy(const Case& c, Profile /*profile*/) {
+  const SpecGreedyArgs a = ParseSpecGreedy(c);
+  const Tensor& drafts = *a.drafts;
+  const Tensor& target = a.target;
+  const std::vector<std::int64_t>& counts = a.counts;
+  const std::int64_t rows = a.rows, width = a.width;
   Tensor emitted(DType::kI64, {rows, width + 1});
   Tensor accepted(DType::kI64, {rows});
   auto out = emitted.data<std::int64_t>();
