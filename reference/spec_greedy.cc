@@ -10,15 +10,8 @@
 namespace sampcheck::reference {
 
 SpecGreedyArgs ParseSpecGreedy(const Case& c) {
-  StageInputs in(c, "spec_greedy");
-  SpecGreedyArgs a;
-  a.drafts = &in.Required("draft_ids", DType::kI32, 2);
-  a.rows = a.drafts->dim(0);
-  a.width = a.drafts->dim(1);
-  a.target = PositionRows(c, in, "target_logits", a.rows, a.width + 1);
-  a.vocab = a.target.dim(2);
-  a.counts = DraftCounts(in, *a.drafts, a.vocab);
-  return a;
+  const StageInputs in(c, "spec_greedy");
+  return ReadDraftedTarget(c, in);
 }
 
 TensorMap RunSpecGreedy(const Case& c, Profile /*profile*/) {

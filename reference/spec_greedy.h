@@ -17,23 +17,15 @@
 // Example: drafts {5, 2}, argmaxes {5, 7, 1} -> emitted {5, 7, -1}, num_accepted 1;
 //   drafts {} (K = 0) -> emitted {a_0}, num_accepted 0.
 
-#include <cstdint>
-#include <vector>
-
 #include "core/case.h"
 #include "core/profile.h"
+#include "reference/draft_tokens.h"
 
 namespace sampcheck::reference {
 
 // The checked inputs (contract block), read once for the reference and the gpu glue
-// (gpu/backend/draws_glue.cc): draft_ids [B, K], target_logits upcast to f32 [B, K + 1, V], and
-// each row's number of drafts (reference/draft_tokens.h).
-struct SpecGreedyArgs {
-  const Tensor* drafts = nullptr;
-  Tensor target;
-  std::vector<std::int64_t> counts;
-  std::int64_t rows = 0, width = 0, vocab = 0;
-};
+// (gpu/backend/draws_glue.cc): the drafts, the target rows and each row's number of drafts.
+using SpecGreedyArgs = DraftedTarget;
 SpecGreedyArgs ParseSpecGreedy(const Case& c);
 
 TensorMap RunSpecGreedy(const Case& c, Profile profile);
