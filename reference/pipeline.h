@@ -57,6 +57,9 @@
 //   {1, 1}, T 1, top_k 1, q {1, 0.5}: vllm 1 (top_k_one "filter": 0.5 / 0.5 > 0.5 / 1), 0
 //   ("greedy").
 
+#include <cstdint>
+#include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -68,38 +71,72 @@ namespace sampcheck::reference {
 
 TensorMap RunPipeline(const Case& c, Profile profile);
 
+// One single stage run on a sub-case (its id "<case id> > <stage>", its profile the
+// pipeline's): the reference's registered stage, or a gpu backend's kernel
+// (gpu/backend/pipeline_glue.cc). The composition below is written once over it.
+using PipelineStageRunner = std::function<TensorMap(const std::string& stage, const Case& sub)>;
+// The reference's runner: the stage registered under that name (reference/stage_registry.h).
+PipelineStageRunner ReferencePipelineStages();
+
+// The distribution a pipeline case defines, row by row, before any noise is read (contract
+// block: every step up to the draw). Composed once by ComposePipeline; RunPipeline draws from
+// it, and so do the gpu backends' glue, the reference's own draws (reference/count_draws.h) and
+// the statistical harness's exact target (statistical/exact_target.h).
+struct PipelineDistribution {
+  Tensor processed;  // f32 [B, V]: the logits after the steps before temperature
+  Tensor scaled;     // f32 [B, V]: temperature's output
+  Tensor greedy;     // i64 [B]: the argmax of `processed`, every row's greedy token
+  // 1: the row takes its greedy token (temperature below the profile's epsilon, vllm's top_k =
+  // 1 rule, SGLang's greedy path); its noise is never read.
+  std::vector<std::uint8_t> is_greedy;
+  Tensor masked;  // f32 [B, V]: the filters' logits (-inf: dropped)
+  // f32 [B, V]: what a random row draws from: the filters' probabilities, or on SGLang's
+  // unfiltered path the full softmax (`full`).
+  Tensor probs;
+  // sglang with a random row: the softmax of `scaled` (no filter, no renormalisation), which
+  // both of SGLang's seeded draws read; empty otherwise.
+  Tensor full;
+  bool sglang_unfiltered = false;  // SGLang's unfiltered path (sampling_path)
+  bool any_random = false;         // some row draws
+
+  std::int64_t rows() const { return scaled.dim(0); }
+  std::int64_t vocab() const { return scaled.dim(1); }
+  // Row b's greedy token when it is greedy, else -1.
+  std::int64_t Pinned(std::int64_t b) const;
+};
+
+// Every step of the pipeline up to the draw, each the single stage run by `run`, with every
+// input check up to the noise in RunPipeline's order and with its messages (errors name the
+// case as the pipeline). Noise inputs are not read.
+PipelineDistribution ComposePipeline(const Case& c, Profile profile, const PipelineStageRunner& run);
+
+// SGLang's sorted path (contract block): the ids the filters keep (`masked` != -inf) in the
+// order of their probability in `full`, descending (ties: the higher scaled logit, then the
+// lower id); rank r of a draw is the r-th of them. SglangSortedDraw draws one row: the seeded
+// Gumbel keyed by rank over full[order[r]], returned as the id at the drawn rank; -1 when
+// nothing survives.
+std::vector<std::int32_t> SglangSortedOrder(std::span<const float> full, std::span<const float> scaled,
+                                            std::span<const float> masked);
+std::int64_t SglangSortedDraw(std::span<const float> full, std::span<const float> scaled,
+                              std::span<const float> masked, std::uint64_t seed, std::uint32_t position);
+
+// The pipeline's noise, read after the composition (contract block "Noise"): vllm's q [B, V],
+// or the seeds and positions [B] of the seeded draws; nothing when every row is greedy. The
+// reference and the gpu glue read it here, so the checks and messages exist once.
+struct PipelineNoise {
+  Tensor q;                            // vllm: f32 [B, V]; empty otherwise
+  const Tensor* seed = nullptr;        // canonical, sglang: i64 [B]
+  const Tensor* positions = nullptr;   // canonical, sglang: i64 [B]
+  // A random row's noise: q finite and > 0, or its position in [0, 2^32); fails through `in`.
+  void CheckRow(const StageInputs& in, std::int64_t b) const;
+};
+PipelineNoise ParsePipelineNoise(const StageInputs& in, const PipelineDistribution& d, Profile profile);
+// The error of a random row whose draw found no token.
+[[noreturn]] void FailNoToken(const StageInputs& in, std::int64_t b);
+
 // The f32 logits after the steps before temperature (penalties, min_new_tokens, token_bitmask,
-// logit_bias, each iff its first tensor is present, in the profile's order): what greedy rows
-// take the argmax of and what temperature divides. For the statistical harness's exact
-// targets and the reference's own draws (reference/count_draws.h).
+// logit_bias, each iff its first tensor is present, in the profile's order), run by the
+// reference: what gpu-fast's fused kernel reads (gpu/fast/fast_backend.h).
 Tensor PipelineLogitsBeforeTemperature(const Case& c, Profile profile);
-
-// True when row b of a vllm pipeline case takes the greedy token although its temperature is
-// random: param top_k_one = "greedy" and top_k[b] == 1 (contract block). False for every other
-// profile, rule and row.
-bool PipelineTopKOneIsGreedy(const Case& c, Profile profile, std::int64_t b);
-// The sglang profile's greedy rows, which depend on the batch (param greedy_path: "auto"
-// default, "argmax", "sorted"; contract block): on SGLang's all-greedy path every row,
-// top_k = 1 rows included, becomes greedy; on its mixed path a greedy row without a defined
-// token (no finite logit, a +inf or NaN in `scaled`, the row after temperature) is an input
-// error. Fails through `in` on a bad param or a param under another profile. Shared with
-// gpu/backend/pipeline_glue.cc.
-void SglangResolveGreedyRows(const StageInputs& in, const Case& c, Profile profile, std::vector<std::uint8_t>& is_greedy,
-                             const Tensor& scaled);
-// The vllm param top_k_one ("filter", the default, or "greedy"), unchecked; and its check
-// (fails through `in` on another profile or value), shared with gpu/backend/pipeline_glue.cc.
-std::string VllmTopKOneRule(const Case& c);
-void CheckVllmTopKOne(const StageInputs& in, const Case& c, Profile profile);
-
-// True when the sglang pipeline draws the batch on SGLang's unfiltered path (contract block:
-// the full softmax, no filter); false for every other profile and for the sorted path. For
-// the same callers, whose probabilities must then skip the filters.
-bool PipelineDrawsUnfiltered(const Case& c, Profile profile);
-
-// The sglang profile's batch checks and path choice, given each row's greedy flag (after
-// temperature): fails through `in` on a seeded batch with min_p > 0 or a bad `sampling_path`;
-// returns true for the unfiltered path. Shared with the gpu backends' pipeline glue
-// (gpu/backend/pipeline_glue.cc) so both report the same errors.
-bool SglangPipelineDrawsUnfiltered(const StageInputs& in, const Case& c, std::span<const std::uint8_t> is_greedy);
 
 }  // namespace sampcheck::reference
