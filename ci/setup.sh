@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 # conflicts with the 1.74 -dev packages, so nothing here may pull those in (python3-scipy
 # would: independent checks use python3-numpy and python3-mpmath instead).
 packages=(
-  cmake ninja-build g++ pkg-config
+  cmake ninja-build g++ pkg-config lld  # lld: faster links (cmake/SampcheckFlags.cmake)
   libboost1.81-dev libeigen3-dev nlohmann-json3-dev libcli11-dev libssl-dev
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev libmpfr-dev
   python3 python3-numpy python3-mpmath

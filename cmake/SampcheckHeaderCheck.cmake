@@ -40,5 +40,7 @@ foreach(header ${SAMPCHECK_SHARED_HEADERS})
   list(APPEND check_sources "${source}")
 endforeach()
 add_library(sampcheck_header_check OBJECT ${check_sources})
+# Each header must stand alone in its own translation unit: never batched.
+set_target_properties(sampcheck_header_check PROPERTIES UNITY_BUILD OFF)
 target_include_directories(sampcheck_header_check PRIVATE ${PROJECT_SOURCE_DIR})
 target_link_libraries(sampcheck_header_check PRIVATE sampcheck_flags)

@@ -64,4 +64,10 @@ Tensor Uniforms64(SplitMix64& rng, std::int64_t rows, std::int64_t k) {
   return t;
 }
 
+Tensor RandomWords(SplitMix64& rng, std::int64_t rows, std::int64_t words) {
+  Tensor t(DType::kI32, {rows, words});
+  for (auto& w : t.data<std::int32_t>()) w = static_cast<std::int32_t>(rng.Next() >> 32);
+  return t;
+}
+
 }  // namespace sampcheck::golden

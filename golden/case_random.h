@@ -28,6 +28,9 @@ Tensor RandomLogits(SplitMix64& rng, std::int64_t rows, std::int64_t vocab, DTyp
 void SetLogit(Tensor& t, std::int64_t i, float value);
 float GetLogit(const Tensor& t, std::int64_t i);
 
+// Bitmask words [rows, words] of i32, every bit uniform (the token_bitmask families).
+Tensor RandomWords(SplitMix64& rng, std::int64_t rows, std::int64_t words);
+
 // Noise shared by the draw and speculative families:
 // u in (0, 1): 23 random bits plus half a step, k + 0.5 exact in f32 (24 significant bits),
 // so the largest value is 1 - 2^-24 and neither end is reached;

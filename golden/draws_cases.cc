@@ -138,6 +138,44 @@ void AddDrawCases(CaseList& list) {
       list.Add(stage, name, {{"probs", probs}, {noise_name, noise}});
     }
   }
+  // Half precision beside noise that a kernel narrowing its noise to f16 would change
+  // (docs/spec/draws.md "Half-precision rows and narrowed noise"): f16 probabilities and scores,
+  // f32 noise below 2^-25 (f16's rounding boundary to 0), inside f16's subnormal range, and
+  // Gumbel noise near 17 to 18 (f16's step there is 2^-6). Row by row, the spec's token and
+  // the token under noise rounded to f16 first:
+  //   race row 0: zero-probability tokens with q = 2^-26 .. 2^-30; spec 6 (0.125 / 0.2); under
+  //     vllm the narrowed q = 0 gives 0 / 0 = NaN, which torch's argmax ranks first: token 0.
+  //   race row 1: two positive tokens with q = 2^-26 and 2^-27: ratios 2^24 and 2^26, spec 5;
+  //     narrowed, both q are 0 and both ratios +inf: token 2 (the lower index).
+  //   race row 2: q = 1.4 and 1.6 times 2^-24, f16 subnormals 1 and 2 times 2^-24 when
+  //     narrowed: spec 0.75 / 1.6 > 0.5 / 1.4, token 1; narrowed 0.5 / 1 > 0.75 / 2, token 0.
+  //   race row 3: a control row that narrowing does not change (token 3).
+  //   gumbel row 0: scores 0 and -2^-9 with g = 17.33 and 17.335: spec token 1; narrowed, both
+  //     g are 17.328125 and token 0 wins.
+  //   gumbel row 1: g = 26 ln 2 (an Exp(1) variate of 2^-26) and 18.025 beside score -5 2^-10:
+  //     spec token 0; narrowed 18.015625 and 18.03125: token 1.
+  //   gumbel row 2: a control row (token 7). Masked tokens carry noise up to 22.
+  {
+    const float t26 = 0x1p-26f, t27 = 0x1p-27f;
+    list.Add("exponential_race", "narrow_noise_v8_f16",
+             {{"probs", InDType(Logits(4, 8, {0.0f, 0.5f, 0.0f, 0.25f, 0.0f, 0.0f, 0.125f, 0.0f,  //
+                                              0.0f, 0.0f, 0.25f, 0.0f, 0.0f, 0.5f, 0.0f, 0.125f,  //
+                                              0.5f, 0.75f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f,    //
+                                              0.125f, 0.25f, 0.5f, 0.0625f, 0.0f, 0.25f, 0.125f, 0.0625f}),
+                                DType::kF16)},
+              {"q", F32({4, 8}, {t26, 1.0f, t27, 0.5f, 0x1p-30f, 1.5f, 0.2f, t26,  //
+                                 1.0f, 1.0f, t26, 1.0f, 1.0f, t27, 1.0f, 1.0f,      //
+                                 0x1.666666p-24f, 0x1.99999ap-24f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,  //
+                                 0.7f, 1.3f, 2.1f, 0.05f, 0.9f, 0.4f, 3.0f, 1.1f})}});
+    list.Add("gumbel_max", "narrow_noise_v8_f16",
+             {{"logprobs", InDType(Logits(3, 8, {0.0f, -0x1p-9f, -kInf, -kInf, -4.0f, -4.0f, -kInf, -6.0f,      //
+                                                 0.0f, -5 * 0x1p-10f, -kInf, -3.0f, -3.0f, -kInf, -3.0f, -3.0f,  //
+                                                 -1.0f, -0.5f, -2.0f, -kInf, -0.25f, -3.0f, -1.5f, -0.75f}),
+                                   DType::kF16)},
+              {"gumbel", F32({3, 8}, {17.33f, 17.335f, 22.0f, 20.5f, 1.0f, 2.0f, 21.0f, 0.5f,         //
+                                      18.021826f, 18.025f, 22.0f, 1.5f, 0.25f, 21.5f, 2.0f, 1.0f,  //
+                                      0.3f, 0.1f, 1.2f, 5.0f, -0.2f, 2.0f, 0.9f, 0.6f})}});
+  }
   // exponential_race: zero probabilities with tiny noise; ties; the underflow where vllm
   // draws a zero-probability token (1e-38 / 1e30 underflows to +0.0, tying token 0's 0 / q).
   list.Add("exponential_race", "edges",

@@ -179,12 +179,10 @@ void AddPipelineCases(CaseList& list) {
   // Non-finite rows with a defined result, f16: a random row whose one finite logit is at
   // column 0 (it is drawn whatever the noise), a filtering random row whose one finite logit is
   // at V - 1, and a greedy row with every token masked (the argmax's lowest index, 0: greedy.md).
-  // A random row with every token masked is an input error (tests/input_classes_test.cc).
-  // sglang: the greedy row's token depends on SGLang's batch (docs/spec/pipeline.md "SGLang's
-  // greedy rows"): in this mixed batch it is drawn as top_k = 1 on the sorted path, where a
-  // row with no finite logit has NaN probabilities and no defined token (an input error), so
-  // the sglang case holds rows 0 and 1 only; `sglang_all_greedy_masked_v33_f16` is the
-  // all-greedy batch, whose argmax is defined.
+  // A random row with every token masked is a degenerate row (docs/spec/pipeline.md
+  // "Degenerate rows", pipeline/degenerate_rows_v33). sglang: the greedy row's token depends on
+  // SGLang's batch ("SGLang's greedy rows"): the sglang case holds rows 0 and 1 only;
+  // `sglang_all_greedy_masked_v33_f16` is the all-greedy batch.
   {
     auto rng = list.Rng("pipeline", "masked_rows_v33_f16");
     TensorMap in = {{"logits", MaskedRows(33, DType::kF16)},

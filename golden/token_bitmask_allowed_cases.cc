@@ -10,16 +10,11 @@
 
 #include "golden/case_family.h"
 #include "golden/case_list.h"
+#include "golden/case_random.h"
 
 namespace sampcheck::golden {
 
 namespace {
-
-Tensor RandomWords(SplitMix64& rng, std::int64_t rows, std::int64_t words) {
-  Tensor t(DType::kI32, {rows, words});
-  for (auto& w : t.data<std::int32_t>()) w = static_cast<std::int32_t>(rng.Next() >> 32);
-  return t;
-}
 
 // Ids [rows, n]: mostly in [0, vocab), some just outside (-3..-1, vocab..vocab + 2), some
 // 2^32 + t and 2^40 + t for t in [0, vocab).

@@ -9,6 +9,7 @@
 
 #include "golden/case_family.h"
 #include "golden/case_list.h"
+#include "golden/case_random.h"
 
 namespace sampcheck::golden {
 
@@ -16,12 +17,6 @@ namespace {
 
 Tensor Flags(const std::vector<std::uint8_t>& v) {
   return Tensor::FromValues(DType::kBool, {static_cast<std::int64_t>(v.size())}, v);
-}
-
-Tensor RandomWords(SplitMix64& rng, std::int64_t rows, std::int64_t words) {
-  Tensor t(DType::kI32, {rows, words});
-  for (auto& w : t.data<std::int32_t>()) w = static_cast<std::int32_t>(rng.Next() >> 32);
-  return t;
 }
 
 }  // namespace

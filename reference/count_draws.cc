@@ -19,16 +19,13 @@
 #include "core/error.h"
 #include "core/stage_catalogue.h"
 #include "reference/exponential_race.h"
-#include "reference/greedy.h"
 #include "reference/pipeline.h"
 #include "reference/rng/noise.h"
 #include "reference/rng/philox.h"
 #include "reference/rng/streams.h"
 #include "reference/rng/uniform.h"
-#include "reference/sampling_filters.h"
 #include "reference/softmax.h"
 #include "reference/stage_io.h"
-#include "reference/temperature.h"
 
 namespace sampcheck::reference {
 namespace {
@@ -664,36 +661,12 @@ Tensor ReferenceCountDraws(const Case& c, std::int64_t draws, std::uint64_t seed
       throw std::logic_error("stage catalogue: stage '" + c.stage + "' claims reference CountDraws for target kind " +
                              std::string(ExactTargetKindName(info.draw.target)));
   }
-  StageInputs in(c, "pipeline");
-  const Tensor processed = PipelineLogitsBeforeTemperature(c, profile);
-  Case t{c.id, "temperature", c.profile, nlohmann::json::object(), {}};
-  t.inputs.emplace("logits", processed);
-  t.inputs.emplace("temperature", in.Required("temperature", DType::kF32, 1));
-  const TensorMap scaled = RunTemperature(t, profile);
-  Case g{c.id, "greedy", Profile::kCanonical, nlohmann::json::object(), {}};
-  g.inputs.emplace("logits", processed);
-  const TensorMap greedy = RunGreedy(g, Profile::kCanonical);
-  Case f{c.id, "sampling_filters", c.profile, nlohmann::json::object(), {}};
-  if (c.params.contains("order")) f.params["order"] = c.params["order"];
-  f.inputs.emplace("logits", scaled.at("logits"));
-  for (const char* name : {"top_k", "top_p", "min_p"}) {
-    if (c.inputs.count(name)) f.inputs.emplace(name, c.inputs.at(name));
-  }
-  const TensorMap filtered = RunSamplingFilters(f, profile);
-  Tensor probs = filtered.at("probs");
-  if (PipelineDrawsUnfiltered(c, profile)) {  // SGLang's unfiltered path: the full softmax
-    const auto s = scaled.at("logits").data<float>();
-    const auto v = static_cast<std::size_t>(probs.dim(1));
-    for (std::size_t b = 0; b * v < s.size(); ++b) SoftmaxRow(s.subspan(b * v, v), probs.data<float>().subspan(b * v, v));
-  }
-  const auto is_greedy = scaled.at("is_greedy").data<std::uint8_t>();
-  std::vector<std::int64_t> pinned(static_cast<std::size_t>(probs.dim(0)), -1);
-  for (std::size_t b = 0; b < pinned.size(); ++b) {
-    if (is_greedy[b] != 0 || PipelineTopKOneIsGreedy(c, profile, static_cast<std::int64_t>(b))) {
-      pinned[b] = greedy.at("token").data<std::int64_t>()[b];
-    }
-  }
-  return CountRaceDraws(probs.data<float>(), probs.dim(0), probs.dim(1), pinned, draws, seed, first_draw);
+  // The distribution the pipeline defines (reference/pipeline.h): greedy rows always give their
+  // greedy token; random rows race on the probabilities they draw from.
+  const PipelineDistribution d = ComposePipeline(c, profile, ReferencePipelineStages());
+  std::vector<std::int64_t> pinned(static_cast<std::size_t>(d.rows()));
+  for (std::int64_t b = 0; b < d.rows(); ++b) pinned[static_cast<std::size_t>(b)] = d.Pinned(b);
+  return CountRaceDraws(d.probs.data<float>(), d.rows(), d.vocab(), pinned, draws, seed, first_draw);
 }
 
 }  // namespace sampcheck::reference

@@ -129,8 +129,8 @@ void NegLog1pNegApproxLanes(std::span<const std::uint32_t> words, std::span<floa
 bool SupportsCountDrawsStage(const std::string& stage);
 // The reference backend's CountDraws: exponential_race, inverse_cdf, qsample and
 // multinomial_with_seed(_token_ids) race on probs (their target is probs / sum),
-// gumbel_max on SoftmaxRow(logprobs), pipeline on the probs its filters produce after
-// PipelineLogitsBeforeTemperature and temperature (greedy rows always give their greedy token).
+// gumbel_max on SoftmaxRow(logprobs), pipeline on the probabilities of ComposePipeline
+// (reference/pipeline.h; greedy rows always give their greedy token).
 Tensor ReferenceCountDraws(const Case& c, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw = 0);
 
 }  // namespace sampcheck::reference

@@ -69,4 +69,15 @@ std::span<const float> PositionRow(const Tensor& t, std::int64_t b, std::int64_t
   return t.data<float>().subspan(at, vocab);
 }
 
+DraftedTarget ReadDraftedTarget(const Case& c, const StageInputs& in) {
+  DraftedTarget d;
+  d.drafts = &in.Required("draft_ids", DType::kI32, 2);
+  d.rows = d.drafts->dim(0);
+  d.width = d.drafts->dim(1);
+  d.target = PositionRows(c, in, "target_logits", d.rows, d.width + 1);
+  d.vocab = d.target.dim(2);
+  d.counts = DraftCounts(in, *d.drafts, d.vocab);
+  return d;
+}
+
 }  // namespace sampcheck::reference

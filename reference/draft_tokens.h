@@ -34,6 +34,17 @@ Tensor PositionRows(const Case& c, const StageInputs& in, const std::string& nam
 Tensor PositionProbabilities(const Case& c, const StageInputs& in, const std::string& name, std::int64_t rows,
                              std::int64_t positions, std::int64_t vocab = -1);
 
+// draft_ids [B, K] i32, target_logits upcast to f32 [B, K + 1, V] (PositionRows) and each row's
+// number of drafts (DraftCounts), checked in that order: what spec_greedy and spec_step read
+// first (ParseSpecGreedy, ParseSpecStep).
+struct DraftedTarget {
+  std::int64_t rows = 0, width = 0, vocab = 0;
+  const Tensor* drafts = nullptr;
+  std::vector<std::int64_t> counts;  // drafts per row
+  Tensor target;                     // f32 [B, K + 1, V]
+};
+DraftedTarget ReadDraftedTarget(const Case& c, const StageInputs& in);
+
 // Row (b, position) of an f32 [B, P, V] tensor.
 std::span<const float> PositionRow(const Tensor& t, std::int64_t b, std::int64_t position);
 

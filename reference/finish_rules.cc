@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "reference/stage_io.h"
@@ -28,25 +29,52 @@ void ExpectIdsOrPadding(const StageInputs& in, const std::string& name, const Te
 
 }  // namespace
 
-TensorMap RunFinishRules(const Case& c, Profile profile) {
+FinishRulesArgs ParseFinishRules(const Case& c) {
   StageInputs in(c, "finish_rules");
+  FinishRulesArgs a;
   const Tensor& token = in.Required("token", DType::kI64, 1);
-  const std::int64_t rows = token.dim(0);
-  const Tensor& out_len = in.Required("output_len", DType::kI32, 1);
-  const Tensor& max_tok = in.Required("max_tokens", DType::kI32, 1);
-  const Tensor& min_tok = in.Required("min_tokens", DType::kI32, 1);
-  const Tensor& ignore = in.Required("ignore_eos", DType::kBool, 1);
-  const Tensor& eos = in.Required("eos_ids", DType::kI32, 2);
-  const Tensor& stop = in.Required("stop_ids", DType::kI32, 2);
-  const Tensor* keep = in.Optional("keep_stop", DType::kBool, 1);
-  for (const auto& [name, t] : {std::pair<const char*, const Tensor*>{"output_len", &out_len}, {"max_tokens", &max_tok},
-                                {"min_tokens", &min_tok}, {"ignore_eos", &ignore}, {"eos_ids", &eos}, {"stop_ids", &stop},
-                                {"keep_stop", keep}}) {
-    if (t) in.ExpectDim(name, *t, 0, rows);
+  a.token = &token;
+  a.rows = token.dim(0);
+  a.output_len = &in.Required("output_len", DType::kI32, 1);
+  a.max_tokens = &in.Required("max_tokens", DType::kI32, 1);
+  a.min_tokens = &in.Required("min_tokens", DType::kI32, 1);
+  a.ignore_eos = &in.Required("ignore_eos", DType::kBool, 1);
+  a.eos_ids = &in.Required("eos_ids", DType::kI32, 2);
+  a.stop_ids = &in.Required("stop_ids", DType::kI32, 2);
+  a.keep_stop = in.Optional("keep_stop", DType::kBool, 1);
+  for (const auto& [name, t] : {std::pair<const char*, const Tensor*>{"output_len", a.output_len}, {"max_tokens", a.max_tokens},
+                                {"min_tokens", a.min_tokens}, {"ignore_eos", a.ignore_eos}, {"eos_ids", a.eos_ids},
+                                {"stop_ids", a.stop_ids}, {"keep_stop", a.keep_stop}}) {
+    if (t) in.ExpectDim(name, *t, 0, a.rows);
   }
-  ExpectIdsOrPadding(in, "eos_ids", eos);
-  ExpectIdsOrPadding(in, "stop_ids", stop);
+  ExpectIdsOrPadding(in, "eos_ids", *a.eos_ids);
+  ExpectIdsOrPadding(in, "stop_ids", *a.stop_ids);
+  for (std::int64_t b = 0; b < a.rows; ++b) {
+    const auto i = static_cast<std::size_t>(b);
+    const std::int64_t tok = token.data<std::int64_t>()[i];
+    const std::int32_t len = a.output_len->data<std::int32_t>()[i], max = a.max_tokens->data<std::int32_t>()[i],
+                       min = a.min_tokens->data<std::int32_t>()[i];
+    const std::string row = "row " + std::to_string(b) + ": ";
+    if (tok < 0) in.Fail(row + "token " + std::to_string(tok) + " must be >= 0");
+    if (len < 1) in.Fail(row + "output_len " + std::to_string(len) + " must be >= 1 (it counts this step's token)");
+    if (max < 1) in.Fail(row + "max_tokens " + std::to_string(max) + " must be >= 1");
+    // vLLM's SamplingParams._verify_args rejects min_tokens > max_tokens.
+    if (min < 0 || min > max) in.Fail(row + "min_tokens " + std::to_string(min) + " must be in [0, max_tokens = " + std::to_string(max) + "]");
+  }
+  return a;
+}
 
+TensorMap RunFinishRules(const Case& c, Profile profile) {
+  const FinishRulesArgs a = ParseFinishRules(c);
+  const std::int64_t rows = a.rows;
+  const Tensor& token = *a.token;
+  const Tensor& out_len = *a.output_len;
+  const Tensor& max_tok = *a.max_tokens;
+  const Tensor& min_tok = *a.min_tokens;
+  const Tensor& ignore = *a.ignore_eos;
+  const Tensor& eos = *a.eos_ids;
+  const Tensor& stop = *a.stop_ids;
+  const Tensor* keep = a.keep_stop;
   const std::int64_t width = eos.dim(1) + stop.dim(1);
   Tensor reason(DType::kI32, {rows});
   Tensor stop_reason(DType::kI64, {rows});
@@ -57,12 +85,6 @@ TensorMap RunFinishRules(const Case& c, Profile profile) {
     const std::int64_t tok = token.data<std::int64_t>()[i];
     const std::int32_t len = out_len.data<std::int32_t>()[i], max = max_tok.data<std::int32_t>()[i],
                        min = min_tok.data<std::int32_t>()[i];
-    const std::string row = "row " + std::to_string(b) + ": ";
-    if (tok < 0) in.Fail(row + "token " + std::to_string(tok) + " must be >= 0");
-    if (len < 1) in.Fail(row + "output_len " + std::to_string(len) + " must be >= 1 (it counts this step's token)");
-    if (max < 1) in.Fail(row + "max_tokens " + std::to_string(max) + " must be >= 1");
-    // vLLM's SamplingParams._verify_args rejects min_tokens > max_tokens.
-    if (min < 0 || min > max) in.Fail(row + "min_tokens " + std::to_string(min) + " must be in [0, max_tokens = " + std::to_string(max) + "]");
     const bool ignore_eos = ignore.data<std::uint8_t>()[i] != 0;
     const bool keep_stop = keep && keep->data<std::uint8_t>()[i] != 0;
     const auto eos_row = Row(eos, b), stop_row = Row(stop, b);

@@ -39,10 +39,28 @@
 // Example: token 7 = eos_ids[0], output_len = max_tokens = 4, min_tokens 0: stop in every
 //   profile (the token checks come before the length check); stop_reason -1 (vllm), 7 (sglang).
 
+#include <cstdint>
+
 #include "core/case.h"
 #include "core/profile.h"
 
 namespace sampcheck::reference {
+
+// The checked inputs (contract block), read once for the reference and the gpu glue
+// (gpu/backend/draws_glue.cc); every row's checks run before any output, in row order, so the
+// first failure is the same whoever computes the outputs. Pointers into the case.
+struct FinishRulesArgs {
+  const Tensor* token = nullptr;       // [B] i64
+  const Tensor* output_len = nullptr;  // [B] i32
+  const Tensor* max_tokens = nullptr;  // [B] i32
+  const Tensor* min_tokens = nullptr;  // [B] i32
+  const Tensor* ignore_eos = nullptr;  // [B] bool
+  const Tensor* eos_ids = nullptr;     // [B, E] i32
+  const Tensor* stop_ids = nullptr;    // [B, S] i32
+  const Tensor* keep_stop = nullptr;   // [B] bool, or null (false)
+  std::int64_t rows = 0;
+};
+FinishRulesArgs ParseFinishRules(const Case& c);
 
 TensorMap RunFinishRules(const Case& c, Profile profile);
 

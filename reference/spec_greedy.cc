@@ -9,12 +9,17 @@
 
 namespace sampcheck::reference {
 
+SpecGreedyArgs ParseSpecGreedy(const Case& c) {
+  const StageInputs in(c, "spec_greedy");
+  return ReadDraftedTarget(c, in);
+}
+
 TensorMap RunSpecGreedy(const Case& c, Profile /*profile*/) {
-  StageInputs in(c, "spec_greedy");
-  const Tensor& drafts = in.Required("draft_ids", DType::kI32, 2);
-  const std::int64_t rows = drafts.dim(0), width = drafts.dim(1);
-  const Tensor target = PositionRows(c, in, "target_logits", rows, width + 1);
-  const std::vector<std::int64_t> counts = DraftCounts(in, drafts, target.dim(2));
+  const SpecGreedyArgs a = ParseSpecGreedy(c);
+  const Tensor& drafts = *a.drafts;
+  const Tensor& target = a.target;
+  const std::vector<std::int64_t>& counts = a.counts;
+  const std::int64_t rows = a.rows, width = a.width;
   Tensor emitted(DType::kI64, {rows, width + 1});
   Tensor accepted(DType::kI64, {rows});
   auto out = emitted.data<std::int64_t>();

@@ -19,8 +19,14 @@
 
 #include "core/case.h"
 #include "core/profile.h"
+#include "reference/draft_tokens.h"
 
 namespace sampcheck::reference {
+
+// The checked inputs (contract block), read once for the reference and the gpu glue
+// (gpu/backend/draws_glue.cc): the drafts, the target rows and each row's number of drafts.
+using SpecGreedyArgs = DraftedTarget;
+SpecGreedyArgs ParseSpecGreedy(const Case& c);
 
 TensorMap RunSpecGreedy(const Case& c, Profile profile);
 

@@ -164,12 +164,7 @@ SpecStepArgs ParseSpecStep(const Case& c, Profile profile) {
     in.Fail("no rule for profile " + std::string(ProfileName(profile)));
   }
   SpecStepArgs a;
-  a.drafts = &in.Required("draft_ids", DType::kI32, 2);
-  a.rows = a.drafts->dim(0);
-  a.width = a.drafts->dim(1);
-  a.target = PositionRows(c, in, "target_logits", a.rows, a.width + 1);
-  a.vocab = a.target.dim(2);
-  a.counts = DraftCounts(in, *a.drafts, a.vocab);
+  static_cast<DraftedTarget&>(a) = ReadDraftedTarget(c, in);
   a.has_draft = c.inputs.count("draft_logits") != 0;
   if (profile == Profile::kBlockVerification && !a.has_draft)
     in.Fail("missing input tensor 'draft_logits' (block verification needs draft probabilities)");

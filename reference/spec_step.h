@@ -43,6 +43,7 @@
 
 #include "core/case.h"
 #include "core/profile.h"
+#include "reference/draft_tokens.h"
 #include "reference/spec_random.h"
 #include "reference/stage_io.h"
 
@@ -106,11 +107,7 @@ bool VllmDraftsOneHot(const StageInputs& in, const Case& c, Profile profile);
 // min_tokens, output_len [B] when given (top_p, min_p finite; the two counts >= 0); stop_ids
 // [B, S] ids or -1; then, when a row is random, u f64 [B, K] in [0, 1) and (but sglang) the
 // Exp(1) noise q and bonus_q [B, V]; sglang's thresholds and final_u f32 [B] in [0, 1).
-struct SpecStepArgs {
-  std::int64_t rows = 0, width = 0, vocab = 0;
-  const Tensor* drafts = nullptr;
-  std::vector<std::int64_t> counts;  // drafts per row
-  Tensor target;                     // f32 [B, K + 1, V]
+struct SpecStepArgs : DraftedTarget {  // the drafts, the target rows, drafts per row
   bool has_draft = false;
   Tensor draft;                      // f32 [B, K, V] when has_draft
   bool use_draft = false;            // the verifier reads the draft rows (vllm greedy drafts: one-hot)

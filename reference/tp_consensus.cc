@@ -28,7 +28,7 @@ std::vector<std::int64_t> ReadIds(const Tensor& t) {
 
 }  // namespace
 
-TensorMap RunTpConsensus(const Case& c, Profile profile) {
+TpConsensusArgs ParseTpConsensus(const Case& c) {
   StageInputs in(c, "tp_consensus");
   const auto found = c.inputs.find("rank_ids");
   if (found != c.inputs.end() && found->second.dtype() != DType::kI32 && found->second.dtype() != DType::kI64) {
@@ -36,16 +36,22 @@ TensorMap RunTpConsensus(const Case& c, Profile profile) {
   }
   const bool is_i32 = found != c.inputs.end() && found->second.dtype() == DType::kI32;
   const Tensor& t = in.Required("rank_ids", is_i32 ? DType::kI32 : DType::kI64, 2);
-  const std::int64_t ranks = t.dim(0), batch = t.dim(1);
-  if (ranks < 1) in.Fail("rank_ids must have R >= 1 ranks (dim 0), got " + std::to_string(ranks));
-  const std::vector<std::int64_t> ids = ReadIds(t);
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    if (ids[i] < 0) {
-      const auto r = static_cast<std::int64_t>(i) / batch, b = static_cast<std::int64_t>(i) % batch;
-      in.Fail("rank_ids[" + std::to_string(r) + ", " + std::to_string(b) + "] = " + std::to_string(ids[i]) +
+  TpConsensusArgs a{ReadIds(t), t.dim(0), t.dim(1)};
+  if (a.ranks < 1) in.Fail("rank_ids must have R >= 1 ranks (dim 0), got " + std::to_string(a.ranks));
+  for (std::size_t i = 0; i < a.ids.size(); ++i) {
+    if (a.ids[i] < 0) {
+      const auto r = static_cast<std::int64_t>(i) / a.batch, b = static_cast<std::int64_t>(i) % a.batch;
+      in.Fail("rank_ids[" + std::to_string(r) + ", " + std::to_string(b) + "] = " + std::to_string(a.ids[i]) +
               ": a sampled id must be >= 0");
     }
   }
+  return a;
+}
+
+TensorMap RunTpConsensus(const Case& c, Profile profile) {
+  const TpConsensusArgs a = ParseTpConsensus(c);
+  const std::vector<std::int64_t>& ids = a.ids;
+  const std::int64_t ranks = a.ranks, batch = a.batch;
   Tensor token(DType::kI64, {batch});
   Tensor unanimous(DType::kBool, {batch});
   auto out = token.data<std::int64_t>();

@@ -18,10 +18,21 @@
 // Example: rank_ids {{5, 2, 7}, {3, 2, 9}}: sglang -> {3, 2, 7}, vllm -> {5, 2, 7};
 // unanimous -> {false, true, false}.
 
+#include <cstdint>
+#include <vector>
+
 #include "core/case.h"
 #include "core/profile.h"
 
 namespace sampcheck::reference {
+
+// The checked inputs (contract block), read once for the reference and the gpu glue
+// (gpu/backend/draws_glue.cc): rank_ids widened exactly to i64, row-major [ranks, batch].
+struct TpConsensusArgs {
+  std::vector<std::int64_t> ids;
+  std::int64_t ranks = 0, batch = 0;
+};
+TpConsensusArgs ParseTpConsensus(const Case& c);
 
 TensorMap RunTpConsensus(const Case& c, Profile profile);
 

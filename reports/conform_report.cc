@@ -11,11 +11,9 @@
 
 namespace sampcheck::reports {
 
-namespace {
-// Ids and reasons come from backends and may hold any bytes: report.json spells every byte
-// that is not valid UTF-8 as U+FFFD (docs/spec/report.md "Escaping") instead of failing.
-constexpr auto kReplaceInvalidUtf8 = nlohmann::json::error_handler_t::replace;
-}  // namespace
+std::string ReportJsonText(const nlohmann::json& doc, int indent) {
+  return doc.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 std::vector<StageSummary> SummariseByStage(const std::vector<CaseResult>& results) {
   std::map<std::string, StageSummary> by_stage;
@@ -81,7 +79,7 @@ std::filesystem::path WriteJsonReport(const std::filesystem::path& dir, const Ru
   const auto path = dir / "report.json";
   // A partial report is rewritten after every case: atomic, but not fsync'ed (an fsync per
   // case would dominate a run); the complete report is.
-  WriteFileAtomically(path, ReportToJson(run, results, complete).dump(2, ' ', false, kReplaceInvalidUtf8) + "\n", /*sync_to_disk=*/complete);
+  WriteFileAtomically(path, ReportJsonText(ReportToJson(run, results, complete), 2) + "\n", /*sync_to_disk=*/complete);
   return path;
 }
 

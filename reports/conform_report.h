@@ -38,5 +38,9 @@ std::filesystem::path WriteJsonReport(const std::filesystem::path& dir, const Ru
                                       const std::vector<CaseResult>& results, bool complete);
 // "stage  pass  fail  skip" rows plus a total line.
 std::string SummaryTable(const std::vector<StageSummary>& stages);
+// report.json text (or one journal line, indent -1): ids and reasons come from backends and may
+// hold any bytes, so every byte that is not valid UTF-8 is spelled U+FFFD (docs/spec/report.md
+// "Escaping") instead of failing the dump.
+std::string ReportJsonText(const nlohmann::json& doc, int indent);
 
 }  // namespace sampcheck::reports

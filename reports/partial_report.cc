@@ -15,12 +15,6 @@
 namespace sampcheck::reports {
 
 namespace {
-// Ids and reasons come from backends and may hold any bytes: report.json spells every byte
-// that is not valid UTF-8 as U+FFFD (docs/spec/report.md "Escaping") instead of failing.
-constexpr auto kReplaceInvalidUtf8 = nlohmann::json::error_handler_t::replace;
-}  // namespace
-
-namespace {
 
 using Clock = std::chrono::steady_clock;
 
@@ -34,7 +28,7 @@ constexpr int kRewriteCostFactor = 10;
 
 // One case as ReportToJson lays it out inside the document.
 std::string CaseText(const nlohmann::json& one_case) {
-  std::string text = kCaseIndent + one_case.dump(2, ' ', false, kReplaceInvalidUtf8);
+  std::string text = kCaseIndent + ReportJsonText(one_case, 2);
   for (std::size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 1)) {
     text.insert(at + 1, kCaseIndent);
   }
@@ -73,7 +67,7 @@ void PartialReport::Add(const CaseResult& result) {
   const nlohmann::json one = ReportToJson(run_, {result}, false)["cases"][0];
   case_texts_.push_back(CaseText(one));
   // One write(2) of a whole line: a killed run leaves whole lines, and at worst a last one cut.
-  if (!WriteAll(journal_fd_, one.dump(-1, ' ', false, kReplaceInvalidUtf8) + "\n")) {
+  if (!WriteAll(journal_fd_, ReportJsonText(one, -1) + "\n")) {
     throw InputError((dir_ / kReportJournalName).string() + ": cannot append: " + std::strerror(errno));
   }
   if (Due()) Write();
@@ -102,7 +96,7 @@ std::string PartialReport::Text() const {
   }
   doc["stages"] = stages;
   doc["summary"] = {{"cases", results_.size()}, {"passed", passed}, {"failed", failed}, {"skipped", skipped}};
-  std::string text = doc.dump(2, ' ', false, kReplaceInvalidUtf8) + "\n";
+  std::string text = ReportJsonText(doc, 2) + "\n";
   if (case_texts_.empty()) return text;
   std::size_t size = 0;
   for (const auto& c : case_texts_) size += c.size() + 2;

@@ -22,9 +22,7 @@ namespace {
 using detail::Fail;
 using detail::Num;
 
-void CheckDf(const char* function, double df) {
-  if (!(df > 0.0) || !std::isfinite(df)) Fail(function, "df = " + Num(df) + " is not a finite value > 0");
-}
+using detail::CheckDf;
 
 void CheckX(const char* function, double x) {
   if (!(x >= 0.0)) Fail(function, "x = " + Num(x) + " is not >= 0");

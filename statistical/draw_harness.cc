@@ -14,10 +14,12 @@
 #include "core/stage_catalogue.h"
 #include "reference/stage_io.h"
 #include "reference/math/log.h"
+#include "reference/rng/draw_harness_noise.h"
 #include "reference/rng/noise.h"
 #include "reference/rng/philox.h"
 #include "reference/rng/streams.h"
 #include "reference/rng/uniform.h"
+#include "statistical/detail/checks.h"
 #include "statistical/exact_target.h"
 #include "statistical/exact_tests.h"
 #include "statistical/exponent_score.h"
@@ -60,12 +62,7 @@ struct CasePlan {
   std::string error;  // configuration error
 };
 
-std::string Fmt(double x, int digits = 4) {
-  std::ostringstream s;
-  s.precision(digits);
-  s << x;
-  return s.str();
-}
+using detail::Fmt;
 
 bool Ambiguous(const RowTarget& t, std::int64_t i) {
   return std::binary_search(t.ambiguous.begin(), t.ambiguous.end(), i);
@@ -486,8 +483,10 @@ const std::string& RoleInput(const StageInfo& info, Role role) {
 }
 const std::string& NoiseInput(const StageInfo& info) { return RoleInput(info, Role::kNoise); }
 
+// The harness's words and laws (reference/rng/draw_harness_noise.h), shared with the gpu
+// backends' own draws of the pipeline.
 rng::Philox4x32Block NoiseBlock(std::uint64_t seed, std::uint32_t token_block, std::uint32_t draw, std::uint32_t row) {
-  return rng::StreamBlock(rng::Stream::kDrawHarnessNoise, seed, token_block, draw, row);
+  return rng::draw_harness::Block(seed, token_block, draw, row);
 }
 
 }  // namespace
@@ -545,13 +544,7 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
         const auto words = NoiseBlock(seed, static_cast<std::uint32_t>(i0 / 4), d, r);
         for (std::int64_t i = i0; i < std::min(vocab, i0 + 4); ++i) {
           const std::uint32_t w = words.v[i - i0];
-          float x;
-          if (gumbel) {
-            x = rng::GumbelCellCentreF32(w);  // finite: reference/rng/noise.h
-          } else {
-            x = rng::ExponentialTorchCudaF32(rng::UniformOpenClosedCurandF32(w));  // [2^-24, 33 ln2]
-          }
-          data[static_cast<std::size_t>(at * vocab + i)] = x;
+          data[static_cast<std::size_t>(at * vocab + i)] = gumbel ? rng::draw_harness::Gumbel(w) : rng::draw_harness::Exponential(w);
         }
       }
     });
@@ -560,7 +553,7 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
     Tensor u = Tensor::Uninitialized(DType::kF32, {total});
     auto data = u.data<float>();
     for_each_row([&](std::int64_t at, std::uint32_t d, std::uint32_t r) {
-      data[static_cast<std::size_t>(at)] = rng::UniformClosedOpen24F32(NoiseBlock(seed, 0, d, r).v[0]);
+      data[static_cast<std::size_t>(at)] = rng::draw_harness::Uniform(NoiseBlock(seed, 0, d, r).v[0]);
     });
     out.inputs.emplace(NoiseInput(info), std::move(u));
   } else if (noise_law == HarnessNoise::kUniformRounds) {
@@ -583,8 +576,7 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
     Tensor pos(DType::kI64, {total});
     auto data = s.data<std::int64_t>();
     for_each_row([&](std::int64_t at, std::uint32_t d, std::uint32_t r) {
-      const auto words = NoiseBlock(seed, 0, d, r);
-      data[static_cast<std::size_t>(at)] = std::bit_cast<std::int64_t>(std::uint64_t{words.v[1]} << 32 | words.v[0]);
+      data[static_cast<std::size_t>(at)] = rng::draw_harness::Seed(seed, d, r);
     });
     out.inputs.emplace(RoleInput(info, Role::kSeed), std::move(s));
     out.inputs.emplace(RoleInput(info, Role::kPosition), std::move(pos));

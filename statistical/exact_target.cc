@@ -13,17 +13,16 @@
 #include "core/stage_catalogue.h"
 #include "reference/ascend_top_k_top_p_sample_v2.h"
 #include "reference/flashinfer_sampling_from_probs.h"
-#include "reference/greedy.h"
 #include "reference/pipeline.h"
 #include "reference/sampling_filters.h"
 #include "reference/stage_io.h"
-#include "reference/temperature.h"
+#include "statistical/detail/numeric.h"
 #include "statistical/spec_draws.h"
 
 namespace sampcheck::statistical {
 namespace {
 
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+using detail::kNegInf;
 
 std::vector<float> RowsAsF32(const Case& c, const std::string& name) {
   auto it = c.inputs.find(name);
@@ -160,39 +159,27 @@ std::vector<std::int64_t> AmbiguousTokens(const Case& c, Profile profile, std::s
   return {ambiguous.begin(), ambiguous.end()};
 }
 
+// The pipeline's distribution as the reference composes it (reference/pipeline.h): a greedy
+// row is its greedy token; a random row draws exp(s_i - s_max) over the tokens its filters
+// keep (every token on SGLang's unfiltered path, where no filter runs).
 ExactTarget PipelineTarget(const Case& c) {
   const Profile profile = c.profile;
-  const Tensor processed = reference::PipelineLogitsBeforeTemperature(c, profile);
-  Case t{c.id + " (temperature)", "temperature", c.profile, nlohmann::json::object(), {}};
-  t.inputs.emplace("logits", processed);
-  if (!c.inputs.count("temperature")) throw std::invalid_argument("exact target of case '" + c.id + "': missing input 'temperature'");
-  t.inputs.emplace("temperature", c.inputs.at("temperature"));
-  const TensorMap scaled = reference::RunTemperature(t, profile);
-  Case g{c.id + " (greedy)", "greedy", Profile::kCanonical, nlohmann::json::object(), {}};
-  g.inputs.emplace("logits", processed);
-  const TensorMap greedy = reference::RunGreedy(g, Profile::kCanonical);
-
-  const Tensor& s = scaled.at("logits");
-  const std::int64_t rows = s.dim(0), vocab = s.dim(1);
+  const reference::PipelineDistribution d = reference::ComposePipeline(c, profile, reference::ReferencePipelineStages());
+  const std::int64_t rows = d.rows(), vocab = d.vocab();
   ExactTarget target;
   target.vocab = vocab;
-  const auto scaled_all = s.data<float>();
-  const auto is_greedy = scaled.at("is_greedy").data<std::uint8_t>();
-  const bool unfiltered = reference::PipelineDrawsUnfiltered(c, profile);
   for (std::int64_t b = 0; b < rows; ++b) {
     RowTarget row;
-    if (is_greedy[static_cast<std::size_t>(b)] != 0 || reference::PipelineTopKOneIsGreedy(c, profile, b)) {
-      row.greedy_token = greedy.at("token").data<std::int64_t>()[b];
+    if (const std::int64_t pinned = d.Pinned(b); pinned >= 0) {
+      row.greedy_token = pinned;
       row.p.assign(static_cast<std::size_t>(vocab), 0.0);
       row.p[static_cast<std::size_t>(row.greedy_token)] = 1.0;
       target.rows.push_back(std::move(row));
       continue;
     }
-    const auto scaled_row = scaled_all.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
-    // SGLang's unfiltered path runs no filter (reference/pipeline.h).
-    const std::vector<float> kept = unfiltered ? std::vector<float>(scaled_row.begin(), scaled_row.end())
-                                               : FilterRow(c, profile, scaled_row, b, false, false);
-    row.p = SoftmaxExact(kept);
+    const auto at = static_cast<std::size_t>(b * vocab), n = static_cast<std::size_t>(vocab);
+    const auto scaled_row = d.scaled.data<float>().subspan(at, n);
+    row.p = SoftmaxExact(d.sglang_unfiltered ? scaled_row : d.masked.data<float>().subspan(at, n));
     row.ambiguous = AmbiguousTokens(c, profile, scaled_row, b);
     target.rows.push_back(std::move(row));
   }

@@ -12,12 +12,13 @@
 //   from draft_probs — docs/spec/speculative.md "Exact laws"), gumbel_max (input logprobs: target = softmax over finite scores), and pipeline
 //   (every group of reference/pipeline.h; sparse logit-bias lists throw). Noise inputs
 //   (q, gumbel, u, seed, positions) are ignored: the target does not depend on them.
-// - pipeline: the support of a random row is the set the reference keeps —
-//   PipelineLogitsBeforeTemperature (penalties, masks, bias), RunTemperature, then
-//   RunSamplingFilters under the case's profile, so the bit-exact f32 rules decide it — and
+// - pipeline: the support of a random row is the set the reference keeps — ComposePipeline
+//   (reference/pipeline.h: penalties, masks, bias, temperature, then the filters under the
+//   case's profile; none on SGLang's unfiltered path), so the bit-exact f32 rules decide it — and
 //   the probability of a kept token is exp(s_i - s_max) / sum over kept tokens, computed in
 //   long double from the f32 scaled logits s (temperature output). A greedy row (temperature
-//   below the profile's epsilon) has one token, the reference greedy argmax, probability 1.
+//   below the profile's epsilon, or greedy by the profile's other rules) has one token, the
+//   reference greedy argmax, probability 1.
 // - Probabilities are computed in long double (x86-64: 64-bit significand) and stored as
 //   double; each row's p sums to 1 within 1e-15.
 // - Ambiguous tokens (pipeline only): a threshold rule compares an exact quantity the f32

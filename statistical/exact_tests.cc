@@ -16,6 +16,7 @@
 
 #include "core/split_mix64.h"
 #include "statistical/detail/checks.h"
+#include "statistical/detail/numeric.h"
 #include "statistical/goodness_of_fit.h"
 
 namespace sampcheck::statistical {
@@ -30,16 +31,16 @@ constexpr double kRelErr = 1.0 + 1e-7;
 using Binomial = boost::math::binomial_distribution<double>;
 using Poisson = boost::math::poisson_distribution<double>;
 
-double D(std::int64_t k) { return static_cast<double>(k); }
+using detail::ToDouble;
 
 // P(X <= k) and P(X >= k) with the empty and full cases explicit.
 template <class Law>
 double AtMost(const Law& law, std::int64_t k) {
-  return k < 0 ? 0.0 : boost::math::cdf(law, D(k));
+  return k < 0 ? 0.0 : boost::math::cdf(law, ToDouble(k));
 }
 template <class Law>
 double AtLeast(const Law& law, std::int64_t k) {
-  return k <= 0 ? 1.0 : boost::math::cdf(boost::math::complement(law, D(k - 1)));
+  return k <= 0 ? 1.0 : boost::math::cdf(boost::math::complement(law, ToDouble(k - 1)));
 }
 
 // Smallest j in [lo, hi] with pmf(j) <= bound, given pmf nonincreasing on [lo, hi]; hi + 1 if
@@ -49,7 +50,7 @@ std::int64_t FirstAtMost(const Law& law, std::int64_t lo, std::int64_t hi, doubl
   std::int64_t a = lo, b = hi + 1;
   while (a < b) {
     const std::int64_t mid = a + (b - a) / 2;
-    if (boost::math::pdf(law, D(mid)) <= bound) b = mid; else a = mid + 1;
+    if (boost::math::pdf(law, ToDouble(mid)) <= bound) b = mid; else a = mid + 1;
   }
   return a;
 }
@@ -60,7 +61,7 @@ std::int64_t LastAtMost(const Law& law, std::int64_t lo, std::int64_t hi, double
   std::int64_t a = lo - 1, b = hi;
   while (a < b) {
     const std::int64_t mid = b - (b - a) / 2;
-    if (boost::math::pdf(law, D(mid)) <= bound) a = mid; else b = mid - 1;
+    if (boost::math::pdf(law, ToDouble(mid)) <= bound) a = mid; else b = mid - 1;
   }
   return a;
 }
@@ -84,10 +85,10 @@ Tails TailsFor(Alternative a, double level) {
 Interval BinomialInterval(std::int64_t k, std::int64_t n, Tails t, double level) {
   Interval iv{0.0, 1.0, level};
   if (t.lower_alpha > 0.0 && k > 0) {
-    iv.lower = Binomial::find_lower_bound_on_p(D(n), D(k), t.lower_alpha, Binomial::clopper_pearson_exact_interval);
+    iv.lower = Binomial::find_lower_bound_on_p(ToDouble(n), ToDouble(k), t.lower_alpha, Binomial::clopper_pearson_exact_interval);
   }
   if (t.upper_alpha > 0.0 && k < n) {
-    iv.upper = Binomial::find_upper_bound_on_p(D(n), D(k), t.upper_alpha, Binomial::clopper_pearson_exact_interval);
+    iv.upper = Binomial::find_upper_bound_on_p(ToDouble(n), ToDouble(k), t.upper_alpha, Binomial::clopper_pearson_exact_interval);
   }
   return iv;
 }
@@ -116,9 +117,9 @@ BinomialTestResult BinomialTest(std::int64_t k, std::int64_t n, double p0, Alter
   detail::CheckOpenUnit(fn, "level", level);
   CheckAlternative(fn, alternative);
 
-  BinomialTestResult r{k, n, p0, alternative, 1.0, D(k) / D(n), {}};
+  BinomialTestResult r{k, n, p0, alternative, 1.0, ToDouble(k) / ToDouble(n), {}};
   r.interval = BinomialInterval(k, n, TailsFor(alternative, level), level);
-  const Binomial law(D(n), p0);
+  const Binomial law(ToDouble(n), p0);
   switch (alternative) {
     case Alternative::kLess: r.p_value = AtMost(law, k); return r;
     case Alternative::kGreater: r.p_value = AtLeast(law, k); return r;
@@ -126,11 +127,11 @@ BinomialTestResult BinomialTest(std::int64_t k, std::int64_t n, double p0, Alter
   }
   if (p0 == 0.0) { r.p_value = k == 0 ? 1.0 : 0.0; return r; }
   if (p0 == 1.0) { r.p_value = k == n ? 1.0 : 0.0; return r; }
-  const double m = D(n) * p0;
-  const double bound = boost::math::pdf(law, D(k)) * kRelErr;
-  if (D(k) == m) {
+  const double m = ToDouble(n) * p0;
+  const double bound = boost::math::pdf(law, ToDouble(k)) * kRelErr;
+  if (ToDouble(k) == m) {
     r.p_value = 1.0;
-  } else if (D(k) < m) {
+  } else if (ToDouble(k) < m) {
     // pmf is nonincreasing on [ceil(m), n]: ceil(n p0) >= floor((n + 1) p0), the mode.
     const std::int64_t j = FirstAtMost(law, static_cast<std::int64_t>(std::ceil(m)), n, bound);
     r.p_value = Cap(AtMost(law, k) + (j > n ? 0.0 : AtLeast(law, j)));
@@ -152,8 +153,8 @@ PoissonTestResult PoissonTest(std::int64_t k, double mu, Alternative alternative
   PoissonTestResult r{k, mu, alternative, 1.0, {}};
   const Tails t = TailsFor(alternative, level);
   r.interval = {0.0, std::numeric_limits<double>::infinity(), level};
-  if (t.lower_alpha > 0.0 && k > 0) r.interval.lower = boost::math::gamma_p_inv(D(k), t.lower_alpha);
-  if (t.upper_alpha > 0.0) r.interval.upper = boost::math::gamma_q_inv(D(k) + 1.0, t.upper_alpha);
+  if (t.lower_alpha > 0.0 && k > 0) r.interval.lower = boost::math::gamma_p_inv(ToDouble(k), t.lower_alpha);
+  if (t.upper_alpha > 0.0) r.interval.upper = boost::math::gamma_q_inv(ToDouble(k) + 1.0, t.upper_alpha);
 
   const Poisson law(mu);
   switch (alternative) {
@@ -161,15 +162,15 @@ PoissonTestResult PoissonTest(std::int64_t k, double mu, Alternative alternative
     case Alternative::kGreater: r.p_value = AtLeast(law, k); return r;
     case Alternative::kTwoSided: break;
   }
-  const double bound = boost::math::pdf(law, D(k)) * kRelErr;
-  if (D(k) == mu) {
+  const double bound = boost::math::pdf(law, ToDouble(k)) * kRelErr;
+  if (ToDouble(k) == mu) {
     r.p_value = 1.0;
-  } else if (D(k) < mu) {
+  } else if (ToDouble(k) < mu) {
     // pmf(i + 1) / pmf(i) = mu / (i + 1) < 1 for i >= mu: nonincreasing on [ceil(mu), inf).
     // Find a finite end with pmf <= bound by doubling, as R's poisson.test does.
     const std::int64_t lo = static_cast<std::int64_t>(std::ceil(mu));
-    std::int64_t hi = std::max<std::int64_t>(lo, static_cast<std::int64_t>(std::ceil(2.0 * mu - D(k))));
-    while (boost::math::pdf(law, D(hi)) > bound) hi *= 2;
+    std::int64_t hi = std::max<std::int64_t>(lo, static_cast<std::int64_t>(std::ceil(2.0 * mu - ToDouble(k))));
+    while (boost::math::pdf(law, ToDouble(hi)) > bound) hi *= 2;
     const std::int64_t j = FirstAtMost(law, lo, hi, bound);
     r.p_value = Cap(AtMost(law, k) + AtLeast(law, j));
   } else {
@@ -202,8 +203,8 @@ MonteCarloResult MonteCarloGoodnessOfFit(std::span<const std::int64_t> counts, s
   if (n == 0) Fail(fn, "counts sum to 0");
   double c = 0.0;
   for (std::size_t t : tokens) {
-    observed.push_back(D(counts[t]));
-    expected.push_back(D(n) * p[t] / p_sum);
+    observed.push_back(ToDouble(counts[t]));
+    expected.push_back(ToDouble(n) * p[t] / p_sum);
     c += p[t] / p_sum;
     cumulative.push_back(c);
   }
@@ -219,14 +220,14 @@ MonteCarloResult MonteCarloGoodnessOfFit(std::span<const std::int64_t> counts, s
     for (std::int64_t i = 0; i < n; ++i) {
       // 53-bit uniform in [0, 1), scaled to the cumulative total so rounding of the sum cannot
       // leave a gap at the top.
-      const double u = D(static_cast<std::int64_t>(rng.Next() >> 11)) * 0x1p-53 * cumulative.back();
+      const double u = ToDouble(static_cast<std::int64_t>(rng.Next() >> 11)) * 0x1p-53 * cumulative.back();
       const auto it = std::upper_bound(cumulative.begin(), cumulative.end(), u);
       const auto idx = std::min<std::size_t>(static_cast<std::size_t>(it - cumulative.begin()), sim.size() - 1);
       sim[idx] += 1.0;
     }
     if (PowerDivergence(sim, expected, lambda) >= threshold) ++r.at_least_as_extreme;
   }
-  r.p_value = (1.0 + D(r.at_least_as_extreme)) / (1.0 + D(replicates));
+  r.p_value = (1.0 + ToDouble(r.at_least_as_extreme)) / (1.0 + ToDouble(replicates));
   return r;
 }
 

@@ -10,6 +10,7 @@
 #include <boost/math/distributions/normal.hpp>
 
 #include "statistical/detail/checks.h"
+#include "statistical/detail/numeric.h"
 
 namespace sampcheck::statistical {
 namespace {
@@ -73,10 +74,7 @@ double UpperZ(double alpha) {
   return boost::math::quantile(boost::math::complement(unit, alpha));
 }
 
-double Phi(double x) {
-  const boost::math::normal_distribution<double> unit;
-  return boost::math::cdf(unit, x);
-}
+using detail::Phi;
 
 void CheckMde(const char* fn, double mde) {
   if (!(mde > 0.0 && mde < 1.0)) Fail(fn, "mde = " + Num(mde) + " is not in (0, 1)");

@@ -24,6 +24,7 @@
 #include "reference/rng/streams.h"
 #include "reference/rng/uniform.h"
 #include "statistical/continuous_laws.h"
+#include "statistical/detail/checks.h"
 #include "statistical/draw_harness.h"
 #include "statistical/power.h"
 
@@ -89,12 +90,7 @@ namespace {
 
 bool HasLowerTail(ContinuousLaw law) { return law != ContinuousLaw::kExponential1; }
 
-std::string Fmt(double x) {
-  std::ostringstream s;
-  s.precision(4);
-  s << x;
-  return s.str();
-}
+using detail::Fmt;
 
 CaseResult Result(const std::string& id) {
   CaseResult r;
@@ -454,6 +450,38 @@ CaseResult SupportResult(const std::string& base, const BackendNoiseSource& src,
   return r;
 }
 
+// L1 at the endpoint probes: each sample finite and inside the source's range (alpha 0: a
+// sample outside the range is wrong whatever the generator).
+CaseResult EndpointResult(const std::string& base, const BackendNoiseSource& src, const std::vector<float>& v) {
+  CaseResult r = Result(base + "/endpoints");
+  std::int64_t bad = 0;
+  std::string first;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const double x = v[i];
+    if (std::isfinite(x) && x >= src.lowest && x <= src.highest) continue;
+    if (bad++ == 0) {
+      const NoiseEndpointProbe& probe = kPhiloxEndpointProbes[i];
+      char word[16];
+      std::snprintf(word, sizeof word, "0x%08x", static_cast<unsigned>(probe.word));
+      first = "counter " + std::to_string(probe.counter) + " (word " + word + ", " + probe.edge + ") gave " +
+              Fmt(v[i]) + " = " + Hex(v[i]);
+    }
+  }
+  const auto n = static_cast<std::int64_t>(v.size());
+  auto s = PlannedTest(TestLayer::kStructural, "structural", n, 0.0, 0.0, 1.0, kNoiseEndpointSeed);
+  s.statistic = static_cast<double>(bad);
+  s.p_value = bad ? 0.0 : 1.0;
+  s.p_adjusted = s.p_value;
+  if (bad) {
+    r.verdict = Verdict::kFail;
+    r.reason = std::to_string(bad) + " of " + std::to_string(n) + " endpoint probes (seed " +
+               std::to_string(kNoiseEndpointSeed) + ") are not finite or outside the range [" + Fmt(src.lowest) + ", " +
+               Fmt(src.highest) + "] of " + src.Name() + " (first: " + first + ")";
+  }
+  r.statistics = std::move(s);
+  return r;
+}
+
 // Different seeds give different streams (L1, with a stated bound in place of alpha 0): the
 // PIT correlation of m samples at a second seed with the stream's first m. It fails at
 // |r| >= 1/2; for independent streams the terms (a_i - 1/2)(b_i - 1/2) lie in [-1/4, 1/4] with
@@ -508,9 +536,22 @@ std::vector<CaseResult> RunBackendNoiseHarness(Backend& backend, std::uint64_t s
       continue;
     }
     // L1 first: a sample outside the range fails the source; the statistics are not run on it.
+    // The endpoint probes are a request of their own and run either way.
     CaseResult support = SupportResult(base, src, v, seed);
     const bool outside = support.verdict == Verdict::kFail;
     out.push_back(std::move(support));
+    if (src.generator == rng::NoiseGenerator::kPhilox) {
+      // The endpoint probes: one sample at each counter of kPhiloxEndpointProbes.
+      std::vector<std::pair<std::uint64_t, std::int64_t>> rows;
+      for (const auto& probe : kPhiloxEndpointProbes) rows.emplace_back(kNoiseEndpointSeed, static_cast<std::int64_t>(probe.counter));
+      std::vector<float> e;
+      if (std::string error = RunNoise(backend, NoiseCase(src, rows, 1), static_cast<std::int64_t>(rows.size()), 1, e);
+          !error.empty()) {
+        fail_run(base + "/endpoints", error);
+      } else {
+        out.push_back(EndpointResult(base, src, e));
+      }
+    }
     if (outside) continue;
     const std::vector<double> x(v.begin(), v.end());
     auto results = RunNoiseTests(base, src.target, src.floor, src.floor_probability, x, seed, family);

@@ -44,6 +44,15 @@
 //   there bit for bit (noise is keyed by counter); noise/<source>/seeds (L1): the row at a second
 //   seed against the stream's first m fails at PIT correlation |r| >= 1/2 (Hoeffding: false
 //   failure < 4e-25 per source).
+// - Endpoints (L1, alpha 0), for the philox sources: one request of one sample at each counter
+//   of kPhiloxEndpointProbes (seed kNoiseEndpointSeed), where the spec's word sits at an edge
+//   of the conversion: u = 1 (PyTorch's clamp then gives q = 2^-24), u = 1 - 2^-24 (the clamp's
+//   other cell) and a word below 2^8 (cell 0 of a 24-bit uniform). noise/<source>/endpoints
+//   fails when a sample there is not finite or outside the source's range. An atom of
+//   probability 2^-24 outside the range is seen by the random stream only with probability
+//   1 - (1 - 2^-24)^n (6% at the CI n, 63% under thorough; 0.99 needs 7.7e7 samples); a backend
+//   whose generator is the spec's meets it at the probe every time, and the probe cannot fail a
+//   backend that stays inside the range, whatever its generator.
 // - Results are named "noise/<source>/<test>", stage "noise", comparison "distribution",
 //   statistics as docs/spec/report.md.
 // Example: the reference backend passes RunBackendNoiseHarness at epoch 0; a backend whose
@@ -112,6 +121,28 @@ struct BackendNoiseSource {
   std::string Name() const;
 };
 const std::vector<BackendNoiseSource>& BackendNoiseSources();
+
+// Endpoint probes (docs/spec/noise.md "The noise harness"): counters at which the philox
+// generator's word, CurandPhiloxWord(kNoiseEndpointSeed, 0, counter), is at an edge of the
+// conversions. Found by a search over the stream at seed 0 (the first three of each kind by
+// counter; the words are checked in tests/noise_harness_test.cc, EndpointProbesHitTheirWords).
+struct NoiseEndpointProbe {
+  std::uint64_t counter;
+  std::uint32_t word;  // the spec's word at that counter
+  const char* edge;
+};
+inline constexpr std::uint64_t kNoiseEndpointSeed = 0;
+inline constexpr NoiseEndpointProbe kPhiloxEndpointProbes[] = {
+    // >= 0xffffff80: curand_uniform's u = 1.0 (P = 2^-25); q = 2^-24 by PyTorch's clamp, g = 24 ln 2.
+    {44126575, 0xffffffcc, "u = 1"},
+    {99850914, 0xffffffb9, "u = 1"},
+    // [0xffffff00, 0xffffff7f]: u = 1 - 2^-24, the clamp's other cell (q = 2^-24).
+    {9320226, 0xffffff45, "u = 1 - 2^-24"},
+    {28454925, 0xffffff7e, "u = 1 - 2^-24"},
+    // < 0x100: cell 0 of a 24-bit uniform (w >> 8 = 0); curand_uniform's u <= 2^-24, q >= 16.6.
+    {59535980, 0x00000093, "w >> 8 = 0"},
+    {71035964, 0x00000079, "w >> 8 = 0"},
+};
 // The number of p-values RunBackendNoiseHarness contributes to the Holm family.
 std::int64_t BackendNoiseFamilySize();
 // The noise-stage case of a source: one row, seed `seed` (as i64 bits), offset 0, n samples.

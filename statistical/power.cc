@@ -15,6 +15,7 @@
 
 #include "statistical/chi_square.h"
 #include "statistical/detail/checks.h"
+#include "statistical/detail/numeric.h"
 #include "statistical/exact_tests.h"
 
 namespace sampcheck::statistical {
@@ -23,36 +24,34 @@ namespace {
 using detail::Fail;
 using detail::Num;
 
-double D(std::int64_t k) { return static_cast<double>(k); }
+using detail::ToDouble;
 
-void CheckDf(const char* fn, double df) {
-  if (!(df > 0.0) || !std::isfinite(df)) Fail(fn, "df = " + Num(df) + " is not a finite value > 0");
-}
+using detail::CheckDf;
 
 // Power at lambda given the critical value c (so c is computed once per search).
 double PowerAt(double c, double df, double lambda) { return NoncentralChiSquareSf(c, df, lambda); }
 
 // Power of the one-sided exact test; see the header.
 double ExactPower(std::int64_t n, double p0, double p1, double alpha) {
-  const boost::math::binomial_distribution<double> null(D(n), p0), alt(D(n), p1);
+  const boost::math::binomial_distribution<double> null(ToDouble(n), p0), alt(ToDouble(n), p1);
   if (p1 > p0) {
     // P(X >= k | p0) is nonincreasing in k: first k in [0, n + 1] with tail <= alpha.
     std::int64_t lo = 0, hi = n + 1;
-    auto tail = [&](std::int64_t k) { return k == 0 ? 1.0 : boost::math::cdf(boost::math::complement(null, D(k - 1))); };
+    auto tail = [&](std::int64_t k) { return k == 0 ? 1.0 : boost::math::cdf(boost::math::complement(null, ToDouble(k - 1))); };
     while (lo < hi) {
       const std::int64_t mid = lo + (hi - lo) / 2;
       if (tail(mid) <= alpha) hi = mid; else lo = mid + 1;
     }
     if (lo > n) return 0.0;
-    return lo == 0 ? 1.0 : boost::math::cdf(boost::math::complement(alt, D(lo - 1)));
+    return lo == 0 ? 1.0 : boost::math::cdf(boost::math::complement(alt, ToDouble(lo - 1)));
   }
   // P(X <= k | p0) is nondecreasing in k: last k in [-1, n] with cdf <= alpha.
   std::int64_t lo = -1, hi = n;
   while (lo < hi) {
     const std::int64_t mid = hi - (hi - lo) / 2;
-    if (boost::math::cdf(null, D(mid)) <= alpha) lo = mid; else hi = mid - 1;
+    if (boost::math::cdf(null, ToDouble(mid)) <= alpha) lo = mid; else hi = mid - 1;
   }
-  return lo < 0 ? 0.0 : boost::math::cdf(alt, D(lo));
+  return lo < 0 ? 0.0 : boost::math::cdf(alt, ToDouble(lo));
 }
 
 void CheckBinomialArgs(const char* fn, double p0, double p1, double alpha) {
@@ -89,8 +88,8 @@ std::int64_t ChiSquareSampleSize(double df, double w2, double alpha, double powe
   if (!(n_real < 9.0e18)) Fail(fn, "the sample size exceeds 9e18 (w2 = " + Num(w2) + ")");
   auto n = std::max<std::int64_t>(1, static_cast<std::int64_t>(n_real));
   // The root is bracketed to ~1e-12 relative; settle the integer exactly.
-  while (n > 1 && PowerAt(c, df, D(n - 1) * w2) >= power) --n;
-  while (PowerAt(c, df, D(n) * w2) < power) ++n;
+  while (n > 1 && PowerAt(c, df, ToDouble(n - 1) * w2) >= power) --n;
+  while (PowerAt(c, df, ToDouble(n) * w2) < power) ++n;
   return n;
 }
 
@@ -147,19 +146,19 @@ EffectEstimate TotalVariation(std::span<const std::int64_t> counts, std::span<co
   double l1 = 0.0, symbols = 0.0;
   bool any_zero = false;
   for (std::size_t t = 0; t < p.size(); ++t) {
-    l1 += std::abs(D(counts[t]) / D(n) - p[t] / s);
+    l1 += std::abs(ToDouble(counts[t]) / ToDouble(n) - p[t] / s);
     if (p[t] > 0.0) symbols += 1.0; else any_zero = true;
   }
   if (any_zero) symbols += 1.0;
   const double tv = 0.5 * l1;
-  const double e = std::sqrt(2.0 * (symbols * std::log(2.0) - std::log1p(-level)) / D(n));
+  const double e = std::sqrt(2.0 * (symbols * std::log(2.0) - std::log1p(-level)) / ToDouble(n));
   return {tv, {std::max(0.0, tv - 0.5 * e), std::min(1.0, tv + 0.5 * e), level}};
 }
 
 EffectEstimate TargetedDelta(std::int64_t k, std::int64_t n, double p0, double level) {
   detail::CheckProbability("TargetedDelta", "p0", p0);
   const Interval cp = ClopperPearson(k, n, level);
-  return {D(k) / D(n) - p0, {cp.lower - p0, cp.upper - p0, level}};
+  return {ToDouble(k) / ToDouble(n) - p0, {cp.lower - p0, cp.upper - p0, level}};
 }
 
 }  // namespace sampcheck::statistical

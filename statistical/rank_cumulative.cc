@@ -13,6 +13,7 @@
 #include <boost/math/distributions/normal.hpp>
 
 #include "statistical/detail/checks.h"
+#include "statistical/detail/numeric.h"
 
 namespace sampcheck::statistical {
 namespace {
@@ -55,7 +56,7 @@ double KolmogorovUpper(double alpha) {
   return boost::math::quantile(boost::math::complement(ks, alpha));
 }
 
-double Phi(double x) { return boost::math::cdf(boost::math::normal_distribution<double>(), x); }
+using detail::Phi;
 
 void CheckP(const char* fn, std::span<const double> p) {
   detail::CheckWeights(fn, "p", p);

@@ -9,10 +9,13 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/half.h"
 #include "core/profile.h"
+#include "core/stage_catalogue.h"
 #include "reference/decode_steps.h"
 #include "reference/reference_backend.h"
 #include "reference/spec_step.h"
+#include "reference/stage_io.h"
 
 namespace sampcheck::statistical {
 namespace {
@@ -472,6 +475,60 @@ class PipelineDegenerateRowAbortsBatch final : public ExactFaultBackend {
   }
 };
 
+// Race and Gumbel noise narrowed to f16 before the draw (docs/spec/draws.md "Half-precision
+// rows and narrowed noise"), as a kernel that keeps its noise in the probabilities' dtype does
+// (`torch.empty_like(probs).exponential_()` on an f16 row). Keyed on the catalogue: a stage
+// whose inputs are a [B, V] row (role probs or scores) and [B, V] noise of the harness's
+// exponential or Gumbel law, with no parameters (exponential_race, gumbel_max).
+// - Gumbel: each g rounded to f16 (finite at |g| < 65504), then the reference's draw.
+// - Race: each q rounded to f16, so q below 2^-25 becomes 0; the ratio p / q in f32 is then
+//   +inf (p > 0) or NaN (p = 0), and the argmax is torch's: NaN ranks above every number, the
+//   first maximum wins; canonical candidates stay the positive probabilities, vllm's are all.
+class NoiseNarrowedF16 final : public ExactFaultBackend {
+ public:
+  NoiseNarrowedF16(std::string name, HarnessNoise law) : ExactFaultBackend(std::move(name)), law_(law) {}
+  TensorMap Run(const std::string& stage, const Case& c) override {
+    const StageInfo* info = FindStage(stage);
+    if (info == nullptr || info->draw.noise != law_ || !info->params.empty() || info->inputs.size() != 2) {
+      return ExactFaultBackend::Run(stage, c);
+    }
+    const TensorSpec* noise = info->InputWithRole(Role::kNoise);
+    const TensorSpec& row = info->inputs[0].role == Role::kNoise ? info->inputs[1] : info->inputs[0];
+    if (noise == nullptr || !c.inputs.count(noise->name) || !c.inputs.count(row.name) ||
+        c.inputs.at(noise->name).rank() != 2 || c.inputs.at(noise->name).dtype() != DType::kF32) {
+      return ExactFaultBackend::Run(stage, c);
+    }
+    Case narrowed = c;
+    for (float& x : narrowed.inputs.at(noise->name).data<float>()) x = F16BitsToF32(F32ToF16Bits(x));  // the bug
+    if (law_ == HarnessNoise::kGumbel) return ExactFaultBackend::Run(stage, narrowed);
+    const Tensor probs = reference::UpcastToF32(c.inputs.at(row.name), row.name);
+    const auto p32 = probs.data<float>();
+    const auto q = narrowed.inputs.at(noise->name).data<float>();
+    const std::int64_t rows = probs.dim(0), vocab = probs.dim(1);
+    Tensor token(DType::kI64, {rows});
+    for (std::int64_t b = 0; b < rows; ++b) {
+      std::int64_t best = -1;
+      float best_ratio = 0.0f;
+      for (std::int64_t i = 0; i < vocab; ++i) {
+        const float p = p32[static_cast<std::size_t>(b * vocab + i)];
+        if (c.profile != Profile::kVllm && !(p > 0.0f)) continue;
+        const float r = p / q[static_cast<std::size_t>(b * vocab + i)];
+        if (best < 0 || (std::isnan(r) && !std::isnan(best_ratio)) || r > best_ratio) {
+          best = i;
+          best_ratio = r;
+        }
+      }
+      token.data<std::int64_t>()[static_cast<std::size_t>(b)] = best;
+    }
+    TensorMap out;
+    out.emplace("token", std::move(token));
+    return out;
+  }
+
+ private:
+  HarnessNoise law_;
+};
+
 }  // namespace
 
 std::unique_ptr<Backend> MakeLogprobRankOffByOne() { return std::make_unique<LogprobRankOffByOne>(); }
@@ -527,5 +584,7 @@ std::unique_ptr<Backend> MakePipelineInfSoftmaxTokenZero() { return std::make_un
 std::unique_ptr<Backend> MakePipelineDegenerateRowAbortsBatch() {
   return std::make_unique<PipelineDegenerateRowAbortsBatch>();
 }
+std::unique_ptr<Backend> MakeRaceNoiseF16() { return std::make_unique<NoiseNarrowedF16>("race_noise_f16", HarnessNoise::kExponential); }
+std::unique_ptr<Backend> MakeGumbelNoiseF16() { return std::make_unique<NoiseNarrowedF16>("gumbel_noise_f16", HarnessNoise::kGumbel); }
 
 }  // namespace sampcheck::statistical

@@ -79,6 +79,14 @@
 // - pipeline_degenerate_row_aborts_batch  a row holding a NaN or a +inf, or no finite logit,
 //                                makes the whole batch an error (a device assert)
 //                                -> pipeline/degenerate_rows_v33/
+// Half-precision rows beside noise narrowed to f16 (docs/spec/draws.md "Half-precision rows and
+// narrowed noise"):
+// - race_noise_f16               exponential_race's q rounded to f16 before the division (q below
+//                                2^-25 becomes 0: +inf ratios tie to the lower index, 0 / 0 =
+//                                NaN wins torch's argmax under vllm)
+//                                -> exponential_race/narrow_noise_v8_f16/
+// - gumbel_noise_f16             gumbel_max's g rounded to f16 before the addition (step 2^-6
+//                                near 17) -> gumbel_max/narrow_noise_v8_f16/
 // Statistical faults of the same stages (layers L1 / L3 of the draw harness, not a golden):
 // - flashinfer_top_k_first_as_joint  cases with a `kernel` and a filter_apply_order parameter
 //                                run without it: top_k_first asked, the joint kernel run
@@ -132,5 +140,7 @@ std::unique_ptr<Backend> MakeDrawEmptyRowPadLane();
 std::unique_ptr<Backend> MakeDrawNanAsConstant();
 std::unique_ptr<Backend> MakePipelineInfSoftmaxTokenZero();
 std::unique_ptr<Backend> MakePipelineDegenerateRowAbortsBatch();
+std::unique_ptr<Backend> MakeRaceNoiseF16();
+std::unique_ptr<Backend> MakeGumbelNoiseF16();
 
 }  // namespace sampcheck::statistical

@@ -27,13 +27,14 @@
 #include "reference/rng/streams.h"
 #include "reference/spec_random.h"
 #include "reference/stage_io.h"
+#include "statistical/detail/numeric.h"
 #include "statistical/exact_target.h"
 #include "statistical/wrong_exact_stages.h"
 
 namespace sampcheck::statistical {
 namespace {
 
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+using detail::kNegInf;
 
 // The stages a planted bug targets, found by their catalogue roles (the exact law their token
 // follows) rather than by name: kPipeline is the pipeline.
@@ -571,6 +572,48 @@ class ExponentialNoiseScaled final : public WrappingBackend {
   }
 };
 
+// The noise stage's philox Exp(1) (and the Gumbel built on it) with an atom at q = +0 outside
+// the law's range [2^-24, 33 ln 2] (docs/spec/noise.md "The noise harness", endpoint probes):
+// - unclamped: q = -log u of curand_uniform's u in (0, 1] without PyTorch's clamp, so u = 1
+//   (the 128 words >= 0xffffff80, P = 2^-25) gives q = +0 and g = +inf;
+// - closed_open_24bit: q = -log1p(-u) of the 24-bit u = (w >> 8) 2^-24 in [0, 1), the floor
+//   convention of the reference's own race applied where the spec says PyTorch's, so the 256
+//   words below 2^8 (P = 2^-24) give q = +0.
+// Every other sample is within a few ulps of the spec's, so the statistics do not see it; the
+// random stream meets the atom with probability 6% (2^-24) or 3% (2^-25) at the CI n.
+class NoiseExponentialAtZero final : public WrappingBackend {
+ public:
+  enum class Kind { kUnclamped, kClosedOpen24Bit };
+  NoiseExponentialAtZero(std::string name, Kind kind) : WrappingBackend(std::move(name)), kind_(kind) {}
+  TensorMap Run(const std::string& stage, const Case& c) override {
+    TensorMap out = WrappingBackend::Run(stage, c);
+    const StageInfo* info = FindStage(stage);
+    const TensorSpec* noise = info != nullptr ? info->OutputWithRole(Role::kNoise) : nullptr;
+    if (noise == nullptr || !c.params.contains("law") || c.params["law"] == "uniform") return out;
+    if (c.params.contains("generator") && c.params["generator"] != "philox") return out;
+    const bool gumbel = c.params["law"] == "gumbel";
+    Tensor& t = out.at(noise->name);
+    const std::int64_t rows = t.shape()[0], n = t.shape()[1];
+    const auto seeds = c.inputs.at("seed").data<std::int64_t>();
+    const auto offsets = c.inputs.at("offset").data<std::int64_t>();
+    auto v = t.data<float>();
+    for (std::int64_t b = 0; b < rows; ++b) {
+      for (std::int64_t i = 0; i < n; ++i) {
+        const std::uint32_t w = rng::CurandPhiloxWord(static_cast<std::uint64_t>(seeds[static_cast<std::size_t>(b)]), 0,
+                                                      static_cast<std::uint64_t>(offsets[static_cast<std::size_t>(b)] + i));
+        // The bug: q = +0 at the atom (0.0f - log: +0, not -0, for u = 1).
+        const float q = kind_ == Kind::kUnclamped ? 0.0f - math::LogF32Cr(rng::UniformOpenClosedCurandF32(w))
+                                                  : rng::ExponentialNegLog1pNegF32(rng::UniformClosedOpen24F32(w));
+        v[static_cast<std::size_t>(b * n + i)] = gumbel ? -math::LogF32Cr(q) : q;
+      }
+    }
+    return out;
+  }
+
+ private:
+  Kind kind_;
+};
+
 // Tail-amplifier group (docs/spec/harness.md "Tail amplifiers"): an exponential race whose
 // uniform is converted wrongly (to_u), so its floor differs from the reference's
 // UniformClosedOpen24F32 (u in [0, 1 - 2^-24], q = +0 with probability 2^-24). Everything else
@@ -715,6 +758,16 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
       // A backend's own noise, through the noise stage (statistical/noise_harness.h).
       {{"exponential_noise_scaled", "the noise stage's Exp(1) samples are scaled by 1.05", "noise/philox/exponential/", "noise"},
        [] { return std::make_unique<ExponentialNoiseScaled>(); }},
+      {{"noise_exponential_unclamped", "the noise stage's Exp(1) is -log u without PyTorch's clamp: q = +0 at u = 1 (P = 2^-25)",
+        "noise/philox/exponential/endpoints", "noise"},
+       [] { return std::make_unique<NoiseExponentialAtZero>("noise_exponential_unclamped", NoiseExponentialAtZero::Kind::kUnclamped); }},
+      {{"noise_exponential_24bit_zero",
+        "the noise stage's Exp(1) is -log1p(-u) of a 24-bit u in [0, 1): an atom q = +0 of 2^-24",
+        "noise/philox/exponential/endpoints", "noise"},
+       [] {
+         return std::make_unique<NoiseExponentialAtZero>("noise_exponential_24bit_zero",
+                                                         NoiseExponentialAtZero::Kind::kClosedOpen24Bit);
+       }},
       // Exact-tier faults (statistical/wrong_exact_stages.h): rejected by a golden case.
       {{"logprob_rank_off_by_one", "the sampled token's rank misses its +1", "logprobs/edges_n3_raw_logprobs/canonical",
         "golden"},
@@ -777,6 +830,12 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
       {{"pipeline_degenerate_row_aborts_batch", "a degenerate row makes the whole pipeline batch an error",
         "pipeline/degenerate_rows_v33/", "golden"},
        MakePipelineDegenerateRowAbortsBatch},
+      {{"race_noise_f16", "exponential_race's Exp(1) noise rounded to f16 before the division (q < 2^-25 becomes 0)",
+        "exponential_race/narrow_noise_v8_f16/", "golden"},
+       MakeRaceNoiseF16},
+      {{"gumbel_noise_f16", "gumbel_max's Gumbel noise rounded to f16 before the addition", "gumbel_max/narrow_noise_v8_f16/",
+        "golden"},
+       MakeGumbelNoiseF16},
       // stages-round4 group: statistical faults of spec_step's vllm and sglang profiles and of
       // FlashInfer's top_k_first order (statistical/wrong_exact_stages.h).
       {{"flashinfer_top_k_first_as_joint", "FlashInfer runs the joint top-k/top-p kernel when top_k_first is asked",

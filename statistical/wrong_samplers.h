@@ -38,14 +38,20 @@
 //                           batch -> the reproducibility harness (alpha 0)
 //   exponential_noise_scaled the noise stage's Exp(1) samples times 1.05 (both generators)
 //                           -> the noise harness (layer "noise"): noise/philox/exponential/ PIT and KS
+//   noise_exponential_unclamped, noise_exponential_24bit_zero
+//                           the noise stage's philox Exp(1) with an atom at q = +0 outside its range:
+//                           -log u of curand_uniform without PyTorch's clamp (u = 1, P = 2^-25), or
+//                           -log1p(-u) of a 24-bit u in [0, 1) (u = 0, P = 2^-24); the Gumbel built on
+//                           it is +inf there -> noise/philox/exponential/endpoints (layer "noise")
 //   logprob_rank_off_by_one, logprobs_before_temperature, finish_min_tokens_ignored,
 //   decode_offset_not_advanced, decode_history_not_updated, flashinfer_nan_row_valid,
 //   spec_step_unfiltered_draft, spec_step_stop_ignored, bitmask_fill_stale_tail,
 //   bitmask_fill_unguided_zero, bitmask_fill_row_stride, bitmask_id_narrowed_i32,
-//   bitmask_stop_never_cleared:
+//   bitmask_stop_never_cleared, race_noise_f16, gumbel_noise_f16:
 //                           exact-tier faults of the logprobs, finish_rules and decode_steps
 //                           stages (and flashinfer_sampling_from_probs, spec_step, and the
-//                           token_bitmask_fill, _allowed and _stop_tokens stages)
+//                           token_bitmask_fill, _allowed and _stop_tokens stages, and the
+//                           race and Gumbel noise narrowed to f16)
 //                           (statistical/wrong_exact_stages.h), layer "golden": a golden
 //                           case whose id starts with caught_by must fail bitwise
 //   flashinfer_ignores_top_k  flashinfer_sampling_from_probs' joint kernel runs without its

@@ -152,6 +152,75 @@ TEST(GpuFastSampling, DeviceBlockSizePassesTheEmulatorsChecks) {
   EXPECT_EQ(token[2], 0);  // greedy row 2: logit 0 at index 0 is the maximum (-0.01 * ((2i) % V) <= 0)
 }
 
+// The survivor gather of gpu/fast/fast_top_k_survivors.cuh on its contract's example, by a
+// block of 32 threads (32 virtual lanes each): row {1, 3, 3, 2}, k = 2. The lane minima are
+// the four keys themselves (V < 1024) and 1020 kNoSurvivor; the 2nd smallest is (3, index 2),
+// so the candidates are indices 1 and 2, sorted by key; every later slot holds kNoSurvivor.
+// Reversed keys (~key, the near-V top-k's dropped tokens), k = 1: the last of the order, (1, 0).
+TEST(GpuFastSampling, SurvivorGather) {
+  const std::vector<float> row = {1.0f, 3.0f, 3.0f, 2.0f};
+  for (bool reversed : {false, true}) {
+    SCOPED_TRACE(reversed ? "reversed" : "forward");
+    const std::int64_t k = reversed ? 1 : 2;
+    std::vector<std::uint64_t> keys(gpu::fast_detail::kFastSurvivorSlots);
+    std::uint32_t total = 0;
+    bool ok = false;
+    const auto report = gpu::emu::Launch("survivor_gather", 1, 32, [&](gpu::Block& block) {
+      auto key_of = [&](std::int64_t i) {
+        const std::uint64_t key = gpu::fast_detail::OrderKey(row[static_cast<std::size_t>(i)], i);
+        return reversed ? ~key : key;
+      };
+      SAMPCHECK_SHARED(block, std::uint64_t, gathered, gpu::fast_detail::kFastSurvivorSlots);
+      ok = gpu::fast_detail::GatherFastSurvivors<32>(block, 4, k, key_of, gathered, total);
+      block.ForEachThread([&](gpu::Thread t) {
+        if (t.x != 0) return;
+        for (int s = 0; s < gpu::fast_detail::kFastSurvivorSlots; ++s) keys[static_cast<std::size_t>(s)] = gathered.Load(s);
+      });
+    });
+    ASSERT_EQ(report.total, 0) << report.Summary();
+    ASSERT_TRUE(ok);
+    // Descending value keys (docs/spec/filters.md "Order"): 3.0f = 0x40400000 maps to
+    // ~(0x40400000 | 0x80000000) = 0x3fbfffff; 1.0f = 0x3f800000 to 0x407fffff.
+    const std::vector<std::uint64_t> expected =
+        reversed ? std::vector<std::uint64_t>{~((std::uint64_t{0x407fffffu} << 32) | 0u)}
+                 : std::vector<std::uint64_t>{(std::uint64_t{0x3fbfffffu} << 32) | 1u, (std::uint64_t{0x3fbfffffu} << 32) | 2u};
+    ASSERT_EQ(total, expected.size());
+    for (std::size_t s = 0; s < keys.size(); ++s) {
+      EXPECT_EQ(keys[s], s < expected.size() ? expected[s] : gpu::fast_detail::kNoSurvivor) << "slot " << s;
+    }
+  }
+}
+
+// top-k near V (k > 1024, at most 1024 dropped: the reversed gather): on flat rows of
+// V = 1030 with k = 1027 every kept token has probability 1/1027 and the dropped ones are the
+// three highest indices (ties go to the lower indices): no token >= 1027 may appear. With
+// top-p 0.999 the kept prefix ends one token earlier: E_j = j / 1027 < 0.999 holds up to
+// j = 1025 (1025/1027 = 0.99805) and not at 1026 (0.99903), so no token >= 1026 (the bounds
+// are the canonical rule worked by hand; the margins are far above f32 rounding). 1200 rows
+// with distinct seeds per variant: a bound off by one (keeping index 1027 with probability
+// 1/1028 per row) shows with probability 1 - (1 - 1/1028)^2400 = 0.90 over both variants;
+// more rows would cost over 5 s of emulation.
+TEST(GpuFastSampling, TopKNearVocabDropsTheLastTokens) {
+  auto backend = gpu::MakeGpuFastEmulatedBackend();
+  const std::int64_t rows = 1200, vocab = 1030;
+  const std::vector<float> logits(static_cast<std::size_t>(rows * vocab), 0.0f);
+  std::vector<std::int64_t> seed(rows);
+  for (std::int64_t b = 0; b < rows; ++b) seed[static_cast<std::size_t>(b)] = 1000 + b;
+  struct Variant {
+    std::int32_t k;
+    float p;
+    std::int64_t bound;
+  };
+  for (const Variant v : {Variant{1027, 1.0f, 1027}, Variant{1027, 0.999f, 1026}}) {
+    SCOPED_TRACE(testing::Message() << "k " << v.k << " p " << v.p);
+    const auto t = Tokens(backend->Run(
+        "pipeline", PipelineCase(rows, vocab, logits, std::vector<float>(rows, 1.0f), std::vector<std::int32_t>(rows, v.k),
+                                 std::vector<float>(rows, v.p), std::vector<float>(rows, 0.0f), seed)));
+    EXPECT_LT(*std::max_element(t.begin(), t.end()), v.bound);
+    EXPECT_GE(*std::min_element(t.begin(), t.end()), 0);
+  }
+}
+
 // BlockUniform: a block-level branch on a value that differs between threads is reported.
 struct NonUniformKernel {
   static constexpr const char* kName = "non_uniform";

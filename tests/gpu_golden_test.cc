@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "core/profile.h"
+#include "core/stage_catalogue.h"
 #include "golden/verifier.h"
 #include "gpu/backend/gpu_backend.h"
 
@@ -23,7 +24,7 @@ TEST(GpuEmulatedGolden, PassesEveryGoldenOfItsStages) {
   int passed = 0;
   for (const auto& r : results) {
     // A claimed stage's cases pass, except those of a profile the backend does not declare
-    // (spec_step's block_verification and sglang: docs/gpu.md "Skips"), which are skipped.
+    // (docs/gpu.md "Skips"), which are skipped.
     if (claimed.count(r.stage) != 0 && backend->Capabilities(r.stage).profiles.Contains(ParseProfile(r.profile))) {
       EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
       passed += r.verdict == Verdict::kPass;
@@ -54,8 +55,11 @@ TEST(GpuEmulatedGolden, ClaimsOnlyStagesWithKernels) {
   with_kernels.insert({"pipeline", "decode_steps"});
   // FlashInfer's rejection samplers from probabilities.
   with_kernels.insert("flashinfer_sampling_from_probs");
-  // spec_step: composed from the stages above and its stops kernel.
+  // spec_step: composed from the stages above, the verifiers and its stops kernel; every profile.
   with_kernels.insert("spec_step");
+  for (const Profile p : RequireStage("spec_step").profiles) {
+    EXPECT_TRUE(backend->Capabilities("spec_step").profiles.Contains(p)) << ProfileName(p);
+  }
   EXPECT_EQ(std::set<std::string>(stages.begin(), stages.end()), with_kernels);
   EXPECT_EQ(backend->Name(), "gpu-emulated");
 }

@@ -4,6 +4,7 @@
 // the reference on random rows, and padded rows (pitch > V, V = 1, the tile-misaligned
 // vocabularies 151936 and 128256) whose pad entries hold +inf or NaN and must never win or be
 // read. Every launch runs with the emulator's checks on: a violation throws and fails the test.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "core/split_mix64.h"
+#include "gpu/backend/spec_step_glue.h"
 #include "gpu/kernels/gumbel_max.cuh"  // the planted out-of-bounds launch
 #include "gpu/runners/kernel_runner.h"
 #include "gpu/block/radix_select.cuh"
@@ -27,6 +29,7 @@
 #include "reference/qsample.h"
 #include "reference/seeded_gumbel.h"
 #include "reference/softmax.h"
+#include "reference/spec_step.h"
 
 namespace sampcheck::gpu {
 namespace {
@@ -540,6 +543,137 @@ TEST(GpuSpecVerifyBlock, ContractExample) {
                                                     accepted.data()));
     EXPECT_EQ(emitted, u == 0.25 ? (std::vector<std::int64_t>{0, 1}) : (std::vector<std::int64_t>{1, -1}));
     EXPECT_EQ(accepted[0], u == 0.25 ? 1 : 0);
+  }
+}
+
+// The contract example of gpu/kernels/spec_verify_sglang.cuh, worked by hand from SGLang's rule
+// (reference/spec_step.cc SglangRenorm, SglangScan): probs {0.5, 0.3, 0.2}, top_p 0.6: the mass
+// above 0.5 is 0 and above 0.3 is 0.5, both < 0.6; above 0.2 it is 0.8: survivors {0, 1}, row
+// {0.5 / 0.8, 0.3 / 0.8, 0} = {0.625, 0.375, 0} to f32 rounding. Draft 1 with coin 0.9: 0.9 <=
+// 0.375 fails and 0.375 >= 1 fails: rejected, row {0.625, 0, 0}, and final_u 0.5 draws token 0
+// (its running sum 0.625 passes t = 0.3125): emitted {0, -1}, 0 accepted. Coin 0.25 <= 0.375
+// accepts: the bonus row {0, 0, 1} (token 2 its only survivor) draws token 2: {1, 2}, 1.
+TEST(GpuSpecVerifySglang, ContractExample) {
+  const std::vector<float> probs = {0.5f, 0.3f, 0.2f, 0.0f, 0.0f, 1.0f};
+  const std::vector<std::int32_t> drafts = {1};
+  const std::vector<std::int64_t> counts = {1};
+  const float top_p = 0.6f, final_u = 0.5f;
+  for (const double coin : {0.9, 0.25}) {
+    std::vector<std::int64_t> emitted(2, -7), accepted(1, -7);
+    SpecVerifySglangLaunch k;
+    k.probs = probs.data();
+    k.drafts = drafts.data();
+    k.counts = counts.data();
+    k.top_p = &top_p;
+    k.u = &coin;
+    k.final_u = &final_u;
+    k.shape = {1, 1, 3};
+    k.emitted = emitted.data();
+    k.accepted = accepted.data();
+    MakeEmulatedRunner()->Run(k);
+    EXPECT_EQ(emitted, coin == 0.9 ? (std::vector<std::int64_t>{0, -1}) : (std::vector<std::int64_t>{1, 2}));
+    EXPECT_EQ(accepted[0], coin == 0.9 ? 0 : 1);
+  }
+}
+
+// spec_step's sglang profile through the gpu glue and the reference (an O(V^2) survivor rule
+// written independently of the kernel's search), compared bitwise, errors included. Rows of tied
+// logits (k / 4, k in [-12, 12]: many equal probabilities), top_p set exactly to a row's f32
+// mass above one of its values (the `mass < top_p` boundary, where a tie group is dropped
+// whole) and one ulp above it, top_k through every count, coins small enough that drafts are
+// accepted and rejected; V = 37 (one warp) and V = 4099 (1024 threads, a tile-misaligned row).
+// Returns the reference's error ("" when it ran).
+std::string ExpectSglangMatches(const Case& c) {
+  std::string want_error, got_error;
+  TensorMap want, got;
+  try {
+    want = reference::RunSpecStep(c, Profile::kSglang);
+  } catch (const std::exception& e) {
+    want_error = e.what();
+  }
+  try {
+    got = GpuSpecStep(c, Profile::kSglang, *MakeEmulatedRunner());
+  } catch (const std::exception& e) {
+    got_error = e.what();
+  }
+  EXPECT_EQ(got_error, want_error) << c.id;
+  if (!want_error.empty() || !got_error.empty()) return want_error;
+  for (const char* name : {"emitted", "num_accepted", "num_emitted", "finished"}) {
+    const Tensor& a = want.at(name);
+    const Tensor& b = got.at(name);
+    EXPECT_EQ(a.nbytes(), b.nbytes()) << c.id << " " << name;
+    if (a.nbytes() == b.nbytes()) {
+      EXPECT_EQ(std::memcmp(a.bytes().data(), b.bytes().data(), a.nbytes()), 0) << c.id << " " << name;
+    }
+  }
+  return want_error;
+}
+
+TEST(GpuSpecVerifySglang, MatchesTheReferenceOnTiedRowsAndBoundaryTopP) {
+  constexpr std::int64_t kRows = 4, kWidth = 2;
+  for (const std::int64_t vocab : {std::int64_t{37}, std::int64_t{4099}}) {
+    SplitMix64 rng(static_cast<std::uint64_t>(vocab) * 7919u);
+    Tensor target(DType::kF32, {kRows, kWidth + 1, vocab});
+    for (float& v : target.data<float>()) v = static_cast<float>(static_cast<std::int64_t>(rng.Next() % 25) - 12) / 4.0f;
+    Tensor drafts(DType::kI32, {kRows, kWidth});
+    Tensor u(DType::kF64, {kRows, kWidth});
+    Tensor temperature(DType::kF32, {kRows}), top_p(DType::kF32, {kRows}), final_u(DType::kF32, {kRows});
+    Tensor top_k(DType::kI32, {kRows});
+    for (std::int64_t b = 0; b < kRows; ++b) {
+      const auto at = static_cast<std::size_t>(b);
+      const float t = b == 1 ? 0.5f : 1.0f;
+      temperature.data<float>()[at] = t;
+      // Position 0's probabilities (the reference's own softmax, an input only): top_p is the
+      // f32 mass, in index order, above its (b + 2)-th largest value (row 3: one ulp above).
+      std::vector<float> x(target.data<float>().begin() + static_cast<std::ptrdiff_t>(b * (kWidth + 1) * vocab),
+                           target.data<float>().begin() + static_cast<std::ptrdiff_t>((b * (kWidth + 1) + 1) * vocab));
+      for (float& e : x) e = e / t;
+      std::vector<float> p(x.size());
+      reference::SoftmaxRow(x, p);
+      std::vector<float> sorted = p;
+      std::sort(sorted.begin(), sorted.end(), std::greater<float>());
+      sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+      const float pivot = sorted[static_cast<std::size_t>(b + 2)];
+      float mass = 0.0f;
+      for (float e : p) {
+        if (e > pivot) mass = mass + e;
+      }
+      top_p.data<float>()[at] = b == 3 ? std::nextafter(mass, 2.0f) : mass;
+      top_k.data<std::int32_t>()[at] = b == 0 ? 0 : static_cast<std::int32_t>(rng.Next() % static_cast<std::uint64_t>(vocab + 1));
+      // Drafts: position i's argmax (often accepted) or a random token; coins below 0.3.
+      for (std::int64_t i = 0; i < kWidth; ++i) {
+        const auto row = target.data<float>().subspan(static_cast<std::size_t>((b * (kWidth + 1) + i) * vocab),
+                                                      static_cast<std::size_t>(vocab));
+        const auto best = std::max_element(row.begin(), row.end()) - row.begin();
+        drafts.data<std::int32_t>()[at * kWidth + static_cast<std::size_t>(i)] =
+            static_cast<std::int32_t>(rng.Next() % 2 == 0 ? best : static_cast<std::int64_t>(rng.Next() % static_cast<std::uint64_t>(vocab)));
+        u.data<double>()[at * kWidth + static_cast<std::size_t>(i)] = static_cast<double>(rng.Next() >> 11) * 0x1p-53 * 0.3;
+      }
+      final_u.data<float>()[at] = static_cast<float>(rng.Next() >> 40) * 0x1p-24f;
+    }
+    Case c;
+    c.id = "sglang_ties_v" + std::to_string(vocab);
+    c.stage = "spec_step";
+    c.profile = Profile::kSglang;
+    c.inputs.emplace("draft_ids", drafts);
+    c.inputs.emplace("target_logits", target);
+    c.inputs.emplace("temperature", temperature);
+    c.inputs.emplace("top_k", top_k);
+    c.inputs.emplace("top_p", top_p);
+    c.inputs.emplace("u", u);
+    c.inputs.emplace("final_u", final_u);
+    EXPECT_EQ(ExpectSglangMatches(c), "");
+    // The verifier reads a row's positions lazily: position 1 of row 2 with no finite logit is
+    // an error (the reference's message) only when draft 0 of that row is accepted.
+    for (const double coin : {0.0, 0.999}) {
+      Case lazy = c;
+      lazy.id += coin == 0.0 ? "_read" : "_unread";
+      auto x = lazy.inputs.at("target_logits").data<float>();
+      std::fill(x.begin() + static_cast<std::ptrdiff_t>((2 * (kWidth + 1) + 1) * vocab),
+                x.begin() + static_cast<std::ptrdiff_t>((2 * (kWidth + 1) + 2) * vocab), -kInf);
+      lazy.inputs.at("u").data<double>()[2 * kWidth] = coin;
+      EXPECT_EQ(ExpectSglangMatches(lazy).empty(), coin != 0.0) << lazy.id;
+    }
   }
 }
 

@@ -25,6 +25,7 @@
 #include "gpu/backend/pipeline_glue.h"
 #include "reference/decode_steps.h"
 #include "reference/reference_backend.h"
+#include "statistical/draw_harness.h"
 
 namespace sampcheck::gpu {
 namespace {
@@ -231,6 +232,44 @@ TEST(GpuPipeline, MatchesTheReferenceOn1024LaneRows) {
 TEST(GpuDecodeSteps, MatchesTheReference) {
   for (const char* profile : {"canonical", "vllm", "sglang"}) {
     ExpectSameTokens(MakeCase("decode_steps", profile, {3, 200, 3}, 9, true, true, false));
+  }
+}
+
+// --- the gpu backends' own draws of the pipeline (GpuPipelineCountDraws) -------------------------
+
+// Each row's distribution composed once, then only the draw kernel per replica on the kept
+// tokens: the counts must be those of the replicated case through Run with the harness's noise,
+// bit for bit. The independent source is the reference backend through Run (the harness's
+// CountDrawsThroughRun: every replica a whole RunPipeline on the host). Covers a greedy row,
+// the filters, vllm's race, SGLang's sorted path (keyed by rank) and its unfiltered path, and
+// that disjoint draw ranges add up to the whole.
+TEST(GpuPipelineCountDraws, EqualsTheReferenceThroughRunWithTheHarnessNoise) {
+  reference::ReferenceBackend reference;
+  auto gpu = MakeGpuEmulatedBackend();
+  ASSERT_TRUE(gpu->Capabilities("pipeline").count_draws);
+  ASSERT_TRUE(gpu->Capabilities("pipeline").count_draws_range);
+  std::vector<Case> cases = {MakeCase("pipeline", "canonical", {4, 60, 0}, 21, true, true, true),
+                             MakeCase("pipeline", "vllm", {4, 60, 0}, 22, true, true, true),
+                             MakeCase("pipeline", "sglang", {4, 60, 0}, 23, true, true, false),
+                             MakeCase("pipeline", "sglang", {4, 60, 0}, 24, false, false, false)};
+  Case top_k_one = MakeCase("pipeline", "vllm", {4, 60, 0}, 25, false, true, false);
+  top_k_one.params["top_k_one"] = "greedy";
+  top_k_one.inputs.at("top_k").data<std::int32_t>()[1] = 1;
+  cases.push_back(top_k_one);
+  constexpr std::int64_t kDraws = 200;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.id);
+    const std::uint64_t seed = 0x5eed0000u + static_cast<std::uint64_t>(c.inputs.at("logits").data<float>()[1] * 16);
+    const Tensor expected = statistical::CountDrawsThroughRun(reference, c, kDraws, seed);
+    const Tensor actual = gpu->CountDraws("pipeline", c, kDraws, seed);
+    ASSERT_EQ(expected.shape(), actual.shape());
+    const auto e = expected.data<std::int64_t>(), a = actual.data<std::int64_t>();
+    EXPECT_EQ(std::vector<std::int64_t>(e.begin(), e.end()), std::vector<std::int64_t>(a.begin(), a.end()));
+    const Tensor first = gpu->CountDrawsRange("pipeline", c, 0, 120, seed);
+    const Tensor rest = gpu->CountDrawsRange("pipeline", c, 120, kDraws - 120, seed);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      ASSERT_EQ(first.data<std::int64_t>()[i] + rest.data<std::int64_t>()[i], a[i]) << "entry " << i;
+    }
   }
 }
 

@@ -4,7 +4,8 @@
 // floor count), a skewed uniform u^1.02 (PIT chi-square and KS), an Exp(1) with a light tail
 // (tail counts). Through the noise stage: the reference and gpu-emulated backends pass, a
 // backend with biased Exp(1) noise, one with 16-bit uniforms and one that cannot produce
-// noise fail, and a backend that does not declare the stage is not asked.
+// noise fail, and a backend that does not declare the stage is not asked. The endpoint probes
+// hit their words, and an Exp(1) with an atom at q = +0 (2^-25 or 2^-24) fails them.
 //
 // Error budget: each run is one Holm family at alpha 1e-4 with fixed seeds; the pass test
 // can fail falsely with probability <= 1e-4 before the seed is fixed. The defects are far
@@ -28,6 +29,8 @@
 #include "reference/rng/uniform.h"
 #include "core/split_mix64.h"
 #include "statistical/draw_harness.h"
+#include "statistical/wrong_samplers.h"
+#include "reference/rng/noise_stream.h"
 
 namespace sampcheck::statistical {
 namespace {
@@ -129,10 +132,11 @@ TEST(BackendNoiseHarness, ReferencePassesEverySourceWithStatedPower) {
   reference::ReferenceBackend ref;
   ASSERT_TRUE(DeclaresNoiseStage(ref));
   const auto results = RunBackendNoiseHarness(ref, 0, false);
-  // The family's p-values plus three structural checks per source (support, offset, seeds).
+  // The family's p-values plus three structural checks per source (support, offset, seeds) and
+  // the endpoint probes of the three philox sources.
   std::int64_t structural = 0;
   for (const auto& r : results) structural += r.statistics && r.statistics->layer == TestLayer::kStructural;
-  EXPECT_EQ(structural, 3 * 6);
+  EXPECT_EQ(structural, 3 * 6 + 3);
   EXPECT_EQ(static_cast<std::int64_t>(results.size()) - structural, BackendNoiseFamilySize());
   EXPECT_EQ(BackendNoiseSources().size(), 6u);
   for (const auto& r : results) {
@@ -206,6 +210,7 @@ TEST(BackendNoiseHarness, SamplesOutsideTheRangeFailTheSupportCheckWithCountAndF
   for (const Plant& plant : plants) {
     SCOPED_TRACE(plant.source + " " + std::to_string(plant.value));
     FaultyNoiseBackend bad([&](std::span<float> x, const std::string&, const std::string&) {
+      if (x.size() != static_cast<std::size_t>(kNoiseCiN)) return;  // the main request only, not the probes
       for (std::size_t k = 0; k < 20; ++k) x[1000 + 40000 * k] = plant.value;  // 20 values, first at 1000
     });
     const auto results = RunBackendNoiseHarness(bad, 0, false, true, {plant.source});
@@ -214,6 +219,47 @@ TEST(BackendNoiseHarness, SamplesOutsideTheRangeFailTheSupportCheckWithCountAndF
     EXPECT_NE(r.reason.find("20 of 1048576 samples"), std::string::npos) << r.reason;
     EXPECT_NE(r.reason.find("first: sample 1000 ="), std::string::npos) << r.reason;
     std::printf("%s: %s\n", r.id.c_str(), r.reason.c_str());
+  }
+}
+
+// The probe counters are where the spec's generator is at an edge: each word recomputed from
+// Philox4x32-10 (reference/rng/philox.h, checked against Random123's vectors in rng_test.cc),
+// and the reference's samples there are the edge values the conversions' contracts state:
+// curand_uniform gives 1.0 for words >= 0xffffff80 and 1 - 2^-24 just below; PyTorch's clamp
+// gives q = 2^-24 for both (docs/spec/noise.md "Samples"); a word below 2^8 gives u <= 2^-24.
+TEST(BackendNoiseHarness, EndpointProbesHitTheirWords) {
+  for (const NoiseEndpointProbe& probe : kPhiloxEndpointProbes) {
+    SCOPED_TRACE(probe.counter);
+    EXPECT_EQ(rng::CurandPhiloxWord(kNoiseEndpointSeed, 0, probe.counter), probe.word);
+    const float u = rng::UniformOpenClosedCurandF32(probe.word);
+    const float q = rng::NoiseSampleF32(rng::NoiseGenerator::kPhilox, rng::NoiseLaw::kExponential, kNoiseEndpointSeed, probe.counter);
+    if (probe.word >= 0xffffff80u) {
+      EXPECT_EQ(u, 1.0f);
+      EXPECT_EQ(q, 0x1p-24f);
+    } else if (probe.word >= 0xffffff00u) {
+      EXPECT_EQ(u, 1.0f - 0x1p-24f);
+      EXPECT_EQ(q, 0x1p-24f);
+    } else {
+      EXPECT_LT(probe.word, 0x100u);
+      EXPECT_LE(u, 0x1p-24f);
+      EXPECT_GT(q, 16.6f);
+    }
+  }
+}
+
+// An Exp(1) with an atom at q = +0 outside its range [2^-24, 33 ln 2]: at the CI n the random
+// stream meets an atom of 2^-24 with probability 6% only, the endpoint probes every time.
+TEST(BackendNoiseHarness, AnExponentialAtomAtZeroFailsTheEndpointProbes) {
+  for (const char* name : {"noise_exponential_unclamped", "noise_exponential_24bit_zero"}) {
+    SCOPED_TRACE(name);
+    auto bad = MakeWrongSampler(name);
+    const auto results = RunBackendNoiseHarness(*bad, 0, false, true, {"philox/exponential", "philox/gumbel", "philox/uniform"});
+    const CaseResult& q = Find(results, "noise/philox/exponential/endpoints");
+    EXPECT_EQ(q.verdict, Verdict::kFail);
+    EXPECT_NE(q.reason.find("gave 0 ="), std::string::npos) << q.reason;
+    std::printf("%s: %s\n", q.id.c_str(), q.reason.c_str());
+    EXPECT_EQ(Find(results, "noise/philox/gumbel/endpoints").verdict, Verdict::kFail);  // g = -log(+0) = +inf
+    EXPECT_EQ(Find(results, "noise/philox/uniform/endpoints").verdict, Verdict::kPass);
   }
 }
 

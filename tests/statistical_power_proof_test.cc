@@ -86,8 +86,10 @@ TEST_P(PowerProof, RejectedAtTheComputedSampleSize) {
   }
   if (info.layer == "noise") {
     // The backend noise harness (statistical/noise_harness.h) on the source the bug targets
-    // (caught_by "noise/<source>/"), powers at the whole noise family's size.
-    const std::string source = info.caught_by.substr(6, info.caught_by.size() - 7);
+    // (caught_by "noise/<generator>/<law>/", or a test under it such as ".../endpoints"),
+    // powers at the whole noise family's size.
+    const std::size_t law_end = info.caught_by.find('/', info.caught_by.find('/', 6) + 1);
+    const std::string source = info.caught_by.substr(6, law_end - 6);
     int rejected = 0;
     for (const auto& r : RunBackendNoiseHarness(*backend, 0, false, true, {source})) {
       if (r.verdict != Verdict::kFail) continue;
@@ -298,6 +300,39 @@ TEST(PowerProof, SmallFaultsMoveNoFilterBoundary) {
       }
     }
   }
+}
+
+// The narrowed-noise goldens (golden/draws_cases.cc, docs/spec/draws.md "Half-precision rows
+// and narrowed noise"): the tokens worked by hand there, row by row, for the reference and for
+// the noise rounded to f16 first (race_noise_f16, gumbel_noise_f16).
+TEST(PowerProof, NarrowedNoiseGoldensKnownAnswers) {
+  struct Expect {
+    std::string id;
+    const char* fault;
+    std::vector<std::int64_t> spec, narrowed;
+  };
+  const std::vector<Expect> expects = {
+      {"exponential_race/narrow_noise_v8_f16/canonical", "race_noise_f16", {6, 5, 1, 3}, {6, 2, 0, 3}},
+      {"exponential_race/narrow_noise_v8_f16/vllm", "race_noise_f16", {6, 5, 1, 3}, {0, 2, 0, 3}},
+      {"gumbel_max/narrow_noise_v8_f16/canonical", "gumbel_noise_f16", {1, 0, 7}, {0, 1, 7}},
+      {"gumbel_max/narrow_noise_v8_f16/sglang", "gumbel_noise_f16", {1, 0, 7}, {0, 1, 7}},
+  };
+  reference::ReferenceBackend ref;
+  int found = 0;
+  for (const Case& c : golden::BuildGoldenCases(golden::kDefaultGoldenSeed)) {
+    for (const Expect& e : expects) {
+      if (c.id != e.id) continue;
+      SCOPED_TRACE(c.id);
+      ++found;
+      const TensorMap spec_out = ref.Run(c.stage, c);
+      const auto spec = spec_out.at("token").data<std::int64_t>();
+      EXPECT_EQ(std::vector<std::int64_t>(spec.begin(), spec.end()), e.spec);
+      const TensorMap narrowed_out = MakeWrongSampler(e.fault)->Run(c.stage, c);
+      const auto narrowed = narrowed_out.at("token").data<std::int64_t>();
+      EXPECT_EQ(std::vector<std::int64_t>(narrowed.begin(), narrowed.end()), e.narrowed);
+    }
+  }
+  EXPECT_EQ(found, 4);
 }
 
 TEST(PowerProof, SizedFormsRejectMalformedSizes) {

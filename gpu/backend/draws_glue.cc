@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Stage glue of the draw, seeded-draw and speculative kernels (gpu/backend/draws_glue.h): the inputs
-// of gumbel_max, exponential_race, inverse_cdf, qsample and the seeded draws come from the
-// reference's parse functions (reference/<stem>.h); spec_greedy, spec_random, finish_rules and
-// tp_consensus are checked here as their reference files check them; then one launch computes
-// every output.
+// of gumbel_max, exponential_race, inverse_cdf, qsample, the seeded draws, spec_greedy,
+// finish_rules and tp_consensus come from the reference's parse functions (reference/<stem>.h);
+// spec_random is checked here as its reference file checks it; then one launch computes every
+// output.
 #include "gpu/backend/draws_glue.h"
 
 #include <cmath>
@@ -15,12 +15,15 @@
 #include "reference/ascend_top_k_top_p_sample_v2.h"
 #include "reference/draft_tokens.h"
 #include "reference/exponential_race.h"
+#include "reference/finish_rules.h"
 #include "reference/gumbel_max.h"
 #include "reference/inverse_cdf.h"
 #include "reference/qsample.h"
 #include "reference/seeded_gumbel.h"
+#include "reference/spec_greedy.h"
 #include "reference/spec_random.h"
 #include "reference/stage_io.h"
+#include "reference/tp_consensus.h"
 
 namespace sampcheck::gpu {
 
@@ -88,18 +91,14 @@ TensorMap SpecOutputs(Tensor emitted, Tensor accepted) {
   return result;
 }
 
-// reference/spec_greedy.cc.
+// Inputs from reference/spec_greedy.h's ParseSpecGreedy.
 TensorMap RunSpecGreedy(const Case& c, Profile /*profile*/, KernelRunner& runner) {
-  StageInputs in(c, "spec_greedy");
-  const Tensor& drafts = in.Required("draft_ids", DType::kI32, 2);
-  const std::int64_t rows = drafts.dim(0), width = drafts.dim(1);
-  const Tensor target = reference::PositionRows(c, in, "target_logits", rows, width + 1);
-  const std::int64_t vocab = target.dim(2);
-  const std::vector<std::int64_t> counts = reference::DraftCounts(in, drafts, vocab);
+  const reference::SpecGreedyArgs a = reference::ParseSpecGreedy(c);
+  const std::int64_t rows = a.rows, width = a.width;
   Tensor emitted(DType::kI64, {rows, width + 1});
   Tensor accepted(DType::kI64, {rows});
-  runner.Run(SpecGreedyLaunch(target.data<float>().data(), drafts.data<std::int32_t>().data(), counts.data(),
-                              {rows, width, vocab}, emitted.data<std::int64_t>().data(),
+  runner.Run(SpecGreedyLaunch(a.target.data<float>().data(), a.drafts->data<std::int32_t>().data(), a.counts.data(),
+                              {rows, width, a.vocab}, emitted.data<std::int64_t>().data(),
                               accepted.data<std::int64_t>().data()));
   return SpecOutputs(std::move(emitted), std::move(accepted));
 }
@@ -191,66 +190,21 @@ TensorMap RunSpecRandom(const Case& c, Profile profile, KernelRunner& runner) {
   return SpecOutputs(std::move(emitted), std::move(accepted));
 }
 
-// reference/finish_rules.cc's local check: ids are >= 0, -1 is padding.
-void ExpectIdsOrPadding(const StageInputs& in, const std::string& name, const Tensor& ids) {
-  auto d = ids.data<std::int32_t>();
-  for (std::size_t i = 0; i < d.size(); ++i) {
-    if (d[i] < -1) {
-      in.Fail("'" + name + "' entry " + std::to_string(i) + " is " + std::to_string(d[i]) +
-              "; ids are >= 0, -1 is padding");
-    }
-  }
-}
-
-// reference/finish_rules.cc, checks in its order (its per-row checks all precede any output, so
-// checking every row first reports the same first failure).
+// Inputs from reference/finish_rules.h's ParseFinishRules.
 TensorMap RunFinishRules(const Case& c, Profile profile, KernelRunner& runner) {
-  StageInputs in(c, "finish_rules");
-  const Tensor& token = in.Required("token", DType::kI64, 1);
-  const std::int64_t rows = token.dim(0);
-  const Tensor& out_len = in.Required("output_len", DType::kI32, 1);
-  const Tensor& max_tok = in.Required("max_tokens", DType::kI32, 1);
-  const Tensor& min_tok = in.Required("min_tokens", DType::kI32, 1);
-  const Tensor& ignore = in.Required("ignore_eos", DType::kBool, 1);
-  const Tensor& eos = in.Required("eos_ids", DType::kI32, 2);
-  const Tensor& stop = in.Required("stop_ids", DType::kI32, 2);
-  const Tensor* keep = in.Optional("keep_stop", DType::kBool, 1);
-  for (const auto& [name, t] : {std::pair<const char*, const Tensor*>{"output_len", &out_len},
-                                {"max_tokens", &max_tok},
-                                {"min_tokens", &min_tok},
-                                {"ignore_eos", &ignore},
-                                {"eos_ids", &eos},
-                                {"stop_ids", &stop},
-                                {"keep_stop", keep}}) {
-    if (t) in.ExpectDim(name, *t, 0, rows);
-  }
-  ExpectIdsOrPadding(in, "eos_ids", eos);
-  ExpectIdsOrPadding(in, "stop_ids", stop);
-  for (std::int64_t b = 0; b < rows; ++b) {
-    const auto i = static_cast<std::size_t>(b);
-    const std::int64_t tok = token.data<std::int64_t>()[i];
-    const std::int32_t len = out_len.data<std::int32_t>()[i], max = max_tok.data<std::int32_t>()[i],
-                       min = min_tok.data<std::int32_t>()[i];
-    const std::string row = "row " + std::to_string(b) + ": ";
-    if (tok < 0) in.Fail(row + "token " + std::to_string(tok) + " must be >= 0");
-    if (len < 1) in.Fail(row + "output_len " + std::to_string(len) + " must be >= 1 (it counts this step's token)");
-    if (max < 1) in.Fail(row + "max_tokens " + std::to_string(max) + " must be >= 1");
-    if (min < 0 || min > max) {
-      in.Fail(row + "min_tokens " + std::to_string(min) + " must be in [0, max_tokens = " + std::to_string(max) + "]");
-    }
-  }
-  const std::int64_t width = eos.dim(1) + stop.dim(1);
+  const reference::FinishRulesArgs a = reference::ParseFinishRules(c);
+  const std::int64_t rows = a.rows, width = a.eos_ids->dim(1) + a.stop_ids->dim(1);
   KernelRunner::FinishRulesInputs k;
-  k.token = token.data<std::int64_t>().data();
-  k.output_len = out_len.data<std::int32_t>().data();
-  k.max_tokens = max_tok.data<std::int32_t>().data();
-  k.min_tokens = min_tok.data<std::int32_t>().data();
-  k.ignore_eos = ignore.data<std::uint8_t>().data();
-  k.keep_stop = keep != nullptr ? keep->data<std::uint8_t>().data() : nullptr;
-  k.eos_ids = eos.data<std::int32_t>().data();
-  k.n_eos = eos.dim(1);
-  k.stop_ids = stop.data<std::int32_t>().data();
-  k.n_stop = stop.dim(1);
+  k.token = a.token->data<std::int64_t>().data();
+  k.output_len = a.output_len->data<std::int32_t>().data();
+  k.max_tokens = a.max_tokens->data<std::int32_t>().data();
+  k.min_tokens = a.min_tokens->data<std::int32_t>().data();
+  k.ignore_eos = a.ignore_eos->data<std::uint8_t>().data();
+  k.keep_stop = a.keep_stop != nullptr ? a.keep_stop->data<std::uint8_t>().data() : nullptr;
+  k.eos_ids = a.eos_ids->data<std::int32_t>().data();
+  k.n_eos = a.eos_ids->dim(1);
+  k.stop_ids = a.stop_ids->data<std::int32_t>().data();
+  k.n_stop = a.stop_ids->dim(1);
   k.sglang = profile == Profile::kSglang;
   k.eos_stop_reason_none = profile == Profile::kVllm;  // vLLM leaves stop_reason None for EOS
   Tensor reason(DType::kI32, {rows});
@@ -266,31 +220,11 @@ TensorMap RunFinishRules(const Case& c, Profile profile, KernelRunner& runner) {
   return out;
 }
 
-// reference/tp_consensus.cc, checks in its order; i32 ids widened exactly to i64 as it reads them.
+// Inputs from reference/tp_consensus.h's ParseTpConsensus.
 TensorMap RunTpConsensus(const Case& c, Profile profile, KernelRunner& runner) {
-  StageInputs in(c, "tp_consensus");
-  const auto found = c.inputs.find("rank_ids");
-  if (found != c.inputs.end() && found->second.dtype() != DType::kI32 && found->second.dtype() != DType::kI64) {
-    in.Fail("'rank_ids' must be i32 or i64, got " + std::string(DTypeName(found->second.dtype())));
-  }
-  const bool is_i32 = found != c.inputs.end() && found->second.dtype() == DType::kI32;
-  const Tensor& t = in.Required("rank_ids", is_i32 ? DType::kI32 : DType::kI64, 2);
-  const std::int64_t ranks = t.dim(0), batch = t.dim(1);
-  if (ranks < 1) in.Fail("rank_ids must have R >= 1 ranks (dim 0), got " + std::to_string(ranks));
-  std::vector<std::int64_t> ids;
-  ids.reserve(static_cast<std::size_t>(t.numel()));
-  if (is_i32) {
-    for (std::int32_t x : t.data<std::int32_t>()) ids.push_back(x);
-  } else {
-    for (std::int64_t x : t.data<std::int64_t>()) ids.push_back(x);
-  }
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    if (ids[i] < 0) {
-      const auto r = static_cast<std::int64_t>(i) / batch, b = static_cast<std::int64_t>(i) % batch;
-      in.Fail("rank_ids[" + std::to_string(r) + ", " + std::to_string(b) + "] = " + std::to_string(ids[i]) +
-              ": a sampled id must be >= 0");
-    }
-  }
+  const reference::TpConsensusArgs a = reference::ParseTpConsensus(c);
+  const std::vector<std::int64_t>& ids = a.ids;
+  const std::int64_t ranks = a.ranks, batch = a.batch;
   Tensor token(DType::kI64, {batch});
   Tensor unanimous(DType::kBool, {batch});
   runner.Run(TpConsensusLaunch(ids.data(), ranks, batch, profile == Profile::kVllm, token.data<std::int64_t>().data(),

@@ -228,9 +228,28 @@ TensorMap GpuBackend::Run(const std::string& stage, const Case& c) {
 }
 
 StageCapabilities GpuBackend::Capabilities(const std::string& stage) const {
-  StageCapabilities caps{.statistical_skip_reason = ComposedStageStatisticalSkipReason(stage, Name())};
+  StageCapabilities caps;
   if (auto it = Stages().find(stage); it != Stages().end()) caps.profiles = it->second.profiles;
+  // The pipeline's statistical batches (10^4 to 2 x 10^6 replicas) are drawn from each row's
+  // distribution composed once (gpu/backend/pipeline_glue.h, GpuPipelineCountDraws).
+  const StageInfo* info = FindStage(stage);
+  const bool own_draws = info != nullptr && info->draw.target == ExactTargetKind::kPipeline;
+  caps.count_draws = own_draws;
+  caps.count_draws_range = own_draws;
   return caps;
+}
+
+Tensor GpuBackend::CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) {
+  return CountDrawsRange(stage, c, 0, draws, seed);
+}
+
+Tensor GpuBackend::CountDrawsRange(const std::string& stage, const Case& c, std::int64_t first_draw, std::int64_t draws,
+                                   std::uint64_t seed) {
+  if (!Capabilities(stage).count_draws) return Backend::CountDrawsRange(stage, c, first_draw, draws, seed);
+  RequireStageProfile(RequireStage(stage), c.profile);
+  Case named = c;
+  named.stage = stage;
+  return GpuPipelineCountDraws(named, first_draw, draws, seed, *runner_);
 }
 
 TensorMap RunGpuStage(const std::string& stage, const Case& c, Profile profile, KernelRunner& runner) {

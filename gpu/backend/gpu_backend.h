@@ -22,9 +22,12 @@ class GpuBackend final : public Backend {
   std::string Name() const override { return runner_->Name(); }
   std::vector<std::string> SupportedStages() const override;
   TensorMap Run(const std::string& stage, const Case& c) override;
-  // The pipeline's statistical batches are too large for these backends
-  // (docs/gpu.md "The pipeline and decode_steps").
+  // The pipeline draws on its own: each row's distribution once, then the draw kernel on the
+  // harness's noise (gpu/backend/pipeline_glue.h, docs/gpu.md "The pipeline's statistical cases").
   StageCapabilities Capabilities(const std::string& stage) const override;
+  Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override;
+  Tensor CountDrawsRange(const std::string& stage, const Case& c, std::int64_t first_draw, std::int64_t draws,
+                         std::uint64_t seed) override;
 
  private:
   std::unique_ptr<KernelRunner> runner_;

@@ -78,9 +78,15 @@ Tensor BatchProbs(const std::string& id, const Tensor& logits, std::int64_t posi
 TensorMap GpuSpecStep(const Case& c, Profile profile, KernelRunner& runner) {
   StageInputs in(c, "spec_step");
   if (!kGpuSpecStepProfiles.Contains(profile)) {
-    in.Fail("no gpu kernel for profile " + std::string(ProfileName(profile)) + " (canonical, vllm, block_verification)");
+    in.Fail("no gpu kernel for profile " + std::string(ProfileName(profile)) +
+            " (canonical, vllm, block_verification, sglang)");
   }
   const bool vllm = profile == Profile::kVllm;
+  // sglang reads a row's positions lazily, up to its first rejection (reference/spec_step.cc),
+  // and never its draft logits (target-only verification): its positions are checked after
+  // verification, in the reference's order, and a position with no finite logit is fed to the
+  // kernels as zeros (never read when the row stops before it; an error when it does not).
+  const bool sglang = profile == Profile::kSglang;
   const reference::SpecStepArgs args = reference::ParseSpecStep(c, profile);
   const std::int64_t rows = args.rows, width = args.width, vocab = args.vocab;
   const Tensor& drafts = *args.drafts;
@@ -129,7 +135,8 @@ TensorMap GpuSpecStep(const Case& c, Profile profile, KernelRunner& runner) {
     return RunOn("min_new_tokens", c.id, Profile::kCanonical, std::move(flat), std::move(extra), runner).at("logits");
   };
   const Tensor masked_target = mask(target, width + 1, true);
-  const Tensor masked_draft = use_draft ? mask(draft, width, false) : Tensor();
+  const bool verify_draft = use_draft && !sglang;
+  const Tensor masked_draft = verify_draft ? mask(draft, width, false) : Tensor();
 
   // Greedy rows: spec_greedy on the masked target logits (every row; random rows' results unused).
   Tensor greedy_emitted(DType::kI64, {rows, width + 1});
@@ -140,17 +147,19 @@ TensorMap GpuSpecStep(const Case& c, Profile profile, KernelRunner& runner) {
 
   // The reference's per-row check of every position it reads, in its order.
   const auto v = static_cast<std::size_t>(vocab);
-  auto require_finite = [&](const Tensor& flat, std::int64_t positions, std::int64_t b, std::int64_t i) {
+  auto has_finite = [&](const Tensor& flat, std::int64_t positions, std::int64_t b, std::int64_t i) {
     const auto row = flat.data<float>().subspan(static_cast<std::size_t>(b * positions + i) * v, v);
-    if (std::none_of(row.begin(), row.end(), [](float e) { return e > -std::numeric_limits<float>::infinity(); })) {
-      reference::FailNoFiniteLogit(c, b, i);
-    }
+    return std::any_of(row.begin(), row.end(), [](float e) { return e > -std::numeric_limits<float>::infinity(); });
+  };
+  auto require_finite = [&](const Tensor& flat, std::int64_t positions, std::int64_t b, std::int64_t i) {
+    if (!has_finite(flat, positions, b, i)) reference::FailNoFiniteLogit(c, b, i);
   };
   PositionBatch targets, draft_rows;
   for (std::int64_t b = 0; b < rows; ++b) {
     const auto at = static_cast<std::size_t>(b);
     const std::int64_t n = counts[at];
     if (is_greedy[at] != 0) {
+      if (sglang) continue;
       const std::int64_t read = greedy_accepted.data<std::int64_t>()[at] + 1;
       for (std::int64_t i = 0; i < read; ++i) require_finite(masked_target, width + 1, b, i);
       continue;
@@ -160,7 +169,7 @@ TensorMap GpuSpecStep(const Case& c, Profile profile, KernelRunner& runner) {
     const float p = top_p ? top_p->data<float>()[at] : 1.0f;
     const float m = min_p ? min_p->data<float>()[at] : 0.0f;
     for (std::int64_t i = 0; i <= n; ++i) {
-      require_finite(masked_target, width + 1, b, i);
+      if (!sglang) require_finite(masked_target, width + 1, b, i);
       targets.request.push_back(b);
       targets.position.push_back(i);
       targets.temperature.push_back(t);
@@ -168,7 +177,7 @@ TensorMap GpuSpecStep(const Case& c, Profile profile, KernelRunner& runner) {
       targets.top_p.push_back(p);
       // vllm: the verified positions get no min-p (only the bonus position's sampler has it).
       targets.min_p.push_back(vllm && i < n ? 0.0f : m);
-      if (i < n && use_draft) {
+      if (i < n && verify_draft) {
         require_finite(masked_draft, width, b, i);
         draft_rows.request.push_back(b);
         draft_rows.position.push_back(i);
@@ -194,39 +203,78 @@ TensorMap GpuSpecStep(const Case& c, Profile profile, KernelRunner& runner) {
       }
       return out;
     };
-    const Profile filters = vllm ? Profile::kVllm : Profile::kCanonical;
-    const Tensor target_probs = scatter(
-        BatchProbs(c.id, masked_target, width + 1, targets, true, top_k, top_p, min_p, filters, runner), targets,
-        width + 1);
-    Tensor draft_probs;
-    if (use_draft && !draft_rows.request.empty()) {
-      // canonical: the verifier sees filtered draft probabilities; vllm: the drafter's, unfiltered.
-      draft_probs = scatter(BatchProbs(c.id, masked_draft, width, draft_rows, !vllm, top_k, top_p, min_p, filters,
-                                       runner),
-                            draft_rows, width);
-    } else if (use_draft) {
-      draft_probs = Tensor(DType::kF32, {rows, width, vocab});
-    }
-    random_emitted = Tensor(DType::kI64, {rows, width + 1});
-    random_accepted = Tensor(DType::kI64, {rows});
-    if (profile == Profile::kBlockVerification) {
-      runner.Run(SpecVerifyBlockLaunch(target_probs.data<float>().data(), draft_probs.data<float>().data(),
-                                       drafts.data<std::int32_t>().data(), counts.data(), u->data<double>().data(),
-                                       q->data<float>().data(), bonus_q->data<float>().data(), {rows, width, vocab},
-                                       random_emitted.data<std::int64_t>().data(),
-                                       random_accepted.data<std::int64_t>().data()));
+    if (sglang) {
+      // Every position's softmax of x / t (no filter: the renorms are the verifier's), then
+      // SGLang's chain verifier.
+      Tensor readable = masked_target;
+      for (std::size_t r = 0; r < targets.request.size(); ++r) {
+        if (has_finite(masked_target, width + 1, targets.request[r], targets.position[r])) continue;
+        const auto at = static_cast<std::ptrdiff_t>(
+            static_cast<std::size_t>(targets.request[r] * (width + 1) + targets.position[r]) * v);
+        std::fill(readable.data<float>().begin() + at, readable.data<float>().begin() + at + static_cast<std::ptrdiff_t>(v),
+                  0.0f);
+      }
+      const Tensor probs = scatter(BatchProbs(c.id, readable, width + 1, targets, false, false, false, false,
+                                              Profile::kCanonical, runner),
+                                   targets, width + 1);
+      random_emitted = Tensor(DType::kI64, {rows, width + 1});
+      random_accepted = Tensor(DType::kI64, {rows});
+      SpecVerifySglangLaunch k;
+      k.probs = probs.data<float>().data();
+      k.drafts = drafts.data<std::int32_t>().data();
+      k.counts = counts.data();
+      k.top_k = top_k ? top_k->data<std::int32_t>().data() : nullptr;
+      k.top_p = top_p ? top_p->data<float>().data() : nullptr;
+      k.u = u->data<double>().data();
+      k.final_u = args.final_u->data<float>().data();
+      k.threshold_single = args.threshold_single;
+      k.threshold_acc = args.threshold_acc;
+      k.shape = {rows, width, vocab};
+      k.emitted = random_emitted.data<std::int64_t>().data();
+      k.accepted = random_accepted.data<std::int64_t>().data();
+      runner.Run(k);
     } else {
-    SpecRandomInputs k;
-    k.rule = SpecRandomInputs::Rule::kVllm;
-    k.target_probs = target_probs.data<float>().data();
-    k.draft_probs = use_draft ? draft_probs.data<float>().data() : nullptr;
-    k.drafts = drafts.data<std::int32_t>().data();
-    k.counts = counts.data();
-    k.u_f64 = u->data<double>().data();
-    k.q = q->data<float>().data();
-    k.bonus_q = bonus_q->data<float>().data();
-    runner.Run(SpecRandomLaunch(k, {rows, width, vocab}, random_emitted.data<std::int64_t>().data(),
-                                random_accepted.data<std::int64_t>().data()));
+      const Profile filters = vllm ? Profile::kVllm : Profile::kCanonical;
+      const Tensor target_probs = scatter(
+          BatchProbs(c.id, masked_target, width + 1, targets, true, top_k, top_p, min_p, filters, runner), targets,
+          width + 1);
+      Tensor draft_probs;
+      if (use_draft && !draft_rows.request.empty()) {
+        // canonical: the verifier sees filtered draft probabilities; vllm: the drafter's, unfiltered.
+        draft_probs = scatter(BatchProbs(c.id, masked_draft, width, draft_rows, !vllm, top_k, top_p, min_p, filters,
+                                         runner),
+                              draft_rows, width);
+      } else if (use_draft) {
+        draft_probs = Tensor(DType::kF32, {rows, width, vocab});
+      }
+      random_emitted = Tensor(DType::kI64, {rows, width + 1});
+      random_accepted = Tensor(DType::kI64, {rows});
+      if (profile == Profile::kBlockVerification) {
+        runner.Run(SpecVerifyBlockLaunch(target_probs.data<float>().data(), draft_probs.data<float>().data(),
+                                         drafts.data<std::int32_t>().data(), counts.data(), u->data<double>().data(),
+                                         q->data<float>().data(), bonus_q->data<float>().data(), {rows, width, vocab},
+                                         random_emitted.data<std::int64_t>().data(),
+                                         random_accepted.data<std::int64_t>().data()));
+      } else {
+        SpecRandomInputs k;
+        k.rule = SpecRandomInputs::Rule::kVllm;
+        k.target_probs = target_probs.data<float>().data();
+        k.draft_probs = use_draft ? draft_probs.data<float>().data() : nullptr;
+        k.drafts = drafts.data<std::int32_t>().data();
+        k.counts = counts.data();
+        k.u_f64 = u->data<double>().data();
+        k.q = q->data<float>().data();
+        k.bonus_q = bonus_q->data<float>().data();
+        runner.Run(SpecRandomLaunch(k, {rows, width, vocab}, random_emitted.data<std::int64_t>().data(),
+                                    random_accepted.data<std::int64_t>().data()));
+      }
+    }
+  }
+  if (sglang) {  // the positions the reference read, row by row: 0 .. num_accepted
+    for (std::int64_t b = 0; b < rows; ++b) {
+      const auto at = static_cast<std::size_t>(b);
+      const Tensor& kind_accepted = is_greedy[at] != 0 ? greedy_accepted : random_accepted;
+      for (std::int64_t i = 0; i <= kind_accepted.data<std::int64_t>()[at]; ++i) require_finite(masked_target, width + 1, b, i);
     }
   }
 

@@ -5,9 +5,11 @@
 // are checked by the reference's ParseSpecStep; the min_tokens mask of every position is the
 // min_new_tokens stage, a greedy row's verification the spec_greedy kernel, a random row's
 // positions go through the temperature and sampling_filters stages and the token-wise verifier
-// (the spec_random kernel, vllm rule), and gpu/kernels/spec_step.cuh picks each row's outcome and
-// applies the stop ids. Profiles canonical and vllm; block_verification and sglang are not
-// claimed (gpu_backend.cc's capabilities; docs/gpu.md "Skips").
+// (the spec_random kernel, vllm rule) or block verification (gpu/kernels/spec_verify_block.cuh);
+// sglang's positions through temperature and softmax and SGLang's chain verifier
+// (gpu/kernels/spec_verify_sglang.cuh: the renorms, the acceptance and the final scan); then
+// gpu/kernels/spec_step.cuh picks each row's outcome and applies the stop ids. Every profile of
+// the stage.
 
 #include "core/case.h"
 #include "core/profile.h"
@@ -18,9 +20,8 @@ namespace sampcheck::gpu {
 
 TensorMap GpuSpecStep(const Case& c, Profile profile, KernelRunner& runner);
 
-// The profiles whose chains have kernels: sglang's (FlashInfer's renorm survivor rule and the
-// final scan) has none yet, so its cases are skipped with that reason (docs/gpu.md "Skips").
+// The profiles whose chains have kernels: all of the stage's.
 inline constexpr ProfileSet kGpuSpecStepProfiles =
-    ProfileSet{}.Add(Profile::kCanonical).Add(Profile::kVllm).Add(Profile::kBlockVerification);
+    ProfileSet{}.Add(Profile::kCanonical).Add(Profile::kVllm).Add(Profile::kBlockVerification).Add(Profile::kSglang);
 
 }  // namespace sampcheck::gpu

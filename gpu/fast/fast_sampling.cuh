@@ -3,9 +3,11 @@
 // gpu-fast's fused sampling kernel: temperature, top-k, top-p and min-p filtering and the draw
 // in one block per row, written the way production samplers are (FlashInfer's
 // TopKTopPSamplingFromProb / TopPSamplingFromProb kernels, include/flashinfer/sampling.cuh):
-// free reduction order, no sort, rejection sampling with a rising pivot, the uniform from the
-// row's own Philox4x32-10 stream (docs/gpu.md "gpu-fast"). NOT bit-exact: judged by the
-// statistical harness against the canonical pipeline's exact target.
+// free reduction order, no sort of the row, rejection sampling with a rising pivot, the
+// uniform from the row's own Philox4x32-10 stream (docs/gpu.md "gpu-fast"). NOT bit-exact:
+// judged by the statistical harness against the canonical pipeline's exact target. A small
+// top-k reads the row three times (its survivors gathered in shared memory); every other row
+// reads it three to six times, except 1024 < k < V - 1024 with top-p on (the bit-by-bit select).
 //
 // Contract:
 // - One block of kThreads threads (a multiple of 32, at most 1024) per row. logits: rows x
@@ -13,9 +15,7 @@
 //   validated by the caller: no NaN, no +inf, and every random row has a finite entry.
 //   temperature, top_p, min_p: rows f32 (top_p, min_p not NaN; temperature finite, >= 0);
 //   top_k: rows i32; seed, position: rows u64 (position < 2^32). token: rows i64.
-//   scaled_out, weight_out: rows x V f32 scratch (global memory) where the first passes store
-//   s_i and e_i below, read by every later pass (each thread writes its own strided entries;
-//   barriers separate the writes from reads by other threads).
+//   No row-sized work array: s_i and e_i below are recomputed from the logits at every read.
 // - Greedy rows (double(temperature) < options.greedy_below: the canonical 1e-5,
 //   docs/spec/temperature.md): the argmax of the logits, lowest index among tied maxima (a
 //   minimum over the 64-bit order keys below, a total order, so the free reduction order
@@ -24,14 +24,28 @@
 //     s_i = x_i / t (one IEEE division, as the reference's temperature stage);
 //     order key of i: (descending value key of s_i) << 32 | i, the filters' total order
 //       (larger value first, then lower index; -0.0 folded onto +0.0), smaller key = earlier;
-//     top-k (0 < k < V) with top-p on (p < 1): kth = the k-th smallest key, by a radix select
-//       over the key bits (one block count per bit: 32 value bits plus the index bits of
-//       V - 1), stopping early at the first bit whose trial bound has exactly k keys at or
-//       below it (the k-th key is then their largest, one more read); the top-k set T = {i : key_i <= kth} (ties at the k-th value go to the lower
-//       indices, as canonical). Otherwise T = every token, and top-k with top-p off is an
-//       acceptance rule below (no select);
+//     survivor path, 1 <= k <= 1024 (k < V): the k smallest keys gathered in shared memory in
+//       three reads of the row (gpu/fast/fast_top_k_survivors.cuh), sorted; e_j = ExpF32Cr(s_j
+//       - m) for them (m = s of the first); thread 0 sums S over them, keeps the longest
+//       prefix whose every j passes top-p (E_j == 0 or E_j < p * S, E_j the mass before j;
+//       p >= 1: every j) and min-p (e_j >= min(m_p, 1) when m_p > 0), and draws by inverse CDF
+//       of u * (the prefix's mass) over the prefix in the order, u from word 0 of the stream
+//       below, never a weight of 0, rounding past the end taking the last positive weight.
+//       The rules are those of the rounds below; the prefix is their kept set because each is
+//       monotone along the order. When the candidates do not fit (contract of that file), the
+//       rows below run instead;
+//     top-k near V (k > 1024, V - k <= 1024): the V - k dropped tokens are the k' = V - k
+//       smallest keys of the reversed order (~key), gathered the same way (their first read
+//       fused with the first-key read below); kth = (the first dropped key) - 1;
+//     other top-k (0 < k < V) with top-p on (p < 1): kth = the k-th smallest key, by a radix
+//       select over the key bits (one block count per bit: 32 value bits plus the index bits
+//       of V - 1), stopping early at the first bit whose trial bound has exactly k keys at or
+//       below it (the k-th key is then their largest, one more read). The top-k set
+//       T = {i : key_i <= kth} (ties at the k-th value go to the lower indices, as canonical).
+//       Otherwise T = every token, and top-k with top-p off is an acceptance rule below;
 //     e_i = ExpF32Cr(s_i - m), m = s of the first token of the order (e = 1 there);
-//     S = sum of e over T (free order);
+//     S = sum of e over T (free order): round 0's total below, whose candidates are T's tokens
+//       of positive weight;
 //     rejection rounds r = 0, 1, ...: candidates C = {i in T : key_i < pivot, e_i > 0}
 //       (pivot starts above every key); u = UniformClosedOpen24F32(word r of cuRAND's
 //       subsequence `position` under `seed`, i.e. curand_init(seed, position, 0) and r + 1
@@ -54,8 +68,8 @@
 //   Between different kThreads (the emulator's instantiation and the device's) or against
 //   the reference, tokens may differ where sums round differently: the distributional tier.
 // - options.bug plants a filter bug for the harness's negative control (`wrong:` variants):
-//   kTopKKeepsKPlusOne selects with k + 1; kTopPOffByOne accepts iff E_j - e_j < p * S (the
-//   nucleus takes one token more). kNone in every real backend.
+//   kTopKKeepsKPlusOne runs every top-k rule with k + 1; kTopPOffByOne keeps or accepts j iff
+//   E_j - e_j < p * S (the nucleus takes one token more), on both paths. kNone in every real backend.
 // Example: logits {0, -ln2, -2ln2, -2ln2}, temperature 1, top_k 1: token 0 for every seed;
 //   temperature 0: token 0 (tests/gpu_fast_sampling_test.cc, "ContractExample").
 
@@ -63,7 +77,9 @@
 #include <cstring>
 
 #include "gpu/block/block_model.h"
+#include "gpu/block/top_k_survivors.cuh"
 #include "gpu/fast/fast_sampling_launch.h"
+#include "gpu/fast/fast_top_k_survivors.cuh"
 #include "reference/math/exp.h"
 #include "reference/rng/philox.h"
 #include "reference/rng/uniform.h"
@@ -145,6 +161,64 @@ SAMPCHECK_KERNEL_BODY auto FastBlockReduce(B& block, R& lane, Op op) {
   return result;
 }
 
+// The survivor path (contract above): top-k's k survivors gathered in shared memory, then
+// top-p, min-p and the draw on them by thread 0 (at most 1024 entries). Returns false, having
+// written nothing, when the candidates do not fit; the caller then runs the full-row path.
+template <int kThreads, class B, class KeyOf, class Out>
+SAMPCHECK_KERNEL_BODY bool SampleOnSurvivors(B& block, KeyOf key_of, std::int64_t vocab, std::int64_t k, float p,
+                                             float mp, FastSamplingBug bug, std::uint64_t seed, std::uint64_t position,
+                                             Out token, std::int64_t row) {
+  SAMPCHECK_SHARED(block, std::uint64_t, survivor_keys, kFastSurvivorSlots);
+  SAMPCHECK_SHARED(block, float, survivor_weights, kFastSurvivorSlots);
+  std::uint32_t total = 0;
+  if (!GatherFastSurvivors<kThreads>(block, vocab, k, key_of, survivor_keys, total)) return false;
+  float m = 0.0f;  // s of the first token of the order: its weight is exp(0) = 1
+  block.ForEachThread([&](Thread) { m = ValueOfDescendingKey(survivor_keys.Load(0)); });
+  block.ForEachThread([&](Thread t) {
+    for (std::int64_t j = t.x; j < k; j += kThreads) {
+      survivor_weights.Store(j, math::ExpF32Cr(ValueOfDescendingKey(survivor_keys.Load(j)) - m));
+    }
+  });
+  block.Sync();
+  block.ForEachThread([&](Thread t) {
+    if (t.x != 0) return;
+    float mass = 0.0f;  // S: the top-k set's mass
+    for (std::int64_t j = 0; j < k; ++j) mass += survivor_weights.Load(j);
+    const float min_ratio = mp < 1.0f ? mp : 1.0f;
+    // The kept prefix: every rule is monotone along the order, so the first drop ends it. The
+    // first token is always kept (E = 0, e = 1 >= min_ratio).
+    float kept = 0.0f;  // E_j: the mass before j, all of it kept
+    std::int64_t n = 0;
+    for (std::int64_t j = 0; j < k; ++j) {
+      const float e = survivor_weights.Load(j);
+      bool keep = !(mp > 0.0f) || e >= min_ratio;
+      if (keep && p < 1.0f) {
+        const float tested = bug == FastSamplingBug::kTopPOffByOne ? kept - e : kept;
+        keep = kept == 0.0f || tested < p * mass;
+      }
+      if (!keep) break;
+      kept += e;
+      n = j + 1;
+    }
+    // Inverse CDF of u * E_n over the kept prefix in the order; a weight of 0 (an underflow or
+    // a -inf logit among the top k) is never drawn, and rounding past the end takes the last
+    // positive weight.
+    const float u = rng::UniformClosedOpen24F32(rng::CurandPhiloxWord(seed, position, 0));
+    const float target = u * kept;
+    float c = 0.0f;
+    std::int64_t chosen = 0;
+    for (std::int64_t j = 0; j < n; ++j) {
+      const float e = survivor_weights.Load(j);
+      if (!(e > 0.0f)) continue;
+      c += e;
+      chosen = j;
+      if (c > target) break;
+    }
+    token.Store(row, IndexOfKey(survivor_keys.Load(chosen)));
+  });
+  return true;
+}
+
 }  // namespace fast_detail
 
 template <int kBlockThreads>
@@ -154,14 +228,13 @@ struct FastSamplingKernel {
   static_assert(kThreads % kWarpSize == 0 && kThreads >= kWarpSize && kThreads <= 1024,
                 "one block of whole warps, at most 1024 threads");
 
-  template <class B, class In, class F32, class I32, class U64, class Scratch, class Out>
+  template <class B, class In, class F32, class I32, class U64, class Out>
   SAMPCHECK_KERNEL_BODY void operator()(B& block, In logits, F32 temperature, I32 top_k, F32 top_p, F32 min_p,
-                                        U64 seed, U64 position, Scratch scaled_out, Scratch weight_out, Out token,
-                                        std::int64_t vocab, std::int64_t pitch, FastSamplingOptions options) const {
+                                        U64 seed, U64 position, Out token, std::int64_t vocab, std::int64_t pitch,
+                                        FastSamplingOptions options) const {
     using fast_detail::OrderKey;
     const std::int64_t row = block.index();
     const std::int64_t base = row * pitch;
-    const std::int64_t scratch = row * vocab;
     const float t = temperature.Load(row);
     const bool greedy = static_cast<double>(t) < options.greedy_below;  // as reference/temperature.h
     // Greedy rows order the logits themselves; random rows the scaled logits (the order of
@@ -170,20 +243,47 @@ struct FastSamplingKernel {
       const float x = logits.Load(base + i);
       return greedy ? x : x / t;
     };
-    // After the first pass: s_i and e_i from the row's scratch (FlashInfer's sampling from
-    // logits likewise writes the softmax to a buffer once and samples from it).
-    auto scaled = [&](std::int64_t i) { return scaled_out.Load(scratch + i); };
-    auto weight_of = [&](std::int64_t i) { return weight_out.Load(scratch + i); };
+    // s_i and e_i are recomputed from the logits at every read: no row-sized scratch is
+    // written or read back, so a pass costs one read of the logits.
+    auto scaled = scale;
+
+    std::int64_t k = top_k.Load(row);
+    if (options.bug == FastSamplingBug::kTopKKeepsKPlusOne && k > 0) k += 1;
+    const float p = top_p.Load(row);
+    const float mp = min_p.Load(row);
+    const bool top_k_on = k > 0 && k < vocab;
+    const std::uint64_t row_seed = seed.Load(row);
+    const std::uint64_t row_position = position.Load(row);
+    // A small top-k: three reads of the logits, everything else on the survivors.
+    if (!greedy && top_k_on && k <= fast_detail::kFastSurvivorSlots) {
+      auto key_of = [&](std::int64_t i) { return OrderKey(scale(i), i); };
+      if (fast_detail::SampleOnSurvivors<kThreads>(block, key_of, vocab, k, p, mp, options.bug, row_seed,
+                                                   row_position, token, row)) {
+        return;
+      }
+    }
+
+    // top-k near V (more than 1024 survivors, at most 1024 dropped): the dropped tokens are
+    // the survivors of the reversed order, gathered like the top k, their first read fused
+    // with the one below.
+    const bool near_vocab = !greedy && top_k_on && k > fast_detail::kFastSurvivorSlots &&
+                            vocab - k <= fast_detail::kFastSurvivorSlots;
+    auto reversed = [&](std::int64_t i) { return ~OrderKey(scale(i), i); };
+    SAMPCHECK_SHARED(block, std::uint64_t, dropped_keys, fast_detail::kFastSurvivorSlots);
 
     // The first token of the order: the greedy token, and the random rows' maximum.
     auto key_lane = Registers<std::uint64_t>(block);
     block.ForEachThread([&](Thread th) {
       std::uint64_t best = fast_detail::kNoKey;
-      for (std::int64_t i = th.x; i < vocab; i += kThreads) {
-        const float s = scale(i);
-        scaled_out.Store(scratch + i, s);
-        const std::uint64_t k = OrderKey(s, i);
-        if (k < best) best = k;
+      auto visit = [&](std::int64_t i) {
+        const std::uint64_t key = OrderKey(scale(i), i);
+        if (key < best) best = key;
+        return ~key;
+      };
+      if (near_vocab) {
+        fast_detail::StoreLaneMinima<kThreads>(th, vocab, dropped_keys, visit);
+      } else {
+        for (std::int64_t i = th.x; i < vocab; i += kThreads) (void)visit(i);
       }
       key_lane[th] = best;
     });
@@ -195,23 +295,26 @@ struct FastSamplingKernel {
       });
       return;
     }
-    const float m = scaled(first);  // written in the first pass; the reduction's barriers order it
-    block.ForEachThread([&](Thread th) {
-      for (std::int64_t i = th.x; i < vocab; i += kThreads) weight_out.Store(scratch + i, math::ExpF32Cr(scaled(i) - m));
-    });
-    block.Sync();  // the weights are read by other threads below
+    const float m = scaled(first);
+    auto weight_of = [&](float s) { return math::ExpF32Cr(s - m); };
 
-    // top-k: the k-th smallest key, bit by bit from the most significant (radix select).
-    std::int64_t k = top_k.Load(row);
-    if (options.bug == FastSamplingBug::kTopKKeepsKPlusOne && k > 0) k += 1;
-    const float p = top_p.Load(row);
-    const float mp = min_p.Load(row);
-    const bool top_k_on = k > 0 && k < vocab;
-    // With top-p on, top-p reads the top-k set's mass, so the set is selected first; without
-    // it, top-k is one more acceptance rule (rank(j) < k, FlashInfer's TopKSamplingFromProb).
-    const bool select_top_k = top_k_on && p < 1.0f;
+    // top-k: T = {i : key_i <= kth}. Near V, kth is just before the first dropped key. Else,
+    // with top-p on (top-p reads the top-k set's mass, so the set is selected first), the k-th
+    // smallest key bit by bit from the most significant (radix select); without top-p, top-k
+    // is one more acceptance rule (rank(j) < k, FlashInfer's TopKSamplingFromProb).
     std::uint64_t kth = fast_detail::kNoKey;
-    if (select_top_k) {
+    bool selected = false;
+    if (near_vocab) {
+      const std::int64_t dropped = vocab - k;
+      std::uint32_t gathered = 0;
+      if (fast_detail::GatherBelowLaneBound<kThreads>(block, vocab, dropped, reversed, dropped_keys, gathered)) {
+        block.ForEachThread([&](Thread) { kth = ~dropped_keys.Load(dropped - 1) - 1u; });  // keys are unique
+        block.Sync();
+        selected = true;
+      }
+    }
+    if (!selected && top_k_on && p < 1.0f) {
+      selected = true;
       int index_bits = 0;
       while ((std::int64_t{1} << index_bits) < vocab) ++index_bits;
       std::uint64_t answer = 0;
@@ -247,21 +350,11 @@ struct FastSamplingKernel {
     }
     auto in_top_k = [&](std::uint64_t key) { return key <= kth; };
 
-    // S: the mass of the top-k set (what the canonical top-p renormalises by).
-    auto mass = Registers<float>(block);
-    block.ForEachThread([&](Thread th) {
-      float acc = 0.0f;
-      for (std::int64_t i = th.x; i < vocab; i += kThreads) {
-        if (in_top_k(OrderKey(scaled(i), i))) acc += weight_of(i);
-      }
-      mass[th] = acc;
-    });
-    const float top_k_mass =
-        BlockUniform(block, fast_detail::FastBlockReduce<kThreads, float>(block, mass, fast_detail::FloatSum{}));
+    // S: the mass of the top-k set (what the canonical top-p renormalises by): round 0's
+    // total, whose candidates are every token of T with a positive weight.
+    float top_k_mass = 0.0f;
 
     const float min_ratio = mp < 1.0f ? mp : 1.0f;
-    const std::uint64_t row_seed = seed.Load(row);
-    const std::uint64_t row_position = position.Load(row);
     const std::int64_t chunk = (vocab + kThreads - 1) / kThreads;
     SAMPCHECK_SHARED(block, float, scan_a, kThreads);
     SAMPCHECK_SHARED(block, float, scan_b, kThreads);
@@ -279,8 +372,9 @@ struct FastSamplingKernel {
         std::int64_t l = -1;
         const std::int64_t end = (th.x + 1) * chunk < vocab ? (th.x + 1) * chunk : vocab;
         for (std::int64_t i = th.x * chunk; i < end; ++i) {
-          const float e = weight_of(i);
-          if (candidate(OrderKey(scaled(i), i), e)) {
+          const float s = scaled(i);
+          const float e = weight_of(s);
+          if (candidate(OrderKey(s, i), e)) {
             acc += e;
             l = i;
           }
@@ -304,8 +398,10 @@ struct FastSamplingKernel {
       auto& inclusive = in_a ? scan_a : scan_b;
       // The owner of u * total: the thread whose [inclusive[t - 1], inclusive[t]) holds it.
       auto pick = Registers<std::int64_t>(block);
+      float round_total = 0.0f;
       block.ForEachThread([&](Thread th) {
         const float total = inclusive.Load(kThreads - 1);
+        round_total = total;
         const float target = u * total;
         const float before = th.x == 0 ? 0.0f : inclusive.Load(th.x - 1);
         const float upto = inclusive.Load(th.x);
@@ -314,8 +410,9 @@ struct FastSamplingKernel {
           float c = before;
           const std::int64_t end = (th.x + 1) * chunk < vocab ? (th.x + 1) * chunk : vocab;
           for (std::int64_t i = th.x * chunk; i < end; ++i) {
-            const float e = weight_of(i);
-            if (!candidate(OrderKey(scaled(i), i), e)) continue;
+            const float s = scaled(i);
+            const float e = weight_of(s);
+            if (!candidate(OrderKey(s, i), e)) continue;
             c += e;
             chosen = i;  // the last candidate when rounding keeps c at or below target
             if (c > target) break;
@@ -324,16 +421,17 @@ struct FastSamplingKernel {
         pick[th] = chosen;
       });
       block.Sync();  // the scan arrays are rewritten by the next round
+      if (round == 0) top_k_mass = round_total;
       auto picked = fast_detail::FastBlockReduce<kThreads, std::int64_t>(block, pick, fast_detail::IndexMin{});
       auto fallback = fast_detail::FastBlockReduce<kThreads, std::int64_t>(block, last, fast_detail::IndexMax{});
       std::int64_t j = BlockUniform(block, picked);
       if (j == fast_detail::kNoToken) j = BlockUniform(block, fallback);  // u * total rounded up to total
       if (j < 0) j = first;  // no candidate: unreachable while the first token is never rejected
       const float sj = scaled(j);
-      const float ej = weight_of(j);
+      const float ej = weight_of(sj);
       const std::uint64_t kj = OrderKey(sj, j);
       bool accept = !(mp > 0.0f) || ej >= min_ratio;
-      if (accept && top_k_on && !select_top_k) {
+      if (accept && top_k_on && !selected) {
         auto rank = Registers<std::uint32_t>(block);
         block.ForEachThread([&](Thread th) {
           std::uint32_t c = 0;
@@ -348,7 +446,8 @@ struct FastSamplingKernel {
         block.ForEachThread([&](Thread th) {
           float acc = 0.0f;
           for (std::int64_t i = th.x; i < vocab; i += kThreads) {
-            if (OrderKey(scaled(i), i) < kj) acc += weight_of(i);  // before j in the order: inside T
+            const float s = scaled(i);
+            if (OrderKey(s, i) < kj) acc += weight_of(s);  // before j in the order: inside T
           }
           before[th] = acc;
         });

@@ -46,14 +46,13 @@ struct FastSamplingLaunch {
   FastSamplingOptions options;
   std::int64_t* token = nullptr;         // [rows] out
 
-  // One block of kThreads threads per row; scaled and weight are the kernel's work rows.
+  // One block of kThreads threads per row; the kernel keeps no row-sized work array.
   template <int kThreads, class L>
   void Describe(L& l) const {
     l.template Run<FastSamplingKernel<kThreads>>(
         rows, l.In(logits, rows * pitch, "logits"), l.In(temperature, rows, "temperature"), l.In(top_k, rows, "top_k"),
         l.In(top_p, rows, "top_p"), l.In(min_p, rows, "min_p"), l.In(seed, rows, "seed"),
-        l.In(position, rows, "position"), l.template Scratch<float>(rows * vocab, "scaled"),
-        l.template Scratch<float>(rows * vocab, "weight"), l.Out(token, rows, "token"), vocab, pitch, options);
+        l.In(position, rows, "position"), l.Out(token, rows, "token"), vocab, pitch, options);
   }
 };
 

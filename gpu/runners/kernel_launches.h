@@ -57,6 +57,7 @@
 #include "gpu/kernels/spec_random.cuh"
 #include "gpu/kernels/spec_step.cuh"
 #include "gpu/kernels/spec_verify_block.cuh"
+#include "gpu/kernels/spec_verify_sglang.cuh"
 #include "gpu/kernels/stage_rules.h"
 #include "gpu/kernels/temperature.cuh"
 #include "gpu/kernels/token_bitmask.cuh"
@@ -442,6 +443,33 @@ struct SpecVerifyBlockLaunch {
   }
 };
 
+// gpu/kernels/spec_verify_sglang.cuh: probabilities [rows, width + 1, vocab] (softmax of each
+// position), u f64 [rows, width], final_u [rows]; top_k and top_p [rows] may be null (absent).
+struct SpecVerifySglangLaunch {
+  const float* probs = nullptr;
+  const std::int32_t* drafts = nullptr;
+  const std::int64_t* counts = nullptr;
+  const std::int32_t* top_k = nullptr;
+  const float* top_p = nullptr;
+  const double* u = nullptr;
+  const float* final_u = nullptr;
+  float threshold_single = 1.0f, threshold_acc = 1.0f;
+  SpecShape shape;
+  std::int64_t* emitted = nullptr;
+  std::int64_t* accepted = nullptr;
+  template <class L>
+  void Describe(L& l) const {
+    const auto [rows, width, vocab] = shape;
+    RunArgmaxRows<SpecVerifySglangKernel>(
+        l, rows, vocab, l.In(probs, rows * (width + 1) * vocab, "probs"),
+        l.template Scratch<float>(rows * vocab, "renormed"), l.In(drafts, rows * width, "draft_ids"),
+        l.In(counts, rows, "counts"), l.In(top_k, top_k ? rows : 0, "top_k"), top_k != nullptr,
+        l.In(top_p, top_p ? rows : 0, "top_p"), top_p != nullptr, l.In(u, rows * width, "u"),
+        l.In(final_u, rows, "final_u"), threshold_single, threshold_acc,
+        l.Out(emitted, rows * (width + 1), "emitted"), l.Out(accepted, rows, "num_accepted"), width, vocab);
+  }
+};
+
 // gpu/kernels/spec_step.cuh: the row kind's outcome and the stops; stop_ids [rows, n_stop],
 // output_len and min_tokens [rows] may be null (absent).
 struct SpecStepStopsLaunch {
@@ -681,18 +709,18 @@ struct SglangRankDrawLaunch {
   }
 };
 
-// gpu/kernels/pipeline_select.cuh: token = is_greedy ? greedy : drawn, per row (drawn may be null when
-// every row is greedy).
+// gpu/kernels/pipeline_select.cuh: token = is_pinned ? pinned : drawn, per row (drawn may be null when
+// every row is pinned).
 struct PipelineSelectLaunch {
-  const std::uint8_t* is_greedy = nullptr;
-  const std::int64_t* greedy = nullptr;
+  const std::uint8_t* is_pinned = nullptr;
+  const std::int64_t* pinned = nullptr;
   const std::int64_t* drawn = nullptr;
   std::int64_t rows = 0;
   std::int64_t* token = nullptr;
   template <class L>
   void Describe(L& l) const {
-    l.template Run<PipelineSelectKernel>(BlocksFor<PipelineSelectKernel>(rows), l.In(is_greedy, rows, "is_greedy"),
-                                         l.In(greedy, rows, "greedy_token"), l.In(drawn, rows, "drawn_token"),
+    l.template Run<PipelineSelectKernel>(BlocksFor<PipelineSelectKernel>(rows), l.In(is_pinned, rows, "is_pinned"),
+                                         l.In(pinned, rows, "pinned_token"), l.In(drawn, rows, "drawn_token"),
                                          l.Out(token, rows, "token"), rows);
   }
 };
@@ -702,7 +730,8 @@ using KernelLaunch =
     std::variant<GreedyLaunch, SoftmaxLaunch, TemperatureLaunch, NanHandlingLaunch, TokenBitmaskLaunch, LogitBiasLaunch,
                  AllowedTokenIdsLaunch, MinNewTokensLaunch, BadWordsLaunch, PenaltiesLaunch, GumbelMaxLaunch,
                  ExponentialRaceLaunch, InverseCdfLaunch, QSampleLaunch, SeededGumbelLaunch, SpecGreedyLaunch,
-                 SpecRandomLaunch, FlashinferSamplingFromProbsLaunch, SpecStepStopsLaunch, SpecVerifyBlockLaunch, FinishRulesLaunch, TpConsensusLaunch, NoiseLaunch, TopKLaunch, TopPLaunch,
+                 SpecRandomLaunch, FlashinferSamplingFromProbsLaunch, SpecStepStopsLaunch, SpecVerifyBlockLaunch,
+                 SpecVerifySglangLaunch, FinishRulesLaunch, TpConsensusLaunch, NoiseLaunch, TopKLaunch, TopPLaunch,
                  MinPLaunch, SamplingFiltersLaunch, AscendTopKTopPSampleV2Launch, LogprobsLaunch, SglangRankDrawLaunch,
                  PipelineSelectLaunch>;
 

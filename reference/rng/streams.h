@@ -10,7 +10,7 @@
 //
 // | tag    | stream                    | counter {c0, c1, c2}                   | user |
 // |--------|---------------------------|----------------------------------------|------|
-// | 0x401  | kDrawHarnessNoise         | {token / 4, draw, row}                 | statistical/draw_harness.cc (harness noise through Run; reproducibility) |
+// | 0x401  | kDrawHarnessNoise         | {token / 4, draw, row}                 | reference/rng/draw_harness_noise.h (harness noise through Run; reproducibility; the gpu backends' pipeline draws) |
 // | 0x402  | kNoiseHarness             | {index / 4, index >> 34, 0}            | statistical/noise_harness.cc (the generator laws under KS/PIT) |
 // | 0x5eed | kCountDraws               | {token / 4, draw, row}                 | reference/count_draws.cc (the reference's own draws) |
 // | 0x5d0  | kSpecDrafts               | {0, draw, row}                         | statistical/spec_draws.cc (drafts drawn from q) |

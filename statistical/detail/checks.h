@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdint>
 #include <span>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -23,9 +24,22 @@ inline std::string Num(double x) {
   return buf;
 }
 
+// A statistic or bound in a reason: 4 significant digits by default (%g-like).
+inline std::string Fmt(double x, int digits = 4) {
+  std::ostringstream s;
+  s.precision(digits);
+  s << x;
+  return s.str();
+}
+
 // alpha (or 1 - level, or a power target) must lie strictly inside (0, 1).
 inline void CheckOpenUnit(const char* function, const char* name, double x) {
   if (!(x > 0.0 && x < 1.0)) Fail(function, std::string(name) + " = " + Num(x) + " is not in (0, 1)");
+}
+
+// Degrees of freedom of a chi-square law.
+inline void CheckDf(const char* function, double df) {
+  if (!(df > 0.0) || !std::isfinite(df)) Fail(function, "df = " + Num(df) + " is not a finite value > 0");
 }
 
 inline void CheckProbability(const char* function, const char* name, double x) {

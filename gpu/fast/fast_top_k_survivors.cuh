@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// gpu-fast's top-k survivors: the k <= 1024 smallest order keys of a row gathered into shared
+// memory in three reads of the row, by a block of any power-of-two size up to 1024, so that
+// top-p, min-p and the draw work on them, not on V (docs/gpu.md "gpu-fast"). The bit-exact
+// twin for blocks of 1024 threads is gpu/block/top_k_survivors.cuh; this one serves the fast
+// kernel's smaller emulated blocks and reads keys through a callback (the scaled logits).
+//
+// Contract:
+// - key_of(i) is the order key of index i (smaller = earlier; unique per row), the same bits
+//   at every call. 1 <= k <= kFastSurvivorSlots and k < vocab.
+// - Read 1: virtual lane l (0 <= l < 1024; thread t owns l = t, t + kThreads, ...) takes the
+//   smallest key of the indices l, l + 1024, ...; the k-th smallest T of these 1024 lane
+//   minima is at or after the row's k-th key (the k lane minima up to T are k distinct keys),
+//   so {i : key_i <= T} holds the top k.
+// - Read 2: each thread counts its keys <= T (indices t, t + kThreads, ...); thread 0 scans the
+//   counts in thread order. More than kFastSurvivorSlots candidates (the largest values crowded
+//   into few lanes): returns false and the caller takes its full-row path (three reads spent,
+//   bounded).
+// - Read 3: each thread writes its candidates at its offset; the slots after them hold kNoKey;
+//   a bitonic network (Batcher 1968; each pair handled by the owner of its lower slot, so one
+//   writer per slot and stage) sorts them ascending: keys[0 .. total) is the candidates in
+//   order, keys[0 .. k) the top k.
+// - Deterministic for a given kThreads (integer counts, fixed scan, a sorting network); every
+//   helper ends with a barrier.
+// Example: row {1, 3, 3, 2}, k = 2: keys sorted = (3, index 1), (3, index 2), then (2, 3) and
+//   (1, 0) if they are candidates (tests/gpu_fast_sampling_test.cc, "SurvivorGather").
+
+#include <cstdint>
+
+#include "gpu/block/block_model.h"
+
+namespace sampcheck::gpu::fast_detail {
+
+inline constexpr int kFastSurvivorSlots = 1024;
+inline constexpr std::uint64_t kNoSurvivor = ~std::uint64_t{0};
+
+// Sorts the kFastSurvivorSlots keys of `keys` ascending in place (55 stages, a barrier after
+// each).
+template <int kThreads, class B, class Shared>
+SAMPCHECK_KERNEL_BODY void SortSurvivorSlots(B& block, Shared& keys) {
+  static_assert(kFastSurvivorSlots % kThreads == 0, "every thread owns the same number of slots");
+  for (int k = 2; k <= kFastSurvivorSlots; k *= 2) {
+    for (int j = k / 2; j > 0; j /= 2) {
+      block.ForEachThread([&](Thread t) {
+        for (int s = t.x; s < kFastSurvivorSlots; s += kThreads) {
+          const int l = s ^ j;
+          if (l <= s) continue;
+          const std::uint64_t a = keys.Load(s);
+          const std::uint64_t b = keys.Load(l);
+          const bool up = (s & k) == 0;
+          if (up ? a > b : a < b) {
+            keys.Store(s, b);
+            keys.Store(l, a);
+          }
+        }
+      });
+      block.Sync();
+    }
+  }
+}
+
+// Read 1 in thread t: visit(i) for each index of its virtual lanes, lane by lane, returning
+// the index's key; the lane minima go to keys[l]. A caller fuses other per-index work into
+// `visit` (gpu-fast's near-V top-k takes the row's first key in the same read).
+template <int kThreads, class Shared, class Visit>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void StoreLaneMinima(Thread t, std::int64_t vocab, Shared& keys,
+                                                                  Visit visit) {
+  for (int l = t.x; l < kFastSurvivorSlots; l += kThreads) {
+    std::uint64_t best = kNoSurvivor;
+    for (std::int64_t i = l; i < vocab; i += kFastSurvivorSlots) {
+      const std::uint64_t key = visit(i);
+      best = key < best ? key : best;
+    }
+    keys.Store(l, best);
+  }
+}
+
+// Reads 2 and 3 after StoreLaneMinima and a barrier: the candidates (contract above) into
+// `keys`, sorted; `total` is their number. Returns false, with `keys` undefined, when they do
+// not fit.
+template <int kThreads, class B, class KeyOf, class Shared>
+SAMPCHECK_KERNEL_BODY bool GatherBelowLaneBound(B& block, std::int64_t vocab, std::int64_t k, KeyOf key_of,
+                                                Shared& keys, std::uint32_t& total) {
+  SAMPCHECK_SHARED(block, std::uint32_t, survivor_offsets, kThreads + 1);
+  SortSurvivorSlots<kThreads>(block, keys);
+  std::uint64_t bound = 0;
+  block.ForEachThread([&](Thread) { bound = keys.Load(k - 1); });
+  block.Sync();  // keys is rewritten below
+  block.ForEachThread([&](Thread t) {
+    std::uint32_t c = 0;
+    for (std::int64_t i = t.x; i < vocab; i += kThreads) c += key_of(i) <= bound ? 1u : 0u;
+    survivor_offsets.Store(t.x, c);
+  });
+  block.Sync();
+  block.ForEachThread([&](Thread t) {
+    if (t.x != 0) return;
+    std::uint32_t run = 0;
+    for (int i = 0; i < kThreads; ++i) {
+      const std::uint32_t c = survivor_offsets.Load(i);
+      survivor_offsets.Store(i, run);
+      run += c;
+    }
+    survivor_offsets.Store(kThreads, run);
+  });
+  block.Sync();
+  auto offset = Registers<std::uint32_t>(block);
+  block.ForEachThread([&](Thread t) {
+    offset[t] = survivor_offsets.Load(t.x);
+    total = survivor_offsets.Load(kThreads);
+  });
+  block.Sync();
+  if (total > static_cast<std::uint32_t>(kFastSurvivorSlots)) return false;
+  block.ForEachThread([&](Thread t) {
+    std::uint32_t at = offset[t];
+    for (std::int64_t i = t.x; i < vocab; i += kThreads) {
+      const std::uint64_t key = key_of(i);
+      if (key <= bound) keys.Store(at++, key);
+    }
+    for (std::uint32_t s = total + static_cast<std::uint32_t>(t.x); s < kFastSurvivorSlots; s += kThreads) {
+      keys.Store(s, kNoSurvivor);
+    }
+  });
+  block.Sync();
+  SortSurvivorSlots<kThreads>(block, keys);
+  return true;
+}
+
+// The three reads in one call.
+template <int kThreads, class B, class KeyOf, class Shared>
+SAMPCHECK_KERNEL_BODY bool GatherFastSurvivors(B& block, std::int64_t vocab, std::int64_t k, KeyOf key_of,
+                                               Shared& keys, std::uint32_t& total) {
+  block.ForEachThread([&](Thread t) { StoreLaneMinima<kThreads>(t, vocab, keys, key_of); });
+  block.Sync();
+  return GatherBelowLaneBound<kThreads>(block, vocab, k, key_of, keys, total);
+}
+
+}  // namespace sampcheck::gpu::fast_detail
