@@ -247,8 +247,7 @@ void AddPipelineCases(CaseList& list) {
   // rows 0, 3 (greedy) and 6 healthy; row 1 random with a NaN at 17; row 2 random with a
   // bitmask that allows nothing; row 4 random with a +inf at 30; row 5 greedy with a NaN at
   // 9; row 7 random with 3e38 at 12, +inf only after temperature 0.5. Tokens of the
-  // degenerate rows: canonical 17, 0, 30, 9, 12; vllm 0, 0, 0, 9, 0; sglang (row 5
-  // healthy there) 0, 0, 0, 0.
+  // degenerate rows: canonical 17, 0, 30, 9, 12; vllm 0, 0, 0, 9, 0; sglang 0, 0, 0, 0, 0.
   {
     auto rng = list.Rng("pipeline", "degenerate_rows_v33");
     constexpr std::int64_t kV = 33;
@@ -269,11 +268,8 @@ void AddPipelineCases(CaseList& list) {
                     {"positions", RandomPositions(rng, 8)},
                     {"q", ExponentialNoise(rng, 8, kV)}};
     list.Add("pipeline", "degenerate_rows_v33", in, nlohmann::json::object(), row_local);
-    // sglang: row 5 healthy and random: a greedy NaN row's token depends on its batch in
-    // SGLang (the argmax alone, 0 beside random rows: pipeline.md "SGLang's greedy rows"),
-    // which batch invariance would flag as the profile's own fault.
-    in.at("temperature").data<float>()[5] = 1.0f;
-    in.at("logits").data<float>()[5 * kV + 9] = 0.0f;
+    // sglang: the same rows on its sorted path (the case states its server batch), where the
+    // greedy NaN row 5 is a degenerate top_k = 1 row: 0 (pipeline.md "Degenerate rows").
     list.Add("pipeline", "degenerate_rows_v33", std::move(in), sorted, {Profile::kSglang});
   }
   // sglang at top_p = 1 on its sorted path (another row filters): the tail goes once the f32

@@ -163,6 +163,19 @@ bool SglangResolveGreedyRows(const StageInputs& in, const Case& c, Profile profi
     in.Fail("parameter greedy_path = 'argmax' but a row is random with top_k != 1: SGLang takes the argmax only "
             "when every request of the batch is greedy or has top_k = 1");
   }
+  // A stated sampling_path ("sorted" or "unfiltered") is the server batch's seeded draw, so
+  // that batch holds a random request and is not all-greedy: its greedy rows are on the mixed
+  // path whatever the case's own rows are. Without this a greedy row's token would change
+  // with the rows it is batched with (alone: the argmax path) although the case states its
+  // server batch, which batch invariance flags on a degenerate greedy row (argmax path: its
+  // first NaN; sorted path: 0).
+  const bool stated_batch = c.params.contains("sampling_path") && c.params["sampling_path"].is_string() &&
+                            c.params["sampling_path"].get<std::string>() != "auto";
+  if (path == "argmax" && stated_batch) {
+    in.Fail("parameter greedy_path = 'argmax' with sampling_path = '" + c.params["sampling_path"].get<std::string>() +
+            "': a batch that takes a seeded draw holds a random request, so SGLang does not take the argmax path");
+  }
+  if (path == "auto" && stated_batch) path = "sorted";
   if (path == "argmax" || (path == "auto" && all_greedy)) {
     // Sampler.forward, is_all_greedy: torch.argmax(logits) for every row, no temperature.
     std::fill(is_greedy.begin(), is_greedy.end(), std::uint8_t{1});

@@ -38,8 +38,9 @@
 //              asserts that a seeded batch has no min-p request.
 //              Greedy rows (t < 1e-6) depend on the batch, param `greedy_path` ("auto" default,
 //              "argmax", "sorted"; python/sglang/srt/layers/sampler.py @d55f1c28
-//              Sampler.forward): when every row is greedy or has top_k = 1 (is_all_greedy),
-//              every row takes the argmax of the logits; otherwise a greedy row is drawn as
+//              Sampler.forward): when every row is greedy or has top_k = 1 (is_all_greedy)
+//              and no sampling_path is stated (a stated one is a server batch with a random
+//              request), every row takes the argmax of the logits; otherwise a greedy row is drawn as
 //              top_k = 1 at temperature 1 on the sorted path: its argmax as well, but a
 //              degenerate one (below) takes the random rows' degenerate token, 0.
 //   Greedy rows: the argmax (greedy.h) of the logits after the steps before temperature; the

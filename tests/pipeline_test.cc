@@ -140,6 +140,30 @@ TEST(Pipeline, SglangGreedyRowsDependOnTheBatch) {
   EXPECT_THROW(RunReference("pipeline", "canonical", all, {{"greedy_path", "auto"}}), std::invalid_argument);
 }
 
+TEST(Pipeline, SglangStatedPathPutsGreedyRowsOnTheMixedPath) {
+  // pipeline.md "Degenerate rows": a case that states its server batch's seeded path
+  // (sampling_path "sorted") has a random request in that batch, so its greedy rows are on
+  // SGLang's mixed path even when every row of the case is greedy. A greedy row holding a NaN
+  // at column 1 is then a degenerate top_k = 1 row: 0 alone and beside a random row (the
+  // argmax path would give its first NaN, 1): the row's token does not depend on its batch.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const nlohmann::json sorted = {{"sampling_path", "sorted"}};
+  TensorMap alone = {{"logits", F32Tensor({1, 3}, {0.0f, nan, 1.0f})}, {"temperature", F32Tensor({1}, {0.0f})}};
+  EXPECT_EQ(Tokens(RunReference("pipeline", "sglang", alone))[0], 1);  // all-greedy: torch.argmax, the first NaN
+  EXPECT_EQ(Tokens(RunReference("pipeline", "sglang", alone, sorted))[0], 0);
+  TensorMap batch = {{"logits", F32Tensor({2, 3}, {0.0f, nan, 1.0f, 0.0f, 2.0f, 1.0f})},
+                     {"temperature", F32Tensor({2}, {0.0f, 1.0f})},
+                     {"seed", I64Tensor({2}, {1, 2})},
+                     {"positions", I64Tensor({2}, {0, 0})}};
+  EXPECT_EQ(Tokens(RunReference("pipeline", "sglang", batch, sorted))[0], 0);
+  // A healthy greedy row takes its argmax on either path: {0, 2, 1} gives 1.
+  alone["logits"] = F32Tensor({1, 3}, {0.0f, 2.0f, 1.0f});
+  EXPECT_EQ(Tokens(RunReference("pipeline", "sglang", alone, sorted))[0], 1);
+  // greedy_path 'argmax' contradicts a stated seeded path.
+  EXPECT_THROW(RunReference("pipeline", "sglang", alone, {{"sampling_path", "sorted"}, {"greedy_path", "argmax"}}),
+               std::invalid_argument);
+}
+
 TEST(Pipeline, VllmRacesTheFilteredProbabilitiesAgainstQ) {
   // probs {1/8, 1/2, 1/8, 1/4} / q {1, 1, 1, 0.125} = {1/8, 1/2, 1/8, 2} -> 3; with top_k 1
   // only id 1 keeps probability 1: {0, 1, 0, 0} / q -> 1.
