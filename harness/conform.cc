@@ -9,6 +9,7 @@
 #include "core/stage_catalogue.h"
 #include "harness/decode_steps_check.h"
 #include "harness/golden_set_invariance.h"
+#include "harness/tp_consensus_check.h"
 #include "reports/partial_report.h"
 
 namespace sampcheck::harness {
@@ -49,6 +50,12 @@ ConformResult RunConform(Backend& backend, const ConformOptions& options) {
     // Seeds across rows and steps of the decode steps, on the harness's own case
     // (docs/spec/decode_steps.md "The multi-step harness").
     for (auto& r : CheckDecodeSteps(backend, options.stages, options.profiles)) {
+      partial.Add(r);
+      out.results.push_back(std::move(r));
+    }
+    // The pipeline's seeded draws run as each of four tensor-parallel ranks
+    // (docs/spec/tp_consensus.md "Per-rank draws").
+    for (auto& r : CheckTpRanks(backend, options.stages, options.profiles)) {
       partial.Add(r);
       out.results.push_back(std::move(r));
     }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <iterator>
 #include <string>
 
 #include "core/error.h"
@@ -35,6 +36,35 @@ Tensor RunOne(Backend& backend, const std::string& stage, const Case& c, const s
   auto it = out.find(output);
   if (it == out.end()) throw InputError("the backend's " + stage + " returned no '" + output + "' for " + c.id);
   return it->second;
+}
+
+// vllm: the rows with their own generator must not read the batch-global noise. The case
+// again with every q entry replaced by another Exp(1) value (its own SplitMix64 stream): the
+// seeded rows' tokens must not change (the others may).
+std::string GeneratorIgnoresGlobalNoise(Backend& backend, const Case& c, const Tensor& tokens) {
+  auto seeded = c.inputs.find("seeded");
+  if (seeded == c.inputs.end()) return "";
+  Case other = c;
+  SplitMix64 rng(kCaseSeed ^ 0x9e0ba1u);
+  for (float& x : other.inputs.at("q").data<float>()) x = rng::ExponentialNegLogF32((static_cast<float>(rng.Next() >> 41) + 0.5f) * 0x1p-23f);
+  const TensorMap out = backend.Run(kStage, other);
+  auto it = out.find("tokens");
+  if (it == out.end() || it->second.dtype() != DType::kI64 || it->second.shape() != tokens.shape()) {
+    return "the backend's decode_steps with other global noise returned no i64 'tokens' [8, 8]";
+  }
+  for (std::int64_t b = 0; b < kRows; ++b) {
+    if (seeded->second.data<std::uint8_t>()[static_cast<std::size_t>(b)] == 0) continue;
+    for (std::int64_t t = 0; t < kSteps; ++t) {
+      const auto at = static_cast<std::size_t>(b * kSteps + t);
+      if (it->second.data<std::int64_t>()[at] != tokens.data<std::int64_t>()[at]) {
+        return "row " + std::to_string(b) + " has its own generator (seeded), but its step-" + std::to_string(t) +
+               " token changes from " + std::to_string(tokens.data<std::int64_t>()[at]) + " to " +
+               std::to_string(it->second.data<std::int64_t>()[at]) +
+               " when only the batch-global noise q changes: a seeded row draws from the global noise";
+      }
+    }
+  }
+  return "";
 }
 
 std::string SeedsCheck(Backend& backend, const Case& c) {
@@ -137,6 +167,14 @@ Case DecodeStepsCheckCase(Profile profile) {
       {"seed", golden::RandomSeeds(rng, kRows)},
       {"positions", golden::RandomPositions(rng, kRows)},
       {"q", std::move(q)}};
+  // vllm: rows 0-1 (flat), 4 (greedy) and 6 (random history) are requests with their own
+  // generator (seed, positions); 2-3, 5 and 7 draw from the batch-global q.
+  if (profile == Profile::kVllm) {
+    Tensor seeded(DType::kBool, {kRows});
+    const std::uint8_t flags[kRows] = {1, 1, 0, 0, 1, 0, 1, 0};
+    std::copy(std::begin(flags), std::end(flags), seeded.data<std::uint8_t>().begin());
+    c.inputs.emplace("seeded", std::move(seeded));
+  }
   return c;
 }
 
@@ -155,6 +193,7 @@ std::vector<CaseResult> CheckDecodeSteps(Backend& backend, const std::vector<std
       seeds = SeedsCheck(backend, c);
       const Tensor tokens = RunOne(backend, kStage, c, "tokens");
       history = HistoryCheck(backend, c, profile, tokens);
+      if (seeds.empty() && history.rfind("'tokens'", 0) != 0) seeds = GeneratorIgnoresGlobalNoise(backend, c, tokens);
       fresh = history.rfind("'tokens'", 0) == 0 ? history : FreshNoiseCheck(tokens);
     } catch (const std::exception& e) {
       const std::string why = "the backend failed: " + ExceptionText(e);

@@ -14,13 +14,16 @@
 //   presence 0.25, repetition 1.25, a 2-token history, min_tokens 3 with stop id 0 (the
 //   largest logit). Noise: seed and positions (canonical, sglang) and q [B, N, V] Exp(1)
 //   (vllm) from SplitMix64 and the owned Exp(1) law; the case holds all three, each profile
-//   reads its own.
+//   reads its own. vllm: rows 0, 1, 4 and 6 are `seeded` (vLLM's per-request generators: the
+//   backend draws their noise itself from (seed, positions + t)); rows 2, 3, 5 and 7 read q.
 // - CheckDecodeSteps(backend, profile) returns three results, ids
 //   "decode_steps_check/<profile>/<check>", stage "decode_steps", comparison "exact":
 //   * "seeds": CheckBatchInvariance on the case (run twice bitwise; every row alone and in
 //     batches of 2, 7 and 64 at random slots, half of the fillers unseeded neighbours whose
 //     noise is another row's): a row's tokens must not depend on its slot, its neighbours,
-//     seeded or not, or the batch size.
+//     seeded or not, or the batch size. vllm also: the case again with every q entry redrawn
+//     (its own SplitMix64 stream); the seeded rows' tokens must not change (a seeded row that
+//     reads the batch-global noise fails).
 //   * "history": teacher forcing. The backend's tokens [B, N] are fed back as the history:
 //     step t's pipeline case is built by the stage's own rule (RunDecodeStepsOn: history ids
 //     then the backend's tokens[:, 0..t), output_len, positions + t, q[:, t]) and run through
@@ -35,11 +38,13 @@
 //     verdict of a given backend is deterministic; the reference passes.
 //   A backend that throws fails the check with its message. Not claiming decode_steps or the
 //   profile: no results.
-// - Costs: 2 + 8 + 8 + 2 + 1 = 21 runs of an 8-row case for "seeds", 1 + 8 pipeline runs for
+// - Costs: 2 + 8 + 8 + 2 + 1 = 21 runs of an 8-row case for "seeds" (vllm: one more), 1 + 8 pipeline runs for
 //   "history", the same decode run for "fresh_noise"; milliseconds on the reference.
 // Example: the reference passes all nine results; wrong:decode_offset_not_advanced fails
 //   "history" and "fresh_noise", wrong:decode_history_not_updated "history",
-//   wrong:decode_seed_from_slot "seeds" (tests/decode_steps_test.cc).
+//   wrong:decode_seed_from_slot "seeds"; under vllm wrong:vllm_generator_seed_row0 and
+//   wrong:vllm_generator_global_noise fail "seeds", wrong:vllm_generator_offset_stuck
+//   "fresh_noise" and "history" (tests/batch_invariance_test.cc).
 
 #include <string>
 #include <vector>

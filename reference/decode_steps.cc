@@ -54,7 +54,9 @@ TensorMap RunDecodeStepsOn(const Case& c, Profile profile, const DecodeStepsRule
     if (q->dim(0) != rows || q->dim(1) != steps || q->dim(2) != vocab) in.Fail("'q' must be [B, N, V] like 'logits'");
   }
   const Tensor* positions = nullptr;
-  if (profile != Profile::kVllm && c.inputs.count("positions")) {
+  // vllm reads positions only with `seeded`: the steps each request's generator drew before
+  // step 0, advanced as the position is (pipeline.h, "vLLM's per-request generators").
+  if ((profile != Profile::kVllm || c.inputs.count("seeded")) && c.inputs.count("positions")) {
     positions = &in.Required("positions", DType::kI64, 1);
     in.ExpectDim("positions", *positions, 0, rows);
   }

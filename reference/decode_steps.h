@@ -11,13 +11,15 @@
 //   padded at the end; prompt_ids, the three coefficients), min_new_tokens (stop_ids [B, S],
 //   min_tokens [B]; no output_len input: it is derived), filters (top_k, top_p, min_p).
 //   Noise: canonical and sglang seed [B] i64 and positions [B] i64 (the position of step 0);
-//   vllm q [B, N, V] f32 (step t reads q[:, t]). Output tokens [B, N] i64.
+//   vllm q [B, N, V] f32 (step t reads q[:, t]), and optionally seeded [B] bool with seed and
+//   positions: a seeded row draws from its own generator (pipeline.h), positions being the
+//   steps it drew before step 0. Output tokens [B, N] i64.
 // - Step t (0-based) is RunPipeline (pipeline.h) under the same profile on:
 //     logits      logits[:, t]
 //     output_ids  the history's ids (padding dropped) followed by tokens[:, 0..t), -1 padded
 //                 to the longest row                              (only when output_ids given)
 //     output_len  #history ids + t                                (only when stop_ids given)
-//     positions   positions + t                                   (canonical, sglang)
+//     positions   positions + t                                   (canonical, sglang; vllm with seeded)
 //     q           q[:, t]                                         (vllm)
 //   every other input unchanged. tokens[:, t] = that step's token.
 // - Every tensor is per row, so a row's tokens depend on that row alone: not on its slot, its

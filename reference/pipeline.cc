@@ -13,6 +13,7 @@
 
 #include "reference/exponential_race.h"
 #include "reference/profile_rules.h"
+#include "reference/rng/vllm_generator.h"
 #include "reference/seeded_gumbel.h"
 #include "reference/stage_io.h"
 #include "reference/stage_registry.h"
@@ -309,6 +310,12 @@ PipelineDistribution ComposePipeline(const Case& c, Profile profile, const Pipel
     in.Fail("parameter sampling_path is read by the sglang profile only");
   }
   CheckVllmTopKOne(in, c, profile);
+  // The tensor-parallel rank the call runs on (docs/spec/tp_consensus.md "Per-rank draws"):
+  // checked, read by no rule, since every rank must draw the same token.
+  if (c.params.contains("tp_rank") &&
+      (!c.params["tp_rank"].is_number_integer() || c.params["tp_rank"].get<std::int64_t>() < 0)) {
+    in.Fail("parameter tp_rank = " + c.params["tp_rank"].dump() + " must be an integer >= 0");
+  }
   d.sglang_unfiltered = profile == Profile::kSglang && SglangPipelineDrawsUnfiltered(in, c, d.is_greedy);
   if (profile == Profile::kSglang && d.any_random) {
     // Both SGLang paths draw from the full softmax of the scaled logits; on the unfiltered path
@@ -350,6 +357,30 @@ PipelineNoise ParsePipelineNoise(const StageInputs& in, const PipelineDistributi
   PipelineNoise noise;
   if (d.any_random && profile == Profile::kVllm) {
     noise.q = in.FloatRows("q", d.rows(), d.vocab());
+    // vLLM's per-request generators (contract block "Noise"): a seeded random row's q is its
+    // generator's, whatever the given q holds (random_sample overwrites the global fill).
+    if (const Tensor* seeded = in.Optional("seeded", DType::kBool, 1)) {
+      in.ExpectDim("seeded", *seeded, 0, d.rows());
+      noise.seed = &in.Required("seed", DType::kI64, 1);
+      noise.positions = &in.Required("positions", DType::kI64, 1);
+      in.ExpectDim("seed", *noise.seed, 0, d.rows());
+      in.ExpectDim("positions", *noise.positions, 0, d.rows());
+      auto q = noise.q.data<float>();
+      for (std::int64_t b = 0; b < d.rows(); ++b) {
+        const auto i = static_cast<std::size_t>(b);
+        if (seeded->data<std::uint8_t>()[i] == 0 || d.Pinned(b) >= 0) continue;
+        const std::int64_t step = noise.positions->data<std::int64_t>()[i];
+        if (step < 0 || step > 0xffffffffLL) {
+          in.Fail("row " + std::to_string(b) + ": positions = " + std::to_string(step) +
+                  " (the steps its generator drew before) must be in [0, 2^32)");
+        }
+        const auto s = std::bit_cast<std::uint64_t>(noise.seed->data<std::int64_t>()[i]);
+        for (std::int64_t t = 0; t < d.vocab(); ++t) {
+          q[i * static_cast<std::size_t>(d.vocab()) + static_cast<std::size_t>(t)] =
+              rng::VllmGeneratorExponentialF32(s, static_cast<std::uint32_t>(step), static_cast<std::uint32_t>(t));
+        }
+      }
+    }
   } else if (d.any_random) {
     noise.seed = &in.Required("seed", DType::kI64, 1);
     noise.positions = &in.Required("positions", DType::kI64, 1);

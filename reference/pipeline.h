@@ -16,7 +16,12 @@
 //     logit_bias      bias [B, V] (dense only: sparse lists name rows)      (logit_bias.h)
 //     filters         top_k [B], top_p [B], min_p [B]; param `order`       (sampling_filters.h)
 //   Noise: canonical and sglang take seed [B] i64 and positions [B] i64 (the seeded Gumbel
-//   draw, seeded_gumbel.h); vllm takes q [B, V] f32 (Exp(1) noise, read on random rows only).
+//   draw, seeded_gumbel.h); vllm takes q [B, V] f32 (Exp(1) noise, read on random rows only)
+//   and, optionally, seeded [B] bool: a random row with seeded true is a request with its own
+//   generator (vLLM's per-request generators), whose q is rng::VllmGeneratorExponentialF32(seed,
+//   positions, token) (reference/rng/vllm_generator.h; seed and positions [B] i64 then required,
+//   positions = the steps that generator drew before, in [0, 2^32)); the given q serves the
+//   rows without a seed, as vLLM's batch-global generator does.
 //   Output token [B] i64 (a vocabulary id).
 // - Order (each step the single stage under the same profile):
 //   canonical: penalties -> min_new_tokens -> token_bitmask -> logit_bias -> temperature ->
@@ -146,9 +151,9 @@ std::int64_t PipelineDegenerateToken(std::span<const float> scaled_row, Profile 
 // or the seeds and positions [B] of the seeded draws; nothing when every row is greedy. The
 // reference and the gpu glue read it here, so the checks and messages exist once.
 struct PipelineNoise {
-  Tensor q;                            // vllm: f32 [B, V]; empty otherwise
-  const Tensor* seed = nullptr;        // canonical, sglang: i64 [B]
-  const Tensor* positions = nullptr;   // canonical, sglang: i64 [B]
+  Tensor q;                            // vllm: f32 [B, V], seeded rows' generator noise in place; empty otherwise
+  const Tensor* seed = nullptr;        // canonical, sglang (vllm with `seeded`): i64 [B]
+  const Tensor* positions = nullptr;   // canonical, sglang (vllm with `seeded`): i64 [B]
   // A random row's noise: q finite and > 0, or its position in [0, 2^32); fails through `in`.
   void CheckRow(const StageInputs& in, std::int64_t b) const;
 };

@@ -2,6 +2,7 @@
 // Deliberately wrong backends for exact-tier stages (statistical/wrong_exact_stages.h).
 #include "statistical/wrong_exact_stages.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -11,8 +12,10 @@
 #include "core/error.h"
 #include "core/half.h"
 #include "core/profile.h"
+#include "core/split_mix64.h"
 #include "core/stage_catalogue.h"
 #include "reference/decode_steps.h"
+#include "reference/pipeline.h"
 #include "reference/reference_backend.h"
 #include "reference/spec_step.h"
 #include "reference/stage_io.h"
@@ -529,6 +532,82 @@ class NoiseNarrowedF16 final : public ExactFaultBackend {
   HarnessNoise law_;
 };
 
+// vLLM's per-request generators (reference/pipeline.h): faults of a case whose rows carry
+// `seeded` under vllm.
+bool HasVllmGenerators(const Case& c) { return c.profile == Profile::kVllm && c.inputs.count("seeded") && c.inputs.count("seed"); }
+
+class VllmGeneratorSeedRow0 final : public ExactFaultBackend {
+ public:
+  VllmGeneratorSeedRow0() : ExactFaultBackend("vllm_generator_seed_row0") {}
+
+ protected:
+  Case Transform(const Case& c) override {
+    if (!HasVllmGenerators(c)) return c;
+    Case wrong = c;
+    auto seeds = wrong.inputs.at("seed").data<std::int64_t>();
+    std::fill(seeds.begin(), seeds.end(), seeds.empty() ? 0 : seeds[0]);  // the bug: element 0 for every row
+    return wrong;
+  }
+};
+
+class VllmGeneratorGlobalNoise final : public ExactFaultBackend {
+ public:
+  VllmGeneratorGlobalNoise() : ExactFaultBackend("vllm_generator_global_noise") {}
+
+ protected:
+  Case Transform(const Case& c) override {
+    if (!HasVllmGenerators(c)) return c;
+    const auto seeded = c.inputs.at("seeded").data<std::uint8_t>();
+    if (std::all_of(seeded.begin(), seeded.end(), [](std::uint8_t s) { return s != 0; })) return c;
+    Case wrong = c;
+    wrong.inputs.erase("seeded");  // the bug: one row without a seed sends every row to the global q
+    return wrong;
+  }
+};
+
+class VllmGeneratorOffsetStuck final : public ExactFaultBackend {
+ public:
+  VllmGeneratorOffsetStuck() : ExactFaultBackend("vllm_generator_offset_stuck") {}
+  TensorMap Run(const std::string& stage, const Case& c) override {
+    auto it = c.inputs.find("logits");
+    if (it == c.inputs.end() || it->second.rank() != 3 || !HasVllmGenerators(c) || !c.inputs.count("positions")) {
+      return ExactFaultBackend::Run(stage, c);
+    }
+    const Tensor start = c.inputs.at("positions");
+    return reference::RunDecodeStepsOn(c, c.profile, {}, [&](const Case& step) {
+      Case stuck = step;
+      stuck.inputs.insert_or_assign("positions", start);  // the bug: the generator never advances
+      return reference::RunPipeline(stuck, c.profile);
+    });
+  }
+};
+
+// Tensor-parallel ranks (docs/spec/tp_consensus.md "Per-rank draws"): faults of a pipeline case
+// that names its rank (param tp_rank), on its seed input.
+class TpRankFault final : public ExactFaultBackend {
+ public:
+  enum class Kind { kRankKeyed, kUnseeded };
+  TpRankFault(std::string name, Kind kind) : ExactFaultBackend(std::move(name)), kind_(kind) {}
+
+ protected:
+  Case Transform(const Case& c) override {
+    if (!c.params.contains("tp_rank") || !c.params["tp_rank"].is_number_integer() || !c.inputs.count("seed")) return c;
+    const auto rank = c.params["tp_rank"].get<std::uint64_t>();
+    Case wrong = c;
+    for (auto& s : wrong.inputs.at("seed").data<std::int64_t>()) {
+      // kRankKeyed: the seed plus the rank (rank 0 draws right); kUnseeded: a per-rank stream
+      // advanced at every call, which no seed keys (torch.rand without a generator on each rank).
+      const std::uint64_t u = kind_ == Kind::kRankKeyed ? static_cast<std::uint64_t>(s) + rank : unseeded_.Next() ^ rank;
+      s = static_cast<std::int64_t>(u);
+    }
+    return wrong;
+  }
+
+ private:
+  Kind kind_;
+  SplitMix64 unseeded_{0x7a2u};
+};
+
 }  // namespace
 
 std::unique_ptr<Backend> MakeLogprobRankOffByOne() { return std::make_unique<LogprobRankOffByOne>(); }
@@ -586,5 +665,14 @@ std::unique_ptr<Backend> MakePipelineDegenerateRowAbortsBatch() {
 }
 std::unique_ptr<Backend> MakeRaceNoiseF16() { return std::make_unique<NoiseNarrowedF16>("race_noise_f16", HarnessNoise::kExponential); }
 std::unique_ptr<Backend> MakeGumbelNoiseF16() { return std::make_unique<NoiseNarrowedF16>("gumbel_noise_f16", HarnessNoise::kGumbel); }
+std::unique_ptr<Backend> MakeVllmGeneratorSeedRow0() { return std::make_unique<VllmGeneratorSeedRow0>(); }
+std::unique_ptr<Backend> MakeVllmGeneratorGlobalNoise() { return std::make_unique<VllmGeneratorGlobalNoise>(); }
+std::unique_ptr<Backend> MakeVllmGeneratorOffsetStuck() { return std::make_unique<VllmGeneratorOffsetStuck>(); }
+std::unique_ptr<Backend> MakeTpRankKeyedNoise() {
+  return std::make_unique<TpRankFault>("tp_rank_keyed_noise", TpRankFault::Kind::kRankKeyed);
+}
+std::unique_ptr<Backend> MakeTpUnseededRankUniforms() {
+  return std::make_unique<TpRankFault>("tp_unseeded_rank_uniforms", TpRankFault::Kind::kUnseeded);
+}
 
 }  // namespace sampcheck::statistical

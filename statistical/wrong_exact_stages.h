@@ -32,7 +32,7 @@
 //                                (penalties and min_tokens see step 0's history throughout)
 //                                -> decode_steps/greedy_history/
 // - decode_seed_from_slot       the same cases with a seed input run each row with seed + its
-//                                slot in the batch (canonical, sglang; vllm reads q)
+//                                slot in the batch (canonical, sglang; vllm's seeded rows)
 //                                -> decode_steps/random_v16_ goldens, and the "seeds" check
 //                                of harness/decode_steps_check.h
 // - flashinfer_nan_row_valid     outputs with a `rounds` beside `valid` (FlashInfer's
@@ -106,6 +106,23 @@
 // - spec_step_sglang_unfiltered_acceptance  spec_step's sglang acceptance compares the coin
 //                                with the softmax probability before the top-k / top-p renorm
 //                                -> stats/spec_step/target_only_v8/sglang L3
+// Seeded draws a backend makes with its own noise (layer "harness": a result of conform's
+// checks whose id is caught_by must fail, and the reference's must pass):
+// - vllm_generator_seed_row0     vllm rows with their own generator (`seeded`) all read seed[0]
+//                                -> decode_steps_check/vllm/seeds (a row alone draws with its
+//                                own seed, in the batch with row 0's)
+// - vllm_generator_global_noise  when a vllm batch holds a random row without a seed, the seeded
+//                                rows draw from the global q too (random_sample's per-request
+//                                overwrite skipped) -> decode_steps_check/vllm/seeds
+// - vllm_generator_offset_stuck  decode_steps under vllm: a seeded row's generator does not
+//                                advance across steps (positions + 0; q[:, t] still advances)
+//                                -> decode_steps_check/vllm/fresh_noise (and history)
+// - tp_rank_keyed_noise          the pipeline's seeded rows on tensor-parallel rank r draw with
+//                                seed + r (noise keyed by rank) -> tp_consensus_check/<profile>/ranks
+// - tp_unseeded_rank_uniforms    the pipeline's seeded rows on a rank draw from uniforms that
+//                                no seed keys (a per-rank stream, fresh at every call)
+//                                -> tp_consensus_check/<profile>/ranks
+//                                (both only when the case names its rank: param tp_rank)
 // Example: MakeLogprobRankOffByOne()->Name() == "wrong:logprob_rank_off_by_one".
 
 #include <memory>
@@ -142,5 +159,10 @@ std::unique_ptr<Backend> MakePipelineInfSoftmaxTokenZero();
 std::unique_ptr<Backend> MakePipelineDegenerateRowAbortsBatch();
 std::unique_ptr<Backend> MakeRaceNoiseF16();
 std::unique_ptr<Backend> MakeGumbelNoiseF16();
+std::unique_ptr<Backend> MakeVllmGeneratorSeedRow0();
+std::unique_ptr<Backend> MakeVllmGeneratorGlobalNoise();
+std::unique_ptr<Backend> MakeVllmGeneratorOffsetStuck();
+std::unique_ptr<Backend> MakeTpRankKeyedNoise();
+std::unique_ptr<Backend> MakeTpUnseededRankUniforms();
 
 }  // namespace sampcheck::statistical

@@ -54,6 +54,15 @@
 //                           race and Gumbel noise narrowed to f16)
 //                           (statistical/wrong_exact_stages.h), layer "golden": a golden
 //                           case whose id starts with caught_by must fail bitwise
+//   vllm_generator_seed_row0, vllm_generator_global_noise, vllm_generator_offset_stuck,
+//   tp_rank_keyed_noise, tp_unseeded_rank_uniforms:
+//                           seeded draws made with the backend's own noise: vLLM's per-request
+//                           generators (seed[0] for every row, the global q for seeded rows beside
+//                           an unseeded one, a generator that does not advance across steps) and
+//                           tensor-parallel ranks drawing with rank-keyed or unseeded noise
+//                           (statistical/wrong_exact_stages.h), layer "harness": a result of
+//                           conform's decode_steps_check or tp_consensus_check whose id starts with
+//                           caught_by must fail
 //   flashinfer_ignores_top_k  flashinfer_sampling_from_probs' joint kernel runs without its
 //                           top-k limit (statistical/wrong_exact_stages.h)
 //                           -> stats/flashinfer_sampling_from_probs/joint_v16/flashinfer L1
@@ -120,7 +129,7 @@ struct WrongSamplerInfo {
   std::string name;
   std::string bug;         // one line
   std::string caught_by;   // the case id prefix (or "reproducibility") that must reject it
-  std::string layer;       // L1, L2, L3, "reproducibility", "noise" or "golden"
+  std::string layer;       // L1, L2, L3, "reproducibility", "noise", "golden" or "harness"
   bool thorough = false;   // caught at the --thorough size (CI-sized runs need not see it)
   // false: its proof run (the wrong sampler and the reference at the case's n) takes longer
   // than a CI test may; the rejection is measured by hand and recorded in

@@ -6,6 +6,7 @@
 // neighbours, a run counter) are each caught.
 #include "harness/batch_invariance.h"
 
+#include <cstdio>
 #include <filesystem>
 #include <map>
 
@@ -299,7 +300,51 @@ TEST(DecodeStepsCheck, RejectsASeedKeyedByTheBatchSlot) {
   const auto failed = Failures(harness::CheckDecodeSteps(*backend));
   EXPECT_TRUE(failed.count("decode_steps_check/canonical/seeds"));
   EXPECT_TRUE(failed.count("decode_steps_check/sglang/seeds"));
-  EXPECT_FALSE(failed.count("decode_steps_check/vllm/seeds"));  // vllm reads q, not the seed
+  // vllm's rows with their own generator (seeded) read the seed too: looked up by slot, it moves.
+  EXPECT_TRUE(failed.count("decode_steps_check/vllm/seeds"));
+}
+
+// vLLM's per-request generators (docs/spec/pipeline.md "vLLM's per-request generators"): the
+// vllm case's rows 0, 1, 4 and 6 are seeded, the others draw from the given q.
+TEST(DecodeStepsCheck, VllmSeededRowsDrawFromTheirOwnGenerator) {
+  reference::ReferenceBackend backend;
+  Case c = harness::DecodeStepsCheckCase(Profile::kVllm);
+  ASSERT_TRUE(c.inputs.count("seeded"));
+  const Tensor before = backend.Run("decode_steps", c).at("tokens");
+  for (float& x : c.inputs.at("q").data<float>()) x = x * 0.5f + 0.25f;  // another global noise
+  const Tensor after = backend.Run("decode_steps", c).at("tokens");
+  int changed_unseeded = 0;
+  for (std::int64_t b = 0; b < 8; ++b) {
+    const bool seeded = c.inputs.at("seeded").data<std::uint8_t>()[static_cast<std::size_t>(b)] != 0;
+    for (std::int64_t t = 0; t < 8; ++t) {
+      const auto at = static_cast<std::size_t>(b * 8 + t);
+      if (seeded) {
+        EXPECT_EQ(before.data<std::int64_t>()[at], after.data<std::int64_t>()[at]) << "row " << b << " step " << t;
+      } else {
+        changed_unseeded += before.data<std::int64_t>()[at] != after.data<std::int64_t>()[at];
+      }
+    }
+  }
+  EXPECT_GT(changed_unseeded, 0);  // the flat unseeded rows 2 and 3 follow q
+}
+
+TEST(DecodeStepsCheck, RejectsVllmGeneratorFaults) {
+  for (const char* name : {"vllm_generator_seed_row0", "vllm_generator_global_noise"}) {
+    auto backend = statistical::MakeWrongSampler(name);
+    const auto failed = Failures(harness::CheckDecodeSteps(*backend));
+    ASSERT_TRUE(failed.count("decode_steps_check/vllm/seeds")) << name;
+    std::printf("%s: %s\n", name, failed.at("decode_steps_check/vllm/seeds").c_str());
+    EXPECT_FALSE(failed.count("decode_steps_check/canonical/seeds")) << name;  // vllm's rule only
+    EXPECT_FALSE(failed.count("decode_steps_check/sglang/seeds")) << name;
+  }
+  auto stuck = statistical::MakeWrongSampler("vllm_generator_offset_stuck");
+  const auto failed = Failures(harness::CheckDecodeSteps(*stuck));
+  ASSERT_TRUE(failed.count("decode_steps_check/vllm/fresh_noise"));
+  // The two seeded flat rows repeat step 0 at all 7 later steps; the unseeded ones follow q.
+  EXPECT_NE(failed.at("decode_steps_check/vllm/fresh_noise").find("of 28"), std::string::npos);
+  EXPECT_TRUE(failed.count("decode_steps_check/vllm/history"));
+  EXPECT_FALSE(failed.count("decode_steps_check/vllm/seeds"));
+  EXPECT_FALSE(failed.count("decode_steps_check/canonical/fresh_noise"));
 }
 
 }  // namespace

@@ -20,6 +20,9 @@
 #include "core/stage_catalogue.h"
 #include "golden/verifier.h"
 #include "gpu/backend/gpu_backend.h"
+#include "gpu/fast/fast_backend.h"
+#include "harness/decode_steps_check.h"
+#include "harness/tp_consensus_check.h"
 #include "gpu/kernels/greedy.cuh"
 #include "gpu/runners/kernel_runner.h"
 #include "gpu/backend/pipeline_glue.h"
@@ -342,6 +345,26 @@ TEST(GpuDecodeSteps, PlantedReusedNoiseIsRejectedByTheGolden) {
   };
   EXPECT_EQ(golden::JudgeOutputs(g, run(1)), "");
   EXPECT_NE(golden::JudgeOutputs(g, run(0)), "");
+}
+
+// The harness's seeded checks with the backend's own noise: the decode steps' (vLLM's
+// per-request generators among them) and the per-rank draws of tensor parallelism
+// (harness/decode_steps_check.h, harness/tp_consensus_check.h).
+TEST(GpuPipeline, PassesTheDecodeStepsAndTensorParallelChecks) {
+  auto gpu = MakeGpuEmulatedBackend();
+  // vllm only: its case holds the seeded rows (the other profiles' cases carry nothing new, and
+  // the emulated batches of 64 rows x 8 steps cost seconds per profile).
+  const auto decode = harness::CheckDecodeSteps(*gpu, {}, {"vllm"});
+  EXPECT_EQ(decode.size(), 3u);
+  for (const auto& r : decode) EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
+  const auto ranks = harness::CheckTpRanks(*gpu);
+  EXPECT_EQ(ranks.size(), 3u);
+  for (const auto& r : ranks) EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
+  // gpu-fast claims the canonical pipeline: its seeded draws agree across ranks too.
+  auto fast = MakeGpuFastEmulatedBackend();
+  const auto fast_ranks = harness::CheckTpRanks(*fast);
+  EXPECT_EQ(fast_ranks.size(), 1u);
+  for (const auto& r : fast_ranks) EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
 }
 
 }  // namespace

@@ -4,12 +4,15 @@
 // (independent of sampcheck), the rest is worked out by hand in the comments.
 #include "reference/pipeline.h"
 
+#include <cmath>
 #include <limits>
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include "core/split_mix64.h"
+#include "reference/rng/philox.h"
+#include "reference/rng/vllm_generator.h"
 #include "tests/support/filter_test_rows.h"
 #include "tests/support/stage_runner.h"
 
@@ -172,6 +175,50 @@ TEST(Pipeline, VllmRacesTheFilteredProbabilitiesAgainstQ) {
   EXPECT_EQ(Tokens(RunReference("pipeline", "vllm", in))[0], 3);
   in.emplace("top_k", I32Tensor({1}, {1}));
   EXPECT_EQ(Tokens(RunReference("pipeline", "vllm", in))[0], 1);
+}
+
+// vLLM's per-request generators (reference/rng/vllm_generator.h): the header's example from
+// Random123's known answer (word 0 of Philox4x32_10 at counter and key 0 is 0x6627e8d5) and
+// cuRAND's conversion 0x6627e8d5 2^-32 + 2^-33 = 0x1.989fa4p-2 (rounded to f32); -log of it
+// from long double, which the correctly rounded LogF32Cr must equal.
+TEST(VllmGenerator, HeaderExample) {
+  EXPECT_EQ(rng::PhiloxCanonicalWord(0, 0, 0, 0, 0), 0x6627e8d5u);
+  EXPECT_EQ(rng::VllmGeneratorExponentialF32(0, 0, 0), static_cast<float>(-std::log(static_cast<long double>(0x1.989fa4p-2f))));
+}
+
+// A seeded vllm row races its generator's q, not the given one: on a flat row the winner is
+// the token of the smallest q, i.e. of the largest Philox word (u and -log u are monotone),
+// whatever the given q says; the unseeded row beside it follows the given q.
+TEST(Pipeline, VllmSeededRowsRaceTheirGeneratorsNoise) {
+  const std::vector<float> flat(8, 0.0f);
+  std::vector<float> logits(flat);
+  logits.insert(logits.end(), flat.begin(), flat.end());
+  std::vector<float> q(16, 1.0f);
+  q[5] = 0.125f;   // row 0 (seeded) ignores it
+  q[8 + 6] = 0.125f;  // row 1 (unseeded) takes token 6
+  Tensor seeded(DType::kBool, {2});
+  seeded.data<std::uint8_t>()[0] = 1;
+  for (std::int64_t seed : {1, 77, 123456789}) {
+    for (std::int64_t step : {0, 1, 4096}) {
+      TensorMap in = {{"logits", F32Tensor({2, 8}, logits)}, {"temperature", F32Tensor({2}, {1.0f, 1.0f})},
+                      {"q", F32Tensor({2, 8}, q)}, {"seed", I64Tensor({2}, {seed, seed})},
+                      {"positions", I64Tensor({2}, {step, step})}, {"seeded", seeded}};
+      std::int64_t best = 0;
+      for (std::uint32_t i = 1; i < 8; ++i) {
+        if (rng::PhiloxCanonicalWord(static_cast<std::uint64_t>(seed), 0, static_cast<std::uint32_t>(step), i, 0) >
+            rng::PhiloxCanonicalWord(static_cast<std::uint64_t>(seed), 0, static_cast<std::uint32_t>(step), static_cast<std::uint32_t>(best), 0)) {
+          best = i;
+        }
+      }
+      EXPECT_EQ(Tokens(RunReference("pipeline", "vllm", in)), (std::vector<std::int64_t>{best, 6})) << seed << " " << step;
+    }
+  }
+  TensorMap bad = {{"logits", F32Tensor({2, 8}, logits)}, {"temperature", F32Tensor({2}, {1.0f, 1.0f})},
+                   {"q", F32Tensor({2, 8}, q)}, {"seed", I64Tensor({2}, {1, 1})},
+                   {"positions", I64Tensor({2}, {-1, 0})}, {"seeded", seeded}};
+  EXPECT_THROW(RunReference("pipeline", "vllm", bad), std::invalid_argument);
+  bad.erase("seed");
+  EXPECT_THROW(RunReference("pipeline", "vllm", bad), std::invalid_argument);
 }
 
 TEST(Pipeline, OneSurvivorIsDrawnWhateverTheNoise) {

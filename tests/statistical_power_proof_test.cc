@@ -24,7 +24,9 @@
 
 #include "core/stage_catalogue.h"
 #include "golden/generator.h"
+#include "harness/decode_steps_check.h"
 #include "harness/reproducibility.h"
+#include "harness/tp_consensus_check.h"
 #include "reference/reference_backend.h"
 #include "statistical/draw_harness.h"
 #include "statistical/noise_harness.h"
@@ -101,6 +103,26 @@ TEST_P(PowerProof, RejectedAtTheComputedSampleSize) {
     for (const auto& r : RunBackendNoiseHarness(ref, 0, false, true, {source})) {
       EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
     }
+    return;
+  }
+  if (info.layer == "harness") {
+    // conform's checks with the backend's own noise (harness/decode_steps_check.h,
+    // harness/tp_consensus_check.h): a result whose id starts with caught_by must fail, and the
+    // reference passes every one of them.
+    auto run = [](Backend& b) {
+      auto results = harness::CheckDecodeSteps(b);
+      for (auto& r : harness::CheckTpRanks(b)) results.push_back(std::move(r));
+      return results;
+    };
+    int rejected = 0;
+    for (const auto& r : run(*backend)) {
+      if (r.verdict != Verdict::kFail || r.id.rfind(info.caught_by, 0) != 0) continue;
+      ++rejected;
+      std::printf("%-26s %s: %s\n", info.name.c_str(), r.id.c_str(), r.reason.c_str());
+    }
+    EXPECT_GE(rejected, 1) << info.name << " was not rejected by " << info.caught_by;
+    reference::ReferenceBackend ref;
+    for (const auto& r : run(ref)) EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
     return;
   }
   if (info.layer == "reproducibility") {

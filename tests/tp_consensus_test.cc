@@ -2,6 +2,7 @@
 // Tests of tp_consensus (reference/tp_consensus.h, docs/spec/tp_consensus.md). Expected ids
 // are worked by hand from the spec's two rules: sglang takes the MIN over ranks (SGLang's
 // all_reduce(op=MIN) in Sampler._sync_token_ids_across_tp), vllm takes rank 0's id.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -10,6 +11,10 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "core/case_result.h"
+#include "harness/tp_consensus_check.h"
+#include "reference/reference_backend.h"
+#include "statistical/wrong_samplers.h"
 #include "tests/support/stage_runner.h"
 
 namespace sampcheck::testing {
@@ -105,6 +110,45 @@ RC_GTEST_PROP(TpConsensus, MinIsALowerBoundHeldByARank, (std::vector<std::uint16
     RC_ASSERT(held);
     RC_ASSERT(vllm.token[static_cast<std::size_t>(b)] == ids[static_cast<std::size_t>(b)]);
     RC_ASSERT(sglang.unanimous[static_cast<std::size_t>(b)] == (same ? 1 : 0));
+  }
+}
+
+// Per-rank draws (harness/tp_consensus_check.h, docs/spec/tp_consensus.md "Per-rank draws"):
+// the backend's own seeded pipeline draws, run as four ranks, must agree on every row.
+TEST(TpRanksCheck, ReferencePassesEveryProfile) {
+  reference::ReferenceBackend backend;
+  const auto results = harness::CheckTpRanks(backend);
+  ASSERT_EQ(results.size(), 3u);  // canonical, vllm, sglang
+  for (const auto& r : results) EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
+  EXPECT_TRUE(harness::CheckTpRanks(backend, {"decode_steps"}).empty());
+  EXPECT_EQ(harness::CheckTpRanks(backend, {}, {"vllm"}).size(), 1u);
+}
+
+// The case's rows really draw: flat rows over 64 tokens give different tokens across rows, so
+// agreement across ranks is not that of a constant answer.
+TEST(TpRanksCheck, TheCaseDrawsDifferentTokensOnItsFlatRows) {
+  reference::ReferenceBackend backend;
+  for (Profile p : {Profile::kCanonical, Profile::kVllm, Profile::kSglang}) {
+    const Case c = harness::TpRanksCheckCase(p);
+    const Tensor token = backend.Run("pipeline", c).at("token");
+    std::vector<std::int64_t> flat(token.data<std::int64_t>().begin(), token.data<std::int64_t>().begin() + 6);
+    std::sort(flat.begin(), flat.end());
+    EXPECT_GE(std::unique(flat.begin(), flat.end()) - flat.begin(), 3) << ProfileName(p);
+    Case bad = c;
+    bad.params["tp_rank"] = -1;
+    EXPECT_THROW(backend.Run("pipeline", bad), std::exception);
+  }
+}
+
+TEST(TpRanksCheck, RejectsRankKeyedAndUnseededPerRankNoise) {
+  for (const char* name : {"tp_rank_keyed_noise", "tp_unseeded_rank_uniforms"}) {
+    auto backend = statistical::MakeWrongSampler(name);
+    const auto results = harness::CheckTpRanks(*backend);
+    ASSERT_EQ(results.size(), 3u);
+    for (const auto& r : results) {
+      EXPECT_EQ(r.verdict, Verdict::kFail) << name << " " << r.id;
+      EXPECT_NE(r.reason.find("depends on the rank"), std::string::npos) << r.reason;
+    }
   }
 }
 
