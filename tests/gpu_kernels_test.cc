@@ -1148,6 +1148,44 @@ TEST(GpuRadixSelect, KthKeyOfTheCanonicalOrder) {
   EXPECT_EQ(SelectOne(std::vector<float>(3000, 1.0f), false, 2500), 0x407fffff00000000ull + 2499);
 }
 
+// SelectKthKey with gpu-fast's block sizes (128 threads on the emulator, 32): the n-th key of
+// a row, compared with the n-th index of a stable sort of the floats (value descending, ties by
+// index), whose key is built by hand from the float's bits as in KthKeyOfTheCanonicalOrder.
+template <int kThreads>
+std::uint64_t SelectWithThreads(const std::vector<float>& row, std::int64_t n) {
+  std::uint64_t key = 0;
+  const auto v = static_cast<std::int64_t>(row.size());
+  const LaunchReport report = emu::Launch("select_threads", 1, kThreads, [&](Block& block) {
+    GlobalArray<float> x(const_cast<float*>(row.data()), v, "row");
+    const std::uint64_t k = SelectKthKey<kThreads>(
+        block, v, [&](std::int64_t i) { return OrderKey(x.Load(i), i, false); }, n);
+    block.ForEachThread([&](Thread t) {
+      if (t.x == 0) key = k;
+    });
+  });
+  EXPECT_TRUE(report.ok()) << report.Summary();
+  return key;
+}
+
+TEST(GpuRadixSelect, KthKeyWithAnyWholeWarpBlock) {
+  SplitMix64 rng(77);
+  std::vector<float> row(6000);
+  for (float& x : row) x = static_cast<float>(rng.Next() % 300) * 0.5f + 1.0f;  // positive, many ties
+  std::vector<std::int64_t> order(row.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::int64_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return row[a] > row[b]; });
+  for (std::int64_t n : {1, 1500, 5000, 6000}) {
+    SCOPED_TRACE(testing::Message() << "n = " << n);
+    const std::int64_t index = order[static_cast<std::size_t>(n - 1)];
+    std::uint32_t bits;
+    std::memcpy(&bits, &row[static_cast<std::size_t>(index)], sizeof bits);
+    // Positive values: monotone key = bits | sign bit, complemented for the descending order.
+    const std::uint64_t expected = (std::uint64_t{~(bits | 0x80000000u)} << 32) | static_cast<std::uint32_t>(index);
+    EXPECT_EQ(SelectWithThreads<128>(row, n), expected);
+    EXPECT_EQ(SelectWithThreads<32>(row, n), expected);
+  }
+}
+
 // VisitKeysInOrder on one row (its own 2 x V scratch): the indices of the visited keys, in
 // visiting order, and the number of chunks. `stop_after` chunks end the visit (0: never).
 struct Visited {
