@@ -70,6 +70,7 @@ class DeviceSampler {
         position_u64_(rows, 7),
         work_a_(rows * vocab, 0.0f),
         work_b_(rows * vocab, 0.0f),
+        keys_(rows * 2 * vocab, 0),
         token_(rows, -1) {}
 
   void Launch(const float* logits) {
@@ -81,7 +82,7 @@ class DeviceSampler {
       // writing the input).
       const gpu::GlobalArray<float> in(const_cast<float*>(logits), rows_ * vocab_, "logits");
       gpu::KernelEntry<Filters><<<grid, Filters::kThreads>>>(
-          in, work_a_.View("out"), work_b_.View("probs"), top_k_.In("top_k"), true, top_p_.In("top_p"), true,
+          in, work_a_.View("out"), work_b_.View("probs"), keys_.View("order_keys"), top_k_.In("top_k"), true, top_p_.In("top_p"), true,
           min_p_.In("min_p"), has_min_p_, vocab_, vocab_, gpu::FilterRules{});
       gpu::KernelEntry<Draw><<<grid, Draw::kThreads>>>(work_b_.In("probs"), seed_.In("seed"), position_.In("positions"),
                                                        gpu::GlobalArray<const std::int32_t>(nullptr, 0, "token_ids"),
@@ -104,6 +105,7 @@ class DeviceSampler {
   DeviceArray<std::int64_t> seed_, position_;
   DeviceArray<std::uint64_t> seed_u64_, position_u64_;
   DeviceArray<float> work_a_, work_b_;
+  DeviceArray<std::uint64_t> keys_;  // the filters' order-key scratch (gpu/block/radix_partition.cuh)
   DeviceArray<std::int64_t> token_;
 };
 

@@ -20,6 +20,7 @@
 #include "gpu/backend/spec_step_glue.h"
 #include "gpu/kernels/gumbel_max.cuh"  // the planted out-of-bounds launch
 #include "gpu/runners/kernel_runner.h"
+#include "gpu/block/radix_partition.cuh"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/top_k_survivors.cuh"
 #include "reference/reductions.h"
@@ -1145,6 +1146,117 @@ TEST(GpuRadixSelect, KthKeyOfTheCanonicalOrder) {
   EXPECT_EQ(SelectOne(row, true, 4), 0xc040000000000002ull);
   // Across lanes and passes: 3000 equal values, rank 2500 is index 2499 (ties by index).
   EXPECT_EQ(SelectOne(std::vector<float>(3000, 1.0f), false, 2500), 0x407fffff00000000ull + 2499);
+}
+
+// SelectKthKey with gpu-fast's block sizes (128 threads on the emulator, 32): the n-th key of
+// a row, compared with the n-th index of a stable sort of the floats (value descending, ties by
+// index), whose key is built by hand from the float's bits as in KthKeyOfTheCanonicalOrder.
+template <int kThreads>
+std::uint64_t SelectWithThreads(const std::vector<float>& row, std::int64_t n) {
+  std::uint64_t key = 0;
+  const auto v = static_cast<std::int64_t>(row.size());
+  const LaunchReport report = emu::Launch("select_threads", 1, kThreads, [&](Block& block) {
+    GlobalArray<float> x(const_cast<float*>(row.data()), v, "row");
+    const std::uint64_t k = SelectKthKey<kThreads>(
+        block, v, [&](std::int64_t i) { return OrderKey(x.Load(i), i, false); }, n);
+    block.ForEachThread([&](Thread t) {
+      if (t.x == 0) key = k;
+    });
+  });
+  EXPECT_TRUE(report.ok()) << report.Summary();
+  return key;
+}
+
+TEST(GpuRadixSelect, KthKeyWithAnyWholeWarpBlock) {
+  SplitMix64 rng(77);
+  std::vector<float> row(6000);
+  for (float& x : row) x = static_cast<float>(rng.Next() % 300) * 0.5f + 1.0f;  // positive, many ties
+  std::vector<std::int64_t> order(row.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::int64_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return row[a] > row[b]; });
+  for (std::int64_t n : {1, 1500, 5000, 6000}) {
+    SCOPED_TRACE(testing::Message() << "n = " << n);
+    const std::int64_t index = order[static_cast<std::size_t>(n - 1)];
+    std::uint32_t bits;
+    std::memcpy(&bits, &row[static_cast<std::size_t>(index)], sizeof bits);
+    // Positive values: monotone key = bits | sign bit, complemented for the descending order.
+    const std::uint64_t expected = (std::uint64_t{~(bits | 0x80000000u)} << 32) | static_cast<std::uint32_t>(index);
+    EXPECT_EQ(SelectWithThreads<128>(row, n), expected);
+    EXPECT_EQ(SelectWithThreads<32>(row, n), expected);
+  }
+}
+
+// VisitKeysInOrder on one row (its own 2 x V scratch): the indices of the visited keys, in
+// visiting order, and the number of chunks. `stop_after` chunks end the visit (0: never).
+struct Visited {
+  std::vector<std::int64_t> indices;
+  int chunks = 0;
+};
+
+Visited VisitOne(const std::vector<float>& row, bool ascending, int stop_after) {
+  Visited v;
+  const auto n = static_cast<std::int64_t>(row.size());
+  std::vector<std::uint64_t> scratch(static_cast<std::size_t>(2 * n));
+  const LaunchReport report = emu::Launch("visit", 1, kCanonicalLanes, [&](Block& block) {
+    SAMPCHECK_SHARED(block, std::uint64_t, sorted, kCandidates);
+    GlobalArray<float> x(const_cast<float*>(row.data()), n, "logits");
+    GlobalArray<std::uint64_t> keys(scratch.data(), 2 * n, "order_keys");
+    // Finite entries only: descending keys <= the last finite one, ascending keys above -inf's.
+    VisitKeysInOrder(block, x, 0, n, ascending, ascending, kLastNegInfAscending,
+                     ascending ? kNoKey : kLastFiniteDescending, keys, 0, sorted, [&](std::uint32_t m) {
+                       block.ForEachThread([&](Thread t) {
+                         if (t.x != 0) return;
+                         for (std::uint32_t j = 0; j < m; ++j) v.indices.push_back(IndexOfKey(sorted.Load(j)));
+                       });
+                       block.Sync();
+                       return ++v.chunks == stop_after;
+                     });
+  });
+  EXPECT_TRUE(report.ok()) << report.Summary();
+  return v;
+}
+
+// The expected order, from the floats themselves (not from the order keys): finite entries by
+// value descending (ascending), equal values by increasing index.
+std::vector<std::int64_t> SortedFinite(const std::vector<float>& row, bool ascending) {
+  std::vector<std::int64_t> idx;
+  for (std::size_t i = 0; i < row.size(); ++i)
+    if (std::isfinite(row[i])) idx.push_back(static_cast<std::int64_t>(i));
+  std::stable_sort(idx.begin(), idx.end(), [&](std::int64_t a, std::int64_t b) {
+    return ascending ? row[a] < row[b] : row[a] > row[b];
+  });
+  return idx;
+}
+
+TEST(GpuRadixPartition, VisitsEveryFiniteEntryInTheCanonicalOrder) {
+  SplitMix64 rng(2026);
+  const float kNegInf = -std::numeric_limits<float>::infinity();
+  std::vector<float> ties(5000), continuous(5000), small(700);
+  for (float& x : ties) x = static_cast<float>(rng.Next() % 8) * 0.125f - 0.5f;  // 8 levels, -0.0 excluded
+  for (std::size_t i = 0; i < ties.size(); i += 7) ties[i] = kNegInf;
+  for (float& x : continuous) x = static_cast<float>(static_cast<double>(rng.Next() >> 40) * 0x1p-20 - 8.0);
+  for (float& x : small) x = static_cast<float>(rng.Next() % 50);
+  const std::vector<float> flat(3000, 1.5f);
+  struct Row {
+    const char* name;
+    const std::vector<float>* row;
+  };
+  for (const Row& r : {Row{"ties and -inf", &ties}, Row{"continuous", &continuous}, Row{"700 entries", &small},
+                       Row{"flat", &flat}}) {
+    for (bool ascending : {false, true}) {
+      SCOPED_TRACE(testing::Message() << r.name << (ascending ? ", ascending" : ", descending"));
+      const Visited v = VisitOne(*r.row, ascending, 0);
+      EXPECT_EQ(v.indices, SortedFinite(*r.row, ascending));
+      // Chunks hold at most 1024 keys, so there are at least ceil(n / 1024) of them.
+      EXPECT_GE(v.chunks, static_cast<int>((v.indices.size() + 1023) / 1024));
+    }
+  }
+  // A visit that stops after its first chunk has read the first keys of the order only.
+  const Visited first = VisitOne(continuous, false, 1);
+  EXPECT_EQ(first.chunks, 1);
+  const std::vector<std::int64_t> all = SortedFinite(continuous, false);
+  ASSERT_LE(first.indices.size(), 1024u);
+  EXPECT_EQ(first.indices, std::vector<std::int64_t>(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(first.indices.size())));
 }
 
 // GatherTopKCandidates on one row: whether the candidates fit, their number, and the keys in

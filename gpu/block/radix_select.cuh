@@ -115,12 +115,15 @@ SAMPCHECK_KERNEL_BODY std::int64_t CountFinite(B& block, Arr row, std::int64_t b
   return total;
 }
 
-// The key of rank n (1-based, 1 <= n <= vocab) of row [base, base + vocab) in the descending
-// (or ascending) order.
-template <class B, class Arr>
-SAMPCHECK_KERNEL_BODY std::uint64_t SelectKth(B& block, Arr row, std::int64_t base, std::int64_t vocab, bool ascending,
-                                              std::int64_t n) {
-  SAMPCHECK_SHARED(block, std::uint32_t, partial, 16 * kWarpSize);
+// The key of rank n (1-based, 1 <= n <= vocab) among key_of(0 .. vocab - 1) (unique 64-bit
+// keys, the index in the low 32 bits), by a block of kThreads threads (a multiple of 32, at
+// most 1024; thread t reads the indices t, t + kThreads, ...): the radix select of the
+// contract above. gpu-fast selects its top-k bound with it too (gpu/fast/fast_sampling.cuh).
+template <int kThreads, class B, class KeyOf>
+SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKey(B& block, std::int64_t vocab, KeyOf key_of, std::int64_t n) {
+  static_assert(kThreads % kWarpSize == 0 && kThreads <= 1024, "whole warps, at most 1024 threads");
+  constexpr int kWarps = kThreads / kWarpSize;
+  SAMPCHECK_SHARED(block, std::uint32_t, partial, 16 * kWarps);
   SAMPCHECK_SHARED(block, std::uint32_t, hist, 16);
   SAMPCHECK_SHARED(block, std::uint64_t, state, 3);  // prefix, remaining rank, digit count
   int index_bits = 0;
@@ -135,13 +138,13 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKth(B& block, Arr row, std::int64_t ba
     const std::uint64_t high = shift + 4 >= 64 ? 0 : (kNoKey << (shift + 4));
     block.ForEachThread([&](Thread t) {
       DigitCounts d{};
-      for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
-        const std::uint64_t key = OrderKey(row.Load(base + i), i, ascending);
+      for (std::int64_t i = t.x; i < vocab; i += kThreads) {
+        const std::uint64_t key = key_of(i);
         if ((key & high) == prefix) ++d.c[(key >> shift) & 15u];
       }
       digits[t] = d;
     });
-    // Exact integer sums in any order: each warp's 16 counts by shuffles, then the 32 warps'.
+    // Exact integer sums in any order: each warp's 16 counts by shuffles, then the warps'.
     for (int digit = 0; digit < 16; ++digit) {
       auto c = Registers<std::uint32_t>(block);
       block.ForEachThread([&](Thread t) { c[t] = digits[t].c[digit]; });
@@ -150,14 +153,14 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKth(B& block, Arr row, std::int64_t ba
         block.ForEachThread([&](Thread t) { c[t] += partner[t]; });
       }
       block.ForEachThread([&](Thread t) {
-        if (t.lane() == 0) partial.Store(digit * kWarpSize + t.warp(), c[t]);
+        if (t.lane() == 0) partial.Store(digit * kWarps + t.warp(), c[t]);
       });
     }
     block.Sync();
     block.ForEachThread([&](Thread t) {
       if (t.x >= 16) return;
       std::uint32_t sum = 0;
-      for (int w = 0; w < kWarpSize; ++w) sum += partial.Load(t.x * kWarpSize + w);
+      for (int w = 0; w < kWarps; ++w) sum += partial.Load(t.x * kWarps + w);
       hist.Store(t.x, sum);
     });
     block.Sync();
@@ -182,8 +185,8 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKth(B& block, Arr row, std::int64_t ba
       // One entry left under the prefix: find it.
       const std::uint64_t known = kNoKey << shift;
       block.ForEachThread([&](Thread t) {
-        for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
-          const std::uint64_t key = OrderKey(row.Load(base + i), i, ascending);
+        for (std::int64_t i = t.x; i < vocab; i += kThreads) {
+          const std::uint64_t key = key_of(i);
           if ((key & known) == prefix) state.Store(0, key);
         }
       });
@@ -194,6 +197,15 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKth(B& block, Arr row, std::int64_t ba
     }
   }
   return prefix;
+}
+
+// The key of rank n (1-based, 1 <= n <= vocab) of row [base, base + vocab) in the descending
+// (or ascending) order.
+template <class B, class Arr>
+SAMPCHECK_KERNEL_BODY std::uint64_t SelectKth(B& block, Arr row, std::int64_t base, std::int64_t vocab, bool ascending,
+                                              std::int64_t n) {
+  return SelectKthKey<kCanonicalLanes>(
+      block, vocab, [&](std::int64_t i) { return OrderKey(row.Load(base + i), i, ascending); }, n);
 }
 
 // Sorts the kCandidates = 1024 keys of `sorted` ascending, in place, by a bitonic sorting network

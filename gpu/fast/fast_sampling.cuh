@@ -7,7 +7,8 @@
 // uniform from the row's own Philox4x32-10 stream (docs/gpu.md "gpu-fast"). NOT bit-exact:
 // judged by the statistical harness against the canonical pipeline's exact target. A small
 // top-k reads the row three times (its survivors gathered in shared memory); every other row
-// reads it three to six times, except 1024 < k < V - 1024 with top-p on (the bit-by-bit select).
+// reads it three to six times, and 1024 < k < V - 1024 with top-p on about ten (the radix
+// select of the k-th key).
 //
 // Contract:
 // - One block of kThreads threads (a multiple of 32, at most 1024) per row. logits: rows x
@@ -37,10 +38,10 @@
 //     top-k near V (k > 1024, V - k <= 1024): the V - k dropped tokens are the k' = V - k
 //       smallest keys of the reversed order (~key), gathered the same way (their first read
 //       fused with the first-key read below); kth = (the first dropped key) - 1;
-//     other top-k (0 < k < V) with top-p on (p < 1): kth = the k-th smallest key, by a radix
-//       select over the key bits (one block count per bit: 32 value bits plus the index bits
-//       of V - 1), stopping early at the first bit whose trial bound has exactly k keys at or
-//       below it (the k-th key is then their largest, one more read). The top-k set
+//     other top-k (0 < k < V) with top-p on (p < 1): kth = the k-th smallest key, by the
+//       bit-exact filters' radix select (SelectKthKey, gpu/block/radix_select.cuh: 4-bit
+//       digits, one block count of 16 digits per read, an early stop once the digit holding
+//       rank k holds a single key; integer counts, so kth is exact). The top-k set
 //       T = {i : key_i <= kth} (ties at the k-th value go to the lower indices, as canonical).
 //       Otherwise T = every token, and top-k with top-p off is an acceptance rule below;
 //     e_i = ExpF32Cr(s_i - m), m = s of the first token of the order (e = 1 there);
@@ -300,7 +301,7 @@ struct FastSamplingKernel {
 
     // top-k: T = {i : key_i <= kth}. Near V, kth is just before the first dropped key. Else,
     // with top-p on (top-p reads the top-k set's mass, so the set is selected first), the k-th
-    // smallest key bit by bit from the most significant (radix select); without top-p, top-k
+    // smallest key by radix select, 4 bits per read; without top-p, top-k
     // is one more acceptance rule (rank(j) < k, FlashInfer's TopKSamplingFromProb).
     std::uint64_t kth = fast_detail::kNoKey;
     bool selected = false;
@@ -315,38 +316,10 @@ struct FastSamplingKernel {
     }
     if (!selected && top_k_on && p < 1.0f) {
       selected = true;
-      int index_bits = 0;
-      while ((std::int64_t{1} << index_bits) < vocab) ++index_bits;
-      std::uint64_t answer = 0;
-      for (int bit = 63; bit >= 0; --bit) {
-        if (bit < 32 && bit >= index_bits) continue;  // index bits every key has 0
-        const std::uint64_t trial = answer | ((std::uint64_t{1} << bit) - 1u);
-        auto count = Registers<std::uint32_t>(block);
-        block.ForEachThread([&](Thread th) {
-          std::uint32_t c = 0;
-          for (std::int64_t i = th.x; i < vocab; i += kThreads) c += OrderKey(scaled(i), i) <= trial ? 1u : 0u;
-          count[th] = c;
-        });
-        auto total = fast_detail::FastBlockReduce<kThreads, std::uint32_t>(block, count, fast_detail::CountSum{});
-        const auto below = static_cast<std::int64_t>(BlockUniform(block, total));
-        if (below == k) {
-          // Exactly k keys <= trial: the k-th is the largest of them, one more read away.
-          auto largest = Registers<std::uint64_t>(block);
-          block.ForEachThread([&](Thread th) {
-            std::uint64_t best = 0;
-            for (std::int64_t i = th.x; i < vocab; i += kThreads) {
-              const std::uint64_t key = OrderKey(scaled(i), i);
-              if (key <= trial && key > best) best = key;
-            }
-            largest[th] = best;
-          });
-          answer = BlockUniform(block, fast_detail::FastBlockReduce<kThreads, std::uint64_t>(block, largest,
-                                                                                            fast_detail::KeyMax{}));
-          break;
-        }
-        if (below < k) answer |= std::uint64_t{1} << bit;
-      }
-      kth = answer;
+      // The radix select of the bit-exact filters (4-bit digits, exact integer counts, an
+      // early stop once the digit holding rank k holds one key): about 6 reads of the row on
+      // continuous logits, at most 8 + 8.
+      kth = SelectKthKey<kThreads>(block, vocab, [&](std::int64_t i) { return OrderKey(scaled(i), i); }, k);
     }
     auto in_top_k = [&](std::uint64_t key) { return key <= kth; };
 

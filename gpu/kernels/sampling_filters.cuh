@@ -41,17 +41,18 @@ namespace sampcheck::gpu {
 
 // The sequential orders (kTopKFirst, kMinPFirst) on row[base, base + vocab), in place: each
 // filter reads the row masked so far (logprobs' processed modes use them too).
-template <class B, class Arr>
+template <class B, class Arr, class S = NoScratch>
 SAMPCHECK_KERNEL_BODY void SequentialFilters(B& block, Arr row, std::int64_t base, std::int64_t vocab, std::int64_t k,
-                                             float p, float m, const FilterRules& rules) {
+                                             float p, float m, const FilterRules& rules, S scratch = {},
+                                             std::int64_t scratch_base = 0) {
   if (rules.order == FilterOrder::kMinPFirst) {
     MinPStep(block, row, base, vocab, m, rules.min_p);
     TopKStep(block, row, base, vocab, k, rules.top_k);
-    TopPStep(block, row, base, row, base, vocab, p, rules.top_p);
+    TopPStep(block, row, base, row, base, vocab, p, rules.top_p, scratch, scratch_base);
     return;
   }
   TopKStep(block, row, base, vocab, k, rules.top_k);
-  TopPStep(block, row, base, row, base, vocab, p, rules.top_p);
+  TopPStep(block, row, base, row, base, vocab, p, rules.top_p, scratch, scratch_base);
   MinPStep(block, row, base, vocab, m, rules.min_p);
 }
 
@@ -59,11 +60,12 @@ struct SamplingFiltersKernel {
   static constexpr const char* kName = "sampling_filters";
   static constexpr int kThreads = kCanonicalLanes;
 
-  template <class B, class Arr, class K, class P>
-  SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr out, Arr probs, K top_k, bool has_k, P top_p,
-                                        bool has_p, P min_p, bool has_m, std::int64_t vocab, std::int64_t pitch,
-                                        FilterRules rules) const {
+  template <class B, class Arr, class S, class K, class P>
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr out, Arr probs, S scratch, K top_k, bool has_k,
+                                        P top_p, bool has_p, P min_p, bool has_m, std::int64_t vocab,
+                                        std::int64_t pitch, FilterRules rules) const {
     const std::int64_t row = block.index();
+    const std::int64_t keys = row * 2 * vocab;  // this row's two scratch buffers
     const std::int64_t in = row * pitch;
     const std::int64_t at = row * vocab;
     const std::int64_t k = has_k ? top_k.Load(row) : 0;
@@ -75,7 +77,7 @@ struct SamplingFiltersKernel {
     switch (rules.order) {
       case FilterOrder::kTopKFirst:
       case FilterOrder::kMinPFirst:
-        SequentialFilters(block, out, at, vocab, k, p, m, rules);
+        SequentialFilters(block, out, at, vocab, k, p, m, rules, scratch, keys);
         break;
       case FilterOrder::kJoint:
       case FilterOrder::kJointThenMinP: {
@@ -91,7 +93,7 @@ struct SamplingFiltersKernel {
           const SoftmaxStats original = RowSoftmaxStats(block, logits, in, vocab);
           if (run_top_p) {
             const std::int64_t n_finite = CountFinite(block, logits, in, vocab);
-            TopPWalkRow(block, logits, in, out, at, vocab, walk, q, original, survivors, n_finite);
+            TopPWalkRow(block, logits, in, out, at, vocab, walk, q, original, survivors, n_finite, scratch, keys);
           }
           if (sglang && m > 0.0f) {
             const float threshold = MinPThreshold(RowMaxProb(block, logits, in, vocab, original), m);
@@ -109,7 +111,7 @@ struct SamplingFiltersKernel {
           top_k_stats = RowSoftmaxStats(block, out, at, vocab);
           threshold = MinPThreshold(RowMaxProb(block, out, at, vocab, top_k_stats), m);
         }
-        TopPStep(block, out, at, out, at, vocab, p, rules.top_p);
+        TopPStep(block, out, at, out, at, vocab, p, rules.top_p, scratch, keys);
         if (m > 0.0f) {
           if (rules.min_p.first_only_at_one && m >= 1.0f) {
             KeepFirst(block, out, at, vocab);

@@ -32,10 +32,13 @@
 //   kExclusive keeps {0, 1}, kSglang {0, 1, 2} (tests/gpu_kernels_test.cc, GpuTopP).
 
 #include <cstdint>
+#include <type_traits>
 
 #include "gpu/block/block_model.h"
 #include "gpu/kernels/filter_rules.h"
+#include "gpu/block/radix_partition.cuh"
 #include "gpu/block/radix_select.cuh"
+#include "gpu/block/top_k_survivors.cuh"
 
 namespace sampcheck::gpu {
 
@@ -80,44 +83,41 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool TopPVisitPrefix(TopPWalkState&
 }
 
 // Walks row `src` and masks `dst` (the same entries at dst_base). walk and p are resolved
-// (0 < p, or p = 0 with kExclusive). st: the softmax of src. 1 <= limit <= n_finite.
-template <class B, class Arr>
+// (0 < p, or p = 0 with kExclusive). st: the softmax of src. 1 <= limit <= n_finite (with a
+// scratch and a descending walk n_finite may be V: the visit ends at the last finite entry).
+// With a scratch (2 x vocab u64 from scratch_base, gpu/block/radix_partition.cuh) the order is
+// visited through the radix partition (a bounded number of reads of the row); without one,
+// chunk by chunk (a radix select and a gather per 1024 entries).
+template <class B, class Arr, class S = NoScratch>
 SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base, Arr dst, std::int64_t dst_base,
                                        std::int64_t vocab, TopPWalk walk, float p, SoftmaxStats st, std::int64_t limit,
-                                       std::int64_t n_finite) {
+                                       std::int64_t n_finite, S scratch = {}, std::int64_t scratch_base = 0) {
   SAMPCHECK_SHARED(block, std::uint64_t, sorted, kCandidates);
-  SAMPCHECK_SHARED(block, std::uint64_t, verdict, 2);  // done flag, cut key
+  SAMPCHECK_SHARED(block, std::uint64_t, verdict, 3);  // done flag, cut key, last key walked
   const bool ascending = walk == TopPWalk::kVllmAscending;
   const float threshold = 1.0f - p;  // vLLM's f32(1 - p)
   const std::int64_t start = ascending ? vocab - n_finite : 0;
   const std::int64_t end = ascending ? vocab : limit;
-  bool has_lo = ascending;
-  std::uint64_t lo = ascending ? kLastNegInfAscending : 0;
-  std::int64_t consumed = start;
   bool done = false;
   std::uint64_t cut = 0;
+  std::uint64_t last = 0;  // the last key walked
   auto state = Registers<TopPWalkState>(block);
-  for (;;) {
-    const std::int64_t n = end - consumed > kCandidates ? consumed + kCandidates : end;
-    std::uint64_t hi;
-    if (!ascending && n == n_finite) {
-      hi = kLastFiniteDescending;  // every finite entry
-    } else if (ascending && n == vocab) {
-      hi = kNoKey;
-    } else {
-      hi = SelectKth(block, src, src_base, vocab, ascending, n);
-    }
-    const std::uint32_t m = CollectSorted(block, src, src_base, vocab, ascending, has_lo, lo, hi, sorted);
+  // Thread 0 walks sorted[0 .. m), the next m keys of the order, up to position `end`; returns
+  // true when the walk is over (a prefix rule's first drop, or position `end` reached).
+  auto walk_chunk = [&](std::uint32_t m) {
     block.ForEachThread([&](Thread t) {
       if (t.x != 0) return;
       TopPWalkState s = state[t];
       bool stop = false;
-      std::uint64_t stop_cut = 0;
-      for (std::uint32_t j = 0; j < m && !stop; ++j) {
+      std::uint64_t stop_cut = 0, seen = verdict.Load(2);
+      for (std::uint32_t j = 0; j < m && !stop && start + s.position < end; ++j) {
         const std::uint64_t key = sorted.Load(j);
         const std::int64_t index = static_cast<std::int64_t>(key & 0xffffffffu);
-        const float prob = st.Prob(src.Load(src_base + index));
+        // Descending keys hold the value (ValueOfDescendingKey: -0.0 comes back as +0.0, whose
+        // x - M and probability are the same bits), so the walk reads no row.
+        const float prob = st.Prob(ascending ? src.Load(src_base + index) : ValueOfDescendingKey(key));
         ++s.position;
+        seen = key;
         switch (walk) {
           case TopPWalk::kExclusive:
           case TopPWalk::kTieGroup:
@@ -137,22 +137,53 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
         }
       }
       state[t] = s;
-      verdict.Store(0, stop ? 1u : 0u);
+      verdict.Store(0, stop ? 1u : (start + s.position >= end ? 2u : 0u));
       verdict.Store(1, stop ? stop_cut : 0u);
+      verdict.Store(2, seen);
     });
     block.Sync();
+    std::uint64_t flag = 0;
     block.ForEachThread([&](Thread) {
-      done = verdict.Load(0) != 0;
+      flag = verdict.Load(0);
+      done = flag == 1;
       cut = verdict.Load(1);
+      last = verdict.Load(2);
     });
     block.Sync();
-    consumed = n;
-    lo = hi;
-    has_lo = true;
-    if (done || n == end) break;
+    return flag != 0;
+  };
+  block.ForEachThread([&](Thread t) {
+    if (t.x == 0) verdict.Store(2, 0);
+  });
+  block.Sync();
+  if constexpr (std::is_same_v<S, NoScratch>) {
+    bool has_lo = ascending;
+    std::uint64_t lo = ascending ? kLastNegInfAscending : 0;
+    std::int64_t consumed = start;
+    for (;;) {
+      const std::int64_t n = end - consumed > kCandidates ? consumed + kCandidates : end;
+      std::uint64_t hi;
+      if (!ascending && n == n_finite) {
+        hi = kLastFiniteDescending;  // every finite entry
+      } else if (ascending && n == vocab) {
+        hi = kNoKey;
+      } else {
+        hi = SelectKth(block, src, src_base, vocab, ascending, n);
+      }
+      const std::uint32_t m = CollectSorted(block, src, src_base, vocab, ascending, has_lo, lo, hi, sorted);
+      const bool over = walk_chunk(m);
+      consumed = n;
+      lo = hi;
+      has_lo = true;
+      if (over || n == end) break;
+    }
+  } else {
+    // Every finite entry, in order; the walk stops the visit at its end.
+    VisitKeysInOrder(block, src, src_base, vocab, ascending, ascending, kLastNegInfAscending,
+                     ascending ? kNoKey : kLastFiniteDescending, scratch, scratch_base, sorted, walk_chunk);
   }
   if (walk == TopPWalk::kSglang) return;  // dropped one by one; beyond `limit`: top_k's -inf
-  if (!done) cut = lo;                    // walked to the end keeping every position
+  if (!done) cut = last;                  // walked to the end keeping every position
   block.ForEachThread([&](Thread t) {
     for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
       const std::uint64_t key = OrderKey(src.Load(src_base + i), i, ascending);
@@ -181,16 +212,20 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool ResolveTopP(TopPWalk rule, flo
 }
 
 // TopPRow: src and dst hold the same row (dst may be src); src is read, dst masked.
-template <class B, class Arr>
+template <class B, class Arr, class S = NoScratch>
 SAMPCHECK_KERNEL_BODY void TopPStep(B& block, Arr src, std::int64_t src_base, Arr dst, std::int64_t dst_base,
-                                    std::int64_t vocab, float p, TopPWalk rule) {
+                                    std::int64_t vocab, float p, TopPWalk rule, S scratch = {},
+                                    std::int64_t scratch_base = 0) {
   TopPWalk walk;
   float q;
   if (!ResolveTopP(rule, p, walk, q)) return;
-  const std::int64_t n_finite = CountFinite(block, src, src_base, vocab);
+  // The partition counts the finite entries itself (and visits none on a row without one):
+  // only the chunked walk and vLLM's ascending start need their number.
+  const bool counted = std::is_same_v<S, NoScratch> || walk == TopPWalk::kVllmAscending;
+  const std::int64_t n_finite = counted ? CountFinite(block, src, src_base, vocab) : vocab;
   if (n_finite == 0) return;
   const SoftmaxStats st = RowSoftmaxStats(block, src, src_base, vocab);
-  TopPWalkRow(block, src, src_base, dst, dst_base, vocab, walk, q, st, n_finite, n_finite);
+  TopPWalkRow(block, src, src_base, dst, dst_base, vocab, walk, q, st, n_finite, n_finite, scratch, scratch_base);
 }
 
 struct TopPKernel {

@@ -624,8 +624,9 @@ struct SamplingFiltersLaunch {
   void Describe(L& l) const {
     l.template Run<SamplingFiltersKernel>(
         rows, l.InAsOut(logits, rows * pitch, "logits"), l.Out(out, rows * vocab, "logits_out"),
-        l.Out(probs, rows * vocab, "probs"), l.In(top_k, rows, "top_k"), top_k != nullptr, l.In(top_p, rows, "top_p"),
-        top_p != nullptr, l.In(min_p, rows, "min_p"), min_p != nullptr, vocab, pitch, rules);
+        l.Out(probs, rows * vocab, "probs"), l.template Scratch<std::uint64_t>(rows * 2 * vocab, "order_keys"),
+        l.In(top_k, rows, "top_k"), top_k != nullptr, l.In(top_p, rows, "top_p"), top_p != nullptr,
+        l.In(min_p, rows, "min_p"), min_p != nullptr, vocab, pitch, rules);
   }
 };
 
