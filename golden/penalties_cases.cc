@@ -34,6 +34,24 @@ void AddPenaltiesCases(CaseList& list) {
               {"frequency_penalty", F32({2}, {0.5f, -0.25f})},
               {"presence_penalty", F32({2}, {0.25f, 1.0f})}});
   }
+  // Prompt ids past the vocabulary (docs/spec/penalties.md "Prompt ids past the vocabulary"),
+  // V = 33: id V (vLLM's padding bin) in rows 0 and 1 beside ids in range, row 2 without one.
+  // Every profile ignores it: the logits equal those of the same prompts with the id as -1.
+  // Ids far past V (40, 1000, 2^31 - 1) under canonical and sglang, which ignore them too
+  // (vLLM's scatter_add_ has no result there).
+  {
+    auto rng = list.Rng("penalties", "prompt_id_past_vocab_v33");
+    TensorMap in = {{"logits", RandomLogits(rng, 3, 33, DType::kF32)},
+                    {"prompt_ids", I32({3, 3}, {33, 2, -1, 33, 33, 5, 1, 31, -1})},
+                    {"output_ids", I32({3, 2}, {4, -1, -1, -1, 7, 7})},
+                    {"repetition_penalty", F32({3}, {2.0f, 1.5f, 0.5f})},
+                    {"frequency_penalty", F32({3}, {0.5f, 0.0f, 0.25f})},
+                    {"presence_penalty", F32({3}, {0.25f, 1.0f, 0.0f})}};
+    list.Add("penalties", "prompt_id_past_vocab_v33", in);
+    in.at("prompt_ids") = I32({3, 3}, {40, 2, -1, 1000, 2147483647, 5, 1, 31, -1});
+    list.Add("penalties", "prompt_id_far_past_vocab_v33", std::move(in), nlohmann::json::object(),
+             {Profile::kCanonical, Profile::kSglang});
+  }
   // Repeated output tokens with a non-dyadic frequency penalty: vLLM's f * count and SGLang's
   // running sum f + f + f round differently. Zero, -0.0, -inf and NaN logits on seen tokens.
   list.Add("penalties", "repeats_and_edges",

@@ -43,6 +43,32 @@ const Tensor* ReadIds(const StageInputs& in, const std::string& name, std::int64
   return t;
 }
 
+// docs/spec/penalties.md "Prompt ids past the vocabulary": a prompt id t >= V (a token the
+// tokenizer has and the model's logits lack) penalises nothing under canonical and sglang
+// (SGLang never reads the prompt) and under vllm when t == V, the padding bin of vLLM's
+// get_token_bin_counts_and_mask (vllm/model_executor/layers/utils.py @9aaf83ef: V + 1 bins,
+// the last dropped). vLLM has no result for t > V (its scatter_add_ into V + 1 bins is out of
+// bounds), so that is an input error under vllm. Other negative ids than -1 are errors.
+const Tensor* ReadPromptIds(const StageInputs& in, std::int64_t rows, std::int64_t vocab, Profile profile) {
+  const Tensor* t = in.Optional("prompt_ids", DType::kI32, 2);
+  if (!t) return t;
+  in.ExpectDim("prompt_ids", *t, 0, rows);
+  const auto d = t->data<std::int32_t>();
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (d[i] == -1 || (d[i] >= 0 && d[i] < vocab)) continue;
+    if (d[i] < 0) {
+      in.Fail("'prompt_ids' entry " + std::to_string(i) + " is token id " + std::to_string(d[i]) +
+              ", a negative id other than -1 (padding)");
+    }
+    if (profile == Profile::kVllm && d[i] > vocab) {
+      in.Fail("'prompt_ids' entry " + std::to_string(i) + " is token id " + std::to_string(d[i]) + " > V = " +
+              std::to_string(vocab) + ": vLLM counts prompt ids into V + 1 bins (V is its padding id), so its "
+              "scatter_add_ is out of bounds; only V itself is ignored");
+    }
+  }
+  return t;
+}
+
 }  // namespace
 
 PenaltiesArgs ParsePenalties(const Case& c, Profile profile) {
@@ -50,7 +76,7 @@ PenaltiesArgs ParsePenalties(const Case& c, Profile profile) {
   PenaltiesArgs a;
   a.logits = in.Logits();
   const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
-  a.prompt_ids = ReadIds(in, "prompt_ids", rows, vocab);
+  a.prompt_ids = ReadPromptIds(in, rows, vocab, profile);
   a.output_ids = ReadIds(in, "output_ids", rows, vocab);
   a.repetition = ReadCoefficients(in, "repetition_penalty", rows, 1.0f, true);
   a.frequency = ReadCoefficients(in, "frequency_penalty", rows, 0.0f, false);
@@ -109,7 +135,7 @@ TensorMap RunPenalties(const Case& c, Profile profile) {
     }
     if (prompt && !sglang) {
       for (std::int32_t t : Row(*prompt, b)) {
-        if (t >= 0) note(t);
+        if (t >= 0 && t < vocab) note(t);  // -1 padding; an id >= V penalises nothing
       }
     }
     if (!sglang) {

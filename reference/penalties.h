@@ -4,7 +4,9 @@
 //
 // Contract:
 // - Inputs: logits [B, V] (upcast to f32); prompt_ids [B, Lp] and output_ids [B, Lo] i32,
-//   -1 = padding anywhere, any other id must be in [0, V); per-row f32 repetition_penalty
+//   -1 = padding anywhere, any other output id must be in [0, V); a prompt id >= V
+//   penalises nothing (docs/spec/penalties.md "Prompt ids past the vocabulary"; vllm: only
+//   V itself, an id > V is an error); per-row f32 repetition_penalty
 //   (finite, > 0), frequency_penalty and presence_penalty (finite). An absent coefficient
 //   tensor means 1, 0 and 0. Output: logits [B, V] f32.
 // - count[t] = occurrences of t in the row's output ids; seen_output[t] = count[t] > 0;

@@ -478,6 +478,28 @@ class PipelineDegenerateRowAbortsBatch final : public ExactFaultBackend {
   }
 };
 
+// A penalties kernel that clamps a prompt id into the row (min(id, V - 1)) instead of
+// ignoring an id past the vocabulary: the last token is penalised as if it were in the prompt.
+class PenaltiesPromptIdClamped final : public ExactFaultBackend {
+ public:
+  PenaltiesPromptIdClamped() : ExactFaultBackend("penalties_prompt_id_clamped") {}
+
+ protected:
+  Case Transform(const Case& c) override {
+    auto logits = c.inputs.find("logits");
+    auto prompt = c.inputs.find("prompt_ids");
+    // Every case with a penalties step (the stage, the pipeline): logits [B, V] and prompt ids.
+    if (logits == c.inputs.end() || prompt == c.inputs.end() || logits->second.rank() != 2 ||
+        prompt->second.dtype() != DType::kI32) {
+      return c;
+    }
+    Case clamped = c;
+    const auto last = static_cast<std::int32_t>(logits->second.dim(1) - 1);
+    for (std::int32_t& id : clamped.inputs.at("prompt_ids").data<std::int32_t>()) id = id > last ? last : id;  // the bug
+    return clamped;
+  }
+};
+
 // Race and Gumbel noise narrowed to f16 before the draw (docs/spec/draws.md "Half-precision
 // rows and narrowed noise"), as a kernel that keeps its noise in the probabilities' dtype does
 // (`torch.empty_like(probs).exponential_()` on an f16 row). Keyed on the catalogue: a stage
@@ -663,6 +685,7 @@ std::unique_ptr<Backend> MakePipelineInfSoftmaxTokenZero() { return std::make_un
 std::unique_ptr<Backend> MakePipelineDegenerateRowAbortsBatch() {
   return std::make_unique<PipelineDegenerateRowAbortsBatch>();
 }
+std::unique_ptr<Backend> MakePenaltiesPromptIdClamped() { return std::make_unique<PenaltiesPromptIdClamped>(); }
 std::unique_ptr<Backend> MakeRaceNoiseF16() { return std::make_unique<NoiseNarrowedF16>("race_noise_f16", HarnessNoise::kExponential); }
 std::unique_ptr<Backend> MakeGumbelNoiseF16() { return std::make_unique<NoiseNarrowedF16>("gumbel_noise_f16", HarnessNoise::kGumbel); }
 std::unique_ptr<Backend> MakeVllmGeneratorSeedRow0() { return std::make_unique<VllmGeneratorSeedRow0>(); }

@@ -79,6 +79,10 @@
 // - pipeline_degenerate_row_aborts_batch  a row holding a NaN or a +inf, or no finite logit,
 //                                makes the whole batch an error (a device assert)
 //                                -> pipeline/degenerate_rows_v33/
+// Caller ids past the vocabulary (docs/spec/penalties.md "Prompt ids past the vocabulary"):
+// - penalties_prompt_id_clamped  a prompt id >= V clamped to V - 1 (a bounds "fix") instead of
+//                                ignored: the last token is penalised
+//                                -> penalties/prompt_id_past_vocab_v33/canonical
 // Half-precision rows beside noise narrowed to f16 (docs/spec/draws.md "Half-precision rows and
 // narrowed noise"):
 // - race_noise_f16               exponential_race's q rounded to f16 before the division (q below
@@ -157,6 +161,7 @@ std::unique_ptr<Backend> MakeDrawEmptyRowPadLane();
 std::unique_ptr<Backend> MakeDrawNanAsConstant();
 std::unique_ptr<Backend> MakePipelineInfSoftmaxTokenZero();
 std::unique_ptr<Backend> MakePipelineDegenerateRowAbortsBatch();
+std::unique_ptr<Backend> MakePenaltiesPromptIdClamped();
 std::unique_ptr<Backend> MakeRaceNoiseF16();
 std::unique_ptr<Backend> MakeGumbelNoiseF16();
 std::unique_ptr<Backend> MakeVllmGeneratorSeedRow0();

@@ -845,6 +845,10 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
       {{"pipeline_degenerate_row_aborts_batch", "a degenerate row makes the whole pipeline batch an error",
         "pipeline/degenerate_rows_v33/", "golden"},
        MakePipelineDegenerateRowAbortsBatch},
+      // Caller ids past the vocabulary (docs/spec/penalties.md "Prompt ids past the vocabulary").
+      {{"penalties_prompt_id_clamped", "a prompt id >= V is clamped to V - 1 and penalises the last token",
+        "penalties/prompt_id_past_vocab_v33/canonical", "golden"},
+       MakePenaltiesPromptIdClamped},
       {{"race_noise_f16", "exponential_race's Exp(1) noise rounded to f16 before the division (q < 2^-25 becomes 0)",
         "exponential_race/narrow_noise_v8_f16/", "golden"},
        MakeRaceNoiseF16},

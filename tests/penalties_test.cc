@@ -112,6 +112,32 @@ TEST(Penalties, NegativeInfinityAndNanStay) {
   }
 }
 
+TEST(Penalties, PromptIdsPastTheVocabularyPenaliseNothing) {
+  // penalties.md "Prompt ids past the vocabulary": logits {2, -2, 1} (V = 3), r = 2, f = p = 0.
+  // A prompt {3} (id V) penalises no token under every profile: the logits stay {2, -2, 1}; the
+  // same prompt with id 1 divides nothing (-2 <= 0 is multiplied: -4) under canonical and vllm,
+  // so the past-V id is not read as id 1 or id 2 (V - 1, the clamp).
+  auto in = Inputs(F32Tensor({1, 3}, {2, -2, 1}), I32Tensor({1, 2}, {3, -1}), I32Tensor({1, 1}, {-1}), 2, 0, 0);
+  for (const char* profile : {"canonical", "vllm", "sglang"}) {
+    EXPECT_EQ(Floats(RunReference("penalties", profile, in).at("logits")), (std::vector<float>{2, -2, 1})) << profile;
+  }
+  auto far = in;
+  far["prompt_ids"] = I32Tensor({1, 2}, {4, std::numeric_limits<std::int32_t>::max()});
+  for (const char* profile : {"canonical", "sglang"}) {
+    EXPECT_EQ(Floats(RunReference("penalties", profile, far).at("logits")), (std::vector<float>{2, -2, 1})) << profile;
+  }
+  // vLLM's scatter_add_ into V + 1 bins has no result past V: an input error naming it.
+  try {
+    RunReference("penalties", "vllm", far);
+    ADD_FAILURE() << "vllm accepted prompt id 4 > V = 3";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'prompt_ids' entry 0 is token id 4 > V = 3"), std::string::npos) << e.what();
+  }
+  auto in_range = in;
+  in_range["prompt_ids"] = I32Tensor({1, 2}, {1, -1});
+  EXPECT_EQ(Floats(RunReference("penalties", "canonical", in_range).at("logits")), (std::vector<float>{2, -4, 1}));
+}
+
 TEST(Penalties, RejectsBadIdsAndCoefficients) {
   auto ok = [] { return Inputs(F32Tensor({1, 2}, {1, 1}), I32Tensor({1, 1}, {-1}), I32Tensor({1, 1}, {1}), 1, 0, 0); };
   auto bad_id = ok();

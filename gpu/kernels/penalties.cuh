@@ -8,6 +8,7 @@
 //   computes everything about t itself, so no word is shared and no barrier is needed.
 //   logits: rows x pitch f32 (entries [V, pitch) are padding, never read); prompt_ids
 //   [rows, Lp] and output_ids [rows, Lo] i32 (-1 padding anywhere, ids checked by the caller;
+//   a prompt id >= V equals no t < V, so it penalises nothing, as the spec asks;
 //   Lp = 0 or Lo = 0 when absent); rep, freq, pres: one f32 per row (absent: 1, 0, 0,
 //   resolved by the caller); out: rows x V f32.
 // - count[t] = occurrences of t in the output ids (a scan of the row's ids per token: the
