@@ -14,6 +14,7 @@
 #include "core/split_mix64.h"
 #include "core/stage_catalogue.h"
 #include "golden/case_list.h"
+#include "harness/claimed_profiles.h"
 #include "golden/case_random.h"
 #include "harness/batch_invariance.h"
 #include "reference/decode_steps.h"
@@ -181,12 +182,8 @@ Case DecodeStepsCheckCase(Profile profile) {
 std::vector<CaseResult> CheckDecodeSteps(Backend& backend, const std::vector<std::string>& stages,
                                          const std::vector<std::string>& profiles) {
   std::vector<CaseResult> results;
-  if (!Selected(stages, kStage)) return results;
-  const auto supported = backend.SupportedStages();
-  if (std::find(supported.begin(), supported.end(), kStage) == supported.end()) return results;
-  for (Profile profile : RequireStage(kStage).profiles) {
+  for (Profile profile : ClaimedProfiles(backend, kStage, stages, profiles)) {
     const std::string name(ProfileName(profile));
-    if (!Selected(profiles, name) || !backend.Capabilities(kStage).profiles.Contains(profile)) continue;
     const Case c = DecodeStepsCheckCase(profile);
     std::string seeds, history, fresh;
     try {

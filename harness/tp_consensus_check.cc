@@ -12,6 +12,7 @@
 #include "core/split_mix64.h"
 #include "core/stage_catalogue.h"
 #include "golden/case_list.h"
+#include "harness/claimed_profiles.h"
 #include "reference/tp_consensus.h"
 
 namespace sampcheck::harness {
@@ -138,12 +139,8 @@ Case TpRanksCheckCase(Profile profile) {
 std::vector<CaseResult> CheckTpRanks(Backend& backend, const std::vector<std::string>& stages,
                                      const std::vector<std::string>& profiles) {
   std::vector<CaseResult> results;
-  if (!Selected(stages, kTpPipelineStage)) return results;
-  const auto supported = backend.SupportedStages();
-  if (std::find(supported.begin(), supported.end(), kTpPipelineStage) == supported.end()) return results;
-  for (Profile profile : RequireStage(kTpPipelineStage).profiles) {
+  for (Profile profile : ClaimedProfiles(backend, kTpPipelineStage, stages, profiles)) {
     const std::string name(ProfileName(profile));
-    if (!Selected(profiles, name) || !backend.Capabilities(kTpPipelineStage).profiles.Contains(profile)) continue;
     std::string reason;
     try {
       reason = TpCheckRanks(backend, TpRanksCheckCase(profile));
