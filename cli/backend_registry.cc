@@ -11,7 +11,7 @@
 #include "gpu/fast/fast_backend.h"
 #include "gpu/backend/gpu_backend.h"
 #include "reference/reference_backend.h"
-#include "statistical/wrong_samplers.h"
+#include "harness/wrong/wrong_samplers.h"
 
 namespace sampcheck::cli {
 

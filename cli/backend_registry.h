@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The one backend factory behind every command's --backend (docs/spec/cli.md "Backends"): the
-// built-in backends, "wrong:NAME" (a planted bug: statistical/wrong_samplers.h, and the fast
+// built-in backends, "wrong:NAME" (a planted bug: harness/wrong/wrong_samplers.h, and the fast
 // kernel's in gpu/fast/fast_backend.h), "plugin:PATH" (a C ABI plugin, docs/spec/plugin_abi.md) and
 // "exec:COMMAND" (an exchange-directory command, docs/spec/exchange.md), each wrapped in fault
 // isolation (backends/isolated_backend.h) where the options say so. `golden verify`,

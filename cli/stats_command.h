@@ -8,7 +8,7 @@
 // cases bit for bit and draw counts by a two-sample homogeneity test (harness/two_sample.h).
 //
 // Backends: any name of cli/backend_registry.h, "wrong:<name>" included (the deliberately
-// wrong samplers, statistical/wrong_samplers.h), so that anyone can watch the harness reject a
+// wrong samplers, harness/wrong/wrong_samplers.h), so that anyone can watch the harness reject a
 // planted bug.
 #include <cstdint>
 #include <memory>

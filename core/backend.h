@@ -46,7 +46,7 @@ class Backend {
 
   // A backend's own noise is observable through the `noise` stage (docs/spec/noise.md): a
   // backend that lists it in SupportedStages gets the noise harness
-  // (statistical/noise_harness.h) through Run, like any stage. Gate on what a backend
+  // (harness/noise_harness.h) through Run, like any stage. Gate on what a backend
   // declares, never on its name.
 
   // Sharded statistics (docs/spec/sharded_statistics.md), for stages whose Capabilities say

@@ -57,7 +57,7 @@ enum class HarnessNoise {
   kGumbel,        // Gumbel per token ("gumbel")
   kUniform,       // one U[0, 1) per row ("u")
   kSeedPosition,  // a per-row seed and position 0 ("seed", "positions")
-  kSpecDrafts,    // drafts drawn from q plus the verifier's noise (statistical/spec_draws.h)
+  kSpecDrafts,    // drafts drawn from q plus the verifier's noise (harness/spec_draws.h)
   kUniformRounds,  // V + 1 curand-style U(0, 1] per row ("u" [B, V + 1]): one per rejection round
 };
 

@@ -7,7 +7,7 @@
 
 #include "core/exception_text.h"
 #include "harness/batch_invariance.h"
-#include "statistical/draw_harness.h"
+#include "harness/draw_harness.h"
 
 namespace sampcheck::harness {
 

@@ -23,7 +23,7 @@
 
 #include "core/backend.h"
 #include "core/case_result.h"
-#include "statistical/stat_cases.h"
+#include "harness/stat_cases/stat_cases.h"
 
 namespace sampcheck::harness {
 

@@ -9,9 +9,9 @@
 #include "core/selection.h"
 #include "core/stage_catalogue.h"
 #include "harness/reproducibility.h"
-#include "statistical/draw_harness.h"
-#include "statistical/noise_harness.h"
-#include "statistical/stat_cases.h"
+#include "harness/draw_harness.h"
+#include "harness/noise_harness.h"
+#include "harness/stat_cases/stat_cases.h"
 
 namespace sampcheck::harness {
 

@@ -14,11 +14,11 @@
 #include "core/selection.h"
 #include "core/stage_catalogue.h"
 #include "golden/generator.h"
-#include "statistical/draw_harness.h"
+#include "harness/draw_harness.h"
 #include "statistical/exact_target.h"
 #include "statistical/homogeneity.h"
 #include "statistical/power.h"
-#include "statistical/stat_cases.h"
+#include "harness/stat_cases/stat_cases.h"
 
 namespace sampcheck::harness {
 namespace {

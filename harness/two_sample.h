@@ -8,7 +8,7 @@
 //   name bit for bit (NaN payloads included), whatever the stage's tier. Seeded stages carry
 //   their seeds and counters as inputs, so reference, gpu-emulated and gpu must agree here.
 //   Result "<case id>/across", comparison "exact", alpha 0.
-// - Homogeneity: every statistical case (statistical/stat_cases.h) of a drawing stage both
+// - Homogeneity: every statistical case (harness/stat_cases/stat_cases.h) of a drawing stage both
 //   backends support: A and B each draw n tokens per row, independently (seeds
 //   CaseSeed(id + "/a", epoch) and CaseSeed(id + "/b", epoch)), with their own randomness
 //   (CountDraws) or, when a backend cannot, through Run with harness noise

@@ -2,7 +2,7 @@
 // The C++ half of `import sampcheck` (docs/python.md): pybind11 bindings of the stage
 // catalogue, the reference backend, golden case files and their judgement, safetensors
 // reading and writing (for the exchange protocol, docs/spec/exchange.md) and the draw harness
-// (statistical/draw_harness.h). The Python package (python/sampcheck/) builds its public API
+// (harness/draw_harness.h). The Python package (python/sampcheck/) builds its public API
 // on these; nothing here knows a stage by name, so a stage added to the catalogue and the
 // reference appears in Python without an edit here.
 //
@@ -43,8 +43,8 @@
 #include "golden/verifier.h"
 #include "reports/statistics_json.h"
 #include "reference/reference_backend.h"
-#include "statistical/draw_harness.h"
-#include "statistical/stat_cases.h"
+#include "harness/draw_harness.h"
+#include "harness/stat_cases/stat_cases.h"
 
 namespace py = pybind11;
 

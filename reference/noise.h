@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // noise: a backend's own uniform, exponential or Gumbel noise, observable (docs/spec/noise.md).
-// The statistical noise harness (statistical/noise_harness.h) asks any backend that declares
+// The statistical noise harness (harness/noise_harness.h) asks any backend that declares
 // this stage for long runs of samples and tests their law; golden cases pin the bits.
 //
 // Contract:

@@ -68,7 +68,7 @@ struct SpecStepProbs {
   Tensor draft;
 };
 
-// Test seams for the planted faults of statistical/wrong_exact_stages.h.
+// Test seams for the planted faults of harness/wrong/wrong_exact_stages.h.
 struct SpecStepRules {
   bool filter_draft = true;        // false: draft probabilities from the tempered, unfiltered logits
   bool stop_inside_drafts = true;  // false: stop ids are not looked for in the emitted tokens
@@ -88,7 +88,7 @@ struct SpecStepRules {
 };
 
 // SpecStepProbs of a case, its noise not needed (the draw harness draws drafts from the draft
-// rows and takes target row 0 as the first emitted token's law: statistical/spec_draws.h).
+// rows and takes target row 0 as the first emitted token's law: harness/spec_draws.h).
 // sglang: target rows as its verifier reads them (softmax, top_k_renorm_prob,
 // top_p_renorm_prob); its verifier never reads the draft rows, so `draft` holds the draft
 // logits under the same softmax and renorms (the law the harness draws drafts from: any draft

@@ -17,7 +17,7 @@
 #include "reference/sampling_filters.h"
 #include "reference/stage_io.h"
 #include "statistical/detail/numeric.h"
-#include "statistical/spec_draws.h"
+#include "statistical/spec_first_token.h"
 
 namespace sampcheck::statistical {
 namespace {
@@ -295,7 +295,7 @@ ExactTarget ComputeExactTarget(const Case& c) {
   const StageInfo& info = RequireStage(c.stage);
   switch (info.draw.target) {
     case ExactTargetKind::kPipeline: return PipelineTarget(c);
-    case ExactTargetKind::kSpecFirstToken: return SpecFirstTokenTarget(c);  // statistical/spec_draws.h
+    case ExactTargetKind::kSpecFirstToken: return SpecFirstTokenTarget(c);  // statistical/spec_first_token.h
     case ExactTargetKind::kAscendSurvivors: return AscendTarget(c);
     case ExactTargetKind::kFlashinferSurvivors: return FlashinferTarget(c);
     case ExactTargetKind::kNormalisedProbs:

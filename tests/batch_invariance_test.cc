@@ -18,7 +18,7 @@
 #include "harness/decode_steps_check.h"
 #include "harness/golden_set_invariance.h"
 #include "reference/reference_backend.h"
-#include "statistical/wrong_samplers.h"
+#include "harness/wrong/wrong_samplers.h"
 #include "tests/support/stage_runner.h"
 
 namespace sampcheck::testing {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The draw harness (statistical/draw_harness.h): seeds, report fields, the noise-as-input path,
+// The draw harness (harness/draw_harness.h): seeds, report fields, the noise-as-input path,
 // configuration errors and malformed counts. Statistical verdicts of the reference and of the
 // wrong samplers are in statistical_calibration_test and statistical_power_proof_test.
-#include "statistical/draw_harness.h"
+#include "harness/draw_harness.h"
 
 #include <algorithm>
 
@@ -12,8 +12,8 @@
 
 #include "reference/reference_backend.h"
 #include "reports/statistics_json.h"
-#include "statistical/noise_harness.h"
-#include "statistical/stat_cases.h"
+#include "harness/noise_harness.h"
+#include "harness/stat_cases/stat_cases.h"
 
 namespace sampcheck::statistical {
 namespace {

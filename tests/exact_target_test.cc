@@ -19,7 +19,7 @@
 #include "reference/rng/noise.h"
 #include "reference/rng/uniform.h"
 #include "statistical/race_floor_law.h"
-#include "statistical/stat_cases.h"
+#include "harness/stat_cases/stat_cases.h"
 
 namespace sampcheck::statistical {
 namespace {

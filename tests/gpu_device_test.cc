@@ -16,7 +16,7 @@
 #include "gpu/runners/kernel_runner.h"
 #include "harness/two_sample.h"
 #include "reference/reference_backend.h"
-#include "statistical/noise_harness.h"
+#include "harness/noise_harness.h"
 
 namespace sampcheck::gpu {
 namespace {

@@ -6,7 +6,7 @@
 // tests/gpu_fast_sampling_suite_test.cc, labelled slow).
 //
 // Error budget of the statistical tests (docs/method.md "gpu-fast"): the suite's family-wise
-// alpha is 1e-4 with Holm over every L2/L3 test of a run (statistical/draw_harness.h), L1 has
+// alpha is 1e-4 with Holm over every L2/L3 test of a run (harness/draw_harness.h), L1 has
 // alpha 0 (a draw of a probability-0, non-ambiguous token is a bug, never chance), and each
 // case's n gives power 0.99 at its declared effect (TV 0.05, boundary mass dropped). Seeds are
 // fixed (seed epoch 0), so each test is deterministic; a correct sampler fails a run with
@@ -31,10 +31,10 @@
 #include "gpu/fast/fast_sampling_launch.h"
 #include "golden/verifier.h"
 #include "reference/reference_backend.h"
-#include "statistical/draw_harness.h"
-#include "statistical/noise_harness.h"
+#include "harness/draw_harness.h"
+#include "harness/noise_harness.h"
 #include "statistical/exact_target.h"
-#include "statistical/stat_cases.h"
+#include "harness/stat_cases/stat_cases.h"
 
 namespace sampcheck {
 namespace {

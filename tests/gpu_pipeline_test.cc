@@ -28,7 +28,7 @@
 #include "gpu/backend/pipeline_glue.h"
 #include "reference/decode_steps.h"
 #include "reference/reference_backend.h"
-#include "statistical/draw_harness.h"
+#include "harness/draw_harness.h"
 
 namespace sampcheck::gpu {
 namespace {

@@ -16,7 +16,7 @@
 #include "core/manifest.h"
 #include "core/stage_catalogue.h"
 #include "golden/verifier.h"
-#include "statistical/noise_harness.h"
+#include "harness/noise_harness.h"
 
 namespace sampcheck {
 namespace {

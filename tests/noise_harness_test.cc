@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The noise harness (statistical/noise_harness.h): every generator and conversion of
+// The noise harness (harness/noise_harness.h): every generator and conversion of
 // reference/rng/ passes at epoch 0, and planted defects are caught: a 16-bit uniform (its
 // floor count), a skewed uniform u^1.02 (PIT chi-square and KS), an Exp(1) with a light tail
 // (tail counts). Through the noise stage: the reference and gpu-emulated backends pass, a
@@ -11,7 +11,7 @@
 // can fail falsely with probability <= 1e-4 before the seed is fixed. The defects are far
 // beyond the declared alternatives (floor 2^-16 = 256x, tails 2x) or the PIT's TV 0.01 at
 // n = 2^20, where the power printed in each result is >= 0.99.
-#include "statistical/noise_harness.h"
+#include "harness/noise_harness.h"
 
 #include <algorithm>
 #include <cmath>
@@ -28,8 +28,8 @@
 #include "reference/rng/philox.h"
 #include "reference/rng/uniform.h"
 #include "core/split_mix64.h"
-#include "statistical/draw_harness.h"
-#include "statistical/wrong_samplers.h"
+#include "harness/draw_harness.h"
+#include "harness/wrong/wrong_samplers.h"
 #include "reference/rng/noise_stream.h"
 
 namespace sampcheck::statistical {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// statistical/portable_shapes.h (docs/spec/harness.md "Case inputs"): the triangle wave's
+// harness/stat_cases/portable_shapes.h (docs/spec/harness.md "Case inputs"): the triangle wave's
 // known values, worked by hand from its definition 4 |frac(x / 2 pi) - 1/2| - 1, and the owned
 // exp behind PortableExp at points whose correctly rounded value is known exactly.
-#include "statistical/portable_shapes.h"
+#include "harness/stat_cases/portable_shapes.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# statistical/power_search.py end to end (docs/spec/harness.md "Smallest detected effects"):
+# harness/power_search.py end to end (docs/spec/harness.md "Smallest detected effects"):
 # on the canonical pipeline cases at the CI size, logits scaled by 1.01 are rejected by
 # stats/pipeline/temperature_v50/canonical (its exponent test is declared at 1.005, so 1.01 has
 # power ~1: tests/statistical_power_proof_test.cc rejects the same sampler there) and the
@@ -14,7 +14,7 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/sampcheck_power_search.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-/usr/bin/python3 "$source_dir/statistical/power_search.py" --sampcheck "$sampcheck" --reference --fault temperature_x \
+/usr/bin/python3 "$source_dir/harness/power_search.py" --sampcheck "$sampcheck" --reference --fault temperature_x \
   --sizes 1.01 --epochs 0 --tests 246 --out "$work/out" -- --stage pipeline --profile canonical >"$work/table.md"
 cat "$work/table.md"
 row=$(grep -F '`stats/pipeline/temperature_v50/canonical`' "$work/table.md") || fail "no temperature_v50 row"
@@ -24,7 +24,7 @@ row=$(grep -F '`stats/pipeline/temperature_v50/canonical`' "$work/table.md") || 
 [[ $(cut -d'|' -f5 <<<"$row") == " 1.01 " ]] || fail "smallest size not 1.01: $row"
 if grep -E '^\| `[^`]*` \| [1-9]' "$work/table.md"; then fail "the reference was rejected by a family"; fi
 
-if /usr/bin/python3 "$source_dir/statistical/power_search.py" --sampcheck "$sampcheck" --fault temperature_x \
+if /usr/bin/python3 "$source_dir/harness/power_search.py" --sampcheck "$sampcheck" --fault temperature_x \
   --sizes 1.0.1 --tests 246 --out "$work/bad" -- --stage pipeline --profile canonical >"$work/bad.md" 2>"$work/bad.err"; then
   fail "a malformed size gave a table"
 fi

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// spec_random in the draw harness (statistical/spec_draws.h, statistical/spec_stat_cases.h;
+// spec_random in the draw harness (harness/spec_draws.h, harness/stat_cases/spec_stat_cases.h;
 // docs/spec/harness.md "Speculative decoding"):
 // - the exact target of the counted first token is the law of Leviathan et al. Theorem 1,
 //   computed independently by reference/spec_decode_exact.h (sum over drafts x of q(x) times
@@ -22,13 +22,13 @@
 #include "core/profile.h"
 #include "reference/reference_backend.h"
 #include "reference/spec_decode_exact.h"
-#include "statistical/draw_harness.h"
+#include "harness/draw_harness.h"
 #include "statistical/exact_target.h"
 #include "statistical/goodness_of_fit.h"
 #include "statistical/power.h"
-#include "statistical/spec_draws.h"
-#include "statistical/spec_stat_cases.h"
-#include "statistical/wrong_samplers.h"
+#include "harness/spec_draws.h"
+#include "harness/stat_cases/spec_stat_cases.h"
+#include "harness/wrong/wrong_samplers.h"
 
 namespace sampcheck::statistical {
 namespace {

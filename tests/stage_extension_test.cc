@@ -25,7 +25,7 @@
 #include "reference/reference_backend.h"
 #include "reference/stage_io.h"
 #include "reference/stage_registry.h"
-#include "statistical/draw_harness.h"
+#include "harness/draw_harness.h"
 #include "statistical/exact_target.h"
 
 namespace sampcheck {

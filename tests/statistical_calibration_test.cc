@@ -25,9 +25,9 @@
 
 #include "reference/reference_backend.h"
 #include "statistical/continuous_laws.h"
-#include "statistical/draw_harness.h"
+#include "harness/draw_harness.h"
 #include "statistical/exact_tests.h"
-#include "statistical/stat_cases.h"
+#include "harness/stat_cases/stat_cases.h"
 
 namespace sampcheck::statistical {
 namespace {

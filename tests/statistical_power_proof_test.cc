@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Proving the harness works, part 1: power (docs/spec/harness.md). Each
-// deliberately wrong sampler (statistical/wrong_samplers.h) must be rejected by the case and
+// deliberately wrong sampler (harness/wrong/wrong_samplers.h) must be rejected by the case and
 // layer it targets, at the n the harness computes for the whole suite's family (Holm-worst
 // alpha = 1e-4 / m), and the report must show the effect, n and p-value. The reference must
 // pass the same cases at the same n.
@@ -28,10 +28,10 @@
 #include "harness/reproducibility.h"
 #include "harness/tp_consensus_check.h"
 #include "reference/reference_backend.h"
-#include "statistical/draw_harness.h"
-#include "statistical/noise_harness.h"
-#include "statistical/stat_cases.h"
-#include "statistical/wrong_samplers.h"
+#include "harness/draw_harness.h"
+#include "harness/noise_harness.h"
+#include "harness/stat_cases/stat_cases.h"
+#include "harness/wrong/wrong_samplers.h"
 
 namespace sampcheck::statistical {
 
@@ -87,7 +87,7 @@ TEST_P(PowerProof, RejectedAtTheComputedSampleSize) {
     return;
   }
   if (info.layer == "noise") {
-    // The backend noise harness (statistical/noise_harness.h) on the source the bug targets
+    // The backend noise harness (harness/noise_harness.h) on the source the bug targets
     // (caught_by "noise/<generator>/<law>/", or a test under it such as ".../endpoints"),
     // powers at the whole noise family's size.
     const std::size_t law_end = info.caught_by.find('/', info.caught_by.find('/', 6) + 1);

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "statistical/wrong_samplers.h"
+#include "harness/wrong/wrong_samplers.h"
 #include "tests/support/stage_runner.h"
 
 namespace sampcheck::testing {

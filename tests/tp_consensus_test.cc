@@ -14,7 +14,7 @@
 #include "core/case_result.h"
 #include "harness/tp_consensus_check.h"
 #include "reference/reference_backend.h"
-#include "statistical/wrong_samplers.h"
+#include "harness/wrong/wrong_samplers.h"
 #include "tests/support/stage_runner.h"
 
 namespace sampcheck::testing {

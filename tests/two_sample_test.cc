@@ -18,8 +18,8 @@
 
 #include "gpu/backend/gpu_backend.h"
 #include "reference/reference_backend.h"
-#include "statistical/noise_harness.h"
-#include "statistical/wrong_samplers.h"
+#include "harness/noise_harness.h"
+#include "harness/wrong/wrong_samplers.h"
 
 namespace sampcheck::harness {
 namespace {

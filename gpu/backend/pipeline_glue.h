@@ -41,7 +41,7 @@ TensorMap GpuPipelineWith(const Case& c, Profile profile, KernelRunner& runner, 
 // only the row's kept tokens (ids ascending, keyed by their token id; on SGLang's sorted path
 // the survivors in rank order, keyed by rank, SglangSortedOrder), which leaves every draw's
 // winner unchanged: a dropped token never wins. So the counts equal those of the replicated
-// case through Run (statistical/draw_harness.h CountDrawsThroughRun) bit for bit
+// case through Run (harness/draw_harness.h CountDrawsThroughRun) bit for bit
 // (tests/gpu_pipeline_test.cc), at the cost of the draws alone.
 Tensor GpuPipelineCountDraws(const Case& c, std::int64_t first_draw, std::int64_t draws, std::uint64_t seed,
                              KernelRunner& runner);

@@ -62,7 +62,7 @@ class Result:
 
 
 def cases(stage=None, profile=None):
-    """The harness's statistical cases (statistical/stat_cases.h), optionally of one stage/profile."""
+    """The harness's statistical cases (harness/stat_cases/stat_cases.h), optionally of one stage/profile."""
     out = []
     for d in _sampcheck.stat_cases():
         if stage is not None and d["stage"] != stage:

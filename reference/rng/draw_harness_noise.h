@@ -2,7 +2,7 @@
 #pragma once
 // The draw harness's noise (docs/spec/harness.md "Alpha budget, n and seeds"): what draw d of row r of a
 // stochastic case receives from the harness, word by word, on stream kDrawHarnessNoise
-// (reference/rng/streams.h). statistical/draw_harness.cc's DrawNoiseCase fills a replicated
+// (reference/rng/streams.h). harness/draw_harness.cc's DrawNoiseCase fills a replicated
 // case's noise inputs from it, and the gpu backends' own draws of the pipeline
 // (gpu/backend/pipeline_glue.h, GpuPipelineCountDraws) draw with it, so that their counts are
 // those of the same case through Run, bit for bit.

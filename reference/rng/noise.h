@@ -108,7 +108,7 @@ SAMPCHECK_HOST_DEVICE inline double GumbelSglangMinClampF64(double u) {
   return -math::LogF64Dd(-l);  // u = 1: -l = -0.0, log(-0.0) = -inf, Gumbel = +inf
 }
 
-// The draw harness's Gumbel noise from one word (statistical/draw_harness.cc): the centre of
+// The draw harness's Gumbel noise from one word (harness/draw_harness.cc): the centre of
 // the word's 24-bit cell, u = ((w >> 8) + 1/2) 2^-24 in [2^-25, 1 - 2^-25] (exact in binary64),
 // then -log(-log u) in binary64 with the owned log, rounded once to binary32. Never infinite:
 // range [RN_f32(-log(25 ln2)), RN_f32(-log(-log(1 - 2^-25)))] = [-0x1.6d1a3ap+1, 0x1.154246p+4].

@@ -11,13 +11,13 @@
 // | tag    | stream                    | counter {c0, c1, c2}                   | user |
 // |--------|---------------------------|----------------------------------------|------|
 // | 0x401  | kDrawHarnessNoise         | {token / 4, draw, row}                 | reference/rng/draw_harness_noise.h (harness noise through Run; reproducibility; the gpu backends' pipeline draws) |
-// | 0x402  | kNoiseHarness             | {index / 4, index >> 34, 0}            | statistical/noise_harness.cc (the generator laws under KS/PIT) |
+// | 0x402  | kNoiseHarness             | {index / 4, index >> 34, 0}            | harness/noise_harness.cc (the generator laws under KS/PIT) |
 // | 0x5eed | kCountDraws               | {token / 4, draw, row}                 | reference/count_draws.cc (the reference's own draws) |
-// | 0x5d0  | kSpecDrafts               | {0, draw, row}                         | statistical/spec_draws.cc (drafts drawn from q) |
-// | 0x5d1  | kSpecUniforms             | {position, draw, row}                  | statistical/spec_draws.cc (acceptance uniforms) |
-// | 0x5d2  | kSpecRecoveredRace        | {token / 4, draw, row}                 | statistical/spec_draws.cc (recovered-token Exp(1) noise) |
-// | 0x5d3  | kSpecBonusRace            | {token / 4, draw, row}                 | statistical/spec_draws.cc (bonus-token Exp(1) noise) |
-// | 0x16b  | kWrongUniform16           | {token / 4, draw, row}                 | statistical/wrong_samplers.cc (the 16-bit-uniform fault) |
+// | 0x5d0  | kSpecDrafts               | {0, draw, row}                         | harness/spec_draws.cc (drafts drawn from q) |
+// | 0x5d1  | kSpecUniforms             | {position, draw, row}                  | harness/spec_draws.cc (acceptance uniforms) |
+// | 0x5d2  | kSpecRecoveredRace        | {token / 4, draw, row}                 | harness/spec_draws.cc (recovered-token Exp(1) noise) |
+// | 0x5d3  | kSpecBonusRace            | {token / 4, draw, row}                 | harness/spec_draws.cc (bonus-token Exp(1) noise) |
+// | 0x16b  | kWrongUniform16           | {token / 4, draw, row}                 | harness/wrong/wrong_samplers.cc (the 16-bit-uniform fault) |
 //
 // Streams that reproduce a peer (cuRAND's curand_init / curand, SGLang's MurmurHash3 key) are
 // not sampcheck's own and keep the peer's layout: philox.h and murmur3.h. The position-keyed

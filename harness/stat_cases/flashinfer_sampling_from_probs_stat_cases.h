@@ -29,7 +29,7 @@
 // - Deterministic: fixed numbers.
 #include <vector>
 
-#include "statistical/stat_cases.h"
+#include "harness/stat_cases/stat_cases.h"
 
 namespace sampcheck::statistical {
 

@@ -3,7 +3,7 @@
 // Deliberately wrong backends for the exact-tier stage families (docs/spec/logprobs.md
 // "Planted faults"): each wraps the reference and plants one bug that a golden case must
 // reject (a bitwise mismatch), registered beside the statistical ones in
-// statistical/wrong_samplers.h with layer "golden".
+// harness/wrong/wrong_samplers.h with layer "golden".
 //
 // Contract:
 // - Stages the bug does not touch behave exactly as the reference (Run and CountDraws

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Deliberately wrong backends for exact-tier stages (statistical/wrong_exact_stages.h).
-#include "statistical/wrong_exact_stages.h"
+// Deliberately wrong backends for exact-tier stages (harness/wrong/wrong_exact_stages.h).
+#include "harness/wrong/wrong_exact_stages.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The flashinfer_sampling_from_probs case families
-// (statistical/flashinfer_sampling_from_probs_stat_cases.h, docs/spec/harness.md).
-#include "statistical/flashinfer_sampling_from_probs_stat_cases.h"
+// (harness/stat_cases/flashinfer_sampling_from_probs_stat_cases.h, docs/spec/harness.md).
+#include "harness/stat_cases/flashinfer_sampling_from_probs_stat_cases.h"
 
 #include <string>
 

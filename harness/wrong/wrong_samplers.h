@@ -52,7 +52,7 @@
 //                           stages (and flashinfer_sampling_from_probs, spec_step, and the
 //                           token_bitmask_fill, _allowed and _stop_tokens stages, and the
 //                           race and Gumbel noise narrowed to f16)
-//                           (statistical/wrong_exact_stages.h), layer "golden": a golden
+//                           (harness/wrong/wrong_exact_stages.h), layer "golden": a golden
 //                           case whose id starts with caught_by must fail bitwise
 //   vllm_generator_seed_row0, vllm_generator_global_noise, vllm_generator_offset_stuck,
 //   tp_rank_keyed_noise, tp_unseeded_rank_uniforms:
@@ -60,18 +60,18 @@
 //                           generators (seed[0] for every row, the global q for seeded rows beside
 //                           an unseeded one, a generator that does not advance across steps) and
 //                           tensor-parallel ranks drawing with rank-keyed or unseeded noise
-//                           (statistical/wrong_exact_stages.h), layer "harness": a result of
+//                           (harness/wrong/wrong_exact_stages.h), layer "harness": a result of
 //                           conform's decode_steps_check or tp_consensus_check whose id starts with
 //                           caught_by must fail
 //   flashinfer_ignores_top_k  flashinfer_sampling_from_probs' joint kernel runs without its
-//                           top-k limit (statistical/wrong_exact_stages.h)
+//                           top-k limit (harness/wrong/wrong_exact_stages.h)
 //                           -> stats/flashinfer_sampling_from_probs/joint_v16/flashinfer L1
 //   flashinfer_top_k_first_as_joint, flashinfer_joint_as_top_k_first,
 //   spec_step_vllm_min_p_verified, spec_step_vllm_filtered_draft,
 //   spec_step_sglang_reused_coin, spec_step_sglang_unfiltered_acceptance
 //                           statistical faults of flashinfer_sampling_from_probs' filter
 //                           orders and spec_step's vllm and sglang profiles
-//                           (statistical/wrong_exact_stages.h, which names each case and layer)
+//                           (harness/wrong/wrong_exact_stages.h, which names each case and layer)
 //   mass_shift_tv0002       a concentrated fault: TV 0.002 moved from the third to the fourth
 //                           most probable token of a probs row -> stats/exponential_race/dyadic_v8
 //                           L3 (2^-3 -> 2^-4 on that row: w^2 = 9.6e-5, noncentrality 245 at
@@ -103,7 +103,7 @@
 //                           on a dyadic row) -> stats/exponential_race/dyadic_v8 L3 at the CI
 //                           size (0.01) and under --thorough (0.002)
 //   Sized forms, for measuring the smallest effect a case rejects
-//   (statistical/power_search.py): the name, then a decimal size with a '.' or an exponent
+//   (harness/power_search.py): the name, then a decimal size with a '.' or an exponent
 //   (so a registered name such as temperature_x1005 never parses as one):
 //   temperature_x<t>        every logit and score scaled by t, probabilities raised to t, t in (0, 4]
 //   diffuse_tv<tau>         the diffuse_tv fault at TV tau, tau in (0, 0.25]

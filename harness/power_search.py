@@ -3,7 +3,7 @@
 """Measure the smallest planted fault each statistical case rejects (docs/spec/harness.md,
 "Smallest detected effects").
 
-Runs `sampcheck stats` against the sized wrong samplers (statistical/wrong_samplers.h:
+Runs `sampcheck stats` against the sized wrong samplers (harness/wrong/wrong_samplers.h:
 temperature_x<t>, diffuse_tv<tau>, mass_shift_tv<tau>, leak<m>) at each size and seed epoch,
 reads every report.json and counts, per case family (the case id up to its profile), the runs
 in which at least one of its tests rejected. A test rejects when its raw p-value is below
@@ -14,7 +14,7 @@ conservative for a subset). A structural test (alpha 0) rejects when it fails.
 
 Example (the canonical probability stages, three CI-sized epochs of two sizes):
 
-  statistical/power_search.py --sampcheck build/default/cli/sampcheck --fault temperature_x \\
+  harness/power_search.py --sampcheck build/default/cli/sampcheck --fault temperature_x \\
       --sizes 1.003,1.004 --epochs 0,1,2 --full-report full/report.json --out /tmp/search -- \\
       --stage exponential_race --stage inverse_cdf --stage gumbel_max --profile canonical
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The draw harness's case families (statistical/stat_cases.h, docs/spec/harness.md).
-#include "statistical/stat_cases.h"
+// The draw harness's case families (harness/stat_cases/stat_cases.h, docs/spec/harness.md).
+#include "harness/stat_cases/stat_cases.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,9 +9,9 @@
 
 #include "core/half.h"
 #include "core/profile.h"
-#include "statistical/portable_shapes.h"
-#include "statistical/spec_stat_cases.h"
-#include "statistical/flashinfer_sampling_from_probs_stat_cases.h"
+#include "harness/stat_cases/portable_shapes.h"
+#include "harness/stat_cases/spec_stat_cases.h"
+#include "harness/stat_cases/flashinfer_sampling_from_probs_stat_cases.h"
 
 namespace sampcheck::statistical {
 namespace {

@@ -70,7 +70,7 @@
 
 #include "core/backend.h"
 #include "core/case_result.h"
-#include "statistical/stat_cases.h"
+#include "harness/stat_cases/stat_cases.h"
 
 namespace sampcheck::statistical {
 
@@ -115,7 +115,7 @@ std::int64_t PlannedFamilySize(const std::vector<StatCase>& cases, const DrawHar
 // The case with `draws` replicas of each row and noise from (seed): q (exponential_race,
 // pipeline vllm), gumbel (gumbel_max), u (inverse_cdf), seed and positions (pipeline
 // canonical, sglang); spec_random: drafts drawn from draft_probs, u, q, bonus_q
-// (statistical/spec_draws.h; CountDrawsThroughRun counts emitted[:, 0]). Replica d of row r is
+// (harness/spec_draws.h; CountDrawsThroughRun counts emitted[:, 0]). Replica d of row r is
 // row d * rows + r. Used when a backend cannot draw on its own, and by the reproducibility
 // harness.
 Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw = 0);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The draw harness (statistical/draw_harness.h).
-#include "statistical/draw_harness.h"
+// The draw harness (harness/draw_harness.h).
+#include "harness/draw_harness.h"
 
 #include <algorithm>
 #include <bit>
@@ -29,7 +29,7 @@
 #include "statistical/power.h"
 #include "statistical/race_floor_law.h"
 #include "statistical/rank_cumulative.h"
-#include "statistical/spec_draws.h"
+#include "harness/spec_draws.h"
 
 namespace sampcheck::statistical {
 namespace {

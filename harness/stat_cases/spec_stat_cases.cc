@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The spec_random case families (statistical/spec_stat_cases.h, docs/spec/harness.md).
-#include "statistical/spec_stat_cases.h"
+// The spec_random case families (harness/stat_cases/spec_stat_cases.h, docs/spec/harness.md).
+#include "harness/stat_cases/spec_stat_cases.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,8 +9,8 @@
 #include <string>
 
 #include "core/profile.h"
-#include "statistical/portable_shapes.h"
-#include "statistical/spec_draws.h"
+#include "harness/stat_cases/portable_shapes.h"
+#include "harness/spec_draws.h"
 
 namespace sampcheck::statistical {
 namespace {

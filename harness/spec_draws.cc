@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// spec_random in the draw harness: noise and the first-token law (statistical/spec_draws.h).
-#include "statistical/spec_draws.h"
+// spec_random in the draw harness: the harness's noise (harness/spec_draws.h); the first
+// token's law is statistical/spec_first_token.h.
+#include "harness/spec_draws.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,8 +16,8 @@
 #include "reference/rng/philox.h"
 #include "reference/rng/streams.h"
 #include "reference/rng/uniform.h"
-#include "reference/spec_step.h"
 #include "reference/stage_io.h"
+#include "statistical/spec_first_token.h"
 
 namespace sampcheck::statistical {
 namespace {
@@ -34,12 +35,6 @@ rng::Philox4x32Block Words(std::uint64_t seed, std::uint32_t index, std::uint32_
 // A uniform in [0, 1) with 53 random bits from the first two words.
 double Uniform53(const rng::Philox4x32Block& w) {
   return static_cast<double>((std::uint64_t{w.v[1]} << 32 | w.v[0]) >> 11) * 0x1p-53;
-}
-
-const Tensor& Input(const Case& c, const char* name) {
-  auto it = c.inputs.find(name);
-  if (it == c.inputs.end()) throw InputError("case '" + c.id + "': spec_random needs input '" + name + "'");
-  return it->second;
 }
 
 Tensor Replicate(const Tensor& t, std::int64_t replicas) {
@@ -107,94 +102,15 @@ Tensor FinalCoins(const Tensor& ids, std::int64_t draws, std::uint64_t seed, std
   return out;
 }
 
-// A case without draft_ids (drafts drawn at every position of draft_probs [B, K, V]) as one
-// with K placeholder drafts per row.
-Case WithDraftIds(const Case& c) {
-  if (c.inputs.count("draft_ids") || !c.inputs.count("draft_probs")) return c;
-  const Tensor& q = c.inputs.at("draft_probs");
-  if (q.rank() != 3) throw InputError("case '" + c.id + "': draft_probs must be [B, K, V], not " + ShapeString(q.shape()));
-  Case out = c;
-  out.inputs.emplace("draft_ids", Tensor(DType::kI32, {q.dim(0), q.dim(1)}));
-  return out;
-}
-
-// {P(rejected), P(accepted)} of draft 0 of row b, p0 the normalised target row 0. Token-wise
-// verification accepts x with min(1, p0(x) / q0(x)): a = sum_j min(p0(j), q0(j)); SGLang's
-// target-only verification (target_only) accepts x with p0(x): a = sum_j q0(j) p0(j).
-std::vector<double> AcceptanceLaw(const Case& with_ids, std::int64_t b, const std::vector<double>& p0, bool target_only) {
-  const Case c = WithDraftIds(with_ids);
-  const Tensor& ids = Input(c, "draft_ids");
-  const std::int32_t x = ids.data<std::int32_t>()[static_cast<std::size_t>(b * ids.dim(1))];
-  long double a = 0.0L;
-  if (ids.dim(1) == 0 || x < 0) {
-    a = 0.0L;  // no drafts: nothing to accept
-  } else if (c.inputs.count("draft_probs") == 0) {
-    a = p0[static_cast<std::size_t>(x)];  // n-gram: accepted with probability p_0(x_0)
-  } else {
-    const Tensor q = reference::UpcastToF32(c.inputs.at("draft_probs"), "draft_probs");
-    const auto v = static_cast<std::size_t>(q.dim(2));
-    const auto row = q.data<float>().subspan(static_cast<std::size_t>(b * q.dim(1)) * v, v);
-    long double sum = 0.0L;
-    for (float e : row) sum += e;
-    if (!(sum > 0.0L)) throw InputError("case '" + c.id + "': draft_probs[" + std::to_string(b) + ", 0] has no positive entry");
-    for (std::size_t j = 0; j < v; ++j) {
-      const long double q = row[j] / sum;
-      a += target_only ? q * static_cast<long double>(p0[j]) : std::min(static_cast<long double>(p0[j]), q);
-    }
-  }
-  return {static_cast<double>(1.0L - a), static_cast<double>(a)};
-}
-
-// A stage whose distribution input holds logits (spec_step) rather than probabilities
-// (spec_random): the catalogue's role decides, not the stage's name.
-bool FromLogits(const Case& c) {
-  const TensorSpec* d = RequireStage(c.stage).DistributionInput();
-  return d != nullptr && d->role == Role::kLogits;
-}
-
-// spec_step as a spec_random case under the token-wise (vllm) law: its draft_ids and the
-// probabilities its verifier compares (reference::SpecStepVerifierProbs: min_tokens mask,
-// temperature, filters, softmax on target and draft positions). The first emitted token
-// follows target row 0 under token-wise and block verification alike (both preserve the
-// target distribution); the acceptance of draft 0 is 1 - TV only token-wise.
-//
-// sglang (target-only verification, docs/spec/spec_step.md "Draw harness"): the first token
-// follows target row 0 for any draft law, but only at SGLang's default thresholds (1, 1);
-// below them the verifier is lossy by design, so such a case is refused.
-Case ProbabilityView(const Case& c) {
-  if (c.profile == Profile::kSglang) {
-    for (const char* name : {"threshold_single", "threshold_acc"}) {
-      if (c.params.contains(name) && !(c.params[name].is_number() && c.params[name].get<double>() == 1.0)) {
-        throw InputError("case '" + c.id + "': parameter " + name + " = " + c.params[name].dump() +
-                         "; the first emitted token follows the target row only at SGLang's default thresholds (1)");
-      }
-    }
-  }
-  if (SpecCountsAcceptance(c) && c.profile == Profile::kBlockVerification) {
-    throw InputError("case '" + c.id + "': the acceptance of draft 0 has no closed law here under block verification (token-wise: 1 - TV; sglang: sum q p)");
-  }
-  const reference::SpecStepProbs probs = reference::SpecStepVerifierProbs(c);
-  Case view;
-  view.id = c.id;
-  view.stage = c.stage;
-  view.profile = Profile::kVllm;
-  view.params = c.params;
-  view.inputs.emplace("draft_ids", Input(c, "draft_ids"));
-  view.inputs.emplace("target_probs", probs.target);
-  if (probs.draft.numel() > 0) view.inputs.emplace("draft_probs", probs.draft);
-  return view;
-}
-
 Case ProbsNoiseCase(const Case& given, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw);
-ExactTarget ProbsFirstTokenTarget(const Case& c, bool target_only = false);
 
 }  // namespace
 
 Case SpecDrawNoiseCase(const Case& given, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw) {
-  if (FromLogits(given)) {
+  if (SpecFromLogits(given)) {
     // Drafts drawn from the verifier's own (filtered) draft rows; the noise spec_step reads is
     // spec_random's vllm noise (u f64 [B, K], q and bonus_q f32 [B, V]).
-    const Case noisy = ProbsNoiseCase(ProbabilityView(given), draws, seed, first_draw);
+    const Case noisy = ProbsNoiseCase(SpecProbabilityView(given), draws, seed, first_draw);
     Case out = given;
     out.params.erase(kSpecCountParam);
     out.inputs.clear();
@@ -208,7 +124,7 @@ Case SpecDrawNoiseCase(const Case& given, std::int64_t draws, std::uint64_t seed
       // probability about 2^-150, so a draft of target probability 0 is never accepted here)
       // and one final coin per request, 24-bit in [0, 1) as torch.rand's f32; no Exp(1) noise.
       for (const char* name : {"draft_ids", "u"}) out.inputs.emplace(name, noisy.inputs.at(name));
-      out.inputs.emplace("final_u", FinalCoins(Input(given, "draft_ids"), draws, seed, first_draw));
+      out.inputs.emplace("final_u", FinalCoins(SpecRequiredInput(given, "draft_ids"), draws, seed, first_draw));
       return out;
     }
     for (const char* name : {"draft_ids", "u", "q", "bonus_q"}) out.inputs.emplace(name, noisy.inputs.at(name));
@@ -220,15 +136,15 @@ Case SpecDrawNoiseCase(const Case& given, std::int64_t draws, std::uint64_t seed
 namespace {
 
 Case ProbsNoiseCase(const Case& given, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw) {
-  const Case c = WithDraftIds(given);
+  const Case c = SpecWithDraftIds(given);
   const Profile profile = c.profile;
   const bool vllm = profile == Profile::kVllm, typical = profile == Profile::kTypicalAcceptance;
   if (!vllm && !typical && profile != Profile::kFlashinfer) {
     throw InputError("case '" + c.id + "': the draw harness has no spec_random noise for profile '" +
                      std::string(ProfileName(c.profile)) + "'");
   }
-  const Tensor& ids = Input(c, "draft_ids");
-  const Tensor target = reference::UpcastToF32(Input(c, "target_probs"), "target_probs");
+  const Tensor& ids = SpecRequiredInput(c, "draft_ids");
+  const Tensor target = reference::UpcastToF32(SpecRequiredInput(c, "target_probs"), "target_probs");
   if (ids.dtype() != DType::kI32 || ids.rank() != 2 || target.rank() != 3 || target.dim(0) != ids.dim(0) ||
       target.dim(1) != ids.dim(1) + 1) {
     throw InputError("case '" + c.id + "': spec_random needs draft_ids i32 [B, K] and target_probs [B, K + 1, V]");
@@ -297,61 +213,10 @@ Case ProbsNoiseCase(const Case& given, std::int64_t draws, std::uint64_t seed, s
 
 }  // namespace
 
-bool SpecCountsAcceptance(const Case& c) {
-  auto it = c.params.find(kSpecCountParam);
-  if (it == c.params.end()) return false;
-  if (*it != "accepted_0") {
-    throw InputError("case '" + c.id + "': parameter " + kSpecCountParam + " = " + it->dump() + "; expected \"accepted_0\"");
-  }
-  return true;
-}
-
 std::int64_t SpecCountedOutcome(const Case& c, const TensorMap& result, std::int64_t j) {
   if (SpecCountsAcceptance(c)) return result.at("num_accepted").data<std::int64_t>()[static_cast<std::size_t>(j)] >= 1 ? 1 : 0;
   const std::int64_t stride = result.at("emitted").numel() / result.at("num_accepted").numel();  // K + 1
   return result.at("emitted").data<std::int64_t>()[static_cast<std::size_t>(j * stride)];
 }
-
-ExactTarget SpecFirstTokenTarget(const Case& c) {
-  if (!FromLogits(c)) return ProbsFirstTokenTarget(c);
-  return ProbsFirstTokenTarget(ProbabilityView(c), c.profile == Profile::kSglang);
-}
-
-namespace {
-
-ExactTarget ProbsFirstTokenTarget(const Case& c, bool target_only) {
-  const Tensor target = reference::UpcastToF32(Input(c, "target_probs"), "target_probs");
-  if (target.rank() != 3 || target.dim(1) < 1) {
-    throw std::invalid_argument("exact target of case '" + c.id + "': target_probs must be [B, K + 1, V], not " +
-                                ShapeString(target.shape()));
-  }
-  const std::int64_t rows = target.dim(0), positions = target.dim(1), vocab = target.dim(2);
-  const bool acceptance = SpecCountsAcceptance(c);
-  ExactTarget out;
-  out.vocab = acceptance ? 2 : vocab;
-  const auto all = target.data<float>();
-  for (std::int64_t b = 0; b < rows; ++b) {
-    const auto row = all.subspan(static_cast<std::size_t>(b * positions * vocab), static_cast<std::size_t>(vocab));
-    long double sum = 0.0L;
-    for (float x : row) {
-      if (!std::isfinite(x) || x < 0.0f) {
-        throw std::invalid_argument("exact target of case '" + c.id + "': target_probs[" + std::to_string(b) + ", 0] holds " +
-                                    reference::FormatFloat(x));
-      }
-      sum += x;
-    }
-    if (!(sum > 0.0L)) {
-      throw std::invalid_argument("exact target of case '" + c.id + "': target_probs[" + std::to_string(b) + ", 0] has no drawable token");
-    }
-    RowTarget r;
-    r.p.reserve(row.size());
-    for (float x : row) r.p.push_back(static_cast<double>(static_cast<long double>(x) / sum));
-    if (acceptance) r.p = AcceptanceLaw(c, b, r.p, target_only);
-    out.rows.push_back(std::move(r));
-  }
-  return out;
-}
-
-}  // namespace
 
 }  // namespace sampcheck::statistical

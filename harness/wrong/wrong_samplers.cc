@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Deliberately wrong samplers (statistical/wrong_samplers.h).
-#include "statistical/wrong_samplers.h"
+// Deliberately wrong samplers (harness/wrong/wrong_samplers.h).
+#include "harness/wrong/wrong_samplers.h"
 
 #include <algorithm>
 #include <bit>
@@ -29,7 +29,7 @@
 #include "reference/stage_io.h"
 #include "statistical/detail/numeric.h"
 #include "statistical/exact_target.h"
-#include "statistical/wrong_exact_stages.h"
+#include "harness/wrong/wrong_exact_stages.h"
 
 namespace sampcheck::statistical {
 namespace {
@@ -755,7 +755,7 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
        [] { return std::make_unique<SpecResidualFromTarget>(); }},
       {{"batch_dependent_seed", "a seeded row's stream depends on its slot in the batch", "reproducibility", "reproducibility"},
        [] { return std::make_unique<BatchDependentSeed>(); }},
-      // A backend's own noise, through the noise stage (statistical/noise_harness.h).
+      // A backend's own noise, through the noise stage (harness/noise_harness.h).
       {{"exponential_noise_scaled", "the noise stage's Exp(1) samples are scaled by 1.05", "noise/philox/exponential/", "noise"},
        [] { return std::make_unique<ExponentialNoiseScaled>(); }},
       {{"noise_exponential_unclamped", "the noise stage's Exp(1) is -log u without PyTorch's clamp: q = +0 at u = 1 (P = 2^-25)",
@@ -768,7 +768,7 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
          return std::make_unique<NoiseExponentialAtZero>("noise_exponential_24bit_zero",
                                                          NoiseExponentialAtZero::Kind::kClosedOpen24Bit);
        }},
-      // Exact-tier faults (statistical/wrong_exact_stages.h): rejected by a golden case.
+      // Exact-tier faults (harness/wrong/wrong_exact_stages.h): rejected by a golden case.
       {{"logprob_rank_off_by_one", "the sampled token's rank misses its +1", "logprobs/edges_n3_raw_logprobs/canonical",
         "golden"},
        MakeLogprobRankOffByOne},
@@ -816,7 +816,7 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
       {{"spec_step_stop_ignored", "spec_step ignores stop ids inside the accepted drafts", "spec_step/edges/canonical",
         "golden"},
        MakeSpecStepStopIgnored},
-      // The grammar side of the token bitmask (statistical/wrong_exact_stages.h).
+      // The grammar side of the token bitmask (harness/wrong/wrong_exact_stages.h).
       {{"bitmask_fill_stale_tail", "the bitmask fill leaves the reused buffer's bits at and past vocab_size",
         "token_bitmask_fill/mixed_batch_v100/", "golden"},
        MakeBitmaskFillStaleTail},
@@ -856,7 +856,7 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
         "golden"},
        MakeGumbelNoiseF16},
       // stages-round4 group: statistical faults of spec_step's vllm and sglang profiles and of
-      // FlashInfer's top_k_first order (statistical/wrong_exact_stages.h).
+      // FlashInfer's top_k_first order (harness/wrong/wrong_exact_stages.h).
       {{"flashinfer_top_k_first_as_joint", "FlashInfer runs the joint top-k/top-p kernel when top_k_first is asked",
         "stats/flashinfer_sampling_from_probs/top_k_first_v16/", "L1"},
        MakeFlashinferTopKFirstAsJoint},

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The noise harness (statistical/noise_harness.h).
-#include "statistical/noise_harness.h"
+// The noise harness (harness/noise_harness.h).
+#include "harness/noise_harness.h"
 
 #include <algorithm>
 #include <bit>
@@ -25,7 +25,7 @@
 #include "reference/rng/uniform.h"
 #include "statistical/continuous_laws.h"
 #include "statistical/detail/checks.h"
-#include "statistical/draw_harness.h"
+#include "harness/draw_harness.h"
 #include "statistical/power.h"
 
 namespace sampcheck::statistical {
