@@ -71,4 +71,6 @@ std::vector<StatCase> FlashinferSamplingFromProbsStatCases() {
   };
 }
 
+SAMPCHECK_STAT_FAMILY(FlashinferSamplingFromProbs, {.position = 900, .cases = FlashinferSamplingFromProbsStatCases});
+
 }  // namespace sampcheck::statistical

@@ -104,6 +104,23 @@ Case StepCase(const std::string& id, Profile profile, const std::vector<StepRow>
   return c;
 }
 
+std::vector<StatCase> RecoveredTokenCases() {
+  StatCaseList list;
+  // Speculative decoding (vllm): one draft per request, drafts drawn from the draft row by the
+  // harness; the first emitted token (accepted draft or recovered token) follows the target row
+  // of position 0 (Leviathan et al. 2023, Theorem 1). Acceptance 0.65.
+  {
+    Case c{"stats/spec_random/recovered_v8/vllm", "spec_random", Profile::kVllm, nlohmann::json::object(), {}};
+    c.inputs.emplace("target_probs", Tensor::FromValues(DType::kF32, {1, 2, 8}, std::vector<float>{
+        0.3f, 0.2f, 0.15f, 0.1f, 0.1f, 0.08f, 0.05f, 0.02f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f}));
+    c.inputs.emplace("draft_probs", Tensor::FromValues(DType::kF32, {1, 1, 8}, std::vector<float>{
+        0.05f, 0.1f, 0.3f, 0.2f, 0.1f, 0.1f, 0.1f, 0.05f}));
+    list.Add("speculative decoding: the first emitted token (accepted draft or recovered token) against the target, V = 8",
+        std::move(c), 0.05, 0.01, 0.0);
+  }
+  return list.cases;
+}
+
 }  // namespace
 
 std::vector<StatCase> SpecStatCases() {
@@ -276,5 +293,9 @@ std::vector<StatCase> SpecStepStatCases() {
   }
   return cases;
 }
+
+SAMPCHECK_STAT_FAMILY(SpecRandomRecoveredToken, {.position = 500, .cases = RecoveredTokenCases});
+SAMPCHECK_STAT_FAMILY(SpecRandom, {.position = 700, .cases = SpecStatCases});
+SAMPCHECK_STAT_FAMILY(SpecStep, {.position = 800, .cases = SpecStepStatCases});
 
 }  // namespace sampcheck::statistical

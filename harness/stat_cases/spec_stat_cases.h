@@ -16,6 +16,10 @@
 //   v1023 (flat draft, decaying target), ngram_v8 (vllm, two rows, n = 2 and n = 1); and
 //   "<family>_accept" for every family but v100: the same inputs counting the acceptance of
 //   draft 0 (spec_draws.h, kSpecCountParam), targeted_ratio 0.8.
+// - stats/spec_random/recovered_v8/vllm (one draft per request over V = 8, acceptance 0.65; its
+//   own family at position 500, before the pipeline's, where the list has always had it).
+// - Registered from spec_stat_cases.cc with SAMPCHECK_STAT_FAMILY (stat_cases.h): spec_random
+//   at position 700, spec_step at 800.
 // - typical_acceptance is not in the list: it is not distribution preserving (its first
 //   token is the draft whenever the target gives it more than the threshold), so a case for
 //   it would fail every run by design.

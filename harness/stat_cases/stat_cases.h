@@ -71,10 +71,84 @@ struct StatCase {
   FloorTarget floor_target = FloorTarget::kNone;
 };
 
+// Every registered family's cases, the families in the order of their `position`.
 std::vector<StatCase> DrawStatCases();
 
 // A case with its family line and declared TV (CI / --thorough) and targeted ratio; no
-// exponent or rank test. Shared by every family list (stat_cases.cc, spec_stat_cases.cc).
+// exponent or rank test. Shared by every family list.
 StatCase NewStatCase(std::string family, Case input, double mde_tv_ci, double mde_tv_thorough, double targeted_ratio);
 
+// The exponent test's declared effects (docs/spec/harness.md "Families"): every logit scaled
+// by 1.005 (a temperature off by 0.5%) must be rejected with power 0.99 by a CI-sized run, by
+// 1.002 under --thorough. Declared on the rows where it is affordable: n grows as
+// 1 / ((t - 1)^2 v0), v0 the variance of ln p under p, so rows with v0 >= ~0.7 fit the 2e7
+// draw limit at 1.002 (flat rows have v0 = 0 and no test).
+inline constexpr double kExponentCi = 0.005;
+inline constexpr double kExponentThorough = 0.002;
+// The diffuse TV of the omnibus L3 on the same cases (docs/spec/harness.md "Diffuse TV"): a
+// least-favourable fault spread as |p' - p| / p constant, TV 0.01 for CI and 0.002 for
+// --thorough (0.0025 on zeros_v1023, whose support of 818 would need 2.1e7 draws at 0.002).
+// The exponent tests already draw 4e5-3e6 (CI) and 2.5e6-1.9e7 (--thorough) there,
+// so the smaller TV costs few or no extra draws (n = max over the layers).
+inline constexpr double kDiffuseTvCi = 0.01;
+inline constexpr double kDiffuseTvThorough = 0.002;
+// The rank-cumulative test on the same cases (harness.md "Layers per row"): a monotone tilt of
+// any form that moves the cumulative share of the head by 0.005 (CI) / 0.002 (--thorough).
+// Distribution-free sizing: 6.3e5 / 3.9e6 draws, within what the other layers draw there
+// except at peaked_v100's CI size (4.0e5 from its exponent test).
+inline constexpr double kRankCi = 0.005;
+inline constexpr double kRankThorough = 0.002;
+
+// A family's list under construction: each case with its declared effects (the families'
+// shared builder).
+struct StatCaseList {
+  std::vector<StatCase> cases;
+  void Add(std::string family, Case c, double ci, double thorough, double ratio);
+  // The last case also gets the exponent score test at the declared |t - 1|, the rank-cumulative
+  // test at its declared distance, and the diffuse TV (its omnibus L3 and leak check sized at
+  // 0.01 / 0.002 instead of the default 0.05 / 0.01).
+  void WithExponent(double diffuse_tv_thorough = kDiffuseTvThorough) {
+    cases.back().mde_exponent_ci = kExponentCi;
+    cases.back().mde_exponent_thorough = kExponentThorough;
+    cases.back().mde_rank_ci = kRankCi;
+    cases.back().mde_rank_thorough = kRankThorough;
+    cases.back().mde_tv_ci = kDiffuseTvCi;
+    cases.back().mde_tv_thorough = diffuse_tv_thorough;
+  }
+  // The last case also gets the rank-cumulative test under --thorough only (docs/spec/harness.md
+  // "Filter families"): a filtered row's least favourable diffuse fault is a two-group tilt
+  // whose KS distance equals its TV, so KS 0.002 sees a true TV of 0.002. Its 3.9e6 draws per
+  // row fit --thorough; at the CI size the 6.3e5 per row of KS 0.005 would add 1.6e7 draws to
+  // a CI run (the four families hold 26 rows, each drawn n times) and 12 times the share of the
+  // families it runs to the CI calibration test, so the CI size keeps the omnibus and targeted
+  // tests only.
+  void WithThoroughRank() { cases.back().mde_rank_thorough = kRankThorough; }
+};
+
+// A statistical case family: what one harness/stat_cases/<stem>_stat_cases.cc contributes to
+// the draw harness's list. A family registers itself from its own file with
+// SAMPCHECK_STAT_FAMILY, as golden families do (golden/case_family.h), so adding one needs no
+// edit to a central list.
+//
+// `position` fixes the family's place in DrawStatCases: the reports list the cases in that
+// order and the reproducibility harness takes batch neighbours from it, so the order must not
+// depend on the link order. Positions are unique (a duplicate throws std::logic_error from
+// DrawStatCases); a new family takes one above the last (900: flashinfer's).
+//
+// Example (harness/stat_cases/pipeline_stat_cases.cc):
+//   SAMPCHECK_STAT_FAMILY(Pipeline, {.position = 600, .cases = PipelineCases});
+struct StatFamily {
+  int position = 0;
+  std::vector<StatCase> (*cases)() = nullptr;
+};
+
+// Registers a family at static initialisation (harness/CMakeLists.txt links the library
+// whole, so a family's registrar is never dropped by the linker).
+struct StatFamilyRegistrar {
+  explicit StatFamilyRegistrar(StatFamily family);
+};
+
 }  // namespace sampcheck::statistical
+
+#define SAMPCHECK_STAT_FAMILY(id, ...) \
+  static const ::sampcheck::statistical::StatFamilyRegistrar kSampcheckStatFamily##id(::sampcheck::statistical::StatFamily __VA_ARGS__)
