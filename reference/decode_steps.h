@@ -38,7 +38,7 @@
 
 namespace sampcheck::reference {
 
-// The seam the planted faults use (harness/wrong/wrong_exact_stages.h); the stage itself always
+// The seam the planted faults use (harness/wrong/wrong_decode_steps.cc); the stage itself always
 // runs with the defaults.
 struct DecodeStepsRules {
   std::int64_t offset_stride = 1;  // positions + stride * t, q[:, stride * t]

@@ -68,7 +68,7 @@ struct SpecStepProbs {
   Tensor draft;
 };
 
-// Test seams for the planted faults of harness/wrong/wrong_exact_stages.h.
+// Test seams for the planted faults of harness/wrong/wrong_spec_step.cc.
 struct SpecStepRules {
   bool filter_draft = true;        // false: draft probabilities from the tempered, unfiltered logits
   bool stop_inside_drafts = true;  // false: stop ids are not looked for in the emitted tokens
