@@ -14,6 +14,7 @@
 #include "core/split_mix64.h"
 #include "core/stage_catalogue.h"
 #include "golden/case_list.h"
+#include "harness/check_result.h"
 #include "harness/claimed_profiles.h"
 #include "golden/case_random.h"
 #include "harness/batch_invariance.h"
@@ -200,14 +201,7 @@ std::vector<CaseResult> CheckDecodeSteps(Backend& backend, const std::vector<std
     for (const auto& [check, reason] : {std::pair<const char*, std::string>{"seeds", seeds},
                                         {"history", history},
                                         {"fresh_noise", fresh}}) {
-      CaseResult r;
-      r.id = std::string(kStage) + "_check/" + name + "/" + check;
-      r.stage = kStage;
-      r.profile = name;
-      r.comparison = "exact";
-      r.verdict = reason.empty() ? Verdict::kPass : Verdict::kFail;
-      r.reason = reason;
-      results.push_back(std::move(r));
+      results.push_back(ExactCheckResult(std::string(kStage) + "_check/" + name + "/" + check, std::string(kStage), name, reason));
     }
   }
   return results;

@@ -8,6 +8,7 @@
 
 #include "core/manifest.h"
 #include "core/selection.h"
+#include "harness/check_result.h"
 
 namespace sampcheck::harness {
 
@@ -32,15 +33,12 @@ std::vector<CaseResult> CheckGoldenSetInvariance(const std::filesystem::path& go
   for (const auto& c : cases) all.push_back(c.get());
   std::vector<CaseResult> results;
   for (const auto& c : cases) {
-    CaseResult r;
-    r.id = std::string(kBatchInvarianceStage) + "/" + c->id;
-    r.stage = kBatchInvarianceStage;
-    r.profile = ProfileName(c->profile);
-    r.comparison = "exact";
+    const std::string id = std::string(kBatchInvarianceStage) + "/" + c->id;
+    const std::string profile(ProfileName(c->profile));
     const InvarianceResult check = CheckBatchInvariance(backend, *c, all, options);
-    r.verdict = !check.checked ? Verdict::kSkip : check.passed ? Verdict::kPass : Verdict::kFail;
-    r.reason = check.passed ? "" : check.reason;
-    results.push_back(std::move(r));
+    const std::string reason = check.passed ? "" : check.reason;
+    results.push_back(check.checked ? ExactCheckResult(id, std::string(kBatchInvarianceStage), profile, reason)
+                                    : SkippedCheckResult(id, std::string(kBatchInvarianceStage), profile, reason));
     if (selection.on_case) selection.on_case(results.back(), results.size(), cases.size());
   }
   return results;

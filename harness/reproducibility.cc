@@ -7,6 +7,7 @@
 
 #include "core/exception_text.h"
 #include "harness/batch_invariance.h"
+#include "harness/check_result.h"
 #include "harness/draw_harness.h"
 
 namespace sampcheck::harness {
@@ -29,34 +30,27 @@ std::vector<CaseResult> RunReproducibilityHarness(Backend& backend,
   std::vector<CaseResult> results;
   for (std::size_t k = 0; k < noisy.size(); ++k) {
     const statistical::StatCase& s = *sources[k];
-    CaseResult r;
-    r.id = s.id + "/reproducibility";
-    r.stage = s.input.stage;
-    r.profile = ProfileName(s.input.profile);
-    r.comparison = "exact";
+    const std::string id = s.id + "/reproducibility";
+    std::string failure;
     try {
       InvarianceOptions options;
-      options.seed = statistical::CaseSeed(r.id, seed_epoch);
+      options.seed = statistical::CaseSeed(id, seed_epoch);
       const InvarianceResult inv = CheckBatchInvariance(backend, noisy[k], all, options);
-      if (!inv.checked || !inv.passed) {
-        r.verdict = Verdict::kFail;
-        r.reason = inv.reason;
-      }
-      if (r.verdict == Verdict::kPass && backend.Capabilities(s.input.stage).count_draws) {
+      const bool failed = !inv.checked || !inv.passed;
+      if (failed) failure = inv.reason;
+      if (!failed && backend.Capabilities(s.input.stage).count_draws) {
         const std::uint64_t seed = statistical::CaseSeed(s.id, seed_epoch);
         const Tensor a = backend.CountDraws(s.input.stage, s.input, kReproducibilityDraws, seed);
         const Tensor b = backend.CountDraws(s.input.stage, s.input, kReproducibilityDraws, seed);
         if (a.shape() != b.shape() || a.nbytes() != b.nbytes() ||
             std::memcmp(a.bytes().data(), b.bytes().data(), a.nbytes()) != 0) {
-          r.verdict = Verdict::kFail;
-          r.reason = "CountDraws with the same seed returned different counts on two runs";
+          failure = "CountDraws with the same seed returned different counts on two runs";
         }
       }
     } catch (const std::exception& e) {
-      r.verdict = Verdict::kFail;
-      r.reason = ExceptionText(e);
+      failure = ExceptionText(e);
     }
-    results.push_back(std::move(r));
+    results.push_back(ExactCheckResult(id, s.input.stage, std::string(ProfileName(s.input.profile)), std::move(failure)));
   }
   return results;
 }

@@ -12,6 +12,7 @@
 #include "core/split_mix64.h"
 #include "core/stage_catalogue.h"
 #include "golden/case_list.h"
+#include "harness/check_result.h"
 #include "harness/claimed_profiles.h"
 #include "reference/tp_consensus.h"
 
@@ -147,14 +148,8 @@ std::vector<CaseResult> CheckTpRanks(Backend& backend, const std::vector<std::st
     } catch (const std::exception& e) {
       reason = "the backend failed: " + ExceptionText(e);
     }
-    CaseResult r;
-    r.id = std::string(kTpConsensusStage) + "_check/" + name + "/ranks";
-    r.stage = kTpPipelineStage;
-    r.profile = name;
-    r.comparison = "exact";
-    r.verdict = reason.empty() ? Verdict::kPass : Verdict::kFail;
-    r.reason = reason;
-    results.push_back(std::move(r));
+    results.push_back(ExactCheckResult(std::string(kTpConsensusStage) + "_check/" + name + "/ranks", std::string(kTpPipelineStage),
+                                       name, std::move(reason)));
   }
   return results;
 }
