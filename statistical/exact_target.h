@@ -47,7 +47,7 @@
 namespace sampcheck::statistical {
 
 // 2^-16: 256 f32 ulps at 1. Covers the f32 softmax (a few ulps per probability) and the
-// rounding of the f32 running sums of top-p over the families of stat_cases.cc (at most a few
+// rounding of the f32 running sums of top-p over the families of harness/stat_cases/ (at most a few
 // thousand decreasing terms, whose relative error stays well below 2^-16). It is a margin, not
 // a proven bound for every input: a backend whose f32 decision differs from the reference's
 // on a token outside this margin is reported (L1 or L2), which is the point of the check.

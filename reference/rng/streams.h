@@ -17,7 +17,7 @@
 // | 0x5d1  | kSpecUniforms             | {position, draw, row}                  | harness/spec_draws.cc (acceptance uniforms) |
 // | 0x5d2  | kSpecRecoveredRace        | {token / 4, draw, row}                 | harness/spec_draws.cc (recovered-token Exp(1) noise) |
 // | 0x5d3  | kSpecBonusRace            | {token / 4, draw, row}                 | harness/spec_draws.cc (bonus-token Exp(1) noise) |
-// | 0x16b  | kWrongUniform16           | {token / 4, draw, row}                 | harness/wrong/wrong_samplers.cc (the 16-bit-uniform fault) |
+// | 0x16b  | kWrongUniform16           | {token / 4, draw, row}                 | harness/wrong/wrong_tail_amplifiers.cc (the uniform faults) |
 //
 // Streams that reproduce a peer (cuRAND's curand_init / curand, SGLang's MurmurHash3 key) are
 // not sampcheck's own and keep the peer's layout: philox.h and murmur3.h. The position-keyed

@@ -39,7 +39,7 @@ def skewed_case():
             q = (p > 0) / (p > 0).sum()
             if 0.5 * np.abs(p - q).sum() > 4 * case.mde_tv_ci:
                 return case
-    pytest.fail("no inverse_cdf statistical case with a non-uniform row (harness/stat_cases/stat_cases.cc)")
+    pytest.fail("no inverse_cdf statistical case with a non-uniform row (harness/stat_cases/draws_stat_cases.cc)")
 
 
 def test_cases_are_listed_with_their_effects():
