@@ -57,6 +57,17 @@ std::vector<Variant> Variants(bool quick) {
   SamplingCostShape min_p_one = w;
   min_p_one.min_p = 1.0f;
   v.push_back({"min-p 1", min_p_one});
+  // The same worst cases on flat rows, and min-p 1 with nothing else on (no top-k gather).
+  SamplingCostShape flat_near_v = near_v;
+  flat_near_v.flat = true;
+  v.push_back({"flat rows, top-k V - 1", flat_near_v});
+  SamplingCostShape flat_near_one = near_one;
+  flat_near_one.flat = true;
+  v.push_back({"flat rows, top-k off, top-p 0.999", flat_near_one});
+  SamplingCostShape min_p_alone = min_p_one;
+  min_p_alone.top_k = 0;
+  min_p_alone.top_p = 1.0f;
+  v.push_back({"min-p 1, top-k and top-p off", min_p_alone});
   return v;
 }
 

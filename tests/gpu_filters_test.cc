@@ -157,6 +157,70 @@ TEST(GpuFilters, SurvivorPathMatchesReference) {
   }
 }
 
+// The top_k_first order on the radix partition (gpu/kernels/sampling_filters_on_partition.cuh):
+// top-k off or k > 1024. Rows: continuous values, a grid of 1/8 (ties at K, at the walk's cut
+// and across min_p's threshold), +0.0 / -0.0 maxima, a flat row (every value 0.5: the
+// partition goes straight to the index bits) and a row with 1500 finite entries (k >= n:
+// top-k keeps every finite entry). k from 1025 to V - 1, and 3000 >= V (off); p from 0 to 0.999
+// and 1 (off); min_p 0, 0.05 to 0.5 and 1.
+Tensor PartitionRows(std::uint64_t seed) {
+  Tensor x = SurvivorRows(seed);
+  auto v = x.data<float>();
+  for (std::int64_t i = 0; i < kVocab; ++i) {
+    v[static_cast<std::size_t>(3 * kVocab + i)] = 0.5f;
+    if (i % 5 == 0 || i % 5 == 3) v[static_cast<std::size_t>(4 * kVocab + i)] = -std::numeric_limits<float>::infinity();
+  }
+  return x;
+}
+
+TEST(GpuFilters, PartitionPathMatchesReference) {
+  const std::int32_t ks[][kRows] = {{0, 1025, 2000, 2499, 2000}, {2499, 0, 0, 1500, 0}, {1100, 1100, 1100, 1100, 3000}};
+  const float ps[][kRows] = {{0.999f, 0.9f, 0.5f, 0.95f, 0.9f}, {0.9f, 1.0f, 0.0f, 1.0f, 0.999f},
+                             {1.0f, 0.999f, 0.3f, 0.999f, 1.0f}};
+  const float ms[][kRows] = {{0.0f, 0.05f, 0.0f, 0.0f, 0.1f}, {1.0f, 0.2f, 0.0f, 0.5f, 0.0f},
+                             {0.0f, 0.0f, 1.0f, 0.05f, 0.05f}};
+  for (int set = 0; set < 3; ++set) {
+    SCOPED_TRACE(testing::Message() << "parameter set " << set);
+    auto inputs = [&] {
+      return TensorMap{{"logits", PartitionRows(21 + set)},
+                       {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRows},
+                                                                  std::vector<std::int32_t>(ks[set], ks[set] + kRows))},
+                       {"top_p", Tensor::FromValues<float>(DType::kF32, {kRows}, std::vector<float>(ps[set], ps[set] + kRows))},
+                       {"min_p", Tensor::FromValues<float>(DType::kF32, {kRows}, std::vector<float>(ms[set], ms[set] + kRows))}};
+    };
+    Compare("sampling_filters", "canonical", inputs());
+    Compare("sampling_filters", "flashinfer", inputs());  // top_k_first: ties kept, tie-group walk
+  }
+}
+
+// The partition path at V = 40000: level 0's buckets (about V / 16 = 2500 keys) are refined,
+// both on the k-th key's path and by the walk after the buckets before rank k were set aside
+// (top-k V - 1: every bucket but the last). Rows: continuous values, a flat row (every value
+// 0.5), a grid of 1/8.
+TEST(GpuFilters, PartitionPathRefinesLargeBuckets) {
+  constexpr std::int64_t kRowsLarge = 3, kVocabLarge = 40000;
+  SplitMix64 rng(31);
+  std::vector<float> x(static_cast<std::size_t>(kRowsLarge * kVocabLarge));
+  for (std::int64_t b = 0; b < kRowsLarge; ++b) {
+    for (std::int64_t i = 0; i < kVocabLarge; ++i) {
+      float v = -8.0f + 16.0f * static_cast<float>(rng.Next() >> 40) * 0x1.0p-24f;
+      if (b == 1) v = 0.5f;
+      if (b == 2) v = std::floor(v * 8.0f) / 8.0f;
+      x[static_cast<std::size_t>(b * kVocabLarge + i)] = v;
+    }
+  }
+  const TensorMap inputs{
+      {"logits", Tensor::FromValues(DType::kF32, {kRowsLarge, kVocabLarge}, x)},
+      {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRowsLarge}, {39999, 39999, 5000})},
+      {"top_p", Tensor::FromValues<float>(DType::kF32, {kRowsLarge}, {0.999f, 0.9f, 0.99f})},
+      {"min_p", Tensor::FromValues<float>(DType::kF32, {kRowsLarge}, {0.0f, 0.0f, 0.05f})}};
+  Compare("sampling_filters", "canonical", inputs);
+  Compare("sampling_filters", "flashinfer", inputs);  // ties kept, tie-group walk
+  TensorMap alone = inputs;
+  alone["top_k"] = Tensor::FromValues<std::int32_t>(DType::kI32, {kRowsLarge}, {0, 0, 0});
+  Compare("sampling_filters", "canonical", alone);
+}
+
 TEST(GpuFilters, AscendSampleMatchesReference) {
   // Rows: top-k 5; top-k off with p = 0.9 (L is the order's first ~1300 entries: two
   // chunks); ks_max-disabled k = 1100 with p = 1 (L in vocab order); p = 0 (k = 1); top-k 50

@@ -15,24 +15,35 @@
 //   before written here.
 // - Level 0 (from the row): one read gives the count n, the smallest and the largest key. n
 //   <= 1024: the entries are gathered and sorted in shared memory (CollectSorted, two reads)
-//   and visited at once. Otherwise the digit is the 4 bits whose top bit is the highest bit
-//   where the smallest and largest keys differ (so at least two digits are used, and a flat
-//   row goes straight to its index bits); one read counts each thread's entries per digit,
-//   a scan in (digit, thread) order gives every thread its slots, one read scatters the keys
-//   into buffer 0: the 16 digit buckets in digit order (each bucket in no particular order).
+//   and visited at once. Otherwise 15 splitters from a sample of 1024 entries (indices
+//   t x vocab / 1024, rank-sorted in `sorted`) cut the keys into 16 buckets of about n / 16
+//   (fewer than 16 sampled keys in range: the 4 bits whose top bit is the highest bit where
+//   the smallest and largest keys differ); one read counts each thread's entries per bucket,
+//   a scan in (bucket, thread) order gives every thread its slots, one read scatters the keys
+//   into buffer 0: the 16 buckets in order (each bucket in no particular order).
 // - Buckets are then taken front first from a stack in shared memory. Adjacent buckets of at
 //   most 1024 keys in all form one entry (one chunk), so chunks are seldom small; a chunk is
 //   loaded into `sorted` and put in order by a rank sort (each key's slot is the number of
 //   the chunk's keys below it: three barriers, m shared reads per thread) and visited. A
-//   larger bucket is partitioned again (its keys share every bit above the previous digit: one
-//   read of the bucket counts the next digit, repeated one digit lower while a single digit
-//   holds the whole bucket; one read scatters it into the other buffer at the same
-//   positions) and its sub-buckets pushed in reverse digit order. Keys are unique, so every
+//   larger bucket is partitioned again (one read of the bucket counts the next digit,
+//   repeated one digit lower while a single digit holds the whole bucket; one read scatters
+//   it into the other buffer at the same positions) and its sub-buckets pushed in reverse
+//   digit order. A splitter bucket (lo, hi]'s first digit is (key >> s) - (lo >> s) at the
+//   smallest s where hi's and lo's differ by at most 15; a radix bucket's keys share every bit
+//   above the previous digit, so its next digit is the 4 bits below it. Keys are unique, so every
 //   bucket is finally at most 1024 keys; at most 16 levels.
 // - visit(m) is block-level code called with `sorted[0 .. m)` the next m keys of the order; it
 //   returns true to stop (nothing after it is partitioned or loaded: the cost follows the
 //   visited prefix). It must leave `sorted` unmodified until it returns, and end with a
 //   barrier.
+// - Hooks (PartitionAndVisit; VisitKeysInOrder passes none): level0(n, smallest, largest)
+//   after the first read may stop there (-1), or name a rank r: then the entry holding the r-th
+//   key is refined until it is a chunk, which is sorted to give that key; the entries before it
+//   are set aside (in order, by thread 0) and put back on top, those after it stay below, so
+//   the stack still holds the whole order and nothing is refined twice. fold(t, key) sees
+//   thread t's keys in index order during the count read of level 0 (a fused lane sum).
+//   ready(kth) runs before the visit and may skip it. Without gather_small, n <= 1024 takes
+//   the count and scatter too (so the fold runs) instead of CollectSorted.
 // - Reads: 3 of the row (at most 3 when n <= 1024), then for every bucket refined, about 2
 //   reads of its keys (8 bytes each) per level, and one read of each visited key.
 // - Deterministic: integer counts and scans in a fixed order, ranks of unique keys; no atomics.
@@ -42,6 +53,7 @@
 //   indices with a stable sort of the floats themselves.
 
 #include <cstdint>
+#include <utility>
 
 #include "gpu/block/block_model.h"
 #include "gpu/block/radix_select.cuh"
@@ -51,7 +63,9 @@ namespace sampcheck::gpu {
 // A row-sized scratch is absent: the callers fall back to their chunked walk.
 struct NoScratch {};
 
-inline constexpr int kPartitionStack = 256;  // 16 levels x 15 pending siblings + 1
+// Pending entries: at most 15 siblings per level (16 levels) on each of two paths (the rank's and
+// the visit's), plus one.
+inline constexpr int kPartitionStack = 512;
 
 namespace partition_detail {
 
@@ -71,8 +85,7 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int ShiftFor(std::uint64_t lo, std:
 // Per thread: in[t].c[d] counts -> out[t].c[d] the thread's first slot for digit d, in
 // (digit, thread) order; start[d] = the first slot of bucket d, start[16] = the total.
 template <class B, class R, class SharedU32>
-SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU32& warp_total, SharedU32& warp_first,
-                                      SharedU32& start) {
+SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU32& warp_total, SharedU32& start) {
   auto suffix = Registers<DigitCounts>(block);  // per lane, per digit: the sum over lanes >= it
   for (int digit = 0; digit < 16; ++digit) {
     auto c = Registers<std::uint32_t>(block);
@@ -89,14 +102,15 @@ SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU32& warp_t
     });
   }
   block.Sync();
-  block.ForEachThread([&](Thread t) {
+  block.ForEachThread([&](Thread t) {  // each warp's total becomes its first slot, in place
     if (t.x != 0) return;
     std::uint32_t run = 0;
     for (int digit = 0; digit < 16; ++digit) {
       start.Store(digit, run);
       for (int w = 0; w < kWarpSize; ++w) {
-        warp_first.Store(digit * kWarpSize + w, run);
-        run += warp_total.Load(digit * kWarpSize + w);
+        const std::uint32_t total = warp_total.Load(digit * kWarpSize + w);
+        warp_total.Store(digit * kWarpSize + w, run);
+        run += total;
       }
     }
     start.Store(16, run);
@@ -104,32 +118,86 @@ SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU32& warp_t
   block.Sync();
   block.ForEachThread([&](Thread t) {
     for (int digit = 0; digit < 16; ++digit) {
-      const int w = digit * kWarpSize + t.warp();
-      // Lanes before this one in the warp: the warp's total minus the suffix from this lane.
-      out[t].c[digit] = warp_first.Load(w) + (warp_total.Load(w) - suffix[t].c[digit]);
+      // Within a warp the later lanes come first (the suffix after this lane): any fixed
+      // order will do, a bucket's keys are in no particular order.
+      out[t].c[digit] = warp_total.Load(digit * kWarpSize + t.warp()) + (suffix[t].c[digit] - in[t].c[digit]);
     }
   });
   block.Sync();
 }
 
-}  // namespace partition_detail
-
-template <class B, class Arr, class Scratch, class Shared, class Visit>
-SAMPCHECK_KERNEL_BODY void VisitKeysInOrder(B& block, Arr row, std::int64_t base, std::int64_t vocab, bool ascending,
-                                            bool has_lo, std::uint64_t lo, std::uint64_t hi, Scratch scratch,
-                                            std::int64_t scratch_base, Shared& sorted, Visit&& visit) {
-  using partition_detail::DigitSlots;
-  using partition_detail::ShiftFor;
+// The shared arrays of PartitionAndVisit, declared in a function that depends on the block
+// type only, so that every instantiation of PartitionAndVisit (one per set of hooks) uses the
+// same storage on the device.
+template <class B>
+SAMPCHECK_KERNEL_BODY auto SharedArrays(B& block) {
   SAMPCHECK_SHARED(block, std::uint32_t, warp_total, 16 * kWarpSize);
-  SAMPCHECK_SHARED(block, std::uint32_t, warp_first, 16 * kWarpSize);
   SAMPCHECK_SHARED(block, std::uint32_t, start, 17);
   SAMPCHECK_SHARED(block, std::uint64_t, low, kWarpSize);
   SAMPCHECK_SHARED(block, std::uint64_t, high, kWarpSize);
   SAMPCHECK_SHARED(block, std::uint32_t, many, kWarpSize);
-  // Stack entries: (first slot << 32 | count) and (buffer << 8 | shift of the next digit).
   SAMPCHECK_SHARED(block, std::uint64_t, stack_range, kPartitionStack);
   SAMPCHECK_SHARED(block, std::uint32_t, stack_digit, kPartitionStack);
   SAMPCHECK_SHARED(block, std::uint64_t, uniform, 3);
+  SAMPCHECK_SHARED(block, std::uint64_t, splitter, 17);
+  using U32 = decltype(warp_total);  // the block's shared array types
+  using U64 = decltype(low);
+  struct Arrays {
+    U32 warp_total, start;
+    U64 low, high;
+    U32 many;
+    U64 stack_range;
+    U32 stack_digit;
+    U64 uniform, splitter;
+  };
+  return Arrays{std::move(warp_total), std::move(start),       std::move(low),
+                std::move(high),       std::move(many),        std::move(stack_range), std::move(stack_digit),
+                std::move(uniform),    std::move(splitter)};
+}
+
+}  // namespace partition_detail
+
+// The chunk buffer the visit sorts into (kCandidates keys), one storage per block type for
+// every caller (top_p's walk, sampling_filters' partition path): see SharedArrays.
+template <class B>
+SAMPCHECK_KERNEL_BODY auto PartitionChunk(B& block) {
+  SAMPCHECK_SHARED(block, std::uint64_t, sorted, kCandidates);
+  return sorted;
+}
+
+// No-op hooks of PartitionAndVisit (VisitKeysInOrder's).
+struct NoPartitionFold {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void operator()(Thread, std::uint64_t) const {}
+};
+
+// The general form (contract above, "Hooks"): `level0(n, smallest, largest)` is block-level code
+// run after the first read, returning -1 to stop there, 0 to partition and visit, or a rank r
+// (1 <= r <= n) whose key is found first; `fold(t, key)` sees thread t's in-range keys in
+// index order during the count read of level 0; `ready(kth)` is block-level code run before the
+// visit (kth: the key of rank r, kNoKey without a rank), returning false to visit nothing.
+template <class B, class Arr, class Scratch, class Shared, class Level0, class Fold, class Ready, class Visit>
+SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t base, std::int64_t vocab, bool ascending,
+                                             bool has_lo, std::uint64_t lo, std::uint64_t hi, Scratch scratch,
+                                             std::int64_t scratch_base, Shared& sorted, bool gather_small,
+                                             Level0&& level0, Fold&& fold, Ready&& ready, Visit&& visit) {
+  using partition_detail::DigitSlots;
+  using partition_detail::ShiftFor;
+  // One storage for every instantiation (partition_detail::Arrays): on the device each
+  // __shared__ declaration is static per function, so arrays declared here would be
+  // allocated once per set of hooks.
+  auto arrays = partition_detail::SharedArrays(block);
+  auto& warp_total = arrays.warp_total;
+  auto& start = arrays.start;
+  auto& low = arrays.low;
+  auto& high = arrays.high;
+  auto& many = arrays.many;
+  // Stack entries: (first slot << 32 | count) and (bucket << 16 | buffer << 8 | shift of the
+  // next digit) from slot 0 up; the entries set aside while the rank's bucket is refined
+  // from the last slot down.
+  auto& stack_range = arrays.stack_range;
+  auto& stack_digit = arrays.stack_digit;
+  auto& uniform = arrays.uniform;
+  auto& splitter = arrays.splitter;  // 15 splitters, smallest, largest
   auto in_range = [&](std::uint64_t key) { return (!has_lo || key > lo) && key <= hi; };
   auto key_at = [&](std::int64_t i) { return OrderKey(row.Load(base + i), i, ascending); };
 
@@ -186,8 +254,10 @@ SAMPCHECK_KERNEL_BODY void VisitKeysInOrder(B& block, Arr row, std::int64_t base
     largest = uniform.Load(2);
   });
   block.Sync();
-  if (n == 0) return;
-  if (n <= static_cast<std::uint64_t>(kCandidates)) {
+  const std::int64_t rank = level0(n, smallest, largest);
+  if (rank < 0 || n == 0) return;
+  if (gather_small && n <= static_cast<std::uint64_t>(kCandidates)) {
+    if (!ready(kNoKey)) return;
     const std::uint32_t m = CollectSorted(block, row, base, vocab, ascending, has_lo, lo, hi, sorted);
     (void)visit(m);
     return;
@@ -197,13 +267,13 @@ SAMPCHECK_KERNEL_BODY void VisitKeysInOrder(B& block, Arr row, std::int64_t base
   auto slots = Registers<DigitCounts>(block);
   // Counts the keys given by for_each(t, f) (f(key) per key of thread t) per digit at `shift`
   // and gives every thread its slots; returns false when one digit holds all `size` keys.
-  auto count = [&](auto&& for_each, int shift, std::uint64_t size) {
+  auto count = [&](auto&& for_each, auto&& digit_of, std::uint64_t size) {
     block.ForEachThread([&](Thread t) {
       DigitCounts d{};
-      for_each(t, [&](std::uint64_t key) { ++d.c[(key >> shift) & 15u]; });
+      for_each(t, [&](std::uint64_t key) { ++d.c[digit_of(key)]; });
       counts[t] = d;
     });
-    DigitSlots(block, counts, slots, warp_total, warp_first, start);
+    DigitSlots(block, counts, slots, warp_total, start);
     bool split = true;
     block.ForEachThread([&](Thread) {
       split = true;
@@ -215,23 +285,23 @@ SAMPCHECK_KERNEL_BODY void VisitKeysInOrder(B& block, Arr row, std::int64_t base
   // Scatters the counted keys into buffer `to` at first + their slot and pushes the non-empty
   // buckets (reverse digit order, so the first is on top) with the next digit's shift.
   std::int64_t depth = 0;
-  auto scatter = [&](auto&& for_each, std::int64_t first, int shift, int to) {
+  // next_of(digit): the shift of the digit that refines that bucket.
+  auto scatter = [&](auto&& for_each, auto&& digit_of, auto&& next_of, std::int64_t first, int to) {
     const std::int64_t out = scratch_base + to * vocab + first;
     block.ForEachThread([&](Thread t) {
       DigitCounts at = slots[t];
-      for_each(t, [&](std::uint64_t key) { scratch.Store(out + at.c[(key >> shift) & 15u]++, key); });
+      for_each(t, [&](std::uint64_t key) { scratch.Store(out + at.c[digit_of(key)]++, key); });
     });
     block.Sync();
     block.ForEachThread([&](Thread t) {
       if (t.x != 0) return;
       std::int64_t d = depth;
-      const int next = shift >= 4 ? shift - 4 : 0;
       // Runs of adjacent buckets of at most 1024 keys in all are one entry (one chunk, sorted
       // as a whole: the buckets lie in digit order), so chunks are seldom small. The open run
       // is [start of the last bucket added, end).
-      auto push = [&](std::uint32_t begin, std::uint32_t stop) {
+      auto push = [&](std::uint32_t begin, std::uint32_t stop, std::uint32_t next) {
         stack_range.Store(d, (static_cast<std::uint64_t>(first + begin) << 32) | (stop - begin));
-        stack_digit.Store(d, static_cast<std::uint32_t>(to << 8 | next));
+        stack_digit.Store(d, static_cast<std::uint32_t>(to << 8) | next);
         ++d;
       };
       constexpr auto kChunk = static_cast<std::uint32_t>(kCandidates);
@@ -240,15 +310,15 @@ SAMPCHECK_KERNEL_BODY void VisitKeysInOrder(B& block, Arr row, std::int64_t base
         const std::uint32_t b = start.Load(digit), e = start.Load(digit + 1);
         if (e == b) continue;
         if (e - b > kChunk) {  // refined on its own
-          if (end > e) push(e, end);
-          push(b, e);
+          if (end > e) push(e, end, 0);
+          push(b, e, next_of(digit));
           end = b;
         } else if (end - b > kChunk) {  // the run is full: close it, this bucket opens the next
-          push(e, end);
+          push(e, end, 0);
           end = e;
         }
       }
-      if (end > start.Load(0)) push(start.Load(0), end);
+      if (end > start.Load(0)) push(start.Load(0), end, 0);
       uniform.Store(0, static_cast<std::uint64_t>(d));
     });
     block.Sync();
@@ -262,11 +332,81 @@ SAMPCHECK_KERNEL_BODY void VisitKeysInOrder(B& block, Arr row, std::int64_t base
       if (in_range(key)) f(key);
     }
   };
+  auto row_keys_folded = [&](Thread t, auto&& f) {
+    row_keys(t, [&](std::uint64_t key) {
+      fold(t, key);
+      f(key);
+    });
+  };
+  // Level 0's buckets. With more than 1024 keys: 15 splitters from a sample of 1024 entries
+  // (sample sort; Frazer and McKellar 1970), so each bucket holds about n / 16 keys whatever
+  // the bits of the values (a radix digit of floats splits them mostly by exponent: buckets of
+  // a quarter of the row on the benchmark's logits). Bucket j holds the keys in (splitter[j -
+  // 1], splitter[j]], refined by the digit ending at the highest bit where its bounds differ.
+  // The sample only shapes the buckets: the visit's order is the keys' whatever it picks.
+  bool sampled = false;
+  if (n > static_cast<std::uint64_t>(kCandidates)) {  // so vocab > 1024: distinct samples
+    auto mine = Registers<std::uint64_t>(block);
+    block.ForEachThread([&](Thread t) {
+      const std::uint64_t key = key_at(t.x * vocab / kCanonicalLanes);
+      mine[t] = in_range(key) ? key : kNoKey;
+      sorted.Store(t.x, mine[t]);
+    });
+    block.Sync();
+    auto slot = Registers<std::uint32_t>(block);
+    block.ForEachThread([&](Thread t) {  // rank; kNoKey pads tie, broken by thread
+      std::uint32_t r = 0;
+      for (int j = 0; j < kCanonicalLanes; ++j) {
+        const std::uint64_t other = sorted.Load(j);
+        r += other < mine[t] || (other == mine[t] && j < t.x) ? 1u : 0u;
+      }
+      slot[t] = r;
+    });
+    block.Sync();
+    block.ForEachThread([&](Thread t) { sorted.Store(slot[t], mine[t]); });
+    block.Sync();
+    block.ForEachThread([&](Thread t) {
+      if (t.x != 0) return;
+      std::int64_t valid = 0;
+      while (valid < kCanonicalLanes && sorted.Load(valid) != kNoKey) ++valid;
+      for (int j = 0; j < 15; ++j) splitter.Store(j, valid >= 16 ? sorted.Load((j + 1) * valid / 16 - 1) : kNoKey);
+      splitter.Store(15, smallest);
+      splitter.Store(16, largest);
+    });
+    block.Sync();
+    block.ForEachThread([&](Thread) { sampled = splitter.Load(0) != kNoKey; });
+    block.Sync();
+  }
   const int shift0 = ShiftFor(smallest, largest);
-  (void)count(row_keys, shift0, n);  // the smallest and largest keys differ in this digit
-  scatter(row_keys, 0, shift0, 0);
+  auto radix0 = [&](std::uint64_t key) { return static_cast<std::uint32_t>((key >> shift0) & 15u); };
+  auto radix_next = [&](int) { return static_cast<std::uint32_t>(shift0 >= 4 ? shift0 - 4 : 0); };
+  if (sampled) {
+    // The number of splitters below the key: a branch-free binary search over 15.
+    auto bucket = [&](std::uint64_t key) {
+      std::uint32_t b = key > splitter.Load(7) ? 8u : 0u;
+      b += key > splitter.Load(b + 3) ? 4u : 0u;
+      b += key > splitter.Load(b + 1) ? 2u : 0u;
+      b += key > splitter.Load(b) ? 1u : 0u;
+      return b;
+    };
+    // A refined bucket carries its number + 1 above bit 16: its first digit is taken relative
+    // to its lower bound (SplitterDigit).
+    auto bucket_next = [&](int j) { return static_cast<std::uint32_t>(j + 1) << 16; };
+    (void)count(row_keys_folded, bucket, n);
+    scatter(row_keys, bucket, bucket_next, 0, 0);
+  } else {
+    (void)count(row_keys_folded, radix0, n);  // the smallest and largest keys differ in this digit
+    scatter(row_keys, radix0, radix_next, 0, 0);
+  }
 
-  while (depth > 0) {
+  // The top entry: its slots, its buffer and the shift of its next digit.
+  struct Entry {
+    std::uint64_t range;
+    std::uint32_t word;
+    std::int64_t first, size, src;
+    int from, shift, bucket;  // bucket: a level-0 splitter bucket's number + 1, else 0
+  };
+  auto pop = [&] {
     std::uint64_t range = 0;
     std::uint32_t digit = 0;
     block.ForEachThread([&](Thread) {
@@ -275,43 +415,140 @@ SAMPCHECK_KERNEL_BODY void VisitKeysInOrder(B& block, Arr row, std::int64_t base
     });
     block.Sync();
     --depth;
-    const std::int64_t first = static_cast<std::int64_t>(range >> 32);
-    const std::int64_t size = static_cast<std::int64_t>(range & 0xffffffffu);
-    const int from = static_cast<int>(digit >> 8);
-    int shift = static_cast<int>(digit & 0xffu);
-    const std::int64_t src = scratch_base + from * vocab + first;
-    auto bucket_keys = [&](Thread t, auto&& f) {
-      for (std::int64_t j = t.x; j < size; j += kCanonicalLanes) f(scratch.Load(src + j));
+    Entry e{};
+    e.range = range;
+    e.word = digit;
+    e.first = static_cast<std::int64_t>(range >> 32);
+    e.size = static_cast<std::int64_t>(range & 0xffffffffu);
+    e.from = static_cast<int>((digit >> 8) & 0xffu);
+    e.shift = static_cast<int>(digit & 0xffu);
+    e.bucket = static_cast<int>(digit >> 16);
+    e.src = scratch_base + e.from * vocab + e.first;
+    return e;
+  };
+  // A rank sort of an entry of at most 1024 keys into `sorted`: each key's slot is the number
+  // of keys below it (unique keys), three barriers instead of the bitonic network's 55; m
+  // shared reads per thread.
+  auto load_sorted = [&](const Entry& e) {
+    auto mine = Registers<std::uint64_t>(block);
+    block.ForEachThread([&](Thread t) {
+      if (t.x >= e.size) return;
+      mine[t] = scratch.Load(e.src + t.x);
+      sorted.Store(t.x, mine[t]);
+    });
+    block.Sync();
+    auto rank_of = Registers<std::uint32_t>(block);
+    block.ForEachThread([&](Thread t) {
+      if (t.x >= e.size) return;
+      std::uint32_t r = 0;
+      for (std::int64_t j = 0; j < e.size; ++j) r += sorted.Load(j) < mine[t] ? 1u : 0u;
+      rank_of[t] = r;
+    });
+    block.Sync();
+    block.ForEachThread([&](Thread t) {
+      if (t.x < e.size) sorted.Store(rank_of[t], mine[t]);
+    });
+    block.Sync();
+  };
+  // A digit that splits the entry (one read of its keys per digit tried), then its scatter
+  // into the other buffer at the same slots.
+  auto refine = [&](Entry e) {
+    auto entry_keys = [&](Thread t, auto&& f) {
+      for (std::int64_t j = t.x; j < e.size; j += kCanonicalLanes) f(scratch.Load(e.src + j));
     };
-    if (size <= kCandidates) {
-      // A rank sort: each key's slot is the number of keys below it (unique keys), three
-      // barriers instead of the bitonic network's 55; m shared reads per thread.
-      auto mine = Registers<std::uint64_t>(block);
+    // A splitter bucket (lo, hi]: the smallest shift at which its keys span at most 16 digit
+    // values, taken relative to lo's (keys in a radix bucket share every bit above its digit,
+    // so base 0 there).
+    std::uint64_t base = 0;
+    if (e.bucket > 0) {
+      block.ForEachThread([&](Thread) {
+        const int j = e.bucket - 1;
+        const std::uint64_t lo = j == 0 ? splitter.Load(15) : splitter.Load(j - 1) + 1;
+        const std::uint64_t hi = j == 15 ? splitter.Load(16) : splitter.Load(j);
+        e.shift = 0;
+        while ((hi >> e.shift) - (lo >> e.shift) > 15) ++e.shift;
+        base = lo >> e.shift;
+      });
+    }
+    auto digit = [&](std::uint64_t key) { return static_cast<std::uint32_t>(((key >> e.shift) - base) & 15u); };
+    while (!count(entry_keys, digit, static_cast<std::uint64_t>(e.size)) && e.shift > 0) {
+      // One digit value holds every key: they share every bit from e.shift up.
+      e.shift = e.shift >= 4 ? e.shift - 4 : 0;
+      base = 0;
+    }
+    const auto next = static_cast<std::uint32_t>(e.shift >= 4 ? e.shift - 4 : 0);
+    scatter(entry_keys, digit, [&](int) { return next; }, e.first, 1 - e.from);
+  };
+
+  std::uint64_t kth = kNoKey;
+  if (rank > 0) {
+    // Only the entry holding the rank is refined; the entries before it are set aside (in
+    // order) and put back on top afterwards, those after it stay on the stack, so the visit
+    // below finds every key and refines nothing twice.
+    std::int64_t before = 0, aside = 0;
+    for (;;) {
+      // Thread 0 moves the entries wholly before the rank to the slots set aside, in one phase.
       block.ForEachThread([&](Thread t) {
-        if (t.x >= size) return;
-        mine[t] = scratch.Load(src + t.x);
-        sorted.Store(t.x, mine[t]);
+        if (t.x != 0) return;
+        std::int64_t d = depth, b = before, a = aside;
+        while (b + static_cast<std::int64_t>(stack_range.Load(d - 1) & 0xffffffffu) < rank) {
+          b += static_cast<std::int64_t>(stack_range.Load(d - 1) & 0xffffffffu);
+          stack_range.Store(kPartitionStack - 1 - a, stack_range.Load(d - 1));
+          stack_digit.Store(kPartitionStack - 1 - a, stack_digit.Load(d - 1));
+          ++a, --d;
+        }
+        uniform.Store(0, static_cast<std::uint64_t>(d));
+        uniform.Store(1, static_cast<std::uint64_t>(b));
+        uniform.Store(2, static_cast<std::uint64_t>(a));
       });
       block.Sync();
-      auto rank = Registers<std::uint32_t>(block);
-      block.ForEachThread([&](Thread t) {
-        if (t.x >= size) return;
-        std::uint32_t r = 0;
-        for (std::int64_t j = 0; j < size; ++j) r += sorted.Load(j) < mine[t] ? 1u : 0u;
-        rank[t] = r;
+      block.ForEachThread([&](Thread) {
+        depth = static_cast<std::int64_t>(uniform.Load(0));
+        before = static_cast<std::int64_t>(uniform.Load(1));
+        aside = static_cast<std::int64_t>(uniform.Load(2));
       });
-      block.Sync();
-      block.ForEachThread([&](Thread t) {
-        if (t.x < size) sorted.Store(rank[t], mine[t]);
-      });
-      block.Sync();
-      if (visit(static_cast<std::uint32_t>(size))) return;
+      const Entry e = pop();  // holds the rank (its barrier also ends the reads of uniform)
+      if (e.size > kCandidates) {
+        refine(e);
+        continue;
+      }
+      load_sorted(e);
+      ++depth;  // the entry stays on the stack for the visit (its slot was not overwritten)
+      break;
+    }
+    block.ForEachThread([&](Thread t) {
+      kth = sorted.Load(rank - before - 1);
+      if (t.x != 0) return;
+      for (std::int64_t j = aside - 1; j >= 0; --j) {
+        const std::int64_t to = depth + (aside - 1 - j), from = kPartitionStack - 1 - j;
+        if (to == from) continue;  // a full stack: the entry is already in place
+        stack_range.Store(to, stack_range.Load(from));
+        stack_digit.Store(to, stack_digit.Load(from));
+      }
+    });
+    block.Sync();
+    depth += aside;
+  }
+  if (!ready(kth)) return;
+  while (depth > 0) {
+    const Entry e = pop();
+    if (e.size <= kCandidates) {
+      load_sorted(e);
+      if (visit(static_cast<std::uint32_t>(e.size))) return;
       continue;
     }
-    // A digit that splits the bucket: one read of its keys per digit tried.
-    while (!count(bucket_keys, shift, static_cast<std::uint64_t>(size)) && shift > 0) shift = shift >= 4 ? shift - 4 : 0;
-    scatter(bucket_keys, first, shift, 1 - from);
+    refine(e);
   }
+}
+
+template <class B, class Arr, class Scratch, class Shared, class Visit>
+SAMPCHECK_KERNEL_BODY void VisitKeysInOrder(B& block, Arr row, std::int64_t base, std::int64_t vocab, bool ascending,
+                                            bool has_lo, std::uint64_t lo, std::uint64_t hi, Scratch scratch,
+                                            std::int64_t scratch_base, Shared& sorted, Visit&& visit) {
+  PartitionAndVisit(
+      block, row, base, vocab, ascending, has_lo, lo, hi, scratch, scratch_base, sorted, true,
+      [](std::uint64_t, std::uint64_t, std::uint64_t) { return std::int64_t{0}; }, NoPartitionFold{},
+      [](std::uint64_t) { return true; }, visit);
 }
 
 }  // namespace sampcheck::gpu

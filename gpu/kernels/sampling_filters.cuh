@@ -20,7 +20,9 @@
 //     softmax (threshold taken before top-p; m >= 1 keeps only the first token).
 // - kTopKFirst with top_k active and k <= 1024 runs on the top-k survivors gathered in shared
 //   memory (gpu/kernels/sampling_filters_on_survivors.cuh: same bits, three reads of the row);
-//   every other case, and a row whose candidates do not fit, runs the steps above on the row.
+//   kTopKFirst otherwise (top_k off or k > 1024, candidates that do not fit) runs on one radix
+//   partition of the row (gpu/kernels/sampling_filters_on_partition.cuh: same bits, the
+//   statistics and masks fused into its reads); every other order runs the steps above.
 // - probs = the canonical softmax of the output row (gpu/kernels/softmax.cuh's operations): dropped
 //   entries +0; a row with no finite output logit gives NaN, as SoftmaxRow.
 // Example: the ln 2 row, top_k 3, top_p 0.75: canonical keeps {0, 1}, probs (2/3, 1/3, 0, 0)
@@ -32,6 +34,7 @@
 #include "gpu/block/block_model.h"
 #include "gpu/kernels/filter_rules.h"
 #include "gpu/kernels/min_p.cuh"
+#include "gpu/kernels/sampling_filters_on_partition.cuh"
 #include "gpu/kernels/sampling_filters_on_survivors.cuh"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/kernels/top_k.cuh"
@@ -73,6 +76,9 @@ struct SamplingFiltersKernel {
     const float m = has_m ? min_p.Load(row) : 0.0f;
     // top_k_first with a small k: three reads of the row, every later step on the survivors.
     if (SamplingFiltersOnSurvivors(block, logits, in, out, probs, at, vocab, k, p, m, rules)) return;
+    // top_k_first otherwise: the k-th key and the top_p walk from one radix partition, the
+    // statistics and masks fused into the reads (at most 6 reads around the partition).
+    if (SamplingFiltersOnPartition(block, logits, in, out, probs, at, vocab, k, p, m, rules, scratch, keys)) return;
     CopyRow(block, logits, in, out, at, vocab);
     switch (rules.order) {
       case FilterOrder::kTopKFirst:

@@ -92,7 +92,7 @@ template <class B, class Arr, class S = NoScratch>
 SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base, Arr dst, std::int64_t dst_base,
                                        std::int64_t vocab, TopPWalk walk, float p, SoftmaxStats st, std::int64_t limit,
                                        std::int64_t n_finite, S scratch = {}, std::int64_t scratch_base = 0) {
-  SAMPCHECK_SHARED(block, std::uint64_t, sorted, kCandidates);
+  auto sorted = PartitionChunk(block);  // shared with the partition path
   SAMPCHECK_SHARED(block, std::uint64_t, verdict, 3);  // done flag, cut key, last key walked
   const bool ascending = walk == TopPWalk::kVllmAscending;
   const float threshold = 1.0f - p;  // vLLM's f32(1 - p)

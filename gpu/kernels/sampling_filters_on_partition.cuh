@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// sampling_filters' top_k_first order (top_k -> top_p -> min_p, then the probabilities) on the
+// row when the top-k survivors do not fit in shared memory (k > 1024, top-k off): the k-th key
+// and top_p's walk both come from one radix partition of the row into scratch, and the
+// softmax statistics, the masks and the outputs are fused into the reads the steps need
+// anyway; bit-exact with the full-row steps of gpu/kernels/sampling_filters.cuh (docs/gpu.md
+// "Top-k first on the partition"; docs/spec/filters.md "Work on the survivors only").
+//
+// Contract:
+// - Taken when the order is kTopKFirst, the top_p walk (if any) is a prefix rule (kExclusive,
+//   kTieGroup) and the row has a finite entry; otherwise it returns false before writing
+//   anything (the first read is then spent for nothing) and the caller runs the full-row steps.
+// - Reads of the row (each one read of the logits, f32): (1) the partition's level 0 gives the
+//   number n of finite entries and the smallest key, whose value is the row's max M (the first
+//   entry of the order survives every step, so M is the max of every row the steps see; the
+//   key folds -0.0 onto +0.0, and x - M, hence every ExpF32Cr(x - M), has the same bits with
+//   either zero); (2) the digit count, folding ExpF32Cr(x - M) per lane when no rank is needed
+//   (top-k off or k >= n: s of the row); (3) the scatter into scratch. Then, with top-k on
+//   and k < n, the partition refines only the bucket holding rank k (gpu/block/
+//   radix_partition.cuh PartitionAndVisit) to find K, and (4) one read sums the lanes over
+//   the top-k survivors (key <= K; ties kept: value key <= K's) and counts them. top_p's walk
+//   (thread 0, TopPVisitPrefix on each sorted chunk, the same steps as TopPWalkRow) visits the
+//   partition front first up to its first drop or the last survivor. min_p (m > 0) adds one
+//   read: the sum over the walk's survivors gives s' and the threshold Prob(M) x min(m, 1)
+//   (RowMaxProb of that row: Prob is monotone and M survives), or m >= 1 with
+//   first_only_at_one keeps the smallest key. (5) One read writes `out` and sums the final
+//   survivors, (6) one writes `probs`.
+// - Sums: each lane folds its survivors in index order from -0.0 and CanonicalBlockReduce
+//   combines the lanes: the full-row steps' folds also add ExpF32Cr(-inf - M) = +0 for each
+//   dropped entry, which changes only the sign of a zero, and every sum here is at least
+//   ExpF32Cr(0) = 1, so s has the same bits (as on the survivors,
+//   gpu/kernels/sampling_filters_on_survivors.cuh).
+// - Outputs: out = the row's value for final survivors (-0.0 keeps its sign), -inf elsewhere;
+//   probs = ExpF32Cr(x - M) / s for final survivors, +0 elsewhere (ExpF32Cr(-inf) / s = +0).
+// - Deterministic: the partition's integer counts and fixed scans, the canonical sum order.
+// Example: the ln 2 row {0, -ln2, -2 ln2, -2 ln2} with top-k off and top_p 0.75 (n = 4 <= 1024:
+//   one chunk): E = 0, 0.5, 0.75 keeps {0, 1}; probs (2/3, 1/3, 0, 0) rounded, the full-row
+//   result (tests/gpu_filters_test.cc, PartitionPathMatchesReference).
+
+#include <cstdint>
+
+#include "gpu/block/block_model.h"
+#include "gpu/block/block_reduce.cuh"
+#include "gpu/block/radix_partition.cuh"
+#include "gpu/block/radix_select.cuh"
+#include "gpu/block/top_k_survivors.cuh"
+#include "gpu/kernels/filter_rules.h"
+#include "gpu/kernels/min_p.cuh"
+#include "gpu/kernels/top_k.cuh"
+#include "gpu/kernels/top_p.cuh"
+#include "reference/math/exp.h"
+
+namespace sampcheck::gpu {
+
+// One read of row[base, base + vocab): s = the canonical sum of ExpF32Cr(x - max) over the
+// entries with keep(x, i) (each lane in index order), their number in `kept` (counted only when
+// kept >= 0 on entry); write(i, x, keep) sees every entry (the fused mask).
+template <class B, class Arr, class Keep, class Write>
+SAMPCHECK_KERNEL_BODY float SurvivorSumOfRow(B& block, Arr row, std::int64_t base, std::int64_t vocab, float max,
+                                             Keep keep, Write write, std::int64_t& kept) {
+  auto lane = Registers<float>(block);
+  auto count = Registers<std::uint32_t>(block);
+  block.ForEachThread([&](Thread t) {
+    float acc = -0.0f;  // the sum's identity
+    std::uint32_t c = 0;
+    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
+      const float x = row.Load(base + i);
+      const bool k = keep(x, i);
+      write(i, x, k);
+      if (!k) continue;
+      acc = acc + math::ExpF32Cr(x - max);
+      ++c;
+    }
+    lane[t] = acc;
+    count[t] = c;
+  });
+  auto s = CanonicalBlockReduce<float>(block, lane, SumCombine{});
+  std::uint32_t total = 0;
+  if (kept >= 0) BlockExclusiveScan(block, count, total);
+  float sum = 0.0f;
+  block.ForEachThread([&](Thread t) { sum = s[t]; });
+  block.Sync();
+  kept = total;
+  return sum;
+}
+
+template <class B, class Arr, class S>
+SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std::int64_t in, Arr out, Arr probs,
+                                                      std::int64_t at, std::int64_t vocab, std::int64_t k, float p,
+                                                      float m, const FilterRules& rules, S scratch,
+                                                      std::int64_t scratch_base) {
+  if (rules.order != FilterOrder::kTopKFirst) return false;
+  TopPWalk walk;
+  float q;
+  const bool run_top_p = ResolveTopP(rules.top_p, p, walk, q);
+  if (run_top_p && walk != TopPWalk::kExclusive && walk != TopPWalk::kTieGroup) return false;
+  const bool top_k = TopKActive(k, vocab, rules.top_k);
+  const bool ties = rules.top_k.ties_kept;
+  auto sorted = PartitionChunk(block);  // shared with top_p's walk
+  SAMPCHECK_SHARED(block, std::uint64_t, verdict, 3);  // stop flag, cut key (slot 2: TopPWalkRow's layout)
+
+  std::uint64_t n = 0, smallest = 0;
+  float max = 0.0f;
+  std::uint64_t hi = kLastFiniteDescending;  // the top-k survivors: key <= hi
+  std::int64_t survivors = 0;                // their number
+  SoftmaxStats st{};
+  auto lane = Registers<float>(block);  // the fold of the count read: s when no rank is needed
+  bool folding = false;
+  auto level0 = [&](std::uint64_t count, std::uint64_t first, std::uint64_t) -> std::int64_t {
+    n = count;
+    smallest = first;
+    if (n == 0) return -1;
+    max = ValueOfDescendingKey(first);
+    if (!run_top_p) return top_k && static_cast<std::uint64_t>(k) < n ? k : -1;
+    if (top_k && static_cast<std::uint64_t>(k) < n) return k;
+    folding = true;
+    block.ForEachThread([&](Thread t) { lane[t] = -0.0f; });
+    return 0;
+  };
+  auto fold = [&](Thread t, std::uint64_t key) {
+    if (folding) lane[t] = lane[t] + math::ExpF32Cr(ValueOfDescendingKey(key) - max);
+  };
+  auto ready = [&](std::uint64_t kth) {
+    if (kth != kNoKey) {
+      hi = ties ? ((kth >> 32) << 32) | 0xffffffffu : kth;
+      if (!run_top_p) return false;
+      survivors = ties ? 0 : -1;  // exactly k: keys are unique, no count needed
+      const float s = SurvivorSumOfRow(
+          block, logits, in, vocab, max, [&](float x, std::int64_t i) { return OrderKey(x, i, false) <= hi; },
+          [](std::int64_t, float, bool) {}, survivors);
+      st = SoftmaxStats{max, s};
+      if (!ties) survivors = k;
+      return true;
+    }
+    auto s = CanonicalBlockReduce<float>(block, lane, SumCombine{});
+    block.ForEachThread([&](Thread t) { st = SoftmaxStats{max, s[t]}; });
+    block.Sync();
+    survivors = static_cast<std::int64_t>(n);
+    return true;
+  };
+
+  // top_p's walk over the visited chunks (TopPWalkRow's prefix rules), up to `survivors`.
+  bool done = false;
+  std::uint64_t cut = 0, last = 0;
+  auto state = Registers<TopPWalkState>(block);
+  auto walked = Registers<std::uint64_t>(block);  // thread 0: the last key walked
+  auto walk_chunk = [&](std::uint32_t count) {
+    block.ForEachThread([&](Thread t) {
+      if (t.x != 0) return;
+      TopPWalkState s = state[t];
+      bool stop = false;
+      std::uint64_t stop_cut = 0, seen = walked[t];
+      for (std::uint32_t j = 0; j < count && !stop && s.position < survivors; ++j) {
+        const std::uint64_t key = sorted.Load(j);
+        ++s.position;
+        seen = key;
+        stop = TopPVisitPrefix(s, walk, q, key, st.Prob(ValueOfDescendingKey(key)), stop_cut);
+      }
+      state[t] = s;
+      walked[t] = seen;
+      verdict.Store(0, stop ? 1u : (s.position >= survivors ? 2u : 0u));
+      verdict.Store(1, stop ? stop_cut : 0u);
+      verdict.Store(2, seen);
+    });
+    block.Sync();
+    std::uint64_t flag = 0;
+    block.ForEachThread([&](Thread) {
+      flag = verdict.Load(0);
+      done = flag == 1;
+      cut = verdict.Load(1);
+      last = verdict.Load(2);
+    });
+    block.Sync();
+    return flag != 0;
+  };
+  PartitionAndVisit(block, logits, in, vocab, false, false, 0, kLastFiniteDescending, scratch, scratch_base, sorted,
+                    false, level0, fold, ready, walk_chunk);
+  if (n == 0) return false;  // no finite entry: the full-row steps' NaN probabilities
+  // The survivors of top_k and top_p: key <= bound.
+  std::uint64_t bound = hi;
+  if (run_top_p) bound = done ? cut : last;
+  // min_p on that row: one more read for its s'.
+  bool min_p = false;
+  float threshold = 0.0f;
+  if (m > 0.0f) {
+    if (rules.min_p.first_only_at_one && m >= 1.0f) {
+      bound = smallest;
+    } else {
+      std::int64_t kept = -1;
+      const float s = SurvivorSumOfRow(
+          block, logits, in, vocab, max, [&](float x, std::int64_t i) { return OrderKey(x, i, false) <= bound; },
+          [](std::int64_t, float, bool) {}, kept);
+      const SoftmaxStats top_p_stats{max, s};
+      threshold = MinPThreshold(top_p_stats.Prob(max), m);
+      st = top_p_stats;
+      min_p = true;
+    }
+  }
+  const SoftmaxStats before_min_p = st;
+  auto final_keep = [&](float x, std::int64_t i) {
+    return OrderKey(x, i, false) <= bound && (!min_p || before_min_p.Prob(x) >= threshold);
+  };
+  std::int64_t kept = -1;
+  const float s = SurvivorSumOfRow(
+      block, logits, in, vocab, max, final_keep,
+      [&](std::int64_t i, float x, bool keep) { out.Store(at + i, keep ? x : NegativeInfinity()); }, kept);
+  const SoftmaxStats final_stats{max, s};
+  block.ForEachThread([&](Thread t) {
+    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
+      const float x = logits.Load(in + i);
+      probs.Store(at + i, final_keep(x, i) ? final_stats.Prob(x) : 0.0f);
+    }
+  });
+  block.Sync();
+  return true;
+}
+
+}  // namespace sampcheck::gpu
