@@ -29,6 +29,7 @@
 #include "reference/stage_io.h"
 #include "statistical/detail/numeric.h"
 #include "statistical/exact_target.h"
+#include "statistical/wrong_degenerate_rows.h"
 #include "statistical/wrong_exact_stages.h"
 
 namespace sampcheck::statistical {
@@ -839,6 +840,18 @@ const std::vector<std::pair<WrongSamplerInfo, std::function<std::unique_ptr<Back
       {{"draw_nan_as_constant", "a draw's NaN is replaced by a constant and the row drawn uniformly by its noise",
         "exponential_race/degenerate_rows_v33/", "golden"},
        MakeDrawNanAsConstant},
+      // Degenerate rows of spec_random (statistical/wrong_degenerate_rows.h).
+      {{"spec_degenerate_row_aborts_batch", "a NaN or +inf target probability makes the whole spec_random batch an error",
+        "spec_random/degenerate_rows_v33/", "golden"},
+       MakeSpecDegenerateRowAbortsBatch},
+      {{"spec_nan_target_as_zero", "spec_random reads a NaN target probability as 0", "spec_random/degenerate_", "golden"},
+       MakeSpecNanTargetAsZero},
+      {{"spec_empty_row_pad_lane", "spec_random's final token from an all-NaN or all-zero row is a pad lane id >= V",
+        "spec_random/degenerate_rows_v33/", "golden"},
+       MakeSpecEmptyRowPadLane},
+      {{"spec_inf_residual_token_zero", "spec_random's final token from a row holding +inf is 0 (a NaN normalisation)",
+        "spec_random/degenerate_rows_v33/", "golden"},
+       MakeSpecInfResidualTokenZero},
       {{"pipeline_inf_softmax_token_zero", "the pipeline's softmax turns a +inf into NaN and the draw falls back to token 0",
         "pipeline/degenerate_rows_v33/canonical", "golden"},
        MakePipelineInfSoftmaxTokenZero},

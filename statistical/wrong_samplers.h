@@ -54,6 +54,10 @@
 //                           race and Gumbel noise narrowed to f16)
 //                           (statistical/wrong_exact_stages.h), layer "golden": a golden
 //                           case whose id starts with caught_by must fail bitwise
+//   spec_degenerate_row_aborts_batch, spec_nan_target_as_zero, spec_empty_row_pad_lane,
+//   spec_inf_residual_token_zero:
+//                           spec_random's degenerate rows (statistical/wrong_degenerate_rows.h),
+//                           layer "golden" as above
 //   vllm_generator_seed_row0, vllm_generator_global_noise, vllm_generator_offset_stuck,
 //   tp_rank_keyed_noise, tp_unseeded_rank_uniforms:
 //                           seeded draws made with the backend's own noise: vLLM's per-request
