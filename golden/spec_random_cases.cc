@@ -285,12 +285,99 @@ void AddTypicalAcceptanceEdgeCases(CaseList& list) {
   }
 }
 
+
+// Degenerate rows (docs/spec/speculative.md "Degenerate rows") among healthy ones, V = 33, K = 2.
+// The rows, each with its token derived by hand from the rules there (u, q and bonus_q as set
+// below; x: the drafts):
+//  0 healthy: x {1, 2}; position 0 {0: 0.5, 1: 0.5} accepts 1; position 1 {2: 0.25, 4: 0.75}
+//    against the draft {2: 0.5, 5: 0.5} rejects 2; residual {4: 0.75} -> 4 (every profile;
+//    typical: 0.0625 at token 2 below the threshold 0.09, the argmax 4).
+//  1 position 0 all NaN, x {1}: rejected (a NaN comparison is false); residual max(NaN - d, +0)
+//    all +0 -> vllm 0, flashinfer V - 1 = 32; typical: threshold NaN, argmax = the first NaN, 0.
+//  2 NaN at token 7 of both positions, x {1, 2}: position 0 accepted as row 0 (typical: S is NaN,
+//    rejected, the first NaN 7); position 1's residual takes NaN to +0: {4: 0.25, 9: 0.5} -> vllm
+//    9 (the race, q = 1), flashinfer 9 (x = 0.5 * 0.75 = 0.375 is not below C_4 = 0.25, below
+//    C_9 = 0.75).
+//  3 x {1}, accepted; the bonus row {3: 0.5, 6: NaN, 8: NaN} -> vllm and typical the first NaN,
+//    6; flashinfer 3 (NaN weights +0, x = 0.75 * 0.5 = 0.375 < C_3 = 0.5).
+//  4 +inf: x {1, 2}; position 0 {0: 0.5, 1: +inf} accepts (inf >= u; typical: exp(S) = +inf,
+//    the threshold 0.09); position 1 {2: 0.0625 (typical) or 0.25, 11: +inf, 12: 0.5} rejects
+//    2: vllm the +inf score, 11; flashinfer V - 1 = 32 (the running sum is +inf); typical the
+//    argmax 11.
+//  5 no drafts, an all-zero bonus row (an empty allowed set): vllm and typical 0 (every ratio
+//    +0), flashinfer V - 1 = 32.
+//  6 healthy, no drafts: bonus row {5: 0.5, 20: 0.5}, bonus_q[20] = 0.5 -> 20 (flashinfer:
+//    u_0 = 0.5, x = 0.5 is not below C_5 = 0.5, below C_20 = 1 -> 20).
+void AddDegenerateRowCases(CaseList& list) {
+  constexpr std::int64_t kRows = 7, kK = 2, kV = 33;
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  for (Profile profile : {Profile::kVllm, Profile::kFlashinfer, Profile::kTypicalAcceptance}) {
+    const bool typical = profile == Profile::kTypicalAcceptance;
+    std::vector<float> target(kRows * (kK + 1) * kV, 0.0f), draft(kRows * kK * kV, 0.0f);
+    auto t = [&](std::int64_t b, std::int64_t i, std::int64_t j, float v) { target[static_cast<std::size_t>((b * (kK + 1) + i) * kV + j)] = v; };
+    auto d = [&](std::int64_t b, std::int64_t i, std::int64_t j, float v) { draft[static_cast<std::size_t>((b * kK + i) * kV + j)] = v; };
+    const float low = typical ? 0.0625f : 0.25f;  // typical rejects below its 0.09 threshold
+    for (std::int64_t b : {0, 2, 4}) {
+      t(b, 0, 0, 0.5f), t(b, 0, 1, 0.5f), d(b, 0, 0, 0.5f), d(b, 0, 1, 0.5f);
+      t(b, 1, 2, low), d(b, 1, 2, 0.5f), d(b, 1, 5, 0.5f);
+    }
+    t(0, 1, 4, 1.0f - low);
+    for (std::int64_t j = 0; j < kV; ++j) t(1, 0, j, nan);
+    d(1, 0, 1, 1.0f);
+    t(2, 0, 7, nan), t(2, 1, 7, nan), t(2, 1, 4, 0.25f), t(2, 1, 9, 0.5f);
+    t(3, 0, 1, 1.0f), d(3, 0, 1, 1.0f), t(3, 1, 3, 0.5f), t(3, 1, 6, nan), t(3, 1, 8, nan);
+    t(4, 0, 1, inf), t(4, 1, 11, inf), t(4, 1, 12, 0.5f);
+    t(6, 0, 5, 0.5f), t(6, 0, 20, 0.5f);
+    TensorMap in = {{"draft_ids", I32({kRows, kK}, {1, 2,  1, -1,  1, 2,  1, -1,  1, 2,  -1, -1,  -1, -1})},
+                    {"target_probs", Rank3(kRows, kK + 1, kV, target)}};
+    if (!typical) in.emplace("draft_probs", Rank3(kRows, kK, kV, draft));
+    std::vector<float> bonus_q(kRows * kV, 1.0f);
+    bonus_q[6 * kV + 20] = 0.5f;
+    if (profile == Profile::kVllm) {
+      Tensor u(DType::kF64, {kRows, kK});
+      const std::vector<double> uv = {0.5, 0.75,  0.5, 0.5,  0.5, 0.75,  0.5, 0.5,  0.5, 0.75,  0.5, 0.5,  0.5, 0.5};
+      std::copy(uv.begin(), uv.end(), u.data<double>().begin());
+      in.emplace("u", u);
+      in.emplace("q", F32({kRows, kV}, std::vector<float>(kRows * kV, 1.0f)));
+    }
+    if (profile == Profile::kFlashinfer) {
+      std::vector<float> u;
+      for (std::int64_t b = 0; b < kRows; ++b) u.insert(u.end(), {0.5f, 0.75f, 0.5f});
+      in.emplace("u", F32({kRows, kK + 1}, u));
+    } else {
+      in.emplace("bonus_q", F32({kRows, kV}, bonus_q));
+    }
+    list.Add("spec_random", "degenerate_rows_v33", in, nlohmann::json::object(), {profile});
+  }
+  // vllm n-gram drafts (r = t, the draft zeroed; NaN scores never win), V = 33, K = 2:
+  //  0 healthy: x {1, 2}; {0: 0.5, 1: 0.5} accepts 1 (0.5 >= 0.25); {2: 0.25, 4: 0.75} rejects 2
+  //    (0.25 < 0.75): r = {4: 0.75} -> 4.
+  //  1 position 0 all NaN, x {3}: rejected; r is NaN but for the zeroed draft, whose score +0 is
+  //    the only one not NaN -> 3.
+  //  2 {1: 0.25, 5: NaN, 6: 0.5}, x {1}: rejected (0.25 < 0.5); r = {5: NaN, 6: 0.5} -> 6.
+  {
+    std::vector<float> target(3 * (kK + 1) * kV, 0.0f);
+    auto t = [&](std::int64_t b, std::int64_t i, std::int64_t j, float v) { target[static_cast<std::size_t>((b * (kK + 1) + i) * kV + j)] = v; };
+    t(0, 0, 0, 0.5f), t(0, 0, 1, 0.5f), t(0, 1, 2, 0.25f), t(0, 1, 4, 0.75f);
+    for (std::int64_t j = 0; j < kV; ++j) t(1, 0, j, nan);
+    t(2, 0, 1, 0.25f), t(2, 0, 5, nan), t(2, 0, 6, 0.5f);
+    Tensor u(DType::kF64, {3, kK});
+    const std::vector<double> uv = {0.25, 0.75,  0.5, 0.5,  0.5, 0.5};
+    std::copy(uv.begin(), uv.end(), u.data<double>().begin());
+    list.Add("spec_random", "degenerate_ngram_v33",
+             {{"draft_ids", I32({3, kK}, {1, 2,  3, -1,  1, -1})}, {"target_probs", Rank3(3, kK + 1, kV, target)},
+              {"u", u}, {"q", F32({3, kV}, std::vector<float>(3 * kV, 1.0f))},
+              {"bonus_q", F32({3, kV}, std::vector<float>(3 * kV, 1.0f))}},
+             nlohmann::json::object(), {Profile::kVllm});
+  }
+}
 }  // namespace
 
 void AddSpecRandomCases(CaseList& list) {
   AddVllmEdgeCases(list);
   AddFlashinferEdgeCases(list);
   AddTypicalAcceptanceEdgeCases(list);
+  AddDegenerateRowCases(list);
   AddRandomFamilies(list);
 }
 

@@ -55,10 +55,10 @@ Tensor PositionRows(const Case& c, const StageInputs& in, const std::string& nam
 Tensor PositionProbabilities(const Case& c, const StageInputs& in, const std::string& name, std::int64_t rows,
                              std::int64_t positions, std::int64_t vocab) {
   Tensor t = PositionRows(c, in, name, rows, positions, vocab);
+  // NaN and +inf are values a model's rows can hold (docs/spec/speculative.md "Degenerate
+  // rows" gives each profile's result); a negative entry is no probability at all.
   for (float p : t.data<float>()) {
-    if (!std::isfinite(p) || p < 0.0f) {
-      in.Fail("'" + name + "' holds " + FormatFloat(p) + "; probabilities must be finite and >= 0");
-    }
+    if (p < 0.0f) in.Fail("'" + name + "' holds " + FormatFloat(p) + "; probabilities must be >= 0 (NaN and +inf are read)");
   }
   return t;
 }

@@ -9,8 +9,10 @@
 //   a -1 followed by a token id, an id outside [0, V) or any other negative value is an error
 //   naming the row and column. n_b = 0 is a request with no drafts.
 // - Position rows: rank 3, f32/f16/bf16 (upcast exactly to f32), [B, positions, V] with
-//   V >= 1; as probabilities every entry must be finite and >= 0 (every position is checked,
-//   also those past the row's draft count, so a case is valid or not whatever its drafts).
+//   V >= 1; as probabilities no entry may be negative (-inf included); NaN and +inf are read,
+//   as a model's overflowing rows hold them (docs/spec/speculative.md "Degenerate rows").
+//   Every position is checked, also those past the row's draft count, so a case is valid or
+//   not whatever its drafts.
 // Example: draft_ids {{3, 1, -1}, {-1, -1, -1}} -> counts {2, 0}.
 
 #include <cstdint>
@@ -30,7 +32,7 @@ std::vector<std::int64_t> DraftCounts(const StageInputs& in, const Tensor& draft
 // Input `name` upcast to f32, shape [rows, positions, V >= 1]; `vocab` >= 0 also fixes V.
 Tensor PositionRows(const Case& c, const StageInputs& in, const std::string& name, std::int64_t rows, std::int64_t positions,
                     std::int64_t vocab = -1);
-// PositionRows, then every entry finite and >= 0.
+// PositionRows, then no entry negative (NaN and +inf pass).
 Tensor PositionProbabilities(const Case& c, const StageInputs& in, const std::string& name, std::int64_t rows,
                              std::int64_t positions, std::int64_t vocab = -1);
 

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "reference/draft_tokens.h"
+#include "reference/draw_rows.h"
 #include "reference/math/exp.h"
 #include "reference/math/log.h"
 #include "reference/reductions.h"
@@ -30,19 +32,23 @@ float Residual(float t, float d) {
 }  // namespace
 
 std::int64_t RaceArgmax(std::span<const float> weights, std::span<const float> q) {
+  // torch.argmax's order (DrawArgmaxAbove): the first NaN, else the first maximum.
   std::int64_t best = 0;
   float best_value = weights[0] / q[0];
   for (std::size_t j = 1; j < weights.size(); ++j) {
     const float v = weights[j] / q[j];
-    if (v > best_value) best = static_cast<std::int64_t>(j), best_value = v;
+    if (DrawArgmaxAbove(v, best_value)) best = static_cast<std::int64_t>(j), best_value = v;
   }
   return best;
 }
 
 std::int64_t RaceArgmaxReciprocal(std::span<const float> weights, std::span<const float> q) {
+  // vLLM's sample_recovered_tokens_kernel: max_val = -inf, recovered_id = 0, a tile replaces
+  // the winner only when its maximum is strictly greater, so a NaN score never wins and a row
+  // of NaN scores leaves 0.
   std::int64_t best = 0;
-  float best_value = weights[0] * (1.0f / q[0]);
-  for (std::size_t j = 1; j < weights.size(); ++j) {
+  float best_value = -std::numeric_limits<float>::infinity();
+  for (std::size_t j = 0; j < weights.size(); ++j) {
     const float v = weights[j] * (1.0f / q[j]);
     if (v > best_value) best = static_cast<std::int64_t>(j), best_value = v;
   }
@@ -127,7 +133,10 @@ SpecOutcome SpecRandomTypical(const SpecRequest& r, std::span<const float> bonus
     const auto target = At(r.target_probs, i, r.vocab);
     // torch: -sum(p * log(p + 1e-5)); exp(-entropy) = exp(sum(p * log(p + 1e-5))).
     for (std::size_t j = 0; j < terms.size(); ++j) terms[j] = target[j] * math::LogF32Cr(target[j] + 1e-5f);
-    const float threshold = std::min(posterior_threshold, math::ExpF32Cr(CanonicalSum(terms)) * posterior_alpha);
+    // torch.minimum propagates NaN (a NaN in the row makes S NaN; so does posterior_alpha 0
+    // times exp(+inf)): the threshold is then NaN and no draft passes `>`.
+    const float scaled = math::ExpF32Cr(CanonicalSum(terms)) * posterior_alpha;
+    const float threshold = std::isnan(scaled) || scaled < posterior_threshold ? scaled : posterior_threshold;
     if (target[static_cast<std::size_t>(x)] > threshold) {
       out.tokens.push_back(x);
       ++out.num_accepted;

@@ -5,9 +5,9 @@
 //
 // Contract (per row b with n = n_b drafts; positions past n are never read):
 // - Inputs: draft_ids i32 [B, K] (trailing -1 padding, reference/draft_tokens.h);
-//   target_probs [B, K + 1, V] and draft_probs [B, K, V] (f32/f16/bf16, upcast exactly; finite
-//   >= 0, need not sum to 1; temperature and filters are the caller's, applied before the
-//   stage). draft_probs may be absent for vllm (n-gram drafts: draft prob := 1) and is not read
+//   target_probs [B, K + 1, V] and draft_probs [B, K, V] (f32/f16/bf16, upcast exactly; >= 0,
+//   NaN or +inf, need not sum to 1; temperature and filters are the caller's, applied before
+//   the stage). draft_probs may be absent for vllm (n-gram drafts: draft prob := 1) and is not read
 //   by typical_acceptance.
 // - Outputs: emitted i64 [B, K + 1] (accepted drafts, then one recovered or bonus token, then
 //   -1); num_accepted i64 [B].
@@ -33,6 +33,12 @@
 //   1e-5f)), threshold = min(posterior_threshold, ExpF32Cr(S) * posterior_alpha); draft i is
 //   accepted iff t[draft] > threshold. At the first rejection the token is CanonicalArgmax(t);
 //   the bonus token is drawn as vllm's.
+// - Degenerate rows (docs/spec/speculative.md "Degenerate rows"): every comparison is IEEE, so
+//   a NaN tp or dp rejects the draft under every profile; a NaN residual max(NaN, +0) is +0; the
+//   vllm recovered race never takes a NaN score (0 when every score is NaN); the bonus races
+//   (vllm, typical_acceptance) take the first NaN (torch.argmax); typical_acceptance's
+//   threshold is NaN when S is (torch.minimum), rejecting the draft. Each row is alone: a
+//   degenerate row never changes another row's output, and every token is in [0, V).
 // - Exact/canonical tier: bitwise given the noise. Ties: lowest index.
 // Example (vllm): V = 2, draft 0 with dp = 0.5, tp = 0.25, u = 0.75: 0.5 >= 0.75 fails,
 //   r = {0, 0.5}, q = {1, 1} -> emitted {1, -1}, num_accepted 0.
@@ -72,10 +78,11 @@ SpecOutcome SpecRandomTypical(const SpecRequest& r, std::span<const float> bonus
                               float posterior_alpha);
 
 // The building blocks, exposed for tests and the statistical harness.
-// argmax_j weights_j / q_j over every j, first maximum (0 when every ratio is +0).
+// argmax_j weights_j / q_j over every j in torch.argmax's order: the first NaN, else the first
+// maximum (0 when every ratio is +0).
 std::int64_t RaceArgmax(std::span<const float> weights, std::span<const float> q);
-// argmax_j weights_j * f32(1 / q_j) over every j, first maximum (0 when every score is +0):
-// vLLM's recovered-token race.
+// argmax_j weights_j * f32(1 / q_j) over every j, first maximum among the scores that are not
+// NaN (0 when every score is +0 or NaN): vLLM's recovered-token race.
 std::int64_t RaceArgmaxReciprocal(std::span<const float> weights, std::span<const float> q);
 // FlashInfer's residual draw: r_j = max(target_j - draft_j, +0) (draft empty: r = target).
 std::int64_t FlashinferResidualDraw(std::span<const float> target, std::span<const float> draft, float u);

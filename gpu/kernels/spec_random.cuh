@@ -10,8 +10,8 @@
 //   always 1024, since its canonical sum needs the 1024 lanes. target: rows x (K + 1) x V f32 (position i at
 //   (b (K + 1) + i) V); draft: rows x K x V f32 (position i at (b K + i) V); drafts: rows x K
 //   i32; counts: rows i64 (n_b, counted and checked by the caller with the reference's
-//   DraftCounts); every input already checked as the reference checks it (probabilities finite
-//   >= 0, noise in its domain). Outputs emitted rows x (K + 1) i64 and accepted rows i64.
+//   DraftCounts); every input already checked as the reference checks it (probabilities >= 0,
+//   NaN or +inf; noise in its domain). Outputs emitted rows x (K + 1) i64 and accepted rows i64.
 // - Position k = the first rejected draft, or n_b when all are accepted. emitted[b] = the k
 //   accepted drafts, then the final token (recovered at a rejection, bonus otherwise), then -1;
 //   num_accepted = k (WriteSpecOutcome).
@@ -26,22 +26,27 @@
 //   one f32 division, widened exactly). At a rejection the token is the first maximum over
 //   EVERY j of r_j * f32(1 / q_j) (vLLM 9aaf83ef: prob * q.reciprocal()) with
 //   r_j = max(t_j - d_j, +0) (one f32 subtraction; -0 and negatives become +0), n-gram: r = t
-//   with r_x = 0. All accepted: the first maximum of target[n][j] / bonus_q_j. Neither score is
-//   ever NaN (q finite > 0), so greedy.cuh's ArgmaxAbove is exactly the reference's strict scans
-//   RaceArgmaxReciprocal and RaceArgmax (an all-zero r gives 0).
+//   with r_x = 0. All accepted: target[n][j] / bonus_q_j in ArgmaxAbove's order (the first
+//   NaN, else the first maximum), as the reference's RaceArgmax. The recovered scores are in
+//   [0, +inf] or NaN (a NaN target probability, or 0 * f32(1 / q) = 0 * inf for a q below
+//   2^-128); a NaN score is scored -inf, below every other score, so ArgmaxAbove gives the
+//   reference's RaceArgmaxReciprocal: the first maximum of the scores that are not NaN, 0 when
+//   every score is NaN (docs/spec/speculative.md "Degenerate rows"; an all-zero r gives 0).
 // SpecRandomFlashinferKernel (flashinfer sampling.cuh ChainSpeculativeSampling): u f32
 //   rows x (K + 1) in [0, 1]. Draft i is accepted iff u_i * dp < tp (one f32 product). At a
 //   rejection the token is BlockInverseCdfDraw (gpu/kernels/inverse_cdf.cuh: the sequential f32
 //   running sum, x = u * C_{V-1}, the first j with r_j > 0 and x < C_j, else V - 1) over
 //   r_j = max(t_j - d_j, +0) with u_{min(k + 1, n)}; all accepted: the same draw over
-//   r_j = max(target[n][j] - 0, +0) with u_n.
+//   r_j = max(target[n][j] - 0, +0) with u_n. SpecResidual makes a NaN +0; a +inf weight makes
+//   the serial running sum +inf and x = u * inf never below it: the fallback V - 1, as the
+//   reference's scan.
 // SpecRandomTypicalKernel (Medusa, vLLM v0 TypicalAcceptanceSampler): bonus_q f32 rows x V;
 //   threshold and alpha f32. For each position i < n_b until a rejection (a block-level loop
 //   over K with a per-thread stop flag, as gpu/kernels/spec_greedy.cuh):
 //     S = canonical sum over j of t_j * LogF32Cr(t_j + 1e-5f) (gpu/block/block_reduce.cuh; each
 //         term one f32 addition, one owned log, one f32 product)
-//     threshold_i = min(threshold, ExpF32Cr(S) * alpha) (std::min: threshold unless the
-//         product is smaller), accept iff t[x] > threshold_i.
+//     threshold_i = min(threshold, ExpF32Cr(S) * alpha) (torch.minimum: threshold unless the
+//         product is smaller or NaN), accept iff t[x] > threshold_i.
 //   At a rejection the token is CanonicalArgmax(target[k]) (ArgmaxAbove); all accepted: the
 //   first maximum of target[n][j] / bonus_q_j.
 // Examples (tests/gpu_kernels_test.cc, GpuSpecRandom): vllm, V = 2, draft 0 with dp = 0.5,
@@ -120,6 +125,7 @@ struct SpecRandomVllmKernel {
         const float w = has_draft ? SpecResidual(target.Load(at + i), draft.Load(draft_at + i))
                                   : (i == rejected_id[t] ? 0.0f : target.Load(at + i));
         r = w * (1.0f / q.Load(row * vocab + i));  // vLLM: prob * q.reciprocal()
+        if (IsNan(r)) r = NegativeInfinity();       // a NaN score never wins; all NaN: 0
       }
       return true;
     });
@@ -198,7 +204,8 @@ struct SpecRandomTypicalKernel {
       block.ForEachThread([&](Thread t) {
         if (stop[t] >= 0 || i >= n[t]) return;
         const float scaled = math::ExpF32Cr(s[t]) * posterior_alpha;
-        const float threshold = scaled < posterior_threshold ? scaled : posterior_threshold;  // std::min
+        // torch.minimum: a NaN product gives a NaN threshold, which no draft passes.
+        const float threshold = IsNan(scaled) || scaled < posterior_threshold ? scaled : posterior_threshold;
         const std::int32_t x = drafts.Load(row * width + i);
         if (!(target.Load(at + x) > threshold)) stop[t] = i;
       });

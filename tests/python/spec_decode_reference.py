@@ -56,8 +56,11 @@ def _race(weights, q):
 def _race_reciprocal(weights, q):
     # vLLM 9aaf83ef sample_recovered_tokens: inv_q = q.reciprocal(), score = prob * inv_q (two f32
     # roundings), first maximum.
+    # A NaN score never wins (the kernel keeps a tile only when local_max > max_val); every
+    # score NaN: 0 (speculative.md "Degenerate rows").
     inv_q = (F32(1) / q.astype(F32)).astype(F32)
-    return int(np.argmax((weights.astype(F32) * inv_q).astype(F32)))
+    score = (weights.astype(F32) * inv_q).astype(F32)
+    return int(np.argmax(np.where(np.isnan(score), F32(-np.inf), score)))
 
 
 def _vllm_row(drafts, target, draft, u, q, bonus_q):
@@ -72,7 +75,8 @@ def _vllm_row(drafts, target, draft, u, q, bonus_q):
             residual = target[i].astype(F32).copy()
             residual[x] = F32(0)
         else:
-            residual = np.maximum((target[i].astype(F32) - draft[i].astype(F32)).astype(F32), F32(0))
+            diff = (target[i].astype(F32) - draft[i].astype(F32)).astype(F32)
+            residual = np.where(diff > 0, diff, F32(0)).astype(F32)  # NaN and -0 become +0
         tokens.append(_race_reciprocal(residual, q))
         return tokens, i
     tokens.append(_race(target[len(drafts)], bonus_q))
@@ -131,7 +135,8 @@ def _typical_row(drafts, target, bonus_q, threshold, alpha):
     for i, x in enumerate(drafts):
         row = target[i].astype(F32)
         terms = np.array([F32(p * _f32_log(F32(p + F32(1e-5)))) for p in row], dtype=F32)
-        thr = min(F32(threshold), F32(_f32_exp(_canonical_sum(terms)) * F32(alpha)))
+        scaled = F32(_f32_exp(_canonical_sum(terms)) * F32(alpha))
+        thr = scaled if (np.isnan(scaled) or scaled < F32(threshold)) else F32(threshold)  # torch.minimum: NaN wins
         if row[x] > thr:
             tokens.append(int(x))
             continue

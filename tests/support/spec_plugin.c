@@ -5,6 +5,7 @@
  * `sampcheck golden verify --backend plugin:...` (spec_plugin_backend_verify), so rank-3
  * position rows, f64 uniforms, empty [B, 0] drafts and two i64 outputs cross the C ABI.
  * Other spec_random profiles are not declared (their cases are skipped). */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,22 +81,24 @@ static int64_t Argmax(const float* row, int64_t vocab) {
   return best;
 }
 
-/* argmax_j w_j / q_j over every j, first maximum. */
+/* argmax_j w_j / q_j over every j: the first NaN, else the first maximum (torch.argmax). */
 static int64_t Race(const float* w, const float* q, int64_t vocab) {
   int64_t best = 0, j;
   float best_value = w[0] / q[0];
   for (j = 1; j < vocab; ++j) {
     const float v = w[j] / q[j];
-    if (v > best_value) best = j, best_value = v;
+    if (best_value != best_value) break; /* the first NaN wins */
+    if (v != v || v > best_value) best = j, best_value = v;
   }
   return best;
 }
 
-/* argmax_j w_j * (1 / q_j) over every j, first maximum: vLLM's recovered race, prob * q.reciprocal(). */
+/* argmax_j w_j * (1 / q_j) over every j, first maximum: vLLM's recovered race, prob * q.reciprocal().
+   From -inf with a strict >: a NaN score never wins, and a row of NaN scores gives 0. */
 static int64_t RaceReciprocal(const float* w, const float* q, int64_t vocab) {
   int64_t best = 0, j;
-  float best_value = w[0] * (1.0f / q[0]);
-  for (j = 1; j < vocab; ++j) {
+  float best_value = -INFINITY;
+  for (j = 0; j < vocab; ++j) {
     const float v = w[j] * (1.0f / q[j]);
     if (v > best_value) best = j, best_value = v;
   }
