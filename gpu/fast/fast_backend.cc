@@ -16,6 +16,7 @@
 #include "core/stage_catalogue.h"
 #include "gpu/backend/noise_glue.h"
 #include "reference/pipeline.h"
+#include "reference/sampling_filters.h"
 #include "reference/profile_rules.h"
 #include "reference/stage_io.h"
 #include "reference/temperature.h"
@@ -67,6 +68,20 @@ std::vector<T> RowParameter(const StageInputs& in, const char* name, DType dtype
   return values;
 }
 
+// The pipeline's steps for ComposePipeline: the reference's stages, except sampling_filters,
+// which the fused kernel applies itself (with the draw, on the scaled logits): its outputs
+// here are the unfiltered logits, which the composition only carries along (the fast glue
+// reads `processed`, `is_greedy` and the batch's path from it, never `masked` or `probs`).
+reference::PipelineStageRunner FusedPipelineStages() {
+  return [reference = reference::ReferencePipelineStages()](const std::string& step, const Case& sub) -> TensorMap {
+    if (step != "sampling_filters") return reference(step, sub);
+    TensorMap out;
+    out.emplace("logits", sub.inputs.at("logits"));
+    out.emplace("probs", sub.inputs.at("logits"));
+    return out;
+  };
+}
+
 }  // namespace
 
 std::vector<std::string> GpuFastBackend::SupportedStages() const {
@@ -74,8 +89,10 @@ std::vector<std::string> GpuFastBackend::SupportedStages() const {
   return {PipelineStage()};
 }
 
-// Canonical cases of its stages only. The fused sampler is distributional; its noise is the
-// canonical Philox stream, bit for bit.
+// The pipeline's canonical profile, judged by its draws; noise's canonical profile, its Philox
+// stream bit for bit. Run follows the vllm and sglang rules too (FastFilterRuleFor; their
+// known-answer tests in tests/gpu_fast_sampling_test.cc), but they are declared only once their
+// statistical cases have been seen passing (docs/gpu.md "Skips").
 StageCapabilities GpuFastBackend::Capabilities(const std::string& stage) const {
   const bool stage_ok = stage == PipelineStage() || (noise_runner_ && stage == NoiseStageName());
   return {.profiles = stage_ok ? ProfileSet{}.Add(Profile::kCanonical) : ProfileSet{},
@@ -87,29 +104,34 @@ TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {
   const Profile profile = RequireStageProfile(info, c.profile);
   if (noise_runner_ && stage == NoiseStageName()) return RunNoiseStage(c, profile, *noise_runner_);
   if (stage != PipelineStage()) throw InputError("backend '" + name_ + "' has no kernel for stage '" + stage + "'");
-  if (profile != Profile::kCanonical) {
-    throw InputError("backend '" + name_ + "' implements the pipeline's canonical profile only (case '" + c.id +
-                     "' has profile '" + std::string(ProfileName(c.profile)) + "')");
-  }
   StageInputs in(c, stage);
-  if (c.params.contains("order") &&
-      (!c.params["order"].is_string() || c.params["order"].get<std::string>() != "top_k_first")) {
-    in.Fail("parameter order = " + c.params["order"].dump() + "; the canonical profile's order is 'top_k_first'");
+  // The filters' parameter checks, which the deferred filter step does not run.
+  if (c.params.contains("order")) {
+    if (!c.params["order"].is_string()) in.Fail("parameter order = " + c.params["order"].dump() + " must be a string");
+    reference::ValidateFilterParams(in, profile, c.params["order"].get<std::string>(), reference::FilterParams{}.ks_max);
   }
-  // The exact steps before temperature, checked and applied by the reference.
-  const Tensor logits = reference::PipelineLogitsBeforeTemperature(c, profile);
-  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
+  // Every step up to the filters, every batch rule (the profile's greedy rows, SGLang's paths)
+  // and every input check up to the noise, as the reference composes them; the filters and
+  // the draw are the fused kernel's (DeferredFilters).
+  const reference::PipelineDistribution d = reference::ComposePipeline(c, profile, FusedPipelineStages());
+  const std::int64_t rows = d.rows(), vocab = d.vocab();
+  const reference::PipelineNoise noise = reference::ParsePipelineNoise(in, d, profile);
+  const reference::TemperatureRule temperature_rule = reference::TemperatureRuleFor(profile);
+  FastSamplingOptions options{.greedy_below = temperature_rule.eps,
+                              .rule = d.sglang_unfiltered ? FastFilterRule{} : FastFilterRuleFor(profile),
+                              .bug = bug_};
+  // The kernel's temperatures: 0 for a greedy row (the profile's rule, decided above), the
+  // profile's divisor (vllm's raise) for a random row, which is then >= the greedy threshold.
   const Tensor& temp = in.Required("temperature", DType::kF32, 1);
-  in.ExpectDim("temperature", temp, 0, rows);
-  const std::span<const float> temp_all = temp.data<float>();
-  const FastSamplingOptions options{.greedy_below = reference::kCanonicalSamplingEps, .bug = bug_};
-  bool any_random = false;
-  const std::span<const float> x_all = logits.data<float>();
+  std::vector<float> temperature(static_cast<std::size_t>(rows), 0.0f);
+  const std::span<const float> x_all = d.processed.data<float>();
   for (std::int64_t b = 0; b < rows; ++b) {
-    const float t = temp_all[static_cast<std::size_t>(b)];
-    reference::CheckTemperature(in, b, t);
-    const bool random = !(static_cast<double>(t) < options.greedy_below);
-    any_random |= random;
+    if (d.is_greedy[static_cast<std::size_t>(b)] != 0) continue;
+    noise.CheckRow(in, b);
+    temperature[static_cast<std::size_t>(b)] =
+        reference::EffectiveTemperature(temperature_rule, temp.data<float>()[static_cast<std::size_t>(b)]).divisor;
+  }
+  for (std::int64_t b = 0; b < rows; ++b) {
     bool finite = false;
     for (std::int64_t i = 0; i < vocab; ++i) {
       const float x = x_all[static_cast<std::size_t>(b * vocab + i)];
@@ -119,42 +141,43 @@ TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {
       }
       finite |= std::isfinite(x);
     }
-    if (random && !finite) in.Fail("random row " + std::to_string(b) + " has no finite logit to draw from");
+    if (d.is_greedy[static_cast<std::size_t>(b)] == 0 && !finite) {
+      in.Fail("random row " + std::to_string(b) + " has no finite logit to draw from");
+    }
   }
+  // SGLang's unfiltered path runs no filter (its batch has none to run).
   const auto top_k = RowParameter<std::int32_t>(in, "top_k", DType::kI32, rows, 0);
   const auto top_p = RowParameter<float>(in, "top_p", DType::kF32, rows, 1.0f);
   const auto min_p = RowParameter<float>(in, "min_p", DType::kF32, rows, 0.0f);
   std::vector<std::uint64_t> seed(static_cast<std::size_t>(rows), 0), position(static_cast<std::size_t>(rows), 0);
-  if (any_random) {
-    const Tensor& s = in.Required("seed", DType::kI64, 1);
-    const Tensor& pos = in.Required("positions", DType::kI64, 1);
-    in.ExpectDim("seed", s, 0, rows);
-    in.ExpectDim("positions", pos, 0, rows);
-    const std::span<const std::int64_t> pos_all = pos.data<std::int64_t>();
-    const std::span<const std::int64_t> seed_all = s.data<std::int64_t>();
+  if (noise.seed != nullptr) {
     for (std::int64_t b = 0; b < rows; ++b) {
-      const std::int64_t p = pos_all[static_cast<std::size_t>(b)];
-      if (p < 0 || p > 0xffffffffLL) {
-        in.Fail("positions[" + std::to_string(b) + "] = " + std::to_string(p) + " must be in [0, 2^32)");
-      }
-      seed[static_cast<std::size_t>(b)] = std::bit_cast<std::uint64_t>(seed_all[static_cast<std::size_t>(b)]);
-      position[static_cast<std::size_t>(b)] = static_cast<std::uint64_t>(p);
+      const auto at = static_cast<std::size_t>(b);
+      seed[at] = std::bit_cast<std::uint64_t>(noise.seed->data<std::int64_t>()[at]);
+      // Random rows' positions are checked by CheckRow; a greedy row's is never read.
+      position[at] = static_cast<std::uint64_t>(noise.positions->data<std::int64_t>()[at]) & 0xffffffffu;
     }
   }
   Tensor token(DType::kI64, {rows});
   FastSamplingLaunch launch;
-  launch.logits = logits.data<float>().data();
-  launch.temperature = temp.data<float>().data();
+  launch.logits = x_all.data();
+  launch.temperature = temperature.data();
   launch.top_k = top_k.data();
   launch.top_p = top_p.data();
   launch.min_p = min_p.data();
   launch.seed = seed.data();
   launch.position = position.data();
+  launch.q = options.rule.race && noise.q.numel() > 0 ? noise.q.data<float>().data() : nullptr;
   launch.rows = rows;
   launch.vocab = vocab;
   launch.pitch = vocab;
   launch.options = options;
   launch.token = token.data<std::int64_t>().data();
+  if (options.rule.race && launch.q == nullptr) {
+    // Every row greedy: the race never runs, and the kernel never reads q.
+    options.rule.race = false;
+    launch.options = options;
+  }
   if (rows > 0) runner_(launch);
   TensorMap out;
   out.emplace(info.OutputWithRole(Role::kToken)->name, std::move(token));
