@@ -1,30 +1,35 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The gpu-fast backends (docs/gpu.md "gpu-fast"): the canonical pipeline's temperature,
-// filters and seeded draw in one fused kernel written like a production sampler
+// The gpu-fast backends (docs/gpu.md "gpu-fast"): the pipeline's temperature, filters and
+// draw, under each of its profiles, in one fused kernel written like a production sampler
 // (gpu/fast/fast_sampling.cuh), judged by the statistical harness only.
 //
 // Contract:
 // - Names: "gpu-fast-emulated" (the kernel on the checking host emulator, always built) and
 //   "gpu-fast" (a CUDA device; built with the CUDA parts), as gpu-emulated and gpu.
-// - Stage `pipeline`, profile `canonical` only (Capabilities); other profiles' cases are
-//   skipped. Claims the distributional tier only: claims_bitwise is false for `pipeline`, so golden
-//   verify skips its golden cases with that reason, and the draw harness judges its tokens
-//   (structural, targeted and omnibus layers) against the exact target.
-// - Inputs: every pipeline input of the canonical profile. The steps before temperature
-//   (penalties, min_new_tokens, token_bitmask, logit_bias) are exact-tier stages that have
-//   bit-exact kernels of their own; here they run through the reference
-//   (reference::PipelineLogitsBeforeTemperature), which also checks them. Then: temperature
-//   f32 [B] finite and >= 0; top_k i32, top_p and min_p f32 [B] (absent: disabled; NaN is an
-//   error); seed and positions i64 [B] (positions in [0, 2^32)) when a row is random; logits
-//   after those steps free of NaN and +inf, and a random row needs a finite entry. Param
-//   `order` may only be `top_k_first`. Bad input throws std::invalid_argument naming case, tensor and
-//   expectation.
+// - Stage `pipeline`, profiles canonical, vllm and sglang (Capabilities; the kernel follows
+//   each profile's filter order and rules, FastFilterRuleFor). Claims the distributional tier
+//   only: claims_bitwise is false for `pipeline`, so golden verify skips its golden cases with
+//   that reason, and the draw harness judges its tokens (structural, targeted and omnibus
+//   layers) against the exact target of the profile.
+// - Inputs: every pipeline input of the profile. Every step before the filters (penalties,
+//   min_new_tokens, token_bitmask, logit_bias, temperature's greedy rows), the profile's batch
+//   rules (vllm's top_k_one, SGLang's greedy and sampling paths, SGLang's refusal of a seeded
+//   min-p), the degenerate rows (docs/spec/pipeline.md "Degenerate rows": their tokens are
+//   pinned there) and every input check up to the noise, the filters' included, run through
+//   the reference's composition (reference::ComposePipeline) with the filter step deferred to
+//   the kernel; the noise is read and checked by reference::ParsePipelineNoise (vllm: q [B, V],
+//   a seeded row's from its generator; else seed and positions). The kernel then takes the
+//   processed logits, each random row's divisor (vllm's raise applied), top_k, top_p, min_p and
+//   the noise, and follows the profile's filter order and rules. A greedy row whose logits hold
+//   no NaN or +inf takes the kernel's argmax; every other pinned row its pinned token. Bad input
+//   throws std::invalid_argument naming case, tensor and expectation.
 // - Reproducibility claimed: a row's token depends only on its own inputs, seed and position
-//   (the Philox subsequence), so the same case gives the same tokens run to run and in any
-//   batch composition (harness/reproducibility.h checks both). Not claimed: equal tokens
-//   between gpu-fast-emulated and gpu-fast (different block sizes, different summation
-//   order), nor with the reference.
+//   (the Philox subsequence; vllm: its q row), so the same case gives the same tokens run to
+//   run and in any batch composition (harness/reproducibility.h checks both), except where the
+//   profile itself depends on the batch (sglang's path choice, reference/pipeline.h). Not
+//   claimed: equal tokens between gpu-fast-emulated and gpu-fast (different block sizes,
+//   different summation order), nor with the reference.
 // - Stage `noise` too (not in the `wrong:` variants): the device's own Philox4_32_10 uniforms,
 //   exponentials and Gumbels through gpu/kernels/noise.cuh, so the noise harness judges the generator
 //   the fused kernel draws from (docs/spec/noise.md); canonical tier, bitwise goldens.
