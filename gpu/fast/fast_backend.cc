@@ -15,6 +15,7 @@
 #include "core/profile.h"
 #include "core/stage_catalogue.h"
 #include "gpu/backend/noise_glue.h"
+#include "reference/inverse_cdf.h"
 #include "reference/pipeline.h"
 #include "reference/profile_rules.h"
 #include "reference/sampling_filters.h"
@@ -35,6 +36,18 @@ const std::string& PipelineStage() {
       if (s.draw.target == ExactTargetKind::kPipeline) return s.name;
     }
     throw std::logic_error("stage catalogue: no stage with the pipeline's exact target");
+  }();
+  return name;
+}
+
+// The draw given one uniform per row (docs/spec/draws.md "inverse_cdf"): the catalogue's
+// stage whose harness noise is HarnessNoise::kUniform.
+const std::string& InverseCdfStage() {
+  static const std::string name = [] {
+    for (const StageInfo& s : StageCatalogue()) {
+      if (s.draw.noise == HarnessNoise::kUniform) return s.name;
+    }
+    throw std::logic_error("stage catalogue: no draw stage with a uniform per row");
   }();
   return name;
 }
@@ -78,20 +91,25 @@ reference::PipelineStageRunner FusedPipelineStages() {
   };
 }
 
+FastRunners EmulatedFastRunners() {
+  return {.sampling = RunFastSamplingEmulated, .inverse_cdf = RunFastInverseCdfEmulated};
+}
+
 }  // namespace
 
 std::vector<std::string> GpuFastBackend::SupportedStages() const {
-  if (noise_runner_) return {PipelineStage(), NoiseStageName()};
-  return {PipelineStage()};
+  if (noise_runner_) return {PipelineStage(), InverseCdfStage(), NoiseStageName()};
+  return {PipelineStage(), InverseCdfStage()};
 }
 
 // The pipeline under each of its profiles (canonical, vllm, sglang: FastFilterRuleFor), judged
-// by its draws; noise's canonical profile, its Philox stream bit for bit.
+// by its draws; inverse_cdf's canonical profile, by its draws too; noise's canonical profile,
+// its Philox stream bit for bit.
 StageCapabilities GpuFastBackend::Capabilities(const std::string& stage) const {
   ProfileSet profiles;
   if (stage == PipelineStage()) {
     profiles.Add(Profile::kCanonical).Add(Profile::kVllm).Add(Profile::kSglang);
-  } else if (noise_runner_ && stage == NoiseStageName()) {
+  } else if (stage == InverseCdfStage() || (noise_runner_ && stage == NoiseStageName())) {
     profiles.Add(Profile::kCanonical);
   }
   return {.profiles = profiles, .claims_bitwise = stage == NoiseStageName()};
@@ -101,6 +119,7 @@ TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {
   const StageInfo& info = RequireStage(stage);
   const Profile profile = RequireStageProfile(info, c.profile);
   if (noise_runner_ && stage == NoiseStageName()) return RunNoiseStage(c, profile, *noise_runner_);
+  if (stage == InverseCdfStage()) return RunInverseCdf(c, profile);
   if (stage != PipelineStage()) throw InputError("backend '" + name_ + "' has no kernel for stage '" + stage + "'");
   StageInputs in(c, stage);
   // Every step up to the filters, every batch rule (the profile's greedy rows, SGLang's paths,
@@ -172,7 +191,7 @@ TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {
     options.rule.race = false;
     launch.options = options;
   }
-  if (rows > 0) runner_(launch);
+  if (rows > 0) runners_.sampling(launch);
   for (std::int64_t b = 0; b < rows; ++b) {
     const auto at = static_cast<std::size_t>(b);
     if (host_token[at] >= 0) token.data<std::int64_t>()[at] = host_token[at];
@@ -182,8 +201,26 @@ TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {
   return out;
 }
 
+// Inputs checked by the reference's parse (reference/inverse_cdf.h), one message each.
+TensorMap GpuFastBackend::RunInverseCdf(const Case& c, Profile profile) {
+  const reference::InverseCdfArgs a = reference::ParseInverseCdf(c, profile);
+  const std::int64_t rows = a.probs.dim(0), vocab = a.probs.dim(1);
+  Tensor token(DType::kI64, {rows});
+  FastInverseCdfLaunch launch{.probs = a.probs.data<float>().data(),
+                              .u = a.u->data<float>().data(),
+                              .rows = rows,
+                              .vocab = vocab,
+                              .pitch = vocab,
+                              .bug = bug_,
+                              .token = token.data<std::int64_t>().data()};
+  if (rows > 0) runners_.inverse_cdf(launch);
+  TensorMap out;
+  out.emplace(RequireStage(InverseCdfStage()).OutputWithRole(Role::kToken)->name, std::move(token));
+  return out;
+}
+
 std::unique_ptr<Backend> MakeGpuFastEmulatedBackend() {
-  return std::make_unique<GpuFastBackend>("gpu-fast-emulated", RunFastSamplingEmulated, FastSamplingBug::kNone,
+  return std::make_unique<GpuFastBackend>("gpu-fast-emulated", EmulatedFastRunners(), FastSamplingBug::kNone,
                                           MakeEmulatedRunner());
 }
 
@@ -195,6 +232,7 @@ struct WrongVariant {
 constexpr WrongVariant kWrongVariants[] = {
     {"gpu_fast_top_k_keeps_k_plus_one", FastSamplingBug::kTopKKeepsKPlusOne},
     {"gpu_fast_top_p_off_by_one", FastSamplingBug::kTopPOffByOne},
+    {"gpu_fast_inverse_cdf_skips_renormalisation", FastSamplingBug::kInverseCdfSkipsRenormalisation},
 };
 }  // namespace
 
@@ -206,7 +244,7 @@ std::vector<std::string> GpuFastWrongNames() {
 
 std::unique_ptr<Backend> MakeGpuFastWrongBackend(const std::string& name) {
   for (const auto& v : kWrongVariants) {
-    if (name == v.name) return std::make_unique<GpuFastBackend>("wrong:" + name, RunFastSamplingEmulated, v.bug);
+    if (name == v.name) return std::make_unique<GpuFastBackend>("wrong:" + name, EmulatedFastRunners(), v.bug);
   }
   return nullptr;
 }

@@ -30,11 +30,14 @@
 //   profile itself depends on the batch (sglang's path choice, reference/pipeline.h). Not
 //   claimed: equal tokens between gpu-fast-emulated and gpu-fast (different block sizes,
 //   different summation order), nor with the reference.
+// - Stage `inverse_cdf` (canonical profile): gpu/fast/fast_inverse_cdf.cuh, the draw given u
+//   with its running sum in the block scan's free order; inputs checked by the reference's
+//   parse (reference::ParseInverseCdf). Distributional tier only, as `pipeline`.
 // - Stage `noise` too (not in the `wrong:` variants): the device's own Philox4_32_10 uniforms,
 //   exponentials and Gumbels through gpu/kernels/noise.cuh, so the noise harness judges the generator
 //   the fused kernel draws from (docs/spec/noise.md); canonical tier, bitwise goldens.
-// - `wrong:` variants (MakeGpuFastWrongBackend): the emulated backend with a planted filter
-//   bug (gpu/fast/fast_sampling_launch.h FastSamplingBug); the statistical suite must reject them.
+// - `wrong:` variants (MakeGpuFastWrongBackend): the emulated backend with a planted kernel
+//   fault (gpu/fast/fast_sampling_launch.h FastSamplingBug); the statistical suite must reject them.
 // Example: MakeGpuFastEmulatedBackend()->Name() == "gpu-fast-emulated";
 //   MakeGpuFastWrongBackend("gpu_fast_top_p_off_by_one")->Name() == "wrong:gpu_fast_top_p_off_by_one".
 
@@ -43,28 +46,35 @@
 #include <vector>
 
 #include "core/backend.h"
+#include "gpu/fast/fast_inverse_cdf_launch.h"
 #include "gpu/fast/fast_sampling_launch.h"
 #include "gpu/runners/kernel_runner.h"
 
 namespace sampcheck::gpu {
 
-using FastSamplingRunner = void (*)(const FastSamplingLaunch&);
+// Where the gpu-fast kernels run: the checking emulator or a CUDA device.
+struct FastRunners {
+  void (*sampling)(const FastSamplingLaunch&) = nullptr;
+  void (*inverse_cdf)(const FastInverseCdfLaunch&) = nullptr;
+};
 
 class GpuFastBackend final : public Backend {
  public:
   // noise_runner: where the `noise` stage's kernel runs (gpu/kernels/noise.cuh, the same Philox stream
   // the fused kernel draws from); null: the backend does not declare `noise`.
-  GpuFastBackend(std::string name, FastSamplingRunner runner, FastSamplingBug bug = FastSamplingBug::kNone,
+  GpuFastBackend(std::string name, FastRunners runners, FastSamplingBug bug = FastSamplingBug::kNone,
                  std::unique_ptr<KernelRunner> noise_runner = nullptr)
-      : name_(std::move(name)), runner_(runner), bug_(bug), noise_runner_(std::move(noise_runner)) {}
+      : name_(std::move(name)), runners_(runners), bug_(bug), noise_runner_(std::move(noise_runner)) {}
   std::string Name() const override { return name_; }
   std::vector<std::string> SupportedStages() const override;
   StageCapabilities Capabilities(const std::string& stage) const override;
   TensorMap Run(const std::string& stage, const Case& c) override;
 
  private:
+  TensorMap RunInverseCdf(const Case& c, Profile profile);
+
   std::string name_;
-  FastSamplingRunner runner_;
+  FastRunners runners_;
   FastSamplingBug bug_;
   std::unique_ptr<KernelRunner> noise_runner_;
 };

@@ -189,6 +189,79 @@ SAMPCHECK_KERNEL_BODY auto FastBlockReduce(B& block, R& lane, Op op) {
   return result;
 }
 
+// The inverse CDF of a row's weights in index order, in a free order (a production sampler's
+// block scan, not the canonical sequential sum): thread t owns the contiguous chunk
+// [t * c, (t + 1) * c), c = ceil(V / kThreads), and sums its weights in index order; the chunk
+// masses are scanned (Hillis-Steele, ping-pong between two shared arrays); the owner of
+// x = target_of(total), the thread with inclusive[t - 1] <= x < inclusive[t], walks its chunk
+// from inclusive[t - 1] and takes the first i with w_i > 0 whose running sum exceeds x (the
+// last such i of its chunk when rounding keeps the sum at or below x). No owner (x rounded up
+// to the total): the last i with w_i > 0. weight(i): w_i, finite >= 0, called twice per entry
+// at most (never stored). Returns the token in every thread (-1 when every w_i is 0) and
+// the total in `total`; ends with a barrier, so that its shared arrays may be reused.
+template <int kThreads, class B, class Weight, class TargetOf>
+SAMPCHECK_KERNEL_BODY std::int64_t FastBlockInverseCdf(B& block, std::int64_t vocab, Weight weight, TargetOf target_of,
+                                                       float& total) {
+  const std::int64_t chunk = (vocab + kThreads - 1) / kThreads;
+  SAMPCHECK_SHARED(block, float, scan_a, kThreads);
+  SAMPCHECK_SHARED(block, float, scan_b, kThreads);
+  // Each thread's contiguous chunk: its mass and its last positive weight.
+  auto last = Registers<std::int64_t>(block);
+  block.ForEachThread([&](Thread th) {
+    float acc = 0.0f;
+    std::int64_t l = -1;
+    const std::int64_t end = (th.x + 1) * chunk < vocab ? (th.x + 1) * chunk : vocab;
+    for (std::int64_t i = th.x * chunk; i < end; ++i) {
+      const float w = weight(i);
+      if (w > 0.0f) {
+        acc += w;
+        l = i;
+      }
+    }
+    scan_a.Store(th.x, acc);
+    last[th] = l;
+  });
+  block.Sync();
+  bool in_a = true;
+  for (int d = 1; d < kThreads; d *= 2) {
+    auto& src = in_a ? scan_a : scan_b;
+    auto& dst = in_a ? scan_b : scan_a;
+    block.ForEachThread([&](Thread th) {
+      const float own = src.Load(th.x);
+      dst.Store(th.x, th.x >= d ? src.Load(th.x - d) + own : own);
+    });
+    block.Sync();
+    in_a = !in_a;
+  }
+  auto& inclusive = in_a ? scan_a : scan_b;
+  auto pick = Registers<std::int64_t>(block);
+  block.ForEachThread([&](Thread th) {
+    total = inclusive.Load(kThreads - 1);
+    const float target = target_of(total);
+    const float before = th.x == 0 ? 0.0f : inclusive.Load(th.x - 1);
+    const float upto = inclusive.Load(th.x);
+    std::int64_t chosen = kNoToken;
+    if (before <= target && target < upto) {
+      float c = before;
+      const std::int64_t end = (th.x + 1) * chunk < vocab ? (th.x + 1) * chunk : vocab;
+      for (std::int64_t i = th.x * chunk; i < end; ++i) {
+        const float w = weight(i);
+        if (!(w > 0.0f)) continue;
+        c += w;
+        chosen = i;  // the last positive weight when rounding keeps c at or below target
+        if (c > target) break;
+      }
+    }
+    pick[th] = chosen;
+  });
+  block.Sync();  // the scan arrays may be rewritten by the next call
+  auto picked = FastBlockReduce<kThreads, std::int64_t>(block, pick, IndexMin{});
+  auto fallback = FastBlockReduce<kThreads, std::int64_t>(block, last, IndexMax{});
+  std::int64_t j = BlockUniform(block, picked);
+  if (j == kNoToken) j = BlockUniform(block, fallback);  // target rounded up to the total
+  return j;
+}
+
 // The survivor path (contract above): top-k's k survivors gathered in shared memory, then
 // top-p, min-p and the draw on them by thread 0 (at most 1024 entries). Returns false, having
 // written nothing, when the candidates do not fit; the caller then runs the full-row path.
@@ -383,9 +456,6 @@ struct FastSamplingKernel {
     // vllm's min-p runs before top-k and top-p: its dropped tokens are no candidates, so round
     // 0's total (the mass top-p renormalises by) is that of the tokens passing both.
     const bool min_p_candidates = rule.min_p_first && mp > 0.0f;
-    const std::int64_t chunk = (vocab + kThreads - 1) / kThreads;
-    SAMPCHECK_SHARED(block, float, scan_a, kThreads);
-    SAMPCHECK_SHARED(block, float, scan_b, kThreads);
     std::uint64_t pivot = fast_detail::kNoKey;
     // Every round removes at least one candidate (the rejected token), so vocab + 1 rounds
     // bound the loop; the bound only guards against a broken rule.
@@ -397,67 +467,17 @@ struct FastSamplingKernel {
       if (!rule.race) {
         const float u = rng::UniformClosedOpen24F32(rng::CurandPhiloxWord(row_seed, row_position,
                                                                           static_cast<std::uint64_t>(round)));
-        // Each thread's contiguous chunk: its candidate mass and its last candidate.
-        auto last = Registers<std::int64_t>(block);
-        block.ForEachThread([&](Thread th) {
-          float acc = 0.0f;
-          std::int64_t l = -1;
-          const std::int64_t end = (th.x + 1) * chunk < vocab ? (th.x + 1) * chunk : vocab;
-          for (std::int64_t i = th.x * chunk; i < end; ++i) {
-            const float s = scaled(i);
-            const float e = weight_of(s);
-            if (candidate(key_at(s, i), e)) {
-              acc += e;
-              l = i;
-            }
-          }
-          scan_a.Store(th.x, acc);
-          last[th] = l;
-        });
-        block.Sync();
-        // Inclusive scan of the chunk masses (Hillis-Steele, ping-pong between two arrays).
-        bool in_a = true;
-        for (int d = 1; d < kThreads; d *= 2) {
-          auto& src = in_a ? scan_a : scan_b;
-          auto& dst = in_a ? scan_b : scan_a;
-          block.ForEachThread([&](Thread th) {
-            const float own = src.Load(th.x);
-            dst.Store(th.x, th.x >= d ? src.Load(th.x - d) + own : own);
-          });
-          block.Sync();
-          in_a = !in_a;
-        }
-        auto& inclusive = in_a ? scan_a : scan_b;
-        // The owner of u * total: the thread whose [inclusive[t - 1], inclusive[t]) holds it.
-        auto pick = Registers<std::int64_t>(block);
+        // The inverse CDF over the candidates' weights (0 for every other token).
         float round_total = 0.0f;
-        block.ForEachThread([&](Thread th) {
-          const float total = inclusive.Load(kThreads - 1);
-          round_total = total;
-          const float target = u * total;
-          const float before = th.x == 0 ? 0.0f : inclusive.Load(th.x - 1);
-          const float upto = inclusive.Load(th.x);
-          std::int64_t chosen = fast_detail::kNoToken;
-          if (before <= target && target < upto) {
-            float c = before;
-            const std::int64_t end = (th.x + 1) * chunk < vocab ? (th.x + 1) * chunk : vocab;
-            for (std::int64_t i = th.x * chunk; i < end; ++i) {
+        j = fast_detail::FastBlockInverseCdf<kThreads>(
+            block, vocab,
+            [&](std::int64_t i) {
               const float s = scaled(i);
               const float e = weight_of(s);
-              if (!candidate(key_at(s, i), e)) continue;
-              c += e;
-              chosen = i;  // the last candidate when rounding keeps c at or below target
-              if (c > target) break;
-            }
-          }
-          pick[th] = chosen;
-        });
-        block.Sync();  // the scan arrays are rewritten by the next round
+              return candidate(key_at(s, i), e) ? e : 0.0f;
+            },
+            [&](float total) { return u * total; }, round_total);
         if (round == 0) top_k_mass = round_total;
-        auto picked = fast_detail::FastBlockReduce<kThreads, std::int64_t>(block, pick, fast_detail::IndexMin{});
-        auto fallback = fast_detail::FastBlockReduce<kThreads, std::int64_t>(block, last, fast_detail::IndexMax{});
-        j = BlockUniform(block, picked);
-        if (j == fast_detail::kNoToken) j = BlockUniform(block, fallback);  // u * total rounded up to total
       } else {
         // vllm: the race's winner among the candidates, argmax e_i / q_i (the lowest index
         // among equal ratios: a minimum over order keys of the ratio, a total order); round 0

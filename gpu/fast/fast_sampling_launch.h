@@ -18,12 +18,13 @@
 
 namespace sampcheck::gpu {
 
-// A planted filter bug for the statistical harness's negative control (`wrong:` variants,
-// gpu/fast/fast_backend.h); kNone in every real backend.
+// A planted fault of a gpu-fast kernel for the statistical harness's negative control
+// (`wrong:` variants, gpu/fast/fast_backend.h); kNone in every real backend.
 enum class FastSamplingBug : int {
   kNone = 0,
   kTopKKeepsKPlusOne = 1,  // the top-k select runs with k + 1
   kTopPOffByOne = 2,       // top-p accepts iff (mass before j) - e_j < p * S: one token more
+  kInverseCdfSkipsRenormalisation = 3,  // inverse_cdf: x = u, not u * total (gpu/fast/fast_inverse_cdf.cuh)
 };
 
 // The pipeline profile's filter and draw rules the fused kernel follows (docs/spec/pipeline.md
