@@ -92,7 +92,8 @@ class DeviceSampler {
       gpu::KernelEntry<Fast><<<grid, Fast::kThreads>>>(
           gpu::GlobalArray<const float>(logits, rows_ * vocab_, "logits"), temperature_.In("temperature"),
           top_k_.In("top_k"), top_p_.In("top_p"), min_p_.In("min_p"), seed_u64_.In("seed"),
-          position_u64_.In("position"), token_.View("token"), vocab_, vocab_, gpu::FastSamplingOptions{});
+          position_u64_.In("position"), gpu::GlobalArray<const float>(nullptr, 0, "q"), token_.View("token"), vocab_,
+          vocab_, gpu::FastSamplingOptions{});  // canonical rules: no race, q never read
     }
   }
 

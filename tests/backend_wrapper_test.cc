@@ -116,9 +116,12 @@ TEST(BackendFactory, IsolatesAnInProcessBackendOnRequestWithItsCapabilities) {
 
 // core/stage_capabilities.h's example: gpu-fast's pipeline runs canonical cases only and is
 // judged statistically.
-TEST(BackendFactory, GpuFastDeclaresCanonicalPipelineCasesJudgedStatistically) {
+TEST(BackendFactory, GpuFastDeclaresEveryPipelineProfileAndInverseCdfJudgedStatistically) {
   const auto fast = cli::MakeBackend("gpu-fast-emulated", {});
   EXPECT_EQ(fast->Capabilities("pipeline"),
+            (StageCapabilities{.profiles = ProfileSet{}.Add(Profile::kCanonical).Add(Profile::kVllm).Add(Profile::kSglang),
+                               .claims_bitwise = false}));
+  EXPECT_EQ(fast->Capabilities("inverse_cdf"),
             (StageCapabilities{.profiles = ProfileSet{}.Add(Profile::kCanonical), .claims_bitwise = false}));
 }
 

@@ -291,16 +291,53 @@ TEST(GpuFastSampling, BadInputNamesTheTensor) {
     backend->Run("pipeline", PipelineCase(1, 2, row, {1.0f}, {0}, {NAN}, {0.0f}, {1}));
     FAIL() << "no error";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("top_p[0] is NaN"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'top_p'[0] is NaN"), std::string::npos) << e.what();
   }
   // A NaN logit is not bad input (docs/spec/pipeline.md "Degenerate rows"): the random row
   // {0, NaN} takes canonical's first NaN, 1.
   const TensorMap nan_row = backend->Run("pipeline", PipelineCase(1, 2, {0.0f, NAN}, {1.0f}, {0}, {1.0f}, {0.0f}, {1}));
   EXPECT_EQ(nan_row.at("token").data<std::int64_t>()[0], 1);
+  // vllm draws with the given q: a random row without it names the tensor.
   Case vllm = PipelineCase(1, 2, row, {1.0f}, {0}, {1.0f}, {0.0f}, {1});
   vllm.profile = Profile::kVllm;
-  EXPECT_FALSE(backend->Capabilities("pipeline").profiles.Contains(Profile::kVllm));
-  EXPECT_THROW(backend->Run("pipeline", vllm), std::exception);
+  EXPECT_THROW(backend->Run("pipeline", vllm), std::invalid_argument);
+}
+
+// The profiles' own rules (docs/spec/pipeline.md). vllm, the spec's example: logits {1, 1},
+// T = 1, top_k = 1 keeps both tied tokens (vLLM's top-k keeps ties) and the race with
+// q = {1, 0.5} takes token 1 (0.5 / 0.5 > 0.5 / 1); with q = {0.5, 1} token 0.
+TEST(GpuFastSampling, VllmKeepsTopKTiesAndRacesWithQ) {
+  auto backend = gpu::MakeGpuFastEmulatedBackend();
+  for (const auto& [q, want] : {std::pair{std::vector<float>{1.0f, 0.5f}, 1}, std::pair{std::vector<float>{0.5f, 1.0f}, 0}}) {
+    Case c = PipelineCase(1, 2, {1.0f, 1.0f}, {1.0f}, {1}, {1.0f}, {0.0f}, {0});
+    c.profile = Profile::kVllm;
+    c.inputs.erase("seed");
+    c.inputs.erase("positions");
+    c.inputs.emplace("q", Tensor::FromValues(DType::kF32, {1, 2}, q));
+    EXPECT_EQ(Tokens(backend->Run("pipeline", c)), std::vector<std::int64_t>{want});
+  }
+}
+
+// sglang's joint top-p reads the whole row (reference/sampling_filters.h's example):
+// probabilities {1/2, 1/4, 1/8, 1/8}, top_k 3, top_p 0.75: E = 0, 1/2, 3/4 <= 3/4 keeps tokens
+// 0..2 (token 2 with probability 1/7), where canonical renormalises the top 3 and keeps 0, 1.
+// The sums are dyadic, hence exact in any order. 300 seeds: sglang misses token 2 with
+// probability (6/7)^300 < 1e-20; token 3 (top-k's exact k) and canonical's token 2 are never
+// drawn.
+TEST(GpuFastSampling, SglangTopPReadsTheWholeRow) {
+  auto backend = gpu::MakeGpuFastEmulatedBackend();
+  const std::vector<float> row = {0.0f, -kLn2, -2 * kLn2, -2 * kLn2};
+  for (const Profile profile : {Profile::kSglang, Profile::kCanonical}) {
+    SCOPED_TRACE(ProfileName(profile));
+    std::set<std::int64_t> seen;
+    for (std::int64_t seed = 0; seed < 300; ++seed) {
+      Case c = PipelineCase(1, 4, row, {1.0f}, {3}, {0.75f}, {0.0f}, {seed});
+      c.profile = profile;
+      seen.insert(Tokens(backend->Run("pipeline", c))[0]);
+    }
+    const std::set<std::int64_t> want = profile == Profile::kSglang ? std::set<std::int64_t>{0, 1, 2} : std::set<std::int64_t>{0, 1};
+    EXPECT_EQ(seen, want);
+  }
 }
 
 // Distributional tier only: golden verify skips every pipeline golden, with the reason.

@@ -15,9 +15,10 @@
 #include "core/profile.h"
 #include "core/stage_catalogue.h"
 #include "gpu/backend/noise_glue.h"
+#include "reference/inverse_cdf.h"
 #include "reference/pipeline.h"
 #include "reference/profile_rules.h"
-#include "reference/reductions.h"
+#include "reference/sampling_filters.h"
 #include "reference/stage_io.h"
 #include "reference/temperature.h"
 
@@ -25,7 +26,6 @@ namespace sampcheck::gpu {
 
 namespace {
 
-using reference::FormatFloat;
 using reference::StageInputs;
 
 // The one stage gpu-fast implements: its catalogue entry is the drawing stage whose exact
@@ -36,6 +36,18 @@ const std::string& PipelineStage() {
       if (s.draw.target == ExactTargetKind::kPipeline) return s.name;
     }
     throw std::logic_error("stage catalogue: no stage with the pipeline's exact target");
+  }();
+  return name;
+}
+
+// The draw given one uniform per row (docs/spec/draws.md "inverse_cdf"): the catalogue's
+// stage whose harness noise is HarnessNoise::kUniform.
+const std::string& InverseCdfStage() {
+  static const std::string name = [] {
+    for (const StageInfo& s : StageCatalogue()) {
+      if (s.draw.noise == HarnessNoise::kUniform) return s.name;
+    }
+    throw std::logic_error("stage catalogue: no draw stage with a uniform per row");
   }();
   return name;
 }
@@ -51,132 +63,164 @@ const std::string& NoiseStageName() {
   return name;
 }
 
-// A per-row filter parameter, `fallback` for every row when absent; NaN is an error.
+// A per-row filter parameter, `fallback` for every row when absent (its dtype, shape and NaN
+// checks ran with the filters' in ComposePipeline).
 template <class T>
 std::vector<T> RowParameter(const StageInputs& in, const char* name, DType dtype, std::int64_t rows, T fallback) {
   std::vector<T> values(static_cast<std::size_t>(rows), fallback);
   if (const Tensor* t = in.Optional(name, dtype, 1)) {
     in.ExpectDim(name, *t, 0, rows);
-    for (std::int64_t b = 0; b < rows; ++b) {
-      const T v = t->data<T>()[static_cast<std::size_t>(b)];
-      if constexpr (std::is_floating_point_v<T>) {
-        if (std::isnan(v)) in.Fail(std::string(name) + "[" + std::to_string(b) + "] is NaN");
-      }
-      values[static_cast<std::size_t>(b)] = v;
-    }
+    const std::span<const T> all = t->data<T>();
+    std::copy(all.begin(), all.end(), values.begin());
   }
   return values;
+}
+
+// The pipeline's steps for ComposePipeline: the reference's stages, except sampling_filters,
+// which the fused kernel applies itself (with the draw, on the scaled logits): its outputs
+// here are the unfiltered logits, which the composition only carries along (the fast glue
+// reads `processed`, `is_greedy` and the batch's path from it, never `masked` or `probs`).
+reference::PipelineStageRunner FusedPipelineStages() {
+  return [reference = reference::ReferencePipelineStages()](const std::string& step, const Case& sub) -> TensorMap {
+    if (step != "sampling_filters") return reference(step, sub);
+    (void)reference::ParseSamplingFilters(sub, sub.profile);  // the filters' input checks, one message each
+    TensorMap out;
+    out.emplace("logits", sub.inputs.at("logits"));
+    out.emplace("probs", sub.inputs.at("logits"));
+    return out;
+  };
+}
+
+FastRunners EmulatedFastRunners() {
+  return {.sampling = RunFastSamplingEmulated, .inverse_cdf = RunFastInverseCdfEmulated};
 }
 
 }  // namespace
 
 std::vector<std::string> GpuFastBackend::SupportedStages() const {
-  if (noise_runner_) return {PipelineStage(), NoiseStageName()};
-  return {PipelineStage()};
+  if (noise_runner_) return {PipelineStage(), InverseCdfStage(), NoiseStageName()};
+  return {PipelineStage(), InverseCdfStage()};
 }
 
-// Canonical cases of its stages only. The fused sampler is distributional; its noise is the
-// canonical Philox stream, bit for bit.
+// The pipeline under each of its profiles (canonical, vllm, sglang: FastFilterRuleFor), judged
+// by its draws; inverse_cdf's canonical profile, by its draws too; noise's canonical profile,
+// its Philox stream bit for bit.
 StageCapabilities GpuFastBackend::Capabilities(const std::string& stage) const {
-  const bool stage_ok = stage == PipelineStage() || (noise_runner_ && stage == NoiseStageName());
-  return {.profiles = stage_ok ? ProfileSet{}.Add(Profile::kCanonical) : ProfileSet{},
-          .claims_bitwise = stage == NoiseStageName()};
+  ProfileSet profiles;
+  if (stage == PipelineStage()) {
+    profiles.Add(Profile::kCanonical).Add(Profile::kVllm).Add(Profile::kSglang);
+  } else if (stage == InverseCdfStage() || (noise_runner_ && stage == NoiseStageName())) {
+    profiles.Add(Profile::kCanonical);
+  }
+  return {.profiles = profiles, .claims_bitwise = stage == NoiseStageName()};
 }
 
 TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {
   const StageInfo& info = RequireStage(stage);
   const Profile profile = RequireStageProfile(info, c.profile);
   if (noise_runner_ && stage == NoiseStageName()) return RunNoiseStage(c, profile, *noise_runner_);
+  if (stage == InverseCdfStage()) return RunInverseCdf(c, profile);
   if (stage != PipelineStage()) throw InputError("backend '" + name_ + "' has no kernel for stage '" + stage + "'");
-  if (profile != Profile::kCanonical) {
-    throw InputError("backend '" + name_ + "' implements the pipeline's canonical profile only (case '" + c.id +
-                     "' has profile '" + std::string(ProfileName(c.profile)) + "')");
-  }
   StageInputs in(c, stage);
-  if (c.params.contains("order") &&
-      (!c.params["order"].is_string() || c.params["order"].get<std::string>() != "top_k_first")) {
-    in.Fail("parameter order = " + c.params["order"].dump() + "; the canonical profile's order is 'top_k_first'");
-  }
-  // The exact steps before temperature, checked and applied by the reference.
-  Tensor logits = reference::PipelineLogitsBeforeTemperature(c, profile);
-  const std::int64_t rows = logits.dim(0), vocab = logits.dim(1);
-  const Tensor& temp_in = in.Required("temperature", DType::kF32, 1);
-  in.ExpectDim("temperature", temp_in, 0, rows);
-  Tensor temp = temp_in;
-  const FastSamplingOptions options{.greedy_below = reference::kCanonicalSamplingEps, .bug = bug_};
-  bool any_random = false;
-  // Degenerate rows (docs/spec/pipeline.md "Degenerate rows": a NaN, a +inf, no finite logit)
-  // take their token on the host, the reference's rule: a greedy row the argmax of its logits
-  // before temperature, a random row PipelineDegenerateToken of its row after temperature (one
-  // f32 division per entry, the temperature stage's). The kernel sees such a row as an all -inf
-  // greedy row, and its token is replaced.
-  std::vector<std::int64_t> degenerate(static_cast<std::size_t>(rows), -1);
+  // Every step up to the filters, every batch rule (the profile's greedy rows, SGLang's paths,
+  // degenerate rows) and every input check up to the noise, as the reference composes them;
+  // the filters and the draw are the fused kernel's (FusedPipelineStages).
+  const reference::PipelineDistribution d = reference::ComposePipeline(c, profile, FusedPipelineStages());
+  const std::int64_t rows = d.rows(), vocab = d.vocab();
+  const reference::PipelineNoise noise = reference::ParsePipelineNoise(in, d, profile);
+  const reference::TemperatureRule temperature_rule = reference::TemperatureRuleFor(profile);
+  FastSamplingOptions options{.greedy_below = temperature_rule.eps,
+                              .rule = d.sglang_unfiltered ? FastFilterRule{} : FastFilterRuleFor(profile),
+                              .bug = bug_};
+  // The kernel's temperatures: 0 for a row the composition pinned (greedy or degenerate), the
+  // profile's divisor (vllm's raise) for a random row, which is then >= the greedy threshold.
+  // A pinned row keeps the kernel's greedy token when it is the row's argmax on logits free of
+  // NaN and +inf (the kernel's input contract); any other pinned row (a degenerate row, SGLang's
+  // degenerate greedy row on its sorted path) is a row of -inf to the kernel and takes its
+  // pinned token on the host (docs/spec/pipeline.md "Degenerate rows").
+  const Tensor& temp = in.Required("temperature", DType::kF32, 1);
+  std::vector<float> temperature(static_cast<std::size_t>(rows), 0.0f);
+  Tensor logits = d.processed;
   const std::span<float> x_all = logits.data<float>();
+  const auto greedy_token = d.greedy.data<std::int64_t>();
+  std::vector<std::int64_t> host_token(static_cast<std::size_t>(rows), -1);
   for (std::int64_t b = 0; b < rows; ++b) {
-    float& t = temp.data<float>()[static_cast<std::size_t>(b)];
-    reference::CheckTemperature(in, b, t);
-    const bool random = !(static_cast<double>(t) < options.greedy_below);
-    const auto row = x_all.subspan(static_cast<std::size_t>(b * vocab), static_cast<std::size_t>(vocab));
-    std::vector<float> scaled(row.begin(), row.end());
-    if (random) {
-      for (float& v : scaled) v = v / t;
-    }
-    const bool defined = std::none_of(row.begin(), row.end(), [](float v) { return std::isnan(v) || v == INFINITY; });
-    std::int64_t token = random ? reference::PipelineDegenerateToken(scaled, profile) : -1;
-    if (!random && !defined) token = reference::CanonicalArgmax(row);  // greedy.h: the first NaN, else the first +inf
-    if (token < 0) {
-      any_random |= random;
+    const auto at = static_cast<std::size_t>(b);
+    const auto row = x_all.subspan(at * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab));
+    if (const std::int64_t pinned = d.Pinned(b); pinned >= 0) {
+      const bool clean = std::none_of(row.begin(), row.end(), [](float v) { return std::isnan(v) || v == INFINITY; });
+      if (d.is_greedy[at] == 0 || !clean || pinned != greedy_token[at]) {
+        host_token[at] = pinned;
+        std::fill(row.begin(), row.end(), -INFINITY);
+      }
       continue;
     }
-    degenerate[static_cast<std::size_t>(b)] = token;
-    std::fill(row.begin(), row.end(), -INFINITY);
-    t = 0.0f;  // greedy in the kernel
+    noise.CheckRow(in, b);
+    temperature[at] = reference::EffectiveTemperature(temperature_rule, temp.data<float>()[at]).divisor;
   }
+  // SGLang's unfiltered path runs no filter (its batch has none to run).
   const auto top_k = RowParameter<std::int32_t>(in, "top_k", DType::kI32, rows, 0);
   const auto top_p = RowParameter<float>(in, "top_p", DType::kF32, rows, 1.0f);
   const auto min_p = RowParameter<float>(in, "min_p", DType::kF32, rows, 0.0f);
   std::vector<std::uint64_t> seed(static_cast<std::size_t>(rows), 0), position(static_cast<std::size_t>(rows), 0);
-  if (any_random) {
-    const Tensor& s = in.Required("seed", DType::kI64, 1);
-    const Tensor& pos = in.Required("positions", DType::kI64, 1);
-    in.ExpectDim("seed", s, 0, rows);
-    in.ExpectDim("positions", pos, 0, rows);
-    const std::span<const std::int64_t> pos_all = pos.data<std::int64_t>();
-    const std::span<const std::int64_t> seed_all = s.data<std::int64_t>();
+  if (noise.seed != nullptr) {
     for (std::int64_t b = 0; b < rows; ++b) {
-      const std::int64_t p = pos_all[static_cast<std::size_t>(b)];
-      if (p < 0 || p > 0xffffffffLL) {
-        in.Fail("positions[" + std::to_string(b) + "] = " + std::to_string(p) + " must be in [0, 2^32)");
-      }
-      seed[static_cast<std::size_t>(b)] = std::bit_cast<std::uint64_t>(seed_all[static_cast<std::size_t>(b)]);
-      position[static_cast<std::size_t>(b)] = static_cast<std::uint64_t>(p);
+      const auto at = static_cast<std::size_t>(b);
+      seed[at] = std::bit_cast<std::uint64_t>(noise.seed->data<std::int64_t>()[at]);
+      // Random rows' positions are checked by CheckRow; a greedy row's is never read.
+      position[at] = static_cast<std::uint64_t>(noise.positions->data<std::int64_t>()[at]) & 0xffffffffu;
     }
   }
   Tensor token(DType::kI64, {rows});
   FastSamplingLaunch launch;
-  launch.logits = logits.data<float>().data();
-  launch.temperature = temp.data<float>().data();
+  launch.logits = x_all.data();
+  launch.temperature = temperature.data();
   launch.top_k = top_k.data();
   launch.top_p = top_p.data();
   launch.min_p = min_p.data();
   launch.seed = seed.data();
   launch.position = position.data();
+  launch.q = options.rule.race && noise.q.numel() > 0 ? noise.q.data<float>().data() : nullptr;
   launch.rows = rows;
   launch.vocab = vocab;
   launch.pitch = vocab;
   launch.options = options;
   launch.token = token.data<std::int64_t>().data();
-  if (rows > 0) runner_(launch);
+  if (options.rule.race && launch.q == nullptr) {
+    // Every row greedy: the race never runs, and the kernel never reads q.
+    options.rule.race = false;
+    launch.options = options;
+  }
+  if (rows > 0) runners_.sampling(launch);
   for (std::int64_t b = 0; b < rows; ++b) {
-    if (degenerate[static_cast<std::size_t>(b)] >= 0) token.data<std::int64_t>()[static_cast<std::size_t>(b)] = degenerate[static_cast<std::size_t>(b)];
+    const auto at = static_cast<std::size_t>(b);
+    if (host_token[at] >= 0) token.data<std::int64_t>()[at] = host_token[at];
   }
   TensorMap out;
   out.emplace(info.OutputWithRole(Role::kToken)->name, std::move(token));
   return out;
 }
 
+// Inputs checked by the reference's parse (reference/inverse_cdf.h), one message each.
+TensorMap GpuFastBackend::RunInverseCdf(const Case& c, Profile profile) {
+  const reference::InverseCdfArgs a = reference::ParseInverseCdf(c, profile);
+  const std::int64_t rows = a.probs.dim(0), vocab = a.probs.dim(1);
+  Tensor token(DType::kI64, {rows});
+  FastInverseCdfLaunch launch{.probs = a.probs.data<float>().data(),
+                              .u = a.u->data<float>().data(),
+                              .rows = rows,
+                              .vocab = vocab,
+                              .pitch = vocab,
+                              .bug = bug_,
+                              .token = token.data<std::int64_t>().data()};
+  if (rows > 0) runners_.inverse_cdf(launch);
+  TensorMap out;
+  out.emplace(RequireStage(InverseCdfStage()).OutputWithRole(Role::kToken)->name, std::move(token));
+  return out;
+}
+
 std::unique_ptr<Backend> MakeGpuFastEmulatedBackend() {
-  return std::make_unique<GpuFastBackend>("gpu-fast-emulated", RunFastSamplingEmulated, FastSamplingBug::kNone,
+  return std::make_unique<GpuFastBackend>("gpu-fast-emulated", EmulatedFastRunners(), FastSamplingBug::kNone,
                                           MakeEmulatedRunner());
 }
 
@@ -188,6 +232,7 @@ struct WrongVariant {
 constexpr WrongVariant kWrongVariants[] = {
     {"gpu_fast_top_k_keeps_k_plus_one", FastSamplingBug::kTopKKeepsKPlusOne},
     {"gpu_fast_top_p_off_by_one", FastSamplingBug::kTopPOffByOne},
+    {"gpu_fast_inverse_cdf_skips_renormalisation", FastSamplingBug::kInverseCdfSkipsRenormalisation},
 };
 }  // namespace
 
@@ -199,7 +244,7 @@ std::vector<std::string> GpuFastWrongNames() {
 
 std::unique_ptr<Backend> MakeGpuFastWrongBackend(const std::string& name) {
   for (const auto& v : kWrongVariants) {
-    if (name == v.name) return std::make_unique<GpuFastBackend>("wrong:" + name, RunFastSamplingEmulated, v.bug);
+    if (name == v.name) return std::make_unique<GpuFastBackend>("wrong:" + name, EmulatedFastRunners(), v.bug);
   }
   return nullptr;
 }

@@ -63,6 +63,18 @@
 //       rejected one would be rejected too: the accepted token follows the filtered
 //       distribution (rejection sampling), and every round removes at least one candidate, so
 //       the loop ends within |T| rounds (the first token of the order is always accepted).
+// - Other profiles (options.rule, FastFilterRuleFor in gpu/fast/fast_sampling_launch.h;
+//   docs/spec/pipeline.md "Order per profile"): the rows take the rounds above with
+//   sglang (top_p_joint): top-k stays the rank rule (exactly k), top-p reads S = the whole
+//     row's mass and accepts iff E_j <= p * S, at every p (1 included); the survivor path
+//     serves it too, with S from one more read of the row;
+//   vllm: the order key puts equal values by the higher index first (its stable ascending
+//     top-p walk; greedy rows keep the lowest index), top-k keeps every tie of the k-th value
+//     (kth |= all index bits; rank = the count of strictly larger values), min-p tokens are
+//     no candidates (min-p runs first, so S is the mass passing min-p and top-k), and each
+//     round's token is the race's winner argmax e_i / q_i over the candidates (q [rows, pitch],
+//     vLLM's probs.div_(q).argmax() restricted by the same pivot rule: the winner over a
+//     superset that lands in the kept set is the winner over the kept set).
 // - Determinism: with the same inputs and the same kThreads, the same token on every run
 //   (no atomics; the reduction order is fixed by the code, not by scheduling). A row reads only
 //   its own inputs and its own (seed, position) stream: batch composition does not matter.
@@ -104,6 +116,21 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t DescendingValueKey(fl
 
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t OrderKey(float x, std::int64_t i) {
   return (std::uint64_t{DescendingValueKey(x)} << 32) | static_cast<std::uint32_t>(i);
+}
+
+// The order a profile's rules walk (FastFilterRule::ties_high_index_first): equal values by
+// the higher index first under vllm's ascending top-p walk (index bits V - 1 - i), else
+// OrderKey's lower index first. Either way the index bits stay below the bit length of V - 1,
+// as the radix select (SelectKthKey) assumes when it skips the index digits above it.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t RuleOrderKey(float x, std::int64_t i, std::int64_t vocab,
+                                                                       bool high_first) {
+  const auto index = static_cast<std::uint32_t>(high_first ? vocab - 1 - i : i);
+  return (std::uint64_t{DescendingValueKey(x)} << 32) | index;
+}
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t IndexOfRuleKey(std::uint64_t key, std::int64_t vocab,
+                                                                        bool high_first) {
+  const auto low = static_cast<std::int64_t>(key & 0xffffffffu);
+  return high_first ? vocab - 1 - low : low;
 }
 
 struct FloatSum {
@@ -162,13 +189,86 @@ SAMPCHECK_KERNEL_BODY auto FastBlockReduce(B& block, R& lane, Op op) {
   return result;
 }
 
+// The inverse CDF of a row's weights in index order, in a free order (a production sampler's
+// block scan, not the canonical sequential sum): thread t owns the contiguous chunk
+// [t * c, (t + 1) * c), c = ceil(V / kThreads), and sums its weights in index order; the chunk
+// masses are scanned (Hillis-Steele, ping-pong between two shared arrays); the owner of
+// x = target_of(total), the thread with inclusive[t - 1] <= x < inclusive[t], walks its chunk
+// from inclusive[t - 1] and takes the first i with w_i > 0 whose running sum exceeds x (the
+// last such i of its chunk when rounding keeps the sum at or below x). No owner (x rounded up
+// to the total): the last i with w_i > 0. weight(i): w_i, finite >= 0, called twice per entry
+// at most (never stored). Returns the token in every thread (-1 when every w_i is 0) and
+// the total in `total`; ends with a barrier, so that its shared arrays may be reused.
+template <int kThreads, class B, class Weight, class TargetOf>
+SAMPCHECK_KERNEL_BODY std::int64_t FastBlockInverseCdf(B& block, std::int64_t vocab, Weight weight, TargetOf target_of,
+                                                       float& total) {
+  const std::int64_t chunk = (vocab + kThreads - 1) / kThreads;
+  SAMPCHECK_SHARED(block, float, scan_a, kThreads);
+  SAMPCHECK_SHARED(block, float, scan_b, kThreads);
+  // Each thread's contiguous chunk: its mass and its last positive weight.
+  auto last = Registers<std::int64_t>(block);
+  block.ForEachThread([&](Thread th) {
+    float acc = 0.0f;
+    std::int64_t l = -1;
+    const std::int64_t end = (th.x + 1) * chunk < vocab ? (th.x + 1) * chunk : vocab;
+    for (std::int64_t i = th.x * chunk; i < end; ++i) {
+      const float w = weight(i);
+      if (w > 0.0f) {
+        acc += w;
+        l = i;
+      }
+    }
+    scan_a.Store(th.x, acc);
+    last[th] = l;
+  });
+  block.Sync();
+  bool in_a = true;
+  for (int d = 1; d < kThreads; d *= 2) {
+    auto& src = in_a ? scan_a : scan_b;
+    auto& dst = in_a ? scan_b : scan_a;
+    block.ForEachThread([&](Thread th) {
+      const float own = src.Load(th.x);
+      dst.Store(th.x, th.x >= d ? src.Load(th.x - d) + own : own);
+    });
+    block.Sync();
+    in_a = !in_a;
+  }
+  auto& inclusive = in_a ? scan_a : scan_b;
+  auto pick = Registers<std::int64_t>(block);
+  block.ForEachThread([&](Thread th) {
+    total = inclusive.Load(kThreads - 1);
+    const float target = target_of(total);
+    const float before = th.x == 0 ? 0.0f : inclusive.Load(th.x - 1);
+    const float upto = inclusive.Load(th.x);
+    std::int64_t chosen = kNoToken;
+    if (before <= target && target < upto) {
+      float c = before;
+      const std::int64_t end = (th.x + 1) * chunk < vocab ? (th.x + 1) * chunk : vocab;
+      for (std::int64_t i = th.x * chunk; i < end; ++i) {
+        const float w = weight(i);
+        if (!(w > 0.0f)) continue;
+        c += w;
+        chosen = i;  // the last positive weight when rounding keeps c at or below target
+        if (c > target) break;
+      }
+    }
+    pick[th] = chosen;
+  });
+  block.Sync();  // the scan arrays may be rewritten by the next call
+  auto picked = FastBlockReduce<kThreads, std::int64_t>(block, pick, IndexMin{});
+  auto fallback = FastBlockReduce<kThreads, std::int64_t>(block, last, IndexMax{});
+  std::int64_t j = BlockUniform(block, picked);
+  if (j == kNoToken) j = BlockUniform(block, fallback);  // target rounded up to the total
+  return j;
+}
+
 // The survivor path (contract above): top-k's k survivors gathered in shared memory, then
 // top-p, min-p and the draw on them by thread 0 (at most 1024 entries). Returns false, having
 // written nothing, when the candidates do not fit; the caller then runs the full-row path.
 template <int kThreads, class B, class KeyOf, class Out>
 SAMPCHECK_KERNEL_BODY bool SampleOnSurvivors(B& block, KeyOf key_of, std::int64_t vocab, std::int64_t k, float p,
-                                             float mp, FastSamplingBug bug, std::uint64_t seed, std::uint64_t position,
-                                             Out token, std::int64_t row) {
+                                             float mp, bool joint, FastSamplingBug bug, std::uint64_t seed,
+                                             std::uint64_t position, Out token, std::int64_t row) {
   SAMPCHECK_SHARED(block, std::uint64_t, survivor_keys, kFastSurvivorSlots);
   SAMPCHECK_SHARED(block, float, survivor_weights, kFastSurvivorSlots);
   std::uint32_t total = 0;
@@ -181,10 +281,22 @@ SAMPCHECK_KERNEL_BODY bool SampleOnSurvivors(B& block, KeyOf key_of, std::int64_
     }
   });
   block.Sync();
+  // sglang's joint top-p (FastFilterRule::top_p_joint) reads the whole row's mass: one more read.
+  float row_mass = 0.0f;
+  if (joint) {
+    auto lane = Registers<float>(block);
+    block.ForEachThread([&](Thread t) {
+      float acc = 0.0f;
+      for (std::int64_t i = t.x; i < vocab; i += kThreads) acc += math::ExpF32Cr(ValueOfDescendingKey(key_of(i)) - m);
+      lane[t] = acc;
+    });
+    row_mass = BlockUniform(block, FastBlockReduce<kThreads, float>(block, lane, FloatSum{}));
+  }
   block.ForEachThread([&](Thread t) {
     if (t.x != 0) return;
-    float mass = 0.0f;  // S: the top-k set's mass
+    float mass = 0.0f;  // S: the top-k set's mass, or the row's under the joint rule
     for (std::int64_t j = 0; j < k; ++j) mass += survivor_weights.Load(j);
+    if (joint) mass = row_mass;
     const float min_ratio = mp < 1.0f ? mp : 1.0f;
     // The kept prefix: every rule is monotone along the order, so the first drop ends it. The
     // first token is always kept (E = 0, e = 1 >= min_ratio).
@@ -193,9 +305,9 @@ SAMPCHECK_KERNEL_BODY bool SampleOnSurvivors(B& block, KeyOf key_of, std::int64_
     for (std::int64_t j = 0; j < k; ++j) {
       const float e = survivor_weights.Load(j);
       bool keep = !(mp > 0.0f) || e >= min_ratio;
-      if (keep && p < 1.0f) {
+      if (keep && (p < 1.0f || joint)) {
         const float tested = bug == FastSamplingBug::kTopPOffByOne ? kept - e : kept;
-        keep = kept == 0.0f || tested < p * mass;
+        keep = kept == 0.0f || (joint ? tested <= p * mass : tested < p * mass);
       }
       if (!keep) break;
       kept += e;
@@ -231,9 +343,10 @@ struct FastSamplingKernel {
 
   template <class B, class In, class F32, class I32, class U64, class Out>
   SAMPCHECK_KERNEL_BODY void operator()(B& block, In logits, F32 temperature, I32 top_k, F32 top_p, F32 min_p,
-                                        U64 seed, U64 position, Out token, std::int64_t vocab, std::int64_t pitch,
-                                        FastSamplingOptions options) const {
+                                        U64 seed, U64 position, F32 q, Out token, std::int64_t vocab,
+                                        std::int64_t pitch, FastSamplingOptions options) const {
     using fast_detail::OrderKey;
+    const FastFilterRule& rule = options.rule;
     const std::int64_t row = block.index();
     const std::int64_t base = row * pitch;
     const float t = temperature.Load(row);
@@ -247,6 +360,10 @@ struct FastSamplingKernel {
     // s_i and e_i are recomputed from the logits at every read: no row-sized scratch is
     // written or read back, so a pass costs one read of the logits.
     auto scaled = scale;
+    // The order of the profile's rules on random rows (greedy rows: the lowest index among
+    // tied maxima under every profile).
+    const bool high_first = rule.ties_high_index_first && !greedy;
+    auto key_at = [&](float s, std::int64_t i) { return fast_detail::RuleOrderKey(s, i, vocab, high_first); };
 
     std::int64_t k = top_k.Load(row);
     if (options.bug == FastSamplingBug::kTopKKeepsKPlusOne && k > 0) k += 1;
@@ -256,9 +373,13 @@ struct FastSamplingKernel {
     const std::uint64_t row_seed = seed.Load(row);
     const std::uint64_t row_position = position.Load(row);
     // A small top-k: three reads of the logits, everything else on the survivors.
-    if (!greedy && top_k_on && k <= fast_detail::kFastSurvivorSlots) {
+    // The survivor path follows the canonical rules and sglang's joint top-p; vllm's rules
+    // (ties, its order, min-p first, the race) take the rejection rounds below.
+    const bool survivor_rules = rule.Canonical() || (rule.top_p_joint && !rule.top_k_keeps_ties && !rule.min_p_first &&
+                                                     !rule.ties_high_index_first && !rule.race);
+    if (!greedy && survivor_rules && top_k_on && k <= fast_detail::kFastSurvivorSlots) {
       auto key_of = [&](std::int64_t i) { return OrderKey(scale(i), i); };
-      if (fast_detail::SampleOnSurvivors<kThreads>(block, key_of, vocab, k, p, mp, options.bug, row_seed,
+      if (fast_detail::SampleOnSurvivors<kThreads>(block, key_of, vocab, k, p, mp, rule.top_p_joint, options.bug, row_seed,
                                                    row_position, token, row)) {
         return;
       }
@@ -267,7 +388,7 @@ struct FastSamplingKernel {
     // top-k near V (more than 1024 survivors, at most 1024 dropped): the dropped tokens are
     // the survivors of the reversed order, gathered like the top k, their first read fused
     // with the one below.
-    const bool near_vocab = !greedy && top_k_on && k > fast_detail::kFastSurvivorSlots &&
+    const bool near_vocab = !greedy && rule.Canonical() && top_k_on && k > fast_detail::kFastSurvivorSlots &&
                             vocab - k <= fast_detail::kFastSurvivorSlots;
     auto reversed = [&](std::int64_t i) { return ~OrderKey(scale(i), i); };
     SAMPCHECK_SHARED(block, std::uint64_t, dropped_keys, fast_detail::kFastSurvivorSlots);
@@ -277,7 +398,7 @@ struct FastSamplingKernel {
     block.ForEachThread([&](Thread th) {
       std::uint64_t best = fast_detail::kNoKey;
       auto visit = [&](std::int64_t i) {
-        const std::uint64_t key = OrderKey(scale(i), i);
+        const std::uint64_t key = key_at(scale(i), i);
         if (key < best) best = key;
         return ~key;
       };
@@ -289,7 +410,7 @@ struct FastSamplingKernel {
       key_lane[th] = best;
     });
     auto first_key = fast_detail::FastBlockReduce<kThreads, std::uint64_t>(block, key_lane, fast_detail::KeyMin{});
-    const auto first = static_cast<std::int64_t>(BlockUniform(block, first_key) & 0xffffffffu);
+    const auto first = fast_detail::IndexOfRuleKey(BlockUniform(block, first_key), vocab, high_first);
     if (greedy) {
       block.ForEachThread([&](Thread th) {
         if (th.x == 0) token.Store(row, first);
@@ -314,12 +435,16 @@ struct FastSamplingKernel {
         selected = true;
       }
     }
-    if (!selected && top_k_on && p < 1.0f) {
+    // sglang's joint top-p reads the whole row's mass, so its top-k stays an acceptance rule.
+    if (!selected && top_k_on && p < 1.0f && !rule.top_p_joint) {
       selected = true;
       // The radix select of the bit-exact filters (4-bit digits, exact integer counts, an
       // early stop once the digit holding rank k holds one key): about 6 reads of the row on
-      // continuous logits, at most 8 + 8.
-      kth = SelectKthKey<kThreads>(block, vocab, [&](std::int64_t i) { return OrderKey(scaled(i), i); }, k);
+      // continuous logits, at most 8 + 8. The profile's keys (key_at) keep their index bits
+      // below the bit length of V - 1, which the select's skipped digits require.
+      kth = SelectKthKey<kThreads>(block, vocab, [&](std::int64_t i) { return key_at(scaled(i), i); }, k);
+      // vllm keeps every token tied with the k-th value: every index under its value key.
+      if (rule.top_k_keeps_ties) kth |= 0xffffffffu;
     }
     auto in_top_k = [&](std::uint64_t key) { return key <= kth; };
 
@@ -328,106 +453,91 @@ struct FastSamplingKernel {
     float top_k_mass = 0.0f;
 
     const float min_ratio = mp < 1.0f ? mp : 1.0f;
-    const std::int64_t chunk = (vocab + kThreads - 1) / kThreads;
-    SAMPCHECK_SHARED(block, float, scan_a, kThreads);
-    SAMPCHECK_SHARED(block, float, scan_b, kThreads);
+    // vllm's min-p runs before top-k and top-p: its dropped tokens are no candidates, so round
+    // 0's total (the mass top-p renormalises by) is that of the tokens passing both.
+    const bool min_p_candidates = rule.min_p_first && mp > 0.0f;
     std::uint64_t pivot = fast_detail::kNoKey;
     // Every round removes at least one candidate (the rejected token), so vocab + 1 rounds
     // bound the loop; the bound only guards against a broken rule.
     for (std::int64_t round = 0; round <= vocab; ++round) {
-      auto candidate = [&](std::uint64_t key, float e) { return in_top_k(key) && key < pivot && e > 0.0f; };
-      const float u = rng::UniformClosedOpen24F32(rng::CurandPhiloxWord(row_seed, row_position,
-                                                                        static_cast<std::uint64_t>(round)));
-      // Each thread's contiguous chunk: its candidate mass and its last candidate.
-      auto last = Registers<std::int64_t>(block);
-      block.ForEachThread([&](Thread th) {
-        float acc = 0.0f;
-        std::int64_t l = -1;
-        const std::int64_t end = (th.x + 1) * chunk < vocab ? (th.x + 1) * chunk : vocab;
-        for (std::int64_t i = th.x * chunk; i < end; ++i) {
-          const float s = scaled(i);
-          const float e = weight_of(s);
-          if (candidate(OrderKey(s, i), e)) {
-            acc += e;
-            l = i;
-          }
-        }
-        scan_a.Store(th.x, acc);
-        last[th] = l;
-      });
-      block.Sync();
-      // Inclusive scan of the chunk masses (Hillis-Steele, ping-pong between two arrays).
-      bool in_a = true;
-      for (int d = 1; d < kThreads; d *= 2) {
-        auto& src = in_a ? scan_a : scan_b;
-        auto& dst = in_a ? scan_b : scan_a;
+      auto candidate = [&](std::uint64_t key, float e) {
+        return in_top_k(key) && key < pivot && e > 0.0f && (!min_p_candidates || e >= min_ratio);
+      };
+      std::int64_t j = -1;
+      if (!rule.race) {
+        const float u = rng::UniformClosedOpen24F32(rng::CurandPhiloxWord(row_seed, row_position,
+                                                                          static_cast<std::uint64_t>(round)));
+        // The inverse CDF over the candidates' weights (0 for every other token).
+        float round_total = 0.0f;
+        j = fast_detail::FastBlockInverseCdf<kThreads>(
+            block, vocab,
+            [&](std::int64_t i) {
+              const float s = scaled(i);
+              const float e = weight_of(s);
+              return candidate(key_at(s, i), e) ? e : 0.0f;
+            },
+            [&](float total) { return u * total; }, round_total);
+        if (round == 0) top_k_mass = round_total;
+      } else {
+        // vllm: the race's winner among the candidates, argmax e_i / q_i (the lowest index
+        // among equal ratios: a minimum over order keys of the ratio, a total order); round 0
+        // sums the candidates' mass in the same read.
+        auto best = Registers<std::uint64_t>(block);
+        auto mass = Registers<float>(block);
         block.ForEachThread([&](Thread th) {
-          const float own = src.Load(th.x);
-          dst.Store(th.x, th.x >= d ? src.Load(th.x - d) + own : own);
-        });
-        block.Sync();
-        in_a = !in_a;
-      }
-      auto& inclusive = in_a ? scan_a : scan_b;
-      // The owner of u * total: the thread whose [inclusive[t - 1], inclusive[t]) holds it.
-      auto pick = Registers<std::int64_t>(block);
-      float round_total = 0.0f;
-      block.ForEachThread([&](Thread th) {
-        const float total = inclusive.Load(kThreads - 1);
-        round_total = total;
-        const float target = u * total;
-        const float before = th.x == 0 ? 0.0f : inclusive.Load(th.x - 1);
-        const float upto = inclusive.Load(th.x);
-        std::int64_t chosen = fast_detail::kNoToken;
-        if (before <= target && target < upto) {
-          float c = before;
-          const std::int64_t end = (th.x + 1) * chunk < vocab ? (th.x + 1) * chunk : vocab;
-          for (std::int64_t i = th.x * chunk; i < end; ++i) {
+          std::uint64_t b = fast_detail::kNoKey;
+          float acc = 0.0f;
+          for (std::int64_t i = th.x; i < vocab; i += kThreads) {
             const float s = scaled(i);
             const float e = weight_of(s);
-            if (!candidate(OrderKey(s, i), e)) continue;
-            c += e;
-            chosen = i;  // the last candidate when rounding keeps c at or below target
-            if (c > target) break;
+            if (!candidate(key_at(s, i), e)) continue;
+            acc += e;
+            const std::uint64_t key = OrderKey(e / q.Load(base + i), i);
+            if (key < b) b = key;
           }
+          best[th] = b;
+          mass[th] = acc;
+        });
+        const std::uint64_t won =
+            BlockUniform(block, fast_detail::FastBlockReduce<kThreads, std::uint64_t>(block, best, fast_detail::KeyMin{}));
+        if (round == 0 && p < 1.0f) {
+          top_k_mass =
+              BlockUniform(block, fast_detail::FastBlockReduce<kThreads, float>(block, mass, fast_detail::FloatSum{}));
         }
-        pick[th] = chosen;
-      });
-      block.Sync();  // the scan arrays are rewritten by the next round
-      if (round == 0) top_k_mass = round_total;
-      auto picked = fast_detail::FastBlockReduce<kThreads, std::int64_t>(block, pick, fast_detail::IndexMin{});
-      auto fallback = fast_detail::FastBlockReduce<kThreads, std::int64_t>(block, last, fast_detail::IndexMax{});
-      std::int64_t j = BlockUniform(block, picked);
-      if (j == fast_detail::kNoToken) j = BlockUniform(block, fallback);  // u * total rounded up to total
+        j = won == fast_detail::kNoKey ? -1 : static_cast<std::int64_t>(won & 0xffffffffu);
+      }
       if (j < 0) j = first;  // no candidate: unreachable while the first token is never rejected
       const float sj = scaled(j);
       const float ej = weight_of(sj);
-      const std::uint64_t kj = OrderKey(sj, j);
+      const std::uint64_t kj = key_at(sj, j);
       bool accept = !(mp > 0.0f) || ej >= min_ratio;
       if (accept && top_k_on && !selected) {
+        // vllm's top-k keeps ties: the rank counts the strictly larger values only.
+        const std::uint64_t rank_bound = rule.top_k_keeps_ties ? kj & ~std::uint64_t{0xffffffffu} : kj;
         auto rank = Registers<std::uint32_t>(block);
         block.ForEachThread([&](Thread th) {
           std::uint32_t c = 0;
-          for (std::int64_t i = th.x; i < vocab; i += kThreads) c += OrderKey(scaled(i), i) < kj ? 1u : 0u;
+          for (std::int64_t i = th.x; i < vocab; i += kThreads) c += key_at(scaled(i), i) < rank_bound ? 1u : 0u;
           rank[th] = c;
         });
         accept = static_cast<std::int64_t>(BlockUniform(
                      block, fast_detail::FastBlockReduce<kThreads, std::uint32_t>(block, rank, fast_detail::CountSum{}))) < k;
       }
-      if (accept && p < 1.0f) {
+      if (accept && (p < 1.0f || rule.top_p_joint)) {
         auto before = Registers<float>(block);
         block.ForEachThread([&](Thread th) {
           float acc = 0.0f;
           for (std::int64_t i = th.x; i < vocab; i += kThreads) {
             const float s = scaled(i);
-            if (OrderKey(s, i) < kj) acc += weight_of(s);  // before j in the order: inside T
+            if (key_at(s, i) < kj) acc += weight_of(s);  // before j in the order: inside T
           }
           before[th] = acc;
         });
         const float ej_before =
             BlockUniform(block, fast_detail::FastBlockReduce<kThreads, float>(block, before, fast_detail::FloatSum{}));
         const float tested = options.bug == FastSamplingBug::kTopPOffByOne ? ej_before - ej : ej_before;
-        accept = ej_before == 0.0f || tested < p * top_k_mass;
+        // sglang: E_j <= p * S, S the whole row's mass (T is every token there).
+        accept = ej_before == 0.0f || (rule.top_p_joint ? tested <= p * top_k_mass : tested < p * top_k_mass);
       }
       if (accept || j == first) {
         block.ForEachThread([&](Thread th) {

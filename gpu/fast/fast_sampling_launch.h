@@ -13,21 +13,61 @@
 
 #include <cstdint>
 
+#include "core/portability.h"
 #include "reference/profile_rules.h"
 
 namespace sampcheck::gpu {
 
-// A planted filter bug for the statistical harness's negative control (`wrong:` variants,
-// gpu/fast/fast_backend.h); kNone in every real backend.
+// A planted fault of a gpu-fast kernel for the statistical harness's negative control
+// (`wrong:` variants, gpu/fast/fast_backend.h); kNone in every real backend.
 enum class FastSamplingBug : int {
   kNone = 0,
   kTopKKeepsKPlusOne = 1,  // the top-k select runs with k + 1
   kTopPOffByOne = 2,       // top-p accepts iff (mass before j) - e_j < p * S: one token more
+  kInverseCdfSkipsRenormalisation = 3,  // inverse_cdf: x = u, not u * total (gpu/fast/fast_inverse_cdf.cuh)
 };
 
+// The pipeline profile's filter and draw rules the fused kernel follows (docs/spec/pipeline.md
+// "Order per profile", docs/spec/filters.md), derived from reference/profile_rules.h by
+// FastFilterRuleFor so that each rule is written once. The default is the canonical profile.
+struct FastFilterRule {
+  // vllm (TopKKeepsTies): top-k keeps every token whose value equals the k-th value.
+  bool top_k_keeps_ties = false;
+  // vllm (FilterOrder::kMinPFirst): min-p runs first on the full softmax, so the mass top-p
+  // renormalises by is that of the tokens passing both min-p and top-k.
+  bool min_p_first = false;
+  // vllm (TopPWalk::kVllmAscending): top-p walks a stable ascending sort, so among equal values
+  // the higher index comes first in the descending order the kernel walks.
+  bool ties_high_index_first = false;
+  // sglang (FilterOrder::kJoint, TopPWalk::kSglang): top-p reads the whole row's mass (not the
+  // top-k set's), keeps j iff E_j <= p * S, and runs at every p, 1 included.
+  bool top_p_joint = false;
+  // vllm: the draw is vLLM's exponential race, argmax over the kept tokens of e_j / q_j with
+  // the given Exp(1) noise q, instead of the inverse CDF on the row's Philox stream.
+  bool race = false;
+
+  // Whether a rule other than the canonical one is on: the kernel's survivor and near-V
+  // shortcuts implement the canonical rule only, so such rows take the rejection rounds.
+  SAMPCHECK_HOST_DEVICE constexpr bool Canonical() const {
+    return !top_k_keeps_ties && !min_p_first && !ties_high_index_first && !top_p_joint && !race;
+  }
+};
+
+constexpr FastFilterRule FastFilterRuleFor(Profile profile) {
+  const reference::FilterOrder order = reference::FilterOrderFor(profile, false);
+  const reference::TopPWalk walk = reference::TopPWalkFor(profile);
+  return {.top_k_keeps_ties = reference::TopKKeepsTies(profile),
+          .min_p_first = order == reference::FilterOrder::kMinPFirst,
+          .ties_high_index_first = walk == reference::TopPWalk::kVllmAscending,
+          .top_p_joint = order == reference::FilterOrder::kJoint && walk == reference::TopPWalk::kSglang,
+          .race = profile == Profile::kVllm};
+}
+
 struct FastSamplingOptions {
-  // The canonical temperature rule: greedy iff double(t) < eps (reference/profile_rules.h).
+  // The profile's temperature rule: greedy iff double(t) < eps (reference/profile_rules.h);
+  // the glue applies vllm's raise to the temperatures it passes.
   double greedy_below = reference::kCanonicalSamplingEps;
+  FastFilterRule rule{};
   FastSamplingBug bug = FastSamplingBug::kNone;
 };
 
@@ -42,6 +82,7 @@ struct FastSamplingLaunch {
   const float* min_p = nullptr;          // [rows], <= 0: disabled
   const std::uint64_t* seed = nullptr;   // [rows]: the Philox key
   const std::uint64_t* position = nullptr;  // [rows]: the cuRAND subsequence
+  const float* q = nullptr;              // [rows, pitch]: Exp(1) noise when options.rule.race, else null
   std::int64_t rows = 0, vocab = 0, pitch = 0;
   FastSamplingOptions options;
   std::int64_t* token = nullptr;         // [rows] out
@@ -52,7 +93,8 @@ struct FastSamplingLaunch {
     l.template Run<FastSamplingKernel<kThreads>>(
         rows, l.In(logits, rows * pitch, "logits"), l.In(temperature, rows, "temperature"), l.In(top_k, rows, "top_k"),
         l.In(top_p, rows, "top_p"), l.In(min_p, rows, "min_p"), l.In(seed, rows, "seed"),
-        l.In(position, rows, "position"), l.Out(token, rows, "token"), vocab, pitch, options);
+        l.In(position, rows, "position"), l.In(q, rows * pitch, "q"), l.Out(token, rows, "token"), vocab, pitch,
+        options);
   }
 };
 

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The kernels on the checking host emulator (gpu/runners/kernel_runner.h, docs/gpu.md): every launch
 // description runs through the emulator's launcher (gpu/runners/emulated_launch.h) with every check on,
-// and any violation fails the run with the emulator's report; gpu-fast's launch too
-// (gpu/fast/fast_sampling_launch.h).
+// and any violation fails the run with the emulator's report; gpu-fast's launches too
+// (gpu/fast/fast_sampling_launch.h, gpu/fast/fast_inverse_cdf_launch.h).
 #include <variant>
 
 #include "gpu/runners/emulated_launch.h"
+#include "gpu/fast/fast_inverse_cdf.cuh"
+#include "gpu/fast/fast_inverse_cdf_launch.h"
 #include "gpu/fast/fast_sampling.cuh"
 #include "gpu/fast/fast_sampling_launch.h"
 #include "gpu/runners/kernel_runner.h"
@@ -34,6 +36,11 @@ void RunFastSamplingEmulated(const FastSamplingLaunch& launch) {
 void RunFastSamplingEmulatedDeviceBlock(const FastSamplingLaunch& launch) {
   EmulatedLaunch emulated("gpu-fast-emulated");
   launch.Describe<kFastSamplingDeviceThreads>(emulated);
+}
+
+void RunFastInverseCdfEmulated(const FastInverseCdfLaunch& launch) {
+  EmulatedLaunch emulated("gpu-fast-emulated");
+  launch.Describe<kFastSamplingEmulatedThreads>(emulated);
 }
 
 }  // namespace sampcheck::gpu
