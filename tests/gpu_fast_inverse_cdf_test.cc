@@ -15,8 +15,8 @@
 #include "core/case.h"
 #include "core/tensor.h"
 #include "gpu/fast/fast_backend.h"
-#include "statistical/draw_harness.h"
-#include "statistical/stat_cases.h"
+#include "harness/draw_harness.h"
+#include "harness/stat_cases/stat_cases.h"
 
 namespace sampcheck {
 namespace {
