@@ -8,6 +8,8 @@
 #include <exception>
 #include <numeric>
 #include <optional>
+#include <span>
+#include <stdexcept>
 
 #include "core/exception_text.h"
 #include "core/split_mix64.h"
@@ -153,13 +155,21 @@ bool RowSeparable(const Case& c, std::string* why) {
   return true;
 }
 
-InvarianceResult CheckBatchInvariance(Backend& backend, const Case& c, const std::vector<const Case*>& neighbours,
-                                      const InvarianceOptions& options) {
+namespace {
+
+// One check's batches, planned before anything runs (they depend on the seed only, never on
+// outputs).
+struct CheckPlan {
+  bool runnable = false;         // false: `result` says why the case is not checked
   InvarianceResult result;
-  if (!RowSeparable(c, &result.reason)) return result;
-  // Plan every batch first (the batches depend on the seed only, never on outputs), then run
-  // the two reference runs and all batches through one RunBatch, so an out-of-process
-  // backend answers the whole check in one child process or command invocation.
+  std::vector<PlannedBatch> planned;
+  std::size_t input_bytes = 0;   // of every planned batch, to bound what a group holds
+};
+
+CheckPlan Plan(const Case& c, const std::vector<const Case*>& neighbours, const InvarianceOptions& options) {
+  CheckPlan plan;
+  if (!RowSeparable(c, &plan.result.reason)) return plan;
+  plan.runnable = true;
   const std::int64_t rows = c.inputs.begin()->second.dim(0);
   std::vector<RowRef> pool;
   for (std::int64_t r = 0; r < rows; ++r) pool.push_back({&c, r});
@@ -179,15 +189,14 @@ InvarianceResult CheckBatchInvariance(Backend& backend, const Case& c, const std
     }
     return false;
   }();
-  std::vector<PlannedBatch> planned;
-  auto plan = [&](std::vector<RowRef> batch_rows, std::string what) {
+  auto add = [&](std::vector<RowRef> batch_rows, std::string what) {
     Case batch = BuildBatch(c, batch_rows, what);
-    planned.push_back({std::move(batch_rows), std::move(what), std::move(batch)});
+    plan.planned.push_back({std::move(batch_rows), std::move(what), std::move(batch)});
   };
   for (const std::int64_t size : options.batch_sizes) {
     if (size < 1) continue;
     if (size == 1) {
-      for (std::int64_t r = 0; r < rows; ++r) plan({{&c, r}}, "row " + std::to_string(r) + " alone");
+      for (std::int64_t r = 0; r < rows; ++r) add({{&c, r}}, "row " + std::to_string(r) + " alone");
       continue;
     }
     // Up to half of each batch holds the case's rows; random pool rows fill the rest; then the
@@ -208,24 +217,27 @@ InvarianceResult CheckBatchInvariance(Backend& backend, const Case& c, const std
         batch.push_back(filler);
       }
       for (std::size_t i = batch.size() - 1; i > 0; --i) std::swap(batch[i], batch[static_cast<std::size_t>(rng.Below(i + 1))]);
-      plan(std::move(batch), "batch of " + std::to_string(size) + " from row " + std::to_string(first));
+      add(std::move(batch), "batch of " + std::to_string(size) + " from row " + std::to_string(first));
     }
   }
-  std::vector<const Case*> runs = {&c, &c};
-  for (const auto& p : planned) runs.push_back(&p.batch);
-  std::vector<Backend::CaseOutcome> outcomes;
-  try {
-    outcomes = backend.RunBatch(c.stage, runs, {});
-  } catch (const std::exception& e) {
-    result.reason = "the backend fails the case itself: " + ExceptionText(e);
-    return result;
+  for (const auto& p : plan.planned) {
+    for (const auto& [name, t] : p.batch.inputs) plan.input_bytes += t.nbytes();
   }
-  result.runs = static_cast<std::int64_t>(runs.size());
-  if (outcomes.size() != runs.size()) {
-    result.reason = "the backend returned " + std::to_string(outcomes.size()) + " outcomes for " +
-                    std::to_string(runs.size()) + " cases";
-    return result;
-  }
+  return plan;
+}
+
+// The runs of one check, in the order Judge reads their outcomes: the case twice, then every
+// planned batch.
+void AppendRuns(const Case& c, const CheckPlan& plan, std::vector<const Case*>& runs) {
+  runs.push_back(&c);
+  runs.push_back(&c);
+  for (const auto& p : plan.planned) runs.push_back(&p.batch);
+}
+
+InvarianceResult Judge(const Case& c, const CheckPlan& plan, std::span<const Backend::CaseOutcome> outcomes) {
+  InvarianceResult result;
+  const auto& planned = plan.planned;
+  result.runs = static_cast<std::int64_t>(outcomes.size());
   for (int k = 0; k < 2; ++k) {
     if (!outcomes[static_cast<std::size_t>(k)].error.empty()) {
       result.reason = "the backend fails the case itself: " + outcomes[static_cast<std::size_t>(k)].error;
@@ -249,6 +261,85 @@ InvarianceResult CheckBatchInvariance(Backend& backend, const Case& c, const std
   }
   result.passed = true;
   return result;
+}
+
+// A group runs together up to this many bytes of planned batch inputs (a few golden cases at
+// V = 128256 each plan tens of MB), so the memory a group holds stays bounded.
+constexpr std::size_t kGroupInputBytes = std::size_t{64} << 20;
+
+}  // namespace
+
+InvarianceResult CheckBatchInvariance(Backend& backend, const Case& c, const std::vector<const Case*>& neighbours,
+                                      const InvarianceOptions& options) {
+  const CheckPlan plan = Plan(c, neighbours, options);
+  if (!plan.runnable) return plan.result;
+  std::vector<const Case*> runs;
+  AppendRuns(c, plan, runs);
+  std::vector<Backend::CaseOutcome> outcomes;
+  InvarianceResult result;
+  try {
+    outcomes = backend.RunBatch(c.stage, runs, {});
+  } catch (const std::exception& e) {
+    result.reason = "the backend fails the case itself: " + ExceptionText(e);
+    return result;
+  }
+  result.runs = static_cast<std::int64_t>(runs.size());
+  if (outcomes.size() != runs.size()) {
+    result.reason = "the backend returned " + std::to_string(outcomes.size()) + " outcomes for " +
+                    std::to_string(runs.size()) + " cases";
+    return result;
+  }
+  return Judge(c, plan, outcomes);
+}
+
+std::vector<InvarianceResult> CheckBatchInvarianceTogether(Backend& backend, const std::vector<const Case*>& cases,
+                                                           const std::vector<const Case*>& neighbours,
+                                                           const std::vector<InvarianceOptions>& options) {
+  if (options.size() != cases.size()) throw std::logic_error("CheckBatchInvarianceTogether: one option set per case");
+  std::vector<InvarianceResult> results(cases.size());
+  std::size_t next = 0;
+  while (next < cases.size()) {
+    // A group: consecutive cases of one stage, up to kGroupInputBytes of planned inputs.
+    std::vector<std::size_t> members;
+    std::vector<CheckPlan> plans;
+    std::size_t bytes = 0;
+    for (; next < cases.size(); ++next) {
+      if (!members.empty() && (cases[next]->stage != cases[members.front()]->stage || bytes >= kGroupInputBytes)) break;
+      CheckPlan plan = Plan(*cases[next], neighbours, options[next]);
+      if (!plan.runnable) {
+        results[next] = std::move(plan.result);
+        continue;
+      }
+      bytes += plan.input_bytes;
+      members.push_back(next);
+      plans.push_back(std::move(plan));
+    }
+    if (members.empty()) continue;
+    std::vector<const Case*> runs;
+    for (std::size_t m = 0; m < members.size(); ++m) AppendRuns(*cases[members[m]], plans[m], runs);
+    std::vector<Backend::CaseOutcome> outcomes;
+    bool answered = true;
+    try {
+      outcomes = backend.RunBatch(cases[members.front()]->stage, runs, {});
+    } catch (const std::exception&) {
+      answered = false;
+    }
+    answered = answered && outcomes.size() == runs.size() &&
+               std::all_of(outcomes.begin(), outcomes.end(), [](const auto& o) { return o.error.empty(); });
+    if (!answered) {
+      // A failure is judged exactly as check by check: which check it belongs to, and its
+      // message (a time limit, a crash), depend on what else shared the call.
+      for (const std::size_t m : members) results[m] = CheckBatchInvariance(backend, *cases[m], neighbours, options[m]);
+      continue;
+    }
+    std::size_t first = 0;
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      const std::size_t count = 2 + plans[m].planned.size();
+      results[members[m]] = Judge(*cases[members[m]], plans[m], std::span(outcomes).subspan(first, count));
+      first += count;
+    }
+  }
+  return results;
 }
 
 }  // namespace sampcheck::harness

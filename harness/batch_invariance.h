@@ -23,6 +23,13 @@
 //   one Backend::RunBatch call, so an out-of-process backend answers a whole check in one
 //   child process or command; `runs` counts them all. A failure is still reported as the
 //   first difference in that order.
+// - CheckBatchInvarianceTogether gives the results of CheckBatchInvariance on each case (with
+//   its own options) from one RunBatch per group of consecutive cases of one stage (up to
+//   64 MiB of batch inputs a group), so a backend that starts a process or imports a
+//   framework per call pays it once per group, not once per case. When that call throws or
+//   any of its runs fails, the group's checks are run again one by one, so a failing backend
+//   is judged exactly as check by check (which check a failure belongs to, and its message,
+//   would otherwise depend on the other cases in the call).
 // Example: the pipeline case "pipeline/mixed/vllm" with 4 rows: 2 reference runs, 4 alone,
 //   then batches of 2, 7 and 64 holding its rows among neighbours; 0 differences -> pass.
 
@@ -57,5 +64,10 @@ bool RowSeparable(const Case& c, std::string* why = nullptr);
 
 InvarianceResult CheckBatchInvariance(Backend& backend, const Case& c, const std::vector<const Case*>& neighbours,
                                       const InvarianceOptions& options = {});
+
+// One result per case, in order; `options` holds one entry per case.
+std::vector<InvarianceResult> CheckBatchInvarianceTogether(Backend& backend, const std::vector<const Case*>& cases,
+                                                           const std::vector<const Case*>& neighbours,
+                                                           const std::vector<InvarianceOptions>& options);
 
 }  // namespace sampcheck::harness

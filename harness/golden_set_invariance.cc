@@ -31,11 +31,14 @@ std::vector<CaseResult> CheckGoldenSetInvariance(const std::filesystem::path& go
   }
   std::vector<const Case*> all;
   for (const auto& c : cases) all.push_back(c.get());
+  const std::vector<InvarianceResult> checks =
+      CheckBatchInvarianceTogether(backend, all, all, std::vector<InvarianceOptions>(all.size(), options));
   std::vector<CaseResult> results;
-  for (const auto& c : cases) {
-    const std::string id = std::string(kBatchInvarianceStage) + "/" + c->id;
-    const std::string profile(ProfileName(c->profile));
-    const InvarianceResult check = CheckBatchInvariance(backend, *c, all, options);
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const Case& c = *cases[k];
+    const std::string id = std::string(kBatchInvarianceStage) + "/" + c.id;
+    const std::string profile(ProfileName(c.profile));
+    const InvarianceResult& check = checks[k];
     const std::string reason = check.passed ? "" : check.reason;
     results.push_back(check.checked ? ExactCheckResult(id, std::string(kBatchInvarianceStage), profile, reason)
                                     : SkippedCheckResult(id, std::string(kBatchInvarianceStage), profile, reason));

@@ -27,15 +27,17 @@ std::vector<CaseResult> RunReproducibilityHarness(Backend& backend,
   std::vector<const Case*> all;
   for (const auto& c : noisy) all.push_back(&c);
 
+  std::vector<InvarianceOptions> options(noisy.size());
+  for (std::size_t k = 0; k < noisy.size(); ++k) options[k].seed = statistical::CaseSeed(sources[k]->id + "/reproducibility", seed_epoch);
+  const std::vector<InvarianceResult> checks = CheckBatchInvarianceTogether(backend, all, all, options);
+
   std::vector<CaseResult> results;
   for (std::size_t k = 0; k < noisy.size(); ++k) {
     const statistical::StatCase& s = *sources[k];
     const std::string id = s.id + "/reproducibility";
     std::string failure;
     try {
-      InvarianceOptions options;
-      options.seed = statistical::CaseSeed(id, seed_epoch);
-      const InvarianceResult inv = CheckBatchInvariance(backend, noisy[k], all, options);
+      const InvarianceResult& inv = checks[k];
       const bool failed = !inv.checked || !inv.passed;
       if (failed) failure = inv.reason;
       if (!failed && backend.Capabilities(s.input.stage).count_draws) {

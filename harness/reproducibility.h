@@ -8,7 +8,7 @@
 // Contract:
 // - For each statistical case whose stage the backend supports: the case with
 //   kReplicas replicas of each row and harness noise (statistical::DrawNoiseCase, seed
-//   CaseSeed(id, epoch)) goes through CheckBatchInvariance, with the other cases of the same
+//   CaseSeed(id, epoch)) goes through CheckBatchInvarianceTogether, with the other cases of the same
 //   stage, profile, input names, dtypes and trailing shapes as neighbours (greedy and random
 //   rows, filters on and off, different seeds). For pipeline canonical and sglang the noise is
 //   a seed per row, so this is the "a seeded row must not change" check.

@@ -7,6 +7,8 @@
 #include "harness/batch_invariance.h"
 
 #include <cstdio>
+#include <stdexcept>
+#include <string>
 #include <filesystem>
 #include <map>
 
@@ -238,6 +240,98 @@ TEST(BatchInvariance, CatchesASeededRowThatReadsANeighboursNoise) {
   EXPECT_TRUE(r.checked);
   EXPECT_FALSE(r.passed);
   EXPECT_NE(r.reason.find("batch of 2"), std::string::npos) << r.reason;
+}
+
+// The reference, counting RunBatch calls; throws on every run whose case id holds `refuse` (a
+// check's own runs: its batches' ids start with the case's id).
+class CountingReference : public Backend {
+ public:
+  explicit CountingReference(std::string refuse = "") : refuse_(std::move(refuse)) {}
+  std::string Name() const override { return "counting"; }
+  std::vector<std::string> SupportedStages() const override { return reference_.SupportedStages(); }
+  TensorMap Run(const std::string& stage, const Case& c) override {
+    if (!refuse_.empty() && c.id.find(refuse_) != std::string::npos) throw std::invalid_argument("refused " + c.id);
+    return reference_.Run(stage, c);
+  }
+  std::vector<CaseOutcome> RunBatch(const std::string& stage, const std::vector<const Case*>& cases,
+                                    const OutcomeCallback& on_outcome) override {
+    ++calls;
+    return Backend::RunBatch(stage, cases, on_outcome);
+  }
+  int calls = 0;
+
+ private:
+  std::string refuse_;
+  reference::ReferenceBackend reference_;
+};
+
+void ExpectSameResults(const std::vector<InvarianceResult>& got, const std::vector<InvarianceResult>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    EXPECT_EQ(got[k].checked, want[k].checked) << k;
+    EXPECT_EQ(got[k].passed, want[k].passed) << k;
+    EXPECT_EQ(got[k].reason, want[k].reason) << k;
+    EXPECT_EQ(got[k].runs, want[k].runs) << k;
+  }
+}
+
+// Three pipeline cases, a sparse logit_bias case between them (not row-separable: no run), a
+// greedy case after them.
+std::vector<Case> MixedStages() {
+  std::vector<Case> cases = {MixedPipeline("canonical", 11), MixedPipeline("canonical", 12)};
+  Case sparse;
+  sparse.id = "logit_bias/x/canonical";
+  sparse.stage = "logit_bias";
+  sparse.profile = Profile::kCanonical;
+  sparse.inputs = {{"logits", F32Tensor({2, 2}, {0, 0, 0, 0})}, {"bias_rows", I32Tensor({2}, {0, 1})},
+                   {"bias_ids", I32Tensor({2}, {0, 1})}, {"bias_values", F32Tensor({2}, {1, 1})}};
+  cases.push_back(sparse);
+  cases.push_back(MixedPipeline("canonical", 13));
+  Case greedy;
+  greedy.id = "greedy/ties/canonical";
+  greedy.stage = "greedy";
+  greedy.profile = Profile::kCanonical;
+  greedy.inputs = {{"logits", F32Tensor({2, 4}, {1, 3, 3, 0, 5, 0, 5, 5})}};
+  cases.push_back(greedy);
+  return cases;
+}
+
+TEST(BatchInvariance, TogetherGivesEachChecksResultFromOneCallPerStageGroup) {
+  const std::vector<Case> cases = MixedStages();
+  std::vector<const Case*> all;
+  for (const auto& c : cases) all.push_back(&c);
+  std::vector<harness::InvarianceOptions> options(all.size());
+  for (std::size_t k = 0; k < options.size(); ++k) options[k].seed = 100 + k;
+  CountingReference alone;
+  std::vector<InvarianceResult> want;
+  for (std::size_t k = 0; k < all.size(); ++k) want.push_back(CheckBatchInvariance(alone, *all[k], all, options[k]));
+  EXPECT_EQ(alone.calls, 4);  // the sparse case runs nothing
+  CountingReference together;
+  ExpectSameResults(harness::CheckBatchInvarianceTogether(together, all, all, options), want);
+  // Groups are consecutive cases of one stage: pipeline 11 and 12; the logit_bias case (no
+  // run) with pipeline 13; greedy.
+  EXPECT_EQ(together.calls, 3);
+  EXPECT_FALSE(want[2].checked);
+  EXPECT_TRUE(want[0].passed && want[1].passed && want[3].passed && want[4].passed);
+}
+
+TEST(BatchInvariance, TogetherJudgesAFailingGroupCheckByCheck) {
+  const std::vector<Case> cases = MixedStages();
+  std::vector<const Case*> all;
+  for (const auto& c : cases) all.push_back(&c);
+  const std::vector<harness::InvarianceOptions> options(all.size());
+  CountingReference alone("mixed_12");
+  std::vector<InvarianceResult> want;
+  for (std::size_t k = 0; k < all.size(); ++k) want.push_back(CheckBatchInvariance(alone, *all[k], all, options[k]));
+  CountingReference together("mixed_12");
+  ExpectSameResults(harness::CheckBatchInvarianceTogether(together, all, all, options), want);
+  // The first group's call fails (one of case 12's runs throws): its two checks are run again
+  // one by one; the calls of pipeline 13 and of greedy answer.
+  EXPECT_EQ(together.calls, 1 + 2 + 1 + 1);
+  EXPECT_NE(want[1].reason.find("the backend fails the case itself: refused"), std::string::npos) << want[1].reason;
+  // Only case 12's own runs carry its id: case 11's batches (neighbours from case 12
+  // included) run, so 11 still passes.
+  EXPECT_TRUE(want[0].passed) << want[0].reason;
 }
 
 // The multi-step harness of decode_steps (harness/decode_steps_check.h).
