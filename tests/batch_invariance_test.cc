@@ -64,6 +64,27 @@ Case MixedPipeline(const std::string& profile, std::uint64_t key, std::int64_t r
   return c;
 }
 
+// logit_bias's sparse bias lists ([N]): not row-separable.
+Case SparseLogitBias() {
+  Case sparse;
+  sparse.id = "logit_bias/x/canonical";
+  sparse.stage = "logit_bias";
+  sparse.profile = Profile::kCanonical;
+  sparse.inputs = {{"logits", F32Tensor({2, 2}, {0, 0, 0, 0})}, {"bias_rows", I32Tensor({2}, {0, 1})},
+                   {"bias_ids", I32Tensor({2}, {0, 1})}, {"bias_values", F32Tensor({2}, {1, 1})}};
+  return sparse;
+}
+
+// Two greedy rows with tied maxima.
+Case GreedyTies() {
+  Case c;
+  c.id = "greedy/ties/canonical";
+  c.stage = "greedy";
+  c.profile = Profile::kCanonical;
+  c.inputs = {{"logits", F32Tensor({2, 4}, {1, 3, 3, 0, 5, 0, 5, 5})}};
+  return c;
+}
+
 // Wraps the reference and rewrites a batch before running it.
 class Faulty : public Backend {
  public:
@@ -169,11 +190,7 @@ TEST(BatchInvariance, CatchesASeedKeyedByBatchSlot) {
 
 TEST(BatchInvariance, CatchesATieBreakThatDependsOnBatchSize) {
   SizeDependentTies backend;
-  Case c;
-  c.id = "greedy/ties/canonical";
-  c.stage = "greedy";
-  c.profile = Profile::kCanonical;
-  c.inputs = {{"logits", F32Tensor({2, 4}, {1, 3, 3, 0, 5, 0, 5, 5})}};
+  const Case c = GreedyTies();
   const InvarianceResult r = CheckBatchInvariance(backend, c, {&c});
   EXPECT_TRUE(r.checked);
   EXPECT_FALSE(r.passed);
@@ -196,12 +213,7 @@ TEST(BatchInvariance, CatchesRunToRunDifferences) {
 }
 
 TEST(BatchInvariance, OnlyRowSeparableCasesAreChecked) {
-  Case sparse;
-  sparse.id = "logit_bias/x/canonical";
-  sparse.stage = "logit_bias";
-  sparse.profile = Profile::kCanonical;
-  sparse.inputs = {{"logits", F32Tensor({2, 2}, {0, 0, 0, 0})}, {"bias_rows", I32Tensor({2}, {0, 1})},
-                   {"bias_ids", I32Tensor({2}, {0, 1})}, {"bias_values", F32Tensor({2}, {1, 1})}};
+  const Case sparse = SparseLogitBias();
   std::string why;
   EXPECT_FALSE(harness::RowSeparable(sparse, &why));
   EXPECT_NE(why.find("[N] is not per row"), std::string::npos) << why;
@@ -279,20 +291,9 @@ void ExpectSameResults(const std::vector<InvarianceResult>& got, const std::vect
 // greedy case after them.
 std::vector<Case> MixedStages() {
   std::vector<Case> cases = {MixedPipeline("canonical", 11), MixedPipeline("canonical", 12)};
-  Case sparse;
-  sparse.id = "logit_bias/x/canonical";
-  sparse.stage = "logit_bias";
-  sparse.profile = Profile::kCanonical;
-  sparse.inputs = {{"logits", F32Tensor({2, 2}, {0, 0, 0, 0})}, {"bias_rows", I32Tensor({2}, {0, 1})},
-                   {"bias_ids", I32Tensor({2}, {0, 1})}, {"bias_values", F32Tensor({2}, {1, 1})}};
-  cases.push_back(sparse);
+  cases.push_back(SparseLogitBias());
   cases.push_back(MixedPipeline("canonical", 13));
-  Case greedy;
-  greedy.id = "greedy/ties/canonical";
-  greedy.stage = "greedy";
-  greedy.profile = Profile::kCanonical;
-  greedy.inputs = {{"logits", F32Tensor({2, 4}, {1, 3, 3, 0, 5, 0, 5, 5})}};
-  cases.push_back(greedy);
+  cases.push_back(GreedyTies());
   return cases;
 }
 
