@@ -30,6 +30,32 @@ std::vector<CaseResult> RunStatisticalCases(Backend& backend, const StatsRunOpti
   return harness::RunStatisticalCases(backend, run);
 }
 
+std::string StatsHeading(const std::string& backend, const StatsRunOptions& options) {
+  return "statistical harnesses on backend '" + backend + "' (seed epoch " + std::to_string(options.seed_epoch) +
+         (options.thorough ? ", thorough" : "") + ")";
+}
+
+int PrintStatsOutcome(const std::vector<CaseResult>& results, const StatsOutcome& outcome) {
+  int failed = 0, ran = 0;
+  for (const auto& r : results) {
+    ran += r.verdict != Verdict::kSkip;
+    if (r.verdict == Verdict::kFail) {
+      ++failed;
+      std::printf("FAIL %s\n     %s\n", r.id.c_str(), r.reason.c_str());
+    }
+  }
+  if (ran == 0) throw InputError("no statistical case was run: the selection is empty or " + outcome.empty_reason);
+  std::printf("%s\n", outcome.heading.c_str());
+  std::cout << reports::SummaryTable(reports::SummariseByStage(results));
+  if (!outcome.report_dir.empty()) {
+    const auto path = reports::WriteJsonReport(outcome.report_dir, {outcome.report_backend, ""}, results);
+    std::printf("report: %s\n", path.c_str());
+    for (const auto& rendered : reports::WriteRenderedReports(path)) std::printf("report: %s\n", rendered.c_str());
+  }
+  std::fflush(stdout);
+  return failed ? 1 : 0;
+}
+
 StatsCommand::StatsCommand(CLI::App& app) {
   command_ = app.add_subcommand("stats", "Run the statistical harnesses (draws, reproducibility, noise) against a backend");
   command_->add_option("--backend", backend_,
@@ -65,34 +91,16 @@ int StatsCommand::Run() const {
   } else {
     results = cli::RunStatisticalCases(*backend, options_);
   }
-  int failed = 0, ran = 0;
-  for (const auto& r : results) {
-    ran += r.verdict != Verdict::kSkip;
-    if (r.verdict == Verdict::kFail) {
-      ++failed;
-      std::printf("FAIL %s\n     %s\n", r.id.c_str(), r.reason.c_str());
-    }
-  }
-  if (ran == 0) {
-    throw InputError("no statistical case was run: the selection is empty or " +
-                     (against_.empty() ? "backend '" + backend_ + "' supports"
-                                       : "backends '" + backend_ + "' and '" + against_ + "' share") +
-                     " none of the selected stages");
-  }
-  if (against_.empty()) {
-    std::printf("statistical harnesses on backend '%s' (seed epoch %llu%s)\n", backend_.c_str(),
-                static_cast<unsigned long long>(options_.seed_epoch), options_.thorough ? ", thorough" : "");
-  } else {
-    std::printf("backend '%s' against backend '%s' (seed epoch %llu%s)\n", backend_.c_str(), against_.c_str(),
-                static_cast<unsigned long long>(options_.seed_epoch), options_.thorough ? ", thorough" : "");
-  }
-  std::cout << reports::SummaryTable(reports::SummariseByStage(results));
-  if (!report_dir_.empty()) {
-    const auto path = reports::WriteJsonReport(report_dir_, {against_.empty() ? backend_ : backend_ + " vs " + against_, ""}, results);
-    std::printf("report: %s\n", path.c_str());
-    for (const auto& rendered : reports::WriteRenderedReports(path)) std::printf("report: %s\n", rendered.c_str());
-  }
-  return failed ? 1 : 0;
+  const std::string thorough = options_.thorough ? ", thorough" : "";
+  return PrintStatsOutcome(
+      results,
+      {.heading = against_.empty() ? StatsHeading(backend_, options_)
+                                   : "backend '" + backend_ + "' against backend '" + against_ + "' (seed epoch " +
+                                         std::to_string(options_.seed_epoch) + thorough + ")",
+       .empty_reason = against_.empty() ? "backend '" + backend_ + "' supports none of the selected stages"
+                                        : "backends '" + backend_ + "' and '" + against_ + "' share none of the selected stages",
+       .report_backend = against_.empty() ? backend_ : backend_ + " vs " + against_,
+       .report_dir = report_dir_});
 }
 
 }  // namespace sampcheck::cli

@@ -29,6 +29,21 @@ using StatsRunOptions = harness::StatisticalRunOptions;
 // harness::RunStatisticalCases with a progress bar on stderr.
 std::vector<CaseResult> RunStatisticalCases(Backend& backend, const StatsRunOptions& options);
 
+// What `stats` prints after a run, shared by `sampcheck stats` and `sampcheck-mpi stats`:
+// FAIL lines, the heading, the per-stage table, the report paths. Returns the exit status (1
+// when a case failed); throws InputError("no statistical case was run: the selection is empty
+// or " + `empty_reason`) when every case was skipped.
+struct StatsOutcome {
+  std::string heading;         // e.g. "statistical harnesses on backend 'reference' (seed epoch 0)"
+  std::string empty_reason;    // e.g. "backend 'x' supports none of the selected stages"
+  std::string report_backend;  // the backend name report.json records
+  std::string report_dir;      // empty: no report
+};
+int PrintStatsOutcome(const std::vector<CaseResult>& results, const StatsOutcome& outcome);
+
+// "statistical harnesses on backend 'B' (seed epoch E[, thorough])".
+std::string StatsHeading(const std::string& backend, const StatsRunOptions& options);
+
 // Registers `stats` on the app; Run() is called when Parsed().
 class StatsCommand {
  public:

@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <iostream>
 #include <string>
 #include <vector>
 
@@ -16,8 +15,7 @@
 #include "distributed/mpi_commands.h"
 #include "distributed/mpi_wait.h"
 #include "distributed/sharded_backend.h"
-#include "reports/conform_report.h"
-#include "reports/report_set.h"
+#include "cli/stats_command.h"
 
 namespace sampcheck::distributed {
 
@@ -90,29 +88,10 @@ int RunShardedStats(const ShardedStatsOptions& options) {
   if (rank != 0) return 0;
   std::fprintf(stderr, "sampcheck-mpi stats: %d ranks, %lld draws counted in %.3f s (%.4g draws/s)\n", size, total,
                seconds, seconds > 0 ? static_cast<double>(total) / seconds : 0.0);
-  // From here on: StatsCommand::Run's output (cli/stats_command.cc), byte for byte.
-  int failed = 0, ran = 0;
-  for (const auto& r : results) {
-    ran += r.verdict != Verdict::kSkip;
-    if (r.verdict == Verdict::kFail) {
-      ++failed;
-      std::printf("FAIL %s\n     %s\n", r.id.c_str(), r.reason.c_str());
-    }
-  }
-  if (ran == 0) {
-    throw InputError("no statistical case was run: the selection is empty or backend '" + options.backend +
-                     "' supports none of the selected stages");
-  }
-  std::printf("statistical harnesses on backend '%s' (seed epoch %llu%s)\n", options.backend.c_str(),
-              static_cast<unsigned long long>(options.run.seed_epoch), options.run.thorough ? ", thorough" : "");
-  std::cout << reports::SummaryTable(reports::SummariseByStage(results));
-  if (!options.report_dir.empty()) {
-    const auto path = reports::WriteJsonReport(options.report_dir, {options.backend, ""}, results);
-    std::printf("report: %s\n", path.c_str());
-    for (const auto& rendered : reports::WriteRenderedReports(path)) std::printf("report: %s\n", rendered.c_str());
-  }
-  std::fflush(stdout);
-  return failed ? 1 : 0;
+  return cli::PrintStatsOutcome(results, {.heading = cli::StatsHeading(options.backend, options.run),
+                                          .empty_reason = "backend '" + options.backend + "' supports none of the selected stages",
+                                          .report_backend = options.backend,
+                                          .report_dir = options.report_dir});
 }
 
 }  // namespace sampcheck::distributed
