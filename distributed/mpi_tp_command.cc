@@ -117,9 +117,8 @@ bool ProcessAlive(int pid) {
   return !(close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z');
 }
 
-// Rank 0: the job cannot go on. Report, then end every rank.
-[[noreturn]] void AbortRun(Run& run, const DivergenceCase& c, const std::string& reason) {
-  g_death_armed = 0;  // this report is the one to keep
+// A failed divergence case, as report.json records it.
+CaseResult FailedCase(const Run& run, const DivergenceCase& c, const std::string& reason) {
   CaseResult r;
   r.id = c.Id(run.size);
   r.stage = "tp_consensus";
@@ -127,7 +126,13 @@ bool ProcessAlive(int pid) {
   r.comparison = "distribution";
   r.verdict = Verdict::kFail;
   r.reason = reason;
-  run.results.push_back(std::move(r));
+  return r;
+}
+
+// Rank 0: the job cannot go on. Report, then end every rank.
+[[noreturn]] void AbortRun(Run& run, const DivergenceCase& c, const std::string& reason) {
+  g_death_armed = 0;  // this report is the one to keep
+  run.results.push_back(FailedCase(run, c, reason));
   std::fprintf(stderr, "sampcheck-mpi tp: FAIL %s\n     %s\n", run.results.back().id.c_str(), reason.c_str());
   try {
     WriteReport(run, /*complete=*/false);
@@ -372,13 +377,7 @@ int RunTp(const TpOptions& options) {
     }
     if (!go) {
       if (run.rank == 0) {
-        CaseResult r;
-        r.id = c.Id(run.size);
-        r.stage = "tp_consensus";
-        r.profile = std::string(ProfileName(c.profile));
-        r.comparison = "distribution";
-        r.verdict = Verdict::kFail;
-        r.reason = bad;
+        CaseResult r = FailedCase(run, c, bad);
         // Printed as every other verdict is: this FAIL used to reach report.json only.
         std::printf("FAIL %s\n     %s\n", r.id.c_str(), r.reason.c_str());
         std::fflush(stdout);
