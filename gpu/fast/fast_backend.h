@@ -33,6 +33,10 @@
 // - Stage `inverse_cdf` (canonical profile): gpu/fast/fast_inverse_cdf.cuh, the draw given u
 //   with its running sum in the block scan's free order; inputs checked by the reference's
 //   parse (reference::ParseInverseCdf). Distributional tier only, as `pipeline`.
+// - Stage `flashinfer_sampling_from_probs` (profile flashinfer, every `kernel` and
+//   `filter_apply_order`): gpu/fast/fast_flashinfer_sampling_from_probs.cuh, FlashInfer's rejection
+//   rounds with free-order sums; inputs and row parameters checked by the reference's parse
+//   (through gpu/backend/flashinfer_sampling_from_probs_glue.h FlashinferRowsOf). Distributional.
 // - Stage `noise` too (not in the `wrong:` variants): the device's own Philox4_32_10 uniforms,
 //   exponentials and Gumbels through gpu/kernels/noise.cuh, so the noise harness judges the generator
 //   the fused kernel draws from (docs/spec/noise.md); canonical tier, bitwise goldens.
@@ -46,6 +50,7 @@
 #include <vector>
 
 #include "core/backend.h"
+#include "gpu/fast/fast_flashinfer_sampling_from_probs_launch.h"
 #include "gpu/fast/fast_inverse_cdf_launch.h"
 #include "gpu/fast/fast_sampling_launch.h"
 #include "gpu/runners/kernel_runner.h"
@@ -56,6 +61,7 @@ namespace sampcheck::gpu {
 struct FastRunners {
   void (*sampling)(const FastSamplingLaunch&) = nullptr;
   void (*inverse_cdf)(const FastInverseCdfLaunch&) = nullptr;
+  void (*flashinfer_sampling_from_probs)(const FastFlashinferSamplingFromProbsLaunch&) = nullptr;
 };
 
 class GpuFastBackend final : public Backend {
@@ -72,6 +78,7 @@ class GpuFastBackend final : public Backend {
 
  private:
   TensorMap RunInverseCdf(const Case& c, Profile profile);
+  TensorMap RunFlashinferSamplingFromProbs(const Case& c);
 
   std::string name_;
   FastRunners runners_;
@@ -87,5 +94,8 @@ std::unique_ptr<Backend> MakeGpuFastCudaBackend();
 // (nullptr for any other name).
 std::vector<std::string> GpuFastWrongNames();
 std::unique_ptr<Backend> MakeGpuFastWrongBackend(const std::string& name);
+// The emulated backend named "wrong:" + name with `bug` planted, for the planted faults that
+// register themselves with the harness (harness/wrong/wrong_gpu_fast_speculative.cc).
+std::unique_ptr<Backend> MakeGpuFastPlantedBackend(const std::string& name, FastSamplingBug bug);
 
 }  // namespace sampcheck::gpu
