@@ -124,6 +124,9 @@ TEST(BackendFactory, GpuFastDeclaresItsDrawStagesJudgedStatistically) {
             (StageCapabilities{.profiles = ProfileSet{}.Add(Profile::kCanonical), .claims_bitwise = false}));
   EXPECT_EQ(fast->Capabilities("flashinfer_sampling_from_probs"),
             (StageCapabilities{.profiles = ProfileSet{}.Add(Profile::kFlashinfer), .claims_bitwise = false}));
+  EXPECT_EQ(fast->Capabilities("spec_random"),
+            (StageCapabilities{.profiles = ProfileSet{}.Add(Profile::kVllm).Add(Profile::kFlashinfer),
+                               .claims_bitwise = false}));
 }
 
 TEST(BackendFactory, UnknownNamesAreInputErrorsListingTheValidForms) {

@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/profile.h"
 #include "core/stage_catalogue.h"
+#include "gpu/backend/draws_glue.h"
 #include "gpu/backend/flashinfer_sampling_from_probs_glue.h"
 #include "gpu/backend/noise_glue.h"
 #include "reference/flashinfer_sampling_from_probs.h"
@@ -66,6 +67,18 @@ const std::string& FlashinferStage() {
   return name;
 }
 
+// Speculative rejection sampling given its noise (docs/spec/speculative.md "spec_random"): the
+// catalogue's stage with a drafts input and a probabilities role (spec_step takes logits).
+const std::string& SpecRandomStage() {
+  static const std::string name = [] {
+    for (const StageInfo& s : StageCatalogue()) {
+      if (s.InputWithRole(Role::kDrafts) != nullptr && s.InputWithRole(Role::kProbs) != nullptr) return s.name;
+    }
+    throw std::logic_error("stage catalogue: no verifier of drafts against target probabilities");
+  }();
+  return name;
+}
+
 // The catalogue's noise stage: the one whose output has the noise role (docs/spec/noise.md).
 const std::string& NoiseStageName() {
   static const std::string name = [] {
@@ -108,20 +121,22 @@ reference::PipelineStageRunner FusedPipelineStages() {
 FastRunners EmulatedFastRunners() {
   return {.sampling = RunFastSamplingEmulated,
           .inverse_cdf = RunFastInverseCdfEmulated,
-          .flashinfer_sampling_from_probs = RunFastFlashinferSamplingFromProbsEmulated};
+          .flashinfer_sampling_from_probs = RunFastFlashinferSamplingFromProbsEmulated,
+          .spec_random = RunFastSpecRandomEmulated};
 }
 
 }  // namespace
 
 std::vector<std::string> GpuFastBackend::SupportedStages() const {
-  std::vector<std::string> stages = {PipelineStage(), InverseCdfStage(), FlashinferStage()};
+  std::vector<std::string> stages = {PipelineStage(), InverseCdfStage(), FlashinferStage(), SpecRandomStage()};
   if (noise_runner_) stages.push_back(NoiseStageName());
   return stages;
 }
 
 // The pipeline under each of its profiles (canonical, vllm, sglang: FastFilterRuleFor), judged
 // by its draws; inverse_cdf's canonical profile and flashinfer_sampling_from_probs' flashinfer
-// profile (every kernel and order), by their draws too; noise's canonical profile, its Philox
+// profile (every kernel and order) and spec_random's vllm and flashinfer profiles, by their
+// draws too; noise's canonical profile, its Philox
 // stream bit for bit.
 StageCapabilities GpuFastBackend::Capabilities(const std::string& stage) const {
   ProfileSet profiles;
@@ -131,6 +146,8 @@ StageCapabilities GpuFastBackend::Capabilities(const std::string& stage) const {
     profiles.Add(Profile::kCanonical);
   } else if (stage == FlashinferStage()) {
     profiles.Add(Profile::kFlashinfer);
+  } else if (stage == SpecRandomStage()) {
+    profiles.Add(Profile::kVllm).Add(Profile::kFlashinfer);
   }
   return {.profiles = profiles, .claims_bitwise = stage == NoiseStageName()};
 }
@@ -141,6 +158,7 @@ TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {
   if (noise_runner_ && stage == NoiseStageName()) return RunNoiseStage(c, profile, *noise_runner_);
   if (stage == InverseCdfStage()) return RunInverseCdf(c, profile);
   if (stage == FlashinferStage()) return RunFlashinferSamplingFromProbs(c);
+  if (stage == SpecRandomStage()) return RunSpecRandom(c, profile);
   if (stage != PipelineStage()) throw InputError("backend '" + name_ + "' has no kernel for stage '" + stage + "'");
   StageInputs in(c, stage);
   // Every step up to the filters, every batch rule (the profile's greedy rows, SGLang's paths,
@@ -265,6 +283,25 @@ TensorMap GpuFastBackend::RunFlashinferSamplingFromProbs(const Case& c) {
                                                      .rounds = rounds.data<std::int32_t>().data()};
   if (r.drawn() > 0) runners_.flashinfer_sampling_from_probs(launch);
   return FinishFlashinferSampling(c, r, a.width, std::move(token), std::move(valid), std::move(rounds));
+}
+
+// Inputs checked as the bit-exact glue checks them (PrepareSpecRandom, the reference's order and
+// messages); typical_acceptance has no fast kernel (not claimed).
+TensorMap GpuFastBackend::RunSpecRandom(const Case& c, Profile profile) {
+  if (!Capabilities(SpecRandomStage()).profiles.Contains(profile)) {
+    throw InputError("backend '" + name_ + "' has no kernel for stage '" + SpecRandomStage() + "' under profile '" +
+                     std::string(ProfileName(profile)) + "'");
+  }
+  const SpecRandomKernelArgs a = PrepareSpecRandom(c, profile);
+  Tensor emitted(DType::kI64, {a.shape.rows, a.shape.width + 1});
+  Tensor accepted(DType::kI64, {a.shape.rows});
+  const FastSpecRandomLaunch launch{.in = a.in,
+                                    .shape = a.shape,
+                                    .bug = bug_,
+                                    .emitted = emitted.data<std::int64_t>().data(),
+                                    .accepted = accepted.data<std::int64_t>().data()};
+  if (a.shape.rows > 0) runners_.spec_random(launch);
+  return SpecOutputs(std::move(emitted), std::move(accepted));
 }
 
 std::unique_ptr<Backend> MakeGpuFastEmulatedBackend() {

@@ -37,6 +37,11 @@
 //   `filter_apply_order`): gpu/fast/fast_flashinfer_sampling_from_probs.cuh, FlashInfer's rejection
 //   rounds with free-order sums; inputs and row parameters checked by the reference's parse
 //   (through gpu/backend/flashinfer_sampling_from_probs_glue.h FlashinferRowsOf). Distributional.
+// - Stage `spec_random` (profiles vllm and flashinfer): gpu/fast/fast_spec_random.cuh, the
+//   acceptance tests per position, vLLM's race as a reduction of order keys, FlashInfer's residual
+//   draw by the block-scan inverse CDF; inputs checked by gpu/backend/draws_glue.h
+//   PrepareSpecRandom (the bit-exact glue's checks). Distributional. typical_acceptance is not
+//   claimed (docs/gpu.md "Skips").
 // - Stage `noise` too (not in the `wrong:` variants): the device's own Philox4_32_10 uniforms,
 //   exponentials and Gumbels through gpu/kernels/noise.cuh, so the noise harness judges the generator
 //   the fused kernel draws from (docs/spec/noise.md); canonical tier, bitwise goldens.
@@ -53,6 +58,7 @@
 #include "gpu/fast/fast_flashinfer_sampling_from_probs_launch.h"
 #include "gpu/fast/fast_inverse_cdf_launch.h"
 #include "gpu/fast/fast_sampling_launch.h"
+#include "gpu/fast/fast_spec_random_launch.h"
 #include "gpu/runners/kernel_runner.h"
 
 namespace sampcheck::gpu {
@@ -62,6 +68,7 @@ struct FastRunners {
   void (*sampling)(const FastSamplingLaunch&) = nullptr;
   void (*inverse_cdf)(const FastInverseCdfLaunch&) = nullptr;
   void (*flashinfer_sampling_from_probs)(const FastFlashinferSamplingFromProbsLaunch&) = nullptr;
+  void (*spec_random)(const FastSpecRandomLaunch&) = nullptr;
 };
 
 class GpuFastBackend final : public Backend {
@@ -79,6 +86,7 @@ class GpuFastBackend final : public Backend {
  private:
   TensorMap RunInverseCdf(const Case& c, Profile profile);
   TensorMap RunFlashinferSamplingFromProbs(const Case& c);
+  TensorMap RunSpecRandom(const Case& c, Profile profile);
 
   std::string name_;
   FastRunners runners_;

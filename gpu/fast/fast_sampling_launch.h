@@ -28,6 +28,9 @@ enum class FastSamplingBug : int {
   // flashinfer_sampling_from_probs: count and mass of p >= pivot, not p > pivot
   // (gpu/fast/fast_flashinfer_sampling_from_probs.cuh)
   kFlashinferMassIncludesPivot = 4,
+  // spec_random: the recovered token drawn from the target row, not the residual max(t - d, 0)
+  // (gpu/fast/fast_spec_random.cuh)
+  kSpecRandomRecoveredFromTarget = 5,
 };
 
 // The pipeline profile's filter and draw rules the fused kernel follows (docs/spec/pipeline.md

@@ -3,7 +3,7 @@
 // description runs through the emulator's launcher (gpu/runners/emulated_launch.h) with every check on,
 // and any violation fails the run with the emulator's report; gpu-fast's launches too
 // (gpu/fast/fast_sampling_launch.h, gpu/fast/fast_inverse_cdf_launch.h,
-// gpu/fast/fast_flashinfer_sampling_from_probs_launch.h).
+// gpu/fast/fast_flashinfer_sampling_from_probs_launch.h, gpu/fast/fast_spec_random_launch.h).
 #include <variant>
 
 #include "gpu/runners/emulated_launch.h"
@@ -13,6 +13,8 @@
 #include "gpu/fast/fast_inverse_cdf_launch.h"
 #include "gpu/fast/fast_sampling.cuh"
 #include "gpu/fast/fast_sampling_launch.h"
+#include "gpu/fast/fast_spec_random.cuh"
+#include "gpu/fast/fast_spec_random_launch.h"
 #include "gpu/runners/kernel_runner.h"
 
 namespace sampcheck::gpu {
@@ -47,6 +49,11 @@ void RunFastInverseCdfEmulated(const FastInverseCdfLaunch& launch) {
 }
 
 void RunFastFlashinferSamplingFromProbsEmulated(const FastFlashinferSamplingFromProbsLaunch& launch) {
+  EmulatedLaunch emulated("gpu-fast-emulated");
+  launch.Describe<kFastSamplingEmulatedThreads>(emulated);
+}
+
+void RunFastSpecRandomEmulated(const FastSpecRandomLaunch& launch) {
   EmulatedLaunch emulated("gpu-fast-emulated");
   launch.Describe<kFastSamplingEmulatedThreads>(emulated);
 }
