@@ -2,7 +2,9 @@
 #pragma once
 // The gpu-fast backends (docs/gpu.md "gpu-fast"): the pipeline's temperature, filters and
 // draw, under each of its profiles, in one fused kernel written like a production sampler
-// (gpu/fast/fast_sampling.cuh), judged by the statistical harness only.
+// (gpu/fast/fast_sampling.cuh), and the draw stages whose sums a production kernel takes in a
+// free order (inverse_cdf, flashinfer_sampling_from_probs, spec_random), judged by the
+// statistical harness only.
 //
 // Contract:
 // - Names: "gpu-fast-emulated" (the kernel on the checking host emulator, always built) and
@@ -47,6 +49,8 @@
 //   the fused kernel draws from (docs/spec/noise.md); canonical tier, bitwise goldens.
 // - `wrong:` variants (MakeGpuFastWrongBackend): the emulated backend with a planted kernel
 //   fault (gpu/fast/fast_sampling_launch.h FastSamplingBug); the statistical suite must reject them.
+//   The faults of the later stages register with the harness instead
+//   (harness/wrong/wrong_gpu_fast_speculative.cc, through MakeGpuFastPlantedBackend).
 // Example: MakeGpuFastEmulatedBackend()->Name() == "gpu-fast-emulated";
 //   MakeGpuFastWrongBackend("gpu_fast_top_p_off_by_one")->Name() == "wrong:gpu_fast_top_p_off_by_one".
 

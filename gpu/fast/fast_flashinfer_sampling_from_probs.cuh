@@ -120,7 +120,7 @@ struct FastFlashinferSamplingFromProbsKernel {
       auto finite = Registers<std::uint32_t>(block);
       block.ForEachThread([&](Thread th) {
         std::uint32_t n = 0;
-        for (std::int64_t i = th.x; i < vocab; i += kThreads) n += raw(i) == raw(i) ? 1u : 0u;
+        for (std::int64_t i = th.x; i < vocab; i += kThreads) n += IsNan(raw(i)) ? 0u : 1u;
         finite[th] = n;
       });
       const std::uint32_t values =
@@ -131,7 +131,7 @@ struct FastFlashinferSamplingFromProbsKernel {
             block, vocab,
             [&](std::int64_t i) {
               const float x = raw(i);
-              return fast_detail::OrderKey(x == x ? x : -1.0f, i);
+              return fast_detail::OrderKey(IsNan(x) ? -1.0f : x, i);
             },
             static_cast<std::int64_t>(rule.top_k));
         keep_from = raw(static_cast<std::int64_t>(kth & 0xffffffffu));
@@ -151,7 +151,7 @@ struct FastFlashinferSamplingFromProbsKernel {
     // The row the rounds read (the renormalised one under top_k_first); NaN stays NaN.
     auto weight = [&](std::int64_t i) {
       const float x = raw(i);
-      if (!top_k_first || x != x) return x;
+      if (!top_k_first || IsNan(x)) return x;
       return !keep_none && x >= keep_from ? x * scale : 0.0f;
     };
     auto store = [&](std::int64_t tok, bool ok, std::int32_t used) {
