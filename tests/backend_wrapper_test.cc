@@ -114,15 +114,19 @@ TEST(BackendFactory, IsolatesAnInProcessBackendOnRequestWithItsCapabilities) {
   }
 }
 
-// core/stage_capabilities.h's example: gpu-fast's pipeline runs canonical cases only and is
-// judged statistically.
-TEST(BackendFactory, GpuFastDeclaresEveryPipelineProfileAndInverseCdfJudgedStatistically) {
+// core/stage_capabilities.h's example: gpu-fast's stages are judged statistically, never bitwise.
+TEST(BackendFactory, GpuFastDeclaresItsDrawStagesJudgedStatistically) {
   const auto fast = cli::MakeBackend("gpu-fast-emulated", {});
   EXPECT_EQ(fast->Capabilities("pipeline"),
             (StageCapabilities{.profiles = ProfileSet{}.Add(Profile::kCanonical).Add(Profile::kVllm).Add(Profile::kSglang),
                                .claims_bitwise = false}));
   EXPECT_EQ(fast->Capabilities("inverse_cdf"),
             (StageCapabilities{.profiles = ProfileSet{}.Add(Profile::kCanonical), .claims_bitwise = false}));
+  EXPECT_EQ(fast->Capabilities("flashinfer_sampling_from_probs"),
+            (StageCapabilities{.profiles = ProfileSet{}.Add(Profile::kFlashinfer), .claims_bitwise = false}));
+  EXPECT_EQ(fast->Capabilities("spec_random"),
+            (StageCapabilities{.profiles = ProfileSet{}.Add(Profile::kVllm).Add(Profile::kFlashinfer),
+                               .claims_bitwise = false}));
 }
 
 TEST(BackendFactory, UnknownNamesAreInputErrorsListingTheValidForms) {

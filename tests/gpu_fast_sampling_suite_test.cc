@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // gpu-fast-emulated through the whole statistical suite on every canonical pipeline case
-// (docs/gpu.md "gpu-fast"): structural L1, targeted L2, omnibus L3 and reproducibility all pass.
+// (docs/gpu.md "gpu-fast"): structural L1, targeted L2, omnibus L3 and reproducibility all pass;
+// and gpu-fast's planted faults registered with the harness are rejected by their cases.
 // Labelled slow (about 40 s of CPU time, mostly the V = 8193 case's 39304 emulated draws per
 // row); `ci/conform.sh` runs the same cases in its gpu-fast-emulated conform run.
 //
@@ -15,7 +16,10 @@
 #include <vector>
 
 #include "gpu/fast/fast_backend.h"
+#include "harness/draw_harness.h"
+#include "harness/stat_cases/stat_cases.h"
 #include "harness/statistical_run.h"
+#include "harness/wrong/wrong_samplers.h"
 
 namespace sampcheck {
 namespace {
@@ -45,6 +49,37 @@ TEST(GpuFastSamplingStatistical, PassesTheSuite) {
   }
   EXPECT_GE(ran, 20);
   EXPECT_EQ(layers, (std::set<std::string>{"L1", "L2", "L3", "reproducibility"}));
+}
+
+// gpu-fast's planted faults registered with the harness (harness/wrong/wrong_gpu_fast_speculative.cc,
+// proof_in_ci false: seconds of emulated draws each): each is rejected at its declared layer by
+// a case of its caught_by family, run at the whole draw family's Holm level (as
+// tests/statistical_power_proof_test.cc runs the CI-sized proofs). The correct kernel passes the
+// same cases in ci/conform.sh's gpu-fast-emulated run. Power: 0.99 at each case's declared TV
+// (0.05), below every fault's effect (wrong_gpu_fast_speculative.cc states each TV).
+TEST(GpuFastPlantedFaults, RejectedByTheirCases) {
+  const std::vector<statistical::StatCase> all = statistical::DrawStatCases();
+  int faults = 0;
+  for (const auto& info : statistical::WrongSamplers()) {
+    if (!info.name.starts_with("gpu_fast_")) continue;
+    SCOPED_TRACE(info.name);
+    ++faults;
+    std::vector<statistical::StatCase> subset;
+    for (const auto& c : all) {
+      if (c.id.starts_with(info.caught_by)) subset.push_back(c);
+    }
+    ASSERT_FALSE(subset.empty()) << info.caught_by;
+    statistical::DrawHarnessOptions options;
+    options.extra_family_tests =
+        statistical::PlannedFamilySize(all, options) - statistical::PlannedFamilySize(subset, options);
+    auto backend = statistical::MakeWrongSampler(info.name);
+    int rejected = 0;
+    for (const auto& r : statistical::RunDrawHarness(*backend, subset, options)) {
+      rejected += r.verdict == Verdict::kFail && r.statistics && TestLayerName(r.statistics->layer) == info.layer;
+    }
+    EXPECT_GE(rejected, 1) << "not rejected at layer " << info.layer << " by " << info.caught_by;
+  }
+  EXPECT_GE(faults, 1);
 }
 
 }  // namespace

@@ -85,11 +85,15 @@ TensorMap RunSeededGumbel(const Case& c, bool token_id_columns, KernelRunner& ru
   return Outputs("token", std::move(token));
 }
 
+}  // namespace
+
 TensorMap SpecOutputs(Tensor emitted, Tensor accepted) {
   TensorMap result = Outputs("emitted", std::move(emitted));
   result.emplace("num_accepted", std::move(accepted));
   return result;
 }
+
+namespace {
 
 // Inputs from reference/spec_greedy.h's ParseSpecGreedy.
 TensorMap RunSpecGreedy(const Case& c, Profile /*profile*/, KernelRunner& runner) {
@@ -126,22 +130,28 @@ const Tensor& ExponentialNoise(const StageInputs& in, const std::string& name, s
   return t;
 }
 
+}  // namespace
+
 // reference/spec_random.cc, checks in its order.
-TensorMap RunSpecRandom(const Case& c, Profile profile, KernelRunner& runner) {
+SpecRandomKernelArgs PrepareSpecRandom(const Case& c, Profile profile) {
   StageInputs in(c, "spec_random");
   const Tensor& drafts = in.Required("draft_ids", DType::kI32, 2);
   const std::int64_t rows = drafts.dim(0), width = drafts.dim(1);
-  const Tensor target = reference::PositionProbabilities(c, in, "target_probs", rows, width + 1);
-  const std::int64_t vocab = target.dim(2);
-  const std::vector<std::int64_t> counts = reference::DraftCounts(in, drafts, vocab);
-  Tensor draft;
+  SpecRandomKernelArgs a;
+  a.target = reference::PositionProbabilities(c, in, "target_probs", rows, width + 1);
+  const std::int64_t vocab = a.target.dim(2);
+  a.counts = reference::DraftCounts(in, drafts, vocab);
+  a.shape = {rows, width, vocab};
+  Tensor& draft = a.draft;
+  const Tensor& target = a.target;
+  const std::vector<std::int64_t>& counts = a.counts;
   const bool has_draft = c.inputs.count("draft_probs") != 0;
   if (profile == Profile::kFlashinfer && !has_draft)
     in.Fail("missing input tensor 'draft_probs' (flashinfer has no n-gram mode)");
   if (has_draft && profile != Profile::kTypicalAcceptance) {
     draft = reference::PositionProbabilities(c, in, "draft_probs", rows, width, vocab);
   }
-  KernelRunner::SpecRandomInputs k;
+  KernelRunner::SpecRandomInputs& k = a.in;
   k.target_probs = target.data<float>().data();
   k.draft_probs = draft.numel() > 0 && draft.rank() == 3 ? draft.data<float>().data() : nullptr;
   k.drafts = drafts.data<std::int32_t>().data();
@@ -183,10 +193,17 @@ TensorMap RunSpecRandom(const Case& c, Profile profile, KernelRunner& runner) {
     default:
       in.Fail("no rule for profile " + std::string(ProfileName(profile)));
   }
+  return a;
+}
+
+namespace {
+
+TensorMap RunSpecRandom(const Case& c, Profile profile, KernelRunner& runner) {
+  const SpecRandomKernelArgs a = PrepareSpecRandom(c, profile);
+  const auto [rows, width, vocab] = a.shape;
   Tensor emitted(DType::kI64, {rows, width + 1});
   Tensor accepted(DType::kI64, {rows});
-  runner.Run(SpecRandomLaunch(k, {rows, width, vocab}, emitted.data<std::int64_t>().data(),
-                              accepted.data<std::int64_t>().data()));
+  runner.Run(SpecRandomLaunch(a.in, a.shape, emitted.data<std::int64_t>().data(), accepted.data<std::int64_t>().data()));
   return SpecOutputs(std::move(emitted), std::move(accepted));
 }
 

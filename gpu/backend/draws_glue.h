@@ -7,11 +7,28 @@
 // order and with its messages, resolves the profile into flags, and launches one kernel (gpu/<stem>.cuh) through the
 // KernelRunner. gpu/backend/gpu_backend.cc lists them in its stage table (docs/gpu.md "Stages with kernels").
 
+#include <cstdint>
+#include <vector>
+
 #include "core/case.h"
 #include "core/profile.h"
 #include "gpu/runners/kernel_runner.h"
 
 namespace sampcheck::gpu {
+
+// spec_random's inputs checked in the reference's order with its messages, and the kernels' view
+// of them (SpecRandomInputs, pointing into `target`, `draft`, `counts` and the case's noise):
+// the gpu glue launches the bit-exact kernels on it, the gpu-fast glue (gpu/fast/fast_backend.cc)
+// its own kernel.
+struct SpecRandomKernelArgs {
+  KernelRunner::SpecRandomInputs in;
+  SpecShape shape;
+  Tensor target, draft;
+  std::vector<std::int64_t> counts;
+};
+SpecRandomKernelArgs PrepareSpecRandom(const Case& c, Profile profile);
+// The speculative verifiers' outputs: emitted [B, K + 1] and num_accepted [B].
+TensorMap SpecOutputs(Tensor emitted, Tensor accepted);
 
 // One function per stage, the shape of gpu_backend.cc's stage table entries.
 TensorMap GpuGumbelMax(const Case& c, Profile profile, KernelRunner& runner);

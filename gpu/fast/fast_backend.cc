@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Stage glue of the gpu-fast backends (gpu/fast/fast_backend.h): input checks, one launch of the
-// fused sampling kernel per Run.
+// stage's fast kernel per Run.
 #include "gpu/fast/fast_backend.h"
 
 #include <algorithm>
@@ -14,7 +14,10 @@
 #include "core/error.h"
 #include "core/profile.h"
 #include "core/stage_catalogue.h"
+#include "gpu/backend/draws_glue.h"
+#include "gpu/backend/flashinfer_sampling_from_probs_glue.h"
 #include "gpu/backend/noise_glue.h"
+#include "reference/flashinfer_sampling_from_probs.h"
 #include "reference/inverse_cdf.h"
 #include "reference/pipeline.h"
 #include "reference/profile_rules.h"
@@ -48,6 +51,30 @@ const std::string& InverseCdfStage() {
       if (s.draw.noise == HarnessNoise::kUniform) return s.name;
     }
     throw std::logic_error("stage catalogue: no draw stage with a uniform per row");
+  }();
+  return name;
+}
+
+// FlashInfer's rejection samplers (docs/spec/flashinfer_sampling_from_probs.md): the catalogue's
+// stage whose exact target is the survivors of FlashInfer's rules.
+const std::string& FlashinferStage() {
+  static const std::string name = [] {
+    for (const StageInfo& s : StageCatalogue()) {
+      if (s.draw.target == ExactTargetKind::kFlashinferSurvivors) return s.name;
+    }
+    throw std::logic_error("stage catalogue: no stage with FlashInfer's survivors as its exact target");
+  }();
+  return name;
+}
+
+// Speculative rejection sampling given its noise (docs/spec/speculative.md "spec_random"): the
+// catalogue's stage with a drafts input and a probabilities role (spec_step takes logits).
+const std::string& SpecRandomStage() {
+  static const std::string name = [] {
+    for (const StageInfo& s : StageCatalogue()) {
+      if (s.InputWithRole(Role::kDrafts) != nullptr && s.InputWithRole(Role::kProbs) != nullptr) return s.name;
+    }
+    throw std::logic_error("stage catalogue: no verifier of drafts against target probabilities");
   }();
   return name;
 }
@@ -92,25 +119,35 @@ reference::PipelineStageRunner FusedPipelineStages() {
 }
 
 FastRunners EmulatedFastRunners() {
-  return {.sampling = RunFastSamplingEmulated, .inverse_cdf = RunFastInverseCdfEmulated};
+  return {.sampling = RunFastSamplingEmulated,
+          .inverse_cdf = RunFastInverseCdfEmulated,
+          .flashinfer_sampling_from_probs = RunFastFlashinferSamplingFromProbsEmulated,
+          .spec_random = RunFastSpecRandomEmulated};
 }
 
 }  // namespace
 
 std::vector<std::string> GpuFastBackend::SupportedStages() const {
-  if (noise_runner_) return {PipelineStage(), InverseCdfStage(), NoiseStageName()};
-  return {PipelineStage(), InverseCdfStage()};
+  std::vector<std::string> stages = {PipelineStage(), InverseCdfStage(), FlashinferStage(), SpecRandomStage()};
+  if (noise_runner_) stages.push_back(NoiseStageName());
+  return stages;
 }
 
 // The pipeline under each of its profiles (canonical, vllm, sglang: FastFilterRuleFor), judged
-// by its draws; inverse_cdf's canonical profile, by its draws too; noise's canonical profile,
-// its Philox stream bit for bit.
+// by its draws; inverse_cdf's canonical profile and flashinfer_sampling_from_probs' flashinfer
+// profile (every kernel and order) and spec_random's vllm and flashinfer profiles, by their
+// draws too; noise's canonical profile, its Philox
+// stream bit for bit.
 StageCapabilities GpuFastBackend::Capabilities(const std::string& stage) const {
   ProfileSet profiles;
   if (stage == PipelineStage()) {
     profiles.Add(Profile::kCanonical).Add(Profile::kVllm).Add(Profile::kSglang);
   } else if (stage == InverseCdfStage() || (noise_runner_ && stage == NoiseStageName())) {
     profiles.Add(Profile::kCanonical);
+  } else if (stage == FlashinferStage()) {
+    profiles.Add(Profile::kFlashinfer);
+  } else if (stage == SpecRandomStage()) {
+    profiles.Add(Profile::kVllm).Add(Profile::kFlashinfer);
   }
   return {.profiles = profiles, .claims_bitwise = stage == NoiseStageName()};
 }
@@ -120,6 +157,8 @@ TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {
   const Profile profile = RequireStageProfile(info, c.profile);
   if (noise_runner_ && stage == NoiseStageName()) return RunNoiseStage(c, profile, *noise_runner_);
   if (stage == InverseCdfStage()) return RunInverseCdf(c, profile);
+  if (stage == FlashinferStage()) return RunFlashinferSamplingFromProbs(c);
+  if (stage == SpecRandomStage()) return RunSpecRandom(c, profile);
   if (stage != PipelineStage()) throw InputError("backend '" + name_ + "' has no kernel for stage '" + stage + "'");
   StageInputs in(c, stage);
   // Every step up to the filters, every batch rule (the profile's greedy rows, SGLang's paths,
@@ -219,6 +258,52 @@ TensorMap GpuFastBackend::RunInverseCdf(const Case& c, Profile profile) {
   return out;
 }
 
+// Inputs checked by the reference's parse and row parameters (reference/flashinfer_sampling_from_probs.h),
+// errors raised in the reference's order (FlashinferRowsOf, FinishFlashinferSampling).
+TensorMap GpuFastBackend::RunFlashinferSamplingFromProbs(const Case& c) {
+  const reference::FlashinferSamplingArgs a = reference::ParseFlashinferSamplingFromProbs(c);
+  const FlashinferRows r = FlashinferRowsOf(c, a.rows);
+  Tensor token(DType::kI64, {a.rows});
+  Tensor valid(DType::kBool, {a.rows});
+  Tensor rounds(DType::kI32, {a.rows});
+  const FastFlashinferSamplingFromProbsLaunch launch{.probs = a.probs.data<float>().data(),
+                                                     .top_k = r.top_k.data(),
+                                                     .top_p = r.top_p.data(),
+                                                     .min_p = r.min_p.data(),
+                                                     .u = a.u->data<float>().data(),
+                                                     .rows = r.drawn(),
+                                                     .vocab = a.vocab,
+                                                     .pitch = a.vocab,
+                                                     .width = a.width,
+                                                     .kind = r.kind,
+                                                     .top_k_first = r.top_k_first,
+                                                     .bug = bug_,
+                                                     .token = token.data<std::int64_t>().data(),
+                                                     .valid = valid.data<std::uint8_t>().data(),
+                                                     .rounds = rounds.data<std::int32_t>().data()};
+  if (r.drawn() > 0) runners_.flashinfer_sampling_from_probs(launch);
+  return FinishFlashinferSampling(c, r, a.width, std::move(token), std::move(valid), std::move(rounds));
+}
+
+// Inputs checked as the bit-exact glue checks them (PrepareSpecRandom, the reference's order and
+// messages); typical_acceptance has no fast kernel (not claimed).
+TensorMap GpuFastBackend::RunSpecRandom(const Case& c, Profile profile) {
+  if (!Capabilities(SpecRandomStage()).profiles.Contains(profile)) {
+    throw InputError("backend '" + name_ + "' has no kernel for stage '" + SpecRandomStage() + "' under profile '" +
+                     std::string(ProfileName(profile)) + "'");
+  }
+  const SpecRandomKernelArgs a = PrepareSpecRandom(c, profile);
+  Tensor emitted(DType::kI64, {a.shape.rows, a.shape.width + 1});
+  Tensor accepted(DType::kI64, {a.shape.rows});
+  const FastSpecRandomLaunch launch{.in = a.in,
+                                    .shape = a.shape,
+                                    .bug = bug_,
+                                    .emitted = emitted.data<std::int64_t>().data(),
+                                    .accepted = accepted.data<std::int64_t>().data()};
+  if (a.shape.rows > 0) runners_.spec_random(launch);
+  return SpecOutputs(std::move(emitted), std::move(accepted));
+}
+
 std::unique_ptr<Backend> MakeGpuFastEmulatedBackend() {
   return std::make_unique<GpuFastBackend>("gpu-fast-emulated", EmulatedFastRunners(), FastSamplingBug::kNone,
                                           MakeEmulatedRunner());
@@ -247,6 +332,10 @@ std::unique_ptr<Backend> MakeGpuFastWrongBackend(const std::string& name) {
     if (name == v.name) return std::make_unique<GpuFastBackend>("wrong:" + name, EmulatedFastRunners(), v.bug);
   }
   return nullptr;
+}
+
+std::unique_ptr<Backend> MakeGpuFastPlantedBackend(const std::string& name, FastSamplingBug bug) {
+  return std::make_unique<GpuFastBackend>("wrong:" + name, EmulatedFastRunners(), bug);
 }
 
 }  // namespace sampcheck::gpu

@@ -2,7 +2,9 @@
 #pragma once
 // The gpu-fast backends (docs/gpu.md "gpu-fast"): the pipeline's temperature, filters and
 // draw, under each of its profiles, in one fused kernel written like a production sampler
-// (gpu/fast/fast_sampling.cuh), judged by the statistical harness only.
+// (gpu/fast/fast_sampling.cuh), and the draw stages whose sums a production kernel takes in a
+// free order (inverse_cdf, flashinfer_sampling_from_probs, spec_random), judged by the
+// statistical harness only.
 //
 // Contract:
 // - Names: "gpu-fast-emulated" (the kernel on the checking host emulator, always built) and
@@ -33,11 +35,22 @@
 // - Stage `inverse_cdf` (canonical profile): gpu/fast/fast_inverse_cdf.cuh, the draw given u
 //   with its running sum in the block scan's free order; inputs checked by the reference's
 //   parse (reference::ParseInverseCdf). Distributional tier only, as `pipeline`.
+// - Stage `flashinfer_sampling_from_probs` (profile flashinfer, every `kernel` and
+//   `filter_apply_order`): gpu/fast/fast_flashinfer_sampling_from_probs.cuh, FlashInfer's rejection
+//   rounds with free-order sums; inputs and row parameters checked by the reference's parse
+//   (through gpu/backend/flashinfer_sampling_from_probs_glue.h FlashinferRowsOf). Distributional.
+// - Stage `spec_random` (profiles vllm and flashinfer): gpu/fast/fast_spec_random.cuh, the
+//   acceptance tests per position, vLLM's race as a reduction of order keys, FlashInfer's residual
+//   draw by the block-scan inverse CDF; inputs checked by gpu/backend/draws_glue.h
+//   PrepareSpecRandom (the bit-exact glue's checks). Distributional. typical_acceptance is not
+//   claimed (docs/gpu.md "Skips").
 // - Stage `noise` too (not in the `wrong:` variants): the device's own Philox4_32_10 uniforms,
 //   exponentials and Gumbels through gpu/kernels/noise.cuh, so the noise harness judges the generator
 //   the fused kernel draws from (docs/spec/noise.md); canonical tier, bitwise goldens.
 // - `wrong:` variants (MakeGpuFastWrongBackend): the emulated backend with a planted kernel
 //   fault (gpu/fast/fast_sampling_launch.h FastSamplingBug); the statistical suite must reject them.
+//   The faults of the later stages register with the harness instead
+//   (harness/wrong/wrong_gpu_fast_speculative.cc, through MakeGpuFastPlantedBackend).
 // Example: MakeGpuFastEmulatedBackend()->Name() == "gpu-fast-emulated";
 //   MakeGpuFastWrongBackend("gpu_fast_top_p_off_by_one")->Name() == "wrong:gpu_fast_top_p_off_by_one".
 
@@ -46,8 +59,10 @@
 #include <vector>
 
 #include "core/backend.h"
+#include "gpu/fast/fast_flashinfer_sampling_from_probs_launch.h"
 #include "gpu/fast/fast_inverse_cdf_launch.h"
 #include "gpu/fast/fast_sampling_launch.h"
+#include "gpu/fast/fast_spec_random_launch.h"
 #include "gpu/runners/kernel_runner.h"
 
 namespace sampcheck::gpu {
@@ -56,6 +71,8 @@ namespace sampcheck::gpu {
 struct FastRunners {
   void (*sampling)(const FastSamplingLaunch&) = nullptr;
   void (*inverse_cdf)(const FastInverseCdfLaunch&) = nullptr;
+  void (*flashinfer_sampling_from_probs)(const FastFlashinferSamplingFromProbsLaunch&) = nullptr;
+  void (*spec_random)(const FastSpecRandomLaunch&) = nullptr;
 };
 
 class GpuFastBackend final : public Backend {
@@ -72,6 +89,8 @@ class GpuFastBackend final : public Backend {
 
  private:
   TensorMap RunInverseCdf(const Case& c, Profile profile);
+  TensorMap RunFlashinferSamplingFromProbs(const Case& c);
+  TensorMap RunSpecRandom(const Case& c, Profile profile);
 
   std::string name_;
   FastRunners runners_;
@@ -87,5 +106,8 @@ std::unique_ptr<Backend> MakeGpuFastCudaBackend();
 // (nullptr for any other name).
 std::vector<std::string> GpuFastWrongNames();
 std::unique_ptr<Backend> MakeGpuFastWrongBackend(const std::string& name);
+// The emulated backend named "wrong:" + name with `bug` planted, for the planted faults that
+// register themselves with the harness (harness/wrong/wrong_gpu_fast_speculative.cc).
+std::unique_ptr<Backend> MakeGpuFastPlantedBackend(const std::string& name, FastSamplingBug bug);
 
 }  // namespace sampcheck::gpu

@@ -25,6 +25,12 @@ enum class FastSamplingBug : int {
   kTopKKeepsKPlusOne = 1,  // the top-k select runs with k + 1
   kTopPOffByOne = 2,       // top-p accepts iff (mass before j) - e_j < p * S: one token more
   kInverseCdfSkipsRenormalisation = 3,  // inverse_cdf: x = u, not u * total (gpu/fast/fast_inverse_cdf.cuh)
+  // flashinfer_sampling_from_probs: count and mass of p >= pivot, not p > pivot
+  // (gpu/fast/fast_flashinfer_sampling_from_probs.cuh)
+  kFlashinferMassIncludesPivot = 4,
+  // spec_random: the recovered token drawn from the target row, not the residual max(t - d, 0)
+  // (gpu/fast/fast_spec_random.cuh)
+  kSpecRandomRecoveredFromTarget = 5,
 };
 
 // The pipeline profile's filter and draw rules the fused kernel follows (docs/spec/pipeline.md

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// gpu-fast's flashinfer_sampling_from_probs kernel: FlashInfer's four rejection samplers from
+// probabilities given their uniforms (docs/spec/flashinfer_sampling_from_probs.md), every sum
+// in a free order as FlashInfer's own kernels take them (CUB BlockReduce / BlockScan over the
+// block's threads): the round's inverse CDF is the fused sampler's block scan
+// (fast_detail::FastBlockInverseCdf) and the pivots' counts and masses FastBlockReduce
+// (gpu/fast/fast_sampling.cuh). NOT bit-exact: a running sum or a mass within rounding of t or
+// of top_p may decide the other way than the reference's index-order sums, so it is judged by the
+// statistical harness only (docs/gpu.md "gpu-fast"); the bit-exact kernel is
+// gpu/kernels/flashinfer_sampling_from_probs.cuh, whose acceptance rule (FlashinferAccept) and
+// kinds this kernel shares.
+//
+// Contract:
+// - One block of kThreads threads (a multiple of 32, at most 1024) per row. probs: rows x pitch
+//   f32, every entry >= 0 or NaN (checked by the caller: reference::ParseFlashinferSamplingFromProbs);
+//   top_k u32 (the uint32 view of the i32 input), top_p, min_p f32 per row (finite; a kind ignores
+//   what it does not read); u: rows x width f32 in (0, 1]. Outputs per row: token i64, valid u8,
+//   rounds i32 (-1: the row needs more than `width` uniforms; the glue reports it as the
+//   reference does).
+// - The rules are the spec's, round by round, with free-order sums:
+//   rejection kinds (top_k_top_p, top_k, top_p): low = 0, high = 1, q = 1; round r:
+//   t = u[b, r] * q; the token is FastBlockInverseCdf over w_i = p_i if p_i > low else 0 with
+//   target t (the first valid i whose running sum exceeds t, else the last valid i; no valid i:
+//   token 0, invalid). pivot0 = p[token], pivot1 = (pivot0 + high) * 0.5 (IEEE f32); count and
+//   mass of p > pivot for both (strict: ties at a pivot go together; NaN compares false).
+//   FlashinferAccept(pivot0): emit; FlashinferAccept(pivot1): low = pivot0, high = pivot1,
+//   q = mass0; else low = pivot1, q = mass1; !(low < high): emit the last token.
+//   min_p: m = max over the row from 0 (NaN ignored), pivot = m * min_p, valid p >= pivot; one
+//   round, t = u[b, 0] * (mass of the valid entries); a token of probability 0 is drawn only when
+//   every valid entry is 0 (then the last valid index, as the scan's fallback; the reference's
+//   fallback may also land on a trailing zero when t rounds up to the total, an event of
+//   probability 0 under the law).
+//   top_k_first (top_k_top_p only): the row is read through top_k_renorm_probs: the k-th
+//   largest non-NaN value is the key of rank k among the descending order keys (NaN keyed as
+//   -1, after every probability), kept p >= it (every non-NaN entry when k >= their count, none
+//   when k = 0), scaled by f32(1 / max(S, 1e-8)), S the kept mass (free order); then the top_p
+//   kind on that row. Nothing row-sized is written: the renormalised value is recomputed at
+//   every read.
+// - Deterministic for a given kThreads (no atomics); between block sizes and against the
+//   reference, tokens and round counts may differ where sums round differently: the
+//   distributional tier. Block-level loops read block-uniform values only (BlockUniform).
+// - bug plants a fault for the harness's negative control (`wrong:` variants,
+//   harness/wrong/wrong_gpu_fast_speculative.cc): kFlashinferMassIncludesPivot counts and sums
+//   p >= pivot instead of p > pivot (the sampled token's own probability counted above it, a
+//   comparison written with >= for >), so the boundary token of top-k and top-p is rejected.
+//   kNone in every real backend.
+// Example: probs {0.5, 0.25, 0.25}, kind top_p, top_p 0.6, u {0.6, 0.5}: round 0 t = 0.6 draws
+//   token 1 (running sums 0.5, 0.75: dyadic, exact in any order), whose mass above is 0.5 < 0.6:
+//   token 1, valid, 1 round; the planted fault counts 1.0 above it, rejects it and emits token 0
+//   after 2 rounds (tests/gpu_fast_flashinfer_sampling_from_probs_test.cc).
+
+#include <cstdint>
+
+#include "gpu/block/block_model.h"
+#include "gpu/block/radix_select.cuh"
+#include "gpu/fast/fast_flashinfer_sampling_from_probs_launch.h"
+#include "gpu/fast/fast_sampling.cuh"
+#include "gpu/kernels/flashinfer_sampling_from_probs.cuh"
+
+namespace sampcheck::gpu {
+
+namespace fast_detail {
+
+// Count and mass of the weights above a pivot (p > pivot; p >= pivot under the planted fault),
+// two FastBlockReduce calls: exact counts, a free-order f32 mass.
+template <int kThreads, class B, class Weight>
+SAMPCHECK_KERNEL_BODY void FastFlashinferAbove(B& block, std::int64_t vocab, Weight weight, float pivot,
+                                               bool counts_pivot, std::int64_t& count, float& mass) {
+  auto c = Registers<std::uint32_t>(block);
+  auto m = Registers<float>(block);
+  block.ForEachThread([&](Thread th) {
+    std::uint32_t n = 0;
+    float acc = 0.0f;
+    for (std::int64_t i = th.x; i < vocab; i += kThreads) {
+      const float w = weight(i);
+      if (w > pivot || (counts_pivot && w == pivot)) {
+        ++n;
+        acc += w;
+      }
+    }
+    c[th] = n;
+    m[th] = acc;
+  });
+  count = BlockUniform(block, FastBlockReduce<kThreads, std::uint32_t>(block, c, CountSum{}));
+  mass = BlockUniform(block, FastBlockReduce<kThreads, float>(block, m, FloatSum{}));
+}
+
+struct FloatMax {
+  // fmaxf(a, b) with a never NaN: a NaN b compares false and is ignored.
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float operator()(float a, float b) const { return b > a ? b : a; }
+};
+
+}  // namespace fast_detail
+
+template <int kBlockThreads>
+struct FastFlashinferSamplingFromProbsKernel {
+  static constexpr const char* kName = "fast_flashinfer_sampling_from_probs";
+  static constexpr int kThreads = kBlockThreads;
+  static_assert(kThreads % kWarpSize == 0 && kThreads >= kWarpSize && kThreads <= 1024,
+                "one block of whole warps, at most 1024 threads");
+
+  template <class B, class In, class K, class U, class Token, class Valid, class Rounds>
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, In probs, K top_k, In top_p, In min_p, U u, Token token, Valid valid,
+                                        Rounds rounds, std::int64_t vocab, std::int64_t pitch, std::int64_t width,
+                                        FlashinferKind kind, bool top_k_first, FastSamplingBug bug) const {
+    using fast_detail::FastBlockReduce;
+    const std::int64_t row = block.index();
+    const std::int64_t base = row * pitch;
+    FlashinferRowRule rule;
+    rule.kind = kind;
+    rule.top_k = top_k.Load(row);
+    rule.top_p = top_p.Load(row);
+    auto raw = [&](std::int64_t i) { return probs.Load(base + i); };
+    // top_k_first: the pivot (k-th largest non-NaN value) and the renormalising factor.
+    float keep_from = -1.0f;  // every p >= keep_from is kept (NaN never)
+    float scale = 1.0f;
+    bool keep_none = false;
+    if (top_k_first) {
+      auto finite = Registers<std::uint32_t>(block);
+      block.ForEachThread([&](Thread th) {
+        std::uint32_t n = 0;
+        for (std::int64_t i = th.x; i < vocab; i += kThreads) n += IsNan(raw(i)) ? 0u : 1u;
+        finite[th] = n;
+      });
+      const std::uint32_t values =
+          BlockUniform(block, FastBlockReduce<kThreads, std::uint32_t>(block, finite, fast_detail::CountSum{}));
+      keep_none = rule.top_k == 0 || values == 0;
+      if (!keep_none && rule.top_k < values) {
+        const std::uint64_t kth = SelectKthKey<kThreads>(
+            block, vocab,
+            [&](std::int64_t i) {
+              const float x = raw(i);
+              return fast_detail::OrderKey(IsNan(x) ? -1.0f : x, i);
+            },
+            static_cast<std::int64_t>(rule.top_k));
+        keep_from = raw(static_cast<std::int64_t>(kth & 0xffffffffu));
+      }
+      auto kept = Registers<float>(block);
+      block.ForEachThread([&](Thread th) {
+        float acc = 0.0f;
+        for (std::int64_t i = th.x; i < vocab; i += kThreads) {
+          if (raw(i) >= keep_from) acc += raw(i);
+        }
+        kept[th] = acc;
+      });
+      const float sum = BlockUniform(block, FastBlockReduce<kThreads, float>(block, kept, fast_detail::FloatSum{}));
+      scale = 1.0f / (sum > 1e-8f ? sum : 1e-8f);
+      rule.kind = FlashinferKind::kTopP;
+    }
+    // The row the rounds read (the renormalised one under top_k_first); NaN stays NaN.
+    auto weight = [&](std::int64_t i) {
+      const float x = raw(i);
+      if (!top_k_first || IsNan(x)) return x;
+      return !keep_none && x >= keep_from ? x * scale : 0.0f;
+    };
+    auto store = [&](std::int64_t tok, bool ok, std::int32_t used) {
+      block.ForEachThread([&](Thread th) {
+        if (th.x != 0) return;
+        token.Store(row, tok);
+        valid.Store(row, ok ? 1 : 0);
+        rounds.Store(row, used);
+      });
+    };
+    float total = 0.0f;
+    if (rule.kind == FlashinferKind::kMinP) {
+      auto m = Registers<float>(block);
+      block.ForEachThread([&](Thread th) {
+        float acc = 0.0f;
+        for (std::int64_t i = th.x; i < vocab; i += kThreads) acc = fast_detail::FloatMax{}(acc, weight(i));
+        m[th] = acc;
+      });
+      const float pivot =
+          BlockUniform(block, FastBlockReduce<kThreads, float>(block, m, fast_detail::FloatMax{})) * min_p.Load(row);
+      const float ub = u.Load(row * width);
+      std::int64_t j = fast_detail::FastBlockInverseCdf<kThreads>(
+          block, vocab, [&](std::int64_t i) { return weight(i) >= pivot ? weight(i) : 0.0f; },
+          [&](float sum) { return ub * sum; }, total);
+      if (j < 0) {  // every valid entry is 0 (or none is valid): the scan's last valid index
+        auto last = Registers<std::int64_t>(block);
+        block.ForEachThread([&](Thread th) {
+          std::int64_t l = -1;
+          for (std::int64_t i = th.x; i < vocab; i += kThreads) l = weight(i) >= pivot ? i : l;
+          last[th] = l;
+        });
+        j = BlockUniform(block, FastBlockReduce<kThreads, std::int64_t>(block, last, fast_detail::IndexMax{}));
+      }
+      store(j < 0 ? 0 : j, j >= 0, 1);
+      return;
+    }
+    const bool counts_pivot = bug == FastSamplingBug::kFlashinferMassIncludesPivot;
+    float low = 0.0f, high = 1.0f, q = 1.0f;
+    std::int64_t last_token = 0;
+    for (std::int32_t r = 0;; ++r) {
+      if (r == width) {
+        store(0, false, -1);
+        return;
+      }
+      const float t = u.Load(row * width + r) * q;
+      const std::int64_t j = fast_detail::FastBlockInverseCdf<kThreads>(
+          block, vocab, [&](std::int64_t i) { return weight(i) > low ? weight(i) : 0.0f; }, [&](float) { return t; },
+          total);
+      if (j < 0) {
+        store(0, false, r + 1);
+        return;
+      }
+      last_token = j;
+      const float pivot0 = weight(j);
+      const float pivot1 = (pivot0 + high) * 0.5f;
+      std::int64_t count0 = 0, count1 = 0;
+      float mass0 = 0.0f, mass1 = 0.0f;
+      fast_detail::FastFlashinferAbove<kThreads>(block, vocab, weight, pivot0, counts_pivot, count0, mass0);
+      fast_detail::FastFlashinferAbove<kThreads>(block, vocab, weight, pivot1, counts_pivot, count1, mass1);
+      if (FlashinferAccept(rule, count0, mass0)) {
+        store(last_token, true, r + 1);
+        return;
+      }
+      if (FlashinferAccept(rule, count1, mass1)) {
+        low = pivot0;
+        high = pivot1;
+        q = mass0;
+      } else {
+        low = pivot1;
+        q = mass1;
+      }
+      if (!(low < high)) {  // the kernel's `while (low < high)` exit keeps the last sample
+        store(last_token, true, r + 1);
+        return;
+      }
+    }
+  }
+};
+
+}  // namespace sampcheck::gpu
