@@ -163,16 +163,7 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
       verdict.Store(1, stop ? stop_cut : 0u);
       verdict.Store(2, seen);
     });
-    block.Sync();
-    std::uint64_t flag = 0;
-    block.ForEachThread([&](Thread) {
-      flag = verdict.Load(0);
-      done = flag == 1;
-      cut = verdict.Load(1);
-      last = verdict.Load(2);
-    });
-    block.Sync();
-    return flag != 0;
+    return ReadWalkVerdict(block, verdict, done, cut, last);
   };
   PartitionAndVisit(block, logits, in, vocab, false, false, 0, kLastFiniteDescending, scratch, scratch_base, sorted,
                     false, level0, fold, ready, walk_chunk);

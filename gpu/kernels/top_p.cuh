@@ -82,6 +82,24 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool TopPVisitPrefix(TopPWalkState&
   return cut = s.last_kept, true;
 }
 
+// The end of one chunk of a walk, once thread 0 has stored its verdict in `verdict` (slot 0: 0
+// to go on, 1 at a prefix rule's first drop, 2 at the walk's end; slot 1: the cut key; slot 2:
+// the last key walked): every thread reads it back. Returns true when the walk is over.
+template <class B, class Shared>
+SAMPCHECK_KERNEL_BODY bool ReadWalkVerdict(B& block, Shared& verdict, bool& done, std::uint64_t& cut,
+                                           std::uint64_t& last) {
+  block.Sync();
+  std::uint64_t flag = 0;
+  block.ForEachThread([&](Thread) {
+    flag = verdict.Load(0);
+    done = flag == 1;
+    cut = verdict.Load(1);
+    last = verdict.Load(2);
+  });
+  block.Sync();
+  return flag != 0;
+}
+
 // Walks row `src` and masks `dst` (the same entries at dst_base). walk and p are resolved
 // (0 < p, or p = 0 with kExclusive). st: the softmax of src. 1 <= limit <= n_finite (with a
 // scratch and a descending walk n_finite may be V: the visit ends at the last finite entry).
@@ -141,16 +159,7 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
       verdict.Store(1, stop ? stop_cut : 0u);
       verdict.Store(2, seen);
     });
-    block.Sync();
-    std::uint64_t flag = 0;
-    block.ForEachThread([&](Thread) {
-      flag = verdict.Load(0);
-      done = flag == 1;
-      cut = verdict.Load(1);
-      last = verdict.Load(2);
-    });
-    block.Sync();
-    return flag != 0;
+    return ReadWalkVerdict(block, verdict, done, cut, last);
   };
   block.ForEachThread([&](Thread t) {
     if (t.x == 0) verdict.Store(2, 0);
