@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The stage catalogue (core/stage_catalogue.h). Each entry states the contract block of its
-// reference header and the spec file it names; its dtype and shape strings are checked against
-// every case of golden/v1 (tests/golden_test.cc, GoldenSet.EveryTensorHasItsCatalogueDtypeAndRank).
+// reference header and the spec file it names; its dtype and shape strings are the types the
+// parse functions read their inputs with (reference/stage_io.h StageInputs) and are checked
+// against every case of golden/v1 (tests/golden_test.cc, GoldenSet.EveryTensorHasItsCatalogueDtypeAndRank).
 // Entries are written with designated initialisers, so every flag and string says which field
 // it is.
 #include "core/stage_catalogue.h"
 
+#include <algorithm>
+#include <iterator>
 #include <stdexcept>
 
 #include "core/error.h"
@@ -55,11 +58,52 @@ HarnessNoise DrawInfo::NoiseFor(Profile p) const {
   return noise;
 }
 
+std::vector<DType> TensorSpec::ListedDTypes() const {
+  std::vector<DType> listed;
+  for (std::size_t start = 0; start <= dtypes.size();) {
+    const std::size_t end = std::min(dtypes.find('|', start), dtypes.size());
+    const std::string_view item = std::string_view(dtypes).substr(start, end - start);
+    const auto* d = std::find_if(std::begin(kAllDTypes), std::end(kAllDTypes), [&](DType x) { return DTypeName(x) == item; });
+    if (d == std::end(kAllDTypes)) {
+      throw std::logic_error("stage catalogue: tensor '" + name + "' lists dtypes '" + dtypes + "'; '" +
+                             std::string(item) + "' is no dtype");
+    }
+    listed.push_back(*d);
+    start = end + 1;
+  }
+  return listed;
+}
+
+std::vector<int> TensorSpec::ListedRanks() const {
+  std::vector<int> ranks;
+  for (std::size_t start = 0; start <= shape.size();) {
+    const std::size_t end = std::min(shape.find('|', start), shape.size());
+    std::string_view alt = std::string_view(shape).substr(start, end - start);
+    while (!alt.empty() && alt.front() == ' ') alt.remove_prefix(1);
+    while (!alt.empty() && alt.back() == ' ') alt.remove_suffix(1);
+    if (alt.size() < 2 || alt.front() != '[' || alt.back() != ']') {
+      throw std::logic_error("stage catalogue: tensor '" + name + "' has shape '" + shape +
+                             "'; every alternative must be '[...]'");
+    }
+    const std::string_view inner = alt.substr(1, alt.size() - 2);
+    ranks.push_back(inner.empty() ? 0 : 1 + static_cast<int>(std::count(inner.begin(), inner.end(), ',')));
+    start = end + 1;
+  }
+  return ranks;
+}
+
 bool StageInfo::HasProfile(Profile p) const {
   for (Profile q : profiles) {
     if (q == p) return true;
   }
   return false;
+}
+
+const TensorSpec* StageInfo::Input(std::string_view name) const {
+  for (const auto& t : inputs) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
 }
 
 const TensorSpec* StageInfo::InputWithRole(Role r) const {

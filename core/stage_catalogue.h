@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/dtype.h"
 #include "core/profile.h"
 
 namespace sampcheck {
@@ -79,6 +80,13 @@ struct TensorSpec {
   bool optional = false;
   std::string meaning;
   Role role = Role::kParameter;
+
+  // The dtypes `dtypes` lists: "f32|f16|bf16" -> {kF32, kF16, kBF16}.
+  // The ranks of `shape`'s alternatives: "[B, V]" -> {2}, "[B, K] | [B, K + 1]" -> {2, 2}, "[]" -> {0}.
+  // Both throw std::logic_error on a catalogue string they cannot read (a name that is no
+  // dtype, an alternative that is not bracketed): a defect of the catalogue, not of an input.
+  std::vector<DType> ListedDTypes() const;
+  std::vector<int> ListedRanks() const;
 };
 
 struct ParamSpec {
@@ -101,6 +109,8 @@ struct StageInfo {
   DrawInfo draw = {};
 
   bool HasProfile(Profile p) const;
+  // The input named `name`, or nullptr.
+  const TensorSpec* Input(std::string_view name) const;
   // The first input (output) with the role, or nullptr.
   const TensorSpec* InputWithRole(Role r) const;
   const TensorSpec* OutputWithRole(Role r) const;

@@ -16,7 +16,7 @@ AllowedTokenIdsArgs ParseAllowedTokenIds(const Case& c, Profile /*profile*/) {
   AllowedTokenIdsArgs a;
   a.logits = in.Logits();
   const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
-  a.allowed_ids = &in.Required("allowed_ids", DType::kI32, 2);
+  a.allowed_ids = &in.Required("allowed_ids");
   in.ExpectDim("allowed_ids", *a.allowed_ids, 0, rows);
   in.ExpectIdsOrPadding("allowed_ids", *a.allowed_ids, vocab);
   return a;

@@ -23,8 +23,8 @@ BadWordsArgs ParseBadWords(const Case& c, Profile /*profile*/) {
   BadWordsArgs a;
   a.logits = in.Logits();
   const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
-  a.output_ids = &in.Required("output_ids", DType::kI32, 2);
-  a.bad_words = &in.Required("bad_words", DType::kI32, 3);
+  a.output_ids = &in.Required("output_ids");
+  a.bad_words = &in.Required("bad_words");
   in.ExpectDim("output_ids", *a.output_ids, 0, rows);
   in.ExpectDim("bad_words", *a.bad_words, 0, rows);
   in.ExpectIdsOrPadding("output_ids", *a.output_ids, vocab);

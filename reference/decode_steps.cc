@@ -50,17 +50,17 @@ TensorMap RunDecodeStepsOn(const Case& c, Profile profile, const DecodeStepsRule
   if (c.inputs.count("output_len")) in.Fail("'output_len' is derived per step; give the history in output_ids");
   const Tensor* q = nullptr;
   if (profile == Profile::kVllm) {
-    q = &in.Required("q", DType::kF32, 3);
+    q = &in.Required("q");
     if (q->dim(0) != rows || q->dim(1) != steps || q->dim(2) != vocab) in.Fail("'q' must be [B, N, V] like 'logits'");
   }
   const Tensor* positions = nullptr;
   // vllm reads positions only with `seeded`: the steps each request's generator drew before
   // step 0, advanced as the position is (pipeline.h, "vLLM's per-request generators").
   if ((profile != Profile::kVllm || c.inputs.count("seeded")) && c.inputs.count("positions")) {
-    positions = &in.Required("positions", DType::kI64, 1);
+    positions = &in.Required("positions");
     in.ExpectDim("positions", *positions, 0, rows);
   }
-  const Tensor* history = in.Optional("output_ids", DType::kI32, 2);
+  const Tensor* history = in.Optional("output_ids");
   if (history) {
     in.ExpectDim("output_ids", *history, 0, rows);
     in.ExpectIdsOrPadding("output_ids", *history, vocab);

@@ -32,16 +32,16 @@ void ExpectIdsOrPadding(const StageInputs& in, const std::string& name, const Te
 FinishRulesArgs ParseFinishRules(const Case& c) {
   StageInputs in(c, "finish_rules");
   FinishRulesArgs a;
-  const Tensor& token = in.Required("token", DType::kI64, 1);
+  const Tensor& token = in.Required("token");
   a.token = &token;
   a.rows = token.dim(0);
-  a.output_len = &in.Required("output_len", DType::kI32, 1);
-  a.max_tokens = &in.Required("max_tokens", DType::kI32, 1);
-  a.min_tokens = &in.Required("min_tokens", DType::kI32, 1);
-  a.ignore_eos = &in.Required("ignore_eos", DType::kBool, 1);
-  a.eos_ids = &in.Required("eos_ids", DType::kI32, 2);
-  a.stop_ids = &in.Required("stop_ids", DType::kI32, 2);
-  a.keep_stop = in.Optional("keep_stop", DType::kBool, 1);
+  a.output_len = &in.Required("output_len");
+  a.max_tokens = &in.Required("max_tokens");
+  a.min_tokens = &in.Required("min_tokens");
+  a.ignore_eos = &in.Required("ignore_eos");
+  a.eos_ids = &in.Required("eos_ids");
+  a.stop_ids = &in.Required("stop_ids");
+  a.keep_stop = in.Optional("keep_stop");
   for (const auto& [name, t] : {std::pair<const char*, const Tensor*>{"output_len", a.output_len}, {"max_tokens", a.max_tokens},
                                 {"min_tokens", a.min_tokens}, {"ignore_eos", a.ignore_eos}, {"eos_ids", a.eos_ids},
                                 {"stop_ids", a.stop_ids}, {"keep_stop", a.keep_stop}}) {

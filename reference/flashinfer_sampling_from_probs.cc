@@ -211,7 +211,7 @@ FlashinferRowParams FlashinferParamsOfRow(const Case& c, std::int64_t b) {
   const bool needs_p = f.kernel == FlashinferKernel::kTopKTopP || f.kernel == FlashinferKernel::kTopP;
   const auto at = static_cast<std::size_t>(b);
   if (needs_k) {
-    const Tensor& k = in.Required("top_k", DType::kI32, 1);
+    const Tensor& k = in.Required("top_k");
     // The kernels read k as uint32_t: k <= 0 is 0 (nothing passes) or >= 2^31 (no limit).
     f.top_k = static_cast<std::uint32_t>(k.data<std::int32_t>()[at]);
   }
@@ -233,7 +233,7 @@ FlashinferSamplingArgs ParseFlashinferSamplingFromProbs(const Case& c) {
   a.probs = in.FloatRows("probs");
   a.rows = a.probs.dim(0);
   a.vocab = a.probs.dim(1);
-  a.u = &in.Required("u", DType::kF32, 2);
+  a.u = &in.Required("u");
   in.ExpectDim("u", *a.u, 0, a.rows);
   a.width = a.u->dim(1);
   if (a.width < 1) in.Fail("u must hold at least one uniform per row ([B, R], R >= 1)");

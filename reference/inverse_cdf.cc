@@ -18,7 +18,7 @@ InverseCdfArgs ParseInverseCdf(const Case& c, Profile /*profile*/) {
   InverseCdfArgs a;
   a.probs = in.Probabilities();
   const std::int64_t rows = a.probs.dim(0), vocab = a.probs.dim(1);
-  a.u = &in.Required("u", DType::kF32, 1);
+  a.u = &in.Required("u");
   in.ExpectDim("u", *a.u, 0, rows);
   for (std::int64_t b = 0; b < rows; ++b) {
     const float ub = a.u->data<float>()[static_cast<std::size_t>(b)];

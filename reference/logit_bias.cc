@@ -26,14 +26,14 @@ LogitBiasArgs ParseLogitBias(const Case& c, Profile profile) {
   LogitBiasArgs a;
   a.logits = in.Logits();
   const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
-  a.dense = in.Optional("bias", DType::kF32, 2);
+  a.dense = in.Optional("bias");
   if (a.dense) {
     in.ExpectDim("bias", *a.dense, 0, rows);
     in.ExpectDim("bias", *a.dense, 1, vocab);
   }
-  const Tensor* sr = in.Optional("bias_rows", DType::kI32, 1);
-  const Tensor* si = in.Optional("bias_ids", DType::kI32, 1);
-  const Tensor* sv = in.Optional("bias_values", DType::kF32, 1);
+  const Tensor* sr = in.Optional("bias_rows");
+  const Tensor* si = in.Optional("bias_ids");
+  const Tensor* sv = in.Optional("bias_values");
   a.sparse = sr || si || sv;
   if (a.sparse) {
     if (!sr || !si || !sv) in.Fail("sparse bias needs all of bias_rows, bias_ids and bias_values");

@@ -120,15 +120,15 @@ LogprobsArgs ParseLogprobs(const Case& c, Profile profile) {
   const LogprobsMode asked_mode = ParseLogprobsMode(in, c, profile);
   a.raw_logits = c.inputs.count("raw_logits") ? in.FloatRows("raw_logits", rows, vocab) : a.logits;
 
-  a.token = &in.Required("token", DType::kI64, 1);
+  a.token = &in.Required("token");
   in.ExpectDim("token", *a.token, 0, rows);
-  const Tensor* temp = in.Optional("temperature", DType::kF32, 1);
+  const Tensor* temp = in.Optional("temperature");
   if (temp) in.ExpectDim("temperature", *temp, 0, rows);
-  const Tensor* top_k = in.Optional("top_k", DType::kI32, 1);
+  const Tensor* top_k = in.Optional("top_k");
   if (top_k) in.ExpectDim("top_k", *top_k, 0, rows);
   const float* top_p = RowParams(in, "top_p", rows);
   const float* min_p = RowParams(in, "min_p", rows);
-  a.token_ids = in.Optional("token_ids", DType::kI32, 2);
+  a.token_ids = in.Optional("token_ids");
   if (a.token_ids) {
     in.ExpectDim("token_ids", *a.token_ids, 0, rows);
     in.ExpectIdsOrPadding("token_ids", *a.token_ids, vocab);

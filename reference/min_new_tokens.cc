@@ -28,9 +28,9 @@ MinNewTokensArgs ParseMinNewTokens(const Case& c, Profile profile) {
   MinNewTokensArgs a;
   a.logits = in.Logits();
   const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
-  a.output_len = &in.Required("output_len", DType::kI32, 1);
-  a.min_tokens = &in.Required("min_tokens", DType::kI32, 1);
-  a.stop_ids = &in.Required("stop_ids", DType::kI32, 2);
+  a.output_len = &in.Required("output_len");
+  a.min_tokens = &in.Required("min_tokens");
+  a.stop_ids = &in.Required("stop_ids");
   in.ExpectDim("output_len", *a.output_len, 0, rows);
   in.ExpectDim("min_tokens", *a.min_tokens, 0, rows);
   in.ExpectDim("stop_ids", *a.stop_ids, 0, rows);

@@ -59,8 +59,8 @@ NoiseRequest ParseNoiseRequest(const Case& c) {
     }
     r.n = v.get<std::int64_t>();
   }
-  const Tensor& seed = in.Required("seed", DType::kI64, 1);
-  const Tensor& offset = in.Required("offset", DType::kI64, 1);
+  const Tensor& seed = in.Required("seed");
+  const Tensor& offset = in.Required("offset");
   r.rows = seed.dim(0);
   in.ExpectDim("offset", offset, 0, r.rows);
   if (r.rows * r.n > kNoiseMaxSamplesPerRow * 4) {

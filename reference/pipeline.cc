@@ -359,10 +359,10 @@ PipelineNoise ParsePipelineNoise(const StageInputs& in, const PipelineDistributi
     noise.q = in.FloatRows("q", d.rows(), d.vocab());
     // vLLM's per-request generators (contract block "Noise"): a seeded random row's q is its
     // generator's, whatever the given q holds (random_sample overwrites the global fill).
-    if (const Tensor* seeded = in.Optional("seeded", DType::kBool, 1)) {
+    if (const Tensor* seeded = in.Optional("seeded")) {
       in.ExpectDim("seeded", *seeded, 0, d.rows());
-      noise.seed = &in.Required("seed", DType::kI64, 1);
-      noise.positions = &in.Required("positions", DType::kI64, 1);
+      noise.seed = &in.Required("seed");
+      noise.positions = &in.Required("positions");
       in.ExpectDim("seed", *noise.seed, 0, d.rows());
       in.ExpectDim("positions", *noise.positions, 0, d.rows());
       auto q = noise.q.data<float>();
@@ -382,8 +382,8 @@ PipelineNoise ParsePipelineNoise(const StageInputs& in, const PipelineDistributi
       }
     }
   } else if (d.any_random) {
-    noise.seed = &in.Required("seed", DType::kI64, 1);
-    noise.positions = &in.Required("positions", DType::kI64, 1);
+    noise.seed = &in.Required("seed");
+    noise.positions = &in.Required("positions");
     in.ExpectDim("seed", *noise.seed, 0, d.rows());
     in.ExpectDim("positions", *noise.positions, 0, d.rows());
   }

@@ -134,7 +134,7 @@ SamplingFiltersArgs ParseSamplingFilters(const Case& c, Profile profile) {
   SamplingFiltersArgs a;
   a.logits = FilterLogits(in);
   const std::int64_t rows = a.logits.dim(0);
-  a.top_k = in.Optional("top_k", DType::kI32, 1);
+  a.top_k = in.Optional("top_k");
   if (a.top_k) in.ExpectDim("top_k", *a.top_k, 0, rows);
   a.top_p = RowParams(in, "top_p", rows);
   a.min_p = RowParams(in, "min_p", rows);

@@ -177,77 +177,86 @@ std::span<const float> NoiseRow(const Tensor& t, std::int64_t b) {
 
 }  // namespace
 
-TensorMap RunSpecRandom(const Case& c, Profile profile) {
+SpecRandomArgs ParseSpecRandom(const Case& c, Profile profile) {
   StageInputs in(c, "spec_random");
-  const Tensor& drafts = in.Required("draft_ids", DType::kI32, 2);
-  const std::int64_t rows = drafts.dim(0), width = drafts.dim(1);
-  const Tensor target = PositionProbabilities(c, in, "target_probs", rows, width + 1);
-  const std::int64_t vocab = target.dim(2);
-  const std::vector<std::int64_t> counts = DraftCounts(in, drafts, vocab);
-  Tensor draft;
+  SpecRandomArgs a;
+  a.drafts = &in.Required("draft_ids");
+  a.rows = a.drafts->dim(0);
+  a.width = a.drafts->dim(1);
+  const std::int64_t rows = a.rows, width = a.width;
+  a.target = PositionProbabilities(c, in, "target_probs", rows, width + 1);
+  a.vocab = a.target.dim(2);
+  const std::int64_t vocab = a.vocab;
+  a.counts = DraftCounts(in, *a.drafts, vocab);
   const bool has_draft = c.inputs.count("draft_probs") != 0;
   if (profile == Profile::kFlashinfer && !has_draft) in.Fail("missing input tensor 'draft_probs' (flashinfer has no n-gram mode)");
   if (has_draft && profile != Profile::kTypicalAcceptance) {
-    draft = PositionProbabilities(c, in, "draft_probs", rows, width, vocab);
+    a.draft = PositionProbabilities(c, in, "draft_probs", rows, width, vocab);
   }
-  const Tensor *u64 = nullptr, *u32 = nullptr, *q = nullptr, *bonus_q = nullptr;
-  float threshold = 0.0f, alpha = 0.0f;
   switch (profile) {
     case Profile::kVllm: {
-      u64 = &in.Required("u", DType::kF64, 2);
-      in.ExpectDim("u", *u64, 0, rows);
-      in.ExpectDim("u", *u64, 1, width);
-      const auto values = u64->data<double>();
+      a.u_f64 = &in.Required("u", DType::kF64, 2);
+      in.ExpectDim("u", *a.u_f64, 0, rows);
+      in.ExpectDim("u", *a.u_f64, 1, width);
+      const auto values = a.u_f64->data<double>();
       for (std::size_t i = 0; i < values.size(); ++i) {
         if (!(values[i] >= 0.0 && values[i] < 1.0)) in.Fail("'u' entry " + std::to_string(i) + " must be in [0, 1) (f64)");
       }
-      q = &ExponentialNoise(in, "q", rows, vocab);
-      bonus_q = &ExponentialNoise(in, "bonus_q", rows, vocab);
+      a.q = &ExponentialNoise(in, "q", rows, vocab);
+      a.bonus_q = &ExponentialNoise(in, "bonus_q", rows, vocab);
       break;
     }
     case Profile::kFlashinfer: {
-      u32 = &in.Required("u", DType::kF32, 2);
-      in.ExpectDim("u", *u32, 0, rows);
-      in.ExpectDim("u", *u32, 1, width + 1);
-      for (float v : u32->data<float>()) {
+      a.u_f32 = &in.Required("u", DType::kF32, 2);
+      in.ExpectDim("u", *a.u_f32, 0, rows);
+      in.ExpectDim("u", *a.u_f32, 1, width + 1);
+      for (float v : a.u_f32->data<float>()) {
         if (!(v >= 0.0f && v <= 1.0f)) in.Fail("'u' holds " + FormatFloat(v) + "; flashinfer uniforms must be in [0, 1]");
       }
       break;
     }
     case Profile::kTypicalAcceptance:
-      bonus_q = &ExponentialNoise(in, "bonus_q", rows, vocab);
-      threshold = TypicalParam(in, c, "posterior_threshold", kTypicalPosteriorThreshold);
-      alpha = TypicalParam(in, c, "posterior_alpha", kTypicalPosteriorAlpha);
+      a.bonus_q = &ExponentialNoise(in, "bonus_q", rows, vocab);
+      a.posterior_threshold = TypicalParam(in, c, "posterior_threshold", kTypicalPosteriorThreshold);
+      a.posterior_alpha = TypicalParam(in, c, "posterior_alpha", kTypicalPosteriorAlpha);
       break;
     default:
       in.Fail("no rule for profile " + std::string(ProfileName(profile)));
   }
+  return a;
+}
+
+TensorMap RunSpecRandom(const Case& c, Profile profile) {
+  const SpecRandomArgs a = ParseSpecRandom(c, profile);
+  const std::int64_t rows = a.rows, width = a.width, vocab = a.vocab;
+  const Tensor& drafts = *a.drafts;
+  const Tensor& target = a.target;
   Tensor emitted(DType::kI64, {rows, width + 1});
   Tensor accepted(DType::kI64, {rows});
   auto out = emitted.data<std::int64_t>();
   std::fill(out.begin(), out.end(), -1);
   const auto plane = static_cast<std::size_t>(vocab);
   for (std::int64_t b = 0; b < rows; ++b) {
-    const auto n = static_cast<std::size_t>(counts[static_cast<std::size_t>(b)]);
+    const auto n = static_cast<std::size_t>(a.counts[static_cast<std::size_t>(b)]);
     SpecRequest r;
     r.vocab = vocab;
     r.drafts = Row(drafts, b).first(n);
     r.target_probs = target.data<float>().subspan(static_cast<std::size_t>(b) * (static_cast<std::size_t>(width) + 1) * plane,
                                                   (n + 1) * plane);
-    if (draft.numel() > 0 && draft.rank() == 3) {
-      r.draft_probs = draft.data<float>().subspan(static_cast<std::size_t>(b) * static_cast<std::size_t>(width) * plane, n * plane);
+    if (const auto draft = a.DraftProbs(); !draft.empty()) {
+      r.draft_probs = draft.subspan(static_cast<std::size_t>(b) * static_cast<std::size_t>(width) * plane, n * plane);
     }
     SpecOutcome o;
     switch (profile) {
       case Profile::kVllm:
-        o = SpecRandomVllm(r, u64->data<double>().subspan(static_cast<std::size_t>(b * width), n), NoiseRow(*q, b),
-                           NoiseRow(*bonus_q, b));
+        o = SpecRandomVllm(r, a.u_f64->data<double>().subspan(static_cast<std::size_t>(b * width), n), NoiseRow(*a.q, b),
+                           NoiseRow(*a.bonus_q, b));
         break;
       case Profile::kFlashinfer:
-        o = SpecRandomFlashinfer(r, u32->data<float>().subspan(static_cast<std::size_t>(b * (width + 1)), n + 1));
+        o = SpecRandomFlashinfer(r, a.u_f32->data<float>().subspan(static_cast<std::size_t>(b * (width + 1)), n + 1));
         break;
       default:
-        o = SpecRandomTypical(r, NoiseRow(*bonus_q, b), threshold, alpha);
+        o = SpecRandomTypical(r, NoiseRow(*a.bonus_q, b), a.posterior_threshold, a.posterior_alpha);
     }
     for (std::size_t i = 0; i < o.tokens.size(); ++i) out[static_cast<std::size_t>(b * (width + 1)) + i] = o.tokens[i];
     accepted.data<std::int64_t>()[static_cast<std::size_t>(b)] = o.num_accepted;

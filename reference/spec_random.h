@@ -87,6 +87,30 @@ std::int64_t RaceArgmaxReciprocal(std::span<const float> weights, std::span<cons
 // FlashInfer's residual draw: r_j = max(target_j - draft_j, +0) (draft empty: r = target).
 std::int64_t FlashinferResidualDraw(std::span<const float> target, std::span<const float> draft, float u);
 
+// The stage's inputs, checked in this order with these messages: draft_ids i32 [B, K];
+// target_probs [B, K + 1, V] (PositionProbabilities); the drafts (DraftCounts); draft_probs
+// [B, K, V] (required by flashinfer, not read by typical_acceptance); then the profile's noise
+// and parameters. The one parse shared by RunSpecRandom and the gpu glue
+// (gpu/backend/draws_glue.h PrepareSpecRandom). The pointers point into `c`, which must
+// outlive the result.
+struct SpecRandomArgs {
+  std::int64_t rows = 0, width = 0, vocab = 0;
+  const Tensor* drafts = nullptr;    // i32 [B, K]
+  std::vector<std::int64_t> counts;  // drafts per row
+  Tensor target;                     // f32 [B, K + 1, V]
+  Tensor draft;                      // f32 [B, K, V] when read, else a default (rank-0) tensor
+  const Tensor* u_f64 = nullptr;       // vllm: f64 [B, K] in [0, 1)
+  const Tensor* u_f32 = nullptr;       // flashinfer: f32 [B, K + 1] in [0, 1]
+  const Tensor* q = nullptr;           // vllm: f32 [B, V] Exp(1)
+  const Tensor* bonus_q = nullptr;     // vllm, typical_acceptance: f32 [B, V] Exp(1)
+  float posterior_threshold = kTypicalPosteriorThreshold, posterior_alpha = kTypicalPosteriorAlpha;
+  // draft's entries; empty when no draft row is read (n-gram drafts, typical_acceptance).
+  std::span<const float> DraftProbs() const {
+    return draft.rank() == 3 ? draft.data<float>() : std::span<const float>{};
+  }
+};
+SpecRandomArgs ParseSpecRandom(const Case& c, Profile profile);
+
 TensorMap RunSpecRandom(const Case& c, Profile profile);
 
 }  // namespace sampcheck::reference

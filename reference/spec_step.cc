@@ -180,7 +180,7 @@ SpecStepArgs ParseSpecStep(const Case& c, Profile profile) {
         in.Fail("logits hold " + FormatFloat(x) + "; NaN and +inf are not allowed");
     }
   }
-  a.temperature = &in.Required("temperature", DType::kF32, 1);
+  a.temperature = &in.Required("temperature");
   in.ExpectDim("temperature", *a.temperature, 0, a.rows);
   for (float t : a.temperature->data<float>()) {
     if (!std::isfinite(t) || t < 0.0f) in.Fail("temperature " + FormatFloat(t) + " must be finite and >= 0");
@@ -196,7 +196,7 @@ SpecStepArgs ParseSpecStep(const Case& c, Profile profile) {
   }
   a.min_tokens = RowVector(in, "min_tokens", DType::kI32, a.rows);
   a.output_len = RowVector(in, "output_len", DType::kI32, a.rows);
-  a.stop_ids = in.Optional("stop_ids", DType::kI32, 2);
+  a.stop_ids = in.Optional("stop_ids");
   if (a.stop_ids != nullptr) {
     in.ExpectDim("stop_ids", *a.stop_ids, 0, a.rows);
     in.ExpectIdsOrPadding("stop_ids", *a.stop_ids, a.vocab);
@@ -211,7 +211,7 @@ SpecStepArgs ParseSpecStep(const Case& c, Profile profile) {
     a.any_random = a.any_random || !(static_cast<double>(t) < kCanonicalSamplingEps);
   }
   if (a.any_random) {
-    a.u = &in.Required("u", DType::kF64, 2);
+    a.u = &in.Required("u");
     in.ExpectDim("u", *a.u, 0, a.rows);
     in.ExpectDim("u", *a.u, 1, a.width);
     for (double v : a.u->data<double>()) {
@@ -227,7 +227,7 @@ SpecStepArgs ParseSpecStep(const Case& c, Profile profile) {
     a.threshold_single = FloatParam(in, c, "threshold_single");
     a.threshold_acc = std::max(FloatParam(in, c, "threshold_acc"), 1e-9f);
     if (a.any_random) {
-      a.final_u = &in.Required("final_u", DType::kF32, 1);
+      a.final_u = &in.Required("final_u");
       in.ExpectDim("final_u", *a.final_u, 0, a.rows);
       for (float v : a.final_u->data<float>()) {
         if (!(v >= 0.0f && v < 1.0f)) in.Fail("'final_u' entries must be in [0, 1) (f32)");

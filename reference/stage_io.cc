@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -158,7 +159,49 @@ Tensor StageInputs::Probabilities() const {
   return probs;
 }
 
+const TensorSpec& StageInputs::CatalogueInput(const std::string& name) const {
+  const StageInfo* stage = FindStage(stage_);
+  if (stage == nullptr) throw std::logic_error("parse of '" + stage_ + "': no such stage in the catalogue");
+  const TensorSpec* spec = stage->Input(name);
+  if (spec == nullptr) {
+    throw std::logic_error("parse of '" + stage_ + "' reads input '" + name + "', which its catalogue entry does not list");
+  }
+  return *spec;
+}
+
+void StageInputs::ExpectListed(const std::string& name, DType dtype, int rank) const {
+  const TensorSpec& spec = CatalogueInput(name);
+  const std::vector<DType> dtypes = spec.ListedDTypes();
+  const std::vector<int> ranks = spec.ListedRanks();
+  if (std::find(dtypes.begin(), dtypes.end(), dtype) == dtypes.end() ||
+      std::find(ranks.begin(), ranks.end(), rank) == ranks.end()) {
+    throw std::logic_error("parse of '" + stage_ + "' reads input '" + name + "' as " + std::string(DTypeName(dtype)) +
+                           " of rank " + std::to_string(rank) + "; its catalogue entry lists " + spec.dtypes + " " +
+                           spec.shape);
+  }
+}
+
+const Tensor* StageInputs::Optional(const std::string& name) const {
+  const TensorSpec& spec = CatalogueInput(name);
+  const std::vector<DType> dtypes = spec.ListedDTypes();
+  std::vector<int> ranks = spec.ListedRanks();
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  if (dtypes.size() != 1 || ranks.size() != 1) {
+    throw std::logic_error("parse of '" + stage_ + "' reads input '" + name + "' with its catalogue type, but the entry lists " +
+                           spec.dtypes + " " + spec.shape + ": name the one this read expects");
+  }
+  return Optional(name, dtypes.front(), ranks.front());
+}
+
+const Tensor& StageInputs::Required(const std::string& name) const {
+  const Tensor* t = Optional(name);
+  if (!t) Fail("missing input tensor '" + name + "'");
+  return *t;
+}
+
 const Tensor* StageInputs::Optional(const std::string& name, DType dtype, int rank) const {
+  ExpectListed(name, dtype, rank);
   auto it = case_.inputs.find(name);
   if (it == case_.inputs.end()) return nullptr;
   const Tensor& t = it->second;

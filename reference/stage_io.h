@@ -12,6 +12,7 @@
 #include <Eigen/Core>
 
 #include "core/case.h"
+#include "core/stage_catalogue.h"
 #include "core/tensor.h"
 
 namespace sampcheck::reference {
@@ -45,8 +46,14 @@ class StageInputs {
   Tensor FloatRows(const std::string& name, std::int64_t rows = -1, std::int64_t vocab = -1) const;
   // "probs" as FloatRows, every entry finite and >= 0.
   Tensor Probabilities() const;
-  const Tensor& Required(const std::string& name, DType dtype, int rank) const;
+  // Input `name` with the one dtype and rank the stage's catalogue entry lists for it
+  // (core/stage_catalogue.h): the catalogue is the single statement of a tensor's type.
+  const Tensor& Required(const std::string& name) const;
   // nullptr when absent; checked like Required when present.
+  const Tensor* Optional(const std::string& name) const;
+  // The same for an input whose catalogue entry lists several dtypes or ranks (one per profile,
+  // say): `dtype` and `rank` must be among the listed ones.
+  const Tensor& Required(const std::string& name, DType dtype, int rank) const;
   const Tensor* Optional(const std::string& name, DType dtype, int rank) const;
   // Throws unless dim(i) of tensor `name` equals `extent`.
   void ExpectDim(const std::string& name, const Tensor& t, int i, std::int64_t extent) const;
@@ -56,6 +63,11 @@ class StageInputs {
   const std::string& stage() const { return stage_; }
 
  private:
+  // The catalogue entry of input `name` of stage_. Reading an input the entry does not list, or
+  // as a dtype or rank it does not list, is a defect of the parse function: std::logic_error.
+  const TensorSpec& CatalogueInput(const std::string& name) const;
+  void ExpectListed(const std::string& name, DType dtype, int rank) const;
+
   const Case& case_;
   std::string stage_;
 };

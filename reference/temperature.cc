@@ -26,7 +26,7 @@ TemperatureArgs ParseTemperature(const Case& c, Profile profile) {
   TemperatureArgs a;
   a.logits = in.Logits();
   const std::int64_t rows = a.logits.dim(0);
-  a.temperature = &in.Required("temperature", DType::kF32, 1);
+  a.temperature = &in.Required("temperature");
   in.ExpectDim("temperature", *a.temperature, 0, rows);
   for (std::int64_t b = 0; b < rows; ++b) CheckTemperature(in, b, a.temperature->data<float>()[static_cast<std::size_t>(b)]);
   a.rule = TemperatureRuleFor(profile);

@@ -53,7 +53,7 @@ TokenBitmaskArgs ParseTokenBitmask(const Case& c, Profile /*profile*/) {
   TokenBitmaskArgs a;
   a.logits = in.Logits();
   const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
-  a.bitmask = &in.Required("bitmask", DType::kI32, 2);
+  a.bitmask = &in.Required("bitmask");
   const std::int64_t mask_rows = a.bitmask->dim(0), words = a.bitmask->dim(1);
   const std::int64_t limit = std::min(vocab, words * 32);
   a.vocab_size = limit;
@@ -66,7 +66,7 @@ TokenBitmaskArgs ParseTokenBitmask(const Case& c, Profile /*profile*/) {
     a.vocab_size = v.get<std::int64_t>();
   }
   a.masked.assign(static_cast<std::size_t>(rows), 0);
-  if (const Tensor* idx = in.Optional("indices", DType::kI32, 1)) {
+  if (const Tensor* idx = in.Optional("indices")) {
     for (std::int32_t r : idx->data<std::int32_t>()) {
       if (r < 0 || r >= rows || r >= mask_rows) {
         in.Fail("indices entry " + std::to_string(r) + " is outside the logits rows [0, " +

@@ -12,8 +12,8 @@ namespace sampcheck::reference {
 
 TensorMap RunTokenBitmaskAllowed(const Case& c, Profile /*profile*/) {
   StageInputs in(c, "token_bitmask_allowed");
-  const Tensor& mask = in.Required("bitmask", DType::kI32, 2);
-  const Tensor& ids = in.Required("token_ids", DType::kI64, 2);
+  const Tensor& mask = in.Required("bitmask");
+  const Tensor& ids = in.Required("token_ids");
   const std::int64_t rows = mask.dim(0), words = mask.dim(1);
   in.ExpectDim("token_ids", ids, 0, rows);
   std::int64_t vocab = 32 * words;

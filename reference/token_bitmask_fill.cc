@@ -40,9 +40,9 @@ TensorMap RunTokenBitmaskFill(const Case& c, Profile /*profile*/) {
   const std::int64_t vocab = IntParam(c, in, "vocab_size", 0, 1, kMaxVocab, true);
   const std::int64_t needed = (vocab + 31) / 32;
   const std::int64_t words = IntParam(c, in, "words", needed, needed, kMaxWords, false);
-  const Tensor& allowed = in.Required("allowed_ids", DType::kI32, 2);
-  const Tensor& spec = in.Required("spec_tokens", DType::kI32, 1);
-  const Tensor& structured = in.Required("structured", DType::kI32, 1);
+  const Tensor& allowed = in.Required("allowed_ids");
+  const Tensor& spec = in.Required("spec_tokens");
+  const Tensor& structured = in.Required("structured");
 
   // The logits rows: each request's first row follows the rows of the requests before it.
   const std::int64_t requests = spec.dim(0);
@@ -57,7 +57,7 @@ TensorMap RunTokenBitmaskFill(const Case& c, Profile /*profile*/) {
   if (rows > kMaxWords / words) {
     in.Fail("the bitmask would hold " + std::to_string(rows) + " x " + std::to_string(words) + " words, above 2^28");
   }
-  const Tensor* buffer = in.Optional("buffer", DType::kI32, 2);
+  const Tensor* buffer = in.Optional("buffer");
   if (buffer != nullptr) {
     in.ExpectDim("buffer", *buffer, 0, rows);
     in.ExpectDim("buffer", *buffer, 1, words);

@@ -13,9 +13,9 @@ namespace sampcheck::reference {
 
 TensorMap RunTokenBitmaskStopTokens(const Case& c, Profile /*profile*/) {
   StageInputs in(c, "token_bitmask_stop_tokens");
-  const Tensor& mask = in.Required("bitmask", DType::kI32, 2);
-  const Tensor& stop = in.Required("stop_ids", DType::kI32, 2);
-  const Tensor& can_end = in.Required("can_end", DType::kBool, 1);
+  const Tensor& mask = in.Required("bitmask");
+  const Tensor& stop = in.Required("stop_ids");
+  const Tensor& can_end = in.Required("can_end");
   const std::int64_t rows = mask.dim(0), words = mask.dim(1);
   in.ExpectDim("stop_ids", stop, 0, rows);
   in.ExpectDim("can_end", can_end, 0, rows);

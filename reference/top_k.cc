@@ -45,7 +45,7 @@ TopKArgs ParseTopK(const Case& c, Profile /*profile*/) {
   StageInputs in(c, "top_k");
   TopKArgs a;
   a.logits = FilterLogits(in);
-  a.top_k = &in.Required("top_k", DType::kI32, 1);
+  a.top_k = &in.Required("top_k");
   in.ExpectDim("top_k", *a.top_k, 0, a.logits.dim(0));
   a.ks_max = IntParam(in, c, "ks_max", kAscendDefaultKsMax);
   ValidateKsMax(in, a.ks_max);

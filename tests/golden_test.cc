@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <new>
+#include <stdexcept>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -75,23 +77,32 @@ TEST(GoldenSet, CoversEveryStageAndProfileOfTheCatalogue) {
   }
 }
 
-// The ranks a catalogue shape string allows: "[B, V]" -> {2}, "[B, K] | [B, K + 1]" -> {2, 2},
-// "[]" -> {0}; an empty list when an alternative is not bracketed.
-std::vector<int> CatalogueRanks(const std::string& shape) {
-  std::vector<int> ranks;
-  std::size_t start = 0;
-  while (start <= shape.size()) {
-    std::size_t end = shape.find('|', start);
-    if (end == std::string::npos) end = shape.size();
-    std::string alt = shape.substr(start, end - start);
-    alt.erase(0, alt.find_first_not_of(' '));
-    alt.erase(alt.find_last_not_of(' ') + 1);
-    if (alt.size() < 2 || alt.front() != '[' || alt.back() != ']') return {};
-    const std::string inner = alt.substr(1, alt.size() - 2);
-    ranks.push_back(inner.empty() ? 0 : 1 + static_cast<int>(std::count(inner.begin(), inner.end(), ',')));
-    start = end + 1;
+// The catalogue's type strings, read by hand.
+TEST(StageCatalogue, ReadsTheDTypesAndRanksItsStringsList) {
+  const auto spec = [](std::string dtypes, std::string shape) {
+    TensorSpec t;
+    t.name = "x";
+    t.dtypes = std::move(dtypes);
+    t.shape = std::move(shape);
+    return t;
+  };
+  EXPECT_EQ(spec("f32|f16|bf16", "[B, V]").ListedDTypes(), (std::vector<DType>{DType::kF32, DType::kF16, DType::kBF16}));
+  EXPECT_EQ(spec("i64", "[]").ListedDTypes(), (std::vector<DType>{DType::kI64}));
+  EXPECT_EQ(spec("f32", "[B, V]").ListedRanks(), (std::vector<int>{2}));
+  EXPECT_EQ(spec("f32", "[B, K] | [B, K + 1]").ListedRanks(), (std::vector<int>{2, 2}));
+  EXPECT_EQ(spec("f32", "[B, K + 1, V]").ListedRanks(), (std::vector<int>{3}));
+  EXPECT_EQ(spec("f32", "[]").ListedRanks(), (std::vector<int>{0}));
+  EXPECT_THROW(spec("f32", "B, V").ListedRanks(), std::logic_error);
+  EXPECT_THROW(spec("f32|float", "[B]").ListedDTypes(), std::logic_error);
+  // Every entry's strings can be read, so every parse can take its types from them.
+  for (const StageInfo& stage : StageCatalogue()) {
+    for (const auto* side : {&stage.inputs, &stage.outputs}) {
+      for (const TensorSpec& t : *side) {
+        EXPECT_NO_THROW(t.ListedDTypes()) << stage.name << " " << t.name;
+        EXPECT_NO_THROW(t.ListedRanks()) << stage.name << " " << t.name;
+      }
+    }
   }
-  return ranks;
 }
 
 // Every tensor of `tensors` is listed in `specs` with its dtype among the listed ones and a rank
@@ -107,20 +118,11 @@ std::size_t ExpectTensorsMatchCatalogue(const std::string& id, const char* side,
       ADD_FAILURE() << id << ": " << side << " '" << name << "' is not in the stage's catalogue entry";
       continue;
     }
-    std::vector<std::string> dtypes;
-    for (std::size_t start = 0; start <= spec->dtypes.size();) {
-      const std::size_t end = std::min(spec->dtypes.find('|', start), spec->dtypes.size());
-      dtypes.push_back(spec->dtypes.substr(start, end - start));
-      start = end + 1;
-    }
-    EXPECT_NE(std::find(dtypes.begin(), dtypes.end(), std::string(DTypeName(t.dtype()))), dtypes.end())
+    const std::vector<DType> dtypes = spec->ListedDTypes();
+    EXPECT_NE(std::find(dtypes.begin(), dtypes.end(), t.dtype()), dtypes.end())
         << id << ": " << side << " '" << name << "' is " << DTypeName(t.dtype()) << ", the catalogue lists "
         << spec->dtypes;
-    const std::vector<int> ranks = CatalogueRanks(spec->shape);
-    if (ranks.empty()) {
-      ADD_FAILURE() << "catalogue shape of '" << name << "' is not '[...]' alternatives: " << spec->shape;
-      continue;
-    }
+    const std::vector<int> ranks = spec->ListedRanks();
     EXPECT_NE(std::find(ranks.begin(), ranks.end(), t.rank()), ranks.end())
         << id << ": " << side << " '" << name << "' has rank " << t.rank() << ", the catalogue lists " << spec->shape;
   }
@@ -128,12 +130,6 @@ std::size_t ExpectTensorsMatchCatalogue(const std::string& id, const char* side,
 }
 
 TEST(GoldenSet, EveryTensorHasItsCatalogueDtypeAndRank) {
-  // Known answers of the shape parser, by hand.
-  EXPECT_EQ(CatalogueRanks("[B, V]"), (std::vector<int>{2}));
-  EXPECT_EQ(CatalogueRanks("[B, K] | [B, K + 1]"), (std::vector<int>{2, 2}));
-  EXPECT_EQ(CatalogueRanks("[B, K + 1, V]"), (std::vector<int>{3}));
-  EXPECT_EQ(CatalogueRanks("[]"), (std::vector<int>{0}));
-  EXPECT_TRUE(CatalogueRanks("B, V").empty());
   const Manifest m = ReadManifest(kCheckedIn);
   ASSERT_FALSE(m.cases.empty());
   for (const ManifestEntry& e : m.cases) {

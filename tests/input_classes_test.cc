@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "core/stage_catalogue.h"
 #include "golden/case_list.h"
 #include "golden/case_random.h"
+#include "reference/stage_io.h"
 #include "tests/support/stage_runner.h"
 
 namespace sampcheck {
@@ -446,6 +448,30 @@ TEST(InputClasses, LastVocabularyIdIsAcceptedAndTheNextOneRejected) {
       EXPECT_EQ(ErrorOf(s.stage, profile, s.inputs(static_cast<std::int32_t>(kV - 1))), "");
       EXPECT_NE(ErrorOf(s.stage, profile, s.inputs(static_cast<std::int32_t>(kV))), "");
     }
+  }
+}
+
+// A parse reads an input with the dtype and rank of its stage's catalogue entry; asking for an
+// input the entry does not list, or as another type, is the parse's defect (std::logic_error),
+// while a case whose tensor has another type is the case's (an input error naming it).
+TEST(InputClasses, ParsesReadInputsAsTheCatalogueTypesThem) {
+  Case c;
+  c.stage = "top_k";
+  c.inputs.emplace("top_k", I32({2}, {1, 2}));
+  const reference::StageInputs in(c, "top_k");
+  EXPECT_EQ(in.Required("top_k").dtype(), DType::kI32);  // the catalogue's "i32" "[B]"
+  EXPECT_THROW(in.Required("top_k", DType::kI64, 1), std::logic_error);
+  EXPECT_THROW(in.Required("top_k", DType::kI32, 2), std::logic_error);
+  EXPECT_THROW(in.Optional("draft_ids"), std::logic_error);
+  EXPECT_THROW(in.Required("logits"), std::logic_error);  // "f32|f16|bf16": the read must name one
+  Case wrong = c;
+  wrong.inputs.at("top_k") = F32({2}, {1.0f, 2.0f});
+  const reference::StageInputs bad(wrong, "top_k");
+  try {
+    bad.Required("top_k");
+    ADD_FAILURE() << "an f32 top_k was read";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'top_k' must be i32, got f32"), std::string::npos) << e.what();
   }
 }
 

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Stage glue of the draw, seeded-draw and speculative kernels (gpu/backend/draws_glue.h): the inputs
 // of gumbel_max, exponential_race, inverse_cdf, qsample, the seeded draws, spec_greedy,
-// finish_rules and tp_consensus come from the reference's parse functions (reference/<stem>.h);
-// spec_random is checked here as its reference file checks it; then one launch computes every
-// output.
+// spec_random, finish_rules and tp_consensus come from the reference's parse functions
+// (reference/<stem>.h); then one launch computes every output.
 #include "gpu/backend/draws_glue.h"
 
-#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -29,9 +27,7 @@ namespace sampcheck::gpu {
 
 namespace {
 
-using reference::FormatFloat;
 using reference::Outputs;
-using reference::StageInputs;
 
 // Inputs from reference/gumbel_max.h's ParseGumbelMax.
 TensorMap RunGumbelMax(const Case& c, Profile profile, KernelRunner& runner) {
@@ -107,91 +103,36 @@ TensorMap RunSpecGreedy(const Case& c, Profile /*profile*/, KernelRunner& runner
   return SpecOutputs(std::move(emitted), std::move(accepted));
 }
 
-// reference/spec_random.cc's TypicalParam: a number rounded once to f32, finite and >= 0.
-float TypicalParam(const StageInputs& in, const Case& c, const std::string& name, float fallback) {
-  if (!c.params.contains(name)) return fallback;
-  const auto& v = c.params[name];
-  if (!v.is_number()) in.Fail("parameter " + name + " = " + v.dump() + " must be a number");
-  const auto x = static_cast<float>(v.get<double>());
-  if (!std::isfinite(x) || x < 0.0f) in.Fail("parameter " + name + " = " + FormatFloat(x) + " must be finite and >= 0");
-  return x;
-}
-
-// reference/spec_random.cc's ExponentialNoise: f32 [rows, vocab], finite and > 0.
-const Tensor& ExponentialNoise(const StageInputs& in, const std::string& name, std::int64_t rows, std::int64_t vocab) {
-  const Tensor& t = in.Required(name, DType::kF32, 2);
-  in.ExpectDim(name, t, 0, rows);
-  in.ExpectDim(name, t, 1, vocab);
-  for (float v : t.data<float>()) {
-    if (!std::isfinite(v) || !(v > 0.0f)) {
-      in.Fail("'" + name + "' holds " + FormatFloat(v) + "; Exp(1) noise must be finite and > 0");
-    }
-  }
-  return t;
-}
-
 }  // namespace
 
-// reference/spec_random.cc, checks in its order.
+// Inputs from reference/spec_random.h's ParseSpecRandom; the kernels' view of them.
 SpecRandomKernelArgs PrepareSpecRandom(const Case& c, Profile profile) {
-  StageInputs in(c, "spec_random");
-  const Tensor& drafts = in.Required("draft_ids", DType::kI32, 2);
-  const std::int64_t rows = drafts.dim(0), width = drafts.dim(1);
   SpecRandomKernelArgs a;
-  a.target = reference::PositionProbabilities(c, in, "target_probs", rows, width + 1);
-  const std::int64_t vocab = a.target.dim(2);
-  a.counts = reference::DraftCounts(in, drafts, vocab);
-  a.shape = {rows, width, vocab};
-  Tensor& draft = a.draft;
-  const Tensor& target = a.target;
-  const std::vector<std::int64_t>& counts = a.counts;
-  const bool has_draft = c.inputs.count("draft_probs") != 0;
-  if (profile == Profile::kFlashinfer && !has_draft)
-    in.Fail("missing input tensor 'draft_probs' (flashinfer has no n-gram mode)");
-  if (has_draft && profile != Profile::kTypicalAcceptance) {
-    draft = reference::PositionProbabilities(c, in, "draft_probs", rows, width, vocab);
-  }
+  a.parsed = reference::ParseSpecRandom(c, profile);
+  const reference::SpecRandomArgs& p = a.parsed;
+  a.shape = {p.rows, p.width, p.vocab};
   KernelRunner::SpecRandomInputs& k = a.in;
-  k.target_probs = target.data<float>().data();
-  k.draft_probs = draft.numel() > 0 && draft.rank() == 3 ? draft.data<float>().data() : nullptr;
-  k.drafts = drafts.data<std::int32_t>().data();
-  k.counts = counts.data();
+  k.target_probs = p.target.data<float>().data();
+  const auto draft = p.DraftProbs();
+  k.draft_probs = draft.empty() ? nullptr : draft.data();
+  k.drafts = p.drafts->data<std::int32_t>().data();
+  k.counts = p.counts.data();
   switch (profile) {
-    case Profile::kVllm: {
-      const Tensor& u = in.Required("u", DType::kF64, 2);
-      in.ExpectDim("u", u, 0, rows);
-      in.ExpectDim("u", u, 1, width);
-      const auto values = u.data<double>();
-      for (std::size_t i = 0; i < values.size(); ++i) {
-        if (!(values[i] >= 0.0 && values[i] < 1.0))
-          in.Fail("'u' entry " + std::to_string(i) + " must be in [0, 1) (f64)");
-      }
+    case Profile::kVllm:
       k.rule = KernelRunner::SpecRandomInputs::Rule::kVllm;
-      k.u_f64 = values.data();
-      k.q = ExponentialNoise(in, "q", rows, vocab).data<float>().data();
-      k.bonus_q = ExponentialNoise(in, "bonus_q", rows, vocab).data<float>().data();
+      k.u_f64 = p.u_f64->data<double>().data();
+      k.q = p.q->data<float>().data();
+      k.bonus_q = p.bonus_q->data<float>().data();
       break;
-    }
-    case Profile::kFlashinfer: {
-      const Tensor& u = in.Required("u", DType::kF32, 2);
-      in.ExpectDim("u", u, 0, rows);
-      in.ExpectDim("u", u, 1, width + 1);
-      for (float v : u.data<float>()) {
-        if (!(v >= 0.0f && v <= 1.0f))
-          in.Fail("'u' holds " + FormatFloat(v) + "; flashinfer uniforms must be in [0, 1]");
-      }
+    case Profile::kFlashinfer:
       k.rule = KernelRunner::SpecRandomInputs::Rule::kFlashinfer;
-      k.u_f32 = u.data<float>().data();
+      k.u_f32 = p.u_f32->data<float>().data();
       break;
-    }
-    case Profile::kTypicalAcceptance:
+    default:  // kTypicalAcceptance: ParseSpecRandom rejects every other profile
       k.rule = KernelRunner::SpecRandomInputs::Rule::kTypicalAcceptance;
-      k.bonus_q = ExponentialNoise(in, "bonus_q", rows, vocab).data<float>().data();
-      k.posterior_threshold = TypicalParam(in, c, "posterior_threshold", reference::kTypicalPosteriorThreshold);
-      k.posterior_alpha = TypicalParam(in, c, "posterior_alpha", reference::kTypicalPosteriorAlpha);
-      break;
-    default:
-      in.Fail("no rule for profile " + std::string(ProfileName(profile)));
+      k.bonus_q = p.bonus_q->data<float>().data();
+      k.posterior_threshold = p.posterior_threshold;
+      k.posterior_alpha = p.posterior_alpha;
   }
   return a;
 }
@@ -200,9 +141,8 @@ namespace {
 
 TensorMap RunSpecRandom(const Case& c, Profile profile, KernelRunner& runner) {
   const SpecRandomKernelArgs a = PrepareSpecRandom(c, profile);
-  const auto [rows, width, vocab] = a.shape;
-  Tensor emitted(DType::kI64, {rows, width + 1});
-  Tensor accepted(DType::kI64, {rows});
+  Tensor emitted(DType::kI64, {a.shape.rows, a.shape.width + 1});
+  Tensor accepted(DType::kI64, {a.shape.rows});
   runner.Run(SpecRandomLaunch(a.in, a.shape, emitted.data<std::int64_t>().data(), accepted.data<std::int64_t>().data()));
   return SpecOutputs(std::move(emitted), std::move(accepted));
 }

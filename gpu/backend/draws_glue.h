@@ -2,29 +2,30 @@
 #pragma once
 // Stage glue of the gpu backends for the draws (gumbel_max, exponential_race, inverse_cdf,
 // qsample), the seeded draws (multinomial_with_seed, multinomial_with_seed_token_ids) and
-// speculative verification (spec_greedy, spec_random), finish_rules and tp_consensus: each reads and checks the case's
-// inputs with the reference's own boundary code (reference/stage_io.h, reference/draft_tokens.h), in the reference's
-// order and with its messages, resolves the profile into flags, and launches one kernel (gpu/<stem>.cuh) through the
-// KernelRunner. gpu/backend/gpu_backend.cc lists them in its stage table (docs/gpu.md "Stages with kernels").
-
-#include <cstdint>
-#include <vector>
+// speculative verification (spec_greedy, spec_random), finish_rules and tp_consensus: each takes the case's
+// inputs from the reference's parse function of its stage (reference/<stem>.h), so a check and its message exist
+// once, resolves the profile into flags, and launches one kernel (gpu/<stem>.cuh) through the KernelRunner. gpu/backend/gpu_backend.cc lists them in its stage table (docs/gpu.md "Stages with kernels").
 
 #include "core/case.h"
 #include "core/profile.h"
 #include "gpu/runners/kernel_runner.h"
+#include "reference/spec_random.h"
 
 namespace sampcheck::gpu {
 
-// spec_random's inputs checked in the reference's order with its messages, and the kernels' view
-// of them (SpecRandomInputs, pointing into `target`, `draft`, `counts` and the case's noise):
-// the gpu glue launches the bit-exact kernels on it, the gpu-fast glue (gpu/fast/fast_backend.cc)
-// its own kernel.
+// spec_random's inputs checked by the reference's parse (reference/spec_random.h
+// ParseSpecRandom), and the kernels' view of them (SpecRandomInputs, pointing into `parsed` and
+// the case's noise): the gpu glue launches the bit-exact kernels on it, a fast glue its own
+// kernel. Not copyable: `in` points into `parsed`'s heap buffers, which a move keeps.
 struct SpecRandomKernelArgs {
+  SpecRandomKernelArgs() = default;
+  SpecRandomKernelArgs(const SpecRandomKernelArgs&) = delete;
+  SpecRandomKernelArgs& operator=(const SpecRandomKernelArgs&) = delete;
+  SpecRandomKernelArgs(SpecRandomKernelArgs&&) = default;
+  SpecRandomKernelArgs& operator=(SpecRandomKernelArgs&&) = default;
   KernelRunner::SpecRandomInputs in;
   SpecShape shape;
-  Tensor target, draft;
-  std::vector<std::int64_t> counts;
+  reference::SpecRandomArgs parsed;
 };
 SpecRandomKernelArgs PrepareSpecRandom(const Case& c, Profile profile);
 // The speculative verifiers' outputs: emitted [B, K + 1] and num_accepted [B].

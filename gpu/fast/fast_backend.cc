@@ -285,8 +285,8 @@ TensorMap GpuFastBackend::RunFlashinferSamplingFromProbs(const Case& c) {
   return FinishFlashinferSampling(c, r, a.width, std::move(token), std::move(valid), std::move(rounds));
 }
 
-// Inputs checked as the bit-exact glue checks them (PrepareSpecRandom, the reference's order and
-// messages); typical_acceptance has no fast kernel (not claimed).
+// Inputs from the reference's parse (PrepareSpecRandom over reference::ParseSpecRandom);
+// typical_acceptance has no fast kernel (not claimed).
 TensorMap GpuFastBackend::RunSpecRandom(const Case& c, Profile profile) {
   if (!Capabilities(SpecRandomStage()).profiles.Contains(profile)) {
     throw InputError("backend '" + name_ + "' has no kernel for stage '" + SpecRandomStage() + "' under profile '" +

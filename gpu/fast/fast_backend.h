@@ -42,7 +42,7 @@
 // - Stage `spec_random` (profiles vllm and flashinfer): gpu/fast/fast_spec_random.cuh, the
 //   acceptance tests per position, vLLM's race as a reduction of order keys, FlashInfer's residual
 //   draw by the block-scan inverse CDF; inputs checked by gpu/backend/draws_glue.h
-//   PrepareSpecRandom (the bit-exact glue's checks). Distributional. typical_acceptance is not
+//   PrepareSpecRandom (the reference's parse). Distributional. typical_acceptance is not
 //   claimed (docs/gpu.md "Skips").
 // - Stage `noise` too (not in the `wrong:` variants): the device's own Philox4_32_10 uniforms,
 //   exponentials and Gumbels through gpu/kernels/noise.cuh, so the noise harness judges the generator
