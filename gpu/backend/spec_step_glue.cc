@@ -76,6 +76,13 @@ Tensor BatchProbs(const std::string& id, const Tensor& logits, std::int64_t posi
 }  // namespace
 
 TensorMap GpuSpecStep(const Case& c, Profile profile, KernelRunner& runner) {
+  return GpuSpecStepWith(c, profile, runner,
+                         [&runner](const SpecRandomInputs& k, SpecShape shape, std::int64_t* emitted, std::int64_t* accepted) {
+                           runner.Run(SpecRandomLaunch(k, shape, emitted, accepted));
+                         });
+}
+
+TensorMap GpuSpecStepWith(const Case& c, Profile profile, KernelRunner& runner, const SpecStepVerifier& verifier) {
   StageInputs in(c, "spec_step");
   if (!kGpuSpecStepProfiles.Contains(profile)) {
     in.Fail("no gpu kernel for profile " + std::string(ProfileName(profile)) +
@@ -265,8 +272,8 @@ TensorMap GpuSpecStep(const Case& c, Profile profile, KernelRunner& runner) {
         k.u_f64 = u->data<double>().data();
         k.q = q->data<float>().data();
         k.bonus_q = bonus_q->data<float>().data();
-        runner.Run(SpecRandomLaunch(k, {rows, width, vocab}, random_emitted.data<std::int64_t>().data(),
-                                    random_accepted.data<std::int64_t>().data()));
+        verifier(k, {rows, width, vocab}, random_emitted.data<std::int64_t>().data(),
+                 random_accepted.data<std::int64_t>().data());
       }
     }
   }

@@ -11,6 +11,9 @@
 // gpu/kernels/spec_step.cuh picks each row's outcome and applies the stop ids. Every profile of
 // the stage.
 
+#include <cstdint>
+#include <functional>
+
 #include "core/case.h"
 #include "core/profile.h"
 #include "core/stage_capabilities.h"
@@ -19,6 +22,14 @@
 namespace sampcheck::gpu {
 
 TensorMap GpuSpecStep(const Case& c, Profile profile, KernelRunner& runner);
+
+// The token-wise verifier of the random rows under canonical and vllm (the vllm rule of
+// spec_random on the composed probabilities): fills emitted [B, K + 1] and num_accepted [B].
+// GpuSpecStep launches the bit-exact spec_random kernel on `runner`; gpu-fast passes its own
+// (gpu/fast/fast_spec_random.cuh), so both backends run this one composition.
+using SpecStepVerifier =
+    std::function<void(const SpecRandomInputs& in, SpecShape shape, std::int64_t* emitted, std::int64_t* accepted)>;
+TensorMap GpuSpecStepWith(const Case& c, Profile profile, KernelRunner& runner, const SpecStepVerifier& verifier);
 
 // The profiles whose chains have kernels: all of the stage's.
 inline constexpr ProfileSet kGpuSpecStepProfiles =

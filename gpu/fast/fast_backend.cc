@@ -17,6 +17,7 @@
 #include "gpu/backend/draws_glue.h"
 #include "gpu/backend/flashinfer_sampling_from_probs_glue.h"
 #include "gpu/backend/noise_glue.h"
+#include "gpu/backend/spec_step_glue.h"
 #include "reference/flashinfer_sampling_from_probs.h"
 #include "reference/inverse_cdf.h"
 #include "reference/pipeline.h"
@@ -79,6 +80,19 @@ const std::string& SpecRandomStage() {
   return name;
 }
 
+// The whole speculative step (docs/spec/spec_step.md): the catalogue's drawing stage with a
+// drafts input and target logits (spec_greedy has them too but never draws).
+const std::string& SpecStepStage() {
+  static const std::string name = [] {
+    for (const StageInfo& s : StageCatalogue()) {
+      if (s.draw.draws() && s.InputWithRole(Role::kDrafts) != nullptr && s.InputWithRole(Role::kLogits) != nullptr)
+        return s.name;
+    }
+    throw std::logic_error("stage catalogue: no drawing verifier of drafts against target logits");
+  }();
+  return name;
+}
+
 // The catalogue's noise stage: the one whose output has the noise role (docs/spec/noise.md).
 const std::string& NoiseStageName() {
   static const std::string name = [] {
@@ -129,25 +143,28 @@ FastRunners EmulatedFastRunners() {
 
 std::vector<std::string> GpuFastBackend::SupportedStages() const {
   std::vector<std::string> stages = {PipelineStage(), InverseCdfStage(), FlashinferStage(), SpecRandomStage()};
-  if (noise_runner_) stages.push_back(NoiseStageName());
+  if (exact_runner_) stages.push_back(SpecStepStage());
+  if (exact_runner_ && declares_noise_) stages.push_back(NoiseStageName());
   return stages;
 }
 
 // The pipeline under each of its profiles (canonical, vllm, sglang: FastFilterRuleFor), judged
 // by its draws; inverse_cdf's canonical profile and flashinfer_sampling_from_probs' flashinfer
-// profile (every kernel and order) and spec_random's vllm and flashinfer profiles, by their
-// draws too; noise's canonical profile, its Philox
-// stream bit for bit.
+// profile (every kernel and order), spec_random's vllm and flashinfer profiles and spec_step's
+// canonical and vllm profiles (the composed step with gpu-fast's spec_random verifier), by their
+// draws too; noise's canonical profile, its Philox stream bit for bit.
 StageCapabilities GpuFastBackend::Capabilities(const std::string& stage) const {
   ProfileSet profiles;
   if (stage == PipelineStage()) {
     profiles.Add(Profile::kCanonical).Add(Profile::kVllm).Add(Profile::kSglang);
-  } else if (stage == InverseCdfStage() || (noise_runner_ && stage == NoiseStageName())) {
+  } else if (stage == InverseCdfStage() || (exact_runner_ && declares_noise_ && stage == NoiseStageName())) {
     profiles.Add(Profile::kCanonical);
   } else if (stage == FlashinferStage()) {
     profiles.Add(Profile::kFlashinfer);
   } else if (stage == SpecRandomStage()) {
     profiles.Add(Profile::kVllm).Add(Profile::kFlashinfer);
+  } else if (exact_runner_ && stage == SpecStepStage()) {
+    profiles.Add(Profile::kCanonical).Add(Profile::kVllm);
   }
   return {.profiles = profiles, .claims_bitwise = stage == NoiseStageName()};
 }
@@ -155,7 +172,8 @@ StageCapabilities GpuFastBackend::Capabilities(const std::string& stage) const {
 TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {
   const StageInfo& info = RequireStage(stage);
   const Profile profile = RequireStageProfile(info, c.profile);
-  if (noise_runner_ && stage == NoiseStageName()) return RunNoiseStage(c, profile, *noise_runner_);
+  if (exact_runner_ && declares_noise_ && stage == NoiseStageName()) return RunNoiseStage(c, profile, *exact_runner_);
+  if (exact_runner_ && stage == SpecStepStage()) return RunSpecStep(c, profile);
   if (stage == InverseCdfStage()) return RunInverseCdf(c, profile);
   if (stage == FlashinferStage()) return RunFlashinferSamplingFromProbs(c);
   if (stage == SpecRandomStage()) return RunSpecRandom(c, profile);
@@ -304,6 +322,23 @@ TensorMap GpuFastBackend::RunSpecRandom(const Case& c, Profile profile) {
   return SpecOutputs(std::move(emitted), std::move(accepted));
 }
 
+// The step composed by the bit-exact glue (GpuSpecStepWith: the min_tokens mask, greedy rows,
+// temperature and the filters on the bit-exact kernels) with gpu-fast's spec_random kernel as
+// the verifier of the random rows, whose residual draw has free order. Block verification and
+// SGLang's chain verifier have no fast kernel (not claimed: docs/gpu.md "Skips").
+TensorMap GpuFastBackend::RunSpecStep(const Case& c, Profile profile) {
+  if (!Capabilities(SpecStepStage()).profiles.Contains(profile)) {
+    throw InputError("backend '" + name_ + "' has no kernel for stage '" + SpecStepStage() + "' under profile '" +
+                     std::string(ProfileName(profile)) + "'");
+  }
+  return GpuSpecStepWith(c, profile, *exact_runner_,
+                         [this](const SpecRandomInputs& in, SpecShape shape, std::int64_t* emitted, std::int64_t* accepted) {
+                           if (shape.rows == 0) return;
+                           runners_.spec_random(
+                               {.in = in, .shape = shape, .bug = bug_, .emitted = emitted, .accepted = accepted});
+                         });
+}
+
 std::unique_ptr<Backend> MakeGpuFastEmulatedBackend() {
   return std::make_unique<GpuFastBackend>("gpu-fast-emulated", EmulatedFastRunners(), FastSamplingBug::kNone,
                                           MakeEmulatedRunner());
@@ -335,7 +370,8 @@ std::unique_ptr<Backend> MakeGpuFastWrongBackend(const std::string& name) {
 }
 
 std::unique_ptr<Backend> MakeGpuFastPlantedBackend(const std::string& name, FastSamplingBug bug) {
-  return std::make_unique<GpuFastBackend>("wrong:" + name, EmulatedFastRunners(), bug);
+  return std::make_unique<GpuFastBackend>("wrong:" + name, EmulatedFastRunners(), bug, MakeEmulatedRunner(),
+                                          /*declares_noise=*/false);
 }
 
 }  // namespace sampcheck::gpu

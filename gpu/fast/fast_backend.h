@@ -3,7 +3,7 @@
 // The gpu-fast backends (docs/gpu.md "gpu-fast"): the pipeline's temperature, filters and
 // draw, under each of its profiles, in one fused kernel written like a production sampler
 // (gpu/fast/fast_sampling.cuh), and the draw stages whose sums a production kernel takes in a
-// free order (inverse_cdf, flashinfer_sampling_from_probs, spec_random), judged by the
+// free order (inverse_cdf, flashinfer_sampling_from_probs, spec_random, spec_step's verifier), judged by the
 // statistical harness only.
 //
 // Contract:
@@ -44,6 +44,12 @@
 //   draw by the block-scan inverse CDF; inputs checked by gpu/backend/draws_glue.h
 //   PrepareSpecRandom (the reference's parse). Distributional. typical_acceptance is not
 //   claimed (docs/gpu.md "Skips").
+// - Stage `spec_step` (profiles canonical and vllm; every backend built with a bit-exact kernel
+//   runner, the planted spec_random fault's included): the bit-exact glue's composition
+//   (gpu/backend/spec_step_glue.h GpuSpecStepWith: the reference's parse, the min_tokens mask,
+//   greedy rows, temperature and the filters on the bit-exact kernels) with the random rows
+//   verified by gpu-fast's spec_random kernel (vllm rule). Distributional. block_verification
+//   and sglang are not claimed: their verifiers have no fast kernel (docs/gpu.md "Skips").
 // - Stage `noise` too (not in the `wrong:` variants): the device's own Philox4_32_10 uniforms,
 //   exponentials and Gumbels through gpu/kernels/noise.cuh, so the noise harness judges the generator
 //   the fused kernel draws from (docs/spec/noise.md); canonical tier, bitwise goldens.
@@ -77,11 +83,16 @@ struct FastRunners {
 
 class GpuFastBackend final : public Backend {
  public:
-  // noise_runner: where the `noise` stage's kernel runs (gpu/kernels/noise.cuh, the same Philox stream
-  // the fused kernel draws from); null: the backend does not declare `noise`.
+  // exact_runner: where the bit-exact kernels gpu-fast borrows run: the `noise` stage's
+  // (gpu/kernels/noise.cuh, the same Philox stream the fused kernel draws from; declared only
+  // with declares_noise) and spec_step's composed steps; null: the backend declares neither.
   GpuFastBackend(std::string name, FastRunners runners, FastSamplingBug bug = FastSamplingBug::kNone,
-                 std::unique_ptr<KernelRunner> noise_runner = nullptr)
-      : name_(std::move(name)), runners_(runners), bug_(bug), noise_runner_(std::move(noise_runner)) {}
+                 std::unique_ptr<KernelRunner> exact_runner = nullptr, bool declares_noise = true)
+      : name_(std::move(name)),
+        runners_(runners),
+        bug_(bug),
+        exact_runner_(std::move(exact_runner)),
+        declares_noise_(declares_noise) {}
   std::string Name() const override { return name_; }
   std::vector<std::string> SupportedStages() const override;
   StageCapabilities Capabilities(const std::string& stage) const override;
@@ -91,11 +102,13 @@ class GpuFastBackend final : public Backend {
   TensorMap RunInverseCdf(const Case& c, Profile profile);
   TensorMap RunFlashinferSamplingFromProbs(const Case& c);
   TensorMap RunSpecRandom(const Case& c, Profile profile);
+  TensorMap RunSpecStep(const Case& c, Profile profile);
 
   std::string name_;
   FastRunners runners_;
   FastSamplingBug bug_;
-  std::unique_ptr<KernelRunner> noise_runner_;
+  std::unique_ptr<KernelRunner> exact_runner_;
+  bool declares_noise_;
 };
 
 std::unique_ptr<Backend> MakeGpuFastEmulatedBackend();
