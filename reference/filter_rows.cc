@@ -17,10 +17,10 @@
 
 namespace sampcheck::reference {
 
-Tensor FilterLogits(const StageInputs& in) {
+Tensor FilterLogits(const StageInputs& in, bool degenerate_rows_specified) {
   bool nan_or_pos_inf = false;
   Tensor logits = in.Logits(&nan_or_pos_inf);  // checked while copied: one pass
-  if (!nan_or_pos_inf) return logits;
+  if (!nan_or_pos_inf || degenerate_rows_specified) return logits;
   const auto vocab = logits.dim(1);
   auto x = logits.data<float>();
   for (std::size_t i = 0; i < x.size(); ++i) {  // find the first one, for the message

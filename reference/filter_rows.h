@@ -16,9 +16,10 @@
 
 namespace sampcheck::reference {
 
-// logits upcast to f32; throws when a row holds NaN or +inf (the filters' softmax is
-// undefined there: run nan_handling first).
-Tensor FilterLogits(const StageInputs& in);
+// logits upcast to f32. Unless `degenerate_rows_specified`, throws when a row holds NaN or +inf
+// (a filter whose spec does not yet give such rows a result: docs/spec/filters.md "Degenerate
+// rows" lists the filters that do).
+Tensor FilterLogits(const StageInputs& in, bool degenerate_rows_specified = false);
 // fn(b, row b) for every row; rows in parallel under --threads (reference/row_threads.h), so
 // fn must write only row b's outputs.
 void ForEachRow(Tensor& logits, const std::function<void(std::int64_t, std::span<float>)>& fn);

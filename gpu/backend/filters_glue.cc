@@ -49,13 +49,29 @@ MinPRule MinPRuleFor(Profile profile) { return MinPRule{reference::MinPFirstOnly
 
 // Each stage below: inputs from the reference's parse (reference/top_k.h, top_p.h, min_p.h,
 // sampling_filters.h), the vocabulary limit, one kernel launch.
+// The kernel orders numbers only: a row's NaN entries are set aside on the host before the
+// launch and put back by the profile's rule after it (reference/top_k.h TopKSetAsideNaNs and
+// TopKRestoreNaNs, docs/spec/filters.md "Degenerate rows"); the kernel selects among the rest
+// with the k those return.
 TensorMap RunTopKKernel(const Case& c, Profile profile, KernelRunner& runner) {
-  const reference::TopKArgs a = reference::ParseTopK(c, profile);
+  reference::TopKArgs a = reference::ParseTopK(c, profile);
   const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
   CheckVocab(c, "top_k", vocab);
+  const auto width = static_cast<std::size_t>(vocab);
+  std::vector<reference::TopKNaNs> nans(static_cast<std::size_t>(rows));
+  std::vector<std::int32_t> k(static_cast<std::size_t>(rows));
+  for (std::size_t b = 0; b < nans.size(); ++b) {
+    const std::int32_t row_k = a.top_k->data<std::int32_t>()[b];
+    // The returned k is row_k, or row_k - (at most V NaNs) for an active row (row_k > 0): an i32.
+    k[b] = static_cast<std::int32_t>(
+        reference::TopKSetAsideNaNs(profile, a.logits.data<float>().subspan(b * width, width), row_k, a.ks_max, nans[b]));
+  }
   Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
-  runner.Run(TopKLaunch(a.logits.data<float>().data(), a.top_k->data<std::int32_t>().data(), rows, vocab, vocab,
-                        TopKRuleFor(profile, a.ks_max), out.data<float>().data()));
+  runner.Run(TopKLaunch(a.logits.data<float>().data(), k.data(), rows, vocab, vocab, TopKRuleFor(profile, a.ks_max),
+                        out.data<float>().data()));
+  for (std::size_t b = 0; b < nans.size(); ++b) {
+    reference::TopKRestoreNaNs(profile, out.data<float>().subspan(b * width, width), nans[b]);
+  }
   return Outputs("logits", std::move(out));
 }
 

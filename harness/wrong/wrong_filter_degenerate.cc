@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+// The filters' degenerate rows planted wrong (docs/spec/filters.md "Degenerate rows"): rejected
+// by golden cases.
+//
+// Contract (what each planted bug changes -> the case that must reject it):
+// - filter_degenerate_row_aborts_batch  a row holding a NaN or a +inf makes the whole batch an
+//                                error (a device assert in the filter kernel)
+//                                -> top_k/degenerate_rows_v16/
+// - top_k_nan_as_minus_inf       top_k reads a NaN logit as -inf (a kernel whose comparisons
+//                                rank NaN below every number, or that sanitises it away): the
+//                                NaN is dropped and the k tokens come from the numbers only
+//                                -> top_k/degenerate_rows_v16/
+// Each registers itself with SAMPCHECK_WRONG_SAMPLER (harness/wrong/wrong_samplers.h).
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "core/error.h"
+#include "harness/wrong/wrong_backend.h"
+#include "harness/wrong/wrong_samplers.h"
+
+namespace sampcheck::statistical {
+namespace {
+
+// The f32 logits of a filter case, or null (the degenerate goldens are f32).
+const Tensor* F32Logits(const Case& c) {
+  auto it = c.inputs.find("logits");
+  if (it == c.inputs.end() || it->second.rank() != 2 || it->second.dtype() != DType::kF32) return nullptr;
+  return &it->second;
+}
+
+class FilterDegenerateRowAbortsBatch final : public ExactFaultBackend {
+ public:
+  FilterDegenerateRowAbortsBatch() : ExactFaultBackend("filter_degenerate_row_aborts_batch") {}
+
+ protected:
+  Case Transform(const Case& c) override {
+    const Tensor* logits = F32Logits(c);
+    if (!logits) return c;
+    const std::int64_t vocab = logits->dim(1);
+    const auto x = logits->data<float>();
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      if (std::isnan(x[i]) || x[i] == std::numeric_limits<float>::infinity()) {
+        throw InputError("row " + std::to_string(static_cast<std::int64_t>(i) / vocab) +
+                         " is degenerate: device-side assert, the batch is lost");
+      }
+    }
+    return c;
+  }
+};
+
+class TopKNanAsMinusInf final : public ExactFaultBackend {
+ public:
+  TopKNanAsMinusInf() : ExactFaultBackend("top_k_nan_as_minus_inf") {}
+
+ protected:
+  Case Transform(const Case& c) override {
+    const Tensor* logits = F32Logits(c);
+    if (!logits || !c.inputs.contains("top_k")) return c;
+    Case out = c;
+    for (float& v : out.inputs.at("logits").data<float>()) {
+      if (std::isnan(v)) v = -std::numeric_limits<float>::infinity();
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+SAMPCHECK_WRONG_SAMPLER(FilterDegenerateRowAbortsBatch,
+                        {{"filter_degenerate_row_aborts_batch",
+                          "a filter row holding a NaN or a +inf makes the whole batch an error",
+                          "top_k/degenerate_rows_v16/", "golden"},
+                         [] { return std::make_unique<FilterDegenerateRowAbortsBatch>(); }});
+SAMPCHECK_WRONG_SAMPLER(TopKNanAsMinusInf,
+                        {{"top_k_nan_as_minus_inf", "top_k reads a NaN logit as -inf: dropped, not counted among the k",
+                          "top_k/degenerate_rows_v16/", "golden"},
+                         [] { return std::make_unique<TopKNanAsMinusInf>(); }});
+
+}  // namespace sampcheck::statistical
