@@ -10,6 +10,7 @@
 #include <immintrin.h>
 
 #include "reference/filter_order.h"
+#include "reference/profile_rules.h"
 #include "reference/math/exp_array.h"
 #include "reference/reductions.h"
 #include "reference/row_threads.h"
@@ -32,6 +33,15 @@ Tensor FilterLogits(const StageInputs& in, bool degenerate_rows_specified) {
     }
   }
   return logits;
+}
+
+bool HoldsNanOrPosInf(std::span<const float> row) {
+  return std::any_of(row.begin(), row.end(),
+                     [](float v) { return std::isnan(v) || v == std::numeric_limits<float>::infinity(); });
+}
+
+void DegenerateSoftmaxFilterRow(Profile profile, std::span<float> row, bool enabled) {
+  if (enabled && NanSoftmaxEmptiesRow(profile)) std::fill(row.begin(), row.end(), -std::numeric_limits<float>::infinity());
 }
 
 void ForEachRow(Tensor& logits, const std::function<void(std::int64_t, std::span<float>)>& fn) {

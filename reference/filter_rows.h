@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/case.h"
+#include "core/profile.h"
 #include "reference/stage_io.h"
 
 namespace sampcheck::reference {
@@ -20,6 +21,13 @@ namespace sampcheck::reference {
 // (a filter whose spec does not yet give such rows a result: docs/spec/filters.md "Degenerate
 // rows" lists the filters that do).
 Tensor FilterLogits(const StageInputs& in, bool degenerate_rows_specified = false);
+// docs/spec/filters.md "Degenerate rows": the row holds a NaN or a +inf (its softmax is NaN
+// everywhere).
+bool HoldsNanOrPosInf(std::span<const float> row);
+// top_p's and min_p's result on such a row, in place: all -inf when `enabled` (the filter's
+// parameter is not its disabled value) and the profile's kernel keeps nothing
+// (NanSoftmaxEmptiesRow), else unchanged.
+void DegenerateSoftmaxFilterRow(Profile profile, std::span<float> row, bool enabled);
 // fn(b, row b) for every row; rows in parallel under --threads (reference/row_threads.h), so
 // fn must write only row b's outputs.
 void ForEachRow(Tensor& logits, const std::function<void(std::int64_t, std::span<float>)>& fn);

@@ -127,6 +127,13 @@ constexpr TopPWalk TopPWalkFor(Profile profile) {
   }
 }
 
+// docs/spec/filters.md "Degenerate rows" (top_p, min_p): on a row holding a NaN or a +inf, whose
+// softmax is NaN everywhere, an enabled top-p or min-p keeps nothing under flashinfer (its
+// kernels take the row maximum with fmaxf from 0, so the NaN probabilities leave a pivot of 0,
+// and `prob > low` / `prob >= pivot` is false for each of them) and masks nothing elsewhere
+// (torch compares with the NaN cumsum or NaN threshold: false, so nothing is dropped).
+constexpr bool NanSoftmaxEmptiesRow(Profile profile) { return profile == Profile::kFlashinfer; }
+
 // docs/spec/filters.md#min_p: ascend_v2's m >= 1 keeps the first token of the order only.
 constexpr bool MinPFirstOnlyAtOne(Profile profile) { return profile == Profile::kAscendV2; }
 

@@ -3,8 +3,11 @@
 // parsed by the reference's own parse function, then one kernel launch.
 #include "gpu/backend/filters_glue.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,6 +48,36 @@ TopKRule TopKRuleFor(Profile profile, std::int64_t ks_max) {
 
 MinPRule MinPRuleFor(Profile profile) { return MinPRule{reference::MinPFirstOnlyAtOne(profile)}; }
 
+// Rows whose result a stage's spec gives in closed form and the kernel does not compute (the
+// degenerate rows of top_p and min_p: unchanged or all -inf, docs/spec/filters.md "Degenerate
+// rows"). SetAside asks the reference's rule for each row holding a NaN or a +inf, keeps the
+// result and hands the kernel an all -inf row instead (every filter kernel returns such a row
+// unchanged, so its NaN never reaches a kernel's softmax); WriteOver puts the results in the
+// kernel's output.
+class HostDecidedRows {
+ public:
+  // decide(b, row) applies the stage's degenerate-row rule to `row` in place.
+  template <class Decide>
+  void SetAside(Tensor& logits, Decide decide) {
+    const auto rows = static_cast<std::size_t>(logits.dim(0)), width = static_cast<std::size_t>(logits.dim(1));
+    for (std::size_t b = 0; b < rows; ++b) {
+      const std::span<float> row = logits.data<float>().subspan(b * width, width);
+      if (!reference::HoldsNanOrPosInf(row)) continue;
+      std::vector<float> result(row.begin(), row.end());
+      decide(b, std::span<float>(result));
+      rows_.emplace_back(b, std::move(result));
+      std::fill(row.begin(), row.end(), -std::numeric_limits<float>::infinity());
+    }
+  }
+  void WriteOver(Tensor& out) const {
+    const auto width = static_cast<std::size_t>(out.dim(1));
+    for (const auto& [b, values] : rows_) std::copy(values.begin(), values.end(), out.data<float>().begin() + static_cast<std::ptrdiff_t>(b * width));
+  }
+
+ private:
+  std::vector<std::pair<std::size_t, std::vector<float>>> rows_;
+};
+
 }  // namespace
 
 // Each stage below: inputs from the reference's parse (reference/top_k.h, top_p.h, min_p.h,
@@ -76,12 +109,17 @@ TensorMap RunTopKKernel(const Case& c, Profile profile, KernelRunner& runner) {
 }
 
 TensorMap RunTopPKernel(const Case& c, Profile profile, KernelRunner& runner) {
-  const reference::TopPArgs a = reference::ParseTopP(c, profile);
+  reference::TopPArgs a = reference::ParseTopP(c, profile);
   const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
   CheckVocab(c, "top_p", vocab);
+  HostDecidedRows degenerate;
+  degenerate.SetAside(a.logits, [&](std::size_t b, std::span<float> row) {
+    reference::TopPDegenerateRow(profile, row, a.top_p[b]);
+  });
   Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
   runner.Run(TopPLaunch(a.logits.data<float>().data(), a.top_p, rows, vocab, vocab, reference::TopPWalkFor(profile),
                         out.data<float>().data()));
+  degenerate.WriteOver(out);
   return Outputs("logits", std::move(out));
 }
 

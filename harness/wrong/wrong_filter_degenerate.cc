@@ -10,6 +10,10 @@
 //                                rank NaN below every number, or that sanitises it away): the
 //                                NaN is dropped and the k tokens come from the numbers only
 //                                -> top_k/degenerate_rows_v16/
+// - top_p_degenerate_row_emptied  top_p turns a row holding a NaN or a +inf into all -inf (a
+//                                pivot search whose comparisons with NaN probabilities all
+//                                fail), where every profile but flashinfer leaves it unchanged
+//                                (flashinfer too at p >= 1) -> top_p/degenerate_rows_v16/
 // Each registers itself with SAMPCHECK_WRONG_SAMPLER (harness/wrong/wrong_samplers.h).
 #include <cmath>
 #include <cstdint>
@@ -67,6 +71,30 @@ class TopKNanAsMinusInf final : public ExactFaultBackend {
   }
 };
 
+class TopPDegenerateRowEmptied final : public ExactFaultBackend {
+ public:
+  TopPDegenerateRowEmptied() : ExactFaultBackend("top_p_degenerate_row_emptied") {}
+
+ protected:
+  TensorMap CorruptFor(const Case& c, TensorMap out) override {
+    const Tensor* logits = F32Logits(c);
+    auto masked = out.find("logits");
+    if (!logits || !c.inputs.contains("top_p") || masked == out.end()) return out;
+    const auto vocab = static_cast<std::size_t>(logits->dim(1));
+    const auto x = logits->data<float>();
+    auto y = masked->second.data<float>();
+    for (std::size_t b = 0; b * vocab < x.size(); ++b) {
+      bool degenerate = false;
+      for (std::size_t i = b * vocab; i < (b + 1) * vocab; ++i) {
+        degenerate = degenerate || std::isnan(x[i]) || x[i] == std::numeric_limits<float>::infinity();
+      }
+      if (!degenerate) continue;
+      for (std::size_t i = b * vocab; i < (b + 1) * vocab; ++i) y[i] = -std::numeric_limits<float>::infinity();
+    }
+    return out;
+  }
+};
+
 }  // namespace
 
 SAMPCHECK_WRONG_SAMPLER(FilterDegenerateRowAbortsBatch,
@@ -78,5 +106,11 @@ SAMPCHECK_WRONG_SAMPLER(TopKNanAsMinusInf,
                         {{"top_k_nan_as_minus_inf", "top_k reads a NaN logit as -inf: dropped, not counted among the k",
                           "top_k/degenerate_rows_v16/", "golden"},
                          [] { return std::make_unique<TopKNanAsMinusInf>(); }});
+
+SAMPCHECK_WRONG_SAMPLER(TopPDegenerateRowEmptied,
+                        {{"top_p_degenerate_row_emptied",
+                          "top_p empties a row holding a NaN or a +inf instead of leaving it unchanged",
+                          "top_p/degenerate_rows_v16/", "golden"},
+                         [] { return std::make_unique<TopPDegenerateRowEmptied>(); }});
 
 }  // namespace sampcheck::statistical
