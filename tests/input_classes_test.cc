@@ -79,14 +79,15 @@ std::vector<FilterStage> FilterStages(std::int64_t rows) {
   const std::vector<float> zero(static_cast<std::size_t>(rows), 0.0f), one(static_cast<std::size_t>(rows), 1.0f);
   return {{"top_k", {{"top_k", I32({rows}, k)}}, true},
           {"top_p", {{"top_p", F32({rows}, zero)}}, true},
-          {"min_p", {{"min_p", F32({rows}, one)}}},
+          {"min_p", {{"min_p", F32({rows}, one)}}, true},
           {"sampling_filters", {{"top_k", I32({rows}, k)}, {"top_p", F32({rows}, zero)}, {"min_p", F32({rows}, one)}}}};
 }
 
 TEST(InputClasses, FiltersRejectNanAndPlusInfinityNamingRowAndColumn) {
   // filters.md "Common rules": a NaN or +inf anywhere is an input error, checked before anything is
   // computed, naming the first offending row and column; except in the filters whose
-  // "Degenerate rows" are specified (top_k, top_p: tests/top_k_test.cc, tests/top_p_test.cc).
+  // "Degenerate rows" are specified (top_k, top_p, min_p: tests/top_k_test.cc, top_p_test.cc,
+  // min_p_test.cc).
   struct Row {
     const char* what;
     float value;

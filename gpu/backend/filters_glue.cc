@@ -124,12 +124,17 @@ TensorMap RunTopPKernel(const Case& c, Profile profile, KernelRunner& runner) {
 }
 
 TensorMap RunMinPKernel(const Case& c, Profile profile, KernelRunner& runner) {
-  const reference::MinPArgs a = reference::ParseMinP(c, profile);
+  reference::MinPArgs a = reference::ParseMinP(c, profile);
   const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
   CheckVocab(c, "min_p", vocab);
+  HostDecidedRows degenerate;
+  degenerate.SetAside(a.logits, [&](std::size_t b, std::span<float> row) {
+    reference::MinPDegenerateRow(profile, row, a.min_p[b]);
+  });
   Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
   runner.Run(MinPLaunch(a.logits.data<float>().data(), a.min_p, rows, vocab, vocab, MinPRuleFor(profile),
                         out.data<float>().data()));
+  degenerate.WriteOver(out);
   return Outputs("logits", std::move(out));
 }
 

@@ -14,12 +14,16 @@
 //                                pivot search whose comparisons with NaN probabilities all
 //                                fail), where every profile but flashinfer leaves it unchanged
 //                                (flashinfer too at p >= 1) -> top_p/degenerate_rows_v16/
+// - min_p_degenerate_row_emptied  the same in min_p (a threshold max_prob * m compared with NaN
+//                                probabilities keeps nothing), flashinfer too at m <= 0
+//                                -> min_p/degenerate_rows_v16/
 // Each registers itself with SAMPCHECK_WRONG_SAMPLER (harness/wrong/wrong_samplers.h).
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "core/error.h"
 #include "harness/wrong/wrong_backend.h"
@@ -71,15 +75,17 @@ class TopKNanAsMinusInf final : public ExactFaultBackend {
   }
 };
 
-class TopPDegenerateRowEmptied final : public ExactFaultBackend {
+// A softmax filter (the case carries its parameter `param`) that empties its degenerate rows.
+class DegenerateRowEmptied final : public ExactFaultBackend {
  public:
-  TopPDegenerateRowEmptied() : ExactFaultBackend("top_p_degenerate_row_emptied") {}
+  DegenerateRowEmptied(std::string name, std::string param)
+      : ExactFaultBackend(std::move(name)), param_(std::move(param)) {}
 
  protected:
   TensorMap CorruptFor(const Case& c, TensorMap out) override {
     const Tensor* logits = F32Logits(c);
     auto masked = out.find("logits");
-    if (!logits || !c.inputs.contains("top_p") || masked == out.end()) return out;
+    if (!logits || !c.inputs.contains(param_) || masked == out.end()) return out;
     const auto vocab = static_cast<std::size_t>(logits->dim(1));
     const auto x = logits->data<float>();
     auto y = masked->second.data<float>();
@@ -93,6 +99,9 @@ class TopPDegenerateRowEmptied final : public ExactFaultBackend {
     }
     return out;
   }
+
+ private:
+  std::string param_;
 };
 
 }  // namespace
@@ -111,6 +120,11 @@ SAMPCHECK_WRONG_SAMPLER(TopPDegenerateRowEmptied,
                         {{"top_p_degenerate_row_emptied",
                           "top_p empties a row holding a NaN or a +inf instead of leaving it unchanged",
                           "top_p/degenerate_rows_v16/", "golden"},
-                         [] { return std::make_unique<TopPDegenerateRowEmptied>(); }});
+                         [] { return std::make_unique<DegenerateRowEmptied>("top_p_degenerate_row_emptied", "top_p"); }});
+SAMPCHECK_WRONG_SAMPLER(MinPDegenerateRowEmptied,
+                        {{"min_p_degenerate_row_emptied",
+                          "min_p empties a row holding a NaN or a +inf instead of leaving it unchanged",
+                          "min_p/degenerate_rows_v16/", "golden"},
+                         [] { return std::make_unique<DegenerateRowEmptied>("min_p_degenerate_row_emptied", "min_p"); }});
 
 }  // namespace sampcheck::statistical
