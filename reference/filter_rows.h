@@ -17,10 +17,9 @@
 
 namespace sampcheck::reference {
 
-// logits upcast to f32. Unless `degenerate_rows_specified`, throws when a row holds NaN or +inf
-// (a filter whose spec does not yet give such rows a result: docs/spec/filters.md "Degenerate
-// rows" lists the filters that do).
-Tensor FilterLogits(const StageInputs& in, bool degenerate_rows_specified = false);
+// logits upcast to f32, any values: a row holding NaN or +inf has a result in every filter
+// (docs/spec/filters.md "Degenerate rows"); a bad dtype or shape throws.
+Tensor FilterLogits(const StageInputs& in);
 // docs/spec/filters.md "Degenerate rows": the row holds a NaN or a +inf (its softmax is NaN
 // everywhere).
 bool HoldsNanOrPosInf(std::span<const float> row);

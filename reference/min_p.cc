@@ -69,7 +69,7 @@ bool MinPDegenerateRow(Profile profile, std::span<float> row, float m) {
 MinPArgs ParseMinP(const Case& c, Profile /*profile*/) {
   StageInputs in(c, "min_p");
   MinPArgs a;
-  a.logits = FilterLogits(in, /*degenerate_rows_specified=*/true);
+  a.logits = FilterLogits(in);
   a.min_p = RowParams(in, "min_p", a.logits.dim(0));
   if (!a.min_p) in.Fail("missing input tensor 'min_p'");
   return a;

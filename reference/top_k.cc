@@ -100,7 +100,7 @@ void TopKRow(Profile profile, std::span<float> row, std::int64_t k, std::int64_t
 TopKArgs ParseTopK(const Case& c, Profile /*profile*/) {
   StageInputs in(c, "top_k");
   TopKArgs a;
-  a.logits = FilterLogits(in, /*degenerate_rows_specified=*/true);
+  a.logits = FilterLogits(in);
   a.top_k = &in.Required("top_k", DType::kI32, 1);
   in.ExpectDim("top_k", *a.top_k, 0, a.logits.dim(0));
   a.ks_max = IntParam(in, c, "ks_max", kAscendDefaultKsMax);

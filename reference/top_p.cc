@@ -247,7 +247,7 @@ bool TopPDegenerateRow(Profile profile, std::span<float> row, float p) {
 TopPArgs ParseTopP(const Case& c, Profile /*profile*/) {
   StageInputs in(c, "top_p");
   TopPArgs a;
-  a.logits = FilterLogits(in, /*degenerate_rows_specified=*/true);
+  a.logits = FilterLogits(in);
   a.top_p = RowParams(in, "top_p", a.logits.dim(0));
   if (!a.top_p) in.Fail("missing input tensor 'top_p'");
   return a;

@@ -48,9 +48,9 @@ TopKRule TopKRuleFor(Profile profile, std::int64_t ks_max) {
 
 MinPRule MinPRuleFor(Profile profile) { return MinPRule{reference::MinPFirstOnlyAtOne(profile)}; }
 
-// Rows whose result a stage's spec gives in closed form and the kernel does not compute (the
-// degenerate rows of top_p and min_p: unchanged or all -inf, docs/spec/filters.md "Degenerate
-// rows"). SetAside asks the reference's rule for each row holding a NaN or a +inf, keeps the
+// Rows whose result the kernel does not compute (the degenerate rows of top_p and min_p:
+// unchanged or all -inf; of sampling_filters: its filters' rules in turn, docs/spec/filters.md
+// "Degenerate rows"). SetAside asks the reference's rule for each row holding a NaN or a +inf, keeps the
 // result and hands the kernel an all -inf row instead (every filter kernel returns such a row
 // unchanged, so its NaN never reaches a kernel's softmax); WriteOver puts the results in the
 // kernel's output.
@@ -72,6 +72,12 @@ class HostDecidedRows {
   void WriteOver(Tensor& out) const {
     const auto width = static_cast<std::size_t>(out.dim(1));
     for (const auto& [b, values] : rows_) std::copy(values.begin(), values.end(), out.data<float>().begin() + static_cast<std::ptrdiff_t>(b * width));
+  }
+  // sampling_filters' probs output of these rows: the canonical softmax of each result
+  // (reference/filter_rows.h FilteredSoftmaxRow), on the host like the result itself.
+  void WriteSoftmaxOver(Tensor& probs) const {
+    const auto width = static_cast<std::size_t>(probs.dim(1));
+    for (const auto& [b, values] : rows_) reference::FilteredSoftmaxRow(values, probs.data<float>().subspan(b * width, width));
   }
 
  private:
@@ -139,9 +145,22 @@ TensorMap RunMinPKernel(const Case& c, Profile profile, KernelRunner& runner) {
 }
 
 TensorMap RunSamplingFiltersKernel(const Case& c, Profile profile, KernelRunner& runner) {
-  const reference::SamplingFiltersArgs a = reference::ParseSamplingFilters(c, profile);
+  reference::SamplingFiltersArgs a = reference::ParseSamplingFilters(c, profile);
   const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
   CheckVocab(c, "sampling_filters", vocab);
+  // A degenerate row's whole filter chain runs on the host (reference/sampling_filters.h
+  // SamplingFiltersDegenerateRow): under flashinfer top-k may drop its NaNs and leave a row that
+  // top-p and min-p then filter as usual, so its result is not a closed form like top_p's.
+  HostDecidedRows degenerate;
+  degenerate.SetAside(a.logits, [&](std::size_t b, std::span<float> row) {
+    reference::FilterParams f;
+    f.order = a.order;
+    f.ks_max = a.ks_max;
+    if (a.top_k) f.top_k = a.top_k->data<std::int32_t>()[b];
+    if (a.top_p) f.top_p = a.top_p[b];
+    if (a.min_p) f.min_p = a.min_p[b];
+    reference::SamplingFiltersDegenerateRow(profile, row, f);
+  });
   const FilterRules rules{TopKRuleFor(profile, a.ks_max), reference::TopPWalkFor(profile), MinPRuleFor(profile),
                           a.filter_order};
   Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
@@ -149,6 +168,8 @@ TensorMap RunSamplingFiltersKernel(const Case& c, Profile profile, KernelRunner&
   runner.Run(SamplingFiltersLaunch(a.logits.data<float>().data(),
                                    a.top_k ? a.top_k->data<std::int32_t>().data() : nullptr, a.top_p, a.min_p, rows,
                                    vocab, vocab, rules, out.data<float>().data(), probs.data<float>().data()));
+  degenerate.WriteOver(out);
+  degenerate.WriteSoftmaxOver(probs);
   TensorMap result = Outputs("logits", std::move(out));
   result.emplace("probs", std::move(probs));
   return result;

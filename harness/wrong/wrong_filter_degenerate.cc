@@ -17,17 +17,25 @@
 // - min_p_degenerate_row_emptied  the same in min_p (a threshold max_prob * m compared with NaN
 //                                probabilities keeps nothing), flashinfer too at m <= 0
 //                                -> min_p/degenerate_rows_v16/
+// - sampling_filters_probs_nan_as_zero  the probs output of a row whose filtered logits still
+//                                hold a NaN is the softmax with the NaN read as -inf (a
+//                                NaN-skipping max and sum), finite where the spec has NaN
+//                                -> sampling_filters/degenerate_rows_v16/
 // Each registers itself with SAMPCHECK_WRONG_SAMPLER (harness/wrong/wrong_samplers.h).
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/error.h"
 #include "harness/wrong/wrong_backend.h"
 #include "harness/wrong/wrong_samplers.h"
+#include "reference/filter_rows.h"
 
 namespace sampcheck::statistical {
 namespace {
@@ -104,6 +112,28 @@ class DegenerateRowEmptied final : public ExactFaultBackend {
   std::string param_;
 };
 
+class SamplingFiltersProbsNanAsZero final : public ExactFaultBackend {
+ public:
+  SamplingFiltersProbsNanAsZero() : ExactFaultBackend("sampling_filters_probs_nan_as_zero") {}
+
+ protected:
+  TensorMap CorruptFor(const Case& /*c*/, TensorMap out) override {
+    auto logits = out.find("logits");
+    auto probs = out.find("probs");
+    if (logits == out.end() || probs == out.end() || logits->second.rank() != 2) return out;
+    const auto vocab = static_cast<std::size_t>(logits->second.dim(1));
+    const auto x = logits->second.data<float>();
+    for (std::size_t b = 0; b * vocab < x.size(); ++b) {
+      std::vector<float> row(x.begin() + static_cast<std::ptrdiff_t>(b * vocab),
+                             x.begin() + static_cast<std::ptrdiff_t>((b + 1) * vocab));
+      if (std::none_of(row.begin(), row.end(), [](float v) { return std::isnan(v); })) continue;
+      for (float& v : row) v = std::isnan(v) ? -std::numeric_limits<float>::infinity() : v;
+      reference::FilteredSoftmaxRow(row, probs->second.data<float>().subspan(b * vocab, vocab));
+    }
+    return out;
+  }
+};
+
 }  // namespace
 
 SAMPCHECK_WRONG_SAMPLER(FilterDegenerateRowAbortsBatch,
@@ -126,5 +156,11 @@ SAMPCHECK_WRONG_SAMPLER(MinPDegenerateRowEmptied,
                           "min_p empties a row holding a NaN or a +inf instead of leaving it unchanged",
                           "min_p/degenerate_rows_v16/", "golden"},
                          [] { return std::make_unique<DegenerateRowEmptied>("min_p_degenerate_row_emptied", "min_p"); }});
+
+SAMPCHECK_WRONG_SAMPLER(SamplingFiltersProbsNanAsZero,
+                        {{"sampling_filters_probs_nan_as_zero",
+                          "sampling_filters' probs read a NaN logit as -inf: finite where the spec has NaN",
+                          "sampling_filters/degenerate_rows_v16/", "golden"},
+                         [] { return std::make_unique<SamplingFiltersProbsNanAsZero>(); }});
 
 }  // namespace sampcheck::statistical
