@@ -211,7 +211,7 @@ TensorMap RunLogprobsKernel(const Case& c, Profile profile, KernelRunner& runner
   const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1), n = a.n;
   CheckVocab(c, "logprobs", vocab);
   const LogprobsMode mode = a.mode;
-  const Tensor& src = reference::IsRawLogprobsMode(mode) ? a.raw_logits : a.logits;
+  Tensor src = reference::IsRawLogprobsMode(mode) ? a.raw_logits : a.logits;  // a copy: rows below are rewritten
   const bool processed = reference::IsProcessedLogprobsMode(mode);
   const Tensor* ids = a.token_ids;
   const auto r = static_cast<std::size_t>(rows);
@@ -224,6 +224,23 @@ TensorMap RunLogprobsKernel(const Case& c, Profile profile, KernelRunner& runner
     if (!processed || a.temperature[i].greedy) continue;
     divide[i] = 1;
     k[i] = a.top_k[i], p[i] = a.top_p[i], m[i] = a.min_p[i];
+  }
+  // A filtered row holding NaN or +inf after the division: divided and filtered on the host by
+  // the filters' degenerate-row rules (reference/sampling_filters.h
+  // SamplingFiltersDegenerateRow, docs/spec/filters.md "Degenerate rows"), then handed to the
+  // kernel as its processed row (no division, no filter): the fused filters take no NaN.
+  std::vector<std::uint8_t> filtered = a.filtered;
+  const auto width_v = static_cast<std::size_t>(vocab);
+  for (std::size_t i = 0; i < r; ++i) {
+    if (!filtered[i]) continue;
+    const std::span<float> row = src.data<float>().subspan(i * width_v, width_v);
+    std::vector<float> y(row.begin(), row.end());
+    for (float& v : y) v = v / divisor[i];
+    reference::FilterParams f;
+    f.top_k = k[i], f.top_p = p[i], f.min_p = m[i];
+    if (!reference::SamplingFiltersDegenerateRow(profile, y, f)) continue;
+    std::copy(y.begin(), y.end(), row.begin());
+    filtered[i] = 0, divide[i] = 0;
   }
   LogprobsRule rule;
   switch (mode) {
@@ -253,7 +270,7 @@ TensorMap RunLogprobsKernel(const Case& c, Profile profile, KernelRunner& runner
   Tensor token_rank(DType::kI64, {rows});
   Tensor ids_values(DType::kF32, {rows, width});
   runner.Run(LogprobsLaunch(
-      src.data<float>().data(), divisor.data(), divide.data(), a.filtered.data(), k.data(), p.data(), m.data(),
+      src.data<float>().data(), divisor.data(), divide.data(), filtered.data(), k.data(), p.data(), m.data(),
       a.token->data<std::int64_t>().data(), ids ? ids->data<std::int32_t>().data() : nullptr, width, rows, vocab, vocab, n,
       rule, top_ids.data<std::int64_t>().data(), top_values.data<float>().data(), top_ranks.data<std::int64_t>().data(),
       token_logprob.data<float>().data(), token_rank.data<std::int64_t>().data(), ids_values.data<float>().data()));

@@ -21,6 +21,8 @@
 //                                hold a NaN is the softmax with the NaN read as -inf (a
 //                                NaN-skipping max and sum), finite where the spec has NaN
 //                                -> sampling_filters/degenerate_rows_v16/
+// - logprobs_nan_as_minus_inf    the same in logprobs (every mode reads the NaN as -inf)
+//                                -> logprobs/degenerate_rows_v8_processed_logits/
 // Each registers itself with SAMPCHECK_WRONG_SAMPLER (harness/wrong/wrong_samplers.h).
 #include <algorithm>
 #include <cmath>
@@ -67,20 +69,24 @@ class FilterDegenerateRowAbortsBatch final : public ExactFaultBackend {
   }
 };
 
-class TopKNanAsMinusInf final : public ExactFaultBackend {
+// A stage (the case carries `input`) that reads a NaN logit as -inf.
+class NanAsMinusInf final : public ExactFaultBackend {
  public:
-  TopKNanAsMinusInf() : ExactFaultBackend("top_k_nan_as_minus_inf") {}
+  NanAsMinusInf(std::string name, std::string input) : ExactFaultBackend(std::move(name)), input_(std::move(input)) {}
 
  protected:
   Case Transform(const Case& c) override {
     const Tensor* logits = F32Logits(c);
-    if (!logits || !c.inputs.contains("top_k")) return c;
+    if (!logits || !c.inputs.contains(input_)) return c;
     Case out = c;
     for (float& v : out.inputs.at("logits").data<float>()) {
       if (std::isnan(v)) v = -std::numeric_limits<float>::infinity();
     }
     return out;
   }
+
+ private:
+  std::string input_;
 };
 
 // A softmax filter (the case carries its parameter `param`) that empties its degenerate rows.
@@ -144,7 +150,12 @@ SAMPCHECK_WRONG_SAMPLER(FilterDegenerateRowAbortsBatch,
 SAMPCHECK_WRONG_SAMPLER(TopKNanAsMinusInf,
                         {{"top_k_nan_as_minus_inf", "top_k reads a NaN logit as -inf: dropped, not counted among the k",
                           "top_k/degenerate_rows_v16/", "golden"},
-                         [] { return std::make_unique<TopKNanAsMinusInf>(); }});
+                         [] { return std::make_unique<NanAsMinusInf>("top_k_nan_as_minus_inf", "top_k"); }});
+SAMPCHECK_WRONG_SAMPLER(LogprobsNanAsMinusInf,
+                        {{"logprobs_nan_as_minus_inf",
+                          "logprobs' processed modes filter a NaN logit as -inf: dropped, not ranked first and kept",
+                          "logprobs/degenerate_rows_v8_processed_logits/", "golden"},
+                         [] { return std::make_unique<NanAsMinusInf>("logprobs_nan_as_minus_inf", "token"); }});
 
 SAMPCHECK_WRONG_SAMPLER(TopPDegenerateRowEmptied,
                         {{"top_p_degenerate_row_emptied",
