@@ -99,6 +99,24 @@ void AddLogprobsCases(CaseList& list) {
       {"top_k", I32({4}, {0, 2, 1, 0})},
       {"token", I64({4}, {0, 0, 0, 0})}};
   AddAllModes(list, "processed_edges", processed, 4);
+  // Degenerate rows in the processed modes (docs/spec/filters.md "Degenerate rows"), V = 8:
+  // row 0 healthy (top_k 3, top_p 0.9); row 1 a NaN at column 2 (t 0.5, top_k 3); row 2 a
+  // +inf at column 5 (top_p 0.5); row 3 all NaN (top_k 2); row 4 healthy (min_p 0.2).
+  {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const TensorMap degenerate = {
+        {"logits", Logits(5, 8, {0.5f, 1.5f, -1.0f, 2.0f, 0.0f, 1.0f, -2.0f, 0.25f,  //
+                                 1.0f, 0.5f, nan, 2.0f, -1.0f, 0.75f, 3.0f, 0.0f,   //
+                                 0.0f, 1.0f, 2.0f, -1.0f, 0.5f, kInf, 1.5f, -3.0f,  //
+                                 nan, nan, nan, nan, nan, nan, nan, nan,           //
+                                 2.0f, 1.75f, 0.0f, -0.5f, 1.0f, -4.0f, 0.5f, 1.5f})},
+        {"temperature", F32({5}, {1.0f, 0.5f, 1.0f, 1.0f, 1.0f})},
+        {"top_k", I32({5}, {3, 3, 0, 2, 0})},
+        {"top_p", F32({5}, {0.9f, 1.0f, 0.5f, 1.0f, 1.0f})},
+        {"min_p", F32({5}, {0.0f, 0.0f, 0.0f, 0.0f, 0.2f})},
+        {"token", I64({5}, {3, 2, 5, 0, 1})}};
+    AddAllModes(list, "degenerate_rows_v8", degenerate, 3);
+  }
 }
 
 namespace {

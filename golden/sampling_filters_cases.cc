@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Golden case family for sampling_filters (docs/spec/filters.md#sampling_filters).
+#include <limits>
+
 #include "golden/case_family.h"
 #include "golden/case_list.h"
+#include "golden/case_random.h"
 
 namespace sampcheck::golden {
 
@@ -16,6 +19,32 @@ void AddSamplingFiltersCases(CaseList& list) {
                                   {"min_p", F32({5}, {0.0f, 0.0f, 0.5f, 0.6f, 0.45f})}};
   list.Add("sampling_filters", "filter_order", order_inputs);
   list.Add("sampling_filters", "filter_order_joint", order_inputs, {{"order", "joint"}}, {Profile::kFlashinfer});
+  // Degenerate rows among healthy ones (docs/spec/filters.md sampling_filters "Degenerate rows"),
+  // V = 16, (top_k, top_p, min_p) per row: 0 random (5, 0.9, 0.05); 1 a NaN at column 3
+  // (4, 0.9, 0.1): flashinfer's top-k drops the NaN and top-p, min-p filter what is left; 2 a
+  // +inf at column 8 (0, 0.5, 0); 3 all NaN (2, 1, 0); 4 random (0, 0.8, 0); 5 a NaN at 12 and a
+  // +inf at 1 (3, 1, 0.2); 6 all -inf (3, 0.5, 0.1). Also under flashinfer's joint order.
+  {
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    constexpr std::int64_t kRows = 7, kV = 16;
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    auto rng = list.Rng("sampling_filters", "degenerate_rows_v16");
+    Tensor logits = RandomLogits(rng, kRows, kV, DType::kF32);
+    SetLogit(logits, 1 * kV + 3, nan);
+    SetLogit(logits, 2 * kV + 8, kInf);
+    for (std::int64_t i = 0; i < kV; ++i) {
+      SetLogit(logits, 3 * kV + i, nan);
+      SetLogit(logits, 6 * kV + i, -kInf);
+    }
+    SetLogit(logits, 5 * kV + 12, nan);
+    SetLogit(logits, 5 * kV + 1, kInf);
+    const TensorMap inputs = {{"logits", logits},
+                              {"top_k", I32({kRows}, {5, 4, 0, 2, 0, 3, 3})},
+                              {"top_p", F32({kRows}, {0.9f, 0.9f, 0.5f, 1.0f, 0.8f, 1.0f, 0.5f})},
+                              {"min_p", F32({kRows}, {0.05f, 0.1f, 0.0f, 0.0f, 0.0f, 0.2f, 0.1f})}};
+    list.Add("sampling_filters", "degenerate_rows_v16", inputs);
+    list.Add("sampling_filters", "degenerate_rows_v16_joint", inputs, {{"order", "joint"}}, {Profile::kFlashinfer});
+  }
   // min_p = 1 on tied maxima inside the chain: ascend_v2 keeps one token, the others both.
   list.Add("sampling_filters", "min_p_tied_maximum",
            {{"logits", Logits(1, 4, {1, 1, 0, 0})}, {"min_p", F32({1}, {1.0f})}});

@@ -4,6 +4,7 @@
 
 #include "golden/case_family.h"
 #include "golden/case_list.h"
+#include "golden/case_random.h"
 
 namespace sampcheck::golden {
 
@@ -29,6 +30,29 @@ void AddTopKCases(CaseList& list) {
   // 0, one at V - 1, every token masked; f16, whose -inf upcasts to the f32 -inf.
   list.Add("top_k", "masked_rows_v33_f16",
            {{"logits", MaskedRows(33, DType::kF16)}, {"top_k", I32({3}, {1, 5, 1})}});
+  // Degenerate rows among healthy ones (docs/spec/filters.md "Degenerate rows"), V = 16:
+  // row 0 random, k 3; row 1 a NaN at column 5, k 3; row 2 NaNs at 2, 7, 11, k 2; row 3 +inf
+  // at 9 and 12, k 1; row 4 all NaN, k 4; row 5 a sign-set NaN at column 3, k 2; row 6
+  // random, k 5; row 7 all -inf, k 2; row 8 a NaN at column 0 with k 0 (disabled). The random
+  // rows' outputs are those of the same rows alone (batch invariance checks it).
+  {
+    constexpr std::int64_t kRows = 9, kV = 16;
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    auto rng = list.Rng("top_k", "degenerate_rows_v16");
+    Tensor logits = RandomLogits(rng, kRows, kV, DType::kF32);
+    SetLogit(logits, 1 * kV + 5, nan);
+    for (std::int64_t c : {2, 7, 11}) SetLogit(logits, 2 * kV + c, nan);
+    SetLogit(logits, 3 * kV + 9, kInf);
+    SetLogit(logits, 3 * kV + 12, kInf);
+    for (std::int64_t i = 0; i < kV; ++i) {
+      SetLogit(logits, 4 * kV + i, nan);
+      SetLogit(logits, 7 * kV + i, -kInf);
+    }
+    SetLogit(logits, 5 * kV + 3, -nan);
+    SetLogit(logits, 8 * kV + 0, nan);
+    list.Add("top_k", "degenerate_rows_v16",
+             {{"logits", logits}, {"top_k", I32({kRows}, {3, 3, 2, 1, 4, 2, 5, 2, 0})}});
+  }
   // Near-equal logits that bf16 rounds into two tie groups of 150: the k-th value inside the
   // first group and inside the second (exactly k, or every tie under vllm and flashinfer).
   list.Add("top_k", "near_equal_v300_bf16",

@@ -28,6 +28,24 @@ void AddTopPCases(CaseList& list) {
     list.Add("top_p", "p_one_v31", {{"logits", logits}, {"top_p", F32({8}, std::vector<float>(8, 1.0f))}});
   }
   // Non-finite rows with a defined result (docs/spec/input_classes.md), f16.
+  // Degenerate rows among healthy ones (docs/spec/filters.md "Degenerate rows"), V = 16: rows 0
+  // and 5 random (p 0.9, 0.5); row 1 a NaN at column 4 (p 0.9); row 2 a +inf at column 10
+  // (p 0.5); row 3 all NaN (p 0.1); row 4 a NaN at column 7 with p = 1 (flashinfer's disabled
+  // value: unchanged there too); row 6 +inf at 0 and a NaN at 15 (p 0).
+  {
+    constexpr std::int64_t kRows = 7, kV = 16;
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    auto rng = list.Rng("top_p", "degenerate_rows_v16");
+    Tensor logits = RandomLogits(rng, kRows, kV, DType::kF32);
+    SetLogit(logits, 1 * kV + 4, nan);
+    SetLogit(logits, 2 * kV + 10, kInf);
+    for (std::int64_t i = 0; i < kV; ++i) SetLogit(logits, 3 * kV + i, nan);
+    SetLogit(logits, 4 * kV + 7, nan);
+    SetLogit(logits, 6 * kV + 0, kInf);
+    SetLogit(logits, 6 * kV + 15, nan);
+    list.Add("top_p", "degenerate_rows_v16",
+             {{"logits", logits}, {"top_p", F32({kRows}, {0.9f, 0.9f, 0.5f, 0.1f, 1.0f, 0.5f, 0.0f})}});
+  }
   list.Add("top_p", "masked_rows_v33_f16",
            {{"logits", MaskedRows(33, DType::kF16)}, {"top_p", F32({3}, {0.5f, 0.0f, 0.9f})}});
   // bf16 rounds 300 near-equal logits into two tie groups of 150 with probabilities e^(1/8)

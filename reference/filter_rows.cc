@@ -10,6 +10,7 @@
 #include <immintrin.h>
 
 #include "reference/filter_order.h"
+#include "reference/profile_rules.h"
 #include "reference/math/exp_array.h"
 #include "reference/reductions.h"
 #include "reference/row_threads.h"
@@ -17,21 +18,15 @@
 
 namespace sampcheck::reference {
 
-Tensor FilterLogits(const StageInputs& in) {
-  bool nan_or_pos_inf = false;
-  Tensor logits = in.Logits(&nan_or_pos_inf);  // checked while copied: one pass
-  if (!nan_or_pos_inf) return logits;
-  const auto vocab = logits.dim(1);
-  auto x = logits.data<float>();
-  for (std::size_t i = 0; i < x.size(); ++i) {  // find the first one, for the message
-    if (std::isnan(x[i]) || x[i] == std::numeric_limits<float>::infinity()) {
-      in.Fail("row " + std::to_string(static_cast<std::int64_t>(i) / vocab) + " holds " +
-              (std::isnan(x[i]) ? "NaN" : "+inf") + " at column " +
-              std::to_string(static_cast<std::int64_t>(i) % vocab) +
-              "; filters need finite or -inf logits (apply nan_handling first)");
-    }
-  }
-  return logits;
+Tensor FilterLogits(const StageInputs& in) { return in.Logits(); }
+
+bool HoldsNanOrPosInf(std::span<const float> row) {
+  return std::any_of(row.begin(), row.end(),
+                     [](float v) { return std::isnan(v) || v == std::numeric_limits<float>::infinity(); });
+}
+
+void DegenerateSoftmaxFilterRow(Profile profile, std::span<float> row, bool enabled) {
+  if (enabled && NanSoftmaxEmptiesRow(profile)) std::fill(row.begin(), row.end(), -std::numeric_limits<float>::infinity());
 }
 
 void ForEachRow(Tensor& logits, const std::function<void(std::int64_t, std::span<float>)>& fn) {

@@ -12,13 +12,21 @@
 #include <vector>
 
 #include "core/case.h"
+#include "core/profile.h"
 #include "reference/stage_io.h"
 
 namespace sampcheck::reference {
 
-// logits upcast to f32; throws when a row holds NaN or +inf (the filters' softmax is
-// undefined there: run nan_handling first).
+// logits upcast to f32, any values: a row holding NaN or +inf has a result in every filter
+// (docs/spec/filters.md "Degenerate rows"); a bad dtype or shape throws.
 Tensor FilterLogits(const StageInputs& in);
+// docs/spec/filters.md "Degenerate rows": the row holds a NaN or a +inf (its softmax is NaN
+// everywhere).
+bool HoldsNanOrPosInf(std::span<const float> row);
+// top_p's and min_p's result on such a row, in place: all -inf when `enabled` (the filter's
+// parameter is not its disabled value) and the profile's kernel keeps nothing
+// (NanSoftmaxEmptiesRow), else unchanged.
+void DegenerateSoftmaxFilterRow(Profile profile, std::span<float> row, bool enabled);
 // fn(b, row b) for every row; rows in parallel under --threads (reference/row_threads.h), so
 // fn must write only row b's outputs.
 void ForEachRow(Tensor& logits, const std::function<void(std::int64_t, std::span<float>)>& fn);

@@ -149,7 +149,7 @@ LogprobsArgs ParseLogprobs(const Case& c, Profile profile) {
 
   const bool processed = IsProcessedLogprobsMode(a.mode);
   const TemperatureRule rule = TemperatureRuleFor(profile);
-  const auto r = static_cast<std::size_t>(rows), uv = static_cast<std::size_t>(vocab);
+  const auto r = static_cast<std::size_t>(rows);
   a.temperature.resize(r);
   a.top_k.assign(r, 0);
   a.top_p.assign(r, 1.0f);
@@ -169,14 +169,7 @@ LogprobsArgs ParseLogprobs(const Case& c, Profile profile) {
     if (min_p) a.min_p[i] = min_p[i];
     const bool active = (a.top_k[i] > 0 && a.top_k[i] < vocab) || a.top_p[i] < 1.0f || a.min_p[i] > 0.0f;
     if (!processed || a.temperature[i].greedy || !active) continue;
-    a.filtered[i] = 1;
-    // The filters need rows without NaN or +inf: checked on the divided row they would see.
-    for (const float v : a.logits.data<float>().subspan(i * uv, uv)) {
-      const float y = v / a.temperature[i].divisor;
-      if (std::isnan(y) || y == std::numeric_limits<float>::infinity()) {
-        in.Fail("row " + std::to_string(b) + ": processed modes with an active filter need logits without NaN or +inf");
-      }
-    }
+    a.filtered[i] = 1;  // a row holding NaN or +inf included: the filters' degenerate-row rules
   }
   return a;
 }
@@ -226,7 +219,7 @@ TensorMap RunLogprobs(const Case& c, Profile profile) {
             f.top_k = a.top_k[i];
             f.top_p = a.top_p[i];
             f.min_p = a.min_p[i];
-            SamplingFiltersRow(profile, y, f);
+            if (!SamplingFiltersDegenerateRow(profile, y, f)) SamplingFiltersRow(profile, y, f);
           }
         }
         if (a.mode == LogprobsMode::kProcessedLogits) {

@@ -30,8 +30,8 @@
 //     @d55f1c28).
 //   T' is the temperature after the profile's rules (reference/temperature.h: vllm raises
 //   0 < t < 0.01 to 0.01; greedy iff t < 1e-5 (canonical, vllm) or t < 1e-6 (sglang)).
-//   The filters need rows without NaN or +inf; a processed-mode row with an active filter and
-//   such an entry is an error.
+//   A row holding NaN or +inf goes through the filters' degenerate-row rules
+//   (reference/sampling_filters.h SamplingFiltersDegenerateRow; docs/spec/filters.md).
 // - Outputs: top_ids [B, n] i64 and top_values [B, n] f32: the n first entries of x in the
 //   order NaN first, then larger value first (-0.0 == +0.0), ties by lower index.
 //   top_ranks [B, n] i64 (canonical and vllm only): the rank of each listed id: canonical
@@ -91,8 +91,7 @@ LogprobsMode ParseLogprobsMode(const StageInputs& in, const Case& c, Profile pro
 
 // The stage's inputs after every check above (in this order: logits, mode, raw_logits, token,
 // temperature, top_k, top_p, min_p, token_ids, num_logprobs; then per row its token, its
-// temperature and, where a processed mode runs an active filter, its NaN and +inf), one
-// message each, and the profile's rules: what the reference below and the gpu glue
+// temperature), one message each, and the profile's rules: what the reference below and the gpu glue
 // (gpu/backend/filters_glue.cc) compute from. Pointers point into the case, which must
 // outlive the arguments.
 struct LogprobsArgs {

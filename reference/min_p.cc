@@ -60,6 +60,12 @@ void MinPRow(Profile profile, std::span<float> row, float m) {
   MinPRowFromProbs(profile, row, probs, m);
 }
 
+bool MinPDegenerateRow(Profile profile, std::span<float> row, float m) {
+  if (!HoldsNanOrPosInf(row)) return false;
+  DegenerateSoftmaxFilterRow(profile, row, m > 0.0f);  // m <= 0 is the disabled value
+  return true;
+}
+
 MinPArgs ParseMinP(const Case& c, Profile /*profile*/) {
   StageInputs in(c, "min_p");
   MinPArgs a;
@@ -71,7 +77,9 @@ MinPArgs ParseMinP(const Case& c, Profile /*profile*/) {
 
 TensorMap RunMinP(const Case& c, Profile profile) {
   MinPArgs a = ParseMinP(c, profile);
-  ForEachRow(a.logits, [&](std::int64_t b, std::span<float> row) { MinPRow(profile, row, a.min_p[b]); });
+  ForEachRow(a.logits, [&](std::int64_t b, std::span<float> row) {
+    if (!MinPDegenerateRow(profile, row, a.min_p[b])) MinPRow(profile, row, a.min_p[b]);
+  });
   return Outputs("logits", std::move(a.logits));
 }
 

@@ -4,8 +4,10 @@
 // rest with -inf (docs/spec/filters.md#min_p).
 //
 // Contract:
-// - Inputs: logits [B, V] (upcast to f32; no NaN or +inf: the stage throws); min_p [B] f32,
-//   not NaN. Output: logits [B, V] f32, dropped entries -inf, kept ones bit-identical.
+// - Inputs: logits [B, V] (upcast to f32, any values); min_p [B] f32, not NaN. Output: logits
+//   [B, V] f32, dropped entries -inf, kept ones bit-identical.
+// - A row holding a NaN or a +inf (MinPDegenerateRow; docs/spec/filters.md "Degenerate rows"):
+//   unchanged, except flashinfer at m > 0: all -inf. MinPRow itself takes only the other rows.
 // - probs = SoftmaxRow(logits); max_prob = the largest prob; threshold = max_prob * m, one
 //   f32 multiplication; kept iff prob >= threshold.
 // - m <= 0: identity (every profile). m >= 1: canonical, vllm, sglang, flashinfer use m = 1
@@ -24,6 +26,9 @@
 namespace sampcheck::reference {
 
 void MinPRow(Profile profile, std::span<float> row, float m);
+// When the row holds a NaN or a +inf: the stage's result on it, in place, and true; otherwise
+// false and the row untouched (MinPRow's business).
+bool MinPDegenerateRow(Profile profile, std::span<float> row, float m);
 // The same rule on given probabilities (max_prob is their maximum): for orders where min-p
 // reads a distribution other than the softmax of the row itself.
 void MinPRowFromProbs(Profile profile, std::span<float> row, std::span<const float> probs, float m);
@@ -31,7 +36,7 @@ void MinPRowFromProbs(Profile profile, std::span<float> row, std::span<const flo
 // (docs/spec/filters.md "Work on the survivors only"), reading only the survivors.
 struct Survivors;
 void MinPSurvivors(Profile profile, std::span<float> row, float m, const Survivors& survivors);
-// The stage's inputs after every check (logits finite or -inf, min_p [B] f32 without NaN), one
+// The stage's inputs after every check (logits [B, V] of any values, min_p [B] f32 without NaN), one
 // message each: what the reference below and the gpu glue (gpu/backend/filters_glue.cc) compute
 // from. The profile's rule is MinPFirstOnlyAtOne (reference/profile_rules.h). `min_p` points
 // into the case, which must outlive the arguments.

@@ -103,6 +103,13 @@ constexpr bool TopKKeepsTies(Profile profile) {
 // to 8, 1024); the others' iff 0 < k < V.
 constexpr bool TopKAscendLimit(Profile profile) { return profile == Profile::kAscendV2; }
 
+// docs/spec/filters.md "Degenerate rows": where an active top-k puts a NaN logit. Every profile
+// but flashinfer ranks a NaN above every number, whatever its sign, and keeps it (torch.topk and
+// torch.sort order NaN as the largest value; vLLM's `logits < kth` is false for a NaN);
+// flashinfer orders a NaN by its bits (RadixTopKTraits<float>::ToOrdered: sign bit clear above
+// +inf, set below -inf) and drops it (`logits >= pivot` is false for a NaN).
+constexpr bool TopKDropsNaN(Profile profile) { return profile == Profile::kFlashinfer; }
+
 // docs/spec/filters.md#top_p: the walk a profile's rule takes for 0 < p < 1.
 enum class TopPWalk : std::uint8_t {
   kExclusive,      // canonical, ascend_v2: kept iff E_j < p
@@ -119,6 +126,13 @@ constexpr TopPWalk TopPWalkFor(Profile profile) {
     default: return TopPWalk::kExclusive;
   }
 }
+
+// docs/spec/filters.md "Degenerate rows" (top_p, min_p): on a row holding a NaN or a +inf, whose
+// softmax is NaN everywhere, an enabled top-p or min-p keeps nothing under flashinfer (its
+// kernels take the row maximum with fmaxf from 0, so the NaN probabilities leave a pivot of 0,
+// and `prob > low` / `prob >= pivot` is false for each of them) and masks nothing elsewhere
+// (torch compares with the NaN cumsum or NaN threshold: false, so nothing is dropped).
+constexpr bool NanSoftmaxEmptiesRow(Profile profile) { return profile == Profile::kFlashinfer; }
 
 // docs/spec/filters.md#min_p: ascend_v2's m >= 1 keeps the first token of the order only.
 constexpr bool MinPFirstOnlyAtOne(Profile profile) { return profile == Profile::kAscendV2; }

@@ -122,7 +122,47 @@ bool FilterRow(Profile profile, std::span<float> row, const FilterParams& f, Sur
   return TopKFirstRow(profile, row, f, sv);  // canonical, flashinfer top_k_first
 }
 
+// A filter's rule on any row: its degenerate-row rule (top_p.h, min_p.h) or its usual one.
+void TopPAnyRow(Profile profile, std::span<float> row, float p) {
+  if (!TopPDegenerateRow(profile, row, p)) TopPRow(profile, row, p);
+}
+void MinPAnyRow(Profile profile, std::span<float> row, float m) {
+  if (!MinPDegenerateRow(profile, row, m)) MinPRow(profile, row, m);
+}
+
 }  // namespace
+
+bool SamplingFiltersDegenerateRow(Profile profile, std::span<float> row, const FilterParams& f) {
+  if (!HoldsNanOrPosInf(row)) return false;
+  const std::string order = f.order.empty() ? DefaultOrder(profile) : f.order;
+  switch (FilterOrderFor(profile, order == "joint")) {
+    case FilterOrder::kMinPFirst:
+      MinPAnyRow(profile, row, f.min_p);
+      TopKRow(profile, row, f.top_k);
+      TopPAnyRow(profile, row, f.top_p);
+      return true;
+    case FilterOrder::kJoint:
+    case FilterOrder::kJointThenMinP: {
+      // top_p's set (and, joint, min_p's) of the original row: a degenerate row's rule is all
+      // of it or nothing, so the intersection is top_k's set or empty.
+      const bool joint = FilterOrderFor(profile, order == "joint") == FilterOrder::kJoint;
+      const bool emptied = NanSoftmaxEmptiesRow(profile) && (f.top_p < 1.0f || (joint && f.min_p > 0.0f));
+      TopKRow(profile, row, f.top_k);
+      if (emptied) std::fill(row.begin(), row.end(), -std::numeric_limits<float>::infinity());
+      if (!joint) MinPAnyRow(profile, row, f.min_p);
+      return true;
+    }
+    case FilterOrder::kTopKFirst:
+    case FilterOrder::kAscend:
+      // ascend_v2's min_p reads the top-k survivors' softmax: NaN everywhere here (top_k keeps
+      // the NaN and +inf entries, ranked first), the same rule as on the row after top_p.
+      TopKRow(profile, row, f.top_k, f.ks_max);
+      TopPAnyRow(profile, row, f.top_p);
+      MinPAnyRow(profile, row, f.min_p);
+      return true;
+  }
+  return false;
+}
 
 void SamplingFiltersRow(Profile profile, std::span<float> row, const FilterParams& f) {
   Survivors sv;
@@ -163,7 +203,9 @@ TensorMap RunSamplingFilters(const Case& c, Profile profile) {
     if (a.top_p) f.top_p = a.top_p[i];
     if (a.min_p) f.min_p = a.min_p[i];
     Survivors sv;
-    if (FilterRow(profile, row, f, sv)) {
+    if (SamplingFiltersDegenerateRow(profile, row, f)) {
+      FilteredSoftmaxRow(row, probs_all.subspan(i * vocab, vocab));
+    } else if (FilterRow(profile, row, f, sv)) {
       SurvivorSoftmaxRow(sv, probs_all.subspan(i * vocab, vocab));
     } else {
       FilteredSoftmaxRow(row, probs_all.subspan(i * vocab, vocab));

@@ -4,7 +4,7 @@
 // masked logits and as renormalised probabilities (docs/spec/filters.md#sampling_filters).
 //
 // Contract:
-// - Inputs: logits [B, V] (upcast to f32; no NaN or +inf); optional top_k [B] i32 (absent:
+// - Inputs: logits [B, V] (upcast to f32, any values); optional top_k [B] i32 (absent:
 //   disabled), top_p [B] f32 (absent: 1), min_p [B] f32 (absent: 0). Params: order (string,
 //   see below), ks_max (ascend_v2, default 1024). Outputs: logits [B, V] f32 (dropped -inf,
 //   kept bit-identical) and probs [B, V] f32 = SoftmaxRow(output logits).
@@ -25,6 +25,11 @@
 //   ascend_v2  "top_k_first": top_k -> top_p on the softmax of the top-k survivors -> min_p on
 //              that same softmax, not renormalised after top_p (TopKTopPSampleV2).
 //   An `order` param other than the profile's (or flashinfer's two) is an error.
+// - A row holding a NaN or a +inf (SamplingFiltersDegenerateRow; docs/spec/filters.md
+//   sampling_filters "Degenerate rows"): each filter's own degenerate-row rule (top_k.h, top_p.h,
+//   min_p.h) in the profile's order; a joint order reads top_p's and min_p's sets on the
+//   original row (all of it, or under flashinfer at p < 1 (m > 0) nothing). probs: the softmax
+//   of the output row, NaN where it still holds a NaN or a +inf.
 // - Exact tier given the canonical softmax.
 // Example: probs {0.5, 0.25, 0.125, 0.125}, top_k = 3, top_p = 0.75: canonical renormalises
 //   the top 3 to {4/7, 2/7, 1/7}: E = 0, 4/7, 6/7 -> keeps 2; sglang reads the original:
@@ -53,8 +58,11 @@ struct FilterParams {
 void ValidateFilterParams(const StageInputs& in, Profile profile, const std::string& order, std::int64_t ks_max);
 // Masks one row in place. Throws std::invalid_argument on an order the profile lacks.
 void SamplingFiltersRow(Profile profile, std::span<float> row, const FilterParams& params);
+// When the row holds a NaN or a +inf: the stage's logits on it, in place, and true; otherwise
+// false and the row untouched (SamplingFiltersRow's business). `params.order` must be valid.
+bool SamplingFiltersDegenerateRow(Profile profile, std::span<float> row, const FilterParams& params);
 
-// The stage's inputs after every check (logits finite or -inf; top_k [B] i32, top_p and min_p
+// The stage's inputs after every check (logits of any values; top_k [B] i32, top_p and min_p
 // [B] f32 without NaN, each optional; the order and ks_max parameters), one message each, and
 // the profile's order: what the reference below and the gpu glue (gpu/backend/filters_glue.cc)
 // compute from. Pointers point into the case, which must outlive the arguments.

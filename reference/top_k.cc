@@ -3,6 +3,7 @@
 #include "reference/top_k.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -28,10 +29,15 @@ void ValidateKsMax(const StageInputs& in, std::int64_t ks_max) {
   if (ks_max < 1 || ks_max > 1024) in.Fail("parameter ks_max = " + std::to_string(ks_max) + " must be in [1, 1024]");
 }
 
-void TopKRow(Profile profile, std::span<float> row, std::int64_t k, std::int64_t ks_max) {
-  const auto vocab = static_cast<std::int64_t>(row.size());
-  const bool disabled = TopKAscendLimit(profile) ? !AscendTopKActive(k, vocab, ks_max) : (k <= 0 || k >= vocab);
-  if (disabled) return;
+bool TopKActive(Profile profile, std::int64_t k, std::int64_t vocab, std::int64_t ks_max) {
+  return TopKAscendLimit(profile) ? AscendTopKActive(k, vocab, ks_max) : (k > 0 && k < vocab);
+}
+
+namespace {
+
+// The stage's rule on a row without NaN.
+void TopKNumbersRow(Profile profile, std::span<float> row, std::int64_t k, std::int64_t ks_max) {
+  if (!TopKActive(profile, k, static_cast<std::int64_t>(row.size()), ks_max)) return;
   const std::vector<std::int32_t> top = TopIndices(row, k);
   if (TopKKeepsTies(profile)) {
     const float kth = row[static_cast<std::size_t>(top.back())];
@@ -39,6 +45,56 @@ void TopKRow(Profile profile, std::span<float> row, std::int64_t k, std::int64_t
     return;
   }
   KeepOnly(row, top);
+}
+
+}  // namespace
+
+std::int64_t TopKSetAsideNaNs(Profile profile, std::span<float> row, std::int64_t k, std::int64_t ks_max,
+                              TopKNaNs& nans) {
+  nans = TopKNaNs{};
+  if (!TopKActive(profile, k, static_cast<std::int64_t>(row.size()), ks_max)) return k;
+  std::int64_t ranked_first = 0;  // NaNs that rank above every number
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    if (!std::isnan(row[i])) continue;
+    nans.index.push_back(static_cast<std::int32_t>(i));
+    nans.value.push_back(row[i]);
+    // flashinfer orders by the bits: only a NaN whose sign bit is clear is above +inf.
+    if (!TopKDropsNaN(profile) || !std::signbit(row[i])) ++ranked_first;
+    row[i] = kNegInf;
+  }
+  nans.k = k;
+  return k - ranked_first;
+}
+
+void TopKRestoreNaNs(Profile profile, std::span<float> row, const TopKNaNs& nans) {
+  if (nans.index.empty()) return;
+  const auto n = static_cast<std::int64_t>(nans.index.size());
+  if (TopKDropsNaN(profile)) {
+    // The pivot is a NaN when the k-th key is one: k within the sign-clear NaNs ranked first,
+    // or past the V - (sign-set NaNs) entries ranked before the sign-set ones.
+    std::int64_t sign_set = 0;
+    for (float v : nans.value) sign_set += std::signbit(v) ? 1 : 0;
+    const std::int64_t sign_clear = n - sign_set;
+    if (nans.k <= sign_clear || nans.k > static_cast<std::int64_t>(row.size()) - sign_set) {
+      std::fill(row.begin(), row.end(), kNegInf);
+    }
+    return;  // every NaN dropped: the -inf TopKSetAsideNaNs left stays
+  }
+  // Every NaN ranks above the numbers and is kept; with n >= k the first k NaNs are the whole
+  // kept set under exactly k, while vllm's NaN k-th value masks nothing (the numbers ran with
+  // k - n <= 0, i.e. unchanged).
+  const bool first_k_only = !TopKKeepsTies(profile) && n >= nans.k;
+  if (first_k_only) std::fill(row.begin(), row.end(), kNegInf);
+  const std::int64_t kept = first_k_only ? nans.k : n;
+  for (std::int64_t j = 0; j < kept; ++j) {
+    row[static_cast<std::size_t>(nans.index[static_cast<std::size_t>(j)])] = nans.value[static_cast<std::size_t>(j)];
+  }
+}
+
+void TopKRow(Profile profile, std::span<float> row, std::int64_t k, std::int64_t ks_max) {
+  TopKNaNs nans;
+  TopKNumbersRow(profile, row, TopKSetAsideNaNs(profile, row, k, ks_max, nans), ks_max);
+  TopKRestoreNaNs(profile, row, nans);
 }
 
 TopKArgs ParseTopK(const Case& c, Profile /*profile*/) {

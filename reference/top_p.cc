@@ -238,6 +238,12 @@ void TopPRow(Profile profile, std::span<float> row, float p) {
   KeepOnly(row, KeptByRule(profile, row, Probabilities{e.data(), s}, p, static_cast<std::int64_t>(row.size()), hint));
 }
 
+bool TopPDegenerateRow(Profile profile, std::span<float> row, float p) {
+  if (!HoldsNanOrPosInf(row)) return false;
+  DegenerateSoftmaxFilterRow(profile, row, p < 1.0f);  // p >= 1 is the disabled value
+  return true;
+}
+
 TopPArgs ParseTopP(const Case& c, Profile /*profile*/) {
   StageInputs in(c, "top_p");
   TopPArgs a;
@@ -249,7 +255,9 @@ TopPArgs ParseTopP(const Case& c, Profile /*profile*/) {
 
 TensorMap RunTopP(const Case& c, Profile profile) {
   TopPArgs a = ParseTopP(c, profile);
-  ForEachRow(a.logits, [&](std::int64_t b, std::span<float> row) { TopPRow(profile, row, a.top_p[b]); });
+  ForEachRow(a.logits, [&](std::int64_t b, std::span<float> row) {
+    if (!TopPDegenerateRow(profile, row, a.top_p[b])) TopPRow(profile, row, a.top_p[b]);
+  });
   return Outputs("logits", std::move(a.logits));
 }
 

@@ -4,8 +4,10 @@
 // with -inf (docs/spec/filters.md#top_p).
 //
 // Contract:
-// - Inputs: logits [B, V] (upcast to f32; no NaN or +inf: the stage throws); top_p [B] f32,
-//   not NaN. Output: logits [B, V] f32, dropped entries -inf, kept ones bit-identical.
+// - Inputs: logits [B, V] (upcast to f32, any values); top_p [B] f32, not NaN. Output: logits
+//   [B, V] f32, dropped entries -inf, kept ones bit-identical.
+// - A row holding a NaN or a +inf (TopPDegenerateRow; docs/spec/filters.md "Degenerate rows"):
+//   unchanged, except flashinfer at p < 1: all -inf. TopPRow itself takes only the other rows.
 // - probs = SoftmaxRow(logits) (reference/softmax.h) for every profile: the peers' own
 //   softmax and cumsum orders are not reproducible, so each profile keeps its peer's *rule*
 //   on canonical arithmetic. Order: reference/filter_order.h (value desc, index asc).
@@ -44,6 +46,9 @@
 namespace sampcheck::reference {
 
 void TopPRow(Profile profile, std::span<float> row, float p);
+// When the row holds a NaN or a +inf: the stage's result on it, in place, and true; otherwise
+// false and the row untouched (TopPRow's business).
+bool TopPDegenerateRow(Profile profile, std::span<float> row, float p);
 // TopPRow(profile, row, p) for a profile other than sglang and p < 1 when GatherSurvivors(row)
 // gave `survivors`: the same bits (docs/spec/filters.md "Work on the survivors only").
 struct Survivors;

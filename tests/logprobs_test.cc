@@ -113,6 +113,26 @@ TEST(Logprobs, NanEntriesComeFirstAndANanTokenRanksOneOrZero) {
   for (float v : Floats(lp.at("top_values"))) EXPECT_TRUE(std::isnan(v));
 }
 
+TEST(Logprobs, ProcessedModesFilterDegenerateRowsByTheFiltersRules) {
+  // filters.md "Degenerate rows": {1, NaN, 3, 2}, t = 1, top_k 2: top-k keeps the NaN (ranked
+  // first) and 3 (canonical exactly 2; vllm every value >= 3, the same here); the row still
+  // holds the NaN, so top-p (p = 0.9) leaves it: processed row {-inf, NaN, 3, -inf}. Top-4 in
+  // the order NaN first: ids {1, 2, 0, 3}, values {NaN, 3, -inf, -inf}. processed_logprobs: the
+  // log_softmax of a row holding NaN is NaN everywhere. Once an input error, now a row.
+  TensorMap in = {{"logits", F32Tensor({1, 4}, {1.0f, NAN, 3.0f, 2.0f})},
+                  {"temperature", F32Tensor({1}, {1.0f})},
+                  {"top_k", I32Tensor({1}, {2})},
+                  {"top_p", F32Tensor({1}, {0.9f})},
+                  {"token", I64Tensor({1}, {2})}};
+  for (const char* profile : {"canonical", "vllm"}) {
+    SCOPED_TRACE(profile);
+    auto out = RunLp(profile, in, 4, "processed_logits");
+    EXPECT_EQ(Ints(out.at("top_ids")), (std::vector<std::int64_t>{1, 2, 0, 3}));
+    EXPECT_EQ(FloatBits(out.at("top_values")), FloatBitsOf({NAN, 3.0f, -kInf, -kInf}));
+    for (float v : Floats(RunLp(profile, in, 2, "processed_logprobs").at("top_values"))) EXPECT_TRUE(std::isnan(v));
+  }
+}
+
 TEST(Logprobs, NZeroGivesEmptyTopNAndNAboveVIsAnError) {
   TensorMap in = {{"logits", F32Tensor({2, 3}, {1, 2, 3, 4, 5, 6})}, {"token", I64Tensor({2}, {0, 2})}};
   auto out = RunLp("vllm", in, 0, "raw_logits");

@@ -8,6 +8,7 @@
 #include <rapidcheck/gtest.h>
 
 #include "tests/support/filter_test_rows.h"
+#include "tests/support/stage_runner.h"
 #include "tests/support/test_support.h"
 
 namespace sampcheck::testing {
@@ -28,6 +29,54 @@ TEST(MinP, ThresholdIsMaxProbTimesMinP) {
     EXPECT_EQ(MinP(p, kDyadic, 0.25f), kDyadic) << ProfileName(p);
     EXPECT_EQ(MinP(p, kDyadic, 0.26f), (std::vector<float>{0.0f, -kLn2F, -kInf, -kInf})) << ProfileName(p);
   }
+}
+
+// Expected rows derived by hand from filters.md "Degenerate rows": a NaN or +inf logit makes
+// the softmax NaN everywhere; vLLM's `probs < amax(probs) * min_p` and SGLang's `probs_sort <
+// probs_sort[:, 0] * min_ps` are false against a NaN threshold, so nothing is masked;
+// FlashInfer's pivot is max_val * p with an fmaxf maximum of 0 over NaN probabilities, and
+// `probs >= pivot` is false for every NaN: nothing is kept (m > 0).
+TEST(MinP, DegenerateRowsPerProfile) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  struct Row {
+    int line;
+    std::vector<float> in;
+    float m;
+    bool flashinfer_empty;
+  };
+  const Row rows[] = {
+      {__LINE__, {1, nan, 3}, 0.1f, true},
+      {__LINE__, {0, kInf, 2}, 1.0f, true},
+      {__LINE__, {kInf, 1, nan, kInf}, 3.0f, true},
+      {__LINE__, {nan, nan}, 0.5f, true},
+      {__LINE__, {1, nan, 3}, 0.0f, false},  // m <= 0: disabled in every profile
+      {__LINE__, {kInf, -kInf}, -1.0f, false},
+  };
+  for (const Row& r : rows) {
+    SCOPED_TRACE("line " + std::to_string(r.line));
+    for (Profile p : kFilterProfiles) {
+      std::vector<float> row = r.in;
+      ASSERT_TRUE(reference::MinPDegenerateRow(p, row, r.m)) << ProfileName(p);
+      const bool empty = p == Profile::kFlashinfer && r.flashinfer_empty;
+      EXPECT_EQ(FloatBitsOf(row), FloatBitsOf(empty ? std::vector<float>(r.in.size(), -kInf) : r.in))
+          << ProfileName(p);
+    }
+  }
+  std::vector<float> healthy = {1, -kInf, 3};
+  EXPECT_FALSE(reference::MinPDegenerateRow(Profile::kFlashinfer, healthy, 0.5f));
+  EXPECT_EQ(healthy, (std::vector<float>{1, -kInf, 3}));
+}
+
+TEST(MinP, StageAcceptsNanAndInfinityRowByRow) {
+  // The dyadic row beside a +inf row is filtered as alone: m = 0.5 gives threshold 0.25 and
+  // keeps {0, 1} (ThresholdIsMaxProbTimesMinP); the +inf row stays as it is.
+  std::vector<float> logits = {0, kInf, 1, -kInf};
+  logits.insert(logits.end(), kDyadic.begin(), kDyadic.end());
+  const TensorMap out = RunReference("min_p", "canonical",
+                                     {{"logits", F32Tensor({2, 4}, logits)}, {"min_p", F32Tensor({2}, {0.5f, 0.5f})}});
+  EXPECT_EQ(FloatBits(out.at("logits")), (std::vector<std::uint32_t>{Bits(0.0f), Bits(kInf), Bits(1.0f), Bits(-kInf),
+                                                                     Bits(kDyadic[0]), Bits(kDyadic[1]), Bits(-kInf),
+                                                                     Bits(-kInf)}));
 }
 
 TEST(MinP, OutOfRangeValues) {

@@ -3,6 +3,7 @@
 // docs/spec/filters.md#sampling_filters).
 #include "reference/sampling_filters.h"
 
+#include <cmath>
 #include <limits>
 
 #include <gtest/gtest.h>
@@ -23,7 +24,7 @@ using reference::FilterParams;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
 std::vector<float> Filter(Profile profile, std::vector<float> row, FilterParams f) {
-  reference::SamplingFiltersRow(profile, row, f);
+  if (!reference::SamplingFiltersDegenerateRow(profile, row, f)) reference::SamplingFiltersRow(profile, row, f);
   return row;
 }
 
@@ -67,6 +68,40 @@ TEST(SamplingFilters, OutputsRenormalisedProbabilities) {
                           {{"logits", F32Tensor({1, 4}, kDyadic)}, {"top_k", I32Tensor({1}, {2})}});
   EXPECT_EQ(FloatBits(out.at("probs")), (std::vector<std::uint32_t>{0x3F2AAAABu, 0x3EAAAAABu, 0u, 0u}));
   EXPECT_EQ(Floats(out.at("logits")), (std::vector<float>{0.0f, -kLn2F, -kInf, -kInf}));
+}
+
+// Expected rows derived by hand from filters.md "Degenerate rows" (each filter's rule in the
+// profile's order; the single stages' rules are tested in top_k_test, top_p_test, min_p_test).
+TEST(SamplingFilters, DegenerateRowsPerProfile) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float I = -kInf;
+  const std::vector<float> a = {1, nan, 3, 2};
+  // k = 2, p = 0.5: top-k keeps the NaN (ranked first) and 3, or under vllm the NaN and every
+  // value >= 3; top-p leaves the still degenerate row. flashinfer top_k_first: top-k drops the
+  // NaN and keeps the 1 number left, {3}, a healthy row whose top-p at 0.5 keeps it (E = 0);
+  // joint: top-p's set on the original degenerate row is empty at p < 1.
+  const FilterParams f = {2, 0.5f, 0.0f, "", 1024};
+  for (Profile p : {Profile::kCanonical, Profile::kVllm, Profile::kSglang, Profile::kAscendV2}) {
+    EXPECT_EQ(FloatBitsOf(Filter(p, a, f)), FloatBitsOf({I, nan, 3, I})) << ProfileName(p);
+  }
+  EXPECT_EQ(FloatBitsOf(Filter(Profile::kFlashinfer, a, f)), FloatBitsOf({I, I, 3, I}));
+  EXPECT_EQ(FloatBitsOf(Filter(Profile::kFlashinfer, a, {2, 0.5f, 0.0f, "joint", 1024})), FloatBitsOf({I, I, I, I}));
+  // {0, +inf, 2}, top-k off, p = 1, m = 0.5: unchanged, except flashinfer (either order), whose
+  // min-p at m > 0 keeps nothing of a row holding +inf.
+  const std::vector<float> b = {0, kInf, 2};
+  for (Profile p : {Profile::kCanonical, Profile::kVllm, Profile::kSglang, Profile::kAscendV2}) {
+    EXPECT_EQ(FloatBitsOf(Filter(p, b, {0, 1.0f, 0.5f, "", 1024})), FloatBitsOf(b)) << ProfileName(p);
+  }
+  EXPECT_EQ(FloatBitsOf(Filter(Profile::kFlashinfer, b, {0, 1.0f, 0.5f, "", 1024})), FloatBitsOf({I, I, I}));
+  EXPECT_EQ(FloatBitsOf(Filter(Profile::kFlashinfer, b, {0, 1.0f, 0.5f, "joint", 1024})), FloatBitsOf({I, I, I}));
+  // The stage: probs of a row still holding a NaN are NaN (softmax.md "Edge rows"); of
+  // flashinfer's {3} alone, (0, 0, 1, 0).
+  auto out = RunReference("sampling_filters", "canonical",
+                          {{"logits", F32Tensor({1, 4}, a)}, {"top_k", I32Tensor({1}, {2})}, {"top_p", F32Tensor({1}, {0.5f})}});
+  for (float v : Floats(out.at("probs"))) EXPECT_TRUE(std::isnan(v));
+  out = RunReference("sampling_filters", "flashinfer",
+                     {{"logits", F32Tensor({1, 4}, a)}, {"top_k", I32Tensor({1}, {2})}, {"top_p", F32Tensor({1}, {0.5f})}});
+  EXPECT_EQ(Floats(out.at("probs")), (std::vector<float>{0, 0, 1, 0}));
 }
 
 TEST(SamplingFilters, RejectsOrdersTheProfileLacks) {

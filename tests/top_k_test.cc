@@ -62,13 +62,63 @@ TEST(TopK, ZerosTieAndMinusInfinityComesLast) {
   EXPECT_EQ(TopK(Profile::kVllm, {-kInf, -kInf, 1.0f}, 2), (std::vector<float>{-kInf, -kInf, 1.0f}));
 }
 
-TEST(TopK, StageRejectsNanAndInfinity) {
-  EXPECT_THROW(RunReference("top_k", "canonical",
-                            {{"logits", F32Tensor({1, 2}, {std::nanf(""), 1})}, {"top_k", I32Tensor({1}, {1})}}),
-               std::invalid_argument);
-  EXPECT_THROW(RunReference("top_k", "canonical",
-                            {{"logits", F32Tensor({1, 2}, {kInf, 1})}, {"top_k", I32Tensor({1}, {1})}}),
-               std::invalid_argument);
+// Expected rows derived by hand from filters.md "Degenerate rows" (the peers' rules: torch's
+// order ranks every NaN first and vLLM's `logits < kth` never masks one; FlashInfer's
+// RadixTopKTraits<float>::ToOrdered ranks a sign-clear NaN above +inf, a sign-set one below
+// -inf, and `logits >= pivot` keeps no NaN). Compared as bits: NaN != NaN.
+TEST(TopK, DegenerateRowsPerProfile) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();  // 0x7fc00000, sign clear
+  const float neg_nan = -nan;                                  // 0xffc00000, sign set
+  const float I = -kInf;
+  struct Row {
+    int line;
+    std::vector<float> in;
+    std::int64_t k;
+    std::vector<float> exactly_k, vllm, flashinfer;
+  };
+  // Row {1, NaN, 3, 2, +inf, -inf}: torch's order NaN, +inf, 3, 2, 1, -inf.
+  const std::vector<float> a = {1, nan, 3, 2, kInf, -kInf};
+  const Row rows[] = {
+      // k = 1: the NaN alone; vLLM's k-th value is the NaN, so nothing is masked; FlashInfer's
+      // pivot is the NaN, so nothing is kept.
+      {__LINE__, a, 1, {I, nan, I, I, I, I}, a, {I, I, I, I, I, I}},
+      // k = 2: NaN and +inf; FlashInfer drops the NaN and keeps the 1 number left: +inf.
+      {__LINE__, a, 2, {I, nan, I, I, kInf, I}, {I, nan, I, I, kInf, I}, {I, I, I, I, kInf, I}},
+      // k = 3: NaN, +inf, 3; FlashInfer: +inf and 3.
+      {__LINE__, a, 3, {I, nan, 3, I, kInf, I}, {I, nan, 3, I, kInf, I}, {I, I, 3, I, kInf, I}},
+      // k = 0 and k = V: disabled, the row unchanged (NaN included) everywhere.
+      {__LINE__, a, 0, a, a, a},
+      {__LINE__, a, 6, a, a, a},
+      // Sign-set NaN, k = 3 of V = 4: torch ranks it first (NaN, 3, 2); FlashInfer ranks it
+      // last, k = 3 <= V - 1 keeps the three numbers and drops the NaN.
+      {__LINE__, {1, neg_nan, 3, 2}, 3, {I, neg_nan, 3, 2}, {I, neg_nan, 3, 2}, {1, I, 3, 2}},
+      // Two sign-set NaNs, k = 3 > V - 2 = 2: FlashInfer's k-th key is a NaN, nothing kept;
+      // torch: NaN, NaN, 2 (vLLM's k-th value 2: keeps 2 and both NaNs).
+      {__LINE__, {neg_nan, neg_nan, 1, 2}, 3, {neg_nan, neg_nan, I, 2}, {neg_nan, neg_nan, I, 2}, {I, I, I, I}},
+      // +inf twice, k = 1: the first +inf under exactly k, both as ties under vllm and flashinfer.
+      {__LINE__, {0, kInf, 5, kInf}, 1, {I, kInf, I, I}, {I, kInf, I, kInf}, {I, kInf, I, kInf}},
+      // Three NaNs, k = 2: exactly k keeps the first two; vLLM nothing masked; FlashInfer nothing kept.
+      {__LINE__, {nan, 4, nan, nan}, 2, {nan, I, nan, I}, {nan, 4, nan, nan}, {I, I, I, I}},
+  };
+  for (const Row& r : rows) {
+    SCOPED_TRACE("line " + std::to_string(r.line));
+    for (Profile p : {Profile::kCanonical, Profile::kSglang, Profile::kAscendV2}) {
+      EXPECT_EQ(FloatBitsOf(TopK(p, r.in, r.k)), FloatBitsOf(r.exactly_k)) << ProfileName(p);
+    }
+    EXPECT_EQ(FloatBitsOf(TopK(Profile::kVllm, r.in, r.k)), FloatBitsOf(r.vllm));
+    EXPECT_EQ(FloatBitsOf(TopK(Profile::kFlashinfer, r.in, r.k)), FloatBitsOf(r.flashinfer));
+  }
+}
+
+TEST(TopK, StageAcceptsNanAndInfinityRowByRow) {
+  // A degenerate row is a row's result, not an input error; the healthy row beside it is
+  // filtered as alone: {1, 3, 2}, k = 1 -> {-inf, 3, -inf}.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const TensorMap out = RunReference(
+      "top_k", "canonical",
+      {{"logits", F32Tensor({2, 3}, {nan, kInf, 1, 1, 3, 2})}, {"top_k", I32Tensor({2}, {1, 1})}});
+  EXPECT_EQ(FloatBits(out.at("logits")),
+            (std::vector<std::uint32_t>{Bits(nan), Bits(-kInf), Bits(-kInf), Bits(-kInf), Bits(3.0f), Bits(-kInf)}));
 }
 
 TEST(TopK, SelectionEqualsFullSortOnLargeVocabulary) {

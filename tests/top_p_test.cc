@@ -91,6 +91,55 @@ TEST(TopP, OutOfRangeP) {
   for (Profile p : kFilterProfiles) EXPECT_EQ(TopP(p, masked, 0.5f), masked) << ProfileName(p);
 }
 
+// Expected rows derived by hand from filters.md "Degenerate rows": a NaN or +inf logit makes
+// the softmax NaN everywhere; torch's `probs_sum <= 1 - p` (vLLM) and `(probs_sum - probs_sort)
+// > p` (SGLang) are false for NaN, so nothing is masked; FlashInfer's pivot search starts from
+// an fmaxf maximum of 0 and keeps `prob > low`, false for every NaN: nothing is kept (p < 1).
+TEST(TopP, DegenerateRowsPerProfile) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float I = -kInf;
+  struct Row {
+    int line;
+    std::vector<float> in;
+    float p;
+    bool flashinfer_empty;
+  };
+  const Row rows[] = {
+      {__LINE__, {1, nan, 3}, 0.5f, true},
+      {__LINE__, {0, kInf, 2}, 0.9f, true},
+      {__LINE__, {kInf, 1, nan, kInf}, 0.0f, true},
+      {__LINE__, {nan, nan}, -1.0f, true},
+      {__LINE__, {1, nan, 3}, 1.0f, false},  // p >= 1: disabled in every profile
+      {__LINE__, {kInf, -kInf}, 2.0f, false},
+  };
+  for (const Row& r : rows) {
+    SCOPED_TRACE("line " + std::to_string(r.line));
+    for (Profile p : kFilterProfiles) {
+      std::vector<float> row = r.in;
+      ASSERT_TRUE(reference::TopPDegenerateRow(p, row, r.p)) << ProfileName(p);
+      const bool empty = p == Profile::kFlashinfer && r.flashinfer_empty;
+      EXPECT_EQ(FloatBitsOf(row), FloatBitsOf(empty ? std::vector<float>(r.in.size(), I) : r.in)) << ProfileName(p);
+    }
+  }
+  // A healthy row is not the degenerate rule's business (TopPRow's).
+  std::vector<float> healthy = {1, -kInf, 3};
+  EXPECT_FALSE(reference::TopPDegenerateRow(Profile::kFlashinfer, healthy, 0.5f));
+  EXPECT_EQ(healthy, (std::vector<float>{1, -kInf, 3}));
+}
+
+TEST(TopP, StageAcceptsNanAndInfinityRowByRow) {
+  // The dyadic row beside a NaN row is filtered as alone: p = 0.75 keeps {0, 1} under canonical
+  // (BoundaryOfPeersMd); the NaN row stays as it is.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> logits = {nan, 1, kInf, 0};
+  logits.insert(logits.end(), kDyadic.begin(), kDyadic.end());
+  const TensorMap out = RunReference("top_p", "canonical",
+                                     {{"logits", F32Tensor({2, 4}, logits)}, {"top_p", F32Tensor({2}, {0.75f, 0.75f})}});
+  EXPECT_EQ(FloatBits(out.at("logits")), (std::vector<std::uint32_t>{Bits(nan), Bits(1.0f), Bits(kInf), Bits(0.0f),
+                                                                     Bits(kDyadic[0]), Bits(kDyadic[1]), Bits(-kInf),
+                                                                     Bits(-kInf)}));
+}
+
 TEST(TopP, SelectionEqualsFullSortOnLargeVocabulary) {
   SplitMix64 rng(0x70B1);
   Tensor t = golden::RandomLogits(rng, 1, 151936, DType::kF32);

@@ -10,13 +10,15 @@ def greedy(logits):
 
 
 def top_k(logits, k):
-    """Keep the k largest logits per row (ties at the k-th value to the lower index); k <= 0
-    or k >= V keeps the row."""
+    """Keep the k largest logits per row (ties at the k-th value to the lower index; a NaN
+    ranks above every number, docs/spec/filters.md "Degenerate rows"); k <= 0 or k >= V keeps
+    the row."""
     out = logits.astype(np.float32).copy()
     vocab = out.shape[1]
     for r, kr in enumerate(k):
         if 0 < kr < vocab:
-            order = np.lexsort((np.arange(vocab), -out[r]))  # value descending, index ascending
+            # NaN first, then value descending, then index ascending (the last key is primary).
+            order = np.lexsort((np.arange(vocab), -out[r], ~np.isnan(out[r])))
             out[r, order[kr:]] = -np.inf
     return out
 

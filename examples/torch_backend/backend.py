@@ -50,7 +50,8 @@ def apply_top_k(logits, k):
 
 def apply_top_p(logits, p):
     """vLLM's sort path: ascending sort, running sum, drop tokens whose sum <= 1 - p, keep the
-    largest. p >= 1 disables; a row without a finite logit is left as it is."""
+    largest. p >= 1 disables; a row without a finite logit is left as it is, and so is one
+    holding NaN or +inf (docs/spec/filters.md "Degenerate rows")."""
     out = logits.clone()
     probs_all = sampcheck.reference.softmax(logits.numpy())  # canonical softmax (see the module doc)
     for r in range(logits.shape[0]):
@@ -61,13 +62,15 @@ def apply_top_p(logits, p):
         # in index order, so of a tie at the boundary the higher index survives.
         order = np.lexsort((np.arange(logits.shape[1]), logits[r].numpy()))
         probs = probs_all[r][order]
-        if pr <= 0:
+        if pr <= 0 and not np.isnan(probs).any():
             # Outside vLLM's domain (it requires 0 < top_p): the spec keeps the top token, the
             # lowest index among tied maxima (np.argmax returns the first).
             keep_sorted = order == int(np.argmax(logits[r].numpy()))
         else:
             cumulative = np.add.accumulate(probs, dtype=np.float32)  # f32, left to right
-            keep_sorted = cumulative > np.float32(1) - np.float32(pr)
+            # vLLM masks `probs_sum <= 1 - p`: false for a NaN sum (a row holding NaN or +inf,
+            # whose softmax is NaN everywhere), so such a row keeps every entry.
+            keep_sorted = ~(cumulative <= np.float32(1) - np.float32(pr))
             keep_sorted[-1] = True  # vLLM: the largest token is always kept
         drop = torch.from_numpy(order[~keep_sorted])
         out[r, drop] = float("-inf")

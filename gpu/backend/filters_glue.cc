@@ -3,8 +3,11 @@
 // parsed by the reference's own parse function, then one kernel launch.
 #include "gpu/backend/filters_glue.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,44 +48,119 @@ TopKRule TopKRuleFor(Profile profile, std::int64_t ks_max) {
 
 MinPRule MinPRuleFor(Profile profile) { return MinPRule{reference::MinPFirstOnlyAtOne(profile)}; }
 
+// Rows whose result the kernel does not compute (the degenerate rows of top_p and min_p:
+// unchanged or all -inf; of sampling_filters: its filters' rules in turn, docs/spec/filters.md
+// "Degenerate rows"). SetAside asks the reference's rule for each row holding a NaN or a +inf, keeps the
+// result and hands the kernel an all -inf row instead (every filter kernel returns such a row
+// unchanged, so its NaN never reaches a kernel's softmax); WriteOver puts the results in the
+// kernel's output.
+class HostDecidedRows {
+ public:
+  // decide(b, row) applies the stage's degenerate-row rule to `row` in place.
+  template <class Decide>
+  void SetAside(Tensor& logits, Decide decide) {
+    const auto rows = static_cast<std::size_t>(logits.dim(0)), width = static_cast<std::size_t>(logits.dim(1));
+    for (std::size_t b = 0; b < rows; ++b) {
+      const std::span<float> row = logits.data<float>().subspan(b * width, width);
+      if (!reference::HoldsNanOrPosInf(row)) continue;
+      std::vector<float> result(row.begin(), row.end());
+      decide(b, std::span<float>(result));
+      rows_.emplace_back(b, std::move(result));
+      std::fill(row.begin(), row.end(), -std::numeric_limits<float>::infinity());
+    }
+  }
+  void WriteOver(Tensor& out) const {
+    const auto width = static_cast<std::size_t>(out.dim(1));
+    for (const auto& [b, values] : rows_) std::copy(values.begin(), values.end(), out.data<float>().begin() + static_cast<std::ptrdiff_t>(b * width));
+  }
+  // sampling_filters' probs output of these rows: the canonical softmax of each result
+  // (reference/filter_rows.h FilteredSoftmaxRow), on the host like the result itself.
+  void WriteSoftmaxOver(Tensor& probs) const {
+    const auto width = static_cast<std::size_t>(probs.dim(1));
+    for (const auto& [b, values] : rows_) reference::FilteredSoftmaxRow(values, probs.data<float>().subspan(b * width, width));
+  }
+
+ private:
+  std::vector<std::pair<std::size_t, std::vector<float>>> rows_;
+};
+
 }  // namespace
 
 // Each stage below: inputs from the reference's parse (reference/top_k.h, top_p.h, min_p.h,
 // sampling_filters.h), the vocabulary limit, one kernel launch.
+// The kernel orders numbers only: a row's NaN entries are set aside on the host before the
+// launch and put back by the profile's rule after it (reference/top_k.h TopKSetAsideNaNs and
+// TopKRestoreNaNs, docs/spec/filters.md "Degenerate rows"); the kernel selects among the rest
+// with the k those return.
 TensorMap RunTopKKernel(const Case& c, Profile profile, KernelRunner& runner) {
-  const reference::TopKArgs a = reference::ParseTopK(c, profile);
+  reference::TopKArgs a = reference::ParseTopK(c, profile);
   const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
   CheckVocab(c, "top_k", vocab);
+  const auto width = static_cast<std::size_t>(vocab);
+  std::vector<reference::TopKNaNs> nans(static_cast<std::size_t>(rows));
+  std::vector<std::int32_t> k(static_cast<std::size_t>(rows));
+  for (std::size_t b = 0; b < nans.size(); ++b) {
+    const std::int32_t row_k = a.top_k->data<std::int32_t>()[b];
+    // The returned k is row_k, or row_k - (at most V NaNs) for an active row (row_k > 0): an i32.
+    k[b] = static_cast<std::int32_t>(
+        reference::TopKSetAsideNaNs(profile, a.logits.data<float>().subspan(b * width, width), row_k, a.ks_max, nans[b]));
+  }
   Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
-  runner.Run(TopKLaunch(a.logits.data<float>().data(), a.top_k->data<std::int32_t>().data(), rows, vocab, vocab,
-                        TopKRuleFor(profile, a.ks_max), out.data<float>().data()));
+  runner.Run(TopKLaunch(a.logits.data<float>().data(), k.data(), rows, vocab, vocab, TopKRuleFor(profile, a.ks_max),
+                        out.data<float>().data()));
+  for (std::size_t b = 0; b < nans.size(); ++b) {
+    reference::TopKRestoreNaNs(profile, out.data<float>().subspan(b * width, width), nans[b]);
+  }
   return Outputs("logits", std::move(out));
 }
 
 TensorMap RunTopPKernel(const Case& c, Profile profile, KernelRunner& runner) {
-  const reference::TopPArgs a = reference::ParseTopP(c, profile);
+  reference::TopPArgs a = reference::ParseTopP(c, profile);
   const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
   CheckVocab(c, "top_p", vocab);
+  HostDecidedRows degenerate;
+  degenerate.SetAside(a.logits, [&](std::size_t b, std::span<float> row) {
+    reference::TopPDegenerateRow(profile, row, a.top_p[b]);
+  });
   Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
   runner.Run(TopPLaunch(a.logits.data<float>().data(), a.top_p, rows, vocab, vocab, reference::TopPWalkFor(profile),
                         out.data<float>().data()));
+  degenerate.WriteOver(out);
   return Outputs("logits", std::move(out));
 }
 
 TensorMap RunMinPKernel(const Case& c, Profile profile, KernelRunner& runner) {
-  const reference::MinPArgs a = reference::ParseMinP(c, profile);
+  reference::MinPArgs a = reference::ParseMinP(c, profile);
   const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
   CheckVocab(c, "min_p", vocab);
+  HostDecidedRows degenerate;
+  degenerate.SetAside(a.logits, [&](std::size_t b, std::span<float> row) {
+    reference::MinPDegenerateRow(profile, row, a.min_p[b]);
+  });
   Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
   runner.Run(MinPLaunch(a.logits.data<float>().data(), a.min_p, rows, vocab, vocab, MinPRuleFor(profile),
                         out.data<float>().data()));
+  degenerate.WriteOver(out);
   return Outputs("logits", std::move(out));
 }
 
 TensorMap RunSamplingFiltersKernel(const Case& c, Profile profile, KernelRunner& runner) {
-  const reference::SamplingFiltersArgs a = reference::ParseSamplingFilters(c, profile);
+  reference::SamplingFiltersArgs a = reference::ParseSamplingFilters(c, profile);
   const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
   CheckVocab(c, "sampling_filters", vocab);
+  // A degenerate row's whole filter chain runs on the host (reference/sampling_filters.h
+  // SamplingFiltersDegenerateRow): under flashinfer top-k may drop its NaNs and leave a row that
+  // top-p and min-p then filter as usual, so its result is not a closed form like top_p's.
+  HostDecidedRows degenerate;
+  degenerate.SetAside(a.logits, [&](std::size_t b, std::span<float> row) {
+    reference::FilterParams f;
+    f.order = a.order;
+    f.ks_max = a.ks_max;
+    if (a.top_k) f.top_k = a.top_k->data<std::int32_t>()[b];
+    if (a.top_p) f.top_p = a.top_p[b];
+    if (a.min_p) f.min_p = a.min_p[b];
+    reference::SamplingFiltersDegenerateRow(profile, row, f);
+  });
   const FilterRules rules{TopKRuleFor(profile, a.ks_max), reference::TopPWalkFor(profile), MinPRuleFor(profile),
                           a.filter_order};
   Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
@@ -90,6 +168,8 @@ TensorMap RunSamplingFiltersKernel(const Case& c, Profile profile, KernelRunner&
   runner.Run(SamplingFiltersLaunch(a.logits.data<float>().data(),
                                    a.top_k ? a.top_k->data<std::int32_t>().data() : nullptr, a.top_p, a.min_p, rows,
                                    vocab, vocab, rules, out.data<float>().data(), probs.data<float>().data()));
+  degenerate.WriteOver(out);
+  degenerate.WriteSoftmaxOver(probs);
   TensorMap result = Outputs("logits", std::move(out));
   result.emplace("probs", std::move(probs));
   return result;
@@ -131,7 +211,7 @@ TensorMap RunLogprobsKernel(const Case& c, Profile profile, KernelRunner& runner
   const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1), n = a.n;
   CheckVocab(c, "logprobs", vocab);
   const LogprobsMode mode = a.mode;
-  const Tensor& src = reference::IsRawLogprobsMode(mode) ? a.raw_logits : a.logits;
+  Tensor src = reference::IsRawLogprobsMode(mode) ? a.raw_logits : a.logits;  // a copy: rows below are rewritten
   const bool processed = reference::IsProcessedLogprobsMode(mode);
   const Tensor* ids = a.token_ids;
   const auto r = static_cast<std::size_t>(rows);
@@ -144,6 +224,23 @@ TensorMap RunLogprobsKernel(const Case& c, Profile profile, KernelRunner& runner
     if (!processed || a.temperature[i].greedy) continue;
     divide[i] = 1;
     k[i] = a.top_k[i], p[i] = a.top_p[i], m[i] = a.min_p[i];
+  }
+  // A filtered row holding NaN or +inf after the division: divided and filtered on the host by
+  // the filters' degenerate-row rules (reference/sampling_filters.h
+  // SamplingFiltersDegenerateRow, docs/spec/filters.md "Degenerate rows"), then handed to the
+  // kernel as its processed row (no division, no filter): the fused filters take no NaN.
+  std::vector<std::uint8_t> filtered = a.filtered;
+  const auto width_v = static_cast<std::size_t>(vocab);
+  for (std::size_t i = 0; i < r; ++i) {
+    if (!filtered[i]) continue;
+    const std::span<float> row = src.data<float>().subspan(i * width_v, width_v);
+    std::vector<float> y(row.begin(), row.end());
+    for (float& v : y) v = v / divisor[i];
+    reference::FilterParams f;
+    f.top_k = k[i], f.top_p = p[i], f.min_p = m[i];
+    if (!reference::SamplingFiltersDegenerateRow(profile, y, f)) continue;
+    std::copy(y.begin(), y.end(), row.begin());
+    filtered[i] = 0, divide[i] = 0;
   }
   LogprobsRule rule;
   switch (mode) {
@@ -173,7 +270,7 @@ TensorMap RunLogprobsKernel(const Case& c, Profile profile, KernelRunner& runner
   Tensor token_rank(DType::kI64, {rows});
   Tensor ids_values(DType::kF32, {rows, width});
   runner.Run(LogprobsLaunch(
-      src.data<float>().data(), divisor.data(), divide.data(), a.filtered.data(), k.data(), p.data(), m.data(),
+      src.data<float>().data(), divisor.data(), divide.data(), filtered.data(), k.data(), p.data(), m.data(),
       a.token->data<std::int64_t>().data(), ids ? ids->data<std::int32_t>().data() : nullptr, width, rows, vocab, vocab, n,
       rule, top_ids.data<std::int64_t>().data(), top_values.data<float>().data(), top_ranks.data<std::int64_t>().data(),
       token_logprob.data<float>().data(), token_rank.data<std::int64_t>().data(), ids_values.data<float>().data()));

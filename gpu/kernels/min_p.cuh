@@ -4,7 +4,8 @@
 // with reference/min_p.h (docs/spec/filters.md#min_p).
 //
 // Contract:
-// - One block of 1024 threads per row. logits: rows x pitch f32, finite or -inf; min_p: rows
+// - One block of 1024 threads per row. logits: rows x pitch f32, finite or -inf (the glue
+//   decides rows holding NaN or +inf on the host, docs/spec/filters.md "Degenerate rows"); min_p: rows
 //   f32, not NaN; out: rows x V f32, kept entries bit-identical, dropped -inf.
 // - m <= 0: the row is copied. rule.first_only_at_one (ascend_v2) and m >= 1: only the first
 //   token of the canonical order stays (SelectKth rank 1).

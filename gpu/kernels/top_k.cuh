@@ -5,7 +5,8 @@
 //
 // Contract:
 // - One block of 1024 threads per row. logits: rows x pitch f32 (entries [V, pitch) are
-//   padding, never read), finite or -inf (the glue rejects NaN and +inf); top_k: rows i32;
+//   padding, never read), numbers only (+inf ranks first; the glue sets NaN entries aside and
+//   puts them back by the profile's rule, docs/spec/filters.md "Degenerate rows"); top_k: rows i32;
 //   out: rows x V f32, kept entries bit-identical, dropped entries -inf.
 // - Disabled rows are copied: k <= 0 or k >= V; with rule.ascend_limit (ascend_v2) unless
 //   1 <= k <= min(V, ks_max rounded up to a multiple of 8, 1024).

@@ -4,7 +4,8 @@
 // with reference/top_p.h (docs/spec/filters.md#top_p, "Arithmetic", "Kept set").
 //
 // Contract:
-// - One block of 1024 threads per row. logits: rows x pitch f32, finite or -inf; top_p: rows
+// - One block of 1024 threads per row. logits: rows x pitch f32, finite or -inf (the glue
+//   decides rows holding NaN or +inf on the host, docs/spec/filters.md "Degenerate rows"); top_p: rows
 //   f32, not NaN; out: rows x V f32, kept entries bit-identical, dropped -inf.
 // - probs_i = ExpF32Cr(x_i - M) / s (RowSoftmaxStats: SoftmaxRow's bits), for every profile.
 // - Out-of-range p: p >= 1 copies the row (except TopPWalk::kSglang, whose mask runs at every
