@@ -97,10 +97,12 @@ SamplingCostShape TopPAlone(float p) {
 // the statistics before and after the walk, 4-bit radix digits from level 0 on), in
 // parentheses: top-k V - 1 8.41 passes and 264 barriers (22.18 and 283), top-p 0.999 without
 // top-k 8.90 and 611 (16.54 and 632), top-k 5000 with top-p 0.9 7.35 and 102 (20.08 and 133);
-// flat rows with top-k V - 1 12.82 and 924 (30.64 and 911), with top-p 0.999 12.01 and 1001
-// (17.00 and 944: the walk visits 99.9% of the row, the buckets' scratch keys are read three
-// times, 8 bytes each); min-p 1 alone 5.00 and 33 (9.00 and 59). gpu-fast's top-k 5000 with
-// top-p 0.9 (1024 < k < V - 1024: its survivor gather does not apply): 12.01 and 68 with the
+// flat rows with top-k V - 1 5.92 and 372, with top-p 0.999 6.00 and 412 (a flat row is in
+// index order: no partition, the walk's chunks are read from the row; before, 12.82 and 924,
+// 12.01 and 1001, as the buckets' scratch keys were read three times, 8 bytes each; before the
+// partition path, 30.64 and 911, 17.00 and 944); min-p 1 alone 5.00 and 33 (9.00 and 59). gpu-fast's top-k 5000 with
+// top-p 0.9 (1024 < k < V - 1024: its survivor gather does not apply): 9.51 and 59 since the
+// select gathers the last few keys (at most 8 per warp) in one read, 12.01 and 68 with the
 // filters' 4-bit radix select of the k-th key (SelectKthKey), 30.0009 and 92 with the
 // bit-by-bit select it had before (one read per key bit). gpu-fast's min-p 1 alone: 2.00 and
 // 18 (the maximum, then one inverse-CDF round over the tokens min-p keeps), 10.5 and 258 when
@@ -114,8 +116,8 @@ const BudgetCase kBudgets[] = {
     {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {8.41, 264}},
     {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {8.90, 611}},
     {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {7.35, 102}},
-    {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {12.82, 924}},
-    {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {12.01, 1001}},
+    {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {5.92, 372}},
+    {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {6.01, 412}},
     {__LINE__, "gpu, min-p 1, top-k and top-p off", false, MinPAlone(1.0f), {5.01, 33}},
     {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {3.01, 117}},
     {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {3.01, 117}},
@@ -123,7 +125,7 @@ const BudgetCase kBudgets[] = {
     {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {3.01, 117}},
     {__LINE__, "gpu-fast, top-k V - 1", true, TopK(kVocab - 1), {5.01, 136}},
     {__LINE__, "gpu-fast, top-k off, top-p 0.999", true, TopPAlone(0.999f), {3.01, 20}},
-    {__LINE__, "gpu-fast, top-k 5000, top-p 0.9", true, TopK(5000), {12.01, 68}},
+    {__LINE__, "gpu-fast, top-k 5000, top-p 0.9", true, TopK(5000), {9.51, 59}},
     {__LINE__, "gpu-fast, min-p 1, top-k and top-p off", true, MinPAlone(1.0f), {2.01, 18}},
 };
 

@@ -44,8 +44,13 @@
 //   thread t's keys in index order during the count read of level 0 (a fused lane sum).
 //   ready(kth) runs before the visit and may skip it. Without gather_small, n <= 1024 takes
 //   the count and scatter too (so the fold runs) instead of CollectSorted.
+// - Flat rows (n = vocab and one value key: the smallest and largest keys differ in their
+//   index bits alone): the order is the index order, so nothing is partitioned; the rank's
+//   key is read from the row, fold runs in a read of its own only when level0 named no rank
+//   (its one caller folds only then), and each chunk is the next 1024 entries of the row.
 // - Reads: 3 of the row (at most 3 when n <= 1024), then for every bucket refined, about 2
-//   reads of its keys (8 bytes each) per level, and one read of each visited key.
+//   reads of its keys (8 bytes each) per level, and one read of each visited key. Flat rows:
+//   1 (2 with a fold), then one read of each visited entry.
 // - Deterministic: integer counts and scans in a fixed order, ranks of unique keys; no atomics.
 // Example: row {1, 3, 3, 2} is visited as (3, 1), (3, 2), (2, 3), (1, 0), one chunk;
 //   tests/gpu_kernels_test.cc (GpuRadixPartition) visits rows of 5000 entries (8 tied levels
@@ -53,6 +58,7 @@
 //   indices with a stable sort of the floats themselves.
 
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "gpu/block/block_model.h"
@@ -256,6 +262,31 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   block.Sync();
   const std::int64_t rank = level0(n, smallest, largest);
   if (rank < 0 || n == 0) return;
+  // A flat row (every entry in range, one value key): the keys differ in their index bits
+  // alone, so the order is the index order and chunk c is entries [1024 c, 1024 c + 1024) of
+  // the row itself. No partition: the rank's key is entry rank - 1's, the fold gets a read of
+  // its own when no rank is named (the only case whose caller folds), and each chunk is one
+  // read of its 1024 entries, already sorted.
+  if (n == static_cast<std::uint64_t>(vocab) && (smallest >> 32) == (largest >> 32)) {
+    if (rank == 0 && !std::is_same_v<std::decay_t<Fold>, NoPartitionFold>) {
+      block.ForEachThread([&](Thread t) {
+        for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) fold(t, key_at(i));
+      });
+      block.Sync();
+    }
+    std::uint64_t flat_kth = kNoKey;
+    if (rank > 0) block.ForEachThread([&](Thread) { flat_kth = key_at(rank - 1); });
+    if (!ready(flat_kth)) return;
+    for (std::int64_t first = 0; first < vocab; first += kCandidates) {
+      const std::int64_t m = vocab - first < kCandidates ? vocab - first : kCandidates;
+      block.ForEachThread([&](Thread t) {
+        if (t.x < m) sorted.Store(t.x, key_at(first + t.x));
+      });
+      block.Sync();
+      if (visit(static_cast<std::uint32_t>(m))) return;
+    }
+    return;
+  }
   if (gather_small && n <= static_cast<std::uint64_t>(kCandidates)) {
     if (!ready(kNoKey)) return;
     const std::uint32_t m = CollectSorted(block, row, base, vocab, ascending, has_lo, lo, hi, sorted);

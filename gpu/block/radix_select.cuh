@@ -18,7 +18,9 @@
 // - SelectKth: radix select, 4-bit digits from the top of the 64-bit key; each pass counts
 //   the entries under the current prefix per digit (a thread's 16 counts, summed per warp by
 //   shuffles and over the 32 warps through shared memory: exact integers), picks the digit holding rank n and
-//   stops early, with one more read of the row, once that digit holds a single entry. Index
+//   stops early, with one more read of the row, once that digit holds a single entry, or at
+//   most 8 per warp (those are gathered into shared memory in that read, and the one with
+//   n' - 1 keys below it, n' the rank left in the digit, is rank n: keys are unique). Index
 //   digits above the bit length of V - 1 are known zeros and skipped. O(V) per pass, at most
 //   8 + 8 passes; no sort. Integer counts: exact in any order, so deterministic.
 // - BlockExclusiveScan: thread 0 scans the 1024 per-thread counts in thread order (exact
@@ -126,6 +128,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKey(B& block, std::int64_t vocab, K
   SAMPCHECK_SHARED(block, std::uint32_t, partial, 16 * kWarps);
   SAMPCHECK_SHARED(block, std::uint32_t, hist, 16);
   SAMPCHECK_SHARED(block, std::uint64_t, state, 3);  // prefix, remaining rank, digit count
+  SAMPCHECK_SHARED(block, std::uint32_t, warp_base, kWarps);  // the gather's first slot per warp
   int index_bits = 0;
   while (index_bits < 32 && (std::int64_t{1} << index_bits) < vocab) ++index_bits;
   const int index_digits = (index_bits + 3) / 4;
@@ -189,6 +192,62 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKey(B& block, std::int64_t vocab, K
           const std::uint64_t key = key_of(i);
           if ((key & known) == prefix) state.Store(0, key);
         }
+      });
+      block.Sync();
+      block.ForEachThread([&](Thread) { prefix = state.Load(0); });
+      block.Sync();
+      return prefix;
+    }
+    if (in_digit <= static_cast<std::uint64_t>(8 * kWarps) && shift > 0) {
+      // Few keys left under the prefix (8 per warp: as many as `partial` holds, two words
+      // each): gather them in one read and pick the one with `rank - 1` keys below it, instead
+      // of a read per further digit. Slots: each thread's count of this pass, summed within
+      // its warp by shuffles (later lanes first; any fixed order will do), warps in order.
+      const std::uint64_t known = kNoKey << shift;
+      const auto digit = static_cast<int>((prefix >> shift) & 15u);
+      auto own = Registers<std::uint32_t>(block);
+      auto suffix = Registers<std::uint32_t>(block);
+      block.ForEachThread([&](Thread t) { own[t] = suffix[t] = digits[t].c[digit]; });
+      for (int s = 1; s < kWarpSize; s *= 2) {
+        auto partner = ShuffleDown(block, suffix, s);
+        block.ForEachThread([&](Thread t) {
+          if (t.lane() + s < kWarpSize) suffix[t] += partner[t];
+        });
+      }
+      block.ForEachThread([&](Thread t) {
+        if (t.lane() == 0) warp_base.Store(t.warp(), suffix[t]);
+      });
+      block.Sync();
+      block.ForEachThread([&](Thread t) {
+        if (t.x != 0) return;
+        std::uint32_t run = 0;
+        for (int w = 0; w < kWarps; ++w) {
+          const std::uint32_t total = warp_base.Load(w);
+          warp_base.Store(w, run);
+          run += total;
+        }
+      });
+      block.Sync();
+      block.ForEachThread([&](Thread t) {
+        std::uint32_t at = warp_base.Load(t.warp()) + (suffix[t] - own[t]);
+        for (std::int64_t i = t.x; i < vocab; i += kThreads) {
+          const std::uint64_t key = key_of(i);
+          if ((key & known) != prefix) continue;
+          partial.Store(2 * at, static_cast<std::uint32_t>(key >> 32));
+          partial.Store(2 * at + 1, static_cast<std::uint32_t>(key));
+          ++at;
+        }
+      });
+      block.Sync();
+      auto key_in = [&](std::uint64_t j) {
+        return (std::uint64_t{partial.Load(2 * j)} << 32) | partial.Load(2 * j + 1);
+      };
+      block.ForEachThread([&](Thread t) {
+        if (static_cast<std::uint64_t>(t.x) >= in_digit) return;
+        const std::uint64_t mine = key_in(t.x);
+        std::uint64_t below = 0;
+        for (std::uint64_t j = 0; j < in_digit; ++j) below += key_in(j) < mine ? 1u : 0u;
+        if (below + 1 == rank) state.Store(0, mine);
       });
       block.Sync();
       block.ForEachThread([&](Thread) { prefix = state.Load(0); });
