@@ -1095,18 +1095,25 @@ std::vector<float> TopKOne(const std::vector<float>& row, std::int32_t k, TopKRu
   return out;
 }
 
-std::vector<float> TopPOne(const std::vector<float>& row, float p, TopPWalk walk) {
+std::vector<float> TopPOne(const std::vector<float>& row, float p, TopPWalk walk, DegenerateRowRule degenerate = {}) {
   std::vector<float> out(row.size());
   const auto v = static_cast<std::int64_t>(row.size());
-  MakeEmulatedRunner()->Run(TopPLaunch(row.data(), &p, 1, v, v, walk, out.data()));
+  MakeEmulatedRunner()->Run(TopPLaunch(row.data(), &p, 1, v, v, walk, out.data(), degenerate));
   return out;
 }
 
-std::vector<float> MinPOne(const std::vector<float>& row, float m, MinPRule rule) {
+std::vector<float> MinPOne(const std::vector<float>& row, float m, MinPRule rule, DegenerateRowRule degenerate = {}) {
   std::vector<float> out(row.size());
   const auto v = static_cast<std::int64_t>(row.size());
-  MakeEmulatedRunner()->Run(MinPLaunch(row.data(), &m, 1, v, v, rule, out.data()));
+  MakeEmulatedRunner()->Run(MinPLaunch(row.data(), &m, 1, v, v, rule, out.data(), degenerate));
   return out;
+}
+
+// Bit patterns, so that NaNs (and their signs) compare.
+std::vector<std::uint32_t> BitsOf(const std::vector<float>& row) {
+  std::vector<std::uint32_t> bits;
+  for (float x : row) bits.push_back(Bits(x));
+  return bits;
 }
 
 // A test kernel: out[0] = SelectKth(row, n) (gpu/block/radix_select.cuh).
@@ -1488,6 +1495,53 @@ TEST(GpuTopK, PlantedBadPivotIsRejected) {
   });
   EXPECT_TRUE(report.ok());
   EXPECT_NE(KeptOf(in, row), (std::vector<int>{1}));  // {1, 2}: the exact-k answer rejects it
+}
+
+// Degenerate rows in the kernels (gpu/kernels/top_k.cuh, gpu/kernels/degenerate_rows.cuh): the
+// worked examples of docs/spec/filters.md "Degenerate rows", derived there by hand from each
+// peer's rule.
+TEST(GpuFilterDegenerateRows, TopKRanksNaNsPerProfile) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> row = {1.0f, nan, 3.0f, 2.0f, inf, -inf};
+  const TopKRule exact{}, vllm{.ties_kept = true}, flashinfer{.ties_kept = true, .drops_nan = true};
+  const std::vector<float> all_neg(6, -inf);
+  EXPECT_EQ(BitsOf(TopKOne(row, 1, exact)), BitsOf({-inf, nan, -inf, -inf, -inf, -inf}));
+  EXPECT_EQ(BitsOf(TopKOne(row, 1, vllm)), BitsOf(row));  // a NaN k-th value masks nothing
+  EXPECT_EQ(BitsOf(TopKOne(row, 1, flashinfer)), BitsOf(all_neg));
+  EXPECT_EQ(BitsOf(TopKOne(row, 2, exact)), BitsOf({-inf, nan, -inf, -inf, inf, -inf}));
+  EXPECT_EQ(BitsOf(TopKOne(row, 2, vllm)), BitsOf({-inf, nan, -inf, -inf, inf, -inf}));
+  EXPECT_EQ(BitsOf(TopKOne(row, 2, flashinfer)), BitsOf({-inf, -inf, -inf, -inf, inf, -inf}));
+  EXPECT_EQ(BitsOf(TopKOne(row, 3, exact)), BitsOf({-inf, nan, 3.0f, -inf, inf, -inf}));
+  EXPECT_EQ(BitsOf(TopKOne(row, 3, vllm)), BitsOf({-inf, nan, 3.0f, -inf, inf, -inf}));
+  EXPECT_EQ(BitsOf(TopKOne(row, 3, flashinfer)), BitsOf({-inf, -inf, 3.0f, -inf, inf, -inf}));
+  // Sign-set NaNs: canonical and vllm rank them first; flashinfer below -inf, k = 3 > V - N = 2.
+  const float neg_nan = -nan;
+  const std::vector<float> signed_row = {neg_nan, neg_nan, 1.0f, 2.0f};
+  EXPECT_EQ(BitsOf(TopKOne(signed_row, 3, exact)), BitsOf({neg_nan, neg_nan, -inf, 2.0f}));
+  EXPECT_EQ(BitsOf(TopKOne(signed_row, 3, vllm)), BitsOf({neg_nan, neg_nan, -inf, 2.0f}));
+  EXPECT_EQ(BitsOf(TopKOne(signed_row, 3, flashinfer)), BitsOf(std::vector<float>(4, -inf)));
+  // flashinfer, k = 2 <= V - N: the 2nd number of {1, 2} with no sign-clear NaN: both kept.
+  EXPECT_EQ(BitsOf(TopKOne(signed_row, 2, flashinfer)), BitsOf({-inf, -inf, 1.0f, 2.0f}));
+  // vllm with n = 2 >= k = 2 NaNs: unchanged; exactly k keeps the two NaNs only.
+  EXPECT_EQ(BitsOf(TopKOne(signed_row, 2, vllm)), BitsOf(signed_row));
+  EXPECT_EQ(BitsOf(TopKOne(signed_row, 2, exact)), BitsOf({neg_nan, neg_nan, -inf, -inf}));
+}
+
+TEST(GpuFilterDegenerateRows, TopPAndMinPFollowTheNaNSoftmaxRule) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const DegenerateRowRule torch{}, flashinfer{.nan_softmax_empties_row = true};
+  const std::vector<float> all_neg(4, -inf);
+  for (const std::vector<float>& row : {std::vector<float>{nan, 1.0f, 2.0f, -inf}, std::vector<float>{0.5f, inf, 2.0f, 1.0f}}) {
+    EXPECT_EQ(BitsOf(TopPOne(row, 0.9f, TopPWalk::kExclusive, torch)), BitsOf(row));  // nothing dropped
+    EXPECT_EQ(BitsOf(TopPOne(row, 0.9f, TopPWalk::kTieGroup, flashinfer)), BitsOf(all_neg));
+    EXPECT_EQ(BitsOf(TopPOne(row, 1.0f, TopPWalk::kTieGroup, flashinfer)), BitsOf(row));  // p >= 1: disabled
+    EXPECT_EQ(BitsOf(MinPOne(row, 0.1f, MinPRule{}, torch)), BitsOf(row));
+    EXPECT_EQ(BitsOf(MinPOne(row, 0.1f, MinPRule{}, flashinfer)), BitsOf(all_neg));
+    EXPECT_EQ(BitsOf(MinPOne(row, 0.0f, MinPRule{}, flashinfer)), BitsOf(row));  // m <= 0: disabled
+  }
+  // A healthy row is filtered as before under either rule: {0, -ln2, ...}'s top-p 0.7 keeps 2.
+  const std::vector<float> healthy = {0.0f, -0.6931472f, -1.3862944f, -1.3862944f};
+  EXPECT_EQ(KeptOf(healthy, TopPOne(healthy, 0.7f, TopPWalk::kExclusive, flashinfer)), (std::vector<int>{0, 1}));
 }
 
 // Planted fault: broadcasting a selected key through shared memory without the barrier

@@ -43,14 +43,19 @@ void CheckVocab(const Case& c, const char* stage, std::int64_t vocab) {
 
 // The profile's rules (reference/profile_rules.h) as the kernels' flags.
 TopKRule TopKRuleFor(Profile profile, std::int64_t ks_max) {
-  return TopKRule{reference::TopKKeepsTies(profile), reference::TopKAscendLimit(profile), ks_max};
+  return TopKRule{reference::TopKKeepsTies(profile), reference::TopKAscendLimit(profile), ks_max,
+                  reference::TopKDropsNaN(profile)};
+}
+
+DegenerateRowRule DegenerateRowRuleFor(Profile profile) {
+  return DegenerateRowRule{reference::NanSoftmaxEmptiesRow(profile)};
 }
 
 MinPRule MinPRuleFor(Profile profile) { return MinPRule{reference::MinPFirstOnlyAtOne(profile)}; }
 
-// Rows whose result the kernel does not compute (the degenerate rows of top_p and min_p:
-// unchanged or all -inf; of sampling_filters: its filters' rules in turn, docs/spec/filters.md
-// "Degenerate rows"). SetAside asks the reference's rule for each row holding a NaN or a +inf, keeps the
+// Rows whose result the kernel does not compute (the degenerate rows of sampling_filters: its
+// filters' rules in turn, docs/spec/filters.md "Degenerate rows"; top_k, top_p and min_p decide
+// theirs in the kernel). SetAside asks the reference's rule for each row holding a NaN or a +inf, keeps the
 // result and hands the kernel an all -inf row instead (every filter kernel returns such a row
 // unchanged, so its NaN never reaches a kernel's softmax); WriteOver puts the results in the
 // kernel's output.
@@ -87,30 +92,15 @@ class HostDecidedRows {
 }  // namespace
 
 // Each stage below: inputs from the reference's parse (reference/top_k.h, top_p.h, min_p.h,
-// sampling_filters.h), the vocabulary limit, one kernel launch.
-// The kernel orders numbers only: a row's NaN entries are set aside on the host before the
-// launch and put back by the profile's rule after it (reference/top_k.h TopKSetAsideNaNs and
-// TopKRestoreNaNs, docs/spec/filters.md "Degenerate rows"); the kernel selects among the rest
-// with the k those return.
+// sampling_filters.h), the vocabulary limit, one kernel launch. top_k, top_p and min_p take any
+// row, NaN and +inf included (gpu/kernels/top_k.cuh, gpu/kernels/degenerate_rows.cuh).
 TensorMap RunTopKKernel(const Case& c, Profile profile, KernelRunner& runner) {
   reference::TopKArgs a = reference::ParseTopK(c, profile);
   const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
   CheckVocab(c, "top_k", vocab);
-  const auto width = static_cast<std::size_t>(vocab);
-  std::vector<reference::TopKNaNs> nans(static_cast<std::size_t>(rows));
-  std::vector<std::int32_t> k(static_cast<std::size_t>(rows));
-  for (std::size_t b = 0; b < nans.size(); ++b) {
-    const std::int32_t row_k = a.top_k->data<std::int32_t>()[b];
-    // The returned k is row_k, or row_k - (at most V NaNs) for an active row (row_k > 0): an i32.
-    k[b] = static_cast<std::int32_t>(
-        reference::TopKSetAsideNaNs(profile, a.logits.data<float>().subspan(b * width, width), row_k, a.ks_max, nans[b]));
-  }
   Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
-  runner.Run(TopKLaunch(a.logits.data<float>().data(), k.data(), rows, vocab, vocab, TopKRuleFor(profile, a.ks_max),
-                        out.data<float>().data()));
-  for (std::size_t b = 0; b < nans.size(); ++b) {
-    reference::TopKRestoreNaNs(profile, out.data<float>().subspan(b * width, width), nans[b]);
-  }
+  runner.Run(TopKLaunch(a.logits.data<float>().data(), a.top_k->data<std::int32_t>().data(), rows, vocab, vocab,
+                        TopKRuleFor(profile, a.ks_max), out.data<float>().data()));
   return Outputs("logits", std::move(out));
 }
 
@@ -118,14 +108,9 @@ TensorMap RunTopPKernel(const Case& c, Profile profile, KernelRunner& runner) {
   reference::TopPArgs a = reference::ParseTopP(c, profile);
   const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
   CheckVocab(c, "top_p", vocab);
-  HostDecidedRows degenerate;
-  degenerate.SetAside(a.logits, [&](std::size_t b, std::span<float> row) {
-    reference::TopPDegenerateRow(profile, row, a.top_p[b]);
-  });
   Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
   runner.Run(TopPLaunch(a.logits.data<float>().data(), a.top_p, rows, vocab, vocab, reference::TopPWalkFor(profile),
-                        out.data<float>().data()));
-  degenerate.WriteOver(out);
+                        out.data<float>().data(), DegenerateRowRuleFor(profile)));
   return Outputs("logits", std::move(out));
 }
 
@@ -133,14 +118,9 @@ TensorMap RunMinPKernel(const Case& c, Profile profile, KernelRunner& runner) {
   reference::MinPArgs a = reference::ParseMinP(c, profile);
   const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
   CheckVocab(c, "min_p", vocab);
-  HostDecidedRows degenerate;
-  degenerate.SetAside(a.logits, [&](std::size_t b, std::span<float> row) {
-    reference::MinPDegenerateRow(profile, row, a.min_p[b]);
-  });
   Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
   runner.Run(MinPLaunch(a.logits.data<float>().data(), a.min_p, rows, vocab, vocab, MinPRuleFor(profile),
-                        out.data<float>().data()));
-  degenerate.WriteOver(out);
+                        out.data<float>().data(), DegenerateRowRuleFor(profile)));
   return Outputs("logits", std::move(out));
 }
 

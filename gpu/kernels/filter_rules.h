@@ -15,6 +15,7 @@ struct TopKRule {
   bool ties_kept = false;     // vllm, flashinfer: every entry >= the k-th value (else exactly k)
   bool ascend_limit = false;  // ascend_v2: active iff 1 <= k <= min(V, ks_max rounded up to 8, 1024)
   std::int64_t ks_max = 1024;
+  bool drops_nan = false;     // flashinfer: NaN ordered by its sign bit and never kept (top_k.cuh)
 };
 
 // docs/spec/filters.md#top_p: the walk a profile's rule takes for 0 < p < 1
@@ -24,6 +25,12 @@ using TopPWalk = reference::TopPWalk;
 // docs/spec/filters.md#min_p.
 struct MinPRule {
   bool first_only_at_one = false;  // ascend_v2: m >= 1 keeps the first token of the order only
+};
+
+// docs/spec/filters.md "Degenerate rows" (top_p, min_p): a row holding a NaN or a +inf has a
+// NaN softmax; an enabled filter keeps nothing (flashinfer) or drops nothing (the others).
+struct DegenerateRowRule {
+  bool nan_softmax_empties_row = false;
 };
 
 // docs/spec/filters.md#sampling_filters "Order per profile" (reference/profile_rules.h).

@@ -5,8 +5,10 @@
 //
 // Contract:
 // - One block of 1024 threads per row. logits: rows x pitch f32, finite or -inf (the glue
-//   decides rows holding NaN or +inf on the host, docs/spec/filters.md "Degenerate rows"); min_p: rows
-//   f32, not NaN; out: rows x V f32, kept entries bit-identical, dropped -inf.
+//   decides the rows of sampling_filters and logprobs holding NaN or +inf on the host); min_p:
+//   rows f32, not NaN; out: rows x V f32, kept entries bit-identical, dropped -inf.
+// - MinPKernel's rows holding a NaN or a +inf: DegenerateSoftmaxFilterStep
+//   (gpu/kernels/degenerate_rows.cuh), enabled iff m > 0 (docs/spec/filters.md "Degenerate rows").
 // - m <= 0: the row is copied. rule.first_only_at_one (ascend_v2) and m >= 1: only the first
 //   token of the canonical order stays (SelectKth rank 1).
 // - Else: probs_i = ExpF32Cr(x_i - M) / s with the canonical max M and sum s
@@ -24,6 +26,7 @@
 #include "gpu/block/block_model.h"
 #include "gpu/kernels/filter_rules.h"
 #include "gpu/block/radix_select.cuh"
+#include "gpu/kernels/degenerate_rows.cuh"
 
 namespace sampcheck::gpu {
 
@@ -74,10 +77,13 @@ struct MinPKernel {
 
   template <class B, class Arr, class P>
   SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr out, P min_p, std::int64_t vocab, std::int64_t pitch,
-                                        MinPRule rule) const {
+                                        MinPRule rule, DegenerateRowRule degenerate) const {
     const std::int64_t row = block.index();
-    CopyRow(block, logits, row * pitch, out, row * vocab, vocab);
-    MinPStep(block, out, row * vocab, vocab, min_p.Load(row), rule);
+    const float m = min_p.Load(row);
+    if (CopyRowFindingDegenerate(block, logits, row * pitch, out, row * vocab, vocab)) {
+      return DegenerateSoftmaxFilterStep(block, out, row * vocab, vocab, m > 0.0f, degenerate);  // m <= 0: disabled
+    }
+    MinPStep(block, out, row * vocab, vocab, m, rule);
   }
 };
 

@@ -5,8 +5,10 @@
 //
 // Contract:
 // - One block of 1024 threads per row. logits: rows x pitch f32, finite or -inf (the glue
-//   decides rows holding NaN or +inf on the host, docs/spec/filters.md "Degenerate rows"); top_p: rows
-//   f32, not NaN; out: rows x V f32, kept entries bit-identical, dropped -inf.
+//   decides the rows of sampling_filters and logprobs holding NaN or +inf on the host); top_p:
+//   rows f32, not NaN; out: rows x V f32, kept entries bit-identical, dropped -inf.
+// - TopPKernel's rows holding a NaN or a +inf: DegenerateSoftmaxFilterStep
+//   (gpu/kernels/degenerate_rows.cuh), enabled iff p < 1 (docs/spec/filters.md "Degenerate rows").
 // - probs_i = ExpF32Cr(x_i - M) / s (RowSoftmaxStats: SoftmaxRow's bits), for every profile.
 // - Out-of-range p: p >= 1 copies the row (except TopPWalk::kSglang, whose mask runs at every
 //   p); p <= 0 keeps the first token of the order (kTieGroup: the first tie group). A row
@@ -40,6 +42,7 @@
 #include "gpu/block/radix_partition.cuh"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/top_k_survivors.cuh"
+#include "gpu/kernels/degenerate_rows.cuh"
 
 namespace sampcheck::gpu {
 
@@ -244,11 +247,14 @@ struct TopPKernel {
 
   template <class B, class Arr, class P>
   SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr out, P top_p, std::int64_t vocab, std::int64_t pitch,
-                                        TopPWalk rule) const {
+                                        TopPWalk rule, DegenerateRowRule degenerate) const {
     const std::int64_t row = block.index();
-    CopyRow(block, logits, row * pitch, out, row * vocab, vocab);
+    const float p = top_p.Load(row);
+    if (CopyRowFindingDegenerate(block, logits, row * pitch, out, row * vocab, vocab)) {
+      return DegenerateSoftmaxFilterStep(block, out, row * vocab, vocab, p < 1.0f, degenerate);  // p >= 1: disabled
+    }
     // The walk reads the input row and masks out (kSglang writes out while it walks).
-    TopPStep(block, logits, row * pitch, out, row * vocab, vocab, top_p.Load(row), rule);
+    TopPStep(block, logits, row * pitch, out, row * vocab, vocab, p, rule);
   }
 };
 

@@ -591,10 +591,11 @@ struct TopPLaunch {
   std::int64_t rows = 0, vocab = 0, pitch = 0;
   TopPWalk rule{};
   float* out = nullptr;
+  DegenerateRowRule degenerate{};
   template <class L>
   void Describe(L& l) const {
     l.template Run<TopPKernel>(rows, l.InAsOut(logits, rows * pitch, "logits"), l.Out(out, rows * vocab, "logits_out"),
-                               l.In(top_p, rows, "top_p"), vocab, pitch, rule);
+                               l.In(top_p, rows, "top_p"), vocab, pitch, rule, degenerate);
   }
 };
 
@@ -604,10 +605,11 @@ struct MinPLaunch {
   std::int64_t rows = 0, vocab = 0, pitch = 0;
   MinPRule rule{};
   float* out = nullptr;
+  DegenerateRowRule degenerate{};
   template <class L>
   void Describe(L& l) const {
     l.template Run<MinPKernel>(rows, l.InAsOut(logits, rows * pitch, "logits"), l.Out(out, rows * vocab, "logits_out"),
-                               l.In(min_p, rows, "min_p"), vocab, pitch, rule);
+                               l.In(min_p, rows, "min_p"), vocab, pitch, rule, degenerate);
   }
 };
 
