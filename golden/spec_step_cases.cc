@@ -4,7 +4,9 @@
 // into a rejection, zero drafts, padded drafts), a case where filtering the draft rows decides
 // the acceptance, n-gram drafts, and random rows (V = 8 and 100) with mixed greedy and random
 // requests, filters, stop ids and min_tokens; every case under both verification profiles
-// (canonical token-wise, block_verification) unless it needs one.
+// (canonical token-wise, block_verification) unless it needs one; degenerate rows (NaN, +inf,
+// no finite logit) among healthy ones.
+#include <limits>
 #include <string>
 
 #include "golden/case_family.h"
@@ -139,6 +141,74 @@ void AddSpecStepCases(CaseList& list) {
     in.emplace("top_k", I32({3}, {4, 0, 0}));
     AddNoise(in, rng, 3, 3, 8);
     AddEveryProfile(list, "ngram", std::move(in), {Profile::kCanonical, Profile::kVllm});
+  }
+  {
+    // Degenerate rows among healthy ones (docs/spec/spec_step.md "Degenerate rows"), V = 33,
+    // K = 2, f32. D(c): logits 0 with 40 at column c (probability 1 - 32 e^-40, 1 in f32 after
+    // the softmax; the draft rows equal the target rows, so tp / dp = 1). Temperature 1 unless
+    // said. Tokens by profile, canonical (c) / block (b) / vllm one-hot drafts (v) / vllm
+    // probabilistic (vp) / sglang (s):
+    //  0 healthy: x {1, 2}, D(1), D(2), D(10), u {0.3, 0.6}: {1, 2, 10} everywhere.
+    //  1 position 0 D(1) with a NaN at 5, x {1, 2}, u {0.5, 0.5}: c, b point mass 5: draft 1
+    //    rejected, residual 5 -> {5}; v NaN row: rejected, the draft's own lane (+0) is the
+    //    only score not NaN -> {1}; vp residual max(NaN - d, 0) = +0 -> {0}; s rejected, no
+    //    positive entry -> V - 1 = {32}.
+    //  2 top_k 3, position 1 D(2) with +inf at 7, x {1, 2}, u {0.1, 0.5}: c, b {1, 7} (block:
+    //    h_1 = 1, h_2 = 0); v {1, 2}; vp {1, 0}; s (the renorm zeroes the NaN row) {1, 32}.
+    //  3 position 2 (the bonus) all -inf, x {1, 2}, u {0.2, 0.2}: c, b, v, vp {1, 2, 0}; s {1, 2, 32}.
+    //  4 greedy, position 0 D(1) with a NaN at 9, x {9, 3}: the argmax's first NaN accepts 9,
+    //    then 2 -> {9, 2} everywhere.
+    //  5 position 0 all -inf but the stop id 4, masked by min_tokens 1 (output_len 0), one
+    //    draft x {4}, u {0.5}: c, b point mass 0 -> {0}; v the draft's lane -> {4} (not a
+    //    finishing stop: 0 < min_tokens); vp {0}; s {32}.
+    //  6 position 0 all NaN, x {1, 2}, u {0, 0.5}: c point mass 0, tp = 0 meets u = 0 (`>=`):
+    //    accepted, {1, 2, 10}; b tau 1 (u_0 = 0 <= h_1 = 0), all-zero residual -> {1, 0}; v
+    //    NaN / 1 >= 0 is false: {1}; vp {0}; s coin 0 <= NaN is false: {32}. A NaN read as 0
+    //    accepts here (0 >= 0, 0 <= 0).
+    //  7 zero drafts, temperature 0.5, position 0 holds 3e38 at 6: x / t overflows to +inf: c, b
+    //    {6}; v, vp {0}; s {32}.
+    //  8 healthy greedy: x {3, 0}, D(3), D(4), D(5) -> {3, 4}.
+    auto rng = list.Rng(stage, "degenerate_rows_v33");
+    constexpr std::int64_t kRows = 9, kK = 2, kV = 33;
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    std::vector<float> target(static_cast<std::size_t>(kRows * (kK + 1) * kV), 0.0f);
+    std::vector<float> draft(static_cast<std::size_t>(kRows * kK * kV), 0.0f);
+    auto t = [&](std::int64_t b, std::int64_t i, std::int64_t j, float v) {
+      target[static_cast<std::size_t>((b * (kK + 1) + i) * kV + j)] = v;
+    };
+    auto d = [&](std::int64_t b, std::int64_t i, std::int64_t j, float v) {
+      draft[static_cast<std::size_t>((b * kK + i) * kV + j)] = v;
+    };
+    auto fill = [&](std::int64_t b, std::int64_t i, float v) {
+      for (std::int64_t j = 0; j < kV; ++j) t(b, i, j, v);
+    };
+    for (std::int64_t b : {0, 1, 2, 3, 6}) {
+      t(b, 0, 1, 40), t(b, 1, 2, 40), t(b, 2, 10, 40), d(b, 0, 1, 40), d(b, 1, 2, 40);
+    }
+    t(1, 0, 5, nan);
+    t(2, 1, 7, inf);
+    fill(3, 2, -inf);
+    t(4, 0, 1, 40), t(4, 0, 9, nan), t(4, 1, 2, 40), t(4, 2, 10, 40);
+    fill(5, 0, -inf), t(5, 0, 4, 0), t(5, 1, 10, 40), d(5, 0, 4, 40);
+    fill(6, 0, nan);
+    t(7, 0, 6, 3e38f);
+    t(8, 0, 3, 40), t(8, 1, 4, 40), t(8, 2, 5, 40);
+    TensorMap in;
+    in.emplace("draft_ids", I32({kRows, kK}, {1, 2, 1, 2, 1, 2, 1, 2, 9, 3, 4, -1, 1, 2, -1, -1, 3, 0}));
+    in.emplace("target_logits", Tensor::FromValues(DType::kF32, {kRows, kK + 1, kV}, target));
+    in.emplace("draft_logits", Tensor::FromValues(DType::kF32, {kRows, kK, kV}, draft));
+    in.emplace("temperature", F32({kRows}, {1, 1, 1, 1, 0, 1, 1, 0.5f, 0}));
+    in.emplace("top_k", I32({kRows}, {0, 0, 3, 0, 0, 0, 0, 0, 0}));
+    in.emplace("stop_ids", I32({kRows, 1}, {-1, -1, -1, -1, -1, 4, -1, -1, -1}));
+    in.emplace("min_tokens", I32({kRows}, {0, 0, 0, 0, 0, 1, 0, 0, 0}));
+    in.emplace("u", Tensor::FromValues<double>(DType::kF64, {kRows, kK},
+                                               {0.3, 0.6, 0.5, 0.5, 0.1, 0.5, 0.2, 0.2, 0.5, 0.5, 0.5, 0.5, 0.0, 0.5,
+                                                0.5, 0.5, 0.5, 0.5}));
+    in.emplace("q", ExpNoise(rng, kRows, kV));
+    in.emplace("bonus_q", ExpNoise(rng, kRows, kV));
+    list.Add(stage, "degenerate_rows_v33_probabilistic", in, {{"draft_sample_method", "probabilistic"}},
+             {Profile::kVllm});
+    AddEveryProfile(list, "degenerate_rows_v33", std::move(in), kTokenWise);
   }
   for (std::int64_t vocab : {8, 100}) {
     // 6 rows, K = 3: row 0 greedy, row 1 zero drafts, row 2 one draft (padded), rows 3-5 three

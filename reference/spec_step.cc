@@ -9,6 +9,7 @@
 
 #include "reference/draft_tokens.h"
 #include "reference/flashinfer_sampling_from_probs.h"
+#include "reference/pipeline.h"
 #include "reference/reductions.h"
 #include "reference/sampling_filters.h"
 #include "reference/softmax.h"
@@ -29,6 +30,12 @@ std::vector<double> NormalisedRow(std::span<const float> row) {
     for (std::size_t j = 0; j < row.size(); ++j) out[j] = row[j] / s;
   }
   return out;
+}
+
+void NanAsZero(std::vector<float>& p) {
+  for (float& x : p) {
+    if (std::isnan(x)) x = 0.0f;
+  }
 }
 
 std::span<const float> RowAt(std::span<const float> rows, std::int64_t i, std::int64_t vocab) {
@@ -173,13 +180,8 @@ SpecStepArgs ParseSpecStep(const Case& c, Profile profile) {
   // greedy drafts reach the rejection sampler without probabilities (draft_probs None,
   // "treated as one-hot"), as n-gram drafts do; "probabilistic" passes the draft rows.
   a.use_draft = a.has_draft && !VllmDraftsOneHot(in, c, profile);
-  for (const Tensor* t : {static_cast<const Tensor*>(&a.target), static_cast<const Tensor*>(&a.draft)}) {
-    if (t == &a.draft && !a.has_draft) continue;
-    for (float x : t->data<float>()) {
-      if (std::isnan(x) || x == std::numeric_limits<float>::infinity())
-        in.Fail("logits hold " + FormatFloat(x) + "; NaN and +inf are not allowed");
-    }
-  }
+  // Logits of any value: a NaN, a +inf or a position with no finite logit is a degenerate row
+  // with a result per profile (SpecStepPointMassToken), not an input error.
   a.temperature = &in.Required("temperature");
   in.ExpectDim("temperature", *a.temperature, 0, a.rows);
   for (float t : a.temperature->data<float>()) {
@@ -237,10 +239,22 @@ SpecStepArgs ParseSpecStep(const Case& c, Profile profile) {
   return a;
 }
 
-void FailNoFiniteLogit(const Case& c, std::int64_t row, std::int64_t position) {
-  StageInputs(c, "spec_step")
-      .Fail("row " + std::to_string(row) + " position " + std::to_string(position) +
-            " has no finite logit (after the min_tokens mask)");
+std::int64_t SpecStepPointMassToken(std::span<const float> scaled_row, Profile profile) {
+  if (profile != Profile::kCanonical && profile != Profile::kBlockVerification) return -1;
+  return PipelineDegenerateToken(scaled_row, Profile::kCanonical);
+}
+
+void SpecStepPositionProbs(Profile profile, std::span<float> scaled_row, bool filter, const FilterParams& params,
+                           bool point_mass, std::span<float> probs) {
+  const std::int64_t pinned = point_mass ? SpecStepPointMassToken(scaled_row, profile) : -1;
+  if (pinned >= 0) {
+    std::fill(probs.begin(), probs.end(), 0.0f);
+    probs[static_cast<std::size_t>(pinned)] = 1.0f;
+    return;
+  }
+  const Profile filters = profile == Profile::kVllm ? Profile::kVllm : Profile::kCanonical;
+  if (filter && !SamplingFiltersDegenerateRow(filters, scaled_row, params)) SamplingFiltersRow(filters, scaled_row, params);
+  SoftmaxRow(scaled_row, probs);
 }
 
 TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& rules) {
@@ -290,9 +304,6 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
           if (s >= 0) x[static_cast<std::size_t>(s)] = kNegInf;
         }
       }
-      if (std::none_of(x.begin(), x.end(), [](float e) { return e > kNegInf; })) {
-        FailNoFiniteLogit(c, b, i);
-      }
       return x;
     };
     const float temp = temperature.data<float>()[at];
@@ -330,6 +341,7 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
           std::vector<float> p(x.size());
           SoftmaxRow(x, p);
           if (renorm) SglangRenorm(p, f);
+          if (rules.nan_target_as_zero) NanAsZero(p);
           return p;
         };
         const auto coins = u->data<double>().subspan(at * static_cast<std::size_t>(width), static_cast<std::size_t>(width));
@@ -369,19 +381,22 @@ TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& r
         }
         o.tokens.push_back(SglangScan(p, final_coin));
       } else {
-        auto probs = [&](std::vector<float> x, bool filter, const FilterParams& params) {
+        // Canonical and block verification: a degenerate position row is the point mass of
+        // SpecStepPointMassToken; vllm: the filters' degenerate-row rules and a NaN softmax,
+        // which spec_random's degenerate rules verify (docs/spec/spec_step.md "Degenerate rows").
+        auto probs = [&](std::vector<float> x, bool filter, const FilterParams& params, bool is_target) {
           for (float& e : x) e = e / temp;
-          if (filter) SamplingFiltersRow(vllm ? Profile::kVllm : Profile::kCanonical, x, params);
           std::vector<float> p(x.size());
-          SoftmaxRow(x, p);
+          SpecStepPositionProbs(profile, x, filter, params, rules.canonical_point_mass, p);
+          if (is_target && rules.nan_target_as_zero) NanAsZero(p);
           return p;
         };
         std::vector<float> target_probs, draft_probs;
         for (std::int64_t i = 0; i <= n; ++i) {
-          const auto p = probs(masked(target, width + 1, i), true, i == n ? f : verified);
+          const auto p = probs(masked(target, width + 1, i), true, i == n ? f : verified, true);
           target_probs.insert(target_probs.end(), p.begin(), p.end());
           if (i < n && use_draft) {
-            const auto d = probs(masked(draft, width, i), vllm ? rules.vllm_filter_draft : rules.filter_draft, f);
+            const auto d = probs(masked(draft, width, i), vllm ? rules.vllm_filter_draft : rules.filter_draft, f, false);
             draft_probs.insert(draft_probs.end(), d.begin(), d.end());
           }
         }

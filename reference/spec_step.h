@@ -7,8 +7,8 @@
 //
 // Contract (per row b with n = n_b drafts, reference/draft_tokens.h; positions past n unread):
 // - Inputs: draft_ids i32 [B, K]; target_logits [B, K + 1, V] and draft_logits [B, K, V]
-//   (f32/f16/bf16, upcast exactly; no NaN or +inf; draft_logits absent = n-gram drafts, draft
-//   prob 1 at the draft, canonical only); temperature f32 [B] (>= 0, finite); optional top_k
+//   (f32/f16/bf16, upcast exactly, any values: degenerate rows below; draft_logits absent =
+//   n-gram drafts, draft prob 1 at the draft, canonical only); temperature f32 [B] (>= 0, finite); optional top_k
 //   i32, top_p f32, min_p f32 [B] (sampling_filters' absent values); optional stop_ids i32
 //   [B, S] (-1 padded), min_tokens i32 [B] (>= 0), output_len i32 [B] (>= 0, tokens the
 //   request produced before this step; absent 0); noise u f64 [B, K] in [0, 1), q and
@@ -20,6 +20,15 @@
 //   division), SamplingFiltersRow(canonical: top_k -> top_p -> min_p, each renormalised) and
 //   SoftmaxRow — for the target AND the draft positions: the verifier sees filtered draft
 //   probabilities.
+// - Degenerate rows (docs/spec/spec_step.md "Degenerate rows"): a random position whose row
+//   after the mask and temperature holds a NaN or a +inf, or no finite value. canonical and
+//   block_verification: the point mass at SpecStepPointMassToken (the pipeline's canonical
+//   token: its first NaN, else its first +inf, else 0), verified like any row. vllm: the
+//   filters' degenerate-row rules and the softmax, NaN everywhere, verified by spec_random's
+//   degenerate rules (rejected; recovered: a one-hot draft's own id, else 0; bonus 0). sglang:
+//   the NaN softmax (all zero after a renorm) is rejected and the final scan falls back to
+//   V - 1. Greedy rows: the argmax (first NaN, else first +inf, 0 for all -inf). Other rows
+//   never change; every id is in [0, V).
 // - Verification, profile canonical: token-wise, SpecRandomVllm (reference/spec_random.h) on
 //   the probabilities above. Profile vllm (vLLM 9aaf83ef, docs/spec/spec_step.md): the same
 //   verifier with vLLM's filters; param draft_sample_method "greedy" (default) ignores
@@ -44,6 +53,7 @@
 #include "core/case.h"
 #include "core/profile.h"
 #include "reference/draft_tokens.h"
+#include "reference/sampling_filters.h"
 #include "reference/spec_random.h"
 #include "reference/stage_io.h"
 
@@ -85,6 +95,11 @@ struct SpecStepRules {
   // top_k_renorm_prob / top_p_renorm_prob (the softmax row), the final draw stays on the
   // renormalised row.
   bool sglang_unfiltered_acceptance = false;
+  // canonical, block_verification: false sends a degenerate position through the filters and
+  // the NaN softmax (vLLM's arithmetic) instead of its point mass.
+  bool canonical_point_mass = true;
+  // vllm, sglang: NaN target probabilities read as 0 (a load that masks non-finite values).
+  bool nan_target_as_zero = false;
 };
 
 // SpecStepProbs of a case, its noise not needed (the draw harness draws drafts from the draft
@@ -103,7 +118,7 @@ bool VllmDraftsOneHot(const StageInputs& in, const Case& c, Profile profile);
 // A case's checked inputs, shared by the reference and the gpu glue so each check and its
 // message exist once, in this order: the profile has a rule; draft_ids i32 [B, K] and their
 // counts; target_logits [B, K + 1, V] (draft_logits [B, K, V] when given; block verification
-// needs them) with no NaN or +inf; temperature [B] finite and >= 0; top_k, top_p, min_p,
+// needs them) of any values; temperature [B] finite and >= 0; top_k, top_p, min_p,
 // min_tokens, output_len [B] when given (top_p, min_p finite; the two counts >= 0); stop_ids
 // [B, S] ids or -1; then, when a row is random, u f64 [B, K] in [0, 1) and (but sglang) the
 // Exp(1) noise q and bonus_q [B, V]; sglang's thresholds and final_u f32 [B] in [0, 1).
@@ -120,8 +135,21 @@ struct SpecStepArgs : DraftedTarget {  // the drafts, the target rows, drafts pe
 };
 SpecStepArgs ParseSpecStep(const Case& c, Profile profile);
 
-// The error of a position the verifier reads that has no finite logit after the min_tokens mask.
-[[noreturn]] void FailNoFiniteLogit(const Case& c, std::int64_t row, std::int64_t position);
+// docs/spec/spec_step.md "Degenerate rows": canonical and block_verification give a random
+// position whose row after the min_tokens mask and temperature holds a NaN or a +inf, or no
+// finite value, the point mass at PipelineDegenerateToken's canonical token (its first NaN,
+// else its first +inf, else 0: the token the canonical pipeline draws from that row); -1 for a
+// healthy row, and always under vllm and sglang, whose softmax of such a row is NaN everywhere
+// and whose verifiers decide it. The reference and the gpu glue read it.
+std::int64_t SpecStepPointMassToken(std::span<const float> scaled_row, Profile profile);
+
+// One random position's verifier probabilities from its row after the mask and temperature
+// (token-wise and block profiles): the point mass of SpecStepPointMassToken when `point_mass`
+// and there is one, else the filters (vllm's under vllm, canonical's otherwise; none when
+// `filter` is false) with their degenerate-row rules, then SoftmaxRow. `scaled_row` is
+// filtered in place.
+void SpecStepPositionProbs(Profile profile, std::span<float> scaled_row, bool filter, const FilterParams& params,
+                           bool point_mass, std::span<float> probs);
 
 TensorMap RunSpecStep(const Case& c, Profile profile);
 TensorMap RunSpecStepWith(const Case& c, Profile profile, const SpecStepRules& rules);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The degenerate-row goldens of spec_random (docs/spec/speculative.md "Degenerate rows"): the
-// reference's tokens against the ones worked out by hand in golden/spec_random_cases.cc from
-// the peers' rules, every emitted id in [0, V) or the -1 padding, and each row's output the
+// The degenerate-row goldens of spec_random (docs/spec/speculative.md "Degenerate rows") and
+// spec_step (docs/spec/spec_step.md "Degenerate rows"): the reference's tokens against the ones
+// worked out by hand in golden/spec_random_cases.cc and golden/spec_step_cases.cc from the
+// peers' rules, every emitted id in [0, V) or the -1 padding, and each row's output the
 // same alone, in batches of other sizes and beside other cases' rows (harness/batch_invariance.h:
 // a degenerate row never changes a healthy neighbour).
 #include <cstdint>
@@ -53,10 +54,28 @@ const std::map<std::string, std::vector<std::vector<std::int64_t>>>& SpecRandomE
   return expected;
 }
 
-TEST(DegenerateRows, SpecRandomEmitsTheHandDerivedTokens) {
+// spec_step/degenerate_rows_v33 (golden/spec_step_cases.cc lists each row's derivation).
+const std::map<std::string, std::vector<std::vector<std::int64_t>>>& SpecStepExpected() {
+  static const std::map<std::string, std::vector<std::vector<std::int64_t>>> expected = {
+      {"spec_step/degenerate_rows_v33/canonical",
+       {{1, 2, 10}, {5, -1, -1}, {1, 7, -1}, {1, 2, 0}, {9, 2, -1}, {0, -1, -1}, {1, 2, 10}, {6, -1, -1}, {3, 4, -1}}},
+      {"spec_step/degenerate_rows_v33/block_verification",
+       {{1, 2, 10}, {5, -1, -1}, {1, 7, -1}, {1, 2, 0}, {9, 2, -1}, {0, -1, -1}, {1, 0, -1}, {6, -1, -1}, {3, 4, -1}}},
+      {"spec_step/degenerate_rows_v33/vllm",
+       {{1, 2, 10}, {1, -1, -1}, {1, 2, -1}, {1, 2, 0}, {9, 2, -1}, {4, -1, -1}, {1, -1, -1}, {0, -1, -1}, {3, 4, -1}}},
+      {"spec_step/degenerate_rows_v33_probabilistic/vllm",
+       {{1, 2, 10}, {0, -1, -1}, {1, 0, -1}, {1, 2, 0}, {9, 2, -1}, {0, -1, -1}, {0, -1, -1}, {0, -1, -1}, {3, 4, -1}}},
+      {"spec_step/degenerate_rows_v33/sglang",
+       {{1, 2, 10}, {32, -1, -1}, {1, 32, -1}, {1, 2, 32}, {9, 2, -1}, {32, -1, -1}, {32, -1, -1}, {32, -1, -1}, {3, 4, -1}}},
+  };
+  return expected;
+}
+
+void ExpectHandDerivedTokens(const std::string& stage,
+                             const std::map<std::string, std::vector<std::vector<std::int64_t>>>& table) {
   reference::ReferenceBackend backend;
-  const std::vector<Case> cases = FamilyCases("spec_random");
-  for (const auto& [id, rows] : SpecRandomExpected()) {
+  const std::vector<Case> cases = FamilyCases(stage);
+  for (const auto& [id, rows] : table) {
     SCOPED_TRACE(id);
     const Case& c = Find(cases, id);
     const TensorMap out = backend.Run(c.stage, c);
@@ -70,18 +89,19 @@ TEST(DegenerateRows, SpecRandomEmitsTheHandDerivedTokens) {
         EXPECT_EQ(emitted[b * 3 + i], rows[b][i]);
         if (rows[b][i] >= 0) ++n;
       }
-      EXPECT_EQ(accepted[b], n - 1);  // the accepted drafts, then one final token
+      EXPECT_EQ(accepted[b], n - 1);  // the accepted drafts, then one final token (no row stops)
     }
   }
 }
 
-TEST(DegenerateRows, SpecRandomRowsAreDecidedAloneAndStayInTheVocabulary) {
+void ExpectDecidedAloneInTheVocabulary(const std::string& stage, const std::string& target,
+                                       const std::map<std::string, std::vector<std::vector<std::int64_t>>>& table) {
   reference::ReferenceBackend backend;
-  const std::vector<Case> cases = FamilyCases("spec_random");
-  for (const auto& [id, rows] : SpecRandomExpected()) {
+  const std::vector<Case> cases = FamilyCases(stage);
+  for (const auto& [id, rows] : table) {
     SCOPED_TRACE(id);
     const Case& c = Find(cases, id);
-    const std::int64_t vocab = c.inputs.at("target_probs").dim(2);
+    const std::int64_t vocab = c.inputs.at(target).dim(2);
     const TensorMap out = backend.Run(c.stage, c);
     for (std::int64_t v : out.at("emitted").data<std::int64_t>()) {
       EXPECT_TRUE(v == -1 || (v >= 0 && v < vocab)) << v;
@@ -94,6 +114,18 @@ TEST(DegenerateRows, SpecRandomRowsAreDecidedAloneAndStayInTheVocabulary) {
     const harness::InvarianceResult r = harness::CheckBatchInvariance(backend, c, pool);
     EXPECT_TRUE(r.checked && r.passed) << r.reason;
   }
+}
+
+TEST(DegenerateRows, SpecRandomEmitsTheHandDerivedTokens) { ExpectHandDerivedTokens("spec_random", SpecRandomExpected()); }
+
+TEST(DegenerateRows, SpecRandomRowsAreDecidedAloneAndStayInTheVocabulary) {
+  ExpectDecidedAloneInTheVocabulary("spec_random", "target_probs", SpecRandomExpected());
+}
+
+TEST(DegenerateRows, SpecStepEmitsTheHandDerivedTokens) { ExpectHandDerivedTokens("spec_step", SpecStepExpected()); }
+
+TEST(DegenerateRows, SpecStepRowsAreDecidedAloneAndStayInTheVocabulary) {
+  ExpectDecidedAloneInTheVocabulary("spec_step", "target_logits", SpecStepExpected());
 }
 
 }  // namespace

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Stage glue of spec_step (gpu/backend/spec_step_glue.h): the reference's parse (ParseSpecStep:
 // each check and message once), then every step a kernel. The host gathers position rows into batches and scatters the
-// probabilities back (data movement only) and checks, in the reference's order, that each
-// position it reads has a finite logit after the mask; it computes no probability and no token.
+// probabilities back (data movement only); the one host-side decision is a degenerate
+// position's point mass under canonical and block verification (SpecStepPointMassToken on the
+// temperature kernel's row, as filters_glue.cc decides the filters' degenerate rows on the host).
 #include "gpu/backend/spec_step_glue.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,8 +51,11 @@ Tensor Vector(DType dtype, const std::vector<T>& v) {
 
 // The probabilities of a batch's rows: temperature (canonical x / t) and the profile's filters
 // (`filtered` false: none, SoftmaxRow of x / t). Rows of `logits` [B * P, V] at request * P + position.
+// A degenerate row of the canonical and block profiles is its point mass
+// (reference::SpecStepPointMassToken, decided on the host from the temperature kernel's row).
 Tensor BatchProbs(const std::string& id, const Tensor& logits, std::int64_t positions, const PositionBatch& batch,
-                  bool filtered, bool has_k, bool has_p, bool has_m, Profile filter_profile, KernelRunner& runner) {
+                  bool filtered, bool has_k, bool has_p, bool has_m, Profile profile, Profile filter_profile,
+                  KernelRunner& runner) {
   const auto n = static_cast<std::int64_t>(batch.request.size());
   const std::int64_t vocab = logits.dim(1);
   const auto v = static_cast<std::size_t>(vocab);
@@ -66,11 +69,24 @@ Tensor BatchProbs(const std::string& id, const Tensor& logits, std::int64_t posi
   TensorMap temp;
   temp.emplace("temperature", Vector(DType::kF32, batch.temperature));
   Tensor scaled = RunOn("temperature", id, Profile::kCanonical, std::move(rows), std::move(temp), runner).at("logits");
+  std::vector<std::int64_t> pinned(static_cast<std::size_t>(n));
+  for (std::int64_t r = 0; r < n; ++r) {
+    pinned[static_cast<std::size_t>(r)] =
+        reference::SpecStepPointMassToken(scaled.data<float>().subspan(static_cast<std::size_t>(r) * v, v), profile);
+  }
   TensorMap filters;
   if (filtered && has_k) filters.emplace("top_k", Vector(DType::kI32, batch.top_k));
   if (filtered && has_p) filters.emplace("top_p", Vector(DType::kF32, batch.top_p));
   if (filtered && has_m) filters.emplace("min_p", Vector(DType::kF32, batch.min_p));
-  return RunOn("sampling_filters", id, filter_profile, std::move(scaled), std::move(filters), runner).at("probs");
+  Tensor probs = RunOn("sampling_filters", id, filter_profile, std::move(scaled), std::move(filters), runner).at("probs");
+  for (std::int64_t r = 0; r < n; ++r) {
+    const std::int64_t token = pinned[static_cast<std::size_t>(r)];
+    if (token < 0) continue;
+    const auto row = probs.data<float>().subspan(static_cast<std::size_t>(r) * v, v);
+    std::fill(row.begin(), row.end(), 0.0f);
+    row[static_cast<std::size_t>(token)] = 1.0f;
+  }
+  return probs;
 }
 
 }  // namespace
@@ -89,10 +105,7 @@ TensorMap GpuSpecStepWith(const Case& c, Profile profile, KernelRunner& runner, 
             " (canonical, vllm, block_verification, sglang)");
   }
   const bool vllm = profile == Profile::kVllm;
-  // sglang reads a row's positions lazily, up to its first rejection (reference/spec_step.cc),
-  // and never its draft logits (target-only verification): its positions are checked after
-  // verification, in the reference's order, and a position with no finite logit is fed to the
-  // kernels as zeros (never read when the row stops before it; an error when it does not).
+  // sglang never reads its draft logits (target-only verification).
   const bool sglang = profile == Profile::kSglang;
   const reference::SpecStepArgs args = reference::ParseSpecStep(c, profile);
   const std::int64_t rows = args.rows, width = args.width, vocab = args.vocab;
@@ -152,31 +165,17 @@ TensorMap GpuSpecStepWith(const Case& c, Profile profile, KernelRunner& runner, 
                               {rows, width, vocab}, greedy_emitted.data<std::int64_t>().data(),
                               greedy_accepted.data<std::int64_t>().data()));
 
-  // The reference's per-row check of every position it reads, in its order.
   const auto v = static_cast<std::size_t>(vocab);
-  auto has_finite = [&](const Tensor& flat, std::int64_t positions, std::int64_t b, std::int64_t i) {
-    const auto row = flat.data<float>().subspan(static_cast<std::size_t>(b * positions + i) * v, v);
-    return std::any_of(row.begin(), row.end(), [](float e) { return e > -std::numeric_limits<float>::infinity(); });
-  };
-  auto require_finite = [&](const Tensor& flat, std::int64_t positions, std::int64_t b, std::int64_t i) {
-    if (!has_finite(flat, positions, b, i)) reference::FailNoFiniteLogit(c, b, i);
-  };
   PositionBatch targets, draft_rows;
   for (std::int64_t b = 0; b < rows; ++b) {
     const auto at = static_cast<std::size_t>(b);
     const std::int64_t n = counts[at];
-    if (is_greedy[at] != 0) {
-      if (sglang) continue;
-      const std::int64_t read = greedy_accepted.data<std::int64_t>()[at] + 1;
-      for (std::int64_t i = 0; i < read; ++i) require_finite(masked_target, width + 1, b, i);
-      continue;
-    }
+    if (is_greedy[at] != 0) continue;
     const float t = temperature.data<float>()[at];
     const std::int32_t k = top_k ? top_k->data<std::int32_t>()[at] : 0;
     const float p = top_p ? top_p->data<float>()[at] : 1.0f;
     const float m = min_p ? min_p->data<float>()[at] : 0.0f;
     for (std::int64_t i = 0; i <= n; ++i) {
-      if (!sglang) require_finite(masked_target, width + 1, b, i);
       targets.request.push_back(b);
       targets.position.push_back(i);
       targets.temperature.push_back(t);
@@ -185,7 +184,6 @@ TensorMap GpuSpecStepWith(const Case& c, Profile profile, KernelRunner& runner, 
       // vllm: the verified positions get no min-p (only the bonus position's sampler has it).
       targets.min_p.push_back(vllm && i < n ? 0.0f : m);
       if (i < n && verify_draft) {
-        require_finite(masked_draft, width, b, i);
         draft_rows.request.push_back(b);
         draft_rows.position.push_back(i);
         draft_rows.temperature.push_back(t);
@@ -213,16 +211,8 @@ TensorMap GpuSpecStepWith(const Case& c, Profile profile, KernelRunner& runner, 
     if (sglang) {
       // Every position's softmax of x / t (no filter: the renorms are the verifier's), then
       // SGLang's chain verifier.
-      Tensor readable = masked_target;
-      for (std::size_t r = 0; r < targets.request.size(); ++r) {
-        if (has_finite(masked_target, width + 1, targets.request[r], targets.position[r])) continue;
-        const auto at = static_cast<std::ptrdiff_t>(
-            static_cast<std::size_t>(targets.request[r] * (width + 1) + targets.position[r]) * v);
-        std::fill(readable.data<float>().begin() + at, readable.data<float>().begin() + at + static_cast<std::ptrdiff_t>(v),
-                  0.0f);
-      }
-      const Tensor probs = scatter(BatchProbs(c.id, readable, width + 1, targets, false, false, false, false,
-                                              Profile::kCanonical, runner),
+      const Tensor probs = scatter(BatchProbs(c.id, masked_target, width + 1, targets, false, false, false, false,
+                                              profile, Profile::kCanonical, runner),
                                    targets, width + 1);
       random_emitted = Tensor(DType::kI64, {rows, width + 1});
       random_accepted = Tensor(DType::kI64, {rows});
@@ -243,13 +233,13 @@ TensorMap GpuSpecStepWith(const Case& c, Profile profile, KernelRunner& runner, 
     } else {
       const Profile filters = vllm ? Profile::kVllm : Profile::kCanonical;
       const Tensor target_probs = scatter(
-          BatchProbs(c.id, masked_target, width + 1, targets, true, top_k, top_p, min_p, filters, runner), targets,
+          BatchProbs(c.id, masked_target, width + 1, targets, true, top_k, top_p, min_p, profile, filters, runner), targets,
           width + 1);
       Tensor draft_probs;
       if (use_draft && !draft_rows.request.empty()) {
         // canonical: the verifier sees filtered draft probabilities; vllm: the drafter's, unfiltered.
-        draft_probs = scatter(BatchProbs(c.id, masked_draft, width, draft_rows, !vllm, top_k, top_p, min_p, filters,
-                                         runner),
+        draft_probs = scatter(BatchProbs(c.id, masked_draft, width, draft_rows, !vllm, top_k, top_p, min_p, profile,
+                                         filters, runner),
                               draft_rows, width);
       } else if (use_draft) {
         draft_probs = Tensor(DType::kF32, {rows, width, vocab});
@@ -277,14 +267,6 @@ TensorMap GpuSpecStepWith(const Case& c, Profile profile, KernelRunner& runner, 
       }
     }
   }
-  if (sglang) {  // the positions the reference read, row by row: 0 .. num_accepted
-    for (std::int64_t b = 0; b < rows; ++b) {
-      const auto at = static_cast<std::size_t>(b);
-      const Tensor& kind_accepted = is_greedy[at] != 0 ? greedy_accepted : random_accepted;
-      for (std::int64_t i = 0; i <= kind_accepted.data<std::int64_t>()[at]; ++i) require_finite(masked_target, width + 1, b, i);
-    }
-  }
-
   Tensor emitted(DType::kI64, {rows, width + 1});
   Tensor accepted(DType::kI64, {rows});
   Tensor kept(DType::kI64, {rows});

@@ -3,7 +3,8 @@
 // The wrappers the planted faults are built from (harness/wrong/wrong_samplers.h): the
 // reference with a case transformation in front of Run and CountDraws (WrappingBackend), its
 // own-randomness race (OwnRaceBackend), the reference with hooks on the case and the outputs
-// (ExactFaultBackend), and the row helpers the families share. For the family files in
+// (ExactFaultBackend), the speculative step under wrong rules (SpecStepFault), and the row
+// helpers the families share. For the family files in
 // harness/wrong/ only.
 //
 // Contract:
@@ -19,12 +20,14 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/backend.h"
 #include "core/case.h"
 #include "core/stage_catalogue.h"
 #include "reference/reference_backend.h"
+#include "reference/spec_step.h"
 #include "reference/stage_io.h"
 #include "statistical/detail/numeric.h"
 
@@ -184,6 +187,22 @@ class ExactFaultBackend : public Backend {
  private:
   reference::ReferenceBackend ref_;
   std::string name_;
+};
+
+// Runs the speculative step under wrong rules: the only stage with a draft_ids input and
+// target logits (not probabilities).
+class SpecStepFault final : public ExactFaultBackend {
+ public:
+  SpecStepFault(std::string name, reference::SpecStepRules rules) : ExactFaultBackend(std::move(name)), rules_(rules) {}
+  TensorMap Run(const std::string& stage, const Case& c) override {
+    if (!c.inputs.count("draft_ids") || !c.inputs.count("target_logits") || !c.inputs.count("temperature")) {
+      return ExactFaultBackend::Run(stage, c);
+    }
+    return reference::RunSpecStepWith(c, c.profile, rules_);
+  }
+
+ private:
+  reference::SpecStepRules rules_;
 };
 
 }  // namespace sampcheck::statistical

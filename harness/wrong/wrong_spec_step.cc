@@ -44,22 +44,6 @@
 namespace sampcheck::statistical {
 namespace {
 
-// Runs the speculative step under wrong rules: the only stage with a draft_ids input and
-// target logits (not probabilities).
-class SpecStepFault final : public ExactFaultBackend {
- public:
-  SpecStepFault(std::string name, reference::SpecStepRules rules) : ExactFaultBackend(std::move(name)), rules_(rules) {}
-  TensorMap Run(const std::string& stage, const Case& c) override {
-    if (!c.inputs.count("draft_ids") || !c.inputs.count("target_logits") || !c.inputs.count("temperature")) {
-      return ExactFaultBackend::Run(stage, c);
-    }
-    return reference::RunSpecStepWith(c, c.profile, rules_);
-  }
-
- private:
-  reference::SpecStepRules rules_;
-};
-
 std::unique_ptr<Backend> MakeSpecStepUnfilteredDraft() {
   return std::make_unique<SpecStepFault>("spec_step_unfiltered_draft", reference::SpecStepRules{false, true});
 }
