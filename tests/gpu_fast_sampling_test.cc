@@ -221,13 +221,14 @@ TEST(GpuFastSampling, TopKNearVocabDropsTheLastTokens) {
   }
 }
 
-// 1024 < k < V - 1024 with top-p on: the k-th key by radix select (SelectKthKey). Flat rows
+// 1024 < k < V - 1024 with top-p on: the k-th key by a sample's splitters (SelectKthKeyBySample;
+// its own tests: tests/gpu_sample_select_test.cc). Flat rows
 // of V = 4000, k = 2000, p = 0.9999: the top-k set is indices 0 .. 1999 (ties by index), each
 // of probability 1/2000 after renormalising, and top-p keeps at least 1999 of them (E_j < p up
 // to j = 1999 in exact arithmetic, f32 rounding moves E by far less than 1/2000). 400 rows:
 // every token below 2000, and the largest above 1900 (each row's token is below 1900 with
 // probability 0.95: all 400 with 0.95^400 < 1e-8).
-TEST(GpuFastSampling, TopKInTheMiddleSelectsItsBoundByRadixSelect) {
+TEST(GpuFastSampling, TopKInTheMiddleSelectsItsBoundExactly) {
   auto backend = gpu::MakeGpuFastEmulatedBackend();
   const std::int64_t rows = 400, vocab = 4000;
   const std::vector<float> logits(static_cast<std::size_t>(rows * vocab), 0.0f);
