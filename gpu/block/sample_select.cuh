@@ -31,9 +31,9 @@
 // - Missed: SelectKthKey over the row (at most 8 + 8 reads more). The sample bounds the
 //   bins' ranks, not their values, so ties and flat rows are no harder than continuous rows;
 //   a miss takes a sample placed against the row (values ordered with the stride vocab / S,
-//   tests/gpu_sample_select_test.cc) or bad luck: with independent entries, about one row in
-//   10^3 (a simulation of 2000 rows at each of q = 0.0085, 0.039, 0.2, 0.5, 0.95 and V =
-//   128256 missed none).
+//   tests/gpu_sample_select_test.cc) or chance: with independent entries the two-sided
+//   3.5 sigma tail is 5 rows in 10^4, and a bin overflows rarely (a simulation of 2000 rows
+//   at each of q = 0.0085, 0.039, 0.2, 0.5, 0.95 and V = 128256 missed none).
 // - Deterministic: integer counts and ranks of unique keys; ends with a barrier.
 // Example: a row of 8192 distinct values, n = 100: S = 4096, c = 49, sigma = 7, d = 27,
 //   g = 4, the splitters are the sample keys of ranks 19, 23, ..., 79, and the 100th key
