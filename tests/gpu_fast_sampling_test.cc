@@ -222,8 +222,8 @@ TEST(GpuFastSampling, TopKNearVocabDropsTheLastTokens) {
 }
 
 // 1024 < k < V - 1024 with top-p on: the k-th key by a sample's splitters (SelectKthKeyBySample;
-// its own tests: tests/gpu_sample_select_test.cc). Flat rows of V = 4000 (the sample is the
-// whole row) and 12000 (a sample of 4096), k = V / 2, p = 0.9999: the top-k set is indices
+// its own tests: tests/gpu_sample_select_test.cc). Flat rows of V = 4000 and 12000 (samples
+// of 500 and 1500 entries), k = V / 2, p = 0.9999: the top-k set is indices
 // 0 .. k - 1 (ties by index), each of probability 1/k after renormalising, and top-p keeps at
 // least k - 1 of them (E_j < p up to j = k - 1 in exact arithmetic, f32 rounding moves E by
 // far less than 1/k). 400 rows: every token below k, and the largest at or above 0.95 k (each

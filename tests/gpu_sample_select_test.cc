@@ -64,8 +64,10 @@ Selected SelectBySample(const std::vector<float>& row, std::int64_t n) {
   return s;
 }
 
-// The sample's path reads the sample (min(4096, V) entries) and the row twice.
-std::int64_t SamplePathBytes(std::int64_t vocab) { return 4 * (2 * vocab + std::min<std::int64_t>(4096, vocab)); }
+// The sample's path reads the sample (min(4096, ceil(V / 8)) entries) and the row twice.
+std::int64_t SamplePathBytes(std::int64_t vocab) {
+  return 4 * (2 * vocab + std::min<std::int64_t>(4096, (vocab + 7) / 8));
+}
 
 constexpr std::int64_t kVocab = 20000;
 const std::int64_t kRanks[] = {1, 2, 1023, 1024, 1025, 5000, kVocab / 2, kVocab - 1025, kVocab - 1024, kVocab - 1023,
@@ -112,8 +114,8 @@ TEST(GpuSampleSelect, FewFiniteEntries) {
   ExpectEveryRankOnTheSamplePath(row);
 }
 
-// A row smaller than the sample: the sample is the row.
-TEST(GpuSampleSelect, RowSmallerThanTheSample) {
+// A short row: a sample of 188 entries.
+TEST(GpuSampleSelect, ShortRow) {
   SplitMix64 rng(5);
   std::vector<float> row(1500);
   for (float& x : row) x = static_cast<float>(rng.Below(64));
@@ -121,22 +123,22 @@ TEST(GpuSampleSelect, RowSmallerThanTheSample) {
     SCOPED_TRACE(testing::Message() << "n = " << n);
     const Selected s = SelectBySample<128>(row, n);
     EXPECT_EQ(s.key, Oracle(row, n));
-    EXPECT_EQ(s.row_bytes, SamplePathBytes(1500));  // the sample is the row: three reads
+    EXPECT_EQ(s.row_bytes, SamplePathBytes(1500));
   }
 }
 
-// Rows placed against the sample (V = 20480: the sample is indices 5 j): the radix select
-// takes over and the key stays exact. (a) The sampled entries hold the 4096 largest values,
-// so rank 6000 lies beyond the last splitter; (b) every entry but the sampled ones holds 0.5,
-// so the bin around 0.5 holds 16384 keys, more than its 1024 slots.
+// Rows placed against the sample (V = 20480: the sample is the 2560 indices 8 j): the radix
+// select takes over and the key stays exact. (a) The sampled entries hold the 2560 largest
+// values, so rank 6000 lies beyond the last splitter; (b) every entry but the sampled ones
+// holds 0.5, so the bin around 0.5 holds 17920 keys, more than its 1024 slots.
 TEST(GpuSampleSelect, SampleMissesAndTheRadixSelectTakesOver) {
   const std::int64_t v = 20480;
   SplitMix64 rng(3);
   std::vector<float> beyond(v), crowded(v, 0.5f);
   for (std::int64_t i = 0; i < v; ++i) {
-    beyond[static_cast<std::size_t>(i)] = i % 5 == 0 ? 100.0f + static_cast<float>(i) * 0.001f
+    beyond[static_cast<std::size_t>(i)] = i % 8 == 0 ? 100.0f + static_cast<float>(i) * 0.001f
                                                        : static_cast<float>(rng.Below(1u << 20)) * 0x1p-20f;
-    if (i % 5 == 0) crowded[static_cast<std::size_t>(i)] = static_cast<float>(rng.Below(1u << 20)) * 0x1p-20f;
+    if (i % 8 == 0) crowded[static_cast<std::size_t>(i)] = static_cast<float>(rng.Below(1u << 20)) * 0x1p-20f;
   }
   for (const auto& [row, n] : {std::pair{&beyond, std::int64_t{6000}}, std::pair{&crowded, v / 2}}) {
     const Selected s128 = SelectBySample<128>(*row, n);

@@ -12,8 +12,9 @@
 //   1 <= n <= vocab; kThreads a multiple of 32 dividing 1024. `slots`: kSelectSlots = 1024
 //   shared u64 the caller lends (undefined afterwards). Result: the n-th smallest key, exactly
 //   (SelectKthKey's).
-// - Sample: S = min(4096, vocab) entries at the indices j x vocab / S (distinct), 0.032 reads
-//   of a row of 128256, held in registers (S / kThreads per thread) and ranked by counting
+// - Sample: S = min(4096, ceil(vocab / 8)) entries at the indices j x vocab / S (distinct):
+//   0.032 reads of a row of 128256, at most 1/8 of a short row (whose ranking, S x S
+//   comparisons, would cost more than the reads it saves), held in registers (S / kThreads per thread) and ranked by counting
 //   against the sample, 1024 keys at a time through the slots (S shared loads per thread).
 // - Splitters: the n-th key has about c = (n - 1) x S / vocab sample keys below it, with a
 //   binomial spread sigma = sqrt(S q (1 - q)), q = n / vocab (integers, sigma rounded up).
@@ -35,9 +36,10 @@
 //   3.5 sigma tail is 5 rows in 10^4, and a bin overflows rarely (a simulation of 2000 rows
 //   at each of q = 0.0085, 0.039, 0.2, 0.5, 0.95 and V = 128256 missed none).
 // - Deterministic: integer counts and ranks of unique keys; ends with a barrier.
-// Example: a row of 8192 distinct values, n = 100: S = 4096, c = 49, sigma = 7, d = 27,
-//   g = 4, the splitters are the sample keys of ranks 19, 23, ..., 79, and the 100th key
-//   lies in one of their bins (tests/gpu_sample_select_test.cc, "ContractExample").
+// Example: a row of 8192 distinct values, n = 100: S = 1024, c = 12, sigma = 4 (q (1 - q) S
+//   rounded down to 11), d = 16, g = 3, R_i = -10, -7, ..., 35: splitters 0 .. 3 are key 0,
+//   the others the sample keys of ranks 2, 5, ..., 35, and the 100th key lies in one of their
+//   bins (tests/gpu_sample_select_test.cc, "ContractExample").
 
 #include <cstdint>
 
@@ -82,7 +84,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
   SAMPCHECK_SHARED(block, std::uint32_t, warp_base, kThreads / kWarpSize);
   SAMPCHECK_SHARED(block, std::uint64_t, state, 3);  // bin (kBins: missed), rank in it; the key
 
-  const std::int64_t sample = vocab < kSelectSample ? vocab : kSelectSample;
+  const std::int64_t sample = (vocab + 7) / 8 < kSelectSample ? (vocab + 7) / 8 : kSelectSample;
   // Splitter ranks (contract above), the same in every thread.
   const std::int64_t centre = (n - 1) * sample / vocab;
   const std::int64_t variance = (sample * n / vocab) * (vocab - n) / vocab;

@@ -39,8 +39,8 @@
 //       smallest keys of the reversed order (~key), gathered the same way (their first read
 //       fused with the first-key read below); kth = (the first dropped key) - 1;
 //     other top-k (0 < k < V) with top-p on (p < 1): kth = the k-th smallest key, by
-//       splitters from a sample of 4096 entries, one read counting the keys between them and
-//       one gathering those of the bin holding rank k (SelectKthKeyBySample,
+//       splitters from a sample of min(4096, V / 8) entries, one read counting the keys
+//       between them and one gathering those of the bin holding rank k (SelectKthKeyBySample,
 //       gpu/block/sample_select.cuh), or the bit-exact filters' radix select (SelectKthKey)
 //       when the sample misses; integer counts, so kth is exact. The top-k set
 //       T = {i : key_i <= kth} (ties at the k-th value go to the lower indices, as canonical).
