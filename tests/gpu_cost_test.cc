@@ -101,8 +101,10 @@ SamplingCostShape TopPAlone(float p) {
 // index order: no partition, the walk's chunks are read from the row; before, 12.82 and 924,
 // 12.01 and 1001, as the buckets' scratch keys were read three times, 8 bytes each; before the
 // partition path, 30.64 and 911, 17.00 and 944); min-p 1 alone 5.00 and 33 (9.00 and 59). gpu-fast's top-k 5000 with
-// top-p 0.9 (1024 < k < V - 1024: its survivor gather does not apply): 9.51 and 59 since the
-// select gathers the last few keys (at most 8 per warp) in one read, 12.01 and 68 with the
+// top-p 0.9 (1024 < k < V - 1024: its survivor gather does not apply): 6.04 and 56 with the
+// k-th key by a sample's splitters (gpu/block/sample_select.cuh: the sample, a count read and
+// a gather read; the maximum and the rounds' reads as before), 9.51 and 59 when the radix
+// select gathered the last few keys (at most 8 per warp) in one read, 12.01 and 68 with the
 // filters' 4-bit radix select of the k-th key (SelectKthKey), 30.0009 and 92 with the
 // bit-by-bit select it had before (one read per key bit). gpu-fast's min-p 1 alone: 2.00 and
 // 18 (the maximum, then one inverse-CDF round over the tokens min-p keeps), 10.5 and 258 when
@@ -125,7 +127,7 @@ const BudgetCase kBudgets[] = {
     {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {3.01, 117}},
     {__LINE__, "gpu-fast, top-k V - 1", true, TopK(kVocab - 1), {5.01, 136}},
     {__LINE__, "gpu-fast, top-k off, top-p 0.999", true, TopPAlone(0.999f), {3.01, 20}},
-    {__LINE__, "gpu-fast, top-k 5000, top-p 0.9", true, TopK(5000), {9.51, 59}},
+    {__LINE__, "gpu-fast, top-k 5000, top-p 0.9", true, TopK(5000), {6.04, 56}},
     {__LINE__, "gpu-fast, min-p 1, top-k and top-p off", true, MinPAlone(1.0f), {2.01, 18}},
 };
 

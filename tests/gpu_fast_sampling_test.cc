@@ -221,24 +221,29 @@ TEST(GpuFastSampling, TopKNearVocabDropsTheLastTokens) {
   }
 }
 
-// 1024 < k < V - 1024 with top-p on: the k-th key by radix select (SelectKthKey). Flat rows
-// of V = 4000, k = 2000, p = 0.9999: the top-k set is indices 0 .. 1999 (ties by index), each
-// of probability 1/2000 after renormalising, and top-p keeps at least 1999 of them (E_j < p up
-// to j = 1999 in exact arithmetic, f32 rounding moves E by far less than 1/2000). 400 rows:
-// every token below 2000, and the largest above 1900 (each row's token is below 1900 with
-// probability 0.95: all 400 with 0.95^400 < 1e-8).
-TEST(GpuFastSampling, TopKInTheMiddleSelectsItsBoundByRadixSelect) {
+// 1024 < k < V - 1024 with top-p on: the k-th key by a sample's splitters (SelectKthKeyBySample;
+// its own tests: tests/gpu_sample_select_test.cc). Flat rows of V = 4000 and 12000 (samples
+// of 500 and 1500 entries), k = V / 2, p = 0.9999: the top-k set is indices
+// 0 .. k - 1 (ties by index), each of probability 1/k after renormalising, and top-p keeps at
+// least k - 1 of them (E_j < p up to j = k - 1 in exact arithmetic, f32 rounding moves E by
+// far less than 1/k). 400 rows: every token below k, and the largest at or above 0.95 k (each
+// row's token is below 0.95 k with probability 0.95: all 400 with 0.95^400 < 1e-8).
+TEST(GpuFastSampling, TopKInTheMiddleSelectsItsBoundExactly) {
   auto backend = gpu::MakeGpuFastEmulatedBackend();
-  const std::int64_t rows = 400, vocab = 4000;
-  const std::vector<float> logits(static_cast<std::size_t>(rows * vocab), 0.0f);
-  std::vector<std::int64_t> seed(rows);
-  for (std::int64_t b = 0; b < rows; ++b) seed[static_cast<std::size_t>(b)] = 5000 + b;
-  const auto t = Tokens(backend->Run(
-      "pipeline", PipelineCase(rows, vocab, logits, std::vector<float>(rows, 1.0f), std::vector<std::int32_t>(rows, 2000),
-                               std::vector<float>(rows, 0.9999f), std::vector<float>(rows, 0.0f), seed)));
-  EXPECT_LT(*std::max_element(t.begin(), t.end()), 2000);
-  EXPECT_GT(*std::max_element(t.begin(), t.end()), 1900);
-  EXPECT_GE(*std::min_element(t.begin(), t.end()), 0);
+  for (const std::int64_t vocab : {4000, 12000}) {
+    SCOPED_TRACE(testing::Message() << "V = " << vocab);
+    const std::int64_t rows = 400, k = vocab / 2;
+    const std::vector<float> logits(static_cast<std::size_t>(rows * vocab), 0.0f);
+    std::vector<std::int64_t> seed(rows);
+    for (std::int64_t b = 0; b < rows; ++b) seed[static_cast<std::size_t>(b)] = 5000 + b;
+    const auto t = Tokens(backend->Run(
+        "pipeline", PipelineCase(rows, vocab, logits, std::vector<float>(rows, 1.0f),
+                                 std::vector<std::int32_t>(rows, static_cast<std::int32_t>(k)),
+                                 std::vector<float>(rows, 0.9999f), std::vector<float>(rows, 0.0f), seed)));
+    EXPECT_LT(*std::max_element(t.begin(), t.end()), k);
+    EXPECT_GE(*std::max_element(t.begin(), t.end()), k - k / 20);
+    EXPECT_GE(*std::min_element(t.begin(), t.end()), 0);
+  }
 }
 
 // BlockUniform: a block-level branch on a value that differs between threads is reported.

@@ -23,6 +23,9 @@
 //   n' - 1 keys below it, n' the rank left in the digit, is rank n: keys are unique). Index
 //   digits above the bit length of V - 1 are known zeros and skipped. O(V) per pass, at most
 //   8 + 8 passes; no sort. Integer counts: exact in any order, so deterministic.
+// - SumDigitCounts, SlotsOfDigit: the block's exact sums of 16 per-thread counts and each
+//   thread's first slot for one of them (SelectKth's passes and its gather; the sample select,
+//   gpu/block/sample_select.cuh, counts its bins with them too).
 // - BlockExclusiveScan: thread 0 scans the 1024 per-thread counts in thread order (exact
 //   integers): gives each thread its output offset and the block total.
 // - CollectSorted: the entries with lo < key <= hi (at most kCandidates = 1024 of them, the
@@ -117,6 +120,67 @@ SAMPCHECK_KERNEL_BODY std::int64_t CountFinite(B& block, Arr row, std::int64_t b
   return total;
 }
 
+// hist[d] = the sum over the block's threads of digits[t].c[d], d < 16: exact integer sums in
+// any order, each warp's by shuffles, then the kThreads / 32 warps' through `partial` (16 x
+// kThreads / 32 slots of at least 32 bits) by threads 0 .. 15. Ends with a barrier.
+template <int kThreads, class B, class R, class SharedPartial, class SharedU32>
+SAMPCHECK_KERNEL_BODY void SumDigitCounts(B& block, R& digits, SharedPartial& partial, SharedU32& hist) {
+  constexpr int kWarps = kThreads / kWarpSize;
+  for (int digit = 0; digit < 16; ++digit) {
+    auto c = Registers<std::uint32_t>(block);
+    block.ForEachThread([&](Thread t) { c[t] = digits[t].c[digit]; });
+    for (int s = kWarpSize / 2; s >= 1; s /= 2) {
+      auto partner = ShuffleDown(block, c, s);
+      block.ForEachThread([&](Thread t) { c[t] += partner[t]; });
+    }
+    block.ForEachThread([&](Thread t) {
+      if (t.lane() == 0) partial.Store(digit * kWarps + t.warp(), c[t]);
+    });
+  }
+  block.Sync();
+  block.ForEachThread([&](Thread t) {
+    if (t.x >= 16) return;
+    std::uint32_t sum = 0;
+    for (int w = 0; w < kWarps; ++w) sum += static_cast<std::uint32_t>(partial.Load(t.x * kWarps + w));
+    hist.Store(t.x, sum);
+  });
+  block.Sync();
+}
+
+// Each thread's first slot when every thread writes its digits[t].c[digit] entries one after
+// the other (`digit` the same in every thread): warps in order, within a warp the later lanes
+// first (a suffix sum by shuffles; any fixed order will do). warp_base: kThreads / 32 slots.
+template <int kThreads, class B, class R, class SharedU32>
+SAMPCHECK_KERNEL_BODY auto SlotsOfDigit(B& block, R& digits, int digit, SharedU32& warp_base) {
+  constexpr int kWarps = kThreads / kWarpSize;
+  auto own = Registers<std::uint32_t>(block);
+  auto suffix = Registers<std::uint32_t>(block);
+  block.ForEachThread([&](Thread t) { own[t] = suffix[t] = digits[t].c[digit]; });
+  for (int s = 1; s < kWarpSize; s *= 2) {
+    auto partner = ShuffleDown(block, suffix, s);
+    block.ForEachThread([&](Thread t) {
+      if (t.lane() + s < kWarpSize) suffix[t] += partner[t];
+    });
+  }
+  block.ForEachThread([&](Thread t) {
+    if (t.lane() == 0) warp_base.Store(t.warp(), suffix[t]);
+  });
+  block.Sync();
+  block.ForEachThread([&](Thread t) {
+    if (t.x != 0) return;
+    std::uint32_t run = 0;
+    for (int w = 0; w < kWarps; ++w) {
+      const std::uint32_t total = warp_base.Load(w);
+      warp_base.Store(w, run);
+      run += total;
+    }
+  });
+  block.Sync();
+  auto slot = Registers<std::uint32_t>(block);
+  block.ForEachThread([&](Thread t) { slot[t] = warp_base.Load(t.warp()) + (suffix[t] - own[t]); });
+  return slot;
+}
+
 // The key of rank n (1-based, 1 <= n <= vocab) among key_of(0 .. vocab - 1) (unique 64-bit
 // keys, the index in the low 32 bits), by a block of kThreads threads (a multiple of 32, at
 // most 1024; thread t reads the indices t, t + kThreads, ...): the radix select of the
@@ -147,26 +211,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKey(B& block, std::int64_t vocab, K
       }
       digits[t] = d;
     });
-    // Exact integer sums in any order: each warp's 16 counts by shuffles, then the warps'.
-    for (int digit = 0; digit < 16; ++digit) {
-      auto c = Registers<std::uint32_t>(block);
-      block.ForEachThread([&](Thread t) { c[t] = digits[t].c[digit]; });
-      for (int s = kWarpSize / 2; s >= 1; s /= 2) {
-        auto partner = ShuffleDown(block, c, s);
-        block.ForEachThread([&](Thread t) { c[t] += partner[t]; });
-      }
-      block.ForEachThread([&](Thread t) {
-        if (t.lane() == 0) partial.Store(digit * kWarps + t.warp(), c[t]);
-      });
-    }
-    block.Sync();
-    block.ForEachThread([&](Thread t) {
-      if (t.x >= 16) return;
-      std::uint32_t sum = 0;
-      for (int w = 0; w < kWarps; ++w) sum += partial.Load(t.x * kWarps + w);
-      hist.Store(t.x, sum);
-    });
-    block.Sync();
+    SumDigitCounts<kThreads>(block, digits, partial, hist);
     block.ForEachThread([&](Thread t) {
       if (t.x != 0) return;
       std::uint64_t r = rank;
@@ -204,32 +249,9 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKey(B& block, std::int64_t vocab, K
       // of a read per further digit. Slots: each thread's count of this pass, summed within
       // its warp by shuffles (later lanes first; any fixed order will do), warps in order.
       const std::uint64_t known = kNoKey << shift;
-      const auto digit = static_cast<int>((prefix >> shift) & 15u);
-      auto own = Registers<std::uint32_t>(block);
-      auto suffix = Registers<std::uint32_t>(block);
-      block.ForEachThread([&](Thread t) { own[t] = suffix[t] = digits[t].c[digit]; });
-      for (int s = 1; s < kWarpSize; s *= 2) {
-        auto partner = ShuffleDown(block, suffix, s);
-        block.ForEachThread([&](Thread t) {
-          if (t.lane() + s < kWarpSize) suffix[t] += partner[t];
-        });
-      }
+      auto slot = SlotsOfDigit<kThreads>(block, digits, static_cast<int>((prefix >> shift) & 15u), warp_base);
       block.ForEachThread([&](Thread t) {
-        if (t.lane() == 0) warp_base.Store(t.warp(), suffix[t]);
-      });
-      block.Sync();
-      block.ForEachThread([&](Thread t) {
-        if (t.x != 0) return;
-        std::uint32_t run = 0;
-        for (int w = 0; w < kWarps; ++w) {
-          const std::uint32_t total = warp_base.Load(w);
-          warp_base.Store(w, run);
-          run += total;
-        }
-      });
-      block.Sync();
-      block.ForEachThread([&](Thread t) {
-        std::uint32_t at = warp_base.Load(t.warp()) + (suffix[t] - own[t]);
+        std::uint32_t at = slot[t];
         for (std::int64_t i = t.x; i < vocab; i += kThreads) {
           const std::uint64_t key = key_of(i);
           if ((key & known) != prefix) continue;

@@ -7,8 +7,8 @@
 // uniform from the row's own Philox4x32-10 stream (docs/gpu.md "gpu-fast"). NOT bit-exact:
 // judged by the statistical harness against the canonical pipeline's exact target. A small
 // top-k reads the row three times (its survivors gathered in shared memory); every other row
-// reads it three to six times, and 1024 < k < V - 1024 with top-p on about ten (the radix
-// select of the k-th key).
+// reads it three to six times, 1024 < k < V - 1024 with top-p on included (the k-th key by
+// splitters from a sample: two reads).
 //
 // Contract:
 // - One block of kThreads threads (a multiple of 32, at most 1024) per row. logits: rows x
@@ -38,10 +38,11 @@
 //     top-k near V (k > 1024, V - k <= 1024): the V - k dropped tokens are the k' = V - k
 //       smallest keys of the reversed order (~key), gathered the same way (their first read
 //       fused with the first-key read below); kth = (the first dropped key) - 1;
-//     other top-k (0 < k < V) with top-p on (p < 1): kth = the k-th smallest key, by the
-//       bit-exact filters' radix select (SelectKthKey, gpu/block/radix_select.cuh: 4-bit
-//       digits, one block count of 16 digits per read, an early stop once the digit holding
-//       rank k holds a single key; integer counts, so kth is exact). The top-k set
+//     other top-k (0 < k < V) with top-p on (p < 1): kth = the k-th smallest key, by
+//       splitters from a sample of min(4096, V / 8) entries, one read counting the keys
+//       between them and one gathering those of the bin holding rank k (SelectKthKeyBySample,
+//       gpu/block/sample_select.cuh), or the bit-exact filters' radix select (SelectKthKey)
+//       when the sample misses; integer counts, so kth is exact. The top-k set
 //       T = {i : key_i <= kth} (ties at the k-th value go to the lower indices, as canonical).
 //       Otherwise T = every token, and top-k with top-p off is an acceptance rule below;
 //     e_i = ExpF32Cr(s_i - m), m = s of the first token of the order (e = 1 there);
@@ -90,6 +91,7 @@
 #include <cstring>
 
 #include "gpu/block/block_model.h"
+#include "gpu/block/sample_select.cuh"
 #include "gpu/block/top_k_survivors.cuh"
 #include "gpu/fast/fast_sampling_launch.h"
 #include "gpu/fast/fast_top_k_survivors.cuh"
@@ -422,7 +424,7 @@ struct FastSamplingKernel {
 
     // top-k: T = {i : key_i <= kth}. Near V, kth is just before the first dropped key. Else,
     // with top-p on (top-p reads the top-k set's mass, so the set is selected first), the k-th
-    // smallest key by radix select, 4 bits per read; without top-p, top-k
+    // smallest key by a sample's splitters, two reads; without top-p, top-k
     // is one more acceptance rule (rank(j) < k, FlashInfer's TopKSamplingFromProb).
     std::uint64_t kth = fast_detail::kNoKey;
     bool selected = false;
@@ -438,11 +440,12 @@ struct FastSamplingKernel {
     // sglang's joint top-p reads the whole row's mass, so its top-k stays an acceptance rule.
     if (!selected && top_k_on && p < 1.0f && !rule.top_p_joint) {
       selected = true;
-      // The radix select of the bit-exact filters (4-bit digits, exact integer counts, an
-      // early stop once the digit holding rank k holds one key): about 6 reads of the row on
-      // continuous logits, at most 8 + 8. The profile's keys (key_at) keep their index bits
-      // below the bit length of V - 1, which the select's skipped digits require.
-      kth = SelectKthKey<kThreads>(block, vocab, [&](std::int64_t i) { return key_at(scaled(i), i); }, k);
+      // Splitters from a sample bracket the k-th key: two reads of the row (count, gather),
+      // exact; the radix select of the bit-exact filters when the sample misses (at most
+      // 8 + 8 reads more). The profile's keys (key_at) keep their index bits below the bit
+      // length of V - 1, which the radix select's skipped digits require.
+      kth = SelectKthKeyBySample<kThreads>(block, vocab, [&](std::int64_t i) { return key_at(scaled(i), i); }, k,
+                                           dropped_keys);  // free here: the near-V gather is done
       // vllm keeps every token tied with the k-th value: every index under its value key.
       if (rule.top_k_keeps_ties) kth |= 0xffffffffu;
     }

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The key of rank n of a row in two reads: 16 splitters from a sample of the row bracket the
+// n-th key, one read counts the keys between each two splitters, one read gathers the keys
+// between the two that hold rank n into shared memory, and the key is selected among them
+// there; the radix select (SelectKthKey, gpu/block/radix_select.cuh) when the sample
+// misrepresents the row. gpu-fast selects its top-k bound with it when 1024 < k < V - 1024
+// (gpu/fast/fast_sampling.cuh; docs/gpu.md "Cost model", "gpu-fast").
+//
+// Contract:
+// - key_of(i) (0 <= i < vocab): unique 64-bit keys below kNoKey, the same bits at every call;
+//   1 <= n <= vocab; kThreads a multiple of 32 dividing 1024. `slots`: kSelectSlots = 1024
+//   shared u64 the caller lends (undefined afterwards). Result: the n-th smallest key, exactly
+//   (SelectKthKey's).
+// - Sample: S = min(4096, ceil(vocab / 8)) entries at the indices j x vocab / S (distinct):
+//   0.032 reads of a row of 128256, at most 1/8 of a short row (whose ranking, S x S
+//   comparisons, would cost more than the reads it saves), held in registers (S / kThreads per thread) and ranked by counting
+//   against the sample, 1024 keys at a time through the slots (S shared loads per thread).
+// - Splitters: the n-th key has about c = (n - 1) x S / vocab sample keys below it, with a
+//   binomial spread sigma = sqrt(S q (1 - q)), q = n / vocab (integers, sigma rounded up).
+//   Splitter i (0 .. 15) is the sample key of rank R_i = c - floor(15 g / 2) + i g, g =
+//   max(1, ceil(2 d / 15)), d = ceil(3.5 sigma) + 2: 15 bins cover c +- 3.5 sigma and more;
+//   R_i <= 0 gives key 0, R_i >= S gives kNoKey (no bound on that side).
+// - Count read: per thread, bin 0 counts the keys below splitter 0, bin j (1 .. 15) the keys
+//   in [splitter j - 1, splitter j) (a binary search over splitters 1 .. 15); the block's
+//   bins are summed exactly (SumDigitCounts). Rank n lies in bin j >= 1 holding at most 1024
+//   keys, or the sample missed: rank n below splitter 0, at or above splitter 15, or in a bin
+//   of more than 1024 keys.
+// - Gather read: bin j's keys into the slots (SlotsOfDigit: exact offsets from the counts of
+//   the count read); the key with (rank in the bin) - 1 keys of the bin below it is the
+//   result (m shared loads per thread for m gathered keys).
+// - Missed: SelectKthKey over the row (at most 8 + 8 reads more). The sample bounds the
+//   bins' ranks, not their values, so ties and flat rows are no harder than continuous rows;
+//   a miss takes a sample placed against the row (values ordered with the stride vocab / S,
+//   tests/gpu_sample_select_test.cc) or chance: with independent entries the two-sided
+//   3.5 sigma tail is 5 rows in 10^4, and a bin overflows rarely (a simulation of 2000 rows
+//   at each of q = 0.0085, 0.039, 0.2, 0.5, 0.95 and V = 128256 missed none).
+// - Deterministic: integer counts and ranks of unique keys; ends with a barrier.
+// Example: a row of 8192 distinct values, n = 100: S = 1024, c = 12, sigma = 4 (q (1 - q) S
+//   rounded down to 11), d = 16, g = 3, R_i = -10, -7, ..., 35: splitters 0 .. 3 are key 0,
+//   the others the sample keys of ranks 2, 5, ..., 35, and the 100th key lies in one of their
+//   bins (tests/gpu_sample_select_test.cc, "ContractExample").
+
+#include <cstdint>
+
+#include "gpu/block/block_model.h"
+#include "gpu/block/radix_select.cuh"
+
+namespace sampcheck::gpu {
+
+inline constexpr int kSelectSample = 4096;  // sampled entries (at most)
+inline constexpr int kSelectSlots = 1024;   // the caller's shared slots: a sample chunk, then a bin's keys
+
+namespace sample_select_detail {
+
+// A thread's sample keys (sample slots t, t + kThreads, ...) and their ranks in the sample.
+template <int kThreads>
+struct OwnSample {
+  static constexpr int kPerThread = kSelectSample / kThreads;
+  std::uint64_t key[kPerThread];
+  std::uint32_t rank[kPerThread];
+};
+
+// The smallest s >= 0 with s x s >= x.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t CeilSqrt(std::int64_t x) {
+  std::int64_t s = 0;
+  while (s * s < x) ++s;
+  return s;
+}
+
+}  // namespace sample_select_detail
+
+// `slots`: a shared array of at least kSelectSlots u64 that the caller does not need during
+// the call (gpu-fast lends its near-V gather's); its contents are undefined afterwards.
+template <int kThreads, class B, class KeyOf, class Shared>
+SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t vocab, KeyOf key_of, std::int64_t n,
+                                                         Shared& slots) {
+  static_assert(kThreads % kWarpSize == 0 && kSelectSlots % kThreads == 0 && 16 * (kThreads / kWarpSize) <= kSelectSlots,
+                "whole warps, at most 1024 threads (the bins' partial sums fit the slots)");
+  constexpr int kPerThread = sample_select_detail::OwnSample<kThreads>::kPerThread;
+  constexpr int kBins = 16;
+  SAMPCHECK_SHARED(block, std::uint64_t, splitter, kBins);
+  SAMPCHECK_SHARED(block, std::uint32_t, hist, kBins);
+  SAMPCHECK_SHARED(block, std::uint32_t, warp_base, kThreads / kWarpSize);
+  SAMPCHECK_SHARED(block, std::uint64_t, state, 3);  // bin (kBins: missed), rank in it; the key
+
+  const std::int64_t sample = (vocab + 7) / 8 < kSelectSample ? (vocab + 7) / 8 : kSelectSample;
+  // Splitter ranks (contract above), the same in every thread.
+  const std::int64_t centre = (n - 1) * sample / vocab;
+  const std::int64_t variance = (sample * n / vocab) * (vocab - n) / vocab;
+  const std::int64_t d = (7 * sample_select_detail::CeilSqrt(variance) + 1) / 2 + 2;
+  const std::int64_t g = (2 * d + kBins - 2) / (kBins - 1);
+  const std::int64_t first_rank = centre - (kBins - 1) * g / 2;
+
+  // The sample in registers, ranked against it chunk by chunk through the slots.
+  auto own = Registers<sample_select_detail::OwnSample<kThreads>>(block);
+  block.ForEachThread([&](Thread t) {
+    for (int m = 0; m < kPerThread; ++m) {
+      const std::int64_t j = t.x + std::int64_t{m} * kThreads;
+      own[t].key[m] = j < sample ? key_of(j * vocab / sample) : kNoKey;
+      own[t].rank[m] = 0;
+    }
+  });
+  for (std::int64_t first = 0; first < sample; first += kSelectSlots) {
+    const std::int64_t size = sample - first < kSelectSlots ? sample - first : kSelectSlots;
+    block.ForEachThread([&](Thread t) {
+      for (int m = 0; m < kPerThread; ++m) {
+        const std::int64_t j = t.x + std::int64_t{m} * kThreads;
+        if (j >= first && j < first + size) slots.Store(j - first, own[t].key[m]);
+      }
+    });
+    block.Sync();
+    block.ForEachThread([&](Thread t) {
+      for (std::int64_t j = 0; j < size; ++j) {
+        const std::uint64_t other = slots.Load(j);
+        for (int m = 0; m < kPerThread; ++m) own[t].rank[m] += other < own[t].key[m] ? 1u : 0u;
+      }
+    });
+    block.Sync();
+  }
+  block.ForEachThread([&](Thread t) {
+    for (int i = 0; i < kBins; ++i) {
+      const std::int64_t r = first_rank + i * g;
+      if (r <= 0 || r >= sample) {
+        if (t.x == 0) splitter.Store(i, r <= 0 ? 0 : kNoKey);
+        continue;
+      }
+      for (int m = 0; m < kPerThread; ++m) {
+        if (own[t].key[m] != kNoKey && own[t].rank[m] == static_cast<std::uint32_t>(r)) splitter.Store(i, own[t].key[m]);
+      }
+    }
+  });
+  block.Sync();
+
+  // Count read: bin 0 below splitter 0, bin 1 + (the number of splitters 1 .. 15 at or below
+  // the key) for the keys in [splitter 0, splitter 15), nothing for the keys above. The
+  // warps' partial sums go through the slots (16 x kThreads / 32 <= kSelectSlots).
+  auto digits = Registers<DigitCounts>(block);
+  block.ForEachThread([&](Thread t) {
+    const std::uint64_t lo = splitter.Load(0), hi = splitter.Load(kBins - 1);
+    auto above = [&](std::uint64_t key, int b) { return key >= splitter.Load(1 + b) ? 1 : 0; };
+    DigitCounts c{};
+    for (std::int64_t i = t.x; i < vocab; i += kThreads) {
+      const std::uint64_t key = key_of(i);
+      if (key < lo) {
+        ++c.c[0];
+      } else if (key < hi) {
+        int b = above(key, 7) * 8;
+        b += above(key, b + 3) * 4;
+        b += above(key, b + 1) * 2;
+        b += above(key, b);
+        ++c.c[1 + b];
+      }
+    }
+    digits[t] = c;
+  });
+  SumDigitCounts<kThreads>(block, digits, slots, hist);
+  block.ForEachThread([&](Thread t) {
+    if (t.x != 0) return;
+    std::uint64_t r = static_cast<std::uint64_t>(n);
+    std::uint64_t bin = kBins;
+    if (r > hist.Load(0)) {
+      r -= hist.Load(0);
+      for (int j = 1; j < kBins; ++j) {
+        if (r <= hist.Load(j)) {
+          if (hist.Load(j) <= static_cast<std::uint32_t>(kSelectSlots)) bin = static_cast<std::uint64_t>(j);
+          break;
+        }
+        r -= hist.Load(j);
+      }
+    }
+    state.Store(0, bin);
+    state.Store(1, r);
+  });
+  block.Sync();
+  int bin = kBins;
+  std::uint64_t rank = 0;
+  block.ForEachThread([&](Thread) {
+    bin = static_cast<int>(state.Load(0));
+    rank = state.Load(1);
+  });
+  block.Sync();
+  if (bin == kBins) return SelectKthKey<kThreads>(block, vocab, key_of, n);
+
+  // Gather read: bin `bin`'s keys, [splitter bin - 1, splitter bin), then the one with
+  // rank - 1 of them below it (m shared loads per thread).
+  auto slot = SlotsOfDigit<kThreads>(block, digits, bin, warp_base);
+  block.ForEachThread([&](Thread t) {
+    const std::uint64_t lo = splitter.Load(bin - 1), hi = splitter.Load(bin);
+    std::uint32_t at = slot[t];
+    for (std::int64_t i = t.x; i < vocab; i += kThreads) {
+      const std::uint64_t key = key_of(i);
+      if (key >= lo && key < hi) slots.Store(at++, key);
+    }
+  });
+  block.Sync();
+  block.ForEachThread([&](Thread t) {
+    const std::uint32_t m = hist.Load(bin);
+    constexpr int kMine = kSelectSlots / kThreads;
+    std::uint64_t mine[kMine];
+    std::uint32_t below[kMine];
+    int count = 0;
+    for (std::uint32_t s = static_cast<std::uint32_t>(t.x); s < m; s += kThreads) {
+      mine[count] = slots.Load(s);
+      below[count++] = 0;
+    }
+    for (std::uint32_t j = 0; j < m; ++j) {
+      const std::uint64_t other = slots.Load(j);
+      for (int i = 0; i < count; ++i) below[i] += other < mine[i] ? 1u : 0u;
+    }
+    for (int i = 0; i < count; ++i) {
+      if (below[i] + 1 == rank) state.Store(2, mine[i]);
+    }
+  });
+  block.Sync();
+  std::uint64_t key = 0;
+  block.ForEachThread([&](Thread) { key = state.Load(2); });
+  block.Sync();
+  return key;
+}
+
+}  // namespace sampcheck::gpu
