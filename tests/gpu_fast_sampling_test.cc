@@ -65,6 +65,26 @@ std::vector<std::int64_t> Tokens(const TensorMap& out) {
 
 // The contract block's example: {1/2, 1/4, 1/8, 1/8} with top_k 1 keeps token 0 only; at
 // temperature 0 the row is greedy and the argmax is token 0.
+// A launch over the given host arrays (token left to the caller); the arrays must outlive it.
+gpu::FastSamplingLaunch FastLaunch(const std::vector<float>& logits, const std::vector<float>& temperature,
+                                   const std::vector<std::int32_t>& top_k, const std::vector<float>& top_p,
+                                   const std::vector<float>& min_p, const std::vector<std::uint64_t>& seed,
+                                   const std::vector<std::uint64_t>& position, std::int64_t rows, std::int64_t vocab,
+                                   std::int64_t pitch) {
+  gpu::FastSamplingLaunch launch;
+  launch.logits = logits.data();
+  launch.temperature = temperature.data();
+  launch.top_k = top_k.data();
+  launch.top_p = top_p.data();
+  launch.min_p = min_p.data();
+  launch.seed = seed.data();
+  launch.position = position.data();
+  launch.rows = rows;
+  launch.vocab = vocab;
+  launch.pitch = pitch;
+  return launch;
+}
+
 TEST(GpuFastSampling, ContractExample) {
   auto backend = gpu::MakeGpuFastEmulatedBackend();
   const std::vector<float> row = {0.0f, -kLn2, -2 * kLn2, -2 * kLn2};
@@ -126,17 +146,8 @@ TEST(GpuFastSampling, DeviceBlockSizePassesTheEmulatorsChecks) {
   const std::vector<float> min_p = {0.0f, 0.5f, 0.0f};
   const std::vector<std::uint64_t> seed = {1, 2, 3}, position = {0, 5, 9};
   std::vector<std::int64_t> token(rows, -1);
-  gpu::FastSamplingLaunch launch;
-  launch.logits = logits.data();
-  launch.temperature = temperature.data();
-  launch.top_k = top_k.data();
-  launch.top_p = top_p.data();
-  launch.min_p = min_p.data();
-  launch.seed = seed.data();
-  launch.position = position.data();
-  launch.rows = rows;
-  launch.vocab = vocab;
-  launch.pitch = pitch;
+  gpu::FastSamplingLaunch launch =
+      FastLaunch(logits, temperature, top_k, top_p, min_p, seed, position, rows, vocab, pitch);
   launch.token = token.data();
   ASSERT_NO_THROW(gpu::RunFastSamplingEmulatedDeviceBlock(launch));
   const Case c = PipelineCase(rows, vocab, dense, temperature, top_k, top_p, min_p, {1, 2, 3});
@@ -279,17 +290,8 @@ TEST(GpuFastSampling, SlicedRowsGiveTheOneBlockToken) {
   const std::vector<float> temperature = {1.0f, 0.0f, 1.0f}, top_p = {0.9f, 1.0f, 1.0f}, min_p = {0.0f, 0.0f, 0.0f};
   const std::vector<std::int32_t> top_k = {50, 50, 128};
   std::vector<std::uint64_t> seed = {0, 0, 0}, position = {3, 4, 5};
-  gpu::FastSamplingLaunch launch;
-  launch.logits = logits.data();
-  launch.temperature = temperature.data();
-  launch.top_k = top_k.data();
-  launch.top_p = top_p.data();
-  launch.min_p = min_p.data();
-  launch.seed = seed.data();
-  launch.position = position.data();
-  launch.rows = rows;
-  launch.vocab = vocab;
-  launch.pitch = vocab;
+  gpu::FastSamplingLaunch launch =
+      FastLaunch(logits, temperature, top_k, top_p, min_p, seed, position, rows, vocab, vocab);
   ASSERT_EQ(launch.Slices(), 4);
   const auto row1 = logits.begin() + vocab;
   const std::int64_t greedy = std::max_element(row1, row1 + vocab) - row1;  // the first maximum
