@@ -9,7 +9,9 @@
 //   the filtered probabilities keyed by (seed, position, token id) (gpu/kernels/seeded_gumbel.cuh).
 //   Two launches, as in the gpu backend.
 // - fast: gpu-fast's fused kernel (gpu/fast/fast_sampling.cuh): temperature, filters and a
-//   rejection draw in one launch, the row's own Philox stream.
+//   rejection draw, the row's own Philox stream; when the batch has fewer rows than the SMs,
+//   after the first launch that splits each row over several blocks
+//   (gpu/fast/fast_sampling_slices.cuh), as FastSamplingLaunch describes it.
 // Temperature is 1 (the deterministic path then skips the temperature kernel, as a pipeline
 // with t = 1 still runs it: the difference is one element-wise pass, reported in README).
 #include <cuda_runtime.h>
@@ -21,6 +23,7 @@
 
 #include "gpu/block/device_block.cuh"
 #include "gpu/fast/fast_sampling.cuh"
+#include "gpu/fast/fast_sampling_slices.cuh"
 #include "gpu/runners/kernel_entry.cuh"
 #include "gpu/kernels/sampling_filters.cuh"
 #include "gpu/kernels/seeded_gumbel.cuh"
@@ -71,6 +74,9 @@ class DeviceSampler {
         work_a_(rows * vocab, 0.0f),
         work_b_(rows * vocab, 0.0f),
         keys_(rows * 2 * vocab, 0),
+        slice_budget_(gpu::FastSliceBudget(rows, vocab)),
+        slices_(gpu::FastRowSlices(slice_budget_, vocab, false, top_k, gpu::FastFilterRule{})),
+        partials_(slices_ > 1 ? rows * gpu::kFastSliceSlots : 1, 0),
         token_(rows, -1) {}
 
   void Launch(const float* logits) {
@@ -88,12 +94,20 @@ class DeviceSampler {
                                                        gpu::GlobalArray<const std::int32_t>(nullptr, 0, "token_ids"),
                                                        false, token_.View("token"), vocab_, vocab_);
     } else {
+      using Slices = gpu::FastSamplingSlicesKernel<gpu::kFastSamplingDeviceThreads>;
       using Fast = gpu::FastSamplingKernel<gpu::kFastSamplingDeviceThreads>;
+      const gpu::GlobalArray<const float> in(logits, rows_ * vocab_, "logits");
+      // Every row alike (temperature 1, the same top-k): FastSamplingLaunch::Slices is slices_.
+      if (slices_ > 1) {
+        gpu::KernelEntry<Slices><<<grid * static_cast<unsigned>(slices_), Slices::kThreads>>>(
+            in, temperature_.In("temperature"), top_k_.In("top_k"), partials_.View("slices"), vocab_, vocab_,
+            slice_budget_, slices_, gpu::FastSamplingOptions{});
+      }
       gpu::KernelEntry<Fast><<<grid, Fast::kThreads>>>(
-          gpu::GlobalArray<const float>(logits, rows_ * vocab_, "logits"), temperature_.In("temperature"),
-          top_k_.In("top_k"), top_p_.In("top_p"), min_p_.In("min_p"), seed_u64_.In("seed"),
-          position_u64_.In("position"), gpu::GlobalArray<const float>(nullptr, 0, "q"), token_.View("token"), vocab_,
-          vocab_, gpu::FastSamplingOptions{});  // canonical rules: no race, q never read
+          in, temperature_.In("temperature"), top_k_.In("top_k"), top_p_.In("top_p"), min_p_.In("min_p"),
+          seed_u64_.In("seed"), position_u64_.In("position"), gpu::GlobalArray<const float>(nullptr, 0, "q"),
+          partials_.View("slices"), token_.View("token"), vocab_, vocab_, slices_ > 1 ? slice_budget_ : std::int64_t{1},
+          gpu::FastSamplingOptions{});  // canonical rules: no race, q never read
     }
   }
 
@@ -107,6 +121,8 @@ class DeviceSampler {
   DeviceArray<std::uint64_t> seed_u64_, position_u64_;
   DeviceArray<float> work_a_, work_b_;
   DeviceArray<std::uint64_t> keys_;  // the filters' order-key scratch (gpu/block/radix_partition.cuh)
+  std::int64_t slice_budget_, slices_;  // gpu-fast's slices per row (gpu/fast/fast_sampling_launch.h)
+  DeviceArray<std::uint64_t> partials_;  // their partials
   DeviceArray<std::int64_t> token_;
 };
 

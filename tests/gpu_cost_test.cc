@@ -136,12 +136,23 @@ TEST(GpuCost, SamplingKernelsStayWithinTheirBudgets) {
     SCOPED_TRACE(testing::Message() << "line " << c.line << ": " << c.name);
     const std::vector<float> logits = SamplingCostLogits(c.shape);
     const auto launches = c.fast ? CountGpuFastSampling(c.shape, logits.data()) : CountGpuSampling(c.shape, logits.data());
-    ASSERT_EQ(launches.size(), c.fast ? 1u : 2u);
+    // gpu-fast splits each of the 2 rows into slices when its top-k survivors are gathered
+    // (top-k 50 here): ceil(132 SMs / 2 rows) = 66, capped at 128256 / 4096 = 31 slices of at
+    // least 4096 entries, and at 1024 / 50 = 20 so that 20 lists of 50 keys fill the 1024
+    // merge slots: 20 blocks per row in a first launch (gpu/fast/fast_sampling_launch.h).
+    const std::int64_t slices = c.fast && c.shape.top_k == 50 ? 20 : 1;
+    ASSERT_EQ(launches.size(), c.fast && slices == 1 ? 1u : 2u);
     EXPECT_EQ(CheckBudget(launches, c.shape.rows, c.shape.vocab, c.budget), "");
-    // Every launch runs one block per row; gpu-fast reads no row-sized array but the logits,
-    // gpu's survivor path reads them three times and its survivors' values once more (a few
-    // hundred entries), its partition path at most 7 times (its contract).
-    for (const auto& l : launches) EXPECT_EQ(l.blocks, c.shape.rows) << l.kernel;
+    // Every other launch runs one block per row; gpu-fast reads no row-sized array but the
+    // logits, gpu's survivor path reads them three times and its survivors' values once more (a
+    // few hundred entries), its partition path at most 7 times (its contract).
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+      const bool sliced = c.fast && slices > 1 && i == 0;
+      if (sliced) {
+        EXPECT_EQ(launches[i].kernel, "fast_sampling_slices");
+      }
+      EXPECT_EQ(launches[i].blocks, c.shape.rows * (sliced ? slices : 1)) << launches[i].kernel;
+    }
     const double logits_passes = LogitsPasses(launches, c.shape.rows, c.shape.vocab);
     if (c.fast) {
       EXPECT_DOUBLE_EQ(logits_passes, RowPasses(launches, c.shape.rows, c.shape.vocab));
@@ -151,6 +162,32 @@ TEST(GpuCost, SamplingKernelsStayWithinTheirBudgets) {
       EXPECT_LE(logits_passes, 7.0);
     }
   }
+}
+
+// gpu-fast at 1 x 128256, top-k 50, top-p 0.9 (the decode latency case): one row split over
+// 20 blocks (ceil(132 SMs / 1) = 132, capped at 128256 / 4096 = 31 and at 1024 / 50 = 20),
+// each reading its slice of 6412 or 6413 entries three times (the survivor gather of
+// gpu/fast/fast_top_k_survivors.cuh on the slice), then one block that merges the 20 sorted
+// lists of 50 keys from the scratch and draws: 3 passes over the logits in all, 116 barriers
+// in a slice block (the gather: two sorting networks of 55, its count, scan and gather) and 1
+// in the merge. Before the slices, one block read the whole row three times: 1 block, 3.0
+// passes, 117 barriers, at one SM's share of the bandwidth.
+TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
+  SamplingCostShape s = Shape(0.0f, false);
+  s.rows = 1;
+  const std::vector<float> logits = SamplingCostLogits(s);
+  const auto launches = CountGpuFastSampling(s, logits.data());
+  ASSERT_EQ(launches.size(), 2u);
+  EXPECT_EQ(launches[0].kernel, "fast_sampling_slices");
+  EXPECT_EQ(launches[0].blocks, 20);
+  EXPECT_EQ(launches[0].max_block_barriers, 116);
+  EXPECT_EQ(launches[1].kernel, "fast_sampling");
+  EXPECT_EQ(launches[1].blocks, 1);
+  EXPECT_EQ(launches[1].max_block_barriers, 1);
+  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {3.01, 117}), "");
+  EXPECT_GE(LogitsPasses(launches, s.rows, s.vocab), 3.0);
+  // The merge reads no logits: only its 20 x 50 keys (and each block its row's scalars).
+  EXPECT_DOUBLE_EQ(LogitsPasses({launches[1]}, s.rows, s.vocab), 0.0);
 }
 
 TEST(GpuCost, CountsAreDeterministic) {

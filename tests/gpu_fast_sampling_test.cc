@@ -65,6 +65,26 @@ std::vector<std::int64_t> Tokens(const TensorMap& out) {
 
 // The contract block's example: {1/2, 1/4, 1/8, 1/8} with top_k 1 keeps token 0 only; at
 // temperature 0 the row is greedy and the argmax is token 0.
+// A launch over the given host arrays (token left to the caller); the arrays must outlive it.
+gpu::FastSamplingLaunch FastLaunch(const std::vector<float>& logits, const std::vector<float>& temperature,
+                                   const std::vector<std::int32_t>& top_k, const std::vector<float>& top_p,
+                                   const std::vector<float>& min_p, const std::vector<std::uint64_t>& seed,
+                                   const std::vector<std::uint64_t>& position, std::int64_t rows, std::int64_t vocab,
+                                   std::int64_t pitch) {
+  gpu::FastSamplingLaunch launch;
+  launch.logits = logits.data();
+  launch.temperature = temperature.data();
+  launch.top_k = top_k.data();
+  launch.top_p = top_p.data();
+  launch.min_p = min_p.data();
+  launch.seed = seed.data();
+  launch.position = position.data();
+  launch.rows = rows;
+  launch.vocab = vocab;
+  launch.pitch = pitch;
+  return launch;
+}
+
 TEST(GpuFastSampling, ContractExample) {
   auto backend = gpu::MakeGpuFastEmulatedBackend();
   const std::vector<float> row = {0.0f, -kLn2, -2 * kLn2, -2 * kLn2};
@@ -126,17 +146,8 @@ TEST(GpuFastSampling, DeviceBlockSizePassesTheEmulatorsChecks) {
   const std::vector<float> min_p = {0.0f, 0.5f, 0.0f};
   const std::vector<std::uint64_t> seed = {1, 2, 3}, position = {0, 5, 9};
   std::vector<std::int64_t> token(rows, -1);
-  gpu::FastSamplingLaunch launch;
-  launch.logits = logits.data();
-  launch.temperature = temperature.data();
-  launch.top_k = top_k.data();
-  launch.top_p = top_p.data();
-  launch.min_p = min_p.data();
-  launch.seed = seed.data();
-  launch.position = position.data();
-  launch.rows = rows;
-  launch.vocab = vocab;
-  launch.pitch = pitch;
+  gpu::FastSamplingLaunch launch =
+      FastLaunch(logits, temperature, top_k, top_p, min_p, seed, position, rows, vocab, pitch);
   launch.token = token.data();
   ASSERT_NO_THROW(gpu::RunFastSamplingEmulatedDeviceBlock(launch));
   const Case c = PipelineCase(rows, vocab, dense, temperature, top_k, top_p, min_p, {1, 2, 3});
@@ -256,6 +267,65 @@ struct NonUniformKernel {
     (void)gpu::BlockUniform(block, r);
   }
 };
+
+// Several blocks per row (gpu/fast/fast_sampling_slices.cuh): a batch of 3 rows of V = 16384
+// is split into FastSliceBudget(3, 16384) = 4 slices per row (min(ceil(132 / 3), 16384 / 4096));
+// planned for a batch of kFastSamplingSms rows the same launch is one block per row. The
+// tokens must be the same bits either way, for every seed: the slices' partials are exact
+// keys, and the merge gives the survivors the one-block gather finds. Rows: a random row
+// with top-k 50, top-p 0.9 (min(4, 1024 / 50) = 4 slices); a greedy row (4 slices); and a
+// crowded row, top-k 128, whose 128 largest lane maxima (lanes 0 .. 127, values 100 - lane -
+// 0.001 j at index lane + 1024 j) leave 2032 candidates to the one-block gather, more than its
+// 1024 slots (it then gathers exactly k by the radix select's k-th key), while each slice of
+// 4096 has at most 128 x 4 (min(4, 1024 / 128) = 4 slices).
+TEST(GpuFastSampling, SlicedRowsGiveTheOneBlockToken) {
+  constexpr std::int64_t rows = 3, vocab = 16384;
+  ASSERT_EQ(gpu::FastSliceBudget(rows, vocab), 4);
+  std::vector<float> logits(static_cast<std::size_t>(rows * vocab));
+  std::uint64_t state = 0x51ce;
+  for (std::int64_t i = 0; i < vocab; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const float x = -8.0f + 16.0f * static_cast<float>(state >> 40) * 0x1.0p-24f;
+    logits[static_cast<std::size_t>(i)] = x;
+    logits[static_cast<std::size_t>(vocab + i)] = -x;
+    const std::int64_t lane = i % 1024, j = i / 1024;
+    logits[static_cast<std::size_t>(2 * vocab + i)] =
+        lane < 128 ? 100.0f - static_cast<float>(lane) - 0.001f * static_cast<float>(j) : -1000.0f + 0.001f * x;
+  }
+  const std::vector<float> temperature = {1.0f, 0.0f, 1.0f}, top_p = {0.9f, 1.0f, 1.0f}, min_p = {0.0f, 0.0f, 0.0f};
+  const std::vector<std::int32_t> top_k = {50, 50, 128};
+  std::vector<std::uint64_t> seed = {0, 0, 0}, position = {3, 4, 5};
+  gpu::FastSamplingLaunch launch =
+      FastLaunch(logits, temperature, top_k, top_p, min_p, seed, position, rows, vocab, vocab);
+  ASSERT_EQ(launch.Slices(), 4);
+  const auto row1 = logits.begin() + vocab;
+  const std::int64_t greedy = std::max_element(row1, row1 + vocab) - row1;  // the first maximum
+  std::set<std::int64_t> crowded_tokens;
+  for (std::uint64_t s = 1; s <= 8; ++s) {
+    SCOPED_TRACE(testing::Message() << "seed " << s);
+    seed = {s, s, s};
+    std::vector<std::int64_t> sliced(rows, -1), whole(rows, -1);
+    launch.token = sliced.data();
+    launch.plan_rows = 0;
+    gpu::LaunchRecorder recorder;
+    ASSERT_NO_THROW(gpu::RunFastSamplingEmulated(launch));
+    launch.token = whole.data();
+    launch.plan_rows = gpu::kFastSamplingSms;
+    ASSERT_NO_THROW(gpu::RunFastSamplingEmulated(launch));
+    const auto launches = recorder.launches();
+    ASSERT_EQ(launches.size(), 3u);
+    EXPECT_STREQ(launches[0].kernel.c_str(), "fast_sampling_slices");
+    EXPECT_EQ(launches[0].blocks, rows * 4);
+    EXPECT_EQ(launches[1].blocks, rows);
+    EXPECT_EQ(launches[2].blocks, rows);
+    EXPECT_EQ(sliced, whole);
+    EXPECT_EQ(sliced[1], greedy) << "greedy: the first maximum of row 1";
+    // The crowded row's top 128 are lanes 0 .. 7, every j (100 - lane - 0.001 j).
+    EXPECT_LT(sliced[2] % 1024, 8);
+    crowded_tokens.insert(sliced[2]);
+  }
+  EXPECT_GT(crowded_tokens.size(), 1u);
+}
 
 TEST(GpuFastSampling, EmulatorReportsANonUniformBranchValue) {
   const auto report = gpu::emu::Launch("non_uniform", 1, 64, [](gpu::Block& b) { NonUniformKernel{}(b); });

@@ -68,6 +68,7 @@ std::vector<LaunchCounters> CountGpuFastSampling(const SamplingCostShape& shape,
   l.vocab = shape.vocab;
   l.pitch = shape.vocab;
   l.token = token.data();
+  l.plan_rows = shape.plan_rows;
   LaunchRecorder recorder;
   RunFastSamplingEmulatedDeviceBlock(l);
   return recorder.launches();

@@ -11,7 +11,12 @@
 // splitters from a sample: two reads).
 //
 // Contract:
-// - One block of kThreads threads (a multiple of 32, at most 1024) per row. logits: rows x
+// - One block of kThreads threads (a multiple of 32, at most 1024) per row, after the slices'
+//   launch when the row takes several blocks (FastRowSlices(slice_budget, ...) > 1,
+//   gpu/fast/fast_sampling_launch.h; slice_budget 1: no row does): slices, rows x
+//   kFastSliceSlots u64, then holds the row's partials (gpu/fast/fast_sampling_slices.cuh) and
+//   this kernel merges them instead of reading the row; greedy rows take the smallest of the
+//   slices' first keys. logits: rows x
 //   pitch f32 after the steps before temperature (entries [V, pitch) are padding, never read);
 //   validated by the caller: no NaN, no +inf, and every random row has a finite entry.
 //   temperature, top_p, min_p: rows f32 (top_p, min_p not NaN; temperature finite, >= 0);
@@ -34,7 +39,10 @@
 //       below, never a weight of 0, rounding past the end taking the last positive weight.
 //       The rules are those of the rounds below; the prefix is their kept set because each is
 //       monotone along the order. When the candidates do not fit (contract of that file), the
-//       rows below run instead;
+//       k-th key by the radix select below and two more reads gather exactly the top k. A
+//       sliced row's survivors are the merge of its slices' sorted top-k lists (a key's rank is
+//       its place in its list plus the keys below it in the others; fixed order, exact): the
+//       same k keys, so the token does not depend on the slicing;
 //     top-k near V (k > 1024, V - k <= 1024): the V - k dropped tokens are the k' = V - k
 //       smallest keys of the reversed order (~key), gathered the same way (their first read
 //       fused with the first-key read below); kth = (the first dropped key) - 1;
@@ -264,25 +272,87 @@ SAMPCHECK_KERNEL_BODY std::int64_t FastBlockInverseCdf(B& block, std::int64_t vo
   return j;
 }
 
-// The survivor path (contract above): top-k's k survivors gathered in shared memory, then
-// top-p, min-p and the draw on them by thread 0 (at most 1024 entries). Returns false, having
-// written nothing, when the candidates do not fit; the caller then runs the full-row path.
-template <int kThreads, class B, class KeyOf, class Out>
-SAMPCHECK_KERNEL_BODY bool SampleOnSurvivors(B& block, KeyOf key_of, std::int64_t vocab, std::int64_t k, float p,
+// The number of keys below x in the sorted run slices[from, from + n) (a binary search).
+template <class Slices>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t KeysBelow(const Slices& slices, std::int64_t from,
+                                                                    std::int64_t n, std::uint64_t x) {
+  std::int64_t lo = 0;
+  std::int64_t hi = n;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (slices.Load(from + mid) < x) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+// The survivor path (contract above): top-k's k survivors in shared memory, sorted, then
+// top-p, min-p and the draw on them by thread 0 (at most 1024 entries). The survivors come
+// from the row's slices when it took several blocks (slice_count > 1, every slice's list
+// complete: gpu/fast/fast_sampling_slices.cuh), else from the three reads of the row; when
+// those candidates do not fit, from the k-th key by the radix select (SelectKthKey) and two
+// more reads that gather exactly the keys up to it. Every source gives the same sorted k keys,
+// so a row's token does not depend on how many blocks read it.
+template <int kThreads, class B, class KeyOf, class Slices, class Out>
+SAMPCHECK_KERNEL_BODY void SampleOnSurvivors(B& block, KeyOf key_of, Slices slices, std::int64_t slice_base,
+                                             std::int64_t slice_count, std::int64_t vocab, std::int64_t k, float p,
                                              float mp, bool joint, FastSamplingBug bug, std::uint64_t seed,
                                              std::uint64_t position, Out token, std::int64_t row) {
   SAMPCHECK_SHARED(block, std::uint64_t, survivor_keys, kFastSurvivorSlots);
   SAMPCHECK_SHARED(block, float, survivor_weights, kFastSurvivorSlots);
-  std::uint32_t total = 0;
-  if (!GatherFastSurvivors<kThreads>(block, vocab, k, key_of, survivor_keys, total)) return false;
   float m = 0.0f;  // s of the first token of the order: its weight is exp(0) = 1
-  block.ForEachThread([&](Thread) { m = ValueOfDescendingKey(survivor_keys.Load(0)); });
-  block.ForEachThread([&](Thread t) {
-    for (std::int64_t j = t.x; j < k; j += kThreads) {
-      survivor_weights.Store(j, math::ExpF32Cr(ValueOfDescendingKey(survivor_keys.Load(j)) - m));
+  bool merged = false;
+  if (slice_count > 1) {
+    auto complete = Registers<bool>(block);
+    block.ForEachThread([&](Thread t) {
+      bool c = true;
+      for (std::int64_t g = 0; g < slice_count; ++g) c = c && slices.Load(slice_base + g * k) != kNoKey;
+      complete[t] = c;
+    });
+    merged = BlockUniform(block, complete);
+  }
+  if (merged) {
+    // The merge: slice g's list is its k smallest keys in order, so a key x of the row's top k
+    // has every smaller key of the row in the lists, and its rank among all listed keys is its
+    // rank in the row (< k); a key outside the row's top k has at least k listed keys below
+    // it. Rank = its place in its own list + the keys below it in each other list.
+    block.ForEachThread([&](Thread t) {
+      std::uint64_t first = kNoKey;
+      for (std::int64_t g = 0; g < slice_count; ++g) {
+        const std::uint64_t head = slices.Load(slice_base + g * k);
+        first = head < first ? head : first;
+      }
+      m = ValueOfDescendingKey(first);
+      for (std::int64_t s = t.x; s < slice_count * k; s += kThreads) {
+        const std::int64_t own = s / k;
+        const std::uint64_t x = slices.Load(slice_base + s);
+        std::int64_t rank = s - own * k;
+        for (std::int64_t g = 0; g < slice_count && rank < k; ++g) {
+          if (g != own) rank += KeysBelow(slices, slice_base + g * k, k, x);
+        }
+        if (rank >= k) continue;
+        survivor_keys.Store(rank, x);
+        survivor_weights.Store(rank, math::ExpF32Cr(ValueOfDescendingKey(x) - m));
+      }
+    });
+    block.Sync();
+  } else {
+    std::uint32_t total = 0;
+    if (!GatherFastSurvivors<kThreads>(block, vocab, k, key_of, survivor_keys, total)) {
+      const std::uint64_t kth = SelectKthKey<kThreads>(block, vocab, key_of, k);
+      (void)GatherUpToBound<kThreads>(block, vocab, kth, key_of, survivor_keys, total);  // exactly k keys
     }
-  });
-  block.Sync();
+    block.ForEachThread([&](Thread) { m = ValueOfDescendingKey(survivor_keys.Load(0)); });
+    block.ForEachThread([&](Thread t) {
+      for (std::int64_t j = t.x; j < k; j += kThreads) {
+        survivor_weights.Store(j, math::ExpF32Cr(ValueOfDescendingKey(survivor_keys.Load(j)) - m));
+      }
+    });
+    block.Sync();
+  }
   // sglang's joint top-p (FastFilterRule::top_p_joint) reads the whole row's mass: one more read.
   float row_mass = 0.0f;
   if (joint) {
@@ -331,7 +401,6 @@ SAMPCHECK_KERNEL_BODY bool SampleOnSurvivors(B& block, KeyOf key_of, std::int64_
     }
     token.Store(row, IndexOfKey(survivor_keys.Load(chosen)));
   });
-  return true;
 }
 
 }  // namespace fast_detail
@@ -342,17 +411,19 @@ struct FastSamplingKernel {
   static constexpr int kThreads = kBlockThreads;
   static_assert(kThreads % kWarpSize == 0 && kThreads >= kWarpSize && kThreads <= 1024,
                 "one block of whole warps, at most 1024 threads");
+  static_assert(fast_detail::kFastSurvivorSlots == kFastSliceSlots, "a row's merged slices fill the survivor slots");
 
-  template <class B, class In, class F32, class I32, class U64, class Out>
+  template <class B, class In, class F32, class I32, class U64, class Slices, class Out>
   SAMPCHECK_KERNEL_BODY void operator()(B& block, In logits, F32 temperature, I32 top_k, F32 top_p, F32 min_p,
-                                        U64 seed, U64 position, F32 q, Out token, std::int64_t vocab,
-                                        std::int64_t pitch, FastSamplingOptions options) const {
+                                        U64 seed, U64 position, F32 q, Slices slices, Out token, std::int64_t vocab,
+                                        std::int64_t pitch, std::int64_t slice_budget,
+                                        FastSamplingOptions options) const {
     using fast_detail::OrderKey;
     const FastFilterRule& rule = options.rule;
     const std::int64_t row = block.index();
     const std::int64_t base = row * pitch;
     const float t = temperature.Load(row);
-    const bool greedy = static_cast<double>(t) < options.greedy_below;  // as reference/temperature.h
+    const bool greedy = FastIsGreedy(t, options.greedy_below);  // as reference/temperature.h
     // Greedy rows order the logits themselves; random rows the scaled logits (the order of
     // s_i = x_i / t, in which rounding can create ties the logits did not have).
     auto scale = [&](std::int64_t i) {
@@ -367,8 +438,7 @@ struct FastSamplingKernel {
     const bool high_first = rule.ties_high_index_first && !greedy;
     auto key_at = [&](float s, std::int64_t i) { return fast_detail::RuleOrderKey(s, i, vocab, high_first); };
 
-    std::int64_t k = top_k.Load(row);
-    if (options.bug == FastSamplingBug::kTopKKeepsKPlusOne && k > 0) k += 1;
+    const std::int64_t k = FastTopKOf(top_k.Load(row), options.bug);
     const float p = top_p.Load(row);
     const float mp = min_p.Load(row);
     const bool top_k_on = k > 0 && k < vocab;
@@ -379,12 +449,27 @@ struct FastSamplingKernel {
     // (ties, its order, min-p first, the race) take the rejection rounds below.
     const bool survivor_rules = rule.Canonical() || (rule.top_p_joint && !rule.top_k_keeps_ties && !rule.min_p_first &&
                                                      !rule.ties_high_index_first && !rule.race);
+    // A row split over several blocks by the first launch (gpu/fast/fast_sampling_slices.cuh):
+    // its partials are merged here. Greedy: the smallest of the slices' first keys.
+    const std::int64_t slice_count = FastRowSlices(slice_budget, vocab, greedy, k, rule);
+    const std::int64_t slice_base = row * kFastSliceSlots;
+    if (greedy && slice_count > 1) {
+      block.ForEachThread([&](Thread th) {
+        if (th.x != 0) return;
+        std::uint64_t best = fast_detail::kNoKey;
+        for (std::int64_t g = 0; g < slice_count; ++g) {
+          const std::uint64_t key = slices.Load(slice_base + g);
+          best = key < best ? key : best;
+        }
+        token.Store(row, IndexOfKey(best));
+      });
+      return;
+    }
     if (!greedy && survivor_rules && top_k_on && k <= fast_detail::kFastSurvivorSlots) {
       auto key_of = [&](std::int64_t i) { return OrderKey(scale(i), i); };
-      if (fast_detail::SampleOnSurvivors<kThreads>(block, key_of, vocab, k, p, mp, rule.top_p_joint, options.bug, row_seed,
-                                                   row_position, token, row)) {
-        return;
-      }
+      fast_detail::SampleOnSurvivors<kThreads>(block, key_of, slices, slice_base, slice_count, vocab, k, p, mp,
+                                               rule.top_p_joint, options.bug, row_seed, row_position, token, row);
+      return;
     }
 
     // top-k near V (more than 1024 survivors, at most 1024 dropped): the dropped tokens are

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The launch of gpu-fast's fused sampling kernel (gpu/fast/fast_sampling.cuh, docs/gpu.md
-// "gpu-fast"): the options the kernel takes and its launch description, in the scheme of
+// "gpu-fast"), with the first launch that splits rows over several blocks when the batch is
+// small (gpu/fast/fast_sampling_slices.cuh): the options the kernels take, how many slices a
+// row takes, and the launch description, in the scheme of
 // every other kernel (gpu/runners/kernel_launches.h), run by the emulator's launcher
 // (gpu/runners/emulated_runner.cc) or the device's (gpu/runners/cuda_runner.cu). The kernel header includes
 // this one for the options, so the kernel is only declared here.
@@ -77,6 +79,63 @@ struct FastSamplingOptions {
   FastSamplingBug bug = FastSamplingBug::kNone;
 };
 
+// Several blocks per row (docs/gpu.md "gpu-fast", "Several blocks per row"): when the batch
+// has fewer rows than the device has SMs, one block per row leaves most SMs idle and reads
+// each row at one SM's share of the memory bandwidth. A first launch then splits a row into
+// contiguous slices, one block each (gpu/fast/fast_sampling_slices.cuh), whose partial results
+// (a slice's first key, or its exact top-k keys in order) go to a small scratch of
+// kFastSliceSlots keys per row; the fused kernel merges them in a fixed order. The slicing
+// never changes a token: a slice's partial is exact (integer keys), and the merge gives the
+// same keys the one-block path finds.
+//
+// kFastSamplingSms: the SMs the slices fill, the H100 SXM5's 132 (the cost model's
+// DeviceConstants::H100Sxm; an H200 has as many). A constant, not the running device's count:
+// the slicing is part of the launch description, the same on the emulator and on any device.
+inline constexpr std::int64_t kFastSamplingSms = 132;
+// Scratch keys per row: a row's slices hold at most this many keys in all (slices x k).
+inline constexpr std::int64_t kFastSliceSlots = 1024;
+// No slice shorter than 4096 entries (16 KiB of f32, four per virtual lane of the gather):
+// shorter rows stay one block, where a block's fixed costs (its launch, two sorting networks)
+// outweigh the bytes it would save; the conformance rows (V <= 8193) take at most 2 slices.
+inline constexpr std::int64_t kFastMinSlice = 4096;
+
+// The slices a batch of `rows` rows offers each row: enough blocks to cover the SMs
+// (rows x slices >= kFastSamplingSms), 1 when the rows alone cover them.
+SAMPCHECK_HOST_DEVICE constexpr std::int64_t FastSliceBudget(std::int64_t rows, std::int64_t vocab) {
+  if (rows <= 0 || rows >= kFastSamplingSms) return 1;
+  std::int64_t g = (kFastSamplingSms + rows - 1) / rows;
+  if (g > vocab / kFastMinSlice) g = vocab / kFastMinSlice;
+  return g < 1 ? 1 : g;
+}
+
+// A row's top-k as the kernels apply it (the planted k + 1 bug included).
+SAMPCHECK_HOST_DEVICE constexpr std::int64_t FastTopKOf(std::int32_t top_k, FastSamplingBug bug) {
+  return bug == FastSamplingBug::kTopKKeepsKPlusOne && top_k > 0 ? std::int64_t{top_k} + 1 : std::int64_t{top_k};
+}
+
+// The profile's temperature rule (reference/temperature.h): greedy iff double(t) < eps.
+SAMPCHECK_HOST_DEVICE constexpr bool FastIsGreedy(float temperature, double greedy_below) {
+  return static_cast<double>(temperature) < greedy_below;
+}
+
+// The slices a row takes (1: the row is one block of the fused kernel): greedy rows every
+// slice of the budget (a slice's partial is its first key); canonical rows whose top-k
+// survivors are gathered (1 <= k <= kFastSliceSlots, k < V) as many as keep slices x k within
+// the scratch and every slice longer than k (each slice gathers its own top k); every other
+// row (vllm's and sglang's rules, top-k off or larger) 1.
+SAMPCHECK_HOST_DEVICE constexpr std::int64_t FastRowSlices(std::int64_t budget, std::int64_t vocab, bool greedy,
+                                                           std::int64_t k, const FastFilterRule& rule) {
+  if (budget <= 1) return 1;
+  if (greedy) return budget;
+  if (!rule.Canonical() || k <= 0 || k >= vocab || k > kFastSliceSlots) return 1;
+  std::int64_t g = budget;
+  if (g > kFastSliceSlots / k) g = kFastSliceSlots / k;
+  if (g > vocab / (k + 1)) g = vocab / (k + 1);
+  return g < 1 ? 1 : g;
+}
+
+template <int kBlockThreads>
+struct FastSamplingSlicesKernel;
 template <int kBlockThreads>
 struct FastSamplingKernel;
 
@@ -92,15 +151,45 @@ struct FastSamplingLaunch {
   std::int64_t rows = 0, vocab = 0, pitch = 0;
   FastSamplingOptions options;
   std::int64_t* token = nullptr;         // [rows] out
+  // The batch the slices are planned for (FastSliceBudget); 0: rows. The cost model counts the
+  // first rows of a large batch as that batch would slice them (bench/device_sampling_bench.cu).
+  std::int64_t plan_rows = 0;
 
-  // One block of kThreads threads per row; the kernel keeps no row-sized work array.
+  std::int64_t SliceBudget() const { return FastSliceBudget(plan_rows > 0 ? plan_rows : rows, vocab); }
+
+  // The slices of the first launch: the most any row takes (FastRowSlices; a row taking fewer
+  // leaves its other blocks idle). 1: no first launch. Reads the host arrays.
+  std::int64_t Slices() const {
+    const std::int64_t budget = SliceBudget();
+    std::int64_t slices = 1;
+    for (std::int64_t r = 0; r < rows && budget > 1; ++r) {
+      const std::int64_t n = FastRowSlices(budget, vocab, FastIsGreedy(temperature[r], options.greedy_below),
+                                           FastTopKOf(top_k[r], options.bug), options.rule);
+      slices = n > slices ? n : slices;
+    }
+    return slices;
+  }
+
+  // With slices: FastSamplingSlicesKernel over rows x slices blocks writes each slice's partial
+  // to a scratch of kFastSliceSlots keys per row, then FastSamplingKernel, one block per row,
+  // merges them (and runs every unsliced row whole). Without: FastSamplingKernel alone. The
+  // kernels keep no row-sized work array.
   template <int kThreads, class L>
   void Describe(L& l) const {
+    const std::int64_t budget = SliceBudget();
+    const std::int64_t slices = Slices();
+    const auto logits_in = l.In(logits, rows * pitch, "logits");
+    const auto temperature_in = l.In(temperature, rows, "temperature");
+    const auto top_k_in = l.In(top_k, rows, "top_k");
+    const auto partials = l.template Scratch<std::uint64_t>(slices > 1 ? rows * kFastSliceSlots : 0, "slices");
+    if (slices > 1) {
+      l.template Run<FastSamplingSlicesKernel<kThreads>>(rows * slices, logits_in, temperature_in, top_k_in, partials,
+                                                         vocab, pitch, budget, slices, options);
+    }
     l.template Run<FastSamplingKernel<kThreads>>(
-        rows, l.In(logits, rows * pitch, "logits"), l.In(temperature, rows, "temperature"), l.In(top_k, rows, "top_k"),
-        l.In(top_p, rows, "top_p"), l.In(min_p, rows, "min_p"), l.In(seed, rows, "seed"),
-        l.In(position, rows, "position"), l.In(q, rows * pitch, "q"), l.Out(token, rows, "token"), vocab, pitch,
-        options);
+        rows, logits_in, temperature_in, top_k_in, l.In(top_p, rows, "top_p"), l.In(min_p, rows, "min_p"),
+        l.In(seed, rows, "seed"), l.In(position, rows, "position"), l.In(q, rows * pitch, "q"), partials,
+        l.Out(token, rows, "token"), vocab, pitch, slices > 1 ? budget : std::int64_t{1}, options);
   }
 };
 

@@ -76,17 +76,13 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void StoreLaneMinima(Thread t, std:
   }
 }
 
-// Reads 2 and 3 after StoreLaneMinima and a barrier: the candidates (contract above) into
-// `keys`, sorted; `total` is their number. Returns false, with `keys` undefined, when they do
+// Reads 2 and 3 for a given bound: the keys <= bound into `keys`, sorted, `total` their number
+// (exactly k when bound is the k-th key). Returns false, with `keys` undefined, when they do
 // not fit.
 template <int kThreads, class B, class KeyOf, class Shared>
-SAMPCHECK_KERNEL_BODY bool GatherBelowLaneBound(B& block, std::int64_t vocab, std::int64_t k, KeyOf key_of,
-                                                Shared& keys, std::uint32_t& total) {
+SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::uint64_t bound, KeyOf key_of,
+                                           Shared& keys, std::uint32_t& total) {
   SAMPCHECK_SHARED(block, std::uint32_t, survivor_offsets, kThreads + 1);
-  SortSurvivorSlots<kThreads>(block, keys);
-  std::uint64_t bound = 0;
-  block.ForEachThread([&](Thread) { bound = keys.Load(k - 1); });
-  block.Sync();  // keys is rewritten below
   block.ForEachThread([&](Thread t) {
     std::uint32_t c = 0;
     for (std::int64_t i = t.x; i < vocab; i += kThreads) c += key_of(i) <= bound ? 1u : 0u;
@@ -124,6 +120,19 @@ SAMPCHECK_KERNEL_BODY bool GatherBelowLaneBound(B& block, std::int64_t vocab, st
   block.Sync();
   SortSurvivorSlots<kThreads>(block, keys);
   return true;
+}
+
+// Reads 2 and 3 after StoreLaneMinima and a barrier: the candidates (contract above) into
+// `keys`, sorted; `total` is their number. Returns false, with `keys` undefined, when they do
+// not fit.
+template <int kThreads, class B, class KeyOf, class Shared>
+SAMPCHECK_KERNEL_BODY bool GatherBelowLaneBound(B& block, std::int64_t vocab, std::int64_t k, KeyOf key_of,
+                                                Shared& keys, std::uint32_t& total) {
+  SortSurvivorSlots<kThreads>(block, keys);
+  std::uint64_t bound = 0;
+  block.ForEachThread([&](Thread) { bound = keys.Load(k - 1); });
+  block.Sync();  // keys is rewritten below
+  return GatherUpToBound<kThreads>(block, vocab, bound, key_of, keys, total);
 }
 
 // The three reads in one call.

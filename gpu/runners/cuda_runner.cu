@@ -14,6 +14,7 @@
 #include "gpu/fast/fast_inverse_cdf_launch.h"
 #include "gpu/fast/fast_sampling.cuh"
 #include "gpu/fast/fast_sampling_launch.h"
+#include "gpu/fast/fast_sampling_slices.cuh"
 #include "gpu/fast/fast_spec_random.cuh"
 #include "gpu/fast/fast_spec_random_launch.h"
 #include "gpu/backend/gpu_backend.h"

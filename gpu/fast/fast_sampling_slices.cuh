@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// gpu-fast's first launch when a row takes several blocks (docs/gpu.md "gpu-fast", "Several
+// blocks per row"): each block reads one contiguous slice of a row and writes the slice's
+// partial result to a scratch of kFastSliceSlots keys per row; the fused kernel
+// (gpu/fast/fast_sampling.cuh) merges the partials of a row in a fixed order and does the rest
+// on them, so a row's bytes are read by many SMs at once instead of one.
+//
+// Contract:
+// - Grid: rows x grid_slices blocks; block b serves row b / grid_slices, slice
+//   g = b % grid_slices. The row takes n = FastRowSlices(slice_budget, V, greedy, k, rule)
+//   slices (gpu/fast/fast_sampling_launch.h); blocks with g >= n return at once. Slice g is
+//   [g V / n, (g + 1) V / n): contiguous, in order, covering the row, each at least
+//   floor(V / n) entries. logits, temperature, top_k as FastSamplingKernel's (same
+//   validation); slices: rows x kFastSliceSlots u64, row r's partials from r x kFastSliceSlots.
+// - Keys: the filters' order keys of s_i = x_i / t (greedy rows: of x_i), OrderKey in
+//   gpu/fast/fast_sampling.cuh: larger value first, then lower index; unique per row. Only
+//   canonical rows are sliced, so no profile's key variant is needed.
+// - Greedy rows: slot g holds the slice's smallest key (a block reduction of a total order:
+//   exact whatever the reduction order).
+// - Survivor rows (canonical, 1 <= k <= kFastSliceSlots, every slice longer than k, n x k <=
+//   kFastSliceSlots): slots g k .. g k + k - 1 hold the slice's k smallest keys in ascending
+//   order, gathered in three reads of the slice by GatherFastSurvivors
+//   (gpu/fast/fast_top_k_survivors.cuh) on the slice's own 1024 virtual lanes. When the
+//   slice's candidates do not fit, slot g k holds kNoKey (no key of a row equals it: an index
+//   is below 2^32 - 1) and the fused kernel runs the row whole instead.
+// - Deterministic: integer keys only, no atomics; every slot a block writes is its own.
+// Example: V = 8192 split into 4 slices, k = 2, row 0..8191 increasing: slice 3 = [6144, 8192)
+//   writes the keys of 8191 then 8190 at slots 6, 7; the merge's first two keys are those
+//   (tests/gpu_fast_sampling_test.cc, "SlicedRowsGiveTheOneBlockToken").
+
+#include <cstdint>
+
+#include "gpu/block/block_model.h"
+#include "gpu/fast/fast_sampling.cuh"
+#include "gpu/fast/fast_sampling_launch.h"
+#include "gpu/fast/fast_top_k_survivors.cuh"
+
+namespace sampcheck::gpu {
+
+template <int kBlockThreads>
+struct FastSamplingSlicesKernel {
+  static constexpr const char* kName = "fast_sampling_slices";
+  static constexpr int kThreads = kBlockThreads;
+  static_assert(kThreads % kWarpSize == 0 && kThreads >= kWarpSize && kThreads <= 1024,
+                "one block of whole warps, at most 1024 threads");
+
+  template <class B, class In, class F32, class I32, class Scratch>
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, In logits, F32 temperature, I32 top_k, Scratch slices,
+                                        std::int64_t vocab, std::int64_t pitch, std::int64_t slice_budget,
+                                        std::int64_t grid_slices, FastSamplingOptions options) const {
+    const std::int64_t row = block.index() / grid_slices;
+    const std::int64_t g = block.index() % grid_slices;
+    const float t = temperature.Load(row);
+    const bool greedy = FastIsGreedy(t, options.greedy_below);
+    const std::int64_t k = FastTopKOf(top_k.Load(row), options.bug);
+    const std::int64_t n = FastRowSlices(slice_budget, vocab, greedy, k, options.rule);
+    if (n <= 1 || g >= n) return;  // the row runs whole, or takes fewer slices than the grid's
+    const std::int64_t lo = g * vocab / n;
+    const std::int64_t length = (g + 1) * vocab / n - lo;
+    const std::int64_t base = row * pitch + lo;
+    const std::int64_t out = row * kFastSliceSlots;
+    // The key of the slice's entry i (row index lo + i), recomputed at every read.
+    auto key_of = [&](std::int64_t i) {
+      const float x = logits.Load(base + i);
+      return fast_detail::OrderKey(greedy ? x : x / t, lo + i);
+    };
+    if (greedy) {
+      auto lane = Registers<std::uint64_t>(block);
+      block.ForEachThread([&](Thread th) {
+        std::uint64_t best = fast_detail::kNoKey;
+        for (std::int64_t i = th.x; i < length; i += kThreads) {
+          const std::uint64_t key = key_of(i);
+          best = key < best ? key : best;
+        }
+        lane[th] = best;
+      });
+      auto first = fast_detail::FastBlockReduce<kThreads, std::uint64_t>(block, lane, fast_detail::KeyMin{});
+      block.ForEachThread([&](Thread th) {
+        if (th.x == 0) slices.Store(out + g, first[th]);
+      });
+      return;
+    }
+    SAMPCHECK_SHARED(block, std::uint64_t, slice_keys, fast_detail::kFastSurvivorSlots);
+    std::uint32_t total = 0;
+    const bool gathered = fast_detail::GatherFastSurvivors<kThreads>(block, length, k, key_of, slice_keys, total);
+    block.ForEachThread([&](Thread th) {
+      if (!gathered) {
+        if (th.x == 0) slices.Store(out + g * k, fast_detail::kNoKey);
+        return;
+      }
+      for (std::int64_t j = th.x; j < k; j += kThreads) slices.Store(out + g * k + j, slice_keys.Load(j));
+    });
+  }
+};
+
+}  // namespace sampcheck::gpu
