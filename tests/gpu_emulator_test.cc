@@ -6,7 +6,11 @@
 // Expected threads and indices come from the planted kernels' own construction (worked out by
 // hand in each test's comment); warp results from the CUDA C++ Programming Guide's definitions
 // of __shfl_down_sync, __shfl_xor_sync and __ballot_sync.
+#include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -302,6 +306,72 @@ TEST(GpuEmulatorReduce, FollowsTheCanonicalTree) {
   ASSERT_TRUE(r.ok()) << r.Summary();
   EXPECT_EQ(got, 1.0f);
   EXPECT_EQ(got, reference::CanonicalSum(row));
+}
+
+// The block reduction against the reference on rows whose sums depend on the order (values
+// across 60 binades, both signs), rows shorter than 1024 lanes (empty lanes keep -0.0 / -inf),
+// rows of signed zeros, and maxima with NaNs of different payloads (which NaN's bits come out
+// is the tree's operand order: the reference's first NaN in its lane order). Lane l folds
+// l, l + 1024, ... in index order, as reductions.md; the block reduces them. Two barriers.
+TEST(GpuEmulatorReduce, MatchesTheReferenceBitwise) {
+  auto bits = [](float x) {
+    std::uint32_t u;
+    std::memcpy(&u, &x, sizeof u);
+    return u;
+  };
+  auto nan_with = [](std::uint32_t payload) {
+    const std::uint32_t u = 0x7fc00000u | payload;
+    float x;
+    std::memcpy(&x, &u, sizeof x);
+    return x;
+  };
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
+  std::uniform_int_distribution<int> exponent(-40, 20);
+  for (const std::size_t length : {std::size_t{1}, std::size_t{3}, std::size_t{31}, std::size_t{33}, std::size_t{700},
+                                   std::size_t{1024}, std::size_t{1500}, std::size_t{5000}}) {
+    for (int kind = 0; kind < 3; ++kind) {
+      std::vector<float> row(length);
+      for (std::size_t i = 0; i < length; ++i) {
+        const float x = std::ldexp(mantissa(gen), exponent(gen));
+        row[i] = kind == 1 ? ((i % 2 == 0) ? 0.0f : -0.0f) : ((gen() % 3 == 0) ? -x : x);
+      }
+      if (kind == 2) {
+        row[length / 2] = nan_with(5);
+        row[length - 1] = nan_with(9);
+        row[0] = -nan_with(3);
+      }
+      float sum = 0.0f;
+      float max = 0.0f;
+      std::int64_t barriers = 0;
+      int differing = -1;
+      const LaunchReport r = emu::Launch("reduce", 1, kCanonicalLanes, [&](Block& block) {
+        auto lane_sum = Registers<float>(block, -0.0f);
+        auto lane_max = Registers<float>(block, -std::numeric_limits<float>::infinity());
+        block.ForEachThread([&](Thread t) {
+          for (std::size_t i = static_cast<std::size_t>(t.x); i < length; i += kCanonicalLanes) {
+            lane_sum[t] = lane_sum[t] + row[i];
+            lane_max[t] = MaxCombine{}(lane_max[t], row[i]);
+          }
+        });
+        auto s = CanonicalBlockReduce<float>(block, lane_sum, SumCombine{});
+        auto m = CanonicalBlockReduce<float>(block, lane_max, MaxCombine{});
+        block.ForEachThread([&](Thread t) {  // every thread holds the result: the last one's
+          sum = s[t];
+          max = m[t];
+          if (bits(s[t]) != bits(s[Thread{0}]) || bits(m[t]) != bits(m[Thread{0}])) differing = t.x;
+        });
+      });
+      ASSERT_TRUE(r.ok()) << r.Summary();
+      EXPECT_EQ(differing, -1) << length << " " << kind;
+      barriers = r.counters.max_block_barriers;
+      if (kind != 2) {
+        EXPECT_EQ(bits(sum), bits(reference::CanonicalSum(row))) << length << " " << kind;
+      }
+      EXPECT_EQ(bits(max), bits(reference::CanonicalMax(row))) << length << " " << kind;
+      EXPECT_EQ(barriers, 4);  // two per reduction
+    }
+  }
 }
 
 }  // namespace

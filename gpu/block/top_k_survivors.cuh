@@ -8,7 +8,7 @@
 // - Keys are the descending order keys of gpu/block/radix_select.cuh (OrderKey, ascending =
 //   false): smaller key = earlier in the canonical order; keys are unique per row.
 // - Read 1: thread t's smallest key over its indices t, t + 1024, ... (its maximum). The k-th
-//   smallest T of these 1024 maxima (a bitonic sort in shared memory) bounds the k-th key of the
+//   smallest T of these 1024 maxima (sorted by gpu/block/bitonic_sort.cuh) bounds the k-th key of the
 //   row K from above: the k maxima with key <= T are k distinct entries of the row, so K <= T.
 //   The candidates are the entries with key <= T (exactly k: they hold every key <= K), or with
 //   value key <= T's value key (ties kept: they hold every value tied with K's).
@@ -19,8 +19,9 @@
 // - Read 3: thread t writes its candidates' keys, in increasing index order, to `grouped` from
 //   its offset on (`offset[t]`, `count[t]`): grouped holds the candidates lane by lane, each
 //   lane in index order, which is the canonical reduction order restricted to them
-//   (docs/spec/reductions.md). The same keys go to `sorted`, which is then sorted ascending
-//   (kNoKey padding): sorted[0 .. total) is the candidates in the canonical order.
+//   (docs/spec/reductions.md). The same keys go to `sorted`, the slots after them kNoKey, and
+//   the network sorts the SortSlotsFor(total) slots that hold them (64 for ~50 candidates, not
+//   1024): sorted[0 .. total) is the candidates in the canonical order.
 // - The values are the keys' value bits (ValueOfDescendingKey): exact except that -0.0 comes
 //   back as +0.0, which no probability sees (x - M and exp(+-0) give the same bits); callers
 //   that write a value back read it from the row.
@@ -33,6 +34,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "gpu/block/bitonic_sort.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
 #include "gpu/block/radix_select.cuh"
@@ -69,7 +71,7 @@ SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t 
     sorted.Store(t.x, best);
   });
   block.Sync();
-  BitonicSortShared(block, sorted);
+  BitonicSortSlots<kCanonicalLanes>(block, sorted, kCandidates);
   std::uint64_t bound = 0;
   block.ForEachThread([&](Thread) { bound = sorted.Load(k - 1); });
   block.Sync();
@@ -94,7 +96,7 @@ SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t 
     if (static_cast<std::uint32_t>(t.x) >= total) sorted.Store(t.x, kNoKey);
   });
   block.Sync();
-  BitonicSortShared(block, sorted);
+  BitonicSortSlots<kCanonicalLanes>(block, sorted, total);  // the candidates' slots only
   return true;
 }
 

@@ -18,8 +18,8 @@
 //   into few lanes): returns false and the caller takes its full-row path (three reads spent,
 //   bounded).
 // - Read 3: each thread writes its candidates at its offset; the slots after them hold kNoKey;
-//   a bitonic network (Batcher 1968; each pair handled by the owner of its lower slot, so one
-//   writer per slot and stage) sorts them ascending: keys[0 .. total) is the candidates in
+//   a bitonic network over the next power of two >= total slots (gpu/block/bitonic_sort.cuh;
+//   read 1's lane minima: all 1024) sorts them ascending: keys[0 .. total) is the candidates in
 //   order, keys[0 .. k) the top k.
 // - Deterministic for a given kThreads (integer counts, fixed scan, a sorting network); every
 //   helper ends with a barrier.
@@ -28,6 +28,7 @@
 
 #include <cstdint>
 
+#include "gpu/block/bitonic_sort.cuh"
 #include "gpu/block/block_model.h"
 
 namespace sampcheck::gpu::fast_detail {
@@ -35,29 +36,13 @@ namespace sampcheck::gpu::fast_detail {
 inline constexpr int kFastSurvivorSlots = 1024;
 inline constexpr std::uint64_t kNoSurvivor = ~std::uint64_t{0};
 
-// Sorts the kFastSurvivorSlots keys of `keys` ascending in place (55 stages, a barrier after
-// each).
+// Sorts keys[0, count) ascending in place, the slots from count to the next power of two
+// (at least 32) holding kNoSurvivor (gpu/block/bitonic_sort.cuh: a barrier per merge level
+// and per stage that crosses warps, none for the stages inside a warp or a thread).
 template <int kThreads, class B, class Shared>
-SAMPCHECK_KERNEL_BODY void SortSurvivorSlots(B& block, Shared& keys) {
-  static_assert(kFastSurvivorSlots % kThreads == 0, "every thread owns the same number of slots");
-  for (int k = 2; k <= kFastSurvivorSlots; k *= 2) {
-    for (int j = k / 2; j > 0; j /= 2) {
-      block.ForEachThread([&](Thread t) {
-        for (int s = t.x; s < kFastSurvivorSlots; s += kThreads) {
-          const int l = s ^ j;
-          if (l <= s) continue;
-          const std::uint64_t a = keys.Load(s);
-          const std::uint64_t b = keys.Load(l);
-          const bool up = (s & k) == 0;
-          if (up ? a > b : a < b) {
-            keys.Store(s, b);
-            keys.Store(l, a);
-          }
-        }
-      });
-      block.Sync();
-    }
-  }
+SAMPCHECK_KERNEL_BODY void SortSurvivorSlots(B& block, Shared& keys, std::uint32_t count) {
+  static_assert(kFastSurvivorSlots == kSortSlots, "the network's capacity is the survivor slots");
+  BitonicSortSlots<kThreads>(block, keys, count);
 }
 
 // Read 1 in thread t: visit(i) for each index of its virtual lanes, lane by lane, returning
@@ -118,7 +103,7 @@ SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::ui
     }
   });
   block.Sync();
-  SortSurvivorSlots<kThreads>(block, keys);
+  SortSurvivorSlots<kThreads>(block, keys, total);
   return true;
 }
 
@@ -128,7 +113,7 @@ SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::ui
 template <int kThreads, class B, class KeyOf, class Shared>
 SAMPCHECK_KERNEL_BODY bool GatherBelowLaneBound(B& block, std::int64_t vocab, std::int64_t k, KeyOf key_of,
                                                 Shared& keys, std::uint32_t& total) {
-  SortSurvivorSlots<kThreads>(block, keys);
+  SortSurvivorSlots<kThreads>(block, keys, kFastSurvivorSlots);
   std::uint64_t bound = 0;
   block.ForEachThread([&](Thread) { bound = keys.Load(k - 1); });
   block.Sync();  // keys is rewritten below

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// A bitonic sorting network (Batcher 1968) over the slots a shared array's keys actually use,
+// with the stages inside a warp run in registers by warp shuffles and the stages inside a
+// thread in registers: block barriers only where a compare-exchange crosses warps
+// (docs/gpu.md "Sorting networks").
+//
+// Contract:
+// - BitonicSortSlots<kThreads>(block, keys, count): a block of kThreads threads (whole warps,
+//   kThreads divides kSortSlots = 1024) sorts keys[0, n) ascending in place, n =
+//   SortSlotsFor(count) = the next power of two >= count, at least 32, at most 1024. The
+//   caller has written keys[0, n) (slots count .. n - 1 with keys above every real key, e.g.
+//   ~0, so that keys[0, count) are the real keys in order) and synchronised; slots from n on
+//   are neither read nor written. count is block-uniform. Ends with a barrier.
+// - Any keys (ties included): the network sorts any sequence of integers, and equal integers
+//   are indistinguishable, so the result is the sorted multiset, the same bits as any sort.
+//   The filters' keys are unique (value key, then index), so it is also their unique order.
+// - Layout: thread t holds slots t + r kThreads (r < max(1, n / kThreads)) in registers. Stage
+//   (k, j) pairs slot s with s ^ j; s keeps the smaller key iff (s & j) == 0 equals (s & k) ==
+//   0 (ascending runs where s & k == 0). Partners j >= kThreads are in the same thread
+//   (registers); j < 32 in the same warp (ShuffleXor: lane l ^ j of the same register); the
+//   others, 32 <= j < kThreads, cross warps: the registers go to `keys`, each such stage runs
+//   in shared memory (the lower slot of each pair exchanges, one writer per slot) with a
+//   barrier after it, and the registers are reloaded. Threads t >= n (n < kThreads) hold
+//   padding that never reaches `keys`: a partner s ^ j of s < n is < n.
+// - Barriers: 1 + the merge levels k = 64 .. n with a crossing stage, each costing 1 + its
+//   crossing stages: with 1024 threads, 3 for n = 64 and 21 for n = 1024 (the full network:
+//   55); with 128, 3 and 15.
+// Example: keys {5, 3, 9, ~0, ..} with count 3: n = 32, keys[0 .. 3) = {3, 5, 9}
+//   (tests/gpu_bitonic_sort_test.cc).
+
+#include <cstdint>
+
+#include "gpu/block/block_model.h"
+
+namespace sampcheck::gpu {
+
+inline constexpr int kSortSlots = 1024;
+
+// The slots a sort of `count` keys runs over (contract above).
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int SortSlotsFor(std::uint32_t count) {
+  int n = kWarpSize;
+  while (n < kSortSlots && static_cast<std::uint32_t>(n) < count) n *= 2;
+  return n;
+}
+
+namespace sort_detail {
+
+// One thread's registers: slots t + r kThreads, r < kRegs.
+template <int kRegs>
+struct SlotKeys {
+  std::uint64_t v[kRegs];
+};
+
+// Slot s's half of the compare-exchange with partner value b in stage (k, j).
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Keep(int s, int k, int j, std::uint64_t a, std::uint64_t b) {
+  const bool smaller = ((s & j) == 0) == ((s & k) == 0);
+  return smaller ? (a < b ? a : b) : (a < b ? b : a);
+}
+
+}  // namespace sort_detail
+
+template <int kThreads, class B, class Shared>
+SAMPCHECK_KERNEL_BODY void BitonicSortSlots(B& block, Shared& keys, std::uint32_t count) {
+  static_assert(kThreads % kWarpSize == 0 && kThreads <= kSortSlots && kSortSlots % kThreads == 0,
+                "whole warps that divide the slots");
+  constexpr int kRegs = kSortSlots / kThreads;
+  const int n = SortSlotsFor(count);
+  const int regs = n > kThreads ? n / kThreads : 1;  // registers in use per thread
+  auto slots = Registers<sort_detail::SlotKeys<kRegs>>(block);
+  auto to_shared = [&] {
+    block.ForEachThread([&](Thread t) {
+      for (int r = 0; r < kRegs; ++r) {
+        const int s = t.x + r * kThreads;
+        if (r < regs && s < n) keys.Store(s, slots[t].v[r]);
+      }
+    });
+    block.Sync();
+  };
+  auto from_shared = [&] {
+    block.ForEachThread([&](Thread t) {
+      for (int r = 0; r < kRegs; ++r) {
+        const int s = t.x + r * kThreads;
+        slots[t].v[r] = r < regs && s < n ? keys.Load(s) : ~std::uint64_t{0};
+      }
+    });
+  };
+  from_shared();
+  auto lane = Registers<std::uint64_t>(block);
+  for (int k = 2; k <= n; k *= 2) {
+    int j = k / 2;
+    if (j >= kThreads) {  // partners in the same thread: every such stage of the level at once
+      block.ForEachThread([&](Thread t) {
+        for (int d = j; d >= kThreads; d /= 2) {
+          const int rd = d / kThreads;
+          for (int r = 0; r < kRegs; ++r) {
+            if (r >= regs || (r & rd) != 0) continue;
+            const int s = t.x + r * kThreads;
+            const std::uint64_t a = slots[t].v[r];
+            const std::uint64_t b = slots[t].v[r | rd];
+            slots[t].v[r] = sort_detail::Keep(s, k, d, a, b);
+            slots[t].v[r | rd] = sort_detail::Keep(s | d, k, d, b, a);
+          }
+        }
+      });
+      j = kThreads / 2;
+    }
+    if (j >= kWarpSize) {  // partners in other warps: through shared memory
+      to_shared();
+      for (; j >= kWarpSize; j /= 2) {
+        block.ForEachThread([&](Thread t) {
+          for (int r = 0; r < kRegs; ++r) {
+            const int s = t.x + r * kThreads;
+            const int l = s ^ j;
+            if (r >= regs || s >= n || l <= s) continue;
+            const std::uint64_t a = keys.Load(s);
+            const std::uint64_t b = keys.Load(l);
+            const bool up = (s & k) == 0;
+            if (up ? a > b : a < b) {
+              keys.Store(s, b);
+              keys.Store(l, a);
+            }
+          }
+        });
+        block.Sync();
+      }
+      from_shared();
+    }
+    for (; j >= 1; j /= 2) {  // partners in the same warp: lane ^ j
+      for (int r = 0; r < kRegs && r < regs; ++r) {
+        block.ForEachThread([&](Thread t) { lane[t] = slots[t].v[r]; });
+        auto partner = ShuffleXor(block, lane, j);
+        block.ForEachThread(
+            [&](Thread t) { slots[t].v[r] = sort_detail::Keep(t.x + r * kThreads, k, j, lane[t], partner[t]); });
+      }
+    }
+  }
+  to_shared();
+}
+
+}  // namespace sampcheck::gpu

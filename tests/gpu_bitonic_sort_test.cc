@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: Apache-2.0
+// The warp-aware bitonic sort (gpu/block/bitonic_sort.cuh) against std::sort, on the emulator
+// with every check on: counts 0, 1, powers of two and not, ties, the filters' order keys of
+// -inf and NaN, blocks of 1024, 128 and 32 threads; the slots after the sorted ones untouched;
+// the barriers its contract states (counted work, no timing).
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gpu/block/bitonic_sort.cuh"
+#include "gpu/block/block_model.h"
+#include "gpu/block/radix_select.cuh"
+
+namespace sampcheck::gpu {
+namespace {
+
+constexpr std::uint64_t kPad = ~std::uint64_t{0};
+constexpr std::uint64_t kUntouched = 0x5a5a5a5a5a5a5a5aull;  // below most keys: a write would show
+
+struct Sorted {
+  std::vector<std::uint64_t> slots;  // all kSortSlots slots after the sort
+  std::int64_t barriers = 0;
+  bool ok = false;
+  std::string summary;
+};
+
+// keys[0, count) real, [count, n) padding, [n, 1024) a marker the sort must not touch.
+template <int kThreads>
+Sorted RunSort(const std::vector<std::uint64_t>& real) {
+  const auto count = static_cast<std::uint32_t>(real.size());
+  const int n = SortSlotsFor(count);
+  std::vector<std::uint64_t> in(kSortSlots, kUntouched);
+  for (int s = 0; s < n; ++s) {
+    in[static_cast<std::size_t>(s)] = s < static_cast<int>(count) ? real[static_cast<std::size_t>(s)] : kPad;
+  }
+  Sorted out;
+  out.slots.assign(kSortSlots, 0);
+  const LaunchReport r = emu::Launch("sort", 1, kThreads, [&](Block& block) {
+    SAMPCHECK_SHARED(block, std::uint64_t, keys, kSortSlots);
+    block.ForEachThread([&](Thread t) {
+      for (int s = t.x; s < kSortSlots; s += kThreads) keys.Store(s, in[static_cast<std::size_t>(s)]);
+    });
+    block.Sync();
+    BitonicSortSlots<kThreads>(block, keys, count);
+    block.ForEachThread([&](Thread t) {
+      for (int s = t.x; s < kSortSlots; s += kThreads) out.slots[static_cast<std::size_t>(s)] = keys.Load(s);
+    });
+  });
+  out.ok = r.ok();
+  out.summary = r.Summary();
+  // The test's own two barriers are not the sort's: the one after the stores only.
+  out.barriers = r.counters.max_block_barriers - 1;
+  return out;
+}
+
+template <int kThreads>
+void ExpectSorts(const std::vector<std::uint64_t>& real) {
+  const Sorted got = RunSort<kThreads>(real);
+  ASSERT_TRUE(got.ok) << got.summary;
+  std::vector<std::uint64_t> want = real;
+  std::sort(want.begin(), want.end());
+  const int n = SortSlotsFor(static_cast<std::uint32_t>(real.size()));
+  for (int s = 0; s < kSortSlots; ++s) {
+    const std::uint64_t expected =
+        s < static_cast<int>(real.size()) ? want[static_cast<std::size_t>(s)] : (s < n ? kPad : kUntouched);
+    ASSERT_EQ(got.slots[static_cast<std::size_t>(s)], expected)
+        << "slot " << s << ", count " << real.size() << ", " << kThreads << " threads";
+  }
+}
+
+std::vector<std::uint64_t> RandomKeys(std::size_t count, std::uint64_t modulus, std::uint32_t seed) {
+  std::mt19937_64 gen(seed);
+  std::vector<std::uint64_t> v(count);
+  for (auto& x : v) x = modulus == 0 ? gen() >> 1 : gen() % modulus;  // >> 1: below the padding
+  return v;
+}
+
+TEST(GpuBitonicSort, SlotsAreTheNextPowerOfTwoFromOneWarp) {
+  EXPECT_EQ(SortSlotsFor(0), 32);
+  EXPECT_EQ(SortSlotsFor(1), 32);
+  EXPECT_EQ(SortSlotsFor(32), 32);
+  EXPECT_EQ(SortSlotsFor(33), 64);
+  EXPECT_EQ(SortSlotsFor(50), 64);
+  EXPECT_EQ(SortSlotsFor(513), 1024);
+  EXPECT_EQ(SortSlotsFor(1024), 1024);
+}
+
+// Unique keys (the filters' case) and heavy ties (16 distinct values), at counts around every
+// power of two, under the three block shapes: every stage kind (register, shuffle, shared).
+TEST(GpuBitonicSort, MatchesStdSort) {
+  const std::size_t counts[] = {0, 1, 2, 3, 31, 32, 33, 50, 63, 64, 65, 100, 255, 256, 257, 513, 1000, 1023, 1024};
+  std::uint32_t seed = 1;
+  for (const std::size_t count : counts) {
+    for (const std::uint64_t modulus : {std::uint64_t{0}, std::uint64_t{16}}) {
+      const std::vector<std::uint64_t> keys = RandomKeys(count, modulus, seed++);
+      ExpectSorts<1024>(keys);
+      ExpectSorts<128>(keys);
+      ExpectSorts<32>(keys);
+    }
+  }
+}
+
+// Already sorted and reversed input, and every key equal.
+TEST(GpuBitonicSort, SortedReversedAndConstantInput) {
+  std::vector<std::uint64_t> up(777);
+  for (std::size_t i = 0; i < up.size(); ++i) up[i] = 1000 + i;
+  std::vector<std::uint64_t> down(up.rbegin(), up.rend());
+  std::vector<std::uint64_t> same(300, 42);
+  for (const auto* keys : {&up, &down, &same}) {
+    ExpectSorts<1024>(*keys);
+    ExpectSorts<128>(*keys);
+  }
+}
+
+// The filters' descending order keys (gpu/block/radix_select.cuh OrderKey) of rows with -inf,
+// NaN, +-0.0 and ties: the sort gives the order of the keys, NaN first and -inf last.
+TEST(GpuBitonicSort, SortsOrderKeysOfSpecialValues) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> row = {1.0f, -inf, nan, 0.0f, -0.0f, 3.5f, -inf, 1.0f, nan, -2.0f, 3.5f, 1e-30f};
+  std::vector<std::uint64_t> keys;
+  for (std::size_t i = 0; i < 70; ++i) {
+    keys.push_back(OrderKey(row[i % row.size()], static_cast<std::int64_t>(i), false));
+  }
+  ExpectSorts<1024>(keys);
+  ExpectSorts<128>(keys);
+  const Sorted got = RunSort<1024>(keys);
+  EXPECT_EQ(got.slots[0], OrderKey(nan, 2, false));     // NaN's value key 0, lowest index first
+  EXPECT_EQ(got.slots[69], OrderKey(-inf, 66, false));  // -inf last, highest index last
+}
+
+// Barriers (contract): 1 + per merge level with a stage crossing warps, 1 + its crossing
+// stages. 1024 threads: n = 32: 1; n = 64: 1 + (1 + 1) = 3; n = 1024: 1 + sum over k = 64 ..
+// 1024 of (1 + 1 .. 5) = 21 (the full network had 55). 128 threads: n = 1024: crossing
+// stages j = 32 (k = 64) and j = 64, 32 (k >= 128): 1 + 2 + 4 x 3 = 15. 32 threads: none cross.
+TEST(GpuBitonicSort, BarriersFollowTheCrossingStages) {
+  EXPECT_EQ(RunSort<1024>(RandomKeys(20, 0, 7)).barriers, 1);
+  EXPECT_EQ(RunSort<1024>(RandomKeys(50, 0, 7)).barriers, 3);
+  EXPECT_EQ(RunSort<1024>(RandomKeys(1024, 0, 7)).barriers, 21);
+  EXPECT_EQ(RunSort<128>(RandomKeys(50, 0, 7)).barriers, 3);
+  EXPECT_EQ(RunSort<128>(RandomKeys(1024, 0, 7)).barriers, 15);
+  EXPECT_EQ(RunSort<32>(RandomKeys(1024, 0, 7)).barriers, 1);
+}
+
+}  // namespace
+}  // namespace sampcheck::gpu
