@@ -169,6 +169,23 @@ TEST(GpuCost, SamplingKernelsStayWithinTheirBudgets) {
   }
 }
 
+// The launches a sampling path ran, in order: kernel, blocks, barriers of its busiest block.
+struct LaunchShape {
+  const char* kernel;
+  std::int64_t blocks;
+  std::int64_t barriers;
+};
+
+void ExpectLaunches(const std::vector<LaunchCounters>& launches, const std::vector<LaunchShape>& expected) {
+  ASSERT_EQ(launches.size(), expected.size());
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    SCOPED_TRACE(testing::Message() << "launch " << i);
+    EXPECT_EQ(launches[i].kernel, expected[i].kernel);
+    EXPECT_EQ(launches[i].blocks, expected[i].blocks);
+    EXPECT_EQ(launches[i].max_block_barriers, expected[i].barriers);
+  }
+}
+
 // gpu-fast at 1 x 128256, top-k 50, top-p 0.9 (the decode latency case): one row split over
 // 20 blocks (ceil(132 SMs / 1) = 132, capped at 128256 / 4096 = 31 and at 1024 / 50 = 20),
 // each reading its slice of 6412 or 6413 entries three times (the survivor gather of
@@ -182,13 +199,7 @@ TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
   s.rows = 1;
   const std::vector<float> logits = SamplingCostLogits(s);
   const auto launches = CountGpuFastSampling(s, logits.data());
-  ASSERT_EQ(launches.size(), 2u);
-  EXPECT_EQ(launches[0].kernel, "fast_sampling_slices");
-  EXPECT_EQ(launches[0].blocks, 20);
-  EXPECT_EQ(launches[0].max_block_barriers, 116);
-  EXPECT_EQ(launches[1].kernel, "fast_sampling");
-  EXPECT_EQ(launches[1].blocks, 1);
-  EXPECT_EQ(launches[1].max_block_barriers, 1);
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"fast_sampling_slices", 20, 116}, {"fast_sampling", 1, 1}}));
   EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {3.01, 117}), "");
   EXPECT_GE(LogitsPasses(launches, s.rows, s.vocab), 3.0);
   // The merge reads no logits: only its 20 x 50 keys (and each block its row's scalars).
@@ -212,33 +223,25 @@ TEST(GpuCost, SamplingFiltersSplitOneRowOverBlocks) {
   s.rows = 1;
   const std::vector<float> logits = SamplingCostLogits(s);
   const auto launches = CountGpuSampling(s, logits.data());
-  ASSERT_EQ(launches.size(), 4u);
-  EXPECT_EQ(launches[0].kernel, "sampling_filters_slices");
-  EXPECT_EQ(launches[0].blocks, 20);
-  EXPECT_EQ(launches[0].max_block_barriers, 116);
-  EXPECT_EQ(launches[1].kernel, "sampling_filters");
-  EXPECT_EQ(launches[1].blocks, 1);
-  EXPECT_EQ(launches[1].max_block_barriers, 45);
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"sampling_filters_slices", 20, 116},
+                                                    {"sampling_filters", 1, 45},
+                                                    {"sampling_filters_rows", 20, 0},
+                                                    {"multinomial_with_seed", 1, 9}}));
   EXPECT_EQ(launches[1].GlobalLoadBytes("logits"), 0);
-  EXPECT_EQ(launches[2].kernel, "sampling_filters_rows");
-  EXPECT_EQ(launches[2].blocks, 20);
-  EXPECT_EQ(launches[2].max_block_barriers, 0);
   EXPECT_EQ(launches[2].GlobalLoadBytes("logits"), 45 * 4);
   EXPECT_EQ(launches[2].GlobalStoreBytes(), 2 * s.vocab * 4);  // out and probs, once each
-  EXPECT_EQ(launches[3].max_block_barriers, 9);
   EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {4.01, 170}), "");
   EXPECT_DOUBLE_EQ(LogitsPasses({launches[0]}, s.rows, s.vocab), 3.0);
   s.plan_rows = 132;
   const auto one_block = CountGpuSampling(s, logits.data());
-  ASSERT_EQ(one_block.size(), 2u);
-  EXPECT_EQ(one_block[0].blocks, 1);
-  EXPECT_EQ(one_block[0].max_block_barriers, 159);
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(one_block, {{"sampling_filters", 1, 159}, {"multinomial_with_seed", 1, 9}}));
   EXPECT_EQ(CheckBudget(one_block, s.rows, s.vocab, {4.01, 168}), "");
   s.plan_rows = 64;
   const auto three = CountGpuSampling(s, logits.data());
-  ASSERT_EQ(three.size(), 4u);
-  EXPECT_EQ(three[0].blocks, 3);
-  EXPECT_EQ(three[2].blocks, 3);
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(three, {{"sampling_filters_slices", 3, 116},
+                                                 {"sampling_filters", 1, 45},
+                                                 {"sampling_filters_rows", 3, 0},
+                                                 {"multinomial_with_seed", 1, 9}}));
   EXPECT_EQ(CheckBudget(three, s.rows, s.vocab, {4.01, 170}), "");
 }
 
