@@ -7,7 +7,9 @@
 //   (docs/gpu.md): sampling_filters (top-k -> top-p -> min-p by radix select, canonical
 //   softmax of the survivors, gpu/kernels/sampling_filters.cuh), then the seeded Gumbel-max draw over
 //   the filtered probabilities keyed by (seed, position, token id) (gpu/kernels/seeded_gumbel.cuh).
-//   Two launches, as in the gpu backend.
+//   Two launches, as in the gpu backend; four when the batch has fewer rows than the SMs: the
+//   filters' slices before and their row writes after (gpu/kernels/sampling_filters_slices.cuh),
+//   as SamplingFiltersLaunch describes them.
 // - fast: gpu-fast's fused kernel (gpu/fast/fast_sampling.cuh): temperature, filters and a
 //   rejection draw, the row's own Philox stream; when the batch has fewer rows than the SMs,
 //   after the first launch that splits each row over several blocks
@@ -26,6 +28,7 @@
 #include "gpu/fast/fast_sampling_slices.cuh"
 #include "gpu/runners/kernel_entry.cuh"
 #include "gpu/kernels/sampling_filters.cuh"
+#include "gpu/kernels/sampling_filters_slices.cuh"
 #include "gpu/kernels/seeded_gumbel.cuh"
 
 namespace sampcheck::bench {
@@ -76,7 +79,9 @@ class DeviceSampler {
         keys_(rows * 2 * vocab, 0),
         slice_budget_(gpu::FastSliceBudget(rows, vocab)),
         slices_(gpu::FastRowSlices(slice_budget_, vocab, false, top_k, gpu::FastFilterRule{})),
-        partials_(slices_ > 1 ? rows * gpu::kFastSliceSlots : 1, 0),
+        filter_slices_(gpu::SamplingFiltersRowSlices(slice_budget_, vocab, top_k, gpu::FilterRules{})),
+        partials_(slices_ > 1 || filter_slices_ > 1 ? rows * gpu::kRowSliceSlots : 1, 0),
+        survivor_rows_(filter_slices_ > 1 ? rows * gpu::kSurvivorRowWords : 1, 0),
         token_(rows, -1) {}
 
   void Launch(const float* logits) {
@@ -86,10 +91,25 @@ class DeviceSampler {
       using Draw = gpu::SeededGumbelKernel<gpu::kCanonicalLanes>;
       // The filters kernel reads its input through the same array type it writes (never
       // writing the input).
+      using FilterSlices = gpu::SamplingFiltersSlicesKernel;
+      using FilterRows = gpu::SamplingFiltersRowsKernel;
       const gpu::GlobalArray<float> in(const_cast<float*>(logits), rows_ * vocab_, "logits");
+      // Every row alike (the same top-k): SamplingFiltersLaunch::Slices is filter_slices_.
+      const unsigned split_grid = grid * static_cast<unsigned>(filter_slices_);
+      if (filter_slices_ > 1) {
+        gpu::KernelEntry<FilterSlices><<<split_grid, FilterSlices::kThreads>>>(
+            in, top_k_.In("top_k"), true, partials_.View("slices"), vocab_, vocab_, slice_budget_, filter_slices_,
+            gpu::FilterRules{});
+      }
       gpu::KernelEntry<Filters><<<grid, Filters::kThreads>>>(
           in, work_a_.View("out"), work_b_.View("probs"), keys_.View("order_keys"), top_k_.In("top_k"), true, top_p_.In("top_p"), true,
-          min_p_.In("min_p"), has_min_p_, vocab_, vocab_, gpu::FilterRules{});
+          min_p_.In("min_p"), has_min_p_, vocab_, vocab_, gpu::FilterRules{}, partials_.View("slices"),
+          survivor_rows_.View("survivor_rows"), filter_slices_ > 1 ? slice_budget_ : std::int64_t{1});
+      if (filter_slices_ > 1) {
+        gpu::KernelEntry<FilterRows><<<split_grid, FilterRows::kThreads>>>(
+            in, work_a_.View("out"), work_b_.View("probs"), survivor_rows_.View("survivor_rows"), top_k_.In("top_k"),
+            true, vocab_, vocab_, slice_budget_, filter_slices_, gpu::FilterRules{});
+      }
       gpu::KernelEntry<Draw><<<grid, Draw::kThreads>>>(work_b_.In("probs"), seed_.In("seed"), position_.In("positions"),
                                                        gpu::GlobalArray<const std::int32_t>(nullptr, 0, "token_ids"),
                                                        false, token_.View("token"), vocab_, vocab_);
@@ -122,7 +142,9 @@ class DeviceSampler {
   DeviceArray<float> work_a_, work_b_;
   DeviceArray<std::uint64_t> keys_;  // the filters' order-key scratch (gpu/block/radix_partition.cuh)
   std::int64_t slice_budget_, slices_;  // gpu-fast's slices per row (gpu/fast/fast_sampling_launch.h)
-  DeviceArray<std::uint64_t> partials_;  // their partials
+  std::int64_t filter_slices_;  // gpu's (gpu/kernels/sampling_filters_slices.cuh)
+  DeviceArray<std::uint64_t> partials_;  // their partials (one mode at a time)
+  DeviceArray<std::uint64_t> survivor_rows_;  // gpu's survivors between its last two filter launches
   DeviceArray<std::int64_t> token_;
 };
 

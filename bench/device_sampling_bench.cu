@@ -240,14 +240,14 @@ void BM_DeviceSortBaseline(benchmark::State& state) {
 }
 
 // The cost model's estimate of the mode's launches at this shape (counted once per mode,
-// counted rows, V and parameters; gpu-fast's counted rows are sliced as the whole batch's).
+// counted rows, V and parameters; both modes' counted rows are sliced as the whole batch's).
 void ModelCounters(benchmark::State& state, DeviceMode mode, const gpu::SamplingCostShape& shape,
                    const std::vector<float>& logits) {
   using Key = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::int32_t, float, float, bool>;
   static std::map<Key, std::vector<gpu::LaunchCounters>> cache;
   gpu::SamplingCostShape counted = shape;
   counted.rows = shape.rows < kModelRows ? shape.rows : kModelRows;
-  counted.plan_rows = shape.rows;  // gpu-fast slices each row as the whole batch would
+  counted.plan_rows = shape.rows;  // both modes slice each row as the whole batch would
   const Key key{static_cast<int>(mode), counted.rows, counted.plan_rows, counted.vocab, counted.top_k, counted.top_p,
                 counted.min_p, counted.flat};
   auto it = cache.find(key);

@@ -140,22 +140,27 @@ TEST(GpuCost, SamplingKernelsStayWithinTheirBudgets) {
     SCOPED_TRACE(testing::Message() << "line " << c.line << ": " << c.name);
     const std::vector<float> logits = SamplingCostLogits(c.shape);
     const auto launches = c.fast ? CountGpuFastSampling(c.shape, logits.data()) : CountGpuSampling(c.shape, logits.data());
-    // gpu-fast splits each of the 2 rows into slices when its top-k survivors are gathered
+    // Both paths split each of the 2 rows into slices when its top-k survivors are gathered
     // (top-k 50 here): ceil(132 SMs / 2 rows) = 66, capped at 128256 / 4096 = 31 slices of at
     // least 4096 entries, and at 1024 / 50 = 20 so that 20 lists of 50 keys fill the 1024
-    // merge slots: 20 blocks per row in a first launch (gpu/fast/fast_sampling_launch.h).
-    const std::int64_t slices = c.fast && c.shape.top_k == 50 ? 20 : 1;
-    ASSERT_EQ(launches.size(), c.fast && slices == 1 ? 1u : 2u);
+    // merge slots: 20 blocks per row in a first launch (gpu/block/row_slices.cuh), and for gpu
+    // 20 more in the last launch that writes the output rows.
+    const std::int64_t slices = c.shape.top_k == 50 ? 20 : 1;
+    ASSERT_EQ(launches.size(), (c.fast ? 1u : 2u) + (slices == 1 ? 0u : c.fast ? 1u : 2u));
     EXPECT_EQ(CheckBudget(launches, c.shape.rows, c.shape.vocab, c.budget), "");
     // Every other launch runs one block per row; gpu-fast reads no row-sized array but the
     // logits, gpu's survivor path reads them three times and its survivors' values once more (a
     // few hundred entries), its partition path at most 7 times (its contract).
     for (std::size_t i = 0; i < launches.size(); ++i) {
-      const bool sliced = c.fast && slices > 1 && i == 0;
-      if (sliced) {
-        EXPECT_EQ(launches[i].kernel, "fast_sampling_slices");
+      const bool first = slices > 1 && i == 0;
+      const bool last = slices > 1 && !c.fast && i == 2;
+      if (first) {
+        EXPECT_EQ(launches[i].kernel, c.fast ? "fast_sampling_slices" : "sampling_filters_slices");
       }
-      EXPECT_EQ(launches[i].blocks, c.shape.rows * (sliced ? slices : 1)) << launches[i].kernel;
+      if (last) {
+        EXPECT_EQ(launches[i].kernel, "sampling_filters_rows");
+      }
+      EXPECT_EQ(launches[i].blocks, c.shape.rows * (first || last ? slices : 1)) << launches[i].kernel;
     }
     const double logits_passes = LogitsPasses(launches, c.shape.rows, c.shape.vocab);
     if (c.fast) {
@@ -165,6 +170,23 @@ TEST(GpuCost, SamplingKernelsStayWithinTheirBudgets) {
     } else {
       EXPECT_LE(logits_passes, 7.0);
     }
+  }
+}
+
+// The launches a sampling path ran, in order: kernel, blocks, barriers of its busiest block.
+struct LaunchShape {
+  const char* kernel;
+  std::int64_t blocks;
+  std::int64_t barriers;
+};
+
+void ExpectLaunches(const std::vector<LaunchCounters>& launches, const std::vector<LaunchShape>& expected) {
+  ASSERT_EQ(launches.size(), expected.size());
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    SCOPED_TRACE(testing::Message() << "launch " << i);
+    EXPECT_EQ(launches[i].kernel, expected[i].kernel);
+    EXPECT_EQ(launches[i].blocks, expected[i].blocks);
+    EXPECT_EQ(launches[i].max_block_barriers, expected[i].barriers);
   }
 }
 
@@ -182,17 +204,50 @@ TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
   s.rows = 1;
   const std::vector<float> logits = SamplingCostLogits(s);
   const auto launches = CountGpuFastSampling(s, logits.data());
-  ASSERT_EQ(launches.size(), 2u);
-  EXPECT_EQ(launches[0].kernel, "fast_sampling_slices");
-  EXPECT_EQ(launches[0].blocks, 20);
-  EXPECT_EQ(launches[0].max_block_barriers, 30);
-  EXPECT_EQ(launches[1].kernel, "fast_sampling");
-  EXPECT_EQ(launches[1].blocks, 1);
-  EXPECT_EQ(launches[1].max_block_barriers, 1);
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"fast_sampling_slices", 20, 30}, {"fast_sampling", 1, 1}}));
   EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {3.01, 31}), "");
   EXPECT_GE(LogitsPasses(launches, s.rows, s.vocab), 3.0);
   // The merge reads no logits: only its 20 x 50 keys (and each block its row's scalars).
   EXPECT_DOUBLE_EQ(LogitsPasses({launches[1]}, s.rows, s.vocab), 0.0);
+}
+
+// gpu at 1 x 128256, top-k 50, top-p 0.9 (the decode latency case), split as gpu-fast is
+// (gpu/kernels/sampling_filters_slices.cuh): 20 slice blocks of 6412 or 6413 entries, each
+// running the one-block survivor gather on its slice (gpu/block/top_k_survivors.cuh: three
+// reads, 116 barriers: two bitonic networks of 55 stages, the maxima, the bound, the count's
+// scan and the gather); one block that merges the 20 lists of 50 keys and runs top-p on the
+// survivors without reading the logits (45 barriers: the completeness flag, the merge and the
+// lane grouping, then the survivor steps' 42); 20 blocks that write the output rows, reading
+// only the survivors' values back (45 of them after top-p: 180 bytes), no barrier; the draw
+// (one block, 9 barriers, one read of probs). 3.0004 passes over the logits and 170 barriers
+// per row, as the one-block run had; the one-block run (planned for 132 rows: no slice) now
+// counts 168 (its exact-k top_k step no longer takes two barriers). Planned for 64 rows, a
+// row takes ceil(132 / 64) = 3 slices.
+TEST(GpuCost, SamplingFiltersSplitOneRowOverBlocks) {
+  SamplingCostShape s = Shape(0.0f, false);
+  s.rows = 1;
+  const std::vector<float> logits = SamplingCostLogits(s);
+  const auto launches = CountGpuSampling(s, logits.data());
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"sampling_filters_slices", 20, 116},
+                                                    {"sampling_filters", 1, 45},
+                                                    {"sampling_filters_rows", 20, 0},
+                                                    {"multinomial_with_seed", 1, 9}}));
+  EXPECT_EQ(launches[1].GlobalLoadBytes("logits"), 0);
+  EXPECT_EQ(launches[2].GlobalLoadBytes("logits"), 45 * 4);
+  EXPECT_EQ(launches[2].GlobalStoreBytes(), 2 * s.vocab * 4);  // out and probs, once each
+  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {4.01, 170}), "");
+  EXPECT_DOUBLE_EQ(LogitsPasses({launches[0]}, s.rows, s.vocab), 3.0);
+  s.plan_rows = 132;
+  const auto one_block = CountGpuSampling(s, logits.data());
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(one_block, {{"sampling_filters", 1, 159}, {"multinomial_with_seed", 1, 9}}));
+  EXPECT_EQ(CheckBudget(one_block, s.rows, s.vocab, {4.01, 168}), "");
+  s.plan_rows = 64;
+  const auto three = CountGpuSampling(s, logits.data());
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(three, {{"sampling_filters_slices", 3, 116},
+                                                 {"sampling_filters", 1, 45},
+                                                 {"sampling_filters_rows", 3, 0},
+                                                 {"multinomial_with_seed", 1, 9}}));
+  EXPECT_EQ(CheckBudget(three, s.rows, s.vocab, {4.01, 170}), "");
 }
 
 TEST(GpuCost, CountsAreDeterministic) {

@@ -18,6 +18,8 @@
 #include "core/split_mix64.h"
 #include "golden/verifier.h"
 #include "gpu/backend/gpu_backend.h"
+#include "gpu/block/row_slices.cuh"
+#include "gpu/emulator/emulator_counters.h"
 #include "gpu/runners/kernel_runner.h"
 #include "reference/reference_backend.h"
 
@@ -303,6 +305,103 @@ TEST(GpuFilters, PaddedRowsReadOnlyTheirEntries) {
                                       b.data(), pb.data()));
     EXPECT_EQ(std::memcmp(a.data(), b.data(), n * sizeof(float)), 0) << "sampling_filters, pad " << pad;
     EXPECT_EQ(std::memcmp(pa.data(), pb.data(), n * sizeof(float)), 0) << "sampling_filters probs, pad " << pad;
+  }
+}
+
+// Several blocks per row (gpu/kernels/sampling_filters_slices.cuh): batches of B = 1, 2 and 3
+// rows of V = 13289 take 3 slices per row (RowSliceBudget: min(ceil(132 / B), 13289 / 4096) =
+// 3, slices of 4429 or 4430 entries, not a multiple of 1024; k <= 300 keeps 3: 1024 / 300 = 3).
+// The split launch must give the bits of the one-block launch (plan_rows = 132: no row split)
+// and of the reference (reference/sampling_filters.h through the reference backend). Row kinds:
+// 0 continuous values; 1 a grid of 1/8 (value ties at K, across slices, split by index);
+// 2 flat (every value 0.5: the top k are the first k indices, all in slice 0); 3 a -inf tail
+// (the last 6000 entries: slice 2 all -inf); 4 only 21 finite entries, k = 50 (K = -inf: the
+// per-row kernel writes the row itself); 5 +0.0 / -0.0 maxima (the sign survives in `out`);
+// 6 the largest values crowded into lanes 0..299 of slice 0 with k = 300 (1500 of them: that
+// slice's candidates do not fit, so the row is read whole).
+constexpr std::int64_t kSlicedVocab = 13289;
+
+std::vector<float> SlicedRow(int kind, std::uint64_t seed) {
+  SplitMix64 rng(seed);
+  std::vector<float> x(static_cast<std::size_t>(kSlicedVocab));
+  const float inf = std::numeric_limits<float>::infinity();
+  for (std::int64_t i = 0; i < kSlicedVocab; ++i) {
+    const std::uint64_t r = rng.Next();
+    float v = -8.0f + 16.0f * static_cast<float>(r >> 40) * 0x1.0p-24f;
+    if (kind == 1) v = std::floor(v * 8.0f) / 8.0f;
+    if (kind == 2) v = 0.5f;
+    if (kind == 3 && i >= kSlicedVocab - 6000) v = -inf;
+    if (kind == 4 && i % 661 != 5) v = -inf;
+    if (kind == 5) v = v > 0.0f ? ((r & 1) != 0 ? 0.0f : -0.0f) : v;
+    if (kind == 6) v = i < 4429 && i % 1024 < 300 ? 10.0f + v : v;
+    x[static_cast<std::size_t>(i)] = v;
+  }
+  return x;
+}
+
+TEST(GpuFilters, SlicedRowsGiveTheOneBlockBits) {
+  struct Batch {
+    std::vector<int> kinds;
+    std::vector<std::int32_t> k;
+    std::vector<float> p, m;
+  };
+  const Batch batches[] = {
+      {{0}, {50}, {0.9f}, {0.0f}},
+      {{1, 6}, {50, 300}, {0.95f, 0.9f}, {0.05f, 0.0f}},
+      {{2, 3, 5}, {7, 300, 1}, {0.5f, 0.999f, 0.9f}, {0.0f, 0.1f, 1.0f}},
+      {{4, 0, 1}, {50, 256, 3}, {0.9f, 1.0f, 0.3f}, {0.0f, 0.5f, 0.0f}},
+  };
+  auto runner = MakeEmulatedRunner();
+  for (const Batch& batch : batches) {
+    const auto rows = static_cast<std::int64_t>(batch.kinds.size());
+    std::vector<float> x;
+    for (std::size_t b = 0; b < batch.kinds.size(); ++b) {
+      const std::vector<float> row = SlicedRow(batch.kinds[b], 100 + b);
+      x.insert(x.end(), row.begin(), row.end());
+    }
+    const auto n = static_cast<std::size_t>(rows * kSlicedVocab);
+    std::vector<float> split_out(n), split_probs(n), one_out(n), one_probs(n);
+    SamplingFiltersLaunch l(x.data(), batch.k.data(), batch.p.data(), batch.m.data(), rows, kSlicedVocab,
+                            kSlicedVocab, FilterRules{}, split_out.data(), split_probs.data());
+    ASSERT_EQ(l.Slices(), 3);
+    LaunchRecorder recorder;
+    runner->Run(l);
+    ASSERT_EQ(recorder.launches().size(), 3u);
+    EXPECT_EQ(recorder.launches()[0].kernel, "sampling_filters_slices");
+    EXPECT_EQ(recorder.launches()[0].blocks, rows * 3);
+    EXPECT_EQ(recorder.launches()[2].kernel, "sampling_filters_rows");
+    l.out = one_out.data();
+    l.probs = one_probs.data();
+    l.plan_rows = kRowSliceSms;
+    ASSERT_EQ(l.Slices(), 1);
+    runner->Run(l);
+    // The reference's outputs for the same rows.
+    Case c;
+    c.id = "sampling_filters/sliced";
+    c.stage = "sampling_filters";
+    c.profile = sampcheck::ParseProfile("canonical");
+    c.inputs = {{"logits", Tensor::FromValues(DType::kF32, {rows, kSlicedVocab}, x)},
+                {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {rows}, batch.k)},
+                {"top_p", Tensor::FromValues<float>(DType::kF32, {rows}, batch.p)},
+                {"min_p", Tensor::FromValues<float>(DType::kF32, {rows}, batch.m)}};
+    reference::ReferenceBackend reference;
+    const TensorMap expected = reference.Run("sampling_filters", c);
+    const auto ref_out = expected.at("logits").data<float>();
+    const auto ref_probs = expected.at("probs").data<float>();
+    int shown = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int64_t b = static_cast<std::int64_t>(i) / kSlicedVocab;
+      const bool same = std::memcmp(&split_out[i], &one_out[i], sizeof(float)) == 0 &&
+                        std::memcmp(&split_probs[i], &one_probs[i], sizeof(float)) == 0 &&
+                        std::memcmp(&split_out[i], &ref_out[i], sizeof(float)) == 0 &&
+                        std::memcmp(&split_probs[i], &ref_probs[i], sizeof(float)) == 0;
+      if (!same && shown++ < 5) {
+        ADD_FAILURE() << "kind " << batch.kinds[static_cast<std::size_t>(b)] << " row " << b << " index "
+                      << static_cast<std::int64_t>(i) % kSlicedVocab << ": split (" << split_out[i] << ", "
+                      << split_probs[i] << "), one block (" << one_out[i] << ", " << one_probs[i]
+                      << "), reference (" << ref_out[i] << ", " << ref_probs[i] << ")";
+      }
+    }
   }
 }
 

@@ -44,7 +44,8 @@ std::vector<LaunchCounters> CountGpuSampling(const SamplingCostShape& shape, con
   const std::unique_ptr<KernelRunner> runner = MakeEmulatedRunner();
   LaunchRecorder recorder;
   runner->Run(SamplingFiltersLaunch(logits, top_k.data(), top_p.data(), shape.min_p > 0.0f ? min_p.data() : nullptr,
-                                    shape.rows, shape.vocab, shape.vocab, FilterRules{}, out.data(), probs.data()));
+                                    shape.rows, shape.vocab, shape.vocab, FilterRules{}, out.data(), probs.data(),
+                                    shape.plan_rows));
   runner->Run(SeededGumbelLaunch(probs.data(), seed.data(), position.data(), nullptr, shape.rows, shape.vocab,
                                  shape.vocab, token.data()));
   return recorder.launches();

@@ -6,7 +6,8 @@
 //
 // Contract:
 // - gpu (bit-exact): SamplingFilters (canonical top_k_first order, top_k and top_p given,
-//   min_p given when > 0) then SeededGumbel over the filtered probabilities keyed by token id,
+//   min_p given when > 0; with its slices' first and last launches when the batch is split
+//   into slices per row) then SeededGumbel over the filtered probabilities keyed by token id,
 //   through the emulated runner (gpu/runners/kernel_runner.h): the backend's pipeline random-row path
 //   and the benchmark's two launches.
 // - gpu-fast: FastSamplingLaunch at the device's block size (kFastSamplingDeviceThreads),
@@ -34,8 +35,8 @@ struct SamplingCostShape {
   float top_p = 0.9f;
   float min_p = 0.0f;
   bool flat = false;  // every logit equal
-  // gpu-fast: the batch its launch plans its slices per row for (0: rows), when rows are the
-  // first rows of a larger batch (FastSamplingLaunch::plan_rows).
+  // The batch the launches plan their slices per row for (0: rows), when rows are the first
+  // rows of a larger batch (FastSamplingLaunch::plan_rows, SamplingFiltersLaunch::plan_rows).
   std::int64_t plan_rows = 0;
 };
 

@@ -99,6 +99,7 @@
 #include <cstring>
 
 #include "gpu/block/block_model.h"
+#include "gpu/block/row_slices.cuh"
 #include "gpu/block/sample_select.cuh"
 #include "gpu/block/top_k_survivors.cuh"
 #include "gpu/fast/fast_sampling_launch.h"
@@ -272,23 +273,6 @@ SAMPCHECK_KERNEL_BODY std::int64_t FastBlockInverseCdf(B& block, std::int64_t vo
   return j;
 }
 
-// The number of keys below x in the sorted run slices[from, from + n) (a binary search).
-template <class Slices>
-SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t KeysBelow(const Slices& slices, std::int64_t from,
-                                                                    std::int64_t n, std::uint64_t x) {
-  std::int64_t lo = 0;
-  std::int64_t hi = n;
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (slices.Load(from + mid) < x) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
-}
-
 // The survivor path (contract above): top-k's k survivors in shared memory, sorted, then
 // top-p, min-p and the draw on them by thread 0 (at most 1024 entries). The survivors come
 // from the row's slices when it took several blocks (slice_count > 1, every slice's list
@@ -315,10 +299,8 @@ SAMPCHECK_KERNEL_BODY void SampleOnSurvivors(B& block, KeyOf key_of, Slices slic
     merged = BlockUniform(block, complete);
   }
   if (merged) {
-    // The merge: slice g's list is its k smallest keys in order, so a key x of the row's top k
-    // has every smaller key of the row in the lists, and its rank among all listed keys is its
-    // rank in the row (< k); a key outside the row's top k has at least k listed keys below
-    // it. Rank = its place in its own list + the keys below it in each other list.
+    // The merge of the slices' sorted lists by rank (MergeSliceLists, gpu/block/row_slices.cuh):
+    // exactly the row's top k, each placed at its rank.
     block.ForEachThread([&](Thread t) {
       std::uint64_t first = kNoKey;
       for (std::int64_t g = 0; g < slice_count; ++g) {
@@ -326,17 +308,10 @@ SAMPCHECK_KERNEL_BODY void SampleOnSurvivors(B& block, KeyOf key_of, Slices slic
         first = head < first ? head : first;
       }
       m = ValueOfDescendingKey(first);
-      for (std::int64_t s = t.x; s < slice_count * k; s += kThreads) {
-        const std::int64_t own = s / k;
-        const std::uint64_t x = slices.Load(slice_base + s);
-        std::int64_t rank = s - own * k;
-        for (std::int64_t g = 0; g < slice_count && rank < k; ++g) {
-          if (g != own) rank += KeysBelow(slices, slice_base + g * k, k, x);
-        }
-        if (rank >= k) continue;
+      MergeSliceLists(t, kThreads, slices, slice_base, slice_count, k, [&](std::int64_t rank, std::uint64_t x) {
         survivor_keys.Store(rank, x);
         survivor_weights.Store(rank, math::ExpF32Cr(ValueOfDescendingKey(x) - m));
-      }
+      });
     });
     block.Sync();
   } else {

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "core/portability.h"
+#include "gpu/block/row_slices.cuh"
 #include "reference/profile_rules.h"
 
 namespace sampcheck::gpu {
@@ -88,24 +89,14 @@ struct FastSamplingOptions {
 // never changes a token: a slice's partial is exact (integer keys), and the merge gives the
 // same keys the one-block path finds.
 //
-// kFastSamplingSms: the SMs the slices fill, the H100 SXM5's 132 (the cost model's
-// DeviceConstants::H100Sxm; an H200 has as many). A constant, not the running device's count:
-// the slicing is part of the launch description, the same on the emulator and on any device.
-inline constexpr std::int64_t kFastSamplingSms = 132;
-// Scratch keys per row: a row's slices hold at most this many keys in all (slices x k).
-inline constexpr std::int64_t kFastSliceSlots = 1024;
-// No slice shorter than 4096 entries (16 KiB of f32, four per virtual lane of the gather):
-// shorter rows stay one block, where a block's fixed costs (its launch, two sorting networks)
-// outweigh the bytes it would save; the conformance rows (V <= 8193) take at most 2 slices.
-inline constexpr std::int64_t kFastMinSlice = 4096;
+// The budget and the per-slice top-k rule are the bit-exact filters' too: gpu/block/row_slices.cuh.
+inline constexpr std::int64_t kFastSamplingSms = kRowSliceSms;
+inline constexpr std::int64_t kFastSliceSlots = kRowSliceSlots;
 
 // The slices a batch of `rows` rows offers each row: enough blocks to cover the SMs
 // (rows x slices >= kFastSamplingSms), 1 when the rows alone cover them.
 SAMPCHECK_HOST_DEVICE constexpr std::int64_t FastSliceBudget(std::int64_t rows, std::int64_t vocab) {
-  if (rows <= 0 || rows >= kFastSamplingSms) return 1;
-  std::int64_t g = (kFastSamplingSms + rows - 1) / rows;
-  if (g > vocab / kFastMinSlice) g = vocab / kFastMinSlice;
-  return g < 1 ? 1 : g;
+  return RowSliceBudget(rows, vocab);
 }
 
 // A row's top-k as the kernels apply it (the planted k + 1 bug included).
@@ -127,11 +118,8 @@ SAMPCHECK_HOST_DEVICE constexpr std::int64_t FastRowSlices(std::int64_t budget, 
                                                            std::int64_t k, const FastFilterRule& rule) {
   if (budget <= 1) return 1;
   if (greedy) return budget;
-  if (!rule.Canonical() || k <= 0 || k >= vocab || k > kFastSliceSlots) return 1;
-  std::int64_t g = budget;
-  if (g > kFastSliceSlots / k) g = kFastSliceSlots / k;
-  if (g > vocab / (k + 1)) g = vocab / (k + 1);
-  return g < 1 ? 1 : g;
+  if (!rule.Canonical()) return 1;
+  return TopKRowSlices(budget, vocab, k);
 }
 
 template <int kBlockThreads>

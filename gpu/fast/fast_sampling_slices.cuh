@@ -56,8 +56,8 @@ struct FastSamplingSlicesKernel {
     const std::int64_t k = FastTopKOf(top_k.Load(row), options.bug);
     const std::int64_t n = FastRowSlices(slice_budget, vocab, greedy, k, options.rule);
     if (n <= 1 || g >= n) return;  // the row runs whole, or takes fewer slices than the grid's
-    const std::int64_t lo = g * vocab / n;
-    const std::int64_t length = (g + 1) * vocab / n - lo;
+    const std::int64_t lo = SliceBegin(g, n, vocab);
+    const std::int64_t length = SliceBegin(g + 1, n, vocab) - lo;
     const std::int64_t base = row * pitch + lo;
     const std::int64_t out = row * kFastSliceSlots;
     // The key of the slice's entry i (row index lo + i), recomputed at every read.

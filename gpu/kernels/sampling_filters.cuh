@@ -20,6 +20,9 @@
 //     softmax (threshold taken before top-p; m >= 1 keeps only the first token).
 // - kTopKFirst with top_k active and k <= 1024 runs on the top-k survivors gathered in shared
 //   memory (gpu/kernels/sampling_filters_on_survivors.cuh: same bits, three reads of the row);
+//   when the batch is small such a row is split over several blocks
+//   (gpu/kernels/sampling_filters_slices.cuh: slices, scratch of rows x kRowSliceSlots keys,
+//   and survivor_rows, rows x kSurvivorRowWords, with slice_budget > 1; same bits);
 //   kTopKFirst otherwise (top_k off or k > 1024, candidates that do not fit) runs on one radix
 //   partition of the row (gpu/kernels/sampling_filters_on_partition.cuh: same bits, the
 //   statistics and masks fused into its reads); every other order runs the steps above.
@@ -66,7 +69,8 @@ struct SamplingFiltersKernel {
   template <class B, class Arr, class S, class K, class P>
   SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr out, Arr probs, S scratch, K top_k, bool has_k,
                                         P top_p, bool has_p, P min_p, bool has_m, std::int64_t vocab,
-                                        std::int64_t pitch, FilterRules rules) const {
+                                        std::int64_t pitch, FilterRules rules, S slices, S survivor_rows,
+                                        std::int64_t slice_budget) const {
     const std::int64_t row = block.index();
     const std::int64_t keys = row * 2 * vocab;  // this row's two scratch buffers
     const std::int64_t in = row * pitch;
@@ -74,8 +78,20 @@ struct SamplingFiltersKernel {
     const std::int64_t k = has_k ? top_k.Load(row) : 0;
     const float p = has_p ? top_p.Load(row) : 1.0f;
     const float m = has_m ? min_p.Load(row) : 0.0f;
-    // top_k_first with a small k: three reads of the row, every later step on the survivors.
-    if (SamplingFiltersOnSurvivors(block, logits, in, out, probs, at, vocab, k, p, m, rules)) return;
+    // top_k_first with a small k: three reads of the row, every later step on the survivors;
+    // a row split over several blocks merges its slices' top k instead of reading the row
+    // (gpu/kernels/sampling_filters_slices.cuh).
+    const std::int64_t slice_count = SamplingFiltersRowSlices(slice_budget, vocab, k, rules);
+    const std::int64_t rows_base = row * kSurvivorRowWords;
+    if (SamplingFiltersOnSurvivors(block, logits, in, out, probs, at, vocab, k, p, m, rules, slices,
+                                   row * kRowSliceSlots, slice_count, survivor_rows, rows_base)) {
+      return;
+    }
+    if (slice_count > 1) {  // this kernel writes the row: the last launch leaves it alone
+      block.ForEachThread([&](Thread t) {
+        if (t.x == 0) survivor_rows.Store(rows_base + kSurvivorRowLast, kNoKey);
+      });
+    }
     // top_k_first otherwise: the k-th key and the top_p walk from one radix partition, the
     // statistics and masks fused into the reads (at most 6 reads around the partition).
     if (SamplingFiltersOnPartition(block, logits, in, out, probs, at, vocab, k, p, m, rules, scratch, keys)) return;

@@ -25,6 +25,9 @@
 //   stays -0.0), probs = the final survivors' SoftmaxRow probabilities, +0 elsewhere (exp(-inf)
 //   = +0, divided by s). One write of each row, no read of a row-sized buffer besides the
 //   survivors' values.
+// - A row split over several blocks (gpu/kernels/sampling_filters_slices.cuh) takes exactly its
+//   top k from its slices' lists (MergeTopKCandidates) instead of the three reads, and leaves
+//   its survivors to the last launch, which writes the same output bits slice by slice.
 // Example: the ln 2 row {0, -ln2, -2 ln2, -2 ln2}, top_k 3, top_p 0.75: sorted (0, 1, 2, 3), k
 //   keeps (0, 1, 2); E = 0, 4/7, 6/7 keeps {0, 1}: probs (2/3, 1/3, 0, 0), the full-row result
 //   (tests/gpu_kernels_test.cc, GpuSamplingFilters).
@@ -37,6 +40,7 @@
 #include "gpu/block/top_k_survivors.cuh"
 #include "gpu/kernels/filter_rules.h"
 #include "gpu/kernels/min_p.cuh"
+#include "gpu/kernels/sampling_filters_slices.cuh"
 #include "gpu/kernels/top_k.cuh"
 #include "gpu/kernels/top_p.cuh"
 
@@ -92,11 +96,16 @@ SAMPCHECK_KERNEL_BODY float SurvivorMaxProb(B& block, Shared& grouped, R& offset
 }
 
 // The whole kTopKFirst chain on the survivors: writes out[at ..] and probs[at ..] and returns
-// true, or returns false having written nothing (contract above).
-template <class B, class Arr>
+// true, or returns false having written nothing (contract above). A row split over
+// slice_count > 1 blocks (gpu/kernels/sampling_filters_slices.cuh) takes its candidates from
+// its slices' lists when they are complete, and leaves its survivors in
+// survivor_rows[rows_base ..] for the last launch instead of writing the rows.
+template <class B, class Arr, class S>
 SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnSurvivors(B& block, Arr logits, std::int64_t in, Arr out, Arr probs,
                                                       std::int64_t at, std::int64_t vocab, std::int64_t k, float p,
-                                                      float m, const FilterRules& rules) {
+                                                      float m, const FilterRules& rules, S slices,
+                                                      std::int64_t slice_base, std::int64_t slice_count,
+                                                      S survivor_rows, std::int64_t rows_base) {
   if (rules.order != FilterOrder::kTopKFirst || !TopKActive(k, vocab, rules.top_k) || k > kCandidates) return false;
   TopPWalk walk;
   float q;
@@ -108,27 +117,29 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnSurvivors(B& block, Arr logits, std:
   auto offset = Registers<std::uint32_t>(block);
   auto count = Registers<std::uint32_t>(block);
   std::uint32_t total = 0;
-  if (!GatherTopKCandidates(block, logits, in, vocab, k, rules.top_k.ties_kept, grouped, sorted, offset, count, total)) {
+  const bool merged = slice_count > 1 && MergeTopKCandidates(block, slices, slice_base, slice_count, k, grouped,
+                                                               sorted, kept, offset, count, total);
+  if (!merged &&
+      !GatherTopKCandidates(block, logits, in, vocab, k, rules.top_k.ties_kept, grouped, sorted, offset, count, total)) {
     return false;
   }
-  // top_k: the first k of the order, and with ties kept every later candidate of K's value.
+  // top_k: the first k of the order, and with ties kept every later candidate of K's value
+  // (exactly k otherwise: no step to run).
   std::int64_t n = k;
   std::uint64_t kth = 0;
-  block.ForEachThread([&](Thread t) {
-    if (t.x != 0) return;
-    std::uint32_t end = static_cast<std::uint32_t>(k);
-    const std::uint64_t kth_key = sorted.Load(k - 1);
-    if (rules.top_k.ties_kept) {
+  if (rules.top_k.ties_kept) {
+    block.ForEachThread([&](Thread t) {
+      if (t.x != 0) return;
+      std::uint32_t end = static_cast<std::uint32_t>(k);
+      const std::uint64_t kth_key = sorted.Load(k - 1);
       while (end < total && (sorted.Load(end) >> 32) == (kth_key >> 32)) ++end;
-    }
-    kept.Store(0, end);
-  });
-  block.Sync();
-  block.ForEachThread([&](Thread) {
-    n = static_cast<std::int64_t>(kept.Load(0));
-    kth = sorted.Load(k - 1);
-  });
-  block.Sync();
+      kept.Store(0, end);
+    });
+    block.Sync();
+    block.ForEachThread([&](Thread) { n = static_cast<std::int64_t>(kept.Load(0)); });
+    block.Sync();
+  }
+  block.ForEachThread([&](Thread) { kth = sorted.Load(k - 1); });
   if (kth > kLastFiniteDescending) return false;  // -inf among the top k: the full-row path's rules
   std::uint64_t last = 0;
   auto read_last = [&] {
@@ -177,25 +188,16 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnSurvivors(B& block, Arr logits, std:
   // The output rows: every index written once, by the lane that owns it.
   const SoftmaxStats st = SurvivorSoftmaxStats(block, grouped, offset, count, last);
   block.ForEachThread([&](Thread t) {
-    std::uint32_t j = offset[t];
-    const std::uint32_t end = offset[t] + count[t];
-    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
-      bool keep = false;
-      if (j < end) {
-        const std::uint64_t key = grouped.Load(j);
-        if (IndexOfKey(key) == i) keep = key <= last, ++j;
-      }
-      if (keep) {
-        const float x = logits.Load(in + i);
-        out.Store(at + i, x);
-        probs.Store(at + i, st.Prob(x));
-      } else {
-        out.Store(at + i, NegativeInfinity());
-        probs.Store(at + i, 0.0f);
-      }
+    if (slice_count > 1) {  // the last launch writes the rows, slice by slice
+      survivor_rows.Store(rows_base + kSurvivorRowLanes + t.x, (std::uint64_t{offset[t]} << 32) | count[t]);
+      if (static_cast<std::uint32_t>(t.x) < total) survivor_rows.Store(rows_base + t.x, grouped.Load(t.x));
+      if (t.x == 0) survivor_rows.Store(rows_base + kSurvivorRowLast, last);
+      if (t.x == 0) survivor_rows.Store(rows_base + kSurvivorRowStats, PackSoftmaxStats(st));
+      return;
     }
+    WriteSurvivorLane(logits, in, out, probs, at, t.x, vocab, grouped, 0, offset[t], offset[t] + count[t], last, st);
   });
-  block.Sync();
+  if (slice_count <= 1) block.Sync();  // the deferred row's block ends here: nothing to order
   return true;
 }
 

@@ -50,6 +50,7 @@
 #include "gpu/kernels/pipeline_select.cuh"
 #include "gpu/kernels/qsample.cuh"
 #include "gpu/kernels/sampling_filters.cuh"
+#include "gpu/kernels/sampling_filters_slices.cuh"
 #include "gpu/kernels/seeded_gumbel.cuh"
 #include "gpu/kernels/sglang_rank_draw.cuh"
 #include "gpu/kernels/softmax.cuh"
@@ -622,13 +623,50 @@ struct SamplingFiltersLaunch {
   FilterRules rules{};
   float* out = nullptr;
   float* probs = nullptr;
+  // The batch the slices are planned for (RowSliceBudget); 0: rows. The cost model counts the
+  // first rows of a large batch as that batch would slice them (bench/device_sampling_bench.cu).
+  std::int64_t plan_rows = 0;
+
+  std::int64_t SliceBudget() const { return RowSliceBudget(plan_rows > 0 ? plan_rows : rows, vocab); }
+
+  // The slices of the first launch: the most any row takes (SamplingFiltersRowSlices); 1: one
+  // block per row, no first or last launch. Reads the host top_k.
+  std::int64_t Slices() const {
+    const std::int64_t budget = SliceBudget();
+    std::int64_t slices = 1;
+    for (std::int64_t r = 0; r < rows && budget > 1 && top_k != nullptr; ++r) {
+      const std::int64_t n = SamplingFiltersRowSlices(budget, vocab, top_k[r], rules);
+      slices = n > slices ? n : slices;
+    }
+    return slices;
+  }
+
+  // With slices (gpu/kernels/sampling_filters_slices.cuh): SamplingFiltersSlicesKernel over
+  // rows x slices blocks, SamplingFiltersKernel one block per row, SamplingFiltersRowsKernel
+  // over rows x slices blocks. Without: SamplingFiltersKernel alone.
   template <class L>
   void Describe(L& l) const {
+    const std::int64_t budget = SliceBudget();
+    const std::int64_t slices = Slices();
+    const auto logits_in = l.InAsOut(logits, rows * pitch, "logits");
+    const auto out_rows = l.Out(out, rows * vocab, "logits_out");
+    const auto probs_rows = l.Out(probs, rows * vocab, "probs");
+    const auto top_k_in = l.In(top_k, rows, "top_k");
+    const auto partials = l.template Scratch<std::uint64_t>(slices > 1 ? rows * kRowSliceSlots : 0, "slices");
+    const auto survivor_rows =
+        l.template Scratch<std::uint64_t>(slices > 1 ? rows * kSurvivorRowWords : 0, "survivor_rows");
+    if (slices > 1) {
+      l.template Run<SamplingFiltersSlicesKernel>(rows * slices, logits_in, top_k_in, top_k != nullptr, partials,
+                                                  vocab, pitch, budget, slices, rules);
+    }
     l.template Run<SamplingFiltersKernel>(
-        rows, l.InAsOut(logits, rows * pitch, "logits"), l.Out(out, rows * vocab, "logits_out"),
-        l.Out(probs, rows * vocab, "probs"), l.template Scratch<std::uint64_t>(rows * 2 * vocab, "order_keys"),
-        l.In(top_k, rows, "top_k"), top_k != nullptr, l.In(top_p, rows, "top_p"), top_p != nullptr,
-        l.In(min_p, rows, "min_p"), min_p != nullptr, vocab, pitch, rules);
+        rows, logits_in, out_rows, probs_rows, l.template Scratch<std::uint64_t>(rows * 2 * vocab, "order_keys"),
+        top_k_in, top_k != nullptr, l.In(top_p, rows, "top_p"), top_p != nullptr, l.In(min_p, rows, "min_p"),
+        min_p != nullptr, vocab, pitch, rules, partials, survivor_rows, slices > 1 ? budget : std::int64_t{1});
+    if (slices > 1) {
+      l.template Run<SamplingFiltersRowsKernel>(rows * slices, logits_in, out_rows, probs_rows, survivor_rows,
+                                                top_k_in, top_k != nullptr, vocab, pitch, budget, slices, rules);
+    }
   }
 };
 
