@@ -25,8 +25,9 @@
 //   highest bit where the smallest and largest keys differ, counted by a read of their own.
 // - Buckets are then taken front first from a stack in shared memory. Adjacent buckets of at
 //   most 1024 keys in all form one entry (one chunk), so chunks are seldom small; a chunk is
-//   loaded into `sorted` and put in order by a rank sort (each key's slot is the number of
-//   the chunk's keys below it: three barriers, m shared reads per thread) and visited. A
+//   loaded into `sorted` and put in order by a merge-rank sort (each key's rank in its warp
+//   by shuffles, plus its rank in each other warp's sorted keys by a binary search: three
+//   barriers, at most 187 shared reads per thread) and visited. A
 //   larger bucket is partitioned again (its keys counted by the next digit, repeated one
 //   digit lower while a single digit holds the whole bucket, then scattered into the other
 //   buffer at the same positions; a bucket of at most 16 x 1024 keys is read once into
@@ -481,28 +482,51 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     e.src = scratch_base + e.from * vocab + e.first;
     return e;
   };
-  // A rank sort of an entry of at most 1024 keys into `sorted`: each key's slot is the number
-  // of keys below it (unique keys), three barriers instead of the bitonic network's 55; m
-  // shared reads per thread. (A second buffer would save the middle barrier, but its 8 KiB
-  // would take sampling_filters past the 48 KiB of static shared memory a block may declare.)
+  // A merge-rank sort of an entry of at most 1024 keys into `sorted` (unique keys): each
+  // thread takes key t.x and counts the keys of its warp below it by 31 ShuffleXor rounds
+  // (lanes past the entry hold kNoKey, ties broken by lane), stores it at that rank in its
+  // warp's 32 slots, and adds, for every other warp, the number of that warp's keys below it
+  // by a binary search of the warp's sorted slots (6 reads): its slot in the whole chunk.
+  // Three barriers (the bitonic network takes 55) and at most 1 + 31 x 6 shared reads a
+  // thread instead of m. (A second buffer would save the last barrier, but its 8 KiB would
+  // take sampling_filters past the 48 KiB of static shared memory a block may declare.) The
+  // walk's barrier before this ends its reads of `sorted`.
   auto load_sorted = [&](const Entry& e) {
     auto mine = Registers<std::uint64_t>(block);
+    auto below = Registers<std::uint32_t>(block);
     block.ForEachThread([&](Thread t) {
-      if (t.x >= e.size) return;
-      mine[t] = scratch.Load(e.src + t.x);
-      sorted.Store(t.x, mine[t]);
+      mine[t] = t.x < e.size ? scratch.Load(e.src + t.x) : kNoKey;
+      below[t] = 0;
+    });
+    for (int mask = 1; mask < kWarpSize; ++mask) {
+      auto other = ShuffleXor(block, mine, mask);
+      block.ForEachThread([&](Thread t) {
+        const bool lower = other[t] < mine[t] || (other[t] == mine[t] && (t.lane() ^ mask) < t.lane());
+        below[t] += lower ? 1u : 0u;
+      });
+    }
+    const std::int64_t warps = (e.size + kWarpSize - 1) / kWarpSize;
+    block.ForEachThread([&](Thread t) {
+      if (t.warp() < warps) sorted.Store(t.warp() * kWarpSize + below[t], mine[t]);
     });
     block.Sync();
-    auto rank_of = Registers<std::uint32_t>(block);
     block.ForEachThread([&](Thread t) {
       if (t.x >= e.size) return;
-      std::uint32_t r = 0;
-      for (std::int64_t j = 0; j < e.size; ++j) r += sorted.Load(j) < mine[t] ? 1u : 0u;
-      rank_of[t] = r;
+      std::uint32_t r = below[t];
+      for (std::int64_t w = 0; w < warps; ++w) {
+        if (w == t.warp()) continue;
+        constexpr auto kLanes = static_cast<std::uint32_t>(kWarpSize);
+        std::uint32_t c = 0;  // the keys of warp w below mine
+        for (std::uint32_t step = kLanes; step >= 1; step /= 2) {
+          if (c + step <= kLanes && sorted.Load(w * kWarpSize + c + step - 1) < mine[t]) c += step;
+        }
+        r += c;
+      }
+      below[t] = r;
     });
     block.Sync();
     block.ForEachThread([&](Thread t) {
-      if (t.x < e.size) sorted.Store(rank_of[t], mine[t]);
+      if (t.x < e.size) sorted.Store(below[t], mine[t]);
     });
     block.Sync();
   };
