@@ -13,44 +13,53 @@
 //   no lower bound), in increasing key order.
 // - scratch: 2 x vocab u64 from scratch_base on (two buffers of vocab keys); never read
 //   before written here.
-// - Level 0 (from the row): one read gives the count n, the smallest and the largest key. n
-//   <= 1024: the entries are gathered and sorted in shared memory (CollectSorted, two reads)
-//   and visited at once. Otherwise 15 splitters from a sample of 1024 entries (indices
-//   t x vocab / 1024, rank-sorted in `sorted`) cut the keys into 16 buckets of about n / 16
-//   (fewer than 16 sampled keys in range: the 4 bits whose top bit is the highest bit where
-//   the smallest and largest keys differ); one read counts each thread's entries per bucket,
-//   a scan in (bucket, thread) order gives every thread its slots, one read scatters the keys
-//   into buffer 0: the 16 buckets in order (each bucket in no particular order).
+// - Level 0 (from the row): with vocab > 1024 and sample_first, a sample of 1024 entries
+//   (indices t x vocab / 1024) is rank-sorted first and, with at least 16 sampled keys in
+//   range, gives 15 splitters that cut the keys into 16 buckets of about n / 16. One read
+//   then gives the count n, the smallest and the largest key, and counts each thread's
+//   entries per bucket; a scan in (bucket, thread) order gives every thread its slots. n <=
+//   1024 with gather_small: the entries are gathered and sorted in shared memory
+//   (CollectSorted, two reads) and visited at once. Otherwise one read scatters the keys into
+//   buffer 0: the 16 buckets in order (each bucket in no particular order). Without a sample
+//   (or fewer than 16 sampled keys in range), the buckets are the 4 bits whose top bit is the
+//   highest bit where the smallest and largest keys differ, counted by a read of their own.
 // - Buckets are then taken front first from a stack in shared memory. Adjacent buckets of at
 //   most 1024 keys in all form one entry (one chunk), so chunks are seldom small; a chunk is
-//   loaded into `sorted` and put in order by a rank sort (each key's slot is the number of
-//   the chunk's keys below it: three barriers, m shared reads per thread) and visited. A
-//   larger bucket is partitioned again (one read of the bucket counts the next digit,
-//   repeated one digit lower while a single digit holds the whole bucket; one read scatters
-//   it into the other buffer at the same positions) and its sub-buckets pushed in reverse
-//   digit order. A splitter bucket (lo, hi]'s first digit is (key >> s) - (lo >> s) at the
-//   smallest s where hi's and lo's differ by at most 15; a radix bucket's keys share every bit
-//   above the previous digit, so its next digit is the 4 bits below it. Keys are unique, so every
-//   bucket is finally at most 1024 keys; at most 16 levels.
+//   loaded into `sorted` and put in order by a merge-rank sort (each key's rank in its warp
+//   by shuffles, plus its rank in each other warp's sorted keys by a binary search: three
+//   barriers, at most 187 shared reads per thread) and visited. A
+//   larger bucket is partitioned again (its keys counted by the next digit, repeated one
+//   digit lower while a single digit holds the whole bucket, then scattered into the other
+//   buffer at the same positions; a bucket of at most 16 x 1024 keys is read once into
+//   registers for both, a larger one once per count and once for the scatter) and its
+//   sub-buckets pushed in reverse digit order. A splitter bucket (lo, hi]'s first digit is
+//   (key >> s) - (lo >> s) at the smallest s where hi's and lo's differ by at most 15; a radix
+//   bucket's keys share every bit above the previous digit, so its next digit is the 4 bits
+//   below it. Keys are unique, so every bucket is finally at most 1024 keys; at most 16
+//   levels. The scatter pushes the sub-buckets in its own phase (every thread computes the
+//   new depth, thread 0 writes the entries): one barrier.
 // - visit(m) is block-level code called with `sorted[0 .. m)` the next m keys of the order; it
 //   returns true to stop (nothing after it is partitioned or loaded: the cost follows the
-//   visited prefix). It must leave `sorted` unmodified until it returns, and end with a
-//   barrier.
+//   visited prefix). It must leave `sorted` unmodified until it returns, and its reads of
+//   `sorted` must be followed by a barrier (the next chunk writes it after that barrier);
+//   phases after that barrier may follow (a verdict read by every thread), and when it
+//   returns true it ends with a barrier.
 // - Hooks (PartitionAndVisit; VisitKeysInOrder passes none): level0(n, smallest, largest)
 //   after the first read may stop there (-1), or name a rank r: then the entry holding the r-th
 //   key is refined until it is a chunk, which is sorted to give that key; the entries before it
 //   are set aside (in order, by thread 0) and put back on top, those after it stay below, so
 //   the stack still holds the whole order and nothing is refined twice. fold(t, key) sees
-//   thread t's keys in index order during the count read of level 0 (a fused lane sum).
+//   thread t's keys in index order during level 0's scatter read (a fused lane sum).
 //   ready(kth) runs before the visit and may skip it. Without gather_small, n <= 1024 takes
-//   the count and scatter too (so the fold runs) instead of CollectSorted.
+//   the scatter too (so the fold runs) instead of CollectSorted.
 // - Flat rows (n = vocab and one value key: the smallest and largest keys differ in their
 //   index bits alone): the order is the index order, so nothing is partitioned; the rank's
 //   key is read from the row, fold runs in a read of its own only when level0 named no rank
 //   (its one caller folds only then), and each chunk is the next 1024 entries of the row.
-// - Reads: 3 of the row (at most 3 when n <= 1024), then for every bucket refined, about 2
-//   reads of its keys (8 bytes each) per level, and one read of each visited key. Flat rows:
-//   1 (2 with a fold), then one read of each visited entry.
+// - Reads: the sample (1024 entries), 2 of the row (3 without a sample; at most 3 when n <=
+//   1024), then for every bucket refined, one read of its keys (8 bytes each) per level (2
+//   or more above 16 x 1024 keys), and one read of each visited key. Flat rows: the sample
+//   and 1 read (2 with a fold), then one read of each visited entry.
 // - Deterministic: integer counts and scans in a fixed order, ranks of unique keys; no atomics.
 // Example: row {1, 3, 3, 2} is visited as (3, 1), (3, 2), (2, 3), (1, 0), one chunk;
 //   tests/gpu_kernels_test.cc (GpuRadixPartition) visits rows of 5000 entries (8 tied levels
@@ -89,7 +98,9 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int ShiftFor(std::uint64_t lo, std:
 }
 
 // Per thread: in[t].c[d] counts -> out[t].c[d] the thread's first slot for digit d, in
-// (digit, thread) order; start[d] = the first slot of bucket d, start[16] = the total.
+// (digit, thread) order; start[d] = the first slot of bucket d, start[16] = the total. Two
+// barriers; it ends with a phase that reads warp_total, so the caller puts a barrier before
+// the next call (start may be read at once).
 template <class B, class R, class SharedU32>
 SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU32& warp_total, SharedU32& start) {
   auto suffix = Registers<DigitCounts>(block);  // per lane, per digit: the sum over lanes >= it
@@ -129,8 +140,15 @@ SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU32& warp_t
       out[t].c[digit] = warp_total.Load(digit * kWarpSize + t.warp()) + (suffix[t].c[digit] - in[t].c[digit]);
     }
   });
-  block.Sync();
 }
+
+// A refined entry of at most kCachedKeys x 1024 keys is read once into registers for its
+// counts and its scatter (16 keys, 32 registers a thread: a level-0 bucket holds about
+// n / 16 keys, 8016 on average at V = 128256 and at most 16384 unless the sample misses).
+inline constexpr int kCachedKeys = 16;
+struct CachedKeys {
+  std::uint64_t k[kCachedKeys];
+};
 
 // The shared arrays of PartitionAndVisit, declared in a function that depends on the block
 // type only, so that every instantiation of PartitionAndVisit (one per set of hooks) uses the
@@ -145,7 +163,7 @@ SAMPCHECK_KERNEL_BODY auto SharedArrays(B& block) {
   SAMPCHECK_SHARED(block, std::uint64_t, stack_range, kPartitionStack);
   SAMPCHECK_SHARED(block, std::uint32_t, stack_digit, kPartitionStack);
   SAMPCHECK_SHARED(block, std::uint64_t, uniform, 3);
-  SAMPCHECK_SHARED(block, std::uint64_t, splitter, 17);
+  SAMPCHECK_SHARED(block, std::uint64_t, splitter, 15);
   using U32 = decltype(warp_total);  // the block's shared array types
   using U64 = decltype(low);
   struct Arrays {
@@ -156,9 +174,9 @@ SAMPCHECK_KERNEL_BODY auto SharedArrays(B& block) {
     U32 stack_digit;
     U64 uniform, splitter;
   };
-  return Arrays{std::move(warp_total), std::move(start),       std::move(low),
-                std::move(high),       std::move(many),        std::move(stack_range), std::move(stack_digit),
-                std::move(uniform),    std::move(splitter)};
+  return Arrays{std::move(warp_total),  std::move(start),       std::move(low),     std::move(high),
+                std::move(many),        std::move(stack_range), std::move(stack_digit), std::move(uniform),
+                std::move(splitter)};
 }
 
 }  // namespace partition_detail
@@ -179,14 +197,20 @@ struct NoPartitionFold {
 // The general form (contract above, "Hooks"): `level0(n, smallest, largest)` is block-level code
 // run after the first read, returning -1 to stop there, 0 to partition and visit, or a rank r
 // (1 <= r <= n) whose key is found first; `fold(t, key)` sees thread t's in-range keys in
-// index order during the count read of level 0; `ready(kth)` is block-level code run before the
+// index order during level 0's scatter read; `ready(kth)` is block-level code run before the
 // visit (kth: the key of rank r, kNoKey without a rank), returning false to visit nothing.
+// sample_first: take level 0's sample before the first read, so that read also counts the
+// keys per bucket (one read of the row less whenever the partition follows; the sample, 1024
+// entries, spent for nothing when level0 stops).
 template <class B, class Arr, class Scratch, class Shared, class Level0, class Fold, class Ready, class Visit>
 SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t base, std::int64_t vocab, bool ascending,
                                              bool has_lo, std::uint64_t lo, std::uint64_t hi, Scratch scratch,
                                              std::int64_t scratch_base, Shared& sorted, bool gather_small,
-                                             Level0&& level0, Fold&& fold, Ready&& ready, Visit&& visit) {
+                                             bool sample_first, Level0&& level0, Fold&& fold, Ready&& ready,
+                                             Visit&& visit) {
+  using partition_detail::CachedKeys;
   using partition_detail::DigitSlots;
+  using partition_detail::kCachedKeys;
   using partition_detail::ShiftFor;
   // One storage for every instantiation (partition_detail::Arrays): on the device each
   // __shared__ declaration is static per function, so arrays declared here would be
@@ -203,25 +227,77 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   auto& stack_range = arrays.stack_range;
   auto& stack_digit = arrays.stack_digit;
   auto& uniform = arrays.uniform;
-  auto& splitter = arrays.splitter;  // 15 splitters, smallest, largest
+  auto& splitter = arrays.splitter;  // level 0's 15 splitters
   auto in_range = [&](std::uint64_t key) { return (!has_lo || key > lo) && key <= hi; };
   auto key_at = [&](std::int64_t i) { return OrderKey(row.Load(base + i), i, ascending); };
 
-  // Level 0: count, smallest and largest key (warp shuffles, then the 32 warps by thread 0).
+  // Level 0's buckets. With at least 16 sampled keys in range: 15 splitters from a sample of
+  // 1024 entries (sample sort; Frazer and McKellar 1970), so each bucket holds about n / 16
+  // keys whatever the bits of the values (a radix digit of floats splits them mostly by
+  // exponent: buckets of a quarter of the row on the benchmark's logits). Bucket j holds the
+  // keys in (splitter[j - 1], splitter[j]] (bucket 0 from the smallest key, bucket 15 up to
+  // the largest), refined by the digit ending at the highest bit where its bounds differ. The
+  // sample only shapes the buckets: the visit's order is the keys' whatever it picks. The
+  // sample is rank-sorted (its keys are distinct: vocab > 1024 gives distinct indices, kNoKey
+  // pads tie and are broken by thread); the thread whose key lands on splitter slot
+  // (j + 1) x valid / 16 - 1 writes it, so the sort writes no sorted array (two barriers;
+  // `sorted` holds the sample meanwhile).
+  bool sampled = false;
+  if (sample_first && vocab > kCanonicalLanes) {
+    auto mine = Registers<std::uint64_t>(block);
+    block.ForEachThread([&](Thread t) {
+      const std::uint64_t key = key_at(t.x * vocab / kCanonicalLanes);
+      mine[t] = in_range(key) ? key : kNoKey;
+      sorted.Store(t.x, mine[t]);
+    });
+    block.Sync();
+    std::int64_t valid = 0;
+    block.ForEachThread([&](Thread t) {
+      std::uint32_t r = 0, v = 0;
+      for (int j = 0; j < kCanonicalLanes; ++j) {
+        const std::uint64_t other = sorted.Load(j);
+        r += other < mine[t] || (other == mine[t] && j < t.x) ? 1u : 0u;
+        v += other != kNoKey ? 1u : 0u;
+      }
+      valid = v;  // the same in every thread
+      if (mine[t] == kNoKey || v < 16) return;
+      for (std::uint32_t j = 0; j < 15; ++j) {
+        if ((j + 1) * v / 16 - 1 == r) splitter.Store(j, mine[t]);  // distinct slots: v / 16 >= 1
+      }
+    });
+    block.Sync();
+    sampled = valid >= 16;
+  }
+  // The number of splitters below the key: a branch-free binary search over 15.
+  auto bucket = [&](std::uint64_t key) {
+    std::uint32_t b = key > splitter.Load(7) ? 8u : 0u;
+    b += key > splitter.Load(b + 3) ? 4u : 0u;
+    b += key > splitter.Load(b + 1) ? 2u : 0u;
+    b += key > splitter.Load(b) ? 1u : 0u;
+    return b;
+  };
+
+  // The first read: count, smallest and largest key (warp shuffles, then the 32 warps' values
+  // read by every thread), and with a sample each thread's keys per bucket, scanned into slots.
+  auto counts = Registers<DigitCounts>(block);
+  auto slots = Registers<DigitCounts>(block);
   auto n_t = Registers<std::uint32_t>(block);
   auto min_t = Registers<std::uint64_t>(block);
   auto max_t = Registers<std::uint64_t>(block);
   block.ForEachThread([&](Thread t) {
     std::uint32_t c = 0;
     std::uint64_t a = kNoKey, z = 0;
+    DigitCounts d{};
     for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
       const std::uint64_t key = key_at(i);
       if (!in_range(key)) continue;
       ++c;
       a = key < a ? key : a;
       z = key > z ? key : z;
+      if (sampled) ++d.c[bucket(key)];
     }
     n_t[t] = c, min_t[t] = a, max_t[t] = z;
+    counts[t] = d;
   });
   for (int s = kWarpSize / 2; s >= 1; s /= 2) {
     auto c = ShuffleDown(block, n_t, s);
@@ -239,40 +315,37 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     low.Store(t.warp(), min_t[t]);
     high.Store(t.warp(), max_t[t]);
   });
-  block.Sync();
-  block.ForEachThread([&](Thread t) {
-    if (t.x != 0) return;
+  if (sampled) {
+    DigitSlots(block, counts, slots, warp_total, start);  // its first barrier ends the stores above
+  } else {
+    block.Sync();
+  }
+  std::uint64_t n = 0, smallest = 0, largest = 0;
+  block.ForEachThread([&](Thread) {  // written once: no barrier after the reads
     std::uint64_t c = 0, a = kNoKey, z = 0;
     for (int w = 0; w < kWarpSize; ++w) {
       c += many.Load(w);
       a = low.Load(w) < a ? low.Load(w) : a;
       z = high.Load(w) > z ? high.Load(w) : z;
     }
-    uniform.Store(0, c);
-    uniform.Store(1, a);
-    uniform.Store(2, z);
+    n = c, smallest = a, largest = z;
   });
-  block.Sync();
-  std::uint64_t n = 0, smallest = 0, largest = 0;
-  block.ForEachThread([&](Thread) {
-    n = uniform.Load(0);
-    smallest = uniform.Load(1);
-    largest = uniform.Load(2);
-  });
-  block.Sync();
   const std::int64_t rank = level0(n, smallest, largest);
-  if (rank < 0 || n == 0) return;
+  if (rank < 0 || n == 0) {
+    block.Sync();
+    return;
+  }
   // A flat row (every entry in range, one value key): the keys differ in their index bits
   // alone, so the order is the index order and chunk c is entries [1024 c, 1024 c + 1024) of
   // the row itself. No partition: the rank's key is entry rank - 1's, the fold gets a read of
   // its own when no rank is named (the only case whose caller folds), and each chunk is one
-  // read of its 1024 entries, already sorted.
+  // read of its 1024 entries, already sorted (the visit's reads of `sorted` end before its
+  // barrier, so the next chunk's store follows them).
   if (n == static_cast<std::uint64_t>(vocab) && (smallest >> 32) == (largest >> 32)) {
     if (rank == 0 && !std::is_same_v<std::decay_t<Fold>, NoPartitionFold>) {
-      block.ForEachThread([&](Thread t) {
+      block.ForEachThread([&](Thread t) {  // registers only: no barrier
         for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) fold(t, key_at(i));
       });
-      block.Sync();
     }
     std::uint64_t flat_kth = kNoKey;
     if (rank > 0) block.ForEachThread([&](Thread) { flat_kth = key_at(rank - 1); });
@@ -294,10 +367,9 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     return;
   }
 
-  auto counts = Registers<DigitCounts>(block);
-  auto slots = Registers<DigitCounts>(block);
   // Counts the keys given by for_each(t, f) (f(key) per key of thread t) per digit at `shift`
-  // and gives every thread its slots; returns false when one digit holds all `size` keys.
+  // and gives every thread its slots; returns false when one digit holds all `size` keys
+  // (then after a barrier, so that it can be called again).
   auto count = [&](auto&& for_each, auto&& digit_of, std::uint64_t size) {
     block.ForEachThread([&](Thread t) {
       DigitCounts d{};
@@ -310,29 +382,30 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       split = true;
       for (int d = 0; d < 16; ++d) split = split && start.Load(d + 1) - start.Load(d) != size;
     });
-    block.Sync();
+    if (!split) block.Sync();
     return split;
   };
   // Scatters the counted keys into buffer `to` at first + their slot and pushes the non-empty
-  // buckets (reverse digit order, so the first is on top) with the next digit's shift.
+  // buckets (reverse digit order, so the first is on top) with the next digit's shift, in the
+  // same phase: every thread computes the stack's new depth from `start`, thread 0 writes the
+  // entries; one barrier.
   std::int64_t depth = 0;
   // next_of(digit): the shift of the digit that refines that bucket.
   auto scatter = [&](auto&& for_each, auto&& digit_of, auto&& next_of, std::int64_t first, int to) {
     const std::int64_t out = scratch_base + to * vocab + first;
+    std::int64_t pushed = depth;
     block.ForEachThread([&](Thread t) {
       DigitCounts at = slots[t];
       for_each(t, [&](std::uint64_t key) { scratch.Store(out + at.c[digit_of(key)]++, key); });
-    });
-    block.Sync();
-    block.ForEachThread([&](Thread t) {
-      if (t.x != 0) return;
       std::int64_t d = depth;
       // Runs of adjacent buckets of at most 1024 keys in all are one entry (one chunk, sorted
       // as a whole: the buckets lie in digit order), so chunks are seldom small. The open run
       // is [start of the last bucket added, end).
       auto push = [&](std::uint32_t begin, std::uint32_t stop, std::uint32_t next) {
-        stack_range.Store(d, (static_cast<std::uint64_t>(first + begin) << 32) | (stop - begin));
-        stack_digit.Store(d, static_cast<std::uint32_t>(to << 8) | next);
+        if (t.x == 0) {
+          stack_range.Store(d, (static_cast<std::uint64_t>(first + begin) << 32) | (stop - begin));
+          stack_digit.Store(d, static_cast<std::uint32_t>(to << 8) | next);
+        }
         ++d;
       };
       constexpr auto kChunk = static_cast<std::uint32_t>(kCandidates);
@@ -350,11 +423,10 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
         }
       }
       if (end > start.Load(0)) push(start.Load(0), end, 0);
-      uniform.Store(0, static_cast<std::uint64_t>(d));
+      pushed = d;  // the same in every thread
     });
     block.Sync();
-    block.ForEachThread([&](Thread) { depth = static_cast<std::int64_t>(uniform.Load(0)); });
-    block.Sync();
+    depth = pushed;
   };
 
   auto row_keys = [&](Thread t, auto&& f) {
@@ -369,68 +441,22 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       f(key);
     });
   };
-  // Level 0's buckets. With more than 1024 keys: 15 splitters from a sample of 1024 entries
-  // (sample sort; Frazer and McKellar 1970), so each bucket holds about n / 16 keys whatever
-  // the bits of the values (a radix digit of floats splits them mostly by exponent: buckets of
-  // a quarter of the row on the benchmark's logits). Bucket j holds the keys in (splitter[j -
-  // 1], splitter[j]], refined by the digit ending at the highest bit where its bounds differ.
-  // The sample only shapes the buckets: the visit's order is the keys' whatever it picks.
-  bool sampled = false;
-  if (n > static_cast<std::uint64_t>(kCandidates)) {  // so vocab > 1024: distinct samples
-    auto mine = Registers<std::uint64_t>(block);
-    block.ForEachThread([&](Thread t) {
-      const std::uint64_t key = key_at(t.x * vocab / kCanonicalLanes);
-      mine[t] = in_range(key) ? key : kNoKey;
-      sorted.Store(t.x, mine[t]);
-    });
-    block.Sync();
-    auto slot = Registers<std::uint32_t>(block);
-    block.ForEachThread([&](Thread t) {  // rank; kNoKey pads tie, broken by thread
-      std::uint32_t r = 0;
-      for (int j = 0; j < kCanonicalLanes; ++j) {
-        const std::uint64_t other = sorted.Load(j);
-        r += other < mine[t] || (other == mine[t] && j < t.x) ? 1u : 0u;
-      }
-      slot[t] = r;
-    });
-    block.Sync();
-    block.ForEachThread([&](Thread t) { sorted.Store(slot[t], mine[t]); });
-    block.Sync();
-    block.ForEachThread([&](Thread t) {
-      if (t.x != 0) return;
-      std::int64_t valid = 0;
-      while (valid < kCanonicalLanes && sorted.Load(valid) != kNoKey) ++valid;
-      for (int j = 0; j < 15; ++j) splitter.Store(j, valid >= 16 ? sorted.Load((j + 1) * valid / 16 - 1) : kNoKey);
-      splitter.Store(15, smallest);
-      splitter.Store(16, largest);
-    });
-    block.Sync();
-    block.ForEachThread([&](Thread) { sampled = splitter.Load(0) != kNoKey; });
-    block.Sync();
-  }
-  const int shift0 = ShiftFor(smallest, largest);
-  auto radix0 = [&](std::uint64_t key) { return static_cast<std::uint32_t>((key >> shift0) & 15u); };
-  auto radix_next = [&](int) { return static_cast<std::uint32_t>(shift0 >= 4 ? shift0 - 4 : 0); };
   if (sampled) {
-    // The number of splitters below the key: a branch-free binary search over 15.
-    auto bucket = [&](std::uint64_t key) {
-      std::uint32_t b = key > splitter.Load(7) ? 8u : 0u;
-      b += key > splitter.Load(b + 3) ? 4u : 0u;
-      b += key > splitter.Load(b + 1) ? 2u : 0u;
-      b += key > splitter.Load(b) ? 1u : 0u;
-      return b;
-    };
     // A refined bucket carries its number + 1 above bit 16: its first digit is taken relative
-    // to its lower bound (SplitterDigit).
+    // to its lower bound (refine, below). The first read counted the buckets.
     auto bucket_next = [&](int j) { return static_cast<std::uint32_t>(j + 1) << 16; };
-    (void)count(row_keys_folded, bucket, n);
-    scatter(row_keys, bucket, bucket_next, 0, 0);
+    scatter(row_keys_folded, bucket, bucket_next, 0, 0);
   } else {
-    (void)count(row_keys_folded, radix0, n);  // the smallest and largest keys differ in this digit
-    scatter(row_keys, radix0, radix_next, 0, 0);
+    // The 4 bits ending at the highest bit where the smallest and largest keys differ.
+    const int shift0 = ShiftFor(smallest, largest);
+    auto radix0 = [&](std::uint64_t key) { return static_cast<std::uint32_t>((key >> shift0) & 15u); };
+    auto radix_next = [&](int) { return static_cast<std::uint32_t>(shift0 >= 4 ? shift0 - 4 : 0); };
+    (void)count(row_keys, radix0, n);  // the smallest and largest keys differ in this digit
+    scatter(row_keys_folded, radix0, radix_next, 0, 0);
   }
 
-  // The top entry: its slots, its buffer and the shift of its next digit.
+  // The top entry: its slots, its buffer and the shift of its next digit. Every stack write
+  // (scatter's, by thread 0) follows a barrier after the reads, so pop needs none.
   struct Entry {
     std::uint64_t range;
     std::uint32_t word;
@@ -444,7 +470,6 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       range = stack_range.Load(depth - 1);
       digit = stack_digit.Load(depth - 1);
     });
-    block.Sync();
     --depth;
     Entry e{};
     e.range = range;
@@ -457,34 +482,76 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     e.src = scratch_base + e.from * vocab + e.first;
     return e;
   };
-  // A rank sort of an entry of at most 1024 keys into `sorted`: each key's slot is the number
-  // of keys below it (unique keys), three barriers instead of the bitonic network's 55; m
-  // shared reads per thread.
+  // A merge-rank sort of an entry of at most 1024 keys into `sorted` (unique keys): each
+  // thread takes key t.x and counts the keys of its warp below it by 31 ShuffleXor rounds
+  // (lanes past the entry hold kNoKey, ties broken by lane), stores it at that rank in its
+  // warp's 32 slots, and adds, for every other warp, the number of that warp's keys below it
+  // by a binary search of the warp's sorted slots (6 reads): its slot in the whole chunk.
+  // Three barriers (the bitonic network takes 55) and at most 1 + 31 x 6 shared reads a
+  // thread instead of m. (A second buffer would save the last barrier, but its 8 KiB would
+  // take sampling_filters past the 48 KiB of static shared memory a block may declare.) The
+  // walk's barrier before this ends its reads of `sorted`.
   auto load_sorted = [&](const Entry& e) {
     auto mine = Registers<std::uint64_t>(block);
+    auto below = Registers<std::uint32_t>(block);
     block.ForEachThread([&](Thread t) {
-      if (t.x >= e.size) return;
-      mine[t] = scratch.Load(e.src + t.x);
-      sorted.Store(t.x, mine[t]);
+      mine[t] = t.x < e.size ? scratch.Load(e.src + t.x) : kNoKey;
+      below[t] = 0;
+    });
+    for (int mask = 1; mask < kWarpSize; ++mask) {
+      auto other = ShuffleXor(block, mine, mask);
+      block.ForEachThread([&](Thread t) {
+        const bool lower = other[t] < mine[t] || (other[t] == mine[t] && (t.lane() ^ mask) < t.lane());
+        below[t] += lower ? 1u : 0u;
+      });
+    }
+    const std::int64_t warps = (e.size + kWarpSize - 1) / kWarpSize;
+    block.ForEachThread([&](Thread t) {
+      if (t.warp() < warps) sorted.Store(t.warp() * kWarpSize + below[t], mine[t]);
     });
     block.Sync();
-    auto rank_of = Registers<std::uint32_t>(block);
     block.ForEachThread([&](Thread t) {
       if (t.x >= e.size) return;
-      std::uint32_t r = 0;
-      for (std::int64_t j = 0; j < e.size; ++j) r += sorted.Load(j) < mine[t] ? 1u : 0u;
-      rank_of[t] = r;
+      std::uint32_t r = below[t];
+      for (std::int64_t w = 0; w < warps; ++w) {
+        if (w == t.warp()) continue;
+        constexpr auto kLanes = static_cast<std::uint32_t>(kWarpSize);
+        std::uint32_t c = 0;  // the keys of warp w below mine
+        for (std::uint32_t step = kLanes; step >= 1; step /= 2) {
+          if (c + step <= kLanes && sorted.Load(w * kWarpSize + c + step - 1) < mine[t]) c += step;
+        }
+        r += c;
+      }
+      below[t] = r;
     });
     block.Sync();
     block.ForEachThread([&](Thread t) {
-      if (t.x < e.size) sorted.Store(rank_of[t], mine[t]);
+      if (t.x < e.size) sorted.Store(below[t], mine[t]);
     });
     block.Sync();
   };
-  // A digit that splits the entry (one read of its keys per digit tried), then its scatter
-  // into the other buffer at the same slots.
+  // A digit that splits the entry, then its scatter into the other buffer at the same slots.
+  // An entry of at most kCachedKeys x 1024 keys is read once into registers (thread t holds
+  // keys t, t + 1024, ...) for its counts and its scatter; a larger one is read once per
+  // digit tried and once more by the scatter.
+  auto cache = Registers<CachedKeys>(block);
   auto refine = [&](Entry e) {
+    const bool cached = e.size <= static_cast<std::int64_t>(kCachedKeys) * kCanonicalLanes;
+    if (cached) {
+      block.ForEachThread([&](Thread t) {
+        for (int c = 0; c < kCachedKeys; ++c) {
+          const std::int64_t j = t.x + static_cast<std::int64_t>(c) * kCanonicalLanes;
+          if (j < e.size) cache[t].k[c] = scratch.Load(e.src + j);
+        }
+      });
+    }
     auto entry_keys = [&](Thread t, auto&& f) {
+      if (cached) {
+        for (int c = 0; c < kCachedKeys; ++c) {
+          if (t.x + static_cast<std::int64_t>(c) * kCanonicalLanes < e.size) f(cache[t].k[c]);
+        }
+        return;
+      }
       for (std::int64_t j = t.x; j < e.size; j += kCanonicalLanes) f(scratch.Load(e.src + j));
     };
     // A splitter bucket (lo, hi]: the smallest shift at which its keys span at most 16 digit
@@ -494,8 +561,8 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     if (e.bucket > 0) {
       block.ForEachThread([&](Thread) {
         const int j = e.bucket - 1;
-        const std::uint64_t lo = j == 0 ? splitter.Load(15) : splitter.Load(j - 1) + 1;
-        const std::uint64_t hi = j == 15 ? splitter.Load(16) : splitter.Load(j);
+        const std::uint64_t lo = j == 0 ? smallest : splitter.Load(j - 1) + 1;
+        const std::uint64_t hi = j == 15 ? largest : splitter.Load(j);
         e.shift = 0;
         while ((hi >> e.shift) - (lo >> e.shift) > 15) ++e.shift;
         base = lo >> e.shift;
@@ -538,7 +605,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
         before = static_cast<std::int64_t>(uniform.Load(1));
         aside = static_cast<std::int64_t>(uniform.Load(2));
       });
-      const Entry e = pop();  // holds the rank (its barrier also ends the reads of uniform)
+      const Entry e = pop();  // holds the rank
       if (e.size > kCandidates) {
         refine(e);
         continue;
@@ -577,7 +644,7 @@ SAMPCHECK_KERNEL_BODY void VisitKeysInOrder(B& block, Arr row, std::int64_t base
                                             bool has_lo, std::uint64_t lo, std::uint64_t hi, Scratch scratch,
                                             std::int64_t scratch_base, Shared& sorted, Visit&& visit) {
   PartitionAndVisit(
-      block, row, base, vocab, ascending, has_lo, lo, hi, scratch, scratch_base, sorted, true,
+      block, row, base, vocab, ascending, has_lo, lo, hi, scratch, scratch_base, sorted, true, true,
       [](std::uint64_t, std::uint64_t, std::uint64_t) { return std::int64_t{0}; }, NoPartitionFold{},
       [](std::uint64_t) { return true; }, visit);
 }

@@ -11,21 +11,22 @@
 // - Taken when the order is kTopKFirst, the top_p walk (if any) is a prefix rule (kExclusive,
 //   kTieGroup) and the row has a finite entry; otherwise it returns false before writing
 //   anything (the first read is then spent for nothing) and the caller runs the full-row steps.
-// - Reads of the row (each one read of the logits, f32): (1) the partition's level 0 gives the
-//   number n of finite entries and the smallest key, whose value is the row's max M (the first
-//   entry of the order survives every step, so M is the max of every row the steps see; the
-//   key folds -0.0 onto +0.0, and x - M, hence every ExpF32Cr(x - M), has the same bits with
-//   either zero); (2) the digit count, folding ExpF32Cr(x - M) per lane when no rank is needed
-//   (top-k off or k >= n: s of the row); (3) the scatter into scratch. Then, with top-k on
-//   and k < n, the partition refines only the bucket holding rank k (gpu/block/
-//   radix_partition.cuh PartitionAndVisit) to find K, and (4) one read sums the lanes over
-//   the top-k survivors (key <= K; ties kept: value key <= K's) and counts them. top_p's walk
-//   (thread 0, TopPVisitPrefix on each sorted chunk, the same steps as TopPWalkRow) visits the
-//   partition front first up to its first drop or the last survivor. min_p (m > 0) adds one
-//   read: the sum over the walk's survivors gives s' and the threshold Prob(M) x min(m, 1)
-//   (RowMaxProb of that row: Prob is monotone and M survives), or m >= 1 with
-//   first_only_at_one keeps the smallest key. (5) One read writes `out` and sums the final
-//   survivors, (6) one writes `probs`.
+// - Reads of the row (each one read of the logits, f32): the partition's sample of 1024 entries
+//   (none when top_k and top_p are both off); (1) the partition's level 0 gives the number n
+//   of finite entries and the smallest key, whose value is the row's max M (the first entry
+//   of the order survives every step, so M is the max of every row the steps see; the key
+//   folds -0.0 onto +0.0, and x - M, hence every ExpF32Cr(x - M), has the same bits with
+//   either zero), and counts the sample's buckets; (2) the scatter into scratch, folding
+//   ExpF32Cr(x - M) per lane when no rank is needed (top-k off or k >= n: s of the row).
+//   Then, with top-k on and k < n, the partition refines only the bucket holding rank k
+//   (gpu/block/radix_partition.cuh PartitionAndVisit) to find K, and (3) one read sums the
+//   lanes over the top-k survivors (key <= K; ties kept: value key <= K's) and counts them.
+//   top_p's walk (thread 0, TopPVisitPrefix on each sorted chunk, the same steps as
+//   TopPWalkRow) visits the partition front first up to its first drop or the last survivor.
+//   min_p (m > 0) adds one read: the sum over the walk's survivors gives s' and the threshold
+//   Prob(M) x min(m, 1) (RowMaxProb of that row: Prob is monotone and M survives), or m >= 1
+//   with first_only_at_one keeps the smallest key. (4) One read writes `out` and sums the
+//   final survivors, (5) one writes `probs`.
 // - Sums: each lane folds its survivors in index order from -0.0 and CanonicalBlockReduce
 //   combines the lanes: the full-row steps' folds also add ExpF32Cr(-inf - M) = +0 for each
 //   dropped entry, which changes only the sign of a zero, and every sum here is at least
@@ -105,7 +106,7 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   std::uint64_t hi = kLastFiniteDescending;  // the top-k survivors: key <= hi
   std::int64_t survivors = 0;                // their number
   SoftmaxStats st{};
-  auto lane = Registers<float>(block);  // the fold of the count read: s when no rank is needed
+  auto lane = Registers<float>(block);  // the fold of the scatter read: s when no rank is needed
   bool folding = false;
   auto level0 = [&](std::uint64_t count, std::uint64_t first, std::uint64_t) -> std::int64_t {
     n = count;
@@ -163,10 +164,14 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
       verdict.Store(1, stop ? stop_cut : 0u);
       verdict.Store(2, seen);
     });
-    return ReadWalkVerdict(block, verdict, done, cut, last);
+    // No barrier while the walk goes on: the next chunk's rank sort has three before thread 0
+    // writes the verdict again.
+    return ReadWalkVerdict(block, verdict, done, cut, last, false);
   };
+  // The partition follows level 0 unless both top_k and top_p are off (min_p alone needs n
+  // and M only): then no sample is taken.
   PartitionAndVisit(block, logits, in, vocab, false, false, 0, kLastFiniteDescending, scratch, scratch_base, sorted,
-                    false, level0, fold, ready, walk_chunk);
+                    false, run_top_p || top_k, level0, fold, ready, walk_chunk);
   if (n == 0) return false;  // no finite entry: the full-row steps' NaN probabilities
   // The survivors of top_k and top_p: key <= bound.
   std::uint64_t bound = hi;

@@ -89,9 +89,11 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool TopPVisitPrefix(TopPWalkState&
 // The end of one chunk of a walk, once thread 0 has stored its verdict in `verdict` (slot 0: 0
 // to go on, 1 at a prefix rule's first drop, 2 at the walk's end; slot 1: the cut key; slot 2:
 // the last key walked): every thread reads it back. Returns true when the walk is over.
+// sync_to_go_on = false: no barrier after the reads while the walk goes on (the caller's next
+// chunk passes a barrier before thread 0 writes `verdict` again).
 template <class B, class Shared>
 SAMPCHECK_KERNEL_BODY bool ReadWalkVerdict(B& block, Shared& verdict, bool& done, std::uint64_t& cut,
-                                           std::uint64_t& last) {
+                                           std::uint64_t& last, bool sync_to_go_on = true) {
   block.Sync();
   std::uint64_t flag = 0;
   block.ForEachThread([&](Thread) {
@@ -100,7 +102,7 @@ SAMPCHECK_KERNEL_BODY bool ReadWalkVerdict(B& block, Shared& verdict, bool& done
     cut = verdict.Load(1);
     last = verdict.Load(2);
   });
-  block.Sync();
+  if (sync_to_go_on || flag != 0) block.Sync();
   return flag != 0;
 }
 
