@@ -4,8 +4,8 @@
 // into a rejection, zero drafts, padded drafts), a case where filtering the draft rows decides
 // the acceptance, n-gram drafts, and random rows (V = 8 and 100) with mixed greedy and random
 // requests, filters, stop ids and min_tokens; every case under both verification profiles
-// (canonical token-wise, block_verification) unless it needs one; degenerate rows (NaN, +inf,
-// no finite logit) among healthy ones.
+// (canonical token-wise, block_verification) unless it needs one; degenerate target and draft
+// rows (NaN, +inf, no finite logit) among healthy ones.
 #include <limits>
 #include <string>
 
@@ -209,6 +209,80 @@ void AddSpecStepCases(CaseList& list) {
     list.Add(stage, "degenerate_rows_v33_probabilistic", in, {{"draft_sample_method", "probabilistic"}},
              {Profile::kVllm});
     AddEveryProfile(list, "degenerate_rows_v33", std::move(in), kTokenWise);
+  }
+  {
+    // Degenerate DRAFT rows among healthy ones (docs/spec/spec_step.md "Degenerate rows", the
+    // draft row of the table), V = 33, K = 2, f32, every target row healthy. D(c) as above; the
+    // draft rows are D(c) with the named entries replaced; temperature 1 unless said. e = f32
+    // e^-40, a target's probability off its column. The profiles that read draft rows:
+    // canonical (c): a draft row's point mass at its t* (first NaN, else first +inf, else 0),
+    // then spec_random's vllm rule; block verification (b): Algorithm 2 on the same rows
+    // (d(x) = 0 gives P = 1 when t(x) > 0); vllm probabilistic (vp): the unfiltered draft
+    // softmax, NaN everywhere, so dp is NaN (rejected) and every max(t - NaN, 0) is +0
+    // (recovered 0). vllm's one-hot drafts and sglang never read the draft rows.
+    //  0 healthy: x {1, 2}, targets D(1), D(2), D(10), drafts D(1), D(2), u {0.3, 0.6}: {1, 2, 10}
+    //    everywhere.
+    //  1 draft 0 D(1) with a NaN at 5, x {1, 2}, u {0.5, 0.5}: c t* = 5, dp(1) = 0: rejected,
+    //    the residual's mass is column 1 -> {1}; b P_1 = 1 (d(1) = 0, t(1) = 1), h_1 = 1 (t_1 =
+    //    d_1), h_2 = P_2 = 1 -> {1, 2, 10}; vp {0}.
+    //  2 draft 0 D(1) with NaNs at 5 and 9, x {5, 2}, target 0 D(5), u {0.5, 0.5}: c t* = 5 (the
+    //    first NaN), tp / dp = 1 accepts -> {5, 2, 10}; b the same; vp {0}.
+    //  3 draft 1 D(2) with +inf at 7, x {1, 2}, u {0.3, 0.5}: c draft 1 accepted, then t* = 7,
+    //    dp(2) = 0: rejected, recovered 2 -> {1, 2}; b P_2 = 1 (d(2) = 0), h_1 = N_1 / N_1 = 1 ->
+    //    {1, 2, 10}; vp {1, 0}.
+    //  4 draft 0 all -inf, x {0, 2}, target 0 D(0), u {0.5, 0.5}: c t* = 0, tp / dp = 1 accepts
+    //    -> {0, 2, 10}; b the same; vp (the softmax of a row of -inf is NaN) {0}.
+    //  5 temperature 0.5, draft 0 holds 3e38 at 6 (x / t overflows to +inf), x {6, 2}, target 0
+    //    D(6), u {0.5, 0.5}: c, b t* = 6 accepted -> {6, 2, 10}; vp {0}.
+    //  6 draft 0 D(1) with +inf at 3, x {3, 2}, target 0 D(1), u {0.5, 0.5}: c dp(3) = 1, tp(3) =
+    //    e: rejected, recovered 1 -> {1}; b P_1 = e, N_1 = 0 (every e t_1(j) < d_1(j)): h_1 = 0,
+    //    h_2 = P_2 = e: tau 0, recovered 1 -> {1}; vp {0}. Read as healthy (the +inf dropped),
+    //    dp(3) = e would accept: {3, 2, 10}.
+    //  7 greedy, both draft rows all NaN, targets D(3), D(4), D(5), x {3, 0}: a greedy row reads
+    //    no draft row -> {3, 4} everywhere.
+    //  8 draft 1 all NaN, x {1, 0}, u {0.3, 0}: c draft 1 accepted, then t* = 0, dp(0) = 1, tp(0)
+    //    = e >= 0 accepts -> {1, 0, 10}; b P_1 = 1, h_1 = N_1 / N_1 = 1, h_2 = P_2 = e >= u_1 = 0
+    //    -> {1, 0, 10}; vp {1, 0} (dp NaN is rejected even at u = 0).
+    auto rng = list.Rng(stage, "degenerate_drafts_v33");
+    constexpr std::int64_t kRows = 9, kK = 2, kV = 33;
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    std::vector<float> target(static_cast<std::size_t>(kRows * (kK + 1) * kV), 0.0f);
+    std::vector<float> draft(static_cast<std::size_t>(kRows * kK * kV), 0.0f);
+    auto t = [&](std::int64_t b, std::int64_t i, std::int64_t j, float v) {
+      target[static_cast<std::size_t>((b * (kK + 1) + i) * kV + j)] = v;
+    };
+    auto d = [&](std::int64_t b, std::int64_t i, std::int64_t j, float v) {
+      draft[static_cast<std::size_t>((b * kK + i) * kV + j)] = v;
+    };
+    auto fill = [&](std::int64_t b, std::int64_t i, float v) {
+      for (std::int64_t j = 0; j < kV; ++j) d(b, i, j, v);
+    };
+    for (std::int64_t b = 0; b < kRows; ++b) {
+      if (b == 7) continue;
+      t(b, 0, 1, 40), t(b, 1, 2, 40), t(b, 2, 10, 40), d(b, 0, 1, 40), d(b, 1, 2, 40);
+    }
+    d(1, 0, 5, nan);
+    t(2, 0, 1, 0), t(2, 0, 5, 40), d(2, 0, 5, nan), d(2, 0, 9, nan);
+    d(3, 1, 7, inf);
+    t(4, 0, 1, 0), t(4, 0, 0, 40), fill(4, 0, -inf);
+    t(5, 0, 1, 0), t(5, 0, 6, 40), d(5, 0, 6, 3e38f);
+    d(6, 0, 3, inf);
+    t(7, 0, 3, 40), t(7, 1, 4, 40), t(7, 2, 5, 40), fill(7, 0, nan), fill(7, 1, nan);
+    fill(8, 1, nan);
+    TensorMap in;
+    in.emplace("draft_ids", I32({kRows, kK}, {1, 2, 1, 2, 5, 2, 1, 2, 0, 2, 6, 2, 3, 2, 3, 0, 1, 0}));
+    in.emplace("target_logits", Tensor::FromValues(DType::kF32, {kRows, kK + 1, kV}, target));
+    in.emplace("draft_logits", Tensor::FromValues(DType::kF32, {kRows, kK, kV}, draft));
+    in.emplace("temperature", F32({kRows}, {1, 1, 1, 1, 1, 0.5f, 1, 0, 1}));
+    in.emplace("u", Tensor::FromValues<double>(DType::kF64, {kRows, kK},
+                                               {0.3, 0.6, 0.5, 0.5, 0.5, 0.5, 0.3, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5,
+                                                0.5, 0.5, 0.3, 0.0}));
+    in.emplace("q", ExpNoise(rng, kRows, kV));
+    in.emplace("bonus_q", ExpNoise(rng, kRows, kV));
+    list.Add(stage, "degenerate_drafts_v33_probabilistic", in, {{"draft_sample_method", "probabilistic"}},
+             {Profile::kVllm});
+    list.Add(stage, "degenerate_drafts_v33", std::move(in), nlohmann::json::object(),
+             {Profile::kCanonical, Profile::kBlockVerification});
   }
   for (std::int64_t vocab : {8, 100}) {
     // 6 rows, K = 3: row 0 greedy, row 1 zero drafts, row 2 one draft (padded), rows 3-5 three

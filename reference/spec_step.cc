@@ -239,8 +239,12 @@ SpecStepArgs ParseSpecStep(const Case& c, Profile profile) {
   return a;
 }
 
+bool SpecStepHasPointMass(Profile profile) {
+  return profile == Profile::kCanonical || profile == Profile::kBlockVerification;
+}
+
 std::int64_t SpecStepPointMassToken(std::span<const float> scaled_row, Profile profile) {
-  if (profile != Profile::kCanonical && profile != Profile::kBlockVerification) return -1;
+  if (!SpecStepHasPointMass(profile)) return -1;
   return PipelineDegenerateToken(scaled_row, Profile::kCanonical);
 }
 

@@ -140,8 +140,13 @@ SpecStepArgs ParseSpecStep(const Case& c, Profile profile);
 // finite value, the point mass at PipelineDegenerateToken's canonical token (its first NaN,
 // else its first +inf, else 0: the token the canonical pipeline draws from that row); -1 for a
 // healthy row, and always under vllm and sglang, whose softmax of such a row is NaN everywhere
-// and whose verifiers decide it. The reference and the gpu glue read it.
+// and whose verifiers decide it. The gpu's temperature kernel finds the same token in its read
+// of the row (gpu/kernels/temperature.cuh, point_mass).
 std::int64_t SpecStepPointMassToken(std::span<const float> scaled_row, Profile profile);
+
+// Whether `profile` gives a degenerate position the point mass above (canonical,
+// block_verification): the one place the profiles are named.
+bool SpecStepHasPointMass(Profile profile);
 
 // One random position's verifier probabilities from its row after the mask and temperature
 // (token-wise and block profiles): the point mass of SpecStepPointMassToken when `point_mass`

@@ -54,7 +54,8 @@ const std::map<std::string, std::vector<std::vector<std::int64_t>>>& SpecRandomE
   return expected;
 }
 
-// spec_step/degenerate_rows_v33 (golden/spec_step_cases.cc lists each row's derivation).
+// spec_step/degenerate_rows_v33 and degenerate_drafts_v33 (golden/spec_step_cases.cc lists each
+// row's derivation).
 const std::map<std::string, std::vector<std::vector<std::int64_t>>>& SpecStepExpected() {
   static const std::map<std::string, std::vector<std::vector<std::int64_t>>> expected = {
       {"spec_step/degenerate_rows_v33/canonical",
@@ -67,6 +68,14 @@ const std::map<std::string, std::vector<std::vector<std::int64_t>>>& SpecStepExp
        {{1, 2, 10}, {0, -1, -1}, {1, 0, -1}, {1, 2, 0}, {9, 2, -1}, {0, -1, -1}, {0, -1, -1}, {0, -1, -1}, {3, 4, -1}}},
       {"spec_step/degenerate_rows_v33/sglang",
        {{1, 2, 10}, {32, -1, -1}, {1, 32, -1}, {1, 2, 32}, {9, 2, -1}, {32, -1, -1}, {32, -1, -1}, {32, -1, -1}, {3, 4, -1}}},
+      // Degenerate draft rows (spec_step/degenerate_drafts_v33; golden/spec_step_cases.cc derives
+      // each row from the table's draft row and the verification rules of docs/spec/spec_step.md).
+      {"spec_step/degenerate_drafts_v33/canonical",
+       {{1, 2, 10}, {1, -1, -1}, {5, 2, 10}, {1, 2, -1}, {0, 2, 10}, {6, 2, 10}, {1, -1, -1}, {3, 4, -1}, {1, 0, 10}}},
+      {"spec_step/degenerate_drafts_v33/block_verification",
+       {{1, 2, 10}, {1, 2, 10}, {5, 2, 10}, {1, 2, 10}, {0, 2, 10}, {6, 2, 10}, {1, -1, -1}, {3, 4, -1}, {1, 0, 10}}},
+      {"spec_step/degenerate_drafts_v33_probabilistic/vllm",
+       {{1, 2, 10}, {0, -1, -1}, {0, -1, -1}, {1, 0, -1}, {0, -1, -1}, {0, -1, -1}, {0, -1, -1}, {3, 4, -1}, {1, 0, -1}}},
   };
   return expected;
 }

@@ -207,6 +207,29 @@ TEST(GpuTemperature, ContractExamples) {
   EXPECT_EQ(g, 0);
 }
 
+// docs/spec/spec_step.md "Degenerate rows", the point mass of a canonical or block position
+// (gpu/kernels/temperature.cuh point_mass): a row whose divided values hold a NaN, a +inf or no
+// finite value becomes 0 at t* (its first NaN, else its first +inf, else 0) and -inf elsewhere;
+// a healthy row is only divided. By hand, t = 0.5 on rows 3-5: {1, NaN, +inf, NaN} -> t* 1;
+// {1, +inf, 2, +inf} -> 1; all -inf -> 0; {1, 3e38, 2, 0} / 0.5 overflows at 1 -> 1;
+// {1, -inf, 2, 0} -> {2, -inf, 4, 0}; {-inf, -inf, 5, -inf} -> {-inf, -inf, 10, -inf}.
+TEST(GpuTemperature, PointMassOfDegenerateRows) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> x = {1, nan, inf, nan, 1, inf, 2, inf, -inf, -inf, -inf, -inf,
+                                1, 3e38f, 2, 0, 1, -inf, 2, 0, -inf, -inf, 5, -inf};
+  const std::vector<float> t = {1, 1, 1, 0.5f, 0.5f, 0.5f};
+  const std::vector<float> want = {-inf, 0, -inf, -inf, -inf, 0, -inf, -inf, 0, -inf, -inf, -inf,
+                                   -inf, 0, -inf, -inf, 2, -inf, 4, 0, -inf, -inf, 10, -inf};
+  std::vector<float> y(x.size());
+  std::vector<std::uint8_t> greedy(t.size(), 7);
+  MakeEmulatedRunner()->Run(
+      TemperatureLaunch(x.data(), t.data(), 6, 4, 4, TemperatureRule{1e-5, 0.0}, y.data(), greedy.data(), true));
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(Bits(y[i]), Bits(want[i])) << "entry " << i << ": " << y[i];
+  }
+  for (std::uint8_t g : greedy) EXPECT_EQ(g, 0);
+}
+
 // docs/spec/nan_handling.md: sglang detect_1e5 {NaN, 1} -> {-100000, 1}; vllm (and sglang keep)
 // {NaN, 1} -> {NaN, 1} with the NaN's bits kept (here a negative NaN with payload 0x123);
 // sglang sanitize {NaN, -inf, +inf, 1} -> {f32(-1e30), f32(-1e30), f32(1e30), 1}.

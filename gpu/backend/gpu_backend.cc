@@ -73,7 +73,7 @@ TensorMap RunTemperature(const Case& c, Profile profile, KernelRunner& runner) {
   Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
   Tensor greedy(DType::kBool, {rows});
   runner.Run(TemperatureLaunch(a.logits.data<float>().data(), a.temperature->data<float>().data(), rows, vocab, vocab,
-                               a.rule, out.data<float>().data(), greedy.data<std::uint8_t>().data()));
+                               a.rule, out.data<float>().data(), greedy.data<std::uint8_t>().data(), false));
   TensorMap result = Outputs("logits", std::move(out));
   result.emplace("is_greedy", std::move(greedy));
   return result;

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Stage glue of spec_step (gpu/backend/spec_step_glue.h): the reference's parse (ParseSpecStep:
 // each check and message once), then every step a kernel. The host gathers position rows into batches and scatters the
-// probabilities back (data movement only); the one host-side decision is a degenerate
-// position's point mass under canonical and block verification (SpecStepPointMassToken on the
-// temperature kernel's row, as filters_glue.cc decides the filters' degenerate rows on the host).
+// probabilities back (data movement only); a degenerate position's point mass under canonical
+// and block verification is the temperature kernel's (gpu/kernels/temperature.cuh point_mass).
 #include "gpu/backend/spec_step_glue.h"
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 
 #include "gpu/backend/gpu_backend.h"
 #include "reference/draft_tokens.h"
+#include "reference/profile_rules.h"
 #include "reference/spec_step.h"
 #include "reference/stage_io.h"
 
@@ -51,8 +51,8 @@ Tensor Vector(DType dtype, const std::vector<T>& v) {
 
 // The probabilities of a batch's rows: temperature (canonical x / t) and the profile's filters
 // (`filtered` false: none, SoftmaxRow of x / t). Rows of `logits` [B * P, V] at request * P + position.
-// A degenerate row of the canonical and block profiles is its point mass
-// (reference::SpecStepPointMassToken, decided on the host from the temperature kernel's row).
+// A degenerate row of the canonical and block profiles is its point mass, which the temperature
+// kernel writes in logit space (0 at the token, -inf elsewhere) for the filters to keep.
 Tensor BatchProbs(const std::string& id, const Tensor& logits, std::int64_t positions, const PositionBatch& batch,
                   bool filtered, bool has_k, bool has_p, bool has_m, Profile profile, Profile filter_profile,
                   KernelRunner& runner) {
@@ -66,27 +66,16 @@ Tensor BatchProbs(const std::string& id, const Tensor& logits, std::int64_t posi
                                  batch.position[static_cast<std::size_t>(r)]) * v, v);
     std::copy(src.begin(), src.end(), rows.data<float>().begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r) * v));
   }
-  TensorMap temp;
-  temp.emplace("temperature", Vector(DType::kF32, batch.temperature));
-  Tensor scaled = RunOn("temperature", id, Profile::kCanonical, std::move(rows), std::move(temp), runner).at("logits");
-  std::vector<std::int64_t> pinned(static_cast<std::size_t>(n));
-  for (std::int64_t r = 0; r < n; ++r) {
-    pinned[static_cast<std::size_t>(r)] =
-        reference::SpecStepPointMassToken(scaled.data<float>().subspan(static_cast<std::size_t>(r) * v, v), profile);
-  }
+  Tensor scaled = Tensor::Uninitialized(DType::kF32, {n, vocab});
+  Tensor greedy(DType::kBool, {n});
+  runner.Run(TemperatureLaunch(rows.data<float>().data(), batch.temperature.data(), n, vocab, vocab,
+                               reference::TemperatureRuleFor(Profile::kCanonical), scaled.data<float>().data(),
+                               greedy.data<std::uint8_t>().data(), reference::SpecStepHasPointMass(profile)));
   TensorMap filters;
   if (filtered && has_k) filters.emplace("top_k", Vector(DType::kI32, batch.top_k));
   if (filtered && has_p) filters.emplace("top_p", Vector(DType::kF32, batch.top_p));
   if (filtered && has_m) filters.emplace("min_p", Vector(DType::kF32, batch.min_p));
-  Tensor probs = RunOn("sampling_filters", id, filter_profile, std::move(scaled), std::move(filters), runner).at("probs");
-  for (std::int64_t r = 0; r < n; ++r) {
-    const std::int64_t token = pinned[static_cast<std::size_t>(r)];
-    if (token < 0) continue;
-    const auto row = probs.data<float>().subspan(static_cast<std::size_t>(r) * v, v);
-    std::fill(row.begin(), row.end(), 0.0f);
-    row[static_cast<std::size_t>(token)] = 1.0f;
-  }
-  return probs;
+  return RunOn("sampling_filters", id, filter_profile, std::move(scaled), std::move(filters), runner).at("probs");
 }
 
 }  // namespace

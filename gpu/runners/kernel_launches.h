@@ -120,11 +120,12 @@ struct TemperatureLaunch {
   TemperatureRule rule{};
   float* out = nullptr;
   std::uint8_t* is_greedy = nullptr;
+  bool point_mass = false;  // spec_step's canonical and block positions (the kernel's contract)
   template <class L>
   void Describe(L& l) const {
     l.template Run<TemperatureKernel>(rows, l.In(logits, rows * pitch, "logits"),
                                       l.In(temperature, rows, "temperature"), l.Out(out, rows * vocab, "logits_out"),
-                                      l.Out(is_greedy, rows, "is_greedy"), vocab, pitch, rule);
+                                      l.Out(is_greedy, rows, "is_greedy"), vocab, pitch, rule, point_mass);
   }
 };
 
