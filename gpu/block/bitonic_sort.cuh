@@ -138,4 +138,62 @@ SAMPCHECK_KERNEL_BODY void BitonicSortSlots(B& block, Shared& keys, std::uint32_
   to_shared();
 }
 
+// The k-th smallest (1 <= k <= kSortSlots) of keys[0, kSortSlots), in every thread, for keys
+// whose first k are distinct (ties only above the k-th, e.g. padding): each run of 32 slots
+// is sorted in its warp's registers (ShuffleXor stages of the network above, no barrier) and
+// written back; then each key's rank is the number of smaller keys, summed over the 32 sorted
+// runs by binary search, and the key of rank k - 1 (exactly one: the first k keys in order are
+// distinct) is the answer. Two barriers, about 32 x 6 shared reads per key; `keys` is left
+// with each run sorted. The caller has written keys and synchronised.
+template <int kThreads, class B, class Shared>
+SAMPCHECK_KERNEL_BODY std::uint64_t KthSmallestSlot(B& block, Shared& keys, std::int64_t k) {
+  static_assert(kThreads % kWarpSize == 0 && kThreads <= kSortSlots && kSortSlots % kThreads == 0,
+                "whole warps that divide the slots");
+  constexpr int kRegs = kSortSlots / kThreads;
+  constexpr int kRuns = kSortSlots / kWarpSize;
+  SAMPCHECK_SHARED(block, std::uint64_t, kth_key, 1);
+  auto slots = Registers<sort_detail::SlotKeys<kRegs>>(block);
+  block.ForEachThread([&](Thread t) {
+    for (int r = 0; r < kRegs; ++r) slots[t].v[r] = keys.Load(t.x + r * kThreads);
+  });
+  auto lane = Registers<std::uint64_t>(block);
+  for (int r = 0; r < kRegs; ++r) {
+    for (int n = 2; n <= kWarpSize; n *= 2) {
+      for (int j = n / 2; j >= 1; j /= 2) {
+        block.ForEachThread([&](Thread t) { lane[t] = slots[t].v[r]; });
+        auto partner = ShuffleXor(block, lane, j);
+        block.ForEachThread([&](Thread t) { slots[t].v[r] = sort_detail::Keep(t.lane(), n, j, lane[t], partner[t]); });
+      }
+    }
+  }
+  block.ForEachThread([&](Thread t) {
+    for (int r = 0; r < kRegs; ++r) keys.Store(t.x + r * kThreads, slots[t].v[r]);
+  });
+  block.Sync();
+  block.ForEachThread([&](Thread t) {
+    for (int r = 0; r < kRegs; ++r) {
+      const std::uint64_t x = slots[t].v[r];
+      std::int64_t rank = 0;
+      for (int run = 0; run < kRuns && rank < k; ++run) {
+        int lo = 0;  // the first slot of the run whose key is not below x
+        int hi = kWarpSize;
+        while (lo < hi) {
+          const int mid = (lo + hi) / 2;
+          if (keys.Load(run * kWarpSize + mid) < x) {
+            lo = mid + 1;
+          } else {
+            hi = mid;
+          }
+        }
+        rank += lo;
+      }
+      if (rank == k - 1) kth_key.Store(0, x);
+    }
+  });
+  block.Sync();
+  std::uint64_t kth = 0;
+  block.ForEachThread([&](Thread) { kth = kth_key.Load(0); });
+  return kth;
+}
+
 }  // namespace sampcheck::gpu
