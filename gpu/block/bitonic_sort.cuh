@@ -2,8 +2,9 @@
 #pragma once
 // A bitonic sorting network (Batcher 1968) over the slots a shared array's keys actually use,
 // with the stages inside a warp run in registers by warp shuffles and the stages inside a
-// thread in registers: block barriers only where a compare-exchange crosses warps
-// (docs/gpu.md "Sorting networks").
+// thread in registers: block barriers only where a compare-exchange crosses warps; and the
+// k-th smallest of 1024 slots by rank over warp-sorted runs, without a block-wide sort
+// (docs/gpu.md "Sorting networks and the canonical reduction").
 //
 // Contract:
 // - BitonicSortSlots<kThreads>(block, keys, count): a block of kThreads threads (whole warps,
@@ -26,6 +27,7 @@
 // - Barriers: 1 + the merge levels k = 64 .. n with a crossing stage, each costing 1 + its
 //   crossing stages: with 1024 threads, 3 for n = 64 and 21 for n = 1024 (the full network:
 //   55); with 128, 3 and 15.
+// - KthSmallestSlot<kThreads>(block, keys, k): below; two barriers.
 // Example: keys {5, 3, 9, ~0, ..} with count 3: n = 32, keys[0 .. 3) = {3, 5, 9}
 //   (tests/gpu_bitonic_sort_test.cc).
 
