@@ -145,8 +145,9 @@ SAMPCHECK_KERNEL_BODY void BitonicSortSlots(B& block, Shared& keys, std::uint32_
 // is sorted in its warp's registers (ShuffleXor stages of the network above, no barrier) and
 // written back; then each key's rank is the number of smaller keys, summed over the 32 sorted
 // runs by binary search, and the key of rank k - 1 (exactly one: the first k keys in order are
-// distinct) is the answer. Two barriers, about 32 x 6 shared reads per key; `keys` is left
-// with each run sorted. The caller has written keys and synchronised.
+// distinct) is the answer. Two barriers, at most 32 x 6 shared reads per key (a key's count
+// stops once it reaches k); `keys` is left with each run sorted. The caller has written keys
+// and synchronised; it may rewrite them on return (their last reads precede barrier 2).
 template <int kThreads, class B, class Shared>
 SAMPCHECK_KERNEL_BODY std::uint64_t KthSmallestSlot(B& block, Shared& keys, std::int64_t k) {
   static_assert(kThreads % kWarpSize == 0 && kThreads <= kSortSlots && kSortSlots % kThreads == 0,
