@@ -2,7 +2,8 @@
 // The warp-aware bitonic sort (gpu/block/bitonic_sort.cuh) against std::sort, on the emulator
 // with every check on: counts 0, 1, powers of two and not, ties, the filters' order keys of
 // -inf and NaN, blocks of 1024, 128 and 32 threads; the slots after the sorted ones untouched;
-// the barriers its contract states (counted work, no timing).
+// the barriers its contract states (counted work, no timing); KthSmallestSlot against
+// std::nth_element.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -144,6 +145,64 @@ TEST(GpuBitonicSort, BarriersFollowTheCrossingStages) {
   EXPECT_EQ(RunSort<128>(RandomKeys(50, 0, 7)).barriers, 3);
   EXPECT_EQ(RunSort<128>(RandomKeys(1024, 0, 7)).barriers, 15);
   EXPECT_EQ(RunSort<32>(RandomKeys(1024, 0, 7)).barriers, 1);
+}
+
+// KthSmallestSlot against std::nth_element: distinct keys with padding (~0) in the last slots
+// (rows shorter than 1024 lanes), every k from 1 to the real keys' number at a few sizes, under
+// 1024, 128 and 32 threads; two barriers. The padding may repeat: it is above the k-th.
+template <int kThreads>
+void ExpectKth(const std::vector<std::uint64_t>& slots, std::int64_t k) {
+  std::uint64_t got = 0;
+  const LaunchReport r = emu::Launch("kth", 1, kThreads, [&](Block& block) {
+    SAMPCHECK_SHARED(block, std::uint64_t, keys, kSortSlots);
+    block.ForEachThread([&](Thread t) {
+      for (int s = t.x; s < kSortSlots; s += kThreads) keys.Store(s, slots[static_cast<std::size_t>(s)]);
+    });
+    block.Sync();
+    const std::uint64_t kth = KthSmallestSlot<kThreads>(block, keys, k);
+    block.ForEachThread([&](Thread t) {
+      if (t.x == 0) got = kth;
+    });
+  });
+  ASSERT_TRUE(r.ok()) << r.Summary();
+  EXPECT_EQ(r.counters.max_block_barriers, 1 + 2);  // the test's store barrier, then two
+  std::vector<std::uint64_t> want = slots;
+  std::nth_element(want.begin(), want.begin() + (k - 1), want.end());
+  EXPECT_EQ(got, want[static_cast<std::size_t>(k - 1)]) << "k " << k << ", " << kThreads << " threads";
+}
+
+TEST(GpuBitonicSort, KthSmallestMatchesNthElement) {
+  std::uint32_t seed = 100;
+  for (const std::size_t real :
+       {std::size_t{1}, std::size_t{2}, std::size_t{37}, std::size_t{1000}, std::size_t{1024}}) {
+    std::vector<std::uint64_t> slots = RandomKeys(real, 0, seed++);
+    std::sort(slots.begin(), slots.end());
+    slots.erase(std::unique(slots.begin(), slots.end()), slots.end());  // distinct (almost surely already)
+    std::shuffle(slots.begin(), slots.end(), std::mt19937(seed++));
+    const auto distinct = static_cast<std::int64_t>(slots.size());
+    slots.resize(kSortSlots, kPad);
+    for (std::int64_t k : {std::int64_t{1}, std::int64_t{2}, std::int64_t{31}, std::int64_t{32}, std::int64_t{33},
+                           std::int64_t{50}, std::int64_t{513}, std::int64_t{1024}}) {
+      if (k > distinct) continue;
+      ExpectKth<1024>(slots, k);
+      ExpectKth<128>(slots, k);
+      ExpectKth<32>(slots, k);
+    }
+    ExpectKth<1024>(slots, distinct);
+  }
+}
+
+// The filters' keys of a row with -inf and ties in value (distinct by index): the 3rd is the
+// second 1.0 by index.
+TEST(GpuBitonicSort, KthSmallestOfOrderKeys) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<std::uint64_t> slots(kSortSlots, kPad);
+  const std::vector<float> row = {1.0f, -inf, 2.0f, 1.0f, -inf, 0.5f};
+  for (std::size_t i = 0; i < row.size(); ++i)
+    slots[1000 - 7 * i] = OrderKey(row[i], static_cast<std::int64_t>(i), false);
+  ExpectKth<1024>(slots, 3);
+  ExpectKth<128>(slots, 6);
+  ExpectKth<1024>(slots, 5);
 }
 
 }  // namespace

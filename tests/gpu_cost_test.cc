@@ -79,16 +79,17 @@ SamplingCostShape TopPAlone(float p) {
 // Today's counts on these 2 rows (the first 2 rows of the benchmark's batch), rounded up at
 // the second decimal. gpu: 4.0004 row passes (three reads of the logits to gather the top-k
 // survivors, gpu/block/top_k_survivors.cuh, plus the survivors' values once more, then the
-// draw's one read of probs) with 56 barriers (top-k 50, top-p 0.9) and 68 with min-p (0.05
-// or 1: two more softmax statistics on the survivors); flat rows the same 4.0004 and 56
-// (the thread maxima give exactly k candidates). gpu-fast 3 and 31 with top-k 50 (top-p
+// draw's one read of probs) with 36 barriers (top-k 50, top-p 0.9) and 48 with min-p (0.05
+// or 1: two more softmax statistics on the survivors); flat rows the same 4.0004 and 36
+// (the thread maxima give exactly k candidates). gpu-fast 3 and 11 with top-k 50 (top-p
 // 0.9, min-p 0, 0.05 or 1, flat rows): the same three reads gather its survivors
-// (gpu/fast/fast_top_k_survivors.cuh), most barriers are its two sorting networks. Before the
-// warp-aware sorts sized to the candidates (gpu/block/bitonic_sort.cuh) and the two-barrier
-// canonical reduction (gpu/block/block_reduce.cuh): gpu 170 and 203, gpu-fast 117 (two
-// networks of 55 stages); the worst cases below 14 barriers more (the reductions' 9 -> 2);
+// (gpu/fast/fast_top_k_survivors.cuh). Before the k-th thread maximum by rank (2 barriers),
+// the warp-aware sort of the candidates' slots only (3 for ~50) (gpu/block/bitonic_sort.cuh)
+// and the two-barrier canonical reduction (gpu/block/block_reduce.cuh): gpu 170 and 203,
+// gpu-fast 117 (two networks of 55 stages each); the worst cases below 14 barriers more (the
+// reductions' 9 -> 2);
 // the fractions below are the few scalar reads of block-level code. Its worst cases: top-k
-// V - 1 5.0007 and 48 (136 before the warp-aware sort; the dropped token gathered by the
+// V - 1 5.0007 and 28 (136 before the k-th by rank and the warp-aware sort; the dropped token gathered by the
 // reversed order, its first read fused with
 // the maximum's; then round 0's scan and the top-p mass before the drawn token), top-p 0.999
 // without top-k 3.0007 and 20 (the maximum, round 0's scan, the mass before the drawn token;
@@ -120,21 +121,21 @@ SamplingCostShape TopPAlone(float p) {
 // min-p was an acceptance test of the rejection rounds (a round per rejected token). Rows differ a little: docs/gpu.md
 // lists the counts at 64 x 128256.
 const BudgetCase kBudgets[] = {
-    {__LINE__, "gpu, top-k 50, top-p 0.9", false, Shape(0.0f, false), {4.01, 56}},
-    {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {4.01, 68}},
-    {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {4.01, 56}},
-    {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {4.01, 68}},
+    {__LINE__, "gpu, top-k 50, top-p 0.9", false, Shape(0.0f, false), {4.01, 36}},
+    {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {4.01, 48}},
+    {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {4.01, 36}},
+    {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {4.01, 48}},
     {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {6.87, 167}},
     {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {6.89, 376}},
     {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {6.23, 73}},
     {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {5.92, 261}},
     {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {6.01, 287}},
     {__LINE__, "gpu, min-p 1, top-k and top-p off", false, MinPAlone(1.0f), {5.01, 19}},
-    {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {3.01, 31}},
-    {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {3.01, 31}},
-    {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {3.01, 31}},
-    {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {3.01, 31}},
-    {__LINE__, "gpu-fast, top-k V - 1", true, TopK(kVocab - 1), {5.01, 48}},
+    {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {3.01, 11}},
+    {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {3.01, 11}},
+    {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {3.01, 11}},
+    {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {3.01, 11}},
+    {__LINE__, "gpu-fast, top-k V - 1", true, TopK(kVocab - 1), {5.01, 28}},
     {__LINE__, "gpu-fast, top-k off, top-p 0.999", true, TopPAlone(0.999f), {3.01, 20}},
     {__LINE__, "gpu-fast, top-k 5000, top-p 0.9", true, TopK(5000), {6.04, 56}},
     {__LINE__, "gpu-fast, min-p 1, top-k and top-p off", true, MinPAlone(1.0f), {2.01, 18}},
@@ -200,18 +201,19 @@ void ExpectLaunches(const std::vector<LaunchCounters>& launches, const std::vect
 // 20 blocks (ceil(132 SMs / 1) = 132, capped at 128256 / 4096 = 31 and at 1024 / 50 = 20),
 // each reading its slice of 6412 or 6413 entries three times (the survivor gather of
 // gpu/fast/fast_top_k_survivors.cuh on the slice), then one block that merges the 20 sorted
-// lists of 50 keys from the scratch and draws: 3 passes over the logits in all, 30 barriers
-// in a slice block (the gather: its sort of the 1024 lane minima, 15 with 128 threads, the
-// sort of its 129 to 256 candidates, 9, its count, scan and gather; 116 with two full
-// networks of 55) and 1 in the merge. Before the slices, one block read the whole row three times: 1 block, 3.0
-// passes, 117 barriers, at one SM's share of the bandwidth.
+// lists of 50 keys from the scratch and draws: 3 passes over the logits in all, 10 barriers
+// in a slice block of 1024 threads (the gather: the lane minima, their k-th by rank (2), the
+// count, scan and gather, the warp-aware sort of its ~50 candidates in 64 slots (3); 116
+// with two 1024-slot networks of 55) and 1 in the merge. Before the slices, one block read
+// the whole row three times: 1 block, 3.0 passes, 117 barriers, at one SM's share of the
+// bandwidth.
 TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
   SamplingCostShape s = Shape(0.0f, false);
   s.rows = 1;
   const std::vector<float> logits = SamplingCostLogits(s);
   const auto launches = CountGpuFastSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"fast_sampling_slices", 20, 30}, {"fast_sampling", 1, 1}}));
-  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {3.01, 31}), "");
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"fast_sampling_slices", 20, 10}, {"fast_sampling", 1, 1}}));
+  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {3.01, 11}), "");
   EXPECT_GE(LogitsPasses(launches, s.rows, s.vocab), 3.0);
   // The merge reads no logits: only its 20 x 50 keys (and each block its row's scalars).
   EXPECT_DOUBLE_EQ(LogitsPasses({launches[1]}, s.rows, s.vocab), 0.0);

@@ -8,7 +8,8 @@
 // - Keys are the descending order keys of gpu/block/radix_select.cuh (OrderKey, ascending =
 //   false): smaller key = earlier in the canonical order; keys are unique per row.
 // - Read 1: thread t's smallest key over its indices t, t + 1024, ... (its maximum). The k-th
-//   smallest T of these 1024 maxima (sorted by gpu/block/bitonic_sort.cuh) bounds the k-th key of the
+//   smallest T of these 1024 maxima (KthSmallestSlot, gpu/block/bitonic_sort.cuh: the maxima are
+//   distinct but for kNoKey padding, which is above T as k < vocab) bounds the k-th key of the
 //   row K from above: the k maxima with key <= T are k distinct entries of the row, so K <= T.
 //   The candidates are the entries with key <= T (exactly k: they hold every key <= K), or with
 //   value key <= T's value key (ties kept: they hold every value tied with K's).
@@ -71,10 +72,7 @@ SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t 
     sorted.Store(t.x, best);
   });
   block.Sync();
-  BitonicSortSlots<kCanonicalLanes>(block, sorted, kCandidates);
-  std::uint64_t bound = 0;
-  block.ForEachThread([&](Thread) { bound = sorted.Load(k - 1); });
-  block.Sync();
+  const std::uint64_t bound = KthSmallestSlot<kCanonicalLanes>(block, sorted, k);
   auto candidate = [&](std::uint64_t key) { return ties ? (key >> 32) <= (bound >> 32) : key <= bound; };
   block.ForEachThread([&](Thread t) {
     std::uint32_t c = 0;

@@ -11,15 +11,15 @@
 //   at every call. 1 <= k <= kFastSurvivorSlots and k < vocab.
 // - Read 1: virtual lane l (0 <= l < 1024; thread t owns l = t, t + kThreads, ...) takes the
 //   smallest key of the indices l, l + 1024, ...; the k-th smallest T of these 1024 lane
-//   minima is at or after the row's k-th key (the k lane minima up to T are k distinct keys),
+//   minima (KthSmallestSlot) is at or after the row's k-th key (the k lane minima up to T are k distinct keys),
 //   so {i : key_i <= T} holds the top k.
 // - Read 2: each thread counts its keys <= T (indices t, t + kThreads, ...); thread 0 scans the
 //   counts in thread order. More than kFastSurvivorSlots candidates (the largest values crowded
 //   into few lanes): returns false and the caller takes its full-row path (three reads spent,
 //   bounded).
 // - Read 3: each thread writes its candidates at its offset; the slots after them hold kNoKey;
-//   a bitonic network over the next power of two >= total slots (gpu/block/bitonic_sort.cuh;
-//   read 1's lane minima: all 1024) sorts them ascending: keys[0 .. total) is the candidates in
+//   a bitonic network over the next power of two >= total slots (gpu/block/bitonic_sort.cuh)
+//   sorts them ascending: keys[0 .. total) is the candidates in
 //   order, keys[0 .. k) the top k.
 // - Deterministic for a given kThreads (integer counts, fixed scan, a sorting network); every
 //   helper ends with a barrier.
@@ -113,10 +113,9 @@ SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::ui
 template <int kThreads, class B, class KeyOf, class Shared>
 SAMPCHECK_KERNEL_BODY bool GatherBelowLaneBound(B& block, std::int64_t vocab, std::int64_t k, KeyOf key_of,
                                                 Shared& keys, std::uint32_t& total) {
-  SortSurvivorSlots<kThreads>(block, keys, kFastSurvivorSlots);
-  std::uint64_t bound = 0;
-  block.ForEachThread([&](Thread) { bound = keys.Load(k - 1); });
-  block.Sync();  // keys is rewritten below
+  static_assert(kFastSurvivorSlots == kSortSlots, "the selection reads every survivor slot");
+  // The lane minima are distinct but for kNoSurvivor padding (lanes past V), above the k-th.
+  const std::uint64_t bound = KthSmallestSlot<kThreads>(block, keys, k);
   return GatherUpToBound<kThreads>(block, vocab, bound, key_of, keys, total);
 }
 
