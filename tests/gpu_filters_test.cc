@@ -318,7 +318,10 @@ TEST(GpuFilters, PaddedRowsReadOnlyTheirEntries) {
 // (the last 6000 entries: slice 2 all -inf); 4 only 21 finite entries, k = 50 (K = -inf: the
 // per-row kernel writes the row itself); 5 +0.0 / -0.0 maxima (the sign survives in `out`);
 // 6 the largest values crowded into lanes 0..299 of slice 0 with k = 300 (1500 of them: that
-// slice's candidates do not fit, so the row is read whole).
+// slice's candidates do not fit, so the row is read whole). Both top-k rules: canonical
+// (exactly k) and flashinfer's top_k_first (ties at the k-th value kept, the tie-group walk):
+// its slices list k + 1 keys, and a row whose (k + 1)-th key ties with the k-th (the grid and
+// flat rows) is read whole.
 constexpr std::int64_t kSlicedVocab = 13289;
 
 std::vector<float> SlicedRow(int kind, std::uint64_t seed) {
@@ -352,54 +355,61 @@ TEST(GpuFilters, SlicedRowsGiveTheOneBlockBits) {
       {{4, 0, 1}, {50, 256, 3}, {0.9f, 1.0f, 0.3f}, {0.0f, 0.5f, 0.0f}},
   };
   auto runner = MakeEmulatedRunner();
-  for (const Batch& batch : batches) {
-    const auto rows = static_cast<std::int64_t>(batch.kinds.size());
-    std::vector<float> x;
-    for (std::size_t b = 0; b < batch.kinds.size(); ++b) {
-      const std::vector<float> row = SlicedRow(batch.kinds[b], 100 + b);
-      x.insert(x.end(), row.begin(), row.end());
-    }
-    const auto n = static_cast<std::size_t>(rows * kSlicedVocab);
-    std::vector<float> split_out(n), split_probs(n), one_out(n), one_probs(n);
-    SamplingFiltersLaunch l(x.data(), batch.k.data(), batch.p.data(), batch.m.data(), rows, kSlicedVocab,
-                            kSlicedVocab, FilterRules{}, split_out.data(), split_probs.data());
-    ASSERT_EQ(l.Slices(), 3);
-    LaunchRecorder recorder;
-    runner->Run(l);
-    ASSERT_EQ(recorder.launches().size(), 3u);
-    EXPECT_EQ(recorder.launches()[0].kernel, "sampling_filters_slices");
-    EXPECT_EQ(recorder.launches()[0].blocks, rows * 3);
-    EXPECT_EQ(recorder.launches()[2].kernel, "sampling_filters_rows");
-    l.out = one_out.data();
-    l.probs = one_probs.data();
-    l.plan_rows = kRowSliceSms;
-    ASSERT_EQ(l.Slices(), 1);
-    runner->Run(l);
-    // The reference's outputs for the same rows.
-    Case c;
-    c.id = "sampling_filters/sliced";
-    c.stage = "sampling_filters";
-    c.profile = sampcheck::ParseProfile("canonical");
-    c.inputs = {{"logits", Tensor::FromValues(DType::kF32, {rows, kSlicedVocab}, x)},
-                {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {rows}, batch.k)},
-                {"top_p", Tensor::FromValues<float>(DType::kF32, {rows}, batch.p)},
-                {"min_p", Tensor::FromValues<float>(DType::kF32, {rows}, batch.m)}};
-    reference::ReferenceBackend reference;
-    const TensorMap expected = reference.Run("sampling_filters", c);
-    const auto ref_out = expected.at("logits").data<float>();
-    const auto ref_probs = expected.at("probs").data<float>();
-    int shown = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::int64_t b = static_cast<std::int64_t>(i) / kSlicedVocab;
-      const bool same = std::memcmp(&split_out[i], &one_out[i], sizeof(float)) == 0 &&
-                        std::memcmp(&split_probs[i], &one_probs[i], sizeof(float)) == 0 &&
-                        std::memcmp(&split_out[i], &ref_out[i], sizeof(float)) == 0 &&
-                        std::memcmp(&split_probs[i], &ref_probs[i], sizeof(float)) == 0;
-      if (!same && shown++ < 5) {
-        ADD_FAILURE() << "kind " << batch.kinds[static_cast<std::size_t>(b)] << " row " << b << " index "
-                      << static_cast<std::int64_t>(i) % kSlicedVocab << ": split (" << split_out[i] << ", "
-                      << split_probs[i] << "), one block (" << one_out[i] << ", " << one_probs[i]
-                      << "), reference (" << ref_out[i] << ", " << ref_probs[i] << ")";
+  const TopKRule flashinfer_top_k{.ties_kept = true, .drops_nan = true};
+  const std::pair<const char*, FilterRules> profiles[] = {
+      {"canonical", FilterRules{}},
+      {"flashinfer", FilterRules{flashinfer_top_k, TopPWalk::kTieGroup, MinPRule{}, FilterOrder::kTopKFirst}}};
+  for (const auto& [profile, rules] : profiles) {
+    for (const Batch& batch : batches) {
+      SCOPED_TRACE(profile);
+      const auto rows = static_cast<std::int64_t>(batch.kinds.size());
+      std::vector<float> x;
+      for (std::size_t b = 0; b < batch.kinds.size(); ++b) {
+        const std::vector<float> row = SlicedRow(batch.kinds[b], 100 + b);
+        x.insert(x.end(), row.begin(), row.end());
+      }
+      const auto n = static_cast<std::size_t>(rows * kSlicedVocab);
+      std::vector<float> split_out(n), split_probs(n), one_out(n), one_probs(n);
+      SamplingFiltersLaunch l(x.data(), batch.k.data(), batch.p.data(), batch.m.data(), rows, kSlicedVocab,
+                              kSlicedVocab, rules, split_out.data(), split_probs.data());
+      ASSERT_EQ(l.Slices(), 3);
+      LaunchRecorder recorder;
+      runner->Run(l);
+      ASSERT_EQ(recorder.launches().size(), 3u);
+      EXPECT_EQ(recorder.launches()[0].kernel, "sampling_filters_slices");
+      EXPECT_EQ(recorder.launches()[0].blocks, rows * 3);
+      EXPECT_EQ(recorder.launches()[2].kernel, "sampling_filters_rows");
+      l.out = one_out.data();
+      l.probs = one_probs.data();
+      l.plan_rows = kRowSliceSms;
+      ASSERT_EQ(l.Slices(), 1);
+      runner->Run(l);
+      // The reference's outputs for the same rows.
+      Case c;
+      c.id = "sampling_filters/sliced";
+      c.stage = "sampling_filters";
+      c.profile = sampcheck::ParseProfile(profile);
+      c.inputs = {{"logits", Tensor::FromValues(DType::kF32, {rows, kSlicedVocab}, x)},
+                  {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {rows}, batch.k)},
+                  {"top_p", Tensor::FromValues<float>(DType::kF32, {rows}, batch.p)},
+                  {"min_p", Tensor::FromValues<float>(DType::kF32, {rows}, batch.m)}};
+      reference::ReferenceBackend reference;
+      const TensorMap expected = reference.Run("sampling_filters", c);
+      const auto ref_out = expected.at("logits").data<float>();
+      const auto ref_probs = expected.at("probs").data<float>();
+      int shown = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::int64_t b = static_cast<std::int64_t>(i) / kSlicedVocab;
+        const bool same = std::memcmp(&split_out[i], &one_out[i], sizeof(float)) == 0 &&
+                          std::memcmp(&split_probs[i], &one_probs[i], sizeof(float)) == 0 &&
+                          std::memcmp(&split_out[i], &ref_out[i], sizeof(float)) == 0 &&
+                          std::memcmp(&split_probs[i], &ref_probs[i], sizeof(float)) == 0;
+        if (!same && shown++ < 5) {
+          ADD_FAILURE() << "kind " << batch.kinds[static_cast<std::size_t>(b)] << " row " << b << " index "
+                        << static_cast<std::int64_t>(i) % kSlicedVocab << ": split (" << split_out[i] << ", "
+                        << split_probs[i] << "), one block (" << one_out[i] << ", " << one_probs[i]
+                        << "), reference (" << ref_out[i] << ", " << ref_probs[i] << ")";
+        }
       }
     }
   }

@@ -117,8 +117,9 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnSurvivors(B& block, Arr logits, std:
   auto offset = Registers<std::uint32_t>(block);
   auto count = Registers<std::uint32_t>(block);
   std::uint32_t total = 0;
-  const bool merged = slice_count > 1 && MergeTopKCandidates(block, slices, slice_base, slice_count, k, grouped,
-                                                               sorted, kept, offset, count, total);
+  const bool merged = slice_count > 1 && MergeTopKCandidates(block, slices, slice_base, slice_count, k,
+                                                               rules.top_k.ties_kept, grouped, sorted, kept, offset,
+                                                               count, total);
   if (!merged &&
       !GatherTopKCandidates(block, logits, in, vocab, k, rules.top_k.ties_kept, grouped, sorted, offset, count, total)) {
     return false;

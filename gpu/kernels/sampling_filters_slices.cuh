@@ -9,19 +9,23 @@
 //
 // Contract:
 // - A row takes n = SamplingFiltersRowSlices(budget, V, k, rules) slices (budget: RowSliceBudget
-//   of the batch, gpu/block/row_slices.cuh): TopKRowSlices's n when the survivor path applies
-//   whatever the row's p and m (kTopKFirst, exactly k kept: no ties rule, no ascend limit; a
+//   of the batch, gpu/block/row_slices.cuh): TopKRowSlices's n for lists of L keys when the
+//   survivor path applies whatever the row's p and m (kTopKFirst, k >= 1, no ascend limit; a
 //   prefix top_p walk: kExclusive or kTieGroup), else 1 (one block reads the row, as before).
-//   Slice g is [SliceBegin(g), SliceBegin(g + 1)) of the row, longer than k.
+//   L = SliceListLength = k, or k + 1 when ties at the k-th value are kept (vllm, flashinfer).
+//   Slice g is [SliceBegin(g), SliceBegin(g + 1)) of the row, longer than L.
 // - SamplingFiltersSlicesKernel: grid rows x grid_slices; block b serves row b / grid_slices,
 //   slice g = b % grid_slices (g >= n: returns). It gathers the slice's candidates with the
 //   one-block gather (GatherTopKCandidates, gpu/block/top_k_survivors.cuh: three reads of the
-//   slice, exact integer keys, ties not kept) and writes the slice's k smallest keys in
-//   ascending order, with row indices, to slices[row kRowSliceSlots + g k ..]; kNoKey at the
+//   slice, exact integer keys, ties not kept) and writes the slice's L smallest keys in
+//   ascending order, with row indices, to slices[row kRowSliceSlots + g L ..]; kNoKey at the
 //   list's first slot when its candidates do not fit (the per-row kernel then reads the row).
-// - The per-row kernel merges the n lists (MergeSliceLists: exactly the row's k smallest keys
+// - The per-row kernel merges the n lists (MergeSliceLists: exactly the row's L smallest keys
 //   in order) and rebuilds the lane grouping of the canonical order from them (lane = index
-//   mod 1024, index order within a lane); every later step is the one-block path's. A row of
+//   mod 1024, index order within a lane); every later step is the one-block path's. Ties
+//   kept: when the row's (k + 1)-th key has another value than the k-th, no entry ties with
+//   K past the k-th, and top_k keeps exactly k; when the values are equal, more ties may hide
+//   past every list, so the row is read whole (the one-block gather). A row of
 //   n > 1 whose survivor path succeeds does not write its rows: it leaves its survivors in
 //   survivor_rows (layout kSurvivorRow* below), else it writes kNoKey at kSurvivorRowLast and
 //   its rows itself.
@@ -54,11 +58,16 @@ inline constexpr std::int64_t kSurvivorRowLast = kSurvivorRowLanes + kCanonicalL
 inline constexpr std::int64_t kSurvivorRowStats = kSurvivorRowLast + 1;
 inline constexpr std::int64_t kSurvivorRowWords = kSurvivorRowStats + 1;
 
+// The keys a slice lists: its k smallest, and one more when ties are kept (contract above).
+SAMPCHECK_HOST_DEVICE constexpr std::int64_t SliceListLength(std::int64_t k, const FilterRules& rules) {
+  return rules.top_k.ties_kept ? k + 1 : k;
+}
+
 SAMPCHECK_HOST_DEVICE constexpr std::int64_t SamplingFiltersRowSlices(std::int64_t budget, std::int64_t vocab,
                                                                       std::int64_t k, const FilterRules& rules) {
-  if (rules.order != FilterOrder::kTopKFirst || rules.top_k.ties_kept || rules.top_k.ascend_limit) return 1;
+  if (rules.order != FilterOrder::kTopKFirst || rules.top_k.ascend_limit || k <= 0) return 1;
   if (rules.top_p != TopPWalk::kExclusive && rules.top_p != TopPWalk::kTieGroup) return 1;
-  return TopKRowSlices(budget, vocab, k);
+  return TopKRowSlices(budget, vocab, SliceListLength(k, rules));
 }
 
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t PackSoftmaxStats(SoftmaxStats st) {
@@ -103,19 +112,21 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void WriteSurvivorLane(Arr logits, 
   }
 }
 
-// The row's candidates from its slices' lists (gpu/kernels/sampling_filters_slices.cuh) when all
-// are complete: sorted = exactly the row's top k (MergeSliceLists), grouped / offset / count
-// their lane grouping (lane = index mod 1024, index order within a lane), each candidate's
-// place counted over the k others (no sort). Returns false, having written nothing, when a
-// list is incomplete.
+// The row's candidates from its slices' lists (contract above) when all are complete: sorted =
+// exactly the row's L smallest keys (MergeSliceLists), grouped / offset / count their lane
+// grouping (lane = index mod 1024, index order within a lane), each candidate's place counted
+// over the L - 1 others (no sort). Returns false when a list is incomplete, or when ties are
+// kept and the (k + 1)-th key ties with the k-th: the caller then gathers from the row, which
+// rewrites every array here.
 template <class B, class S, class Shared, class R>
 SAMPCHECK_KERNEL_BODY bool MergeTopKCandidates(B& block, S slices, std::int64_t slice_base, std::int64_t slice_count,
-                                               std::int64_t k, Shared& grouped, Shared& sorted, Shared& flag, R& offset,
-                                               R& count, std::uint32_t& total) {
+                                               std::int64_t k, bool ties, Shared& grouped, Shared& sorted, Shared& flag,
+                                               R& offset, R& count, std::uint32_t& total) {
+  const std::int64_t list = ties ? k + 1 : k;  // SliceListLength
   block.ForEachThread([&](Thread t) {
     if (t.x != 0) return;
     std::uint64_t complete = 1;
-    for (std::int64_t g = 0; g < slice_count; ++g) complete &= slices.Load(slice_base + g * k) != kNoKey ? 1u : 0u;
+    for (std::int64_t g = 0; g < slice_count; ++g) complete &= slices.Load(slice_base + g * list) != kNoKey ? 1u : 0u;
     flag.Store(0, complete);
   });
   block.Sync();
@@ -126,17 +137,19 @@ SAMPCHECK_KERNEL_BODY bool MergeTopKCandidates(B& block, S slices, std::int64_t 
     return false;
   }
   block.ForEachThread([&](Thread t) {
-    MergeSliceLists(t, kCanonicalLanes, slices, slice_base, slice_count, k,
+    MergeSliceLists(t, kCanonicalLanes, slices, slice_base, slice_count, list,
                     [&](std::int64_t rank, std::uint64_t x) { sorted.Store(rank, x); });
   });
   block.Sync();
+  bool boundary_tie = false;
   block.ForEachThread([&](Thread t) {
-    const bool own = t.x < k;
+    boundary_tie = ties && (sorted.Load(k - 1) >> 32) == (sorted.Load(k) >> 32);
+    const bool own = t.x < list;
     const std::uint64_t mine = own ? sorted.Load(t.x) : 0;
     const std::int64_t my_index = IndexOfKey(mine);
     const std::int64_t my_lane = my_index % kCanonicalLanes;
     std::uint32_t before = 0, in_lane = 0, place = 0;
-    for (std::int64_t j = 0; j < k; ++j) {
+    for (std::int64_t j = 0; j < list; ++j) {
       const std::int64_t i = IndexOfKey(sorted.Load(j));
       const std::int64_t lane = i % kCanonicalLanes;
       before += lane < t.x ? 1u : 0u;
@@ -148,8 +161,8 @@ SAMPCHECK_KERNEL_BODY bool MergeTopKCandidates(B& block, S slices, std::int64_t 
     if (own) grouped.Store(place, mine);
   });
   block.Sync();
-  total = static_cast<std::uint32_t>(k);
-  return true;
+  total = static_cast<std::uint32_t>(list);
+  return !boundary_tie;
 }
 
 struct SamplingFiltersSlicesKernel {
@@ -167,21 +180,23 @@ struct SamplingFiltersSlicesKernel {
     if (n <= 1 || g >= n) return;  // the row runs whole, or takes fewer slices than the grid's
     const std::int64_t lo = SliceBegin(g, n, vocab);
     const std::int64_t length = SliceBegin(g + 1, n, vocab) - lo;
-    const std::int64_t list = row * kRowSliceSlots + g * k;
+    const std::int64_t length_k = SliceListLength(k, rules);
+    const std::int64_t list = row * kRowSliceSlots + g * length_k;
     SAMPCHECK_SHARED(block, std::uint64_t, grouped, kCandidates);
     SAMPCHECK_SHARED(block, std::uint64_t, sorted, kCandidates);
     auto offset = Registers<std::uint32_t>(block);
     auto count = Registers<std::uint32_t>(block);
     std::uint32_t total = 0;
     const bool gathered =
-        GatherTopKCandidates(block, logits, row * pitch + lo, length, k, false, grouped, sorted, offset, count, total);
+        GatherTopKCandidates(block, logits, row * pitch + lo, length, length_k, false, grouped, sorted, offset, count,
+                             total);
     block.ForEachThread([&](Thread t) {
       if (!gathered) {
         if (t.x == 0) slices.Store(list, kNoKey);
         return;
       }
       // The slice's keys carry slice indices in their low word: lo + i < V < 2^32, no carry.
-      if (t.x < k) slices.Store(list + t.x, sorted.Load(t.x) + static_cast<std::uint64_t>(lo));
+      if (t.x < length_k) slices.Store(list + t.x, sorted.Load(t.x) + static_cast<std::uint64_t>(lo));
     });
   }
 };
