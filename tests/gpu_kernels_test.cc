@@ -1291,6 +1291,117 @@ TEST(GpuRadixPartition, VisitsEveryFiniteEntryInTheCanonicalOrder) {
   EXPECT_EQ(first.indices, std::vector<std::int64_t>(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(first.indices.size())));
 }
 
+// PartitionAndVisit with every hook on one row (its own 2 x V scratch, gather_small off as
+// sampling_filters calls it): the key of rank `rank` (0: none) given to ready, the indices
+// visited afterwards, in order, and each thread's folded indices (level 0's scatter read).
+struct Partitioned {
+  std::uint64_t n = 0;
+  std::uint64_t kth = kNoKey;
+  std::vector<std::int64_t> indices;
+  int chunks = 0;
+  std::vector<std::vector<std::int64_t>> folded = std::vector<std::vector<std::int64_t>>(kCanonicalLanes);
+};
+
+Partitioned PartitionOne(const std::vector<float>& row, bool ascending, std::int64_t rank, bool sample_first) {
+  Partitioned p;
+  const auto n = static_cast<std::int64_t>(row.size());
+  std::vector<std::uint64_t> scratch(static_cast<std::size_t>(2 * n));
+  const LaunchReport report = emu::Launch("partition", 1, kCanonicalLanes, [&](Block& block) {
+    SAMPCHECK_SHARED(block, std::uint64_t, sorted, kCandidates);
+    GlobalArray<float> x(const_cast<float*>(row.data()), n, "logits");
+    GlobalArray<std::uint64_t> keys(scratch.data(), 2 * n, "order_keys");
+    PartitionAndVisit(
+        block, x, 0, n, ascending, ascending, kLastNegInfAscending, ascending ? kNoKey : kLastFiniteDescending, keys, 0,
+        sorted, false, sample_first,
+        [&](std::uint64_t count, std::uint64_t, std::uint64_t) {
+          p.n = count;
+          return rank;
+        },
+        [&](Thread t, std::uint64_t key) { p.folded[static_cast<std::size_t>(t.x)].push_back(IndexOfKey(key)); },
+        [&](std::uint64_t kth) {
+          p.kth = kth;
+          return true;
+        },
+        [&](std::uint32_t m) {
+          block.ForEachThread([&](Thread t) {
+            if (t.x != 0) return;
+            for (std::uint32_t j = 0; j < m; ++j) p.indices.push_back(IndexOfKey(sorted.Load(j)));
+          });
+          block.Sync();
+          ++p.chunks;
+          return false;
+        });
+  });
+  EXPECT_TRUE(report.ok()) << report.Summary();
+  return p;
+}
+
+TEST(GpuRadixPartition, FindsTheKeyOfRankKAndStillVisitsEveryKeyInOrder) {
+  // Expected answers from the floats (SortedFinite: a stable sort by value; std::nth_element
+  // with the same order for the rank), never from the order keys. The rows reach each path:
+  // level-0 buckets of about 1250 keys refined from registers (20000 entries, continuous or 8
+  // tied levels with -inf), a bucket of about 99000 tied keys between two splitters (refined
+  // from scratch, its digits counted again until the index bits split it), a row with 1400
+  // finite entries among 100000 (fewer than 16 sampled: 4-bit radix buckets from level 0), a
+  // flat row (no partition), and the same rows without the sample.
+  SplitMix64 rng(31);
+  const float kNegInf = -std::numeric_limits<float>::infinity();
+  std::vector<float> continuous(20000), ties(20000), one_value(100000, 0.5f), few(100000, kNegInf);
+  for (float& x : continuous) x = static_cast<float>(static_cast<double>(rng.Next() >> 40) * 0x1p-20 - 8.0);
+  for (float& x : ties) x = static_cast<float>(rng.Next() % 8) * 0.125f - 0.5f;
+  for (std::size_t i = 3; i < ties.size(); i += 5) ties[i] = kNegInf;
+  for (std::int64_t t = 0; t < kCanonicalLanes; ++t) {  // the sampled entries spread, the rest tied
+    one_value[static_cast<std::size_t>(t * 100000 / kCanonicalLanes)] =
+        static_cast<float>(static_cast<double>(rng.Next() >> 40) * 0x1p-20 * 16.0 - 8.0);
+  }
+  // 1400 finite entries hold 15 of the sampled indices t x 100000 / 1024 (t = 717 .. 731).
+  for (std::size_t i = 70000; i < 71400; ++i) few[i] = static_cast<float>(rng.Next() % 300) * 0.25f;
+  const std::vector<float> flat(3000, -2.25f);
+  struct Row {
+    const char* name;
+    const std::vector<float>* row;
+  };
+  for (const Row& r : {Row{"continuous", &continuous}, Row{"ties and -inf", &ties}, Row{"one tied value", &one_value},
+                       Row{"1400 finite", &few}, Row{"flat", &flat}}) {
+    for (bool ascending : {false, true}) {
+      if (ascending && r.row->size() > 50000) continue;  // fewer emulated rows
+      const std::vector<std::int64_t> order = SortedFinite(*r.row, ascending);
+      const auto n = static_cast<std::int64_t>(order.size());
+      for (std::int64_t rank : {std::int64_t{0}, std::int64_t{1}, n / 2 + 1, n - 1}) {
+        for (bool sample_first : {true, false}) {
+          if (!sample_first && (rank == 1 || r.row->size() > 50000)) continue;
+          SCOPED_TRACE(testing::Message() << r.name << (ascending ? ", ascending" : ", descending") << ", rank "
+                                          << rank << (sample_first ? ", sample first" : ""));
+          const Partitioned p = PartitionOne(*r.row, ascending, rank, sample_first);
+          EXPECT_EQ(p.n, static_cast<std::uint64_t>(n));
+          EXPECT_EQ(p.indices, order);
+          EXPECT_GE(p.chunks, static_cast<int>((n + 1023) / 1024));
+          if (rank > 0) {
+            std::vector<std::int64_t> idx = order;
+            std::reverse(idx.begin(), idx.end());  // nth_element from another start than the answer
+            const std::vector<float>& x = *r.row;
+            std::nth_element(idx.begin(), idx.begin() + (rank - 1), idx.end(), [&](std::int64_t a, std::int64_t b) {
+              return ascending ? x[a] < x[b] || (x[a] == x[b] && a < b) : x[a] > x[b] || (x[a] == x[b] && a < b);
+            });
+            ASSERT_NE(p.kth, kNoKey);
+            EXPECT_EQ(IndexOfKey(p.kth), idx[static_cast<std::size_t>(rank - 1)]);
+          } else {
+            EXPECT_EQ(p.kth, kNoKey);
+            // The fold saw each thread's finite entries once, in index order.
+            for (std::int64_t t = 0; t < kCanonicalLanes; t += 341) {
+              std::vector<std::int64_t> lane;
+              for (std::int64_t i = t; i < static_cast<std::int64_t>(r.row->size()); i += kCanonicalLanes) {
+                if (std::isfinite((*r.row)[static_cast<std::size_t>(i)])) lane.push_back(i);
+              }
+              EXPECT_EQ(p.folded[static_cast<std::size_t>(t)], lane) << "thread " << t;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // GatherTopKCandidates on one row: whether the candidates fit, their number, and the keys in
 // lane order (grouped) and in the canonical order (sorted).
 struct Gathered {
