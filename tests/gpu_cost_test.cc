@@ -99,18 +99,18 @@ SamplingCostShape TopPAlone(float p) {
 // counts the buckets too; the k-th key from the partition, the softmax statistics and masks
 // fused into its reads): 4 reads of the logits, 5 with a k-th key, 6 with min_p too, plus the
 // partition's scratch keys (8 bytes each; a refined bucket of at most 16384 keys read once
-// into registers) and the draw's read of probs. Top-k V - 1 6.87 passes and 167 barriers,
-// top-p 0.999 without top-k 6.89 and 376, top-k 5000 with top-p 0.9 6.23 and 73; before the
-// sample came first (level 0 a read of its own, each refined bucket read twice, a barrier
+// into registers) and the draw's read of probs. Top-k V - 1 6.87 passes and 153 barriers,
+// top-p 0.999 without top-k 6.89 and 362, top-k 5000 with top-p 0.9 6.23 and 59 (167, 376 and
+// 73 with the 9-barrier reduction); before the sample came first (level 0 a read of its own, each refined bucket read twice, a barrier
 // after each stack read, 6 barriers per chunk walked instead of 4), 8.41 and 264, 8.90 and
 // 611, 7.35 and 102; before that, the full-row steps (a copy, a radix select of the k-th key
 // over the row, the statistics before and after the walk, 4-bit radix digits from level 0
-// on), 22.18 and 283, 16.54 and 632, 20.08 and 133. Flat rows with top-k V - 1 5.92 and 261,
-// with top-p 0.999 6.01 and 287 (a flat row is in index order: no partition, the walk's
+// on), 22.18 and 283, 16.54 and 632, 20.08 and 133. Flat rows with top-k V - 1 5.92 and 247,
+// with top-p 0.999 6.01 and 273 (261 and 287 with the 9-barrier reduction; a flat row is in index order: no partition, the walk's
 // chunks are read from the row, 3 barriers each; the sample adds 0.008; 372 and 412 barriers
 // before, 12.82 and 924, 12.01 and 1001 when the buckets' scratch keys were read three times,
 // 8 bytes each; before the partition path, 30.64 and 911, 17.00 and 944); min-p 1 alone 5.00
-// and 32 (9.00 and 59). gpu-fast's top-k 5000 with
+// and 18 (32, then 9.00 and 59). gpu-fast's top-k 5000 with
 // top-p 0.9 (1024 < k < V - 1024: its survivor gather does not apply): 6.04 and 56 with the
 // k-th key by a sample's splitters (gpu/block/sample_select.cuh: the sample, a count read and
 // a gather read; the maximum and the rounds' reads as before), 9.51 and 59 when the radix
@@ -125,12 +125,12 @@ const BudgetCase kBudgets[] = {
     {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {4.01, 48}},
     {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {4.01, 36}},
     {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {4.01, 48}},
-    {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {6.87, 167}},
-    {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {6.89, 376}},
-    {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {6.23, 73}},
-    {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {5.92, 261}},
-    {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {6.01, 287}},
-    {__LINE__, "gpu, min-p 1, top-k and top-p off", false, MinPAlone(1.0f), {5.01, 19}},
+    {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {6.87, 153}},
+    {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {6.89, 362}},
+    {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {6.23, 59}},
+    {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {5.92, 247}},
+    {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {6.01, 273}},
+    {__LINE__, "gpu, min-p 1, top-k and top-p off", false, MinPAlone(1.0f), {5.01, 18}},
     {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {3.01, 11}},
     {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {3.01, 11}},
     {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {3.01, 11}},
@@ -222,40 +222,41 @@ TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
 // gpu at 1 x 128256, top-k 50, top-p 0.9 (the decode latency case), split as gpu-fast is
 // (gpu/kernels/sampling_filters_slices.cuh): 20 slice blocks of 6412 or 6413 entries, each
 // running the one-block survivor gather on its slice (gpu/block/top_k_survivors.cuh: three
-// reads, 116 barriers: two bitonic networks of 55 stages, the maxima, the bound, the count's
-// scan and the gather); one block that merges the 20 lists of 50 keys and runs top-p on the
-// survivors without reading the logits (45 barriers: the completeness flag, the merge and the
-// lane grouping, then the survivor steps' 42); 20 blocks that write the output rows, reading
-// only the survivors' values back (45 of them after top-p: 180 bytes), no barrier; the draw
-// (one block, 9 barriers, one read of probs). 3.0004 passes over the logits and 170 barriers
-// per row, as the one-block run had; the one-block run (planned for 132 rows: no slice) now
-// counts 168 (its exact-k top_k step no longer takes two barriers). Planned for 64 rows, a
-// row takes ceil(132 / 64) = 3 slices.
+// reads, 10 barriers: the k-th thread maximum by rank (2), the count's scan and the gather,
+// the warp-aware sort of the ~50 candidates in 64 slots (3); 116 with two 1024-slot networks
+// of 55 stages); one block that merges the 20 lists of 50 keys and runs top-p on the
+// survivors without reading the logits (17 barriers: the completeness flag, the merge and the
+// lane grouping (3), then the survivor steps' 14); 20 blocks that write the output rows,
+// reading only the survivors' values back (45 of them after top-p: 180 bytes), no barrier; the
+// draw (one block, 9 barriers, one read of probs). 3.0004 passes over the logits and 36
+// barriers per row, as the one-block run had; the one-block run (planned for 132 rows: no
+// slice) counts 34 (its exact-k top_k step takes no barrier). Planned for 64 rows, a row takes
+// ceil(132 / 64) = 3 slices.
 TEST(GpuCost, SamplingFiltersSplitOneRowOverBlocks) {
   SamplingCostShape s = Shape(0.0f, false);
   s.rows = 1;
   const std::vector<float> logits = SamplingCostLogits(s);
   const auto launches = CountGpuSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"sampling_filters_slices", 20, 116},
-                                                    {"sampling_filters", 1, 45},
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"sampling_filters_slices", 20, 10},
+                                                    {"sampling_filters", 1, 17},
                                                     {"sampling_filters_rows", 20, 0},
                                                     {"multinomial_with_seed", 1, 9}}));
   EXPECT_EQ(launches[1].GlobalLoadBytes("logits"), 0);
   EXPECT_EQ(launches[2].GlobalLoadBytes("logits"), 45 * 4);
   EXPECT_EQ(launches[2].GlobalStoreBytes(), 2 * s.vocab * 4);  // out and probs, once each
-  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {4.01, 170}), "");
+  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {4.01, 36}), "");
   EXPECT_DOUBLE_EQ(LogitsPasses({launches[0]}, s.rows, s.vocab), 3.0);
   s.plan_rows = 132;
   const auto one_block = CountGpuSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(one_block, {{"sampling_filters", 1, 159}, {"multinomial_with_seed", 1, 9}}));
-  EXPECT_EQ(CheckBudget(one_block, s.rows, s.vocab, {4.01, 168}), "");
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(one_block, {{"sampling_filters", 1, 25}, {"multinomial_with_seed", 1, 9}}));
+  EXPECT_EQ(CheckBudget(one_block, s.rows, s.vocab, {4.01, 34}), "");
   s.plan_rows = 64;
   const auto three = CountGpuSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(three, {{"sampling_filters_slices", 3, 116},
-                                                 {"sampling_filters", 1, 45},
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(three, {{"sampling_filters_slices", 3, 10},
+                                                 {"sampling_filters", 1, 17},
                                                  {"sampling_filters_rows", 3, 0},
                                                  {"multinomial_with_seed", 1, 9}}));
-  EXPECT_EQ(CheckBudget(three, s.rows, s.vocab, {4.01, 170}), "");
+  EXPECT_EQ(CheckBudget(three, s.rows, s.vocab, {4.01, 36}), "");
 }
 
 TEST(GpuCost, CountsAreDeterministic) {
