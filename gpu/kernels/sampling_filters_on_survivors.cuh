@@ -9,7 +9,8 @@
 // - Taken when the order is kTopKFirst, top_k is active with k <= kCandidates = 1024, the top_p
 //   walk (if any) is a prefix rule (kExclusive, kTieGroup), the candidates fit
 //   (gpu/block/top_k_survivors.cuh) and K, the k-th key, is finite. Otherwise it returns false
-//   before writing anything and the caller runs the full-row steps.
+//   before writing anything and the caller runs the full-row steps; `degenerate` is set when
+//   the gather's first read found a NaN or a +inf (the caller's degenerate-row chain).
 // - Every step keeps a prefix of the candidates' canonical order `sorted`: top_k the first k
 //   (ties kept: and every later entry of K's value); top_p's walk stops at its first drop;
 //   min_p keeps probs >= threshold, and probs do not increase along the order (ExpF32Cr is
@@ -96,7 +97,7 @@ SAMPCHECK_KERNEL_BODY float SurvivorMaxProb(B& block, Shared& grouped, R& offset
 template <class B, class Arr>
 SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnSurvivors(B& block, Arr logits, std::int64_t in, Arr out, Arr probs,
                                                       std::int64_t at, std::int64_t vocab, std::int64_t k, float p,
-                                                      float m, const FilterRules& rules) {
+                                                      float m, const FilterRules& rules, bool& degenerate) {
   if (rules.order != FilterOrder::kTopKFirst || !TopKActive(k, vocab, rules.top_k) || k > kCandidates) return false;
   TopPWalk walk;
   float q;
@@ -108,7 +109,10 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnSurvivors(B& block, Arr logits, std:
   auto offset = Registers<std::uint32_t>(block);
   auto count = Registers<std::uint32_t>(block);
   std::uint32_t total = 0;
-  if (!GatherTopKCandidates(block, logits, in, vocab, k, rules.top_k.ties_kept, grouped, sorted, offset, count, total)) {
+  std::uint64_t first = 0;
+  if (!GatherTopKCandidates(block, logits, in, vocab, k, rules.top_k.ties_kept, grouped, sorted, offset, count, total,
+                            first)) {
+    degenerate = IsDegenerateFirstKey(first);
     return false;
   }
   // top_k: the first k of the order, and with ties kept every later candidate of K's value.
