@@ -262,27 +262,25 @@ void AddSpecStepCases(CaseList& list) {
     auto rng = list.Rng(stage, "degenerate_drafts_v33");
     constexpr std::int64_t kRows = 9, kK = 2, kV = 33;
     const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
-    PositionRows rows(kRows, kK, kV);
-    std::vector<float>&target = rows.target, &draft = rows.draft;
-    auto t = [&](std::int64_t b, std::int64_t i, std::int64_t j, float v) { rows.Target(b, i, j, v); };
-    auto d = [&](std::int64_t b, std::int64_t i, std::int64_t j, float v) { rows.Draft(b, i, j, v); };
-    auto fill = [&](std::int64_t b, std::int64_t i, float v) { rows.FillDraft(b, i, v); };
+    PositionRows g(kRows, kK, kV);
     for (std::int64_t b = 0; b < kRows; ++b) {
       if (b == 7) continue;
-      t(b, 0, 1, 40), t(b, 1, 2, 40), t(b, 2, 10, 40), d(b, 0, 1, 40), d(b, 1, 2, 40);
+      g.Target(b, 0, 1, 40), g.Target(b, 1, 2, 40), g.Target(b, 2, 10, 40);
+      g.Draft(b, 0, 1, 40), g.Draft(b, 1, 2, 40);
     }
-    d(1, 0, 5, nan);
-    t(2, 0, 1, 0), t(2, 0, 5, 40), d(2, 0, 5, nan), d(2, 0, 9, nan);
-    d(3, 1, 7, inf);
-    t(4, 0, 1, 0), t(4, 0, 0, 40), fill(4, 0, -inf);
-    t(5, 0, 1, 0), t(5, 0, 6, 40), d(5, 0, 6, 3e38f);
-    d(6, 0, 3, inf);
-    t(7, 0, 3, 40), t(7, 1, 4, 40), t(7, 2, 5, 40), fill(7, 0, nan), fill(7, 1, nan);
-    fill(8, 1, nan);
+    g.Draft(1, 0, 5, nan);
+    g.Target(2, 0, 1, 0), g.Target(2, 0, 5, 40), g.Draft(2, 0, 5, nan), g.Draft(2, 0, 9, nan);
+    g.Draft(3, 1, 7, inf);
+    g.Target(4, 0, 1, 0), g.Target(4, 0, 0, 40), g.FillDraft(4, 0, -inf);
+    g.Target(5, 0, 1, 0), g.Target(5, 0, 6, 40), g.Draft(5, 0, 6, 3e38f);
+    g.Draft(6, 0, 3, inf);
+    g.Target(7, 0, 3, 40), g.Target(7, 1, 4, 40), g.Target(7, 2, 5, 40);
+    g.FillDraft(7, 0, nan), g.FillDraft(7, 1, nan);
+    g.FillDraft(8, 1, nan);
     TensorMap in;
     in.emplace("draft_ids", I32({kRows, kK}, {1, 2, 1, 2, 5, 2, 1, 2, 0, 2, 6, 2, 3, 2, 3, 0, 1, 0}));
-    in.emplace("target_logits", Tensor::FromValues(DType::kF32, {kRows, kK + 1, kV}, target));
-    in.emplace("draft_logits", Tensor::FromValues(DType::kF32, {kRows, kK, kV}, draft));
+    in.emplace("target_logits", Tensor::FromValues(DType::kF32, {kRows, kK + 1, kV}, g.target));
+    in.emplace("draft_logits", Tensor::FromValues(DType::kF32, {kRows, kK, kV}, g.draft));
     in.emplace("temperature", F32({kRows}, {1, 1, 1, 1, 1, 0.5f, 1, 0, 1}));
     in.emplace("u", Tensor::FromValues<double>(DType::kF64, {kRows, kK},
                                                {0.3, 0.6, 0.5, 0.5, 0.5, 0.5, 0.3, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5,
