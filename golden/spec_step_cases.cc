@@ -49,6 +49,28 @@ void AddEveryProfile(CaseList& list, const std::string& name, TensorMap in, std:
 
 const std::vector<Profile> kTokenWise = {Profile::kCanonical, Profile::kBlockVerification, Profile::kVllm};
 
+// Target [B, K + 1, V] and draft [B, K, V] logits, all 0, for the degenerate cases to write
+// single entries into.
+struct PositionRows {
+  PositionRows(std::int64_t rows, std::int64_t k, std::int64_t vocab)
+      : k_(k), vocab_(vocab), target(static_cast<std::size_t>(rows * (k + 1) * vocab), 0.0f),
+        draft(static_cast<std::size_t>(rows * k * vocab), 0.0f) {}
+  void Target(std::int64_t b, std::int64_t i, std::int64_t j, float v) {
+    target[static_cast<std::size_t>((b * (k_ + 1) + i) * vocab_ + j)] = v;
+  }
+  void Draft(std::int64_t b, std::int64_t i, std::int64_t j, float v) {
+    draft[static_cast<std::size_t>((b * k_ + i) * vocab_ + j)] = v;
+  }
+  void FillTarget(std::int64_t b, std::int64_t i, float v) {
+    for (std::int64_t j = 0; j < vocab_; ++j) Target(b, i, j, v);
+  }
+  void FillDraft(std::int64_t b, std::int64_t i, float v) {
+    for (std::int64_t j = 0; j < vocab_; ++j) Draft(b, i, j, v);
+  }
+  std::int64_t k_, vocab_;
+  std::vector<float> target, draft;
+};
+
 void AddSpecStepCases(CaseList& list) {
   const std::string stage = "spec_step";
   {
@@ -171,17 +193,11 @@ void AddSpecStepCases(CaseList& list) {
     auto rng = list.Rng(stage, "degenerate_rows_v33");
     constexpr std::int64_t kRows = 9, kK = 2, kV = 33;
     const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
-    std::vector<float> target(static_cast<std::size_t>(kRows * (kK + 1) * kV), 0.0f);
-    std::vector<float> draft(static_cast<std::size_t>(kRows * kK * kV), 0.0f);
-    auto t = [&](std::int64_t b, std::int64_t i, std::int64_t j, float v) {
-      target[static_cast<std::size_t>((b * (kK + 1) + i) * kV + j)] = v;
-    };
-    auto d = [&](std::int64_t b, std::int64_t i, std::int64_t j, float v) {
-      draft[static_cast<std::size_t>((b * kK + i) * kV + j)] = v;
-    };
-    auto fill = [&](std::int64_t b, std::int64_t i, float v) {
-      for (std::int64_t j = 0; j < kV; ++j) t(b, i, j, v);
-    };
+    PositionRows rows(kRows, kK, kV);
+    std::vector<float>&target = rows.target, &draft = rows.draft;
+    auto t = [&](std::int64_t b, std::int64_t i, std::int64_t j, float v) { rows.Target(b, i, j, v); };
+    auto d = [&](std::int64_t b, std::int64_t i, std::int64_t j, float v) { rows.Draft(b, i, j, v); };
+    auto fill = [&](std::int64_t b, std::int64_t i, float v) { rows.FillTarget(b, i, v); };
     for (std::int64_t b : {0, 1, 2, 3, 6}) {
       t(b, 0, 1, 40), t(b, 1, 2, 40), t(b, 2, 10, 40), d(b, 0, 1, 40), d(b, 1, 2, 40);
     }
@@ -246,33 +262,25 @@ void AddSpecStepCases(CaseList& list) {
     auto rng = list.Rng(stage, "degenerate_drafts_v33");
     constexpr std::int64_t kRows = 9, kK = 2, kV = 33;
     const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
-    std::vector<float> target(static_cast<std::size_t>(kRows * (kK + 1) * kV), 0.0f);
-    std::vector<float> draft(static_cast<std::size_t>(kRows * kK * kV), 0.0f);
-    auto t = [&](std::int64_t b, std::int64_t i, std::int64_t j, float v) {
-      target[static_cast<std::size_t>((b * (kK + 1) + i) * kV + j)] = v;
-    };
-    auto d = [&](std::int64_t b, std::int64_t i, std::int64_t j, float v) {
-      draft[static_cast<std::size_t>((b * kK + i) * kV + j)] = v;
-    };
-    auto fill = [&](std::int64_t b, std::int64_t i, float v) {
-      for (std::int64_t j = 0; j < kV; ++j) d(b, i, j, v);
-    };
+    PositionRows g(kRows, kK, kV);
     for (std::int64_t b = 0; b < kRows; ++b) {
       if (b == 7) continue;
-      t(b, 0, 1, 40), t(b, 1, 2, 40), t(b, 2, 10, 40), d(b, 0, 1, 40), d(b, 1, 2, 40);
+      g.Target(b, 0, 1, 40), g.Target(b, 1, 2, 40), g.Target(b, 2, 10, 40);
+      g.Draft(b, 0, 1, 40), g.Draft(b, 1, 2, 40);
     }
-    d(1, 0, 5, nan);
-    t(2, 0, 1, 0), t(2, 0, 5, 40), d(2, 0, 5, nan), d(2, 0, 9, nan);
-    d(3, 1, 7, inf);
-    t(4, 0, 1, 0), t(4, 0, 0, 40), fill(4, 0, -inf);
-    t(5, 0, 1, 0), t(5, 0, 6, 40), d(5, 0, 6, 3e38f);
-    d(6, 0, 3, inf);
-    t(7, 0, 3, 40), t(7, 1, 4, 40), t(7, 2, 5, 40), fill(7, 0, nan), fill(7, 1, nan);
-    fill(8, 1, nan);
+    g.Draft(1, 0, 5, nan);
+    g.Target(2, 0, 1, 0), g.Target(2, 0, 5, 40), g.Draft(2, 0, 5, nan), g.Draft(2, 0, 9, nan);
+    g.Draft(3, 1, 7, inf);
+    g.Target(4, 0, 1, 0), g.Target(4, 0, 0, 40), g.FillDraft(4, 0, -inf);
+    g.Target(5, 0, 1, 0), g.Target(5, 0, 6, 40), g.Draft(5, 0, 6, 3e38f);
+    g.Draft(6, 0, 3, inf);
+    g.Target(7, 0, 3, 40), g.Target(7, 1, 4, 40), g.Target(7, 2, 5, 40);
+    g.FillDraft(7, 0, nan), g.FillDraft(7, 1, nan);
+    g.FillDraft(8, 1, nan);
     TensorMap in;
     in.emplace("draft_ids", I32({kRows, kK}, {1, 2, 1, 2, 5, 2, 1, 2, 0, 2, 6, 2, 3, 2, 3, 0, 1, 0}));
-    in.emplace("target_logits", Tensor::FromValues(DType::kF32, {kRows, kK + 1, kV}, target));
-    in.emplace("draft_logits", Tensor::FromValues(DType::kF32, {kRows, kK, kV}, draft));
+    in.emplace("target_logits", Tensor::FromValues(DType::kF32, {kRows, kK + 1, kV}, g.target));
+    in.emplace("draft_logits", Tensor::FromValues(DType::kF32, {kRows, kK, kV}, g.draft));
     in.emplace("temperature", F32({kRows}, {1, 1, 1, 1, 1, 0.5f, 1, 0, 1}));
     in.emplace("u", Tensor::FromValues<double>(DType::kF64, {kRows, kK},
                                                {0.3, 0.6, 0.5, 0.5, 0.5, 0.5, 0.3, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5,

@@ -298,7 +298,7 @@ TEST(GpuFilters, PaddedRowsReadOnlyTheirEntries) {
     runner->Run(MinPLaunch(x.data(), m.data(), kRows, kVocab, kVocab, MinPRule{}, a.data()));
     runner->Run(MinPLaunch(padded.data(), m.data(), kRows, kVocab, pitch, MinPRule{}, b.data()));
     EXPECT_EQ(std::memcmp(a.data(), b.data(), n * sizeof(float)), 0) << "min_p, pad " << pad;
-    const FilterRules joint{TopKRule{}, TopPWalk::kSglang, MinPRule{}, FilterOrder::kJoint};
+    const FilterRules joint{TopKRule{}, TopPWalk::kSglang, MinPRule{}, FilterOrder::kJoint, DegenerateRowRule{}};
     runner->Run(SamplingFiltersLaunch(x.data(), k.data(), p.data(), m.data(), kRows, kVocab, kVocab, joint, a.data(),
                                       pa.data()));
     runner->Run(SamplingFiltersLaunch(padded.data(), k.data(), p.data(), m.data(), kRows, kVocab, pitch, joint,

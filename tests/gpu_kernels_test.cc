@@ -1407,6 +1407,7 @@ TEST(GpuRadixPartition, FindsTheKeyOfRankKAndStillVisitsEveryKeyInOrder) {
 struct Gathered {
   bool ok = false;
   std::uint32_t total = 0;
+  std::uint64_t first = 0;
   std::vector<std::uint64_t> grouped, sorted;
 };
 
@@ -1419,7 +1420,7 @@ Gathered GatherOne(std::vector<float> row, std::int64_t k, bool ties) {
     auto offset = Registers<std::uint32_t>(block);
     auto count = Registers<std::uint32_t>(block);
     g.ok = GatherTopKCandidates(block, GlobalArray<float>(row.data(), v, "row"), 0, v, k, ties, grouped, sorted,
-                                offset, count, g.total);
+                                offset, count, g.total, g.first);
     if (!g.ok) return;
     block.ForEachThread([&](Thread t) {
       if (t.x != 0) return;
@@ -1428,6 +1429,22 @@ Gathered GatherOne(std::vector<float> row, std::int64_t k, bool ties) {
   });
   EXPECT_TRUE(report.ok()) << report.Summary();
   return g;
+}
+
+// A row holding a NaN or a +inf stops after the first read (docs/spec/filters.md "Degenerate
+// rows": the caller's rule decides it), with the row's first key: OrderKey puts every NaN first
+// (value key 0, the first by index) and +inf next (value key 0x007fffff = ~0xff800000).
+TEST(GpuTopKSurvivors, StopsAtARowHoldingANanOrAnInfinity) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const Gathered a = GatherOne({1.0f, inf, nan, 2.0f, nan}, 2, false);
+  EXPECT_FALSE(a.ok);
+  EXPECT_EQ(a.first, 0x0000000000000002ull);
+  const Gathered b = GatherOne({1.0f, 3.0f, inf, inf}, 2, true);
+  EXPECT_FALSE(b.ok);
+  EXPECT_EQ(b.first, 0x007fffff00000002ull);
+  const Gathered c = GatherOne({1.0f, 3.0f, 3.0f, 2.0f}, 2, true);
+  EXPECT_TRUE(c.ok);
+  EXPECT_EQ(c.first, 0x3fbfffff00000001ull);  // the key of (3, index 1), as below
 }
 
 TEST(GpuTopKSurvivors, GathersTheCandidatesInLaneAndCanonicalOrder) {
@@ -1590,7 +1607,7 @@ TEST(GpuSamplingFilters, FilterOrderExampleOne) {
   EXPECT_EQ(Bits(probs[0]), 0x3f2aaaabu);
   EXPECT_EQ(Bits(probs[1]), 0x3eaaaaabu);
   EXPECT_EQ(Bits(probs[2]), 0u);
-  const FilterRules sglang{TopKRule{}, TopPWalk::kSglang, MinPRule{}, FilterOrder::kJoint};
+  const FilterRules sglang{TopKRule{}, TopPWalk::kSglang, MinPRule{}, FilterOrder::kJoint, DegenerateRowRule{}};
   EXPECT_EQ(KeptOf(row, run(sglang, probs)), (std::vector<int>{0, 1, 2}));
   EXPECT_EQ(Bits(probs[0]), 0x3f124925u);
   EXPECT_EQ(Bits(probs[1]), 0x3e924925u);

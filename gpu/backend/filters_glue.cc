@@ -53,42 +53,6 @@ DegenerateRowRule DegenerateRowRuleFor(Profile profile) {
 
 MinPRule MinPRuleFor(Profile profile) { return MinPRule{reference::MinPFirstOnlyAtOne(profile)}; }
 
-// Rows whose result the kernel does not compute (the degenerate rows of sampling_filters: its
-// filters' rules in turn, docs/spec/filters.md "Degenerate rows"; top_k, top_p and min_p decide
-// theirs in the kernel). SetAside asks the reference's rule for each row holding a NaN or a +inf, keeps the
-// result and hands the kernel an all -inf row instead (every filter kernel returns such a row
-// unchanged, so its NaN never reaches a kernel's softmax); WriteOver puts the results in the
-// kernel's output.
-class HostDecidedRows {
- public:
-  // decide(b, row) applies the stage's degenerate-row rule to `row` in place.
-  template <class Decide>
-  void SetAside(Tensor& logits, Decide decide) {
-    const auto rows = static_cast<std::size_t>(logits.dim(0)), width = static_cast<std::size_t>(logits.dim(1));
-    for (std::size_t b = 0; b < rows; ++b) {
-      const std::span<float> row = logits.data<float>().subspan(b * width, width);
-      if (!reference::HoldsNanOrPosInf(row)) continue;
-      std::vector<float> result(row.begin(), row.end());
-      decide(b, std::span<float>(result));
-      rows_.emplace_back(b, std::move(result));
-      std::fill(row.begin(), row.end(), -std::numeric_limits<float>::infinity());
-    }
-  }
-  void WriteOver(Tensor& out) const {
-    const auto width = static_cast<std::size_t>(out.dim(1));
-    for (const auto& [b, values] : rows_) std::copy(values.begin(), values.end(), out.data<float>().begin() + static_cast<std::ptrdiff_t>(b * width));
-  }
-  // sampling_filters' probs output of these rows: the canonical softmax of each result
-  // (reference/filter_rows.h FilteredSoftmaxRow), on the host like the result itself.
-  void WriteSoftmaxOver(Tensor& probs) const {
-    const auto width = static_cast<std::size_t>(probs.dim(1));
-    for (const auto& [b, values] : rows_) reference::FilteredSoftmaxRow(values, probs.data<float>().subspan(b * width, width));
-  }
-
- private:
-  std::vector<std::pair<std::size_t, std::vector<float>>> rows_;
-};
-
 }  // namespace
 
 // Each stage below: inputs from the reference's parse (reference/top_k.h, top_p.h, min_p.h,
@@ -128,28 +92,15 @@ TensorMap RunSamplingFiltersKernel(const Case& c, Profile profile, KernelRunner&
   reference::SamplingFiltersArgs a = reference::ParseSamplingFilters(c, profile);
   const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1);
   CheckVocab(c, "sampling_filters", vocab);
-  // A degenerate row's whole filter chain runs on the host (reference/sampling_filters.h
-  // SamplingFiltersDegenerateRow): under flashinfer top-k may drop its NaNs and leave a row that
-  // top-p and min-p then filter as usual, so its result is not a closed form like top_p's.
-  HostDecidedRows degenerate;
-  degenerate.SetAside(a.logits, [&](std::size_t b, std::span<float> row) {
-    reference::FilterParams f;
-    f.order = a.order;
-    f.ks_max = a.ks_max;
-    if (a.top_k) f.top_k = a.top_k->data<std::int32_t>()[b];
-    if (a.top_p) f.top_p = a.top_p[b];
-    if (a.min_p) f.min_p = a.min_p[b];
-    reference::SamplingFiltersDegenerateRow(profile, row, f);
-  });
+  // A row holding a NaN or a +inf is decided by the kernel (its filters' degenerate-row rules in
+  // turn, gpu/kernels/sampling_filters_degenerate_rows.cuh).
   const FilterRules rules{TopKRuleFor(profile, a.ks_max), reference::TopPWalkFor(profile), MinPRuleFor(profile),
-                          a.filter_order};
+                          a.filter_order, DegenerateRowRuleFor(profile)};
   Tensor out = Tensor::Uninitialized(DType::kF32, a.logits.shape());
   Tensor probs = Tensor::Uninitialized(DType::kF32, a.logits.shape());
   runner.Run(SamplingFiltersLaunch(a.logits.data<float>().data(),
                                    a.top_k ? a.top_k->data<std::int32_t>().data() : nullptr, a.top_p, a.min_p, rows,
                                    vocab, vocab, rules, out.data<float>().data(), probs.data<float>().data()));
-  degenerate.WriteOver(out);
-  degenerate.WriteSoftmaxOver(probs);
   TensorMap result = Outputs("logits", std::move(out));
   result.emplace("probs", std::move(probs));
   return result;
@@ -191,7 +142,7 @@ TensorMap RunLogprobsKernel(const Case& c, Profile profile, KernelRunner& runner
   const std::int64_t rows = a.logits.dim(0), vocab = a.logits.dim(1), n = a.n;
   CheckVocab(c, "logprobs", vocab);
   const LogprobsMode mode = a.mode;
-  Tensor src = reference::IsRawLogprobsMode(mode) ? a.raw_logits : a.logits;  // a copy: rows below are rewritten
+  const Tensor& src = reference::IsRawLogprobsMode(mode) ? a.raw_logits : a.logits;
   const bool processed = reference::IsProcessedLogprobsMode(mode);
   const Tensor* ids = a.token_ids;
   const auto r = static_cast<std::size_t>(rows);
@@ -205,23 +156,9 @@ TensorMap RunLogprobsKernel(const Case& c, Profile profile, KernelRunner& runner
     divide[i] = 1;
     k[i] = a.top_k[i], p[i] = a.top_p[i], m[i] = a.min_p[i];
   }
-  // A filtered row holding NaN or +inf after the division: divided and filtered on the host by
-  // the filters' degenerate-row rules (reference/sampling_filters.h
-  // SamplingFiltersDegenerateRow, docs/spec/filters.md "Degenerate rows"), then handed to the
-  // kernel as its processed row (no division, no filter): the fused filters take no NaN.
-  std::vector<std::uint8_t> filtered = a.filtered;
-  const auto width_v = static_cast<std::size_t>(vocab);
-  for (std::size_t i = 0; i < r; ++i) {
-    if (!filtered[i]) continue;
-    const std::span<float> row = src.data<float>().subspan(i * width_v, width_v);
-    std::vector<float> y(row.begin(), row.end());
-    for (float& v : y) v = v / divisor[i];
-    reference::FilterParams f;
-    f.top_k = k[i], f.top_p = p[i], f.min_p = m[i];
-    if (!reference::SamplingFiltersDegenerateRow(profile, y, f)) continue;
-    std::copy(y.begin(), y.end(), row.begin());
-    filtered[i] = 0, divide[i] = 0;
-  }
+  // A filtered row holding NaN or +inf after the division is decided by the kernel (the filters'
+  // degenerate-row rules, docs/spec/filters.md "Degenerate rows").
+  const std::vector<std::uint8_t>& filtered = a.filtered;
   LogprobsRule rule;
   switch (mode) {
     case LogprobsMode::kRawLogits:
@@ -241,7 +178,7 @@ TensorMap RunLogprobsKernel(const Case& c, Profile profile, KernelRunner& runner
   rule.token_ids_rank = a.vllm_token_ids;
   rule.filters =
       FilterRules{TopKRuleFor(profile, reference::kAscendDefaultKsMax), reference::TopPWalkFor(profile),
-                  MinPRuleFor(profile), reference::FilterOrderFor(profile, false)};
+                  MinPRuleFor(profile), reference::FilterOrderFor(profile, false), DegenerateRowRuleFor(profile)};
   const std::int64_t width = ids ? ids->dim(1) : 0;
   Tensor top_ids(DType::kI64, {rows, n});
   Tensor top_values(DType::kF32, {rows, n});

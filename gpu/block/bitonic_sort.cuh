@@ -148,13 +148,14 @@ SAMPCHECK_KERNEL_BODY void BitonicSortSlots(B& block, Shared& keys, std::uint32_
 // distinct) is the answer. Two barriers, at most 32 x 6 shared reads per key (a key's count
 // stops once it reaches k); `keys` is left with each run sorted. The caller has written keys
 // and synchronised; it may rewrite them on return (their last reads precede barrier 2).
+// `smallest` gets the key of rank 0 from the same ranks (its count runs over every run).
 template <int kThreads, class B, class Shared>
-SAMPCHECK_KERNEL_BODY std::uint64_t KthSmallestSlot(B& block, Shared& keys, std::int64_t k) {
+SAMPCHECK_KERNEL_BODY std::uint64_t KthSmallestSlot(B& block, Shared& keys, std::int64_t k, std::uint64_t& smallest) {
   static_assert(kThreads % kWarpSize == 0 && kThreads <= kSortSlots && kSortSlots % kThreads == 0,
                 "whole warps that divide the slots");
   constexpr int kRegs = kSortSlots / kThreads;
   constexpr int kRuns = kSortSlots / kWarpSize;
-  SAMPCHECK_SHARED(block, std::uint64_t, kth_key, 1);
+  SAMPCHECK_SHARED(block, std::uint64_t, kth_key, 2);  // rank k - 1, rank 0
   auto slots = Registers<sort_detail::SlotKeys<kRegs>>(block);
   block.ForEachThread([&](Thread t) {
     for (int r = 0; r < kRegs; ++r) slots[t].v[r] = keys.Load(t.x + r * kThreads);
@@ -191,12 +192,19 @@ SAMPCHECK_KERNEL_BODY std::uint64_t KthSmallestSlot(B& block, Shared& keys, std:
         rank += lo;
       }
       if (rank == k - 1) kth_key.Store(0, x);
+      if (rank == 0) kth_key.Store(1, x);
     }
   });
   block.Sync();
   std::uint64_t kth = 0;
-  block.ForEachThread([&](Thread) { kth = kth_key.Load(0); });
+  block.ForEachThread([&](Thread) { kth = kth_key.Load(0), smallest = kth_key.Load(1); });
   return kth;
+}
+
+template <int kThreads, class B, class Shared>
+SAMPCHECK_KERNEL_BODY std::uint64_t KthSmallestSlot(B& block, Shared& keys, std::int64_t k) {
+  std::uint64_t smallest = 0;
+  return KthSmallestSlot<kThreads>(block, keys, k, smallest);
 }
 
 }  // namespace sampcheck::gpu

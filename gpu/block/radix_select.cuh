@@ -56,6 +56,12 @@ inline constexpr std::uint64_t kNoKey = ~std::uint64_t{0};
 inline constexpr std::uint32_t kAscendingNegInf = 0x007fffffu;
 inline constexpr std::uint64_t kLastFiniteDescending = (std::uint64_t{0xff7fffffu} << 32) | 0xffffffffu;
 inline constexpr std::uint64_t kLastNegInfAscending = (std::uint64_t{kAscendingNegInf} << 32) | 0xffffffffu;
+// The descending value key of +inf: a row whose first descending key (its smallest) has a value
+// key <= this holds a NaN (value key 0) or a +inf, a degenerate row (docs/spec/filters.md).
+inline constexpr std::uint32_t kDescendingPosInf = 0x007fffffu;
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool IsDegenerateFirstKey(std::uint64_t key) {
+  return (key >> 32) <= kDescendingPosInf;
+}
 
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t AscendingValueKey(float x) {
   std::uint32_t u;

@@ -5,12 +5,16 @@
 // its NaNs rank, is decided by the kernel that filters it, not by the host.
 //
 // Contract:
-// - CopyRowTally<T>(block, src, src_base, dst, dst_base, vocab, weigh): dst[i] = src[i] for
-//   i < vocab (CopyRow's copy) and returns, in every thread, the sum over the row of weigh(x)
-//   (an unsigned integer: exact in any order), reduced by the canonical tree
-//   (gpu/block/block_reduce.cuh). The caller's weights must not overflow T over the row (a
-//   u32 count, or two u32 counts packed in a u64: V <= 65535 x 1024 < 2^32).
-// - One read of src, one write of dst, the reduction's barriers.
+// - CopyRowTally<T, Combine>(block, src, src_base, dst, dst_base, vocab, weigh, map):
+//   dst[i] = map(src[i]) for i < vocab (CopyRow's copy when map is the identity, the default;
+//   logprobs divides by the temperature) and returns, in every thread, the combination over
+//   the row of weigh(dst[i]) by the canonical tree (gpu/block/block_reduce.cuh). Combine is an
+//   exact one: the integer sum (the default; the caller's weights must not overflow T over the
+//   row: a u32 count, or two u32 counts packed in a u64, V <= 65535 x 1024 < 2^32), or the
+//   float max of 0 / 1 weights (an "any" that reuses the shared array of the softmax's max,
+//   so a filter kernel that already holds one needs no more shared memory for it).
+// - RowTally<T, Combine>(block, row, base, vocab, weigh): the same, reading the row only.
+// - One read of src (and one write of dst), the reduction's barriers.
 // Example: {NaN, 1, +inf, -NaN} with weigh = IsNan ? 1 : 0 copies the row and returns 2
 //   (tests/gpu_kernels_test.cc, GpuFilterDegenerateRows).
 
@@ -27,21 +31,40 @@ struct IntegerSumCombine {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE T operator()(T a, T b) const { return a + b; }
 };
 
-template <class T, class B, class Src, class Dst, class Weigh>
-SAMPCHECK_KERNEL_BODY T CopyRowTally(B& block, Src src, std::int64_t src_base, Dst dst, std::int64_t dst_base,
-                                     std::int64_t vocab, Weigh weigh) {
+struct IdentityMap {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float operator()(float x) const { return x; }
+};
+
+// The tally of both forms: visit(i) reads (and copies) entry i and returns the value weighed.
+template <class T, class Combine, class B, class Visit, class Weigh>
+SAMPCHECK_KERNEL_BODY T TallyRow(B& block, std::int64_t vocab, Visit visit, Weigh weigh) {
   auto lane = Registers<T>(block);
   block.ForEachThread([&](Thread t) {
-    T sum = 0;
-    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
-      const float x = src.Load(src_base + i);
-      dst.Store(dst_base + i, x);
-      sum += weigh(x);
-    }
-    lane[t] = sum;
+    T acc = 0;
+    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) acc = Combine{}(acc, weigh(visit(i)));
+    lane[t] = acc;
   });
-  auto total = CanonicalBlockReduce<T>(block, lane, IntegerSumCombine<T>{});
+  auto total = CanonicalBlockReduce<T>(block, lane, Combine{});
   return BlockUniform(block, total);
+}
+
+template <class T, class Combine = IntegerSumCombine<T>, class B, class Src, class Dst, class Weigh,
+          class Map = IdentityMap>
+SAMPCHECK_KERNEL_BODY T CopyRowTally(B& block, Src src, std::int64_t src_base, Dst dst, std::int64_t dst_base,
+                                     std::int64_t vocab, Weigh weigh, Map map = {}) {
+  return TallyRow<T, Combine>(
+      block, vocab,
+      [&](std::int64_t i) {
+        const float x = map(src.Load(src_base + i));
+        dst.Store(dst_base + i, x);
+        return x;
+      },
+      weigh);
+}
+
+template <class T, class Combine = IntegerSumCombine<T>, class B, class Arr, class Weigh>
+SAMPCHECK_KERNEL_BODY T RowTally(B& block, Arr row, std::int64_t base, std::int64_t vocab, Weigh weigh) {
+  return TallyRow<T, Combine>(block, vocab, [&](std::int64_t i) { return row.Load(base + i); }, weigh);
 }
 
 }  // namespace sampcheck::gpu

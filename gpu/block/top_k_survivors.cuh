@@ -17,6 +17,8 @@
 //   the total. More than kCandidates = 1024 candidates (a row whose largest values crowd into a
 //   few lanes, or ties kept across a flat row): nothing is gathered and `ok` is false, so the
 //   caller takes its full-row path; the three reads are then spent for nothing (bounded).
+//   `first` = the smallest of the maxima, the row's first key: a NaN's or +inf's
+//   (IsDegenerateFirstKey) stops after read 1 with `ok` false, for the caller's degenerate rule.
 // - Read 3: thread t writes its candidates' keys, in increasing index order, to `grouped` from
 //   its offset on (`offset[t]`, `count[t]`): grouped holds the candidates lane by lane, each
 //   lane in index order, which is the canonical reduction order restricted to them
@@ -62,7 +64,7 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t IndexOfKey(std::uint64
 template <class B, class Arr, class Shared, class R>
 SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t base, std::int64_t vocab,
                                                 std::int64_t k, bool ties, Shared& grouped, Shared& sorted, R& offset,
-                                                R& count, std::uint32_t& total) {
+                                                R& count, std::uint32_t& total, std::uint64_t& first) {
   block.ForEachThread([&](Thread t) {
     std::uint64_t best = kNoKey;
     for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
@@ -72,7 +74,8 @@ SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t 
     sorted.Store(t.x, best);
   });
   block.Sync();
-  const std::uint64_t bound = KthSmallestSlot<kCanonicalLanes>(block, sorted, k);
+  const std::uint64_t bound = KthSmallestSlot<kCanonicalLanes>(block, sorted, k, first);
+  if (IsDegenerateFirstKey(first)) return false;
   auto candidate = [&](std::uint64_t key) { return ties ? (key >> 32) <= (bound >> 32) : key <= bound; };
   block.ForEachThread([&](Thread t) {
     std::uint32_t c = 0;

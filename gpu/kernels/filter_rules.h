@@ -41,6 +41,7 @@ struct FilterRules {
   TopPWalk top_p = TopPWalk::kExclusive;
   MinPRule min_p;
   FilterOrder order = FilterOrder::kTopKFirst;
+  DegenerateRowRule degenerate;  // top_p's and min_p's rule on a row holding a NaN or a +inf
 };
 
 }  // namespace sampcheck::gpu

@@ -8,8 +8,10 @@
 // - One block of 1024 threads per row. src: rows x pitch f32 (the glue passes raw_logits for
 //   the raw modes, logits otherwise); work: rows x V f32, receives x. Per row (prepared and
 //   checked by the glue): divisor f32 and divide u8 (y = src / divisor, else y = src), filter
-//   u8 (run the profile's sequential filters on y, gpu/kernels/sampling_filters.cuh), top_k, top_p,
-//   min_p (disabled values when absent); token i64; token_ids rows x T i32 (-1 padding).
+//   u8 (run the profile's sequential filters on y, gpu/kernels/sampling_filters.cuh; a y holding
+//   a NaN or a +inf, found by the copy's tally, the filters' degenerate-row chain,
+//   gpu/kernels/sampling_filters_degenerate_rows.cuh), top_k, top_p, min_p (disabled values
+//   when absent); token i64; token_ids rows x T i32 (-1 padding).
 // - x by mode (LogprobsKernelMode): kValues x = y; kLogSoftmax x_i = (y_i - M) - LogF32Cr(s)
 //   (gpu/kernels/softmax.cuh's operations); kLogOfSoftmax x_i = LogF32Cr(ExpF32Cr(y_i - M) / s)
 //   (SGLang's log of the probabilities). M, s: canonical max and sum (RowSoftmaxStats).
@@ -33,7 +35,9 @@
 #include "gpu/block/block_reduce.cuh"
 #include "gpu/kernels/filter_rules.h"
 #include "gpu/block/radix_select.cuh"
+#include "gpu/kernels/degenerate_rows.cuh"
 #include "gpu/kernels/sampling_filters.cuh"
+#include "gpu/kernels/sampling_filters_degenerate_rows.cuh"
 #include "reference/math/log.h"
 
 namespace sampcheck::gpu {
@@ -59,14 +63,21 @@ struct LogprobsKernel {
     const std::int64_t at = row * vocab;
     const bool div = divide.Load(row) != 0;
     const float t = divisor.Load(row);
-    block.ForEachThread([&](Thread th) {
-      for (std::int64_t i = th.x; i < vocab; i += kCanonicalLanes) {
-        const float x = src.Load(in + i);
-        work.Store(at + i, div ? x / t : x);
-      }
-    });
-    block.Sync();
-    if (filter.Load(row) != 0) {
+    auto y_of = [&](float x) { return div ? x / t : x; };
+    // A filtered row's copy also finds whether it holds a NaN or a +inf (the same read): such a
+    // row takes the filters' degenerate-row chain (gpu/kernels/sampling_filters_degenerate_rows.cuh).
+    const bool filtered = filter.Load(row) != 0;
+    const bool degenerate = filtered && CopyRowFindingDegenerate(block, src, in, work, at, vocab, y_of);
+    if (!filtered) {
+      block.ForEachThread([&](Thread th) {
+        for (std::int64_t i = th.x; i < vocab; i += kCanonicalLanes) work.Store(at + i, y_of(src.Load(in + i)));
+      });
+      block.Sync();
+    }
+    if (degenerate) {
+      SamplingFiltersDegenerateRowSteps(block, work, at, vocab, top_k.Load(row), top_p.Load(row), min_p.Load(row),
+                                        rule.filters, NoScratch{}, 0);
+    } else if (filtered) {
       SequentialFilters(block, work, at, vocab, top_k.Load(row), top_p.Load(row), min_p.Load(row), rule.filters);
     }
     // #{x_j > v} (or >= v with ties) over the row as it is now: exact integer block counts.

@@ -26,6 +26,10 @@
 //   kTopKFirst otherwise (top_k off or k > 1024, candidates that do not fit) runs on one radix
 //   partition of the row (gpu/kernels/sampling_filters_on_partition.cuh: same bits, the
 //   statistics and masks fused into its reads); every other order runs the steps above.
+// - A row holding a NaN or a +inf (docs/spec/filters.md "Degenerate rows"): found by the
+//   first read of whichever path runs (the survivors' thread maxima, the partition's level 0,
+//   the full-row copy's tally), then filtered by the profile's chain, each filter with its own
+//   degenerate-row rule (gpu/kernels/sampling_filters_degenerate_rows.cuh).
 // - probs = the canonical softmax of the output row (gpu/kernels/softmax.cuh's operations): dropped
 //   entries +0; a row with no finite output logit gives NaN, as SoftmaxRow.
 // Example: the ln 2 row, top_k 3, top_p 0.75: canonical keeps {0, 1}, probs (2/3, 1/3, 0, 0)
@@ -36,7 +40,9 @@
 
 #include "gpu/block/block_model.h"
 #include "gpu/kernels/filter_rules.h"
+#include "gpu/kernels/degenerate_rows.cuh"
 #include "gpu/kernels/min_p.cuh"
+#include "gpu/kernels/sampling_filters_degenerate_rows.cuh"
 #include "gpu/kernels/sampling_filters_on_partition.cuh"
 #include "gpu/kernels/sampling_filters_on_survivors.cuh"
 #include "gpu/block/radix_select.cuh"
@@ -62,6 +68,15 @@ SAMPCHECK_KERNEL_BODY void SequentialFilters(B& block, Arr row, std::int64_t bas
   MinPStep(block, row, base, vocab, m, rules.min_p);
 }
 
+// probs: SoftmaxRow of the output row.
+template <class B, class Arr>
+SAMPCHECK_KERNEL_BODY void OutputRowProbs(B& block, Arr out, std::int64_t at, Arr probs, std::int64_t vocab) {
+  const SoftmaxStats st = RowSoftmaxStats(block, out, at, vocab);
+  block.ForEachThread([&](Thread t) {
+    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) probs.Store(at + i, st.Prob(out.Load(at + i)));
+  });
+}
+
 struct SamplingFiltersKernel {
   static constexpr const char* kName = "sampling_filters";
   static constexpr int kThreads = kCanonicalLanes;
@@ -83,8 +98,9 @@ struct SamplingFiltersKernel {
     // (gpu/kernels/sampling_filters_slices.cuh).
     const std::int64_t slice_count = SamplingFiltersRowSlices(slice_budget, vocab, k, rules);
     const std::int64_t rows_base = row * kSurvivorRowWords;
+    bool degenerate = false;  // the row holds a NaN or a +inf: found by the first read of a path
     if (SamplingFiltersOnSurvivors(block, logits, in, out, probs, at, vocab, k, p, m, rules, slices,
-                                   row * kRowSliceSlots, slice_count, survivor_rows, rows_base)) {
+                                   row * kRowSliceSlots, slice_count, survivor_rows, rows_base, degenerate)) {
       return;
     }
     if (slice_count > 1) {  // this kernel writes the row: the last launch leaves it alone
@@ -94,8 +110,19 @@ struct SamplingFiltersKernel {
     }
     // top_k_first otherwise: the k-th key and the top_p walk from one radix partition, the
     // statistics and masks fused into the reads (at most 6 reads around the partition).
-    if (SamplingFiltersOnPartition(block, logits, in, out, probs, at, vocab, k, p, m, rules, scratch, keys)) return;
-    CopyRow(block, logits, in, out, at, vocab);
+    if (!degenerate &&
+        SamplingFiltersOnPartition(block, logits, in, out, probs, at, vocab, k, p, m, rules, scratch, keys, degenerate)) {
+      return;
+    }
+    if (degenerate) {
+      CopyRow(block, logits, in, out, at, vocab);
+    } else {
+      degenerate = CopyRowFindingDegenerate(block, logits, in, out, at, vocab);
+    }
+    if (degenerate) {
+      SamplingFiltersDegenerateRowSteps(block, out, at, vocab, k, p, m, rules, scratch, keys);
+      return OutputRowProbs(block, out, at, probs, vocab);
+    }
     switch (rules.order) {
       case FilterOrder::kTopKFirst:
       case FilterOrder::kMinPFirst:
@@ -144,11 +171,7 @@ struct SamplingFiltersKernel {
         break;
       }
     }
-    // probs: SoftmaxRow of the output row.
-    const SoftmaxStats st = RowSoftmaxStats(block, out, at, vocab);
-    block.ForEachThread([&](Thread t) {
-      for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) probs.Store(at + i, st.Prob(out.Load(at + i)));
-    });
+    OutputRowProbs(block, out, at, probs, vocab);
   }
 };
 

@@ -11,6 +11,8 @@
 // - Taken when the order is kTopKFirst, the top_p walk (if any) is a prefix rule (kExclusive,
 //   kTieGroup) and the row has a finite entry; otherwise it returns false before writing
 //   anything (the first read is then spent for nothing) and the caller runs the full-row steps.
+//   A row whose smallest key at level 0 is a NaN's or a +inf's stops there with `degenerate`
+//   set (the caller's degenerate-row chain).
 // - Reads of the row (each one read of the logits, f32): the partition's sample of 1024 entries
 //   (none when top_k and top_p are both off); (1) the partition's level 0 gives the number n
 //   of finite entries and the smallest key, whose value is the row's max M (the first entry
@@ -90,7 +92,7 @@ template <class B, class Arr, class S>
 SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std::int64_t in, Arr out, Arr probs,
                                                       std::int64_t at, std::int64_t vocab, std::int64_t k, float p,
                                                       float m, const FilterRules& rules, S scratch,
-                                                      std::int64_t scratch_base) {
+                                                      std::int64_t scratch_base, bool& degenerate) {
   if (rules.order != FilterOrder::kTopKFirst) return false;
   TopPWalk walk;
   float q;
@@ -111,7 +113,8 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   auto level0 = [&](std::uint64_t count, std::uint64_t first, std::uint64_t) -> std::int64_t {
     n = count;
     smallest = first;
-    if (n == 0) return -1;
+    degenerate = n > 0 && IsDegenerateFirstKey(first);
+    if (n == 0 || degenerate) return -1;
     max = ValueOfDescendingKey(first);
     if (!run_top_p) return top_k && static_cast<std::uint64_t>(k) < n ? k : -1;
     if (top_k && static_cast<std::uint64_t>(k) < n) return k;
@@ -172,7 +175,7 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   // and M only): then no sample is taken.
   PartitionAndVisit(block, logits, in, vocab, false, false, 0, kLastFiniteDescending, scratch, scratch_base, sorted,
                     false, run_top_p || top_k, level0, fold, ready, walk_chunk);
-  if (n == 0) return false;  // no finite entry: the full-row steps' NaN probabilities
+  if (n == 0 || degenerate) return false;  // no finite entry: the full-row steps' NaN probabilities
   // The survivors of top_k and top_p: key <= bound.
   std::uint64_t bound = hi;
   if (run_top_p) bound = done ? cut : last;

@@ -9,7 +9,8 @@
 // - Taken when the order is kTopKFirst, top_k is active with k <= kCandidates = 1024, the top_p
 //   walk (if any) is a prefix rule (kExclusive, kTieGroup), the candidates fit
 //   (gpu/block/top_k_survivors.cuh) and K, the k-th key, is finite. Otherwise it returns false
-//   before writing anything and the caller runs the full-row steps.
+//   before writing anything and the caller runs the full-row steps; `degenerate` is set when
+//   the gather's first read found a NaN or a +inf (the caller's degenerate-row chain).
 // - Every step keeps a prefix of the candidates' canonical order `sorted`: top_k the first k
 //   (ties kept: and every later entry of K's value); top_p's walk stops at its first drop;
 //   min_p keeps probs >= threshold, and probs do not increase along the order (ExpF32Cr is
@@ -105,7 +106,7 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnSurvivors(B& block, Arr logits, std:
                                                       std::int64_t at, std::int64_t vocab, std::int64_t k, float p,
                                                       float m, const FilterRules& rules, S slices,
                                                       std::int64_t slice_base, std::int64_t slice_count,
-                                                      S survivor_rows, std::int64_t rows_base) {
+                                                      S survivor_rows, std::int64_t rows_base, bool& degenerate) {
   if (rules.order != FilterOrder::kTopKFirst || !TopKActive(k, vocab, rules.top_k) || k > kCandidates) return false;
   TopPWalk walk;
   float q;
@@ -117,11 +118,15 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnSurvivors(B& block, Arr logits, std:
   auto offset = Registers<std::uint32_t>(block);
   auto count = Registers<std::uint32_t>(block);
   std::uint32_t total = 0;
+  // A split row's slices never list a degenerate slice's keys (its gather stops, the list is
+  // incomplete), so a degenerate row is always read whole here.
+  std::uint64_t first = 0;
   const bool merged = slice_count > 1 && MergeTopKCandidates(block, slices, slice_base, slice_count, k,
                                                                rules.top_k.ties_kept, grouped, sorted, kept, offset,
                                                                count, total);
-  if (!merged &&
-      !GatherTopKCandidates(block, logits, in, vocab, k, rules.top_k.ties_kept, grouped, sorted, offset, count, total)) {
+  if (!merged && !GatherTopKCandidates(block, logits, in, vocab, k, rules.top_k.ties_kept, grouped, sorted, offset,
+                                       count, total, first)) {
+    degenerate = IsDegenerateFirstKey(first);
     return false;
   }
   // top_k: the first k of the order, and with ties kept every later candidate of K's value

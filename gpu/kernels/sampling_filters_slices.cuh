@@ -187,9 +187,10 @@ struct SamplingFiltersSlicesKernel {
     auto offset = Registers<std::uint32_t>(block);
     auto count = Registers<std::uint32_t>(block);
     std::uint32_t total = 0;
+    std::uint64_t first = 0;  // a degenerate slice gathers nothing: its list is incomplete
     const bool gathered =
         GatherTopKCandidates(block, logits, row * pitch + lo, length, length_k, false, grouped, sorted, offset, count,
-                             total);
+                             total, first);
     block.ForEachThread([&](Thread t) {
       if (!gathered) {
         if (t.x == 0) slices.Store(list, kNoKey);

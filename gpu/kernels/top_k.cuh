@@ -49,7 +49,8 @@ struct TopKNaNCount {
 };
 
 // TopKRow on the row row[base, base + vocab), in place; `nans` counts its NaNs (none: the
-// filter chains of sampling_filters, whose glue decides rows holding a NaN on the host).
+// healthy rows of sampling_filters' chains; its degenerate rows count theirs,
+// gpu/kernels/sampling_filters_degenerate_rows.cuh).
 template <class B, class Arr>
 SAMPCHECK_KERNEL_BODY void TopKStep(B& block, Arr row, std::int64_t base, std::int64_t vocab, std::int64_t k,
                                     const TopKRule& rule, TopKNaNCount nans = {}) {
