@@ -358,7 +358,8 @@ TEST(GpuFilters, SlicedRowsGiveTheOneBlockBits) {
   const TopKRule flashinfer_top_k{.ties_kept = true, .drops_nan = true};
   const std::pair<const char*, FilterRules> profiles[] = {
       {"canonical", FilterRules{}},
-      {"flashinfer", FilterRules{flashinfer_top_k, TopPWalk::kTieGroup, MinPRule{}, FilterOrder::kTopKFirst}}};
+      {"flashinfer", FilterRules{flashinfer_top_k, TopPWalk::kTieGroup, MinPRule{}, FilterOrder::kTopKFirst,
+                                 DegenerateRowRule{.nan_softmax_empties_row = true}}}};
   for (const auto& [profile, rules] : profiles) {
     for (const Batch& batch : batches) {
       SCOPED_TRACE(profile);
