@@ -71,8 +71,9 @@ SAMPCHECK_KERNEL_BODY SoftmaxStats SurvivorSoftmaxStats(B& block, Shared& groupe
   });
   auto s = CanonicalBlockReduce<float>(block, lane, SumCombine{});
   SoftmaxStats stats{};
+  // No barrier: CanonicalBlockReduce leaves its result in every thread's register, and its
+  // first barrier already orders the folds' reads of `grouped` before any later write.
   block.ForEachThread([&](Thread t) { stats = SoftmaxStats{m[t], s[t]}; });
-  block.Sync();
   return stats;
 }
 
@@ -91,8 +92,7 @@ SAMPCHECK_KERNEL_BODY float SurvivorMaxProb(B& block, Shared& grouped, R& offset
   });
   auto m = CanonicalBlockReduce<float>(block, lane, MaxCombine{});
   float result = 0.0f;
-  block.ForEachThread([&](Thread t) { result = m[t]; });
-  block.Sync();
+  block.ForEachThread([&](Thread t) { result = m[t]; });  // registers only, as above
   return result;
 }
 
