@@ -204,9 +204,10 @@ void SizeCase(CasePlan& plan, double alpha_test, const DrawHarnessOptions& optio
   for (auto& r : plan.rows) {
     if (r.l3 && PoolCategories(r.p_cond, static_cast<double>(n) * r.mass_s, DefaultEMin(kCressieReadLambda)).size() < 2) r.l3 = false;
   }
-  if (n > options.max_draws) {
+  const std::int64_t limit = options.thorough ? options.max_draws_thorough : options.max_draws;
+  if (n > limit) {
     plan.error = "configuration error: the declared effect (TV " + Fmt(plan.mde) + ") needs n = " + std::to_string(n) +
-                 " draws for power " + Fmt(options.power) + ", above the limit of " + std::to_string(options.max_draws);
+                 " draws for power " + Fmt(options.power) + ", above the limit of " + std::to_string(limit);
   }
 }
 

@@ -109,14 +109,14 @@ std::vector<StatCase> PipelineCases() {
     list.Add("penalties and a grammar mask on one row, neutral penalties and no mask on the next (min-p, or top-k 29 on "
         "sglang), a greedy row whose argmax moves with its frequency penalty, V = 100",
         PenaltiesMaskCase("stats/pipeline/penalties_mask_v100/" + profile, profile), 0.05, 0.01, 0.0);
-    list.WithThoroughRank();
+    list.WithFilterRank();
     {
       PipelineRow r;
       r.logits = Linear(100, 0.08f);
       r.top_p = TopPInsideToken(r.logits, 12);
       list.Add("top-p boundary inside token 12's mass, V = 100: an off-by-one nucleus draws token 13",
           PipelineCase("stats/pipeline/top_p_inside_v100/" + profile, profile, {r}), 0.05, 0.01, 0.0);
-      list.WithThoroughRank();
+      list.WithFilterRank();
     }
     {
       PipelineRow r;
@@ -153,7 +153,7 @@ std::vector<StatCase> PipelineCases() {
       if (ParseProfile(profile) != Profile::kSglang) {  // SGLang has no seeded min-p
         list.Add("min-p = 0.2938 (mid-gap) on a decaying row, V = 100",
             PipelineCase("stats/pipeline/min_p_v100/" + profile, profile, {r}), 0.05, 0.01, 0.0);
-        list.WithThoroughRank();
+        list.WithFilterRank();
       }
     }
     {
@@ -205,7 +205,7 @@ std::vector<StatCase> PipelineCases() {
       if (ParseProfile(profile) == Profile::kSglang) rows[3].top_k = 1302;
       list.Add("mixed greedy (max tied) and random rows (top-k 50, top-p 0.3, min-p exp(-0.7) or top-k 1302 on sglang), V = 8193",
           PipelineCase("stats/pipeline/mixed_v8193/" + profile, profile, rows), 0.05, 0.01, 0.0);
-      list.WithThoroughRank();
+      list.WithFilterRank(/*at_ci=*/false);
     }
   }
   return list.cases;

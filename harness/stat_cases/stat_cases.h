@@ -98,6 +98,14 @@ inline constexpr double kDiffuseTvThorough = 0.002;
 // except at peaked_v100's CI size (4.0e5 from its exponent test).
 inline constexpr double kRankCi = 0.005;
 inline constexpr double kRankThorough = 0.002;
+// The rank-cumulative test of the filter families (min_p_v100, top_p_inside_v100,
+// penalties_mask_v100; mixed_v8193 under --thorough only): KS 0.002 for CI and 0.0005 under
+// --thorough, the true TV of the least favourable diffuse fault after the filters
+// (docs/spec/harness.md "Filter families"). Any test needs at least 3.3e6 / 5.3e7 draws per row
+// for power 0.99 against that fault at the sizing level (the Neyman–Pearson test of its one
+// split); the rank test, which needs no split, 3.9e6 / 6.3e7.
+inline constexpr double kRankFilterCi = 0.002;
+inline constexpr double kRankFilterThorough = 0.0005;
 
 // A family's list under construction: each case with its declared effects (the families'
 // shared builder).
@@ -115,14 +123,20 @@ struct StatCaseList {
     cases.back().mde_tv_ci = kDiffuseTvCi;
     cases.back().mde_tv_thorough = diffuse_tv_thorough;
   }
-  // The last case also gets the rank-cumulative test under --thorough only (docs/spec/harness.md
-  // "Filter families"): a filtered row's least favourable diffuse fault is a two-group tilt
-  // whose KS distance equals its TV, so KS 0.002 sees a true TV of 0.002. Its 3.9e6 draws per
-  // row fit --thorough; at the CI size the 6.3e5 per row of KS 0.005 would add 1.6e7 draws to
-  // a CI run (the four families hold 26 rows, each drawn n times) and 12 times the share of the
-  // families it runs to the CI calibration test, so the CI size keeps the omnibus and targeted
-  // tests only.
-  void WithThoroughRank() { cases.back().mde_rank_thorough = kRankThorough; }
+  // The last case also gets the rank-cumulative test of the filter families at both sizes
+  // (docs/spec/harness.md "Filter families"): a filtered row's least favourable diffuse fault
+  // is a two-group tilt whose KS distance equals its TV, so KS 0.002 (CI) / 0.0005 (--thorough)
+  // sees any such fault of true TV 0.002 / 0.0005 on every random row. Cost: 3.9e6 / 6.3e7
+  // draws per row (each row of the case is drawn n times), the second above the 2e7-draw limit
+  // of a case: --thorough raises it (DrawHarnessOptions::max_draws_thorough).
+  // mixed_v8193 takes it under --thorough only (at_ci false): its rows of V = 8193 keep 50 to
+  // 1302 tokens, and a backend drawing through Run or an emulator pays per kept token (gpu-emulated:
+  // about 1.6 CPU hours for its nine random rows at the CI n); the same filters on V = 100 carry
+  // the CI test.
+  void WithFilterRank(bool at_ci = true) {
+    cases.back().mde_rank_ci = at_ci ? kRankFilterCi : 0.0;
+    cases.back().mde_rank_thorough = kRankFilterThorough;
+  }
 };
 
 // A statistical case family: what one harness/stat_cases/<stem>_stat_cases.cc contributes to
