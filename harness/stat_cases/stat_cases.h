@@ -131,7 +131,7 @@ struct StatCaseList {
   // of a case: --thorough raises it (DrawHarnessOptions::max_draws_thorough).
   // mixed_v8193 takes it under --thorough only (at_ci false): its rows of V = 8193 keep 50 to
   // 1302 tokens, and a backend drawing through Run or an emulator pays per kept token (gpu-emulated:
-  // about 1.6 CPU hours for its nine random rows at the CI n); the same filters on V = 100 carry
+  // about 2 CPU hours for its nine random rows at the CI n); the same filters on V = 100 carry
   // the CI test.
   void WithFilterRank(bool at_ci = true) {
     cases.back().mde_rank_ci = at_ci ? kRankFilterCi : 0.0;
