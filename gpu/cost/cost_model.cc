@@ -81,6 +81,8 @@ LaunchCounters ScaleRows(const LaunchCounters& l, std::int64_t counted, std::int
   s.barriers = scale(l.barriers);
   s.phases = scale(l.phases);
   s.warp_ops = scale(l.warp_ops);
+  s.fences = scale(l.fences);
+  s.atomics = scale(l.atomics);
   for (auto* arrays : {&s.global, &s.shared}) {
     for (auto& a : *arrays) {
       a.elements = a.elements / counted * rows;

@@ -20,6 +20,9 @@
 //                                 them (two array types would double the filters' shared memory,
 //                                 past the 48 KiB a block may declare statically);
 //   l.template Scratch<T>(n, name) a work array of n T's that stays on the runner's side;
+//   l.Tickets(n, name)            n u32 counters of the last-block protocol
+//                                 (gpu/block/last_block.cuh), zero when the description
+//                                 runs; every launch leaves them zero;
 //   l.template Run<Kernel>(grid, args...) one launch of `grid` blocks of Kernel::kThreads
 //                                 threads, Kernel{}(block, args...) in every block; it throws
 //                                 std::runtime_error when the launch or the emulator's checks fail.
