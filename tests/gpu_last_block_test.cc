@@ -144,6 +144,9 @@ TEST(GpuLastBlock, SumsARowSplitOverBlocks) {
   EXPECT_EQ(c.fences, 6);
   EXPECT_EQ(c.max_block_barriers, 1);
   EXPECT_EQ(c.barriers, 4);
+  // The busiest block is a last one: its slice (4 loads of 4 bytes), its partial (4), its
+  // ticket (4 + 4), the reset (4), the two partials (8) and the sum (4): 44 bytes; the others 28.
+  EXPECT_EQ(c.max_block_global_bytes, 44);
   bool found = false;
   for (const ArrayTraffic& a : c.global) {
     if (a.name != "tickets") continue;
@@ -180,21 +183,23 @@ std::string FirstViolation(const ToyRun& r) {
   return r.report.violations.empty() ? std::string() : r.report.violations[0].Message();
 }
 
-TEST(GpuLastBlock, ReportsAMergeWithoutATicket) {
-  const ToyRun r = RunToy(2, Fault::kNoTicket);
+// The launch failed and its first violation says `text`.
+void ExpectFirstViolation(const ToyRun& r, const std::string& text) {
   EXPECT_FALSE(r.report.ok());
   const std::string m = FirstViolation(r);
-  EXPECT_NE(m.find("block 1 thread 0: cross-block ordering at partials[0]: reads a word block 0 wrote in this launch "
-                   "before taking a ticket"),
-            std::string::npos)
-      << m;
+  EXPECT_NE(m.find(text), std::string::npos) << m;
+}
+
+TEST(GpuLastBlock, ReportsAMergeWithoutATicket) {
+  const ToyRun r = RunToy(2, Fault::kNoTicket);
+  ExpectFirstViolation(r,
+                       "block 1 thread 0: cross-block ordering at partials[0]: reads a word block 0 wrote in this "
+                       "launch before taking a ticket");
 }
 
 TEST(GpuLastBlock, ReportsAPartialReadBeforeTheTicket) {
   const ToyRun r = RunToy(2, Fault::kReadBeforeTicket);
-  EXPECT_FALSE(r.report.ok());
-  const std::string m = FirstViolation(r);
-  EXPECT_NE(m.find("block 1 thread 0: cross-block ordering at partials[0]"), std::string::npos) << m;
+  ExpectFirstViolation(r, "block 1 thread 0: cross-block ordering at partials[0]");
 }
 
 TEST(GpuLastBlock, ReportsACounterLeftNonZero) {
@@ -202,31 +207,22 @@ TEST(GpuLastBlock, ReportsACounterLeftNonZero) {
   const ToyRun r = RunToy(2, Fault::kGroupTooLarge);
   EXPECT_EQ(r.sum, (std::vector<float>{-1.0f, -1.0f}));
   EXPECT_EQ(r.report.total, 2);
-  const std::string m = FirstViolation(r);
-  EXPECT_NE(m.find("after its last block: cross-block ordering at tickets[0]: ticket counter left at 2 after 2 "
-                   "ticket(s)"),
-            std::string::npos)
-      << m;
+  ExpectFirstViolation(r, "after its last block: cross-block ordering at tickets[0]: ticket counter left at 2 "
+                          "after 2 ticket(s)");
 }
 
 TEST(GpuLastBlock, ReportsATicketBeforeAFence) {
   const ToyRun r = RunToy(2, Fault::kNoFence);
-  EXPECT_FALSE(r.report.ok());
-  const std::string m = FirstViolation(r);
-  EXPECT_NE(m.find("block 0 thread 0: cross-block ordering at tickets[0]: a ticket taken after 1 global store(s) of "
-                   "this block with no ThreadFence since"),
-            std::string::npos)
-      << m;
+  ExpectFirstViolation(r,
+                       "block 0 thread 0: cross-block ordering at tickets[0]: a ticket taken after 1 global "
+                       "store(s) of this block with no ThreadFence since");
 }
 
 TEST(GpuLastBlock, ReportsATicketAfterAnotherThreadsStoreWithNoBarrier) {
   const ToyRun r = RunToy(2, Fault::kOtherThreadStores);
-  EXPECT_FALSE(r.report.ok());
-  const std::string m = FirstViolation(r);
-  EXPECT_NE(m.find("block 0 thread 0: cross-block ordering at tickets[0]: a ticket taken after thread 1's global "
-                   "store(s) with no barrier between"),
-            std::string::npos)
-      << m;
+  ExpectFirstViolation(r,
+                       "block 0 thread 0: cross-block ordering at tickets[0]: a ticket taken after thread 1's "
+                       "global store(s) with no barrier between");
   // With a barrier between, thread 0's fence orders thread 1's store (the fence is cumulative).
   const ToyRun fixed = RunToy(2, Fault::kOtherThreadThenSync);
   ASSERT_TRUE(fixed.report.ok()) << fixed.report.Summary();
@@ -239,11 +235,8 @@ TEST(GpuLastBlock, ReportsAMergeByABlockThatIsNotLast) {
   const std::vector<float> x = {0.5f, 0.25f, 1, 2, 4, 8, -3, -1, 0.75f};
   const ToyRun r = RunToy(3, Fault::kNonLastMerges, x, 9);
   EXPECT_EQ(r.report.total, 1);
-  const std::string m = FirstViolation(r);
-  EXPECT_NE(m.find("block 1 block-level code: cross-block ordering at tickets[0]: read other blocks' words holding "
-                   "ticket 1 of 3"),
-            std::string::npos)
-      << m;
+  ExpectFirstViolation(r, "block 1 block-level code: cross-block ordering at tickets[0]: read other blocks' words "
+                          "holding ticket 1 of 3");
 }
 
 // One row of 8 in 2 slices whose last slice merges without a ticket.

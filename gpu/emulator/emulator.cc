@@ -192,6 +192,7 @@ void HostBlock::Finish() {
   c.max_block_barriers = std::max<std::int64_t>(c.max_block_barriers, epoch_);
   c.phases += phases_;
   c.critical_path = std::max(c.critical_path, path_);
+  c.max_block_global_bytes = std::max(c.max_block_global_bytes, block_global_bytes_);
 }
 
 void HostBlock::Report(Violation::Kind kind, int thread, const std::string& array, std::int64_t index,

@@ -146,6 +146,7 @@ class HostBlock {
       slot.launch = launch_serial_;
     }
     Count(c.global[slot.index], bytes, store);
+    block_global_bytes_ += static_cast<std::int64_t>(bytes);
     if (store) NoteGlobalStore();
   }
   // The last-block protocol (gpu/block/last_block.cuh): a scratch array's store and load by
@@ -202,6 +203,7 @@ class HostBlock {
   std::int64_t block_level_work_ = 0;
   std::int64_t path_ = 0;
   std::int64_t phases_ = 0;
+  std::int64_t block_global_bytes_ = 0;
   // The last-block protocol: global stores since the last fence; who stored in barrier
   // interval store_epoch_ (a thread, or kSeveralThreads: more than one, or block-level code);
   // whether the block fenced after its ticket (it may then read the writes the ticket orders).
