@@ -7,13 +7,13 @@
 //   (docs/gpu.md): sampling_filters (top-k -> top-p -> min-p by radix select, canonical
 //   softmax of the survivors, gpu/kernels/sampling_filters.cuh), then the seeded Gumbel-max draw over
 //   the filtered probabilities keyed by (seed, position, token id) (gpu/kernels/seeded_gumbel.cuh).
-//   Two launches, as in the gpu backend; four when the batch has fewer rows than the SMs: the
-//   filters' slices before and their row writes after (gpu/kernels/sampling_filters_slices.cuh),
-//   as SamplingFiltersLaunch describes them.
+//   Two launches, as in the gpu backend; three when the batch has fewer rows than the SMs: the
+//   filters over slices, each row's last block running the per-row work, then their row
+//   writes (gpu/kernels/sampling_filters_slices.cuh), as SamplingFiltersLaunch describes them.
 // - fast: gpu-fast's fused kernel (gpu/fast/fast_sampling.cuh): temperature, filters and a
 //   rejection draw, the row's own Philox stream; when the batch has fewer rows than the SMs,
-//   after the first launch that splits each row over several blocks
-//   (gpu/fast/fast_sampling_slices.cuh), as FastSamplingLaunch describes it.
+//   its split form over several blocks per row, the last block of a row merging and drawing
+//   (gpu/fast/fast_sampling_slices.cuh), one launch, as FastSamplingLaunch describes it.
 // Temperature is 1 (the deterministic path then skips the temperature kernel, as a pipeline
 // with t = 1 still runs it: the difference is one element-wise pass, reported in README).
 #include <cuda_runtime.h>
@@ -82,6 +82,7 @@ class DeviceSampler {
         filter_slices_(gpu::SamplingFiltersRowSlices(slice_budget_, vocab, top_k, gpu::FilterRules{})),
         partials_(slices_ > 1 || filter_slices_ > 1 ? rows * gpu::kRowSliceSlots : 1, 0),
         survivor_rows_(filter_slices_ > 1 ? rows * gpu::kSurvivorRowWords : 1, 0),
+        tickets_(rows, 0u),
         token_(rows, -1) {}
 
   void Launch(const float* logits) {
@@ -98,13 +99,16 @@ class DeviceSampler {
       const unsigned split_grid = grid * static_cast<unsigned>(filter_slices_);
       if (filter_slices_ > 1) {
         gpu::KernelEntry<FilterSlices><<<split_grid, FilterSlices::kThreads>>>(
-            in, top_k_.In("top_k"), true, partials_.View("slices"), vocab_, vocab_, slice_budget_, filter_slices_,
-            gpu::FilterRules{});
+            in, work_a_.View("out"), work_b_.View("probs"), keys_.View("order_keys"), top_k_.In("top_k"), true,
+            top_p_.In("top_p"), true, min_p_.In("min_p"), has_min_p_, vocab_, vocab_, gpu::FilterRules{},
+            partials_.View("slices"), survivor_rows_.View("survivor_rows"), tickets_.View("tickets"), slice_budget_,
+            filter_slices_);
+      } else {
+        gpu::KernelEntry<Filters><<<grid, Filters::kThreads>>>(
+            in, work_a_.View("out"), work_b_.View("probs"), keys_.View("order_keys"), top_k_.In("top_k"), true,
+            top_p_.In("top_p"), true, min_p_.In("min_p"), has_min_p_, vocab_, vocab_, gpu::FilterRules{},
+            partials_.View("slices"), survivor_rows_.View("survivor_rows"), std::int64_t{1});
       }
-      gpu::KernelEntry<Filters><<<grid, Filters::kThreads>>>(
-          in, work_a_.View("out"), work_b_.View("probs"), keys_.View("order_keys"), top_k_.In("top_k"), true, top_p_.In("top_p"), true,
-          min_p_.In("min_p"), has_min_p_, vocab_, vocab_, gpu::FilterRules{}, partials_.View("slices"),
-          survivor_rows_.View("survivor_rows"), filter_slices_ > 1 ? slice_budget_ : std::int64_t{1});
       if (filter_slices_ > 1) {
         gpu::KernelEntry<FilterRows><<<split_grid, FilterRows::kThreads>>>(
             in, work_a_.View("out"), work_b_.View("probs"), survivor_rows_.View("survivor_rows"), top_k_.In("top_k"),
@@ -118,16 +122,19 @@ class DeviceSampler {
       using Fast = gpu::FastSamplingKernel<gpu::kFastSamplingDeviceThreads>;
       const gpu::GlobalArray<const float> in(logits, rows_ * vocab_, "logits");
       // Every row alike (temperature 1, the same top-k): FastSamplingLaunch::Slices is slices_.
+      // Canonical rules: no race, q never read.
       if (slices_ > 1) {
         gpu::KernelEntry<Slices><<<grid * static_cast<unsigned>(slices_), Slices::kThreads>>>(
-            in, temperature_.In("temperature"), top_k_.In("top_k"), partials_.View("slices"), vocab_, vocab_,
-            slice_budget_, slices_, gpu::FastSamplingOptions{});
+            in, temperature_.In("temperature"), top_k_.In("top_k"), top_p_.In("top_p"), min_p_.In("min_p"),
+            seed_u64_.In("seed"), position_u64_.In("position"), gpu::GlobalArray<const float>(nullptr, 0, "q"),
+            partials_.View("slices"), tickets_.View("tickets"), token_.View("token"), vocab_, vocab_, slice_budget_,
+            slices_, gpu::FastSamplingOptions{});
+      } else {
+        gpu::KernelEntry<Fast><<<grid, Fast::kThreads>>>(
+            in, temperature_.In("temperature"), top_k_.In("top_k"), top_p_.In("top_p"), min_p_.In("min_p"),
+            seed_u64_.In("seed"), position_u64_.In("position"), gpu::GlobalArray<const float>(nullptr, 0, "q"),
+            partials_.View("slices"), token_.View("token"), vocab_, vocab_, std::int64_t{1}, gpu::FastSamplingOptions{});
       }
-      gpu::KernelEntry<Fast><<<grid, Fast::kThreads>>>(
-          in, temperature_.In("temperature"), top_k_.In("top_k"), top_p_.In("top_p"), min_p_.In("min_p"),
-          seed_u64_.In("seed"), position_u64_.In("position"), gpu::GlobalArray<const float>(nullptr, 0, "q"),
-          partials_.View("slices"), token_.View("token"), vocab_, vocab_, slices_ > 1 ? slice_budget_ : std::int64_t{1},
-          gpu::FastSamplingOptions{});  // canonical rules: no race, q never read
     }
   }
 
@@ -145,6 +152,7 @@ class DeviceSampler {
   std::int64_t filter_slices_;  // gpu's (gpu/kernels/sampling_filters_slices.cuh)
   DeviceArray<std::uint64_t> partials_;  // their partials (one mode at a time)
   DeviceArray<std::uint64_t> survivor_rows_;  // gpu's survivors between its last two filter launches
+  DeviceArray<std::uint32_t> tickets_;  // the split rows' last-block counters (gpu/block/last_block.cuh), left zero
   DeviceArray<std::int64_t> token_;
 };
 

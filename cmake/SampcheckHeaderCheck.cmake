@@ -10,6 +10,7 @@ set(SAMPCHECK_SHARED_HEADERS
   gpu/block/block_argmax.cuh
   gpu/block/block_model.h
   gpu/block/block_reduce.cuh
+  gpu/block/last_block.cuh
   gpu/kernels/greedy.cuh
   gpu/kernels/logit_bias.cuh
   gpu/kernels/min_new_tokens.cuh

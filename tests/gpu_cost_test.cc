@@ -82,9 +82,13 @@ SamplingCostShape TopPAlone(float p) {
 // draw's one read of probs) with 34 barriers (top-k 50, top-p 0.9) and 44 with min-p (0.05
 // or 1: two more softmax statistics on the survivors); flat rows the same 4.0004 and 34
 // (the thread maxima give exactly k candidates); 36 and 48 while each survivor statistic
-// ended with a barrier its register result does not need. gpu-fast 3 and 11 with top-k 50 (top-p
+// ended with a barrier its register result does not need. gpu-fast 3 and 12 with top-k 50 (top-p
 // 0.9, min-p 0, 0.05 or 1, flat rows): the same three reads gather its survivors
-// (gpu/fast/fast_top_k_survivors.cuh). Before the k-th thread maximum by rank (2 barriers),
+// (gpu/fast/fast_top_k_survivors.cuh), 10 barriers in each slice block, then the ticket's
+// broadcast (1) and the merge in the row's last block (1), in one launch; 11 when the merge
+// was a second launch (one launch more, 8 us in the model: the barrier the last block adds
+// is the price of that launch, gpu/block/last_block.cuh). gpu's 34 did not move: its merge
+// lost the barrier after its completeness flag (read by block-level code now). Before the k-th thread maximum by rank (2 barriers),
 // the warp-aware sort of the candidates' slots only (3 for ~50) (gpu/block/bitonic_sort.cuh)
 // and the two-barrier canonical reduction (gpu/block/block_reduce.cuh): gpu 170 and 203,
 // gpu-fast 117 (two networks of 55 stages each); the worst cases below 14 barriers more (the
@@ -132,10 +136,10 @@ const BudgetCase kBudgets[] = {
     {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {5.92, 247}},
     {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {6.01, 273}},
     {__LINE__, "gpu, min-p 1, top-k and top-p off", false, MinPAlone(1.0f), {5.01, 18}},
-    {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {3.01, 11}},
-    {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {3.01, 11}},
-    {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {3.01, 11}},
-    {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {3.01, 11}},
+    {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {3.01, 12}},
+    {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {3.01, 12}},
+    {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {3.01, 12}},
+    {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {3.01, 12}},
     {__LINE__, "gpu-fast, top-k V - 1", true, TopK(kVocab - 1), {5.01, 28}},
     {__LINE__, "gpu-fast, top-k off, top-p 0.999", true, TopPAlone(0.999f), {3.01, 20}},
     {__LINE__, "gpu-fast, top-k 5000, top-p 0.9", true, TopK(5000), {6.04, 56}},
@@ -150,10 +154,11 @@ TEST(GpuCost, SamplingKernelsStayWithinTheirBudgets) {
     // Both paths split each of the 2 rows into slices when its top-k survivors are gathered
     // (top-k 50 here): ceil(132 SMs / 2 rows) = 66, capped at 128256 / 4096 = 31 slices of at
     // least 4096 entries, and at 1024 / 50 = 20 so that 20 lists of 50 keys fill the 1024
-    // merge slots: 20 blocks per row in a first launch (gpu/block/row_slices.cuh), and for gpu
-    // 20 more in the last launch that writes the output rows.
+    // merge slots: 20 blocks per row in the first launch (gpu/block/row_slices.cuh), whose last
+    // block per row merges (gpu/block/last_block.cuh), and for gpu 20 more in the launch that
+    // writes the output rows.
     const std::int64_t slices = c.shape.top_k == 50 ? 20 : 1;
-    ASSERT_EQ(launches.size(), (c.fast ? 1u : 2u) + (slices == 1 ? 0u : c.fast ? 1u : 2u));
+    ASSERT_EQ(launches.size(), (c.fast ? 1u : 2u) + (slices == 1 || c.fast ? 0u : 1u));
     EXPECT_EQ(CheckBudget(launches, c.shape.rows, c.shape.vocab, c.budget), "");
     // Every other launch runs one block per row; gpu-fast reads no row-sized array but the
     // logits, gpu's survivor path reads them three times and its survivors' values once more (a
@@ -161,7 +166,7 @@ TEST(GpuCost, SamplingKernelsStayWithinTheirBudgets) {
     // (its contract).
     for (std::size_t i = 0; i < launches.size(); ++i) {
       const bool first = slices > 1 && i == 0;
-      const bool last = slices > 1 && !c.fast && i == 2;
+      const bool last = slices > 1 && !c.fast && i == 1;
       if (first) {
         EXPECT_EQ(launches[i].kernel, c.fast ? "fast_sampling_slices" : "sampling_filters_slices");
       }
@@ -201,23 +206,25 @@ void ExpectLaunches(const std::vector<LaunchCounters>& launches, const std::vect
 // gpu-fast at 1 x 128256, top-k 50, top-p 0.9 (the decode latency case): one row split over
 // 20 blocks (ceil(132 SMs / 1) = 132, capped at 128256 / 4096 = 31 and at 1024 / 50 = 20),
 // each reading its slice of 6412 or 6413 entries three times (the survivor gather of
-// gpu/fast/fast_top_k_survivors.cuh on the slice), then one block that merges the 20 sorted
-// lists of 50 keys from the scratch and draws: 3 passes over the logits in all, 10 barriers
-// in a slice block of 1024 threads (the gather: the lane minima, their k-th by rank (2), the
-// count, scan and gather, the warp-aware sort of its ~50 candidates in 64 slots (3); 116
-// with two 1024-slot networks of 55) and 1 in the merge. Before the slices, one block read
-// the whole row three times: 1 block, 3.0 passes, 117 barriers, at one SM's share of the
-// bandwidth.
+// gpu/fast/fast_top_k_survivors.cuh on the slice) and taking the row's ticket; the block
+// that draws the last one merges the 20 sorted lists of 50 keys from the scratch and draws
+// (gpu/block/last_block.cuh), in the same launch: 3 passes over the logits in all, 12
+// barriers in that block of 1024 threads (the gather: the lane minima, their k-th by rank
+// (2), the count, scan and gather, the warp-aware sort of its ~50 candidates in 64 slots (3);
+// the ticket's broadcast (1); the merge (1)), 11 in the others, 20 tickets. Before the last
+// block merged, two launches: the slices (10 barriers) then a merge block (1): 11 barriers per
+// row, one launch more (8 us in the model); before the slices, one block read the whole row
+// three times: 1 block, 3.0 passes, 117 barriers, at one SM's share of the bandwidth.
 TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
   SamplingCostShape s = Shape(0.0f, false);
   s.rows = 1;
   const std::vector<float> logits = SamplingCostLogits(s);
   const auto launches = CountGpuFastSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"fast_sampling_slices", 20, 10}, {"fast_sampling", 1, 1}}));
-  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {3.01, 11}), "");
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"fast_sampling_slices", 20, 12}}));
+  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {3.01, 12}), "");
   EXPECT_GE(LogitsPasses(launches, s.rows, s.vocab), 3.0);
-  // The merge reads no logits: only its 20 x 50 keys (and each block its row's scalars).
-  EXPECT_DOUBLE_EQ(LogitsPasses({launches[1]}, s.rows, s.vocab), 0.0);
+  EXPECT_EQ(launches[0].barriers, 20 * 11 + 1);
+  EXPECT_EQ(launches[0].atomics, 20);
 }
 
 // gpu at 1 x 128256, top-k 50, top-p 0.9 (the decode latency case), split as gpu-fast is
@@ -225,9 +232,13 @@ TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
 // running the one-block survivor gather on its slice (gpu/block/top_k_survivors.cuh: three
 // reads, 10 barriers: the k-th thread maximum by rank (2), the count's scan and the gather,
 // the warp-aware sort of the ~50 candidates in 64 slots (3); 116 with two 1024-slot networks
-// of 55 stages); one block that merges the 20 lists of 50 keys and runs top-p on the
-// survivors without reading the logits (15 barriers: the completeness flag, the merge and the
-// lane grouping (3), then the survivor steps' 12); 20 blocks that write the output rows,
+// of 55 stages) and taking the row's ticket (1 barrier); the block that draws the last one
+// (gpu/block/last_block.cuh) then merges the 20 lists of 50 keys and runs top-p on the
+// survivors without reading the logits (14 barriers: the merge and the lane grouping (2),
+// then the survivor steps' 12; the lists' completeness is read by block-level code): 25 in
+// that block, in the same launch (before: 10 in a first launch, then a merge launch of 15 with
+// a barrier after a completeness flag: one launch more, 8 us in the model); 20 blocks that
+// write the output rows,
 // reading only the survivors' values back (45 of them after top-p: 180 bytes), no barrier; the
 // draw (one block, 9 barriers, one read of probs). 3.0004 passes over the logits and 34
 // barriers per row, as the one-block run had; the one-block run (planned for 132 rows: no
@@ -238,13 +249,12 @@ TEST(GpuCost, SamplingFiltersSplitOneRowOverBlocks) {
   s.rows = 1;
   const std::vector<float> logits = SamplingCostLogits(s);
   const auto launches = CountGpuSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"sampling_filters_slices", 20, 10},
-                                                    {"sampling_filters", 1, 15},
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"sampling_filters_slices", 20, 25},
                                                     {"sampling_filters_rows", 20, 0},
                                                     {"multinomial_with_seed", 1, 9}}));
-  EXPECT_EQ(launches[1].GlobalLoadBytes("logits"), 0);
-  EXPECT_EQ(launches[2].GlobalLoadBytes("logits"), 45 * 4);
-  EXPECT_EQ(launches[2].GlobalStoreBytes(), 2 * s.vocab * 4);  // out and probs, once each
+  EXPECT_EQ(launches[0].atomics, 20);
+  EXPECT_EQ(launches[1].GlobalLoadBytes("logits"), 45 * 4);
+  EXPECT_EQ(launches[1].GlobalStoreBytes(), 2 * s.vocab * 4);  // out and probs, once each
   EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {4.01, 34}), "");
   EXPECT_DOUBLE_EQ(LogitsPasses({launches[0]}, s.rows, s.vocab), 3.0);
   s.plan_rows = 132;
@@ -253,8 +263,7 @@ TEST(GpuCost, SamplingFiltersSplitOneRowOverBlocks) {
   EXPECT_EQ(CheckBudget(one_block, s.rows, s.vocab, {4.01, 32}), "");
   s.plan_rows = 64;
   const auto three = CountGpuSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(three, {{"sampling_filters_slices", 3, 10},
-                                                 {"sampling_filters", 1, 15},
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(three, {{"sampling_filters_slices", 3, 25},
                                                  {"sampling_filters_rows", 3, 0},
                                                  {"multinomial_with_seed", 1, 9}}));
   EXPECT_EQ(CheckBudget(three, s.rows, s.vocab, {4.01, 34}), "");

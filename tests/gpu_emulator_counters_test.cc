@@ -43,6 +43,7 @@ TEST(GpuEmulatorCounters, CountsOneCopyKernel) {
   EXPECT_EQ(c.phases, 2);
   EXPECT_EQ(c.GlobalLoadBytes(), 128);
   EXPECT_EQ(c.GlobalStoreBytes(), 128);
+  EXPECT_EQ(c.max_block_global_bytes, 256);  // the one block moved all of it
   EXPECT_EQ(c.GlobalLoadBytes("in"), 128);
   EXPECT_EQ(c.GlobalLoadBytes("out"), 0);
   ASSERT_EQ(c.global.size(), 2u);

@@ -50,6 +50,9 @@ class GlobalArray {
   template <class U>
   __device__ void Store(std::int64_t i, U v) const { p_[i] = v; }
   __host__ __device__ std::int64_t size() const { return n_; }
+  // atomicAdd, returning the old value: only the last-block protocol's ticket
+  // (gpu/block/last_block.cuh). T: unsigned int (std::uint32_t).
+  __device__ T FetchAdd(std::int64_t i, T v) const { return atomicAdd(p_ + i, v); }
 
  private:
   T* p_ = nullptr;
@@ -80,6 +83,11 @@ __device__ inline DeviceRegisters<std::uint32_t> Ballot(const DeviceBlock&, cons
   return DeviceRegisters<std::uint32_t>{__ballot_sync(0xffffffffu, p.v)};
 }
 
+// __threadfence in the calling thread (every thread when called at block level): its global
+// writes, and those a barrier ordered before it, are seen device-wide before its later ones
+// (the last-block protocol, gpu/block/last_block.cuh).
+__device__ inline void ThreadFence(const DeviceBlock&) { __threadfence(); }
+
 // A value every thread holds (computed from the same shared words), read by
 // block-level code; the emulator checks that it is the same in every thread.
 template <class T>
@@ -95,6 +103,7 @@ using device::Registers;
 using device::ShuffleDown;
 using device::ShuffleXor;
 using device::Thread;
+using device::ThreadFence;
 using Block = device::DeviceBlock;
 
 }  // namespace sampcheck::gpu

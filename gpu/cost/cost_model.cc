@@ -51,10 +51,14 @@ CostEstimate Estimate(const LaunchCounters& l, const DeviceConstants& d) {
   const double bytes = static_cast<double>(l.GlobalLoadBytes() + l.GlobalStoreBytes());
   const double block_bytes = bytes / static_cast<double>(l.blocks);
   const double per_block = d.sm_bytes_per_s / blocks_per_sm;
-  const double block_s = block_bytes / per_block + static_cast<double>(l.max_block_barriers) * d.barrier_s +
+  const double fixed_s = static_cast<double>(l.max_block_barriers) * d.barrier_s +
                          static_cast<double>(l.critical_path) * d.access_s;
+  const double block_s = block_bytes / per_block + fixed_s;
+  // The busiest block: the launch lasts at least as long as it does (a row's last block also
+  // merges, gpu/block/last_block.cuh), whatever the waves of average blocks.
+  const double busiest_s = static_cast<double>(l.max_block_global_bytes) / per_block + fixed_s;
   e.memory_s = bytes / d.hbm_bytes_per_s;
-  e.blocks_s = static_cast<double>(waves) * block_s;
+  e.blocks_s = std::max(static_cast<double>(waves) * block_s, busiest_s);
   e.launch_s = d.launch_s;
   e.total_s = d.launch_s + std::max(e.memory_s, e.blocks_s);
   return e;
@@ -81,6 +85,8 @@ LaunchCounters ScaleRows(const LaunchCounters& l, std::int64_t counted, std::int
   s.barriers = scale(l.barriers);
   s.phases = scale(l.phases);
   s.warp_ops = scale(l.warp_ops);
+  s.fences = scale(l.fences);
+  s.atomics = scale(l.atomics);
   for (auto* arrays : {&s.global, &s.shared}) {
     for (auto& a : *arrays) {
       a.elements = a.elements / counted * rows;

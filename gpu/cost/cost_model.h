@@ -14,8 +14,10 @@
 //                 + critical_path x access_s
 //     memory_s  = global bytes (loads + stores) / hbm_bytes_per_s
 //     launch    = launch_s + max(memory_s, waves x block_s)
-//   with block_bytes = the launch's global bytes / blocks (every block of these kernels does
-//   the same work on its own row), block_barriers = max_block_barriers. The estimate of a
+//   with block_bytes = the launch's global bytes / blocks, block_barriers = max_block_barriers,
+//   and waves x block_s replaced by the busiest block's time (block_s with block_bytes =
+//   max_block_global_bytes) when that is longer: blocks of one row's slices are alike but the
+//   row's last block also merges (gpu/block/last_block.cuh), and the launch waits for it. The estimate of a
 //   sequence of launches is the sum of its launches.
 // - The constants (DeviceConstants::H100Sxm) each say where they come from. The model is
 //   uncalibrated until a device run compares it with measured times: it has no cache model

@@ -11,15 +11,16 @@
 //   through the emulated runner (gpu/runners/kernel_runner.h): the backend's pipeline random-row path
 //   and the benchmark's two launches.
 // - gpu-fast: FastSamplingLaunch at the device's block size (kFastSamplingDeviceThreads),
-//   temperature 1, as the benchmark launches it: FastSamplingSlicesKernel then
-//   FastSamplingKernel when the batch is split into slices per row, else the latter alone.
+//   temperature 1, as the benchmark launches it: FastSamplingSlicesKernel (each row's last
+//   block merging and drawing) when the batch is split into slices per row, else
+//   FastSamplingKernel.
 // - Inputs: every row gets the same top_k, top_p, min_p; seed 42, position 7 (the benchmark's).
 //   SamplingCostLogits: the benchmark's logits (SplitMix64 in [-8, 8), one stream over the
 //   whole batch), or flat rows (every logit 0).
 // - Returns the launches' counters in launch order; throws std::runtime_error when the
 //   emulator's checks fail (as the runners do).
-// Example: CountGpuFastSampling at 1 x 128256, top_k 50, top_p 0.9 gives two launches,
-//   "fast_sampling_slices" of 20 blocks and "fast_sampling" of 1 (tests/gpu_cost_test.cc).
+// Example: CountGpuFastSampling at 1 x 128256, top_k 50, top_p 0.9 gives one launch,
+//   "fast_sampling_slices" of 20 blocks (tests/gpu_cost_test.cc).
 
 #include <cstdint>
 #include <vector>

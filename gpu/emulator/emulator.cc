@@ -15,17 +15,20 @@ const char* KindName(Violation::Kind kind) {
     case Violation::Kind::kOutOfBounds: return "out-of-bounds access";
     case Violation::Kind::kDivergentBarrier: return "divergent barrier";
     case Violation::Kind::kUninitialisedRead: return "read of uninitialised shared memory";
+    case Violation::Kind::kCrossBlock: return "cross-block ordering";
   }
   return "violation";
 }
 
 std::string Violation::Message() const {
   std::ostringstream os;
-  os << "gpu kernel '" << kernel << "' block " << block << ' ';
-  if (thread >= 0) {
-    os << "thread " << thread;
+  os << "gpu kernel '" << kernel << "' ";
+  if (block < 0) {
+    os << "after its last block";  // the end-of-launch checks
+  } else if (thread >= 0) {
+    os << "block " << block << " thread " << thread;
   } else {
-    os << "block-level code";
+    os << "block " << block << " block-level code";
   }
   os << ": " << KindName(kind) << " at " << array << '[' << index << "]: " << detail;
   return os.str();
@@ -76,13 +79,97 @@ std::size_t FindSharedSlot(LaunchCounters& c, const char* name, std::size_t elem
 
 }  // namespace detail
 
-HostBlock::HostBlock(const char* kernel, int index, int threads, LaunchReport* report, std::uint64_t launch_serial)
+HostBlock::HostBlock(const char* kernel, int index, int threads, LaunchReport* report, std::uint64_t launch_serial,
+                     detail::CrossBlockState* cross)
     : kernel_(kernel),
       index_(index),
       threads_(threads),
       report_(report),
       launch_serial_(launch_serial),
-      interval_work_(static_cast<std::size_t>(threads), 0) {}
+      interval_work_(static_cast<std::size_t>(threads), 0),
+      cross_(cross) {}
+
+// The last-block protocol (gpu/block/last_block.cuh, docs/gpu.md "The emulator's checks").
+void HostBlock::TrackStore(std::size_t slot, std::int64_t elements, std::int64_t i) {
+  if (cross_ == nullptr) return;
+  if (cross_->writers.size() <= slot) cross_->writers.resize(slot + 1);
+  std::vector<std::int32_t>& w = cross_->writers[slot];
+  if (w.empty()) w.assign(static_cast<std::size_t>(elements), -1);
+  w[static_cast<std::size_t>(i)] = index_;
+  detail::BlockTicket& mine = cross_->blocks[static_cast<std::size_t>(index_)];
+  if (mine.word != nullptr) mine.stored_after = true;
+}
+
+void HostBlock::TrackLoad(std::size_t slot, const char* name, std::int64_t i) {
+  if (cross_ == nullptr || cross_->writers.size() <= slot || cross_->writers[slot].empty()) return;
+  const std::int32_t writer = cross_->writers[slot][static_cast<std::size_t>(i)];
+  if (writer < 0 || writer == index_) return;
+  detail::BlockTicket& mine = cross_->blocks[static_cast<std::size_t>(index_)];
+  const detail::BlockTicket& theirs = cross_->blocks[static_cast<std::size_t>(writer)];
+  const std::string who = "block " + std::to_string(writer);
+  if (!acquired_) {
+    Report(Violation::Kind::kCrossBlock, current_, name, i,
+           "reads a word " + who + " wrote in this launch before taking a ticket and fencing after it "
+           "(LastBlockOf): on a device " + who + " may not have written it yet");
+  } else if (theirs.word != mine.word) {
+    Report(Violation::Kind::kCrossBlock, current_, name, i,
+           who + " wrote it without a ticket on this block's counter word: its store is not ordered before this read");
+  } else {
+    mine.read_others = true;
+  }
+}
+
+void HostBlock::NoteGlobalStore() {
+  ++unfenced_stores_;
+  const int thread = in_phase_ ? current_ : kSeveralThreads;  // block-level code: every thread stores
+  if (store_epoch_ != epoch_) {
+    store_epoch_ = epoch_;
+    store_thread_ = thread;
+  } else if (store_thread_ != thread) {
+    store_thread_ = kSeveralThreads;
+  }
+}
+
+// A fence orders the fencing thread's stores, and (cumulatively) every store a barrier ordered
+// before it; another thread's store in the same barrier interval is left to the ticket's check.
+void HostBlock::Fence() {
+  ++report_->counters.fences;
+  unfenced_stores_ = 0;
+  if (cross_ != nullptr && cross_->blocks[static_cast<std::size_t>(index_)].word != nullptr) acquired_ = true;
+}
+
+void HostBlock::TakeTicket(std::uint32_t* word, const char* name, std::int64_t i, std::uint32_t taken) {
+  ++report_->counters.atomics;
+  if (!in_phase_) {
+    Report(Violation::Kind::kCrossBlock, -1, name, i,
+           "a ticket taken in block-level code: every thread of the block would take one (take it in one thread)");
+  } else if (unfenced_stores_ > 0) {
+    Report(Violation::Kind::kCrossBlock, current_, name, i,
+           "a ticket taken after " + std::to_string(unfenced_stores_) +
+               " global store(s) of this block with no ThreadFence since: the last block may not see them");
+  } else if (store_epoch_ == epoch_ && store_thread_ != current_) {
+    Report(Violation::Kind::kCrossBlock, current_, name, i,
+           std::string("a ticket taken after ") +
+               (store_thread_ == kSeveralThreads ? std::string("other threads'") : "thread " + std::to_string(store_thread_) + "'s") +
+               " global store(s) with no barrier between: the last block may not see them");
+  }
+  if (cross_ == nullptr) return;
+  detail::BlockTicket& mine = cross_->blocks[static_cast<std::size_t>(index_)];
+  if (mine.word != nullptr) {
+    Report(Violation::Kind::kCrossBlock, current_, name, i, "a second ticket in one block: one per block and launch");
+  }
+  mine.word = word;
+  mine.name = name;
+  mine.index = i;
+  mine.taken = taken;
+  for (detail::TicketWord& w : cross_->words) {
+    if (w.word == word) {
+      ++w.tickets;
+      return;
+    }
+  }
+  cross_->words.push_back(detail::TicketWord{word, name, i, 1});
+}
 
 // The interval's chain: the block-level accesses (every thread runs them) plus the busiest
 // thread's accesses in the interval's phases.
@@ -105,6 +192,7 @@ void HostBlock::Finish() {
   c.max_block_barriers = std::max<std::int64_t>(c.max_block_barriers, epoch_);
   c.phases += phases_;
   c.critical_path = std::max(c.critical_path, path_);
+  c.max_block_global_bytes = std::max(c.max_block_global_bytes, block_global_bytes_);
 }
 
 void HostBlock::Report(Violation::Kind kind, int thread, const std::string& array, std::int64_t index,
@@ -225,6 +313,36 @@ void CheckSharedStore(HostBlock& b, const char* name, std::int64_t i, ShadowWord
   }
   w.write_epoch = e;
   w.writer = t;
+}
+
+void FinishCrossBlock(const char* kernel, const CrossBlockState& state, LaunchReport& report) {
+  auto report_one = [&](int block, const char* array, std::int64_t index, std::string detail) {
+    ++report.total;
+    if (report.violations.size() >= LaunchReport::kMaxRecorded) return;
+    report.violations.push_back(
+        Violation{Violation::Kind::kCrossBlock, kernel, block, -1, array, index, std::move(detail)});
+  };
+  for (const TicketWord& w : state.words) {
+    if (*w.word != 0) {
+      report_one(-1, w.name, w.index,
+                 "ticket counter left at " + std::to_string(*w.word) + " after " + std::to_string(w.tickets) +
+                     " ticket(s): the last block resets it to 0 for the next launch (a group size that is not "
+                     "the number of blocks taking tickets?)");
+    }
+  }
+  for (std::size_t b = 0; b < state.blocks.size(); ++b) {
+    const BlockTicket& t = state.blocks[b];
+    if (t.word == nullptr || !(t.read_others || t.stored_after)) continue;
+    std::int64_t tickets = 0;
+    for (const TicketWord& w : state.words) {
+      if (w.word == t.word) tickets = w.tickets;
+    }
+    if (static_cast<std::int64_t>(t.taken) + 1 == tickets) continue;
+    report_one(static_cast<int>(b), t.name, t.index,
+               std::string(t.read_others ? "read other blocks' words" : "stored to scratch after its ticket") +
+                   " holding ticket " + std::to_string(t.taken) + " of " + std::to_string(tickets) +
+                   ": only the last block may (on a device the order of tickets is not the order of blocks)");
+  }
 }
 
 void ReportOutOfBounds(HostBlock& b, const char* name, std::int64_t i, std::int64_t size, bool store) {

@@ -10,7 +10,12 @@
 //   divergent     a barrier inside a phase that not every thread of the block reaches (and a
 //                 barrier inside a phase at all: the model puts barriers between phases), a
 //                 warp operation inside a phase;
-//   uninitialised a shared word read before any thread wrote it.
+//   uninitialised a shared word read before any thread wrote it;
+//   cross_block   the last-block protocol (gpu/block/last_block.cuh) broken: a block reads a
+//                 scratch word another block of the launch wrote without holding the last
+//                 ticket of the writer's counter (and fencing after it), a ticket taken with
+//                 unfenced global stores or after another thread's store with no barrier
+//                 between, a ticket counter not back at 0 when the launch ends.
 // A faulty access never touches memory outside the arrays (an out-of-bounds Load returns T{},
 // an out-of-bounds Store is dropped), so a run with violations still ends and reports them.
 // Host only: no exceptions here either; Launch returns the violations and the caller decides.
@@ -30,7 +35,7 @@ namespace sampcheck::gpu {
 inline constexpr int kWarpSize = 32;
 
 struct Violation {
-  enum class Kind { kRace, kOutOfBounds, kDivergentBarrier, kUninitialisedRead };
+  enum class Kind { kRace, kOutOfBounds, kDivergentBarrier, kUninitialisedRead, kCrossBlock };
   Kind kind;
   std::string kernel;
   int block = 0;
@@ -80,11 +85,39 @@ struct CounterSlot {
 std::size_t FindGlobalSlot(LaunchCounters& c, const void* base, const char* name, std::int64_t elements,
                            std::size_t element_bytes);
 std::size_t FindSharedSlot(LaunchCounters& c, const char* name, std::size_t element_bytes);
+
+// What the blocks of one launch did that another block may depend on (the last-block
+// protocol, gpu/block/last_block.cuh): the block that last wrote each word of a scratch array
+// (allocated at the array's first store in the launch), each block's ticket, and every ticket
+// counter word touched. Launch checks it when the last block is done.
+struct BlockTicket {
+  std::uint32_t* word = nullptr;  // null: the block took no ticket
+  const char* name = "";
+  std::int64_t index = 0;
+  std::uint32_t taken = 0;        // the counter's value before this block's increment
+  bool read_others = false;       // read a scratch word another block wrote (after the ticket)
+  bool stored_after = false;      // stored to a scratch array after its ticket
+};
+struct TicketWord {
+  std::uint32_t* word = nullptr;
+  const char* name = "";
+  std::int64_t index = 0;
+  std::int64_t tickets = 0;  // increments in this launch
+};
+struct CrossBlockState {
+  std::vector<std::vector<std::int32_t>> writers;  // per counter slot; -1: not written in this launch
+  std::vector<BlockTicket> blocks;                 // per block
+  std::vector<TicketWord> words;
+};
+// The end-of-launch checks (contract of gpu/block/last_block.cuh): every ticket counter back at
+// 0; a block that read another block's words or stored after its ticket held the last ticket.
+void FinishCrossBlock(const char* kernel, const CrossBlockState& state, LaunchReport& report);
 }  // namespace detail
 
 class HostBlock {
  public:
-  HostBlock(const char* kernel, int index, int threads, LaunchReport* report, std::uint64_t launch_serial = 0);
+  HostBlock(const char* kernel, int index, int threads, LaunchReport* report, std::uint64_t launch_serial = 0,
+            detail::CrossBlockState* cross = nullptr);
   int index() const { return index_; }
   int threads() const { return threads_; }
 
@@ -113,7 +146,16 @@ class HostBlock {
       slot.launch = launch_serial_;
     }
     Count(c.global[slot.index], bytes, store);
+    block_global_bytes_ += static_cast<std::int64_t>(bytes);
+    if (store) NoteGlobalStore();
   }
+  // The last-block protocol (gpu/block/last_block.cuh): a scratch array's store and load by
+  // this block (slot: its counter slot), a fence (in a phase: the current thread's; at block
+  // level: every thread's), a ticket (FetchAdd) on a counter word that held `taken`.
+  void TrackStore(std::size_t slot, std::int64_t elements, std::int64_t i);
+  void TrackLoad(std::size_t slot, const char* name, std::int64_t i);
+  void Fence();
+  void TakeTicket(std::uint32_t* word, const char* name, std::int64_t i, std::uint32_t taken);
   std::size_t SharedSlot(const char* name, std::size_t bytes) {
     return detail::FindSharedSlot(report_->counters, name, bytes);
   }
@@ -131,6 +173,7 @@ class HostBlock {
   void BeginPhase();
   void EndPhase();
   void CloseInterval();
+  void NoteGlobalStore();
   void Count(ArrayTraffic& a, std::size_t bytes, bool store) {
     const auto n = static_cast<std::int64_t>(bytes);
     if (store) {
@@ -160,6 +203,16 @@ class HostBlock {
   std::int64_t block_level_work_ = 0;
   std::int64_t path_ = 0;
   std::int64_t phases_ = 0;
+  std::int64_t block_global_bytes_ = 0;
+  // The last-block protocol: global stores since the last fence; who stored in barrier
+  // interval store_epoch_ (a thread, or kSeveralThreads: more than one, or block-level code);
+  // whether the block fenced after its ticket (it may then read the writes the ticket orders).
+  detail::CrossBlockState* cross_;
+  std::int64_t unfenced_stores_ = 0;
+  std::int32_t store_epoch_ = -1;
+  int store_thread_ = -1;
+  static constexpr int kSeveralThreads = -2;
+  bool acquired_ = false;
 };
 
 template <class T>
@@ -284,21 +337,28 @@ T BlockUniform(HostBlock& block, const HostRegisters<T>& r) {
   return r.at(0);
 }
 
-// A global array on the host: bounds-checked, counted Load/Store (no race tracking: blocks of
-// one launch run one after another here, and the kernels give each block its own rows).
-// Outside a launch (no current block) accesses are neither checked against a block nor counted.
+// A global array on the host: bounds-checked, counted Load/Store. Blocks of one launch run one
+// after another here, so there is no race tracking between them, except on scratch arrays
+// (cross_block: gpu/runners/emulated_launch.h's Scratch), whose words remember the block that
+// wrote them in the launch: a block may read another block's word only as the last block of
+// the last-block protocol (gpu/block/last_block.cuh). Outside a launch (no current block)
+// accesses are neither checked against a block nor counted.
 template <class T>
 class GlobalArray {
  public:
   GlobalArray() = default;
-  GlobalArray(T* p, std::int64_t n, const char* name) : p_(p), n_(n), name_(name) {}
+  GlobalArray(T* p, std::int64_t n, const char* name, bool cross_block = false)
+      : p_(p), n_(n), name_(name), cross_block_(cross_block) {}
   T Load(std::int64_t i) const {
     HostBlock* const b = detail::CurrentBlock();
     if (i < 0 || i >= n_) {
       detail::ReportOutOfBounds(*b, name_, i, n_, false);
       return T{};
     }
-    if (b != nullptr) b->CountGlobal(slot_, p_, name_, n_, sizeof(T), false);
+    if (b != nullptr) {
+      b->CountGlobal(slot_, p_, name_, n_, sizeof(T), false);
+      if (cross_block_) b->TrackLoad(slot_.index, name_, i);
+    }
     return p_[i];
   }
   template <class U>
@@ -308,8 +368,29 @@ class GlobalArray {
       detail::ReportOutOfBounds(*b, name_, i, n_, true);
       return;
     }
-    if (b != nullptr) b->CountGlobal(slot_, p_, name_, n_, sizeof(T), true);
+    if (b != nullptr) {
+      b->CountGlobal(slot_, p_, name_, n_, sizeof(T), true);
+      if (cross_block_) b->TrackStore(slot_.index, n_, i);
+    }
     p_[i] = v;
+  }
+  // atomicAdd: returns the old value. Blocks run one after another, so a read-modify-write;
+  // counted as a load and a store and as an atomic. Only the last-block protocol's ticket
+  // (gpu/block/last_block.cuh) uses it: nothing reproducible may depend on an atomic's order.
+  T FetchAdd(std::int64_t i, T v) const {
+    HostBlock* const b = detail::CurrentBlock();
+    if (i < 0 || i >= n_) {
+      detail::ReportOutOfBounds(*b, name_, i, n_, true);
+      return T{};
+    }
+    const T taken = p_[i];
+    if (b != nullptr) {
+      b->TakeTicket(reinterpret_cast<std::uint32_t*>(p_ + i), name_, i, static_cast<std::uint32_t>(taken));
+      b->CountGlobal(slot_, p_, name_, n_, sizeof(T), false);
+      b->CountGlobal(slot_, p_, name_, n_, sizeof(T), true);
+    }
+    p_[i] = static_cast<T>(taken + v);
+    return taken;
   }
   std::int64_t size() const { return n_; }
 
@@ -317,8 +398,13 @@ class GlobalArray {
   T* p_ = nullptr;
   std::int64_t n_ = 0;
   const char* name_ = "";
+  bool cross_block_ = false;
   mutable detail::CounterSlot slot_;
 };
+
+// __threadfence (gpu/block/last_block.cuh): in a phase the current thread's, at block level
+// every thread's.
+inline void ThreadFence(HostBlock& block) { block.Fence(); }
 
 // Runs `body(block)` for blocks 0 .. grid-1 of `threads` threads each.
 // The report carries the launch's counters; an active LaunchRecorder gets a copy of them.
@@ -328,14 +414,17 @@ LaunchReport Launch(const char* kernel, int grid, int threads, Body&& body) {
   report.counters.kernel = kernel;
   report.counters.threads = threads;
   const std::uint64_t serial = detail::NextLaunchSerial();
+  detail::CrossBlockState cross;
+  cross.blocks.resize(static_cast<std::size_t>(grid > 0 ? grid : 0));
   for (int b = 0; b < grid; ++b) {
-    HostBlock block(kernel, b, threads, &report, serial);
+    HostBlock block(kernel, b, threads, &report, serial, &cross);
     HostBlock* const outer = detail::CurrentBlock();
     detail::CurrentBlock() = &block;
     body(block);
     block.Finish();
     detail::CurrentBlock() = outer;
   }
+  detail::FinishCrossBlock(kernel, cross, report);
   RecordLaunch(report.counters);
   return report;
 }
@@ -351,6 +440,7 @@ using emu::Registers;
 using emu::ShuffleDown;
 using emu::ShuffleXor;
 using emu::Thread;
+using emu::ThreadFence;
 using Block = emu::HostBlock;
 
 }  // namespace sampcheck::gpu

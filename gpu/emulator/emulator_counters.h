@@ -8,9 +8,12 @@
 // - Counted per launch: blocks launched; barriers (block-level Sync calls) and phases
 //   (ForEachThread calls), summed over blocks, and the most barriers of one block; warp
 //   collectives (ShuffleDown, ShuffleXor, Ballot calls at block level, one per call);
+//   the last-block protocol's steps (LastBlockOf, gpu/block/last_block.cuh): fences
+//   (ThreadFence calls, one per call in a phase or at block level) and atomics (FetchAdd
+//   calls, one per calling thread; each also counts as one load and one store of its array);
 //   per global array (keyed by its base pointer and name, named by its name): loads and
-//   stores and their bytes (sizeof(T) per access); per shared array (keyed by its name,
-//   summed over blocks): loads and stores and their bytes.
+//   stores and their bytes (sizeof(T) per access), and the most global bytes one block moved;
+//   per shared array (keyed by its name, summed over blocks): loads and stores and their bytes.
 // - An access is one Load or Store. An access outside the array is a violation, dropped and
 //   not counted. Block-level code (outside ForEachThread) runs in every thread on the device;
 //   its global accesses are counted once per block (a broadcast: one transaction), and each
@@ -59,8 +62,11 @@ struct LaunchCounters {
   std::int64_t max_block_barriers = 0;  // the most barriers one block ran
   std::int64_t phases = 0;              // summed over blocks
   std::int64_t warp_ops = 0;            // summed over blocks
+  std::int64_t fences = 0;              // ThreadFence calls, summed over blocks
+  std::int64_t atomics = 0;             // FetchAdd calls (tickets), summed over blocks
   std::int64_t longest_chain = 0;
   std::int64_t critical_path = 0;
+  std::int64_t max_block_global_bytes = 0;  // the most global bytes (loads + stores) one block moved
   std::vector<ArrayTraffic> global;  // in order of first access
   std::vector<ArrayTraffic> shared;
 

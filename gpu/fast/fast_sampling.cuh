@@ -11,12 +11,12 @@
 // splitters from a sample: two reads).
 //
 // Contract:
-// - One block of kThreads threads (a multiple of 32, at most 1024) per row, after the slices'
-//   launch when the row takes several blocks (FastRowSlices(slice_budget, ...) > 1,
-//   gpu/fast/fast_sampling_launch.h; slice_budget 1: no row does): slices, rows x
-//   kFastSliceSlots u64, then holds the row's partials (gpu/fast/fast_sampling_slices.cuh) and
-//   this kernel merges them instead of reading the row; greedy rows take the smallest of the
-//   slices' first keys. logits: rows x
+// - One block of kThreads threads (a multiple of 32, at most 1024) per row; when the row takes
+//   several blocks (FastRowSlices(slice_budget, ...) > 1, gpu/fast/fast_sampling_launch.h;
+//   slice_budget 1: no row does), the row's work (Row) runs in the last block of its slices
+//   (gpu/fast/fast_sampling_slices.cuh), in the same launch: slices, rows x kFastSliceSlots
+//   u64, then holds the row's partials and Row merges them instead of reading the row; greedy
+//   rows take the smallest of the slices' first keys. logits: rows x
 //   pitch f32 after the steps before temperature (entries [V, pitch) are padding, never read);
 //   validated by the caller: no NaN, no +inf, and every random row has a finite entry.
 //   temperature, top_p, min_p: rows f32 (top_p, min_p not NaN; temperature finite, >= 0);
@@ -273,6 +273,15 @@ SAMPCHECK_KERNEL_BODY std::int64_t FastBlockInverseCdf(B& block, std::int64_t vo
   return j;
 }
 
+// The survivors' keys in shared memory (kFastSurvivorSlots): one array per kernel on the
+// device, so a split row's slice gather (gpu/fast/fast_sampling_slices.cuh) and its last
+// block's merge below share it (a kernel declares at most 48 KiB of shared memory statically).
+template <class B>
+SAMPCHECK_KERNEL_BODY auto SurvivorKeySlots(B& block) {
+  SAMPCHECK_SHARED(block, std::uint64_t, survivor_keys, kFastSurvivorSlots);
+  return survivor_keys;
+}
+
 // The survivor path (contract above): top-k's k survivors in shared memory, sorted, then
 // top-p, min-p and the draw on them by thread 0 (at most 1024 entries). The survivors come
 // from the row's slices when it took several blocks (slice_count > 1, every slice's list
@@ -285,18 +294,13 @@ SAMPCHECK_KERNEL_BODY void SampleOnSurvivors(B& block, KeyOf key_of, Slices slic
                                              std::int64_t slice_count, std::int64_t vocab, std::int64_t k, float p,
                                              float mp, bool joint, FastSamplingBug bug, std::uint64_t seed,
                                              std::uint64_t position, Out token, std::int64_t row) {
-  SAMPCHECK_SHARED(block, std::uint64_t, survivor_keys, kFastSurvivorSlots);
+  auto survivor_keys = SurvivorKeySlots(block);
   SAMPCHECK_SHARED(block, float, survivor_weights, kFastSurvivorSlots);
   float m = 0.0f;  // s of the first token of the order: its weight is exp(0) = 1
   bool merged = false;
-  if (slice_count > 1) {
-    auto complete = Registers<bool>(block);
-    block.ForEachThread([&](Thread t) {
-      bool c = true;
-      for (std::int64_t g = 0; g < slice_count; ++g) c = c && slices.Load(slice_base + g * k) != kNoKey;
-      complete[t] = c;
-    });
-    merged = BlockUniform(block, complete);
+  if (slice_count > 1) {  // every list complete: block-level reads (a broadcast on the device)
+    merged = true;
+    for (std::int64_t g = 0; g < slice_count; ++g) merged = merged && slices.Load(slice_base + g * k) != kNoKey;
   }
   if (merged) {
     // The merge of the slices' sorted lists by rank (MergeSliceLists, gpu/block/row_slices.cuh):
@@ -393,9 +397,19 @@ struct FastSamplingKernel {
                                         U64 seed, U64 position, F32 q, Slices slices, Out token, std::int64_t vocab,
                                         std::int64_t pitch, std::int64_t slice_budget,
                                         FastSamplingOptions options) const {
+    Row(block, block.index(), logits, temperature, top_k, top_p, min_p, seed, position, q, slices, token, vocab, pitch,
+        slice_budget, options);
+  }
+
+  // One row's work, by block `row` of this kernel or by the last block of the row's slices
+  // (gpu/fast/fast_sampling_slices.cuh), which then merges the slices' partials.
+  template <class B, class In, class F32, class I32, class U64, class Slices, class Out>
+  SAMPCHECK_KERNEL_BODY void Row(B& block, std::int64_t row, In logits, F32 temperature, I32 top_k, F32 top_p,
+                                 F32 min_p, U64 seed, U64 position, F32 q, Slices slices, Out token,
+                                 std::int64_t vocab, std::int64_t pitch, std::int64_t slice_budget,
+                                 FastSamplingOptions options) const {
     using fast_detail::OrderKey;
     const FastFilterRule& rule = options.rule;
-    const std::int64_t row = block.index();
     const std::int64_t base = row * pitch;
     const float t = temperature.Load(row);
     const bool greedy = FastIsGreedy(t, options.greedy_below);  // as reference/temperature.h
@@ -424,7 +438,7 @@ struct FastSamplingKernel {
     // (ties, its order, min-p first, the race) take the rejection rounds below.
     const bool survivor_rules = rule.Canonical() || (rule.top_p_joint && !rule.top_k_keeps_ties && !rule.min_p_first &&
                                                      !rule.ties_high_index_first && !rule.race);
-    // A row split over several blocks by the first launch (gpu/fast/fast_sampling_slices.cuh):
+    // A row split over several blocks (gpu/fast/fast_sampling_slices.cuh, its last block here):
     // its partials are merged here. Greedy: the smallest of the slices' first keys.
     const std::int64_t slice_count = FastRowSlices(slice_budget, vocab, greedy, k, rule);
     const std::int64_t slice_base = row * kFastSliceSlots;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The launch of gpu-fast's fused sampling kernel (gpu/fast/fast_sampling.cuh, docs/gpu.md
-// "gpu-fast"), with the first launch that splits rows over several blocks when the batch is
-// small (gpu/fast/fast_sampling_slices.cuh): the options the kernels take, how many slices a
+// "gpu-fast"), or of its split form that reads a row with several blocks when the batch is
+// small (gpu/fast/fast_sampling_slices.cuh), one launch either way: the options the kernels take, how many slices a
 // row takes, and the launch description, in the scheme of
 // every other kernel (gpu/runners/kernel_launches.h), run by the emulator's launcher
 // (gpu/runners/emulated_runner.cc) or the device's (gpu/runners/cuda_runner.cu). The kernel header includes
@@ -82,10 +82,10 @@ struct FastSamplingOptions {
 
 // Several blocks per row (docs/gpu.md "gpu-fast", "Several blocks per row"): when the batch
 // has fewer rows than the device has SMs, one block per row leaves most SMs idle and reads
-// each row at one SM's share of the memory bandwidth. A first launch then splits a row into
+// each row at one SM's share of the memory bandwidth. The launch then splits a row into
 // contiguous slices, one block each (gpu/fast/fast_sampling_slices.cuh), whose partial results
 // (a slice's first key, or its exact top-k keys in order) go to a small scratch of
-// kFastSliceSlots keys per row; the fused kernel merges them in a fixed order. The slicing
+// kFastSliceSlots keys per row; the row's last block merges them in a fixed order. The slicing
 // never changes a token: a slice's partial is exact (integer keys), and the merge gives the
 // same keys the one-block path finds.
 //
@@ -158,9 +158,10 @@ struct FastSamplingLaunch {
     return slices;
   }
 
-  // With slices: FastSamplingSlicesKernel over rows x slices blocks writes each slice's partial
-  // to a scratch of kFastSliceSlots keys per row, then FastSamplingKernel, one block per row,
-  // merges them (and runs every unsliced row whole). Without: FastSamplingKernel alone. The
+  // One launch. With slices: FastSamplingSlicesKernel over rows x slices blocks writes each
+  // slice's partial to a scratch of kFastSliceSlots keys per row, and the last block of each
+  // row (a ticket per row, gpu/block/last_block.cuh) merges them and draws; an unsliced row
+  // runs whole in its first block. Without: FastSamplingKernel, one block per row. The
   // kernels keep no row-sized work array.
   template <int kThreads, class L>
   void Describe(L& l) const {
@@ -169,15 +170,23 @@ struct FastSamplingLaunch {
     const auto logits_in = l.In(logits, rows * pitch, "logits");
     const auto temperature_in = l.In(temperature, rows, "temperature");
     const auto top_k_in = l.In(top_k, rows, "top_k");
+    const auto top_p_in = l.In(top_p, rows, "top_p");
+    const auto min_p_in = l.In(min_p, rows, "min_p");
+    const auto seed_in = l.In(seed, rows, "seed");
+    const auto position_in = l.In(position, rows, "position");
+    const auto q_in = l.In(q, rows * pitch, "q");
     const auto partials = l.template Scratch<std::uint64_t>(slices > 1 ? rows * kFastSliceSlots : 0, "slices");
+    const auto token_out = l.Out(token, rows, "token");
     if (slices > 1) {
-      l.template Run<FastSamplingSlicesKernel<kThreads>>(rows * slices, logits_in, temperature_in, top_k_in, partials,
-                                                         vocab, pitch, budget, slices, options);
+      l.template Run<FastSamplingSlicesKernel<kThreads>>(rows * slices, logits_in, temperature_in, top_k_in, top_p_in,
+                                                         min_p_in, seed_in, position_in, q_in, partials,
+                                                         l.Tickets(rows, "tickets"), token_out, vocab, pitch, budget,
+                                                         slices, options);
+      return;
     }
-    l.template Run<FastSamplingKernel<kThreads>>(
-        rows, logits_in, temperature_in, top_k_in, l.In(top_p, rows, "top_p"), l.In(min_p, rows, "min_p"),
-        l.In(seed, rows, "seed"), l.In(position, rows, "position"), l.In(q, rows * pitch, "q"), partials,
-        l.Out(token, rows, "token"), vocab, pitch, slices > 1 ? budget : std::int64_t{1}, options);
+    l.template Run<FastSamplingKernel<kThreads>>(rows, logits_in, temperature_in, top_k_in, top_p_in, min_p_in, seed_in,
+                                                 position_in, q_in, partials, token_out, vocab, pitch, std::int64_t{1},
+                                                 options);
   }
 };
 

@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// gpu-fast's first launch when a row takes several blocks (docs/gpu.md "gpu-fast", "Several
+// gpu-fast's one launch when a row takes several blocks (docs/gpu.md "gpu-fast", "Several
 // blocks per row"): each block reads one contiguous slice of a row and writes the slice's
-// partial result to a scratch of kFastSliceSlots keys per row; the fused kernel
-// (gpu/fast/fast_sampling.cuh) merges the partials of a row in a fixed order and does the rest
-// on them, so a row's bytes are read by many SMs at once instead of one.
+// partial result to a scratch of kFastSliceSlots keys per row; the last block of the row
+// (gpu/block/last_block.cuh) then runs the fused kernel's row work (FastSamplingKernel::Row,
+// gpu/fast/fast_sampling.cuh), which merges the partials in a fixed order and draws, so a row's
+// bytes are read by many SMs at once and the row costs one launch.
 //
 // Contract:
 // - Grid: rows x grid_slices blocks; block b serves row b / grid_slices, slice
 //   g = b % grid_slices. The row takes n = FastRowSlices(slice_budget, V, greedy, k, rule)
-//   slices (gpu/fast/fast_sampling_launch.h); blocks with g >= n return at once. Slice g is
+//   slices (gpu/fast/fast_sampling_launch.h). n = 1: block g = 0 runs the row whole (Row), the
+//   others return. n > 1: blocks with g >= n return at once; slice g is
 //   [g V / n, (g + 1) V / n): contiguous, in order, covering the row, each at least
-//   floor(V / n) entries. logits, temperature, top_k as FastSamplingKernel's (same
-//   validation); slices: rows x kFastSliceSlots u64, row r's partials from r x kFastSliceSlots.
+//   floor(V / n) entries. Inputs and token as FastSamplingKernel's (same validation); slices:
+//   rows x kFastSliceSlots u64, row r's partials from r x kFastSliceSlots; tickets: rows u32,
+//   zero on entry and left zero (the launcher's Tickets).
 // - Keys: the filters' order keys of s_i = x_i / t (greedy rows: of x_i), OrderKey in
 //   gpu/fast/fast_sampling.cuh: larger value first, then lower index; unique per row. Only
 //   canonical rows are sliced, so no profile's key variant is needed.
@@ -23,8 +26,11 @@
 //   order, gathered in three reads of the slice by GatherFastSurvivors
 //   (gpu/fast/fast_top_k_survivors.cuh) on the slice's own 1024 virtual lanes. When the
 //   slice's candidates do not fit, slot g k holds kNoKey (no key of a row equals it: an index
-//   is below 2^32 - 1) and the fused kernel runs the row whole instead.
-// - Deterministic: integer keys only, no atomics; every slot a block writes is its own.
+//   is below 2^32 - 1) and the row's last block reads the row whole instead.
+// - Then every slice block takes its ticket (LastBlockOf(tickets, row, n)); the last one runs
+//   Row, which reads the n partials in slice order, never in arrival order.
+// - Deterministic: integer keys only; the ticket's atomic only picks which block merges, and
+//   the merge is the same whichever does; every slot a block writes is its own.
 // Example: V = 8192 split into 4 slices, k = 2, row 0..8191 increasing: slice 3 = [6144, 8192)
 //   writes the keys of 8191 then 8190 at slots 6, 7; the merge's first two keys are those
 //   (tests/gpu_fast_sampling_test.cc, "SlicedRowsGiveTheOneBlockToken").
@@ -32,6 +38,7 @@
 #include <cstdint>
 
 #include "gpu/block/block_model.h"
+#include "gpu/block/last_block.cuh"
 #include "gpu/fast/fast_sampling.cuh"
 #include "gpu/fast/fast_sampling_launch.h"
 #include "gpu/fast/fast_top_k_survivors.cuh"
@@ -45,8 +52,9 @@ struct FastSamplingSlicesKernel {
   static_assert(kThreads % kWarpSize == 0 && kThreads >= kWarpSize && kThreads <= 1024,
                 "one block of whole warps, at most 1024 threads");
 
-  template <class B, class In, class F32, class I32, class Scratch>
-  SAMPCHECK_KERNEL_BODY void operator()(B& block, In logits, F32 temperature, I32 top_k, Scratch slices,
+  template <class B, class In, class F32, class I32, class U64, class Scratch, class Tickets, class Out>
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, In logits, F32 temperature, I32 top_k, F32 top_p, F32 min_p,
+                                        U64 seed, U64 position, F32 q, Scratch slices, Tickets tickets, Out token,
                                         std::int64_t vocab, std::int64_t pitch, std::int64_t slice_budget,
                                         std::int64_t grid_slices, FastSamplingOptions options) const {
     const std::int64_t row = block.index() / grid_slices;
@@ -55,7 +63,25 @@ struct FastSamplingSlicesKernel {
     const bool greedy = FastIsGreedy(t, options.greedy_below);
     const std::int64_t k = FastTopKOf(top_k.Load(row), options.bug);
     const std::int64_t n = FastRowSlices(slice_budget, vocab, greedy, k, options.rule);
-    if (n <= 1 || g >= n) return;  // the row runs whole, or takes fewer slices than the grid's
+    if (n <= 1 || g >= n) {  // the row runs whole in its first block, or takes fewer slices than the grid's
+      if (n <= 1 && g == 0) {
+        FastSamplingKernel<kThreads>{}.Row(block, row, logits, temperature, top_k, top_p, min_p, seed, position, q,
+                                           slices, token, vocab, pitch, slice_budget, options);
+      }
+      return;
+    }
+    WriteSlicePartial(block, logits, slices, row, g, n, t, greedy, k, vocab, pitch);
+    if (!LastBlockOf(block, tickets, row, n)) return;
+    FastSamplingKernel<kThreads>{}.Row(block, row, logits, temperature, top_k, top_p, min_p, seed, position, q, slices,
+                                       token, vocab, pitch, slice_budget, options);
+  }
+
+ private:
+  // Slice g's partial (contract above) into slices[row kFastSliceSlots ..].
+  template <class B, class In, class Scratch>
+  SAMPCHECK_KERNEL_BODY static void WriteSlicePartial(B& block, In logits, Scratch slices, std::int64_t row,
+                                                      std::int64_t g, std::int64_t n, float t, bool greedy,
+                                                      std::int64_t k, std::int64_t vocab, std::int64_t pitch) {
     const std::int64_t lo = SliceBegin(g, n, vocab);
     const std::int64_t length = SliceBegin(g + 1, n, vocab) - lo;
     const std::int64_t base = row * pitch + lo;
@@ -81,15 +107,18 @@ struct FastSamplingSlicesKernel {
       });
       return;
     }
-    SAMPCHECK_SHARED(block, std::uint64_t, slice_keys, fast_detail::kFastSurvivorSlots);
+    auto slice_keys = fast_detail::SurvivorKeySlots(block);  // the last block's merge reuses it
     std::uint32_t total = 0;
     const bool gathered = fast_detail::GatherFastSurvivors<kThreads>(block, length, k, key_of, slice_keys, total);
+    // Thread 0 stores the whole list, so that its fence in LastBlockOf orders it before the
+    // ticket with no barrier (a list is at most kFastSliceSlots / 2 keys: independent stores).
     block.ForEachThread([&](Thread th) {
+      if (th.x != 0) return;
       if (!gathered) {
-        if (th.x == 0) slices.Store(out + g * k, fast_detail::kNoKey);
+        slices.Store(out + g * k, fast_detail::kNoKey);
         return;
       }
-      for (std::int64_t j = th.x; j < k; j += kThreads) slices.Store(out + g * k + j, slice_keys.Load(j));
+      for (std::int64_t j = 0; j < k; ++j) slices.Store(out + g * k + j, slice_keys.Load(j));
     });
   }
 };

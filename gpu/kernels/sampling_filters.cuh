@@ -22,7 +22,8 @@
 //   memory (gpu/kernels/sampling_filters_on_survivors.cuh: same bits, three reads of the row);
 //   when the batch is small such a row is split over several blocks
 //   (gpu/kernels/sampling_filters_slices.cuh: slices, scratch of rows x kRowSliceSlots keys,
-//   and survivor_rows, rows x kSurvivorRowWords, with slice_budget > 1; same bits);
+//   and survivor_rows, rows x kSurvivorRowWords, with slice_budget > 1; same bits), and the
+//   row's work here (Row) runs in the last block of its slices;
 //   kTopKFirst otherwise (top_k off or k > 1024, candidates that do not fit) runs on one radix
 //   partition of the row (gpu/kernels/sampling_filters_on_partition.cuh: same bits, the
 //   statistics and masks fused into its reads); every other order runs the steps above.
@@ -86,7 +87,17 @@ struct SamplingFiltersKernel {
                                         P top_p, bool has_p, P min_p, bool has_m, std::int64_t vocab,
                                         std::int64_t pitch, FilterRules rules, S slices, S survivor_rows,
                                         std::int64_t slice_budget) const {
-    const std::int64_t row = block.index();
+    Row(block, block.index(), logits, out, probs, scratch, top_k, has_k, top_p, has_p, min_p, has_m, vocab, pitch,
+        rules, slices, survivor_rows, slice_budget);
+  }
+
+  // One row's filters, by block `row` of this kernel or by the last block of the row's slices
+  // (gpu/kernels/sampling_filters_slices.cuh), which then merges the slices' lists.
+  template <class B, class Arr, class S, class K, class P>
+  SAMPCHECK_KERNEL_BODY void Row(B& block, std::int64_t row, Arr logits, Arr out, Arr probs, S scratch, K top_k,
+                                 bool has_k, P top_p, bool has_p, P min_p, bool has_m, std::int64_t vocab,
+                                 std::int64_t pitch, FilterRules rules, S slices, S survivor_rows,
+                                 std::int64_t slice_budget) const {
     const std::int64_t keys = row * 2 * vocab;  // this row's two scratch buffers
     const std::int64_t in = row * pitch;
     const std::int64_t at = row * vocab;

@@ -112,8 +112,8 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnSurvivors(B& block, Arr logits, std:
   float q;
   const bool run_top_p = ResolveTopP(rules.top_p, p, walk, q);
   if (run_top_p && walk != TopPWalk::kExclusive && walk != TopPWalk::kTieGroup) return false;
-  SAMPCHECK_SHARED(block, std::uint64_t, grouped, kCandidates);
-  SAMPCHECK_SHARED(block, std::uint64_t, sorted, kCandidates);
+  auto grouped = GroupedCandidateSlots(block);  // shared with a split row's slice gather
+  auto sorted = SortedCandidateSlots(block);
   SAMPCHECK_SHARED(block, std::uint64_t, kept, 1);  // the survivors' number after a step
   auto offset = Registers<std::uint32_t>(block);
   auto count = Registers<std::uint32_t>(block);
@@ -122,8 +122,8 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnSurvivors(B& block, Arr logits, std:
   // incomplete), so a degenerate row is always read whole here.
   std::uint64_t first = 0;
   const bool merged = slice_count > 1 && MergeTopKCandidates(block, slices, slice_base, slice_count, k,
-                                                               rules.top_k.ties_kept, grouped, sorted, kept, offset,
-                                                               count, total);
+                                                               rules.top_k.ties_kept, grouped, sorted, offset, count,
+                                                               total);
   if (!merged && !GatherTopKCandidates(block, logits, in, vocab, k, rules.top_k.ties_kept, grouped, sorted, offset,
                                        count, total, first)) {
     degenerate = IsDegenerateFirstKey(first);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // sampling_filters with several blocks per row when the batch is small (docs/gpu.md "Top-k
-// survivors", "Several blocks per row"): a first launch gathers each slice's exact top k, the
-// per-row kernel (gpu/kernels/sampling_filters.cuh) merges them instead of reading the row
-// and runs every filter step on the survivors, and a last launch writes the output rows slice
-// by slice. Bit-exact with the one-block survivor path (gpu/kernels/sampling_filters_on_survivors.cuh),
+// survivors", "Several blocks per row"): a first launch gathers each slice's exact top k, and
+// the last block of each row (gpu/block/last_block.cuh) runs the per-row kernel's work
+// (SamplingFiltersKernel::Row, gpu/kernels/sampling_filters.cuh), which merges them instead of
+// reading the row and runs every filter step on the survivors; a second launch writes the
+// output rows slice by slice. Bit-exact with the one-block survivor path (gpu/kernels/sampling_filters_on_survivors.cuh),
 // hence with reference/sampling_filters.h.
 //
 // Contract:
@@ -19,7 +20,11 @@
 //   one-block gather (GatherTopKCandidates, gpu/block/top_k_survivors.cuh: three reads of the
 //   slice, exact integer keys, ties not kept) and writes the slice's L smallest keys in
 //   ascending order, with row indices, to slices[row kRowSliceSlots + g L ..]; kNoKey at the
-//   list's first slot when its candidates do not fit (the per-row kernel then reads the row).
+//   list's first slot when its candidates do not fit (the per-row work then reads the row).
+//   Then it takes the row's ticket (LastBlockOf(tickets, row, n); tickets: rows u32, zero on
+//   entry and left zero), and the last block runs SamplingFiltersKernel::Row on the row, which
+//   reads the n lists in slice order. A row of n = 1 runs Row whole in its block g = 0. Every
+//   other argument is the per-row kernel's.
 // - The per-row kernel merges the n lists (MergeSliceLists: exactly the row's L smallest keys
 //   in order) and rebuilds the lane grouping of the canonical order from them (lane = index
 //   mod 1024, index order within a lane); every later step is the one-block path's. Ties
@@ -34,7 +39,8 @@
 //   output loop on that range: survivors (key <= last) read back from the row (a -0.0 stays
 //   -0.0) with probs st.Prob(x), -inf and +0 elsewhere. Every index is written once, by one
 //   thread; no barrier.
-// - Deterministic: integer keys and counts, fixed orders, no atomics; every slot has one writer.
+// - Deterministic: integer keys and counts, fixed orders; the ticket's atomic only picks which
+//   block merges, and the merge is the same whichever does; every slot has one writer.
 // Example: 1 x 16384, k = 50: budget min(132, 16384 / 4096) = 4, n = min(4, 1024 / 50, 16384 /
 //   51) = 4 slices of 4096; the output bits equal the one-block launch's
 //   (tests/gpu_kernels_test.cc, GpuSamplingFiltersSlices).
@@ -43,6 +49,7 @@
 #include <cstring>
 
 #include "gpu/block/block_model.h"
+#include "gpu/block/last_block.cuh"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/row_slices.cuh"
 #include "gpu/block/top_k_survivors.cuh"
@@ -86,6 +93,21 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE SoftmaxStats UnpackSoftmaxStats(std
   return st;
 }
 
+// The survivor path's candidate arrays (kCandidates keys each, gpu/block/top_k_survivors.cuh):
+// one pair per kernel on the device, so a split row's slice gather and its last block's merge
+// (gpu/kernels/sampling_filters_on_survivors.cuh) share them (a kernel declares at most 48 KiB
+// of shared memory statically).
+template <class B>
+SAMPCHECK_KERNEL_BODY auto GroupedCandidateSlots(B& block) {
+  SAMPCHECK_SHARED(block, std::uint64_t, grouped, kCandidates);
+  return grouped;
+}
+template <class B>
+SAMPCHECK_KERNEL_BODY auto SortedCandidateSlots(B& block) {
+  SAMPCHECK_SHARED(block, std::uint64_t, sorted, kCandidates);
+  return sorted;
+}
+
 // The output of lane first mod 1024 over [first, end): grouped[keys_base + j], j in [j, j_end),
 // are the lane's candidates from index first on, in index order; survivors are key <= last.
 template <class Arr, class Keys>
@@ -120,22 +142,14 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void WriteSurvivorLane(Arr logits, 
 // rewrites every array here.
 template <class B, class S, class Shared, class R>
 SAMPCHECK_KERNEL_BODY bool MergeTopKCandidates(B& block, S slices, std::int64_t slice_base, std::int64_t slice_count,
-                                               std::int64_t k, bool ties, Shared& grouped, Shared& sorted, Shared& flag,
-                                               R& offset, R& count, std::uint32_t& total) {
+                                               std::int64_t k, bool ties, Shared& grouped, Shared& sorted, R& offset,
+                                               R& count, std::uint32_t& total) {
   const std::int64_t list = ties ? k + 1 : k;  // SliceListLength
-  block.ForEachThread([&](Thread t) {
-    if (t.x != 0) return;
-    std::uint64_t complete = 1;
-    for (std::int64_t g = 0; g < slice_count; ++g) complete &= slices.Load(slice_base + g * list) != kNoKey ? 1u : 0u;
-    flag.Store(0, complete);
-  });
-  block.Sync();
-  bool complete = false;
-  block.ForEachThread([&](Thread) { complete = flag.Load(0) != 0; });
-  if (!complete) {
-    block.Sync();  // flag is rewritten by the caller
-    return false;
-  }
+  // Every list complete: read by block-level code (the same words in every thread, a broadcast
+  // on the device), so no flag in shared memory and no barrier.
+  bool complete = true;
+  for (std::int64_t g = 0; g < slice_count; ++g) complete = complete && slices.Load(slice_base + g * list) != kNoKey;
+  if (!complete) return false;
   block.ForEachThread([&](Thread t) {
     MergeSliceLists(t, kCanonicalLanes, slices, slice_base, slice_count, list,
                     [&](std::int64_t rank, std::uint64_t x) { sorted.Store(rank, x); });
@@ -165,25 +179,49 @@ SAMPCHECK_KERNEL_BODY bool MergeTopKCandidates(B& block, S slices, std::int64_t 
   return !boundary_tie;
 }
 
-struct SamplingFiltersSlicesKernel {
+struct SamplingFiltersKernel;
+
+// RowKernel: SamplingFiltersKernel (gpu/kernels/sampling_filters.cuh). A template parameter so
+// that this header, which that one includes, needs only its declaration.
+template <class RowKernel = SamplingFiltersKernel>
+struct SamplingFiltersSlicesKernelOf {
   static constexpr const char* kName = "sampling_filters_slices";
   static constexpr int kThreads = kCanonicalLanes;
 
-  template <class B, class Arr, class S, class K>
-  SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, K top_k, bool has_k, S slices, std::int64_t vocab,
-                                        std::int64_t pitch, std::int64_t slice_budget, std::int64_t grid_slices,
-                                        FilterRules rules) const {
+  template <class B, class Arr, class S, class K, class P, class Tickets>
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr out, Arr probs, S scratch, K top_k, bool has_k,
+                                        P top_p, bool has_p, P min_p, bool has_m, std::int64_t vocab,
+                                        std::int64_t pitch, FilterRules rules, S slices, S survivor_rows,
+                                        Tickets tickets, std::int64_t slice_budget, std::int64_t grid_slices) const {
     const std::int64_t row = block.index() / grid_slices;
     const std::int64_t g = block.index() % grid_slices;
     const std::int64_t k = has_k ? top_k.Load(row) : 0;
     const std::int64_t n = SamplingFiltersRowSlices(slice_budget, vocab, k, rules);
-    if (n <= 1 || g >= n) return;  // the row runs whole, or takes fewer slices than the grid's
+    if (n <= 1 || g >= n) {  // the row runs whole in its first block, or takes fewer slices than the grid's
+      if (n <= 1 && g == 0) {
+        RowKernel{}.Row(block, row, logits, out, probs, scratch, top_k, has_k, top_p, has_p, min_p, has_m, vocab,
+                        pitch, rules, slices, survivor_rows, slice_budget);
+      }
+      return;
+    }
+    WriteSliceList(block, logits, slices, row, g, n, k, vocab, pitch, rules);
+    if (!LastBlockOf(block, tickets, row, n)) return;
+    RowKernel{}.Row(block, row, logits, out, probs, scratch, top_k, has_k, top_p, has_p, min_p, has_m, vocab, pitch,
+                    rules, slices, survivor_rows, slice_budget);
+  }
+
+ private:
+  // Slice g's list (contract above) into slices[row kRowSliceSlots + g L ..].
+  template <class B, class Arr, class S>
+  SAMPCHECK_KERNEL_BODY static void WriteSliceList(B& block, Arr logits, S slices, std::int64_t row, std::int64_t g,
+                                                   std::int64_t n, std::int64_t k, std::int64_t vocab,
+                                                   std::int64_t pitch, const FilterRules& rules) {
     const std::int64_t lo = SliceBegin(g, n, vocab);
     const std::int64_t length = SliceBegin(g + 1, n, vocab) - lo;
     const std::int64_t length_k = SliceListLength(k, rules);
     const std::int64_t list = row * kRowSliceSlots + g * length_k;
-    SAMPCHECK_SHARED(block, std::uint64_t, grouped, kCandidates);
-    SAMPCHECK_SHARED(block, std::uint64_t, sorted, kCandidates);
+    auto grouped = GroupedCandidateSlots(block);  // the last block's merge reuses them
+    auto sorted = SortedCandidateSlots(block);
     auto offset = Registers<std::uint32_t>(block);
     auto count = Registers<std::uint32_t>(block);
     std::uint32_t total = 0;
@@ -191,16 +229,21 @@ struct SamplingFiltersSlicesKernel {
     const bool gathered =
         GatherTopKCandidates(block, logits, row * pitch + lo, length, length_k, false, grouped, sorted, offset, count,
                              total, first);
+    // Thread 0 stores the whole list, so that its fence in LastBlockOf orders it before the
+    // ticket with no barrier (a list is at most kRowSliceSlots / 2 keys: independent stores).
     block.ForEachThread([&](Thread t) {
+      if (t.x != 0) return;
       if (!gathered) {
-        if (t.x == 0) slices.Store(list, kNoKey);
+        slices.Store(list, kNoKey);
         return;
       }
       // The slice's keys carry slice indices in their low word: lo + i < V < 2^32, no carry.
-      if (t.x < length_k) slices.Store(list + t.x, sorted.Load(t.x) + static_cast<std::uint64_t>(lo));
+      for (std::int64_t j = 0; j < length_k; ++j) slices.Store(list + j, sorted.Load(j) + static_cast<std::uint64_t>(lo));
     });
   }
 };
+
+using SamplingFiltersSlicesKernel = SamplingFiltersSlicesKernelOf<>;
 
 struct SamplingFiltersRowsKernel {
   static constexpr const char* kName = "sampling_filters_rows";

@@ -3,7 +3,7 @@
 // The CUDA device's launcher (docs/gpu.md "Adding a kernel"): runs any launch description
 // (gpu/runners/kernel_launches.h) on the current device. Each In and InOut array is copied to a fresh
 // device buffer, each Out and InOut array copied back after the launch, scratch arrays stay on
-// the device; every buffer is freed on every path. The kernel runs through its one __global__
+// the device (ticket arrays zeroed first); every buffer is freed on every path. The kernel runs through its one __global__
 // entry (gpu/runners/kernel_entry.cuh). Every CUDA call's status is kept (the first failure wins) and
 // Run turns a failure into std::runtime_error naming the runner, kernel, call and line
 // (docs/contributing.md "Errors"); callers check for a device first (RequireCudaDevice).
@@ -66,6 +66,13 @@ class CudaLaunch {
   template <class T>
   GlobalArray<T> Scratch(std::int64_t n, const char* name) {
     return GlobalArray<T>(Allocate<T>(n), n, name);
+  }
+  // The last-block protocol's counters (gpu/block/last_block.cuh): zeroed once here, left zero
+  // by every launch's last blocks.
+  GlobalArray<std::uint32_t> Tickets(std::int64_t n, const char* name) {
+    std::uint32_t* p = Allocate<std::uint32_t>(n);
+    if (p != nullptr) Check(cudaMemset(p, 0, Bytes<std::uint32_t>(n)), "cudaMemset(tickets)", __LINE__);
+    return GlobalArray<std::uint32_t>(p, n, name);
   }
 
   template <class Kernel, class... Args>

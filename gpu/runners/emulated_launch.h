@@ -3,7 +3,7 @@
 // The checking emulator's launcher (docs/gpu.md "Adding a kernel"): runs any launch
 // description (gpu/runners/kernel_launches.h) on the host emulator (gpu/emulator/emulator.h). Each array of the
 // description becomes a bounds-checked view of the caller's host memory (a read-only one for
-// In), a scratch array a zero-filled host vector; every launch runs with every check on, and any
+// In), a scratch array or a ticket array a zero-filled host vector; every launch runs with every check on, and any
 // violation throws std::runtime_error with the emulator's report, prefixed by the runner's name.
 //
 // Example: RunEmulated(GreedyLaunch{logits, rows, vocab, pitch, token}) writes token[b] for
@@ -42,11 +42,20 @@ class EmulatedLaunch {
   GlobalArray<T> InOut(T* p, std::int64_t n, const char* name) const {
     return Out(p, n, name);
   }
+  // Scratch words remember which block wrote them in a launch: the emulator's cross-block
+  // check (gpu/block/last_block.cuh).
   template <class T>
   GlobalArray<T> Scratch(std::int64_t n, const char* name) {
     std::shared_ptr<T[]> storage(new T[static_cast<std::size_t>(n)]());  // zero-filled
     scratch_.push_back(storage);
-    return GlobalArray<T>(storage.get(), n, name);
+    return GlobalArray<T>(storage.get(), n, name, /*cross_block=*/true);
+  }
+  // The last-block protocol's counters (gpu/block/last_block.cuh): zero-filled; each launch's
+  // last blocks leave them zero, which the emulator checks at the end of every launch.
+  GlobalArray<std::uint32_t> Tickets(std::int64_t n, const char* name) {
+    std::shared_ptr<std::uint32_t[]> storage(new std::uint32_t[static_cast<std::size_t>(n)]());
+    scratch_.push_back(storage);
+    return GlobalArray<std::uint32_t>(storage.get(), n, name);
   }
 
   template <class Kernel, class... Args>

@@ -20,6 +20,9 @@
 //                                 them (two array types would double the filters' shared memory,
 //                                 past the 48 KiB a block may declare statically);
 //   l.template Scratch<T>(n, name) a work array of n T's that stays on the runner's side;
+//   l.Tickets(n, name)            n u32 counters of the last-block protocol
+//                                 (gpu/block/last_block.cuh), zero when the description
+//                                 runs; every launch leaves them zero;
 //   l.template Run<Kernel>(grid, args...) one launch of `grid` blocks of Kernel::kThreads
 //                                 threads, Kernel{}(block, args...) in every block; it throws
 //                                 std::runtime_error when the launch or the emulator's checks fail.
@@ -643,8 +646,9 @@ struct SamplingFiltersLaunch {
   }
 
   // With slices (gpu/kernels/sampling_filters_slices.cuh): SamplingFiltersSlicesKernel over
-  // rows x slices blocks, SamplingFiltersKernel one block per row, SamplingFiltersRowsKernel
-  // over rows x slices blocks. Without: SamplingFiltersKernel alone.
+  // rows x slices blocks, each row's last block running the per-row work
+  // (gpu/block/last_block.cuh), then SamplingFiltersRowsKernel over rows x slices blocks.
+  // Without: SamplingFiltersKernel alone, one block per row.
   template <class L>
   void Describe(L& l) const {
     const std::int64_t budget = SliceBudget();
@@ -656,14 +660,19 @@ struct SamplingFiltersLaunch {
     const auto partials = l.template Scratch<std::uint64_t>(slices > 1 ? rows * kRowSliceSlots : 0, "slices");
     const auto survivor_rows =
         l.template Scratch<std::uint64_t>(slices > 1 ? rows * kSurvivorRowWords : 0, "survivor_rows");
+    const auto order_keys = l.template Scratch<std::uint64_t>(rows * 2 * vocab, "order_keys");
+    const auto top_p_in = l.In(top_p, rows, "top_p");
+    const auto min_p_in = l.In(min_p, rows, "min_p");
     if (slices > 1) {
-      l.template Run<SamplingFiltersSlicesKernel>(rows * slices, logits_in, top_k_in, top_k != nullptr, partials,
-                                                  vocab, pitch, budget, slices, rules);
+      l.template Run<SamplingFiltersSlicesKernel>(rows * slices, logits_in, out_rows, probs_rows, order_keys, top_k_in,
+                                                  top_k != nullptr, top_p_in, top_p != nullptr, min_p_in,
+                                                  min_p != nullptr, vocab, pitch, rules, partials, survivor_rows,
+                                                  l.Tickets(rows, "tickets"), budget, slices);
+    } else {
+      l.template Run<SamplingFiltersKernel>(rows, logits_in, out_rows, probs_rows, order_keys, top_k_in,
+                                            top_k != nullptr, top_p_in, top_p != nullptr, min_p_in, min_p != nullptr,
+                                            vocab, pitch, rules, partials, survivor_rows, std::int64_t{1});
     }
-    l.template Run<SamplingFiltersKernel>(
-        rows, logits_in, out_rows, probs_rows, l.template Scratch<std::uint64_t>(rows * 2 * vocab, "order_keys"),
-        top_k_in, top_k != nullptr, l.In(top_p, rows, "top_p"), top_p != nullptr, l.In(min_p, rows, "min_p"),
-        min_p != nullptr, vocab, pitch, rules, partials, survivor_rows, slices > 1 ? budget : std::int64_t{1});
     if (slices > 1) {
       l.template Run<SamplingFiltersRowsKernel>(rows * slices, logits_in, out_rows, probs_rows, survivor_rows,
                                                 top_k_in, top_k != nullptr, vocab, pitch, budget, slices, rules);
