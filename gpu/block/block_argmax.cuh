@@ -95,6 +95,22 @@ struct ArgmaxAboveF64 {
 // Where the tree leaves its winner.
 enum class ArgmaxResult { kAllThreads, kThreadZero };
 
+// The tree's levels 16 .. 1 within each warp (ShuffleDown: lane l < s receives lane l + s):
+// lane 0 of each warp ends with its warp's winner.
+template <class B, class RV, class RI, class Above>
+SAMPCHECK_KERNEL_BODY void WarpArgmax(B& block, RV& value, RI& index, Above above) {
+  for (int s = kWarpSize / 2; s >= 1; s /= 2) {
+    auto other_value = ShuffleDown(block, value, s);
+    auto other_index = ShuffleDown(block, index, s);
+    block.ForEachThread([&](Thread t) {
+      if (above(other_value[t], other_index[t], value[t], index[t])) {
+        value[t] = other_value[t];
+        index[t] = other_index[t];
+      }
+    });
+  }
+}
+
 template <int kLanes, class T, ArgmaxResult kResult = ArgmaxResult::kAllThreads, class B, class RV, class RI,
           class Above>
 SAMPCHECK_KERNEL_BODY void CanonicalBlockArgmax(B& block, RV& value, RI& index, Above above) {
@@ -122,16 +138,7 @@ SAMPCHECK_KERNEL_BODY void CanonicalBlockArgmax(B& block, RV& value, RI& index, 
     value[t] = arg_value.Load(t.x);
     index[t] = arg_index.Load(t.x);
   });
-  for (int s = kWarpSize / 2; s >= 1; s /= 2) {
-    auto other_value = ShuffleDown(block, value, s);
-    auto other_index = ShuffleDown(block, index, s);
-    block.ForEachThread([&](Thread t) {
-      if (above(other_value[t], other_index[t], value[t], index[t])) {
-        value[t] = other_value[t];
-        index[t] = other_index[t];
-      }
-    });
-  }
+  WarpArgmax(block, value, index, above);
   if constexpr (kResult == ArgmaxResult::kAllThreads) {
     // Broadcast lane 0's pair: a barrier first, since every thread read the arrays above.
     block.Sync();
@@ -160,19 +167,7 @@ SAMPCHECK_KERNEL_BODY void WarpFirstBlockArgmax(B& block, RV& value, RI& index, 
   constexpr int kWarps = kCanonicalLanes / kWarpSize;
   SAMPCHECK_SHARED(block, T, warp_value, kWarps);
   SAMPCHECK_SHARED(block, std::int64_t, warp_index, kWarps);
-  auto warp_winner = [&] {
-    for (int s = kWarpSize / 2; s >= 1; s /= 2) {
-      auto other_value = ShuffleDown(block, value, s);
-      auto other_index = ShuffleDown(block, index, s);
-      block.ForEachThread([&](Thread t) {
-        if (above(other_value[t], other_index[t], value[t], index[t])) {
-          value[t] = other_value[t];
-          index[t] = other_index[t];
-        }
-      });
-    }
-  };
-  warp_winner();
+  WarpArgmax(block, value, index, above);
   block.ForEachThread([&](Thread t) {
     if (t.lane() != 0) return;
     warp_value.Store(t.warp(), value[t]);
@@ -183,7 +178,7 @@ SAMPCHECK_KERNEL_BODY void WarpFirstBlockArgmax(B& block, RV& value, RI& index, 
     value[t] = warp_value.Load(t.lane());
     index[t] = warp_index.Load(t.lane());
   });
-  warp_winner();
+  WarpArgmax(block, value, index, above);
 }
 
 // RowArgmax's per-thread fold alone (thread l over l, l + kLanes, ... < n), for a caller that
