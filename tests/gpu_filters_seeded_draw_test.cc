@@ -265,8 +265,8 @@ TEST(GpuFiltersSeededDraw, OneBlockRowsDrawTheFullRowToken) {
 }
 
 // V = 13289 with 24 rows (8 under one key for flashinfer): 3 slices per survivor-path row
-// (RowSliceBudget: min(ceil(132 / B), 13289 / 4096) = 3), the draw in the per-row kernel after the merge; the crowded row (kind 8,
-// k = 300) and the K = -inf row take the whole-row paths.
+// (RowSliceBudget: min(ceil(132 / B), 13289 / 4096) = 3), the draw in the per-row kernel after
+// the merge; the crowded row (kind 8, k = 300) and the K = -inf row take the whole-row paths.
 TEST(GpuFiltersSeededDraw, SplitRowsDrawTheFullRowToken) {
   const std::vector<RowSpec> specs = {{0, 50, 0.9f, 0.0f}, {1, 50, 0.95f, 0.05f}, {3, 7, 0.5f, 0.0f},
                                       {2, 1, 0.9f, 1.0f},  {4, 50, 0.9f, 0.0f},   {8, 300, 0.9f, 0.0f},

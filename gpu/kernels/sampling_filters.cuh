@@ -39,8 +39,9 @@
 //   id over probs (gpu/kernels/seeded_gumbel.cuh), bit-exact with SeededGumbelKernel over the
 //   probs written: on the final survivors at the survivor path's end (its contract: every other
 //   column holds +0, never drawn), folded into the partition path's probs read, else over the
-//   probs row this block wrote (DrawFromProbsRow: degenerate rows, the other orders). A row with no drawable column
-//   (every output logit -inf: NaN probs) gets kNoIndex, as the full-row kernel gives.
+//   probs row this block wrote (DrawFromProbsRow: degenerate rows, the other orders). A row
+//   with no drawable column (every output logit -inf: NaN probs) gets kNoIndex, as the
+//   full-row kernel gives.
 // Example: the ln 2 row, top_k 3, top_p 0.75: canonical keeps {0, 1}, probs (2/3, 1/3, 0, 0)
 //   rounded (0x3f2aaaab, 0x3eaaaaab); sglang keeps {0, 1, 2} (tests/gpu_kernels_test.cc,
 //   GpuSamplingFilters).
