@@ -4,12 +4,14 @@
 // (bench/README.md "Device"), launched as the backends launch them but on device pointers,
 // with every buffer allocated once per shape so that only kernels are timed:
 // - deterministic: the canonical pipeline's random-row path, bit-exact with the reference
-//   (docs/gpu.md): sampling_filters (top-k -> top-p -> min-p by radix select, canonical
-//   softmax of the survivors, gpu/kernels/sampling_filters.cuh), then the seeded Gumbel-max draw over
-//   the filtered probabilities keyed by (seed, position, token id) (gpu/kernels/seeded_gumbel.cuh).
-//   Two launches, as in the gpu backend; three when the batch has fewer rows than the SMs: the
-//   filters over slices, each row's last block running the per-row work, then their row
-//   writes (gpu/kernels/sampling_filters_slices.cuh), as SamplingFiltersLaunch describes them.
+//   (docs/gpu.md): sampling_filters (top-k -> top-p -> min-p on the top-k survivors, canonical
+//   softmax of the survivors, gpu/kernels/sampling_filters.cuh) with the seeded Gumbel-max draw
+//   keyed by (seed, position, token id) done on the survivors by the same kernel
+//   (gpu/kernels/sampling_filters_on_survivors.cuh; bit-exact with gpu/kernels/seeded_gumbel.cuh over
+//   the filtered probabilities), the masked rows not written: one launch; when the batch has
+//   fewer rows than the SMs, its split form over several blocks per row, each row's last block
+//   running the per-row work (gpu/kernels/sampling_filters_slices.cuh), as SamplingFiltersLaunch
+//   describes them for a caller that wants only the token.
 // - fast: gpu-fast's fused kernel (gpu/fast/fast_sampling.cuh): temperature, filters and a
 //   rejection draw, the row's own Philox stream; when the batch has fewer rows than the SMs,
 //   its split form over several blocks per row, the last block of a row merging and drawing
@@ -29,7 +31,6 @@
 #include "gpu/runners/kernel_entry.cuh"
 #include "gpu/kernels/sampling_filters.cuh"
 #include "gpu/kernels/sampling_filters_slices.cuh"
-#include "gpu/kernels/seeded_gumbel.cuh"
 
 namespace sampcheck::bench {
 
@@ -81,7 +82,7 @@ class DeviceSampler {
         slices_(gpu::FastRowSlices(slice_budget_, vocab, false, top_k, gpu::FastFilterRule{})),
         filter_slices_(gpu::SamplingFiltersRowSlices(slice_budget_, vocab, top_k, gpu::FilterRules{})),
         partials_(slices_ > 1 || filter_slices_ > 1 ? rows * gpu::kRowSliceSlots : 1, 0),
-        survivor_rows_(filter_slices_ > 1 ? rows * gpu::kSurvivorRowWords : 1, 0),
+        survivor_rows_(1, 0),
         tickets_(rows, 0u),
         token_(rows, -1) {}
 
@@ -89,11 +90,9 @@ class DeviceSampler {
     const unsigned grid = static_cast<unsigned>(rows_);
     if (mode_ == DeviceMode::kDeterministic) {
       using Filters = gpu::SamplingFiltersKernel;
-      using Draw = gpu::SeededGumbelKernel<gpu::kCanonicalLanes>;
       // The filters kernel reads its input through the same array type it writes (never
       // writing the input).
       using FilterSlices = gpu::SamplingFiltersSlicesKernel;
-      using FilterRows = gpu::SamplingFiltersRowsKernel;
       const gpu::GlobalArray<float> in(const_cast<float*>(logits), rows_ * vocab_, "logits");
       // Every row alike (the same top-k): SamplingFiltersLaunch::Slices is filter_slices_.
       const unsigned split_grid = grid * static_cast<unsigned>(filter_slices_);
@@ -102,21 +101,14 @@ class DeviceSampler {
             in, work_a_.View("out"), work_b_.View("probs"), keys_.View("order_keys"), top_k_.In("top_k"), true,
             top_p_.In("top_p"), true, min_p_.In("min_p"), has_min_p_, vocab_, vocab_, gpu::FilterRules{},
             partials_.View("slices"), survivor_rows_.View("survivor_rows"), tickets_.View("tickets"), slice_budget_,
-            filter_slices_);
+            filter_slices_, false, seed_.In("seed"), position_.In("positions"), token_.View("token"), true);
       } else {
         gpu::KernelEntry<Filters><<<grid, Filters::kThreads>>>(
             in, work_a_.View("out"), work_b_.View("probs"), keys_.View("order_keys"), top_k_.In("top_k"), true,
             top_p_.In("top_p"), true, min_p_.In("min_p"), has_min_p_, vocab_, vocab_, gpu::FilterRules{},
-            partials_.View("slices"), survivor_rows_.View("survivor_rows"), std::int64_t{1});
+            partials_.View("slices"), survivor_rows_.View("survivor_rows"), std::int64_t{1}, false, seed_.In("seed"),
+            position_.In("positions"), token_.View("token"), true);
       }
-      if (filter_slices_ > 1) {
-        gpu::KernelEntry<FilterRows><<<split_grid, FilterRows::kThreads>>>(
-            in, work_a_.View("out"), work_b_.View("probs"), survivor_rows_.View("survivor_rows"), top_k_.In("top_k"),
-            true, vocab_, vocab_, slice_budget_, filter_slices_, gpu::FilterRules{});
-      }
-      gpu::KernelEntry<Draw><<<grid, Draw::kThreads>>>(work_b_.In("probs"), seed_.In("seed"), position_.In("positions"),
-                                                       gpu::GlobalArray<const std::int32_t>(nullptr, 0, "token_ids"),
-                                                       false, token_.View("token"), vocab_, vocab_);
     } else {
       using Slices = gpu::FastSamplingSlicesKernel<gpu::kFastSamplingDeviceThreads>;
       using Fast = gpu::FastSamplingKernel<gpu::kFastSamplingDeviceThreads>;
@@ -151,7 +143,7 @@ class DeviceSampler {
   std::int64_t slice_budget_, slices_;  // gpu-fast's slices per row (gpu/fast/fast_sampling_launch.h)
   std::int64_t filter_slices_;  // gpu's (gpu/kernels/sampling_filters_slices.cuh)
   DeviceArray<std::uint64_t> partials_;  // their partials (one mode at a time)
-  DeviceArray<std::uint64_t> survivor_rows_;  // gpu's survivors between its last two filter launches
+  DeviceArray<std::uint64_t> survivor_rows_;  // unused: no row writes after the filters (never read)
   DeviceArray<std::uint32_t> tickets_;  // the split rows' last-block counters (gpu/block/last_block.cuh), left zero
   DeviceArray<std::int64_t> token_;
 };

@@ -23,6 +23,8 @@
 //   warp 0) leaves the winner in `value` and `index` of every thread (kAllThreads) or of thread
 //   0 only (kThreadZero, one broadcast fewer); a block with no candidate gives (-inf, kNoIndex).
 //   Ends with a barrier, so the caller may reduce again.
+// - WarpFirstBlockArgmax: the same winner, in thread 0 only, by a warp-first tree with one
+//   barrier (the order is total, so any tree gives it); no barrier at the end.
 // - Why one warp: the draws and speculative kernels are argmax-only, so the block size is free.
 //   Their runners launch one warp per row when V <= kOneWarpVocab (the many small rows of the
 //   statistical harness cost 32 emulated threads instead of 1024), 1024 threads above it.
@@ -93,6 +95,22 @@ struct ArgmaxAboveF64 {
 // Where the tree leaves its winner.
 enum class ArgmaxResult { kAllThreads, kThreadZero };
 
+// The tree's levels 16 .. 1 within each warp (ShuffleDown: lane l < s receives lane l + s):
+// lane 0 of each warp ends with its warp's winner.
+template <class B, class RV, class RI, class Above>
+SAMPCHECK_KERNEL_BODY void WarpArgmax(B& block, RV& value, RI& index, Above above) {
+  for (int s = kWarpSize / 2; s >= 1; s /= 2) {
+    auto other_value = ShuffleDown(block, value, s);
+    auto other_index = ShuffleDown(block, index, s);
+    block.ForEachThread([&](Thread t) {
+      if (above(other_value[t], other_index[t], value[t], index[t])) {
+        value[t] = other_value[t];
+        index[t] = other_index[t];
+      }
+    });
+  }
+}
+
 template <int kLanes, class T, ArgmaxResult kResult = ArgmaxResult::kAllThreads, class B, class RV, class RI,
           class Above>
 SAMPCHECK_KERNEL_BODY void CanonicalBlockArgmax(B& block, RV& value, RI& index, Above above) {
@@ -120,16 +138,7 @@ SAMPCHECK_KERNEL_BODY void CanonicalBlockArgmax(B& block, RV& value, RI& index, 
     value[t] = arg_value.Load(t.x);
     index[t] = arg_index.Load(t.x);
   });
-  for (int s = kWarpSize / 2; s >= 1; s /= 2) {
-    auto other_value = ShuffleDown(block, value, s);
-    auto other_index = ShuffleDown(block, index, s);
-    block.ForEachThread([&](Thread t) {
-      if (above(other_value[t], other_index[t], value[t], index[t])) {
-        value[t] = other_value[t];
-        index[t] = other_index[t];
-      }
-    });
-  }
+  WarpArgmax(block, value, index, above);
   if constexpr (kResult == ArgmaxResult::kAllThreads) {
     // Broadcast lane 0's pair: a barrier first, since every thread read the arrays above.
     block.Sync();
@@ -147,9 +156,35 @@ SAMPCHECK_KERNEL_BODY void CanonicalBlockArgmax(B& block, RV& value, RI& index, 
   }
 }
 
-template <int kLanes, ArgmaxResult kResult = ArgmaxResult::kAllThreads, class B, class RV, class RI, class Above,
-          class Score>
-SAMPCHECK_KERNEL_BODY void RowArgmax(B& block, std::int64_t n, RV& value, RI& index, Above above, Score score) {
+// The winner of a 1024-thread block's pairs in thread 0's `value` and `index` with one barrier:
+// each warp's winner by ShuffleDown 16 .. 1, then warp 0 over the 32 warps' winners the same
+// way. The order is total, so this is CanonicalBlockArgmax's winner (contract above) with 1
+// barrier instead of 6. No barrier at the end: a caller that reduces again syncs first (the
+// sampling filters' seeded draw, gpu/kernels/sampling_filters_on_survivors.cuh, is the
+// kernel's last step).
+template <class T, class B, class RV, class RI, class Above>
+SAMPCHECK_KERNEL_BODY void WarpFirstBlockArgmax(B& block, RV& value, RI& index, Above above) {
+  constexpr int kWarps = kCanonicalLanes / kWarpSize;
+  SAMPCHECK_SHARED(block, T, warp_value, kWarps);
+  SAMPCHECK_SHARED(block, std::int64_t, warp_index, kWarps);
+  WarpArgmax(block, value, index, above);
+  block.ForEachThread([&](Thread t) {
+    if (t.lane() != 0) return;
+    warp_value.Store(t.warp(), value[t]);
+    warp_index.Store(t.warp(), index[t]);
+  });
+  block.Sync();
+  block.ForEachThread([&](Thread t) {
+    value[t] = warp_value.Load(t.lane());
+    index[t] = warp_index.Load(t.lane());
+  });
+  WarpArgmax(block, value, index, above);
+}
+
+// RowArgmax's per-thread fold alone (thread l over l, l + kLanes, ... < n), for a caller that
+// combines the threads with another tree (WarpFirstBlockArgmax).
+template <int kLanes, class B, class RV, class RI, class Above, class Score>
+SAMPCHECK_KERNEL_BODY void FoldRowArgmax(B& block, std::int64_t n, RV& value, RI& index, Above above, Score score) {
   using T = typename Above::Value;
   block.ForEachThread([&](Thread t) {
     T v = Above::Identity();
@@ -165,7 +200,13 @@ SAMPCHECK_KERNEL_BODY void RowArgmax(B& block, std::int64_t n, RV& value, RI& in
     value[t] = v;
     index[t] = j;
   });
-  CanonicalBlockArgmax<kLanes, T, kResult>(block, value, index, above);
+}
+
+template <int kLanes, ArgmaxResult kResult = ArgmaxResult::kAllThreads, class B, class RV, class RI, class Above,
+          class Score>
+SAMPCHECK_KERNEL_BODY void RowArgmax(B& block, std::int64_t n, RV& value, RI& index, Above above, Score score) {
+  FoldRowArgmax<kLanes>(block, n, value, index, above, score);
+  CanonicalBlockArgmax<kLanes, typename Above::Value, kResult>(block, value, index, above);
 }
 
 }  // namespace sampcheck::gpu

@@ -39,15 +39,16 @@ std::vector<LaunchCounters> CountGpuSampling(const SamplingCostShape& shape, con
   const std::vector<float> top_p(rows, shape.top_p), min_p(rows, shape.min_p);
   const std::vector<std::int64_t> seed(rows, static_cast<std::int64_t>(kSeed));
   const std::vector<std::int64_t> position(rows, static_cast<std::int64_t>(kPosition));
-  std::vector<float> out(rows * static_cast<std::size_t>(shape.vocab)), probs(out.size());
   std::vector<std::int64_t> token(rows);
   const std::unique_ptr<KernelRunner> runner = MakeEmulatedRunner();
   LaunchRecorder recorder;
-  runner->Run(SamplingFiltersLaunch(logits, top_k.data(), top_p.data(), shape.min_p > 0.0f ? min_p.data() : nullptr,
-                                    shape.rows, shape.vocab, shape.vocab, FilterRules{}, out.data(), probs.data(),
-                                    shape.plan_rows));
-  runner->Run(SeededGumbelLaunch(probs.data(), seed.data(), position.data(), nullptr, shape.rows, shape.vocab,
-                                 shape.vocab, token.data()));
+  // Only the token: no out or probs rows, the draw on each row's survivors.
+  SamplingFiltersLaunch l(logits, top_k.data(), top_p.data(), shape.min_p > 0.0f ? min_p.data() : nullptr, shape.rows,
+                          shape.vocab, shape.vocab, FilterRules{}, nullptr, nullptr, shape.plan_rows);
+  l.seed = seed.data();
+  l.positions = position.data();
+  l.token = token.data();
+  runner->Run(l);
   return recorder.launches();
 }
 

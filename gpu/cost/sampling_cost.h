@@ -5,11 +5,13 @@
 // model"): what the cost tests, the cost table and the device benchmark's estimate count.
 //
 // Contract:
-// - gpu (bit-exact): SamplingFilters (canonical top_k_first order, top_k and top_p given,
-//   min_p given when > 0; with its slices' first and last launches when the batch is split
-//   into slices per row) then SeededGumbel over the filtered probabilities keyed by token id,
-//   through the emulated runner (gpu/runners/kernel_runner.h): the backend's pipeline random-row path
-//   and the benchmark's two launches.
+// - gpu (bit-exact): SamplingFiltersLaunch (canonical top_k_first order, top_k and top_p given,
+//   min_p given when > 0) asked for the token alone: no out or probs rows, each row's
+//   multinomial_with_seed draw keyed by token id done by the per-row kernel on its survivors
+//   (gpu/kernels/sampling_filters_on_survivors.cuh; bit-exact with SeededGumbel over the
+//   filtered probabilities), through the emulated runner (gpu/runners/kernel_runner.h): one
+//   launch, or two when the batch is split into slices per row (the slices' launch first), as
+//   the benchmark launches them.
 // - gpu-fast: FastSamplingLaunch at the device's block size (kFastSamplingDeviceThreads),
 //   temperature 1, as the benchmark launches it: FastSamplingSlicesKernel (each row's last
 //   block merging and drawing) when the batch is split into slices per row, else

@@ -33,6 +33,16 @@
 //   degenerate-row rule (gpu/kernels/sampling_filters_degenerate_rows.cuh).
 // - probs = the canonical softmax of the output row (gpu/kernels/softmax.cuh's operations): dropped
 //   entries +0; a row with no finite output logit gives NaN, as SoftmaxRow.
+// - write_rows false (the caller wants only the token): the survivor and partition paths write
+//   no row (the survivor path's split rows leave no survivors for the last launch, which does
+//   not run); the other paths write out and probs to the launch's scratch rows.
+// - draw (seed, positions [rows] i64, token [rows] i64): multinomial_with_seed keyed by token
+//   id over probs (gpu/kernels/seeded_gumbel.cuh), bit-exact with SeededGumbelKernel over the
+//   probs written: on the final survivors at the survivor path's end (its contract: every other
+//   column holds +0, never drawn), folded into the partition path's probs read, else over the
+//   probs row this block wrote (DrawFromProbsRow: degenerate rows, the other orders). A row
+//   with no drawable column (every output logit -inf: NaN probs) gets kNoIndex, as the
+//   full-row kernel gives.
 // Example: the ln 2 row, top_k 3, top_p 0.75: canonical keeps {0, 1}, probs (2/3, 1/3, 0, 0)
 //   rounded (0x3f2aaaab, 0x3eaaaaab); sglang keeps {0, 1, 2} (tests/gpu_kernels_test.cc,
 //   GpuSamplingFilters).
@@ -46,6 +56,7 @@
 #include "gpu/kernels/sampling_filters_degenerate_rows.cuh"
 #include "gpu/kernels/sampling_filters_on_partition.cuh"
 #include "gpu/kernels/sampling_filters_on_survivors.cuh"
+#include "gpu/kernels/seeded_gumbel.cuh"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/kernels/top_k.cuh"
 #include "gpu/kernels/top_p.cuh"
@@ -78,26 +89,52 @@ SAMPCHECK_KERNEL_BODY void OutputRowProbs(B& block, Arr out, std::int64_t at, Ar
   });
 }
 
+// The seeded draw's token (thread 0's `drawn`) to token[row].
+template <class B, class Token, class RI>
+SAMPCHECK_KERNEL_BODY void StoreDrawnToken(B& block, bool draw, Token token, std::int64_t row, RI& drawn) {
+  if (!draw) return;
+  block.ForEachThread([&](Thread t) {
+    if (t.x == 0) token.Store(row, drawn[t]);
+  });
+}
+
+// The seeded draw over the probs row this block wrote (its threads' stores, hence the barrier
+// first): multinomial_with_seed's fold (FoldSeededGumbelRow) with the one-barrier tree, so
+// the full-row kernel's token, bit for bit (the order is total).
+template <class B, class Arr, class Token>
+SAMPCHECK_KERNEL_BODY void DrawFromProbsRow(B& block, bool draw, Arr probs, std::int64_t at, std::int64_t vocab,
+                                            const SeededGumbelKey& key, Token token, std::int64_t row) {
+  if (!draw) return;
+  block.Sync();
+  auto value = Registers<double>(block);
+  auto drawn = Registers<std::int64_t>(block);
+  FoldSeededGumbelRow<kCanonicalLanes>(block, probs, probs, false, at, vocab, key, value, drawn);
+  WarpFirstBlockArgmax<double>(block, value, drawn, ArgmaxAboveF64{});
+  StoreDrawnToken(block, draw, token, row, drawn);
+}
+
 struct SamplingFiltersKernel {
   static constexpr const char* kName = "sampling_filters";
   static constexpr int kThreads = kCanonicalLanes;
 
-  template <class B, class Arr, class S, class K, class P>
+  template <class B, class Arr, class S, class K, class P, class Seeds, class Token>
   SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr out, Arr probs, S scratch, K top_k, bool has_k,
                                         P top_p, bool has_p, P min_p, bool has_m, std::int64_t vocab,
                                         std::int64_t pitch, FilterRules rules, S slices, S survivor_rows,
-                                        std::int64_t slice_budget) const {
+                                        std::int64_t slice_budget, bool write_rows, Seeds seed, Seeds positions,
+                                        Token token, bool draw) const {
     Row(block, block.index(), logits, out, probs, scratch, top_k, has_k, top_p, has_p, min_p, has_m, vocab, pitch,
-        rules, slices, survivor_rows, slice_budget);
+        rules, slices, survivor_rows, slice_budget, write_rows, seed, positions, token, draw);
   }
 
   // One row's filters, by block `row` of this kernel or by the last block of the row's slices
   // (gpu/kernels/sampling_filters_slices.cuh), which then merges the slices' lists.
-  template <class B, class Arr, class S, class K, class P>
+  template <class B, class Arr, class S, class K, class P, class Seeds, class Token>
   SAMPCHECK_KERNEL_BODY void Row(B& block, std::int64_t row, Arr logits, Arr out, Arr probs, S scratch, K top_k,
                                  bool has_k, P top_p, bool has_p, P min_p, bool has_m, std::int64_t vocab,
                                  std::int64_t pitch, FilterRules rules, S slices, S survivor_rows,
-                                 std::int64_t slice_budget) const {
+                                 std::int64_t slice_budget, bool write_rows, Seeds seed, Seeds positions,
+                                 Token token, bool draw) const {
     const std::int64_t keys = row * 2 * vocab;  // this row's two scratch buffers
     const std::int64_t in = row * pitch;
     const std::int64_t at = row * vocab;
@@ -110,20 +147,27 @@ struct SamplingFiltersKernel {
     const std::int64_t slice_count = SamplingFiltersRowSlices(slice_budget, vocab, k, rules);
     const std::int64_t rows_base = row * kSurvivorRowWords;
     bool degenerate = false;  // the row holds a NaN or a +inf: found by the first read of a path
+    SeededGumbelKey key;
+    if (draw) key = LoadSeededGumbelKey(block, seed, positions, row);
+    auto drawn = Registers<std::int64_t>(block);
     if (SamplingFiltersOnSurvivors(block, logits, in, out, probs, at, vocab, k, p, m, rules, slices,
-                                   row * kRowSliceSlots, slice_count, survivor_rows, rows_base, degenerate)) {
-      return;
+                                   row * kRowSliceSlots, slice_count, survivor_rows, rows_base, degenerate, write_rows,
+                                   draw, key, drawn)) {
+      return StoreDrawnToken(block, draw, token, row, drawn);
     }
-    if (slice_count > 1) {  // this kernel writes the row: the last launch leaves it alone
+    // The partition path draws in its last read; every later path writes out and probs over
+    // the row (the launch's scratch when the caller wants neither), and the draw reads probs
+    // back (DrawFromProbsRow).
+    if (slice_count > 1 && write_rows) {  // this kernel writes the row: the last launch leaves it alone
       block.ForEachThread([&](Thread t) {
         if (t.x == 0) survivor_rows.Store(rows_base + kSurvivorRowLast, kNoKey);
       });
     }
     // top_k_first otherwise: the k-th key and the top_p walk from one radix partition, the
     // statistics and masks fused into the reads (at most 6 reads around the partition).
-    if (!degenerate &&
-        SamplingFiltersOnPartition(block, logits, in, out, probs, at, vocab, k, p, m, rules, scratch, keys, degenerate)) {
-      return;
+    if (!degenerate && SamplingFiltersOnPartition(block, logits, in, out, probs, at, vocab, k, p, m, rules, scratch,
+                                                  keys, degenerate, write_rows, draw, key, drawn)) {
+      return StoreDrawnToken(block, draw, token, row, drawn);
     }
     if (degenerate) {
       CopyRow(block, logits, in, out, at, vocab);
@@ -132,7 +176,8 @@ struct SamplingFiltersKernel {
     }
     if (degenerate) {
       SamplingFiltersDegenerateRowSteps(block, out, at, vocab, k, p, m, rules, scratch, keys);
-      return OutputRowProbs(block, out, at, probs, vocab);
+      OutputRowProbs(block, out, at, probs, vocab);
+      return DrawFromProbsRow(block, draw, probs, at, vocab, key, token, row);
     }
     switch (rules.order) {
       case FilterOrder::kTopKFirst:
@@ -183,6 +228,7 @@ struct SamplingFiltersKernel {
       }
     }
     OutputRowProbs(block, out, at, probs, vocab);
+    DrawFromProbsRow(block, draw, probs, at, vocab, key, token, row);
   }
 };
 

@@ -28,7 +28,11 @@
 //   min_p (m > 0) adds one read: the sum over the walk's survivors gives s' and the threshold
 //   Prob(M) x min(m, 1) (RowMaxProb of that row: Prob is monotone and M survives), or m >= 1
 //   with first_only_at_one keeps the smallest key. (4) One read writes `out` and sums the
-//   final survivors, (5) one writes `probs`.
+//   final survivors, (5) one writes `probs` (neither written when write_rows is false) and
+//   folds the seeded draw (`draw`, gpu/kernels/seeded_gumbel.cuh: each thread's indices in
+//   order with SeededGumbelDrawable and SeededGumbelScore of the probability it writes, which
+//   is FoldSeededGumbelRow over the probs row; then WarpFirstBlockArgmax, the total order's
+//   winner in thread 0's `drawn`): the full-row kernel's token without reading probs back.
 // - Sums: each lane folds its survivors in index order from -0.0 and CanonicalBlockReduce
 //   combines the lanes: the full-row steps' folds also add ExpF32Cr(-inf - M) = +0 for each
 //   dropped entry, which changes only the sign of a zero, and every sum here is at least
@@ -50,6 +54,7 @@
 #include "gpu/block/top_k_survivors.cuh"
 #include "gpu/kernels/filter_rules.h"
 #include "gpu/kernels/min_p.cuh"
+#include "gpu/kernels/seeded_gumbel.cuh"
 #include "gpu/kernels/top_k.cuh"
 #include "gpu/kernels/top_p.cuh"
 #include "reference/math/exp.h"
@@ -88,11 +93,14 @@ SAMPCHECK_KERNEL_BODY float SurvivorSumOfRow(B& block, Arr row, std::int64_t bas
   return sum;
 }
 
-template <class B, class Arr, class S>
+// With `draw`, the drawn token in thread 0's `drawn` (contract above); write_rows false: out
+// and probs are not written.
+template <class B, class Arr, class S, class RI>
 SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std::int64_t in, Arr out, Arr probs,
                                                       std::int64_t at, std::int64_t vocab, std::int64_t k, float p,
                                                       float m, const FilterRules& rules, S scratch,
-                                                      std::int64_t scratch_base, bool& degenerate) {
+                                                      std::int64_t scratch_base, bool& degenerate, bool write_rows,
+                                                      bool draw, const SeededGumbelKey& key, RI& drawn) {
   if (rules.order != FilterOrder::kTopKFirst) return false;
   TopPWalk walk;
   float q;
@@ -203,14 +211,29 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   std::int64_t kept = -1;
   const float s = SurvivorSumOfRow(
       block, logits, in, vocab, max, final_keep,
-      [&](std::int64_t i, float x, bool keep) { out.Store(at + i, keep ? x : NegativeInfinity()); }, kept);
+      [&](std::int64_t i, float x, bool keep) {
+        if (write_rows) out.Store(at + i, keep ? x : NegativeInfinity());
+      },
+      kept);
   const SoftmaxStats final_stats{max, s};
+  // probs, and the seeded draw folded into the same read: each thread over its indices in
+  // order, as FoldSeededGumbelRow over the probs written (the same bits, one read fewer).
+  auto value = Registers<double>(block);
   block.ForEachThread([&](Thread t) {
+    double best = ArgmaxAboveF64::Identity();
+    std::int64_t j = kNoIndex;
     for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
       const float x = logits.Load(in + i);
-      probs.Store(at + i, final_keep(x, i) ? final_stats.Prob(x) : 0.0f);
+      const float prob = final_keep(x, i) ? final_stats.Prob(x) : 0.0f;
+      if (write_rows) probs.Store(at + i, prob);
+      if (!draw || !SeededGumbelDrawable(prob)) continue;
+      const double score = SeededGumbelScore(key, static_cast<std::uint32_t>(i), prob);
+      if (ArgmaxAboveF64{}(score, i, best, j)) best = score, j = i;
     }
+    value[t] = best;
+    drawn[t] = j;
   });
+  if (draw) WarpFirstBlockArgmax<double>(block, value, drawn, ArgmaxAboveF64{});
   block.Sync();
   return true;
 }

@@ -29,6 +29,20 @@
 // - A row split over several blocks (gpu/kernels/sampling_filters_slices.cuh) takes exactly its
 //   top k from its slices' lists (MergeTopKCandidates) instead of the three reads, and leaves
 //   its survivors to the last launch, which writes the same output bits slice by slice.
+// - write_rows false (the caller wants only the draw): neither the rows nor the split row's
+//   survivors are written.
+// - The seeded draw (`draw`: multinomial_with_seed keyed by token id, gpu/kernels/seeded_gumbel.cuh)
+//   runs on the final survivors sorted[0, n), one per thread, with SeededGumbelDrawable and
+//   SeededGumbelScore of p = st.Prob(x): the bits probs holds at that index (x from the key:
+//   x - M, hence the probability, has the same bits with -0.0 or +0.0). It is the token the
+//   draw over the whole probs row gives: every other column holds +0, which is not drawable
+//   (the full-row kernel skips it: `!(p > 0)`), and a survivor whose probability underflows to
+//   +0 is skipped by both; the winner is the maximum of the same (s_j, j) pairs in argmax's
+//   total order (ArgmaxAboveF64: the larger s_j, then the lower j), which no tree or lane
+//   assignment changes. The largest survivor has probability 1 / s >= 2^-10 > 0 (s is a sum
+//   of at most 1024 terms <= 1), so a row taken here always draws a token. The winner goes to
+//   `drawn` of thread 0 (WarpFirstBlockArgmax: one barrier). Rows this path does not take are
+//   drawn by the caller over the probs it writes.
 // Example: the ln 2 row {0, -ln2, -2 ln2, -2 ln2}, top_k 3, top_p 0.75: sorted (0, 1, 2, 3), k
 //   keeps (0, 1, 2); E = 0, 4/7, 6/7 keeps {0, 1}: probs (2/3, 1/3, 0, 0), the full-row result
 //   (tests/gpu_kernels_test.cc, GpuSamplingFilters).
@@ -42,6 +56,7 @@
 #include "gpu/kernels/filter_rules.h"
 #include "gpu/kernels/min_p.cuh"
 #include "gpu/kernels/sampling_filters_slices.cuh"
+#include "gpu/kernels/seeded_gumbel.cuh"
 #include "gpu/kernels/top_k.cuh"
 #include "gpu/kernels/top_p.cuh"
 
@@ -96,17 +111,39 @@ SAMPCHECK_KERNEL_BODY float SurvivorMaxProb(B& block, Shared& grouped, R& offset
   return result;
 }
 
+// The seeded draw on the final survivors sorted[0, n), n <= 1024 (contract above): the winner
+// in thread 0's `drawn`.
+template <class B, class Shared, class RI>
+SAMPCHECK_KERNEL_BODY void SeededGumbelOnSurvivors(B& block, Shared& sorted, std::int64_t n, SoftmaxStats st,
+                                                   const SeededGumbelKey& key, RI& drawn) {
+  auto value = Registers<double>(block);
+  block.ForEachThread([&](Thread t) {
+    value[t] = ArgmaxAboveF64::Identity();
+    drawn[t] = kNoIndex;
+    if (t.x >= n) return;
+    const std::uint64_t k = sorted.Load(t.x);
+    const float p = st.Prob(ValueOfDescendingKey(k));
+    if (!SeededGumbelDrawable(p)) return;
+    value[t] = SeededGumbelScore(key, static_cast<std::uint32_t>(IndexOfKey(k)), p);
+    drawn[t] = IndexOfKey(k);
+  });
+  WarpFirstBlockArgmax<double>(block, value, drawn, ArgmaxAboveF64{});
+}
+
 // The whole kTopKFirst chain on the survivors: writes out[at ..] and probs[at ..] and returns
 // true, or returns false having written nothing (contract above). A row split over
 // slice_count > 1 blocks (gpu/kernels/sampling_filters_slices.cuh) takes its candidates from
 // its slices' lists when they are complete, and leaves its survivors in
-// survivor_rows[rows_base ..] for the last launch instead of writing the rows.
-template <class B, class Arr, class S>
+// survivor_rows[rows_base ..] for the last launch instead of writing the rows. With `draw`, the
+// drawn token in thread 0's `drawn`.
+template <class B, class Arr, class S, class RI>
 SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnSurvivors(B& block, Arr logits, std::int64_t in, Arr out, Arr probs,
                                                       std::int64_t at, std::int64_t vocab, std::int64_t k, float p,
                                                       float m, const FilterRules& rules, S slices,
                                                       std::int64_t slice_base, std::int64_t slice_count,
-                                                      S survivor_rows, std::int64_t rows_base, bool& degenerate) {
+                                                      S survivor_rows, std::int64_t rows_base, bool& degenerate,
+                                                      bool write_rows, bool draw, const SeededGumbelKey& key,
+                                                      RI& drawn) {
   if (rules.order != FilterOrder::kTopKFirst || !TopKActive(k, vocab, rules.top_k) || k > kCandidates) return false;
   TopPWalk walk;
   float q;
@@ -193,6 +230,8 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnSurvivors(B& block, Arr logits, std:
   }
   // The output rows: every index written once, by the lane that owns it.
   const SoftmaxStats st = SurvivorSoftmaxStats(block, grouped, offset, count, last);
+  if (draw) SeededGumbelOnSurvivors(block, sorted, n, st, key, drawn);
+  if (!write_rows) return true;  // the block ends: nothing to order
   block.ForEachThread([&](Thread t) {
     if (slice_count > 1) {  // the last launch writes the rows, slice by slice
       survivor_rows.Store(rows_base + kSurvivorRowLanes + t.x, (std::uint64_t{offset[t]} << 32) | count[t]);

@@ -188,11 +188,12 @@ struct SamplingFiltersSlicesKernelOf {
   static constexpr const char* kName = "sampling_filters_slices";
   static constexpr int kThreads = kCanonicalLanes;
 
-  template <class B, class Arr, class S, class K, class P, class Tickets>
+  template <class B, class Arr, class S, class K, class P, class Tickets, class Seeds, class Token>
   SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr out, Arr probs, S scratch, K top_k, bool has_k,
                                         P top_p, bool has_p, P min_p, bool has_m, std::int64_t vocab,
                                         std::int64_t pitch, FilterRules rules, S slices, S survivor_rows,
-                                        Tickets tickets, std::int64_t slice_budget, std::int64_t grid_slices) const {
+                                        Tickets tickets, std::int64_t slice_budget, std::int64_t grid_slices,
+                                        bool write_rows, Seeds seed, Seeds positions, Token token, bool draw) const {
     const std::int64_t row = block.index() / grid_slices;
     const std::int64_t g = block.index() % grid_slices;
     const std::int64_t k = has_k ? top_k.Load(row) : 0;
@@ -200,14 +201,14 @@ struct SamplingFiltersSlicesKernelOf {
     if (n <= 1 || g >= n) {  // the row runs whole in its first block, or takes fewer slices than the grid's
       if (n <= 1 && g == 0) {
         RowKernel{}.Row(block, row, logits, out, probs, scratch, top_k, has_k, top_p, has_p, min_p, has_m, vocab,
-                        pitch, rules, slices, survivor_rows, slice_budget);
+                        pitch, rules, slices, survivor_rows, slice_budget, write_rows, seed, positions, token, draw);
       }
       return;
     }
     WriteSliceList(block, logits, slices, row, g, n, k, vocab, pitch, rules);
     if (!LastBlockOf(block, tickets, row, n)) return;
     RowKernel{}.Row(block, row, logits, out, probs, scratch, top_k, has_k, top_p, has_p, min_p, has_m, vocab, pitch,
-                    rules, slices, survivor_rows, slice_budget);
+                    rules, slices, survivor_rows, slice_budget, write_rows, seed, positions, token, draw);
   }
 
  private:

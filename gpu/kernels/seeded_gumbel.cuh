@@ -17,7 +17,11 @@
 //     h_j = rng::SglangMurmurKey(seed_b, position_b, column_j)          reference/rng/murmur3.h
 //     g_j = rng::GumbelSglangFromHashF64(h_j)                          reference/rng/noise.h
 //     s_j = math::LogF64Dd(f64(probs_j)) + g_j                          one f64 addition
-//   Columns with probs_j = 0 are skipped (SGLang's log(0) = -inf never wins).
+//   Columns with probs_j = 0 are skipped (SGLang's log(0) = -inf never wins), and so is a NaN
+//   (`!(p > 0)`, as the reference's SeededGumbelColumn). SeededGumbelDrawable and
+//   SeededGumbelScore below are this rule, written once: sampling_filters' seeded draw on its
+//   survivors (gpu/kernels/sampling_filters_on_survivors.cuh) and on the rows it writes whole
+//   (FoldSeededGumbelRow) use them too.
 // - token = the first j maximising s_j (s_j is never NaN: g_j is clamped finite). Thread l
 //   folds l, l + kBlock, ... in order with ArgmaxAboveF64, then the canonical tree
 //   (gpu/block/block_argmax.cuh).
@@ -40,6 +44,50 @@
 
 namespace sampcheck::gpu {
 
+// A row's key: seed_b as u64 (two's complement, as seed.to(torch.uint64)) and position_b as
+// u32 (already checked to lie in [0, 2^32)).
+struct SeededGumbelKey {
+  std::uint64_t seed = 0;
+  std::uint32_t position = 0;
+};
+
+// Whether a column of probability p can be drawn: p > 0 (+0, -0 and NaN cannot).
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool SeededGumbelDrawable(float p) { return p > 0.0f; }
+
+// s_j of a drawable column (contract above).
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE double SeededGumbelScore(const SeededGumbelKey& key, std::uint32_t column,
+                                                                      float p) {
+  const std::uint32_t h = rng::SglangMurmurKey(key.seed, key.position, column);
+  return math::LogF64Dd(static_cast<double>(p)) + rng::GumbelSglangFromHashF64(h);
+}
+
+// Row `row`'s key, read by every thread (the same value in each).
+template <class B, class Seeds, class Positions>
+SAMPCHECK_KERNEL_BODY SeededGumbelKey LoadSeededGumbelKey(B& block, Seeds seed, Positions positions, std::int64_t row) {
+  SeededGumbelKey key;
+  block.ForEachThread([&](Thread) {
+    key.seed = static_cast<std::uint64_t>(seed.Load(row));
+    key.position = static_cast<std::uint32_t>(positions.Load(row));
+  });
+  return key;
+}
+
+// Thread l's fold of the draw over probs[base, base + vocab) (columns j, or token_ids[base + j]
+// when has_ids): RowArgmax's fold (gpu/block/block_argmax.cuh) with the score above, the tree
+// left to the caller; a thread with no drawable column holds (-inf, kNoIndex).
+template <int kBlock, class B, class In, class Ids, class RV, class RI>
+SAMPCHECK_KERNEL_BODY void FoldSeededGumbelRow(B& block, In probs, Ids token_ids, bool has_ids, std::int64_t base,
+                                               std::int64_t vocab, const SeededGumbelKey& key, RV& value, RI& index) {
+  FoldRowArgmax<kBlock>(block, vocab, value, index, ArgmaxAboveF64{}, [&](Thread, std::int64_t i, double& x) {
+    const float p = probs.Load(base + i);
+    if (!SeededGumbelDrawable(p)) return false;
+    const auto column =
+        has_ids ? static_cast<std::uint32_t>(token_ids.Load(base + i)) : static_cast<std::uint32_t>(i);
+    x = SeededGumbelScore(key, column, p);
+    return true;
+  });
+}
+
 template <int kBlock = kCanonicalLanes>
 struct SeededGumbelKernel {
   static constexpr const char* kName = "multinomial_with_seed";
@@ -51,22 +99,9 @@ struct SeededGumbelKernel {
     const std::int64_t row = block.index();
     auto value = Registers<double>(block);
     auto index = Registers<std::int64_t>(block);
-    auto key_seed = Registers<std::uint64_t>(block);
-    auto key_position = Registers<std::uint32_t>(block);
-    block.ForEachThread([&](Thread t) {
-      // Two's-complement reinterpretation, as seed.to(torch.uint64); positions were checked.
-      key_seed[t] = static_cast<std::uint64_t>(seed.Load(row));
-      key_position[t] = static_cast<std::uint32_t>(positions.Load(row));
-    });
-    RowArgmax<kBlock>(block, vocab, value, index, ArgmaxAboveF64{}, [&](Thread t, std::int64_t i, double& x) {
-      const float p = probs.Load(row * pitch + i);
-      if (!(p > 0.0f)) return false;
-      const auto column =
-          has_ids ? static_cast<std::uint32_t>(token_ids.Load(row * pitch + i)) : static_cast<std::uint32_t>(i);
-      const std::uint32_t h = rng::SglangMurmurKey(key_seed[t], key_position[t], column);
-      x = math::LogF64Dd(static_cast<double>(p)) + rng::GumbelSglangFromHashF64(h);
-      return true;
-    });
+    const SeededGumbelKey key = LoadSeededGumbelKey(block, seed, positions, row);
+    FoldSeededGumbelRow<kBlock>(block, probs, token_ids, has_ids, row * pitch, vocab, key, value, index);
+    CanonicalBlockArgmax<kBlock, double>(block, value, index, ArgmaxAboveF64{});
     block.ForEachThread([&](Thread t) {
       if (t.x == 0) token.Store(row, index[t]);
     });

@@ -625,11 +625,18 @@ struct SamplingFiltersLaunch {
   const float* min_p = nullptr;
   std::int64_t rows = 0, vocab = 0, pitch = 0;
   FilterRules rules{};
-  float* out = nullptr;
-  float* probs = nullptr;
+  float* out = nullptr;    // null: not written (nor copied back)
+  float* probs = nullptr;  // null: not written (nor copied back)
   // The batch the slices are planned for (RowSliceBudget); 0: rows. The cost model counts the
   // first rows of a large batch as that batch would slice them (bench/device_sampling_bench.cu).
   std::int64_t plan_rows = 0;
+  // With token: each row's multinomial_with_seed draw keyed by token id
+  // (gpu/kernels/seeded_gumbel.cuh) over its filtered probabilities, [rows] i64 seed and
+  // positions (in [0, 2^32), checked by the caller), done by the per-row kernel on its survivors
+  // (bit-exact with SeededGumbelLaunch over probs; gpu/kernels/sampling_filters_on_survivors.cuh).
+  const std::int64_t* seed = nullptr;
+  const std::int64_t* positions = nullptr;
+  std::int64_t* token = nullptr;
 
   std::int64_t SliceBudget() const { return RowSliceBudget(plan_rows > 0 ? plan_rows : rows, vocab); }
 
@@ -647,33 +654,43 @@ struct SamplingFiltersLaunch {
 
   // With slices (gpu/kernels/sampling_filters_slices.cuh): SamplingFiltersSlicesKernel over
   // rows x slices blocks, each row's last block running the per-row work
-  // (gpu/block/last_block.cuh), then SamplingFiltersRowsKernel over rows x slices blocks.
-  // Without: SamplingFiltersKernel alone, one block per row.
+  // (gpu/block/last_block.cuh), then SamplingFiltersRowsKernel over rows x slices blocks when
+  // out or probs is wanted. Without: SamplingFiltersKernel alone, one block per row. Rows that
+  // do not take the survivor path write both rows whole, so a null out or probs becomes a
+  // scratch row there (never touched on the survivor path).
   template <class L>
   void Describe(L& l) const {
     const std::int64_t budget = SliceBudget();
     const std::int64_t slices = Slices();
+    const bool write_rows = out != nullptr || probs != nullptr;
     const auto logits_in = l.InAsOut(logits, rows * pitch, "logits");
-    const auto out_rows = l.Out(out, rows * vocab, "logits_out");
-    const auto probs_rows = l.Out(probs, rows * vocab, "probs");
+    const auto out_rows = out != nullptr ? l.Out(out, rows * vocab, "logits_out")
+                                         : l.template Scratch<float>(rows * vocab, "logits_out");
+    const auto probs_rows =
+        probs != nullptr ? l.Out(probs, rows * vocab, "probs") : l.template Scratch<float>(rows * vocab, "probs");
     const auto top_k_in = l.In(top_k, rows, "top_k");
     const auto partials = l.template Scratch<std::uint64_t>(slices > 1 ? rows * kRowSliceSlots : 0, "slices");
     const auto survivor_rows =
-        l.template Scratch<std::uint64_t>(slices > 1 ? rows * kSurvivorRowWords : 0, "survivor_rows");
+        l.template Scratch<std::uint64_t>(slices > 1 && write_rows ? rows * kSurvivorRowWords : 0, "survivor_rows");
     const auto order_keys = l.template Scratch<std::uint64_t>(rows * 2 * vocab, "order_keys");
     const auto top_p_in = l.In(top_p, rows, "top_p");
     const auto min_p_in = l.In(min_p, rows, "min_p");
+    const auto seed_in = l.In(seed, rows, "seed");
+    const auto positions_in = l.In(positions, rows, "positions");
+    const auto token_out = l.Out(token, rows, "token");
     if (slices > 1) {
       l.template Run<SamplingFiltersSlicesKernel>(rows * slices, logits_in, out_rows, probs_rows, order_keys, top_k_in,
                                                   top_k != nullptr, top_p_in, top_p != nullptr, min_p_in,
                                                   min_p != nullptr, vocab, pitch, rules, partials, survivor_rows,
-                                                  l.Tickets(rows, "tickets"), budget, slices);
+                                                  l.Tickets(rows, "tickets"), budget, slices, write_rows, seed_in,
+                                                  positions_in, token_out, token != nullptr);
     } else {
       l.template Run<SamplingFiltersKernel>(rows, logits_in, out_rows, probs_rows, order_keys, top_k_in,
                                             top_k != nullptr, top_p_in, top_p != nullptr, min_p_in, min_p != nullptr,
-                                            vocab, pitch, rules, partials, survivor_rows, std::int64_t{1});
+                                            vocab, pitch, rules, partials, survivor_rows, std::int64_t{1}, write_rows,
+                                            seed_in, positions_in, token_out, token != nullptr);
     }
-    if (slices > 1) {
+    if (slices > 1 && write_rows) {
       l.template Run<SamplingFiltersRowsKernel>(rows * slices, logits_in, out_rows, probs_rows, survivor_rows,
                                                 top_k_in, top_k != nullptr, vocab, pitch, budget, slices, rules);
     }
