@@ -6,7 +6,7 @@
 // free reduction order, no sort of the row, rejection sampling with a rising pivot, the
 // uniform from the row's own Philox4x32-10 stream (docs/gpu.md "gpu-fast"). NOT bit-exact:
 // judged by the statistical harness against the canonical pipeline's exact target. A small
-// top-k reads the row three times (its survivors gathered in shared memory); every other row
+// top-k reads the row twice (its survivors gathered in shared memory); every other row
 // reads it three to six times, 1024 < k < V - 1024 with top-p on included (the k-th key by
 // splitters from a sample: two reads).
 //
@@ -31,7 +31,7 @@
 //     order key of i: (descending value key of s_i) << 32 | i, the filters' total order
 //       (larger value first, then lower index; -0.0 folded onto +0.0), smaller key = earlier;
 //     survivor path, 1 <= k <= 1024 (k < V): the k smallest keys gathered in shared memory in
-//       three reads of the row (gpu/fast/fast_top_k_survivors.cuh), sorted; e_j = ExpF32Cr(s_j
+//       two reads of the row (gpu/fast/fast_top_k_survivors.cuh), sorted; e_j = ExpF32Cr(s_j
 //       - m) for them (m = s of the first); thread 0 sums S over them, keeps the longest
 //       prefix whose every j passes top-p (E_j == 0 or E_j < p * S, E_j the mass before j;
 //       p >= 1: every j) and min-p (e_j >= min(m_p, 1) when m_p > 0), and draws by inverse CDF
@@ -276,7 +276,7 @@ SAMPCHECK_KERNEL_BODY std::int64_t FastBlockInverseCdf(B& block, std::int64_t vo
 // The survivor path (contract above): top-k's k survivors in shared memory, sorted, then
 // top-p, min-p and the draw on them by thread 0 (at most 1024 entries). The survivors come
 // from the row's slices when it took several blocks (slice_count > 1, every slice's list
-// complete: gpu/fast/fast_sampling_slices.cuh), else from the three reads of the row; when
+// complete: gpu/fast/fast_sampling_slices.cuh), else from the two reads of the row; when
 // those candidates do not fit, from the k-th key by the radix select (SelectKthKey) and two
 // more reads that gather exactly the keys up to it. Every source gives the same sorted k keys,
 // so a row's token does not depend on how many blocks read it.
@@ -419,7 +419,7 @@ struct FastSamplingKernel {
     const bool top_k_on = k > 0 && k < vocab;
     const std::uint64_t row_seed = seed.Load(row);
     const std::uint64_t row_position = position.Load(row);
-    // A small top-k: three reads of the logits, everything else on the survivors.
+    // A small top-k: two reads of the logits, everything else on the survivors.
     // The survivor path follows the canonical rules and sglang's joint top-p; vllm's rules
     // (ties, its order, min-p first, the race) take the rejection rounds below.
     const bool survivor_rules = rule.Canonical() || (rule.top_p_joint && !rule.top_k_keeps_ties && !rule.min_p_first &&
