@@ -25,6 +25,8 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/split_mix64.h"
+#include "gpu/block/cached_candidates.cuh"
 #include "gpu/emulator/emulator.h"
 #include "gpu/fast/fast_backend.h"
 #include "gpu/fast/fast_sampling.cuh"
@@ -199,6 +201,67 @@ TEST(GpuFastSampling, SurvivorGather) {
     for (std::size_t s = 0; s < keys.size(); ++s) {
       EXPECT_EQ(keys[s], s < expected.size() ? expected[s] : gpu::fast_detail::kNoSurvivor) << "slot " << s;
     }
+  }
+}
+
+// The survivor gather keeps at most 8 keys per thread of a 1024-thread block in registers
+// during its count (gpu/block/cached_candidates.cuh): a row of V = 16384 (16 entries per
+// virtual lane) whose 16 largest values all sit on lane 3 overflows lane 3's cache, and the
+// gather reads the row again for its keys (3 passes; the same row without the crowding: 2).
+// Expected: the contract's candidates computed here (T = the k-th smallest lane minimum key by
+// std::nth_element; the keys <= T sorted by std::sort), whose first k are the row's k smallest
+// keys (std::partial_sort); the later slots hold kNoSurvivor.
+TEST(GpuFastSampling, SurvivorGatherReadsTheRowAgainWhenALaneOverflows) {
+  constexpr std::int64_t kV = 16384, kK = 20, kLanes = gpu::fast_detail::kFastSurvivorSlots;
+  for (bool crowded : {true, false}) {
+    SCOPED_TRACE(crowded ? "crowded" : "spread");
+    SplitMix64 rng(crowded ? 7 : 8);
+    std::vector<float> row(kV);
+    for (float& x : row) x = static_cast<float>(rng.Next() >> 40) * 0x1p-24f;  // [0, 1), exact
+    if (crowded) {
+      for (std::int64_t i = 3; i < kV; i += kLanes) row[static_cast<std::size_t>(i)] += 2.0f;
+    }
+    std::vector<std::uint64_t> keys(kV), minima(kLanes, gpu::fast_detail::kNoSurvivor);
+    for (std::int64_t i = 0; i < kV; ++i) {
+      keys[static_cast<std::size_t>(i)] = gpu::fast_detail::OrderKey(row[static_cast<std::size_t>(i)], i);
+      auto& m = minima[static_cast<std::size_t>(i % kLanes)];
+      m = std::min(m, keys[static_cast<std::size_t>(i)]);
+    }
+    std::nth_element(minima.begin(), minima.begin() + (kK - 1), minima.end());
+    std::vector<std::uint64_t> expected;
+    int on_lane_3 = 0;
+    for (std::int64_t i = 0; i < kV; ++i) {
+      if (keys[static_cast<std::size_t>(i)] > minima[kK - 1]) continue;
+      expected.push_back(keys[static_cast<std::size_t>(i)]);
+      on_lane_3 += i % kLanes == 3;
+    }
+    EXPECT_EQ(on_lane_3 > gpu::kCachedCandidates, crowded);
+    std::sort(expected.begin(), expected.end());
+    std::vector<std::uint64_t> top = keys;
+    std::partial_sort(top.begin(), top.begin() + kK, top.end());
+    ASSERT_TRUE(std::equal(top.begin(), top.begin() + kK, expected.begin()));
+    std::vector<std::uint64_t> gathered_keys(kLanes);
+    std::uint32_t total = 0;
+    bool ok = false;
+    gpu::LaunchRecorder recorder;
+    const auto report = gpu::emu::Launch("survivor_gather", 1, 1024, [&](gpu::Block& block) {
+      gpu::GlobalArray<float> logits(row.data(), kV, "row");
+      auto key_of = [&](std::int64_t i) { return gpu::fast_detail::OrderKey(logits.Load(i), i); };
+      SAMPCHECK_SHARED(block, std::uint64_t, gathered, gpu::fast_detail::kFastSurvivorSlots);
+      ok = gpu::fast_detail::GatherFastSurvivors<1024>(block, kV, kK, key_of, gathered, total);
+      block.ForEachThread([&](gpu::Thread t) {
+        if (t.x != 0) return;
+        for (int s = 0; s < kLanes; ++s) gathered_keys[static_cast<std::size_t>(s)] = gathered.Load(s);
+      });
+    });
+    ASSERT_EQ(report.total, 0) << report.Summary();
+    ASSERT_TRUE(ok);
+    ASSERT_EQ(total, expected.size());
+    for (std::size_t s = 0; s < gathered_keys.size(); ++s) {
+      EXPECT_EQ(gathered_keys[s], s < expected.size() ? expected[s] : gpu::fast_detail::kNoSurvivor) << "slot " << s;
+    }
+    ASSERT_EQ(recorder.launches().size(), 1u);
+    EXPECT_EQ(recorder.launches()[0].GlobalLoadBytes("row"), (crowded ? 3 : 2) * kV * 4);
   }
 }
 

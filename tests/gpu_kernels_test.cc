@@ -20,6 +20,7 @@
 #include "gpu/backend/spec_step_glue.h"
 #include "gpu/kernels/gumbel_max.cuh"  // the planted out-of-bounds launch
 #include "gpu/runners/kernel_runner.h"
+#include "gpu/block/cached_candidates.cuh"
 #include "gpu/block/radix_partition.cuh"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/row_slices.cuh"
@@ -1477,6 +1478,75 @@ TEST(GpuTopKSurvivors, GathersTheCandidatesInLaneAndCanonicalOrder) {
   EXPECT_FALSE(GatherOne(std::vector<float>(3000, 1.0f), 50, true).ok);
   // Exactly k on the same row: T = (1, index 49), the first 50 indices, one per lane.
   EXPECT_EQ(GatherOne(std::vector<float>(3000, 1.0f), 50, false).total, 50u);
+}
+
+// The scan words of gpu/block/cached_candidates.cuh on its contract's example: counts {3, 9,
+// 0} with a cache of 8 scan to offsets {0, 3, 12} and a total of 12 with one cache short;
+// counts above kCandidates saturate at 1025, so a block's total still reads "more than 1024".
+TEST(GpuTopKSurvivors, PacksCountsAndOverflow) {
+  const std::uint32_t words[] = {PackCandidateCount(3, 8), PackCandidateCount(9, 8), PackCandidateCount(0, 8)};
+  EXPECT_EQ(words[1], 9u + (1u << 21));
+  std::uint32_t run = 0;
+  std::vector<std::uint32_t> offsets;
+  for (std::uint32_t w : words) offsets.push_back(CandidatesOfPacked(run)), run += w;
+  EXPECT_EQ(offsets, (std::vector<std::uint32_t>{0, 3, 12}));
+  EXPECT_EQ(CandidatesOfPacked(run), 12u);
+  EXPECT_TRUE(AnyOverflowed(run));
+  EXPECT_FALSE(AnyOverflowed(words[0] + words[2]));
+  // 1024 threads of 1025+ candidates each: the sum stays below the flag bits.
+  EXPECT_EQ(CandidatesOfPacked(1024u * PackCandidateCount(5000, 1 << 20)), 1024u * 1025u);
+}
+
+// A thread keeps at most kCachedCandidates = 8 candidates in registers during the count: a
+// row of V = 16384 (16 entries per lane) whose 16 largest values all sit on lane 3 overflows
+// lane 3's cache, and the gather reads the row a third time for its keys (3 passes; the same
+// row without the crowding: 2). Expected: the contract's candidates computed here from the
+// lane maxima (std::nth_element picks T, the k-th smallest lane maximum key), in lane order
+// (grouped) and sorted (std::sort); their first k are the row's k largest (std::partial_sort).
+TEST(GpuTopKSurvivors, ReadsTheRowAgainWhenALaneOverflowsItsCache) {
+  constexpr std::int64_t kV = 16384, kK = 20;
+  for (bool crowded : {true, false}) {
+    SplitMix64 rng(crowded ? 7 : 8);
+    std::vector<float> row(kV);
+    for (float& x : row) x = static_cast<float>(rng.Next() >> 40) * 0x1p-24f;  // [0, 1), exact
+    if (crowded) {
+      for (std::int64_t i = 3; i < kV; i += kCanonicalLanes) row[static_cast<std::size_t>(i)] += 2.0f;
+    }
+    std::vector<std::uint64_t> keys(kV), maxima(kCanonicalLanes, kNoKey);
+    for (std::int64_t i = 0; i < kV; ++i) {
+      keys[static_cast<std::size_t>(i)] = OrderKey(row[static_cast<std::size_t>(i)], i, false);
+      auto& m = maxima[static_cast<std::size_t>(i % kCanonicalLanes)];
+      m = std::min(m, keys[static_cast<std::size_t>(i)]);
+    }
+    std::nth_element(maxima.begin(), maxima.begin() + (kK - 1), maxima.end());
+    const std::uint64_t bound = maxima[kK - 1];
+    std::vector<std::uint64_t> top = keys;
+    std::partial_sort(top.begin(), top.begin() + kK, top.end());
+    top.resize(kK);
+    for (bool ties : {false, true}) {
+      SCOPED_TRACE(testing::Message() << (crowded ? "crowded" : "spread") << (ties ? ", ties" : ""));
+      std::vector<std::uint64_t> grouped;  // lane by lane, each lane in index order
+      int on_lane_3 = 0;
+      for (std::int64_t lane = 0; lane < kCanonicalLanes; ++lane) {
+        for (std::int64_t i = lane; i < kV; i += kCanonicalLanes) {
+          const std::uint64_t key = keys[static_cast<std::size_t>(i)];
+          if (ties ? (key >> 32) <= (bound >> 32) : key <= bound) grouped.push_back(key), on_lane_3 += lane == 3;
+        }
+      }
+      EXPECT_EQ(on_lane_3 > kCachedCandidates, crowded);
+      std::vector<std::uint64_t> sorted = grouped;
+      std::sort(sorted.begin(), sorted.end());
+      LaunchRecorder recorder;
+      const Gathered g = GatherOne(row, kK, ties);
+      ASSERT_TRUE(g.ok);
+      EXPECT_EQ(g.total, grouped.size());
+      EXPECT_EQ(g.grouped, grouped);
+      EXPECT_EQ(g.sorted, sorted);
+      EXPECT_EQ(std::vector<std::uint64_t>(g.sorted.begin(), g.sorted.begin() + kK), top);
+      ASSERT_EQ(recorder.launches().size(), 1u);
+      EXPECT_EQ(recorder.launches()[0].GlobalLoadBytes("row"), (crowded ? 3 : 2) * kV * 4);
+    }
+  }
 }
 
 // MergeSliceLists (gpu/block/row_slices.cuh): the keys of rank < k among the slices' sorted

@@ -25,7 +25,10 @@
 //   in [splitter j - 1, splitter j) (a binary search over splitters 1 .. 15); the block's
 //   bins are summed exactly (SumDigitCounts). Rank n lies in bin j >= 1 holding at most 1024
 //   keys, or the sample missed: rank n below splitter 0, at or above splitter 15, or in a bin
-//   of more than 1024 keys.
+//   of more than 1024 keys. With `smallest`, the same read takes the row's smallest key (each
+//   thread's, then each warp's by shuffles into the last kThreads / 32 slots, which the bins'
+//   sums leave free, folded by the thread that picks the bin: no barrier more), so a caller
+//   needs no read of its own for it (gpu-fast's maximum).
 // - Gather read: bin j's keys into the slots (SlotsOfDigit: exact offsets from the counts of
 //   the count read); the key with (rank in the bin) - 1 keys of the bin below it is the
 //   result (m shared loads per thread for m gathered keys).
@@ -72,17 +75,19 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t CeilSqrt(std::int64_t 
 
 // `slots`: a shared array of at least kSelectSlots u64 that the caller does not need during
 // the call (gpu-fast lends its near-V gather's); its contents are undefined afterwards.
+// `smallest` (optional): receives the row's smallest key, taken in the count read.
 template <int kThreads, class B, class KeyOf, class Shared>
 SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t vocab, KeyOf key_of, std::int64_t n,
-                                                         Shared& slots) {
-  static_assert(kThreads % kWarpSize == 0 && kSelectSlots % kThreads == 0 && 16 * (kThreads / kWarpSize) <= kSelectSlots,
-                "whole warps, at most 1024 threads (the bins' partial sums fit the slots)");
+                                                         Shared& slots, std::uint64_t* smallest = nullptr) {
+  constexpr int kWarps = kThreads / kWarpSize;
+  static_assert(kThreads % kWarpSize == 0 && kSelectSlots % kThreads == 0 && 17 * kWarps <= kSelectSlots,
+                "whole warps, at most 1024 threads (the bins' partial sums and the warps' minima fit the slots)");
   constexpr int kPerThread = sample_select_detail::OwnSample<kThreads>::kPerThread;
   constexpr int kBins = 16;
   SAMPCHECK_SHARED(block, std::uint64_t, splitter, kBins);
   SAMPCHECK_SHARED(block, std::uint32_t, hist, kBins);
-  SAMPCHECK_SHARED(block, std::uint32_t, warp_base, kThreads / kWarpSize);
-  SAMPCHECK_SHARED(block, std::uint64_t, state, 3);  // bin (kBins: missed), rank in it; the key
+  SAMPCHECK_SHARED(block, std::uint32_t, warp_base, kWarps);
+  SAMPCHECK_SHARED(block, std::uint64_t, state, 3);  // bin (kBins: missed), rank in it; the smallest key, then the key
 
   const std::int64_t sample = (vocab + 7) / 8 < kSelectSample ? (vocab + 7) / 8 : kSelectSample;
   // Splitter ranks (contract above), the same in every thread.
@@ -134,14 +139,18 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
 
   // Count read: bin 0 below splitter 0, bin 1 + (the number of splitters 1 .. 15 at or below
   // the key) for the keys in [splitter 0, splitter 15), nothing for the keys above. The
-  // warps' partial sums go through the slots (16 x kThreads / 32 <= kSelectSlots).
+  // warps' partial sums go through the slots (16 x kThreads / 32 <= kSelectSlots); the
+  // smallest key, when asked for, by each warp's shuffles into the last kWarps slots.
   auto digits = Registers<DigitCounts>(block);
+  auto least = Registers<std::uint64_t>(block);
   block.ForEachThread([&](Thread t) {
     const std::uint64_t lo = splitter.Load(0), hi = splitter.Load(kBins - 1);
     auto above = [&](std::uint64_t key, int b) { return key >= splitter.Load(1 + b) ? 1 : 0; };
     DigitCounts c{};
+    std::uint64_t m = kNoKey;
     for (std::int64_t i = t.x; i < vocab; i += kThreads) {
       const std::uint64_t key = key_of(i);
+      m = key < m ? key : m;
       if (key < lo) {
         ++c.c[0];
       } else if (key < hi) {
@@ -153,10 +162,28 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
       }
     }
     digits[t] = c;
+    least[t] = m;
   });
+  if (smallest != nullptr) {
+    for (int d = kWarpSize / 2; d >= 1; d /= 2) {
+      auto other = ShuffleXor(block, least, d);
+      block.ForEachThread([&](Thread t) { least[t] = other[t] < least[t] ? other[t] : least[t]; });
+    }
+    block.ForEachThread([&](Thread t) {
+      if (t.lane() == 0) slots.Store(kSelectSlots - kWarps + t.warp(), least[t]);
+    });
+  }
   SumDigitCounts<kThreads>(block, digits, slots, hist);
   block.ForEachThread([&](Thread t) {
     if (t.x != 0) return;
+    if (smallest != nullptr) {
+      std::uint64_t m = kNoKey;
+      for (int w = 0; w < kWarps; ++w) {
+        const std::uint64_t x = slots.Load(kSelectSlots - kWarps + w);
+        m = x < m ? x : m;
+      }
+      state.Store(2, m);
+    }
     std::uint64_t r = static_cast<std::uint64_t>(n);
     std::uint64_t bin = kBins;
     if (r > hist.Load(0)) {
@@ -178,6 +205,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
   block.ForEachThread([&](Thread) {
     bin = static_cast<int>(state.Load(0));
     rank = state.Load(1);
+    if (smallest != nullptr) *smallest = state.Load(2);
   });
   block.Sync();
   if (bin == kBins) return SelectKthKey<kThreads>(block, vocab, key_of, n);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Gathers the candidates for a row's top k (k <= 1024) into shared memory in three reads of the
+// Gathers the candidates for a row's top k (k <= 1024) into shared memory in two reads of the
 // row, so that top_k and every later filter step work on them, not on V (docs/gpu.md "Top-k
 // survivors"; docs/spec/filters.md "Work on the survivors only").
 //
@@ -13,14 +13,17 @@
 //   row K from above: the k maxima with key <= T are k distinct entries of the row, so K <= T.
 //   The candidates are the entries with key <= T (exactly k: they hold every key <= K), or with
 //   value key <= T's value key (ties kept: they hold every value tied with K's).
-// - Read 2: each thread counts its candidates; an exact scan in thread order gives offsets and
-//   the total. More than kCandidates = 1024 candidates (a row whose largest values crowd into a
-//   few lanes, or ties kept across a flat row): nothing is gathered and `ok` is false, so the
-//   caller takes its full-row path; the three reads are then spent for nothing (bounded).
+// - Read 2: each thread counts its candidates and keeps the first kCachedCandidates = 8 in
+//   registers (gpu/block/cached_candidates.cuh); an exact scan in thread order gives offsets and
+//   the total, and whether some thread had more than 8. More than kCandidates = 1024 candidates
+//   (a row whose largest values crowd into a few lanes, or ties kept across a flat row):
+//   nothing is gathered and `ok` is false, so the caller takes its full-row path; the two reads
+//   are then spent for nothing (bounded); `total` then only says "more than 1024".
 //   `first` = the smallest of the maxima, the row's first key: a NaN's or +inf's
 //   (IsDegenerateFirstKey) stops after read 1 with `ok` false, for the caller's degenerate rule.
-// - Read 3: thread t writes its candidates' keys, in increasing index order, to `grouped` from
-//   its offset on (`offset[t]`, `count[t]`): grouped holds the candidates lane by lane, each
+// - The write: thread t writes its candidates' keys (from its registers, or, when some thread's
+//   cache is short, from read 3 of the row: the same keys), in increasing index order, to
+//   `grouped` from its offset on (`offset[t]`, `count[t]`): grouped holds the candidates lane by lane, each
 //   lane in index order, which is the canonical reduction order restricted to them
 //   (docs/spec/reductions.md). The same keys go to `sorted`, the slots after them kNoKey, and
 //   the network sorts the SortSlotsFor(total) slots that hold them (64 for ~50 candidates, not
@@ -40,6 +43,7 @@
 #include "gpu/block/bitonic_sort.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
+#include "gpu/block/cached_candidates.cuh"
 #include "gpu/block/radix_select.cuh"
 
 namespace sampcheck::gpu {
@@ -77,22 +81,39 @@ SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t 
   const std::uint64_t bound = KthSmallestSlot<kCanonicalLanes>(block, sorted, k, first);
   if (IsDegenerateFirstKey(first)) return false;
   auto candidate = [&](std::uint64_t key) { return ties ? (key >> 32) <= (bound >> 32) : key <= bound; };
+  // Read 2: the count, with each thread's first kCachedCandidates candidates kept in registers.
+  auto cache = Registers<CandidateCache<kCachedCandidates>>(block);
+  auto packed = Registers<std::uint32_t>(block);
   block.ForEachThread([&](Thread t) {
-    std::uint32_t c = 0;
-    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) c += candidate(OrderKey(row.Load(base + i), i, false));
-    count[t] = c;
-  });
-  auto scanned = BlockExclusiveScan(block, count, total);
-  block.ForEachThread([&](Thread t) { offset[t] = scanned[t]; });
-  if (total > static_cast<std::uint32_t>(kCandidates)) return false;
-  block.ForEachThread([&](Thread t) {
-    std::uint32_t at = offset[t];
+    auto& c = cache[t];
     for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
       const std::uint64_t key = OrderKey(row.Load(base + i), i, false);
-      if (!candidate(key)) continue;
+      if (candidate(key)) c.Add(key);
+    }
+    count[t] = c.count;
+    packed[t] = PackCandidateCount(c.count, kCachedCandidates);
+  });
+  std::uint32_t packed_total = 0;
+  auto scanned = BlockExclusiveScan(block, packed, packed_total);
+  total = CandidatesOfPacked(packed_total);
+  block.ForEachThread([&](Thread t) { offset[t] = CandidatesOfPacked(scanned[t]); });
+  if (total > static_cast<std::uint32_t>(kCandidates)) return false;
+  // The cached candidates, or (a thread's cache short) read 3: the row again.
+  const bool cached = !AnyOverflowed(packed_total);
+  block.ForEachThread([&](Thread t) {
+    std::uint32_t at = offset[t];
+    auto put = [&](std::uint64_t key) {
       grouped.Store(at, key);
       sorted.Store(at, key);
       ++at;
+    };
+    if (cached) {
+      cache[t].ForEach(put);
+    } else {
+      for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
+        const std::uint64_t key = OrderKey(row.Load(base + i), i, false);
+        if (candidate(key)) put(key);
+      }
     }
     if (static_cast<std::uint32_t>(t.x) >= total) sorted.Store(t.x, kNoKey);
   });

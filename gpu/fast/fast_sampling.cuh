@@ -6,7 +6,7 @@
 // free reduction order, no sort of the row, rejection sampling with a rising pivot, the
 // uniform from the row's own Philox4x32-10 stream (docs/gpu.md "gpu-fast"). NOT bit-exact:
 // judged by the statistical harness against the canonical pipeline's exact target. A small
-// top-k reads the row three times (its survivors gathered in shared memory); every other row
+// top-k reads the row twice (its survivors gathered in shared memory); every other row
 // reads it three to six times, 1024 < k < V - 1024 with top-p on included (the k-th key by
 // splitters from a sample: two reads).
 //
@@ -31,7 +31,7 @@
 //     order key of i: (descending value key of s_i) << 32 | i, the filters' total order
 //       (larger value first, then lower index; -0.0 folded onto +0.0), smaller key = earlier;
 //     survivor path, 1 <= k <= 1024 (k < V): the k smallest keys gathered in shared memory in
-//       three reads of the row (gpu/fast/fast_top_k_survivors.cuh), sorted; e_j = ExpF32Cr(s_j
+//       two reads of the row (gpu/fast/fast_top_k_survivors.cuh), sorted; e_j = ExpF32Cr(s_j
 //       - m) for them (m = s of the first); thread 0 sums S over them, keeps the longest
 //       prefix whose every j passes top-p (E_j == 0 or E_j < p * S, E_j the mass before j;
 //       p >= 1: every j) and min-p (e_j >= min(m_p, 1) when m_p > 0), and draws by inverse CDF
@@ -48,7 +48,8 @@
 //       fused with the first-key read below); kth = (the first dropped key) - 1;
 //     other top-k (0 < k < V) with top-p on (p < 1): kth = the k-th smallest key, by
 //       splitters from a sample of min(4096, V / 8) entries, one read counting the keys
-//       between them and one gathering those of the bin holding rank k (SelectKthKeyBySample,
+//       between them (and taking the first key of the order, so m below costs no read of its
+//       own) and one gathering those of the bin holding rank k (SelectKthKeyBySample,
 //       gpu/block/sample_select.cuh), or the bit-exact filters' radix select (SelectKthKey)
 //       when the sample misses; integer counts, so kth is exact. The top-k set
 //       T = {i : key_i <= kth} (ties at the k-th value go to the lower indices, as canonical).
@@ -285,7 +286,7 @@ SAMPCHECK_KERNEL_BODY auto SurvivorKeySlots(B& block) {
 // The survivor path (contract above): top-k's k survivors in shared memory, sorted, then
 // top-p, min-p and the draw on them by thread 0 (at most 1024 entries). The survivors come
 // from the row's slices when it took several blocks (slice_count > 1, every slice's list
-// complete: gpu/fast/fast_sampling_slices.cuh), else from the three reads of the row; when
+// complete: gpu/fast/fast_sampling_slices.cuh), else from the two reads of the row; when
 // those candidates do not fit, from the k-th key by the radix select (SelectKthKey) and two
 // more reads that gather exactly the keys up to it. Every source gives the same sorted k keys,
 // so a row's token does not depend on how many blocks read it.
@@ -433,7 +434,7 @@ struct FastSamplingKernel {
     const bool top_k_on = k > 0 && k < vocab;
     const std::uint64_t row_seed = seed.Load(row);
     const std::uint64_t row_position = position.Load(row);
-    // A small top-k: three reads of the logits, everything else on the survivors.
+    // A small top-k: two reads of the logits, everything else on the survivors.
     // The survivor path follows the canonical rules and sglang's joint top-p; vllm's rules
     // (ties, its order, min-p first, the race) take the rejection rounds below.
     const bool survivor_rules = rule.Canonical() || (rule.top_p_joint && !rule.top_k_keeps_ties && !rule.min_p_first &&
@@ -469,24 +470,47 @@ struct FastSamplingKernel {
     auto reversed = [&](std::int64_t i) { return ~OrderKey(scale(i), i); };
     SAMPCHECK_SHARED(block, std::uint64_t, dropped_keys, fast_detail::kFastSurvivorSlots);
 
-    // The first token of the order: the greedy token, and the random rows' maximum.
-    auto key_lane = Registers<std::uint64_t>(block);
-    block.ForEachThread([&](Thread th) {
-      std::uint64_t best = fast_detail::kNoKey;
-      auto visit = [&](std::int64_t i) {
-        const std::uint64_t key = key_at(scale(i), i);
-        if (key < best) best = key;
-        return ~key;
-      };
-      if (near_vocab) {
-        fast_detail::StoreLaneMinima<kThreads>(th, vocab, dropped_keys, visit);
-      } else {
-        for (std::int64_t i = th.x; i < vocab; i += kThreads) (void)visit(i);
-      }
-      key_lane[th] = best;
-    });
-    auto first_key = fast_detail::FastBlockReduce<kThreads, std::uint64_t>(block, key_lane, fast_detail::KeyMin{});
-    const auto first = fast_detail::IndexOfRuleKey(BlockUniform(block, first_key), vocab, high_first);
+    // top-k with top-p on (top-p reads the top-k set's mass, so the set is selected first;
+    // sglang's joint top-p reads the whole row's mass, so its top-k stays an acceptance rule):
+    // splitters from a sample bracket the k-th key, two reads of the row (count, gather),
+    // exact; the radix select of the bit-exact filters when the sample misses (at most 8 + 8
+    // reads more). The profile's keys (key_at) keep their index bits below the bit length of
+    // V - 1, which the radix select's skipped digits require. `slots`: dropped_keys, free
+    // before the near-V gather and after it.
+    auto select_kth = [&](std::uint64_t* smallest) {
+      const std::uint64_t key = SelectKthKeyBySample<kThreads>(
+          block, vocab, [&](std::int64_t i) { return key_at(scaled(i), i); }, k, dropped_keys, smallest);
+      // vllm keeps every token tied with the k-th value: every index under its value key.
+      return rule.top_k_keeps_ties ? key | 0xffffffffu : key;
+    };
+    std::uint64_t kth = fast_detail::kNoKey;
+    bool selected = false;
+    // The first token of the order: the greedy token, and the random rows' maximum. A row
+    // selected by the sample first takes it from the select's count read: no read of its own.
+    std::uint64_t first_key = fast_detail::kNoKey;
+    if (!greedy && !near_vocab && top_k_on && p < 1.0f && !rule.top_p_joint) {
+      kth = select_kth(&first_key);
+      selected = true;
+    } else {
+      auto key_lane = Registers<std::uint64_t>(block);
+      block.ForEachThread([&](Thread th) {
+        std::uint64_t best = fast_detail::kNoKey;
+        auto visit = [&](std::int64_t i) {
+          const std::uint64_t key = key_at(scale(i), i);
+          if (key < best) best = key;
+          return ~key;
+        };
+        if (near_vocab) {
+          fast_detail::StoreLaneMinima<kThreads>(th, vocab, dropped_keys, visit);
+        } else {
+          for (std::int64_t i = th.x; i < vocab; i += kThreads) (void)visit(i);
+        }
+        key_lane[th] = best;
+      });
+      first_key = BlockUniform(
+          block, fast_detail::FastBlockReduce<kThreads, std::uint64_t>(block, key_lane, fast_detail::KeyMin{}));
+    }
+    const auto first = fast_detail::IndexOfRuleKey(first_key, vocab, high_first);
     if (greedy) {
       block.ForEachThread([&](Thread th) {
         if (th.x == 0) token.Store(row, first);
@@ -497,11 +521,8 @@ struct FastSamplingKernel {
     auto weight_of = [&](float s) { return math::ExpF32Cr(s - m); };
 
     // top-k: T = {i : key_i <= kth}. Near V, kth is just before the first dropped key. Else,
-    // with top-p on (top-p reads the top-k set's mass, so the set is selected first), the k-th
-    // smallest key by a sample's splitters, two reads; without top-p, top-k
+    // with top-p on, the k-th smallest key by a sample's splitters (above); without top-p, top-k
     // is one more acceptance rule (rank(j) < k, FlashInfer's TopKSamplingFromProb).
-    std::uint64_t kth = fast_detail::kNoKey;
-    bool selected = false;
     if (near_vocab) {
       const std::int64_t dropped = vocab - k;
       std::uint32_t gathered = 0;
@@ -511,17 +532,9 @@ struct FastSamplingKernel {
         selected = true;
       }
     }
-    // sglang's joint top-p reads the whole row's mass, so its top-k stays an acceptance rule.
-    if (!selected && top_k_on && p < 1.0f && !rule.top_p_joint) {
+    if (!selected && top_k_on && p < 1.0f && !rule.top_p_joint) {  // the near-V gather did not fit
       selected = true;
-      // Splitters from a sample bracket the k-th key: two reads of the row (count, gather),
-      // exact; the radix select of the bit-exact filters when the sample misses (at most
-      // 8 + 8 reads more). The profile's keys (key_at) keep their index bits below the bit
-      // length of V - 1, which the radix select's skipped digits require.
-      kth = SelectKthKeyBySample<kThreads>(block, vocab, [&](std::int64_t i) { return key_at(scaled(i), i); }, k,
-                                           dropped_keys);  // free here: the near-V gather is done
-      // vllm keeps every token tied with the k-th value: every index under its value key.
-      if (rule.top_k_keeps_ties) kth |= 0xffffffffu;
+      kth = select_kth(nullptr);
     }
     auto in_top_k = [&](std::uint64_t key) { return key <= kth; };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // gpu-fast's top-k survivors: the k <= 1024 smallest order keys of a row gathered into shared
-// memory in three reads of the row, by a block of any power-of-two size up to 1024, so that
+// memory in two reads of the row, by a block of any power-of-two size up to 1024, so that
 // top-p, min-p and the draw work on them, not on V (docs/gpu.md "gpu-fast"). The bit-exact
 // twin for blocks of 1024 threads is gpu/block/top_k_survivors.cuh; this one serves the fast
 // kernel's smaller emulated blocks and reads keys through a callback (the scaled logits).
@@ -13,13 +13,16 @@
 //   smallest key of the indices l, l + 1024, ...; the k-th smallest T of these 1024 lane
 //   minima (KthSmallestSlot) is at or after the row's k-th key (the k lane minima up to T are k distinct keys),
 //   so {i : key_i <= T} holds the top k.
-// - Read 2: each thread counts its keys <= T (indices t, t + kThreads, ...); thread 0 scans the
-//   counts in thread order. More than kFastSurvivorSlots candidates (the largest values crowded
-//   into few lanes): returns false and the caller takes its full-row path (three reads spent,
-//   bounded).
-// - Read 3: each thread writes its candidates at its offset; the slots after them hold kNoKey;
-//   a bitonic network over the next power of two >= total slots (gpu/block/bitonic_sort.cuh)
-//   sorts them ascending: keys[0 .. total) is the candidates in
+// - Read 2: each thread counts its keys <= T (indices t, t + kThreads, ...), keeping the first
+//   CachedCandidatesPerThread<kThreads>() = 8 x 1024 / kThreads of them in registers
+//   (gpu/block/cached_candidates.cuh); thread 0 scans the counts in thread order, which also
+//   tells whether some thread had more. More than kFastSurvivorSlots candidates (the largest
+//   values crowded into few lanes): returns false and the caller takes its full-row path (two
+//   reads spent, bounded).
+// - The write: each thread writes its candidates at its offset (from its registers, or, when
+//   some thread's cache is short, from read 3 of the row: the same keys); the slots after them
+//   hold kNoKey; a bitonic network over the next power of two >= total slots
+//   (gpu/block/bitonic_sort.cuh) sorts them ascending: keys[0 .. total) is the candidates in
 //   order, keys[0 .. k) the top k.
 // - Deterministic for a given kThreads (integer counts, fixed scan, a sorting network); every
 //   helper ends with a barrier.
@@ -30,6 +33,7 @@
 
 #include "gpu/block/bitonic_sort.cuh"
 #include "gpu/block/block_model.h"
+#include "gpu/block/cached_candidates.cuh"
 
 namespace sampcheck::gpu::fast_detail {
 
@@ -61,17 +65,24 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void StoreLaneMinima(Thread t, std:
   }
 }
 
-// Reads 2 and 3 for a given bound: the keys <= bound into `keys`, sorted, `total` their number
+// Read 2 (and 3 when a cache is short) for a given bound: the keys <= bound into `keys`, sorted, `total` their number
 // (exactly k when bound is the k-th key). Returns false, with `keys` undefined, when they do
 // not fit.
 template <int kThreads, class B, class KeyOf, class Shared>
 SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::uint64_t bound, KeyOf key_of,
                                            Shared& keys, std::uint32_t& total) {
   SAMPCHECK_SHARED(block, std::uint32_t, survivor_offsets, kThreads + 1);
+  // The count, with each thread's first kCap keys <= bound kept in registers; the scan words
+  // carry the overflow too (gpu/block/cached_candidates.cuh).
+  constexpr int kCap = CachedCandidatesPerThread<kThreads>();
+  auto cache = Registers<CandidateCache<kCap>>(block);
   block.ForEachThread([&](Thread t) {
-    std::uint32_t c = 0;
-    for (std::int64_t i = t.x; i < vocab; i += kThreads) c += key_of(i) <= bound ? 1u : 0u;
-    survivor_offsets.Store(t.x, c);
+    auto& c = cache[t];
+    for (std::int64_t i = t.x; i < vocab; i += kThreads) {
+      const std::uint64_t key = key_of(i);
+      if (key <= bound) c.Add(key);
+    }
+    survivor_offsets.Store(t.x, PackCandidateCount(c.count, kCap));
   });
   block.Sync();
   block.ForEachThread([&](Thread t) {
@@ -86,17 +97,25 @@ SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::ui
   });
   block.Sync();
   auto offset = Registers<std::uint32_t>(block);
+  std::uint32_t packed_total = 0;
   block.ForEachThread([&](Thread t) {
-    offset[t] = survivor_offsets.Load(t.x);
-    total = survivor_offsets.Load(kThreads);
+    offset[t] = CandidatesOfPacked(survivor_offsets.Load(t.x));
+    packed_total = survivor_offsets.Load(kThreads);
   });
   block.Sync();
+  total = CandidatesOfPacked(packed_total);
   if (total > static_cast<std::uint32_t>(kFastSurvivorSlots)) return false;
+  // The cached keys, or (a thread's cache short) one more read of the row.
+  const bool cached = !AnyOverflowed(packed_total);
   block.ForEachThread([&](Thread t) {
     std::uint32_t at = offset[t];
-    for (std::int64_t i = t.x; i < vocab; i += kThreads) {
-      const std::uint64_t key = key_of(i);
-      if (key <= bound) keys.Store(at++, key);
+    if (cached) {
+      cache[t].ForEach([&](std::uint64_t key) { keys.Store(at++, key); });
+    } else {
+      for (std::int64_t i = t.x; i < vocab; i += kThreads) {
+        const std::uint64_t key = key_of(i);
+        if (key <= bound) keys.Store(at++, key);
+      }
     }
     for (std::uint32_t s = total + static_cast<std::uint32_t>(t.x); s < kFastSurvivorSlots; s += kThreads) {
       keys.Store(s, kNoSurvivor);
@@ -107,7 +126,7 @@ SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::ui
   return true;
 }
 
-// Reads 2 and 3 after StoreLaneMinima and a barrier: the candidates (contract above) into
+// Read 2 (and 3 when a cache is short) after StoreLaneMinima and a barrier: the candidates (contract above) into
 // `keys`, sorted; `total` is their number. Returns false, with `keys` undefined, when they do
 // not fit.
 template <int kThreads, class B, class KeyOf, class Shared>
@@ -119,7 +138,7 @@ SAMPCHECK_KERNEL_BODY bool GatherBelowLaneBound(B& block, std::int64_t vocab, st
   return GatherUpToBound<kThreads>(block, vocab, bound, key_of, keys, total);
 }
 
-// The three reads in one call.
+// The reads in one call.
 template <int kThreads, class B, class KeyOf, class Shared>
 SAMPCHECK_KERNEL_BODY bool GatherFastSurvivors(B& block, std::int64_t vocab, std::int64_t k, KeyOf key_of,
                                                Shared& keys, std::uint32_t& total) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // sampling_filters' top_k_first order (top_k -> top_p -> min_p, then the probabilities) on the
-// top-k survivors gathered in shared memory, instead of on the row: three reads of the row and
+// top-k survivors gathered in shared memory, instead of on the row: two reads of the row and
 // one write of each output; bit-exact with the full-row steps of gpu/kernels/sampling_filters.cuh
 // (docs/spec/filters.md "Work on the survivors only"; docs/gpu.md "Top-k survivors").
 //
@@ -27,7 +27,7 @@
 //   = +0, divided by s). One write of each row, no read of a row-sized buffer besides the
 //   survivors' values.
 // - A row split over several blocks (gpu/kernels/sampling_filters_slices.cuh) takes exactly its
-//   top k from its slices' lists (MergeTopKCandidates) instead of the three reads, and leaves
+//   top k from its slices' lists (MergeTopKCandidates) instead of the two reads, and leaves
 //   its survivors to the last launch, which writes the same output bits slice by slice.
 // - write_rows false (the caller wants only the draw): neither the rows nor the split row's
 //   survivors are written.

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// A thread's candidates kept in registers while it counts them, so that a survivor gather
+// writes them to shared memory after the scan of the counts without reading the row again
+// (docs/gpu.md "Top-k survivors", "gpu-fast").
+//
+// Contract:
+// - CandidateCache<kCap>: Add(key) in the order the thread meets its candidates (its indices
+//   in increasing order); `count` counts every candidate, the first kCap keys are held.
+//   ForEach(f) gives them back in that order; only when !Overflowed() (count <= kCap) are they
+//   all the thread's candidates. Add writes its slot through kCap selects, so every index into
+//   `key` is a constant after unrolling: registers on the device, not local memory.
+// - kCap: CachedCandidatesPerThread<kThreads>() = 8 per 1024 / kThreads virtual lanes. A block
+//   of 1024 threads gathering ~50 candidates has about 0.05 per thread; a thread overflows when
+//   9 or more of its entries pass the bound, which a row arranged against the lanes does (the
+//   largest values on one lane: tests/gpu_kernels_test.cc "GpuTopKSurvivors",
+//   tests/gpu_fast_sampling_test.cc "SurvivorGather"); the caller then reads the row again.
+// - The scan word PackCandidateCount(count, kCap): the count, saturated at kCandidates + 1
+//   (bits 0 .. 20: 1024 threads x 1025 < 2^21), plus 2^21 when the thread overflowed (bits 21
+//   .. 31: at most 1024 threads). A block's exclusive scan of the words in thread order gives
+//   each thread its offset and the block its total (CandidatesOfPacked) exactly whenever that
+//   total is at most kCandidates (no thread saturated), and AnyOverflowed says whether some
+//   thread's cache is short: one scan, no barrier more than the count's scan.
+// - Deterministic: integers only.
+// Example: kCap = 8, thread counts {3, 9, 0}: words {3, 9 + 2^21, 0}; scanned {0, 3, 12 + 2^21},
+//   total 12 + 2^21: 12 candidates, one cache short (tests/gpu_kernels_test.cc,
+//   "GpuTopKSurvivors.PacksCountsAndOverflow").
+
+#include <cstdint>
+
+#include "gpu/block/block_model.h"
+
+namespace sampcheck::gpu {
+
+inline constexpr int kCachedCandidates = 8;  // per thread of a 1024-thread block (16 registers)
+inline constexpr std::uint32_t kPackedCountBits = 21;
+inline constexpr std::uint32_t kPackedCountMask = (std::uint32_t{1} << kPackedCountBits) - 1u;
+inline constexpr std::uint32_t kPackedCountSaturation = 1025;  // kCandidates + 1: "too many"
+
+template <int kThreads>
+SAMPCHECK_HOST_DEVICE constexpr int CachedCandidatesPerThread() {
+  static_assert(kThreads > 0 && 1024 % kThreads == 0, "a divisor of the 1024 virtual lanes");
+  return kCachedCandidates * (1024 / kThreads);
+}
+
+template <int kCap>
+struct CandidateCache {
+  std::uint64_t key[kCap];
+  std::uint32_t count;
+
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Add(std::uint64_t k) {
+    for (int j = 0; j < kCap; ++j) key[j] = j == static_cast<int>(count) ? k : key[j];
+    ++count;
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Overflowed() const {
+    return count > static_cast<std::uint32_t>(kCap);
+  }
+  template <class F>
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEach(F f) const {
+    for (int j = 0; j < kCap; ++j) {
+      if (static_cast<std::uint32_t>(j) < count) f(key[j]);
+    }
+  }
+};
+
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t PackCandidateCount(std::uint32_t count, int cap) {
+  const std::uint32_t c = count < kPackedCountSaturation ? count : kPackedCountSaturation;
+  return c | (count > static_cast<std::uint32_t>(cap) ? std::uint32_t{1} << kPackedCountBits : 0u);
+}
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t CandidatesOfPacked(std::uint32_t packed) {
+  return packed & kPackedCountMask;
+}
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool AnyOverflowed(std::uint32_t packed_total) {
+  return (packed_total >> kPackedCountBits) != 0;
+}
+
+}  // namespace sampcheck::gpu
