@@ -29,8 +29,9 @@
 // - BlockExclusiveScan: thread 0 scans the 1024 per-thread counts in thread order (exact
 //   integers): gives each thread its output offset and the block total.
 // - CollectSorted: the entries with lo < key <= hi (at most kCandidates = 1024 of them, the
-//   caller's guarantee) in shared memory, sorted by key ascending by a bitonic sorting network
-//   over 1024 slots (pad = UINT64_MAX); one compare-exchange per pair and stage, so race-free.
+//   caller's guarantee) in shared memory, sorted by key ascending by the warp-aware bitonic
+//   network over the next power of two of their count (gpu/block/bitonic_sort.cuh; the other
+//   slots hold pad = UINT64_MAX, so the 1024 slots are those of a full sort).
 // - RowSoftmaxStats: M = canonical max, s = canonical sum of ExpF32Cr(x - M) (the lane folds
 //   and tree of gpu/kernels/softmax.cuh): probs_i = ExpF32Cr(x_i - M) / s are SoftmaxRow's bits.
 // - Every helper ends with a barrier, so its shared arrays may be reused by the next call.
@@ -42,6 +43,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "gpu/block/bitonic_sort.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
 #include "gpu/kernels/greedy.cuh"
@@ -295,29 +297,6 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKth(B& block, Arr row, std::int64_t ba
       block, vocab, [&](std::int64_t i) { return OrderKey(row.Load(base + i), i, ascending); }, n);
 }
 
-// Sorts the kCandidates = 1024 keys of `sorted` ascending, in place, by a bitonic sorting network
-// (Batcher 1968): stage (k, j) compares slot t with t ^ j; the lower slot of each pair does the
-// exchange, so each slot has one writer per stage. 55 stages, a barrier after each.
-template <class B, class Shared>
-SAMPCHECK_KERNEL_BODY void BitonicSortShared(B& block, Shared& sorted) {
-  for (int k = 2; k <= kCandidates; k *= 2) {
-    for (int j = k / 2; j > 0; j /= 2) {
-      block.ForEachThread([&](Thread t) {
-        const int l = t.x ^ j;
-        if (l <= t.x) return;
-        const std::uint64_t a = sorted.Load(t.x);
-        const std::uint64_t b = sorted.Load(l);
-        const bool up = (t.x & k) == 0;
-        if (up ? a > b : a < b) {
-          sorted.Store(t.x, b);
-          sorted.Store(l, a);
-        }
-      });
-      block.Sync();
-    }
-  }
-}
-
 // The entries with lo < key <= hi (every key when !has_lo on the low side) of row [base, base +
 // vocab), sorted ascending by key into `sorted` (kCandidates slots, the tail kNoKey). The
 // caller guarantees at most kCandidates of them; returns how many.
@@ -344,7 +323,9 @@ SAMPCHECK_KERNEL_BODY std::uint32_t CollectSorted(B& block, Arr row, std::int64_
     if (static_cast<std::uint32_t>(t.x) >= total) sorted.Store(t.x, kNoKey);
   });
   block.Sync();
-  BitonicSortShared(block, sorted);
+  // Slots total .. 1023 hold kNoKey, above every key: sorting the next power of two of them
+  // leaves the same 1024 slots as a full network would.
+  BitonicSortSlots<kCanonicalLanes>(block, sorted, total);
   return total;
 }
 
