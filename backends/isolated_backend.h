@@ -15,7 +15,7 @@
 //   outcome.
 // - Run is RunBatch of one case, throwing InputError with the reason. CountDraws and
 //   CountDrawsRange run in a child the same way. Name, stages and capabilities
-//   (core/stage_capabilities.h) are the wrapped backend's.
+//   (core/stage_capabilities.h) are the wrapped backend's, but concurrent_runs is false.
 // - The wrapped backend's state changes made in a child (caches, counters) are lost.
 // Example: IsolatedBackend b(std::make_unique<PluginBackend>(path), 10.0);
 //   b.RunBatch("greedy", {&ok, &crashing, &ok2}, {}) -> {outputs, "backend process crashed with
@@ -38,7 +38,12 @@ class IsolatedBackend final : public Backend {
 
   std::string Name() const override { return inner_->Name(); }
   std::vector<std::string> SupportedStages() const override { return inner_->SupportedStages(); }
-  StageCapabilities Capabilities(const std::string& stage) const override { return inner_->Capabilities(stage); }
+  // The wrapped backend's, but no concurrent runs: each Run forks a child, one at a time.
+  StageCapabilities Capabilities(const std::string& stage) const override {
+    StageCapabilities caps = inner_->Capabilities(stage);
+    caps.concurrent_runs = false;
+    return caps;
+  }
   TensorMap Run(const std::string& stage, const Case& c) override;
   std::vector<CaseOutcome> RunBatch(const std::string& stage, const std::vector<const Case*>& cases,
                                     const OutcomeCallback& on_outcome) override;

@@ -252,7 +252,8 @@ int Main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("sampcheck ") + SAMPCHECK_VERSION);
   app.require_subcommand(1);
   Options o;
-  app.add_option("--threads", o.threads, "Threads for the reference's rows (same results for any count)")
+  app.add_option("--threads", o.threads, "Threads for the reference's rows and for the draw batches of backends that declare concurrent runs "
+                 "(same results for any count)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);  // the upper bound: reference::SetRowThreads
 

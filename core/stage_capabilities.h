@@ -76,6 +76,13 @@ struct StageCapabilities {
   // (`= {}`: a designated initialiser may then leave it out under -Wmissing-field-initializers.)
   std::string statistical_skip_reason = {};
 
+  // Run may be called for this stage from several threads at once (no state shared between
+  // calls), so the draw harness may run the batches it draws through Run concurrently
+  // (docs/spec/harness.md "Concurrent batches"). Only the reference and the emulated backends
+  // say yes; a wrapper whose Run goes through a shared resource (a child process, a device)
+  // says no whatever it wraps.
+  bool concurrent_runs = false;
+
   bool operator==(const StageCapabilities&) const = default;
 };
 

@@ -6,12 +6,14 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <span>
 #include <sstream>
 
 #include "core/error.h"
 #include "core/exception_text.h"
 #include "core/split_mix64.h"
 #include "core/stage_catalogue.h"
+#include "reference/row_threads.h"
 #include "reference/stage_io.h"
 #include "reference/math/log.h"
 #include "reference/rng/draw_harness_noise.h"
@@ -587,44 +589,66 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
   return out;
 }
 
-Tensor CountDrawsThroughRun(Backend& backend, const Case& c, std::int64_t draws, std::uint64_t seed) {
-  const StageInfo& info = RequireStage(c.stage);
+namespace {
+
+// Adds the tokens of draws [first, first + n) of every row to `out` ([rows, V]).
+void CountBatchThroughRun(Backend& backend, const Case& c, const StageInfo& info, std::int64_t first, std::int64_t n,
+                          std::uint64_t seed, std::span<std::int64_t> out) {
   const bool spec = info.draw.target == ExactTargetKind::kSpecFirstToken;
   const auto [rows, vocab] = RowsAndVocab(c);
-  if (rows < 0) throw InputError("case '" + c.id + "': no [B, V] input to draw from");
-  Tensor counts(DType::kI64, {rows, vocab});
-  auto out = counts.data<std::int64_t>();
-  const std::int64_t per_batch = std::max<std::int64_t>(1, kRunBatchElements / (rows * vocab));
-  for (std::int64_t first = 0; first < draws; first += per_batch) {
-    const std::int64_t n = std::min(per_batch, draws - first);
-    const Case batch = DrawNoiseCase(c, n, seed, first);
-    const TensorMap result = backend.Run(c.stage, batch);
-    // The drawn token: the catalogue's token output (a speculative stage's first emitted token
-    // is column 0 of its [B, K + 1] output).
-    const std::string& output = TokenOutput(info);
-    auto it = result.find(output);
-    if (it == result.end() || it->second.dtype() != DType::kI64 || it->second.rank() < 1 || it->second.dim(0) != n * rows) {
-      throw InputError("backend '" + backend.Name() + "' returned no i64 '" + output + "' [" + std::to_string(n * rows) +
-                       (spec ? ", K + 1" : "") + "] for case '" + c.id + "'");
-    }
-    const auto tokens = it->second.data<std::int64_t>();
-    const std::int64_t stride = it->second.numel() / (n * rows);
-    if (spec) {  // the first token or the acceptance of draft 0 (SpecCountedOutcome, spec_draws.h)
-      auto a = result.find("num_accepted");
-      if (a == result.end() || a->second.dtype() != DType::kI64 || a->second.numel() != n * rows) {
-        throw InputError("backend '" + backend.Name() + "' returned no i64 'num_accepted' [" + std::to_string(n * rows) +
-                         "] for case '" + c.id + "'");
-      }
-    }
-    for (std::int64_t j = 0; j < n * rows; ++j) {
-      const std::int64_t tok = spec ? SpecCountedOutcome(c, result, j) : tokens[static_cast<std::size_t>(j * stride)];
-      if (tok < 0 || tok >= vocab) {
-        throw InputError("backend '" + backend.Name() + "' returned token " + std::to_string(tok) + " outside [0, " + std::to_string(vocab) + ")");
-      }
-      ++out[static_cast<std::size_t>((j % rows) * vocab + tok)];
+  const Case batch = DrawNoiseCase(c, n, seed, first);
+  const TensorMap result = backend.Run(c.stage, batch);
+  // The drawn token: the catalogue's token output (a speculative stage's first emitted token
+  // is column 0 of its [B, K + 1] output).
+  const std::string& output = TokenOutput(info);
+  auto it = result.find(output);
+  if (it == result.end() || it->second.dtype() != DType::kI64 || it->second.rank() < 1 || it->second.dim(0) != n * rows) {
+    throw InputError("backend '" + backend.Name() + "' returned no i64 '" + output + "' [" + std::to_string(n * rows) +
+                     (spec ? ", K + 1" : "") + "] for case '" + c.id + "'");
+  }
+  const auto tokens = it->second.data<std::int64_t>();
+  const std::int64_t stride = it->second.numel() / (n * rows);
+  if (spec) {  // the first token or the acceptance of draft 0 (SpecCountedOutcome, spec_draws.h)
+    auto a = result.find("num_accepted");
+    if (a == result.end() || a->second.dtype() != DType::kI64 || a->second.numel() != n * rows) {
+      throw InputError("backend '" + backend.Name() + "' returned no i64 'num_accepted' [" + std::to_string(n * rows) +
+                       "] for case '" + c.id + "'");
     }
   }
-  return counts;
+  for (std::int64_t j = 0; j < n * rows; ++j) {
+    const std::int64_t tok = spec ? SpecCountedOutcome(c, result, j) : tokens[static_cast<std::size_t>(j * stride)];
+    if (tok < 0 || tok >= vocab) {
+      throw InputError("backend '" + backend.Name() + "' returned token " + std::to_string(tok) + " outside [0, " + std::to_string(vocab) + ")");
+    }
+    ++out[static_cast<std::size_t>((j % rows) * vocab + tok)];
+  }
+}
+
+}  // namespace
+
+Tensor CountDrawsThroughRun(Backend& backend, const Case& c, std::int64_t draws, std::uint64_t seed) {
+  const StageInfo& info = RequireStage(c.stage);
+  const auto [rows, vocab] = RowsAndVocab(c);
+  if (rows < 0) throw InputError("case '" + c.id + "': no [B, V] input to draw from");
+  const std::int64_t per_batch = std::max<std::int64_t>(1, kRunBatchElements / (rows * vocab));
+  const std::int64_t batches = (draws + per_batch - 1) / per_batch;
+  const bool concurrent = backend.Capabilities(c.stage).concurrent_runs;
+  const std::int64_t workers = std::max<std::int64_t>(1, concurrent ? std::min<std::int64_t>(reference::RowThreads(), batches) : 1);
+  // One count tensor per worker (and one batch's replicas in memory per worker).
+  std::vector<Tensor> counts;
+  for (std::int64_t w = 0; w < workers; ++w) counts.emplace_back(DType::kI64, Shape{rows, vocab});
+  reference::ParallelRows(workers, [&](std::int64_t w) {
+    auto out = counts[static_cast<std::size_t>(w)].data<std::int64_t>();
+    for (std::int64_t k = w * batches / workers; k < (w + 1) * batches / workers; ++k) {
+      CountBatchThroughRun(backend, c, info, k * per_batch, std::min(per_batch, draws - k * per_batch), seed, out);
+    }
+  });
+  auto total = counts[0].data<std::int64_t>();
+  for (std::size_t w = 1; w < counts.size(); ++w) {
+    const auto part = counts[w].data<std::int64_t>();
+    for (std::size_t i = 0; i < total.size(); ++i) total[i] += part[i];
+  }
+  return std::move(counts[0]);
 }
 
 void ApplyHolm(std::vector<CaseResult>& results, double alpha) {

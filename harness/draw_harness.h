@@ -125,7 +125,12 @@ std::int64_t PlannedFamilySize(const std::vector<StatCase>& cases, const DrawHar
 // harness.
 Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::int64_t first_draw = 0);
 
-// Counts [rows, V] of `draws` draws per row through Backend::Run with harness noise.
+// Counts [rows, V] of `draws` draws per row through Backend::Run with harness noise, in
+// batches of about 2^21 elements. For a stage whose capabilities say concurrent_runs, the
+// batches run on reference::RowThreads() threads (the CLI's --threads), each thread a
+// contiguous range of batches into counts of its own, summed after: integer sums, so the
+// counts are the same for every thread count; the error is the one of the first failing
+// batch, as in order (docs/spec/harness.md "Concurrent batches").
 Tensor CountDrawsThroughRun(Backend& backend, const Case& c, std::int64_t draws, std::uint64_t seed);
 
 std::vector<CaseResult> RunDrawHarness(Backend& backend, const std::vector<StatCase>& cases,

@@ -27,7 +27,8 @@ TensorMap ReferenceBackend::Run(const std::string& stage, const Case& c) {
 
 StageCapabilities ReferenceBackend::Capabilities(const std::string& stage) const {
   const bool draws = SupportsCountDrawsStage(stage);
-  return {.count_draws = draws, .counts_with_reference_noise = draws, .count_draws_range = draws};
+  // Run computes from its case alone (the registry is only read), so calls may overlap.
+  return {.count_draws = draws, .counts_with_reference_noise = draws, .count_draws_range = draws, .concurrent_runs = true};
 }
 
 Tensor ReferenceBackend::CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) {

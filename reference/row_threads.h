@@ -14,6 +14,9 @@
 //   results are the same bits for every thread count. If calls throw, the exception of the
 //   lowest row that threw is rethrown after all threads finish — the one a sequential run
 //   would throw, since each thread stops at its first throw and earlier ranges had none.
+// - A ParallelRows called from inside fn (a stage composed of stages; a reference stage run by
+//   the draw harness's concurrent batches, harness/draw_harness.h) runs its rows in order on
+//   the calling thread: the threads are spent once, by the outermost call, not multiplied.
 // - A thread that cannot be created (a memory or process limit) is not an error: the ranges
 //   of the threads not started run on the calling thread after its own, with the same results.
 // Example: SetRowThreads(2); ParallelRows(64, fn) runs rows 0..31 and 32..63 concurrently.

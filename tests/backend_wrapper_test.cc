@@ -45,6 +45,7 @@ TEST(CapabilityProbe, DiffersFromTheDefaultInEveryField) {
   EXPECT_NE(probe.counts_with_reference_noise, plain.counts_with_reference_noise);
   EXPECT_NE(probe.count_draws_range, plain.count_draws_range);
   EXPECT_NE(probe.statistical_skip_reason, plain.statistical_skip_reason);
+  EXPECT_NE(probe.concurrent_runs, plain.concurrent_runs);
   EXPECT_NE(ProbeCapabilities("greedy"), ProbeCapabilities("pipeline"));
 }
 
@@ -57,11 +58,14 @@ TEST(ProfileSet, HoldsExactlyTheProfilesAdded) {
   }
 }
 
-TEST(BackendWrapper, IsolatedForwardsTheWholeStructForEveryStage) {
+// All but concurrent_runs: its Run forks a child process per call, one at a time.
+TEST(BackendWrapper, IsolatedForwardsTheWholeStructForEveryStageButConcurrentRuns) {
   backends::IsolatedBackend isolated(std::make_unique<CapabilityProbe>(), 10.0);
   for (const auto& stage : StagesToAsk()) {
     SCOPED_TRACE(stage);
-    EXPECT_EQ(isolated.Capabilities(stage), ProbeCapabilities(stage));
+    StageCapabilities expected = ProbeCapabilities(stage);
+    expected.concurrent_runs = false;
+    EXPECT_EQ(isolated.Capabilities(stage), expected);
   }
 }
 
@@ -109,7 +113,9 @@ TEST(BackendFactory, IsolatesAnInProcessBackendOnRequestWithItsCapabilities) {
     EXPECT_EQ(dynamic_cast<backends::IsolatedBackend*>(plain.get()), nullptr);
     for (const auto& stage : StagesToAsk()) {
       SCOPED_TRACE(stage);
-      EXPECT_EQ(isolated->Capabilities(stage), plain->Capabilities(stage));
+      StageCapabilities expected = plain->Capabilities(stage);
+      expected.concurrent_runs = false;
+      EXPECT_EQ(isolated->Capabilities(stage), expected);
     }
   }
 }
@@ -119,14 +125,16 @@ TEST(BackendFactory, GpuFastDeclaresItsDrawStagesJudgedStatistically) {
   const auto fast = cli::MakeBackend("gpu-fast-emulated", {});
   EXPECT_EQ(fast->Capabilities("pipeline"),
             (StageCapabilities{.profiles = ProfileSet{}.Add(Profile::kCanonical).Add(Profile::kVllm).Add(Profile::kSglang),
-                               .claims_bitwise = false}));
+                               .claims_bitwise = false,
+                               .concurrent_runs = true}));
   EXPECT_EQ(fast->Capabilities("inverse_cdf"),
-            (StageCapabilities{.profiles = ProfileSet{}.Add(Profile::kCanonical), .claims_bitwise = false}));
+            (StageCapabilities{.profiles = ProfileSet{}.Add(Profile::kCanonical), .claims_bitwise = false, .concurrent_runs = true}));
   EXPECT_EQ(fast->Capabilities("flashinfer_sampling_from_probs"),
-            (StageCapabilities{.profiles = ProfileSet{}.Add(Profile::kFlashinfer), .claims_bitwise = false}));
+            (StageCapabilities{.profiles = ProfileSet{}.Add(Profile::kFlashinfer), .claims_bitwise = false, .concurrent_runs = true}));
   EXPECT_EQ(fast->Capabilities("spec_random"),
             (StageCapabilities{.profiles = ProfileSet{}.Add(Profile::kVllm).Add(Profile::kFlashinfer),
-                               .claims_bitwise = false}));
+                               .claims_bitwise = false,
+                               .concurrent_runs = true}));
 }
 
 TEST(BackendFactory, UnknownNamesAreInputErrorsListingTheValidForms) {

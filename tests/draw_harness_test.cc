@@ -10,7 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include "core/error.h"
 #include "reference/reference_backend.h"
+#include "reference/row_threads.h"
 #include "reports/statistics_json.h"
 #include "harness/noise_harness.h"
 #include "harness/stat_cases/stat_cases.h"
@@ -187,6 +189,80 @@ TEST(DrawHarness, NoiseCaseReplicatesRowsWithNoise) {
   const Case canonical = DrawNoiseCase(cases[0].input, 3, 9);
   EXPECT_EQ(canonical.inputs.at("seed").shape(), (Shape{12}));
   EXPECT_EQ(canonical.inputs.at("positions").shape(), (Shape{12}));
+}
+
+// The reference's inverse_cdf through Run, declaring concurrent runs, failing every batch
+// whose first uniform is one of `fail_on` with that uniform in the message.
+class ConcurrentRunBackend final : public Backend {
+ public:
+  explicit ConcurrentRunBackend(std::vector<float> fail_on = {}) : fail_on_(std::move(fail_on)) {}
+  std::string Name() const override { return "concurrent"; }
+  std::vector<std::string> SupportedStages() const override { return {"inverse_cdf"}; }
+  StageCapabilities Capabilities(const std::string&) const override { return {.concurrent_runs = true}; }
+  TensorMap Run(const std::string& stage, const Case& c) override {
+    const float u0 = c.inputs.at("u").data<float>()[0];
+    if (std::find(fail_on_.begin(), fail_on_.end(), u0) != fail_on_.end()) {
+      throw InputError("the batch whose first uniform is " + std::to_string(u0));
+    }
+    return ref_.Run(stage, c);
+  }
+
+ private:
+  std::vector<float> fail_on_;
+  reference::ReferenceBackend ref_;
+};
+
+// Two rows of V = 2048: batches of 2^21 / 4096 = 512 draws; 3 x 512 + 10 draws are 4 batches,
+// which 3 threads split as [0], [1], [2, 3].
+Case ConcurrentBatchesCase() {
+  Case c;
+  c.id = "concurrent";
+  c.stage = "inverse_cdf";
+  std::vector<float> probs(2 * 2048);
+  for (std::size_t i = 0; i < probs.size(); ++i) probs[i] = static_cast<float>(1 + (i * 7919) % 97);
+  c.inputs.emplace("probs", Tensor::FromValues<float>(DType::kF32, {2, 2048}, probs));
+  c.inputs.emplace("u", Tensor(DType::kF32, {2}));
+  return c;
+}
+constexpr std::int64_t kConcurrentDraws = 3 * 512 + 10;
+
+TEST(DrawHarness, ConcurrentBatchesCountTheSameAsInOrder) {
+  ConcurrentRunBackend backend;
+  const Case c = ConcurrentBatchesCase();
+  reference::SetRowThreads(1);
+  const Tensor in_order = CountDrawsThroughRun(backend, c, kConcurrentDraws, 77);
+  reference::SetRowThreads(3);
+  const Tensor concurrent = CountDrawsThroughRun(backend, c, kConcurrentDraws, 77);
+  reference::SetRowThreads(1);
+  ASSERT_EQ(concurrent.shape(), (Shape{2, 2048}));
+  EXPECT_TRUE(std::equal(in_order.data<std::int64_t>().begin(), in_order.data<std::int64_t>().end(),
+                         concurrent.data<std::int64_t>().begin()));
+  for (std::int64_t r = 0; r < 2; ++r) {
+    std::int64_t sum = 0;
+    for (std::int64_t i = 0; i < 2048; ++i) sum += concurrent.data<std::int64_t>()[static_cast<std::size_t>(r * 2048 + i)];
+    EXPECT_EQ(sum, kConcurrentDraws) << "row " << r;
+  }
+}
+
+// Batches 1 and 3 fail; run in order the first error is batch 1's, and so with 3 threads,
+// whichever batch fails first in time.
+TEST(DrawHarness, ConcurrentBatchesReportTheFirstFailingBatchInOrder) {
+  const Case c = ConcurrentBatchesCase();
+  auto first_uniform = [&](std::int64_t batch) { return DrawNoiseCase(c, 1, 77, batch * 512).inputs.at("u").data<float>()[0]; };
+  const std::string expected = "the batch whose first uniform is " + std::to_string(first_uniform(1));
+  ASSERT_NE(first_uniform(1), first_uniform(3));
+  for (int threads : {1, 3}) {
+    SCOPED_TRACE(threads);
+    ConcurrentRunBackend backend({first_uniform(1), first_uniform(3)});
+    reference::SetRowThreads(threads);
+    try {
+      CountDrawsThroughRun(backend, c, kConcurrentDraws, 77);
+      ADD_FAILURE() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), expected);
+    }
+    reference::SetRowThreads(1);
+  }
 }
 
 TEST(DrawHarness, UnreachableEffectIsAConfigurationError) {

@@ -236,6 +236,7 @@ StageCapabilities GpuBackend::Capabilities(const std::string& stage) const {
   const bool own_draws = info != nullptr && info->draw.target == ExactTargetKind::kPipeline;
   caps.count_draws = own_draws;
   caps.count_draws_range = own_draws;
+  caps.concurrent_runs = runner_->Reentrant();
   return caps;
 }
 

@@ -136,7 +136,8 @@ FastRunners EmulatedFastRunners() {
   return {.sampling = RunFastSamplingEmulated,
           .inverse_cdf = RunFastInverseCdfEmulated,
           .flashinfer_sampling_from_probs = RunFastFlashinferSamplingFromProbsEmulated,
-          .spec_random = RunFastSpecRandomEmulated};
+          .spec_random = RunFastSpecRandomEmulated,
+          .reentrant = true};
 }
 
 }  // namespace
@@ -166,7 +167,9 @@ StageCapabilities GpuFastBackend::Capabilities(const std::string& stage) const {
   } else if (exact_runner_ && stage == SpecStepStage()) {
     profiles.Add(Profile::kCanonical).Add(Profile::kVllm);
   }
-  return {.profiles = profiles, .claims_bitwise = stage == NoiseStageName()};
+  return {.profiles = profiles,
+          .claims_bitwise = stage == NoiseStageName(),
+          .concurrent_runs = runners_.reentrant && (!exact_runner_ || exact_runner_->Reentrant())};
 }
 
 TensorMap GpuFastBackend::Run(const std::string& stage, const Case& c) {

@@ -79,6 +79,8 @@ struct FastRunners {
   void (*inverse_cdf)(const FastInverseCdfLaunch&) = nullptr;
   void (*flashinfer_sampling_from_probs)(const FastFlashinferSamplingFromProbsLaunch&) = nullptr;
   void (*spec_random)(const FastSpecRandomLaunch&) = nullptr;
+  // Whether the four may run on several threads at once (the emulator: its state is per thread).
+  bool reentrant = false;
 };
 
 class GpuFastBackend final : public Backend {

@@ -25,6 +25,7 @@ namespace {
 class EmulatedRunner final : public KernelRunner {
  public:
   std::string Name() const override { return "gpu-emulated"; }
+  bool Reentrant() const override { return true; }
   void Run(const KernelLaunch& launch) override {
     std::visit([](const auto& description) { RunEmulated(description, "gpu-emulated"); }, launch);
   }

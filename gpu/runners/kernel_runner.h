@@ -23,6 +23,9 @@ class KernelRunner {
   virtual ~KernelRunner() = default;
   virtual std::string Name() const = 0;
   virtual void Run(const KernelLaunch& launch) = 0;
+  // Whether Run may be called from several threads at once: the emulator's state is per
+  // thread (gpu/emulator), a device's stream is shared.
+  virtual bool Reentrant() const { return false; }
 
   // The parameter structs of three launches, under the names the glue and tests use.
   using SpecShape = gpu::SpecShape;

@@ -22,7 +22,8 @@ inline StageCapabilities ProbeCapabilities(const std::string& stage) {
           .count_draws = true,
           .counts_with_reference_noise = true,
           .count_draws_range = true,
-          .statistical_skip_reason = "probe declines the statistical cases of '" + stage + "'"};
+          .statistical_skip_reason = "probe declines the statistical cases of '" + stage + "'",
+          .concurrent_runs = true};
 }
 
 class CapabilityProbe final : public Backend {
