@@ -374,6 +374,64 @@ TEST(GpuCost, EstimateFollowsTheFormula) {
   EXPECT_NEAR(Estimate(std::vector<LaunchCounters>{counters(264), counters(264)}, h100).total_s * 1e6, 184.622, 1e-2);
 }
 
+// The occupancy table (gpu/cost/kernel_occupancy.h) as the H100 constants carry it: rows keyed
+// by the kernels' own names and block sizes. Expected blocks per SM by hand from the CUDA
+// occupancy calculator's rules (cuda_occupancy.h) and ptxas' sm_90 counts in docs/gpu.md
+// ("Occupancy"): top_p 64 registers x 1024 threads = 65536 = one SM's register file, 1 block;
+// sampling_filters 32 registers, 2 blocks (the 2048 threads limit it); fast_sampling 32
+// registers under its launch bound of 2 blocks per SM, 2.
+TEST(GpuCost, OccupancyComesFromTheSm90Table) {
+  const DeviceConstants h100 = DeviceConstants::H100Sxm();
+  ASSERT_FALSE(h100.occupancy.empty());
+  const KernelOccupancy* top_p = FindKernelOccupancy(h100.occupancy, "top_p", 1024);
+  ASSERT_NE(top_p, nullptr);
+  EXPECT_EQ(top_p->blocks_per_sm, 1);
+  EXPECT_STREQ(top_p->type, "TopPKernel");
+  const KernelOccupancy* filters = FindKernelOccupancy(h100.occupancy, "sampling_filters", 1024);
+  ASSERT_NE(filters, nullptr);
+  EXPECT_EQ(filters->blocks_per_sm, 2);
+  const KernelOccupancy* fast = FindKernelOccupancy(h100.occupancy, "fast_sampling", 1024);
+  ASSERT_NE(fast, nullptr);
+  EXPECT_EQ(fast->blocks_per_sm, 2);
+  EXPECT_STREQ(fast->type, "FastSamplingKernel<1024>");
+  // The same name at another block size is another row (SglangRankDrawKernel<32>: 32 blocks, the
+  // per-SM block limit), and a kernel the table lacks falls back to the thread limit.
+  const KernelOccupancy* warp = FindKernelOccupancy(h100.occupancy, "sglang_rank_draw", 32);
+  ASSERT_NE(warp, nullptr);
+  EXPECT_EQ(warp->blocks_per_sm, 32);
+  EXPECT_EQ(FindKernelOccupancy(h100.occupancy, "fast_sampling", 512), nullptr);
+  LaunchCounters toy;
+  toy.kernel = "hand";
+  toy.threads = 256;
+  EXPECT_EQ(BlocksPerSm(toy, h100), 8);  // 2048 / 256
+}
+
+// The formula with the occupancy table: the counters of EstimateFollowsTheFormula under the name
+// of a kernel the table gives 1 block per SM (top_p, 1024 threads). Resident = 132 x 1, two
+// waves of 132, 1 block on each SM; per block 3.35e12 / 132 = 2.537879e10 B/s:
+//   block = 1e6 / 2.537879e10 + 10 x 0.5e-6 + 1000 / 1.98e9 = 39.4030 + 5 + 0.5051 = 44.9081 us
+//   total = 8 + max(78.8060, 2 x 44.9081) = 97.8162 us (92.3111 us at 2 blocks per SM: the
+// barriers and the critical path are paid once per wave).
+TEST(GpuCost, EstimateUsesTheKernelsBlocksPerSm) {
+  LaunchCounters l;
+  l.kernel = "top_p";
+  l.blocks = 264;
+  l.threads = 1024;
+  l.max_block_barriers = 10;
+  l.critical_path = 1000;
+  ArrayTraffic a;
+  a.name = "logits";
+  a.load_bytes = 264 * 1000000LL;
+  l.global.push_back(a);
+  const DeviceConstants h100 = DeviceConstants::H100Sxm();
+  const CostEstimate e = Estimate(l, h100);
+  EXPECT_NEAR(e.blocks_s * 1e6, 89.8162, 1e-3);
+  EXPECT_NEAR(e.total_s * 1e6, 97.8162, 1e-3);
+  DeviceConstants threads_only = h100;
+  threads_only.occupancy = {};
+  EXPECT_NEAR(Estimate(l, threads_only).total_s * 1e6, 92.3111, 1e-3);
+}
+
 // ScaleRows: 4 counted rows to 64 multiplies blocks, summed counts and bytes by 16 and keeps
 // the per-block maxima (hand-made counters).
 TEST(GpuCost, ScaleRowsScalesSumsAndKeepsMaxima) {
