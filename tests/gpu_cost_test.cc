@@ -348,20 +348,24 @@ TEST(GpuCost, BudgetCatchesAnExtraBarrier) {
 //   memory = 2.64e8 / 3.35e12 = 78.8060 us; total = 8 + max(78.8060, 84.3111) = 92.3111 us.
 // One block more (265) needs a second wave: 8 + 2 x 84.3111 = 176.622 us (the bytes per block
 // stay 1e6).
+// Counters of `blocks` blocks of 1024 threads of `kernel`, each loading 10^6 bytes of logits
+// with 10 barriers and a critical path of 1000 (the hand calculations below).
+LaunchCounters HandCounters(const char* kernel, std::int64_t blocks) {
+  LaunchCounters l;
+  l.kernel = kernel;
+  l.blocks = blocks;
+  l.threads = 1024;
+  l.max_block_barriers = 10;
+  l.critical_path = 1000;
+  ArrayTraffic a;
+  a.name = "logits";
+  a.load_bytes = blocks * 1000000;
+  l.global.push_back(a);
+  return l;
+}
+
 TEST(GpuCost, EstimateFollowsTheFormula) {
-  auto counters = [](std::int64_t blocks) {
-    LaunchCounters l;
-    l.kernel = "hand";
-    l.blocks = blocks;
-    l.threads = 1024;
-    l.max_block_barriers = 10;
-    l.critical_path = 1000;
-    ArrayTraffic a;
-    a.name = "logits";
-    a.load_bytes = blocks * 1000000;
-    l.global.push_back(a);
-    return l;
-  };
+  auto counters = [](std::int64_t blocks) { return HandCounters("hand", blocks); };
   const DeviceConstants h100 = DeviceConstants::H100Sxm();
   const CostEstimate one_wave = Estimate(counters(264), h100);
   // The expected microseconds are the hand calculation above written to 4-6 significant digits;
@@ -383,22 +387,29 @@ TEST(GpuCost, EstimateFollowsTheFormula) {
 TEST(GpuCost, OccupancyComesFromTheSm90Table) {
   const DeviceConstants h100 = DeviceConstants::H100Sxm();
   ASSERT_FALSE(h100.occupancy.empty());
-  const KernelOccupancy* top_p = FindKernelOccupancy(h100.occupancy, "top_p", 1024);
-  ASSERT_NE(top_p, nullptr);
-  EXPECT_EQ(top_p->blocks_per_sm, 1);
-  EXPECT_STREQ(top_p->type, "TopPKernel");
-  const KernelOccupancy* filters = FindKernelOccupancy(h100.occupancy, "sampling_filters", 1024);
-  ASSERT_NE(filters, nullptr);
-  EXPECT_EQ(filters->blocks_per_sm, 2);
-  const KernelOccupancy* fast = FindKernelOccupancy(h100.occupancy, "fast_sampling", 1024);
-  ASSERT_NE(fast, nullptr);
-  EXPECT_EQ(fast->blocks_per_sm, 2);
-  EXPECT_STREQ(fast->type, "FastSamplingKernel<1024>");
+  struct Case {
+    int line;
+    const char* kernel;
+    int threads;
+    int blocks_per_sm;
+    const char* type;
+  };
   // The same name at another block size is another row (SglangRankDrawKernel<32>: 32 blocks, the
-  // per-SM block limit), and a kernel the table lacks falls back to the thread limit.
-  const KernelOccupancy* warp = FindKernelOccupancy(h100.occupancy, "sglang_rank_draw", 32);
-  ASSERT_NE(warp, nullptr);
-  EXPECT_EQ(warp->blocks_per_sm, 32);
+  // per-SM block limit).
+  const Case cases[] = {
+      {__LINE__, "top_p", 1024, 1, "TopPKernel"},
+      {__LINE__, "sampling_filters", 1024, 2, "SamplingFiltersKernel"},
+      {__LINE__, "fast_sampling", 1024, 2, "FastSamplingKernel<1024>"},
+      {__LINE__, "sglang_rank_draw", 32, 32, "SglangRankDrawKernel<32>"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.line);
+    const KernelOccupancy* row = FindKernelOccupancy(h100.occupancy, c.kernel, c.threads);
+    ASSERT_NE(row, nullptr);
+    EXPECT_EQ(row->blocks_per_sm, c.blocks_per_sm);
+    EXPECT_STREQ(row->type, c.type);
+  }
+  // A kernel the table lacks falls back to the thread limit.
   EXPECT_EQ(FindKernelOccupancy(h100.occupancy, "fast_sampling", 512), nullptr);
   LaunchCounters toy;
   toy.kernel = "hand";
@@ -413,16 +424,7 @@ TEST(GpuCost, OccupancyComesFromTheSm90Table) {
 //   total = 8 + max(78.8060, 2 x 44.9081) = 97.8162 us (92.3111 us at 2 blocks per SM: the
 // barriers and the critical path are paid once per wave).
 TEST(GpuCost, EstimateUsesTheKernelsBlocksPerSm) {
-  LaunchCounters l;
-  l.kernel = "top_p";
-  l.blocks = 264;
-  l.threads = 1024;
-  l.max_block_barriers = 10;
-  l.critical_path = 1000;
-  ArrayTraffic a;
-  a.name = "logits";
-  a.load_bytes = 264 * 1000000LL;
-  l.global.push_back(a);
+  const LaunchCounters l = HandCounters("top_p", 264);
   const DeviceConstants h100 = DeviceConstants::H100Sxm();
   const CostEstimate e = Estimate(l, h100);
   EXPECT_NEAR(e.blocks_s * 1e6, 89.8162, 1e-3);
