@@ -348,20 +348,24 @@ TEST(GpuCost, BudgetCatchesAnExtraBarrier) {
 //   memory = 2.64e8 / 3.35e12 = 78.8060 us; total = 8 + max(78.8060, 84.3111) = 92.3111 us.
 // One block more (265) needs a second wave: 8 + 2 x 84.3111 = 176.622 us (the bytes per block
 // stay 1e6).
+// Counters of `blocks` blocks of 1024 threads of `kernel`, each loading 10^6 bytes of logits
+// with 10 barriers and a critical path of 1000 (the hand calculations below).
+LaunchCounters HandCounters(const char* kernel, std::int64_t blocks) {
+  LaunchCounters l;
+  l.kernel = kernel;
+  l.blocks = blocks;
+  l.threads = 1024;
+  l.max_block_barriers = 10;
+  l.critical_path = 1000;
+  ArrayTraffic a;
+  a.name = "logits";
+  a.load_bytes = blocks * 1000000;
+  l.global.push_back(a);
+  return l;
+}
+
 TEST(GpuCost, EstimateFollowsTheFormula) {
-  auto counters = [](std::int64_t blocks) {
-    LaunchCounters l;
-    l.kernel = "hand";
-    l.blocks = blocks;
-    l.threads = 1024;
-    l.max_block_barriers = 10;
-    l.critical_path = 1000;
-    ArrayTraffic a;
-    a.name = "logits";
-    a.load_bytes = blocks * 1000000;
-    l.global.push_back(a);
-    return l;
-  };
+  auto counters = [](std::int64_t blocks) { return HandCounters("hand", blocks); };
   const DeviceConstants h100 = DeviceConstants::H100Sxm();
   const CostEstimate one_wave = Estimate(counters(264), h100);
   // The expected microseconds are the hand calculation above written to 4-6 significant digits;
@@ -372,6 +376,62 @@ TEST(GpuCost, EstimateFollowsTheFormula) {
   EXPECT_NEAR(Estimate(counters(265), h100).total_s * 1e6, 176.622, 1e-2);
   // A sequence is the sum of its launches.
   EXPECT_NEAR(Estimate(std::vector<LaunchCounters>{counters(264), counters(264)}, h100).total_s * 1e6, 184.622, 1e-2);
+}
+
+// The occupancy table (gpu/cost/kernel_occupancy.h) as the H100 constants carry it: rows keyed
+// by the kernels' own names and block sizes. Expected blocks per SM by hand from the CUDA
+// occupancy calculator's rules (cuda_occupancy.h) and ptxas' sm_90 counts in docs/gpu.md
+// ("Occupancy"): top_p 64 registers x 1024 threads = 65536 = one SM's register file, 1 block;
+// sampling_filters 32 registers, 2 blocks (the 2048 threads limit it); fast_sampling 32
+// registers under its launch bound of 2 blocks per SM, 2.
+TEST(GpuCost, OccupancyComesFromTheSm90Table) {
+  const DeviceConstants h100 = DeviceConstants::H100Sxm();
+  ASSERT_FALSE(h100.occupancy.empty());
+  struct Case {
+    int line;
+    const char* kernel;
+    int threads;
+    int blocks_per_sm;
+    const char* type;
+  };
+  // The same name at another block size is another row (SglangRankDrawKernel<32>: 32 blocks, the
+  // per-SM block limit).
+  const Case cases[] = {
+      {__LINE__, "top_p", 1024, 1, "TopPKernel"},
+      {__LINE__, "sampling_filters", 1024, 2, "SamplingFiltersKernel"},
+      {__LINE__, "fast_sampling", 1024, 2, "FastSamplingKernel<1024>"},
+      {__LINE__, "sglang_rank_draw", 32, 32, "SglangRankDrawKernel<32>"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.line);
+    const KernelOccupancy* row = FindKernelOccupancy(h100.occupancy, c.kernel, c.threads);
+    ASSERT_NE(row, nullptr);
+    EXPECT_EQ(row->blocks_per_sm, c.blocks_per_sm);
+    EXPECT_STREQ(row->type, c.type);
+  }
+  // A kernel the table lacks falls back to the thread limit.
+  EXPECT_EQ(FindKernelOccupancy(h100.occupancy, "fast_sampling", 512), nullptr);
+  LaunchCounters toy;
+  toy.kernel = "hand";
+  toy.threads = 256;
+  EXPECT_EQ(BlocksPerSm(toy, h100), 8);  // 2048 / 256
+}
+
+// The formula with the occupancy table: the counters of EstimateFollowsTheFormula under the name
+// of a kernel the table gives 1 block per SM (top_p, 1024 threads). Resident = 132 x 1, two
+// waves of 132, 1 block on each SM; per block 3.35e12 / 132 = 2.537879e10 B/s:
+//   block = 1e6 / 2.537879e10 + 10 x 0.5e-6 + 1000 / 1.98e9 = 39.4030 + 5 + 0.5051 = 44.9081 us
+//   total = 8 + max(78.8060, 2 x 44.9081) = 97.8162 us (92.3111 us at 2 blocks per SM: the
+// barriers and the critical path are paid once per wave).
+TEST(GpuCost, EstimateUsesTheKernelsBlocksPerSm) {
+  const LaunchCounters l = HandCounters("top_p", 264);
+  const DeviceConstants h100 = DeviceConstants::H100Sxm();
+  const CostEstimate e = Estimate(l, h100);
+  EXPECT_NEAR(e.blocks_s * 1e6, 89.8162, 1e-3);
+  EXPECT_NEAR(e.total_s * 1e6, 97.8162, 1e-3);
+  DeviceConstants threads_only = h100;
+  threads_only.occupancy = {};
+  EXPECT_NEAR(Estimate(l, threads_only).total_s * 1e6, 92.3111, 1e-3);
 }
 
 // ScaleRows: 4 counted rows to 64 multiplies blocks, summed counts and bytes by 16 and keeps

@@ -36,14 +36,24 @@ DeviceConstants DeviceConstants::H100Sxm() {
   // A lower bound: one access per cycle at 1.98 GHz, the H100 SXM5's largest SM clock
   // (nvidia-smi clocks.max.sm, recorded by ci/device.sh in device.txt).
   d.access_s = 1.0 / 1.98e9;
+  // The H100 is compute capability 9.0: the sm_90 build's occupancy, checked against the built
+  // kernels (tests/kernel_occupancy_check.py).
+  d.occupancy = KernelOccupancySm90();
   return d;
+}
+
+std::int64_t BlocksPerSm(const LaunchCounters& l, const DeviceConstants& d) {
+  if (const KernelOccupancy* row = FindKernelOccupancy(d.occupancy, l.kernel, l.threads)) {
+    return std::max<std::int64_t>(1, row->blocks_per_sm);
+  }
+  if (l.threads <= 0) return 1;
+  return std::max<std::int64_t>(1, std::min<std::int64_t>(d.max_blocks_per_sm, d.max_threads_per_sm / l.threads));
 }
 
 CostEstimate Estimate(const LaunchCounters& l, const DeviceConstants& d) {
   CostEstimate e;
   if (l.blocks <= 0 || l.threads <= 0) return e;
-  const std::int64_t per_sm = std::max<std::int64_t>(
-      1, std::min<std::int64_t>(d.max_blocks_per_sm, d.max_threads_per_sm / l.threads));
+  const std::int64_t per_sm = BlocksPerSm(l, d);
   const std::int64_t resident = std::min<std::int64_t>(l.blocks, static_cast<std::int64_t>(d.sms) * per_sm);
   const std::int64_t waves = (l.blocks + resident - 1) / resident;
   // Blocks resident on one SM at once: the resident blocks spread over the SMs.

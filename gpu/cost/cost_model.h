@@ -6,7 +6,10 @@
 //
 // Contract:
 // - Per launch (one block per row in every sampling kernel here):
-//     resident  = min(blocks, sms x min(max_blocks_per_sm, max_threads_per_sm / threads))
+//     per_sm    = BlocksPerSm: the kernel's row of the device's occupancy table
+//                 (gpu/cost/kernel_occupancy.h: registers and shared memory of the built kernel
+//                 included), else min(max_blocks_per_sm, max_threads_per_sm / threads)
+//     resident  = min(blocks, sms x per_sm)
 //     waves     = ceil(blocks / resident)
 //     per_block = sm_bytes_per_s / (resident blocks per SM)   (an SM's share of the memory
 //                 system, split between the blocks it holds)
@@ -31,9 +34,11 @@
 //   (tests/gpu_cost_test.cc, "BudgetCatchesASecondReadOfTheRow").
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "gpu/cost/kernel_occupancy.h"
 #include "gpu/emulator/emulator_counters.h"
 
 namespace sampcheck::gpu {
@@ -48,6 +53,8 @@ struct DeviceConstants {
   double launch_s = 0;         // fixed cost of one launch, as the benchmark times it
   double barrier_s = 0;        // one __syncthreads after a pass over memory
   double access_s = 0;         // one access on a thread's serial chain
+  // Blocks per SM of each kernel on this device's architecture (gpu/cost/kernel_occupancy.h).
+  std::span<const KernelOccupancy> occupancy;
   // NVIDIA H100 SXM5 80GB (the device of bench/README.md "Device"); sources in cost_model.cc.
   static DeviceConstants H100Sxm();
 };
@@ -58,6 +65,10 @@ struct CostEstimate {
   double launch_s = 0;   // fixed launch costs
   double total_s = 0;    // sum over launches of launch + max(memory, waves x block)
 };
+
+// Blocks of the launch's kernel resident on one SM (at least 1): the occupancy table's row for
+// (launch.kernel, launch.threads), else what the thread and block limits allow.
+std::int64_t BlocksPerSm(const LaunchCounters& launch, const DeviceConstants& device);
 
 CostEstimate Estimate(const LaunchCounters& launch, const DeviceConstants& device);
 CostEstimate Estimate(const std::vector<LaunchCounters>& launches, const DeviceConstants& device);

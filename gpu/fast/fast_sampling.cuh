@@ -389,6 +389,9 @@ template <int kBlockThreads>
 struct FastSamplingKernel {
   static constexpr const char* kName = "fast_sampling";
   static constexpr int kThreads = kBlockThreads;
+  // Two blocks per SM on the device (gpu/runners/kernel_entry.cuh): 32 registers a thread at
+  // 1024 threads, some spilled; the cost model's choice (docs/gpu.md "Occupancy"), unmeasured.
+  static constexpr int kMinBlocksPerSm = 2;
   static_assert(kThreads % kWarpSize == 0 && kThreads >= kWarpSize && kThreads <= 1024,
                 "one block of whole warps, at most 1024 threads");
   static_assert(fast_detail::kFastSurvivorSlots == kFastSliceSlots, "a row's merged slices fill the survivor slots");
