@@ -157,14 +157,14 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   std::uint64_t cut = 0, last = 0;
   auto state = Registers<TopPWalkState>(block);
   auto walked = Registers<std::uint64_t>(block);  // thread 0: the last key walked
-  auto walk_chunk = [&](std::uint32_t count) {
+  auto walk_chunk = [&](std::uint32_t count, auto&& key_of) {
     block.ForEachThread([&](Thread t) {
       if (t.x != 0) return;
       TopPWalkState s = state[t];
       bool stop = false;
       std::uint64_t stop_cut = 0, seen = walked[t];
       for (std::uint32_t j = 0; j < count && !stop && s.position < survivors; ++j) {
-        const std::uint64_t key = sorted.Load(j);
+        const std::uint64_t key = key_of(j);
         ++s.position;
         seen = key;
         stop = TopPVisitPrefix(s, walk, q, key, st.Prob(ValueOfDescendingKey(key)), stop_cut);
@@ -175,14 +175,17 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
       verdict.Store(1, stop ? stop_cut : 0u);
       verdict.Store(2, seen);
     });
-    // No barrier while the walk goes on: the next chunk's rank sort has three before thread 0
-    // writes the verdict again.
+    // No barrier while the walk goes on: the next chunk's place (or load) has one before
+    // thread 0 writes the verdict again.
     return ReadWalkVerdict(block, verdict, done, cut, last, false);
   };
   // The partition follows level 0 unless both top_k and top_p are off (min_p alone needs n
   // and M only): then no sample is taken.
+  // With a k-th key the walk ends at the last top-k survivor (ties kept: the last key of K's
+  // value), so the partition scatters no bucket past it.
+  const VisitBound visit_bound = ties ? VisitBound::kRankValue : VisitBound::kRankKey;
   PartitionAndVisit(block, logits, in, vocab, false, false, 0, kLastFiniteDescending, scratch, scratch_base, sorted,
-                    false, run_top_p || top_k, level0, fold, ready, walk_chunk);
+                    false, run_top_p || top_k, visit_bound, level0, fold, ready, walk_chunk);
   if (n == 0 || degenerate) return false;  // no finite entry: the full-row steps' NaN probabilities
   // The survivors of top_k and top_p: key <= bound.
   std::uint64_t bound = hi;
