@@ -108,10 +108,17 @@ SamplingCostShape TopPAlone(float p) {
 // counts the buckets too; the k-th key from the partition, the softmax statistics and masks
 // fused into its reads): 4 reads of the logits, 5 with a k-th key, 6 with min_p too, plus the
 // partition's scratch keys (8 bytes each; a refined bucket of at most 16384 keys read once
-// into registers); the draw is folded into its last read (one barrier). Top-k V - 1 5.87
-// passes and 145 barriers, top-p 0.999 without top-k 5.89 and 354, top-k 5000 with top-p 0.9
-// 5.23 and 51, flat rows with top-k V - 1 4.92 and 239, with top-p 0.999 5.01 and 265, min-p 1
-// alone 4.00 and 10; before, with the draw's launch reading probs (one pass, 9 barriers): top-k
+// into registers); the draw is folded into its last read (one barrier). Top-k V - 1 5.88
+// passes and 98 barriers, top-p 0.999 without top-k 5.90 and 224, top-k 5000 with top-p 0.9
+// 5.24 and 37 (2 barriers per chunk walked: the next chunk's warp sort runs beside the walk
+// in a second buffer, which reads up to 1024 scratch keys for nothing where the walk stops:
+// + 0.01 passes), flat rows with top-k V - 1 4.01 and 14, with top-p 0.999 3.01 and 14 (a flat
+// row's keys are its indices: nothing read after level 0 but the sums and the last read),
+// min-p 1 alone 3.00 and 12 (the draw from the final survivors cached in registers by the
+// sum's read, whose overflow flags take 2 barriers: 4.00 and 10 while the draw read the row
+// again); before (the chunk sort in 3 barriers, the walk's verdict a
+// fourth; flat rows' chunks read from the row, 2 barriers each): 5.87 and 145, 5.89 and 354,
+// 5.23 and 51, 4.92 and 239, 5.01 and 265; before that, with the draw's launch reading probs (one pass, 9 barriers): top-k
 // V - 1 6.87 passes and 153 barriers,
 // top-p 0.999 without top-k 6.89 and 362, top-k 5000 with top-p 0.9 6.23 and 59 (167, 376 and
 // 73 with the 9-barrier reduction); before the sample came first (level 0 a read of its own, each refined bucket read twice, a barrier
@@ -138,12 +145,12 @@ const BudgetCase kBudgets[] = {
     {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {2.01, 36}},
     {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {2.01, 26}},
     {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {2.01, 36}},
-    {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {5.87, 145}},
-    {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {5.89, 354}},
-    {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {5.23, 51}},
-    {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {4.92, 239}},
-    {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {5.01, 265}},
-    {__LINE__, "gpu, min-p 1, top-k and top-p off", false, MinPAlone(1.0f), {4.01, 10}},
+    {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {5.88, 98}},
+    {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {5.90, 224}},
+    {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {5.24, 37}},
+    {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {4.01, 14}},
+    {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {3.01, 14}},
+    {__LINE__, "gpu, min-p 1, top-k and top-p off", false, MinPAlone(1.0f), {3.01, 12}},
     {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {2.01, 12}},
     {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {2.01, 12}},
     {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {2.01, 12}},

@@ -16,7 +16,8 @@
 // (k = 300: an incomplete slice list when split), and one entry 120 above the rest (every other
 // survivor's probability underflows to +0, which is not drawable). Parameters: k = 1, k = 50
 // with p = 1e-7 (one survivor), p = 0.9 with min-p 0.05, min-p 1, k = 1024, k = V - 1, top-k
-// off and k > 1024 (the partition path), each row under up to three (seed, position) keys,
+// off and k > 1024 (the partition path, with min-p: its draw from cached survivors, with and
+// without the overflow flags, and a flat row that overflows them), each row under up to three (seed, position) keys,
 // negative seeds and the positions 0 and 2^32 - 1 included. For a fixed (seed, position) the hash is a
 // bijection of the column (each Murmur step and fmix32 is invertible), so two columns never
 // share their noise: equal scores would need log p + g to round alike, which these rows do not
@@ -248,6 +249,11 @@ const std::vector<RowSpec> kOneBlockRows = {
     {1, 50, 0.9f, 0.0f},    {1, 300, 0.5f, 0.1f},    {2, 50, 0.9f, 0.0f},     {2, 7, 1.0f, 1.0f},
     {3, 50, 1.0f, 0.0f},    {3, 0, 0.999f, 0.0f},    {4, 50, 0.9f, 0.0f},     {5, 50, 0.9f, 0.0f},
     {6, 50, 0.9f, 0.0f},    {7, 50, 0.9f, 0.0f},     {9, 50, 1.0f, 0.0f},
+    // The partition path's draw from the survivors cached by its last sum: min-p 1 alone (a
+    // threshold under 1/8: the overflow flags reduced, none set), one entry far above the rest
+    // (a threshold of at least 1/8: no flags), a flat row (2500 survivors, at most 3 a lane)
+    // and the 1/8 grid (ties at the max); the caches overflow on the split test's flat row.
+    {0, 0, 1.0f, 1.0f},     {9, 0, 1.0f, 0.2f},      {3, 0, 1.0f, 1.0f},      {1, 0, 1.0f, 0.5f},
 };
 
 const TopKRule kFlashinferTopK{.ties_kept = true, .drops_nan = true};
@@ -267,11 +273,13 @@ TEST(GpuFiltersSeededDraw, OneBlockRowsDrawTheFullRowToken) {
 
 // V = 13289 with 24 rows (8 under one key for flashinfer): 3 slices per survivor-path row
 // (RowSliceBudget: min(ceil(132 / B), 13289 / 4096) = 3), the draw in the per-row kernel after
-// the merge; the crowded row (kind 8, k = 300) and the K = -inf row take the whole-row paths.
+// the merge; the crowded row (kind 8, k = 300) and the K = -inf row take the whole-row paths,
+// and the flat row with min-p 1 alone the partition path, whose 13289 survivors (13 a lane)
+// overflow the draw's caches (the row is read again for the draw).
 TEST(GpuFiltersSeededDraw, SplitRowsDrawTheFullRowToken) {
   const std::vector<RowSpec> specs = {{0, 50, 0.9f, 0.0f}, {1, 50, 0.95f, 0.05f}, {3, 7, 0.5f, 0.0f},
                                       {2, 1, 0.9f, 1.0f},  {4, 50, 0.9f, 0.0f},   {8, 300, 0.9f, 0.0f},
-                                      {9, 50, 1.0f, 0.0f}, {5, 50, 0.9f, 0.0f}};
+                                      {9, 50, 1.0f, 0.0f}, {5, 50, 0.9f, 0.0f},  {3, 0, 1.0f, 1.0f}};
   ExpectFusedDrawIsTheFullRowDraw(MakeBatch(specs, 13289, 3), FilterRules{}, "canonical", 3);
   ExpectFusedDrawIsTheFullRowDraw(MakeBatch(specs, 13289, 1), kFlashinferRules, "flashinfer", 3);
 }

@@ -1236,10 +1236,10 @@ Visited VisitOne(const std::vector<float>& row, bool ascending, int stop_after) 
     GlobalArray<std::uint64_t> keys(scratch.data(), 2 * n, "order_keys");
     // Finite entries only: descending keys <= the last finite one, ascending keys above -inf's.
     VisitKeysInOrder(block, x, 0, n, ascending, ascending, kLastNegInfAscending,
-                     ascending ? kNoKey : kLastFiniteDescending, keys, 0, sorted, [&](std::uint32_t m) {
+                     ascending ? kNoKey : kLastFiniteDescending, keys, 0, sorted, [&](std::uint32_t m, auto&& key_of) {
                        block.ForEachThread([&](Thread t) {
                          if (t.x != 0) return;
-                         for (std::uint32_t j = 0; j < m; ++j) v.indices.push_back(IndexOfKey(sorted.Load(j)));
+                         for (std::uint32_t j = 0; j < m; ++j) v.indices.push_back(IndexOfKey(key_of(j)));
                        });
                        block.Sync();
                        return ++v.chunks == stop_after;
@@ -1280,8 +1280,13 @@ TEST(GpuRadixPartition, VisitsEveryFiniteEntryInTheCanonicalOrder) {
       SCOPED_TRACE(testing::Message() << r.name << (ascending ? ", ascending" : ", descending"));
       const Visited v = VisitOne(*r.row, ascending, 0);
       EXPECT_EQ(v.indices, SortedFinite(*r.row, ascending));
-      // Chunks hold at most 1024 keys, so there are at least ceil(n / 1024) of them.
-      EXPECT_GE(v.chunks, static_cast<int>((v.indices.size() + 1023) / 1024));
+      // Chunks hold at most 1024 keys, so there are at least ceil(n / 1024) of them; a flat
+      // row's keys are known from their indices, so it is one visit of the whole row.
+      if (r.row == &flat) {
+        EXPECT_EQ(v.chunks, 1);
+      } else {
+        EXPECT_GE(v.chunks, static_cast<int>((v.indices.size() + 1023) / 1024));
+      }
     }
   }
   // A visit that stops after its first chunk has read the first keys of the order only.
@@ -1300,10 +1305,13 @@ struct Partitioned {
   std::uint64_t kth = kNoKey;
   std::vector<std::int64_t> indices;
   int chunks = 0;
+  std::int64_t logits_bytes = 0;          // loaded from the row
+  std::int64_t scratch_store_bytes = 0;   // stored into the scratch buffers
   std::vector<std::vector<std::int64_t>> folded = std::vector<std::vector<std::int64_t>>(kCanonicalLanes);
 };
 
-Partitioned PartitionOne(const std::vector<float>& row, bool ascending, std::int64_t rank, bool sample_first) {
+Partitioned PartitionOne(const std::vector<float>& row, bool ascending, std::int64_t rank, bool sample_first,
+                         VisitBound bound = VisitBound::kAll) {
   Partitioned p;
   const auto n = static_cast<std::int64_t>(row.size());
   std::vector<std::uint64_t> scratch(static_cast<std::size_t>(2 * n));
@@ -1313,7 +1321,7 @@ Partitioned PartitionOne(const std::vector<float>& row, bool ascending, std::int
     GlobalArray<std::uint64_t> keys(scratch.data(), 2 * n, "order_keys");
     PartitionAndVisit(
         block, x, 0, n, ascending, ascending, kLastNegInfAscending, ascending ? kNoKey : kLastFiniteDescending, keys, 0,
-        sorted, false, sample_first,
+        sorted, false, sample_first, bound,
         [&](std::uint64_t count, std::uint64_t, std::uint64_t) {
           p.n = count;
           return rank;
@@ -1323,10 +1331,10 @@ Partitioned PartitionOne(const std::vector<float>& row, bool ascending, std::int
           p.kth = kth;
           return true;
         },
-        [&](std::uint32_t m) {
+        [&](std::uint32_t m, auto&& key_of) {
           block.ForEachThread([&](Thread t) {
             if (t.x != 0) return;
-            for (std::uint32_t j = 0; j < m; ++j) p.indices.push_back(IndexOfKey(sorted.Load(j)));
+            for (std::uint32_t j = 0; j < m; ++j) p.indices.push_back(IndexOfKey(key_of(j)));
           });
           block.Sync();
           ++p.chunks;
@@ -1334,6 +1342,10 @@ Partitioned PartitionOne(const std::vector<float>& row, bool ascending, std::int
         });
   });
   EXPECT_TRUE(report.ok()) << report.Summary();
+  p.logits_bytes = report.counters.GlobalLoadBytes("logits");
+  for (const ArrayTraffic& a : report.counters.global) {
+    if (a.name == "order_keys") p.scratch_store_bytes += a.store_bytes;
+  }
   return p;
 }
 
@@ -1376,7 +1388,15 @@ TEST(GpuRadixPartition, FindsTheKeyOfRankKAndStillVisitsEveryKeyInOrder) {
           const Partitioned p = PartitionOne(*r.row, ascending, rank, sample_first);
           EXPECT_EQ(p.n, static_cast<std::uint64_t>(n));
           EXPECT_EQ(p.indices, order);
-          EXPECT_GE(p.chunks, static_cast<int>((n + 1023) / 1024));
+          if (r.row == &flat) {
+            // The sample and level 0's read, nothing else: the keys, the rank's and the
+            // fold's included, are the value key and the index, and the visit is one.
+            const std::int64_t reads = n + (sample_first ? kCanonicalLanes : 0);
+            EXPECT_EQ(p.logits_bytes, reads * static_cast<std::int64_t>(sizeof(float)));
+            EXPECT_EQ(p.chunks, 1);
+          } else {
+            EXPECT_GE(p.chunks, static_cast<int>((n + 1023) / 1024));
+          }
           if (rank > 0) {
             std::vector<std::int64_t> idx = order;
             std::reverse(idx.begin(), idx.end());  // nth_element from another start than the answer
@@ -1397,6 +1417,45 @@ TEST(GpuRadixPartition, FindsTheKeyOfRankKAndStillVisitsEveryKeyInOrder) {
               EXPECT_EQ(p.folded[static_cast<std::size_t>(t)], lane) << "thread " << t;
             }
           }
+        }
+      }
+    }
+  }
+}
+
+TEST(GpuRadixPartition, ABoundedVisitCoversTheRankAndItsTiesAndScattersLess) {
+  // With a rank and VisitBound::kRankKey the visit is a prefix of the order through the
+  // rank's key; with kRankValue, through the last key of the rank's value (its ties). Expected
+  // answers from the floats (SortedFinite). A rank in the first of level 0's 16 buckets leaves
+  // the other 15 unscattered: the scatter alone stores n keys of 8 bytes when unbounded.
+  SplitMix64 rng(47);
+  const float kNegInf = -std::numeric_limits<float>::infinity();
+  std::vector<float> continuous(20000), ties(20000);
+  for (float& x : continuous) x = static_cast<float>(static_cast<double>(rng.Next() >> 40) * 0x1p-20 - 8.0);
+  for (float& x : ties) x = static_cast<float>(rng.Next() % 8) * 0.125f - 0.5f;
+  for (std::size_t i = 3; i < ties.size(); i += 5) ties[i] = kNegInf;
+  for (const std::vector<float>* row : {&continuous, &ties}) {
+    const std::vector<std::int64_t> order = SortedFinite(*row, false);
+    const auto n = static_cast<std::int64_t>(order.size());
+    for (std::int64_t rank : {std::int64_t{1}, std::int64_t{700}, n / 2 + 1, n - 1}) {
+      for (VisitBound bound : {VisitBound::kRankKey, VisitBound::kRankValue}) {
+        SCOPED_TRACE(testing::Message() << (row == &ties ? "ties" : "continuous") << ", rank " << rank
+                                        << (bound == VisitBound::kRankKey ? ", to the key" : ", to the value"));
+        const Partitioned p = PartitionOne(*row, false, rank, true, bound);
+        ASSERT_NE(p.kth, kNoKey);
+        EXPECT_EQ(IndexOfKey(p.kth), order[static_cast<std::size_t>(rank - 1)]);
+        std::int64_t needed = rank;  // the prefix the visit must cover
+        if (bound == VisitBound::kRankValue) {
+          const float kth_value = (*row)[static_cast<std::size_t>(order[static_cast<std::size_t>(rank - 1)])];
+          while (needed < n && (*row)[static_cast<std::size_t>(order[static_cast<std::size_t>(needed)])] == kth_value) {
+            ++needed;
+          }
+        }
+        ASSERT_GE(static_cast<std::int64_t>(p.indices.size()), needed);
+        EXPECT_EQ(p.indices, std::vector<std::int64_t>(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(
+                                                                                          p.indices.size())));
+        if (row == &continuous && rank <= 700) {
+          EXPECT_LT(p.scratch_store_bytes, n * 8 / 4);
         }
       }
     }

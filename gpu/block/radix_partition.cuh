@@ -26,8 +26,11 @@
 // - Buckets are then taken front first from a stack in shared memory. Adjacent buckets of at
 //   most 1024 keys in all form one entry (one chunk), so chunks are seldom small; a chunk is
 //   loaded into `sorted` and put in order by a merge-rank sort (each key's rank in its warp
-//   by shuffles, plus its rank in each other warp's sorted keys by a binary search: three
-//   barriers, at most 187 shared reads per thread) and visited. A
+//   by shuffles, stored in a second buffer, PartitionWarpSlots, plus its rank in each other
+//   warp's sorted keys by a binary search: two barriers, at most 187 shared reads per thread)
+//   and visited; the next chunk's warp sort runs beside the visit of this one (it writes only
+//   the second buffer), so a chunk visited costs 2 barriers, its place's and the visit's, and
+//   where the visit stops up to 1024 scratch keys were read for nothing. A
 //   larger bucket is partitioned again (its keys counted by the next digit, repeated one
 //   digit lower while a single digit holds the whole bucket, then scattered into the other
 //   buffer at the same positions; a bucket of at most 16 x 1024 keys is read once into
@@ -38,28 +41,34 @@
 //   below it. Keys are unique, so every bucket is finally at most 1024 keys; at most 16
 //   levels. The scatter pushes the sub-buckets in its own phase (every thread computes the
 //   new depth, thread 0 writes the entries): one barrier.
-// - visit(m) is block-level code called with `sorted[0 .. m)` the next m keys of the order; it
-//   returns true to stop (nothing after it is partitioned or loaded: the cost follows the
-//   visited prefix). It must leave `sorted` unmodified until it returns, and its reads of
-//   `sorted` must be followed by a barrier (the next chunk writes it after that barrier);
-//   phases after that barrier may follow (a verdict read by every thread), and when it
-//   returns true it ends with a barrier.
+// - visit(m, key_of) is block-level code called with key_of(j), j < m, the next m keys of the
+//   order (`sorted[j]` for a chunk; computed, for a flat row, below); it returns true to stop
+//   (nothing after it is partitioned or loaded: the cost follows the visited prefix). It must
+//   leave `sorted` unmodified until it returns, and its reads of key_of must be followed by a
+//   barrier (the next chunk writes `sorted` after that barrier); phases after that barrier may
+//   follow (a verdict read by every thread), and when it returns true it ends with a barrier.
 // - Hooks (PartitionAndVisit; VisitKeysInOrder passes none): level0(n, smallest, largest)
 //   after the first read may stop there (-1), or name a rank r: then the entry holding the r-th
 //   key is refined until it is a chunk, which is sorted to give that key; the entries before it
 //   are set aside (in order, by thread 0) and put back on top, those after it stay below, so
-//   the stack still holds the whole order and nothing is refined twice. fold(t, key) sees
+//   the stack still holds the whole order and nothing is refined twice. With a bound other
+//   than kAll (VisitBound) and a level-0 sample, the stack holds only level 0's buckets up to
+//   the rank's (kRankKey) or up to the last that may hold a key of the rank's value
+//   (kRankValue): the later ones are not scattered (about 15/16 of the scatter's stores saved
+//   at a rank in the first bucket), and the visit ends after them; the visitor must need no
+//   key past them. fold(t, key) sees
 //   thread t's keys in index order during level 0's scatter read (a fused lane sum).
 //   ready(kth) runs before the visit and may skip it. Without gather_small, n <= 1024 takes
 //   the scatter too (so the fold runs) instead of CollectSorted.
 // - Flat rows (n = vocab and one value key: the smallest and largest keys differ in their
-//   index bits alone): the order is the index order, so nothing is partitioned; the rank's
-//   key is read from the row, fold runs in a read of its own only when level0 named no rank
-//   (its one caller folds only then), and each chunk is the next 1024 entries of the row.
+//   index bits alone): the order is the index order and entry i's key is the value key and i,
+//   so nothing is partitioned or read again: the rank's key, the fold's keys (only when level0
+//   named no rank: its one caller folds only then) and the visit's keys are computed, and the
+//   visit is one call of m = vocab keys (no chunk loads, no barrier per 1024 keys).
 // - Reads: the sample (1024 entries), 2 of the row (3 without a sample; at most 3 when n <=
 //   1024), then for every bucket refined, one read of its keys (8 bytes each) per level (2
 //   or more above 16 x 1024 keys), and one read of each visited key. Flat rows: the sample
-//   and 1 read (2 with a fold), then one read of each visited entry.
+//   and 1 read, nothing more.
 // - Deterministic: integer counts and scans in a fixed order, ranks of unique keys; no atomics.
 // Example: row {1, 3, 3, 2} is visited as (3, 1), (3, 2), (2, 3), (1, 0), one chunk;
 //   tests/gpu_kernels_test.cc (GpuRadixPartition) visits rows of 5000 entries (8 tied levels
@@ -189,6 +198,21 @@ SAMPCHECK_KERNEL_BODY auto PartitionChunk(B& block) {
   return sorted;
 }
 
+// The chunk sort's second buffer (each warp's keys in order, before they are placed in the
+// chunk buffer): one storage per kernel on the device, shared with the survivor path's grouped
+// candidates (GroupedCandidateSlots, gpu/kernels/sampling_filters_slices.cuh), which are dead
+// once a row takes the partition (a kernel declares at most 48 KiB of shared memory).
+template <class B>
+SAMPCHECK_KERNEL_BODY auto PartitionWarpSlots(B& block) {
+  SAMPCHECK_SHARED(block, std::uint64_t, grouped, kCandidates);
+  return grouped;
+}
+
+// What a visit after a rank must cover (PartitionAndVisit, contract "Hooks"): every key, the keys
+// up to the rank's key, or up to the last key of the rank's value (the ties of top_k's k-th
+// value); the buckets of level 0 past those are counted but never scattered nor visited.
+enum class VisitBound { kAll, kRankKey, kRankValue };
+
 // No-op hooks of PartitionAndVisit (VisitKeysInOrder's).
 struct NoPartitionFold {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void operator()(Thread, std::uint64_t) const {}
@@ -206,7 +230,8 @@ template <class B, class Arr, class Scratch, class Shared, class Level0, class F
 SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t base, std::int64_t vocab, bool ascending,
                                              bool has_lo, std::uint64_t lo, std::uint64_t hi, Scratch scratch,
                                              std::int64_t scratch_base, Shared& sorted, bool gather_small,
-                                             bool sample_first, Level0&& level0, Fold&& fold, Ready&& ready,
+                                             bool sample_first, VisitBound bound, Level0&& level0, Fold&& fold,
+                                             Ready&& ready,
                                              Visit&& visit) {
   using partition_detail::CachedKeys;
   using partition_detail::DigitSlots;
@@ -230,6 +255,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   auto& splitter = arrays.splitter;  // level 0's 15 splitters
   auto in_range = [&](std::uint64_t key) { return (!has_lo || key > lo) && key <= hi; };
   auto key_at = [&](std::int64_t i) { return OrderKey(row.Load(base + i), i, ascending); };
+  auto sorted_key = [&](std::int64_t j) { return sorted.Load(j); };  // a chunk's keys, for visit
 
   // Level 0's buckets. With at least 16 sampled keys in range: 15 splitters from a sample of
   // 1024 entries (sample sort; Frazer and McKellar 1970), so each bucket holds about n / 16
@@ -336,34 +362,28 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     return;
   }
   // A flat row (every entry in range, one value key): the keys differ in their index bits
-  // alone, so the order is the index order and chunk c is entries [1024 c, 1024 c + 1024) of
-  // the row itself. No partition: the rank's key is entry rank - 1's, the fold gets a read of
-  // its own when no rank is named (the only case whose caller folds), and each chunk is one
-  // read of its 1024 entries, already sorted (the visit's reads of `sorted` end before its
-  // barrier, so the next chunk's store follows them).
+  // alone, so the order is the index order and entry i's key is (value key, i), known without
+  // reading the row. No partition and no further read: the rank's key is entry rank - 1's, the
+  // fold (only when no rank is named: the only case whose caller folds) gets the computed keys,
+  // and the visit sees the whole row at once (one verdict, not one load and barrier per 1024
+  // entries: 2 barriers and 1024 reads of the row per chunk before, 2026-11-29).
   if (n == static_cast<std::uint64_t>(vocab) && (smallest >> 32) == (largest >> 32)) {
+    const std::uint64_t value_key = (smallest >> 32) << 32;
+    auto flat_key = [value_key](std::int64_t i) { return value_key | static_cast<std::uint32_t>(i); };
     if (rank == 0 && !std::is_same_v<std::decay_t<Fold>, NoPartitionFold>) {
       block.ForEachThread([&](Thread t) {  // registers only: no barrier
-        for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) fold(t, key_at(i));
+        for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) fold(t, flat_key(i));
       });
     }
-    std::uint64_t flat_kth = kNoKey;
-    if (rank > 0) block.ForEachThread([&](Thread) { flat_kth = key_at(rank - 1); });
+    const std::uint64_t flat_kth = rank > 0 ? flat_key(rank - 1) : kNoKey;
     if (!ready(flat_kth)) return;
-    for (std::int64_t first = 0; first < vocab; first += kCandidates) {
-      const std::int64_t m = vocab - first < kCandidates ? vocab - first : kCandidates;
-      block.ForEachThread([&](Thread t) {
-        if (t.x < m) sorted.Store(t.x, key_at(first + t.x));
-      });
-      block.Sync();
-      if (visit(static_cast<std::uint32_t>(m))) return;
-    }
+    (void)visit(static_cast<std::uint32_t>(vocab), flat_key);
     return;
   }
   if (gather_small && n <= static_cast<std::uint64_t>(kCandidates)) {
     if (!ready(kNoKey)) return;
     const std::uint32_t m = CollectSorted(block, row, base, vocab, ascending, has_lo, lo, hi, sorted);
-    (void)visit(m);
+    (void)visit(m, sorted_key);
     return;
   }
 
@@ -391,12 +411,16 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // entries; one barrier.
   std::int64_t depth = 0;
   // next_of(digit): the shift of the digit that refines that bucket.
-  auto scatter = [&](auto&& for_each, auto&& digit_of, auto&& next_of, std::int64_t first, int to) {
+  auto scatter = [&](auto&& for_each, auto&& digit_of, auto&& next_of, std::int64_t first, int to,
+                     std::uint32_t buckets) {
     const std::int64_t out = scratch_base + to * vocab + first;
     std::int64_t pushed = depth;
     block.ForEachThread([&](Thread t) {
       DigitCounts at = slots[t];
-      for_each(t, [&](std::uint64_t key) { scratch.Store(out + at.c[digit_of(key)]++, key); });
+      for_each(t, [&](std::uint64_t key) {
+        const std::uint32_t d = digit_of(key);
+        if (d < buckets) scratch.Store(out + at.c[d]++, key);
+      });
       std::int64_t d = depth;
       // Runs of adjacent buckets of at most 1024 keys in all are one entry (one chunk, sorted
       // as a whole: the buckets lie in digit order), so chunks are seldom small. The open run
@@ -409,8 +433,8 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
         ++d;
       };
       constexpr auto kChunk = static_cast<std::uint32_t>(kCandidates);
-      std::uint32_t end = start.Load(16);
-      for (int digit = 15; digit >= 0; --digit) {
+      std::uint32_t end = start.Load(static_cast<std::int64_t>(buckets));
+      for (int digit = static_cast<int>(buckets) - 1; digit >= 0; --digit) {
         const std::uint32_t b = start.Load(digit), e = start.Load(digit + 1);
         if (e == b) continue;
         if (e - b > kChunk) {  // refined on its own
@@ -445,14 +469,31 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     // A refined bucket carries its number + 1 above bit 16: its first digit is taken relative
     // to its lower bound (refine, below). The first read counted the buckets.
     auto bucket_next = [&](int j) { return static_cast<std::uint32_t>(j + 1) << 16; };
-    scatter(row_keys_folded, bucket, bucket_next, 0, 0);
+    // With a rank and a bound, the buckets past the rank's (past the last that may hold a
+    // key of the rank's value, for kRankValue) are never visited: counted, not scattered. A
+    // key in bucket j > b (the rank's) is above splitter j - 1 >= bucket b's upper bound u, so
+    // it ties the rank's key only when splitter j - 1's value key is u's.
+    std::uint32_t buckets = 16;
+    if (rank > 0 && bound != VisitBound::kAll) {
+      block.ForEachThread([&](Thread) {  // block-level reads of the scan and the splitters
+        std::uint32_t b = 0;
+        while (start.Load(b + 1) < static_cast<std::uint64_t>(rank)) ++b;  // start[b] < rank <= start[b + 1]
+        std::uint32_t e = b + 1;
+        if (bound == VisitBound::kRankValue) {
+          const std::uint64_t upper = b == 15 ? largest : splitter.Load(b);
+          while (e < 16 && (splitter.Load(e - 1) >> 32) == (upper >> 32)) ++e;
+        }
+        buckets = e;
+      });
+    }
+    scatter(row_keys_folded, bucket, bucket_next, 0, 0, buckets);
   } else {
     // The 4 bits ending at the highest bit where the smallest and largest keys differ.
     const int shift0 = ShiftFor(smallest, largest);
     auto radix0 = [&](std::uint64_t key) { return static_cast<std::uint32_t>((key >> shift0) & 15u); };
     auto radix_next = [&](int) { return static_cast<std::uint32_t>(shift0 >= 4 ? shift0 - 4 : 0); };
     (void)count(row_keys, radix0, n);  // the smallest and largest keys differ in this digit
-    scatter(row_keys_folded, radix0, radix_next, 0, 0);
+    scatter(row_keys_folded, radix0, radix_next, 0, 0, 16);
   }
 
   // The top entry: its slots, its buffer and the shift of its next digit. Every stack write
@@ -482,18 +523,20 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     e.src = scratch_base + e.from * vocab + e.first;
     return e;
   };
-  // A merge-rank sort of an entry of at most 1024 keys into `sorted` (unique keys): each
-  // thread takes key t.x and counts the keys of its warp below it by 31 ShuffleXor rounds
-  // (lanes past the entry hold kNoKey, ties broken by lane), stores it at that rank in its
-  // warp's 32 slots, and adds, for every other warp, the number of that warp's keys below it
-  // by a binary search of the warp's sorted slots (6 reads): its slot in the whole chunk.
-  // Three barriers (the bitonic network takes 55) and at most 1 + 31 x 6 shared reads a
-  // thread instead of m. (A second buffer would save the last barrier, but its 8 KiB would
-  // take sampling_filters past the 48 KiB of static shared memory a block may declare.) The
-  // walk's barrier before this ends its reads of `sorted`.
-  auto load_sorted = [&](const Entry& e) {
-    auto mine = Registers<std::uint64_t>(block);
-    auto below = Registers<std::uint32_t>(block);
+  // A merge-rank sort of an entry of at most 1024 keys into `sorted` (unique keys), in two
+  // phases. warp_sort: each thread takes key t.x and counts the keys of its warp below it by 31
+  // ShuffleXor rounds (lanes past the entry hold kNoKey, ties broken by lane), and stores it at
+  // that rank in its warp's 32 slots of `warp_slots`. place (after a barrier): each thread adds,
+  // for every other warp, the number of that warp's keys below its key by a binary search of
+  // the warp's sorted slots (6 reads), and stores the key at that rank in `sorted`; a barrier.
+  // Two barriers (the bitonic network takes 55; three while the warps' slots were `sorted`
+  // itself) and at most 1 + 31 x 6 shared reads a thread instead of m. warp_sort writes only
+  // `warp_slots`, so the next chunk's runs in the same interval as the visit of this one (which
+  // reads `sorted` only): a chunk visited costs the place's barrier and the visit's.
+  auto warp_slots = PartitionWarpSlots(block);
+  auto mine = Registers<std::uint64_t>(block);
+  auto below = Registers<std::uint32_t>(block);
+  auto warp_sort = [&](const Entry& e) {
     block.ForEachThread([&](Thread t) {
       mine[t] = t.x < e.size ? scratch.Load(e.src + t.x) : kNoKey;
       below[t] = 0;
@@ -507,9 +550,11 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     }
     const std::int64_t warps = (e.size + kWarpSize - 1) / kWarpSize;
     block.ForEachThread([&](Thread t) {
-      if (t.warp() < warps) sorted.Store(t.warp() * kWarpSize + below[t], mine[t]);
+      if (t.warp() < warps) warp_slots.Store(t.warp() * kWarpSize + below[t], mine[t]);
     });
-    block.Sync();
+  };
+  auto place = [&](const Entry& e) {
+    const std::int64_t warps = (e.size + kWarpSize - 1) / kWarpSize;
     block.ForEachThread([&](Thread t) {
       if (t.x >= e.size) return;
       std::uint32_t r = below[t];
@@ -518,17 +563,20 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
         constexpr auto kLanes = static_cast<std::uint32_t>(kWarpSize);
         std::uint32_t c = 0;  // the keys of warp w below mine
         for (std::uint32_t step = kLanes; step >= 1; step /= 2) {
-          if (c + step <= kLanes && sorted.Load(w * kWarpSize + c + step - 1) < mine[t]) c += step;
+          if (c + step <= kLanes && warp_slots.Load(w * kWarpSize + c + step - 1) < mine[t]) c += step;
         }
         r += c;
       }
-      below[t] = r;
+      sorted.Store(r, mine[t]);
     });
     block.Sync();
-    block.ForEachThread([&](Thread t) {
-      if (t.x < e.size) sorted.Store(below[t], mine[t]);
-    });
+  };
+  // The walk's barrier before this ends its reads of `sorted`; the last place's barrier ends
+  // its reads of `warp_slots`.
+  auto load_sorted = [&](const Entry& e) {
+    warp_sort(e);
     block.Sync();
+    place(e);
   };
   // A digit that splits the entry, then its scatter into the other buffer at the same slots.
   // An entry of at most kCachedKeys x 1024 keys is read once into registers (thread t holds
@@ -575,7 +623,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       base = 0;
     }
     const auto next = static_cast<std::uint32_t>(e.shift >= 4 ? e.shift - 4 : 0);
-    scatter(entry_keys, digit, [&](int) { return next; }, e.first, 1 - e.from);
+    scatter(entry_keys, digit, [&](int) { return next; }, e.first, 1 - e.from, 16);
   };
 
   std::uint64_t kth = kNoKey;
@@ -628,14 +676,39 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     depth += aside;
   }
   if (!ready(kth)) return;
-  while (depth > 0) {
-    const Entry e = pop();
-    if (e.size <= kCandidates) {
+  // The visit: the next entry is popped before the current chunk is visited and, when it is a
+  // chunk, its warp sort runs in the visit's interval (speculatively: at most 1024 scratch
+  // keys read for nothing when the visit stops there), so only its place follows the visit.
+  bool have_next = false, staged = false;
+  Entry next{};
+  for (;;) {
+    Entry e{};
+    if (have_next) {
+      e = next;
+      have_next = false;
+    } else if (depth > 0) {
+      e = pop();
+    } else {
+      return;
+    }
+    if (staged) {
+      staged = false;
+      place(e);
+    } else if (e.size <= kCandidates) {
       load_sorted(e);
-      if (visit(static_cast<std::uint32_t>(e.size))) return;
+    } else {
+      refine(e);
       continue;
     }
-    refine(e);
+    if (depth > 0) {
+      next = pop();
+      have_next = true;
+      if (next.size <= kCandidates) {
+        warp_sort(next);
+        staged = true;
+      }
+    }
+    if (visit(static_cast<std::uint32_t>(e.size), sorted_key)) return;
   }
 }
 
@@ -644,7 +717,7 @@ SAMPCHECK_KERNEL_BODY void VisitKeysInOrder(B& block, Arr row, std::int64_t base
                                             bool has_lo, std::uint64_t lo, std::uint64_t hi, Scratch scratch,
                                             std::int64_t scratch_base, Shared& sorted, Visit&& visit) {
   PartitionAndVisit(
-      block, row, base, vocab, ascending, has_lo, lo, hi, scratch, scratch_base, sorted, true, true,
+      block, row, base, vocab, ascending, has_lo, lo, hi, scratch, scratch_base, sorted, true, true, VisitBound::kAll,
       [](std::uint64_t, std::uint64_t, std::uint64_t) { return std::int64_t{0}; }, NoPartitionFold{},
       [](std::uint64_t) { return true; }, visit);
 }

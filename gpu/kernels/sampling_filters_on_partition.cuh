@@ -33,6 +33,9 @@
 //   order with SeededGumbelDrawable and SeededGumbelScore of the probability it writes, which
 //   is FoldSeededGumbelRow over the probs row; then WarpFirstBlockArgmax, the total order's
 //   winner in thread 0's `drawn`): the full-row kernel's token without reading probs back.
+//   With the draw alone (write_rows false) after min_p, (4) also caches each thread's first 8
+//   final survivors' keys (CandidateCache); when none overflowed, the draw scores them and (5)
+//   is not made.
 // - Sums: each lane folds its survivors in index order from -0.0 and CanonicalBlockReduce
 //   combines the lanes: the full-row steps' folds also add ExpF32Cr(-inf - M) = +0 for each
 //   dropped entry, which changes only the sign of a zero, and every sum here is at least
@@ -49,6 +52,7 @@
 
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
+#include "gpu/block/cached_candidates.cuh"
 #include "gpu/block/radix_partition.cuh"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/top_k_survivors.cuh"
@@ -63,7 +67,7 @@ namespace sampcheck::gpu {
 
 // One read of row[base, base + vocab): s = the canonical sum of ExpF32Cr(x - max) over the
 // entries with keep(x, i) (each lane in index order), their number in `kept` (counted only when
-// kept >= 0 on entry); write(i, x, keep) sees every entry (the fused mask).
+// kept >= 0 on entry); write(t, i, x, keep) sees thread t's entries (the fused mask).
 template <class B, class Arr, class Keep, class Write>
 SAMPCHECK_KERNEL_BODY float SurvivorSumOfRow(B& block, Arr row, std::int64_t base, std::int64_t vocab, float max,
                                              Keep keep, Write write, std::int64_t& kept) {
@@ -75,7 +79,7 @@ SAMPCHECK_KERNEL_BODY float SurvivorSumOfRow(B& block, Arr row, std::int64_t bas
     for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
       const float x = row.Load(base + i);
       const bool k = keep(x, i);
-      write(i, x, k);
+      write(t, i, x, k);
       if (!k) continue;
       acc = acc + math::ExpF32Cr(x - max);
       ++c;
@@ -140,7 +144,7 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
       survivors = ties ? 0 : -1;  // exactly k: keys are unique, no count needed
       const float s = SurvivorSumOfRow(
           block, logits, in, vocab, max, [&](float x, std::int64_t i) { return OrderKey(x, i, false) <= hi; },
-          [](std::int64_t, float, bool) {}, survivors);
+          [](Thread, std::int64_t, float, bool) {}, survivors);
       st = SoftmaxStats{max, s};
       if (!ties) survivors = k;
       return true;
@@ -157,14 +161,14 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   std::uint64_t cut = 0, last = 0;
   auto state = Registers<TopPWalkState>(block);
   auto walked = Registers<std::uint64_t>(block);  // thread 0: the last key walked
-  auto walk_chunk = [&](std::uint32_t count) {
+  auto walk_chunk = [&](std::uint32_t count, auto&& key_of) {
     block.ForEachThread([&](Thread t) {
       if (t.x != 0) return;
       TopPWalkState s = state[t];
       bool stop = false;
       std::uint64_t stop_cut = 0, seen = walked[t];
       for (std::uint32_t j = 0; j < count && !stop && s.position < survivors; ++j) {
-        const std::uint64_t key = sorted.Load(j);
+        const std::uint64_t key = key_of(j);
         ++s.position;
         seen = key;
         stop = TopPVisitPrefix(s, walk, q, key, st.Prob(ValueOfDescendingKey(key)), stop_cut);
@@ -175,29 +179,33 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
       verdict.Store(1, stop ? stop_cut : 0u);
       verdict.Store(2, seen);
     });
-    // No barrier while the walk goes on: the next chunk's rank sort has three before thread 0
-    // writes the verdict again.
+    // No barrier while the walk goes on: the next chunk's place (or load) has one before
+    // thread 0 writes the verdict again.
     return ReadWalkVerdict(block, verdict, done, cut, last, false);
   };
   // The partition follows level 0 unless both top_k and top_p are off (min_p alone needs n
   // and M only): then no sample is taken.
+  // With a k-th key the walk ends at the last top-k survivor (ties kept: the last key of K's
+  // value), so the partition scatters no bucket past it.
+  const VisitBound visit_bound = ties ? VisitBound::kRankValue : VisitBound::kRankKey;
   PartitionAndVisit(block, logits, in, vocab, false, false, 0, kLastFiniteDescending, scratch, scratch_base, sorted,
-                    false, run_top_p || top_k, level0, fold, ready, walk_chunk);
+                    false, run_top_p || top_k, visit_bound, level0, fold, ready, walk_chunk);
   if (n == 0 || degenerate) return false;  // no finite entry: the full-row steps' NaN probabilities
   // The survivors of top_k and top_p: key <= bound.
   std::uint64_t bound = hi;
   if (run_top_p) bound = done ? cut : last;
   // min_p on that row: one more read for its s'.
-  bool min_p = false;
+  bool min_p = false, keep_first = false;
   float threshold = 0.0f;
   if (m > 0.0f) {
     if (rules.min_p.first_only_at_one && m >= 1.0f) {
       bound = smallest;
+      keep_first = true;
     } else {
       std::int64_t kept = -1;
       const float s = SurvivorSumOfRow(
           block, logits, in, vocab, max, [&](float x, std::int64_t i) { return OrderKey(x, i, false) <= bound; },
-          [](std::int64_t, float, bool) {}, kept);
+          [](Thread, std::int64_t, float, bool) {}, kept);
       const SoftmaxStats top_p_stats{max, s};
       threshold = MinPThreshold(top_p_stats.Prob(max), m);
       st = top_p_stats;
@@ -209,16 +217,61 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
     return OrderKey(x, i, false) <= bound && (!min_p || before_min_p.Prob(x) >= threshold);
   };
   std::int64_t kept = -1;
+  // The draw alone (no row written) after min_p: each thread keeps the keys of its first
+  // kCachedCandidates final survivors in registers during the sum's read, so that when no
+  // thread met more (one reduction of the overflow flags: 2 barriers) the draw scores them and
+  // reads the row no more. Only after min_p, which usually keeps few: without it the
+  // survivors are top_p's nucleus (thousands on the benchmark's logits), the caches overflow
+  // and the flags' barriers would be spent for nothing.
+  const bool draw_alone = draw && !write_rows && (min_p || keep_first);
+  auto cache = Registers<CandidateCache<kCachedCandidates>>(block);
+  block.ForEachThread([&](Thread t) { cache[t].count = 0; });
   const float s = SurvivorSumOfRow(
       block, logits, in, vocab, max, final_keep,
-      [&](std::int64_t i, float x, bool keep) {
+      [&](Thread t, std::int64_t i, float x, bool keep) {
         if (write_rows) out.Store(at + i, keep ? x : NegativeInfinity());
+        if (draw_alone && keep) cache[t].Add(OrderKey(x, i, false));
       },
       kept);
   const SoftmaxStats final_stats{max, s};
+  auto value = Registers<double>(block);
+  if (draw_alone) {
+    // No flags are needed when at most kCachedCandidates = 8 entries can survive: one when
+    // min_p keeps the first alone; with a threshold of at least 1/8, c survivors hold c / 8 or
+    // more of a probability mass of at most 1 + 2^-16 (each Prob rounds up by at most 2^-24
+    // relative, and s' is within about 136 x 2^-24 of its exact sum: 126 terms a lane, 10
+    // levels of the tree), so c <= 8.
+    bool cached = keep_first || threshold >= 0.125f;
+    if (!cached) {
+      auto over = Registers<float>(block);  // 0 or 1: the sum of the flags is exact
+      block.ForEachThread([&](Thread t) { over[t] = cache[t].Overflowed() ? 1.0f : 0.0f; });
+      auto overflowed = CanonicalBlockReduce<float>(block, over, SumCombine{});
+      block.ForEachThread([&](Thread t) { cached = overflowed[t] == 0.0f; });
+    }
+    if (cached) {
+      // The full-row fold's pairs: a final survivor's probability from its key's value
+      // (-0.0 comes back as +0.0: x - M has the same bits), every other column +0, never
+      // drawn; the winner is the total order's maximum, whichever thread scores a pair.
+      block.ForEachThread([&](Thread t) {
+        double best = ArgmaxAboveF64::Identity();
+        std::int64_t j = kNoIndex;
+        cache[t].ForEach([&](std::uint64_t k) {
+          const float prob = final_stats.Prob(ValueOfDescendingKey(k));
+          const std::int64_t i = IndexOfKey(k);
+          if (!SeededGumbelDrawable(prob)) return;
+          const double score = SeededGumbelScore(key, static_cast<std::uint32_t>(i), prob);
+          if (ArgmaxAboveF64{}(score, i, best, j)) best = score, j = i;
+        });
+        value[t] = best;
+        drawn[t] = j;
+      });
+      WarpFirstBlockArgmax<double>(block, value, drawn, ArgmaxAboveF64{});
+      block.Sync();
+      return true;
+    }
+  }
   // probs, and the seeded draw folded into the same read: each thread over its indices in
   // order, as FoldSeededGumbelRow over the probs written (the same bits, one read fewer).
-  auto value = Registers<double>(block);
   block.ForEachThread([&](Thread t) {
     double best = ArgmaxAboveF64::Identity();
     std::int64_t j = kNoIndex;

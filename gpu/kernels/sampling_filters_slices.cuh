@@ -50,6 +50,7 @@
 
 #include "gpu/block/block_model.h"
 #include "gpu/block/last_block.cuh"
+#include "gpu/block/radix_partition.cuh"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/row_slices.cuh"
 #include "gpu/block/top_k_survivors.cuh"
@@ -99,8 +100,7 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE SoftmaxStats UnpackSoftmaxStats(std
 // of shared memory statically).
 template <class B>
 SAMPCHECK_KERNEL_BODY auto GroupedCandidateSlots(B& block) {
-  SAMPCHECK_SHARED(block, std::uint64_t, grouped, kCandidates);
-  return grouped;
+  return PartitionWarpSlots(block);  // the partition path's second chunk buffer: one storage
 }
 template <class B>
 SAMPCHECK_KERNEL_BODY auto SortedCandidateSlots(B& block) {

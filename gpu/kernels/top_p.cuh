@@ -128,14 +128,14 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
   auto state = Registers<TopPWalkState>(block);
   // Thread 0 walks sorted[0 .. m), the next m keys of the order, up to position `end`; returns
   // true when the walk is over (a prefix rule's first drop, or position `end` reached).
-  auto walk_chunk = [&](std::uint32_t m) {
+  auto walk_chunk = [&](std::uint32_t m, auto&& key_of) {
     block.ForEachThread([&](Thread t) {
       if (t.x != 0) return;
       TopPWalkState s = state[t];
       bool stop = false;
       std::uint64_t stop_cut = 0, seen = verdict.Load(2);
       for (std::uint32_t j = 0; j < m && !stop && start + s.position < end; ++j) {
-        const std::uint64_t key = sorted.Load(j);
+        const std::uint64_t key = key_of(j);
         const std::int64_t index = static_cast<std::int64_t>(key & 0xffffffffu);
         // Descending keys hold the value (ValueOfDescendingKey: -0.0 comes back as +0.0, whose
         // x - M and probability are the same bits), so the walk reads no row.
@@ -186,7 +186,7 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
         hi = SelectKth(block, src, src_base, vocab, ascending, n);
       }
       const std::uint32_t m = CollectSorted(block, src, src_base, vocab, ascending, has_lo, lo, hi, sorted);
-      const bool over = walk_chunk(m);
+      const bool over = walk_chunk(m, [&](std::uint32_t j) { return sorted.Load(j); });
       consumed = n;
       lo = hi;
       has_lo = true;
