@@ -550,9 +550,28 @@ struct FastSamplingKernel {
     // reads more). The profile's keys (key_at) keep their index bits below the bit length of
     // V - 1, which the radix select's skipped digits require. `slots`: dropped_keys, free
     // before the near-V gather and after it.
+    // One call site, one instantiation of the select (its shared arrays and the radix
+    // select's are static per instantiation: two would pass 48 KiB in the slices' kernel); its
+    // fused work (the proposals') runs only when select_fuses is set.
+    bool select_fuses = false;
+    auto select_work = MakeSelectWork(
+        [&](Thread th, std::uint64_t key, std::uint64_t hi) {
+          if (select_fuses && key < hi) online[th].Add(ValueOfDescendingKey(key));
+        },
+        [&](bool hit, std::uint64_t smallest, std::uint64_t hi) {
+          if (select_fuses && hit) draw_proposals(smallest, hi);
+        },
+        [&](Thread th, std::uint64_t key, std::uint64_t lo) {
+          if (!select_fuses || !proposed) return;
+          add_before(th, key);
+          if (key < lo) parts[th].v[0] += math::ExpF32Cr(ValueOfDescendingKey(key) - m);
+        },
+        [&](Thread th, std::uint64_t key, bool kept) {
+          if (select_fuses && proposed && kept) parts[th].v[0] += math::ExpF32Cr(ValueOfDescendingKey(key) - m);
+        });
     auto select_kth = [&](std::uint64_t* smallest) {
       const std::uint64_t key = SelectKthKeyBySample<kThreads>(
-          block, vocab, [&](std::int64_t i) { return key_at(scaled(i), i); }, k, dropped_keys, smallest);
+          block, vocab, [&](std::int64_t i) { return key_at(scaled(i), i); }, k, dropped_keys, smallest, select_work);
       // vllm keeps every token tied with the k-th value: every index under its value key.
       return rule.top_k_keeps_ties ? key | 0xffffffffu : key;
     };
@@ -562,29 +581,12 @@ struct FastSamplingKernel {
     // selected by the sample first takes it from the select's count read: no read of its own.
     std::uint64_t first_key = fast_detail::kNoKey;
     if (!greedy && !near_vocab && top_k_on && p < 1.0f && !rule.top_p_joint) {
-      if (propose) {
-        // The proposals from the count read's masses below the last splitter; the gather read
-        // sums the masses before them and S's part below the bin, the bin's ranking the rest.
-        kth = SelectKthKeyBySample<kThreads>(
-            block, vocab, [&](std::int64_t i) { return OrderKey(scaled(i), i); }, k, dropped_keys, &first_key,
-            MakeSelectWork(
-                [&](Thread th, std::uint64_t key, std::uint64_t hi) {
-                  if (key < hi) online[th].Add(ValueOfDescendingKey(key));
-                },
-                [&](bool hit, std::uint64_t smallest, std::uint64_t hi) {
-                  if (hit) draw_proposals(smallest, hi);
-                },
-                [&](Thread th, std::uint64_t key, std::uint64_t lo) {
-                  if (!proposed) return;
-                  add_before(th, key);
-                  if (key < lo) parts[th].v[0] += math::ExpF32Cr(ValueOfDescendingKey(key) - m);
-                },
-                [&](Thread th, std::uint64_t key, bool kept) {
-                  if (proposed && kept) parts[th].v[0] += math::ExpF32Cr(ValueOfDescendingKey(key) - m);
-                }));
-      } else {
-        kth = select_kth(&first_key);
-      }
+      // With proposals: drawn from the count read's masses below the last splitter; the
+      // gather read sums the masses before them and S's part below the bin, the bin's ranking
+      // the rest.
+      select_fuses = propose;
+      kth = select_kth(&first_key);
+      select_fuses = false;
       selected = true;
     } else {
       auto key_lane = Registers<std::uint64_t>(block);
