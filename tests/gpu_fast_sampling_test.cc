@@ -29,6 +29,7 @@
 #include "gpu/block/cached_candidates.cuh"
 #include "gpu/emulator/emulator.h"
 #include "gpu/fast/fast_backend.h"
+#include "gpu/fast/fast_proposals.cuh"
 #include "gpu/fast/fast_sampling.cuh"
 #include "gpu/fast/fast_sampling_launch.h"
 #include "golden/verifier.h"
@@ -202,6 +203,65 @@ TEST(GpuFastSampling, SurvivorGather) {
       EXPECT_EQ(keys[s], s < expected.size() ? expected[s] : gpu::fast_detail::kNoSurvivor) << "slot " << s;
     }
   }
+}
+
+// The proposals' draw (gpu/fast/fast_proposals.cuh) over 200 integer weights (0 to 4; thread
+// 5's all 0) in a block of 64 threads, so that every sum is exact: each proposal is the index
+// the thread-major inverse CDF gives, computed here by one sequential walk of that order (the
+// first positive weight whose running sum exceeds u x total; the last positive one when none
+// does); u = 0 takes the first positive weight. The warps' sums of three values per thread
+// (t, 2t, 1) are 2016, 4032 and 64.
+TEST(GpuFastSampling, ProposalsFollowTheWeights) {
+  constexpr int kThreads = 64, kD = 8;
+  constexpr std::int64_t kV = 200;
+  std::vector<float> w(kV);
+  for (std::int64_t i = 0; i < kV; ++i) w[static_cast<std::size_t>(i)] = i % kThreads == 5 ? 0.0f : static_cast<float>((i * 7) % 5);
+  const float u[kD] = {0.0f, 0.0625f, 0.1875f, 0.3125f, 0.5f, 0.6875f, 0.9375f, 0.99999994f};
+  std::int64_t picks[kD] = {};
+  float total = 0.0f;
+  float sums[3] = {};
+  const auto report = gpu::emu::Launch("proposals", 1, kThreads, [&](gpu::Block& block) {
+    auto mass = gpu::Registers<float>(block);
+    auto lanes = gpu::Registers<gpu::fast_detail::LaneSums<3>>(block);
+    block.ForEachThread([&](gpu::Thread t) {
+      float acc = 0.0f;
+      for (std::int64_t i = t.x; i < kV; i += kThreads) acc += w[static_cast<std::size_t>(i)];
+      mass[t] = acc;
+      lanes[t].v[0] = static_cast<float>(t.x);
+      lanes[t].v[1] = static_cast<float>(2 * t.x);
+      lanes[t].v[2] = 1.0f;
+    });
+    SAMPCHECK_SHARED(block, std::uint64_t, slots, 1024);
+    gpu::fast_detail::DrawProposals<kThreads, kD>(
+        block, kV, mass, slots, [&](std::int64_t i) { return w[static_cast<std::size_t>(i)]; }, u, picks, total);
+    gpu::fast_detail::SumProposalLanes<kThreads, 3>(block, lanes, slots, sums, 0, 3);
+  });
+  ASSERT_EQ(report.total, 0) << report.Summary();
+  std::vector<std::int64_t> order;
+  for (std::int64_t t = 0; t < kThreads; ++t) {
+    for (std::int64_t i = t; i < kV; i += kThreads) order.push_back(i);
+  }
+  double expected_total = 0.0;
+  for (float x : w) expected_total += x;
+  EXPECT_EQ(total, static_cast<float>(expected_total));
+  for (int d = 0; d < kD; ++d) {
+    SCOPED_TRACE(testing::Message() << "u = " << u[d]);
+    const double x = static_cast<double>(u[d] * total);
+    double c = 0.0;
+    std::int64_t expected = -1;
+    for (std::int64_t i : order) {
+      const float wi = w[static_cast<std::size_t>(i)];
+      if (!(wi > 0.0f)) continue;
+      c += wi;
+      expected = i;
+      if (c > x) break;
+    }
+    EXPECT_EQ(picks[d], expected);
+    EXPECT_GT(w[static_cast<std::size_t>(picks[d])], 0.0f);
+  }
+  EXPECT_EQ(sums[0], 2016.0f);
+  EXPECT_EQ(sums[1], 4032.0f);
+  EXPECT_EQ(sums[2], 64.0f);
 }
 
 // The survivor gather keeps at most 8 keys per thread of a 1024-thread block in registers

@@ -38,6 +38,9 @@
 //   tests/gpu_sample_select_test.cc) or chance: with independent entries the two-sided
 //   3.5 sigma tail is 5 rows in 10^4, and a bin overflows rarely (a simulation of 2000 rows
 //   at each of q = 0.0085, 0.039, 0.2, 0.5, 0.95 and V = 128256 missed none).
+// - work (optional, SelectWork): per-key work fused into the count read, the gather read and
+//   the bin's ranking, and block-level work between the count and the gather (gpu-fast's
+//   proposals, gpu/fast/fast_proposals.cuh), so that a caller needs no read of its own for it.
 // - Deterministic: integer counts and ranks of unique keys; ends with a barrier.
 // Example: a row of 8192 distinct values, n = 100: S = 1024, c = 12, sigma = 4 (q (1 - q) S
 //   rounded down to 11), d = 16, g = 3, R_i = -10, -7, ..., 35: splitters 0 .. 3 are key 0,
@@ -73,12 +76,39 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t CeilSqrt(std::int64_t 
 
 }  // namespace sample_select_detail
 
+// Work a caller fuses into the select's reads (gpu-fast's proposals, gpu/fast/fast_proposals.cuh):
+// count(t, key, hi) for every key thread t reads in the count read (hi: the last splitter);
+// after_count(hit, smallest, hi) at block level once the bin is known (hit: the sample did not
+// miss; smallest: the row's first key when asked for, else kNoKey), before the gather read;
+// gather(t, key, lo) for every key of the gather read (lo: the bin's lower splitter);
+// bin_key(t, key, kept) for each gathered key thread t ranks (kept: at or below the result).
+// None of them runs when the sample misses, but after_count(false, ...).
+struct SelectNoOp {
+  template <class... A>
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void operator()(const A&...) const {}
+};
+template <class Count, class AfterCount, class Gather, class BinKey>
+struct SelectWork {
+  Count count;
+  AfterCount after_count;
+  Gather gather;
+  BinKey bin_key;
+};
+using NoSelectWork = SelectWork<SelectNoOp, SelectNoOp, SelectNoOp, SelectNoOp>;
+template <class Count, class AfterCount, class Gather, class BinKey>
+SAMPCHECK_HOST_DEVICE SelectWork<Count, AfterCount, Gather, BinKey> MakeSelectWork(Count c, AfterCount a, Gather g,
+                                                                                  BinKey b) {
+  return {c, a, g, b};
+}
+
 // `slots`: a shared array of at least kSelectSlots u64 that the caller does not need during
 // the call (gpu-fast lends its near-V gather's); its contents are undefined afterwards.
 // `smallest` (optional): receives the row's smallest key, taken in the count read.
-template <int kThreads, class B, class KeyOf, class Shared>
+// `work`: SelectWork (above).
+template <int kThreads, class B, class KeyOf, class Shared, class Work = NoSelectWork>
 SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t vocab, KeyOf key_of, std::int64_t n,
-                                                         Shared& slots, std::uint64_t* smallest = nullptr) {
+                                                         Shared& slots, std::uint64_t* smallest = nullptr,
+                                                         Work work = {}) {
   constexpr int kWarps = kThreads / kWarpSize;
   static_assert(kThreads % kWarpSize == 0 && kSelectSlots % kThreads == 0 && 17 * kWarps <= kSelectSlots,
                 "whole warps, at most 1024 threads (the bins' partial sums and the warps' minima fit the slots)");
@@ -150,6 +180,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
     std::uint64_t m = kNoKey;
     for (std::int64_t i = t.x; i < vocab; i += kThreads) {
       const std::uint64_t key = key_of(i);
+      work.count(t, key, hi);
       m = key < m ? key : m;
       if (key < lo) {
         ++c.c[0];
@@ -202,12 +233,16 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
   block.Sync();
   int bin = kBins;
   std::uint64_t rank = 0;
+  std::uint64_t least_key = kNoKey, top = kNoKey;
   block.ForEachThread([&](Thread) {
     bin = static_cast<int>(state.Load(0));
     rank = state.Load(1);
-    if (smallest != nullptr) *smallest = state.Load(2);
+    top = splitter.Load(kBins - 1);
+    if (smallest != nullptr) least_key = state.Load(2);
   });
   block.Sync();
+  if (smallest != nullptr) *smallest = least_key;
+  work.after_count(bin != kBins, least_key, top);
   if (bin == kBins) return SelectKthKey<kThreads>(block, vocab, key_of, n);
 
   // Gather read: bin `bin`'s keys, [splitter bin - 1, splitter bin), then the one with
@@ -218,6 +253,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
     std::uint32_t at = slot[t];
     for (std::int64_t i = t.x; i < vocab; i += kThreads) {
       const std::uint64_t key = key_of(i);
+      work.gather(t, key, lo);
       if (key >= lo && key < hi) slots.Store(at++, key);
     }
   });
@@ -238,6 +274,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
     }
     for (int i = 0; i < count; ++i) {
       if (below[i] + 1 == rank) state.Store(2, mine[i]);
+      work.bin_key(t, mine[i], below[i] + 1 <= rank);
     }
   });
   block.Sync();

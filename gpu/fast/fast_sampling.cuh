@@ -6,9 +6,11 @@
 // free reduction order, no sort of the row, rejection sampling with a rising pivot, the
 // uniform from the row's own Philox4x32-10 stream (docs/gpu.md "gpu-fast"). NOT bit-exact:
 // judged by the statistical harness against the canonical pipeline's exact target. A small
-// top-k reads the row twice (its survivors gathered in shared memory); every other row
-// reads it three to six times, 1024 < k < V - 1024 with top-p on included (the k-th key by
-// splitters from a sample: two reads).
+// top-k reads the row twice (its survivors gathered in shared memory); so do canonical rows
+// with top-k near V, without top-k, or 1024 < k < V - 1024 with top-p on (proposals drawn
+// from the masses of reads they take anyway, gpu/fast/fast_proposals.cuh); the other rows
+// (vllm's and sglang's rules, min-p as a candidate rule) take the rejection rounds, two reads
+// and more.
 //
 // Contract:
 // - One block of kThreads threads (a multiple of 32, at most 1024) per row; when the row takes
@@ -55,6 +57,16 @@
 //       T = {i : key_i <= kth} (ties at the k-th value go to the lower indices, as canonical).
 //       Otherwise T = every token, and top-k with top-p off is an acceptance rule below;
 //     e_i = ExpF32Cr(s_i - m), m = s of the first token of the order (e = 1 there);
+//     proposals (canonical rows of the two cases above or without top-k, unless min-p is a
+//       candidate rule below): kFastProposals tokens drawn independently proportional to e
+//       over P (every token; under the sample select the keys below its last splitter, a
+//       superset of T when the sample hits) from the per-thread online-softmax masses of
+//       the maximum's read or the select's count read (gpu/fast/fast_proposals.cuh; words
+//       0 .. kFastProposals - 1 of the stream); one read (the near-V gather's count read, the
+//       select's gather read, or its own without top-k) sums E_j for each proposal j and S;
+//       the first proposal in T that passes top-p and min-p below is the token (rejection
+//       sampling with proposal P: exact in exact arithmetic). All rejected: the rounds below,
+//       their pivot starting at the smallest rejected key, round r on word kFastProposals + r;
 //     S = sum of e over T (free order): round 0's total below, whose candidates are T's tokens
 //       of positive weight;
 //     rejection rounds r = 0, 1, ...: candidates C = {i in T : key_i < pivot, e_i > 0}
@@ -103,6 +115,7 @@
 #include "gpu/block/row_slices.cuh"
 #include "gpu/block/sample_select.cuh"
 #include "gpu/block/top_k_survivors.cuh"
+#include "gpu/fast/fast_proposals.cuh"
 #include "gpu/fast/fast_sampling_launch.h"
 #include "gpu/fast/fast_top_k_survivors.cuh"
 #include "reference/math/exp.h"
@@ -473,6 +486,66 @@ struct FastSamplingKernel {
     auto reversed = [&](std::int64_t i) { return ~OrderKey(scale(i), i); };
     SAMPCHECK_SHARED(block, std::uint64_t, dropped_keys, fast_detail::kFastSurvivorSlots);
 
+    const float min_ratio = mp < 1.0f ? mp : 1.0f;
+    // vllm's min-p runs before top-k and top-p: its dropped tokens are no candidates, so round
+    // 0's total (the mass top-p renormalises by) is that of the tokens passing both. Without
+    // top-p no round's total is read, so every profile's min-p is a candidate rule: the tokens
+    // min-p keeps (e_i >= min_ratio, relative to the maximum, which every filter keeps) do not
+    // depend on where it runs, and rejection from fewer candidates accepts the same law. min-p
+    // 1 then draws among the maximum's ties in round 0 instead of rejecting until one of them
+    // is drawn (10.5 reads of the row at 64 x 128256, 3 now).
+    const bool min_p_candidates = mp > 0.0f && (rule.min_p_first || !(p < 1.0f));
+
+    // Proposals (gpu/fast/fast_proposals.cuh): canonical rows that take the rounds below (top-k
+    // near V, top-k off, other top-k with top-p on) draw kFastProposals tokens from the
+    // per-thread masses of the read that finds the maximum (near V and top-k off: P = every
+    // token; the sample select's count read: P = the keys below its last splitter, which hold
+    // T when the sample hits), then one read (fused into the near-V gather and the select's
+    // gather) sums the mass before each; the first proposal the rules keep is the token, as
+    // the rounds' rejection would give it. Min-p as a candidate rule keeps the rounds.
+    constexpr int kProposals = fast_detail::kFastProposals;
+    const bool propose = !greedy && rule.Canonical() && !min_p_candidates && (near_vocab || !top_k_on || p < 1.0f);
+    auto lent = fast_detail::SurvivorKeySlots(block);  // unused on these paths
+    auto online = Registers<fast_detail::OnlineMass>(block);
+    // Per thread: (slot 0) its part of S (the select's) or of the dropped tokens' mass (near
+    // V), then (slot 1 + d) the mass before proposal d.
+    auto parts = Registers<fast_detail::LaneSums<kProposals + 1>>(block);
+    std::int64_t proposal[kProposals];
+    std::uint64_t proposal_key[kProposals];
+    float proposal_total = 0.0f;
+    bool proposed = false;
+    float m = 0.0f;  // s of the first token of the order
+    auto draw_proposals = [&](std::uint64_t first_key_of_row, std::uint64_t below) {
+      m = scaled(fast_detail::IndexOfRuleKey(first_key_of_row, vocab, false));
+      auto mass = Registers<float>(block);
+      block.ForEachThread([&](Thread th) {
+        mass[th] = online[th].Mass(m);
+        for (int d = 0; d <= kProposals; ++d) parts[th].v[d] = 0.0f;
+      });
+      float u[kProposals];
+      for (int d = 0; d < kProposals; ++d) {
+        u[d] = rng::UniformClosedOpen24F32(rng::CurandPhiloxWord(row_seed, row_position, static_cast<std::uint64_t>(d)));
+      }
+      fast_detail::DrawProposals<kThreads, kProposals>(
+          block, vocab, mass, lent,
+          [&](std::int64_t i) {
+            const float s = scaled(i);
+            return OrderKey(s, i) < below ? math::ExpF32Cr(s - m) : 0.0f;
+          },
+          u, proposal, proposal_total);
+      for (int d = 0; d < kProposals; ++d) {
+        proposal_key[d] = proposal[d] < 0 ? fast_detail::kNoKey : OrderKey(scaled(proposal[d]), proposal[d]);
+      }
+      proposed = true;
+    };
+    // Thread t's share of the masses before the proposals, for a key its read holds.
+    auto add_before = [&](Thread th, std::uint64_t key) {
+      const float e = math::ExpF32Cr(ValueOfDescendingKey(key) - m);
+      for (int d = 0; d < kProposals; ++d) {
+        if (key < proposal_key[d]) parts[th].v[1 + d] += e;
+      }
+    };
+
     // top-k with top-p on (top-p reads the top-k set's mass, so the set is selected first;
     // sglang's joint top-p reads the whole row's mass, so its top-k stays an acceptance rule):
     // splitters from a sample bracket the k-th key, two reads of the row (count, gather),
@@ -480,9 +553,28 @@ struct FastSamplingKernel {
     // reads more). The profile's keys (key_at) keep their index bits below the bit length of
     // V - 1, which the radix select's skipped digits require. `slots`: dropped_keys, free
     // before the near-V gather and after it.
+    // One call site, one instantiation of the select (its shared arrays and the radix
+    // select's are static per instantiation: two would pass 48 KiB in the slices' kernel); its
+    // fused work (the proposals') runs only when select_fuses is set.
+    bool select_fuses = false;
+    auto select_work = MakeSelectWork(
+        [&](Thread th, std::uint64_t key, std::uint64_t hi) {
+          if (select_fuses && key < hi) online[th].Add(ValueOfDescendingKey(key));
+        },
+        [&](bool hit, std::uint64_t smallest, std::uint64_t hi) {
+          if (select_fuses && hit) draw_proposals(smallest, hi);
+        },
+        [&](Thread th, std::uint64_t key, std::uint64_t lo) {
+          if (!select_fuses || !proposed) return;
+          add_before(th, key);
+          if (key < lo) parts[th].v[0] += math::ExpF32Cr(ValueOfDescendingKey(key) - m);
+        },
+        [&](Thread th, std::uint64_t key, bool kept) {
+          if (select_fuses && proposed && kept) parts[th].v[0] += math::ExpF32Cr(ValueOfDescendingKey(key) - m);
+        });
     auto select_kth = [&](std::uint64_t* smallest) {
       const std::uint64_t key = SelectKthKeyBySample<kThreads>(
-          block, vocab, [&](std::int64_t i) { return key_at(scaled(i), i); }, k, dropped_keys, smallest);
+          block, vocab, [&](std::int64_t i) { return key_at(scaled(i), i); }, k, dropped_keys, smallest, select_work);
       // vllm keeps every token tied with the k-th value: every index under its value key.
       return rule.top_k_keeps_ties ? key | 0xffffffffu : key;
     };
@@ -492,15 +584,22 @@ struct FastSamplingKernel {
     // selected by the sample first takes it from the select's count read: no read of its own.
     std::uint64_t first_key = fast_detail::kNoKey;
     if (!greedy && !near_vocab && top_k_on && p < 1.0f && !rule.top_p_joint) {
+      // With proposals: drawn from the count read's masses below the last splitter; the
+      // gather read sums the masses before them and S's part below the bin, the bin's ranking
+      // the rest.
+      select_fuses = propose;
       kth = select_kth(&first_key);
+      select_fuses = false;
       selected = true;
     } else {
       auto key_lane = Registers<std::uint64_t>(block);
       block.ForEachThread([&](Thread th) {
         std::uint64_t best = fast_detail::kNoKey;
         auto visit = [&](std::int64_t i) {
-          const std::uint64_t key = key_at(scale(i), i);
+          const float s = scale(i);
+          const std::uint64_t key = key_at(s, i);
           if (key < best) best = key;
+          if (propose) online[th].Add(s);
           return ~key;
         };
         if (near_vocab) {
@@ -512,6 +611,7 @@ struct FastSamplingKernel {
       });
       first_key = BlockUniform(
           block, fast_detail::FastBlockReduce<kThreads, std::uint64_t>(block, key_lane, fast_detail::KeyMin{}));
+      if (propose) draw_proposals(first_key, fast_detail::kNoKey);
     }
     const auto first = fast_detail::IndexOfRuleKey(first_key, vocab, high_first);
     if (greedy) {
@@ -520,19 +620,40 @@ struct FastSamplingKernel {
       });
       return;
     }
-    const float m = scaled(first);
+    m = scaled(first);
     auto weight_of = [&](float s) { return math::ExpF32Cr(s - m); };
 
     // top-k: T = {i : key_i <= kth}. Near V, kth is just before the first dropped key. Else,
     // with top-p on, the k-th smallest key by a sample's splitters (above); without top-p, top-k
     // is one more acceptance rule (rank(j) < k, FlashInfer's TopKSamplingFromProb).
+    // S: the mass of the top-k set (what the canonical top-p renormalises by): the proposals'
+    // sums, else round 0's total, whose candidates are every token of T with a positive weight.
+    float top_k_mass = 0.0f;
+    bool mass_known = false;
     if (near_vocab) {
       const std::int64_t dropped = vocab - k;
       std::uint32_t gathered = 0;
-      if (fast_detail::GatherBelowLaneBound<kThreads>(block, vocab, dropped, reversed, dropped_keys, gathered)) {
-        block.ForEachThread([&](Thread) { kth = ~dropped_keys.Load(dropped - 1) - 1u; });  // keys are unique
+      auto visit = [&](Thread th, std::uint64_t reversed_key) {
+        if (proposed) add_before(th, ~reversed_key);
+      };
+      if (fast_detail::GatherBelowLaneBound<kThreads>(block, vocab, dropped, reversed, dropped_keys, gathered, visit)) {
+        block.ForEachThread([&](Thread th) {
+          kth = ~dropped_keys.Load(dropped - 1) - 1u;  // keys are unique
+          if (!proposed) return;
+          for (std::int64_t j = th.x; j < dropped; j += kThreads) {
+            parts[th].v[0] += math::ExpF32Cr(ValueOfDescendingKey(~dropped_keys.Load(j)) - m);
+          }
+        });
         block.Sync();
         selected = true;
+        mass_known = proposed;
+      }
+    } else if (proposed) {
+      mass_known = true;  // the select's hit, or top-k off (S = every token's mass)
+      if (!top_k_on && p < 1.0f) {  // the masses before the proposals: one read
+        block.ForEachThread([&](Thread th) {
+          for (std::int64_t i = th.x; i < vocab; i += kThreads) add_before(th, OrderKey(scaled(i), i));
+        });
       }
     }
     if (!selected && top_k_on && p < 1.0f && !rule.top_p_joint) {  // the near-V gather did not fit
@@ -541,30 +662,54 @@ struct FastSamplingKernel {
     }
     auto in_top_k = [&](std::uint64_t key) { return key <= kth; };
 
-    // S: the mass of the top-k set (what the canonical top-p renormalises by): round 0's
-    // total, whose candidates are every token of T with a positive weight.
-    float top_k_mass = 0.0f;
-
-    const float min_ratio = mp < 1.0f ? mp : 1.0f;
-    // vllm's min-p runs before top-k and top-p: its dropped tokens are no candidates, so round
-    // 0's total (the mass top-p renormalises by) is that of the tokens passing both. Without
-    // top-p no round's total is read, so every profile's min-p is a candidate rule: the tokens
-    // min-p keeps (e_i >= min_ratio, relative to the maximum, which every filter keeps) do not
-    // depend on where it runs, and rejection from fewer candidates accepts the same law. min-p
-    // 1 then draws among the maximum's ties in round 0 instead of rejecting until one of them
-    // is drawn (10.5 reads of the row at 64 x 128256, 3 now).
-    const bool min_p_candidates = mp > 0.0f && (rule.min_p_first || !(p < 1.0f));
     std::uint64_t pivot = fast_detail::kNoKey;
-    // Every round removes at least one candidate (the rejected token), so vocab + 1 rounds
-    // bound the loop; the bound only guards against a broken rule.
+    // The proposals, in order: the first that every rule keeps is the token. All rejected
+    // (rarely: each is kept with probability mass(kept) / mass(P)): the rounds below, their
+    // candidates below the smallest rejected key (every rule is monotone along the order) and
+    // their uniforms after the proposals' words.
+    std::uint64_t first_word = 0;
+    if (mass_known) {
+      // S's part and the first proposal's mass before it; the other proposals' only when the
+      // first is rejected (fast_detail::SumProposalLanes).
+      float sums[kProposals + 1] = {};
+      const bool before_needed = p < 1.0f;
+      if (before_needed) fast_detail::SumProposalLanes<kThreads, kProposals + 1>(block, parts, lent, sums, 0, 2);
+      top_k_mass = near_vocab ? proposal_total - sums[0] : (top_k_on ? sums[0] : proposal_total);
+      for (int d = 0; d < kProposals; ++d) {
+        if (d == 1 && before_needed) {
+          fast_detail::SumProposalLanes<kThreads, kProposals + 1>(block, parts, lent, sums, 2, kProposals + 1);
+        }
+        const std::int64_t j = proposal[d];
+        if (j < 0) continue;
+        const std::uint64_t kj = proposal_key[d];
+        const float ej = math::ExpF32Cr(ValueOfDescendingKey(kj) - m);
+        bool accept = (!selected || in_top_k(kj)) && (!(mp > 0.0f) || ej >= min_ratio);
+        if (accept && before_needed) {
+          const float before = sums[1 + d];
+          const float tested = options.bug == FastSamplingBug::kTopPOffByOne ? before - ej : before;
+          accept = before == 0.0f || tested < p * top_k_mass;
+        }
+        if (accept) {
+          block.ForEachThread([&](Thread th) {
+            if (th.x == 0) token.Store(row, j);
+          });
+          return;
+        }
+        pivot = kj < pivot ? kj : pivot;
+      }
+      first_word = kProposals;
+    } else if (proposed) {
+      first_word = kProposals;
+    }
+
     for (std::int64_t round = 0; round <= vocab; ++round) {
       auto candidate = [&](std::uint64_t key, float e) {
         return in_top_k(key) && key < pivot && e > 0.0f && (!min_p_candidates || e >= min_ratio);
       };
       std::int64_t j = -1;
       if (!rule.race) {
-        const float u = rng::UniformClosedOpen24F32(rng::CurandPhiloxWord(row_seed, row_position,
-                                                                          static_cast<std::uint64_t>(round)));
+        const float u = rng::UniformClosedOpen24F32(
+            rng::CurandPhiloxWord(row_seed, row_position, first_word + static_cast<std::uint64_t>(round)));
         // The inverse CDF over the candidates' weights (0 for every other token).
         float round_total = 0.0f;
         j = fast_detail::FastBlockInverseCdf<kThreads>(
@@ -575,7 +720,7 @@ struct FastSamplingKernel {
               return candidate(key_at(s, i), e) ? e : 0.0f;
             },
             [&](float total) { return u * total; }, round_total);
-        if (round == 0) top_k_mass = round_total;
+        if (round == 0 && !mass_known) top_k_mass = round_total;
       } else {
         // vllm: the race's winner among the candidates, argmax e_i / q_i (the lowest index
         // among equal ratios: a minimum over order keys of the ratio, a total order); round 0
@@ -598,7 +743,7 @@ struct FastSamplingKernel {
         });
         const std::uint64_t won =
             BlockUniform(block, fast_detail::FastBlockReduce<kThreads, std::uint64_t>(block, best, fast_detail::KeyMin{}));
-        if (round == 0 && p < 1.0f) {
+        if (round == 0 && p < 1.0f && !mass_known) {
           top_k_mass =
               BlockUniform(block, fast_detail::FastBlockReduce<kThreads, float>(block, mass, fast_detail::FloatSum{}));
         }

@@ -65,12 +65,18 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void StoreLaneMinima(Thread t, std:
   }
 }
 
+// A read's per-entry work that a caller fuses into read 2: nothing.
+struct NoCountVisit {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void operator()(Thread, std::uint64_t) const {}
+};
+
 // Read 2 (and 3 when a cache is short) for a given bound: the keys <= bound into `keys`, sorted, `total` their number
 // (exactly k when bound is the k-th key). Returns false, with `keys` undefined, when they do
-// not fit.
-template <int kThreads, class B, class KeyOf, class Shared>
+// not fit. visit(t, key) runs for every key thread t reads in read 2 (gpu-fast's near-V top-k
+// sums the masses before its proposals there: gpu/fast/fast_proposals.cuh).
+template <int kThreads, class B, class KeyOf, class Shared, class Visit = NoCountVisit>
 SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::uint64_t bound, KeyOf key_of,
-                                           Shared& keys, std::uint32_t& total) {
+                                           Shared& keys, std::uint32_t& total, Visit visit = {}) {
   SAMPCHECK_SHARED(block, std::uint32_t, survivor_offsets, kThreads + 1);
   // The count, with each thread's first kCap keys <= bound kept in registers; the scan words
   // carry the overflow too (gpu/block/cached_candidates.cuh).
@@ -80,6 +86,7 @@ SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::ui
     auto& c = cache[t];
     for (std::int64_t i = t.x; i < vocab; i += kThreads) {
       const std::uint64_t key = key_of(i);
+      visit(t, key);
       if (key <= bound) c.Add(key);
     }
     survivor_offsets.Store(t.x, PackCandidateCount(c.count, kCap));
@@ -129,13 +136,13 @@ SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::ui
 // Read 2 (and 3 when a cache is short) after StoreLaneMinima and a barrier: the candidates (contract above) into
 // `keys`, sorted; `total` is their number. Returns false, with `keys` undefined, when they do
 // not fit.
-template <int kThreads, class B, class KeyOf, class Shared>
+template <int kThreads, class B, class KeyOf, class Shared, class Visit = NoCountVisit>
 SAMPCHECK_KERNEL_BODY bool GatherBelowLaneBound(B& block, std::int64_t vocab, std::int64_t k, KeyOf key_of,
-                                                Shared& keys, std::uint32_t& total) {
+                                                Shared& keys, std::uint32_t& total, Visit visit = {}) {
   static_assert(kFastSurvivorSlots == kSortSlots, "the selection reads every survivor slot");
   // The lane minima are distinct but for kNoSurvivor padding (lanes past V), above the k-th.
   const std::uint64_t bound = KthSmallestSlot<kThreads>(block, keys, k);
-  return GatherUpToBound<kThreads>(block, vocab, bound, key_of, keys, total);
+  return GatherUpToBound<kThreads>(block, vocab, bound, key_of, keys, total, visit);
 }
 
 // The reads in one call.
