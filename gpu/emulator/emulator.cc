@@ -216,9 +216,10 @@ void HostBlock::EndPhase() {
   // legal CUDA but cannot be honoured by a phase that runs thread after thread.
   int most = 0;
   int most_thread = 0;
+  const int* const reached = phase_barriers_.data();  // a call per index at -O0 otherwise
   for (int t = 0; t < threads_; ++t) {
-    if (phase_barriers_[static_cast<std::size_t>(t)] > most) {
-      most = phase_barriers_[static_cast<std::size_t>(t)];
+    if (reached[t] > most) {
+      most = reached[t];
       most_thread = t;
     }
   }

@@ -21,6 +21,12 @@
 // Host only: no exceptions here either; Launch returns the violations and the caller decides.
 // Every launch also counts its work (gpu/emulator/emulator_counters.h, docs/gpu.md "Cost model"): the
 // arrays and blocks below count their own accesses, barriers and phases.
+// Speed in unoptimised builds (the sanitizer build runs every emulated test at -O0): the
+// accessors every emulated access goes through are forced inline and index raw pointers, not
+// std::unique_ptr or std::vector (each a chain of calls at -O0); that halves the sanitizer
+// build's emulated test time (docs/gpu.md "The emulator's checks"). The bigger Load/Store
+// bodies stay calls: inlined at every call site they would double the sanitizer build's
+// compile time of the kernels.
 
 #include <cstdint>
 #include <cstring>
@@ -28,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "core/portability.h"
 #include "gpu/emulator/emulator_counters.h"
 
 namespace sampcheck::gpu {
@@ -70,7 +77,7 @@ class HostBlock;
 namespace detail {
 // The block whose code runs now (set by Launch): global arrays report and count through it.
 // Inline: every global access reads it.
-inline HostBlock*& CurrentBlock() {
+SAMPCHECK_FORCE_INLINE HostBlock*& CurrentBlock() {
   thread_local HostBlock* block = nullptr;
   return block;
 }
@@ -124,11 +131,12 @@ class HostBlock {
   template <class F>
   void ForEachThread(F&& f) {
     BeginPhase();
+    std::int64_t* const work = interval_work_.data();
     for (int t = 0; t < threads_; ++t) {
       current_ = t;
       const std::int64_t before = accesses_;
       f(Thread{t});
-      interval_work_[static_cast<std::size_t>(t)] += accesses_ - before;
+      work[t] += accesses_ - before;
     }
     EndPhase();
   }
@@ -145,7 +153,7 @@ class HostBlock {
       slot.index = detail::FindGlobalSlot(c, base, name, elements, bytes);
       slot.launch = launch_serial_;
     }
-    Count(c.global[slot.index], bytes, store);
+    Count(c.global.data()[slot.index], bytes, store);
     block_global_bytes_ += static_cast<std::int64_t>(bytes);
     if (store) NoteGlobalStore();
   }
@@ -159,12 +167,14 @@ class HostBlock {
   std::size_t SharedSlot(const char* name, std::size_t bytes) {
     return detail::FindSharedSlot(report_->counters, name, bytes);
   }
-  void CountShared(std::size_t slot, std::size_t bytes, bool store) { Count(report_->counters.shared[slot], bytes, store); }
+  void CountShared(std::size_t slot, std::size_t bytes, bool store) {
+    Count(report_->counters.shared.data()[slot], bytes, store);
+  }
 
   // For the wrappers.
-  int current_thread() const { return current_; }
-  std::int32_t epoch() const { return epoch_; }
-  bool in_phase() const { return in_phase_; }
+  SAMPCHECK_FORCE_INLINE int current_thread() const { return current_; }
+  SAMPCHECK_FORCE_INLINE std::int32_t epoch() const { return epoch_; }
+  SAMPCHECK_FORCE_INLINE bool in_phase() const { return in_phase_; }
   void Report(Violation::Kind kind, int thread, const std::string& array, std::int64_t index, std::string detail);
   // A warp operation: checks that it runs at block level; counted unless `counted` is false.
   void WarpOp(const char* what, bool counted = true);
@@ -174,7 +184,7 @@ class HostBlock {
   void EndPhase();
   void CloseInterval();
   void NoteGlobalStore();
-  void Count(ArrayTraffic& a, std::size_t bytes, bool store) {
+  SAMPCHECK_FORCE_INLINE void Count(ArrayTraffic& a, std::size_t bytes, bool store) {
     const auto n = static_cast<std::int64_t>(bytes);
     if (store) {
       ++a.stores;
@@ -218,18 +228,19 @@ class HostBlock {
 template <class T>
 class HostRegisters {
  public:
-  HostRegisters(int n, T init) : n_(n), v_(new T[static_cast<std::size_t>(n)]) {
-    for (int i = 0; i < n; ++i) v_[i] = init;
+  HostRegisters(int n, T init) : n_(n), v_(new T[static_cast<std::size_t>(n)]), p_(v_.get()) {
+    for (int i = 0; i < n; ++i) p_[i] = init;
   }
-  T& operator[](Thread t) { return v_[t.x]; }
-  const T& operator[](Thread t) const { return v_[t.x]; }
-  T& at(int i) { return v_[i]; }
-  const T& at(int i) const { return v_[i]; }
-  int size() const { return n_; }
+  SAMPCHECK_FORCE_INLINE T& operator[](Thread t) { return p_[t.x]; }
+  SAMPCHECK_FORCE_INLINE const T& operator[](Thread t) const { return p_[t.x]; }
+  SAMPCHECK_FORCE_INLINE T& at(int i) { return p_[i]; }
+  SAMPCHECK_FORCE_INLINE const T& at(int i) const { return p_[i]; }
+  SAMPCHECK_FORCE_INLINE int size() const { return n_; }
 
  private:
   int n_;
   std::unique_ptr<T[]> v_;
+  T* p_;  // v_.get(): indexing a unique_ptr is four calls in an unoptimised build
 };
 
 template <class T>
@@ -261,24 +272,32 @@ class HostShared {
         n_(n),
         slot_(block.SharedSlot(name, sizeof(T))),
         data_(static_cast<std::size_t>(n)),
-        shadow_(static_cast<std::size_t>(n)) {}
+        shadow_(static_cast<std::size_t>(n)),
+        d_(data_.data()),
+        s_(shadow_.data()) {}
+  // d_ and s_ point into data_ and shadow_: a copy would point into the original's, a move
+  // takes the vectors' buffers with them.
+  HostShared(const HostShared&) = delete;
+  HostShared& operator=(const HostShared&) = delete;
+  HostShared(HostShared&&) noexcept = default;
+  HostShared& operator=(HostShared&&) noexcept = default;
   T Load(std::int64_t i) const {
     if (i < 0 || i >= n_) {
       detail::ReportOutOfBounds(*block_, name_, i, n_, false);
       return T{};
     }
-    detail::CheckSharedLoad(*block_, name_, i, shadow_[static_cast<std::size_t>(i)]);
+    detail::CheckSharedLoad(*block_, name_, i, s_[i]);
     block_->CountShared(slot_, sizeof(T), false);
-    return data_[static_cast<std::size_t>(i)];
+    return d_[i];
   }
   void Store(std::int64_t i, T v) const {
     if (i < 0 || i >= n_) {
       detail::ReportOutOfBounds(*block_, name_, i, n_, true);
       return;
     }
-    detail::CheckSharedStore(*block_, name_, i, shadow_[static_cast<std::size_t>(i)]);
+    detail::CheckSharedStore(*block_, name_, i, s_[i]);
     block_->CountShared(slot_, sizeof(T), true);
-    data_[static_cast<std::size_t>(i)] = v;
+    d_[i] = v;
   }
 
  private:
@@ -286,8 +305,11 @@ class HostShared {
   const char* name_;
   std::int64_t n_;
   std::size_t slot_;
-  mutable std::vector<T> data_;
-  mutable std::vector<ShadowWord> shadow_;
+  std::vector<T> data_;
+  std::vector<ShadowWord> shadow_;
+  // Raw pointers into the two vectors: indexing a vector is a call in an unoptimised build.
+  T* d_;
+  ShadowWord* s_;
 };
 
 // Warp operations (docs/gpu.md "Warp operations"): lane semantics of the full-mask CUDA
