@@ -19,10 +19,13 @@
 //   of the order survives every step, so M is the max of every row the steps see; the key
 //   folds -0.0 onto +0.0, and x - M, hence every ExpF32Cr(x - M), has the same bits with
 //   either zero), and counts the sample's buckets; (2) the scatter into scratch, folding
-//   ExpF32Cr(x - M) per lane when no rank is needed (top-k off or k >= n: s of the row).
+//   ExpF32Cr(x - M) per lane when top_p runs (top-k off or k >= n: s of the row).
 //   Then, with top-k on and k < n, the partition refines only the bucket holding rank k
-//   (gpu/block/radix_partition.cuh PartitionAndVisit) to find K, and (3) one read sums the
-//   lanes over the top-k survivors (key <= K; ties kept: value key <= K's) and counts them.
+//   (gpu/block/radix_partition.cuh PartitionAndVisit) to find K, and (3) the lanes are summed
+//   over the top-k survivors (key <= K; ties kept: value key <= K's) and counted: a thread whose
+//   largest key survives has its lane from the scatter read's fold (which then folds every
+//   thread's entries with top_p on), and only the other threads read their entries (one
+//   thread at k = n - 1; every thread when K lies among most lanes' keys).
 //   top_p's walk (thread 0, TopPVisitPrefix on each sorted chunk, the same steps as
 //   TopPWalkRow) visits the partition front first up to its first drop or the last survivor.
 //   min_p (m > 0) adds one read: the sum over the walk's survivors gives s' and the threshold
@@ -78,22 +81,31 @@ SAMPCHECK_KERNEL_BODY auto SurvivorSumVotes(B& block) {
 struct NoVote {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool operator()(Thread) const { return false; }
 };
+struct NoKnownLane {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool operator()(Thread, float&, std::uint32_t&) const { return false; }
+};
 
 // One read of row[base, base + vocab): s = the canonical sum of ExpF32Cr(x - max) over the
 // entries with keep(x, i) (each lane in index order), their number in `kept` (counted only when
-// kept >= 0 on entry); write(t, i, x, keep) sees thread t's entries (the fused mask). With
+// kept >= 0 on entry); write(t, i, x, keep) sees thread t's entries (the fused mask), except
+// when known(t, acc, c) gives thread t's fold and count without reading its entries. With
 // `vote`, `any` says whether vote_of(t) held for some thread after the read: each warp's ballot
 // goes to shared memory before the sum's reduction, whose barriers order it before the reads,
 // so the vote costs no barrier of its own.
-template <class B, class Arr, class Keep, class Write, class Vote>
+template <class B, class Arr, class Keep, class Write, class Vote, class Known = NoKnownLane>
 SAMPCHECK_KERNEL_BODY float SurvivorSumOfRow(B& block, Arr row, std::int64_t base, std::int64_t vocab, float max,
                                              Keep keep, Write write, std::int64_t& kept, bool vote, Vote vote_of,
-                                             bool& any) {
+                                             bool& any, Known known = {}) {
   auto lane = Registers<float>(block);
   auto count = Registers<std::uint32_t>(block);
   block.ForEachThread([&](Thread t) {
     float acc = -0.0f;  // the sum's identity
     std::uint32_t c = 0;
+    if (known(t, acc, c)) {  // this lane's fold and count, already made: its entries are not read
+      lane[t] = acc;
+      count[t] = c;
+      return;
+    }
     for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
       const float x = row.Load(base + i);
       const bool k = keep(x, i);
@@ -155,7 +167,13 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   std::int64_t survivors = 0;                // their number
   SoftmaxStats st{};
   bool unused_vote = false;  // SurvivorSumOfRow's vote, when none is taken
-  auto lane = Registers<float>(block);  // the fold of the scatter read: s when no rank is needed
+  // The fold of the scatter read over every finite entry: s when no rank is needed; with a
+  // rank, the top-k survivors' lane of every thread whose keys all survive (its largest key
+  // <= K's bound: every thread but one at top-k V - 1), so that only the other threads read
+  // their entries for the survivors' sum.
+  auto lane = Registers<float>(block);
+  auto lane_count = Registers<std::uint32_t>(block);
+  auto lane_last = Registers<std::uint64_t>(block);  // the largest key folded
   bool folding = false;
   auto level0 = [&](std::uint64_t count, std::uint64_t first, std::uint64_t) -> std::int64_t {
     n = count;
@@ -164,13 +182,19 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
     if (n == 0 || degenerate) return -1;
     max = ValueOfDescendingKey(first);
     if (!run_top_p) return top_k && static_cast<std::uint64_t>(k) < n ? k : -1;
-    if (top_k && static_cast<std::uint64_t>(k) < n) return k;
     folding = true;
-    block.ForEachThread([&](Thread t) { lane[t] = -0.0f; });
-    return 0;
+    block.ForEachThread([&](Thread t) {
+      lane[t] = -0.0f;
+      lane_count[t] = 0;
+      lane_last[t] = 0;
+    });
+    return top_k && static_cast<std::uint64_t>(k) < n ? k : 0;
   };
   auto fold = [&](Thread t, std::uint64_t key) {
-    if (folding) lane[t] = lane[t] + math::ExpF32Cr(ValueOfDescendingKey(key) - max);
+    if (!folding) return;
+    lane[t] = lane[t] + math::ExpF32Cr(ValueOfDescendingKey(key) - max);
+    ++lane_count[t];
+    lane_last[t] = key > lane_last[t] ? key : lane_last[t];
   };
   auto ready = [&](std::uint64_t kth) {
     if (kth != kNoKey) {
@@ -179,7 +203,13 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
       survivors = ties ? 0 : -1;  // exactly k: keys are unique, no count needed
       const float s = SurvivorSumOfRow(
           block, logits, in, vocab, max, [&](float x, std::int64_t i) { return OrderKey(x, i, false) <= hi; },
-          [](Thread, std::int64_t, float, bool) {}, survivors, false, NoVote{}, unused_vote);
+          [](Thread, std::int64_t, float, bool) {}, survivors, false, NoVote{}, unused_vote,
+          [&](Thread t, float& acc, std::uint32_t& c) {
+            if (lane_last[t] > hi) return false;
+            acc = lane[t];
+            c = lane_count[t];
+            return true;
+          });
       st = SoftmaxStats{max, s};
       if (!ties) survivors = k;
       return true;
