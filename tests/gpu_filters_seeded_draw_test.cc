@@ -135,6 +135,10 @@ std::vector<float> RowValues(int kind, std::int64_t vocab, std::uint64_t seed) {
   if (kind == 5) x[static_cast<std::size_t>(vocab / 3)] = std::numeric_limits<float>::quiet_NaN();
   if (kind == 6) x[static_cast<std::size_t>(vocab / 2)] = inf;
   if (kind == 9) x[7] = 120.0f;  // exp(x - 120) < 2^-161 for every other entry: probability +0
+  if (kind == 10) {  // one entry at 0, the rest in [-100.5, -99.5): subnormal probabilities above +0
+    for (auto& v : x) v = -100.0f + v / 16.0f;
+    x[3] = 0.0f;
+  }
   return x;
 }
 
@@ -274,14 +278,43 @@ TEST(GpuFiltersSeededDraw, OneBlockRowsDrawTheFullRowToken) {
 // V = 13289 with 24 rows (8 under one key for flashinfer): 3 slices per survivor-path row
 // (RowSliceBudget: min(ceil(132 / B), 13289 / 4096) = 3), the draw in the per-row kernel after
 // the merge; the crowded row (kind 8, k = 300) and the K = -inf row take the whole-row paths,
-// and the flat row with min-p 1 alone the partition path, whose 13289 survivors (13 a lane)
-// overflow the draw's caches (the row is read again for the draw).
+// and the flat row with min-p 1 alone and the row of subnormal probabilities (kind 10, nothing
+// filtered) the partition path: the flat row's 13 survivors a lane are pruned by their scores
+// (SeededGumbelCandidates), the subnormal ones are never pruned and overflow the draw's
+// candidates (the row is read again for the draw: ReadsTheRowForTheDrawOnlyWhenCandidatesOverflow).
 TEST(GpuFiltersSeededDraw, SplitRowsDrawTheFullRowToken) {
   const std::vector<RowSpec> specs = {{0, 50, 0.9f, 0.0f}, {1, 50, 0.95f, 0.05f}, {3, 7, 0.5f, 0.0f},
                                       {2, 1, 0.9f, 1.0f},  {4, 50, 0.9f, 0.0f},   {8, 300, 0.9f, 0.0f},
-                                      {9, 50, 1.0f, 0.0f}, {5, 50, 0.9f, 0.0f},  {3, 0, 1.0f, 1.0f}};
+                                      {9, 50, 1.0f, 0.0f}, {5, 50, 0.9f, 0.0f},  {3, 0, 1.0f, 1.0f},
+                                      {10, 0, 1.0f, 0.0f}};
   ExpectFusedDrawIsTheFullRowDraw(MakeBatch(specs, 13289, 3), FilterRules{}, "canonical", 3);
   ExpectFusedDrawIsTheFullRowDraw(MakeBatch(specs, 13289, 1), kFlashinferRules, "flashinfer", 3);
+}
+
+// The partition path's draw alone (top-k and top-p off: every finite entry survives, 13 a
+// lane at V = 13289) reads the logits twice (level 0's count and the final sum, whose read keeps
+// the candidates that can still win: gpu/kernels/seeded_gumbel_candidates.cuh) on continuous
+// values; on kind 10's subnormal probabilities, which are never pruned, the candidates
+// overflow and the draw reads the row once more. The tokens are the full-row draw's
+// (SplitRowsDrawTheFullRowToken runs the same rows).
+TEST(GpuFiltersSeededDraw, ReadsTheRowForTheDrawOnlyWhenCandidatesOverflow) {
+  const std::int64_t vocab = 13289;
+  const auto runner = MakeEmulatedRunner();
+  auto logits_passes = [&](int kind) {
+    const Batch b = MakeBatch({{kind, 0, 1.0f, 0.0f}}, vocab, 1);
+    std::vector<std::int64_t> token(1, -2);
+    SamplingFiltersLaunch l(b.logits.data(), b.k.data(), b.p.data(), b.m.data(), b.rows, b.vocab, b.vocab,
+                            FilterRules{}, nullptr, nullptr);
+    l.seed = b.seed.data();
+    l.positions = b.positions.data();
+    l.token = token.data();
+    LaunchRecorder recorder;
+    runner->Run(l);
+    EXPECT_NE(token[0], -2);
+    return LogitsPasses(recorder.launches(), 1, vocab);
+  };
+  EXPECT_DOUBLE_EQ(logits_passes(0), 2.0);
+  EXPECT_DOUBLE_EQ(logits_passes(10), 3.0);
 }
 
 }  // namespace

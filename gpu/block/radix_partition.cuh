@@ -62,8 +62,8 @@
 //   the scatter too (so the fold runs) instead of CollectSorted.
 // - Flat rows (n = vocab and one value key: the smallest and largest keys differ in their
 //   index bits alone): the order is the index order and entry i's key is the value key and i,
-//   so nothing is partitioned or read again: the rank's key, the fold's keys (only when level0
-//   named no rank: its one caller folds only then) and the visit's keys are computed, and the
+//   so nothing is partitioned or read again: the rank's key, the fold's keys (with or without
+//   a rank: its one caller decides in level0 whether it folds) and the visit's keys are computed, and the
 //   visit is one call of m = vocab keys (no chunk loads, no barrier per 1024 keys).
 // - Reads: the sample (1024 entries), 2 of the row (3 without a sample; at most 3 when n <=
 //   1024), then for every bucket refined, one read of its keys (8 bytes each) per level (2
@@ -364,13 +364,13 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // A flat row (every entry in range, one value key): the keys differ in their index bits
   // alone, so the order is the index order and entry i's key is (value key, i), known without
   // reading the row. No partition and no further read: the rank's key is entry rank - 1's, the
-  // fold (only when no rank is named: the only case whose caller folds) gets the computed keys,
+  // fold gets the computed keys (registers only: its caller folds with or without a rank),
   // and the visit sees the whole row at once (one verdict, not one load and barrier per 1024
   // entries: 2 barriers and 1024 reads of the row per chunk before, 2026-11-29).
   if (n == static_cast<std::uint64_t>(vocab) && (smallest >> 32) == (largest >> 32)) {
     const std::uint64_t value_key = (smallest >> 32) << 32;
     auto flat_key = [value_key](std::int64_t i) { return value_key | static_cast<std::uint32_t>(i); };
-    if (rank == 0 && !std::is_same_v<std::decay_t<Fold>, NoPartitionFold>) {
+    if (!std::is_same_v<std::decay_t<Fold>, NoPartitionFold>) {
       block.ForEachThread([&](Thread t) {  // registers only: no barrier
         for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) fold(t, flat_key(i));
       });

@@ -19,10 +19,13 @@
 //   of the order survives every step, so M is the max of every row the steps see; the key
 //   folds -0.0 onto +0.0, and x - M, hence every ExpF32Cr(x - M), has the same bits with
 //   either zero), and counts the sample's buckets; (2) the scatter into scratch, folding
-//   ExpF32Cr(x - M) per lane when no rank is needed (top-k off or k >= n: s of the row).
+//   ExpF32Cr(x - M) per lane when top_p runs (top-k off or k >= n: s of the row).
 //   Then, with top-k on and k < n, the partition refines only the bucket holding rank k
-//   (gpu/block/radix_partition.cuh PartitionAndVisit) to find K, and (3) one read sums the
-//   lanes over the top-k survivors (key <= K; ties kept: value key <= K's) and counts them.
+//   (gpu/block/radix_partition.cuh PartitionAndVisit) to find K, and (3) the lanes are summed
+//   over the top-k survivors (key <= K; ties kept: value key <= K's) and counted: a thread whose
+//   largest key survives has its lane from the scatter read's fold (which then folds every
+//   thread's entries with top_p on), and only the other threads read their entries (one
+//   thread at k = n - 1; every thread when K lies among most lanes' keys).
 //   top_p's walk (thread 0, TopPVisitPrefix on each sorted chunk, the same steps as
 //   TopPWalkRow) visits the partition front first up to its first drop or the last survivor.
 //   min_p (m > 0) adds one read: the sum over the walk's survivors gives s' and the threshold
@@ -33,9 +36,10 @@
 //   order with SeededGumbelDrawable and SeededGumbelScore of the probability it writes, which
 //   is FoldSeededGumbelRow over the probs row; then WarpFirstBlockArgmax, the total order's
 //   winner in thread 0's `drawn`): the full-row kernel's token without reading probs back.
-//   With the draw alone (write_rows false) after min_p, (4) also caches each thread's first 8
-//   final survivors' keys (CandidateCache); when none overflowed, the draw scores them and (5)
-//   is not made.
+//   With the draw alone (write_rows false), (4) also keeps each thread's final survivors that
+//   can still win once s is known (SeededGumbelCandidates, at most 8: an entry whose score
+//   without s is more than 2^-20 below another's cannot win); when none overflowed (a warp
+//   ballot read after the sum's reduction), the draw scores them exactly and (5) is not made.
 // - Sums: each lane folds its survivors in index order from -0.0 and CanonicalBlockReduce
 //   combines the lanes: the full-row steps' folds also add ExpF32Cr(-inf - M) = +0 for each
 //   dropped entry, which changes only the sign of a zero, and every sum here is at least
@@ -52,30 +56,56 @@
 
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
-#include "gpu/block/cached_candidates.cuh"
 #include "gpu/block/radix_partition.cuh"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/top_k_survivors.cuh"
 #include "gpu/kernels/filter_rules.h"
 #include "gpu/kernels/min_p.cuh"
 #include "gpu/kernels/seeded_gumbel.cuh"
+#include "gpu/kernels/seeded_gumbel_candidates.cuh"
 #include "gpu/kernels/top_k.cuh"
 #include "gpu/kernels/top_p.cuh"
 #include "reference/math/exp.h"
 
 namespace sampcheck::gpu {
 
+// The 32 warps' votes of SurvivorSumOfRow: the partition's per-warp counts of level 0
+// (gpu/block/radix_partition.cuh), dead once the partition is done, since every kernel that
+// takes this path is at the 48 KiB of static shared memory a kernel may declare (32 words more
+// took sampling_filters_slices 8 bytes over).
+template <class B>
+SAMPCHECK_KERNEL_BODY auto SurvivorSumVotes(B& block) {
+  return partition_detail::SharedArrays(block).many;
+}
+
+struct NoVote {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool operator()(Thread) const { return false; }
+};
+struct NoKnownLane {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool operator()(Thread, float&, std::uint32_t&) const { return false; }
+};
+
 // One read of row[base, base + vocab): s = the canonical sum of ExpF32Cr(x - max) over the
 // entries with keep(x, i) (each lane in index order), their number in `kept` (counted only when
-// kept >= 0 on entry); write(t, i, x, keep) sees thread t's entries (the fused mask).
-template <class B, class Arr, class Keep, class Write>
+// kept >= 0 on entry); write(t, i, x, keep) sees thread t's entries (the fused mask), except
+// when known(t, acc, c) gives thread t's fold and count without reading its entries. With
+// `vote`, `any` says whether vote_of(t) held for some thread after the read: each warp's ballot
+// goes to shared memory before the sum's reduction, whose barriers order it before the reads,
+// so the vote costs no barrier of its own.
+template <class B, class Arr, class Keep, class Write, class Vote, class Known = NoKnownLane>
 SAMPCHECK_KERNEL_BODY float SurvivorSumOfRow(B& block, Arr row, std::int64_t base, std::int64_t vocab, float max,
-                                             Keep keep, Write write, std::int64_t& kept) {
+                                             Keep keep, Write write, std::int64_t& kept, bool vote, Vote vote_of,
+                                             bool& any, Known known = {}) {
   auto lane = Registers<float>(block);
   auto count = Registers<std::uint32_t>(block);
   block.ForEachThread([&](Thread t) {
     float acc = -0.0f;  // the sum's identity
     std::uint32_t c = 0;
+    if (known(t, acc, c)) {  // this lane's fold and count, already made: its entries are not read
+      lane[t] = acc;
+      count[t] = c;
+      return;
+    }
     for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
       const float x = row.Load(base + i);
       const bool k = keep(x, i);
@@ -87,11 +117,27 @@ SAMPCHECK_KERNEL_BODY float SurvivorSumOfRow(B& block, Arr row, std::int64_t bas
     lane[t] = acc;
     count[t] = c;
   });
+  auto votes = SurvivorSumVotes(block);
+  if (vote) {
+    auto mine = Registers<bool>(block);
+    block.ForEachThread([&](Thread t) { mine[t] = vote_of(t); });
+    auto ballot = Ballot(block, mine);
+    block.ForEachThread([&](Thread t) {
+      if (t.lane() == 0) votes.Store(t.warp(), ballot[t]);
+    });
+  }
   auto s = CanonicalBlockReduce<float>(block, lane, SumCombine{});
   std::uint32_t total = 0;
   if (kept >= 0) BlockExclusiveScan(block, count, total);
   float sum = 0.0f;
-  block.ForEachThread([&](Thread t) { sum = s[t]; });
+  any = false;
+  block.ForEachThread([&](Thread t) {
+    sum = s[t];
+    if (!vote) return;
+    std::uint32_t v = 0;
+    for (int w = 0; w < kWarpSize; ++w) v |= votes.Load(w);
+    any = v != 0;  // the same in every thread
+  });
   block.Sync();
   kept = total;
   return sum;
@@ -120,7 +166,14 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   std::uint64_t hi = kLastFiniteDescending;  // the top-k survivors: key <= hi
   std::int64_t survivors = 0;                // their number
   SoftmaxStats st{};
-  auto lane = Registers<float>(block);  // the fold of the scatter read: s when no rank is needed
+  bool unused_vote = false;  // SurvivorSumOfRow's vote, when none is taken
+  // The fold of the scatter read over every finite entry: s when no rank is needed; with a
+  // rank, the top-k survivors' lane of every thread whose keys all survive (its largest key
+  // <= K's bound: every thread but one at top-k V - 1), so that only the other threads read
+  // their entries for the survivors' sum.
+  auto lane = Registers<float>(block);
+  auto lane_count = Registers<std::uint32_t>(block);
+  auto lane_last = Registers<std::uint64_t>(block);  // the largest key folded
   bool folding = false;
   auto level0 = [&](std::uint64_t count, std::uint64_t first, std::uint64_t) -> std::int64_t {
     n = count;
@@ -129,13 +182,19 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
     if (n == 0 || degenerate) return -1;
     max = ValueOfDescendingKey(first);
     if (!run_top_p) return top_k && static_cast<std::uint64_t>(k) < n ? k : -1;
-    if (top_k && static_cast<std::uint64_t>(k) < n) return k;
     folding = true;
-    block.ForEachThread([&](Thread t) { lane[t] = -0.0f; });
-    return 0;
+    block.ForEachThread([&](Thread t) {
+      lane[t] = -0.0f;
+      lane_count[t] = 0;
+      lane_last[t] = 0;
+    });
+    return top_k && static_cast<std::uint64_t>(k) < n ? k : 0;
   };
   auto fold = [&](Thread t, std::uint64_t key) {
-    if (folding) lane[t] = lane[t] + math::ExpF32Cr(ValueOfDescendingKey(key) - max);
+    if (!folding) return;
+    lane[t] = lane[t] + math::ExpF32Cr(ValueOfDescendingKey(key) - max);
+    ++lane_count[t];
+    lane_last[t] = key > lane_last[t] ? key : lane_last[t];
   };
   auto ready = [&](std::uint64_t kth) {
     if (kth != kNoKey) {
@@ -144,7 +203,13 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
       survivors = ties ? 0 : -1;  // exactly k: keys are unique, no count needed
       const float s = SurvivorSumOfRow(
           block, logits, in, vocab, max, [&](float x, std::int64_t i) { return OrderKey(x, i, false) <= hi; },
-          [](Thread, std::int64_t, float, bool) {}, survivors);
+          [](Thread, std::int64_t, float, bool) {}, survivors, false, NoVote{}, unused_vote,
+          [&](Thread t, float& acc, std::uint32_t& c) {
+            if (lane_last[t] > hi) return false;
+            acc = lane[t];
+            c = lane_count[t];
+            return true;
+          });
       st = SoftmaxStats{max, s};
       if (!ties) survivors = k;
       return true;
@@ -195,17 +260,16 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   std::uint64_t bound = hi;
   if (run_top_p) bound = done ? cut : last;
   // min_p on that row: one more read for its s'.
-  bool min_p = false, keep_first = false;
+  bool min_p = false;
   float threshold = 0.0f;
   if (m > 0.0f) {
     if (rules.min_p.first_only_at_one && m >= 1.0f) {
-      bound = smallest;
-      keep_first = true;
+      bound = smallest;  // the first alone
     } else {
       std::int64_t kept = -1;
       const float s = SurvivorSumOfRow(
           block, logits, in, vocab, max, [&](float x, std::int64_t i) { return OrderKey(x, i, false) <= bound; },
-          [](Thread, std::int64_t, float, bool) {}, kept);
+          [](Thread, std::int64_t, float, bool) {}, kept, false, NoVote{}, unused_vote);
       const SoftmaxStats top_p_stats{max, s};
       threshold = MinPThreshold(top_p_stats.Prob(max), m);
       st = top_p_stats;
@@ -217,58 +281,46 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
     return OrderKey(x, i, false) <= bound && (!min_p || before_min_p.Prob(x) >= threshold);
   };
   std::int64_t kept = -1;
-  // The draw alone (no row written) after min_p: each thread keeps the keys of its first
-  // kCachedCandidates final survivors in registers during the sum's read, so that when no
-  // thread met more (one reduction of the overflow flags: 2 barriers) the draw scores them and
-  // reads the row no more. Only after min_p, which usually keeps few: without it the
-  // survivors are top_p's nucleus (thousands on the benchmark's logits), the caches overflow
-  // and the flags' barriers would be spent for nothing.
-  const bool draw_alone = draw && !write_rows && (min_p || keep_first);
-  auto cache = Registers<CandidateCache<kCachedCandidates>>(block);
-  block.ForEachThread([&](Thread t) { cache[t].count = 0; });
+  bool overflowed = false;
+  // The draw alone (no row written): each thread keeps in registers, during the sum's read,
+  // the final survivors that can still win once s is known (SeededGumbelCandidates: at most
+  // kCachedCandidates; its first ones after min_p, which usually keeps few; without min_p the
+  // nucleus' thousands pruned by their scores without s), so that when no thread overflowed
+  // (the warps' ballots, read after the sum's reduction: no barrier more) the draw scores them
+  // and reads the row no more. n bounds s: every term is at most ExpF32Cr(0) = 1, so each
+  // lane's fold is at most its count and the tree's sums of those integers are exact.
+  const bool draw_alone = draw && !write_rows;
+  auto cache = Registers<SeededGumbelCandidates<kCachedCandidates>>(block);
+  block.ForEachThread([&](Thread t) { cache[t].Reset(); });
   const float s = SurvivorSumOfRow(
       block, logits, in, vocab, max, final_keep,
       [&](Thread t, std::int64_t i, float x, bool keep) {
         if (write_rows) out.Store(at + i, keep ? x : NegativeInfinity());
-        if (draw_alone && keep) cache[t].Add(OrderKey(x, i, false));
+        if (draw_alone && keep) cache[t].Offer(key, OrderKey(x, i, false), max, static_cast<double>(n));
       },
-      kept);
+      kept, draw_alone, [&](Thread t) { return cache[t].Overflowed(); }, overflowed);
   const SoftmaxStats final_stats{max, s};
   auto value = Registers<double>(block);
-  if (draw_alone) {
-    // No flags are needed when at most kCachedCandidates = 8 entries can survive: one when
-    // min_p keeps the first alone; with a threshold of at least 1/8, c survivors hold c / 8 or
-    // more of a probability mass of at most 1 + 2^-16 (each Prob rounds up by at most 2^-24
-    // relative, and s' is within about 136 x 2^-24 of its exact sum: 126 terms a lane, 10
-    // levels of the tree), so c <= 8.
-    bool cached = keep_first || threshold >= 0.125f;
-    if (!cached) {
-      auto over = Registers<float>(block);  // 0 or 1: the sum of the flags is exact
-      block.ForEachThread([&](Thread t) { over[t] = cache[t].Overflowed() ? 1.0f : 0.0f; });
-      auto overflowed = CanonicalBlockReduce<float>(block, over, SumCombine{});
-      block.ForEachThread([&](Thread t) { cached = overflowed[t] == 0.0f; });
-    }
-    if (cached) {
-      // The full-row fold's pairs: a final survivor's probability from its key's value
-      // (-0.0 comes back as +0.0: x - M has the same bits), every other column +0, never
-      // drawn; the winner is the total order's maximum, whichever thread scores a pair.
-      block.ForEachThread([&](Thread t) {
-        double best = ArgmaxAboveF64::Identity();
-        std::int64_t j = kNoIndex;
-        cache[t].ForEach([&](std::uint64_t k) {
-          const float prob = final_stats.Prob(ValueOfDescendingKey(k));
-          const std::int64_t i = IndexOfKey(k);
-          if (!SeededGumbelDrawable(prob)) return;
-          const double score = SeededGumbelScore(key, static_cast<std::uint32_t>(i), prob);
-          if (ArgmaxAboveF64{}(score, i, best, j)) best = score, j = i;
-        });
-        value[t] = best;
-        drawn[t] = j;
+  if (draw_alone && !overflowed) {
+    // The full-row fold's pairs: a final survivor's probability from its key's value
+    // (-0.0 comes back as +0.0: x - M has the same bits), every other column +0, never
+    // drawn; the winner is the total order's maximum, whichever thread scores a pair.
+    block.ForEachThread([&](Thread t) {
+      double best = ArgmaxAboveF64::Identity();
+      std::int64_t j = kNoIndex;
+      cache[t].ForEach([&](std::uint64_t k) {
+        const float prob = final_stats.Prob(ValueOfDescendingKey(k));
+        const std::int64_t i = IndexOfKey(k);
+        if (!SeededGumbelDrawable(prob)) return;
+        const double score = SeededGumbelScore(key, static_cast<std::uint32_t>(i), prob);
+        if (ArgmaxAboveF64{}(score, i, best, j)) best = score, j = i;
       });
-      WarpFirstBlockArgmax<double>(block, value, drawn, ArgmaxAboveF64{});
-      block.Sync();
-      return true;
-    }
+      value[t] = best;
+      drawn[t] = j;
+    });
+    WarpFirstBlockArgmax<double>(block, value, drawn, ArgmaxAboveF64{});
+    block.Sync();
+    return true;
   }
   // probs, and the seeded draw folded into the same read: each thread over its indices in
   // order, as FoldSeededGumbelRow over the probs written (the same bits, one read fewer).
