@@ -80,16 +80,22 @@ SamplingCostShape TopPAlone(float p) {
 // the second decimal. gpu: 2 row passes (two reads of the logits to gather the top-k
 // survivors, gpu/block/top_k_survivors.cuh: the thread maxima, then the count with the
 // candidates kept in registers; the draw on the survivors in the same kernel, no row written)
-// with 26 barriers (top-k 50, top-p 0.9) and 36 with min-p (0.05 or 1: two more softmax
-// statistics on the survivors); flat rows the same 2 and 26 (the thread maxima give exactly k
-// candidates). One more pass while the gather read the row a third time. Before the draw on
+// with 18 barriers (top-k 50, top-p 0.9) and 21 with min-p (0.05 or 1: one more softmax sum
+// on the survivors and min-p's prefix); flat rows the same 2 and 18 (the thread maxima give
+// exactly k candidates). 26 and 36 before the count's scan by warps (3 -> 1 barrier), the
+// merge's lists staged in shared memory (+1), the survivor statistics' maximum read from the
+// first survivor (2 fewer per sum, min-p's largest probability without a reduction: 2 fewer),
+// min-p's prefix length without a scan (3 -> 1) and one word per step for the survivors'
+// number (no barrier after its read, none after reading the last survivor's key). One more pass while the gather read the row a third time. Before the draw on
 // the survivors, the output rows were written and the draw launch read probs: 4.0004 passes
 // with three reads (the survivors' values read back for the rows) with 34 and 44 barriers
 // (its 9); 36 and 48 while each survivor statistic ended with a barrier its register result
-// does not need. gpu-fast 2 and 12 with top-k 50 (top-p 0.9, min-p 0, 0.05 or 1, flat rows):
+// does not need. gpu-fast 2 and 11 with top-k 50 (top-p 0.9, min-p 0, 0.05 or 1, flat rows):
 // the same two reads gather its survivors (gpu/fast/fast_top_k_survivors.cuh; 3 with the
-// third read), 10 barriers in each slice block, then the ticket's
-// broadcast (1) and the merge in the row's last block (1), in one launch; 11 when the merge
+// third read), 8 barriers in each slice block, then the ticket's
+// broadcast (1) and the merge in the row's last block (2: the lists staged in shared
+// memory, then ranked there), in one launch; 12 with the count's thread-0 scan (3 barriers
+// where the warps' scan takes 1) and the merge's binary searches in global memory; 11 when the merge
 // was a second launch (one launch more, 8 us in the model: the barrier the last block adds
 // is the price of that launch, gpu/block/last_block.cuh). gpu's 34 did not move: its merge
 // lost the barrier after its completeness flag (read by block-level code now). Before the k-th thread maximum by rank (2 barriers),
@@ -153,27 +159,28 @@ SamplingCostShape TopPAlone(float p) {
 // summed in the near-V gather's or the select's gather read, or in one read without top-k)
 // took its worst cases to about 2 passes: top-k V - 1 2.004 and 14 (flat rows the same),
 // top-p 0.999 without top-k 2.004 and 6 (flat rows the same), top-k 5000 with top-p 0.9 2.04
-// and 22 (from 4.0007 and 28, 3.0007 and 20, 5.04 and 54 with the rejection rounds).
+// and 22 (from 4.0007 and 28, 3.0007 and 20, 5.04 and 54 with the rejection rounds); top-k
+// V - 1 12 since its dropped tokens' count is scanned by warps (1 barrier instead of 3).
 const BudgetCase kBudgets[] = {
-    {__LINE__, "gpu, top-k 50, top-p 0.9", false, Shape(0.0f, false), {2.01, 26}},
-    {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {2.01, 36}},
-    {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {2.01, 26}},
-    {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {2.01, 36}},
+    {__LINE__, "gpu, top-k 50, top-p 0.9", false, Shape(0.0f, false), {2.01, 18}},
+    {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {2.01, 21}},
+    {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {2.01, 18}},
+    {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {2.01, 21}},
     {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {3.88, 98}},
     {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {4.90, 224}},
     {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {4.24, 37}},
     {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {2.01, 14}},
     {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {2.01, 14}},
     {__LINE__, "gpu, min-p 1, top-k and top-p off", false, MinPAlone(1.0f), {3.01, 10}},
-    {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {2.01, 12}},
-    {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {2.01, 12}},
-    {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {2.01, 12}},
-    {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {2.01, 12}},
-    {__LINE__, "gpu-fast, top-k V - 1", true, TopK(kVocab - 1), {2.01, 14}},
+    {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {2.01, 11}},
+    {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {2.01, 11}},
+    {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {2.01, 11}},
+    {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {2.01, 11}},
+    {__LINE__, "gpu-fast, top-k V - 1", true, TopK(kVocab - 1), {2.01, 12}},
     {__LINE__, "gpu-fast, top-k off, top-p 0.999", true, TopPAlone(0.999f), {2.01, 6}},
     {__LINE__, "gpu-fast, top-k 5000, top-p 0.9", true, TopK(5000), {2.04, 22}},
     {__LINE__, "gpu-fast, min-p 1, top-k and top-p off", true, MinPAlone(1.0f), {2.01, 18}},
-    {__LINE__, "gpu-fast, flat rows, top-k V - 1", true, Flat(TopK(kVocab - 1)), {2.01, 14}},
+    {__LINE__, "gpu-fast, flat rows, top-k V - 1", true, Flat(TopK(kVocab - 1)), {2.01, 12}},
     {__LINE__, "gpu-fast, flat rows, top-k off, top-p 0.999", true, Flat(TopPAlone(0.999f)), {2.01, 6}},
 };
 
@@ -238,10 +245,15 @@ void ExpectLaunches(const std::vector<LaunchCounters>& launches, const std::vect
 // gpu/fast/fast_top_k_survivors.cuh on the slice; 3 reads before its count kept the
 // candidates in registers) and taking the row's ticket; the block that draws the last one
 // merges the 20 sorted lists of 50 keys from the scratch and draws
-// (gpu/block/last_block.cuh), in the same launch: 2 passes over the logits in all, 12
+// (gpu/block/last_block.cuh), in the same launch: 2 passes over the logits in all, 11
 // barriers in that block of 1024 threads (the gather: the lane minima, their k-th by rank
-// (2), the count, scan and gather, the warp-aware sort of its ~50 candidates in 64 slots (3);
-// the ticket's broadcast (1); the merge (1)), 11 in the others, 20 tickets. Before the last
+// (2), the count and its scan by warps (1), the gather, the warp-aware sort of its ~50
+// candidates in 64 slots (3); the ticket's broadcast (1); the merge: its lists staged in
+// shared memory (1), ranked there (1)), 9 in the others, 20 tickets. The lists are read from
+// the scratch once (1000 keys, 8000 bytes) and the heads by block-level code: the busiest
+// block moves its slice's two reads and those, 59924 bytes. With the thread-0 scan (3
+// barriers) and the merge's binary searches and heads read per thread from global memory:
+// 12 and 11 barriers, 378164 bytes in the last block (30 us in the model, 16 us now). Before the last
 // block merged, two launches: the slices (10 barriers) then a merge block (1): 11 barriers per
 // row, one launch more (8 us in the model); before the slices, one block read the whole row
 // three times: 1 block, 3.0 passes, 117 barriers, at one SM's share of the bandwidth.
@@ -250,10 +262,11 @@ TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
   s.rows = 1;
   const std::vector<float> logits = SamplingCostLogits(s);
   const auto launches = CountGpuFastSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"fast_sampling_slices", 20, 12}}));
-  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {2.01, 12}), "");
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"fast_sampling_slices", 20, 11}}));
+  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {2.01, 11}), "");
   EXPECT_GE(LogitsPasses(launches, s.rows, s.vocab), 2.0);
-  EXPECT_EQ(launches[0].barriers, 20 * 11 + 1);
+  EXPECT_EQ(launches[0].barriers, 20 * 9 + 2);
+  EXPECT_LE(launches[0].max_block_global_bytes, 2 * 6413 * 4 + 1000 * 8 + 1024);
   EXPECT_EQ(launches[0].atomics, 20);
 }
 
@@ -264,23 +277,27 @@ TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
 // the warp-aware sort of the ~50 candidates in 64 slots (3); 116 with two 1024-slot networks
 // of 55 stages) and taking the row's ticket (1 barrier); the block that draws the last one
 // (gpu/block/last_block.cuh) then merges the 20 lists of 50 keys and runs top-p on the
-// survivors without reading the logits (14 barriers: the merge and the lane grouping (2),
-// then the survivor steps' 12; the lists' completeness is read by block-level code), then
+// survivors without reading the logits (the lists staged in shared memory, their merge and
+// the lane grouping (3), then the survivor steps' 5: the top-p walk's sum (2) and verdict
+// (1), the final sum (2); the lists' completeness is read by block-level code), then
 // draws the token on its ~45 final survivors (one per thread, the one-barrier warp-first
-// argmax) and writes only the token: 26 barriers in that block, one launch, no output rows,
-// no draw launch reading probs. 2 passes over the logits and 26 barriers per row. Before
+// argmax) and writes only the token: 18 barriers in that block, one launch, no output rows,
+// no draw launch reading probs. 2 passes over the logits and 18 barriers per row (26 with the
+// count's thread-0 scan, the merge's searches in global memory, each sum's own maximum and a
+// barrier after every read of the survivors' number and last key). Before
 // (2026-11-29), 4 launches (with the third read): the slices (10), a merge launch (15, a barrier after the
 // completeness flag), 20 blocks writing the output rows (reading the survivors' values back,
 // 180 bytes; no barrier), the draw reading probs (one block, 9 barriers): 4.0004 passes and 34
-// barriers. The one-block run (planned for 132 rows: no slice) counts 23 (its exact-k top_k
-// step takes no barrier, the draw's 1 replaces the barrier after the row writes; 32 with the
-// draw launch). Planned for 64 rows, a row takes ceil(132 / 64) = 3 slices.
+// barriers. The one-block run (planned for 132 rows: no slice) counts 14 (its exact-k top_k
+// step takes no barrier, the draw's 1 replaces the barrier after the row writes; 23 before
+// the changes above, 32 with the draw launch). Planned for 64 rows, a row takes ceil(132 / 64) = 3 slices.
 TEST(GpuCost, SamplingFiltersSplitOneRowOverBlocks) {
   SamplingCostShape s = Shape(0.0f, false);
   s.rows = 1;
   const std::vector<float> logits = SamplingCostLogits(s);
   const auto launches = CountGpuSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"sampling_filters_slices", 20, 26}}));
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"sampling_filters_slices", 20, 18}}));
+  EXPECT_LE(launches[0].max_block_global_bytes, 2 * 6413 * 4 + 1000 * 8 + 1024);
   EXPECT_EQ(launches[0].atomics, 20);
   std::int64_t row_store_bytes = 0, token_store_bytes = 0;
   for (const ArrayTraffic& a : launches[0].global) {
@@ -289,17 +306,17 @@ TEST(GpuCost, SamplingFiltersSplitOneRowOverBlocks) {
   }
   EXPECT_EQ(row_store_bytes, 0);    // no output row written
   EXPECT_EQ(token_store_bytes, 8);  // the token alone
-  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {2.01, 26}), "");
+  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {2.01, 18}), "");
   EXPECT_DOUBLE_EQ(LogitsPasses({launches[0]}, s.rows, s.vocab), 2.0);
   s.plan_rows = 132;
   const auto one_block = CountGpuSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(one_block, {{"sampling_filters", 1, 23}}));
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(one_block, {{"sampling_filters", 1, 14}}));
   EXPECT_EQ(one_block[0].GlobalStoreBytes(), 8);
-  EXPECT_EQ(CheckBudget(one_block, s.rows, s.vocab, {2.01, 23}), "");
+  EXPECT_EQ(CheckBudget(one_block, s.rows, s.vocab, {2.01, 14}), "");
   s.plan_rows = 64;
   const auto three = CountGpuSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(three, {{"sampling_filters_slices", 3, 26}}));
-  EXPECT_EQ(CheckBudget(three, s.rows, s.vocab, {2.01, 26}), "");
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(three, {{"sampling_filters_slices", 3, 18}}));
+  EXPECT_EQ(CheckBudget(three, s.rows, s.vocab, {2.01, 18}), "");
 }
 
 TEST(GpuCost, CountsAreDeterministic) {

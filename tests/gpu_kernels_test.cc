@@ -11,6 +11,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "gpu/backend/spec_step_glue.h"
 #include "gpu/kernels/gumbel_max.cuh"  // the planted out-of-bounds launch
 #include "gpu/runners/kernel_runner.h"
+#include "gpu/block/block_scan_by_warps.cuh"
 #include "gpu/block/cached_candidates.cuh"
 #include "gpu/block/radix_partition.cuh"
 #include "gpu/block/radix_select.cuh"
@@ -1554,6 +1556,48 @@ TEST(GpuTopKSurvivors, PacksCountsAndOverflow) {
   EXPECT_FALSE(AnyOverflowed(words[0] + words[2]));
   // 1024 threads of 1025+ candidates each: the sum stays below the flag bits.
   EXPECT_EQ(CandidatesOfPacked(1024u * PackCandidateCount(5000, 1 << 20)), 1024u * 1025u);
+}
+
+// BlockExclusiveScanByWarps (gpu/block/block_scan_by_warps.cuh) on the emulator, every check on:
+// the contract's example by hand (counts {3, 9, 0, 1} then 0: offsets {0, 3, 12, 12, 13, ..},
+// total 13), and 1024 random counts against std::exclusive_scan, for blocks of 32, 128 and
+// 1024 threads (one barrier each).
+template <int kThreads>
+std::vector<std::uint32_t> ScanByWarps(const std::vector<std::uint32_t>& counts, std::uint32_t& total) {
+  std::vector<std::uint32_t> offsets(kThreads);
+  const LaunchReport report = emu::Launch("scan", 1, kThreads, [&](Block& block) {
+    auto count = Registers<std::uint32_t>(block);
+    block.ForEachThread([&](Thread t) { count[t] = counts[static_cast<std::size_t>(t.x)]; });
+    auto offset = BlockExclusiveScanByWarps<kThreads>(block, count, total);
+    block.ForEachThread([&](Thread t) { offsets[static_cast<std::size_t>(t.x)] = offset[t]; });
+  });
+  EXPECT_TRUE(report.ok()) << report.Summary();
+  EXPECT_EQ(report.counters.barriers, 1);
+  return offsets;
+}
+
+TEST(GpuTopKSurvivors, ScansCountsByWarps) {
+  std::vector<std::uint32_t> counts(32, 0);
+  counts[0] = 3, counts[1] = 9, counts[3] = 1;
+  std::uint32_t total = 0;
+  const std::vector<std::uint32_t> offsets = ScanByWarps<32>(counts, total);
+  EXPECT_EQ(std::vector<std::uint32_t>(offsets.begin(), offsets.begin() + 5),
+            (std::vector<std::uint32_t>{0, 3, 12, 12, 13}));
+  EXPECT_EQ(offsets[31], 13u);
+  EXPECT_EQ(total, 13u);
+  SplitMix64 rng(31);
+  std::vector<std::uint32_t> wide(1024);
+  for (auto& c : wide) c = static_cast<std::uint32_t>(rng.Next() >> 54);  // 0 .. 1023
+  auto check = [&](auto scan, int threads) {
+    const std::vector<std::uint32_t> in(wide.begin(), wide.begin() + threads);
+    std::vector<std::uint32_t> expected(in.size());
+    std::exclusive_scan(in.begin(), in.end(), expected.begin(), 0u);
+    std::uint32_t t = 0;
+    EXPECT_EQ(scan(in, t), expected) << threads;
+    EXPECT_EQ(t, expected.back() + in.back()) << threads;
+  };
+  check([](const auto& in, std::uint32_t& t) { return ScanByWarps<128>(in, t); }, 128);
+  check([](const auto& in, std::uint32_t& t) { return ScanByWarps<1024>(in, t); }, 1024);
 }
 
 // A thread keeps at most kCachedCandidates = 8 candidates in registers during the count: a

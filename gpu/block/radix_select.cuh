@@ -46,6 +46,7 @@
 #include "gpu/block/bitonic_sort.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
+#include "gpu/block/block_scan_by_warps.cuh"
 #include "gpu/kernels/greedy.cuh"
 #include "reference/math/exp.h"
 
@@ -89,7 +90,7 @@ struct DigitCounts {
 // Each thread's exclusive offset (in thread order) of `count`, and the block total in `total`.
 template <class B, class R>
 SAMPCHECK_KERNEL_BODY auto BlockExclusiveScan(B& block, R& count, std::uint32_t& total) {
-  SAMPCHECK_SHARED(block, std::uint32_t, scan, kCanonicalLanes);
+  auto scan = ScanSlots(block);  // kCanonicalLanes words, shared with BlockExclusiveScanByWarps
   SAMPCHECK_SHARED(block, std::uint32_t, scan_total, 1);
   block.ForEachThread([&](Thread t) { scan.Store(t.x, count[t]); });
   block.Sync();

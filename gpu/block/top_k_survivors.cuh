@@ -14,8 +14,9 @@
 //   The candidates are the entries with key <= T (exactly k: they hold every key <= K), or with
 //   value key <= T's value key (ties kept: they hold every value tied with K's).
 // - Read 2: each thread counts its candidates and keeps the first kCachedCandidates = 8 in
-//   registers (gpu/block/cached_candidates.cuh); an exact scan in thread order gives offsets and
-//   the total, and whether some thread had more than 8. More than kCandidates = 1024 candidates
+//   registers (gpu/block/cached_candidates.cuh); an exact scan in thread order
+//   (BlockExclusiveScanByWarps: one barrier) gives offsets and the total, and whether some
+//   thread had more than 8. More than kCandidates = 1024 candidates
 //   (a row whose largest values crowd into a few lanes, or ties kept across a flat row):
 //   nothing is gathered and `ok` is false, so the caller takes its full-row path; the two reads
 //   are then spent for nothing (bounded); `total` then only says "more than 1024".
@@ -43,6 +44,7 @@
 #include "gpu/block/bitonic_sort.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
+#include "gpu/block/block_scan_by_warps.cuh"
 #include "gpu/block/cached_candidates.cuh"
 #include "gpu/block/radix_select.cuh"
 
@@ -94,7 +96,7 @@ SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t 
     packed[t] = PackCandidateCount(c.count, kCachedCandidates);
   });
   std::uint32_t packed_total = 0;
-  auto scanned = BlockExclusiveScan(block, packed, packed_total);
+  auto scanned = BlockExclusiveScanByWarps<kCanonicalLanes>(block, packed, packed_total);
   total = CandidatesOfPacked(packed_total);
   block.ForEachThread([&](Thread t) { offset[t] = CandidatesOfPacked(scanned[t]); });
   if (total > static_cast<std::uint32_t>(kCandidates)) return false;

@@ -303,30 +303,39 @@ SAMPCHECK_KERNEL_BODY auto SurvivorKeySlots(B& block) {
 // those candidates do not fit, from the k-th key by the radix select (SelectKthKey) and two
 // more reads that gather exactly the keys up to it. Every source gives the same sorted k keys,
 // so a row's token does not depend on how many blocks read it.
-template <int kThreads, class B, class KeyOf, class Slices, class Out>
+// `lists`: kFastSurvivorSlots keys of shared memory the merge stages the slices' lists in (the
+// caller's dropped_keys, unused on this path).
+template <int kThreads, class B, class KeyOf, class Slices, class Shared, class Out>
 SAMPCHECK_KERNEL_BODY void SampleOnSurvivors(B& block, KeyOf key_of, Slices slices, std::int64_t slice_base,
-                                             std::int64_t slice_count, std::int64_t vocab, std::int64_t k, float p,
-                                             float mp, bool joint, FastSamplingBug bug, std::uint64_t seed,
-                                             std::uint64_t position, Out token, std::int64_t row) {
+                                             std::int64_t slice_count, Shared& lists, std::int64_t vocab,
+                                             std::int64_t k, float p, float mp, bool joint, FastSamplingBug bug,
+                                             std::uint64_t seed, std::uint64_t position, Out token, std::int64_t row) {
   auto survivor_keys = SurvivorKeySlots(block);
   SAMPCHECK_SHARED(block, float, survivor_weights, kFastSurvivorSlots);
   float m = 0.0f;  // s of the first token of the order: its weight is exp(0) = 1
   bool merged = false;
+  std::uint64_t first = kNoKey;  // the smallest head: the row's first key
   if (slice_count > 1) {  // every list complete: block-level reads (a broadcast on the device)
     merged = true;
-    for (std::int64_t g = 0; g < slice_count; ++g) merged = merged && slices.Load(slice_base + g * k) != kNoKey;
+    for (std::int64_t g = 0; g < slice_count; ++g) {
+      const std::uint64_t head = slices.Load(slice_base + g * k);
+      merged = merged && head != kNoKey;
+      first = head < first ? head : first;
+    }
   }
   if (merged) {
     // The merge of the slices' sorted lists by rank (MergeSliceLists, gpu/block/row_slices.cuh):
-    // exactly the row's top k, each placed at its rank.
+    // exactly the row's top k, each placed at its rank. The lists are read from global memory
+    // once, coalesced, into shared memory, where the binary searches run (each key searches
+    // up to n - 1 lists: about 20 loads a key at 20 slices of top-k 50, 160 KB of scattered
+    // global loads in one block before).
+    m = ValueOfDescendingKey(first);
     block.ForEachThread([&](Thread t) {
-      std::uint64_t first = kNoKey;
-      for (std::int64_t g = 0; g < slice_count; ++g) {
-        const std::uint64_t head = slices.Load(slice_base + g * k);
-        first = head < first ? head : first;
-      }
-      m = ValueOfDescendingKey(first);
-      MergeSliceLists(t, kThreads, slices, slice_base, slice_count, k, [&](std::int64_t rank, std::uint64_t x) {
+      for (std::int64_t s = t.x; s < slice_count * k; s += kThreads) lists.Store(s, slices.Load(slice_base + s));
+    });
+    block.Sync();
+    block.ForEachThread([&](Thread t) {
+      MergeSliceLists(t, kThreads, lists, 0, slice_count, k, [&](std::int64_t rank, std::uint64_t x) {
         survivor_keys.Store(rank, x);
         survivor_weights.Store(rank, math::ExpF32Cr(ValueOfDescendingKey(x) - m));
       });
@@ -471,10 +480,13 @@ struct FastSamplingKernel {
       });
       return;
     }
+    // The near-V gather's keys below; the survivor path's merge stages the slices' lists in it.
+    SAMPCHECK_SHARED(block, std::uint64_t, dropped_keys, fast_detail::kFastSurvivorSlots);
     if (!greedy && survivor_rules && top_k_on && k <= fast_detail::kFastSurvivorSlots) {
       auto key_of = [&](std::int64_t i) { return OrderKey(scale(i), i); };
-      fast_detail::SampleOnSurvivors<kThreads>(block, key_of, slices, slice_base, slice_count, vocab, k, p, mp,
-                                               rule.top_p_joint, options.bug, row_seed, row_position, token, row);
+      fast_detail::SampleOnSurvivors<kThreads>(block, key_of, slices, slice_base, slice_count, dropped_keys, vocab, k,
+                                               p, mp, rule.top_p_joint, options.bug, row_seed, row_position, token,
+                                               row);
       return;
     }
 
@@ -484,7 +496,6 @@ struct FastSamplingKernel {
     const bool near_vocab = !greedy && rule.Canonical() && top_k_on && k > fast_detail::kFastSurvivorSlots &&
                             vocab - k <= fast_detail::kFastSurvivorSlots;
     auto reversed = [&](std::int64_t i) { return ~OrderKey(scale(i), i); };
-    SAMPCHECK_SHARED(block, std::uint64_t, dropped_keys, fast_detail::kFastSurvivorSlots);
 
     const float min_ratio = mp < 1.0f ? mp : 1.0f;
     // vllm's min-p runs before top-k and top-p: its dropped tokens are no candidates, so round

@@ -15,8 +15,8 @@
 //   so {i : key_i <= T} holds the top k.
 // - Read 2: each thread counts its keys <= T (indices t, t + kThreads, ...), keeping the first
 //   CachedCandidatesPerThread<kThreads>() = 8 x 1024 / kThreads of them in registers
-//   (gpu/block/cached_candidates.cuh); thread 0 scans the counts in thread order, which also
-//   tells whether some thread had more. More than kFastSurvivorSlots candidates (the largest
+//   (gpu/block/cached_candidates.cuh); their scan in thread order (BlockExclusiveScanByWarps,
+//   one barrier) also tells whether some thread had more. More than kFastSurvivorSlots candidates (the largest
 //   values crowded into few lanes): returns false and the caller takes its full-row path (two
 //   reads spent, bounded).
 // - The write: each thread writes its candidates at its offset (from its registers, or, when
@@ -33,6 +33,7 @@
 
 #include "gpu/block/bitonic_sort.cuh"
 #include "gpu/block/block_model.h"
+#include "gpu/block/block_scan_by_warps.cuh"
 #include "gpu/block/cached_candidates.cuh"
 
 namespace sampcheck::gpu::fast_detail {
@@ -77,11 +78,11 @@ struct NoCountVisit {
 template <int kThreads, class B, class KeyOf, class Shared, class Visit = NoCountVisit>
 SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::uint64_t bound, KeyOf key_of,
                                            Shared& keys, std::uint32_t& total, Visit visit = {}) {
-  SAMPCHECK_SHARED(block, std::uint32_t, survivor_offsets, kThreads + 1);
   // The count, with each thread's first kCap keys <= bound kept in registers; the scan words
   // carry the overflow too (gpu/block/cached_candidates.cuh).
   constexpr int kCap = CachedCandidatesPerThread<kThreads>();
   auto cache = Registers<CandidateCache<kCap>>(block);
+  auto packed = Registers<std::uint32_t>(block);
   block.ForEachThread([&](Thread t) {
     auto& c = cache[t];
     for (std::int64_t i = t.x; i < vocab; i += kThreads) {
@@ -89,33 +90,18 @@ SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::ui
       visit(t, key);
       if (key <= bound) c.Add(key);
     }
-    survivor_offsets.Store(t.x, PackCandidateCount(c.count, kCap));
+    packed[t] = PackCandidateCount(c.count, kCap);
   });
-  block.Sync();
-  block.ForEachThread([&](Thread t) {
-    if (t.x != 0) return;
-    std::uint32_t run = 0;
-    for (int i = 0; i < kThreads; ++i) {
-      const std::uint32_t c = survivor_offsets.Load(i);
-      survivor_offsets.Store(i, run);
-      run += c;
-    }
-    survivor_offsets.Store(kThreads, run);
-  });
-  block.Sync();
-  auto offset = Registers<std::uint32_t>(block);
+  // The offsets in thread order by warps (one barrier; `keys` is free: the caller's last
+  // reads of it are behind a barrier).
   std::uint32_t packed_total = 0;
-  block.ForEachThread([&](Thread t) {
-    offset[t] = CandidatesOfPacked(survivor_offsets.Load(t.x));
-    packed_total = survivor_offsets.Load(kThreads);
-  });
-  block.Sync();
+  auto offset = BlockExclusiveScanByWarps<kThreads>(block, packed, packed_total);
   total = CandidatesOfPacked(packed_total);
   if (total > static_cast<std::uint32_t>(kFastSurvivorSlots)) return false;
   // The cached keys, or (a thread's cache short) one more read of the row.
   const bool cached = !AnyOverflowed(packed_total);
   block.ForEachThread([&](Thread t) {
-    std::uint32_t at = offset[t];
+    std::uint32_t at = CandidatesOfPacked(offset[t]);
     if (cached) {
       cache[t].ForEach([&](std::uint64_t key) { keys.Store(at++, key); });
     } else {

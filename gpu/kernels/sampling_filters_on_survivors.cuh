@@ -16,8 +16,9 @@
 //   min_p keeps probs >= threshold, and probs do not increase along the order (ExpF32Cr is
 //   monotone, as are x - M and / s), so its survivors are a prefix too. `last` = the prefix's
 //   last key: an entry survives iff key <= last.
-// - Softmax statistics (SurvivorSoftmaxStats): each lane folds its survivors in index order
-//   (`grouped`), then CanonicalBlockReduce. The full row's lane folds also add the dropped
+// - Softmax statistics (SurvivorSoftmaxStats): M is the first survivor's value (the canonical
+//   max of finite values is the largest; no -0.0 in the keys); for s each lane folds its
+//   survivors in index order (`grouped`), then CanonicalBlockReduce. The full row's lane folds also add the dropped
 //   entries: exp(-inf - M) = +0 to the sum, -inf to the max. Adding +0 to a float changes only
 //   the sign of a zero, and every sum here is at least exp(0) = 1 > 0, so the tree's result is
 //   the same bits; -inf is the max's identity. Likewise for the largest probability (dropped:
@@ -62,25 +63,20 @@
 
 namespace sampcheck::gpu {
 
-// M and s over the survivors (key <= last) in the canonical lane order restricted to them.
+// M and s over the survivors (key <= last, a prefix of the order that holds `first`, its first
+// key) in the canonical lane order restricted to them. M is first's value: the canonical max
+// of finite values (MaxCombine: the larger, +0.0 over -0.0) is the largest of them, and keys
+// fold -0.0 onto +0.0, so no lane fold or tree is needed for it (two barriers fewer).
 template <class B, class Shared, class R>
 SAMPCHECK_KERNEL_BODY SoftmaxStats SurvivorSoftmaxStats(B& block, Shared& grouped, R& offset, R& count,
-                                                        std::uint64_t last) {
+                                                        std::uint64_t last, std::uint64_t first) {
+  const float m = ValueOfDescendingKey(first);
   auto lane = Registers<float>(block);
-  block.ForEachThread([&](Thread t) {
-    float m = NegativeInfinity();
-    for (std::uint32_t j = offset[t]; j < offset[t] + count[t]; ++j) {
-      const std::uint64_t key = grouped.Load(j);
-      if (key <= last) m = MaxCombine{}(m, ValueOfDescendingKey(key));
-    }
-    lane[t] = m;
-  });
-  auto m = CanonicalBlockReduce<float>(block, lane, MaxCombine{});
   block.ForEachThread([&](Thread t) {
     float acc = -0.0f;
     for (std::uint32_t j = offset[t]; j < offset[t] + count[t]; ++j) {
       const std::uint64_t key = grouped.Load(j);
-      if (key <= last) acc = acc + math::ExpF32Cr(ValueOfDescendingKey(key) - m[t]);
+      if (key <= last) acc = acc + math::ExpF32Cr(ValueOfDescendingKey(key) - m);
     }
     lane[t] = acc;
   });
@@ -88,27 +84,8 @@ SAMPCHECK_KERNEL_BODY SoftmaxStats SurvivorSoftmaxStats(B& block, Shared& groupe
   SoftmaxStats stats{};
   // No barrier: CanonicalBlockReduce leaves its result in every thread's register, and its
   // first barrier already orders the folds' reads of `grouped` before any later write.
-  block.ForEachThread([&](Thread t) { stats = SoftmaxStats{m[t], s[t]}; });
+  block.ForEachThread([&](Thread t) { stats = SoftmaxStats{m, s[t]}; });
   return stats;
-}
-
-// RowMaxProb over the survivors.
-template <class B, class Shared, class R>
-SAMPCHECK_KERNEL_BODY float SurvivorMaxProb(B& block, Shared& grouped, R& offset, R& count, std::uint64_t last,
-                                            SoftmaxStats st) {
-  auto lane = Registers<float>(block);
-  block.ForEachThread([&](Thread t) {
-    float m = NegativeInfinity();
-    for (std::uint32_t j = offset[t]; j < offset[t] + count[t]; ++j) {
-      const std::uint64_t key = grouped.Load(j);
-      if (key <= last) m = MaxCombine{}(m, st.Prob(ValueOfDescendingKey(key)));
-    }
-    lane[t] = m;
-  });
-  auto m = CanonicalBlockReduce<float>(block, lane, MaxCombine{});
-  float result = 0.0f;
-  block.ForEachThread([&](Thread t) { result = m[t]; });  // registers only, as above
-  return result;
 }
 
 // The seeded draw on the final survivors sorted[0, n), n <= 1024 (contract above): the winner
@@ -151,7 +128,9 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnSurvivors(B& block, Arr logits, std:
   if (run_top_p && walk != TopPWalk::kExclusive && walk != TopPWalk::kTieGroup) return false;
   auto grouped = GroupedCandidateSlots(block);  // shared with a split row's slice gather
   auto sorted = SortedCandidateSlots(block);
-  SAMPCHECK_SHARED(block, std::uint64_t, kept, 1);  // the survivors' number after a step
+  // The survivors' number after a step: one word per step (top_k's ties, top_p, min_p), so that
+  // no word is rewritten after every thread has read it and one barrier per step suffices.
+  SAMPCHECK_SHARED(block, std::uint64_t, kept, 3);
   auto offset = Registers<std::uint32_t>(block);
   auto count = Registers<std::uint32_t>(block);
   std::uint32_t total = 0;
@@ -180,18 +159,16 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnSurvivors(B& block, Arr logits, std:
     });
     block.Sync();
     block.ForEachThread([&](Thread) { n = static_cast<std::int64_t>(kept.Load(0)); });
-    block.Sync();
   }
-  block.ForEachThread([&](Thread) { kth = sorted.Load(k - 1); });
+  std::uint64_t first_key = 0;  // the order's first key, every step's first survivor
+  block.ForEachThread([&](Thread) { kth = sorted.Load(k - 1), first_key = sorted.Load(0); });
   if (kth > kLastFiniteDescending) return false;  // -inf among the top k: the full-row path's rules
   std::uint64_t last = 0;
-  auto read_last = [&] {
-    block.ForEachThread([&](Thread) { last = sorted.Load(n - 1); });
-    block.Sync();
-  };
+  // No barrier: nothing writes `sorted` from here on.
+  auto read_last = [&] { block.ForEachThread([&](Thread) { last = sorted.Load(n - 1); }); };
   read_last();
   if (run_top_p) {
-    const SoftmaxStats st = SurvivorSoftmaxStats(block, grouped, offset, count, last);
+    const SoftmaxStats st = SurvivorSoftmaxStats(block, grouped, offset, count, last, first_key);
     block.ForEachThread([&](Thread t) {
       if (t.x != 0) return;
       TopPWalkState s;
@@ -205,31 +182,37 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnSurvivors(B& block, Arr logits, std:
           break;
         }
       }
-      kept.Store(0, static_cast<std::uint64_t>(end));
+      kept.Store(1, static_cast<std::uint64_t>(end));
     });
     block.Sync();
-    block.ForEachThread([&](Thread) { n = static_cast<std::int64_t>(kept.Load(0)); });
-    block.Sync();
+    block.ForEachThread([&](Thread) { n = static_cast<std::int64_t>(kept.Load(1)); });
     read_last();
   }
   if (m > 0.0f) {
     if (rules.min_p.first_only_at_one && m >= 1.0f) {
       n = 1;
     } else {
-      const SoftmaxStats st = SurvivorSoftmaxStats(block, grouped, offset, count, last);
-      const float threshold = MinPThreshold(SurvivorMaxProb(block, grouped, offset, count, last, st), m);
-      auto flag = Registers<std::uint32_t>(block);
+      const SoftmaxStats st = SurvivorSoftmaxStats(block, grouped, offset, count, last, first_key);
+      // RowMaxProb over the survivors: the first's probability 1 / s, the largest (Prob is
+      // monotone along the order; no -0.0 among them), so no reduction.
+      const float threshold = MinPThreshold(st.Prob(ValueOfDescendingKey(first_key)), m);
+      // min_p's survivors are a prefix (probs do not increase along the order) holding the
+      // first (its probability is the maximum, >= threshold as min(m, 1) <= 1): its length is
+      // written by the one thread t whose entry passes while entry t + 1 does not (or is
+      // past n), one barrier and no scan.
+      auto passes = [&](std::int64_t j) {
+        return j < n && st.Prob(ValueOfDescendingKey(sorted.Load(j))) >= threshold;
+      };
       block.ForEachThread([&](Thread t) {
-        flag[t] = t.x < n && st.Prob(ValueOfDescendingKey(sorted.Load(t.x))) >= threshold ? 1u : 0u;
+        if (passes(t.x) && !passes(t.x + 1)) kept.Store(2, static_cast<std::uint64_t>(t.x + 1));
       });
-      std::uint32_t survivors = 0;
-      BlockExclusiveScan(block, flag, survivors);
-      n = survivors;
+      block.Sync();
+      block.ForEachThread([&](Thread) { n = static_cast<std::int64_t>(kept.Load(2)); });
     }
     read_last();
   }
   // The output rows: every index written once, by the lane that owns it.
-  const SoftmaxStats st = SurvivorSoftmaxStats(block, grouped, offset, count, last);
+  const SoftmaxStats st = SurvivorSoftmaxStats(block, grouped, offset, count, last, first_key);
   if (draw) SeededGumbelOnSurvivors(block, sorted, n, st, key, drawn);
   if (!write_rows) return true;  // the block ends: nothing to order
   block.ForEachThread([&](Thread t) {

@@ -64,11 +64,11 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE double SeededGumbelScore(const Seed
 // Row `row`'s key, read by every thread (the same value in each).
 template <class B, class Seeds, class Positions>
 SAMPCHECK_KERNEL_BODY SeededGumbelKey LoadSeededGumbelKey(B& block, Seeds seed, Positions positions, std::int64_t row) {
+  // Block-level reads: the same two words in every thread (a broadcast on the device).
+  (void)block;
   SeededGumbelKey key;
-  block.ForEachThread([&](Thread) {
-    key.seed = static_cast<std::uint64_t>(seed.Load(row));
-    key.position = static_cast<std::uint32_t>(positions.Load(row));
-  });
+  key.seed = static_cast<std::uint64_t>(seed.Load(row));
+  key.position = static_cast<std::uint32_t>(positions.Load(row));
   return key;
 }
 
