@@ -2,7 +2,7 @@
 #pragma once
 // The block's exclusive scan of one unsigned count per thread, in thread order, by warps: a
 // butterfly in each warp, then the warp totals through shared memory, one barrier (docs/gpu.md
-// "Top-k survivors"). Every exact block count and offset of the kernels goes through it: the
+// "Top-k survivors"). The one scan of a single count per thread in the kernels: the
 // survivor gathers (gpu/block/top_k_survivors.cuh, gpu/fast/fast_top_k_survivors.cuh), the radix
 // select's helpers CountFinite and CollectSorted (gpu/block/radix_select.cuh), the partition's
 // survivor count (gpu/kernels/sampling_filters_on_partition.cuh), the degenerate rows' NaN counts
