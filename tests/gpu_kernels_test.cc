@@ -21,7 +21,7 @@
 #include "gpu/backend/spec_step_glue.h"
 #include "gpu/kernels/gumbel_max.cuh"  // the planted out-of-bounds launch
 #include "gpu/runners/kernel_runner.h"
-#include "gpu/block/block_scan_by_warps.cuh"
+#include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/cached_candidates.cuh"
 #include "gpu/block/radix_partition.cuh"
 #include "gpu/block/radix_select.cuh"
@@ -1558,7 +1558,7 @@ TEST(GpuTopKSurvivors, PacksCountsAndOverflow) {
   EXPECT_EQ(CandidatesOfPacked(1024u * PackCandidateCount(5000, 1 << 20)), 1024u * 1025u);
 }
 
-// BlockExclusiveScanByWarps (gpu/block/block_scan_by_warps.cuh) on the emulator, every check on:
+// BlockExclusiveScan (gpu/block/block_exclusive_scan.cuh) on the emulator, every check on:
 // the contract's example by hand (counts {3, 9, 0, 1} then 0: offsets {0, 3, 12, 12, 13, ..},
 // total 13), and 1024 random counts against std::exclusive_scan, for blocks of 32, 128 and
 // 1024 threads (one barrier each).
@@ -1568,7 +1568,7 @@ std::vector<std::uint32_t> ScanByWarps(const std::vector<std::uint32_t>& counts,
   const LaunchReport report = emu::Launch("scan", 1, kThreads, [&](Block& block) {
     auto count = Registers<std::uint32_t>(block);
     block.ForEachThread([&](Thread t) { count[t] = counts[static_cast<std::size_t>(t.x)]; });
-    auto offset = BlockExclusiveScanByWarps<kThreads>(block, count, total);
+    auto offset = BlockExclusiveScan<kThreads>(block, count, total);
     block.ForEachThread([&](Thread t) { offsets[static_cast<std::size_t>(t.x)] = offset[t]; });
   });
   EXPECT_TRUE(report.ok()) << report.Summary();
@@ -1576,7 +1576,7 @@ std::vector<std::uint32_t> ScanByWarps(const std::vector<std::uint32_t>& counts,
   return offsets;
 }
 
-TEST(GpuTopKSurvivors, ScansCountsByWarps) {
+TEST(GpuBlockExclusiveScan, ScansCountsInThreadOrder) {
   std::vector<std::uint32_t> counts(32, 0);
   counts[0] = 3, counts[1] = 9, counts[3] = 1;
   std::uint32_t total = 0;

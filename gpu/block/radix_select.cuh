@@ -2,7 +2,7 @@
 #pragma once
 // Block-level selection machinery of the filter kernels (gpu/kernels/top_k.cuh, gpu/kernels/top_p.cuh,
 // gpu/kernels/min_p.cuh, gpu/kernels/sampling_filters.cuh): the canonical order's 64-bit keys, a radix select
-// of the n-th key of a row, an exact block count/scan, the gather and bitonic sort of a small
+// of the n-th key of a row, an exact block count, the gather and bitonic sort of a small
 // candidate set, and the canonical softmax statistics of a row (docs/spec/filters.md "Order",
 // "Selection instead of a full sort"; docs/gpu.md).
 //
@@ -26,12 +26,13 @@
 // - SumDigitCounts, SlotsOfDigit: the block's exact sums of 16 per-thread counts and each
 //   thread's first slot for one of them (SelectKth's passes and its gather; the sample select,
 //   gpu/block/sample_select.cuh, counts its bins with them too).
-// - BlockExclusiveScan: thread 0 scans the 1024 per-thread counts in thread order (exact
-//   integers): gives each thread its output offset and the block total.
+// - CountFinite: the row's entries that are not -inf, an exact count (BlockExclusiveScan,
+//   gpu/block/block_exclusive_scan.cuh).
 // - CollectSorted: the entries with lo < key <= hi (at most kCandidates = 1024 of them, the
-//   caller's guarantee) in shared memory, sorted by key ascending by the warp-aware bitonic
-//   network over the next power of two of their count (gpu/block/bitonic_sort.cuh; the other
-//   slots hold pad = UINT64_MAX, so the 1024 slots are those of a full sort).
+//   caller's guarantee) in shared memory at their offsets (BlockExclusiveScan), sorted by key
+//   ascending by the warp-aware bitonic network over the next power of two of their count
+//   (gpu/block/bitonic_sort.cuh; the other slots hold pad = UINT64_MAX, so the 1024 slots are
+//   those of a full sort).
 // - RowSoftmaxStats: M = canonical max, s = canonical sum of ExpF32Cr(x - M) (the lane folds
 //   and tree of gpu/kernels/softmax.cuh): probs_i = ExpF32Cr(x_i - M) / s are SoftmaxRow's bits.
 // - Every helper ends with a barrier, so its shared arrays may be reused by the next call.
@@ -44,9 +45,9 @@
 #include <cstring>
 
 #include "gpu/block/bitonic_sort.cuh"
+#include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
-#include "gpu/block/block_scan_by_warps.cuh"
 #include "gpu/kernels/greedy.cuh"
 #include "reference/math/exp.h"
 
@@ -87,35 +88,8 @@ struct DigitCounts {
   std::uint32_t c[16];
 };
 
-// Each thread's exclusive offset (in thread order) of `count`, and the block total in `total`.
-template <class B, class R>
-SAMPCHECK_KERNEL_BODY auto BlockExclusiveScan(B& block, R& count, std::uint32_t& total) {
-  auto scan = ScanSlots(block);  // kCanonicalLanes words, shared with BlockExclusiveScanByWarps
-  SAMPCHECK_SHARED(block, std::uint32_t, scan_total, 1);
-  block.ForEachThread([&](Thread t) { scan.Store(t.x, count[t]); });
-  block.Sync();
-  block.ForEachThread([&](Thread t) {
-    if (t.x != 0) return;
-    std::uint32_t run = 0;
-    for (int i = 0; i < kCanonicalLanes; ++i) {
-      const std::uint32_t v = scan.Load(i);
-      scan.Store(i, run);
-      run += v;
-    }
-    scan_total.Store(0, run);
-  });
-  block.Sync();
-  auto offset = Registers<std::uint32_t>(block);
-  block.ForEachThread([&](Thread t) {
-    offset[t] = scan.Load(t.x);
-    total = scan_total.Load(0);
-  });
-  block.Sync();
-  return offset;
-}
-
 // The number of entries of row [base, base + vocab) that are not -inf (finite: no NaN or +inf
-// reaches a filter).
+// reaches a filter). Ends with a barrier, as every helper here: the scan's warp sums are free.
 template <class B, class Arr>
 SAMPCHECK_KERNEL_BODY std::int64_t CountFinite(B& block, Arr row, std::int64_t base, std::int64_t vocab) {
   auto count = Registers<std::uint32_t>(block);
@@ -125,7 +99,8 @@ SAMPCHECK_KERNEL_BODY std::int64_t CountFinite(B& block, Arr row, std::int64_t b
     count[t] = c;
   });
   std::uint32_t total = 0;
-  BlockExclusiveScan(block, count, total);
+  BlockExclusiveScan<kCanonicalLanes>(block, count, total);
+  block.Sync();
   return total;
 }
 
@@ -314,8 +289,8 @@ SAMPCHECK_KERNEL_BODY std::uint32_t CollectSorted(B& block, Arr row, std::int64_
     count[t] = c;
   });
   std::uint32_t total = 0;
-  auto offset = BlockExclusiveScan(block, count, total);
-  block.ForEachThread([&](Thread t) {
+  auto offset = BlockExclusiveScan<kCanonicalLanes>(block, count, total);
+  block.ForEachThread([&](Thread t) {  // the scan's next barrier ends this phase
     std::uint32_t at = offset[t];
     for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
       const std::uint64_t key = OrderKey(row.Load(base + i), i, ascending);

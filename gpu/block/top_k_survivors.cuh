@@ -15,7 +15,7 @@
 //   value key <= T's value key (ties kept: they hold every value tied with K's).
 // - Read 2: each thread counts its candidates and keeps the first kCachedCandidates = 8 in
 //   registers (gpu/block/cached_candidates.cuh); an exact scan in thread order
-//   (BlockExclusiveScanByWarps: one barrier) gives offsets and the total, and whether some
+//   (BlockExclusiveScan: one barrier) gives offsets and the total, and whether some
 //   thread had more than 8. More than kCandidates = 1024 candidates
 //   (a row whose largest values crowd into a few lanes, or ties kept across a flat row):
 //   nothing is gathered and `ok` is false, so the caller takes its full-row path; the two reads
@@ -42,9 +42,9 @@
 #include <cstring>
 
 #include "gpu/block/bitonic_sort.cuh"
+#include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
-#include "gpu/block/block_scan_by_warps.cuh"
 #include "gpu/block/cached_candidates.cuh"
 #include "gpu/block/radix_select.cuh"
 
@@ -96,7 +96,7 @@ SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t 
     packed[t] = PackCandidateCount(c.count, kCachedCandidates);
   });
   std::uint32_t packed_total = 0;
-  auto scanned = BlockExclusiveScanByWarps<kCanonicalLanes>(block, packed, packed_total);
+  auto scanned = BlockExclusiveScan<kCanonicalLanes>(block, packed, packed_total);
   total = CandidatesOfPacked(packed_total);
   block.ForEachThread([&](Thread t) { offset[t] = CandidatesOfPacked(scanned[t]); });
   if (total > static_cast<std::uint32_t>(kCandidates)) return false;

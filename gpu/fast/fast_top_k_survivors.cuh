@@ -15,7 +15,7 @@
 //   so {i : key_i <= T} holds the top k.
 // - Read 2: each thread counts its keys <= T (indices t, t + kThreads, ...), keeping the first
 //   CachedCandidatesPerThread<kThreads>() = 8 x 1024 / kThreads of them in registers
-//   (gpu/block/cached_candidates.cuh); their scan in thread order (BlockExclusiveScanByWarps,
+//   (gpu/block/cached_candidates.cuh); their scan in thread order (BlockExclusiveScan,
 //   one barrier) also tells whether some thread had more. More than kFastSurvivorSlots candidates (the largest
 //   values crowded into few lanes): returns false and the caller takes its full-row path (two
 //   reads spent, bounded).
@@ -32,8 +32,8 @@
 #include <cstdint>
 
 #include "gpu/block/bitonic_sort.cuh"
+#include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
-#include "gpu/block/block_scan_by_warps.cuh"
 #include "gpu/block/cached_candidates.cuh"
 
 namespace sampcheck::gpu::fast_detail {
@@ -95,7 +95,7 @@ SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::ui
   // The offsets in thread order by warps (one barrier; `keys` is free: the caller's last
   // reads of it are behind a barrier).
   std::uint32_t packed_total = 0;
-  auto offset = BlockExclusiveScanByWarps<kThreads>(block, packed, packed_total);
+  auto offset = BlockExclusiveScan<kThreads>(block, packed, packed_total);
   total = CandidatesOfPacked(packed_total);
   if (total > static_cast<std::uint32_t>(kFastSurvivorSlots)) return false;
   // The cached keys, or (a thread's cache short) one more read of the row.

@@ -38,6 +38,7 @@
 
 #include <cstdint>
 
+#include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
 #include "gpu/block/block_sequential.cuh"
@@ -265,7 +266,8 @@ struct FlashinferSamplingFromProbsKernel {
       nan_count[t] = c;
     });
     std::uint32_t nans = 0;
-    BlockExclusiveScan(block, nan_count, nans);
+    // Its next barrier comes before any other scan: SelectKth's first, or the normalizer's.
+    BlockExclusiveScan<kCanonicalLanes>(block, nan_count, nans);
     const std::int64_t values = vocab - static_cast<std::int64_t>(nans);
     // keep: none (k = 0 or no value), every non-NaN entry (pivot -1), or p >= the k-th value.
     const bool keep_none = k == 0 || values == 0;

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
 #include "gpu/kernels/filter_rules.h"
@@ -92,7 +93,8 @@ struct LogprobsKernel {
         count[th] = c;
       });
       std::uint32_t total = 0;
-      BlockExclusiveScan(block, count, total);
+      BlockExclusiveScan<kCanonicalLanes>(block, count, total);
+      block.Sync();  // the warp sums are free for the top-n's CollectSorted
       return static_cast<std::int64_t>(total);
     };
     // vllm beside logprob_token_ids counts the processed logits y, before the log.

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 
+#include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/row_tally.cuh"
 #include "gpu/kernels/degenerate_rows.cuh"
@@ -38,8 +39,9 @@
 namespace sampcheck::gpu {
 
 // TopKStep's NaN counts by sign bit (TopKKernel's tally), as two exact integer scans
-// (BlockExclusiveScan, whose shared arrays the filter kernels hold already: a u64 tree here
-// would push the fused sampling_filters kernel past the device's 48 KiB of static shared memory).
+// (BlockExclusiveScan, whose warp sums the filter kernels hold already: a u64 tree here would
+// push the fused sampling_filters kernel past the device's 48 KiB of static shared memory). A
+// barrier after each: the second scan and the caller's next one reuse the warp sums.
 template <class B, class Arr>
 SAMPCHECK_KERNEL_BODY TopKNaNCount RowNaNCount(B& block, Arr row, std::int64_t base, std::int64_t vocab) {
   auto clear = Registers<std::uint32_t>(block);
@@ -59,8 +61,10 @@ SAMPCHECK_KERNEL_BODY TopKNaNCount RowNaNCount(B& block, Arr row, std::int64_t b
     set[t] = s;
   });
   std::uint32_t sign_clear = 0, sign_set = 0;
-  BlockExclusiveScan(block, clear, sign_clear);
-  BlockExclusiveScan(block, set, sign_set);
+  BlockExclusiveScan<kCanonicalLanes>(block, clear, sign_clear);
+  block.Sync();
+  BlockExclusiveScan<kCanonicalLanes>(block, set, sign_set);
+  block.Sync();
   return TopKNaNCount{sign_clear, sign_set};
 }
 

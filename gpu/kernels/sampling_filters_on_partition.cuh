@@ -128,7 +128,7 @@ SAMPCHECK_KERNEL_BODY float SurvivorSumOfRow(B& block, Arr row, std::int64_t bas
   }
   auto s = CanonicalBlockReduce<float>(block, lane, SumCombine{});
   std::uint32_t total = 0;
-  if (kept >= 0) BlockExclusiveScan(block, count, total);
+  if (kept >= 0) BlockExclusiveScan<kCanonicalLanes>(block, count, total);  // next barrier: the Sync below
   float sum = 0.0f;
   any = false;
   block.ForEachThread([&](Thread t) {

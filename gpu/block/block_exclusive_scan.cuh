@@ -1,27 +1,32 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// An exclusive scan of one unsigned count per thread, in thread order, by warps: a butterfly in
-// each warp, then the warp totals through shared memory, one barrier (docs/gpu.md "Top-k
-// survivors"). The survivor gathers (gpu/block/top_k_survivors.cuh,
-// gpu/fast/fast_top_k_survivors.cuh) scan their candidate counts with it; BlockExclusiveScan
-// (gpu/block/radix_select.cuh), thread 0 walking the 1024 counts between three barriers, gives
-// the same integers.
+// The block's exclusive scan of one unsigned count per thread, in thread order, by warps: a
+// butterfly in each warp, then the warp totals through shared memory, one barrier (docs/gpu.md
+// "Top-k survivors"). The one scan of a single count per thread in the kernels: the
+// survivor gathers (gpu/block/top_k_survivors.cuh, gpu/fast/fast_top_k_survivors.cuh), the radix
+// select's helpers CountFinite and CollectSorted (gpu/block/radix_select.cuh), the partition's
+// survivor count (gpu/kernels/sampling_filters_on_partition.cuh), the degenerate rows' NaN counts
+// (gpu/kernels/sampling_filters_degenerate_rows.cuh), logprobs' ranks (gpu/kernels/logprobs.cuh)
+// and FlashInfer's NaN count (gpu/kernels/flashinfer_sampling_from_probs.cuh).
 //
 // Contract:
-// - BlockExclusiveScanByWarps<kThreads>(block, count, total): a block of kThreads threads (whole
+// - BlockExclusiveScan<kThreads>(block, count, total): a block of kThreads threads (whole
 //   warps); returns each thread's sum of count over the threads before it, and sets the block
-//   total, in every thread. u32 arithmetic (wrapping, as the thread-0 scan's); the callers'
-//   words (gpu/block/cached_candidates.cuh) never wrap.
+//   total, in every thread. u32 arithmetic (wrapping); the callers' counts are at most V < 2^32
+//   in all, and the gathers' packed words (gpu/block/cached_candidates.cuh) never wrap.
 // - Steps: warp butterfly over ShuffleXor m = 1, 2, .., 16: each lane holds its aligned group's
 //   sum and its prefix within the group; the lane in the upper half of each merged pair adds
 //   the lower group's sum to its prefix. Lane 0 of warp w stores the warp's sum; one barrier;
 //   each thread adds the sums of the warps before its own, and all of them for the total.
-// - One barrier, and none at the end: the caller's next barrier must come before a second call
-//   or a BlockExclusiveScan (the warp sums are ScanSlots' first words, which another warp may
-//   still read).
+// - One barrier, and none at the end: the caller's next barrier must come before the next
+//   call (on the device every call of a kernel uses the same warp_sums array, static as every
+//   __shared__ declaration is, which another warp may still read). The emulator gives each
+//   call fresh shared arrays, so it cannot see that race: each call site says where its next
+//   barrier is.
 // - Deterministic: integer sums, exact in any order.
 // Example: counts {3, 9, 0, 1} in the first four threads of a 32-thread block, 0 elsewhere:
-//   offsets {0, 3, 12, 12, 13, ..}, total 13 (tests/gpu_kernels_test.cc, "GpuTopKSurvivors").
+//   offsets {0, 3, 12, 12, 13, ..}, total 13 (tests/gpu_kernels_test.cc,
+//   "GpuBlockExclusiveScan").
 
 #include <cstdint>
 
@@ -29,20 +34,11 @@
 
 namespace sampcheck::gpu {
 
-// The scan words (1024 u32) of both block scans, one array per kernel on the device: the warp
-// sums here, every thread's count in BlockExclusiveScan (gpu/block/radix_select.cuh). The
-// bit-exact filter kernels sit at the 48 KiB limit of static shared memory.
-template <class B>
-SAMPCHECK_KERNEL_BODY auto ScanSlots(B& block) {
-  SAMPCHECK_SHARED(block, std::uint32_t, scan, 1024);
-  return scan;
-}
-
 template <int kThreads, class B, class R>
-SAMPCHECK_KERNEL_BODY auto BlockExclusiveScanByWarps(B& block, R& count, std::uint32_t& total) {
+SAMPCHECK_KERNEL_BODY auto BlockExclusiveScan(B& block, R& count, std::uint32_t& total) {
   static_assert(kThreads % kWarpSize == 0 && kThreads >= kWarpSize && kThreads <= 1024, "whole warps");
   constexpr int kWarps = kThreads / kWarpSize;
-  auto warp_sums = ScanSlots(block);  // words 0 .. kWarps - 1
+  SAMPCHECK_SHARED(block, std::uint32_t, warp_sums, kWarps);
   auto sum = Registers<std::uint32_t>(block);
   auto offset = Registers<std::uint32_t>(block);
   block.ForEachThread([&](Thread t) {
