@@ -1428,23 +1428,33 @@ TEST(GpuRadixPartition, FindsTheKeyOfRankKAndStillVisitsEveryKeyInOrder) {
   }
 }
 
+// Two rows of 20000 entries: continuous values in [-8, 8), and 8 tied levels with -inf at
+// every fifth entry from index 3.
+struct TwoRows {
+  std::vector<float> continuous = std::vector<float>(20000), ties = std::vector<float>(20000);
+};
+TwoRows ContinuousAndTiedRows(std::uint64_t seed) {
+  SplitMix64 rng(seed);
+  TwoRows r;
+  for (float& x : r.continuous) x = static_cast<float>(static_cast<double>(rng.Next() >> 40) * 0x1p-20 - 8.0);
+  for (float& x : r.ties) x = static_cast<float>(rng.Next() % 8) * 0.125f - 0.5f;
+  for (std::size_t i = 3; i < r.ties.size(); i += 5) r.ties[i] = -std::numeric_limits<float>::infinity();
+  return r;
+}
+
 TEST(GpuRadixPartition, ABoundedVisitCoversTheRankAndItsTiesAndScattersLess) {
   // With a rank and VisitBound::kRankKey the visit is a prefix of the order through the
   // rank's key; with kRankValue, through the last key of the rank's value (its ties). Expected
   // answers from the floats (SortedFinite). A rank in the first of level 0's 16 buckets leaves
   // the other 15 unscattered: the scatter alone stores n keys of 8 bytes when unbounded.
-  SplitMix64 rng(47);
-  const float kNegInf = -std::numeric_limits<float>::infinity();
-  std::vector<float> continuous(20000), ties(20000);
-  for (float& x : continuous) x = static_cast<float>(static_cast<double>(rng.Next() >> 40) * 0x1p-20 - 8.0);
-  for (float& x : ties) x = static_cast<float>(rng.Next() % 8) * 0.125f - 0.5f;
-  for (std::size_t i = 3; i < ties.size(); i += 5) ties[i] = kNegInf;
-  for (const std::vector<float>* row : {&continuous, &ties}) {
+  const TwoRows rows = ContinuousAndTiedRows(47);
+  const std::vector<float>& continuous = rows.continuous;
+  for (const std::vector<float>* row : {&rows.continuous, &rows.ties}) {
     const std::vector<std::int64_t> order = SortedFinite(*row, false);
     const auto n = static_cast<std::int64_t>(order.size());
     for (std::int64_t rank : {std::int64_t{1}, std::int64_t{700}, n / 2 + 1, n - 1}) {
       for (VisitBound bound : {VisitBound::kRankKey, VisitBound::kRankValue}) {
-        SCOPED_TRACE(testing::Message() << (row == &ties ? "ties" : "continuous") << ", rank " << rank
+        SCOPED_TRACE(testing::Message() << (row == &rows.ties ? "ties" : "continuous") << ", rank " << rank
                                         << (bound == VisitBound::kRankKey ? ", to the key" : ", to the value"));
         const Partitioned p = PartitionOne(*row, false, rank, true, bound);
         ASSERT_NE(p.kth, kNoKey);
@@ -1496,17 +1506,12 @@ TEST(GpuRadixPartition, AReachScattersItsBucketsFirstAndTheRestWhenTheVisitGetsT
   // under half of the n keys; a full visit reads the rest (their own count and scatter, two
   // more reads of the row) and still sees every key in order, with or without a rank (the
   // gap then lies between the reach and the rank's bucket, which is refined first).
-  SplitMix64 rng(53);
-  const float kNegInf = -std::numeric_limits<float>::infinity();
-  std::vector<float> continuous(20000), ties(20000);
-  for (float& x : continuous) x = static_cast<float>(static_cast<double>(rng.Next() >> 40) * 0x1p-20 - 8.0);
-  for (float& x : ties) x = static_cast<float>(rng.Next() % 8) * 0.125f - 0.5f;
-  for (std::size_t i = 3; i < ties.size(); i += 5) ties[i] = kNegInf;
-  for (const std::vector<float>* row : {&continuous, &ties}) {
+  const TwoRows rows = ContinuousAndTiedRows(53);
+  for (const std::vector<float>* row : {&rows.continuous, &rows.ties}) {
     const std::vector<std::int64_t> order = SortedFinite(*row, false);
     const auto n = static_cast<std::int64_t>(order.size());
     const std::int64_t row_bytes = static_cast<std::int64_t>(row->size() * sizeof(float));
-    SCOPED_TRACE(row == &ties ? "ties" : "continuous");
+    SCOPED_TRACE(row == &rows.ties ? "ties" : "continuous");
     const Partitioned unbounded = PartitionOne(*row, false, 0, true);
     const Partitioned first = PartitionOne(*row, false, 0, true, VisitBound::kAll, CountReach{0.2f}, 1);
     EXPECT_EQ(first.chunks, 1);

@@ -67,6 +67,11 @@
 //   buckets in between are pushed as one entry marked kUnscattered; a visit that pops it counts
 //   and scatters its keys into their level-0 slots by two reads of the row of their own and
 //   goes on, so the order visited does not depend on the reach, only the cost does.
+// - Held keys (the hook after the reach, NoPartitionHold: none): with Active(), the first read
+//   offers each thread's in-range keys to the hook in index order; with a level-0 sample and a
+//   rank, a thread that holds all of its keys up to the last stored bucket's upper bound
+//   scatters them from the hook instead of reading its entries, and fold is not called for
+//   it: its caller must use the held keys, not the fold, for every such thread.
 // - Flat rows (n = vocab and one value key: the smallest and largest keys differ in their
 //   index bits alone): the order is the index order and entry i's key is the value key and i,
 //   so nothing is partitioned or read again: the rank's key, the fold's keys (with or without
@@ -236,12 +241,27 @@ struct NoPartitionReach {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Fraction() const { return 1.0f; }
 };
 
+// Keys a thread keeps in registers during the first read (PartitionAndVisit, contract
+// "Held keys"): Active() whether it keeps any, Offer(t, key) each of thread t's in-range keys in
+// index order, Holds(t, bound) whether it kept every one of them up to bound, ForEach(t, f) the
+// kept ones in the order offered. This one keeps none.
+struct NoPartitionHold {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Active() const { return false; }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Offer(Thread, std::uint64_t) const {}
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Holds(Thread, std::uint64_t) const { return false; }
+  template <class F>
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEach(Thread, F&&) const {}
+};
+
 namespace partition_detail {
 
 // A thread's weight per level-0 bucket during the first read (contract "Reach").
 struct BucketMass {
   float m[16];
 };
+
+// The keys a thread's Hold keeps at most (sampling_filters' SmallestKeys).
+inline constexpr int kHeldKeysPerThread = 16;
 
 // A stack entry whose keys were counted by level 0 but not scattered (a gap: contract "Reach").
 inline constexpr std::uint32_t kUnscattered = 1u << 24;
@@ -257,13 +277,13 @@ inline constexpr std::uint32_t kUnscattered = 1u << 24;
 // keys per bucket (one read of the row less whenever the partition follows; the sample, 1024
 // entries, spent for nothing when level0 stops).
 template <class B, class Arr, class Scratch, class Shared, class Level0, class Fold, class Ready, class Visit,
-          class Reach = NoPartitionReach>
+          class Reach = NoPartitionReach, class Hold = NoPartitionHold>
 SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t base, std::int64_t vocab, bool ascending,
                                              bool has_lo, std::uint64_t lo, std::uint64_t hi, Scratch scratch,
                                              std::int64_t scratch_base, Shared& sorted, bool gather_small,
                                              bool sample_first, VisitBound bound, Level0&& level0, Fold&& fold,
                                              Ready&& ready,
-                                             Visit&& visit, Reach reach = {}) {
+                                             Visit&& visit, Reach reach = {}, Hold hold = {}) {
   using partition_detail::CachedKeys;
   using partition_detail::DigitSlots;
   using partition_detail::kCachedKeys;
@@ -330,6 +350,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // the warps' sums go to the chunk sort's second buffer (free until the first chunk) before
   // DigitSlots' first barrier, and every thread adds them up after its last.
   const bool use_reach = sampled && reach.Active();
+  const bool hold_active = hold.Active();
   std::uint64_t reach_ref = 0;
   if (use_reach) block.ForEachThread([&](Thread) { reach_ref = uniform.Load(0); });
   auto warp_slots = PartitionWarpSlots(block);
@@ -361,6 +382,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       ++c;
       a = key < a ? key : a;
       z = key > z ? key : z;
+      if (hold_active) hold.Offer(t, key);
       if (!sampled) continue;
       const std::uint32_t b = bucket(key);
       ++d.c[b];
@@ -591,7 +613,20 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       gap_lo = reach_buckets;
       gap_hi = 16;
     }
-    scatter(row_keys_folded, bucket, bucket_next, 0, 0, buckets, gap_lo, gap_hi);
+    // Held keys (contract "Held keys"): a thread that kept all of its keys up to the last
+    // stored bucket's upper bound scatters them from registers, in the order the row read
+    // would, and neither reads nor folds its entries; the others read theirs.
+    const bool hold_rank = hold_active && rank > 0;
+    std::uint64_t upper = 0;
+    if (hold_rank) block.ForEachThread([&](Thread) { upper = buckets == 16 ? largest : splitter.Load(buckets - 1); });
+    auto scattered_keys = [&](Thread t, auto&& f) {
+      if (hold_rank && hold.Holds(t, upper)) {
+        hold.ForEach(t, f);
+        return;
+      }
+      row_keys_folded(t, f);
+    };
+    scatter(scattered_keys, bucket, bucket_next, 0, 0, buckets, gap_lo, gap_hi);
   } else {
     // The 4 bits ending at the highest bit where the smallest and largest keys differ.
     const int shift0 = ShiftFor(smallest, largest);

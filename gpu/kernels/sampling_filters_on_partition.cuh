@@ -111,7 +111,7 @@ struct TopPReach {
 // `dropped` is the smallest key not held, so every key of the thread up to a bound is held
 // exactly when dropped > bound (Holds). Every index into `key` is a constant after unrolling
 // (registers on the device, as CandidateCache's).
-inline constexpr int kSmallestKeys = 16;
+inline constexpr int kSmallestKeys = partition_detail::kHeldKeysPerThread;
 struct SmallestKeys {
   std::uint64_t key[kSmallestKeys];
   int count;
@@ -151,6 +151,23 @@ struct SmallestKeys {
     for (int j = 0; j < kSmallestKeys; ++j) {
       if (j < count && key[j] <= bound) f(key[j]);
     }
+  }
+};
+
+// The partition's Hold hook over each thread's SmallestKeys (gpu/block/radix_partition.cuh
+// NoPartitionHold).
+template <class R>
+struct HeldSmallestKeys {
+  R* keys;
+  bool active;
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Active() const { return active; }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Offer(Thread t, std::uint64_t key) const { (*keys)[t].Offer(key); }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Holds(Thread t, std::uint64_t bound) const {
+    return (*keys)[t].Holds(bound);
+  }
+  template <class F>
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEach(Thread t, F&& f) const {
+    (*keys)[t].ForEachUpTo(kNoKey, f);
   }
 };
 
@@ -244,20 +261,21 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   auto lane_count = Registers<std::uint32_t>(block);
   auto lane_last = Registers<std::uint64_t>(block);  // the largest key folded
   bool folding = false;
-  // With a k-th key, each thread's smallest keys met by the scatter read (SmallestKeys): a
-  // thread holding all of its keys up to a sum's bound folds them instead of reading its
-  // entries (top-k 5000: about 5 survivors a thread, every lane held).
+  // With top-k on, each thread's smallest keys met by the partition's first read
+  // (SmallestKeys, the partition's Hold hook): a thread holding all of its keys up to a sum's
+  // bound folds them instead of reading its entries (top-k 5000: about 5 survivors a thread,
+  // every lane held), and when every thread holds its keys up to the k-th key's bucket the
+  // scatter stores them from registers without reading the row.
   auto smallest_keys = Registers<SmallestKeys>(block);
-  bool caching = false;
+  const bool caching = top_k;
+  if (caching) block.ForEachThread([&](Thread t) { smallest_keys[t].Reset(); });
   auto level0 = [&](std::uint64_t count, std::uint64_t first, std::uint64_t) -> std::int64_t {
     n = count;
     smallest = first;
     degenerate = n > 0 && IsDegenerateFirstKey(first);
     if (n == 0 || degenerate) return -1;
     max = ValueOfDescendingKey(first);
-    caching = top_k && static_cast<std::uint64_t>(k) < n;
-    if (caching) block.ForEachThread([&](Thread t) { smallest_keys[t].Reset(); });
-    if (!run_top_p) return caching ? k : -1;
+    if (!run_top_p) return top_k && static_cast<std::uint64_t>(k) < n ? k : -1;
     folding = true;
     block.ForEachThread([&](Thread t) {
       lane[t] = -0.0f;
@@ -267,7 +285,6 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
     return top_k && static_cast<std::uint64_t>(k) < n ? k : 0;
   };
   auto fold = [&](Thread t, std::uint64_t key) {
-    if (caching) smallest_keys[t].Offer(key);
     if (!folding) return;
     lane[t] = lane[t] + math::ExpF32Cr(ValueOfDescendingKey(key) - max);
     ++lane_count[t];
@@ -293,12 +310,13 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
           block, logits, in, vocab, max, [&](float x, std::int64_t i) { return OrderKey(x, i, false) <= hi; },
           [](Thread, std::int64_t, float, bool) {}, survivors, false, NoVote{}, unused_vote,
           [&](Thread t, float& acc, std::uint32_t& c) {
-            if (lane_last[t] <= hi) {
-              acc = lane[t];
-              c = lane_count[t];
-              return true;
-            }
-            return held_lane(t, hi, acc, c, [](std::uint64_t) { return true; });
+            // Held keys first: a scatter from held keys folds nothing (every thread holds its
+            // survivors then), so the fold is used only when they are not all held.
+            if (held_lane(t, hi, acc, c, [](std::uint64_t) { return true; })) return true;
+            if (lane_last[t] > hi) return false;
+            acc = lane[t];
+            c = lane_count[t];
+            return true;
           });
       st = SoftmaxStats{max, s};
       if (!ties) survivors = k;
@@ -345,7 +363,7 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   const VisitBound visit_bound = ties ? VisitBound::kRankValue : VisitBound::kRankKey;
   PartitionAndVisit(block, logits, in, vocab, false, false, 0, kLastFiniteDescending, scratch, scratch_base, sorted,
                     false, run_top_p || top_k, visit_bound, level0, fold, ready, walk_chunk,
-                    TopPReach{run_top_p, q});
+                    TopPReach{run_top_p, q}, HeldSmallestKeys<decltype(smallest_keys)>{&smallest_keys, caching});
   if (n == 0 || degenerate) return false;  // no finite entry: the full-row steps' NaN probabilities
   // The survivors of top_k and top_p: key <= bound.
   std::uint64_t bound = hi;
