@@ -18,8 +18,11 @@
 //   of finite entries and the smallest key, whose value is the row's max M (the first entry
 //   of the order survives every step, so M is the max of every row the steps see; the key
 //   folds -0.0 onto +0.0, and x - M, hence every ExpF32Cr(x - M), has the same bits with
-//   either zero), and counts the sample's buckets; (2) the scatter into scratch, folding
-//   ExpF32Cr(x - M) per lane when top_p runs (top-k off or k >= n: s of the row).
+//   either zero), and counts the sample's buckets (with top-k on, each thread also keeps its
+//   16 smallest keys: SmallestKeys); (2) the scatter into scratch, folding ExpF32Cr(x - M)
+//   per lane when top_p runs (top-k off or k >= n: s of the row); with a k-th key, a thread
+//   that holds all of its keys up to the last stored bucket scatters them from registers and
+//   neither reads nor folds its entries.
 //   Then, with top-k on and k < n, the partition refines only the bucket holding rank k
 //   (gpu/block/radix_partition.cuh PartitionAndVisit) to find K, and (3) the lanes are summed
 //   over the top-k survivors (key <= K; ties kept: value key <= K's) and counted: a thread whose
