@@ -23,6 +23,7 @@
 #include "gpu/runners/kernel_runner.h"
 #include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/cached_candidates.cuh"
+#include "gpu/block/float_word.cuh"
 #include "gpu/block/radix_partition.cuh"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/row_slices.cuh"
@@ -1312,8 +1313,9 @@ struct Partitioned {
   std::vector<std::vector<std::int64_t>> folded = std::vector<std::vector<std::int64_t>>(kCanonicalLanes);
 };
 
+template <class Reach = NoPartitionReach>
 Partitioned PartitionOne(const std::vector<float>& row, bool ascending, std::int64_t rank, bool sample_first,
-                         VisitBound bound = VisitBound::kAll) {
+                         VisitBound bound = VisitBound::kAll, Reach reach = {}, int stop_after = 0) {
   Partitioned p;
   const auto n = static_cast<std::int64_t>(row.size());
   std::vector<std::uint64_t> scratch(static_cast<std::size_t>(2 * n));
@@ -1340,8 +1342,9 @@ Partitioned PartitionOne(const std::vector<float>& row, bool ascending, std::int
           });
           block.Sync();
           ++p.chunks;
-          return false;
-        });
+          return p.chunks == stop_after;
+        },
+        reach);
   });
   EXPECT_TRUE(report.ok()) << report.Summary();
   p.logits_bytes = report.counters.GlobalLoadBytes("logits");
@@ -1425,23 +1428,33 @@ TEST(GpuRadixPartition, FindsTheKeyOfRankKAndStillVisitsEveryKeyInOrder) {
   }
 }
 
+// Two rows of 20000 entries: continuous values in [-8, 8), and 8 tied levels with -inf at
+// every fifth entry from index 3.
+struct TwoRows {
+  std::vector<float> continuous = std::vector<float>(20000), ties = std::vector<float>(20000);
+};
+TwoRows ContinuousAndTiedRows(std::uint64_t seed) {
+  SplitMix64 rng(seed);
+  TwoRows r;
+  for (float& x : r.continuous) x = static_cast<float>(static_cast<double>(rng.Next() >> 40) * 0x1p-20 - 8.0);
+  for (float& x : r.ties) x = static_cast<float>(rng.Next() % 8) * 0.125f - 0.5f;
+  for (std::size_t i = 3; i < r.ties.size(); i += 5) r.ties[i] = -std::numeric_limits<float>::infinity();
+  return r;
+}
+
 TEST(GpuRadixPartition, ABoundedVisitCoversTheRankAndItsTiesAndScattersLess) {
   // With a rank and VisitBound::kRankKey the visit is a prefix of the order through the
   // rank's key; with kRankValue, through the last key of the rank's value (its ties). Expected
   // answers from the floats (SortedFinite). A rank in the first of level 0's 16 buckets leaves
   // the other 15 unscattered: the scatter alone stores n keys of 8 bytes when unbounded.
-  SplitMix64 rng(47);
-  const float kNegInf = -std::numeric_limits<float>::infinity();
-  std::vector<float> continuous(20000), ties(20000);
-  for (float& x : continuous) x = static_cast<float>(static_cast<double>(rng.Next() >> 40) * 0x1p-20 - 8.0);
-  for (float& x : ties) x = static_cast<float>(rng.Next() % 8) * 0.125f - 0.5f;
-  for (std::size_t i = 3; i < ties.size(); i += 5) ties[i] = kNegInf;
-  for (const std::vector<float>* row : {&continuous, &ties}) {
+  const TwoRows rows = ContinuousAndTiedRows(47);
+  const std::vector<float>& continuous = rows.continuous;
+  for (const std::vector<float>* row : {&rows.continuous, &rows.ties}) {
     const std::vector<std::int64_t> order = SortedFinite(*row, false);
     const auto n = static_cast<std::int64_t>(order.size());
     for (std::int64_t rank : {std::int64_t{1}, std::int64_t{700}, n / 2 + 1, n - 1}) {
       for (VisitBound bound : {VisitBound::kRankKey, VisitBound::kRankValue}) {
-        SCOPED_TRACE(testing::Message() << (row == &ties ? "ties" : "continuous") << ", rank " << rank
+        SCOPED_TRACE(testing::Message() << (row == &rows.ties ? "ties" : "continuous") << ", rank " << rank
                                         << (bound == VisitBound::kRankKey ? ", to the key" : ", to the value"));
         const Partitioned p = PartitionOne(*row, false, rank, true, bound);
         ASSERT_NE(p.kth, kNoKey);
@@ -1460,6 +1473,67 @@ TEST(GpuRadixPartition, ABoundedVisitCoversTheRankAndItsTiesAndScattersLess) {
           EXPECT_LT(p.scratch_store_bytes, n * 8 / 4);
         }
       }
+    }
+  }
+}
+
+TEST(GpuFloatWord, KeepsEveryBitOfTheFloat) {
+  // Known answers from IEEE 754 binary32: 1.0f is 0x3f800000, -0.0f is 0x80000000.
+  EXPECT_EQ(FloatWord(1.0f), std::uint64_t{0x3f800000});
+  EXPECT_EQ(FloatWord(-0.0f), std::uint64_t{0x80000000});
+  EXPECT_EQ(WordFloat(0x3f800000), 1.0f);
+  EXPECT_TRUE(std::signbit(WordFloat(FloatWord(-0.0f))));
+  const std::uint32_t payload = 0x7fc01234u;  // a quiet NaN with a payload
+  float nan;
+  std::memcpy(&nan, &payload, sizeof nan);
+  EXPECT_EQ(FloatWord(WordFloat(FloatWord(nan))), std::uint64_t{payload});
+  EXPECT_EQ(WordFloat(std::uint64_t{0x3f800000} | (std::uint64_t{0xdead} << 32)), 1.0f);  // the high half is free
+}
+
+// A reach whose weight is 1 per key: its first scatter stores the fewest level-0 buckets that
+// hold `fraction` of the keys (weight +inf: no bound).
+struct CountReach {
+  float fraction;
+  float weight = 1.0f;
+  bool Active() const { return true; }
+  float Mass(std::uint64_t, std::uint64_t) const { return weight; }
+  float Fraction() const { return fraction; }
+};
+
+TEST(GpuRadixPartition, AReachScattersItsBucketsFirstAndTheRestWhenTheVisitGetsThere) {
+  // Expected answers from the floats (SortedFinite). A reach of a fifth of the keys scatters
+  // about 4 of level 0's 16 buckets at first: a visit stopped in the first chunk stores well
+  // under half of the n keys; a full visit reads the rest (their own count and scatter, two
+  // more reads of the row) and still sees every key in order, with or without a rank (the
+  // gap then lies between the reach and the rank's bucket, which is refined first).
+  const TwoRows rows = ContinuousAndTiedRows(53);
+  for (const std::vector<float>* row : {&rows.continuous, &rows.ties}) {
+    const std::vector<std::int64_t> order = SortedFinite(*row, false);
+    const auto n = static_cast<std::int64_t>(order.size());
+    const std::int64_t row_bytes = static_cast<std::int64_t>(row->size() * sizeof(float));
+    SCOPED_TRACE(row == &rows.ties ? "ties" : "continuous");
+    const Partitioned unbounded = PartitionOne(*row, false, 0, true);
+    const Partitioned first = PartitionOne(*row, false, 0, true, VisitBound::kAll, CountReach{0.2f}, 1);
+    EXPECT_EQ(first.chunks, 1);
+    EXPECT_LT(first.scratch_store_bytes, n * 8 / 2);
+    EXPECT_EQ(first.logits_bytes, unbounded.logits_bytes);
+    ASSERT_LE(first.indices.size(), 1024u);
+    EXPECT_EQ(first.indices, std::vector<std::int64_t>(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(
+                                                                                          first.indices.size())));
+    const Partitioned all = PartitionOne(*row, false, 0, true, VisitBound::kAll, CountReach{0.2f});
+    EXPECT_EQ(all.indices, order);
+    EXPECT_EQ(all.logits_bytes, unbounded.logits_bytes + 2 * row_bytes);
+    const Partitioned no_bound = PartitionOne(*row, false, 0, true, VisitBound::kAll, CountReach{0.2f, kInf});
+    EXPECT_EQ(no_bound.indices, order);
+    EXPECT_EQ(no_bound.logits_bytes, unbounded.logits_bytes);
+    for (std::int64_t rank : {n / 2 + 1, n - 1}) {
+      SCOPED_TRACE(testing::Message() << "rank " << rank);
+      const Partitioned p = PartitionOne(*row, false, rank, true, VisitBound::kRankValue, CountReach{0.2f});
+      ASSERT_NE(p.kth, kNoKey);
+      EXPECT_EQ(IndexOfKey(p.kth), order[static_cast<std::size_t>(rank - 1)]);
+      ASSERT_GE(static_cast<std::int64_t>(p.indices.size()), rank);
+      EXPECT_EQ(p.indices, std::vector<std::int64_t>(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(
+                                                                                        p.indices.size())));
     }
   }
 }

@@ -60,6 +60,18 @@
 //   thread t's keys in index order during level 0's scatter read (a fused lane sum).
 //   ready(kth) runs before the visit and may skip it. Without gather_small, n <= 1024 takes
 //   the scatter too (so the fold runs) instead of CollectSorted.
+// - Reach (the last hook, NoPartitionReach: none): with a level-0 sample and Active(), the
+//   first read also sums Mass(ref, key) per bucket (ref: the sample's smallest key), and the
+//   scatter stores only the first buckets whose running sum reaches Fraction() of the total
+//   (all of them when it is not finite), plus, with a rank and a bound, the rank's buckets. The
+//   buckets in between are pushed as one entry marked kUnscattered; a visit that pops it counts
+//   and scatters its keys into their level-0 slots by two reads of the row of their own and
+//   goes on, so the order visited does not depend on the reach, only the cost does.
+// - Held keys (the hook after the reach, NoPartitionHold: none): with Active(), the first read
+//   offers each thread's in-range keys to the hook in index order; with a level-0 sample and a
+//   rank, a thread that holds all of its keys up to the last stored bucket's upper bound
+//   scatters them from the hook instead of reading its entries, and fold is not called for
+//   it: its caller must use the held keys, not the fold, for every such thread.
 // - Flat rows (n = vocab and one value key: the smallest and largest keys differ in their
 //   index bits alone): the order is the index order and entry i's key is the value key and i,
 //   so nothing is partitioned or read again: the rank's key, the fold's keys (with or without
@@ -80,6 +92,7 @@
 #include <utility>
 
 #include "gpu/block/block_model.h"
+#include "gpu/block/float_word.cuh"
 #include "gpu/block/radix_select.cuh"
 
 namespace sampcheck::gpu {
@@ -218,6 +231,43 @@ struct NoPartitionFold {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void operator()(Thread, std::uint64_t) const {}
 };
 
+// How far the visit may go, by mass (PartitionAndVisit, contract "Reach"): Active() says whether
+// a bound is wanted, Mass(ref, key) is a key's weight relative to the sample's smallest key
+// `ref` (finite and positive, or +inf or NaN: then no bound), and Fraction() the share of the
+// total weight whose buckets are scattered at first. This one bounds nothing.
+struct NoPartitionReach {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Active() const { return false; }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Mass(std::uint64_t, std::uint64_t) const { return 0.0f; }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Fraction() const { return 1.0f; }
+};
+
+// Keys a thread keeps in registers during the first read (PartitionAndVisit, contract
+// "Held keys"): Active() whether it keeps any, Offer(t, key) each of thread t's in-range keys in
+// index order, Holds(t, bound) whether it kept every one of them up to bound, ForEach(t, f) the
+// kept ones in the order offered. This one keeps none.
+struct NoPartitionHold {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Active() const { return false; }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Offer(Thread, std::uint64_t) const {}
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Holds(Thread, std::uint64_t) const { return false; }
+  template <class F>
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEach(Thread, F&&) const {}
+};
+
+namespace partition_detail {
+
+// A thread's weight per level-0 bucket during the first read (contract "Reach").
+struct BucketMass {
+  float m[16];
+};
+
+// The keys a thread's Hold keeps at most (sampling_filters' SmallestKeys).
+inline constexpr int kHeldKeysPerThread = 16;
+
+// A stack entry whose keys were counted by level 0 but not scattered (a gap: contract "Reach").
+inline constexpr std::uint32_t kUnscattered = 1u << 24;
+
+}  // namespace partition_detail
+
 // The general form (contract above, "Hooks"): `level0(n, smallest, largest)` is block-level code
 // run after the first read, returning -1 to stop there, 0 to partition and visit, or a rank r
 // (1 <= r <= n) whose key is found first; `fold(t, key)` sees thread t's in-range keys in
@@ -226,13 +276,14 @@ struct NoPartitionFold {
 // sample_first: take level 0's sample before the first read, so that read also counts the
 // keys per bucket (one read of the row less whenever the partition follows; the sample, 1024
 // entries, spent for nothing when level0 stops).
-template <class B, class Arr, class Scratch, class Shared, class Level0, class Fold, class Ready, class Visit>
+template <class B, class Arr, class Scratch, class Shared, class Level0, class Fold, class Ready, class Visit,
+          class Reach = NoPartitionReach, class Hold = NoPartitionHold>
 SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t base, std::int64_t vocab, bool ascending,
                                              bool has_lo, std::uint64_t lo, std::uint64_t hi, Scratch scratch,
                                              std::int64_t scratch_base, Shared& sorted, bool gather_small,
                                              bool sample_first, VisitBound bound, Level0&& level0, Fold&& fold,
                                              Ready&& ready,
-                                             Visit&& visit) {
+                                             Visit&& visit, Reach reach = {}, Hold hold = {}) {
   using partition_detail::CachedKeys;
   using partition_detail::DigitSlots;
   using partition_detail::kCachedKeys;
@@ -287,6 +338,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       }
       valid = v;  // the same in every thread
       if (mine[t] == kNoKey || v < 16) return;
+      if (r == 0) uniform.Store(0, mine[t]);  // the sample's smallest key: the reach's reference
       for (std::uint32_t j = 0; j < 15; ++j) {
         if ((j + 1) * v / 16 - 1 == r) splitter.Store(j, mine[t]);  // distinct slots: v / 16 >= 1
       }
@@ -294,6 +346,15 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     block.Sync();
     sampled = valid >= 16;
   }
+  // The reach (contract "Reach"): the first read also sums each thread's weight per bucket;
+  // the warps' sums go to the chunk sort's second buffer (free until the first chunk) before
+  // DigitSlots' first barrier, and every thread adds them up after its last.
+  const bool use_reach = sampled && reach.Active();
+  const bool hold_active = hold.Active();
+  std::uint64_t reach_ref = 0;
+  if (use_reach) block.ForEachThread([&](Thread) { reach_ref = uniform.Load(0); });
+  auto warp_slots = PartitionWarpSlots(block);
+  auto mass = Registers<partition_detail::BucketMass>(block);
   // The number of splitters below the key: a branch-free binary search over 15.
   auto bucket = [&](std::uint64_t key) {
     std::uint32_t b = key > splitter.Load(7) ? 8u : 0u;
@@ -314,17 +375,38 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     std::uint32_t c = 0;
     std::uint64_t a = kNoKey, z = 0;
     DigitCounts d{};
+    partition_detail::BucketMass w{};
     for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
       const std::uint64_t key = key_at(i);
       if (!in_range(key)) continue;
       ++c;
       a = key < a ? key : a;
       z = key > z ? key : z;
-      if (sampled) ++d.c[bucket(key)];
+      if (hold_active) hold.Offer(t, key);
+      if (!sampled) continue;
+      const std::uint32_t b = bucket(key);
+      ++d.c[b];
+      if (use_reach) w.m[b] = w.m[b] + reach.Mass(reach_ref, key);
     }
     n_t[t] = c, min_t[t] = a, max_t[t] = z;
     counts[t] = d;
+    mass[t] = w;
   });
+  if (use_reach) {
+    for (int b = 0; b < 16; ++b) {
+      auto v = Registers<float>(block);
+      block.ForEachThread([&](Thread t) { v[t] = mass[t].m[b]; });
+      for (int s = kWarpSize / 2; s >= 1; s /= 2) {
+        auto o = ShuffleDown(block, v, s);
+        block.ForEachThread([&](Thread t) {
+          if (t.lane() + s < kWarpSize) v[t] = v[t] + o[t];
+        });
+      }
+      block.ForEachThread([&](Thread t) {
+        if (t.lane() == 0) warp_slots.Store(b * kWarpSize + t.warp(), FloatWord(v[t]));
+      });
+    }
+  }
   for (int s = kWarpSize / 2; s >= 1; s /= 2) {
     auto c = ShuffleDown(block, n_t, s);
     auto a = ShuffleDown(block, min_t, s);
@@ -411,15 +493,17 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // entries; one barrier.
   std::int64_t depth = 0;
   // next_of(digit): the shift of the digit that refines that bucket.
+  // Digits in [gap_lo, gap_hi) are not stored: they are pushed as one entry marked
+  // kUnscattered (the reach's gap), scattered by a read of their own if the visit gets there.
   auto scatter = [&](auto&& for_each, auto&& digit_of, auto&& next_of, std::int64_t first, int to,
-                     std::uint32_t buckets) {
+                     std::uint32_t buckets, std::uint32_t gap_lo = 16, std::uint32_t gap_hi = 16) {
     const std::int64_t out = scratch_base + to * vocab + first;
     std::int64_t pushed = depth;
     block.ForEachThread([&](Thread t) {
       DigitCounts at = slots[t];
       for_each(t, [&](std::uint64_t key) {
         const std::uint32_t d = digit_of(key);
-        if (d < buckets) scratch.Store(out + at.c[d]++, key);
+        if (d < buckets && (d < gap_lo || d >= gap_hi)) scratch.Store(out + at.c[d]++, key);
       });
       std::int64_t d = depth;
       // Runs of adjacent buckets of at most 1024 keys in all are one entry (one chunk, sorted
@@ -435,6 +519,14 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       constexpr auto kChunk = static_cast<std::uint32_t>(kCandidates);
       std::uint32_t end = start.Load(static_cast<std::int64_t>(buckets));
       for (int digit = static_cast<int>(buckets) - 1; digit >= 0; --digit) {
+        if (gap_lo < gap_hi && digit == static_cast<int>(gap_hi) - 1) {  // the gap: one entry
+          const std::uint32_t b = start.Load(gap_lo), e = start.Load(gap_hi);
+          if (end > e) push(e, end, 0);
+          if (e > b) push(b, e, partition_detail::kUnscattered);
+          end = b;
+          digit = static_cast<int>(gap_lo);
+          continue;
+        }
         const std::uint32_t b = start.Load(digit), e = start.Load(digit + 1);
         if (e == b) continue;
         if (e - b > kChunk) {  // refined on its own
@@ -465,14 +557,44 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       f(key);
     });
   };
+  auto bucket_next = [&](int j) { return static_cast<std::uint32_t>(j + 1) << 16; };
+  std::uint32_t gap_lo = 16, gap_hi = 16;
   if (sampled) {
     // A refined bucket carries its number + 1 above bit 16: its first digit is taken relative
     // to its lower bound (refine, below). The first read counted the buckets.
-    auto bucket_next = [&](int j) { return static_cast<std::uint32_t>(j + 1) << 16; };
+    // The level-0 buckets the reach scatters at first: [0, reach_buckets), the fewest whose
+    // weight is at least Fraction() of the total (all 16 when the total is not finite).
+    std::uint32_t reach_buckets = 16;
+    if (use_reach) {
+      block.ForEachThread([&](Thread) {
+        float m[16];
+        float total = 0.0f;
+        for (int b = 0; b < 16; ++b) {
+          m[b] = 0.0f;
+          for (int w = 0; w < kWarpSize; ++w) {
+            m[b] = m[b] + WordFloat(warp_slots.Load(b * kWarpSize + w));
+          }
+          total = total + m[b];
+        }
+        reach_buckets = 16;
+        if (!(total <= 0x1.fffffep+127f)) return;
+        const float need = total * reach.Fraction();
+        float cum = 0.0f;
+        for (std::uint32_t b = 0; b < 16; ++b) {
+          cum = cum + m[b];
+          if (cum >= need) {
+            reach_buckets = b + 1;
+            return;
+          }
+        }
+      });
+    }
     // With a rank and a bound, the buckets past the rank's (past the last that may hold a
     // key of the rank's value, for kRankValue) are never visited: counted, not scattered. A
     // key in bucket j > b (the rank's) is above splitter j - 1 >= bucket b's upper bound u, so
-    // it ties the rank's key only when splitter j - 1's value key is u's.
+    // it ties the rank's key only when splitter j - 1's value key is u's. The reach's gap
+    // [gap_lo, gap_hi): the buckets past the reach, up to the rank's (refined first, so it is
+    // stored), or to the last one without a rank.
     std::uint32_t buckets = 16;
     if (rank > 0 && bound != VisitBound::kAll) {
       block.ForEachThread([&](Thread) {  // block-level reads of the scan and the splitters
@@ -484,9 +606,27 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
           while (e < 16 && (splitter.Load(e - 1) >> 32) == (upper >> 32)) ++e;
         }
         buckets = e;
+        gap_lo = reach_buckets < b ? reach_buckets : b;
+        gap_hi = b;
       });
+    } else if (rank == 0) {
+      gap_lo = reach_buckets;
+      gap_hi = 16;
     }
-    scatter(row_keys_folded, bucket, bucket_next, 0, 0, buckets);
+    // Held keys (contract "Held keys"): a thread that kept all of its keys up to the last
+    // stored bucket's upper bound scatters them from registers, in the order the row read
+    // would, and neither reads nor folds its entries; the others read theirs.
+    const bool hold_rank = hold_active && rank > 0;
+    std::uint64_t upper = 0;
+    if (hold_rank) block.ForEachThread([&](Thread) { upper = buckets == 16 ? largest : splitter.Load(buckets - 1); });
+    auto scattered_keys = [&](Thread t, auto&& f) {
+      if (hold_rank && hold.Holds(t, upper)) {
+        hold.ForEach(t, f);
+        return;
+      }
+      row_keys_folded(t, f);
+    };
+    scatter(scattered_keys, bucket, bucket_next, 0, 0, buckets, gap_lo, gap_hi);
   } else {
     // The 4 bits ending at the highest bit where the smallest and largest keys differ.
     const int shift0 = ShiftFor(smallest, largest);
@@ -503,6 +643,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     std::uint32_t word;
     std::int64_t first, size, src;
     int from, shift, bucket;  // bucket: a level-0 splitter bucket's number + 1, else 0
+    bool unscattered;         // the reach's gap: counted by level 0, not yet in the scratch
   };
   auto pop = [&] {
     std::uint64_t range = 0;
@@ -519,7 +660,8 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     e.size = static_cast<std::int64_t>(range & 0xffffffffu);
     e.from = static_cast<int>((digit >> 8) & 0xffu);
     e.shift = static_cast<int>(digit & 0xffu);
-    e.bucket = static_cast<int>(digit >> 16);
+    e.bucket = static_cast<int>((digit >> 16) & 0xffu);
+    e.unscattered = (digit & partition_detail::kUnscattered) != 0;
     e.src = scratch_base + e.from * vocab + e.first;
     return e;
   };
@@ -533,7 +675,6 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // itself) and at most 1 + 31 x 6 shared reads a thread instead of m. warp_sort writes only
   // `warp_slots`, so the next chunk's runs in the same interval as the visit of this one (which
   // reads `sorted` only): a chunk visited costs the place's barrier and the visit's.
-  auto warp_slots = PartitionWarpSlots(block);
   auto mine = Registers<std::uint64_t>(block);
   auto below = Registers<std::uint32_t>(block);
   auto warp_sort = [&](const Entry& e) {
@@ -626,6 +767,19 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     scatter(entry_keys, digit, [&](int) { return next; }, e.first, 1 - e.from, 16);
   };
 
+  // The reach's gap, when the visit gets there: its keys counted again per level-0 bucket and
+  // scattered into its slots of buffer 0 (two reads of the row), its buckets pushed in its place.
+  auto fill_gap = [&](const Entry& e) {
+    auto gap_keys = [&](Thread t, auto&& f) {
+      row_keys(t, [&](std::uint64_t key) {
+        const std::uint32_t b = bucket(key);
+        if (b >= gap_lo && b < gap_hi) f(key);
+      });
+    };
+    (void)count(gap_keys, bucket, static_cast<std::uint64_t>(e.size));
+    scatter(gap_keys, bucket, bucket_next, e.first, 0, 16);
+  };
+
   std::uint64_t kth = kNoKey;
   if (rank > 0) {
     // Only the entry holding the rank is refined; the entries before it are set aside (in
@@ -691,6 +845,10 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     } else {
       return;
     }
+    if (e.unscattered) {
+      fill_gap(e);
+      continue;
+    }
     if (staged) {
       staged = false;
       place(e);
@@ -703,7 +861,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     if (depth > 0) {
       next = pop();
       have_next = true;
-      if (next.size <= kCandidates) {
+      if (next.size <= kCandidates && !next.unscattered) {
         warp_sort(next);
         staged = true;
       }

@@ -45,9 +45,9 @@
 //   checks 8 proposals over 200 weights against one sequential walk of the same order).
 
 #include <cstdint>
-#include <cstring>
 
 #include "gpu/block/block_model.h"
+#include "gpu/block/float_word.cuh"
 #include "reference/math/exp.h"
 
 namespace sampcheck::gpu::fast_detail {
@@ -58,17 +58,6 @@ namespace sampcheck::gpu::fast_detail {
 // (0.27^8); such a row takes the rejection rounds after them.
 inline constexpr int kFastProposals = 8;
 
-SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t FloatWord(float x) {
-  std::uint32_t u;
-  std::memcpy(&u, &x, sizeof u);
-  return u;
-}
-SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float WordFloat(std::uint64_t w) {
-  const auto u = static_cast<std::uint32_t>(w);
-  float x;
-  std::memcpy(&x, &u, sizeof x);
-  return x;
-}
 
 struct OnlineMass {
   float max = 0.0f;

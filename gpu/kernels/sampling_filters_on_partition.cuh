@@ -18,14 +18,20 @@
 //   of finite entries and the smallest key, whose value is the row's max M (the first entry
 //   of the order survives every step, so M is the max of every row the steps see; the key
 //   folds -0.0 onto +0.0, and x - M, hence every ExpF32Cr(x - M), has the same bits with
-//   either zero), and counts the sample's buckets; (2) the scatter into scratch, folding
-//   ExpF32Cr(x - M) per lane when top_p runs (top-k off or k >= n: s of the row).
+//   either zero), and counts the sample's buckets (with top-k on, each thread also keeps its
+//   16 smallest keys: SmallestKeys); (2) the scatter into scratch, folding ExpF32Cr(x - M)
+//   per lane when top_p runs (top-k off or k >= n: s of the row); with a k-th key, a thread
+//   that holds all of its keys up to the last stored bucket scatters them from registers and
+//   neither reads nor folds its entries.
 //   Then, with top-k on and k < n, the partition refines only the bucket holding rank k
 //   (gpu/block/radix_partition.cuh PartitionAndVisit) to find K, and (3) the lanes are summed
 //   over the top-k survivors (key <= K; ties kept: value key <= K's) and counted: a thread whose
 //   largest key survives has its lane from the scatter read's fold (which then folds every
-//   thread's entries with top_p on), and only the other threads read their entries (one
-//   thread at k = n - 1; every thread when K lies among most lanes' keys).
+//   thread's entries with top_p on), a thread that holds all of its survivors among the 16
+//   smallest keys the scatter read kept (SmallestKeys) folds those, and only the other
+//   threads read their entries (one thread at k = n - 1; none at top-k 5000). With top_p on,
+//   the scatter stores no level-0 bucket past the walk's reach by mass (TopPReach) unless the
+//   walk gets there.
 //   top_p's walk (thread 0, TopPVisitPrefix on each sorted chunk, the same steps as
 //   TopPWalkRow) visits the partition front first up to its first drop or the last survivor.
 //   min_p (m > 0) adds one read: the sum over the walk's survivors gives s' and the threshold
@@ -36,6 +42,7 @@
 //   order with SeededGumbelDrawable and SeededGumbelScore of the probability it writes, which
 //   is FoldSeededGumbelRow over the probs row; then WarpFirstBlockArgmax, the total order's
 //   winner in thread 0's `drawn`): the full-row kernel's token without reading probs back.
+//   min_p's read and, with write_rows false, (4) take held keys the same way.
 //   With the draw alone (write_rows false), (4) also keeps each thread's final survivors that
 //   can still win once s is known (SeededGumbelCandidates, at most 8: an entry whose score
 //   without s is more than 2^-20 below another's cannot win); when none overflowed (a warp
@@ -83,6 +90,88 @@ struct NoVote {
 };
 struct NoKnownLane {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool operator()(Thread, float&, std::uint32_t&) const { return false; }
+};
+
+// The walk's reach for the partition (gpu/block/radix_partition.cuh NoPartitionReach): a key's
+// weight ExpF32Cr(x - x_ref) against the sample's largest value, and half the mass past p
+// as a margin, so that the buckets after the walk's cut are seldom scattered for nothing and
+// seldom needed: the walk stops once its sum over the top-k survivors (at most the row's total
+// weight, so the bound is conservative) reaches p, and rounding moves that sum by far less
+// than (1 - p) / 2 (the sums are estimates: a walk that gets past them pays two reads more).
+struct TopPReach {
+  bool active = false;
+  float p = 1.0f;
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Active() const { return active; }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Mass(std::uint64_t ref, std::uint64_t key) const {
+    return math::ExpF32Cr(ValueOfDescendingKey(key) - ValueOfDescendingKey(ref));
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Fraction() const { return 0.5f + 0.5f * p; }
+};
+
+// A thread's smallest keys of the scatter read, in the order met (its indices in increasing
+// order), at most kSmallestKeys: Offer keeps a key while there is room, else it replaces the
+// largest held when smaller (the later ones move down, so the order stays the indices');
+// `dropped` is the smallest key not held, so every key of the thread up to a bound is held
+// exactly when dropped > bound (Holds). Every index into `key` is a constant after unrolling
+// (registers on the device, as CandidateCache's).
+inline constexpr int kSmallestKeys = partition_detail::kHeldKeysPerThread;
+struct SmallestKeys {
+  std::uint64_t key[kSmallestKeys];
+  int count;
+  std::uint64_t dropped;
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Reset() {
+    count = 0;
+    dropped = kNoKey;
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Offer(std::uint64_t k) {
+    if (count < kSmallestKeys) {
+      for (int j = 0; j < kSmallestKeys; ++j) {
+        if (j == count) key[j] = k;
+      }
+      ++count;
+      return;
+    }
+    int largest = 0;
+    for (int j = 1; j < kSmallestKeys; ++j) largest = key[j] > key[largest] ? j : largest;
+    std::uint64_t out = k;
+    for (int j = 0; j < kSmallestKeys; ++j) {
+      if (j == largest) out = key[j];
+    }
+    if (k < out) {
+      for (int j = 0; j + 1 < kSmallestKeys; ++j) {
+        if (j >= largest) key[j] = key[j + 1];
+      }
+      key[kSmallestKeys - 1] = k;
+    } else {
+      out = k;
+    }
+    dropped = out < dropped ? out : dropped;
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Holds(std::uint64_t bound) const { return dropped > bound; }
+  // f(key) for each held key up to `bound`, in the order met.
+  template <class F>
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEachUpTo(std::uint64_t bound, F&& f) const {
+    for (int j = 0; j < kSmallestKeys; ++j) {
+      if (j < count && key[j] <= bound) f(key[j]);
+    }
+  }
+};
+
+// The partition's Hold hook over each thread's SmallestKeys (gpu/block/radix_partition.cuh
+// NoPartitionHold).
+template <class R>
+struct HeldSmallestKeys {
+  R* keys;
+  bool active;
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Active() const { return active; }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Offer(Thread t, std::uint64_t key) const { (*keys)[t].Offer(key); }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Holds(Thread t, std::uint64_t bound) const {
+    return (*keys)[t].Holds(bound);
+  }
+  template <class F>
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEach(Thread t, F&& f) const {
+    (*keys)[t].ForEachUpTo(kNoKey, f);
+  }
 };
 
 // One read of row[base, base + vocab): s = the canonical sum of ExpF32Cr(x - max) over the
@@ -175,6 +264,14 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   auto lane_count = Registers<std::uint32_t>(block);
   auto lane_last = Registers<std::uint64_t>(block);  // the largest key folded
   bool folding = false;
+  // With top-k on, each thread's smallest keys met by the partition's first read
+  // (SmallestKeys, the partition's Hold hook): a thread holding all of its keys up to a sum's
+  // bound folds them instead of reading its entries (top-k 5000: about 5 survivors a thread,
+  // every lane held), and when every thread holds its keys up to the k-th key's bucket the
+  // scatter stores them from registers without reading the row.
+  auto smallest_keys = Registers<SmallestKeys>(block);
+  const bool caching = top_k;
+  if (caching) block.ForEachThread([&](Thread t) { smallest_keys[t].Reset(); });
   auto level0 = [&](std::uint64_t count, std::uint64_t first, std::uint64_t) -> std::int64_t {
     n = count;
     smallest = first;
@@ -196,6 +293,17 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
     ++lane_count[t];
     lane_last[t] = key > lane_last[t] ? key : lane_last[t];
   };
+  // Thread t's fold of its keys <= bound that pass keep(key), from its held keys, when it holds
+  // them all: the entries it would read, in the same order.
+  auto held_lane = [&](Thread t, std::uint64_t bound, float& acc, std::uint32_t& c, auto&& keep) {
+    if (!caching || !smallest_keys[t].Holds(bound)) return false;
+    smallest_keys[t].ForEachUpTo(bound, [&](std::uint64_t key) {
+      if (!keep(key)) return;
+      acc = acc + math::ExpF32Cr(ValueOfDescendingKey(key) - max);
+      ++c;
+    });
+    return true;
+  };
   auto ready = [&](std::uint64_t kth) {
     if (kth != kNoKey) {
       hi = ties ? ((kth >> 32) << 32) | 0xffffffffu : kth;
@@ -205,6 +313,9 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
           block, logits, in, vocab, max, [&](float x, std::int64_t i) { return OrderKey(x, i, false) <= hi; },
           [](Thread, std::int64_t, float, bool) {}, survivors, false, NoVote{}, unused_vote,
           [&](Thread t, float& acc, std::uint32_t& c) {
+            // Held keys first: a scatter from held keys folds nothing (every thread holds its
+            // survivors then), so the fold is used only when they are not all held.
+            if (held_lane(t, hi, acc, c, [](std::uint64_t) { return true; })) return true;
             if (lane_last[t] > hi) return false;
             acc = lane[t];
             c = lane_count[t];
@@ -254,7 +365,8 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   // value), so the partition scatters no bucket past it.
   const VisitBound visit_bound = ties ? VisitBound::kRankValue : VisitBound::kRankKey;
   PartitionAndVisit(block, logits, in, vocab, false, false, 0, kLastFiniteDescending, scratch, scratch_base, sorted,
-                    false, run_top_p || top_k, visit_bound, level0, fold, ready, walk_chunk);
+                    false, run_top_p || top_k, visit_bound, level0, fold, ready, walk_chunk,
+                    TopPReach{run_top_p, q}, HeldSmallestKeys<decltype(smallest_keys)>{&smallest_keys, caching});
   if (n == 0 || degenerate) return false;  // no finite entry: the full-row steps' NaN probabilities
   // The survivors of top_k and top_p: key <= bound.
   std::uint64_t bound = hi;
@@ -269,7 +381,10 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
       std::int64_t kept = -1;
       const float s = SurvivorSumOfRow(
           block, logits, in, vocab, max, [&](float x, std::int64_t i) { return OrderKey(x, i, false) <= bound; },
-          [](Thread, std::int64_t, float, bool) {}, kept, false, NoVote{}, unused_vote);
+          [](Thread, std::int64_t, float, bool) {}, kept, false, NoVote{}, unused_vote,
+          [&](Thread t, float& acc, std::uint32_t& c) {
+            return held_lane(t, bound, acc, c, [](std::uint64_t) { return true; });
+          });
       const SoftmaxStats top_p_stats{max, s};
       threshold = MinPThreshold(top_p_stats.Prob(max), m);
       st = top_p_stats;
@@ -298,7 +413,15 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
         if (write_rows) out.Store(at + i, keep ? x : NegativeInfinity());
         if (draw_alone && keep) cache[t].Offer(key, OrderKey(x, i, false), max, static_cast<double>(n));
       },
-      kept, draw_alone, [&](Thread t) { return cache[t].Overflowed(); }, overflowed);
+      kept, draw_alone, [&](Thread t) { return cache[t].Overflowed(); }, overflowed,
+      [&](Thread t, float& acc, std::uint32_t& c) {  // no row written: the held keys will do
+        if (write_rows) return false;
+        return held_lane(t, bound, acc, c, [&](std::uint64_t order_key) {
+          if (min_p && !(before_min_p.Prob(ValueOfDescendingKey(order_key)) >= threshold)) return false;
+          if (draw_alone) cache[t].Offer(key, order_key, max, static_cast<double>(n));
+          return true;
+        });
+      });
   const SoftmaxStats final_stats{max, s};
   auto value = Registers<double>(block);
   if (draw_alone && !overflowed) {

@@ -194,6 +194,10 @@ template <class RowKernel = SamplingFiltersKernel>
 struct SamplingFiltersSlicesKernelOf {
   static constexpr const char* kName = "sampling_filters_slices";
   static constexpr int kThreads = kCanonicalLanes;
+  // Two blocks per SM on the device (gpu/runners/kernel_entry.cuh): at most 32 registers a
+  // thread; without the bound ptxas gave this kernel 64 once the partition path kept its
+  // held keys and bucket masses (docs/gpu.md "Occupancy").
+  static constexpr int kMinBlocksPerSm = 2;
 
   template <class B, class Arr, class S, class K, class P, class Tickets, class Seeds, class Token>
   SAMPCHECK_KERNEL_BODY void operator()(B& block, Arr logits, Arr out, Arr probs, S scratch, K top_k, bool has_k,
