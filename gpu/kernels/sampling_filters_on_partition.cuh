@@ -77,9 +77,9 @@
 namespace sampcheck::gpu {
 
 // The 32 warps' votes of SurvivorSumOfRow: the partition's per-warp counts of level 0
-// (gpu/block/radix_partition.cuh), dead once the partition is done, since every kernel that
-// takes this path is at the 48 KiB of static shared memory a kernel may declare (32 words more
-// took sampling_filters_slices 8 bytes over).
+// (gpu/block/radix_partition.cuh), dead once the partition is done: shared memory is scarce in
+// every kernel that takes this path (45,072 bytes of the 48 KiB a kernel may declare statically
+// in sampling_filters_slices, 49,048 and 8 over with these 32 words before the one block scan).
 template <class B>
 SAMPCHECK_KERNEL_BODY auto SurvivorSumVotes(B& block) {
   return partition_detail::SharedArrays(block).many;
