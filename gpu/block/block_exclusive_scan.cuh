@@ -2,12 +2,12 @@
 #pragma once
 // The block's exclusive scan of one unsigned count per thread, in thread order, by warps: a
 // butterfly in each warp, then the warp totals through shared memory, one barrier (docs/gpu.md
-// "Top-k survivors"). The one scan of a single count per thread in the kernels: the
-// survivor gathers (gpu/block/top_k_survivors.cuh, gpu/fast/fast_top_k_survivors.cuh), the radix
-// select's helpers CountFinite and CollectSorted (gpu/block/radix_select.cuh), the partition's
-// survivor count (gpu/kernels/sampling_filters_on_partition.cuh), the degenerate rows' NaN counts
-// (gpu/kernels/sampling_filters_degenerate_rows.cuh), logprobs' ranks (gpu/kernels/logprobs.cuh)
-// and FlashInfer's NaN count (gpu/kernels/flashinfer_sampling_from_probs.cuh).
+// "Top-k survivors"). The one scan of a single count per thread in the kernels: the survivor
+// gathers (gpu/block/top_k_survivors.cuh, gpu/fast/fast_top_k_survivors.cuh), the radix select's
+// CountFinite, CollectSorted and SlotsOfDigit (gpu/block/radix_select.cuh; the sample select's
+// gather too), the partition's survivor count (gpu/kernels/sampling_filters_on_partition.cuh),
+// the degenerate rows' NaN counts (gpu/kernels/sampling_filters_degenerate_rows.cuh), logprobs'
+// ranks (gpu/kernels/logprobs.cuh) and FlashInfer's NaN count (flashinfer_sampling_from_probs).
 //
 // Contract:
 // - BlockExclusiveScan<kThreads>(block, count, total): a block of kThreads threads (whole

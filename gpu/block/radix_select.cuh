@@ -132,37 +132,15 @@ SAMPCHECK_KERNEL_BODY void SumDigitCounts(B& block, R& digits, SharedPartial& pa
 }
 
 // Each thread's first slot when every thread writes its digits[t].c[digit] entries one after
-// the other (`digit` the same in every thread): warps in order, within a warp the later lanes
-// first (a suffix sum by shuffles; any fixed order will do). warp_base: kThreads / 32 slots.
-template <int kThreads, class B, class R, class SharedU32>
-SAMPCHECK_KERNEL_BODY auto SlotsOfDigit(B& block, R& digits, int digit, SharedU32& warp_base) {
-  constexpr int kWarps = kThreads / kWarpSize;
-  auto own = Registers<std::uint32_t>(block);
-  auto suffix = Registers<std::uint32_t>(block);
-  block.ForEachThread([&](Thread t) { own[t] = suffix[t] = digits[t].c[digit]; });
-  for (int s = 1; s < kWarpSize; s *= 2) {
-    auto partner = ShuffleDown(block, suffix, s);
-    block.ForEachThread([&](Thread t) {
-      if (t.lane() + s < kWarpSize) suffix[t] += partner[t];
-    });
-  }
-  block.ForEachThread([&](Thread t) {
-    if (t.lane() == 0) warp_base.Store(t.warp(), suffix[t]);
-  });
-  block.Sync();
-  block.ForEachThread([&](Thread t) {
-    if (t.x != 0) return;
-    std::uint32_t run = 0;
-    for (int w = 0; w < kWarps; ++w) {
-      const std::uint32_t total = warp_base.Load(w);
-      warp_base.Store(w, run);
-      run += total;
-    }
-  });
-  block.Sync();
-  auto slot = Registers<std::uint32_t>(block);
-  block.ForEachThread([&](Thread t) { slot[t] = warp_base.Load(t.warp()) + (suffix[t] - own[t]); });
-  return slot;
+// the other (`digit` the same in every thread), in thread order: BlockExclusiveScan, one
+// barrier and none at the end (its contract: the caller's next barrier comes before another
+// scan).
+template <int kThreads, class B, class R>
+SAMPCHECK_KERNEL_BODY auto SlotsOfDigit(B& block, R& digits, int digit) {
+  auto count = Registers<std::uint32_t>(block);
+  block.ForEachThread([&](Thread t) { count[t] = digits[t].c[digit]; });
+  std::uint32_t total = 0;
+  return BlockExclusiveScan<kThreads>(block, count, total);
 }
 
 // The key of rank n (1-based, 1 <= n <= vocab) among key_of(0 .. vocab - 1) (unique 64-bit
@@ -176,7 +154,6 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKey(B& block, std::int64_t vocab, K
   SAMPCHECK_SHARED(block, std::uint32_t, partial, 16 * kWarps);
   SAMPCHECK_SHARED(block, std::uint32_t, hist, 16);
   SAMPCHECK_SHARED(block, std::uint64_t, state, 3);  // prefix, remaining rank, digit count
-  SAMPCHECK_SHARED(block, std::uint32_t, warp_base, kWarps);  // the gather's first slot per warp
   int index_bits = 0;
   while (index_bits < 32 && (std::int64_t{1} << index_bits) < vocab) ++index_bits;
   const int index_digits = (index_bits + 3) / 4;
@@ -230,10 +207,11 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKey(B& block, std::int64_t vocab, K
     if (in_digit <= static_cast<std::uint64_t>(8 * kWarps) && shift > 0) {
       // Few keys left under the prefix (8 per warp: as many as `partial` holds, two words
       // each): gather them in one read and pick the one with `rank - 1` keys below it, instead
-      // of a read per further digit. Slots: each thread's count of this pass, summed within
-      // its warp by shuffles (later lanes first; any fixed order will do), warps in order.
+      // of a read per further digit. Slots: each thread's count of this pass, in thread order
+      // (any fixed order will do: the keys are unique and ranked by comparison).
       const std::uint64_t known = kNoKey << shift;
-      auto slot = SlotsOfDigit<kThreads>(block, digits, static_cast<int>((prefix >> shift) & 15u), warp_base);
+      // Next barrier: the Sync after the gather.
+      auto slot = SlotsOfDigit<kThreads>(block, digits, static_cast<int>((prefix >> shift) & 15u));
       block.ForEachThread([&](Thread t) {
         std::uint32_t at = slot[t];
         for (std::int64_t i = t.x; i < vocab; i += kThreads) {

@@ -116,7 +116,6 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
   constexpr int kBins = 16;
   SAMPCHECK_SHARED(block, std::uint64_t, splitter, kBins);
   SAMPCHECK_SHARED(block, std::uint32_t, hist, kBins);
-  SAMPCHECK_SHARED(block, std::uint32_t, warp_base, kWarps);
   SAMPCHECK_SHARED(block, std::uint64_t, state, 3);  // bin (kBins: missed), rank in it; the smallest key, then the key
 
   const std::int64_t sample = (vocab + 7) / 8 < kSelectSample ? (vocab + 7) / 8 : kSelectSample;
@@ -247,7 +246,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
 
   // Gather read: bin `bin`'s keys, [splitter bin - 1, splitter bin), then the one with
   // rank - 1 of them below it (m shared loads per thread).
-  auto slot = SlotsOfDigit<kThreads>(block, digits, bin, warp_base);
+  auto slot = SlotsOfDigit<kThreads>(block, digits, bin);  // next barrier: the Sync after the gather
   block.ForEachThread([&](Thread t) {
     const std::uint64_t lo = splitter.Load(bin - 1), hi = splitter.Load(bin);
     std::uint32_t at = slot[t];
