@@ -58,7 +58,6 @@ namespace sampcheck::gpu::fast_detail {
 // (0.27^8); such a row takes the rejection rounds after them.
 inline constexpr int kFastProposals = 8;
 
-
 struct OnlineMass {
   float max = 0.0f;
   float sum = 0.0f;
