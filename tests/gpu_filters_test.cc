@@ -223,6 +223,48 @@ TEST(GpuFilters, PartitionPathRefinesLargeBuckets) {
   Compare("sampling_filters", "canonical", alone);
 }
 
+// A k-th key within 3 of the number n of finite entries (r = n - k + 1 <= 4, the held largest
+// keys of gpu/kernels/sampling_filters_on_partition.cuh: K known at level 0, no bucket refined
+// for it) and just past it (r = 5: the refinement), against the reference (std::nth_element).
+// Rows: continuous values (k = n - 1), the 1/8 grid (ties at K: flashinfer keeps K's value's
+// ties), the 4 smallest values planted in two lanes (3 in lane 7, one in lane 9: one thread
+// holds 3 of the 4 largest keys; k = n - 3 picks the fourth), 1 in 16 entries -inf (n < V,
+// k = n - 2), and continuous values with k = n - 4 (r = 5: not among the held keys). Each row
+// with top-p off (top-k alone: K from the held keys needs no partition) and on (0.9 or 0.999),
+// min-p 0 or 0.05.
+TEST(GpuFilters, PartitionPathTakesANearNKthKeyFromTheLargestKeys) {
+  Tensor logits = SurvivorRows(41);
+  auto v = logits.data<float>();
+  const auto at = [](std::int64_t row, std::int64_t i) { return static_cast<std::size_t>(row * kVocab + i); };
+  const float planted[] = {-9.0f, -10.0f, -11.0f, -12.0f};
+  const std::int64_t planted_at[] = {7, 7 + 1024, 7 + 2048, 9};
+  for (int j = 0; j < 4; ++j) v[at(2, planted_at[j])] = planted[j];
+  SplitMix64 rng(42);
+  for (std::int64_t i = 0; i < kVocab; ++i) {
+    v[at(3, i)] = v[at(0, i)] + 0.25f;
+    if ((rng.Next() & 15) == 0) v[at(3, i)] = -std::numeric_limits<float>::infinity();
+  }
+  std::int64_t finite3 = 0;
+  for (std::int64_t i = 0; i < kVocab; ++i) finite3 += std::isinf(v[at(3, i)]) ? 0 : 1;
+  ASSERT_LT(finite3, kVocab - 16);
+  const std::vector<std::int32_t> ks = {static_cast<std::int32_t>(kVocab - 1), static_cast<std::int32_t>(kVocab - 1),
+                                        static_cast<std::int32_t>(kVocab - 3), static_cast<std::int32_t>(finite3 - 2),
+                                        static_cast<std::int32_t>(kVocab - 4)};
+  const float ps[][kRows] = {{1.0f, 0.999f, 0.9f, 1.0f, 0.9f}, {0.9f, 1.0f, 0.999f, 0.9f, 1.0f}};
+  const float ms[][kRows] = {{0.05f, 0.0f, 0.0f, 0.0f, 0.05f}, {0.0f, 0.0f, 0.05f, 0.05f, 0.0f}};
+  for (int set = 0; set < 2; ++set) {
+    SCOPED_TRACE(testing::Message() << "parameter set " << set);
+    auto inputs = [&] {
+      return TensorMap{{"logits", logits},
+                       {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRows}, ks)},
+                       {"top_p", Tensor::FromValues<float>(DType::kF32, {kRows}, std::vector<float>(ps[set], ps[set] + kRows))},
+                       {"min_p", Tensor::FromValues<float>(DType::kF32, {kRows}, std::vector<float>(ms[set], ms[set] + kRows))}};
+    };
+    Compare("sampling_filters", "canonical", inputs());
+    Compare("sampling_filters", "flashinfer", inputs());  // top_k_first: ties kept, tie-group walk
+  }
+}
+
 TEST(GpuFilters, AscendSampleMatchesReference) {
   // Rows: top-k 5; top-k off with p = 0.9 (L is the order's first ~1300 entries: two
   // chunks); ks_max-disabled k = 1100 with p = 1 (L in vocab order); p = 0 (k = 1); top-k 50

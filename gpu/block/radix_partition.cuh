@@ -68,8 +68,9 @@
 //   and scatters its keys into their level-0 slots by two reads of the row of their own and
 //   goes on, so the order visited does not depend on the reach, only the cost does.
 // - Held keys (the hook after the reach, NoPartitionHold: none): with Active(), the first read
-//   offers each thread's in-range keys to the hook in index order; with a level-0 sample and a
-//   rank, a thread that holds all of its keys up to the last stored bucket's upper bound
+//   offers each thread's in-range keys to the hook in index order, and Publish(block) follows
+//   that read before its counts' first barrier (the hook may store what it kept in shared
+//   memory for level0 to read); with a level-0 sample and a rank, a thread that holds all of its keys up to the last stored bucket's upper bound
 //   scatters them from the hook instead of reading its entries, and fold is not called for
 //   it: its caller must use the held keys, not the fold, for every such thread.
 // - Flat rows (n = vocab and one value key: the smallest and largest keys differ in their
@@ -243,11 +244,15 @@ struct NoPartitionReach {
 
 // Keys a thread keeps in registers during the first read (PartitionAndVisit, contract
 // "Held keys"): Active() whether it keeps any, Offer(t, key) each of thread t's in-range keys in
-// index order, Holds(t, bound) whether it kept every one of them up to bound, ForEach(t, f) the
-// kept ones in the order offered. This one keeps none.
+// index order, Publish(block) block-level code after the read (no barrier of its own: the
+// read's counts follow, and their first barrier orders its shared stores before level0),
+// Holds(t, bound) whether it kept every one of them up to bound, ForEach(t, f) the kept ones in
+// the order offered. This one keeps none.
 struct NoPartitionHold {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Active() const { return false; }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Offer(Thread, std::uint64_t) const {}
+  template <class B>
+  SAMPCHECK_KERNEL_BODY void Publish(B&) const {}
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Holds(Thread, std::uint64_t) const { return false; }
   template <class F>
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEach(Thread, F&&) const {}
@@ -392,6 +397,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     counts[t] = d;
     mass[t] = w;
   });
+  if (hold_active) hold.Publish(block);  // its stores: before the barriers below
   if (use_reach) {
     for (int b = 0; b < 16; ++b) {
       auto v = Registers<float>(block);

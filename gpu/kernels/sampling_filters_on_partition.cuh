@@ -19,17 +19,22 @@
 //   of the order survives every step, so M is the max of every row the steps see; the key
 //   folds -0.0 onto +0.0, and x - M, hence every ExpF32Cr(x - M), has the same bits with
 //   either zero), and counts the sample's buckets (with top-k on, each thread also keeps its
-//   16 smallest keys: SmallestKeys); (2) the scatter into scratch, folding ExpF32Cr(x - M)
-//   per lane when top_p runs (top-k off or k >= n: s of the row); with a k-th key, a thread
-//   that holds all of its keys up to the last stored bucket scatters them from registers and
-//   neither reads nor folds its entries.
-//   Then, with top-k on and k < n, the partition refines only the bucket holding rank k
+//   16 smallest keys, SmallestKeys, and its 4 largest, LargestKeys: with n - 3 <= k < n, K is
+//   the (n - k + 1)-th largest of those, taken at level 0 from the warps' lists after the
+//   read's first barrier; then nothing is refined for K, and without top_p nothing is
+//   partitioned); (2) the scatter into scratch, folding ExpF32Cr(x - M) per lane when top_p
+//   runs (top-k off or k >= n: s of the row; with K from the largest keys, only the keys up to
+//   its bound: the top-k survivors' lane of every thread); with a k-th key from the partition,
+//   a thread that holds all of its keys up to the last stored bucket scatters them from
+//   registers and neither reads nor folds its entries.
+//   Then, with top-k on and k < n - 3, the partition refines only the bucket holding rank k
 //   (gpu/block/radix_partition.cuh PartitionAndVisit) to find K, and (3) the lanes are summed
 //   over the top-k survivors (key <= K; ties kept: value key <= K's) and counted: a thread whose
 //   largest key survives has its lane from the scatter read's fold (which then folds every
 //   thread's entries with top_p on), a thread that holds all of its survivors among the 16
 //   smallest keys the scatter read kept (SmallestKeys) folds those, and only the other
-//   threads read their entries (one thread at k = n - 1; none at top-k 5000). With top_p on,
+//   threads read their entries (none at top-k 5000; with K from the largest keys every lane
+//   is the fold's). With top_p on,
 //   the scatter stores no level-0 bucket past the walk's reach by mass (TopPReach) unless the
 //   walk gets there.
 //   top_p's walk (thread 0, TopPVisitPrefix on each sorted chunk, the same steps as
@@ -157,14 +162,85 @@ struct SmallestKeys {
   }
 };
 
+// A thread's kLargestKeys largest keys of the first read, in decreasing order (0 pads: every
+// finite key's value key is above +inf's, so above 0), for a k-th key near n: the r-th
+// largest key of the row, r = n - k + 1 <= kLargestKeys, is among its thread's held ones (the
+// thread holds at most r - 1 keys above it), and so is each of the r - 1 above it, so it is
+// the r-th largest of every thread's held keys together (LargestKeyOfRank). Every index into
+// `key` is a constant after unrolling (registers on the device).
+inline constexpr int kLargestKeys = 4;
+struct LargestKeys {
+  std::uint64_t key[kLargestKeys];
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Reset() {
+    for (int j = 0; j < kLargestKeys; ++j) key[j] = 0;
+  }
+  // Keys are unique: k goes in above the first held key below it, the rest move down one.
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Offer(std::uint64_t k) {
+    for (int j = kLargestKeys - 1; j >= 0; --j) {
+      if (k > key[j]) key[j] = j > 0 && k > key[j - 1] ? key[j - 1] : k;
+    }
+  }
+};
+
+// Each warp's kLargestKeys largest held keys into lists[warp x kLargestKeys + j]: xor-butterfly
+// rounds in which every lane offers its partner's list (a copy taken before the round) to its
+// own. Block-level code with no barrier: the caller orders the stores before the reads.
+template <class B, class R, class Shared>
+SAMPCHECK_KERNEL_BODY void PublishLargestKeys(B& block, R& largest, Shared& lists) {
+  auto merged = Registers<LargestKeys>(block);
+  block.ForEachThread([&](Thread t) { merged[t] = largest[t]; });
+  for (int mask = kWarpSize / 2; mask >= 1; mask /= 2) {
+    auto sent = Registers<LargestKeys>(block);
+    block.ForEachThread([&](Thread t) { sent[t] = merged[t]; });
+    for (int j = 0; j < kLargestKeys; ++j) {
+      auto mine = Registers<std::uint64_t>(block);
+      block.ForEachThread([&](Thread t) { mine[t] = sent[t].key[j]; });
+      auto other = ShuffleXor(block, mine, mask);
+      block.ForEachThread([&](Thread t) { merged[t].Offer(other[t]); });
+    }
+  }
+  block.ForEachThread([&](Thread t) {
+    if (t.lane() != 0) return;
+    for (int j = 0; j < kLargestKeys; ++j) lists.Store(t.warp() * kLargestKeys + j, merged[t].key[j]);
+  });
+}
+
+// The r-th largest key of the row (1 <= r <= kLargestKeys, at most the row's in-range keys)
+// from the warps' lists of PublishLargestKeys, after a barrier: block-level code, 32 x
+// kLargestKeys shared reads.
+template <class B, class Shared>
+SAMPCHECK_KERNEL_BODY std::uint64_t LargestKeyOfRank(B& block, Shared& lists, std::int64_t r) {
+  std::uint64_t kth = 0;
+  block.ForEachThread([&](Thread) {  // the same in every thread
+    LargestKeys all;
+    all.Reset();
+    for (int i = 0; i < kWarpSize * kLargestKeys; ++i) all.Offer(lists.Load(i));
+    for (int j = 0; j < kLargestKeys; ++j) {
+      if (j == r - 1) kth = all.key[j];
+    }
+  });
+  return kth;
+}
+
 // The partition's Hold hook over each thread's SmallestKeys (gpu/block/radix_partition.cuh
-// NoPartitionHold).
-template <class R>
+// NoPartitionHold), which also keeps each thread's LargestKeys and publishes them to `lists`
+// (32 x kLargestKeys keys: the chunk buffer, free between the sample's rank sort and the
+// first chunk).
+template <class R, class RL, class Shared>
 struct HeldSmallestKeys {
   R* keys;
+  RL* largest;
+  Shared* lists;
   bool active;
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Active() const { return active; }
-  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Offer(Thread t, std::uint64_t key) const { (*keys)[t].Offer(key); }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Offer(Thread t, std::uint64_t key) const {
+    (*keys)[t].Offer(key);
+    (*largest)[t].Offer(key);
+  }
+  template <class B>
+  SAMPCHECK_KERNEL_BODY void Publish(B& block) const {
+    PublishLargestKeys(block, *largest, *lists);
+  }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Holds(Thread t, std::uint64_t bound) const {
     return (*keys)[t].Holds(bound);
   }
@@ -269,26 +345,43 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   // bound folds them instead of reading its entries (top-k 5000: about 5 survivors a thread,
   // every lane held), and when every thread holds its keys up to the k-th key's bucket the
   // scatter stores them from registers without reading the row.
+  // Their largest keys too (LargestKeys): when k is within kLargestKeys - 1 of n, K is the
+  // (n - k + 1)-th largest of them, known at level 0: no bucket is refined for it, the scatter
+  // stores none for it, and the scatter read's fold takes only the top-k survivors (key <= K's
+  // bound), so that every lane's survivors' sum is made by then (top-k V - 1).
   auto smallest_keys = Registers<SmallestKeys>(block);
+  auto largest_keys = Registers<LargestKeys>(block);
   const bool caching = top_k;
-  if (caching) block.ForEachThread([&](Thread t) { smallest_keys[t].Reset(); });
+  if (caching) {
+    block.ForEachThread([&](Thread t) {
+      smallest_keys[t].Reset();
+      largest_keys[t].Reset();
+    });
+  }
+  std::uint64_t held_kth = kNoKey;  // K from the largest keys, or kNoKey
   auto level0 = [&](std::uint64_t count, std::uint64_t first, std::uint64_t) -> std::int64_t {
     n = count;
     smallest = first;
     degenerate = n > 0 && IsDegenerateFirstKey(first);
     if (n == 0 || degenerate) return -1;
     max = ValueOfDescendingKey(first);
-    if (!run_top_p) return top_k && static_cast<std::uint64_t>(k) < n ? k : -1;
+    const bool rank_k = top_k && static_cast<std::uint64_t>(k) < n;
+    if (rank_k && n - static_cast<std::uint64_t>(k) + 1 <= static_cast<std::uint64_t>(kLargestKeys)) {
+      held_kth = LargestKeyOfRank(block, sorted, static_cast<std::int64_t>(n) - k + 1);
+      hi = ties ? ((held_kth >> 32) << 32) | 0xffffffffu : held_kth;
+    }
+    const bool partition_rank = rank_k && held_kth == kNoKey;
+    if (!run_top_p) return partition_rank ? k : -1;
     folding = true;
     block.ForEachThread([&](Thread t) {
       lane[t] = -0.0f;
       lane_count[t] = 0;
       lane_last[t] = 0;
     });
-    return top_k && static_cast<std::uint64_t>(k) < n ? k : 0;
+    return partition_rank ? k : 0;
   };
   auto fold = [&](Thread t, std::uint64_t key) {
-    if (!folding) return;
+    if (!folding || key > hi) return;  // hi: K's bound when known at level 0, else every finite key
     lane[t] = lane[t] + math::ExpF32Cr(ValueOfDescendingKey(key) - max);
     ++lane_count[t];
     lane_last[t] = key > lane_last[t] ? key : lane_last[t];
@@ -305,6 +398,7 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
     return true;
   };
   auto ready = [&](std::uint64_t kth) {
+    if (kth == kNoKey) kth = held_kth;
     if (kth != kNoKey) {
       hi = ties ? ((kth >> 32) << 32) | 0xffffffffu : kth;
       if (!run_top_p) return false;
@@ -366,7 +460,9 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   const VisitBound visit_bound = ties ? VisitBound::kRankValue : VisitBound::kRankKey;
   PartitionAndVisit(block, logits, in, vocab, false, false, 0, kLastFiniteDescending, scratch, scratch_base, sorted,
                     false, run_top_p || top_k, visit_bound, level0, fold, ready, walk_chunk,
-                    TopPReach{run_top_p, q}, HeldSmallestKeys<decltype(smallest_keys)>{&smallest_keys, caching});
+                    TopPReach{run_top_p, q},
+                    HeldSmallestKeys<decltype(smallest_keys), decltype(largest_keys), decltype(sorted)>{
+                        &smallest_keys, &largest_keys, &sorted, caching});
   if (n == 0 || degenerate) return false;  // no finite entry: the full-row steps' NaN probabilities
   // The survivors of top_k and top_p: key <= bound.
   std::uint64_t bound = hi;
