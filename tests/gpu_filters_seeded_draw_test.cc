@@ -291,15 +291,15 @@ TEST(GpuFiltersSeededDraw, SplitRowsDrawTheFullRowToken) {
   ExpectFusedDrawIsTheFullRowDraw(MakeBatch(specs, 13289, 1), kFlashinferRules, "flashinfer", 3);
 }
 
-// V = 20000 (19 or 20 entries a lane), top-k 16500 on the partition path: about 16 top-k
-// survivors a lane, so some threads hold all of theirs among the 16 smallest keys the scatter
+// V = 30000 (29 or 30 entries a lane), top-k 24750 on the partition path: about 24 top-k
+// survivors a lane, so some threads hold all of theirs among the 24 smallest keys the scatter
 // read keeps and fold them, the others read their entries (the survivors' sum before the walk,
 // min_p's, the final one with the draw's candidates): canonical with p 1 (no walk), with min-p
 // 1e-4 and with p 0.999; flashinfer's ties kept and tie-group walk on the 1/8 grid.
 TEST(GpuFiltersSeededDraw, PartitionRowsDrawTheFullRowTokenWhenSomeLanesAreHeld) {
-  const std::vector<RowSpec> specs = {{0, 16500, 1.0f, 0.0f}, {0, 16500, 1.0f, 1e-4f}, {0, 16500, 0.999f, 0.0f}};
-  ExpectFusedDrawIsTheFullRowDraw(MakeBatch(specs, 20000, 1), FilterRules{}, "canonical", 1);
-  ExpectFusedDrawIsTheFullRowDraw(MakeBatch({{1, 16500, 0.999f, 0.0f}}, 20000, 1), kFlashinferRules, "flashinfer",
+  const std::vector<RowSpec> specs = {{0, 24750, 1.0f, 0.0f}, {0, 24750, 1.0f, 1e-4f}, {0, 24750, 0.999f, 0.0f}};
+  ExpectFusedDrawIsTheFullRowDraw(MakeBatch(specs, 30000, 1), FilterRules{}, "canonical", 1);
+  ExpectFusedDrawIsTheFullRowDraw(MakeBatch({{1, 24750, 0.999f, 0.0f}}, 30000, 1), kFlashinferRules, "flashinfer",
                                   1);
 }
 

@@ -266,7 +266,7 @@ struct BucketMass {
 };
 
 // The keys a thread's Hold keeps at most (sampling_filters' SmallestKeys).
-inline constexpr int kHeldKeysPerThread = 16;
+inline constexpr int kHeldKeysPerThread = 24;
 
 // A stack entry whose keys were counted by level 0 but not scattered (a gap: contract "Reach").
 inline constexpr std::uint32_t kUnscattered = 1u << 24;

@@ -19,7 +19,7 @@
 //   of the order survives every step, so M is the max of every row the steps see; the key
 //   folds -0.0 onto +0.0, and x - M, hence every ExpF32Cr(x - M), has the same bits with
 //   either zero), and counts the sample's buckets (with top-k on, each thread also keeps its
-//   16 smallest keys, SmallestKeys, and its 4 largest, LargestKeys: with n - 3 <= k < n, K is
+//   24 smallest keys, SmallestKeys, and its 4 largest, LargestKeys: with n - 3 <= k < n, K is
 //   the (n - k + 1)-th largest of those, taken at level 0 from the warps' lists after the
 //   read's first barrier; then nothing is refined for K, and without top_p nothing is
 //   partitioned); (2) the scatter into scratch, folding ExpF32Cr(x - M) per lane when top_p
@@ -31,7 +31,7 @@
 //   (gpu/block/radix_partition.cuh PartitionAndVisit) to find K, and (3) the lanes are summed
 //   over the top-k survivors (key <= K; ties kept: value key <= K's) and counted: a thread whose
 //   largest key survives has its lane from the scatter read's fold (which then folds every
-//   thread's entries with top_p on), a thread that holds all of its survivors among the 16
+//   thread's entries with top_p on), a thread that holds all of its survivors among the 24
 //   smallest keys the scatter read kept (SmallestKeys) folds those, and only the other
 //   threads read their entries (none at top-k 5000; with K from the largest keys every lane
 //   is the fold's). With top_p on,
@@ -117,16 +117,21 @@ struct TopPReach {
 // order), at most kSmallestKeys: Offer keeps a key while there is room, else it replaces the
 // largest held when smaller (the later ones move down, so the order stays the indices');
 // `dropped` is the smallest key not held, so every key of the thread up to a bound is held
-// exactly when dropped > bound (Holds). Every index into `key` is a constant after unrolling
-// (registers on the device, as CandidateCache's).
+// exactly when dropped > bound (Holds). `top`, the largest held key, turns most offers once
+// the keys are full into one comparison (a key above it is dropped; the held keys are
+// scanned only when one is replaced: about kSmallestKeys x ln(m / kSmallestKeys) times for m
+// keys in random order, where every offer scanned them before). Every index into `key` is a
+// constant after unrolling (registers on the device, as CandidateCache's).
 inline constexpr int kSmallestKeys = partition_detail::kHeldKeysPerThread;
 struct SmallestKeys {
   std::uint64_t key[kSmallestKeys];
   int count;
   std::uint64_t dropped;
+  std::uint64_t top;
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Reset() {
     count = 0;
     dropped = kNoKey;
+    top = 0;
   }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Offer(std::uint64_t k) {
     if (count < kSmallestKeys) {
@@ -134,23 +139,22 @@ struct SmallestKeys {
         if (j == count) key[j] = k;
       }
       ++count;
+      top = k > top ? k : top;
+      return;
+    }
+    if (k > top) {  // keys are unique: k is not held
+      dropped = k < dropped ? k : dropped;
       return;
     }
     int largest = 0;
-    for (int j = 1; j < kSmallestKeys; ++j) largest = key[j] > key[largest] ? j : largest;
-    std::uint64_t out = k;
-    for (int j = 0; j < kSmallestKeys; ++j) {
-      if (j == largest) out = key[j];
+    for (int j = 1; j < kSmallestKeys; ++j) largest = key[j] == top ? j : largest;
+    for (int j = 0; j + 1 < kSmallestKeys; ++j) {
+      if (j >= largest) key[j] = key[j + 1];
     }
-    if (k < out) {
-      for (int j = 0; j + 1 < kSmallestKeys; ++j) {
-        if (j >= largest) key[j] = key[j + 1];
-      }
-      key[kSmallestKeys - 1] = k;
-    } else {
-      out = k;
-    }
-    dropped = out < dropped ? out : dropped;
+    key[kSmallestKeys - 1] = k;
+    dropped = top < dropped ? top : dropped;
+    top = 0;
+    for (int j = 0; j < kSmallestKeys; ++j) top = key[j] > top ? key[j] : top;
   }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Holds(std::uint64_t bound) const { return dropped > bound; }
   // f(key) for each held key up to `bound`, in the order met.
