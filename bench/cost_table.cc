@@ -47,6 +47,9 @@ std::vector<Variant> Variants(bool quick) {
   SamplingCostShape near_v = w;
   near_v.top_k = static_cast<std::int32_t>(w.vocab - 1);
   v.push_back({"top-k V - 1", near_v});
+  SamplingCostShape near_v_100 = w;  // top-k near V past the few largest keys a thread keeps
+  near_v_100.top_k = static_cast<std::int32_t>(w.vocab - 100);
+  v.push_back({"top-k V - 100", near_v_100});
   SamplingCostShape mid_k = w;  // 1024 < k < V - 1024: neither survivor gather applies
   mid_k.top_k = 5000;
   v.push_back({"top-k 5000, top-p 0.9", mid_k});
