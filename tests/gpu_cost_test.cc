@@ -124,8 +124,10 @@ SamplingCostShape TopPAlone(float p) {
 // of its keys up to a bound scatters or folds them instead of reading its entries (every
 // thread at top-k 5000: the scatter of the k-th key's bucket, the survivors' sum and the final
 // one; at top-k V - 1 those whose top-p 0.9 survivors are held, for the final one): top-k V - 1
-// 3.53 and 98, top-p 0.999 without top-k 4.90 and 224, top-k 5000 with top-p 0.9 1.25 and 37
-// (3.88 and 4.24 while the threads read their entries; the level-0 buckets past
+// 3.53 and 69, top-p 0.999 without top-k 4.89 and 138, top-k 5000 with top-p 0.9 1.25 and 32
+// (98, 224 and 37 while a chunk walked took two barriers: the walk now takes the chunks as
+// probabilities placed beside it, gpu/block/radix_partition.cuh "Weighted visit"; 3.88 and
+// 4.24 while the threads read their entries; the level-0 buckets past
 // the walk's reach by mass are scattered only if the walk gets there: no row pass less, the
 // stores of 1.4 and 1.0 passes less at top-k V - 1 and top-p 0.999), flat rows 2.01 and 14, 2.01 and
 // 14, min-p 1 alone 3.00 and 10 (4.88 and 3.01 at top-k V - 1 while every thread read its
@@ -172,9 +174,9 @@ const BudgetCase kBudgets[] = {
     {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {2.01, 21}},
     {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {2.01, 18}},
     {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {2.01, 21}},
-    {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {3.53, 98}},
-    {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {4.90, 224}},
-    {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {1.25, 37}},
+    {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {3.53, 69}},
+    {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {4.89, 138}},
+    {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {1.25, 32}},
     {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {2.01, 14}},
     {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {2.01, 14}},
     {__LINE__, "gpu, min-p 1, top-k and top-p off", false, MinPAlone(1.0f), {3.01, 10}},
