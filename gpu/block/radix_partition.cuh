@@ -153,18 +153,36 @@ SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU32& warp_t
     });
   }
   block.Sync();
-  block.ForEachThread([&](Thread t) {  // each warp's total becomes its first slot, in place
-    if (t.x != 0) return;
-    std::uint32_t run = 0;
-    for (int digit = 0; digit < 16; ++digit) {
-      start.Store(digit, run);
-      for (int w = 0; w < kWarpSize; ++w) {
-        const std::uint32_t total = warp_total.Load(digit * kWarpSize + w);
-        warp_total.Store(digit * kWarpSize + w, run);
-        run += total;
-      }
+  // Each warp's total becomes its first slot, in place: lane w of warp 0 takes warp w's totals,
+  // and per digit the sum over the lanes before it is the digit's total (a butterfly) less the
+  // sum over the lanes from it on (as above), so each lane reads and writes 16 slots (thread 0
+  // walked the 512 in turn before, 2026-11-29: 1041 shared accesses on the critical path).
+  auto run = Registers<std::uint32_t>(block);  // warp 0: the digits before, in every lane
+  block.ForEachThread([&](Thread t) { run[t] = 0; });
+  for (int digit = 0; digit < 16; ++digit) {
+    auto from = Registers<std::uint32_t>(block);
+    auto all = Registers<std::uint32_t>(block);
+    block.ForEachThread([&](Thread t) {
+      from[t] = t.warp() == 0 ? warp_total.Load(digit * kWarpSize + t.lane()) : 0u;
+      all[t] = from[t];
+    });
+    for (int s = 1; s < kWarpSize; s *= 2) {
+      auto down = ShuffleDown(block, from, s);
+      auto across = ShuffleXor(block, all, s);
+      block.ForEachThread([&](Thread t) {
+        if (t.lane() + s < kWarpSize) from[t] += down[t];
+        all[t] += across[t];
+      });
     }
-    start.Store(16, run);
+    block.ForEachThread([&](Thread t) {
+      if (t.warp() != 0) return;
+      warp_total.Store(digit * kWarpSize + t.lane(), run[t] + (all[t] - from[t]));
+      if (t.lane() == 0) start.Store(digit, run[t]);
+      run[t] += all[t];
+    });
+  }
+  block.ForEachThread([&](Thread t) {
+    if (t.x == 0) start.Store(16, run[t]);
   });
   block.Sync();
   block.ForEachThread([&](Thread t) {
@@ -716,8 +734,8 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     return e;
   };
   // A merge-rank sort of an entry of at most 1024 keys into `sorted` (unique keys), in two
-  // phases. warp_sort: each thread takes key t.x and counts the keys of its warp below it by 31
-  // ShuffleXor rounds (lanes past the entry hold kNoKey, ties broken by lane), and stores it at
+  // phases. warp_sort: each thread takes a key (key_slot, below) and counts the keys of its warp
+  // below it by 31 ShuffleXor rounds (lanes past the entry hold kNoKey, ties broken by lane), and stores it at
   // that rank in its warp's 32 slots of `warp_slots`. place (after a barrier): each thread adds,
   // for every other warp, the number of that warp's keys below its key by a binary search of
   // the warp's sorted slots (6 reads), and stores the key at that rank in `sorted`; a barrier.
@@ -728,9 +746,13 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // The warps' slots: `warp_slots`, or `sorted` for every other chunk of a weighted visit.
   auto mine = Registers<std::uint64_t>(block);
   auto below = Registers<std::uint32_t>(block);
+  // Key j of a chunk is thread 1023 - j's, so thread 0, which walks, places a key beside its
+  // walk only in a chunk of 1024 keys; the keys lie in the warps from first_warp(size) on.
+  auto key_slot = [](Thread t) { return static_cast<std::int64_t>(kCanonicalLanes - 1 - t.x); };
+  auto first_warp = [](std::int64_t size) { return (kCanonicalLanes - size) / kWarpSize; };
   auto warp_sort_into = [&](const Entry& e, bool second) {
     block.ForEachThread([&](Thread t) {
-      mine[t] = t.x < e.size ? scratch.Load(e.src + t.x) : kNoKey;
+      mine[t] = key_slot(t) < e.size ? scratch.Load(e.src + key_slot(t)) : kNoKey;
       below[t] = 0;
     });
     for (int mask = 1; mask < kWarpSize; ++mask) {
@@ -740,9 +762,8 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
         below[t] += lower ? 1u : 0u;
       });
     }
-    const std::int64_t warps = (e.size + kWarpSize - 1) / kWarpSize;
     block.ForEachThread([&](Thread t) {
-      if (t.warp() >= warps) return;
+      if (t.warp() < first_warp(e.size)) return;
       if (second) {
         sorted.Store(t.warp() * kWarpSize + below[t], mine[t]);
       } else {
@@ -754,9 +775,8 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // A key's rank in a chunk of `size` keys: its rank in its warp plus, for every other warp,
   // the number of that warp's keys below it (a binary search of the warp's sorted slots).
   auto rank_in_chunk = [&](Thread t, std::uint64_t key, std::uint32_t in_warp, std::int64_t size, bool second) {
-    const std::int64_t warps = (size + kWarpSize - 1) / kWarpSize;
     std::uint32_t r = in_warp;
-    for (std::int64_t w = 0; w < warps; ++w) {
+    for (std::int64_t w = first_warp(size); w < kCanonicalLanes / kWarpSize; ++w) {
       if (w == t.warp()) continue;
       constexpr auto kLanes = static_cast<std::uint32_t>(kWarpSize);
       std::uint32_t c = 0;  // the keys of warp w below mine
@@ -771,7 +791,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   };
   auto place = [&](const Entry& e) {
     block.ForEachThread([&](Thread t) {
-      if (t.x >= e.size) return;
+      if (key_slot(t) >= e.size) return;
       sorted.Store(rank_in_chunk(t, mine[t], below[t], e.size, false), mine[t]);
     });
     block.Sync();
@@ -957,7 +977,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       if (has_b) {
         block.ForEachThread([&](Thread t) {
           rank_b[t] = ~0u;
-          if (t.x >= size_b) return;
+          if (key_slot(t) >= size_b) return;
           const std::uint32_t r = rank_in_chunk(t, key_b[t], below_b[t], size_b, second_b);
           rank_b[t] = r;
           const std::uint64_t w = FloatWord(visit.weight(key_b[t]));
