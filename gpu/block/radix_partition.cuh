@@ -35,10 +35,10 @@
 //   digit lower while a single digit holds the whole bucket, then scattered into the other
 //   buffer at the same positions; a bucket of at most 16 x 1024 keys is read once into
 //   registers for both, a larger one once per count and once for the scatter) and its
-//   sub-buckets pushed in reverse digit order. A splitter bucket (lo, hi]'s first digit is
-//   (key >> s) - (lo >> s) at the smallest s where hi's and lo's differ by at most 15; a radix
-//   bucket's keys share every bit above the previous digit, so its next digit is the 4 bits
-//   below it. Keys are unique, so every bucket is finally at most 1024 keys; at most 16
+//   sub-buckets pushed in reverse digit order. A splitter bucket [lo, hi]'s first digit is
+//   (key - lo) / w, w = (hi - lo) / 16 + 1 (16 parts of equal width), and each part's next one
+//   the 4 bits ending at the highest bit where the part's bounds differ; a radix bucket's keys
+//   share every bit above the previous digit, so its next digit is the 4 bits below it. Keys are unique, so every bucket is finally at most 1024 keys; at most 16
 //   levels. The scatter pushes the sub-buckets in its own phase (every thread computes the
 //   new depth, thread 0 writes the entries): one barrier.
 // - visit(m, key_of) is block-level code called with key_of(j), j < m, the next m keys of the
@@ -827,28 +827,45 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       }
       for (std::int64_t j = t.x; j < e.size; j += kCanonicalLanes) f(scratch.Load(e.src + j));
     };
-    // A splitter bucket (lo, hi]: the smallest shift at which its keys span at most 16 digit
-    // values, taken relative to lo's (keys in a radix bucket share every bit above its digit,
-    // so base 0 there).
-    std::uint64_t base = 0;
+    // A splitter bucket [lo, hi]: 16 parts of equal width of its key range, so that its keys
+    // fill the 16 sub-buckets about evenly (the smallest shift at which they spanned at most 16
+    // digit values left 8 to 16 of them used, often sub-buckets just over 1024 keys, refined
+    // again, 2026-11-29); a part is refined by the radix digit ending at the highest bit where
+    // its bounds differ. Keys in a radix bucket share every bit above its digit.
+    std::uint64_t lo = 0, hi = 0, width = 0;  // width > 0: the digit is (key - lo) / width
     if (e.bucket > 0) {
       block.ForEachThread([&](Thread) {
         const int j = e.bucket - 1;
-        const std::uint64_t lo = j == 0 ? smallest : splitter.Load(j - 1) + 1;
-        const std::uint64_t hi = j == 15 ? largest : splitter.Load(j);
-        e.shift = 0;
-        while ((hi >> e.shift) - (lo >> e.shift) > 15) ++e.shift;
-        base = lo >> e.shift;
+        lo = j == 0 ? smallest : splitter.Load(j - 1) + 1;
+        hi = j == 15 ? largest : splitter.Load(j);
+        width = (hi - lo) / 16 + 1;
       });
     }
-    auto digit = [&](std::uint64_t key) { return static_cast<std::uint32_t>(((key >> e.shift) - base) & 15u); };
-    while (!count(entry_keys, digit, static_cast<std::uint64_t>(e.size)) && e.shift > 0) {
+    auto part_shift = [&](int d) {
+      const std::uint64_t a = lo + static_cast<std::uint64_t>(d) * width;
+      const std::uint64_t b = hi - a < width ? hi : a + width - 1;
+      return static_cast<std::uint32_t>(ShiftFor(a, b));
+    };
+    auto digit = [&](std::uint64_t key) {
+      return static_cast<std::uint32_t>(width > 0 ? (key - lo) / width : (key >> e.shift) & 15u);
+    };
+    bool split = count(entry_keys, digit, static_cast<std::uint64_t>(e.size));
+    if (!split && width > 0) {  // one part holds every key: its radix digits
+      block.ForEachThread([&](Thread) {
+        for (int d = 0; d < 16; ++d) {
+          if (start.Load(d + 1) - start.Load(d) == static_cast<std::uint64_t>(e.size)) e.shift = static_cast<int>(part_shift(d));
+        }
+      });
+      width = 0;
+      split = count(entry_keys, digit, static_cast<std::uint64_t>(e.size));
+    }
+    while (!split && e.shift > 0) {
       // One digit value holds every key: they share every bit from e.shift up.
       e.shift = e.shift >= 4 ? e.shift - 4 : 0;
-      base = 0;
+      split = count(entry_keys, digit, static_cast<std::uint64_t>(e.size));
     }
     const auto next = static_cast<std::uint32_t>(e.shift >= 4 ? e.shift - 4 : 0);
-    scatter(entry_keys, digit, [&](int) { return next; }, e.first, 1 - e.from, 16);
+    scatter(entry_keys, digit, [&](int d) { return width > 0 ? part_shift(d) : next; }, e.first, 1 - e.from, 16);
   };
 
   // The reach's gap, when the visit gets there: its keys counted again per level-0 bucket and
