@@ -125,10 +125,15 @@ SamplingCostShape TopPAlone(float p) {
 // of its keys up to a bound scatters or folds them instead of reading its entries (every
 // thread at top-k 5000: the scatter of the k-th key's bucket, the survivors' sum and the final
 // one; at top-k V - 1 those whose top-p 0.9 survivors are held, for the final one): top-k V - 1
-// 2.79 and 90 (3.53 and 98 before K came from each thread's 4 largest keys of the first read,
-// k >= n - 3: no bucket refined or stored for K, the scatter read's fold restricted to the
-// top-k survivors, no thread reading its entries for their sum), top-p 0.999 without top-k 4.90 and 224, top-k 5000 with top-p 0.9 1.24 and 37
-// (3.88 and 4.24 while the threads read their entries; the level-0 buckets past
+// 2.75 and 50, top-k V - 100 (K refined from its bucket) 2.98 and 58, top-p 0.999
+// without top-k 4.77 and 120, top-k 5000 with top-p 0.9 1.24 and 30 (2.79 and 90, 4.90 and
+// 224, 1.24 and 37 while a chunk walked took two barriers and a splitter bucket's sub-buckets
+// were radix digits, some just over 1024 keys and refined again: the walk now takes the chunks
+// as probabilities placed beside it, gpu/block/radix_partition.cuh "Weighted visit", and a
+// splitter bucket is cut into 16 parts of equal width; 3.53 and 98 at top-k V - 1 before K
+// came from each thread's 4 largest keys of the first read, k >= n - 3: no bucket refined or
+// stored for K, the scatter read's fold restricted to the top-k survivors, no thread reading
+// its entries for their sum; 3.88 and 4.24 while the threads read their entries; the level-0 buckets past
 // the walk's reach by mass are scattered only if the walk gets there: no row pass less, the
 // stores of 1.4 and 1.0 passes less at top-k V - 1 and top-p 0.999), flat rows 2.01 and 14, 2.01 and
 // 14, min-p 1 alone 3.00 and 10 (4.88 and 3.01 at top-k V - 1 while every thread read its
@@ -175,9 +180,10 @@ const BudgetCase kBudgets[] = {
     {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {2.01, 21}},
     {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {2.01, 18}},
     {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {2.01, 21}},
-    {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {2.79, 90}},
-    {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {4.90, 224}},
-    {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {1.24, 37}},
+    {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {2.75, 50}},
+    {__LINE__, "gpu, top-k V - 100", false, TopK(kVocab - 100), {2.98, 58}},
+    {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {4.77, 120}},
+    {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {1.24, 30}},
     {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {2.01, 14}},
     {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {2.01, 14}},
     {__LINE__, "gpu, min-p 1, top-k and top-p off", false, MinPAlone(1.0f), {3.01, 10}},

@@ -1354,6 +1354,22 @@ Partitioned PartitionOne(const std::vector<float>& row, bool ascending, std::int
   return p;
 }
 
+// A splitter bucket whose keys all lie in the top sixteenth of its key range: level 0's fifth
+// bucket runs from the splitter at value 5.45 (sample 255) to the one at 4.81 (sample 319), and
+// holds only samples 256 to 319, just above 4.81, and 18976 entries tied at 4.8105, so one of
+// its 16 parts of equal width holds every key and the part is refined by radix digits.
+TEST(GpuRadixPartition, VisitsInOrderWhenOnePartOfASplitterBucketHoldsEveryKey) {
+  std::vector<float> row(20000, 4.8105f);
+  for (std::int64_t t = 0; t < kCanonicalLanes; ++t) {
+    const double v = t <= 255 ? 8.0 - 0.01 * static_cast<double>(t)
+                     : t <= 319 ? 4.81 + 1e-5 * static_cast<double>(319 - t)
+                                : 4.0 - 0.01 * static_cast<double>(t - 320);
+    row[static_cast<std::size_t>(t * 20000 / kCanonicalLanes)] = static_cast<float>(v);
+  }
+  const Visited v = VisitOne(row, false, 0);
+  EXPECT_EQ(v.indices, SortedFinite(row, false));
+}
+
 TEST(GpuRadixPartition, FindsTheKeyOfRankKAndStillVisitsEveryKeyInOrder) {
   // Expected answers from the floats (SortedFinite: a stable sort by value; std::nth_element
   // with the same order for the rank), never from the order keys. The rows reach each path:

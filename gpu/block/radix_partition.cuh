@@ -35,10 +35,10 @@
 //   digit lower while a single digit holds the whole bucket, then scattered into the other
 //   buffer at the same positions; a bucket of at most 16 x 1024 keys is read once into
 //   registers for both, a larger one once per count and once for the scatter) and its
-//   sub-buckets pushed in reverse digit order. A splitter bucket (lo, hi]'s first digit is
-//   (key >> s) - (lo >> s) at the smallest s where hi's and lo's differ by at most 15; a radix
-//   bucket's keys share every bit above the previous digit, so its next digit is the 4 bits
-//   below it. Keys are unique, so every bucket is finally at most 1024 keys; at most 16
+//   sub-buckets pushed in reverse digit order. A splitter bucket [lo, hi]'s first digit is
+//   (key - lo) / w, w = (hi - lo) / 16 + 1 (16 parts of equal width), and each part's next one
+//   the 4 bits ending at the highest bit where the part's bounds differ; a radix bucket's keys
+//   share every bit above the previous digit, so its next digit is the 4 bits below it. Keys are unique, so every bucket is finally at most 1024 keys; at most 16
 //   levels. The scatter pushes the sub-buckets in its own phase (every thread computes the
 //   new depth, thread 0 writes the entries): one barrier.
 // - visit(m, key_of) is block-level code called with key_of(j), j < m, the next m keys of the
@@ -73,6 +73,18 @@
 //   memory for level0 to read); with a level-0 sample and a rank, a thread that holds all of its keys up to the last stored bucket's upper bound
 //   scatters them from the hook instead of reading its entries, and fold is not called for
 //   it: its caller must use the held keys, not the fold, for every such thread.
+// - Weighted visit (a WeightedVisit, sampling_filters' top_p walk): the chunks are not handed
+//   over as keys but as weights at their ranks (weight(key), computed by the thread that places
+//   the key), and thread 0's walk is a phase of the chunk loop, so a chunk costs one barrier
+//   instead of two: each step walks chunk a, places chunk b and warp-sorts chunk c (the warps'
+//   slots alternate between PartitionWarpSlots and `sorted`, the weights between the two
+//   buffers of PartitionChunkWeights), then its barrier, then a's verdict.
+//   The walk reports positions, and the key of the one it ends on comes from the registers of
+//   the thread that placed it (one barrier, once). The walk also says how many keys after it
+//   cannot end it: a chunk is read while a waits only if a cannot end the walk, a refinement or
+//   the reach's gap only once no waiting chunk can; otherwise the pipeline drains first (so at
+//   most one chunk of 1024 scratch keys is read for nothing where the walk ends, as before).
+//   Flat rows and small rows call key_visit as any visit.
 // - Flat rows (n = vocab and one value key: the smallest and largest keys differ in their
 //   index bits alone): the order is the index order and entry i's key is the value key and i,
 //   so nothing is partitioned or read again: the rank's key, the fold's keys (with or without
@@ -142,18 +154,36 @@ SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU32& warp_t
     });
   }
   block.Sync();
-  block.ForEachThread([&](Thread t) {  // each warp's total becomes its first slot, in place
-    if (t.x != 0) return;
-    std::uint32_t run = 0;
-    for (int digit = 0; digit < 16; ++digit) {
-      start.Store(digit, run);
-      for (int w = 0; w < kWarpSize; ++w) {
-        const std::uint32_t total = warp_total.Load(digit * kWarpSize + w);
-        warp_total.Store(digit * kWarpSize + w, run);
-        run += total;
-      }
+  // Each warp's total becomes its first slot, in place: lane w of warp 0 takes warp w's totals,
+  // and per digit the sum over the lanes before it is the digit's total (a butterfly) less the
+  // sum over the lanes from it on (as above), so each lane reads and writes 16 slots (thread 0
+  // walked the 512 in turn before, 2026-11-29: 1041 shared accesses on the critical path).
+  auto run = Registers<std::uint32_t>(block);  // warp 0: the digits before, in every lane
+  block.ForEachThread([&](Thread t) { run[t] = 0; });
+  for (int digit = 0; digit < 16; ++digit) {
+    auto from = Registers<std::uint32_t>(block);
+    auto all = Registers<std::uint32_t>(block);
+    block.ForEachThread([&](Thread t) {
+      from[t] = t.warp() == 0 ? warp_total.Load(digit * kWarpSize + t.lane()) : 0u;
+      all[t] = from[t];
+    });
+    for (int s = 1; s < kWarpSize; s *= 2) {
+      auto down = ShuffleDown(block, from, s);
+      auto across = ShuffleXor(block, all, s);
+      block.ForEachThread([&](Thread t) {
+        if (t.lane() + s < kWarpSize) from[t] += down[t];
+        all[t] += across[t];
+      });
     }
-    start.Store(16, run);
+    block.ForEachThread([&](Thread t) {
+      if (t.warp() != 0) return;
+      warp_total.Store(digit * kWarpSize + t.lane(), run[t] + (all[t] - from[t]));
+      if (t.lane() == 0) start.Store(digit, run[t]);
+      run[t] += all[t];
+    });
+  }
+  block.ForEachThread([&](Thread t) {
+    if (t.x == 0) start.Store(16, run[t]);
   });
   block.Sync();
   block.ForEachThread([&](Thread t) {
@@ -221,6 +251,44 @@ SAMPCHECK_KERNEL_BODY auto PartitionWarpSlots(B& block) {
   SAMPCHECK_SHARED(block, std::uint64_t, grouped, kCandidates);
   return grouped;
 }
+
+// The weighted visit's third and fourth buffers (contract "Weighted visit"): the probabilities of
+// two chunks at their ranks, `wide` in 8-byte words (shared with the survivor path's sorted
+// candidates, SortedCandidateSlots in gpu/kernels/sampling_filters_slices.cuh, dead once a row
+// takes the partition), `narrow` in 4-byte words (a kernel declares at most 48 KiB statically).
+template <class B>
+SAMPCHECK_KERNEL_BODY auto PartitionChunkWeights(B& block) {
+  SAMPCHECK_SHARED(block, std::uint64_t, sorted_candidates, kCandidates);
+  SAMPCHECK_SHARED(block, std::uint32_t, chunk_weights, kCandidates);
+  struct Buffers {
+    decltype(sorted_candidates) wide;
+    decltype(chunk_weights) narrow;
+  };
+  return Buffers{std::move(sorted_candidates), std::move(chunk_weights)};
+}
+
+// A visit by weights (contract "Weighted visit"): key_visit(m, key_of) as any visit (flat rows,
+// small rows); weight(key) a key's float weight, computed by the thread that places it;
+// walk(t, m, weight_of) thread 0's walk over the next m weights of the order, returning a
+// verdict word: code << 62 | safe << 32 | position (code 0: go on; 1: stop, position the cut's;
+// 2: over, position the last walked; positions count from 1 over the whole visit, below 2^32;
+// safe < 2^30: a number of keys after these that cannot end the walk); finish(stopped, key)
+// block-level, with the key of that position.
+template <class KeyVisit, class Weight, class Walk, class Finish>
+struct WeightedVisit {
+  KeyVisit key_visit;
+  Weight weight;
+  Walk walk;
+  Finish finish;
+  template <class KeyOf>
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool operator()(std::uint32_t m, KeyOf&& key_of) const {
+    return key_visit(m, key_of);
+  }
+};
+template <class V>
+inline constexpr bool kWeightedVisit = false;
+template <class KeyVisit, class Weight, class Walk, class Finish>
+inline constexpr bool kWeightedVisit<WeightedVisit<KeyVisit, Weight, Walk, Finish>> = true;
 
 // What a visit after a rank must cover (PartitionAndVisit, contract "Hooks"): every key, the keys
 // up to the rank's key, or up to the last key of the rank's value (the ties of top_k's k-th
@@ -672,8 +740,8 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     return e;
   };
   // A merge-rank sort of an entry of at most 1024 keys into `sorted` (unique keys), in two
-  // phases. warp_sort: each thread takes key t.x and counts the keys of its warp below it by 31
-  // ShuffleXor rounds (lanes past the entry hold kNoKey, ties broken by lane), and stores it at
+  // phases. warp_sort: each thread takes a key (key_slot, below) and counts the keys of its warp
+  // below it by 31 ShuffleXor rounds (lanes past the entry hold kNoKey, ties broken by lane), and stores it at
   // that rank in its warp's 32 slots of `warp_slots`. place (after a barrier): each thread adds,
   // for every other warp, the number of that warp's keys below its key by a binary search of
   // the warp's sorted slots (6 reads), and stores the key at that rank in `sorted`; a barrier.
@@ -681,11 +749,16 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // itself) and at most 1 + 31 x 6 shared reads a thread instead of m. warp_sort writes only
   // `warp_slots`, so the next chunk's runs in the same interval as the visit of this one (which
   // reads `sorted` only): a chunk visited costs the place's barrier and the visit's.
+  // The warps' slots: `warp_slots`, or `sorted` for every other chunk of a weighted visit.
   auto mine = Registers<std::uint64_t>(block);
   auto below = Registers<std::uint32_t>(block);
-  auto warp_sort = [&](const Entry& e) {
+  // Key j of a chunk is thread 1023 - j's, so thread 0, which walks, places a key beside its
+  // walk only in a chunk of 1024 keys; the keys lie in the warps from first_warp(size) on.
+  auto key_slot = [](Thread t) { return static_cast<std::int64_t>(kCanonicalLanes - 1 - t.x); };
+  auto first_warp = [](std::int64_t size) { return (kCanonicalLanes - size) / kWarpSize; };
+  auto warp_sort_into = [&](const Entry& e, bool second) {
     block.ForEachThread([&](Thread t) {
-      mine[t] = t.x < e.size ? scratch.Load(e.src + t.x) : kNoKey;
+      mine[t] = key_slot(t) < e.size ? scratch.Load(e.src + key_slot(t)) : kNoKey;
       below[t] = 0;
     });
     for (int mask = 1; mask < kWarpSize; ++mask) {
@@ -695,26 +768,37 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
         below[t] += lower ? 1u : 0u;
       });
     }
-    const std::int64_t warps = (e.size + kWarpSize - 1) / kWarpSize;
     block.ForEachThread([&](Thread t) {
-      if (t.warp() < warps) warp_slots.Store(t.warp() * kWarpSize + below[t], mine[t]);
+      if (t.warp() < first_warp(e.size)) return;
+      if (second) {
+        sorted.Store(t.warp() * kWarpSize + below[t], mine[t]);
+      } else {
+        warp_slots.Store(t.warp() * kWarpSize + below[t], mine[t]);
+      }
     });
   };
-  auto place = [&](const Entry& e) {
-    const std::int64_t warps = (e.size + kWarpSize - 1) / kWarpSize;
-    block.ForEachThread([&](Thread t) {
-      if (t.x >= e.size) return;
-      std::uint32_t r = below[t];
-      for (std::int64_t w = 0; w < warps; ++w) {
-        if (w == t.warp()) continue;
-        constexpr auto kLanes = static_cast<std::uint32_t>(kWarpSize);
-        std::uint32_t c = 0;  // the keys of warp w below mine
-        for (std::uint32_t step = kLanes; step >= 1; step /= 2) {
-          if (c + step <= kLanes && warp_slots.Load(w * kWarpSize + c + step - 1) < mine[t]) c += step;
-        }
-        r += c;
+  auto warp_sort = [&](const Entry& e) { warp_sort_into(e, false); };
+  // A key's rank in a chunk of `size` keys: its rank in its warp plus, for every other warp,
+  // the number of that warp's keys below it (a binary search of the warp's sorted slots).
+  auto rank_in_chunk = [&](Thread t, std::uint64_t key, std::uint32_t in_warp, std::int64_t size, bool second) {
+    std::uint32_t r = in_warp;
+    for (std::int64_t w = first_warp(size); w < kCanonicalLanes / kWarpSize; ++w) {
+      if (w == t.warp()) continue;
+      constexpr auto kLanes = static_cast<std::uint32_t>(kWarpSize);
+      std::uint32_t c = 0;  // the keys of warp w below mine
+      for (std::uint32_t step = kLanes; step >= 1; step /= 2) {
+        if (c + step > kLanes) continue;
+        const std::int64_t at = w * kWarpSize + c + step - 1;
+        if ((second ? sorted.Load(at) : warp_slots.Load(at)) < key) c += step;
       }
-      sorted.Store(r, mine[t]);
+      r += c;
+    }
+    return r;
+  };
+  auto place = [&](const Entry& e) {
+    block.ForEachThread([&](Thread t) {
+      if (key_slot(t) >= e.size) return;
+      sorted.Store(rank_in_chunk(t, mine[t], below[t], e.size, false), mine[t]);
     });
     block.Sync();
   };
@@ -749,28 +833,45 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       }
       for (std::int64_t j = t.x; j < e.size; j += kCanonicalLanes) f(scratch.Load(e.src + j));
     };
-    // A splitter bucket (lo, hi]: the smallest shift at which its keys span at most 16 digit
-    // values, taken relative to lo's (keys in a radix bucket share every bit above its digit,
-    // so base 0 there).
-    std::uint64_t base = 0;
+    // A splitter bucket [lo, hi]: 16 parts of equal width of its key range, so that its keys
+    // fill the 16 sub-buckets about evenly (the smallest shift at which they spanned at most 16
+    // digit values left 8 to 16 of them used, often sub-buckets just over 1024 keys, refined
+    // again, 2026-11-29); a part is refined by the radix digit ending at the highest bit where
+    // its bounds differ. Keys in a radix bucket share every bit above its digit.
+    std::uint64_t lo = 0, hi = 0, width = 0;  // width > 0: the digit is (key - lo) / width
     if (e.bucket > 0) {
       block.ForEachThread([&](Thread) {
         const int j = e.bucket - 1;
-        const std::uint64_t lo = j == 0 ? smallest : splitter.Load(j - 1) + 1;
-        const std::uint64_t hi = j == 15 ? largest : splitter.Load(j);
-        e.shift = 0;
-        while ((hi >> e.shift) - (lo >> e.shift) > 15) ++e.shift;
-        base = lo >> e.shift;
+        lo = j == 0 ? smallest : splitter.Load(j - 1) + 1;
+        hi = j == 15 ? largest : splitter.Load(j);
+        width = (hi - lo) / 16 + 1;
       });
     }
-    auto digit = [&](std::uint64_t key) { return static_cast<std::uint32_t>(((key >> e.shift) - base) & 15u); };
-    while (!count(entry_keys, digit, static_cast<std::uint64_t>(e.size)) && e.shift > 0) {
+    auto part_shift = [&](int d) {
+      const std::uint64_t a = lo + static_cast<std::uint64_t>(d) * width;
+      const std::uint64_t b = hi - a < width ? hi : a + width - 1;
+      return static_cast<std::uint32_t>(ShiftFor(a, b));
+    };
+    auto digit = [&](std::uint64_t key) {
+      return static_cast<std::uint32_t>(width > 0 ? (key - lo) / width : (key >> e.shift) & 15u);
+    };
+    bool split = count(entry_keys, digit, static_cast<std::uint64_t>(e.size));
+    if (!split && width > 0) {  // one part holds every key: its radix digits
+      block.ForEachThread([&](Thread) {
+        for (int d = 0; d < 16; ++d) {
+          if (start.Load(d + 1) - start.Load(d) == static_cast<std::uint64_t>(e.size)) e.shift = static_cast<int>(part_shift(d));
+        }
+      });
+      width = 0;
+      split = count(entry_keys, digit, static_cast<std::uint64_t>(e.size));
+    }
+    while (!split && e.shift > 0) {
       // One digit value holds every key: they share every bit from e.shift up.
       e.shift = e.shift >= 4 ? e.shift - 4 : 0;
-      base = 0;
+      split = count(entry_keys, digit, static_cast<std::uint64_t>(e.size));
     }
     const auto next = static_cast<std::uint32_t>(e.shift >= 4 ? e.shift - 4 : 0);
-    scatter(entry_keys, digit, [&](int) { return next; }, e.first, 1 - e.from, 16);
+    scatter(entry_keys, digit, [&](int d) { return width > 0 ? part_shift(d) : next; }, e.first, 1 - e.from, 16);
   };
 
   // The reach's gap, when the visit gets there: its keys counted again per level-0 bucket and
@@ -836,43 +937,145 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     depth += aside;
   }
   if (!ready(kth)) return;
-  // The visit: the next entry is popped before the current chunk is visited and, when it is a
-  // chunk, its warp sort runs in the visit's interval (speculatively: at most 1024 scratch
-  // keys read for nothing when the visit stops there), so only its place follows the visit.
-  bool have_next = false, staged = false;
-  Entry next{};
-  for (;;) {
-    Entry e{};
-    if (have_next) {
-      e = next;
-      have_next = false;
-    } else if (depth > 0) {
-      e = pop();
-    } else {
-      return;
-    }
-    if (e.unscattered) {
-      fill_gap(e);
-      continue;
-    }
-    if (staged) {
-      staged = false;
-      place(e);
-    } else if (e.size <= kCandidates) {
-      load_sorted(e);
-    } else {
-      refine(e);
-      continue;
-    }
-    if (depth > 0) {
-      next = pop();
-      have_next = true;
-      if (next.size <= kCandidates && !next.unscattered) {
-        warp_sort(next);
-        staged = true;
+  if constexpr (kWeightedVisit<std::decay_t<Visit>>) {
+    // The weighted visit (contract "Weighted visit"): one barrier per chunk. In each step, thread
+    // 0 walks chunk a's weights, every thread places chunk b (its key's rank from b's warp
+    // slots; the weight stored at that rank) and warp-sorts chunk c (the slots of b and c
+    // alternate between `warp_slots` and `sorted`, the weights of a and b between the two
+    // weight buffers); a refined or filled entry takes the step's place of c. Chunk a's verdict
+    // is read after the step's barrier (two verdict slots, alternating); the keys of a and of
+    // the chunk before it stay in registers, so that the key of the verdict's position is
+    // found when the walk is over (one barrier more, once).
+    auto buffers = PartitionChunkWeights(block);
+    auto& weights = buffers.wide;
+    auto& weight_words = buffers.narrow;
+    auto key_b = Registers<std::uint64_t>(block), key_a = Registers<std::uint64_t>(block),
+         key_z = Registers<std::uint64_t>(block);
+    auto below_b = Registers<std::uint32_t>(block), rank_b = Registers<std::uint32_t>(block),
+         rank_a = Registers<std::uint32_t>(block), rank_z = Registers<std::uint32_t>(block);
+    bool has_a = false, has_b = false, second_a = false, second_b = false, second_next = false, slot = false;
+    std::int64_t safe = 0;  // keys after the last chunk walked that cannot end the walk
+    std::int64_t size_a = 0, size_b = 0, size_z = 0, base_a = 0, base_b = 0, base_next = 0;
+    constexpr std::uint64_t kPosition = 0xffffffffu;
+    // The key at `position` (a's, or the last of the chunk before a) to the visitor.
+    auto finish = [&](bool stopped, std::uint64_t position) {
+      const std::int64_t j = static_cast<std::int64_t>(position) - base_a;  // 0: the chunk before a
+      block.ForEachThread([&](Thread t) {
+        if (j >= 1 && rank_a[t] == static_cast<std::uint32_t>(j - 1)) uniform.Store(2, key_a[t]);
+        if (j == 0 && rank_z[t] == static_cast<std::uint32_t>(size_z - 1)) uniform.Store(2, key_z[t]);
+      });
+      block.Sync();
+      std::uint64_t key = 0;
+      block.ForEachThread([&](Thread) { key = uniform.Load(2); });
+      visit.finish(stopped, key);
+    };
+    for (;;) {
+      Entry c{};
+      bool step = false, has_c = false;
+      if (depth > 0) {
+        c = pop();
+        step = true;
+        has_c = c.size <= kCandidates && !c.unscattered;
+        // A chunk is read while a, which may end the walk, waits only when the walk ends there
+        // (b's read is then spent for nothing, as the staged chunk's was); a refined entry (a read
+        // and a store of its keys) or the reach's gap (two reads of the row) only once a and b
+        // cannot end it. Otherwise the entry waits: its slot was not overwritten.
+        const std::int64_t waiting = (has_a ? size_a : 0) + (has_b ? size_b : 0);
+        if (has_c ? has_a && safe < size_a : waiting > 0 && safe < waiting) ++depth, step = false, has_c = false;
       }
+      if (!step && !has_a && !has_b) {  // every key walked: the last one, the last of the chunk before a
+        base_a = base_next;
+        return finish(false, static_cast<std::uint64_t>(base_next));
+      }
+      if (has_a) {
+        block.ForEachThread([&](Thread t) {
+          if (t.x != 0) return;
+          const bool second = second_a;
+          auto weight_of = [&](std::uint32_t j) {
+            return WordFloat(second ? std::uint64_t{weight_words.Load(j)} : weights.Load(j));
+          };
+          uniform.Store(slot ? 1 : 0, visit.walk(t, static_cast<std::uint32_t>(size_a), weight_of));
+        });
+      }
+      if (has_b) {
+        block.ForEachThread([&](Thread t) {
+          rank_b[t] = ~0u;
+          if (key_slot(t) >= size_b) return;
+          const std::uint32_t r = rank_in_chunk(t, key_b[t], below_b[t], size_b, second_b);
+          rank_b[t] = r;
+          const std::uint64_t w = FloatWord(visit.weight(key_b[t]));
+          if (second_b) {
+            weight_words.Store(r, static_cast<std::uint32_t>(w));
+          } else {
+            weights.Store(r, w);
+          }
+        });
+      }
+      if (has_c) {
+        warp_sort_into(c, second_next);
+      } else if (step && c.unscattered) {
+        fill_gap(c);
+      } else if (step) {
+        refine(c);
+      }
+      if (has_c || !step) block.Sync();
+      if (has_a) {
+        std::uint64_t verdict = 0;
+        block.ForEachThread([&](Thread) { verdict = uniform.Load(slot ? 1 : 0); });
+        slot = !slot;
+        safe = static_cast<std::int64_t>((verdict >> 32) & 0x3fffffffu);
+        if ((verdict >> 62) != 0) return finish((verdict >> 62) == 1, verdict & kPosition);
+      }
+      // Chunk a becomes the one before, b becomes a, c becomes b.
+      block.ForEachThread([&](Thread t) {
+        if (has_a) key_z[t] = key_a[t], rank_z[t] = rank_a[t];
+        key_a[t] = key_b[t], rank_a[t] = rank_b[t];
+        key_b[t] = mine[t], below_b[t] = below[t];
+      });
+      if (has_a) size_z = size_a;
+      has_a = has_b, size_a = size_b, base_a = base_b, second_a = second_b;
+      has_b = has_c, size_b = has_c ? c.size : 0, base_b = base_next, second_b = second_next;
+      if (has_c) base_next += c.size, second_next = !second_next;
     }
-    if (visit(static_cast<std::uint32_t>(e.size), sorted_key)) return;
+  } else {
+    // The visit: the next entry is popped before the current chunk is visited and, when it is a
+    // chunk, its warp sort runs in the visit's interval (speculatively: at most 1024 scratch
+    // keys read for nothing when the visit stops there), so only its place follows the visit.
+    bool have_next = false, staged = false;
+    Entry next{};
+    for (;;) {
+      Entry e{};
+      if (have_next) {
+        e = next;
+        have_next = false;
+      } else if (depth > 0) {
+        e = pop();
+      } else {
+        return;
+      }
+      if (e.unscattered) {
+        fill_gap(e);
+        continue;
+      }
+      if (staged) {
+        staged = false;
+        place(e);
+      } else if (e.size <= kCandidates) {
+        load_sorted(e);
+      } else {
+        refine(e);
+        continue;
+      }
+      if (depth > 0) {
+        next = pop();
+        have_next = true;
+        if (next.size <= kCandidates && !next.unscattered) {
+          warp_sort(next);
+          staged = true;
+        }
+      }
+      if (visit(static_cast<std::uint32_t>(e.size), sorted_key)) return;
+    }
   }
 }
 

@@ -83,8 +83,9 @@ namespace sampcheck::gpu {
 
 // The 32 warps' votes of SurvivorSumOfRow: the partition's per-warp counts of level 0
 // (gpu/block/radix_partition.cuh), dead once the partition is done: shared memory is scarce in
-// every kernel that takes this path (45,072 bytes of the 48 KiB a kernel may declare statically
-// in sampling_filters_slices, 49,048 and 8 over with these 32 words before the one block scan).
+// every kernel that takes this path (49,040 bytes of the 49,152 a kernel may declare statically
+// in sampling_filters_slices since the weighted chunk walk's 4 KiB; 8 over with these 32 words
+// before the one block scan).
 template <class B>
 SAMPCHECK_KERNEL_BODY auto SurvivorSumVotes(B& block) {
   return partition_detail::SharedArrays(block).many;
@@ -462,8 +463,39 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   // With a k-th key the walk ends at the last top-k survivor (ties kept: the last key of K's
   // value), so the partition scatters no bucket past it.
   const VisitBound visit_bound = ties ? VisitBound::kRankValue : VisitBound::kRankKey;
+  auto weight = [&](std::uint64_t key) { return st.Prob(ValueOfDescendingKey(key)); };
+  // The keys after this chunk that cannot end the walk (`safe`, at most 2^30 - 1): their
+  // probabilities are at most the last one walked (Prob is monotone) and each f32 addition of
+  // the running sum (at most 2) rounds by at most 2^-23, so while E + n x (prob + 2^-23) < q
+  // none of the next n positions reaches q (a prefix rule stops only where E >= q), and none is
+  // the last survivor.
+  auto walk_weights = [&](Thread t, std::uint32_t count, auto&& weight_of) {
+    TopPWalkState s = state[t];
+    bool stop = false;
+    std::uint64_t stop_cut = 0;
+    float prob = 1.0f;
+    for (std::uint32_t j = 0; j < count && !stop && s.position < survivors; ++j) {
+      ++s.position;
+      prob = weight_of(j);
+      stop = TopPVisitPrefix(s, walk, q, static_cast<std::uint64_t>(s.position), prob, stop_cut);
+    }
+    state[t] = s;
+    const std::uint64_t code = stop ? 1u : (s.position >= survivors ? 2u : 0u);
+    double room = (static_cast<double>(q) - static_cast<double>(s.sum)) / (static_cast<double>(prob) + 0x1p-23) - 1.0;
+    room = room < static_cast<double>(survivors - s.position - 1) ? room : static_cast<double>(survivors - s.position - 1);
+    room = room < 0x1p30 - 1.0 ? room : 0x1p30 - 1.0;
+    const auto safe = code == 0 && room > 0.0 ? static_cast<std::uint64_t>(room) : 0u;
+    return code << 62 | safe << 32 | (stop ? stop_cut : static_cast<std::uint64_t>(s.position));
+  };
+  auto finish_walk = [&](bool stopped, std::uint64_t key) {
+    done = stopped;
+    cut = stopped ? key : 0u;
+    last = key;
+  };
   PartitionAndVisit(block, logits, in, vocab, false, false, 0, kLastFiniteDescending, scratch, scratch_base, sorted,
-                    false, run_top_p || top_k, visit_bound, level0, fold, ready, walk_chunk,
+                    false, run_top_p || top_k, visit_bound, level0, fold, ready,
+                    WeightedVisit<decltype(walk_chunk), decltype(weight), decltype(walk_weights), decltype(finish_walk)>{
+                        walk_chunk, weight, walk_weights, finish_walk},
                     TopPReach{run_top_p, q},
                     HeldSmallestKeys<decltype(smallest_keys), decltype(largest_keys), decltype(sorted)>{
                         &smallest_keys, &largest_keys, &sorted, caching});

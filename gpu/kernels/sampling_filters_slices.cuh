@@ -104,8 +104,7 @@ SAMPCHECK_KERNEL_BODY auto GroupedCandidateSlots(B& block) {
 }
 template <class B>
 SAMPCHECK_KERNEL_BODY auto SortedCandidateSlots(B& block) {
-  SAMPCHECK_SHARED(block, std::uint64_t, sorted, kCandidates);
-  return sorted;
+  return PartitionChunkWeights(block).wide;  // the partition path's weights of a chunk: one storage
 }
 
 // The output of lane first mod 1024 over [first, end): grouped[keys_base + j], j in [j, j_end),
