@@ -96,7 +96,7 @@ if [[ -s $SAMPCHECK_TEST_PID_FILE && $alive -eq 0 ]]; then pass; else fail "plug
 unset SAMPCHECK_TEST_PID_FILE
 # Exchange directories are removed on every path, a time-out included.
 export TMPDIR=$tmp/exchange_tmp; mkdir -p "$TMPDIR"
-limit "$bin" golden verify --golden "$golden" --stage greedy --case-timeout 0.5 --backend "exec:sleep 5; : {cases} {responses}" >/dev/null 2>&1
+limit "$bin" golden verify --golden "$golden" --stage greedy --case-timeout 0.2 --backend "exec:sleep 5; : {cases} {responses}" >/dev/null 2>&1
 left=$(ls "$TMPDIR" | wc -l)
 if [[ $left -eq 0 ]]; then pass; else fail "exchange-dir-timeout: $left directories left"; fi
 "$bin" golden verify --golden "$golden" --stage greedy --case-timeout 30 --backend "exec:sleep 30; : {cases} {responses}" >/dev/null 2>&1 &
