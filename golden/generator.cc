@@ -104,6 +104,18 @@ void CheckReplaceable(const std::filesystem::path& out) {
   if (ec) throw InputError(out.string() + ": cannot list the directory: " + ec.message() + keep);
 }
 
+// The scratch directory's files reach the disk before the swap: one syncfs(2) of its file system
+// instead of an fsync per file (about 3 ms each here: 1678 files made `generate --set v1` take
+// 5 s of wall time for 0.5 s of CPU). The files are new and their directory is swapped in
+// whole, so no reader sees one before it is complete whatever the order they reach the disk.
+void SyncToDisk(const std::filesystem::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const bool ok = fd >= 0 && ::syncfs(fd) == 0;
+  const int err = errno;
+  if (fd >= 0) ::close(fd);
+  if (!ok) throw InputError(dir.string() + ": cannot flush the new golden set to disk: " + std::strerror(err));
+}
+
 void SwapIntoPlace(const std::filesystem::path& tmp, const std::filesystem::path& out) {
   std::error_code ec;
   if (!std::filesystem::exists(out)) {
@@ -152,13 +164,14 @@ Manifest GenerateGoldenSet(const std::filesystem::path& out_dir, std::uint64_t s
       // copy of a case's inputs exists beside the bytes (the huge set's 4.3 GB logits).
       GoldenCase g{std::move(c), std::move(expected), rule};
       std::filesystem::create_directories((tmp / entry.file).parent_path());
-      if (HasTextForm(g)) WriteFileAtomically(tmp / (entry.id + ".txt"), CaseText(g));
+      if (HasTextForm(g)) WriteFileAtomically(tmp / (entry.id + ".txt"), CaseText(g), /*sync_to_disk=*/false);
       const std::string bytes = SerializeCase(std::move(g));
-      WriteFileAtomically(tmp / entry.file, bytes);
+      WriteFileAtomically(tmp / entry.file, bytes, /*sync_to_disk=*/false);
       entry.sha256 = Sha256Hex(bytes);
       manifest.cases.push_back(std::move(entry));
     }
-    WriteFileAtomically(tmp / "manifest.json", ManifestToJson(manifest).dump(1) + "\n");
+    WriteFileAtomically(tmp / "manifest.json", ManifestToJson(manifest).dump(1) + "\n", /*sync_to_disk=*/false);
+    SyncToDisk(tmp);
     SwapIntoPlace(tmp, out);
   } catch (...) {
     std::filesystem::remove_all(tmp, ec);

@@ -9,7 +9,8 @@
 // machine built with the project's flags.
 // Atomicity: the set is written into "<out>.tmp.<pid>" and then swapped into place with one
 // rename (renameat2 RENAME_EXCHANGE when <out> exists, then the old set is removed): an
-// interrupted run leaves either the old set or the new one, never a mix.
+// interrupted run leaves either the old set or the new one, never a mix. The new set's files
+// are flushed to disk (one syncfs) before the swap.
 // Safety: <out> is replaced only when it is absent, an empty directory, or a golden set (its
 // manifest.json names this generator and it holds nothing the manifest does not list); any other
 // path is refused with an InputError before anything is written, so a mistyped --out never
