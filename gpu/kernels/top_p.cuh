@@ -181,11 +181,12 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
     }
     return false;
   };
-  // Descending keys hold the value (ValueOfDescendingKey: -0.0 comes back as +0.0, whose x - M
-  // and probability are the same bits), so only vLLM's ascending walk reads the row.
+  // The keys hold the value (ValueOfDescendingKey; an ascending key's value word is the
+  // descending one's complement; -0.0 comes back as +0.0, whose x - M and probability are the
+  // same bits), so the walk reads no row (vLLM's ascending walk read each value until
+  // 2026-11-30).
   auto prob_of_key = [&](std::uint64_t key) {
-    const std::int64_t index = static_cast<std::int64_t>(key & 0xffffffffu);
-    return st.Prob(ascending ? src.Load(src_base + index) : ValueOfDescendingKey(key));
+    return st.Prob(ValueOfDescendingKey(ascending ? key ^ (std::uint64_t{0xffffffffu} << 32) : key));
   };
   // Thread 0 walks sorted[0 .. m), the next m keys of the order, up to position `end`; returns
   // true when the walk is over (a prefix rule's first drop, or position `end` reached).
