@@ -129,7 +129,7 @@ SamplingCostShape TopPAlone(float p) {
 // without top-k 4.77 and 120, top-k 5000 with top-p 0.9 1.24 and 30 (2.79 and 90, 4.90 and
 // 224, 1.24 and 37 while a chunk walked took two barriers and a splitter bucket's sub-buckets
 // were radix digits, some just over 1024 keys and refined again: the walk now takes the chunks
-// as probabilities placed beside it, gpu/block/radix_partition.cuh "Weighted visit", and a
+// as probabilities placed beside it, gpu/block/radix_partition.cuh "Chunk loop", and a
 // splitter bucket is cut into 16 parts of equal width; 3.53 and 98 at top-k V - 1 before K
 // came from each thread's 4 largest keys of the first read, k >= n - 3: no bucket refined or
 // stored for K, the scatter read's fold restricted to the top-k survivors, no thread reading
@@ -234,6 +234,46 @@ TEST(GpuCost, SamplingKernelsStayWithinTheirBudgets) {
     } else {
       EXPECT_LE(logits_passes, 6.01);
     }
+  }
+}
+
+// top_p's full-row walks (gpu/kernels/top_p.cuh, TopPWalkRow on the radix partition) in the
+// profiles whose order runs them: vllm's ascending walk (min_p first, then top_k and top_p on
+// the row) and sglang's (joint: every position of top_k's prefix walked, each dropped on its
+// own), top-k off and top-p 0.9 so that the walk covers most of the row, one row of the
+// benchmark's logits (the other paths' budgets are per row too). Each chunk of the walk is one
+// barrier of the partition's chunk loop (gpu/block/radix_partition.cuh "Chunk loop"): vllm
+// 14.70 passes and 234 barriers, sglang 15.21 and 258 (548 and 613 while these walks took
+// their chunks as keys, 3 barriers each: the place, the verdict and the barrier after its
+// read; vllm 15.56 passes while its walk read each key's value from the row, 0.86 passes). The
+// passes are the full-row steps' (the copy, the counts, the softmax statistics, the mask, the
+// output probs and the draw); the walk reads the row only at the partition's level 0.
+struct ProfileBudgetCase {
+  int line;
+  const char* name;
+  FilterRules rules;
+  CostBudget budget;
+};
+
+const ProfileBudgetCase kProfileBudgets[] = {
+    {__LINE__, "gpu, vllm, top-k off, top-p 0.9",
+     FilterRules{TopKRule{true}, TopPWalk::kVllmAscending, MinPRule{}, FilterOrder::kMinPFirst, DegenerateRowRule{}},
+     {14.70, 234}},
+    {__LINE__, "gpu, sglang, top-k off, top-p 0.9",
+     FilterRules{TopKRule{}, TopPWalk::kSglang, MinPRule{}, FilterOrder::kJoint, DegenerateRowRule{}}, {15.21, 258}},
+};
+
+TEST(GpuCost, TopPFullRowWalksStayWithinTheirBudgets) {
+  for (const ProfileBudgetCase& c : kProfileBudgets) {
+    SCOPED_TRACE(testing::Message() << "line " << c.line << ": " << c.name);
+    SamplingCostShape shape = TopPAlone(0.9f);
+    shape.rows = 1;
+    shape.rules = c.rules;
+    const std::vector<float> logits = SamplingCostLogits(shape);
+    const auto launches = CountGpuSampling(shape, logits.data());
+    ASSERT_EQ(launches.size(), 1u);
+    EXPECT_EQ(launches[0].kernel, "sampling_filters");
+    EXPECT_EQ(CheckBudget(launches, shape.rows, shape.vocab, c.budget), "");
   }
 }
 

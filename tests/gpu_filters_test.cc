@@ -479,5 +479,61 @@ TEST(GpuFilters, PlantedWrongWalkIsRejectedByTheGolden) {
   EXPECT_NE(golden::JudgeOutputs(g, run(TopPWalk::kExclusive)), "");
 }
 
+// top_p's full-row walks on the radix partition's chunk loop (gpu/kernels/top_p.cuh
+// TopPWalkRow, gpu/block/radix_partition.cuh "Chunk loop"): vllm's ascending walk (min_p first,
+// then top_k and top_p on the row) and sglang's joint walk (each position dropped on its own,
+// written by the thread holding its key; with top_k on, only top_k's prefix of the original
+// order walked) over rows of V = 5000 (several chunks), through the gpu-emulated backend,
+// bit for bit with the reference backend. Rows: continuous; a grid of 1/8 (ties broken by
+// index); a -inf tail (the last 2000 entries).
+TEST(GpuFilters, FullRowTopPWalksMatchTheReference) {
+  constexpr std::int64_t kRowsHere = 4, kVocabHere = 5000;
+  std::vector<float> x;
+  SplitMix64 rng(77);
+  for (std::int64_t b = 0; b < kRowsHere; ++b) {
+    for (std::int64_t i = 0; i < kVocabHere; ++i) {
+      float v = -8.0f + 16.0f * static_cast<float>(rng.Next() >> 40) * 0x1.0p-24f;
+      if (b == 1) v = std::floor(v * 8.0f) / 8.0f;
+      if (b == 2 && i >= kVocabHere - 2000) v = -std::numeric_limits<float>::infinity();
+      x.push_back(v);
+    }
+  }
+  const std::vector<std::int32_t> k = {0, 0, 0, 3000};
+  const std::vector<float> p = {0.9f, 0.5f, 0.99f, 0.95f};
+  const std::vector<float> m = {0.0f, 0.0f, 0.001f, 0.0f};
+  const auto backend = MakeGpuEmulatedBackend();
+  reference::ReferenceBackend reference;
+  for (const char* profile : {"vllm", "sglang"}) {
+    SCOPED_TRACE(profile);
+    Case c;
+    c.id = "sampling_filters/full_row_walks";
+    c.stage = "sampling_filters";
+    c.profile = sampcheck::ParseProfile(profile);
+    c.inputs = {{"logits", Tensor::FromValues(DType::kF32, {kRowsHere, kVocabHere}, x)},
+                {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRowsHere}, k)},
+                {"top_p", Tensor::FromValues<float>(DType::kF32, {kRowsHere}, p)},
+                {"min_p", Tensor::FromValues<float>(DType::kF32, {kRowsHere}, m)}};
+    const TensorMap got = backend->Run("sampling_filters", c);
+    const TensorMap expected = reference.Run("sampling_filters", c);
+    for (const char* name : {"logits", "probs"}) {
+      const auto a = got.at(name).data<float>();
+      const auto e = expected.at(name).data<float>();
+      ASSERT_EQ(a.size(), e.size());
+      int differ = 0;
+      for (std::size_t i = 0; i < a.size(); ++i) differ += std::memcmp(&a[i], &e[i], sizeof(float)) != 0 ? 1 : 0;
+      EXPECT_EQ(differ, 0) << name;
+    }
+    // The walks drop something in every row (so the masks are exercised): a -inf in each row.
+    const auto out = got.at("logits").data<float>();
+    for (std::int64_t b = 0; b < kRowsHere; ++b) {
+      int dropped = 0;
+      for (std::int64_t i = 0; i < kVocabHere; ++i) {
+        dropped += std::isinf(out[static_cast<std::size_t>(b * kVocabHere + i)]) ? 1 : 0;
+      }
+      EXPECT_GT(dropped, b == 2 ? 2000 : 0) << "row " << b;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sampcheck::gpu

@@ -1229,6 +1229,37 @@ struct Visited {
   int chunks = 0;
 };
 
+// A visit recording the index of every key it is given by its position in the order: a key
+// visit (flat and small rows) in the order given, the chunk loop's walks by marking every
+// position walked, whose keys the threads that placed them record (radix_partition.cuh "Chunk
+// loop"); `stop_after` chunks end it (0: never).
+template <class B>
+auto RecordingVisit(B& block, std::vector<std::int64_t>& indices, int& chunks, int stop_after) {
+  auto key_visit = [&block, &indices, &chunks, stop_after](std::uint32_t m, auto&& key_of) {
+    block.ForEachThread([&](Thread t) {
+      if (t.x != 0) return;
+      for (std::uint32_t j = 0; j < m; ++j) indices.push_back(IndexOfKey(key_of(j)));
+    });
+    block.Sync();
+    return ++chunks == stop_after;
+  };
+  auto weight = [](std::uint64_t) { return 0.0f; };
+  auto walk = [&chunks, stop_after, walked = std::uint64_t{0}](Thread, std::uint32_t m, auto&&, auto&& mark) mutable {
+    for (std::uint32_t j = 0; j < m; ++j) mark(j);
+    walked += m;
+    const std::uint64_t code = ++chunks == stop_after ? 1u : 0u;
+    const std::uint64_t safe = stop_after == 0 ? (std::uint64_t{1} << 30) - 1 : 0u;
+    return code << 62 | safe << 32 | walked;
+  };
+  auto finish = [](bool, std::uint64_t) {};
+  auto marked = [&indices](Thread, std::uint64_t key, std::uint64_t position) {
+    if (indices.size() < position) indices.resize(position, -1);
+    indices[position - 1] = IndexOfKey(key);
+  };
+  return WeightedVisit<decltype(key_visit), decltype(weight), decltype(walk), decltype(finish), decltype(marked)>{
+      key_visit, weight, walk, finish, marked};
+}
+
 Visited VisitOne(const std::vector<float>& row, bool ascending, int stop_after) {
   Visited v;
   const auto n = static_cast<std::int64_t>(row.size());
@@ -1239,14 +1270,8 @@ Visited VisitOne(const std::vector<float>& row, bool ascending, int stop_after) 
     GlobalArray<std::uint64_t> keys(scratch.data(), 2 * n, "order_keys");
     // Finite entries only: descending keys <= the last finite one, ascending keys above -inf's.
     VisitKeysInOrder(block, x, 0, n, ascending, ascending, kLastNegInfAscending,
-                     ascending ? kNoKey : kLastFiniteDescending, keys, 0, sorted, [&](std::uint32_t m, auto&& key_of) {
-                       block.ForEachThread([&](Thread t) {
-                         if (t.x != 0) return;
-                         for (std::uint32_t j = 0; j < m; ++j) v.indices.push_back(IndexOfKey(key_of(j)));
-                       });
-                       block.Sync();
-                       return ++v.chunks == stop_after;
-                     });
+                     ascending ? kNoKey : kLastFiniteDescending, keys, 0, sorted,
+                     RecordingVisit(block, v.indices, v.chunks, stop_after));
   });
   EXPECT_TRUE(report.ok()) << report.Summary();
   return v;
@@ -1335,16 +1360,7 @@ Partitioned PartitionOne(const std::vector<float>& row, bool ascending, std::int
           p.kth = kth;
           return true;
         },
-        [&](std::uint32_t m, auto&& key_of) {
-          block.ForEachThread([&](Thread t) {
-            if (t.x != 0) return;
-            for (std::uint32_t j = 0; j < m; ++j) p.indices.push_back(IndexOfKey(key_of(j)));
-          });
-          block.Sync();
-          ++p.chunks;
-          return p.chunks == stop_after;
-        },
-        reach);
+        RecordingVisit(block, p.indices, p.chunks, stop_after), reach);
   });
   EXPECT_TRUE(report.ok()) << report.Summary();
   p.logits_bytes = report.counters.GlobalLoadBytes("logits");

@@ -25,12 +25,10 @@
 //   highest bit where the smallest and largest keys differ, counted by a read of their own.
 // - Buckets are then taken front first from a stack in shared memory. Adjacent buckets of at
 //   most 1024 keys in all form one entry (one chunk), so chunks are seldom small; a chunk is
-//   loaded into `sorted` and put in order by a merge-rank sort (each key's rank in its warp
-//   by shuffles, stored in a second buffer, PartitionWarpSlots, plus its rank in each other
-//   warp's sorted keys by a binary search: two barriers, at most 187 shared reads per thread)
-//   and visited; the next chunk's warp sort runs beside the visit of this one (it writes only
-//   the second buffer), so a chunk visited costs 2 barriers, its place's and the visit's, and
-//   where the visit stops up to 1024 scratch keys were read for nothing. A
+//   put in order by a merge-rank sort (each key's rank in its warp by shuffles, stored in a
+//   second buffer, PartitionWarpSlots, plus its rank in each other warp's sorted keys by a
+//   binary search: at most 187 shared reads per thread) and visited by the chunk loop below,
+//   one barrier per chunk (the rank's chunk is sorted into `sorted`: two barriers). A
 //   larger bucket is partitioned again (its keys counted by the next digit, repeated one
 //   digit lower while a single digit holds the whole bucket, then scattered into the other
 //   buffer at the same positions; a bucket of at most 16 x 1024 keys is read once into
@@ -41,12 +39,10 @@
 //   share every bit above the previous digit, so its next digit is the 4 bits below it. Keys are unique, so every bucket is finally at most 1024 keys; at most 16
 //   levels. The scatter pushes the sub-buckets in its own phase (every thread computes the
 //   new depth, thread 0 writes the entries): one barrier.
-// - visit(m, key_of) is block-level code called with key_of(j), j < m, the next m keys of the
-//   order (`sorted[j]` for a chunk; computed, for a flat row, below); it returns true to stop
-//   (nothing after it is partitioned or loaded: the cost follows the visited prefix). It must
-//   leave `sorted` unmodified until it returns, and its reads of key_of must be followed by a
-//   barrier (the next chunk writes `sorted` after that barrier); phases after that barrier may
-//   follow (a verdict read by every thread), and when it returns true it ends with a barrier.
+// - The visit is a WeightedVisit (below). Its key_visit(m, key_of) is block-level code called
+//   with key_of(j), j < m, the next m keys of the order where they are known at once (a flat
+//   row's, computed; a small row's, gathered into `sorted`: contract "Flat rows" and gather_small);
+//   it returns true to stop, and ends with a barrier after its reads of key_of.
 // - Hooks (PartitionAndVisit; VisitKeysInOrder passes none): level0(n, smallest, largest)
 //   after the first read may stop there (-1), or name a rank r: then the entry holding the r-th
 //   key is refined until it is a chunk, which is sorted to give that key; the entries before it
@@ -73,23 +69,26 @@
 //   memory for level0 to read); with a level-0 sample and a rank, a thread that holds all of its keys up to the last stored bucket's upper bound
 //   scatters them from the hook instead of reading its entries, and fold is not called for
 //   it: its caller must use the held keys, not the fold, for every such thread.
-// - Weighted visit (a WeightedVisit, sampling_filters' top_p walk): the chunks are not handed
-//   over as keys but as weights at their ranks (weight(key), computed by the thread that places
-//   the key), and thread 0's walk is a phase of the chunk loop, so a chunk costs one barrier
-//   instead of two: each step walks chunk a, places chunk b and warp-sorts chunk c (the warps'
-//   slots alternate between PartitionWarpSlots and `sorted`, the weights between the two
-//   buffers of PartitionChunkWeights), then its barrier, then a's verdict.
-//   The walk reports positions, and the key of the one it ends on comes from the registers of
-//   the thread that placed it (one barrier, once). The walk also says how many keys after it
-//   cannot end it: a chunk is read while a waits only if a cannot end the walk, a refinement or
-//   the reach's gap only once no waiting chunk can; otherwise the pipeline drains first (so at
-//   most one chunk of 1024 scratch keys is read for nothing where the walk ends, as before).
-//   Flat rows and small rows call key_visit as any visit.
+// - Chunk loop (every chunk of every visit: sampling_filters' top_p walk, top_p's full-row
+//   walks, VisitKeysInOrder's callers): the chunks are not handed over as keys but as weights
+//   at their ranks (weight(key), computed by the thread that places the key), and thread 0's
+//   walk is a phase of the loop, so a chunk costs one barrier: each step walks chunk a, places
+//   chunk b and warp-sorts chunk c (the warps' slots alternate between PartitionWarpSlots and
+//   `sorted`, the weights between the two buffers of PartitionChunkWeights), then its barrier,
+//   then a's verdict. The walk reports positions, and the key of the one it ends on comes from
+//   the registers of the thread that placed it (one barrier, once). A walk that needs keys
+//   (kSglang's drops, a test's record of the order) marks positions (a bit each, in level 0's
+//   `low`, two slots): after the step's barrier each thread that placed a marked key of a is
+//   given it. The walk also says how many keys after it cannot end it: a chunk is read while
+//   a waits only if a cannot end the walk, a refinement or the reach's gap only once no
+//   waiting chunk can; otherwise the pipeline drains first (so at most one chunk of 1024
+//   scratch keys is read for nothing where the walk ends). A walk that cannot bound that
+//   number (0) costs 2 barriers per chunk: a step walks a alone, the next sorts the chunk after.
 // - Flat rows (n = vocab and one value key: the smallest and largest keys differ in their
 //   index bits alone): the order is the index order and entry i's key is the value key and i,
 //   so nothing is partitioned or read again: the rank's key, the fold's keys (with or without
 //   a rank: its one caller decides in level0 whether it folds) and the visit's keys are computed, and the
-//   visit is one call of m = vocab keys (no chunk loads, no barrier per 1024 keys).
+//   visit is one call of key_visit with m = vocab keys (no chunk loads, no barrier per 1024 keys).
 // - Reads: the sample (1024 entries), 2 of the row (3 without a sample; at most 3 when n <=
 //   1024), then for every bucket refined, one read of its keys (8 bytes each) per level (2
 //   or more above 16 x 1024 keys), and one read of each visited key. Flat rows: the sample
@@ -252,7 +251,7 @@ SAMPCHECK_KERNEL_BODY auto PartitionWarpSlots(B& block) {
   return grouped;
 }
 
-// The weighted visit's third and fourth buffers (contract "Weighted visit"): the probabilities of
+// The chunk loop's third and fourth buffers (contract "Chunk loop"): the probabilities of
 // two chunks at their ranks, `wide` in 8-byte words (shared with the survivor path's sorted
 // candidates, SortedCandidateSlots in gpu/kernels/sampling_filters_slices.cuh, dead once a row
 // takes the partition), `narrow` in 4-byte words (a kernel declares at most 48 KiB statically).
@@ -267,19 +266,29 @@ SAMPCHECK_KERNEL_BODY auto PartitionChunkWeights(B& block) {
   return Buffers{std::move(sorted_candidates), std::move(chunk_weights)};
 }
 
-// A visit by weights (contract "Weighted visit"): key_visit(m, key_of) as any visit (flat rows,
-// small rows); weight(key) a key's float weight, computed by the thread that places it;
+// No marks (WeightedVisit's default): the walk is called without its mark argument.
+struct NoPartitionMarks {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void operator()(Thread, std::uint64_t, std::uint64_t) const {}
+};
+
+// A visit by weights, the only form the chunk loop takes (contract "Chunk loop"): key_visit(m,
+// key_of) the visit of keys known at once (flat rows, small rows: contract "The visit is a
+// WeightedVisit"); weight(key) a key's float weight, computed by the thread that places it;
 // walk(t, m, weight_of) thread 0's walk over the next m weights of the order, returning a
 // verdict word: code << 62 | safe << 32 | position (code 0: go on; 1: stop, position the cut's;
 // 2: over, position the last walked; positions count from 1 over the whole visit, below 2^32;
 // safe < 2^30: a number of keys after these that cannot end the walk); finish(stopped, key)
-// block-level, with the key of that position.
-template <class KeyVisit, class Weight, class Walk, class Finish>
+// block-level, with the key of that position. With marks (Marked not NoPartitionMarks), walk
+// takes a fourth argument, mark(j), which marks the chunk's position j (j increasing), and
+// marked(t, key, position) is called after the walk's barrier by the thread that placed each
+// marked key.
+template <class KeyVisit, class Weight, class Walk, class Finish, class Marked = NoPartitionMarks>
 struct WeightedVisit {
   KeyVisit key_visit;
   Weight weight;
   Walk walk;
   Finish finish;
+  Marked marked{};
   template <class KeyOf>
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool operator()(std::uint32_t m, KeyOf&& key_of) const {
     return key_visit(m, key_of);
@@ -287,8 +296,8 @@ struct WeightedVisit {
 };
 template <class V>
 inline constexpr bool kWeightedVisit = false;
-template <class KeyVisit, class Weight, class Walk, class Finish>
-inline constexpr bool kWeightedVisit<WeightedVisit<KeyVisit, Weight, Walk, Finish>> = true;
+template <class KeyVisit, class Weight, class Walk, class Finish, class Marked>
+inline constexpr bool kWeightedVisit<WeightedVisit<KeyVisit, Weight, Walk, Finish, Marked>> = true;
 
 // What a visit after a rank must cover (PartitionAndVisit, contract "Hooks"): every key, the keys
 // up to the rank's key, or up to the last key of the rank's value (the ties of top_k's k-th
@@ -746,10 +755,9 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // for every other warp, the number of that warp's keys below its key by a binary search of
   // the warp's sorted slots (6 reads), and stores the key at that rank in `sorted`; a barrier.
   // Two barriers (the bitonic network takes 55; three while the warps' slots were `sorted`
-  // itself) and at most 1 + 31 x 6 shared reads a thread instead of m. warp_sort writes only
-  // `warp_slots`, so the next chunk's runs in the same interval as the visit of this one (which
-  // reads `sorted` only): a chunk visited costs the place's barrier and the visit's.
-  // The warps' slots: `warp_slots`, or `sorted` for every other chunk of a weighted visit.
+  // itself) and at most 1 + 31 x 6 shared reads a thread instead of m. The chunk loop runs the
+  // two phases of different chunks in one step, so each costs it one barrier (contract "Chunk
+  // loop"); the warps' slots are `warp_slots`, or `sorted` for every other chunk of the loop.
   auto mine = Registers<std::uint64_t>(block);
   auto below = Registers<std::uint32_t>(block);
   // Key j of a chunk is thread 1023 - j's, so thread 0, which walks, places a key beside its
@@ -777,7 +785,6 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       }
     });
   };
-  auto warp_sort = [&](const Entry& e) { warp_sort_into(e, false); };
   // A key's rank in a chunk of `size` keys: its rank in its warp plus, for every other warp,
   // the number of that warp's keys below it (a binary search of the warp's sorted slots).
   auto rank_in_chunk = [&](Thread t, std::uint64_t key, std::uint32_t in_warp, std::int64_t size, bool second) {
@@ -795,19 +802,15 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     }
     return r;
   };
-  auto place = [&](const Entry& e) {
+  // The rank's chunk into `sorted` (before the chunk loop: nothing else reads either buffer).
+  auto load_sorted = [&](const Entry& e) {
+    warp_sort_into(e, false);
+    block.Sync();
     block.ForEachThread([&](Thread t) {
       if (key_slot(t) >= e.size) return;
       sorted.Store(rank_in_chunk(t, mine[t], below[t], e.size, false), mine[t]);
     });
     block.Sync();
-  };
-  // The walk's barrier before this ends its reads of `sorted`; the last place's barrier ends
-  // its reads of `warp_slots`.
-  auto load_sorted = [&](const Entry& e) {
-    warp_sort(e);
-    block.Sync();
-    place(e);
   };
   // A digit that splits the entry, then its scatter into the other buffer at the same slots.
   // An entry of at most kCachedKeys x 1024 keys is read once into registers (thread t holds
@@ -937,145 +940,135 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     depth += aside;
   }
   if (!ready(kth)) return;
-  if constexpr (kWeightedVisit<std::decay_t<Visit>>) {
-    // The weighted visit (contract "Weighted visit"): one barrier per chunk. In each step, thread
-    // 0 walks chunk a's weights, every thread places chunk b (its key's rank from b's warp
-    // slots; the weight stored at that rank) and warp-sorts chunk c (the slots of b and c
-    // alternate between `warp_slots` and `sorted`, the weights of a and b between the two
-    // weight buffers); a refined or filled entry takes the step's place of c. Chunk a's verdict
-    // is read after the step's barrier (two verdict slots, alternating); the keys of a and of
-    // the chunk before it stay in registers, so that the key of the verdict's position is
-    // found when the walk is over (one barrier more, once).
-    auto buffers = PartitionChunkWeights(block);
-    auto& weights = buffers.wide;
-    auto& weight_words = buffers.narrow;
-    auto key_b = Registers<std::uint64_t>(block), key_a = Registers<std::uint64_t>(block),
-         key_z = Registers<std::uint64_t>(block);
-    auto below_b = Registers<std::uint32_t>(block), rank_b = Registers<std::uint32_t>(block),
-         rank_a = Registers<std::uint32_t>(block), rank_z = Registers<std::uint32_t>(block);
-    bool has_a = false, has_b = false, second_a = false, second_b = false, second_next = false, slot = false;
-    std::int64_t safe = 0;  // keys after the last chunk walked that cannot end the walk
-    std::int64_t size_a = 0, size_b = 0, size_z = 0, base_a = 0, base_b = 0, base_next = 0;
-    constexpr std::uint64_t kPosition = 0xffffffffu;
-    // The key at `position` (a's, or the last of the chunk before a) to the visitor.
-    auto finish = [&](bool stopped, std::uint64_t position) {
-      const std::int64_t j = static_cast<std::int64_t>(position) - base_a;  // 0: the chunk before a
+  // The chunk loop (contract "Chunk loop"): one barrier per chunk. In each step, thread
+  // 0 walks chunk a's weights, every thread places chunk b (its key's rank from b's warp
+  // slots; the weight stored at that rank) and warp-sorts chunk c (the slots of b and c
+  // alternate between `warp_slots` and `sorted`, the weights of a and b between the two
+  // weight buffers); a refined or filled entry takes the step's place of c. Chunk a's verdict
+  // is read after the step's barrier (two verdict slots, alternating); the keys of a and of
+  // the chunk before it stay in registers, so that the key of the verdict's position is
+  // found when the walk is over (one barrier more, once).
+  static_assert(kWeightedVisit<std::decay_t<Visit>>, "the chunk loop takes a WeightedVisit");
+  constexpr bool kMarks = !std::is_same_v<decltype(std::decay_t<Visit>::marked), NoPartitionMarks>;
+  // The walk's marks: a bit per position of a chunk, two slots (alternating as the verdicts)
+  // in level 0's `low`, free once level 0 has read it.
+  constexpr std::int64_t kMarkWords = kCandidates / 64;
+  static_assert(2 * kMarkWords <= kWarpSize, "two slots of marks fit in `low`");
+  auto& marks = low;
+  auto buffers = PartitionChunkWeights(block);
+  auto& weights = buffers.wide;
+  auto& weight_words = buffers.narrow;
+  auto key_b = Registers<std::uint64_t>(block), key_a = Registers<std::uint64_t>(block),
+       key_z = Registers<std::uint64_t>(block);
+  auto below_b = Registers<std::uint32_t>(block), rank_b = Registers<std::uint32_t>(block),
+       rank_a = Registers<std::uint32_t>(block), rank_z = Registers<std::uint32_t>(block);
+  bool has_a = false, has_b = false, second_a = false, second_b = false, second_next = false, slot = false;
+  std::int64_t safe = 0;  // keys after the last chunk walked that cannot end the walk
+  std::int64_t size_a = 0, size_b = 0, size_z = 0, base_a = 0, base_b = 0, base_next = 0;
+  constexpr std::uint64_t kPosition = 0xffffffffu;
+  // The key at `position` (a's, or the last of the chunk before a) to the visitor.
+  auto finish = [&](bool stopped, std::uint64_t position) {
+    const std::int64_t j = static_cast<std::int64_t>(position) - base_a;  // 0: the chunk before a
+    block.ForEachThread([&](Thread t) {
+      if (j >= 1 && rank_a[t] == static_cast<std::uint32_t>(j - 1)) uniform.Store(2, key_a[t]);
+      if (j == 0 && rank_z[t] == static_cast<std::uint32_t>(size_z - 1)) uniform.Store(2, key_z[t]);
+    });
+    block.Sync();
+    std::uint64_t key = 0;
+    block.ForEachThread([&](Thread) { key = uniform.Load(2); });
+    visit.finish(stopped, key);
+  };
+  for (;;) {
+    Entry c{};
+    bool step = false, has_c = false;
+    if (depth > 0) {
+      c = pop();
+      step = true;
+      has_c = c.size <= kCandidates && !c.unscattered;
+      // A chunk is read while a, which may end the walk, waits only when the walk ends there
+      // (b's read is then spent for nothing, as the staged chunk's was); a refined entry (a read
+      // and a store of its keys) or the reach's gap (two reads of the row) only once a and b
+      // cannot end it. Otherwise the entry waits: its slot was not overwritten.
+      const std::int64_t waiting = (has_a ? size_a : 0) + (has_b ? size_b : 0);
+      if (has_c ? has_a && safe < size_a : waiting > 0 && safe < waiting) ++depth, step = false, has_c = false;
+    }
+    if (!step && !has_a && !has_b) {  // every key walked: the last one, the last of the chunk before a
+      base_a = base_next;
+      return finish(false, static_cast<std::uint64_t>(base_next));
+    }
+    if (has_a) {
       block.ForEachThread([&](Thread t) {
-        if (j >= 1 && rank_a[t] == static_cast<std::uint32_t>(j - 1)) uniform.Store(2, key_a[t]);
-        if (j == 0 && rank_z[t] == static_cast<std::uint32_t>(size_z - 1)) uniform.Store(2, key_z[t]);
-      });
-      block.Sync();
-      std::uint64_t key = 0;
-      block.ForEachThread([&](Thread) { key = uniform.Load(2); });
-      visit.finish(stopped, key);
-    };
-    for (;;) {
-      Entry c{};
-      bool step = false, has_c = false;
-      if (depth > 0) {
-        c = pop();
-        step = true;
-        has_c = c.size <= kCandidates && !c.unscattered;
-        // A chunk is read while a, which may end the walk, waits only when the walk ends there
-        // (b's read is then spent for nothing, as the staged chunk's was); a refined entry (a read
-        // and a store of its keys) or the reach's gap (two reads of the row) only once a and b
-        // cannot end it. Otherwise the entry waits: its slot was not overwritten.
-        const std::int64_t waiting = (has_a ? size_a : 0) + (has_b ? size_b : 0);
-        if (has_c ? has_a && safe < size_a : waiting > 0 && safe < waiting) ++depth, step = false, has_c = false;
-      }
-      if (!step && !has_a && !has_b) {  // every key walked: the last one, the last of the chunk before a
-        base_a = base_next;
-        return finish(false, static_cast<std::uint64_t>(base_next));
-      }
-      if (has_a) {
-        block.ForEachThread([&](Thread t) {
-          if (t.x != 0) return;
-          const bool second = second_a;
-          auto weight_of = [&](std::uint32_t j) {
-            return WordFloat(second ? std::uint64_t{weight_words.Load(j)} : weights.Load(j));
-          };
-          uniform.Store(slot ? 1 : 0, visit.walk(t, static_cast<std::uint32_t>(size_a), weight_of));
-        });
-      }
-      if (has_b) {
-        block.ForEachThread([&](Thread t) {
-          rank_b[t] = ~0u;
-          if (key_slot(t) >= size_b) return;
-          const std::uint32_t r = rank_in_chunk(t, key_b[t], below_b[t], size_b, second_b);
-          rank_b[t] = r;
-          const std::uint64_t w = FloatWord(visit.weight(key_b[t]));
-          if (second_b) {
-            weight_words.Store(r, static_cast<std::uint32_t>(w));
-          } else {
-            weights.Store(r, w);
-          }
-        });
-      }
-      if (has_c) {
-        warp_sort_into(c, second_next);
-      } else if (step && c.unscattered) {
-        fill_gap(c);
-      } else if (step) {
-        refine(c);
-      }
-      if (has_c || !step) block.Sync();
-      if (has_a) {
+        if (t.x != 0) return;
+        const bool second = second_a;
+        auto weight_of = [&](std::uint32_t j) {
+          return WordFloat(second ? std::uint64_t{weight_words.Load(j)} : weights.Load(j));
+        };
         std::uint64_t verdict = 0;
-        block.ForEachThread([&](Thread) { verdict = uniform.Load(slot ? 1 : 0); });
-        slot = !slot;
-        safe = static_cast<std::int64_t>((verdict >> 32) & 0x3fffffffu);
-        if ((verdict >> 62) != 0) return finish((verdict >> 62) == 1, verdict & kPosition);
-      }
-      // Chunk a becomes the one before, b becomes a, c becomes b.
-      block.ForEachThread([&](Thread t) {
-        if (has_a) key_z[t] = key_a[t], rank_z[t] = rank_a[t];
-        key_a[t] = key_b[t], rank_a[t] = rank_b[t];
-        key_b[t] = mine[t], below_b[t] = below[t];
-      });
-      if (has_a) size_z = size_a;
-      has_a = has_b, size_a = size_b, base_a = base_b, second_a = second_b;
-      has_b = has_c, size_b = has_c ? c.size : 0, base_b = base_next, second_b = second_next;
-      if (has_c) base_next += c.size, second_next = !second_next;
-    }
-  } else {
-    // The visit: the next entry is popped before the current chunk is visited and, when it is a
-    // chunk, its warp sort runs in the visit's interval (speculatively: at most 1024 scratch
-    // keys read for nothing when the visit stops there), so only its place follows the visit.
-    bool have_next = false, staged = false;
-    Entry next{};
-    for (;;) {
-      Entry e{};
-      if (have_next) {
-        e = next;
-        have_next = false;
-      } else if (depth > 0) {
-        e = pop();
-      } else {
-        return;
-      }
-      if (e.unscattered) {
-        fill_gap(e);
-        continue;
-      }
-      if (staged) {
-        staged = false;
-        place(e);
-      } else if (e.size <= kCandidates) {
-        load_sorted(e);
-      } else {
-        refine(e);
-        continue;
-      }
-      if (depth > 0) {
-        next = pop();
-        have_next = true;
-        if (next.size <= kCandidates && !next.unscattered) {
-          warp_sort(next);
-          staged = true;
+        if constexpr (kMarks) {
+          // The walk marks in increasing j: each word is built in a register and stored once.
+          const std::int64_t words = slot ? kMarkWords : 0;
+          std::int64_t at = 0;  // the word being built; the ones before it are stored
+          std::uint64_t bits = 0;
+          auto mark = [&](std::uint32_t j) {
+            for (; at < j / 64; ++at, bits = 0) marks.Store(words + at, bits);
+            bits |= std::uint64_t{1} << (j % 64);
+          };
+          verdict = visit.walk(t, static_cast<std::uint32_t>(size_a), weight_of, mark);
+          for (; at < kMarkWords; ++at, bits = 0) marks.Store(words + at, bits);
+        } else {
+          verdict = visit.walk(t, static_cast<std::uint32_t>(size_a), weight_of);
         }
-      }
-      if (visit(static_cast<std::uint32_t>(e.size), sorted_key)) return;
+        uniform.Store(slot ? 1 : 0, verdict);
+      });
     }
+    if (has_b) {
+      block.ForEachThread([&](Thread t) {
+        rank_b[t] = ~0u;
+        if (key_slot(t) >= size_b) return;
+        const std::uint32_t r = rank_in_chunk(t, key_b[t], below_b[t], size_b, second_b);
+        rank_b[t] = r;
+        const std::uint64_t w = FloatWord(visit.weight(key_b[t]));
+        if (second_b) {
+          weight_words.Store(r, static_cast<std::uint32_t>(w));
+        } else {
+          weights.Store(r, w);
+        }
+      });
+    }
+    if (has_c) {
+      warp_sort_into(c, second_next);
+    } else if (step && c.unscattered) {
+      fill_gap(c);
+    } else if (step) {
+      refine(c);
+    }
+    if (has_c || !step) block.Sync();
+    if (has_a) {
+      std::uint64_t verdict = 0;
+      block.ForEachThread([&](Thread t) {
+        verdict = uniform.Load(slot ? 1 : 0);
+        if constexpr (kMarks) {  // the marked keys of a, by the threads that placed them
+          if (rank_a[t] == ~0u) return;
+          const std::uint64_t word = marks.Load((slot ? kMarkWords : 0) + rank_a[t] / 64);
+          if (((word >> (rank_a[t] % 64)) & 1u) != 0) {
+            visit.marked(t, key_a[t], static_cast<std::uint64_t>(base_a + rank_a[t] + 1));
+          }
+        }
+      });
+      slot = !slot;
+      safe = static_cast<std::int64_t>((verdict >> 32) & 0x3fffffffu);
+      if ((verdict >> 62) != 0) return finish((verdict >> 62) == 1, verdict & kPosition);
+    }
+    // Chunk a becomes the one before, b becomes a, c becomes b.
+    block.ForEachThread([&](Thread t) {
+      if (has_a) key_z[t] = key_a[t], rank_z[t] = rank_a[t];
+      key_a[t] = key_b[t], rank_a[t] = rank_b[t];
+      key_b[t] = mine[t], below_b[t] = below[t];
+    });
+    if (has_a) size_z = size_a;
+    has_a = has_b, size_a = size_b, base_a = base_b, second_a = second_b;
+    has_b = has_c, size_b = has_c ? c.size : 0, base_b = base_next, second_b = second_next;
+    if (has_c) base_next += c.size, second_next = !second_next;
   }
 }
 

@@ -44,7 +44,7 @@ std::vector<LaunchCounters> CountGpuSampling(const SamplingCostShape& shape, con
   LaunchRecorder recorder;
   // Only the token: no out or probs rows, the draw on each row's survivors.
   SamplingFiltersLaunch l(logits, top_k.data(), top_p.data(), shape.min_p > 0.0f ? min_p.data() : nullptr, shape.rows,
-                          shape.vocab, shape.vocab, FilterRules{}, nullptr, nullptr, shape.plan_rows);
+                          shape.vocab, shape.vocab, shape.rules, nullptr, nullptr, shape.plan_rows);
   l.seed = seed.data();
   l.positions = position.data();
   l.token = token.data();

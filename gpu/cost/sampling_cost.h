@@ -5,7 +5,8 @@
 // model"): what the cost tests, the cost table and the device benchmark's estimate count.
 //
 // Contract:
-// - gpu (bit-exact): SamplingFiltersLaunch (canonical top_k_first order, top_k and top_p given,
+// - gpu (bit-exact): SamplingFiltersLaunch (shape.rules: the canonical top_k_first order unless
+//   a profile's rules are given; top_k and top_p given,
 //   min_p given when > 0) asked for the token alone: no out or probs rows, each row's
 //   multinomial_with_seed draw keyed by token id done by the per-row kernel on its survivors
 //   (gpu/kernels/sampling_filters_on_survivors.cuh; bit-exact with SeededGumbel over the
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "gpu/emulator/emulator_counters.h"
+#include "gpu/kernels/filter_rules.h"
 
 namespace sampcheck::gpu {
 
@@ -41,6 +43,7 @@ struct SamplingCostShape {
   // The batch the launches plan their slices per row for (0: rows), when rows are the first
   // rows of a larger batch (FastSamplingLaunch::plan_rows, SamplingFiltersLaunch::plan_rows).
   std::int64_t plan_rows = 0;
+  FilterRules rules{};  // gpu's profile rules (FilterRules{}: the canonical top_k_first)
 };
 
 std::vector<float> SamplingCostLogits(const SamplingCostShape& shape);

@@ -18,11 +18,13 @@
 //   increasing index), in chunks of at most 1024: the chunk's upper key is found by radix
 //   select (SelectKth, no sort of the row), its entries are gathered and sorted by a bitonic
 //   network in shared memory (CollectSorted), and thread 0 walks them in order, carrying the
-//   f32 running sums from chunk to chunk:
+//   f32 running sums from chunk to chunk; with a scratch (TopPWalkRow), the chunks of
+//   gpu/block/radix_partition.cuh's chunk loop instead, as probabilities at their positions:
 //     kExclusive: kept iff E_j < p (E_0 = +0, E_{j+1} = E_j + prob_j, one f32 addition);
 //     kTieGroup: a run of equal probs is kept iff E at its first token < p;
 //     kSglang: C_j = C_{j-1} + prob_j, kept iff !(f32(C_j - prob_j) > p), each position on its
-//       own (dropped ones written -inf by thread 0 as it walks; the source row is not `out`);
+//       own (dropped ones written -inf by thread 0 as it walks, or, on the chunk loop, marked
+//       and written by the threads holding their keys; the source row is not `out`);
 //     kVllmAscending: c_j = c_{j-1} + prob_j, the first position with !(c_j <= f32(1 - p)) and
 //       everything after it kept, and the last position (the largest) always.
 //   The prefix rules stop at their first drop; the kept set is then "key <= cut" (ascending:
@@ -86,6 +88,38 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool TopPVisitPrefix(TopPWalkState&
   return cut = s.last_kept, true;
 }
 
+// The number of positions after the last one walked (s.position of `total`, with probability
+// `prob`) that cannot end the walk, at most 2^30 - 1 (radix_partition.cuh "Chunk loop": the
+// chunk loop reads ahead only over those). A sound bound, so that at most one chunk is read
+// for nothing where the walk ends: kSglang ends at position `total` alone. The prefix rules
+// stop only where E >= p: the next probabilities are at most `prob` (descending order) and each
+// f32 addition rounds by at most 2^-23, so while E + n x (prob + 2^-23) < p none of the next n
+// stops. vLLM's ascending walk stops where c > f32(1 - p): the next n probabilities are the
+// n smallest of the R left, so they sum to at most n / R of the mass left, which is at most
+// T - c + position x 2^-24 with T = 1 + vocab x 2^-22 >= the sum of every probability
+// (ExpF32Cr rounded, s a sum of vocab terms, each quotient rounded: (1 + u) / (1 - (vocab - 1)u)
+// with vocab <= 2^20); each addition rounds by at most 2^-24.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t TopPWalkSafe(TopPWalk walk, float p, float threshold,
+                                                                      const TopPWalkState& s, float prob,
+                                                                      std::int64_t total, std::int64_t vocab) {
+  const double left = static_cast<double>(total - s.position);  // positions not walked yet
+  double room = left - 1.0;
+  if (walk == TopPWalk::kExclusive || walk == TopPWalk::kTieGroup) {
+    const double fit =
+        (static_cast<double>(p) - static_cast<double>(s.sum)) / (static_cast<double>(prob) + 0x1p-23) - 1.0;
+    room = fit < room ? fit : room;
+  } else if (walk == TopPWalk::kVllmAscending) {
+    if (vocab > (std::int64_t{1} << 20) || left < 1.0) return 0;
+    const double mass_left = 1.0 + static_cast<double>(vocab) * 0x1p-22 - static_cast<double>(s.sum) +
+                             static_cast<double>(s.position) * 0x1p-24;
+    const double fit =
+        (static_cast<double>(threshold) - static_cast<double>(s.sum)) / (mass_left / left + 0x1p-24) - 1.0;
+    room = fit < room ? fit : room;
+  }
+  room = room < 0x1p30 - 1.0 ? room : 0x1p30 - 1.0;
+  return room > 0.0 ? static_cast<std::uint64_t>(room) : 0u;
+}
+
 // The end of one chunk of a walk, once thread 0 has stored its verdict in `verdict` (slot 0: 0
 // to go on, 1 at a prefix rule's first drop, 2 at the walk's end; slot 1: the cut key; slot 2:
 // the last key walked): every thread reads it back. Returns true when the walk is over.
@@ -126,6 +160,34 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
   std::uint64_t cut = 0;
   std::uint64_t last = 0;  // the last key walked
   auto state = Registers<TopPWalkState>(block);
+  // Position s.position of the walk (already counted), with its probability: true when kSglang
+  // drops it (written -inf by the caller); `stop` at a prefix rule's first drop or at vLLM's
+  // cut, with stop_cut the cut's identity `id` (a key, or a position of the chunk loop).
+  auto step = [&](TopPWalkState& s, std::uint64_t id, float prob, bool& stop, std::uint64_t& stop_cut) {
+    switch (walk) {
+      case TopPWalk::kExclusive:
+      case TopPWalk::kTieGroup:
+        stop = TopPVisitPrefix(s, walk, p, id, prob, stop_cut);
+        return false;
+      case TopPWalk::kSglang: {
+        s.sum = s.sum + prob;
+        const float before = s.sum - prob;
+        return before > p;
+      }
+      case TopPWalk::kVllmAscending:
+        s.sum = s.sum + prob;
+        if (!(s.sum <= threshold) || s.position + start == vocab) stop = true, stop_cut = id;
+        return false;
+    }
+    return false;
+  };
+  // The keys hold the value (ValueOfDescendingKey; an ascending key's value word is the
+  // descending one's complement; -0.0 comes back as +0.0, whose x - M and probability are the
+  // same bits), so the walk reads no row (vLLM's ascending walk read each value until
+  // 2026-11-30).
+  auto prob_of_key = [&](std::uint64_t key) {
+    return st.Prob(ValueOfDescendingKey(ascending ? key ^ (std::uint64_t{0xffffffffu} << 32) : key));
+  };
   // Thread 0 walks sorted[0 .. m), the next m keys of the order, up to position `end`; returns
   // true when the walk is over (a prefix rule's first drop, or position `end` reached).
   auto walk_chunk = [&](std::uint32_t m, auto&& key_of) {
@@ -136,28 +198,10 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
       std::uint64_t stop_cut = 0, seen = verdict.Load(2);
       for (std::uint32_t j = 0; j < m && !stop && start + s.position < end; ++j) {
         const std::uint64_t key = key_of(j);
-        const std::int64_t index = static_cast<std::int64_t>(key & 0xffffffffu);
-        // Descending keys hold the value (ValueOfDescendingKey: -0.0 comes back as +0.0, whose
-        // x - M and probability are the same bits), so the walk reads no row.
-        const float prob = st.Prob(ascending ? src.Load(src_base + index) : ValueOfDescendingKey(key));
         ++s.position;
         seen = key;
-        switch (walk) {
-          case TopPWalk::kExclusive:
-          case TopPWalk::kTieGroup:
-            stop = TopPVisitPrefix(s, walk, p, key, prob, stop_cut);
-            break;
-          case TopPWalk::kSglang: {
-            s.sum = s.sum + prob;
-            const float before = s.sum - prob;
-            if (before > p) dst.Store(dst_base + index, NegativeInfinity());
-            break;
-          }
-          case TopPWalk::kVllmAscending: {
-            s.sum = s.sum + prob;
-            if (!(s.sum <= threshold) || s.position + start == vocab) stop = true, stop_cut = key;
-            break;
-          }
+        if (step(s, key, prob_of_key(key), stop, stop_cut)) {
+          dst.Store(dst_base + static_cast<std::int64_t>(key & 0xffffffffu), NegativeInfinity());
         }
       }
       state[t] = s;
@@ -193,9 +237,38 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
       if (over || n == end) break;
     }
   } else {
-    // Every finite entry, in order; the walk stops the visit at its end.
+    // Every finite entry, in order, as probabilities placed beside the walk (radix_partition.cuh
+    // "Chunk loop": one barrier per chunk); the walk stops the visit at its end. Its positions
+    // are the cut's identity (the loop finds the key), and kSglang marks the positions it drops,
+    // written -inf by the threads holding their keys.
+    auto walk_weights = [&](Thread t, std::uint32_t m, auto&& weight_of, auto&& mark) {
+      TopPWalkState s = state[t];
+      bool stop = false;
+      std::uint64_t stop_cut = 0;
+      float prob = 1.0f;
+      for (std::uint32_t j = 0; j < m && !stop && start + s.position < end; ++j) {
+        ++s.position;
+        prob = weight_of(j);
+        if (step(s, static_cast<std::uint64_t>(s.position), prob, stop, stop_cut)) mark(j);
+      }
+      state[t] = s;
+      const std::uint64_t code = stop ? 1u : (start + s.position >= end ? 2u : 0u);
+      const std::uint64_t safe = code == 0 ? TopPWalkSafe(walk, p, threshold, s, prob, end - start, vocab) : 0u;
+      return code << 62 | safe << 32 | (stop ? stop_cut : static_cast<std::uint64_t>(s.position));
+    };
+    auto finish_walk = [&](bool stopped, std::uint64_t key) {
+      done = stopped;
+      cut = stopped ? key : 0u;
+      last = key;
+    };
+    auto drop = [&](Thread, std::uint64_t key, std::uint64_t) {
+      dst.Store(dst_base + static_cast<std::int64_t>(key & 0xffffffffu), NegativeInfinity());
+    };
     VisitKeysInOrder(block, src, src_base, vocab, ascending, ascending, kLastNegInfAscending,
-                     ascending ? kNoKey : kLastFiniteDescending, scratch, scratch_base, sorted, walk_chunk);
+                     ascending ? kNoKey : kLastFiniteDescending, scratch, scratch_base, sorted,
+                     WeightedVisit<decltype(walk_chunk), decltype(prob_of_key), decltype(walk_weights),
+                                   decltype(finish_walk), decltype(drop)>{walk_chunk, prob_of_key, walk_weights,
+                                                                          finish_walk, drop});
   }
   if (walk == TopPWalk::kSglang) return;  // dropped one by one; beyond `limit`: top_k's -inf
   if (!done) cut = last;                  // walked to the end keeping every position
