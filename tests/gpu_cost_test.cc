@@ -125,8 +125,9 @@ SamplingCostShape TopPAlone(float p) {
 // of its keys up to a bound scatters or folds them instead of reading its entries (every
 // thread at top-k 5000: the scatter of the k-th key's bucket, the survivors' sum and the final
 // one; at top-k V - 1 those whose top-p 0.9 survivors are held, for the final one): top-k V - 1
-// 2.75 and 50, top-k V - 100 (K refined from its bucket) 2.98 and 58, top-p 0.999
-// without top-k 4.77 and 120, top-k 5000 with top-p 0.9 1.24 and 30 (2.79 and 90, 4.90 and
+// 2.75 and 47, top-k V - 100 (K refined from its bucket) 2.98 and 55, top-p 0.999
+// without top-k 4.77 and 101 (50, 58 and 120 while the walk's splitter buckets were cut into
+// 16 parts, not 32: fewer, fuller chunks), top-k 5000 with top-p 0.9 1.24 and 30 (2.79 and 90, 4.90 and
 // 224, 1.24 and 37 while a chunk walked took two barriers and a splitter bucket's sub-buckets
 // were radix digits, some just over 1024 keys and refined again: the walk now takes the chunks
 // as probabilities placed beside it, gpu/block/radix_partition.cuh "Weighted visit", and a
