@@ -544,8 +544,8 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     return;
   }
 
-  // Digits: 16 of them, or 32 (kPairedParts) for an entry of fewer than 2^16 keys, two to a
-  // counter: digit p < 16 in the low 16 bits of counter p, digit 16 + p in the high 16 bits
+  // Digits: 16 of them, or 32 (`parts`, a splitter bucket's first refinement) for an entry of
+  // fewer than 2^16 keys, two to a counter: digit p < 16 in the low 16 bits of counter p, digit 16 + p in the high 16 bits
   // (DigitSlots' sums and differences of such words are the two halves' own, none of them
   // reaching 2^16), the high halves' slots after every low one. The first slot of digit p
   // (p = parts: the total), from `start` after DigitSlots:
@@ -836,7 +836,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // keys t, t + 1024, ...) for its counts and its scatter; a larger one is read once per
   // digit tried and once more by the scatter.
   auto cache = Registers<CachedKeys>(block);
-  bool finding_rank = false;
+  bool finding_rank = false;  // refining the rank's entry: 16 parts (refine, below)
   auto refine = [&](Entry e) {
     const bool cached = e.size <= static_cast<std::int64_t>(kCachedKeys) * kCanonicalLanes;
     if (cached) {
@@ -863,7 +863,8 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     // its bounds differ. Keys in a radix bucket share every bit above its digit. A bucket of
     // fewer than 2^16 keys is cut into 32 parts (two counts to a counter, count's `parts`), so
     // that adjacent parts fill a chunk more fully: a level-0 bucket of about 8000 keys gave 16
-    // parts of about 500, one or two per chunk (2026-11-30).
+    // parts of about 500, one or two per chunk (2026-11-30). The rank's refinement keeps 16
+    // (with 32, top-k 5000 took a barrier more on a row of the cost test).
     std::uint64_t lo = 0, hi = 0, width = 0;  // width > 0: the digit is (key - lo) / width
     std::uint32_t parts = 16;
     if (e.bucket > 0) {
