@@ -125,8 +125,9 @@ SamplingCostShape TopPAlone(float p) {
 // of its keys up to a bound scatters or folds them instead of reading its entries (every
 // thread at top-k 5000: the scatter of the k-th key's bucket, the survivors' sum and the final
 // one; at top-k V - 1 those whose top-p 0.9 survivors are held, for the final one): top-k V - 1
-// 2.75 and 50, top-k V - 100 (K refined from its bucket) 2.98 and 58, top-p 0.999
-// without top-k 4.77 and 120, top-k 5000 with top-p 0.9 1.24 and 30 (2.79 and 90, 4.90 and
+// 2.75 and 47, top-k V - 100 (K refined from its bucket) 2.98 and 55, top-p 0.999
+// without top-k 4.77 and 101 (50, 58 and 120 while the walk's splitter buckets were cut into
+// 16 parts, not 32: fewer, fuller chunks), top-k 5000 with top-p 0.9 1.24 and 30 (2.79 and 90, 4.90 and
 // 224, 1.24 and 37 while a chunk walked took two barriers and a splitter bucket's sub-buckets
 // were radix digits, some just over 1024 keys and refined again: the walk now takes the chunks
 // as probabilities placed beside it, gpu/block/radix_partition.cuh "Chunk loop", and a
@@ -180,9 +181,9 @@ const BudgetCase kBudgets[] = {
     {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {2.01, 21}},
     {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {2.01, 18}},
     {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {2.01, 21}},
-    {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {2.75, 50}},
-    {__LINE__, "gpu, top-k V - 100", false, TopK(kVocab - 100), {2.98, 58}},
-    {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {4.77, 120}},
+    {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {2.75, 47}},
+    {__LINE__, "gpu, top-k V - 100", false, TopK(kVocab - 100), {2.98, 55}},
+    {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {4.77, 101}},
     {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {1.24, 30}},
     {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {2.01, 14}},
     {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {2.01, 14}},

@@ -1370,10 +1370,11 @@ Partitioned PartitionOne(const std::vector<float>& row, bool ascending, std::int
   return p;
 }
 
-// A splitter bucket whose keys all lie in the top sixteenth of its key range: level 0's fifth
-// bucket runs from the splitter at value 5.45 (sample 255) to the one at 4.81 (sample 319), and
-// holds only samples 256 to 319, just above 4.81, and 18976 entries tied at 4.8105, so one of
-// its 16 parts of equal width holds every key and the part is refined by radix digits.
+// A splitter bucket whose keys all lie in the top thirty-second of its key range: level 0's
+// fifth bucket runs from the splitter at value 5.45 (sample 255) to the one at 4.81 (sample
+// 319), and holds only samples 256 to 319, just above 4.81, and 18976 entries tied at 4.8105,
+// so one of its 32 parts of equal width (the last, a high half of the paired counts) holds
+// every key and the part is refined by radix digits.
 TEST(GpuRadixPartition, VisitsInOrderWhenOnePartOfASplitterBucketHoldsEveryKey) {
   std::vector<float> row(20000, 4.8105f);
   for (std::int64_t t = 0; t < kCanonicalLanes; ++t) {
@@ -1384,6 +1385,22 @@ TEST(GpuRadixPartition, VisitsInOrderWhenOnePartOfASplitterBucketHoldsEveryKey) 
   }
   const Visited v = VisitOne(row, false, 0);
   EXPECT_EQ(v.indices, SortedFinite(row, false));
+}
+
+// Level-0 buckets of about 6250 keys (100000 continuous values): each is cut into 32 parts of
+// equal width, two counts to a counter, and adjacent parts form the chunks. Expected order from
+// the floats (SortedFinite); chunks hold at most 1024 keys, so there are at least
+// ceil(n / 1024) = 98, and a run of parts closes only when the next part does not fit, so a
+// chunk holds more than 1024 keys less a part: about 830 with parts of about 195, about 120
+// chunks at most (16 parts of about 390 made 129, 2026-11-30).
+TEST(GpuRadixPartition, CutsALevelZeroBucketInto32PartsThatFillChunks) {
+  SplitMix64 rng(61);
+  std::vector<float> row(100000);
+  for (float& x : row) x = static_cast<float>(static_cast<double>(rng.Next() >> 40) * 0x1p-20 * 16.0 - 8.0);
+  const Visited v = VisitOne(row, false, 0);
+  EXPECT_EQ(v.indices, SortedFinite(row, false));
+  EXPECT_GE(v.chunks, 98);
+  EXPECT_LE(v.chunks, 120);
 }
 
 TEST(GpuRadixPartition, FindsTheKeyOfRankKAndStillVisitsEveryKeyInOrder) {

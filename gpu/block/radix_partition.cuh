@@ -34,7 +34,8 @@
 //   buffer at the same positions; a bucket of at most 16 x 1024 keys is read once into
 //   registers for both, a larger one once per count and once for the scatter) and its
 //   sub-buckets pushed in reverse digit order. A splitter bucket [lo, hi]'s first digit is
-//   (key - lo) / w, w = (hi - lo) / 16 + 1 (16 parts of equal width), and each part's next one
+//   (key - lo) / w, w = (hi - lo) / P + 1 (P parts of equal width: 32 below 2^16 keys, counted
+//   two to a 32-bit counter in 16-bit halves, else 16), and each part's next one
 //   the 4 bits ending at the highest bit where the part's bounds differ; a radix bucket's keys
 //   share every bit above the previous digit, so its next digit is the 4 bits below it. Keys are unique, so every bucket is finally at most 1024 keys; at most 16
 //   levels. The scatter pushes the sub-buckets in its own phase (every thread computes the
@@ -552,20 +553,33 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     return;
   }
 
-  // Counts the keys given by for_each(t, f) (f(key) per key of thread t) per digit at `shift`
-  // and gives every thread its slots; returns false when one digit holds all `size` keys
-  // (then after a barrier, so that it can be called again).
-  auto count = [&](auto&& for_each, auto&& digit_of, std::uint64_t size) {
+  // Digits: 16 of them, or 32 (`parts`, a splitter bucket's first refinement) for an entry of
+  // fewer than 2^16 keys, two to a counter: digit p < 16 in the low 16 bits of counter p, digit 16 + p in the high 16 bits
+  // (DigitSlots' sums and differences of such words are the two halves' own, none of them
+  // reaching 2^16), the high halves' slots after every low one. The first slot of digit p
+  // (p = parts: the total), from `start` after DigitSlots:
+  auto part_start = [&](std::uint32_t p, std::uint32_t parts) -> std::uint32_t {
+    if (parts <= 16) return start.Load(p);
+    if (p < 16) return start.Load(p) & 0xffffu;
+    return (start.Load(16) & 0xffffu) + (start.Load(p - 16) >> 16);
+  };
+  // Counts the keys given by for_each(t, f) (f(key) per key of thread t) per digit and gives
+  // every thread its slots; returns false when one digit holds all `size` keys (then after a
+  // barrier, so that it can be called again).
+  auto count = [&](auto&& for_each, auto&& digit_of, std::uint64_t size, std::uint32_t parts = 16) {
     block.ForEachThread([&](Thread t) {
       DigitCounts d{};
-      for_each(t, [&](std::uint64_t key) { ++d.c[digit_of(key)]; });
+      for_each(t, [&](std::uint64_t key) {
+        const std::uint32_t p = digit_of(key);
+        d.c[p & 15u] += 1u << (16u * (p >> 4));
+      });
       counts[t] = d;
     });
     DigitSlots(block, counts, slots, warp_total, start);
     bool split = true;
     block.ForEachThread([&](Thread) {
       split = true;
-      for (int d = 0; d < 16; ++d) split = split && start.Load(d + 1) - start.Load(d) != size;
+      for (std::uint32_t d = 0; d < parts; ++d) split = split && part_start(d + 1, parts) - part_start(d, parts) != size;
     });
     if (!split) block.Sync();
     return split;
@@ -578,15 +592,22 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // next_of(digit): the shift of the digit that refines that bucket.
   // Digits in [gap_lo, gap_hi) are not stored: they are pushed as one entry marked
   // kUnscattered (the reach's gap), scattered by a read of their own if the visit gets there.
+  // buckets > 16: 32 digits counted two to a counter (part_start).
   auto scatter = [&](auto&& for_each, auto&& digit_of, auto&& next_of, std::int64_t first, int to,
                      std::uint32_t buckets, std::uint32_t gap_lo = 16, std::uint32_t gap_hi = 16) {
     const std::int64_t out = scratch_base + to * vocab + first;
+    const std::uint32_t parts = buckets > 16 ? 32u : 16u;
     std::int64_t pushed = depth;
     block.ForEachThread([&](Thread t) {
       DigitCounts at = slots[t];
+      const std::uint32_t high_first = parts > 16 ? start.Load(16) & 0xffffu : 0u;  // the high halves' first slot
       for_each(t, [&](std::uint64_t key) {
         const std::uint32_t d = digit_of(key);
-        if (d < buckets && (d < gap_lo || d >= gap_hi)) scratch.Store(out + at.c[d]++, key);
+        if (d >= buckets || (d >= gap_lo && d < gap_hi)) return;
+        const std::uint32_t word = at.c[d & 15u];
+        const std::uint32_t slot = parts <= 16 ? word : (d < 16 ? word & 0xffffu : high_first + (word >> 16));
+        at.c[d & 15u] += 1u << (16u * (d >> 4));
+        scratch.Store(out + slot, key);
       });
       std::int64_t d = depth;
       // Runs of adjacent buckets of at most 1024 keys in all are one entry (one chunk, sorted
@@ -600,17 +621,18 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
         ++d;
       };
       constexpr auto kChunk = static_cast<std::uint32_t>(kCandidates);
-      std::uint32_t end = start.Load(static_cast<std::int64_t>(buckets));
+      std::uint32_t end = part_start(buckets, parts);
       for (int digit = static_cast<int>(buckets) - 1; digit >= 0; --digit) {
         if (gap_lo < gap_hi && digit == static_cast<int>(gap_hi) - 1) {  // the gap: one entry
-          const std::uint32_t b = start.Load(gap_lo), e = start.Load(gap_hi);
+          const std::uint32_t b = part_start(gap_lo, parts), e = part_start(gap_hi, parts);
           if (end > e) push(e, end, 0);
           if (e > b) push(b, e, partition_detail::kUnscattered);
           end = b;
           digit = static_cast<int>(gap_lo);
           continue;
         }
-        const std::uint32_t b = start.Load(digit), e = start.Load(digit + 1);
+        const std::uint32_t b = part_start(static_cast<std::uint32_t>(digit), parts);
+        const std::uint32_t e = part_start(static_cast<std::uint32_t>(digit) + 1, parts);
         if (e == b) continue;
         if (e - b > kChunk) {  // refined on its own
           if (end > e) push(e, end, 0);
@@ -621,7 +643,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
           end = e;
         }
       }
-      if (end > start.Load(0)) push(start.Load(0), end, 0);
+      if (end > part_start(0, parts)) push(part_start(0, parts), end, 0);
       pushed = d;  // the same in every thread
     });
     block.Sync();
@@ -817,6 +839,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // keys t, t + 1024, ...) for its counts and its scatter; a larger one is read once per
   // digit tried and once more by the scatter.
   auto cache = Registers<CachedKeys>(block);
+  bool finding_rank = false;  // refining the rank's entry: 16 parts (refine, below)
   auto refine = [&](Entry e) {
     const bool cached = e.size <= static_cast<std::int64_t>(kCachedKeys) * kCanonicalLanes;
     if (cached) {
@@ -840,14 +863,20 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     // fill the 16 sub-buckets about evenly (the smallest shift at which they spanned at most 16
     // digit values left 8 to 16 of them used, often sub-buckets just over 1024 keys, refined
     // again, 2026-11-29); a part is refined by the radix digit ending at the highest bit where
-    // its bounds differ. Keys in a radix bucket share every bit above its digit.
+    // its bounds differ. Keys in a radix bucket share every bit above its digit. A bucket of
+    // fewer than 2^16 keys is cut into 32 parts (two counts to a counter, count's `parts`), so
+    // that adjacent parts fill a chunk more fully: a level-0 bucket of about 8000 keys gave 16
+    // parts of about 500, one or two per chunk (2026-11-30). The rank's refinement keeps 16
+    // (with 32, top-k 5000 took a barrier more on a row of the cost test).
     std::uint64_t lo = 0, hi = 0, width = 0;  // width > 0: the digit is (key - lo) / width
+    std::uint32_t parts = 16;
     if (e.bucket > 0) {
+      parts = !finding_rank && e.size < (std::int64_t{1} << 16) ? 32u : 16u;
       block.ForEachThread([&](Thread) {
         const int j = e.bucket - 1;
         lo = j == 0 ? smallest : splitter.Load(j - 1) + 1;
         hi = j == 15 ? largest : splitter.Load(j);
-        width = (hi - lo) / 16 + 1;
+        width = (hi - lo) / parts + 1;
       });
     }
     auto part_shift = [&](int d) {
@@ -858,14 +887,17 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     auto digit = [&](std::uint64_t key) {
       return static_cast<std::uint32_t>(width > 0 ? (key - lo) / width : (key >> e.shift) & 15u);
     };
-    bool split = count(entry_keys, digit, static_cast<std::uint64_t>(e.size));
+    bool split = count(entry_keys, digit, static_cast<std::uint64_t>(e.size), parts);
     if (!split && width > 0) {  // one part holds every key: its radix digits
       block.ForEachThread([&](Thread) {
-        for (int d = 0; d < 16; ++d) {
-          if (start.Load(d + 1) - start.Load(d) == static_cast<std::uint64_t>(e.size)) e.shift = static_cast<int>(part_shift(d));
+        for (std::uint32_t d = 0; d < parts; ++d) {
+          if (part_start(d + 1, parts) - part_start(d, parts) == static_cast<std::uint64_t>(e.size)) {
+            e.shift = static_cast<int>(part_shift(static_cast<int>(d)));
+          }
         }
       });
       width = 0;
+      parts = 16;
       split = count(entry_keys, digit, static_cast<std::uint64_t>(e.size));
     }
     while (!split && e.shift > 0) {
@@ -874,7 +906,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       split = count(entry_keys, digit, static_cast<std::uint64_t>(e.size));
     }
     const auto next = static_cast<std::uint32_t>(e.shift >= 4 ? e.shift - 4 : 0);
-    scatter(entry_keys, digit, [&](int d) { return width > 0 ? part_shift(d) : next; }, e.first, 1 - e.from, 16);
+    scatter(entry_keys, digit, [&](int d) { return width > 0 ? part_shift(d) : next; }, e.first, 1 - e.from, parts);
   };
 
   // The reach's gap, when the visit gets there: its keys counted again per level-0 bucket and
@@ -892,6 +924,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
 
   std::uint64_t kth = kNoKey;
   if (rank > 0) {
+    finding_rank = true;
     // Only the entry holding the rank is refined; the entries before it are set aside (in
     // order) and put back on top afterwards, those after it stay on the stack, so the visit
     // below finds every key and refines nothing twice.
@@ -938,6 +971,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     });
     block.Sync();
     depth += aside;
+    finding_rank = false;
   }
   if (!ready(kth)) return;
   // The chunk loop (contract "Chunk loop"): one barrier per chunk. In each step, thread
