@@ -464,11 +464,8 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   // value), so the partition scatters no bucket past it.
   const VisitBound visit_bound = ties ? VisitBound::kRankValue : VisitBound::kRankKey;
   auto weight = [&](std::uint64_t key) { return st.Prob(ValueOfDescendingKey(key)); };
-  // The keys after this chunk that cannot end the walk (`safe`, at most 2^30 - 1): their
-  // probabilities are at most the last one walked (Prob is monotone) and each f32 addition of
-  // the running sum (at most 2) rounds by at most 2^-23, so while E + n x (prob + 2^-23) < q
-  // none of the next n positions reaches q (a prefix rule stops only where E >= q), and none is
-  // the last survivor.
+  // The keys after this chunk that cannot end the walk (`safe`): TopPWalkSafe's prefix-rule
+  // bound (Prob is monotone along the order), counted up to the last survivor.
   auto walk_weights = [&](Thread t, std::uint32_t count, auto&& weight_of) {
     TopPWalkState s = state[t];
     bool stop = false;
@@ -481,10 +478,7 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
     }
     state[t] = s;
     const std::uint64_t code = stop ? 1u : (s.position >= survivors ? 2u : 0u);
-    double room = (static_cast<double>(q) - static_cast<double>(s.sum)) / (static_cast<double>(prob) + 0x1p-23) - 1.0;
-    room = room < static_cast<double>(survivors - s.position - 1) ? room : static_cast<double>(survivors - s.position - 1);
-    room = room < 0x1p30 - 1.0 ? room : 0x1p30 - 1.0;
-    const auto safe = code == 0 && room > 0.0 ? static_cast<std::uint64_t>(room) : 0u;
+    const std::uint64_t safe = code == 0 ? TopPWalkSafe(walk, q, 0.0f, s, prob, survivors, vocab) : 0u;
     return code << 62 | safe << 32 | (stop ? stop_cut : static_cast<std::uint64_t>(s.position));
   };
   auto finish_walk = [&](bool stopped, std::uint64_t key) {
