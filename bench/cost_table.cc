@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // sampcheck_cost_table: the cost model's per-kernel table (docs/gpu.md "Cost model"): each
-// sampling path of bench/device_sampling.cuh run on the counting emulator
+// sampling path of gpu/runners/resident_sampling.h run on the counting emulator
 // (gpu/cost/sampling_cost.h) at the device benchmark's shapes and variants, printed as a markdown
 // table of row passes, logits passes, barriers per row, longest chain, critical path and the
 // estimated H100 time (gpu/cost/cost_model.h). Counted work, not timing: the same table on every

@@ -41,7 +41,7 @@
 #include <tuple>
 #include <vector>
 
-#include "bench/device_sampling.cuh"
+#include "bench/device_sampling.h"
 #include "gpu/cost/cost_model.h"
 #include "gpu/cost/sampling_cost.h"
 #if SAMPCHECK_BENCH_FLASHINFER
@@ -264,7 +264,7 @@ void ModelCounters(benchmark::State& state, DeviceMode mode, const gpu::Sampling
   state.counters["barriers"] = static_cast<double>(gpu::BarriersPerRow(scaled));
 }
 
-// The two sampcheck modes, through bench/device_sampling.cuh (device pointers in and out).
+// The two sampcheck modes, through bench/device_sampling.h (device pointers in and out).
 void TimeMode(benchmark::State& state, DeviceMode mode) {
   const gpu::SamplingCostShape shape = ShapeOf(state);
   Inputs in(shape);

@@ -12,7 +12,7 @@ namespace sampcheck::gpu {
 
 namespace {
 constexpr std::uint64_t kSeed = 42;     // bench/device_sampling_bench.cu's seed
-constexpr std::uint64_t kPosition = 7;  // and position (bench/device_sampling.cuh)
+constexpr std::uint64_t kPosition = 7;  // and position (gpu/runners/resident_sampling.h)
 }  // namespace
 
 std::vector<float> SamplingCostLogits(const SamplingCostShape& shape) {

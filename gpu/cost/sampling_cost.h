@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The two sampling paths the device benchmark times (bench/device_sampling.cuh), run on the
+// The two sampling paths the device benchmark times (gpu/runners/resident_sampling.h), run on the
 // checking emulator with its counters on (gpu/emulator/emulator_counters.h, docs/gpu.md "Cost
 // model"): what the cost tests, the cost table and the device benchmark's estimate count.
 //

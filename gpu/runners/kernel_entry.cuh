@@ -3,7 +3,7 @@
 // The one __global__ entry of every kernel on a CUDA device (docs/gpu.md "Backends"): block
 // b of a launch runs the kernel functor's body, the same body the host emulator runs, on the
 // device's Block (gpu/block/device_block.cuh). Used by the device's launcher
-// (gpu/runners/cuda_launch.cuh) and the device benchmarks (bench/device_sampling.cuh).
+// (gpu/runners/cuda_launch.cuh) and the device-resident entry (gpu/runners/resident_sampling.h).
 //
 // Launch: KernelEntry<Kernel, Args...><<<grid, Kernel::kThreads>>>(args...). The launch bounds
 // are the kernel's block size and KernelMinBlocksPerSm<Kernel>: Kernel::kMinBlocksPerSm when the

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The two sampcheck sampling modes on device-resident logits, for bench/device_sampling_bench.cu
+// (bench/README.md "Device"): every buffer allocated once per shape so that only kernels are
+// timed, launched by the gpu library's resident entry (gpu/runners/resident_sampling.h: the
+// deterministic path bit-exact with the reference, or gpu-fast's fused kernel), so this
+// benchmark compiles no kernel of its own.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gpu/runners/resident_sampling.h"
+
+namespace sampcheck::bench {
+
+using DeviceMode = gpu::ResidentMode;
+
+template <class T>
+class DeviceArray {
+ public:
+  DeviceArray(std::int64_t n, T fill) : n_(n) {
+    const std::vector<T> host(static_cast<std::size_t>(n), fill);
+    Check(cudaMalloc(reinterpret_cast<void**>(&p_), Bytes()), "cudaMalloc");
+    Check(cudaMemcpy(p_, host.data(), Bytes(), cudaMemcpyHostToDevice), "cudaMemcpy");
+  }
+  ~DeviceArray() { cudaFree(p_); }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  T* Get() const { return p_; }
+
+ private:
+  static void Check(cudaError_t e, const char* what) {
+    if (e != cudaSuccess) throw std::runtime_error(std::string("device bench: ") + what + ": " + cudaGetErrorString(e));
+  }
+  std::size_t Bytes() const { return sizeof(T) * static_cast<std::size_t>(n_); }
+  T* p_ = nullptr;
+  std::int64_t n_;
+};
+
+class DeviceSampler {
+ public:
+  DeviceSampler(DeviceMode mode, std::int64_t rows, std::int64_t vocab, int top_k, float top_p, float min_p,
+                std::uint64_t seed)
+      : top_k_(rows, top_k),
+        top_p_(rows, top_p),
+        min_p_(rows, min_p),
+        temperature_(rows, 1.0f),
+        seed_(rows, static_cast<std::int64_t>(seed)),
+        position_(rows, 7),
+        seed_u64_(rows, seed),
+        position_u64_(rows, 7),
+        work_a_(mode == DeviceMode::kDeterministic ? rows * vocab : 1, 0.0f),
+        work_b_(mode == DeviceMode::kDeterministic ? rows * vocab : 1, 0.0f),
+        keys_(mode == DeviceMode::kDeterministic ? rows * 2 * vocab : 1, 0),
+        partials_(gpu::ResidentPartialWords(rows, vocab, top_k), 0),
+        survivor_rows_(1, 0),
+        tickets_(rows, 0u),
+        token_(rows, -1) {
+    s_.mode = mode;
+    s_.rows = rows;
+    s_.vocab = vocab;
+    s_.top_k = top_k;
+    s_.has_min_p = min_p > 0.0f;
+    s_.top_k_rows = top_k_.Get();
+    s_.top_p = top_p_.Get();
+    s_.min_p = min_p_.Get();
+    s_.temperature = temperature_.Get();
+    s_.seed = seed_.Get();
+    s_.positions = position_.Get();
+    s_.seed_u64 = seed_u64_.Get();
+    s_.position_u64 = position_u64_.Get();
+    s_.work_a = work_a_.Get();
+    s_.work_b = work_b_.Get();
+    s_.order_keys = keys_.Get();
+    s_.partials = partials_.Get();
+    s_.survivor_rows = survivor_rows_.Get();
+    s_.tickets = tickets_.Get();
+    s_.token = token_.Get();
+  }
+
+  void Launch(const float* logits) {
+    s_.logits = logits;
+    const int e = gpu::LaunchResidentSampling(s_);
+    if (e != 0) {
+      throw std::runtime_error(std::string("device bench: kernel launch: ") +
+                               cudaGetErrorString(static_cast<cudaError_t>(e)));
+    }
+  }
+
+ private:
+  DeviceArray<std::int32_t> top_k_;
+  DeviceArray<float> top_p_, min_p_, temperature_;
+  DeviceArray<std::int64_t> seed_, position_;
+  DeviceArray<std::uint64_t> seed_u64_, position_u64_;
+  DeviceArray<float> work_a_, work_b_;
+  DeviceArray<std::uint64_t> keys_;  // the filters' order-key scratch (gpu/block/radix_partition.cuh)
+  DeviceArray<std::uint64_t> partials_;  // the split rows' partials (one mode at a time)
+  DeviceArray<std::uint64_t> survivor_rows_;  // unused: no row writes after the filters (never read)
+  DeviceArray<std::uint32_t> tickets_;  // the split rows' last-block counters (gpu/block/last_block.cuh), left zero
+  DeviceArray<std::int64_t> token_;
+  gpu::ResidentSampling s_;
+};
+
+}  // namespace sampcheck::bench
