@@ -154,6 +154,41 @@ TEST(GpuEmulatorCounters, DoesNotCountDroppedAccesses) {
   EXPECT_EQ(r.counters.GlobalStoreBytes(), 16 * 4);
 }
 
+// A shared array counts its own accesses and adds them when it goes out of scope, also when a
+// helper returns it by value (as gpu/fast/fast_sampling.cuh's SurvivorKeySlots does) and when
+// two blocks each declare it. Per block: 16 stores (u64, 8 bytes), a barrier, 16 loads, then a
+// second array "t" (u16) with 4 stores: over two blocks 32 loads and 32 stores of "s" (256
+// bytes each), 8 stores of "t" (16 bytes).
+TEST(GpuEmulatorCounters, CountsSharedArraysReturnedByAHelper) {
+  auto declare = [](Block& block) {
+    SAMPCHECK_SHARED(block, std::uint64_t, s, 16);
+    return s;
+  };
+  const LaunchReport r = emu::Launch("moved", 2, 16, [&](Block& block) {
+    auto s = declare(block);
+    block.ForEachThread([&](Thread t) { s.Store(t.x, std::uint64_t{1} << t.x); });
+    block.Sync();
+    block.ForEachThread([&](Thread t) { (void)s.Load(15 - t.x); });
+    SAMPCHECK_SHARED(block, std::uint16_t, t, 4);
+    block.ForEachThread([&](Thread th) {
+      if (th.x < 4) t.Store(th.x, 1);
+    });
+  });
+  ASSERT_TRUE(r.ok()) << r.Summary();
+  const ArrayTraffic* s = Find(r.counters.shared, "s");
+  const ArrayTraffic* t = Find(r.counters.shared, "t");
+  ASSERT_NE(s, nullptr);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(s->loads, 32);
+  EXPECT_EQ(s->stores, 32);
+  EXPECT_EQ(s->load_bytes, 256);
+  EXPECT_EQ(s->store_bytes, 256);
+  EXPECT_EQ(t->loads, 0);
+  EXPECT_EQ(t->stores, 8);
+  EXPECT_EQ(t->store_bytes, 16);
+  EXPECT_EQ(r.counters.SharedAccesses(), 72);
+}
+
 // The recorder sees every launch on its thread while alive, in order; a nested one takes
 // them while it lives; none is recorded outside.
 TEST(GpuEmulatorCounters, RecorderKeepsLaunchesInOrder) {

@@ -172,6 +172,27 @@ TEST(GpuEmulatorBarrier, CatchesBarrierReachedByHalfTheBlock) {
   EXPECT_NE(r.violations[0].Message().find("not reached by every thread"), std::string::npos);
 }
 
+// Each phase's barriers are counted afresh: a clean phase, then threads 0..15 of 32 reach a
+// barrier (divergent: thread 16 is the first that did not), then every thread reaches one
+// (not divergent, but a barrier inside a phase: reported at thread 0, the first to reach the
+// most). Counts carried over from the second phase would make the third divergent too.
+TEST(GpuEmulatorBarrier, ChecksEveryPhaseOnItsOwnBarriers) {
+  const LaunchReport r = emu::Launch("phases", 1, 32, [&](Block& block) {
+    block.ForEachThread([&](Thread) {});
+    block.ForEachThread([&](Thread t) {
+      if (t.x < 16) block.Sync();
+    });
+    block.ForEachThread([&](Thread) { block.Sync(); });
+  });
+  ASSERT_EQ(r.total, 2);
+  EXPECT_EQ(r.violations[0].kind, Kind::kDivergentBarrier);
+  EXPECT_EQ(r.violations[0].thread, 16);
+  EXPECT_NE(r.violations[0].Message().find("not reached by every thread"), std::string::npos);
+  EXPECT_EQ(r.violations[1].kind, Kind::kDivergentBarrier);
+  EXPECT_EQ(r.violations[1].thread, 0);
+  EXPECT_NE(r.violations[1].Message().find("a barrier inside a phase"), std::string::npos);
+}
+
 // A warp operation inside a phase is a collective not every lane reaches together.
 TEST(GpuEmulatorBarrier, CatchesWarpOpInsidePhase) {
   const LaunchReport r = emu::Launch("warp_in_phase", 1, 32, [&](Block& block) {

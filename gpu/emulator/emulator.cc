@@ -89,6 +89,12 @@ HostBlock::HostBlock(const char* kernel, int index, int threads, LaunchReport* r
       interval_work_(static_cast<std::size_t>(threads), 0),
       cross_(cross) {}
 
+void HostBlock::FindGlobalSlot(detail::CounterSlot& slot, const void* base, const char* name, std::int64_t elements,
+                               std::size_t bytes) {
+  slot.index = detail::FindGlobalSlot(report_->counters, base, name, elements, bytes);
+  slot.launch = launch_serial_;
+}
+
 // The last-block protocol (gpu/block/last_block.cuh, docs/gpu.md "The emulator's checks").
 void HostBlock::TrackStore(std::size_t slot, std::int64_t elements, std::int64_t i) {
   if (cross_ == nullptr) return;
@@ -174,14 +180,15 @@ void HostBlock::TakeTicket(std::uint32_t* word, const char* name, std::int64_t i
 // The interval's chain: the block-level accesses (every thread runs them) plus the busiest
 // thread's accesses in the interval's phases.
 void HostBlock::CloseInterval() {
-  const std::int64_t busiest =
-      interval_work_.empty() ? 0 : *std::max_element(interval_work_.begin(), interval_work_.end());
-  const std::int64_t chain = block_level_work_ + busiest;
+  const std::int64_t block_level = accesses_ - interval_start_ - interval_phase_accesses_;
+  const std::int64_t chain = block_level + interval_busiest_;
   LaunchCounters& c = report_->counters;
   c.longest_chain = std::max(c.longest_chain, chain);
   path_ += chain;
   std::fill(interval_work_.begin(), interval_work_.end(), 0);
-  block_level_work_ = 0;
+  interval_busiest_ = 0;
+  interval_start_ = accesses_;
+  interval_phase_accesses_ = 0;
 }
 
 void HostBlock::Finish() {
@@ -202,15 +209,16 @@ void HostBlock::Report(Violation::Kind kind, int thread, const std::string& arra
   report_->violations.push_back(Violation{kind, kernel_, index_, thread, array, index, std::move(detail)});
 }
 
-void HostBlock::BeginPhase() {
-  in_phase_ = true;
-  ++phases_;
-  phase_barriers_.assign(static_cast<std::size_t>(threads_), 0);
+void HostBlock::AddShared(std::size_t slot, std::size_t element_bytes, std::int64_t loads, std::int64_t stores) {
+  ArrayTraffic& a = report_->counters.shared[slot];
+  const auto bytes = static_cast<std::int64_t>(element_bytes);
+  a.loads += loads;
+  a.load_bytes += loads * bytes;
+  a.stores += stores;
+  a.store_bytes += stores * bytes;
 }
 
-void HostBlock::EndPhase() {
-  in_phase_ = false;
-  current_ = -1;
+void HostBlock::CheckPhaseBarriers() {
   // Every thread must reach the same barriers. A thread that reached fewer than the most any
   // thread reached is the divergence; if all reached the same positive number, the barrier is
   // legal CUDA but cannot be honoured by a phase that runs thread after thread.
@@ -245,6 +253,10 @@ void HostBlock::EndPhase() {
 
 void HostBlock::Sync() {
   if (in_phase_) {
+    if (!phase_synced_) {  // the phase's first barrier: no thread before this one reached any
+      phase_barriers_.assign(static_cast<std::size_t>(threads_), 0);
+      phase_synced_ = true;
+    }
     ++phase_barriers_[static_cast<std::size_t>(current_)];
     return;
   }
@@ -283,37 +295,30 @@ std::string Between(std::int32_t epoch) {
 }
 }  // namespace
 
-void CheckSharedLoad(HostBlock& b, const char* name, std::int64_t i, ShadowWord& w) {
+// The shadow word as the check found it (before this access updates it).
+void ReportSharedLoad(HostBlock& b, const char* name, std::int64_t i, const ShadowWord& w) {
   const int t = b.current_thread();
   const std::int32_t e = b.epoch();
   if (w.write_epoch < 0) {
     b.Report(Violation::Kind::kUninitialisedRead, t, name, i, "read before any thread wrote it");
-  } else if (w.write_epoch == e && w.writer != t) {
+  } else {
     b.Report(Violation::Kind::kRace, t, name, i,
              "written by thread " + std::to_string(w.writer) + " and read by thread " + std::to_string(t) + " " +
                  Between(e));
   }
-  if (w.read_epoch != e) {
-    w.read_epoch = e;
-    w.reader = t;
-  } else if (w.reader != t) {
-    w.reader = ShadowWord::kSeveral;
-  }
 }
 
-void CheckSharedStore(HostBlock& b, const char* name, std::int64_t i, ShadowWord& w) {
+void ReportSharedStore(HostBlock& b, const char* name, std::int64_t i, const ShadowWord& w) {
   const int t = b.current_thread();
   const std::int32_t e = b.epoch();
   if (w.write_epoch == e && w.writer != t) {
     b.Report(Violation::Kind::kRace, t, name, i,
              "written by thread " + std::to_string(w.writer) + " and by thread " + std::to_string(t) + " " + Between(e));
-  } else if (w.read_epoch == e && w.reader != t) {
+  } else {
     b.Report(Violation::Kind::kRace, t, name, i,
              "read by " + (w.reader == ShadowWord::kSeveral ? std::string("several threads") : "thread " + std::to_string(w.reader)) +
                  " and written by thread " + std::to_string(t) + " " + Between(e));
   }
-  w.write_epoch = e;
-  w.writer = t;
 }
 
 void FinishCrossBlock(const char* kernel, const CrossBlockState& state, LaunchReport& report) {

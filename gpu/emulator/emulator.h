@@ -27,6 +27,10 @@
 // build's emulated test time (docs/gpu.md "The emulator's checks"). The bigger Load/Store
 // bodies stay calls: inlined at every call site they would double the sanitizer build's
 // compile time of the kernels.
+// Speed per access (docs/gpu.md "Cost per access"): the shadow checks' common case is inline,
+// their reports out of line; a shared array counts its own accesses and adds them to the
+// launch's counters when it goes out of scope; a phase records barriers only once a thread
+// reaches one inside it. Same checks, same reports, same counts.
 
 #include <cstdint>
 #include <cstring>
@@ -130,15 +134,24 @@ class HostBlock {
 
   template <class F>
   void ForEachThread(F&& f) {
-    BeginPhase();
+    in_phase_ = true;
+    ++phases_;
+    phase_synced_ = false;
     std::int64_t* const work = interval_work_.data();
+    const std::int64_t start = accesses_;
+    std::int64_t busiest = interval_busiest_;
     for (int t = 0; t < threads_; ++t) {
       current_ = t;
       const std::int64_t before = accesses_;
       f(Thread{t});
-      work[t] += accesses_ - before;
+      const std::int64_t w = work[t] += accesses_ - before;
+      if (w > busiest) busiest = w;
     }
-    EndPhase();
+    interval_busiest_ = busiest;
+    interval_phase_accesses_ += accesses_ - start;
+    in_phase_ = false;
+    current_ = -1;
+    if (phase_synced_) CheckPhaseBarriers();  // a barrier inside the phase: always a violation
   }
   void Sync();
   // Called by Launch after the body: closes the last barrier interval and adds the block's
@@ -149,9 +162,8 @@ class HostBlock {
   void CountGlobal(detail::CounterSlot& slot, const void* base, const char* name, std::int64_t elements,
                    std::size_t bytes, bool store) {
     LaunchCounters& c = report_->counters;
-    if (slot.launch != launch_serial_ || launch_serial_ == 0) {
-      slot.index = detail::FindGlobalSlot(c, base, name, elements, bytes);
-      slot.launch = launch_serial_;
+    if (slot.launch != launch_serial_ || launch_serial_ == 0) [[unlikely]] {
+      FindGlobalSlot(slot, base, name, elements, bytes);
     }
     Count(c.global.data()[slot.index], bytes, store);
     block_global_bytes_ += static_cast<std::int64_t>(bytes);
@@ -167,9 +179,10 @@ class HostBlock {
   std::size_t SharedSlot(const char* name, std::size_t bytes) {
     return detail::FindSharedSlot(report_->counters, name, bytes);
   }
-  void CountShared(std::size_t slot, std::size_t bytes, bool store) {
-    Count(report_->counters.shared.data()[slot], bytes, store);
-  }
+  // A shared array's accesses, counted by the array itself and added when it goes out of
+  // scope (each access also counts in the chain at once: CountAccess).
+  void AddShared(std::size_t slot, std::size_t element_bytes, std::int64_t loads, std::int64_t stores);
+  SAMPCHECK_FORCE_INLINE void CountAccess() { ++accesses_; }
 
   // For the wrappers.
   SAMPCHECK_FORCE_INLINE int current_thread() const { return current_; }
@@ -180,8 +193,11 @@ class HostBlock {
   void WarpOp(const char* what, bool counted = true);
 
  private:
-  void BeginPhase();
-  void EndPhase();
+  // The divergence check of a phase in which some thread reached a barrier.
+  void CheckPhaseBarriers();
+  // The array's counter slot in this launch (the first access of an array copy in a launch).
+  void FindGlobalSlot(detail::CounterSlot& slot, const void* base, const char* name, std::int64_t elements,
+                      std::size_t bytes);
   void CloseInterval();
   void NoteGlobalStore();
   SAMPCHECK_FORCE_INLINE void Count(ArrayTraffic& a, std::size_t bytes, bool store) {
@@ -193,8 +209,7 @@ class HostBlock {
       ++a.loads;
       a.load_bytes += n;
     }
-    ++accesses_;
-    if (!in_phase_) ++block_level_work_;
+    CountAccess();
   }
 
   const char* kernel_;
@@ -204,13 +219,19 @@ class HostBlock {
   int current_ = -1;
   bool in_phase_ = false;
   std::int32_t epoch_ = 0;
-  std::vector<int> phase_barriers_;  // barriers each thread reached inside the current phase
-  // Counting: accesses so far, each thread's accesses in the current barrier interval, the
-  // interval's block-level accesses, and the block's critical path so far.
+  // Barriers each thread reached inside the current phase, filled only once one does
+  // (phase_synced_): a phase without a barrier, every correct phase, costs no per-thread pass.
+  bool phase_synced_ = false;
+  std::vector<int> phase_barriers_;
+  // Counting: accesses so far, each thread's accesses in the current barrier interval and the
+  // most of them, the accesses at the interval's start and those its phases made (the rest are
+  // its block-level accesses), and the block's critical path so far.
   std::uint64_t launch_serial_;
   std::int64_t accesses_ = 0;
   std::vector<std::int64_t> interval_work_;
-  std::int64_t block_level_work_ = 0;
+  std::int64_t interval_busiest_ = 0;
+  std::int64_t interval_start_ = 0;
+  std::int64_t interval_phase_accesses_ = 0;
   std::int64_t path_ = 0;
   std::int64_t phases_ = 0;
   std::int64_t block_global_bytes_ = 0;
@@ -258,9 +279,34 @@ struct ShadowWord {
 };
 
 namespace detail {
-void CheckSharedLoad(HostBlock& b, const char* name, std::int64_t i, ShadowWord& w);
-void CheckSharedStore(HostBlock& b, const char* name, std::int64_t i, ShadowWord& w);
+// The reports of the shadow checks below (out of line: they build messages).
+void ReportSharedLoad(HostBlock& b, const char* name, std::int64_t i, const ShadowWord& w);
+void ReportSharedStore(HostBlock& b, const char* name, std::int64_t i, const ShadowWord& w);
 void ReportOutOfBounds(HostBlock& b, const char* name, std::int64_t i, std::int64_t size, bool store);
+
+// A shared word's read by the current thread: uninitialised (never written) or a race (written
+// by another thread in this barrier epoch) is reported; the word records its readers.
+inline void CheckSharedLoad(HostBlock& b, const char* name, std::int64_t i, ShadowWord& w) {
+  const int t = b.current_thread();
+  const std::int32_t e = b.epoch();
+  if (w.write_epoch < 0 || (w.write_epoch == e && w.writer != t)) ReportSharedLoad(b, name, i, w);
+  if (w.read_epoch != e) {
+    w.read_epoch = e;
+    w.reader = t;
+  } else if (w.reader != t) {
+    w.reader = ShadowWord::kSeveral;
+  }
+}
+
+// A shared word's write by the current thread: a race with another thread's write or read in
+// this barrier epoch is reported; the word records its writer.
+inline void CheckSharedStore(HostBlock& b, const char* name, std::int64_t i, ShadowWord& w) {
+  const int t = b.current_thread();
+  const std::int32_t e = b.epoch();
+  if ((w.write_epoch == e && w.writer != t) || (w.read_epoch == e && w.reader != t)) ReportSharedStore(b, name, i, w);
+  w.write_epoch = e;
+  w.writer = t;
+}
 }  // namespace detail
 
 template <class T>
@@ -279,15 +325,30 @@ class HostShared {
   // takes the vectors' buffers with them.
   HostShared(const HostShared&) = delete;
   HostShared& operator=(const HostShared&) = delete;
-  HostShared(HostShared&&) noexcept = default;
-  HostShared& operator=(HostShared&&) noexcept = default;
+  // A moved-from array counts nothing more (its counts went with the move).
+  HostShared(HostShared&& o) noexcept
+      : block_(o.block_),
+        name_(o.name_),
+        n_(o.n_),
+        slot_(o.slot_),
+        data_(std::move(o.data_)),
+        shadow_(std::move(o.shadow_)),
+        d_(o.d_),
+        s_(o.s_),
+        loads_(o.loads_),
+        stores_(o.stores_) {
+    o.loads_ = o.stores_ = 0;
+  }
+  HostShared& operator=(HostShared&&) = delete;
+  ~HostShared() { block_->AddShared(slot_, sizeof(T), loads_, stores_); }
   T Load(std::int64_t i) const {
     if (i < 0 || i >= n_) {
       detail::ReportOutOfBounds(*block_, name_, i, n_, false);
       return T{};
     }
     detail::CheckSharedLoad(*block_, name_, i, s_[i]);
-    block_->CountShared(slot_, sizeof(T), false);
+    ++loads_;
+    block_->CountAccess();
     return d_[i];
   }
   void Store(std::int64_t i, T v) const {
@@ -296,7 +357,8 @@ class HostShared {
       return;
     }
     detail::CheckSharedStore(*block_, name_, i, s_[i]);
-    block_->CountShared(slot_, sizeof(T), true);
+    ++stores_;
+    block_->CountAccess();
     d_[i] = v;
   }
 
@@ -310,6 +372,10 @@ class HostShared {
   // Raw pointers into the two vectors: indexing a vector is a call in an unoptimised build.
   T* d_;
   ShadowWord* s_;
+  // This array's accesses so far (bytes: sizeof(T) each), added to the launch's counters by the
+  // destructor: two counts here instead of four through the report on every access.
+  mutable std::int64_t loads_ = 0;
+  mutable std::int64_t stores_ = 0;
 };
 
 // Warp operations (docs/gpu.md "Warp operations"): lane semantics of the full-mask CUDA
@@ -332,8 +398,9 @@ template <class T>
 HostRegisters<T> ShuffleXor(HostBlock& block, const HostRegisters<T>& r, int mask) {
   block.WarpOp("ShuffleXor");
   HostRegisters<T> out(r.size(), T{});
+  const int m = mask & (kWarpSize - 1);  // lane l ^ m of the same warp: thread t ^ m
   for (int t = 0; t < r.size(); ++t) {
-    const int src = (t & ~(kWarpSize - 1)) | ((t & (kWarpSize - 1)) ^ (mask & (kWarpSize - 1)));
+    const int src = t ^ m;
     out.at(t) = r.at(src < r.size() ? src : t);
   }
   return out;
