@@ -120,6 +120,33 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t TopPWalkSafe(TopPWalk
   return room > 0.0 ? static_cast<std::uint64_t>(room) : 0u;
 }
 
+// Thread 0's walk over the next m probabilities of the order on the chunk loop
+// (gpu/block/radix_partition.cuh "Chunk loop", WeightedVisit's walk), up to position `total`:
+// prob_at(j) the chunk's j-th probability; step(s, prob, stop, stop_cut) the rule at position
+// s.position (already counted), which sets stop (and stop_cut) where the walk ends and returns
+// true to mark the position (mark(j)). The positions are the cut's identity. Returns the chunk
+// loop's verdict word: code << 62 (0: go on; 1: stopped, with the cut's position; 2: position
+// `total` reached, with the last position walked) | safe << 32 (TopPWalkSafe after the last
+// position walked, while the walk goes on) | position. TopPWalkRow's walk and sampling_filters'
+// (gpu/kernels/sampling_filters_on_partition.cuh) are this one, each with its own step.
+template <class ProbAt, class Step, class Mark>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t TopPWalkWeights(TopPWalkState& s, std::uint32_t m,
+                                                                         ProbAt&& prob_at, Step&& step, Mark&& mark,
+                                                                         TopPWalk walk, float p, float threshold,
+                                                                         std::int64_t total, std::int64_t vocab) {
+  bool stop = false;
+  std::uint64_t stop_cut = 0;
+  float prob = 1.0f;
+  for (std::uint32_t j = 0; j < m && !stop && s.position < total; ++j) {
+    ++s.position;
+    prob = prob_at(j);
+    if (step(s, prob, stop, stop_cut)) mark(j);
+  }
+  const std::uint64_t code = stop ? 1u : (s.position >= total ? 2u : 0u);
+  const std::uint64_t safe = code == 0 ? TopPWalkSafe(walk, p, threshold, s, prob, total, vocab) : 0u;
+  return code << 62 | safe << 32 | (stop ? stop_cut : static_cast<std::uint64_t>(s.position));
+}
+
 // The end of one chunk of a walk, once thread 0 has stored its verdict in `verdict` (slot 0: 0
 // to go on, 1 at a prefix rule's first drop, 2 at the walk's end; slot 1: the cut key; slot 2:
 // the last key walked): every thread reads it back. Returns true when the walk is over.
@@ -243,18 +270,14 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
     // written -inf by the threads holding their keys.
     auto walk_weights = [&](Thread t, std::uint32_t m, auto&& weight_of, auto&& mark) {
       TopPWalkState s = state[t];
-      bool stop = false;
-      std::uint64_t stop_cut = 0;
-      float prob = 1.0f;
-      for (std::uint32_t j = 0; j < m && !stop && start + s.position < end; ++j) {
-        ++s.position;
-        prob = weight_of(j);
-        if (step(s, static_cast<std::uint64_t>(s.position), prob, stop, stop_cut)) mark(j);
-      }
+      const std::uint64_t verdict = TopPWalkWeights(
+          s, m, weight_of,
+          [&](TopPWalkState& at, float prob, bool& stop, std::uint64_t& stop_cut) {
+            return step(at, static_cast<std::uint64_t>(at.position), prob, stop, stop_cut);
+          },
+          mark, walk, p, threshold, end - start, vocab);
       state[t] = s;
-      const std::uint64_t code = stop ? 1u : (start + s.position >= end ? 2u : 0u);
-      const std::uint64_t safe = code == 0 ? TopPWalkSafe(walk, p, threshold, s, prob, end - start, vocab) : 0u;
-      return code << 62 | safe << 32 | (stop ? stop_cut : static_cast<std::uint64_t>(s.position));
+      return verdict;
     };
     auto finish_walk = [&](bool stopped, std::uint64_t key) {
       done = stopped;
