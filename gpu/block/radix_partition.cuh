@@ -80,7 +80,9 @@
 //   the registers of the thread that placed it (one barrier, once). A walk that needs keys
 //   (kSglang's drops, a test's record of the order) marks positions (a bit each, in level 0's
 //   `low`, two slots): after the step's barrier each thread that placed a marked key of a is
-//   given it. The walk also says how many keys after it cannot end it: a chunk is read while
+//   given it. A chunk whose walk marked nothing (a walk of another rule, or sglang's before
+//   its first drop) stores none of its 16 mark words and has none read back: thread 0 flags
+//   the chunk's verdict, which every thread reads anyway. The walk also says how many keys after it cannot end it: a chunk is read while
 //   a waits only if a cannot end the walk, a refinement or the reach's gap only once no
 //   waiting chunk can; otherwise the pipeline drains first (so at most one chunk of 1024
 //   scratch keys is read for nothing where the walk ends). A walk that cannot bound that
@@ -278,11 +280,12 @@ struct NoPartitionMarks {
 // walk(t, m, weight_of) thread 0's walk over the next m weights of the order, returning a
 // verdict word: code << 62 | safe << 32 | position (code 0: go on; 1: stop, position the cut's;
 // 2: over, position the last walked; positions count from 1 over the whole visit, below 2^32;
-// safe < 2^30: a number of keys after these that cannot end the walk); finish(stopped, key)
+// safe < 2^29: a number of keys after these that cannot end the walk; bit 61 is the chunk
+// loop's, set there when the chunk has marks); finish(stopped, key)
 // block-level, with the key of that position. With marks (Marked not NoPartitionMarks), walk
 // takes a fourth argument, mark(j), which marks the chunk's position j (j increasing), and
 // marked(t, key, position) is called after the walk's barrier by the thread that placed each
-// marked key.
+// marked key (a chunk with no mark costs no mark stores nor reads: "Chunk loop").
 template <class KeyVisit, class Weight, class Walk, class Finish, class Marked = NoPartitionMarks>
 struct WeightedVisit {
   KeyVisit key_visit;
@@ -1000,6 +1003,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   std::int64_t safe = 0;  // keys after the last chunk walked that cannot end the walk
   std::int64_t size_a = 0, size_b = 0, size_z = 0, base_a = 0, base_b = 0, base_next = 0;
   constexpr std::uint64_t kPosition = 0xffffffffu;
+  constexpr std::uint64_t kChunkMarked = std::uint64_t{1} << 61;  // the verdict's flag: a has marks
   // The key at `position` (a's, or the last of the chunk before a) to the visitor.
   auto finish = [&](bool stopped, std::uint64_t position) {
     const std::int64_t j = static_cast<std::int64_t>(position) - base_a;  // 0: the chunk before a
@@ -1048,7 +1052,11 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
             bits |= std::uint64_t{1} << (j % 64);
           };
           verdict = visit.walk(t, static_cast<std::uint32_t>(size_a), weight_of, mark);
-          for (; at < kMarkWords; ++at, bits = 0) marks.Store(words + at, bits);
+          verdict &= ~kChunkMarked;
+          if (at > 0 || bits != 0) {  // mark was called: the words after the last one, and the flag
+            for (; at < kMarkWords; ++at, bits = 0) marks.Store(words + at, bits);
+            verdict |= kChunkMarked;
+          }
         } else {
           verdict = visit.walk(t, static_cast<std::uint32_t>(size_a), weight_of);
         }
@@ -1082,7 +1090,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       block.ForEachThread([&](Thread t) {
         verdict = uniform.Load(slot ? 1 : 0);
         if constexpr (kMarks) {  // the marked keys of a, by the threads that placed them
-          if (rank_a[t] == ~0u) return;
+          if ((verdict & kChunkMarked) == 0 || rank_a[t] == ~0u) return;
           const std::uint64_t word = marks.Load((slot ? kMarkWords : 0) + rank_a[t] / 64);
           if (((word >> (rank_a[t] % 64)) & 1u) != 0) {
             visit.marked(t, key_a[t], static_cast<std::uint64_t>(base_a + rank_a[t] + 1));
@@ -1090,7 +1098,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
         }
       });
       slot = !slot;
-      safe = static_cast<std::int64_t>((verdict >> 32) & 0x3fffffffu);
+      safe = static_cast<std::int64_t>((verdict >> 32) & 0x1fffffffu);
       if ((verdict >> 62) != 0) return finish((verdict >> 62) == 1, verdict & kPosition);
     }
     // Chunk a becomes the one before, b becomes a, c becomes b.

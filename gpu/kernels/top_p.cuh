@@ -89,7 +89,7 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool TopPVisitPrefix(TopPWalkState&
 }
 
 // The number of positions after the last one walked (s.position of `total`, with probability
-// `prob`) that cannot end the walk, at most 2^30 - 1 (radix_partition.cuh "Chunk loop": the
+// `prob`) that cannot end the walk, at most 2^29 - 1 (radix_partition.cuh "Chunk loop": the
 // chunk loop reads ahead only over those). A sound bound, so that at most one chunk is read
 // for nothing where the walk ends: kSglang ends at position `total` alone. The prefix rules
 // stop only where E >= p: the next probabilities are at most `prob` (descending order) and each
@@ -116,7 +116,7 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t TopPWalkSafe(TopPWalk
         (static_cast<double>(threshold) - static_cast<double>(s.sum)) / (mass_left / left + 0x1p-24) - 1.0;
     room = fit < room ? fit : room;
   }
-  room = room < 0x1p30 - 1.0 ? room : 0x1p30 - 1.0;
+  room = room < 0x1p29 - 1.0 ? room : 0x1p29 - 1.0;
   return room > 0.0 ? static_cast<std::uint64_t>(room) : 0u;
 }
 
@@ -267,7 +267,8 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
     // Every finite entry, in order, as probabilities placed beside the walk (radix_partition.cuh
     // "Chunk loop": one barrier per chunk); the walk stops the visit at its end. Its positions
     // are the cut's identity (the loop finds the key), and kSglang marks the positions it drops,
-    // written -inf by the threads holding their keys.
+    // written -inf by the threads holding their keys (a chunk without a drop stores and reads
+    // no marks).
     auto walk_weights = [&](Thread t, std::uint32_t m, auto&& weight_of, auto&& mark) {
       TopPWalkState s = state[t];
       const std::uint64_t verdict = TopPWalkWeights(
