@@ -34,11 +34,12 @@
 //   buffer at the same positions; a bucket of at most 16 x 1024 keys is read once into
 //   registers for both, a larger one once per count and once for the scatter) and its
 //   sub-buckets pushed in reverse digit order. A splitter bucket [lo, hi]'s first digit is
-//   (key - lo) / w, w = (hi - lo) / P + 1 (P parts of equal width: 32 below 2^16 keys, counted
-//   two to a 32-bit counter in 16-bit halves, else 16), and each part's next one
-//   the 4 bits ending at the highest bit where the part's bounds differ; a radix bucket's keys
-//   share every bit above the previous digit, so its next digit is the 4 bits below it. Keys are unique, so every bucket is finally at most 1024 keys; at most 16
-//   levels. The scatter pushes the sub-buckets in its own phase (every thread computes the
+//   (key - lo) / w, w = (hi - lo) / P + 1 (P parts of equal width: 32 below 2^16 keys in the
+//   visit's refinements, counted two to a 32-bit counter in 16-bit halves, else 16; refine
+//   takes the count from its caller), and each part's next one the 4 bits ending at the
+//   highest bit where the part's bounds differ; a radix bucket's keys share every bit above
+//   the previous digit, so its next digit is the 4 bits below it. Keys are unique, so every
+//   bucket is finally at most 1024 keys; at most 16 levels. The scatter pushes the sub-buckets in its own phase (every thread computes the
 //   new depth, thread 0 writes the entries): one barrier.
 // - The visit is a WeightedVisit (below). Its key_visit(m, key_of) is block-level code called
 //   with key_of(j), j < m, the next m keys of the order where they are known at once (a flat
@@ -842,8 +843,8 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // keys t, t + 1024, ...) for its counts and its scatter; a larger one is read once per
   // digit tried and once more by the scatter.
   auto cache = Registers<CachedKeys>(block);
-  bool finding_rank = false;  // refining the rank's entry: 16 parts (refine, below)
-  auto refine = [&](Entry e) {
+  // fine_parts (16 or 32): a splitter bucket's parts below 2^16 keys (comment below).
+  auto refine = [&](Entry e, std::uint32_t fine_parts) {
     const bool cached = e.size <= static_cast<std::int64_t>(kCachedKeys) * kCanonicalLanes;
     if (cached) {
       block.ForEachThread([&](Thread t) {
@@ -862,19 +863,19 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       }
       for (std::int64_t j = t.x; j < e.size; j += kCanonicalLanes) f(scratch.Load(e.src + j));
     };
-    // A splitter bucket [lo, hi]: 16 parts of equal width of its key range, so that its keys
-    // fill the 16 sub-buckets about evenly (the smallest shift at which they spanned at most 16
-    // digit values left 8 to 16 of them used, often sub-buckets just over 1024 keys, refined
-    // again, 2026-11-29); a part is refined by the radix digit ending at the highest bit where
-    // its bounds differ. Keys in a radix bucket share every bit above its digit. A bucket of
-    // fewer than 2^16 keys is cut into 32 parts (two counts to a counter, count's `parts`), so
-    // that adjacent parts fill a chunk more fully: a level-0 bucket of about 8000 keys gave 16
-    // parts of about 500, one or two per chunk (2026-11-30). The rank's refinement keeps 16
-    // (with 32, top-k 5000 took a barrier more on a row of the cost test).
+    // A splitter bucket [lo, hi]: `parts` parts of equal width of its key range, so that its
+    // keys fill the sub-buckets about evenly (a radix digit at the smallest shift where they
+    // span at most 16 values leaves 8 to 16 of them used, often sub-buckets just over 1024
+    // keys, refined again); a part is refined by the radix digit ending at the highest bit
+    // where its bounds differ. Keys in a radix bucket share every bit above its digit. A
+    // bucket of fewer than 2^16 keys is cut into the caller's fine_parts (32: two counts to a
+    // counter, count's `parts`): the visit's 32, so that adjacent parts fill a chunk more fully
+    // (16 parts of a level-0 bucket of about 8000 keys hold about 500, one or two per chunk);
+    // the rank's 16 (with 32, top-k 5000 takes a barrier more on a row of the cost test).
     std::uint64_t lo = 0, hi = 0, width = 0;  // width > 0: the digit is (key - lo) / width
     std::uint32_t parts = 16;
     if (e.bucket > 0) {
-      parts = !finding_rank && e.size < (std::int64_t{1} << 16) ? 32u : 16u;
+      parts = e.size < (std::int64_t{1} << 16) ? fine_parts : 16u;
       block.ForEachThread([&](Thread) {
         const int j = e.bucket - 1;
         lo = j == 0 ? smallest : splitter.Load(j - 1) + 1;
@@ -927,7 +928,6 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
 
   std::uint64_t kth = kNoKey;
   if (rank > 0) {
-    finding_rank = true;
     // Only the entry holding the rank is refined; the entries before it are set aside (in
     // order) and put back on top afterwards, those after it stay on the stack, so the visit
     // below finds every key and refines nothing twice.
@@ -955,7 +955,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       });
       const Entry e = pop();  // holds the rank
       if (e.size > kCandidates) {
-        refine(e);
+        refine(e, 16);  // the rank's refinement: 16 parts
         continue;
       }
       load_sorted(e);
@@ -974,7 +974,6 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     });
     block.Sync();
     depth += aside;
-    finding_rank = false;
   }
   if (!ready(kth)) return;
   // The chunk loop (contract "Chunk loop"): one barrier per chunk. In each step, thread
@@ -1082,7 +1081,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     } else if (step && c.unscattered) {
       fill_gap(c);
     } else if (step) {
-      refine(c);
+      refine(c, 32);
     }
     if (has_c || !step) block.Sync();
     if (has_a) {
