@@ -107,6 +107,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/float_word.cuh"
 #include "gpu/block/radix_select.cuh"
@@ -141,7 +142,10 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int ShiftFor(std::uint64_t lo, std:
 // the next call (start may be read at once).
 template <class B, class R, class SharedU32>
 SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU32& warp_total, SharedU32& start) {
-  auto suffix = Registers<DigitCounts>(block);  // per lane, per digit: the sum over lanes >= it
+  // Per lane, per digit: the sum over lanes >= it, by ShuffleDown (one running register beside
+  // the 16 suffixes; WarpButterflyScan would hold two, its prefix and its total, while every
+  // thread's 16 counts and 16 suffixes are live under the kernels' 32-register bound).
+  auto suffix = Registers<DigitCounts>(block);
   for (int digit = 0; digit < 16; ++digit) {
     auto c = Registers<std::uint32_t>(block);
     block.ForEachThread([&](Thread t) { c[t] = in[t].c[digit]; });
@@ -158,29 +162,22 @@ SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU32& warp_t
   }
   block.Sync();
   // Each warp's total becomes its first slot, in place: lane w of warp 0 takes warp w's totals,
-  // and per digit the sum over the lanes before it is the digit's total (a butterfly) less the
-  // sum over the lanes from it on (as above), so each lane reads and writes 16 slots (thread 0
-  // walked the 512 in turn before, 2026-11-29: 1041 shared accesses on the critical path).
+  // and per digit the warp butterfly (WarpButterflyScan, gpu/block/block_exclusive_scan.cuh,
+  // BlockExclusiveScan's) gives the sum over the lanes before it and the digit's total, so
+  // each lane reads and writes 16 slots.
   auto run = Registers<std::uint32_t>(block);  // warp 0: the digits before, in every lane
   block.ForEachThread([&](Thread t) { run[t] = 0; });
   for (int digit = 0; digit < 16; ++digit) {
-    auto from = Registers<std::uint32_t>(block);
     auto all = Registers<std::uint32_t>(block);
+    auto before = Registers<std::uint32_t>(block);
     block.ForEachThread([&](Thread t) {
-      from[t] = t.warp() == 0 ? warp_total.Load(digit * kWarpSize + t.lane()) : 0u;
-      all[t] = from[t];
+      all[t] = t.warp() == 0 ? warp_total.Load(digit * kWarpSize + t.lane()) : 0u;
+      before[t] = 0;
     });
-    for (int s = 1; s < kWarpSize; s *= 2) {
-      auto down = ShuffleDown(block, from, s);
-      auto across = ShuffleXor(block, all, s);
-      block.ForEachThread([&](Thread t) {
-        if (t.lane() + s < kWarpSize) from[t] += down[t];
-        all[t] += across[t];
-      });
-    }
+    WarpButterflyScan(block, all, before);
     block.ForEachThread([&](Thread t) {
       if (t.warp() != 0) return;
-      warp_total.Store(digit * kWarpSize + t.lane(), run[t] + (all[t] - from[t]));
+      warp_total.Store(digit * kWarpSize + t.lane(), run[t] + before[t]);
       if (t.lane() == 0) start.Store(digit, run[t]);
       run[t] += all[t];
     });
