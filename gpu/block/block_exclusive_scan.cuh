@@ -14,10 +14,10 @@
 //   warps); returns each thread's sum of count over the threads before it, and sets the block
 //   total, in every thread. u32 arithmetic (wrapping); the callers' counts are at most V < 2^32
 //   in all, and the gathers' packed words (gpu/block/cached_candidates.cuh) never wrap.
-// - Steps: warp butterfly over ShuffleXor m = 1, 2, .., 16 (WarpButterflyScan): each lane holds
-//   its aligned group's sum and its prefix within the group; the lane in the upper half of each
-//   merged pair adds the lower group's sum to its prefix. Lane 0 of warp w stores the warp's sum; one barrier;
-//   each thread adds the sums of the warps before its own, and all of them for the total.
+// - Steps: the warp butterfly (WarpButterflyScan) over ShuffleXor m = 1, 2, .., 16: each lane
+//   holds its aligned group's sum and its prefix within the group; a lane in the upper half of
+//   a merged pair adds the lower group's sum to its prefix. Lane 0 of warp w stores the sum;
+//   one barrier; each thread adds the sums of the warps before its own, and all for the total.
 // - One barrier, and none at the end: the caller's next barrier must come before the next
 //   call (on the device every call of a kernel uses the same warp_sums array, static as every
 //   __shared__ declaration is, which another warp may still read). The emulator gives each

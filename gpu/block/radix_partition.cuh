@@ -35,12 +35,12 @@
 //   registers for both, a larger one once per count and once for the scatter) and its
 //   sub-buckets pushed in reverse digit order. A splitter bucket [lo, hi]'s first digit is
 //   (key - lo) / w, w = (hi - lo) / P + 1 (P parts of equal width: 32 below 2^16 keys in the
-//   visit's refinements, counted two to a 32-bit counter in 16-bit halves, else 16; refine
-//   takes the count from its caller), and each part's next one the 4 bits ending at the
-//   highest bit where the part's bounds differ; a radix bucket's keys share every bit above
-//   the previous digit, so its next digit is the 4 bits below it. Keys are unique, so every
-//   bucket is finally at most 1024 keys; at most 16 levels. The scatter pushes the sub-buckets in its own phase (every thread computes the
-//   new depth, thread 0 writes the entries): one barrier.
+//   visit's refinements, counted two to a 32-bit counter in 16-bit halves, else 16; refine takes
+//   the count from its caller), and each part's next one the 4 bits ending at the highest bit
+//   where the part's bounds differ; a radix bucket's keys share every bit above the previous
+//   digit, so its next digit is the 4 bits below it. Keys are unique, so every bucket is finally
+//   at most 1024 keys; at most 16 levels. The scatter pushes the sub-buckets in its own phase
+//   (every thread computes the new depth, thread 0 writes the entries): one barrier.
 // - The visit is a WeightedVisit (below). Its key_visit(m, key_of) is block-level code called
 //   with key_of(j), j < m, the next m keys of the order where they are known at once (a flat
 //   row's, computed; a small row's, gathered into `sorted`: contract "Flat rows" and gather_small);
@@ -77,17 +77,17 @@
 //   walk is a phase of the loop, so a chunk costs one barrier: each step walks chunk a, places
 //   chunk b and warp-sorts chunk c (the warps' slots alternate between PartitionWarpSlots and
 //   `sorted`, the weights between the two buffers of PartitionChunkWeights), then its barrier,
-//   then a's verdict. The walk reports positions, and the key of the one it ends on comes from
-//   the registers of the thread that placed it (one barrier, once). A walk that needs keys
-//   (kSglang's drops, a test's record of the order) marks positions (a bit each, in level 0's
-//   `low`, two slots): after the step's barrier each thread that placed a marked key of a is
-//   given it. A chunk whose walk marked nothing (a walk of another rule, or sglang's before
-//   its first drop) stores none of its 16 mark words and has none read back: thread 0 flags
-//   the chunk's verdict, which every thread reads anyway. The walk also says how many keys after it cannot end it: a chunk is read while
-//   a waits only if a cannot end the walk, a refinement or the reach's gap only once no
-//   waiting chunk can; otherwise the pipeline drains first (so at most one chunk of 1024
-//   scratch keys is read for nothing where the walk ends). A walk that cannot bound that
-//   number (0) costs 2 barriers per chunk: a step walks a alone, the next sorts the chunk after.
+//   then a's verdict. The walk reports positions, and the key of the one it ends on comes from the
+//   registers of the thread that placed it (one barrier, once). A walk that needs keys (kSglang's
+//   drops, a test's record of the order) marks positions (a bit each, in level 0's `low`, two
+//   slots): after the step's barrier each thread that placed a marked key of a is given it. A chunk
+//   whose walk marked nothing (a walk of another rule, or sglang's before its first drop) stores
+//   none of its 16 mark words and has none read back: thread 0 flags the chunk's verdict, which
+//   every thread reads anyway. The walk also says how many keys after it cannot end it: a chunk is
+//   read while a waits only if a cannot end the walk, a refinement or the reach's gap only once no
+//   waiting chunk can; otherwise the pipeline drains first (so at most one chunk of 1024 scratch
+//   keys is read for nothing where the walk ends). A walk that cannot bound that number (0) costs 2
+//   barriers per chunk: a step walks a alone, the next sorts the chunk after.
 // - Flat rows (n = vocab and one value key: the smallest and largest keys differ in their
 //   index bits alone): the order is the index order and entry i's key is the value key and i,
 //   so nothing is partitioned or read again: the rank's key, the fold's keys (with or without
