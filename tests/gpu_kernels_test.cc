@@ -1248,7 +1248,7 @@ auto RecordingVisit(B& block, std::vector<std::int64_t>& indices, int& chunks, i
     for (std::uint32_t j = 0; j < m; ++j) mark(j);
     walked += m;
     const std::uint64_t code = ++chunks == stop_after ? 1u : 0u;
-    const std::uint64_t safe = stop_after == 0 ? (std::uint64_t{1} << 30) - 1 : 0u;
+    const std::uint64_t safe = stop_after == 0 ? (std::uint64_t{1} << 29) - 1 : 0u;
     return code << 62 | safe << 32 | walked;
   };
   auto finish = [](bool, std::uint64_t) {};

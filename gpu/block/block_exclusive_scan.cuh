@@ -14,10 +14,10 @@
 //   warps); returns each thread's sum of count over the threads before it, and sets the block
 //   total, in every thread. u32 arithmetic (wrapping); the callers' counts are at most V < 2^32
 //   in all, and the gathers' packed words (gpu/block/cached_candidates.cuh) never wrap.
-// - Steps: warp butterfly over ShuffleXor m = 1, 2, .., 16: each lane holds its aligned group's
-//   sum and its prefix within the group; the lane in the upper half of each merged pair adds
-//   the lower group's sum to its prefix. Lane 0 of warp w stores the warp's sum; one barrier;
-//   each thread adds the sums of the warps before its own, and all of them for the total.
+// - Steps: the warp butterfly (WarpButterflyScan) over ShuffleXor m = 1, 2, .., 16: each lane
+//   holds its aligned group's sum and its prefix within the group; a lane in the upper half of
+//   a merged pair adds the lower group's sum to its prefix. Lane 0 of warp w stores the sum;
+//   one barrier; each thread adds the sums of the warps before its own, and all for the total.
 // - One barrier, and none at the end: the caller's next barrier must come before the next
 //   call (on the device every call of a kernel uses the same warp_sums array, static as every
 //   __shared__ declaration is, which another warp may still read). The emulator gives each
@@ -34,6 +34,22 @@
 
 namespace sampcheck::gpu {
 
+// The warp butterfly of the steps above, on its own: sum[t] holds each lane's value and
+// becomes its warp's total (in every lane); before[t] gains the sum over the lanes below it in
+// its warp (before + value: the inclusive scan). Five ShuffleXor, no barrier, no shared memory.
+// Also the partition's scan of the warps' digit totals in warp 0 (DigitSlots,
+// gpu/block/radix_partition.cuh).
+template <class B, class R>
+SAMPCHECK_KERNEL_BODY void WarpButterflyScan(B& block, R& sum, R& before) {
+  for (int m = 1; m < kWarpSize; m *= 2) {
+    auto other = ShuffleXor(block, sum, m);
+    block.ForEachThread([&](Thread t) {
+      if ((t.lane() & m) != 0) before[t] += other[t];
+      sum[t] += other[t];
+    });
+  }
+}
+
 template <int kThreads, class B, class R>
 SAMPCHECK_KERNEL_BODY auto BlockExclusiveScan(B& block, R& count, std::uint32_t& total) {
   static_assert(kThreads % kWarpSize == 0 && kThreads >= kWarpSize && kThreads <= 1024, "whole warps");
@@ -45,13 +61,7 @@ SAMPCHECK_KERNEL_BODY auto BlockExclusiveScan(B& block, R& count, std::uint32_t&
     sum[t] = count[t];
     offset[t] = 0;
   });
-  for (int m = 1; m < kWarpSize; m *= 2) {
-    auto other = ShuffleXor(block, sum, m);
-    block.ForEachThread([&](Thread t) {
-      if ((t.lane() & m) != 0) offset[t] += other[t];
-      sum[t] += other[t];
-    });
-  }
+  WarpButterflyScan(block, sum, offset);
   block.ForEachThread([&](Thread t) {
     if (t.lane() == 0) warp_sums.Store(t.warp(), sum[t]);
   });

@@ -34,12 +34,13 @@
 //   buffer at the same positions; a bucket of at most 16 x 1024 keys is read once into
 //   registers for both, a larger one once per count and once for the scatter) and its
 //   sub-buckets pushed in reverse digit order. A splitter bucket [lo, hi]'s first digit is
-//   (key - lo) / w, w = (hi - lo) / P + 1 (P parts of equal width: 32 below 2^16 keys, counted
-//   two to a 32-bit counter in 16-bit halves, else 16), and each part's next one
-//   the 4 bits ending at the highest bit where the part's bounds differ; a radix bucket's keys
-//   share every bit above the previous digit, so its next digit is the 4 bits below it. Keys are unique, so every bucket is finally at most 1024 keys; at most 16
-//   levels. The scatter pushes the sub-buckets in its own phase (every thread computes the
-//   new depth, thread 0 writes the entries): one barrier.
+//   (key - lo) / w, w = (hi - lo) / P + 1 (P parts of equal width: 32 below 2^16 keys in the
+//   visit's refinements, counted two to a 32-bit counter in 16-bit halves, else 16; refine takes
+//   the count from its caller), and each part's next one the 4 bits ending at the highest bit
+//   where the part's bounds differ; a radix bucket's keys share every bit above the previous
+//   digit, so its next digit is the 4 bits below it. Keys are unique, so every bucket is finally
+//   at most 1024 keys; at most 16 levels. The scatter pushes the sub-buckets in its own phase
+//   (every thread computes the new depth, thread 0 writes the entries): one barrier.
 // - The visit is a WeightedVisit (below). Its key_visit(m, key_of) is block-level code called
 //   with key_of(j), j < m, the next m keys of the order where they are known at once (a flat
 //   row's, computed; a small row's, gathered into `sorted`: contract "Flat rows" and gather_small);
@@ -76,15 +77,17 @@
 //   walk is a phase of the loop, so a chunk costs one barrier: each step walks chunk a, places
 //   chunk b and warp-sorts chunk c (the warps' slots alternate between PartitionWarpSlots and
 //   `sorted`, the weights between the two buffers of PartitionChunkWeights), then its barrier,
-//   then a's verdict. The walk reports positions, and the key of the one it ends on comes from
-//   the registers of the thread that placed it (one barrier, once). A walk that needs keys
-//   (kSglang's drops, a test's record of the order) marks positions (a bit each, in level 0's
-//   `low`, two slots): after the step's barrier each thread that placed a marked key of a is
-//   given it. The walk also says how many keys after it cannot end it: a chunk is read while
-//   a waits only if a cannot end the walk, a refinement or the reach's gap only once no
-//   waiting chunk can; otherwise the pipeline drains first (so at most one chunk of 1024
-//   scratch keys is read for nothing where the walk ends). A walk that cannot bound that
-//   number (0) costs 2 barriers per chunk: a step walks a alone, the next sorts the chunk after.
+//   then a's verdict. The walk reports positions, and the key of the one it ends on comes from the
+//   registers of the thread that placed it (one barrier, once). A walk that needs keys (kSglang's
+//   drops, a test's record of the order) marks positions (a bit each, in level 0's `low`, two
+//   slots): after the step's barrier each thread that placed a marked key of a is given it. A chunk
+//   whose walk marked nothing (a walk of another rule, or sglang's before its first drop) stores
+//   none of its 16 mark words and has none read back: thread 0 flags the chunk's verdict, which
+//   every thread reads anyway. The walk also says how many keys after it cannot end it: a chunk is
+//   read while a waits only if a cannot end the walk, a refinement or the reach's gap only once no
+//   waiting chunk can; otherwise the pipeline drains first (so at most one chunk of 1024 scratch
+//   keys is read for nothing where the walk ends). A walk that cannot bound that number (0) costs 2
+//   barriers per chunk: a step walks a alone, the next sorts the chunk after.
 // - Flat rows (n = vocab and one value key: the smallest and largest keys differ in their
 //   index bits alone): the order is the index order and entry i's key is the value key and i,
 //   so nothing is partitioned or read again: the rank's key, the fold's keys (with or without
@@ -104,6 +107,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/float_word.cuh"
 #include "gpu/block/radix_select.cuh"
@@ -138,7 +142,10 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int ShiftFor(std::uint64_t lo, std:
 // the next call (start may be read at once).
 template <class B, class R, class SharedU32>
 SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU32& warp_total, SharedU32& start) {
-  auto suffix = Registers<DigitCounts>(block);  // per lane, per digit: the sum over lanes >= it
+  // Per lane, per digit: the sum over lanes >= it, by ShuffleDown (one running register beside
+  // the 16 suffixes; WarpButterflyScan would hold two, its prefix and its total, while every
+  // thread's 16 counts and 16 suffixes are live under the kernels' 32-register bound).
+  auto suffix = Registers<DigitCounts>(block);
   for (int digit = 0; digit < 16; ++digit) {
     auto c = Registers<std::uint32_t>(block);
     block.ForEachThread([&](Thread t) { c[t] = in[t].c[digit]; });
@@ -155,29 +162,22 @@ SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU32& warp_t
   }
   block.Sync();
   // Each warp's total becomes its first slot, in place: lane w of warp 0 takes warp w's totals,
-  // and per digit the sum over the lanes before it is the digit's total (a butterfly) less the
-  // sum over the lanes from it on (as above), so each lane reads and writes 16 slots (thread 0
-  // walked the 512 in turn before, 2026-11-29: 1041 shared accesses on the critical path).
+  // and per digit the warp butterfly (WarpButterflyScan, gpu/block/block_exclusive_scan.cuh,
+  // BlockExclusiveScan's) gives the sum over the lanes before it and the digit's total, so
+  // each lane reads and writes 16 slots.
   auto run = Registers<std::uint32_t>(block);  // warp 0: the digits before, in every lane
   block.ForEachThread([&](Thread t) { run[t] = 0; });
   for (int digit = 0; digit < 16; ++digit) {
-    auto from = Registers<std::uint32_t>(block);
     auto all = Registers<std::uint32_t>(block);
+    auto before = Registers<std::uint32_t>(block);
     block.ForEachThread([&](Thread t) {
-      from[t] = t.warp() == 0 ? warp_total.Load(digit * kWarpSize + t.lane()) : 0u;
-      all[t] = from[t];
+      all[t] = t.warp() == 0 ? warp_total.Load(digit * kWarpSize + t.lane()) : 0u;
+      before[t] = 0;
     });
-    for (int s = 1; s < kWarpSize; s *= 2) {
-      auto down = ShuffleDown(block, from, s);
-      auto across = ShuffleXor(block, all, s);
-      block.ForEachThread([&](Thread t) {
-        if (t.lane() + s < kWarpSize) from[t] += down[t];
-        all[t] += across[t];
-      });
-    }
+    WarpButterflyScan(block, all, before);
     block.ForEachThread([&](Thread t) {
       if (t.warp() != 0) return;
-      warp_total.Store(digit * kWarpSize + t.lane(), run[t] + (all[t] - from[t]));
+      warp_total.Store(digit * kWarpSize + t.lane(), run[t] + before[t]);
       if (t.lane() == 0) start.Store(digit, run[t]);
       run[t] += all[t];
     });
@@ -278,11 +278,12 @@ struct NoPartitionMarks {
 // walk(t, m, weight_of) thread 0's walk over the next m weights of the order, returning a
 // verdict word: code << 62 | safe << 32 | position (code 0: go on; 1: stop, position the cut's;
 // 2: over, position the last walked; positions count from 1 over the whole visit, below 2^32;
-// safe < 2^30: a number of keys after these that cannot end the walk); finish(stopped, key)
+// safe < 2^29: a number of keys after these that cannot end the walk; bit 61 is the chunk
+// loop's, set there when the chunk has marks); finish(stopped, key)
 // block-level, with the key of that position. With marks (Marked not NoPartitionMarks), walk
 // takes a fourth argument, mark(j), which marks the chunk's position j (j increasing), and
 // marked(t, key, position) is called after the walk's barrier by the thread that placed each
-// marked key.
+// marked key (a chunk with no mark costs no mark stores nor reads: "Chunk loop").
 template <class KeyVisit, class Weight, class Walk, class Finish, class Marked = NoPartitionMarks>
 struct WeightedVisit {
   KeyVisit key_visit;
@@ -839,8 +840,8 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // keys t, t + 1024, ...) for its counts and its scatter; a larger one is read once per
   // digit tried and once more by the scatter.
   auto cache = Registers<CachedKeys>(block);
-  bool finding_rank = false;  // refining the rank's entry: 16 parts (refine, below)
-  auto refine = [&](Entry e) {
+  // fine_parts (16 or 32): a splitter bucket's parts below 2^16 keys (comment below).
+  auto refine = [&](Entry e, std::uint32_t fine_parts) {
     const bool cached = e.size <= static_cast<std::int64_t>(kCachedKeys) * kCanonicalLanes;
     if (cached) {
       block.ForEachThread([&](Thread t) {
@@ -859,19 +860,19 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       }
       for (std::int64_t j = t.x; j < e.size; j += kCanonicalLanes) f(scratch.Load(e.src + j));
     };
-    // A splitter bucket [lo, hi]: 16 parts of equal width of its key range, so that its keys
-    // fill the 16 sub-buckets about evenly (the smallest shift at which they spanned at most 16
-    // digit values left 8 to 16 of them used, often sub-buckets just over 1024 keys, refined
-    // again, 2026-11-29); a part is refined by the radix digit ending at the highest bit where
-    // its bounds differ. Keys in a radix bucket share every bit above its digit. A bucket of
-    // fewer than 2^16 keys is cut into 32 parts (two counts to a counter, count's `parts`), so
-    // that adjacent parts fill a chunk more fully: a level-0 bucket of about 8000 keys gave 16
-    // parts of about 500, one or two per chunk (2026-11-30). The rank's refinement keeps 16
-    // (with 32, top-k 5000 took a barrier more on a row of the cost test).
+    // A splitter bucket [lo, hi]: `parts` parts of equal width of its key range, so that its
+    // keys fill the sub-buckets about evenly (a radix digit at the smallest shift where they
+    // span at most 16 values leaves 8 to 16 of them used, often sub-buckets just over 1024
+    // keys, refined again); a part is refined by the radix digit ending at the highest bit
+    // where its bounds differ. Keys in a radix bucket share every bit above its digit. A
+    // bucket of fewer than 2^16 keys is cut into the caller's fine_parts (32: two counts to a
+    // counter, count's `parts`): the visit's 32, so that adjacent parts fill a chunk more fully
+    // (16 parts of a level-0 bucket of about 8000 keys hold about 500, one or two per chunk);
+    // the rank's 16 (with 32, top-k 5000 takes a barrier more on a row of the cost test).
     std::uint64_t lo = 0, hi = 0, width = 0;  // width > 0: the digit is (key - lo) / width
     std::uint32_t parts = 16;
     if (e.bucket > 0) {
-      parts = !finding_rank && e.size < (std::int64_t{1} << 16) ? 32u : 16u;
+      parts = e.size < (std::int64_t{1} << 16) ? fine_parts : 16u;
       block.ForEachThread([&](Thread) {
         const int j = e.bucket - 1;
         lo = j == 0 ? smallest : splitter.Load(j - 1) + 1;
@@ -924,7 +925,6 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
 
   std::uint64_t kth = kNoKey;
   if (rank > 0) {
-    finding_rank = true;
     // Only the entry holding the rank is refined; the entries before it are set aside (in
     // order) and put back on top afterwards, those after it stay on the stack, so the visit
     // below finds every key and refines nothing twice.
@@ -952,7 +952,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       });
       const Entry e = pop();  // holds the rank
       if (e.size > kCandidates) {
-        refine(e);
+        refine(e, 16);  // the rank's refinement: 16 parts
         continue;
       }
       load_sorted(e);
@@ -971,7 +971,6 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     });
     block.Sync();
     depth += aside;
-    finding_rank = false;
   }
   if (!ready(kth)) return;
   // The chunk loop (contract "Chunk loop"): one barrier per chunk. In each step, thread
@@ -1000,6 +999,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   std::int64_t safe = 0;  // keys after the last chunk walked that cannot end the walk
   std::int64_t size_a = 0, size_b = 0, size_z = 0, base_a = 0, base_b = 0, base_next = 0;
   constexpr std::uint64_t kPosition = 0xffffffffu;
+  constexpr std::uint64_t kChunkMarked = std::uint64_t{1} << 61;  // the verdict's flag: a has marks
   // The key at `position` (a's, or the last of the chunk before a) to the visitor.
   auto finish = [&](bool stopped, std::uint64_t position) {
     const std::int64_t j = static_cast<std::int64_t>(position) - base_a;  // 0: the chunk before a
@@ -1048,7 +1048,11 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
             bits |= std::uint64_t{1} << (j % 64);
           };
           verdict = visit.walk(t, static_cast<std::uint32_t>(size_a), weight_of, mark);
-          for (; at < kMarkWords; ++at, bits = 0) marks.Store(words + at, bits);
+          verdict &= ~kChunkMarked;
+          if (at > 0 || bits != 0) {  // mark was called: the words after the last one, and the flag
+            for (; at < kMarkWords; ++at, bits = 0) marks.Store(words + at, bits);
+            verdict |= kChunkMarked;
+          }
         } else {
           verdict = visit.walk(t, static_cast<std::uint32_t>(size_a), weight_of);
         }
@@ -1074,7 +1078,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     } else if (step && c.unscattered) {
       fill_gap(c);
     } else if (step) {
-      refine(c);
+      refine(c, 32);
     }
     if (has_c || !step) block.Sync();
     if (has_a) {
@@ -1082,7 +1086,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       block.ForEachThread([&](Thread t) {
         verdict = uniform.Load(slot ? 1 : 0);
         if constexpr (kMarks) {  // the marked keys of a, by the threads that placed them
-          if (rank_a[t] == ~0u) return;
+          if ((verdict & kChunkMarked) == 0 || rank_a[t] == ~0u) return;
           const std::uint64_t word = marks.Load((slot ? kMarkWords : 0) + rank_a[t] / 64);
           if (((word >> (rank_a[t] % 64)) & 1u) != 0) {
             visit.marked(t, key_a[t], static_cast<std::uint64_t>(base_a + rank_a[t] + 1));
@@ -1090,7 +1094,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
         }
       });
       slot = !slot;
-      safe = static_cast<std::int64_t>((verdict >> 32) & 0x3fffffffu);
+      safe = static_cast<std::int64_t>((verdict >> 32) & 0x1fffffffu);
       if ((verdict >> 62) != 0) return finish((verdict >> 62) == 1, verdict & kPosition);
     }
     // Chunk a becomes the one before, b becomes a, c becomes b.

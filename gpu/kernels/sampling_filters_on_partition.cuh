@@ -464,22 +464,19 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   // value), so the partition scatters no bucket past it.
   const VisitBound visit_bound = ties ? VisitBound::kRankValue : VisitBound::kRankKey;
   auto weight = [&](std::uint64_t key) { return st.Prob(ValueOfDescendingKey(key)); };
-  // The keys after this chunk that cannot end the walk (`safe`): TopPWalkSafe's prefix-rule
-  // bound (Prob is monotone along the order), counted up to the last survivor.
+  // The chunk loop's walk (TopPWalkWeights) with the prefix rules' step, up to the last
+  // survivor: its `safe` is TopPWalkSafe's prefix-rule bound (Prob is monotone along the order).
   auto walk_weights = [&](Thread t, std::uint32_t count, auto&& weight_of) {
     TopPWalkState s = state[t];
-    bool stop = false;
-    std::uint64_t stop_cut = 0;
-    float prob = 1.0f;
-    for (std::uint32_t j = 0; j < count && !stop && s.position < survivors; ++j) {
-      ++s.position;
-      prob = weight_of(j);
-      stop = TopPVisitPrefix(s, walk, q, static_cast<std::uint64_t>(s.position), prob, stop_cut);
-    }
+    const std::uint64_t verdict = TopPWalkWeights(
+        s, count, weight_of,
+        [&](TopPWalkState& at, float prob, bool& stop, std::uint64_t& stop_cut) {
+          stop = TopPVisitPrefix(at, walk, q, static_cast<std::uint64_t>(at.position), prob, stop_cut);
+          return false;
+        },
+        [](std::uint32_t) {}, walk, q, 0.0f, survivors, vocab);
     state[t] = s;
-    const std::uint64_t code = stop ? 1u : (s.position >= survivors ? 2u : 0u);
-    const std::uint64_t safe = code == 0 ? TopPWalkSafe(walk, q, 0.0f, s, prob, survivors, vocab) : 0u;
-    return code << 62 | safe << 32 | (stop ? stop_cut : static_cast<std::uint64_t>(s.position));
+    return verdict;
   };
   auto finish_walk = [&](bool stopped, std::uint64_t key) {
     done = stopped;

@@ -89,7 +89,7 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool TopPVisitPrefix(TopPWalkState&
 }
 
 // The number of positions after the last one walked (s.position of `total`, with probability
-// `prob`) that cannot end the walk, at most 2^30 - 1 (radix_partition.cuh "Chunk loop": the
+// `prob`) that cannot end the walk, at most 2^29 - 1 (radix_partition.cuh "Chunk loop": the
 // chunk loop reads ahead only over those). A sound bound, so that at most one chunk is read
 // for nothing where the walk ends: kSglang ends at position `total` alone. The prefix rules
 // stop only where E >= p: the next probabilities are at most `prob` (descending order) and each
@@ -116,8 +116,35 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t TopPWalkSafe(TopPWalk
         (static_cast<double>(threshold) - static_cast<double>(s.sum)) / (mass_left / left + 0x1p-24) - 1.0;
     room = fit < room ? fit : room;
   }
-  room = room < 0x1p30 - 1.0 ? room : 0x1p30 - 1.0;
+  room = room < 0x1p29 - 1.0 ? room : 0x1p29 - 1.0;
   return room > 0.0 ? static_cast<std::uint64_t>(room) : 0u;
+}
+
+// Thread 0's walk over the next m probabilities of the order on the chunk loop
+// (gpu/block/radix_partition.cuh "Chunk loop", WeightedVisit's walk), up to position `total`:
+// prob_at(j) the chunk's j-th probability; step(s, prob, stop, stop_cut) the rule at position
+// s.position (already counted), which sets stop (and stop_cut) where the walk ends and returns
+// true to mark the position (mark(j)). The positions are the cut's identity. Returns the chunk
+// loop's verdict word: code << 62 (0: go on; 1: stopped, with the cut's position; 2: position
+// `total` reached, with the last position walked) | safe << 32 (TopPWalkSafe after the last
+// position walked, while the walk goes on) | position. TopPWalkRow's walk and sampling_filters'
+// (gpu/kernels/sampling_filters_on_partition.cuh) are this one, each with its own step.
+template <class ProbAt, class Step, class Mark>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t TopPWalkWeights(TopPWalkState& s, std::uint32_t m,
+                                                                         ProbAt&& prob_at, Step&& step, Mark&& mark,
+                                                                         TopPWalk walk, float p, float threshold,
+                                                                         std::int64_t total, std::int64_t vocab) {
+  bool stop = false;
+  std::uint64_t stop_cut = 0;
+  float prob = 1.0f;
+  for (std::uint32_t j = 0; j < m && !stop && s.position < total; ++j) {
+    ++s.position;
+    prob = prob_at(j);
+    if (step(s, prob, stop, stop_cut)) mark(j);
+  }
+  const std::uint64_t code = stop ? 1u : (s.position >= total ? 2u : 0u);
+  const std::uint64_t safe = code == 0 ? TopPWalkSafe(walk, p, threshold, s, prob, total, vocab) : 0u;
+  return code << 62 | safe << 32 | (stop ? stop_cut : static_cast<std::uint64_t>(s.position));
 }
 
 // The end of one chunk of a walk, once thread 0 has stored its verdict in `verdict` (slot 0: 0
@@ -240,21 +267,18 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
     // Every finite entry, in order, as probabilities placed beside the walk (radix_partition.cuh
     // "Chunk loop": one barrier per chunk); the walk stops the visit at its end. Its positions
     // are the cut's identity (the loop finds the key), and kSglang marks the positions it drops,
-    // written -inf by the threads holding their keys.
+    // written -inf by the threads holding their keys (a chunk without a drop stores and reads
+    // no marks).
     auto walk_weights = [&](Thread t, std::uint32_t m, auto&& weight_of, auto&& mark) {
       TopPWalkState s = state[t];
-      bool stop = false;
-      std::uint64_t stop_cut = 0;
-      float prob = 1.0f;
-      for (std::uint32_t j = 0; j < m && !stop && start + s.position < end; ++j) {
-        ++s.position;
-        prob = weight_of(j);
-        if (step(s, static_cast<std::uint64_t>(s.position), prob, stop, stop_cut)) mark(j);
-      }
+      const std::uint64_t verdict = TopPWalkWeights(
+          s, m, weight_of,
+          [&](TopPWalkState& at, float prob, bool& stop, std::uint64_t& stop_cut) {
+            return step(at, static_cast<std::uint64_t>(at.position), prob, stop, stop_cut);
+          },
+          mark, walk, p, threshold, end - start, vocab);
       state[t] = s;
-      const std::uint64_t code = stop ? 1u : (start + s.position >= end ? 2u : 0u);
-      const std::uint64_t safe = code == 0 ? TopPWalkSafe(walk, p, threshold, s, prob, end - start, vocab) : 0u;
-      return code << 62 | safe << 32 | (stop ? stop_cut : static_cast<std::uint64_t>(s.position));
+      return verdict;
     };
     auto finish_walk = [&](bool stopped, std::uint64_t key) {
       done = stopped;
