@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The kernels on a CUDA device (gpu/runners/kernel_runner.h, docs/gpu.md "Backends"): every launch
-// description runs through the device's launcher (gpu/runners/cuda_launch.cuh), gpu-fast's launches too
-// (gpu/fast/fast_sampling_launch.h, gpu/fast/fast_inverse_cdf_launch.h,
-// gpu/fast/fast_flashinfer_sampling_from_probs_launch.h, gpu/fast/fast_spec_random_launch.h), host buffers copied in and out per call; a failure becomes
-// std::runtime_error at the runner's boundary, "no CUDA device" when there is none.
+// The kernels on a CUDA device (gpu/runners/kernel_runner.h, docs/gpu.md "Backends"): every launch description
+// runs through the device's launcher (gpu/runners/cuda_launch.cuh), gpu-fast's too (gpu/fast/*_launch.h), host
+// buffers copied in and out per call; a failure becomes std::runtime_error at the runner's boundary, "no CUDA
+// device" when there is none. Also the device-resident entry (gpu/runners/resident_sampling.h), here so that
+// nvcc compiles the sampling kernels once for the runners and for it.
 #include <variant>
 
 #include "gpu/runners/cuda_launch.cuh"
