@@ -20,7 +20,8 @@ struct TpOptions {
   // (MPI_SUM in its place: the field bug the rank-level check must catch), "nccl-min"
   // (ncclAllReduce with ncclMin, when built with NCCL).
   std::string collective = "min";
-  // none, die, hang, garbage, lie (valid ids that are not the rank's draws: token 0 always)
+  // none, die, die-ahead (die while rank 0 still finishes the case before: it sleeps 2 s
+  // there), hang, garbage, lie (valid ids that are not the rank's draws: token 0 always)
   std::string fault = "none";
   int fault_rank = 1;
   std::string fault_case;  // empty: the first selected case

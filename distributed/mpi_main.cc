@@ -36,8 +36,8 @@ int main(int argc, char** argv) {
   tp_cmd->add_option("--collective", tp.collective, "min | planted-sum | nccl-min")
       ->check(CLI::IsMember({"min", "planted-sum", "nccl-min"}))
       ->capture_default_str();
-  tp_cmd->add_option("--fault", tp.fault, "Plant a rank fault: none | die | hang | garbage | lie")
-      ->check(CLI::IsMember({"none", "die", "hang", "garbage", "lie"}))
+  tp_cmd->add_option("--fault", tp.fault, "Plant a rank fault: none | die | die-ahead | hang | garbage | lie")
+      ->check(CLI::IsMember({"none", "die", "die-ahead", "hang", "garbage", "lie"}))
       ->capture_default_str();
   tp_cmd->add_option("--fault-rank", tp.fault_rank, "Rank that fails")->capture_default_str();
   tp_cmd->add_option("--fault-case", tp.fault_case, "Case name in which it fails (default: the first)");

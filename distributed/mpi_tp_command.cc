@@ -13,7 +13,9 @@
 //   5. rank 0 checks the collective's result against the reference tp_consensus of the
 //      gathered inputs (a SUM for MIN fails here) and tallies the divergence statistics.
 // A rank that misses a deadline, or dies (mpirun then sends SIGTERM to the others), ends the
-// job: rank 0 writes the report with the failing rank and case first, then MPI_Abort(3).
+// job: rank 0 writes the report with the failing rank and case first, then MPI_Abort(3). Each
+// case starts with a barrier after rank 0 has prepared that case's death reports, so a rank
+// that runs ahead of rank 0 cannot die in a case rank 0 is not yet reporting.
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -55,11 +57,16 @@ struct Run {
 struct DeathReports {
   std::vector<std::string> texts;  // [r]: rank r died; [0]: no dead rank found (report.json)
   std::vector<std::string> lines;  // the same as a FAIL line for stderr
+};
+struct DeathTarget {
   std::vector<int> pids;
   std::string tmp_path, path;
 };
-DeathReports g_death;
-volatile std::sig_atomic_t g_death_armed = 0;
+DeathTarget g_death_target;
+// Two slots: the next case's reports are built in the slot the handler is not reading, then
+// published by one store, so a SIGTERM at any moment finds a whole set (-1: none, exit 143).
+DeathReports g_death_slots[2];
+volatile std::sig_atomic_t g_death_slot = -1;
 
 bool PidGone(int pid) { return pid > 0 && ::kill(pid, 0) != 0; }
 
@@ -73,20 +80,23 @@ void WriteAll(int fd, const std::string& text) {
 }
 
 void OnTerminateRankZero(int) {
-  if (!g_death_armed) ::_exit(143);
+  const int slot = g_death_slot;
+  if (slot < 0) ::_exit(143);
+  const DeathReports& armed = g_death_slots[slot];
+  const DeathTarget& target = g_death_target;
   std::size_t which = 0;
-  for (std::size_t r = 1; r < g_death.pids.size(); ++r) {
-    if (PidGone(g_death.pids[r])) {
+  for (std::size_t r = 1; r < target.pids.size(); ++r) {
+    if (PidGone(target.pids[r])) {
       which = r;
       break;
     }
   }
-  WriteAll(2, g_death.lines[which]);
-  const int fd = g_death.path.empty() ? -1 : ::open(g_death.tmp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  WriteAll(2, armed.lines[which]);
+  const int fd = target.path.empty() ? -1 : ::open(target.tmp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd >= 0) {
-    WriteAll(fd, g_death.texts[which]);
+    WriteAll(fd, armed.texts[which]);
     ::close(fd);
-    ::rename(g_death.tmp_path.c_str(), g_death.path.c_str());
+    ::rename(target.tmp_path.c_str(), target.path.c_str());
   }
   static const char kMsg[] = "sampcheck-mpi tp: mpirun ended the job; rank 0 wrote the report\n";
   [[maybe_unused]] const ssize_t ignored = ::write(2, kMsg, sizeof kMsg - 1);
@@ -131,7 +141,7 @@ CaseResult FailedCase(const Run& run, const DivergenceCase& c, const std::string
 
 // Rank 0: the job cannot go on. Report, then end every rank.
 [[noreturn]] void AbortRun(Run& run, const DivergenceCase& c, const std::string& reason) {
-  g_death_armed = 0;  // this report is the one to keep
+  g_death_slot = -1;  // this report is the one to keep
   run.results.push_back(FailedCase(run, c, reason));
   std::fprintf(stderr, "sampcheck-mpi tp: FAIL %s\n     %s\n", run.results.back().id.c_str(), reason.c_str());
   try {
@@ -175,9 +185,10 @@ std::string Describe(const Run& run, const std::vector<bool>& delivered, double 
 
 // Rank 0, before case c: the reports the SIGTERM handler writes if a rank dies in it.
 void ArmDeathReports(const Run& run, const DivergenceCase& c) {
-  g_death_armed = 0;
-  g_death.texts.assign(static_cast<std::size_t>(run.size), "");
-  g_death.lines.assign(static_cast<std::size_t>(run.size), "");
+  const int slot = g_death_slot == 0 ? 1 : 0;
+  DeathReports& next = g_death_slots[slot];
+  next.texts.assign(static_cast<std::size_t>(run.size), "");
+  next.lines.assign(static_cast<std::size_t>(run.size), "");
   for (int r = 0; r < run.size; ++r) {
     CaseResult fail;
     fail.id = c.Id(run.size);
@@ -188,19 +199,19 @@ void ArmDeathReports(const Run& run, const DivergenceCase& c) {
     fail.reason = r == 0 ? "mpirun ended the job during this case (a rank failed; no rank's process was found gone)"
                          : "rank " + std::to_string(r) + " died (process " +
                                std::to_string(run.pids[static_cast<std::size_t>(r)]) + " is gone)";
-    g_death.lines[static_cast<std::size_t>(r)] = "sampcheck-mpi tp: FAIL " + fail.id + "\n     " + fail.reason + "\n";
+    next.lines[static_cast<std::size_t>(r)] = "sampcheck-mpi tp: FAIL " + fail.id + "\n     " + fail.reason + "\n";
     if (!run.options->report_dir.empty()) {
       std::vector<CaseResult> results = run.results;
       results.push_back(std::move(fail));
-      g_death.texts[static_cast<std::size_t>(r)] =
+      next.texts[static_cast<std::size_t>(r)] =
           reports::ReportToJson({"mpi:" + run.options->backend, ""}, results, /*complete=*/false).dump(2) + "\n";
     }
   }
-  g_death_armed = 1;
+  g_death_slot = slot;
 }
 
 void Plant(const TpOptions& o, std::vector<std::int64_t>& ids, std::int64_t vocab) {
-  if (o.fault == "die") ::raise(SIGKILL);  // as a crash of the rank's process would
+  if (o.fault == "die" || o.fault == "die-ahead") ::raise(SIGKILL);  // as a crash of the rank's process would
   if (o.fault == "hang") {
     for (;;) ::pause();
   }
@@ -267,17 +278,21 @@ int RunTp(const TpOptions& options) {
     throw InputError("--fault-case '" + fault_case + "' is not a selected divergence case (cases: shared_noise_4ulp, "
                      "shared_noise_renorm, independent_noise, narrowed by --case and --profile)");
   }
+  if (options.fault == "die-ahead" && (options.fault_rank == 0 || cases.front().name == fault_case)) {
+    // Rank 0 lags in the case before the fault case; without one, or dying itself, it tests nothing.
+    throw InputError("--fault die-ahead needs a --fault-rank other than 0 and a --fault-case after the first selected case");
+  }
   auto backend = cli::MakeBackend(options.backend, cli::BackendOptions{});
 
   const int my_pid = static_cast<int>(::getpid());
   run.pids.assign(static_cast<std::size_t>(run.size), 0);
   MPI_Gather(&my_pid, 1, MPI_INT, run.pids.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (run.rank == 0) {
-    g_death.pids = run.pids;
+    g_death_target.pids = run.pids;
     if (!options.report_dir.empty()) {
       std::filesystem::create_directories(options.report_dir);
-      g_death.path = (std::filesystem::path(options.report_dir) / "report.json").string();
-      g_death.tmp_path = g_death.path + ".dying";
+      g_death_target.path = (std::filesystem::path(options.report_dir) / "report.json").string();
+      g_death_target.tmp_path = g_death_target.path + ".dying";
     }
     struct sigaction sa = {};
     sa.sa_handler = OnTerminateRankZero;
@@ -292,6 +307,15 @@ int RunTp(const TpOptions& options) {
     const auto vocab = static_cast<std::int64_t>(c.logits.size());
     const std::uint64_t seed = DivergenceSeed(c, run.size, options.seed_epoch);
     if (run.rank == 0) ArmDeathReports(run, c);
+    {  // 0. No rank starts case c before rank 0 reports deaths in c (see the file comment).
+      std::vector<MPI_Request> req(1);
+      MPI_Ibarrier(MPI_COMM_WORLD, &req[0]);
+      const WaitOutcome w = WaitAll(req, Deadline(options));
+      if (w != WaitOutcome::kDone) {
+        if (run.rank == 0) AbortRun(run, c, "the ranks did not all reach the start of this case within the rank timeout");
+        RankGivesUp(run, c, "waiting for the case to start", w);
+      }
+    }
     // [status, ids...]: status 0 ok, 1 the backend failed on this rank.
     std::vector<std::int64_t> mine(static_cast<std::size_t>(n + 1), 0);
     std::string error;
@@ -422,6 +446,8 @@ int RunTp(const TpOptions& options) {
     }
     // 5. Rank 0: the collective against the reference consensus, and the statistics.
     if (run.rank == 0) {
+      // die-ahead: the other ranks are free to start the next case while rank 0 is here.
+      if (options.fault == "die-ahead" && k + 1 < cases.size() && cases[k + 1].name == fault_case) ::sleep(2);
       Tensor rank_ids(DType::kI64, {run.size, n});
       for (int r = 0; r < run.size; ++r) {
         std::copy_n(all.begin() + static_cast<std::ptrdiff_t>(r * (n + 1) + 1), n,
@@ -470,7 +496,7 @@ int RunTp(const TpOptions& options) {
     }
   }
   if (run.rank == 0) {
-    g_death_armed = 0;
+    g_death_slot = -1;
     std::printf("tp consensus on %d ranks, backend '%s', collective %s, %lld draws per case\n", run.size,
                 options.backend.c_str(), options.collective.c_str(), static_cast<long long>(n));
     std::cout << reports::SummaryTable(reports::SummariseByStage(run.results));
