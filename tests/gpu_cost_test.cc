@@ -11,7 +11,9 @@
 // the typical cases) and 3 for gpu-fast (met in the typical cases), worst cases at most twice
 // the typical case. Rows: 2 of V = 128256, the device benchmark's logits (counts are
 // per row: each row is one block; docs/gpu.md lists the same counts at 64 x 128256).
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <span>
 #include <cstdint>
 #include <string>
@@ -276,6 +278,47 @@ TEST(GpuCost, TopPFullRowWalksStayWithinTheirBudgets) {
     ASSERT_EQ(launches.size(), 1u);
     EXPECT_EQ(launches[0].kernel, "sampling_filters");
     EXPECT_EQ(CheckBudget(launches, shape.rows, shape.vocab, c.budget), "");
+  }
+}
+
+// The partition path's walk reads two probabilities a shared access (gpu/block/radix_partition.cuh
+// "Chunk loop": ranks 2j and 2j + 1 in one 8-byte word, written by the thread that places rank
+// 2j): thread 0's chain over a walk of P positions is about P / 2 reads plus the partition's and
+// the sums' (a few thousand), below P, where one read a position made it at least P. P from the
+// logits by std::sort and double sums (the f32 walk's cut is within a few positions of it); one
+// row, so that the critical path is that row's block's (P = 55432, 18560 and 18560 here). The
+// budgets are today's critical paths.
+TEST(GpuCost, PartitionWalkReadsTwoProbabilitiesPerAccess) {
+  struct Case {
+    int line;
+    const char* name;
+    SamplingCostShape shape;
+    std::int64_t max_critical_path;
+  };
+  const Case cases[] = {
+      {__LINE__, "top-k off, top-p 0.999", TopPAlone(0.999f), 34920},
+      {__LINE__, "top-k V - 1, top-p 0.9", TopK(kVocab - 1), 14513},
+      {__LINE__, "top-k V - 100, top-p 0.9", TopK(kVocab - 100), 15073},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message() << "line " << c.line << ": " << c.name);
+    SamplingCostShape shape = c.shape;
+    shape.rows = 1;
+    const std::vector<float> logits = SamplingCostLogits(shape);
+    std::vector<double> x(logits.begin(), logits.begin() + shape.vocab);
+    std::sort(x.begin(), x.end(), std::greater<>());
+    if (shape.top_k > 0) x.resize(static_cast<std::size_t>(shape.top_k));
+    double s = 0.0;
+    for (const double v : x) s += std::exp(v - x[0]);
+    std::int64_t positions = 0;
+    for (double cum = 0.0; positions < static_cast<std::int64_t>(x.size()) && cum < shape.top_p; ++positions) {
+      cum += std::exp(x[static_cast<std::size_t>(positions)] - x[0]) / s;
+    }
+    const auto launches = CountGpuSampling(shape, logits.data());
+    ASSERT_EQ(launches.size(), 1u);
+    EXPECT_EQ(launches[0].kernel, "sampling_filters");
+    EXPECT_LT(launches[0].critical_path, positions);
+    EXPECT_LE(launches[0].critical_path, c.max_critical_path);
   }
 }
 

@@ -27,7 +27,8 @@
 //   most 1024 keys in all form one entry (one chunk), so chunks are seldom small; a chunk is
 //   put in order by a merge-rank sort (each key's rank in its warp by shuffles, stored in a
 //   second buffer, PartitionWarpSlots, plus its rank in each other warp's sorted keys by a
-//   binary search: at most 187 shared reads per thread) and visited by the chunk loop below,
+//   binary search: at most 187 shared reads per thread, 219 with the next key the chunk loop
+//   wants) and visited by the chunk loop below,
 //   one barrier per chunk (the rank's chunk is sorted into `sorted`: two barriers). A
 //   larger bucket is partitioned again (its keys counted by the next digit, repeated one
 //   digit lower while a single digit holds the whole bucket, then scattered into the other
@@ -77,8 +78,11 @@
 //   walk is a phase of the loop, so a chunk costs one barrier: each step walks chunk a, places
 //   chunk b and warp-sorts chunk c (the warps' slots alternate between PartitionWarpSlots and
 //   `sorted`, the weights between the two buffers of PartitionChunkWeights), then its barrier,
-//   then a's verdict. The walk reports positions, and the key of the one it ends on comes from the
-//   registers of the thread that placed it (one barrier, once). A walk that needs keys (kSglang's
+//   then a's verdict. The weights go two to an 8-byte word (ranks 2j and 2j + 1), written by
+//   the thread that places rank 2j, which also finds the key of rank 2j + 1 (one shared read
+//   a warp more), so that the walk reads two weights per shared access. The walk reports
+//   positions, and the key of the one it ends on comes from the registers of the thread that
+//   placed it (one barrier, once). A walk that needs keys (kSglang's
 //   drops, a test's record of the order) marks positions (a bit each, in level 0's `low`, two
 //   slots): after the step's barrier each thread that placed a marked key of a is given it. A chunk
 //   whose walk marked nothing (a walk of another rule, or sglang's before its first drop) stores
@@ -253,13 +257,15 @@ SAMPCHECK_KERNEL_BODY auto PartitionWarpSlots(B& block) {
 }
 
 // The chunk loop's third and fourth buffers (contract "Chunk loop"): the probabilities of
-// two chunks at their ranks, `wide` in 8-byte words (shared with the survivor path's sorted
+// two chunks, two to an 8-byte word (ranks 2j and 2j + 1 in word j, low half first), so that
+// the walk reads two per shared access; `wide` (shared with the survivor path's sorted
 // candidates, SortedCandidateSlots in gpu/kernels/sampling_filters_slices.cuh, dead once a row
-// takes the partition), `narrow` in 4-byte words (a kernel declares at most 48 KiB statically).
+// takes the partition) uses its first kCandidates / 2 words, `narrow` has no more (a kernel
+// declares at most 48 KiB statically).
 template <class B>
 SAMPCHECK_KERNEL_BODY auto PartitionChunkWeights(B& block) {
   SAMPCHECK_SHARED(block, std::uint64_t, sorted_candidates, kCandidates);
-  SAMPCHECK_SHARED(block, std::uint32_t, chunk_weights, kCandidates);
+  SAMPCHECK_SHARED(block, std::uint64_t, chunk_weights, kCandidates / 2);
   struct Buffers {
     decltype(sorted_candidates) wide;
     decltype(chunk_weights) narrow;
@@ -810,19 +816,31 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   };
   // A key's rank in a chunk of `size` keys: its rank in its warp plus, for every other warp,
   // the number of that warp's keys below it (a binary search of the warp's sorted slots).
-  auto rank_in_chunk = [&](Thread t, std::uint64_t key, std::uint32_t in_warp, std::int64_t size, bool second) {
+  // With `next`, also the key of the next rank (kNoKey after the last): the smallest of each
+  // warp's first key above this one (the slot after its keys below; kNoKey pads sort last), one
+  // shared read a warp more.
+  auto rank_in_chunk = [&](Thread t, std::uint64_t key, std::uint32_t in_warp, std::int64_t size, bool second,
+                           std::uint64_t* next) {
+    constexpr auto kLanes = static_cast<std::uint32_t>(kWarpSize);
+    auto slot_key = [&](std::int64_t at) { return second ? sorted.Load(at) : warp_slots.Load(at); };
     std::uint32_t r = in_warp;
+    std::uint64_t after = kNoKey;
+    if (next != nullptr && in_warp + 1 < kLanes) after = slot_key(t.warp() * kWarpSize + in_warp + 1);
     for (std::int64_t w = first_warp(size); w < kCanonicalLanes / kWarpSize; ++w) {
       if (w == t.warp()) continue;
-      constexpr auto kLanes = static_cast<std::uint32_t>(kWarpSize);
       std::uint32_t c = 0;  // the keys of warp w below mine
       for (std::uint32_t step = kLanes; step >= 1; step /= 2) {
         if (c + step > kLanes) continue;
         const std::int64_t at = w * kWarpSize + c + step - 1;
-        if ((second ? sorted.Load(at) : warp_slots.Load(at)) < key) c += step;
+        if (slot_key(at) < key) c += step;
       }
       r += c;
+      if (next != nullptr && c < kLanes) {
+        const std::uint64_t above = slot_key(w * kWarpSize + c);
+        after = above < after ? above : after;
+      }
     }
+    if (next != nullptr) *next = after;
     return r;
   };
   // The rank's chunk into `sorted` (before the chunk loop: nothing else reads either buffer).
@@ -831,7 +849,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     block.Sync();
     block.ForEachThread([&](Thread t) {
       if (key_slot(t) >= e.size) return;
-      sorted.Store(rank_in_chunk(t, mine[t], below[t], e.size, false), mine[t]);
+      sorted.Store(rank_in_chunk(t, mine[t], below[t], e.size, false, nullptr), mine[t]);
     });
     block.Sync();
   };
@@ -1033,9 +1051,14 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     if (has_a) {
       block.ForEachThread([&](Thread t) {
         if (t.x != 0) return;
-        const bool second = second_a;
+        auto& from = second_a ? weight_words : weights;
+        // Two weights a shared read: the word of positions 2i and 2i + 1 is read at the first
+        // of them the walk asks for (it asks in increasing j).
+        std::uint32_t pair_at = ~0u;
+        std::uint64_t pair = 0;
         auto weight_of = [&](std::uint32_t j) {
-          return WordFloat(second ? std::uint64_t{weight_words.Load(j)} : weights.Load(j));
+          if (j / 2 != pair_at) pair_at = j / 2, pair = from.Load(pair_at);
+          return WordFloat(j % 2 == 0 ? pair : pair >> 32);
         };
         std::uint64_t verdict = 0;
         if constexpr (kMarks) {
@@ -1063,14 +1086,13 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       block.ForEachThread([&](Thread t) {
         rank_b[t] = ~0u;
         if (key_slot(t) >= size_b) return;
-        const std::uint32_t r = rank_in_chunk(t, key_b[t], below_b[t], size_b, second_b);
+        std::uint64_t next = kNoKey;
+        const std::uint32_t r = rank_in_chunk(t, key_b[t], below_b[t], size_b, second_b, &next);
         rank_b[t] = r;
-        const std::uint64_t w = FloatWord(visit.weight(key_b[t]));
-        if (second_b) {
-          weight_words.Store(r, static_cast<std::uint32_t>(w));
-        } else {
-          weights.Store(r, w);
-        }
+        if (r % 2 != 0) return;  // the pair's word is written by the thread of its even rank
+        const std::uint64_t w = FloatWord(visit.weight(key_b[t])) |
+                                (next != kNoKey ? FloatWord(visit.weight(next)) << 32 : std::uint64_t{0});
+        (second_b ? weight_words : weights).Store(r / 2, w);
       });
     }
     if (has_c) {
