@@ -103,8 +103,12 @@ void OnTerminateRankZero(int) {
   ::_exit(3);
 }
 
-Clock::time_point Deadline(const TpOptions& o) {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.rank_timeout_s));
+// Rank 0 waits the rank timeout; the other ranks, which mostly wait on rank 0, twice that, so
+// that when a rank hangs rank 0 gives up first and writes the report naming it (a healthy
+// rank's MPI_Abort first would end the job before rank 0 had written it).
+Clock::time_point Deadline(const Run& run) {
+  const double seconds = run.options->rank_timeout_s * (run.rank == 0 ? 1.0 : 2.0);
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
 void WriteReport(const Run& run, bool complete) {
@@ -310,7 +314,7 @@ int RunTp(const TpOptions& options) {
     {  // 0. No rank starts case c before rank 0 reports deaths in c (see the file comment).
       std::vector<MPI_Request> req(1);
       MPI_Ibarrier(MPI_COMM_WORLD, &req[0]);
-      const WaitOutcome w = WaitAll(req, Deadline(options));
+      const WaitOutcome w = WaitAll(req, Deadline(run));
       if (w != WaitOutcome::kDone) {
         if (run.rank == 0) AbortRun(run, c, "the ranks did not all reach the start of this case within the rank timeout");
         RankGivesUp(run, c, "waiting for the case to start", w);
@@ -345,7 +349,7 @@ int RunTp(const TpOptions& options) {
                   MPI_INT64_T, r, tag, MPI_COMM_WORLD, &reqs[static_cast<std::size_t>(r - 1)]);
       }
       std::vector<bool> got;
-      const WaitOutcome w = WaitEach(reqs, got, Deadline(options));
+      const WaitOutcome w = WaitEach(reqs, got, Deadline(run));
       if (w != WaitOutcome::kDone) {
         std::vector<bool> delivered(static_cast<std::size_t>(run.size), true);
         for (int r = 1; r < run.size; ++r) delivered[static_cast<std::size_t>(r)] = got[static_cast<std::size_t>(r - 1)];
@@ -354,7 +358,7 @@ int RunTp(const TpOptions& options) {
     } else {
       std::vector<MPI_Request> req(1);
       MPI_Isend(mine.data(), static_cast<int>(n + 1), MPI_INT64_T, 0, tag, MPI_COMM_WORLD, &req[0]);
-      const WaitOutcome w = WaitAll(req, Deadline(options));
+      const WaitOutcome w = WaitAll(req, Deadline(run));
       if (w != WaitOutcome::kDone) RankGivesUp(run, c, "sending ids to rank 0", w);
     }
     // Error messages of failing backends (only from ranks that said status 1).
@@ -393,7 +397,7 @@ int RunTp(const TpOptions& options) {
     {
       std::vector<MPI_Request> req(1);
       MPI_Ibcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD, &req[0]);
-      const WaitOutcome w = WaitAll(req, Deadline(options));
+      const WaitOutcome w = WaitAll(req, Deadline(run));
       if (w != WaitOutcome::kDone) {
         if (run.rank == 0) AbortRun(run, c, "the go/skip broadcast did not complete: " + std::string(w == WaitOutcome::kTerminated ? "mpirun ended the job" : "a rank stopped answering"));
         RankGivesUp(run, c, "waiting for rank 0's go", w);
@@ -426,7 +430,7 @@ int RunTp(const TpOptions& options) {
         const MPI_Op op = options.collective == "planted-sum" ? MPI_SUM : MPI_MIN;
         MPI_Iallreduce(ids.data(), agreed.data(), static_cast<int>(n), MPI_INT64_T, op, MPI_COMM_WORLD, &req[0]);
       }
-      const WaitOutcome w = WaitAll(req, Deadline(options));
+      const WaitOutcome w = WaitAll(req, Deadline(run));
       if (w != WaitOutcome::kDone) {
         if (run.rank == 0) AbortRun(run, c, "the consensus collective did not complete within the rank timeout");
         RankGivesUp(run, c, "the consensus collective", w);
@@ -438,7 +442,7 @@ int RunTp(const TpOptions& options) {
       std::vector<MPI_Request> req(2);
       MPI_Iallreduce(agreed.data(), lo.data(), static_cast<int>(n), MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD, &req[0]);
       MPI_Iallreduce(agreed.data(), hi.data(), static_cast<int>(n), MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD, &req[1]);
-      const WaitOutcome w = WaitAll(req, Deadline(options));
+      const WaitOutcome w = WaitAll(req, Deadline(run));
       if (w != WaitOutcome::kDone) {
         if (run.rank == 0) AbortRun(run, c, "the post-consensus agreement check did not complete within the rank timeout");
         RankGivesUp(run, c, "the agreement check", w);
