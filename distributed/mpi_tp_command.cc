@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -82,6 +83,7 @@ void WriteAll(int fd, const std::string& text) {
 void OnTerminateRankZero(int) {
   const int slot = g_death_slot;
   if (slot < 0) ::_exit(143);
+  std::atomic_signal_fence(std::memory_order_acquire);
   const DeathReports& armed = g_death_slots[slot];
   const DeathTarget& target = g_death_target;
   std::size_t which = 0;
@@ -211,6 +213,9 @@ void ArmDeathReports(const Run& run, const DivergenceCase& c) {
           reports::ReportToJson({"mpi:" + run.options->backend, ""}, results, /*complete=*/false).dump(2) + "\n";
     }
   }
+  // The slot's strings are written before it is published (the handler runs on this thread:
+  // a signal fence orders the compiler's stores, no hardware fence is needed).
+  std::atomic_signal_fence(std::memory_order_release);
   g_death_slot = slot;
 }
 
