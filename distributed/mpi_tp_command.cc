@@ -173,6 +173,16 @@ CaseResult FailedCase(const Run& run, const DivergenceCase& c, const std::string
   std::_Exit(3);
 }
 
+// A collective every rank takes part in: on a missed deadline or mpirun's stop, rank 0 reports
+// `rank0_reason` against case c and ends the job; another rank gives up naming `what`.
+void WaitOrEnd(Run& run, const DivergenceCase& c, std::vector<MPI_Request>& req, const char* rank0_reason,
+               const char* what) {
+  const WaitOutcome w = WaitAll(req, Deadline(run));
+  if (w == WaitOutcome::kDone) return;
+  if (run.rank == 0) AbortRun(run, c, rank0_reason);
+  RankGivesUp(run, c, what, w);
+}
+
 std::string Describe(const Run& run, const std::vector<bool>& delivered, double timeout, WaitOutcome w) {
   std::string out;
   for (int r = 1; r < run.size; ++r) {
@@ -319,11 +329,8 @@ int RunTp(const TpOptions& options) {
     {  // 0. No rank starts case c before rank 0 reports deaths in c (see the file comment).
       std::vector<MPI_Request> req(1);
       MPI_Ibarrier(MPI_COMM_WORLD, &req[0]);
-      const WaitOutcome w = WaitAll(req, Deadline(run));
-      if (w != WaitOutcome::kDone) {
-        if (run.rank == 0) AbortRun(run, c, "the ranks did not all reach the start of this case within the rank timeout");
-        RankGivesUp(run, c, "waiting for the case to start", w);
-      }
+      WaitOrEnd(run, c, req, "the ranks did not all reach the start of this case within the rank timeout",
+                "waiting for the case to start");
     }
     // [status, ids...]: status 0 ok, 1 the backend failed on this rank.
     std::vector<std::int64_t> mine(static_cast<std::size_t>(n + 1), 0);
@@ -435,11 +442,8 @@ int RunTp(const TpOptions& options) {
         const MPI_Op op = options.collective == "planted-sum" ? MPI_SUM : MPI_MIN;
         MPI_Iallreduce(ids.data(), agreed.data(), static_cast<int>(n), MPI_INT64_T, op, MPI_COMM_WORLD, &req[0]);
       }
-      const WaitOutcome w = WaitAll(req, Deadline(run));
-      if (w != WaitOutcome::kDone) {
-        if (run.rank == 0) AbortRun(run, c, "the consensus collective did not complete within the rank timeout");
-        RankGivesUp(run, c, "the consensus collective", w);
-      }
+      WaitOrEnd(run, c, req, "the consensus collective did not complete within the rank timeout",
+                "the consensus collective");
     }
     // 4. Does every rank hold the same ids now?
     std::vector<std::int64_t> lo(static_cast<std::size_t>(n)), hi(static_cast<std::size_t>(n));
@@ -447,11 +451,8 @@ int RunTp(const TpOptions& options) {
       std::vector<MPI_Request> req(2);
       MPI_Iallreduce(agreed.data(), lo.data(), static_cast<int>(n), MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD, &req[0]);
       MPI_Iallreduce(agreed.data(), hi.data(), static_cast<int>(n), MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD, &req[1]);
-      const WaitOutcome w = WaitAll(req, Deadline(run));
-      if (w != WaitOutcome::kDone) {
-        if (run.rank == 0) AbortRun(run, c, "the post-consensus agreement check did not complete within the rank timeout");
-        RankGivesUp(run, c, "the agreement check", w);
-      }
+      WaitOrEnd(run, c, req, "the post-consensus agreement check did not complete within the rank timeout",
+                "the agreement check");
     }
     // 5. Rank 0: the collective against the reference consensus, and the statistics.
     if (run.rank == 0) {
