@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <sstream>
+#include <utility>
 
 namespace sampcheck::gpu {
 
@@ -51,6 +53,79 @@ std::uint64_t NextLaunchSerial() {
   thread_local std::uint64_t serial = 0;
   return ++serial;
 }
+
+// Under AddressSanitizer every buffer comes from the heap and goes back to it, so that a use
+// of a dead register file or shared array is still reported.
+#if defined(__SANITIZE_ADDRESS__)
+void* TakeBuffer(std::size_t bytes) { return ::operator new(bytes); }
+void GiveBuffer(void* p, std::size_t) noexcept { ::operator delete(p); }
+#else
+namespace {
+// A host thread's recycled buffers, by size. A block holds a few dozen register files and
+// shared arrays at once at most, in a handful of sizes: a short list searched linearly.
+class BufferPool {
+ public:
+  BufferPool() { buckets_.reserve(kBuckets); }
+  BufferPool(const BufferPool&) = delete;
+  BufferPool& operator=(const BufferPool&) = delete;
+  ~BufferPool() {
+    for (Bucket& b : buckets_) {
+      for (void* p : b.free) ::operator delete(p);
+    }
+  }
+  void* Take(std::size_t bytes) {
+    for (Bucket& b : buckets_) {
+      if (b.bytes != bytes) continue;
+      if (b.free.empty()) break;
+      void* p = b.free.back();
+      b.free.pop_back();
+      return p;
+    }
+    return ::operator new(bytes);
+  }
+  void Give(void* p, std::size_t bytes) noexcept {
+    for (Bucket& b : buckets_) {
+      if (b.bytes != bytes) continue;
+      if (b.free.size() < kKeep) {
+        b.free.push_back(p);  // no reallocation: reserved to kKeep
+        return;
+      }
+      ::operator delete(p);
+      return;
+    }
+    if (buckets_.size() < kBuckets) {
+      try {
+        std::vector<void*> free;
+        free.reserve(kKeep);
+        free.push_back(p);
+        buckets_.push_back(Bucket{bytes, std::move(free)});  // reserved in the constructor: no reallocation
+        return;
+      } catch (const std::bad_alloc&) {
+        // no room to keep it: back to the heap
+      }
+    }
+    ::operator delete(p);
+  }
+
+ private:
+  static constexpr std::size_t kKeep = 64;     // buffers kept per size
+  static constexpr std::size_t kBuckets = 64;  // sizes kept
+  struct Bucket {
+    std::size_t bytes;
+    std::vector<void*> free;
+  };
+  std::vector<Bucket> buckets_;
+};
+
+BufferPool& ThreadPool() {
+  thread_local BufferPool pool;
+  return pool;
+}
+}  // namespace
+
+void* TakeBuffer(std::size_t bytes) { return ThreadPool().Take(bytes); }
+void GiveBuffer(void* p, std::size_t bytes) noexcept { ThreadPool().Give(p, bytes); }
+#endif
 
 std::size_t FindGlobalSlot(LaunchCounters& c, const void* base, const char* name, std::int64_t elements,
                            std::size_t element_bytes) {
@@ -275,7 +350,7 @@ void HostBlock::WarpOp(const char* what, bool counted) {
 
 HostRegisters<std::uint32_t> Ballot(HostBlock& block, const HostRegisters<bool>& p) {
   block.WarpOp("Ballot");
-  HostRegisters<std::uint32_t> out(p.size(), 0u);
+  HostRegisters<std::uint32_t> out(p.size(), HostRegisters<std::uint32_t>::Unfilled{});
   for (int w = 0; w * kWarpSize < p.size(); ++w) {
     std::uint32_t mask = 0;
     for (int l = 0; l < kWarpSize && w * kWarpSize + l < p.size(); ++l) {

@@ -31,11 +31,18 @@
 // their reports out of line; a shared array counts its own accesses and adds them to the
 // launch's counters when it goes out of scope; a phase records barriers only once a thread
 // reaches one inside it. Same checks, same reports, same counts.
+// Speed per launch (docs/gpu.md "Cost per access"): the register files and shared arrays of a
+// block are short-lived (a reduction makes five shuffles, each a new register file), so their
+// buffers come from a per-thread pool of recycled buffers instead of the heap; a shared array's
+// shadow starts as all-ones bytes (every field -1) by one memset.
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/portability.h"
@@ -144,8 +151,11 @@ class HostBlock {
       current_ = t;
       const std::int64_t before = accesses_;
       f(Thread{t});
-      const std::int64_t w = work[t] += accesses_ - before;
-      if (w > busiest) busiest = w;
+      // Most threads of a register-only phase (a shuffle's fold) make no access: no update.
+      if (const std::int64_t made = accesses_ - before; made != 0) {
+        const std::int64_t w = work[t] += made;
+        if (w > busiest) busiest = w;
+      }
     }
     interval_busiest_ = busiest;
     interval_phase_accesses_ += accesses_ - start;
@@ -246,11 +256,96 @@ class HostBlock {
   bool acquired_ = false;
 };
 
+namespace detail {
+// Recycled buffers for register files and shared arrays, per host thread (each thread runs
+// its own launches): TakeBuffer returns a buffer of `bytes` (aligned for any scalar), from the
+// buffers of that size given back before when there is one; GiveBuffer keeps it for the next
+// TakeBuffer (a bounded number per size; the rest go back to the heap). Contents undefined.
+void* TakeBuffer(std::size_t bytes);
+void GiveBuffer(void* p, std::size_t bytes) noexcept;
+
+// Types whose arrays live in pooled buffers: plain bytes, nothing to construct or destroy.
+template <class T>
+inline constexpr bool kPooled = std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T> &&
+                                alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__;
+
+// An array of n T, value-initialised from `init` unless `fill` is false (the caller writes
+// every element); pooled when kPooled<T>.
+template <class T>
+class PooledArray {
+ public:
+  PooledArray() = default;
+  PooledArray(std::int64_t n, const T& init, bool fill) : n_(n) {
+    const auto count = static_cast<std::size_t>(n);
+    if constexpr (kPooled<T>) {
+      p_ = static_cast<T*>(TakeBuffer(count * sizeof(T)));
+      if (!fill) return;
+      if constexpr (std::is_scalar_v<T>) {
+        if (IsZero(init)) {
+          std::memset(static_cast<void*>(p_), 0, count * sizeof(T));
+          return;
+        }
+      }
+      for (std::size_t i = 0; i < count; ++i) p_[i] = init;
+    } else {
+      p_ = new T[count];
+      if (fill) {
+        for (std::size_t i = 0; i < count; ++i) p_[i] = init;
+      }
+    }
+  }
+  PooledArray(const PooledArray&) = delete;
+  PooledArray& operator=(const PooledArray&) = delete;
+  PooledArray(PooledArray&& o) noexcept : n_(o.n_), p_(o.p_) { o.p_ = nullptr; }
+  PooledArray& operator=(PooledArray&& o) noexcept {
+    if (this != &o) {
+      Release();
+      n_ = o.n_;
+      p_ = o.p_;
+      o.p_ = nullptr;
+    }
+    return *this;
+  }
+  ~PooledArray() { Release(); }
+  SAMPCHECK_FORCE_INLINE T* data() const { return p_; }
+
+ private:
+  // All bits zero (-0.0 is not: it keeps the loop).
+  static bool IsZero(const T& v) {
+    unsigned char bytes[sizeof(T)];
+    std::memcpy(bytes, &v, sizeof(T));
+    for (unsigned char b : bytes) {
+      if (b != 0) return false;
+    }
+    return true;
+  }
+  void Release() noexcept {
+    if (p_ == nullptr) return;
+    if constexpr (kPooled<T>) {
+      GiveBuffer(p_, static_cast<std::size_t>(n_) * sizeof(T));
+    } else {
+      delete[] p_;
+    }
+    p_ = nullptr;
+  }
+  std::int64_t n_ = 0;
+  T* p_ = nullptr;
+};
+}  // namespace detail
+
 template <class T>
 class HostRegisters {
  public:
-  HostRegisters(int n, T init) : n_(n), v_(new T[static_cast<std::size_t>(n)]), p_(v_.get()) {
-    for (int i = 0; i < n; ++i) p_[i] = init;
+  HostRegisters(int n, T init) : n_(n), v_(n, init, /*fill=*/true), p_(v_.data()) {}
+  // Every element is written by the caller before it is read (the warp operations' results).
+  struct Unfilled {};
+  HostRegisters(int n, Unfilled) : n_(n), v_(n, T{}, /*fill=*/false), p_(v_.data()) {}
+  HostRegisters(HostRegisters&& o) noexcept : n_(o.n_), v_(std::move(o.v_)), p_(o.p_) {}
+  HostRegisters& operator=(HostRegisters&& o) noexcept {
+    n_ = o.n_;
+    v_ = std::move(o.v_);
+    p_ = o.p_;
+    return *this;
   }
   SAMPCHECK_FORCE_INLINE T& operator[](Thread t) { return p_[t.x]; }
   SAMPCHECK_FORCE_INLINE const T& operator[](Thread t) const { return p_[t.x]; }
@@ -260,8 +355,8 @@ class HostRegisters {
 
  private:
   int n_;
-  std::unique_ptr<T[]> v_;
-  T* p_;  // v_.get(): indexing a unique_ptr is four calls in an unoptimised build
+  detail::PooledArray<T> v_;
+  T* p_;  // v_.data(): a call per index in an unoptimised build otherwise
 };
 
 template <class T>
@@ -270,6 +365,7 @@ HostRegisters<T> Registers(const HostBlock& block, T init = T{}) {
 }
 
 // Per-word shadow of a shared array: who wrote and read it in which barrier epoch.
+// Its initial state is every field -1: all bytes 0xff (HostShared sets it by one memset).
 struct ShadowWord {
   std::int32_t write_epoch = -1;  // -1: never written
   std::int32_t writer = -1;
@@ -277,6 +373,8 @@ struct ShadowWord {
   std::int32_t reader = -1;       // kSeveral: more than one thread read it in read_epoch
   static constexpr std::int32_t kSeveral = -2;
 };
+static_assert(sizeof(ShadowWord) == 4 * sizeof(std::int32_t) && std::is_trivially_copyable_v<ShadowWord>,
+              "a shadow of n words is 16 n bytes of 0xff when fresh");
 
 namespace detail {
 // The reports of the shadow checks below (out of line: they build messages).
@@ -317,12 +415,12 @@ class HostShared {
         name_(name),
         n_(n),
         slot_(block.SharedSlot(name, sizeof(T))),
-        data_(static_cast<std::size_t>(n)),
-        shadow_(static_cast<std::size_t>(n)),
+        data_(n, T{}, /*fill=*/false),
+        shadow_(n, ShadowWord{}, /*fill=*/false),
         d_(data_.data()),
         s_(shadow_.data()) {}
   // d_ and s_ point into data_ and shadow_: a copy would point into the original's, a move
-  // takes the vectors' buffers with them.
+  // takes the buffers with them.
   HostShared(const HostShared&) = delete;
   HostShared& operator=(const HostShared&) = delete;
   // A moved-from array counts nothing more (its counts went with the move).
@@ -335,6 +433,7 @@ class HostShared {
         shadow_(std::move(o.shadow_)),
         d_(o.d_),
         s_(o.s_),
+        ready_(o.ready_),
         loads_(o.loads_),
         stores_(o.stores_) {
     o.loads_ = o.stores_ = 0;
@@ -342,9 +441,12 @@ class HostShared {
   HostShared& operator=(HostShared&&) = delete;
   ~HostShared() { block_->AddShared(slot_, sizeof(T), loads_, stores_); }
   T Load(std::int64_t i) const {
-    if (i < 0 || i >= n_) {
-      detail::ReportOutOfBounds(*block_, name_, i, n_, false);
-      return T{};
+    if (i < 0 || i >= ready_) [[unlikely]] {
+      if (i < 0 || i >= n_) {
+        detail::ReportOutOfBounds(*block_, name_, i, n_, false);
+        return T{};
+      }
+      Prepare(i);
     }
     detail::CheckSharedLoad(*block_, name_, i, s_[i]);
     ++loads_;
@@ -352,9 +454,12 @@ class HostShared {
     return d_[i];
   }
   void Store(std::int64_t i, T v) const {
-    if (i < 0 || i >= n_) {
-      detail::ReportOutOfBounds(*block_, name_, i, n_, true);
-      return;
+    if (i < 0 || i >= ready_) [[unlikely]] {
+      if (i < 0 || i >= n_) {
+        detail::ReportOutOfBounds(*block_, name_, i, n_, true);
+        return;
+      }
+      Prepare(i);
     }
     detail::CheckSharedStore(*block_, name_, i, s_[i]);
     ++stores_;
@@ -367,11 +472,29 @@ class HostShared {
   const char* name_;
   std::int64_t n_;
   std::size_t slot_;
-  std::vector<T> data_;
-  std::vector<ShadowWord> shadow_;
-  // Raw pointers into the two vectors: indexing a vector is a call in an unoptimised build.
+  detail::PooledArray<T> data_;
+  detail::PooledArray<ShadowWord> shadow_;
+  // Raw pointers into the two buffers: a call per index in an unoptimised build otherwise.
   T* d_;
   ShadowWord* s_;
+  // Words [0, ready_) hold their initial state (value T{}, a fresh shadow); the rest are set
+  // when an access first reaches them (Prepare): a 1024-word array a block declares and
+  // touches little of costs no 24 KiB of stores per block. Same values, same reports.
+  mutable std::int64_t ready_ = 0;
+  void Prepare(std::int64_t i) const {
+    std::int64_t end = ready_ * 2 > i + 1 ? ready_ * 2 : i + 1;  // doubling: amortised O(1) per word
+    if (end < 64) end = 64;
+    if (end > n_) end = n_;
+    const auto first = static_cast<std::size_t>(ready_);
+    const auto count = static_cast<std::size_t>(end - ready_);
+    std::memset(static_cast<void*>(s_ + first), 0xff, count * sizeof(ShadowWord));
+    if constexpr (std::is_scalar_v<T>) {
+      std::memset(static_cast<void*>(d_ + first), 0, count * sizeof(T));  // T{}: all bits zero
+    } else {
+      for (std::size_t k = first; k < first + count; ++k) d_[k] = T{};
+    }
+    ready_ = end;
+  }
   // This array's accesses so far (bytes: sizeof(T) each), added to the launch's counters by the
   // destructor: two counts here instead of four through the report on every access.
   mutable std::int64_t loads_ = 0;
@@ -385,7 +508,7 @@ class HostShared {
 template <class T>
 HostRegisters<T> ShuffleDown(HostBlock& block, const HostRegisters<T>& r, int delta) {
   block.WarpOp("ShuffleDown");
-  HostRegisters<T> out(r.size(), T{});
+  HostRegisters<T> out(r.size(), typename HostRegisters<T>::Unfilled{});
   for (int t = 0; t < r.size(); ++t) {
     const int lane = t & (kWarpSize - 1);
     const int src = lane + delta < kWarpSize && t + delta < r.size() ? t + delta : t;
@@ -397,11 +520,16 @@ HostRegisters<T> ShuffleDown(HostBlock& block, const HostRegisters<T>& r, int de
 template <class T>
 HostRegisters<T> ShuffleXor(HostBlock& block, const HostRegisters<T>& r, int mask) {
   block.WarpOp("ShuffleXor");
-  HostRegisters<T> out(r.size(), T{});
+  HostRegisters<T> out(r.size(), typename HostRegisters<T>::Unfilled{});
   const int m = mask & (kWarpSize - 1);  // lane l ^ m of the same warp: thread t ^ m
-  for (int t = 0; t < r.size(); ++t) {
+  const int n = r.size();
+  if (n % kWarpSize == 0) {  // whole warps: every t ^ m is a thread of the block
+    for (int t = 0; t < n; ++t) out.at(t) = r.at(t ^ m);
+    return out;
+  }
+  for (int t = 0; t < n; ++t) {
     const int src = t ^ m;
-    out.at(t) = r.at(src < r.size() ? src : t);
+    out.at(t) = r.at(src < n ? src : t);
   }
   return out;
 }
