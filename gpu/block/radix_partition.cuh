@@ -78,7 +78,7 @@
 //   reads its keys into (the first bucket's first, about 7.8 keys a thread each at V = 128256)
 //   and stores only those that do not fit, at their slots; their refinements take the keys
 //   from there, so about two buckets' keys are neither stored by level 0 nor loaded again
-//   (0.25 row passes of 8-byte keys at V = 128256). While a held bucket waits, no other
+//   (0.2 row passes of 8-byte keys loaded, and as many stored, at V = 128256). While a held bucket waits, no other
 //   refinement loads its keys into those slots (it reads them once per count instead).
 // - Chunk loop (every chunk of every visit: sampling_filters' top_p walk, top_p's full-row
 //   walks, VisitKeysInOrder's callers): the chunks are not handed over as keys but as weights
