@@ -1403,6 +1403,85 @@ TEST(GpuRadixPartition, CutsALevelZeroBucketInto32PartsThatFillChunks) {
   EXPECT_LE(v.chunks, 120);
 }
 
+// The first two refined level-0 buckets stay in the threads' registers from the scatter read
+// (radix_partition.cuh, contract "Held buckets"): their keys are neither stored by level 0 nor
+// loaded by their refinement, except a thread's keys past its kCachedKeys = 16 slots (the
+// first bucket's first), which go to their slots and are loaded by the refinement's count and
+// again by its scatter. Rows of 32768 distinct values (32 a thread): level 0's 16 buckets of
+// about 2048 keys, each refined once into 32 parts of about 64, so every key is stored once by
+// level 0 unless held, once by its refinement and loaded once as part of a chunk. The bucket
+// sizes and each thread's keys per bucket are computed here from the contract's rule (the
+// sample t x V / 1024, splitter j its key of rank 64 (j + 1) - 1) over a stable sort of the
+// floats, never from the partition: order_keys stores = 2n - kept, loads = (n - s0 - s1) +
+// 2 (s0 + s1 - kept) + n. In the second row the 2048 largest values lie in 64 lanes (32 keys
+// each: 16 held in bucket 0, none of bucket 1 for them).
+TEST(GpuRadixPartition, HoldsTheFirstTwoRefinedBucketsInRegisters) {
+  constexpr std::int64_t kN = 32768;
+  std::vector<float> spread(kN), crowded(kN);
+  // Distinct values 1 + m x 2^-15, m a permutation of 0 .. kN - 1 (7919 is odd, so coprime with
+  // 2^15): exact, and all in [1, 2), so that the order keys are evenly spaced and every part
+  // of a bucket's equal-width refinement holds about 64 keys (none is refined again).
+  for (std::int64_t i = 0; i < kN; ++i) spread[i] = 1.0f + static_cast<float>((i * 7919) % kN) * 0x1p-15f;
+  // The 2048 largest values at the indices whose lane (i mod 1024) is below 64.
+  std::int64_t top = kN - 1, rest = kN - 2049;
+  for (std::int64_t i = 0; i < kN; ++i) {
+    crowded[i] = 1.0f + static_cast<float>(i % kCanonicalLanes < 64 ? top-- : rest--) * 0x1p-15f;
+  }
+  for (const auto* row : {&spread, &crowded}) {
+    SCOPED_TRACE(row == &spread ? "spread" : "crowded");
+    const std::vector<std::int64_t> order = SortedFinite(*row, false);
+    std::vector<std::int64_t> rank_of(kN);
+    for (std::int64_t r = 0; r < kN; ++r) rank_of[order[r]] = r;
+    std::vector<std::int64_t> sample;
+    for (std::int64_t t = 0; t < kCanonicalLanes; ++t) sample.push_back(rank_of[t * kN / kCanonicalLanes]);
+    std::sort(sample.begin(), sample.end());
+    std::vector<std::int64_t> upper;  // bucket j: ranks up to upper[j]
+    for (int j = 0; j < 15; ++j) upper.push_back(sample[64 * (j + 1) - 1]);
+    upper.push_back(kN - 1);
+    auto bucket_of = [&](std::int64_t i) {
+      return static_cast<int>(std::lower_bound(upper.begin(), upper.end(), rank_of[i]) - upper.begin());
+    };
+    std::vector<std::int64_t> size(16, 0), kept_of(kCanonicalLanes, 0);
+    std::vector<std::vector<std::int64_t>> per_thread(kCanonicalLanes, std::vector<std::int64_t>(2, 0));
+    for (std::int64_t i = 0; i < kN; ++i) {
+      const int b = bucket_of(i);
+      ++size[b];
+      if (b < 2) ++per_thread[i % kCanonicalLanes][b];
+    }
+    for (int b = 0; b < 16; ++b) ASSERT_GT(size[b], kCandidates) << "bucket " << b << " is refined";
+    std::int64_t kept = 0;
+    for (const auto& c : per_thread) {
+      const std::int64_t first = std::min<std::int64_t>(c[0], 16);
+      kept += first + std::min<std::int64_t>(c[1], 16 - first);
+    }
+    const std::int64_t held = size[0] + size[1];
+    if (row == &crowded) {
+      EXPECT_GT(held, kept);  // some threads' keys do not fit: their slots take them
+    } else {
+      EXPECT_EQ(held, kept);  // 2 keys a thread per bucket: every one held
+    }
+
+    std::vector<std::uint64_t> scratch(static_cast<std::size_t>(2 * kN));
+    Visited v;
+    const LaunchReport report = emu::Launch("visit", 1, kCanonicalLanes, [&](Block& block) {
+      SAMPCHECK_SHARED(block, std::uint64_t, sorted, kCandidates);
+      GlobalArray<float> x(const_cast<float*>(row->data()), kN, "logits");
+      GlobalArray<std::uint64_t> keys(scratch.data(), 2 * kN, "order_keys");
+      VisitKeysInOrder(block, x, 0, kN, false, false, 0, kLastFiniteDescending, keys, 0, sorted,
+                       RecordingVisit(block, v.indices, v.chunks, 0));
+    });
+    ASSERT_TRUE(report.ok()) << report.Summary();
+    EXPECT_EQ(v.indices, order);
+    const ArrayTraffic* traffic = nullptr;
+    for (const ArrayTraffic& a : report.counters.global) {
+      if (a.name == "order_keys") traffic = &a;
+    }
+    ASSERT_NE(traffic, nullptr);
+    EXPECT_EQ(traffic->stores, 2 * kN - kept);
+    EXPECT_EQ(traffic->loads, (kN - held) + 2 * (held - kept) + kN);
+  }
+}
+
 TEST(GpuRadixPartition, FindsTheKeyOfRankKAndStillVisitsEveryKeyInOrder) {
   // Expected answers from the floats (SortedFinite: a stable sort by value; std::nth_element
   // with the same order for the rank), never from the order keys. The rows reach each path:

@@ -72,6 +72,14 @@
 //   memory for level0 to read); with a level-0 sample and a rank, a thread that holds all of its keys up to the last stored bucket's upper bound
 //   scatters them from the hook instead of reading its entries, and fold is not called for
 //   it: its caller must use the held keys, not the fold, for every such thread.
+// - Held buckets (with a level-0 sample): the first two level-0 buckets of more than 1024 keys
+//   to be refined (the rank's, then the stored ones in order) stay in registers from the
+//   scatter read: each thread keeps its keys of them in the kCachedKeys slots a refinement
+//   reads its keys into (the first bucket's first, about 7.8 keys a thread each at V = 128256)
+//   and stores only those that do not fit, at their slots; their refinements take the keys
+//   from there, so about two buckets' keys are neither stored by level 0 nor loaded again
+//   (0.2 row passes of 8-byte keys loaded, and as many stored, at V = 128256). While a held bucket waits, no other
+//   refinement loads its keys into those slots (it reads them once per count instead).
 // - Chunk loop (every chunk of every visit: sampling_filters' top_p walk, top_p's full-row
 //   walks, VisitKeysInOrder's callers): the chunks are not handed over as keys but as weights
 //   at their ranks (weight(key), computed by the thread that places the key), and thread 0's
@@ -99,7 +107,8 @@
 //   visit is one call of key_visit with m = vocab keys (no chunk loads, no barrier per 1024 keys).
 // - Reads: the sample (1024 entries), 2 of the row (3 without a sample; at most 3 when n <=
 //   1024), then for every bucket refined, one read of its keys (8 bytes each) per level (2
-//   or more above 16 x 1024 keys), and one read of each visited key. Flat rows: the sample
+//   or more above 16 x 1024 keys; none at level 1 for a held bucket's kept keys), and one read
+//   of each visited key. Flat rows: the sample
 //   and 1 read, nothing more.
 // - Deterministic: integer counts and scans in a fixed order, ranks of unique keys; no atomics.
 // Example: row {1, 3, 3, 2} is visited as (3, 1), (3, 2), (2, 3), (1, 0), one chunk;
@@ -356,6 +365,18 @@ inline constexpr int kHeldKeysPerThread = 24;
 // A stack entry whose keys were counted by level 0 but not scattered (a gap: contract "Reach").
 inline constexpr std::uint32_t kUnscattered = 1u << 24;
 
+// The level-0 buckets whose keys the scatter read leaves in registers (contract "Held
+// buckets"): the first two refined. A bucket holds about n / 16 keys, 7.8 a thread at
+// V = 128256, so two share a thread's kCachedKeys slots, the first taking what it needs.
+inline constexpr int kHeldBuckets = 2;
+// No bucket held: differs from every digit of every level.
+inline constexpr std::uint32_t kNoHeldBucket = ~0u;
+// Per thread, per held bucket: its first slot in buffer 0, its number of keys, and the first
+// of its `cache` slots.
+struct HeldRanges {
+  std::uint32_t first[kHeldBuckets], count[kHeldBuckets], at[kHeldBuckets];
+};
+
 }  // namespace partition_detail
 
 // The general form (contract above, "Hooks"): `level0(n, smallest, largest)` is block-level code
@@ -377,6 +398,8 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   using partition_detail::CachedKeys;
   using partition_detail::DigitSlots;
   using partition_detail::kCachedKeys;
+  using partition_detail::kHeldBuckets;
+  using partition_detail::kNoHeldBucket;
   using partition_detail::ShiftFor;
   // One storage for every instantiation (partition_detail::Arrays): on the device each
   // __shared__ declaration is static per function, so arrays declared here would be
@@ -600,20 +623,52 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // Digits in [gap_lo, gap_hi) are not stored: they are pushed as one entry marked
   // kUnscattered (the reach's gap), scattered by a read of their own if the visit gets there.
   // buckets > 16: 32 digits counted two to a counter (part_start).
+  // Level 0's scatter (held_bucket set: contract "Held buckets"): each thread keeps its keys
+  // of the held buckets in `cache` instead of storing them, the first bucket's from slot 0,
+  // the second's after them, as many as fit; the others go to their slots (all reserved).
+  auto cache = Registers<CachedKeys>(block);
+  auto held = Registers<partition_detail::HeldRanges>(block);
+  std::uint32_t held_bucket[kHeldBuckets] = {kNoHeldBucket, kNoHeldBucket};  // block-level
+  int held_left = 0;  // held buckets not yet refined: no other refinement may load `cache`
   auto scatter = [&](auto&& for_each, auto&& digit_of, auto&& next_of, std::int64_t first, int to,
-                     std::uint32_t buckets, std::uint32_t gap_lo = 16, std::uint32_t gap_hi = 16) {
+                     std::uint32_t buckets, std::uint32_t gap_lo = 16, std::uint32_t gap_hi = 16,
+                     bool hold_buckets = false) {
     const std::int64_t out = scratch_base + to * vocab + first;
     const std::uint32_t parts = buckets > 16 ? 32u : 16u;
     std::int64_t pushed = depth;
     block.ForEachThread([&](Thread t) {
       DigitCounts at = slots[t];
       const std::uint32_t high_first = parts > 16 ? start.Load(16) & 0xffffu : 0u;  // the high halves' first slot
+      if (hold_buckets) {
+        std::uint32_t used = 0;
+        for (int h = 0; h < kHeldBuckets; ++h) {
+          const std::uint32_t b = held_bucket[h] == kNoHeldBucket ? 0u : held_bucket[h];
+          held[t].first[h] = at.c[b];
+          held[t].count[h] = held_bucket[h] == kNoHeldBucket ? 0u : counts[t].c[b];
+          held[t].at[h] = used;
+          used += held[t].count[h];
+          used = used < static_cast<std::uint32_t>(kCachedKeys) ? used : static_cast<std::uint32_t>(kCachedKeys);
+        }
+      }
       for_each(t, [&](std::uint64_t key) {
         const std::uint32_t d = digit_of(key);
         if (d >= buckets || (d >= gap_lo && d < gap_hi)) return;
         const std::uint32_t word = at.c[d & 15u];
         const std::uint32_t slot = parts <= 16 ? word : (d < 16 ? word & 0xffffu : high_first + (word >> 16));
         at.c[d & 15u] += 1u << (16u * (d >> 4));
+        if (hold_buckets) {
+          bool kept = false;
+          for (int h = 0; h < kHeldBuckets; ++h) {
+            if (d != held_bucket[h]) continue;
+            const std::uint32_t c = held[t].at[h] + (slot - held[t].first[h]);
+            if (c >= static_cast<std::uint32_t>(kCachedKeys)) break;
+            for (int j = 0; j < kCachedKeys; ++j) {  // a constant index after unrolling: registers
+              if (static_cast<std::uint32_t>(j) == c) cache[t].k[j] = key;
+            }
+            kept = true;
+          }
+          if (kept) return;
+        }
         scratch.Store(out + slot, key);
       });
       std::int64_t d = depth;
@@ -707,24 +762,46 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     // it ties the rank's key only when splitter j - 1's value key is u's. The reach's gap
     // [gap_lo, gap_hi): the buckets past the reach, up to the rank's (refined first, so it is
     // stored), or to the last one without a rank.
+    // The held buckets (contract "Held buckets"): the rank's, then the stored ones of more
+    // than a chunk in order (the visit takes the stack front first). Each bucket start is read
+    // once by this block-level code (start_of; bucket 0 starts at slot 0).
     std::uint32_t buckets = 16;
-    if (rank > 0 && bound != VisitBound::kAll) {
-      block.ForEachThread([&](Thread) {  // block-level reads of the scan and the splitters
-        std::uint32_t b = 0;
-        while (start.Load(b + 1) < static_cast<std::uint64_t>(rank)) ++b;  // start[b] < rank <= start[b + 1]
-        std::uint32_t e = b + 1;
-        if (bound == VisitBound::kRankValue) {
-          const std::uint64_t upper = b == 15 ? largest : splitter.Load(b);
-          while (e < 16 && (splitter.Load(e - 1) >> 32) == (upper >> 32)) ++e;
-        }
-        buckets = e;
-        gap_lo = reach_buckets < b ? reach_buckets : b;
-        gap_hi = b;
-      });
-    } else if (rank == 0) {
+    if (rank == 0) {
       gap_lo = reach_buckets;
       gap_hi = 16;
     }
+    block.ForEachThread([&](Thread) {  // block-level reads of the scan and the splitters
+      std::uint32_t at[17] = {0};
+      std::uint32_t known = 0;  // at[0 .. known] read
+      auto start_of = [&](std::uint32_t j) {
+        for (; known < j; ++known) at[known + 1] = static_cast<std::uint32_t>(start.Load(known + 1));
+        return at[j];
+      };
+      std::uint32_t rank_bucket = 16;
+      if (rank > 0) {
+        std::uint32_t b = 0;
+        while (start_of(b + 1) < static_cast<std::uint64_t>(rank)) ++b;  // start[b] < rank <= start[b + 1]
+        rank_bucket = b;
+        if (bound != VisitBound::kAll) {
+          std::uint32_t e = b + 1;
+          if (bound == VisitBound::kRankValue) {
+            const std::uint64_t upper = b == 15 ? largest : splitter.Load(b);
+            while (e < 16 && (splitter.Load(e - 1) >> 32) == (upper >> 32)) ++e;
+          }
+          buckets = e;
+          gap_lo = reach_buckets < b ? reach_buckets : b;
+          gap_hi = b;
+        }
+      }
+      auto big = [&](std::uint32_t b) { return start_of(b + 1) - start_of(b) > static_cast<std::uint32_t>(kCandidates); };
+      int h = 0;
+      if (rank_bucket < 16 && big(rank_bucket)) held_bucket[h++] = rank_bucket;
+      for (std::uint32_t b = 0; b < buckets && h < kHeldBuckets; ++b) {
+        if ((b >= gap_lo && b < gap_hi) || b == rank_bucket) continue;
+        if (big(b)) held_bucket[h++] = b;
+      }
+      held_left = h;
+    });
     // Held keys (contract "Held keys"): a thread that kept all of its keys up to the last
     // stored bucket's upper bound scatters them from registers, in the order the row read
     // would, and neither reads nor folds its entries; the others read theirs.
@@ -738,7 +815,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       }
       row_keys_folded(t, f);
     };
-    scatter(scattered_keys, bucket, bucket_next, 0, 0, buckets, gap_lo, gap_hi);
+    scatter(scattered_keys, bucket, bucket_next, 0, 0, buckets, gap_lo, gap_hi, true);
   } else {
     // The 4 bits ending at the highest bit where the smallest and largest keys differ.
     const int shift0 = ShiftFor(smallest, largest);
@@ -857,10 +934,18 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // An entry of at most kCachedKeys x 1024 keys is read once into registers (thread t holds
   // keys t, t + 1024, ...) for its counts and its scatter; a larger one is read once per
   // digit tried and once more by the scatter.
-  auto cache = Registers<CachedKeys>(block);
   // fine_parts (16 or 32): a splitter bucket's parts below 2^16 keys (comment below).
   auto refine = [&](Entry e, std::uint32_t fine_parts) {
-    const bool cached = e.size <= static_cast<std::int64_t>(kCachedKeys) * kCanonicalLanes;
+    // A held bucket (level 0's entry of it, in buffer 0): each thread's keys from `cache`,
+    // those that did not fit from its own slots; nothing to load first. While one is left,
+    // no other refinement loads `cache` (it reads its keys once per count instead).
+    int h = -1;
+    for (int j = 0; j < kHeldBuckets; ++j) {
+      if (held_bucket[j] != kNoHeldBucket && e.bucket == static_cast<int>(held_bucket[j]) + 1 && e.from == 0) h = j;
+    }
+    if (h >= 0) --held_left;
+    const bool cached =
+        h < 0 && held_left == 0 && e.size <= static_cast<std::int64_t>(kCachedKeys) * kCanonicalLanes;
     if (cached) {
       block.ForEachThread([&](Thread t) {
         for (int c = 0; c < kCachedKeys; ++c) {
@@ -870,6 +955,16 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       });
     }
     auto entry_keys = [&](Thread t, auto&& f) {
+      if (h >= 0) {
+        const std::uint32_t at = held[t].at[h], count = held[t].count[h];
+        const std::uint32_t room = static_cast<std::uint32_t>(kCachedKeys) - at;  // at <= kCachedKeys
+        const std::uint32_t kept = count < room ? count : room;
+        for (int c = 0; c < kCachedKeys; ++c) {
+          if (static_cast<std::uint32_t>(c) >= at && static_cast<std::uint32_t>(c) < at + kept) f(cache[t].k[c]);
+        }
+        for (std::uint32_t j = kept; j < count; ++j) f(scratch.Load(scratch_base + held[t].first[h] + j));
+        return;
+      }
       if (cached) {
         for (int c = 0; c < kCachedKeys; ++c) {
           if (t.x + static_cast<std::int64_t>(c) * kCanonicalLanes < e.size) f(cache[t].k[c]);
