@@ -22,7 +22,7 @@ mpirun=$1 ranks=$2 tool=$3 work=$5
 # that way on purpose. Only `die` needs the grace (rank 0's SIGTERM handler writes the report
 # there), and 1 s is too short on a loaded machine (docs/spec/tp_consensus.md "Rank faults":
 # 3 of 30 runs beside three busy processes on 2 cores), so the `die` runs get 10 s, as the
-# document advises (rank 0 exits at once once the report is written: no run takes longer);
+# document advises (rank 0 exits as soon as the report is written: no run takes longer);
 # `hang` keeps mpirun's default (rank 0 writes its report before MPI_Abort), `fast` drops it
 # for the others.
 fast() { OMPI_MCA_odls_base_sigkill_timeout=0 "$@"; }
