@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The two sampcheck sampling modes on device-resident logits, for bench/device_sampling_bench.cu
-// (bench/README.md "Device"): every buffer allocated once per shape so that only kernels are
-// timed, launched by the gpu library's resident entry (gpu/runners/resident_sampling.h: the
-// deterministic path bit-exact with the reference, or gpu-fast's fused kernel), so this
-// benchmark compiles no kernel of its own.
+// (bench/README.md "Device"): every buffer allocated once per shape (the kernels' scratch by the
+// first launch) so that only kernels are timed, launched by the gpu library's resident entry
+// (gpu/runners/resident_sampling.h: the deterministic path bit-exact with the reference, or
+// gpu-fast's fused kernel), so this benchmark compiles no kernel of its own.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -52,12 +52,6 @@ class DeviceSampler {
         position_(rows, 7),
         seed_u64_(rows, seed),
         position_u64_(rows, 7),
-        work_a_(mode == DeviceMode::kDeterministic ? rows * vocab : 1, 0.0f),
-        work_b_(mode == DeviceMode::kDeterministic ? rows * vocab : 1, 0.0f),
-        keys_(mode == DeviceMode::kDeterministic ? rows * 2 * vocab : 1, 0),
-        partials_(gpu::ResidentPartialWords(rows, vocab, top_k), 0),
-        survivor_rows_(1, 0),
-        tickets_(rows, 0u),
         token_(rows, -1) {
     s_.mode = mode;
     s_.rows = rows;
@@ -72,18 +66,12 @@ class DeviceSampler {
     s_.positions = position_.Get();
     s_.seed_u64 = seed_u64_.Get();
     s_.position_u64 = position_u64_.Get();
-    s_.work_a = work_a_.Get();
-    s_.work_b = work_b_.Get();
-    s_.order_keys = keys_.Get();
-    s_.partials = partials_.Get();
-    s_.survivor_rows = survivor_rows_.Get();
-    s_.tickets = tickets_.Get();
     s_.token = token_.Get();
   }
 
   void Launch(const float* logits) {
     s_.logits = logits;
-    const int e = gpu::LaunchResidentSampling(s_);
+    const int e = gpu::LaunchResidentSampling(s_, workspace_);
     if (e != 0) {
       throw std::runtime_error(std::string("device bench: kernel launch: ") +
                                cudaGetErrorString(static_cast<cudaError_t>(e)));
@@ -95,13 +83,9 @@ class DeviceSampler {
   DeviceArray<float> top_p_, min_p_, temperature_;
   DeviceArray<std::int64_t> seed_, position_;
   DeviceArray<std::uint64_t> seed_u64_, position_u64_;
-  DeviceArray<float> work_a_, work_b_;
-  DeviceArray<std::uint64_t> keys_;  // the filters' order-key scratch (gpu/block/radix_partition.cuh)
-  DeviceArray<std::uint64_t> partials_;  // the split rows' partials (one mode at a time)
-  DeviceArray<std::uint64_t> survivor_rows_;  // unused: no row writes after the filters (never read)
-  DeviceArray<std::uint32_t> tickets_;  // the split rows' last-block counters (gpu/block/last_block.cuh), left zero
   DeviceArray<std::int64_t> token_;
   gpu::ResidentSampling s_;
+  gpu::ResidentWorkspace workspace_;  // the kernels' scratch, allocated by the first (warm-up) launch
 };
 
 }  // namespace sampcheck::bench

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The gpu backend on a CUDA device (ctest label gpu, docs/gpu.md "Testing"): on every golden
 // of the stages it claims, gpu, gpu-emulated and the golden (the reference's output) agree
-// bitwise. Without a device every test skips with "no CUDA device", and the backend reports
-// that as a per-case error rather than crashing.
+// bitwise, and the device-resident entry draws the copying runner's tokens. Without a device
+// every test skips with "no CUDA device", and the backend reports that as a per-case error
+// rather than crashing.
+#include <cuda_runtime.h>
+
+#include <cstdint>
 #include <cstring>
+#include <memory>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -13,7 +18,9 @@
 
 #include "golden/verifier.h"
 #include "gpu/backend/gpu_backend.h"
+#include "gpu/fast/fast_sampling_launch.h"
 #include "gpu/runners/kernel_runner.h"
+#include "gpu/runners/resident_sampling.h"
 #include "harness/two_sample.h"
 #include "reference/reference_backend.h"
 #include "harness/noise_harness.h"
@@ -72,6 +79,97 @@ TEST(GpuDevice, NoiseFollowsItsLawsAndSharedGoldensAgreeWithTheReference) {
   const auto across = harness::RunTwoSample(ref, *backend, {.homogeneity = false});
   EXPECT_FALSE(across.empty());
   for (const auto& r : across) EXPECT_EQ(r.verdict, Verdict::kPass) << r.id << ": " << r.reason;
+}
+
+// A device copy of a host vector, freed at scope exit.
+template <class T>
+std::shared_ptr<T> OnDevice(const std::vector<T>& host) {
+  void* p = nullptr;
+  EXPECT_EQ(cudaMalloc(&p, sizeof(T) * host.size()), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(p, host.data(), sizeof(T) * host.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  return std::shared_ptr<T>(static_cast<T*>(p), [](T* q) { cudaFree(q); });
+}
+
+template <class T>
+std::vector<T> ToHost(const std::shared_ptr<T>& device, std::size_t n) {
+  std::vector<T> host(n);
+  EXPECT_EQ(cudaMemcpy(host.data(), device.get(), sizeof(T) * n, cudaMemcpyDeviceToHost), cudaSuccess);
+  return host;
+}
+
+// The resident entry (gpu/runners/resident_sampling.h) runs the same descriptions on device
+// arrays: its tokens are those of the copying runner on the same inputs, bit-exact mode and
+// gpu-fast, at a batch split into slices (4 rows) and one of one block per row (160 rows >=
+// the SMs the plan assumes), each shape launched twice on one workspace (the second launch
+// reuses the scratch and the tickets the first left zero). The deterministic tokens are also
+// the emulator's (at 4 rows), which every golden holds to the reference.
+TEST(GpuDevice, ResidentEntryDrawsTheRunnersTokens) {
+  if (!CudaDevicePresent()) GTEST_SKIP() << "no CUDA device";
+  const std::int64_t vocab = 32000;
+  const int top_k = 50;
+  for (const std::int64_t rows : {std::int64_t{4}, std::int64_t{160}}) {
+    SCOPED_TRACE(testing::Message() << rows << " rows");
+    const auto n = static_cast<std::size_t>(rows);
+    std::vector<float> logits(static_cast<std::size_t>(rows * vocab));
+    for (std::size_t i = 0; i < logits.size(); ++i) logits[i] = static_cast<float>((i * 2654435761u) % 100003) * 1e-4f;
+    const std::vector<std::int32_t> k(n, top_k);
+    const std::vector<float> p(n, 0.9f), m(n, 0.05f), t(n, 1.0f);
+    std::vector<std::int64_t> seed(n), position(n);
+    std::vector<std::uint64_t> seed_u64(n), position_u64(n);
+    for (std::size_t r = 0; r < n; ++r) {
+      seed[r] = static_cast<std::int64_t>(1000 + r);
+      position[r] = static_cast<std::int64_t>(r % 7);
+      seed_u64[r] = static_cast<std::uint64_t>(seed[r]);
+      position_u64[r] = static_cast<std::uint64_t>(position[r]);
+    }
+    std::vector<std::int64_t> copied(n, -1), emulated(n, -1), fast_copied(n, -1);
+    SamplingFiltersLaunch filters(logits.data(), k.data(), p.data(), m.data(), rows, vocab, vocab, FilterRules{});
+    filters.seed = seed.data();
+    filters.positions = position.data();
+    filters.token = copied.data();
+    MakeCudaRunner()->Run(filters);
+    if (rows == 4) {  // the emulator's minutes at 160 rows would buy nothing the goldens do not
+      filters.token = emulated.data();
+      MakeEmulatedRunner()->Run(filters);
+      EXPECT_EQ(copied, emulated);
+    }
+    FastSamplingLaunch fast;
+    fast.logits = logits.data();
+    fast.temperature = t.data();
+    fast.top_k = k.data();
+    fast.top_p = p.data();
+    fast.min_p = m.data();
+    fast.seed = seed_u64.data();
+    fast.position = position_u64.data();
+    fast.rows = rows;
+    fast.vocab = vocab;
+    fast.pitch = vocab;
+    fast.token = fast_copied.data();
+    RunFastSamplingCuda(fast);
+
+    const auto d_logits = OnDevice(logits);
+    const auto d_k = OnDevice(k);
+    const auto d_p = OnDevice(p), d_m = OnDevice(m), d_t = OnDevice(t);
+    const auto d_seed = OnDevice(seed), d_position = OnDevice(position);
+    const auto d_seed_u64 = OnDevice(seed_u64), d_position_u64 = OnDevice(position_u64);
+    const auto d_token = OnDevice(std::vector<std::int64_t>(n, -1));
+    ResidentWorkspace workspace;
+    for (const ResidentMode mode : {ResidentMode::kDeterministic, ResidentMode::kFast}) {
+      for (int launch = 0; launch < 2; ++launch) {
+        SCOPED_TRACE(testing::Message() << (mode == ResidentMode::kFast ? "fast" : "deterministic") << ", launch "
+                                        << launch);
+        const ResidentSampling s{.mode = mode, .rows = rows, .vocab = vocab, .top_k = top_k, .has_min_p = true,
+                                 .logits = d_logits.get(), .top_k_rows = d_k.get(), .top_p = d_p.get(),
+                                 .min_p = d_m.get(), .temperature = d_t.get(), .seed = d_seed.get(),
+                                 .positions = d_position.get(), .seed_u64 = d_seed_u64.get(),
+                                 .position_u64 = d_position_u64.get(), .token = d_token.get()};
+        ASSERT_EQ(cudaMemset(d_token.get(), 0xff, sizeof(std::int64_t) * n), cudaSuccess);
+        ASSERT_EQ(LaunchResidentSampling(s, workspace), 0);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        EXPECT_EQ(ToHost(d_token, n), mode == ResidentMode::kFast ? fast_copied : copied);
+      }
+    }
+  }
 }
 
 // Runs on every machine, never skips: with a device a one-entry row gives token 0; without

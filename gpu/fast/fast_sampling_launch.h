@@ -143,11 +143,17 @@ struct FastSamplingLaunch {
   // first rows of a large batch as that batch would slice them (bench/device_sampling_bench.cu).
   std::int64_t plan_rows = 0;
 
+  // The slices the caller planned (> 0) when the arrays are on the device, where the host
+  // cannot read temperature and top_k (gpu/runners/resident_sampling.h); 0: Slices() reads them.
+  std::int64_t planned_slices = 0;
+
   std::int64_t SliceBudget() const { return FastSliceBudget(plan_rows > 0 ? plan_rows : rows, vocab); }
 
   // The slices of the first launch: the most any row takes (FastRowSlices; a row taking fewer
-  // leaves its other blocks idle). 1: no first launch. Reads the host arrays.
+  // leaves its other blocks idle). 1: no first launch. Reads the host arrays unless
+  // planned_slices is set.
   std::int64_t Slices() const {
+    if (planned_slices > 0) return planned_slices;
     const std::int64_t budget = SliceBudget();
     std::int64_t slices = 1;
     for (std::int64_t r = 0; r < rows && budget > 1; ++r) {

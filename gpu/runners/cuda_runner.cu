@@ -2,11 +2,13 @@
 // The kernels on a CUDA device (gpu/runners/kernel_runner.h, docs/gpu.md "Backends"): every launch description
 // runs through the device's launcher (gpu/runners/cuda_launch.cuh), gpu-fast's too (gpu/fast/*_launch.h), host
 // buffers copied in and out per call; a failure becomes std::runtime_error at the runner's boundary, "no CUDA
-// device" when there is none. Also the device-resident entry (gpu/runners/resident_sampling.h), here so that
-// nvcc compiles the sampling kernels once for the runners and for it.
+// device" when there is none. Also the device-resident entry (gpu/runners/resident_sampling.h: the same
+// descriptions through gpu/runners/cuda_resident_launch.cuh), here so that nvcc compiles the sampling kernels
+// once for the runners and for it.
 #include <variant>
 
 #include "gpu/runners/cuda_launch.cuh"
+#include "gpu/runners/cuda_resident_launch.cuh"
 #include "gpu/fast/fast_backend.h"
 #include "gpu/fast/fast_flashinfer_sampling_from_probs.cuh"
 #include "gpu/fast/fast_flashinfer_sampling_from_probs_launch.h"
@@ -72,75 +74,48 @@ std::unique_ptr<Backend> MakeGpuFastCudaBackend() {
                                           FastSamplingBug::kNone, MakeCudaRunner());
 }
 
-namespace {
-
-// The slices each mode's plan gives every row (RowSliceBudget / FastSliceBudget of the batch).
-struct ResidentPlan {
-  std::int64_t budget, filter_slices, fast_slices;
-};
-
-ResidentPlan PlanResident(std::int64_t rows, std::int64_t vocab, int top_k) {
-  const std::int64_t budget = FastSliceBudget(rows, vocab);
-  return {budget, SamplingFiltersRowSlices(budget, vocab, top_k, FilterRules{}),
-          FastRowSlices(budget, vocab, false, top_k, FastFilterRule{})};
-}
-
-}  // namespace
-
-std::int64_t ResidentPartialWords(std::int64_t rows, std::int64_t vocab, int top_k) {
-  const ResidentPlan plan = PlanResident(rows, vocab, top_k);
-  return plan.filter_slices > 1 || plan.fast_slices > 1 ? rows * kRowSliceSlots : 1;
-}
-
-int LaunchResidentSampling(const ResidentSampling& s) {
-  const ResidentPlan plan = PlanResident(s.rows, s.vocab, s.top_k);
-  const std::int64_t cells = s.rows * s.vocab;
-  const auto grid = static_cast<unsigned>(s.rows);
-  const GlobalArray<std::uint64_t> partials(s.partials, ResidentPartialWords(s.rows, s.vocab, s.top_k), "slices");
-  const GlobalArray<std::uint32_t> tickets(s.tickets, s.rows, "tickets");
-  const GlobalArray<std::int64_t> token(s.token, s.rows, "token");
-  const GlobalArray<const std::int32_t> top_k(s.top_k_rows, s.rows, "top_k");
-  const GlobalArray<const float> top_p(s.top_p, s.rows, "top_p");
-  const GlobalArray<const float> min_p(s.min_p, s.rows, "min_p");
-  if (s.mode == ResidentMode::kDeterministic) {
-    // The filters kernel reads its input through the same array type it writes (never writing
-    // the input).
-    const GlobalArray<float> in(const_cast<float*>(s.logits), cells, "logits");
-    const GlobalArray<float> out(s.work_a, cells, "out");
-    const GlobalArray<float> probs(s.work_b, cells, "probs");
-    const GlobalArray<std::uint64_t> keys(s.order_keys, 2 * cells, "order_keys");
-    const GlobalArray<std::uint64_t> survivor_rows(s.survivor_rows, 1, "survivor_rows");
-    const GlobalArray<const std::int64_t> seed(s.seed, s.rows, "seed");
-    const GlobalArray<const std::int64_t> positions(s.positions, s.rows, "positions");
-    if (plan.filter_slices > 1) {
-      KernelEntry<SamplingFiltersSlicesKernel><<<grid * static_cast<unsigned>(plan.filter_slices),
-                                                 SamplingFiltersSlicesKernel::kThreads>>>(
-          in, out, probs, keys, top_k, true, top_p, true, min_p, s.has_min_p, s.vocab, s.vocab, FilterRules{},
-          partials, survivor_rows, tickets, plan.budget, plan.filter_slices, false, seed, positions, token, true);
-    } else {
-      KernelEntry<SamplingFiltersKernel><<<grid, SamplingFiltersKernel::kThreads>>>(
-          in, out, probs, keys, top_k, true, top_p, true, min_p, s.has_min_p, s.vocab, s.vocab, FilterRules{},
-          partials, survivor_rows, std::int64_t{1}, false, seed, positions, token, true);
-    }
-  } else {
-    using Slices = FastSamplingSlicesKernel<kFastSamplingDeviceThreads>;
-    using Fast = FastSamplingKernel<kFastSamplingDeviceThreads>;
-    const GlobalArray<const float> in(s.logits, cells, "logits");
-    const GlobalArray<const float> temperature(s.temperature, s.rows, "temperature");
-    const GlobalArray<const std::uint64_t> seed(s.seed_u64, s.rows, "seed");
-    const GlobalArray<const std::uint64_t> position(s.position_u64, s.rows, "position");
-    // Canonical rules: no race, q never read.
-    const GlobalArray<const float> q(nullptr, 0, "q");
-    if (plan.fast_slices > 1) {
-      KernelEntry<Slices><<<grid * static_cast<unsigned>(plan.fast_slices), Slices::kThreads>>>(
-          in, temperature, top_k, top_p, min_p, seed, position, q, partials, tickets, token, s.vocab, s.vocab,
-          plan.budget, plan.fast_slices, FastSamplingOptions{});
-    } else {
-      KernelEntry<Fast><<<grid, Fast::kThreads>>>(in, temperature, top_k, top_p, min_p, seed, position, q, partials,
-                                                  token, s.vocab, s.vocab, std::int64_t{1}, FastSamplingOptions{});
-    }
+ResidentWorkspace::~ResidentWorkspace() {
+  for (const std::vector<Buffer>* list : {&scratch_, &tickets_}) {
+    for (const Buffer& b : *list) cudaFree(b.device);
   }
-  return static_cast<int>(cudaGetLastError());
+}
+
+int LaunchResidentSampling(const ResidentSampling& s, ResidentWorkspace& workspace) {
+  // Each mode's slices are planned from the host's top_k (SamplingFiltersRowSlices /
+  // FastRowSlices): the descriptions' own Slices() would read the per-row arrays, which are on
+  // the device. Temperature 1 is never greedy.
+  ResidentLaunch device(workspace);
+  if (s.mode == ResidentMode::kDeterministic) {
+    SamplingFiltersLaunch l;
+    l.logits = s.logits;
+    l.top_k = s.top_k_rows;
+    l.top_p = s.top_p;
+    l.min_p = s.has_min_p ? s.min_p : nullptr;
+    l.rows = s.rows;
+    l.vocab = s.vocab;
+    l.pitch = s.vocab;
+    l.seed = s.seed;
+    l.positions = s.positions;
+    l.token = s.token;
+    l.planned_slices = SamplingFiltersRowSlices(l.SliceBudget(), s.vocab, s.top_k, l.rules);
+    l.Describe(device);
+  } else {
+    FastSamplingLaunch l;
+    l.logits = s.logits;
+    l.temperature = s.temperature;
+    l.top_k = s.top_k_rows;
+    l.top_p = s.top_p;
+    l.min_p = s.min_p;
+    l.seed = s.seed_u64;
+    l.position = s.position_u64;
+    l.rows = s.rows;
+    l.vocab = s.vocab;
+    l.pitch = s.vocab;
+    l.token = s.token;
+    l.planned_slices = FastRowSlices(l.SliceBudget(), s.vocab, false, FastTopKOf(s.top_k, l.options.bug), l.options.rule);
+    l.Describe<kFastSamplingDeviceThreads>(device);
+  }
+  return static_cast<int>(device.Error());
 }
 
 // Whether a device is present, for tests that must skip with "no CUDA device".

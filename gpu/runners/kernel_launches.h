@@ -638,11 +638,16 @@ struct SamplingFiltersLaunch {
   const std::int64_t* positions = nullptr;
   std::int64_t* token = nullptr;
 
+  // The slices the caller planned (> 0) when the arrays are on the device, where the host
+  // cannot read top_k (gpu/runners/resident_sampling.h); 0: Slices() reads them.
+  std::int64_t planned_slices = 0;
+
   std::int64_t SliceBudget() const { return RowSliceBudget(plan_rows > 0 ? plan_rows : rows, vocab); }
 
   // The slices of the first launch: the most any row takes (SamplingFiltersRowSlices); 1: one
-  // block per row, no first or last launch. Reads the host top_k.
+  // block per row, no first or last launch. Reads the host top_k unless planned_slices is set.
   std::int64_t Slices() const {
+    if (planned_slices > 0) return planned_slices;
     const std::int64_t budget = SliceBudget();
     std::int64_t slices = 1;
     for (std::int64_t r = 0; r < rows && budget > 1 && top_k != nullptr; ++r) {
