@@ -40,8 +40,10 @@
 //   the count from its caller), and each part's next one the 4 bits ending at the highest bit
 //   where the part's bounds differ; a radix bucket's keys share every bit above the previous
 //   digit, so its next digit is the 4 bits below it. Keys are unique, so every bucket is finally
-//   at most 1024 keys; at most 16 levels. The scatter pushes the sub-buckets in its own phase
-//   (every thread computes the new depth, thread 0 writes the entries): one barrier.
+//   at most 1024 keys; at most 16 levels. A count's slots take one barrier (DigitSlots; one
+//   more when a single digit holds the bucket, before it is counted again), and the scatter
+//   pushes the sub-buckets in its own phase (every thread computes the new depth, thread 0
+//   writes the entries): one barrier, so 2 barriers a refinement.
 // - The visit is a WeightedVisit (below). Its key_visit(m, key_of) is block-level code called
 //   with key_of(j), j < m, the next m keys of the order where they are known at once (a flat
 //   row's, computed; a small row's, gathered into `sorted`: contract "Flat rows" and gather_small);
@@ -68,7 +70,7 @@
 //   goes on, so the order visited does not depend on the reach, only the cost does.
 // - Held keys (the hook after the reach, NoPartitionHold: none): with Active(), the first read
 //   offers each thread's in-range keys to the hook in index order, and Publish(block) follows
-//   that read before its counts' first barrier (the hook may store what it kept in shared
+//   that read before its counts' barrier (the hook may store what it kept in shared
 //   memory for level0 to read); with a level-0 sample and a rank, a thread that holds all of its keys up to the last stored bucket's upper bound
 //   scatters them from the hook instead of reading its entries, and fold is not called for
 //   it: its caller must use the held keys, not the fold, for every such thread.
@@ -149,15 +151,27 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int ShiftFor(std::uint64_t lo, std:
   return h >= 3 ? h - 3 : 0;
 }
 
+// The first slot of each digit (s[p], p < 16) and the total (s[16]) after DigitSlots: a
+// block-level value, computed alike by every thread, so that the caller reads it at once,
+// without a barrier after the scan (a shared copy written after the scan's one barrier could
+// not be read before the next).
+struct DigitStarts {
+  std::uint32_t s[17];
+};
+
 // Per thread: in[t].c[d] counts -> out[t].c[d] the thread's first slot for digit d, in
-// (digit, thread) order; start[d] = the first slot of bucket d, start[16] = the total. Two
-// barriers; it ends with a phase that reads warp_total, so the caller puts a barrier before
-// the next call (start may be read at once).
+// (digit, warp, lane) order (within a warp the later lanes first); start.s[d] the first slot
+// of bucket d, start.s[16] the total. One barrier: each warp's counts by shuffles, whose
+// totals lane 0 stores; after the barrier each warp reads the 32 warps' totals of a digit,
+// one a lane, and one xor butterfly of (total, total if the lane's warp is before this one)
+// gives every thread the digit's total and its warp's offset at once, so no warp hands
+// another its result through shared memory (a second barrier). It ends with a phase that
+// reads warp_total, so the caller puts a barrier before the next call.
 template <class B, class R, class SharedU32>
-SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU32& warp_total, SharedU32& start) {
-  // Per lane, per digit: the sum over lanes >= it, by ShuffleDown (one running register beside
-  // the 16 suffixes; WarpButterflyScan would hold two, its prefix and its total, while every
-  // thread's 16 counts and 16 suffixes are live under the kernels' 32-register bound).
+SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU32& warp_total, DigitStarts& start) {
+  // Per lane, per digit: the sum over the lanes after it, by ShuffleDown (one running register
+  // beside the 16 suffixes, while every thread's 16 counts and 16 suffixes are live under the
+  // kernels' 32-register bound).
   auto suffix = Registers<DigitCounts>(block);
   for (int digit = 0; digit < 16; ++digit) {
     auto c = Registers<std::uint32_t>(block);
@@ -169,43 +183,32 @@ SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU32& warp_t
       });
     }
     block.ForEachThread([&](Thread t) {
-      suffix[t].c[digit] = c[t];
+      suffix[t].c[digit] = c[t] - in[t].c[digit];
       if (t.lane() == 0) warp_total.Store(digit * kWarpSize + t.warp(), c[t]);
     });
   }
   block.Sync();
-  // Each warp's total becomes its first slot, in place: lane w of warp 0 takes warp w's totals,
-  // and per digit the warp butterfly (WarpButterflyScan, gpu/block/block_exclusive_scan.cuh,
-  // BlockExclusiveScan's) gives the sum over the lanes before it and the digit's total, so
-  // each lane reads and writes 16 slots.
-  auto run = Registers<std::uint32_t>(block);  // warp 0: the digits before, in every lane
-  block.ForEachThread([&](Thread t) { run[t] = 0; });
+  // Per digit, lane w of every warp reads warp w's total; the butterfly sums the pair (total
+  // << 32 | total if w is before the thread's warp): no carry crosses the halves, as the
+  // digit's total is below 2^32 (and each 16-bit half of a word of two digits below 2^16).
+  start.s[0] = 0;
   for (int digit = 0; digit < 16; ++digit) {
-    auto all = Registers<std::uint32_t>(block);
-    auto before = Registers<std::uint32_t>(block);
+    auto pair = Registers<std::uint64_t>(block);
     block.ForEachThread([&](Thread t) {
-      all[t] = t.warp() == 0 ? warp_total.Load(digit * kWarpSize + t.lane()) : 0u;
-      before[t] = 0;
+      const std::uint32_t x = warp_total.Load(digit * kWarpSize + t.lane());
+      pair[t] = (static_cast<std::uint64_t>(x) << 32) | (t.lane() < t.warp() ? x : 0u);
     });
-    WarpButterflyScan(block, all, before);
-    block.ForEachThread([&](Thread t) {
-      if (t.warp() != 0) return;
-      warp_total.Store(digit * kWarpSize + t.lane(), run[t] + before[t]);
-      if (t.lane() == 0) start.Store(digit, run[t]);
-      run[t] += all[t];
-    });
-  }
-  block.ForEachThread([&](Thread t) {
-    if (t.x == 0) start.Store(16, run[t]);
-  });
-  block.Sync();
-  block.ForEachThread([&](Thread t) {
-    for (int digit = 0; digit < 16; ++digit) {
-      // Within a warp the later lanes come first (the suffix after this lane): any fixed
-      // order will do, a bucket's keys are in no particular order.
-      out[t].c[digit] = warp_total.Load(digit * kWarpSize + t.warp()) + (suffix[t].c[digit] - in[t].c[digit]);
+    for (int m = 1; m < kWarpSize; m *= 2) {
+      auto other = ShuffleXor(block, pair, m);
+      block.ForEachThread([&](Thread t) { pair[t] += other[t]; });
     }
-  });
+    auto total = Registers<std::uint32_t>(block);
+    block.ForEachThread([&](Thread t) {
+      out[t].c[digit] = start.s[digit] + static_cast<std::uint32_t>(pair[t]) + suffix[t].c[digit];
+      total[t] = static_cast<std::uint32_t>(pair[t] >> 32);
+    });
+    start.s[digit + 1] = start.s[digit] + BlockUniform(block, total);
+  }
 }
 
 // A refined entry of at most kCachedKeys x 1024 keys is read once into registers for its
@@ -222,7 +225,6 @@ struct CachedKeys {
 template <class B>
 SAMPCHECK_KERNEL_BODY auto SharedArrays(B& block) {
   SAMPCHECK_SHARED(block, std::uint32_t, warp_total, 16 * kWarpSize);
-  SAMPCHECK_SHARED(block, std::uint32_t, start, 17);
   SAMPCHECK_SHARED(block, std::uint64_t, low, kWarpSize);
   SAMPCHECK_SHARED(block, std::uint64_t, high, kWarpSize);
   SAMPCHECK_SHARED(block, std::uint32_t, many, kWarpSize);
@@ -233,16 +235,16 @@ SAMPCHECK_KERNEL_BODY auto SharedArrays(B& block) {
   using U32 = decltype(warp_total);  // the block's shared array types
   using U64 = decltype(low);
   struct Arrays {
-    U32 warp_total, start;
+    U32 warp_total;
     U64 low, high;
     U32 many;
     U64 stack_range;
     U32 stack_digit;
     U64 uniform, splitter;
   };
-  return Arrays{std::move(warp_total),  std::move(start),       std::move(low),     std::move(high),
-                std::move(many),        std::move(stack_range), std::move(stack_digit), std::move(uniform),
-                std::move(splitter)};
+  return Arrays{std::move(warp_total), std::move(low),         std::move(high),
+                std::move(many),       std::move(stack_range), std::move(stack_digit),
+                std::move(uniform),    std::move(splitter)};
 }
 
 }  // namespace partition_detail
@@ -339,7 +341,7 @@ struct NoPartitionReach {
 // Keys a thread keeps in registers during the first read (PartitionAndVisit, contract
 // "Held keys"): Active() whether it keeps any, Offer(t, key) each of thread t's in-range keys in
 // index order, Publish(block) block-level code after the read (no barrier of its own: the
-// read's counts follow, and their first barrier orders its shared stores before level0),
+// read's counts follow, and their barrier orders its shared stores before level0),
 // Holds(t, bound) whether it kept every one of them up to bound, ForEach(t, f) the kept ones in
 // the order offered. This one keeps none.
 struct NoPartitionHold {
@@ -406,7 +408,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // allocated once per set of hooks.
   auto arrays = partition_detail::SharedArrays(block);
   auto& warp_total = arrays.warp_total;
-  auto& start = arrays.start;
+  partition_detail::DigitStarts start{};  // the last DigitSlots' bucket starts (block-level)
   auto& low = arrays.low;
   auto& high = arrays.high;
   auto& many = arrays.many;
@@ -461,7 +463,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   }
   // The reach (contract "Reach"): the first read also sums each thread's weight per bucket;
   // the warps' sums go to the chunk sort's second buffer (free until the first chunk) before
-  // DigitSlots' first barrier, and every thread adds them up after its last.
+  // DigitSlots' barrier, and every thread adds them up after it.
   const bool use_reach = sampled && reach.Active();
   const bool hold_active = hold.Active();
   std::uint64_t reach_ref = 0;
@@ -538,7 +540,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     high.Store(t.warp(), max_t[t]);
   });
   if (sampled) {
-    DigitSlots(block, counts, slots, warp_total, start);  // its first barrier ends the stores above
+    DigitSlots(block, counts, slots, warp_total, start);  // its barrier ends the stores above
   } else {
     block.Sync();
   }
@@ -589,9 +591,9 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // reaching 2^16), the high halves' slots after every low one. The first slot of digit p
   // (p = parts: the total), from `start` after DigitSlots:
   auto part_start = [&](std::uint32_t p, std::uint32_t parts) -> std::uint32_t {
-    if (parts <= 16) return start.Load(p);
-    if (p < 16) return start.Load(p) & 0xffffu;
-    return (start.Load(16) & 0xffffu) + (start.Load(p - 16) >> 16);
+    if (parts <= 16) return start.s[p];
+    if (p < 16) return start.s[p] & 0xffffu;
+    return (start.s[16] & 0xffffu) + (start.s[p - 16] >> 16);
   };
   // Counts the keys given by for_each(t, f) (f(key) per key of thread t) per digit and gives
   // every thread its slots; returns false when one digit holds all `size` keys (then after a
@@ -638,7 +640,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     std::int64_t pushed = depth;
     block.ForEachThread([&](Thread t) {
       DigitCounts at = slots[t];
-      const std::uint32_t high_first = parts > 16 ? start.Load(16) & 0xffffu : 0u;  // the high halves' first slot
+      const std::uint32_t high_first = parts > 16 ? start.s[16] & 0xffffu : 0u;  // the high halves' first slot
       if (hold_buckets) {
         std::uint32_t used = 0;
         for (int h = 0; h < kHeldBuckets; ++h) {
@@ -763,24 +765,17 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     // [gap_lo, gap_hi): the buckets past the reach, up to the rank's (refined first, so it is
     // stored), or to the last one without a rank.
     // The held buckets (contract "Held buckets"): the rank's, then the stored ones of more
-    // than a chunk in order (the visit takes the stack front first). Each bucket start is read
-    // once by this block-level code (start_of; bucket 0 starts at slot 0).
+    // than a chunk in order (the visit takes the stack front first).
     std::uint32_t buckets = 16;
     if (rank == 0) {
       gap_lo = reach_buckets;
       gap_hi = 16;
     }
-    block.ForEachThread([&](Thread) {  // block-level reads of the scan and the splitters
-      std::uint32_t at[17] = {0};
-      std::uint32_t known = 0;  // at[0 .. known] read
-      auto start_of = [&](std::uint32_t j) {
-        for (; known < j; ++known) at[known + 1] = static_cast<std::uint32_t>(start.Load(known + 1));
-        return at[j];
-      };
+    block.ForEachThread([&](Thread) {  // block-level reads of the splitters
       std::uint32_t rank_bucket = 16;
       if (rank > 0) {
         std::uint32_t b = 0;
-        while (start_of(b + 1) < static_cast<std::uint64_t>(rank)) ++b;  // start[b] < rank <= start[b + 1]
+        while (start.s[b + 1] < static_cast<std::uint64_t>(rank)) ++b;  // start[b] < rank <= start[b + 1]
         rank_bucket = b;
         if (bound != VisitBound::kAll) {
           std::uint32_t e = b + 1;
@@ -793,7 +788,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
           gap_hi = b;
         }
       }
-      auto big = [&](std::uint32_t b) { return start_of(b + 1) - start_of(b) > static_cast<std::uint32_t>(kCandidates); };
+      auto big = [&](std::uint32_t b) { return start.s[b + 1] - start.s[b] > static_cast<std::uint32_t>(kCandidates); };
       int h = 0;
       if (rank_bucket < 16 && big(rank_bucket)) held_bucket[h++] = rank_bucket;
       for (std::uint32_t b = 0; b < buckets && h < kHeldBuckets; ++b) {
