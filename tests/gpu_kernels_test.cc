@@ -1482,17 +1482,20 @@ TEST(GpuRadixPartition, HoldsTheFirstTwoRefinedBucketsInRegisters) {
   }
 }
 
-// Two barriers a refined bucket (radix_partition.cuh, contract "Buckets": the count's digit
-// slots, one barrier, and the scatter's, one). The row of HoldsTheFirstTwoRefinedBucketsInRegisters
-// (32768 distinct, evenly spaced values: 16 level-0 buckets of about 2048 keys, each refined once
-// into parts of about 64, none again) visited by a walk that never stops: the sample's rank sort
-// (2 barriers), level 0's count (1) and scatter (1); then one step of the chunk loop per entry
-// popped, a chunk's one barrier, a refinement's its own 2 (the walk and the placing beside it); one
-// step more before the walk's first verdict, as no chunk is read beside a chunk whose walk may end
-// (contract "Chunk loop": the read-ahead bound is not known yet), two to walk the last two chunks,
-// and the barrier of the last key's read: 8 + chunks + 2 x 16 (+ 16 while a count's slots took 2
-// barriers).
-TEST(GpuRadixPartition, RefinesABucketWithTwoBarriers) {
+// Two barriers a refined bucket, one beside a chunk (radix_partition.cuh, contract "Buckets":
+// the count's digit slots, one barrier, and the scatter's, one; "Chunk loop": a refinement of
+// the entry after the chunk being sorted shares that step's barrier once no waiting chunk can end
+// the walk). The row of HoldsTheFirstTwoRefinedBucketsInRegisters (32768 distinct, evenly spaced
+// values: 16 level-0 buckets of about 2048 keys, each refined once into parts of about 64, none
+// again) visited by a walk that never stops: the sample's rank sort (2 barriers), level 0's
+// count (1) and scatter (1); then one step of the chunk loop per chunk, one barrier each; one
+// step more before the walk's first verdict (its read-ahead bound is not known: no chunk is read
+// beside a chunk that may end the walk), two to walk the last two chunks, and the barrier of the
+// last key's read. Bucket 0 is refined before any chunk and bucket 1 before that first verdict,
+// each in a step of its own (2 barriers); the 14 others beside a chunk's sort (1 more each): 8 +
+// chunks + 2 x 2 + 14 (+ 16 while a count's slots took 2 barriers, + 14 more while every
+// refinement took a step of its own).
+TEST(GpuRadixPartition, RefinesABucketWithTwoBarriersOrOneBesideAChunk) {
   constexpr std::int64_t kN = 32768;
   std::vector<float> row(kN);
   for (std::int64_t i = 0; i < kN; ++i) row[i] = 1.0f + static_cast<float>((i * 7919) % kN) * 0x1p-15f;
@@ -1508,7 +1511,7 @@ TEST(GpuRadixPartition, RefinesABucketWithTwoBarriers) {
   ASSERT_TRUE(report.ok()) << report.Summary();
   EXPECT_EQ(v.indices, SortedFinite(row, false));
   EXPECT_GE(v.chunks, kN / kCandidates);
-  EXPECT_EQ(report.counters.barriers, 8 + v.chunks + 2 * 16);
+  EXPECT_EQ(report.counters.barriers, 8 + v.chunks + 2 * 2 + 14);
 }
 
 TEST(GpuRadixPartition, FindsTheKeyOfRankKAndStillVisitsEveryKeyInOrder) {

@@ -100,8 +100,11 @@
 //   every thread reads anyway. The walk also says how many keys after it cannot end it: a chunk is
 //   read while a waits only if a cannot end the walk, a refinement or the reach's gap only once no
 //   waiting chunk can; otherwise the pipeline drains first (so at most one chunk of 1024 scratch
-//   keys is read for nothing where the walk ends). A walk that cannot bound that number (0) costs 2
-//   barriers per chunk: a step walks a alone, the next sorts the chunk after.
+//   keys is read for nothing where the walk ends). The entry after chunk c, when it is to be
+//   refined and none of a, b and c can end the walk, is refined in c's step (its count's barrier
+//   is the step's, its scatter's one more), so the pipeline keeps a chunk to place. A walk that
+//   cannot bound that number (0) costs 2 barriers per chunk: a step walks a alone, the next sorts
+//   the chunk after.
 // - Flat rows (n = vocab and one value key: the smallest and largest keys differ in their
 //   index bits alone): the order is the index order and entry i's key is the value key and i,
 //   so nothing is partitioned or read again: the rank's key, the fold's keys (with or without
@@ -1085,7 +1088,10 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // 0 walks chunk a's weights, every thread places chunk b (its key's rank from b's warp
   // slots; the weight stored at that rank) and warp-sorts chunk c (the slots of b and c
   // alternate between `warp_slots` and `sorted`, the weights of a and b between the two
-  // weight buffers); a refined or filled entry takes the step's place of c. Chunk a's verdict
+  // weight buffers); a refined or filled entry takes the step's place of c, or, when the
+  // entry after c is to be refined and neither a, b nor c can end the walk, that entry is
+  // refined beside c's sort (its count's barrier is the step's, its scatter's one more), so a
+  // refinement leaves no step of the pipeline without a chunk to place. Chunk a's verdict
   // is read after the step's barrier (two verdict slots, alternating); the keys of a and of
   // the chunk before it stay in registers, so that the key of the verdict's position is
   // found when the walk is over (one barrier more, once).
@@ -1133,6 +1139,16 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       // cannot end it. Otherwise the entry waits: its slot was not overwritten.
       const std::int64_t waiting = (has_a ? size_a : 0) + (has_b ? size_b : 0);
       if (has_c ? has_a && safe < size_a : waiting > 0 && safe < waiting) ++depth, step = false, has_c = false;
+    }
+    // The entry after chunk c, refined in this step when it must be and no key before it can
+    // end the walk (a refinement is never made for nothing); else it waits on the stack.
+    Entry next{};
+    bool ahead = false;
+    if (has_c && depth > 0) {
+      next = pop();
+      const std::int64_t before_next = (has_a ? size_a : 0) + (has_b ? size_b : 0) + c.size;
+      ahead = next.size > kCandidates && !next.unscattered && safe >= before_next;
+      if (!ahead) ++depth;
     }
     if (!step && !has_a && !has_b) {  // every key walked: the last one, the last of the chunk before a
       base_a = base_next;
@@ -1189,10 +1205,9 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       warp_sort_into(c, second_next);
     } else if (step && c.unscattered) {
       fill_gap(c);
-    } else if (step) {
-      refine(c, 32);
     }
-    if (has_c || !step) block.Sync();
+    if (ahead || (step && !has_c && !c.unscattered)) refine(ahead ? next : c, 32);  // one call: inlined once
+    if ((has_c && !ahead) || !step) block.Sync();
     if (has_a) {
       std::uint64_t verdict = 0;
       block.ForEachThread([&](Thread t) {
