@@ -51,8 +51,8 @@
 // - Hooks (PartitionAndVisit; VisitKeysInOrder passes none): level0(n, smallest, largest)
 //   after the first read may stop there (-1), or name a rank r: then the entry holding the r-th
 //   key is refined until it is a chunk, which is sorted to give that key; the entries before it
-//   are set aside (in order, by thread 0) and put back on top, those after it stay below, so
-//   the stack still holds the whole order and nothing is refined twice. With a bound other
+//   are set aside (in order, by thread 0, with no barrier) and put back on top, those after it
+//   stay below, so the stack still holds the whole order and nothing is refined twice. With a bound other
 //   than kAll (VisitBound) and a level-0 sample, the stack holds only level 0's buckets up to
 //   the rank's (kRankKey) or up to the last that may hold a key of the rank's value
 //   (kRankValue): the later ones are not scattered (about 15/16 of the scatter's stores saved
@@ -1041,26 +1041,23 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     // below finds every key and refines nothing twice.
     std::int64_t before = 0, aside = 0;
     for (;;) {
-      // Thread 0 moves the entries wholly before the rank to the slots set aside, in one phase.
+      // The entries wholly before the rank, found by every thread from their sizes, and moved
+      // by thread 0 to the slots set aside in the same phase: no barrier, as those slots lie
+      // above every entry read (depth + aside is at most kPartitionStack: "Pending entries").
+      std::int64_t new_depth = depth, new_before = before, new_aside = aside;
       block.ForEachThread([&](Thread t) {
-        if (t.x != 0) return;
         std::int64_t d = depth, b = before, a = aside;
         while (b + static_cast<std::int64_t>(stack_range.Load(d - 1) & 0xffffffffu) < rank) {
           b += static_cast<std::int64_t>(stack_range.Load(d - 1) & 0xffffffffu);
-          stack_range.Store(kPartitionStack - 1 - a, stack_range.Load(d - 1));
-          stack_digit.Store(kPartitionStack - 1 - a, stack_digit.Load(d - 1));
+          if (t.x == 0 && kPartitionStack - 1 - a != d - 1) {  // a full stack: already in place
+            stack_range.Store(kPartitionStack - 1 - a, stack_range.Load(d - 1));
+            stack_digit.Store(kPartitionStack - 1 - a, stack_digit.Load(d - 1));
+          }
           ++a, --d;
         }
-        uniform.Store(0, static_cast<std::uint64_t>(d));
-        uniform.Store(1, static_cast<std::uint64_t>(b));
-        uniform.Store(2, static_cast<std::uint64_t>(a));
+        new_depth = d, new_before = b, new_aside = a;  // the same in every thread
       });
-      block.Sync();
-      block.ForEachThread([&](Thread) {
-        depth = static_cast<std::int64_t>(uniform.Load(0));
-        before = static_cast<std::int64_t>(uniform.Load(1));
-        aside = static_cast<std::int64_t>(uniform.Load(2));
-      });
+      depth = new_depth, before = new_before, aside = new_aside;
       const Entry e = pop();  // holds the rank
       if (e.size > kCandidates) {
         refine(e, 16);  // the rank's refinement: 16 parts
