@@ -127,8 +127,14 @@ SamplingCostShape TopPAlone(float p) {
 // of its keys up to a bound scatters or folds them instead of reading its entries (every
 // thread at top-k 5000: the scatter of the k-th key's bucket, the survivors' sum and the final
 // one; at top-k V - 1 those whose top-p 0.9 survivors are held, for the final one): top-k V - 1
-// 2.54 and 47, top-k V - 100 (K refined from its bucket) 2.78 and 55, top-p 0.999
-// without top-k 4.56 and 101, top-k 5000 with top-p 0.9 1.12 and 30 (2.75, 2.98, 4.77 and
+// 2.54 and 41, top-k V - 100 (K refined from its bucket) 2.78 and 46, top-p 0.999
+// without top-k 4.56 and 87, top-k 5000 with top-p 0.9 1.12 and 26 (48 and 28 while the
+// entries before the rank's were set aside by thread 0 a barrier before the others read where
+// it stopped, not found by every thread from their sizes; 43, 50 and 93 while every
+// refinement of the walk took a step of the chunk loop of its own, not beside the sort of the
+// chunk before it; 47, 55, 101 and 30 while the partition's digit slots took 2 barriers, warp 0
+// scanning the warps' totals between them: one barrier less per count, at level 0 and in
+// every refined bucket; 2.75, 2.98, 4.77 and
 // 1.24 passes while the first two refined level-0 buckets went through the scratch before
 // their refinement: gpu/block/radix_partition.cuh "Held buckets"; 50, 58 and 120 while the walk's splitter buckets were cut into
 // 16 parts, not 32: fewer, fuller chunks; 2.79 and 90, 4.90 and
@@ -140,8 +146,8 @@ SamplingCostShape TopPAlone(float p) {
 // stored for K, the scatter read's fold restricted to the top-k survivors, no thread reading
 // its entries for their sum; 3.88 and 4.24 while the threads read their entries; the level-0 buckets past
 // the walk's reach by mass are scattered only if the walk gets there: no row pass less, the
-// stores of 1.4 and 1.0 passes less at top-k V - 1 and top-p 0.999), flat rows 2.01 and 14, 2.01 and
-// 14, min-p 1 alone 3.00 and 10 (4.88 and 3.01 at top-k V - 1 while every thread read its
+// stores of 1.4 and 1.0 passes less at top-k V - 1 and top-p 0.999), flat rows 2.01 and 13, 2.01 and
+// 13 (14 before the one-barrier digit slots of level 0's count), min-p 1 alone 3.00 and 10 (4.88 and 3.01 at top-k V - 1 while every thread read its
 // entries for that sum). Before, the draw was folded into a last read (one barrier): top-k V - 1 5.88
 // passes and 98 barriers, top-p 0.999 without top-k 5.90 and 224, top-k 5000 with top-p 0.9
 // 5.24 and 37 (2 barriers per chunk walked: the next chunk's warp sort runs beside the walk
@@ -185,12 +191,12 @@ const BudgetCase kBudgets[] = {
     {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {2.01, 21}},
     {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {2.01, 18}},
     {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {2.01, 21}},
-    {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {2.54, 47}},
-    {__LINE__, "gpu, top-k V - 100", false, TopK(kVocab - 100), {2.78, 55}},
-    {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {4.56, 101}},
-    {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {1.12, 30}},
-    {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {2.01, 14}},
-    {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {2.01, 14}},
+    {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {2.54, 41}},
+    {__LINE__, "gpu, top-k V - 100", false, TopK(kVocab - 100), {2.78, 46}},
+    {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {4.56, 87}},
+    {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {1.12, 26}},
+    {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {2.01, 13}},
+    {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {2.01, 13}},
     {__LINE__, "gpu, min-p 1, top-k and top-p off", false, MinPAlone(1.0f), {3.01, 10}},
     {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {2.01, 11}},
     {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {2.01, 11}},
@@ -248,7 +254,9 @@ TEST(GpuCost, SamplingKernelsStayWithinTheirBudgets) {
 // own), top-k off and top-p 0.9 so that the walk covers most of the row, one row of the
 // benchmark's logits (the other paths' budgets are per row too). Each chunk of the walk is one
 // barrier of the partition's chunk loop (gpu/block/radix_partition.cuh "Chunk loop"): vllm
-// 14.50 passes and 211 barriers, sglang 14.99 and 237 (14.68 and 15.19 passes while the
+// 14.50 passes and 180 barriers, sglang 14.99 and 198 (193 and 216 while every refinement took
+// a step of the chunk loop of its own, not beside the sort of the chunk before it; 211 and 237
+// while a refined bucket's digit slots took 2 barriers, 1 now; 14.68 and 15.19 passes while the
 // first two refined level-0 buckets went through the scratch before their refinement,
 // "Held buckets"; 14.70 and 234, 15.21 and 258 were
 // budgets above the counts; 548 and 613 while these walks took their chunks as keys, 3
@@ -266,9 +274,9 @@ struct ProfileBudgetCase {
 const ProfileBudgetCase kProfileBudgets[] = {
     {__LINE__, "gpu, vllm, top-k off, top-p 0.9",
      FilterRules{TopKRule{true}, TopPWalk::kVllmAscending, MinPRule{}, FilterOrder::kMinPFirst, DegenerateRowRule{}},
-     {14.50, 211}},
+     {14.50, 180}},
     {__LINE__, "gpu, sglang, top-k off, top-p 0.9",
-     FilterRules{TopKRule{}, TopPWalk::kSglang, MinPRule{}, FilterOrder::kJoint, DegenerateRowRule{}}, {14.99, 237}},
+     FilterRules{TopKRule{}, TopPWalk::kSglang, MinPRule{}, FilterOrder::kJoint, DegenerateRowRule{}}, {14.99, 198}},
 };
 
 TEST(GpuCost, TopPFullRowWalksStayWithinTheirBudgets) {
@@ -300,9 +308,9 @@ TEST(GpuCost, PartitionWalkReadsTwoProbabilitiesPerAccess) {
     std::int64_t max_critical_path;
   };
   const Case cases[] = {
-      {__LINE__, "top-k off, top-p 0.999", TopPAlone(0.999f), 34893},
-      {__LINE__, "top-k V - 1, top-p 0.9", TopK(kVocab - 1), 14486},
-      {__LINE__, "top-k V - 100, top-p 0.9", TopK(kVocab - 100), 15055},
+      {__LINE__, "top-k off, top-p 0.999", TopPAlone(0.999f), 32281},
+      {__LINE__, "top-k V - 1, top-p 0.9", TopK(kVocab - 1), 13347},
+      {__LINE__, "top-k V - 100, top-p 0.9", TopK(kVocab - 100), 13770},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::Message() << "line " << c.line << ": " << c.name);

@@ -1482,6 +1482,38 @@ TEST(GpuRadixPartition, HoldsTheFirstTwoRefinedBucketsInRegisters) {
   }
 }
 
+// Two barriers a refined bucket, one beside a chunk (radix_partition.cuh, contract "Buckets":
+// the count's digit slots, one barrier, and the scatter's, one; "Chunk loop": a refinement of
+// the entry after the chunk being sorted shares that step's barrier once no waiting chunk can end
+// the walk). The row of HoldsTheFirstTwoRefinedBucketsInRegisters (32768 distinct, evenly spaced
+// values: 16 level-0 buckets of about 2048 keys, each refined once into parts of about 64, none
+// again) visited by a walk that never stops: the sample's rank sort (2 barriers), level 0's
+// count (1) and scatter (1); then one step of the chunk loop per chunk, one barrier each; one
+// step more before the walk's first verdict (its read-ahead bound is not known: no chunk is read
+// beside a chunk that may end the walk), two to walk the last two chunks, and the barrier of the
+// last key's read. Bucket 0 is refined before any chunk and bucket 1 before that first verdict,
+// each in a step of its own (2 barriers); the 14 others beside a chunk's sort (1 more each): 8 +
+// chunks + 2 x 2 + 14 (+ 16 while a count's slots took 2 barriers, + 14 more while every
+// refinement took a step of its own).
+TEST(GpuRadixPartition, RefinesABucketWithTwoBarriersOrOneBesideAChunk) {
+  constexpr std::int64_t kN = 32768;
+  std::vector<float> row(kN);
+  for (std::int64_t i = 0; i < kN; ++i) row[i] = 1.0f + static_cast<float>((i * 7919) % kN) * 0x1p-15f;
+  std::vector<std::uint64_t> scratch(static_cast<std::size_t>(2 * kN));
+  Visited v;
+  const LaunchReport report = emu::Launch("visit", 1, kCanonicalLanes, [&](Block& block) {
+    SAMPCHECK_SHARED(block, std::uint64_t, sorted, kCandidates);
+    GlobalArray<float> x(row.data(), kN, "logits");
+    GlobalArray<std::uint64_t> keys(scratch.data(), 2 * kN, "order_keys");
+    VisitKeysInOrder(block, x, 0, kN, false, false, 0, kLastFiniteDescending, keys, 0, sorted,
+                     RecordingVisit(block, v.indices, v.chunks, 0));
+  });
+  ASSERT_TRUE(report.ok()) << report.Summary();
+  EXPECT_EQ(v.indices, SortedFinite(row, false));
+  EXPECT_GE(v.chunks, kN / kCandidates);
+  EXPECT_EQ(report.counters.barriers, 8 + v.chunks + 2 * 2 + 14);
+}
+
 TEST(GpuRadixPartition, FindsTheKeyOfRankKAndStillVisitsEveryKeyInOrder) {
   // Expected answers from the floats (SortedFinite: a stable sort by value; std::nth_element
   // with the same order for the rank), never from the order keys. The rows reach each path:
@@ -1800,6 +1832,59 @@ TEST(GpuBlockExclusiveScan, ScansCountsInThreadOrder) {
   };
   check([](const auto& in, std::uint32_t& t) { return ScanByWarps<128>(in, t); }, 128);
   check([](const auto& in, std::uint32_t& t) { return ScanByWarps<1024>(in, t); }, 1024);
+}
+
+// The partition's digit slots (gpu/block/radix_partition.cuh, DigitSlots) for a block of 1024
+// threads with 16 counts each: thread t's first slot for digit d is the number of keys counted
+// before it in (digit, warp, lane from the last) order, the order the contract fixes, and
+// start[d] the number in digits below d, computed here by nested loops over the counts. With
+// counts two to a word (32 parts in 16-bit halves, totals below 2^16) each half is scanned on
+// its own. One barrier a scan: a refined bucket's count pays no more (3 barriers a refinement
+// while warp 0 scanned the warps' totals between two barriers, 2026-11-30).
+TEST(GpuRadixPartition, DigitSlotsGivesEveryThreadItsSlotsWithOneBarrier) {
+  SplitMix64 rng(97);
+  for (bool paired : {false, true}) {
+    SCOPED_TRACE(paired ? "two counts to a word" : "one count to a word");
+    std::vector<DigitCounts> in(kCanonicalLanes);
+    for (DigitCounts& d : in) {
+      for (std::uint32_t& c : d.c) {
+        // Totals: up to 1024 x 16 x 3 = 49152 keys a half when paired, 1024 x 16 x 255 otherwise.
+        c = paired ? static_cast<std::uint32_t>(rng.Next() % 4) | static_cast<std::uint32_t>(rng.Next() % 4) << 16
+                   : static_cast<std::uint32_t>(rng.Next() % 256);
+      }
+    }
+    std::vector<DigitCounts> out(kCanonicalLanes);
+    std::uint32_t start[17] = {};
+    const LaunchReport report = emu::Launch("digit slots", 1, kCanonicalLanes, [&](Block& block) {
+      SAMPCHECK_SHARED(block, std::uint32_t, warp_total, 16 * kWarpSize);
+      auto counts = Registers<DigitCounts>(block);
+      auto slots = Registers<DigitCounts>(block);
+      block.ForEachThread([&](Thread t) { counts[t] = in[static_cast<std::size_t>(t.x)]; });
+      partition_detail::DigitStarts s{};
+      partition_detail::DigitSlots(block, counts, slots, warp_total, s);
+      block.ForEachThread([&](Thread t) { out[static_cast<std::size_t>(t.x)] = slots[t]; });
+      std::copy(std::begin(s.s), std::end(s.s), std::begin(start));
+    });
+    ASSERT_TRUE(report.ok()) << report.Summary();
+    EXPECT_EQ(report.counters.barriers, 1);
+    for (int half = 0; half < (paired ? 2 : 1); ++half) {
+      const int shift = 16 * half;
+      const std::uint32_t mask = paired ? 0xffffu : 0xffffffffu;
+      auto part = [&](std::uint32_t word) { return (word >> shift) & mask; };
+      std::uint32_t slot = 0;
+      for (int d = 0; d < 16; ++d) {
+        EXPECT_EQ(part(start[d]), slot) << "half " << half << ", digit " << d;
+        for (int w = 0; w < kCanonicalLanes / kWarpSize; ++w) {
+          for (int lane = kWarpSize - 1; lane >= 0; --lane) {
+            const auto t = static_cast<std::size_t>(w * kWarpSize + lane);
+            ASSERT_EQ(part(out[t].c[d]), slot) << "half " << half << ", digit " << d << ", thread " << t;
+            slot += part(in[t].c[d]);
+          }
+        }
+      }
+      EXPECT_EQ(part(start[16]), slot) << "half " << half;
+    }
+  }
 }
 
 // A thread keeps at most kCachedCandidates = 8 candidates in registers during the count: a

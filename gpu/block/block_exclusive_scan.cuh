@@ -37,8 +37,6 @@ namespace sampcheck::gpu {
 // The warp butterfly of the steps above, on its own: sum[t] holds each lane's value and
 // becomes its warp's total (in every lane); before[t] gains the sum over the lanes below it in
 // its warp (before + value: the inclusive scan). Five ShuffleXor, no barrier, no shared memory.
-// Also the partition's scan of the warps' digit totals in warp 0 (DigitSlots,
-// gpu/block/radix_partition.cuh).
 template <class B, class R>
 SAMPCHECK_KERNEL_BODY void WarpButterflyScan(B& block, R& sum, R& before) {
   for (int m = 1; m < kWarpSize; m *= 2) {

@@ -40,8 +40,10 @@
 //   the count from its caller), and each part's next one the 4 bits ending at the highest bit
 //   where the part's bounds differ; a radix bucket's keys share every bit above the previous
 //   digit, so its next digit is the 4 bits below it. Keys are unique, so every bucket is finally
-//   at most 1024 keys; at most 16 levels. The scatter pushes the sub-buckets in its own phase
-//   (every thread computes the new depth, thread 0 writes the entries): one barrier.
+//   at most 1024 keys; at most 16 levels. A count's slots take one barrier (DigitSlots; one
+//   more when a single digit holds the bucket, before it is counted again), and the scatter
+//   pushes the sub-buckets in its own phase (every thread computes the new depth, thread 0
+//   writes the entries): one barrier, so 2 barriers a refinement.
 // - The visit is a WeightedVisit (below). Its key_visit(m, key_of) is block-level code called
 //   with key_of(j), j < m, the next m keys of the order where they are known at once (a flat
 //   row's, computed; a small row's, gathered into `sorted`: contract "Flat rows" and gather_small);
@@ -49,8 +51,8 @@
 // - Hooks (PartitionAndVisit; VisitKeysInOrder passes none): level0(n, smallest, largest)
 //   after the first read may stop there (-1), or name a rank r: then the entry holding the r-th
 //   key is refined until it is a chunk, which is sorted to give that key; the entries before it
-//   are set aside (in order, by thread 0) and put back on top, those after it stay below, so
-//   the stack still holds the whole order and nothing is refined twice. With a bound other
+//   are set aside (in order, by thread 0, with no barrier) and put back on top, those after it
+//   stay below, so the stack still holds the whole order and nothing is refined twice. With a bound other
 //   than kAll (VisitBound) and a level-0 sample, the stack holds only level 0's buckets up to
 //   the rank's (kRankKey) or up to the last that may hold a key of the rank's value
 //   (kRankValue): the later ones are not scattered (about 15/16 of the scatter's stores saved
@@ -68,7 +70,7 @@
 //   goes on, so the order visited does not depend on the reach, only the cost does.
 // - Held keys (the hook after the reach, NoPartitionHold: none): with Active(), the first read
 //   offers each thread's in-range keys to the hook in index order, and Publish(block) follows
-//   that read before its counts' first barrier (the hook may store what it kept in shared
+//   that read before its counts' barrier (the hook may store what it kept in shared
 //   memory for level0 to read); with a level-0 sample and a rank, a thread that holds all of its keys up to the last stored bucket's upper bound
 //   scatters them from the hook instead of reading its entries, and fold is not called for
 //   it: its caller must use the held keys, not the fold, for every such thread.
@@ -98,8 +100,11 @@
 //   every thread reads anyway. The walk also says how many keys after it cannot end it: a chunk is
 //   read while a waits only if a cannot end the walk, a refinement or the reach's gap only once no
 //   waiting chunk can; otherwise the pipeline drains first (so at most one chunk of 1024 scratch
-//   keys is read for nothing where the walk ends). A walk that cannot bound that number (0) costs 2
-//   barriers per chunk: a step walks a alone, the next sorts the chunk after.
+//   keys is read for nothing where the walk ends). The entry after chunk c, when it is to be
+//   refined and none of a, b and c can end the walk, is refined in c's step (its count's barrier
+//   is the step's, its scatter's one more), so the pipeline keeps a chunk to place. A walk that
+//   cannot bound that number (0) costs 2 barriers per chunk: a step walks a alone, the next sorts
+//   the chunk after.
 // - Flat rows (n = vocab and one value key: the smallest and largest keys differ in their
 //   index bits alone): the order is the index order and entry i's key is the value key and i,
 //   so nothing is partitioned or read again: the rank's key, the fold's keys (with or without
@@ -149,15 +154,27 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int ShiftFor(std::uint64_t lo, std:
   return h >= 3 ? h - 3 : 0;
 }
 
+// The first slot of each digit (s[p], p < 16) and the total (s[16]) after DigitSlots: a
+// block-level value, computed alike by every thread, so that the caller reads it at once,
+// without a barrier after the scan (a shared copy written after the scan's one barrier could
+// not be read before the next).
+struct DigitStarts {
+  std::uint32_t s[17];
+};
+
 // Per thread: in[t].c[d] counts -> out[t].c[d] the thread's first slot for digit d, in
-// (digit, thread) order; start[d] = the first slot of bucket d, start[16] = the total. Two
-// barriers; it ends with a phase that reads warp_total, so the caller puts a barrier before
-// the next call (start may be read at once).
+// (digit, warp, lane) order (within a warp the later lanes first); start.s[d] the first slot
+// of bucket d, start.s[16] the total. One barrier: each warp's counts by shuffles, whose
+// totals lane 0 stores; after the barrier each warp reads the 32 warps' totals of a digit,
+// one a lane, and one xor butterfly of (total, total if the lane's warp is before this one)
+// gives every thread the digit's total and its warp's offset at once, so no warp hands
+// another its result through shared memory (a second barrier). It ends with a phase that
+// reads warp_total, so the caller puts a barrier before the next call.
 template <class B, class R, class SharedU32>
-SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU32& warp_total, SharedU32& start) {
-  // Per lane, per digit: the sum over lanes >= it, by ShuffleDown (one running register beside
-  // the 16 suffixes; WarpButterflyScan would hold two, its prefix and its total, while every
-  // thread's 16 counts and 16 suffixes are live under the kernels' 32-register bound).
+SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU32& warp_total, DigitStarts& start) {
+  // Per lane, per digit: the sum over the lanes after it, by ShuffleDown (one running register
+  // beside the 16 suffixes, while every thread's 16 counts and 16 suffixes are live under the
+  // kernels' 32-register bound).
   auto suffix = Registers<DigitCounts>(block);
   for (int digit = 0; digit < 16; ++digit) {
     auto c = Registers<std::uint32_t>(block);
@@ -169,43 +186,32 @@ SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU32& warp_t
       });
     }
     block.ForEachThread([&](Thread t) {
-      suffix[t].c[digit] = c[t];
+      suffix[t].c[digit] = c[t] - in[t].c[digit];
       if (t.lane() == 0) warp_total.Store(digit * kWarpSize + t.warp(), c[t]);
     });
   }
   block.Sync();
-  // Each warp's total becomes its first slot, in place: lane w of warp 0 takes warp w's totals,
-  // and per digit the warp butterfly (WarpButterflyScan, gpu/block/block_exclusive_scan.cuh,
-  // BlockExclusiveScan's) gives the sum over the lanes before it and the digit's total, so
-  // each lane reads and writes 16 slots.
-  auto run = Registers<std::uint32_t>(block);  // warp 0: the digits before, in every lane
-  block.ForEachThread([&](Thread t) { run[t] = 0; });
+  // Per digit, lane w of every warp reads warp w's total; the butterfly sums the pair (total
+  // << 32 | total if w is before the thread's warp): no carry crosses the halves, as the
+  // digit's total is below 2^32 (and each 16-bit half of a word of two digits below 2^16).
+  start.s[0] = 0;
   for (int digit = 0; digit < 16; ++digit) {
-    auto all = Registers<std::uint32_t>(block);
-    auto before = Registers<std::uint32_t>(block);
+    auto pair = Registers<std::uint64_t>(block);
     block.ForEachThread([&](Thread t) {
-      all[t] = t.warp() == 0 ? warp_total.Load(digit * kWarpSize + t.lane()) : 0u;
-      before[t] = 0;
+      const std::uint32_t x = warp_total.Load(digit * kWarpSize + t.lane());
+      pair[t] = (static_cast<std::uint64_t>(x) << 32) | (t.lane() < t.warp() ? x : 0u);
     });
-    WarpButterflyScan(block, all, before);
-    block.ForEachThread([&](Thread t) {
-      if (t.warp() != 0) return;
-      warp_total.Store(digit * kWarpSize + t.lane(), run[t] + before[t]);
-      if (t.lane() == 0) start.Store(digit, run[t]);
-      run[t] += all[t];
-    });
-  }
-  block.ForEachThread([&](Thread t) {
-    if (t.x == 0) start.Store(16, run[t]);
-  });
-  block.Sync();
-  block.ForEachThread([&](Thread t) {
-    for (int digit = 0; digit < 16; ++digit) {
-      // Within a warp the later lanes come first (the suffix after this lane): any fixed
-      // order will do, a bucket's keys are in no particular order.
-      out[t].c[digit] = warp_total.Load(digit * kWarpSize + t.warp()) + (suffix[t].c[digit] - in[t].c[digit]);
+    for (int m = 1; m < kWarpSize; m *= 2) {
+      auto other = ShuffleXor(block, pair, m);
+      block.ForEachThread([&](Thread t) { pair[t] += other[t]; });
     }
-  });
+    auto total = Registers<std::uint32_t>(block);
+    block.ForEachThread([&](Thread t) {
+      out[t].c[digit] = start.s[digit] + static_cast<std::uint32_t>(pair[t]) + suffix[t].c[digit];
+      total[t] = static_cast<std::uint32_t>(pair[t] >> 32);
+    });
+    start.s[digit + 1] = start.s[digit] + BlockUniform(block, total);
+  }
 }
 
 // A refined entry of at most kCachedKeys x 1024 keys is read once into registers for its
@@ -222,7 +228,6 @@ struct CachedKeys {
 template <class B>
 SAMPCHECK_KERNEL_BODY auto SharedArrays(B& block) {
   SAMPCHECK_SHARED(block, std::uint32_t, warp_total, 16 * kWarpSize);
-  SAMPCHECK_SHARED(block, std::uint32_t, start, 17);
   SAMPCHECK_SHARED(block, std::uint64_t, low, kWarpSize);
   SAMPCHECK_SHARED(block, std::uint64_t, high, kWarpSize);
   SAMPCHECK_SHARED(block, std::uint32_t, many, kWarpSize);
@@ -233,16 +238,16 @@ SAMPCHECK_KERNEL_BODY auto SharedArrays(B& block) {
   using U32 = decltype(warp_total);  // the block's shared array types
   using U64 = decltype(low);
   struct Arrays {
-    U32 warp_total, start;
+    U32 warp_total;
     U64 low, high;
     U32 many;
     U64 stack_range;
     U32 stack_digit;
     U64 uniform, splitter;
   };
-  return Arrays{std::move(warp_total),  std::move(start),       std::move(low),     std::move(high),
-                std::move(many),        std::move(stack_range), std::move(stack_digit), std::move(uniform),
-                std::move(splitter)};
+  return Arrays{std::move(warp_total), std::move(low),         std::move(high),
+                std::move(many),       std::move(stack_range), std::move(stack_digit),
+                std::move(uniform),    std::move(splitter)};
 }
 
 }  // namespace partition_detail
@@ -339,7 +344,7 @@ struct NoPartitionReach {
 // Keys a thread keeps in registers during the first read (PartitionAndVisit, contract
 // "Held keys"): Active() whether it keeps any, Offer(t, key) each of thread t's in-range keys in
 // index order, Publish(block) block-level code after the read (no barrier of its own: the
-// read's counts follow, and their first barrier orders its shared stores before level0),
+// read's counts follow, and their barrier orders its shared stores before level0),
 // Holds(t, bound) whether it kept every one of them up to bound, ForEach(t, f) the kept ones in
 // the order offered. This one keeps none.
 struct NoPartitionHold {
@@ -406,7 +411,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // allocated once per set of hooks.
   auto arrays = partition_detail::SharedArrays(block);
   auto& warp_total = arrays.warp_total;
-  auto& start = arrays.start;
+  partition_detail::DigitStarts start{};  // the last DigitSlots' bucket starts (block-level)
   auto& low = arrays.low;
   auto& high = arrays.high;
   auto& many = arrays.many;
@@ -461,7 +466,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   }
   // The reach (contract "Reach"): the first read also sums each thread's weight per bucket;
   // the warps' sums go to the chunk sort's second buffer (free until the first chunk) before
-  // DigitSlots' first barrier, and every thread adds them up after its last.
+  // DigitSlots' barrier, and every thread adds them up after it.
   const bool use_reach = sampled && reach.Active();
   const bool hold_active = hold.Active();
   std::uint64_t reach_ref = 0;
@@ -538,7 +543,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     high.Store(t.warp(), max_t[t]);
   });
   if (sampled) {
-    DigitSlots(block, counts, slots, warp_total, start);  // its first barrier ends the stores above
+    DigitSlots(block, counts, slots, warp_total, start);  // its barrier ends the stores above
   } else {
     block.Sync();
   }
@@ -589,9 +594,9 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // reaching 2^16), the high halves' slots after every low one. The first slot of digit p
   // (p = parts: the total), from `start` after DigitSlots:
   auto part_start = [&](std::uint32_t p, std::uint32_t parts) -> std::uint32_t {
-    if (parts <= 16) return start.Load(p);
-    if (p < 16) return start.Load(p) & 0xffffu;
-    return (start.Load(16) & 0xffffu) + (start.Load(p - 16) >> 16);
+    if (parts <= 16) return start.s[p];
+    if (p < 16) return start.s[p] & 0xffffu;
+    return (start.s[16] & 0xffffu) + (start.s[p - 16] >> 16);
   };
   // Counts the keys given by for_each(t, f) (f(key) per key of thread t) per digit and gives
   // every thread its slots; returns false when one digit holds all `size` keys (then after a
@@ -638,7 +643,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     std::int64_t pushed = depth;
     block.ForEachThread([&](Thread t) {
       DigitCounts at = slots[t];
-      const std::uint32_t high_first = parts > 16 ? start.Load(16) & 0xffffu : 0u;  // the high halves' first slot
+      const std::uint32_t high_first = parts > 16 ? start.s[16] & 0xffffu : 0u;  // the high halves' first slot
       if (hold_buckets) {
         std::uint32_t used = 0;
         for (int h = 0; h < kHeldBuckets; ++h) {
@@ -763,24 +768,17 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     // [gap_lo, gap_hi): the buckets past the reach, up to the rank's (refined first, so it is
     // stored), or to the last one without a rank.
     // The held buckets (contract "Held buckets"): the rank's, then the stored ones of more
-    // than a chunk in order (the visit takes the stack front first). Each bucket start is read
-    // once by this block-level code (start_of; bucket 0 starts at slot 0).
+    // than a chunk in order (the visit takes the stack front first).
     std::uint32_t buckets = 16;
     if (rank == 0) {
       gap_lo = reach_buckets;
       gap_hi = 16;
     }
-    block.ForEachThread([&](Thread) {  // block-level reads of the scan and the splitters
-      std::uint32_t at[17] = {0};
-      std::uint32_t known = 0;  // at[0 .. known] read
-      auto start_of = [&](std::uint32_t j) {
-        for (; known < j; ++known) at[known + 1] = static_cast<std::uint32_t>(start.Load(known + 1));
-        return at[j];
-      };
+    block.ForEachThread([&](Thread) {  // block-level reads of the splitters
       std::uint32_t rank_bucket = 16;
       if (rank > 0) {
         std::uint32_t b = 0;
-        while (start_of(b + 1) < static_cast<std::uint64_t>(rank)) ++b;  // start[b] < rank <= start[b + 1]
+        while (start.s[b + 1] < static_cast<std::uint64_t>(rank)) ++b;  // start[b] < rank <= start[b + 1]
         rank_bucket = b;
         if (bound != VisitBound::kAll) {
           std::uint32_t e = b + 1;
@@ -793,7 +791,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
           gap_hi = b;
         }
       }
-      auto big = [&](std::uint32_t b) { return start_of(b + 1) - start_of(b) > static_cast<std::uint32_t>(kCandidates); };
+      auto big = [&](std::uint32_t b) { return start.s[b + 1] - start.s[b] > static_cast<std::uint32_t>(kCandidates); };
       int h = 0;
       if (rank_bucket < 16 && big(rank_bucket)) held_bucket[h++] = rank_bucket;
       for (std::uint32_t b = 0; b < buckets && h < kHeldBuckets; ++b) {
@@ -1043,26 +1041,23 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     // below finds every key and refines nothing twice.
     std::int64_t before = 0, aside = 0;
     for (;;) {
-      // Thread 0 moves the entries wholly before the rank to the slots set aside, in one phase.
+      // The entries wholly before the rank, found by every thread from their sizes, and moved
+      // by thread 0 to the slots set aside in the same phase: no barrier, as those slots lie
+      // above every entry read (depth + aside is at most kPartitionStack: "Pending entries").
+      std::int64_t new_depth = depth, new_before = before, new_aside = aside;
       block.ForEachThread([&](Thread t) {
-        if (t.x != 0) return;
         std::int64_t d = depth, b = before, a = aside;
         while (b + static_cast<std::int64_t>(stack_range.Load(d - 1) & 0xffffffffu) < rank) {
           b += static_cast<std::int64_t>(stack_range.Load(d - 1) & 0xffffffffu);
-          stack_range.Store(kPartitionStack - 1 - a, stack_range.Load(d - 1));
-          stack_digit.Store(kPartitionStack - 1 - a, stack_digit.Load(d - 1));
+          if (t.x == 0 && kPartitionStack - 1 - a != d - 1) {  // a full stack: already in place
+            stack_range.Store(kPartitionStack - 1 - a, stack_range.Load(d - 1));
+            stack_digit.Store(kPartitionStack - 1 - a, stack_digit.Load(d - 1));
+          }
           ++a, --d;
         }
-        uniform.Store(0, static_cast<std::uint64_t>(d));
-        uniform.Store(1, static_cast<std::uint64_t>(b));
-        uniform.Store(2, static_cast<std::uint64_t>(a));
+        new_depth = d, new_before = b, new_aside = a;  // the same in every thread
       });
-      block.Sync();
-      block.ForEachThread([&](Thread) {
-        depth = static_cast<std::int64_t>(uniform.Load(0));
-        before = static_cast<std::int64_t>(uniform.Load(1));
-        aside = static_cast<std::int64_t>(uniform.Load(2));
-      });
+      depth = new_depth, before = new_before, aside = new_aside;
       const Entry e = pop();  // holds the rank
       if (e.size > kCandidates) {
         refine(e, 16);  // the rank's refinement: 16 parts
@@ -1090,7 +1085,10 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // 0 walks chunk a's weights, every thread places chunk b (its key's rank from b's warp
   // slots; the weight stored at that rank) and warp-sorts chunk c (the slots of b and c
   // alternate between `warp_slots` and `sorted`, the weights of a and b between the two
-  // weight buffers); a refined or filled entry takes the step's place of c. Chunk a's verdict
+  // weight buffers); a refined or filled entry takes the step's place of c, or, when the
+  // entry after c is to be refined and neither a, b nor c can end the walk, that entry is
+  // refined beside c's sort (its count's barrier is the step's, its scatter's one more), so a
+  // refinement leaves no step of the pipeline without a chunk to place. Chunk a's verdict
   // is read after the step's barrier (two verdict slots, alternating); the keys of a and of
   // the chunk before it stay in registers, so that the key of the verdict's position is
   // found when the walk is over (one barrier more, once).
@@ -1138,6 +1136,16 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       // cannot end it. Otherwise the entry waits: its slot was not overwritten.
       const std::int64_t waiting = (has_a ? size_a : 0) + (has_b ? size_b : 0);
       if (has_c ? has_a && safe < size_a : waiting > 0 && safe < waiting) ++depth, step = false, has_c = false;
+    }
+    // The entry after chunk c, refined in this step when it must be and no key before it can
+    // end the walk (a refinement is never made for nothing); else it waits on the stack.
+    Entry next{};
+    bool ahead = false;
+    if (has_c && depth > 0) {
+      next = pop();
+      const std::int64_t before_next = (has_a ? size_a : 0) + (has_b ? size_b : 0) + c.size;
+      ahead = next.size > kCandidates && !next.unscattered && safe >= before_next;
+      if (!ahead) ++depth;
     }
     if (!step && !has_a && !has_b) {  // every key walked: the last one, the last of the chunk before a
       base_a = base_next;
@@ -1194,10 +1202,9 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       warp_sort_into(c, second_next);
     } else if (step && c.unscattered) {
       fill_gap(c);
-    } else if (step) {
-      refine(c, 32);
     }
-    if (has_c || !step) block.Sync();
+    if (ahead || (step && !has_c && !c.unscattered)) refine(ahead ? next : c, 32);  // one call: inlined once
+    if ((has_c && !ahead) || !step) block.Sync();
     if (has_a) {
       std::uint64_t verdict = 0;
       block.ForEachThread([&](Thread t) {
