@@ -260,8 +260,10 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
   block.ForEachThread([&](Thread t) {
     const std::uint32_t m = hist.Load(bin);
     constexpr int kMine = kSelectSlots / kThreads;
-    std::uint64_t mine[kMine];
-    std::uint32_t below[kMine];
+    // Zeroed although only [0, count) is read: GCC cannot see that and, with the emulator's
+    // accessors inlined, warns of a maybe-uninitialised read; 2 x kMine register moves.
+    std::uint64_t mine[kMine] = {};
+    std::uint32_t below[kMine] = {};
     int count = 0;
     for (std::uint32_t s = static_cast<std::uint32_t>(t.x); s < m; s += kThreads) {
       mine[count] = slots.Load(s);

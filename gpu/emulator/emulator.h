@@ -24,9 +24,11 @@
 // Speed in unoptimised builds (the sanitizer build runs every emulated test at -O0): the
 // accessors every emulated access goes through are forced inline and index raw pointers, not
 // std::unique_ptr or std::vector (each a chain of calls at -O0); that halves the sanitizer
-// build's emulated test time (docs/gpu.md "The emulator's checks"). The bigger Load/Store
-// bodies stay calls: inlined at every call site they would double the sanitizer build's
-// compile time of the kernels.
+// build's emulated test time (docs/gpu.md "The emulator's checks"). A shared array's bigger
+// Load/Store bodies are forced inline only in optimised builds (SAMPCHECK_EMU_ACCESS_INLINE:
+// fewer instructions per access in the emulated statistics); unoptimised they stay calls,
+// since inlined at every call site they would double the sanitizer build's compile time of
+// the kernels.
 // Speed per access (docs/gpu.md "Cost per access"): the shadow checks' common case is inline,
 // their reports out of line; a shared array counts its own accesses and adds them to the
 // launch's counters when it goes out of scope; a phase records barriers only once a thread
@@ -47,6 +49,13 @@
 
 #include "core/portability.h"
 #include "gpu/emulator/emulator_counters.h"
+
+// A shared array's Load and Store (header comment: forced inline when optimising).
+#if defined(__OPTIMIZE__)
+#define SAMPCHECK_EMU_ACCESS_INLINE SAMPCHECK_FORCE_INLINE
+#else
+#define SAMPCHECK_EMU_ACCESS_INLINE
+#endif
 
 namespace sampcheck::gpu {
 
@@ -440,7 +449,7 @@ class HostShared {
   }
   HostShared& operator=(HostShared&&) = delete;
   ~HostShared() { block_->AddShared(slot_, sizeof(T), loads_, stores_); }
-  T Load(std::int64_t i) const {
+  SAMPCHECK_EMU_ACCESS_INLINE T Load(std::int64_t i) const {
     if (i < 0 || i >= ready_) [[unlikely]] {
       if (i < 0 || i >= n_) {
         detail::ReportOutOfBounds(*block_, name_, i, n_, false);
@@ -453,7 +462,7 @@ class HostShared {
     block_->CountAccess();
     return d_[i];
   }
-  void Store(std::int64_t i, T v) const {
+  SAMPCHECK_EMU_ACCESS_INLINE void Store(std::int64_t i, T v) const {
     if (i < 0 || i >= ready_) [[unlikely]] {
       if (i < 0 || i >= n_) {
         detail::ReportOutOfBounds(*block_, name_, i, n_, true);

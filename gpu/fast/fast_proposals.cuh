@@ -35,7 +35,8 @@
 //   slots are free again, the picks' array is its own). `slots`: 1024 shared u64 the caller lends (their
 //   words carry float bits); undefined afterwards.
 // - SumProposalLanes: the block sums of some of kN floats per thread (a butterfly per value,
-//   the warps' sums folded in warp order): two barriers, through the lent slots. A caller sums
+//   two values packed in one 64-bit shuffle and one slot, the warps' sums folded in warp
+//   order): two barriers, through the lent slots. A caller sums
 //   the first proposal's first and the others only when it is rejected (the emulator's time
 //   grows with the butterflies' phases; the device's barriers with the calls).
 // - Deterministic for a given kThreads: fixed orders, no atomics.
@@ -83,27 +84,43 @@ struct LaneSums {
 };
 
 // lanes: Registers<LaneSums<kN>>; the block sums of values [begin, end) into out[begin, end).
+// Two values share a butterfly: packed into one 64-bit word (FloatWord), shuffled as one (two
+// 32-bit shuffles on the device, as two floats would take) and added each on its own, so
+// every sum has the same operations as a butterfly of its own, in half the phases; the pair's
+// warp sums share a slot too (half the slot loads of the fold).
 template <int kThreads, int kN, class B, class R, class Slots>
 SAMPCHECK_KERNEL_BODY void SumProposalLanes(B& block, R& lanes, Slots& slots, float (&out)[kN], int begin, int end) {
   constexpr int kWarps = kThreads / kWarpSize;
   static_assert(kWarps * kN <= 1024, "the warps' sums fit the lent slots");
-  for (int n = begin; n < end; ++n) {
-    auto lane = Registers<float>(block);
-    block.ForEachThread([&](Thread t) { lane[t] = lanes[t].v[n]; });
+  for (int n = begin; n < end; n += 2) {
+    const bool pair = n + 1 < end;
+    auto lane = Registers<std::uint64_t>(block);
+    block.ForEachThread([&](Thread t) {
+      lane[t] = FloatWord(lanes[t].v[n]) | (pair ? FloatWord(lanes[t].v[n + 1]) << 32 : 0);
+    });
     for (int m = kWarpSize / 2; m >= 1; m /= 2) {
       auto other = ShuffleXor(block, lane, m);
-      block.ForEachThread([&](Thread t) { lane[t] = lane[t] + other[t]; });
+      block.ForEachThread([&](Thread t) {
+        const float low = WordFloat(lane[t]) + WordFloat(other[t]);
+        const float high = WordFloat(lane[t] >> 32) + WordFloat(other[t] >> 32);
+        lane[t] = FloatWord(low) | (pair ? FloatWord(high) << 32 : 0);
+      });
     }
     block.ForEachThread([&](Thread t) {
-      if (t.lane() == 0) slots.Store(t.warp() * kN + n, FloatWord(lane[t]));
+      if (t.lane() == 0) slots.Store(t.warp() * kN + n, lane[t]);  // the pair's warp sums, one word
     });
   }
   block.Sync();
   block.ForEachThread([&](Thread) {
-    for (int n = begin; n < end; ++n) {
-      float acc = 0.0f;
-      for (int w = 0; w < kWarps; ++w) acc += WordFloat(slots.Load(w * kN + n));
-      out[n] = acc;
+    for (int n = begin; n < end; n += 2) {
+      float low = 0.0f, high = 0.0f;
+      for (int w = 0; w < kWarps; ++w) {
+        const std::uint64_t word = slots.Load(w * kN + n);
+        low += WordFloat(word);
+        high += WordFloat(word >> 32);
+      }
+      out[n] = low;
+      if (n + 1 < end) out[n + 1] = high;
     }
   });
   block.Sync();

@@ -176,11 +176,6 @@ struct KeyMin {
     return a < b ? a : b;
   }
 };
-struct IndexMin {
-  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t operator()(std::int64_t a, std::int64_t b) const {
-    return a < b ? a : b;
-  }
-};
 struct IndexMax {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t operator()(std::int64_t a, std::int64_t b) const {
     return a > b ? a : b;
@@ -217,21 +212,28 @@ SAMPCHECK_KERNEL_BODY auto FastBlockReduce(B& block, R& lane, Op op) {
 // The inverse CDF of a row's weights in index order, in a free order (a production sampler's
 // block scan, not the canonical sequential sum): thread t owns the contiguous chunk
 // [t * c, (t + 1) * c), c = ceil(V / kThreads), and sums its weights in index order; the chunk
-// masses are scanned (Hillis-Steele, ping-pong between two shared arrays); the owner of
-// x = target_of(total), the thread with inclusive[t - 1] <= x < inclusive[t], walks its chunk
-// from inclusive[t - 1] and takes the first i with w_i > 0 whose running sum exceeds x (the
-// last such i of its chunk when rounding keeps the sum at or below x). No owner (x rounded up
-// to the total): the last i with w_i > 0. weight(i): w_i, finite >= 0, called twice per entry
-// at most (never stored). Returns the token in every thread (-1 when every w_i is 0) and
-// the total in `total`; ends with a barrier, so that its shared arrays may be reused.
+// masses are scanned (Hillis-Steele, ping-pong between two shared arrays, each thread's own
+// running sum kept in a register); an owner of x = target_of(total), a thread with
+// inclusive[t - 1] <= x < inclusive[t], walks its chunk from inclusive[t - 1] and takes the
+// first i with w_i > 0 whose running sum exceeds x (the last such i of its chunk when rounding
+// keeps the sum at or below x). The scan's sums round in different trees, so two threads may
+// own x (one of them perhaps with no positive weight to walk): the lowest owner that picks an i
+// gives the token (the smallest pick: chunks ascend with t), found by a ballot in each warp and
+// the warps' picks in warp order. No owner (x rounded up to the total): the last i with
+// w_i > 0, a reduction run only then. weight(i): w_i, finite >= 0, called twice per entry at
+// most (never stored). Returns the token in every thread (-1 when every w_i is 0) and the total
+// in `total`; ends with a barrier, so that its shared arrays may be reused.
 template <int kThreads, class B, class Weight, class TargetOf>
 SAMPCHECK_KERNEL_BODY std::int64_t FastBlockInverseCdf(B& block, std::int64_t vocab, Weight weight, TargetOf target_of,
                                                        float& total) {
+  constexpr int kWarps = kThreads / kWarpSize;
   const std::int64_t chunk = (vocab + kThreads - 1) / kThreads;
   SAMPCHECK_SHARED(block, float, scan_a, kThreads);
   SAMPCHECK_SHARED(block, float, scan_b, kThreads);
+  SAMPCHECK_SHARED(block, std::int64_t, warp_pick, kWarps);
   // Each thread's contiguous chunk: its mass and its last positive weight.
   auto last = Registers<std::int64_t>(block);
+  auto own = Registers<float>(block);  // the thread's inclusive sum at the scan's current level
   block.ForEachThread([&](Thread th) {
     float acc = 0.0f;
     std::int64_t l = -1;
@@ -244,6 +246,7 @@ SAMPCHECK_KERNEL_BODY std::int64_t FastBlockInverseCdf(B& block, std::int64_t vo
       }
     }
     scan_a.Store(th.x, acc);
+    own[th] = acc;
     last[th] = l;
   });
   block.Sync();
@@ -252,19 +255,20 @@ SAMPCHECK_KERNEL_BODY std::int64_t FastBlockInverseCdf(B& block, std::int64_t vo
     auto& src = in_a ? scan_a : scan_b;
     auto& dst = in_a ? scan_b : scan_a;
     block.ForEachThread([&](Thread th) {
-      const float own = src.Load(th.x);
-      dst.Store(th.x, th.x >= d ? src.Load(th.x - d) + own : own);
+      if (th.x >= d) own[th] = src.Load(th.x - d) + own[th];
+      dst.Store(th.x, own[th]);
     });
     block.Sync();
     in_a = !in_a;
   }
   auto& inclusive = in_a ? scan_a : scan_b;
   auto pick = Registers<std::int64_t>(block);
+  auto owns = Registers<bool>(block);
   block.ForEachThread([&](Thread th) {
     total = inclusive.Load(kThreads - 1);
     const float target = target_of(total);
     const float before = th.x == 0 ? 0.0f : inclusive.Load(th.x - 1);
-    const float upto = inclusive.Load(th.x);
+    const float upto = own[th];
     std::int64_t chosen = kNoToken;
     if (before <= target && target < upto) {
       float c = before;
@@ -278,12 +282,26 @@ SAMPCHECK_KERNEL_BODY std::int64_t FastBlockInverseCdf(B& block, std::int64_t vo
       }
     }
     pick[th] = chosen;
+    owns[th] = chosen != kNoToken;
   });
-  block.Sync();  // the scan arrays may be rewritten by the next call
-  auto picked = FastBlockReduce<kThreads, std::int64_t>(block, pick, IndexMin{});
-  auto fallback = FastBlockReduce<kThreads, std::int64_t>(block, last, IndexMax{});
-  std::int64_t j = BlockUniform(block, picked);
-  if (j == kNoToken) j = BlockUniform(block, fallback);  // target rounded up to the total
+  // Each warp's lowest owner (lane 0 when the warp has none) gives the warp's pick.
+  auto owners = Ballot(block, owns);
+  block.ForEachThread([&](Thread th) {
+    const std::uint32_t below = owners[th] & ((1u << th.lane()) - 1u);
+    if (owns[th] ? below == 0 : (th.lane() == 0 && owners[th] == 0)) warp_pick.Store(th.warp(), pick[th]);
+  });
+  block.Sync();
+  auto first = Registers<std::int64_t>(block);
+  block.ForEachThread([&](Thread th) {
+    std::int64_t j = kNoToken;
+    for (int w = 0; w < kWarps && j == kNoToken; ++w) j = warp_pick.Load(w);
+    first[th] = j;
+  });
+  block.Sync();  // the shared arrays may be rewritten by the next call
+  std::int64_t j = BlockUniform(block, first);
+  if (j == kNoToken) {  // target rounded up to the total
+    j = BlockUniform(block, FastBlockReduce<kThreads, std::int64_t>(block, last, IndexMax{}));
+  }
   return j;
 }
 
