@@ -53,7 +53,8 @@ def main(path):
             continue
         key = parse(e.get("run_name") or e["name"])
         us = e["real_time"] * {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[e.get("time_unit", "ns")]
-        if "model_us" in e:
+        # The stddev and cv aggregates carry the counters' spread (0), not the estimate.
+        if "model_us" in e and e.get("aggregate_name") in (None, "median"):
             model[key] = (e["model_us"], e.get("row_passes"), e.get("barriers"))
         if e.get("run_type") == "aggregate":
             if e.get("aggregate_name") == "median":

@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""bench/device_report.py on a hand-made Google Benchmark JSON (bench/README.md "Device"): the
+cost model's column takes the estimate of the repetitions (their median aggregate), not the
+stddev or cv aggregates that Google Benchmark also writes with every counter (their model_us is
+the spread of a constant, 0); the times are the medians of the repetitions. Standard library
+only.
+"""
+
+import io
+import json
+import os
+import sys
+import tempfile
+import unittest
+from contextlib import redirect_stdout
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "bench"))
+import device_report  # noqa: E402
+
+NAME = "BM_DeviceFast/B:64/V:128256/minp:0/case:0/manual_time"
+
+
+def entry(run_type, aggregate, us, model_us):
+    e = {"name": NAME, "run_name": NAME, "run_type": run_type, "real_time": us, "time_unit": "us",
+         "model_us": model_us, "row_passes": 2.0, "barriers": 11.0}
+    if aggregate:
+        e["aggregate_name"] = aggregate
+    return e
+
+
+class DeviceReportTest(unittest.TestCase):
+    def test_model_column_uses_the_estimate_not_its_spread(self):
+        benchmarks = [entry("iteration", None, us, 40.0) for us in (100.0, 120.0, 110.0)]
+        benchmarks += [entry("aggregate", "mean", 110.0, 40.0), entry("aggregate", "median", 110.0, 40.0),
+                       entry("aggregate", "stddev", 10.0, 0.0), entry("aggregate", "cv", 0.09, 0.0)]
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump({"context": {"date": "test"}, "benchmarks": benchmarks}, f)
+        out = io.StringIO()
+        try:
+            with redirect_stdout(out):
+                device_report.main(f.name)
+        finally:
+            os.unlink(f.name)
+        # measured 110 (the median) over the model's 40: 2.75 by hand.
+        self.assertIn("| Fast | 64 | 128256 | off | typical | 110.0 | 40.0 | 2.75 | 2.00 | 11 |", out.getvalue())
+
+
+if __name__ == "__main__":
+    unittest.main()
