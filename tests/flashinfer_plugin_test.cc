@@ -5,6 +5,10 @@
 // named reason before any CUDA call, and the per-case "no CUDA device" error, never a crash.
 // Built only with SAMPCHECK_FLASHINFER_INCLUDE_DIR and CUDA; the verdicts on a device are
 // ci/device.sh peers'. Expected messages are the adapter's documented reasons.
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +20,7 @@
 #include "core/error.h"
 #include "core/profile.h"
 #include "golden/verifier.h"
+#include "plugins/flashinfer/flashinfer_request.h"
 
 namespace sampcheck::backends {
 namespace {
@@ -152,6 +157,34 @@ TEST_F(FlashinferPlugin, NoDeviceIsEachCasesError) {
   const std::string error = ErrorOf(plugin_, MakeCase("flashinfer_sampling_from_probs", Profile::kFlashinfer, SamplingInputs()));
   if (error.empty()) GTEST_SKIP() << "a CUDA device is present: the no-device path is not reachable here";
   EXPECT_EQ(error.rfind("plugin error 2: flashinfer_sampling_from_probs: no CUDA device: ", 0), 0u) << error;
+}
+
+// top_p / flashinfer's mask, read off top_p_renorm_probs' output on the host. The expected rows
+// come from TopPRenormProbKernel (include/flashinfer/sampling.cuh at the commit docs/peers.md
+// names): at p >= 1 it takes its fast path, a sum and a multiplication with no mask, so every
+// logit stays (a NaN probability is NaN * normalizer, an underflowed one 0 * normalizer);
+// below 1 it writes `probs > low ? probs * normalizer : 0`, so a 0 is a dropped token.
+TEST(FlashinferTopPMask, FollowsBothPathsOfTopPRenormProbs) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  flashinfer_plugin::Request r;
+  r.rows = 4;
+  r.vocab = 3;
+  r.values = {1.0f, nan, 3.0f,  // p = 1, a NaN logit: the softmax row is NaN, the fast path keeps it
+              0.0f, -200.0f, 5.0f,  // p = 2: e^-205 underflows to 0, kept all the same
+              1.0f, 3.0f, 2.0f,     // p = 0.5: only the 3 survives the mask
+              1.0f, nan, 3.0f};     // p = 0.5, a NaN logit: the mask writes 0 for the NaN
+  r.top_p = {1.0f, 2.0f, 0.5f, 0.5f};
+  const std::vector<float> renormed = {nan, nan, nan,  //
+                                       0.00669285f, 0.0f, 0.99330715f,  //
+                                       0.0f, 1.0f, 0.0f,  //
+                                       0.0f, 0.0f, 1.0f};
+  const std::vector<float> expected = {1.0f, nan, 3.0f, 0.0f, -200.0f, 5.0f, -inf, 3.0f, -inf, -inf, -inf, 3.0f};
+  const std::vector<float> got = flashinfer_plugin::TopPMaskedLogits(r, renormed);
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>(expected[i])) << "index " << i;
+  }
 }
 
 // golden/v1 through the isolated plugin, as `sampcheck golden verify` runs it: every case is

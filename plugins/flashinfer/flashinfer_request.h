@@ -71,6 +71,11 @@ struct Result {
 std::string ParseRequest(const char* stage, const char* profile, const char* params_json,
                          const sampcheck_tensor* inputs, std::int32_t n_in, Request& out);
 
+// top_p / flashinfer: the logits after the mask read off top_p_renorm_probs' output `renormed`
+// [B, V] (FlashInfer has no top-p mask on logits; docs/peers/flashinfer.md, mapping table).
+// Every dropped token gets -inf, every kept one keeps its logit's bits.
+std::vector<float> TopPMaskedLogits(const Request& r, const std::vector<float>& renormed);
+
 // Runs the request on the current CUDA device (flashinfer_launch.cu). Empty on success, else
 // the reason: "no CUDA device: ..." when none is usable, or the failing FlashInfer function
 // with cudaGetErrorName and cudaGetErrorString.
