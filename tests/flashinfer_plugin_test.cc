@@ -159,6 +159,33 @@ TEST_F(FlashinferPlugin, NoDeviceIsEachCasesError) {
   EXPECT_EQ(error.rfind("plugin error 2: flashinfer_sampling_from_probs: no CUDA device: ", 0), 0u) << error;
 }
 
+// top_k / flashinfer: golden top_k/disabled's rows ({1, 3, 2}, k = 0, -1, 3, 4, 2). The catalogue
+// disables k <= 0 and k >= V (docs/spec/filters.md "Disabled values"); top_k_mask_logits takes
+// `top_k` "in (0, num_classes)" and copies a row only for k >= vocab_size
+// (RadixTopKMaskLogitsKernel_MultiCTA, include/flashinfer/topk.cuh), so a disabled row must
+// reach it as k >= V (V itself, as vLLM stores it) and an active one unchanged. The sampler
+// stage keeps the kernel's raw k (docs/spec/flashinfer_sampling_from_probs.md: k = 0 passes
+// nothing).
+TEST(FlashinferRequest, DisabledTopKReachesTopKMaskLogitsAsTheVocabulary) {
+  const std::int64_t matrix[2] = {5, 3};
+  const std::int64_t per_row[1] = {5};
+  const std::int64_t noise[2] = {5, 4};
+  std::vector<float> logits(15), u(20, 0.5f), top_p(5, 0.9f);
+  for (std::size_t i = 0; i < logits.size(); ++i) logits[i] = std::vector<float>{1.0f, 3.0f, 2.0f}[i % 3];
+  std::vector<std::int32_t> top_k = {0, -1, 3, 4, 2};
+  const sampcheck_tensor filter_in[2] = {{"logits", SAMPCHECK_DTYPE_F32, 2, matrix, logits.data(), 15 * sizeof(float)},
+                                         {"top_k", SAMPCHECK_DTYPE_I32, 1, per_row, top_k.data(), 5 * sizeof(std::int32_t)}};
+  flashinfer_plugin::Request r;
+  ASSERT_EQ(flashinfer_plugin::ParseRequest("top_k", "flashinfer", "{}", filter_in, 2, r), "");
+  EXPECT_EQ(r.top_k, (std::vector<std::int32_t>{3, 3, 3, 4, 2}));
+
+  const sampcheck_tensor sampler_in[3] = {{"probs", SAMPCHECK_DTYPE_F32, 2, matrix, logits.data(), 15 * sizeof(float)},
+                                          {"top_k", SAMPCHECK_DTYPE_I32, 1, per_row, top_k.data(), 5 * sizeof(std::int32_t)},
+                                          {"u", SAMPCHECK_DTYPE_F32, 2, noise, u.data(), 20 * sizeof(float)}};
+  ASSERT_EQ(flashinfer_plugin::ParseRequest("flashinfer_sampling_from_probs", "flashinfer", R"({"kernel": "top_k"})", sampler_in, 3, r), "");
+  EXPECT_EQ(r.top_k, top_k);
+}
+
 // top_p / flashinfer's mask, read off top_p_renorm_probs' output on the host. The expected rows
 // come from TopPRenormProbKernel (include/flashinfer/sampling.cuh at the commit docs/peers.md
 // names): at p >= 1 it takes its fast path, a sum and a multiplication with no mask, so every

@@ -14,6 +14,9 @@
 //   case gives no seed; the adapter derives `seed` from the bytes of every input (FNV-1a 64 over
 //   names, dtypes, shapes and data), so every batch the harness sends (fresh noise tensors)
 //   draws fresh numbers and a repeated case repeats its draws; `offset` is 0.
+// - top_k / flashinfer: the catalogue's disabled k (<= 0) is passed as V, FlashInfer's callers'
+//   encoding (k >= V copies the row); `flashinfer_sampling_from_probs` keeps FlashInfer's raw k
+//   (k = 0 passes nothing), since that stage models the kernels' own reading.
 // - `deterministic`: the case's `deterministic` parameter where the stage has one, else true
 //   (the default of every FlashInfer Python function); SAMPCHECK_FLASHINFER_DETERMINISTIC=true
 //   or false overrides both (ci/device.sh runs the suite once with each).
