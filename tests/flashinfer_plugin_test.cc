@@ -6,7 +6,6 @@
 // Built only with SAMPCHECK_FLASHINFER_INCLUDE_DIR and CUDA; the verdicts on a device are
 // ci/device.sh peers'. Expected messages are the adapter's documented reasons.
 #include <bit>
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
