@@ -5,6 +5,9 @@
 // named reason before any CUDA call, and the per-case "no CUDA device" error, never a crash.
 // Built only with SAMPCHECK_FLASHINFER_INCLUDE_DIR and CUDA; the verdicts on a device are
 // ci/device.sh peers'. Expected messages are the adapter's documented reasons.
+#include <bit>
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +19,7 @@
 #include "core/error.h"
 #include "core/profile.h"
 #include "golden/verifier.h"
+#include "plugins/flashinfer/flashinfer_request.h"
 
 namespace sampcheck::backends {
 namespace {
@@ -152,6 +156,61 @@ TEST_F(FlashinferPlugin, NoDeviceIsEachCasesError) {
   const std::string error = ErrorOf(plugin_, MakeCase("flashinfer_sampling_from_probs", Profile::kFlashinfer, SamplingInputs()));
   if (error.empty()) GTEST_SKIP() << "a CUDA device is present: the no-device path is not reachable here";
   EXPECT_EQ(error.rfind("plugin error 2: flashinfer_sampling_from_probs: no CUDA device: ", 0), 0u) << error;
+}
+
+// top_k / flashinfer: golden top_k/disabled's rows ({1, 3, 2}, k = 0, -1, 3, 4, 2). The catalogue
+// disables k <= 0 and k >= V (docs/spec/filters.md "Disabled values"); top_k_mask_logits takes
+// `top_k` "in (0, num_classes)" and copies a row only for k >= vocab_size
+// (RadixTopKMaskLogitsKernel_MultiCTA, include/flashinfer/topk.cuh), so a disabled row must
+// reach it as k >= V (V itself, as vLLM stores it) and an active one unchanged. The sampler
+// stage keeps the kernel's raw k (docs/spec/flashinfer_sampling_from_probs.md: k = 0 passes
+// nothing).
+TEST(FlashinferRequest, DisabledTopKReachesTopKMaskLogitsAsTheVocabulary) {
+  const std::int64_t matrix[2] = {5, 3};
+  const std::int64_t per_row[1] = {5};
+  const std::int64_t noise[2] = {5, 4};
+  std::vector<float> logits(15), u(20, 0.5f), top_p(5, 0.9f);
+  for (std::size_t i = 0; i < logits.size(); ++i) logits[i] = std::vector<float>{1.0f, 3.0f, 2.0f}[i % 3];
+  std::vector<std::int32_t> top_k = {0, -1, 3, 4, 2};
+  const sampcheck_tensor filter_in[2] = {{"logits", SAMPCHECK_DTYPE_F32, 2, matrix, logits.data(), 15 * sizeof(float)},
+                                         {"top_k", SAMPCHECK_DTYPE_I32, 1, per_row, top_k.data(), 5 * sizeof(std::int32_t)}};
+  flashinfer_plugin::Request r;
+  ASSERT_EQ(flashinfer_plugin::ParseRequest("top_k", "flashinfer", "{}", filter_in, 2, r), "");
+  EXPECT_EQ(r.top_k, (std::vector<std::int32_t>{3, 3, 3, 4, 2}));
+
+  const sampcheck_tensor sampler_in[3] = {{"probs", SAMPCHECK_DTYPE_F32, 2, matrix, logits.data(), 15 * sizeof(float)},
+                                          {"top_k", SAMPCHECK_DTYPE_I32, 1, per_row, top_k.data(), 5 * sizeof(std::int32_t)},
+                                          {"u", SAMPCHECK_DTYPE_F32, 2, noise, u.data(), 20 * sizeof(float)}};
+  ASSERT_EQ(flashinfer_plugin::ParseRequest("flashinfer_sampling_from_probs", "flashinfer", R"({"kernel": "top_k"})", sampler_in, 3, r), "");
+  EXPECT_EQ(r.top_k, top_k);
+}
+
+// top_p / flashinfer's mask, read off top_p_renorm_probs' output on the host. The expected rows
+// come from TopPRenormProbKernel (include/flashinfer/sampling.cuh at the commit docs/peers.md
+// names): at p >= 1 it takes its fast path, a sum and a multiplication with no mask, so every
+// logit stays (a NaN probability is NaN * normalizer, an underflowed one 0 * normalizer);
+// below 1 it writes `probs > low ? probs * normalizer : 0`, so a 0 is a dropped token.
+TEST(FlashinferTopPMask, FollowsBothPathsOfTopPRenormProbs) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  flashinfer_plugin::Request r;
+  r.rows = 4;
+  r.vocab = 3;
+  r.values = {1.0f, nan, 3.0f,  // p = 1, a NaN logit: the softmax row is NaN, the fast path keeps it
+              0.0f, -200.0f, 5.0f,  // p = 2: e^-205 underflows to 0, kept all the same
+              1.0f, 3.0f, 2.0f,     // p = 0.5: only the 3 survives the mask
+              1.0f, nan, 3.0f};     // p = 0.5, a NaN logit: the mask writes 0 for the NaN
+  r.top_p = {1.0f, 2.0f, 0.5f, 0.5f};
+  const std::vector<float> renormed = {nan, nan, nan,  //
+                                       0.00669285f, 0.0f, 0.99330715f,  //
+                                       0.0f, 1.0f, 0.0f,  //
+                                       0.0f, 0.0f, 1.0f};
+  const std::vector<float> expected = {1.0f, nan, 3.0f, 0.0f, -200.0f, 5.0f, -inf, 3.0f, -inf, -inf, -inf, 3.0f};
+  const std::vector<float> got = flashinfer_plugin::TopPMaskedLogits(r, renormed);
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>(expected[i])) << "index " << i;
+  }
 }
 
 // golden/v1 through the isolated plugin, as `sampcheck golden verify` runs it: every case is

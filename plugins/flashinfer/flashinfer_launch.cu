@@ -8,9 +8,7 @@
 // source is copied here: the include folder comes from SAMPCHECK_FLASHINFER_INCLUDE_DIR.
 #include <cuda_runtime.h>
 
-#include <cmath>
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -218,18 +216,15 @@ std::string Launch(const Request& r, Result& result) {
         if (!s.Download(probs, result.values, cells)) return s.error();
         return {};
       }
-      // top_p on logits: top_p_renorm_probs(softmax(logits)), then every token it zeroes is
-      // masked to -inf and every token it keeps keeps its logit.
+      // top_p on logits: top_p_renorm_probs(softmax(logits)), then the mask read off its
+      // output on the host (TopPMaskedLogits, flashinfer_request.cc).
       float* top_p = s.Upload(r.top_p);
       float* renormed = s.Alloc<float>(cells);
       if (!s.ok()) return s.error();
       s.Call(fi::TopPRenormProb<float>(probs, renormed, top_p, b, 0.0f, d), "flashinfer::sampling::TopPRenormProb");
       std::vector<float> kept;
       if (!s.Download(renormed, kept, cells)) return s.error();
-      result.values = r.values;
-      for (std::size_t i = 0; i < cells; ++i) {
-        if (!(kept[i] > 0.0f)) result.values[i] = -std::numeric_limits<float>::infinity();
-      }
+      result.values = TopPMaskedLogits(r, kept);
       return {};
     }
     case Call::kChainSpeculativeSampling: {

@@ -272,6 +272,17 @@ bool ParseChainSpeculative(Parser& p, Request& r) {
   return true;
 }
 
+// The catalogue's top_k stage disables a row with k <= 0 or k >= V (docs/spec/filters.md
+// "Disabled values"). top_k_mask_logits documents `top_k` "in (0, num_classes)" and its kernel
+// (RadixTopKMaskLogitsKernel_MultiCTA, include/flashinfer/topk.cuh) copies a row only for
+// `k >= vocab_size`; k = 0 there selects a NaN pivot and masks the whole row. Its callers encode
+// "no top-k" as k >= V (vLLM stores V, SGLang 1 << 30), so k <= 0 is passed as V.
+void EncodeDisabledTopK(Request& r) {
+  for (std::int32_t& k : r.top_k) {
+    if (k <= 0) k = static_cast<std::int32_t>(r.vocab);
+  }
+}
+
 }  // namespace
 
 std::string ParseRequest(const char* stage, const char* profile, const char* params_json,
@@ -298,6 +309,7 @@ std::string ParseRequest(const char* stage, const char* profile, const char* par
     r.call = Call::kTopKMaskLogits;
     ok = Params(p, params_json, {}, params) && p.OnlyInputs({"logits", "top_k"}) && p.Matrix("logits", r) &&
          p.PerRowInts("top_k", r.rows, r.top_k);
+    if (ok) EncodeDisabledTopK(r);
   } else if (s == "top_p" && prof == "flashinfer") {
     r.call = Call::kTopPRenormMask;
     ok = Params(p, params_json, {}, params) && p.OnlyInputs({"logits", "top_p"}) && p.Matrix("logits", r) &&

@@ -14,6 +14,9 @@
 //   case gives no seed; the adapter derives `seed` from the bytes of every input (FNV-1a 64 over
 //   names, dtypes, shapes and data), so every batch the harness sends (fresh noise tensors)
 //   draws fresh numbers and a repeated case repeats its draws; `offset` is 0.
+// - top_k / flashinfer: the catalogue's disabled k (<= 0) is passed as V, FlashInfer's callers'
+//   encoding (k >= V copies the row); `flashinfer_sampling_from_probs` keeps FlashInfer's raw k
+//   (k = 0 passes nothing), since that stage models the kernels' own reading.
 // - `deterministic`: the case's `deterministic` parameter where the stage has one, else true
 //   (the default of every FlashInfer Python function); SAMPCHECK_FLASHINFER_DETERMINISTIC=true
 //   or false overrides both (ci/device.sh runs the suite once with each).
@@ -70,6 +73,11 @@ struct Result {
 // Empty on success, else the reason (naming stage, tensor or parameter).
 std::string ParseRequest(const char* stage, const char* profile, const char* params_json,
                          const sampcheck_tensor* inputs, std::int32_t n_in, Request& out);
+
+// top_p / flashinfer: the logits after the mask read off top_p_renorm_probs' output `renormed`
+// [B, V] (FlashInfer has no top-p mask on logits; docs/peers/flashinfer.md, mapping table).
+// Every dropped token gets -inf, every kept one keeps its logit's bits.
+std::vector<float> TopPMaskedLogits(const Request& r, const std::vector<float>& renormed);
 
 // Runs the request on the current CUDA device (flashinfer_launch.cu). Empty on success, else
 // the reason: "no CUDA device: ..." when none is usable, or the failing FlashInfer function
