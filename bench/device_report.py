@@ -90,7 +90,7 @@ def main(path):
               f"{fmt(div(det, fi_first), '.2f')} | {fmt(div(fast, fi_first), '.2f')} |")
 
     print()
-    print("# cost model (gpu/cost/cost_model.h, uncalibrated H100 constants): estimate, measured / estimate, "
+    print("# cost model (gpu/cost/cost_model.h, the device's constants: H200 fitted, else H100): estimate, measured / estimate, "
           "row passes, barriers per row")
     print("| mode | B | V | min-p | case | measured us | model us | measured/model | row passes | barriers |")
     print("|---|---|---|---|---|---|---|---|---|---|")

@@ -34,6 +34,7 @@
 #include <curand_kernel.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cub/device/device_segmented_radix_sort.cuh>
 #include <map>
 #include <stdexcept>
@@ -51,37 +52,37 @@
 namespace sampcheck::bench {
 namespace {
 
-constexpr int kTopK = 50;
-constexpr float kTopP = 0.9f;
-// The model's counts come from this many rows at most (emulated on the host: seconds per shape).
-constexpr std::int64_t kModelRows = 4;
+constexpr int kTopK = gpu::kDeviceBenchTopK;
+constexpr float kTopP = gpu::kDeviceBenchTopP;
 
-// The `case` argument: the typical parameters, or one of the worst cases the goals bound.
-enum Case : std::int64_t { kTypical = 0, kFlat = 1, kTopKNearV = 2, kTopPNearOne = 3, kMinPOne = 4 };
+// The `case` argument (gpu/cost/sampling_cost.h): the typical parameters, or one of the worst
+// cases the goals bound.
+constexpr std::int64_t CaseArg(gpu::DeviceBenchCase c) { return static_cast<std::int64_t>(c); }
+constexpr std::int64_t kTypical = CaseArg(gpu::DeviceBenchCase::kTypical);
+constexpr std::int64_t kFlat = CaseArg(gpu::DeviceBenchCase::kFlat);
+constexpr std::int64_t kTopKNearV = CaseArg(gpu::DeviceBenchCase::kTopKNearV);
+constexpr std::int64_t kTopPNearOne = CaseArg(gpu::DeviceBenchCase::kTopPNearOne);
+constexpr std::int64_t kMinPOne = CaseArg(gpu::DeviceBenchCase::kMinPOne);
 
 // Shape and parameters of one benchmark: (B, V, min-p on, case).
 gpu::SamplingCostShape ShapeOf(const benchmark::State& state) {
-  gpu::SamplingCostShape s;
-  s.rows = state.range(0);
-  s.vocab = state.range(1);
-  s.top_k = kTopK;
-  s.top_p = kTopP;
-  s.min_p = state.range(2) ? 0.05f : 0.0f;
-  switch (state.range(3)) {
-    case kFlat: s.flat = true; break;
-    case kTopKNearV: s.top_k = static_cast<std::int32_t>(s.vocab - 1); break;
-    case kTopPNearOne:
-      s.top_k = 0;
-      s.top_p = 0.999f;
-      break;
-    case kMinPOne: s.min_p = 1.0f; break;
-    default: break;
-  }
-  return s;
+  return gpu::DeviceBenchShape(state.range(0), state.range(1), state.range(2) != 0,
+                               static_cast<gpu::DeviceBenchCase>(state.range(3)));
 }
 
 void Check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+// The constants of the device the benchmark runs on: the H200's fitted ones on an H200, else
+// the H100's (gpu/cost/cost_model.h).
+const gpu::DeviceConstants& BenchDevice() {
+  static const gpu::DeviceConstants d = [] {
+    cudaDeviceProp p{};
+    const bool h200 = cudaGetDeviceProperties(&p, 0) == cudaSuccess && std::string(p.name).find("H200") != std::string::npos;
+    return h200 ? gpu::DeviceConstants::H200() : gpu::DeviceConstants::H100Sxm();
+  }();
+  return d;
 }
 
 // Device-resident inputs of one shape, made once per benchmark (not timed): the cost model's
@@ -133,7 +134,7 @@ void BM_DeviceCopyBaseline(benchmark::State& state) {
   TimeDevice(state, in, [&] { cudaMemcpyAsync(out, in.logits, in.bytes(), cudaMemcpyDeviceToDevice); });
   cudaFree(out);
   // The copy at the model's constants: one launch, the bytes read and written at HBM speed.
-  const auto d = gpu::DeviceConstants::H100Sxm();
+  const auto& d = BenchDevice();
   state.counters["model_us"] = (d.launch_s + 2.0 * static_cast<double>(in.bytes()) / d.hbm_bytes_per_s) * 1e6;
 }
 
@@ -239,29 +240,24 @@ void BM_DeviceSortBaseline(benchmark::State& state) {
   cudaFree(keys);
 }
 
-// The cost model's estimate of the mode's launches at this shape (counted once per mode,
-// counted rows, V and parameters; both modes' counted rows are sliced as the whole batch's).
+// The cost model's estimate of the mode's launches at this shape (gpu/cost/sampling_cost.h:
+// CountDeviceBench; counted once per mode and shape).
 void ModelCounters(benchmark::State& state, DeviceMode mode, const gpu::SamplingCostShape& shape,
                    const std::vector<float>& logits) {
-  using Key = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::int32_t, float, float, bool>;
+  // SAMPCHECK_BENCH_NO_MODEL set: times only (the estimates take host seconds per shape,
+  // which a device lease pays for when comparing builds).
+  if (const char* off = std::getenv("SAMPCHECK_BENCH_NO_MODEL"); off != nullptr && *off != '\0') return;
+  using Key = std::tuple<int, std::int64_t, std::int64_t, std::int32_t, float, float, bool>;
   static std::map<Key, std::vector<gpu::LaunchCounters>> cache;
-  gpu::SamplingCostShape counted = shape;
-  counted.rows = shape.rows < kModelRows ? shape.rows : kModelRows;
-  counted.plan_rows = shape.rows;  // both modes slice each row as the whole batch would
-  const Key key{static_cast<int>(mode), counted.rows, counted.plan_rows, counted.vocab, counted.top_k, counted.top_p,
-                counted.min_p, counted.flat};
+  const Key key{static_cast<int>(mode), shape.rows, shape.vocab, shape.top_k, shape.top_p, shape.min_p, shape.flat};
   auto it = cache.find(key);
   if (it == cache.end()) {
-    // The first counted rows of the batch are a prefix of the generator's stream.
-    auto launches = mode == DeviceMode::kDeterministic ? gpu::CountGpuSampling(counted, logits.data())
-                                                       : gpu::CountGpuFastSampling(counted, logits.data());
-    it = cache.emplace(key, std::move(launches)).first;
+    it = cache.emplace(key, gpu::CountDeviceBench(mode == DeviceMode::kDeterministic, shape, logits.data())).first;
   }
-  std::vector<gpu::LaunchCounters> scaled;
-  for (const auto& l : it->second) scaled.push_back(gpu::ScaleRows(l, counted.rows, shape.rows));
-  state.counters["model_us"] = gpu::Estimate(scaled, gpu::DeviceConstants::H100Sxm()).total_s * 1e6;
-  state.counters["row_passes"] = gpu::RowPasses(scaled, shape.rows, shape.vocab);
-  state.counters["barriers"] = static_cast<double>(gpu::BarriersPerRow(scaled));
+  const auto& launches = it->second;
+  state.counters["model_us"] = gpu::Estimate(launches, BenchDevice()).total_s * 1e6;
+  state.counters["row_passes"] = gpu::RowPasses(launches, shape.rows, shape.vocab);
+  state.counters["barriers"] = static_cast<double>(gpu::BarriersPerRow(launches));
 }
 
 // The two sampcheck modes, through bench/device_sampling.h (device pointers in and out).

@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu/block/block_model.h"
+#include "gpu/cost/calibration.h"
 #include "gpu/cost/cost_model.h"
 #include "gpu/cost/sampling_cost.h"
 #include "gpu/runners/kernel_runner.h"
@@ -517,9 +518,18 @@ LaunchCounters HandCounters(const char* kernel, std::int64_t blocks) {
   return l;
 }
 
+// The H100's constants with the block terms the hand calculations use (a barrier 0.5 us, an
+// access one cycle at 1.98 GHz), whatever a device run fitted (gpu/cost/calibration.h).
+DeviceConstants HandDevice() {
+  DeviceConstants d = DeviceConstants::H100Sxm();
+  d.barrier_s = 0.5e-6;
+  d.access_s = 1.0 / 1.98e9;
+  return d;
+}
+
 TEST(GpuCost, EstimateFollowsTheFormula) {
   auto counters = [](std::int64_t blocks) { return HandCounters("hand", blocks); };
-  const DeviceConstants h100 = DeviceConstants::H100Sxm();
+  const DeviceConstants h100 = HandDevice();
   const CostEstimate one_wave = Estimate(counters(264), h100);
   // The expected microseconds are the hand calculation above written to 4-6 significant digits;
   // the tolerance is that rounding (the estimate is a double formula, not an exact-tier output).
@@ -579,13 +589,46 @@ TEST(GpuCost, OccupancyComesFromTheSm90Table) {
 // model, not an exact tier: the tolerance of 1e-3 us covers the hand values' rounding to 1e-4 us.
 TEST(GpuCost, EstimateUsesTheKernelsBlocksPerSm) {
   const LaunchCounters l = HandCounters("top_p", 264);
-  const DeviceConstants h100 = DeviceConstants::H100Sxm();
+  const DeviceConstants h100 = HandDevice();
   const CostEstimate e = Estimate(l, h100);
   EXPECT_NEAR(e.blocks_s * 1e6, 89.8162, 1e-3);
   EXPECT_NEAR(e.total_s * 1e6, 97.8162, 1e-3);
   DeviceConstants threads_only = h100;
   threads_only.occupancy = {};
   EXPECT_NEAR(Estimate(l, threads_only).total_s * 1e6, 92.3111, 1e-3);
+}
+
+// Calibration (gpu/cost/calibration.h) on planted constants. Copies: 1 MB in 6.25 us and 10 MB in
+// 8.5 us lie on t = 6 us + bytes / 4e12 (1e6 / 4e12 = 0.25 us, 1e7 / 4e12 = 2.5 us). Block terms:
+// runs made by the formula itself with barrier_s = 2^-21 s and access_s = 2^-23 s (grid points)
+// from hand-made counters of different barrier counts and critical paths are fitted back
+// exactly; their log errors are then 0.
+TEST(GpuCost, CalibrationRecoversPlantedConstants) {
+  const MeasuredCopy copies[] = {{1e6, 6.25e-6}, {1e7, 8.5e-6}};
+  const DeviceConstants copied = FitCopies(copies, HandDevice());
+  EXPECT_NEAR(copied.launch_s * 1e6, 6.0, 1e-9);
+  EXPECT_NEAR(copied.hbm_bytes_per_s / 1e12, 4.0, 1e-9);
+  EXPECT_DOUBLE_EQ(copied.sm_bytes_per_s, copied.hbm_bytes_per_s / copied.sms);
+  // One copy size cannot separate the two: unchanged.
+  const MeasuredCopy one[] = {{1e6, 6.25e-6}, {1e6, 6.5e-6}};
+  EXPECT_EQ(FitCopies(one, HandDevice()).launch_s, HandDevice().launch_s);
+
+  DeviceConstants planted = copied;
+  planted.barrier_s = std::exp2(-21.0);
+  planted.access_s = std::exp2(-23.0);
+  std::vector<MeasuredLaunches> runs;
+  for (const auto& [barriers, path] : {std::pair{4, 100}, std::pair{40, 200}, std::pair{10, 20000}}) {
+    LaunchCounters l = HandCounters("hand", 132);
+    l.max_block_barriers = barriers;
+    l.critical_path = path;
+    l.global[0].load_bytes = 132 * 1000;  // little memory: the block terms decide
+    runs.push_back({"hand", Estimate(l, planted).total_s, {l}});
+  }
+  const DeviceConstants fitted = FitBlockTerms(runs, copied);
+  EXPECT_EQ(fitted.barrier_s, planted.barrier_s);
+  EXPECT_EQ(fitted.access_s, planted.access_s);
+  for (const auto& r : runs) EXPECT_NEAR(LogError(r, fitted), 0.0, 1e-12);
+  EXPECT_EQ(FitBlockTerms({}, copied).access_s, copied.access_s);
 }
 
 // ScaleRows: 4 counted rows to 64 multiplies blocks, summed counts and bytes by 16 and keeps

@@ -19,9 +19,9 @@ DeviceConstants DeviceConstants::H100Sxm() {
   // 2048 resident threads and 32 resident blocks per SM.
   d.max_threads_per_sm = 2048;
   d.max_blocks_per_sm = 32;
-  // Uncalibrated: an SM's even share of the HBM bandwidth. One SM can pull more when the
-  // others are idle, and passes over a row that stays in L2 are faster still; a device run
-  // fits this constant (docs/gpu.md "Cost model", "Calibrating").
+  // Assumed: an SM's even share of the HBM bandwidth. One SM can pull more when the others
+  // are idle, and passes over a row that stays in L2 are faster still; the 2026-11-30 run could
+  // not separate it from the accesses (docs/gpu.md "Cost model", "Calibrating").
   d.sm_bytes_per_s = d.hbm_bytes_per_s / d.sms;
   // Measured in this project (bench/README.md "Device", H100 SXM5, 2026-11-24): the timed
   // device-to-device copy of 1 x 128256 f32 took 8.5 us, of which moving its 1.03 MB at
@@ -29,15 +29,43 @@ DeviceConstants DeviceConstants::H100Sxm() {
   // (CUDA events around the launch). The 64 and 256-row copies (29.9, 95.1 us) fit
   // 8 us + bytes / 3.35 TB/s within 10%.
   d.launch_s = 8e-6;
-  // Assumed, uncalibrated: a barrier that ends a pass over memory waits for that pass's last
-  // loads, about one device-memory round trip (several hundred ns on recent NVIDIA GPUs);
-  // 0.5 us until a device run fits it.
-  d.barrier_s = 0.5e-6;
-  // A lower bound: one access per cycle at 1.98 GHz, the H100 SXM5's largest SM clock
-  // (nvidia-smi clocks.max.sm, recorded by ci/device.sh in device.txt).
-  d.access_s = 1.0 / 1.98e9;
+  // The block terms fitted to the H200 run of 2026-11-30 (DeviceConstants::H200 below): the
+  // H200 has the H100's SMs, clocks and L2 (the same GH100 processor, NVIDIA H200 datasheet),
+  // so a thread's serial chain, which waits on on-chip latencies, costs the same on both; only
+  // the memory differs.
+  d.barrier_s = H200().barrier_s;
+  d.access_s = H200().access_s;
   // The H100 is compute capability 9.0: the sm_90 build's occupancy, checked against the built
   // kernels (tests/kernel_occupancy_check.py).
+  d.occupancy = KernelOccupancySm90();
+  return d;
+}
+
+DeviceConstants DeviceConstants::H200() {
+  DeviceConstants d;
+  d.name = "H200 141GB";
+  // NVIDIA H200 Tensor Core GPU datasheet: the H100's GH100 processor, 132 SMs on the SXM
+  // part (nvidia-smi: 132 multiprocessors on the device of bench/README.md "Device"), with
+  // 141 GB of HBM3e at 4.8 TB/s.
+  d.sms = 132;
+  d.max_threads_per_sm = 2048;  // compute capability 9.0, as the H100
+  d.max_blocks_per_sm = 32;
+  // Fitted by bench/calibrate.cc (gpu/cost/calibration.h) to the device run of 2026-11-30
+  // (bench/README.md "Device", NVIDIA H200, CUDA 13.0, sm_90): the nine timed copies (1 to
+  // 256 rows of 32000 to 151936 f32, read and written) give launch_s = 6.245 us and 4.249 TB/s
+  // by least squares, below the datasheet's 4.8 TB/s as a copy is; the 52 timed gpu and
+  // gpu-fast runs then give barrier_s = 0 and access_s = 2^-22.5 s = 0.169 us, about 330
+  // cycles at the 1.98 GHz clock: an L2 round trip, not a register access, because the sampling
+  // kernels keep their per-thread arrays in local memory (stack frames of 3,200 and 896 bytes,
+  // docs/gpu.md "Occupancy") and a thread's serial chain waits on them. The barriers' own cost
+  // is not separable from the chain's in that run (each barrier ends a chain), so the fit
+  // charges it all to the accesses. Measured / estimate after the fit: 0.47 to 2.98, log-RMS
+  // factor 1.58 (before: 2.2 to 66, factor 5.2); docs/gpu.md "Calibrating".
+  d.hbm_bytes_per_s = 4.249e12;
+  d.sm_bytes_per_s = d.hbm_bytes_per_s / d.sms;
+  d.launch_s = 6.245e-6;
+  d.barrier_s = 0.0;
+  d.access_s = 0x1.6a09e667f3bcdp-23;  // 2^-22.5 s
   d.occupancy = KernelOccupancySm90();
   return d;
 }

@@ -22,10 +22,13 @@
 //   max_block_global_bytes) when that is longer: blocks of one row's slices are alike but the
 //   row's last block also merges (gpu/block/last_block.cuh), and the launch waits for it. The estimate of a
 //   sequence of launches is the sum of its launches.
-// - The constants (DeviceConstants::H100Sxm) each say where they come from. The model is
-//   uncalibrated until a device run compares it with measured times: it has no cache model
-//   (repeated passes over a row that fits in L2 are charged at the SM's share of HBM), no
-//   instruction costs besides memory accesses, and no overlap between blocks' barriers.
+// - The constants (DeviceConstants::H100Sxm, H200) each say where they come from. The block
+//   terms (barrier_s, access_s) are fitted to one device run (gpu/cost/calibration.h, H200,
+//   2026-11-30: measured / estimate 0.47 to 2.98 over 52 runs, docs/gpu.md "Calibrating"). The
+//   model has no cache model (repeated passes over a row that fits in L2 are charged at the
+//   SM's share of HBM), no instruction costs besides memory accesses, no count of local-memory
+//   traffic (the fitted access cost stands for it on today's kernels) and no overlap between
+//   blocks' barriers.
 // - Budgets (CheckBudget): a sequence of launches on a [rows, vocab] batch passes a budget when
 //   its row passes (RowPasses) and its largest per-block barrier count are within the budget;
 //   otherwise the message names the kernel sequence, the counted value and the budget.
@@ -57,6 +60,9 @@ struct DeviceConstants {
   std::span<const KernelOccupancy> occupancy;
   // NVIDIA H100 SXM5 80GB (the device of bench/README.md "Device"); sources in cost_model.cc.
   static DeviceConstants H100Sxm();
+  // NVIDIA H200 (141 GB): fitted to this project's device run (gpu/cost/calibration.h); sources
+  // in cost_model.cc.
+  static DeviceConstants H200();
 };
 
 struct CostEstimate {

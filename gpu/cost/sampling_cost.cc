@@ -4,6 +4,8 @@
 
 #include <memory>
 
+#include "gpu/cost/cost_model.h"
+
 #include "gpu/fast/fast_sampling_launch.h"
 #include "gpu/kernels/filter_rules.h"
 #include "gpu/runners/kernel_runner.h"
@@ -74,6 +76,36 @@ std::vector<LaunchCounters> CountGpuFastSampling(const SamplingCostShape& shape,
   LaunchRecorder recorder;
   RunFastSamplingEmulatedDeviceBlock(l);
   return recorder.launches();
+}
+
+SamplingCostShape DeviceBenchShape(std::int64_t rows, std::int64_t vocab, bool min_p_on, DeviceBenchCase c) {
+  SamplingCostShape s;
+  s.rows = rows;
+  s.vocab = vocab;
+  s.top_k = kDeviceBenchTopK;
+  s.top_p = kDeviceBenchTopP;
+  s.min_p = min_p_on ? 0.05f : 0.0f;
+  switch (c) {
+    case DeviceBenchCase::kFlat: s.flat = true; break;
+    case DeviceBenchCase::kTopKNearV: s.top_k = static_cast<std::int32_t>(vocab - 1); break;
+    case DeviceBenchCase::kTopPNearOne:
+      s.top_k = 0;
+      s.top_p = 0.999f;
+      break;
+    case DeviceBenchCase::kMinPOne: s.min_p = 1.0f; break;
+    case DeviceBenchCase::kTypical: break;
+  }
+  return s;
+}
+
+std::vector<LaunchCounters> CountDeviceBench(bool deterministic, const SamplingCostShape& shape, const float* logits) {
+  SamplingCostShape counted = shape;
+  counted.rows = shape.rows < kDeviceBenchCountedRows ? shape.rows : kDeviceBenchCountedRows;
+  counted.plan_rows = shape.rows;  // both paths slice each row as the whole batch would
+  const auto launches = deterministic ? CountGpuSampling(counted, logits) : CountGpuFastSampling(counted, logits);
+  std::vector<LaunchCounters> scaled;
+  for (const auto& l : launches) scaled.push_back(ScaleRows(l, counted.rows, shape.rows));
+  return scaled;
 }
 
 }  // namespace sampcheck::gpu

@@ -50,4 +50,22 @@ std::vector<float> SamplingCostLogits(const SamplingCostShape& shape);
 std::vector<LaunchCounters> CountGpuSampling(const SamplingCostShape& shape, const float* logits);
 std::vector<LaunchCounters> CountGpuFastSampling(const SamplingCostShape& shape, const float* logits);
 
+// The device benchmark's cases (bench/device_sampling_bench.cu, argument `case`): the typical
+// parameters or one of the worst cases the goals bound.
+enum class DeviceBenchCase : int { kTypical = 0, kFlat = 1, kTopKNearV = 2, kTopPNearOne = 3, kMinPOne = 4 };
+
+inline constexpr std::int32_t kDeviceBenchTopK = 50;
+inline constexpr float kDeviceBenchTopP = 0.9f;
+// The shape of one device benchmark: top-k 50, top-p 0.9, min-p 0.05 when min_p_on (else off),
+// then the case's change: flat rows; top-k V - 1; top-k off with top-p 0.999; min-p 1.
+SamplingCostShape DeviceBenchShape(std::int64_t rows, std::int64_t vocab, bool min_p_on, DeviceBenchCase c);
+
+// The launches of one benchmark of the gpu (deterministic) or gpu-fast path, counted on the
+// first min(rows, kDeviceBenchCountedRows) rows (each row sliced as the whole batch would be)
+// and scaled to `rows` (ScaleRows, gpu/cost/cost_model.h): what the benchmark's estimate and the
+// calibration (gpu/cost/calibration.h) charge. `logits`: at least the counted rows of
+// SamplingCostLogits(shape) (the first rows of the batch are a prefix of its stream).
+inline constexpr std::int64_t kDeviceBenchCountedRows = 4;
+std::vector<LaunchCounters> CountDeviceBench(bool deterministic, const SamplingCostShape& shape, const float* logits);
+
 }  // namespace sampcheck::gpu
