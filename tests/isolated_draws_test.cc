@@ -27,6 +27,7 @@
 #include "harness/stat_cases/stat_cases.h"
 #include "reference/reference_backend.h"
 #include "reports/statistics_json.h"
+#include "tests/support/draw_batches_case.h"
 
 namespace sampcheck::statistical {
 namespace {
@@ -99,19 +100,9 @@ class IsolatedDraws : public ::testing::Test {
   std::string dir_, log_;
 };
 
-// Two rows of V = 2048: batches of 2^21 / 4096 = 512 draws, so 9 x 512 + 10 draws are 10
-// batches.
-Case TenBatchesCase() {
-  Case c;
-  c.id = "ten-batches";
-  c.stage = "inverse_cdf";
-  std::vector<float> probs(2 * 2048);
-  for (std::size_t i = 0; i < probs.size(); ++i) probs[i] = static_cast<float>(1 + (i * 7919) % 97);
-  c.inputs.emplace("probs", Tensor::FromValues<float>(DType::kF32, {2, 2048}, probs));
-  c.inputs.emplace("u", Tensor(DType::kF32, {2}));
-  return c;
-}
-constexpr std::int64_t kDraws = 9 * 512 + 10;
+// Batches of 512 draws (tests/support/draw_batches_case.h): 9 x 512 + 10 draws are 10 batches.
+Case TenBatchesCase() { return testing::InverseCdfBatchesCase("ten-batches"); }
+constexpr std::int64_t kDraws = 9 * testing::kDrawsPerBatch + 10;
 constexpr std::size_t kBatches = 10;
 
 bool SameCounts(const Tensor& a, const Tensor& b) {
@@ -140,16 +131,21 @@ TEST_F(IsolatedDraws, OneChildRunsEveryBatchOfACaseWithTheInProcessCounts) {
   EXPECT_EQ(std::set<long>(per_batch_pids.begin(), per_batch_pids.end()).size(), kBatches);
 }
 
+// The error of counting TenBatchesCase's draws on `backend`, or "" when there is none.
+std::string CountError(Backend& backend) {
+  try {
+    CountDrawsThroughRun(backend, TenBatchesCase(), kDraws, 77);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 // A crash in the 4th batch fails the count with the crash named, and no batch runs after it.
 TEST_F(IsolatedDraws, ACrashInABatchFailsTheCaseAndStopsItsDraws) {
   backends::IsolatedBackend isolated(std::make_unique<LoggingRunBackend>(log_, LoggingRunBackend::Fault::kSegfault, 4),
                                      60.0);
-  try {
-    CountDrawsThroughRun(isolated, TenBatchesCase(), kDraws, 77);
-    ADD_FAILURE() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), "backend process crashed with SIGSEGV (segmentation fault) while running this case");
-  }
+  EXPECT_EQ(CountError(isolated), "backend process crashed with SIGSEGV (segmentation fault) while running this case");
   EXPECT_EQ(ReadLog(log_).size(), 4u);
 }
 
@@ -157,12 +153,7 @@ TEST_F(IsolatedDraws, ACrashInABatchFailsTheCaseAndStopsItsDraws) {
 // batch is cut after it and fails the case.
 TEST_F(IsolatedDraws, AHangInABatchIsCutByTheTimeLimit) {
   backends::IsolatedBackend isolated(std::make_unique<LoggingRunBackend>(log_, LoggingRunBackend::Fault::kHang, 3), 1.0);
-  try {
-    CountDrawsThroughRun(isolated, TenBatchesCase(), kDraws, 77);
-    ADD_FAILURE() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), "timed out after 1 s");
-  }
+  EXPECT_EQ(CountError(isolated), "timed out after 1 s");
   EXPECT_EQ(ReadLog(log_).size(), 3u);
 }
 
