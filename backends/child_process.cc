@@ -305,6 +305,12 @@ std::string ForkedChild::Finish() {
   return DescribeExit(status);
 }
 
+void ForkedChild::Stop() {
+  if (pid_ <= 0) return;
+  Kill();
+  Finish();
+}
+
 CommandResult RunShellCommand(const std::string& command, double timeout_s) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw InputError(std::string("cannot create a pipe: ") + std::strerror(errno));

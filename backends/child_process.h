@@ -18,6 +18,8 @@
 // - Finish() reaps the child (killing it first if still running) and returns how it ended:
 //   "exited normally", "exited with status 3", "crashed with SIGSEGV (segmentation fault)",
 //   "aborted (SIGABRT)", "killed by SIGKILL".
+// - Stop() kills the child at once and reaps it, for a parent that wants no more of its frames
+//   (Finish would first give it 5 s to end on its own).
 // - Every child runs in its own process group, and the whole group is killed on every path:
 //   a time-out, a protocol error, and after the child itself has ended (whatever it forked and
 //   left running ends with it).
@@ -59,6 +61,7 @@ class ForkedChild {
 
   std::optional<std::string> ReadFrame(double timeout_s, bool* timed_out);
   std::string Finish();
+  void Stop();
   // Set when ReadFrame gave up on a malformed frame.
   const std::string& protocol_error() const { return protocol_error_; }
 

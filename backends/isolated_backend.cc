@@ -70,33 +70,66 @@ std::vector<Backend::CaseOutcome> IsolatedBackend::RunBatch(const std::string& s
                                                             const std::vector<const Case*>& cases,
                                                             const OutcomeCallback& on_outcome) {
   std::vector<CaseOutcome> outcomes(cases.size());
+  RunInChildren(
+      cases.size(),
+      // One case at a time through the inner batch entry, so its own batching rules apply.
+      [&](std::size_t i) { return inner_->RunBatch(stage, {cases[i]}, {}).at(0); },
+      [&](std::size_t i, CaseOutcome&& outcome) {
+        outcomes[i] = std::move(outcome);
+        if (on_outcome) on_outcome(i, outcomes[i]);
+        return true;
+      });
+  return outcomes;
+}
+
+void IsolatedBackend::RunSequence(const std::string& stage, std::size_t count, const CaseMaker& make_case,
+                                  const SequenceCallback& on_outcome) {
+  RunInChildren(
+      count,
+      [&](std::size_t i) {
+        // Made in the child: the parent holds no case of the sequence, the child one at a time.
+        CaseOutcome outcome;
+        try {
+          const Case c = make_case(i);
+          outcome = inner_->RunBatch(stage, {&c}, {}).at(0);
+        } catch (const std::exception& e) {
+          outcome.error = ExceptionText(e);
+          if (outcome.error.empty()) outcome.error = "backend threw an exception without a message";
+        }
+        return outcome;
+      },
+      [&](std::size_t i, CaseOutcome&& outcome) { return on_outcome(i, outcome); });
+}
+
+void IsolatedBackend::RunInChildren(std::size_t count, const std::function<CaseOutcome(std::size_t)>& run_in_child,
+                                    const std::function<bool(std::size_t, CaseOutcome&&)>& on_outcome) {
   std::size_t next = 0;
-  while (next < cases.size()) {
+  while (next < count) {
     const std::size_t first = next;
     ForkedChild child([&](int fd) {
-      for (std::size_t i = first; i < cases.size(); ++i) {
-        // One case at a time through the inner batch entry, so its own batching rules apply.
-        const auto one = inner_->RunBatch(stage, {cases[i]}, {});
-        if (!WriteFrame(fd, EncodeOutcome(one.at(0)))) return;
+      for (std::size_t i = first; i < count; ++i) {
+        if (!WriteFrame(fd, EncodeOutcome(run_in_child(i)))) return;
       }
     });
     bool timed_out = false;
-    for (; next < cases.size(); ++next) {
+    for (; next < count; ++next) {
       auto frame = child.ReadFrame(case_timeout_s_, &timed_out);
       if (!frame) break;
-      outcomes[next] = DecodeOutcome(*frame);
-      if (on_outcome) on_outcome(next, outcomes[next]);
+      if (!on_outcome(next, DecodeOutcome(*frame))) {
+        child.Stop();  // it is running the cases after this one
+        return;
+      }
     }
-    if (next == cases.size()) {
+    if (next == count) {
       child.Finish();
-      break;
+      return;
     }
     const std::string how = child.Finish();
-    outcomes[next].error = FaultReason(how, timed_out, case_timeout_s_, child.protocol_error());
-    if (on_outcome) on_outcome(next, outcomes[next]);
-    ++next;  // the rest of the group runs in a fresh child
+    CaseOutcome fault;
+    fault.error = FaultReason(how, timed_out, case_timeout_s_, child.protocol_error());
+    if (!on_outcome(next, std::move(fault))) return;
+    ++next;  // the rest runs in a fresh child
   }
-  return outcomes;
 }
 
 Tensor IsolatedBackend::CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) {

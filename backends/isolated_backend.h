@@ -13,6 +13,11 @@
 //   case", "... aborted (SIGABRT) ...", "... exited with status 3 ...", "timed out after
 //   10 s"; a fresh child then runs the rest of the group. Cases already returned keep their
 //   outcome.
+// - RunSequence runs its cases the same way: one child for the whole sequence (a fresh one
+//   after a fault, unless on_outcome stops there), each case made by make_case in the child
+//   just before it runs and timed from the previous outcome like a RunBatch case. The draw
+//   harness sends a statistical case's batches of draws this way: one child per case, not
+//   one per batch.
 // - Run is RunBatch of one case, throwing InputError with the reason. CountDraws and
 //   CountDrawsRange run in a child the same way. Name, stages and capabilities
 //   (core/stage_capabilities.h) are the wrapped backend's, but concurrent_runs is false.
@@ -47,11 +52,18 @@ class IsolatedBackend final : public Backend {
   TensorMap Run(const std::string& stage, const Case& c) override;
   std::vector<CaseOutcome> RunBatch(const std::string& stage, const std::vector<const Case*>& cases,
                                     const OutcomeCallback& on_outcome) override;
+  void RunSequence(const std::string& stage, std::size_t count, const CaseMaker& make_case,
+                   const SequenceCallback& on_outcome) override;
   Tensor CountDraws(const std::string& stage, const Case& c, std::int64_t draws, std::uint64_t seed) override;
   Tensor CountDrawsRange(const std::string& stage, const Case& c, std::int64_t first_draw, std::int64_t draws,
                          std::uint64_t seed) override;
 
  private:
+  // Runs cases [0, count) in children, `run_in_child(i)` giving case i's outcome in the child,
+  // and hands each outcome to `on_outcome` in order (a fault's too); a fault starts a fresh
+  // child for the cases after it, and on_outcome returning false ends the run.
+  void RunInChildren(std::size_t count, const std::function<CaseOutcome(std::size_t)>& run_in_child,
+                     const std::function<bool(std::size_t, CaseOutcome&&)>& on_outcome);
   // Runs `count` (one of inner_'s count calls) in a child and returns its counts.
   Tensor CountInChild(const std::function<Tensor()>& count);
   std::unique_ptr<Backend> inner_;

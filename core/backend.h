@@ -86,6 +86,30 @@ class Backend {
     }
     return outcomes;
   }
+
+  // A sequence of cases of one stage made on demand (the draw harness's batches of one
+  // statistical case, docs/spec/harness.md "Draws through Run"): case i is make_case(i), made
+  // when it is about to run, so only one is in memory at a time. Outcomes reach `on_outcome`
+  // in order as they are known; it returns false to stop the sequence there (the cases after
+  // are not made). A failure of make_case or of the case (a thrown error, a crash, a time-out)
+  // is the outcome's `error`, as in RunBatch. An out-of-process backend runs the sequence in
+  // one child process, with each case's time limit counted from the previous outcome. The
+  // default runs each case through Run in this process.
+  using CaseMaker = std::function<Case(std::size_t index)>;
+  using SequenceCallback = std::function<bool(std::size_t index, const CaseOutcome& outcome)>;
+  virtual void RunSequence(const std::string& stage, std::size_t count, const CaseMaker& make_case,
+                           const SequenceCallback& on_outcome) {
+    for (std::size_t i = 0; i < count; ++i) {
+      CaseOutcome outcome;
+      try {
+        outcome.outputs = Run(stage, make_case(i));
+      } catch (const std::exception& e) {
+        outcome.error = ExceptionText(e);
+        if (outcome.error.empty()) outcome.error = "backend threw an exception without a message";
+      }
+      if (!on_outcome(i, outcome)) return;
+    }
+  }
 };
 
 }  // namespace sampcheck

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <span>
 #include <sstream>
 
@@ -591,13 +592,12 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
 
 namespace {
 
-// Adds the tokens of draws [first, first + n) of every row to `out` ([rows, V]).
-void CountBatchThroughRun(Backend& backend, const Case& c, const StageInfo& info, std::int64_t first, std::int64_t n,
-                          std::uint64_t seed, std::span<std::int64_t> out) {
+// Adds the tokens of `result`, the outputs of DrawNoiseCase(c, n, seed, first), to `out`
+// ([rows, V]).
+void CountBatchOutputs(const Backend& backend, const Case& c, const StageInfo& info, std::int64_t n,
+                       const TensorMap& result, std::span<std::int64_t> out) {
   const bool spec = info.draw.target == ExactTargetKind::kSpecFirstToken;
   const auto [rows, vocab] = RowsAndVocab(c);
-  const Case batch = DrawNoiseCase(c, n, seed, first);
-  const TensorMap result = backend.Run(c.stage, batch);
   // The drawn token: the catalogue's token output (a speculative stage's first emitted token
   // is column 0 of its [B, K + 1] output).
   const std::string& output = TokenOutput(info);
@@ -632,15 +632,43 @@ Tensor CountDrawsThroughRun(Backend& backend, const Case& c, std::int64_t draws,
   if (rows < 0) throw InputError("case '" + c.id + "': no [B, V] input to draw from");
   const std::int64_t per_batch = std::max<std::int64_t>(1, kRunBatchElements / (rows * vocab));
   const std::int64_t batches = (draws + per_batch - 1) / per_batch;
-  const bool concurrent = backend.Capabilities(c.stage).concurrent_runs;
-  const std::int64_t workers = std::max<std::int64_t>(1, concurrent ? std::min<std::int64_t>(reference::RowThreads(), batches) : 1);
-  // One count tensor per worker (and one batch's replicas in memory per worker).
+  auto batch_draws = [&](std::int64_t k) { return std::min(per_batch, draws - k * per_batch); };
+  if (!backend.Capabilities(c.stage).concurrent_runs) {
+    // One sequence: an out-of-process backend runs every batch of the case in one child
+    // (Backend::RunSequence), each batch made when it runs, so one batch's replicas are in
+    // memory at a time, as below. The first failing batch ends the sequence with its error.
+    Tensor counts(DType::kI64, Shape{rows, vocab});
+    std::exception_ptr error;
+    backend.RunSequence(
+        c.stage, static_cast<std::size_t>(batches),
+        [&](std::size_t k) {
+          const auto kk = static_cast<std::int64_t>(k);
+          return DrawNoiseCase(c, batch_draws(kk), seed, kk * per_batch);
+        },
+        [&](std::size_t k, const Backend::CaseOutcome& outcome) {
+          try {
+            if (!outcome.error.empty()) throw InputError(outcome.error);
+            CountBatchOutputs(backend, c, info, batch_draws(static_cast<std::int64_t>(k)), outcome.outputs,
+                              counts.data<std::int64_t>());
+          } catch (...) {
+            error = std::current_exception();
+            return false;
+          }
+          return true;
+        });
+    if (error) std::rethrow_exception(error);
+    return counts;
+  }
+  // Concurrent runs: a contiguous range of batches per worker, one count tensor per worker
+  // (and one batch's replicas in memory per worker).
+  const std::int64_t workers = std::max<std::int64_t>(1, std::min<std::int64_t>(reference::RowThreads(), batches));
   std::vector<Tensor> counts;
   for (std::int64_t w = 0; w < workers; ++w) counts.emplace_back(DType::kI64, Shape{rows, vocab});
   reference::ParallelRows(workers, [&](std::int64_t w) {
     auto out = counts[static_cast<std::size_t>(w)].data<std::int64_t>();
     for (std::int64_t k = w * batches / workers; k < (w + 1) * batches / workers; ++k) {
-      CountBatchThroughRun(backend, c, info, k * per_batch, std::min(per_batch, draws - k * per_batch), seed, out);
+      const Case batch = DrawNoiseCase(c, batch_draws(k), seed, k * per_batch);
+      CountBatchOutputs(backend, c, info, batch_draws(k), backend.Run(c.stage, batch), out);
     }
   });
   auto total = counts[0].data<std::int64_t>();

@@ -130,7 +130,10 @@ Case DrawNoiseCase(const Case& c, std::int64_t draws, std::uint64_t seed, std::i
 // batches run on reference::RowThreads() threads (the CLI's --threads), each thread a
 // contiguous range of batches into counts of its own, summed after: integer sums, so the
 // counts are the same for every thread count; the error is the one of the first failing
-// batch, as in order (docs/spec/harness.md "Concurrent batches").
+// batch, as in order (docs/spec/harness.md "Concurrent batches"). Otherwise the batches are
+// one Backend::RunSequence, in order, stopped at the first failing batch, whose error is the
+// case's: an isolated backend runs them all in one child process (docs/spec/harness.md
+// "Draws through Run").
 Tensor CountDrawsThroughRun(Backend& backend, const Case& c, std::int64_t draws, std::uint64_t seed);
 
 std::vector<CaseResult> RunDrawHarness(Backend& backend, const std::vector<StatCase>& cases,

@@ -16,6 +16,7 @@
 #include "reports/statistics_json.h"
 #include "harness/noise_harness.h"
 #include "harness/stat_cases/stat_cases.h"
+#include "tests/support/draw_batches_case.h"
 
 namespace sampcheck::statistical {
 namespace {
@@ -212,18 +213,9 @@ class ConcurrentRunBackend final : public Backend {
   reference::ReferenceBackend ref_;
 };
 
-// Two rows of V = 2048: batches of 2^21 / 4096 = 512 draws; 3 x 512 + 10 draws are 4 batches,
+// Batches of 512 draws (tests/support/draw_batches_case.h); 3 x 512 + 10 draws are 4 batches,
 // which 3 threads split as [0], [1], [2, 3].
-Case ConcurrentBatchesCase() {
-  Case c;
-  c.id = "concurrent";
-  c.stage = "inverse_cdf";
-  std::vector<float> probs(2 * 2048);
-  for (std::size_t i = 0; i < probs.size(); ++i) probs[i] = static_cast<float>(1 + (i * 7919) % 97);
-  c.inputs.emplace("probs", Tensor::FromValues<float>(DType::kF32, {2, 2048}, probs));
-  c.inputs.emplace("u", Tensor(DType::kF32, {2}));
-  return c;
-}
+Case ConcurrentBatchesCase() { return testing::InverseCdfBatchesCase("concurrent"); }
 constexpr std::int64_t kConcurrentDraws = 3 * 512 + 10;
 
 TEST(DrawHarness, ConcurrentBatchesCountTheSameAsInOrder) {

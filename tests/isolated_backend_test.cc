@@ -103,6 +103,40 @@ TEST(IsolatedBackend, RunThrowsTheReasonAndCountDrawsRunsInAChild) {
   EXPECT_THROW(IsolatedBackend(std::make_unique<FaultyBackend>(), 0.0), InputError);
 }
 
+// A sequence runs in one child, its cases made there; an error of make_case or of a case is
+// that case's outcome, a fault starts a fresh child for the rest, and on_outcome returning
+// false stops the sequence (no case after it is handed back).
+TEST(IsolatedBackend, RunSequenceRunsInOneChildAndStopsWhenAsked) {
+  IsolatedBackend backend(std::make_unique<FaultyBackend>(), 5.0);
+  const std::vector<std::string> ids = {"ok", "ok", "make_fails", "ok", "segfault", "ok", "throw", "ok", "ok"};
+  auto make = [&](std::size_t i) {
+    if (ids[i] == "make_fails") throw InputError("cannot make case " + std::to_string(i));
+    return MakeCase(ids[i], static_cast<float>(i));
+  };
+  std::vector<std::size_t> seen;
+  std::vector<Backend::CaseOutcome> outcomes;
+  backend.RunSequence("greedy", ids.size(), make, [&](std::size_t i, const Backend::CaseOutcome& o) {
+    seen.push_back(i);
+    outcomes.push_back(o);
+    return ids[i] != "throw";
+  });
+  ASSERT_EQ(seen, (std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(outcomes[2].error, "cannot make case 2");
+  EXPECT_EQ(outcomes[4].error, "backend process crashed with SIGSEGV (segmentation fault) while running this case");
+  EXPECT_EQ(outcomes[6].error, "bad case");
+  std::set<std::int64_t> before_crash, after_crash;
+  for (std::size_t i : {0u, 1u, 3u}) {
+    ASSERT_EQ(outcomes[i].error, "") << i;
+    EXPECT_EQ(outcomes[i].outputs.at("y").data<float>()[0], static_cast<float>(i));
+    before_crash.insert(outcomes[i].outputs.at("pid").data<std::int64_t>()[0]);
+  }
+  after_crash.insert(outcomes[5].outputs.at("pid").data<std::int64_t>()[0]);
+  EXPECT_EQ(before_crash.size(), 1u);
+  EXPECT_EQ(after_crash.size(), 1u);
+  EXPECT_NE(*before_crash.begin(), *after_crash.begin());
+  EXPECT_EQ(before_crash.count(::getpid()), 0u);
+}
+
 // A 64 MiB error message is cut in the child: it used to cross the pipe whole and be read
 // into the parent (peak memory +64 MiB) before CapReason cut it. Counted, not timed: the
 // parent's peak resident size grows by far less than the message.
