@@ -33,6 +33,11 @@ case $verb in
       mkdir -p "$stage/$build/$(dirname "$f")"
       strip -o "$stage/$build/$f" "$build/$f"
     done
+    # .devbin/ is this script's (git-ignored) folder: replace it only when it holds a pack.
+    if [[ -e .devbin && ! -f .devbin/bin.tar.xz ]]; then
+      echo "device_prebuilt: .devbin exists and holds no bin.tar.xz: not this script's; move it away first" >&2
+      exit 1
+    fi
     rm -rf .devbin && mkdir -p .devbin/lib
     tar cf - -C "$stage" build | xz -6 -T0 >.devbin/bin.tar.xz
     # What a bare CUDA image lacks: Google Benchmark (Debian ships it shared) and OpenSSL's libcrypto.

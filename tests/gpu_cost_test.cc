@@ -606,6 +606,9 @@ TEST(GpuCost, EstimateUsesTheKernelsBlocksPerSm) {
 TEST(GpuCost, CalibrationRecoversPlantedConstants) {
   const MeasuredCopy copies[] = {{1e6, 6.25e-6}, {1e7, 8.5e-6}};
   const DeviceConstants copied = FitCopies(copies, HandDevice());
+  // The fit is double-precision least squares, not an exact tier: sums of products near 1e14
+  // and 1e-5 round at about 1e-16 relative, so 1e-9 on values of 6 (us) and 4 (TB/s) is far
+  // above its rounding and far below what a wrong line would give.
   EXPECT_NEAR(copied.launch_s * 1e6, 6.0, 1e-9);
   EXPECT_NEAR(copied.hbm_bytes_per_s / 1e12, 4.0, 1e-9);
   EXPECT_DOUBLE_EQ(copied.sm_bytes_per_s, copied.hbm_bytes_per_s / copied.sms);
@@ -627,6 +630,8 @@ TEST(GpuCost, CalibrationRecoversPlantedConstants) {
   const DeviceConstants fitted = FitBlockTerms(runs, copied);
   EXPECT_EQ(fitted.barrier_s, planted.barrier_s);
   EXPECT_EQ(fitted.access_s, planted.access_s);
+  // The fitted constants are the planted ones, so each estimate repeats the planted formula
+  // and the log error is 0; 1e-12 only allows for the log of a ratio of two doubles.
   for (const auto& r : runs) EXPECT_NEAR(LogError(r, fitted), 0.0, 1e-12);
   EXPECT_EQ(FitBlockTerms({}, copied).access_s, copied.access_s);
 }

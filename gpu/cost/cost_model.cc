@@ -33,8 +33,9 @@ DeviceConstants DeviceConstants::H100Sxm() {
   // H200 has the H100's SMs, clocks and L2 (the same GH100 processor, NVIDIA H200 datasheet),
   // so a thread's serial chain, which waits on on-chip latencies, costs the same on both; only
   // the memory differs.
-  d.barrier_s = H200().barrier_s;
-  d.access_s = H200().access_s;
+  const DeviceConstants h200 = H200();
+  d.barrier_s = h200.barrier_s;
+  d.access_s = h200.access_s;
   // The H100 is compute capability 9.0: the sm_90 build's occupancy, checked against the built
   // kernels (tests/kernel_occupancy_check.py).
   d.occupancy = KernelOccupancySm90();
