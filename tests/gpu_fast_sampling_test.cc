@@ -392,7 +392,7 @@ struct NonUniformKernel {
 };
 
 // Several blocks per row (gpu/fast/fast_sampling_slices.cuh): a batch of 3 rows of V = 16384
-// is split into FastSliceBudget(3, 16384) = 4 slices per row (min(ceil(132 / 3), 16384 / 4096));
+// is split into FastSliceBudget(3, 16384) = 4 slices per row (min(floor(132 / 3), 16384 / 4096));
 // planned for a batch of kFastSamplingSms rows the same launch is one block per row. The
 // tokens must be the same bits either way, for every seed: the slices' partials are exact
 // keys, and the merge gives the survivors the one-block gather finds. Rows: a random row

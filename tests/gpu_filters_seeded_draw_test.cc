@@ -276,7 +276,7 @@ TEST(GpuFiltersSeededDraw, OneBlockRowsDrawTheFullRowToken) {
 }
 
 // V = 13289 with 24 rows (8 under one key for flashinfer): 3 slices per survivor-path row
-// (RowSliceBudget: min(ceil(132 / B), 13289 / 4096) = 3), the draw in the per-row kernel after
+// (RowSliceBudget: min(floor(132 / B), 13289 / 4096) = 3), the draw in the per-row kernel after
 // the merge; the crowded row (kind 8, k = 300) and the K = -inf row take the whole-row paths,
 // and the flat row with min-p 1 alone and the row of subnormal probabilities (kind 10, nothing
 // filtered) the partition path: the flat row's 13 survivors a lane are pruned by their scores

@@ -351,7 +351,7 @@ TEST(GpuFilters, PaddedRowsReadOnlyTheirEntries) {
 }
 
 // Several blocks per row (gpu/kernels/sampling_filters_slices.cuh): batches of B = 1, 2 and 3
-// rows of V = 13289 take 3 slices per row (RowSliceBudget: min(ceil(132 / B), 13289 / 4096) =
+// rows of V = 13289 take 3 slices per row (RowSliceBudget: min(floor(132 / B), 13289 / 4096) =
 // 3, slices of 4429 or 4430 entries, not a multiple of 1024; k <= 300 keeps 3: 1024 / 300 = 3).
 // The split launch must give the bits of the one-block launch (plan_rows = 132: no row split)
 // and of the reference (reference/sampling_filters.h through the reference backend). Row kinds:

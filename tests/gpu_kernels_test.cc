@@ -1976,11 +1976,16 @@ TEST(GpuRowSlices, MergeGivesTheRowsSmallestKeys) {
   std::partial_sort(row.begin(), row.begin() + kK, row.end());
   const std::vector<std::uint64_t> expected(row.begin(), row.begin() + kK);
   for (int threads : {1, 32, 1024}) EXPECT_EQ(MergeOnHost(lists, kN, kK, threads), expected) << threads;
-  // The slices a batch offers and a row takes: ceil(132 / 3) = 44 capped at 13289 / 4096 = 3;
+  // The slices a batch offers and a row takes: floor(132 / 3) = 44 capped at 13289 / 4096 = 3;
+  // 64 rows: floor(132 / 64) = 2 (128 blocks, one wave at one block per SM; 3 would be 192);
+  // 67 rows and more: 1 (floor(132 / 67) = 1);
   // k = 50: min(3, 1024 / 50, 13289 / 51) = 3; k = 400: 1024 / 400 = 2; k = 0, k >= V, k > 1024: 1.
   EXPECT_EQ(RowSliceBudget(3, 13289), 3);
   EXPECT_EQ(RowSliceBudget(132, 128256), 1);
   EXPECT_EQ(RowSliceBudget(1, 128256), 31);
+  EXPECT_EQ(RowSliceBudget(64, 128256), 2);
+  EXPECT_EQ(RowSliceBudget(66, 128256), 2);
+  EXPECT_EQ(RowSliceBudget(67, 128256), 1);
   EXPECT_EQ(TopKRowSlices(3, 13289, 50), 3);
   EXPECT_EQ(TopKRowSlices(3, 13289, 400), 2);
   EXPECT_EQ(TopKRowSlices(3, 13289, 0), 1);

@@ -503,8 +503,8 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       if (hold_active) hold.Offer(t, key);
       if (!sampled) continue;
       const std::uint32_t b = bucket(key);
-      ++d.c[b];
-      if (use_reach) w.m[b] = w.m[b] + reach.Mass(reach_ref, key);
+      AddAt(d.c, b, 1u);
+      if (use_reach) AddAt(w.m, b, reach.Mass(reach_ref, key));
     }
     n_t[t] = c, min_t[t] = a, max_t[t] = z;
     counts[t] = d;
@@ -606,7 +606,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       DigitCounts d{};
       for_each(t, [&](std::uint64_t key) {
         const std::uint32_t p = digit_of(key);
-        d.c[p & 15u] += 1u << (16u * (p >> 4));
+        AddAt(d.c, p & 15u, 1u << (16u * (p >> 4)));
       });
       counts[t] = d;
     });
@@ -658,9 +658,9 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       for_each(t, [&](std::uint64_t key) {
         const std::uint32_t d = digit_of(key);
         if (d >= buckets || (d >= gap_lo && d < gap_hi)) return;
-        const std::uint32_t word = at.c[d & 15u];
+        const std::uint32_t word = ValueAt(at.c, d & 15u);
         const std::uint32_t slot = parts <= 16 ? word : (d < 16 ? word & 0xffffu : high_first + (word >> 16));
-        at.c[d & 15u] += 1u << (16u * (d >> 4));
+        AddAt(at.c, d & 15u, 1u << (16u * (d >> 4)));
         if (hold_buckets) {
           bool kept = false;
           for (int h = 0; h < kHeldBuckets; ++h) {

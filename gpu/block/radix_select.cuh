@@ -88,6 +88,22 @@ struct DigitCounts {
   std::uint32_t c[16];
 };
 
+// c[digit] += add and c[digit], digit < 16, written as 16 updates or selects with constant
+// indices: an array that a thread indexes by a run-time value lives in local memory on the
+// device (a local read and write per key, through L1 and L2 once the block's frames outgrow
+// L1), while constant indices keep it in registers. Each entry gets the same additions in the
+// same order, so counts, slots and masses are unchanged.
+template <class T, int N>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void AddAt(T (&c)[N], std::uint32_t at, T add) {
+  for (int j = 0; j < N; ++j) c[j] = static_cast<std::uint32_t>(j) == at ? c[j] + add : c[j];
+}
+template <class T, int N>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE T ValueAt(const T (&c)[N], std::uint32_t at) {
+  T v = c[0];
+  for (int j = 1; j < N; ++j) v = static_cast<std::uint32_t>(j) == at ? c[j] : v;
+  return v;
+}
+
 // The number of entries of row [base, base + vocab) that are not -inf (finite: no NaN or +inf
 // reaches a filter). Ends with a barrier, as every helper here: the scan's warp sums are free.
 template <class B, class Arr>
@@ -168,7 +184,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKey(B& block, std::int64_t vocab, K
       DigitCounts d{};
       for (std::int64_t i = t.x; i < vocab; i += kThreads) {
         const std::uint64_t key = key_of(i);
-        if ((key & high) == prefix) ++d.c[(key >> shift) & 15u];
+        if ((key & high) == prefix) AddAt(d.c, static_cast<std::uint32_t>(key >> shift) & 15u, 1u);
       }
       digits[t] = d;
     });

@@ -7,8 +7,10 @@
 // (gpu/kernels/sampling_filters_slices.cuh): the same rule, written once.
 //
 // Contract:
-// - RowSliceBudget(rows, V): ceil(kRowSliceSms / rows) slices per row, at most V / kMinRowSlice,
-//   1 when rows >= kRowSliceSms (then no row is split).
+// - RowSliceBudget(rows, V): floor(kRowSliceSms / rows) slices per row, at most V / kMinRowSlice,
+//   at least 1 (rows > kRowSliceSms / 2: no row is split). rows x slices <= kRowSliceSms: the
+//   slice kernels run one block per SM (gpu/cost/kernel_occupancy_sm90.inc), so the blocks are
+//   one wave; rounding up gave a second, mostly idle wave (64 rows: 192 blocks on 132 SMs).
 // - TopKRowSlices(budget, V, k): the slices a row whose top k is gathered per slice takes: 1
 //   unless 1 <= k <= kRowSliceSlots and k < V; else the budget capped at kRowSliceSlots / k
 //   (the lists fill at most kRowSliceSlots merge slots) and at V / (k + 1) (every slice longer
@@ -46,7 +48,7 @@ inline constexpr std::int64_t kMinRowSlice = 4096;
 
 SAMPCHECK_HOST_DEVICE constexpr std::int64_t RowSliceBudget(std::int64_t rows, std::int64_t vocab) {
   if (rows <= 0 || rows >= kRowSliceSms) return 1;
-  std::int64_t g = (kRowSliceSms + rows - 1) / rows;
+  std::int64_t g = kRowSliceSms / rows;
   if (g > vocab / kMinRowSlice) g = vocab / kMinRowSlice;
   return g < 1 ? 1 : g;
 }

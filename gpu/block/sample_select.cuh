@@ -188,7 +188,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
         b += above(key, b + 3) * 4;
         b += above(key, b + 1) * 2;
         b += above(key, b);
-        ++c.c[1 + b];
+        AddAt(c.c, static_cast<std::uint32_t>(1 + b), 1u);
       }
     }
     digits[t] = c;

@@ -93,8 +93,8 @@ struct FastSamplingOptions {
 inline constexpr std::int64_t kFastSamplingSms = kRowSliceSms;
 inline constexpr std::int64_t kFastSliceSlots = kRowSliceSlots;
 
-// The slices a batch of `rows` rows offers each row: enough blocks to cover the SMs
-// (rows x slices >= kFastSamplingSms), 1 when the rows alone cover them.
+// The slices a batch of `rows` rows offers each row: as many as one wave of blocks holds
+// (rows x slices <= kFastSamplingSms), 1 when rows > kFastSamplingSms / 2.
 SAMPCHECK_HOST_DEVICE constexpr std::int64_t FastSliceBudget(std::int64_t rows, std::int64_t vocab) {
   return RowSliceBudget(rows, vocab);
 }
