@@ -51,22 +51,23 @@ DeviceConstants DeviceConstants::H200() {
   d.sms = 132;
   d.max_threads_per_sm = 2048;  // compute capability 9.0, as the H100
   d.max_blocks_per_sm = 32;
-  // Fitted by bench/calibrate.cc (gpu/cost/calibration.h) to the device run of 2026-11-30
-  // (bench/README.md "Device", NVIDIA H200, CUDA 13.0, sm_90): the nine timed copies (1 to
-  // 256 rows of 32000 to 151936 f32, read and written) give launch_s = 6.245 us and 4.249 TB/s
-  // by least squares, below the datasheet's 4.8 TB/s as a copy is; the 52 timed gpu and
-  // gpu-fast runs then give barrier_s = 0 and access_s = 2^-22.5 s = 0.169 us, about 330
-  // cycles at the 1.98 GHz clock: an L2 round trip, not a register access, because the sampling
-  // kernels keep their per-thread arrays in local memory (stack frames of 3,200 and 896 bytes,
-  // docs/gpu.md "Occupancy") and a thread's serial chain waits on them. The barriers' own cost
-  // is not separable from the chain's in that run (each barrier ends a chain), so the fit
-  // charges it all to the accesses. Measured / estimate after the fit: 0.47 to 2.98, log-RMS
-  // factor 1.58 (before: 2.2 to 66, factor 5.2); docs/gpu.md "Calibrating".
-  d.hbm_bytes_per_s = 4.249e12;
+  // Fitted by bench/calibrate.cc (gpu/cost/calibration.h) to the device run of 2026-11-30,
+  // 23:30 UTC (bench/README.md "Device", NVIDIA H200, CUDA 13.0, sm_90, the kernels of that
+  // day's launch bounds): the nine timed copies (1 to 256 rows of 32000 to 151936 f32, read
+  // and written) give launch_s = 6.676 us and 4.274 TB/s by least squares, below the
+  // datasheet's 4.8 TB/s as a copy is; the 52 timed gpu and gpu-fast runs then give
+  // barrier_s = 0 and access_s = 2^-23 s = 0.119 us, about 240 cycles at the 1.98 GHz clock:
+  // an L2 round trip, not a register access, because the sampling kernels keep per-thread
+  // state in local memory (stack frames of 672 to 2,768 bytes, docs/gpu.md "Occupancy") and a
+  // thread's serial chain waits on it. The barriers' own cost is not separable from the
+  // chain's in that run (each barrier ends a chain), so the fit charges it all to the
+  // accesses. Measured / estimate after the fit: 0.59 to 3.86, log-RMS factor 1.65;
+  // docs/gpu.md "Calibrating".
+  d.hbm_bytes_per_s = 4.274e12;
   d.sm_bytes_per_s = d.hbm_bytes_per_s / d.sms;
-  d.launch_s = 6.245e-6;
+  d.launch_s = 6.676e-6;
   d.barrier_s = 0.0;
-  d.access_s = 0x1.6a09e667f3bcdp-23;  // 2^-22.5 s
+  d.access_s = 0x1p-23;  // 2^-23 s
   d.occupancy = KernelOccupancySm90();
   return d;
 }
