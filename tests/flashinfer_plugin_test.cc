@@ -6,6 +6,7 @@
 // Built only with SAMPCHECK_FLASHINFER_INCLUDE_DIR and CUDA; the verdicts on a device are
 // ci/device.sh peers'. Expected messages are the adapter's documented reasons.
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -106,7 +107,7 @@ TEST_F(FlashinferPlugin, BadArgumentsAreRefusedWithANamedReason) {
   TensorMap short_top_p = SamplingInputs();
   short_top_p.insert_or_assign("top_p", Tensor::FromValues<float>(DType::kF32, {1}, {0.5f}));
   TensorMap spec;
-  spec.emplace("draft_ids", Tensor::FromValues<std::int32_t>(DType::kI32, {1, 2}, {1, -1}));
+  spec.emplace("draft_ids", Tensor::FromValues<std::int32_t>(DType::kI32, {1, 2}, {-1, 1}));
   spec.emplace("target_probs", Tensor::FromValues<float>(DType::kF32, {1, 3, 2}, {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f}));
   spec.emplace("draft_probs", Tensor::FromValues<float>(DType::kF32, {1, 2, 2}, {0.5f, 0.5f, 0.5f, 0.5f}));
   const std::vector<Row> rows = {
@@ -133,8 +134,7 @@ TEST_F(FlashinferPlugin, BadArgumentsAreRefusedWithANamedReason) {
       {__LINE__, MakeCase("flashinfer_sampling_from_probs", Profile::kFlashinfer, short_top_p),
        "plugin error 1: flashinfer_sampling_from_probs: input 'top_p' must be [2], got [1]"},
       {__LINE__, MakeCase("spec_random", Profile::kFlashinfer, spec),
-       "plugin error 1: spec_random: draft_ids row 0 has 1 drafts of K = 2 (trailing -1): FlashInfer's "
-       "chain_speculative_sampling takes one K for the whole batch and would read probs[-1]"},
+       "plugin error 1: spec_random: draft_ids[0, 1] = 1 follows a -1: padding must be trailing"},
       {__LINE__, MakeCase("spec_random", Profile::kFlashinfer, without(spec, "draft_probs")),
        "plugin error 1: spec_random: input 'draft_probs' is required: FlashInfer's chain_speculative_sampling has no n-gram mode"},
   };
@@ -211,6 +211,142 @@ TEST(FlashinferTopPMask, FollowsBothPathsOfTopPRenormProbs) {
   for (std::size_t i = 0; i < got.size(); ++i) {
     EXPECT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>(expected[i])) << "index " << i;
   }
+}
+
+// inverse_cdf / canonical: golden-free, the statistical case stats/inverse_cdf/zeros_v1023's row
+// (every fifth weight 0, else e^(-0.01 i), V = 1023; harness/stat_cases/draws_stat_cases.cc), whose
+// weights sum to about 80. The catalogue draws token i with probability w_i / S
+// (docs/spec/draws.md "inverse_cdf"); sampling_from_probs compares its uniform in (0, 1] with
+// the raw running sum (SamplingFromProbKernel), so the row must reach it divided by S. S in
+// closed form (two geometric series): (1 - e^-10.23) / (1 - e^-0.01) - (1 - e^-10.25) / (1 - e^-0.05).
+// flashinfer_sampling_from_probs keeps its raw row (that stage models the kernels' reading).
+TEST(FlashinferRequest, InverseCdfWeightsReachSamplingFromProbsDividedByTheirSum) {
+  constexpr std::int64_t kVocab = 1023;
+  std::vector<float> w(kVocab), u(1, 0.5f);
+  for (std::int64_t i = 0; i < kVocab; ++i) w[static_cast<std::size_t>(i)] = i % 5 == 0 ? 0.0f : static_cast<float>(std::exp(-0.01 * static_cast<double>(i)));
+  const double sum = (1.0 - std::exp(-10.23)) / (1.0 - std::exp(-0.01)) - (1.0 - std::exp(-10.25)) / (1.0 - std::exp(-0.05));
+  const std::int64_t matrix[2] = {1, kVocab};
+  const std::int64_t noise[1] = {1};
+  const sampcheck_tensor in[2] = {{"probs", SAMPCHECK_DTYPE_F32, 2, matrix, w.data(), w.size() * sizeof(float)},
+                                  {"u", SAMPCHECK_DTYPE_F32, 1, noise, u.data(), sizeof(float)}};
+  flashinfer_plugin::Request r;
+  ASSERT_EQ(flashinfer_plugin::ParseRequest("inverse_cdf", "canonical", "{}", in, 2, r), "");
+  ASSERT_EQ(r.values.size(), w.size());
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    if (i % 5 == 0) {
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(r.values[i]), 0u) << "index " << i;
+    } else {
+      EXPECT_NEAR(r.values[i] / (std::exp(-0.01 * static_cast<double>(i)) / sum), 1.0, 1e-6) << "index " << i;
+    }
+  }
+  ASSERT_EQ(flashinfer_plugin::ParseRequest("flashinfer_sampling_from_probs", "flashinfer", R"({"kernel": "min_p"})",
+                                            std::vector<sampcheck_tensor>{in[0], in[1], {"min_p", SAMPCHECK_DTYPE_F32, 1, noise, u.data(), sizeof(float)}}.data(),
+                                            3, r),
+            "");
+  EXPECT_EQ(r.values, w);
+}
+
+// top_p / flashinfer: the probabilities top_p_renorm_probs receives are torch.softmax's, as
+// FlashInfer's own logits entry points compute them (python/sampling.py
+// top_k_top_p_sampling_from_logits: `probs = torch.softmax(logits, dim=-1)`), not its `softmax`
+// kernel's, which turns a row holding +inf into +inf everywhere (docs/peers/flashinfer.md
+// "Verdicts"). Expected rows, hand-derived: the first 8 columns of golden
+// top_p/degenerate_rows_v16 row 2 with its +inf moved in (+inf - +inf is NaN, so NaN
+// throughout, and top_p_renorm_probs then keeps nothing at p = 0.5, the profile's all -inf) and
+// of row 1 with its NaN (NaN throughout); docs/spec/filters.md's ln 2 row, exactly (0.5, 0.25,
+// 0.125, 0.125); a -inf logit is an exact 0.
+TEST(FlashinferRequest, TopPProbabilitiesAreTorchSoftmax) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const float ln2 = 0.693147182f;
+  std::vector<float> logits = {5.6055f, -4.1562f, -10.75f, 6.457f, 15.3906f, -14.8125f, 13.5156f, inf,  // +inf
+                               -14.7188f, 11.0508f, 10.6836f, nan, -2.6484f, -2.3047f, -5.1797f, -1.293f,  // NaN
+                               0.0f, -ln2, -2.0f * ln2, -2.0f * ln2, -inf, -inf, -inf, -inf};  // ln 2 row, masked tail
+  std::vector<float> top_p = {0.5f, 0.9f, 0.9f};
+  const std::int64_t matrix[2] = {3, 8};
+  const std::int64_t per_row[1] = {3};
+  const sampcheck_tensor in[2] = {{"logits", SAMPCHECK_DTYPE_F32, 2, matrix, logits.data(), logits.size() * sizeof(float)},
+                                  {"top_p", SAMPCHECK_DTYPE_F32, 1, per_row, top_p.data(), top_p.size() * sizeof(float)}};
+  flashinfer_plugin::Request r;
+  ASSERT_EQ(flashinfer_plugin::ParseRequest("top_p", "flashinfer", "{}", in, 2, r), "");
+  ASSERT_EQ(r.probs.size(), logits.size());
+  for (std::size_t i = 0; i < 16; ++i) EXPECT_TRUE(std::isnan(r.probs[i])) << "index " << i << ": " << r.probs[i];
+  const std::vector<float> ln2_row = {0.5f, 0.25f, 0.125f, 0.125f, 0.0f, 0.0f, 0.0f, 0.0f};
+  for (std::size_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(r.probs[16 + i]), std::bit_cast<std::uint32_t>(ln2_row[i])) << "index " << 16 + i;
+  }
+  ASSERT_EQ(r.values.size(), logits.size());
+  for (std::size_t i = 0; i < logits.size(); ++i) {
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(r.values[i]), std::bit_cast<std::uint32_t>(logits[i])) << "the mask applies to the logits, index " << i;
+  }
+}
+
+// spec_random / flashinfer with ragged drafts (docs/spec/speculative.md: n drafts, then K - n
+// entries -1). chain_speculative_sampling has one K per call and the profile verifies each row's
+// own n (positions past n unread), so rows are grouped by n in order of first appearance, each
+// group one call with K = n and its slices; offsets advance as get_seed_and_offset does between
+// calls: ceil4(rows * (K + 1)). Hand-derived: K = 3, V = 2, rows with n = 3, 1, 0, 3.
+TEST(FlashinferSpecCalls, RaggedRowsRunOneCallPerDraftCount) {
+  flashinfer_plugin::Request r;
+  r.rows = 4;
+  r.drafts = 3;
+  r.vocab = 2;
+  r.offset = 100;
+  r.draft_ids = {1, 0, 1, /**/ 0, -1, -1, /**/ -1, -1, -1, /**/ 0, 0, 1};
+  for (int i = 0; i < 4 * 3 * 2; ++i) r.draft_probs.push_back(static_cast<float>(i));         // row b, draft j, token t: 6b + 2j + t
+  for (int i = 0; i < 4 * 4 * 2; ++i) r.values.push_back(1000.0f + static_cast<float>(i));  // 1000 + 8b + 2j + t
+  const std::vector<flashinfer_plugin::SpecCall> calls = flashinfer_plugin::SpecCalls(r);
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0].drafts, 3);
+  EXPECT_EQ(calls[0].rows, (std::vector<std::int64_t>{0, 3}));
+  EXPECT_EQ(calls[0].offset, 100u);
+  EXPECT_EQ(calls[0].draft_ids, (std::vector<std::int32_t>{1, 0, 1, 0, 0, 1}));
+  EXPECT_EQ(calls[0].draft_probs, (std::vector<float>{0, 1, 2, 3, 4, 5, 18, 19, 20, 21, 22, 23}));
+  EXPECT_EQ(calls[0].target_probs.size(), 16u);
+  EXPECT_EQ(calls[0].target_probs[8], 1024.0f);  // row 3's first target row
+  EXPECT_EQ(calls[1].drafts, 1);
+  EXPECT_EQ(calls[1].rows, (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(calls[1].offset, 108u);  // 100 + ceil4(2 * 4)
+  EXPECT_EQ(calls[1].draft_ids, (std::vector<std::int32_t>{0}));
+  EXPECT_EQ(calls[1].draft_probs, (std::vector<float>{6, 7}));
+  EXPECT_EQ(calls[1].target_probs, (std::vector<float>{1008, 1009, 1010, 1011}));  // target rows 0 and 1 (the bonus)
+  EXPECT_EQ(calls[2].drafts, 0);
+  EXPECT_EQ(calls[2].rows, (std::vector<std::int64_t>{2}));
+  EXPECT_EQ(calls[2].offset, 112u);  // 108 + ceil4(1 * 2)
+  EXPECT_TRUE(calls[2].draft_ids.empty());
+  EXPECT_EQ(calls[2].target_probs, (std::vector<float>{1016, 1017}));
+
+  // Outputs back in the request's rows, padded with -1 to K + 1.
+  flashinfer_plugin::Result result;
+  result.token.assign(16, 7);
+  result.num_accepted.assign(4, 7);
+  flashinfer_plugin::ScatterSpecCall(r, calls[1], {0, 1}, {1}, result);
+  flashinfer_plugin::ScatterSpecCall(r, calls[2], {1}, {0}, result);
+  EXPECT_EQ(result.token, (std::vector<std::int64_t>{7, 7, 7, 7, 0, 1, -1, -1, 1, -1, -1, -1, 7, 7, 7, 7}));
+  EXPECT_EQ(result.num_accepted, (std::vector<std::int64_t>{7, 1, 0, 7}));
+
+  // Every row full: one call over the batch at the request's offset, as before any padding.
+  r.draft_ids = {1, 0, 1, 0, 1, 1, 1, 1, 1, 0, 0, 1};
+  const std::vector<flashinfer_plugin::SpecCall> full = flashinfer_plugin::SpecCalls(r);
+  ASSERT_EQ(full.size(), 1u);
+  EXPECT_EQ(full[0].rows, (std::vector<std::int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(full[0].offset, 100u);
+  EXPECT_EQ(full[0].draft_probs, r.draft_probs);
+  EXPECT_EQ(full[0].target_probs, r.values);
+
+  // The case parses: trailing -1 is the catalogue's padding, not a bad argument.
+  std::vector<std::int32_t> ids = {1, -1};
+  std::vector<float> probs(6, 0.5f);
+  const std::int64_t id_shape[2] = {1, 2};
+  const std::int64_t target_shape[3] = {1, 3, 2};
+  const std::int64_t draft_shape[3] = {1, 2, 2};
+  const sampcheck_tensor spec[3] = {{"draft_ids", SAMPCHECK_DTYPE_I32, 2, id_shape, ids.data(), ids.size() * sizeof(std::int32_t)},
+                                    {"target_probs", SAMPCHECK_DTYPE_F32, 3, target_shape, probs.data(), 6 * sizeof(float)},
+                                    {"draft_probs", SAMPCHECK_DTYPE_F32, 3, draft_shape, probs.data(), 4 * sizeof(float)}};
+  ASSERT_EQ(flashinfer_plugin::ParseRequest("spec_random", "flashinfer", "{}", spec, 3, r), "");
+  const std::vector<flashinfer_plugin::SpecCall> one = flashinfer_plugin::SpecCalls(r);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].drafts, 1);
 }
 
 // golden/v1 through the isolated plugin, as `sampcheck golden verify` runs it: every case is

@@ -196,8 +196,7 @@ std::string Launch(const Request& r, Result& result) {
       if (!s.Download(masked, result.values, cells)) return s.error();
       return {};
     }
-    case Call::kSoftmax:
-    case Call::kTopPRenormMask: {
+    case Call::kSoftmax: {
       float* logits = s.Upload(r.values);
       float* temperature = r.temperature.empty() ? nullptr : s.Upload(r.temperature);
       float* probs = s.Alloc<float>(cells);
@@ -211,13 +210,14 @@ std::string Launch(const Request& r, Result& result) {
       // device_support_pdl (compute capability 9 and above).
       s.Call(fi::OnlineSoftmax<float>(logits, probs, b, d, temperature, 1.0f, workspace, kScratchBytes, major >= 9),
              "flashinfer::sampling::OnlineSoftmax");
-      if (!s.ok()) return s.error();
-      if (r.call == Call::kSoftmax) {
-        if (!s.Download(probs, result.values, cells)) return s.error();
-        return {};
-      }
-      // top_p on logits: top_p_renorm_probs(softmax(logits)), then the mask read off its
-      // output on the host (TopPMaskedLogits, flashinfer_request.cc).
+      if (!s.ok() || !s.Download(probs, result.values, cells)) return s.error();
+      return {};
+    }
+    case Call::kTopPRenormMask: {
+      // top_p on logits: top_p_renorm_probs(torch.softmax(logits)) (the softmax computed on the
+      // host, flashinfer_request.cc), then the mask read off its output on the host
+      // (TopPMaskedLogits, flashinfer_top_p_mask.cc).
+      float* probs = s.Upload(r.probs);
       float* top_p = s.Upload(r.top_p);
       float* renormed = s.Alloc<float>(cells);
       if (!s.ok()) return s.error();
@@ -228,24 +228,31 @@ std::string Launch(const Request& r, Result& result) {
       return {};
     }
     case Call::kChainSpeculativeSampling: {
-      const auto k = static_cast<std::uint32_t>(r.drafts);
-      float* draft_probs = s.Upload(r.draft_probs);
-      int* draft_ids = s.Upload(r.draft_ids);
-      float* target_probs = s.Upload(r.values);
-      int* emitted = s.Zeroed<int>(static_cast<std::size_t>(b) * (k + 1));
-      int* accepted = s.Zeroed<int>(b);  // python/sampling.py: torch.zeros, the kernel adds to it
-      int* emitted_drafts = s.Zeroed<int>(b);
-      if (!s.ok()) return s.error();
-      s.Call(fi::ChainSpeculativeSampling<float, int>(draft_probs, draft_ids, target_probs, emitted, accepted, emitted_drafts, b, k, d,
-                                                      r.deterministic, nullptr, seed, nullptr, offset),
-             "flashinfer::sampling::ChainSpeculativeSampling");
-      std::vector<std::int32_t> tokens, n_emitted;
-      if (!s.Download(emitted, tokens, static_cast<std::size_t>(b) * (k + 1)) || !s.Download(emitted_drafts, n_emitted, b)) return s.error();
-      Widen(tokens, result.token);
-      // The catalogue's num_accepted is the accepted prefix: FlashInfer's
-      // output_emitted_draft_token_num (its output_accepted_token_num also counts drafts after
-      // the first rejection that would have passed).
-      Widen(n_emitted, result.num_accepted);
+      // One call per draft count (SpecCalls, flashinfer_spec_calls.cc): every row full is one call.
+      result.token.assign(static_cast<std::size_t>(r.rows * (r.drafts + 1)), -1);
+      result.num_accepted.assign(static_cast<std::size_t>(r.rows), 0);
+      for (const SpecCall& call : SpecCalls(r)) {
+        const auto rows = static_cast<std::uint32_t>(call.rows.size());
+        const auto k = static_cast<std::uint32_t>(call.drafts);
+        float* draft_probs = s.Upload(call.draft_probs);
+        int* draft_ids = s.Upload(call.draft_ids);
+        float* target_probs = s.Upload(call.target_probs);
+        int* emitted = s.Zeroed<int>(static_cast<std::size_t>(rows) * (k + 1));
+        int* accepted = s.Zeroed<int>(rows);  // python/sampling.py: torch.zeros, the kernel adds to it
+        int* emitted_drafts = s.Zeroed<int>(rows);
+        if (!s.ok()) return s.error();
+        s.Call(fi::ChainSpeculativeSampling<float, int>(draft_probs, draft_ids, target_probs, emitted, accepted, emitted_drafts, rows, k,
+                                                        d, r.deterministic, nullptr, seed, nullptr, call.offset),
+               "flashinfer::sampling::ChainSpeculativeSampling");
+        std::vector<std::int32_t> tokens, n_emitted;
+        if (!s.Download(emitted, tokens, static_cast<std::size_t>(rows) * (k + 1)) || !s.Download(emitted_drafts, n_emitted, rows)) {
+          return s.error();
+        }
+        // The catalogue's num_accepted is the accepted prefix: FlashInfer's
+        // output_emitted_draft_token_num (its output_accepted_token_num also counts drafts after
+        // the first rejection that would have passed).
+        ScatterSpecCall(r, call, tokens, n_emitted, result);
+      }
       return {};
     }
   }

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host-side checks of one case of the FlashInfer plugin (plugins/flashinfer/flashinfer_request.h,
 // docs/peers/flashinfer.md "The adapter"). Structural faults only (a missing, misshapen or
-// mistyped tensor, an unknown parameter or value, padding FlashInfer cannot take): values are the
-// peer's to judge, so NaN or out-of-range probabilities go to FlashInfer as they are.
+// mistyped tensor, an unknown parameter or value, padding that is not trailing): values are the
+// peer's to judge, so NaN or out-of-range probabilities go to FlashInfer as they are. What a
+// FlashInfer caller computes before the call is computed here: inverse_cdf's row divided by its
+// sum, top_p's torch.softmax.
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -254,13 +257,19 @@ bool ParseChainSpeculative(Parser& p, Request& r) {
                   std::to_string(r.vocab) + "], got " + Shape(*draft));
   }
   if (!p.Extents("target_probs", r.rows * (r.drafts + 1), r.vocab) || !p.NoiseShape("u", r.rows, false)) return false;
+  // A row's n drafts, then K - n entries -1 (docs/spec/speculative.md): such a row runs in a
+  // call with K = n (SpecCalls, flashinfer_spec_calls.cc).
   for (std::int64_t b = 0; b < r.rows; ++b) {
+    bool padding = false;
     for (std::int64_t i = 0; i < r.drafts; ++i) {
       const std::int32_t id = r.draft_ids[static_cast<std::size_t>(b * r.drafts + i)];
       if (id == -1) {
-        return p.Fail("draft_ids row " + std::to_string(b) + " has " + std::to_string(i) + " drafts of K = " + std::to_string(r.drafts) +
-                      " (trailing -1): FlashInfer's chain_speculative_sampling takes one K for the whole batch and would read "
-                      "probs[-1]");
+        padding = true;
+        continue;
+      }
+      if (padding) {
+        return p.Fail("draft_ids[" + std::to_string(b) + ", " + std::to_string(i) + "] = " + std::to_string(id) +
+                      " follows a -1: padding must be trailing");
       }
       if (id < 0 || id >= r.vocab) {
         return p.Fail("draft_ids[" + std::to_string(b) + ", " + std::to_string(i) + "] = " + std::to_string(id) + " is outside [0, " +
@@ -283,6 +292,54 @@ void EncodeDisabledTopK(Request& r) {
   }
 }
 
+// inverse_cdf / canonical takes weights that need not sum to 1 (docs/spec/draws.md
+// "inverse_cdf": t = u * C_{V-1}). SamplingFromProbKernel (include/flashinfer/sampling.cuh)
+// reads a distribution: it compares `curand_uniform`, in (0, 1], with the raw running sum, and
+// its fallback is commented "the sum of probabilities is smaller than u". A FlashInfer caller
+// with weights divides by the row sum first, as sampling_from_probs' docstring example does
+// (`pre_norm_prob / pre_norm_prob.sum(dim=-1, keepdim=True)`, f32): so does the adapter. A row
+// whose sum is not finite and positive (NaN, infinite or all-zero weights, which the catalogue
+// refuses) goes as it is.
+void NormaliseRows(Request& r) {
+  const auto vocab = static_cast<std::size_t>(r.vocab);
+  for (std::size_t b = 0; b < static_cast<std::size_t>(r.rows); ++b) {
+    double sum = 0.0;
+    for (std::size_t i = b * vocab; i < (b + 1) * vocab; ++i) sum += r.values[i];
+    const auto s = static_cast<float>(sum);
+    if (!std::isfinite(s) || !(s > 0.0f)) continue;
+    for (std::size_t i = b * vocab; i < (b + 1) * vocab; ++i) r.values[i] = r.values[i] / s;
+  }
+}
+
+// top_p / flashinfer: FlashInfer has no top-p mask on logits, and its own logits entry points
+// compute the probabilities its filters receive with torch.softmax
+// (top_k_top_p_sampling_from_logits: `probs = torch.softmax(logits, dim=-1)`,
+// python/sampling.py), as vLLM's flashinfer_sample does (`logits.softmax()`); none of them calls
+// FlashInfer's own `softmax` kernel (judged on its own by the softmax stage). torch.softmax's
+// formula per row, in f32: the maximum (a NaN anywhere makes it NaN), exp(x - max), their sum,
+// each exp divided by the sum; so a row holding a NaN or a +inf is NaN throughout
+// (+inf - +inf), as docs/spec/filters.md "Degenerate rows" takes it.
+void TorchSoftmax(Request& r) {
+  const auto vocab = static_cast<std::size_t>(r.vocab);
+  r.probs.resize(r.values.size());
+  for (std::size_t b = 0; b < static_cast<std::size_t>(r.rows); ++b) {
+    float m = -std::numeric_limits<float>::infinity();
+    for (std::size_t i = b * vocab; i < (b + 1) * vocab; ++i) {
+      if (std::isnan(r.values[i]) || std::isnan(m)) {
+        m = std::numeric_limits<float>::quiet_NaN();
+      } else if (r.values[i] > m) {
+        m = r.values[i];
+      }
+    }
+    float sum = 0.0f;
+    for (std::size_t i = b * vocab; i < (b + 1) * vocab; ++i) {
+      r.probs[i] = std::exp(r.values[i] - m);
+      sum += r.probs[i];
+    }
+    for (std::size_t i = b * vocab; i < (b + 1) * vocab; ++i) r.probs[i] = r.probs[i] / sum;
+  }
+}
+
 }  // namespace
 
 std::string ParseRequest(const char* stage, const char* profile, const char* params_json,
@@ -301,6 +358,7 @@ std::string ParseRequest(const char* stage, const char* profile, const char* par
     r.call = Call::kSamplingFromProbs;
     ok = Params(p, params_json, {}, params) && Deterministic(p, params, r.deterministic) &&
          p.OnlyInputs({"probs", "u"}) && p.Matrix("probs", r) && p.NoiseShape("u", r.rows, true);
+    if (ok) NormaliseRows(r);
   } else if (s == "gumbel_max" && prof == "canonical") {
     r.call = Call::kSamplingFromLogits;
     ok = Params(p, params_json, {}, params) && Deterministic(p, params, r.deterministic) &&
@@ -314,6 +372,7 @@ std::string ParseRequest(const char* stage, const char* profile, const char* par
     r.call = Call::kTopPRenormMask;
     ok = Params(p, params_json, {}, params) && p.OnlyInputs({"logits", "top_p"}) && p.Matrix("logits", r) &&
          p.PerRowFloats("top_p", r.rows, r.top_p);
+    if (ok) TorchSoftmax(r);
   } else if (s == "softmax" && prof == "canonical") {
     r.call = Call::kSoftmax;
     ok = Params(p, params_json, {}, params) && p.OnlyInputs({"logits", "temperature"}) && p.Matrix("logits", r) &&
