@@ -7,7 +7,9 @@ a sampler as fast as reading the logits once and writing them once) and the rati
 deterministic / fast and sort / fast (bench/README.md "Device"); then the cost model's
 estimate beside each measured time with its error (docs/gpu.md "Cost model"); then the worst
 cases (flat rows, top-k V - 1, top-k off with top-p 0.999, min-p 1), each divided by the
-typical case of the same B and V. FlashInfer's chains (the anchor, when the benchmark was built
+typical case of the same B and V; then the greedy rows (temperature 0) against the copy's
+bandwidth: bytes of logits read per second / the copy's bytes moved (read and written) per
+second, the goal's measure (at least 0.7 at B >= 64). FlashInfer's chains (the anchor, when the benchmark was built
 with them) get their own columns, and each sampcheck mode is divided by FlashInfer's top_k_first
 chain (the path top_k_top_p_sampling_from_logits takes for a per-row top_k tensor) of the same
 shape. Medians of the repetitions when there are several.
@@ -22,7 +24,8 @@ import sys
 
 MODES = ("DeviceSortBaseline", "DeviceDeterministic", "DeviceFast")
 FLASHINFER = ("DeviceFlashinferTopKFirst", "DeviceFlashinferJoint")
-CASES = {0: "typical", 1: "flat rows", 2: "top-k V-1", 3: "top-k off, top-p 0.999", 4: "min-p 1"}
+CASES = {0: "typical", 1: "flat rows", 2: "top-k V-1", 3: "top-k off, top-p 0.999", 4: "min-p 1", 5: "greedy"}
+GREEDY = 5
 
 
 def parse(name):
@@ -101,7 +104,7 @@ def main(path):
         print(f"| {n[len('Device'):]} | {b} | {v} | {'on' if m else 'off'} | {CASES.get(c, c)} | {fmt(meas)} | "
               f"{fmt(est)} | {fmt(div(meas, est), '.2f')} | {fmt(passes, '.2f')} | {fmt(barriers, '.0f')} |")
 
-    worst = sorted({(b, v, c) for (n, b, v, m, c) in t if c != 0})
+    worst = sorted({(b, v, c) for (n, b, v, m, c) in t if c not in (0, GREEDY)})
     if worst:
         print()
         print("# worst cases: time / time of the typical case (top-k 50, top-p 0.9, min-p off) of the same B, V")
@@ -114,6 +117,23 @@ def main(path):
             typical = [t.get((n, b, v, 0, 0)) for n in names]
             print(f"| {b} | {v} | {CASES.get(c, c)} | " + " | ".join(fmt(x) for x in now) + " | " +
                   " | ".join(fmt(div(x, x0), '.2f') for x, x0 in zip(now, typical)) + " |")
+
+    greedy = sorted({(b, v) for (n, b, v, m, c) in t if c == GREEDY})
+    if greedy:
+        print()
+        print("# greedy rows (temperature 0): GB/s of logits read, and that / the copy's GB/s of bytes moved "
+              "(read + written): x copy bandwidth = time(copy) / (2 x time(mode))")
+        print("| B | V | copy us | det us | fast us | det GB/s | fast GB/s | det x copy bandwidth | "
+              "fast x copy bandwidth |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for b, v in greedy:
+            copy = t.get(("DeviceCopyBaseline", b, v, 0, 0))
+            det, fast = (t.get((n, b, v, 0, GREEDY)) for n in MODES[1:])
+            gb = b * v * 4 / 1e9
+            rates = [None if x is None else gb / (x * 1e-6) for x in (det, fast)]
+            print(f"| {b} | {v} | {fmt(copy)} | {fmt(det)} | {fmt(fast)} | {fmt(rates[0], '.0f')} | "
+                  f"{fmt(rates[1], '.0f')} | " + " | ".join(fmt(div(copy, None if x is None else 2 * x), '.2f')
+                                                         for x in (det, fast)) + " |")
 
 
 if __name__ == "__main__":

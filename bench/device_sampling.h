@@ -42,12 +42,13 @@ class DeviceArray {
 
 class DeviceSampler {
  public:
+  // greedy: every row's temperature 0 (gpu/runners/resident_sampling.h), else 1.
   DeviceSampler(DeviceMode mode, std::int64_t rows, std::int64_t vocab, int top_k, float top_p, float min_p,
-                std::uint64_t seed)
+                std::uint64_t seed, bool greedy = false)
       : top_k_(rows, top_k),
         top_p_(rows, top_p),
         min_p_(rows, min_p),
-        temperature_(rows, 1.0f),
+        temperature_(rows, greedy ? 0.0f : 1.0f),
         seed_(rows, static_cast<std::int64_t>(seed)),
         position_(rows, 7),
         seed_u64_(rows, seed),
@@ -58,6 +59,7 @@ class DeviceSampler {
     s_.vocab = vocab;
     s_.top_k = top_k;
     s_.has_min_p = min_p > 0.0f;
+    s_.greedy = greedy;
     s_.top_k_rows = top_k_.Get();
     s_.top_p = top_p_.Get();
     s_.min_p = min_p_.Get();

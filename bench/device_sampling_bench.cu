@@ -3,7 +3,10 @@
 // bench/README.md "Device"): top-k 50, top-p 0.9, min-p off (0) or on (0.05), temperature 1,
 // at B in {1, 64, 256} x V in {32000, 128256, 151936}; and, at 1 x 128256 and 64 x 128256,
 // the worst cases the goals bound (docs/gpu.md "Cost model"): flat rows (every logit 0),
-// top-k V - 1, top-k off with top-p 0.999, and min-p 1 (argument `case`, 1 to 4).
+// top-k V - 1, top-k off with top-p 0.999, and min-p 1 (argument `case`, 1 to 4); and greedy
+// rows (temperature 0, case 5) at 64 and 256 rows of V = 128256 and 151936, whose goal is a
+// fraction of the copy's bandwidth (gpu: the greedy stage's argmax kernel; gpu-fast:
+// its fused kernel's greedy rows).
 //
 // Each shape is timed, in the same run, for:
 //   BM_DeviceCopyBaseline   a device-to-device copy of the logits (the bandwidth yardstick);
@@ -63,6 +66,7 @@ constexpr std::int64_t kFlat = CaseArg(gpu::DeviceBenchCase::kFlat);
 constexpr std::int64_t kTopKNearV = CaseArg(gpu::DeviceBenchCase::kTopKNearV);
 constexpr std::int64_t kTopPNearOne = CaseArg(gpu::DeviceBenchCase::kTopPNearOne);
 constexpr std::int64_t kMinPOne = CaseArg(gpu::DeviceBenchCase::kMinPOne);
+constexpr std::int64_t kGreedy = CaseArg(gpu::DeviceBenchCase::kGreedy);
 
 // Shape and parameters of one benchmark: (B, V, min-p on, case).
 gpu::SamplingCostShape ShapeOf(const benchmark::State& state) {
@@ -247,9 +251,10 @@ void ModelCounters(benchmark::State& state, DeviceMode mode, const gpu::Sampling
   // SAMPCHECK_BENCH_NO_MODEL set: times only (the estimates take host seconds per shape,
   // which a device lease pays for when comparing builds).
   if (const char* off = std::getenv("SAMPCHECK_BENCH_NO_MODEL"); off != nullptr && *off != '\0') return;
-  using Key = std::tuple<int, std::int64_t, std::int64_t, std::int32_t, float, float, bool>;
+  using Key = std::tuple<int, std::int64_t, std::int64_t, std::int32_t, float, float, bool, bool>;
   static std::map<Key, std::vector<gpu::LaunchCounters>> cache;
-  const Key key{static_cast<int>(mode), shape.rows, shape.vocab, shape.top_k, shape.top_p, shape.min_p, shape.flat};
+  const Key key{static_cast<int>(mode), shape.rows, shape.vocab, shape.top_k, shape.top_p, shape.min_p, shape.flat,
+                shape.greedy};
   auto it = cache.find(key);
   if (it == cache.end()) {
     it = cache.emplace(key, gpu::CountDeviceBench(mode == DeviceMode::kDeterministic, shape, logits.data())).first;
@@ -264,7 +269,7 @@ void ModelCounters(benchmark::State& state, DeviceMode mode, const gpu::Sampling
 void TimeMode(benchmark::State& state, DeviceMode mode) {
   const gpu::SamplingCostShape shape = ShapeOf(state);
   Inputs in(shape);
-  DeviceSampler sampler(mode, in.rows, in.vocab, shape.top_k, shape.top_p, shape.min_p, 42);
+  DeviceSampler sampler(mode, in.rows, in.vocab, shape.top_k, shape.top_p, shape.min_p, 42, shape.greedy);
   TimeDevice(state, in, [&] { sampler.Launch(in.logits); });
   ModelCounters(state, mode, shape, in.host);
 }
@@ -326,8 +331,9 @@ void BM_DeviceFlashinferMissing(benchmark::State& state) {
 #endif
 
 // The typical shapes (min-p on and off when min_p_both), then, when `worst`, the worst cases at
-// 1 and 64 rows of V = 128256 (only the flat-row one when flat_only).
-void AddShapes(benchmark::internal::Benchmark* b, bool min_p_both, bool worst, bool flat_only) {
+// 1 and 64 rows of V = 128256 (only the flat-row one when flat_only), then, when `greedy`, the
+// greedy rows.
+void AddShapes(benchmark::internal::Benchmark* b, bool min_p_both, bool worst, bool flat_only, bool greedy = false) {
   for (std::int64_t rows : {1, 64, 256}) {
     for (std::int64_t vocab : {32000, 128256, 151936}) {
       b->Args({rows, vocab, 0, kTypical});
@@ -341,10 +347,15 @@ void AddShapes(benchmark::internal::Benchmark* b, bool min_p_both, bool worst, b
       }
     }
   }
+  if (greedy) {
+    for (std::int64_t rows : {64, 256}) {
+      for (std::int64_t vocab : {128256, 151936}) b->Args({rows, vocab, 0, kGreedy});
+    }
+  }
   b->ArgNames({"B", "V", "minp", "case"})->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
-void Shapes(benchmark::internal::Benchmark* b) { AddShapes(b, true, true, false); }
+void Shapes(benchmark::internal::Benchmark* b) { AddShapes(b, true, true, false, true); }
 void SortShapes(benchmark::internal::Benchmark* b) { AddShapes(b, true, true, true); }
 void CopyShapes(benchmark::internal::Benchmark* b) { AddShapes(b, false, false, false); }
 

@@ -7,12 +7,22 @@
 #                                     strips the device binaries of build/default and packs them,
 #                                     with the shared libraries they load that a bare CUDA image
 #                                     lacks, into .devbin/ (git-ignored; about 35 MB, xz)
-#   ci/device_prebuilt.sh run [all|bench|tests|conform|peers]
+#   ci/device_prebuilt.sh pack-variant NAME DIR
+#                                     here, after `pack`: adds the benchmark of another build
+#                                     folder DIR (a worktree's build/default, say) as variant NAME,
+#                                     for `run ab`
+#   ci/device_prebuilt.sh run [all|bench|tests|conform|peers|ab]
 #                                     there, in the checkout (with .devbin/ carried): unpacks and
 #                                     runs, each step under a time limit, within SAMPCHECK_DEVICE_BUDGET
 #                                     seconds in all (default 420); results to $OUT (else
-#                                     build/device/out): device.txt, bench.json and device_report.md,
-#                                     tests.txt, conform-*.txt and reports.tar.xz
+#                                     build/device/out): every file in results.tar.xz (device.txt,
+#                                     bench.json, tests.txt, conform-*.txt, the reports, ab-*.json),
+#                                     beside it device_report.md, flashinfer_verdicts.md and ab.md
+#                                     (a device call brings back only a few files: one archive)
+#   `ab`: the pack's benchmark and every variant's, one after the other, on the shapes that
+#   compare builds (SAMPCHECK_AB_FILTER, a --benchmark_filter; default: typical and worst cases
+#   at 1 and 64 rows of V = 128256, typical at 256 x 151936, the copies), times only, and ab.md:
+#   each benchmark's median per build.
 #
 # The binaries name golden/v1 and the plugin by the absolute source folder they were built in
 # (SAMPCHECK_SOURCE_DIR); `run` links that folder to the checkout when it does not exist there.
@@ -45,6 +55,17 @@ case $verb in
       cp -L "$l" .devbin/lib/
     done
     grep -m1 -o 'SAMPCHECK_SOURCE_DIR=[^ ]*' "$build/build.ninja" | tr -d '\\"' | cut -d= -f2 >.devbin/source_dir
+    du -sh .devbin
+    ;;
+  pack-variant)
+    name=${2:-}
+    dir=${3:-}
+    [[ $name =~ ^[A-Za-z0-9_-]+$ ]] || { echo "device_prebuilt: pack-variant NAME DIR: NAME of letters, digits, - and _" >&2; exit 2; }
+    [[ -f .devbin/bin.tar.xz ]] || { echo "device_prebuilt: no .devbin/bin.tar.xz: run 'pack' first" >&2; exit 1; }
+    [[ -f $dir/bench/sampcheck_device_bench ]] || { echo "device_prebuilt: no $dir/bench/sampcheck_device_bench" >&2; exit 1; }
+    mkdir -p .devbin/variants
+    strip -o ".devbin/variants/$name" "$dir/bench/sampcheck_device_bench"
+    xz -6 -T0 -f ".devbin/variants/$name"
     du -sh .devbin
     ;;
   run)
@@ -100,14 +121,55 @@ case $verb in
           --stage gumbel_max --stage spec_random --stage top_k --stage top_p --stage softmax \
           --report "$reports/flashinfer-det-$det" >"$out/conform-flashinfer-det-$det.txt" 2>&1
       done
+      # To a file first: a reader that stops early (head) must not cut the file.
       python3 plugins/flashinfer/verdict_table.py "det-true=$reports/flashinfer-det-true/report.json" \
-        "det-false=$reports/flashinfer-det-false/report.json" | tee "$out/flashinfer_verdicts.md" | head -40
+        "det-false=$reports/flashinfer-det-false/report.json" >"$out/flashinfer_verdicts.md" || true
+      head -40 "$out/flashinfer_verdicts.md"
     fi
-    tar cJf "$out/reports.tar.xz" -C build/device reports
+    if [[ $what == ab ]]; then
+      filter=${SAMPCHECK_AB_FILTER:-'^BM_Device(Deterministic|Fast)/B:(1|64)/V:128256/|^BM_Device(Deterministic|Fast)/B:256/V:151936/minp:0/|^BM_DeviceCopyBaseline/B:(1|64)/V:128256/'}
+      mkdir -p build/device/ab
+      cp "$b/bench/sampcheck_device_bench" build/device/ab/pack
+      names=(pack)
+      for v in .devbin/variants/*.xz; do
+        [[ -e $v ]] || continue
+        n=$(basename "$v" .xz)
+        xz -dc "$v" >"build/device/ab/$n" && chmod +x "build/device/ab/$n" && names+=("$n")
+      done
+      for n in "${names[@]}"; do
+        SAMPCHECK_BENCH_NO_MODEL=1 step "ab-$n" 90 "build/device/ab/$n" --benchmark_filter="$filter" \
+          --benchmark_repetitions=3 --benchmark_min_time=0.05 --benchmark_out="$out/ab-$n.json" \
+          --benchmark_out_format=json >/dev/null 2>"$out/ab-$n.err"
+      done
+      python3 - "$out" "${names[@]}" >"$out/ab.md" <<'PY'
+import json, os, sys
+out, names = sys.argv[1], sys.argv[2:]
+rows = {}
+for n in names:
+    try:
+        data = json.load(open(os.path.join(out, f"ab-{n}.json")))
+    except (OSError, ValueError):
+        continue
+    for e in data.get("benchmarks", []):
+        if e.get("aggregate_name") == "median":
+            rows.setdefault(e["run_name"].replace("/manual_time", ""), {})[n] = e["real_time"]
+print("| benchmark (median us) | " + " | ".join(names) + " |")
+print("| --- |" + " --- |" * len(names))
+for k, r in rows.items():
+    print(f"| {k} | " + " | ".join(f"{r[n]:.1f}" if n in r else "-" for n in names) + " |")
+PY
+      cat "$out/ab.md"
+    fi
+    [[ -d build/device/reports ]] && tar cf "$out/reports.tar" -C build/device reports
+    # One archive of everything (a device call brings back only a few files), the readable
+    # summaries beside it.
+    archive=$(mktemp)
+    tar cJf "$archive" -C "$out" . && mv "$archive" "$out/results.tar.xz" &&
+      find "$out" -type f ! -name results.tar.xz ! -name device_report.md ! -name flashinfer_verdicts.md ! -name ab.md -delete
     echo "=== done at +$(($(date +%s) - t0)) s"
     ;;
   *)
-    echo "usage: ci/device_prebuilt.sh pack | run [all|bench|tests|conform|peers]" >&2
+    echo "usage: ci/device_prebuilt.sh pack | pack-variant NAME DIR | run [all|bench|tests|conform|peers|ab]" >&2
     exit 2
     ;;
 esac

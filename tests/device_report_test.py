@@ -3,8 +3,8 @@
 """bench/device_report.py on a hand-made Google Benchmark JSON (bench/README.md "Device"): the
 cost model's column takes the estimate of the repetitions (their median aggregate), not the
 stddev or cv aggregates that Google Benchmark also writes with every counter (their model_us is
-the spread of a constant, 0); the times are the medians of the repetitions. Standard library
-only.
+the spread of a constant, 0); the times are the medians of the repetitions; greedy rows are
+read against the copy's bandwidth, not as a worst case. Standard library only.
 """
 
 import io
@@ -44,6 +44,28 @@ class DeviceReportTest(unittest.TestCase):
             os.unlink(f.name)
         # measured 110 (the median) over the model's 40: 2.75 by hand.
         self.assertIn("| Fast | 64 | 128256 | off | typical | 110.0 | 40.0 | 2.75 | 2.00 | 11 |", out.getvalue())
+
+    def test_greedy_rows_are_read_against_the_copys_bandwidth(self):
+        def median(name, us):
+            return {"name": name, "run_name": name, "run_type": "aggregate", "aggregate_name": "median",
+                    "real_time": us, "time_unit": "us"}
+        benchmarks = [median("BM_DeviceCopyBaseline/B:64/V:128256/minp:0/case:0/manual_time", 21.0),
+                      median("BM_DeviceDeterministic/B:64/V:128256/minp:0/case:5/manual_time", 15.0),
+                      median("BM_DeviceFast/B:64/V:128256/minp:0/case:5/manual_time", 30.0)]
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump({"context": {"date": "test"}, "benchmarks": benchmarks}, f)
+        out = io.StringIO()
+        try:
+            with redirect_stdout(out):
+                device_report.main(f.name)
+        finally:
+            os.unlink(f.name)
+        # By hand: 64 x 128256 x 4 B = 0.032833536 GB; read in 15 us: 2189 GB/s, in 30 us: 1094
+        # GB/s; the copy moves twice the bytes in 21 us, so 21 / (2 x 15) = 0.70 and 21 / 60 = 0.35
+        # of its bandwidth. Greedy is not a worst case: no row of the worst-case table.
+        text = out.getvalue()
+        self.assertIn("| 64 | 128256 | 21.0 | 15.0 | 30.0 | 2189 | 1094 | 0.70 | 0.35 |", text)
+        self.assertNotIn("x typical", text)
 
 
 if __name__ == "__main__":

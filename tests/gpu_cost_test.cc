@@ -353,6 +353,26 @@ void ExpectLaunches(const std::vector<LaunchCounters>& launches, const std::vect
   }
 }
 
+// Greedy rows (temperature 0; the device benchmark's case 5, whose goal is a fraction of the
+// copy's bandwidth): an argmax needs each logit once, so both paths must read the logits
+// exactly once and nothing else row-sized. gpu launches the greedy stage's argmax kernel
+// (GreedyLaunch: one block per row, 2 blocks); gpu-fast's greedy rows take every slice the
+// batch offers: floor(132 / 2) = 66 capped at 128256 / 4096 = 31, 62 blocks, the row's last
+// block merging the slices' first keys. Barriers: today's counts (6 and 3).
+TEST(GpuCost, GreedyRowsReadTheLogitsOnce) {
+  SamplingCostShape s = Shape(0.0f, false);
+  s.greedy = true;
+  const std::vector<float> logits = SamplingCostLogits(s);
+  const auto gpu = CountGpuSampling(s, logits.data());
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(gpu, {{"greedy", 2, 6}}));
+  EXPECT_DOUBLE_EQ(LogitsPasses(gpu, s.rows, s.vocab), 1.0);
+  EXPECT_DOUBLE_EQ(RowPasses(gpu, s.rows, s.vocab), 1.0);
+  const auto fast = CountGpuFastSampling(s, logits.data());
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(fast, {{"fast_sampling_slices", 62, 3}}));
+  EXPECT_DOUBLE_EQ(LogitsPasses(fast, s.rows, s.vocab), 1.0);
+  EXPECT_DOUBLE_EQ(RowPasses(fast, s.rows, s.vocab), 1.0);
+}
+
 // gpu-fast at 1 x 128256, top-k 50, top-p 0.9 (the decode latency case): one row split over
 // 20 blocks (floor(132 SMs / 1) = 132, capped at 128256 / 4096 = 31 and at 1024 / 50 = 20),
 // each reading its slice of 6412 or 6413 entries twice (the survivor gather of

@@ -44,6 +44,16 @@ std::vector<LaunchCounters> CountGpuSampling(const SamplingCostShape& shape, con
   std::vector<std::int64_t> token(rows);
   const std::unique_ptr<KernelRunner> runner = MakeEmulatedRunner();
   LaunchRecorder recorder;
+  if (shape.greedy) {
+    GreedyLaunch g;
+    g.logits = logits;
+    g.rows = shape.rows;
+    g.vocab = shape.vocab;
+    g.pitch = shape.vocab;
+    g.token = token.data();
+    runner->Run(g);
+    return recorder.launches();
+  }
   // Only the token: no out or probs rows, the draw on each row's survivors.
   SamplingFiltersLaunch l(logits, top_k.data(), top_p.data(), shape.min_p > 0.0f ? min_p.data() : nullptr, shape.rows,
                           shape.vocab, shape.vocab, shape.rules, nullptr, nullptr, shape.plan_rows);
@@ -56,7 +66,8 @@ std::vector<LaunchCounters> CountGpuSampling(const SamplingCostShape& shape, con
 
 std::vector<LaunchCounters> CountGpuFastSampling(const SamplingCostShape& shape, const float* logits) {
   const auto rows = static_cast<std::size_t>(shape.rows);
-  const std::vector<float> temperature(rows, 1.0f), top_p(rows, shape.top_p), min_p(rows, shape.min_p);
+  const std::vector<float> temperature(rows, shape.greedy ? 0.0f : 1.0f), top_p(rows, shape.top_p),
+      min_p(rows, shape.min_p);
   const std::vector<std::int32_t> top_k(rows, shape.top_k);
   const std::vector<std::uint64_t> seed(rows, kSeed), position(rows, kPosition);
   std::vector<std::int64_t> token(rows);
@@ -93,6 +104,7 @@ SamplingCostShape DeviceBenchShape(std::int64_t rows, std::int64_t vocab, bool m
       s.top_p = 0.999f;
       break;
     case DeviceBenchCase::kMinPOne: s.min_p = 1.0f; break;
+    case DeviceBenchCase::kGreedy: s.greedy = true; break;
     case DeviceBenchCase::kTypical: break;
   }
   return s;

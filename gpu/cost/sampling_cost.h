@@ -40,6 +40,10 @@ struct SamplingCostShape {
   float top_p = 0.9f;
   float min_p = 0.0f;
   bool flat = false;  // every logit equal
+  // Every row greedy (temperature 0): gpu launches the greedy stage's argmax kernel
+  // (GreedyLaunch, gpu/kernels/greedy.cuh), gpu-fast its fused kernel's greedy rows; the
+  // filter parameters are then unused.
+  bool greedy = false;
   // The batch the launches plan their slices per row for (0: rows), when rows are the first
   // rows of a larger batch (FastSamplingLaunch::plan_rows, SamplingFiltersLaunch::plan_rows).
   std::int64_t plan_rows = 0;
@@ -52,12 +56,14 @@ std::vector<LaunchCounters> CountGpuFastSampling(const SamplingCostShape& shape,
 
 // The device benchmark's cases (bench/device_sampling_bench.cu, argument `case`): the typical
 // parameters or one of the worst cases the goals bound.
-enum class DeviceBenchCase : int { kTypical = 0, kFlat = 1, kTopKNearV = 2, kTopPNearOne = 3, kMinPOne = 4 };
+// kGreedy is not a worst case: the goal for greedy rows is a fraction of the copy's bandwidth.
+enum class DeviceBenchCase : int { kTypical = 0, kFlat = 1, kTopKNearV = 2, kTopPNearOne = 3, kMinPOne = 4, kGreedy = 5 };
 
 inline constexpr std::int32_t kDeviceBenchTopK = 50;
 inline constexpr float kDeviceBenchTopP = 0.9f;
 // The shape of one device benchmark: top-k 50, top-p 0.9, min-p 0.05 when min_p_on (else off),
-// then the case's change: flat rows; top-k V - 1; top-k off with top-p 0.999; min-p 1.
+// then the case's change: flat rows; top-k V - 1; top-k off with top-p 0.999; min-p 1; every
+// row greedy.
 SamplingCostShape DeviceBenchShape(std::int64_t rows, std::int64_t vocab, bool min_p_on, DeviceBenchCase c);
 
 // The launches of one benchmark of the gpu (deterministic) or gpu-fast path, counted on the

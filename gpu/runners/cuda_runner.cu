@@ -83,9 +83,17 @@ ResidentWorkspace::~ResidentWorkspace() {
 int LaunchResidentSampling(const ResidentSampling& s, ResidentWorkspace& workspace) {
   // Each mode's slices are planned from the host's top_k (SamplingFiltersRowSlices /
   // FastRowSlices): the descriptions' own Slices() would read the per-row arrays, which are on
-  // the device. Temperature 1 is never greedy.
+  // the device. Every row greedy or none (ResidentSampling::greedy).
   ResidentLaunch device(workspace);
-  if (s.mode == ResidentMode::kDeterministic) {
+  if (s.mode == ResidentMode::kDeterministic && s.greedy) {
+    GreedyLaunch l;
+    l.logits = s.logits;
+    l.rows = s.rows;
+    l.vocab = s.vocab;
+    l.pitch = s.vocab;
+    l.token = s.token;
+    l.Describe(device);
+  } else if (s.mode == ResidentMode::kDeterministic) {
     SamplingFiltersLaunch l;
     l.logits = s.logits;
     l.top_k = s.top_k_rows;
@@ -112,7 +120,7 @@ int LaunchResidentSampling(const ResidentSampling& s, ResidentWorkspace& workspa
     l.vocab = s.vocab;
     l.pitch = s.vocab;
     l.token = s.token;
-    l.planned_slices = FastRowSlices(l.SliceBudget(), s.vocab, false, FastTopKOf(s.top_k, l.options.bug), l.options.rule);
+    l.planned_slices = FastRowSlices(l.SliceBudget(), s.vocab, s.greedy, FastTopKOf(s.top_k, l.options.bug), l.options.rule);
     l.Describe<kFastSamplingDeviceThreads>(device);
   }
   return static_cast<int>(device.Error());

@@ -32,11 +32,15 @@ struct ResidentSampling {
   std::int64_t rows = 0, vocab = 0;
   int top_k = 0;  // every row's top-k (0: off); top_k_rows holds it per row
   bool has_min_p = false;
+  // Every row greedy: kDeterministic launches the greedy stage's argmax kernel (GreedyLaunch,
+  // gpu/kernels/greedy.cuh: one block per row) instead of the filters; kFast plans greedy rows'
+  // slices (temperature must then hold values below the greedy threshold, e.g. 0).
+  bool greedy = false;
   const float* logits = nullptr;              // [B V], read only
   const std::int32_t* top_k_rows = nullptr;   // [B], each equal to top_k
   const float* top_p = nullptr;               // [B]
   const float* min_p = nullptr;               // [B]
-  const float* temperature = nullptr;         // [B], kFast, none greedy (the slice plan assumes it)
+  const float* temperature = nullptr;         // [B], kFast: all greedy or none (as `greedy` says)
   const std::int64_t* seed = nullptr;         // [B], kDeterministic
   const std::int64_t* positions = nullptr;    // [B], kDeterministic
   const std::uint64_t* seed_u64 = nullptr;    // [B], kFast
