@@ -31,7 +31,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 verb=${1:-}
 bins=(cli/sampcheck bench/sampcheck_device_bench tests/gpu_device_test tests/gpu_fast_sampling_device_test
-      plugins/flashinfer/libsampcheck_flashinfer_plugin.so tests/flashinfer_plugin_test)
+      plugins/flashinfer/libsampcheck_flashinfer_plugin.so tests/flashinfer_plugin_test
+      plugins/flashinfer/sampcheck_flashinfer_empty_residual_check)
 case $verb in
   pack)
     build=build/default
@@ -125,6 +126,10 @@ case $verb in
       python3 plugins/flashinfer/verdict_table.py "det-true=$reports/flashinfer-det-true/report.json" \
         "det-false=$reports/flashinfer-det-false/report.json" >"$out/flashinfer_verdicts.md" || true
       head -40 "$out/flashinfer_verdicts.md"
+      # The device check of one verdict (docs/peers/flashinfer.md "Verdicts"): exit 0 confirms it.
+      step empty-residual-check 30 "$b/plugins/flashinfer/sampcheck_flashinfer_empty_residual_check" \
+        >"$out/empty_residual_check.txt" 2>&1
+      tail -5 "$out/empty_residual_check.txt"
     fi
     if [[ $what == ab ]]; then
       filter=${SAMPCHECK_AB_FILTER:-'^BM_Device(Deterministic|Fast)/B:(1|64)/V:128256/|^BM_Device(Deterministic|Fast)/B:256/V:151936/minp:0/|^BM_DeviceCopyBaseline/B:(1|64)/V:128256/'}
