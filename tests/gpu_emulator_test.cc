@@ -11,6 +11,8 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -393,6 +395,42 @@ TEST(GpuEmulatorReduce, MatchesTheReferenceBitwise) {
       EXPECT_EQ(barriers, 4);  // two per reduction
     }
   }
+}
+
+// --- buffer pool ---------------------------------------------------------------------------
+
+// The recycled buffers of a host thread stay within kPooledBytes whatever the sizes given back
+// (gpu/emulator/emulator.h): 3 x 64 buffers of 1 MiB (one size, its 64 slots full after the
+// first 64) and then one buffer each of 64 more sizes of 2 MiB + i would keep 64 MiB + 126 MiB
+// under the count bounds alone (64 sizes in all); every take and give keeps the pool at or
+// below the bound, a buffer taken back leaves it, and the sizes past the bound still work
+// (they go to the heap). Under AddressSanitizer nothing is pooled (PooledBytes() = 0): the
+// test then checks the buffers only.
+TEST(GpuEmulatorPool, KeepsAtMostItsBytesWhateverTheSizes) {
+  // On a thread of its own: its pool starts empty (pools are per host thread).
+  std::thread([] {
+    std::vector<std::pair<void*, std::size_t>> held;
+    for (int i = 0; i < 3 * 64; ++i)
+      held.emplace_back(emu::detail::TakeBuffer(std::size_t{1} << 20), std::size_t{1} << 20);
+    for (int i = 0; i < 64; ++i) {
+      const std::size_t bytes = (std::size_t{2} << 20) + static_cast<std::size_t>(i);
+      held.emplace_back(emu::detail::TakeBuffer(bytes), bytes);
+    }
+    for (auto& [p, bytes] : held) {
+      std::memset(p, 0xab, bytes);  // every buffer is usable, its whole length
+      emu::detail::GiveBuffer(p, bytes);
+      EXPECT_LE(emu::detail::PooledBytes(), emu::detail::kPooledBytes);
+    }
+    const std::size_t kept = emu::detail::PooledBytes();
+    void* again = emu::detail::TakeBuffer(std::size_t{1} << 20);
+    std::memset(again, 0, std::size_t{1} << 20);
+    EXPECT_EQ(emu::detail::PooledBytes(), kept == 0 ? 0 : kept - (std::size_t{1} << 20));
+    emu::detail::GiveBuffer(again, std::size_t{1} << 20);
+    EXPECT_EQ(emu::detail::PooledBytes(), kept);
+#if !defined(__SANITIZE_ADDRESS__)
+    EXPECT_EQ(kept, emu::detail::kPooledBytes);  // the first 64 MiB given back fill it exactly
+#endif
+  }).join();
 }
 
 }  // namespace

@@ -59,13 +59,15 @@ std::uint64_t NextLaunchSerial() {
 #if defined(__SANITIZE_ADDRESS__)
 void* TakeBuffer(std::size_t bytes) { return ::operator new(bytes); }
 void GiveBuffer(void* p, std::size_t) noexcept { ::operator delete(p); }
+std::size_t PooledBytes() noexcept { return 0; }
 #else
 namespace {
-// A host thread's recycled buffers, by size. A block holds a few dozen register files and
-// shared arrays at once at most, in a handful of sizes: a short list searched linearly.
+// A host thread's recycled buffers, by size (bounds in emulator.h). A block holds a few dozen
+// register files and shared arrays at once at most, in a handful of sizes: a short list
+// searched linearly.
 class BufferPool {
  public:
-  BufferPool() { buckets_.reserve(kBuckets); }
+  BufferPool() { buckets_.reserve(kPooledSizes); }
   BufferPool(const BufferPool&) = delete;
   BufferPool& operator=(const BufferPool&) = delete;
   ~BufferPool() {
@@ -79,26 +81,33 @@ class BufferPool {
       if (b.free.empty()) break;
       void* p = b.free.back();
       b.free.pop_back();
+      kept_bytes_ -= bytes;
       return p;
     }
     return ::operator new(bytes);
   }
   void Give(void* p, std::size_t bytes) noexcept {
+    if (bytes > kPooledBytes - kept_bytes_) {  // the byte bound: back to the heap
+      ::operator delete(p);
+      return;
+    }
     for (Bucket& b : buckets_) {
       if (b.bytes != bytes) continue;
-      if (b.free.size() < kKeep) {
-        b.free.push_back(p);  // no reallocation: reserved to kKeep
+      if (b.free.size() < kPooledBuffersPerSize) {
+        b.free.push_back(p);  // no reallocation: reserved to kPooledBuffersPerSize
+        kept_bytes_ += bytes;
         return;
       }
       ::operator delete(p);
       return;
     }
-    if (buckets_.size() < kBuckets) {
+    if (buckets_.size() < kPooledSizes) {
       try {
         std::vector<void*> free;
-        free.reserve(kKeep);
+        free.reserve(kPooledBuffersPerSize);
         free.push_back(p);
         buckets_.push_back(Bucket{bytes, std::move(free)});  // reserved in the constructor: no reallocation
+        kept_bytes_ += bytes;
         return;
       } catch (const std::bad_alloc&) {
         // no room to keep it: back to the heap
@@ -106,15 +115,15 @@ class BufferPool {
     }
     ::operator delete(p);
   }
+  std::size_t Bytes() const noexcept { return kept_bytes_; }
 
  private:
-  static constexpr std::size_t kKeep = 64;     // buffers kept per size
-  static constexpr std::size_t kBuckets = 64;  // sizes kept
   struct Bucket {
     std::size_t bytes;
     std::vector<void*> free;
   };
   std::vector<Bucket> buckets_;
+  std::size_t kept_bytes_ = 0;  // in the free lists, at most kPooledBytes
 };
 
 BufferPool& ThreadPool() {
@@ -125,6 +134,7 @@ BufferPool& ThreadPool() {
 
 void* TakeBuffer(std::size_t bytes) { return ThreadPool().Take(bytes); }
 void GiveBuffer(void* p, std::size_t bytes) noexcept { ThreadPool().Give(p, bytes); }
+std::size_t PooledBytes() noexcept { return ThreadPool().Bytes(); }
 #endif
 
 std::size_t FindGlobalSlot(LaunchCounters& c, const void* base, const char* name, std::int64_t elements,

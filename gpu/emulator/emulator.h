@@ -269,9 +269,16 @@ namespace detail {
 // Recycled buffers for register files and shared arrays, per host thread (each thread runs
 // its own launches): TakeBuffer returns a buffer of `bytes` (aligned for any scalar), from the
 // buffers of that size given back before when there is one; GiveBuffer keeps it for the next
-// TakeBuffer (a bounded number per size; the rest go back to the heap). Contents undefined.
+// TakeBuffer, at most kPooledBuffersPerSize per size, kPooledSizes sizes and kPooledBytes bytes
+// kept in all per host thread (the rest go back to the heap), so a run's pools hold at most
+// kPooledBytes x its host threads whatever the launch shapes. Contents undefined.
+// PooledBytes: the bytes the calling thread's pool keeps now (0 under AddressSanitizer).
+inline constexpr std::size_t kPooledBuffersPerSize = 64;
+inline constexpr std::size_t kPooledSizes = 64;
+inline constexpr std::size_t kPooledBytes = std::size_t{64} << 20;
 void* TakeBuffer(std::size_t bytes);
 void GiveBuffer(void* p, std::size_t bytes) noexcept;
+std::size_t PooledBytes() noexcept;
 
 // Types whose arrays live in pooled buffers: plain bytes, nothing to construct or destroy.
 template <class T>
