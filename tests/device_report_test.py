@@ -29,21 +29,26 @@ def entry(run_type, aggregate, us, model_us):
     return e
 
 
+def report(benchmarks):
+    """device_report's output for a benchmark JSON of these entries."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump({"context": {"date": "test"}, "benchmarks": benchmarks}, f)
+    out = io.StringIO()
+    try:
+        with redirect_stdout(out):
+            device_report.main(f.name)
+    finally:
+        os.unlink(f.name)
+    return out.getvalue()
+
+
 class DeviceReportTest(unittest.TestCase):
     def test_model_column_uses_the_estimate_not_its_spread(self):
         benchmarks = [entry("iteration", None, us, 40.0) for us in (100.0, 120.0, 110.0)]
         benchmarks += [entry("aggregate", "mean", 110.0, 40.0), entry("aggregate", "median", 110.0, 40.0),
                        entry("aggregate", "stddev", 10.0, 0.0), entry("aggregate", "cv", 0.09, 0.0)]
-        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-            json.dump({"context": {"date": "test"}, "benchmarks": benchmarks}, f)
-        out = io.StringIO()
-        try:
-            with redirect_stdout(out):
-                device_report.main(f.name)
-        finally:
-            os.unlink(f.name)
         # measured 110 (the median) over the model's 40: 2.75 by hand.
-        self.assertIn("| Fast | 64 | 128256 | off | typical | 110.0 | 40.0 | 2.75 | 2.00 | 11 |", out.getvalue())
+        self.assertIn("| Fast | 64 | 128256 | off | typical | 110.0 | 40.0 | 2.75 | 2.00 | 11 |", report(benchmarks))
 
     def test_greedy_rows_are_read_against_the_copys_bandwidth(self):
         def median(name, us):
@@ -52,18 +57,10 @@ class DeviceReportTest(unittest.TestCase):
         benchmarks = [median("BM_DeviceCopyBaseline/B:64/V:128256/minp:0/case:0/manual_time", 21.0),
                       median("BM_DeviceDeterministic/B:64/V:128256/minp:0/case:5/manual_time", 15.0),
                       median("BM_DeviceFast/B:64/V:128256/minp:0/case:5/manual_time", 30.0)]
-        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-            json.dump({"context": {"date": "test"}, "benchmarks": benchmarks}, f)
-        out = io.StringIO()
-        try:
-            with redirect_stdout(out):
-                device_report.main(f.name)
-        finally:
-            os.unlink(f.name)
         # By hand: 64 x 128256 x 4 B = 0.032833536 GB; read in 15 us: 2189 GB/s, in 30 us: 1094
         # GB/s; the copy moves twice the bytes in 21 us, so 21 / (2 x 15) = 0.70 and 21 / 60 = 0.35
         # of its bandwidth. Greedy is not a worst case: no row of the worst-case table.
-        text = out.getvalue()
+        text = report(benchmarks)
         self.assertIn("| 64 | 128256 | 21.0 | 15.0 | 30.0 | 2189 | 1094 | 0.70 | 0.35 |", text)
         self.assertNotIn("x typical", text)
 

@@ -86,13 +86,7 @@ int LaunchResidentSampling(const ResidentSampling& s, ResidentWorkspace& workspa
   // the device. Every row greedy or none (ResidentSampling::greedy).
   ResidentLaunch device(workspace);
   if (s.mode == ResidentMode::kDeterministic && s.greedy) {
-    GreedyLaunch l;
-    l.logits = s.logits;
-    l.rows = s.rows;
-    l.vocab = s.vocab;
-    l.pitch = s.vocab;
-    l.token = s.token;
-    l.Describe(device);
+    GreedyLaunch{s.logits, s.rows, s.vocab, s.vocab, s.token}.Describe(device);
   } else if (s.mode == ResidentMode::kDeterministic) {
     SamplingFiltersLaunch l;
     l.logits = s.logits;
