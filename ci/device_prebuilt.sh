@@ -11,7 +11,7 @@
 #                                     here, after `pack`: adds the benchmark of another build
 #                                     folder DIR (a worktree's build/default, say) as variant NAME,
 #                                     for `run ab`
-#   ci/device_prebuilt.sh run [all|bench|tests|conform|peers|ab]
+#   ci/device_prebuilt.sh run [all|bench|tests|conform|peers|ab|profile]
 #                                     there, in the checkout (with .devbin/ carried): unpacks and
 #                                     runs, each step under a time limit, within SAMPCHECK_DEVICE_BUDGET
 #                                     seconds in all (default 420); results to $OUT (else
@@ -19,6 +19,10 @@
 #                                     bench.json, tests.txt, conform-*.txt, the reports, ab-*.json),
 #                                     beside it device_report.md, flashinfer_verdicts.md and ab.md
 #                                     (a device call brings back only a few files: one archive)
+#   `profile`: Nsight Compute (ncu, when the device machine has it) on one timed launch of each
+#   sampling mode at 1 x 128256 and 64 x 128256 (typical) and 64 x 128256 top-p 0.999: speed of
+#   light, warp stall reasons, occupancy, DRAM and local-memory bytes, as profile-*.csv: where a
+#   kernel's time goes, which the cost model cannot say (docs/gpu.md "Cost model").
 #   `ab`: the pack's benchmark and every variant's, one after the other, on the shapes that
 #   compare builds (SAMPCHECK_AB_FILTER, a --benchmark_filter; default: typical and worst cases
 #   at 1 and 64 rows of V = 128256, typical at 256 x 151936, the copies), times only, and ab.md:
@@ -165,6 +169,25 @@ for k, r in rows.items():
 PY
       cat "$out/ab.md"
     fi
+    if [[ $what == profile ]]; then
+      if ! command -v ncu >/dev/null; then
+        echo "=== profile: skipped (no ncu on this machine)"
+      else
+        metrics=dram__bytes_read.sum,dram__bytes_write.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum
+        metrics+=,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum,gpu__time_duration.sum
+        for run in Deterministic/B:1/V:128256/minp:0/case:0 Fast/B:1/V:128256/minp:0/case:0 \
+                   Deterministic/B:64/V:128256/minp:0/case:0 Fast/B:64/V:128256/minp:0/case:0 \
+                   Deterministic/B:64/V:128256/minp:0/case:3 Fast/B:64/V:128256/minp:0/case:3; do
+          name=$(echo "$run" | tr '/:' '__')
+          # The warm-up launch is skipped; one launch of each of the mode's kernels is profiled.
+          SAMPCHECK_BENCH_NO_MODEL=1 step "profile-$name" 60 ncu --clock-control none -k regex:KernelEntry \
+            --launch-skip 1 --launch-count 2 --section SpeedOfLight --section WarpStateStats --section LaunchStats \
+            --section Occupancy --metrics "$metrics" --csv --page details \
+            "$b/bench/sampcheck_device_bench" --benchmark_filter="^BM_Device$run/" --benchmark_min_time=0.01 \
+            --benchmark_repetitions=1 >"$out/profile-$name.csv" 2>"$out/profile-$name.err"
+        done
+      fi
+    fi
     [[ -d build/device/reports ]] && tar cf "$out/reports.tar" -C build/device reports
     # One archive of everything (a device call brings back only a few files), the readable
     # summaries beside it.
@@ -174,7 +197,7 @@ PY
     echo "=== done at +$(($(date +%s) - t0)) s"
     ;;
   *)
-    echo "usage: ci/device_prebuilt.sh pack | pack-variant NAME DIR | run [all|bench|tests|conform|peers|ab]" >&2
+    echo "usage: ci/device_prebuilt.sh pack | pack-variant NAME DIR | run [all|bench|tests|conform|peers|ab|profile]" >&2
     exit 2
     ;;
 esac
