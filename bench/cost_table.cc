@@ -6,8 +6,12 @@
 // estimated H100 time (gpu/cost/cost_model.h). Counted work, not timing: the same table on every
 // machine. The whole table emulates about 1.5 x 10^6 rows x passes; minutes on one core.
 //
-//   sampcheck_cost_table [--quick]     (--quick: B <= 4 only, seconds)
+//   sampcheck_cost_table [--quick] [--intervals]
+//     --quick: B <= 4 only, seconds; --intervals: after each row, its launches' critical paths
+//     by barrier interval (LaunchCounters::critical_intervals): the count of intervals and the
+//     largest ones, "index: chain", which says which phase of a kernel holds its serial work.
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -95,21 +99,49 @@ void Row(const char* mode, const Variant& v, const std::vector<sampcheck::gpu::L
   std::fflush(stdout);
 }
 
+// The critical block's intervals of each launch: how many, and the five with the longest
+// chains, largest first (ties: the earlier interval first).
+void Intervals(const std::vector<sampcheck::gpu::LaunchCounters>& launches) {
+  for (const auto& l : launches) {
+    std::vector<std::size_t> order(l.critical_intervals.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return l.critical_intervals[a] > l.critical_intervals[b]; });
+    std::printf("  %s: %zu intervals, path %lld; largest:", l.kernel.c_str(), order.size(),
+                static_cast<long long>(l.critical_path));
+    for (std::size_t i = 0; i < order.size() && i < 5; ++i) {
+      std::printf(" %zu: %lld", order[i], static_cast<long long>(l.critical_intervals[order[i]]));
+    }
+    std::printf("\n");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-  if (argc > 2 || (argc == 2 && !quick)) {
-    std::fprintf(stderr, "usage: sampcheck_cost_table [--quick]\n");
-    return 2;
+  bool quick = false, intervals = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      quick = true;
+    } else if (std::strcmp(argv[i], "--intervals") == 0) {
+      intervals = true;
+    } else {
+      std::fprintf(stderr, "sampcheck_cost_table: unknown option '%s'\nusage: sampcheck_cost_table [--quick] [--intervals]\n",
+                   argv[i]);
+      return 2;
+    }
   }
   std::printf("| path | B x V | variant | launches | row passes | logits passes | barriers per row | longest chain "
               "| critical path | estimated H100 us |\n");
   std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   for (const auto& v : Variants(quick)) {
     const std::vector<float> logits = sampcheck::gpu::SamplingCostLogits(v.shape);
-    Row("gpu", v, sampcheck::gpu::CountGpuSampling(v.shape, logits.data()));
-    Row("gpu-fast", v, sampcheck::gpu::CountGpuFastSampling(v.shape, logits.data()));
+    const auto gpu = sampcheck::gpu::CountGpuSampling(v.shape, logits.data());
+    Row("gpu", v, gpu);
+    if (intervals) Intervals(gpu);
+    const auto fast = sampcheck::gpu::CountGpuFastSampling(v.shape, logits.data());
+    Row("gpu-fast", v, fast);
+    if (intervals) Intervals(fast);
   }
   return 0;
 }

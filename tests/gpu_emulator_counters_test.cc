@@ -54,6 +54,7 @@ TEST(GpuEmulatorCounters, CountsOneCopyKernel) {
   EXPECT_EQ(c.global[1].stores, 32);
   EXPECT_EQ(c.longest_chain, 1);
   EXPECT_EQ(c.critical_path, 2);
+  EXPECT_EQ(c.critical_intervals, (std::vector<std::int64_t>{1, 1}));
   EXPECT_EQ(c.SharedAccesses(), 0);
   EXPECT_EQ(c.warp_ops, 0);
 }
@@ -90,6 +91,7 @@ TEST(GpuEmulatorCounters, CountsSharedTrafficAndTheSerialChain) {
   EXPECT_EQ(c.GlobalStoreBytes(), 8);
   EXPECT_EQ(c.longest_chain, 33);
   EXPECT_EQ(c.critical_path, 34);
+  EXPECT_EQ(c.critical_intervals, (std::vector<std::int64_t>{1, 33}));
 }
 
 // Three blocks of 64 threads; block-level code loads k = param[0] (once per block: 3 loads,
@@ -124,6 +126,7 @@ TEST(GpuEmulatorCounters, CountsBlockLevelAccessesOncePerBlockAndInEveryThreadsC
   EXPECT_EQ(c.GlobalStoreBytes(), 60);
   EXPECT_EQ(c.longest_chain, 2);
   EXPECT_EQ(c.critical_path, 3);
+  EXPECT_EQ(c.critical_intervals, (std::vector<std::int64_t>{2, 1}));  // block 0's (all three alike)
 }
 
 // A butterfly over one warp is 5 ShuffleXor calls (m = 16, 8, 4, 2, 1) and a Ballot one more:

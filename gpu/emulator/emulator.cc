@@ -270,6 +270,7 @@ void HostBlock::CloseInterval() {
   LaunchCounters& c = report_->counters;
   c.longest_chain = std::max(c.longest_chain, chain);
   path_ += chain;
+  intervals_.push_back(chain);
   std::fill(interval_work_.begin(), interval_work_.end(), 0);
   interval_busiest_ = 0;
   interval_start_ = accesses_;
@@ -283,7 +284,10 @@ void HostBlock::Finish() {
   c.barriers += epoch_;
   c.max_block_barriers = std::max<std::int64_t>(c.max_block_barriers, epoch_);
   c.phases += phases_;
-  c.critical_path = std::max(c.critical_path, path_);
+  if (path_ > c.critical_path || c.blocks == 1) {  // the first block whose path is the longest
+    c.critical_path = path_;
+    c.critical_intervals = intervals_;
+  }
   c.max_block_global_bytes = std::max(c.max_block_global_bytes, block_global_bytes_);
 }
 

@@ -252,6 +252,7 @@ class HostBlock {
   std::int64_t interval_start_ = 0;
   std::int64_t interval_phase_accesses_ = 0;
   std::int64_t path_ = 0;
+  std::vector<std::int64_t> intervals_;  // each closed interval's chain, in order
   std::int64_t phases_ = 0;
   std::int64_t block_global_bytes_ = 0;
   // The last-block protocol: global stores since the last fence; who stored in barrier

@@ -24,7 +24,9 @@
 //   accesses). longest_chain = the maximum over blocks, intervals and threads of that work;
 //   critical_path = the maximum over blocks of the sum over the block's intervals of the
 //   interval's largest thread work (the block cannot finish sooner than its slowest thread in
-//   every interval, as each barrier waits for the slowest thread).
+//   every interval, as each barrier waits for the slowest thread). critical_intervals = those
+//   interval chains, in order, of the first block whose sum is critical_path: where a
+//   launch's serial work is (sampcheck_cost_table --intervals prints them).
 // - Deterministic: the emulator runs threads and blocks in a fixed order, so the same launch
 //   on the same inputs gives the same counts, on every machine.
 // - "Row passes" (RowPasses): bytes loaded from every global array of at least rows x vocab
@@ -66,6 +68,7 @@ struct LaunchCounters {
   std::int64_t atomics = 0;             // FetchAdd calls (tickets), summed over blocks
   std::int64_t longest_chain = 0;
   std::int64_t critical_path = 0;
+  std::vector<std::int64_t> critical_intervals;  // sums to critical_path
   std::int64_t max_block_global_bytes = 0;  // the most global bytes (loads + stores) one block moved
   std::vector<ArrayTraffic> global;  // in order of first access
   std::vector<ArrayTraffic> shared;
