@@ -117,7 +117,7 @@ struct SamplingFiltersKernel {
   static constexpr const char* kName = "sampling_filters";
   static constexpr int kThreads = kCanonicalLanes;
   // No kMinBlocksPerSm: ptxas takes 64 registers, one block per SM. Timed on an H200
-  // (docs/gpu.md "Occupancy"), that beat two blocks at 32 registers by 10 to 30 %: the bound's
+  // (docs/gpu.md "Occupancy"), that beat two blocks at 32 registers by up to 29 %: the bound's
   // spills went to a stack frame that no SM's L1 holds.
 
   template <class B, class Arr, class S, class K, class P, class Seeds, class Token>
