@@ -9,6 +9,11 @@
 //   Shared numerical headers (reference/math/) mark every function with it.
 // - SAMPCHECK_FORCE_INLINE is `__forceinline__` under CUDA, `inline` plus always_inline on
 //   GCC/Clang, `__forceinline` on MSVC. It includes `inline`, so it may stand alone.
+// - SAMPCHECK_OUT_OF_LINE is `__noinline__` under CUDA and nothing elsewhere: a device function
+//   kept out of its caller, so that its loop is register-allocated on its own, away from the
+//   values its caller keeps live (a kernel at 64 registers a thread spills those; ptxas had
+//   put a spilled reload in a sequential loop, one local-memory round trip an iteration). The
+//   host has no such limit and inlines as it likes.
 // - SAMPCHECK_DEVICE_ASSERT(cond): on the device, executes `__trap()` when cond is false (the
 //   kernel aborts with cudaErrorLaunchFailure / an illegal-instruction error); on the host it
 //   prints "file:line: assertion failed: cond" to stderr and calls std::abort(). It is active
@@ -49,15 +54,19 @@
 #if SAMPCHECK_IS_CUDA_COMPILER
 #define SAMPCHECK_HOST_DEVICE __host__ __device__
 #define SAMPCHECK_FORCE_INLINE __forceinline__
+#define SAMPCHECK_OUT_OF_LINE __noinline__
 #elif defined(__GNUC__) || defined(__clang__)
 #define SAMPCHECK_HOST_DEVICE
 #define SAMPCHECK_FORCE_INLINE inline __attribute__((always_inline))
+#define SAMPCHECK_OUT_OF_LINE
 #elif defined(_MSC_VER)
 #define SAMPCHECK_HOST_DEVICE
 #define SAMPCHECK_FORCE_INLINE __forceinline
+#define SAMPCHECK_OUT_OF_LINE
 #else
 #define SAMPCHECK_HOST_DEVICE
 #define SAMPCHECK_FORCE_INLINE inline
+#define SAMPCHECK_OUT_OF_LINE
 #endif
 
 namespace sampcheck::detail {

@@ -6,6 +6,7 @@
 // golden/v1's filter cases have V <= 1000 or few survivors, so they never reach those paths.
 // The independent source is the reference (reference/top_p.cc etc.), which selects with
 // std::nth_element and a radix sort, not with the kernels' radix select.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -531,6 +532,90 @@ TEST(GpuFilters, FullRowTopPWalksMatchTheReference) {
         dropped += std::isinf(out[static_cast<std::size_t>(b * kVocabHere + i)]) ? 1 : 0;
       }
       EXPECT_GT(dropped, b == 2 ? 2000 : 0) << "row " << b;
+    }
+  }
+}
+
+// The chunk loop's walk (TopPWalkWords in gpu/kernels/top_p.cuh) adds the positions that
+// TopPWalkSafe says cannot end the walk without the step's tests: the cut must still fall where
+// the reference puts it. p is set to the canonical running sum E_t itself and to its two f32
+// neighbours, for cuts before, at and after chunk boundaries (chunks of at most 1024 keys) and
+// where the sum has stalled (a row whose tail adds less than half an ulp). On a plateau of equal
+// probabilities TopPWalkSafe's bound lies within a position or two of the cut, so a walk that
+// added past it would cut too late (a word of two positions past the bound fails here). The
+// running sums
+// are computed here, in f32 over the reference's softmax in the canonical order (stable sort
+// by value, descending), so that canonical's kept count is known by hand: E_{j-1} < p keeps
+// position j, and p >= 1 (a sum that rounded above 1) keeps every entry.
+TEST(GpuFilters, ChunkLoopWalkCutsWhereTheRunningSumSays) {
+  constexpr std::int64_t kRowsHere = 4, kVocabHere = 3000;
+  std::vector<float> x;
+  SplitMix64 rng(91);
+  const float spans[kRowsHere] = {1.0f, 1.0f, 8.0f, 3.0f};
+  for (std::int64_t b = 0; b < kRowsHere; ++b) {
+    for (std::int64_t i = 0; i < kVocabHere; ++i) {
+      float v = spans[b] * (2.0f * static_cast<float>(rng.Next() >> 40) * 0x1.0p-24f - 1.0f);
+      if (b == 1) v = std::floor(v * 64.0f) / 64.0f;  // ties: tie groups for flashinfer's walk
+      if (b == 3) v = i % 3 != 0 ? 0.0f : v - 4.0f;   // a plateau of 2000 equal maxima
+      x.push_back(v);
+    }
+  }
+  const Tensor logits = Tensor::FromValues(DType::kF32, {kRowsHere, kVocabHere}, x);
+  reference::ReferenceBackend reference;
+  const auto backend = MakeGpuEmulatedBackend();
+  Case soft;
+  soft.id = "softmax/walk_sums";
+  soft.stage = "softmax";
+  soft.profile = sampcheck::ParseProfile("canonical");
+  soft.inputs = {{"logits", logits}};
+  const auto probs = reference.Run("softmax", soft).at("probs").data<float>();
+  // sums[b][j] = E_j of row b (E_0 = 0).
+  std::vector<std::vector<float>> sums(kRowsHere);
+  for (std::int64_t b = 0; b < kRowsHere; ++b) {
+    std::vector<std::int64_t> order(static_cast<std::size_t>(kVocabHere));
+    for (std::int64_t i = 0; i < kVocabHere; ++i) order[static_cast<std::size_t>(i)] = i;
+    const float* row = x.data() + b * kVocabHere;
+    std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t c) { return row[a] > row[c]; });
+    float e = 0.0f;
+    sums[static_cast<std::size_t>(b)].push_back(e);
+    for (const std::int64_t i : order) {
+      e = e + probs[static_cast<std::size_t>(b * kVocabHere + i)];
+      sums[static_cast<std::size_t>(b)].push_back(e);
+    }
+  }
+  for (const std::int64_t t : {1, 700, 1023, 1025, 1500, 1901, 2047, 2049, 2990}) {
+    for (const int side : {-1, 0, 1}) {
+      std::vector<float> p(kRowsHere);
+      std::vector<std::int64_t> kept(kRowsHere);  // canonical's, by the rule above
+      for (std::int64_t b = 0; b < kRowsHere; ++b) {
+        const std::vector<float>& e = sums[static_cast<std::size_t>(b)];
+        float q = e[static_cast<std::size_t>(t)];
+        if (side != 0) q = std::nextafter(q, side < 0 ? 0.0f : 2.0f);
+        p[static_cast<std::size_t>(b)] = q;
+        std::int64_t j = 1;
+        while (j < kVocabHere && e[static_cast<std::size_t>(j)] < q) ++j;
+        kept[static_cast<std::size_t>(b)] = q >= 1.0f ? kVocabHere : j;  // p >= 1: top_p off
+      }
+      for (const char* profile : kProfiles) {
+        SCOPED_TRACE(testing::Message() << profile << ", p at E_" << t << " " << (side < 0 ? "- 1 ulp" : side > 0 ? "+ 1 ulp" : ""));
+        Case c;
+        c.id = "sampling_filters/walk_sums";
+        c.stage = "sampling_filters";
+        c.profile = sampcheck::ParseProfile(profile);
+        c.inputs = {{"logits", logits},
+                    {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRowsHere}, std::vector<std::int32_t>(kRowsHere, 0))},
+                    {"top_p", Tensor::FromValues<float>(DType::kF32, {kRowsHere}, p)},
+                    {"min_p", Tensor::FromValues<float>(DType::kF32, {kRowsHere}, std::vector<float>(kRowsHere, 0.0f))}};
+        const TensorMap expected = reference.Run("sampling_filters", c);
+        ExpectSameBits(expected, backend->Run("sampling_filters", c), c.id);
+        if (c.profile != sampcheck::ParseProfile("canonical")) continue;
+        const auto out = expected.at("logits").data<float>();
+        for (std::int64_t b = 0; b < kRowsHere; ++b) {
+          std::int64_t n = 0;
+          for (std::int64_t i = 0; i < kVocabHere; ++i) n += std::isinf(out[static_cast<std::size_t>(b * kVocabHere + i)]) ? 0 : 1;
+          EXPECT_EQ(n, kept[static_cast<std::size_t>(b)]) << "row " << b;
+        }
+      }
     }
   }
 }

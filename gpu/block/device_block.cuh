@@ -34,6 +34,8 @@ class DeviceShared {
   __device__ explicit DeviceShared(T* p) : p_(p) {}
   __device__ T Load(std::int64_t i) const { return p_[i]; }
   __device__ void Store(std::int64_t i, T v) const { p_[i] = v; }
+  // A copy, passed by value to an out-of-line function (HostShared::View's twin).
+  __device__ DeviceShared View() const { return *this; }
 
  private:
   T* p_;

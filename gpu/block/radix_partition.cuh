@@ -287,23 +287,59 @@ SAMPCHECK_KERNEL_BODY auto PartitionChunkWeights(B& block) {
   return Buffers{std::move(sorted_candidates), std::move(chunk_weights)};
 }
 
-// No marks (WeightedVisit's default): the walk is called without its mark argument.
+// No marks (WeightedVisit's default): the walk is called without its marks argument.
 struct NoPartitionMarks {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void operator()(Thread, std::uint64_t, std::uint64_t) const {}
+};
+
+// The verdict's flag (contract "Chunk loop"): the walk marked a position of its chunk.
+inline constexpr std::uint64_t kPartitionChunkMarked = std::uint64_t{1} << 61;
+// A chunk's marks: a bit per position, in words of 64.
+inline constexpr std::int64_t kPartitionMarkWords = kCandidates / 64;
+
+// A walk's marks of one chunk (contract "Chunk loop"): Mark(j), for increasing j, builds each
+// word of 64 positions in a register and stores it once into `words` (a shared array's View())
+// from `base`; Close() stores the words after the last one when any position was marked and
+// says whether one was. A value the walk copies: its loop keeps it in registers.
+template <class SharedView>
+struct PartitionChunkMarks {
+  SharedView words;
+  std::int64_t base = 0;
+  std::int64_t at = 0;  // the word being built; the ones before it are stored
+  std::uint64_t bits = 0;
+  bool any = false;
+  SAMPCHECK_KERNEL_BODY void Mark(std::uint32_t j) {
+    for (; at < j / 64; ++at, bits = 0) words.Store(base + at, bits);
+    bits |= std::uint64_t{1} << (j % 64);
+    any = true;
+  }
+  SAMPCHECK_KERNEL_BODY bool Close() {
+    if (!any) return false;
+    for (; at < kPartitionMarkWords; ++at, bits = 0) words.Store(base + at, bits);
+    return true;
+  }
+};
+
+// A walk without marks (every rule but kSglang): the same calls, nothing stored.
+struct NoChunkMarks {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Mark(std::uint32_t) const {}
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Close() const { return false; }
 };
 
 // A visit by weights, the only form the chunk loop takes (contract "Chunk loop"): key_visit(m,
 // key_of) the visit of keys known at once (flat rows, small rows: contract "The visit is a
 // WeightedVisit"); weight(key) a key's float weight, computed by the thread that places it;
-// walk(t, m, weight_of) thread 0's walk over the next m weights of the order, returning a
+// walk(t, m, words) thread 0's walk over the next m weights of the order (words, a shared
+// array's View(): Load(i) the weights of the chunk's positions 2i and 2i + 1, low half first,
+// as FloatWords), returning a
 // verdict word: code << 62 | safe << 32 | position (code 0: go on; 1: stop, position the cut's;
 // 2: over, position the last walked; positions count from 1 over the whole visit, below 2^32;
-// safe < 2^29: a number of keys after these that cannot end the walk; bit 61 is the chunk
-// loop's, set there when the chunk has marks); finish(stopped, key)
+// safe < 2^29: a number of keys after these that cannot end the walk); finish(stopped, key)
 // block-level, with the key of that position. With marks (Marked not NoPartitionMarks), walk
-// takes a fourth argument, mark(j), which marks the chunk's position j (j increasing), and
-// marked(t, key, position) is called after the walk's barrier by the thread that placed each
-// marked key (a chunk with no mark costs no mark stores nor reads: "Chunk loop").
+// takes a fourth argument, a PartitionChunkMarks whose Mark(j) marks the chunk's position j (j
+// increasing), and sets kPartitionChunkMarked in its verdict when Close() says it marked one;
+// marked(t, key, position) is then called after the walk's barrier by the thread that placed
+// each marked key (a chunk with no mark costs no mark stores nor reads: "Chunk loop").
 template <class KeyVisit, class Weight, class Walk, class Finish, class Marked = NoPartitionMarks>
 struct WeightedVisit {
   KeyVisit key_visit;
@@ -1096,7 +1132,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   constexpr bool kMarks = !std::is_same_v<decltype(std::decay_t<Visit>::marked), NoPartitionMarks>;
   // The walk's marks: a bit per position of a chunk, two slots (alternating as the verdicts)
   // in level 0's `low`, free once level 0 has read it.
-  constexpr std::int64_t kMarkWords = kCandidates / 64;
+  constexpr std::int64_t kMarkWords = kPartitionMarkWords;
   static_assert(2 * kMarkWords <= kWarpSize, "two slots of marks fit in `low`");
   auto& marks = low;
   auto buffers = PartitionChunkWeights(block);
@@ -1110,7 +1146,6 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   std::int64_t safe = 0;  // keys after the last chunk walked that cannot end the walk
   std::int64_t size_a = 0, size_b = 0, size_z = 0, base_a = 0, base_b = 0, base_next = 0;
   constexpr std::uint64_t kPosition = 0xffffffffu;
-  constexpr std::uint64_t kChunkMarked = std::uint64_t{1} << 61;  // the verdict's flag: a has marks
   // The key at `position` (a's, or the last of the chunk before a) to the visitor.
   auto finish = [&](bool stopped, std::uint64_t position) {
     const std::int64_t j = static_cast<std::int64_t>(position) - base_a;  // 0: the chunk before a
@@ -1154,33 +1189,15 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     if (has_a) {
       block.ForEachThread([&](Thread t) {
         if (t.x != 0) return;
-        auto& from = second_a ? weight_words : weights;
-        // Two weights a shared read: the word of positions 2i and 2i + 1 is read at the first
-        // of them the walk asks for (it asks in increasing j).
-        std::uint32_t pair_at = ~0u;
-        std::uint64_t pair = 0;
-        auto weight_of = [&](std::uint32_t j) {
-          if (j / 2 != pair_at) pair_at = j / 2, pair = from.Load(pair_at);
-          return WordFloat(j % 2 == 0 ? pair : pair >> 32);
-        };
+        // Two weights a shared read: the walk reads word i for positions 2i and 2i + 1.
+        // Views, passed by value: the walk runs out of line (TopPWalkWords).
+        const auto words = (second_a ? weight_words : weights).View();
         std::uint64_t verdict = 0;
         if constexpr (kMarks) {
-          // The walk marks in increasing j: each word is built in a register and stored once.
-          const std::int64_t words = slot ? kMarkWords : 0;
-          std::int64_t at = 0;  // the word being built; the ones before it are stored
-          std::uint64_t bits = 0;
-          auto mark = [&](std::uint32_t j) {
-            for (; at < j / 64; ++at, bits = 0) marks.Store(words + at, bits);
-            bits |= std::uint64_t{1} << (j % 64);
-          };
-          verdict = visit.walk(t, static_cast<std::uint32_t>(size_a), weight_of, mark);
-          verdict &= ~kChunkMarked;
-          if (at > 0 || bits != 0) {  // mark was called: the words after the last one, and the flag
-            for (; at < kMarkWords; ++at, bits = 0) marks.Store(words + at, bits);
-            verdict |= kChunkMarked;
-          }
+          PartitionChunkMarks<decltype(marks.View())> chunk_marks{marks.View(), slot ? kMarkWords : 0};
+          verdict = visit.walk(t, static_cast<std::uint32_t>(size_a), words, chunk_marks);
         } else {
-          verdict = visit.walk(t, static_cast<std::uint32_t>(size_a), weight_of);
+          verdict = visit.walk(t, static_cast<std::uint32_t>(size_a), words);
         }
         uniform.Store(slot ? 1 : 0, verdict);
       });
@@ -1210,7 +1227,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       block.ForEachThread([&](Thread t) {
         verdict = uniform.Load(slot ? 1 : 0);
         if constexpr (kMarks) {  // the marked keys of a, by the threads that placed them
-          if ((verdict & kChunkMarked) == 0 || rank_a[t] == ~0u) return;
+          if ((verdict & kPartitionChunkMarked) == 0 || rank_a[t] == ~0u) return;
           const std::uint64_t word = marks.Load((slot ? kMarkWords : 0) + rank_a[t] / 64);
           if (((word >> (rank_a[t] % 64)) & 1u) != 0) {
             visit.marked(t, key_a[t], static_cast<std::uint64_t>(base_a + rank_a[t] + 1));

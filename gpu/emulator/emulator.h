@@ -457,6 +457,20 @@ class HostShared {
   }
   HostShared& operator=(HostShared&&) = delete;
   ~HostShared() { block_->AddShared(slot_, sizeof(T), loads_, stores_); }
+  // A handle to this array that may be copied: Load and Store through it are this array's,
+  // checked and counted. A kernel passes it by value to an out-of-line function, where the
+  // device's array (DeviceShared::View, a pointer) stays in a register instead of being read
+  // back from the caller's stack frame at every access.
+  class Handle {
+   public:
+    explicit Handle(const HostShared* a) : a_(a) {}
+    SAMPCHECK_EMU_ACCESS_INLINE T Load(std::int64_t i) const { return a_->Load(i); }
+    SAMPCHECK_EMU_ACCESS_INLINE void Store(std::int64_t i, T v) const { a_->Store(i, v); }
+
+   private:
+    const HostShared* a_;
+  };
+  Handle View() const { return Handle(this); }
   SAMPCHECK_EMU_ACCESS_INLINE T Load(std::int64_t i) const {
     if (i < 0 || i >= ready_) [[unlikely]] {
       if (i < 0 || i >= n_) {

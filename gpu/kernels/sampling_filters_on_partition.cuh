@@ -464,17 +464,12 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   // value), so the partition scatters no bucket past it.
   const VisitBound visit_bound = ties ? VisitBound::kRankValue : VisitBound::kRankKey;
   auto weight = [&](std::uint64_t key) { return st.Prob(ValueOfDescendingKey(key)); };
-  // The chunk loop's walk (TopPWalkWeights) with the prefix rules' step, up to the last
-  // survivor: its `safe` is TopPWalkSafe's prefix-rule bound (Prob is monotone along the order).
-  auto walk_weights = [&](Thread t, std::uint32_t count, auto&& weight_of) {
+  // The chunk loop's walk (TopPWalkWords) with a prefix rule, up to the last survivor: its
+  // `safe` is TopPWalkSafe's prefix-rule bound (Prob is monotone along the order).
+  auto walk_weights = [&](Thread t, std::uint32_t count, auto words) {
     TopPWalkState s = state[t];
-    const std::uint64_t verdict = TopPWalkWeights(
-        s, count, weight_of,
-        [&](TopPWalkState& at, float prob, bool& stop, std::uint64_t& stop_cut) {
-          stop = TopPVisitPrefix(at, walk, q, static_cast<std::uint64_t>(at.position), prob, stop_cut);
-          return false;
-        },
-        [](std::uint32_t) {}, walk, q, 0.0f, survivors, vocab);
+    const std::uint64_t verdict = TopPWalkWords(s, count, words, TopPWalkRule{walk, q, 0.0f, survivors, vocab},
+                                                NoChunkMarks{});
     state[t] = s;
     return verdict;
   };

@@ -56,6 +56,7 @@ struct TopPWalkState {
   bool keep_group = false;
   std::uint64_t last_kept = 0;
   std::int64_t position = 0;  // positions walked so far (1-based rank of the last one)
+  float last_prob = 1.0f;     // the chunk loop's walk: the last position's probability (1 before any)
 };
 
 // One position of a prefix walk (kExclusive, kTieGroup; contract above): `key` is the next
@@ -120,31 +121,127 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t TopPWalkSafe(TopPWalk
   return room > 0.0 ? static_cast<std::uint64_t>(room) : 0u;
 }
 
-// Thread 0's walk over the next m probabilities of the order on the chunk loop
-// (gpu/block/radix_partition.cuh "Chunk loop", WeightedVisit's walk), up to position `total`:
-// prob_at(j) the chunk's j-th probability; step(s, prob, stop, stop_cut) the rule at position
-// s.position (already counted), which sets stop (and stop_cut) where the walk ends and returns
-// true to mark the position (mark(j)). The positions are the cut's identity. Returns the chunk
-// loop's verdict word: code << 62 (0: go on; 1: stopped, with the cut's position; 2: position
-// `total` reached, with the last position walked) | safe << 32 (TopPWalkSafe after the last
-// position walked, while the walk goes on) | position. TopPWalkRow's walk and sampling_filters'
-// (gpu/kernels/sampling_filters_on_partition.cuh) are this one, each with its own step.
-template <class ProbAt, class Step, class Mark>
-SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t TopPWalkWeights(TopPWalkState& s, std::uint32_t m,
-                                                                         ProbAt&& prob_at, Step&& step, Mark&& mark,
-                                                                         TopPWalk walk, float p, float threshold,
-                                                                         std::int64_t total, std::int64_t vocab) {
+// A walk's rule and bounds, by value (TopPWalkWords keeps them in registers): `threshold` is
+// vLLM's f32(1 - p), `total` the position the walk ends at, `vocab` TopPWalkSafe's bound on the
+// mass.
+struct TopPWalkRule {
+  TopPWalk walk = TopPWalk::kExclusive;
+  float p = 0.0f;
+  float threshold = 0.0f;
+  std::int64_t total = 0;
+  std::int64_t vocab = 0;
+};
+
+// Position s.position of a walk (already counted), with its probability and its identity `id`
+// (a key, or a position of the chunk loop): the rule of the contract above. Returns true when
+// kSglang drops it; sets `stop`, with `stop_cut` the cut's identity, at a prefix rule's first
+// drop or at vLLM's cut (or its last position).
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool TopPWalkStep(TopPWalkState& s, const TopPWalkRule& r,
+                                                             std::uint64_t id, float prob, bool& stop,
+                                                             std::uint64_t& stop_cut) {
+  switch (r.walk) {
+    case TopPWalk::kExclusive:
+    case TopPWalk::kTieGroup:
+      stop = TopPVisitPrefix(s, r.walk, r.p, id, prob, stop_cut);
+      return false;
+    case TopPWalk::kSglang: {
+      s.sum = s.sum + prob;
+      const float before = s.sum - prob;
+      return before > r.p;
+    }
+    case TopPWalk::kVllmAscending:
+      s.sum = s.sum + prob;
+      if (!(s.sum <= r.threshold) || s.position == r.total) stop = true, stop_cut = id;
+      return false;
+  }
+  return false;
+}
+
+// Thread 0's walk over the chunk loop's next m probabilities (gpu/block/radix_partition.cuh
+// "Chunk loop": words, a shared array's View(), whose Load(i) holds positions 2i and 2i + 1 of
+// the chunk, low half first), up
+// to position rule.total, each position's identity its position; marks (PartitionChunkMarks, or
+// NoChunkMarks for the rules that mark nothing) takes kSglang's drops. Returns the chunk loop's
+// verdict word: code << 62 (0: go on; 1: stopped, with the cut's position; 2: position
+// rule.total reached, with the last position walked) | safe << 32 (TopPWalkSafe after the last
+// position walked, while the walk goes on) | kPartitionChunkMarked when it marked a position |
+// position. TopPWalkRow's walk and sampling_filters' (gpu/kernels/sampling_filters_on_partition.cuh)
+// are this one.
+//
+// The walk is sequential, thread 0 alone while the block places the next chunk, so its time a
+// position is the chunk loop's. Out of line on the device (SAMPCHECK_OUT_OF_LINE) so that its
+// loop has registers of its own: inlined into the 64-register filter kernels, ptxas kept the
+// chunk's size in the stack frame and reloaded it at every position, a local-memory round
+// trip (the L1 is shared with 1023 threads' frames) that matches the measured 0.16 us a
+// position at top-p 0.999 (docs/gpu.md "Top-p over a sorted scratch"). Keeping every addition
+// and its order, so the bits,
+// the positions TopPWalkSafe says cannot end the walk (every rule but kSglang, whose drops may
+// come anywhere; about all but the last chunk's) are walked as the running sum alone, a group of
+// 4 words loaded while the previous group is added. Each such position is kept, so the step
+// would set only what is set after them (the last kept position; a tie group's keep holds,
+// since a group not kept ends the walk at its first position). The other positions take the
+// step, each word read at its first position: no word is read that the walk does not reach.
+template <class Words, class Marks>
+SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t TopPWalkWords(TopPWalkState& state, std::uint32_t m,
+                                                                       Words words, TopPWalkRule rule, Marks marks) {
+  TopPWalkState s = state;
+  float prob = 1.0f;  // the last position's, for TopPWalkSafe (1 before any)
+  std::uint32_t fast_words = 0;
+  if (rule.walk != TopPWalk::kSglang) {
+    const std::uint64_t safe = TopPWalkSafe(rule.walk, rule.p, rule.threshold, s, s.last_prob, rule.total, rule.vocab);
+    fast_words = static_cast<std::uint32_t>((safe < m ? safe : m) / 2);
+  }
+  if (fast_words > 0) {
+    constexpr std::uint32_t kGroup = 4;  // words a group: 8 additions cover a shared load's latency
+    const std::uint32_t groups = fast_words / kGroup;
+    float sum = s.sum;
+    std::uint64_t w0 = 0, w1 = 0, w2 = 0, w3 = 0;
+    if (groups > 0) w0 = words.Load(0), w1 = words.Load(1), w2 = words.Load(2), w3 = words.Load(3);
+    for (std::uint32_t g = 0; g < groups; ++g) {
+      const std::uint64_t a0 = w0, a1 = w1, a2 = w2, a3 = w3;
+      if (g + 1 < groups) {
+        const std::uint32_t i = (g + 1) * kGroup;
+        w0 = words.Load(i), w1 = words.Load(i + 1), w2 = words.Load(i + 2), w3 = words.Load(i + 3);
+      }
+      sum = sum + WordFloat(a0);
+      sum = sum + WordFloat(a0 >> 32);
+      sum = sum + WordFloat(a1);
+      sum = sum + WordFloat(a1 >> 32);
+      sum = sum + WordFloat(a2);
+      sum = sum + WordFloat(a2 >> 32);
+      sum = sum + WordFloat(a3);
+      prob = WordFloat(a3 >> 32);
+      sum = sum + prob;
+    }
+    for (std::uint32_t i = groups * kGroup; i < fast_words; ++i) {
+      const std::uint64_t a = words.Load(i);
+      sum = sum + WordFloat(a);
+      prob = WordFloat(a >> 32);
+      sum = sum + prob;
+    }
+    s.sum = sum;
+    s.position += 2 * static_cast<std::int64_t>(fast_words);
+    s.last_kept = static_cast<std::uint64_t>(s.position);
+    s.started = true;
+    s.keep_group = true;
+    s.group_prob = prob;
+  }
   bool stop = false;
   std::uint64_t stop_cut = 0;
-  float prob = 1.0f;
-  for (std::uint32_t j = 0; j < m && !stop && s.position < total; ++j) {
+  std::uint64_t pair = 0;
+  for (std::uint32_t j = 2 * fast_words; j < m && !stop && s.position < rule.total; ++j) {
+    if (j % 2 == 0) pair = words.Load(j / 2);
     ++s.position;
-    prob = prob_at(j);
-    if (step(s, prob, stop, stop_cut)) mark(j);
+    prob = WordFloat(j % 2 == 0 ? pair : pair >> 32);
+    if (TopPWalkStep(s, rule, static_cast<std::uint64_t>(s.position), prob, stop, stop_cut)) marks.Mark(j);
   }
-  const std::uint64_t code = stop ? 1u : (s.position >= total ? 2u : 0u);
-  const std::uint64_t safe = code == 0 ? TopPWalkSafe(walk, p, threshold, s, prob, total, vocab) : 0u;
-  return code << 62 | safe << 32 | (stop ? stop_cut : static_cast<std::uint64_t>(s.position));
+  if (m > 0) s.last_prob = prob;
+  const std::uint64_t code = stop ? 1u : (s.position >= rule.total ? 2u : 0u);
+  const std::uint64_t safe =
+      code == 0 ? TopPWalkSafe(rule.walk, rule.p, rule.threshold, s, prob, rule.total, rule.vocab) : 0u;
+  const std::uint64_t marked = marks.Close() ? kPartitionChunkMarked : 0u;
+  state = s;
+  return code << 62 | safe << 32 | marked | (stop ? stop_cut : static_cast<std::uint64_t>(s.position));
 }
 
 // The end of one chunk of a walk, once thread 0 has stored its verdict in `verdict` (slot 0: 0
@@ -187,27 +284,7 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
   std::uint64_t cut = 0;
   std::uint64_t last = 0;  // the last key walked
   auto state = Registers<TopPWalkState>(block);
-  // Position s.position of the walk (already counted), with its probability: true when kSglang
-  // drops it (written -inf by the caller); `stop` at a prefix rule's first drop or at vLLM's
-  // cut, with stop_cut the cut's identity `id` (a key, or a position of the chunk loop).
-  auto step = [&](TopPWalkState& s, std::uint64_t id, float prob, bool& stop, std::uint64_t& stop_cut) {
-    switch (walk) {
-      case TopPWalk::kExclusive:
-      case TopPWalk::kTieGroup:
-        stop = TopPVisitPrefix(s, walk, p, id, prob, stop_cut);
-        return false;
-      case TopPWalk::kSglang: {
-        s.sum = s.sum + prob;
-        const float before = s.sum - prob;
-        return before > p;
-      }
-      case TopPWalk::kVllmAscending:
-        s.sum = s.sum + prob;
-        if (!(s.sum <= threshold) || s.position + start == vocab) stop = true, stop_cut = id;
-        return false;
-    }
-    return false;
-  };
+  const TopPWalkRule rule{walk, p, threshold, end - start, vocab};  // positions count from `start`
   // The keys hold the value (ValueOfDescendingKey; an ascending key's value word is the
   // descending one's complement; -0.0 comes back as +0.0, whose x - M and probability are the
   // same bits), so the walk reads no row (vLLM's ascending walk read each value until
@@ -223,16 +300,16 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
       TopPWalkState s = state[t];
       bool stop = false;
       std::uint64_t stop_cut = 0, seen = verdict.Load(2);
-      for (std::uint32_t j = 0; j < m && !stop && start + s.position < end; ++j) {
+      for (std::uint32_t j = 0; j < m && !stop && s.position < rule.total; ++j) {
         const std::uint64_t key = key_of(j);
         ++s.position;
         seen = key;
-        if (step(s, key, prob_of_key(key), stop, stop_cut)) {
+        if (TopPWalkStep(s, rule, key, prob_of_key(key), stop, stop_cut)) {
           dst.Store(dst_base + static_cast<std::int64_t>(key & 0xffffffffu), NegativeInfinity());
         }
       }
       state[t] = s;
-      verdict.Store(0, stop ? 1u : (start + s.position >= end ? 2u : 0u));
+      verdict.Store(0, stop ? 1u : (s.position >= rule.total ? 2u : 0u));
       verdict.Store(1, stop ? stop_cut : 0u);
       verdict.Store(2, seen);
     });
@@ -269,14 +346,9 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
     // are the cut's identity (the loop finds the key), and kSglang marks the positions it drops,
     // written -inf by the threads holding their keys (a chunk without a drop stores and reads
     // no marks).
-    auto walk_weights = [&](Thread t, std::uint32_t m, auto&& weight_of, auto&& mark) {
+    auto walk_weights = [&](Thread t, std::uint32_t m, auto words, auto marks) {
       TopPWalkState s = state[t];
-      const std::uint64_t verdict = TopPWalkWeights(
-          s, m, weight_of,
-          [&](TopPWalkState& at, float prob, bool& stop, std::uint64_t& stop_cut) {
-            return step(at, static_cast<std::uint64_t>(at.position), prob, stop, stop_cut);
-          },
-          mark, walk, p, threshold, end - start, vocab);
+      const std::uint64_t verdict = TopPWalkWords(s, m, words, rule, marks);
       state[t] = s;
       return verdict;
     };
