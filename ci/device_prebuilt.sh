@@ -16,7 +16,8 @@
 #                                     runs, each step under a time limit, within SAMPCHECK_DEVICE_BUDGET
 #                                     seconds in all (default 420); results to $OUT (else
 #                                     build/device/out): every file in results.tar.xz (device.txt,
-#                                     bench.json, tests.txt, conform-*.txt, the reports, ab-*.json),
+#                                     bench.json, tests.txt, sass-*.txt, conform-*.txt, the
+#                                     reports, ab-*.json),
 #                                     beside it device_report.md, flashinfer_verdicts.md and ab.md
 #                                     (a device call brings back only a few files: one archive)
 #   `profile`: Nsight Compute (ncu, when the device machine has it) on one timed launch of each
@@ -48,6 +49,11 @@ case $verb in
       mkdir -p "$stage/$build/$(dirname "$f")"
       strip -o "$stage/$build/$f" "$build/$f"
     done
+    # The kernels' cubin, for the SASS check there (tests/sass_loop_check.py: the device
+    # machine's toolkit has the nvdisasm the build machines lack).
+    if [[ -f $build/gpu/libsampcheck_gpu_cuda.a ]]; then
+      mkdir -p "$stage/$build/gpu" && cp "$build/gpu/libsampcheck_gpu_cuda.a" "$stage/$build/gpu/"
+    fi
     # .devbin/ is this script's (git-ignored) folder: replace it only when it holds a pack.
     if [[ -e .devbin && ! -f .devbin/bin.tar.xz ]]; then
       echo "device_prebuilt: .devbin exists and holds no bin.tar.xz: not this script's; move it away first" >&2
@@ -110,6 +116,18 @@ case $verb in
         step "$t" 90 "$b/tests/$t" >>"$out/tests.txt" 2>&1
       done
       grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/tests.txt" || tail -5 "$out/tests.txt"
+      # Stack-frame accesses in the loops of top_p's walk (must be none) and, for the record,
+      # of the two filter kernels (docs/gpu.md "Reading the SASS").
+      nvdisasm=$(command -v nvdisasm || echo /usr/local/cuda/bin/nvdisasm)
+      if [[ -x $nvdisasm && -f $b/gpu/libsampcheck_gpu_cuda.a ]]; then
+        step sass-walk 60 python3 tests/sass_loop_check.py "$b/gpu/libsampcheck_gpu_cuda.a" TopPWalkWords \
+          --nvdisasm "$nvdisasm" >"$out/sass-walk.txt" 2>&1
+        tail -1 "$out/sass-walk.txt"
+        step sass-filters 60 python3 tests/sass_loop_check.py "$b/gpu/libsampcheck_gpu_cuda.a" SamplingFilters \
+          --nvdisasm "$nvdisasm" --list >"$out/sass-filters.txt" 2>&1
+      else
+        echo "=== sass: skipped (no nvdisasm on this machine, or no cubin in the pack)"
+      fi
     fi
     if [[ $what == all || $what == conform ]]; then
       step conform-gpu 90 "$b/cli/sampcheck" --threads "$(nproc)" conform --backend gpu --no-stats --golden golden/v1 \
