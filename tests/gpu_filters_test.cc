@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -46,7 +47,8 @@ Tensor FlatRows(std::uint64_t seed, bool neg_inf_row = true) {
   return Tensor::FromValues(DType::kF32, {kRows, kVocab}, x);
 }
 
-void ExpectSameBits(const TensorMap& expected, const TensorMap& actual, const std::string& what) {
+void ExpectSameBits(const TensorMap& expected, const TensorMap& actual, const std::string& what,
+                    std::int64_t vocab = kVocab) {
   for (const auto& [name, e] : expected) {
     ASSERT_TRUE(actual.count(name) != 0) << what << ": no output " << name;
     const Tensor& a = actual.at(name);
@@ -63,7 +65,7 @@ void ExpectSameBits(const TensorMap& expected, const TensorMap& actual, const st
     int shown = 0;
     for (std::size_t i = 0; i < x.size(); ++i) {
       if (std::memcmp(&x[i], &y[i], sizeof(float)) != 0 && shown++ < 5) {
-        ADD_FAILURE() << what << " " << name << "[" << i / kVocab << ", " << i % kVocab << "]: reference " << x[i]
+        ADD_FAILURE() << what << " " << name << "[" << i / vocab << ", " << i % vocab << "]: reference " << x[i]
                       << ", gpu-emulated " << y[i];
       }
     }
@@ -568,7 +570,8 @@ TEST(GpuFilters, ChunkLoopWalkCutsWhereTheRunningSumSays) {
   soft.stage = "softmax";
   soft.profile = sampcheck::ParseProfile("canonical");
   soft.inputs = {{"logits", logits}};
-  const auto probs = reference.Run("softmax", soft).at("probs").data<float>();
+  const TensorMap softmax = reference.Run("softmax", soft);
+  const auto probs = softmax.at("probs").data<float>();
   // sums[b][j] = E_j of row b (E_0 = 0).
   std::vector<std::vector<float>> sums(kRowsHere);
   for (std::int64_t b = 0; b < kRowsHere; ++b) {
@@ -583,39 +586,45 @@ TEST(GpuFilters, ChunkLoopWalkCutsWhereTheRunningSumSays) {
       sums[static_cast<std::size_t>(b)].push_back(e);
     }
   }
-  for (const std::int64_t t : {1, 700, 1023, 1025, 1500, 1901, 2047, 2049, 2990}) {
+  // The probes, one row each: (row kind, t), p = E_t and its two f32 neighbours; each kind
+  // where it matters (cuts at the chunk boundaries on the continuous row, inside tie groups,
+  // where the wide row's sum has stalled, inside the plateau).
+  const std::pair<std::int64_t, std::int64_t> probes[] = {{0, 1},    {0, 1023}, {0, 1025}, {0, 2047}, {0, 2049},
+                                                          {1, 700},  {1, 1500}, {2, 2990}, {3, 1500}, {3, 1901}};
+  std::vector<float> rows, p;
+  std::vector<std::int64_t> kept;  // canonical's, by the rule above
+  for (const auto& [kind, t] : probes) {
+    const std::vector<float>& e = sums[static_cast<std::size_t>(kind)];
     for (const int side : {-1, 0, 1}) {
-      std::vector<float> p(kRowsHere);
-      std::vector<std::int64_t> kept(kRowsHere);  // canonical's, by the rule above
-      for (std::int64_t b = 0; b < kRowsHere; ++b) {
-        const std::vector<float>& e = sums[static_cast<std::size_t>(b)];
-        float q = e[static_cast<std::size_t>(t)];
-        if (side != 0) q = std::nextafter(q, side < 0 ? 0.0f : 2.0f);
-        p[static_cast<std::size_t>(b)] = q;
-        std::int64_t j = 1;
-        while (j < kVocabHere && e[static_cast<std::size_t>(j)] < q) ++j;
-        kept[static_cast<std::size_t>(b)] = q >= 1.0f ? kVocabHere : j;  // p >= 1: top_p off
-      }
-      for (const char* profile : kProfiles) {
-        SCOPED_TRACE(testing::Message() << profile << ", p at E_" << t << " " << (side < 0 ? "- 1 ulp" : side > 0 ? "+ 1 ulp" : ""));
-        Case c;
-        c.id = "sampling_filters/walk_sums";
-        c.stage = "sampling_filters";
-        c.profile = sampcheck::ParseProfile(profile);
-        c.inputs = {{"logits", logits},
-                    {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRowsHere}, std::vector<std::int32_t>(kRowsHere, 0))},
-                    {"top_p", Tensor::FromValues<float>(DType::kF32, {kRowsHere}, p)},
-                    {"min_p", Tensor::FromValues<float>(DType::kF32, {kRowsHere}, std::vector<float>(kRowsHere, 0.0f))}};
-        const TensorMap expected = reference.Run("sampling_filters", c);
-        ExpectSameBits(expected, backend->Run("sampling_filters", c), c.id);
-        if (c.profile != sampcheck::ParseProfile("canonical")) continue;
-        const auto out = expected.at("logits").data<float>();
-        for (std::int64_t b = 0; b < kRowsHere; ++b) {
-          std::int64_t n = 0;
-          for (std::int64_t i = 0; i < kVocabHere; ++i) n += std::isinf(out[static_cast<std::size_t>(b * kVocabHere + i)]) ? 0 : 1;
-          EXPECT_EQ(n, kept[static_cast<std::size_t>(b)]) << "row " << b;
-        }
-      }
+      float q = e[static_cast<std::size_t>(t)];
+      if (side != 0) q = std::nextafter(q, side < 0 ? 0.0f : 2.0f);
+      std::int64_t j = 1;
+      while (j < kVocabHere && e[static_cast<std::size_t>(j)] < q) ++j;
+      kept.push_back(q >= 1.0f ? kVocabHere : j);  // p >= 1: top_p off
+      p.push_back(q);
+      rows.insert(rows.end(), x.begin() + kind * kVocabHere, x.begin() + (kind + 1) * kVocabHere);
+    }
+  }
+  const auto n_rows = static_cast<std::int64_t>(p.size());
+  for (const char* profile : {"canonical", "flashinfer", "vllm", "sglang"}) {
+    SCOPED_TRACE(profile);
+    Case c;
+    c.id = "sampling_filters/walk_sums";
+    c.stage = "sampling_filters";
+    c.profile = sampcheck::ParseProfile(profile);
+    c.inputs = {{"logits", Tensor::FromValues(DType::kF32, {n_rows, kVocabHere}, rows)},
+                {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {n_rows}, std::vector<std::int32_t>(p.size(), 0))},
+                {"top_p", Tensor::FromValues<float>(DType::kF32, {n_rows}, p)},
+                {"min_p", Tensor::FromValues<float>(DType::kF32, {n_rows}, std::vector<float>(p.size(), 0.0f))}};
+    const TensorMap expected = reference.Run("sampling_filters", c);
+    ExpectSameBits(expected, backend->Run("sampling_filters", c), c.id, kVocabHere);
+    if (c.profile != sampcheck::ParseProfile("canonical")) continue;
+    const auto out = expected.at("logits").data<float>();
+    for (std::int64_t r = 0; r < n_rows; ++r) {
+      std::int64_t n = 0;
+      for (std::int64_t i = 0; i < kVocabHere; ++i) n += std::isinf(out[static_cast<std::size_t>(r * kVocabHere + i)]) ? 0 : 1;
+      const auto& [kind, t] = probes[r / 3];
+      EXPECT_EQ(n, kept[static_cast<std::size_t>(r)]) << "row kind " << kind << ", p at E_" << t << " side " << r % 3 - 1;
     }
   }
 }
