@@ -67,9 +67,15 @@ namespace sampcheck::gpu {
 // key) in the canonical lane order restricted to them. M is first's value: the canonical max
 // of finite values (MaxCombine: the larger, +0.0 over -0.0) is the largest of them, and keys
 // fold -0.0 onto +0.0, so no lane fold or tree is needed for it (two barriers fewer).
-template <class B, class Shared, class R>
+// beside(t) runs in the folds' phase, before the sum's first barrier (the top_p walk's
+// numerators, below).
+struct NothingBeside {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void operator()(Thread) const {}
+};
+template <class B, class Shared, class R, class Beside = NothingBeside>
 SAMPCHECK_KERNEL_BODY SoftmaxStats SurvivorSoftmaxStats(B& block, Shared& grouped, R& offset, R& count,
-                                                        std::uint64_t last, std::uint64_t first) {
+                                                        std::uint64_t last, std::uint64_t first,
+                                                        Beside&& beside = {}) {
   const float m = ValueOfDescendingKey(first);
   auto lane = Registers<float>(block);
   block.ForEachThread([&](Thread t) {
@@ -79,6 +85,7 @@ SAMPCHECK_KERNEL_BODY SoftmaxStats SurvivorSoftmaxStats(B& block, Shared& groupe
       if (key <= last) acc = acc + math::ExpF32Cr(ValueOfDescendingKey(key) - m);
     }
     lane[t] = acc;
+    beside(t);
   });
   auto s = CanonicalBlockReduce<float>(block, lane, SumCombine{});
   SoftmaxStats stats{};
@@ -168,17 +175,34 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnSurvivors(B& block, Arr logits, std:
   auto read_last = [&] { block.ForEachThread([&](Thread) { last = sorted.Load(n - 1); }); };
   read_last();
   if (run_top_p) {
-    const SoftmaxStats st = SurvivorSoftmaxStats(block, grouped, offset, count, last, first_key);
+    // The walk's numerators ExpF32Cr(x - M) of sorted[0, n), two positions a thread, made in
+    // the folds' phase (the sum's barriers order them before the walk), two to a word of the
+    // partition path's second weights buffer (unused on this path): thread 0 then divides and
+    // adds, one shared read per two positions, where it made an ExpF32Cr a position in
+    // sequence (about 200 instructions each). The same quotients: st.Prob(x) is
+    // ExpF32Cr(x - M) / s with M the first key's value, as here.
+    auto numerators = PartitionChunkWeights(block).narrow;
+    const float max = ValueOfDescendingKey(first_key);
+    const SoftmaxStats st =
+        SurvivorSoftmaxStats(block, grouped, offset, count, last, first_key, [&](Thread t) {
+          const std::int64_t j = 2 * static_cast<std::int64_t>(t.x);
+          if (j >= n) return;
+          const float e0 = math::ExpF32Cr(ValueOfDescendingKey(sorted.Load(j)) - max);
+          const float e1 = j + 1 < n ? math::ExpF32Cr(ValueOfDescendingKey(sorted.Load(j + 1)) - max) : 0.0f;
+          numerators.Store(t.x, FloatWord(e0) | FloatWord(e1) << 32);
+        });
     block.ForEachThread([&](Thread t) {
       if (t.x != 0) return;
       TopPWalkState s;
       std::int64_t end = n;
-      for (std::int64_t j = 0; j < n; ++j) {
-        const std::uint64_t key = sorted.Load(j);
+      std::uint64_t pair = 0;
+      for (std::int64_t j = 0; j < n; ++j) {  // positions are the walk's identities
+        if (j % 2 == 0) pair = numerators.Load(j / 2);
         ++s.position;
         std::uint64_t cut = 0;
-        if (TopPVisitPrefix(s, walk, q, key, st.Prob(ValueOfDescendingKey(key)), cut)) {
-          end = cut == key ? j + 1 : j;
+        const float prob = WordFloat(j % 2 == 0 ? pair : pair >> 32) / st.sum;
+        if (TopPVisitPrefix(s, walk, q, static_cast<std::uint64_t>(j), prob, cut)) {
+          end = cut == static_cast<std::uint64_t>(j) ? j + 1 : j;
           break;
         }
       }
