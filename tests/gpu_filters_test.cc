@@ -489,6 +489,21 @@ TEST(GpuFilters, PlantedWrongWalkIsRejectedByTheGolden) {
 // order walked) over rows of V = 5000 (several chunks), through the gpu-emulated backend,
 // bit for bit with the reference backend. Rows: continuous; a grid of 1/8 (ties broken by
 // index); a -inf tail (the last 2000 entries).
+// A sampling_filters case of rows x.size() / vocab with per-row top_k, top_p and min_p.
+Case SamplingFiltersCase(const char* id, const char* profile, const std::vector<float>& x, std::int64_t vocab,
+                         const std::vector<std::int32_t>& k, const std::vector<float>& p, const std::vector<float>& m) {
+  const auto rows = static_cast<std::int64_t>(k.size());
+  Case c;
+  c.id = id;
+  c.stage = "sampling_filters";
+  c.profile = sampcheck::ParseProfile(profile);
+  c.inputs = {{"logits", Tensor::FromValues(DType::kF32, {rows, vocab}, x)},
+              {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {rows}, k)},
+              {"top_p", Tensor::FromValues<float>(DType::kF32, {rows}, p)},
+              {"min_p", Tensor::FromValues<float>(DType::kF32, {rows}, m)}};
+  return c;
+}
+
 TEST(GpuFilters, FullRowTopPWalksMatchTheReference) {
   constexpr std::int64_t kRowsHere = 4, kVocabHere = 5000;
   std::vector<float> x;
@@ -508,14 +523,7 @@ TEST(GpuFilters, FullRowTopPWalksMatchTheReference) {
   reference::ReferenceBackend reference;
   for (const char* profile : {"vllm", "sglang"}) {
     SCOPED_TRACE(profile);
-    Case c;
-    c.id = "sampling_filters/full_row_walks";
-    c.stage = "sampling_filters";
-    c.profile = sampcheck::ParseProfile(profile);
-    c.inputs = {{"logits", Tensor::FromValues(DType::kF32, {kRowsHere, kVocabHere}, x)},
-                {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRowsHere}, k)},
-                {"top_p", Tensor::FromValues<float>(DType::kF32, {kRowsHere}, p)},
-                {"min_p", Tensor::FromValues<float>(DType::kF32, {kRowsHere}, m)}};
+    const Case c = SamplingFiltersCase("sampling_filters/full_row_walks", profile, x, kVocabHere, k, p, m);
     const TensorMap got = backend->Run("sampling_filters", c);
     const TensorMap expected = reference.Run("sampling_filters", c);
     for (const char* name : {"logits", "probs"}) {
@@ -608,14 +616,8 @@ TEST(GpuFilters, ChunkLoopWalkCutsWhereTheRunningSumSays) {
   const auto n_rows = static_cast<std::int64_t>(p.size());
   for (const char* profile : {"canonical", "flashinfer", "vllm", "sglang"}) {
     SCOPED_TRACE(profile);
-    Case c;
-    c.id = "sampling_filters/walk_sums";
-    c.stage = "sampling_filters";
-    c.profile = sampcheck::ParseProfile(profile);
-    c.inputs = {{"logits", Tensor::FromValues(DType::kF32, {n_rows, kVocabHere}, rows)},
-                {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {n_rows}, std::vector<std::int32_t>(p.size(), 0))},
-                {"top_p", Tensor::FromValues<float>(DType::kF32, {n_rows}, p)},
-                {"min_p", Tensor::FromValues<float>(DType::kF32, {n_rows}, std::vector<float>(p.size(), 0.0f))}};
+    const Case c = SamplingFiltersCase("sampling_filters/walk_sums", profile, rows, kVocabHere,
+                                       std::vector<std::int32_t>(p.size(), 0), p, std::vector<float>(p.size(), 0.0f));
     const TensorMap expected = reference.Run("sampling_filters", c);
     ExpectSameBits(expected, backend->Run("sampling_filters", c), c.id, kVocabHere);
     if (c.profile != sampcheck::ParseProfile("canonical")) continue;
