@@ -159,14 +159,13 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool TopPWalkStep(TopPWalkState& s,
 
 // Thread 0's walk over the chunk loop's next m probabilities (gpu/block/radix_partition.cuh
 // "Chunk loop": words, a shared array's View(), whose Load(i) holds positions 2i and 2i + 1 of
-// the chunk, low half first), up
-// to position rule.total, each position's identity its position; marks (PartitionChunkMarks, or
-// NoChunkMarks for the rules that mark nothing) takes kSglang's drops. Returns the chunk loop's
-// verdict word: code << 62 (0: go on; 1: stopped, with the cut's position; 2: position
-// rule.total reached, with the last position walked) | safe << 32 (TopPWalkSafe after the last
-// position walked, while the walk goes on) | kPartitionChunkMarked when it marked a position |
-// position. TopPWalkRow's walk and sampling_filters' (gpu/kernels/sampling_filters_on_partition.cuh)
-// are this one.
+// the chunk, low half first), up to position rule.total, each position's identity its
+// position; marks (PartitionChunkMarks, or NoChunkMarks for the rules that mark nothing) takes
+// kSglang's drops. Returns the chunk loop's verdict word: code << 62 (0: go on; 1: stopped,
+// with the cut's position; 2: position rule.total reached, with the last position walked) |
+// safe << 32 (TopPWalkSafe after the last position walked, while the walk goes on) |
+// kPartitionChunkMarked when it marked a position | position. TopPWalkRow's walk and
+// sampling_filters' (gpu/kernels/sampling_filters_on_partition.cuh) are this one.
 //
 // The walk is sequential, thread 0 alone while the block places the next chunk, so its time a
 // position is the chunk loop's. Out of line on the device (SAMPCHECK_OUT_OF_LINE) so that its
@@ -174,13 +173,14 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool TopPWalkStep(TopPWalkState& s,
 // chunk's size in the stack frame and reloaded it at every position, a local-memory round
 // trip (the L1 is shared with 1023 threads' frames) that matches the measured 0.16 us a
 // position at top-p 0.999 (docs/gpu.md "Top-p over a sorted scratch"). Keeping every addition
-// and its order, so the bits,
-// the positions TopPWalkSafe says cannot end the walk (every rule but kSglang, whose drops may
-// come anywhere; about all but the last chunk's) are walked as the running sum alone, a group of
-// 4 words loaded while the previous group is added. Each such position is kept, so the step
-// would set only what is set after them (the last kept position; a tie group's keep holds,
-// since a group not kept ends the walk at its first position). The other positions take the
-// step, each word read at its first position: no word is read that the walk does not reach.
+// and its order, so the bits, the positions TopPWalkSafe says cannot end the walk (every rule
+// but kSglang, whose drops may come anywhere; about all but the last chunk's) are walked as the
+// running sum alone, a group of 4 words loaded while the previous group is added. Each such
+// position is kept, so the step would set only what is set after them (the last kept position;
+// a tie group's keep holds, since a group not kept ends the walk at its first position). The
+// other positions take the step, each word read at its first position: no word is read that
+// the walk does not reach. On the host SAMPCHECK_OUT_OF_LINE is empty: the emulator runs the
+// same source.
 template <class Words, class Marks>
 SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t TopPWalkWords(TopPWalkState& state, std::uint32_t m,
                                                                        Words words, TopPWalkRule rule, Marks marks) {
