@@ -149,26 +149,30 @@ TEST(GpuBitonicSort, BarriersFollowTheCrossingStages) {
 
 // KthSmallestSlot against std::nth_element: distinct keys with padding (~0) in the last slots
 // (rows shorter than 1024 lanes), every k from 1 to the real keys' number at a few sizes, under
-// 1024, 128 and 32 threads; two barriers. The padding may repeat: it is above the k-th.
+// 1024, 128 and 32 threads; ten barriers. The padding may repeat: it is above the k-th.
 template <int kThreads>
-void ExpectKth(const std::vector<std::uint64_t>& slots, std::int64_t k) {
+LaunchReport ExpectKth(const std::vector<std::uint64_t>& slots, std::int64_t k) {
   std::uint64_t got = 0;
+  std::uint64_t smallest = 0;
   const LaunchReport r = emu::Launch("kth", 1, kThreads, [&](Block& block) {
     SAMPCHECK_SHARED(block, std::uint64_t, keys, kSortSlots);
     block.ForEachThread([&](Thread t) {
       for (int s = t.x; s < kSortSlots; s += kThreads) keys.Store(s, slots[static_cast<std::size_t>(s)]);
     });
     block.Sync();
-    const std::uint64_t kth = KthSmallestSlot<kThreads>(block, keys, k);
+    std::uint64_t first = 0;
+    const std::uint64_t kth = KthSmallestSlot<kThreads>(block, keys, k, first);
     block.ForEachThread([&](Thread t) {
-      if (t.x == 0) got = kth;
+      if (t.x == 0) got = kth, smallest = first;
     });
   });
-  ASSERT_TRUE(r.ok()) << r.Summary();
-  EXPECT_EQ(r.counters.max_block_barriers, 1 + 2);  // the test's store barrier, then two
+  EXPECT_TRUE(r.ok()) << r.Summary();
+  EXPECT_EQ(r.counters.max_block_barriers, 1 + 10);  // the test's store barrier, then the contract's ten
   std::vector<std::uint64_t> want = slots;
   std::nth_element(want.begin(), want.begin() + (k - 1), want.end());
   EXPECT_EQ(got, want[static_cast<std::size_t>(k - 1)]) << "k " << k << ", " << kThreads << " threads";
+  EXPECT_EQ(smallest, *std::min_element(slots.begin(), slots.end())) << "k " << k << ", " << kThreads << " threads";
+  return r;
 }
 
 TEST(GpuBitonicSort, KthSmallestMatchesNthElement) {
@@ -189,6 +193,21 @@ TEST(GpuBitonicSort, KthSmallestMatchesNthElement) {
       ExpectKth<32>(slots, k);
     }
     ExpectKth<1024>(slots, distinct);
+  }
+}
+
+// The contract's bound on a thread's serial work at 1024 threads (one key a thread): its load
+// and its store of the sorted run, the merge's load of it, one binary search a level over the partner run's first
+// m = min(len, k) keys (floor(log2 m) + 1 reads: 6 + 6 + 6 + 6 + 6 = 30 at k = 50, 6 + 7 + 8 +
+// 9 + 10 = 40 at k = 1024), a store a level for levels 1 to 4, the two answer slots' stores and
+// reads; plus the test's own store. The ranks over 32 runs it replaced read up to 32 x 6 = 192
+// times a key.
+TEST(GpuBitonicSort, KthSmallestReadsAKeyAtMostFortyTimes) {
+  std::vector<std::uint64_t> slots = RandomKeys(kSortSlots, 0, 41);
+  std::shuffle(slots.begin(), slots.end(), std::mt19937(42));
+  for (const auto& [k, reads] : {std::pair{std::int64_t{50}, 30}, std::pair{std::int64_t{1024}, 40}}) {
+    const LaunchReport r = ExpectKth<1024>(slots, k);
+    EXPECT_LE(r.counters.critical_path, 1 + 3 + reads + 4 + 2 + 2) << "k " << k;
   }
 }
 

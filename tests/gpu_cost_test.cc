@@ -188,11 +188,22 @@ SamplingCostShape TopPAlone(float p) {
 // top-p 0.999 without top-k 2.004 and 6 (flat rows the same), top-k 5000 with top-p 0.9 2.04
 // and 22 (from 4.0007 and 28, 3.0007 and 20, 5.04 and 54 with the rejection rounds); top-k
 // V - 1 12 since its dropped tokens' count is scanned by warps (1 barrier instead of 3).
+// 2026-12-01: the typical rows' barriers rose by 17 (gpu 18 -> 35, 21 -> 38; gpu-fast 11 ->
+// 28) and gpu-fast's near-V gather's by 8 (12 -> 20), traded for serial work: the k-th lane
+// minimum by pairwise merges of the 32 warp-sorted runs (KthSmallestSlot, gpu/block/
+// bitonic_sort.cuh: 10 barriers where ranking each key over the 32 runs took 2, at most 40
+// reads a key where it took 192), the slice's list stored by k threads before a barrier (+1;
+// thread 0 stored it, a load and a store a key in sequence) and the split row's merge of 20
+// lists by the same pairwise merges (gpu/block/merge_runs.cuh: 2 x 4 barriers, 30 reads a
+// key at top-k 50 where ranking each key in the 19 other lists took about 114). The block's
+// critical path at 1 x 128256 fell from 666 to 331 (gpu) and from 624 to 289 (gpu-fast)
+// accesses: the model's fitted barrier cost is 0 and its access cost 0.12 us (docs/gpu.md
+// "Calibrating"); untimed on a device.
 const BudgetCase kBudgets[] = {
-    {__LINE__, "gpu, top-k 50, top-p 0.9", false, Shape(0.0f, false), {2.01, 18}},
-    {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {2.01, 21}},
-    {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {2.01, 18}},
-    {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {2.01, 21}},
+    {__LINE__, "gpu, top-k 50, top-p 0.9", false, Shape(0.0f, false), {2.01, 35}},
+    {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {2.01, 38}},
+    {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {2.01, 35}},
+    {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {2.01, 38}},
     {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {2.54, 41}},
     {__LINE__, "gpu, top-k V - 100", false, TopK(kVocab - 100), {2.78, 46}},
     {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {4.56, 87}},
@@ -200,15 +211,15 @@ const BudgetCase kBudgets[] = {
     {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {2.01, 13}},
     {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {2.01, 13}},
     {__LINE__, "gpu, min-p 1, top-k and top-p off", false, MinPAlone(1.0f), {3.01, 10}},
-    {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {2.01, 11}},
-    {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {2.01, 11}},
-    {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {2.01, 11}},
-    {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {2.01, 11}},
-    {__LINE__, "gpu-fast, top-k V - 1", true, TopK(kVocab - 1), {2.01, 12}},
+    {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {2.01, 28}},
+    {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {2.01, 28}},
+    {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {2.01, 28}},
+    {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {2.01, 28}},
+    {__LINE__, "gpu-fast, top-k V - 1", true, TopK(kVocab - 1), {2.01, 20}},
     {__LINE__, "gpu-fast, top-k off, top-p 0.999", true, TopPAlone(0.999f), {2.01, 6}},
     {__LINE__, "gpu-fast, top-k 5000, top-p 0.9", true, TopK(5000), {2.04, 21}},
     {__LINE__, "gpu-fast, min-p 1, top-k and top-p off", true, MinPAlone(1.0f), {2.01, 15}},
-    {__LINE__, "gpu-fast, flat rows, top-k V - 1", true, Flat(TopK(kVocab - 1)), {2.01, 12}},
+    {__LINE__, "gpu-fast, flat rows, top-k V - 1", true, Flat(TopK(kVocab - 1)), {2.01, 20}},
     {__LINE__, "gpu-fast, flat rows, top-k off, top-p 0.999", true, Flat(TopPAlone(0.999f)), {2.01, 6}},
 };
 
@@ -379,11 +390,16 @@ TEST(GpuCost, GreedyRowsReadTheLogitsOnce) {
 // gpu/fast/fast_top_k_survivors.cuh on the slice; 3 reads before its count kept the
 // candidates in registers) and taking the row's ticket; the block that draws the last one
 // merges the 20 sorted lists of 50 keys from the scratch and draws
-// (gpu/block/last_block.cuh), in the same launch: 2 passes over the logits in all, 11
-// barriers in that block of 1024 threads (the gather: the lane minima, their k-th by rank
-// (2), the count and its scan by warps (1), the gather, the warp-aware sort of its ~50
-// candidates in 64 slots (3); the ticket's broadcast (1); the merge: its lists staged in
-// shared memory (1), ranked there (1)), 9 in the others, 20 tickets. The lists are read from
+// (gpu/block/last_block.cuh), in the same launch: 2 passes over the logits in all, 28
+// barriers in that block of 1024 threads (the gather: the lane minima (1), their k-th by
+// pairwise merges of the 32 warp-sorted runs (10, gpu/block/bitonic_sort.cuh), the count and
+// its scan by warps (1), the gather (1), the warp-aware sort of its ~50 candidates in 64
+// slots (3); the list stored by 50 threads (1); the ticket's broadcast (1); the merge: its
+// lists staged in shared memory (1), the 20 lists merged pairwise in 5 levels (2 x 4,
+// gpu/block/merge_runs.cuh), the merged keys placed (1)), 18 in the others, 20 tickets
+// (11 and 9 until 2026-12-01, when the k-th was found by ranking each key over the 32 runs,
+// thread 0 stored the list and the merge ranked each key in the 19 other lists: more serial
+// reads, fewer barriers; docs/gpu.md "Sorting networks and the canonical reduction"). The lists are read from
 // the scratch once (1000 keys, 8000 bytes) and the heads by block-level code: the busiest
 // block moves its slice's two reads and those, 59924 bytes. With the thread-0 scan (3
 // barriers) and the merge's binary searches and heads read per thread from global memory:
@@ -396,10 +412,10 @@ TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
   s.rows = 1;
   const std::vector<float> logits = SamplingCostLogits(s);
   const auto launches = CountGpuFastSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"fast_sampling_slices", 20, 11}}));
-  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {2.01, 11}), "");
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"fast_sampling_slices", 20, 28}}));
+  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {2.01, 28}), "");
   EXPECT_GE(LogitsPasses(launches, s.rows, s.vocab), 2.0);
-  EXPECT_EQ(launches[0].barriers, 20 * 9 + 2);
+  EXPECT_EQ(launches[0].barriers, 20 * 18 + 10);
   EXPECT_LE(launches[0].max_block_global_bytes, 2 * 6413 * 4 + 1000 * 8 + 1024);
   EXPECT_EQ(launches[0].atomics, 20);
 }
@@ -425,12 +441,16 @@ TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
 // barriers. The one-block run (planned for 132 rows: no slice) counts 14 (its exact-k top_k
 // step takes no barrier, the draw's 1 replaces the barrier after the row writes; 23 before
 // the changes above, 32 with the draw launch). Planned for 64 rows, a row takes floor(132 / 64) = 2 slices.
+// Since 2026-12-01: 35, 22 and 27 (the 2-slice merge is one level: no barrier of its own):
+// the k-th thread maximum by pairwise merges of the 32 warp-sorted runs (10 barriers where the
+// ranks over the runs took 2), the slice's list stored by 50 threads (+1 barrier) and the 20
+// lists merged pairwise (+8, gpu/block/merge_runs.cuh), for fewer serial reads (tests above).
 TEST(GpuCost, SamplingFiltersSplitOneRowOverBlocks) {
   SamplingCostShape s = Shape(0.0f, false);
   s.rows = 1;
   const std::vector<float> logits = SamplingCostLogits(s);
   const auto launches = CountGpuSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"sampling_filters_slices", 20, 18}}));
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"sampling_filters_slices", 20, 35}}));
   EXPECT_LE(launches[0].max_block_global_bytes, 2 * 6413 * 4 + 1000 * 8 + 1024);
   EXPECT_EQ(launches[0].atomics, 20);
   std::int64_t row_store_bytes = 0, token_store_bytes = 0;
@@ -440,17 +460,17 @@ TEST(GpuCost, SamplingFiltersSplitOneRowOverBlocks) {
   }
   EXPECT_EQ(row_store_bytes, 0);    // no output row written
   EXPECT_EQ(token_store_bytes, 8);  // the token alone
-  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {2.01, 18}), "");
+  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {2.01, 35}), "");
   EXPECT_DOUBLE_EQ(LogitsPasses({launches[0]}, s.rows, s.vocab), 2.0);
   s.plan_rows = 132;
   const auto one_block = CountGpuSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(one_block, {{"sampling_filters", 1, 14}}));
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(one_block, {{"sampling_filters", 1, 22}}));
   EXPECT_EQ(one_block[0].GlobalStoreBytes(), 8);
-  EXPECT_EQ(CheckBudget(one_block, s.rows, s.vocab, {2.01, 14}), "");
+  EXPECT_EQ(CheckBudget(one_block, s.rows, s.vocab, {2.01, 22}), "");
   s.plan_rows = 64;
   const auto two = CountGpuSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(two, {{"sampling_filters_slices", 2, 18}}));
-  EXPECT_EQ(CheckBudget(two, s.rows, s.vocab, {2.01, 18}), "");
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(two, {{"sampling_filters_slices", 2, 27}}));
+  EXPECT_EQ(CheckBudget(two, s.rows, s.vocab, {2.01, 27}), "");
 }
 
 TEST(GpuCost, CountsAreDeterministic) {

@@ -1940,43 +1940,8 @@ TEST(GpuTopKSurvivors, ReadsTheRowAgainWhenALaneOverflowsItsCache) {
   }
 }
 
-// MergeSliceLists (gpu/block/row_slices.cuh): the keys of rank < k among the slices' sorted
-// top-k lists are the row's k smallest, each at its rank, whatever the threads' share.
-struct HostKeys {
-  std::vector<std::uint64_t> v;
-  std::uint64_t Load(std::int64_t i) const { return v[static_cast<std::size_t>(i)]; }
-};
-
-std::vector<std::uint64_t> MergeOnHost(const HostKeys& lists, std::int64_t n, std::int64_t k, int threads) {
-  std::vector<std::uint64_t> merged(static_cast<std::size_t>(k), kNoKey);
-  for (int t = 0; t < threads; ++t) {
-    MergeSliceLists(Thread{t}, threads, lists, 0, n, k, [&](std::int64_t rank, std::uint64_t x) {
-      EXPECT_EQ(merged[static_cast<std::size_t>(rank)], kNoKey) << "rank " << rank << " placed twice";
-      merged[static_cast<std::size_t>(rank)] = x;
-    });
-  }
-  return merged;
-}
-
-TEST(GpuRowSlices, MergeGivesTheRowsSmallestKeys) {
-  // The contract's example: lists (1, 5) and (2, 3): ranks 0, 3 | 1, 2.
-  EXPECT_EQ(MergeOnHost({{1, 5, 2, 3}}, 2, 2, 1), (std::vector<std::uint64_t>{1, 2}));
-  EXPECT_EQ(MergeOnHost({{1, 5, 2, 3}}, 2, 2, 3), (std::vector<std::uint64_t>{1, 2}));
-  // A random row of 9001 distinct keys in 7 slices of [g V / 7, (g + 1) V / 7), k = 100: the
-  // expected keys from std::partial_sort of the whole row.
-  constexpr std::int64_t kV = 9001, kN = 7, kK = 100;
-  SplitMix64 rng(77);
-  std::vector<std::uint64_t> row(kV);
-  for (std::int64_t i = 0; i < kV; ++i) row[static_cast<std::size_t>(i)] = ((rng.Next() >> 40) << 32) | std::uint64_t(i);
-  HostKeys lists;
-  for (std::int64_t g = 0; g < kN; ++g) {
-    std::vector<std::uint64_t> slice(row.begin() + SliceBegin(g, kN, kV), row.begin() + SliceBegin(g + 1, kN, kV));
-    std::partial_sort(slice.begin(), slice.begin() + kK, slice.end());
-    lists.v.insert(lists.v.end(), slice.begin(), slice.begin() + kK);
-  }
-  std::partial_sort(row.begin(), row.begin() + kK, row.end());
-  const std::vector<std::uint64_t> expected(row.begin(), row.begin() + kK);
-  for (int threads : {1, 32, 1024}) EXPECT_EQ(MergeOnHost(lists, kN, kK, threads), expected) << threads;
+// The slices a batch offers (gpu/block/row_slices.cuh; their merge: tests/gpu_merge_runs_test.cc).
+TEST(GpuRowSlices, BudgetAndSlicesOfARow) {
   // The slices a batch offers and a row takes: floor(132 / 3) = 44 capped at 13289 / 4096 = 3;
   // 64 rows: floor(132 / 64) = 2 (128 blocks, one wave at one block per SM; 3 would be 192);
   // 67 rows and more: 1 (floor(132 / 67) = 1);

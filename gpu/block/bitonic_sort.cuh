@@ -3,7 +3,7 @@
 // A bitonic sorting network (Batcher 1968) over the slots a shared array's keys actually use,
 // with the stages inside a warp run in registers by warp shuffles and the stages inside a
 // thread in registers: block barriers only where a compare-exchange crosses warps; and the
-// k-th smallest of 1024 slots by rank over warp-sorted runs, without a block-wide sort
+// k-th smallest of 1024 slots by pairwise merges of warp-sorted runs, without a block-wide sort
 // (docs/gpu.md "Sorting networks and the canonical reduction").
 //
 // Contract:
@@ -27,13 +27,14 @@
 // - Barriers: 1 + the merge levels k = 64 .. n with a crossing stage, each costing 1 + its
 //   crossing stages: with 1024 threads, 3 for n = 64 and 21 for n = 1024 (the full network:
 //   55); with 128, 3 and 15.
-// - KthSmallestSlot<kThreads>(block, keys, k): below; two barriers.
+// - KthSmallestSlot<kThreads>(block, keys, k): below; ten barriers, at most 40 searching reads a key.
 // Example: keys {5, 3, 9, ~0, ..} with count 3: n = 32, keys[0 .. 3) = {3, 5, 9}
 //   (tests/gpu_bitonic_sort_test.cc).
 
 #include <cstdint>
 
 #include "gpu/block/block_model.h"
+#include "gpu/block/merge_runs.cuh"
 
 namespace sampcheck::gpu {
 
@@ -141,20 +142,21 @@ SAMPCHECK_KERNEL_BODY void BitonicSortSlots(B& block, Shared& keys, std::uint32_
 }
 
 // The k-th smallest (1 <= k <= kSortSlots) of keys[0, kSortSlots), in every thread, for keys
-// whose first k are distinct (ties only above the k-th, e.g. padding): each run of 32 slots
-// is sorted in its warp's registers (ShuffleXor stages of the network above, no barrier) and
-// written back; then each key's rank is the number of smaller keys, summed over the 32 sorted
-// runs by binary search, and the key of rank k - 1 (exactly one: the first k keys in order are
-// distinct) is the answer. Two barriers, at most 32 x 6 shared reads per key (a key's count
-// stops once it reaches k); `keys` is left with each run sorted. The caller has written keys
-// and synchronised; it may rewrite them on return (their last reads precede barrier 2).
-// `smallest` gets the key of rank 0 from the same ranks (its count runs over every run).
+// whose first k are distinct (ties only above the k-th, e.g. padding): each run of 32 slots is
+// sorted in its warp's registers (ShuffleXor stages of the network above, no barrier) and
+// written back; then MergeRuns (gpu/block/merge_runs.cuh) merges the 32 runs pairwise in five
+// levels keeping each merged run's first k keys, and the keys it places at k - 1 and 0 go to a
+// slot of their own: 1 + 2 x 4 + 1 = 10 barriers, at most 40 binary-search reads a key (30 for
+// k <= 63), where ranking each key over the 32 runs took 2 barriers and up to 192 reads.
+// `keys` is left unspecified; the caller has written keys and synchronised, and may rewrite
+// them on return (their last reads precede the last barrier). `smallest` gets the key of
+// rank 0 from the same merge.
 template <int kThreads, class B, class Shared>
 SAMPCHECK_KERNEL_BODY std::uint64_t KthSmallestSlot(B& block, Shared& keys, std::int64_t k, std::uint64_t& smallest) {
   static_assert(kThreads % kWarpSize == 0 && kThreads <= kSortSlots && kSortSlots % kThreads == 0,
                 "whole warps that divide the slots");
+  static_assert(kSortSlots == kMergeSlots, "the merge takes every slot");
   constexpr int kRegs = kSortSlots / kThreads;
-  constexpr int kRuns = kSortSlots / kWarpSize;
   SAMPCHECK_SHARED(block, std::uint64_t, kth_key, 2);  // rank k - 1, rank 0
   auto slots = Registers<sort_detail::SlotKeys<kRegs>>(block);
   block.ForEachThread([&](Thread t) {
@@ -174,26 +176,10 @@ SAMPCHECK_KERNEL_BODY std::uint64_t KthSmallestSlot(B& block, Shared& keys, std:
     for (int r = 0; r < kRegs; ++r) keys.Store(t.x + r * kThreads, slots[t].v[r]);
   });
   block.Sync();
-  block.ForEachThread([&](Thread t) {
-    for (int r = 0; r < kRegs; ++r) {
-      const std::uint64_t x = slots[t].v[r];
-      std::int64_t rank = 0;
-      for (int run = 0; run < kRuns && rank < k; ++run) {
-        int lo = 0;  // the first slot of the run whose key is not below x
-        int hi = kWarpSize;
-        while (lo < hi) {
-          const int mid = (lo + hi) / 2;
-          if (keys.Load(run * kWarpSize + mid) < x) {
-            lo = mid + 1;
-          } else {
-            hi = mid;
-          }
-        }
-        rank += lo;
-      }
-      if (rank == k - 1) kth_key.Store(0, x);
-      if (rank == 0) kth_key.Store(1, x);
-    }
+  const int kk = static_cast<int>(k);
+  MergeRuns<kThreads>(block, keys, kWarpSize, kSortSlots / kWarpSize, kk, [&](Thread, int position, std::uint64_t x) {
+    if (position == kk - 1) kth_key.Store(0, x);
+    if (position == 0) kth_key.Store(1, x);
   });
   block.Sync();
   std::uint64_t kth = 0;

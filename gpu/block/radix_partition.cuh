@@ -328,18 +328,17 @@ struct NoChunkMarks {
 
 // A visit by weights, the only form the chunk loop takes (contract "Chunk loop"): key_visit(m,
 // key_of) the visit of keys known at once (flat rows, small rows: contract "The visit is a
-// WeightedVisit"); weight(key) a key's float weight, computed by the thread that places it;
-// walk(t, m, words) thread 0's walk over the next m weights of the order (words, a shared
-// array's View(): Load(i) the weights of the chunk's positions 2i and 2i + 1, low half first,
-// as FloatWords), returning a
-// verdict word: code << 62 | safe << 32 | position (code 0: go on; 1: stop, position the cut's;
-// 2: over, position the last walked; positions count from 1 over the whole visit, below 2^32;
-// safe < 2^29: a number of keys after these that cannot end the walk); finish(stopped, key)
-// block-level, with the key of that position. With marks (Marked not NoPartitionMarks), walk
-// takes a fourth argument, a PartitionChunkMarks whose Mark(j) marks the chunk's position j (j
+// WeightedVisit"); weight(key) a key's float weight, computed by the thread that places it; walk(t,
+// m, words) thread 0's walk over the next m weights of the order (words, a shared array's View():
+// Load(i) the weights of the chunk's positions 2i and 2i + 1, low half first, as FloatWords),
+// returning a verdict word: code << 62 | safe << 32 | position (code 0: go on; 1: stop, position
+// the cut's; 2: over, position the last walked; positions count from 1 over the whole visit, below
+// 2^32; safe < 2^29: a number of keys after these that cannot end the walk); finish(stopped, key)
+// block-level, with the key of that position. With marks (Marked not NoPartitionMarks), walk takes
+// a fourth argument, a PartitionChunkMarks whose Mark(j) marks the chunk's position j (j
 // increasing), and sets kPartitionChunkMarked in its verdict when Close() says it marked one;
-// marked(t, key, position) is then called after the walk's barrier by the thread that placed
-// each marked key (a chunk with no mark costs no mark stores nor reads: "Chunk loop").
+// marked(t, key, position) is then called after the walk's barrier by the thread that placed each
+// marked key (a chunk with no mark costs no mark stores nor reads: "Chunk loop").
 template <class KeyVisit, class Weight, class Walk, class Finish, class Marked = NoPartitionMarks>
 struct WeightedVisit {
   KeyVisit key_visit;
@@ -1132,8 +1131,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   constexpr bool kMarks = !std::is_same_v<decltype(std::decay_t<Visit>::marked), NoPartitionMarks>;
   // The walk's marks: a bit per position of a chunk, two slots (alternating as the verdicts)
   // in level 0's `low`, free once level 0 has read it.
-  constexpr std::int64_t kMarkWords = kPartitionMarkWords;
-  static_assert(2 * kMarkWords <= kWarpSize, "two slots of marks fit in `low`");
+  static_assert(2 * kPartitionMarkWords <= kWarpSize, "two slots of marks fit in `low`");
   auto& marks = low;
   auto buffers = PartitionChunkWeights(block);
   auto& weights = buffers.wide;
@@ -1194,7 +1192,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
         const auto words = (second_a ? weight_words : weights).View();
         std::uint64_t verdict = 0;
         if constexpr (kMarks) {
-          PartitionChunkMarks<decltype(marks.View())> chunk_marks{marks.View(), slot ? kMarkWords : 0};
+          PartitionChunkMarks<decltype(marks.View())> chunk_marks{marks.View(), slot ? kPartitionMarkWords : 0};
           verdict = visit.walk(t, static_cast<std::uint32_t>(size_a), words, chunk_marks);
         } else {
           verdict = visit.walk(t, static_cast<std::uint32_t>(size_a), words);
@@ -1228,7 +1226,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
         verdict = uniform.Load(slot ? 1 : 0);
         if constexpr (kMarks) {  // the marked keys of a, by the threads that placed them
           if ((verdict & kPartitionChunkMarked) == 0 || rank_a[t] == ~0u) return;
-          const std::uint64_t word = marks.Load((slot ? kMarkWords : 0) + rank_a[t] / 64);
+          const std::uint64_t word = marks.Load((slot ? kPartitionMarkWords : 0) + rank_a[t] / 64);
           if (((word >> (rank_a[t] % 64)) & 1u) != 0) {
             visit.marked(t, key_a[t], static_cast<std::uint64_t>(base_a + rank_a[t] + 1));
           }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Several blocks per row (docs/gpu.md "Several blocks per row"): how many contiguous slices a
-// row of a small batch is split into, so that rows x slices blocks cover the device's SMs, and
-// the fixed-order merge of the slices' sorted top-k lists into the row's top k. Shared by
+// row of a small batch is split into, so that rows x slices blocks cover the device's SMs
+// (the slices' sorted top-k lists are merged by gpu/block/merge_runs.cuh). Shared by
 // gpu-fast (gpu/fast/fast_sampling_slices.cuh) and the bit-exact filters
 // (gpu/kernels/sampling_filters_slices.cuh): the same rule, written once.
 //
@@ -17,17 +17,6 @@
 //   than k).
 // - Slice g of n: [SliceBegin(g), SliceBegin(g + 1)) with SliceBegin(g) = g V / n: contiguous,
 //   in order, covering the row, each at least floor(V / n) entries.
-// - MergeSliceLists: lists = n sorted runs of k keys at slices[base + g k, base + g k + k),
-//   each the k smallest keys of its slice (keys unique per row, smaller = earlier). A listed
-//   key x's rank among all listed keys is its place in its own run plus KeysBelow(x) in every
-//   other run. If x is among the row's k smallest, every smaller key of the row is listed (it
-//   is among the k smallest of its own slice), so the rank is x's rank in the row; otherwise at
-//   least k listed keys are below it. So the keys of rank < k are exactly the row's k smallest,
-//   and place(rank, x) is called once for each of them, by the thread that owns list slot s
-//   (s = t, t + threads, ...): integer comparisons only, deterministic, no barrier inside.
-// Example: V = 8192, n = 2, k = 2, slice lists (1, 5) and (2, 3): ranks 0, 3 | 1, 2: the row's
-//   two smallest keys are 1 (rank 0) and 2 (rank 1) (tests/gpu_kernels_test.cc,
-//   "GpuRowSlices").
 
 #include <cstdint>
 
@@ -63,40 +52,6 @@ SAMPCHECK_HOST_DEVICE constexpr std::int64_t TopKRowSlices(std::int64_t budget, 
 
 SAMPCHECK_HOST_DEVICE constexpr std::int64_t SliceBegin(std::int64_t g, std::int64_t slices, std::int64_t vocab) {
   return g * vocab / slices;
-}
-
-// The number of keys below x in the sorted run slices[from, from + n) (a binary search).
-template <class Slices>
-SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t KeysBelow(const Slices& slices, std::int64_t from,
-                                                                    std::int64_t n, std::uint64_t x) {
-  std::int64_t lo = 0;
-  std::int64_t hi = n;
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (slices.Load(from + mid) < x) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
-}
-
-// Thread t's share of the merge (contract above): place(rank, key) for each listed key of
-// rank < k among the list slots it owns.
-template <class Slices, class Place>
-SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void MergeSliceLists(Thread t, int threads, const Slices& slices,
-                                                                  std::int64_t base, std::int64_t lists,
-                                                                  std::int64_t k, Place place) {
-  for (std::int64_t s = t.x; s < lists * k; s += threads) {
-    const std::int64_t own = s / k;
-    const std::uint64_t x = slices.Load(base + s);
-    std::int64_t rank = s - own * k;
-    for (std::int64_t g = 0; g < lists && rank < k; ++g) {
-      if (g != own) rank += KeysBelow(slices, base + g * k, k, x);
-    }
-    if (rank < k) place(rank, x);
-  }
 }
 
 }  // namespace sampcheck::gpu

@@ -42,9 +42,9 @@
 //       The rules are those of the rounds below; the prefix is their kept set because each is
 //       monotone along the order. When the candidates do not fit (contract of that file), the
 //       k-th key by the radix select below and two more reads gather exactly the top k. A
-//       sliced row's survivors are the merge of its slices' sorted top-k lists (a key's rank is
-//       its place in its list plus the keys below it in the others; fixed order, exact): the
-//       same k keys, so the token does not depend on the slicing;
+//       sliced row's survivors are the merge of its slices' sorted top-k lists (pairwise
+//       merges, gpu/block/merge_runs.cuh; integer comparisons, exact): the same k keys, so the
+//       token does not depend on the slicing;
 //     top-k near V (k > 1024, V - k <= 1024): the V - k dropped tokens are the k' = V - k
 //       smallest keys of the reversed order (~key), gathered the same way (their first read
 //       fused with the first-key read below); kth = (the first dropped key) - 1;
@@ -112,6 +112,7 @@
 #include <cstring>
 
 #include "gpu/block/block_model.h"
+#include "gpu/block/merge_runs.cuh"
 #include "gpu/block/row_slices.cuh"
 #include "gpu/block/sample_select.cuh"
 #include "gpu/block/top_k_survivors.cuh"
@@ -342,22 +343,23 @@ SAMPCHECK_KERNEL_BODY void SampleOnSurvivors(B& block, KeyOf key_of, Slices slic
     }
   }
   if (merged) {
-    // The merge of the slices' sorted lists by rank (MergeSliceLists, gpu/block/row_slices.cuh):
-    // exactly the row's top k, each placed at its rank. The lists are read from global memory
-    // once, coalesced, into shared memory, where the binary searches run (each key searches
-    // up to n - 1 lists: about 20 loads a key at 20 slices of top-k 50, 160 KB of scattered
-    // global loads in one block before).
+    // The merge of the slices' sorted lists (MergeRuns, gpu/block/merge_runs.cuh): exactly the
+    // row's top k, each placed at its rank (a key among the row's k smallest has every smaller
+    // key of the row listed: it is among its own slice's k smallest). The lists are read from
+    // global memory once, coalesced, into shared memory, where the binary searches run: at most
+    // 6 a level for k <= 63, 5 levels at 20 slices (ranking each key in the 19 other lists took
+    // about 114 reads in sequence, and 160 KB of scattered global loads in one block before that).
     m = ValueOfDescendingKey(first);
     block.ForEachThread([&](Thread t) {
       for (std::int64_t s = t.x; s < slice_count * k; s += kThreads) lists.Store(s, slices.Load(slice_base + s));
     });
     block.Sync();
-    block.ForEachThread([&](Thread t) {
-      MergeSliceLists(t, kThreads, lists, 0, slice_count, k, [&](std::int64_t rank, std::uint64_t x) {
-        survivor_keys.Store(rank, x);
-        survivor_weights.Store(rank, math::ExpF32Cr(ValueOfDescendingKey(x) - m));
-      });
-    });
+    const int list = static_cast<int>(k);
+    MergeRuns<kThreads>(block, lists, list, static_cast<int>(slice_count), list,
+                        [&](Thread, int position, std::uint64_t x) {
+                          survivor_keys.Store(position, x);
+                          survivor_weights.Store(position, math::ExpF32Cr(ValueOfDescendingKey(x) - m));
+                        });
     block.Sync();
   } else {
     std::uint32_t total = 0;

@@ -25,7 +25,7 @@
 //   entry and left zero), and the last block runs SamplingFiltersKernel::Row on the row, which
 //   reads the n lists in slice order. A row of n = 1 runs Row whole in its block g = 0. Every
 //   other argument is the per-row kernel's.
-// - The per-row kernel merges the n lists (MergeSliceLists: exactly the row's L smallest keys
+// - The per-row kernel merges the n lists (MergeRuns, gpu/block/merge_runs.cuh: exactly the row's L smallest keys
 //   in order) and rebuilds the lane grouping of the canonical order from them (lane = index
 //   mod 1024, index order within a lane); every later step is the one-block path's. Ties
 //   kept: when the row's (k + 1)-th key has another value than the k-th, no entry ties with
@@ -52,6 +52,7 @@
 #include "gpu/block/last_block.cuh"
 #include "gpu/block/radix_partition.cuh"
 #include "gpu/block/radix_select.cuh"
+#include "gpu/block/merge_runs.cuh"
 #include "gpu/block/row_slices.cuh"
 #include "gpu/block/top_k_survivors.cuh"
 #include "gpu/kernels/filter_rules.h"
@@ -134,7 +135,7 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void WriteSurvivorLane(Arr logits, 
 }
 
 // The row's candidates from its slices' lists (contract above) when all are complete: sorted =
-// exactly the row's L smallest keys (MergeSliceLists), grouped / offset / count their lane
+// exactly the row's L smallest keys (MergeRuns), grouped / offset / count their lane
 // grouping (lane = index mod 1024, index order within a lane), each candidate's place counted
 // over the L - 1 others (no sort). Returns false when a list is incomplete, or when ties are
 // kept and the (k + 1)-th key ties with the k-th: the caller then gathers from the row, which
@@ -156,10 +157,8 @@ SAMPCHECK_KERNEL_BODY bool MergeTopKCandidates(B& block, S slices, std::int64_t 
     for (std::int64_t s = t.x; s < slice_count * list; s += kCanonicalLanes) grouped.Store(s, slices.Load(slice_base + s));
   });
   block.Sync();
-  block.ForEachThread([&](Thread t) {
-    MergeSliceLists(t, kCanonicalLanes, grouped, 0, slice_count, list,
-                    [&](std::int64_t rank, std::uint64_t x) { sorted.Store(rank, x); });
-  });
+  MergeRuns<kCanonicalLanes>(block, grouped, static_cast<int>(list), static_cast<int>(slice_count),
+                             static_cast<int>(list), [&](Thread, int position, std::uint64_t x) { sorted.Store(position, x); });
   block.Sync();
   bool boundary_tie = false;
   block.ForEachThread([&](Thread t) {
@@ -239,17 +238,21 @@ struct SamplingFiltersSlicesKernelOf {
     const bool gathered =
         GatherTopKCandidates(block, logits, row * pitch + lo, length, length_k, false, grouped, sorted, offset, count,
                              total, first);
-    // Thread 0 stores the whole list, so that its fence in LastBlockOf orders it before the
-    // ticket with no barrier (a list is at most kRowSliceSlots / 2 keys: independent stores).
+    // Thread j stores key j of the list (or thread 0 the marker), then a barrier: thread 0's
+    // fence in LastBlockOf orders every thread's stores before the ticket (its contract).
+    // Thread 0 storing the whole list needed no barrier but was a load and a store a key on
+    // the block's critical path (2 x k accesses in sequence).
     block.ForEachThread([&](Thread t) {
-      if (t.x != 0) return;
       if (!gathered) {
-        slices.Store(list, kNoKey);
+        if (t.x == 0) slices.Store(list, kNoKey);
         return;
       }
       // The slice's keys carry slice indices in their low word: lo + i < V < 2^32, no carry.
-      for (std::int64_t j = 0; j < length_k; ++j) slices.Store(list + j, sorted.Load(j) + static_cast<std::uint64_t>(lo));
+      for (std::int64_t j = t.x; j < length_k; j += kCanonicalLanes) {
+        slices.Store(list + j, sorted.Load(j) + static_cast<std::uint64_t>(lo));
+      }
     });
+    block.Sync();
   }
 };
 
