@@ -14,6 +14,11 @@
 //   values its caller keeps live (a kernel at 64 registers a thread spills those; ptxas had
 //   put a spilled reload in a sequential loop, one local-memory round trip an iteration). The
 //   host has no such limit and inlines as it likes.
+// - LoadedHere(x) (a float): on the device, an empty `asm volatile` that takes x, so that the
+//   load that made x is issued before this point: nvcc otherwise moves a load down to its
+//   first use, and in a loop that makes keys by IEEE division, past the division's slow-path
+//   call, which leaves one load in flight a thread (gpu/fast/fast_top_k_survivors.cuh,
+//   ForEachKey). It emits no instruction. Nothing on the host.
 // - SAMPCHECK_DEVICE_ASSERT(cond): on the device, executes `__trap()` when cond is false (the
 //   kernel aborts with cudaErrorLaunchFailure / an illegal-instruction error); on the host it
 //   prints "file:line: assertion failed: cond" to stderr and calls std::abort(). It is active
@@ -68,6 +73,18 @@
 #define SAMPCHECK_FORCE_INLINE inline
 #define SAMPCHECK_OUT_OF_LINE
 #endif
+
+namespace sampcheck {
+
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void LoadedHere(float x) {
+#if SAMPCHECK_IS_CUDA_DEVICE
+  asm volatile("" ::"f"(x));
+#else
+  (void)x;
+#endif
+}
+
+}  // namespace sampcheck
 
 namespace sampcheck::detail {
 

@@ -144,6 +144,25 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t OrderKey(float x, std
   return (std::uint64_t{DescendingValueKey(x)} << 32) | static_cast<std::uint32_t>(i);
 }
 
+// The order keys of a row's s_i = x_i / t (greedy rows: x_i) as a SplitKeySource
+// (gpu/fast/fast_top_k_survivors.cuh): index i is logits[base + i], of row index first + i (a
+// slice's offset), so that the survivor reads issue their loads before the divisions.
+template <class In>
+struct ScaledOrderKeys {
+  In logits;
+  std::int64_t base = 0;
+  std::int64_t first = 0;
+  float t = 1.0f;
+  bool greedy = false;
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Load(std::int64_t i) const { return logits.Load(base + i); }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Key(std::int64_t i, float x) const {
+    return OrderKey(greedy ? x : x / t, first + i);
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t operator()(std::int64_t i) const {
+    return Key(i, Load(i));
+  }
+};
+
 // The order a profile's rules walk (FastFilterRule::ties_high_index_first): equal values by
 // the higher index first under vllm's ascending top-p walk (index bits V - 1 - i), else
 // OrderKey's lower index first. Either way the index bits stay below the bit length of V - 1,
@@ -504,7 +523,7 @@ struct FastSamplingKernel {
     // The near-V gather's keys below; the survivor path's merge stages the slices' lists in it.
     SAMPCHECK_SHARED(block, std::uint64_t, dropped_keys, fast_detail::kFastSurvivorSlots);
     if (!greedy && survivor_rules && top_k_on && k <= fast_detail::kFastSurvivorSlots) {
-      auto key_of = [&](std::int64_t i) { return OrderKey(scale(i), i); };
+      const fast_detail::ScaledOrderKeys<In> key_of{logits, base, 0, t, greedy};
       fast_detail::SampleOnSurvivors<kThreads>(block, key_of, slices, slice_base, slice_count, dropped_keys, vocab, k,
                                                p, mp, rule.top_p_joint, options.bug, row_seed, row_position, token,
                                                row);
@@ -635,7 +654,7 @@ struct FastSamplingKernel {
           return ~key;
         };
         if (near_vocab) {
-          fast_detail::StoreLaneMinima<kThreads>(th, vocab, dropped_keys, visit);
+          fast_detail::StoreLaneMinima<kThreads>(th, vocab, dropped_keys, visit, [](std::int64_t, std::uint64_t) {});
         } else {
           for (std::int64_t i = th.x; i < vocab; i += kThreads) (void)visit(i);
         }

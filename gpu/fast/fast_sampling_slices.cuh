@@ -89,18 +89,13 @@ struct FastSamplingSlicesKernel {
     const std::int64_t base = row * pitch + lo;
     const std::int64_t out = row * kFastSliceSlots;
     // The key of the slice's entry i (row index lo + i), recomputed at every read.
-    auto key_of = [&](std::int64_t i) {
-      const float x = logits.Load(base + i);
-      return fast_detail::OrderKey(greedy ? x : x / t, lo + i);
-    };
+    const fast_detail::ScaledOrderKeys<In> key_of{logits, base, lo, t, greedy};
     if (greedy) {
       auto lane = Registers<std::uint64_t>(block);
       block.ForEachThread([&](Thread th) {
         std::uint64_t best = fast_detail::kNoKey;
-        for (std::int64_t i = th.x; i < length; i += kThreads) {
-          const std::uint64_t key = key_of(i);
-          best = key < best ? key : best;
-        }
+        fast_detail::ForEachKey(key_of, th.x, length, kThreads,
+                                [&](std::int64_t, std::uint64_t key) { best = key < best ? key : best; });
         lane[th] = best;
       });
       auto first = fast_detail::FastBlockReduce<kThreads, std::uint64_t>(block, lane, fast_detail::KeyMin{});

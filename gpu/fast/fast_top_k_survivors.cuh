@@ -50,18 +50,51 @@ SAMPCHECK_KERNEL_BODY void SortSurvivorSlots(B& block, Shared& keys, std::uint32
   BitonicSortSlots<kThreads>(block, keys, count);
 }
 
-// Read 1 in thread t: visit(i) for each index of its virtual lanes, lane by lane, returning
-// the index's key; the lane minima go to keys[l]. A caller fuses other per-index work into
-// `visit` (gpu-fast's near-V top-k takes the row's first key in the same read).
-template <int kThreads, class Shared, class Visit>
+// A key source whose load is apart from its key: Load(i) the row's value at index i (one
+// global load), Key(i, x) its order key (key_of(i) = Key(i, Load(i))). gpu-fast's keys divide
+// (s_i = x_i / t): the IEEE division's check is followed by a call to its slow path, and
+// nvcc moves no load above that call, so a read loop that made its keys one at a time waited
+// for each load before issuing the next (one load in flight a thread, in the SASS of nvcc
+// 13.0 for sm_90). ForEachKey issues kKeyGroup loads before it makes their keys (LoadedHere,
+// core/portability.h, keeps nvcc from moving them back down to their divisions).
+template <class K>
+concept SplitKeySource = requires(const K& key_of, std::int64_t i, float x) {
+  key_of.Load(i);
+  key_of.Key(i, x);
+};
+
+inline constexpr int kKeyGroup = 4;
+
+// visit(i, key_of(i)) for i = first, first + stride, ... < end, in that order: the same keys
+// in the same order whichever source, a SplitKeySource's loads kKeyGroup at a time.
+template <class KeyOf, class Visit>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEachKey(const KeyOf& key_of, std::int64_t first, std::int64_t end,
+                                                           std::int64_t stride, Visit visit) {
+  std::int64_t i = first;
+  if constexpr (SplitKeySource<KeyOf>) {
+    for (; i + (kKeyGroup - 1) * stride < end; i += kKeyGroup * stride) {
+      float x[kKeyGroup];
+      for (int u = 0; u < kKeyGroup; ++u) x[u] = key_of.Load(i + u * stride);
+      for (int u = 0; u < kKeyGroup; ++u) LoadedHere(x[u]);
+      for (int u = 0; u < kKeyGroup; ++u) visit(i + u * stride, key_of.Key(i + u * stride, x[u]));
+    }
+  }
+  for (; i < end; i += stride) visit(i, key_of(i));
+}
+
+// Read 1 in thread t: the smallest key of each of its virtual lanes (indices l, l + 1024, ..)
+// to keys[l]; visit(i, key) sees every index's key, lane by lane, in index order (a caller fuses
+// other per-index work into it: gpu-fast's near-V top-k takes the row's first key in the same
+// read).
+template <int kThreads, class Shared, class KeyOf, class Visit>
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void StoreLaneMinima(Thread t, std::int64_t vocab, Shared& keys,
-                                                                  Visit visit) {
+                                                                  const KeyOf& key_of, Visit visit) {
   for (int l = t.x; l < kFastSurvivorSlots; l += kThreads) {
     std::uint64_t best = kNoSurvivor;
-    for (std::int64_t i = l; i < vocab; i += kFastSurvivorSlots) {
-      const std::uint64_t key = visit(i);
+    ForEachKey(key_of, l, vocab, kFastSurvivorSlots, [&](std::int64_t i, std::uint64_t key) {
+      visit(i, key);
       best = key < best ? key : best;
-    }
+    });
     keys.Store(l, best);
   }
 }
@@ -85,11 +118,10 @@ SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::ui
   auto packed = Registers<std::uint32_t>(block);
   block.ForEachThread([&](Thread t) {
     auto& c = cache[t];
-    for (std::int64_t i = t.x; i < vocab; i += kThreads) {
-      const std::uint64_t key = key_of(i);
+    ForEachKey(key_of, t.x, vocab, kThreads, [&](std::int64_t, std::uint64_t key) {
       visit(t, key);
       if (key <= bound) c.Add(key);
-    }
+    });
     packed[t] = PackCandidateCount(c.count, kCap);
   });
   // The offsets in thread order by warps (one barrier; `keys` is free: the caller's last
@@ -135,7 +167,8 @@ SAMPCHECK_KERNEL_BODY bool GatherBelowLaneBound(B& block, std::int64_t vocab, st
 template <int kThreads, class B, class KeyOf, class Shared>
 SAMPCHECK_KERNEL_BODY bool GatherFastSurvivors(B& block, std::int64_t vocab, std::int64_t k, KeyOf key_of,
                                                Shared& keys, std::uint32_t& total) {
-  block.ForEachThread([&](Thread t) { StoreLaneMinima<kThreads>(t, vocab, keys, key_of); });
+  block.ForEachThread(
+      [&](Thread t) { StoreLaneMinima<kThreads>(t, vocab, keys, key_of, [](std::int64_t, std::uint64_t) {}); });
   block.Sync();
   return GatherBelowLaneBound<kThreads>(block, vocab, k, key_of, keys, total);
 }

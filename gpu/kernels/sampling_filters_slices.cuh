@@ -154,11 +154,13 @@ SAMPCHECK_KERNEL_BODY bool MergeTopKCandidates(B& block, S slices, std::int64_t 
   // the merge's binary searches run: about 20 loads a key at 20 slices of top-k 50, 160 KB of
   // scattered global loads in one block otherwise.
   block.ForEachThread([&](Thread t) {
-    for (std::int64_t s = t.x; s < slice_count * list; s += kCanonicalLanes) grouped.Store(s, slices.Load(slice_base + s));
+    for (std::int64_t s = t.x; s < slice_count * list; s += kCanonicalLanes)
+      grouped.Store(s, slices.Load(slice_base + s));
   });
   block.Sync();
   MergeRuns<kCanonicalLanes>(block, grouped, static_cast<int>(list), static_cast<int>(slice_count),
-                             static_cast<int>(list), [&](Thread, int position, std::uint64_t x) { sorted.Store(position, x); });
+                             static_cast<int>(list),
+                             [&](Thread, int position, std::uint64_t x) { sorted.Store(position, x); });
   block.Sync();
   bool boundary_tie = false;
   block.ForEachThread([&](Thread t) {
