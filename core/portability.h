@@ -17,8 +17,8 @@
 // - LoadedHere(x) (a float): on the device, an empty `asm volatile` that takes x, so that the
 //   load that made x is issued before this point: nvcc otherwise moves a load down to its
 //   first use, and in a loop that makes keys by IEEE division, past the division's slow-path
-//   call, which leaves one load in flight a thread (gpu/fast/fast_top_k_survivors.cuh,
-//   ForEachKey). It emits no instruction. Nothing on the host.
+//   call, which leaves one load in flight a thread (gpu/block/key_reads.cuh, ForEachKey).
+//   It emits no instruction. Nothing on the host.
 // - SAMPCHECK_DEVICE_ASSERT(cond): on the device, executes `__trap()` when cond is false (the
 //   kernel aborts with cudaErrorLaunchFailure / an illegal-instruction error); on the host it
 //   prints "file:line: assertion failed: cond" to stderr and calls std::abort(). It is active

@@ -166,45 +166,6 @@ TEST(GpuFastSampling, DeviceBlockSizePassesTheEmulatorsChecks) {
   EXPECT_EQ(token[2], 0);  // greedy row 2: logit 0 at index 0 is the maximum (-0.01 * ((2i) % V) <= 0)
 }
 
-// ForEachKey (gpu/fast/fast_top_k_survivors.cuh) visits i = first, first + stride, .. < end in
-// order with key_of(i), whether the source splits its load from its key (groups of kKeyGroup
-// loads first) or not: every (first, end, stride) with a remainder of 0 to 3 after the groups,
-// an empty range, and a range shorter than one group; each load counted once.
-struct SplitSource {
-  mutable int loads = 0;
-  float Load(std::int64_t i) const { return ++loads, static_cast<float>(i) * 0.5f; }
-  std::uint64_t Key(std::int64_t i, float x) const {
-    return static_cast<std::uint64_t>(x * 4.0f) + 7 * std::uint64_t(i);
-  }
-  std::uint64_t operator()(std::int64_t i) const { return Key(i, Load(i)); }
-};
-
-TEST(GpuFastSampling, ForEachKeyVisitsEveryIndexInOrder) {
-  static_assert(gpu::fast_detail::SplitKeySource<SplitSource>);
-  auto plain = [](std::int64_t i) { return static_cast<std::uint64_t>(i) * 9; };
-  static_assert(!(gpu::fast_detail::SplitKeySource<decltype(plain)>));
-  for (std::int64_t first : {0, 3}) {
-    for (std::int64_t stride : {1, 1024}) {
-      for (std::int64_t count : {0, 1, 3, 4, 5, 8, 9, 10, 11, 40}) {
-        const std::int64_t end = first + (count - 1) * stride + 1;  // count indices from first
-        std::vector<std::pair<std::int64_t, std::uint64_t>> want, split, fallback;
-        for (std::int64_t i = first; i < end; i += stride)
-          want.emplace_back(i, (static_cast<std::uint64_t>(i) * 2) + 7 * std::uint64_t(i));
-        const SplitSource source;
-        gpu::fast_detail::ForEachKey(source, first, end, stride,
-                                     [&](std::int64_t i, std::uint64_t key) { split.emplace_back(i, key); });
-        EXPECT_EQ(split, want) << first << " " << stride << " " << count;
-        EXPECT_EQ(source.loads, static_cast<int>(want.size()));
-        gpu::fast_detail::ForEachKey(plain, first, end, stride,
-                                     [&](std::int64_t i, std::uint64_t key) { fallback.emplace_back(i, key); });
-        ASSERT_EQ(fallback.size(), want.size());
-        for (std::size_t n = 0; n < want.size(); ++n)
-          EXPECT_EQ(fallback[n], std::make_pair(want[n].first, plain(want[n].first)));
-      }
-    }
-  }
-}
-
 // The survivor gather of gpu/fast/fast_top_k_survivors.cuh on its contract's example, by a
 // block of 32 threads (32 virtual lanes each): row {1, 3, 3, 2}, k = 2. The lane minima are
 // the four keys themselves (V < 1024) and 1020 kNoSurvivor; the 2nd smallest is (3, index 2),
@@ -250,6 +211,16 @@ TEST(GpuFastSampling, SurvivorGather) {
 // first positive weight whose running sum exceeds u x total; the last positive one when none
 // does); u = 0 takes the first positive weight. The warps' sums of three values per thread
 // (t, 2t, 1) are 2016, 4032 and 64.
+// The key of index i is i, read as a split source (gpu/block/key_reads.cuh), as the kernel's
+// scaled logits are: each walk loads its indices in groups and stops inside one.
+struct WeightIndexKeys {
+  const std::vector<float>* w;
+  float Load(std::int64_t i) const { return (*w)[static_cast<std::size_t>(i)]; }
+  std::uint64_t Key(std::int64_t i, float) const { return static_cast<std::uint64_t>(i); }
+  std::uint64_t operator()(std::int64_t i) const { return Key(i, Load(i)); }
+};
+static_assert(gpu::SplitKeySource<WeightIndexKeys>);
+
 TEST(GpuFastSampling, ProposalsFollowTheWeights) {
   constexpr int kThreads = 64, kD = 8;
   constexpr std::int64_t kV = 200;
@@ -272,7 +243,8 @@ TEST(GpuFastSampling, ProposalsFollowTheWeights) {
     });
     SAMPCHECK_SHARED(block, std::uint64_t, slots, 1024);
     gpu::fast_detail::DrawProposals<kThreads, kD>(
-        block, kV, mass, slots, [&](std::int64_t i) { return w[static_cast<std::size_t>(i)]; }, u, picks, total);
+        block, kV, mass, slots, WeightIndexKeys{&w}, [&](std::uint64_t key) { return w[static_cast<std::size_t>(key)]; },
+        u, picks, total);
     gpu::fast_detail::SumProposalLanes<kThreads, 3>(block, lanes, slots, sums, 0, 3);
   });
   ASSERT_EQ(report.total, 0) << report.Summary();

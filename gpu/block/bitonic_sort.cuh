@@ -49,12 +49,6 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int SortSlotsFor(std::uint32_t coun
 
 namespace sort_detail {
 
-// One thread's registers: slots t + r kThreads, r < kRegs.
-template <int kRegs>
-struct SlotKeys {
-  std::uint64_t v[kRegs];
-};
-
 // Slot s's half of the compare-exchange with partner value b in stage (k, j).
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Keep(int s, int k, int j, std::uint64_t a, std::uint64_t b) {
   const bool smaller = ((s & j) == 0) == ((s & k) == 0);
@@ -70,7 +64,7 @@ SAMPCHECK_KERNEL_BODY void BitonicSortSlots(B& block, Shared& keys, std::uint32_
   constexpr int kRegs = kSortSlots / kThreads;
   const int n = SortSlotsFor(count);
   const int regs = n > kThreads ? n / kThreads : 1;  // registers in use per thread
-  auto slots = Registers<sort_detail::SlotKeys<kRegs>>(block);
+  auto slots = Registers<SlotKeys<kRegs>>(block);
   auto to_shared = [&] {
     block.ForEachThread([&](Thread t) {
       for (int r = 0; r < kRegs; ++r) {
@@ -158,7 +152,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t KthSmallestSlot(B& block, Shared& keys, std:
   static_assert(kSortSlots == kMergeSlots, "the merge takes every slot");
   constexpr int kRegs = kSortSlots / kThreads;
   SAMPCHECK_SHARED(block, std::uint64_t, kth_key, 2);  // rank k - 1, rank 0
-  auto slots = Registers<sort_detail::SlotKeys<kRegs>>(block);
+  auto slots = Registers<SlotKeys<kRegs>>(block);
   block.ForEachThread([&](Thread t) {
     for (int r = 0; r < kRegs; ++r) slots[t].v[r] = keys.Load(t.x + r * kThreads);
   });
@@ -177,10 +171,11 @@ SAMPCHECK_KERNEL_BODY std::uint64_t KthSmallestSlot(B& block, Shared& keys, std:
   });
   block.Sync();
   const int kk = static_cast<int>(k);
-  MergeRuns<kThreads>(block, keys, kWarpSize, kSortSlots / kWarpSize, kk, [&](Thread, int position, std::uint64_t x) {
-    if (position == kk - 1) kth_key.Store(0, x);
-    if (position == 0) kth_key.Store(1, x);
-  });
+  MergeRuns<kThreads>(block, keys, slots, kWarpSize, kSortSlots / kWarpSize, kk,
+                      [&](Thread, int position, std::uint64_t x) {
+                        if (position == kk - 1) kth_key.Store(0, x);
+                        if (position == 0) kth_key.Store(1, x);
+                      });
   block.Sync();
   std::uint64_t kth = 0;
   block.ForEachThread([&](Thread) { kth = kth_key.Load(0), smallest = kth_key.Load(1); });

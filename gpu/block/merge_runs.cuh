@@ -11,16 +11,18 @@
 // Contract:
 // - keys[g run, g run + min(run, keep)) for g < runs: each sorted ascending, written and
 //   synchronised by the caller; 1 <= runs, 1 <= run, runs x run <= kMergeSlots; kThreads divides
-//   kMergeSlots. The keys of every run's first min(run, keep) slots take part; the other slots
-//   are neither read nor written.
+//   kMergeSlots. held[t].v[r]: the key of slot t + r kThreads, for every slot that takes part
+//   (the caller's registers: no thread reads its own keys back; StageRuns below fills both).
+//   The keys of every run's first min(run, keep) slots take part; the other slots are neither
+//   read nor written.
 // - Level i = 1, 2, .. merges runs 2q and 2q + 1 of level i - 1 (a last run without a partner
 //   passes through), the merged run at stride run x 2^i, until one run is left. A key's place in
-//   the merged run is its place in its own run plus CountBelow over the partner run's keys (the
-//   left run counts keys < x, the right one keys <= x: equal keys take distinct places, the
-//   left run's first, so the merge is stable). A key with `keep` keys below it in its merged run
-//   has at least `keep` below it in the whole set: it drops out, and a run holds at most its
-//   first `keep` keys. So the places < keep of the last run are exactly the first min(keep,
-//   keys) keys of the sorted multiset, each once.
+//   the merged run is its place in its own run plus the partner run's keys below it (the left
+//   run counts keys < x, the right one keys <= x: equal keys take distinct places, the left
+//   run's first, so the merge is stable). A key with `keep` keys below it in its merged run has
+//   at least `keep` below it in the whole set: it drops out, and a run holds at most its first
+//   `keep` keys. So the places < keep of the last run are exactly the first min(keep, keys)
+//   keys of the sorted multiset, each once.
 // - place(t, position, key) is called for each of them by the thread that holds the key (slots
 //   t + r kThreads at the start), in the last level's phase (runs = 1: the first phase), with no
 //   barrier after it: the caller's. `keys` is rewritten at the merged runs' places; its last
@@ -40,82 +42,130 @@ namespace sampcheck::gpu {
 
 inline constexpr int kMergeSlots = 1024;
 
+// One thread's keys: slots t + r kThreads, r < kRegs (also the bitonic sort's registers,
+// gpu/block/bitonic_sort.cuh).
+template <int kRegs>
+struct SlotKeys {
+  std::uint64_t v[kRegs];
+};
+
 namespace merge_detail {
 
-// Each key's slot during the merge, kDropped once it cannot be among the first `keep`.
+// Each key's run at the current level and its place in it; place kDropped once the key cannot
+// be among the first `keep`.
 template <int kRegs>
-struct MergeSlots {
-  int v[kRegs];
-};
-template <int kRegs>
-struct MergeKeys {
-  std::uint64_t v[kRegs];
+struct MergePlaces {
+  int run[kRegs];
+  int place[kRegs];
 };
 inline constexpr int kDropped = -1;
 
-// The number of keys of keys[base, base + m) below x (strict: key < x, else key <= x), the run
-// sorted ascending: binary lifting from the largest power of two <= m, so at most floor(log2
-// m) + 1 shared reads, each depending on the one before.
-template <class Shared>
-SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int CountBelow(Shared& keys, int base, int m, std::uint64_t x,
-                                                          bool strict) {
+// The largest power of two <= m, 0 for m = 0.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int FloorPow2(int m) {
   int h = 1;
   while (2 * h <= m) h *= 2;
+  return m > 0 ? h : 0;
+}
+
+// The keys of one level's partner runs, block-uniform: the runs made of 2^(level - 1) whole
+// initial runs hold min(2^(level - 1) first, keep) keys (`full`), the last run may hold fewer
+// (`tail`), and there is none past it. top: FloorPow2 of the count, where the search starts.
+struct PartnerKeys {
+  int tail_run;
+  int full, full_top;
+  int tail, tail_top;
+};
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE PartnerKeys PartnerKeysAt(int level, int runs, int first, int keep) {
+  PartnerKeys p{};
+  const int span = 1 << (level - 1);  // initial runs in a run of level - 1
+  p.tail_run = (runs - 1) >> (level - 1);
+  p.full = span * first < keep ? span * first : keep;
+  const int tail_span = runs - p.tail_run * span;
+  p.tail = tail_span * first < keep ? tail_span * first : keep;
+  p.full_top = FloorPow2(p.full);
+  p.tail_top = FloorPow2(p.tail);
+  return p;
+}
+
+// The number of keys of keys[base, base + m) at most `bound`, the run sorted ascending, top =
+// FloorPow2(m): binary lifting, so at most floor(log2 m) + 1 shared reads, each depending on the
+// one before. The caller turns "below x" into "at most x - 1" once (integer keys), so the step
+// is one comparison.
+template <class Shared>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int CountAtMost(Shared& keys, int base, int m, int top,
+                                                             std::uint64_t bound) {
   int c = 0;
-  for (; h >= 1; h /= 2) {
-    if (c + h > m) continue;
-    const std::uint64_t y = keys.Load(base + c + h - 1);
-    if (strict ? y < x : y <= x) c += h;
+  for (int h = top; h > 0; h >>= 1) {
+    const int probe = c + h;
+    if (probe <= m && keys.Load(base + probe - 1) <= bound) c = probe;
   }
   return c;
 }
 
 }  // namespace merge_detail
 
-template <int kThreads, class B, class Shared, class Place>
-SAMPCHECK_KERNEL_BODY void MergeRuns(B& block, Shared& keys, int run, int runs, int keep, Place place) {
+// Slots [0, count) from load(s), stored to `keys` and held in the storing thread's registers
+// (slot t + r kThreads in held[t].v[r]), then the barrier MergeRuns' contract asks for.
+template <int kThreads, class B, class Shared, class Held, class Load>
+SAMPCHECK_KERNEL_BODY void StageRuns(B& block, Shared& keys, Held& held, int count, Load load) {
+  constexpr int kRegs = kMergeSlots / kThreads;
+  block.ForEachThread([&](Thread t) {
+    for (int r = 0; r < kRegs; ++r) {
+      const int s = t.x + r * kThreads;
+      if (s >= count) continue;
+      held[t].v[r] = load(s);
+      keys.Store(s, held[t].v[r]);
+    }
+  });
+  block.Sync();
+}
+
+template <int kThreads, class B, class Shared, class Held, class Place>
+SAMPCHECK_KERNEL_BODY void MergeRuns(B& block, Shared& keys, const Held& held, int run, int runs, int keep,
+                                     Place place) {
   static_assert(kThreads % kWarpSize == 0 && kThreads <= kMergeSlots && kMergeSlots % kThreads == 0,
                 "whole warps that divide the slots");
   constexpr int kRegs = kMergeSlots / kThreads;
   const int first = run < keep ? run : keep;  // the slots of a run that take part
   int levels = 0;
   while ((1 << levels) < runs) ++levels;
-  auto key = Registers<merge_detail::MergeKeys<kRegs>>(block);
-  auto at = Registers<merge_detail::MergeSlots<kRegs>>(block);
+  auto at = Registers<merge_detail::MergePlaces<kRegs>>(block);
   block.ForEachThread([&](Thread t) {
     for (int r = 0; r < kRegs; ++r) {
       const int s = t.x + r * kThreads;
       const bool in = s < runs * run && s % run < first;
-      key[t].v[r] = in ? keys.Load(s) : 0;
-      at[t].v[r] = in ? s : merge_detail::kDropped;
-      if (levels == 0 && in) place(t, s, key[t].v[r]);
+      at[t].run[r] = s / run;
+      at[t].place[r] = in ? s % run : merge_detail::kDropped;
+      if (levels == 0 && in) place(t, s, held[t].v[r]);
     }
   });
   for (int level = 1; level <= levels; ++level) {
     const int len = run << (level - 1);  // the stride of level - 1's runs
     const bool last = level == levels;
+    const merge_detail::PartnerKeys partners = merge_detail::PartnerKeysAt(level, runs, first, keep);
     block.ForEachThread([&](Thread t) {
       for (int r = 0; r < kRegs; ++r) {
-        const int s = at[t].v[r];
-        if (s == merge_detail::kDropped) continue;
-        const int q = s / len;
+        if (at[t].place[r] == merge_detail::kDropped) continue;
+        const std::uint64_t x = held[t].v[r];
+        const int q = at[t].run[r];
         const int partner = q ^ 1;
-        // The partner's keys: `first` from each of its initial runs (those of [partner
-        // 2^(level - 1), ..) below runs), at most `keep`.
-        const int from = partner << (level - 1);
-        const int spans = from >= runs ? 0 : (runs - from < (1 << (level - 1)) ? runs - from : 1 << (level - 1));
-        const int m = spans * first < keep ? spans * first : keep;
-        const int below = m == 0 ? 0 : merge_detail::CountBelow(keys, partner * len, m, key[t].v[r], q % 2 == 0);
-        const int merged = s - q * len + below;
-        at[t].v[r] = merged < keep ? (q - q % 2) * len + merged : merge_detail::kDropped;
-        if (last && merged < keep) place(t, merged, key[t].v[r]);
+        const bool tail = partner == partners.tail_run;
+        const int m = partner < partners.tail_run ? partners.full : (tail ? partners.tail : 0);
+        const int top = partner < partners.tail_run ? partners.full_top : (tail ? partners.tail_top : 0);
+        // The left run counts keys < x: at most x - 1, none when x is 0.
+        const bool left = (q & 1) == 0;
+        const int below = left && x == 0 ? 0 : merge_detail::CountAtMost(keys, partner * len, m, top, left ? x - 1 : x);
+        const int merged = at[t].place[r] + below;
+        at[t].run[r] = q >> 1;
+        at[t].place[r] = merged < keep ? merged : merge_detail::kDropped;
+        if (last && merged < keep) place(t, merged, x);
       }
     });
     if (last) break;
     block.Sync();  // the searches read slots the placing rewrites
     block.ForEachThread([&](Thread t) {
       for (int r = 0; r < kRegs; ++r) {
-        if (at[t].v[r] != merge_detail::kDropped) keys.Store(at[t].v[r], key[t].v[r]);
+        if (at[t].place[r] != merge_detail::kDropped) keys.Store(at[t].run[r] * 2 * len + at[t].place[r], held[t].v[r]);
       }
     });
     block.Sync();

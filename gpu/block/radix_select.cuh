@@ -48,6 +48,7 @@
 #include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
+#include "gpu/block/key_reads.cuh"
 #include "gpu/kernels/greedy.cuh"
 #include "reference/math/exp.h"
 
@@ -182,10 +183,9 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKey(B& block, std::int64_t vocab, K
     const std::uint64_t high = shift + 4 >= 64 ? 0 : (kNoKey << (shift + 4));
     block.ForEachThread([&](Thread t) {
       DigitCounts d{};
-      for (std::int64_t i = t.x; i < vocab; i += kThreads) {
-        const std::uint64_t key = key_of(i);
+      ForEachKey(key_of, t.x, vocab, kThreads, [&](std::int64_t, std::uint64_t key) {
         if ((key & high) == prefix) AddAt(d.c, static_cast<std::uint32_t>(key >> shift) & 15u, 1u);
-      }
+      });
       digits[t] = d;
     });
     SumDigitCounts<kThreads>(block, digits, partial, hist);
@@ -210,10 +210,9 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKey(B& block, std::int64_t vocab, K
       // One entry left under the prefix: find it.
       const std::uint64_t known = kNoKey << shift;
       block.ForEachThread([&](Thread t) {
-        for (std::int64_t i = t.x; i < vocab; i += kThreads) {
-          const std::uint64_t key = key_of(i);
+        ForEachKey(key_of, t.x, vocab, kThreads, [&](std::int64_t, std::uint64_t key) {
           if ((key & known) == prefix) state.Store(0, key);
-        }
+        });
       });
       block.Sync();
       block.ForEachThread([&](Thread) { prefix = state.Load(0); });
@@ -230,13 +229,12 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKey(B& block, std::int64_t vocab, K
       auto slot = SlotsOfDigit<kThreads>(block, digits, static_cast<int>((prefix >> shift) & 15u));
       block.ForEachThread([&](Thread t) {
         std::uint32_t at = slot[t];
-        for (std::int64_t i = t.x; i < vocab; i += kThreads) {
-          const std::uint64_t key = key_of(i);
-          if ((key & known) != prefix) continue;
+        ForEachKey(key_of, t.x, vocab, kThreads, [&](std::int64_t, std::uint64_t key) {
+          if ((key & known) != prefix) return;
           partial.Store(2 * at, static_cast<std::uint32_t>(key >> 32));
           partial.Store(2 * at + 1, static_cast<std::uint32_t>(key));
           ++at;
-        }
+        });
       });
       block.Sync();
       auto key_in = [&](std::uint64_t j) {

@@ -50,6 +50,7 @@
 #include <cstdint>
 
 #include "gpu/block/block_model.h"
+#include "gpu/block/key_reads.cuh"
 #include "gpu/block/radix_select.cuh"
 
 namespace sampcheck::gpu {
@@ -177,8 +178,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
     auto above = [&](std::uint64_t key, int b) { return key >= splitter.Load(1 + b) ? 1 : 0; };
     DigitCounts c{};
     std::uint64_t m = kNoKey;
-    for (std::int64_t i = t.x; i < vocab; i += kThreads) {
-      const std::uint64_t key = key_of(i);
+    ForEachKey(key_of, t.x, vocab, kThreads, [&](std::int64_t, std::uint64_t key) {
       work.count(t, key, hi);
       m = key < m ? key : m;
       if (key < lo) {
@@ -190,7 +190,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
         b += above(key, b);
         AddAt(c.c, static_cast<std::uint32_t>(1 + b), 1u);
       }
-    }
+    });
     digits[t] = c;
     least[t] = m;
   });
@@ -250,11 +250,10 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
   block.ForEachThread([&](Thread t) {
     const std::uint64_t lo = splitter.Load(bin - 1), hi = splitter.Load(bin);
     std::uint32_t at = slot[t];
-    for (std::int64_t i = t.x; i < vocab; i += kThreads) {
-      const std::uint64_t key = key_of(i);
+    ForEachKey(key_of, t.x, vocab, kThreads, [&](std::int64_t, std::uint64_t key) {
       work.gather(t, key, lo);
       if (key >= lo && key < hi) slots.Store(at++, key);
-    }
+    });
   });
   block.Sync();
   block.ForEachThread([&](Thread t) {

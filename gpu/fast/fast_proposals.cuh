@@ -17,8 +17,9 @@
 // - OnlineMass: a thread's sum of exp(s - M) over its tokens of P with a running maximum M
 //   (a free-order online softmax; -inf entries weigh 0); Mass(m) = sum x exp(M - m), its
 //   mass relative to the row's maximum m >= M.
-// - DrawProposals: mass[t] is thread t's mass (finite, >= 0), weight(i) e_i for i in P and 0
-//   otherwise (the same bits at every call), u[d] in [0, 1). The warps' masses are summed by a
+// - DrawProposals: mass[t] is thread t's mass (finite, >= 0), weight(key_of(i)) e_i for i in P
+//   and 0 otherwise (the same bits at every call; key_of a key source of
+//   gpu/block/key_reads.cuh, so that a walk keeps several loads in flight), u[d] in [0, 1). The warps' masses are summed by a
 //   butterfly (the same bits in every lane) and folded in warp order by every thread:
 //   `total`, block-uniform. Target x_d = u_d x total lies in warp w's interval
 //   [C_w, C_w + W_w) (C_w the sum of the earlier warps' masses, sequential); rounding at the
@@ -49,6 +50,7 @@
 
 #include "gpu/block/block_model.h"
 #include "gpu/block/float_word.cuh"
+#include "gpu/block/key_reads.cuh"
 #include "reference/math/exp.h"
 
 namespace sampcheck::gpu::fast_detail {
@@ -127,8 +129,8 @@ SAMPCHECK_KERNEL_BODY void SumProposalLanes(B& block, R& lanes, Slots& slots, fl
 }
 
 // mass: Registers<float>.
-template <int kThreads, int kD, class B, class R, class Slots, class Weight>
-SAMPCHECK_KERNEL_BODY void DrawProposals(B& block, std::int64_t vocab, R& mass, Slots& slots,
+template <int kThreads, int kD, class B, class R, class Slots, class KeyOf, class Weight>
+SAMPCHECK_KERNEL_BODY void DrawProposals(B& block, std::int64_t vocab, R& mass, Slots& slots, const KeyOf& key_of,
                                          Weight weight, const float (&u)[kD], std::int64_t (&picks)[kD],
                                          float& total) {
   constexpr int kWarps = kThreads / kWarpSize;
@@ -181,12 +183,14 @@ SAMPCHECK_KERNEL_BODY void DrawProposals(B& block, std::int64_t vocab, R& mass, 
       }
       // The owner's indices from its interval's start.
       float c = lane_start;
-      for (std::int64_t i = owner; owner >= 0 && i < vocab; i += kThreads) {
-        const float w = weight(i);
-        if (!(w > 0.0f)) continue;
-        c += w;
-        chosen = i;
-        if (c > x) break;
+      if (owner >= 0) {
+        (void)ForEachKeyUntil(key_of, owner, vocab, kThreads, [&](std::int64_t i, std::uint64_t key) {
+          const float w = weight(key);
+          if (!(w > 0.0f)) return false;
+          c += w;
+          chosen = i;
+          return c > x;
+        });
       }
     }
     proposal_picks.Store(t.x, chosen);

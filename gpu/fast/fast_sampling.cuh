@@ -144,25 +144,6 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t OrderKey(float x, std
   return (std::uint64_t{DescendingValueKey(x)} << 32) | static_cast<std::uint32_t>(i);
 }
 
-// The order keys of a row's s_i = x_i / t (greedy rows: x_i) as a SplitKeySource
-// (gpu/fast/fast_top_k_survivors.cuh): index i is logits[base + i], of row index first + i (a
-// slice's offset), so that the survivor reads issue their loads before the divisions.
-template <class In>
-struct ScaledOrderKeys {
-  In logits;
-  std::int64_t base = 0;
-  std::int64_t first = 0;
-  float t = 1.0f;
-  bool greedy = false;
-  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Load(std::int64_t i) const { return logits.Load(base + i); }
-  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Key(std::int64_t i, float x) const {
-    return OrderKey(greedy ? x : x / t, first + i);
-  }
-  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t operator()(std::int64_t i) const {
-    return Key(i, Load(i));
-  }
-};
-
 // The order a profile's rules walk (FastFilterRule::ties_high_index_first): equal values by
 // the higher index first under vllm's ascending top-p walk (index bits V - 1 - i), else
 // OrderKey's lower index first. Either way the index bits stay below the bit length of V - 1,
@@ -177,6 +158,29 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t IndexOfRuleKey(std::ui
   const auto low = static_cast<std::int64_t>(key & 0xffffffffu);
   return high_first ? vocab - 1 - low : low;
 }
+
+// The order keys of a row's s_i = x_i / t (greedy rows: x_i) as a SplitKeySource
+// (gpu/block/key_reads.cuh), so that the reads issue their loads before the divisions: index i
+// is logits[base + i], of row index first + i (a slice's offset), in the profile's order
+// (RuleOrderKey; high_first only for a whole row: first 0). s_i is ValueOfDescendingKey of its
+// key (-0.0 read as +0.0, which changes no e_i = exp(s_i - m) and no comparison).
+template <class In>
+struct ScaledOrderKeys {
+  In logits;
+  std::int64_t base = 0;
+  std::int64_t first = 0;
+  float t = 1.0f;
+  bool greedy = false;
+  std::int64_t vocab = 0;
+  bool high_first = false;
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Load(std::int64_t i) const { return logits.Load(base + i); }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Key(std::int64_t i, float x) const {
+    return RuleOrderKey(greedy ? x : x / t, first + i, vocab, high_first);
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t operator()(std::int64_t i) const {
+    return Key(i, Load(i));
+  }
+};
 
 struct FloatSum {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float operator()(float a, float b) const { return a + b; }
@@ -369,12 +373,11 @@ SAMPCHECK_KERNEL_BODY void SampleOnSurvivors(B& block, KeyOf key_of, Slices slic
     // 6 a level for k <= 63, 5 levels at 20 slices (ranking each key in the 19 other lists took
     // about 114 reads in sequence, and 160 KB of scattered global loads in one block before that).
     m = ValueOfDescendingKey(first);
-    block.ForEachThread([&](Thread t) {
-      for (std::int64_t s = t.x; s < slice_count * k; s += kThreads) lists.Store(s, slices.Load(slice_base + s));
-    });
-    block.Sync();
     const int list = static_cast<int>(k);
-    MergeRuns<kThreads>(block, lists, list, static_cast<int>(slice_count), list,
+    auto held = Registers<SlotKeys<kMergeSlots / kThreads>>(block);
+    StageRuns<kThreads>(block, lists, held, static_cast<int>(slice_count) * list,
+                        [&](int s) { return slices.Load(slice_base + s); });
+    MergeRuns<kThreads>(block, lists, held, list, static_cast<int>(slice_count), list,
                         [&](Thread, int position, std::uint64_t x) {
                           survivor_keys.Store(position, x);
                           survivor_weights.Store(position, math::ExpF32Cr(ValueOfDescendingKey(x) - m));
@@ -400,7 +403,8 @@ SAMPCHECK_KERNEL_BODY void SampleOnSurvivors(B& block, KeyOf key_of, Slices slic
     auto lane = Registers<float>(block);
     block.ForEachThread([&](Thread t) {
       float acc = 0.0f;
-      for (std::int64_t i = t.x; i < vocab; i += kThreads) acc += math::ExpF32Cr(ValueOfDescendingKey(key_of(i)) - m);
+      ForEachKey(key_of, t.x, vocab, kThreads,
+                 [&](std::int64_t, std::uint64_t key) { acc += math::ExpF32Cr(ValueOfDescendingKey(key) - m); });
       lane[t] = acc;
     });
     row_mass = BlockUniform(block, FastBlockReduce<kThreads, float>(block, lane, FloatSum{}));
@@ -492,6 +496,9 @@ struct FastSamplingKernel {
     // tied maxima under every profile).
     const bool high_first = rule.ties_high_index_first && !greedy;
     auto key_at = [&](float s, std::int64_t i) { return fast_detail::RuleOrderKey(s, i, vocab, high_first); };
+    // The same keys as a split source (gpu/block/key_reads.cuh): the row's reads below issue
+    // kKeyGroup loads before their divisions.
+    const fast_detail::ScaledOrderKeys<In> rule_keys{logits, base, 0, t, greedy, vocab, high_first};
 
     const std::int64_t k = FastTopKOf(top_k.Load(row), options.bug);
     const float p = top_p.Load(row);
@@ -535,7 +542,7 @@ struct FastSamplingKernel {
     // with the one below.
     const bool near_vocab = !greedy && rule.Canonical() && top_k_on && k > fast_detail::kFastSurvivorSlots &&
                             vocab - k <= fast_detail::kFastSurvivorSlots;
-    auto reversed = [&](std::int64_t i) { return ~OrderKey(scale(i), i); };
+    const ReversedKeys<fast_detail::ScaledOrderKeys<In>> reversed{rule_keys};  // canonical: OrderKey
 
     const float min_ratio = mp < 1.0f ? mp : 1.0f;
     // vllm's min-p runs before top-k and top-p: its dropped tokens are no candidates, so round
@@ -578,12 +585,9 @@ struct FastSamplingKernel {
         u[d] = rng::UniformClosedOpen24F32(rng::CurandPhiloxWord(row_seed, row_position, static_cast<std::uint64_t>(d)));
       }
       fast_detail::DrawProposals<kThreads, kProposals>(
-          block, vocab, mass, lent,
-          [&](std::int64_t i) {
-            const float s = scaled(i);
-            return OrderKey(s, i) < below ? math::ExpF32Cr(s - m) : 0.0f;
-          },
-          u, proposal, proposal_total);
+          block, vocab, mass, lent, rule_keys,
+          [&](std::uint64_t key) { return key < below ? math::ExpF32Cr(ValueOfDescendingKey(key) - m) : 0.0f; }, u,
+          proposal, proposal_total);
       for (int d = 0; d < kProposals; ++d) {
         proposal_key[d] = proposal[d] < 0 ? fast_detail::kNoKey : OrderKey(scaled(proposal[d]), proposal[d]);
       }
@@ -625,7 +629,7 @@ struct FastSamplingKernel {
         });
     auto select_kth = [&](std::uint64_t* smallest) {
       const std::uint64_t key = SelectKthKeyBySample<kThreads>(
-          block, vocab, [&](std::int64_t i) { return key_at(scaled(i), i); }, k, dropped_keys, smallest, select_work);
+          block, vocab, rule_keys, k, dropped_keys, smallest, select_work);
       // vllm keeps every token tied with the k-th value: every index under its value key.
       return rule.top_k_keeps_ties ? key | 0xffffffffu : key;
     };
@@ -646,17 +650,15 @@ struct FastSamplingKernel {
       auto key_lane = Registers<std::uint64_t>(block);
       block.ForEachThread([&](Thread th) {
         std::uint64_t best = fast_detail::kNoKey;
-        auto visit = [&](std::int64_t i) {
-          const float s = scale(i);
-          const std::uint64_t key = key_at(s, i);
+        auto visit = [&](std::int64_t, std::uint64_t key) {
           if (key < best) best = key;
-          if (propose) online[th].Add(s);
-          return ~key;
+          if (propose) online[th].Add(ValueOfDescendingKey(key));
         };
         if (near_vocab) {
-          fast_detail::StoreLaneMinima<kThreads>(th, vocab, dropped_keys, visit, [](std::int64_t, std::uint64_t) {});
+          fast_detail::StoreLaneMinima<kThreads>(th, vocab, dropped_keys, reversed,
+                                                 [&](std::int64_t i, std::uint64_t key) { visit(i, ~key); });
         } else {
-          for (std::int64_t i = th.x; i < vocab; i += kThreads) (void)visit(i);
+          ForEachKey(rule_keys, th.x, vocab, kThreads, visit);
         }
         key_lane[th] = best;
       });
@@ -703,7 +705,7 @@ struct FastSamplingKernel {
       mass_known = true;  // the select's hit, or top-k off (S = every token's mass)
       if (!top_k_on && p < 1.0f) {  // the masses before the proposals: one read
         block.ForEachThread([&](Thread th) {
-          for (std::int64_t i = th.x; i < vocab; i += kThreads) add_before(th, OrderKey(scaled(i), i));
+          ForEachKey(rule_keys, th.x, vocab, kThreads, [&](std::int64_t, std::uint64_t key) { add_before(th, key); });
         });
       }
     }
@@ -781,14 +783,13 @@ struct FastSamplingKernel {
         block.ForEachThread([&](Thread th) {
           std::uint64_t b = fast_detail::kNoKey;
           float acc = 0.0f;
-          for (std::int64_t i = th.x; i < vocab; i += kThreads) {
-            const float s = scaled(i);
-            const float e = weight_of(s);
-            if (!candidate(key_at(s, i), e)) continue;
+          ForEachKey(rule_keys, th.x, vocab, kThreads, [&](std::int64_t i, std::uint64_t key) {
+            const float e = weight_of(ValueOfDescendingKey(key));
+            if (!candidate(key, e)) return;
             acc += e;
-            const std::uint64_t key = OrderKey(e / q.Load(base + i), i);
-            if (key < b) b = key;
-          }
+            const std::uint64_t ratio_key = OrderKey(e / q.Load(base + i), i);
+            if (ratio_key < b) b = ratio_key;
+          });
           best[th] = b;
           mass[th] = acc;
         });
@@ -811,7 +812,8 @@ struct FastSamplingKernel {
         auto rank = Registers<std::uint32_t>(block);
         block.ForEachThread([&](Thread th) {
           std::uint32_t c = 0;
-          for (std::int64_t i = th.x; i < vocab; i += kThreads) c += key_at(scaled(i), i) < rank_bound ? 1u : 0u;
+          ForEachKey(rule_keys, th.x, vocab, kThreads,
+                     [&](std::int64_t, std::uint64_t key) { c += key < rank_bound ? 1u : 0u; });
           rank[th] = c;
         });
         accept = static_cast<std::int64_t>(BlockUniform(
@@ -821,10 +823,9 @@ struct FastSamplingKernel {
         auto before = Registers<float>(block);
         block.ForEachThread([&](Thread th) {
           float acc = 0.0f;
-          for (std::int64_t i = th.x; i < vocab; i += kThreads) {
-            const float s = scaled(i);
-            if (key_at(s, i) < kj) acc += weight_of(s);  // before j in the order: inside T
-          }
+          ForEachKey(rule_keys, th.x, vocab, kThreads, [&](std::int64_t, std::uint64_t key) {
+            if (key < kj) acc += weight_of(ValueOfDescendingKey(key));  // before j in the order: inside T
+          });
           before[th] = acc;
         });
         const float ej_before =

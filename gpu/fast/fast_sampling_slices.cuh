@@ -94,7 +94,7 @@ struct FastSamplingSlicesKernel {
       auto lane = Registers<std::uint64_t>(block);
       block.ForEachThread([&](Thread th) {
         std::uint64_t best = fast_detail::kNoKey;
-        fast_detail::ForEachKey(key_of, th.x, length, kThreads,
+        ForEachKey(key_of, th.x, length, kThreads,
                                 [&](std::int64_t, std::uint64_t key) { best = key < best ? key : best; });
         lane[th] = best;
       });

@@ -35,6 +35,7 @@
 #include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/cached_candidates.cuh"
+#include "gpu/block/key_reads.cuh"
 
 namespace sampcheck::gpu::fast_detail {
 
@@ -48,38 +49,6 @@ template <int kThreads, class B, class Shared>
 SAMPCHECK_KERNEL_BODY void SortSurvivorSlots(B& block, Shared& keys, std::uint32_t count) {
   static_assert(kFastSurvivorSlots == kSortSlots, "the network's capacity is the survivor slots");
   BitonicSortSlots<kThreads>(block, keys, count);
-}
-
-// A key source whose load is apart from its key: Load(i) the row's value at index i (one
-// global load), Key(i, x) its order key (key_of(i) = Key(i, Load(i))). gpu-fast's keys divide
-// (s_i = x_i / t): the IEEE division's check is followed by a call to its slow path, and
-// nvcc moves no load above that call, so a read loop that made its keys one at a time waited
-// for each load before issuing the next (one load in flight a thread, in the SASS of nvcc
-// 13.0 for sm_90). ForEachKey issues kKeyGroup loads before it makes their keys (LoadedHere,
-// core/portability.h, keeps nvcc from moving them back down to their divisions).
-template <class K>
-concept SplitKeySource = requires(const K& key_of, std::int64_t i, float x) {
-  key_of.Load(i);
-  key_of.Key(i, x);
-};
-
-inline constexpr int kKeyGroup = 4;
-
-// visit(i, key_of(i)) for i = first, first + stride, ... < end, in that order: the same keys
-// in the same order whichever source, a SplitKeySource's loads kKeyGroup at a time.
-template <class KeyOf, class Visit>
-SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEachKey(const KeyOf& key_of, std::int64_t first, std::int64_t end,
-                                                           std::int64_t stride, Visit visit) {
-  std::int64_t i = first;
-  if constexpr (SplitKeySource<KeyOf>) {
-    for (; i + (kKeyGroup - 1) * stride < end; i += kKeyGroup * stride) {
-      float x[kKeyGroup];
-      for (int u = 0; u < kKeyGroup; ++u) x[u] = key_of.Load(i + u * stride);
-      for (int u = 0; u < kKeyGroup; ++u) LoadedHere(x[u]);
-      for (int u = 0; u < kKeyGroup; ++u) visit(i + u * stride, key_of.Key(i + u * stride, x[u]));
-    }
-  }
-  for (; i < end; i += stride) visit(i, key_of(i));
 }
 
 // Read 1 in thread t: the smallest key of each of its virtual lanes (indices l, l + 1024, ..)
@@ -137,10 +106,9 @@ SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::ui
     if (cached) {
       cache[t].ForEach([&](std::uint64_t key) { keys.Store(at++, key); });
     } else {
-      for (std::int64_t i = t.x; i < vocab; i += kThreads) {
-        const std::uint64_t key = key_of(i);
+      ForEachKey(key_of, t.x, vocab, kThreads, [&](std::int64_t, std::uint64_t key) {
         if (key <= bound) keys.Store(at++, key);
-      }
+      });
     }
     for (std::uint32_t s = total + static_cast<std::uint32_t>(t.x); s < kFastSurvivorSlots; s += kThreads) {
       keys.Store(s, kNoSurvivor);

@@ -153,12 +153,10 @@ SAMPCHECK_KERNEL_BODY bool MergeTopKCandidates(B& block, S slices, std::int64_t 
   // The lists read from global memory once, coalesced, into `grouped` (rebuilt below), where
   // the merge's binary searches run: about 20 loads a key at 20 slices of top-k 50, 160 KB of
   // scattered global loads in one block otherwise.
-  block.ForEachThread([&](Thread t) {
-    for (std::int64_t s = t.x; s < slice_count * list; s += kCanonicalLanes)
-      grouped.Store(s, slices.Load(slice_base + s));
-  });
-  block.Sync();
-  MergeRuns<kCanonicalLanes>(block, grouped, static_cast<int>(list), static_cast<int>(slice_count),
+  auto held = Registers<SlotKeys<kMergeSlots / kCanonicalLanes>>(block);
+  StageRuns<kCanonicalLanes>(block, grouped, held, static_cast<int>(slice_count * list),
+                             [&](int s) { return slices.Load(slice_base + s); });
+  MergeRuns<kCanonicalLanes>(block, grouped, held, static_cast<int>(list), static_cast<int>(slice_count),
                              static_cast<int>(list),
                              [&](Thread, int position, std::uint64_t x) { sorted.Store(position, x); });
   block.Sync();

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// A row's keys read with several loads in flight a thread: key sources whose load is apart
+// from their key (SplitKeySource), and the loops that issue a group of loads before making
+// the group's keys (docs/gpu.md "Reading the SASS").
+//
+// Contract:
+// - A SplitKeySource K: K.Load(i) is the row's value at index i (one global load), K.Key(i, x)
+//   its key, and K(i) = K.Key(i, K.Load(i)). Any other callable key_of(i) is read one index at
+//   a time, as written.
+// - ForEachKey(key_of, first, end, stride, visit): visit(i, key_of(i)) for i = first, first +
+//   stride, ... < end, in that order, whatever the source.
+// - ForEachKeyUntil(key_of, first, end, stride, visit): the same, ending after the first visit
+//   that returns true; returns whether one did. A SplitKeySource's group may load up to
+//   kKeyGroup - 1 indices past that one (inside [first, end)); they are never visited.
+// - ReversedKeys{K}: the source of ~K(i) (the reversed order), split as K is.
+// Why: gpu-fast's keys divide (s_i = x_i / t). The IEEE division's check is followed by a call
+// to its slow path and nvcc moves no load above that call, so a loop that made its keys one
+// at a time waited for each load before issuing the next: one load in flight a thread (the
+// SASS of nvcc 13.0 for sm_90). Here a group's kKeyGroup loads come first and LoadedHere
+// (core/portability.h) keeps nvcc from moving them back down to their divisions.
+// Example: a SplitKeySource over 10 indices, first 1, stride 2: visits 1, 3, 5, 7 after
+//   loading all four, then 9 alone (tests/gpu_key_reads_test.cc).
+
+#include <concepts>
+#include <cstdint>
+
+#include "core/portability.h"
+
+namespace sampcheck::gpu {
+
+template <class K>
+concept SplitKeySource = requires(const K& key_of, std::int64_t i, float x) {
+  { key_of.Load(i) } -> std::convertible_to<float>;
+  { key_of.Key(i, x) } -> std::convertible_to<std::uint64_t>;
+};
+
+inline constexpr int kKeyGroup = 4;
+
+template <class KeyOf, class Visit>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool ForEachKeyUntil(const KeyOf& key_of, std::int64_t first,
+                                                                std::int64_t end, std::int64_t stride, Visit visit) {
+  std::int64_t i = first;
+  if constexpr (SplitKeySource<KeyOf>) {
+    for (; i + (kKeyGroup - 1) * stride < end; i += kKeyGroup * stride) {
+      float x[kKeyGroup];
+      for (int u = 0; u < kKeyGroup; ++u) x[u] = key_of.Load(i + u * stride);
+      for (int u = 0; u < kKeyGroup; ++u) LoadedHere(x[u]);
+      for (int u = 0; u < kKeyGroup; ++u) {
+        if (visit(i + u * stride, key_of.Key(i + u * stride, x[u]))) return true;
+      }
+    }
+  }
+  for (; i < end; i += stride) {
+    if (visit(i, key_of(i))) return true;
+  }
+  return false;
+}
+
+template <class KeyOf, class Visit>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEachKey(const KeyOf& key_of, std::int64_t first, std::int64_t end,
+                                                           std::int64_t stride, Visit visit) {
+  (void)ForEachKeyUntil(key_of, first, end, stride, [&](std::int64_t i, std::uint64_t key) {
+    visit(i, key);
+    return false;
+  });
+}
+
+template <class K>
+struct ReversedKeys {
+  K keys;
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Load(std::int64_t i) const
+    requires SplitKeySource<K>
+  {
+    return keys.Load(i);
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Key(std::int64_t i, float x) const
+    requires SplitKeySource<K>
+  {
+    return ~keys.Key(i, x);
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t operator()(std::int64_t i) const { return ~keys(i); }
+};
+
+}  // namespace sampcheck::gpu
