@@ -19,7 +19,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numbers>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -273,6 +275,92 @@ TEST(GpuFastSampling, ProposalsFollowTheWeights) {
   EXPECT_EQ(sums[0], 2016.0f);
   EXPECT_EQ(sums[1], 4032.0f);
   EXPECT_EQ(sums[2], 64.0f);
+}
+
+// Top-p, min-p and the draw on the sorted survivors by warp 0 (DrawOnSurvivors,
+// gpu/fast/fast_sampling.cuh) against one sequential walk of the contract's rules written
+// here: weights that are multiples of 1/4 (w_0 = 1; some 0), so every sum is exact in any
+// order and the lanes' butterfly must give the walk's token exactly. k from 1 to 1024 (one
+// lane, lanes of 1, 2 and 32 positions, a last lane part-full), top-p off / 0.3 / 0.9 / 0.999,
+// sglang's joint rule, min-p 0 / 0.5 / 1, the planted off-by-one, u from 0 to just below 1;
+// each lane reads its positions three times (3 ceil(k / 32) shared reads, 96 at k = 1024).
+struct SurvivorCase {
+  std::int64_t k;
+  float p, mp;
+  bool joint;
+  gpu::FastSamplingBug bug;
+  float u;
+};
+
+std::int64_t SequentialSurvivorDraw(const std::vector<float>& w, const SurvivorCase& c, float row_mass) {
+  float s = 0.0f;
+  for (std::int64_t j = 0; j < c.k; ++j) s += w[static_cast<std::size_t>(j)];
+  const float mass = c.joint ? row_mass : s;
+  const float min_ratio = std::min(c.mp, 1.0f);
+  float kept = 0.0f;
+  std::int64_t n = 0;
+  for (; n < c.k; ++n) {
+    const float e = w[static_cast<std::size_t>(n)];
+    bool keep = !(c.mp > 0.0f) || e >= min_ratio;
+    if (keep && (c.p < 1.0f || c.joint)) {
+      const float tested = c.bug == gpu::FastSamplingBug::kTopPOffByOne ? kept - e : kept;
+      keep = kept == 0.0f || (c.joint ? tested <= c.p * mass : tested < c.p * mass);
+    }
+    if (!keep) break;
+    kept += e;
+  }
+  const float target = c.u * kept;
+  float run = 0.0f;
+  std::int64_t last = -1;
+  for (std::int64_t j = 0; j < n; ++j) {
+    const float e = w[static_cast<std::size_t>(j)];
+    if (!(e > 0.0f)) continue;
+    run += e;
+    last = j;
+    if (run > target) return j;
+  }
+  return last;
+}
+
+TEST(GpuFastSampling, DrawOnSurvivorsFollowsTheSequentialRules) {
+  std::mt19937 gen(2026);
+  int cases = 0;
+  for (std::int64_t k : {1, 2, 31, 32, 33, 50, 100, 1000, 1024}) {
+    std::vector<float> w(static_cast<std::size_t>(k));
+    w[0] = 1.0f;
+    for (std::int64_t j = 1; j < k; ++j) w[static_cast<std::size_t>(j)] = static_cast<float>(gen() % 5) * 0.25f;
+    std::sort(w.begin() + 1, w.end(), std::greater<>());  // descending after the first, as sorted survivors
+    const float row_mass = 2.0f * static_cast<float>(k);  // sglang's: the whole row's, above the top k's
+    for (float p : {1.0f, 0.3f, 0.9f, 0.999f}) {
+      for (float mp : {0.0f, 0.5f, 1.0f}) {
+        for (bool joint : {false, true}) {
+          for (auto bug : {gpu::FastSamplingBug::kNone, gpu::FastSamplingBug::kTopPOffByOne}) {
+            for (float u : {0.0f, 0.1f, 0.5f, 0.9f, 0.99999994f}) {
+              const SurvivorCase c{k, p, mp, joint, bug, u};
+              std::int64_t got = -2;
+              const auto report = gpu::emu::Launch("draw_on_survivors", 1, 1024, [&](gpu::Block& block) {
+                SAMPCHECK_SHARED(block, float, weights, gpu::fast_detail::kFastSurvivorSlots);
+                block.ForEachThread([&](gpu::Thread t) {
+                  if (t.x < k) weights.Store(t.x, w[static_cast<std::size_t>(t.x)]);
+                });
+                block.Sync();
+                gpu::fast_detail::DrawOnSurvivors<1024>(block, weights, k,
+                                                        gpu::fast_detail::SurvivorRules{p, mp, joint, row_mass, bug}, u,
+                                                        [&](std::int64_t j) { got = j; });
+              });
+              ASSERT_EQ(report.total, 0) << report.Summary();
+              EXPECT_EQ(got, SequentialSurvivorDraw(w, c, row_mass))
+                  << "k " << k << ", p " << p << ", min-p " << mp << ", joint " << joint << ", u " << u;
+              // The test's own store, then three reads of a lane's positions.
+              EXPECT_LE(report.counters.critical_path, 1 + 3 * ((k + 31) / 32));
+              ++cases;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(cases, 9 * 4 * 3 * 2 * 2 * 5);
 }
 
 // The survivor gather keeps at most 8 keys per thread of a 1024-thread block in registers

@@ -34,7 +34,8 @@
 //       (larger value first, then lower index; -0.0 folded onto +0.0), smaller key = earlier;
 //     survivor path, 1 <= k <= 1024 (k < V): the k smallest keys gathered in shared memory in
 //       two reads of the row (gpu/fast/fast_top_k_survivors.cuh), sorted; e_j = ExpF32Cr(s_j
-//       - m) for them (m = s of the first); thread 0 sums S over them, keeps the longest
+//       - m) for them (m = s of the first); warp 0 (DrawOnSurvivors: 32 lanes of contiguous
+//       positions, their sums by a butterfly) sums S over them, keeps the longest
 //       prefix whose every j passes top-p (E_j == 0 or E_j < p * S, E_j the mass before j;
 //       p >= 1: every j) and min-p (e_j >= min(m_p, 1) when m_p > 0), and draws by inverse CDF
 //       of u * (the prefix's mass) over the prefix in the order, u from word 0 of the stream
@@ -112,6 +113,7 @@
 #include <cstring>
 
 #include "gpu/block/block_model.h"
+#include "gpu/block/float_word.cuh"
 #include "gpu/block/merge_runs.cuh"
 #include "gpu/block/row_slices.cuh"
 #include "gpu/block/sample_select.cuh"
@@ -329,6 +331,115 @@ SAMPCHECK_KERNEL_BODY std::int64_t FastBlockInverseCdf(B& block, std::int64_t vo
   return j;
 }
 
+// The rules the survivor path applies to the sorted survivors' weights (contract above):
+// top-p p (joint: sglang's, against the whole row's mass row_mass, E_j <= p S), min-p mp, and
+// the planted top-p bug.
+struct SurvivorRules {
+  float p = 1.0f;
+  float mp = 0.0f;
+  bool joint = false;
+  float row_mass = 0.0f;
+  FastSamplingBug bug = FastSamplingBug::kNone;
+};
+
+// Top-p, min-p and the draw on the k sorted survivors' weights w_0 .. w_{k-1} (shared memory,
+// written and synchronised; 1 <= k <= 1024, w_0 = 1, every w_j finite >= 0), by warp 0: lane l
+// holds positions [l c, (l + 1) c), c = ceil(k / 32), so that the positions' order is the
+// lanes' order. S, and E_j (the mass before j), come from the lanes' sums: a butterfly
+// (ShuffleXor 1 .. 16) gives every lane the warp's total S and its exclusive prefix (the upper
+// half of each group of 2d lanes adds the lower half's sum; IEEE addition commutes, so every
+// lane of a group holds the same bits), and a lane adds its own weights to its prefix in order.
+// The kept prefix ends at n, the first position that min-p (w_j >= min(mp, 1) when mp > 0) or
+// top-p (E_j == 0, or E_j < p S; joint: E_j <= p row_mass) drops (each is monotone along the
+// order; n >= 1: w_0 = 1 with E_0 = 0 is always kept); its mass E_n is taken with n in one
+// minimum over the lanes ((n << 32) | bits of E_n). The token is the first j < n of positive
+// weight whose running sum exceeds u E_n, else (rounding) the last j < n of positive weight,
+// by one more minimum. take(j) is called by lane 0 of warp 0; no barrier. A production
+// sampler's order, not the canonical one: the sums round in their own tree (gpu-fast is
+// judged statistically). Shared reads a lane: 3c (k = 50: 6, where thread 0's sequential
+// sums, walk and draw read up to 3k).
+template <int kThreads, class B, class Weights, class Take>
+SAMPCHECK_KERNEL_BODY void DrawOnSurvivors(B& block, Weights& weights, std::int64_t k, const SurvivorRules& rules,
+                                           float u, Take take) {
+  static_assert(kThreads % kWarpSize == 0, "whole warps");
+  const std::int64_t chunk = (k + kWarpSize - 1) / kWarpSize;
+  auto begin_of = [&](Thread t) { return t.warp() == 0 ? t.lane() * chunk : k; };
+  auto end_of = [&](Thread t) {
+    const std::int64_t e = (t.lane() + 1) * chunk;
+    return t.warp() == 0 ? (e < k ? e : k) : k;
+  };
+  auto warp_min = [&](auto& r) {
+    for (int d = 1; d < kWarpSize; d *= 2) {
+      auto other = ShuffleXor(block, r, d);
+      block.ForEachThread([&](Thread t) { r[t] = other[t] < r[t] ? other[t] : r[t]; });
+    }
+  };
+  auto before = Registers<float>(block, 0.0f);  // E at the lane's first position
+  auto sum = Registers<float>(block);           // the lane's mass, then its group's
+  block.ForEachThread([&](Thread t) {
+    float acc = 0.0f;
+    for (std::int64_t j = begin_of(t); j < end_of(t); ++j) acc += weights.Load(j);
+    sum[t] = acc;
+  });
+  for (int d = 1; d < kWarpSize; d *= 2) {
+    auto other = ShuffleXor(block, sum, d);
+    block.ForEachThread([&](Thread t) {
+      if ((t.lane() & d) != 0) before[t] = before[t] + other[t];
+      sum[t] = sum[t] + other[t];
+    });
+  }
+  const float min_ratio = rules.mp < 1.0f ? rules.mp : 1.0f;
+  auto cut = Registers<std::uint64_t>(block);  // (n << 32) | bits of E_n
+  block.ForEachThread([&](Thread t) {
+    const float mass = rules.joint ? rules.row_mass : sum[t];
+    float kept = before[t];
+    std::uint64_t c = kNoKey;
+    for (std::int64_t j = begin_of(t); j < end_of(t); ++j) {
+      const float e = weights.Load(j);
+      bool keep = !(rules.mp > 0.0f) || e >= min_ratio;
+      if (keep && (rules.p < 1.0f || rules.joint)) {
+        const float tested = rules.bug == FastSamplingBug::kTopPOffByOne ? kept - e : kept;
+        keep = kept == 0.0f || (rules.joint ? tested <= rules.p * mass : tested < rules.p * mass);
+      }
+      if (!keep) {
+        c = (static_cast<std::uint64_t>(j) << 32) | FloatWord(kept);
+        break;
+      }
+      kept += e;
+    }
+    if (c == kNoKey && begin_of(t) < k && end_of(t) == k) c = (static_cast<std::uint64_t>(k) << 32) | FloatWord(kept);
+    cut[t] = c;
+  });
+  warp_min(cut);
+  // The draw: a hit j as itself, else the lane's last positive weight l as 2048 - l (above
+  // every hit: k <= 1024), so that one minimum finds the first hit or, without one, the last
+  // positive weight.
+  auto pick = Registers<std::uint32_t>(block);
+  block.ForEachThread([&](Thread t) {
+    const auto n = static_cast<std::int64_t>(cut[t] >> 32);
+    const float target = u * WordFloat(cut[t]);
+    float c = before[t];
+    std::uint32_t got = 2049;  // no positive weight below n in this lane
+    for (std::int64_t j = begin_of(t); j < end_of(t) && j < n; ++j) {
+      const float e = weights.Load(j);
+      if (!(e > 0.0f)) continue;
+      c += e;
+      got = static_cast<std::uint32_t>(2048 - j);
+      if (c > target) {
+        got = static_cast<std::uint32_t>(j);
+        break;
+      }
+    }
+    pick[t] = got;
+  });
+  warp_min(pick);
+  block.ForEachThread([&](Thread t) {
+    if (t.x != 0) return;
+    const std::uint32_t r = pick[t];
+    take(static_cast<std::int64_t>(r < 1024 ? r : 2048 - r));
+  });
+}
+
 // The survivors' keys in shared memory (kFastSurvivorSlots): one array per kernel on the
 // device, so a split row's slice gather (gpu/fast/fast_sampling_slices.cuh) and its last
 // block's merge below share it (a kernel declares at most 48 KiB of shared memory statically).
@@ -339,9 +450,9 @@ SAMPCHECK_KERNEL_BODY auto SurvivorKeySlots(B& block) {
 }
 
 // The survivor path (contract above): top-k's k survivors in shared memory, sorted, then
-// top-p, min-p and the draw on them by thread 0 (at most 1024 entries). The survivors come
-// from the row's slices when it took several blocks (slice_count > 1, every slice's list
-// complete: gpu/fast/fast_sampling_slices.cuh), else from the two reads of the row; when
+// top-p, min-p and the draw on them by warp 0 (DrawOnSurvivors; at most 1024 entries). The
+// survivors come from the row's slices when it took several blocks (slice_count > 1, every
+// slice's list complete: gpu/fast/fast_sampling_slices.cuh), else from the two reads of the row; when
 // those candidates do not fit, from the k-th key by the radix select (SelectKthKey) and two
 // more reads that gather exactly the keys up to it. Every source gives the same sorted k keys,
 // so a row's token does not depend on how many blocks read it.
@@ -409,43 +520,9 @@ SAMPCHECK_KERNEL_BODY void SampleOnSurvivors(B& block, KeyOf key_of, Slices slic
     });
     row_mass = BlockUniform(block, FastBlockReduce<kThreads, float>(block, lane, FloatSum{}));
   }
-  block.ForEachThread([&](Thread t) {
-    if (t.x != 0) return;
-    float mass = 0.0f;  // S: the top-k set's mass, or the row's under the joint rule
-    for (std::int64_t j = 0; j < k; ++j) mass += survivor_weights.Load(j);
-    if (joint) mass = row_mass;
-    const float min_ratio = mp < 1.0f ? mp : 1.0f;
-    // The kept prefix: every rule is monotone along the order, so the first drop ends it. The
-    // first token is always kept (E = 0, e = 1 >= min_ratio).
-    float kept = 0.0f;  // E_j: the mass before j, all of it kept
-    std::int64_t n = 0;
-    for (std::int64_t j = 0; j < k; ++j) {
-      const float e = survivor_weights.Load(j);
-      bool keep = !(mp > 0.0f) || e >= min_ratio;
-      if (keep && (p < 1.0f || joint)) {
-        const float tested = bug == FastSamplingBug::kTopPOffByOne ? kept - e : kept;
-        keep = kept == 0.0f || (joint ? tested <= p * mass : tested < p * mass);
-      }
-      if (!keep) break;
-      kept += e;
-      n = j + 1;
-    }
-    // Inverse CDF of u * E_n over the kept prefix in the order; a weight of 0 (an underflow or
-    // a -inf logit among the top k) is never drawn, and rounding past the end takes the last
-    // positive weight.
-    const float u = rng::UniformClosedOpen24F32(rng::CurandPhiloxWord(seed, position, 0));
-    const float target = u * kept;
-    float c = 0.0f;
-    std::int64_t chosen = 0;
-    for (std::int64_t j = 0; j < n; ++j) {
-      const float e = survivor_weights.Load(j);
-      if (!(e > 0.0f)) continue;
-      c += e;
-      chosen = j;
-      if (c > target) break;
-    }
-    token.Store(row, IndexOfKey(survivor_keys.Load(chosen)));
-  });
+  const float u = rng::UniformClosedOpen24F32(rng::CurandPhiloxWord(seed, position, 0));
+  DrawOnSurvivors<kThreads>(block, survivor_weights, k, SurvivorRules{p, mp, joint, row_mass, bug}, u,
+                            [&](std::int64_t chosen) { token.Store(row, IndexOfKey(survivor_keys.Load(chosen))); });
 }
 
 }  // namespace fast_detail
