@@ -112,6 +112,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/float_word.cuh"
 #include "gpu/block/merge_runs.cuh"
@@ -345,10 +346,10 @@ struct SurvivorRules {
 // Top-p, min-p and the draw on the k sorted survivors' weights w_0 .. w_{k-1} (shared memory,
 // written and synchronised; 1 <= k <= 1024, w_0 = 1, every w_j finite >= 0), by warp 0: lane l
 // holds positions [l c, (l + 1) c), c = ceil(k / 32), so that the positions' order is the
-// lanes' order. S, and E_j (the mass before j), come from the lanes' sums: a butterfly
-// (ShuffleXor 1 .. 16) gives every lane the warp's total S and its exclusive prefix (the upper
-// half of each group of 2d lanes adds the lower half's sum; IEEE addition commutes, so every
-// lane of a group holds the same bits), and a lane adds its own weights to its prefix in order.
+// lanes' order. S, and E_j (the mass before j), come from the lanes' sums: the warp butterfly
+// (WarpButterflyScan: ShuffleXor 1 .. 16) gives every lane the warp's total S and its exclusive
+// prefix (IEEE addition commutes, so every lane of a group holds the same bits), and a lane
+// adds its own weights to its prefix in order.
 // The kept prefix ends at n, the first position that min-p (w_j >= min(mp, 1) when mp > 0) or
 // top-p (E_j == 0, or E_j < p S; joint: E_j <= p row_mass) drops (each is monotone along the
 // order; n >= 1: w_0 = 1 with E_0 = 0 is always kept); its mass E_n is taken with n in one
@@ -381,13 +382,7 @@ SAMPCHECK_KERNEL_BODY void DrawOnSurvivors(B& block, Weights& weights, std::int6
     for (std::int64_t j = begin_of(t); j < end_of(t); ++j) acc += weights.Load(j);
     sum[t] = acc;
   });
-  for (int d = 1; d < kWarpSize; d *= 2) {
-    auto other = ShuffleXor(block, sum, d);
-    block.ForEachThread([&](Thread t) {
-      if ((t.lane() & d) != 0) before[t] = before[t] + other[t];
-      sum[t] = sum[t] + other[t];
-    });
-  }
+  WarpButterflyScan(block, sum, before);  // gpu/block/block_exclusive_scan.cuh
   const float min_ratio = rules.mp < 1.0f ? rules.mp : 1.0f;
   auto cut = Registers<std::uint64_t>(block);  // (n << 32) | bits of E_n
   block.ForEachThread([&](Thread t) {
