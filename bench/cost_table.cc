@@ -9,7 +9,8 @@
 //   sampcheck_cost_table [--quick] [--intervals]
 //     --quick: B <= 4 only, seconds; --intervals: after each row, its launches' critical paths
 //     by barrier interval (LaunchCounters::critical_intervals): the count of intervals and the
-//     largest ones, "index: chain", which says which phase of a kernel holds its serial work.
+//     largest ones, "index: chain", which says which phase of a kernel holds its serial work,
+//     then every interval's chain in order ("all:"), to match intervals with a kernel's barriers.
 #include <cstdio>
 #include <algorithm>
 #include <cstring>
@@ -99,8 +100,8 @@ void Row(const char* mode, const Variant& v, const std::vector<sampcheck::gpu::L
   std::fflush(stdout);
 }
 
-// The critical block's intervals of each launch: how many, and the five with the longest
-// chains, largest first (ties: the earlier interval first).
+// The critical block's intervals of each launch: how many, the five with the longest chains,
+// largest first (ties: the earlier interval first), then all of them in order.
 void Intervals(const std::vector<sampcheck::gpu::LaunchCounters>& launches) {
   for (const auto& l : launches) {
     std::vector<std::size_t> order(l.critical_intervals.size());
@@ -112,6 +113,8 @@ void Intervals(const std::vector<sampcheck::gpu::LaunchCounters>& launches) {
     for (std::size_t i = 0; i < order.size() && i < 5; ++i) {
       std::printf(" %zu: %lld", order[i], static_cast<long long>(l.critical_intervals[order[i]]));
     }
+    std::printf("\n   all:");
+    for (auto c : l.critical_intervals) std::printf(" %lld", static_cast<long long>(c));
     std::printf("\n");
   }
 }

@@ -393,6 +393,9 @@ TEST(GpuEmulatorReduce, MatchesTheReferenceBitwise) {
       }
       EXPECT_EQ(bits(max), bits(reference::CanonicalMax(row))) << length << " " << kind;
       EXPECT_EQ(barriers, 4);  // two per reduction
+      // One shared access a thread between two barriers (the warps exchange the rest by
+      // shuffles): lane 0 of each warp read its column's 32 entries in turn before 2026-12-01.
+      EXPECT_EQ(r.counters.critical_intervals, (std::vector<std::int64_t>{1, 2, 2, 2, 1}));
     }
   }
 }

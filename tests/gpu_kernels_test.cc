@@ -1796,7 +1796,7 @@ TEST(GpuTopKSurvivors, PacksCountsAndOverflow) {
 // BlockExclusiveScan (gpu/block/block_exclusive_scan.cuh) on the emulator, every check on:
 // the contract's example by hand (counts {3, 9, 0, 1} then 0: offsets {0, 3, 12, 12, 13, ..},
 // total 13), and 1024 random counts against std::exclusive_scan, for blocks of 32, 128 and
-// 1024 threads (one barrier each).
+// 1024 threads (one barrier each, one shared read a thread).
 template <int kThreads>
 std::vector<std::uint32_t> ScanByWarps(const std::vector<std::uint32_t>& counts, std::uint32_t& total) {
   std::vector<std::uint32_t> offsets(kThreads);
@@ -1808,6 +1808,9 @@ std::vector<std::uint32_t> ScanByWarps(const std::vector<std::uint32_t>& counts,
   });
   EXPECT_TRUE(report.ok()) << report.Summary();
   EXPECT_EQ(report.counters.barriers, 1);
+  // A shared store by each warp's lane 0, then one shared read a thread: the warps' sums reach
+  // every lane by shuffles (each thread read all of them before 2026-12-01).
+  EXPECT_EQ(report.counters.critical_intervals, (std::vector<std::int64_t>{1, 1}));
   return offsets;
 }
 

@@ -3,7 +3,10 @@
 // std::partial_sort: the contract's example, a split row's slice lists (the row's k smallest
 // keys), runs cut to their first `keep`, counts of runs that are not powers of two, tied keys,
 // blocks of 1024, 128 and 32 threads; the barriers and the reads a key its contract states
-// (counted work, no timing).
+// (counted work, no timing). Also the split row's helpers around the merge: the lists' heads
+// (SliceListHeads, gpu/block/row_slices.cuh) and the merged keys' lane grouping
+// (GroupMergedByLane, gpu/kernels/sampling_filters_slices.cuh), against plain loops and
+// std::sort.
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -14,6 +17,7 @@
 #include "gpu/block/block_model.h"
 #include "gpu/block/merge_runs.cuh"
 #include "gpu/block/row_slices.cuh"
+#include "gpu/kernels/sampling_filters_slices.cuh"
 
 namespace sampcheck::gpu {
 namespace {
@@ -138,6 +142,106 @@ TEST(GpuMergeRuns, ReadsAKeySixTimesALevel) {
   const Merged got = RunMerge<1024>(slots, 50, 20, 50);
   EXPECT_EQ(got.placed, Expected(slots, 50, 20, 50));
   EXPECT_LE(got.report.counters.critical_path, 1 + 30 + 4);
+}
+
+// SliceListHeads on 1 to 70 lists (a second round of lanes past 32), with no list, the first,
+// a middle one or the last marked missing: the answer and the smallest head (std::min_element)
+// in every thread, one read a thread per 32 lists (ceil(n / 32) in all), no barrier.
+TEST(GpuRowSlices, SliceListHeadsFindsAMissingListAndTheSmallestHead) {
+  constexpr std::uint64_t kMissing = ~std::uint64_t{0};
+  std::mt19937_64 gen(21);
+  for (int n : {1, 2, 20, 31, 32, 33, 64, 70}) {
+    for (int marked : {-1, 0, n / 2, n - 1}) {
+      std::vector<std::uint64_t> heads(static_cast<std::size_t>(n));
+      for (auto& h : heads) h = gen() >> 1;
+      if (marked >= 0) heads[static_cast<std::size_t>(marked)] = kMissing;
+      std::vector<int> complete(kMergeSlots, -1);
+      std::vector<std::uint64_t> smallest(kMergeSlots, 0);
+      const LaunchReport r = emu::Launch("heads", 1, 1024, [&](Block& block) {
+        SAMPCHECK_SHARED(block, std::uint64_t, staged, 128);
+        block.ForEachThread([&](Thread t) {
+          if (t.x < n) staged.Store(t.x, heads[static_cast<std::size_t>(t.x)]);
+        });
+        block.Sync();
+        std::uint64_t least = 0;
+        const bool all = SliceListHeads(
+            block, n, kMissing, [&](std::int64_t g) { return staged.Load(static_cast<int>(g)); }, least);
+        block.ForEachThread([&](Thread t) {
+          complete[static_cast<std::size_t>(t.x)] = all ? 1 : 0;
+          smallest[static_cast<std::size_t>(t.x)] = least;
+        });
+      });
+      ASSERT_TRUE(r.ok()) << r.Summary();
+      const std::uint64_t expected = *std::min_element(heads.begin(), heads.end());
+      EXPECT_EQ(complete, std::vector<int>(kMergeSlots, marked < 0 ? 1 : 0)) << n << " lists, marked " << marked;
+      EXPECT_EQ(smallest, std::vector<std::uint64_t>(kMergeSlots, expected)) << n << " lists, marked " << marked;
+      EXPECT_EQ(r.counters.critical_intervals, (std::vector<std::int64_t>{1, (n + 31) / 32})) << n << " lists";
+    }
+  }
+}
+
+// GroupMergedByLane on list = 1 .. 512 keys in ascending key order (random values, distinct
+// indices below 2^20, some forced into a few lanes so that lanes hold several keys): grouped
+// = the keys sorted by (index mod 1024, index) (std::sort), offset / count per lane by
+// counting; at most 2 (floor(log2 list) + 1) shared reads a thread in the counting phase (the
+// last interval, with this test's one read of the output), and 2 + 2 (levels - 1) barriers.
+TEST(GpuFilters, MergedKeysGroupByLane) {
+  std::mt19937_64 gen(33);
+  for (int list : {1, 2, 31, 32, 33, 50, 51, 64, 100, 301, 512}) {
+    for (bool crowded : {false, true}) {
+      std::vector<std::uint64_t> keys;
+      std::vector<bool> used(std::size_t{1} << 20, false);
+      while (static_cast<int>(keys.size()) < list) {
+        std::uint64_t index = gen() % (std::uint64_t{1} << 20);
+        if (crowded) index = (index & ~std::uint64_t{1023}) | (index % 3);  // lanes 0, 1, 2
+        if (used[index]) continue;
+        used[index] = true;
+        keys.push_back((gen() >> 33) << 32 | index);
+      }
+      std::sort(keys.begin(), keys.end());
+      std::vector<std::uint64_t> grouped_out(static_cast<std::size_t>(list));
+      std::vector<std::uint32_t> offset_out(kCanonicalLanes), count_out(kCanonicalLanes);
+      const LaunchReport r = emu::Launch("lanes", 1, kCanonicalLanes, [&](Block& block) {
+        SAMPCHECK_SHARED(block, std::uint64_t, sorted, kCandidates);
+        SAMPCHECK_SHARED(block, std::uint64_t, grouped, kCandidates);
+        block.ForEachThread([&](Thread t) {
+          if (t.x < list) sorted.Store(t.x, keys[static_cast<std::size_t>(t.x)]);
+        });
+        block.Sync();
+        auto offset = Registers<std::uint32_t>(block);
+        auto count = Registers<std::uint32_t>(block);
+        GroupMergedByLane(block, sorted, list, grouped, offset, count);
+        block.ForEachThread([&](Thread t) {
+          offset_out[static_cast<std::size_t>(t.x)] = offset[t];
+          count_out[static_cast<std::size_t>(t.x)] = count[t];
+          if (t.x < list) grouped_out[static_cast<std::size_t>(t.x)] = grouped.Load(t.x);
+        });
+      });
+      ASSERT_TRUE(r.ok()) << r.Summary();
+      std::vector<std::uint64_t> expected = keys;
+      auto lane_order = [](std::uint64_t key) {
+        const std::uint64_t index = key & 0xffffffffu;
+        return std::pair{index % 1024, index};
+      };
+      std::sort(expected.begin(), expected.end(),
+                [&](std::uint64_t a, std::uint64_t b) { return lane_order(a) < lane_order(b); });
+      EXPECT_EQ(grouped_out, expected) << list << (crowded ? " crowded" : "");
+      std::vector<std::uint32_t> count(kCanonicalLanes, 0), offset(kCanonicalLanes, 0);
+      for (std::uint64_t key : keys) ++count[(key & 0xffffffffu) % 1024];
+      for (int l = 1; l < kCanonicalLanes; ++l) {
+        offset[static_cast<std::size_t>(l)] =
+            offset[static_cast<std::size_t>(l - 1)] + count[static_cast<std::size_t>(l - 1)];
+      }
+      EXPECT_EQ(offset_out, offset) << list << (crowded ? " crowded" : "");
+      EXPECT_EQ(count_out, count) << list << (crowded ? " crowded" : "");
+      int levels = 0;
+      while ((1 << levels) < (list + 31) / 32) ++levels;
+      EXPECT_EQ(r.counters.max_block_barriers, 1 + 2 + (levels > 0 ? 2 * (levels - 1) : 0)) << list;
+      int log2 = 0;
+      while ((2 << log2) <= list) ++log2;
+      EXPECT_LE(r.counters.critical_intervals.back(), 2 * (log2 + 1) + 1) << list;
+    }
+  }
 }
 
 }  // namespace

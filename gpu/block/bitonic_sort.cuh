@@ -135,6 +135,23 @@ SAMPCHECK_KERNEL_BODY void BitonicSortSlots(B& block, Shared& keys, std::uint32_
   to_shared();
 }
 
+// Each warp's 32 keys of each register sorted ascending across its lanes (register r of lane
+// l holds the run's l-th key): the network's stages n = 2 .. 32 by ShuffleXor, no barrier and
+// no shared memory. The runs MergeRuns (gpu/block/merge_runs.cuh) merges.
+template <int kRegs, class B, class Slots>
+SAMPCHECK_KERNEL_BODY void WarpSortSlots(B& block, Slots& slots) {
+  auto lane = Registers<std::uint64_t>(block);
+  for (int r = 0; r < kRegs; ++r) {
+    for (int n = 2; n <= kWarpSize; n *= 2) {
+      for (int j = n / 2; j >= 1; j /= 2) {
+        block.ForEachThread([&](Thread t) { lane[t] = slots[t].v[r]; });
+        auto partner = ShuffleXor(block, lane, j);
+        block.ForEachThread([&](Thread t) { slots[t].v[r] = sort_detail::Keep(t.lane(), n, j, lane[t], partner[t]); });
+      }
+    }
+  }
+}
+
 // The k-th smallest (1 <= k <= kSortSlots) of keys[0, kSortSlots), in every thread, for keys
 // whose first k are distinct (ties only above the k-th, e.g. padding): each run of 32 slots is
 // sorted in its warp's registers (ShuffleXor stages of the network above, no barrier) and
@@ -156,16 +173,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t KthSmallestSlot(B& block, Shared& keys, std:
   block.ForEachThread([&](Thread t) {
     for (int r = 0; r < kRegs; ++r) slots[t].v[r] = keys.Load(t.x + r * kThreads);
   });
-  auto lane = Registers<std::uint64_t>(block);
-  for (int r = 0; r < kRegs; ++r) {
-    for (int n = 2; n <= kWarpSize; n *= 2) {
-      for (int j = n / 2; j >= 1; j /= 2) {
-        block.ForEachThread([&](Thread t) { lane[t] = slots[t].v[r]; });
-        auto partner = ShuffleXor(block, lane, j);
-        block.ForEachThread([&](Thread t) { slots[t].v[r] = sort_detail::Keep(t.lane(), n, j, lane[t], partner[t]); });
-      }
-    }
-  }
+  WarpSortSlots<kRegs>(block, slots);
   block.ForEachThread([&](Thread t) {
     for (int r = 0; r < kRegs; ++r) keys.Store(t.x + r * kThreads, slots[t].v[r]);
   });

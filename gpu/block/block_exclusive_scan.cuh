@@ -17,7 +17,10 @@
 // - Steps: the warp butterfly (WarpButterflyScan) over ShuffleXor m = 1, 2, .., 16: each lane
 //   holds its aligned group's sum and its prefix within the group; a lane in the upper half of
 //   a merged pair adds the lower group's sum to its prefix. Lane 0 of warp w stores the sum;
-//   one barrier; each thread adds the sums of the warps before its own, and all for the total.
+//   one barrier; lane j of every warp loads warp j's sum (0 past the last warp) and keeps it
+//   too where j is below its own warp's index; an xor butterfly of both (ShuffleXor 1, 2, ..,
+//   16) gives every lane the sums of the warps before its own and the total: one shared read a
+//   thread, not one a warp.
 // - One barrier, and none at the end: the caller's next barrier must come before the next
 //   call (on the device every call of a kernel uses the same warp_sums array, static as every
 //   __shared__ declaration is, which another warp may still read). The emulator gives each
@@ -64,15 +67,24 @@ SAMPCHECK_KERNEL_BODY auto BlockExclusiveScan(B& block, R& count, std::uint32_t&
     if (t.lane() == 0) warp_sums.Store(t.warp(), sum[t]);
   });
   block.Sync();
+  auto before = Registers<std::uint32_t>(block);
+  auto all = Registers<std::uint32_t>(block);
   block.ForEachThread([&](Thread t) {
-    std::uint32_t before = 0, all = 0;
-    for (int w = 0; w < kWarps; ++w) {
-      const std::uint32_t s = warp_sums.Load(w);
-      before += w < t.warp() ? s : 0u;
-      all += s;
-    }
-    offset[t] += before;
-    total = all;
+    const std::uint32_t s = t.lane() < kWarps ? warp_sums.Load(t.lane()) : 0u;
+    before[t] = t.lane() < t.warp() ? s : 0u;
+    all[t] = s;
+  });
+  for (int m = 1; m < kWarpSize; m *= 2) {
+    auto other_before = ShuffleXor(block, before, m);
+    auto other_all = ShuffleXor(block, all, m);
+    block.ForEachThread([&](Thread t) {
+      before[t] += other_before[t];
+      all[t] += other_all[t];
+    });
+  }
+  block.ForEachThread([&](Thread t) {
+    offset[t] += before[t];
+    total = all[t];
   });
   return offset;
 }

@@ -10,14 +10,18 @@
 // - Tree: for s = 512, 256, ..., 1, lane l < s becomes combine(lane l, lane l + s) (the
 //   reference's). Its levels s >= 32 combine lanes of equal l mod 32 (column l mod 32), in the
 //   same tree over w = l / 32 with stride s / 32; its levels s < 32 then combine the 32
-//   column results. So: the lanes go to a shared array (barrier 1); lane 0 of warp i runs
-//   levels 512 .. 32 on column i in registers and stores its result (barrier 2); every warp
-//   loads the 32 column results and runs levels 16 .. 1 with ShuffleDown (lane l < s receives
-//   lane l + s, the partner the tree names); lane 0 then holds the tree's result, which
-//   ShuffleXor 1, 2, .., 16 copies to every lane (a lane with bit m set takes lane l ^ m's, so
-//   after step m lanes 0 .. 2m - 1 hold lane 0's). Copying, not an xor butterfly of the
-//   combines: the result has lane 0's bits in every thread even where the combine's bits
-//   depend on its operand order (a sum of two NaNs).
+//   column results. So: the lanes go to a shared array (barrier 1); warp i loads column i,
+//   lane w holding lane i + 32 w, and runs levels 512 .. 32 as the fold below; lane 0 stores
+//   the column's result (barrier 2); every warp loads the 32 column results and runs levels
+//   16 .. 1 the same way. The fold: ShuffleDown 16, 8, .., 1 (lane w < d receives lane w + d,
+//   the partner the tree names; lanes w >= d compute values no later level reads); lane 0
+//   then holds the fold's result. Last, ShuffleXor 1, 2, .., 16 copies lane 0's to every lane
+//   (a lane with bit m set takes lane l ^ m's, so after step m lanes 0 .. 2m - 1 hold lane
+//   0's). Copying, not an xor butterfly of the combines: the result has lane 0's bits in every
+//   thread even where the combine's bits depend on its operand order (a sum of two NaNs).
+// - The shared array is swizzled: lane 32 w + j at 32 w + (j ^ w), so that both the warps'
+//   stores (a row of 32) and the columns' loads (one entry of each row) touch 32 different
+//   banks; one shared read a thread where lane 0 of each warp read 32 in turn.
 // - combine's first operand is always the lower lane, as in the reference (it matters only for
 //   which NaN's bits a max returns).
 // - Returns the result in every thread's register. Two barriers; no barrier at the end: the
@@ -63,32 +67,37 @@ struct SumCombine {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float operator()(float a, float b) const { return a + b; }
 };
 
-template <class T, class B, class R, class Combine>
-SAMPCHECK_KERNEL_BODY auto CanonicalBlockReduce(B& block, R& lane, Combine combine) {
-  constexpr int kColumns = kCanonicalLanes / kWarpSize;
-  SAMPCHECK_SHARED(block, T, tree, kCanonicalLanes);
-  SAMPCHECK_SHARED(block, T, column_result, kWarpSize);
-  block.ForEachThread([&](Thread t) { tree.Store(t.x, lane[t]); });
-  block.Sync();
-  // Levels 512 .. 32: lane 0 of warp i folds column i (lanes i + 32 w), strides 16 .. 1 in w.
-  block.ForEachThread([&](Thread t) {
-    if (t.lane() != 0) return;
-    T column[kColumns];
-    for (int w = 0; w < kColumns; ++w) column[w] = tree.Load(t.warp() + w * kWarpSize);
-    for (int s = kColumns / 2; s >= 1; s /= 2) {
-      for (int w = 0; w < s; ++w) column[w] = combine(column[w], column[w + s]);
-    }
-    column_result.Store(t.warp(), column[0]);
-  });
-  block.Sync();
-  // Levels 16 .. 1 in every warp: ShuffleDown gives lane l < s its partner l + s, as the tree;
-  // lanes l >= s compute values nobody reads. Then lane 0's result goes to every lane.
-  auto r = Registers<T>(block);
-  block.ForEachThread([&](Thread t) { r[t] = column_result.Load(t.lane()); });
-  for (int s = kWarpSize / 2; s >= 1; s /= 2) {
-    auto partner = ShuffleDown(block, r, s);
+// Lanes 0 .. d - 1 of each warp fold in the tree's order, d = 16, 8, .., 1 (contract above):
+// lane 0 ends with the combine of the warp's 32 values.
+template <class B, class R, class Combine>
+SAMPCHECK_KERNEL_BODY void WarpTreeFold(B& block, R& r, Combine combine) {
+  for (int d = kWarpSize / 2; d >= 1; d /= 2) {
+    auto partner = ShuffleDown(block, r, d);
     block.ForEachThread([&](Thread t) { r[t] = combine(r[t], partner[t]); });
   }
+}
+
+// Where lane l = 32 w + j sits in the reduction's shared array (the swizzle above).
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int CanonicalTreeSlot(int w, int j) { return w * kWarpSize + (j ^ w); }
+
+template <class T, class B, class R, class Combine>
+SAMPCHECK_KERNEL_BODY auto CanonicalBlockReduce(B& block, R& lane, Combine combine) {
+  static_assert(kCanonicalLanes == kWarpSize * kWarpSize, "one column of the tree per warp, one lane per row");
+  SAMPCHECK_SHARED(block, T, tree, kCanonicalLanes);
+  SAMPCHECK_SHARED(block, T, column_result, kWarpSize);
+  block.ForEachThread([&](Thread t) { tree.Store(CanonicalTreeSlot(t.warp(), t.lane()), lane[t]); });
+  block.Sync();
+  // Levels 512 .. 32: lane w of warp i holds column i's entry w (lane i + 32 w), strides 16 .. 1 in w.
+  auto r = Registers<T>(block);
+  block.ForEachThread([&](Thread t) { r[t] = tree.Load(CanonicalTreeSlot(t.lane(), t.warp())); });
+  WarpTreeFold(block, r, combine);
+  block.ForEachThread([&](Thread t) {
+    if (t.lane() == 0) column_result.Store(t.warp(), r[t]);
+  });
+  block.Sync();
+  // Levels 16 .. 1 in every warp, then lane 0's result to every lane.
+  block.ForEachThread([&](Thread t) { r[t] = column_result.Load(t.lane()); });
+  WarpTreeFold(block, r, combine);
   for (int m = 1; m < kWarpSize; m *= 2) {  // lanes 0 .. 2m - 1 hold lane 0's value after this step
     auto lower = ShuffleXor(block, r, m);
     block.ForEachThread([&](Thread t) {

@@ -17,6 +17,15 @@
 //   than k).
 // - Slice g of n: [SliceBegin(g), SliceBegin(g + 1)) with SliceBegin(g) = g V / n: contiguous,
 //   in order, covering the row, each at least floor(V / n) entries.
+// - SliceListHeads(block, n, missing, head, smallest), block-level: whether none of the n
+//   lists' first keys head(g) is `missing` (a slice whose candidates did not fit marks its
+//   list so), and the smallest of them in `smallest`, the same in every thread. Lane j of
+//   every warp reads heads j, j + 32, .. (one read a thread up to 32 slices); a Ballot and an
+//   xor butterfly of minima (ShuffleXor 1 .. 16) give every lane the answers. The callers
+//   read the heads from the lists they staged in shared memory (StageRuns,
+//   gpu/block/merge_runs.cuh, which then also loads an incomplete list's stale slots, never
+//   merged). Until 2026-12-01 every thread loaded all n heads from global memory in turn
+//   before staging (20 loads in sequence at one row).
 
 #include <cstdint>
 
@@ -52,6 +61,32 @@ SAMPCHECK_HOST_DEVICE constexpr std::int64_t TopKRowSlices(std::int64_t budget, 
 
 SAMPCHECK_HOST_DEVICE constexpr std::int64_t SliceBegin(std::int64_t g, std::int64_t slices, std::int64_t vocab) {
   return g * vocab / slices;
+}
+
+template <class B, class Head>
+SAMPCHECK_KERNEL_BODY bool SliceListHeads(B& block, std::int64_t lists, std::uint64_t missing, Head head,
+                                          std::uint64_t& smallest) {
+  auto seen_missing = Registers<bool>(block);
+  auto least = Registers<std::uint64_t>(block);
+  block.ForEachThread([&](Thread t) {
+    bool seen = false;
+    std::uint64_t m = ~std::uint64_t{0};
+    for (std::int64_t g = t.lane(); g < lists; g += kWarpSize) {
+      const std::uint64_t h = head(g);
+      seen = seen || h == missing;
+      m = h < m ? h : m;
+    }
+    seen_missing[t] = seen;
+    least[t] = m;
+  });
+  // Every warp loaded the same heads, so the answers are block-uniform.
+  const std::uint32_t missing_lanes = BlockUniform(block, Ballot(block, seen_missing));
+  for (int m = 1; m < kWarpSize; m *= 2) {
+    auto other = ShuffleXor(block, least, m);
+    block.ForEachThread([&](Thread t) { least[t] = other[t] < least[t] ? other[t] : least[t]; });
+  }
+  smallest = BlockUniform(block, least);
+  return missing_lanes == 0;
 }
 
 }  // namespace sampcheck::gpu

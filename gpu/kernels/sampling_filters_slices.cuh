@@ -5,8 +5,8 @@
 // the last block of each row (gpu/block/last_block.cuh) runs the per-row kernel's work
 // (SamplingFiltersKernel::Row, gpu/kernels/sampling_filters.cuh), which merges them instead of
 // reading the row and runs every filter step on the survivors; a second launch writes the
-// output rows slice by slice. Bit-exact with the one-block survivor path (gpu/kernels/sampling_filters_on_survivors.cuh),
-// hence with reference/sampling_filters.h.
+// output rows slice by slice. Bit-exact with the one-block survivor path
+// (gpu/kernels/sampling_filters_on_survivors.cuh), hence with reference/sampling_filters.h.
 //
 // Contract:
 // - A row takes n = SamplingFiltersRowSlices(budget, V, k, rules) slices (budget: RowSliceBudget
@@ -48,11 +48,12 @@
 #include <cstdint>
 #include <cstring>
 
+#include "gpu/block/bitonic_sort.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/last_block.cuh"
+#include "gpu/block/merge_runs.cuh"
 #include "gpu/block/radix_partition.cuh"
 #include "gpu/block/radix_select.cuh"
-#include "gpu/block/merge_runs.cuh"
 #include "gpu/block/row_slices.cuh"
 #include "gpu/block/top_k_survivors.cuh"
 #include "gpu/kernels/filter_rules.h"
@@ -134,52 +135,90 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void WriteSurvivorLane(Arr logits, 
   }
 }
 
+// The lane order's keys of a split row's candidates (GroupMergedByLane): the partition path's
+// chunk weights, one storage with the survivor path's top-p numerators
+// (gpu/kernels/sampling_filters_on_survivors.cuh), which are written after GroupMergedByLane's
+// last barrier.
+template <class B>
+SAMPCHECK_KERNEL_BODY auto LaneOrderSlots(B& block) {
+  return PartitionChunkWeights(block).narrow;
+}
+
+// The lane grouping of sorted[0, list) (lane = index mod 1024, index order within a lane):
+// grouped[0, list) the keys in that order, offset[t] / count[t] lane t's first place and
+// number. list <= kRowSliceSlots / 2 (a split row has at least two slices, TopKRowSlices).
+// Each key becomes a lane-order key (lane << 42 | index << 10 | its place in sorted: the
+// index is below 2^32, so the order is (lane, index)); the warps sort their 32 in registers
+// (WarpSortSlots) and MergeRuns merges the runs, each key's thread storing the key it names
+// at its place in grouped; then each thread counts lane t's keys and those before it by two
+// binary searches over grouped's lanes (at most 2 (floor(log2 list) + 1) reads). Until
+// 2026-12-01 every thread compared its lane with all list keys (52 reads in sequence at
+// top-k 50). Barriers: 2 + 2 (levels - 1), levels = ceil(log2 ceil(list / 32)); 2 at list <= 64.
+template <class B, class Shared, class R>
+SAMPCHECK_KERNEL_BODY void GroupMergedByLane(B& block, Shared& sorted, int list, Shared& grouped, R& offset, R& count) {
+  auto lane_keys = LaneOrderSlots(block);
+  const int runs = (list + kWarpSize - 1) / kWarpSize;
+  auto held = Registers<SlotKeys<kMergeSlots / kCanonicalLanes>>(block);
+  block.ForEachThread([&](Thread t) {
+    held[t].v[0] = kNoKey;  // above every lane-order key: the last run's padding
+    if (t.x >= list) return;
+    const auto index = static_cast<std::uint64_t>(IndexOfKey(sorted.Load(t.x)));
+    held[t].v[0] = (index % kCanonicalLanes) << 42 | index << 10 | static_cast<std::uint64_t>(t.x);
+  });
+  WarpSortSlots<kMergeSlots / kCanonicalLanes>(block, held);
+  block.ForEachThread([&](Thread t) {
+    if (t.x < runs * kWarpSize) lane_keys.Store(t.x, held[t].v[0]);
+  });
+  block.Sync();
+  MergeRuns<kCanonicalLanes>(block, lane_keys, held, kWarpSize, runs, list, [&](Thread, int place, std::uint64_t x) {
+    grouped.Store(place, sorted.Load(static_cast<int>(x % kCanonicalLanes)));
+  });
+  block.Sync();
+  // grouped's lanes, ascending along it: the keys at most lane t - 1, then at most lane t.
+  struct Lanes {
+    Shared& keys;
+    SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Load(int p) const {
+      return static_cast<std::uint64_t>(IndexOfKey(keys.Load(p)) % kCanonicalLanes);
+    }
+  } lanes{grouped};
+  const int top = merge_detail::FloorPow2(list);
+  block.ForEachThread([&](Thread t) {
+    const int before = t.x == 0 ? 0 : merge_detail::CountAtMost(lanes, 0, list, top, t.x - 1u);
+    offset[t] = static_cast<std::uint32_t>(before);
+    count[t] = static_cast<std::uint32_t>(merge_detail::CountAtMost(lanes, 0, list, top, t.x) - before);
+  });
+}
+
 // The row's candidates from its slices' lists (contract above) when all are complete: sorted =
-// exactly the row's L smallest keys (MergeRuns), grouped / offset / count their lane
-// grouping (lane = index mod 1024, index order within a lane), each candidate's place counted
-// over the L - 1 others (no sort). Returns false when a list is incomplete, or when ties are
-// kept and the (k + 1)-th key ties with the k-th: the caller then gathers from the row, which
-// rewrites every array here.
+// exactly the row's L smallest keys (MergeRuns), grouped / offset / count their lane grouping
+// (GroupMergedByLane). Returns false when a list is incomplete, or when ties are kept and the
+// (k + 1)-th key ties with the k-th: the caller then gathers from the row, which rewrites every
+// array here.
 template <class B, class S, class Shared, class R>
 SAMPCHECK_KERNEL_BODY bool MergeTopKCandidates(B& block, S slices, std::int64_t slice_base, std::int64_t slice_count,
                                                std::int64_t k, bool ties, Shared& grouped, Shared& sorted, R& offset,
                                                R& count, std::uint32_t& total) {
   const std::int64_t list = ties ? k + 1 : k;  // SliceListLength
-  // Every list complete: read by block-level code (the same words in every thread, a broadcast
-  // on the device), so no flag in shared memory and no barrier.
-  bool complete = true;
-  for (std::int64_t g = 0; g < slice_count; ++g) complete = complete && slices.Load(slice_base + g * list) != kNoKey;
-  if (!complete) return false;
   // The lists read from global memory once, coalesced, into `grouped` (rebuilt below), where
   // the merge's binary searches run: about 20 loads a key at 20 slices of top-k 50, 160 KB of
   // scattered global loads in one block otherwise.
   auto held = Registers<SlotKeys<kMergeSlots / kCanonicalLanes>>(block);
   StageRuns<kCanonicalLanes>(block, grouped, held, static_cast<int>(slice_count * list),
                              [&](int s) { return slices.Load(slice_base + s); });
+  // Every list complete: its head is not the marker (SliceListHeads), no barrier.
+  std::uint64_t first_head = 0;
+  if (!SliceListHeads(
+          block, slice_count, kNoKey, [&](std::int64_t g) { return grouped.Load(static_cast<int>(g * list)); },
+          first_head)) {
+    return false;
+  }
   MergeRuns<kCanonicalLanes>(block, grouped, held, static_cast<int>(list), static_cast<int>(slice_count),
                              static_cast<int>(list),
                              [&](Thread, int position, std::uint64_t x) { sorted.Store(position, x); });
   block.Sync();
   bool boundary_tie = false;
-  block.ForEachThread([&](Thread t) {
-    boundary_tie = ties && (sorted.Load(k - 1) >> 32) == (sorted.Load(k) >> 32);
-    const bool own = t.x < list;
-    const std::uint64_t mine = own ? sorted.Load(t.x) : 0;
-    const std::int64_t my_index = IndexOfKey(mine);
-    const std::int64_t my_lane = my_index % kCanonicalLanes;
-    std::uint32_t before = 0, in_lane = 0, place = 0;
-    for (std::int64_t j = 0; j < list; ++j) {
-      const std::int64_t i = IndexOfKey(sorted.Load(j));
-      const std::int64_t lane = i % kCanonicalLanes;
-      before += lane < t.x ? 1u : 0u;
-      in_lane += lane == t.x ? 1u : 0u;
-      place += lane < my_lane || (lane == my_lane && i < my_index) ? 1u : 0u;
-    }
-    offset[t] = before;
-    count[t] = in_lane;
-    if (own) grouped.Store(place, mine);
-  });
-  block.Sync();
+  block.ForEachThread([&](Thread) { boundary_tie = ties && (sorted.Load(k - 1) >> 32) == (sorted.Load(k) >> 32); });
+  GroupMergedByLane(block, sorted, static_cast<int>(list), grouped, offset, count);
   total = static_cast<std::uint32_t>(list);
   return !boundary_tie;
 }
