@@ -207,12 +207,16 @@ const BudgetCase kBudgets[] = {
     {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {2.01, 39}},
     {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {2.01, 36}},
     {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {2.01, 39}},
-    {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {2.54, 41}},
-    {__LINE__, "gpu, top-k V - 100", false, TopK(kVocab - 100), {2.78, 46}},
-    {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {4.56, 87}},
-    {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {1.12, 26}},
-    {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {2.01, 13}},
-    {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {2.01, 13}},
+    // The partition path's rows: 21 barriers more since 2026-12-01 (41, 46, 87, 26, 13 and 13
+    // before): level 0's sample of 1024 keys sorted by BitonicSortSlots (21 barriers) where
+    // every thread ranked its key against all 1024 (one barrier, 1024 reads in sequence): the
+    // critical path at 4 x 128256 fell by about 1000 accesses in each (top-k 5000 5510 -> 4498).
+    {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {2.54, 62}},
+    {__LINE__, "gpu, top-k V - 100", false, TopK(kVocab - 100), {2.78, 67}},
+    {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {4.56, 108}},
+    {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {1.12, 47}},
+    {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {2.01, 34}},
+    {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {2.01, 34}},
     {__LINE__, "gpu, min-p 1, top-k and top-p off", false, MinPAlone(1.0f), {3.01, 10}},
     {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {2.01, 28}},
     {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {2.01, 28}},
@@ -220,7 +224,12 @@ const BudgetCase kBudgets[] = {
     {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {2.01, 28}},
     {__LINE__, "gpu-fast, top-k V - 1", true, TopK(kVocab - 1), {2.01, 20}},
     {__LINE__, "gpu-fast, top-k off, top-p 0.999", true, TopPAlone(0.999f), {2.01, 6}},
-    {__LINE__, "gpu-fast, top-k 5000, top-p 0.9", true, TopK(5000), {2.04, 21}},
+    // 115 since 2026-12-01 (21 before): the sample select's ranks by sorting networks
+    // (gpu/block/sample_select.cuh: each of the 4 sample chunks and the bin sorted by
+    // BitonicSortSlots, 21 barriers each, then binary searches), where every thread compared
+    // its keys with all 4096 sample keys (4 intervals of 1024 reads) and then with all the
+    // bin's: the critical path at 4 x 128256 fell from 5048 to 1193 accesses.
+    {__LINE__, "gpu-fast, top-k 5000, top-p 0.9", true, TopK(5000), {2.04, 115}},
     {__LINE__, "gpu-fast, min-p 1, top-k and top-p off", true, MinPAlone(1.0f), {2.01, 15}},
     {__LINE__, "gpu-fast, flat rows, top-k V - 1", true, Flat(TopK(kVocab - 1)), {2.01, 20}},
     {__LINE__, "gpu-fast, flat rows, top-k off, top-p 0.999", true, Flat(TopPAlone(0.999f)), {2.01, 6}},
@@ -270,7 +279,8 @@ TEST(GpuCost, SamplingKernelsStayWithinTheirBudgets) {
 // own), top-k off and top-p 0.9 so that the walk covers most of the row, one row of the
 // benchmark's logits (the other paths' budgets are per row too). Each chunk of the walk is one
 // barrier of the partition's chunk loop (gpu/block/radix_partition.cuh "Chunk loop"): vllm
-// 14.50 passes and 180 barriers, sglang 14.99 and 198 (193 and 216 while every refinement took
+// 14.50 passes and 201 barriers, sglang 14.99 and 219 (180 and 198 while level 0's sample was
+// ranked by every thread against all 1024 keys, not sorted by a 21-barrier network; 193 and 216 while every refinement took
 // a step of the chunk loop of its own, not beside the sort of the chunk before it; 211 and 237
 // while a refined bucket's digit slots took 2 barriers, 1 now; 14.68 and 15.19 passes while the
 // first two refined level-0 buckets went through the scratch before their refinement,
@@ -290,9 +300,9 @@ struct ProfileBudgetCase {
 const ProfileBudgetCase kProfileBudgets[] = {
     {__LINE__, "gpu, vllm, top-k off, top-p 0.9",
      FilterRules{TopKRule{true}, TopPWalk::kVllmAscending, MinPRule{}, FilterOrder::kMinPFirst, DegenerateRowRule{}},
-     {14.50, 180}},
+     {14.50, 201}},
     {__LINE__, "gpu, sglang, top-k off, top-p 0.9",
-     FilterRules{TopKRule{}, TopPWalk::kSglang, MinPRule{}, FilterOrder::kJoint, DegenerateRowRule{}}, {14.99, 198}},
+     FilterRules{TopKRule{}, TopPWalk::kSglang, MinPRule{}, FilterOrder::kJoint, DegenerateRowRule{}}, {14.99, 219}},
 };
 
 TEST(GpuCost, TopPFullRowWalksStayWithinTheirBudgets) {

@@ -14,7 +14,7 @@
 // - scratch: 2 x vocab u64 from scratch_base on (two buffers of vocab keys); never read
 //   before written here.
 // - Level 0 (from the row): with vocab > 1024 and sample_first, a sample of 1024 entries
-//   (indices t x vocab / 1024) is rank-sorted first and, with at least 16 sampled keys in
+//   (indices t x vocab / 1024) is sorted first (a bitonic network) and, with at least 16 sampled keys in
 //   range, gives 15 splitters that cut the keys into 16 buckets of about n / 16. One read
 //   then gives the count n, the smallest and the largest key, and counts each thread's
 //   entries per bucket; a scan in (bucket, thread) order gives every thread its slots. n <=
@@ -125,6 +125,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "gpu/block/bitonic_sort.cuh"
 #include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/float_word.cuh"
@@ -468,33 +469,27 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // keys in (splitter[j - 1], splitter[j]] (bucket 0 from the smallest key, bucket 15 up to
   // the largest), refined by the digit ending at the highest bit where its bounds differ. The
   // sample only shapes the buckets: the visit's order is the keys' whatever it picks. The
-  // sample is rank-sorted (its keys are distinct: vocab > 1024 gives distinct indices, kNoKey
-  // pads tie and are broken by thread); the thread whose key lands on splitter slot
-  // (j + 1) x valid / 16 - 1 writes it, so the sort writes no sorted array (two barriers;
-  // `sorted` holds the sample meanwhile).
+  // sample is sorted in `sorted` (BitonicSortSlots, gpu/block/bitonic_sort.cuh; its keys are
+  // distinct: vocab > 1024 gives distinct indices, and the kNoKey of keys out of range sort
+  // last); `valid`, the keys in range, comes from a binary search for the first kNoKey, and
+  // thread j < 15 copies the key of rank (j + 1) x valid / 16 - 1 to splitter j, thread 15 the
+  // smallest (the reach's reference). Until 2026-12-01 every thread ranked its key against
+  // all 1024 (1024 shared reads in sequence; two barriers where the network takes 21).
   bool sampled = false;
   if (sample_first && vocab > kCanonicalLanes) {
-    auto mine = Registers<std::uint64_t>(block);
     block.ForEachThread([&](Thread t) {
       const std::uint64_t key = key_at(t.x * vocab / kCanonicalLanes);
-      mine[t] = in_range(key) ? key : kNoKey;
-      sorted.Store(t.x, mine[t]);
+      sorted.Store(t.x, in_range(key) ? key : kNoKey);
     });
     block.Sync();
+    BitonicSortSlots<kCanonicalLanes>(block, sorted, kCanonicalLanes);
     std::int64_t valid = 0;
     block.ForEachThread([&](Thread t) {
-      std::uint32_t r = 0, v = 0;
-      for (int j = 0; j < kCanonicalLanes; ++j) {
-        const std::uint64_t other = sorted.Load(j);
-        r += other < mine[t] || (other == mine[t] && j < t.x) ? 1u : 0u;
-        v += other != kNoKey ? 1u : 0u;
-      }
+      const int v = merge_detail::CountAtMost(sorted, 0, kCanonicalLanes, kCanonicalLanes, kNoKey - 1);
       valid = v;  // the same in every thread
-      if (mine[t] == kNoKey || v < 16) return;
-      if (r == 0) uniform.Store(0, mine[t]);  // the sample's smallest key: the reach's reference
-      for (std::uint32_t j = 0; j < 15; ++j) {
-        if ((j + 1) * v / 16 - 1 == r) splitter.Store(j, mine[t]);  // distinct slots: v / 16 >= 1
-      }
+      if (v < 16) return;
+      if (t.x < 15) splitter.Store(t.x, sorted.Load((t.x + 1) * v / 16 - 1));
+      if (t.x == 15) uniform.Store(0, sorted.Load(0));  // the sample's smallest key: the reach's reference
     });
     block.Sync();
     sampled = valid >= 16;

@@ -14,8 +14,11 @@
 //   (SelectKthKey's).
 // - Sample: S = min(4096, ceil(vocab / 8)) entries at the indices j x vocab / S (distinct):
 //   0.032 reads of a row of 128256, at most 1/8 of a short row (whose ranking, S x S
-//   comparisons, would cost more than the reads it saves), held in registers (S / kThreads per thread) and ranked by counting
-//   against the sample, 1024 keys at a time through the slots (S shared loads per thread).
+//   comparisons, would cost more than the reads it saves), held in registers (S / kThreads per
+//   thread) and ranked against the sample 1024 keys at a time: each chunk sorted in the slots
+//   (BitonicSortSlots, gpu/block/bitonic_sort.cuh), each key's rank in it by a binary search
+//   (at most 11 shared loads a key and chunk). Until 2026-12-01 every thread compared its keys
+//   with every sample key (S shared loads per thread, 4096 in sequence).
 // - Splitters: the n-th key has about c = (n - 1) x S / vocab sample keys below it, with a
 //   binomial spread sigma = sqrt(S q (1 - q)), q = n / vocab (integers, sigma rounded up).
 //   Splitter i (0 .. 15) is the sample key of rank R_i = c - floor(15 g / 2) + i g, g =
@@ -30,8 +33,10 @@
 //   sums leave free, folded by the thread that picks the bin: no barrier more), so a caller
 //   needs no read of its own for it (gpu-fast's maximum).
 // - Gather read: bin j's keys into the slots (SlotsOfDigit: exact offsets from the counts of
-//   the count read); the key with (rank in the bin) - 1 keys of the bin below it is the
-//   result (m shared loads per thread for m gathered keys).
+//   the count read); the bin sorted in the slots (BitonicSortSlots), its key at place
+//   (rank in the bin) - 1 is the result (one shared load; m in sequence per thread while each
+//   thread counted the bin's keys below its own, until 2026-12-01). work.bin_key sees each
+//   gathered key in the thread that gathered it, as before the sort.
 // - Missed: SelectKthKey over the row (at most 8 + 8 reads more). The sample bounds the
 //   bins' ranks, not their values, so ties and flat rows are no harder than continuous rows;
 //   a miss takes a sample placed against the row (values ordered with the stride vocab / S,
@@ -49,6 +54,7 @@
 
 #include <cstdint>
 
+#include "gpu/block/bitonic_sort.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/key_reads.cuh"
 #include "gpu/block/radix_select.cuh"
@@ -138,17 +144,23 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
   });
   for (std::int64_t first = 0; first < sample; first += kSelectSlots) {
     const std::int64_t size = sample - first < kSelectSlots ? sample - first : kSelectSlots;
+    const int chunk = static_cast<int>(size);
     block.ForEachThread([&](Thread t) {
       for (int m = 0; m < kPerThread; ++m) {
         const std::int64_t j = t.x + std::int64_t{m} * kThreads;
         if (j >= first && j < first + size) slots.Store(j - first, own[t].key[m]);
       }
+      for (int s = chunk + t.x; s < SortSlotsFor(static_cast<std::uint32_t>(chunk)); s += kThreads) {
+        slots.Store(s, kNoKey);  // the sorting network's padding, above every key
+      }
     });
     block.Sync();
+    BitonicSortSlots<kThreads>(block, slots, static_cast<std::uint32_t>(chunk));
+    const int top = merge_detail::FloorPow2(chunk);
     block.ForEachThread([&](Thread t) {
-      for (std::int64_t j = 0; j < size; ++j) {
-        const std::uint64_t other = slots.Load(j);
-        for (int m = 0; m < kPerThread; ++m) own[t].rank[m] += other < own[t].key[m] ? 1u : 0u;
+      for (int m = 0; m < kPerThread; ++m) {
+        const std::uint64_t key = own[t].key[m];
+        if (key != kNoKey && key != 0) own[t].rank[m] += merge_detail::CountAtMost(slots, 0, chunk, top, key - 1);
       }
     });
     block.Sync();
@@ -245,7 +257,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
   if (bin == kBins) return SelectKthKey<kThreads>(block, vocab, key_of, n);
 
   // Gather read: bin `bin`'s keys, [splitter bin - 1, splitter bin), then the one with
-  // rank - 1 of them below it (m shared loads per thread).
+  // rank - 1 of them below it (the bin sorted).
   auto slot = SlotsOfDigit<kThreads>(block, digits, bin);  // next barrier: the Sync after the gather
   block.ForEachThread([&](Thread t) {
     const std::uint64_t lo = splitter.Load(bin - 1), hi = splitter.Load(bin);
@@ -256,30 +268,31 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
     });
   });
   block.Sync();
+  // The bin's keys sorted in the slots, each thread keeping the ones the gather wrote at its
+  // places (work.bin_key sees them in the same threads as the gather's order gives them).
+  constexpr int kMine = kSelectSlots / kThreads;
+  auto mine = Registers<SlotKeys<kMine>>(block);
+  std::uint32_t m = 0;
   block.ForEachThread([&](Thread t) {
-    const std::uint32_t m = hist.Load(bin);
-    constexpr int kMine = kSelectSlots / kThreads;
-    // Zeroed although only [0, count) is read: GCC cannot see that and, with the emulator's
-    // accessors inlined, warns of a maybe-uninitialised read; 2 x kMine register moves.
-    std::uint64_t mine[kMine] = {};
-    std::uint32_t below[kMine] = {};
+    m = hist.Load(bin);
     int count = 0;
-    for (std::uint32_t s = static_cast<std::uint32_t>(t.x); s < m; s += kThreads) {
-      mine[count] = slots.Load(s);
-      below[count++] = 0;
-    }
-    for (std::uint32_t j = 0; j < m; ++j) {
-      const std::uint64_t other = slots.Load(j);
-      for (int i = 0; i < count; ++i) below[i] += other < mine[i] ? 1u : 0u;
-    }
-    for (int i = 0; i < count; ++i) {
-      if (below[i] + 1 == rank) state.Store(2, mine[i]);
-      work.bin_key(t, mine[i], below[i] + 1 <= rank);
+    for (std::uint32_t s = static_cast<std::uint32_t>(t.x); s < m; s += kThreads) mine[t].v[count++] = slots.Load(s);
+    for (std::uint32_t s = m + static_cast<std::uint32_t>(t.x); s < static_cast<std::uint32_t>(SortSlotsFor(m));
+         s += kThreads) {
+      slots.Store(s, kNoKey);
     }
   });
   block.Sync();
+  BitonicSortSlots<kThreads>(block, slots, m);
   std::uint64_t key = 0;
-  block.ForEachThread([&](Thread) { key = state.Load(2); });
+  block.ForEachThread([&](Thread t) {
+    key = slots.Load(static_cast<int>(rank) - 1);
+    int count = 0;
+    for (std::uint32_t s = static_cast<std::uint32_t>(t.x); s < m; s += kThreads) {
+      work.bin_key(t, mine[t].v[count], mine[t].v[count] <= key);
+      ++count;
+    }
+  });
   block.Sync();
   return key;
 }
