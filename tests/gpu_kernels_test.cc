@@ -28,6 +28,7 @@
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/row_slices.cuh"
 #include "gpu/block/top_k_survivors.cuh"
+#include "gpu/block/warp_min.cuh"
 #include "reference/reductions.h"
 #include "reference/exponential_race.h"  // the padded-row comparisons
 #include "reference/gumbel_max.h"
@@ -1943,6 +1944,35 @@ TEST(GpuTopKSurvivors, ReadsTheRowAgainWhenALaneOverflowsItsCache) {
       EXPECT_EQ(recorder.launches()[0].GlobalLoadBytes("row"), (crowded ? 3 : 2) * kV * 4);
     }
   }
+}
+
+// WarpMin (gpu/block/warp_min.cuh), the contract's example: lanes holding 31 - lane in warp 0
+// and 100 + lane in warp 1 end with 0 and 100 in every lane; u64 keys that differ only in the
+// low word, and a block of one warp; no barrier, no shared access.
+TEST(GpuWarpMin, EveryLaneHoldsItsWarpsMinimum) {
+  std::vector<std::uint32_t> got(64);
+  const LaunchReport r = emu::Launch("warp min", 1, 64, [&](Block& block) {
+    auto v = Registers<std::uint32_t>(block);
+    block.ForEachThread([&](Thread t) {
+      const auto lane = static_cast<std::uint32_t>(t.lane());
+      v[t] = t.warp() == 0 ? 31u - lane : 100u + lane;
+    });
+    WarpMin(block, v);
+    block.ForEachThread([&](Thread t) { got[static_cast<std::size_t>(t.x)] = v[t]; });
+  });
+  ASSERT_TRUE(r.ok()) << r.Summary();
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(got[static_cast<std::size_t>(i)], i < 32 ? 0u : 100u) << i;
+  EXPECT_EQ(r.counters.barriers, 0);
+  EXPECT_EQ(r.counters.SharedAccesses(), 0);
+  std::uint64_t least = 0;
+  const LaunchReport r64 = emu::Launch("warp min u64", 1, 32, [&](Block& block) {
+    auto v = Registers<std::uint64_t>(block);
+    block.ForEachThread([&](Thread t) { v[t] = std::uint64_t{7} << 32 | static_cast<std::uint64_t>(40 - t.lane()); });
+    WarpMin(block, v);
+    least = BlockUniform(block, v);
+  });
+  ASSERT_TRUE(r64.ok()) << r64.Summary();
+  EXPECT_EQ(least, (std::uint64_t{7} << 32) | 9u);
 }
 
 // The slices a batch offers (gpu/block/row_slices.cuh; their merge: tests/gpu_merge_runs_test.cc).

@@ -30,6 +30,7 @@
 #include <cstdint>
 
 #include "gpu/block/block_model.h"
+#include "gpu/block/warp_min.cuh"
 
 namespace sampcheck::gpu {
 
@@ -81,10 +82,7 @@ SAMPCHECK_KERNEL_BODY bool SliceListHeads(B& block, std::int64_t lists, std::uin
   });
   // Every warp loaded the same heads, so the answers are block-uniform.
   const std::uint32_t missing_lanes = BlockUniform(block, Ballot(block, seen_missing));
-  for (int m = 1; m < kWarpSize; m *= 2) {
-    auto other = ShuffleXor(block, least, m);
-    block.ForEachThread([&](Thread t) { least[t] = other[t] < least[t] ? other[t] : least[t]; });
-  }
+  WarpMin(block, least);
   smallest = BlockUniform(block, least);
   return missing_lanes == 0;
 }

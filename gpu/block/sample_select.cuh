@@ -58,6 +58,7 @@
 #include "gpu/block/block_model.h"
 #include "gpu/block/key_reads.cuh"
 #include "gpu/block/radix_select.cuh"
+#include "gpu/block/warp_min.cuh"
 
 namespace sampcheck::gpu {
 
@@ -207,10 +208,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
     least[t] = m;
   });
   if (smallest != nullptr) {
-    for (int d = kWarpSize / 2; d >= 1; d /= 2) {
-      auto other = ShuffleXor(block, least, d);
-      block.ForEachThread([&](Thread t) { least[t] = other[t] < least[t] ? other[t] : least[t]; });
-    }
+    WarpMin(block, least);
     block.ForEachThread([&](Thread t) {
       if (t.lane() == 0) slots.Store(kSelectSlots - kWarps + t.warp(), least[t]);
     });

@@ -119,6 +119,7 @@
 #include "gpu/block/row_slices.cuh"
 #include "gpu/block/sample_select.cuh"
 #include "gpu/block/top_k_survivors.cuh"
+#include "gpu/block/warp_min.cuh"
 #include "gpu/fast/fast_proposals.cuh"
 #include "gpu/fast/fast_sampling_launch.h"
 #include "gpu/fast/fast_top_k_survivors.cuh"
@@ -369,12 +370,6 @@ SAMPCHECK_KERNEL_BODY void DrawOnSurvivors(B& block, Weights& weights, std::int6
     const std::int64_t e = (t.lane() + 1) * chunk;
     return t.warp() == 0 ? (e < k ? e : k) : k;
   };
-  auto warp_min = [&](auto& r) {
-    for (int d = 1; d < kWarpSize; d *= 2) {
-      auto other = ShuffleXor(block, r, d);
-      block.ForEachThread([&](Thread t) { r[t] = other[t] < r[t] ? other[t] : r[t]; });
-    }
-  };
   auto before = Registers<float>(block, 0.0f);  // E at the lane's first position
   auto sum = Registers<float>(block);           // the lane's mass, then its group's
   block.ForEachThread([&](Thread t) {
@@ -405,7 +400,7 @@ SAMPCHECK_KERNEL_BODY void DrawOnSurvivors(B& block, Weights& weights, std::int6
     if (c == kNoKey && begin_of(t) < k && end_of(t) == k) c = (static_cast<std::uint64_t>(k) << 32) | FloatWord(kept);
     cut[t] = c;
   });
-  warp_min(cut);
+  WarpMin(block, cut);
   // The draw: a hit j as itself, else the lane's last positive weight l as 2048 - l (above
   // every hit: k <= 1024), so that one minimum finds the first hit or, without one, the last
   // positive weight.
@@ -427,7 +422,7 @@ SAMPCHECK_KERNEL_BODY void DrawOnSurvivors(B& block, Weights& weights, std::int6
     }
     pick[t] = got;
   });
-  warp_min(pick);
+  WarpMin(block, pick);
   block.ForEachThread([&](Thread t) {
     if (t.x != 0) return;
     const std::uint32_t r = pick[t];
