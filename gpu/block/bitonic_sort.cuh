@@ -12,7 +12,8 @@
 //   SortSlotsFor(count) = the next power of two >= count, at least 32, at most 1024. The
 //   caller has written keys[0, n) (slots count .. n - 1 with keys above every real key, e.g.
 //   ~0, so that keys[0, count) are the real keys in order) and synchronised; slots from n on
-//   are neither read nor written. count is block-uniform. Ends with a barrier.
+//   are neither read nor written (PadSortSlots below writes the padding). count is
+//   block-uniform. Ends with a barrier.
 // - Any keys (ties included): the network sorts any sequence of integers, and equal integers
 //   are indistinguishable, so the result is the sorted multiset, the same bits as any sort.
 //   The filters' keys are unique (value key, then index), so it is also their unique order.
@@ -45,6 +46,18 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int SortSlotsFor(std::uint32_t coun
   int n = kWarpSize;
   while (n < kSortSlots && static_cast<std::uint32_t>(n) < count) n *= 2;
   return n;
+}
+
+// Thread t's share of the padding after `count` keys: ~0, above every key, in the slots of
+// [count, end) that the network's layout gives it (t, t + kThreads, ...), in the caller's phase
+// before its barrier. end = SortSlotsFor(count) is what BitonicSortSlots reads; callers whose
+// threads read every slot afterwards pad to kSortSlots.
+template <int kThreads, class Shared>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void PadSortSlots(Thread t, Shared& keys, std::uint32_t count,
+                                                               std::uint32_t end) {
+  for (std::uint32_t s = static_cast<std::uint32_t>(t.x); s < end; s += kThreads) {
+    if (s >= count) keys.Store(s, ~std::uint64_t{0});
+  }
 }
 
 namespace sort_detail {

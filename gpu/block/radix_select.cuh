@@ -288,7 +288,7 @@ SAMPCHECK_KERNEL_BODY std::uint32_t CollectSorted(B& block, Arr row, std::int64_
       const std::uint64_t key = OrderKey(row.Load(base + i), i, ascending);
       if (in_range(key)) sorted.Store(at++, key);
     }
-    if (static_cast<std::uint32_t>(t.x) >= total) sorted.Store(t.x, kNoKey);
+    PadSortSlots<kCanonicalLanes>(t, sorted, total, kSortSlots);
   });
   block.Sync();
   // Slots total .. 1023 hold kNoKey, above every key: sorting the next power of two of them

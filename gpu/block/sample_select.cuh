@@ -151,9 +151,8 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
         const std::int64_t j = t.x + std::int64_t{m} * kThreads;
         if (j >= first && j < first + size) slots.Store(j - first, own[t].key[m]);
       }
-      for (int s = chunk + t.x; s < SortSlotsFor(static_cast<std::uint32_t>(chunk)); s += kThreads) {
-        slots.Store(s, kNoKey);  // the sorting network's padding, above every key
-      }
+      const auto count = static_cast<std::uint32_t>(chunk);
+      PadSortSlots<kThreads>(t, slots, count, static_cast<std::uint32_t>(SortSlotsFor(count)));
     });
     block.Sync();
     BitonicSortSlots<kThreads>(block, slots, static_cast<std::uint32_t>(chunk));
@@ -275,10 +274,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
     m = hist.Load(bin);
     int count = 0;
     for (std::uint32_t s = static_cast<std::uint32_t>(t.x); s < m; s += kThreads) mine[t].v[count++] = slots.Load(s);
-    for (std::uint32_t s = m + static_cast<std::uint32_t>(t.x); s < static_cast<std::uint32_t>(SortSlotsFor(m));
-         s += kThreads) {
-      slots.Store(s, kNoKey);
-    }
+    PadSortSlots<kThreads>(t, slots, m, static_cast<std::uint32_t>(SortSlotsFor(m)));
   });
   block.Sync();
   BitonicSortSlots<kThreads>(block, slots, m);

@@ -117,7 +117,7 @@ SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t 
         if (candidate(key)) put(key);
       }
     }
-    if (static_cast<std::uint32_t>(t.x) >= total) sorted.Store(t.x, kNoKey);
+    PadSortSlots<kCanonicalLanes>(t, sorted, total, kSortSlots);
   });
   block.Sync();
   BitonicSortSlots<kCanonicalLanes>(block, sorted, total);  // the candidates' slots only

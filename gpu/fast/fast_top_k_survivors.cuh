@@ -110,9 +110,7 @@ SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::ui
         if (key <= bound) keys.Store(at++, key);
       });
     }
-    for (std::uint32_t s = total + static_cast<std::uint32_t>(t.x); s < kFastSurvivorSlots; s += kThreads) {
-      keys.Store(s, kNoSurvivor);
-    }
+    PadSortSlots<kThreads>(t, keys, total, kFastSurvivorSlots);
   });
   block.Sync();
   SortSurvivorSlots<kThreads>(block, keys, total);
