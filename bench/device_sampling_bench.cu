@@ -31,12 +31,15 @@
 // the emulator over the first min(B, 4) rows of the same logits and scaled to B (rows are
 // drawn alike; docs/gpu.md "Cost model"), and for the copy its estimate at the model's
 // bandwidth. bench/device_report.py divides each mode by the copy and by the fast mode of the
-// same shape, and each worst case by the typical case.
+// same shape, and each worst case by the typical case. SAMPCHECK_BENCH_TIMELINE=FILE adds, after
+// each sampcheck mode's timed iterations, one launch with the device timeline on: the cycles of
+// every block's barrier intervals (RecordTimeline below; bench/timeline_report.py).
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 #include <curand_kernel.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cub/device/device_segmented_radix_sort.cuh>
 #include <map>
@@ -46,6 +49,7 @@
 #include <vector>
 
 #include "bench/device_sampling.h"
+#include "gpu/block/device_timeline.h"
 #include "gpu/cost/cost_model.h"
 #include "gpu/cost/sampling_cost.h"
 #if SAMPCHECK_BENCH_FLASHINFER
@@ -245,12 +249,13 @@ void BM_DeviceSortBaseline(benchmark::State& state) {
 }
 
 // The cost model's estimate of the mode's launches at this shape (gpu/cost/sampling_cost.h:
-// CountDeviceBench; counted once per mode and shape).
-void ModelCounters(benchmark::State& state, DeviceMode mode, const gpu::SamplingCostShape& shape,
-                   const std::vector<float>& logits) {
-  // SAMPCHECK_BENCH_NO_MODEL set: times only (the estimates take host seconds per shape,
-  // which a device lease pays for when comparing builds).
-  if (const char* off = std::getenv("SAMPCHECK_BENCH_NO_MODEL"); off != nullptr && *off != '\0') return;
+// CountDeviceBench; counted once per mode and shape). Returns the counted launches, or null
+// when SAMPCHECK_BENCH_NO_MODEL is set: times only (the estimates take host seconds per shape,
+// which a device lease pays for when comparing builds).
+const std::vector<gpu::LaunchCounters>* ModelCounters(benchmark::State& state, DeviceMode mode,
+                                                      const gpu::SamplingCostShape& shape,
+                                                      const std::vector<float>& logits) {
+  if (const char* off = std::getenv("SAMPCHECK_BENCH_NO_MODEL"); off != nullptr && *off != '\0') return nullptr;
   using Key = std::tuple<int, std::int64_t, std::int64_t, std::int32_t, float, float, bool, bool>;
   static std::map<Key, std::vector<gpu::LaunchCounters>> cache;
   const Key key{static_cast<int>(mode), shape.rows, shape.vocab, shape.top_k, shape.top_p, shape.min_p, shape.flat,
@@ -263,6 +268,78 @@ void ModelCounters(benchmark::State& state, DeviceMode mode, const gpu::Sampling
   state.counters["model_us"] = gpu::Estimate(launches, BenchDevice()).total_s * 1e6;
   state.counters["row_passes"] = gpu::RowPasses(launches, shape.rows, shape.vocab);
   state.counters["barriers"] = static_cast<double>(gpu::BarriersPerRow(launches));
+  return &launches;
+}
+
+// SAMPCHECK_BENCH_TIMELINE=FILE: one more launch with the device timeline on
+// (gpu/block/device_timeline.h), appended to FILE as one JSON line: each block's cycles per
+// barrier interval and ns, beside the emulator's counted intervals of the critical block of the
+// same launches when the model ran (bench/timeline_report.py reads them side by side). Not
+// timed: it follows the timed iterations.
+void RecordTimeline(const benchmark::State& state, DeviceMode mode, DeviceSampler& sampler, const Inputs& in,
+                    const std::vector<gpu::LaunchCounters>* launches) {
+  const char* path = std::getenv("SAMPCHECK_BENCH_TIMELINE");
+  if (path == nullptr || *path == '\0') return;
+  if (!gpu::DeviceTimelineBuilt()) {
+    throw std::runtime_error(
+        "SAMPCHECK_BENCH_TIMELINE: these kernels have no device timeline (configure a build with "
+        "-DSAMPCHECK_DEVICE_TIMELINE=ON; docs/gpu.md \"Device timeline\")");
+  }
+  // Every launch here runs at most max(rows, 132) blocks (gpu/block/row_slices.cuh: a row's
+  // slices share the SMs); the margin costs 4 KiB a block.
+  const std::int64_t blocks = in.rows + 1024;
+  const std::size_t words = static_cast<std::size_t>(blocks) * gpu::kTimelineSlots;
+  std::uint64_t* slots = nullptr;
+  Check(cudaMalloc(&slots, words * sizeof(std::uint64_t)), "cudaMalloc timeline");
+  Check(cudaMemset(slots, 0, words * sizeof(std::uint64_t)), "zero timeline");
+  Check(static_cast<cudaError_t>(gpu::EnableDeviceTimeline(slots, blocks)), "enable timeline");
+  sampler.Launch(in.logits);
+  Check(cudaDeviceSynchronize(), "timeline launch");
+  Check(static_cast<cudaError_t>(gpu::DisableDeviceTimeline()), "disable timeline");
+  std::vector<std::uint64_t> host(words);
+  Check(cudaMemcpy(host.data(), slots, words * sizeof(std::uint64_t), cudaMemcpyDeviceToHost), "timeline copy");
+  cudaFree(slots);
+  int clock_khz = 0;
+  cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0);
+  // The benchmark's name as Google Benchmark prints it (State::name() is newer than Debian's).
+  const std::string name = std::string(mode == DeviceMode::kDeterministic ? "BM_DeviceDeterministic" : "BM_DeviceFast") +
+                           "/B:" + std::to_string(state.range(0)) + "/V:" + std::to_string(state.range(1)) +
+                           "/minp:" + std::to_string(state.range(2)) + "/case:" + std::to_string(state.range(3));
+  std::string line = "{\"name\": \"" + name + "\", \"mode\": \"" +
+                     (mode == DeviceMode::kDeterministic ? "gpu" : "gpu-fast") + "\", \"rows\": " +
+                     std::to_string(in.rows) + ", \"vocab\": " + std::to_string(in.vocab) +
+                     ", \"clock_khz\": " + std::to_string(clock_khz) + ", \"model\": ";
+  if (launches == nullptr) {
+    line += "null";
+  } else {
+    line += "[";
+    for (std::size_t l = 0; l < launches->size(); ++l) {
+      const gpu::LaunchCounters& c = (*launches)[l];
+      line += std::string(l ? ", " : "") + "{\"kernel\": \"" + c.kernel + "\", \"critical_intervals\": [";
+      for (std::size_t i = 0; i < c.critical_intervals.size(); ++i) {
+        line += (i ? ", " : "") + std::to_string(c.critical_intervals[i]);
+      }
+      line += "]}";
+    }
+    line += "]";
+  }
+  line += ", \"blocks\": [";
+  bool first = true;
+  const std::vector<gpu::BlockTimeline> decoded = gpu::DecodeTimeline(host, blocks);
+  for (std::size_t b = 0; b < decoded.size(); ++b) {
+    const gpu::BlockTimeline& t = decoded[b];
+    if (t.cycles.empty()) continue;
+    line += std::string(first ? "" : ", ") + "{\"block\": " + std::to_string(b) + ", \"ns\": " + std::to_string(t.ns) +
+            ", \"truncated\": " + (t.truncated ? "true" : "false") + ", \"cycles\": [";
+    for (std::size_t i = 0; i < t.cycles.size(); ++i) line += (i ? ", " : "") + std::to_string(t.cycles[i]);
+    line += "]}";
+    first = false;
+  }
+  line += "]}\n";
+  std::FILE* f = std::fopen(path, "a");
+  if (f == nullptr) throw std::runtime_error(std::string("SAMPCHECK_BENCH_TIMELINE: cannot open ") + path);
+  const bool ok = std::fputs(line.c_str(), f) >= 0;
+  if (std::fclose(f) != 0 || !ok) throw std::runtime_error(std::string("SAMPCHECK_BENCH_TIMELINE: cannot write ") + path);
 }
 
 // The two sampcheck modes, through bench/device_sampling.h (device pointers in and out).
@@ -271,7 +348,7 @@ void TimeMode(benchmark::State& state, DeviceMode mode) {
   Inputs in(shape);
   DeviceSampler sampler(mode, in.rows, in.vocab, shape.top_k, shape.top_p, shape.min_p, 42, shape.greedy);
   TimeDevice(state, in, [&] { sampler.Launch(in.logits); });
-  ModelCounters(state, mode, shape, in.host);
+  RecordTimeline(state, mode, sampler, in, ModelCounters(state, mode, shape, in.host));
 }
 
 void BM_DeviceDeterministic(benchmark::State& state) { TimeMode(state, DeviceMode::kDeterministic); }

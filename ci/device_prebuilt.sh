@@ -11,15 +11,22 @@
 #                                     here, after `pack`: adds the benchmark of another build
 #                                     folder DIR (a worktree's build/default, say) as variant NAME,
 #                                     for `run ab`
-#   ci/device_prebuilt.sh run [all|bench|tests|conform|peers|ab|profile]
+#   ci/device_prebuilt.sh run [all|bench|timeline|tests|conform|peers|ab|profile]
 #                                     there, in the checkout (with .devbin/ carried): unpacks and
 #                                     runs, each step under a time limit, within SAMPCHECK_DEVICE_BUDGET
 #                                     seconds in all (default 420); results to $OUT (else
 #                                     build/device/out): every file in results.tar.xz (device.txt,
 #                                     bench.json, tests.txt, sass-*.txt, conform-*.txt, the
-#                                     reports, ab-*.json),
-#                                     beside it device_report.md, flashinfer_verdicts.md and ab.md
+#                                     reports, ab-*.json, timeline.jsonl),
+#                                     beside it device_report.md, timeline_report.md,
+#                                     flashinfer_verdicts.md and ab.md
 #                                     (a device call brings back only a few files: one archive)
+#   `timeline`: the benchmark of the variant named `timeline` (a build configured with
+#   -DSAMPCHECK_DEVICE_TIMELINE=ON, packed by `pack-variant timeline DIR`; `ab` leaves it out)
+#   on the typical, flat-row and min-p 1 rows of 1 and 64 x 128256 and the typical rows of
+#   256 x 151936 (SAMPCHECK_TIMELINE_FILTER to change), each followed by one launch with the
+#   device timeline on: the cycles of every barrier interval of every block beside the
+#   emulator's counted intervals (bench/timeline_report.py, timeline_report.md).
 #   `profile`: Nsight Compute (ncu, when the device machine has it) on one timed launch of each
 #   sampling mode at 1 x 128256 and 64 x 128256 (typical) and 64 x 128256 top-p 0.999: speed of
 #   light, warp stall reasons, occupancy, DRAM and local-memory bytes, as profile-*.csv: where a
@@ -111,6 +118,26 @@ case $verb in
         --benchmark_out="$out/bench.json" --benchmark_out_format=json >/dev/null 2>"$out/bench.err"
       python3 bench/device_report.py "$out/bench.json" >"$out/device_report.md" && head -22 "$out/device_report.md"
     fi
+    if [[ $what == all || $what == timeline ]]; then
+      # The timeline build's benchmark (pack-variant timeline DIR, DIR configured with
+      # -DSAMPCHECK_DEVICE_TIMELINE=ON): one more launch of each sampcheck mode with the device
+      # timeline on (gpu/block/device_timeline.h), the cycles of every barrier interval beside
+      # the emulator's counted ones; its times (timeline-bench.json) beside bench.json's say
+      # what the stamps cost.
+      if [[ -f .devbin/variants/timeline.xz ]]; then
+        mkdir -p build/device/ab
+        xz -dc .devbin/variants/timeline.xz >build/device/ab/timeline && chmod +x build/device/ab/timeline
+        filter=${SAMPCHECK_TIMELINE_FILTER:-'^BM_Device(Deterministic|Fast)/B:(1|64)/V:128256/minp:0/case:(0|1|4)/|^BM_Device(Deterministic|Fast)/B:256/V:151936/minp:0/case:0/'}
+        rm -f "$out/timeline.jsonl"
+        SAMPCHECK_BENCH_TIMELINE="$out/timeline.jsonl" step timeline 120 build/device/ab/timeline \
+          --benchmark_filter="$filter" --benchmark_repetitions=1 --benchmark_min_time=0.05 \
+          --benchmark_out="$out/timeline-bench.json" --benchmark_out_format=json >/dev/null 2>"$out/timeline.err"
+        python3 bench/timeline_report.py "$out/timeline.jsonl" >"$out/timeline_report.md" &&
+          grep -E '^(## |critical|fit:|largest:)' "$out/timeline_report.md" | head -40
+      else
+        echo "=== timeline: skipped (no timeline build packed: pack-variant timeline DIR of a -DSAMPCHECK_DEVICE_TIMELINE=ON build)"
+      fi
+    fi
     if [[ $what == all || $what == tests ]]; then
       for t in gpu_device_test gpu_fast_sampling_device_test; do
         step "$t" 90 "$b/tests/$t" >>"$out/tests.txt" 2>&1
@@ -161,6 +188,7 @@ case $verb in
       for v in .devbin/variants/*.xz; do
         [[ -e $v ]] || continue
         n=$(basename "$v" .xz)
+        [[ $n == timeline ]] && continue  # the measuring build: `run timeline`
         xz -dc "$v" >"build/device/ab/$n" && chmod +x "build/device/ab/$n" && names+=("$n")
       done
       for n in "${names[@]}"; do
@@ -211,11 +239,12 @@ PY
     # summaries beside it.
     archive=$(mktemp)
     tar cJf "$archive" -C "$out" . && mv "$archive" "$out/results.tar.xz" &&
-      find "$out" -type f ! -name results.tar.xz ! -name device_report.md ! -name flashinfer_verdicts.md ! -name ab.md -delete
+      find "$out" -type f ! -name results.tar.xz ! -name device_report.md ! -name flashinfer_verdicts.md ! -name ab.md \
+        ! -name timeline_report.md -delete
     echo "=== done at +$(($(date +%s) - t0)) s"
     ;;
   *)
-    echo "usage: ci/device_prebuilt.sh pack | pack-variant NAME DIR | run [all|bench|tests|conform|peers|ab|profile]" >&2
+    echo "usage: ci/device_prebuilt.sh pack | pack-variant NAME DIR | run [all|bench|timeline|tests|conform|peers|ab|profile]" >&2
     exit 2
     ;;
 esac

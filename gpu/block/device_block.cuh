@@ -3,9 +3,13 @@
 // The block model on a CUDA device (gpu/block/block_model.h, docs/gpu.md "What maps to what"):
 // Block = the CUDA block (blockIdx.x, blockDim.x), a phase = the calling thread's own call,
 // Sync = __syncthreads, Registers = one register value, shared arrays = __shared__, warp
-// operations = __shfl_*_sync / __ballot_sync with the full mask. Compiled only by nvcc.
+// operations = __shfl_*_sync / __ballot_sync with the full mask; each barrier also stamps the
+// device timeline when the host records one (gpu/block/device_timeline.cuh). Compiled only by
+// nvcc.
 
 #include <cstdint>
+
+#include "gpu/block/device_timeline.cuh"
 
 namespace sampcheck::gpu {
 
@@ -67,7 +71,10 @@ class DeviceBlock {
   __device__ int threads() const { return static_cast<int>(blockDim.x); }
   template <class F>
   __device__ void ForEachThread(F&& f) const { f(Thread{static_cast<int>(threadIdx.x)}); }
-  __device__ void Sync() const { __syncthreads(); }
+  __device__ void Sync() const {
+    __syncthreads();
+    TimelineBarrier();
+  }
 };
 
 template <class T>

@@ -4,7 +4,8 @@
 // buffers copied in and out per call; a failure becomes std::runtime_error at the runner's boundary, "no CUDA
 // device" when there is none. Also the device-resident entry (gpu/runners/resident_sampling.h: the same
 // descriptions through gpu/runners/cuda_resident_launch.cuh), here so that nvcc compiles the sampling kernels
-// once for the runners and for it.
+// once for the runners and for it. And the device timeline's switch (gpu/block/device_timeline.h), which must
+// set this translation unit's copy of the kernels' target.
 #include <variant>
 
 #include "gpu/runners/cuda_launch.cuh"
@@ -20,6 +21,7 @@
 #include "gpu/fast/fast_spec_random.cuh"
 #include "gpu/fast/fast_spec_random_launch.h"
 #include "gpu/backend/gpu_backend.h"
+#include "gpu/block/device_timeline.h"
 #include "gpu/kernels/sampling_filters.cuh"
 #include "gpu/kernels/sampling_filters_slices.cuh"
 #include "gpu/runners/kernel_runner.h"
@@ -73,6 +75,17 @@ std::unique_ptr<Backend> MakeGpuFastCudaBackend() {
                                                                 .spec_random = RunFastSpecRandomCuda},
                                           FastSamplingBug::kNone, MakeCudaRunner());
 }
+
+// This translation unit's timeline target is the one its kernels read (gpu/block/device_timeline.cuh).
+bool DeviceTimelineBuilt() { return device::kDeviceTimeline; }
+
+int EnableDeviceTimeline(std::uint64_t* device_slots, std::int64_t blocks) {
+  const device::TimelineTarget target{reinterpret_cast<unsigned long long*>(device_slots),
+                                      device_slots == nullptr ? 0 : static_cast<long long>(blocks)};
+  return static_cast<int>(cudaMemcpyToSymbol(device::c_timeline, &target, sizeof target));
+}
+
+int DisableDeviceTimeline() { return EnableDeviceTimeline(nullptr, 0); }
 
 ResidentWorkspace::~ResidentWorkspace() {
   for (const std::vector<Buffer>* list : {&scratch_, &tickets_}) {

@@ -30,7 +30,9 @@ inline constexpr int KernelMinBlocksPerSm = [] {
 template <class Kernel, class... Args>
 __global__ void __launch_bounds__(Kernel::kThreads, KernelMinBlocksPerSm<Kernel>) KernelEntry(Args... args) {
   Block block;
+  device::TimelineStart();  // the device timeline's first and last stamps (gpu/block/device_timeline.cuh)
   Kernel{}(block, args...);
+  device::TimelineEnd();
 }
 
 }  // namespace sampcheck::gpu
