@@ -11,6 +11,11 @@
 #                                     here, after `pack`: adds the benchmark of another build
 #                                     folder DIR (a worktree's build/default, say) as variant NAME,
 #                                     for `run ab`
+#   ci/device_prebuilt.sh pack-timeline
+#                                     here, after `pack`: builds the device timeline's measuring
+#                                     build in build/timeline (several minutes: nvcc compiles the
+#                                     kernels again) and packs its benchmark as the variant
+#                                     `timeline`, for `run timeline`
 #   ci/device_prebuilt.sh run [all|bench|timeline|tests|conform|peers|ab|profile]
 #                                     there, in the checkout (with .devbin/ carried): unpacks and
 #                                     runs, each step under a time limit, within SAMPCHECK_DEVICE_BUDGET
@@ -86,6 +91,21 @@ case $verb in
     xz -6 -T0 -f ".devbin/variants/$name"
     du -sh .devbin
     ;;
+  pack-timeline)
+    # The measuring build of the device timeline (docs/gpu.md "Device timeline") in
+    # build/timeline, configured as build/default (its CUDA architectures and FlashInfer headers)
+    # with -DSAMPCHECK_DEVICE_TIMELINE=ON, its benchmark packed as the variant `timeline`.
+    [[ -f .devbin/bin.tar.xz ]] || { echo "device_prebuilt: no .devbin/bin.tar.xz: run 'pack' first" >&2; exit 1; }
+    cache=build/default/CMakeCache.txt
+    [[ -f $cache ]] || { echo "device_prebuilt: no $cache (configure and build build/default first)" >&2; exit 1; }
+    archs=$(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$cache")
+    flashinfer=$(sed -n 's/^SAMPCHECK_FLASHINFER_INCLUDE_DIR:[A-Z]*=//p' "$cache")
+    cmake -S . -B build/timeline -G Ninja -DCMAKE_BUILD_TYPE=Release -DSAMPCHECK_CUDA=ON \
+      ${archs:+-DCMAKE_CUDA_ARCHITECTURES="$archs"} ${flashinfer:+-DSAMPCHECK_FLASHINFER_INCLUDE_DIR="$flashinfer"} \
+      -DSAMPCHECK_DEVICE_TIMELINE=ON -DSAMPCHECK_BUILD_TESTS=OFF >/dev/null
+    cmake --build build/timeline --target sampcheck_device_bench
+    "$0" pack-variant timeline build/timeline
+    ;;
   run)
     what=${2:-all}
     [[ -f .devbin/bin.tar.xz ]] || { echo "device_prebuilt: no .devbin/bin.tar.xz (run 'ci/device_prebuilt.sh pack' on the build machine and carry .devbin)" >&2; exit 1; }
@@ -135,7 +155,7 @@ case $verb in
         python3 bench/timeline_report.py "$out/timeline.jsonl" >"$out/timeline_report.md" &&
           grep -E '^(## |critical|fit:|largest:)' "$out/timeline_report.md" | head -40
       else
-        echo "=== timeline: skipped (no timeline build packed: pack-variant timeline DIR of a -DSAMPCHECK_DEVICE_TIMELINE=ON build)"
+        echo "=== timeline: skipped (no timeline build packed: ci/device_prebuilt.sh pack-timeline here)"
       fi
     fi
     if [[ $what == all || $what == tests ]]; then
@@ -244,7 +264,7 @@ PY
     echo "=== done at +$(($(date +%s) - t0)) s"
     ;;
   *)
-    echo "usage: ci/device_prebuilt.sh pack | pack-variant NAME DIR | run [all|bench|timeline|tests|conform|peers|ab|profile]" >&2
+    echo "usage: ci/device_prebuilt.sh pack | pack-variant NAME DIR | pack-timeline | run [all|bench|timeline|tests|conform|peers|ab|profile]" >&2
     exit 2
     ;;
 esac
