@@ -13,7 +13,10 @@ the same interval (docs/gpu.md "Cost model", "Device timeline"):
   otherwise the device's intervals alone, with the two counts;
 - a least-squares line through the intervals, cycles = a + b x accesses (a: what an interval
   costs beyond its counted accesses, the barrier and what the count does not see; b: cycles a
-  counted access), and the five intervals that took the most cycles.
+  counted access), and the five intervals that took the most cycles;
+- last, the same line through the compared intervals of every benchmark together, and a and
+  b in seconds at the critical blocks' effective clock: the cost model's barrier_s and
+  access_s (gpu/cost/cost_model.h) as the intervals measure them.
 The clock is the SM clock (clock64); the effective rate is the critical block's cycles over its
 ns by the global timer. Standard library only.
 
@@ -38,7 +41,8 @@ def critical_block(blocks):
     return max(blocks, key=lambda b: (sum(b["cycles"]), -b["block"]))
 
 
-def report(record, out):
+def report(record, out, pooled):
+    """Prints one benchmark; appends its compared (accesses, cycles, MHz) to pooled."""
     name = record["name"].replace("/manual_time", "")
     blocks = [b for b in record.get("blocks", []) if b.get("cycles")]
     print(f"## {name} ({record['mode']})", file=out)
@@ -68,6 +72,7 @@ def report(record, out):
         a, b = fit(counted, cycles)
         print(f"\nfit: cycles = {a:.0f} + {b:.1f} x accesses over {len(cycles)} intervals "
               f"(counted {sum(counted)} accesses)", file=out)
+        pooled.extend((x, y, rate) for x, y in zip(counted, cycles))
     else:
         if model:
             print(f"the counted critical block has {len(counted)} intervals, the device's {len(cycles)}: "
@@ -83,6 +88,7 @@ def report(record, out):
 
 
 def main(path, out=sys.stdout):
+    pooled = []
     with open(path) as f:
         for n, line in enumerate(f, 1):
             if not line.strip():
@@ -92,7 +98,15 @@ def main(path, out=sys.stdout):
             except ValueError as e:
                 print(f"{path}:{n}: not a JSON line ({e})", file=sys.stderr)
                 return 1
-            report(record, out)
+            report(record, out, pooled)
+    if pooled:
+        a, b = fit([p[0] for p in pooled], [p[1] for p in pooled])
+        rates = [p[2] for p in pooled if p[2] > 0]
+        mhz = statistics.median(rates) if rates else 0.0
+        line = f"## all compared intervals\n\nfit: cycles = {a:.0f} + {b:.1f} x accesses over {len(pooled)} intervals"
+        if mhz > 0:
+            line += f"; at {mhz:.0f} MHz: {a / mhz:.3f} us an interval, {b / mhz * 1e3:.1f} ns an access"
+        print(line, file=out)
     return 0
 
 

@@ -52,6 +52,20 @@ class TimelineReportTest(unittest.TestCase):
         self.assertIn("| 2 | 1 | 200 | 105 | 200 |", out)
         self.assertIn("fit: cycles = 100 + 100.0 x accesses over 3 intervals (counted 16 accesses)", out)
         self.assertIn("largest: 1: 1100 (58%), 0: 600 (32%), 2: 200 (11%)", out)
+        # The pooled line: the same three intervals; at 2000 MHz, 100 cycles are 0.05 us.
+        self.assertIn("fit: cycles = 100 + 100.0 x accesses over 3 intervals; at 2000 MHz: 0.050 us an interval, "
+                      "50.0 ns an access", out)
+
+    def test_the_pooled_line_takes_every_benchmark(self):
+        # Two benchmarks on the line cycles = 40 + 20 x accesses, at 1000 and 2000 MHz (median 1500).
+        model = [{"kernel": "k", "critical_intervals": [1, 3]}]
+        one = record(model, [{"block": 0, "ns": 160, "truncated": False, "cycles": [60, 100]}])
+        two = record([{"kernel": "k", "critical_intervals": [2, 5]}],
+                     [{"block": 0, "ns": 110, "truncated": False, "cycles": [80, 140]}])
+        code, out = run([one, two])
+        self.assertEqual(code, 0)
+        self.assertIn("fit: cycles = 40 + 20.0 x accesses over 4 intervals; at 1500 MHz: 0.027 us an interval, "
+                      "13.3 ns an access", out)
 
     def test_different_interval_counts_are_not_compared(self):
         model = [{"kernel": "a", "critical_intervals": [1]},
