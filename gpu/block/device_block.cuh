@@ -3,9 +3,9 @@
 // The block model on a CUDA device (gpu/block/block_model.h, docs/gpu.md "What maps to what"):
 // Block = the CUDA block (blockIdx.x, blockDim.x), a phase = the calling thread's own call,
 // Sync = __syncthreads, Registers = one register value, shared arrays = __shared__, warp
-// operations = __shfl_*_sync / __ballot_sync with the full mask; each barrier also stamps the
-// device timeline when the host records one (gpu/block/device_timeline.cuh). Compiled only by
-// nvcc.
+// operations = __shfl_*_sync / __ballot_sync with the full mask; in a timeline build each
+// barrier also stamps the device timeline while the host records one
+// (gpu/block/device_timeline.cuh; elsewhere that call is empty). Compiled only by nvcc.
 
 #include <cstdint>
 
