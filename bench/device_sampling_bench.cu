@@ -289,16 +289,23 @@ void RecordTimeline(const benchmark::State& state, DeviceMode mode, DeviceSample
   // slices share the SMs); the margin costs 4 KiB a block.
   const std::int64_t blocks = in.rows + 1024;
   const std::size_t words = static_cast<std::size_t>(blocks) * gpu::kTimelineSlots;
-  std::uint64_t* slots = nullptr;
-  Check(cudaMalloc(&slots, words * sizeof(std::uint64_t)), "cudaMalloc timeline");
-  Check(cudaMemset(slots, 0, words * sizeof(std::uint64_t)), "zero timeline");
-  Check(static_cast<cudaError_t>(gpu::EnableDeviceTimeline(slots, blocks)), "enable timeline");
+  // Recording stops and the words are freed on every path: a later launch must not write into
+  // freed memory.
+  struct Recording {
+    std::uint64_t* slots = nullptr;
+    ~Recording() {
+      gpu::DisableDeviceTimeline();
+      cudaFree(slots);
+    }
+  } rec;
+  Check(cudaMalloc(&rec.slots, words * sizeof(std::uint64_t)), "cudaMalloc timeline");
+  Check(cudaMemset(rec.slots, 0, words * sizeof(std::uint64_t)), "zero timeline");
+  Check(static_cast<cudaError_t>(gpu::EnableDeviceTimeline(rec.slots, blocks)), "enable timeline");
   sampler.Launch(in.logits);
   Check(cudaDeviceSynchronize(), "timeline launch");
   Check(static_cast<cudaError_t>(gpu::DisableDeviceTimeline()), "disable timeline");
   std::vector<std::uint64_t> host(words);
-  Check(cudaMemcpy(host.data(), slots, words * sizeof(std::uint64_t), cudaMemcpyDeviceToHost), "timeline copy");
-  cudaFree(slots);
+  Check(cudaMemcpy(host.data(), rec.slots, words * sizeof(std::uint64_t), cudaMemcpyDeviceToHost), "timeline copy");
   int clock_khz = 0;
   cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0);
   // The benchmark's name as Google Benchmark prints it (State::name() is newer than Debian's).
