@@ -105,7 +105,7 @@ case $verb in
       ${archs:+-DCMAKE_CUDA_ARCHITECTURES="$archs"} ${flashinfer:+-DSAMPCHECK_FLASHINFER_INCLUDE_DIR="$flashinfer"} \
       -DSAMPCHECK_DEVICE_TIMELINE=ON -DSAMPCHECK_BUILD_TESTS=OFF >/dev/null
     cmake --build build/timeline --target sampcheck_device_bench
-    "$0" pack-variant timeline build/timeline
+    bash ci/device_prebuilt.sh pack-variant timeline build/timeline  # the script cd-ed to the checkout
     ;;
   run)
     what=${2:-all}
