@@ -6,6 +6,7 @@
 // read. Every launch runs with the emulator's checks on: a violation throws and fails the test.
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -93,6 +94,64 @@ TEST(GpuGreedy, TieAcrossLanesGoesToLowerIndex) {
   row[2000] = 4.0f;
   row[1500] = 4.0f;
   EXPECT_EQ(GreedyOne(row), 1500);
+}
+
+// Rows split over several blocks (GreedyLaunch's slices: 2 to 37 a row here) give the token of
+// the whole row, the spec's first maximum in argmax's total order, written out below: random
+// rows; the maximum or the first NaN placed in a middle and the last slice, at a slice's first
+// and last entry; ties across slices (the lower index wins), also between slices 0 and 32,
+// which one lane of the merge folds in turn when a row has 37; -inf rows; signed zeros.
+TEST(GpuGreedy, SlicedRowsGiveTheWholeRowsToken) {
+  // The expected token by the spec's scan (docs/spec/greedy.md "Semantics"): the first NaN,
+  // else the first index strictly above every earlier value.
+  auto expected = [](std::span<const float> row) {
+    std::int64_t best = 0;
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(row.size()); ++i) {
+      if (std::isnan(row[static_cast<std::size_t>(i)])) return i;
+      if (row[static_cast<std::size_t>(i)] > row[static_cast<std::size_t>(best)]) best = i;
+    }
+    return best;
+  };
+  for (const std::int64_t vocab : {8192, 40000, 151936}) {
+    for (const std::int64_t rows : {1, 4}) {
+      const std::int64_t slices = GreedyLaunch{nullptr, rows, vocab, vocab, nullptr}.Slices();
+      ASSERT_GT(slices, 1);
+      std::vector<float> x = RandomRows(rows, vocab, vocab, 0.0f, 20261201 + static_cast<std::uint64_t>(vocab));
+      // Row 0 keeps its random values; the others get planted maxima at slice boundaries.
+      for (std::int64_t b = 1; b < rows; ++b) {
+        float* row = x.data() + b * vocab;
+        const std::int64_t last_slice = SliceBegin(slices - 1, slices, vocab);
+        const std::int64_t middle = SliceBegin(slices / 2, slices, vocab);
+        if (b == 1) {  // a tie across slices: the earlier index (a slice's last entry) wins
+          row[middle - 1] = 100.0f;
+          row[last_slice] = 100.0f;
+        } else if (b == 2) {  // a NaN at the last slice's first entry beats +inf earlier
+          row[middle] = kInf;
+          row[last_slice] = kNan;
+        } else {  // a tie between slices 0 and 32, which one lane folds when a row has more than 32
+          const std::int64_t other = slices > 32 ? 32 : slices - 1;
+          row[SliceBegin(1, slices, vocab) - 1] = 100.0f;
+          row[SliceBegin(other, slices, vocab)] = 100.0f;
+        }
+      }
+      std::vector<std::int64_t> token(static_cast<std::size_t>(rows), -7);
+      MakeEmulatedRunner()->Run(GreedyLaunch(x.data(), rows, vocab, vocab, token.data()));
+      for (std::int64_t b = 0; b < rows; ++b) {
+        SCOPED_TRACE(testing::Message() << "V " << vocab << " rows " << rows << " row " << b << " slices " << slices);
+        EXPECT_EQ(token[static_cast<std::size_t>(b)], expected(RowOf(x, b, vocab, vocab)));
+      }
+    }
+  }
+  // Every value -inf, and signed zeros as the maximum in two slices: index 0, then the first zero.
+  const std::int64_t vocab = 8192;
+  std::vector<float> flat(2 * vocab, -kInf);
+  flat[vocab + 5000] = -0.0f;
+  flat[vocab + 4100] = 0.0f;
+  flat[vocab + 10] = -0.0f;
+  std::vector<std::int64_t> token(2, -7);
+  MakeEmulatedRunner()->Run(GreedyLaunch(flat.data(), 2, vocab, vocab, token.data()));
+  EXPECT_EQ(token[0], 0);
+  EXPECT_EQ(token[1], 10);
 }
 
 struct Padded {

@@ -3,23 +3,36 @@
 // greedy kernel: argmax of each row, bit-exact with reference/greedy.h (docs/spec/greedy.md).
 //
 // Contract:
-// - One block of 1024 threads per row. logits: rows x pitch f32, row b's V entries at
-//   b * pitch + [0, V), pitch >= V; the entries at [V, pitch) are padding and are NEVER read,
-//   so no pad lane can win. token: rows i64.
-// - Order (docs/spec/reductions.md): gpu/block/block_argmax.cuh's RowArgmax on the values: thread l
-//   folds (value, index) for indices l, l + 1024, ... < V in increasing order, starting from the
-//   identity (-inf, kNoIndex); then the canonical tree (strides 512 .. 32 in shared memory,
-//   16 .. 1 by ShuffleDown in warp 0), the winner in thread 0.
+// - Blocks of 1024 threads, `slices` per row (GreedyLaunch: RowSliceBudget of the batch, so
+//   that few rows still fill the SMs; 1 from 132 rows on). logits: rows x pitch f32, row b's V
+//   entries at b * pitch + [0, V), pitch >= V; the entries at [V, pitch) are padding and are
+//   NEVER read, so no pad lane can win. token: rows i64.
+// - Block b takes row b / slices and its slice g = b % slices, entries [SliceBegin(g),
+//   SliceBegin(g + 1)) (gpu/block/row_slices.cuh): thread l folds (value, index) for the
+//   slice's l-th, (l + 1024)-th, ... entries in increasing order from the identity (-inf,
+//   kNoIndex) (gpu/block/block_argmax.cuh's FoldRowArgmax), then the block's winner by warps
+//   (WarpFirstBlockArgmax, one barrier). One slice: thread 0 writes the token. Several: thread
+//   0 writes the slice's winner (value bits, index) to `partials` (2 words a slice, rows x
+//   slices x 2), the row's last block (LastBlockOf, gpu/block/last_block.cuh, one ticket a
+//   row) reads them, lane l of each warp folding slices l, l + 32, ..., and its warp's winner
+//   by ShuffleDown; thread 0 writes the token.
 // - Total order (torch.argmax's): NaN above every number, equal values (+0 == -0, NaN == NaN)
-//   to the lower index. kNoIndex is larger than every index, so an empty lane (V < 1024) loses
-//   every tie against a real entry: V = 1 returns 0 whatever x_0 is (-inf and NaN included).
+//   to the lower index. The order is total, so the winner is the row's maximum whatever the
+//   lanes, the tree and the slices (docs/spec/greedy.md "Semantics"): the same token
+//   as one block folding the row in the canonical lanes. kNoIndex is larger than every index,
+//   so an empty lane (a slice shorter than 1024) loses every tie against a real entry: V = 1
+//   returns 0 whatever x_0 is (-inf and NaN included).
 // - Exact tier, no randomness.
-// Example: {1, 3, 3, -inf} -> 1; {-inf, -inf} -> 0; {5, NaN, NaN} -> 1 (tests/gpu_kernels_test.cc).
+// Example: {1, 3, 3, -inf} -> 1; {-inf, -inf} -> 0; {5, NaN, NaN} -> 1 (tests/gpu_kernels_test.cc;
+//   "GpuGreedy.SlicedRowsGiveTheWholeRowsToken" splits rows of 8192 to 151936 entries).
 
 #include <cstdint>
 
 #include "gpu/block/block_argmax.cuh"
 #include "gpu/block/block_model.h"
+#include "gpu/block/float_word.cuh"
+#include "gpu/block/last_block.cuh"
+#include "gpu/block/row_slices.cuh"
 
 namespace sampcheck::gpu {
 
@@ -27,17 +40,47 @@ struct GreedyKernel {
   static constexpr const char* kName = "greedy";
   static constexpr int kThreads = kCanonicalLanes;
 
-  template <class B, class In, class Out>
-  SAMPCHECK_KERNEL_BODY void operator()(B& block, In logits, Out token, std::int64_t vocab,
-                                        std::int64_t pitch) const {
-    const std::int64_t row = block.index();
+  template <class B, class In, class Out, class Partials, class Tickets>
+  SAMPCHECK_KERNEL_BODY void operator()(B& block, In logits, Out token, std::int64_t vocab, std::int64_t pitch,
+                                        Partials partials, Tickets tickets, std::int64_t slices) const {
+    const std::int64_t row = block.index() / slices;
+    const std::int64_t g = block.index() % slices;
+    const std::int64_t begin = SliceBegin(g, slices, vocab);
+    const std::int64_t base = row * pitch + begin;
     auto value = Registers<float>(block);
     auto index = Registers<std::int64_t>(block);
-    RowArgmax<kCanonicalLanes, ArgmaxResult::kThreadZero>(block, vocab, value, index, ArgmaxAboveF32{},
-                                                          [&](Thread, std::int64_t i, float& x) {
-                                                            x = logits.Load(row * pitch + i);
-                                                            return true;
-                                                          });
+    FoldRowArgmax<kCanonicalLanes>(block, SliceBegin(g + 1, slices, vocab) - begin, value, index, ArgmaxAboveF32{},
+                                   [&](Thread, std::int64_t i, float& x) {
+                                     x = logits.Load(base + i);
+                                     return true;
+                                   });
+    WarpFirstBlockArgmax<float>(block, value, index, ArgmaxAboveF32{});
+    if (slices == 1) {
+      block.ForEachThread([&](Thread t) {
+        if (t.x == 0) token.Store(row, index[t]);
+      });
+      return;
+    }
+    const std::int64_t slot = 2 * (row * slices + g);
+    block.ForEachThread([&](Thread t) {
+      if (t.x != 0) return;
+      partials.Store(slot, FloatWord(value[t]));
+      partials.Store(slot + 1, static_cast<std::uint64_t>(begin + index[t]));
+    });
+    if (!LastBlockOf(block, tickets, row, slices)) return;
+    block.ForEachThread([&](Thread t) {
+      float v = ArgmaxAboveF32::Identity();
+      std::int64_t j = kNoIndex;
+      for (std::int64_t s = t.lane(); s < slices; s += kWarpSize) {
+        const std::int64_t at = 2 * (row * slices + s);
+        const float x = WordFloat(partials.Load(at));
+        const auto i = static_cast<std::int64_t>(partials.Load(at + 1));
+        if (ArgmaxAbove(x, i, v, j)) v = x, j = i;
+      }
+      value[t] = v;
+      index[t] = j;
+    });
+    WarpArgmax(block, value, index, ArgmaxAboveF32{});
     block.ForEachThread([&](Thread t) {
       if (t.x == 0) token.Store(row, index[t]);
     });

@@ -94,9 +94,16 @@ struct GreedyLaunch {
   const float* logits = nullptr;
   std::int64_t rows = 0, vocab = 0, pitch = 0;
   std::int64_t* token = nullptr;
+  // Slices a row: the batch's share of the SMs (RowSliceBudget, gpu/block/row_slices.cuh), the
+  // row's last block merging the slices' winners (gpu/kernels/greedy.cuh).
+  std::int64_t Slices() const { return RowSliceBudget(rows, vocab); }
   template <class L>
   void Describe(L& l) const {
-    l.template Run<GreedyKernel>(rows, l.In(logits, rows * pitch, "logits"), l.Out(token, rows, "token"), vocab, pitch);
+    const std::int64_t slices = Slices();
+    l.template Run<GreedyKernel>(rows * slices, l.In(logits, rows * pitch, "logits"), l.Out(token, rows, "token"),
+                                 vocab, pitch,
+                                 l.template Scratch<std::uint64_t>(slices > 1 ? rows * slices * 2 : 0, "slices"),
+                                 l.Tickets(slices > 1 ? rows : 0, "tickets"), slices);
   }
 };
 
