@@ -100,7 +100,8 @@ TEST(GpuGreedy, TieAcrossLanesGoesToLowerIndex) {
 // the whole row, the spec's first maximum in argmax's total order, written out below: random
 // rows; the maximum or the first NaN placed in a middle and the last slice, at a slice's first
 // and last entry; ties across slices (the lower index wins), also between slices 0 and 32,
-// which one lane of the merge folds in turn when a row has 37; -inf rows; signed zeros.
+// which one lane of the merge folds in turn when a row has more than 32 (33 here); -inf rows;
+// signed zeros.
 TEST(GpuGreedy, SlicedRowsGiveTheWholeRowsToken) {
   // The expected token by the spec's scan (docs/spec/greedy.md "Semantics"): the first NaN,
   // else the first index strictly above every earlier value.
