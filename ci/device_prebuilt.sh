@@ -164,13 +164,16 @@ case $verb in
         step "$t" 90 "$b/tests/$t" >>"$out/tests.txt" 2>&1
       done
       grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/tests.txt" || tail -5 "$out/tests.txt"
-      # Stack-frame accesses in the loops of top_p's walk (must be none) and, for the record,
-      # of the two filter kernels (docs/gpu.md "Reading the SASS").
+      # Stack-frame accesses in the loops of top_p's walk and the warp's running sum (must be
+      # none) and, for the record, of the two filter kernels (docs/gpu.md "Reading the SASS").
       nvdisasm=$(command -v nvdisasm || echo /usr/local/cuda/bin/nvdisasm)
       if [[ -x $nvdisasm && -f $b/gpu/libsampcheck_gpu_cuda.a ]]; then
         step sass-walk 60 python3 tests/sass_loop_check.py "$b/gpu/libsampcheck_gpu_cuda.a" TopPWalkWords \
           --nvdisasm "$nvdisasm" >"$out/sass-walk.txt" 2>&1
         tail -1 "$out/sass-walk.txt"
+        step sass-running-sum 60 python3 tests/sass_loop_check.py "$b/gpu/libsampcheck_gpu_cuda.a" GridRun \
+          --nvdisasm "$nvdisasm" >"$out/sass-running-sum.txt" 2>&1
+        tail -1 "$out/sass-running-sum.txt"
         step sass-filters 60 python3 tests/sass_loop_check.py "$b/gpu/libsampcheck_gpu_cuda.a" SamplingFilters \
           --nvdisasm "$nvdisasm" --list >"$out/sass-filters.txt" 2>&1
       else

@@ -1305,13 +1305,18 @@ auto RecordingVisit(B& block, std::vector<std::int64_t>& indices, int& chunks, i
     return ++chunks == stop_after;
   };
   auto weight = [](std::uint64_t) { return 0.0f; };
-  auto walk = [&chunks, stop_after, walked = std::uint64_t{0}](Thread, std::uint32_t m, const auto&,
-                                                                auto marks) mutable {
-    for (std::uint32_t j = 0; j < m; ++j) marks.Mark(j);
-    walked += m;
-    const std::uint64_t code = ++chunks == stop_after ? 1u : 0u;
-    const std::uint64_t safe = stop_after == 0 ? (std::uint64_t{1} << 29) - 1 : 0u;
-    return code << 62 | safe << 32 | (marks.Close() ? kPartitionChunkMarked : 0u) | walked;
+  auto walk = [&block, &chunks, stop_after, walked = std::uint64_t{0}](std::uint32_t m, const auto&,
+                                                                        auto marks) mutable {
+    auto verdict = Registers<std::uint64_t>(block);
+    block.ForEachThread([&](Thread t) {
+      if (t.x != 0) return;
+      for (std::uint32_t j = 0; j < m; ++j) marks.Mark(j);
+      walked += m;
+      const std::uint64_t code = ++chunks == stop_after ? 1u : 0u;
+      const std::uint64_t safe = stop_after == 0 ? (std::uint64_t{1} << 29) - 1 : 0u;
+      verdict[t] = code << 62 | safe << 32 | (marks.Close() ? kPartitionChunkMarked : 0u) | walked;
+    });
+    return verdict;
   };
   auto finish = [](bool, std::uint64_t) {};
   auto marked = [&indices](Thread, std::uint64_t key, std::uint64_t position) {

@@ -84,8 +84,9 @@
 //   refinement loads its keys into those slots (it reads them once per count instead).
 // - Chunk loop (every chunk of every visit: sampling_filters' top_p walk, top_p's full-row
 //   walks, VisitKeysInOrder's callers): the chunks are not handed over as keys but as weights
-//   at their ranks (weight(key), computed by the thread that places the key), and thread 0's
-//   walk is a phase of the loop, so a chunk costs one barrier: each step walks chunk a, places
+//   at their ranks (weight(key), computed by the thread that places the key), and the walk
+//   (warp 0's sum, then thread 0's steps: gpu/kernels/top_p.cuh TopPWalkChunk) is a phase of
+//   the loop, so a chunk costs one barrier: each step walks chunk a, places
 //   chunk b and warp-sorts chunk c (the warps' slots alternate between PartitionWarpSlots and
 //   `sorted`, the weights between the two buffers of PartitionChunkWeights), then its barrier,
 //   then a's verdict. The weights go two to an 8-byte word (ranks 2j and 2j + 1), written by
@@ -329,14 +330,15 @@ struct NoChunkMarks {
 
 // A visit by weights, the only form the chunk loop takes (contract "Chunk loop"): key_visit(m,
 // key_of) the visit of keys known at once (flat rows, small rows: contract "The visit is a
-// WeightedVisit"); weight(key) a key's float weight, computed by the thread that places it; walk(t,
-// m, words) thread 0's walk over the next m weights of the order (words, a shared array's View():
-// Load(i) the weights of the chunk's positions 2i and 2i + 1, low half first, as FloatWords),
-// returning a verdict word: code << 62 | safe << 32 | position (code 0: go on; 1: stop, position
-// the cut's; 2: over, position the last walked; positions count from 1 over the whole visit, below
-// 2^32; safe < 2^29: a number of keys after these that cannot end the walk); finish(stopped, key)
-// block-level, with the key of that position. With marks (Marked not NoPartitionMarks), walk takes
-// a fourth argument, a PartitionChunkMarks whose Mark(j) marks the chunk's position j (j
+// WeightedVisit"); weight(key) a key's float weight, computed by the thread that places it; walk(m,
+// words) the walk over the next m weights of the order (words, a shared array's View(): Load(i)
+// the weights of the chunk's positions 2i and 2i + 1, low half first, as FloatWords),
+// block-level code with no barrier and no shared store but thread 0's marks, returning
+// registers whose thread 0 holds a verdict word: code << 62 | safe << 32 | position (code 0: go
+// on; 1: stop, position the cut's; 2: over, position the last walked; positions count from 1 over
+// the whole visit, below 2^32; safe < 2^29: a number of keys after these that cannot end the
+// walk); finish(stopped, key) block-level, with the key of that position. With marks (Marked not
+// NoPartitionMarks), walk takes a third argument, a PartitionChunkMarks whose Mark(j) marks the chunk's position j (j
 // increasing), and sets kPartitionChunkMarked in its verdict when Close() says it marked one;
 // marked(t, key, position) is then called after the walk's barrier by the thread that placed each
 // marked key (a chunk with no mark costs no mark stores nor reads: "Chunk loop").
@@ -1111,8 +1113,8 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     depth += aside;
   }
   if (!ready(kth)) return;
-  // The chunk loop (contract "Chunk loop"): one barrier per chunk. In each step, thread
-  // 0 walks chunk a's weights, every thread places chunk b (its key's rank from b's warp
+  // The chunk loop (contract "Chunk loop"): one barrier per chunk. In each step, the walk
+  // takes chunk a's weights, every thread places chunk b (its key's rank from b's warp
   // slots; the weight stored at that rank) and warp-sorts chunk c (the slots of b and c
   // alternate between `warp_slots` and `sorted`, the weights of a and b between the two
   // weight buffers); a refined or filled entry takes the step's place of c, or, when the
@@ -1180,19 +1182,19 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       return finish(false, static_cast<std::uint64_t>(base_next));
     }
     if (has_a) {
-      block.ForEachThread([&](Thread t) {
-        if (t.x != 0) return;
-        // Two weights a shared read: the walk reads word i for positions 2i and 2i + 1.
-        // Views, passed by value: the walk runs out of line (TopPWalkWords).
-        const auto words = (second_a ? weight_words : weights).View();
-        std::uint64_t verdict = 0;
+      // Two weights a shared read: the walk reads word i for positions 2i and 2i + 1. Views,
+      // passed by value: thread 0's part of the walk runs out of line (TopPWalkWords).
+      const auto words = (second_a ? weight_words : weights).View();
+      auto verdict = [&] {
         if constexpr (kMarks) {
-          PartitionChunkMarks<decltype(marks.View())> chunk_marks{marks.View(), slot ? kPartitionMarkWords : 0};
-          verdict = visit.walk(t, static_cast<std::uint32_t>(size_a), words, chunk_marks);
+          return visit.walk(static_cast<std::uint32_t>(size_a), words,
+                            PartitionChunkMarks<decltype(marks.View())>{marks.View(), slot ? kPartitionMarkWords : 0});
         } else {
-          verdict = visit.walk(t, static_cast<std::uint32_t>(size_a), words);
+          return visit.walk(static_cast<std::uint32_t>(size_a), words);
         }
-        uniform.Store(slot ? 1 : 0, verdict);
+      }();
+      block.ForEachThread([&](Thread t) {
+        if (t.x == 0) uniform.Store(slot ? 1 : 0, verdict[t]);
       });
     }
     if (has_b) {

@@ -464,14 +464,10 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   // value), so the partition scatters no bucket past it.
   const VisitBound visit_bound = ties ? VisitBound::kRankValue : VisitBound::kRankKey;
   auto weight = [&](std::uint64_t key) { return st.Prob(ValueOfDescendingKey(key)); };
-  // The chunk loop's walk (TopPWalkWords) with a prefix rule, up to the last survivor: its
+  // The chunk loop's walk (TopPWalkChunk) with a prefix rule, up to the last survivor: its
   // `safe` is TopPWalkSafe's prefix-rule bound (Prob is monotone along the order).
-  auto walk_weights = [&](Thread t, std::uint32_t count, auto words) {
-    TopPWalkState s = state[t];
-    const std::uint64_t verdict = TopPWalkWords(s, count, words, TopPWalkRule{walk, q, 0.0f, survivors, vocab},
-                                                NoChunkMarks{});
-    state[t] = s;
-    return verdict;
+  auto walk_weights = [&](std::uint32_t count, auto words) {
+    return TopPWalkChunk(block, state, count, words, TopPWalkRule{walk, q, 0.0f, survivors, vocab}, NoChunkMarks{});
   };
   auto finish_walk = [&](bool stopped, std::uint64_t key) {
     done = stopped;

@@ -44,6 +44,7 @@
 #include "gpu/block/radix_partition.cuh"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/top_k_survivors.cuh"
+#include "gpu/block/warp_running_sum.cuh"
 #include "gpu/kernels/degenerate_rows.cuh"
 
 namespace sampcheck::gpu {
@@ -157,50 +158,55 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool TopPWalkStep(TopPWalkState& s,
   return false;
 }
 
+// The positions of the chunk loop's next m that TopPWalkSafe says cannot end the walk (every
+// rule but kSglang, whose drops may come anywhere), an even number (whole words): the walk adds
+// them as the running sum alone.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t TopPWalkSumOnly(const TopPWalkState& s, std::uint32_t m,
+                                                                         const TopPWalkRule& rule) {
+  if (rule.walk == TopPWalk::kSglang) return 0;
+  const std::uint64_t safe = TopPWalkSafe(rule.walk, rule.p, rule.threshold, s, s.last_prob, rule.total, rule.vocab);
+  return static_cast<std::uint32_t>((safe < m ? safe : m) / 2) * 2;
+}
+
 // Thread 0's walk over the chunk loop's next m probabilities (gpu/block/radix_partition.cuh
 // "Chunk loop": words, a shared array's View(), whose Load(i) holds positions 2i and 2i + 1 of
 // the chunk, low half first), up to position rule.total, each position's identity its
 // position; marks (PartitionChunkMarks, or NoChunkMarks for the rules that mark nothing) takes
-// kSglang's drops. Returns the chunk loop's verdict word: code << 62 (0: go on; 1: stopped,
-// with the cut's position; 2: position rule.total reached, with the last position walked) |
-// safe << 32 (TopPWalkSafe after the last position walked, while the walk goes on) |
-// kPartitionChunkMarked when it marked a position | position. TopPWalkRow's walk and
-// sampling_filters' (gpu/kernels/sampling_filters_on_partition.cuh) are this one.
+// kSglang's drops. Positions 0 .. summed - 1 (summed <= TopPWalkSumOnly) were added already
+// (TopPWalkChunk's warp), `sum` being E after them. Returns the chunk loop's verdict word: code
+// << 62 (0: go on; 1: stopped, with the cut's position; 2: position rule.total reached, with
+// the last position walked) | safe << 32 (TopPWalkSafe after the last position walked, while
+// the walk goes on) | kPartitionChunkMarked when it marked a position | position.
 //
-// The walk is sequential, thread 0 alone while the block places the next chunk, so its time a
-// position is the chunk loop's. Out of line on the device (SAMPCHECK_OUT_OF_LINE) so that its
-// loop has registers of its own: inlined into the 64-register filter kernels, ptxas kept the
-// chunk's size in the stack frame and reloaded it at every position, a local-memory round
-// trip (the L1 is shared with 1023 threads' frames) that matches the measured 0.16 us a
-// position at top-p 0.999 (docs/gpu.md "Top-p over a sorted scratch"). Keeping every addition
-// and its order, so the bits, the positions TopPWalkSafe says cannot end the walk (every rule
-// but kSglang, whose drops may come anywhere; about all but the last chunk's) are walked as the
-// running sum alone, a group of 4 words loaded while the previous group is added. Each such
-// position is kept, so the step would set only what is set after them (the last kept position;
-// a tie group's keep holds, since a group not kept ends the walk at its first position). The
-// other positions take the step, each word read at its first position: no word is read that
-// the walk does not reach. On the host SAMPCHECK_OUT_OF_LINE is empty: the emulator runs the
-// same source.
+// Out of line on the device (SAMPCHECK_OUT_OF_LINE) so that its loops have registers of their
+// own: inlined into the 64-register filter kernels, ptxas kept the chunk's size in the stack
+// frame and reloaded it at every position, a local-memory round trip (the L1 is shared with
+// 1023 threads' frames) that matches the measured 0.16 us a position at top-p 0.999
+// (docs/gpu.md "Top-p over a sorted scratch"). The sum-only positions the warp left (after its
+// rounds: few) are added as the running sum alone, a group of 4 words loaded while the previous
+// group is added; each is kept, so the step would set only what is set after them (the last
+// kept position; a tie group's keep holds, since a group not kept ends the walk at its first
+// position). The other positions take the step, each word read at its first position: no word
+// is read that the walk does not reach. On the host SAMPCHECK_OUT_OF_LINE is empty: the
+// emulator runs the same source.
 template <class Words, class Marks>
 SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t TopPWalkWords(TopPWalkState& state, std::uint32_t m,
-                                                                       Words words, TopPWalkRule rule, Marks marks) {
+                                                                       Words words, TopPWalkRule rule, Marks marks,
+                                                                       std::uint32_t summed, float sum) {
   TopPWalkState s = state;
   float prob = 1.0f;  // the last position's, for TopPWalkSafe (1 before any)
-  std::uint32_t fast_words = 0;
-  if (rule.walk != TopPWalk::kSglang) {
-    const std::uint64_t safe = TopPWalkSafe(rule.walk, rule.p, rule.threshold, s, s.last_prob, rule.total, rule.vocab);
-    fast_words = static_cast<std::uint32_t>((safe < m ? safe : m) / 2);
-  }
-  if (fast_words > 0) {
+  const std::uint32_t fast = TopPWalkSumOnly(s, m, rule);
+  if (fast > 0) {
+    std::uint32_t j = summed;
+    if (j % 2 != 0 && j < fast) sum = sum + WordFloat(words.Load(j / 2) >> 32), ++j;
     constexpr std::uint32_t kGroup = 4;  // words a group: 8 additions cover a shared load's latency
-    const std::uint32_t groups = fast_words / kGroup;
-    float sum = s.sum;
+    const std::uint32_t first = j / 2, groups = (fast / 2 - first) / kGroup;
     std::uint64_t w0 = 0, w1 = 0, w2 = 0, w3 = 0;
-    if (groups > 0) w0 = words.Load(0), w1 = words.Load(1), w2 = words.Load(2), w3 = words.Load(3);
+    if (groups > 0) w0 = words.Load(first), w1 = words.Load(first + 1), w2 = words.Load(first + 2), w3 = words.Load(first + 3);
     for (std::uint32_t g = 0; g < groups; ++g) {
       const std::uint64_t a0 = w0, a1 = w1, a2 = w2, a3 = w3;
       if (g + 1 < groups) {
-        const std::uint32_t i = (g + 1) * kGroup;
+        const std::uint32_t i = first + (g + 1) * kGroup;
         w0 = words.Load(i), w1 = words.Load(i + 1), w2 = words.Load(i + 2), w3 = words.Load(i + 3);
       }
       sum = sum + WordFloat(a0);
@@ -210,17 +216,16 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t TopPWalkWords(TopPWalk
       sum = sum + WordFloat(a2);
       sum = sum + WordFloat(a2 >> 32);
       sum = sum + WordFloat(a3);
-      prob = WordFloat(a3 >> 32);
-      sum = sum + prob;
+      sum = sum + WordFloat(a3 >> 32);
     }
-    for (std::uint32_t i = groups * kGroup; i < fast_words; ++i) {
+    for (std::uint32_t i = first + groups * kGroup; i < fast / 2; ++i) {
       const std::uint64_t a = words.Load(i);
       sum = sum + WordFloat(a);
-      prob = WordFloat(a >> 32);
-      sum = sum + prob;
+      sum = sum + WordFloat(a >> 32);
     }
+    prob = WordFloat(words.Load(fast / 2 - 1) >> 32);  // the last sum-only position's
     s.sum = sum;
-    s.position += 2 * static_cast<std::int64_t>(fast_words);
+    s.position += fast;
     s.last_kept = static_cast<std::uint64_t>(s.position);
     s.started = true;
     s.keep_group = true;
@@ -229,7 +234,7 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t TopPWalkWords(TopPWalk
   bool stop = false;
   std::uint64_t stop_cut = 0;
   std::uint64_t pair = 0;
-  for (std::uint32_t j = 2 * fast_words; j < m && !stop && s.position < rule.total; ++j) {
+  for (std::uint32_t j = fast; j < m && !stop && s.position < rule.total; ++j) {
     if (j % 2 == 0) pair = words.Load(j / 2);
     ++s.position;
     prob = WordFloat(j % 2 == 0 ? pair : pair >> 32);
@@ -242,6 +247,46 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t TopPWalkWords(TopPWalk
   const std::uint64_t marked = marks.Close() ? kPartitionChunkMarked : 0u;
   state = s;
   return code << 62 | safe << 32 | marked | (stop ? stop_cut : static_cast<std::uint64_t>(s.position));
+}
+
+// Rounds of the warp's running sum a chunk (WarpRunningSum): the first ends where the sum
+// leaves its binade, the second covers the rest unless it leaves it again in the same chunk,
+// which a walk's sum does only in its first chunks (it doubles at each binade).
+inline constexpr int kTopPSumRounds = 2;
+
+// The chunk loop's walk of one chunk (block-level code, no barrier; the WeightedVisit's walk of
+// TopPWalkRow and sampling_filters' partition path): warp 0 adds the chunk's sum-only positions
+// (TopPWalkSumOnly) at once with the sequential sum's bits (gpu/block/warp_running_sum.cuh),
+// from thread 0's E, which an xor butterfly hands to the warp with their number (5 shuffles);
+// thread 0 walks the rest (TopPWalkWords), its verdict in thread 0's register. The same
+// additions in the same order as thread 0's walk of every position: the same bits.
+template <class B, class RS, class Words, class Marks>
+SAMPCHECK_KERNEL_BODY auto TopPWalkChunk(B& block, RS& state, std::uint32_t m, Words words, const TopPWalkRule& rule,
+                                         Marks marks) {
+  auto job = Registers<std::uint64_t>(block);  // thread 0's (positions << 32 | E), then warp 0's
+  block.ForEachThread([&](Thread t) {
+    job[t] = t.x == 0 ? static_cast<std::uint64_t>(TopPWalkSumOnly(state[t], m, rule)) << 32 | FloatWord(state[t].sum)
+                      : 0u;
+  });
+  for (int mask = 1; mask < kWarpSize; mask *= 2) {  // lane 0's word to every lane of its warp
+    auto other = ShuffleXor(block, job, mask);
+    block.ForEachThread([&](Thread t) {
+      if ((t.lane() & mask) != 0) job[t] = other[t];
+    });
+  }
+  auto sum = Registers<float>(block);
+  auto count = Registers<std::uint32_t>(block);  // 0 outside warp 0 (its lane 0's job is 0)
+  auto done = Registers<std::uint32_t>(block);
+  block.ForEachThread([&](Thread t) {
+    sum[t] = WordFloat(job[t]);
+    count[t] = static_cast<std::uint32_t>(job[t] >> 32);
+  });
+  WarpRunningSum<kTopPSumRounds>(block, sum, count, done, words);
+  auto verdict = Registers<std::uint64_t>(block);
+  block.ForEachThread([&](Thread t) {
+    if (t.x == 0) verdict[t] = TopPWalkWords(state[t], m, words, rule, marks, done[t], sum[t]);
+  });
+  return verdict;
 }
 
 // The end of one chunk of a walk, once thread 0 has stored its verdict in `verdict` (slot 0: 0
@@ -346,11 +391,8 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
     // are the cut's identity (the loop finds the key), and kSglang marks the positions it drops,
     // written -inf by the threads holding their keys (a chunk without a drop stores and reads
     // no marks).
-    auto walk_weights = [&](Thread t, std::uint32_t m, auto words, auto marks) {
-      TopPWalkState s = state[t];
-      const std::uint64_t verdict = TopPWalkWords(s, m, words, rule, marks);
-      state[t] = s;
-      return verdict;
+    auto walk_weights = [&](std::uint32_t m, auto words, auto marks) {
+      return TopPWalkChunk(block, state, m, words, rule, marks);
     };
     auto finish_walk = [&](bool stopped, std::uint64_t key) {
       done = stopped;

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The f32 running sum E_{j+1} = E_j + w_j (one rounded addition a position, in order) over the
+// positions of a walk, computed by the 32 lanes of warp 0 at once with the bits of the
+// sequential sum (docs/gpu.md "The running sum by warps"): top-p's E_j (docs/spec/filters.md
+// "Arithmetic") over the positions its walk knows cannot end it (gpu/kernels/top_p.cuh
+// TopPWalkChunk), which thread 0 added one after another before.
+//
+// Why it is exact (the grid):
+// - Let E be a finite float >= +0 and g = max(biased exponent of E, 1). Every float in
+//   [0, 2^24 u), u = 2^(g - 150), is a multiple of u (for g = 1 the subnormals and the first
+//   binade share u), and E = n u with n = E's significand (its hidden bit included) < 2^24:
+//   GridOf. The bits of n u are ((g - 1) << 23) + n (GridFloat).
+// - For w a finite float >= +0, w / u = q + f exactly (q an integer, 0 <= f < 1: w's
+//   significand shifted by its exponent minus g, GridStepOf). While n + q <= 2^24 - 2 the exact
+//   sum E + w = (n + q + f) u lies below 2^24 u, where the floats are the multiples of u, so
+//   round-to-nearest-even gives n' = n + d with d = q + [f > 1/2] + [f = 1/2 and n + q odd]
+//   (the even significand on a tie), and n' <= 2^24 - 1 stays on the grid. A position adds an
+//   integer that depends on n only through its parity: a map (d0, d1) of the two parities.
+//   Maps compose in order (Compose: "a then b" adds a's d, then b's at the parity a leaves),
+//   an associative rule, so a warp scan of its lanes' composed maps gives every lane its n at
+//   once, and the sum over a run of positions is n + D(n's parity): exact, integer work.
+// - A position whose n + q >= 2^24 - 1 (its sum may reach the next binade), or whose E or w is
+//   not a finite float >= +0 (-0.0 included), is off the grid: it is added by the f32 addition
+//   itself (E + w), and the positions after it start a new round on the grid of the new E. A
+//   sorted walk leaves a binade at most once per doubling of E, so after its first positions a
+//   round usually covers every position it is given.
+//
+// Contract (WarpRunningSum, block-level code, no barrier, no shared store):
+// - In each lane of warp 0: `count` <= 2048 positions of a walk (the same in every lane of warp 0;
+//   a run of at most 66 positions of q < 2^24 each sums below 2^31 in GridRunMap),
+//   whose weights `words.Load(i)` holds two to a 64-bit word (positions 2i and 2i + 1, low half
+//   first, as FloatWords: the chunk loop's layout, gpu/block/radix_partition.cuh), and `sum`, E
+//   before position 0 (the same in every lane). Other warps: count 0 (nothing is done for them).
+// - kRounds rounds, a fixed number (the block's control flow cannot depend on warp 0's data):
+//   each splits the positions left into 32 runs of an even length, one a lane (contiguous, in
+//   order); each lane composes its run's maps (GridRunMap: reading each word once, and again
+//   for a run with a tie or a weight above E's binade); an xor butterfly composes the lanes'
+//   maps in lane order (each lane's exclusive prefix and the warp's total); a lane whose run
+//   ends at or past the edge (n + q at a position is at most the n after it) reads its run
+//   again to find its first position off the grid (GridRunFirstOff), and a WarpMin of
+//   (position << 32 | n) gives the warp the first one. Then every lane of warp 0 takes E after
+//   the round: the total's n when no position left the grid; else E at the first one, n u,
+//   plus its weight by one f32 addition (one more read), the round ending after it.
+// - On return, in each lane of warp 0: `done` the positions summed (at most `count`; fewer only
+//   when more than kRounds - 1 positions left the grid) and `sum` E after them, the bits of
+//   done sequential f32 additions from the `sum` given, whatever the weights (NaN, infinities,
+//   negatives and -0.0 are added by the f32 addition: off the grid). The caller adds positions
+//   done .. count - 1 itself.
+// - Reads a lane in a round with no position off the grid and no tie: its run's words (at most
+//   ceil(ceil(left / 32) / 2) + 1), no second read; shuffles: 5 (the butterfly, 64-bit words) +
+//   5 (WarpMin) a round, in every warp (collectives).
+// Example: E = 1, weights 2^-24 (a tie: 1 + 2^-24 is halfway between 1 and 1 + 2^-23; 1's
+//   significand is even, so E stays 1) then 2^-23 (on the grid: 1 + 2^-23, odd) then 2^-24 (a
+//   tie again, now to 1 + 2^-22, even): the maps (0, 1), (1, 1), (0, 1) compose to (2, 3)
+//   from n = 2^23 (even): n + 2, E = 1 + 2^-22, as three f32 additions give
+//   (tests/gpu_warp_running_sum_test.cc).
+
+#include <cstdint>
+
+#include "gpu/block/block_model.h"
+#include "gpu/block/float_word.cuh"
+#include "gpu/block/warp_min.cuh"
+
+namespace sampcheck::gpu {
+
+namespace running_sum_detail {
+
+// Integers past every n of a grid (< 2^24) stay saturated there, so that a sum of maps never
+// wraps: 2^30 + 2^30 fits in 32 bits before the minimum.
+inline constexpr std::uint32_t kGridCap = 1u << 30;
+// A position with n + q at or past this may leave the grid (n' <= n + q + 1 <= 2^24 - 1 below it).
+inline constexpr std::uint32_t kGridEdge = (1u << 24) - 1;
+// No position off the grid (WarpMin's identity).
+inline constexpr std::uint64_t kOnGrid = ~std::uint64_t{0};
+
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t FloatBits(float x) {
+  return static_cast<std::uint32_t>(FloatWord(x));
+}
+
+// E's grid: g (0 when E is not a finite float >= +0: no position is on its grid) and n.
+struct Grid {
+  std::uint32_t g;
+  std::uint32_t n;
+};
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE Grid GridOf(float e) {
+  const std::uint32_t bits = FloatBits(e);
+  const std::uint32_t biased = (bits >> 23) & 0xffu;
+  if ((bits >> 31) != 0 || biased == 0xffu) return Grid{0, 0};
+  const std::uint32_t g = biased > 1 ? biased : 1u;
+  return Grid{g, bits - ((g - 1) << 23)};
+}
+// n u on grid g (n < 2^24).
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float GridFloat(std::uint32_t g, std::uint32_t n) {
+  return WordFloat(((g - 1) << 23) + n);
+}
+
+// A position's map on grid g: d[parity of n] and q (kGridCap when w is off every grid: the
+// position always leaves it).
+struct GridStep {
+  std::uint32_t d0, d1, q;
+};
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE GridStep GridStepOf(float w, std::uint32_t g) {
+  const std::uint32_t bits = FloatBits(w);
+  const std::uint32_t biased = (bits >> 23) & 0xffu;
+  if (g == 0 || (bits >> 31) != 0 || biased == 0xffu) return GridStep{kGridCap, kGridCap, kGridCap};
+  const std::uint32_t m = biased > 0 ? (bits & 0x7fffffu) | 0x800000u : bits;  // w = m 2^(e - 150)
+  const int shift = static_cast<int>(biased > 1 ? biased : 1u) - static_cast<int>(g);
+  std::uint32_t q = 0;
+  bool up = false, tie = false;
+  if (shift >= 7) {
+    q = kGridCap;  // m 2^7 >= 2^30 once m >= 2^23; below that, still past the grid's edge
+  } else if (shift >= 0) {
+    q = m << shift;
+  } else if (shift > -25) {  // f = (m mod 2^r) / 2^r, r = -shift <= 24
+    const int r = -shift;
+    q = m >> r;
+    const std::uint32_t rest = m & ((1u << r) - 1u), half = 1u << (r - 1);
+    up = rest > half;
+    tie = rest == half;
+  }  // r >= 25: m < 2^24 <= 2^(r - 1), so q = 0 and f < 1/2
+  const std::uint32_t d = q + (up ? 1u : 0u);
+  const std::uint32_t odd = tie ? 1u : 0u;  // with n + q odd, a tie rounds up
+  // n even: n + q odd iff q odd; n odd: iff q even.
+  return GridStep{d + (odd & q), d + (odd & ~q), q};
+}
+
+// A map of the two parities as one 64-bit word: d0 | d1 << 32.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t MapWord(std::uint32_t d0, std::uint32_t d1) {
+  return static_cast<std::uint64_t>(d0) | static_cast<std::uint64_t>(d1) << 32;
+}
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t MapAt(std::uint64_t map, std::uint32_t parity) {
+  return static_cast<std::uint32_t>(parity != 0 ? map >> 32 : map);
+}
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t Saturated(std::uint32_t x) {
+  return x < kGridCap ? x : kGridCap;
+}
+// "a then b": from parity p, a adds a_p, then b adds b at the parity a leaves.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Compose(std::uint64_t a, std::uint64_t b) {
+  const std::uint32_t a0 = MapAt(a, 0), a1 = MapAt(a, 1);
+  return MapWord(Saturated(a0 + MapAt(b, a0 & 1u)), Saturated(a1 + MapAt(b, (1u + a1) & 1u)));
+}
+// n after a map (n < 2^24, the map's values at most kGridCap: no wrap).
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t Apply(std::uint64_t map, std::uint32_t n) {
+  return n + MapAt(map, n & 1u);
+}
+
+// Position j's weight from the words (two a word, low half first), reading word j / 2 when
+// `word` does not hold it already (at the run's start and at every even position).
+template <class Words>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float WeightAt(const Words& words, std::uint32_t j, bool fresh,
+                                                           std::uint64_t& word) {
+  if (fresh || j % 2 == 0) word = words.Load(j / 2);
+  return WordFloat(j % 2 == 0 ? word : word >> 32);
+}
+
+// A run's map: its positions' maps composed in order (lane work of WarpRunningSum). Out of
+// line on the device, as top_p's walk (gpu/kernels/top_p.cuh TopPWalkWords), so that its loop
+// has registers of its own in the 64-register filter kernels (tests/sass_loop_check.py GridRun).
+//
+// Most positions of a walk are at or below E's binade and no tie: their d is q + [f > 1/2] for
+// either parity, and the run's map is a plain sum (a dozen integer instructions a position, no
+// chain but the sum's addition). A run with a tie, a weight above E's binade or off every grid
+// is composed again position by position (GridStepOf, Compose).
+template <class Words>
+SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t GridRunMap(Words words, std::uint32_t lo, std::uint32_t hi,
+                                                                    std::uint32_t g) {
+  std::uint32_t sum = 0;
+  bool plain = g != 0;
+  std::uint64_t word = 0;
+  for (std::uint32_t j = lo; j < hi; ++j) {
+    const std::uint32_t bits = FloatBits(WeightAt(words, j, j == lo, word));
+    const std::uint32_t biased = (bits >> 23) & 0xffu;
+    const std::uint32_t e = biased > 1 ? biased : 1u;
+    const std::uint32_t m = biased > 0 ? (bits & 0x7fffffu) | 0x800000u : bits & 0x7fffffu;
+    const std::uint32_t r = g >= e ? (g - e < 31u ? g - e : 31u) : 0u;  // w / u = m / 2^r
+    const std::uint32_t rest = (m << (31 - r)) << 1;  // f as a 32-bit fraction (m < 2^24: r = 31 gives f < 1/2)
+    sum += (m >> r) + (rest > 0x80000000u ? 1u : 0u);
+    plain = plain && (bits >> 31) == 0 && biased != 0xffu && g >= e && rest != 0x80000000u;
+  }
+  if (plain) return MapWord(Saturated(sum), Saturated(sum));
+  std::uint64_t map = 0;
+  for (std::uint32_t j = lo; j < hi; ++j) {
+    const GridStep s = GridStepOf(WeightAt(words, j, j == lo, word), g);
+    map = Compose(map, MapWord(s.d0, s.d1));
+  }
+  return map;
+}
+
+// The run's first position off the grid from n at lo, as (position << 32 | n there), or kOnGrid.
+template <class Words>
+SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t GridRunFirstOff(Words words, std::uint32_t lo,
+                                                                         std::uint32_t hi, std::uint32_t g,
+                                                                         std::uint32_t n) {
+  std::uint64_t word = 0;
+  for (std::uint32_t j = lo; j < hi; ++j) {
+    const GridStep s = GridStepOf(WeightAt(words, j, j == lo, word), g);
+    if (n >= kGridEdge || n + s.q >= kGridEdge) return static_cast<std::uint64_t>(j) << 32 | n;
+    n = Apply(MapWord(s.d0, s.d1), n);
+  }
+  return kOnGrid;
+}
+
+}  // namespace running_sum_detail
+
+template <int kRounds, class B, class R, class C, class Words>
+SAMPCHECK_KERNEL_BODY void WarpRunningSum(B& block, R& sum, C& count, C& done, Words words) {
+  using namespace running_sum_detail;
+  static_assert(kRounds >= 1, "at least one round");
+  block.ForEachThread([&](Thread t) { done[t] = 0; });
+  for (int round = 0; round < kRounds; ++round) {
+    auto own = Registers<std::uint64_t>(block);      // the lane's run's map
+    auto total = Registers<std::uint64_t>(block);    // then the warp's (the butterfly)
+    auto before = Registers<std::uint64_t>(block);   // the maps of the lanes below
+    // The runs: the positions left split in 32 of an even length, in lane order.
+    auto run_of = [&](Thread t, std::uint32_t& lo, std::uint32_t& hi) {
+      const std::uint32_t left = count[t] - done[t];
+      const std::uint32_t per = ((left + kWarpSize - 1) / kWarpSize + 1) & ~1u;
+      const std::uint32_t from = done[t] + static_cast<std::uint32_t>(t.lane()) * per;
+      lo = from < count[t] ? from : count[t];
+      hi = count[t] - lo > per ? lo + per : count[t];
+    };
+    block.ForEachThread([&](Thread t) {
+      std::uint32_t lo = 0, hi = 0;
+      run_of(t, lo, hi);
+      const std::uint64_t map = lo < hi ? GridRunMap(words, lo, hi, GridOf(sum[t]).g) : 0u;
+      own[t] = map;
+      total[t] = map;
+      before[t] = 0;
+    });
+    for (int m = 1; m < kWarpSize; m *= 2) {  // in lane order: the lower group's map first
+      auto other = ShuffleXor(block, total, m);
+      block.ForEachThread([&](Thread t) {
+        if ((t.lane() & m) != 0) {
+          before[t] = Compose(other[t], before[t]);
+          total[t] = Compose(other[t], total[t]);
+        } else {
+          total[t] = Compose(total[t], other[t]);
+        }
+      });
+    }
+    // Each lane's first position off the grid as (position << 32 | n there), or kOnGrid. A lane
+    // after the warp's first such position may hold a saturated n: it reports a later position
+    // (or none), so the warp's minimum is the first.
+    auto off = Registers<std::uint64_t>(block);
+    block.ForEachThread([&](Thread t) {
+      off[t] = kOnGrid;
+      std::uint32_t lo = 0, hi = 0;
+      run_of(t, lo, hi);
+      if (lo == hi) return;
+      const Grid grid = GridOf(sum[t]);
+      const std::uint32_t n = grid.g == 0 ? kGridEdge : Apply(before[t], grid.n);
+      // Each position's d is at least its q and none is negative, so n + q at a position is at
+      // most the run's last n: below the edge, no position of the run leaves the grid, and the
+      // run is not read again.
+      if (n < kGridEdge && Apply(own[t], n) < kGridEdge) return;
+      off[t] = GridRunFirstOff(words, lo, hi, grid.g, n);
+    });
+    WarpMin(block, off);
+    block.ForEachThread([&](Thread t) {
+      if (done[t] == count[t]) return;
+      const Grid grid = GridOf(sum[t]);
+      if (off[t] == kOnGrid) {
+        sum[t] = GridFloat(grid.g, Apply(total[t], grid.n));
+        done[t] = count[t];
+        return;
+      }
+      // E at the first position off the grid, then that position by the f32 addition.
+      const auto j = static_cast<std::uint32_t>(off[t] >> 32);
+      const float e = grid.g == 0 ? sum[t] : GridFloat(grid.g, static_cast<std::uint32_t>(off[t]));
+      std::uint64_t word = 0;
+      sum[t] = e + WeightAt(words, j, true, word);
+      done[t] = j + 1;
+    });
+  }
+}
+
+}  // namespace sampcheck::gpu

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: Apache-2.0
+// WarpRunningSum (gpu/block/warp_running_sum.cuh) on the emulator with every check on, against
+// the sequential f32 running sum written here (one `sum = sum + w` a position: the definition
+// of E_j in docs/spec/filters.md "Arithmetic", compiled without contraction): the contract's
+// example (ties to even by hand), a softmax's sorted probabilities (the walk's case), random
+// weights of every magnitude in any order, ties at every grid, subnormals, starting sums of
+// every kind, NaN, infinities, negatives and -0.0, counts of 0 to 2049; and the counted work a
+// round reads when no position leaves the grid (no timing).
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gpu/block/block_model.h"
+#include "gpu/block/warp_running_sum.cuh"
+
+namespace sampcheck::gpu {
+namespace {
+
+std::uint32_t Bits(float x) {
+  std::uint32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+float FromBits(std::uint32_t b) {
+  float x;
+  std::memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+struct Summed {
+  float sum;
+  std::uint32_t done;
+  LaunchReport report;
+};
+
+// WarpRunningSum over `weights` from `start` in warp 0 of a block of `threads` (other warps
+// count 0 and must keep their sum), the weights two to a shared word as the chunk loop stores them.
+template <int kRounds = 2>
+Summed SumOnWarp(const std::vector<float>& weights, float start, int threads = 32) {
+  const auto count = static_cast<std::uint32_t>(weights.size());
+  const int words_n = static_cast<int>((weights.size() + 1) / 2) + 1;
+  Summed out{};
+  out.report = emu::Launch("running sum", 1, threads, [&](Block& block) {
+    SAMPCHECK_SHARED(block, std::uint64_t, words, 1100);
+    block.ForEachThread([&](Thread t) {
+      for (int i = t.x; i < words_n; i += threads) {
+        const std::size_t lo = 2 * static_cast<std::size_t>(i), hi = lo + 1;
+        const std::uint64_t a = lo < weights.size() ? Bits(weights[lo]) : 0u;
+        const std::uint64_t b = hi < weights.size() ? Bits(weights[hi]) : 0u;
+        words.Store(i, a | b << 32);
+      }
+    });
+    block.Sync();
+    auto sum = Registers<float>(block);
+    auto n = Registers<std::uint32_t>(block);
+    auto done = Registers<std::uint32_t>(block);
+    block.ForEachThread([&](Thread t) {
+      sum[t] = t.warp() == 0 ? start : 7.0f;
+      n[t] = t.warp() == 0 ? count : 0u;
+    });
+    WarpRunningSum<kRounds>(block, sum, n, done, words.View());
+    block.ForEachThread([&](Thread t) {
+      if (t.warp() != 0) {
+        EXPECT_EQ(Bits(sum[t]), Bits(7.0f)) << "thread " << t.x;
+        EXPECT_EQ(done[t], 0u) << "thread " << t.x;
+        return;
+      }
+      if (t.x == 0) {
+        out.sum = sum[t];
+        out.done = done[t];
+      } else {
+        EXPECT_EQ(Bits(sum[t]), Bits(out.sum)) << "lane " << t.x << ": every lane of warp 0 holds E";
+        EXPECT_EQ(done[t], out.done) << "lane " << t.x;
+      }
+    });
+  });
+  return out;
+}
+
+// The definition: one f32 addition a position, in order.
+float Sequential(const std::vector<float>& w, float start, std::uint32_t n) {
+  volatile float s = start;  // each addition rounded to f32, as on the device
+  for (std::uint32_t j = 0; j < n; ++j) s = s + w[j];
+  return s;
+}
+
+// The sum over the positions done, then the rest added one by one as a caller does, equals
+// the sequential sum bit for bit; `all`: every position was done in parallel.
+void ExpectSequential(const std::vector<float>& w, float start, const char* what, bool all = false) {
+  const Summed got = SumOnWarp(w, start);
+  ASSERT_TRUE(got.report.ok()) << what << ": " << got.report.Summary();
+  ASSERT_LE(got.done, w.size()) << what;
+  EXPECT_EQ(Bits(got.sum), Bits(Sequential(w, start, got.done)))
+      << what << ": " << w.size() << " weights from " << start << ", " << got.done << " done: got " << got.sum
+      << ", sequential " << Sequential(w, start, got.done);
+  if (all) {
+    EXPECT_EQ(got.done, w.size()) << what;
+  }
+}
+
+// The contract's example: ties to the even significand, worked by hand.
+TEST(GpuWarpRunningSum, TiesRoundToTheEvenSignificand) {
+  const std::vector<float> w = {0x1p-24f, 0x1p-23f, 0x1p-24f};
+  const Summed got = SumOnWarp(w, 1.0f);
+  ASSERT_TRUE(got.report.ok()) << got.report.Summary();
+  EXPECT_EQ(got.done, 3u);
+  EXPECT_EQ(Bits(got.sum), Bits(1.0f + 0x1p-22f));
+  // 1 + 2^-23 (odd) + 2^-24: a tie, up to 1 + 2^-22; 1 (even) + 2^-24: stays 1.
+  EXPECT_EQ(Bits(SumOnWarp({0x1p-24f}, 1.0f + 0x1p-23f).sum), Bits(1.0f + 0x1p-22f));
+  EXPECT_EQ(Bits(SumOnWarp({0x1p-24f}, 1.0f).sum), Bits(1.0f));
+  // Just above and below a half: 2^-24 (1 + 2^-23) rounds up, 2^-24 (1 - 2^-24) down.
+  EXPECT_EQ(Bits(SumOnWarp({0x1p-24f * (1.0f + 0x1p-23f)}, 1.0f).sum), Bits(1.0f + 0x1p-23f));
+  EXPECT_EQ(Bits(SumOnWarp({0x1p-24f * (1.0f - 0x1p-24f)}, 1.0f).sum), Bits(1.0f));
+}
+
+// Known sums: +0 + nothing, 0.5 + 0.25 + 0.25 = 1 (reaching the next binade: off the grid),
+// 32 x 2^-10 from 1 (each exact on 1's grid).
+TEST(GpuWarpRunningSum, KnownSums) {
+  const Summed none = SumOnWarp({}, 0.0f);
+  ASSERT_TRUE(none.report.ok()) << none.report.Summary();
+  EXPECT_EQ(none.done, 0u);
+  EXPECT_EQ(Bits(none.sum), Bits(0.0f));
+  const Summed one = SumOnWarp({0.5f, 0.25f, 0.25f}, 0.0f);
+  ASSERT_TRUE(one.report.ok()) << one.report.Summary();
+  EXPECT_EQ(Bits(Sequential({0.5f, 0.25f, 0.25f}, 0.0f, one.done)), Bits(one.sum));
+  const Summed exact = SumOnWarp(std::vector<float>(32, 0x1p-10f), 1.0f);
+  ASSERT_TRUE(exact.report.ok()) << exact.report.Summary();
+  EXPECT_EQ(exact.done, 32u);
+  EXPECT_EQ(Bits(exact.sum), Bits(1.03125f));
+}
+
+// The walk's case: a softmax of normal logits (several spreads), sorted descending, from E = 0;
+// from a running sum already past the first chunk, every position is done in parallel.
+TEST(GpuWarpRunningSum, SortedProbabilitiesMatchTheSequentialSum) {
+  std::mt19937 rng(20261201);
+  for (float spread : {0.5f, 1.0f, 2.0f, 4.0f, 8.0f}) {
+    std::normal_distribution<float> normal(0.0f, spread);
+    std::vector<float> x(40000);
+    for (auto& v : x) v = normal(rng);
+    std::sort(x.begin(), x.end(), std::greater<>());
+    double s = 0;
+    for (float v : x) s += std::exp(static_cast<double>(v - x[0]));
+    std::vector<float> p(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) p[i] = static_cast<float>(std::exp(static_cast<double>(x[i] - x[0])) / s);
+    for (std::size_t at : {std::size_t{0}, std::size_t{1024}, std::size_t{5000}, std::size_t{38000}}) {
+      for (std::size_t m : {std::size_t{1024}, std::size_t{1023}, std::size_t{64}, std::size_t{1}}) {
+        if (at + m > p.size()) continue;
+        const std::vector<float> chunk(p.begin() + static_cast<std::ptrdiff_t>(at),
+                                       p.begin() + static_cast<std::ptrdiff_t>(at + m));
+        const float start = Sequential(p, 0.0f, static_cast<std::uint32_t>(at));
+        ExpectSequential(chunk, start, "sorted probabilities", at >= 5000);
+      }
+    }
+  }
+}
+
+// Random weights of every magnitude (subnormal to 2^60), in random, ascending and descending
+// order, from starting sums of every kind: every binade crossed, many positions off the grid.
+TEST(GpuWarpRunningSum, AnyNonnegativeWeightsMatchTheSequentialSum) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<std::uint32_t> any_bits(0, 0x7f7fffffu);  // +0 .. the largest finite
+  std::uniform_int_distribution<int> exponent(-40, 10);
+  std::uniform_real_distribution<float> unit(1.0f, 2.0f);
+  const float starts[] = {0.0f, -0.0f, 0x1p-149f, 0x1p-126f, 0x1.fffffep-127f, 1.0f, 3.0f, 0x1p100f, 0.999f};
+  for (int trial = 0; trial < 60; ++trial) {
+    const std::size_t n = static_cast<std::size_t>(trial * 37 % 2050);
+    std::vector<float> w(n);
+    for (auto& v : w) v = trial % 3 == 0 ? FromBits(any_bits(rng)) : std::ldexp(unit(rng), exponent(rng));
+    if (trial % 4 == 1) std::sort(w.begin(), w.end());
+    if (trial % 4 == 2) std::sort(w.begin(), w.end(), std::greater<>());
+    for (float start : starts) ExpectSequential(w, start, "random weights");
+  }
+}
+
+// Ties at every grid: weights that are exact odd multiples of half of E's unit (and of a
+// quarter, an eighth: below half), so that most positions round to the even significand.
+TEST(GpuWarpRunningSum, TiesAtEveryGridMatchTheSequentialSum) {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> odd(0, 63);
+  for (float start : {1.0f, 1.5f, 0x1p-126f, 0x1p-140f, 1024.0f}) {
+    const float unit = std::nextafter(start, INFINITY) - start;
+    for (float fraction : {0.5f, 0.25f, 0.75f, 1.5f}) {
+      std::vector<float> w(700);
+      for (auto& v : w) v = unit * (static_cast<float>(odd(rng)) + fraction);
+      ExpectSequential(w, start, "ties");
+      std::vector<float> halves(999, unit * 0.5f);
+      ExpectSequential(halves, start, "halves");
+    }
+  }
+  // Subnormal weights on the subnormal grid: exact.
+  std::vector<float> tiny(300);
+  for (std::size_t i = 0; i < tiny.size(); ++i) tiny[i] = FromBits(static_cast<std::uint32_t>(i * 4099 % 0x7fffff));
+  ExpectSequential(tiny, 0.0f, "subnormal weights");
+}
+
+// The edge of a binade: from E = 2 - k 2^-23 (n = 2^24 - k on 1's grid), weights of a half,
+// three quarters, one and one and a half units, so that sums reach 2 exactly (a tie up to 2's
+// even significand) and go on on 2's grid, where the same weights are ties again.
+TEST(GpuWarpRunningSum, SumsThatReachTheNextBinadeMatchTheSequentialSum) {
+  for (int k = 1; k <= 4; ++k) {
+    const float start = 2.0f - static_cast<float>(k) * 0x1p-23f;
+    for (float w0 : {0x1p-24f, 0x1.8p-24f, 0x1p-23f, 0x1.8p-23f}) {
+      for (float w1 : {0x1p-24f, 0x1.8p-24f, 0x1p-23f, 0x1.8p-23f, 0x1p-22f}) {
+        std::vector<float> w(96);
+        for (std::size_t i = 0; i < w.size(); ++i) w[i] = i % 3 == 0 ? w0 : w1;
+        ExpectSequential(w, start, "the binade's edge");
+        std::vector<float> one = {w0};
+        one.insert(one.end(), 40, w1);
+        ExpectSequential(one, start, "one step to the edge");
+      }
+    }
+  }
+}
+
+// Weights off every grid (NaN, +-inf, negatives, -0.0) and sums that overflow: the f32
+// addition itself, so the bits of the sequential sum still.
+TEST(GpuWarpRunningSum, SpecialWeightsMatchTheSequentialSum) {
+  const float specials[] = {NAN, INFINITY, -INFINITY, -1.0f, -0.0f, -0x1p-149f, 0x1.fffffep127f};
+  for (float special : specials) {
+    for (std::size_t at : {std::size_t{0}, std::size_t{5}, std::size_t{300}, std::size_t{999}}) {
+      std::vector<float> w(1000, 0x1p-12f);
+      w[at] = special;
+      ExpectSequential(w, 0.25f, "a special weight");
+      ExpectSequential(w, special, "a special start");
+    }
+  }
+  ExpectSequential(std::vector<float>(600, 0x1.fffffep127f), 0.0f, "overflow to +inf");
+}
+
+// Counted work (no timing): a round in which no position leaves the grid reads each word of its
+// lane's run once and nothing again: at 1024 positions 16 words a lane, 17 with the odd start;
+// shuffles 5 + 5 a round. Two rounds (the second with nothing left): at most 17 reads and 20
+// shuffles on the busiest lane; no barrier, no shared store.
+TEST(GpuWarpRunningSum, ARoundOnTheGridReadsEachWordOnce) {
+  std::vector<float> w(1024, 0x1p-20f);
+  const Summed got = SumOnWarp(w, 0.5f, 64);
+  ASSERT_TRUE(got.report.ok()) << got.report.Summary();
+  EXPECT_EQ(got.done, 1024u);
+  EXPECT_EQ(Bits(got.sum), Bits(Sequential(w, 0.5f, 1024)));
+  // The launch's longest chain also holds the fill phase (at most 17 stores a thread) and its
+  // barrier: the running sum's own interval is the last.
+  const auto& intervals = got.report.counters.critical_intervals;
+  ASSERT_EQ(intervals.size(), 2u);
+  EXPECT_LE(intervals.back(), 17 + 20) << "reads and shuffles of the busiest lane";
+}
+
+}  // namespace
+}  // namespace sampcheck::gpu
