@@ -38,9 +38,10 @@ struct Summed {
 };
 
 // WarpRunningSum over `weights` from `start` in warp 0 of a block of `threads` (other warps
-// count 0 and must keep their sum), the weights two to a shared word as the chunk loop stores them.
-template <int kRounds = 2>
-Summed SumOnWarp(const std::vector<float>& weights, float start, int threads = 32) {
+// count 0 and must keep their sum), the weights two to a shared word as the chunk loop stores
+// them; `rounds` rounds, stopping before the first E not below `bound`.
+Summed SumOnWarp(const std::vector<float>& weights, float start, int threads = 32, int rounds = 2,
+                 float bound = INFINITY) {
   const auto count = static_cast<std::uint32_t>(weights.size());
   const int words_n = static_cast<int>((weights.size() + 1) / 2) + 1;
   Summed out{};
@@ -62,13 +63,15 @@ Summed SumOnWarp(const std::vector<float>& weights, float start, int threads = 3
       sum[t] = t.warp() == 0 ? start : 7.0f;
       n[t] = t.warp() == 0 ? count : 0u;
     });
-    WarpRunningSum<kRounds>(block, sum, n, done, words.View());
+    WarpRunningSum(block, sum, n, done, words.View(), rounds, bound);
     block.ForEachThread([&](Thread t) {
       if (t.warp() != 0) {
         EXPECT_EQ(Bits(sum[t]), Bits(7.0f)) << "thread " << t.x;
         EXPECT_EQ(done[t], 0u) << "thread " << t.x;
+        EXPECT_EQ(n[t], 0u) << "thread " << t.x;
         return;
       }
+      EXPECT_TRUE(n[t] == count || n[t] == done[t]) << "lane " << t.x << ": count is cut only at a stop, to done";
       if (t.x == 0) {
         out.sum = sum[t];
         out.done = done[t];
@@ -229,6 +232,72 @@ TEST(GpuWarpRunningSum, SpecialWeightsMatchTheSequentialSum) {
     }
   }
   ExpectSequential(std::vector<float>(600, 0x1.fffffep127f), 0.0f, "overflow to +inf");
+}
+
+// The first position whose E is not below the bound, by the sequential scan (count when none).
+std::uint32_t FirstNotBelow(const std::vector<float>& w, float start, float bound) {
+  volatile float s = start;
+  for (std::uint32_t j = 0; j < w.size(); ++j) {
+    if (!(s < bound)) return j;
+    s = s + w[j];
+  }
+  return static_cast<std::uint32_t>(w.size());
+}
+
+// The bound (a prefix walk's p): the sum stops before the first position whose E is not below
+// it, exactly where the sequential scan says, with E there; bounds met exactly (E_j = p: not
+// below, so it stops), between two sums, below the start, 0, -0.0, NaN and past the total.
+// With the first chunk's 12 rounds, a softmax's sorted probabilities from E = 0 are summed up
+// to the bound or the end in parallel (every binade the first chunk leaves).
+TEST(GpuWarpRunningSum, StopsBeforeTheFirstSumNotBelowTheBound) {
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal(0.0f, 2.0f);
+  std::vector<float> x(5000);
+  for (auto& v : x) v = normal(rng);
+  std::sort(x.begin(), x.end(), std::greater<>());
+  double total = 0;
+  for (float v : x) total += std::exp(static_cast<double>(v - x[0]));
+  std::vector<float> p(1024);
+  for (std::size_t i = 0; i < p.size(); ++i) p[i] = static_cast<float>(std::exp(static_cast<double>(x[i] - x[0])) / total);
+  const float e300 = Sequential(p, 0.0f, 300), e301 = Sequential(p, 0.0f, 301);
+  const float bounds[] = {0.5f, 0.9f, e300, std::nextafter(e300, INFINITY), (e300 + e301) / 2, 0.0f, -0.0f, -1.0f,
+                          NAN, 2.0f, 0x1p-149f, p[0], std::nextafter(p[0], INFINITY)};
+  for (float bound : bounds) {
+    for (int rounds : {2, 12}) {
+      const Summed got = SumOnWarp(p, 0.0f, 32, rounds, bound);
+      ASSERT_TRUE(got.report.ok()) << got.report.Summary();
+      const std::uint32_t stop = FirstNotBelow(p, 0.0f, bound);
+      EXPECT_LE(got.done, stop) << "bound " << bound << ", " << rounds << " rounds";
+      EXPECT_EQ(Bits(got.sum), Bits(Sequential(p, 0.0f, got.done))) << "bound " << bound;
+      if (rounds == 12) {
+        EXPECT_EQ(got.done, stop) << "bound " << bound << ": the first chunk in parallel";
+      }
+    }
+  }
+  // From a later start (one binade left at most), two rounds reach the bound.
+  const float start = Sequential(p, 0.0f, 500);
+  const std::vector<float> tail(p.begin() + 500, p.end());
+  for (float bound : {Sequential(p, 0.0f, 700), 0.999f, start}) {
+    const Summed got = SumOnWarp(tail, start, 32, 2, bound);
+    ASSERT_TRUE(got.report.ok()) << got.report.Summary();
+    EXPECT_EQ(got.done, FirstNotBelow(tail, start, bound)) << "bound " << bound;
+    EXPECT_EQ(Bits(got.sum), Bits(Sequential(tail, start, got.done))) << "bound " << bound;
+  }
+  // Special weights and starts against a bound: the f32 comparison where E is off every grid.
+  for (float special : {NAN, INFINITY, -1.0f}) {
+    std::vector<float> w(200, 0x1p-10f);
+    w[37] = special;
+    for (float bound : {0.01f, 0.5f}) {
+      const Summed got = SumOnWarp(w, 0.0f, 32, 12, bound);
+      ASSERT_TRUE(got.report.ok()) << got.report.Summary();
+      EXPECT_LE(got.done, FirstNotBelow(w, 0.0f, bound));
+      EXPECT_EQ(Bits(got.sum), Bits(Sequential(w, 0.0f, got.done))) << "special " << special << ", bound " << bound;
+      const Summed from = SumOnWarp(w, special, 32, 12, bound);
+      ASSERT_TRUE(from.report.ok()) << from.report.Summary();
+      EXPECT_EQ(from.done, FirstNotBelow(w, special, bound) == 0 ? 0u : from.done) << "start " << special;
+      EXPECT_EQ(Bits(from.sum), Bits(Sequential(w, special, from.done))) << "start " << special;
+    }
+  }
 }
 
 // Counted work (no timing): a round in which no position leaves the grid reads each word of its

@@ -3,7 +3,7 @@
 // The f32 running sum E_{j+1} = E_j + w_j (one rounded addition a position, in order) over the
 // positions of a walk, computed by the 32 lanes of warp 0 at once with the bits of the
 // sequential sum (docs/gpu.md "The running sum by warps"): top-p's E_j (docs/spec/filters.md
-// "Arithmetic") over the positions its walk knows cannot end it (gpu/kernels/top_p.cuh
+// "Arithmetic") up to the first position its walk may not keep (gpu/kernels/top_p.cuh
 // TopPWalkChunk), which thread 0 added one after another before.
 //
 // Why it is exact (the grid):
@@ -23,31 +23,42 @@
 // - A position whose n + q >= 2^24 - 1 (its sum may reach the next binade), or whose E or w is
 //   not a finite float >= +0 (-0.0 included), is off the grid: it is added by the f32 addition
 //   itself (E + w), and the positions after it start a new round on the grid of the new E. A
-//   sorted walk leaves a binade at most once per doubling of E, so after its first positions a
-//   round usually covers every position it is given.
+//   sorted walk leaves a binade at most once per doubling of E: a chunk of 1024 descending
+//   weights after the first adds at most the sum before it, so it leaves one binade at most
+//   (two rounds cover it); the first, from E = 0, leaves up to 11 (position 0 and 10
+//   doublings: the first chunk's E_1024 <= 1024 w_0).
+// - On the grid E only grows, so "E_j is not below a bound" holds from one position on: a lane
+//   finds it in its run from the run's first and last n alone, and E_j >= bound is
+//   n_j >= ceil(bound / u) (GridCeil).
 //
 // Contract (WarpRunningSum, block-level code, no barrier, no shared store):
-// - In each lane of warp 0: `count` <= 2048 positions of a walk (the same in every lane of warp 0;
-//   a run of at most 66 positions of q < 2^24 each sums below 2^31 in GridRunMap),
-//   whose weights `words.Load(i)` holds two to a 64-bit word (positions 2i and 2i + 1, low half
+// - In each lane of warp 0: `count` <= 2048 positions of a walk (the same in every lane of warp
+//   0; a run of at most 66 positions of q < 2^24 each sums below 2^31 in GridRunMap), whose
+//   weights `words.Load(i)` holds two to a 64-bit word (positions 2i and 2i + 1, low half
 //   first, as FloatWords: the chunk loop's layout, gpu/block/radix_partition.cuh), and `sum`, E
 //   before position 0 (the same in every lane). Other warps: count 0 (nothing is done for them).
-// - kRounds rounds, a fixed number (the block's control flow cannot depend on warp 0's data):
-//   each splits the positions left into 32 runs of an even length, one a lane (contiguous, in
-//   order); each lane composes its run's maps (GridRunMap: reading each word once, and again
-//   for a run with a tie or a weight above E's binade); an xor butterfly composes the lanes'
-//   maps in lane order (each lane's exclusive prefix and the warp's total); a lane whose run
-//   ends at or past the edge (n + q at a position is at most the n after it) reads its run
-//   again to find its first position off the grid (GridRunFirstOff), and a WarpMin of
-//   (position << 32 | n) gives the warp the first one. Then every lane of warp 0 takes E after
-//   the round: the total's n when no position left the grid; else E at the first one, n u,
-//   plus its weight by one f32 addition (one more read), the round ending after it.
-// - On return, in each lane of warp 0: `done` the positions summed (at most `count`; fewer only
-//   when more than kRounds - 1 positions left the grid) and `sum` E after them, the bits of
-//   done sequential f32 additions from the `sum` given, whatever the weights (NaN, infinities,
-//   negatives and -0.0 are added by the f32 addition: off the grid). The caller adds positions
-//   done .. count - 1 itself.
-// - Reads a lane in a round with no position off the grid and no tie: its run's words (at most
+//   `rounds` and `bound`: the same in every thread (block-level values).
+// - The sum stops before the first position j whose E_j (the sum before it) is not below
+//   `bound` (!(E_j < bound): a prefix walk's first position that may not be kept; +inf: never).
+// - `rounds` rounds, a number the block knows (its control flow cannot depend on warp 0's
+//   data): each splits the positions left into 32 runs of an even length, one a lane
+//   (contiguous, in order); each lane composes its run's maps (GridRunMap: reading each word
+//   once, and again for a run with a tie or a weight above E's binade); an xor butterfly
+//   composes the lanes' maps in lane order (each lane's exclusive prefix and the warp's total);
+//   a lane whose run ends at or past the grid's edge or the bound's ceiling (n + q at a
+//   position, and n there, are at most the n after the run) reads its run again for its first
+//   event (GridRunFirstEvent: a position whose E is not below the bound, or that leaves the
+//   grid), and a WarpMin gives the warp the first. Then every lane of warp 0 takes E after the
+//   round: the total's n when there is no event; at a stop, E there, and `count` becomes that
+//   position; else E at the position off the grid, n u, plus its weight by one f32 addition
+//   (one more read), the round ending after it.
+// - On return, in each lane of warp 0: `done` the positions summed (at most `count`; fewer
+//   when the bound stopped the sum, then done = count = that position, or when more than
+//   rounds - 1 positions left the grid) and `sum` E after them, the bits of done sequential f32
+//   additions from the `sum` given, whatever the weights (NaN, infinities, negatives and -0.0
+//   are added by the f32 addition: off the grid). The caller adds positions done .. count - 1
+//   itself.
+// - Reads a lane in a round with no event and no tie: its run's words (at most
 //   ceil(ceil(left / 32) / 2) + 1), no second read; shuffles: 5 (the butterfly, 64-bit words) +
 //   5 (WarpMin) a round, in every warp (collectives).
 // Example: E = 1, weights 2^-24 (a tie: 1 + 2^-24 is halfway between 1 and 1 + 2^-23; 1's
@@ -125,6 +136,19 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE GridStep GridStepOf(float w, std::u
   return GridStep{d + (odd & q), d + (odd & ~q), q};
 }
 
+// The smallest n whose n u is not below `bound` on grid g (g != 0): !(n u < bound) iff n >= it;
+// kGridCap when no n of the grid reaches it (+inf, a bound at or past 2^24 u), 0 for bound <= 0
+// or NaN (every E is "not below" those).
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t GridCeil(float bound, std::uint32_t g) {
+  if (!(bound > 0.0f)) return 0;
+  const std::uint32_t bits = FloatBits(bound);
+  const std::uint32_t biased = (bits >> 23) & 0xffu;
+  const std::uint32_t e = biased > 1 ? biased : 1u;
+  if (biased == 0xffu || e > g) return kGridCap;
+  const std::uint32_t m = biased > 0 ? (bits & 0x7fffffu) | 0x800000u : bits;
+  const std::uint32_t r = g - e < 31u ? g - e : 31u;  // bound / u = m / 2^r (m < 2^24: r = 31 gives 0 + 1)
+  return (m >> r) + ((m & ((1u << r) - 1u)) != 0 ? 1u : 0u);
+}
 // A map of the two parities as one 64-bit word: d0 | d1 << 32.
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t MapWord(std::uint32_t d0, std::uint32_t d1) {
   return static_cast<std::uint64_t>(d0) | static_cast<std::uint64_t>(d1) << 32;
@@ -187,15 +211,24 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t GridRunMap(Words words
   return map;
 }
 
-// The run's first position off the grid from n at lo, as (position << 32 | n there), or kOnGrid.
+// An event of a round: the first position whose E (the sum before it) is not below the bound
+// (the sum stops there) or that leaves the grid, as (position << 32 | kStopEvent if a stop | n
+// there); kOnGrid for none. n < 2^31 (a saturated n at most kGridCap + 2^24).
+inline constexpr std::uint64_t kStopEvent = std::uint64_t{1} << 31;
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t GridEvent(std::uint32_t j, bool stop, std::uint32_t n) {
+  return static_cast<std::uint64_t>(j) << 32 | (stop ? kStopEvent : 0u) | n;
+}
+
+// The run's first event from n at lo (stop at n >= ceil, the bound's GridCeil), or kOnGrid.
 template <class Words>
-SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t GridRunFirstOff(Words words, std::uint32_t lo,
-                                                                         std::uint32_t hi, std::uint32_t g,
-                                                                         std::uint32_t n) {
+SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t GridRunFirstEvent(Words words, std::uint32_t lo,
+                                                                           std::uint32_t hi, std::uint32_t g,
+                                                                           std::uint32_t n, std::uint32_t ceil) {
   std::uint64_t word = 0;
   for (std::uint32_t j = lo; j < hi; ++j) {
+    if (n >= ceil) return GridEvent(j, true, n);
     const GridStep s = GridStepOf(WeightAt(words, j, j == lo, word), g);
-    if (n >= kGridEdge || n + s.q >= kGridEdge) return static_cast<std::uint64_t>(j) << 32 | n;
+    if (n >= kGridEdge || n + s.q >= kGridEdge) return GridEvent(j, false, n);
     n = Apply(MapWord(s.d0, s.d1), n);
   }
   return kOnGrid;
@@ -203,12 +236,12 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t GridRunFirstOff(Words 
 
 }  // namespace running_sum_detail
 
-template <int kRounds, class B, class R, class C, class Words>
-SAMPCHECK_KERNEL_BODY void WarpRunningSum(B& block, R& sum, C& count, C& done, Words words) {
+template <class B, class R, class C, class Words>
+SAMPCHECK_KERNEL_BODY void WarpRunningSum(B& block, R& sum, C& count, C& done, Words words, int rounds,
+                                          float bound) {
   using namespace running_sum_detail;
-  static_assert(kRounds >= 1, "at least one round");
   block.ForEachThread([&](Thread t) { done[t] = 0; });
-  for (int round = 0; round < kRounds; ++round) {
+  for (int round = 0; round < rounds; ++round) {
     auto own = Registers<std::uint64_t>(block);      // the lane's run's map
     auto total = Registers<std::uint64_t>(block);    // then the warp's (the butterfly)
     auto before = Registers<std::uint64_t>(block);   // the maps of the lanes below
@@ -239,35 +272,46 @@ SAMPCHECK_KERNEL_BODY void WarpRunningSum(B& block, R& sum, C& count, C& done, W
         }
       });
     }
-    // Each lane's first position off the grid as (position << 32 | n there), or kOnGrid. A lane
-    // after the warp's first such position may hold a saturated n: it reports a later position
-    // (or none), so the warp's minimum is the first.
-    auto off = Registers<std::uint64_t>(block);
+    // Each lane's first event (GridEvent), or kOnGrid. A lane after the warp's first event may
+    // hold a saturated n: it reports a later position (or none), so the warp's minimum is the
+    // first.
+    auto event = Registers<std::uint64_t>(block);
     block.ForEachThread([&](Thread t) {
-      off[t] = kOnGrid;
+      event[t] = kOnGrid;
       std::uint32_t lo = 0, hi = 0;
       run_of(t, lo, hi);
       if (lo == hi) return;
       const Grid grid = GridOf(sum[t]);
-      const std::uint32_t n = grid.g == 0 ? kGridEdge : Apply(before[t], grid.n);
-      // Each position's d is at least its q and none is negative, so n + q at a position is at
-      // most the run's last n: below the edge, no position of the run leaves the grid, and the
-      // run is not read again.
-      if (n < kGridEdge && Apply(own[t], n) < kGridEdge) return;
-      off[t] = GridRunFirstOff(words, lo, hi, grid.g, n);
+      if (grid.g == 0) {  // E off every grid: the round's first position, by the f32 comparison
+        event[t] = GridEvent(lo, lo == done[t] && !(sum[t] < bound), 0);
+        return;
+      }
+      const std::uint32_t n = Apply(before[t], grid.n), ceil = GridCeil(bound, grid.g);
+      // Each position's d is at least its q and none is negative, so n + q at a position, and
+      // its E, are at most the run's last n: below the edge and the bound's ceiling, the run has
+      // no event and is not read again.
+      const std::uint32_t last = n < kGridEdge ? Apply(own[t], n) : kGridEdge;
+      if (last < kGridEdge && last < ceil) return;
+      event[t] = GridRunFirstEvent(words, lo, hi, grid.g, n, ceil);
     });
-    WarpMin(block, off);
+    WarpMin(block, event);
     block.ForEachThread([&](Thread t) {
       if (done[t] == count[t]) return;
       const Grid grid = GridOf(sum[t]);
-      if (off[t] == kOnGrid) {
+      if (event[t] == kOnGrid) {
         sum[t] = GridFloat(grid.g, Apply(total[t], grid.n));
         done[t] = count[t];
         return;
       }
-      // E at the first position off the grid, then that position by the f32 addition.
-      const auto j = static_cast<std::uint32_t>(off[t] >> 32);
-      const float e = grid.g == 0 ? sum[t] : GridFloat(grid.g, static_cast<std::uint32_t>(off[t]));
+      // E at the event's position; a stop ends the sum there, a position off the grid is added
+      // by the f32 addition.
+      const auto j = static_cast<std::uint32_t>(event[t] >> 32);
+      const float e = grid.g == 0 ? sum[t] : GridFloat(grid.g, static_cast<std::uint32_t>(event[t]) & ~0x80000000u);
+      if ((event[t] & kStopEvent) != 0) {
+        sum[t] = e;
+        done[t] = count[t] = j;
+        return;
+      }
       std::uint64_t word = 0;
       sum[t] = e + WeightAt(words, j, true, word);
       done[t] = j + 1;

@@ -466,8 +466,12 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   auto weight = [&](std::uint64_t key) { return st.Prob(ValueOfDescendingKey(key)); };
   // The chunk loop's walk (TopPWalkChunk) with a prefix rule, up to the last survivor: its
   // `safe` is TopPWalkSafe's prefix-rule bound (Prob is monotone along the order).
+  bool first_chunk = true;  // block-level: the same in every thread
   auto walk_weights = [&](std::uint32_t count, auto words) {
-    return TopPWalkChunk(block, state, count, words, TopPWalkRule{walk, q, 0.0f, survivors, vocab}, NoChunkMarks{});
+    const bool first = first_chunk;
+    first_chunk = false;
+    return TopPWalkChunk(block, state, count, words, TopPWalkRule{walk, q, 0.0f, survivors, vocab}, NoChunkMarks{},
+                         first);
   };
   auto finish_walk = [&](bool stopped, std::uint64_t key) {
     done = stopped;

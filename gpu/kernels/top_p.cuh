@@ -172,8 +172,9 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t TopPWalkSumOnly(const
 // "Chunk loop": words, a shared array's View(), whose Load(i) holds positions 2i and 2i + 1 of
 // the chunk, low half first), up to position rule.total, each position's identity its
 // position; marks (PartitionChunkMarks, or NoChunkMarks for the rules that mark nothing) takes
-// kSglang's drops. Positions 0 .. summed - 1 (summed <= TopPWalkSumOnly) were added already
-// (TopPWalkChunk's warp), `sum` being E after them. Returns the chunk loop's verdict word: code
+// kSglang's drops. Positions 0 .. summed - 1 were added already (TopPWalkChunk's warp: every
+// one kept, each E before it below p for the prefix rules, or within TopPWalkSumOnly), `sum`
+// being E after them. Returns the chunk loop's verdict word: code
 // << 62 (0: go on; 1: stopped, with the cut's position; 2: position rule.total reached, with
 // the last position walked) | safe << 32 (TopPWalkSafe after the last position walked, while
 // the walk goes on) | kPartitionChunkMarked when it marked a position | position.
@@ -182,8 +183,8 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t TopPWalkSumOnly(const
 // own: inlined into the 64-register filter kernels, ptxas kept the chunk's size in the stack
 // frame and reloaded it at every position, a local-memory round trip (the L1 is shared with
 // 1023 threads' frames) that matches the measured 0.16 us a position at top-p 0.999
-// (docs/gpu.md "Top-p over a sorted scratch"). The sum-only positions the warp left (after its
-// rounds: few) are added as the running sum alone, a group of 4 words loaded while the previous
+// (docs/gpu.md "Top-p over a sorted scratch"). The sum-only positions (TopPWalkSumOnly) the
+// warp left after its rounds (few) are added as the running sum alone, a group of 4 words loaded while the previous
 // group is added; each is kept, so the step would set only what is set after them (the last
 // kept position; a tie group's keep holds, since a group not kept ends the walk at its first
 // position). The other positions take the step, each word read at its first position: no word
@@ -196,11 +197,12 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t TopPWalkWords(TopPWalk
   TopPWalkState s = state;
   float prob = 1.0f;  // the last position's, for TopPWalkSafe (1 before any)
   const std::uint32_t fast = TopPWalkSumOnly(s, m, rule);
-  if (fast > 0) {
+  const std::uint32_t kept = summed > fast ? summed : fast;  // added as the running sum alone
+  if (kept > 0) {
     std::uint32_t j = summed;
     if (j % 2 != 0 && j < fast) sum = sum + WordFloat(words.Load(j / 2) >> 32), ++j;
     constexpr std::uint32_t kGroup = 4;  // words a group: 8 additions cover a shared load's latency
-    const std::uint32_t first = j / 2, groups = (fast / 2 - first) / kGroup;
+    const std::uint32_t first = j / 2, groups = j < fast ? (fast / 2 - first) / kGroup : 0;
     std::uint64_t w0 = 0, w1 = 0, w2 = 0, w3 = 0;
     if (groups > 0) w0 = words.Load(first), w1 = words.Load(first + 1), w2 = words.Load(first + 2), w3 = words.Load(first + 3);
     for (std::uint32_t g = 0; g < groups; ++g) {
@@ -223,9 +225,10 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t TopPWalkWords(TopPWalk
       sum = sum + WordFloat(a);
       sum = sum + WordFloat(a >> 32);
     }
-    prob = WordFloat(words.Load(fast / 2 - 1) >> 32);  // the last sum-only position's
+    const std::uint64_t last = words.Load((kept - 1) / 2);  // the last sum-only position's
+    prob = WordFloat(kept % 2 != 0 ? last : last >> 32);
     s.sum = sum;
-    s.position += fast;
+    s.position += kept;
     s.last_kept = static_cast<std::uint64_t>(s.position);
     s.started = true;
     s.keep_group = true;
@@ -234,8 +237,8 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t TopPWalkWords(TopPWalk
   bool stop = false;
   std::uint64_t stop_cut = 0;
   std::uint64_t pair = 0;
-  for (std::uint32_t j = fast; j < m && !stop && s.position < rule.total; ++j) {
-    if (j % 2 == 0) pair = words.Load(j / 2);
+  for (std::uint32_t j = kept; j < m && !stop && s.position < rule.total; ++j) {
+    if (j % 2 == 0 || j == kept) pair = words.Load(j / 2);
     ++s.position;
     prob = WordFloat(j % 2 == 0 ? pair : pair >> 32);
     if (TopPWalkStep(s, rule, static_cast<std::uint64_t>(s.position), prob, stop, stop_cut)) marks.Mark(j);
@@ -249,23 +252,42 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t TopPWalkWords(TopPWalk
   return code << 62 | safe << 32 | marked | (stop ? stop_cut : static_cast<std::uint64_t>(s.position));
 }
 
-// Rounds of the warp's running sum a chunk (WarpRunningSum): the first ends where the sum
-// leaves its binade, the second covers the rest unless it leaves it again in the same chunk,
-// which a walk's sum does only in its first chunks (it doubles at each binade).
+// Rounds of the warp's running sum a chunk (WarpRunningSum): a chunk after the walk's first
+// leaves E's binade at most once (the first round ends there, the second covers the rest); the
+// first chunk, from E = 0, up to 11 times.
 inline constexpr int kTopPSumRounds = 2;
+inline constexpr int kTopPFirstSumRounds = 12;
+
+// The positions of a chunk of m that warp 0 adds (TopPWalkChunk) and where it must stop: the
+// prefix rules keep every position whose E is below p, so the warp adds the chunk up to the
+// first that is not (bound p), at most up to position rule.total; vLLM's ascending walk keeps
+// its TopPWalkSumOnly positions (bound +inf); kSglang none.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t TopPWarpPositions(const TopPWalkState& s, std::uint32_t m,
+                                                                           const TopPWalkRule& rule) {
+  if (rule.walk == TopPWalk::kExclusive || rule.walk == TopPWalk::kTieGroup) {
+    const std::int64_t left = rule.total - s.position;
+    return left < static_cast<std::int64_t>(m) ? static_cast<std::uint32_t>(left > 0 ? left : 0) : m;
+  }
+  return TopPWalkSumOnly(s, m, rule);
+}
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float TopPWarpBound(const TopPWalkRule& rule) {
+  return rule.walk == TopPWalk::kExclusive || rule.walk == TopPWalk::kTieGroup ? rule.p : -NegativeInfinity();
+}
 
 // The chunk loop's walk of one chunk (block-level code, no barrier; the WeightedVisit's walk of
-// TopPWalkRow and sampling_filters' partition path): warp 0 adds the chunk's sum-only positions
-// (TopPWalkSumOnly) at once with the sequential sum's bits (gpu/block/warp_running_sum.cuh),
-// from thread 0's E, which an xor butterfly hands to the warp with their number (5 shuffles);
-// thread 0 walks the rest (TopPWalkWords), its verdict in thread 0's register. The same
-// additions in the same order as thread 0's walk of every position: the same bits.
+// TopPWalkRow and sampling_filters' partition path): warp 0 adds the chunk's positions that
+// the rule keeps without a step (TopPWarpPositions) at once, with the sequential sum's bits
+// (gpu/block/warp_running_sum.cuh), from thread 0's E, which an xor butterfly hands to the warp
+// with their number (5 shuffles); thread 0 walks the rest (TopPWalkWords), its verdict in
+// thread 0's register. `first`: the walk's first chunk (a block-level value), which takes
+// kTopPFirstSumRounds. The same additions in the same order as thread 0's walk of every
+// position: the same bits.
 template <class B, class RS, class Words, class Marks>
 SAMPCHECK_KERNEL_BODY auto TopPWalkChunk(B& block, RS& state, std::uint32_t m, Words words, const TopPWalkRule& rule,
-                                         Marks marks) {
+                                         Marks marks, bool first) {
   auto job = Registers<std::uint64_t>(block);  // thread 0's (positions << 32 | E), then warp 0's
   block.ForEachThread([&](Thread t) {
-    job[t] = t.x == 0 ? static_cast<std::uint64_t>(TopPWalkSumOnly(state[t], m, rule)) << 32 | FloatWord(state[t].sum)
+    job[t] = t.x == 0 ? static_cast<std::uint64_t>(TopPWarpPositions(state[t], m, rule)) << 32 | FloatWord(state[t].sum)
                       : 0u;
   });
   for (int mask = 1; mask < kWarpSize; mask *= 2) {  // lane 0's word to every lane of its warp
@@ -281,7 +303,7 @@ SAMPCHECK_KERNEL_BODY auto TopPWalkChunk(B& block, RS& state, std::uint32_t m, W
     sum[t] = WordFloat(job[t]);
     count[t] = static_cast<std::uint32_t>(job[t] >> 32);
   });
-  WarpRunningSum<kTopPSumRounds>(block, sum, count, done, words);
+  WarpRunningSum(block, sum, count, done, words, first ? kTopPFirstSumRounds : kTopPSumRounds, TopPWarpBound(rule));
   auto verdict = Registers<std::uint64_t>(block);
   block.ForEachThread([&](Thread t) {
     if (t.x == 0) verdict[t] = TopPWalkWords(state[t], m, words, rule, marks, done[t], sum[t]);
@@ -391,8 +413,11 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
     // are the cut's identity (the loop finds the key), and kSglang marks the positions it drops,
     // written -inf by the threads holding their keys (a chunk without a drop stores and reads
     // no marks).
+    bool first_chunk = true;  // block-level: the same in every thread
     auto walk_weights = [&](std::uint32_t m, auto words, auto marks) {
-      return TopPWalkChunk(block, state, m, words, rule, marks);
+      const bool first = first_chunk;
+      first_chunk = false;
+      return TopPWalkChunk(block, state, m, words, rule, marks, first);
     };
     auto finish_walk = [&](bool stopped, std::uint64_t key) {
       done = stopped;
