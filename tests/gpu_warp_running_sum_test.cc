@@ -148,7 +148,9 @@ TEST(GpuWarpRunningSum, SortedProbabilitiesMatchTheSequentialSum) {
     double s = 0;
     for (float v : x) s += std::exp(static_cast<double>(v - x[0]));
     std::vector<float> p(x.size());
-    for (std::size_t i = 0; i < x.size(); ++i) p[i] = static_cast<float>(std::exp(static_cast<double>(x[i] - x[0])) / s);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      p[i] = static_cast<float>(std::exp(static_cast<double>(x[i] - x[0])) / s);
+    }
     for (std::size_t at : {std::size_t{0}, std::size_t{1024}, std::size_t{5000}, std::size_t{38000}}) {
       for (std::size_t m : {std::size_t{1024}, std::size_t{1023}, std::size_t{64}, std::size_t{1}}) {
         if (at + m > p.size()) continue;
@@ -258,7 +260,9 @@ TEST(GpuWarpRunningSum, StopsBeforeTheFirstSumNotBelowTheBound) {
   double total = 0;
   for (float v : x) total += std::exp(static_cast<double>(v - x[0]));
   std::vector<float> p(1024);
-  for (std::size_t i = 0; i < p.size(); ++i) p[i] = static_cast<float>(std::exp(static_cast<double>(x[i] - x[0])) / total);
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    p[i] = static_cast<float>(std::exp(static_cast<double>(x[i] - x[0])) / total);
+  }
   const float e300 = Sequential(p, 0.0f, 300), e301 = Sequential(p, 0.0f, 301);
   const float bounds[] = {0.5f, 0.9f, e300, std::nextafter(e300, INFINITY), (e300 + e301) / 2, 0.0f, -0.0f, -1.0f,
                           NAN, 2.0f, 0x1p-149f, p[0], std::nextafter(p[0], INFINITY)};

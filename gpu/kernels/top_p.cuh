@@ -174,20 +174,20 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t TopPWalkSumOnly(const
 // position; marks (PartitionChunkMarks, or NoChunkMarks for the rules that mark nothing) takes
 // kSglang's drops. Positions 0 .. summed - 1 were added already (TopPWalkChunk's warp: every
 // one kept, each E before it below p for the prefix rules, or within TopPWalkSumOnly), `sum`
-// being E after them. Returns the chunk loop's verdict word: code
-// << 62 (0: go on; 1: stopped, with the cut's position; 2: position rule.total reached, with
-// the last position walked) | safe << 32 (TopPWalkSafe after the last position walked, while
-// the walk goes on) | kPartitionChunkMarked when it marked a position | position.
+// being E after them. Returns the chunk loop's verdict word: code << 62 (0: go on; 1: stopped,
+// with the cut's position; 2: position rule.total reached, with the last position walked) |
+// safe << 32 (TopPWalkSafe after the last position walked, while the walk goes on) |
+// kPartitionChunkMarked when it marked a position | position.
 //
 // Out of line on the device (SAMPCHECK_OUT_OF_LINE) so that its loops have registers of their
 // own: inlined into the 64-register filter kernels, ptxas kept the chunk's size in the stack
 // frame and reloaded it at every position, a local-memory round trip (the L1 is shared with
 // 1023 threads' frames) that matches the measured 0.16 us a position at top-p 0.999
 // (docs/gpu.md "Top-p over a sorted scratch"). The sum-only positions (TopPWalkSumOnly) the
-// warp left after its rounds (few) are added as the running sum alone, a group of 4 words loaded while the previous
-// group is added; each is kept, so the step would set only what is set after them (the last
-// kept position; a tie group's keep holds, since a group not kept ends the walk at its first
-// position). The other positions take the step, each word read at its first position: no word
+// warp left after its rounds (few) are added as the running sum alone, a group of 4 words
+// loaded while the previous group is added; each is kept, so the step would set only what is
+// set after them (the last kept position; a tie group's keep holds, since a group not kept ends
+// the walk at its first position). The other positions take the step, each word read at its first position: no word
 // is read that the walk does not reach. On the host SAMPCHECK_OUT_OF_LINE is empty: the
 // emulator runs the same source.
 template <class Words, class Marks>
@@ -204,7 +204,9 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t TopPWalkWords(TopPWalk
     constexpr std::uint32_t kGroup = 4;  // words a group: 8 additions cover a shared load's latency
     const std::uint32_t first = j / 2, groups = j < fast ? (fast / 2 - first) / kGroup : 0;
     std::uint64_t w0 = 0, w1 = 0, w2 = 0, w3 = 0;
-    if (groups > 0) w0 = words.Load(first), w1 = words.Load(first + 1), w2 = words.Load(first + 2), w3 = words.Load(first + 3);
+    if (groups > 0) {
+      w0 = words.Load(first), w1 = words.Load(first + 1), w2 = words.Load(first + 2), w3 = words.Load(first + 3);
+    }
     for (std::uint32_t g = 0; g < groups; ++g) {
       const std::uint64_t a0 = w0, a1 = w1, a2 = w2, a3 = w3;
       if (g + 1 < groups) {
