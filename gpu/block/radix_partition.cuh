@@ -338,10 +338,11 @@ struct NoChunkMarks {
 // on; 1: stop, position the cut's; 2: over, position the last walked; positions count from 1 over
 // the whole visit, below 2^32; safe < 2^29: a number of keys after these that cannot end the
 // walk); finish(stopped, key) block-level, with the key of that position. With marks (Marked not
-// NoPartitionMarks), walk takes a third argument, a PartitionChunkMarks whose Mark(j) marks the chunk's position j (j
-// increasing), and sets kPartitionChunkMarked in its verdict when Close() says it marked one;
-// marked(t, key, position) is then called after the walk's barrier by the thread that placed each
-// marked key (a chunk with no mark costs no mark stores nor reads: "Chunk loop").
+// NoPartitionMarks), walk takes a third argument, a PartitionChunkMarks whose Mark(j) marks the
+// chunk's position j (j increasing), and sets kPartitionChunkMarked in its verdict when Close()
+// says it marked one; marked(t, key, position) is then called after the walk's barrier by the
+// thread that placed each marked key (a chunk with no mark costs no mark stores nor reads:
+// "Chunk loop").
 template <class KeyVisit, class Weight, class Walk, class Finish, class Marked = NoPartitionMarks>
 struct WeightedVisit {
   KeyVisit key_visit;

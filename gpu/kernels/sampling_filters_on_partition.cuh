@@ -468,10 +468,8 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   // `safe` is TopPWalkSafe's prefix-rule bound (Prob is monotone along the order).
   bool first_chunk = true;  // block-level: the same in every thread
   auto walk_weights = [&](std::uint32_t count, auto words) {
-    const bool first = first_chunk;
-    first_chunk = false;
     return TopPWalkChunk(block, state, count, words, TopPWalkRule{walk, q, 0.0f, survivors, vocab}, NoChunkMarks{},
-                         first);
+                         first_chunk);
   };
   auto finish_walk = [&](bool stopped, std::uint64_t key) {
     done = stopped;

@@ -281,12 +281,14 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float TopPWarpBound(const TopPWalkR
 // the rule keeps without a step (TopPWarpPositions) at once, with the sequential sum's bits
 // (gpu/block/warp_running_sum.cuh), from thread 0's E, which an xor butterfly hands to the warp
 // with their number (5 shuffles); thread 0 walks the rest (TopPWalkWords), its verdict in
-// thread 0's register. `first`: the walk's first chunk (a block-level value), which takes
-// kTopPFirstSumRounds. The same additions in the same order as thread 0's walk of every
-// position: the same bits.
+// thread 0's register. `first_chunk`: true before the walk's first chunk (a block-level value,
+// cleared here), which takes kTopPFirstSumRounds. The same additions in the same order as
+// thread 0's walk of every position: the same bits.
 template <class B, class RS, class Words, class Marks>
 SAMPCHECK_KERNEL_BODY auto TopPWalkChunk(B& block, RS& state, std::uint32_t m, Words words, const TopPWalkRule& rule,
-                                         Marks marks, bool first) {
+                                         Marks marks, bool& first_chunk) {
+  const int rounds = first_chunk ? kTopPFirstSumRounds : kTopPSumRounds;
+  first_chunk = false;
   auto job = Registers<std::uint64_t>(block);  // thread 0's (positions << 32 | E), then warp 0's
   block.ForEachThread([&](Thread t) {
     job[t] = t.x == 0 ? static_cast<std::uint64_t>(TopPWarpPositions(state[t], m, rule)) << 32 | FloatWord(state[t].sum)
@@ -305,7 +307,7 @@ SAMPCHECK_KERNEL_BODY auto TopPWalkChunk(B& block, RS& state, std::uint32_t m, W
     sum[t] = WordFloat(job[t]);
     count[t] = static_cast<std::uint32_t>(job[t] >> 32);
   });
-  WarpRunningSum(block, sum, count, done, words, first ? kTopPFirstSumRounds : kTopPSumRounds, TopPWarpBound(rule));
+  WarpRunningSum(block, sum, count, done, words, rounds, TopPWarpBound(rule));
   auto verdict = Registers<std::uint64_t>(block);
   block.ForEachThread([&](Thread t) {
     if (t.x == 0) verdict[t] = TopPWalkWords(state[t], m, words, rule, marks, done[t], sum[t]);
@@ -417,9 +419,7 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
     // no marks).
     bool first_chunk = true;  // block-level: the same in every thread
     auto walk_weights = [&](std::uint32_t m, auto words, auto marks) {
-      const bool first = first_chunk;
-      first_chunk = false;
-      return TopPWalkChunk(block, state, m, words, rule, marks, first);
+      return TopPWalkChunk(block, state, m, words, rule, marks, first_chunk);
     };
     auto finish_walk = [&](bool stopped, std::uint64_t key) {
       done = stopped;
