@@ -282,8 +282,8 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float TopPWarpBound(const TopPWalkR
 // (gpu/block/warp_running_sum.cuh), from thread 0's E, which an xor butterfly hands to the warp
 // with their number (5 shuffles); thread 0 walks the rest (TopPWalkWords), its verdict in
 // thread 0's register. `first_chunk`: true before the walk's first chunk (a block-level value,
-// cleared here), which takes kTopPFirstSumRounds. The same additions in the same order as
-// thread 0's walk of every position: the same bits.
+// cleared here), which takes kTopPFirstSumRounds. The warp's sum has the bits of thread 0's
+// sequential additions (WarpRunningSum's contract), so the walk's result does not change.
 template <class B, class RS, class Words, class Marks>
 SAMPCHECK_KERNEL_BODY auto TopPWalkChunk(B& block, RS& state, std::uint32_t m, Words words, const TopPWalkRule& rule,
                                          Marks marks, bool& first_chunk) {
