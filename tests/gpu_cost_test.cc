@@ -211,10 +211,16 @@ const BudgetCase kBudgets[] = {
     // before): level 0's sample of 1024 keys sorted by BitonicSortSlots (21 barriers) where
     // every thread ranked its key against all 1024 (one barrier, 1024 reads in sequence): the
     // critical path at 4 x 128256 fell by about 1000 accesses in each (top-k 5000 5510 -> 4498).
-    {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {2.54, 62}},
-    {__LINE__, "gpu, top-k V - 100", false, TopK(kVocab - 100), {2.78, 67}},
-    {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {4.56, 108}},
-    {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {1.12, 47}},
+    // 15, 15, 15 and 12 barriers more since 2026-12-02 (62, 67, 108 and 47 before): the walk's
+    // chunks after the first are summed unsorted (gpu/block/radix_partition.cuh "Chunks in any
+    // order"), and one that needs the order is sorted then, with two barriers more than in the
+    // pipeline; the critical paths fell (PartitionWalkSumsItsPositionsOnTheWarp below: 15418,
+    // 7087 and 7507 -> 5506, 4486 and 4909 at one row), top-k 5000's alone rose, by 22 accesses
+    // at 64 rows (most of its chunks need the order).
+    {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {2.54, 77}},
+    {__LINE__, "gpu, top-k V - 100", false, TopK(kVocab - 100), {2.78, 82}},
+    {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {4.56, 123}},
+    {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {1.12, 59}},
     {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {2.01, 34}},
     {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {2.01, 34}},
     {__LINE__, "gpu, min-p 1, top-k and top-p off", false, MinPAlone(1.0f), {3.01, 10}},
@@ -321,13 +327,15 @@ TEST(GpuCost, TopPFullRowWalksStayWithinTheirBudgets) {
 
 // The partition path's walk of P positions (gpu/block/radix_partition.cuh "Chunk loop"): warp 0
 // adds the positions that cannot end it, 32 a lane a chunk (gpu/block/warp_running_sum.cuh),
-// and thread 0 walks the rest, so the critical path is the partition's and the chunks' sorts
-// (about 220 accesses a chunk), below P / 2: thread 0 reading two probabilities a shared access
-// (ranks 2j and 2j + 1 in one 8-byte word) made it about P / 2 plus the partition's (32281,
-// 13347 and 13770 here until 2026-12-01), one read a position at least P. P from the logits by
-// std::sort and double sums (the f32 walk's cut is within a few positions of it); one row, so
-// that the critical path is that row's block's (P = 55432, 18560 and 18560 here). The budgets
-// are today's critical paths.
+// and thread 0 walks the rest; the chunks after the first are summed unsorted where every
+// order gives the same sum ("Chunks in any order": about 20 accesses a chunk) and sorted where
+// not (about 220), so the critical path is the partition's and those sorts, below P / 2:
+// thread 0 reading two probabilities a shared access (ranks 2j and 2j + 1 in one 8-byte word)
+// made it about P / 2 plus the partition's (32281, 13347 and 13770 here until 2026-12-01), one
+// read a position at least P; every chunk sorted, 15418, 7087 and 7507 (until 2026-12-02). P
+// from the logits by std::sort and double sums (the f32 walk's cut is within a few positions of
+// it); one row, so that the critical path is that row's block's (P = 55432, 18560 and 18560
+// here). The budgets are today's critical paths.
 TEST(GpuCost, PartitionWalkSumsItsPositionsOnTheWarp) {
   struct Case {
     int line;
@@ -336,9 +344,9 @@ TEST(GpuCost, PartitionWalkSumsItsPositionsOnTheWarp) {
     std::int64_t max_critical_path;
   };
   const Case cases[] = {
-      {__LINE__, "top-k off, top-p 0.999", TopPAlone(0.999f), 15418},
-      {__LINE__, "top-k V - 1, top-p 0.9", TopK(kVocab - 1), 7087},
-      {__LINE__, "top-k V - 100, top-p 0.9", TopK(kVocab - 100), 7507},
+      {__LINE__, "top-k off, top-p 0.999", TopPAlone(0.999f), 5506},
+      {__LINE__, "top-k V - 1, top-p 0.9", TopK(kVocab - 1), 4486},
+      {__LINE__, "top-k V - 100, top-p 0.9", TopK(kVocab - 100), 4909},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::Message() << "line " << c.line << ": " << c.name);

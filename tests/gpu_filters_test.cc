@@ -226,6 +226,59 @@ TEST(GpuFilters, PartitionPathRefinesLargeBuckets) {
   Compare("sampling_filters", "canonical", alone);
 }
 
+// The partition path's walk of chunks handed in any order (gpu/kernels/top_p.cuh
+// TopPWalkChunkAnyOrder): every chunk after the first is summed unsorted where every order
+// gives the same E and is sorted where it does not (a rounding tie, a binade left, the chunk
+// holding the cut). Rows of V = 40000: (0, 1) 100 logits of 0 and a tail near -20, whose
+// probabilities (about 2e-11) are below half a unit of E near 1, so E stalls below p = 0.9999995
+// and the walk keeps every survivor: it ends at the last one, with top-k 20000 in a chunk that
+// reaches past it (sorted: which of its keys survive depends on the order), with top-k off at
+// the row's last entry, whose key the loop finds in an unsorted chunk; (2) continuous values
+// with top-k off and p = 0.999 (about 17 chunks); (3) values on a grid of 1/8 (runs of equal
+// probabilities, tie groups for flashinfer) with p = 0.99.
+TEST(GpuFilters, PartitionPathWalksChunksInAnyOrder) {
+  constexpr std::int64_t kRowsHere = 4, kVocabHere = 40000;
+  SplitMix64 rng(53);
+  std::vector<float> x(static_cast<std::size_t>(kRowsHere * kVocabHere));
+  for (std::int64_t b = 0; b < kRowsHere; ++b) {
+    for (std::int64_t i = 0; i < kVocabHere; ++i) {
+      const float unit = static_cast<float>(rng.Next() >> 40) * 0x1.0p-24f;
+      float v = -8.0f + 16.0f * unit;
+      if (b < 2) v = i % 400 == 0 ? 0.0f : -20.0f - unit;
+      if (b == 3) v = std::floor(v * 8.0f) / 8.0f;
+      x[static_cast<std::size_t>(b * kVocabHere + i)] = v;
+    }
+  }
+  const TensorMap inputs{
+      {"logits", Tensor::FromValues(DType::kF32, {kRowsHere, kVocabHere}, x)},
+      {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRowsHere}, {20000, 0, 0, 0})},
+      {"top_p", Tensor::FromValues<float>(DType::kF32, {kRowsHere}, {0.9999995f, 0.9999995f, 0.999f, 0.99f})},
+      {"min_p", Tensor::FromValues<float>(DType::kF32, {kRowsHere}, {0.0f, 0.0f, 0.0f, 0.0f})}};
+  for (const char* profile : {"canonical", "flashinfer"}) {
+    SCOPED_TRACE(profile);
+    Case c;
+    c.id = std::string("sampling_filters/any_order/") + profile;
+    c.stage = "sampling_filters";
+    c.profile = sampcheck::ParseProfile(profile);
+    c.inputs = inputs;
+    reference::ReferenceBackend reference;
+    const TensorMap expected = reference.Run("sampling_filters", c);
+    ExpectSameBits(expected, MakeGpuEmulatedBackend()->Run("sampling_filters", c), c.id, kVocabHere);
+    // The rows are what they are meant to be (the reference's kept counts).
+    const auto out = expected.at("logits").data<float>();
+    std::int64_t kept[kRowsHere] = {};
+    for (std::int64_t b = 0; b < kRowsHere; ++b) {
+      for (std::int64_t i = 0; i < kVocabHere; ++i) {
+        kept[b] += std::isinf(out[static_cast<std::size_t>(b * kVocabHere + i)]) ? 0 : 1;
+      }
+    }
+    EXPECT_EQ(kept[0], 20000);
+    EXPECT_EQ(kept[1], kVocabHere);
+    EXPECT_GT(kept[2], 10 * 1024);
+    EXPECT_LT(kept[2], kVocabHere);
+  }
+}
+
 // A k-th key within 3 of the number n of finite entries (r = n - k + 1 <= 4, the held largest
 // keys of gpu/kernels/sampling_filters_on_partition.cuh: K known at level 0, no bucket refined
 // for it) and just past it (r = 5: the refinement), against the reference (std::nth_element).

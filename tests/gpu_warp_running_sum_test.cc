@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// WarpRunningSum (gpu/block/warp_running_sum.cuh) on the emulator with every check on, against
-// the sequential f32 running sum written here (one `sum = sum + w` a position: the definition
-// of E_j in docs/spec/filters.md "Arithmetic", compiled without contraction): the contract's
-// example (ties to even by hand), a softmax's sorted probabilities (the walk's case), random
-// weights of every magnitude in any order, ties at every grid, subnormals, starting sums of
-// every kind, NaN, infinities, negatives and -0.0, counts of 0 to 2049; and the counted work a
-// round reads when no position leaves the grid (no timing).
+// WarpRunningSum and WarpAnyOrderSum (gpu/block/warp_running_sum.cuh) on the emulator with every
+// check on, against the sequential f32 running sum written here (one `sum = sum + w` a
+// position: the definition of E_j in docs/spec/filters.md "Arithmetic", compiled without
+// contraction): the contract's example (ties to even by hand), a softmax's sorted probabilities
+// (the walk's case), random weights of every magnitude in any order, ties at every grid,
+// subnormals, starting sums of every kind, NaN, infinities, negatives and -0.0, counts of 0 to
+// 2049; the any-order sum against the same sums in several orders, and when it may add by the
+// definitions (ties, binades, the bound) written here; and the counted work a round or an
+// any-order sum reads (no timing).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -37,25 +40,32 @@ struct Summed {
   LaunchReport report;
 };
 
+// The weights two to a shared word as the chunk loop stores them (position 2i in word i's low
+// half), `pad` in the halves past them, one word more; a barrier.
+template <class Words>
+void FillWords(Block& block, Words& words, const std::vector<float>& weights, int threads, std::uint32_t pad = 0) {
+  const int words_n = static_cast<int>((weights.size() + 1) / 2) + 1;
+  block.ForEachThread([&](Thread t) {
+    for (int i = t.x; i < words_n; i += threads) {
+      const std::size_t lo = 2 * static_cast<std::size_t>(i), hi = lo + 1;
+      const std::uint64_t a = lo < weights.size() ? Bits(weights[lo]) : pad;
+      const std::uint64_t b = hi < weights.size() ? Bits(weights[hi]) : pad;
+      words.Store(i, a | b << 32);
+    }
+  });
+  block.Sync();
+}
+
 // WarpRunningSum over `weights` from `start` in warp 0 of a block of `threads` (other warps
-// count 0 and must keep their sum), the weights two to a shared word as the chunk loop stores
-// them; `rounds` rounds, stopping before the first E not below `bound`.
+// count 0 and must keep their sum); `rounds` rounds, stopping before the first E not below
+// `bound`.
 Summed SumOnWarp(const std::vector<float>& weights, float start, int threads = 32, int rounds = 2,
                  float bound = INFINITY) {
   const auto count = static_cast<std::uint32_t>(weights.size());
-  const int words_n = static_cast<int>((weights.size() + 1) / 2) + 1;
   Summed out{};
   out.report = emu::Launch("running sum", 1, threads, [&](Block& block) {
     SAMPCHECK_SHARED(block, std::uint64_t, words, 1100);
-    block.ForEachThread([&](Thread t) {
-      for (int i = t.x; i < words_n; i += threads) {
-        const std::size_t lo = 2 * static_cast<std::size_t>(i), hi = lo + 1;
-        const std::uint64_t a = lo < weights.size() ? Bits(weights[lo]) : 0u;
-        const std::uint64_t b = hi < weights.size() ? Bits(weights[hi]) : 0u;
-        words.Store(i, a | b << 32);
-      }
-    });
-    block.Sync();
+    FillWords(block, words, weights, threads);
     auto sum = Registers<float>(block);
     auto n = Registers<std::uint32_t>(block);
     auto done = Registers<std::uint32_t>(block);
@@ -319,6 +329,181 @@ TEST(GpuWarpRunningSum, ARoundOnTheGridReadsEachWordOnce) {
   const auto& intervals = got.report.counters.critical_intervals;
   ASSERT_EQ(intervals.size(), 2u);
   EXPECT_LE(intervals.back(), 17 + 20) << "reads and shuffles of the busiest lane";
+}
+
+// WarpAnyOrderSum over `weights` from `start` in warp 0 of a block of `threads` (other warps
+// count 0 and must keep their sum); the halves past the weights hold a NaN, which must not be
+// read as one.
+struct AnyOrderSummed {
+  float sum;
+  std::uint32_t added;
+  float smallest;
+  LaunchReport report;
+};
+AnyOrderSummed AnyOrderOnWarp(const std::vector<float>& weights, float start, float bound = INFINITY,
+                              int threads = 64) {
+  const auto count = static_cast<std::uint32_t>(weights.size());
+  AnyOrderSummed out{};
+  out.report = emu::Launch("any-order sum", 1, threads, [&](Block& block) {
+    SAMPCHECK_SHARED(block, std::uint64_t, words, 1100);
+    FillWords(block, words, weights, threads, 0x7fc00000u);
+    auto sum = Registers<float>(block);
+    auto smallest = Registers<float>(block);
+    auto n = Registers<std::uint32_t>(block);
+    auto added = Registers<std::uint32_t>(block);
+    block.ForEachThread([&](Thread t) {
+      sum[t] = t.warp() == 0 ? start : 7.0f;
+      smallest[t] = -1.0f;
+      n[t] = t.warp() == 0 ? count : 0u;
+    });
+    WarpAnyOrderSum(block, sum, n, added, smallest, words.View(), bound);
+    block.ForEachThread([&](Thread t) {
+      if (t.warp() != 0) {
+        EXPECT_EQ(Bits(sum[t]), Bits(7.0f)) << "thread " << t.x;
+        EXPECT_EQ(added[t], 0u) << "thread " << t.x;
+        return;
+      }
+      if (t.x == 0) {
+        out.sum = sum[t], out.added = added[t], out.smallest = smallest[t];
+      } else {
+        EXPECT_EQ(Bits(sum[t]), Bits(out.sum)) << "lane " << t.x << ": every lane of warp 0 holds E";
+        EXPECT_EQ(added[t], out.added) << "lane " << t.x;
+        EXPECT_EQ(Bits(smallest[t]), Bits(out.smallest)) << "lane " << t.x;
+      }
+    });
+  });
+  return out;
+}
+
+// When the any-order sum may add the weights, by the definitions rather than the code: E is a
+// finite float >= +0 with unit u (the spacing of the floats in its binade [base, 2 base), base
+// 2^-126 for the subnormals and zero), every weight a finite float >= +0 below 2 base (at or
+// below E's binade) whose w / u is not an integer plus one half (exact in double: w and u are
+// 24-bit integers times powers of two), and the sequential sum ends at most (2^24 - 2) u (n <=
+// 2^24 - 2) and below the bound.
+bool MayAddInAnyOrder(const std::vector<float>& w, float start, float bound) {
+  if (w.empty() || !(start >= 0.0f) || std::isinf(start) || std::signbit(start)) return false;
+  int exp = 0;
+  std::frexp(static_cast<double>(start), &exp);  // start in [2^(exp - 1), 2^exp) when normal
+  const double base = start >= 0x1p-126f ? std::ldexp(1.0, exp - 1) : 0x1p-126;  // E's binade: [base, 2 base)
+  const double u = base * 0x1p-23;
+  for (float v : w) {
+    if (!(v >= 0.0f) || std::isinf(v) || std::signbit(v)) return false;
+    if (static_cast<double>(v) >= 2.0 * base) return false;  // above E's binade
+    const double q = static_cast<double>(v) / u;
+    if (q - std::floor(q) == 0.5) return false;  // a tie
+  }
+  const float end = Sequential(w, start, static_cast<std::uint32_t>(w.size()));
+  return static_cast<double>(end) <= (0x1p24 - 2.0) * u && end < bound;
+}
+
+// The contract's example, by hand: E = 0.5 (u = 2^-24) and weights of 3/4, 1 + 1/4 and 2 + 3/4
+// units add 1, 1 and 3 units in each of the six orders; a half unit among them is a tie (its
+// rounding depends on the order): nothing is added.
+TEST(GpuWarpAnyOrderSum, KnownSums) {
+  std::vector<float> w = {3 * 0x1p-26f, 0x1p-24f + 0x1p-26f, 0x1p-23f + 3 * 0x1p-26f};
+  std::sort(w.begin(), w.end());
+  do {
+    const AnyOrderSummed got = AnyOrderOnWarp(w, 0.5f);
+    ASSERT_TRUE(got.report.ok()) << got.report.Summary();
+    EXPECT_EQ(got.added, 3u);
+    EXPECT_EQ(Bits(got.sum), Bits(0.5f + 5 * 0x1p-24f));
+    EXPECT_EQ(Bits(got.smallest), Bits(3 * 0x1p-26f));
+  } while (std::next_permutation(w.begin(), w.end()));
+  w.push_back(0x1p-25f);
+  const AnyOrderSummed tie = AnyOrderOnWarp(w, 0.5f);
+  EXPECT_EQ(tie.added, 0u);
+  EXPECT_EQ(Bits(tie.sum), Bits(0.5f)) << "left as it was";
+  EXPECT_EQ(Bits(tie.smallest), Bits(-1.0f)) << "left as it was";
+  EXPECT_EQ(AnyOrderOnWarp({}, 0.5f).added, 0u) << "no position";
+}
+
+// A softmax's probabilities (the walk's case) from starts in several binades, in chunks of 1 to
+// 2048 positions, shuffled, ascending and descending: the sum is added exactly when the
+// definitions allow it, and then equals the sequential sum in every one of those orders.
+TEST(GpuWarpAnyOrderSum, AddsExactlyWhenEveryOrderGivesTheSameSum) {
+  std::mt19937 rng(3);
+  std::normal_distribution<float> normal(0.0f, 2.0f);
+  std::vector<float> x(20000);
+  for (auto& v : x) v = normal(rng);
+  double total = 0;
+  const float top = *std::max_element(x.begin(), x.end());
+  for (float v : x) total += std::exp(static_cast<double>(v - top));
+  std::vector<float> p;
+  for (float v : x) p.push_back(static_cast<float>(std::exp(static_cast<double>(v - top)) / total));
+  std::sort(p.begin(), p.end(), std::greater<>());
+  int added = 0, refused = 0;
+  const float starts[] = {0.0f, 0x1p-130f, 0.01f, 0.2f, 0.3f, 0.49f, 0.5f, 0.7f, 0.999f, 1.5f};
+  const std::size_t sizes[] = {1, 2, 31, 64, 333, 1024, 2047, 2048};
+  for (float start : starts) {
+    for (std::size_t size : sizes) {
+      for (std::size_t at : {std::size_t{0}, std::size_t{3000}, std::size_t{15000}}) {
+        const auto from = p.begin() + static_cast<std::ptrdiff_t>(at);
+        std::vector<float> w(from, from + static_cast<std::ptrdiff_t>(size));
+        for (const float bound : {INFINITY, 0.9f, 1.0f}) {
+          const bool may = MayAddInAnyOrder(w, start, bound);
+          std::vector<float> order = w;
+          std::shuffle(order.begin(), order.end(), rng);
+          const AnyOrderSummed got = AnyOrderOnWarp(order, start, bound);
+          ASSERT_TRUE(got.report.ok()) << got.report.Summary();
+          EXPECT_EQ(got.added, may ? size : 0u)
+              << "start " << start << ", " << size << " from " << at << ", bound " << bound;
+          if (got.added == 0) {
+            EXPECT_EQ(Bits(got.sum), Bits(start));
+            ++refused;
+            continue;
+          }
+          ++added;
+          EXPECT_EQ(Bits(got.sum), Bits(Sequential(w, start, static_cast<std::uint32_t>(size))));
+          EXPECT_EQ(Bits(got.sum), Bits(Sequential(order, start, static_cast<std::uint32_t>(size))));
+          std::vector<float> up = w;
+          std::sort(up.begin(), up.end());
+          EXPECT_EQ(Bits(got.sum), Bits(Sequential(up, start, static_cast<std::uint32_t>(size))));
+          EXPECT_EQ(Bits(got.smallest), Bits(w.back()));
+        }
+      }
+    }
+  }
+  EXPECT_GT(added, 100);  // both outcomes are exercised
+  EXPECT_GT(refused, 100);
+}
+
+// Ties and weights off the grid, planted one at a time among weights that add: a tie at E's
+// grid (an odd number of half units), a weight above E's binade, NaN, +inf, -1, -0.0; starts
+// NaN, +inf, -0.0; sums that reach the binade's edge (n = 2^24 - 2 is the last allowed) and
+// the bound (E after them equal to it: refused; one unit above it: added).
+TEST(GpuWarpAnyOrderSum, RefusesTiesSpecialsAndSumsPastTheGridOrTheBound) {
+  const float start = 0.75f, unit = 0x1p-24f;  // n = 3 x 2^22 on 0.5's grid
+  std::vector<float> w(500, unit * 1.25f);      // each adds one unit (f = 1/4)
+  ASSERT_EQ(AnyOrderOnWarp(w, start).added, 500u);
+  for (float planted : {unit * 0.5f, unit * 7.5f, 1.0f, NAN, INFINITY, -1.0f, -0.0f}) {
+    std::vector<float> v = w;
+    v[123] = planted;
+    const AnyOrderSummed got = AnyOrderOnWarp(v, start);
+    ASSERT_TRUE(got.report.ok()) << got.report.Summary();
+    EXPECT_EQ(got.added, 0u) << "planted " << planted;
+  }
+  for (float bad : {NAN, INFINITY, -0.0f, -1.0f}) EXPECT_EQ(AnyOrderOnWarp(w, bad).added, 0u) << "start " << bad;
+  // 500 units from n: the last n allowed is 2^24 - 2.
+  const float near = 1.0f - static_cast<float>(500 + 2) * unit;  // n = 2^24 - 502
+  EXPECT_EQ(AnyOrderOnWarp(w, near).added, 500u);
+  EXPECT_EQ(AnyOrderOnWarp(w, near + unit).added, 0u) << "n = 2^24 - 1 after them";
+  const float end = start + 500 * unit;
+  EXPECT_EQ(AnyOrderOnWarp(w, start, end).added, 0u) << "E after them is not below the bound";
+  EXPECT_EQ(AnyOrderOnWarp(w, start, end + unit).added, 500u);
+  EXPECT_EQ(AnyOrderOnWarp(w, start, NAN).added, 0u);
+}
+
+// Counted work (no timing): 1024 positions read 16 words a lane (lane l: words l, l + 32, ..)
+// and one butterfly of 5 shuffles; no barrier, no shared store.
+TEST(GpuWarpAnyOrderSum, ReadsEachWordOnce) {
+  const std::vector<float> w(1024, 0x1p-20f);
+  const AnyOrderSummed got = AnyOrderOnWarp(w, 0.5f);
+  ASSERT_TRUE(got.report.ok()) << got.report.Summary();
+  EXPECT_EQ(got.added, 1024u);
+  const auto& intervals = got.report.counters.critical_intervals;
+  ASSERT_EQ(intervals.size(), 2u);
+  EXPECT_LE(intervals.back(), 16 + 5) << "reads and shuffles of the busiest lane";
 }
 
 }  // namespace

@@ -106,6 +106,16 @@
 //   is the step's, its scatter's one more), so the pipeline keeps a chunk to place. A walk that
 //   cannot bound that number (0) costs 2 barriers per chunk: a step walks a alone, the next sorts
 //   the chunk after.
+// - Chunks in any order (a WeightedVisit with an active AnyOrderWalk): the chunks after the
+//   visit's first are not sorted. c's keys are only loaded; b's weights are stored at its keys'
+//   slots (slot j is thread 1023 - j's; two to a word, the odd slot's weight from the
+//   neighbour lane by one shuffle), no rank; a's walk is any_order.walk. When it answers
+//   kPartitionChunkUnordered, a is sorted then from its keys in registers (the warp sort into
+//   PartitionWarpSlots, a barrier; the ranks, and the weights stored again in a's buffer, a
+//   barrier), walked in order, and its verdict read after a third barrier: the pipeline sorts
+//   only the visit's first chunk (its walk starts from E = 0, on no weight's grid), so those
+//   slots are free. An unsorted chunk's walk ends only at its last position, its largest key:
+//   finish takes it by a WarpMin of the complements and one barrier.
 // - Flat rows (n = vocab and one value key: the smallest and largest keys differ in their
 //   index bits alone): the order is the index order and entry i's key is the value key and i,
 //   so nothing is partitioned or read again: the rank's key, the fold's keys (with or without
@@ -131,6 +141,7 @@
 #include "gpu/block/block_model.h"
 #include "gpu/block/float_word.cuh"
 #include "gpu/block/radix_select.cuh"
+#include "gpu/block/warp_min.cuh"
 
 namespace sampcheck::gpu {
 
@@ -296,6 +307,8 @@ struct NoPartitionMarks {
 
 // The verdict's flag (contract "Chunk loop"): the walk marked a position of its chunk.
 inline constexpr std::uint64_t kPartitionChunkMarked = std::uint64_t{1} << 61;
+// The verdict's code 3 (contract "Chunk loop"): an any-order walk that needs its chunk in order.
+inline constexpr std::uint64_t kPartitionChunkUnordered = std::uint64_t{3} << 62;
 // A chunk's marks: a bit per position, in words of 64.
 inline constexpr std::int64_t kPartitionMarkWords = kCandidates / 64;
 
@@ -328,6 +341,17 @@ struct NoChunkMarks {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Close() const { return false; }
 };
 
+// A WeightedVisit's any-order walk: `walk` is called only when `active` (a block-level value).
+template <class Walk>
+struct AnyOrderWalk {
+  bool active = false;
+  Walk walk;
+};
+// None (WeightedVisit's default): every chunk is sorted before its walk.
+struct NoAnyOrderWalk {
+  bool active = false;
+};
+
 // A visit by weights, the only form the chunk loop takes (contract "Chunk loop"): key_visit(m,
 // key_of) the visit of keys known at once (flat rows, small rows: contract "The visit is a
 // WeightedVisit"); weight(key) a key's float weight, computed by the thread that places it; walk(m,
@@ -342,14 +366,20 @@ struct NoChunkMarks {
 // chunk's position j (j increasing), and sets kPartitionChunkMarked in its verdict when Close()
 // says it marked one; marked(t, key, position) is then called after the walk's barrier by the
 // thread that placed each marked key (a chunk with no mark costs no mark stores nor reads:
-// "Chunk loop").
-template <class KeyVisit, class Weight, class Walk, class Finish, class Marked = NoPartitionMarks>
+// "Chunk loop"). With an active any-order walk (AnyOrderWalk), every chunk after the visit's
+// first is handed to any_order.walk(m, words) unsorted (its weights at the chunk's slots, in no
+// particular order): block-level code with no barrier and no shared store, whose verdict is
+// walk's for the sorted chunk, or kPartitionChunkUnordered when the walk needs the order (its
+// state left as it was): then the chunk is sorted and given to walk ("Chunk loop").
+template <class KeyVisit, class Weight, class Walk, class Finish, class Marked = NoPartitionMarks,
+          class AnyOrder = NoAnyOrderWalk>
 struct WeightedVisit {
   KeyVisit key_visit;
   Weight weight;
   Walk walk;
   Finish finish;
   Marked marked{};
+  AnyOrder any_order{};
   template <class KeyOf>
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool operator()(std::uint32_t m, KeyOf&& key_of) const {
     return key_visit(m, key_of);
@@ -357,8 +387,9 @@ struct WeightedVisit {
 };
 template <class V>
 inline constexpr bool kWeightedVisit = false;
-template <class KeyVisit, class Weight, class Walk, class Finish, class Marked>
-inline constexpr bool kWeightedVisit<WeightedVisit<KeyVisit, Weight, Walk, Finish, Marked>> = true;
+template <class KeyVisit, class Weight, class Walk, class Finish, class Marked, class AnyOrder>
+inline constexpr bool kWeightedVisit<WeightedVisit<KeyVisit, Weight, Walk, Finish, Marked, AnyOrder>> = true;
+
 
 // What a visit after a rank must cover (PartitionAndVisit, contract "Hooks"): every key, the keys
 // up to the rank's key, or up to the last key of the rank's value (the ties of top_k's k-th
@@ -901,26 +932,32 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // walk only in a chunk of 1024 keys; the keys lie in the warps from first_warp(size) on.
   auto key_slot = [](Thread t) { return static_cast<std::int64_t>(kCanonicalLanes - 1 - t.x); };
   auto first_warp = [](std::int64_t size) { return (kCanonicalLanes - size) / kWarpSize; };
-  auto warp_sort_into = [&](const Entry& e, bool second) {
-    block.ForEachThread([&](Thread t) {
-      mine[t] = key_slot(t) < e.size ? scratch.Load(e.src + key_slot(t)) : kNoKey;
-      below[t] = 0;
-    });
+  // An entry's keys into `mine`, kNoKey past its size.
+  auto load_keys = [&](const Entry& e) {
+    block.ForEachThread([&](Thread t) { mine[t] = key_slot(t) < e.size ? scratch.Load(e.src + key_slot(t)) : kNoKey; });
+  };
+  // A chunk's keys (kNoKey past `size`) sorted in each warp: `ranks` their ranks, the keys stored at them.
+  auto warp_sort = [&](auto& keys, auto& ranks, std::int64_t size, bool second) {
+    block.ForEachThread([&](Thread t) { ranks[t] = 0; });
     for (int mask = 1; mask < kWarpSize; ++mask) {
-      auto other = ShuffleXor(block, mine, mask);
+      auto other = ShuffleXor(block, keys, mask);
       block.ForEachThread([&](Thread t) {
-        const bool lower = other[t] < mine[t] || (other[t] == mine[t] && (t.lane() ^ mask) < t.lane());
-        below[t] += lower ? 1u : 0u;
+        const bool lower = other[t] < keys[t] || (other[t] == keys[t] && (t.lane() ^ mask) < t.lane());
+        ranks[t] += lower ? 1u : 0u;
       });
     }
     block.ForEachThread([&](Thread t) {
-      if (t.warp() < first_warp(e.size)) return;
+      if (t.warp() < first_warp(size)) return;
       if (second) {
-        sorted.Store(t.warp() * kWarpSize + below[t], mine[t]);
+        sorted.Store(t.warp() * kWarpSize + ranks[t], keys[t]);
       } else {
-        warp_slots.Store(t.warp() * kWarpSize + below[t], mine[t]);
+        warp_slots.Store(t.warp() * kWarpSize + ranks[t], keys[t]);
       }
     });
+  };
+  auto warp_sort_into = [&](const Entry& e, bool second) {
+    load_keys(e);
+    warp_sort(mine, below, e.size, second);
   };
   // A key's rank in a chunk of `size` keys: its rank in its warp plus, for every other warp,
   // the number of that warp's keys below it (a binary search of the warp's sorted slots).
@@ -1127,6 +1164,11 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // found when the walk is over (one barrier more, once).
   static_assert(kWeightedVisit<std::decay_t<Visit>>, "the chunk loop takes a WeightedVisit");
   constexpr bool kMarks = !std::is_same_v<decltype(std::decay_t<Visit>::marked), NoPartitionMarks>;
+  // An active any-order walk (WeightedVisit): every chunk after the visit's first is placed
+  // unsorted (each thread's weight at its key's slot) and walked so; a chunk whose walk needs
+  // the order is sorted then (two barriers) and walked again (one more).
+  constexpr bool kAnyOrder = !std::is_same_v<decltype(std::decay_t<Visit>::any_order), NoAnyOrderWalk>;
+  const bool any_order = visit.any_order.active;
   // The walk's marks: a bit per position of a chunk, two slots (alternating as the verdicts)
   // in level 0's `low`, free once level 0 has read it.
   static_assert(2 * kPartitionMarkWords <= kWarpSize, "two slots of marks fit in `low`");
@@ -1137,55 +1179,85 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   auto key_b = Registers<std::uint64_t>(block), key_a = Registers<std::uint64_t>(block),
        key_z = Registers<std::uint64_t>(block);
   auto below_b = Registers<std::uint32_t>(block), rank_b = Registers<std::uint32_t>(block),
-       rank_a = Registers<std::uint32_t>(block), rank_z = Registers<std::uint32_t>(block);
+       rank_a = Registers<std::uint32_t>(block), rank_z = Registers<std::uint32_t>(block),
+       below_a = Registers<std::uint32_t>(block);  // below_a: an unsorted chunk a's ranks in its warps, once sorted
   bool has_a = false, has_b = false, second_a = false, second_b = false, second_next = false, slot = false;
+  bool sorted_z = true, sorted_a = true, sorted_b = true;  // unsorted: placed for the any-order walk
   std::int64_t safe = 0;  // keys after the last chunk walked that cannot end the walk
   std::int64_t size_a = 0, size_b = 0, size_z = 0, base_a = 0, base_b = 0, base_next = 0;
   constexpr std::uint64_t kPosition = 0xffffffffu;
-  // The key at `position` (a's, or the last of the chunk before a) to the visitor.
+  // The key at `position` (a's, or the last of the chunk before a) to the visitor. An unsorted
+  // chunk's walk ends only at its last position, its largest key: each warp's by a WarpMin of
+  // the complements, the block's by thread 0 over the warps' (one barrier more, once a visit).
   auto finish = [&](bool stopped, std::uint64_t position) {
     const std::int64_t j = static_cast<std::int64_t>(position) - base_a;  // 0: the chunk before a
-    block.ForEachThread([&](Thread t) {
-      if (j >= 1 && rank_a[t] == static_cast<std::uint32_t>(j - 1)) uniform.Store(2, key_a[t]);
-      if (j == 0 && rank_z[t] == static_cast<std::uint32_t>(size_z - 1)) uniform.Store(2, key_z[t]);
-    });
+    if (j >= 1 ? !sorted_a : !sorted_z) {
+      auto top = Registers<std::uint64_t>(block);
+      block.ForEachThread([&](Thread t) {
+        top[t] = key_slot(t) < (j >= 1 ? size_a : size_z) ? ~(j >= 1 ? key_a[t] : key_z[t]) : ~std::uint64_t{0};
+      });
+      WarpMin(block, top);
+      block.ForEachThread([&](Thread t) {
+        if (t.lane() == 0) warp_slots.Store(t.warp(), top[t]);
+      });
+      block.Sync();
+      block.ForEachThread([&](Thread t) {
+        if (t.x != 0) return;
+        std::uint64_t least = ~std::uint64_t{0};
+        for (int w = 0; w < kCanonicalLanes / kWarpSize; ++w) {
+          const std::uint64_t x = warp_slots.Load(w);
+          least = x < least ? x : least;
+        }
+        uniform.Store(2, ~least);
+      });
+    } else {
+      block.ForEachThread([&](Thread t) {
+        if (j >= 1 && rank_a[t] == static_cast<std::uint32_t>(j - 1)) uniform.Store(2, key_a[t]);
+        if (j == 0 && rank_z[t] == static_cast<std::uint32_t>(size_z - 1)) uniform.Store(2, key_z[t]);
+      });
+    }
     block.Sync();
     std::uint64_t key = 0;
     block.ForEachThread([&](Thread) { key = uniform.Load(2); });
     visit.finish(stopped, key);
   };
-  for (;;) {
-    Entry c{};
-    bool step = false, has_c = false;
-    if (depth > 0) {
-      c = pop();
-      step = true;
-      has_c = c.size <= kCandidates && !c.unscattered;
-      // A chunk is read while a, which may end the walk, waits only when the walk ends there
-      // (b's read is then spent for nothing, as the staged chunk's was); a refined entry (a read
-      // and a store of its keys) or the reach's gap (two reads of the row) only once a and b
-      // cannot end it. Otherwise the entry waits: its slot was not overwritten.
-      const std::int64_t waiting = (has_a ? size_a : 0) + (has_b ? size_b : 0);
-      if (has_c ? has_a && safe < size_a : waiting > 0 && safe < waiting) ++depth, step = false, has_c = false;
+  // A sorted chunk's key at its rank (rank_in_chunk, from the warps' slots in `sorted` when
+  // slots_second, else in warp_slots), the pair's weight word stored by the thread of its even
+  // rank into the weights of weights_second; ~0u past the chunk.
+  auto place = [&](Thread t, std::uint64_t key, std::uint32_t in_warp, std::int64_t size, bool slots_second,
+                   bool weights_second) {
+    if (key_slot(t) >= size) return ~0u;
+    std::uint64_t next = kNoKey;
+    const std::uint32_t r = rank_in_chunk(t, key, in_warp, size, slots_second, &next);
+    if (r % 2 == 0) {
+      const std::uint64_t w = FloatWord(visit.weight(key)) |
+                              (next != kNoKey ? FloatWord(visit.weight(next)) << 32 : std::uint64_t{0});
+      (weights_second ? weight_words : weights).Store(r / 2, w);
     }
-    // The entry after chunk c, refined in this step when it must be and no key before it can
-    // end the walk (a refinement is never made for nothing); else it waits on the stack.
-    Entry next{};
-    bool ahead = false;
-    if (has_c && depth > 0) {
-      next = pop();
-      const std::int64_t before_next = (has_a ? size_a : 0) + (has_b ? size_b : 0) + c.size;
-      ahead = next.size > kCandidates && !next.unscattered && safe >= before_next;
-      if (!ahead) ++depth;
-    }
-    if (!step && !has_a && !has_b) {  // every key walked: the last one, the last of the chunk before a
-      base_a = base_next;
-      return finish(false, static_cast<std::uint64_t>(base_next));
-    }
-    if (has_a) {
-      // Two weights a shared read: the walk reads word i for positions 2i and 2i + 1. Views,
-      // passed by value: thread 0's part of the walk runs out of line (TopPWalkWords).
-      const auto words = (second_a ? weight_words : weights).View();
+    return r;
+  };
+  // An unsorted chunk's weights at its keys' slots (slot j: thread 1023 - j), two to a word: the
+  // thread of the even slot takes the odd slot's weight from its neighbour lane (one shuffle).
+  auto place_unsorted = [&](auto& keys, std::int64_t size, bool weights_second) {
+    auto w = Registers<std::uint64_t>(block);
+    block.ForEachThread([&](Thread t) { w[t] = key_slot(t) < size ? FloatWord(visit.weight(keys[t])) : 0u; });
+    auto odd = ShuffleXor(block, w, 1);  // lane ^ 1 holds slot + 1 for an even slot (an odd lane)
+    block.ForEachThread([&](Thread t) {
+      if (key_slot(t) >= size || key_slot(t) % 2 != 0) return;
+      (weights_second ? weight_words : weights).Store(key_slot(t) / 2, w[t] | odd[t] << 32);
+    });
+  };
+  // Chunk a's walk (sorted: walk; else the any-order walk), thread 0's verdict into its slot.
+  auto walk_a = [&] {
+    // Two weights a shared read: the walk reads word i for positions 2i and 2i + 1. Views,
+    // passed by value: thread 0's part of the walk runs out of line (TopPWalkWords).
+    const auto words = (second_a ? weight_words : weights).View();
+    auto store = [&](auto& verdict) {
+      block.ForEachThread([&](Thread t) {
+        if (t.x == 0) uniform.Store(slot ? 1 : 0, verdict[t]);
+      });
+    };
+    if (sorted_a) {
       auto verdict = [&] {
         if constexpr (kMarks) {
           return visit.walk(static_cast<std::uint32_t>(size_a), words,
@@ -1194,34 +1266,90 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
           return visit.walk(static_cast<std::uint32_t>(size_a), words);
         }
       }();
-      block.ForEachThread([&](Thread t) {
-        if (t.x == 0) uniform.Store(slot ? 1 : 0, verdict[t]);
-      });
+      store(verdict);
+    } else {
+      if constexpr (kAnyOrder) {
+        auto verdict = visit.any_order.walk(static_cast<std::uint32_t>(size_a), words);
+        store(verdict);
+      }
     }
-    if (has_b) {
-      block.ForEachThread([&](Thread t) {
-        rank_b[t] = ~0u;
-        if (key_slot(t) >= size_b) return;
-        std::uint64_t next = kNoKey;
-        const std::uint32_t r = rank_in_chunk(t, key_b[t], below_b[t], size_b, second_b, &next);
-        rank_b[t] = r;
-        if (r % 2 != 0) return;  // the pair's word is written by the thread of its even rank
-        const std::uint64_t w = FloatWord(visit.weight(key_b[t])) |
-                                (next != kNoKey ? FloatWord(visit.weight(next)) << 32 : std::uint64_t{0});
-        (second_b ? weight_words : weights).Store(r / 2, w);
-      });
+  };
+  // A step's entries, kept for a redo: a pass of the loop that walks a again, sorted, and does
+  // nothing else (its walk has one call site: a second one made ptxas pass the walk's rule
+  // through the stack frame and reload it in thread 0's steps, tests/sass_loop_check.py).
+  Entry c{}, next{};
+  bool step = false, has_c = false, ahead = false, sorted_c = true, redo = false;
+  for (;;) {
+    if (!redo) {
+      c = Entry{};
+      step = false, has_c = false;
+      if (depth > 0) {
+        c = pop();
+        step = true;
+        has_c = c.size <= kCandidates && !c.unscattered;
+        // A chunk is read while a, which may end the walk, waits only when the walk ends there
+        // (b's read is then spent for nothing, as the staged chunk's was); a refined entry (a read
+        // and a store of its keys) or the reach's gap (two reads of the row) only once a and b
+        // cannot end it. Otherwise the entry waits: its slot was not overwritten.
+        const std::int64_t waiting = (has_a ? size_a : 0) + (has_b ? size_b : 0);
+        if (has_c ? has_a && safe < size_a : waiting > 0 && safe < waiting) ++depth, step = false, has_c = false;
+      }
+      // The entry after chunk c, refined in this step when it must be and no key before it can
+      // end the walk (a refinement is never made for nothing); else it waits on the stack.
+      next = Entry{};
+      ahead = false;
+      if (has_c && depth > 0) {
+        next = pop();
+        const std::int64_t before_next = (has_a ? size_a : 0) + (has_b ? size_b : 0) + c.size;
+        ahead = next.size > kCandidates && !next.unscattered && safe >= before_next;
+        if (!ahead) ++depth;
+      }
+      if (!step && !has_a && !has_b) {  // every key walked: the last one, the last of the chunk before a
+        base_a = base_next;
+        return finish(false, static_cast<std::uint64_t>(base_next));
+      }
     }
-    if (has_c) {
-      warp_sort_into(c, second_next);
-    } else if (step && c.unscattered) {
-      fill_gap(c);
+    if (has_a) walk_a();
+    if (!redo) {
+      if (has_b && sorted_b) {
+        block.ForEachThread([&](Thread t) { rank_b[t] = place(t, key_b[t], below_b[t], size_b, second_b, second_b); });
+      } else if (has_b) {
+        place_unsorted(key_b, size_b, second_b);
+        block.ForEachThread([&](Thread t) { rank_b[t] = ~0u; });
+      }
+      // The visit's first chunk is sorted in any case: its walk starts from E = 0, whose binade
+      // no weight of it is at or below (an any-order walk would fail there).
+      sorted_c = !any_order || base_next == 0;
+      if (has_c && sorted_c) {
+        warp_sort_into(c, second_next);
+      } else if (has_c) {
+        load_keys(c);
+      } else if (step && c.unscattered) {
+        fill_gap(c);
+      }
+      if (ahead || (step && !has_c && !c.unscattered)) refine(ahead ? next : c, 32);  // one call: inlined once
     }
-    if (ahead || (step && !has_c && !c.unscattered)) refine(ahead ? next : c, 32);  // one call: inlined once
-    if ((has_c && !ahead) || !step) block.Sync();
+    if (redo || (has_c && !ahead) || !step) block.Sync();
     if (has_a) {
       std::uint64_t verdict = 0;
+      block.ForEachThread([&](Thread) { verdict = uniform.Load(slot ? 1 : 0); });
+      if constexpr (kAnyOrder) {
+        if ((verdict >> 62) == 3) {
+          // The any-order walk needs a in order: sorted from its keys in registers (its warps'
+          // slots in warp_slots, free: only the visit's first chunk is sorted in the pipeline),
+          // its weights placed again in its buffer (its walk read them before the barrier),
+          // then walked by a redo.
+          warp_sort(key_a, below_a, size_a, false);
+          block.Sync();
+          block.ForEachThread([&](Thread t) { rank_a[t] = place(t, key_a[t], below_a[t], size_a, false, second_a); });
+          block.Sync();
+          sorted_a = true;
+          redo = true;
+          continue;
+        }
+      }
+      redo = false;
       block.ForEachThread([&](Thread t) {
-        verdict = uniform.Load(slot ? 1 : 0);
         if constexpr (kMarks) {  // the marked keys of a, by the threads that placed them
           if ((verdict & kPartitionChunkMarked) == 0 || rank_a[t] == ~0u) return;
           const std::uint64_t word = marks.Load((slot ? kPartitionMarkWords : 0) + rank_a[t] / 64);
@@ -1240,7 +1368,9 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       key_a[t] = key_b[t], rank_a[t] = rank_b[t];
       key_b[t] = mine[t], below_b[t] = below[t];
     });
-    if (has_a) size_z = size_a;
+    if (has_a) size_z = size_a, sorted_z = sorted_a;
+    sorted_a = sorted_b;
+    if (has_c) sorted_b = sorted_c;
     has_a = has_b, size_a = size_b, base_a = base_b, second_a = second_b;
     has_b = has_c, size_b = has_c ? c.size : 0, base_b = base_next, second_b = second_next;
     if (has_c) base_next += c.size, second_next = !second_next;

@@ -178,6 +178,20 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float WeightAt(const Words& words, 
   return WordFloat(j % 2 == 0 ? word : word >> 32);
 }
 
+// A plain position (a finite weight >= +0 at or below E's binade, no tie): adds its d = q + [f >
+// 1/2] to `sum`, the same at either parity; any other position clears `plain` (its addition to
+// `sum` is then meaningless). w's bits `bits`, E's grid g.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void GridPlainStep(std::uint32_t bits, std::uint32_t g, std::uint32_t& sum,
+                                                               bool& plain) {
+  const std::uint32_t biased = (bits >> 23) & 0xffu;
+  const std::uint32_t e = biased > 1 ? biased : 1u;
+  const std::uint32_t m = biased > 0 ? (bits & 0x7fffffu) | 0x800000u : bits & 0x7fffffu;
+  const std::uint32_t r = g >= e ? (g - e < 31u ? g - e : 31u) : 0u;  // w / u = m / 2^r
+  const std::uint32_t rest = (m << (31 - r)) << 1;  // f as a 32-bit fraction (m < 2^24: r = 31 gives f < 1/2)
+  sum += (m >> r) + (rest > 0x80000000u ? 1u : 0u);
+  plain = plain && (bits >> 31) == 0 && biased != 0xffu && g >= e && rest != 0x80000000u;
+}
+
 // A run's map: its positions' maps composed in order (lane work of WarpRunningSum). Out of
 // line on the device, as top_p's walk (gpu/kernels/top_p.cuh TopPWalkWords), so that its loop
 // has registers of its own in the 64-register filter kernels (tests/sass_loop_check.py GridRun).
@@ -192,16 +206,7 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t GridRunMap(Words words
   std::uint32_t sum = 0;
   bool plain = g != 0;
   std::uint64_t word = 0;
-  for (std::uint32_t j = lo; j < hi; ++j) {
-    const std::uint32_t bits = FloatBits(WeightAt(words, j, j == lo, word));
-    const std::uint32_t biased = (bits >> 23) & 0xffu;
-    const std::uint32_t e = biased > 1 ? biased : 1u;
-    const std::uint32_t m = biased > 0 ? (bits & 0x7fffffu) | 0x800000u : bits & 0x7fffffu;
-    const std::uint32_t r = g >= e ? (g - e < 31u ? g - e : 31u) : 0u;  // w / u = m / 2^r
-    const std::uint32_t rest = (m << (31 - r)) << 1;  // f as a 32-bit fraction (m < 2^24: r = 31 gives f < 1/2)
-    sum += (m >> r) + (rest > 0x80000000u ? 1u : 0u);
-    plain = plain && (bits >> 31) == 0 && biased != 0xffu && g >= e && rest != 0x80000000u;
-  }
+  for (std::uint32_t j = lo; j < hi; ++j) GridPlainStep(FloatBits(WeightAt(words, j, j == lo, word)), g, sum, plain);
   if (plain) return MapWord(Saturated(sum), Saturated(sum));
   std::uint64_t map = 0;
   for (std::uint32_t j = lo; j < hi; ++j) {
@@ -234,7 +239,72 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t GridRunFirstEvent(Word
   return kOnGrid;
 }
 
+// A lane's share of an any-order sum (WarpAnyOrderSum): positions 2i and 2i + 1 of words i =
+// lane, lane + 32, .. below `count`, as (smallest weight's bits << 32 | the sum of their d), the
+// sum kGridCap when one is not plain. Out of line on the device, as GridRunMap. At most 64
+// positions of q < 2^24 each: the sum stays below 2^30 before it is saturated.
+template <class Words>
+SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t GridRunAnyOrder(Words words, std::uint32_t lane,
+                                                                          std::uint32_t count, std::uint32_t g) {
+  std::uint32_t sum = 0, least = 0x7f800000u;  // +inf's bits: above every finite weight's
+  bool plain = g != 0;
+  for (std::uint32_t i = lane; 2 * i < count; i += kWarpSize) {
+    const std::uint64_t word = words.Load(i);
+    for (std::uint32_t h = 0; h < 2 && 2 * i + h < count; ++h) {
+      const std::uint32_t bits = static_cast<std::uint32_t>(h == 0 ? word : word >> 32);
+      GridPlainStep(bits, g, sum, plain);
+      least = bits < least ? bits : least;  // weights >= +0: their bits order as they do
+    }
+  }
+  return static_cast<std::uint64_t>(least) << 32 | (plain ? Saturated(sum) : kGridCap);
+}
+
 }  // namespace running_sum_detail
+
+// Contract (WarpAnyOrderSum, block-level code, no barrier, no shared store): in each lane of
+// warp 0, `count` <= 2048 positions in `words` (WarpRunningSum's layout; other warps: count 0)
+// and `sum`, E before them, both the same in every lane. When E is on a grid (a finite float >=
+// +0) and every weight is a finite float >= +0 at or below E's binade whose fraction f is not
+// 1/2 (no tie), each position adds d = q + [f > 1/2] at either parity, so the positions add the
+// same integer D in every order; when moreover n + D is below the grid's edge and below the
+// bound's ceiling, every partial sum of them, in any order, is on the grid and below `bound`.
+// Then `added` becomes `count`, `sum` E after every position (the bits of the sequential sum of
+// the positions in any order of them) and `smallest` the smallest weight. Otherwise (or count 0)
+// `added` is 0 and `sum` and `smallest` are left as they were. Reads: ceil(count / 64) words a
+// lane (lane l: words l, l + 32, ..); one xor butterfly of 64-bit words (5 shuffles, in every
+// warp).
+// Example: E = 0.5 (u = 2^-24), weights 3 x 2^-26, 2^-24 + 2^-26 and 2^-23 + 3 x 2^-26 (q + f =
+//   3/4, 1 + 1/4, 2 + 3/4: d = 1, 1, 3), D = 5 in every order: E = 0.5 + 5 x 2^-24; with 2^-25
+//   (f = 1/2, a tie) among them, added = 0 (tests/gpu_warp_running_sum_test.cc).
+template <class B, class R, class C, class Words>
+SAMPCHECK_KERNEL_BODY void WarpAnyOrderSum(B& block, R& sum, const C& count, C& added, R& smallest, Words words,
+                                           float bound) {
+  using namespace running_sum_detail;
+  auto part = Registers<std::uint64_t>(block);  // smallest bits << 32 | saturated D
+  block.ForEachThread([&](Thread t) {
+    part[t] = count[t] > 0 ? GridRunAnyOrder(words, static_cast<std::uint32_t>(t.lane()), count[t], GridOf(sum[t]).g)
+                           : std::uint64_t{0x7f800000u} << 32;
+  });
+  for (int m = 1; m < kWarpSize; m *= 2) {
+    auto other = ShuffleXor(block, part, m);
+    block.ForEachThread([&](Thread t) {
+      const std::uint64_t a = part[t], b = other[t];
+      const std::uint64_t least = (a >> 32) < (b >> 32) ? a >> 32 : b >> 32;
+      part[t] = least << 32 | Saturated(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
+    });
+  }
+  block.ForEachThread([&](Thread t) {
+    added[t] = 0;
+    const Grid grid = GridOf(sum[t]);
+    const std::uint32_t d = static_cast<std::uint32_t>(part[t]);  // saturated: at most 2^30
+    if (count[t] == 0 || grid.g == 0 || d >= kGridCap) return;
+    const std::uint32_t n = grid.n + d;
+    if (n >= kGridEdge || n >= GridCeil(bound, grid.g)) return;
+    sum[t] = GridFloat(grid.g, n);
+    smallest[t] = WordFloat(part[t] >> 32);
+    added[t] = count[t];
+  });
+}
 
 template <class B, class R, class C, class Words>
 SAMPCHECK_KERNEL_BODY void WarpRunningSum(B& block, R& sum, C& count, C& done, Words words, int rounds,

@@ -467,9 +467,13 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   // The chunk loop's walk (TopPWalkChunk) with a prefix rule, up to the last survivor: its
   // `safe` is TopPWalkSafe's prefix-rule bound (Prob is monotone along the order).
   bool first_chunk = true;  // block-level: the same in every thread
+  auto rule = [&] { return TopPWalkRule{walk, q, 0.0f, survivors, vocab}; };  // survivors: known after level 0
   auto walk_weights = [&](std::uint32_t count, auto words) {
-    return TopPWalkChunk(block, state, count, words, TopPWalkRule{walk, q, 0.0f, survivors, vocab}, NoChunkMarks{},
-                         first_chunk);
+    return TopPWalkChunk(block, state, count, words, rule(), NoChunkMarks{}, first_chunk);
+  };
+  // Its chunks after the first unsorted where their sum allows it (TopPWalkChunkAnyOrder).
+  auto any_order = [&](std::uint32_t count, auto words) {
+    return TopPWalkChunkAnyOrder(block, state, count, words, rule());
   };
   auto finish_walk = [&](bool stopped, std::uint64_t key) {
     done = stopped;
@@ -478,8 +482,9 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   };
   PartitionAndVisit(block, logits, in, vocab, false, false, 0, kLastFiniteDescending, scratch, scratch_base, sorted,
                     false, run_top_p || top_k, visit_bound, level0, fold, ready,
-                    WeightedVisit<decltype(walk_chunk), decltype(weight), decltype(walk_weights), decltype(finish_walk)>{
-                        walk_chunk, weight, walk_weights, finish_walk},
+                    WeightedVisit<decltype(walk_chunk), decltype(weight), decltype(walk_weights), decltype(finish_walk),
+                                  NoPartitionMarks, AnyOrderWalk<decltype(any_order)>>{
+                        walk_chunk, weight, walk_weights, finish_walk, {}, {true, any_order}},
                     TopPReach{run_top_p, q},
                     HeldSmallestKeys<decltype(smallest_keys), decltype(largest_keys), decltype(sorted)>{
                         &smallest_keys, &largest_keys, &sorted, caching});

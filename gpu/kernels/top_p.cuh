@@ -168,6 +168,32 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t TopPWalkSumOnly(const
   return static_cast<std::uint32_t>((safe < m ? safe : m) / 2) * 2;
 }
 
+// The state after positions the walk keeps without a step (TopPWalkWords' sum-only and warp-added
+// positions, an any-order chunk): `kept` more positions, E `sum` after them, the last one's
+// probability `prob`. Each is kept, so the step would set only what is set here (the last kept
+// position; a tie group's keep holds, since a group not kept ends the walk at its first position).
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void TopPKeepPositions(TopPWalkState& s, std::uint32_t kept, float sum,
+                                                                  float prob) {
+  s.sum = sum;
+  s.position += kept;
+  s.last_kept = static_cast<std::uint64_t>(s.position);
+  s.started = true;
+  s.keep_group = true;
+  s.group_prob = prob;
+}
+
+// The chunk loop's verdict word after a chunk's walk (TopPWalkWords' contract): `prob` the last
+// position's probability, `stop_cut` the cut's position at a stop, `marked` the marks' flag.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t TopPWalkVerdict(const TopPWalkState& s,
+                                                                         const TopPWalkRule& rule, float prob,
+                                                                         bool stop, std::uint64_t stop_cut,
+                                                                         std::uint64_t marked) {
+  const std::uint64_t code = stop ? 1u : (s.position >= rule.total ? 2u : 0u);
+  const std::uint64_t safe =
+      code == 0 ? TopPWalkSafe(rule.walk, rule.p, rule.threshold, s, prob, rule.total, rule.vocab) : 0u;
+  return code << 62 | safe << 32 | marked | (stop ? stop_cut : static_cast<std::uint64_t>(s.position));
+}
+
 // Thread 0's walk over the chunk loop's next m probabilities (gpu/block/radix_partition.cuh
 // "Chunk loop": words, a shared array's View(), whose Load(i) holds positions 2i and 2i + 1 of
 // the chunk, low half first), up to position rule.total, each position's identity its
@@ -185,11 +211,9 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t TopPWalkSumOnly(const
 // 1023 threads' frames) that matches the measured 0.16 us a position at top-p 0.999
 // (docs/gpu.md "Top-p over a sorted scratch"). The sum-only positions (TopPWalkSumOnly) the
 // warp left after its rounds (few) are added as the running sum alone, a group of 4 words
-// loaded while the previous group is added; each is kept, so the step would set only what is
-// set after them (the last kept position; a tie group's keep holds, since a group not kept ends
-// the walk at its first position). The other positions take the step, each word read at its first position: no word
-// is read that the walk does not reach. On the host SAMPCHECK_OUT_OF_LINE is empty: the
-// emulator runs the same source.
+// loaded while the previous group is added (TopPKeepPositions). The other positions take the
+// step, each word read at its first position: no word is read that the walk does not reach.
+// On the host SAMPCHECK_OUT_OF_LINE is empty: the emulator runs the same source.
 template <class Words, class Marks>
 SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t TopPWalkWords(TopPWalkState& state, std::uint32_t m,
                                                                        Words words, TopPWalkRule rule, Marks marks,
@@ -229,12 +253,7 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t TopPWalkWords(TopPWalk
     }
     const std::uint64_t last = words.Load((kept - 1) / 2);  // the last sum-only position's
     prob = WordFloat(kept % 2 != 0 ? last : last >> 32);
-    s.sum = sum;
-    s.position += kept;
-    s.last_kept = static_cast<std::uint64_t>(s.position);
-    s.started = true;
-    s.keep_group = true;
-    s.group_prob = prob;
+    TopPKeepPositions(s, kept, sum, prob);
   }
   bool stop = false;
   std::uint64_t stop_cut = 0;
@@ -246,12 +265,10 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t TopPWalkWords(TopPWalk
     if (TopPWalkStep(s, rule, static_cast<std::uint64_t>(s.position), prob, stop, stop_cut)) marks.Mark(j);
   }
   if (m > 0) s.last_prob = prob;
-  const std::uint64_t code = stop ? 1u : (s.position >= rule.total ? 2u : 0u);
-  const std::uint64_t safe =
-      code == 0 ? TopPWalkSafe(rule.walk, rule.p, rule.threshold, s, prob, rule.total, rule.vocab) : 0u;
+  const std::uint64_t verdict = TopPWalkVerdict(s, rule, prob, stop, stop_cut, 0u);
   const std::uint64_t marked = marks.Close() ? kPartitionChunkMarked : 0u;
   state = s;
-  return code << 62 | safe << 32 | marked | (stop ? stop_cut : static_cast<std::uint64_t>(s.position));
+  return verdict | marked;
 }
 
 // Rounds of the warp's running sum a chunk (WarpRunningSum): a chunk after the walk's first
@@ -276,6 +293,26 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float TopPWarpBound(const TopPWalkR
   return rule.walk == TopPWalk::kExclusive || rule.walk == TopPWalk::kTieGroup ? rule.p : -NegativeInfinity();
 }
 
+// Thread 0's E and positions(its state) to every lane of warp 0 (an xor butterfly of one word,
+// 5 shuffles): sum and count there, count 0 in the other warps.
+template <class B, class RS, class Positions, class RF, class RC>
+SAMPCHECK_KERNEL_BODY void TopPWarpJob(B& block, RS& state, Positions positions, RF& sum, RC& count) {
+  auto job = Registers<std::uint64_t>(block);  // thread 0's (positions << 32 | E), then warp 0's
+  block.ForEachThread([&](Thread t) {
+    job[t] = t.x == 0 ? static_cast<std::uint64_t>(positions(state[t])) << 32 | FloatWord(state[t].sum) : 0u;
+  });
+  for (int mask = 1; mask < kWarpSize; mask *= 2) {  // lane 0's word to every lane of its warp
+    auto other = ShuffleXor(block, job, mask);
+    block.ForEachThread([&](Thread t) {
+      if ((t.lane() & mask) != 0) job[t] = other[t];
+    });
+  }
+  block.ForEachThread([&](Thread t) {
+    sum[t] = WordFloat(job[t]);
+    count[t] = static_cast<std::uint32_t>(job[t] >> 32);
+  });
+}
+
 // The chunk loop's walk of one chunk (block-level code, no barrier; the WeightedVisit's walk of
 // TopPWalkRow and sampling_filters' partition path): warp 0 adds the chunk's positions that
 // the rule keeps without a step (TopPWarpPositions) at once, with the sequential sum's bits
@@ -289,28 +326,50 @@ SAMPCHECK_KERNEL_BODY auto TopPWalkChunk(B& block, RS& state, std::uint32_t m, W
                                          Marks marks, bool& first_chunk) {
   const int rounds = first_chunk ? kTopPFirstSumRounds : kTopPSumRounds;
   first_chunk = false;
-  auto job = Registers<std::uint64_t>(block);  // thread 0's (positions << 32 | E), then warp 0's
-  block.ForEachThread([&](Thread t) {
-    job[t] = t.x == 0 ? static_cast<std::uint64_t>(TopPWarpPositions(state[t], m, rule)) << 32 | FloatWord(state[t].sum)
-                      : 0u;
-  });
-  for (int mask = 1; mask < kWarpSize; mask *= 2) {  // lane 0's word to every lane of its warp
-    auto other = ShuffleXor(block, job, mask);
-    block.ForEachThread([&](Thread t) {
-      if ((t.lane() & mask) != 0) job[t] = other[t];
-    });
-  }
   auto sum = Registers<float>(block);
-  auto count = Registers<std::uint32_t>(block);  // 0 outside warp 0 (its lane 0's job is 0)
+  auto count = Registers<std::uint32_t>(block);  // 0 outside warp 0
   auto done = Registers<std::uint32_t>(block);
-  block.ForEachThread([&](Thread t) {
-    sum[t] = WordFloat(job[t]);
-    count[t] = static_cast<std::uint32_t>(job[t] >> 32);
-  });
+  TopPWarpJob(block, state, [&](const TopPWalkState& s) { return TopPWarpPositions(s, m, rule); }, sum, count);
   WarpRunningSum(block, sum, count, done, words, rounds, TopPWarpBound(rule));
   auto verdict = Registers<std::uint64_t>(block);
   block.ForEachThread([&](Thread t) {
     if (t.x == 0) verdict[t] = TopPWalkWords(state[t], m, words, rule, marks, done[t], sum[t]);
+  });
+  return verdict;
+}
+
+// The chunk loop's walk of a chunk handed in any order (WeightedVisit's any-order walk,
+// gpu/block/radix_partition.cuh "Chunk loop"; block-level code, no barrier): a prefix rule keeps
+// every position of the chunk when warp 0's WarpAnyOrderSum adds them all with every partial
+// sum below p (then each order of them gives the same E, each E_j below p, and the sorted walk
+// would keep them all), up to position rule.total; thread 0 takes the state the sorted walk
+// would leave (TopPKeepPositions; the last position's probability is the chunk's smallest, as
+// probabilities descend along the order) and its verdict. Otherwise the verdict is
+// kPartitionChunkUnordered and the state is untouched: the chunk loop sorts the chunk and walks
+// it (TopPWalkChunk). The other rules always answer kPartitionChunkUnordered.
+template <class B, class RS, class Words>
+SAMPCHECK_KERNEL_BODY auto TopPWalkChunkAnyOrder(B& block, RS& state, std::uint32_t m, Words words,
+                                                 const TopPWalkRule& rule) {
+  auto sum = Registers<float>(block);
+  auto count = Registers<std::uint32_t>(block);  // 0 outside warp 0
+  auto added = Registers<std::uint32_t>(block);
+  auto smallest = Registers<float>(block);
+  const bool prefix = rule.walk == TopPWalk::kExclusive || rule.walk == TopPWalk::kTieGroup;
+  auto positions = [&](const TopPWalkState& s) {
+    return prefix && static_cast<std::int64_t>(m) <= rule.total - s.position ? m : 0u;
+  };
+  TopPWarpJob(block, state, positions, sum, count);
+  WarpAnyOrderSum(block, sum, count, added, smallest, words, rule.p);
+  auto verdict = Registers<std::uint64_t>(block);
+  block.ForEachThread([&](Thread t) {
+    if (t.x != 0) return;
+    verdict[t] = kPartitionChunkUnordered;
+    if (added[t] == 0) return;
+    TopPWalkState s = state[t];
+    TopPKeepPositions(s, m, sum[t], smallest[t]);
+    s.last_prob = smallest[t];
+    state[t] = s;
+    verdict[t] = TopPWalkVerdict(s, rule, smallest[t], false, 0, 0);
   });
   return verdict;
 }
@@ -429,11 +488,15 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
     auto drop = [&](Thread, std::uint64_t key, std::uint64_t) {
       dst.Store(dst_base + static_cast<std::int64_t>(key & 0xffffffffu), NegativeInfinity());
     };
+    // The prefix rules' chunks after the first are walked unsorted where their sum allows it
+    // (TopPWalkChunkAnyOrder).
+    auto any_order = [&](std::uint32_t m, auto words) { return TopPWalkChunkAnyOrder(block, state, m, words, rule); };
+    const bool prefix = walk == TopPWalk::kExclusive || walk == TopPWalk::kTieGroup;
     VisitKeysInOrder(block, src, src_base, vocab, ascending, ascending, kLastNegInfAscending,
                      ascending ? kNoKey : kLastFiniteDescending, scratch, scratch_base, sorted,
                      WeightedVisit<decltype(walk_chunk), decltype(prob_of_key), decltype(walk_weights),
-                                   decltype(finish_walk), decltype(drop)>{walk_chunk, prob_of_key, walk_weights,
-                                                                          finish_walk, drop});
+                                   decltype(finish_walk), decltype(drop), AnyOrderWalk<decltype(any_order)>>{
+                         walk_chunk, prob_of_key, walk_weights, finish_walk, drop, {prefix, any_order}});
   }
   if (walk == TopPWalk::kSglang) return;  // dropped one by one; beyond `limit`: top_k's -inf
   if (!done) cut = last;                  // walked to the end keeping every position

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: Apache-2.0
+// The chunk loop's top-p walks (gpu/kernels/top_p.cuh) on the emulator with every check on: a
+// chunk walked in any order (TopPWalkChunkAnyOrder, its weights shuffled) leaves the state and
+// verdict the sorted walk (TopPWalkChunk) leaves, or asks for the order, and the chunk after it
+// then ends where it ends after the sorted walk. Probabilities of a softmax in the canonical
+// order, continuous and on a grid of 1/8 (runs of equal probabilities: kTieGroup's groups run
+// across the chunks' boundaries), p at the sums where the third chunk starts and inside it (and
+// their f32 neighbours), both prefix rules; the other rules and a chunk past the walk's last
+// position always ask for the order.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gpu/block/block_model.h"
+#include "gpu/kernels/top_p.cuh"
+
+namespace sampcheck::gpu {
+namespace {
+
+std::uint32_t Bits(float x) { return std::bit_cast<std::uint32_t>(x); }
+
+// A softmax's probabilities in descending order (the walk's weights), from `vocab` logits:
+// continuous in [-4, 4), or on a grid of 1/8 there.
+std::vector<float> SortedProbabilities(std::uint64_t seed, std::size_t vocab, bool grid) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> logit(-4.0f, 4.0f);
+  std::vector<float> x(vocab);
+  for (auto& v : x) v = grid ? std::floor(logit(rng) * 8.0f) / 8.0f : logit(rng);
+  std::sort(x.begin(), x.end(), std::greater<>());
+  double total = 0;
+  for (float v : x) total += std::exp(static_cast<double>(v - x[0]));
+  std::vector<float> p;
+  for (float v : x) p.push_back(static_cast<float>(std::exp(static_cast<double>(v - x[0])) / total));
+  return p;
+}
+
+struct Walked {
+  std::vector<std::uint64_t> verdicts;  // one a chunk walked
+  std::vector<TopPWalkState> states;    // after each
+  bool any_order = false;               // the second chunk was walked in any order
+  LaunchReport report;
+};
+
+// The walk of p's chunks [0, c1), [c1, c2), [c2, end) with `rule`, each sorted (TopPWalkChunk),
+// or with shuffle the second in any order, shuffled (then sorted when it asks for the order),
+// as the chunk loop does (gpu/block/radix_partition.cuh "Chunk loop"). Stops after a verdict
+// other than "go on".
+Walked Walk(const std::vector<float>& p, std::size_t c1, std::size_t c2, const TopPWalkRule& rule, bool shuffle) {
+  Walked out{};
+  out.report = emu::Launch("top-p walk", 1, 64, [&](Block& block) {
+    SAMPCHECK_SHARED(block, std::uint64_t, words, 1024);
+    auto state = Registers<TopPWalkState>(block);
+    block.ForEachThread([&](Thread t) { state[t] = TopPWalkState{}; });
+    auto fill = [&](std::vector<float> w) {
+      block.ForEachThread([&](Thread t) {
+        for (std::size_t i = static_cast<std::size_t>(t.x); 2 * i < w.size(); i += 64) {
+          const std::uint64_t hi = 2 * i + 1 < w.size() ? Bits(w[2 * i + 1]) : 0u;
+          words.Store(static_cast<std::int64_t>(i), Bits(w[2 * i]) | hi << 32);
+        }
+      });
+      block.Sync();
+    };
+    auto thread0 = [&](auto& verdict) {
+      std::uint64_t v = 0;
+      block.ForEachThread([&](Thread t) {
+        if (t.x == 0) v = verdict[t];
+      });
+      return v;
+    };
+    bool first = true;
+    const std::size_t bounds[] = {0, c1, c2, p.size()};
+    for (int k = 0; k < 3; ++k) {
+      const std::vector<float> chunk(p.begin() + static_cast<std::ptrdiff_t>(bounds[k]),
+                                     p.begin() + static_cast<std::ptrdiff_t>(bounds[k + 1]));
+      const auto m = static_cast<std::uint32_t>(chunk.size());
+      std::uint64_t v = kPartitionChunkUnordered;
+      if (shuffle && k == 1) {
+        std::vector<float> mixed = chunk;
+        std::shuffle(mixed.begin(), mixed.end(), std::mt19937(static_cast<unsigned>(m)));
+        fill(mixed);
+        auto verdict = TopPWalkChunkAnyOrder(block, state, m, words.View(), rule);
+        v = thread0(verdict);
+        out.any_order = v != kPartitionChunkUnordered;
+        block.Sync();
+      }
+      if (v == kPartitionChunkUnordered) {
+        fill(chunk);
+        auto verdict = TopPWalkChunk(block, state, m, words.View(), rule, NoChunkMarks{}, first);
+        v = thread0(verdict);
+        block.Sync();
+      }
+      out.verdicts.push_back(v);
+      block.ForEachThread([&](Thread t) {
+        if (t.x == 0) out.states.push_back(state[t]);
+      });
+      if ((v >> 62) != 0) break;
+    }
+  });
+  return out;
+}
+
+void ExpectSameState(const TopPWalkState& a, const TopPWalkState& b, const std::string& what) {
+  EXPECT_EQ(Bits(a.sum), Bits(b.sum)) << what;
+  EXPECT_EQ(Bits(a.group_prob), Bits(b.group_prob)) << what;
+  EXPECT_EQ(a.started, b.started) << what;
+  EXPECT_EQ(a.keep_group, b.keep_group) << what;
+  EXPECT_EQ(a.last_kept, b.last_kept) << what;
+  EXPECT_EQ(a.position, b.position) << what;
+  EXPECT_EQ(Bits(a.last_prob), Bits(b.last_prob)) << what;
+}
+
+TEST(GpuTopPWalk, AnyOrderChunkLeavesTheSortedWalksState) {
+  int any_order = 0, ordered = 0;
+  for (const bool grid : {false, true}) {
+    const std::vector<float> p = SortedProbabilities(grid ? 2 : 1, 5000, grid);
+    for (const std::size_t c1 : {std::size_t{1024}, std::size_t{1500}}) {
+      for (const std::size_t m : {std::size_t{1}, std::size_t{2}, std::size_t{333}, std::size_t{1000}}) {
+        const std::size_t c2 = c1 + m, c3 = std::min(c2 + 1024, p.size());
+        // E at the second chunk's end (the third's start), in the third, and their neighbours.
+        std::vector<float> sums(1, 0.0f);
+        for (float w : p) sums.push_back(sums.back() + w);
+        std::vector<float> ps;
+        for (const std::size_t at : {c2, c2 + 1, c2 + 7, (c2 + c3) / 2}) {
+          ps.push_back(sums[at]);
+          ps.push_back(std::nextafter(sums[at], 0.0f));
+          ps.push_back(std::nextafter(sums[at], 2.0f));
+        }
+        const std::vector<float> q(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(c3));
+        for (const TopPWalk walk : {TopPWalk::kExclusive, TopPWalk::kTieGroup}) {
+          for (const float bound : ps) {
+            const TopPWalkRule rule{walk, bound, 0.0f, static_cast<std::int64_t>(c3), 5000};
+            const std::string what = std::string(grid ? "grid" : "continuous") + ", chunks at " +
+                                     std::to_string(c1) + ", " + std::to_string(c2) + ", p " +
+                                     std::to_string(bound) + (walk == TopPWalk::kTieGroup ? ", tie groups" : "");
+            const Walked sorted = Walk(q, c1, c2, rule, false);
+            const Walked mixed = Walk(q, c1, c2, rule, true);
+            ASSERT_TRUE(sorted.report.ok()) << sorted.report.Summary();
+            ASSERT_TRUE(mixed.report.ok()) << mixed.report.Summary();
+            ASSERT_EQ(sorted.verdicts, mixed.verdicts) << what;
+            for (std::size_t k = 0; k < sorted.states.size(); ++k) {
+              ExpectSameState(sorted.states[k], mixed.states[k], what + ", chunk " + std::to_string(k));
+            }
+            (mixed.any_order ? any_order : ordered) += 1;
+          }
+        }
+      }
+    }
+  }
+  // Both ways are taken: chunks added in any order, and chunks holding the cut or a tie.
+  EXPECT_GT(any_order, 50);
+  EXPECT_GT(ordered, 50);
+}
+
+// The rules whose walk is not a prefix of E below p (vLLM's ascending walk, SGLang's drops) and
+// a chunk that runs past the walk's last position always ask for the order, leaving the state.
+// Weights of 2^-12 (multiples of every unit E has here: no tie; E from 0.25 to 0.49 in the
+// second chunk: one binade), so that only the rule or the walk's end decides.
+TEST(GpuTopPWalk, AnyOrderAsksForTheOrderWhereItCannotDecide) {
+  const std::vector<float> w(3000, 0x1p-12f);
+  for (const TopPWalk walk : {TopPWalk::kVllmAscending, TopPWalk::kSglang}) {
+    const Walked mixed = Walk(w, 1024, 2000, TopPWalkRule{walk, 0.9999f, 0.0001f, 3000, 3000}, true);
+    ASSERT_TRUE(mixed.report.ok()) << mixed.report.Summary();
+    EXPECT_FALSE(mixed.any_order);
+  }
+  // The second chunk ends past position 1999, the walk's last; then exactly there.
+  const Walked past = Walk(w, 1024, 2048, TopPWalkRule{TopPWalk::kExclusive, 0.9999f, 0.0f, 1999, 3000}, true);
+  ASSERT_TRUE(past.report.ok()) << past.report.Summary();
+  EXPECT_FALSE(past.any_order);
+  const Walked within = Walk(w, 1024, 1999, TopPWalkRule{TopPWalk::kExclusive, 0.9999f, 0.0f, 1999, 3000}, true);
+  ASSERT_TRUE(within.report.ok()) << within.report.Summary();
+  EXPECT_TRUE(within.any_order);
+  ASSERT_EQ(within.verdicts.size(), 2u);
+  EXPECT_EQ(within.verdicts[1] >> 62, 2u) << "the walk's last position reached";
+  EXPECT_EQ(Bits(within.states[1].sum), Bits(1999 * 0x1p-12f));
+}
+
+}  // namespace
+}  // namespace sampcheck::gpu
