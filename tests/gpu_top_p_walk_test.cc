@@ -5,8 +5,8 @@
 // then ends where it ends after the sorted walk. Probabilities of a softmax in the canonical
 // order, continuous and on a grid of 1/8 (runs of equal probabilities: kTieGroup's groups run
 // across the chunks' boundaries), p at the sums where the third chunk starts and inside it (and
-// their f32 neighbours), both prefix rules; the other rules and a chunk past the walk's last
-// position always ask for the order.
+// their f32 neighbours), both prefix rules; chunks of ties at E's grid (resolved without the
+// order); the other rules and a chunk past the walk's last position always ask for the order.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -153,6 +153,59 @@ TEST(GpuTopPWalk, AnyOrderChunkLeavesTheSortedWalksState) {
   }
   // Both ways are taken: chunks added in any order, and chunks holding the cut or a tie.
   EXPECT_GT(any_order, 50);
+  EXPECT_GT(ordered, 50);
+}
+
+// Ties at E's grid resolved without the order: the first chunk's 1024 weights of 2^-12 take E to
+// 0.25 exactly (u = 2^-25 from there; n even), or to 0.25 + 2^-25 (n odd) with 2^-25 more in the
+// first (every sum of it exact), the later ones are c x 2^-26 for c drawn from one to eight
+// values in [1000, 4000) (odd c: a tie, f = 1/2; even c: on the grid), in descending order, so
+// that the second chunk (all but the last 100 of them) holds ties of up to eight distinct
+// weights, runs of equal ones and weights between them; p past the walk's end, at E after the second chunk and its
+// neighbours, and inside it: the chunk walked in any order leaves the sorted walk's state and
+// verdict wherever it decides, and decides for some chunks with ties.
+TEST(GpuTopPWalk, AnyOrderChunkWithTiesLeavesTheSortedWalksState) {
+  std::mt19937 rng(5);
+  int any_order_with_ties = 0, ordered = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<std::uint32_t> values;
+    for (int k = 0, kinds = 1 + trial % 8; k < kinds; ++k) {
+      const std::uint32_t c = 1000 + rng() % 3000;
+      values.push_back(rng() % 4 == 0 ? c : c | 1u);  // a tie with probability 3/4 or more
+    }
+    std::vector<float> p(1024, 0x1p-12f);
+    if (trial % 2 == 1) p[0] += 0x1p-25f;  // E = 0.25 + 2^-25 after the first chunk: n odd
+    const std::size_t c2 = 1024 + 1 + rng() % 999;
+    std::vector<float> rest(c2 - 1024 + 100);
+    for (auto& w : rest) w = static_cast<float>(values[rng() % values.size()]) * 0x1p-26f;
+    std::sort(rest.begin(), rest.end(), std::greater<>());
+    p.insert(p.end(), rest.begin(), rest.end());
+    const std::size_t ties = static_cast<std::size_t>(
+        std::count_if(p.begin() + 1024, p.begin() + static_cast<std::ptrdiff_t>(c2),
+                      [](float w) { return static_cast<std::uint32_t>(w * 0x1p26f) % 2 == 1; }));  // c odd: a tie
+    float at_c2 = 0.0f;
+    for (std::size_t j = 0; j < c2; ++j) at_c2 = at_c2 + p[j];
+    float inside = 0.0f;
+    for (std::size_t j = 0; j < (1024 + c2) / 2; ++j) inside = inside + p[j];
+    for (const TopPWalk walk : {TopPWalk::kExclusive, TopPWalk::kTieGroup}) {
+      for (const float bound : {0.9f, at_c2, std::nextafter(at_c2, 0.0f), std::nextafter(at_c2, 1.0f), inside}) {
+        const TopPWalkRule rule{walk, bound, 0.0f, static_cast<std::int64_t>(p.size()), 5000};
+        const std::string what = "trial " + std::to_string(trial) + ", p " + std::to_string(bound) +
+                                 (walk == TopPWalk::kTieGroup ? ", tie groups" : "");
+        const Walked sorted = Walk(p, 1024, c2, rule, false);
+        const Walked mixed = Walk(p, 1024, c2, rule, true);
+        ASSERT_TRUE(sorted.report.ok()) << sorted.report.Summary();
+        ASSERT_TRUE(mixed.report.ok()) << mixed.report.Summary();
+        ASSERT_EQ(sorted.verdicts, mixed.verdicts) << what;
+        for (std::size_t k = 0; k < sorted.states.size(); ++k) {
+          ExpectSameState(sorted.states[k], mixed.states[k], what + ", chunk " + std::to_string(k));
+        }
+        if (mixed.any_order && ties > 0) ++any_order_with_ties;
+        if (!mixed.any_order) ++ordered;
+      }
+    }
+  }
+  EXPECT_GT(any_order_with_ties, 50);
   EXPECT_GT(ordered, 50);
 }
 

@@ -375,53 +375,92 @@ AnyOrderSummed AnyOrderOnWarp(const std::vector<float>& weights, float start, fl
   return out;
 }
 
+// The weights along the walk: in descending order (the walk's probabilities do not increase).
+std::vector<float> Descending(std::vector<float> w) {
+  std::sort(w.begin(), w.end(), std::greater<>());
+  return w;
+}
+
 // When the any-order sum may add the weights, by the definitions rather than the code: E is a
 // finite float >= +0 with unit u (the spacing of the floats in its binade [base, 2 base), base
 // 2^-126 for the subnormals and zero), every weight a finite float >= +0 below 2 base (at or
-// below E's binade) whose w / u is not an integer plus one half (exact in double: w and u are
-// 24-bit integers times powers of two), and the sequential sum ends at most (2^24 - 2) u (n <=
-// 2^24 - 2) and below the bound.
-bool MayAddInAnyOrder(const std::vector<float>& w, float start, float bound) {
+// below E's binade), at most kAnyOrderTiePasses distinct weights whose w / u is an integer plus
+// one half (a tie; exact in double: w and u are 24-bit integers times powers of two), and the
+// sequential sum along the walk (descending weights) ends at most (2^24 - 2) u (n <= 2^24 - 2)
+// and below the bound. `ties`: the number of tie positions.
+bool MayAdd(const std::vector<float>& w, float start, float bound, int* ties = nullptr) {
   if (w.empty() || !(start >= 0.0f) || std::isinf(start) || std::signbit(start)) return false;
   int exp = 0;
   std::frexp(static_cast<double>(start), &exp);  // start in [2^(exp - 1), 2^exp) when normal
   const double base = start >= 0x1p-126f ? std::ldexp(1.0, exp - 1) : 0x1p-126;  // E's binade: [base, 2 base)
   const double u = base * 0x1p-23;
+  std::vector<float> tie_weights;
+  int tie_positions = 0;
   for (float v : w) {
     if (!(v >= 0.0f) || std::isinf(v) || std::signbit(v)) return false;
     if (static_cast<double>(v) >= 2.0 * base) return false;  // above E's binade
     const double q = static_cast<double>(v) / u;
-    if (q - std::floor(q) == 0.5) return false;  // a tie
+    if (q - std::floor(q) != 0.5) continue;
+    ++tie_positions;
+    if (std::find(tie_weights.begin(), tie_weights.end(), v) == tie_weights.end()) tie_weights.push_back(v);
   }
-  const float end = Sequential(w, start, static_cast<std::uint32_t>(w.size()));
+  if (ties != nullptr) *ties = tie_positions;
+  if (tie_weights.size() > static_cast<std::size_t>(kAnyOrderTiePasses)) return false;
+  const float end = Sequential(Descending(w), start, static_cast<std::uint32_t>(w.size()));
   return static_cast<double>(end) <= (0x1p24 - 2.0) * u && end < bound;
 }
 
-// The contract's example, by hand: E = 0.5 (u = 2^-24) and weights of 3/4, 1 + 1/4 and 2 + 3/4
-// units add 1, 1 and 3 units in each of the six orders; a half unit among them is a tie (its
-// rounding depends on the order): nothing is added.
-TEST(GpuWarpAnyOrderSum, KnownSums) {
-  std::vector<float> w = {3 * 0x1p-26f, 0x1p-24f + 0x1p-26f, 0x1p-23f + 3 * 0x1p-26f};
+// Every order of `w` in the words gives `sum` (all positions added) from `start`.
+void ExpectEveryOrder(std::vector<float> w, float start, float sum, const char* what) {
   std::sort(w.begin(), w.end());
+  const float smallest = w.front();
   do {
-    const AnyOrderSummed got = AnyOrderOnWarp(w, 0.5f);
+    const AnyOrderSummed got = AnyOrderOnWarp(w, start);
     ASSERT_TRUE(got.report.ok()) << got.report.Summary();
-    EXPECT_EQ(got.added, 3u);
-    EXPECT_EQ(Bits(got.sum), Bits(0.5f + 5 * 0x1p-24f));
-    EXPECT_EQ(Bits(got.smallest), Bits(3 * 0x1p-26f));
+    EXPECT_EQ(got.added, w.size()) << what;
+    EXPECT_EQ(Bits(got.sum), Bits(sum)) << what << ": got " << got.sum << ", want " << sum;
+    EXPECT_EQ(Bits(got.smallest), Bits(smallest)) << what;
   } while (std::next_permutation(w.begin(), w.end()));
-  w.push_back(0x1p-25f);
-  const AnyOrderSummed tie = AnyOrderOnWarp(w, 0.5f);
-  EXPECT_EQ(tie.added, 0u);
-  EXPECT_EQ(Bits(tie.sum), Bits(0.5f)) << "left as it was";
-  EXPECT_EQ(Bits(tie.smallest), Bits(-1.0f)) << "left as it was";
+}
+
+// The contract's example, by hand: E = 0.5 (n = 2^23, u = 2^-24) and weights of 3/4, 1 + 1/4 and
+// 2 + 3/4 units add 1, 1 and 3 units in each of the six orders. A half unit among them is a tie
+// (q = 0), the smallest weight, so last along the walk: after n + 5 (odd) it rounds up, after n
+// + 4 (even, without the 3/4) it adds nothing. Two ties of 3/2 units (q = 1, odd) from n even:
+// the first rounds n + 1 up to n + 2, the second n + 3 up to n + 4. Two half units from n odd:
+// the first rounds up to the even n + 1, the second adds nothing. Tie weights 3/2 and 1/2 with 1
+// + 1/4 between them: n + 2, then n + 3 (odd), then the half unit rounds up to n + 4; without
+// the 1 + 1/4, the half unit after n + 2 adds nothing. Four distinct tie weights: more than the
+// passes: nothing is added.
+TEST(GpuWarpAnyOrderSum, KnownSums) {
+  const float unit = 0x1p-24f;
+  ExpectEveryOrder({0.75f * unit, 1.25f * unit, 2.75f * unit}, 0.5f, 0.5f + 5 * unit, "no tie");
+  ExpectEveryOrder({0.75f * unit, 1.25f * unit, 2.75f * unit, 0.5f * unit}, 0.5f, 0.5f + 6 * unit, "tie after n odd");
+  ExpectEveryOrder({1.25f * unit, 2.75f * unit, 0.5f * unit}, 0.5f, 0.5f + 4 * unit, "tie after n even");
+  ExpectEveryOrder({1.5f * unit, 1.5f * unit}, 0.5f, 0.5f + 4 * unit, "two ties of odd q");
+  ExpectEveryOrder({0.5f * unit, 0.5f * unit}, 0.5f + unit, 0.5f + 2 * unit, "two ties of q = 0 from n odd");
+  ExpectEveryOrder({1.5f * unit, 1.25f * unit, 0.5f * unit}, 0.5f, 0.5f + 4 * unit, "two tie weights, d = 1 between");
+  ExpectEveryOrder({1.5f * unit, 0.5f * unit}, 0.5f, 0.5f + 2 * unit, "two tie weights, nothing between");
+  for (const std::vector<float>& w : {std::vector<float>{0.75f * unit, 1.25f * unit, 2.75f * unit, 0.5f * unit},
+                                      std::vector<float>{1.5f * unit, 1.25f * unit, 0.5f * unit}}) {
+    EXPECT_EQ(Bits(Sequential(Descending(w), 0.5f, static_cast<std::uint32_t>(w.size()))),
+              Bits(AnyOrderOnWarp(w, 0.5f).sum))
+        << "the hand sums are the walk's";
+  }
+  static_assert(kAnyOrderTiePasses == 3, "four distinct tie weights are one too many");
+  const AnyOrderSummed many = AnyOrderOnWarp({0.5f * unit, 1.5f * unit, 2.5f * unit, 3.5f * unit}, 0.5f);
+  EXPECT_EQ(many.added, 0u);
+  EXPECT_EQ(Bits(many.sum), Bits(0.5f)) << "left as it was";
+  EXPECT_EQ(Bits(many.smallest), Bits(-1.0f)) << "left as it was";
+  EXPECT_EQ(AnyOrderOnWarp({0.5f * unit, 1.5f * unit, 2.5f * unit}, 0.5f).added, 3u) << "three: as many as passes";
   EXPECT_EQ(AnyOrderOnWarp({}, 0.5f).added, 0u) << "no position";
 }
 
 // A softmax's probabilities (the walk's case) from starts in several binades, in chunks of 1 to
-// 2048 positions, shuffled, ascending and descending: the sum is added exactly when the
-// definitions allow it, and then equals the sequential sum in every one of those orders.
-TEST(GpuWarpAnyOrderSum, AddsExactlyWhenEveryOrderGivesTheSameSum) {
+// 2048 positions, shuffled: the sum is added exactly when the definitions allow it, and then
+// equals the sequential sum along the walk; without a tie also ascending and in the shuffled
+// order.
+TEST(GpuWarpAnyOrderSum, AddsExactlyWhenTheDefinitionsAllow) {
   std::mt19937 rng(3);
   std::normal_distribution<float> normal(0.0f, 2.0f);
   std::vector<float> x(20000);
@@ -432,7 +471,7 @@ TEST(GpuWarpAnyOrderSum, AddsExactlyWhenEveryOrderGivesTheSameSum) {
   std::vector<float> p;
   for (float v : x) p.push_back(static_cast<float>(std::exp(static_cast<double>(v - top)) / total));
   std::sort(p.begin(), p.end(), std::greater<>());
-  int added = 0, refused = 0;
+  int added = 0, refused = 0, with_ties = 0;
   const float starts[] = {0.0f, 0x1p-130f, 0.01f, 0.2f, 0.3f, 0.49f, 0.5f, 0.7f, 0.999f, 1.5f};
   const std::size_t sizes[] = {1, 2, 31, 64, 333, 1024, 2047, 2048};
   for (float start : starts) {
@@ -441,7 +480,8 @@ TEST(GpuWarpAnyOrderSum, AddsExactlyWhenEveryOrderGivesTheSameSum) {
         const auto from = p.begin() + static_cast<std::ptrdiff_t>(at);
         std::vector<float> w(from, from + static_cast<std::ptrdiff_t>(size));
         for (const float bound : {INFINITY, 0.9f, 1.0f}) {
-          const bool may = MayAddInAnyOrder(w, start, bound);
+          int ties = 0;
+          const bool may = MayAdd(w, start, bound, &ties);
           std::vector<float> order = w;
           std::shuffle(order.begin(), order.end(), rng);
           const AnyOrderSummed got = AnyOrderOnWarp(order, start, bound);
@@ -455,28 +495,78 @@ TEST(GpuWarpAnyOrderSum, AddsExactlyWhenEveryOrderGivesTheSameSum) {
           }
           ++added;
           EXPECT_EQ(Bits(got.sum), Bits(Sequential(w, start, static_cast<std::uint32_t>(size))));
+          EXPECT_EQ(Bits(got.smallest), Bits(w.back()));
+          if (ties > 0) {
+            ++with_ties;
+            continue;
+          }
           EXPECT_EQ(Bits(got.sum), Bits(Sequential(order, start, static_cast<std::uint32_t>(size))));
           std::vector<float> up = w;
           std::sort(up.begin(), up.end());
           EXPECT_EQ(Bits(got.sum), Bits(Sequential(up, start, static_cast<std::uint32_t>(size))));
-          EXPECT_EQ(Bits(got.smallest), Bits(w.back()));
         }
       }
     }
   }
-  EXPECT_GT(added, 100);  // both outcomes are exercised
-  EXPECT_GT(refused, 100);
+  EXPECT_GT(added, 100);    // every outcome is exercised (ties are rare in continuous
+  EXPECT_GT(refused, 100);  // probabilities: TieGroupsMatchTheWalksSum has many)
+  EXPECT_GT(with_ties, 0);
+}
+
+// Ties everywhere: weights of k quarter units (k = 2 mod 4 is a tie: 1/2, 3/2, 5/2, .. units)
+// drawn from one to eight values, each a tie with probability 1/2, so that runs of equal ties,
+// ties of odd and even q, and up to eight distinct tie weights come up, from starts of odd and
+// even n, shuffled: added exactly when the definitions allow it (at most three distinct tie
+// weights), then the sequential sum along the walk.
+TEST(GpuWarpAnyOrderSum, TieGroupsMatchTheWalksSum) {
+  std::mt19937 rng(11);
+  const float unit = 0x1p-24f;  // E in [0.5, 1)
+  int added = 0, refused = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    std::vector<float> values;
+    const int kinds = 1 + trial % 8;
+    for (int k = 0; k < kinds; ++k) {
+      const std::uint32_t quarters = rng() % 2 == 0 ? 4 * (rng() % 12) + 2 : rng() % 48;
+      values.push_back(static_cast<float>(quarters) * 0.25f * unit);
+    }
+    std::vector<float> w(1 + rng() % 700);
+    for (auto& v : w) v = values[rng() % values.size()];
+    const float start = 0.5f + static_cast<float>(rng() % 1000) * unit;
+    const bool may = MayAdd(w, start, INFINITY);
+    std::shuffle(w.begin(), w.end(), rng);
+    const AnyOrderSummed got = AnyOrderOnWarp(w, start);
+    ASSERT_TRUE(got.report.ok()) << got.report.Summary();
+    ASSERT_EQ(got.added, may ? w.size() : 0u) << "trial " << trial;
+    if (!may) {
+      ++refused;
+      continue;
+    }
+    ++added;
+    EXPECT_EQ(Bits(got.sum), Bits(Sequential(Descending(w), start, static_cast<std::uint32_t>(w.size()))))
+        << "trial " << trial;
+  }
+  EXPECT_GT(added, 200);
+  EXPECT_GT(refused, 20);
 }
 
 // Ties and weights off the grid, planted one at a time among weights that add: a tie at E's
-// grid (an odd number of half units), a weight above E's binade, NaN, +inf, -1, -0.0; starts
-// NaN, +inf, -0.0; sums that reach the binade's edge (n = 2^24 - 2 is the last allowed) and
-// the bound (E after them equal to it: refused; one unit above it: added).
-TEST(GpuWarpAnyOrderSum, RefusesTiesSpecialsAndSumsPastTheGridOrTheBound) {
+// grid (an odd number of half units: added, the walk's sum), a weight above E's binade, NaN,
+// +inf, -1, -0.0 (refused); starts NaN, +inf, -0.0; sums that reach the binade's edge (n = 2^24
+// - 2 is the last allowed) and the bound (E after them equal to it: refused; one unit above
+// it: added).
+TEST(GpuWarpAnyOrderSum, RefusesSpecialsAndSumsPastTheGridOrTheBound) {
   const float start = 0.75f, unit = 0x1p-24f;  // n = 3 x 2^22 on 0.5's grid
-  std::vector<float> w(500, unit * 1.25f);      // each adds one unit (f = 1/4)
+  std::vector<float> w(500, unit * 1.25f);     // each adds one unit (f = 1/4)
   ASSERT_EQ(AnyOrderOnWarp(w, start).added, 500u);
-  for (float planted : {unit * 0.5f, unit * 7.5f, 1.0f, NAN, INFINITY, -1.0f, -0.0f}) {
+  for (float tie : {unit * 0.5f, unit * 7.5f}) {
+    std::vector<float> v = w;
+    v[123] = tie;
+    const AnyOrderSummed got = AnyOrderOnWarp(v, start);
+    ASSERT_TRUE(got.report.ok()) << got.report.Summary();
+    EXPECT_EQ(got.added, 500u) << "tie " << tie;
+    EXPECT_EQ(Bits(got.sum), Bits(Sequential(Descending(v), start, 500))) << "tie " << tie;
+  }
+  for (float planted : {1.0f, NAN, INFINITY, -1.0f, -0.0f}) {
     std::vector<float> v = w;
     v[123] = planted;
     const AnyOrderSummed got = AnyOrderOnWarp(v, start);
@@ -492,18 +582,31 @@ TEST(GpuWarpAnyOrderSum, RefusesTiesSpecialsAndSumsPastTheGridOrTheBound) {
   EXPECT_EQ(AnyOrderOnWarp(w, start, end).added, 0u) << "E after them is not below the bound";
   EXPECT_EQ(AnyOrderOnWarp(w, start, end + unit).added, 500u);
   EXPECT_EQ(AnyOrderOnWarp(w, start, NAN).added, 0u);
+  // A tie's rounding counts at the edge and the bound: 3/2 units (q = 1), first along the walk,
+  // then 499 units: from n even it rounds up (n + 2 + 499), from n odd down (n + 1 + 499).
+  std::vector<float> v = w;
+  v[0] = unit * 1.5f;
+  EXPECT_EQ(AnyOrderOnWarp(v, near).added, 0u) << "n = 2^24 - 1 after them";
+  EXPECT_EQ(AnyOrderOnWarp(v, near - unit).added, 500u) << "n = 2^24 - 3 after them";
+  EXPECT_EQ(AnyOrderOnWarp(v, start, start + 501 * unit).added, 0u) << "E after them is the bound";
+  const AnyOrderSummed up = AnyOrderOnWarp(v, start, start + 502 * unit);
+  EXPECT_EQ(up.added, 500u);
+  EXPECT_EQ(Bits(up.sum), Bits(start + 501 * unit));
 }
 
-// Counted work (no timing): 1024 positions read 16 words a lane (lane l: words l, l + 32, ..)
-// and one butterfly of 5 shuffles; no barrier, no shared store.
-TEST(GpuWarpAnyOrderSum, ReadsEachWordOnce) {
-  const std::vector<float> w(1024, 0x1p-20f);
-  const AnyOrderSummed got = AnyOrderOnWarp(w, 0.5f);
-  ASSERT_TRUE(got.report.ok()) << got.report.Summary();
-  EXPECT_EQ(got.added, 1024u);
-  const auto& intervals = got.report.counters.critical_intervals;
-  ASSERT_EQ(intervals.size(), 2u);
-  EXPECT_LE(intervals.back(), 16 + 5) << "reads and shuffles of the busiest lane";
+// Counted work (no timing): 1024 positions read 16 words a lane (lane l: words l, l + 32, ..),
+// and 16 more per distinct tie weight; no barrier, no shared store.
+TEST(GpuWarpAnyOrderSum, ReadsEachWordOncePerPass) {
+  std::vector<float> w(1024, 0x1p-20f);
+  for (int ties = 0; ties <= 2; ++ties) {
+    if (ties > 0) w[static_cast<std::size_t>(100 * ties)] = 0x1p-25f * static_cast<float>(2 * ties - 1);
+    const AnyOrderSummed got = AnyOrderOnWarp(w, 0.5f);
+    ASSERT_TRUE(got.report.ok()) << got.report.Summary();
+    EXPECT_EQ(got.added, 1024u);
+    const auto& intervals = got.report.counters.critical_intervals;
+    ASSERT_EQ(intervals.size(), 2u);
+    EXPECT_EQ(intervals.back(), 16 * (1 + ties)) << ties << " tie weights: reads of the busiest lane";
+  }
 }
 
 }  // namespace

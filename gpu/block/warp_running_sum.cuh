@@ -178,18 +178,31 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float WeightAt(const Words& words, 
   return WordFloat(j % 2 == 0 ? word : word >> 32);
 }
 
-// A plain position (a finite weight >= +0 at or below E's binade, no tie): adds its d = q + [f >
-// 1/2] to `sum`, the same at either parity; any other position clears `plain` (its addition to
-// `sum` is then meaningless). w's bits `bits`, E's grid g.
-SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void GridPlainStep(std::uint32_t bits, std::uint32_t g, std::uint32_t& sum,
-                                                               bool& plain) {
+// A position's step on grid g when its d does not depend on n's parity, from w's bits `bits`:
+// d = q + [f > 1/2]; `fits` when w is a finite float >= +0 at or below E's binade (g != 0),
+// `tie` when f = 1/2 (then d = q, and the rounding adds one more at odd n + q).
+struct PlainStep {
+  std::uint32_t d;
+  bool fits, tie;
+};
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE PlainStep GridPlainStepOf(std::uint32_t bits, std::uint32_t g) {
   const std::uint32_t biased = (bits >> 23) & 0xffu;
   const std::uint32_t e = biased > 1 ? biased : 1u;
   const std::uint32_t m = biased > 0 ? (bits & 0x7fffffu) | 0x800000u : bits & 0x7fffffu;
   const std::uint32_t r = g >= e ? (g - e < 31u ? g - e : 31u) : 0u;  // w / u = m / 2^r
   const std::uint32_t rest = (m << (31 - r)) << 1;  // f as a 32-bit fraction (m < 2^24: r = 31 gives f < 1/2)
-  sum += (m >> r) + (rest > 0x80000000u ? 1u : 0u);
-  plain = plain && (bits >> 31) == 0 && biased != 0xffu && g >= e && rest != 0x80000000u;
+  return PlainStep{(m >> r) + (rest > 0x80000000u ? 1u : 0u), (bits >> 31) == 0 && biased != 0xffu && g >= e,
+                   rest == 0x80000000u};
+}
+
+// A plain position (a finite weight >= +0 at or below E's binade, no tie): adds its d = q + [f >
+// 1/2] to `sum`, the same at either parity; any other position clears `plain` (its addition to
+// `sum` is then meaningless). w's bits `bits`, E's grid g.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void GridPlainStep(std::uint32_t bits, std::uint32_t g, std::uint32_t& sum,
+                                                               bool& plain) {
+  const PlainStep s = GridPlainStepOf(bits, g);
+  sum += s.d;
+  plain = plain && s.fits && !s.tie;
 }
 
 // A run's map: its positions' maps composed in order (lane work of WarpRunningSum). Out of
@@ -239,66 +252,162 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t GridRunFirstEvent(Word
   return kOnGrid;
 }
 
-// A lane's share of an any-order sum (WarpAnyOrderSum): positions 2i and 2i + 1 of words i =
-// lane, lane + 32, .. below `count`, as (smallest weight's bits << 32 | the sum of their d), the
-// sum kGridCap when one is not plain. Out of line on the device, as GridRunMap. At most 64
-// positions of q < 2^24 each: the sum stays below 2^30 before it is saturated.
-template <class Words>
-SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t GridRunAnyOrder(Words words, std::uint32_t lane,
-                                                                          std::uint32_t count, std::uint32_t g) {
-  std::uint32_t sum = 0, least = 0x7f800000u;  // +inf's bits: above every finite weight's
-  bool plain = g != 0;
+// f(bits) for a lane's positions of an any-order sum (WarpAnyOrderSum): positions 2i and 2i + 1
+// of words i = lane, lane + 32, .. below `count`, one read a word.
+template <class Words, class F>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEachLanePosition(const Words& words, std::uint32_t lane,
+                                                                      std::uint32_t count, F&& f) {
   for (std::uint32_t i = lane; 2 * i < count; i += kWarpSize) {
     const std::uint64_t word = words.Load(i);
     for (std::uint32_t h = 0; h < 2 && 2 * i + h < count; ++h) {
-      const std::uint32_t bits = static_cast<std::uint32_t>(h == 0 ? word : word >> 32);
-      GridPlainStep(bits, g, sum, plain);
-      least = bits < least ? bits : least;  // weights >= +0: their bits order as they do
+      f(static_cast<std::uint32_t>(h == 0 ? word : word >> 32));
     }
   }
-  return static_cast<std::uint64_t>(least) << 32 | (plain ? Saturated(sum) : kGridCap);
+}
+
+// A lane's share of an any-order sum: `part` = (its smallest weight's bits << 32 | the sum of
+// its positions' d, a tie's q included), the sum kGridCap when one does not fit E's grid
+// (GridPlainStepOf); `tie` its largest tie weight's bits (0 for none: +0 is never a tie). Out of
+// line on the device, as GridRunMap. At most 64 positions of q < 2^24 each: the sum stays below
+// 2^30 before it is saturated.
+struct AnyOrderLane {
+  std::uint64_t part;
+  std::uint32_t tie;
+};
+template <class Words>
+SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY AnyOrderLane GridRunAnyOrder(Words words, std::uint32_t lane,
+                                                                         std::uint32_t count, std::uint32_t g) {
+  std::uint32_t sum = 0, least = 0x7f800000u, tie = 0;  // +inf's bits: above every finite weight's
+  bool fits = g != 0;
+  ForEachLanePosition(words, lane, count, [&](std::uint32_t bits) {
+    const PlainStep s = GridPlainStepOf(bits, g);
+    sum += s.d;
+    fits = fits && s.fits;
+    tie = s.tie && bits > tie ? bits : tie;
+    least = bits < least ? bits : least;  // weights >= +0: their bits order as they do
+  });
+  return AnyOrderLane{static_cast<std::uint64_t>(least) << 32 | (fits ? Saturated(sum) : kGridCap), tie};
+}
+
+// A lane's share of one tie pass (its positions as GridRunAnyOrder's, every one on grid g): with
+// `tie` a tie weight's bits and `upper` the next larger tie weight's (+inf's above the largest),
+// (next << 32 | number << 1 | parity): the parity of the sum of d over the weights strictly
+// between them (none of them a tie), the number of positions of weight `tie`, and `next` the
+// largest tie weight below `tie` (0: none). Out of line, as GridRunAnyOrder.
+template <class Words>
+SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t GridRunTiePass(Words words, std::uint32_t lane,
+                                                                      std::uint32_t count, std::uint32_t g,
+                                                                      std::uint32_t upper, std::uint32_t tie) {
+  std::uint32_t parity = 0, number = 0, next = 0;
+  ForEachLanePosition(words, lane, count, [&](std::uint32_t bits) {
+    const PlainStep s = GridPlainStepOf(bits, g);
+    parity ^= bits > tie && bits < upper ? s.d & 1u : 0u;
+    number += bits == tie ? 1u : 0u;
+    next = s.tie && bits < tie && bits > next ? bits : next;
+  });
+  return static_cast<std::uint64_t>(next) << 32 | number << 1 | parity;
+}
+
+// r[t] becomes combine over the 32 lanes of t's warp (an xor butterfly: combine must be
+// associative and commutative, so that every lane holds the same value).
+template <class B, class R, class F>
+SAMPCHECK_KERNEL_BODY void WarpAllReduce(B& block, R& r, F&& combine) {
+  for (int m = 1; m < kWarpSize; m *= 2) {
+    auto other = ShuffleXor(block, r, m);
+    block.ForEachThread([&](Thread t) { r[t] = combine(r[t], other[t]); });
+  }
 }
 
 }  // namespace running_sum_detail
 
+// The distinct tie weights an any-order sum resolves (one pass over the words each); a chunk with
+// more is left to the sorted walk. Over the cost table's rows 2026-12-02, 70% of the chunks
+// refused for ties held one tie, 20% two, 10% three or more.
+inline constexpr int kAnyOrderTiePasses = 3;
+
 // Contract (WarpAnyOrderSum, block-level code, no barrier, no shared store): in each lane of
-// warp 0, `count` <= 2048 positions in `words` (WarpRunningSum's layout; other warps: count 0)
-// and `sum`, E before them, both the same in every lane. When E is on a grid (a finite float >=
-// +0) and every weight is a finite float >= +0 at or below E's binade whose fraction f is not
-// 1/2 (no tie), each position adds d = q + [f > 1/2] at either parity, so the positions add the
-// same integer D in every order; when moreover n + D is below the grid's edge and below the
-// bound's ceiling, every partial sum of them, in any order, is on the grid and below `bound`.
-// Then `added` becomes `count`, `sum` E after every position (the bits of the sequential sum of
-// the positions in any order of them) and `smallest` the smallest weight. Otherwise (or count 0)
-// `added` is 0 and `sum` and `smallest` are left as they were. Reads: ceil(count / 64) words a
-// lane (lane l: words l, l + 32, ..); one xor butterfly of 64-bit words (5 shuffles, in every
-// warp).
-// Example: E = 0.5 (u = 2^-24), weights 3 x 2^-26, 2^-24 + 2^-26 and 2^-23 + 3 x 2^-26 (q + f =
-//   3/4, 1 + 1/4, 2 + 3/4: d = 1, 1, 3), D = 5 in every order: E = 0.5 + 5 x 2^-24; with 2^-25
-//   (f = 1/2, a tie) among them, added = 0 (tests/gpu_warp_running_sum_test.cc).
+// warp 0, `count` <= 2048 positions of a walk whose weights do not increase along it, held in
+// `words` in any order (WarpRunningSum's layout; other warps: count 0), and `sum`, E before
+// them, both the same in every lane. Wanted: the sequential sum along the walk (equal weights
+// are the same bits, so every non-increasing order of them gives it).
+// - When E is on a grid (a finite float >= +0) and every weight is a finite float >= +0 at or
+//   below E's binade, a position whose fraction f is not 1/2 adds d = q + [f > 1/2] at either
+//   parity of n. A tie (f = 1/2) adds q + [n + q odd], which leaves n even. So with t_1 > t_2 >
+//   .. the distinct tie weights and S_i the sum of d over the weights strictly between t_i and
+//   t_(i + 1) (S_0: above t_1), the first tie of weight t_1 adds q_1 + [n + S_0 + q_1 odd], the
+//   first of t_i (i > 1) q_i + [S_(i - 1) + q_i odd] (n is even after the ties before), and every
+//   later one of t_i q_i + [q_i odd]: the order matters only through which weights lie between
+//   the tie weights, and the walk's order puts them there by their value. One pass over the words
+//   per distinct tie weight (at most kAnyOrderTiePasses; GridRunTiePass) gives S_(i - 1)'s parity,
+//   t_i's count and t_(i + 1); without a tie the positions add the same D in every order.
+// - When moreover n + D (D: all of the positions' units) is below the grid's edge and below the
+//   bound's ceiling, every partial sum along the walk is on the grid and below `bound`.
+// Then `added` becomes `count`, `sum` E after every position (the bits of the sequential sum
+// along the walk) and `smallest` the smallest weight. Otherwise (or count 0) `added` is 0 and
+// `sum` and `smallest` are left as they were. Reads: ceil(count / 64) words a lane (lane l: words
+// l, l + 32, ..), as many again per distinct tie weight; xor butterflies of 5 shuffles (two for
+// the sums, one per tie pass), in every warp.
+// Example: E = 0.5 (u = 2^-24, n = 2^23), weights 3 x 2^-26, 2^-24 + 2^-26 and 2^-23 + 3 x
+//   2^-26 (q + f = 3/4, 1 + 1/4, 2 + 3/4: d = 1, 1, 3), D = 5 in every order: E = 0.5 + 5 x
+//   2^-24. With 2^-25 (f = 1/2, a tie, the smallest: last along the walk) among them, n + 5 is
+//   odd before it: it adds 1, E = 0.5 + 6 x 2^-24; without the 3 x 2^-26, n + 4 is even: it adds
+//   0 (tests/gpu_warp_running_sum_test.cc).
 template <class B, class R, class C, class Words>
 SAMPCHECK_KERNEL_BODY void WarpAnyOrderSum(B& block, R& sum, const C& count, C& added, R& smallest, Words words,
                                            float bound) {
   using namespace running_sum_detail;
   auto part = Registers<std::uint64_t>(block);  // smallest bits << 32 | saturated D
+  auto tie = Registers<std::uint32_t>(block);   // the largest tie weight's bits, then t_i's
   block.ForEachThread([&](Thread t) {
-    part[t] = count[t] > 0 ? GridRunAnyOrder(words, static_cast<std::uint32_t>(t.lane()), count[t], GridOf(sum[t]).g)
-                           : std::uint64_t{0x7f800000u} << 32;
+    const AnyOrderLane lane =
+        count[t] > 0 ? GridRunAnyOrder(words, static_cast<std::uint32_t>(t.lane()), count[t], GridOf(sum[t]).g)
+                     : AnyOrderLane{std::uint64_t{0x7f800000u} << 32, 0u};
+    part[t] = lane.part;
+    tie[t] = lane.tie;
   });
-  for (int m = 1; m < kWarpSize; m *= 2) {
-    auto other = ShuffleXor(block, part, m);
+  WarpAllReduce(block, part, [](std::uint64_t a, std::uint64_t b) {
+    const std::uint64_t least = (a >> 32) < (b >> 32) ? a >> 32 : b >> 32;
+    return least << 32 | Saturated(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
+  });
+  WarpAllReduce(block, tie, [](std::uint32_t a, std::uint32_t b) { return a > b ? a : b; });
+  // The tie passes: t_i in `tie`, t_(i - 1) in `upper`; `extra` the units the ties add past
+  // their q (which `part` holds); `parity` n's before the next segment (E's at first).
+  auto upper = Registers<std::uint32_t>(block);
+  auto extra = Registers<std::uint32_t>(block);
+  auto pass = Registers<std::uint64_t>(block);
+  block.ForEachThread([&](Thread t) {
+    upper[t] = 0x7f800000u;
+    extra[t] = 0;
+  });
+  for (int i = 0; i < kAnyOrderTiePasses; ++i) {
     block.ForEachThread([&](Thread t) {
-      const std::uint64_t a = part[t], b = other[t];
-      const std::uint64_t least = (a >> 32) < (b >> 32) ? a >> 32 : b >> 32;
-      part[t] = least << 32 | Saturated(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
+      const bool fits = static_cast<std::uint32_t>(part[t]) < kGridCap;  // else nothing is added: no pass
+      pass[t] = count[t] > 0 && fits && tie[t] != 0 ? GridRunTiePass(words, static_cast<std::uint32_t>(t.lane()),
+                                                                     count[t], GridOf(sum[t]).g, upper[t], tie[t])
+                                                    : 0u;
+    });
+    WarpAllReduce(block, pass, [](std::uint64_t a, std::uint64_t b) {
+      const std::uint64_t next = (a >> 32) > (b >> 32) ? a >> 32 : b >> 32;
+      const std::uint32_t lo = (static_cast<std::uint32_t>(a) >> 1) + (static_cast<std::uint32_t>(b) >> 1);
+      return next << 32 | lo << 1 | ((a ^ b) & 1u);
+    });
+    block.ForEachThread([&](Thread t) {
+      if (tie[t] == 0 || static_cast<std::uint32_t>(part[t]) >= kGridCap) return;
+      const std::uint32_t g = GridOf(sum[t]).g;
+      const std::uint32_t q = GridPlainStepOf(tie[t], g).d;  // a tie's d is its q
+      const std::uint32_t number = static_cast<std::uint32_t>(pass[t]) >> 1;
+      const std::uint32_t before = (i == 0 ? GridOf(sum[t]).n : 0u) + (static_cast<std::uint32_t>(pass[t]) & 1u);
+      extra[t] += ((before + q) & 1u) + (number - 1) * (q & 1u);
+      upper[t] = tie[t];
+      tie[t] = static_cast<std::uint32_t>(pass[t] >> 32);
     });
   }
   block.ForEachThread([&](Thread t) {
     added[t] = 0;
     const Grid grid = GridOf(sum[t]);
     const std::uint32_t d = static_cast<std::uint32_t>(part[t]);  // saturated: at most 2^30
-    if (count[t] == 0 || grid.g == 0 || d >= kGridCap) return;
-    const std::uint32_t n = grid.n + d;
+    if (count[t] == 0 || grid.g == 0 || d >= kGridCap || tie[t] != 0) return;
+    const std::uint32_t n = grid.n + d + extra[t];
     if (n >= kGridEdge || n >= GridCeil(bound, grid.g)) return;
     sum[t] = GridFloat(grid.g, n);
     smallest[t] = WordFloat(part[t] >> 32);
@@ -307,8 +416,7 @@ SAMPCHECK_KERNEL_BODY void WarpAnyOrderSum(B& block, R& sum, const C& count, C& 
 }
 
 template <class B, class R, class C, class Words>
-SAMPCHECK_KERNEL_BODY void WarpRunningSum(B& block, R& sum, C& count, C& done, Words words, int rounds,
-                                          float bound) {
+SAMPCHECK_KERNEL_BODY void WarpRunningSum(B& block, R& sum, C& count, C& done, Words words, int rounds, float bound) {
   using namespace running_sum_detail;
   block.ForEachThread([&](Thread t) { done[t] = 0; });
   for (int round = 0; round < rounds; ++round) {

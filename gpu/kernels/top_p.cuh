@@ -341,12 +341,13 @@ SAMPCHECK_KERNEL_BODY auto TopPWalkChunk(B& block, RS& state, std::uint32_t m, W
 // The chunk loop's walk of a chunk handed in any order (WeightedVisit's any-order walk,
 // gpu/block/radix_partition.cuh "Chunk loop"; block-level code, no barrier): a prefix rule keeps
 // every position of the chunk when warp 0's WarpAnyOrderSum adds them all with every partial
-// sum below p (then each order of them gives the same E, each E_j below p, and the sorted walk
-// would keep them all), up to position rule.total; thread 0 takes the state the sorted walk
-// would leave (TopPKeepPositions; the last position's probability is the chunk's smallest, as
-// probabilities descend along the order) and its verdict. Otherwise the verdict is
-// kPartitionChunkUnordered and the state is untouched: the chunk loop sorts the chunk and walks
-// it (TopPWalkChunk). The other rules always answer kPartitionChunkUnordered.
+// sum below p (the probabilities do not increase along the prefix rules' order, the sum's
+// precondition: it has the sorted walk's E, each E_j is below p, and the sorted walk would keep
+// them all), up to position rule.total; thread 0 takes the state the sorted walk would leave
+// (TopPKeepPositions; the last position's probability is the chunk's smallest) and its verdict.
+// Otherwise the verdict is kPartitionChunkUnordered and the state is untouched: the chunk loop
+// sorts the chunk and walks it (TopPWalkChunk). The other rules always answer
+// kPartitionChunkUnordered.
 template <class B, class RS, class Words>
 SAMPCHECK_KERNEL_BODY auto TopPWalkChunkAnyOrder(B& block, RS& state, std::uint32_t m, Words words,
                                                  const TopPWalkRule& rule) {
