@@ -13,6 +13,7 @@
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -1356,6 +1357,108 @@ std::vector<std::int64_t> SortedFinite(const std::vector<float>& row, bool ascen
   return idx;
 }
 
+// Level 0's bucket table (gpu/block/radix_partition.cuh, partition_detail::CellTable) against
+// the definition, the number of splitters below the key, counted here: splitters of logits of
+// both signs (cells an eighth of a binade), of one value (a flat row's: cells of 32 indices),
+// 15 consecutive keys (cells of one key), 12 of them in one eighth of a binade and 3 far apart
+// (one cell holding 12), the smallest and largest keys; probed at every splitter and its
+// neighbours, at the bounds of the cells around them, at random keys (anywhere, and between the
+// first and last splitter), past the cells on both sides, 0 and kNoKey. The table's reads:
+// about one a key on the logits' random keys between the splitters (4 by the plain search).
+TEST(GpuPartitionCells, BucketIsTheNumberOfSplittersBelowTheKey) {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<float> normal(0.0f, 3.0f);
+  std::vector<std::vector<std::uint64_t>> sets;
+  std::vector<std::uint64_t> s;
+  for (int j = 0; j < 15; ++j) s.push_back(OrderKey(normal(rng), static_cast<std::int64_t>(rng() % 128256), false));
+  sets.push_back(s);
+  s.clear();
+  for (int j = 0; j < 15; ++j) s.push_back(OrderKey(1.5f, 8000 * (j + 1), false));
+  sets.push_back(s);
+  s.clear();
+  for (int j = 0; j < 15; ++j) s.push_back(OrderKey(-2.0f, 0, false) + static_cast<std::uint64_t>(j));
+  sets.push_back(s);
+  s.clear();
+  for (int j = 0; j < 12; ++j) s.push_back(OrderKey(1.0f + static_cast<float>(j) * 0x1p-8f, j, false));
+  for (float far : {-7.0f, 40.0f, 1e-6f}) s.push_back(OrderKey(far, 3, false));
+  sets.push_back(s);
+  s.clear();
+  for (int j = 0; j < 15; ++j)
+    s.push_back(j < 7 ? static_cast<std::uint64_t>(j) : kNoKey - 15 + static_cast<std::uint64_t>(j));
+  sets.push_back(s);
+  for (std::size_t set = 0; set < sets.size(); ++set) {
+    std::vector<std::uint64_t> splitters = sets[set];
+    std::sort(splitters.begin(), splitters.end());
+    ASSERT_EQ(std::adjacent_find(splitters.begin(), splitters.end()), splitters.end()) << "distinct, as level 0's";
+    std::vector<std::uint64_t> keys = {0, 1, kNoKey - 1, kNoKey};
+    for (std::uint64_t sp : splitters) {
+      for (std::uint64_t d : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{2}}) {
+        keys.push_back(sp - d);
+        keys.push_back(sp + d);
+      }
+    }
+    const std::size_t probes = keys.size();
+    std::uniform_int_distribution<std::uint64_t> inside(splitters.front(), splitters.back());
+    for (int r = 0; r < 2000; ++r) keys.push_back(rng());
+    for (int r = 0; r < 4000; ++r) keys.push_back(inside(rng));
+    auto below = [&](std::uint64_t key) {
+      return static_cast<std::uint32_t>(
+          std::count_if(splitters.begin(), splitters.end(), [&](std::uint64_t sp) { return sp < key; }));
+    };
+    partition_detail::CellTable table{};
+    constexpr std::int64_t kAt = kCandidates - partition_detail::kCellTableWords;
+    // Fills the table and looks up keys[from, to) (with bounds: also the bounds of the cells
+    // around each splitter, now that the cells are known, and checks every answer).
+    auto run = [&](std::size_t from, std::size_t to, bool bounds) {
+      return emu::Launch("cells", 1, kCanonicalLanes, [&](Block& block) {
+        SAMPCHECK_SHARED(block, std::uint64_t, splitter, 15);
+        SAMPCHECK_SHARED(block, std::uint64_t, words, kCandidates);
+        block.ForEachThread([&](Thread t) {
+          if (t.x < 15) splitter.Store(t.x, splitters[static_cast<std::size_t>(t.x)]);
+        });
+        block.Sync();
+        table = partition_detail::FillCellTable(block, splitter, words, kAt);
+        if (bounds) {
+          for (std::uint64_t sp : splitters) {
+            const std::uint64_t c = (sp >> table.cell_shift) & 4095u;
+            for (std::uint64_t cell : {c, c + 1}) {
+              if (cell > 4095) continue;
+              keys.push_back(table.First(cell));
+              keys.push_back(table.First(cell) - 1);
+            }
+          }
+          to = keys.size();
+        }
+        block.ForEachThread([&](Thread t) {
+          for (std::size_t i = from + static_cast<std::size_t>(t.x); i < to; i += kCanonicalLanes) {
+            const std::uint32_t got = table.Bucket(splitter, words, kAt, keys[i]);
+            if (bounds) {
+              EXPECT_EQ(got, below(keys[i])) << "set " << set << ", key " << keys[i] << (i < probes ? " (probe)" : "");
+            }
+          }
+        });
+      });
+    };
+    const LaunchReport checked = run(0, keys.size(), true);
+    ASSERT_TRUE(checked.ok()) << checked.Summary();
+    if (set == 0) {
+      EXPECT_EQ(table.cell_shift, 52) << "logits of both signs: the top 12 bits";
+      auto loads = [](const LaunchReport& r) {
+        std::int64_t n = 0;
+        for (const ArrayTraffic& a : r.counters.shared) n += a.loads;
+        return n;
+      };
+      const std::int64_t fill = loads(run(0, 0, false));
+      const std::int64_t lookups = loads(run(probes + 2000, probes + 6000, false)) - fill;  // the 4000 inside
+      EXPECT_LT(lookups, 4000 * 3 / 2) << "about one read a key (the plain search: 4)";
+      EXPECT_GE(lookups, 4000);
+    }
+    if (set == 1) {
+      EXPECT_LE(table.cell_shift, 5) << "a flat row's: cells of at most 32 indices";
+    }
+  }
+}
+
 TEST(GpuRadixPartition, VisitsEveryFiniteEntryInTheCanonicalOrder) {
   SplitMix64 rng(2026);
   const float kNegInf = -std::numeric_limits<float>::infinity();
@@ -1556,14 +1659,15 @@ TEST(GpuRadixPartition, HoldsTheFirstTwoRefinedBucketsInRegisters) {
 // values: 16 level-0 buckets of about 2048 keys, each refined once into parts of about 64, none
 // again) visited by a walk that never stops: the sample's sort (23 barriers: its store, the
 // bitonic network over 1024 slots' 21, the splitters' copy; 2 while every thread ranked its
-// key against the 1024 by counting, until 2026-12-01), level 0's
-// count (1) and scatter (1); then one step of the chunk loop per chunk, one barrier each; one
+// key against the 1024 by counting, until 2026-12-01), level 0's bucket table (1, since
+// 2026-12-02), count (1) and scatter (1); then one step of the chunk loop per chunk, one barrier each; one
 // step more before the walk's first verdict (its read-ahead bound is not known: no chunk is read
 // beside a chunk that may end the walk), two to walk the last two chunks, and the barrier of the
 // last key's read. Bucket 0 is refined before any chunk and bucket 1 before that first verdict,
-// each in a step of its own (2 barriers); the 14 others beside a chunk's sort (1 more each): 29 +
-// chunks + 2 x 2 + 14 (8 + .. before the sample's network; + 16 while a count's slots took 2 barriers, + 14 more while every
-// refinement took a step of its own).
+// each in a step of its own (2 barriers); the 14 others beside a chunk's sort (1 more each): 30 +
+// chunks + 2 x 2 + 14 (29 + .. before the bucket table, 8 + .. before the sample's network; + 16
+// while a count's slots took 2 barriers, + 14 more while every refinement took a step of its
+// own).
 TEST(GpuRadixPartition, RefinesABucketWithTwoBarriersOrOneBesideAChunk) {
   constexpr std::int64_t kN = 32768;
   std::vector<float> row(kN);
@@ -1580,7 +1684,7 @@ TEST(GpuRadixPartition, RefinesABucketWithTwoBarriersOrOneBesideAChunk) {
   ASSERT_TRUE(report.ok()) << report.Summary();
   EXPECT_EQ(v.indices, SortedFinite(row, false));
   EXPECT_GE(v.chunks, kN / kCandidates);
-  EXPECT_EQ(report.counters.barriers, 29 + v.chunks + 2 * 2 + 14);
+  EXPECT_EQ(report.counters.barriers, 30 + v.chunks + 2 * 2 + 14);
 }
 
 TEST(GpuRadixPartition, FindsTheKeyOfRankKAndStillVisitsEveryKeyInOrder) {

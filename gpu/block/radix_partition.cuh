@@ -15,7 +15,10 @@
 //   before written here.
 // - Level 0 (from the row): with vocab > 1024 and sample_first, a sample of 1024 entries
 //   (indices t x vocab / 1024) is sorted first (a bitonic network) and, with at least 16 sampled keys in
-//   range, gives 15 splitters that cut the keys into 16 buckets of about n / 16. One read
+//   range, gives 15 splitters that cut the keys into 16 buckets of about n / 16; level 0's
+//   reads take a key's bucket from a table of 4096 cells filled after them (one phase and a
+//   barrier, partition_detail::CellTable): one shared read for most keys, where a binary search
+//   of the splitters takes 4. One read
 //   then gives the count n, the smallest and the largest key, and counts each thread's
 //   entries per bucket; a scan in (bucket, thread) order gives every thread its slots. n <=
 //   1024 with gather_small: the entries are gathered and sorted in shared memory
@@ -437,6 +440,85 @@ struct BucketMass {
 // The keys a thread's Hold keeps at most (sampling_filters' SmallestKeys).
 inline constexpr int kHeldKeysPerThread = 24;
 
+// The number of the 15 ascending splitters below `key` (level 0's bucket): a branch-free binary
+// search, 4 shared reads.
+template <class Splitters>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t SplitterBucket(Splitters& splitter, std::uint64_t key) {
+  std::uint32_t b = key > splitter.Load(7) ? 8u : 0u;
+  b += key > splitter.Load(b + 3) ? 4u : 0u;
+  b += key > splitter.Load(b + 1) ? 2u : 0u;
+  b += key > splitter.Load(b) ? 1u : 0u;
+  return b;
+}
+
+// Level 0's bucket table (contract "Level 0"): 4096 cells of the keys, by the 12 bits that end at
+// the highest bit where the first and the last splitter differ (with logits of both signs, a
+// value's sign, exponent and 3 leading significand bits: an eighth of a binade; with a flat
+// row's, 32 indices). Cell c's byte, lo | hi << 4, holds the buckets of its smallest and largest
+// keys, so a key's bucket is lo plus the splitters below it among lo .. hi - 1 (none to search
+// in most cells: one shared read where SplitterBucket takes 4), and a key whose bits above the
+// cells' are not the splitters' lies below the first splitter (bucket 0) or above the last
+// (15). The table takes kCellTableWords 8-byte words, 8 cells a word (cell c: word c / 8, byte
+// c % 8). A block-level value: every thread holds the same.
+inline constexpr std::int64_t kCellTableWords = 512;
+struct CellTable {
+  int cell_shift = 0;     // the cells' lowest bit
+  int prefix_shift = 64;  // the bits above the cells' (64: none)
+  std::uint64_t prefix = 0;
+  // Cell c's smallest key.
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t First(std::uint64_t c) const {
+    return (prefix_shift < 64 ? prefix << prefix_shift : 0u) | c << cell_shift;
+  }
+  template <class Splitters, class Words>
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t Bucket(Splitters& splitter, Words& words, std::int64_t at,
+                                                                    std::uint64_t key) const {
+    if (prefix_shift < 64 && key >> prefix_shift != prefix) return key >> prefix_shift < prefix ? 0u : 15u;
+    const auto cell = static_cast<std::uint32_t>((key >> cell_shift) & 4095u);
+    const auto bounds = static_cast<std::uint32_t>(words.Load(at + cell / 8) >> (8 * (cell % 8))) & 0xffu;
+    std::uint32_t lo = bounds & 15u, hi = bounds >> 4;
+    while (lo < hi) {  // the first splitter of lo .. hi - 1 not below the key
+      const std::uint32_t mid = (lo + hi) / 2;
+      if (splitter.Load(mid) < key) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+};
+
+// Fills the table into words[at, at + kCellTableWords) from the 15 ascending, distinct splitters
+// (stored before a barrier), and ends with a barrier: thread t < kCellTableWords fills word t,
+// its first cell's lo by SplitterBucket and each next bound by stepping past the splitters below
+// it (about 20 shared reads).
+template <class B, class Splitters, class Words>
+SAMPCHECK_KERNEL_BODY CellTable FillCellTable(B& block, Splitters& splitter, Words& words, std::int64_t at) {
+  CellTable table{};
+  block.ForEachThread([&](Thread t) {
+    const std::uint64_t first_splitter = splitter.Load(0);
+    const int h = HighestBit(first_splitter ^ splitter.Load(14));
+    table.cell_shift = h >= 11 ? h - 11 : 0;  // the same in every thread
+    table.prefix_shift = table.cell_shift + 12;
+    table.prefix = table.prefix_shift < 64 ? first_splitter >> table.prefix_shift : 0u;
+    if (t.x >= kCellTableWords) return;
+    const auto c0 = 8 * static_cast<std::uint64_t>(t.x);
+    std::uint32_t lo = SplitterBucket(splitter, table.First(c0));
+    std::uint64_t word = 0;
+    for (std::uint64_t k = 0; k < 8; ++k) {
+      const std::uint64_t first = table.First(c0 + k);
+      const std::uint64_t last = first | ((std::uint64_t{1} << table.cell_shift) - 1);
+      while (lo < 15 && splitter.Load(lo) < first) ++lo;  // lo: the splitters below `first`
+      std::uint32_t hi = lo;
+      while (hi < 15 && splitter.Load(hi) < last) ++hi;
+      word |= static_cast<std::uint64_t>(lo | hi << 4) << (8 * k);
+    }
+    words.Store(at + t.x, word);
+  });
+  block.Sync();
+  return table;
+}
+
 // A stack entry whose keys were counted by level 0 but not scattered (a gap: contract "Reach").
 inline constexpr std::uint32_t kUnscattered = 1u << 24;
 
@@ -537,14 +619,14 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   if (use_reach) block.ForEachThread([&](Thread) { reach_ref = uniform.Load(0); });
   auto warp_slots = PartitionWarpSlots(block);
   auto mass = Registers<partition_detail::BucketMass>(block);
-  // The number of splitters below the key: a branch-free binary search over 15.
-  auto bucket = [&](std::uint64_t key) {
-    std::uint32_t b = key > splitter.Load(7) ? 8u : 0u;
-    b += key > splitter.Load(b + 3) ? 4u : 0u;
-    b += key > splitter.Load(b + 1) ? 2u : 0u;
-    b += key > splitter.Load(b) ? 1u : 0u;
-    return b;
-  };
+  auto bucket = [&](std::uint64_t key) { return partition_detail::SplitterBucket(splitter, key); };
+  // Level 0's two reads take a key's bucket from a table (partition_detail::CellTable) in the
+  // chunk buffer's upper half, free until the first chunk (its first 128 words hold the warps'
+  // largest keys, HeldSmallestKeys).
+  constexpr std::int64_t kCellTableAt = kCandidates - partition_detail::kCellTableWords;
+  partition_detail::CellTable cells{};
+  if (sampled) cells = partition_detail::FillCellTable(block, splitter, sorted, kCellTableAt);
+  auto level0_bucket = [&](std::uint64_t key) { return cells.Bucket(splitter, sorted, kCellTableAt, key); };
 
   // The first read: count, smallest and largest key (warp shuffles, then the 32 warps' values
   // read by every thread), and with a sample each thread's keys per bucket, scanned into slots.
@@ -566,7 +648,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       z = key > z ? key : z;
       if (hold_active) hold.Offer(t, key);
       if (!sampled) continue;
-      const std::uint32_t b = bucket(key);
+      const std::uint32_t b = level0_bucket(key);
       AddAt(d.c, b, 1u);
       if (use_reach) AddAt(w.m, b, reach.Mass(reach_ref, key));
     }
@@ -877,7 +959,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       }
       row_keys_folded(t, f);
     };
-    scatter(scattered_keys, bucket, bucket_next, 0, 0, buckets, gap_lo, gap_hi, true);
+    scatter(scattered_keys, level0_bucket, bucket_next, 0, 0, buckets, gap_lo, gap_hi, true);
   } else {
     // The 4 bits ending at the highest bit where the smallest and largest keys differ.
     const int shift0 = ShiftFor(smallest, largest);

@@ -229,8 +229,8 @@ SAMPCHECK_KERNEL_BODY std::uint64_t LargestKeyOfRank(B& block, Shared& lists, st
 
 // The partition's Hold hook over each thread's SmallestKeys (gpu/block/radix_partition.cuh
 // NoPartitionHold), which also keeps each thread's LargestKeys and publishes them to `lists`
-// (32 x kLargestKeys keys: the chunk buffer, free between the sample's rank sort and the
-// first chunk).
+// (32 x kLargestKeys keys: the chunk buffer's first words, free between the sample's sort and
+// the first chunk; its upper half holds level 0's bucket table then).
 template <class R, class RL, class Shared>
 struct HeldSmallestKeys {
   R* keys;
