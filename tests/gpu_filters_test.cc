@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -114,6 +115,17 @@ TEST(GpuFilters, MinPMatchesReference) {
   }
 }
 
+// sampling_filters' inputs: the logits and each row's top-k, top-p and min-p.
+TensorMap FilterInputs(const Tensor& logits, std::span<const std::int32_t> ks, std::span<const float> ps,
+                       std::span<const float> ms) {
+  return TensorMap{
+      {"logits", logits},
+      {"top_k",
+       Tensor::FromValues<std::int32_t>(DType::kI32, {kRows}, std::vector<std::int32_t>(ks.begin(), ks.end()))},
+      {"top_p", Tensor::FromValues<float>(DType::kF32, {kRows}, std::vector<float>(ps.begin(), ps.end()))},
+      {"min_p", Tensor::FromValues<float>(DType::kF32, {kRows}, std::vector<float>(ms.begin(), ms.end()))}};
+}
+
 TEST(GpuFilters, SamplingFiltersMatchReferenceInEveryOrder) {
   auto inputs = [] {
     return TensorMap{{"logits", FlatRows(4)},
@@ -125,23 +137,34 @@ TEST(GpuFilters, SamplingFiltersMatchReferenceInEveryOrder) {
   Compare("sampling_filters", "flashinfer", inputs(), {{"order", "joint"}});
 }
 
+// r's top 24 bits as a float in [0, 1) (a multiple of 2^-24).
+float Unit(std::uint64_t r) { return static_cast<float>(r >> 40) * 0x1.0p-24f; }
+
+// [rows, vocab] values, row-major: entry (b, i) is value(b, i, r) for r the next draw of
+// SplitMix64(seed), one draw an entry.
+template <class F>
+std::vector<float> GeneratedRows(std::int64_t rows, std::int64_t vocab, std::uint64_t seed, F&& value) {
+  SplitMix64 rng(seed);
+  std::vector<float> x;
+  x.reserve(static_cast<std::size_t>(rows * vocab));
+  for (std::int64_t b = 0; b < rows; ++b) {
+    for (std::int64_t i = 0; i < vocab; ++i) x.push_back(value(b, i, rng.Next()));
+  }
+  return x;
+}
+
 // The top_k_first order's survivor path (gpu/kernels/sampling_filters_on_survivors.cuh): rows of
 // continuous values (few candidates: the path runs), values on a grid of 1/8 (tie groups at K,
 // at the walk's cut and across min_p's threshold), +0.0 / -0.0 maxima (their sign must survive in
 // `out`), and k from 1 to 1024 (at 1024 the candidates may not fit: the full-row path).
 Tensor SurvivorRows(std::uint64_t seed) {
-  SplitMix64 rng(seed);
-  std::vector<float> x(static_cast<std::size_t>(kRows * kVocab));
-  for (std::int64_t b = 0; b < kRows; ++b) {
-    for (std::int64_t i = 0; i < kVocab; ++i) {
-      const std::uint64_t r = rng.Next();
-      float v = -8.0f + 16.0f * static_cast<float>(r >> 40) * 0x1.0p-24f;
-      if (b == 1) v = std::floor(v * 8.0f) / 8.0f;
-      if (b == 2) v = v > 0.0f ? ((r & 1) != 0 ? 0.0f : -0.0f) : v;
-      x[static_cast<std::size_t>(b * kVocab + i)] = v;
-    }
-  }
-  return Tensor::FromValues(DType::kF32, {kRows, kVocab}, x);
+  return Tensor::FromValues(DType::kF32, {kRows, kVocab},
+                            GeneratedRows(kRows, kVocab, seed, [](std::int64_t b, std::int64_t, std::uint64_t r) {
+                              const float v = -8.0f + 16.0f * Unit(r);
+                              if (b == 1) return std::floor(v * 8.0f) / 8.0f;
+                              if (b == 2) return v > 0.0f ? ((r & 1) != 0 ? 0.0f : -0.0f) : v;
+                              return v;
+                            }));
 }
 
 TEST(GpuFilters, SurvivorPathMatchesReference) {
@@ -150,13 +173,7 @@ TEST(GpuFilters, SurvivorPathMatchesReference) {
   const float ms[][kRows] = {{0.0f, 0.05f, 0.0f, 1.0f, 0.2f}, {0.05f, 0.0f, 0.5f, 0.0f, 1.0f}};
   for (int set = 0; set < 2; ++set) {
     SCOPED_TRACE(testing::Message() << "parameter set " << set);
-    auto inputs = [&] {
-      return TensorMap{{"logits", SurvivorRows(11 + set)},
-                       {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRows},
-                                                                  std::vector<std::int32_t>(ks[set], ks[set] + kRows))},
-                       {"top_p", Tensor::FromValues<float>(DType::kF32, {kRows}, std::vector<float>(ps[set], ps[set] + kRows))},
-                       {"min_p", Tensor::FromValues<float>(DType::kF32, {kRows}, std::vector<float>(ms[set], ms[set] + kRows))}};
-    };
+    auto inputs = [&] { return FilterInputs(SurvivorRows(11 + set), ks[set], ps[set], ms[set]); };
     Compare("sampling_filters", "canonical", inputs());
     Compare("sampling_filters", "flashinfer", inputs());  // top_k_first: ties kept, tie-group walk
   }
@@ -186,13 +203,7 @@ TEST(GpuFilters, PartitionPathMatchesReference) {
                              {0.0f, 0.0f, 1.0f, 0.05f, 0.05f}};
   for (int set = 0; set < 3; ++set) {
     SCOPED_TRACE(testing::Message() << "parameter set " << set);
-    auto inputs = [&] {
-      return TensorMap{{"logits", PartitionRows(21 + set)},
-                       {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRows},
-                                                                  std::vector<std::int32_t>(ks[set], ks[set] + kRows))},
-                       {"top_p", Tensor::FromValues<float>(DType::kF32, {kRows}, std::vector<float>(ps[set], ps[set] + kRows))},
-                       {"min_p", Tensor::FromValues<float>(DType::kF32, {kRows}, std::vector<float>(ms[set], ms[set] + kRows))}};
-    };
+    auto inputs = [&] { return FilterInputs(PartitionRows(21 + set), ks[set], ps[set], ms[set]); };
     Compare("sampling_filters", "canonical", inputs());
     Compare("sampling_filters", "flashinfer", inputs());  // top_k_first: ties kept, tie-group walk
   }
@@ -204,21 +215,17 @@ TEST(GpuFilters, PartitionPathMatchesReference) {
 // 0.5), a grid of 1/8.
 TEST(GpuFilters, PartitionPathRefinesLargeBuckets) {
   constexpr std::int64_t kRowsLarge = 3, kVocabLarge = 40000;
-  SplitMix64 rng(31);
-  std::vector<float> x(static_cast<std::size_t>(kRowsLarge * kVocabLarge));
-  for (std::int64_t b = 0; b < kRowsLarge; ++b) {
-    for (std::int64_t i = 0; i < kVocabLarge; ++i) {
-      float v = -8.0f + 16.0f * static_cast<float>(rng.Next() >> 40) * 0x1.0p-24f;
-      if (b == 1) v = 0.5f;
-      if (b == 2) v = std::floor(v * 8.0f) / 8.0f;
-      x[static_cast<std::size_t>(b * kVocabLarge + i)] = v;
-    }
-  }
-  const TensorMap inputs{
-      {"logits", Tensor::FromValues(DType::kF32, {kRowsLarge, kVocabLarge}, x)},
-      {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRowsLarge}, {39999, 39999, 5000})},
-      {"top_p", Tensor::FromValues<float>(DType::kF32, {kRowsLarge}, {0.999f, 0.9f, 0.99f})},
-      {"min_p", Tensor::FromValues<float>(DType::kF32, {kRowsLarge}, {0.0f, 0.0f, 0.05f})}};
+  const std::vector<float> x =
+      GeneratedRows(kRowsLarge, kVocabLarge, 31, [](std::int64_t b, std::int64_t, std::uint64_t r) {
+        const float v = -8.0f + 16.0f * Unit(r);
+        if (b == 1) return 0.5f;
+        if (b == 2) return std::floor(v * 8.0f) / 8.0f;
+        return v;
+      });
+  const TensorMap inputs{{"logits", Tensor::FromValues(DType::kF32, {kRowsLarge, kVocabLarge}, x)},
+                         {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRowsLarge}, {39999, 39999, 5000})},
+                         {"top_p", Tensor::FromValues<float>(DType::kF32, {kRowsLarge}, {0.999f, 0.9f, 0.99f})},
+                         {"min_p", Tensor::FromValues<float>(DType::kF32, {kRowsLarge}, {0.0f, 0.0f, 0.05f})}};
   Compare("sampling_filters", "canonical", inputs);
   Compare("sampling_filters", "flashinfer", inputs);  // ties kept, tie-group walk
   TensorMap alone = inputs;
@@ -238,17 +245,13 @@ TEST(GpuFilters, PartitionPathRefinesLargeBuckets) {
 // probabilities, tie groups for flashinfer) with p = 0.99.
 TEST(GpuFilters, PartitionPathWalksChunksInAnyOrder) {
   constexpr std::int64_t kRowsHere = 4, kVocabHere = 40000;
-  SplitMix64 rng(53);
-  std::vector<float> x(static_cast<std::size_t>(kRowsHere * kVocabHere));
-  for (std::int64_t b = 0; b < kRowsHere; ++b) {
-    for (std::int64_t i = 0; i < kVocabHere; ++i) {
-      const float unit = static_cast<float>(rng.Next() >> 40) * 0x1.0p-24f;
-      float v = -8.0f + 16.0f * unit;
-      if (b < 2) v = i % 400 == 0 ? 0.0f : -20.0f - unit;
-      if (b == 3) v = std::floor(v * 8.0f) / 8.0f;
-      x[static_cast<std::size_t>(b * kVocabHere + i)] = v;
-    }
-  }
+  const std::vector<float> x =
+      GeneratedRows(kRowsHere, kVocabHere, 53, [](std::int64_t b, std::int64_t i, std::uint64_t r) {
+        const float v = -8.0f + 16.0f * Unit(r);
+        if (b < 2) return i % 400 == 0 ? 0.0f : -20.0f - Unit(r);
+        if (b == 3) return std::floor(v * 8.0f) / 8.0f;
+        return v;
+      });
   const TensorMap inputs{
       {"logits", Tensor::FromValues(DType::kF32, {kRowsHere, kVocabHere}, x)},
       {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRowsHere}, {20000, 0, 0, 0})},
@@ -310,12 +313,7 @@ TEST(GpuFilters, PartitionPathTakesANearNKthKeyFromTheLargestKeys) {
   const float ms[][kRows] = {{0.05f, 0.0f, 0.0f, 0.0f, 0.05f}, {0.0f, 0.0f, 0.05f, 0.05f, 0.0f}};
   for (int set = 0; set < 2; ++set) {
     SCOPED_TRACE(testing::Message() << "parameter set " << set);
-    auto inputs = [&] {
-      return TensorMap{{"logits", logits},
-                       {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRows}, ks)},
-                       {"top_p", Tensor::FromValues<float>(DType::kF32, {kRows}, std::vector<float>(ps[set], ps[set] + kRows))},
-                       {"min_p", Tensor::FromValues<float>(DType::kF32, {kRows}, std::vector<float>(ms[set], ms[set] + kRows))}};
-    };
+    auto inputs = [&] { return FilterInputs(logits, ks, ps[set], ms[set]); };
     Compare("sampling_filters", "canonical", inputs());
     Compare("sampling_filters", "flashinfer", inputs());  // top_k_first: ties kept, tie-group walk
   }
@@ -327,7 +325,7 @@ TEST(GpuFilters, AscendSampleMatchesReference) {
   // with min_p 1 (L's first maximum). q by position, every output.
   SplitMix64 rng(9);
   std::vector<float> q(static_cast<std::size_t>(kRows * kVocab));
-  for (float& v : q) v = static_cast<float>(rng.Next() >> 40) * 0x1p-24f;
+  for (float& v : q) v = Unit(rng.Next());
   auto inputs = [&](bool with_q) {
     TensorMap in{{"logits", FlatRows(5, false)},
                  {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRows}, {5, 0, 1100, 7, 50})},
@@ -559,16 +557,13 @@ Case SamplingFiltersCase(const char* id, const char* profile, const std::vector<
 
 TEST(GpuFilters, FullRowTopPWalksMatchTheReference) {
   constexpr std::int64_t kRowsHere = 4, kVocabHere = 5000;
-  std::vector<float> x;
-  SplitMix64 rng(77);
-  for (std::int64_t b = 0; b < kRowsHere; ++b) {
-    for (std::int64_t i = 0; i < kVocabHere; ++i) {
-      float v = -8.0f + 16.0f * static_cast<float>(rng.Next() >> 40) * 0x1.0p-24f;
-      if (b == 1) v = std::floor(v * 8.0f) / 8.0f;
-      if (b == 2 && i >= kVocabHere - 2000) v = -std::numeric_limits<float>::infinity();
-      x.push_back(v);
-    }
-  }
+  const std::vector<float> x =
+      GeneratedRows(kRowsHere, kVocabHere, 77, [](std::int64_t b, std::int64_t i, std::uint64_t r) {
+        const float v = -8.0f + 16.0f * Unit(r);
+        if (b == 1) return std::floor(v * 8.0f) / 8.0f;
+        if (b == 2 && i >= kVocabHere - 2000) return -std::numeric_limits<float>::infinity();
+        return v;
+      });
   const std::vector<std::int32_t> k = {0, 0, 0, 3000};
   const std::vector<float> p = {0.9f, 0.5f, 0.99f, 0.95f};
   const std::vector<float> m = {0.0f, 0.0f, 0.001f, 0.0f};
@@ -612,17 +607,14 @@ TEST(GpuFilters, FullRowTopPWalksMatchTheReference) {
 // position j, and p >= 1 (a sum that rounded above 1) keeps every entry.
 TEST(GpuFilters, ChunkLoopWalkCutsWhereTheRunningSumSays) {
   constexpr std::int64_t kRowsHere = 4, kVocabHere = 3000;
-  std::vector<float> x;
-  SplitMix64 rng(91);
   const float spans[kRowsHere] = {1.0f, 1.0f, 8.0f, 3.0f};
-  for (std::int64_t b = 0; b < kRowsHere; ++b) {
-    for (std::int64_t i = 0; i < kVocabHere; ++i) {
-      float v = spans[b] * (2.0f * static_cast<float>(rng.Next() >> 40) * 0x1.0p-24f - 1.0f);
-      if (b == 1) v = std::floor(v * 64.0f) / 64.0f;  // ties: tie groups for flashinfer's walk
-      if (b == 3) v = i % 3 != 0 ? 0.0f : v - 4.0f;   // a plateau of 2000 equal maxima
-      x.push_back(v);
-    }
-  }
+  const std::vector<float> x =
+      GeneratedRows(kRowsHere, kVocabHere, 91, [&](std::int64_t b, std::int64_t i, std::uint64_t r) {
+        const float v = spans[b] * (2.0f * Unit(r) - 1.0f);
+        if (b == 1) return std::floor(v * 64.0f) / 64.0f;  // ties: tie groups for flashinfer's walk
+        if (b == 3) return i % 3 != 0 ? 0.0f : v - 4.0f;   // a plateau of 2000 equal maxima
+        return v;
+      });
   const Tensor logits = Tensor::FromValues(DType::kF32, {kRowsHere, kVocabHere}, x);
   reference::ReferenceBackend reference;
   const auto backend = MakeGpuEmulatedBackend();
