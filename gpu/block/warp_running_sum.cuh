@@ -41,7 +41,10 @@
 // - The sum stops before the first position j whose E_j (the sum before it) is not below
 //   `bound` (!(E_j < bound): a prefix walk's first position that may not be kept; +inf: never).
 // - `rounds` rounds, a number the block knows (its control flow cannot depend on warp 0's
-//   data): each splits the positions left into 32 runs of an even length, one a lane
+//   data): each splits the positions left (with `windowed`, at most max(kWindow, done) of them:
+//   a first chunk from E = 0 leaves a binade about once per doubling of E, early in the chunk,
+//   so a round over every position left would read them all to find one such event) into 32
+//   runs of an even length, one a lane
 //   (contiguous, in order); each lane composes its run's maps (GridRunMap: reading each word
 //   once, and again for a run with a tie or a weight above E's binade); an xor butterfly
 //   composes the lanes' maps in lane order (each lane's exclusive prefix and the warp's total);
@@ -49,15 +52,15 @@
 //   position, and n there, are at most the n after the run) reads its run again for its first
 //   event (GridRunFirstEvent: a position whose E is not below the bound, or that leaves the
 //   grid), and a WarpMin gives the warp the first. Then every lane of warp 0 takes E after the
-//   round: the total's n when there is no event; at a stop, E there, and `count` becomes that
+//   round: the total's n when there is no event (done: the round's end); at a stop, E there, and `count` becomes that
 //   position; else E at the position off the grid, n u, plus its weight by one f32 addition
 //   (one more read), the round ending after it.
 // - On return, in each lane of warp 0: `done` the positions summed (at most `count`; fewer
 //   when the bound stopped the sum, then done = count = that position, or when more than
-//   rounds - 1 positions left the grid) and `sum` E after them, the bits of done sequential f32
-//   additions from the `sum` given, whatever the weights (NaN, infinities, negatives and -0.0
-//   are added by the f32 addition: off the grid). The caller adds positions done .. count - 1
-//   itself.
+//   rounds - 1 positions left the grid, or the windows did not reach count) and `sum` E after
+//   them, the bits of done sequential f32 additions from the `sum` given, whatever the weights
+//   (NaN, infinities, negatives and -0.0 are added by the f32 addition: off the grid). The
+//   caller adds positions done .. count - 1 itself.
 // - Reads a lane in a round with no event and no tie: its run's words (at most
 //   ceil(ceil(left / 32) / 2) + 1), no second read; shuffles: 5 (the butterfly, 64-bit words) +
 //   5 (WarpMin) a round, in every warp (collectives).
@@ -84,6 +87,8 @@ inline constexpr std::uint32_t kGridCap = 1u << 30;
 inline constexpr std::uint32_t kGridEdge = (1u << 24) - 1;
 // No position off the grid (WarpMin's identity).
 inline constexpr std::uint64_t kOnGrid = ~std::uint64_t{0};
+// A windowed round's fewest positions (WarpRunningSum).
+inline constexpr std::uint32_t kWindow = 64;
 
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t FloatBits(float x) {
   return static_cast<std::uint32_t>(FloatWord(x));
@@ -417,20 +422,28 @@ SAMPCHECK_KERNEL_BODY void WarpAnyOrderSum(B& block, R& sum, const C& count, C& 
 }
 
 template <class B, class R, class C, class Words>
-SAMPCHECK_KERNEL_BODY void WarpRunningSum(B& block, R& sum, C& count, C& done, Words words, int rounds, float bound) {
+SAMPCHECK_KERNEL_BODY void WarpRunningSum(B& block, R& sum, C& count, C& done, Words words, int rounds, float bound,
+                                          bool windowed = false) {
   using namespace running_sum_detail;
   block.ForEachThread([&](Thread t) { done[t] = 0; });
   for (int round = 0; round < rounds; ++round) {
     auto own = Registers<std::uint64_t>(block);      // the lane's run's map
     auto total = Registers<std::uint64_t>(block);    // then the warp's (the butterfly)
     auto before = Registers<std::uint64_t>(block);   // the maps of the lanes below
-    // The runs: the positions left split in 32 of an even length, in lane order.
-    auto run_of = [&](Thread t, std::uint32_t& lo, std::uint32_t& hi) {
+    // The round's positions: those left, or with `windowed` at most max(kWindow, done) of
+    // them; split in 32 runs of an even length, in lane order.
+    auto end_of = [&](Thread t) {
       const std::uint32_t left = count[t] - done[t];
+      const std::uint32_t window = done[t] > kWindow ? done[t] : kWindow;
+      return windowed && left > window ? done[t] + window : count[t];
+    };
+    auto run_of = [&](Thread t, std::uint32_t& lo, std::uint32_t& hi) {
+      const std::uint32_t end = end_of(t);
+      const std::uint32_t left = end - done[t];
       const std::uint32_t per = ((left + kWarpSize - 1) / kWarpSize + 1) & ~1u;
       const std::uint32_t from = done[t] + static_cast<std::uint32_t>(t.lane()) * per;
-      lo = from < count[t] ? from : count[t];
-      hi = count[t] - lo > per ? lo + per : count[t];
+      lo = from < end ? from : end;
+      hi = end - lo > per ? lo + per : end;
     };
     block.ForEachThread([&](Thread t) {
       std::uint32_t lo = 0, hi = 0;
@@ -479,7 +492,7 @@ SAMPCHECK_KERNEL_BODY void WarpRunningSum(B& block, R& sum, C& count, C& done, W
       const Grid grid = GridOf(sum[t]);
       if (event[t] == kOnGrid) {
         sum[t] = GridFloat(grid.g, Apply(total[t], grid.n));
-        done[t] = count[t];
+        done[t] = end_of(t);
         return;
       }
       // E at the event's position; a stop ends the sum there, a position off the grid is added

@@ -273,9 +273,10 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t TopPWalkWords(TopPWalk
 
 // Rounds of the warp's running sum a chunk (WarpRunningSum): a chunk after the walk's first
 // leaves E's binade at most once (the first round ends there, the second covers the rest); the
-// first chunk, from E = 0, up to 11 times.
+// first chunk, from E = 0, up to 11 times, in windowed rounds (max(64, done) positions each:
+// a round per doubling of the positions done, and one per binade left, at most 5 + 11).
 inline constexpr int kTopPSumRounds = 2;
-inline constexpr int kTopPFirstSumRounds = 12;
+inline constexpr int kTopPFirstSumRounds = 16;
 
 // The positions of a chunk of m that warp 0 adds (TopPWalkChunk) and where it must stop: the
 // prefix rules keep every position whose E is below p, so the warp adds the chunk up to the
@@ -319,7 +320,7 @@ SAMPCHECK_KERNEL_BODY void TopPWarpJob(B& block, RS& state, Positions positions,
 // (gpu/block/warp_running_sum.cuh), from thread 0's E, which an xor butterfly hands to the warp
 // with their number (5 shuffles); thread 0 walks the rest (TopPWalkWords), its verdict in
 // thread 0's register. `first_chunk`: true before the walk's first chunk (a block-level value,
-// cleared here), which takes kTopPFirstSumRounds. The warp's sum has the bits of thread 0's
+// cleared here), which takes kTopPFirstSumRounds, windowed. The warp's sum has the bits of thread 0's
 // sequential additions (WarpRunningSum's contract), so the walk's result does not change.
 template <class B, class RS, class Words, class Marks>
 SAMPCHECK_KERNEL_BODY auto TopPWalkChunk(B& block, RS& state, std::uint32_t m, Words words, const TopPWalkRule& rule,
@@ -330,7 +331,7 @@ SAMPCHECK_KERNEL_BODY auto TopPWalkChunk(B& block, RS& state, std::uint32_t m, W
   auto count = Registers<std::uint32_t>(block);  // 0 outside warp 0
   auto done = Registers<std::uint32_t>(block);
   TopPWarpJob(block, state, [&](const TopPWalkState& s) { return TopPWarpPositions(s, m, rule); }, sum, count);
-  WarpRunningSum(block, sum, count, done, words, rounds, TopPWarpBound(rule));
+  WarpRunningSum(block, sum, count, done, words, rounds, TopPWarpBound(rule), rounds == kTopPFirstSumRounds);
   auto verdict = Registers<std::uint64_t>(block);
   block.ForEachThread([&](Thread t) {
     if (t.x == 0) verdict[t] = TopPWalkWords(state[t], m, words, rule, marks, done[t], sum[t]);
