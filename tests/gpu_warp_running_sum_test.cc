@@ -101,6 +101,20 @@ float Sequential(const std::vector<float>& w, float start, std::uint32_t n) {
   return s;
 }
 
+// The walk's weights: the first `keep` probabilities of a softmax of n normal logits of
+// deviation `spread` drawn from rng, in descending order (double sums, rounded once).
+std::vector<float> SortedSoftmax(std::mt19937& rng, float spread, std::size_t n, std::size_t keep) {
+  std::normal_distribution<float> normal(0.0f, spread);
+  std::vector<float> x(n);
+  for (auto& v : x) v = normal(rng);
+  std::sort(x.begin(), x.end(), std::greater<>());
+  double s = 0;
+  for (float v : x) s += std::exp(static_cast<double>(v - x[0]));
+  std::vector<float> p(keep);
+  for (std::size_t i = 0; i < keep; ++i) p[i] = static_cast<float>(std::exp(static_cast<double>(x[i] - x[0])) / s);
+  return p;
+}
+
 // The sum over the positions done, then the rest added one by one as a caller does, equals
 // the sequential sum bit for bit, in 2 rounds and in 16 windowed ones; `all`: every position
 // was done in parallel.
@@ -154,16 +168,7 @@ TEST(GpuWarpRunningSum, KnownSums) {
 TEST(GpuWarpRunningSum, SortedProbabilitiesMatchTheSequentialSum) {
   std::mt19937 rng(20261201);
   for (float spread : {0.5f, 1.0f, 2.0f, 4.0f, 8.0f}) {
-    std::normal_distribution<float> normal(0.0f, spread);
-    std::vector<float> x(40000);
-    for (auto& v : x) v = normal(rng);
-    std::sort(x.begin(), x.end(), std::greater<>());
-    double s = 0;
-    for (float v : x) s += std::exp(static_cast<double>(v - x[0]));
-    std::vector<float> p(x.size());
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      p[i] = static_cast<float>(std::exp(static_cast<double>(x[i] - x[0])) / s);
-    }
+    const std::vector<float> p = SortedSoftmax(rng, spread, 40000, 40000);
     for (std::size_t at : {std::size_t{0}, std::size_t{1024}, std::size_t{5000}, std::size_t{38000}}) {
       for (std::size_t m : {std::size_t{1024}, std::size_t{1023}, std::size_t{64}, std::size_t{1}}) {
         if (at + m > p.size()) continue;
@@ -266,16 +271,7 @@ std::uint32_t FirstNotBelow(const std::vector<float>& w, float start, float boun
 // to the bound or the end in parallel (every binade the first chunk leaves).
 TEST(GpuWarpRunningSum, StopsBeforeTheFirstSumNotBelowTheBound) {
   std::mt19937 rng(5);
-  std::normal_distribution<float> normal(0.0f, 2.0f);
-  std::vector<float> x(5000);
-  for (auto& v : x) v = normal(rng);
-  std::sort(x.begin(), x.end(), std::greater<>());
-  double total = 0;
-  for (float v : x) total += std::exp(static_cast<double>(v - x[0]));
-  std::vector<float> p(1024);
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    p[i] = static_cast<float>(std::exp(static_cast<double>(x[i] - x[0])) / total);
-  }
+  const std::vector<float> p = SortedSoftmax(rng, 2.0f, 5000, 1024);
   const float e300 = Sequential(p, 0.0f, 300), e301 = Sequential(p, 0.0f, 301);
   const float bounds[] = {0.5f, 0.9f, e300, std::nextafter(e300, INFINITY), (e300 + e301) / 2, 0.0f, -0.0f, -1.0f,
                           NAN, 2.0f, 0x1p-149f, p[0], std::nextafter(p[0], INFINITY)};
@@ -346,15 +342,7 @@ TEST(GpuWarpRunningSum, ARoundOnTheGridReadsEachWordOnce) {
 TEST(GpuWarpRunningSum, WindowedRoundsAddTheFirstChunkReadingLess) {
   std::mt19937 rng(12);
   for (float spread : {0.5f, 2.0f, 8.0f}) {
-    std::normal_distribution<float> normal(0.0f, spread);
-    std::vector<float> x(50000);
-    for (auto& v : x) v = normal(rng);
-    std::sort(x.begin(), x.end(), std::greater<>());
-    double s = 0;
-    for (float v : x) s += std::exp(static_cast<double>(v - x[0]));
-    std::vector<float> p(1024);
-    for (std::size_t i = 0; i < p.size(); ++i)
-      p[i] = static_cast<float>(std::exp(static_cast<double>(x[i] - x[0])) / s);
+    const std::vector<float> p = SortedSoftmax(rng, spread, 50000, 1024);
     const Summed plain = SumOnWarp(p, 0.0f, 32, 12);
     const Summed windowed = SumOnWarp(p, 0.0f, 32, 16, INFINITY, true);
     ASSERT_TRUE(plain.report.ok()) << plain.report.Summary();
@@ -498,15 +486,7 @@ TEST(GpuWarpAnyOrderSum, KnownSums) {
 // order.
 TEST(GpuWarpAnyOrderSum, AddsExactlyWhenTheDefinitionsAllow) {
   std::mt19937 rng(3);
-  std::normal_distribution<float> normal(0.0f, 2.0f);
-  std::vector<float> x(20000);
-  for (auto& v : x) v = normal(rng);
-  double total = 0;
-  const float top = *std::max_element(x.begin(), x.end());
-  for (float v : x) total += std::exp(static_cast<double>(v - top));
-  std::vector<float> p;
-  for (float v : x) p.push_back(static_cast<float>(std::exp(static_cast<double>(v - top)) / total));
-  std::sort(p.begin(), p.end(), std::greater<>());
+  const std::vector<float> p = SortedSoftmax(rng, 2.0f, 20000, 20000);
   int added = 0, refused = 0, with_ties = 0;
   const float starts[] = {0.0f, 0x1p-130f, 0.01f, 0.2f, 0.3f, 0.49f, 0.5f, 0.7f, 0.999f, 1.5f};
   const std::size_t sizes[] = {1, 2, 31, 64, 333, 1024, 2047, 2048};
