@@ -313,16 +313,6 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t GridRunTiePass(Words w
   return static_cast<std::uint64_t>(next) << 32 | number << 1 | parity;
 }
 
-// r[t] becomes combine over the 32 lanes of t's warp (an xor butterfly: combine must be
-// associative and commutative, so that every lane holds the same value).
-template <class B, class R, class F>
-SAMPCHECK_KERNEL_BODY void WarpAllReduce(B& block, R& r, F&& combine) {
-  for (int m = 1; m < kWarpSize; m *= 2) {
-    auto other = ShuffleXor(block, r, m);
-    block.ForEachThread([&](Thread t) { r[t] = combine(r[t], other[t]); });
-  }
-}
-
 }  // namespace running_sum_detail
 
 // The distinct tie weights an any-order sum resolves (one pass over the words each); a chunk with
