@@ -341,7 +341,10 @@ TEST(GpuCost, TopPFullRowWalksStayWithinTheirBudgets) {
 // read a position at least P; every chunk sorted, 15418, 7087 and 7507 (until 2026-12-02); a
 // chunk with a tie sorted, 5506, 4486 and 4909 (until the tie passes, 2026-12-02); 5292, 4272
 // and 4695 while level 0 searched the splitters for each key's bucket (4 reads, 1 now); 4655,
-// 3639 and 4060 while the first chunk's rounds each read every position left (windowed now). P
+// 3639 and 4060 while the first chunk's rounds each read every position left (windowed now);
+// 4602, 3586 and 4007 while every thread read the 32 warps' counts, extremes and, for the
+// reach, 16 x 32 bucket sums in sequence after level 0's first read (one load each and a
+// butterfly now, CombineWarpValues in gpu/block/warp_min.cuh). P
 // from the logits by std::sort and double sums (the f32 walk's cut is within a few positions of
 // it); one row, so that the critical path is that row's block's (P = 55432, 18560 and 18560
 // here). The budgets are today's critical paths.
@@ -353,9 +356,9 @@ TEST(GpuCost, PartitionWalkSumsItsPositionsOnTheWarp) {
     std::int64_t max_critical_path;
   };
   const Case cases[] = {
-      {__LINE__, "top-k off, top-p 0.999", TopPAlone(0.999f), 4602},
-      {__LINE__, "top-k V - 1, top-p 0.9", TopK(kVocab - 1), 3586},
-      {__LINE__, "top-k V - 100, top-p 0.9", TopK(kVocab - 100), 4007},
+      {__LINE__, "top-k off, top-p 0.999", TopPAlone(0.999f), 3972},
+      {__LINE__, "top-k V - 1, top-p 0.9", TopK(kVocab - 1), 2956},
+      {__LINE__, "top-k V - 100, top-p 0.9", TopK(kVocab - 100), 3377},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::Message() << "line " << c.line << ": " << c.name);

@@ -1833,6 +1833,44 @@ struct CountReach {
   float Fraction() const { return fraction; }
 };
 
+// partition_detail::ReachBuckets: the fewest first buckets whose weight reaches the fraction of
+// the total, from 32 warps' sums of each of 16 buckets (one block of 1024 threads). By hand:
+// every warp 1 in every bucket (m_b = 32, c_b = 32 (b + 1), total 512): fraction 0.2 needs
+// 102.4, first reached by c_3 = 128: 4 buckets; 0.25 needs 128 = c_3 exactly (>=): 4, one
+// unit more (0.25 + 2^-24, above 128 in f32) 5; fraction 1 needs c_15: 16; weight in bucket 0
+// alone: 1 at any fraction; in bucket 9 alone: 10; +inf or NaN in one warp's sum, or a
+// total past FLT_MAX (2^122 in every word: 2^131 in all): 16; all zero: c_b = 0 >= 0: 1.
+TEST(GpuRadixPartition, ReachBucketsAreTheFewestThatHoldTheFraction) {
+  const float kNan = std::numeric_limits<float>::quiet_NaN();
+  auto reach = [](const std::function<float(int, int)>& sum, float fraction) {
+    std::uint32_t got = 0;
+    const LaunchReport r = emu::Launch("reach buckets", 1, kCanonicalLanes, [&](Block& block) {
+      SAMPCHECK_SHARED(block, std::uint64_t, sums, 16 * kWarpSize);
+      block.ForEachThread([&](Thread t) {
+        if (t.x < 16 * kWarpSize) sums.Store(t.x, FloatWord(sum(t.x / kWarpSize, t.x % kWarpSize)));
+      });
+      block.Sync();
+      got = partition_detail::ReachBuckets(block, sums, fraction);
+    });
+    EXPECT_TRUE(r.ok()) << r.Summary();
+    EXPECT_EQ(r.counters.barriers, 1);
+    // 16 loads a thread (the test's 512 stores besides).
+    EXPECT_EQ(r.counters.SharedAccesses(), 16 * kCanonicalLanes + 16 * kWarpSize);
+    return got;
+  };
+  auto ones = [](int, int) { return 1.0f; };
+  EXPECT_EQ(reach(ones, 0.2f), 4u);
+  EXPECT_EQ(reach(ones, 0.25f), 4u);
+  EXPECT_EQ(reach(ones, std::nextafter(0.25f, 1.0f)), 5u);
+  EXPECT_EQ(reach(ones, 1.0f), 16u);
+  EXPECT_EQ(reach([](int b, int) { return b == 0 ? 3.0f : 0.0f; }, 0.9f), 1u);
+  EXPECT_EQ(reach([](int b, int w) { return b == 9 && w == 17 ? 1.0f : 0.0f; }, 0.5f), 10u);
+  EXPECT_EQ(reach([](int b, int w) { return b == 2 && w == 5 ? kInf : 1.0f; }, 0.2f), 16u);
+  EXPECT_EQ(reach([&](int b, int w) { return b == 2 && w == 5 ? kNan : 1.0f; }, 0.2f), 16u);
+  EXPECT_EQ(reach([](int, int) { return 0x1p122f; }, 0.2f), 16u);
+  EXPECT_EQ(reach([](int, int) { return 0.0f; }, 0.2f), 1u);
+}
+
 TEST(GpuRadixPartition, AReachScattersItsBucketsFirstAndTheRestWhenTheVisitGetsThere) {
   // Expected answers from the floats (SortedFinite). A reach of a fifth of the keys scatters
   // about 4 of level 0's 16 buckets at first: a visit stopped in the first chunk stores well
@@ -2142,6 +2180,46 @@ TEST(GpuWarpMin, EveryLaneHoldsItsWarpsMinimum) {
   });
   ASSERT_TRUE(r64.ok()) << r64.Summary();
   EXPECT_EQ(least, (std::uint64_t{7} << 32) | 9u);
+}
+
+// CombineWarpValues (gpu/block/warp_min.cuh): four warps' values stored by their lane 0, read
+// back one load a thread. Integers by hand: the sum 100 + 101 + 5 + 103 = 309, the minimum 5,
+// the OR 103. Floats: lanes 0 .. 3 hold 0.1, 1e8, -1e8 and 3 (lanes 4 .. 31
+// the identity +0), so the butterfly gives (0.1 + 1e8) + (-1e8 + 3) = 1e8 + -1e8 = 0 in f32
+// (the f32 spacing near 1e8 is 8: 1e8 + 0.1 rounds to 1e8, -1e8 + 3 to -1e8), where the
+// sequential ((0.1 + 1e8) - 1e8) + 3 is 3: not the sequential sum, but the same bits in every
+// thread (BlockUniform, checked by the emulator: the report is clean).
+TEST(GpuWarpMin, CombineWarpValuesGivesEveryThreadOneLoadsCombination) {
+  std::uint64_t sum = 0, least = 0, bits = 0;
+  float total = -1.0f;
+  const LaunchReport r = emu::Launch("combine warp values", 1, 128, [&](Block& block) {
+    SAMPCHECK_SHARED(block, std::uint64_t, value, 4);
+    SAMPCHECK_SHARED(block, float, real, 4);
+    const float reals[4] = {0.1f, 1e8f, -1e8f, 3.0f};
+    block.ForEachThread([&](Thread t) {
+      if (t.lane() != 0) return;
+      value.Store(t.warp(), t.warp() == 2 ? 5u : 100u + static_cast<std::uint64_t>(t.warp()));
+      real.Store(t.warp(), reals[t.warp()]);
+    });
+    block.Sync();
+    auto load = [&](int w) { return value.Load(w); };
+    sum = CombineWarpValues<std::uint64_t>(block, 4, 0, load, [](std::uint64_t a, std::uint64_t b) { return a + b; });
+    least = CombineWarpValues<std::uint64_t>(block, 4, ~std::uint64_t{0}, load,
+                                             [](std::uint64_t a, std::uint64_t b) { return b < a ? b : a; });
+    bits = CombineWarpValues<std::uint64_t>(block, 4, 0, load, [](std::uint64_t a, std::uint64_t b) { return a | b; });
+    total = CombineWarpValues<float>(
+        block, 4, 0.0f, [&](int w) { return real.Load(w); }, [](float a, float b) { return a + b; });
+  });
+  ASSERT_TRUE(r.ok()) << r.Summary();
+  EXPECT_EQ(sum, 309u);
+  EXPECT_EQ(least, 5u);
+  EXPECT_EQ(bits, 103u);  // 0b1100100 | 0b1100101 | 0b101 | 0b1100111
+  EXPECT_EQ(total, 0.0f);
+  EXPECT_EQ(((0.1f + 1e8f) - 1e8f) + 3.0f, 3.0f);  // the sequential order, for contrast
+  // One load a thread a call (4 lanes a warp read a value, the others none: 4 x 4 x 4 loads),
+  // 8 stores, one barrier.
+  EXPECT_EQ(r.counters.SharedAccesses(), 4 * 4 * 4 + 8);
+  EXPECT_EQ(r.counters.barriers, 1);
 }
 
 // The slices a batch offers (gpu/block/row_slices.cuh; their merge: tests/gpu_merge_runs_test.cc).

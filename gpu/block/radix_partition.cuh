@@ -519,6 +519,43 @@ SAMPCHECK_KERNEL_BODY CellTable FillCellTable(B& block, Splitters& splitter, Wor
   return table;
 }
 
+// The reach's first buckets (contract "Reach"): the fewest first level-0 buckets whose weight
+// reaches `fraction` of the total weight, 16 when the total is not finite; sums.Load(b x 32 +
+// w) is warp w's sum of bucket b (a FloatWord). Bucket b's weight m_b: lane w of every warp
+// loads warp w's sum and an xor butterfly adds them (the same bits in every lane,
+// WarpAllReduce); every lane adds the running sums c_b = m_0 + .. + m_b in bucket order, lane b
+// keeping c_b, and one ballot of c_b >= fraction x c_15 gives the first bucket reached: 16 loads
+// a thread, where a loop over the warps loaded 512. The sums only shape the cost, and the answer
+// is the same in every thread even when a weight is NaN (c_15 is then NaN in every lane).
+// Block-level, after the barrier that follows the sums' stores; no barrier.
+template <class B, class Words>
+SAMPCHECK_KERNEL_BODY std::uint32_t ReachBuckets(B& block, Words& sums, float fraction) {
+  auto cum = Registers<float>(block);   // c_b in every lane after bucket b
+  auto mine = Registers<float>(block);  // lane b's c_b
+  block.ForEachThread([&](Thread t) { cum[t] = 0.0f, mine[t] = 0.0f; });
+  for (int b = 0; b < 16; ++b) {
+    auto m = Registers<float>(block);
+    block.ForEachThread([&](Thread t) { m[t] = WordFloat(sums.Load(b * kWarpSize + t.lane())); });
+    WarpAllReduce(block, m, [](float x, float y) { return x + y; });
+    block.ForEachThread([&](Thread t) {
+      cum[t] = cum[t] + m[t];
+      if (t.lane() == b) mine[t] = cum[t];
+    });
+  }
+  auto reached = Registers<bool>(block);
+  block.ForEachThread([&](Thread t) {
+    const float total = cum[t];
+    reached[t] = total <= 0x1.fffffep+127f && t.lane() < 16 && mine[t] >= total * fraction;
+  });
+  auto first = Ballot(block, reached);
+  block.ForEachThread([&](Thread t) {
+    std::uint32_t f = 16;  // 1 + the lowest lane reached (registers only)
+    for (std::uint32_t b = 16; b-- > 0;) f = (first[t] >> b & 1u) != 0 ? b + 1 : f;
+    first[t] = f;
+  });
+  return BlockUniform(block, first);
+}
+
 // A stack entry whose keys were counted by level 0 but not scattered (a gap: contract "Reach").
 inline constexpr std::uint32_t kUnscattered = 1u << 24;
 
@@ -693,16 +730,18 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   } else {
     block.Sync();
   }
-  std::uint64_t n = 0, smallest = 0, largest = 0;
-  block.ForEachThread([&](Thread) {  // written once: no barrier after the reads
-    std::uint64_t c = 0, a = kNoKey, z = 0;
-    for (int w = 0; w < kWarpSize; ++w) {
-      c += many.Load(w);
-      a = low.Load(w) < a ? low.Load(w) : a;
-      z = high.Load(w) > z ? high.Load(w) : z;
-    }
-    n = c, smallest = a, largest = z;
-  });
+  // The warps' values, one load a thread each and a butterfly (written once: no barrier
+  // after the reads).
+  constexpr int kWarps = kCanonicalLanes / kWarpSize;
+  const std::uint64_t n = CombineWarpValues<std::uint64_t>(
+      block, kWarps, 0, [&](int w) { return std::uint64_t{many.Load(w)}; },
+      [](std::uint64_t a, std::uint64_t b) { return a + b; });
+  const std::uint64_t smallest = CombineWarpValues<std::uint64_t>(
+      block, kWarps, kNoKey, [&](int w) { return low.Load(w); },
+      [](std::uint64_t a, std::uint64_t b) { return b < a ? b : a; });
+  const std::uint64_t largest = CombineWarpValues<std::uint64_t>(
+      block, kWarps, 0, [&](int w) { return high.Load(w); },
+      [](std::uint64_t a, std::uint64_t b) { return b > a ? b : a; });
   const std::int64_t rank = level0(n, smallest, largest);
   if (rank < 0 || n == 0) {
     block.Sync();
@@ -883,30 +922,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     // The level-0 buckets the reach scatters at first: [0, reach_buckets), the fewest whose
     // weight is at least Fraction() of the total (all 16 when the total is not finite).
     std::uint32_t reach_buckets = 16;
-    if (use_reach) {
-      block.ForEachThread([&](Thread) {
-        float m[16];
-        float total = 0.0f;
-        for (int b = 0; b < 16; ++b) {
-          m[b] = 0.0f;
-          for (int w = 0; w < kWarpSize; ++w) {
-            m[b] = m[b] + WordFloat(warp_slots.Load(b * kWarpSize + w));
-          }
-          total = total + m[b];
-        }
-        reach_buckets = 16;
-        if (!(total <= 0x1.fffffep+127f)) return;
-        const float need = total * reach.Fraction();
-        float cum = 0.0f;
-        for (std::uint32_t b = 0; b < 16; ++b) {
-          cum = cum + m[b];
-          if (cum >= need) {
-            reach_buckets = b + 1;
-            return;
-          }
-        }
-      });
-    }
+    if (use_reach) reach_buckets = partition_detail::ReachBuckets(block, warp_slots, reach.Fraction());
     // With a rank and a bound, the buckets past the rank's (past the last that may hold a
     // key of the rank's value, for kRankValue) are never visited: counted, not scattered. A
     // key in bucket j > b (the rank's) is above splitter j - 1 >= bucket b's upper bound u, so

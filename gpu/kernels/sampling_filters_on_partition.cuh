@@ -71,6 +71,7 @@
 #include "gpu/block/radix_partition.cuh"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/top_k_survivors.cuh"
+#include "gpu/block/warp_min.cuh"
 #include "gpu/kernels/filter_rules.h"
 #include "gpu/kernels/min_p.cuh"
 #include "gpu/kernels/seeded_gumbel.cuh"
@@ -300,14 +301,11 @@ SAMPCHECK_KERNEL_BODY float SurvivorSumOfRow(B& block, Arr row, std::int64_t bas
   std::uint32_t total = 0;
   if (kept >= 0) BlockExclusiveScan<kCanonicalLanes>(block, count, total);  // next barrier: the Sync below
   float sum = 0.0f;
-  any = false;
-  block.ForEachThread([&](Thread t) {
-    sum = s[t];
-    if (!vote) return;
-    std::uint32_t v = 0;
-    for (int w = 0; w < kWarpSize; ++w) v |= votes.Load(w);
-    any = v != 0;  // the same in every thread
-  });
+  block.ForEachThread([&](Thread t) { sum = s[t]; });
+  // The warps' ballots: one load a thread and a butterfly (CombineWarpValues).
+  any = vote && CombineWarpValues<std::uint32_t>(
+                    block, kCanonicalLanes / kWarpSize, 0u, [&](int w) { return votes.Load(w); },
+                    [](std::uint32_t a, std::uint32_t b) { return a | b; }) != 0;
   block.Sync();
   kept = total;
   return sum;
