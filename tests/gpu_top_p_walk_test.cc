@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -72,7 +73,7 @@ Walked Walk(const std::vector<float>& p, std::size_t c1, std::size_t c2, const T
       });
       return v;
     };
-    bool first = true;
+    std::int64_t walked = 0;
     const std::size_t bounds[] = {0, c1, c2, p.size()};
     for (int k = 0; k < 3; ++k) {
       const std::vector<float> chunk(p.begin() + static_cast<std::ptrdiff_t>(bounds[k]),
@@ -90,7 +91,7 @@ Walked Walk(const std::vector<float>& p, std::size_t c1, std::size_t c2, const T
       }
       if (v == kPartitionChunkUnordered) {
         fill(chunk);
-        auto verdict = TopPWalkChunk(block, state, m, words.View(), rule, NoChunkMarks{}, first);
+        auto verdict = TopPWalkChunk(block, state, m, words.View(), rule, NoChunkMarks{}, walked);
         v = thread0(verdict);
         block.Sync();
       }
@@ -230,6 +231,59 @@ TEST(GpuTopPWalk, AnyOrderAsksForTheOrderWhereItCannotDecide) {
   ASSERT_EQ(within.verdicts.size(), 2u);
   EXPECT_EQ(within.verdicts[1] >> 62, 2u) << "the walk's last position reached";
   EXPECT_EQ(Bits(within.states[1].sum), Bits(1999 * 0x1p-12f));
+}
+
+// TopPSumRounds: a round per binade a chunk of m after `walked` positions may leave (the least L
+// with walked x 2^L >= walked + m), one more, at least 2; 16 for the first chunk; 2 off the
+// prefix rules. By hand: 1024 after 1024: 2^1 x 1024 >= 2048, L = 1: 2; 994 after 245: 245 x 8 =
+// 1960 >= 1239 > 980, L = 3: 4; 1024 after 1: 2^11 >= 1025 > 2^10, L = 11: 12; 1 after 2048:
+// L = 1: 2.
+TEST(GpuTopPWalk, LaterChunksTakeARoundPerBinadeTheyMayLeave) {
+  EXPECT_EQ(TopPSumRounds(0, 1024, true), kTopPFirstSumRounds);
+  EXPECT_EQ(TopPSumRounds(0, 7, false), kTopPFirstSumRounds);
+  EXPECT_EQ(TopPSumRounds(1024, 1024, true), 2);
+  EXPECT_EQ(TopPSumRounds(245, 994, true), 4);
+  EXPECT_EQ(TopPSumRounds(245, 994, false), 2);
+  EXPECT_EQ(TopPSumRounds(1, 1024, true), 12);
+  EXPECT_EQ(TopPSumRounds(2048, 1, true), 2);
+
+  // A first chunk of 256 weights of 2^-12 (E = 2^-4 exactly), then 992 more: E crosses 2^-3 at
+  // the second chunk's position 256 and 2^-2 at 768 and ends at 1248 x 2^-12 (every sum exact:
+  // multiples of 2^-12 below 1). With 4 rounds warp 0 adds the whole chunk (50 accesses by
+  // the busiest thread; each round reads about 992 / 64 words a lane); with 2 (every later
+  // chunk until 2026-12-02) thread 0 added positions 768 to 991 one by one (143).
+  std::vector<float> w(1248, 0x1p-12f);
+  TopPWalkState after{};
+  std::uint64_t verdict = 0;
+  const LaunchReport r = emu::Launch("top-p walk rounds", 1, 64, [&](Block& block) {
+    SAMPCHECK_SHARED(block, std::uint64_t, words, 1024);
+    auto state = Registers<TopPWalkState>(block);
+    block.ForEachThread([&](Thread t) { state[t] = TopPWalkState{}; });
+    const TopPWalkRule rule{TopPWalk::kExclusive, 1.0f, 0.0f, 1248, 1248};
+    std::int64_t walked = 0;
+    for (const auto& [from, to] : {std::pair{0, 256}, std::pair{256, 1248}}) {
+      block.ForEachThread([&](Thread t) {
+        for (int i = t.x; 2 * i < to - from; i += 64)
+          words.Store(i, Bits(w[from + 2 * i]) | std::uint64_t{Bits(w[from + 2 * i + 1])} << 32);
+      });
+      block.Sync();
+      auto v = TopPWalkChunk(block, state, static_cast<std::uint32_t>(to - from), words.View(), rule, NoChunkMarks{},
+                             walked);
+      block.ForEachThread([&](Thread t) {
+        if (t.x == 0) verdict = v[t], after = state[t];
+      });
+      block.Sync();
+    }
+    EXPECT_EQ(walked, 1248);
+  });
+  ASSERT_TRUE(r.ok()) << r.Summary();
+  EXPECT_EQ(verdict >> 62, 2u);  // the walk's end: its last position (rule.total) walked
+  EXPECT_EQ(after.position, 1248);
+  EXPECT_EQ(Bits(after.sum), Bits(1248 * 0x1p-12f));
+  // Intervals: fill, walk, fill, walk, and the empty one after the last barrier: the second
+  // walk's busiest thread.
+  ASSERT_EQ(r.counters.critical_intervals.size(), 5u);
+  EXPECT_LT(r.counters.critical_intervals[3], 80);
 }
 
 }  // namespace

@@ -464,10 +464,10 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   auto weight = [&](std::uint64_t key) { return st.Prob(ValueOfDescendingKey(key)); };
   // The chunk loop's walk (TopPWalkChunk) with a prefix rule, up to the last survivor: its
   // `safe` is TopPWalkSafe's prefix-rule bound (Prob is monotone along the order).
-  bool first_chunk = true;  // block-level: the same in every thread
+  std::int64_t sorted_walked = 0;  // block-level: the same in every thread
   auto rule = [&] { return TopPWalkRule{walk, q, 0.0f, survivors, vocab}; };  // survivors: known after level 0
   auto walk_weights = [&](std::uint32_t count, auto words) {
-    return TopPWalkChunk(block, state, count, words, rule(), NoChunkMarks{}, first_chunk);
+    return TopPWalkChunk(block, state, count, words, rule(), NoChunkMarks{}, sorted_walked);
   };
   // Its chunks after the first unsorted where their sum allows it (TopPWalkChunkAnyOrder).
   auto any_order = [&](std::uint32_t count, auto words) {

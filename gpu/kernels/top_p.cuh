@@ -271,12 +271,27 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t TopPWalkWords(TopPWalk
   return verdict | marked;
 }
 
-// Rounds of the warp's running sum a chunk (WarpRunningSum): a chunk after the walk's first
-// leaves E's binade at most once (the first round ends there, the second covers the rest); the
-// first chunk, from E = 0, up to 11 times, in windowed rounds (max(64, done) positions each:
-// a round per doubling of the positions done, and one per binade left, at most 5 + 11).
+// Rounds of the warp's running sum a chunk (WarpRunningSum): the first chunk, from E = 0,
+// leaves E's binade up to 11 times, in windowed rounds (max(64, done) positions each: a round
+// per doubling of the positions done, and one per binade left, at most 5 + 11). A later chunk
+// of m positions under a prefix rule (probabilities not increasing along the walk) after at
+// least `walked` positions adds at most m / walked times E, so E leaves its binade at most L
+// times, the least L with 2^L >= 1 + m / walked (powers of two in (E, E (1 + m / walked)]): one
+// round ends at each, one more covers the rest, and at least 2 (the rounding may still take
+// E across one more power of two than the exact sum: then thread 0 adds what is left, as
+// after every round is spent). Until 2026-12-02 every later chunk took 2 rounds, enough
+// after a first chunk of at least m positions: a first chunk of 245 left a second of 994
+// to cross 3 binades, and thread 0 added 725 positions one by one (402 shared reads). vLLM's
+// ascending walk and kSglang's keep 2.
 inline constexpr int kTopPSumRounds = 2;
 inline constexpr int kTopPFirstSumRounds = 16;
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int TopPSumRounds(std::int64_t walked, std::uint32_t m, bool prefix) {
+  if (walked == 0) return kTopPFirstSumRounds;
+  if (!prefix) return kTopPSumRounds;
+  int binades = 0;
+  while ((walked << binades) < walked + m) ++binades;  // m <= 2048: at most 11
+  return binades + 1 > kTopPSumRounds ? binades + 1 : kTopPSumRounds;
+}
 
 // The positions of a chunk of m that warp 0 adds (TopPWalkChunk) and where it must stop: the
 // prefix rules keep every position whose E is below p, so the warp adds the chunk up to the
@@ -319,14 +334,17 @@ SAMPCHECK_KERNEL_BODY void TopPWarpJob(B& block, RS& state, Positions positions,
 // the rule keeps without a step (TopPWarpPositions) at once, with the sequential sum's bits
 // (gpu/block/warp_running_sum.cuh), from thread 0's E, which an xor butterfly hands to the warp
 // with their number (5 shuffles); thread 0 walks the rest (TopPWalkWords), its verdict in
-// thread 0's register. `first_chunk`: true before the walk's first chunk (a block-level value,
-// cleared here), which takes kTopPFirstSumRounds, windowed. The warp's sum has the bits of thread 0's
+// thread 0's register. `walked`: the positions of the chunks this function walked before (a
+// block-level value, 0 before the walk's first chunk, m added here): at most the walk's
+// position (chunks walked in any order are not counted), so TopPSumRounds' bound holds; the
+// first chunk takes kTopPFirstSumRounds, windowed. The warp's sum has the bits of thread 0's
 // sequential additions (WarpRunningSum's contract), so the walk's result does not change.
 template <class B, class RS, class Words, class Marks>
 SAMPCHECK_KERNEL_BODY auto TopPWalkChunk(B& block, RS& state, std::uint32_t m, Words words, const TopPWalkRule& rule,
-                                         Marks marks, bool& first_chunk) {
-  const int rounds = first_chunk ? kTopPFirstSumRounds : kTopPSumRounds;
-  first_chunk = false;
+                                         Marks marks, std::int64_t& walked) {
+  const int rounds =
+      TopPSumRounds(walked, m, rule.walk == TopPWalk::kExclusive || rule.walk == TopPWalk::kTieGroup);
+  walked += m;
   auto sum = Registers<float>(block);
   auto count = Registers<std::uint32_t>(block);  // 0 outside warp 0
   auto done = Registers<std::uint32_t>(block);
@@ -478,9 +496,9 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
     // are the cut's identity (the loop finds the key), and kSglang marks the positions it drops,
     // written -inf by the threads holding their keys (a chunk without a drop stores and reads
     // no marks).
-    bool first_chunk = true;  // block-level: the same in every thread
+    std::int64_t walked = 0;  // block-level: the same in every thread
     auto walk_weights = [&](std::uint32_t m, auto words, auto marks) {
-      return TopPWalkChunk(block, state, m, words, rule, marks, first_chunk);
+      return TopPWalkChunk(block, state, m, words, rule, marks, walked);
     };
     auto finish_walk = [&](bool stopped, std::uint64_t key) {
       done = stopped;
