@@ -207,12 +207,17 @@ TEST(GpuFastSampling, SurvivorGather) {
   }
 }
 
-// The proposals' draw (gpu/fast/fast_proposals.cuh) over 200 integer weights (0 to 4; thread
-// 5's all 0) in a block of 64 threads, so that every sum is exact: each proposal is the index
-// the thread-major inverse CDF gives, computed here by one sequential walk of that order (the
-// first positive weight whose running sum exceeds u x total; the last positive one when none
-// does); u = 0 takes the first positive weight. The warps' sums of three values per thread
-// (t, 2t, 1) are 2016, 4032 and 64.
+// The proposals' draw (gpu/fast/fast_proposals.cuh) over integer weights (0 to 4; thread 5's
+// all 0, and in the larger rows a run of 40 zeros inside thread 9's indices), so that every sum
+// is exact: each proposal is the index the thread-major inverse CDF gives, computed here by one
+// sequential walk of that order (the first positive weight whose running sum exceeds u x total;
+// the last positive one when none does); u = 0 takes the first positive weight. Blocks of 64
+// threads (2 warps: 4 proposals a warp) with 200 and 6400 weights (a thread's 100 indices in
+// runs of 4 a lane) and of 1024 (one proposal a warp) with 40000 (runs of 2, the last lanes'
+// empty). The warps' sums of three values per thread (t, 2t, 1) are T (T - 1) / 2, T (T - 1)
+// and T for T threads. The draw's busiest thread makes 2 shared loads and reads at most 2
+// runs' entries (the old one-thread-a-proposal search: kWarps + 32 loads and the owner's whole
+// walk).
 // The key of index i is i, read as a split source (gpu/block/key_reads.cuh), as the kernel's
 // scaled logits are: each walk loads its indices in groups and stops inside one.
 struct WeightIndexKeys {
@@ -223,21 +228,26 @@ struct WeightIndexKeys {
 };
 static_assert(gpu::SplitKeySource<WeightIndexKeys>);
 
-TEST(GpuFastSampling, ProposalsFollowTheWeights) {
-  constexpr int kThreads = 64, kD = 8;
-  constexpr std::int64_t kV = 200;
-  std::vector<float> w(kV);
-  for (std::int64_t i = 0; i < kV; ++i) w[static_cast<std::size_t>(i)] = i % kThreads == 5 ? 0.0f : static_cast<float>((i * 7) % 5);
+template <int kThreads>
+void ExpectProposalsFollowTheWeights(std::int64_t vocab) {
+  SCOPED_TRACE(testing::Message() << kThreads << " threads, " << vocab << " weights");
+  constexpr int kD = 8;
+  std::vector<float> w(static_cast<std::size_t>(vocab));
+  for (std::int64_t i = 0; i < vocab; ++i) {
+    const bool zero = i % kThreads == 5 || (i % kThreads == 9 && i / kThreads >= 20 && i / kThreads < 60);
+    w[static_cast<std::size_t>(i)] = zero ? 0.0f : static_cast<float>((i * 7) % 5);
+  }
   const float u[kD] = {0.0f, 0.0625f, 0.1875f, 0.3125f, 0.5f, 0.6875f, 0.9375f, 0.99999994f};
   std::int64_t picks[kD] = {};
   float total = 0.0f;
   float sums[3] = {};
+  std::int64_t draw_chain = 0;
   const auto report = gpu::emu::Launch("proposals", 1, kThreads, [&](gpu::Block& block) {
     auto mass = gpu::Registers<float>(block);
     auto lanes = gpu::Registers<gpu::fast_detail::LaneSums<3>>(block);
     block.ForEachThread([&](gpu::Thread t) {
       float acc = 0.0f;
-      for (std::int64_t i = t.x; i < kV; i += kThreads) acc += w[static_cast<std::size_t>(i)];
+      for (std::int64_t i = t.x; i < vocab; i += kThreads) acc += w[static_cast<std::size_t>(i)];
       mass[t] = acc;
       lanes[t].v[0] = static_cast<float>(t.x);
       lanes[t].v[1] = static_cast<float>(2 * t.x);
@@ -245,14 +255,21 @@ TEST(GpuFastSampling, ProposalsFollowTheWeights) {
     });
     SAMPCHECK_SHARED(block, std::uint64_t, slots, 1024);
     gpu::fast_detail::DrawProposals<kThreads, kD>(
-        block, kV, mass, slots, WeightIndexKeys{&w}, [&](std::uint64_t key) { return w[static_cast<std::size_t>(key)]; },
-        u, picks, total);
+        block, vocab, mass, slots, WeightIndexKeys{&w},
+        [&](std::uint64_t key) { return w[static_cast<std::size_t>(key)]; }, u, picks, total);
     gpu::fast_detail::SumProposalLanes<kThreads, 3>(block, lanes, slots, sums, 0, 3);
   });
   ASSERT_EQ(report.total, 0) << report.Summary();
+  // Intervals: the masses' stores, the draw, the lanes' stores, their sums, the empty last.
+  ASSERT_EQ(report.counters.critical_intervals.size(), 5u);
+  draw_chain = report.counters.critical_intervals[1];
+  const std::int64_t per_thread = (vocab + kThreads - 1) / kThreads;
+  const std::int64_t run = (per_thread + gpu::kWarpSize - 1) / gpu::kWarpSize;
+  const int rounds = (kD + kThreads / gpu::kWarpSize - 1) / (kThreads / gpu::kWarpSize);
+  EXPECT_LE(draw_chain, rounds * (2 + 2 * run) + 1);
   std::vector<std::int64_t> order;
   for (std::int64_t t = 0; t < kThreads; ++t) {
-    for (std::int64_t i = t; i < kV; i += kThreads) order.push_back(i);
+    for (std::int64_t i = t; i < vocab; i += kThreads) order.push_back(i);
   }
   double expected_total = 0.0;
   for (float x : w) expected_total += x;
@@ -272,9 +289,15 @@ TEST(GpuFastSampling, ProposalsFollowTheWeights) {
     EXPECT_EQ(picks[d], expected);
     EXPECT_GT(w[static_cast<std::size_t>(picks[d])], 0.0f);
   }
-  EXPECT_EQ(sums[0], 2016.0f);
-  EXPECT_EQ(sums[1], 4032.0f);
-  EXPECT_EQ(sums[2], 64.0f);
+  EXPECT_EQ(sums[0], static_cast<float>(kThreads * (kThreads - 1) / 2));
+  EXPECT_EQ(sums[1], static_cast<float>(kThreads * (kThreads - 1)));
+  EXPECT_EQ(sums[2], static_cast<float>(kThreads));
+}
+
+TEST(GpuFastSampling, ProposalsFollowTheWeights) {
+  ExpectProposalsFollowTheWeights<64>(200);
+  ExpectProposalsFollowTheWeights<64>(6400);
+  ExpectProposalsFollowTheWeights<1024>(40000);
 }
 
 // Top-p, min-p and the draw on the sorted survivors by warp 0 (DrawOnSurvivors,

@@ -19,25 +19,30 @@
 //   mass relative to the row's maximum m >= M.
 // - DrawProposals: mass[t] is thread t's mass (finite, >= 0), weight(key_of(i)) e_i for i in P
 //   and 0 otherwise (the same bits at every call; key_of a key source of
-//   gpu/block/key_reads.cuh, so that a walk keeps several loads in flight), u[d] in [0, 1). The warps' masses are summed by a
-//   butterfly (the same bits in every lane) and folded in warp order by every thread:
-//   `total`, block-uniform. Target x_d = u_d x total lies in warp w's interval
-//   [C_w, C_w + W_w) (C_w the sum of the earlier warps' masses, sequential); rounding at the
-//   end (x_d at or past the total) takes the last warp of positive mass. In that warp the
-//   lanes' masses are summed sequentially from C_w (so the lanes' intervals tile the warp
-//   exactly): the lane whose interval holds x_d, else the warp's last lane of positive mass,
-//   owns x_d, and its indices are walked from its interval's start: the first i of positive
-//   weight whose running sum exceeds x_d, else its last of positive weight. Thread d does
-//   proposal d's search and walk (kWarps + 32 shared loads and ceil(vocab / kThreads)
-//   entries). The lane masses are sums in a free order and the walk adds the
+//   gpu/block/key_reads.cuh, so that a walk keeps several loads in flight), u[d] in [0, 1).
+//   Sums by warp butterflies (WarpAllReduce, WarpButterflyScan: the same bits in every lane):
+//   the warps' masses W_w, their exclusive prefix C_w and `total` (block-uniform). Warp w
+//   draws proposals w, w + kWarps, ..: target x_d = u_d x total; its warp is the last of
+//   positive mass with C_w <= x_d (the one whose interval [C_w, C_w + W_w) holds x_d, or at
+//   the end, x_d at or past the total, the last of positive mass); its lane (owner) by the
+//   same rule over the warp's lanes' masses scanned from C_w; the owner's indices split into
+//   32 runs of consecutive ones, each lane summing one (ceil(n / 32) of the owner's n
+//   indices), scanned from the owner's start; the run by the same rule, and the run's lane
+//   walks it from the run's start: the first i of positive weight whose running sum exceeds
+//   x_d, else the run's last of positive weight. 2 shared loads a lane and about 2 vocab /
+//   (32 kThreads) entries a proposal (4 + 8 at V = 128256), where one thread a proposal
+//   loaded kWarps + 32 words and walked ceil(vocab / kThreads) entries in sequence (about
+//   210 accesses) until 2026-12-02. The sums are in a free order and the walk adds the
 //   exact weights, so a draw may differ from the exact inverse CDF where the two round
-//   differently (the distributional tier). Result: picks[d], block-uniform, an index of
+//   differently (the distributional tier); with weights whose every sum is exact, it is the
+//   inverse CDF of the thread-major order. Result: picks[d], block-uniform, an index of
 //   positive weight (-1 only when no token of P has one). Two barriers, none at the end (the
-//   slots are free again, the picks' array is its own). `slots`: 1024 shared u64 the caller lends (their
-//   words carry float bits); undefined afterwards.
+//   slots are free again, the picks' array is its own). `slots`: 1024 shared u64 the caller
+//   lends (their words carry float bits); undefined afterwards.
 // - SumProposalLanes: the block sums of some of kN floats per thread (a butterfly per value,
-//   two values packed in one 64-bit shuffle and one slot, the warps' sums folded in warp
-//   order): two barriers, through the lent slots. A caller sums
+//   two values packed in one 64-bit shuffle and one slot, then the warps' sums by the same
+//   butterfly, lane w loading warp w's: one load a pair, where every thread folded the kWarps
+//   words of each pair in warp order until 2026-12-02): two barriers, through the lent slots. A caller sums
 //   the first proposal's first and the others only when it is rejected (the emulator's time
 //   grows with the butterflies' phases; the device's barriers with the calls).
 // - Deterministic for a given kThreads: fixed orders, no atomics.
@@ -48,9 +53,11 @@
 
 #include <cstdint>
 
+#include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/float_word.cuh"
 #include "gpu/block/key_reads.cuh"
+#include "gpu/block/warp_min.cuh"
 #include "reference/math/exp.h"
 
 namespace sampcheck::gpu::fast_detail {
@@ -94,111 +101,175 @@ template <int kThreads, int kN, class B, class R, class Slots>
 SAMPCHECK_KERNEL_BODY void SumProposalLanes(B& block, R& lanes, Slots& slots, float (&out)[kN], int begin, int end) {
   constexpr int kWarps = kThreads / kWarpSize;
   static_assert(kWarps * kN <= 1024, "the warps' sums fit the lent slots");
+  // A pair's two sums of one butterfly step (the high word only for a pair).
+  auto add_pair = [](bool pair) {
+    return [pair](std::uint64_t a, std::uint64_t b) {
+      const float low = WordFloat(a) + WordFloat(b);
+      const float high = WordFloat(a >> 32) + WordFloat(b >> 32);
+      return FloatWord(low) | (pair ? FloatWord(high) << 32 : 0);
+    };
+  };
   for (int n = begin; n < end; n += 2) {
     const bool pair = n + 1 < end;
     auto lane = Registers<std::uint64_t>(block);
     block.ForEachThread([&](Thread t) {
       lane[t] = FloatWord(lanes[t].v[n]) | (pair ? FloatWord(lanes[t].v[n + 1]) << 32 : 0);
     });
-    for (int m = kWarpSize / 2; m >= 1; m /= 2) {
-      auto other = ShuffleXor(block, lane, m);
-      block.ForEachThread([&](Thread t) {
-        const float low = WordFloat(lane[t]) + WordFloat(other[t]);
-        const float high = WordFloat(lane[t] >> 32) + WordFloat(other[t] >> 32);
-        lane[t] = FloatWord(low) | (pair ? FloatWord(high) << 32 : 0);
-      });
-    }
+    WarpAllReduce(block, lane, add_pair(pair));
     block.ForEachThread([&](Thread t) {
       if (t.lane() == 0) slots.Store(t.warp() * kN + n, lane[t]);  // the pair's warp sums, one word
     });
   }
   block.Sync();
-  block.ForEachThread([&](Thread) {
-    for (int n = begin; n < end; n += 2) {
-      float low = 0.0f, high = 0.0f;
-      for (int w = 0; w < kWarps; ++w) {
-        const std::uint64_t word = slots.Load(w * kN + n);
-        low += WordFloat(word);
-        high += WordFloat(word >> 32);
-      }
-      out[n] = low;
-      if (n + 1 < end) out[n + 1] = high;
-    }
-  });
+  // The warps' sums of each pair: lane w of every warp loads warp w's word, and the same
+  // packed butterfly adds them (the same bits in every lane).
+  for (int n = begin; n < end; n += 2) {
+    const bool pair = n + 1 < end;
+    auto lane = Registers<std::uint64_t>(block);
+    block.ForEachThread([&](Thread t) { lane[t] = t.lane() < kWarps ? slots.Load(t.lane() * kN + n) : 0u; });
+    WarpAllReduce(block, lane, add_pair(pair));
+    const std::uint64_t word = BlockUniform(block, lane);
+    out[n] = WordFloat(word);
+    if (pair) out[n + 1] = WordFloat(word >> 32);
+  }
   block.Sync();
 }
+
+namespace proposals_detail {
+
+// 1 + the highest lane whose bit is set in `mask`, 0 when none (registers only).
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int LastLane(std::uint32_t mask) {
+  int last = 0;
+  for (int l = 0; l < kWarpSize; ++l) last = (mask >> l & 1u) != 0 ? l + 1 : last;
+  return last;
+}
+
+// In every lane of each warp: the lane's value where `from[t]` (the same in the warp) names it,
+// by a butterfly of bits (one lane contributes, the others 0).
+template <class B, class R, class F>
+SAMPCHECK_KERNEL_BODY auto WarpValueOfLane(B& block, const F& from, const R& value) {
+  auto bits = Registers<std::uint64_t>(block);
+  block.ForEachThread([&](Thread t) { bits[t] = t.lane() == from(t) ? FloatWord(value[t]) : 0u; });
+  WarpAllReduce(block, bits, [](std::uint64_t a, std::uint64_t b) { return a | b; });
+  auto out = Registers<float>(block);
+  block.ForEachThread([&](Thread t) { out[t] = WordFloat(bits[t]); });
+  return out;
+}
+
+}  // namespace proposals_detail
 
 // mass: Registers<float>.
 template <int kThreads, int kD, class B, class R, class Slots, class KeyOf, class Weight>
 SAMPCHECK_KERNEL_BODY void DrawProposals(B& block, std::int64_t vocab, R& mass, Slots& slots, const KeyOf& key_of,
-                                         Weight weight, const float (&u)[kD], std::int64_t (&picks)[kD],
-                                         float& total) {
+                                         Weight weight, const float (&u)[kD], std::int64_t (&picks)[kD], float& total) {
+  using proposals_detail::LastLane;
+  using proposals_detail::WarpValueOfLane;
   constexpr int kWarps = kThreads / kWarpSize;
-  static_assert(kD < kThreads, "a thread per proposal");
-  // Slots 0 .. kD - 1: the picks; slot kD: the total's bits.
-  SAMPCHECK_SHARED(block, std::int64_t, proposal_picks, kD + 1);
+  static_assert(kWarps <= kWarpSize, "a lane per warp");
+  SAMPCHECK_SHARED(block, std::int64_t, proposal_picks, kD);
   // The warps' masses by a butterfly: every lane ends with the same bits.
   auto warp_mass = Registers<float>(block);
   block.ForEachThread([&](Thread t) { warp_mass[t] = mass[t]; });
-  for (int m = kWarpSize / 2; m >= 1; m /= 2) {
-    auto other = ShuffleXor(block, warp_mass, m);
-    block.ForEachThread([&](Thread t) { warp_mass[t] = warp_mass[t] + other[t]; });
-  }
+  WarpAllReduce(block, warp_mass, [](float a, float b) { return a + b; });
   // Slot t: thread t's mass in the low word; a warp's first slot also its warp's in the high.
-  block.ForEachThread([&](Thread t) {
-    slots.Store(t.x, FloatWord(mass[t]) | (t.lane() == 0 ? FloatWord(warp_mass[t]) << 32 : 0));
-  });
+  block.ForEachThread(
+      [&](Thread t) { slots.Store(t.x, FloatWord(mass[t]) | (t.lane() == 0 ? FloatWord(warp_mass[t]) << 32 : 0)); });
   block.Sync();
-  // Thread d draws proposal d: the same sums in the same order in each of them.
+  // Lane l of every warp: warp l's mass (0 past the last warp), the masses of the warps before
+  // it (C_l) and the total, by one butterfly scan: the same bits in every warp.
+  auto all = Registers<float>(block);
+  auto warp_start = Registers<float>(block);
+  auto wm = Registers<float>(block);
   block.ForEachThread([&](Thread t) {
-    if (t.x >= kD) return;
-    float all = 0.0f;
-    for (int w = 0; w < kWarps; ++w) all += WordFloat(slots.Load(w * kWarpSize) >> 32);
-    if (t.x == 0) proposal_picks.Store(kD, static_cast<std::int64_t>(FloatWord(all)));
-    const float x = u[t.x] * all;
-    // The warp holding x: the last of positive mass that starts at or below x.
-    float start = 0.0f, warp_start = 0.0f;
-    int warp = -1;
-    for (int w = 0; w < kWarps; ++w) {
-      const float wm = WordFloat(slots.Load(w * kWarpSize) >> 32);
-      if (wm > 0.0f && start <= x) {
-        warp = w;
-        warp_start = start;
-      }
-      start += wm;
-    }
-    std::int64_t chosen = -1;
-    if (warp >= 0) {
-      // Its lane holding x, by sequential sums from the warp's start: the lanes' intervals
-      // tile the warp's exactly.
-      float before = warp_start, lane_start = 0.0f;
-      int owner = -1;
-      for (int l = 0; l < kWarpSize; ++l) {
-        const float lm = WordFloat(slots.Load(warp * kWarpSize + l));
-        if (lm > 0.0f && before <= x) {
-          owner = warp * kWarpSize + l;
-          lane_start = before;
-        }
-        before += lm;
-      }
-      // The owner's indices from its interval's start.
-      float c = lane_start;
-      if (owner >= 0) {
-        (void)ForEachKeyUntil(key_of, owner, vocab, kThreads, [&](std::int64_t i, std::uint64_t key) {
-          const float w = weight(key);
-          if (!(w > 0.0f)) return false;
-          c += w;
-          chosen = i;
-          return c > x;
-        });
-      }
-    }
-    proposal_picks.Store(t.x, chosen);
+    wm[t] = t.lane() < kWarps ? WordFloat(slots.Load(t.lane() * kWarpSize) >> 32) : 0.0f;
+    all[t] = wm[t];
+    warp_start[t] = 0.0f;
   });
+  WarpButterflyScan(block, all, warp_start);
+  total = BlockUniform(block, all);
+  // Warp w draws proposals w, w + kWarps, ...: the warp of x (the last of positive mass
+  // starting at or below x), its lane (the same rule over its lanes' masses from C_w), the
+  // owner's indices split into 32 runs of consecutive ones (in its order), the run of x by the
+  // same rule, and that run walked by its lane.
+  for (int round = 0; round * kWarps < kD; ++round) {
+    auto d_of = [&](Thread t) { return round * kWarps + t.warp(); };
+    auto x = Registers<float>(block);
+    auto hit = Registers<bool>(block);
+    block.ForEachThread([&](Thread t) {
+      x[t] = d_of(t) < kD ? u[d_of(t)] * all[t] : 0.0f;
+      hit[t] = d_of(t) < kD && t.lane() < kWarps && wm[t] > 0.0f && warp_start[t] <= x[t];
+    });
+    auto warps_hit = Ballot(block, hit);
+    auto warp = Registers<int>(block);  // -1: no token of positive weight
+    block.ForEachThread([&](Thread t) { warp[t] = LastLane(warps_hit[t]) - 1; });
+    auto c_w = WarpValueOfLane(
+        block, [&](Thread t) { return warp[t]; }, warp_start);
+    // The lanes of warp `warp`: their masses from C_w.
+    auto lm = Registers<float>(block);
+    auto lane_sum = Registers<float>(block);
+    auto lane_start = Registers<float>(block);
+    block.ForEachThread([&](Thread t) {
+      lm[t] = warp[t] >= 0 ? WordFloat(slots.Load(warp[t] * kWarpSize + t.lane())) : 0.0f;
+      lane_sum[t] = lm[t];
+      lane_start[t] = c_w[t];
+    });
+    WarpButterflyScan(block, lane_sum, lane_start);
+    block.ForEachThread([&](Thread t) { hit[t] = warp[t] >= 0 && lm[t] > 0.0f && lane_start[t] <= x[t]; });
+    auto lanes_hit = Ballot(block, hit);
+    auto owner = Registers<int>(block);  // a thread of the block, -1: none
+    block.ForEachThread([&](Thread t) {
+      const int l = LastLane(lanes_hit[t]) - 1;
+      owner[t] = warp[t] >= 0 && l >= 0 ? warp[t] * kWarpSize + l : -1;
+    });
+    auto owner_start = WarpValueOfLane(
+        block, [&](Thread t) { return owner[t] % kWarpSize; }, lane_start);
+    // The owner's indices owner + j kThreads, j < n: lane l sums the run [l c, (l + 1) c).
+    auto run = [&](Thread t, std::int64_t& first, std::int64_t& end) {
+      const std::int64_t n = owner[t] >= 0 && owner[t] < vocab ? (vocab - owner[t] + kThreads - 1) / kThreads : 0;
+      const std::int64_t c = (n + kWarpSize - 1) / kWarpSize;
+      const std::int64_t lo = t.lane() * c < n ? t.lane() * c : n, hi = lo + c < n ? lo + c : n;
+      first = owner[t] + lo * kThreads;
+      end = owner[t] + hi * kThreads;
+    };
+    auto run_sum = Registers<float>(block);
+    auto run_start = Registers<float>(block);
+    block.ForEachThread([&](Thread t) {
+      std::int64_t first = 0, end = 0;
+      run(t, first, end);
+      float r = 0.0f;
+      ForEachKey(key_of, first, end, kThreads, [&](std::int64_t, std::uint64_t key) {
+        const float w = weight(key);
+        if (w > 0.0f) r += w;
+      });
+      run_sum[t] = r;
+      run_start[t] = owner_start[t];
+    });
+    auto run_mass = Registers<float>(block);
+    block.ForEachThread([&](Thread t) { run_mass[t] = run_sum[t]; });
+    WarpButterflyScan(block, run_sum, run_start);
+    block.ForEachThread([&](Thread t) { hit[t] = owner[t] >= 0 && run_mass[t] > 0.0f && run_start[t] <= x[t]; });
+    auto runs_hit = Ballot(block, hit);
+    block.ForEachThread([&](Thread t) {
+      if (t.lane() != LastLane(runs_hit[t]) - 1) return;  // the run holding x walks it
+      std::int64_t first = 0, end = 0, chosen = -1;
+      run(t, first, end);
+      float c = run_start[t];
+      (void)ForEachKeyUntil(key_of, first, end, kThreads, [&](std::int64_t i, std::uint64_t key) {
+        const float w = weight(key);
+        if (!(w > 0.0f)) return false;
+        c += w;
+        chosen = i;  // the last positive weight when rounding keeps c at or below x
+        return c > x[t];
+      });
+      proposal_picks.Store(d_of(t), chosen);
+    });
+    block.ForEachThread([&](Thread t) {  // no run of positive mass: no token of P has weight
+      if (t.lane() == 0 && d_of(t) < kD && runs_hit[t] == 0) proposal_picks.Store(d_of(t), -1);
+    });
+  }
   block.Sync();
   block.ForEachThread([&](Thread) {
     for (int d = 0; d < kD; ++d) picks[d] = proposal_picks.Load(d);
-    total = WordFloat(static_cast<std::uint64_t>(proposal_picks.Load(kD)));
   });
 }
 
