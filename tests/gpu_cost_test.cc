@@ -246,7 +246,11 @@ const BudgetCase kBudgets[] = {
     // owner's indices up to the pick (about half): 0.004 passes more at 2 x 128256 (2.036 ->
     // 2.040), traded for the draw's serial work (about 210 accesses in sequence -> 12; the
     // critical path at 64 x 128256 1342 -> 977).
-    {__LINE__, "gpu-fast, top-k 5000, top-p 0.9", true, TopK(5000), {2.05, 115}},
+    // 62 since 2026-12-02 (115 before): the splitters from a window of the sample around
+    // their ranks, found by a sorted subsample (gpu/block/sample_select.cuh "Window": 2 sorts
+    // and a scan where the 4 chunks' sorts and binary searches were; critical path at 64 x
+    // 128256 977 -> 643).
+    {__LINE__, "gpu-fast, top-k 5000, top-p 0.9", true, TopK(5000), {2.05, 62}},
     {__LINE__, "gpu-fast, min-p 1, top-k and top-p off", true, MinPAlone(1.0f), {2.01, 15}},
     {__LINE__, "gpu-fast, flat rows, top-k V - 1", true, Flat(TopK(kVocab - 1)), {2.01, 20}},
     {__LINE__, "gpu-fast, flat rows, top-k off, top-p 0.999", true, Flat(TopPAlone(0.999f)), {2.01, 6}},

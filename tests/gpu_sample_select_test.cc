@@ -44,6 +44,7 @@ std::uint64_t Oracle(const std::vector<float>& row, std::int64_t n) {
 struct Selected {
   std::uint64_t key = 0;
   std::int64_t row_bytes = 0;  // bytes loaded from the row
+  std::int64_t barriers = 0;
 };
 
 template <int kThreads>
@@ -61,6 +62,7 @@ Selected SelectBySample(const std::vector<float>& row, std::int64_t n) {
   });
   EXPECT_TRUE(report.ok()) << report.Summary();
   s.row_bytes = report.counters.GlobalLoadBytes("row");
+  s.barriers = report.counters.barriers;
   return s;
 }
 
@@ -150,7 +152,10 @@ TEST(GpuSampleSelect, SampleMissesAndTheRadixSelectTakesOver) {
   }
 }
 
-// The device's block size (1024 threads: four sample keys per thread) on the benchmark's vocabulary.
+// The device's block size (1024 threads: four sample keys per thread) on the benchmark's
+// vocabulary. The splitters come from the window (contract "Window"): the subsample's sort and
+// the window's (at most 21 barriers each), the scan's, the count's and the gather's; ranking
+// every sample key sorts 4 chunks of 1024 (22 barriers each with the ranks' phase) instead.
 TEST(GpuSampleSelect, DeviceBlockOnALargeRow) {
   SplitMix64 rng(99);
   std::vector<float> row(128256);
@@ -160,7 +165,45 @@ TEST(GpuSampleSelect, DeviceBlockOnALargeRow) {
     const Selected s = SelectBySample<1024>(row, n);
     EXPECT_EQ(s.key, Oracle(row, n));
     EXPECT_EQ(s.row_bytes, SamplePathBytes(128256));
+    EXPECT_LT(s.barriers, 4 * 22);
   }
+}
+
+// A row placed against the subsample, not the sample (V = 20000: S = 2500 entries at indices
+// 8 j, c = 3, the subsample j = 0, 3, 6, ..): the sample's keys have the row ranks 8, 16, ..,
+// 20000 (evenly spread: the sample is exact), the subsample's 834 the smallest of them, so the
+// window drawn from the subsample lies far below the splitters' ranks for n = 10000 and every
+// sample key is ranked instead (more barriers than the window's way on a row of random values,
+// the same reads of the row), and the key stays exact.
+TEST(GpuSampleSelect, SubsampleMissesAndEveryKeyIsRanked) {
+  const std::int64_t v = 20000, sample = 2500;
+  std::vector<std::int64_t> rank(static_cast<std::size_t>(v), 0);  // 1 = the largest value
+  std::int64_t next = 1;
+  for (std::int64_t j = 0; j < sample; j += 3) rank[static_cast<std::size_t>(j * 8)] = 8 * next++;
+  for (std::int64_t j = 0; j < sample; ++j) {
+    if (j % 3 != 0) rank[static_cast<std::size_t>(j * 8)] = 8 * next++;
+  }
+  std::int64_t other = 1;
+  for (std::int64_t i = 0; i < v; ++i) {
+    if (i % 8 == 0) continue;
+    while (other % 8 == 0) ++other;
+    rank[static_cast<std::size_t>(i)] = other++;
+  }
+  std::vector<float> row(static_cast<std::size_t>(v));
+  for (std::int64_t i = 0; i < v; ++i)
+    row[static_cast<std::size_t>(i)] = static_cast<float>(v - rank[static_cast<std::size_t>(i)]);
+  SplitMix64 rng(17);
+  std::vector<float> random(static_cast<std::size_t>(v));
+  for (float& x : random) x = static_cast<float>(rng.Below(1u << 24)) * 0x1p-24f;
+  const Selected held = SelectBySample<128>(random, 10000);
+  EXPECT_EQ(held.key, Oracle(random, 10000));
+  const Selected ranked = SelectBySample<128>(row, 10000);
+  EXPECT_EQ(ranked.key, Oracle(row, 10000));
+  EXPECT_EQ(ranked.row_bytes, SamplePathBytes(v));
+  // At 128 threads a sort of at most 1024 slots takes at most 15 barriers: the window's way at
+  // most 1 + 15 + 1 (the scan) + 1 + 15 + 1 = 34, the chunks' 3 x (1 + 15 + 1) + 1 = 52 (48 and
+  // 81 in all, with the reads' barriers).
+  EXPECT_GT(ranked.barriers, held.barriers + 15);
 }
 
 // The contract's example: V = 8192 distinct values, n = 100.

@@ -5,9 +5,10 @@
 // "Top-k survivors"). The one scan of a single count per thread in the kernels: the survivor
 // gathers (gpu/block/top_k_survivors.cuh, gpu/fast/fast_top_k_survivors.cuh), the radix select's
 // CountFinite, CollectSorted and SlotsOfDigit (gpu/block/radix_select.cuh; the sample select's
-// gather too), the partition's survivor count (gpu/kernels/sampling_filters_on_partition.cuh),
-// the degenerate rows' NaN counts (gpu/kernels/sampling_filters_degenerate_rows.cuh), logprobs'
-// ranks (gpu/kernels/logprobs.cuh) and FlashInfer's NaN count (flashinfer_sampling_from_probs).
+// gather too), the sample select's window (gpu/block/sample_select.cuh), the partition's
+// survivor count (gpu/kernels/sampling_filters_on_partition.cuh), the degenerate rows' NaN
+// counts (gpu/kernels/sampling_filters_degenerate_rows.cuh), logprobs' ranks
+// (gpu/kernels/logprobs.cuh) and FlashInfer's NaN count (flashinfer_sampling_from_probs).
 //
 // Contract:
 // - BlockExclusiveScan<kThreads>(block, count, total): a block of kThreads threads (whole

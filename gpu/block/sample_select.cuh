@@ -15,10 +15,24 @@
 // - Sample: S = min(4096, ceil(vocab / 8)) entries at the indices j x vocab / S (distinct):
 //   0.032 reads of a row of 128256, at most 1/8 of a short row (whose ranking, S x S
 //   comparisons, would cost more than the reads it saves), held in registers (S / kThreads per
-//   thread) and ranked against the sample 1024 keys at a time: each chunk sorted in the slots
-//   (BitonicSortSlots, gpu/block/bitonic_sort.cuh), each key's rank in it by a binary search
-//   (at most 11 shared loads a key and chunk). Until 2026-12-01 every thread compared its keys
-//   with every sample key (S shared loads per thread, 4096 in sequence).
+//   thread, sample slot j in thread j mod kThreads).
+// - Window: the splitters' sample ranks in (0, S) (below) lie in [r_lo, r_hi]. With S > 1024
+//   (c = ceil(S / 1024)), the subsample of the sample slots 0, c, 2c, .. (ceil(S / c) <= 1024
+//   keys, spread over the row as the sample is) is sorted in the slots (BitonicSortSlots,
+//   gpu/block/bitonic_sort.cuh); its keys of ranks a = floor(r_lo / c) - M and b = ceil(r_hi
+//   / c) + M bound a window [lo, hi) (key 0 for a <= 0, kNoKey for b past the subsample), M =
+//   ceil((4.5 s + c) / c) + 1, s = ceil(sqrt(c S q (1 - q))) the spread of a sample rank
+//   around c times a subsample rank. One scan (BlockExclusiveScan) counts the sample keys
+//   below lo (lo's sample rank) and in the window, and gives each of those its slot; the
+//   window, sorted, gives the splitter of rank r at place r - rank(lo): two sorts and a scan
+//   (40 barriers, about 130 accesses a thread at S = 4096 and 1024 threads). When the window
+//   misses r_lo or r_hi or holds more than 1024 keys (a row placed against the subsample,
+//   tests/gpu_sample_select_test.cc; 4.5 spreads a side otherwise), or S <= 1024, every
+//   sample key is ranked against the sample 1024 keys at a time instead: each chunk sorted in
+//   the slots, each key's rank in it by a binary search (at most 11 shared loads a key and
+//   chunk; 93 barriers and about 460 accesses at S = 4096, the only way until 2026-12-02).
+//   Until 2026-12-01 every thread compared its keys with every sample key (S shared loads per
+//   thread, 4096 in sequence).
 // - Splitters: the n-th key has about c = (n - 1) x S / vocab sample keys below it, with a
 //   binomial spread sigma = sqrt(S q (1 - q)), q = n / vocab (integers, sigma rounded up).
 //   Splitter i (0 .. 15) is the sample key of rank R_i = c - floor(15 g / 2) + i g, g =
@@ -55,6 +69,7 @@
 #include <cstdint>
 
 #include "gpu/block/bitonic_sort.cuh"
+#include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/key_reads.cuh"
 #include "gpu/block/radix_select.cuh"
@@ -134,7 +149,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
   const std::int64_t g = (2 * d + kBins - 2) / (kBins - 1);
   const std::int64_t first_rank = centre - (kBins - 1) * g / 2;
 
-  // The sample in registers, ranked against it chunk by chunk through the slots.
+  // The sample in registers.
   auto own = Registers<sample_select_detail::OwnSample<kThreads>>(block);
   block.ForEachThread([&](Thread t) {
     for (int m = 0; m < kPerThread; ++m) {
@@ -143,41 +158,118 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
       own[t].rank[m] = 0;
     }
   });
-  for (std::int64_t first = 0; first < sample; first += kSelectSlots) {
-    const std::int64_t size = sample - first < kSelectSlots ? sample - first : kSelectSlots;
-    const int chunk = static_cast<int>(size);
+  // The splitters' ranks in (0, sample) (the others are 0 or kNoKey): [lo_rank, hi_rank].
+  std::int64_t lo_rank = sample, hi_rank = 0;
+  for (int i = 0; i < kBins; ++i) {
+    const std::int64_t r = first_rank + i * g;
+    if (r <= 0 || r >= sample) continue;
+    lo_rank = r < lo_rank ? r : lo_rank;
+    hi_rank = r > hi_rank ? r : hi_rank;
+  }
+  // The window (contract "Window"): from a sorted subsample, the sample keys whose ranks hold
+  // [lo_rank, hi_rank], gathered and sorted; false when the window misses them or overflows.
+  auto window_splitters = [&] {
+    const std::int64_t chunks = (sample + kSelectSlots - 1) / kSelectSlots;
+    const std::int64_t sub = (sample + chunks - 1) / chunks;  // sample slots j = 0, chunks, 2 chunks, ..
+    // A sample rank near chunks x a subsample rank a spreads by about sqrt(chunks S q (1 - q)):
+    // 4.5 of those, and a subsample rank, on each side.
+    const std::int64_t spread = sample_select_detail::CeilSqrt(variance * chunks);
+    const std::int64_t margin = (9 * spread / 2 + 2 * chunks - 1) / chunks + 1;
+    const std::int64_t a = lo_rank / chunks - margin, b = (hi_rank + chunks - 1) / chunks + margin;
     block.ForEachThread([&](Thread t) {
       for (int m = 0; m < kPerThread; ++m) {
         const std::int64_t j = t.x + std::int64_t{m} * kThreads;
-        if (j >= first && j < first + size) slots.Store(j - first, own[t].key[m]);
+        if (j < sample && j % chunks == 0) slots.Store(j / chunks, own[t].key[m]);
       }
-      const auto count = static_cast<std::uint32_t>(chunk);
-      PadSortSlots<kThreads>(t, slots, count, static_cast<std::uint32_t>(SortSlotsFor(count)));
+      PadSortSlots<kThreads>(t, slots, static_cast<std::uint32_t>(sub),
+                             static_cast<std::uint32_t>(SortSlotsFor(static_cast<std::uint32_t>(sub))));
     });
     block.Sync();
-    BitonicSortSlots<kThreads>(block, slots, static_cast<std::uint32_t>(chunk));
-    const int top = merge_detail::FloorPow2(chunk);
+    BitonicSortSlots<kThreads>(block, slots, static_cast<std::uint32_t>(sub));
+    // The window [lo, hi): key 0 and kNoKey past the subsample's ends (every key below, or above).
+    std::uint64_t lo = 0, hi = kNoKey;
+    block.ForEachThread([&](Thread) {
+      lo = a > 0 ? slots.Load(a) : 0;
+      hi = b < sub ? slots.Load(b) : kNoKey;
+    });
+    // Each thread's keys below lo (high half) and in the window (low half), scanned: the
+    // window's slots and, in the totals, its size and lo's rank in the sample.
+    auto count = Registers<std::uint32_t>(block);
     block.ForEachThread([&](Thread t) {
+      std::uint32_t c = 0;
       for (int m = 0; m < kPerThread; ++m) {
         const std::uint64_t key = own[t].key[m];
-        if (key != kNoKey && key != 0) own[t].rank[m] += merge_detail::CountAtMost(slots, 0, chunk, top, key - 1);
+        if (key == kNoKey) continue;
+        c += key < lo ? 1u << 16 : key < hi ? 1u : 0u;
+      }
+      count[t] = c;
+    });
+    std::uint32_t total = 0;
+    auto at = BlockExclusiveScan<kThreads>(block, count, total);  // next barrier: below
+    const std::int64_t size = total & 0xffffu, below = total >> 16;
+    if (size > kSelectSlots || below > lo_rank || below + size <= hi_rank) {
+      block.Sync();
+      return false;
+    }
+    block.ForEachThread([&](Thread t) {
+      std::uint32_t s = at[t] & 0xffffu;
+      for (int m = 0; m < kPerThread; ++m) {
+        const std::uint64_t key = own[t].key[m];
+        if (key != kNoKey && key >= lo && key < hi) slots.Store(s++, key);
+      }
+      PadSortSlots<kThreads>(t, slots, static_cast<std::uint32_t>(size),
+                             static_cast<std::uint32_t>(SortSlotsFor(static_cast<std::uint32_t>(size))));
+    });
+    block.Sync();
+    BitonicSortSlots<kThreads>(block, slots, static_cast<std::uint32_t>(size));
+    block.ForEachThread([&](Thread t) {
+      if (t.x >= kBins) return;
+      const std::int64_t r = first_rank + t.x * g;
+      splitter.Store(t.x, r <= 0 ? 0 : r >= sample ? kNoKey : slots.Load(r - below));
+    });
+    block.Sync();
+    return true;
+  };
+  // Otherwise every sample key ranked against the sample, chunk by chunk through the slots.
+  auto ranked_splitters = [&] {
+    for (std::int64_t first = 0; first < sample; first += kSelectSlots) {
+      const std::int64_t size = sample - first < kSelectSlots ? sample - first : kSelectSlots;
+      const int chunk = static_cast<int>(size);
+      block.ForEachThread([&](Thread t) {
+        for (int m = 0; m < kPerThread; ++m) {
+          const std::int64_t j = t.x + std::int64_t{m} * kThreads;
+          if (j >= first && j < first + size) slots.Store(j - first, own[t].key[m]);
+        }
+        const auto count = static_cast<std::uint32_t>(chunk);
+        PadSortSlots<kThreads>(t, slots, count, static_cast<std::uint32_t>(SortSlotsFor(count)));
+      });
+      block.Sync();
+      BitonicSortSlots<kThreads>(block, slots, static_cast<std::uint32_t>(chunk));
+      const int top = merge_detail::FloorPow2(chunk);
+      block.ForEachThread([&](Thread t) {
+        for (int m = 0; m < kPerThread; ++m) {
+          const std::uint64_t key = own[t].key[m];
+          if (key != kNoKey && key != 0) own[t].rank[m] += merge_detail::CountAtMost(slots, 0, chunk, top, key - 1);
+        }
+      });
+      block.Sync();
+    }
+    block.ForEachThread([&](Thread t) {
+      for (int i = 0; i < kBins; ++i) {
+        const std::int64_t r = first_rank + i * g;
+        if (r <= 0 || r >= sample) {
+          if (t.x == 0) splitter.Store(i, r <= 0 ? 0 : kNoKey);
+          continue;
+        }
+        for (int m = 0; m < kPerThread; ++m) {
+          if (own[t].key[m] != kNoKey && own[t].rank[m] == static_cast<std::uint32_t>(r))
+            splitter.Store(i, own[t].key[m]);
+        }
       }
     });
     block.Sync();
-  }
-  block.ForEachThread([&](Thread t) {
-    for (int i = 0; i < kBins; ++i) {
-      const std::int64_t r = first_rank + i * g;
-      if (r <= 0 || r >= sample) {
-        if (t.x == 0) splitter.Store(i, r <= 0 ? 0 : kNoKey);
-        continue;
-      }
-      for (int m = 0; m < kPerThread; ++m) {
-        if (own[t].key[m] != kNoKey && own[t].rank[m] == static_cast<std::uint32_t>(r)) splitter.Store(i, own[t].key[m]);
-      }
-    }
-  });
-  block.Sync();
+  };
+  if (sample <= kSelectSlots || lo_rank > hi_rank || !window_splitters()) ranked_splitters();
 
   // Count read: bin 0 below splitter 0, bin 1 + (the number of splitters 1 .. 15 at or below
   // the key) for the keys in [splitter 0, splitter 15), nothing for the keys above. The

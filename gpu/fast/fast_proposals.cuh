@@ -144,8 +144,8 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int LastLane(std::uint32_t mask) {
   return last;
 }
 
-// In every lane of each warp: the lane's value where `from[t]` (the same in the warp) names it,
-// by a butterfly of bits (one lane contributes, the others 0).
+// In every lane of each warp: `value` of the lane from(t) names (the same in the warp; none
+// when no lane has that number: 0), by a butterfly of bits (one lane contributes, the others 0).
 template <class B, class R, class F>
 SAMPCHECK_KERNEL_BODY auto WarpValueOfLane(B& block, const F& from, const R& value) {
   auto bits = Registers<std::uint64_t>(block);
