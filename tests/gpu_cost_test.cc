@@ -178,8 +178,10 @@ SamplingCostShape TopPAlone(float p) {
 // select gathered the last few keys (at most 8 per warp) in one read, 12.01 and 68 with the
 // filters' 4-bit radix select of the k-th key (SelectKthKey), 30.0009 and 92 with the
 // bit-by-bit select it had before (one read per key bit). gpu-fast's min-p 1 alone: 2.00 and
-// 15 (the maximum, then one inverse-CDF round over the tokens min-p keeps; 18 when the round's
-// owner and its fallback were two block reductions), 10.5 and 258 when
+// 6 (the maximum, then one inverse-CDF round over the tokens min-p keeps; 15 while the round's
+// scan took 11 barriers, a Hillis-Steele scan in shared memory, where the scan by warps takes
+// 2, gpu/fast/fast_sampling.cuh FastBlockInverseCdf; 18 when the round's owner and its
+// fallback were two block reductions), 10.5 and 258 when
 // min-p was an acceptance test of the rejection rounds (a round per rejected token). Rows differ a little: docs/gpu.md
 // lists the counts at 64 x 128256. gpu-fast's proposals (gpu/fast/fast_proposals.cuh: 8 draws
 // from the masses of the maximum's read or the select's count read, the masses before them
@@ -251,7 +253,7 @@ const BudgetCase kBudgets[] = {
     // and a scan where the 4 chunks' sorts and binary searches were; critical path at 64 x
     // 128256 977 -> 643).
     {__LINE__, "gpu-fast, top-k 5000, top-p 0.9", true, TopK(5000), {2.05, 62}},
-    {__LINE__, "gpu-fast, min-p 1, top-k and top-p off", true, MinPAlone(1.0f), {2.01, 15}},
+    {__LINE__, "gpu-fast, min-p 1, top-k and top-p off", true, MinPAlone(1.0f), {2.01, 6}},
     {__LINE__, "gpu-fast, flat rows, top-k V - 1", true, Flat(TopK(kVocab - 1)), {2.01, 20}},
     {__LINE__, "gpu-fast, flat rows, top-k off, top-p 0.999", true, Flat(TopPAlone(0.999f)), {2.01, 6}},
 };

@@ -300,6 +300,83 @@ TEST(GpuFastSampling, ProposalsFollowTheWeights) {
   ExpectProposalsFollowTheWeights<1024>(40000);
 }
 
+// The block-scan inverse CDF (FastBlockInverseCdf, gpu/fast/fast_sampling.cuh) against the
+// definition written here: integer weights (every sum exact in any order, so the free order
+// must give the definition's token exactly), the token the first i with w_i > 0 whose prefix
+// sum C_i exceeds x, the last positive weight for x >= total, -1 for a row of zeros. Targets at
+// 0, at every prefix sum of a few positions (x = C_i takes the next positive weight), half a
+// unit below, and at and above the total. Chunks of zeros (an owner's runs of zeros, a warp
+// without an owner), a one-weight row, and chunks of 5, 40 and 126 entries (runs of 1, 2 and
+// 4 a lane); the walk's interval at most 2 ceil(c / 32) + 4 accesses on the busiest thread
+// (the owner alone walked up to c).
+template <int kThreads>
+void ExpectInverseCdfOfTheDefinition(const std::vector<float>& w, const std::vector<float>& targets) {
+  const auto vocab = static_cast<std::int64_t>(w.size());
+  SCOPED_TRACE(testing::Message() << kThreads << " threads, " << vocab << " weights");
+  std::vector<double> prefix(w.size());
+  double sum = 0.0;
+  for (std::size_t i = 0; i < w.size(); ++i) prefix[i] = sum += w[i];
+  for (const float x : targets) {
+    std::int64_t expected = -1;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      if (!(w[i] > 0.0f)) continue;
+      expected = static_cast<std::int64_t>(i);
+      if (prefix[i] > x) break;
+    }
+    std::int64_t got = -2;
+    float total = -1.0f;
+    const auto report = gpu::emu::Launch("inverse cdf", 1, kThreads, [&](gpu::Block& block) {
+      got = gpu::fast_detail::FastBlockInverseCdf<kThreads>(
+          block, vocab, [&](std::int64_t i) { return w[static_cast<std::size_t>(i)]; }, [&](float) { return x; },
+          total);
+    });
+    ASSERT_EQ(report.total, 0) << report.Summary();
+    EXPECT_EQ(got, expected) << "x = " << x;
+    EXPECT_EQ(total, static_cast<float>(sum));
+    // Intervals: the chunk sums and the scan's stores, the warps' sums, the walk, the pick's
+    // reduction (and the fallback's when no thread picks), the empty last.
+    ASSERT_GE(report.counters.critical_intervals.size(), 5u);
+    const std::int64_t chunk = (vocab + kThreads - 1) / kThreads;
+    EXPECT_LE(report.counters.critical_intervals[2], 2 * ((chunk + gpu::kWarpSize - 1) / gpu::kWarpSize) + 4);
+    // The scan's barrier, the inclusive sums', the pick's reduction (2) and, only for x at or
+    // above the total (no owner), the fallback's reduction (2).
+    EXPECT_EQ(report.counters.barriers, x >= sum ? 6 : 4);
+  }
+}
+
+TEST(GpuFastSampling, InverseCdfFollowsTheDefinition) {
+  std::vector<float> w(5000);
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    const bool zero = (i / 40) % 7 == 3 || (i >= 1280 && i < 2560) || i % 11 == 0;
+    w[i] = zero ? 0.0f : static_cast<float>(1 + (i * 7) % 3);
+  }
+  std::vector<float> targets = {0.0f, 0.5f};
+  double c = 0.0;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    c += w[i];
+    if (i % 397 == 1 || i == 1279 || i == 2560 || i == 2561 || i == 4999) {
+      targets.push_back(static_cast<float>(c));
+      targets.push_back(static_cast<float>(c) - 0.5f);
+    }
+  }
+  targets.push_back(static_cast<float>(c) - 1.0f);
+  targets.push_back(static_cast<float>(c));
+  targets.push_back(static_cast<float>(c) + 3.0f);
+  ExpectInverseCdfOfTheDefinition<128>(w, targets);  // chunks of 40: runs of 2
+  ExpectInverseCdfOfTheDefinition<1024>(w, targets);  // chunks of 5: runs of 1
+  std::vector<float> wide(128256, 0.0f);
+  for (std::size_t i = 0; i < wide.size(); i += 3) wide[i] = static_cast<float>(1 + i % 2);
+  double wide_total = 0.0;
+  for (const float x : wide) wide_total += x;
+  ExpectInverseCdfOfTheDefinition<1024>(
+      wide, {0.0f, 1.0f, 1000.5f, 85000.0f, 85504.0f, static_cast<float>(wide_total) - 0.5f,
+             static_cast<float>(wide_total)});  // chunks of 126: runs of 4
+  std::vector<float> one(300, 0.0f);
+  one[257] = 2.0f;
+  ExpectInverseCdfOfTheDefinition<128>(one, {0.0f, 1.0f, 2.0f});
+  ExpectInverseCdfOfTheDefinition<128>(std::vector<float>(300, 0.0f), {0.0f});
+}
+
 // Top-p, min-p and the draw on the sorted survivors by warp 0 (DrawOnSurvivors,
 // gpu/fast/fast_sampling.cuh) against one sequential walk of the contract's rules written
 // here: weights that are multiples of 1/4 (w_0 = 1; some 0), so every sum is exact in any

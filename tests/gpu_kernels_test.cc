@@ -2222,6 +2222,22 @@ TEST(GpuWarpMin, CombineWarpValuesGivesEveryThreadOneLoadsCombination) {
   EXPECT_EQ(r.counters.barriers, 1);
 }
 
+// The lanes a Ballot's mask names, by hand.
+TEST(GpuWarpMin, LowestAndHighestLaneOfAMask) {
+  EXPECT_EQ(LowestLane(0u), -1);
+  EXPECT_EQ(HighestLane(0u), -1);
+  EXPECT_EQ(LowestLane(1u), 0);
+  EXPECT_EQ(HighestLane(1u), 0);
+  EXPECT_EQ(LowestLane(0x80000000u), 31);
+  EXPECT_EQ(HighestLane(0x80000000u), 31);
+  EXPECT_EQ(LowestLane(0b1011000u), 3);  // lanes 3, 4 and 6
+  EXPECT_EQ(HighestLane(0b1011000u), 6);
+  EXPECT_EQ(LowestLane(0xffffffffu), 0);
+  EXPECT_EQ(HighestLane(0xffffffffu), 31);
+  EXPECT_EQ(LowestLane(0x80000001u), 0);
+  EXPECT_EQ(HighestLane(0x80000001u), 31);
+}
+
 // The slices a batch offers (gpu/block/row_slices.cuh; their merge: tests/gpu_merge_runs_test.cc).
 TEST(GpuRowSlices, BudgetAndSlicesOfARow) {
   // The slices a batch offers and a row takes: floor(132 / 3) = 44 capped at 13289 / 4096 = 3;

@@ -548,10 +548,9 @@ SAMPCHECK_KERNEL_BODY std::uint32_t ReachBuckets(B& block, Words& sums, float fr
     reached[t] = total <= 0x1.fffffep+127f && t.lane() < 16 && mine[t] >= total * fraction;
   });
   auto first = Ballot(block, reached);
-  block.ForEachThread([&](Thread t) {
-    std::uint32_t f = 16;  // 1 + the lowest lane reached (registers only)
-    for (std::uint32_t b = 16; b-- > 0;) f = (first[t] >> b & 1u) != 0 ? b + 1 : f;
-    first[t] = f;
+  block.ForEachThread([&](Thread t) {  // 1 + the lowest lane reached
+    const int b = LowestLane(first[t]);
+    first[t] = b >= 0 ? static_cast<std::uint32_t>(b + 1) : 16u;
   });
   return BlockUniform(block, first);
 }

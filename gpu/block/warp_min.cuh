@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// A register combined over each warp's 32 lanes, in every lane, and its smallest value (docs/gpu.md
-// "Warp operations"): the split row's list heads (gpu/block/row_slices.cuh), the sample
-// select's smallest key (gpu/block/sample_select.cuh) and gpu-fast's walk over the survivors
-// (gpu/fast/fast_sampling.cuh); and the warps' values a phase stored, combined in every thread
-// (the partition's level 0, gpu/block/radix_partition.cuh).
+// Warp operations (docs/gpu.md "Warp operations"): a register combined over each warp's 32
+// lanes, in every lane, and its smallest value (the split row's list heads,
+// gpu/block/row_slices.cuh; the sample select's smallest key, gpu/block/sample_select.cuh;
+// gpu-fast's walk over the survivors, gpu/fast/fast_sampling.cuh); the warps' values a phase
+// stored, combined in every thread (the partition's level 0, gpu/block/radix_partition.cuh;
+// gpu-fast's block reductions); a Ballot's lowest and highest lane; a lane's value in the
+// whole warp, and the lane of an inverse CDF's step.
 //
 // Contract:
 // - WarpAllReduce(block, r, combine), block-level: r[t] becomes combine over t's warp by an
@@ -22,10 +24,24 @@
 //   combine) and WarpAllReduce combines them, so every thread holds the same result after one
 //   load, where a loop over the warps loads 32 in sequence. Returned as a block-level value
 //   (BlockUniform: the emulator checks that every thread holds the same bits).
+// - LowestLane(mask), HighestLane(mask): the lowest and the highest lane whose bit is set in a
+//   Ballot's mask, -1 when none (registers only).
+// - WarpValueOfLane(block, from, value): in every lane of each warp, the f32 `value` of the lane
+//   from(t) names (the same lane in the whole warp; 0 when no lane has that number), by an OR
+//   butterfly of the bits (one lane contributes, the others 0): exact, no shared memory.
+// - LastSegmentAtOrBelow(block, active, mass, start, x): in every lane of each warp, the highest
+//   lane l with active(l), mass_l > 0 and start_l <= x (x the same in the warp), -1 when none, by
+//   a Ballot: of segments that follow each other from the first start, the last one of
+//   positive mass that starts at or below x, the one that holds x (an inverse CDF's step over a
+//   warp's lanes: gpu-fast's proposals, gpu/fast/fast_proposals.cuh, and its inverse CDF's walk,
+//   gpu/fast/fast_sampling.cuh).
 // Example: lanes holding 31 - lane, 100 + lane in a second warp: 0 in every lane of the
 //   first, 100 in every lane of the second (tests/gpu_kernels_test.cc, "GpuWarpMin").
 
+#include <cstdint>
+
 #include "gpu/block/block_model.h"
+#include "gpu/block/float_word.cuh"
 
 namespace sampcheck::gpu {
 
@@ -48,6 +64,39 @@ SAMPCHECK_KERNEL_BODY T CombineWarpValues(B& block, int warps, T identity, Value
   block.ForEachThread([&](Thread t) { r[t] = t.lane() < warps ? value_of(t.lane()) : identity; });
   WarpAllReduce(block, r, combine);
   return BlockUniform(block, r);
+}
+
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int LowestLane(std::uint32_t mask) {
+  int lowest = -1;
+  for (int l = kWarpSize; l-- > 0;) lowest = (mask >> l & 1u) != 0 ? l : lowest;
+  return lowest;
+}
+
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int HighestLane(std::uint32_t mask) {
+  int highest = -1;
+  for (int l = 0; l < kWarpSize; ++l) highest = (mask >> l & 1u) != 0 ? l : highest;
+  return highest;
+}
+
+template <class B, class R, class F>
+SAMPCHECK_KERNEL_BODY auto WarpValueOfLane(B& block, const F& from, const R& value) {
+  auto bits = Registers<std::uint64_t>(block);
+  block.ForEachThread([&](Thread t) { bits[t] = t.lane() == from(t) ? FloatWord(value[t]) : 0u; });
+  WarpAllReduce(block, bits, [](std::uint64_t a, std::uint64_t b) { return a | b; });
+  auto out = Registers<float>(block);
+  block.ForEachThread([&](Thread t) { out[t] = WordFloat(bits[t]); });
+  return out;
+}
+
+template <class B, class Active, class R>
+SAMPCHECK_KERNEL_BODY auto LastSegmentAtOrBelow(B& block, const Active& active, const R& mass, const R& start,
+                                                const R& x) {
+  auto hit = Registers<bool>(block);
+  block.ForEachThread([&](Thread t) { hit[t] = active(t) && mass[t] > 0.0f && start[t] <= x[t]; });
+  auto mask = Ballot(block, hit);
+  auto lane = Registers<int>(block);
+  block.ForEachThread([&](Thread t) { lane[t] = HighestLane(mask[t]); });
+  return lane;
 }
 
 }  // namespace sampcheck::gpu

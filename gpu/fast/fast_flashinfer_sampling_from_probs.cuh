@@ -51,6 +51,7 @@
 //   after 2 rounds (tests/gpu_fast_flashinfer_sampling_from_probs_test.cc).
 
 #include <cstdint>
+#include <limits>
 
 #include "gpu/block/block_model.h"
 #include "gpu/block/radix_select.cuh"
@@ -82,12 +83,14 @@ SAMPCHECK_KERNEL_BODY void FastFlashinferAbove(B& block, std::int64_t vocab, Wei
     c[th] = n;
     m[th] = acc;
   });
-  count = BlockUniform(block, FastBlockReduce<kThreads, std::uint32_t>(block, c, CountSum{}));
-  mass = BlockUniform(block, FastBlockReduce<kThreads, float>(block, m, FloatSum{}));
+  count = FastBlockReduce<kThreads, std::uint32_t>(block, c, CountSum{});
+  mass = FastBlockReduce<kThreads, float>(block, m, FloatSum{});
 }
 
 struct FloatMax {
-  // fmaxf(a, b) with a never NaN: a NaN b compares false and is ignored.
+  // fmaxf(a, b) with a never NaN: a NaN b compares false and is ignored. Commutative on what
+  // its callers reduce: maxima from 0.0f, never NaN or -0.0.
+  static constexpr float kIdentity = -std::numeric_limits<float>::infinity();
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float operator()(float a, float b) const { return b > a ? b : a; }
 };
 
@@ -124,7 +127,7 @@ struct FastFlashinferSamplingFromProbsKernel {
         finite[th] = n;
       });
       const std::uint32_t values =
-          BlockUniform(block, FastBlockReduce<kThreads, std::uint32_t>(block, finite, fast_detail::CountSum{}));
+          FastBlockReduce<kThreads, std::uint32_t>(block, finite, fast_detail::CountSum{});
       keep_none = rule.top_k == 0 || values == 0;
       if (!keep_none && rule.top_k < values) {
         const std::uint64_t kth = SelectKthKey<kThreads>(
@@ -144,7 +147,7 @@ struct FastFlashinferSamplingFromProbsKernel {
         }
         kept[th] = acc;
       });
-      const float sum = BlockUniform(block, FastBlockReduce<kThreads, float>(block, kept, fast_detail::FloatSum{}));
+      const float sum = FastBlockReduce<kThreads, float>(block, kept, fast_detail::FloatSum{});
       scale = 1.0f / (sum > 1e-8f ? sum : 1e-8f);
       rule.kind = FlashinferKind::kTopP;
     }
@@ -171,7 +174,7 @@ struct FastFlashinferSamplingFromProbsKernel {
         m[th] = acc;
       });
       const float pivot =
-          BlockUniform(block, FastBlockReduce<kThreads, float>(block, m, fast_detail::FloatMax{})) * min_p.Load(row);
+          FastBlockReduce<kThreads, float>(block, m, fast_detail::FloatMax{}) * min_p.Load(row);
       const float ub = u.Load(row * width);
       std::int64_t j = fast_detail::FastBlockInverseCdf<kThreads>(
           block, vocab, [&](std::int64_t i) { return weight(i) >= pivot ? weight(i) : 0.0f; },
@@ -183,7 +186,7 @@ struct FastFlashinferSamplingFromProbsKernel {
           for (std::int64_t i = th.x; i < vocab; i += kThreads) l = weight(i) >= pivot ? i : l;
           last[th] = l;
         });
-        j = BlockUniform(block, FastBlockReduce<kThreads, std::int64_t>(block, last, fast_detail::IndexMax{}));
+        j = FastBlockReduce<kThreads, std::int64_t>(block, last, fast_detail::IndexMax{});
       }
       store(j < 0 ? 0 : j, j >= 0, 1);
       return;

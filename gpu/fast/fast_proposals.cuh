@@ -135,35 +135,10 @@ SAMPCHECK_KERNEL_BODY void SumProposalLanes(B& block, R& lanes, Slots& slots, fl
   block.Sync();
 }
 
-namespace proposals_detail {
-
-// 1 + the highest lane whose bit is set in `mask`, 0 when none (registers only).
-SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int LastLane(std::uint32_t mask) {
-  int last = 0;
-  for (int l = 0; l < kWarpSize; ++l) last = (mask >> l & 1u) != 0 ? l + 1 : last;
-  return last;
-}
-
-// In every lane of each warp: `value` of the lane from(t) names (the same in the warp; none
-// when no lane has that number: 0), by a butterfly of bits (one lane contributes, the others 0).
-template <class B, class R, class F>
-SAMPCHECK_KERNEL_BODY auto WarpValueOfLane(B& block, const F& from, const R& value) {
-  auto bits = Registers<std::uint64_t>(block);
-  block.ForEachThread([&](Thread t) { bits[t] = t.lane() == from(t) ? FloatWord(value[t]) : 0u; });
-  WarpAllReduce(block, bits, [](std::uint64_t a, std::uint64_t b) { return a | b; });
-  auto out = Registers<float>(block);
-  block.ForEachThread([&](Thread t) { out[t] = WordFloat(bits[t]); });
-  return out;
-}
-
-}  // namespace proposals_detail
-
 // mass: Registers<float>.
 template <int kThreads, int kD, class B, class R, class Slots, class KeyOf, class Weight>
 SAMPCHECK_KERNEL_BODY void DrawProposals(B& block, std::int64_t vocab, R& mass, Slots& slots, const KeyOf& key_of,
                                          Weight weight, const float (&u)[kD], std::int64_t (&picks)[kD], float& total) {
-  using proposals_detail::LastLane;
-  using proposals_detail::WarpValueOfLane;
   constexpr int kWarps = kThreads / kWarpSize;
   static_assert(kWarps <= kWarpSize, "a lane per warp");
   SAMPCHECK_SHARED(block, std::int64_t, proposal_picks, kD);
@@ -194,14 +169,9 @@ SAMPCHECK_KERNEL_BODY void DrawProposals(B& block, std::int64_t vocab, R& mass, 
   for (int round = 0; round * kWarps < kD; ++round) {
     auto d_of = [&](Thread t) { return round * kWarps + t.warp(); };
     auto x = Registers<float>(block);
-    auto hit = Registers<bool>(block);
-    block.ForEachThread([&](Thread t) {
-      x[t] = d_of(t) < kD ? u[d_of(t)] * all[t] : 0.0f;
-      hit[t] = d_of(t) < kD && t.lane() < kWarps && wm[t] > 0.0f && warp_start[t] <= x[t];
-    });
-    auto warps_hit = Ballot(block, hit);
-    auto warp = Registers<int>(block);  // -1: no token of positive weight
-    block.ForEachThread([&](Thread t) { warp[t] = LastLane(warps_hit[t]) - 1; });
+    block.ForEachThread([&](Thread t) { x[t] = d_of(t) < kD ? u[d_of(t)] * all[t] : 0.0f; });
+    const auto warp = LastSegmentAtOrBelow(  // -1: no token of positive weight
+        block, [&](Thread t) { return d_of(t) < kD && t.lane() < kWarps; }, wm, warp_start, x);
     auto c_w = WarpValueOfLane(
         block, [&](Thread t) { return warp[t]; }, warp_start);
     // The lanes of warp `warp`: their masses from C_w.
@@ -214,13 +184,10 @@ SAMPCHECK_KERNEL_BODY void DrawProposals(B& block, std::int64_t vocab, R& mass, 
       lane_start[t] = c_w[t];
     });
     WarpButterflyScan(block, lane_sum, lane_start);
-    block.ForEachThread([&](Thread t) { hit[t] = warp[t] >= 0 && lm[t] > 0.0f && lane_start[t] <= x[t]; });
-    auto lanes_hit = Ballot(block, hit);
+    const auto lane = LastSegmentAtOrBelow(
+        block, [&](Thread t) { return warp[t] >= 0; }, lm, lane_start, x);
     auto owner = Registers<int>(block);  // a thread of the block, -1: none
-    block.ForEachThread([&](Thread t) {
-      const int l = LastLane(lanes_hit[t]) - 1;
-      owner[t] = warp[t] >= 0 && l >= 0 ? warp[t] * kWarpSize + l : -1;
-    });
+    block.ForEachThread([&](Thread t) { owner[t] = lane[t] >= 0 ? warp[t] * kWarpSize + lane[t] : -1; });
     auto owner_start = WarpValueOfLane(
         block, [&](Thread t) { return owner[t] % kWarpSize; }, lane_start);
     // The owner's indices owner + j kThreads, j < n: lane l sums the run [l c, (l + 1) c).
@@ -247,10 +214,10 @@ SAMPCHECK_KERNEL_BODY void DrawProposals(B& block, std::int64_t vocab, R& mass, 
     auto run_mass = Registers<float>(block);
     block.ForEachThread([&](Thread t) { run_mass[t] = run_sum[t]; });
     WarpButterflyScan(block, run_sum, run_start);
-    block.ForEachThread([&](Thread t) { hit[t] = owner[t] >= 0 && run_mass[t] > 0.0f && run_start[t] <= x[t]; });
-    auto runs_hit = Ballot(block, hit);
+    const auto walker = LastSegmentAtOrBelow(
+        block, [&](Thread t) { return owner[t] >= 0; }, run_mass, run_start, x);
     block.ForEachThread([&](Thread t) {
-      if (t.lane() != LastLane(runs_hit[t]) - 1) return;  // the run holding x walks it
+      if (t.lane() != walker[t]) return;  // the run holding x walks it
       std::int64_t first = 0, end = 0, chosen = -1;
       run(t, first, end);
       float c = run_start[t];
@@ -264,7 +231,7 @@ SAMPCHECK_KERNEL_BODY void DrawProposals(B& block, std::int64_t vocab, R& mass, 
       proposal_picks.Store(d_of(t), chosen);
     });
     block.ForEachThread([&](Thread t) {  // no run of positive mass: no token of P has weight
-      if (t.lane() == 0 && d_of(t) < kD && runs_hit[t] == 0) proposal_picks.Store(d_of(t), -1);
+      if (t.lane() == 0 && d_of(t) < kD && walker[t] < 0) proposal_picks.Store(d_of(t), -1);
     });
   }
   block.Sync();

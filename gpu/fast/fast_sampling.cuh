@@ -111,6 +111,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
@@ -186,53 +187,55 @@ struct ScaledOrderKeys {
   }
 };
 
+// The reductions' operations (commutative), each with its neutral value.
 struct FloatSum {
+  static constexpr float kIdentity = 0.0f;
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float operator()(float a, float b) const { return a + b; }
 };
 struct CountSum {
+  static constexpr std::uint32_t kIdentity = 0;
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const {
     return a + b;
   }
 };
-struct KeyMax {
-  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t operator()(std::uint64_t a, std::uint64_t b) const {
-    return a > b ? a : b;
-  }
-};
 struct KeyMin {
+  static constexpr std::uint64_t kIdentity = ~std::uint64_t{0};
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t operator()(std::uint64_t a, std::uint64_t b) const {
     return a < b ? a : b;
   }
 };
+struct IndexMin {  // kNoToken (no pick) is the identity
+  static constexpr std::int64_t kIdentity = std::numeric_limits<std::int64_t>::max();
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t operator()(std::int64_t a, std::int64_t b) const {
+    return a < b ? a : b;
+  }
+};
 struct IndexMax {
+  static constexpr std::int64_t kIdentity = std::numeric_limits<std::int64_t>::min();
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t operator()(std::int64_t a, std::int64_t b) const {
     return a > b ? a : b;
   }
 };
 
-// A production block reduction (CUB's BlockReduce WARP_REDUCTIONS shape): a butterfly
-// (ShuffleXor 16 .. 1) inside each warp, lane 0 of each warp stores its warp's value, then
-// every thread folds the warp values in warp order. Not the canonical 1024-lane tree: the
-// order depends on kThreads. Consumes `lane`; returns the result in every thread, then a
-// barrier so that the next reduction may reuse shared memory.
+// A production block reduction (CUB's BlockReduce WARP_REDUCTIONS shape): a butterfly inside
+// each warp (WarpAllReduce), lane 0 of each warp stores its warp's value, then lane w of every
+// warp loads warp w's value and a second butterfly combines them (CombineWarpValues,
+// gpu/block/warp_min.cuh): one load a thread, where a fold in warp order loaded kWarps in
+// sequence. Not the canonical 1024-lane tree: the order depends on kThreads. Op: commutative
+// (the same bits in every thread), Op::kIdentity its neutral value (the lanes past the last
+// warp). Consumes `lane`; returns the result (the same in every thread), then a barrier so
+// that the next reduction may reuse shared memory.
 template <int kThreads, class T, class B, class R, class Op>
-SAMPCHECK_KERNEL_BODY auto FastBlockReduce(B& block, R& lane, Op op) {
+SAMPCHECK_KERNEL_BODY T FastBlockReduce(B& block, R& lane, Op op) {
   constexpr int kWarps = kThreads / kWarpSize;
-  for (int m = kWarpSize / 2; m >= 1; m /= 2) {
-    auto other = ShuffleXor(block, lane, m);
-    block.ForEachThread([&](Thread t) { lane[t] = op(lane[t], other[t]); });
-  }
+  WarpAllReduce(block, lane, op);
   SAMPCHECK_SHARED(block, T, warp_values, kWarps);
   block.ForEachThread([&](Thread t) {
     if (t.lane() == 0) warp_values.Store(t.warp(), lane[t]);
   });
   block.Sync();
-  auto result = Registers<T>(block);
-  block.ForEachThread([&](Thread t) {
-    T acc = warp_values.Load(0);
-    for (int w = 1; w < kWarps; ++w) acc = op(acc, warp_values.Load(w));
-    result[t] = acc;
-  });
+  const T result = CombineWarpValues<T>(
+      block, kWarps, Op::kIdentity, [&](int w) { return warp_values.Load(w); }, op);
   block.Sync();
   return result;
 }
@@ -240,95 +243,120 @@ SAMPCHECK_KERNEL_BODY auto FastBlockReduce(B& block, R& lane, Op op) {
 // The inverse CDF of a row's weights in index order, in a free order (a production sampler's
 // block scan, not the canonical sequential sum): thread t owns the contiguous chunk
 // [t * c, (t + 1) * c), c = ceil(V / kThreads), and sums its weights in index order; the chunk
-// masses are scanned (Hillis-Steele, ping-pong between two shared arrays, each thread's own
-// running sum kept in a register); an owner of x = target_of(total), a thread with
-// inclusive[t - 1] <= x < inclusive[t], walks its chunk from inclusive[t - 1] and takes the
-// first i with w_i > 0 whose running sum exceeds x (the last such i of its chunk when rounding
-// keeps the sum at or below x). The scan's sums round in different trees, so two threads may
-// own x (one of them perhaps with no positive weight to walk): the lowest owner that picks an i
-// gives the token (the smallest pick: chunks ascend with t), found by a ballot in each warp and
-// the warps' picks in warp order. No owner (x rounded up to the total): the last i with
-// w_i > 0, a reduction run only then. weight(i): w_i, finite >= 0, called twice per entry at
-// most (never stored). Returns the token in every thread (-1 when every w_i is 0) and the total
-// in `total`; ends with a barrier, so that its shared arrays may be reused.
+// masses are scanned by warps (BlockExclusiveScan, gpu/block/block_exclusive_scan.cuh: one
+// barrier) and each thread stores its inclusive sum inclusive[t] = (its exclusive offset) +
+// (its mass). x = target_of(total), total = inclusive[kThreads - 1]. An owner of x is a thread
+// of positive mass with inclusive[t - 1] <= x < inclusive[t] (the stored values, so the ranges
+// cover [0, total) without a gap). The offsets round in other trees than the chunk sums, so
+// inclusive[] need not increase and two threads may own x: the lowest owner gives the token.
+// Its warp walks its chunk (the lowest owner of each warp, found by a Ballot): lane l sums the
+// run [l r, (l + 1) r) of the chunk, r = ceil(c / 32), a butterfly scan (WarpButterflyScan)
+// starts each run at inclusive[t - 1] plus the runs before it, the run holding x is the last of
+// positive mass starting at or below x (LastSegmentAtOrBelow, gpu/block/warp_min.cuh), and its
+// lane walks it: the first i with w_i > 0 whose running sum exceeds x (the last such i of the
+// run when rounding keeps the sum at or below x). About 2 r reads a lane, where the owner
+// walking its chunk alone read up to c in sequence. The block's smallest pick (chunks ascend
+// with t) is the lowest owner's, found by FastBlockReduce. No owner (x rounded up to the
+// total): the last i with w_i > 0, a reduction run only then. weight(i): w_i, finite >= 0,
+// called three times per entry at most (never stored). Returns the token in every thread (-1
+// when every w_i is 0) and the total in `total`; ends with a barrier, so that its shared
+// arrays may be reused. Barriers: 4 (6 when no thread picks: the fallback's reduction), where
+// a Hillis-Steele scan took 11 and the warps' picks were searched in warp order, up to kWarps
+// reads a thread.
 template <int kThreads, class B, class Weight, class TargetOf>
 SAMPCHECK_KERNEL_BODY std::int64_t FastBlockInverseCdf(B& block, std::int64_t vocab, Weight weight, TargetOf target_of,
                                                        float& total) {
-  constexpr int kWarps = kThreads / kWarpSize;
   const std::int64_t chunk = (vocab + kThreads - 1) / kThreads;
-  SAMPCHECK_SHARED(block, float, scan_a, kThreads);
-  SAMPCHECK_SHARED(block, float, scan_b, kThreads);
-  SAMPCHECK_SHARED(block, std::int64_t, warp_pick, kWarps);
+  const std::int64_t run = (chunk + kWarpSize - 1) / kWarpSize;
+  SAMPCHECK_SHARED(block, float, inclusive, kThreads);
+  // [first, end) of thread t's chunk.
+  auto chunk_of = [&](std::int64_t t, std::int64_t& first, std::int64_t& end) {
+    first = t * chunk < vocab ? t * chunk : vocab;
+    end = first + chunk < vocab ? first + chunk : vocab;
+  };
   // Each thread's contiguous chunk: its mass and its last positive weight.
   auto last = Registers<std::int64_t>(block);
-  auto own = Registers<float>(block);  // the thread's inclusive sum at the scan's current level
+  auto own = Registers<float>(block);
   block.ForEachThread([&](Thread th) {
     float acc = 0.0f;
-    std::int64_t l = -1;
-    const std::int64_t end = (th.x + 1) * chunk < vocab ? (th.x + 1) * chunk : vocab;
-    for (std::int64_t i = th.x * chunk; i < end; ++i) {
+    std::int64_t l = -1, first = 0, end = 0;
+    chunk_of(th.x, first, end);
+    for (std::int64_t i = first; i < end; ++i) {
       const float w = weight(i);
       if (w > 0.0f) {
         acc += w;
         l = i;
       }
     }
-    scan_a.Store(th.x, acc);
     own[th] = acc;
     last[th] = l;
   });
-  block.Sync();
-  bool in_a = true;
-  for (int d = 1; d < kThreads; d *= 2) {
-    auto& src = in_a ? scan_a : scan_b;
-    auto& dst = in_a ? scan_b : scan_a;
-    block.ForEachThread([&](Thread th) {
-      if (th.x >= d) own[th] = src.Load(th.x - d) + own[th];
-      dst.Store(th.x, own[th]);
-    });
-    block.Sync();
-    in_a = !in_a;
-  }
-  auto& inclusive = in_a ? scan_a : scan_b;
-  auto pick = Registers<std::int64_t>(block);
+  float scanned = 0.0f;  // the scan's own total, unused: the owners' ranges end at inclusive[kThreads - 1]
+  auto offset = BlockExclusiveScan<kThreads>(block, own, scanned);
+  block.ForEachThread([&](Thread th) {
+    own[th] = offset[th] + own[th];
+    inclusive.Store(th.x, own[th]);
+  });
+  block.Sync();  // also the scan's: its warp sums may be rewritten
+  auto x = Registers<float>(block);
+  auto before = Registers<float>(block);
   auto owns = Registers<bool>(block);
   block.ForEachThread([&](Thread th) {
     total = inclusive.Load(kThreads - 1);
-    const float target = target_of(total);
-    const float before = th.x == 0 ? 0.0f : inclusive.Load(th.x - 1);
-    const float upto = own[th];
+    x[th] = target_of(total);
+    before[th] = th.x == 0 ? 0.0f : inclusive.Load(th.x - 1);
+    owns[th] = last[th] >= 0 && before[th] <= x[th] && x[th] < own[th];
+  });
+  auto owners = Ballot(block, owns);
+  auto owner = Registers<int>(block);  // each warp's lowest owner (a lane), -1: none
+  block.ForEachThread([&](Thread th) { owner[th] = LowestLane(owners[th]); });
+  // The owner's chunk in runs of `run` entries, lane l's the l-th.
+  auto run_of = [&](Thread th, std::int64_t& first, std::int64_t& end) {
+    std::int64_t chunk_first = 0, chunk_end = 0;
+    chunk_of(th.warp() * kWarpSize + owner[th], chunk_first, chunk_end);
+    first = chunk_first + th.lane() * run < chunk_end ? chunk_first + th.lane() * run : chunk_end;
+    end = first + run < chunk_end ? first + run : chunk_end;
+  };
+  auto run_mass = Registers<float>(block);
+  auto run_sum = Registers<float>(block);
+  auto run_start = WarpValueOfLane(
+      block, [&](Thread th) { return owner[th]; }, before);
+  block.ForEachThread([&](Thread th) {
+    float m = 0.0f;
+    if (owner[th] >= 0) {
+      std::int64_t first = 0, end = 0;
+      run_of(th, first, end);
+      for (std::int64_t i = first; i < end; ++i) {
+        const float w = weight(i);
+        if (w > 0.0f) m += w;
+      }
+    }
+    run_mass[th] = m;
+    run_sum[th] = m;
+  });
+  WarpButterflyScan(block, run_sum, run_start);
+  const auto walker = LastSegmentAtOrBelow(
+      block, [&](Thread th) { return owner[th] >= 0; }, run_mass, run_start, x);
+  auto pick = Registers<std::int64_t>(block);
+  block.ForEachThread([&](Thread th) {
     std::int64_t chosen = kNoToken;
-    if (before <= target && target < upto) {
-      float c = before;
-      const std::int64_t end = (th.x + 1) * chunk < vocab ? (th.x + 1) * chunk : vocab;
-      for (std::int64_t i = th.x * chunk; i < end; ++i) {
+    if (th.lane() == walker[th]) {
+      std::int64_t first = 0, end = 0;
+      run_of(th, first, end);
+      float c = run_start[th];
+      for (std::int64_t i = first; i < end; ++i) {
         const float w = weight(i);
         if (!(w > 0.0f)) continue;
         c += w;
-        chosen = i;  // the last positive weight when rounding keeps c at or below target
-        if (c > target) break;
+        chosen = i;  // the last positive weight when rounding keeps c at or below x
+        if (c > x[th]) break;
       }
     }
     pick[th] = chosen;
-    owns[th] = chosen != kNoToken;
   });
-  // Each warp's lowest owner (lane 0 when the warp has none) gives the warp's pick.
-  auto owners = Ballot(block, owns);
-  block.ForEachThread([&](Thread th) {
-    const std::uint32_t below = owners[th] & ((1u << th.lane()) - 1u);
-    if (owns[th] ? below == 0 : (th.lane() == 0 && owners[th] == 0)) warp_pick.Store(th.warp(), pick[th]);
-  });
-  block.Sync();
-  auto first = Registers<std::int64_t>(block);
-  block.ForEachThread([&](Thread th) {
-    std::int64_t j = kNoToken;
-    for (int w = 0; w < kWarps && j == kNoToken; ++w) j = warp_pick.Load(w);
-    first[th] = j;
-  });
-  block.Sync();  // the shared arrays may be rewritten by the next call
-  std::int64_t j = BlockUniform(block, first);
-  if (j == kNoToken) {  // target rounded up to the total
-    j = BlockUniform(block, FastBlockReduce<kThreads, std::int64_t>(block, last, IndexMax{}));
+  std::int64_t j = FastBlockReduce<kThreads, std::int64_t>(block, pick, IndexMin{});  // ends with a barrier
+  if (j == kNoToken) {  // x rounded up to the total
+    j = FastBlockReduce<kThreads, std::int64_t>(block, last, IndexMax{});
   }
   return j;
 }
@@ -504,7 +532,7 @@ SAMPCHECK_KERNEL_BODY void SampleOnSurvivors(B& block, KeyOf key_of, Slices slic
                  [&](std::int64_t, std::uint64_t key) { acc += math::ExpF32Cr(ValueOfDescendingKey(key) - m); });
       lane[t] = acc;
     });
-    row_mass = BlockUniform(block, FastBlockReduce<kThreads, float>(block, lane, FloatSum{}));
+    row_mass = FastBlockReduce<kThreads, float>(block, lane, FloatSum{});
   }
   const float u = rng::UniformClosedOpen24F32(rng::CurandPhiloxWord(seed, position, 0));
   DrawOnSurvivors<kThreads>(block, survivor_weights, k, SurvivorRules{p, mp, joint, row_mass, bug}, u,
@@ -725,8 +753,7 @@ struct FastSamplingKernel {
         }
         key_lane[th] = best;
       });
-      first_key = BlockUniform(
-          block, fast_detail::FastBlockReduce<kThreads, std::uint64_t>(block, key_lane, fast_detail::KeyMin{}));
+      first_key = fast_detail::FastBlockReduce<kThreads, std::uint64_t>(block, key_lane, fast_detail::KeyMin{});
       if (propose) draw_proposals(first_key, fast_detail::kNoKey);
     }
     const auto first = fast_detail::IndexOfRuleKey(first_key, vocab, high_first);
@@ -857,10 +884,10 @@ struct FastSamplingKernel {
           mass[th] = acc;
         });
         const std::uint64_t won =
-            BlockUniform(block, fast_detail::FastBlockReduce<kThreads, std::uint64_t>(block, best, fast_detail::KeyMin{}));
+            fast_detail::FastBlockReduce<kThreads, std::uint64_t>(block, best, fast_detail::KeyMin{});
         if (round == 0 && p < 1.0f && !mass_known) {
           top_k_mass =
-              BlockUniform(block, fast_detail::FastBlockReduce<kThreads, float>(block, mass, fast_detail::FloatSum{}));
+              fast_detail::FastBlockReduce<kThreads, float>(block, mass, fast_detail::FloatSum{});
         }
         j = won == fast_detail::kNoKey ? -1 : static_cast<std::int64_t>(won & 0xffffffffu);
       }
@@ -879,8 +906,8 @@ struct FastSamplingKernel {
                      [&](std::int64_t, std::uint64_t key) { c += key < rank_bound ? 1u : 0u; });
           rank[th] = c;
         });
-        accept = static_cast<std::int64_t>(BlockUniform(
-                     block, fast_detail::FastBlockReduce<kThreads, std::uint32_t>(block, rank, fast_detail::CountSum{}))) < k;
+        accept = static_cast<std::int64_t>(
+                     fast_detail::FastBlockReduce<kThreads, std::uint32_t>(block, rank, fast_detail::CountSum{})) < k;
       }
       if (accept && (p < 1.0f || rule.top_p_joint)) {
         auto before = Registers<float>(block);
@@ -892,7 +919,7 @@ struct FastSamplingKernel {
           before[th] = acc;
         });
         const float ej_before =
-            BlockUniform(block, fast_detail::FastBlockReduce<kThreads, float>(block, before, fast_detail::FloatSum{}));
+            fast_detail::FastBlockReduce<kThreads, float>(block, before, fast_detail::FloatSum{});
         const float tested = options.bug == FastSamplingBug::kTopPOffByOne ? ej_before - ej : ej_before;
         // sglang: E_j <= p * S, S the whole row's mass (T is every token there).
         accept = ej_before == 0.0f || (rule.top_p_joint ? tested <= p * top_k_mass : tested < p * top_k_mass);

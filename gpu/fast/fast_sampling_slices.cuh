@@ -98,9 +98,10 @@ struct FastSamplingSlicesKernel {
                                 [&](std::int64_t, std::uint64_t key) { best = key < best ? key : best; });
         lane[th] = best;
       });
-      auto first = fast_detail::FastBlockReduce<kThreads, std::uint64_t>(block, lane, fast_detail::KeyMin{});
+      const std::uint64_t first =
+          fast_detail::FastBlockReduce<kThreads, std::uint64_t>(block, lane, fast_detail::KeyMin{});
       block.ForEachThread([&](Thread th) {
-        if (th.x == 0) slices.Store(out + g, first[th]);
+        if (th.x == 0) slices.Store(out + g, first);
       });
       return;
     }

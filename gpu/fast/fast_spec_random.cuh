@@ -109,8 +109,8 @@ struct FastSpecRandomKernel {
         }
         best[th] = b;
       });
-      const std::uint64_t won = BlockUniform(
-          block, fast_detail::FastBlockReduce<kThreads, std::uint64_t>(block, best, fast_detail::KeyMin{}));
+      const std::uint64_t won =
+          fast_detail::FastBlockReduce<kThreads, std::uint64_t>(block, best, fast_detail::KeyMin{});
       token = static_cast<std::int64_t>(won & 0xffffffffu);
     } else {
       const std::int64_t ui = rejected ? (k + 1 < n ? k + 1 : n) : n;
