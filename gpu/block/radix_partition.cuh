@@ -113,11 +113,12 @@
 //   visit's first are not sorted. c's keys are only loaded; b's weights are stored at its keys'
 //   slots (slot j is thread 1023 - j's; two to a word, the odd slot's weight from the
 //   neighbour lane by one shuffle), no rank; a's walk is any_order.walk. When it answers
-//   kPartitionChunkUnordered, a is sorted then from its keys in registers (the warp sort into
-//   PartitionWarpSlots, a barrier; the ranks, and the weights stored again in a's buffer, a
-//   barrier), walked in order, and its verdict read after a third barrier: the pipeline sorts
-//   only the visit's first chunk (its walk starts from E = 0, on no weight's grid), so those
-//   slots are free. An unsorted chunk's walk ends only at its last position, its largest key:
+//   kPartitionChunkUnordered, a is sorted then from its keys in registers (each warp's keys
+//   in its lanes, stored in PartitionWarpSlots, a barrier; pairwise merges of the 32 runs,
+//   MergeRuns, 8 barriers; each key stored at its place, a barrier; the weights stored again
+//   in a's buffer, a barrier), walked in order, and its verdict read after one more barrier:
+//   the pipeline sorts only the visit's first chunk (its walk starts from E = 0, on no
+//   weight's grid), so those slots are free. An unsorted chunk's walk ends only at its last position, its largest key:
 //   finish takes it by a WarpMin of the complements and one barrier.
 // - Flat rows (n = vocab and one value key: the smallest and largest keys differ in their
 //   index bits alone): the order is the index order and entry i's key is the value key and i,
@@ -1276,8 +1277,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   auto key_b = Registers<std::uint64_t>(block), key_a = Registers<std::uint64_t>(block),
        key_z = Registers<std::uint64_t>(block);
   auto below_b = Registers<std::uint32_t>(block), rank_b = Registers<std::uint32_t>(block),
-       rank_a = Registers<std::uint32_t>(block), rank_z = Registers<std::uint32_t>(block),
-       below_a = Registers<std::uint32_t>(block);  // below_a: an unsorted chunk a's ranks in its warps, once sorted
+       rank_a = Registers<std::uint32_t>(block), rank_z = Registers<std::uint32_t>(block);
   bool has_a = false, has_b = false, second_a = false, second_b = false, second_next = false, slot = false;
   bool sorted_z = true, sorted_a = true, sorted_b = true;  // unsorted: placed for the any-order walk
   std::int64_t safe = 0;  // keys after the last chunk walked that cannot end the walk
@@ -1285,7 +1285,8 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   constexpr std::uint64_t kPosition = 0xffffffffu;
   // The key at `position` (a's, or the last of the chunk before a) to the visitor. An unsorted
   // chunk's walk ends only at its last position, its largest key: each warp's by a WarpMin of
-  // the complements, the block's by thread 0 over the warps' (one barrier more, once a visit).
+  // the complements, the block's by CombineWarpValues over the warps' (one barrier more, once
+  // a visit).
   auto finish = [&](bool stopped, std::uint64_t position) {
     const std::int64_t j = static_cast<std::int64_t>(position) - base_a;  // 0: the chunk before a
     if (j >= 1 ? !sorted_a : !sorted_z) {
@@ -1298,14 +1299,11 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
         if (t.lane() == 0) warp_slots.Store(t.warp(), top[t]);
       });
       block.Sync();
+      const std::uint64_t least = CombineWarpValues<std::uint64_t>(
+          block, kCanonicalLanes / kWarpSize, ~std::uint64_t{0}, [&](int w) { return warp_slots.Load(w); },
+          [](std::uint64_t a, std::uint64_t b) { return b < a ? b : a; });
       block.ForEachThread([&](Thread t) {
-        if (t.x != 0) return;
-        std::uint64_t least = ~std::uint64_t{0};
-        for (int w = 0; w < kCanonicalLanes / kWarpSize; ++w) {
-          const std::uint64_t x = warp_slots.Load(w);
-          least = x < least ? x : least;
-        }
-        uniform.Store(2, ~least);
+        if (t.x == 0) uniform.Store(2, ~least);
       });
     } else {
       block.ForEachThread([&](Thread t) {
@@ -1432,13 +1430,39 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       block.ForEachThread([&](Thread) { verdict = uniform.Load(slot ? 1 : 0); });
       if constexpr (kAnyOrder) {
         if ((verdict >> 62) == 3) {
-          // The any-order walk needs a in order: sorted from its keys in registers (its warps'
-          // slots in warp_slots, free: only the visit's first chunk is sorted in the pipeline),
-          // its weights placed again in its buffer (its walk read them before the barrier),
-          // then walked by a redo.
-          warp_sort(key_a, below_a, size_a, false);
+          // The any-order walk needs a in order: sorted from its keys in registers, its weights
+          // placed again in its buffer (its walk read them before the barrier), then walked by
+          // a redo. The sort (in warp_slots, free: only the visit's first chunk is sorted in
+          // the pipeline): each warp's keys in its lanes' registers (WarpSortSlots), stored at
+          // the lanes' slots, then pairwise merges of the 32 runs keeping the first size_a
+          // (MergeRuns, gpu/block/merge_runs.cuh: 8 barriers, at most 40 reads a key, where a
+          // binary search of each other warp's run took 186); each key stored at its place, and
+          // the thread of an even place reads the next one for its weight word. Thread t then
+          // holds the key of lane slot t (key_a) and its place (rank_a; ~0u for the padding).
+          auto held = Registers<SlotKeys<1>>(block);
+          block.ForEachThread([&](Thread t) { held[t].v[0] = key_slot(t) < size_a ? key_a[t] : kNoKey; });
+          WarpSortSlots<1>(block, held);
+          block.ForEachThread([&](Thread t) { warp_slots.Store(t.x, held[t].v[0]); });
           block.Sync();
-          block.ForEachThread([&](Thread t) { rank_a[t] = place(t, key_a[t], below_a[t], size_a, false, second_a); });
+          block.ForEachThread([&](Thread t) { rank_a[t] = ~0u; });
+          MergeRuns<kCanonicalLanes>(block, warp_slots, held, kWarpSize, kCanonicalLanes / kWarpSize,
+                                     static_cast<int>(size_a), [&](Thread t, int position, std::uint64_t) {
+                                       rank_a[t] = static_cast<std::uint32_t>(position);
+                                     });
+          block.Sync();  // the last merge level's searches read the slots
+          block.ForEachThread([&](Thread t) {
+            key_a[t] = held[t].v[0];
+            if (rank_a[t] != ~0u) warp_slots.Store(rank_a[t], key_a[t]);
+          });
+          block.Sync();
+          block.ForEachThread([&](Thread t) {
+            const std::uint32_t r = rank_a[t];
+            if (r == ~0u || r % 2 != 0) return;
+            const std::uint64_t next = r + 1 < size_a ? warp_slots.Load(r + 1) : kNoKey;
+            const std::uint64_t w = FloatWord(visit.weight(key_a[t])) |
+                                    (next != kNoKey ? FloatWord(visit.weight(next)) << 32 : std::uint64_t{0});
+            (second_a ? weight_words : weights).Store(r / 2, w);
+          });
           block.Sync();
           sorted_a = true;
           redo = true;
