@@ -118,8 +118,9 @@
 //   MergeRuns, 8 barriers; each key stored at its place, a barrier; the weights stored again
 //   in a's buffer, a barrier), walked in order, and its verdict read after one more barrier:
 //   the pipeline sorts only the visit's first chunk (its walk starts from E = 0, on no
-//   weight's grid), so those slots are free. An unsorted chunk's walk ends only at its last position, its largest key:
-//   finish takes it by a WarpMin of the complements and one barrier.
+//   weight's grid), so those slots are free. An unsorted chunk's walk ends only at its last
+//   position, its largest key: finish takes it by a WarpMin of the complements, one barrier
+//   and CombineWarpValues.
 // - Flat rows (n = vocab and one value key: the smallest and largest keys differ in their
 //   index bits alone): the order is the index order and entry i's key is the value key and i,
 //   so nothing is partitioned or read again: the rank's key, the fold's keys (with or without
@@ -1319,16 +1320,17 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // A sorted chunk's key at its rank (rank_in_chunk, from the warps' slots in `sorted` when
   // slots_second, else in warp_slots), the pair's weight word stored by the thread of its even
   // rank into the weights of weights_second; ~0u past the chunk.
+  // The weight word of ranks 2j and 2j + 1: the weights of `key` and `next` (0 for kNoKey, past
+  // the chunk).
+  auto pair_word = [&](std::uint64_t key, std::uint64_t next) {
+    return FloatWord(visit.weight(key)) | (next != kNoKey ? FloatWord(visit.weight(next)) << 32 : std::uint64_t{0});
+  };
   auto place = [&](Thread t, std::uint64_t key, std::uint32_t in_warp, std::int64_t size, bool slots_second,
                    bool weights_second) {
     if (key_slot(t) >= size) return ~0u;
     std::uint64_t next = kNoKey;
     const std::uint32_t r = rank_in_chunk(t, key, in_warp, size, slots_second, &next);
-    if (r % 2 == 0) {
-      const std::uint64_t w = FloatWord(visit.weight(key)) |
-                              (next != kNoKey ? FloatWord(visit.weight(next)) << 32 : std::uint64_t{0});
-      (weights_second ? weight_words : weights).Store(r / 2, w);
-    }
+    if (r % 2 == 0) (weights_second ? weight_words : weights).Store(r / 2, pair_word(key, next));
     return r;
   };
   // An unsorted chunk's weights at its keys' slots (slot j: thread 1023 - j), two to a word: the
@@ -1459,9 +1461,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
             const std::uint32_t r = rank_a[t];
             if (r == ~0u || r % 2 != 0) return;
             const std::uint64_t next = r + 1 < size_a ? warp_slots.Load(r + 1) : kNoKey;
-            const std::uint64_t w = FloatWord(visit.weight(key_a[t])) |
-                                    (next != kNoKey ? FloatWord(visit.weight(next)) << 32 : std::uint64_t{0});
-            (second_a ? weight_words : weights).Store(r / 2, w);
+            (second_a ? weight_words : weights).Store(r / 2, pair_word(key_a[t], next));
           });
           block.Sync();
           sorted_a = true;
