@@ -31,6 +31,7 @@
 #include "gpu/block/row_slices.cuh"
 #include "gpu/block/top_k_survivors.cuh"
 #include "gpu/block/warp_min.cuh"
+#include "gpu/block/warp_run_walk.cuh"
 #include "reference/reductions.h"
 #include "reference/exponential_race.h"  // the padded-row comparisons
 #include "reference/gumbel_max.h"
@@ -2236,6 +2237,66 @@ TEST(GpuWarpMin, LowestAndHighestLaneOfAMask) {
   EXPECT_EQ(HighestLane(0xffffffffu), 31);
   EXPECT_EQ(LowestLane(0x80000001u), 0);
   EXPECT_EQ(HighestLane(0x80000001u), 31);
+}
+
+// WalkWarpRuns (gpu/block/warp_run_walk.cuh), by hand. Every active warp has the contract's
+// runs: lane 0 {1, 0, 2} at indices 0, 1, 2, lane 1 {4} at index 100, the other lanes none
+// (masses 3 and 4, starts s = {start, start + 3}); each warp has its own start and target:
+//   warp 0: start 0, x = 3: s_1 = 3 <= 3, so lane 1, whose 3 + 4 > 3 at index 100;
+//   warp 1: x = 1: lane 0 (s_1 = 3 > 1): 1 is not above 1, the zero is skipped, 1 + 2 > 1: 2;
+//   warp 2: x = 7, the total: lane 1, 3 + 4 = 7 never exceeds 7: its last positive weight, 100;
+//   warp 3: start 10, x = 12.5: lane 0, 11, then 13 > 12.5: 2;
+//   warp 4: x = 0.5: lane 0, 1 > 0.5 at once: 0;
+//   warp 5: inactive: walker -1, no run visited, picks kept;
+//   warp 6: every weight 0: no run of positive mass, walker -1, picks kept.
+// Each active lane's run is visited once for its sum and the walker's once more; no barrier,
+// no shared access.
+TEST(GpuWarpRunWalk, TheRunHoldingTheTargetIsWalkedByItsLane) {
+  constexpr int kWarps = 7;
+  const float starts[kWarps] = {0.0f, 0.0f, 0.0f, 10.0f, 0.0f, 0.0f, 0.0f};
+  const float targets[kWarps] = {3.0f, 1.0f, 7.0f, 12.5f, 0.5f, 1.0f, 1.0f};
+  std::vector<std::int64_t> pick_of(kWarps * kWarpSize);
+  std::vector<int> walker_of(kWarps * kWarpSize), visits(kWarps * kWarpSize);
+  const LaunchReport r = emu::Launch("warp run walk", 1, kWarps * kWarpSize, [&](Block& block) {
+    auto start = Registers<float>(block);
+    auto x = Registers<float>(block);
+    auto pick = Registers<std::int64_t>(block);
+    block.ForEachThread([&](Thread t) {
+      start[t] = starts[t.warp()];
+      x[t] = targets[t.warp()];
+      pick[t] = -7;
+    });
+    auto visit_run = [&](Thread t, const auto& visit) {
+      ++visits[static_cast<std::size_t>(t.x)];
+      const float zero = t.warp() == 6 ? 0.0f : 1.0f;  // warp 6's weights all 0
+      if (t.lane() == 0) {
+        const float w[3] = {1.0f * zero, 0.0f, 2.0f * zero};
+        for (int i = 0; i < 3; ++i) {
+          if (visit(std::int64_t{i}, w[i])) return;
+        }
+      } else if (t.lane() == 1) {
+        (void)visit(std::int64_t{100}, 4.0f * zero);
+      }
+    };
+    const auto walker = WalkWarpRuns(
+        block, [](Thread t) { return t.warp() != 5; }, start, x, visit_run, pick);
+    block.ForEachThread([&](Thread t) {
+      pick_of[static_cast<std::size_t>(t.x)] = pick[t];
+      walker_of[static_cast<std::size_t>(t.x)] = walker[t];
+    });
+  });
+  ASSERT_TRUE(r.ok()) << r.Summary();
+  const int walkers[kWarps] = {1, 0, 1, 0, 0, -1, -1};
+  const std::int64_t picks[kWarps] = {100, 2, 100, 2, 0, -7, -7};
+  for (int t = 0; t < kWarps * kWarpSize; ++t) {
+    const int w = t / kWarpSize, lane = t % kWarpSize;
+    const auto i = static_cast<std::size_t>(t);
+    EXPECT_EQ(walker_of[i], walkers[w]) << t;
+    EXPECT_EQ(pick_of[i], lane == walkers[w] ? picks[w] : -7) << t;
+    EXPECT_EQ(visits[i], w == 5 ? 0 : lane == walkers[w] ? 2 : 1) << t;
+  }
+  EXPECT_EQ(r.counters.barriers, 0);
+  EXPECT_EQ(r.counters.SharedAccesses(), 0);
 }
 
 // The slices a batch offers (gpu/block/row_slices.cuh; their merge: tests/gpu_merge_runs_test.cc).

@@ -33,8 +33,8 @@
 //   lane l with active(l), mass_l > 0 and start_l <= x (x the same in the warp), -1 when none, by
 //   a Ballot: of segments that follow each other from the first start, the last one of
 //   positive mass that starts at or below x, the one that holds x (an inverse CDF's step over a
-//   warp's lanes: gpu-fast's proposals, gpu/fast/fast_proposals.cuh, and its inverse CDF's walk,
-//   gpu/fast/fast_sampling.cuh).
+//   warp's lanes: gpu-fast's proposals, gpu/fast/fast_proposals.cuh, and the walk of a warp's
+//   runs, gpu/block/warp_run_walk.cuh).
 // Example: lanes holding 31 - lane, 100 + lane in a second warp: 0 in every lane of the
 //   first, 100 in every lane of the second (tests/gpu_kernels_test.cc, "GpuWarpMin").
 

@@ -27,18 +27,18 @@
 //   the end, x_d at or past the total, the last of positive mass); its lane (owner) by the
 //   same rule over the warp's lanes' masses scanned from C_w; the owner's indices split into
 //   32 runs of consecutive ones, each lane summing one (ceil(n / 32) of the owner's n
-//   indices), scanned from the owner's start; the run by the same rule, and the run's lane
-//   walks it from the run's start: the first i of positive weight whose running sum exceeds
-//   x_d, else the run's last of positive weight. 2 shared loads a lane and about 2 vocab /
-//   (32 kThreads) entries a proposal (4 + 8 at V = 128256), where one thread a proposal
-//   loaded kWarps + 32 words and walked ceil(vocab / kThreads) entries in sequence (about
-//   210 accesses) until 2026-12-02. The sums are in a free order and the walk adds the
-//   exact weights, so a draw may differ from the exact inverse CDF where the two round
-//   differently (the distributional tier); with weights whose every sum is exact, it is the
-//   inverse CDF of the thread-major order. Result: picks[d], block-uniform, an index of
-//   positive weight (-1 only when no token of P has one). Two barriers, none at the end (the
-//   slots are free again, the picks' array is its own). `slots`: 1024 shared u64 the caller
-//   lends (their words carry float bits); undefined afterwards.
+//   indices), scanned from the owner's start (WalkWarpRuns, gpu/block/warp_run_walk.cuh); the
+//   run by the same rule, and the run's lane walks it from the run's start: the first i of
+//   positive weight whose running sum exceeds x_d, else the run's last of positive weight. 2
+//   shared loads a lane and about 2 vocab / (32 kThreads) entries a proposal (4 + 8 at V =
+//   128256), where one thread a proposal loaded kWarps + 32 words and walked ceil(vocab /
+//   kThreads) entries in sequence (about 210 accesses) until 2026-12-02. The sums are in a free
+//   order and the walk adds the exact weights, so a draw may differ from the exact inverse CDF
+//   where the two round differently (the distributional tier); with weights whose every sum is
+//   exact, it is the inverse CDF of the thread-major order. Result: picks[d], block-uniform, an
+//   index of positive weight (-1 only when no token of P has one). Two barriers, none at the
+//   end (the slots are free again, the picks' array is its own). `slots`: 1024 shared u64 the
+//   caller lends (their words carry float bits); undefined afterwards.
 // - SumProposalLanes: the block sums of some of kN floats per thread (a butterfly per value,
 //   two values packed in one 64-bit shuffle and one slot, then the warps' sums by the same
 //   butterfly, lane w loading warp w's: one load a pair, where every thread folded the kWarps
@@ -58,6 +58,7 @@
 #include "gpu/block/float_word.cuh"
 #include "gpu/block/key_reads.cuh"
 #include "gpu/block/warp_min.cuh"
+#include "gpu/block/warp_run_walk.cuh"
 #include "reference/math/exp.h"
 
 namespace sampcheck::gpu::fast_detail {
@@ -190,48 +191,20 @@ SAMPCHECK_KERNEL_BODY void DrawProposals(B& block, std::int64_t vocab, R& mass, 
     block.ForEachThread([&](Thread t) { owner[t] = lane[t] >= 0 ? warp[t] * kWarpSize + lane[t] : -1; });
     auto owner_start = WarpValueOfLane(
         block, [&](Thread t) { return owner[t] % kWarpSize; }, lane_start);
-    // The owner's indices owner + j kThreads, j < n: lane l sums the run [l c, (l + 1) c).
-    auto run = [&](Thread t, std::int64_t& first, std::int64_t& end) {
-      const std::int64_t n = owner[t] >= 0 && owner[t] < vocab ? (vocab - owner[t] + kThreads - 1) / kThreads : 0;
+    // The owner's indices owner + j kThreads, j < n, in runs: lane l's [l c, (l + 1) c).
+    auto visit_run = [&](Thread t, const auto& visit) {
+      const std::int64_t n = owner[t] < vocab ? (vocab - owner[t] + kThreads - 1) / kThreads : 0;
       const std::int64_t c = (n + kWarpSize - 1) / kWarpSize;
       const std::int64_t lo = t.lane() * c < n ? t.lane() * c : n, hi = lo + c < n ? lo + c : n;
-      first = owner[t] + lo * kThreads;
-      end = owner[t] + hi * kThreads;
+      (void)ForEachKeyUntil(key_of, owner[t] + lo * kThreads, owner[t] + hi * kThreads, kThreads,
+                            [&](std::int64_t i, std::uint64_t key) { return visit(i, weight(key)); });
     };
-    auto run_sum = Registers<float>(block);
-    auto run_start = Registers<float>(block);
-    block.ForEachThread([&](Thread t) {
-      std::int64_t first = 0, end = 0;
-      run(t, first, end);
-      float r = 0.0f;
-      ForEachKey(key_of, first, end, kThreads, [&](std::int64_t, std::uint64_t key) {
-        const float w = weight(key);
-        if (w > 0.0f) r += w;
-      });
-      run_sum[t] = r;
-      run_start[t] = owner_start[t];
-    });
-    auto run_mass = Registers<float>(block);
-    block.ForEachThread([&](Thread t) { run_mass[t] = run_sum[t]; });
-    WarpButterflyScan(block, run_sum, run_start);
-    const auto walker = LastSegmentAtOrBelow(
-        block, [&](Thread t) { return owner[t] >= 0; }, run_mass, run_start, x);
-    block.ForEachThread([&](Thread t) {
-      if (t.lane() != walker[t]) return;  // the run holding x walks it
-      std::int64_t first = 0, end = 0, chosen = -1;
-      run(t, first, end);
-      float c = run_start[t];
-      (void)ForEachKeyUntil(key_of, first, end, kThreads, [&](std::int64_t i, std::uint64_t key) {
-        const float w = weight(key);
-        if (!(w > 0.0f)) return false;
-        c += w;
-        chosen = i;  // the last positive weight when rounding keeps c at or below x
-        return c > x[t];
-      });
-      proposal_picks.Store(d_of(t), chosen);
-    });
-    block.ForEachThread([&](Thread t) {  // no run of positive mass: no token of P has weight
-      if (t.lane() == 0 && d_of(t) < kD && walker[t] < 0) proposal_picks.Store(d_of(t), -1);
+    auto pick = Registers<std::int64_t>(block);  // -1: no token of P has weight
+    block.ForEachThread([&](Thread t) { pick[t] = -1; });
+    const auto walker = WalkWarpRuns(
+        block, [&](Thread t) { return owner[t] >= 0; }, owner_start, x, visit_run, pick);
+    block.ForEachThread([&](Thread t) {  // the run holding x, else lane 0, stores the pick
+      if (d_of(t) < kD && t.lane() == (walker[t] >= 0 ? walker[t] : 0)) proposal_picks.Store(d_of(t), pick[t]);
     });
   }
   block.Sync();

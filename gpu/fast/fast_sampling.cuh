@@ -121,6 +121,7 @@
 #include "gpu/block/sample_select.cuh"
 #include "gpu/block/top_k_survivors.cuh"
 #include "gpu/block/warp_min.cuh"
+#include "gpu/block/warp_run_walk.cuh"
 #include "gpu/fast/fast_proposals.cuh"
 #include "gpu/fast/fast_sampling_launch.h"
 #include "gpu/fast/fast_top_k_survivors.cuh"
@@ -249,20 +250,18 @@ SAMPCHECK_KERNEL_BODY T FastBlockReduce(B& block, R& lane, Op op) {
 // of positive mass with inclusive[t - 1] <= x < inclusive[t] (the stored values, so the ranges
 // cover [0, total) without a gap). The offsets round in other trees than the chunk sums, so
 // inclusive[] need not increase and two threads may own x: the lowest owner gives the token.
-// Its warp walks its chunk (the lowest owner of each warp, found by a Ballot): lane l sums the
-// run [l r, (l + 1) r) of the chunk, r = ceil(c / 32), a butterfly scan (WarpButterflyScan)
-// starts each run at inclusive[t - 1] plus the runs before it, the run holding x is the last of
-// positive mass starting at or below x (LastSegmentAtOrBelow, gpu/block/warp_min.cuh), and its
-// lane walks it: the first i with w_i > 0 whose running sum exceeds x (the last such i of the
-// run when rounding keeps the sum at or below x). About 2 r reads a lane, where the owner
-// walking its chunk alone read up to c in sequence. The block's smallest pick (chunks ascend
-// with t) is the lowest owner's, found by FastBlockReduce. No owner (x rounded up to the
-// total): the last i with w_i > 0, a reduction run only then. weight(i): w_i, finite >= 0,
-// called three times per entry at most (never stored). Returns the token in every thread (-1
-// when every w_i is 0) and the total in `total`; ends with a barrier, so that its shared
-// arrays may be reused. Barriers: 4 (6 when no thread picks: the fallback's reduction), where
-// a Hillis-Steele scan took 11 and the warps' picks were searched in warp order, up to kWarps
-// reads a thread.
+// Its warp walks its chunk (the lowest owner of each warp, found by a Ballot) in 32 runs, lane
+// l's [l r, (l + 1) r) of the chunk, r = ceil(c / 32), started at inclusive[t - 1]
+// (WalkWarpRuns, gpu/block/warp_run_walk.cuh): the first i with w_i > 0 whose running sum
+// exceeds x (the last such i of the run holding x when rounding keeps the sum at or below
+// x). About 2 r reads a lane, where the owner walking its chunk alone read up to c in
+// sequence. The block's smallest pick (chunks ascend with t) is the lowest owner's, found by
+// FastBlockReduce. No owner (x rounded up to the total): the last i with w_i > 0, a reduction
+// run only then. weight(i): w_i, finite >= 0, called three times per entry at most (never
+// stored). Returns the token in every thread (-1 when every w_i is 0) and the total in
+// `total`; ends with a barrier, so that its shared arrays may be reused. Barriers: 4 (6 when
+// no thread picks: the fallback's reduction), where a Hillis-Steele scan took 11 and the
+// warps' picks were searched in warp order, up to kWarps reads a thread.
 template <int kThreads, class B, class Weight, class TargetOf>
 SAMPCHECK_KERNEL_BODY std::int64_t FastBlockInverseCdf(B& block, std::int64_t vocab, Weight weight, TargetOf target_of,
                                                        float& total) {
@@ -309,51 +308,25 @@ SAMPCHECK_KERNEL_BODY std::int64_t FastBlockInverseCdf(B& block, std::int64_t vo
   });
   auto owners = Ballot(block, owns);
   auto owner = Registers<int>(block);  // each warp's lowest owner (a lane), -1: none
-  block.ForEachThread([&](Thread th) { owner[th] = LowestLane(owners[th]); });
-  // The owner's chunk in runs of `run` entries, lane l's the l-th.
-  auto run_of = [&](Thread th, std::int64_t& first, std::int64_t& end) {
-    std::int64_t chunk_first = 0, chunk_end = 0;
-    chunk_of(th.warp() * kWarpSize + owner[th], chunk_first, chunk_end);
-    first = chunk_first + th.lane() * run < chunk_end ? chunk_first + th.lane() * run : chunk_end;
-    end = first + run < chunk_end ? first + run : chunk_end;
-  };
-  auto run_mass = Registers<float>(block);
-  auto run_sum = Registers<float>(block);
-  auto run_start = WarpValueOfLane(
-      block, [&](Thread th) { return owner[th]; }, before);
-  block.ForEachThread([&](Thread th) {
-    float m = 0.0f;
-    if (owner[th] >= 0) {
-      std::int64_t first = 0, end = 0;
-      run_of(th, first, end);
-      for (std::int64_t i = first; i < end; ++i) {
-        const float w = weight(i);
-        if (w > 0.0f) m += w;
-      }
-    }
-    run_mass[th] = m;
-    run_sum[th] = m;
-  });
-  WarpButterflyScan(block, run_sum, run_start);
-  const auto walker = LastSegmentAtOrBelow(
-      block, [&](Thread th) { return owner[th] >= 0; }, run_mass, run_start, x);
   auto pick = Registers<std::int64_t>(block);
   block.ForEachThread([&](Thread th) {
-    std::int64_t chosen = kNoToken;
-    if (th.lane() == walker[th]) {
-      std::int64_t first = 0, end = 0;
-      run_of(th, first, end);
-      float c = run_start[th];
-      for (std::int64_t i = first; i < end; ++i) {
-        const float w = weight(i);
-        if (!(w > 0.0f)) continue;
-        c += w;
-        chosen = i;  // the last positive weight when rounding keeps c at or below x
-        if (c > x[th]) break;
-      }
-    }
-    pick[th] = chosen;
+    owner[th] = LowestLane(owners[th]);
+    pick[th] = kNoToken;
   });
+  // The owner's chunk in runs of `run` entries, lane l's the l-th.
+  auto visit_run = [&](Thread th, const auto& visit) {
+    std::int64_t chunk_first = 0, chunk_end = 0;
+    chunk_of(th.warp() * kWarpSize + owner[th], chunk_first, chunk_end);
+    const std::int64_t first = chunk_first + th.lane() * run < chunk_end ? chunk_first + th.lane() * run : chunk_end;
+    const std::int64_t end = first + run < chunk_end ? first + run : chunk_end;
+    for (std::int64_t i = first; i < end; ++i) {
+      if (visit(i, weight(i))) break;
+    }
+  };
+  const auto run_start = WarpValueOfLane(
+      block, [&](Thread th) { return owner[th]; }, before);
+  (void)WalkWarpRuns(
+      block, [&](Thread th) { return owner[th] >= 0; }, run_start, x, visit_run, pick);
   std::int64_t j = FastBlockReduce<kThreads, std::int64_t>(block, pick, IndexMin{});  // ends with a barrier
   if (j == kNoToken) {  // x rounded up to the total
     j = FastBlockReduce<kThreads, std::int64_t>(block, last, IndexMax{});
