@@ -257,8 +257,12 @@ const BudgetCase kBudgets[] = {
     // 62 since 2026-12-02 (115 before): the splitters from a window of the sample around
     // their ranks, found by a sorted subsample (gpu/block/sample_select.cuh "Window": 2 sorts
     // and a scan where the 4 chunks' sorts and binary searches were; critical path at 64 x
-    // 128256 977 -> 643).
-    {__LINE__, "gpu-fast, top-k 5000, top-p 0.9", true, TopK(5000), {2.05, 62}},
+    // 128256 977 -> 643). 61 since 2026-12-02: the bin holding rank k is found alike by every
+    // warp (DigitOfRank, gpu/block/radix_select.cuh), where thread 0 searched the bins and
+    // folded the warps' minima, then stored the answers for the others to read between two
+    // barriers, and the bins are summed by warps (SumDigitCounts: one shared load a lane where
+    // threads 0 .. 15 loaded 32 each); critical path at 64 x 128256 643 -> 558.
+    {__LINE__, "gpu-fast, top-k 5000, top-p 0.9", true, TopK(5000), {2.05, 61}},
     {__LINE__, "gpu-fast, min-p 1, top-k and top-p off", true, MinPAlone(1.0f), {2.01, 6}},
     {__LINE__, "gpu-fast, flat rows, top-k V - 1", true, Flat(TopK(kVocab - 1)), {2.01, 20}},
     {__LINE__, "gpu-fast, flat rows, top-k off, top-p 0.999", true, Flat(TopPAlone(0.999f)), {2.01, 6}},

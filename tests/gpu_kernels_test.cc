@@ -1285,6 +1285,70 @@ TEST(GpuRadixSelect, KthKeyWithAnyWholeWarpBlock) {
   }
 }
 
+// SumDigitCounts and DigitOfRank (gpu/block/radix_select.cuh). The sums against their
+// definition (thread t's count of digit d is (7 t + 3 d) mod 5, summed over the threads here),
+// at 1024 threads and at 128 (4 warps: each sums 4 digits); at 1024 the busiest thread's
+// shared accesses: 1 (its lane's digit stored), then 2 (a warp sum loaded, a digit stored),
+// then the 1 load of the check. DigitOfRank on counts set by hand, {3, 0, 5, 2, 0 x 11, 7}
+// (prefix sums 3, 3, 8, 10, .., 10, 17): n = 1 and 3 in digit 0; 4 skips the empty digit 1:
+// digit 2, rank 1 of 5; 8: digit 2, rank 5; 9 and 10: digit 3, ranks 1 and 2; 11 skips 11 empty
+// digits: digit 15, rank 1 of 7; 17: rank 7; 18, past every count: 15, rank 8 (the contract's
+// "15 when n is past hist[0] + .. + hist[14]"). One load a thread a call, no barrier.
+TEST(GpuRadixSelect, DigitCountsAndTheDigitOfARank) {
+  auto sums = [](int threads) {
+    std::vector<std::uint32_t> hist(16);
+    const LaunchReport r = emu::Launch("digit sums", 1, threads, [&](Block& block) {
+      SAMPCHECK_SHARED(block, std::uint32_t, partial, 16 * 32);
+      SAMPCHECK_SHARED(block, std::uint32_t, sum, 16);
+      auto digits = Registers<DigitCounts>(block);
+      block.ForEachThread([&](Thread t) {
+        for (int d = 0; d < 16; ++d) digits[t].c[d] = static_cast<std::uint32_t>((7 * t.x + 3 * d) % 5);
+      });
+      if (threads == 1024) {
+        SumDigitCounts<1024>(block, digits, partial, sum);
+      } else {
+        SumDigitCounts<128>(block, digits, partial, sum);
+      }
+      block.ForEachThread([&](Thread t) {
+        if (t.x < 16) hist[static_cast<std::size_t>(t.x)] = sum.Load(t.x);
+      });
+    });
+    EXPECT_TRUE(r.ok()) << r.Summary();
+    for (int d = 0; d < 16; ++d) {
+      std::uint32_t expected = 0;
+      for (int t = 0; t < threads; ++t) expected += static_cast<std::uint32_t>((7 * t + 3 * d) % 5);
+      EXPECT_EQ(hist[static_cast<std::size_t>(d)], expected) << threads << " threads, digit " << d;
+    }
+    EXPECT_EQ(r.counters.barriers, 2);
+    return r.counters.critical_intervals;
+  };
+  EXPECT_EQ(sums(1024), (std::vector<std::int64_t>{1, 2, 1}));
+  (void)sums(128);
+
+  const std::uint32_t counts[16] = {3, 0, 5, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7};
+  const std::uint64_t ranks[] = {1, 3, 4, 8, 9, 10, 11, 17, 18};
+  const DigitRank expected[] = {{0, 1, 3}, {0, 3, 3}, {2, 1, 5}, {2, 5, 5}, {3, 1, 2},
+                                {3, 2, 2}, {15, 1, 7}, {15, 7, 7}, {15, 8, 7}};
+  std::vector<DigitRank> got;
+  const LaunchReport r = emu::Launch("digit of rank", 1, 64, [&](Block& block) {
+    SAMPCHECK_SHARED(block, std::uint32_t, hist, 16);
+    block.ForEachThread([&](Thread t) {
+      if (t.x < 16) hist.Store(t.x, counts[t.x]);
+    });
+    block.Sync();
+    for (const std::uint64_t n : ranks) got.push_back(DigitOfRank(block, hist, n));
+  });
+  ASSERT_TRUE(r.ok()) << r.Summary();
+  ASSERT_EQ(got.size(), std::size(expected));
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].digit, expected[i].digit) << "n = " << ranks[i];
+    EXPECT_EQ(got[i].rank, expected[i].rank) << "n = " << ranks[i];
+    EXPECT_EQ(got[i].count, expected[i].count) << "n = " << ranks[i];
+  }
+  EXPECT_EQ(r.counters.barriers, 1);
+  EXPECT_EQ(r.counters.critical_intervals, (std::vector<std::int64_t>{1, static_cast<std::int64_t>(std::size(ranks))}));
+}
+
 // VisitKeysInOrder on one row (its own 2 x V scratch): the indices of the visited keys, in
 // visiting order, and the number of chunks. `stop_after` chunks end the visit (0: never).
 struct Visited {

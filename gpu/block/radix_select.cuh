@@ -25,7 +25,8 @@
 //   8 + 8 passes; no sort. Integer counts: exact in any order, so deterministic.
 // - SumDigitCounts, SlotsOfDigit: the block's exact sums of 16 per-thread counts and each
 //   thread's first slot for one of them (SelectKth's passes and its gather; the sample select,
-//   gpu/block/sample_select.cuh, counts its bins with them too).
+//   gpu/block/sample_select.cuh, counts its bins with them too); DigitOfRank: the digit of
+//   those sums that holds a rank, computed alike by every warp (both of them).
 // - CountFinite: the row's entries that are not -inf, an exact count (BlockExclusiveScan,
 //   gpu/block/block_exclusive_scan.cuh).
 // - CollectSorted: the entries with lo < key <= hi (at most kCandidates = 1024 of them, the
@@ -35,9 +36,11 @@
 //   those of a full sort).
 // - RowSoftmaxStats: M = canonical max, s = canonical sum of ExpF32Cr(x - M) (the lane folds
 //   and tree of gpu/kernels/softmax.cuh): probs_i = ExpF32Cr(x_i - M) / s are SoftmaxRow's bits.
-// - Every helper ends with a barrier, so its shared arrays may be reused by the next call.
-//   Values every thread needs ("uniform") are written by one thread to shared memory and read
-//   by every thread in the next phase into a block-level local.
+// - Every helper ends with a barrier, so its shared arrays may be reused by the next call;
+//   DigitOfRank excepted: it only loads hist, which SumDigitCounts stores after a barrier.
+//   Values every thread needs ("uniform") are computed alike by every warp (DigitOfRank), or
+//   written by one thread to shared memory and read by every thread in the next phase into a
+//   block-level local.
 // Example: row {1, 3, 3, 2}: SelectKth(n = 2) is the key of (3, index 2); n = 3 is (2, index 3)
 //   (tests/gpu_kernels_test.cc, GpuRadixSelect).
 
@@ -49,6 +52,7 @@
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
 #include "gpu/block/key_reads.cuh"
+#include "gpu/block/warp_min.cuh"
 #include "gpu/kernels/greedy.cuh"
 #include "reference/math/exp.h"
 
@@ -122,30 +126,73 @@ SAMPCHECK_KERNEL_BODY std::int64_t CountFinite(B& block, Arr row, std::int64_t b
 }
 
 // hist[d] = the sum over the block's threads of digits[t].c[d], d < 16: exact integer sums in
-// any order, each warp's by shuffles, then the kThreads / 32 warps' through `partial` (16 x
-// kThreads / 32 slots of at least 32 bits) by threads 0 .. 15. Ends with a barrier.
+// any order. Each warp's by a butterfly (WarpAllReduce), lane d storing digit d's in `partial`
+// (16 x kThreads / 32 slots of at least 32 bits; one store a lane), a barrier, then warp w
+// sums digit w (and w + kThreads / 32, ..): lane j loads warp j's sum and a butterfly adds them
+// (one load a lane), and its lane 0 stores hist[d]. Until 2026-12-02 lane 0 stored the 16
+// sums in turn and threads 0 .. 15 each loaded kThreads / 32 sums in sequence (16 + 32 shared
+// accesses at 1024 threads). Ends with a barrier.
 template <int kThreads, class B, class R, class SharedPartial, class SharedU32>
 SAMPCHECK_KERNEL_BODY void SumDigitCounts(B& block, R& digits, SharedPartial& partial, SharedU32& hist) {
   constexpr int kWarps = kThreads / kWarpSize;
+  auto add = [](std::uint32_t a, std::uint32_t b) { return a + b; };
   for (int digit = 0; digit < 16; ++digit) {
     auto c = Registers<std::uint32_t>(block);
     block.ForEachThread([&](Thread t) { c[t] = digits[t].c[digit]; });
-    for (int s = kWarpSize / 2; s >= 1; s /= 2) {
-      auto partner = ShuffleDown(block, c, s);
-      block.ForEachThread([&](Thread t) { c[t] += partner[t]; });
-    }
+    WarpAllReduce(block, c, add);
     block.ForEachThread([&](Thread t) {
-      if (t.lane() == 0) partial.Store(digit * kWarps + t.warp(), c[t]);
+      if (t.lane() == digit) partial.Store(digit * kWarps + t.warp(), c[t]);
     });
   }
   block.Sync();
-  block.ForEachThread([&](Thread t) {
-    if (t.x >= 16) return;
-    std::uint32_t sum = 0;
-    for (int w = 0; w < kWarps; ++w) sum += static_cast<std::uint32_t>(partial.Load(t.x * kWarps + w));
-    hist.Store(t.x, sum);
-  });
+  for (int first = 0; first < 16; first += kWarps) {
+    auto c = Registers<std::uint32_t>(block);
+    block.ForEachThread([&](Thread t) {
+      const int digit = first + t.warp();
+      c[t] = digit < 16 && t.lane() < kWarps ? static_cast<std::uint32_t>(partial.Load(digit * kWarps + t.lane())) : 0u;
+    });
+    WarpAllReduce(block, c, add);
+    block.ForEachThread([&](Thread t) {
+      if (t.lane() == 0 && first + t.warp() < 16) hist.Store(first + t.warp(), c[t]);
+    });
+  }
   block.Sync();
+}
+
+// Rank n's digit among the 16 counts of hist (readable: after SumDigitCounts): the first d
+// with n <= hist[0] + .. + hist[d], or 15 when n is past hist[0] + .. + hist[14]; `rank`
+// = n - (hist[0] + .. + hist[d - 1]) and `count` = hist[d]. Lane j of every warp loads
+// hist[j] (j < 16), a butterfly scan (WarpButterflyScan) gives each its prefix, a Ballot the
+// first lane holding n, and that lane's count and prefix reach every lane (WarpWordOfLane):
+// one shared load a thread and no barrier, the same in every warp (block-uniform). Until
+// 2026-12-02 thread 0 searched the 16 counts (up to 30 loads in sequence) and stored the
+// answer for every thread to read after a barrier, and another barrier.
+struct DigitRank {
+  int digit;
+  std::uint64_t rank;
+  std::uint32_t count;
+};
+template <class B, class SharedU32>
+SAMPCHECK_KERNEL_BODY DigitRank DigitOfRank(B& block, SharedU32& hist, std::uint64_t n) {
+  auto count = Registers<std::uint32_t>(block);
+  auto sum = Registers<std::uint32_t>(block);
+  auto before = Registers<std::uint32_t>(block);
+  block.ForEachThread([&](Thread t) {
+    count[t] = t.lane() < 16 ? static_cast<std::uint32_t>(hist.Load(t.lane())) : 0u;
+    sum[t] = count[t];
+    before[t] = 0u;
+  });
+  WarpButterflyScan(block, sum, before);
+  auto holds = Registers<bool>(block);
+  block.ForEachThread([&](Thread t) { holds[t] = t.lane() < 15 && n <= std::uint64_t{before[t]} + count[t]; });
+  const auto mask = Ballot(block, holds);
+  auto digit = Registers<int>(block);
+  block.ForEachThread([&](Thread t) { digit[t] = mask[t] != 0 ? LowestLane(mask[t]) : 15; });
+  const auto word = WarpWordOfLane(
+      block, [&](Thread t) { return digit[t]; },
+      [&](Thread t) { return std::uint64_t{count[t]} << 32 | before[t]; });
+  const std::uint64_t at = BlockUniform(block, word);
+  return {BlockUniform(block, digit), n - (at & 0xffffffffu), static_cast<std::uint32_t>(at >> 32)};
 }
 
 // Each thread's first slot when every thread writes its digits[t].c[digit] entries one after
@@ -170,7 +217,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKey(B& block, std::int64_t vocab, K
   constexpr int kWarps = kThreads / kWarpSize;
   SAMPCHECK_SHARED(block, std::uint32_t, partial, 16 * kWarps);
   SAMPCHECK_SHARED(block, std::uint32_t, hist, 16);
-  SAMPCHECK_SHARED(block, std::uint64_t, state, 3);  // prefix, remaining rank, digit count
+  SAMPCHECK_SHARED(block, std::uint64_t, state, 1);  // the key found
   int index_bits = 0;
   while (index_bits < 32 && (std::int64_t{1} << index_bits) < vocab) ++index_bits;
   const int index_digits = (index_bits + 3) / 4;
@@ -189,23 +236,11 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKey(B& block, std::int64_t vocab, K
       digits[t] = d;
     });
     SumDigitCounts<kThreads>(block, digits, partial, hist);
-    block.ForEachThread([&](Thread t) {
-      if (t.x != 0) return;
-      std::uint64_t r = rank;
-      int d = 0;
-      for (; d < 15 && r > hist.Load(d); ++d) r -= hist.Load(d);
-      state.Store(0, prefix | (std::uint64_t(d) << shift));
-      state.Store(1, r);
-      state.Store(2, hist.Load(d));
-    });
-    block.Sync();
-    std::uint64_t in_digit = 0;
-    block.ForEachThread([&](Thread) {
-      prefix = state.Load(0);
-      rank = state.Load(1);
-      in_digit = state.Load(2);
-    });
-    block.Sync();
+    // No barrier after it: hist is stored again only after the next pass's first barrier.
+    const DigitRank at = DigitOfRank(block, hist, rank);
+    prefix |= static_cast<std::uint64_t>(at.digit) << shift;
+    rank = at.rank;
+    const std::uint64_t in_digit = at.count;
     if (in_digit == 1 && shift > 0) {
       // One entry left under the prefix: find it.
       const std::uint64_t known = kNoKey << shift;

@@ -42,10 +42,13 @@
 //   in [splitter j - 1, splitter j) (a binary search over splitters 1 .. 15); the block's
 //   bins are summed exactly (SumDigitCounts). Rank n lies in bin j >= 1 holding at most 1024
 //   keys, or the sample missed: rank n below splitter 0, at or above splitter 15, or in a bin
-//   of more than 1024 keys. With `smallest`, the same read takes the row's smallest key (each
-//   thread's, then each warp's by shuffles into the last kThreads / 32 slots, which the bins'
-//   sums leave free, folded by the thread that picks the bin: no barrier more), so a caller
-//   needs no read of its own for it (gpu-fast's maximum).
+//   of more than 1024 keys (the bin by DigitOfRank, alike in every warp). With `smallest`, the
+//   same read takes the row's smallest key (each thread's, then each warp's by shuffles into
+//   the last kThreads / 32 slots, which the bins' sums leave free, combined by
+//   CombineWarpValues: one load a thread, no barrier more), so a caller needs no read of its
+//   own for it (gpu-fast's maximum). Until 2026-12-02 thread 0 searched the bins and folded
+//   the warps' minima (up to 62 shared loads in sequence) and stored the answers for every
+//   thread to read after a barrier.
 // - Gather read: bin j's keys into the slots (SlotsOfDigit: exact offsets from the counts of
 //   the count read); the bin sorted in the slots (BitonicSortSlots), its key at place
 //   (rank in the bin) - 1 is the result (one shared load; m in sequence per thread while each
@@ -139,7 +142,6 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
   constexpr int kBins = 16;
   SAMPCHECK_SHARED(block, std::uint64_t, splitter, kBins);
   SAMPCHECK_SHARED(block, std::uint32_t, hist, kBins);
-  SAMPCHECK_SHARED(block, std::uint64_t, state, 3);  // bin (kBins: missed), rank in it; the smallest key, then the key
 
   const std::int64_t sample = (vocab + 7) / 8 < kSelectSample ? (vocab + 7) / 8 : kSelectSample;
   // Splitter ranks (contract above), the same in every thread.
@@ -305,42 +307,19 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
     });
   }
   SumDigitCounts<kThreads>(block, digits, slots, hist);
-  block.ForEachThread([&](Thread t) {
-    if (t.x != 0) return;
-    if (smallest != nullptr) {
-      std::uint64_t m = kNoKey;
-      for (int w = 0; w < kWarps; ++w) {
-        const std::uint64_t x = slots.Load(kSelectSlots - kWarps + w);
-        m = x < m ? x : m;
-      }
-      state.Store(2, m);
-    }
-    std::uint64_t r = static_cast<std::uint64_t>(n);
-    std::uint64_t bin = kBins;
-    if (r > hist.Load(0)) {
-      r -= hist.Load(0);
-      for (int j = 1; j < kBins; ++j) {
-        if (r <= hist.Load(j)) {
-          if (hist.Load(j) <= static_cast<std::uint32_t>(kSelectSlots)) bin = static_cast<std::uint64_t>(j);
-          break;
-        }
-        r -= hist.Load(j);
-      }
-    }
-    state.Store(0, bin);
-    state.Store(1, r);
-  });
-  block.Sync();
-  int bin = kBins;
-  std::uint64_t rank = 0;
-  std::uint64_t least_key = kNoKey, top = kNoKey;
-  block.ForEachThread([&](Thread) {
-    bin = static_cast<int>(state.Load(0));
-    rank = state.Load(1);
-    top = splitter.Load(kBins - 1);
-    if (smallest != nullptr) least_key = state.Load(2);
-  });
-  block.Sync();
+  // Rank n's bin, and the smallest key, alike in every warp (one shared load each a thread).
+  const DigitRank at = DigitOfRank(block, hist, static_cast<std::uint64_t>(n));
+  const bool hit = at.digit >= 1 && at.rank <= at.count && at.count <= static_cast<std::uint32_t>(kSelectSlots);
+  const int bin = hit ? at.digit : kBins;
+  const std::uint64_t rank = at.rank;
+  const std::uint64_t least_key =
+      smallest == nullptr ? kNoKey
+                          : CombineWarpValues<std::uint64_t>(
+                                block, kWarps, kNoKey, [&](int w) { return slots.Load(kSelectSlots - kWarps + w); },
+                                [](std::uint64_t a, std::uint64_t b) { return b < a ? b : a; });
+  std::uint64_t top = kNoKey;
+  block.ForEachThread([&](Thread) { top = splitter.Load(kBins - 1); });
+  block.Sync();  // the warps' minima read before work.after_count and the gather write the slots
   if (smallest != nullptr) *smallest = least_key;
   work.after_count(bin != kBins, least_key, top);
   if (bin == kBins) return SelectKthKey<kThreads>(block, vocab, key_of, n);

@@ -6,7 +6,8 @@
 // gpu-fast's walk over the survivors, gpu/fast/fast_sampling.cuh); the warps' values a phase
 // stored, combined in every thread (the partition's level 0, gpu/block/radix_partition.cuh;
 // gpu-fast's block reductions); a Ballot's lowest and highest lane; a lane's value in the
-// whole warp, and the lane of an inverse CDF's step.
+// whole warp (the radix select's digit of a rank, gpu/block/radix_select.cuh, too), and the
+// lane of an inverse CDF's step.
 //
 // Contract:
 // - WarpAllReduce(block, r, combine), block-level: r[t] becomes combine over t's warp by an
@@ -26,9 +27,10 @@
 //   (BlockUniform: the emulator checks that every thread holds the same bits).
 // - LowestLane(mask), HighestLane(mask): the lowest and the highest lane whose bit is set in a
 //   Ballot's mask, -1 when none (registers only).
-// - WarpValueOfLane(block, from, value): in every lane of each warp, the f32 `value` of the lane
-//   from(t) names (the same lane in the whole warp; 0 when no lane has that number), by an OR
-//   butterfly of the bits (one lane contributes, the others 0): exact, no shared memory.
+// - WarpWordOfLane(block, from, word): in every lane of each warp, the 64-bit word(l) of the
+//   lane l = from(t) names (the same lane in the whole warp; 0 when no lane has that number),
+//   by an OR butterfly (one lane contributes, the others 0): exact, no shared memory.
+//   WarpValueOfLane(block, from, value): the same for an f32 register, its bits.
 // - LastSegmentAtOrBelow(block, active, mass, start, x): in every lane of each warp, the highest
 //   lane l with active(l), mass_l > 0 and start_l <= x (x the same in the warp), -1 when none, by
 //   a Ballot: of segments that follow each other from the first start, the last one of
@@ -78,11 +80,17 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int HighestLane(std::uint32_t mask)
   return highest;
 }
 
+template <class B, class F, class W>
+SAMPCHECK_KERNEL_BODY auto WarpWordOfLane(B& block, const F& from, const W& word) {
+  auto bits = Registers<std::uint64_t>(block);
+  block.ForEachThread([&](Thread t) { bits[t] = t.lane() == from(t) ? word(t) : 0u; });
+  WarpAllReduce(block, bits, [](std::uint64_t a, std::uint64_t b) { return a | b; });
+  return bits;
+}
+
 template <class B, class R, class F>
 SAMPCHECK_KERNEL_BODY auto WarpValueOfLane(B& block, const F& from, const R& value) {
-  auto bits = Registers<std::uint64_t>(block);
-  block.ForEachThread([&](Thread t) { bits[t] = t.lane() == from(t) ? FloatWord(value[t]) : 0u; });
-  WarpAllReduce(block, bits, [](std::uint64_t a, std::uint64_t b) { return a | b; });
+  const auto bits = WarpWordOfLane(block, from, [&](Thread t) { return FloatWord(value[t]); });
   auto out = Registers<float>(block);
   block.ForEachThread([&](Thread t) { out[t] = WordFloat(bits[t]); });
   return out;
