@@ -2119,7 +2119,8 @@ TEST(GpuBlockExclusiveScan, ScansCountsInThreadOrder) {
 // start[d] the number in digits below d, computed here by nested loops over the counts. With
 // counts two to a word (32 parts in 16-bit halves, totals below 2^16) each half is scanned on
 // its own. One barrier a scan: a refined bucket's count pays no more (3 barriers a refinement
-// while warp 0 scanned the warps' totals between two barriers, 2026-11-30).
+// while warp 0 scanned the warps' totals between two barriers, 2026-11-30); one store and 8
+// loads on the busiest thread (16 stores and 16 loads until 2026-12-02).
 TEST(GpuRadixPartition, DigitSlotsGivesEveryThreadItsSlotsWithOneBarrier) {
   SplitMix64 rng(97);
   for (bool paired : {false, true}) {
@@ -2135,17 +2136,20 @@ TEST(GpuRadixPartition, DigitSlotsGivesEveryThreadItsSlotsWithOneBarrier) {
     std::vector<DigitCounts> out(kCanonicalLanes);
     std::uint32_t start[17] = {};
     const LaunchReport report = emu::Launch("digit slots", 1, kCanonicalLanes, [&](Block& block) {
-      SAMPCHECK_SHARED(block, std::uint32_t, warp_total, 16 * kWarpSize);
+      SAMPCHECK_SHARED(block, std::uint64_t, warp_pairs, 8 * kWarpSize);
       auto counts = Registers<DigitCounts>(block);
       auto slots = Registers<DigitCounts>(block);
       block.ForEachThread([&](Thread t) { counts[t] = in[static_cast<std::size_t>(t.x)]; });
       partition_detail::DigitStarts s{};
-      partition_detail::DigitSlots(block, counts, slots, warp_total, s);
+      partition_detail::DigitSlots(block, counts, slots, warp_pairs, s);
       block.ForEachThread([&](Thread t) { out[static_cast<std::size_t>(t.x)] = slots[t]; });
       std::copy(std::begin(s.s), std::end(s.s), std::begin(start));
     });
     ASSERT_TRUE(report.ok()) << report.Summary();
     EXPECT_EQ(report.counters.barriers, 1);
+    // The busiest thread: one store (its lane's word of two digits' warp totals), then 8 loads
+    // (a word of two digits each).
+    EXPECT_EQ(report.counters.critical_intervals, (std::vector<std::int64_t>{1, 8}));
     for (int half = 0; half < (paired ? 2 : 1); ++half) {
       const int shift = 16 * half;
       const std::uint32_t mask = paired ? 0xffffu : 0xffffffffu;

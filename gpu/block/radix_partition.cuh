@@ -182,41 +182,48 @@ struct DigitStarts {
 
 // Per thread: in[t].c[d] counts -> out[t].c[d] the thread's first slot for digit d, in
 // (digit, warp, lane) order (within a warp the later lanes first); start.s[d] the first slot
-// of bucket d, start.s[16] the total. One barrier: each warp's counts by shuffles, whose
-// totals lane 0 stores; after the barrier each warp reads the 32 warps' totals of a digit,
-// one a lane, and one xor butterfly of (total, total if the lane's warp is before this one)
-// gives every thread the digit's total and its warp's offset at once, so no warp hands
-// another its result through shared memory (a second barrier). It ends with a phase that
-// reads warp_total, so the caller puts a barrier before the next call.
-template <class B, class R, class SharedU32>
-SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU32& warp_total, DigitStarts& start) {
-  // Per lane, per digit: the sum over the lanes after it, by ShuffleDown (one running register
-  // beside the 16 suffixes, while every thread's 16 counts and 16 suffixes are live under the
-  // kernels' 32-register bound).
+// of bucket d, start.s[16] the total. One barrier: each warp's counts by a butterfly scan
+// (WarpButterflyScan: every lane gets the digit's warp total and the sum over the lanes below
+// it, so the lanes after it are the total less those and its own), and lane j of each warp
+// stores the warp's totals of digits 2j and 2j + 1 in one word of `warp_pairs` (8 x 32 u64);
+// after the barrier each warp reads the 32 warps' words of two digits, one a lane, and one xor
+// butterfly of (total, total if the lane's warp is before this one) per digit gives every
+// thread the digit's total and its warp's offset at once, so no warp hands another its result
+// through shared memory (a second barrier). One store and 8 loads a thread, where lane 0
+// stored the 16 totals in turn and every thread loaded 16 (until 2026-12-02). It ends with a
+// phase that reads warp_pairs, so the caller puts a barrier before the next call.
+template <class B, class R, class SharedU64>
+SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU64& warp_pairs, DigitStarts& start) {
   auto suffix = Registers<DigitCounts>(block);
+  auto even = Registers<std::uint32_t>(block);  // digit 2j's warp total, stored with 2j + 1's
   for (int digit = 0; digit < 16; ++digit) {
-    auto c = Registers<std::uint32_t>(block);
-    block.ForEachThread([&](Thread t) { c[t] = in[t].c[digit]; });
-    for (int s = 1; s < kWarpSize; s *= 2) {
-      auto partner = ShuffleDown(block, c, s);
-      block.ForEachThread([&](Thread t) {
-        if (t.lane() + s < kWarpSize) c[t] += partner[t];
-      });
-    }
+    auto total = Registers<std::uint32_t>(block);
+    auto below = Registers<std::uint32_t>(block);
     block.ForEachThread([&](Thread t) {
-      suffix[t].c[digit] = c[t] - in[t].c[digit];
-      if (t.lane() == 0) warp_total.Store(digit * kWarpSize + t.warp(), c[t]);
+      total[t] = in[t].c[digit];
+      below[t] = 0u;
+    });
+    WarpButterflyScan(block, total, below);
+    block.ForEachThread([&](Thread t) {
+      suffix[t].c[digit] = total[t] - below[t] - in[t].c[digit];
+      if (digit % 2 == 0) {
+        even[t] = total[t];
+      } else if (t.lane() == digit / 2) {
+        warp_pairs.Store((digit / 2) * kWarpSize + t.warp(), std::uint64_t{even[t]} | std::uint64_t{total[t]} << 32);
+      }
     });
   }
   block.Sync();
-  // Per digit, lane w of every warp reads warp w's total; the butterfly sums the pair (total
+  // Per digit, lane w of every warp holds warp w's total; the butterfly sums the pair (total
   // << 32 | total if w is before the thread's warp): no carry crosses the halves, as the
   // digit's total is below 2^32 (and each 16-bit half of a word of two digits below 2^16).
   start.s[0] = 0;
+  auto word = Registers<std::uint64_t>(block);
   for (int digit = 0; digit < 16; ++digit) {
     auto pair = Registers<std::uint64_t>(block);
     block.ForEachThread([&](Thread t) {
-      const std::uint32_t x = warp_total.Load(digit * kWarpSize + t.lane());
+      if (digit % 2 == 0) word[t] = warp_pairs.Load((digit / 2) * kWarpSize + t.lane());
+      const auto x = static_cast<std::uint32_t>(digit % 2 == 0 ? word[t] : word[t] >> 32);
       pair[t] = (static_cast<std::uint64_t>(x) << 32) | (t.lane() < t.warp() ? x : 0u);
     });
     for (int m = 1; m < kWarpSize; m *= 2) {
@@ -245,7 +252,7 @@ struct CachedKeys {
 // same storage on the device.
 template <class B>
 SAMPCHECK_KERNEL_BODY auto SharedArrays(B& block) {
-  SAMPCHECK_SHARED(block, std::uint32_t, warp_total, 16 * kWarpSize);
+  SAMPCHECK_SHARED(block, std::uint64_t, warp_pairs, 8 * kWarpSize);
   SAMPCHECK_SHARED(block, std::uint64_t, low, kWarpSize);
   SAMPCHECK_SHARED(block, std::uint64_t, high, kWarpSize);
   SAMPCHECK_SHARED(block, std::uint32_t, many, kWarpSize);
@@ -253,17 +260,17 @@ SAMPCHECK_KERNEL_BODY auto SharedArrays(B& block) {
   SAMPCHECK_SHARED(block, std::uint32_t, stack_digit, kPartitionStack);
   SAMPCHECK_SHARED(block, std::uint64_t, uniform, 3);
   SAMPCHECK_SHARED(block, std::uint64_t, splitter, 15);
-  using U32 = decltype(warp_total);  // the block's shared array types
+  using U32 = decltype(many);  // the block's shared array types
   using U64 = decltype(low);
   struct Arrays {
-    U32 warp_total;
+    U64 warp_pairs;
     U64 low, high;
     U32 many;
     U64 stack_range;
     U32 stack_digit;
     U64 uniform, splitter;
   };
-  return Arrays{std::move(warp_total), std::move(low),         std::move(high),
+  return Arrays{std::move(warp_pairs), std::move(low),         std::move(high),
                 std::move(many),       std::move(stack_range), std::move(stack_digit),
                 std::move(uniform),    std::move(splitter)};
 }
@@ -600,7 +607,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // __shared__ declaration is static per function, so arrays declared here would be
   // allocated once per set of hooks.
   auto arrays = partition_detail::SharedArrays(block);
-  auto& warp_total = arrays.warp_total;
+  auto& warp_pairs = arrays.warp_pairs;
   partition_detail::DigitStarts start{};  // the last DigitSlots' bucket starts (block-level)
   auto& low = arrays.low;
   auto& high = arrays.high;
@@ -727,7 +734,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     high.Store(t.warp(), max_t[t]);
   });
   if (sampled) {
-    DigitSlots(block, counts, slots, warp_total, start);  // its barrier ends the stores above
+    DigitSlots(block, counts, slots, warp_pairs, start);  // its barrier ends the stores above
   } else {
     block.Sync();
   }
@@ -796,7 +803,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       });
       counts[t] = d;
     });
-    DigitSlots(block, counts, slots, warp_total, start);
+    DigitSlots(block, counts, slots, warp_pairs, start);
     bool split = true;
     block.ForEachThread([&](Thread) {
       split = true;
