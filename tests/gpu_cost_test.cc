@@ -372,8 +372,8 @@ TEST(GpuCost, TopPFullRowWalksStayWithinTheirBudgets) {
 // its any-order walk ranked each key by a binary search of every other warp's run (186 reads;
 // pairwise merges now, MergeRuns: at most 40, for 10 barriers more); 3209, 2193 and 2614
 // while the partition's digit slots (DigitSlots, level 0 and each refinement) had lane 0
-// store the warp's 16 totals and every lane load 16 (one store a lane and 8 loads of a word
-// of two digits now). P
+// store the warp's 16 totals and every lane load 16 (8 of each now, a word of two digits'
+// totals each). P
 // from the logits by std::sort and double sums (the f32 walk's cut is within a few positions of
 // it); one row, so that the critical path is that row's block's (P = 55432, 18560 and 18560
 // here). The budgets are today's critical paths.
@@ -385,9 +385,9 @@ TEST(GpuCost, PartitionWalkSumsItsPositionsOnTheWarp) {
     std::int64_t max_critical_path;
   };
   const Case cases[] = {
-      {__LINE__, "top-k off, top-p 0.999", TopPAlone(0.999f), 3030},
-      {__LINE__, "top-k V - 1, top-p 0.9", TopK(kVocab - 1), 2106},
-      {__LINE__, "top-k V - 100, top-p 0.9", TopK(kVocab - 100), 2504},
+      {__LINE__, "top-k off, top-p 0.999", TopPAlone(0.999f), 3081},
+      {__LINE__, "top-k V - 1, top-p 0.9", TopK(kVocab - 1), 2129},
+      {__LINE__, "top-k V - 100, top-p 0.9", TopK(kVocab - 100), 2534},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::Message() << "line " << c.line << ": " << c.name);

@@ -2119,7 +2119,7 @@ TEST(GpuBlockExclusiveScan, ScansCountsInThreadOrder) {
 // start[d] the number in digits below d, computed here by nested loops over the counts. With
 // counts two to a word (32 parts in 16-bit halves, totals below 2^16) each half is scanned on
 // its own. One barrier a scan: a refined bucket's count pays no more (3 barriers a refinement
-// while warp 0 scanned the warps' totals between two barriers, 2026-11-30); one store and 8
+// while warp 0 scanned the warps' totals between two barriers, 2026-11-30); 8 stores and 8
 // loads on the busiest thread (16 stores and 16 loads until 2026-12-02).
 TEST(GpuRadixPartition, DigitSlotsGivesEveryThreadItsSlotsWithOneBarrier) {
   SplitMix64 rng(97);
@@ -2147,9 +2147,9 @@ TEST(GpuRadixPartition, DigitSlotsGivesEveryThreadItsSlotsWithOneBarrier) {
     });
     ASSERT_TRUE(report.ok()) << report.Summary();
     EXPECT_EQ(report.counters.barriers, 1);
-    // The busiest thread: one store (its lane's word of two digits' warp totals), then 8 loads
-    // (a word of two digits each).
-    EXPECT_EQ(report.counters.critical_intervals, (std::vector<std::int64_t>{1, 8}));
+    // The busiest thread: lane 0's 8 stores (a word of two digits' warp totals each), then 8
+    // loads (a word of two digits each).
+    EXPECT_EQ(report.counters.critical_intervals, (std::vector<std::int64_t>{8, 8}));
     for (int half = 0; half < (paired ? 2 : 1); ++half) {
       const int shift = 16 * half;
       const std::uint32_t mask = paired ? 0xffffu : 0xffffffffu;

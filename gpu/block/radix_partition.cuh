@@ -182,34 +182,36 @@ struct DigitStarts {
 
 // Per thread: in[t].c[d] counts -> out[t].c[d] the thread's first slot for digit d, in
 // (digit, warp, lane) order (within a warp the later lanes first); start.s[d] the first slot
-// of bucket d, start.s[16] the total. One barrier: each warp's counts by a butterfly scan
-// (WarpButterflyScan: every lane gets the digit's warp total and the sum over the lanes below
-// it, so the lanes after it are the total less those and its own), and lane j of each warp
-// stores the warp's totals of digits 2j and 2j + 1 in one word of `warp_pairs` (8 x 32 u64);
-// after the barrier each warp reads the 32 warps' words of two digits, one a lane, and one xor
-// butterfly of (total, total if the lane's warp is before this one) per digit gives every
-// thread the digit's total and its warp's offset at once, so no warp hands another its result
-// through shared memory (a second barrier). One store and 8 loads a thread, where lane 0
-// stored the 16 totals in turn and every thread loaded 16 (until 2026-12-02). It ends with a
-// phase that reads warp_pairs, so the caller puts a barrier before the next call.
+// of bucket d, start.s[16] the total. One barrier: each warp's counts by shuffles, lane 0
+// storing the warp's totals of digits 2j and 2j + 1 in one word of `warp_pairs` (8 x 32
+// u64); after the barrier each warp reads the 32 warps' words of two digits, one a lane, and
+// one xor butterfly of (total, total if the lane's warp is before this one) per digit gives
+// every thread the digit's total and its warp's offset at once, so no warp hands another its
+// result through shared memory (a second barrier). 8 stores and 8 loads a thread, where lane
+// 0 stored 16 totals and every thread loaded 16 (until 2026-12-02). The suffixes stay a
+// ShuffleDown scan: a butterfly scan would give every lane the totals (one store a lane),
+// but it made ptxas's stack frames of sampling_filters 312 bytes larger (CUDA 13.0, sm_90),
+// where this one's are 128 smaller than before. It ends with a phase that reads warp_pairs,
+// so the caller puts a barrier before the next call.
 template <class B, class R, class SharedU64>
 SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU64& warp_pairs, DigitStarts& start) {
   auto suffix = Registers<DigitCounts>(block);
   auto even = Registers<std::uint32_t>(block);  // digit 2j's warp total, stored with 2j + 1's
   for (int digit = 0; digit < 16; ++digit) {
-    auto total = Registers<std::uint32_t>(block);
-    auto below = Registers<std::uint32_t>(block);
+    auto c = Registers<std::uint32_t>(block);
+    block.ForEachThread([&](Thread t) { c[t] = in[t].c[digit]; });
+    for (int s = 1; s < kWarpSize; s *= 2) {
+      auto partner = ShuffleDown(block, c, s);
+      block.ForEachThread([&](Thread t) {
+        if (t.lane() + s < kWarpSize) c[t] += partner[t];
+      });
+    }
     block.ForEachThread([&](Thread t) {
-      total[t] = in[t].c[digit];
-      below[t] = 0u;
-    });
-    WarpButterflyScan(block, total, below);
-    block.ForEachThread([&](Thread t) {
-      suffix[t].c[digit] = total[t] - below[t] - in[t].c[digit];
+      suffix[t].c[digit] = c[t] - in[t].c[digit];
       if (digit % 2 == 0) {
-        even[t] = total[t];
-      } else if (t.lane() == digit / 2) {
-        warp_pairs.Store((digit / 2) * kWarpSize + t.warp(), std::uint64_t{even[t]} | std::uint64_t{total[t]} << 32);
+        even[t] = c[t];
+      } else if (t.lane() == 0) {
+        warp_pairs.Store((digit / 2) * kWarpSize + t.warp(), std::uint64_t{even[t]} | std::uint64_t{c[t]} << 32);
       }
     });
   }
@@ -218,12 +220,18 @@ SAMPCHECK_KERNEL_BODY void DigitSlots(B& block, R& in, R& out, SharedU64& warp_p
   // << 32 | total if w is before the thread's warp): no carry crosses the halves, as the
   // digit's total is below 2^32 (and each 16-bit half of a word of two digits below 2^16).
   start.s[0] = 0;
-  auto word = Registers<std::uint64_t>(block);
+  auto odd = Registers<std::uint32_t>(block);  // digit 2j + 1's half of the word loaded for 2j
   for (int digit = 0; digit < 16; ++digit) {
     auto pair = Registers<std::uint64_t>(block);
     block.ForEachThread([&](Thread t) {
-      if (digit % 2 == 0) word[t] = warp_pairs.Load((digit / 2) * kWarpSize + t.lane());
-      const auto x = static_cast<std::uint32_t>(digit % 2 == 0 ? word[t] : word[t] >> 32);
+      std::uint32_t x = 0;
+      if (digit % 2 == 0) {
+        const std::uint64_t word = warp_pairs.Load((digit / 2) * kWarpSize + t.lane());
+        x = static_cast<std::uint32_t>(word);
+        odd[t] = static_cast<std::uint32_t>(word >> 32);
+      } else {
+        x = odd[t];
+      }
       pair[t] = (static_cast<std::uint64_t>(x) << 32) | (t.lane() < t.warp() ? x : 0u);
     });
     for (int m = 1; m < kWarpSize; m *= 2) {
