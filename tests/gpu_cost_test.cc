@@ -356,7 +356,7 @@ TEST(GpuCost, TopPFullRowWalksStayWithinTheirBudgets) {
 // The partition path's walk of P positions (gpu/block/radix_partition.cuh "Chunk loop"): warp 0
 // adds the positions that cannot end it, 32 a lane a chunk (gpu/block/warp_running_sum.cuh),
 // and thread 0 walks the rest; the chunks after the first are summed unsorted where every
-// order gives the same sum ("Chunks in any order": about 20 accesses a chunk) and sorted where
+// order gives the same sum ("Chunks in any order": about 8 accesses a chunk) and sorted where
 // not (about 220), so the critical path is the partition's and those sorts, below P / 2:
 // thread 0 reading two probabilities a shared access (ranks 2j and 2j + 1 in one 8-byte word)
 // made it about P / 2 plus the partition's (32281, 13347 and 13770 here until 2026-12-01), one
@@ -373,7 +373,8 @@ TEST(GpuCost, TopPFullRowWalksStayWithinTheirBudgets) {
 // pairwise merges now, MergeRuns: at most 40, for 10 barriers more); 3209, 2193 and 2614
 // while the partition's digit slots (DigitSlots, level 0 and each refinement) had lane 0
 // store the warp's 16 totals and every lane load 16 (8 of each now, a word of two digits'
-// totals each). P
+// totals each); 3081, 2129 and 2534 while warp 0 read every unsorted chunk's 512 weight words
+// (the warps' parts summed ahead now, AnyOrderParts in gpu/block/warp_running_sum.cuh). P
 // from the logits by std::sort and double sums (the f32 walk's cut is within a few positions of
 // it); one row, so that the critical path is that row's block's (P = 55432, 18560 and 18560
 // here). The budgets are today's critical paths.
@@ -385,9 +386,9 @@ TEST(GpuCost, PartitionWalkSumsItsPositionsOnTheWarp) {
     std::int64_t max_critical_path;
   };
   const Case cases[] = {
-      {__LINE__, "top-k off, top-p 0.999", TopPAlone(0.999f), 3081},
-      {__LINE__, "top-k V - 1, top-p 0.9", TopK(kVocab - 1), 2129},
-      {__LINE__, "top-k V - 100, top-p 0.9", TopK(kVocab - 100), 2534},
+      {__LINE__, "top-k off, top-p 0.999", TopPAlone(0.999f), 2407},
+      {__LINE__, "top-k V - 1, top-p 0.9", TopK(kVocab - 1), 1971},
+      {__LINE__, "top-k V - 100, top-p 0.9", TopK(kVocab - 100), 2376},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::Message() << "line " << c.line << ": " << c.name);

@@ -357,19 +357,27 @@ TEST(GpuWarpRunningSum, WindowedRoundsAddTheFirstChunkReadingLess) {
 
 // WarpAnyOrderSum over `weights` from `start` in warp 0 of a block of `threads` (other warps
 // count 0 and must keep their sum); the halves past the weights hold a NaN, which must not be
-// read as one.
+// read as one. With `parts_grid` (not 0; at most 1024 weights; 1024 threads) the warps first
+// sum their positions on that grid (StoreAnyOrderParts, one position a thread: weight j at
+// thread 37 j mod 1024, so that every warp holds positions from all over the walk) into words
+// 32 .. 63 of an array of their own, and the sum is given them.
 struct AnyOrderSummed {
   float sum;
   std::uint32_t added;
   float smallest;
   LaunchReport report;
 };
-AnyOrderSummed AnyOrderOnWarp(const std::vector<float>& weights, float start, float bound = INFINITY,
-                              int threads = 64) {
+AnyOrderSummed AnyOrderLaunch(const std::vector<float>& weights, float start, float bound, int threads,
+                              std::uint32_t parts_grid) {
   const auto count = static_cast<std::uint32_t>(weights.size());
+  std::vector<int> position_of(1024, -1);  // the weight thread t holds in the parts
+  for (std::size_t j = 0; parts_grid != 0 && j < weights.size(); ++j) {
+    position_of[(37 * j) % 1024] = static_cast<int>(j);
+  }
   AnyOrderSummed out{};
   out.report = emu::Launch("any-order sum", 1, threads, [&](Block& block) {
     SAMPCHECK_SHARED(block, std::uint64_t, words, 1100);
+    SAMPCHECK_SHARED(block, std::uint64_t, part_words, 2 * kWarpSize);
     FillWords(block, words, weights, threads, 0x7fc00000u);
     auto sum = Registers<float>(block);
     auto smallest = Registers<float>(block);
@@ -380,7 +388,21 @@ AnyOrderSummed AnyOrderOnWarp(const std::vector<float>& weights, float start, fl
       smallest[t] = -1.0f;
       n[t] = t.warp() == 0 ? count : 0u;
     });
-    WarpAnyOrderSum(block, sum, n, added, smallest, words.View(), bound);
+    if (parts_grid == 0) {
+      WarpAnyOrderSum(block, sum, n, added, smallest, words.View(), bound);
+    } else {
+      const AnyOrderParts<decltype(part_words.View())> parts{part_words.View(), kWarpSize, parts_grid};
+      auto bits = Registers<std::uint32_t>(block);
+      auto has = Registers<bool>(block);
+      block.ForEachThread([&](Thread t) {
+        const int j = position_of[static_cast<std::size_t>(t.x)];
+        has[t] = j >= 0;
+        bits[t] = j >= 0 ? Bits(weights[static_cast<std::size_t>(j)]) : 0u;
+      });
+      StoreAnyOrderParts(block, bits, has, parts);
+      block.Sync();
+      WarpAnyOrderSum(block, sum, n, added, smallest, words.View(), bound, parts);
+    }
     block.ForEachThread([&](Thread t) {
       if (t.warp() != 0) {
         EXPECT_EQ(Bits(sum[t]), Bits(7.0f)) << "thread " << t.x;
@@ -396,6 +418,29 @@ AnyOrderSummed AnyOrderOnWarp(const std::vector<float>& weights, float start, fl
       }
     });
   });
+  return out;
+}
+
+// E's grid by the definition (docs: the binade of E, the subnormals' and zero's with the first):
+// its biased exponent, at least 1; 0 when E is not a finite float >= +0.
+std::uint32_t GridByDefinition(float e) {
+  if (!(e >= 0.0f) || std::isinf(e) || std::signbit(e)) return 0;
+  const std::uint32_t biased = Bits(e) >> 23;
+  return biased > 1 ? biased : 1u;
+}
+
+// The sum without parts, and (up to 1024 weights) again with parts on E's grid, which must give
+// the same sum, count and smallest weight: every case below checks both.
+AnyOrderSummed AnyOrderOnWarp(const std::vector<float>& weights, float start, float bound = INFINITY,
+                              int threads = 64) {
+  AnyOrderSummed out = AnyOrderLaunch(weights, start, bound, threads, 0);
+  const std::uint32_t g = GridByDefinition(start);
+  if (weights.size() > 1024 || g == 0) return out;
+  const AnyOrderSummed parted = AnyOrderLaunch(weights, start, bound, 1024, g);
+  EXPECT_TRUE(parted.report.ok()) << parted.report.Summary();
+  EXPECT_EQ(parted.added, out.added) << "with parts";
+  EXPECT_EQ(Bits(parted.sum), Bits(out.sum)) << "with parts";
+  EXPECT_EQ(Bits(parted.smallest), Bits(out.smallest)) << "with parts";
   return out;
 }
 
@@ -623,6 +668,43 @@ TEST(GpuWarpAnyOrderSum, ReadsEachWordOncePerPass) {
     ASSERT_EQ(intervals.size(), 2u);
     EXPECT_EQ(intervals.back(), 16 * (1 + ties)) << ties << " tie weights: reads of the busiest lane";
   }
+}
+
+// With parts on E's grid a lane reads one word (its warp's part) instead of 16; a part that holds
+// a tie sends the lanes to their words (16) and the tie passes (16 each): one read more than
+// without parts. Parts on another grid are not used (16 reads), and give the same sum.
+TEST(GpuWarpAnyOrderSum, PartsOnEsGridReadOneWordALane) {
+  std::vector<float> w(1024, 0x1p-20f);
+  const float start = 0.5f;
+  const std::uint32_t g = GridByDefinition(start);  // 126: u = 2^-24
+  for (int ties = 0; ties <= 2; ++ties) {
+    if (ties > 0) w[static_cast<std::size_t>(100 * ties)] = 0x1p-25f * static_cast<float>(2 * ties - 1);
+    const AnyOrderSummed plain = AnyOrderLaunch(w, start, INFINITY, 1024, 0);
+    for (const std::uint32_t grid : {g, g - 1, g + 1}) {
+      const AnyOrderSummed got = AnyOrderLaunch(w, start, INFINITY, 1024, grid);
+      ASSERT_TRUE(got.report.ok()) << got.report.Summary();
+      EXPECT_EQ(got.added, 1024u);
+      EXPECT_EQ(Bits(got.sum), Bits(plain.sum)) << ties << " tie weights, grid " << grid;
+      const std::int64_t want = grid != g ? 16 * (1 + ties) : ties == 0 ? 1 : 1 + 16 * (1 + ties);
+      EXPECT_EQ(got.report.counters.critical_intervals.back(), want) << ties << " tie weights, grid " << grid;
+    }
+  }
+}
+
+// The grid an E below the bound ends on, by hand: below 0.999 or 1 E lies in [0.5, 1) (biased
+// exponent 126); below 0.5 in [0.25, 0.5) (125); below the smallest subnormal only 0 (grid 1);
+// below +inf the largest finite float (254); no bound above 0: none.
+TEST(GpuWarpAnyOrderSum, GridBelowTheBound) {
+  EXPECT_EQ(AnyOrderGridBelow(0.999f), 126u);
+  EXPECT_EQ(AnyOrderGridBelow(1.0f), 126u);
+  EXPECT_EQ(AnyOrderGridBelow(0.5f), 125u);
+  EXPECT_EQ(AnyOrderGridBelow(0.75f), 126u);
+  EXPECT_EQ(AnyOrderGridBelow(0x1p-149f), 1u);
+  EXPECT_EQ(AnyOrderGridBelow(0x1p-126f), 1u);
+  EXPECT_EQ(AnyOrderGridBelow(INFINITY), 254u);
+  EXPECT_EQ(AnyOrderGridBelow(0.0f), 0u);
+  EXPECT_EQ(AnyOrderGridBelow(-1.0f), 0u);
+  EXPECT_EQ(AnyOrderGridBelow(NAN), 0u);
 }
 
 }  // namespace

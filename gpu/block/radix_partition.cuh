@@ -112,7 +112,10 @@
 // - Chunks in any order (a WeightedVisit with an active AnyOrderWalk): the chunks after the
 //   visit's first are not sorted. c's keys are only loaded; b's weights are stored at its keys'
 //   slots (slot j is thread 1023 - j's; two to a word, the odd slot's weight from the
-//   neighbour lane by one shuffle), no rank; a's walk is any_order.walk. When it answers
+//   neighbour lane by one shuffle), no rank, and with an any-order grid (AnyOrderWalk::grid)
+//   each warp's part of them on that grid (StoreAnyOrderParts: a store by lane 0, in words
+//   512 .. 575 of `weights`, past its weights; 32 a buffer), which a's walk reads in place of
+//   the chunk's 512 words when E is on that grid; a's walk is any_order.walk. When it answers
 //   kPartitionChunkUnordered, a is sorted then from its keys in registers (each warp's keys
 //   in its lanes, stored in PartitionWarpSlots, a barrier; pairwise merges of the 32 runs,
 //   MergeRuns, 8 barriers; each key stored at its place, a barrier; the weights stored again
@@ -147,6 +150,7 @@
 #include "gpu/block/float_word.cuh"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/warp_min.cuh"
+#include "gpu/block/warp_running_sum.cuh"
 
 namespace sampcheck::gpu {
 
@@ -361,11 +365,14 @@ struct NoChunkMarks {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Close() const { return false; }
 };
 
-// A WeightedVisit's any-order walk: `walk` is called only when `active` (a block-level value).
+// A WeightedVisit's any-order walk: `walk` is called only when `active` (a block-level value);
+// `grid` (a block-level value; 0: none) the grid the chunk loop sums each warp's positions on
+// ahead for it (AnyOrderParts, gpu/block/warp_running_sum.cuh).
 template <class Walk>
 struct AnyOrderWalk {
   bool active = false;
   Walk walk;
+  std::uint32_t grid = 0;
 };
 // None (WeightedVisit's default): every chunk is sorted before its walk.
 struct NoAnyOrderWalk {
@@ -390,7 +397,9 @@ struct NoAnyOrderWalk {
 // first is handed to any_order.walk(m, words) unsorted (its weights at the chunk's slots, in no
 // particular order): block-level code with no barrier and no shared store, whose verdict is
 // walk's for the sorted chunk, or kPartitionChunkUnordered when the walk needs the order (its
-// state left as it was): then the chunk is sorted and given to walk ("Chunk loop").
+// state left as it was): then the chunk is sorted and given to walk ("Chunk loop"). Its third
+// argument, an AnyOrderParts on any_order.grid, holds the parts of the chunk's positions summed
+// by the warps that placed them (none stored when grid is 0).
 template <class KeyVisit, class Weight, class Walk, class Finish, class Marked = NoPartitionMarks,
           class AnyOrder = NoAnyOrderWalk>
 struct WeightedVisit {
@@ -1283,6 +1292,13 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // the order is sorted then (two barriers) and walked again (one more).
   constexpr bool kAnyOrder = !std::is_same_v<decltype(std::decay_t<Visit>::any_order), NoAnyOrderWalk>;
   const bool any_order = visit.any_order.active;
+  const std::uint32_t any_order_grid = [&] {
+    if constexpr (kAnyOrder) {
+      return any_order ? visit.any_order.grid : 0u;
+    } else {
+      return 0u;
+    }
+  }();
   // The walk's marks: a bit per position of a chunk, two slots (alternating as the verdicts)
   // in level 0's `low`, free once level 0 has read it.
   static_assert(2 * kPartitionMarkWords <= kWarpSize, "two slots of marks fit in `low`");
@@ -1348,8 +1364,16 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     if (r % 2 == 0) (weights_second ? weight_words : weights).Store(r / 2, pair_word(key, next));
     return r;
   };
+  // The any-order walk's parts of a chunk in buffer `second` (AnyOrderParts on any_order.grid):
+  // 32 words of `weights` past the kCandidates / 2 that hold weights, a set for each buffer.
+  auto parts_of = [&](bool second) {
+    return AnyOrderParts<decltype(weights.View())>{weights.View(), kCandidates / 2 + (second ? kWarpSize : 0),
+                                                   any_order_grid};
+  };
   // An unsorted chunk's weights at its keys' slots (slot j: thread 1023 - j), two to a word: the
-  // thread of the even slot takes the odd slot's weight from its neighbour lane (one shuffle).
+  // thread of the even slot takes the odd slot's weight from its neighbour lane (one shuffle);
+  // with an any-order grid, each warp's part of them (StoreAnyOrderParts: a store a warp), so
+  // that the walk reads 32 parts where it read the chunk's 512 words.
   auto place_unsorted = [&](auto& keys, std::int64_t size, bool weights_second) {
     auto w = Registers<std::uint64_t>(block);
     block.ForEachThread([&](Thread t) { w[t] = key_slot(t) < size ? FloatWord(visit.weight(keys[t])) : 0u; });
@@ -1358,6 +1382,14 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       if (key_slot(t) >= size || key_slot(t) % 2 != 0) return;
       (weights_second ? weight_words : weights).Store(key_slot(t) / 2, w[t] | odd[t] << 32);
     });
+    if (any_order_grid == 0) return;
+    auto bits = Registers<std::uint32_t>(block);
+    auto has = Registers<bool>(block);
+    block.ForEachThread([&](Thread t) {
+      bits[t] = static_cast<std::uint32_t>(w[t]);
+      has[t] = key_slot(t) < size;
+    });
+    StoreAnyOrderParts(block, bits, has, parts_of(weights_second));
   };
   // Chunk a's walk (sorted: walk; else the any-order walk), thread 0's verdict into its slot.
   auto walk_a = [&] {
@@ -1381,7 +1413,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       store(verdict);
     } else {
       if constexpr (kAnyOrder) {
-        auto verdict = visit.any_order.walk(static_cast<std::uint32_t>(size_a), words);
+        auto verdict = visit.any_order.walk(static_cast<std::uint32_t>(size_a), words, parts_of(second_a));
         store(verdict);
       }
     }

@@ -71,6 +71,7 @@
 //   (tests/gpu_warp_running_sum_test.cc).
 
 #include <cstdint>
+#include <type_traits>
 
 #include "gpu/block/block_model.h"
 #include "gpu/block/float_word.cuh"
@@ -313,7 +314,64 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY std::uint64_t GridRunTiePass(Words w
   return static_cast<std::uint64_t>(next) << 32 | number << 1 | parity;
 }
 
+// A position's any-order part on grid g (AnyOrderParts), from its weight's bits: GridRunAnyOrder's
+// part of that one position (its bits << 32 | d; kGridCap for d when it does not fit E's grid),
+// with kAnyOrderTieFlag set for a tie (f = 1/2: d is then q). kAnyOrderNoPart, a slot without a
+// position, is the identity of CombineAnyOrderParts.
+inline constexpr std::uint32_t kAnyOrderTieFlag = 1u << 31;
+inline constexpr std::uint64_t kAnyOrderNoPart = std::uint64_t{0x7f800000u} << 32;  // +inf's bits, d 0
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t AnyOrderPositionPart(std::uint32_t bits, std::uint32_t g) {
+  const PlainStep s = GridPlainStepOf(bits, g);
+  return static_cast<std::uint64_t>(bits) << 32 | (s.fits && g != 0 ? s.d : kGridCap) | (s.tie ? kAnyOrderTieFlag : 0u);
+}
+// Two parts as one: the smaller weight's bits, the saturated sum of d (each at most kGridCap:
+// no wrap), either's tie flag. Associative and commutative, so any grouping of the positions
+// gives the same part.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t CombineAnyOrderParts(std::uint64_t a, std::uint64_t b) {
+  const std::uint64_t least = (a >> 32) < (b >> 32) ? a >> 32 : b >> 32;
+  const auto da = static_cast<std::uint32_t>(a), db = static_cast<std::uint32_t>(b);
+  return least << 32 | ((da | db) & kAnyOrderTieFlag) |
+         Saturated((da & ~kAnyOrderTieFlag) + (db & ~kAnyOrderTieFlag));
+}
+
 }  // namespace running_sum_detail
+
+// An any-order sum's positions summed ahead by the warps that hold them (WarpAnyOrderSum's
+// `parts`, StoreAnyOrderParts): Load(w), w < 32, is the part of the positions warp w held on
+// grid g (0: none given), at words.Load(at + w).
+template <class View>
+struct AnyOrderParts {
+  View words;
+  std::int64_t at = 0;
+  std::uint32_t g = 0;
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Load(int w) const { return words.Load(at + w); }
+};
+struct NoAnyOrderParts {};
+
+// The grid an E below `bound` (WarpAnyOrderSum's) ends its walk on: the largest float below the
+// bound's (0 for a bound <= 0 or NaN). A long walk spends most of its chunks there (E doubles
+// once per binade before it), so it is the grid the parts are summed on ahead.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t AnyOrderGridBelow(float bound) {
+  using namespace running_sum_detail;
+  return bound > 0.0f ? GridOf(WordFloat(FloatBits(bound) - 1u)).g : 0u;
+}
+
+// Contract (StoreAnyOrderParts, block-level code, no barrier): thread t's position, when
+// has[t], has the weight whose bits are bits[t]; each warp's lane 0 stores the warp's part on
+// grid g (an xor butterfly of 5 shuffles), parts.words.Store(parts.at + warp, ..): one store a
+// warp, every warp (a warp without a position stores the identity).
+template <class B, class Bits, class Has, class View>
+SAMPCHECK_KERNEL_BODY void StoreAnyOrderParts(B& block, const Bits& bits, const Has& has,
+                                              const AnyOrderParts<View>& parts) {
+  using namespace running_sum_detail;
+  auto part = Registers<std::uint64_t>(block);
+  block.ForEachThread(
+      [&](Thread t) { part[t] = has[t] ? AnyOrderPositionPart(bits[t], parts.g) : kAnyOrderNoPart; });
+  WarpAllReduce(block, part, CombineAnyOrderParts);
+  block.ForEachThread([&](Thread t) {
+    if (t.lane() == 0) parts.words.Store(parts.at + t.warp(), part[t]);
+  });
+}
 
 // The distinct tie weights an any-order sum resolves (one pass over the words each); a chunk with
 // more is left to the sorted walk. Over the cost table's 64-row cases (2026-12-02), 70% of the
@@ -343,29 +401,66 @@ inline constexpr int kAnyOrderTiePasses = 3;
 // `sum` and `smallest` are left as they were. Reads: ceil(count / 64) words a lane (lane l: words
 // l, l + 32, ..), as many again per distinct tie weight; xor butterflies of 5 shuffles (two for
 // the sums, one per tie pass), in every warp.
+// - `parts` (AnyOrderParts, optional): the parts of exactly these `count` positions, summed
+//   ahead by the warps that held them (StoreAnyOrderParts). When their grid is E's, lane l
+//   reads warp l's part (one read a lane) instead of its words: the same part, the positions
+//   grouped otherwise (CombineAnyOrderParts). When a part holds a tie, the lanes read their
+//   words as without parts (the tie passes need the tie weights), then the tie passes: one read
+//   more than without parts. Two more butterflies a call.
 // Example: E = 0.5 (u = 2^-24, n = 2^23), weights 3 x 2^-26, 2^-24 + 2^-26 and 2^-23 + 3 x
 //   2^-26 (q + f = 3/4, 1 + 1/4, 2 + 3/4: d = 1, 1, 3), D = 5 in every order: E = 0.5 + 5 x
 //   2^-24. With 2^-25 (f = 1/2, a tie, the smallest: last along the walk) among them, n + 5 is
 //   odd before it: it adds 1, E = 0.5 + 6 x 2^-24; without the 3 x 2^-26, n + 4 is even: it adds
 //   0 (tests/gpu_warp_running_sum_test.cc).
-template <class B, class R, class C, class Words>
+template <class B, class R, class C, class Words, class Parts = NoAnyOrderParts>
 SAMPCHECK_KERNEL_BODY void WarpAnyOrderSum(B& block, R& sum, const C& count, C& added, R& smallest, Words words,
-                                           float bound) {
+                                           float bound, const Parts& parts = {}) {
   using namespace running_sum_detail;
+  constexpr bool kParts = !std::is_same_v<Parts, NoAnyOrderParts>;
   auto part = Registers<std::uint64_t>(block);  // smallest bits << 32 | saturated D
   auto tie = Registers<std::uint32_t>(block);   // the largest tie weight's bits, then t_i's
-  block.ForEachThread([&](Thread t) {
-    const AnyOrderLane lane =
-        count[t] > 0 ? GridRunAnyOrder(words, static_cast<std::uint32_t>(t.lane()), count[t], GridOf(sum[t]).g)
-                     : AnyOrderLane{std::uint64_t{0x7f800000u} << 32, 0u};
+  auto from_parts = [&](Thread t) {
+    if constexpr (kParts) {
+      return count[t] > 0 && parts.g != 0 && parts.g == GridOf(sum[t]).g;
+    } else {
+      return false;
+    }
+  };
+  auto from_words = [&](Thread t) {
+    const AnyOrderLane lane = count[t] > 0
+                                  ? GridRunAnyOrder(words, static_cast<std::uint32_t>(t.lane()), count[t],
+                                                    GridOf(sum[t]).g)
+                                  : AnyOrderLane{kAnyOrderNoPart, 0u};
     part[t] = lane.part;
     tie[t] = lane.tie;
+  };
+  auto max = [](std::uint32_t a, std::uint32_t b) { return a > b ? a : b; };
+  block.ForEachThread([&](Thread t) {
+    if constexpr (kParts) {
+      if (from_parts(t)) {
+        part[t] = parts.Load(t.lane());
+        tie[t] = 0;
+        return;
+      }
+    }
+    from_words(t);
   });
-  WarpAllReduce(block, part, [](std::uint64_t a, std::uint64_t b) {
-    const std::uint64_t least = (a >> 32) < (b >> 32) ? a >> 32 : b >> 32;
-    return least << 32 | Saturated(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
-  });
-  WarpAllReduce(block, tie, [](std::uint32_t a, std::uint32_t b) { return a > b ? a : b; });
+  WarpAllReduce(block, part, CombineAnyOrderParts);
+  WarpAllReduce(block, tie, max);
+  if constexpr (kParts) {
+    // A part with a tie: the words as without parts. Elsewhere lane 0 alone keeps the warp's
+    // part (the others the identity), which the reductions give back.
+    block.ForEachThread([&](Thread t) {
+      if (from_parts(t) && (static_cast<std::uint32_t>(part[t]) & kAnyOrderTieFlag) != 0) {
+        from_words(t);
+      } else if (t.lane() != 0) {
+        part[t] = kAnyOrderNoPart;
+        tie[t] = 0;
+      }
+    });
+    WarpAllReduce(block, part, CombineAnyOrderParts);
+    WarpAllReduce(block, tie, max);
+  }
   // The tie passes: t_i in `tie`, t_(i - 1) in `upper`; `extra` the units the ties add past
   // their q (which `part` holds); `parity` n's before the next segment (E's at first).
   auto upper = Registers<std::uint32_t>(block);

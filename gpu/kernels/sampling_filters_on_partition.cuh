@@ -470,8 +470,8 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
     return TopPWalkChunk(block, state, count, words, rule(), NoChunkMarks{}, sorted_walked);
   };
   // Its chunks after the first unsorted where their sum allows it (TopPWalkChunkAnyOrder).
-  auto any_order = [&](std::uint32_t count, auto words) {
-    return TopPWalkChunkAnyOrder(block, state, count, words, rule());
+  auto any_order = [&](std::uint32_t count, auto words, auto parts) {
+    return TopPWalkChunkAnyOrder(block, state, count, words, rule(), parts);
   };
   auto finish_walk = [&](bool stopped, std::uint64_t key) {
     done = stopped;
@@ -482,7 +482,7 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
                     false, run_top_p || top_k, visit_bound, level0, fold, ready,
                     WeightedVisit<decltype(walk_chunk), decltype(weight), decltype(walk_weights), decltype(finish_walk),
                                   NoPartitionMarks, AnyOrderWalk<decltype(any_order)>>{
-                        walk_chunk, weight, walk_weights, finish_walk, {}, {true, any_order}},
+                        walk_chunk, weight, walk_weights, finish_walk, {}, {true, any_order, AnyOrderGridBelow(q)}},
                     TopPReach{run_top_p, q},
                     HeldSmallestKeys<decltype(smallest_keys), decltype(largest_keys), decltype(sorted)>{
                         &smallest_keys, &largest_keys, &sorted, caching});

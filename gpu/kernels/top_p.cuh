@@ -367,9 +367,9 @@ SAMPCHECK_KERNEL_BODY auto TopPWalkChunk(B& block, RS& state, std::uint32_t m, W
 // Otherwise the verdict is kPartitionChunkUnordered and the state is untouched: the chunk loop
 // sorts the chunk and walks it (TopPWalkChunk). The other rules always answer
 // kPartitionChunkUnordered.
-template <class B, class RS, class Words>
+template <class B, class RS, class Words, class Parts = NoAnyOrderParts>
 SAMPCHECK_KERNEL_BODY auto TopPWalkChunkAnyOrder(B& block, RS& state, std::uint32_t m, Words words,
-                                                 const TopPWalkRule& rule) {
+                                                 const TopPWalkRule& rule, const Parts& parts = {}) {
   auto sum = Registers<float>(block);
   auto count = Registers<std::uint32_t>(block);  // 0 outside warp 0
   auto added = Registers<std::uint32_t>(block);
@@ -379,7 +379,7 @@ SAMPCHECK_KERNEL_BODY auto TopPWalkChunkAnyOrder(B& block, RS& state, std::uint3
     return prefix && static_cast<std::int64_t>(m) <= rule.total - s.position ? m : 0u;
   };
   TopPWarpJob(block, state, positions, sum, count);
-  WarpAnyOrderSum(block, sum, count, added, smallest, words, rule.p);
+  WarpAnyOrderSum(block, sum, count, added, smallest, words, rule.p, parts);
   auto verdict = Registers<std::uint64_t>(block);
   block.ForEachThread([&](Thread t) {
     if (t.x != 0) return;
@@ -510,13 +510,16 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
     };
     // The prefix rules' chunks after the first are walked unsorted where their sum allows it
     // (TopPWalkChunkAnyOrder).
-    auto any_order = [&](std::uint32_t m, auto words) { return TopPWalkChunkAnyOrder(block, state, m, words, rule); };
+    auto any_order = [&](std::uint32_t m, auto words, auto parts) {
+      return TopPWalkChunkAnyOrder(block, state, m, words, rule, parts);
+    };
     const bool prefix = walk == TopPWalk::kExclusive || walk == TopPWalk::kTieGroup;
     VisitKeysInOrder(block, src, src_base, vocab, ascending, ascending, kLastNegInfAscending,
                      ascending ? kNoKey : kLastFiniteDescending, scratch, scratch_base, sorted,
                      WeightedVisit<decltype(walk_chunk), decltype(prob_of_key), decltype(walk_weights),
                                    decltype(finish_walk), decltype(drop), AnyOrderWalk<decltype(any_order)>>{
-                         walk_chunk, prob_of_key, walk_weights, finish_walk, drop, {prefix, any_order}});
+                         walk_chunk, prob_of_key, walk_weights, finish_walk, drop,
+                         {prefix, any_order, AnyOrderGridBelow(rule.p)}});
   }
   if (walk == TopPWalk::kSglang) return;  // dropped one by one; beyond `limit`: top_k's -inf
   if (!done) cut = last;                  // walked to the end keeping every position
