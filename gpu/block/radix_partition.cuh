@@ -45,8 +45,8 @@
 //   digit, so its next digit is the 4 bits below it. Keys are unique, so every bucket is finally
 //   at most 1024 keys; at most 16 levels. A count's slots take one barrier (DigitSlots; one
 //   more when a single digit holds the bucket, before it is counted again), and the scatter
-//   pushes the sub-buckets in its own phase (every thread computes the new depth, thread 0
-//   writes the entries): one barrier, so 2 barriers a refinement.
+//   pushes the sub-buckets in its own phase (every thread computes the new depth, thread j
+//   writes the j-th entry): one barrier, so 2 barriers a refinement.
 // - The visit is a WeightedVisit (below). Its key_visit(m, key_of) is block-level code called
 //   with key_of(j), j < m, the next m keys of the order where they are known at once (a flat
 //   row's, computed; a small row's, gathered into `sorted`: contract "Flat rows" and gather_small);
@@ -831,8 +831,9 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   };
   // Scatters the counted keys into buffer `to` at first + their slot and pushes the non-empty
   // buckets (reverse digit order, so the first is on top) with the next digit's shift, in the
-  // same phase: every thread computes the stack's new depth from `start`, thread 0 writes the
-  // entries; one barrier.
+  // same phase: every thread computes the stack's new depth from `start`, thread j writes the
+  // scatter's entry j (at most 33: one store each to both arrays, where thread 0 wrote them all
+  // in sequence); one barrier.
   std::int64_t depth = 0;
   // next_of(digit): the shift of the digit that refines that bucket.
   // Digits in [gap_lo, gap_hi) are not stored: they are pushed as one entry marked
@@ -891,7 +892,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       // as a whole: the buckets lie in digit order), so chunks are seldom small. The open run
       // is [start of the last bucket added, end).
       auto push = [&](std::uint32_t begin, std::uint32_t stop, std::uint32_t next) {
-        if (t.x == 0) {
+        if (t.x == d - depth) {  // depth: the stack's before this scatter, d's first value
           stack_range.Store(d, (static_cast<std::uint64_t>(first + begin) << 32) | (stop - begin));
           stack_digit.Store(d, static_cast<std::uint32_t>(to << 8) | next);
         }
@@ -1011,7 +1012,11 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   }
 
   // The top entry: its slots, its buffer and the shift of its next digit. Every stack write
-  // (scatter's, by thread 0) follows a barrier after the reads, so pop needs none.
+  // (scatter's) follows a barrier after the reads, so pop needs none. An entry popped and put
+  // back unchanged (the chunk loop's look at the entry after c, or c waiting) is kept
+  // (`known`, block-level) and not read again when it is popped next: every stack write lands
+  // at the depth or above (pushes; the rank's entries set aside come before the chunk loop),
+  // and the entry lies below the depth until that pop.
   struct Entry {
     std::uint64_t range;
     std::uint32_t word;
@@ -1019,7 +1024,18 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     int from, shift, bucket;  // bucket: a level-0 splitter bucket's number + 1, else 0
     bool unscattered;         // the reach's gap: counted by level 0, not yet in the scratch
   };
+  Entry known{};
+  std::int64_t known_at = -1;  // the stack slot `known` holds; -1: none
+  auto put_back = [&](const Entry& e) {
+    known = e;
+    known_at = depth++;
+  };
   auto pop = [&] {
+    if (known_at == depth - 1) {
+      --depth;
+      known_at = -1;
+      return known;
+    }
     std::uint64_t range = 0;
     std::uint32_t digit = 0;
     block.ForEachThread([&](Thread) {
@@ -1436,7 +1452,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
         // and a store of its keys) or the reach's gap (two reads of the row) only once a and b
         // cannot end it. Otherwise the entry waits: its slot was not overwritten.
         const std::int64_t waiting = (has_a ? size_a : 0) + (has_b ? size_b : 0);
-        if (has_c ? has_a && safe < size_a : waiting > 0 && safe < waiting) ++depth, step = false, has_c = false;
+        if (has_c ? has_a && safe < size_a : waiting > 0 && safe < waiting) put_back(c), step = false, has_c = false;
       }
       // The entry after chunk c, refined in this step when it must be and no key before it can
       // end the walk (a refinement is never made for nothing); else it waits on the stack.
@@ -1446,7 +1462,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
         next = pop();
         const std::int64_t before_next = (has_a ? size_a : 0) + (has_b ? size_b : 0) + c.size;
         ahead = next.size > kCandidates && !next.unscattered && safe >= before_next;
-        if (!ahead) ++depth;
+        if (!ahead) put_back(next);
       }
       if (!step && !has_a && !has_b) {  // every key walked: the last one, the last of the chunk before a
         base_a = base_next;
