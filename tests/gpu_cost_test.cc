@@ -229,11 +229,15 @@ const BudgetCase kBudgets[] = {
     // warp-sorted runs (MergeRuns: 10 barriers more a chunk; 4 such chunks here, 3 at top-k
     // 5000), where each key was ranked by a binary search of every other warp's run, 186 reads
     // (critical paths at 64 x 128256: top-p 0.999 4244 -> 3505, top-k V - 1 3110 -> 2411,
-    // V - 100 3527 -> 2867, top-k 5000 2058 -> 1556).
+    // V - 100 3527 -> 2867, top-k 5000 2058 -> 1556). 9 more where K is refined (V - 100 and
+    // top-k 5000) since 2026-12-02 (120 and 87 before), traded alike: the rank's chunk is
+    // sorted by the same pairwise merges (10 barriers where its binary searches took 2 and up
+    // to 186 reads a key; critical paths at 64 x 128256: V - 100 2358 -> 2255, top-k 5000 1457
+    // -> 1322).
     {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {2.54, 115}},
-    {__LINE__, "gpu, top-k V - 100", false, TopK(kVocab - 100), {2.78, 120}},
+    {__LINE__, "gpu, top-k V - 100", false, TopK(kVocab - 100), {2.78, 129}},
     {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {4.56, 161}},
-    {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {1.12, 87}},
+    {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {1.12, 96}},
     {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {2.01, 35}},
     {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {2.01, 35}},
     {__LINE__, "gpu, min-p 1, top-k and top-p off", false, MinPAlone(1.0f), {3.01, 10}},
@@ -376,10 +380,17 @@ TEST(GpuCost, TopPFullRowWalksStayWithinTheirBudgets) {
 // totals each); 3081, 2129 and 2534 while warp 0 read every unsorted chunk's 512 weight words
 // (the warps' parts summed ahead now, AnyOrderParts in gpu/block/warp_running_sum.cuh); 2407,
 // 1971 and 2376 while thread 0 wrote every entry a scatter pushed (thread j the j-th now) and
-// the chunk loop read again the entry it had popped and put back a step before (kept now). P
+// the chunk loop read again the entry it had popped and put back a step before (kept now);
+// 2198, 1902 and 2283 while every thread read the 32 warps' lists of largest keys in sequence
+// for K near n (a list a lane and shuffles now, LargestKeyOfRank in gpu/kernels/
+// sampling_filters_on_partition.cuh), thread 0 moved the buckets before the rank's aside and
+// back (thread j the j-th now) and the rank's chunk was sorted by binary searches (pairwise
+// merges now). Flat rows with top-k V - 1 walk no chunk (their keys are computed): their
+// critical path, 551, is the row's reads and K's merge (675 while every thread read the 128
+// keys). P
 // from the logits by std::sort and double sums (the f32 walk's cut is within a few positions of
 // it); one row, so that the critical path is that row's block's (P = 55432, 18560 and 18560
-// here). The budgets are today's critical paths.
+// here; 115430 on the flat row). The budgets are today's critical paths.
 TEST(GpuCost, PartitionWalkSumsItsPositionsOnTheWarp) {
   struct Case {
     int line;
@@ -389,8 +400,9 @@ TEST(GpuCost, PartitionWalkSumsItsPositionsOnTheWarp) {
   };
   const Case cases[] = {
       {__LINE__, "top-k off, top-p 0.999", TopPAlone(0.999f), 2198},
-      {__LINE__, "top-k V - 1, top-p 0.9", TopK(kVocab - 1), 1902},
-      {__LINE__, "top-k V - 100, top-p 0.9", TopK(kVocab - 100), 2283},
+      {__LINE__, "top-k V - 1, top-p 0.9", TopK(kVocab - 1), 1778},
+      {__LINE__, "top-k V - 100, top-p 0.9", TopK(kVocab - 100), 2046},
+      {__LINE__, "flat rows, top-k V - 1, top-p 0.9", Flat(TopK(kVocab - 1)), 551},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::Message() << "line " << c.line << ": " << c.name);

@@ -32,7 +32,8 @@
 //   second buffer, PartitionWarpSlots, plus its rank in each other warp's sorted keys by a
 //   binary search: at most 187 shared reads per thread, 219 with the next key the chunk loop
 //   wants) and visited by the chunk loop below,
-//   one barrier per chunk (the rank's chunk is sorted into `sorted`: two barriers). A
+//   one barrier per chunk (the rank's chunk is sorted into `sorted` by pairwise merges of its
+//   warps' sorted runs, MergeRuns: 10 barriers, at most 40 shared reads a key). A
 //   larger bucket is partitioned again (its keys counted by the next digit, repeated one
 //   digit lower while a single digit holds the whole bucket, then scattered into the other
 //   buffer at the same positions; a bucket of at most 16 x 1024 keys is read once into
@@ -54,7 +55,8 @@
 // - Hooks (PartitionAndVisit; VisitKeysInOrder passes none): level0(n, smallest, largest)
 //   after the first read may stop there (-1), or name a rank r: then the entry holding the r-th
 //   key is refined until it is a chunk, which is sorted to give that key; the entries before it
-//   are set aside (in order, by thread 0, with no barrier) and put back on top, those after it
+//   are set aside (in order, aside entry j by thread j, with no barrier) and put back on top
+//   (by the same threads, after the sort's barriers), those after it
 //   stay below, so the stack still holds the whole order and nothing is refined twice. With a bound other
 //   than kAll (VisitBound) and a level-0 sample, the stack holds only level 0's buckets up to
 //   the rank's (kRankKey) or up to the last that may hold a key of the rank's value
@@ -1127,15 +1129,38 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     if (next != nullptr) *next = after;
     return r;
   };
-  // The rank's chunk into `sorted` (before the chunk loop: nothing else reads either buffer).
-  auto load_sorted = [&](const Entry& e) {
-    warp_sort_into(e, false);
+  // The `size` keys of keys[t] (thread t: slot key_slot(t) < size) sorted into into[0, size)
+  // by pairwise merges: each warp's keys in its lanes' registers (WarpSortSlots), stored at the
+  // lanes' slots of warp_slots, then merges of the 32 runs keeping the first `size` (MergeRuns,
+  // gpu/block/merge_runs.cuh: 8 barriers, at most 40 reads a key, where a binary search of
+  // each other warp's run, rank_in_chunk, takes up to 186); each key stored at its place.
+  // Thread t then holds a key in keys[t] and its place in ranks[t] (~0u: padding). 10
+  // barriers, the last after the places' stores.
+  auto merge_sort = [&](auto& keys, auto& ranks, std::int64_t size, auto& into) {
+    auto held = Registers<SlotKeys<1>>(block);
+    block.ForEachThread([&](Thread t) { held[t].v[0] = key_slot(t) < size ? keys[t] : kNoKey; });
+    WarpSortSlots<1>(block, held);
+    block.ForEachThread([&](Thread t) { warp_slots.Store(t.x, held[t].v[0]); });
     block.Sync();
+    block.ForEachThread([&](Thread t) { ranks[t] = ~0u; });
+    MergeRuns<kCanonicalLanes>(block, warp_slots, held, kWarpSize, kCanonicalLanes / kWarpSize, static_cast<int>(size),
+                               [&](Thread t, int position, std::uint64_t) {
+                                 ranks[t] = static_cast<std::uint32_t>(position);
+                               });
+    block.Sync();  // the last merge level's searches read the slots
     block.ForEachThread([&](Thread t) {
-      if (key_slot(t) >= e.size) return;
-      sorted.Store(rank_in_chunk(t, mine[t], below[t], e.size, false, nullptr), mine[t]);
+      keys[t] = held[t].v[0];
+      if (ranks[t] != ~0u) into.Store(ranks[t], keys[t]);
     });
     block.Sync();
+  };
+  // The rank's chunk into `sorted` (before the chunk loop: nothing else reads either buffer),
+  // by merge_sort (its keys ranked by rank_in_chunk, up to 186 reads a key and 2 barriers,
+  // until 2026-12-02).
+  auto load_sorted = [&](const Entry& e) {
+    load_keys(e);
+    auto ranks = Registers<std::uint32_t>(block);
+    merge_sort(mine, ranks, e.size, sorted);
   };
   // A digit that splits the entry, then its scatter into the other buffer at the same slots.
   // An entry of at most kCachedKeys x 1024 keys is read once into registers (thread t holds
@@ -1247,18 +1272,26 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   if (rank > 0) {
     // Only the entry holding the rank is refined; the entries before it are set aside (in
     // order) and put back on top afterwards, those after it stay on the stack, so the visit
-    // below finds every key and refines nothing twice.
+    // below finds every key and refines nothing twice. Aside entry j lies in slot
+    // kPartitionStack - 1 - j and is moved, both ways, by thread j (where thread 0 moved every
+    // entry in sequence until 2026-12-02: about 6 accesses an entry, some 15 entries each way
+    // at top-k V - 100).
     std::int64_t before = 0, aside = 0;
+    auto moved_range = Registers<std::uint64_t>(block);
+    auto moved_digit = Registers<std::uint32_t>(block);
     for (;;) {
-      // The entries wholly before the rank, found by every thread from their sizes, and moved
-      // by thread 0 to the slots set aside in the same phase: no barrier, as those slots lie
-      // above every entry read (depth + aside is at most kPartitionStack: "Pending entries").
+      // The entries wholly before the rank, found by every thread from their sizes; thread j
+      // moves the one that becomes aside entry j in the same phase: no barrier, as those slots
+      // lie above every entry read (depth + aside is at most kPartitionStack: "Pending
+      // entries").
       std::int64_t new_depth = depth, new_before = before, new_aside = aside;
       block.ForEachThread([&](Thread t) {
         std::int64_t d = depth, b = before, a = aside;
-        while (b + static_cast<std::int64_t>(stack_range.Load(d - 1) & 0xffffffffu) < rank) {
-          b += static_cast<std::int64_t>(stack_range.Load(d - 1) & 0xffffffffu);
-          if (t.x == 0 && kPartitionStack - 1 - a != d - 1) {  // a full stack: already in place
+        for (;;) {
+          const auto size = static_cast<std::int64_t>(stack_range.Load(d - 1) & 0xffffffffu);
+          if (b + size >= rank) break;
+          b += size;
+          if (t.x == a && kPartitionStack - 1 - a != d - 1) {  // a full stack: already in place
             stack_range.Store(kPartitionStack - 1 - a, stack_range.Load(d - 1));
             stack_digit.Store(kPartitionStack - 1 - a, stack_digit.Load(d - 1));
           }
@@ -1272,19 +1305,25 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
         refine(e, 16);  // the rank's refinement: 16 parts
         continue;
       }
+      // The aside entries into their movers' registers now, where the last ones were stored
+      // (by the same threads), so that load_sorted's barriers order these reads before the
+      // stores that put them back (the slots may overlap when the stack is nearly full).
+      block.ForEachThread([&](Thread t) {
+        if (t.x >= aside) return;
+        moved_range[t] = stack_range.Load(kPartitionStack - 1 - t.x);
+        moved_digit[t] = stack_digit.Load(kPartitionStack - 1 - t.x);
+      });
       load_sorted(e);
       ++depth;  // the entry stays on the stack for the visit (its slot was not overwritten)
       break;
     }
     block.ForEachThread([&](Thread t) {
       kth = sorted.Load(rank - before - 1);
-      if (t.x != 0) return;
-      for (std::int64_t j = aside - 1; j >= 0; --j) {
-        const std::int64_t to = depth + (aside - 1 - j), from = kPartitionStack - 1 - j;
-        if (to == from) continue;  // a full stack: the entry is already in place
-        stack_range.Store(to, stack_range.Load(from));
-        stack_digit.Store(to, stack_digit.Load(from));
-      }
+      if (t.x >= aside) return;
+      const std::int64_t to = depth + (aside - 1 - t.x);
+      if (to == kPartitionStack - 1 - t.x) return;  // a full stack: the entry is already in place
+      stack_range.Store(to, moved_range[t]);
+      stack_digit.Store(to, moved_digit[t]);
     });
     block.Sync();
     depth += aside;
@@ -1495,31 +1534,13 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       block.ForEachThread([&](Thread) { verdict = uniform.Load(slot ? 1 : 0); });
       if constexpr (kAnyOrder) {
         if ((verdict >> 62) == 3) {
-          // The any-order walk needs a in order: sorted from its keys in registers, its weights
-          // placed again in its buffer (its walk read them before the barrier), then walked by
-          // a redo. The sort (in warp_slots, free: only the visit's first chunk is sorted in
-          // the pipeline): each warp's keys in its lanes' registers (WarpSortSlots), stored at
-          // the lanes' slots, then pairwise merges of the 32 runs keeping the first size_a
-          // (MergeRuns, gpu/block/merge_runs.cuh: 8 barriers, at most 40 reads a key, where a
-          // binary search of each other warp's run took 186); each key stored at its place, and
-          // the thread of an even place reads the next one for its weight word. Thread t then
-          // holds the key of lane slot t (key_a) and its place (rank_a; ~0u for the padding).
-          auto held = Registers<SlotKeys<1>>(block);
-          block.ForEachThread([&](Thread t) { held[t].v[0] = key_slot(t) < size_a ? key_a[t] : kNoKey; });
-          WarpSortSlots<1>(block, held);
-          block.ForEachThread([&](Thread t) { warp_slots.Store(t.x, held[t].v[0]); });
-          block.Sync();
-          block.ForEachThread([&](Thread t) { rank_a[t] = ~0u; });
-          MergeRuns<kCanonicalLanes>(block, warp_slots, held, kWarpSize, kCanonicalLanes / kWarpSize,
-                                     static_cast<int>(size_a), [&](Thread t, int position, std::uint64_t) {
-                                       rank_a[t] = static_cast<std::uint32_t>(position);
-                                     });
-          block.Sync();  // the last merge level's searches read the slots
-          block.ForEachThread([&](Thread t) {
-            key_a[t] = held[t].v[0];
-            if (rank_a[t] != ~0u) warp_slots.Store(rank_a[t], key_a[t]);
-          });
-          block.Sync();
+          // The any-order walk needs a in order: sorted from its keys in registers by
+          // merge_sort in warp_slots (free: only the visit's first chunk is sorted in the
+          // pipeline), its weights placed again in its buffer (its walk read them before the
+          // barrier), then walked by a redo: the thread of an even place reads the next key
+          // for its weight word. Thread t then holds the key of lane slot t (key_a) and its
+          // place (rank_a; ~0u for the padding).
+          merge_sort(key_a, rank_a, size_a, warp_slots);
           block.ForEachThread([&](Thread t) {
             const std::uint32_t r = rank_a[t];
             if (r == ~0u || r % 2 != 0) return;

@@ -188,13 +188,12 @@ struct LargestKeys {
   }
 };
 
-// Each warp's kLargestKeys largest held keys into lists[warp x kLargestKeys + j]: xor-butterfly
-// rounds in which every lane offers its partner's list (a copy taken before the round) to its
-// own. Block-level code with no barrier: the caller orders the stores before the reads.
-template <class B, class R, class Shared>
-SAMPCHECK_KERNEL_BODY void PublishLargestKeys(B& block, R& largest, Shared& lists) {
-  auto merged = Registers<LargestKeys>(block);
-  block.ForEachThread([&](Thread t) { merged[t] = largest[t]; });
+// Each lane's list merged with every other lane's of its warp, so that every lane holds the
+// warp's kLargestKeys largest: xor-butterfly rounds in which every lane offers its partner's
+// list (a copy taken before the round) to its own. The lanes' lists hold disjoint keys (so
+// does every pair a round merges). Block-level code, shuffles only.
+template <class B, class R>
+SAMPCHECK_KERNEL_BODY void WarpMergeLargestKeys(B& block, R& merged) {
   for (int mask = kWarpSize / 2; mask >= 1; mask /= 2) {
     auto sent = Registers<LargestKeys>(block);
     block.ForEachThread([&](Thread t) { sent[t] = merged[t]; });
@@ -205,6 +204,16 @@ SAMPCHECK_KERNEL_BODY void PublishLargestKeys(B& block, R& largest, Shared& list
       block.ForEachThread([&](Thread t) { merged[t].Offer(other[t]); });
     }
   }
+}
+
+// Each warp's kLargestKeys largest held keys into lists[warp x kLargestKeys + j]
+// (WarpMergeLargestKeys, lane 0 storing). Block-level code with no barrier: the caller orders
+// the stores before the reads.
+template <class B, class R, class Shared>
+SAMPCHECK_KERNEL_BODY void PublishLargestKeys(B& block, R& largest, Shared& lists) {
+  auto merged = Registers<LargestKeys>(block);
+  block.ForEachThread([&](Thread t) { merged[t] = largest[t]; });
+  WarpMergeLargestKeys(block, merged);
   block.ForEachThread([&](Thread t) {
     if (t.lane() != 0) return;
     for (int j = 0; j < kLargestKeys; ++j) lists.Store(t.warp() * kLargestKeys + j, merged[t].key[j]);
@@ -212,17 +221,22 @@ SAMPCHECK_KERNEL_BODY void PublishLargestKeys(B& block, R& largest, Shared& list
 }
 
 // The r-th largest key of the row (1 <= r <= kLargestKeys, at most the row's in-range keys)
-// from the warps' lists of PublishLargestKeys, after a barrier: block-level code, 32 x
-// kLargestKeys shared reads.
+// from the 32 warps' lists of PublishLargestKeys, after a barrier: block-level code, the same
+// in every thread. Lane l of every warp reads warp l's list (kLargestKeys shared reads a
+// thread) and WarpMergeLargestKeys merges the 32 lists, where each thread read all 32 lists in
+// turn (128 reads in sequence) until 2026-12-02.
 template <class B, class Shared>
 SAMPCHECK_KERNEL_BODY std::uint64_t LargestKeyOfRank(B& block, Shared& lists, std::int64_t r) {
+  static_assert(kCanonicalLanes / kWarpSize == kWarpSize, "one list per lane");
+  auto merged = Registers<LargestKeys>(block);
+  block.ForEachThread([&](Thread t) {
+    for (int j = 0; j < kLargestKeys; ++j) merged[t].key[j] = lists.Load(t.lane() * kLargestKeys + j);
+  });
+  WarpMergeLargestKeys(block, merged);
   std::uint64_t kth = 0;
-  block.ForEachThread([&](Thread) {  // the same in every thread
-    LargestKeys all;
-    all.Reset();
-    for (int i = 0; i < kWarpSize * kLargestKeys; ++i) all.Offer(lists.Load(i));
+  block.ForEachThread([&](Thread t) {
     for (int j = 0; j < kLargestKeys; ++j) {
-      if (j == r - 1) kth = all.key[j];
+      if (j == r - 1) kth = merged[t].key[j];
     }
   });
   return kth;
