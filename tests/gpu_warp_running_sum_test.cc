@@ -392,14 +392,14 @@ AnyOrderSummed AnyOrderLaunch(const std::vector<float>& weights, float start, fl
       WarpAnyOrderSum(block, sum, n, added, smallest, words.View(), bound);
     } else {
       const AnyOrderParts<decltype(part_words.View())> parts{part_words.View(), kWarpSize, parts_grid};
-      auto bits = Registers<std::uint32_t>(block);
-      auto has = Registers<bool>(block);
-      block.ForEachThread([&](Thread t) {
-        const int j = position_of[static_cast<std::size_t>(t.x)];
-        has[t] = j >= 0;
-        bits[t] = j >= 0 ? Bits(weights[static_cast<std::size_t>(j)]) : 0u;
-      });
-      StoreAnyOrderParts(block, bits, has, parts);
+      StoreAnyOrderParts(
+          block,
+          [&](Thread t, std::uint32_t& bits) {
+            const int j = position_of[static_cast<std::size_t>(t.x)];
+            bits = j >= 0 ? Bits(weights[static_cast<std::size_t>(j)]) : 0u;
+            return j >= 0;
+          },
+          parts);
       block.Sync();
       WarpAnyOrderSum(block, sum, n, added, smallest, words.View(), bound, parts);
     }

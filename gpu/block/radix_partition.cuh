@@ -1438,13 +1438,13 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       (weights_second ? weight_words : weights).Store(key_slot(t) / 2, w[t] | odd[t] << 32);
     });
     if (any_order_grid == 0) return;
-    auto bits = Registers<std::uint32_t>(block);
-    auto has = Registers<bool>(block);
-    block.ForEachThread([&](Thread t) {
-      bits[t] = static_cast<std::uint32_t>(w[t]);
-      has[t] = key_slot(t) < size;
-    });
-    StoreAnyOrderParts(block, bits, has, parts_of(weights_second));
+    StoreAnyOrderParts(
+        block,
+        [&](Thread t, std::uint32_t& bits) {
+          bits = static_cast<std::uint32_t>(w[t]);
+          return key_slot(t) < size;
+        },
+        parts_of(weights_second));
   };
   // Chunk a's walk (sorted: walk; else the any-order walk), thread 0's verdict into its slot.
   auto walk_a = [&] {

@@ -322,7 +322,7 @@ inline constexpr std::uint32_t kAnyOrderTieFlag = 1u << 31;
 inline constexpr std::uint64_t kAnyOrderNoPart = std::uint64_t{0x7f800000u} << 32;  // +inf's bits, d 0
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t AnyOrderPositionPart(std::uint32_t bits, std::uint32_t g) {
   const PlainStep s = GridPlainStepOf(bits, g);
-  return static_cast<std::uint64_t>(bits) << 32 | (s.fits && g != 0 ? s.d : kGridCap) | (s.tie ? kAnyOrderTieFlag : 0u);
+  return static_cast<std::uint64_t>(bits) << 32 | (s.fits ? s.d : kGridCap) | (s.tie ? kAnyOrderTieFlag : 0u);  // g = 0: no fit
 }
 // Two parts as one: the smaller weight's bits, the saturated sum of d (each at most kGridCap:
 // no wrap), either's tie flag. Associative and commutative, so any grouping of the positions
@@ -356,17 +356,18 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t AnyOrderGridBelow(flo
   return bound > 0.0f ? GridOf(WordFloat(FloatBits(bound) - 1u)).g : 0u;
 }
 
-// Contract (StoreAnyOrderParts, block-level code, no barrier): thread t's position, when
-// has[t], has the weight whose bits are bits[t]; each warp's lane 0 stores the warp's part on
-// grid g (an xor butterfly of 5 shuffles), parts.words.Store(parts.at + warp, ..): one store a
-// warp, every warp (a warp without a position stores the identity).
-template <class B, class Bits, class Has, class View>
-SAMPCHECK_KERNEL_BODY void StoreAnyOrderParts(B& block, const Bits& bits, const Has& has,
-                                              const AnyOrderParts<View>& parts) {
+// Contract (StoreAnyOrderParts, block-level code, no barrier): position(t, bits) is true when
+// thread t holds a position, and then sets `bits` to its weight's bits; each warp's lane 0
+// stores the warp's part on grid g (an xor butterfly of 5 shuffles), parts.words.Store(parts.at
+// + warp, ..): one store a warp, every warp (a warp without a position stores the identity).
+template <class B, class Position, class View>
+SAMPCHECK_KERNEL_BODY void StoreAnyOrderParts(B& block, Position position, const AnyOrderParts<View>& parts) {
   using namespace running_sum_detail;
   auto part = Registers<std::uint64_t>(block);
-  block.ForEachThread(
-      [&](Thread t) { part[t] = has[t] ? AnyOrderPositionPart(bits[t], parts.g) : kAnyOrderNoPart; });
+  block.ForEachThread([&](Thread t) {
+    std::uint32_t bits = 0;
+    part[t] = position(t, bits) ? AnyOrderPositionPart(bits, parts.g) : kAnyOrderNoPart;
+  });
   WarpAllReduce(block, part, CombineAnyOrderParts);
   block.ForEachThread([&](Thread t) {
     if (t.lane() == 0) parts.words.Store(parts.at + t.warp(), part[t]);
