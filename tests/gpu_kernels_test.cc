@@ -1427,9 +1427,11 @@ std::vector<std::int64_t> SortedFinite(const std::vector<float>& row, bool ascen
 // both signs (cells an eighth of a binade), of one value (a flat row's: cells of 32 indices),
 // 15 consecutive keys (cells of one key), 12 of them in one eighth of a binade and 3 far apart
 // (one cell holding 12), the smallest and largest keys; probed at every splitter and its
-// neighbours, at the bounds of the cells around them, at random keys (anywhere, and between the
-// first and last splitter), past the cells on both sides, 0 and kNoKey. The table's reads:
-// about one a key on the logits' random keys between the splitters (4 by the plain search).
+// neighbours, at the bounds of the cells around them and of their eighths, at random keys
+// (anywhere, and between the first and last splitter), past the cells on both sides, 0 and
+// kNoKey. The table's reads: about one a key on the logits' random keys between the splitters
+// (4 by the plain search), exactly one for a key in a cell of one splitter but not in its
+// eighth of the cell.
 TEST(GpuPartitionCells, BucketIsTheNumberOfSplittersBelowTheKey) {
   std::mt19937_64 rng(7);
   std::normal_distribution<float> normal(0.0f, 3.0f);
@@ -1490,6 +1492,11 @@ TEST(GpuPartitionCells, BucketIsTheNumberOfSplittersBelowTheKey) {
               if (cell > 4095) continue;
               keys.push_back(table.First(cell));
               keys.push_back(table.First(cell) - 1);
+              if (table.cell_shift < 3) continue;
+              for (std::uint64_t e = 1; e < 8; ++e) {  // the bounds of its eighths
+                keys.push_back(table.First(cell) + (e << (table.cell_shift - 3)));
+                keys.push_back(table.First(cell) + (e << (table.cell_shift - 3)) - 1);
+              }
             }
           }
           to = keys.size();
@@ -1517,6 +1524,23 @@ TEST(GpuPartitionCells, BucketIsTheNumberOfSplittersBelowTheKey) {
       const std::int64_t lookups = loads(run(probes + 2000, probes + 6000, false)) - fill;  // the 4000 inside
       EXPECT_LT(lookups, 4000 * 3 / 2) << "about one read a key (the plain search: 4)";
       EXPECT_GE(lookups, 4000);
+      // A key in a cell that holds one splitter, outside the splitter's eighth of the cell: one
+      // read, the cell's byte (the splitter itself is read only in its own eighth).
+      const std::size_t from = keys.size();
+      for (std::uint64_t sp : splitters) {
+        const std::uint64_t c = (sp >> table.cell_shift) & 4095u;
+        const auto shared = std::count_if(splitters.begin(), splitters.end(), [&](std::uint64_t o) {
+          return o >> table.cell_shift == sp >> table.cell_shift;
+        });
+        if (shared != 1) continue;
+        const std::uint64_t own = ((sp & ((std::uint64_t{1} << table.cell_shift) - 1)) << 3) >> table.cell_shift;
+        for (std::uint64_t e = 0; e < 8; ++e) {
+          if (e != own) keys.push_back(table.First(c) + (e << (table.cell_shift - 3)));
+        }
+      }
+      ASSERT_GE(keys.size() - from, 7u * 8u) << "most of the 15 splitters alone in their cells";
+      EXPECT_EQ(loads(run(from, keys.size(), false)) - fill, static_cast<std::int64_t>(keys.size() - from));
+      EXPECT_TRUE(run(from, keys.size(), true).ok());
     }
     if (set == 1) {
       EXPECT_LE(table.cell_shift, 5) << "a flat row's: cells of at most 32 indices";

@@ -482,13 +482,24 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t SplitterBucket(Splitt
 // Level 0's bucket table (contract "Level 0"): 4096 cells of the keys, by the 12 bits that end at
 // the highest bit where the first and the last splitter differ (with logits of both signs, a
 // value's sign, exponent and 3 leading significand bits: an eighth of a binade; with a flat
-// row's, 32 indices). Cell c's byte, lo | hi << 4, holds the buckets of its smallest and largest
-// keys, so a key's bucket is lo plus the splitters below it among lo .. hi - 1 (none to search
-// in most cells: one shared read where SplitterBucket takes 4), and a key whose bits above the
-// cells' are not the splitters' lies below the first splitter (bucket 0) or above the last
-// (15). The table takes kCellTableWords 8-byte words, 8 cells a word (cell c: word c / 8, byte
-// c % 8). A block-level value: every thread holds the same.
+// row's, 32 indices). Cell c's byte holds the buckets of its smallest and largest keys, lo and
+// hi, so a key's bucket is lo plus the splitters below it among lo .. hi - 1, and for a cell
+// that holds one splitter (hi = lo + 1) also the eighth of the cell it lies in:
+// - code < kCellOneSplitter: no splitter in the cell, the bucket is the code (no more read);
+// - code < kCellSplitters: one, splitter lo, in eighth e of the cell, code = kCellOneSplitter + 8
+//   lo + e: a key in another eighth lies below it (bucket lo) or above it (lo + 1) with no more
+//   read, one in the same eighth reads it;
+// - else two or more, code = kCellSplitters + 8 lo + min(hi - lo - 2, 7) (7: search up to the
+//   last splitter), searched by halving.
+// Where the cells hold the splitters of dense logits, about a third of a row's keys lie in a
+// cell with one splitter (level 0's two reads at 64 x 128256 read a splitter for 47 of a
+// thread's 126 keys in each, until 2026-12-02, with lo | hi << 4 in each byte). A key whose bits
+// above the cells' are not the splitters' lies below the first splitter (bucket 0) or above the
+// last (15). The table takes kCellTableWords 8-byte words, 8 cells a word (cell c: word c / 8,
+// byte c % 8). A block-level value: every thread holds the same.
 inline constexpr std::int64_t kCellTableWords = 512;
+inline constexpr std::uint32_t kCellOneSplitter = 16;
+inline constexpr std::uint32_t kCellSplitters = kCellOneSplitter + 15 * 8;  // 136; the last code 136 + 13 x 8 + 7 = 247
 struct CellTable {
   int cell_shift = 0;     // the cells' lowest bit
   int prefix_shift = 64;  // the bits above the cells' (64: none)
@@ -497,13 +508,28 @@ struct CellTable {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t First(std::uint64_t c) const {
     return (prefix_shift < 64 ? prefix << prefix_shift : 0u) | c << cell_shift;
   }
+  // The eighth of its cell a key lies in (cell_shift <= 52: no bit is lost).
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t Eighth(std::uint64_t key) const {
+    return static_cast<std::uint32_t>(((key & ((std::uint64_t{1} << cell_shift) - 1)) << 3) >> cell_shift);
+  }
   template <class Splitters, class Words>
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t Bucket(Splitters& splitter, Words& words, std::int64_t at,
                                                                     std::uint64_t key) const {
     if (prefix_shift < 64 && key >> prefix_shift != prefix) return key >> prefix_shift < prefix ? 0u : 15u;
     const auto cell = static_cast<std::uint32_t>((key >> cell_shift) & 4095u);
-    const auto bounds = static_cast<std::uint32_t>(words.Load(at + cell / 8) >> (8 * (cell % 8))) & 0xffu;
-    std::uint32_t lo = bounds & 15u, hi = bounds >> 4;
+    const auto code = static_cast<std::uint32_t>(words.Load(at + cell / 8) >> (8 * (cell % 8))) & 0xffu;
+    if (code < kCellOneSplitter) return code;
+    std::uint32_t lo = 0, hi = 0;
+    if (code < kCellSplitters) {
+      lo = (code - kCellOneSplitter) / 8;
+      const std::uint32_t mine = Eighth(key), its = (code - kCellOneSplitter) % 8;
+      if (mine != its) return mine < its ? lo : lo + 1;
+      hi = lo + 1;
+    } else {
+      lo = (code - kCellSplitters) / 8;
+      const std::uint32_t more = (code - kCellSplitters) % 8;
+      hi = more == 7 ? 15u : lo + 2 + more;
+    }
     while (lo < hi) {  // the first splitter of lo .. hi - 1 not below the key
       const std::uint32_t mid = (lo + hi) / 2;
       if (splitter.Load(mid) < key) {
@@ -536,10 +562,22 @@ SAMPCHECK_KERNEL_BODY CellTable FillCellTable(B& block, Splitters& splitter, Wor
     for (std::uint64_t k = 0; k < 8; ++k) {
       const std::uint64_t first = table.First(c0 + k);
       const std::uint64_t last = first | ((std::uint64_t{1} << table.cell_shift) - 1);
+      std::uint64_t below_last = 0;  // the last splitter below `last`
       while (lo < 15 && splitter.Load(lo) < first) ++lo;  // lo: the splitters below `first`
       std::uint32_t hi = lo;
-      while (hi < 15 && splitter.Load(hi) < last) ++hi;
-      word |= static_cast<std::uint64_t>(lo | hi << 4) << (8 * k);
+      while (hi < 15) {
+        const std::uint64_t s = splitter.Load(hi);
+        if (s >= last) break;
+        below_last = s;
+        ++hi;
+      }
+      std::uint32_t code = lo;
+      if (hi == lo + 1) {
+        code = kCellOneSplitter + 8 * lo + table.Eighth(below_last);
+      } else if (hi > lo + 1) {
+        code = kCellSplitters + 8 * lo + (hi - lo - 2 < 7 ? hi - lo - 2 : 7u);
+      }
+      word |= static_cast<std::uint64_t>(code) << (8 * k);
     }
     words.Store(at + t.x, word);
   });
