@@ -233,11 +233,16 @@ const BudgetCase kBudgets[] = {
     // top-k 5000) since 2026-12-02 (120 and 87 before), traded alike: the rank's chunk is
     // sorted by the same pairwise merges (10 barriers where its binary searches took 2 and up
     // to 186 reads a key; critical paths at 64 x 128256: V - 100 2358 -> 2255, top-k 5000 1457
-    // -> 1322).
-    {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {2.54, 115}},
-    {__LINE__, "gpu, top-k V - 100", false, TopK(kVocab - 100), {2.78, 129}},
-    {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {4.56, 161}},
-    {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {1.12, 96}},
+    // -> 1322). 13 more each since 2026-12-03 (115, 129, 161 and 96 before), traded alike: a
+    // visit's first chunk of more than 512 keys is sorted by the same merges after its walk
+    // (kFirstChunkRanked in gpu/block/radix_partition.cuh), where the pipeline ranked each key
+    // by binary searches of every other warp's run (211 reads at 1024 keys; critical paths at
+    // 64 x 128256: top-k 5000 1274 -> 1121, V - 1 1907 -> 1855, V - 100 2174 -> 2126, top-p
+    // 0.999 2376 -> 2357).
+    {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {2.54, 128}},
+    {__LINE__, "gpu, top-k V - 100", false, TopK(kVocab - 100), {2.78, 142}},
+    {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {4.56, 174}},
+    {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {1.12, 109}},
     {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {2.01, 35}},
     {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {2.01, 35}},
     {__LINE__, "gpu, min-p 1, top-k and top-p off", false, MinPAlone(1.0f), {3.01, 10}},
@@ -391,7 +396,10 @@ TEST(GpuCost, TopPFullRowWalksStayWithinTheirBudgets) {
 // computed): their critical path, 551, is the row's reads and K's merge (675 while every
 // thread read the 128 keys). P from the logits by std::sort and double sums (the f32 walk's
 // cut is within a few positions of it); one row, so that the critical path is that row's
-// block's (P = 55432, 18560 and 18560 here; 115430 on the flat row). The budgets are today's critical paths.
+// block's (P = 55432, 18560, 18560 and 4336 here; 115430 on the flat row). Top-k 5000's walk
+// starts with a chunk of 1024 keys: 1231 while the pipeline ranked them by binary searches of
+// every other warp's run (sorted by merges after the walk now, kFirstChunkRanked in
+// gpu/block/radix_partition.cuh). The budgets are today's critical paths.
 TEST(GpuCost, PartitionWalkSumsItsPositionsOnTheWarp) {
   struct Case {
     int line;
@@ -403,6 +411,7 @@ TEST(GpuCost, PartitionWalkSumsItsPositionsOnTheWarp) {
       {__LINE__, "top-k off, top-p 0.999", TopPAlone(0.999f), 2122},
       {__LINE__, "top-k V - 1, top-p 0.9", TopK(kVocab - 1), 1697},
       {__LINE__, "top-k V - 100, top-p 0.9", TopK(kVocab - 100), 1967},
+      {__LINE__, "top-k 5000, top-p 0.9", TopK(5000), 1069},
       {__LINE__, "flat rows, top-k V - 1, top-p 0.9", Flat(TopK(kVocab - 1)), 551},
   };
   for (const Case& c : cases) {

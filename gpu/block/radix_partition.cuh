@@ -123,7 +123,9 @@
 //   MergeRuns, 8 barriers; each key stored at its place, a barrier; the weights stored again
 //   in a's buffer, a barrier), walked in order, and its verdict read after one more barrier:
 //   the pipeline sorts only the visit's first chunk (its walk starts from E = 0, on no
-//   weight's grid), so those slots are free. An unsorted chunk's walk ends only at its last
+//   weight's grid), so those slots are free. A first chunk of more than 512 keys is sorted so
+//   too, without its any-order walk (the merges' ~50 reads a thread against the ranks' 7 for
+//   each other warp that holds its keys). An unsorted chunk's walk ends only at its last
 //   position, its largest key: finish takes it by a WarpMin of the complements, one barrier
 //   and CombineWarpValues.
 // - Flat rows (n = vocab and one value key: the smallest and largest keys differ in their
@@ -1504,6 +1506,10 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
         }
       }();
       store(verdict);
+    } else if (base_a == 0) {  // a first chunk left unsorted needs the order (its walk starts from E = 0)
+      block.ForEachThread([&](Thread t) {
+        if (t.x == 0) uniform.Store(slot ? 1 : 0, kPartitionChunkUnordered);
+      });
     } else {
       if constexpr (kAnyOrder) {
         auto verdict = visit.any_order.walk(static_cast<std::uint32_t>(size_a), words, parts_of(second_a));
@@ -1551,12 +1557,16 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       if (has_b && sorted_b) {
         block.ForEachThread([&](Thread t) { rank_b[t] = place(t, key_b[t], below_b[t], size_b, second_b, second_b); });
       } else if (has_b) {
-        place_unsorted(key_b, size_b, second_b);
+        if (base_b > 0) place_unsorted(key_b, size_b, second_b);  // a first chunk's weights: placed sorted
         block.ForEachThread([&](Thread t) { rank_b[t] = ~0u; });
       }
       // The visit's first chunk is sorted in any case: its walk starts from E = 0, whose binade
-      // no weight of it is at or below (an any-order walk would fail there).
-      sorted_c = !any_order || base_next == 0;
+      // no weight of it is at or below (an any-order walk would fail there). One of more than
+      // kFirstChunkRanked keys is sorted by the redo's merges instead of the pipeline's ranks
+      // (rank_in_chunk: 7 reads for each other warp that holds its keys, 211 at 1024 keys;
+      // the merges about 50 for 13 barriers more), its any-order walk skipped (walk_a).
+      constexpr std::int64_t kFirstChunkRanked = 512;
+      sorted_c = !any_order || (base_next == 0 && c.size <= kFirstChunkRanked);
       if (has_c && sorted_c) {
         warp_sort_into(c, second_next);
       } else if (has_c) {
