@@ -6,6 +6,7 @@
 // Expected threads and indices come from the planted kernels' own construction (worked out by
 // hand in each test's comment); warp results from the CUDA C++ Programming Guide's definitions
 // of __shfl_down_sync, __shfl_xor_sync and __ballot_sync.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -19,6 +20,7 @@
 
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
+#include "gpu/block/quad_reads.cuh"
 #include "reference/reductions.h"
 
 namespace sampcheck::gpu {
@@ -157,6 +159,115 @@ TEST(GpuEmulatorBounds, PassesInBoundsAccess) {
   });
   EXPECT_TRUE(r.ok()) << r.Summary();
   EXPECT_EQ(out[15], 7);
+}
+
+// --- 16-byte loads (gpu/block/quad_reads.cuh) ------------------------------------------------
+
+// Thread 0 loads elements 4 .. 7 of a 16-byte-aligned array of 8: their values, one access of
+// 16 bytes (the array's element size stays 4).
+TEST(GpuQuadReads, Load4ReadsFourElementsInOneAccess) {
+  alignas(16) float in[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  Quad<float> q{};
+  const LaunchReport r = emu::Launch("load4", 1, 1, [&](Block& block) {
+    GlobalArray<const float> g(in, 8, "in");
+    block.ForEachThread([&](Thread) { q = g.Load4(4); });
+  });
+  ASSERT_TRUE(r.ok()) << r.Summary();
+  EXPECT_EQ(q.v[0], 4.0f);
+  EXPECT_EQ(q.v[3], 7.0f);
+  ASSERT_EQ(r.counters.global.size(), 1u);
+  EXPECT_EQ(r.counters.global[0].loads, 1);
+  EXPECT_EQ(r.counters.global[0].load_bytes, 16);
+  EXPECT_EQ(r.counters.global[0].element_bytes, 4);
+  EXPECT_EQ(r.counters.critical_path, 1);
+}
+
+// Element 1 of a 16-byte-aligned array lies 4 bytes past a boundary: the device would fault.
+TEST(GpuQuadReads, CatchesAMisalignedLoad4) {
+  alignas(16) float in[8] = {};
+  const LaunchReport r = emu::Launch("load4_misaligned", 1, 2, [&](Block& block) {
+    GlobalArray<const float> g(in, 8, "in");
+    block.ForEachThread([&](Thread t) {
+      if (t.x == 1) (void)g.Load4(1);
+    });
+  });
+  ASSERT_EQ(r.total, 1);
+  EXPECT_EQ(r.violations[0].kind, Kind::kMisaligned);
+  EXPECT_EQ(r.violations[0].thread, 1);
+  EXPECT_EQ(r.violations[0].index, 1);
+}
+
+// Elements 4 .. 7 of an array of 6: element 7 is past the end.
+TEST(GpuQuadReads, CatchesALoad4PastTheEnd) {
+  alignas(16) float in[8] = {};
+  const LaunchReport r = emu::Launch("load4_oob", 1, 1, [&](Block& block) {
+    GlobalArray<const float> g(in, 6, "in");
+    block.ForEachThread([&](Thread) { (void)g.Load4(4); });
+  });
+  ASSERT_EQ(r.total, 1);
+  EXPECT_EQ(r.violations[0].kind, Kind::kOutOfBounds);
+  EXPECT_EQ(r.violations[0].index, 7);
+}
+
+// The contract's example: base 1 of an aligned array, n = 10, 4 threads: head 3 (elements 0,
+// 1, 2 by threads 0, 1, 2), one quad (3 .. 6 by thread 0), tail 3 (7, 8, 9 by threads 0, 1, 2).
+TEST(GpuQuadReads, SplitsARangeAtTheBoundaries) {
+  alignas(16) float in[16];
+  for (int i = 0; i < 16; ++i) in[i] = static_cast<float>(i);
+  std::vector<int> thread_of(10, -1);
+  QuadSpan span;
+  const LaunchReport r = emu::Launch("quad_split", 1, 4, [&](Block& block) {
+    GlobalArray<const float> g(in, 16, "in");
+    span = QuadSpanOf(g, 1, 10);
+    block.ForEachThread([&](Thread t) {
+      ForEachQuadElement(g, 1, span, 4, t.x, [&](std::int64_t i, float x) {
+        EXPECT_EQ(x, static_cast<float>(i + 1));
+        thread_of[static_cast<std::size_t>(i)] = t.x;
+      });
+    });
+  });
+  ASSERT_TRUE(r.ok()) << r.Summary();
+  EXPECT_EQ(span.head, 3);
+  EXPECT_EQ(span.quads, 1);
+  EXPECT_EQ(span.tail, 3);
+  EXPECT_EQ(thread_of, (std::vector<int>{0, 1, 2, 0, 0, 0, 0, 0, 1, 2}));
+  EXPECT_EQ(r.counters.global[0].loads, 7);  // 3 + 1 + 3
+}
+
+// Every base 0 .. 7 and length 0 .. 40, 4 and 8 threads: each element once, with its value,
+// in increasing order within a thread, and n / 4 - 1 to n / 4 16-byte loads.
+TEST(GpuQuadReads, VisitsEveryElementOnceInEveryAlignment) {
+  alignas(16) float in[48];
+  for (int i = 0; i < 48; ++i) in[i] = static_cast<float>(i);
+  for (const int threads : {4, 8}) {
+    for (std::int64_t base = 0; base < 8; ++base) {
+      for (std::int64_t n = 0; n <= 40; ++n) {
+        SCOPED_TRACE(testing::Message() << threads << " threads, base " << base << ", n " << n);
+        std::vector<int> seen(static_cast<std::size_t>(n), 0);
+        std::int64_t quads = 0;
+        const LaunchReport r = emu::Launch("quad_every", 1, threads, [&](Block& block) {
+          GlobalArray<const float> g(in, 48, "in");
+          const QuadSpan span = QuadSpanOf(g, base, n);
+          quads = span.quads;
+          block.ForEachThread([&](Thread t) {
+            std::int64_t last = -1;
+            ForEachQuadElement(g, base, span, threads, t.x, [&](std::int64_t i, float x) {
+              EXPECT_GT(i, last);
+              last = i;
+              EXPECT_EQ(x, static_cast<float>(base + i));
+              ++seen[static_cast<std::size_t>(i)];
+            });
+          });
+        });
+        ASSERT_TRUE(r.ok()) << r.Summary();
+        EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), n);
+        EXPECT_GE(quads, n / 4 - 1);
+        EXPECT_LE(quads, n / 4);
+        const std::int64_t loads = r.counters.global.empty() ? 0 : r.counters.global[0].loads;
+        EXPECT_EQ(loads, n - 3 * quads);
+      }
+    }
+  }
 }
 
 // --- divergent barriers ---------------------------------------------------------------------

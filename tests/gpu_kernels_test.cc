@@ -2198,8 +2198,10 @@ TEST(GpuRadixPartition, DigitSlotsGivesEveryThreadItsSlotsWithOneBarrier) {
 // row of V = 16384 (16 entries per lane) whose 16 largest values all sit on lane 3 overflows
 // lane 3's cache, and the gather reads the row a third time for its keys (3 passes; the same
 // row without the crowding: 2). Expected: the contract's candidates computed here from the
-// lane maxima (std::nth_element picks T, the k-th smallest lane maximum key), in lane order
-// (grouped) and sorted (std::sort); their first k are the row's k largest (std::partial_sort).
+// threads' maxima of read 1 (the row holds 4096 >= 1024 quads and starts on a 16-byte
+// boundary, so thread t's share is the quads q = t mod 1024: element i is thread (i / 4) mod
+// 1024's; std::nth_element picks T, the k-th smallest maximum key), in lane order (grouped)
+// and sorted (std::sort); their first k are the row's k largest (std::partial_sort).
 TEST(GpuTopKSurvivors, ReadsTheRowAgainWhenALaneOverflowsItsCache) {
   constexpr std::int64_t kV = 16384, kK = 20;
   for (bool crowded : {true, false}) {
@@ -2209,10 +2211,11 @@ TEST(GpuTopKSurvivors, ReadsTheRowAgainWhenALaneOverflowsItsCache) {
     if (crowded) {
       for (std::int64_t i = 3; i < kV; i += kCanonicalLanes) row[static_cast<std::size_t>(i)] += 2.0f;
     }
+    ASSERT_EQ(reinterpret_cast<std::uintptr_t>(row.data()) % 16, 0u);
     std::vector<std::uint64_t> keys(kV), maxima(kCanonicalLanes, kNoKey);
     for (std::int64_t i = 0; i < kV; ++i) {
       keys[static_cast<std::size_t>(i)] = OrderKey(row[static_cast<std::size_t>(i)], i, false);
-      auto& m = maxima[static_cast<std::size_t>(i % kCanonicalLanes)];
+      auto& m = maxima[static_cast<std::size_t>(i / 4 % kCanonicalLanes)];
       m = std::min(m, keys[static_cast<std::size_t>(i)]);
     }
     std::nth_element(maxima.begin(), maxima.begin() + (kK - 1), maxima.end());
@@ -2242,6 +2245,10 @@ TEST(GpuTopKSurvivors, ReadsTheRowAgainWhenALaneOverflowsItsCache) {
       EXPECT_EQ(std::vector<std::uint64_t>(g.sorted.begin(), g.sorted.begin() + kK), top);
       ASSERT_EQ(recorder.launches().size(), 1u);
       EXPECT_EQ(recorder.launches()[0].GlobalLoadBytes("row"), (crowded ? 3 : 2) * kV * 4);
+      // Read 1 four elements a load, reads 2 and 3 one (canonical lanes: the lane grouping).
+      std::int64_t loads = 0;
+      for (const ArrayTraffic& a : recorder.launches()[0].global) loads += a.name == "row" ? a.loads : 0;
+      EXPECT_EQ(loads, kV / 4 + (crowded ? 2 : 1) * kV);
     }
   }
 }

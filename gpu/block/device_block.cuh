@@ -8,8 +8,11 @@
 // (gpu/block/device_timeline.cuh; elsewhere that call is empty). Compiled only by nvcc.
 
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "gpu/block/device_timeline.cuh"
+#include "gpu/block/quad.h"
 
 namespace sampcheck::gpu {
 
@@ -56,6 +59,23 @@ class GlobalArray {
   template <class U>
   __device__ void Store(std::int64_t i, U v) const { p_[i] = v; }
   __host__ __device__ std::int64_t size() const { return n_; }
+  // Elements i .. i + 3 in one 16-byte load (LDG.128): element i's address on a 16-byte
+  // boundary (the emulator checks it on every CI run).
+  __device__ Quad<std::remove_const_t<T>> Load4(std::int64_t i) const {
+    static_assert(sizeof(T) == 4, "four 4-byte elements");
+    const uint4 u = *reinterpret_cast<const uint4*>(p_ + i);
+    Quad<std::remove_const_t<T>> q;
+    std::memcpy(&q.v[0], &u.x, 4);
+    std::memcpy(&q.v[1], &u.y, 4);
+    std::memcpy(&q.v[2], &u.z, 4);
+    std::memcpy(&q.v[3], &u.w, 4);
+    return q;
+  }
+  // The elements from i up to the next 16-byte boundary of the addresses (0 to 3).
+  __device__ std::int64_t BoundaryGap(std::int64_t i) const {
+    const auto a = reinterpret_cast<std::uintptr_t>(p_) + static_cast<std::uintptr_t>(i) * sizeof(T);
+    return static_cast<std::int64_t>((16 - a % 16) % 16 / sizeof(T));
+  }
   // atomicAdd, returning the old value: only the last-block protocol's ticket
   // (gpu/block/last_block.cuh). T: unsigned int (std::uint32_t).
   __device__ T FetchAdd(std::int64_t i, T v) const { return atomicAdd(p_ + i, v); }

@@ -7,14 +7,19 @@
 // Contract:
 // - Keys are the descending order keys of gpu/block/radix_select.cuh (OrderKey, ascending =
 //   false): smaller key = earlier in the canonical order; keys are unique per row.
-// - Read 1: thread t's smallest key over its indices t, t + 1024, ... (its maximum). The k-th
-//   smallest T of these 1024 maxima (KthSmallestSlot, gpu/block/bitonic_sort.cuh: the maxima are
-//   distinct but for kNoKey padding, which is above T as k < vocab) bounds the k-th key of the
-//   row K from above: the k maxima with key <= T are k distinct entries of the row, so K <= T.
+// - Read 1: thread t's smallest key over its share of the row: four elements to a 16-byte load
+//   (ForEachQuadElement, gpu/block/quad_reads.cuh) when the row holds at least 1024 quads
+//   (every thread gets one); else, and until 2026-12-03, indices t, t + 1024, ..., one load
+//   each. The k-th smallest T of these 1024 maxima (KthSmallestSlot,
+//   gpu/block/bitonic_sort.cuh: the maxima are distinct but for kNoKey padding, which is above T
+//   as k < vocab) bounds the k-th key of the row K from above: the k maxima with key <= T are k
+//   distinct entries of the row, so K <= T, whichever partition of the row into 1024 parts the
+//   threads' shares are.
 //   The candidates are the entries with key <= T (exactly k: they hold every key <= K), or with
 //   value key <= T's value key (ties kept: they hold every value tied with K's).
-// - Read 2: each thread counts its candidates and keeps the first kCachedCandidates = 8 in
-//   registers (gpu/block/cached_candidates.cuh); an exact scan in thread order
+// - Read 2: each thread counts its candidates (kLaneGrouped: of indices t, t + 1024, ...;
+//   kSortedOnly: of its share, as read 1) and keeps the first kCachedCandidates
+//   = 8 in registers (gpu/block/cached_candidates.cuh); an exact scan in thread order
 //   (BlockExclusiveScan: one barrier) gives offsets and the total, and whether some
 //   thread had more than 8. More than kCandidates = 1024 candidates
 //   (a row whose largest values crowd into a few lanes, or ties kept across a flat row):
@@ -24,11 +29,11 @@
 //   (IsDegenerateFirstKey) stops after read 1 with `ok` false, for the caller's degenerate rule.
 // - The write: thread t writes its candidates' keys (from its registers, or, when some thread's
 //   cache is short, from read 3 of the row: the same keys), in increasing index order, to
-//   `grouped` from its offset on (`offset[t]`, `count[t]`): grouped holds the candidates lane by lane, each
-//   lane in index order, which is the canonical reduction order restricted to them
-//   (docs/spec/reductions.md). The same keys go to `sorted`, the slots after them kNoKey, and
-//   the network sorts the SortSlotsFor(total) slots that hold them (64 for ~50 candidates, not
-//   1024): sorted[0 .. total) is the candidates in the canonical order.
+//   `grouped` from its offset on (`offset[t]`, `count[t]`; kLaneGrouped only): grouped holds the
+//   candidates lane by lane, each lane in index order, which is the canonical reduction order
+//   restricted to them (docs/spec/reductions.md). The same keys go to `sorted`, the slots
+//   after them kNoKey, and the network sorts the SortSlotsFor(total) slots that hold them (64
+//   for ~50 candidates, not 1024): sorted[0 .. total) is the candidates in the canonical order.
 // - The values are the keys' value bits (ValueOfDescendingKey): exact except that -0.0 comes
 //   back as +0.0, which no probability sees (x - M and exp(+-0) give the same bits); callers
 //   that write a value back read it from the row.
@@ -46,6 +51,7 @@
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
 #include "gpu/block/cached_candidates.cuh"
+#include "gpu/block/quad_reads.cuh"
 #include "gpu/block/radix_select.cuh"
 
 namespace sampcheck::gpu {
@@ -64,19 +70,35 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t IndexOfKey(std::uint64
   return static_cast<std::int64_t>(key & 0xffffffffu);
 }
 
+// What a gather leaves besides `sorted`: kLaneGrouped, the canonical lane grouping in
+// grouped / offset / count (reads 2 and 3 by canonical lanes); kSortedOnly, nothing (grouped
+// untouched, offset / count each thread's own candidates: reads 2 and 3 four to a load too).
+enum class GatherOrder { kLaneGrouped, kSortedOnly };
+
 // Returns false (nothing gathered) when there are more than kCandidates candidates; else the
-// candidates are in grouped / sorted as above, `total` holds their number. 1 <= k <= 1024,
-// k < vocab.
-template <class B, class Arr, class Shared, class R>
+// candidates are in sorted (and with kLaneGrouped in grouped) as above, `total` holds their
+// number. 1 <= k <= 1024, k < vocab.
+template <GatherOrder kOrder = GatherOrder::kLaneGrouped, class B, class Arr, class Shared, class R>
 SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t base, std::int64_t vocab,
                                                 std::int64_t k, bool ties, Shared& grouped, Shared& sorted, R& offset,
                                                 R& count, std::uint32_t& total, std::uint64_t& first) {
+  // Four elements a load where every thread gets a quad (so that, as with canonical lanes,
+  // 1024 >= k threads hold an entry: the maxima below T are real keys); else canonical lanes.
+  const QuadSpan span = QuadSpanOf(row, base, vocab);
+  const bool by_quads = span.quads >= kCanonicalLanes;
+  auto row_keys = [&](Thread t, bool quads, auto&& f) {
+    if (quads) {
+      ForEachQuadElement(row, base, span, kCanonicalLanes, t.x,
+                         [&](std::int64_t i, float x) { f(OrderKey(x, i, false)); });
+    } else {
+      for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) f(OrderKey(row.Load(base + i), i, false));
+    }
+  };
+  // Reads 2 and 3: canonical lanes in index order for kLaneGrouped.
+  auto own_keys = [&](Thread t, auto&& f) { row_keys(t, kOrder == GatherOrder::kSortedOnly && by_quads, f); };
   block.ForEachThread([&](Thread t) {
     std::uint64_t best = kNoKey;
-    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
-      const std::uint64_t key = OrderKey(row.Load(base + i), i, false);
-      best = key < best ? key : best;
-    }
+    row_keys(t, by_quads, [&](std::uint64_t key) { best = key < best ? key : best; });
     sorted.Store(t.x, best);
   });
   block.Sync();
@@ -88,10 +110,9 @@ SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t 
   auto packed = Registers<std::uint32_t>(block);
   block.ForEachThread([&](Thread t) {
     auto& c = cache[t];
-    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
-      const std::uint64_t key = OrderKey(row.Load(base + i), i, false);
+    own_keys(t, [&](std::uint64_t key) {
       if (candidate(key)) c.Add(key);
-    }
+    });
     count[t] = c.count;
     packed[t] = PackCandidateCount(c.count, kCachedCandidates);
   });
@@ -105,17 +126,16 @@ SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t 
   block.ForEachThread([&](Thread t) {
     std::uint32_t at = offset[t];
     auto put = [&](std::uint64_t key) {
-      grouped.Store(at, key);
+      if constexpr (kOrder == GatherOrder::kLaneGrouped) grouped.Store(at, key);
       sorted.Store(at, key);
       ++at;
     };
     if (cached) {
       cache[t].ForEach(put);
     } else {
-      for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
-        const std::uint64_t key = OrderKey(row.Load(base + i), i, false);
+      own_keys(t, [&](std::uint64_t key) {
         if (candidate(key)) put(key);
-      }
+      });
     }
     PadSortSlots<kCanonicalLanes>(t, sorted, total, kSortSlots);
   });

@@ -18,6 +18,7 @@ const char* KindName(Violation::Kind kind) {
     case Violation::Kind::kDivergentBarrier: return "divergent barrier";
     case Violation::Kind::kUninitialisedRead: return "read of uninitialised shared memory";
     case Violation::Kind::kCrossBlock: return "cross-block ordering";
+    case Violation::Kind::kMisaligned: return "misaligned vector access";
   }
   return "violation";
 }
@@ -443,6 +444,11 @@ void FinishCrossBlock(const char* kernel, const CrossBlockState& state, LaunchRe
 void ReportOutOfBounds(HostBlock& b, const char* name, std::int64_t i, std::int64_t size, bool store) {
   b.Report(Violation::Kind::kOutOfBounds, b.current_thread(), name, i,
            std::string(store ? "store" : "load") + " outside [0, " + std::to_string(size) + ")");
+}
+
+void ReportMisaligned(HostBlock& b, const char* name, std::int64_t i) {
+  b.Report(Violation::Kind::kMisaligned, b.current_thread(), name, i,
+           "16-byte load of an element whose address is not on a 16-byte boundary");
 }
 
 }  // namespace detail

@@ -15,7 +15,9 @@
 //                 scratch word another block of the launch wrote without holding the last
 //                 ticket of the writer's counter (and fencing after it), a ticket taken with
 //                 unfenced global stores or after another thread's store with no barrier
-//                 between, a ticket counter not back at 0 when the launch ends.
+//                 between, a ticket counter not back at 0 when the launch ends;
+//   misaligned    a 16-byte global load (Load4) of an element whose address is not on a
+//                 16-byte boundary (the device faults: misaligned address).
 // A faulty access never touches memory outside the arrays (an out-of-bounds Load returns T{},
 // an out-of-bounds Store is dropped), so a run with violations still ends and reports them.
 // Host only: no exceptions here either; Launch returns the violations and the caller decides.
@@ -48,6 +50,7 @@
 #include <vector>
 
 #include "core/portability.h"
+#include "gpu/block/quad.h"
 #include "gpu/emulator/emulator_counters.h"
 
 // A shared array's Load and Store (header comment: forced inline when optimising).
@@ -62,7 +65,7 @@ namespace sampcheck::gpu {
 inline constexpr int kWarpSize = 32;
 
 struct Violation {
-  enum class Kind { kRace, kOutOfBounds, kDivergentBarrier, kUninitialisedRead, kCrossBlock };
+  enum class Kind { kRace, kOutOfBounds, kDivergentBarrier, kUninitialisedRead, kCrossBlock, kMisaligned };
   Kind kind;
   std::string kernel;
   int block = 0;
@@ -178,14 +181,15 @@ class HostBlock {
   void Finish();
 
   // Counting (gpu/emulator/emulator_counters.h), for the array wrappers.
+  // One access of `width` elements of `bytes` each (width 4: Load4).
   void CountGlobal(detail::CounterSlot& slot, const void* base, const char* name, std::int64_t elements,
-                   std::size_t bytes, bool store) {
+                   std::size_t bytes, bool store, std::size_t width = 1) {
     LaunchCounters& c = report_->counters;
     if (slot.launch != launch_serial_ || launch_serial_ == 0) [[unlikely]] {
       FindGlobalSlot(slot, base, name, elements, bytes);
     }
-    Count(c.global.data()[slot.index], bytes, store);
-    block_global_bytes_ += static_cast<std::int64_t>(bytes);
+    Count(c.global.data()[slot.index], width * bytes, store);
+    block_global_bytes_ += static_cast<std::int64_t>(width * bytes);
     if (store) NoteGlobalStore();
   }
   // The last-block protocol (gpu/block/last_block.cuh): a scratch array's store and load by
@@ -398,6 +402,7 @@ namespace detail {
 void ReportSharedLoad(HostBlock& b, const char* name, std::int64_t i, const ShadowWord& w);
 void ReportSharedStore(HostBlock& b, const char* name, std::int64_t i, const ShadowWord& w);
 void ReportOutOfBounds(HostBlock& b, const char* name, std::int64_t i, std::int64_t size, bool store);
+void ReportMisaligned(HostBlock& b, const char* name, std::int64_t i);
 
 // A shared word's read by the current thread: uninitialised (never written) or a race (written
 // by another thread in this barrier epoch) is reported; the word records its readers.
@@ -621,6 +626,35 @@ class GlobalArray {
       if (cross_block_) b->TrackStore(slot_.index, n_, i);
     }
     p_[i] = v;
+  }
+  // Elements i .. i + 3 in one 16-byte load (a uint4 on the device, gpu/block/quad.h): i + 3
+  // inside the array and element i's address on a 16-byte boundary (BoundaryGap(i) == 0; the
+  // device faults elsewhere). Counted as one access of 16 bytes.
+  Quad<std::remove_const_t<T>> Load4(std::int64_t i) const {
+    static_assert(sizeof(T) == 4, "four 4-byte elements");
+    HostBlock* const b = detail::CurrentBlock();
+    Quad<std::remove_const_t<T>> q{};
+    if (i < 0 || i + 3 >= n_) {
+      detail::ReportOutOfBounds(*b, name_, i < 0 ? i : i + 3, n_, false);
+      return q;
+    }
+    if (BoundaryGap(i) != 0) {
+      detail::ReportMisaligned(*b, name_, i);
+      return q;
+    }
+    if (b != nullptr) {
+      b->CountGlobal(slot_, p_, name_, n_, sizeof(T), false, 4);
+      if (cross_block_) {
+        for (int j = 0; j < 4; ++j) b->TrackLoad(slot_.index, name_, i + j);
+      }
+    }
+    for (int j = 0; j < 4; ++j) q.v[j] = p_[i + j];
+    return q;
+  }
+  // The elements from i up to the next 16-byte boundary of the addresses (0 to 3).
+  std::int64_t BoundaryGap(std::int64_t i) const {
+    const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p_) + static_cast<std::uintptr_t>(i) * sizeof(T);
+    return static_cast<std::int64_t>((16 - a % 16) % 16 / sizeof(T));
   }
   // atomicAdd: returns the old value. Blocks run one after another, so a read-modify-write;
   // counted as a load and a store and as an atomic. Only the last-block protocol's ticket

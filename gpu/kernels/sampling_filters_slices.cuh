@@ -275,8 +275,8 @@ struct SamplingFiltersSlicesKernelOf {
     std::uint32_t total = 0;
     std::uint64_t first = 0;  // a degenerate slice gathers nothing: its list is incomplete
     const bool gathered =
-        GatherTopKCandidates(block, logits, row * pitch + lo, length, length_k, false, grouped, sorted, offset, count,
-                             total, first);
+        GatherTopKCandidates<GatherOrder::kSortedOnly>(block, logits, row * pitch + lo, length, length_k, false,
+                                                       grouped, sorted, offset, count, total, first);
     // Thread j stores key j of the list (or thread 0 the marker), then a barrier: thread 0's
     // fence in LastBlockOf orders every thread's stores before the ticket (its contract).
     // Thread 0 storing the whole list needed no barrier but was a load and a store a key on

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// A phase's read of n consecutive 4-byte elements of a global array four to a 16-byte load
+// (GlobalArray::Load4), for reads whose result does not depend on which thread sees which
+// element (docs/gpu.md "Quad reads").
+//
+// Contract:
+// - QuadSpanOf(arr, base, n): head = the elements from base up to the array's next 16-byte
+//   address boundary (0 to 3, at most n), quads = the whole groups of four after them, tail =
+//   the rest (0 to 3).
+// - ForEachQuadElement(arr, base, span, threads, t, f), in thread t's phase (t < threads,
+//   threads >= 4): f(i, x) with x = arr[base + i] for head element t when t < head, the four
+//   elements of quads q = t, t + threads, ... (head + 4q .. head + 4q + 3, one Load4 each) in
+//   that order, and tail element t when t < tail. Every element of [0, n) once, by one thread:
+//   a thread of 1024 makes about n / 4096 loads where the canonical lanes' read (thread t:
+//   indices t, t + 1024, ...) makes n / 1024.
+// - The head depends on the array's addresses: the device's rows of V = 128256 floats start on
+//   16-byte boundaries, a row of odd V does not; the emulator's host vectors may differ from
+//   the device's. So which thread sees an element is not part of any result: callers take a
+//   bound from each thread's minimum (any partition of the row into 1024 parts bounds the k-th
+//   key alike) or count and cache candidates per thread and sort them afterwards.
+// Example: base 1 of an array that starts on a boundary, n = 10, 4 threads: head 3 (elements
+//   0, 1, 2 by threads 0, 1, 2), one quad (elements 3 .. 6 by thread 0), tail 3 (elements 7,
+//   8, 9 by threads 0, 1, 2) (tests/gpu_emulator_test.cc, "GpuQuadReads").
+
+#include <cstdint>
+
+#include "core/portability.h"
+
+namespace sampcheck::gpu {
+
+struct QuadSpan {
+  std::int64_t head = 0;
+  std::int64_t quads = 0;
+  std::int64_t tail = 0;
+};
+
+template <class Arr>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE QuadSpan QuadSpanOf(const Arr& arr, std::int64_t base, std::int64_t n) {
+  QuadSpan s;
+  const std::int64_t gap = arr.BoundaryGap(base);
+  s.head = gap < n ? gap : n;
+  s.quads = (n - s.head) / 4;
+  s.tail = n - s.head - 4 * s.quads;
+  return s;
+}
+
+template <class Arr, class F>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEachQuadElement(const Arr& arr, std::int64_t base,
+                                                                     const QuadSpan& s, int threads, int t, F&& f) {
+  if (t < s.head) f(std::int64_t{t}, arr.Load(base + t));
+  for (std::int64_t q = t; q < s.quads; q += threads) {
+    const std::int64_t i = s.head + 4 * q;
+    const auto x = arr.Load4(base + i);
+    for (int j = 0; j < 4; ++j) f(i + j, x.v[j]);
+  }
+  const std::int64_t after = s.head + 4 * s.quads;
+  if (t < s.tail) f(after + t, arr.Load(base + after + t));
+}
+
+}  // namespace sampcheck::gpu
