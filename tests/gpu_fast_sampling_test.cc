@@ -524,6 +524,70 @@ TEST(GpuFastSampling, SurvivorGatherReadsTheRowAgainWhenALaneOverflows) {
   }
 }
 
+// The same gather from the scaled logits (ScaledOrderKeys at t = 1: a QuadKeySource,
+// gpu/block/key_reads.cuh) takes four elements a load: the row starts on a 16-byte boundary and
+// holds 4096 >= 1024 quads, so virtual lane l's share in read 1 and thread t's in reads 2 and 3
+// are the quads q = l (t) mod 1024, element i being (i / 4) mod 1024's. Its 16 largest values
+// in thread 3's share (elements 12 .. 15 of every 4096) overflow that cache. Expected as above
+// with those shares; loads: 4096 a read, where one element a load made 16384.
+TEST(GpuFastSampling, SurvivorGatherTakesFourElementsALoadFromTheScaledLogits) {
+  constexpr std::int64_t kV = 16384, kK = 20, kLanes = gpu::fast_detail::kFastSurvivorSlots;
+  for (bool crowded : {true, false}) {
+    SCOPED_TRACE(crowded ? "crowded" : "spread");
+    SplitMix64 rng(crowded ? 7 : 8);
+    std::vector<float> row(kV);
+    ASSERT_EQ(reinterpret_cast<std::uintptr_t>(row.data()) % 16, 0u);
+    for (float& x : row) x = static_cast<float>(rng.Next() >> 40) * 0x1p-24f;  // [0, 1), exact
+    if (crowded) {
+      for (std::int64_t i = 0; i < kV; ++i) row[static_cast<std::size_t>(i)] += i / 4 % kLanes == 3 ? 2.0f : 0.0f;
+    }
+    std::vector<std::uint64_t> keys(kV), minima(kLanes, gpu::fast_detail::kNoSurvivor);
+    for (std::int64_t i = 0; i < kV; ++i) {
+      keys[static_cast<std::size_t>(i)] = gpu::fast_detail::OrderKey(row[static_cast<std::size_t>(i)], i);
+      auto& m = minima[static_cast<std::size_t>(i / 4 % kLanes)];
+      m = std::min(m, keys[static_cast<std::size_t>(i)]);
+    }
+    std::nth_element(minima.begin(), minima.begin() + (kK - 1), minima.end());
+    std::vector<std::uint64_t> expected;
+    int on_thread_3 = 0;
+    for (std::int64_t i = 0; i < kV; ++i) {
+      if (keys[static_cast<std::size_t>(i)] > minima[kK - 1]) continue;
+      expected.push_back(keys[static_cast<std::size_t>(i)]);
+      on_thread_3 += i / 4 % kLanes == 3;
+    }
+    EXPECT_EQ(on_thread_3 > gpu::kCachedCandidates, crowded);
+    std::sort(expected.begin(), expected.end());
+    std::vector<std::uint64_t> top = keys;
+    std::partial_sort(top.begin(), top.begin() + kK, top.end());
+    ASSERT_TRUE(std::equal(top.begin(), top.begin() + kK, expected.begin()));
+    std::vector<std::uint64_t> gathered_keys(kLanes);
+    std::uint32_t total = 0;
+    bool ok = false;
+    gpu::LaunchRecorder recorder;
+    const auto report = gpu::emu::Launch("survivor_gather_quads", 1, 1024, [&](gpu::Block& block) {
+      const gpu::fast_detail::ScaledOrderKeys<gpu::GlobalArray<float>> key_of{
+          gpu::GlobalArray<float>(row.data(), kV, "row"), 0, 0, 1.0f, false, kV, false};
+      SAMPCHECK_SHARED(block, std::uint64_t, gathered, gpu::fast_detail::kFastSurvivorSlots);
+      ok = gpu::fast_detail::GatherFastSurvivors<1024>(block, kV, kK, key_of, gathered, total);
+      block.ForEachThread([&](gpu::Thread t) {
+        if (t.x != 0) return;
+        for (int s = 0; s < kLanes; ++s) gathered_keys[static_cast<std::size_t>(s)] = gathered.Load(s);
+      });
+    });
+    ASSERT_EQ(report.total, 0) << report.Summary();
+    ASSERT_TRUE(ok);
+    ASSERT_EQ(total, expected.size());
+    for (std::size_t s = 0; s < gathered_keys.size(); ++s) {
+      EXPECT_EQ(gathered_keys[s], s < expected.size() ? expected[s] : gpu::fast_detail::kNoSurvivor) << "slot " << s;
+    }
+    ASSERT_EQ(recorder.launches().size(), 1u);
+    EXPECT_EQ(recorder.launches()[0].GlobalLoadBytes("row"), (crowded ? 3 : 2) * kV * 4);
+    std::int64_t loads = 0;
+    for (const gpu::ArrayTraffic& a : recorder.launches()[0].global) loads += a.name == "row" ? a.loads : 0;
+    EXPECT_EQ(loads, (crowded ? 3 : 2) * kV / 4);
+  }
+}
+
 // top-k near V (k > 1024, at most 1024 dropped: the reversed gather): on flat rows of
 // V = 1030 with k = 1027 every kept token has probability 1/1027 and the dropped ones are the
 // three highest indices (ties go to the lower indices): no token >= 1027 may appear. With

@@ -14,6 +14,10 @@
 //   that returns true; returns whether one did. A SplitKeySource's group may load up to
 //   kKeyGroup - 1 indices past that one (inside [first, end)); they are never visited.
 // - ReversedKeys{K}: the source of ~K(i) (the reversed order), split as K is.
+// - A QuadKeySource K: a SplitKeySource whose values are a global array's, with that array's
+//   Load4(i) and BoundaryGap(i) (gpu/block/quad_reads.cuh), so that a read whose result does
+//   not depend on which thread sees which index takes them four a load: ForEachQuadKey(key_of,
+//   span, threads, t, visit) is ForEachQuadElement over [0, n) with visit(i, K.Key(i, x)).
 // Why: gpu-fast's keys divide (s_i = x_i / t). The IEEE division's check is followed by a call
 // to its slow path and nvcc moves no load above that call, so a loop that made its keys one
 // at a time waited for each load before issuing the next: one load in flight a thread (the
@@ -26,6 +30,7 @@
 #include <cstdint>
 
 #include "core/portability.h"
+#include "gpu/block/quad_reads.cuh"
 
 namespace sampcheck::gpu {
 
@@ -64,6 +69,19 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEachKey(const KeyOf& key_of
     visit(i, key);
     return false;
   });
+}
+
+template <class K>
+concept QuadKeySource = SplitKeySource<K> && requires(const K& key_of, std::int64_t i) {
+  key_of.Load4(i);
+  { key_of.BoundaryGap(i) } -> std::convertible_to<std::int64_t>;
+};
+
+template <class KeyOf, class Visit>
+  requires QuadKeySource<KeyOf>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEachQuadKey(const KeyOf& key_of, const QuadSpan& span, int threads,
+                                                               int t, Visit visit) {
+  ForEachQuadElement(key_of, 0, span, threads, t, [&](std::int64_t i, float x) { visit(i, key_of.Key(i, x)); });
 }
 
 template <class K>

@@ -180,6 +180,11 @@ struct ScaledOrderKeys {
   std::int64_t vocab = 0;
   bool high_first = false;
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Load(std::int64_t i) const { return logits.Load(base + i); }
+  // A QuadKeySource (gpu/block/key_reads.cuh): the logits four a load.
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE auto Load4(std::int64_t i) const { return logits.Load4(base + i); }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t BoundaryGap(std::int64_t i) const {
+    return logits.BoundaryGap(base + i);
+  }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Key(std::int64_t i, float x) const {
     return RuleOrderKey(greedy ? x : x / t, first + i, vocab, high_first);
   }

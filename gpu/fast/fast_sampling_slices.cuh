@@ -93,9 +93,9 @@ struct FastSamplingSlicesKernel {
     if (greedy) {
       auto lane = Registers<std::uint64_t>(block);
       block.ForEachThread([&](Thread th) {
-        std::uint64_t best = fast_detail::kNoKey;
-        ForEachKey(key_of, th.x, length, kThreads,
-                                [&](std::int64_t, std::uint64_t key) { best = key < best ? key : best; });
+        std::uint64_t best = fast_detail::kNoKey;  // the slice's first key: whoever reads it, four a load
+        ForEachQuadKey(key_of, QuadSpanOf(key_of, 0, length), kThreads, th.x,
+                       [&](std::int64_t, std::uint64_t key) { best = key < best ? key : best; });
         lane[th] = best;
       });
       const std::uint64_t first =

@@ -10,10 +10,13 @@
 // - key_of(i) is the order key of index i (smaller = earlier; unique per row), the same bits
 //   at every call. 1 <= k <= kFastSurvivorSlots and k < vocab.
 // - Read 1: virtual lane l (0 <= l < 1024; thread t owns l = t, t + kThreads, ...) takes the
-//   smallest key of the indices l, l + 1024, ...; the k-th smallest T of these 1024 lane
+//   smallest key of its share of the row: with a QuadKeySource of at least 1024 quads, quads
+//   l, l + 1024, ... four a load (ForEachQuadKey, gpu/block/key_reads.cuh; since 2026-12-03),
+//   else the indices l, l + 1024, ...; the k-th smallest T of these 1024 lane
 //   minima (KthSmallestSlot) is at or after the row's k-th key (the k lane minima up to T are k distinct keys),
 //   so {i : key_i <= T} holds the top k.
-// - Read 2: each thread counts its keys <= T (indices t, t + kThreads, ...), keeping the first
+// - Read 2: each thread counts its keys <= T (indices t, t + kThreads, ...; a QuadKeySource's
+//   quads t, t + kThreads, ... when no count visit needs the indices), keeping the first
 //   CachedCandidatesPerThread<kThreads>() = 8 x 1024 / kThreads of them in registers
 //   (gpu/block/cached_candidates.cuh); their scan in thread order (BlockExclusiveScan,
 //   one barrier) also tells whether some thread had more. More than kFastSurvivorSlots candidates (the largest
@@ -30,6 +33,7 @@
 //   (1, 0) if they are candidates (tests/gpu_fast_sampling_test.cc, "SurvivorGather").
 
 #include <cstdint>
+#include <type_traits>
 
 #include "gpu/block/bitonic_sort.cuh"
 #include "gpu/block/block_exclusive_scan.cuh"
@@ -51,13 +55,27 @@ SAMPCHECK_KERNEL_BODY void SortSurvivorSlots(B& block, Shared& keys, std::uint32
   BitonicSortSlots<kThreads>(block, keys, count);
 }
 
-// Read 1 in thread t: the smallest key of each of its virtual lanes (indices l, l + 1024, ..)
-// to keys[l]; visit(i, key) sees every index's key, lane by lane, in index order (a caller fuses
-// other per-index work into it: gpu-fast's near-V top-k takes the row's first key in the same
-// read).
+// Read 1 in thread t: the smallest key of each of its virtual lanes' shares (contract above)
+// to keys[l]; visit(i, key) sees every index's key once, lane by lane, in index order within
+// a lane (a caller fuses other per-index work into it: gpu-fast's near-V top-k takes the
+// row's first key in the same read).
 template <int kThreads, class Shared, class KeyOf, class Visit>
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void StoreLaneMinima(Thread t, std::int64_t vocab, Shared& keys,
                                                                   const KeyOf& key_of, Visit visit) {
+  if constexpr (QuadKeySource<KeyOf>) {
+    const QuadSpan span = QuadSpanOf(key_of, 0, vocab);
+    if (span.quads >= kFastSurvivorSlots) {  // every virtual lane holds a quad
+      for (int l = t.x; l < kFastSurvivorSlots; l += kThreads) {
+        std::uint64_t best = kNoSurvivor;
+        ForEachQuadKey(key_of, span, kFastSurvivorSlots, l, [&](std::int64_t i, std::uint64_t key) {
+          visit(i, key);
+          best = key < best ? key : best;
+        });
+        keys.Store(l, best);
+      }
+      return;
+    }
+  }
   for (int l = t.x; l < kFastSurvivorSlots; l += kThreads) {
     std::uint64_t best = kNoSurvivor;
     ForEachKey(key_of, l, vocab, kFastSurvivorSlots, [&](std::int64_t i, std::uint64_t key) {
@@ -85,9 +103,22 @@ SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::ui
   constexpr int kCap = CachedCandidatesPerThread<kThreads>();
   auto cache = Registers<CandidateCache<kCap>>(block);
   auto packed = Registers<std::uint32_t>(block);
+  // Thread t's keys: four a load where no visit needs them by index t, t + kThreads, ...
+  // (the candidates are sorted below whoever read them).
+  constexpr bool kQuads = QuadKeySource<KeyOf> && std::is_same_v<Visit, NoCountVisit>;
+  static_assert(kThreads >= 4, "ForEachQuadElement's head and tail take a thread each");
+  QuadSpan span;
+  if constexpr (kQuads) span = QuadSpanOf(key_of, 0, vocab);
+  auto own_keys = [&](Thread t, auto&& f) {
+    if constexpr (kQuads) {
+      ForEachQuadKey(key_of, span, kThreads, t.x, f);
+    } else {
+      ForEachKey(key_of, t.x, vocab, kThreads, f);
+    }
+  };
   block.ForEachThread([&](Thread t) {
     auto& c = cache[t];
-    ForEachKey(key_of, t.x, vocab, kThreads, [&](std::int64_t, std::uint64_t key) {
+    own_keys(t, [&](std::int64_t, std::uint64_t key) {
       visit(t, key);
       if (key <= bound) c.Add(key);
     });
@@ -106,7 +137,7 @@ SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::ui
     if (cached) {
       cache[t].ForEach([&](std::uint64_t key) { keys.Store(at++, key); });
     } else {
-      ForEachKey(key_of, t.x, vocab, kThreads, [&](std::int64_t, std::uint64_t key) {
+      own_keys(t, [&](std::int64_t, std::uint64_t key) {
         if (key <= bound) keys.Store(at++, key);
       });
     }
