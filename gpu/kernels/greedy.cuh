@@ -8,9 +8,10 @@
 //   entries at b * pitch + [0, V), pitch >= V; the entries at [V, pitch) are padding and are
 //   NEVER read, so no pad lane can win. token: rows i64.
 // - Block b takes row b / slices and its slice g = b % slices, entries [SliceBegin(g),
-//   SliceBegin(g + 1)) (gpu/block/row_slices.cuh): thread l folds (value, index) for the
-//   slice's l-th, (l + 1024)-th, ... entries in increasing order from the identity (-inf,
-//   kNoIndex) (gpu/block/block_argmax.cuh's FoldRowArgmax), then the block's winner by warps
+//   SliceBegin(g + 1)) (gpu/block/row_slices.cuh): thread l folds (value, index) for its share
+//   of the slice, four entries a 16-byte load (ForEachQuadElement, gpu/block/quad_reads.cuh;
+//   until 2026-12-03 the l-th, (l + 1024)-th, ... entries, one a load) from the identity (-inf,
+//   kNoIndex) (gpu/block/block_argmax.cuh's ArgmaxAboveF32), then the block's winner by warps
 //   (WarpFirstBlockArgmax, one barrier). One slice: thread 0 writes the token. Several: thread
 //   0 writes the slice's winner (value bits, index) to `partials` (2 words a slice, rows x
 //   slices x 2), the row's last block (LastBlockOf, gpu/block/last_block.cuh, one ticket a
@@ -32,6 +33,7 @@
 #include "gpu/block/block_model.h"
 #include "gpu/block/float_word.cuh"
 #include "gpu/block/last_block.cuh"
+#include "gpu/block/quad_reads.cuh"
 #include "gpu/block/row_slices.cuh"
 
 namespace sampcheck::gpu {
@@ -49,11 +51,16 @@ struct GreedyKernel {
     const std::int64_t base = row * pitch + begin;
     auto value = Registers<float>(block);
     auto index = Registers<std::int64_t>(block);
-    FoldRowArgmax<kCanonicalLanes>(block, SliceBegin(g + 1, slices, vocab) - begin, value, index, ArgmaxAboveF32{},
-                                   [&](Thread, std::int64_t i, float& x) {
-                                     x = logits.Load(base + i);
-                                     return true;
-                                   });
+    const QuadSpan span = QuadSpanOf(logits, base, SliceBegin(g + 1, slices, vocab) - begin);
+    block.ForEachThread([&](Thread t) {
+      float v = ArgmaxAboveF32::Identity();
+      std::int64_t j = kNoIndex;
+      ForEachQuadElement(logits, base, span, kCanonicalLanes, t.x, [&](std::int64_t i, float x) {
+        if (ArgmaxAboveF32{}(x, i, v, j)) v = x, j = i;
+      });
+      value[t] = v;
+      index[t] = j;
+    });
     WarpFirstBlockArgmax<float>(block, value, index, ArgmaxAboveF32{});
     if (slices == 1) {
       block.ForEachThread([&](Thread t) {
