@@ -276,8 +276,12 @@ const BudgetCase kBudgets[] = {
     // warp (DigitOfRank, gpu/block/radix_select.cuh), where thread 0 searched the bins and
     // folded the warps' minima, then stored the answers for the others to read between two
     // barriers, and the bins are summed by warps (SumDigitCounts: one shared load a lane where
-    // threads 0 .. 15 loaded 32 each); critical path at 64 x 128256 643 -> 558.
-    {__LINE__, "gpu-fast, top-k 5000, top-p 0.9", true, TopK(5000), {2.05, 61}},
+    // threads 0 .. 15 loaded 32 each); critical path at 64 x 128256 643 -> 558. 63 since
+    // 2026-12-03: the proposals follow each thread's share of the row by quads
+    // (gpu/block/thread_share.cuh), another order of the same law, and here one of the 2 rows
+    // rejects its first proposal (probability about 0.27 a row), which sums the others' masses
+    // (SumProposalLanes: 2 barriers); critical path at 64 x 128256 558 -> 364.
+    {__LINE__, "gpu-fast, top-k 5000, top-p 0.9", true, TopK(5000), {2.05, 63}},
     {__LINE__, "gpu-fast, min-p 1, top-k and top-p off", true, MinPAlone(1.0f), {2.01, 6}},
     {__LINE__, "gpu-fast, flat rows, top-k V - 1", true, Flat(TopK(kVocab - 1)), {2.01, 20}},
     {__LINE__, "gpu-fast, flat rows, top-k off, top-p 0.999", true, Flat(TopPAlone(0.999f)), {2.01, 6}},

@@ -21,6 +21,7 @@
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
 #include "gpu/block/quad_reads.cuh"
+#include "gpu/block/thread_share.cuh"
 #include "reference/reductions.h"
 
 namespace sampcheck::gpu {
@@ -266,6 +267,99 @@ TEST(GpuQuadReads, VisitsEveryElementOnceInEveryAlignment) {
         const std::int64_t loads = r.counters.global.empty() ? 0 : r.counters.global[0].loads;
         EXPECT_EQ(loads, n - 3 * quads);
       }
+    }
+  }
+}
+
+// --- a thread's share of a row (gpu/block/thread_share.cuh) ---------------------------------
+
+// The contract's example, by its lists: a share by quads of 10 elements, head 3, one quad,
+// tail 3, 4 threads.
+TEST(GpuThreadShare, ListsTheContractExample) {
+  const ThreadShare s{10, 4, true, {3, 1, 3}};
+  auto list = [&](int t) {
+    std::vector<std::int64_t> v;
+    for (std::int64_t j = 0; j < s.Count(t); ++j) v.push_back(s.IndexAt(t, j));
+    return v;
+  };
+  EXPECT_EQ(list(0), (std::vector<std::int64_t>{0, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(list(1), (std::vector<std::int64_t>{1, 8}));
+  EXPECT_EQ(list(2), (std::vector<std::int64_t>{2, 9}));
+  EXPECT_TRUE(list(3).empty());
+}
+
+// The keys of index i are i over a global array at bases 0 .. 3 (heads 0 .. 3 of a 16-byte
+// aligned vector): 4095 entries are fewer than 1024 quads at every base (strided), 4099 and
+// 4102 at least 1024 (quads). For each of 8 threads, ForEachShareKey visits exactly Count and
+// IndexAt's list in order, the lists cover the row once, and ForEachShareKeyUntil visits
+// positions [lo, hi) (runs inside and across quads, and the head) and stops at the first true.
+struct IndexKeys {
+  GlobalArray<const float> a;
+  std::int64_t base = 0;
+  float Load(std::int64_t i) const { return a.Load(base + i); }
+  auto Load4(std::int64_t i) const { return a.Load4(base + i); }
+  std::int64_t BoundaryGap(std::int64_t i) const { return a.BoundaryGap(base + i); }
+  std::uint64_t Key(std::int64_t i, float x) const {
+    EXPECT_EQ(x, static_cast<float>(base + i));
+    return static_cast<std::uint64_t>(i);
+  }
+  std::uint64_t operator()(std::int64_t i) const { return Key(i, Load(i)); }
+};
+static_assert(QuadKeySource<IndexKeys>);
+
+TEST(GpuThreadShare, VisitsEachThreadsListInOrder) {
+  constexpr int kThreads = 8;
+  std::vector<float> in(4108);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
+  ASSERT_EQ(reinterpret_cast<std::uintptr_t>(in.data()) % 16, 0u);
+  for (std::int64_t base = 0; base < 4; ++base) {
+    for (const std::int64_t n : {4095, 4099, 4102}) {
+      SCOPED_TRACE(testing::Message() << "base " << base << ", n " << n);
+      std::vector<int> seen(static_cast<std::size_t>(n), 0);
+      ThreadShare share;
+      const LaunchReport r = emu::Launch("thread_share", 1, kThreads, [&](Block& block) {
+        const IndexKeys keys{GlobalArray<const float>(in.data(), static_cast<std::int64_t>(in.size()), "in"), base};
+        share = ShareOf(keys, n, kThreads);
+        block.ForEachThread([&](Thread t) {
+          std::vector<std::int64_t> visited;
+          ForEachShareKey(keys, share, t.x, [&](std::int64_t i, std::uint64_t key) {
+            EXPECT_EQ(key, static_cast<std::uint64_t>(i));
+            visited.push_back(i);
+            ++seen[static_cast<std::size_t>(i)];
+          });
+          ASSERT_EQ(static_cast<std::int64_t>(visited.size()), share.Count(t.x));
+          for (std::size_t j = 0; j < visited.size(); ++j) {
+            EXPECT_EQ(visited[j], share.IndexAt(t.x, static_cast<std::int64_t>(j)));
+            if (j > 0) {
+              EXPECT_GT(visited[j], visited[j - 1]);
+            }
+          }
+          const std::int64_t count = share.Count(t.x);
+          for (const auto& [lo, hi] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+                   {0, 1}, {0, 9}, {1, 6}, {2, 11}, {count - 5, count}}) {
+            std::vector<std::int64_t> run;
+            const bool stopped = ForEachShareKeyUntil(keys, share, t.x, lo, hi, [&](std::int64_t i, std::uint64_t) {
+              run.push_back(i);
+              return false;
+            });
+            EXPECT_FALSE(stopped);
+            ASSERT_EQ(static_cast<std::int64_t>(run.size()), hi - lo);
+            for (std::int64_t j = lo; j < hi; ++j) {
+              EXPECT_EQ(run[static_cast<std::size_t>(j - lo)], share.IndexAt(t.x, j));
+            }
+          }
+          std::int64_t last = -1;
+          EXPECT_TRUE(ForEachShareKeyUntil(keys, share, t.x, 1, count, [&](std::int64_t i, std::uint64_t) {
+            last = i;
+            return i == share.IndexAt(t.x, 6);
+          }));
+          EXPECT_EQ(last, share.IndexAt(t.x, 6));
+        });
+      });
+      ASSERT_TRUE(r.ok()) << r.Summary();
+      EXPECT_EQ(share.quads, n != 4095);
+      EXPECT_EQ(share.span.head, (4 - base) % 4);
+      EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), n);
     }
   }
 }

@@ -207,14 +207,16 @@ TEST(GpuFastSampling, SurvivorGather) {
   }
 }
 
-// The proposals' draw (gpu/fast/fast_proposals.cuh) over integer weights (0 to 4; thread 5's
-// all 0, and in the larger rows a run of 40 zeros inside thread 9's indices), so that every sum
-// is exact: each proposal is the index the thread-major inverse CDF gives, computed here by one
-// sequential walk of that order (the first positive weight whose running sum exceeds u x total;
-// the last positive one when none does); u = 0 takes the first positive weight. Blocks of 64
-// threads (2 warps: 4 proposals a warp) with 200 and 6400 weights (a thread's 100 indices in
-// runs of 4 a lane) and of 1024 (one proposal a warp) with 40000 (runs of 2, the last lanes'
-// empty). The warps' sums of three values per thread (t, 2t, 1) are T (T - 1) / 2, T (T - 1)
+// The proposals' draw (gpu/fast/fast_proposals.cuh) over integer weights (0 to 4; indices 5
+// mod T all 0, and in the larger rows a run of 40 zeros among the indices 9 mod T), so that
+// every sum is exact: each proposal is the index the thread-major inverse CDF gives, computed
+// here by one sequential walk of that order (each thread's list of its share of the row,
+// strided or by quads, gpu/block/thread_share.cuh, written out here from its definition): the
+// first positive weight whose running sum exceeds u x total, the last positive one when none
+// does; u = 0 takes the first positive weight. Blocks of 64 threads (2 warps: 4 proposals a
+// warp) with 200 and 6400 weights (a thread's 100 indices in runs of 4 a lane) and of 1024
+// (one proposal a warp) with 40000 (runs of 2, the last lanes' empty), each strided and by
+// quads (with heads and tails). The warps' sums of three values per thread (t, 2t, 1) are T (T - 1) / 2, T (T - 1)
 // and T for T threads. The draw's busiest thread makes 2 shared loads and reads at most 2
 // runs' entries (the old one-thread-a-proposal search: kWarps + 32 loads and the owner's whole
 // walk).
@@ -229,8 +231,8 @@ struct WeightIndexKeys {
 static_assert(gpu::SplitKeySource<WeightIndexKeys>);
 
 template <int kThreads>
-void ExpectProposalsFollowTheWeights(std::int64_t vocab) {
-  SCOPED_TRACE(testing::Message() << kThreads << " threads, " << vocab << " weights");
+void ExpectProposalsFollowTheWeights(std::int64_t vocab, const gpu::ThreadShare& share) {
+  SCOPED_TRACE(testing::Message() << kThreads << " threads, " << vocab << " weights, quads " << share.quads);
   constexpr int kD = 8;
   std::vector<float> w(static_cast<std::size_t>(vocab));
   for (std::int64_t i = 0; i < vocab; ++i) {
@@ -247,7 +249,7 @@ void ExpectProposalsFollowTheWeights(std::int64_t vocab) {
     auto lanes = gpu::Registers<gpu::fast_detail::LaneSums<3>>(block);
     block.ForEachThread([&](gpu::Thread t) {
       float acc = 0.0f;
-      for (std::int64_t i = t.x; i < vocab; i += kThreads) acc += w[static_cast<std::size_t>(i)];
+      for (std::int64_t j = 0; j < share.Count(t.x); ++j) acc += w[static_cast<std::size_t>(share.IndexAt(t.x, j))];
       mass[t] = acc;
       lanes[t].v[0] = static_cast<float>(t.x);
       lanes[t].v[1] = static_cast<float>(2 * t.x);
@@ -255,7 +257,7 @@ void ExpectProposalsFollowTheWeights(std::int64_t vocab) {
     });
     SAMPCHECK_SHARED(block, std::uint64_t, slots, 1024);
     gpu::fast_detail::DrawProposals<kThreads, kD>(
-        block, vocab, mass, slots, WeightIndexKeys{&w},
+        block, share, mass, slots, WeightIndexKeys{&w},
         [&](std::uint64_t key) { return w[static_cast<std::size_t>(key)]; }, u, picks, total);
     gpu::fast_detail::SumProposalLanes<kThreads, 3>(block, lanes, slots, sums, 0, 3);
   });
@@ -263,14 +265,25 @@ void ExpectProposalsFollowTheWeights(std::int64_t vocab) {
   // Intervals: the masses' stores, the draw, the lanes' stores, their sums, the empty last.
   ASSERT_EQ(report.counters.critical_intervals.size(), 5u);
   draw_chain = report.counters.critical_intervals[1];
-  const std::int64_t per_thread = (vocab + kThreads - 1) / kThreads;
+  const std::int64_t per_thread = share.Count(0);  // thread 0's list is the longest
   const std::int64_t run = (per_thread + gpu::kWarpSize - 1) / gpu::kWarpSize;
   const int rounds = (kD + kThreads / gpu::kWarpSize - 1) / (kThreads / gpu::kWarpSize);
   EXPECT_LE(draw_chain, rounds * (2 + 2 * run) + 1);
+  // The thread-major order: the lists by the definition of the two shares, not by IndexAt.
   std::vector<std::int64_t> order;
+  const gpu::QuadSpan& q = share.span;
   for (std::int64_t t = 0; t < kThreads; ++t) {
-    for (std::int64_t i = t; i < vocab; i += kThreads) order.push_back(i);
+    if (!share.quads) {
+      for (std::int64_t i = t; i < vocab; i += kThreads) order.push_back(i);
+      continue;
+    }
+    if (t < q.head) order.push_back(t);
+    for (std::int64_t quad = t; quad < q.quads; quad += kThreads) {
+      for (int e = 0; e < 4; ++e) order.push_back(q.head + 4 * quad + e);
+    }
+    if (t < q.tail) order.push_back(q.head + 4 * q.quads + t);
   }
+  ASSERT_EQ(static_cast<std::int64_t>(order.size()), vocab);
   double expected_total = 0.0;
   for (float x : w) expected_total += x;
   EXPECT_EQ(total, static_cast<float>(expected_total));
@@ -295,9 +308,15 @@ void ExpectProposalsFollowTheWeights(std::int64_t vocab) {
 }
 
 TEST(GpuFastSampling, ProposalsFollowTheWeights) {
-  ExpectProposalsFollowTheWeights<64>(200);
-  ExpectProposalsFollowTheWeights<64>(6400);
-  ExpectProposalsFollowTheWeights<1024>(40000);
+  auto strided = [](std::int64_t n, int threads) { return gpu::ThreadShare{n, threads}; };
+  ExpectProposalsFollowTheWeights<64>(200, strided(200, 64));
+  ExpectProposalsFollowTheWeights<64>(6400, strided(6400, 64));
+  ExpectProposalsFollowTheWeights<1024>(40000, strided(40000, 1024));
+  // By quads (heads of 1 to 3 elements, tails of 1 to 3): 203 = 1 + 4 x 50 + 2 (threads 50
+  // to 63 without a quad), 6400 = 3 + 4 x 1599 + 1, 40001 = 2 + 4 x 9999 + 3.
+  ExpectProposalsFollowTheWeights<64>(203, gpu::ThreadShare{203, 64, true, {1, 50, 2}});
+  ExpectProposalsFollowTheWeights<64>(6400, gpu::ThreadShare{6400, 64, true, {3, 1599, 1}});
+  ExpectProposalsFollowTheWeights<1024>(40001, gpu::ThreadShare{40001, 1024, true, {2, 9999, 3}});
 }
 
 // The block-scan inverse CDF (FastBlockInverseCdf, gpu/fast/fast_sampling.cuh) against the
@@ -640,6 +659,37 @@ TEST(GpuFastSampling, TopKInTheMiddleSelectsItsBoundExactly) {
     EXPECT_LT(*std::max_element(t.begin(), t.end()), k);
     EXPECT_GE(*std::max_element(t.begin(), t.end()), k - k / 20);
     EXPECT_GE(*std::min_element(t.begin(), t.end()), 0);
+  }
+}
+
+// The proposals walk back the share each thread's mass came from (gpu/block/thread_share.cuh):
+// rows of V = 8195 (2048 quads, so every read the masses come from takes four elements a load;
+// rows of 8195 floats start at every 16-byte offset, heads of 0 to 3), logits 0 but three
+// spikes of 30 at indices 1 (in the head of some rows), 4099 and 8194 (in the tail of some):
+// the rest weighs 8192 e^-30 = 8e-10 of a spike, so every token is a spike, each with
+// probability 1/3 (400 rows: a spike never drawn has probability 3 (2/3)^400 < 1e-70, another
+// token 400 x 8e-10). Paths: top-k off and top-p 1 (the maximum's read; every proposal
+// accepted), top-k V - 1 (the near-V gather's lane minima), top-k 5000 with top-p 0.9999 (the
+// sample select's count read; the spikes' masses before them 0, S / 3 and 2 S / 3 all pass).
+// A walk of another share than the masses' (strided here) lands on a non-spike: the first two
+// paths take it as the token (the third's top-p rejects it, and its rounds draw a spike).
+TEST(GpuFastSampling, ProposalsFollowTheSharesOfFourElementsALoad) {
+  auto backend = gpu::MakeGpuFastEmulatedBackend();
+  const std::int64_t rows = 400, vocab = 8195;
+  const std::vector<std::int64_t> spikes = {1, 4099, 8194};
+  std::vector<float> logits(static_cast<std::size_t>(rows * vocab), 0.0f);
+  for (std::int64_t b = 0; b < rows; ++b) {
+    for (const std::int64_t i : spikes) logits[static_cast<std::size_t>(b * vocab + i)] = 30.0f;
+  }
+  std::vector<std::int64_t> seed(rows);
+  for (std::int64_t b = 0; b < rows; ++b) seed[static_cast<std::size_t>(b)] = 9000 + b;
+  for (const auto& [k, p] : std::vector<std::pair<std::int32_t, float>>{{0, 1.0f}, {8194, 1.0f}, {5000, 0.9999f}}) {
+    SCOPED_TRACE(testing::Message() << "k " << k << " p " << p);
+    const auto t = Tokens(backend->Run(
+        "pipeline", PipelineCase(rows, vocab, logits, std::vector<float>(rows, 1.0f), std::vector<std::int32_t>(rows, k),
+                                 std::vector<float>(rows, p), std::vector<float>(rows, 0.0f), seed)));
+    for (const std::int64_t i : spikes) EXPECT_GT(std::count(t.begin(), t.end(), i), 0) << "spike " << i;
+    for (const std::int64_t token : t) EXPECT_NE(std::find(spikes.begin(), spikes.end(), token), spikes.end()) << token;
   }
 }
 

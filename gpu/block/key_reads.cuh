@@ -13,7 +13,7 @@
 // - ForEachKeyUntil(key_of, first, end, stride, visit): the same, ending after the first visit
 //   that returns true; returns whether one did. A SplitKeySource's group may load up to
 //   kKeyGroup - 1 indices past that one (inside [first, end)); they are never visited.
-// - ReversedKeys{K}: the source of ~K(i) (the reversed order), split as K is.
+// - ReversedKeys{K}: the source of ~K(i) (the reversed order), split as K is, by quads as K is.
 // - A QuadKeySource K: a SplitKeySource whose values are a global array's, with that array's
 //   Load4(i) and BoundaryGap(i) (gpu/block/quad_reads.cuh), so that a read whose result does
 //   not depend on which thread sees which index takes them four a load: ForEachQuadKey(key_of,
@@ -96,6 +96,16 @@ struct ReversedKeys {
     requires SplitKeySource<K>
   {
     return ~keys.Key(i, x);
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE auto Load4(std::int64_t i) const
+    requires QuadKeySource<K>
+  {
+    return keys.Load4(i);
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t BoundaryGap(std::int64_t i) const
+    requires QuadKeySource<K>
+  {
+    return keys.BoundaryGap(i);
   }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t operator()(std::int64_t i) const { return ~keys(i); }
 };

@@ -38,7 +38,9 @@
 //   Splitter i (0 .. 15) is the sample key of rank R_i = c - floor(15 g / 2) + i g, g =
 //   max(1, ceil(2 d / 15)), d = ceil(3.5 sigma) + 2: 15 bins cover c +- 3.5 sigma and more;
 //   R_i <= 0 gives key 0, R_i >= S gives kNoKey (no bound on that side).
-// - Count read: per thread, bin 0 counts the keys below splitter 0, bin j (1 .. 15) the keys
+// - Count read: per thread (its share of the row, ShareOf, gpu/block/thread_share.cuh: four
+//   elements a load from a QuadKeySource of 4096 entries or more), bin 0 counts the keys below
+//   splitter 0, bin j (1 .. 15) the keys
 //   in [splitter j - 1, splitter j) (a binary search over splitters 1 .. 15); the block's
 //   bins are summed exactly (SumDigitCounts). Rank n lies in bin j >= 1 holding at most 1024
 //   keys, or the sample missed: rank n below splitter 0, at or above splitter 15, or in a bin
@@ -50,8 +52,8 @@
 //   the warps' minima (up to 62 shared loads in sequence) and stored the answers for every
 //   thread to read after a barrier.
 // - Gather read: bin j's keys into the slots (SlotsOfDigit: exact offsets from the counts of
-//   the count read); the bin sorted in the slots (BitonicSortSlots), its key at place
-//   (rank in the bin) - 1 is the result (one shared load; m in sequence per thread while each
+//   the count read; each thread reads its share again); the bin sorted in the slots
+//   (BitonicSortSlots), its key at place (rank in the bin) - 1 is the result (one shared load; m in sequence per thread while each
 //   thread counted the bin's keys below its own, until 2026-12-01). work.bin_key sees each
 //   gathered key in the thread that gathered it, as before the sort.
 // - Missed: SelectKthKey over the row (at most 8 + 8 reads more). The sample bounds the
@@ -76,6 +78,7 @@
 #include "gpu/block/block_model.h"
 #include "gpu/block/key_reads.cuh"
 #include "gpu/block/radix_select.cuh"
+#include "gpu/block/thread_share.cuh"
 #include "gpu/block/warp_min.cuh"
 
 namespace sampcheck::gpu {
@@ -277,6 +280,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
   // the key) for the keys in [splitter 0, splitter 15), nothing for the keys above. The
   // warps' partial sums go through the slots (16 x kThreads / 32 <= kSelectSlots); the
   // smallest key, when asked for, by each warp's shuffles into the last kWarps slots.
+  const ThreadShare share = ShareOf(key_of, vocab, kThreads);  // the gather's too: its slots are the count's
   auto digits = Registers<DigitCounts>(block);
   auto least = Registers<std::uint64_t>(block);
   block.ForEachThread([&](Thread t) {
@@ -284,7 +288,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
     auto above = [&](std::uint64_t key, int b) { return key >= splitter.Load(1 + b) ? 1 : 0; };
     DigitCounts c{};
     std::uint64_t m = kNoKey;
-    ForEachKey(key_of, t.x, vocab, kThreads, [&](std::int64_t, std::uint64_t key) {
+    ForEachShareKey(key_of, share, t.x, [&](std::int64_t, std::uint64_t key) {
       work.count(t, key, hi);
       m = key < m ? key : m;
       if (key < lo) {
@@ -330,7 +334,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
   block.ForEachThread([&](Thread t) {
     const std::uint64_t lo = splitter.Load(bin - 1), hi = splitter.Load(bin);
     std::uint32_t at = slot[t];
-    ForEachKey(key_of, t.x, vocab, kThreads, [&](std::int64_t, std::uint64_t key) {
+    ForEachShareKey(key_of, share, t.x, [&](std::int64_t, std::uint64_t key) {
       work.gather(t, key, lo);
       if (key >= lo && key < hi) slots.Store(at++, key);
     });

@@ -10,14 +10,16 @@
 // round, and the number of reads no longer depends on how many rounds a row happens to need.
 //
 // Contract:
-// - The order of the draws is thread-major: thread t of kThreads owns the indices t,
-//   t + kThreads, ... (the strided order of the reads the masses come from), ascending;
-//   thread 0's indices come first, then thread 1's, and so on. Any fixed order draws the same
-//   law, and this one needs no second read to find the chunk a target falls in.
+// - The order of the draws is thread-major: thread t of kThreads owns the list of its share of
+//   the row (ThreadShare, gpu/block/thread_share.cuh: four elements a load, or strided, as the
+//   read the masses come from took them), ascending; thread 0's list comes first, then thread
+//   1's, and so on. Any fixed order draws the same law, and this one needs no second read to
+//   find the chunk a target falls in.
 // - OnlineMass: a thread's sum of exp(s - M) over its tokens of P with a running maximum M
 //   (a free-order online softmax; -inf entries weigh 0); Mass(m) = sum x exp(M - m), its
 //   mass relative to the row's maximum m >= M.
-// - DrawProposals: mass[t] is thread t's mass (finite, >= 0), weight(key_of(i)) e_i for i in P
+// - DrawProposals: mass[t] is thread t's mass over its share's list (finite, >= 0), `share` that
+//   share of the row (ShareOf(key_of, vocab, kThreads)), weight(key_of(i)) e_i for i in P
 //   and 0 otherwise (the same bits at every call; key_of a key source of
 //   gpu/block/key_reads.cuh, so that a walk keeps several loads in flight), u[d] in [0, 1).
 //   Sums by warp butterflies (WarpAllReduce, WarpButterflyScan: the same bits in every lane):
@@ -25,14 +27,14 @@
 //   draws proposals w, w + kWarps, ..: target x_d = u_d x total; its warp is the last of
 //   positive mass with C_w <= x_d (the one whose interval [C_w, C_w + W_w) holds x_d, or at
 //   the end, x_d at or past the total, the last of positive mass); its lane (owner) by the
-//   same rule over the warp's lanes' masses scanned from C_w; the owner's indices split into
-//   32 runs of consecutive ones, each lane summing one (ceil(n / 32) of the owner's n
+//   same rule over the warp's lanes' masses scanned from C_w; the owner's list split into
+//   32 runs of consecutive positions, each lane summing one (ceil(n / 32) of the owner's n
 //   indices), scanned from the owner's start (WalkWarpRuns, gpu/block/warp_run_walk.cuh); the
 //   run by the same rule, and the run's lane walks it from the run's start: the first i of
 //   positive weight whose running sum exceeds x_d, else the run's last of positive weight. 2
 //   shared loads a lane and about 2 vocab / (32 kThreads) entries a proposal (4 + 8 at V =
-//   128256), where one thread a proposal loaded kWarps + 32 words and walked ceil(vocab /
-//   kThreads) entries in sequence (about 210 accesses) until 2026-12-02. The sums are in a free
+//   128256, by quads as strided), where one thread a proposal loaded kWarps + 32 words and
+//   walked ceil(vocab / kThreads) entries in sequence (about 210 accesses) until 2026-12-02. The sums are in a free
 //   order and the walk adds the exact weights, so a draw may differ from the exact inverse CDF
 //   where the two round differently (the distributional tier); with weights whose every sum is
 //   exact, it is the inverse CDF of the thread-major order. Result: picks[d], block-uniform, an
@@ -57,6 +59,7 @@
 #include "gpu/block/block_model.h"
 #include "gpu/block/float_word.cuh"
 #include "gpu/block/key_reads.cuh"
+#include "gpu/block/thread_share.cuh"
 #include "gpu/block/warp_min.cuh"
 #include "gpu/block/warp_run_walk.cuh"
 #include "reference/math/exp.h"
@@ -138,8 +141,9 @@ SAMPCHECK_KERNEL_BODY void SumProposalLanes(B& block, R& lanes, Slots& slots, fl
 
 // mass: Registers<float>.
 template <int kThreads, int kD, class B, class R, class Slots, class KeyOf, class Weight>
-SAMPCHECK_KERNEL_BODY void DrawProposals(B& block, std::int64_t vocab, R& mass, Slots& slots, const KeyOf& key_of,
-                                         Weight weight, const float (&u)[kD], std::int64_t (&picks)[kD], float& total) {
+SAMPCHECK_KERNEL_BODY void DrawProposals(B& block, const ThreadShare& share, R& mass, Slots& slots,
+                                         const KeyOf& key_of, Weight weight, const float (&u)[kD],
+                                         std::int64_t (&picks)[kD], float& total) {
   constexpr int kWarps = kThreads / kWarpSize;
   static_assert(kWarps <= kWarpSize, "a lane per warp");
   SAMPCHECK_SHARED(block, std::int64_t, proposal_picks, kD);
@@ -191,13 +195,13 @@ SAMPCHECK_KERNEL_BODY void DrawProposals(B& block, std::int64_t vocab, R& mass, 
     block.ForEachThread([&](Thread t) { owner[t] = lane[t] >= 0 ? warp[t] * kWarpSize + lane[t] : -1; });
     auto owner_start = WarpValueOfLane(
         block, [&](Thread t) { return owner[t] % kWarpSize; }, lane_start);
-    // The owner's indices owner + j kThreads, j < n, in runs: lane l's [l c, (l + 1) c).
+    // The owner's list (its share's indices, positions j < n) in runs: lane l's [l c, (l + 1) c).
     auto visit_run = [&](Thread t, const auto& visit) {
-      const std::int64_t n = owner[t] < vocab ? (vocab - owner[t] + kThreads - 1) / kThreads : 0;
+      const std::int64_t n = share.Count(owner[t]);
       const std::int64_t c = (n + kWarpSize - 1) / kWarpSize;
       const std::int64_t lo = t.lane() * c < n ? t.lane() * c : n, hi = lo + c < n ? lo + c : n;
-      (void)ForEachKeyUntil(key_of, owner[t] + lo * kThreads, owner[t] + hi * kThreads, kThreads,
-                            [&](std::int64_t i, std::uint64_t key) { return visit(i, weight(key)); });
+      (void)ForEachShareKeyUntil(key_of, share, owner[t], lo, hi,
+                                 [&](std::int64_t i, std::uint64_t key) { return visit(i, weight(key)); });
     };
     auto pick = Registers<std::int64_t>(block);  // -1: no token of P has weight
     block.ForEachThread([&](Thread t) { pick[t] = -1; });

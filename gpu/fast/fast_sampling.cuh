@@ -119,6 +119,7 @@
 #include "gpu/block/merge_runs.cuh"
 #include "gpu/block/row_slices.cuh"
 #include "gpu/block/sample_select.cuh"
+#include "gpu/block/thread_share.cuh"
 #include "gpu/block/top_k_survivors.cuh"
 #include "gpu/block/warp_min.cuh"
 #include "gpu/block/warp_run_walk.cuh"
@@ -504,10 +505,11 @@ SAMPCHECK_KERNEL_BODY void SampleOnSurvivors(B& block, KeyOf key_of, Slices slic
   float row_mass = 0.0f;
   if (joint) {
     auto lane = Registers<float>(block);
+    const ThreadShare share = ShareOf(key_of, vocab, kThreads);  // a sum: any share, four a load
     block.ForEachThread([&](Thread t) {
       float acc = 0.0f;
-      ForEachKey(key_of, t.x, vocab, kThreads,
-                 [&](std::int64_t, std::uint64_t key) { acc += math::ExpF32Cr(ValueOfDescendingKey(key) - m); });
+      ForEachShareKey(key_of, share, t.x,
+                      [&](std::int64_t, std::uint64_t key) { acc += math::ExpF32Cr(ValueOfDescendingKey(key) - m); });
       lane[t] = acc;
     });
     row_mass = FastBlockReduce<kThreads, float>(block, lane, FloatSum{});
@@ -568,6 +570,9 @@ struct FastSamplingKernel {
     // The same keys as a split source (gpu/block/key_reads.cuh): the row's reads below issue
     // kKeyGroup loads before their divisions.
     const fast_detail::ScaledOrderKeys<In> rule_keys{logits, base, 0, t, greedy, vocab, high_first};
+    // Each thread's share of the row (gpu/block/thread_share.cuh): the reads whose per-thread
+    // masses the proposals walk back take it, four elements a load on rows of 4096 or more.
+    const ThreadShare share = ShareOf(rule_keys, vocab, kThreads);
 
     const std::int64_t k = FastTopKOf(top_k.Load(row), options.bug);
     const float p = top_p.Load(row);
@@ -654,7 +659,7 @@ struct FastSamplingKernel {
         u[d] = rng::UniformClosedOpen24F32(rng::CurandPhiloxWord(row_seed, row_position, static_cast<std::uint64_t>(d)));
       }
       fast_detail::DrawProposals<kThreads, kProposals>(
-          block, vocab, mass, lent, rule_keys,
+          block, share, mass, lent, rule_keys,
           [&](std::uint64_t key) { return key < below ? math::ExpF32Cr(ValueOfDescendingKey(key) - m) : 0.0f; }, u,
           proposal, proposal_total);
       for (int d = 0; d < kProposals; ++d) {
@@ -727,7 +732,7 @@ struct FastSamplingKernel {
           fast_detail::StoreLaneMinima<kThreads>(th, vocab, dropped_keys, reversed,
                                                  [&](std::int64_t i, std::uint64_t key) { visit(i, ~key); });
         } else {
-          ForEachKey(rule_keys, th.x, vocab, kThreads, visit);
+          ForEachShareKey(rule_keys, share, th.x, visit);
         }
         key_lane[th] = best;
       });
@@ -773,7 +778,7 @@ struct FastSamplingKernel {
       mass_known = true;  // the select's hit, or top-k off (S = every token's mass)
       if (!top_k_on && p < 1.0f) {  // the masses before the proposals: one read
         block.ForEachThread([&](Thread th) {
-          ForEachKey(rule_keys, th.x, vocab, kThreads, [&](std::int64_t, std::uint64_t key) { add_before(th, key); });
+          ForEachShareKey(rule_keys, share, th.x, [&](std::int64_t, std::uint64_t key) { add_before(th, key); });
         });
       }
     }
@@ -851,7 +856,7 @@ struct FastSamplingKernel {
         block.ForEachThread([&](Thread th) {
           std::uint64_t b = fast_detail::kNoKey;
           float acc = 0.0f;
-          ForEachKey(rule_keys, th.x, vocab, kThreads, [&](std::int64_t i, std::uint64_t key) {
+          ForEachShareKey(rule_keys, share, th.x, [&](std::int64_t i, std::uint64_t key) {
             const float e = weight_of(ValueOfDescendingKey(key));
             if (!candidate(key, e)) return;
             acc += e;
@@ -880,7 +885,7 @@ struct FastSamplingKernel {
         auto rank = Registers<std::uint32_t>(block);
         block.ForEachThread([&](Thread th) {
           std::uint32_t c = 0;
-          ForEachKey(rule_keys, th.x, vocab, kThreads,
+          ForEachShareKey(rule_keys, share, th.x,
                      [&](std::int64_t, std::uint64_t key) { c += key < rank_bound ? 1u : 0u; });
           rank[th] = c;
         });
@@ -891,7 +896,7 @@ struct FastSamplingKernel {
         auto before = Registers<float>(block);
         block.ForEachThread([&](Thread th) {
           float acc = 0.0f;
-          ForEachKey(rule_keys, th.x, vocab, kThreads, [&](std::int64_t, std::uint64_t key) {
+          ForEachShareKey(rule_keys, share, th.x, [&](std::int64_t, std::uint64_t key) {
             if (key < kj) acc += weight_of(ValueOfDescendingKey(key));  // before j in the order: inside T
           });
           before[th] = acc;

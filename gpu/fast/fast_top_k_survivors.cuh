@@ -16,7 +16,7 @@
 //   minima (KthSmallestSlot) is at or after the row's k-th key (the k lane minima up to T are k distinct keys),
 //   so {i : key_i <= T} holds the top k.
 // - Read 2: each thread counts its keys <= T (indices t, t + kThreads, ...; a QuadKeySource's
-//   quads t, t + kThreads, ... when no count visit needs the indices), keeping the first
+//   quads t, t + kThreads, ...; a count visit sees whichever keys its thread read), keeping the first
 //   CachedCandidatesPerThread<kThreads>() = 8 x 1024 / kThreads of them in registers
 //   (gpu/block/cached_candidates.cuh); their scan in thread order (BlockExclusiveScan,
 //   one barrier) also tells whether some thread had more. More than kFastSurvivorSlots candidates (the largest
@@ -33,13 +33,13 @@
 //   (1, 0) if they are candidates (tests/gpu_fast_sampling_test.cc, "SurvivorGather").
 
 #include <cstdint>
-#include <type_traits>
 
 #include "gpu/block/bitonic_sort.cuh"
 #include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/cached_candidates.cuh"
 #include "gpu/block/key_reads.cuh"
+#include "gpu/block/thread_share.cuh"
 
 namespace sampcheck::gpu::fast_detail {
 
@@ -64,7 +64,10 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void StoreLaneMinima(Thread t, std:
                                                                   const KeyOf& key_of, Visit visit) {
   if constexpr (QuadKeySource<KeyOf>) {
     const QuadSpan span = QuadSpanOf(key_of, 0, vocab);
-    if (span.quads >= kFastSurvivorSlots) {  // every virtual lane holds a quad
+    // Every virtual lane holds a quad; a thread's lanes then read its share of the row
+    // (gpu/block/thread_share.cuh), which gpu-fast's proposals walk back.
+    static_assert(kQuadShareMinQuads == kFastSurvivorSlots, "a share is the union of its thread's lanes");
+    if (span.quads >= kFastSurvivorSlots) {
       for (int l = t.x; l < kFastSurvivorSlots; l += kThreads) {
         std::uint64_t best = kNoSurvivor;
         ForEachQuadKey(key_of, span, kFastSurvivorSlots, l, [&](std::int64_t i, std::uint64_t key) {
@@ -93,8 +96,8 @@ struct NoCountVisit {
 
 // Read 2 (and 3 when a cache is short) for a given bound: the keys <= bound into `keys`, sorted, `total` their number
 // (exactly k when bound is the k-th key). Returns false, with `keys` undefined, when they do
-// not fit. visit(t, key) runs for every key thread t reads in read 2 (gpu-fast's near-V top-k
-// sums the masses before its proposals there: gpu/fast/fast_proposals.cuh).
+// not fit. visit(t, key) runs for every key thread t reads in read 2, whichever thread that is
+// (gpu-fast's near-V top-k sums the masses before its proposals there: gpu/fast/fast_proposals.cuh).
 template <int kThreads, class B, class KeyOf, class Shared, class Visit = NoCountVisit>
 SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::uint64_t bound, KeyOf key_of,
                                            Shared& keys, std::uint32_t& total, Visit visit = {}) {
@@ -103,9 +106,9 @@ SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::ui
   constexpr int kCap = CachedCandidatesPerThread<kThreads>();
   auto cache = Registers<CandidateCache<kCap>>(block);
   auto packed = Registers<std::uint32_t>(block);
-  // Thread t's keys: four a load where no visit needs them by index t, t + kThreads, ...
-  // (the candidates are sorted below whoever read them).
-  constexpr bool kQuads = QuadKeySource<KeyOf> && std::is_same_v<Visit, NoCountVisit>;
+  // Thread t's keys: four a load from a QuadKeySource (the candidates are sorted below whoever
+  // read them, and a visit only sums).
+  constexpr bool kQuads = QuadKeySource<KeyOf>;
   static_assert(kThreads >= 4, "ForEachQuadElement's head and tail take a thread each");
   QuadSpan span;
   if constexpr (kQuads) span = QuadSpanOf(key_of, 0, vocab);
