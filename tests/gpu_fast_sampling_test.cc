@@ -489,31 +489,36 @@ TEST(GpuFastSampling, DrawOnSurvivorsFollowsTheSequentialRules) {
 // Expected: the contract's candidates computed here (T = the k-th smallest lane minimum key by
 // std::nth_element; the keys <= T sorted by std::sort), whose first k are the row's k smallest
 // keys (std::partial_sort); the later slots hold kNoSurvivor.
-TEST(GpuFastSampling, SurvivorGatherReadsTheRowAgainWhenALaneOverflows) {
+// One gather per crowding over the key source make_keys(row) gives, whose reads give element i
+// to share_of(i) (virtual lane in read 1, thread in reads 2 and 3); elements_a_load: 1 or 4.
+template <class MakeKeys>
+void ExpectSurvivorGatherOnShares(std::int64_t (*share_of)(std::int64_t), MakeKeys make_keys,
+                                  std::int64_t elements_a_load) {
   constexpr std::int64_t kV = 16384, kK = 20, kLanes = gpu::fast_detail::kFastSurvivorSlots;
   for (bool crowded : {true, false}) {
     SCOPED_TRACE(crowded ? "crowded" : "spread");
     SplitMix64 rng(crowded ? 7 : 8);
     std::vector<float> row(kV);
+    ASSERT_EQ(reinterpret_cast<std::uintptr_t>(row.data()) % 16, 0u);
     for (float& x : row) x = static_cast<float>(rng.Next() >> 40) * 0x1p-24f;  // [0, 1), exact
     if (crowded) {
-      for (std::int64_t i = 3; i < kV; i += kLanes) row[static_cast<std::size_t>(i)] += 2.0f;
+      for (std::int64_t i = 0; i < kV; ++i) row[static_cast<std::size_t>(i)] += share_of(i) == 3 ? 2.0f : 0.0f;
     }
     std::vector<std::uint64_t> keys(kV), minima(kLanes, gpu::fast_detail::kNoSurvivor);
     for (std::int64_t i = 0; i < kV; ++i) {
       keys[static_cast<std::size_t>(i)] = gpu::fast_detail::OrderKey(row[static_cast<std::size_t>(i)], i);
-      auto& m = minima[static_cast<std::size_t>(i % kLanes)];
+      auto& m = minima[static_cast<std::size_t>(share_of(i))];
       m = std::min(m, keys[static_cast<std::size_t>(i)]);
     }
     std::nth_element(minima.begin(), minima.begin() + (kK - 1), minima.end());
     std::vector<std::uint64_t> expected;
-    int on_lane_3 = 0;
+    int on_share_3 = 0;
     for (std::int64_t i = 0; i < kV; ++i) {
       if (keys[static_cast<std::size_t>(i)] > minima[kK - 1]) continue;
       expected.push_back(keys[static_cast<std::size_t>(i)]);
-      on_lane_3 += i % kLanes == 3;
+      on_share_3 += share_of(i) == 3;
     }
-    EXPECT_EQ(on_lane_3 > gpu::kCachedCandidates, crowded);
+    EXPECT_EQ(on_share_3 > gpu::kCachedCandidates, crowded);
     std::sort(expected.begin(), expected.end());
     std::vector<std::uint64_t> top = keys;
     std::partial_sort(top.begin(), top.begin() + kK, top.end());
@@ -523,69 +528,7 @@ TEST(GpuFastSampling, SurvivorGatherReadsTheRowAgainWhenALaneOverflows) {
     bool ok = false;
     gpu::LaunchRecorder recorder;
     const auto report = gpu::emu::Launch("survivor_gather", 1, 1024, [&](gpu::Block& block) {
-      gpu::GlobalArray<float> logits(row.data(), kV, "row");
-      auto key_of = [&](std::int64_t i) { return gpu::fast_detail::OrderKey(logits.Load(i), i); };
-      SAMPCHECK_SHARED(block, std::uint64_t, gathered, gpu::fast_detail::kFastSurvivorSlots);
-      ok = gpu::fast_detail::GatherFastSurvivors<1024>(block, kV, kK, key_of, gathered, total);
-      block.ForEachThread([&](gpu::Thread t) {
-        if (t.x != 0) return;
-        for (int s = 0; s < kLanes; ++s) gathered_keys[static_cast<std::size_t>(s)] = gathered.Load(s);
-      });
-    });
-    ASSERT_EQ(report.total, 0) << report.Summary();
-    ASSERT_TRUE(ok);
-    ASSERT_EQ(total, expected.size());
-    for (std::size_t s = 0; s < gathered_keys.size(); ++s) {
-      EXPECT_EQ(gathered_keys[s], s < expected.size() ? expected[s] : gpu::fast_detail::kNoSurvivor) << "slot " << s;
-    }
-    ASSERT_EQ(recorder.launches().size(), 1u);
-    EXPECT_EQ(recorder.launches()[0].GlobalLoadBytes("row"), (crowded ? 3 : 2) * kV * 4);
-  }
-}
-
-// The same gather from the scaled logits (ScaledOrderKeys at t = 1: a QuadKeySource,
-// gpu/block/key_reads.cuh) takes four elements a load: the row starts on a 16-byte boundary and
-// holds 4096 >= 1024 quads, so virtual lane l's share in read 1 and thread t's in reads 2 and 3
-// are the quads q = l (t) mod 1024, element i being (i / 4) mod 1024's. Its 16 largest values
-// in thread 3's share (elements 12 .. 15 of every 4096) overflow that cache. Expected as above
-// with those shares; loads: 4096 a read, where one element a load made 16384.
-TEST(GpuFastSampling, SurvivorGatherTakesFourElementsALoadFromTheScaledLogits) {
-  constexpr std::int64_t kV = 16384, kK = 20, kLanes = gpu::fast_detail::kFastSurvivorSlots;
-  for (bool crowded : {true, false}) {
-    SCOPED_TRACE(crowded ? "crowded" : "spread");
-    SplitMix64 rng(crowded ? 7 : 8);
-    std::vector<float> row(kV);
-    ASSERT_EQ(reinterpret_cast<std::uintptr_t>(row.data()) % 16, 0u);
-    for (float& x : row) x = static_cast<float>(rng.Next() >> 40) * 0x1p-24f;  // [0, 1), exact
-    if (crowded) {
-      for (std::int64_t i = 0; i < kV; ++i) row[static_cast<std::size_t>(i)] += i / 4 % kLanes == 3 ? 2.0f : 0.0f;
-    }
-    std::vector<std::uint64_t> keys(kV), minima(kLanes, gpu::fast_detail::kNoSurvivor);
-    for (std::int64_t i = 0; i < kV; ++i) {
-      keys[static_cast<std::size_t>(i)] = gpu::fast_detail::OrderKey(row[static_cast<std::size_t>(i)], i);
-      auto& m = minima[static_cast<std::size_t>(i / 4 % kLanes)];
-      m = std::min(m, keys[static_cast<std::size_t>(i)]);
-    }
-    std::nth_element(minima.begin(), minima.begin() + (kK - 1), minima.end());
-    std::vector<std::uint64_t> expected;
-    int on_thread_3 = 0;
-    for (std::int64_t i = 0; i < kV; ++i) {
-      if (keys[static_cast<std::size_t>(i)] > minima[kK - 1]) continue;
-      expected.push_back(keys[static_cast<std::size_t>(i)]);
-      on_thread_3 += i / 4 % kLanes == 3;
-    }
-    EXPECT_EQ(on_thread_3 > gpu::kCachedCandidates, crowded);
-    std::sort(expected.begin(), expected.end());
-    std::vector<std::uint64_t> top = keys;
-    std::partial_sort(top.begin(), top.begin() + kK, top.end());
-    ASSERT_TRUE(std::equal(top.begin(), top.begin() + kK, expected.begin()));
-    std::vector<std::uint64_t> gathered_keys(kLanes);
-    std::uint32_t total = 0;
-    bool ok = false;
-    gpu::LaunchRecorder recorder;
-    const auto report = gpu::emu::Launch("survivor_gather_quads", 1, 1024, [&](gpu::Block& block) {
-      const gpu::fast_detail::ScaledOrderKeys<gpu::GlobalArray<float>> key_of{
-          gpu::GlobalArray<float>(row.data(), kV, "row"), 0, 0, 1.0f, false, kV, false};
+      const auto key_of = make_keys(gpu::GlobalArray<float>(row.data(), kV, "row"));
       SAMPCHECK_SHARED(block, std::uint64_t, gathered, gpu::fast_detail::kFastSurvivorSlots);
       ok = gpu::fast_detail::GatherFastSurvivors<1024>(block, kV, kK, key_of, gathered, total);
       block.ForEachThread([&](gpu::Thread t) {
@@ -603,8 +546,32 @@ TEST(GpuFastSampling, SurvivorGatherTakesFourElementsALoadFromTheScaledLogits) {
     EXPECT_EQ(recorder.launches()[0].GlobalLoadBytes("row"), (crowded ? 3 : 2) * kV * 4);
     std::int64_t loads = 0;
     for (const gpu::ArrayTraffic& a : recorder.launches()[0].global) loads += a.name == "row" ? a.loads : 0;
-    EXPECT_EQ(loads, (crowded ? 3 : 2) * kV / 4);
+    EXPECT_EQ(loads, (crowded ? 3 : 2) * kV / elements_a_load);
   }
+}
+
+TEST(GpuFastSampling, SurvivorGatherReadsTheRowAgainWhenALaneOverflows) {
+  ExpectSurvivorGatherOnShares(
+      [](std::int64_t i) { return i % gpu::fast_detail::kFastSurvivorSlots; },
+      [](gpu::GlobalArray<float> logits) {
+        return [logits](std::int64_t i) { return gpu::fast_detail::OrderKey(logits.Load(i), i); };
+      },
+      1);
+}
+
+// The same gather from the scaled logits (ScaledOrderKeys at t = 1: a QuadKeySource,
+// gpu/block/key_reads.cuh) takes four elements a load: the row starts on a 16-byte boundary and
+// holds 4096 >= 1024 quads, so virtual lane l's share in read 1 and thread t's in reads 2 and 3
+// are the quads q = l (t) mod 1024, element i being (i / 4) mod 1024's. Its 16 largest values
+// in thread 3's share (elements 12 .. 15 of every 4096) overflow that cache. Expected as above
+// with those shares; loads: 4096 a read, where one element a load made 16384.
+TEST(GpuFastSampling, SurvivorGatherTakesFourElementsALoadFromTheScaledLogits) {
+  ExpectSurvivorGatherOnShares(
+      [](std::int64_t i) { return i / 4 % gpu::fast_detail::kFastSurvivorSlots; },
+      [](gpu::GlobalArray<float> logits) {
+        return gpu::fast_detail::ScaledOrderKeys<gpu::GlobalArray<float>>{logits, 0, 0, 1.0f, false, 16384, false};
+      },
+      4);
 }
 
 // top-k near V (k > 1024, at most 1024 dropped: the reversed gather): on flat rows of

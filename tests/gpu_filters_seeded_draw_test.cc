@@ -257,7 +257,13 @@ const std::vector<RowSpec> kOneBlockRows = {
     // threshold under 1/8: the overflow flags reduced, none set), one entry far above the rest
     // (a threshold of at least 1/8: no flags), a flat row (2500 survivors, at most 3 a lane)
     // and the 1/8 grid (ties at the max); the caches overflow on the split test's flat row.
+    // These min-p rows also fold in the last sum the entries min-p's read kept (x - M at or
+    // above MinPValueBound, gpu/kernels/min_p.cuh) instead of reading theirs: on the grid at m
+    // 0.5 the survivors end at M - 5/8 (weight 0.535), M - 3/4 (0.472) is dropped and the
+    // bound ln 0.5 - 2^-10 = -0.694 lies between them; min-p after top-p's walk (continuous, 0.05), the +-0
+    // maxima at min-p 1, and k = 1500 with min-p 0.3 (its lanes held by the top-k keys).
     {0, 0, 1.0f, 1.0f},     {9, 0, 1.0f, 0.2f},      {3, 0, 1.0f, 1.0f},      {1, 0, 1.0f, 0.5f},
+    {0, 0, 0.95f, 0.05f},   {2, 0, 1.0f, 1.0f},      {1, 1500, 1.0f, 0.3f},
 };
 
 const TopKRule kFlashinferTopK{.ties_kept = true, .drops_nan = true};
@@ -307,13 +313,16 @@ TEST(GpuFiltersSeededDraw, PartitionRowsDrawTheFullRowTokenWhenSomeLanesAreHeld)
 // lane at V = 13289) reads the logits twice (level 0's count and the final sum, whose read keeps
 // the candidates that can still win: gpu/kernels/seeded_gumbel_candidates.cuh) on continuous
 // values; on kind 10's subnormal probabilities, which are never pruned, the candidates
-// overflow and the draw reads the row once more. The tokens are the full-row draw's
+// overflow and the draw reads the row once more. With min-p 1 alone, min-p's read keeps the
+// entries that may pass it (within 2^-10 of the max: one a row of continuous values), so the
+// final sum reads nothing: 2 reads, not 3; a flat row's 13 a lane overflow those candidates
+// (the final sum reads the row: 3). The tokens are the full-row draw's
 // (SplitRowsDrawTheFullRowToken runs the same rows).
 TEST(GpuFiltersSeededDraw, ReadsTheRowForTheDrawOnlyWhenCandidatesOverflow) {
   const std::int64_t vocab = 13289;
   const auto runner = MakeEmulatedRunner();
-  auto logits_passes = [&](int kind) {
-    const Batch b = MakeBatch({{kind, 0, 1.0f, 0.0f}}, vocab, 1);
+  auto logits_passes = [&](int kind, float m) {
+    const Batch b = MakeBatch({{kind, 0, 1.0f, m}}, vocab, 1);
     std::vector<std::int64_t> token(1, -2);
     SamplingFiltersLaunch l(b.logits.data(), b.k.data(), b.p.data(), b.m.data(), b.rows, b.vocab, b.vocab,
                             FilterRules{}, nullptr, nullptr);
@@ -325,8 +334,10 @@ TEST(GpuFiltersSeededDraw, ReadsTheRowForTheDrawOnlyWhenCandidatesOverflow) {
     EXPECT_NE(token[0], -2);
     return LogitsPasses(recorder.launches(), 1, vocab);
   };
-  EXPECT_DOUBLE_EQ(logits_passes(0), 2.0);
-  EXPECT_DOUBLE_EQ(logits_passes(10), 3.0);
+  EXPECT_DOUBLE_EQ(logits_passes(0, 0.0f), 2.0);
+  EXPECT_DOUBLE_EQ(logits_passes(10, 0.0f), 3.0);
+  EXPECT_DOUBLE_EQ(logits_passes(0, 1.0f), 2.0);
+  EXPECT_DOUBLE_EQ(logits_passes(3, 1.0f), 3.0);
 }
 
 }  // namespace

@@ -27,11 +27,27 @@
 #include "gpu/kernels/filter_rules.h"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/kernels/degenerate_rows.cuh"
+#include "reference/math/log.h"
 
 namespace sampcheck::gpu {
 
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float MinPThreshold(float max_prob, float m) {
   return max_prob * (m < 1.0f ? m : 1.0f);
+}
+
+// A bound on x - M below which an entry fails min_p whatever the sum s of the row it reads
+// (its max M), so that a read made before s is known can keep the few entries that may pass:
+// with m' = min(m, 1) >= kMinPBoundFrom, an entry is kept iff fl(w / s) >= fl(fl(1 / s) m'),
+// w = ExpF32Cr(x - M) (Prob(M) = 1 / s); for 1 <= s < 2^31 both sides are normal f32 when
+// kept (m' / s >= 2^-95), so keeping implies w (1 + u) >= m' (1 - u)^2, u = 2^-24, hence w >=
+// m' (1 - 3u). The bound b = fl(LogF32Cr(m') - 2^-10) is below ln m' - 2^-11 (|ln m'| <= 44.4:
+// both roundings within 2^-18), so x - M < b gives w <= m' e^(-2^-11) (1 + u) < m' (1 - 3u):
+// dropped. Returns -inf (no bound) for a smaller m'.
+inline constexpr float kMinPBoundFrom = 0x1p-64f;
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float MinPValueBound(float m) {
+  const float clamped = m < 1.0f ? m : 1.0f;
+  if (!(clamped >= kMinPBoundFrom)) return NegativeInfinity();
+  return math::LogF32Cr(clamped) - 0x1p-10f;
 }
 
 // Drops row entries whose probability under `st` is below `threshold`.

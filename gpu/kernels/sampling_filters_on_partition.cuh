@@ -41,7 +41,11 @@
 //   TopPWalkRow) visits the partition front first up to its first drop or the last survivor.
 //   min_p (m > 0) adds one read: the sum over the walk's survivors gives s' and the threshold
 //   Prob(M) x min(m, 1) (RowMaxProb of that row: Prob is monotone and M survives), or m >= 1
-//   with first_only_at_one keeps the smallest key. (4) One read writes `out` and sums the
+//   with first_only_at_one keeps the smallest key. With the draw alone (write_rows false),
+//   that read also keeps each thread's entries that may pass min_p whatever s' is (x - M at
+//   or above MinPValueBound, gpu/kernels/min_p.cuh), up to kCachedCandidates in index order,
+//   and a thread that kept all of them folds them in (4) instead of reading its entries: a
+//   read fewer where min_p keeps few (min_p 1). (4) One read writes `out` and sums the
 //   final survivors, (5) one writes `probs` (neither written when write_rows is false) and
 //   folds the seeded draw (`draw`, gpu/kernels/seeded_gumbel.cuh: each thread's indices in
 //   order with SeededGumbelDrawable and SeededGumbelScore of the probability it writes, which
@@ -68,6 +72,7 @@
 
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
+#include "gpu/block/cached_candidates.cuh"
 #include "gpu/block/radix_partition.cuh"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/top_k_survivors.cuh"
@@ -504,19 +509,33 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   // The survivors of top_k and top_p: key <= bound.
   std::uint64_t bound = hi;
   if (run_top_p) bound = done ? cut : last;
-  // min_p on that row: one more read for its s'.
+  const bool draw_alone = draw && !write_rows;
+  // min_p on that row: one more read for its s'. With the draw alone, each thread that reads
+  // its entries there keeps those that may pass min_p whatever s' is (x - M at or above
+  // MinPValueBound: near the max for a large m), in index order, so that the final read below
+  // folds them instead of reading the row again (min_p 1 alone: 3 reads -> 2).
   bool min_p = false;
   float threshold = 0.0f;
+  auto min_p_candidates = Registers<CandidateCache<kCachedCandidates>>(block);
+  bool min_p_cached = false;
   if (m > 0.0f) {
     if (rules.min_p.first_only_at_one && m >= 1.0f) {
       bound = smallest;  // the first alone
     } else {
+      const float lowest = MinPValueBound(m);
+      min_p_cached = draw_alone && lowest > NegativeInfinity();
+      block.ForEachThread([&](Thread t) { min_p_candidates[t].count = 0; });
       std::int64_t kept = -1;
       const float s = SurvivorSumOfRow(
           block, logits, in, vocab, max, [&](float x, std::int64_t i) { return OrderKey(x, i, false) <= bound; },
-          [](Thread, std::int64_t, float, bool) {}, kept, false, NoVote{}, unused_vote,
+          [&](Thread t, std::int64_t i, float x, bool keep) {
+            if (min_p_cached && keep && x - max >= lowest) min_p_candidates[t].Add(OrderKey(x, i, false));
+          },
+          kept, false, NoVote{}, unused_vote,
           [&](Thread t, float& acc, std::uint32_t& c) {
-            return held_lane(t, bound, acc, c, [](std::uint64_t) { return true; });
+            if (!held_lane(t, bound, acc, c, [](std::uint64_t) { return true; })) return false;
+            min_p_candidates[t].count = kCachedCandidates + 1;  // held: the final read takes its held keys
+            return true;
           });
       const SoftmaxStats top_p_stats{max, s};
       threshold = MinPThreshold(top_p_stats.Prob(max), m);
@@ -537,7 +556,6 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   // (the warps' ballots, read after the sum's reduction: no barrier more) the draw scores them
   // and reads the row no more. n bounds s: every term is at most ExpF32Cr(0) = 1, so each
   // lane's fold is at most its count and the tree's sums of those integers are exact.
-  const bool draw_alone = draw && !write_rows;
   auto cache = Registers<SeededGumbelCandidates<kCachedCandidates>>(block);
   block.ForEachThread([&](Thread t) { cache[t].Reset(); });
   const float s = SurvivorSumOfRow(
@@ -549,11 +567,20 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
       kept, draw_alone, [&](Thread t) { return cache[t].Overflowed(); }, overflowed,
       [&](Thread t, float& acc, std::uint32_t& c) {  // no row written: the held keys will do
         if (write_rows) return false;
-        return held_lane(t, bound, acc, c, [&](std::uint64_t order_key) {
+        auto keep_held = [&](std::uint64_t order_key) {
           if (min_p && !(before_min_p.Prob(ValueOfDescendingKey(order_key)) >= threshold)) return false;
           if (draw_alone) cache[t].Offer(key, order_key, max, static_cast<double>(n));
           return true;
+        };
+        if (held_lane(t, bound, acc, c, keep_held)) return true;
+        if (!min_p_cached || min_p_candidates[t].Overflowed()) return false;
+        // min_p's candidates, in index order: every final survivor of this lane among them.
+        min_p_candidates[t].ForEach([&](std::uint64_t order_key) {
+          if (!keep_held(order_key)) return;
+          acc = acc + math::ExpF32Cr(ValueOfDescendingKey(order_key) - max);
+          ++c;
         });
+        return true;
       });
   const SoftmaxStats final_stats{max, s};
   auto value = Registers<double>(block);
