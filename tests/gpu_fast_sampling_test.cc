@@ -327,11 +327,28 @@ TEST(GpuFastSampling, ProposalsFollowTheWeights) {
 // unit below, and at and above the total. Chunks of zeros (an owner's runs of zeros, a warp
 // without an owner), a one-weight row, and chunks of 5, 40 and 126 entries (runs of 1, 2 and
 // 4 a lane); the walk's interval at most 2 ceil(c / 32) + 4 accesses on the busiest thread
-// (the owner alone walked up to c).
+// (the owner alone walked up to c). With base >= 0 the weights are a global array's values from
+// element `base` of a 16-byte aligned buffer (heads of 0 to 3), read through ValueWeights: chunks
+// of whole quads, c = 4 ceil(quads / threads), four elements a load (the chunk sums' interval
+// at most c / 4 + 7 accesses: the head or tail singles and the store), the same tokens.
+struct OffsetValues {
+  gpu::GlobalArray<const float> a;
+  std::int64_t base = 0;
+  float Load(std::int64_t i) const { return a.Load(base + i); }
+  auto Load4(std::int64_t i) const { return a.Load4(base + i); }
+  std::int64_t BoundaryGap(std::int64_t i) const { return a.BoundaryGap(base + i); }
+};
+
 template <int kThreads>
-void ExpectInverseCdfOfTheDefinition(const std::vector<float>& w, const std::vector<float>& targets) {
+void ExpectInverseCdfOfTheDefinition(const std::vector<float>& w, const std::vector<float>& targets,
+                                     std::int64_t base = -1) {
   const auto vocab = static_cast<std::int64_t>(w.size());
-  SCOPED_TRACE(testing::Message() << kThreads << " threads, " << vocab << " weights");
+  SCOPED_TRACE(testing::Message() << kThreads << " threads, " << vocab << " weights, base " << base);
+  std::vector<float> buffer(w.size() + 4, 0.0f);
+  std::copy(w.begin(), w.end(), buffer.begin() + (base > 0 ? base : 0));
+  ASSERT_EQ(reinterpret_cast<std::uintptr_t>(buffer.data()) % 16, 0u);
+  const std::int64_t head = base >= 0 ? (4 - base) % 4 : 0;
+  const std::int64_t quads = base >= 0 ? (vocab - head) / 4 : 0;
   std::vector<double> prefix(w.size());
   double sum = 0.0;
   for (std::size_t i = 0; i < w.size(); ++i) prefix[i] = sum += w[i];
@@ -345,9 +362,17 @@ void ExpectInverseCdfOfTheDefinition(const std::vector<float>& w, const std::vec
     std::int64_t got = -2;
     float total = -1.0f;
     const auto report = gpu::emu::Launch("inverse cdf", 1, kThreads, [&](gpu::Block& block) {
+      if (base < 0) {
+        got = gpu::fast_detail::FastBlockInverseCdf<kThreads>(
+            block, vocab, [&](std::int64_t i) { return w[static_cast<std::size_t>(i)]; }, [&](float) { return x; },
+            total);
+        return;
+      }
+      const OffsetValues values{
+          gpu::GlobalArray<const float>(buffer.data(), static_cast<std::int64_t>(buffer.size()), "w"), base};
       got = gpu::fast_detail::FastBlockInverseCdf<kThreads>(
-          block, vocab, [&](std::int64_t i) { return w[static_cast<std::size_t>(i)]; }, [&](float) { return x; },
-          total);
+          block, vocab, gpu::fast_detail::WeightsOfValues(values, [](std::int64_t, float v) { return v; }),
+          [&](float) { return x; }, total);
     });
     ASSERT_EQ(report.total, 0) << report.Summary();
     EXPECT_EQ(got, expected) << "x = " << x;
@@ -355,8 +380,12 @@ void ExpectInverseCdfOfTheDefinition(const std::vector<float>& w, const std::vec
     // Intervals: the chunk sums and the scan's stores, the warps' sums, the walk, the pick's
     // reduction (and the fallback's when no thread picks), the empty last.
     ASSERT_GE(report.counters.critical_intervals.size(), 5u);
-    const std::int64_t chunk = (vocab + kThreads - 1) / kThreads;
-    EXPECT_LE(report.counters.critical_intervals[2], 2 * ((chunk + gpu::kWarpSize - 1) / gpu::kWarpSize) + 4);
+    const std::int64_t chunk = base >= 0 ? 4 * ((quads + kThreads - 1) / kThreads) : (vocab + kThreads - 1) / kThreads;
+    const std::int64_t longest = chunk + (base >= 0 ? 3 : 0);  // thread 0's head, the last chunk's tail
+    EXPECT_LE(report.counters.critical_intervals[2], 2 * ((longest + gpu::kWarpSize - 1) / gpu::kWarpSize) + 4);
+    if (base >= 0) {
+      EXPECT_LE(report.counters.critical_intervals[0], chunk / 4 + 7);
+    }
     // The scan's barrier, the inclusive sums', the pick's reduction (2) and, only for x at or
     // above the total (no owner), the fallback's reduction (2).
     EXPECT_EQ(report.counters.barriers, x >= sum ? 6 : 4);
@@ -387,9 +416,15 @@ TEST(GpuFastSampling, InverseCdfFollowsTheDefinition) {
   for (std::size_t i = 0; i < wide.size(); i += 3) wide[i] = static_cast<float>(1 + i % 2);
   double wide_total = 0.0;
   for (const float x : wide) wide_total += x;
-  ExpectInverseCdfOfTheDefinition<1024>(
-      wide, {0.0f, 1.0f, 1000.5f, 85000.0f, 85504.0f, static_cast<float>(wide_total) - 0.5f,
-             static_cast<float>(wide_total)});  // chunks of 126: runs of 4
+  const std::vector<float> wide_targets = {0.0f,     1.0f,    1000.5f, 85000.0f, 85504.0f,
+                                           static_cast<float>(wide_total) - 0.5f, static_cast<float>(wide_total)};
+  ExpectInverseCdfOfTheDefinition<1024>(wide, wide_targets);  // chunks of 126: runs of 4
+  // By quads: 5000 weights at 128 threads (chunks of 40), 128256 at 1024 (chunks of 128,
+  // runs of 4), at every head.
+  for (std::int64_t base = 0; base < 4; ++base) {
+    ExpectInverseCdfOfTheDefinition<128>(w, targets, base);
+    ExpectInverseCdfOfTheDefinition<1024>(wide, wide_targets, base);
+  }
   std::vector<float> one(300, 0.0f);
   one[257] = 2.0f;
   ExpectInverseCdfOfTheDefinition<128>(one, {0.0f, 1.0f, 2.0f});

@@ -109,6 +109,7 @@
 // Example: logits {0, -ln2, -2ln2, -2ln2}, temperature 1, top_k 1: token 0 for every seed;
 //   temperature 0: token 0 (tests/gpu_fast_sampling_test.cc, "ContractExample").
 
+#include <concepts>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -257,27 +258,69 @@ SAMPCHECK_KERNEL_BODY T FastBlockReduce(B& block, R& lane, Op op) {
 // cover [0, total) without a gap). The offsets round in other trees than the chunk sums, so
 // inclusive[] need not increase and two threads may own x: the lowest owner gives the token.
 // Its warp walks its chunk (the lowest owner of each warp, found by a Ballot) in 32 runs, lane
-// l's [l r, (l + 1) r) of the chunk, r = ceil(c / 32), started at inclusive[t - 1]
+// l's [l r, (l + 1) r) of the chunk, r = ceil(its length / 32), started at inclusive[t - 1]
 // (WalkWarpRuns, gpu/block/warp_run_walk.cuh): the first i with w_i > 0 whose running sum
 // exceeds x (the last such i of the run holding x when rounding keeps the sum at or below
 // x). About 2 r reads a lane, where the owner walking its chunk alone read up to c in
 // sequence. The block's smallest pick (chunks ascend with t) is the lowest owner's, found by
 // FastBlockReduce. No owner (x rounded up to the total): the last i with w_i > 0, a reduction
 // run only then. weight(i): w_i, finite >= 0, called three times per entry at most (never
-// stored). Returns the token in every thread (-1 when every w_i is 0) and the total in
+// stored). A QuadWeights source (below: a global array's values and weight.Weight(i, x) of
+// value x at i) with at least kThreads quads has chunks of whole quads instead, read four
+// elements a load: c = 4 ceil(quads / kThreads) from the array's first 16-byte boundary
+// (QuadSpanOf, gpu/block/quad_reads.cuh), thread 0's chunk also holding the head before it
+// and the chunk that reaches the tail the tail; still contiguous and in index order.
+// Returns the token in every thread (-1 when every w_i is 0) and the total in
 // `total`; ends with a barrier, so that its shared arrays may be reused. Barriers: 4 (6 when
 // no thread picks: the fallback's reduction), where a Hillis-Steele scan took 11 and the
 // warps' picks were searched in warp order, up to kWarps reads a thread.
+template <class W>
+concept QuadWeights = requires(const W& w, std::int64_t i, float x) {
+  { w.Weight(i, x) } -> std::convertible_to<float>;
+  w.Load4(i);
+  { w.BoundaryGap(i) } -> std::convertible_to<std::int64_t>;
+};
+
+// A row's weights f(i, x) of its values x (a source with Load, Load4 and BoundaryGap, as
+// ScaledOrderKeys' logits), a QuadWeights: one element by weights(i), four by Load4.
+template <class Values, class F>
+struct ValueWeights {
+  Values values;
+  F f;
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float operator()(std::int64_t i) const { return f(i, values.Load(i)); }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Weight(std::int64_t i, float x) const { return f(i, x); }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE auto Load4(std::int64_t i) const { return values.Load4(i); }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t BoundaryGap(std::int64_t i) const {
+    return values.BoundaryGap(i);
+  }
+};
+template <class Values, class F>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE ValueWeights<Values, F> WeightsOfValues(const Values& values, F f) {
+  return {values, f};
+}
+
 template <int kThreads, class B, class Weight, class TargetOf>
 SAMPCHECK_KERNEL_BODY std::int64_t FastBlockInverseCdf(B& block, std::int64_t vocab, Weight weight, TargetOf target_of,
                                                        float& total) {
-  const std::int64_t chunk = (vocab + kThreads - 1) / kThreads;
-  const std::int64_t run = (chunk + kWarpSize - 1) / kWarpSize;
+  QuadSpan span{0, 0, vocab};  // without quads: every element a single, chunks of ceil(V / kThreads)
+  if constexpr (QuadWeights<Weight>) {
+    const QuadSpan quads = QuadSpanOf(weight, 0, vocab);
+    if (quads.quads >= kThreads) span = quads;
+  }
+  const std::int64_t tail_at = span.head + 4 * span.quads;  // the first element past the quads
+  const std::int64_t chunk = span.quads > 0 ? 4 * ((span.quads + kThreads - 1) / kThreads)
+                                            : (vocab + kThreads - 1) / kThreads;
   SAMPCHECK_SHARED(block, float, inclusive, kThreads);
-  // [first, end) of thread t's chunk.
+  // [first, end) of thread t's chunk: boundaries head + t c, the first at 0, the one at or past
+  // the tail's start at V.
   auto chunk_of = [&](std::int64_t t, std::int64_t& first, std::int64_t& end) {
-    first = t * chunk < vocab ? t * chunk : vocab;
-    end = first + chunk < vocab ? first + chunk : vocab;
+    auto boundary = [&](std::int64_t u) {
+      if (u == 0) return std::int64_t{0};
+      const std::int64_t b = span.head + u * chunk;
+      return span.quads > 0 ? (b < tail_at ? b : vocab) : (u * chunk < vocab ? u * chunk : vocab);
+    };
+    first = boundary(t);
+    end = boundary(t + 1);
   };
   // Each thread's contiguous chunk: its mass and its last positive weight.
   auto last = Registers<std::int64_t>(block);
@@ -286,13 +329,21 @@ SAMPCHECK_KERNEL_BODY std::int64_t FastBlockInverseCdf(B& block, std::int64_t vo
     float acc = 0.0f;
     std::int64_t l = -1, first = 0, end = 0;
     chunk_of(th.x, first, end);
-    for (std::int64_t i = first; i < end; ++i) {
-      const float w = weight(i);
+    auto add = [&](std::int64_t i, float w) {
       if (w > 0.0f) {
         acc += w;
         l = i;
       }
+    };
+    std::int64_t i = first;
+    if constexpr (QuadWeights<Weight>) {
+      for (; i < span.head && i < end; ++i) add(i, weight(i));  // thread 0's head
+      for (; i + 4 <= end && i + 4 <= tail_at; i += 4) {
+        const auto x = weight.Load4(i);
+        for (int j = 0; j < 4; ++j) add(i + j, weight.Weight(i + j, x.v[j]));
+      }
     }
+    for (; i < end; ++i) add(i, weight(i));
     own[th] = acc;
     last[th] = l;
   });
@@ -319,10 +370,11 @@ SAMPCHECK_KERNEL_BODY std::int64_t FastBlockInverseCdf(B& block, std::int64_t vo
     owner[th] = LowestLane(owners[th]);
     pick[th] = kNoToken;
   });
-  // The owner's chunk in runs of `run` entries, lane l's the l-th.
+  // The owner's chunk in 32 runs of `run` entries, lane l's the l-th.
   auto visit_run = [&](Thread th, const auto& visit) {
     std::int64_t chunk_first = 0, chunk_end = 0;
     chunk_of(th.warp() * kWarpSize + owner[th], chunk_first, chunk_end);
+    const std::int64_t run = (chunk_end - chunk_first + kWarpSize - 1) / kWarpSize;
     const std::int64_t first = chunk_first + th.lane() * run < chunk_end ? chunk_first + th.lane() * run : chunk_end;
     const std::int64_t end = first + run < chunk_end ? first + run : chunk_end;
     for (std::int64_t i = first; i < end; ++i) {
@@ -838,13 +890,15 @@ struct FastSamplingKernel {
             rng::CurandPhiloxWord(row_seed, row_position, first_word + static_cast<std::uint64_t>(round)));
         // The inverse CDF over the candidates' weights (0 for every other token).
         float round_total = 0.0f;
+        // The candidates' weights from the logits, four a load (ValueWeights).
         j = fast_detail::FastBlockInverseCdf<kThreads>(
             block, vocab,
-            [&](std::int64_t i) {
-              const float s = scaled(i);
-              const float e = weight_of(s);
-              return candidate(key_at(s, i), e) ? e : 0.0f;
-            },
+            fast_detail::WeightsOfValues(rule_keys,
+                                         [&](std::int64_t i, float x) {
+                                           const float s = greedy ? x : x / t;
+                                           const float e = weight_of(s);
+                                           return candidate(key_at(s, i), e) ? e : 0.0f;
+                                         }),
             [&](float total) { return u * total; }, round_total);
         if (round == 0 && !mass_known) top_k_mass = round_total;
       } else {
