@@ -288,9 +288,10 @@ TEST(GpuThreadShare, ListsTheContractExample) {
   EXPECT_TRUE(list(3).empty());
 }
 
-// The keys of index i are i over a global array at bases 0 .. 3 (heads 0 .. 3 of a 16-byte
-// aligned vector): 4095 entries are fewer than 1024 quads at every base (strided), 4099 and
-// 4102 at least 1024 (quads). For each of 8 threads, ForEachShareKey visits exactly Count and
+// The keys of index i are i over a global array at bases 0 .. 3 of a 16-byte aligned vector:
+// 4095 entries are fewer than 1024 quads (strided), 4099 and 4102 at least 1024 (quads from
+// index 0 at every base: FixedQuadSpanOf, its elements one load each off a boundary, so the
+// lists do not depend on the base). For each of 8 threads, ForEachShareKey visits exactly Count and
 // IndexAt's list in order, the lists cover the row once, and ForEachShareKeyUntil visits
 // positions [lo, hi) (runs inside and across quads, and the head) and stops at the first true.
 struct IndexKeys {
@@ -358,7 +359,8 @@ TEST(GpuThreadShare, VisitsEachThreadsListInOrder) {
       });
       ASSERT_TRUE(r.ok()) << r.Summary();
       EXPECT_EQ(share.quads, n != 4095);
-      EXPECT_EQ(share.span.head, (4 - base) % 4);
+      EXPECT_EQ(share.span.head, 0);
+      EXPECT_EQ(share.span.scalar, base != 0);
       EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), n);
     }
   }

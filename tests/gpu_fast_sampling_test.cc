@@ -328,9 +328,10 @@ TEST(GpuFastSampling, ProposalsFollowTheWeights) {
 // without an owner), a one-weight row, and chunks of 5, 40 and 126 entries (runs of 1, 2 and
 // 4 a lane); the walk's interval at most 2 ceil(c / 32) + 4 accesses on the busiest thread
 // (the owner alone walked up to c). With base >= 0 the weights are a global array's values from
-// element `base` of a 16-byte aligned buffer (heads of 0 to 3), read through ValueWeights: chunks
-// of whole quads, c = 4 ceil(quads / threads), four elements a load (the chunk sums' interval
-// at most c / 4 + 7 accesses: the head or tail singles and the store), the same tokens.
+// element `base` of a 16-byte aligned buffer, read through ValueWeights: chunks of whole quads
+// from index 0, c = 4 ceil(V / 4 / threads), at every base; four elements a load at base 0
+// (the chunk sums' interval at most c / 4 + 7 accesses: the tail singles and the store), one
+// at the others (c + 7); the same tokens.
 struct OffsetValues {
   gpu::GlobalArray<const float> a;
   std::int64_t base = 0;
@@ -347,8 +348,7 @@ void ExpectInverseCdfOfTheDefinition(const std::vector<float>& w, const std::vec
   std::vector<float> buffer(w.size() + 4, 0.0f);
   std::copy(w.begin(), w.end(), buffer.begin() + (base > 0 ? base : 0));
   ASSERT_EQ(reinterpret_cast<std::uintptr_t>(buffer.data()) % 16, 0u);
-  const std::int64_t head = base >= 0 ? (4 - base) % 4 : 0;
-  const std::int64_t quads = base >= 0 ? (vocab - head) / 4 : 0;
+  const std::int64_t quads = base >= 0 ? vocab / 4 : 0;
   std::vector<double> prefix(w.size());
   double sum = 0.0;
   for (std::size_t i = 0; i < w.size(); ++i) prefix[i] = sum += w[i];
@@ -381,10 +381,10 @@ void ExpectInverseCdfOfTheDefinition(const std::vector<float>& w, const std::vec
     // reduction (and the fallback's when no thread picks), the empty last.
     ASSERT_GE(report.counters.critical_intervals.size(), 5u);
     const std::int64_t chunk = base >= 0 ? 4 * ((quads + kThreads - 1) / kThreads) : (vocab + kThreads - 1) / kThreads;
-    const std::int64_t longest = chunk + (base >= 0 ? 3 : 0);  // thread 0's head, the last chunk's tail
+    const std::int64_t longest = chunk + (base >= 0 ? 3 : 0);  // the last chunk's tail
     EXPECT_LE(report.counters.critical_intervals[2], 2 * ((longest + gpu::kWarpSize - 1) / gpu::kWarpSize) + 4);
     if (base >= 0) {
-      EXPECT_LE(report.counters.critical_intervals[0], chunk / 4 + 7);
+      EXPECT_LE(report.counters.critical_intervals[0], (base == 0 ? chunk / 4 : chunk) + 7);
     }
     // The scan's barrier, the inclusive sums', the pick's reduction (2) and, only for x at or
     // above the total (no owner), the fallback's reduction (2).
@@ -420,7 +420,7 @@ TEST(GpuFastSampling, InverseCdfFollowsTheDefinition) {
                                            static_cast<float>(wide_total) - 0.5f, static_cast<float>(wide_total)};
   ExpectInverseCdfOfTheDefinition<1024>(wide, wide_targets);  // chunks of 126: runs of 4
   // By quads: 5000 weights at 128 threads (chunks of 40), 128256 at 1024 (chunks of 128,
-  // runs of 4), at every head.
+  // runs of 4), at every base.
   for (std::int64_t base = 0; base < 4; ++base) {
     ExpectInverseCdfOfTheDefinition<128>(w, targets, base);
     ExpectInverseCdfOfTheDefinition<1024>(wide, wide_targets, base);
@@ -665,8 +665,9 @@ TEST(GpuFastSampling, TopKInTheMiddleSelectsItsBoundExactly) {
 }
 
 // The proposals walk back the share each thread's mass came from (gpu/block/thread_share.cuh):
-// rows of V = 8195 (2048 quads, so every read the masses come from takes four elements a load;
-// rows of 8195 floats start at every 16-byte offset, heads of 0 to 3), logits 0 but three
+// rows of V = 8195 (2048 quads, so every read the masses come from takes the quads' shares;
+// rows of 8195 floats start at every 4-byte offset of a 16-byte boundary, those off one load
+// the quads' elements one at a time), logits 0 but three
 // spikes of 30 at indices 1 (in the head of some rows), 4099 and 8194 (in the tail of some):
 // the rest weighs 8192 e^-30 = 8e-10 of a spike, so every token is a spike, each with
 // probability 1/3 (400 rows: a spike never drawn has probability 3 (2/3)^400 < 1e-70, another
@@ -692,6 +693,47 @@ TEST(GpuFastSampling, ProposalsFollowTheSharesOfFourElementsALoad) {
                                  std::vector<float>(rows, p), std::vector<float>(rows, 0.0f), seed)));
     for (const std::int64_t i : spikes) EXPECT_GT(std::count(t.begin(), t.end(), i), 0) << "spike " << i;
     for (const std::int64_t token : t) EXPECT_NE(std::find(spikes.begin(), spikes.end(), token), spikes.end()) << token;
+  }
+}
+
+// A row's token must not depend on where its batch puts it: rows of V = 8193 start at 4-byte
+// offsets 0, 1, 2, 3 of a 16-byte boundary in turn, so each group of four identical rows (the
+// same logits, seed and position) is read at every alignment, and the four tokens must be
+// equal: the proposals' shares, the sums before them and the rounds' inverse CDF chunks are
+// FixedQuadSpanOf's (gpu/block/quad_reads.cuh), never the address's. With the address's heads
+// the proposals' order, hence the token, changed with the row's place (the conformance run's
+// batch-composition check caught it). 12 groups of continuous logits under each path: top-k
+// off with top-p 0.9 (proposals), top-k V - 1 (near V), top-k 3000 with top-p 0.9 (the sample
+// select), min-p 1 alone (the rounds).
+TEST(GpuFastSampling, TokensDoNotDependOnTheRowsAlignment) {
+  auto backend = gpu::MakeGpuFastEmulatedBackend();
+  const std::int64_t groups = 12, rows = 4 * groups, vocab = 8193;
+  std::vector<float> logits(static_cast<std::size_t>(rows * vocab));
+  std::vector<std::int64_t> seed(rows);
+  for (std::int64_t g = 0; g < groups; ++g) {
+    SplitMix64 rng(static_cast<std::uint64_t>(100 + g));
+    std::vector<float> row(vocab);
+    for (float& x : row) x = static_cast<float>(rng.Next() >> 40) * 0x1p-21f;  // [0, 8)
+    for (std::int64_t j = 0; j < 4; ++j) {
+      std::copy(row.begin(), row.end(), logits.begin() + (4 * g + j) * vocab);
+      seed[static_cast<std::size_t>(4 * g + j)] = 700 + g;
+    }
+  }
+  struct Path {
+    std::int32_t k;
+    float p, m;
+  };
+  for (const Path& path : {Path{0, 0.9f, 0.0f}, Path{8192, 1.0f, 0.0f}, Path{3000, 0.9f, 0.0f}, Path{0, 1.0f, 1.0f}}) {
+    SCOPED_TRACE(testing::Message() << "k " << path.k << " p " << path.p << " m " << path.m);
+    const auto t = Tokens(backend->Run(
+        "pipeline", PipelineCase(rows, vocab, logits, std::vector<float>(rows, 1.0f),
+                                 std::vector<std::int32_t>(rows, path.k), std::vector<float>(rows, path.p),
+                                 std::vector<float>(rows, path.m), seed)));
+    for (std::int64_t g = 0; g < groups; ++g) {
+      for (std::int64_t j = 1; j < 4; ++j) {
+        EXPECT_EQ(t[static_cast<std::size_t>(4 * g + j)], t[static_cast<std::size_t>(4 * g)]) << "group " << g;
+      }
+    }
   }
 }
 

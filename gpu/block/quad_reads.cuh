@@ -16,9 +16,16 @@
 //   indices t, t + 1024, ...) makes n / 1024.
 // - The head depends on the array's addresses: the device's rows of V = 128256 floats start on
 //   16-byte boundaries, a row of odd V does not; the emulator's host vectors may differ from
-//   the device's. So which thread sees an element is not part of any result: callers take a
-//   bound from each thread's minimum (any partition of the row into 1024 parts bounds the k-th
-//   key alike) or count and cache candidates per thread and sort them afterwards.
+//   the device's. So with QuadSpanOf which thread sees an element is not part of any result:
+//   callers take a bound from each thread's minimum (any partition of the row into 1024 parts
+//   bounds the k-th key alike) or count and cache candidates per thread and sort them
+//   afterwards.
+// - FixedQuadSpanOf(arr, base, n): the same split as if the range started on a boundary (head
+//   0, quads n / 4, tail n % 4), so that which thread sees an element depends on n alone, for
+//   reads whose result does (free-order sums, a draw's order): a row's token must not depend on
+//   where its batch puts it. When it does not start on a boundary (`scalar`), each quad's four
+//   elements are loaded one at a time: rows of V = 0 mod 4 in an aligned batch keep their
+//   16-byte loads.
 // Example: base 1 of an array that starts on a boundary, n = 10, 4 threads: head 3 (elements
 //   0, 1, 2 by threads 0, 1, 2), one quad (elements 3 .. 6 by thread 0), tail 3 (elements 7,
 //   8, 9 by threads 0, 1, 2) (tests/gpu_emulator_test.cc, "GpuQuadReads").
@@ -33,6 +40,7 @@ struct QuadSpan {
   std::int64_t head = 0;
   std::int64_t quads = 0;
   std::int64_t tail = 0;
+  bool scalar = false;  // the quads' elements one load each (FixedQuadSpanOf off a boundary)
 };
 
 template <class Arr>
@@ -45,12 +53,24 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE QuadSpan QuadSpanOf(const Arr& arr,
   return s;
 }
 
+template <class Arr>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE QuadSpan FixedQuadSpanOf(const Arr& arr, std::int64_t base,
+                                                                      std::int64_t n) {
+  return {0, n / 4, n % 4, arr.BoundaryGap(base) != 0};
+}
+
 template <class Arr, class F>
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEachQuadElement(const Arr& arr, std::int64_t base,
                                                                      const QuadSpan& s, int threads, int t, F&& f) {
   if (t < s.head) f(std::int64_t{t}, arr.Load(base + t));
   for (std::int64_t q = t; q < s.quads; q += threads) {
     const std::int64_t i = s.head + 4 * q;
+    if (s.scalar) {
+      decltype(arr.Load(base)) x[4];
+      for (int j = 0; j < 4; ++j) x[j] = arr.Load(base + i + j);
+      for (int j = 0; j < 4; ++j) f(i + j, x[j]);
+      continue;
+    }
     const auto x = arr.Load4(base + i);
     for (int j = 0; j < 4; ++j) f(i + j, x.v[j]);
   }

@@ -53,9 +53,10 @@
 //   thread to read after a barrier.
 // - Gather read: bin j's keys into the slots (SlotsOfDigit: exact offsets from the counts of
 //   the count read; each thread reads its share again); the bin sorted in the slots
-//   (BitonicSortSlots), its key at place (rank in the bin) - 1 is the result (one shared load; m in sequence per thread while each
-//   thread counted the bin's keys below its own, until 2026-12-01). work.bin_key sees each
-//   gathered key in the thread that gathered it, as before the sort.
+//   (BitonicSortSlots), its key at place (rank in the bin) - 1 is the result (one shared
+//   load; m in sequence per thread while each thread counted the bin's keys below its own,
+//   until 2026-12-01). work.bin_key sees each gathered key in the thread that gathered it, as
+//   before the sort.
 // - Missed: SelectKthKey over the row (at most 8 + 8 reads more). The sample bounds the
 //   bins' ranks, not their values, so ties and flat rows are no harder than continuous rows;
 //   a miss takes a sample placed against the row (values ordered with the stride vocab / S,
@@ -64,7 +65,8 @@
 //   at each of q = 0.0085, 0.039, 0.2, 0.5, 0.95 and V = 128256 missed none).
 // - work (optional, SelectWork): per-key work fused into the count read, the gather read and
 //   the bin's ranking, and block-level work between the count and the gather (gpu-fast's
-//   proposals, gpu/fast/fast_proposals.cuh), so that a caller needs no read of its own for it.
+//   proposals, gpu/fast/fast_proposals.cuh), so that a caller needs no read of its own for it;
+//   work.count sees thread t's keys of its share, so a sum there is that share's mass.
 // - Deterministic: integer counts and ranks of unique keys; ends with a barrier.
 // Example: a row of 8192 distinct values, n = 100: S = 1024, c = 12, sigma = 4 (q (1 - q) S
 //   rounded down to 11), d = 16, g = 3, R_i = -10, -7, ..., 35: splitters 0 .. 3 are key 0,

@@ -6,9 +6,11 @@
 // the one that mass points at, gpu/fast/fast_proposals.cuh) (docs/gpu.md "Quad reads").
 //
 // Contract:
-// - ShareOf(key_of, n, threads): by quads (QuadSpanOf over [0, n), gpu/block/quad_reads.cuh)
-//   when key_of is a QuadKeySource (gpu/block/key_reads.cuh) and [0, n) holds at least
-//   kQuadShareMinQuads quads, else strided. Strided: thread t's indices t, t + threads, ... < n.
+// - ShareOf(key_of, n, threads): by quads (FixedQuadSpanOf over [0, n), gpu/block/quad_reads.cuh:
+//   quads from index 0 whatever the row's address, loaded one element at a time off a 16-byte
+//   boundary, so that a thread's list, hence a draw or a free-order sum over the shares, does
+//   not depend on where the batch puts the row) when key_of is a QuadKeySource
+//   (gpu/block/key_reads.cuh) and [0, n) holds at least kQuadShareMinQuads quads, else strided. Strided: thread t's indices t, t + threads, ... < n.
 //   Quads: ForEachQuadElement's, in its order: head element t (t < head), the four of each of
 //   quads t, t + threads, ..., tail element t (t < tail).
 // - Count(t): the length of t's list; IndexAt(t, j) for 0 <= j < Count(t): its j-th index.
@@ -22,7 +24,7 @@
 //   quads, q = l mod 1024 over its lanes l, is q = t mod kThreads, its share here, and so are
 //   the head and tail elements (lanes 0 .. 2 belong to threads 0 .. 2) and, strided, the
 //   indices. So a mass that thread summed there is the mass of its list here.
-// Example: a share by quads of n = 10 with a head of 3 (the array's address) among 4 threads:
+// Example: a share by quads of n = 10 with a head of 3 (a span given by hand) among 4 threads:
 //   thread 0's list is 0, 3, 4, 5, 6, 7; thread 1's 1, 8; thread 3's empty
 //   (tests/gpu_emulator_test.cc, "GpuThreadShare").
 
@@ -66,7 +68,7 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE ThreadShare ShareOf(const KeyOf& ke
   s.n = n;
   s.threads = threads;
   if constexpr (QuadKeySource<KeyOf>) {
-    s.span = QuadSpanOf(key_of, 0, n);
+    s.span = FixedQuadSpanOf(key_of, 0, n);
     s.quads = s.span.quads >= kQuadShareMinQuads;
   }
   return s;

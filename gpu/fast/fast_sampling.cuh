@@ -267,9 +267,10 @@ SAMPCHECK_KERNEL_BODY T FastBlockReduce(B& block, R& lane, Op op) {
 // run only then. weight(i): w_i, finite >= 0, called three times per entry at most (never
 // stored). A QuadWeights source (below: a global array's values and weight.Weight(i, x) of
 // value x at i) with at least kThreads quads has chunks of whole quads instead, read four
-// elements a load: c = 4 ceil(quads / kThreads) from the array's first 16-byte boundary
-// (QuadSpanOf, gpu/block/quad_reads.cuh), thread 0's chunk also holding the head before it
-// and the chunk that reaches the tail the tail; still contiguous and in index order.
+// elements a load: c = 4 ceil(quads / kThreads) from index 0 (FixedQuadSpanOf,
+// gpu/block/quad_reads.cuh: the chunks, whose sums round the token's target, never depend on
+// the row's address; off a 16-byte boundary the elements are loaded one at a time), the chunk
+// that reaches the tail holding it; still contiguous and in index order.
 // Returns the token in every thread (-1 when every w_i is 0) and the total in
 // `total`; ends with a barrier, so that its shared arrays may be reused. Barriers: 4 (6 when
 // no thread picks: the fallback's reduction), where a Hillis-Steele scan took 11 and the
@@ -304,7 +305,7 @@ SAMPCHECK_KERNEL_BODY std::int64_t FastBlockInverseCdf(B& block, std::int64_t vo
                                                        float& total) {
   QuadSpan span{0, 0, vocab};  // without quads: every element a single, chunks of ceil(V / kThreads)
   if constexpr (QuadWeights<Weight>) {
-    const QuadSpan quads = QuadSpanOf(weight, 0, vocab);
+    const QuadSpan quads = FixedQuadSpanOf(weight, 0, vocab);  // not the address's: the token's chunks
     if (quads.quads >= kThreads) span = quads;
   }
   const std::int64_t tail_at = span.head + 4 * span.quads;  // the first element past the quads
@@ -338,7 +339,7 @@ SAMPCHECK_KERNEL_BODY std::int64_t FastBlockInverseCdf(B& block, std::int64_t vo
     std::int64_t i = first;
     if constexpr (QuadWeights<Weight>) {
       for (; i < span.head && i < end; ++i) add(i, weight(i));  // thread 0's head
-      for (; i + 4 <= end && i + 4 <= tail_at; i += 4) {
+      for (; !span.scalar && i + 4 <= end && i + 4 <= tail_at; i += 4) {
         const auto x = weight.Load4(i);
         for (int j = 0; j < 4; ++j) add(i + j, weight.Weight(i + j, x.v[j]));
       }
@@ -940,7 +941,7 @@ struct FastSamplingKernel {
         block.ForEachThread([&](Thread th) {
           std::uint32_t c = 0;
           ForEachShareKey(rule_keys, share, th.x,
-                     [&](std::int64_t, std::uint64_t key) { c += key < rank_bound ? 1u : 0u; });
+                          [&](std::int64_t, std::uint64_t key) { c += key < rank_bound ? 1u : 0u; });
           rank[th] = c;
         });
         accept = static_cast<std::int64_t>(

@@ -33,6 +33,7 @@
 //   (1, 0) if they are candidates (tests/gpu_fast_sampling_test.cc, "SurvivorGather").
 
 #include <cstdint>
+#include <type_traits>
 
 #include "gpu/block/bitonic_sort.cuh"
 #include "gpu/block/block_exclusive_scan.cuh"
@@ -55,15 +56,23 @@ SAMPCHECK_KERNEL_BODY void SortSurvivorSlots(B& block, Shared& keys, std::uint32
   BitonicSortSlots<kThreads>(block, keys, count);
 }
 
+// A read's per-entry work that a caller fuses into read 1: nothing.
+struct NoLaneVisit {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void operator()(std::int64_t, std::uint64_t) const {}
+};
+
 // Read 1 in thread t: the smallest key of each of its virtual lanes' shares (contract above)
 // to keys[l]; visit(i, key) sees every index's key once, lane by lane, in index order within
 // a lane (a caller fuses other per-index work into it: gpu-fast's near-V top-k takes the
-// row's first key in the same read).
+// row's first key and its proposals' masses in the same read). With a visit, the quads are
+// FixedQuadSpanOf's (gpu/block/quad_reads.cuh: the masses' shares must not depend on the
+// row's address); without, QuadSpanOf's (the minima's bound does not depend on the split).
 template <int kThreads, class Shared, class KeyOf, class Visit>
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void StoreLaneMinima(Thread t, std::int64_t vocab, Shared& keys,
                                                                   const KeyOf& key_of, Visit visit) {
   if constexpr (QuadKeySource<KeyOf>) {
-    const QuadSpan span = QuadSpanOf(key_of, 0, vocab);
+    const QuadSpan span =
+        std::is_same_v<Visit, NoLaneVisit> ? QuadSpanOf(key_of, 0, vocab) : FixedQuadSpanOf(key_of, 0, vocab);
     // Every virtual lane holds a quad; a thread's lanes then read its share of the row
     // (gpu/block/thread_share.cuh), which gpu-fast's proposals walk back.
     static_assert(kQuadShareMinQuads == kFastSurvivorSlots, "a share is the union of its thread's lanes");
@@ -111,7 +120,9 @@ SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::ui
   constexpr bool kQuads = QuadKeySource<KeyOf>;
   static_assert(kThreads >= 4, "ForEachQuadElement's head and tail take a thread each");
   QuadSpan span;
-  if constexpr (kQuads) span = QuadSpanOf(key_of, 0, vocab);
+  if constexpr (kQuads) {  // a visit's sums must not depend on the row's address (FixedQuadSpanOf)
+    span = std::is_same_v<Visit, NoCountVisit> ? QuadSpanOf(key_of, 0, vocab) : FixedQuadSpanOf(key_of, 0, vocab);
+  }
   auto own_keys = [&](Thread t, auto&& f) {
     if constexpr (kQuads) {
       ForEachQuadKey(key_of, span, kThreads, t.x, f);
@@ -168,7 +179,7 @@ template <int kThreads, class B, class KeyOf, class Shared>
 SAMPCHECK_KERNEL_BODY bool GatherFastSurvivors(B& block, std::int64_t vocab, std::int64_t k, KeyOf key_of,
                                                Shared& keys, std::uint32_t& total) {
   block.ForEachThread(
-      [&](Thread t) { StoreLaneMinima<kThreads>(t, vocab, keys, key_of, [](std::int64_t, std::uint64_t) {}); });
+      [&](Thread t) { StoreLaneMinima<kThreads>(t, vocab, keys, key_of, NoLaneVisit{}); });
   block.Sync();
   return GatherBelowLaneBound<kThreads>(block, vocab, k, key_of, keys, total);
 }
