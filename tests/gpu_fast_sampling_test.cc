@@ -216,7 +216,7 @@ TEST(GpuFastSampling, SurvivorGather) {
 // does; u = 0 takes the first positive weight. Blocks of 64 threads (2 warps: 4 proposals a
 // warp) with 200 and 6400 weights (a thread's 100 indices in runs of 4 a lane) and of 1024
 // (one proposal a warp) with 40000 (runs of 2, the last lanes' empty), each strided and by
-// quads (with heads and tails). The warps' sums of three values per thread (t, 2t, 1) are T (T - 1) / 2, T (T - 1)
+// quads (with tails). The warps' sums of three values per thread (t, 2t, 1) are T (T - 1) / 2, T (T - 1)
 // and T for T threads. The draw's busiest thread makes 2 shared loads and reads at most 2
 // runs' entries (the old one-thread-a-proposal search: kWarps + 32 loads and the owner's whole
 // walk).
@@ -277,11 +277,10 @@ void ExpectProposalsFollowTheWeights(std::int64_t vocab, const gpu::ThreadShare&
       for (std::int64_t i = t; i < vocab; i += kThreads) order.push_back(i);
       continue;
     }
-    if (t < q.head) order.push_back(t);
     for (std::int64_t quad = t; quad < q.quads; quad += kThreads) {
-      for (int e = 0; e < 4; ++e) order.push_back(q.head + 4 * quad + e);
+      for (int e = 0; e < 4; ++e) order.push_back(4 * quad + e);
     }
-    if (t < q.tail) order.push_back(q.head + 4 * q.quads + t);
+    if (t < q.tail) order.push_back(4 * q.quads + t);
   }
   ASSERT_EQ(static_cast<std::int64_t>(order.size()), vocab);
   double expected_total = 0.0;
@@ -312,11 +311,11 @@ TEST(GpuFastSampling, ProposalsFollowTheWeights) {
   ExpectProposalsFollowTheWeights<64>(200, strided(200, 64));
   ExpectProposalsFollowTheWeights<64>(6400, strided(6400, 64));
   ExpectProposalsFollowTheWeights<1024>(40000, strided(40000, 1024));
-  // By quads (heads of 1 to 3 elements, tails of 1 to 3): 203 = 1 + 4 x 50 + 2 (threads 50
-  // to 63 without a quad), 6400 = 3 + 4 x 1599 + 1, 40001 = 2 + 4 x 9999 + 3.
-  ExpectProposalsFollowTheWeights<64>(203, gpu::ThreadShare{203, 64, true, {1, 50, 2}});
-  ExpectProposalsFollowTheWeights<64>(6400, gpu::ThreadShare{6400, 64, true, {3, 1599, 1}});
-  ExpectProposalsFollowTheWeights<1024>(40001, gpu::ThreadShare{40001, 1024, true, {2, 9999, 3}});
+  // By quads (tails of 3, 1 and 2 elements): 203 = 4 x 50 + 3 (threads 50 to 63 without a
+  // quad), 6401 = 4 x 1600 + 1, 40002 = 4 x 10000 + 2.
+  ExpectProposalsFollowTheWeights<64>(203, gpu::ThreadShare{203, 64, true, {0, 50, 3}});
+  ExpectProposalsFollowTheWeights<64>(6401, gpu::ThreadShare{6401, 64, true, {0, 1600, 1}});
+  ExpectProposalsFollowTheWeights<1024>(40002, gpu::ThreadShare{40002, 1024, true, {0, 10000, 2}});
 }
 
 // The block-scan inverse CDF (FastBlockInverseCdf, gpu/fast/fast_sampling.cuh) against the

@@ -26,6 +26,9 @@
 //   where its batch puts it. When it does not start on a boundary (`scalar`), each quad's four
 //   elements are loaded one at a time: rows of V = 0 mod 4 in an aligned batch keep their
 //   16-byte loads.
+// - LoadQuad(arr, i, scalar): elements i .. i + 3 as a Quad (gpu/block/quad.h): one Load4, or
+//   four Loads when `scalar` (a FixedQuadSpanOf quad off a boundary). Every quad read here and
+//   by the callers of FixedQuadSpanOf takes it.
 // Example: base 1 of an array that starts on a boundary, n = 10, 4 threads: head 3 (elements
 //   0, 1, 2 by threads 0, 1, 2), one quad (elements 3 .. 6 by thread 0), tail 3 (elements 7,
 //   8, 9 by threads 0, 1, 2) (tests/gpu_emulator_test.cc, "GpuQuadReads").
@@ -59,19 +62,21 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE QuadSpan FixedQuadSpanOf(const Arr&
   return {0, n / 4, n % 4, arr.BoundaryGap(base) != 0};
 }
 
+template <class Arr>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE auto LoadQuad(const Arr& arr, std::int64_t i, bool scalar) {
+  if (!scalar) return arr.Load4(i);
+  decltype(arr.Load4(i)) x;
+  for (int j = 0; j < 4; ++j) x.v[j] = arr.Load(i + j);
+  return x;
+}
+
 template <class Arr, class F>
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEachQuadElement(const Arr& arr, std::int64_t base,
                                                                      const QuadSpan& s, int threads, int t, F&& f) {
   if (t < s.head) f(std::int64_t{t}, arr.Load(base + t));
   for (std::int64_t q = t; q < s.quads; q += threads) {
     const std::int64_t i = s.head + 4 * q;
-    if (s.scalar) {
-      decltype(arr.Load(base)) x[4];
-      for (int j = 0; j < 4; ++j) x[j] = arr.Load(base + i + j);
-      for (int j = 0; j < 4; ++j) f(i + j, x[j]);
-      continue;
-    }
-    const auto x = arr.Load4(base + i);
+    const auto x = LoadQuad(arr, base + i, s.scalar);
     for (int j = 0; j < 4; ++j) f(i + j, x.v[j]);
   }
   const std::int64_t after = s.head + 4 * s.quads;

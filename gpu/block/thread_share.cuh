@@ -11,8 +11,8 @@
 //   boundary, so that a thread's list, hence a draw or a free-order sum over the shares, does
 //   not depend on where the batch puts the row) when key_of is a QuadKeySource
 //   (gpu/block/key_reads.cuh) and [0, n) holds at least kQuadShareMinQuads quads, else strided. Strided: thread t's indices t, t + threads, ... < n.
-//   Quads: ForEachQuadElement's, in its order: head element t (t < head), the four of each of
-//   quads t, t + threads, ..., tail element t (t < tail).
+//   Quads (span.head is always 0): ForEachQuadElement's, in its order: the four of each of
+//   quads t, t + threads, ..., then tail element t (t < tail).
 // - Count(t): the length of t's list; IndexAt(t, j) for 0 <= j < Count(t): its j-th index.
 // - ForEachShareKey(key_of, share, t, visit): visit(i, key_of's key of i) over t's list in
 //   order (quads: one Load4 each). ForEachShareKeyUntil(key_of, share, t, lo, hi, visit):
@@ -22,10 +22,10 @@
 //   virtual lanes (thread t of kThreads: lanes t, t + kThreads, ...) by quads from 1024 quads
 //   on (StoreLaneMinima, gpu/fast/fast_top_k_survivors.cuh); the union of a thread's lanes'
 //   quads, q = l mod 1024 over its lanes l, is q = t mod kThreads, its share here, and so are
-//   the head and tail elements (lanes 0 .. 2 belong to threads 0 .. 2) and, strided, the
-//   indices. So a mass that thread summed there is the mass of its list here.
-// Example: a share by quads of n = 10 with a head of 3 (a span given by hand) among 4 threads:
-//   thread 0's list is 0, 3, 4, 5, 6, 7; thread 1's 1, 8; thread 3's empty
+//   the tail elements (lanes 0 .. 2 belong to threads 0 .. 2; with a visit, a head-0 span there
+//   too) and, strided, the indices. So a mass that thread summed there is the mass of its list here.
+// Example: a share by quads of n = 10 (2 quads, a tail of 2; a span given by hand) among 4
+//   threads: thread 0's list is 0, 1, 2, 3, 8; thread 1's 4, 5, 6, 7, 9; thread 2's empty
 //   (tests/gpu_emulator_test.cc, "GpuThreadShare").
 
 #include <cstdint>
@@ -42,23 +42,19 @@ struct ThreadShare {
   std::int64_t n = 0;
   int threads = 1;
   bool quads = false;
-  QuadSpan span{};
+  QuadSpan span{};  // FixedQuadSpanOf's: head 0
 
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t QuadsOf(std::int64_t t) const {
     return t < span.quads ? (span.quads - t + threads - 1) / threads : 0;
   }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t Count(std::int64_t t) const {
     if (!quads) return t < n ? (n - t + threads - 1) / threads : 0;
-    return (t < span.head ? 1 : 0) + 4 * QuadsOf(t) + (t < span.tail ? 1 : 0);
+    return 4 * QuadsOf(t) + (t < span.tail ? 1 : 0);
   }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t IndexAt(std::int64_t t, std::int64_t j) const {
     if (!quads) return t + j * threads;
-    if (t < span.head) {
-      if (j == 0) return t;
-      --j;
-    }
-    if (j < 4 * QuadsOf(t)) return span.head + 4 * (t + (j / 4) * threads) + j % 4;
-    return span.head + 4 * span.quads + t;
+    if (j < 4 * QuadsOf(t)) return 4 * (t + (j / 4) * threads) + j % 4;
+    return 4 * span.quads + t;
   }
 };
 

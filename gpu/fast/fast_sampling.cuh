@@ -278,18 +278,21 @@ SAMPCHECK_KERNEL_BODY T FastBlockReduce(B& block, R& lane, Op op) {
 template <class W>
 concept QuadWeights = requires(const W& w, std::int64_t i, float x) {
   { w.Weight(i, x) } -> std::convertible_to<float>;
+  w.Load(i);
   w.Load4(i);
   { w.BoundaryGap(i) } -> std::convertible_to<std::int64_t>;
 };
 
 // A row's weights f(i, x) of its values x (a source with Load, Load4 and BoundaryGap, as
-// ScaledOrderKeys' logits), a QuadWeights: one element by weights(i), four by Load4.
+// ScaledOrderKeys' logits), a QuadWeights: one element by weights(i), its values by Load and
+// Load4 (LoadQuad, gpu/block/quad_reads.cuh).
 template <class Values, class F>
 struct ValueWeights {
   Values values;
   F f;
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float operator()(std::int64_t i) const { return f(i, values.Load(i)); }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Weight(std::int64_t i, float x) const { return f(i, x); }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE auto Load(std::int64_t i) const { return values.Load(i); }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE auto Load4(std::int64_t i) const { return values.Load4(i); }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t BoundaryGap(std::int64_t i) const {
     return values.BoundaryGap(i);
@@ -308,17 +311,18 @@ SAMPCHECK_KERNEL_BODY std::int64_t FastBlockInverseCdf(B& block, std::int64_t vo
     const QuadSpan quads = FixedQuadSpanOf(weight, 0, vocab);  // not the address's: the token's chunks
     if (quads.quads >= kThreads) span = quads;
   }
-  const std::int64_t tail_at = span.head + 4 * span.quads;  // the first element past the quads
+  const std::int64_t tail_at = 4 * span.quads;  // the first element past the quads
   const std::int64_t chunk = span.quads > 0 ? 4 * ((span.quads + kThreads - 1) / kThreads)
                                             : (vocab + kThreads - 1) / kThreads;
+  const std::int64_t last_at = span.quads > 0 ? tail_at : vocab;  // a boundary at or past it is V
   SAMPCHECK_SHARED(block, float, inclusive, kThreads);
-  // [first, end) of thread t's chunk: boundaries head + t c, the first at 0, the one at or past
-  // the tail's start at V.
+  // [first, end) of thread t's chunk: boundaries t c, the one at or past the tail's start (the
+  // row's end without quads) at V.
   auto chunk_of = [&](std::int64_t t, std::int64_t& first, std::int64_t& end) {
     auto boundary = [&](std::int64_t u) {
-      if (u == 0) return std::int64_t{0};
-      const std::int64_t b = span.head + u * chunk;
-      return span.quads > 0 ? (b < tail_at ? b : vocab) : (u * chunk < vocab ? u * chunk : vocab);
+      if (u == 0) return std::int64_t{0};  // also what keeps fast_inverse_cdf at 32 registers (38 without)
+      const std::int64_t b = u * chunk;
+      return b < last_at ? b : vocab;
     };
     first = boundary(t);
     end = boundary(t + 1);
@@ -338,9 +342,8 @@ SAMPCHECK_KERNEL_BODY std::int64_t FastBlockInverseCdf(B& block, std::int64_t vo
     };
     std::int64_t i = first;
     if constexpr (QuadWeights<Weight>) {
-      for (; i < span.head && i < end; ++i) add(i, weight(i));  // thread 0's head
-      for (; !span.scalar && i + 4 <= end && i + 4 <= tail_at; i += 4) {
-        const auto x = weight.Load4(i);
+      for (; i + 4 <= end && i + 4 <= tail_at; i += 4) {
+        const auto x = LoadQuad(weight, i, span.scalar);
         for (int j = 0; j < 4; ++j) add(i + j, weight.Weight(i + j, x.v[j]));
       }
     }
