@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The warp-aware bitonic sort (gpu/block/bitonic_sort.cuh) against std::sort, on the emulator
 // with every check on: counts 0, 1, powers of two and not, ties, the filters' order keys of
-// -inf and NaN, blocks of 1024, 128 and 32 threads; the slots after the sorted ones untouched;
-// the barriers its contract states (counted work, no timing); KthSmallestSlot against
+// -inf and NaN, blocks of 1024, 128 and 32 threads, with one buffer and with two; the slots
+// after the sorted ones untouched; the barriers and the busiest thread's accesses its contract
+// states (counted work, no timing); KthSmallestSlot against
 // std::nth_element.
 #include <algorithm>
 #include <cstdint>
@@ -25,12 +26,13 @@ constexpr std::uint64_t kUntouched = 0x5a5a5a5a5a5a5a5aull;  // below most keys:
 struct Sorted {
   std::vector<std::uint64_t> slots;  // all kSortSlots slots after the sort
   std::int64_t barriers = 0;
+  std::int64_t accesses = 0;  // the sort's shared accesses on the busiest thread, interval by interval
   bool ok = false;
   std::string summary;
 };
 
 // keys[0, count) real, [count, n) padding, [n, 1024) a marker the sort must not touch.
-template <int kThreads>
+template <int kThreads, bool kTwoBuffers = false>
 Sorted RunSort(const std::vector<std::uint64_t>& real) {
   const auto count = static_cast<std::uint32_t>(real.size());
   const int n = SortSlotsFor(count);
@@ -46,7 +48,7 @@ Sorted RunSort(const std::vector<std::uint64_t>& real) {
       for (int s = t.x; s < kSortSlots; s += kThreads) keys.Store(s, in[static_cast<std::size_t>(s)]);
     });
     block.Sync();
-    BitonicSortSlots<kThreads>(block, keys, count);
+    BitonicSortSlots<kThreads, kTwoBuffers>(block, keys, count);
     block.ForEachThread([&](Thread t) {
       for (int s = t.x; s < kSortSlots; s += kThreads) out.slots[static_cast<std::size_t>(s)] = keys.Load(s);
     });
@@ -55,12 +57,15 @@ Sorted RunSort(const std::vector<std::uint64_t>& real) {
   out.summary = r.Summary();
   // The test's own two barriers are not the sort's: the one after the stores only.
   out.barriers = r.counters.max_block_barriers - 1;
+  // Nor the test's stores before it and loads after it: kSortSlots / kThreads each.
+  out.accesses = r.counters.critical_path - 2 * (kSortSlots / kThreads);
   return out;
 }
 
-template <int kThreads>
+template <int kThreads, bool kTwoBuffers = false>
 void ExpectSorts(const std::vector<std::uint64_t>& real) {
-  const Sorted got = RunSort<kThreads>(real);
+  SCOPED_TRACE(kTwoBuffers ? "two buffers" : "one buffer");
+  const Sorted got = RunSort<kThreads, kTwoBuffers>(real);
   ASSERT_TRUE(got.ok) << got.summary;
   std::vector<std::uint64_t> want = real;
   std::sort(want.begin(), want.end());
@@ -101,6 +106,9 @@ TEST(GpuBitonicSort, MatchesStdSort) {
       ExpectSorts<1024>(keys);
       ExpectSorts<128>(keys);
       ExpectSorts<32>(keys);
+      ExpectSorts<1024, true>(keys);
+      ExpectSorts<128, true>(keys);
+      ExpectSorts<32, true>(keys);
     }
   }
 }
@@ -114,6 +122,8 @@ TEST(GpuBitonicSort, SortedReversedAndConstantInput) {
   for (const auto* keys : {&up, &down, &same}) {
     ExpectSorts<1024>(*keys);
     ExpectSorts<128>(*keys);
+    ExpectSorts<1024, true>(*keys);
+    ExpectSorts<128, true>(*keys);
   }
 }
 
@@ -129,6 +139,7 @@ TEST(GpuBitonicSort, SortsOrderKeysOfSpecialValues) {
   }
   ExpectSorts<1024>(keys);
   ExpectSorts<128>(keys);
+  ExpectSorts<1024, true>(keys);
   const Sorted got = RunSort<1024>(keys);
   EXPECT_EQ(got.slots[0], OrderKey(nan, 2, false));     // NaN's value key 0, lowest index first
   EXPECT_EQ(got.slots[69], OrderKey(-inf, 66, false));  // -inf last, highest index last
@@ -138,6 +149,7 @@ TEST(GpuBitonicSort, SortsOrderKeysOfSpecialValues) {
 // stages. 1024 threads: n = 32: 1; n = 64: 1 + (1 + 1) = 3; n = 1024: 1 + sum over k = 64 ..
 // 1024 of (1 + 1 .. 5) = 21 (the full network had 55). 128 threads: n = 1024: crossing
 // stages j = 32 (k = 64) and j = 64, 32 (k >= 128): 1 + 2 + 4 x 3 = 15. 32 threads: none cross.
+// The same with two buffers.
 TEST(GpuBitonicSort, BarriersFollowTheCrossingStages) {
   EXPECT_EQ(RunSort<1024>(RandomKeys(20, 0, 7)).barriers, 1);
   EXPECT_EQ(RunSort<1024>(RandomKeys(50, 0, 7)).barriers, 3);
@@ -145,6 +157,23 @@ TEST(GpuBitonicSort, BarriersFollowTheCrossingStages) {
   EXPECT_EQ(RunSort<128>(RandomKeys(50, 0, 7)).barriers, 3);
   EXPECT_EQ(RunSort<128>(RandomKeys(1024, 0, 7)).barriers, 15);
   EXPECT_EQ(RunSort<32>(RandomKeys(1024, 0, 7)).barriers, 1);
+  EXPECT_EQ((RunSort<1024, true>(RandomKeys(50, 0, 7)).barriers), 3);
+  EXPECT_EQ((RunSort<1024, true>(RandomKeys(1024, 0, 7)).barriers), 21);
+  EXPECT_EQ((RunSort<128, true>(RandomKeys(1024, 0, 7)).barriers), 15);
+}
+
+// Shared accesses on the busiest thread (contract "Layout"), 1024 threads (one slot each).
+// One buffer: the registers' first load and store, 4 per crossing stage (the lower slot's two
+// loads and two stores), and a reload and a store after each level: n = 64: 1 + 1 + 4 + 1 + 1
+// = 8; n = 1024 (15 crossing stages over 5 levels): 2 + 60 + 5 x 2 = 72. Two buffers: the
+// first load, a store of the registers before each level and at the end, a partner load per
+// crossing stage and a store per stage but the level's last: n = 64: 1 + 2 + 1 = 4; n = 1024:
+// 1 + 6 + 15 + 10 = 32.
+TEST(GpuBitonicSort, TwoBuffersHalveTheCrossingStagesAccesses) {
+  EXPECT_EQ(RunSort<1024>(RandomKeys(50, 0, 7)).accesses, 8);
+  EXPECT_EQ(RunSort<1024>(RandomKeys(1024, 0, 7)).accesses, 72);
+  EXPECT_EQ((RunSort<1024, true>(RandomKeys(50, 0, 7)).accesses), 4);
+  EXPECT_EQ((RunSort<1024, true>(RandomKeys(1024, 0, 7)).accesses), 32);
 }
 
 // KthSmallestSlot against std::nth_element: distinct keys with padding (~0) in the last slots

@@ -21,10 +21,19 @@
 //   (k, j) pairs slot s with s ^ j; s keeps the smaller key iff (s & j) == 0 equals (s & k) ==
 //   0 (ascending runs where s & k == 0). Partners j >= kThreads are in the same thread
 //   (registers); j < 32 in the same warp (ShuffleXor: lane l ^ j of the same register); the
-//   others, 32 <= j < kThreads, cross warps: the registers go to `keys`, each such stage runs
-//   in shared memory (the lower slot of each pair exchanges, one writer per slot) with a
-//   barrier after it, and the registers are reloaded. Threads t >= n (n < kThreads) hold
-//   padding that never reaches `keys`: a partner s ^ j of s < n is < n.
+//   others, 32 <= j < kThreads, cross warps: the registers go to `keys` (a barrier), and each
+//   such stage runs in shared memory with a barrier after it:
+//   - BitonicSortSlots<kThreads> (one buffer): the lower slot of each pair exchanges the two
+//     in `keys` (one writer per slot), and the registers are reloaded after the level: a level
+//     of c crossing stages costs the busiest thread 4 c + 2 accesses.
+//   - BitonicSortSlots<kThreads, true> (two buffers: a second one of 1024 slots declared
+//     inside, 8 KiB more static shared memory, which gpu's sampling_filters, 48,944 of its
+//     49,152 bytes, has not): every slot loads its partner from the buffer the stage before
+//     wrote (keys, then the second in turn), keeps its half in its register and writes it to
+//     the other (not in the level's last crossing stage: its result stays in the registers):
+//     2 c accesses, the same barriers.
+//   Threads t >= n (n < kThreads) hold padding that never reaches `keys`: a partner s ^ j of
+//   s < n is < n.
 // - Barriers: 1 + the merge levels k = 64 .. n with a crossing stage, each costing 1 + its
 //   crossing stages: with 1024 threads, 3 for n = 64 and 21 for n = 1024 (the full network:
 //   55); with 128, 3 and 15.
@@ -68,9 +77,38 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Keep(int s, int k, in
   return smaller ? (a < b ? a : b) : (a < b ? b : a);
 }
 
+// One merge level's stages (k, j), (k, j / 2), .., (k, 32) that cross warps (contract
+// "Layout", two buffers): slots[t].v[r] holds slot t + r kThreads, which the caller has stored
+// to `keys` and synchronised; returns with each register holding its slot after stage (k, 32)
+// and a barrier after the last reads.
+template <int kThreads, int kRegs, class B, class Shared, class Slots>
+SAMPCHECK_KERNEL_BODY void CrossWarpStages(B& block, Shared& keys, Slots& slots, int n, int regs, int k, int j) {
+  SAMPCHECK_SHARED(block, std::uint64_t, scratch, kSortSlots);
+  bool in_scratch = false;  // the buffer the stage before wrote: keys first
+  for (; j >= kWarpSize; j /= 2) {
+    const bool last = j == kWarpSize;  // its result stays in the registers
+    block.ForEachThread([&](Thread t) {
+      for (int r = 0; r < kRegs; ++r) {
+        const int s = t.x + r * kThreads;
+        if (r >= regs || s >= n) continue;
+        const std::uint64_t b = in_scratch ? scratch.Load(s ^ j) : keys.Load(s ^ j);
+        slots[t].v[r] = Keep(s, k, j, slots[t].v[r], b);
+        if (last) continue;
+        if (in_scratch) {
+          keys.Store(s, slots[t].v[r]);
+        } else {
+          scratch.Store(s, slots[t].v[r]);
+        }
+      }
+    });
+    block.Sync();  // this stage's reads before the next stage's writes to the buffer it read
+    in_scratch = !in_scratch;
+  }
+}
+
 }  // namespace sort_detail
 
-template <int kThreads, class B, class Shared>
+template <int kThreads, bool kTwoBuffers = false, class B, class Shared>
 SAMPCHECK_KERNEL_BODY void BitonicSortSlots(B& block, Shared& keys, std::uint32_t count) {
   static_assert(kThreads % kWarpSize == 0 && kThreads <= kSortSlots && kSortSlots % kThreads == 0,
                 "whole warps that divide the slots");
@@ -115,7 +153,12 @@ SAMPCHECK_KERNEL_BODY void BitonicSortSlots(B& block, Shared& keys, std::uint32_
       });
       j = kThreads / 2;
     }
-    if (j >= kWarpSize) {  // partners in other warps: through shared memory
+    if (j >= kWarpSize && kTwoBuffers) {  // partners in other warps: through two shared buffers
+      to_shared();
+      sort_detail::CrossWarpStages<kThreads, kRegs>(block, keys, slots, n, regs, k, j);
+      j = kWarpSize / 2;
+    }
+    if (j >= kWarpSize) {  // partners in other warps: pairs exchanged in `keys`
       to_shared();
       for (; j >= kWarpSize; j /= 2) {
         block.ForEachThread([&](Thread t) {

@@ -25,7 +25,8 @@
 //   around c times a subsample rank. One scan (BlockExclusiveScan) counts the sample keys
 //   below lo (lo's sample rank) and in the window, and gives each of those its slot; the
 //   window, sorted, gives the splitter of rank r at place r - rank(lo): two sorts and a scan
-//   (40 barriers, about 130 accesses a thread at S = 4096 and 1024 threads). When the window
+//   (40 barriers, about 60 accesses a thread at S = 4096 and 1024 threads: the sorts take two
+//   buffers, BitonicSortSlots<kThreads, true>; about 130 with one, until 2026-12-03). When the window
 //   misses r_lo or r_hi or holds more than 1024 keys (a row placed against the subsample,
 //   tests/gpu_sample_select_test.cc; 4.5 spreads a side otherwise), or S <= 1024, every
 //   sample key is ranked against the sample 1024 keys at a time instead: each chunk sorted in
@@ -192,7 +193,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
                              static_cast<std::uint32_t>(SortSlotsFor(static_cast<std::uint32_t>(sub))));
     });
     block.Sync();
-    BitonicSortSlots<kThreads>(block, slots, static_cast<std::uint32_t>(sub));
+    BitonicSortSlots<kThreads, true>(block, slots, static_cast<std::uint32_t>(sub));
     // The window [lo, hi): key 0 and kNoKey past the subsample's ends (every key below, or above).
     std::uint64_t lo = 0, hi = kNoKey;
     block.ForEachThread([&](Thread) {
@@ -228,7 +229,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
                              static_cast<std::uint32_t>(SortSlotsFor(static_cast<std::uint32_t>(size))));
     });
     block.Sync();
-    BitonicSortSlots<kThreads>(block, slots, static_cast<std::uint32_t>(size));
+    BitonicSortSlots<kThreads, true>(block, slots, static_cast<std::uint32_t>(size));
     block.ForEachThread([&](Thread t) {
       if (t.x >= kBins) return;
       const std::int64_t r = first_rank + t.x * g;
@@ -251,7 +252,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
         PadSortSlots<kThreads>(t, slots, count, static_cast<std::uint32_t>(SortSlotsFor(count)));
       });
       block.Sync();
-      BitonicSortSlots<kThreads>(block, slots, static_cast<std::uint32_t>(chunk));
+      BitonicSortSlots<kThreads, true>(block, slots, static_cast<std::uint32_t>(chunk));
       const int top = merge_detail::FloorPow2(chunk);
       block.ForEachThread([&](Thread t) {
         for (int m = 0; m < kPerThread; ++m) {
@@ -354,7 +355,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
     PadSortSlots<kThreads>(t, slots, m, static_cast<std::uint32_t>(SortSlotsFor(m)));
   });
   block.Sync();
-  BitonicSortSlots<kThreads>(block, slots, m);
+  BitonicSortSlots<kThreads, true>(block, slots, m);
   std::uint64_t key = 0;
   block.ForEachThread([&](Thread t) {
     key = slots.Load(static_cast<int>(rank) - 1);

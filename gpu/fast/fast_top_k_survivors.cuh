@@ -49,11 +49,12 @@ inline constexpr std::uint64_t kNoSurvivor = ~std::uint64_t{0};
 
 // Sorts keys[0, count) ascending in place, the slots from count to the next power of two
 // (at least 32) holding kNoSurvivor (gpu/block/bitonic_sort.cuh: a barrier per merge level
-// and per stage that crosses warps, none for the stages inside a warp or a thread).
+// and per stage that crosses warps, none for the stages inside a warp or a thread; two
+// buffers, so a crossing stage costs a slot one load and one store).
 template <int kThreads, class B, class Shared>
 SAMPCHECK_KERNEL_BODY void SortSurvivorSlots(B& block, Shared& keys, std::uint32_t count) {
   static_assert(kFastSurvivorSlots == kSortSlots, "the network's capacity is the survivor slots");
-  BitonicSortSlots<kThreads>(block, keys, count);
+  BitonicSortSlots<kThreads, true>(block, keys, count);
 }
 
 // A read's per-entry work that a caller fuses into read 1: nothing.
