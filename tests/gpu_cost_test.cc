@@ -204,15 +204,19 @@ SamplingCostShape TopPAlone(float p) {
 // barrier more (35 -> 36, 38 -> 39): the split row's lane grouping by a merge of lane-order
 // keys (GroupMergedByLane, gpu/kernels/sampling_filters_slices.cuh: 2 barriers where every
 // thread compared its lane with all k keys after 1; 52 reads in sequence -> 21).
+// The typical rows' passes 2.01 -> 1.01 on 2026-12-03 (gpu's, split into slices at 2 rows,
+// and gpu-fast's): read 1 of the survivor gather keeps each lane's 6 smallest keys (LaneKeys,
+// gpu/block/cached_candidates.cuh), which hold every candidate on these rows, so read 2 is
+// not made.
 const BudgetCase kBudgets[] = {
-    {__LINE__, "gpu, top-k 50, top-p 0.9", false, Shape(0.0f, false), {2.01, 36}},
-    {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {2.01, 39}},
+    {__LINE__, "gpu, top-k 50, top-p 0.9", false, Shape(0.0f, false), {1.01, 36}},
+    {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {1.01, 39}},
     // Flat rows 7 more since 2026-12-03 (36 before): read 1 of the gather takes four elements a
     // load (gpu/block/quad_reads.cuh), so a thread's maximum on a flat row is the first index of
     // its first quad and T lets about 4k candidates through, not k (a network over 256 slots,
     // not 64); their critical path at 64 x 128256 still fell, 269 -> 201.
-    {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {2.01, 43}},
-    {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {2.01, 39}},
+    {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {1.01, 43}},
+    {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {1.01, 39}},
     // The partition path's rows: 21 barriers more since 2026-12-01 (41, 46, 87, 26, 13 and 13
     // before): level 0's sample of 1024 keys sorted by BitonicSortSlots (21 barriers) where
     // every thread ranked its key against all 1024 (one barrier, 1024 reads in sequence): the
@@ -252,12 +256,12 @@ const BudgetCase kBudgets[] = {
     // 2 passes since 2026-12-03 (3 before): min-p's read keeps the entries that may pass it
     // (MinPValueBound, gpu/kernels/min_p.cuh) and the final sum folds them without a read.
     {__LINE__, "gpu, min-p 1, top-k and top-p off", false, MinPAlone(1.0f), {2.01, 10}},
-    {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {2.01, 28}},
-    {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {2.01, 28}},
+    {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {1.01, 28}},
+    {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {1.01, 28}},
     // 7 more since 2026-12-03 (28 before), as gpu's flat rows: read 1 four elements a load
     // (ForEachQuadKey, gpu/block/key_reads.cuh) lets about 4k candidates through.
-    {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {2.01, 35}},
-    {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {2.01, 28}},
+    {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {1.01, 35}},
+    {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {1.01, 28}},
     {__LINE__, "gpu-fast, top-k V - 1", true, TopK(kVocab - 1), {2.01, 20}},
     {__LINE__, "gpu-fast, top-k off, top-p 0.999", true, TopPAlone(0.999f), {2.01, 6}},
     // 115 since 2026-12-01 (21 before): the sample select's ranks by sorting networks
@@ -488,11 +492,12 @@ TEST(GpuCost, GreedyRowsReadTheLogitsOnce) {
 
 // gpu-fast at 1 x 128256, top-k 50, top-p 0.9 (the decode latency case): one row split over
 // 20 blocks (floor(132 SMs / 1) = 132, capped at 128256 / 4096 = 31 and at 1024 / 50 = 20),
-// each reading its slice of 6412 or 6413 entries twice (the survivor gather of
-// gpu/fast/fast_top_k_survivors.cuh on the slice; 3 reads before its count kept the
-// candidates in registers) and taking the row's ticket; the block that draws the last one
+// each reading its slice of 6412 or 6413 entries once (the survivor gather of
+// gpu/fast/fast_top_k_survivors.cuh on the slice, whose read 1 keeps each lane's 6 smallest
+// keys since 2026-12-03; twice before, 3 reads before its count kept the candidates in
+// registers) and taking the row's ticket; the block that draws the last one
 // merges the 20 sorted lists of 50 keys from the scratch and draws
-// (gpu/block/last_block.cuh), in the same launch: 2 passes over the logits in all, 28
+// (gpu/block/last_block.cuh), in the same launch: 1 pass over the logits in all, 28
 // barriers in that block of 1024 threads (the gather: the lane minima (1), their k-th by
 // pairwise merges of the 32 warp-sorted runs (10, gpu/block/bitonic_sort.cuh), the count and
 // its scan by warps (1), the gather (1), the warp-aware sort of its ~50 candidates in 64
@@ -503,8 +508,9 @@ TEST(GpuCost, GreedyRowsReadTheLogitsOnce) {
 // thread 0 stored the list and the merge ranked each key in the 19 other lists: more serial
 // reads, fewer barriers; docs/gpu.md "Sorting networks and the canonical reduction"). The lists are read from
 // the scratch once (1000 keys, 8000 bytes), their heads checked in the staged copy: the
-// busiest block moves its slice's two reads and those, 59764 bytes (59924 while block-level
-// code loaded the 20 heads from the scratch before staging, until 2026-12-01). With the thread-0 scan (3
+// busiest block moves its slice's read and those, under 34676 bytes (59764 with two reads
+// until 2026-12-03; 59924 while block-level code loaded the 20 heads from the scratch before
+// staging, until 2026-12-01). With the thread-0 scan (3
 // barriers) and the merge's binary searches and heads read per thread from global memory:
 // 12 and 11 barriers, 378164 bytes in the last block (30 us in the model, 16 us now). Before the last
 // block merged, two launches: the slices (10 barriers) then a merge block (1): 11 barriers per
@@ -516,17 +522,18 @@ TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
   const std::vector<float> logits = SamplingCostLogits(s);
   const auto launches = CountGpuFastSampling(s, logits.data());
   ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"fast_sampling_slices", 20, 28}}));
-  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {2.01, 28}), "");
-  EXPECT_GE(LogitsPasses(launches, s.rows, s.vocab), 2.0);
+  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {1.01, 28}), "");
+  EXPECT_GE(LogitsPasses(launches, s.rows, s.vocab), 1.0);
   EXPECT_EQ(launches[0].barriers, 20 * 18 + 10);
-  EXPECT_LE(launches[0].max_block_global_bytes, 2 * 6413 * 4 + 1000 * 8 + 1024);
+  EXPECT_LE(launches[0].max_block_global_bytes, 6413 * 4 + 1000 * 8 + 1024);
   EXPECT_EQ(launches[0].atomics, 20);
 }
 
 // gpu at 1 x 128256, top-k 50, top-p 0.9 (the decode latency case), split as gpu-fast is
 // (gpu/kernels/sampling_filters_slices.cuh): 20 slice blocks of 6412 or 6413 entries, each
-// running the one-block survivor gather on its slice (gpu/block/top_k_survivors.cuh: two
-// reads, three before its count kept the candidates in registers; 10 barriers: the k-th thread maximum by rank (2), the count's scan and the gather,
+// running the one-block survivor gather on its slice (gpu/block/top_k_survivors.cuh: one
+// read since 2026-12-03, its read 1 keeping each thread's 6 smallest keys; two before, three
+// before its count kept the candidates in registers; 10 barriers: the k-th thread maximum by rank (2), the count's scan and the gather,
 // the warp-aware sort of the ~50 candidates in 64 slots (3); 116 with two 1024-slot networks
 // of 55 stages) and taking the row's ticket (1 barrier); the block that draws the last one
 // (gpu/block/last_block.cuh) then merges the 20 lists of 50 keys and runs top-p on the
@@ -535,7 +542,8 @@ TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
 // (1), the final sum (2); the lists' completeness is read by block-level code), then
 // draws the token on its ~45 final survivors (one per thread, the one-barrier warp-first
 // argmax) and writes only the token: 18 barriers in that block, one launch, no output rows,
-// no draw launch reading probs. 2 passes over the logits and 18 barriers per row (26 with the
+// no draw launch reading probs. 1 pass over the logits (2 until 2026-12-03: the slices'
+// gather read its slice twice) and 18 barriers per row (26 with the
 // count's thread-0 scan, the merge's searches in global memory, each sum's own maximum and a
 // barrier after every read of the survivors' number and last key). Before
 // (2026-11-29), 4 launches (with the third read): the slices (10), a merge launch (15, a barrier after the
@@ -555,7 +563,7 @@ TEST(GpuCost, SamplingFiltersSplitOneRowOverBlocks) {
   const std::vector<float> logits = SamplingCostLogits(s);
   const auto launches = CountGpuSampling(s, logits.data());
   ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"sampling_filters_slices", 20, 36}}));
-  EXPECT_LE(launches[0].max_block_global_bytes, 2 * 6413 * 4 + 1000 * 8 + 1024);
+  EXPECT_LE(launches[0].max_block_global_bytes, 6413 * 4 + 1000 * 8 + 1024);
   EXPECT_EQ(launches[0].atomics, 20);
   std::int64_t row_store_bytes = 0, token_store_bytes = 0;
   for (const ArrayTraffic& a : launches[0].global) {
@@ -564,8 +572,8 @@ TEST(GpuCost, SamplingFiltersSplitOneRowOverBlocks) {
   }
   EXPECT_EQ(row_store_bytes, 0);    // no output row written
   EXPECT_EQ(token_store_bytes, 8);  // the token alone
-  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {2.01, 36}), "");
-  EXPECT_DOUBLE_EQ(LogitsPasses({launches[0]}, s.rows, s.vocab), 2.0);
+  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {1.01, 36}), "");
+  EXPECT_DOUBLE_EQ(LogitsPasses({launches[0]}, s.rows, s.vocab), 1.0);
   s.plan_rows = 132;
   const auto one_block = CountGpuSampling(s, logits.data());
   ASSERT_NO_FATAL_FAILURE(ExpectLaunches(one_block, {{"sampling_filters", 1, 22}}));

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A thread's candidates kept in registers while it counts them, so that a survivor gather
-// writes them to shared memory after the scan of the counts without reading the row again
-// (docs/gpu.md "Top-k survivors", "gpu-fast").
+// writes them to shared memory after the scan of the counts without reading the row again,
+// and each lane's smallest keys kept while it reads them, so that a gather whose bound comes
+// after that read need not read the row a second time (docs/gpu.md "Top-k survivors",
+// "gpu-fast").
 //
 // Contract:
 // - CandidateCache<kCap>: Add(key) in the order the thread meets its candidates (its indices
@@ -21,6 +23,17 @@
 //   each thread its offset and the block its total (CandidatesOfPacked) exactly whenever that
 //   total is at most kCandidates (no thread saturated), and AnyOverflowed says whether some
 //   thread's cache is short: one scan, no barrier more than the count's scan.
+// - LaneKeys<kLanes> (read 1's cache, for gathers whose bound comes after the read): a
+//   thread's kLanes lanes' kLaneKept = 6 smallest keys each, ascending, ~0 past a lane's keys
+//   (Clear, then Add(lane, key) for every key the lane reads). ForEachCandidate(candidate,
+//   f): f(key) for each kept key that passes `candidate` (a predicate monotone in the key: a
+//   key below a candidate is one), and returns whether some lane's sixth kept key passes
+//   too, i.e. whether the lane may hold candidates that were not kept (then the caller reads
+//   the row again). Why 6: a flat row read by quads (gpu/block/quad_reads.cuh) puts a whole
+//   quad, 4 keys, of each of its first k lanes below the k-th lane minimum, and a lane below
+//   the head its head element too; on continuous rows a lane holds 2 or more of the ~k
+//   candidates about once in a thousand lanes. Add moves a key through the lane's row by
+//   compare-exchanges at constant indices (registers, not local memory).
 // - Deterministic: integers only.
 // Example: kCap = 8, thread counts {3, 9, 0}: words {3, 9 + 2^21, 0}; scanned {0, 3, 12 + 2^21},
 //   total 12 + 2^21: 12 candidates, one cache short (tests/gpu_kernels_test.cc,
@@ -63,10 +76,47 @@ struct CandidateCache {
   }
 };
 
-SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t PackCandidateCount(std::uint32_t count, int cap) {
+// The scan word of a thread's `count` candidates, `short_cache` when some may not be held.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t PackCandidates(std::uint32_t count, bool short_cache) {
   const std::uint32_t c = count < kPackedCountSaturation ? count : kPackedCountSaturation;
-  return c | (count > static_cast<std::uint32_t>(cap) ? std::uint32_t{1} << kPackedCountBits : 0u);
+  return c | (short_cache ? std::uint32_t{1} << kPackedCountBits : 0u);
 }
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t PackCandidateCount(std::uint32_t count, int cap) {
+  return PackCandidates(count, count > static_cast<std::uint32_t>(cap));
+}
+inline constexpr int kLaneKept = 6;
+template <int kLanes>
+struct LaneKeys {
+  std::uint64_t key[kLanes][kLaneKept];
+
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Clear() {
+    for (int j = 0; j < kLanes; ++j) {
+      for (int r = 0; r < kLaneKept; ++r) key[j][r] = ~std::uint64_t{0};
+    }
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Add(int lane, std::uint64_t x) {
+    for (int j = 0; j < kLanes; ++j) {
+      if (j != lane) continue;
+      for (int r = 0; r < kLaneKept; ++r) {
+        const std::uint64_t kept = key[j][r];
+        key[j][r] = x < kept ? x : kept;
+        x = x < kept ? kept : x;
+      }
+    }
+  }
+  template <class Candidate, class F>
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool ForEachCandidate(Candidate candidate, F f) const {
+    bool short_lane = false;
+    for (int j = 0; j < kLanes; ++j) {
+      for (int r = 0; r < kLaneKept; ++r) {
+        if (candidate(key[j][r])) f(key[j][r]);
+      }
+      short_lane = short_lane || candidate(key[j][kLaneKept - 1]);
+    }
+    return short_lane;
+  }
+};
+
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t CandidatesOfPacked(std::uint32_t packed) {
   return packed & kPackedCountMask;
 }

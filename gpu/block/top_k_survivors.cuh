@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Gathers the candidates for a row's top k (k <= 1024) into shared memory in two reads of the
-// row, so that top_k and every later filter step work on them, not on V (docs/gpu.md "Top-k
+// row (one for the slices' kSortedOnly gathers when read 1's kept keys suffice), so that
+// top_k and every later filter step work on them, not on V (docs/gpu.md "Top-k
 // survivors"; docs/spec/filters.md "Work on the survivors only").
 //
 // Contract:
@@ -17,6 +18,11 @@
 //   threads' shares are.
 //   The candidates are the entries with key <= T (exactly k: they hold every key <= K), or with
 //   value key <= T's value key (ties kept: they hold every value tied with K's).
+// - kSortedOnly (the slices' gathers): read 1 also keeps each thread's 6 smallest keys
+//   (LaneKeys, gpu/block/cached_candidates.cuh; since 2026-12-03); when no thread's sixth is
+//   a candidate, those kept that are candidates are every candidate, counted and scanned
+//   from the registers, and read 2 is not made (the row is read once). kLaneGrouped needs its
+//   candidates by canonical lanes, which read 1 by quads does not give: read 2 always.
 // - Read 2: each thread counts its candidates (kLaneGrouped: of indices t, t + 1024, ...;
 //   kSortedOnly: of its share, as read 1) and keeps the first kCachedCandidates
 //   = 8 in registers (gpu/block/cached_candidates.cuh); an exact scan in thread order
@@ -96,32 +102,60 @@ SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t 
   };
   // Reads 2 and 3: canonical lanes in index order for kLaneGrouped.
   auto own_keys = [&](Thread t, auto&& f) { row_keys(t, kOrder == GatherOrder::kSortedOnly && by_quads, f); };
+  // kSortedOnly: read 1 keeps each thread's 6 smallest keys (LaneKeys,
+  // gpu/block/cached_candidates.cuh), which hold every candidate unless the sixth is one.
+  constexpr bool kKeep = kOrder == GatherOrder::kSortedOnly;
+  auto kept = Registers<LaneKeys<1>>(block);
   block.ForEachThread([&](Thread t) {
     std::uint64_t best = kNoKey;
-    row_keys(t, by_quads, [&](std::uint64_t key) { best = key < best ? key : best; });
+    if constexpr (kKeep) kept[t].Clear();
+    row_keys(t, by_quads, [&](std::uint64_t key) {
+      if constexpr (kKeep) kept[t].Add(0, key);
+      best = key < best ? key : best;
+    });
     sorted.Store(t.x, best);
   });
   block.Sync();
   const std::uint64_t bound = KthSmallestSlot<kCanonicalLanes>(block, sorted, k, first);
   if (IsDegenerateFirstKey(first)) return false;
   auto candidate = [&](std::uint64_t key) { return ties ? (key >> 32) <= (bound >> 32) : key <= bound; };
-  // Read 2: the count, with each thread's first kCachedCandidates candidates kept in registers.
-  auto cache = Registers<CandidateCache<kCachedCandidates>>(block);
   auto packed = Registers<std::uint32_t>(block);
-  block.ForEachThread([&](Thread t) {
-    auto& c = cache[t];
-    own_keys(t, [&](std::uint64_t key) {
-      if (candidate(key)) c.Add(key);
-    });
-    count[t] = c.count;
-    packed[t] = PackCandidateCount(c.count, kCachedCandidates);
-  });
   std::uint32_t packed_total = 0;
-  auto scanned = BlockExclusiveScan<kCanonicalLanes>(block, packed, packed_total);
+  auto count_and_scan = [&](auto&& count_of) {  // count[t], offset[t] and the packed total
+    block.ForEachThread([&](Thread t) {
+      bool short_cache = false;
+      count[t] = count_of(t, short_cache);
+      packed[t] = PackCandidates(count[t], short_cache);
+    });
+    auto scanned = BlockExclusiveScan<kCanonicalLanes>(block, packed, packed_total);
+    block.ForEachThread([&](Thread t) { offset[t] = CandidatesOfPacked(scanned[t]); });
+  };
+  bool from_kept = false;
+  if constexpr (kKeep) {
+    count_and_scan([&](Thread t, bool& short_lane) {
+      std::uint32_t c = 0;
+      short_lane = kept[t].ForEachCandidate(candidate, [&](std::uint64_t) { ++c; });
+      return c;
+    });
+    from_kept = !AnyOverflowed(packed_total);
+    if (!from_kept) block.Sync();  // the scan's shared words read before read 2's scan writes them
+  }
+  // Read 2 (unless read 1's keys were enough): the count, with each thread's first
+  // kCachedCandidates candidates kept in registers.
+  auto cache = Registers<CandidateCache<kCachedCandidates>>(block);
+  if (!from_kept) {
+    count_and_scan([&](Thread t, bool& short_cache) {
+      auto& c = cache[t];
+      own_keys(t, [&](std::uint64_t key) {
+        if (candidate(key)) c.Add(key);
+      });
+      short_cache = c.Overflowed();
+      return c.count;
+    });
+  }
   total = CandidatesOfPacked(packed_total);
-  block.ForEachThread([&](Thread t) { offset[t] = CandidatesOfPacked(scanned[t]); });
   if (total > static_cast<std::uint32_t>(kCandidates)) return false;
-  // The cached candidates, or (a thread's cache short) read 3: the row again.
+  // The kept or cached candidates, or (a thread's cache short) read 3: the row again.
   const bool cached = !AnyOverflowed(packed_total);
   block.ForEachThread([&](Thread t) {
     std::uint32_t at = offset[t];
@@ -130,7 +164,9 @@ SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t 
       sorted.Store(at, key);
       ++at;
     };
-    if (cached) {
+    if (from_kept) {
+      (void)kept[t].ForEachCandidate(candidate, put);
+    } else if (cached) {
       cache[t].ForEach(put);
     } else {
       own_keys(t, [&](std::uint64_t key) {

@@ -14,7 +14,11 @@
 //   l, l + 1024, ... four a load (ForEachQuadKey, gpu/block/key_reads.cuh; since 2026-12-03),
 //   else the indices l, l + 1024, ...; the k-th smallest T of these 1024 lane
 //   minima (KthSmallestSlot) is at or after the row's k-th key (the k lane minima up to T are k distinct keys),
-//   so {i : key_i <= T} holds the top k.
+//   so {i : key_i <= T} holds the top k. GatherFastSurvivors' read 1 also keeps each lane's
+//   6 smallest keys in registers (LaneKeys, gpu/block/cached_candidates.cuh; since
+//   2026-12-03): when no lane's sixth kept key is <= T, the kept keys <= T are every
+//   candidate, and read 2 is not made (the row is read once). A lane holding more (a row
+//   arranged against the lanes) makes reads 2 and 3 as before, the same candidates.
 // - Read 2: each thread counts its keys <= T (indices t, t + kThreads, ...; a QuadKeySource's
 //   quads t, t + kThreads, ...; a count visit sees whichever keys its thread read), keeping the first
 //   CachedCandidatesPerThread<kThreads>() = 8 x 1024 / kThreads of them in registers
@@ -62,15 +66,21 @@ struct NoLaneVisit {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void operator()(std::int64_t, std::uint64_t) const {}
 };
 
+// Read 1's keys kept per virtual lane (contract "Read 1"): none, or LaneKeys
+// (gpu/block/cached_candidates.cuh).
+struct NoLaneKeys {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Add(int, std::uint64_t) const {}
+};
+
 // Read 1 in thread t: the smallest key of each of its virtual lanes' shares (contract above)
 // to keys[l]; visit(i, key) sees every index's key once, lane by lane, in index order within
 // a lane (a caller fuses other per-index work into it: gpu-fast's near-V top-k takes the
 // row's first key and its proposals' masses in the same read). With a visit, the quads are
 // FixedQuadSpanOf's (gpu/block/quad_reads.cuh: the masses' shares must not depend on the
 // row's address); without, QuadSpanOf's (the minima's bound does not depend on the split).
-template <int kThreads, class Shared, class KeyOf, class Visit>
+template <int kThreads, class Shared, class KeyOf, class Visit, class Kept = NoLaneKeys>
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void StoreLaneMinima(Thread t, std::int64_t vocab, Shared& keys,
-                                                                  const KeyOf& key_of, Visit visit) {
+                                                                  const KeyOf& key_of, Visit visit, Kept&& kept = {}) {
   if constexpr (QuadKeySource<KeyOf>) {
     const QuadSpan span =
         std::is_same_v<Visit, NoLaneVisit> ? QuadSpanOf(key_of, 0, vocab) : FixedQuadSpanOf(key_of, 0, vocab);
@@ -78,10 +88,11 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void StoreLaneMinima(Thread t, std:
     // (gpu/block/thread_share.cuh), which gpu-fast's proposals walk back.
     static_assert(kQuadShareMinQuads == kFastSurvivorSlots, "a share is the union of its thread's lanes");
     if (span.quads >= kFastSurvivorSlots) {
-      for (int l = t.x; l < kFastSurvivorSlots; l += kThreads) {
+      for (int l = t.x, lane = 0; l < kFastSurvivorSlots; l += kThreads, ++lane) {
         std::uint64_t best = kNoSurvivor;
         ForEachQuadKey(key_of, span, kFastSurvivorSlots, l, [&](std::int64_t i, std::uint64_t key) {
           visit(i, key);
+          kept.Add(lane, key);
           best = key < best ? key : best;
         });
         keys.Store(l, best);
@@ -89,14 +100,29 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void StoreLaneMinima(Thread t, std:
       return;
     }
   }
-  for (int l = t.x; l < kFastSurvivorSlots; l += kThreads) {
+  for (int l = t.x, lane = 0; l < kFastSurvivorSlots; l += kThreads, ++lane) {
     std::uint64_t best = kNoSurvivor;
     ForEachKey(key_of, l, vocab, kFastSurvivorSlots, [&](std::int64_t i, std::uint64_t key) {
       visit(i, key);
+      kept.Add(lane, key);
       best = key < best ? key : best;
     });
     keys.Store(l, best);
   }
+}
+
+// The candidates' write after their scan (thread t's from offset[t]: each(t, put) calls put
+// on each of them), the padding, and the sort.
+template <int kThreads, class B, class Shared, class Offsets, class Each>
+SAMPCHECK_KERNEL_BODY void WriteAndSortCandidates(B& block, Shared& keys, std::uint32_t total, Offsets& offset,
+                                                  Each each) {
+  block.ForEachThread([&](Thread t) {
+    std::uint32_t at = CandidatesOfPacked(offset[t]);
+    each(t, [&](std::uint64_t key) { keys.Store(at++, key); });
+    PadSortSlots<kThreads>(t, keys, total, kFastSurvivorSlots);
+  });
+  block.Sync();
+  SortSurvivorSlots<kThreads>(block, keys, total);
 }
 
 // A read's per-entry work that a caller fuses into read 2: nothing.
@@ -147,19 +173,15 @@ SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::ui
   if (total > static_cast<std::uint32_t>(kFastSurvivorSlots)) return false;
   // The cached keys, or (a thread's cache short) one more read of the row.
   const bool cached = !AnyOverflowed(packed_total);
-  block.ForEachThread([&](Thread t) {
-    std::uint32_t at = CandidatesOfPacked(offset[t]);
+  WriteAndSortCandidates<kThreads>(block, keys, total, offset, [&](Thread t, auto&& put) {
     if (cached) {
-      cache[t].ForEach([&](std::uint64_t key) { keys.Store(at++, key); });
+      cache[t].ForEach(put);
     } else {
       own_keys(t, [&](std::int64_t, std::uint64_t key) {
-        if (key <= bound) keys.Store(at++, key);
+        if (key <= bound) put(key);
       });
     }
-    PadSortSlots<kThreads>(t, keys, total, kFastSurvivorSlots);
   });
-  block.Sync();
-  SortSurvivorSlots<kThreads>(block, keys, total);
   return true;
 }
 
@@ -175,14 +197,37 @@ SAMPCHECK_KERNEL_BODY bool GatherBelowLaneBound(B& block, std::int64_t vocab, st
   return GatherUpToBound<kThreads>(block, vocab, bound, key_of, keys, total, visit);
 }
 
-// The reads in one call.
+// The reads in one call: read 1 keeps each lane's kLaneKept smallest keys, so the candidates
+// come from registers unless a lane's last kept key is at or below the bound (contract "Read 1").
 template <int kThreads, class B, class KeyOf, class Shared>
 SAMPCHECK_KERNEL_BODY bool GatherFastSurvivors(B& block, std::int64_t vocab, std::int64_t k, KeyOf key_of,
                                                Shared& keys, std::uint32_t& total) {
-  block.ForEachThread(
-      [&](Thread t) { StoreLaneMinima<kThreads>(t, vocab, keys, key_of, NoLaneVisit{}); });
+  static_assert(kFastSurvivorSlots == kSortSlots, "the selection reads every survivor slot");
+  auto kept = Registers<LaneKeys<kFastSurvivorSlots / kThreads>>(block);
+  block.ForEachThread([&](Thread t) {
+    kept[t].Clear();
+    StoreLaneMinima<kThreads>(t, vocab, keys, key_of, NoLaneVisit{}, kept[t]);
+  });
   block.Sync();
-  return GatherBelowLaneBound<kThreads>(block, vocab, k, key_of, keys, total);
+  const std::uint64_t bound = KthSmallestSlot<kThreads>(block, keys, k);
+  auto up_to_bound = [bound](std::uint64_t key) { return key <= bound; };
+  auto packed = Registers<std::uint32_t>(block);
+  block.ForEachThread([&](Thread t) {
+    std::uint32_t count = 0;
+    const bool short_lane = kept[t].ForEachCandidate(up_to_bound, [&](std::uint64_t) { ++count; });
+    packed[t] = PackCandidates(count, short_lane);
+  });
+  std::uint32_t packed_total = 0;
+  auto offset = BlockExclusiveScan<kThreads>(block, packed, packed_total);
+  if (AnyOverflowed(packed_total)) {  // some lane may hold more: reads 2 (and 3) as without the keys
+    block.Sync();  // this scan's shared words read before GatherUpToBound's scan writes them
+    return GatherUpToBound<kThreads>(block, vocab, bound, key_of, keys, total);
+  }
+  total = CandidatesOfPacked(packed_total);
+  if (total > static_cast<std::uint32_t>(kFastSurvivorSlots)) return false;
+  WriteAndSortCandidates<kThreads>(block, keys, total, offset,
+                                   [&](Thread t, auto&& put) { (void)kept[t].ForEachCandidate(up_to_bound, put); });
+  return true;
 }
 
 }  // namespace sampcheck::gpu::fast_detail
