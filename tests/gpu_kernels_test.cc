@@ -2007,6 +2007,7 @@ struct Gathered {
   std::vector<std::uint64_t> grouped, sorted;
 };
 
+template <GatherOrder kOrder = GatherOrder::kLaneGrouped>
 Gathered GatherOne(std::vector<float> row, std::int64_t k, bool ties) {
   Gathered g;
   const auto v = static_cast<std::int64_t>(row.size());
@@ -2015,12 +2016,15 @@ Gathered GatherOne(std::vector<float> row, std::int64_t k, bool ties) {
     SAMPCHECK_SHARED(block, std::uint64_t, sorted, kCandidates);
     auto offset = Registers<std::uint32_t>(block);
     auto count = Registers<std::uint32_t>(block);
-    g.ok = GatherTopKCandidates(block, GlobalArray<float>(row.data(), v, "row"), 0, v, k, ties, grouped, sorted,
-                                offset, count, g.total, g.first);
+    g.ok = GatherTopKCandidates<kOrder>(block, GlobalArray<float>(row.data(), v, "row"), 0, v, k, ties, grouped,
+                                        sorted, offset, count, g.total, g.first);
     if (!g.ok) return;
     block.ForEachThread([&](Thread t) {
       if (t.x != 0) return;
-      for (std::uint32_t i = 0; i < g.total; ++i) g.grouped.push_back(grouped.Load(i)), g.sorted.push_back(sorted.Load(i));
+      for (std::uint32_t i = 0; i < g.total; ++i) {
+        if (kOrder == GatherOrder::kLaneGrouped) g.grouped.push_back(grouped.Load(i));  // kSortedOnly leaves it
+        g.sorted.push_back(sorted.Load(i));
+      }
     });
   });
   EXPECT_TRUE(report.ok()) << report.Summary();
@@ -2249,6 +2253,69 @@ TEST(GpuTopKSurvivors, ReadsTheRowAgainWhenALaneOverflowsItsCache) {
       std::int64_t loads = 0;
       for (const ArrayTraffic& a : recorder.launches()[0].global) loads += a.name == "row" ? a.loads : 0;
       EXPECT_EQ(loads, kV / 4 + (crowded ? 2 : 1) * kV);
+    }
+  }
+}
+
+// The slices' gather (GatherOrder::kSortedOnly) keeps each thread's 6 smallest keys in read 1
+// (LaneKeys, gpu/block/cached_candidates.cuh) and reads its share again, four elements a load,
+// only when a thread holds 6 or more candidates: on the row above (thread t's share the quads
+// q = t mod 1024) whose c largest values sit in thread 3's share, c = 0 reads once, c = 7
+// twice (7 >= 6 candidates on thread 3, within its count's cache of 8), c = 16 three times
+// (16 > 8). Expected: the contract's candidates (T by std::nth_element over the threads'
+// maxima), sorted (std::sort), the first k the row's k largest (std::partial_sort).
+TEST(GpuTopKSurvivors, SortedOnlyGatherReadsTheRowOnceUnlessAThreadHoldsSix) {
+  constexpr std::int64_t kV = 16384, kK = 20;
+  struct Crowd {
+    int c;
+    std::int64_t passes;
+  };
+  auto share_of = [](std::int64_t i) { return i / 4 % kCanonicalLanes; };
+  for (const Crowd crowd : {Crowd{0, 1}, Crowd{7, 2}, Crowd{16, 3}}) {
+    SplitMix64 rng(crowd.c == 16 ? 7 : 8);
+    std::vector<float> row(kV);
+    for (float& x : row) x = static_cast<float>(rng.Next() >> 40) * 0x1p-24f;  // [0, 1), exact
+    int crowded = 0;
+    for (std::int64_t i = 0; i < kV && crowded < crowd.c; ++i) {
+      if (share_of(i) != 3) continue;
+      row[static_cast<std::size_t>(i)] += 2.0f;
+      ++crowded;
+    }
+    ASSERT_EQ(reinterpret_cast<std::uintptr_t>(row.data()) % 16, 0u);
+    std::vector<std::uint64_t> keys(kV), maxima(kCanonicalLanes, kNoKey);
+    for (std::int64_t i = 0; i < kV; ++i) {
+      keys[static_cast<std::size_t>(i)] = OrderKey(row[static_cast<std::size_t>(i)], i, false);
+      auto& m = maxima[static_cast<std::size_t>(share_of(i))];
+      m = std::min(m, keys[static_cast<std::size_t>(i)]);
+    }
+    std::nth_element(maxima.begin(), maxima.begin() + (kK - 1), maxima.end());
+    const std::uint64_t bound = maxima[kK - 1];
+    std::vector<std::uint64_t> top = keys;
+    std::partial_sort(top.begin(), top.begin() + kK, top.end());
+    top.resize(kK);
+    for (bool ties : {false, true}) {
+      SCOPED_TRACE(testing::Message() << crowd.c << " crowded" << (ties ? ", ties" : ""));
+      std::vector<std::uint64_t> sorted;
+      int on_share_3 = 0;
+      for (std::int64_t i = 0; i < kV; ++i) {
+        const std::uint64_t key = keys[static_cast<std::size_t>(i)];
+        if (ties ? (key >> 32) <= (bound >> 32) : key <= bound) sorted.push_back(key), on_share_3 += share_of(i) == 3;
+      }
+      EXPECT_GE(on_share_3, crowd.c);
+      EXPECT_EQ(on_share_3 >= kLaneKept, crowd.passes >= 2);
+      EXPECT_EQ(on_share_3 > kCachedCandidates, crowd.passes == 3);
+      std::sort(sorted.begin(), sorted.end());
+      LaunchRecorder recorder;
+      const Gathered g = GatherOne<GatherOrder::kSortedOnly>(row, kK, ties);
+      ASSERT_TRUE(g.ok);
+      EXPECT_EQ(g.total, sorted.size());
+      EXPECT_EQ(g.sorted, sorted);
+      EXPECT_EQ(std::vector<std::uint64_t>(g.sorted.begin(), g.sorted.begin() + kK), top);
+      ASSERT_EQ(recorder.launches().size(), 1u);
+      EXPECT_EQ(recorder.launches()[0].GlobalLoadBytes("row"), crowd.passes * kV * 4);
+      std::int64_t loads = 0;
+      for (const ArrayTraffic& a : recorder.launches()[0].global) loads += a.name == "row" ? a.loads : 0;
+      EXPECT_EQ(loads, crowd.passes * kV / 4);
     }
   }
 }
