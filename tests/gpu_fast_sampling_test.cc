@@ -35,6 +35,7 @@
 #include "gpu/fast/fast_sampling.cuh"
 #include "gpu/fast/fast_sampling_launch.h"
 #include "golden/verifier.h"
+#include "tests/crowded_row.h"
 #include "reference/reference_backend.h"
 #include "harness/draw_harness.h"
 #include "harness/noise_harness.h"
@@ -538,16 +539,8 @@ void ExpectSurvivorGatherOnShares(std::int64_t (*share_of)(std::int64_t), MakeKe
   };
   for (const Crowd crowd : {Crowd{16, 3}, Crowd{7, 2}, Crowd{0, 1}}) {
     SCOPED_TRACE(testing::Message() << crowd.c << " largest values on lane 3");
-    SplitMix64 rng(crowd.c == 16 ? 7 : 8);
-    std::vector<float> row(kV);
+    std::vector<float> row = CrowdedRow(crowd.c == 16 ? 7 : 8, kV, crowd.c, share_of, 3);
     ASSERT_EQ(reinterpret_cast<std::uintptr_t>(row.data()) % 16, 0u);
-    for (float& x : row) x = static_cast<float>(rng.Next() >> 40) * 0x1p-24f;  // [0, 1), exact
-    int crowded = 0;
-    for (std::int64_t i = 0; i < kV && crowded < crowd.c; ++i) {
-      if (share_of(i) != 3) continue;
-      row[static_cast<std::size_t>(i)] += 2.0f;
-      ++crowded;
-    }
     std::vector<std::uint64_t> keys(kV), minima(kLanes, gpu::fast_detail::kNoSurvivor);
     for (std::int64_t i = 0; i < kV; ++i) {
       keys[static_cast<std::size_t>(i)] = gpu::fast_detail::OrderKey(row[static_cast<std::size_t>(i)], i);

@@ -32,6 +32,7 @@
 #include "gpu/block/top_k_survivors.cuh"
 #include "gpu/block/warp_min.cuh"
 #include "gpu/block/warp_run_walk.cuh"
+#include "tests/crowded_row.h"
 #include "reference/reductions.h"
 #include "reference/exponential_race.h"  // the padded-row comparisons
 #include "reference/gumbel_max.h"
@@ -2206,27 +2207,40 @@ TEST(GpuRadixPartition, DigitSlotsGivesEveryThreadItsSlotsWithOneBarrier) {
 // boundary, so thread t's share is the quads q = t mod 1024: element i is thread (i / 4) mod
 // 1024's; std::nth_element picks T, the k-th smallest maximum key), in lane order (grouped)
 // and sorted (std::sort); their first k are the row's k largest (std::partial_sort).
+// The contract's bound and top k of a row whose threads read the shares share_of(i): the keys,
+// T = the k-th smallest of the shares' smallest keys (std::nth_element), the k smallest keys
+// (std::partial_sort).
+struct SharesBound {
+  std::vector<std::uint64_t> keys;
+  std::uint64_t bound = 0;
+  std::vector<std::uint64_t> top;
+};
+template <class ShareOf>
+SharesBound BoundOverShares(const std::vector<float>& row, std::int64_t k, ShareOf share_of) {
+  SharesBound b;
+  std::vector<std::uint64_t> maxima(kCanonicalLanes, kNoKey);
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    b.keys.push_back(OrderKey(row[i], static_cast<std::int64_t>(i), false));
+    auto& m = maxima[static_cast<std::size_t>(share_of(static_cast<std::int64_t>(i)))];
+    m = std::min(m, b.keys.back());
+  }
+  std::nth_element(maxima.begin(), maxima.begin() + (k - 1), maxima.end());
+  b.bound = maxima[static_cast<std::size_t>(k - 1)];
+  b.top = b.keys;
+  std::partial_sort(b.top.begin(), b.top.begin() + k, b.top.end());
+  b.top.resize(static_cast<std::size_t>(k));
+  return b;
+}
+
 TEST(GpuTopKSurvivors, ReadsTheRowAgainWhenALaneOverflowsItsCache) {
   constexpr std::int64_t kV = 16384, kK = 20;
   for (bool crowded : {true, false}) {
-    SplitMix64 rng(crowded ? 7 : 8);
-    std::vector<float> row(kV);
-    for (float& x : row) x = static_cast<float>(rng.Next() >> 40) * 0x1p-24f;  // [0, 1), exact
-    if (crowded) {
-      for (std::int64_t i = 3; i < kV; i += kCanonicalLanes) row[static_cast<std::size_t>(i)] += 2.0f;
-    }
+    // Lane 3's 16 entries (indices 3, 1027, ...) crowded.
+    const std::vector<float> row =
+        CrowdedRow(crowded ? 7 : 8, kV, crowded ? 16 : 0, [](std::int64_t i) { return i % kCanonicalLanes; }, 3);
     ASSERT_EQ(reinterpret_cast<std::uintptr_t>(row.data()) % 16, 0u);
-    std::vector<std::uint64_t> keys(kV), maxima(kCanonicalLanes, kNoKey);
-    for (std::int64_t i = 0; i < kV; ++i) {
-      keys[static_cast<std::size_t>(i)] = OrderKey(row[static_cast<std::size_t>(i)], i, false);
-      auto& m = maxima[static_cast<std::size_t>(i / 4 % kCanonicalLanes)];
-      m = std::min(m, keys[static_cast<std::size_t>(i)]);
-    }
-    std::nth_element(maxima.begin(), maxima.begin() + (kK - 1), maxima.end());
-    const std::uint64_t bound = maxima[kK - 1];
-    std::vector<std::uint64_t> top = keys;
-    std::partial_sort(top.begin(), top.begin() + kK, top.end());
-    top.resize(kK);
+    const auto [keys, bound, top] =
+        BoundOverShares(row, kK, [](std::int64_t i) { return i / 4 % kCanonicalLanes; });
     for (bool ties : {false, true}) {
       SCOPED_TRACE(testing::Message() << (crowded ? "crowded" : "spread") << (ties ? ", ties" : ""));
       std::vector<std::uint64_t> grouped;  // lane by lane, each lane in index order
@@ -2272,27 +2286,9 @@ TEST(GpuTopKSurvivors, SortedOnlyGatherReadsTheRowOnceUnlessAThreadHoldsSix) {
   };
   auto share_of = [](std::int64_t i) { return i / 4 % kCanonicalLanes; };
   for (const Crowd crowd : {Crowd{0, 1}, Crowd{7, 2}, Crowd{16, 3}}) {
-    SplitMix64 rng(crowd.c == 16 ? 7 : 8);
-    std::vector<float> row(kV);
-    for (float& x : row) x = static_cast<float>(rng.Next() >> 40) * 0x1p-24f;  // [0, 1), exact
-    int crowded = 0;
-    for (std::int64_t i = 0; i < kV && crowded < crowd.c; ++i) {
-      if (share_of(i) != 3) continue;
-      row[static_cast<std::size_t>(i)] += 2.0f;
-      ++crowded;
-    }
+    const std::vector<float> row = CrowdedRow(crowd.c == 16 ? 7 : 8, kV, crowd.c, share_of, 3);
     ASSERT_EQ(reinterpret_cast<std::uintptr_t>(row.data()) % 16, 0u);
-    std::vector<std::uint64_t> keys(kV), maxima(kCanonicalLanes, kNoKey);
-    for (std::int64_t i = 0; i < kV; ++i) {
-      keys[static_cast<std::size_t>(i)] = OrderKey(row[static_cast<std::size_t>(i)], i, false);
-      auto& m = maxima[static_cast<std::size_t>(share_of(i))];
-      m = std::min(m, keys[static_cast<std::size_t>(i)]);
-    }
-    std::nth_element(maxima.begin(), maxima.begin() + (kK - 1), maxima.end());
-    const std::uint64_t bound = maxima[kK - 1];
-    std::vector<std::uint64_t> top = keys;
-    std::partial_sort(top.begin(), top.begin() + kK, top.end());
-    top.resize(kK);
+    const auto [keys, bound, top] = BoundOverShares(row, kK, share_of);
     for (bool ties : {false, true}) {
       SCOPED_TRACE(testing::Message() << crowd.c << " crowded" << (ties ? ", ties" : ""));
       std::vector<std::uint64_t> sorted;
