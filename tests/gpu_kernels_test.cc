@@ -2199,14 +2199,6 @@ TEST(GpuRadixPartition, DigitSlotsGivesEveryThreadItsSlotsWithOneBarrier) {
   }
 }
 
-// A thread keeps at most kCachedCandidates = 8 candidates in registers during the count: a
-// row of V = 16384 (16 entries per lane) whose 16 largest values all sit on lane 3 overflows
-// lane 3's cache, and the gather reads the row a third time for its keys (3 passes; the same
-// row without the crowding: 2). Expected: the contract's candidates computed here from the
-// threads' maxima of read 1 (the row holds 4096 >= 1024 quads and starts on a 16-byte
-// boundary, so thread t's share is the quads q = t mod 1024: element i is thread (i / 4) mod
-// 1024's; std::nth_element picks T, the k-th smallest maximum key), in lane order (grouped)
-// and sorted (std::sort); their first k are the row's k largest (std::partial_sort).
 // The contract's bound and top k of a row whose threads read the shares share_of(i): the keys,
 // T = the k-th smallest of the shares' smallest keys (std::nth_element), the k smallest keys
 // (std::partial_sort).
@@ -2232,53 +2224,37 @@ SharesBound BoundOverShares(const std::vector<float>& row, std::int64_t k, Share
   return b;
 }
 
-TEST(GpuTopKSurvivors, ReadsTheRowAgainWhenALaneOverflowsItsCache) {
-  constexpr std::int64_t kV = 16384, kK = 20;
-  for (bool crowded : {true, false}) {
-    // Lane 3's 16 entries (indices 3, 1027, ...) crowded.
-    const std::vector<float> row =
-        CrowdedRow(crowded ? 7 : 8, kV, crowded ? 16 : 0, [](std::int64_t i) { return i % kCanonicalLanes; }, 3);
-    ASSERT_EQ(reinterpret_cast<std::uintptr_t>(row.data()) % 16, 0u);
-    const auto [keys, bound, top] =
-        BoundOverShares(row, kK, [](std::int64_t i) { return i / 4 % kCanonicalLanes; });
-    for (bool ties : {false, true}) {
-      SCOPED_TRACE(testing::Message() << (crowded ? "crowded" : "spread") << (ties ? ", ties" : ""));
-      std::vector<std::uint64_t> grouped;  // lane by lane, each lane in index order
-      int on_lane_3 = 0;
-      for (std::int64_t lane = 0; lane < kCanonicalLanes; ++lane) {
-        for (std::int64_t i = lane; i < kV; i += kCanonicalLanes) {
-          const std::uint64_t key = keys[static_cast<std::size_t>(i)];
-          if (ties ? (key >> 32) <= (bound >> 32) : key <= bound) grouped.push_back(key), on_lane_3 += lane == 3;
-        }
-      }
-      EXPECT_EQ(on_lane_3 > kCachedCandidates, crowded);
-      std::vector<std::uint64_t> sorted = grouped;
-      std::sort(sorted.begin(), sorted.end());
-      LaunchRecorder recorder;
-      const Gathered g = GatherOne(row, kK, ties);
-      ASSERT_TRUE(g.ok);
-      EXPECT_EQ(g.total, grouped.size());
-      EXPECT_EQ(g.grouped, grouped);
-      EXPECT_EQ(g.sorted, sorted);
-      EXPECT_EQ(std::vector<std::uint64_t>(g.sorted.begin(), g.sorted.begin() + kK), top);
-      ASSERT_EQ(recorder.launches().size(), 1u);
-      EXPECT_EQ(recorder.launches()[0].GlobalLoadBytes("row"), (crowded ? 3 : 2) * kV * 4);
-      // Read 1 four elements a load, reads 2 and 3 one (canonical lanes: the lane grouping).
-      std::int64_t loads = 0;
-      for (const ArrayTraffic& a : recorder.launches()[0].global) loads += a.name == "row" ? a.loads : 0;
-      EXPECT_EQ(loads, kV / 4 + (crowded ? 2 : 1) * kV);
-    }
+// The candidates of `keys` (the contract's rule against `bound`) by canonical lanes, each lane
+// in index order (std::sort by (index mod 1024, index)), and in the canonical order (std::sort).
+struct ExpectedCandidates {
+  std::vector<std::uint64_t> grouped, sorted;
+};
+ExpectedCandidates CandidatesOf(const std::vector<std::uint64_t>& keys, std::uint64_t bound, bool ties) {
+  ExpectedCandidates e;
+  for (std::uint64_t key : keys) {
+    if (ties ? (key >> 32) <= (bound >> 32) : key <= bound) e.sorted.push_back(key);
   }
+  e.grouped = e.sorted;
+  auto lane_order = [](std::uint64_t key) {
+    const std::uint64_t index = key & 0xffffffffu;
+    return std::pair{index % kCanonicalLanes, index};
+  };
+  std::sort(e.grouped.begin(), e.grouped.end(),
+            [&](std::uint64_t x, std::uint64_t y) { return lane_order(x) < lane_order(y); });
+  std::sort(e.sorted.begin(), e.sorted.end());
+  return e;
 }
 
-// The slices' gather (GatherOrder::kSortedOnly) keeps each thread's 6 smallest keys in read 1
-// (LaneKeys, gpu/block/cached_candidates.cuh) and reads its share again, four elements a load,
-// only when a thread holds 6 or more candidates: on the row above (thread t's share the quads
-// q = t mod 1024) whose c largest values sit in thread 3's share, c = 0 reads once, c = 7
-// twice (7 >= 6 candidates on thread 3, within its count's cache of 8), c = 16 three times
-// (16 > 8). Expected: the contract's candidates (T by std::nth_element over the threads'
-// maxima), sorted (std::sort), the first k the row's k largest (std::partial_sort).
-TEST(GpuTopKSurvivors, SortedOnlyGatherReadsTheRowOnceUnlessAThreadHoldsSix) {
+// Both gathers keep each thread's 6 smallest keys in read 1 (LaneKeys,
+// gpu/block/cached_candidates.cuh) and read their share again, four elements a load, only when
+// a thread holds 6 or more candidates: on a row of V = 16384 (4096 quads from a 16-byte
+// boundary, so thread t's share is the quads q = t mod 1024) whose c largest values sit in
+// thread 3's share, c = 0 reads once, c = 7 twice (7 >= 6 candidates on thread 3, within its
+// count's cache of 8), c = 16 three times (16 > 8). Expected: the contract's candidates (T by
+// std::nth_element over the threads' maxima), sorted, and for kLaneGrouped by canonical lanes
+// (CandidatesOf); the first k the row's k largest (std::partial_sort).
+template <GatherOrder kOrder>
+void ExpectGatherReadsOnceUnlessAThreadHoldsSix() {
   constexpr std::int64_t kV = 16384, kK = 20;
   struct Crowd {
     int c;
@@ -2291,21 +2267,20 @@ TEST(GpuTopKSurvivors, SortedOnlyGatherReadsTheRowOnceUnlessAThreadHoldsSix) {
     const auto [keys, bound, top] = BoundOverShares(row, kK, share_of);
     for (bool ties : {false, true}) {
       SCOPED_TRACE(testing::Message() << crowd.c << " crowded" << (ties ? ", ties" : ""));
-      std::vector<std::uint64_t> sorted;
+      const ExpectedCandidates e = CandidatesOf(keys, bound, ties);
       int on_share_3 = 0;
-      for (std::int64_t i = 0; i < kV; ++i) {
-        const std::uint64_t key = keys[static_cast<std::size_t>(i)];
-        if (ties ? (key >> 32) <= (bound >> 32) : key <= bound) sorted.push_back(key), on_share_3 += share_of(i) == 3;
-      }
+      for (std::uint64_t key : e.sorted) on_share_3 += share_of(IndexOfKey(key)) == 3;
       EXPECT_GE(on_share_3, crowd.c);
       EXPECT_EQ(on_share_3 >= kLaneKept, crowd.passes >= 2);
       EXPECT_EQ(on_share_3 > kCachedCandidates, crowd.passes == 3);
-      std::sort(sorted.begin(), sorted.end());
       LaunchRecorder recorder;
-      const Gathered g = GatherOne<GatherOrder::kSortedOnly>(row, kK, ties);
+      const Gathered g = GatherOne<kOrder>(row, kK, ties);
       ASSERT_TRUE(g.ok);
-      EXPECT_EQ(g.total, sorted.size());
-      EXPECT_EQ(g.sorted, sorted);
+      EXPECT_EQ(g.total, e.sorted.size());
+      EXPECT_EQ(g.sorted, e.sorted);
+      if (kOrder == GatherOrder::kLaneGrouped) {
+        EXPECT_EQ(g.grouped, e.grouped);
+      }
       EXPECT_EQ(std::vector<std::uint64_t>(g.sorted.begin(), g.sorted.begin() + kK), top);
       ASSERT_EQ(recorder.launches().size(), 1u);
       EXPECT_EQ(recorder.launches()[0].GlobalLoadBytes("row"), crowd.passes * kV * 4);
@@ -2313,6 +2288,42 @@ TEST(GpuTopKSurvivors, SortedOnlyGatherReadsTheRowOnceUnlessAThreadHoldsSix) {
       for (const ArrayTraffic& a : recorder.launches()[0].global) loads += a.name == "row" ? a.loads : 0;
       EXPECT_EQ(loads, crowd.passes * kV / 4);
     }
+  }
+}
+
+TEST(GpuTopKSurvivors, SortedOnlyGatherReadsTheRowOnceUnlessAThreadHoldsSix) {
+  ExpectGatherReadsOnceUnlessAThreadHoldsSix<GatherOrder::kSortedOnly>();
+}
+
+// Since 2026-12-03 the one-block rows' gather too: the lane grouping comes from the sorted
+// candidates (GroupCandidatesByLane), not from reads by canonical lanes.
+TEST(GpuTopKSurvivors, LaneGroupedGatherReadsTheRowOnceUnlessAThreadHoldsSix) {
+  ExpectGatherReadsOnceUnlessAThreadHoldsSix<GatherOrder::kLaneGrouped>();
+}
+
+// A row whose 16 largest values sit on one canonical lane (3: indices 3, 1027, ..., in the
+// shares of threads 0, 256, 512 and 768, four each) is read once, and lane 3 holds 16 or more
+// candidates in index order in `grouped` (offsets by canonical lanes, not by shares); until
+// 2026-12-03 it overflowed lane 3's cache of 8 and took three reads.
+TEST(GpuTopKSurvivors, GroupsALaneOfManyCandidatesFromOneRead) {
+  constexpr std::int64_t kV = 16384, kK = 20;
+  const std::vector<float> row = CrowdedRow(7, kV, 16, [](std::int64_t i) { return i % kCanonicalLanes; }, 3);
+  ASSERT_EQ(reinterpret_cast<std::uintptr_t>(row.data()) % 16, 0u);
+  const auto [keys, bound, top] = BoundOverShares(row, kK, [](std::int64_t i) { return i / 4 % kCanonicalLanes; });
+  for (bool ties : {false, true}) {
+    SCOPED_TRACE(ties ? "ties" : "no ties");
+    const ExpectedCandidates e = CandidatesOf(keys, bound, ties);
+    int on_lane_3 = 0;
+    for (std::uint64_t key : e.grouped) on_lane_3 += IndexOfKey(key) % kCanonicalLanes == 3;
+    EXPECT_GE(on_lane_3, 16);
+    LaunchRecorder recorder;
+    const Gathered g = GatherOne(row, kK, ties);
+    ASSERT_TRUE(g.ok);
+    EXPECT_EQ(g.grouped, e.grouped);
+    EXPECT_EQ(g.sorted, e.sorted);
+    EXPECT_EQ(std::vector<std::uint64_t>(g.sorted.begin(), g.sorted.begin() + kK), top);
+    ASSERT_EQ(recorder.launches().size(), 1u);
+    EXPECT_EQ(recorder.launches()[0].GlobalLoadBytes("row"), kV * 4);
   }
 }
 

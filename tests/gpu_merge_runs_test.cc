@@ -4,9 +4,8 @@
 // keys), runs cut to their first `keep`, counts of runs that are not powers of two, tied keys,
 // blocks of 1024, 128 and 32 threads; the barriers and the reads a key its contract states
 // (counted work, no timing). Also the split row's helpers around the merge: the lists' heads
-// (SliceListHeads, gpu/block/row_slices.cuh) and the merged keys' lane grouping
-// (GroupMergedByLane, gpu/kernels/sampling_filters_slices.cuh), against plain loops and
-// std::sort.
+// (SliceListHeads, gpu/block/row_slices.cuh) and the candidates' lane grouping
+// (GroupCandidatesByLane, gpu/block/top_k_survivors.cuh), against plain loops and std::sort.
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -17,7 +16,7 @@
 #include "gpu/block/block_model.h"
 #include "gpu/block/merge_runs.cuh"
 #include "gpu/block/row_slices.cuh"
-#include "gpu/kernels/sampling_filters_slices.cuh"
+#include "gpu/block/top_k_survivors.cuh"
 
 namespace sampcheck::gpu {
 namespace {
@@ -180,14 +179,14 @@ TEST(GpuRowSlices, SliceListHeadsFindsAMissingListAndTheSmallestHead) {
   }
 }
 
-// GroupMergedByLane on list = 1 .. 512 keys in ascending key order (random values, distinct
+// GroupCandidatesByLane on list = 1 .. 1024 keys in ascending key order (random values, distinct
 // indices below 2^20, some forced into a few lanes so that lanes hold several keys): grouped
 // = the keys sorted by (index mod 1024, index) (std::sort), offset / count per lane by
 // counting; at most 2 (floor(log2 list) + 1) shared reads a thread in the counting phase (the
-// last interval, with this test's one read of the output), and 2 + 2 (levels - 1) barriers.
-TEST(GpuFilters, MergedKeysGroupByLane) {
+// last interval, with this test's one read of the output), and 3 + 2 (levels - 1) barriers.
+TEST(GpuFilters, CandidatesGroupByLane) {
   std::mt19937_64 gen(33);
-  for (int list : {1, 2, 31, 32, 33, 50, 51, 64, 100, 301, 512}) {
+  for (int list : {1, 2, 31, 32, 33, 50, 51, 64, 100, 301, 512, 513, 1000, 1024}) {
     for (bool crowded : {false, true}) {
       std::vector<std::uint64_t> keys;
       std::vector<bool> used(std::size_t{1} << 20, false);
@@ -210,7 +209,7 @@ TEST(GpuFilters, MergedKeysGroupByLane) {
         block.Sync();
         auto offset = Registers<std::uint32_t>(block);
         auto count = Registers<std::uint32_t>(block);
-        GroupMergedByLane(block, sorted, list, grouped, offset, count);
+        GroupCandidatesByLane(block, sorted, list, grouped, offset, count);
         block.ForEachThread([&](Thread t) {
           offset_out[static_cast<std::size_t>(t.x)] = offset[t];
           count_out[static_cast<std::size_t>(t.x)] = count[t];
@@ -236,7 +235,7 @@ TEST(GpuFilters, MergedKeysGroupByLane) {
       EXPECT_EQ(count_out, count) << list << (crowded ? " crowded" : "");
       int levels = 0;
       while ((1 << levels) < (list + 31) / 32) ++levels;
-      EXPECT_EQ(r.counters.max_block_barriers, 1 + 2 + (levels > 0 ? 2 * (levels - 1) : 0)) << list;
+      EXPECT_EQ(r.counters.max_block_barriers, 1 + 3 + (levels > 0 ? 2 * (levels - 1) : 0)) << list;
       int log2 = 0;
       while ((2 << log2) <= list) ++log2;
       EXPECT_LE(r.counters.critical_intervals.back(), 2 * (log2 + 1) + 1) << list;

@@ -14,8 +14,8 @@
 //   `key` is a constant after unrolling: registers on the device, not local memory.
 // - kCap: CachedCandidatesPerThread<kThreads>() = 8 per 1024 / kThreads virtual lanes. A block
 //   of 1024 threads gathering ~50 candidates has about 0.05 per thread; a thread overflows when
-//   9 or more of its entries pass the bound, which a row arranged against the lanes does (the
-//   largest values on one lane: tests/gpu_kernels_test.cc "GpuTopKSurvivors",
+//   9 or more of its entries pass the bound, which a row arranged against the shares does (the
+//   largest values in one share: tests/gpu_kernels_test.cc "GpuTopKSurvivors",
 //   tests/gpu_fast_sampling_test.cc "SurvivorGather"); the caller then reads the row again.
 // - The scan word PackCandidateCount(count, kCap): the count, saturated at kCandidates + 1
 //   (bits 0 .. 20: 1024 threads x 1025 < 2^21), plus 2^21 when the thread overflowed (bits 21
@@ -29,7 +29,7 @@
 //   f): f(key) for each kept key that passes `candidate` (a predicate monotone in the key: a
 //   key below a candidate is one), and returns whether some lane's sixth kept key passes
 //   too, i.e. whether the lane may hold candidates that were not kept (then the caller reads
-//   the row again). Why 6: a flat row read by quads (gpu/block/quad_reads.cuh) puts a whole
+//   the row again). ScanKeptCandidates counts and scans them in one call. Why 6: a flat row read by quads (gpu/block/quad_reads.cuh) puts a whole
 //   quad, 4 keys, of each of its first k lanes below the k-th lane minimum, and a lane below
 //   the head its head element too; on continuous rows a lane holds 2 or more of the ~k
 //   candidates about once in a thousand lanes. Add moves a key through the lane's row by
@@ -41,6 +41,7 @@
 
 #include <cstdint>
 
+#include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
 
 namespace sampcheck::gpu {
@@ -122,6 +123,24 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t CandidatesOfPacked(st
 }
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool AnyOverflowed(std::uint32_t packed_total) {
   return (packed_total >> kPackedCountBits) != 0;
+}
+
+// Read 1's kept candidates counted and scanned: thread t's count of kept[t]'s keys that pass
+// `candidate`, flagged when a lane may hold more (LaneKeys::ForEachCandidate), and the block's
+// exclusive scan of those words in thread order (BlockExclusiveScan: one barrier). Returns the
+// scanned words (CandidatesOfPacked: each thread's offset); packed_total gets the total and,
+// by AnyOverflowed, whether the caller must read the row again (after a barrier: this scan's
+// shared words are read before the next scan writes them).
+template <int kThreads, class B, class Kept, class Candidate>
+SAMPCHECK_KERNEL_BODY auto ScanKeptCandidates(B& block, Kept& kept, Candidate candidate,
+                                              std::uint32_t& packed_total) {
+  auto packed = Registers<std::uint32_t>(block);
+  block.ForEachThread([&](Thread t) {
+    std::uint32_t count = 0;
+    const bool short_lane = kept[t].ForEachCandidate(candidate, [&](std::uint64_t) { ++count; });
+    packed[t] = PackCandidates(count, short_lane);
+  });
+  return BlockExclusiveScan<kThreads>(block, packed, packed_total);
 }
 
 }  // namespace sampcheck::gpu

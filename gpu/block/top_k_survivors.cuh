@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Gathers the candidates for a row's top k (k <= 1024) into shared memory in two reads of the
-// row (one for the slices' kSortedOnly gathers when read 1's kept keys suffice), so that
-// top_k and every later filter step work on them, not on V (docs/gpu.md "Top-k
-// survivors"; docs/spec/filters.md "Work on the survivors only").
+// Gathers the candidates for a row's top k (k <= 1024) into shared memory in one read of the
+// row (two or three when a thread's share holds 6 or more of them), so that top_k and every
+// later filter step work on them, not on V (docs/gpu.md "Top-k survivors"; docs/spec/filters.md
+// "Work on the survivors only").
 //
 // Contract:
 // - Keys are the descending order keys of gpu/block/radix_select.cuh (OrderKey, ascending =
@@ -18,33 +18,39 @@
 //   threads' shares are.
 //   The candidates are the entries with key <= T (exactly k: they hold every key <= K), or with
 //   value key <= T's value key (ties kept: they hold every value tied with K's).
-// - kSortedOnly (the slices' gathers): read 1 also keeps each thread's 6 smallest keys
-//   (LaneKeys, gpu/block/cached_candidates.cuh; since 2026-12-03); when no thread's sixth is
-//   a candidate, those kept that are candidates are every candidate, counted and scanned
-//   from the registers, and read 2 is not made (the row is read once). kLaneGrouped needs its
-//   candidates by canonical lanes, which read 1 by quads does not give: read 2 always.
-// - Read 2: each thread counts its candidates (kLaneGrouped: of indices t, t + 1024, ...;
-//   kSortedOnly: of its share, as read 1) and keeps the first kCachedCandidates
-//   = 8 in registers (gpu/block/cached_candidates.cuh); an exact scan in thread order
-//   (BlockExclusiveScan: one barrier) gives offsets and the total, and whether some
-//   thread had more than 8. More than kCandidates = 1024 candidates
+// - Read 1 also keeps each thread's 6 smallest keys (LaneKeys, gpu/block/cached_candidates.cuh;
+//   the slices' gathers since 2026-12-03, the one-block rows' since the lane grouping below
+//   went to a merge of the sorted candidates, later that day): when no
+//   thread's sixth is a candidate, those kept that are candidates are every candidate, counted
+//   and scanned from the registers, and read 2 is not made (the row is read once).
+// - Read 2 (a thread's sixth kept key is a candidate): each thread counts the candidates of its
+//   share, as read 1, and keeps the first kCachedCandidates = 8 in registers
+//   (gpu/block/cached_candidates.cuh). Either count goes through an exact scan in thread order
+//   (BlockExclusiveScan: one barrier), which gives offsets and the total, and whether some
+//   thread's keys are short (read 2: more than 8). More than kCandidates = 1024 candidates
 //   (a row whose largest values crowd into a few lanes, or ties kept across a flat row):
-//   nothing is gathered and `ok` is false, so the caller takes its full-row path; the two reads
+//   nothing is gathered and `ok` is false, so the caller takes its full-row path; the reads
 //   are then spent for nothing (bounded); `total` then only says "more than 1024".
 //   `first` = the smallest of the maxima, the row's first key: a NaN's or +inf's
 //   (IsDegenerateFirstKey) stops after read 1 with `ok` false, for the caller's degenerate rule.
 // - The write: thread t writes its candidates' keys (from its registers, or, when some thread's
 //   cache is short, from read 3 of the row: the same keys), in increasing index order, to
-//   `grouped` from its offset on (`offset[t]`, `count[t]`; kLaneGrouped only): grouped holds the
-//   candidates lane by lane, each lane in index order, which is the canonical reduction order
-//   restricted to them (docs/spec/reductions.md). The same keys go to `sorted`, the slots
-//   after them kNoKey, and the network sorts the SortSlotsFor(total) slots that hold them (64
-//   for ~50 candidates, not 1024): sorted[0 .. total) is the candidates in the canonical order.
+//   `sorted` from its offset on, the slots after them kNoKey, and the network sorts the
+//   SortSlotsFor(total) slots that hold them (64 for ~50 candidates, not 1024): sorted[0 ..
+//   total) is the candidates in the canonical order.
+// - GatherOrder::kLaneGrouped (the one-block rows): then GroupCandidatesByLane (below) puts them
+//   in `grouped` lane by lane (lane = index mod 1024), each lane in index order, which is the
+//   canonical reduction order restricted to them (docs/spec/reductions.md), with lane t's first
+//   place and number in offset[t] / count[t]. Until 2026-12-03 reads 2 and 3 went by
+//   canonical lanes, one element a load, and wrote `grouped` in lane order from a scan in lane
+//   order, so the one-block rows always read the row twice. kSortedOnly (the slices' gathers):
+//   nothing more (grouped and count untouched, offset[t] thread t's first slot before the sort).
 // - The values are the keys' value bits (ValueOfDescendingKey): exact except that -0.0 comes
 //   back as +0.0, which no probability sees (x - M and exp(+-0) give the same bits); callers
 //   that write a value back read it from the row.
-// - Deterministic: integer counts, a fixed scan order and a sorting network; every helper ends
-//   with a barrier.
+// - Deterministic: integer counts, a fixed scan order, a sorting network and merges. The
+//   gather ends with a barrier after its last writes (kLaneGrouped: before the lane counts'
+//   reads of `grouped`, which the caller orders before rewriting it).
 // Example: row {1, 3, 3, 2} (4 lanes used), k = 2: maxima keys are the entries themselves; T =
 //   the key of (3, index 2); candidates {1, 2}; sorted = keys of (3, 1), (3, 2)
 //   (tests/gpu_kernels_test.cc, GpuTopKSurvivors).
@@ -76,9 +82,64 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t IndexOfKey(std::uint64
   return static_cast<std::int64_t>(key & 0xffffffffu);
 }
 
+// The lane grouping of sorted[0, list) (1 <= list <= kCandidates; lane = index mod 1024, index
+// order within a lane): grouped[0, list) the keys in that order, offset[t] / count[t] lane t's
+// first place and number. Each key becomes a lane-order key (lane << 42 | index << 10 | its
+// place in sorted: the index is below 2^32, so the order is (lane, index)); the warps sort
+// their 32 in registers (WarpSortSlots) and store them to `grouped`, where MergeRuns merges the
+// runs; each key's thread keeps the place the merge gives it and, after a barrier (the merge's
+// searches read `grouped`), stores there the key of sorted it names; then each thread counts
+// lane t's keys and those before it by two binary searches over grouped's lanes (at most 2
+// (floor(log2 list) + 1) reads). Until 2026-12-01 every thread compared its lane with all
+// list keys (52 reads in sequence at top-k 50); until 2026-12-03 the lane-order keys had a
+// buffer of their own (512 keys, so only a split row's lists were grouped this way).
+// Barriers: 3 + 2 (levels - 1), levels = ceil(log2 ceil(list / 32)); 3 at list <= 64. Ends
+// with a barrier after the last writes of `grouped`; sorted is only read.
+template <class B, class Shared, class R>
+SAMPCHECK_KERNEL_BODY void GroupCandidatesByLane(B& block, Shared& sorted, int list, Shared& grouped, R& offset,
+                                                 R& count) {
+  const int runs = (list + kWarpSize - 1) / kWarpSize;
+  auto held = Registers<SlotKeys<kMergeSlots / kCanonicalLanes>>(block);
+  block.ForEachThread([&](Thread t) {
+    held[t].v[0] = kNoKey;  // above every lane-order key: the last run's padding
+    if (t.x >= list) return;
+    const auto index = static_cast<std::uint64_t>(IndexOfKey(sorted.Load(t.x)));
+    held[t].v[0] = (index % kCanonicalLanes) << 42 | index << 10 | static_cast<std::uint64_t>(t.x);
+  });
+  WarpSortSlots<kMergeSlots / kCanonicalLanes>(block, held);
+  block.ForEachThread([&](Thread t) {
+    if (t.x < runs * kWarpSize) grouped.Store(t.x, held[t].v[0]);
+  });
+  block.Sync();
+  auto place = Registers<int>(block);  // the key's place in grouped, -1 for none
+  auto from = Registers<int>(block);   // its place in sorted
+  block.ForEachThread([&](Thread t) { place[t] = -1; });
+  MergeRuns<kCanonicalLanes>(block, grouped, held, kWarpSize, runs, list, [&](Thread t, int at, std::uint64_t x) {
+    place[t] = at;
+    from[t] = static_cast<int>(x % kCanonicalLanes);
+  });
+  block.Sync();  // the merge's last searches read grouped
+  block.ForEachThread([&](Thread t) {
+    if (place[t] >= 0) grouped.Store(place[t], sorted.Load(from[t]));
+  });
+  block.Sync();
+  // grouped's lanes, ascending along it: the keys at most lane t - 1, then at most lane t.
+  struct Lanes {
+    Shared& keys;
+    SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Load(int p) const {
+      return static_cast<std::uint64_t>(IndexOfKey(keys.Load(p)) % kCanonicalLanes);
+    }
+  } lanes{grouped};
+  const int top = merge_detail::FloorPow2(list);
+  block.ForEachThread([&](Thread t) {
+    const int before = t.x == 0 ? 0 : merge_detail::CountAtMost(lanes, 0, list, top, t.x - 1u);
+    offset[t] = static_cast<std::uint32_t>(before);
+    count[t] = static_cast<std::uint32_t>(merge_detail::CountAtMost(lanes, 0, list, top, t.x) - before);
+  });
+}
+
 // What a gather leaves besides `sorted`: kLaneGrouped, the canonical lane grouping in
-// grouped / offset / count (reads 2 and 3 by canonical lanes); kSortedOnly, nothing (grouped
-// untouched, offset / count each thread's own candidates: reads 2 and 3 four to a load too).
+// grouped / offset / count (GroupCandidatesByLane); kSortedOnly, nothing (contract above).
 enum class GatherOrder { kLaneGrouped, kSortedOnly };
 
 // Returns false (nothing gathered) when there are more than kCandidates candidates; else the
@@ -92,25 +153,22 @@ SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t 
   // 1024 >= k threads hold an entry: the maxima below T are real keys); else canonical lanes.
   const QuadSpan span = QuadSpanOf(row, base, vocab);
   const bool by_quads = span.quads >= kCanonicalLanes;
-  auto row_keys = [&](Thread t, bool quads, auto&& f) {
-    if (quads) {
+  auto own_keys = [&](Thread t, auto&& f) {
+    if (by_quads) {
       ForEachQuadElement(row, base, span, kCanonicalLanes, t.x,
                          [&](std::int64_t i, float x) { f(OrderKey(x, i, false)); });
     } else {
       for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) f(OrderKey(row.Load(base + i), i, false));
     }
   };
-  // Reads 2 and 3: canonical lanes in index order for kLaneGrouped.
-  auto own_keys = [&](Thread t, auto&& f) { row_keys(t, kOrder == GatherOrder::kSortedOnly && by_quads, f); };
-  // kSortedOnly: read 1 keeps each thread's 6 smallest keys (LaneKeys,
-  // gpu/block/cached_candidates.cuh), which hold every candidate unless the sixth is one.
-  constexpr bool kKeep = kOrder == GatherOrder::kSortedOnly;
+  // Read 1 keeps each thread's 6 smallest keys (LaneKeys, gpu/block/cached_candidates.cuh),
+  // which hold every candidate unless the sixth is one.
   auto kept = Registers<LaneKeys<1>>(block);
   block.ForEachThread([&](Thread t) {
     std::uint64_t best = kNoKey;
-    if constexpr (kKeep) kept[t].Clear();
-    row_keys(t, by_quads, [&](std::uint64_t key) {
-      if constexpr (kKeep) kept[t].Add(0, key);
+    kept[t].Clear();
+    own_keys(t, [&](std::uint64_t key) {
+      kept[t].Add(0, key);
       best = key < best ? key : best;
     });
     sorted.Store(t.x, best);
@@ -119,39 +177,27 @@ SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t 
   const std::uint64_t bound = KthSmallestSlot<kCanonicalLanes>(block, sorted, k, first);
   if (IsDegenerateFirstKey(first)) return false;
   auto candidate = [&](std::uint64_t key) { return ties ? (key >> 32) <= (bound >> 32) : key <= bound; };
-  auto packed = Registers<std::uint32_t>(block);
   std::uint32_t packed_total = 0;
-  auto count_and_scan = [&](auto&& count_of) {  // count[t], offset[t] and the packed total
-    block.ForEachThread([&](Thread t) {
-      bool short_cache = false;
-      count[t] = count_of(t, short_cache);
-      packed[t] = PackCandidates(count[t], short_cache);
-    });
-    auto scanned = BlockExclusiveScan<kCanonicalLanes>(block, packed, packed_total);
+  {
+    auto scanned = ScanKeptCandidates<kCanonicalLanes>(block, kept, candidate, packed_total);
     block.ForEachThread([&](Thread t) { offset[t] = CandidatesOfPacked(scanned[t]); });
-  };
-  bool from_kept = false;
-  if constexpr (kKeep) {
-    count_and_scan([&](Thread t, bool& short_lane) {
-      std::uint32_t c = 0;
-      short_lane = kept[t].ForEachCandidate(candidate, [&](std::uint64_t) { ++c; });
-      return c;
-    });
-    from_kept = !AnyOverflowed(packed_total);
-    if (!from_kept) block.Sync();  // the scan's shared words read before read 2's scan writes them
   }
+  const bool from_kept = !AnyOverflowed(packed_total);
+  if (!from_kept) block.Sync();  // the scan's shared words read before read 2's scan writes them
   // Read 2 (unless read 1's keys were enough): the count, with each thread's first
   // kCachedCandidates candidates kept in registers.
   auto cache = Registers<CandidateCache<kCachedCandidates>>(block);
   if (!from_kept) {
-    count_and_scan([&](Thread t, bool& short_cache) {
+    auto packed = Registers<std::uint32_t>(block);
+    block.ForEachThread([&](Thread t) {
       auto& c = cache[t];
       own_keys(t, [&](std::uint64_t key) {
         if (candidate(key)) c.Add(key);
       });
-      short_cache = c.Overflowed();
-      return c.count;
+      packed[t] = PackCandidateCount(c.count, kCachedCandidates);
     });
+    auto scanned = BlockExclusiveScan<kCanonicalLanes>(block, packed, packed_total);
+    block.ForEachThread([&](Thread t) { offset[t] = CandidatesOfPacked(scanned[t]); });
   }
   total = CandidatesOfPacked(packed_total);
   if (total > static_cast<std::uint32_t>(kCandidates)) return false;
@@ -159,11 +205,7 @@ SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t 
   const bool cached = !AnyOverflowed(packed_total);
   block.ForEachThread([&](Thread t) {
     std::uint32_t at = offset[t];
-    auto put = [&](std::uint64_t key) {
-      if constexpr (kOrder == GatherOrder::kLaneGrouped) grouped.Store(at, key);
-      sorted.Store(at, key);
-      ++at;
-    };
+    auto put = [&](std::uint64_t key) { sorted.Store(at++, key); };
     if (from_kept) {
       (void)kept[t].ForEachCandidate(candidate, put);
     } else if (cached) {
@@ -177,6 +219,9 @@ SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t 
   });
   block.Sync();
   BitonicSortSlots<kCanonicalLanes>(block, sorted, total);  // the candidates' slots only
+  if constexpr (kOrder == GatherOrder::kLaneGrouped) {
+    GroupCandidatesByLane(block, sorted, static_cast<int>(total), grouped, offset, count);
+  }
   return true;
 }
 

@@ -211,14 +211,8 @@ SAMPCHECK_KERNEL_BODY bool GatherFastSurvivors(B& block, std::int64_t vocab, std
   block.Sync();
   const std::uint64_t bound = KthSmallestSlot<kThreads>(block, keys, k);
   auto up_to_bound = [bound](std::uint64_t key) { return key <= bound; };
-  auto packed = Registers<std::uint32_t>(block);
-  block.ForEachThread([&](Thread t) {
-    std::uint32_t count = 0;
-    const bool short_lane = kept[t].ForEachCandidate(up_to_bound, [&](std::uint64_t) { ++count; });
-    packed[t] = PackCandidates(count, short_lane);
-  });
   std::uint32_t packed_total = 0;
-  auto offset = BlockExclusiveScan<kThreads>(block, packed, packed_total);
+  auto offset = ScanKeptCandidates<kThreads>(block, kept, up_to_bound, packed_total);
   if (AnyOverflowed(packed_total)) {  // some lane may hold more: reads 2 (and 3) as without the keys
     block.Sync();  // this scan's shared words read before GatherUpToBound's scan writes them
     return GatherUpToBound<kThreads>(block, vocab, bound, key_of, keys, total);

@@ -17,7 +17,7 @@
 //   Slice g is [SliceBegin(g), SliceBegin(g + 1)) of the row, longer than L.
 // - SamplingFiltersSlicesKernel: grid rows x grid_slices; block b serves row b / grid_slices,
 //   slice g = b % grid_slices (g >= n: returns). It gathers the slice's candidates with the
-//   one-block gather (GatherTopKCandidates, gpu/block/top_k_survivors.cuh: three reads of the
+//   one-block gather (GatherTopKCandidates, gpu/block/top_k_survivors.cuh: one to three reads of the
 //   slice, exact integer keys, ties not kept) and writes the slice's L smallest keys in
 //   ascending order, with row indices, to slices[row kRowSliceSlots + g L ..]; kNoKey at the
 //   list's first slot when its candidates do not fit (the per-row work then reads the row).
@@ -135,65 +135,11 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void WriteSurvivorLane(Arr logits, 
   }
 }
 
-// The lane order's keys of a split row's candidates (GroupMergedByLane): the partition path's
-// chunk weights, one storage with the survivor path's top-p numerators
-// (gpu/kernels/sampling_filters_on_survivors.cuh), which are written after GroupMergedByLane's
-// last barrier.
-template <class B>
-SAMPCHECK_KERNEL_BODY auto LaneOrderSlots(B& block) {
-  return PartitionChunkWeights(block).narrow;
-}
-
-// The lane grouping of sorted[0, list) (lane = index mod 1024, index order within a lane):
-// grouped[0, list) the keys in that order, offset[t] / count[t] lane t's first place and
-// number. list <= kRowSliceSlots / 2 (a split row has at least two slices, TopKRowSlices).
-// Each key becomes a lane-order key (lane << 42 | index << 10 | its place in sorted: the
-// index is below 2^32, so the order is (lane, index)); the warps sort their 32 in registers
-// (WarpSortSlots) and MergeRuns merges the runs, each key's thread storing the key it names
-// at its place in grouped; then each thread counts lane t's keys and those before it by two
-// binary searches over grouped's lanes (at most 2 (floor(log2 list) + 1) reads). Until
-// 2026-12-01 every thread compared its lane with all list keys (52 reads in sequence at
-// top-k 50). Barriers: 2 + 2 (levels - 1), levels = ceil(log2 ceil(list / 32)); 2 at list <= 64.
-template <class B, class Shared, class R>
-SAMPCHECK_KERNEL_BODY void GroupMergedByLane(B& block, Shared& sorted, int list, Shared& grouped, R& offset, R& count) {
-  auto lane_keys = LaneOrderSlots(block);
-  const int runs = (list + kWarpSize - 1) / kWarpSize;
-  auto held = Registers<SlotKeys<kMergeSlots / kCanonicalLanes>>(block);
-  block.ForEachThread([&](Thread t) {
-    held[t].v[0] = kNoKey;  // above every lane-order key: the last run's padding
-    if (t.x >= list) return;
-    const auto index = static_cast<std::uint64_t>(IndexOfKey(sorted.Load(t.x)));
-    held[t].v[0] = (index % kCanonicalLanes) << 42 | index << 10 | static_cast<std::uint64_t>(t.x);
-  });
-  WarpSortSlots<kMergeSlots / kCanonicalLanes>(block, held);
-  block.ForEachThread([&](Thread t) {
-    if (t.x < runs * kWarpSize) lane_keys.Store(t.x, held[t].v[0]);
-  });
-  block.Sync();
-  MergeRuns<kCanonicalLanes>(block, lane_keys, held, kWarpSize, runs, list, [&](Thread, int place, std::uint64_t x) {
-    grouped.Store(place, sorted.Load(static_cast<int>(x % kCanonicalLanes)));
-  });
-  block.Sync();
-  // grouped's lanes, ascending along it: the keys at most lane t - 1, then at most lane t.
-  struct Lanes {
-    Shared& keys;
-    SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Load(int p) const {
-      return static_cast<std::uint64_t>(IndexOfKey(keys.Load(p)) % kCanonicalLanes);
-    }
-  } lanes{grouped};
-  const int top = merge_detail::FloorPow2(list);
-  block.ForEachThread([&](Thread t) {
-    const int before = t.x == 0 ? 0 : merge_detail::CountAtMost(lanes, 0, list, top, t.x - 1u);
-    offset[t] = static_cast<std::uint32_t>(before);
-    count[t] = static_cast<std::uint32_t>(merge_detail::CountAtMost(lanes, 0, list, top, t.x) - before);
-  });
-}
-
 // The row's candidates from its slices' lists (contract above) when all are complete: sorted =
 // exactly the row's L smallest keys (MergeRuns), grouped / offset / count their lane grouping
-// (GroupMergedByLane). Returns false when a list is incomplete, or when ties are kept and the
-// (k + 1)-th key ties with the k-th: the caller then gathers from the row, which rewrites every
-// array here.
+// (GroupCandidatesByLane, gpu/block/top_k_survivors.cuh). Returns false when a list is
+// incomplete, or when ties are kept and the (k + 1)-th key ties with the k-th: the caller then
+// gathers from the row, which rewrites every array here.
 template <class B, class S, class Shared, class R>
 SAMPCHECK_KERNEL_BODY bool MergeTopKCandidates(B& block, S slices, std::int64_t slice_base, std::int64_t slice_count,
                                                std::int64_t k, bool ties, Shared& grouped, Shared& sorted, R& offset,
@@ -218,7 +164,7 @@ SAMPCHECK_KERNEL_BODY bool MergeTopKCandidates(B& block, S slices, std::int64_t 
   block.Sync();
   bool boundary_tie = false;
   block.ForEachThread([&](Thread) { boundary_tie = ties && (sorted.Load(k - 1) >> 32) == (sorted.Load(k) >> 32); });
-  GroupMergedByLane(block, sorted, static_cast<int>(list), grouped, offset, count);
+  GroupCandidatesByLane(block, sorted, static_cast<int>(list), grouped, offset, count);
   total = static_cast<std::uint32_t>(list);
   return !boundary_tie;
 }
