@@ -3,8 +3,9 @@
 // A thread's candidates kept in registers while it counts them, so that a survivor gather
 // writes them to shared memory after the scan of the counts without reading the row again,
 // and each lane's smallest keys kept while it reads them, so that a gather whose bound comes
-// after that read need not read the row a second time (docs/gpu.md "Top-k survivors",
-// "gpu-fast").
+// after that read need not read the row a second time; and the count, scan and write of the
+// candidates that gpu's and gpu-fast's survivor gathers share (GatherCountedCandidates,
+// GatherKeptCandidates, below) (docs/gpu.md "Top-k survivors", "gpu-fast").
 //
 // Contract:
 // - CandidateCache<kCap>: Add(key) in the order the thread meets its candidates (its indices
@@ -29,11 +30,12 @@
 //   f): f(key) for each kept key that passes `candidate` (a predicate monotone in the key: a
 //   key below a candidate is one), and returns whether some lane's sixth kept key passes
 //   too, i.e. whether the lane may hold candidates that were not kept (then the caller reads
-//   the row again). ScanKeptCandidates counts and scans them in one call. Why 6: a flat row read by quads (gpu/block/quad_reads.cuh) puts a whole
-//   quad, 4 keys, of each of its first k lanes below the k-th lane minimum, and a lane below
-//   the head its head element too; on continuous rows a lane holds 2 or more of the ~k
-//   candidates about once in a thousand lanes. Add moves a key through the lane's row by
-//   compare-exchanges at constant indices (registers, not local memory).
+//   the row again; GatherKeptCandidates below writes them, or has the row read again). Why 6:
+//   a flat row read by quads (gpu/block/quad_reads.cuh) puts a whole quad, 4 keys, of each of
+//   its first k lanes below the k-th lane minimum, and a lane below the head its head element
+//   too; on continuous rows a lane holds 2 or more of the ~k candidates about once in a
+//   thousand lanes. Add moves a key through the lane's row by compare-exchanges at constant
+//   indices (registers, not local memory).
 // - Deterministic: integers only.
 // Example: kCap = 8, thread counts {3, 9, 0}: words {3, 9 + 2^21, 0}; scanned {0, 3, 12 + 2^21},
 //   total 12 + 2^21: 12 candidates, one cache short (tests/gpu_kernels_test.cc,
@@ -41,6 +43,7 @@
 
 #include <cstdint>
 
+#include "gpu/block/bitonic_sort.cuh"
 #include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
 
@@ -125,22 +128,85 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool AnyOverflowed(std::uint32_t pa
   return (packed_total >> kPackedCountBits) != 0;
 }
 
-// Read 1's kept candidates counted and scanned: thread t's count of kept[t]'s keys that pass
-// `candidate`, flagged when a lane may hold more (LaneKeys::ForEachCandidate), and the block's
-// exclusive scan of those words in thread order (BlockExclusiveScan: one barrier). Returns the
-// scanned words (CandidatesOfPacked: each thread's offset); packed_total gets the total and,
-// by AnyOverflowed, whether the caller must read the row again (after a barrier: this scan's
-// shared words are read before the next scan writes them).
-template <int kThreads, class B, class Kept, class Candidate>
-SAMPCHECK_KERNEL_BODY auto ScanKeptCandidates(B& block, Kept& kept, Candidate candidate,
-                                              std::uint32_t& packed_total) {
+// A read's per-entry work that a caller fuses into read 2: nothing.
+struct NoCountVisit {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void operator()(Thread, std::uint64_t) const {}
+};
+
+// Reads 2 and 3 of a survivor gather (gpu/block/top_k_survivors.cuh,
+// gpu/fast/fast_top_k_survivors.cuh): each thread counts the keys own_keys(t, f) gives it that
+// pass `candidate`, keeping the first CachedCandidatesPerThread<kThreads>() in registers
+// (visit(t, key) sees every key of that read); the scan of the counts in thread order
+// (BlockExclusiveScan: one barrier) gives offsets, the total and whether a cache is short.
+// Returns false (nothing written) when the total is above `capacity`; else each thread writes
+// its candidates to keys from its offset, in the order own_keys gives them (from its cache,
+// or, some cache short, from read 3: own_keys again), the slots from the total to kSortSlots
+// hold ~0, and a barrier follows (a sort's contract, gpu/block/bitonic_sort.cuh).
+template <int kThreads, class B, class OwnKeys, class Candidate, class Visit, class Shared>
+SAMPCHECK_KERNEL_BODY bool GatherCountedCandidates(B& block, OwnKeys own_keys, Candidate candidate, Visit visit,
+                                                   Shared& keys, std::uint32_t capacity, std::uint32_t& total) {
+  constexpr int kCap = CachedCandidatesPerThread<kThreads>();
+  auto cache = Registers<CandidateCache<kCap>>(block);
+  auto packed = Registers<std::uint32_t>(block);
+  block.ForEachThread([&](Thread t) {
+    auto& c = cache[t];
+    own_keys(t, [&](std::uint64_t key) {
+      visit(t, key);
+      if (candidate(key)) c.Add(key);
+    });
+    packed[t] = PackCandidateCount(c.count, kCap);
+  });
+  std::uint32_t packed_total = 0;
+  auto offset = BlockExclusiveScan<kThreads>(block, packed, packed_total);
+  total = CandidatesOfPacked(packed_total);
+  if (total > capacity) return false;
+  const bool cached = !AnyOverflowed(packed_total);
+  block.ForEachThread([&](Thread t) {
+    std::uint32_t at = CandidatesOfPacked(offset[t]);
+    auto put = [&](std::uint64_t key) { keys.Store(at++, key); };
+    if (cached) {
+      cache[t].ForEach(put);
+    } else {
+      own_keys(t, [&](std::uint64_t key) {
+        if (candidate(key)) put(key);
+      });
+    }
+    PadSortSlots<kThreads>(t, keys, total, kSortSlots);
+  });
+  block.Sync();
+  return true;
+}
+
+// The candidates from read 1's kept keys (LaneKeys in kept[t]): each thread's count of those
+// that pass `candidate`, flagged when a lane may hold more (LaneKeys::ForEachCandidate), and
+// their scan in thread order (one barrier). No lane short: the writes as
+// GatherCountedCandidates' (from the registers), the same return; else, after a barrier (this
+// scan's shared words are read before the next scan writes them), `reread()`'s result: the
+// caller's reads 2 and 3 (GatherCountedCandidates over its share).
+template <int kThreads, class B, class Kept, class Candidate, class Shared, class Reread>
+SAMPCHECK_KERNEL_BODY bool GatherKeptCandidates(B& block, Kept& kept, Candidate candidate, Shared& keys,
+                                                std::uint32_t capacity, std::uint32_t& total, Reread reread) {
   auto packed = Registers<std::uint32_t>(block);
   block.ForEachThread([&](Thread t) {
     std::uint32_t count = 0;
     const bool short_lane = kept[t].ForEachCandidate(candidate, [&](std::uint64_t) { ++count; });
     packed[t] = PackCandidates(count, short_lane);
   });
-  return BlockExclusiveScan<kThreads>(block, packed, packed_total);
+  std::uint32_t packed_total = 0;
+  auto offset = BlockExclusiveScan<kThreads>(block, packed, packed_total);
+  if (AnyOverflowed(packed_total)) {
+    block.Sync();
+    return reread();
+  }
+  total = CandidatesOfPacked(packed_total);
+  if (total > capacity) return false;
+  block.ForEachThread([&](Thread t) {
+    std::uint32_t at = CandidatesOfPacked(offset[t]);
+    (void)kept[t].ForEachCandidate(candidate, [&](std::uint64_t key) { keys.Store(at++, key); });
+    PadSortSlots<kThreads>(t, keys, total, kSortSlots);
+  });
+  block.Sync();
+  return true;
 }
 
 }  // namespace sampcheck::gpu

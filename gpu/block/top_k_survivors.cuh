@@ -44,7 +44,7 @@
 //   place and number in offset[t] / count[t]. Until 2026-12-03 reads 2 and 3 went by
 //   canonical lanes, one element a load, and wrote `grouped` in lane order from a scan in lane
 //   order, so the one-block rows always read the row twice. kSortedOnly (the slices' gathers):
-//   nothing more (grouped and count untouched, offset[t] thread t's first slot before the sort).
+//   nothing more (grouped, offset and count untouched).
 // - The values are the keys' value bits (ValueOfDescendingKey): exact except that -0.0 comes
 //   back as +0.0, which no probability sees (x - M and exp(+-0) give the same bits); callers
 //   that write a value back read it from the row.
@@ -177,47 +177,12 @@ SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t 
   const std::uint64_t bound = KthSmallestSlot<kCanonicalLanes>(block, sorted, k, first);
   if (IsDegenerateFirstKey(first)) return false;
   auto candidate = [&](std::uint64_t key) { return ties ? (key >> 32) <= (bound >> 32) : key <= bound; };
-  std::uint32_t packed_total = 0;
-  {
-    auto scanned = ScanKeptCandidates<kCanonicalLanes>(block, kept, candidate, packed_total);
-    block.ForEachThread([&](Thread t) { offset[t] = CandidatesOfPacked(scanned[t]); });
-  }
-  const bool from_kept = !AnyOverflowed(packed_total);
-  if (!from_kept) block.Sync();  // the scan's shared words read before read 2's scan writes them
-  // Read 2 (unless read 1's keys were enough): the count, with each thread's first
-  // kCachedCandidates candidates kept in registers.
-  auto cache = Registers<CandidateCache<kCachedCandidates>>(block);
-  if (!from_kept) {
-    auto packed = Registers<std::uint32_t>(block);
-    block.ForEachThread([&](Thread t) {
-      auto& c = cache[t];
-      own_keys(t, [&](std::uint64_t key) {
-        if (candidate(key)) c.Add(key);
-      });
-      packed[t] = PackCandidateCount(c.count, kCachedCandidates);
-    });
-    auto scanned = BlockExclusiveScan<kCanonicalLanes>(block, packed, packed_total);
-    block.ForEachThread([&](Thread t) { offset[t] = CandidatesOfPacked(scanned[t]); });
-  }
-  total = CandidatesOfPacked(packed_total);
-  if (total > static_cast<std::uint32_t>(kCandidates)) return false;
-  // The kept or cached candidates, or (a thread's cache short) read 3: the row again.
-  const bool cached = !AnyOverflowed(packed_total);
-  block.ForEachThread([&](Thread t) {
-    std::uint32_t at = offset[t];
-    auto put = [&](std::uint64_t key) { sorted.Store(at++, key); };
-    if (from_kept) {
-      (void)kept[t].ForEachCandidate(candidate, put);
-    } else if (cached) {
-      cache[t].ForEach(put);
-    } else {
-      own_keys(t, [&](std::uint64_t key) {
-        if (candidate(key)) put(key);
-      });
-    }
-    PadSortSlots<kCanonicalLanes>(t, sorted, total, kSortSlots);
+  // The kept candidates, or (a thread's sixth is one) reads 2 and 3 (gpu/block/cached_candidates.cuh).
+  const bool fit = GatherKeptCandidates<kCanonicalLanes>(block, kept, candidate, sorted, kCandidates, total, [&] {
+    return GatherCountedCandidates<kCanonicalLanes>(block, own_keys, candidate, NoCountVisit{}, sorted, kCandidates,
+                                                    total);
   });
-  block.Sync();
+  if (!fit) return false;
   BitonicSortSlots<kCanonicalLanes>(block, sorted, total);  // the candidates' slots only
   if constexpr (kOrder == GatherOrder::kLaneGrouped) {
     GroupCandidatesByLane(block, sorted, static_cast<int>(total), grouped, offset, count);

@@ -111,37 +111,14 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void StoreLaneMinima(Thread t, std:
   }
 }
 
-// The candidates' write after their scan (thread t's from offset[t]: each(t, put) calls put
-// on each of them), the padding, and the sort.
-template <int kThreads, class B, class Shared, class Offsets, class Each>
-SAMPCHECK_KERNEL_BODY void WriteAndSortCandidates(B& block, Shared& keys, std::uint32_t total, Offsets& offset,
-                                                  Each each) {
-  block.ForEachThread([&](Thread t) {
-    std::uint32_t at = CandidatesOfPacked(offset[t]);
-    each(t, [&](std::uint64_t key) { keys.Store(at++, key); });
-    PadSortSlots<kThreads>(t, keys, total, kFastSurvivorSlots);
-  });
-  block.Sync();
-  SortSurvivorSlots<kThreads>(block, keys, total);
-}
-
-// A read's per-entry work that a caller fuses into read 2: nothing.
-struct NoCountVisit {
-  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void operator()(Thread, std::uint64_t) const {}
-};
-
-// Read 2 (and 3 when a cache is short) for a given bound: the keys <= bound into `keys`, sorted, `total` their number
-// (exactly k when bound is the k-th key). Returns false, with `keys` undefined, when they do
-// not fit. visit(t, key) runs for every key thread t reads in read 2, whichever thread that is
-// (gpu-fast's near-V top-k sums the masses before its proposals there: gpu/fast/fast_proposals.cuh).
+// Reads 2 and 3 for a given bound (GatherCountedCandidates, gpu/block/cached_candidates.cuh):
+// the keys <= bound into `keys`, unsorted, `total` their number. Returns false, with `keys`
+// undefined, when they do not fit. visit(t, key) runs for every key thread t reads in read 2,
+// whichever thread that is (gpu-fast's near-V top-k sums the masses before its proposals
+// there: gpu/fast/fast_proposals.cuh).
 template <int kThreads, class B, class KeyOf, class Shared, class Visit = NoCountVisit>
-SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::uint64_t bound, KeyOf key_of,
-                                           Shared& keys, std::uint32_t& total, Visit visit = {}) {
-  // The count, with each thread's first kCap keys <= bound kept in registers; the scan words
-  // carry the overflow too (gpu/block/cached_candidates.cuh).
-  constexpr int kCap = CachedCandidatesPerThread<kThreads>();
-  auto cache = Registers<CandidateCache<kCap>>(block);
-  auto packed = Registers<std::uint32_t>(block);
+SAMPCHECK_KERNEL_BODY bool CountUpToBound(B& block, std::int64_t vocab, std::uint64_t bound, KeyOf key_of,
+                                          Shared& keys, std::uint32_t& total, Visit visit = {}) {
   // Thread t's keys: four a load from a QuadKeySource (the candidates are sorted below whoever
   // read them, and a visit only sums).
   constexpr bool kQuads = QuadKeySource<KeyOf>;
@@ -151,37 +128,26 @@ SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::ui
     span = std::is_same_v<Visit, NoCountVisit> ? QuadSpanOf(key_of, 0, vocab) : FixedQuadSpanOf(key_of, 0, vocab);
   }
   auto own_keys = [&](Thread t, auto&& f) {
+    auto key_only = [&](std::int64_t, std::uint64_t key) { f(key); };
     if constexpr (kQuads) {
-      ForEachQuadKey(key_of, span, kThreads, t.x, f);
+      ForEachQuadKey(key_of, span, kThreads, t.x, key_only);
     } else {
-      ForEachKey(key_of, t.x, vocab, kThreads, f);
+      ForEachKey(key_of, t.x, vocab, kThreads, key_only);
     }
   };
-  block.ForEachThread([&](Thread t) {
-    auto& c = cache[t];
-    own_keys(t, [&](std::int64_t, std::uint64_t key) {
-      visit(t, key);
-      if (key <= bound) c.Add(key);
-    });
-    packed[t] = PackCandidateCount(c.count, kCap);
-  });
-  // The offsets in thread order by warps (one barrier; `keys` is free: the caller's last
-  // reads of it are behind a barrier).
-  std::uint32_t packed_total = 0;
-  auto offset = BlockExclusiveScan<kThreads>(block, packed, packed_total);
-  total = CandidatesOfPacked(packed_total);
-  if (total > static_cast<std::uint32_t>(kFastSurvivorSlots)) return false;
-  // The cached keys, or (a thread's cache short) one more read of the row.
-  const bool cached = !AnyOverflowed(packed_total);
-  WriteAndSortCandidates<kThreads>(block, keys, total, offset, [&](Thread t, auto&& put) {
-    if (cached) {
-      cache[t].ForEach(put);
-    } else {
-      own_keys(t, [&](std::int64_t, std::uint64_t key) {
-        if (key <= bound) put(key);
-      });
-    }
-  });
+  // `keys` is free: the caller's last reads of it are behind a barrier.
+  return GatherCountedCandidates<kThreads>(
+      block, own_keys, [bound](std::uint64_t key) { return key <= bound; }, visit, keys,
+      static_cast<std::uint32_t>(kFastSurvivorSlots), total);
+}
+
+// CountUpToBound, then the sort: keys[0, total) the keys <= bound ascending (exactly the top k
+// when bound is the k-th key).
+template <int kThreads, class B, class KeyOf, class Shared, class Visit = NoCountVisit>
+SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::uint64_t bound, KeyOf key_of,
+                                           Shared& keys, std::uint32_t& total, Visit visit = {}) {
+  if (!CountUpToBound<kThreads>(block, vocab, bound, key_of, keys, total, visit)) return false;
+  SortSurvivorSlots<kThreads>(block, keys, total);
   return true;
 }
 
@@ -211,16 +177,12 @@ SAMPCHECK_KERNEL_BODY bool GatherFastSurvivors(B& block, std::int64_t vocab, std
   block.Sync();
   const std::uint64_t bound = KthSmallestSlot<kThreads>(block, keys, k);
   auto up_to_bound = [bound](std::uint64_t key) { return key <= bound; };
-  std::uint32_t packed_total = 0;
-  auto offset = ScanKeptCandidates<kThreads>(block, kept, up_to_bound, packed_total);
-  if (AnyOverflowed(packed_total)) {  // some lane may hold more: reads 2 (and 3) as without the keys
-    block.Sync();  // this scan's shared words read before GatherUpToBound's scan writes them
-    return GatherUpToBound<kThreads>(block, vocab, bound, key_of, keys, total);
-  }
-  total = CandidatesOfPacked(packed_total);
-  if (total > static_cast<std::uint32_t>(kFastSurvivorSlots)) return false;
-  WriteAndSortCandidates<kThreads>(block, keys, total, offset,
-                                   [&](Thread t, auto&& put) { (void)kept[t].ForEachCandidate(up_to_bound, put); });
+  // The kept candidates, or (a lane's sixth is one) reads 2 and 3 as without the keys.
+  auto reread = [&] { return CountUpToBound<kThreads>(block, vocab, bound, key_of, keys, total); };
+  const bool fit = GatherKeptCandidates<kThreads>(block, kept, up_to_bound, keys,
+                                                  static_cast<std::uint32_t>(kFastSurvivorSlots), total, reread);
+  if (!fit) return false;
+  SortSurvivorSlots<kThreads>(block, keys, total);
   return true;
 }
 
