@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // gpu-fast's top-k survivors: the k <= 1024 smallest order keys of a row gathered into shared
-// memory in two reads of the row, by a block of any power-of-two size up to 1024, so that
-// top-p, min-p and the draw work on them, not on V (docs/gpu.md "gpu-fast"). The bit-exact
-// twin for blocks of 1024 threads is gpu/block/top_k_survivors.cuh; this one serves the fast
-// kernel's smaller emulated blocks and reads keys through a callback (the scaled logits).
+// memory in one read of the row (two or three when a lane holds 6 or more of the candidates),
+// by a block of any power-of-two size up to 1024, so that top-p, min-p and the draw work on
+// them, not on V (docs/gpu.md "gpu-fast"). The bit-exact twin for blocks of 1024 threads is
+// gpu/block/top_k_survivors.cuh (the count, scan and write of both:
+// gpu/block/cached_candidates.cuh); this one serves the fast kernel's smaller emulated blocks
+// and reads keys through a callback (the scaled logits).
 //
 // Contract:
 // - key_of(i) is the order key of index i (smaller = earlier; unique per row), the same bits
