@@ -33,6 +33,7 @@
 #include "gpu/block/warp_min.cuh"
 #include "gpu/block/warp_run_walk.cuh"
 #include "tests/crowded_row.h"
+#include "tests/lane_order.h"
 #include "reference/reductions.h"
 #include "reference/exponential_race.h"  // the padded-row comparisons
 #include "reference/gumbel_max.h"
@@ -2008,7 +2009,7 @@ struct Gathered {
   std::vector<std::uint64_t> grouped, sorted;
 };
 
-template <GatherOrder kOrder = GatherOrder::kLaneGrouped>
+template <bool kLaneGrouped = true>
 Gathered GatherOne(std::vector<float> row, std::int64_t k, bool ties) {
   Gathered g;
   const auto v = static_cast<std::int64_t>(row.size());
@@ -2017,13 +2018,17 @@ Gathered GatherOne(std::vector<float> row, std::int64_t k, bool ties) {
     SAMPCHECK_SHARED(block, std::uint64_t, sorted, kCandidates);
     auto offset = Registers<std::uint32_t>(block);
     auto count = Registers<std::uint32_t>(block);
-    g.ok = GatherTopKCandidates<kOrder>(block, GlobalArray<float>(row.data(), v, "row"), 0, v, k, ties, grouped,
-                                        sorted, offset, count, g.total, g.first);
+    const GlobalArray<float> in(row.data(), v, "row");
+    if constexpr (kLaneGrouped) {
+      g.ok = GatherTopKCandidates(block, in, 0, v, k, ties, grouped, sorted, offset, count, g.total, g.first);
+    } else {
+      g.ok = GatherSortedTopKCandidates(block, in, 0, v, k, ties, sorted, g.total, g.first);
+    }
     if (!g.ok) return;
     block.ForEachThread([&](Thread t) {
       if (t.x != 0) return;
       for (std::uint32_t i = 0; i < g.total; ++i) {
-        if (kOrder == GatherOrder::kLaneGrouped) g.grouped.push_back(grouped.Load(i));  // kSortedOnly leaves it
+        if (kLaneGrouped) g.grouped.push_back(grouped.Load(i));  // GatherSortedTopKCandidates leaves it
         g.sorted.push_back(sorted.Load(i));
       }
     });
@@ -2225,7 +2230,7 @@ SharesBound BoundOverShares(const std::vector<float>& row, std::int64_t k, Share
 }
 
 // The candidates of `keys` (the contract's rule against `bound`) by canonical lanes, each lane
-// in index order (std::sort by (index mod 1024, index)), and in the canonical order (std::sort).
+// in index order (ByCanonicalLane, tests/lane_order.h), and in the canonical order (std::sort).
 struct ExpectedCandidates {
   std::vector<std::uint64_t> grouped, sorted;
 };
@@ -2234,13 +2239,7 @@ ExpectedCandidates CandidatesOf(const std::vector<std::uint64_t>& keys, std::uin
   for (std::uint64_t key : keys) {
     if (ties ? (key >> 32) <= (bound >> 32) : key <= bound) e.sorted.push_back(key);
   }
-  e.grouped = e.sorted;
-  auto lane_order = [](std::uint64_t key) {
-    const std::uint64_t index = key & 0xffffffffu;
-    return std::pair{index % kCanonicalLanes, index};
-  };
-  std::sort(e.grouped.begin(), e.grouped.end(),
-            [&](std::uint64_t x, std::uint64_t y) { return lane_order(x) < lane_order(y); });
+  e.grouped = ByCanonicalLane(e.sorted);
   std::sort(e.sorted.begin(), e.sorted.end());
   return e;
 }
@@ -2251,9 +2250,9 @@ ExpectedCandidates CandidatesOf(const std::vector<std::uint64_t>& keys, std::uin
 // boundary, so thread t's share is the quads q = t mod 1024) whose c largest values sit in
 // thread 3's share, c = 0 reads once, c = 7 twice (7 >= 6 candidates on thread 3, within its
 // count's cache of 8), c = 16 three times (16 > 8). Expected: the contract's candidates (T by
-// std::nth_element over the threads' maxima), sorted, and for kLaneGrouped by canonical lanes
+// std::nth_element over the threads' maxima), sorted, and for GatherTopKCandidates by canonical lanes
 // (CandidatesOf); the first k the row's k largest (std::partial_sort).
-template <GatherOrder kOrder>
+template <bool kLaneGrouped>
 void ExpectGatherReadsOnceUnlessAThreadHoldsSix() {
   constexpr std::int64_t kV = 16384, kK = 20;
   struct Crowd {
@@ -2274,11 +2273,11 @@ void ExpectGatherReadsOnceUnlessAThreadHoldsSix() {
       EXPECT_EQ(on_share_3 >= kLaneKept, crowd.passes >= 2);
       EXPECT_EQ(on_share_3 > kCachedCandidates, crowd.passes == 3);
       LaunchRecorder recorder;
-      const Gathered g = GatherOne<kOrder>(row, kK, ties);
+      const Gathered g = GatherOne<kLaneGrouped>(row, kK, ties);
       ASSERT_TRUE(g.ok);
       EXPECT_EQ(g.total, e.sorted.size());
       EXPECT_EQ(g.sorted, e.sorted);
-      if (kOrder == GatherOrder::kLaneGrouped) {
+      if (kLaneGrouped) {
         EXPECT_EQ(g.grouped, e.grouped);
       }
       EXPECT_EQ(std::vector<std::uint64_t>(g.sorted.begin(), g.sorted.begin() + kK), top);
@@ -2292,13 +2291,13 @@ void ExpectGatherReadsOnceUnlessAThreadHoldsSix() {
 }
 
 TEST(GpuTopKSurvivors, SortedOnlyGatherReadsTheRowOnceUnlessAThreadHoldsSix) {
-  ExpectGatherReadsOnceUnlessAThreadHoldsSix<GatherOrder::kSortedOnly>();
+  ExpectGatherReadsOnceUnlessAThreadHoldsSix<false>();
 }
 
 // Since 2026-12-03 the one-block rows' gather too: the lane grouping comes from the sorted
 // candidates (GroupCandidatesByLane), not from reads by canonical lanes.
 TEST(GpuTopKSurvivors, LaneGroupedGatherReadsTheRowOnceUnlessAThreadHoldsSix) {
-  ExpectGatherReadsOnceUnlessAThreadHoldsSix<GatherOrder::kLaneGrouped>();
+  ExpectGatherReadsOnceUnlessAThreadHoldsSix<true>();
 }
 
 // A row whose 16 largest values sit on one canonical lane (3: indices 3, 1027, ..., in the

@@ -17,6 +17,7 @@
 #include "gpu/block/merge_runs.cuh"
 #include "gpu/block/row_slices.cuh"
 #include "gpu/block/top_k_survivors.cuh"
+#include "tests/lane_order.h"
 
 namespace sampcheck::gpu {
 namespace {
@@ -217,14 +218,7 @@ TEST(GpuFilters, CandidatesGroupByLane) {
         });
       });
       ASSERT_TRUE(r.ok()) << r.Summary();
-      std::vector<std::uint64_t> expected = keys;
-      auto lane_order = [](std::uint64_t key) {
-        const std::uint64_t index = key & 0xffffffffu;
-        return std::pair{index % 1024, index};
-      };
-      std::sort(expected.begin(), expected.end(),
-                [&](std::uint64_t a, std::uint64_t b) { return lane_order(a) < lane_order(b); });
-      EXPECT_EQ(grouped_out, expected) << list << (crowded ? " crowded" : "");
+      EXPECT_EQ(grouped_out, ByCanonicalLane(keys)) << list << (crowded ? " crowded" : "");
       std::vector<std::uint32_t> count(kCanonicalLanes, 0), offset(kCanonicalLanes, 0);
       for (std::uint64_t key : keys) ++count[(key & 0xffffffffu) % 1024];
       for (int l = 1; l < kCanonicalLanes; ++l) {

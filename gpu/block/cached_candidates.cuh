@@ -133,15 +133,28 @@ struct NoCountVisit {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void operator()(Thread, std::uint64_t) const {}
 };
 
+// The write tail of both gathers below: each thread writes the keys its_keys(t, put) gives it
+// to keys from its scanned offset (offset[t]'s count), the slots from `total` to kSortSlots
+// hold ~0, and a barrier follows (a sort's contract, gpu/block/bitonic_sort.cuh).
+template <int kThreads, class B, class Offsets, class ItsKeys, class Shared>
+SAMPCHECK_KERNEL_BODY void WriteScannedCandidates(B& block, const Offsets& offset, ItsKeys its_keys, Shared& keys,
+                                                  std::uint32_t total) {
+  block.ForEachThread([&](Thread t) {
+    std::uint32_t at = CandidatesOfPacked(offset[t]);
+    its_keys(t, [&](std::uint64_t key) { keys.Store(at++, key); });
+    PadSortSlots<kThreads>(t, keys, total, kSortSlots);
+  });
+  block.Sync();
+}
+
 // Reads 2 and 3 of a survivor gather (gpu/block/top_k_survivors.cuh,
 // gpu/fast/fast_top_k_survivors.cuh): each thread counts the keys own_keys(t, f) gives it that
 // pass `candidate`, keeping the first CachedCandidatesPerThread<kThreads>() in registers
 // (visit(t, key) sees every key of that read); the scan of the counts in thread order
 // (BlockExclusiveScan: one barrier) gives offsets, the total and whether a cache is short.
 // Returns false (nothing written) when the total is above `capacity`; else each thread writes
-// its candidates to keys from its offset, in the order own_keys gives them (from its cache,
-// or, some cache short, from read 3: own_keys again), the slots from the total to kSortSlots
-// hold ~0, and a barrier follows (a sort's contract, gpu/block/bitonic_sort.cuh).
+// its candidates in the order own_keys gives them (from its cache, or, some cache short, from
+// read 3: own_keys again) by WriteScannedCandidates.
 template <int kThreads, class B, class OwnKeys, class Candidate, class Visit, class Shared>
 SAMPCHECK_KERNEL_BODY bool GatherCountedCandidates(B& block, OwnKeys own_keys, Candidate candidate, Visit visit,
                                                    Shared& keys, std::uint32_t capacity, std::uint32_t& total) {
@@ -161,19 +174,18 @@ SAMPCHECK_KERNEL_BODY bool GatherCountedCandidates(B& block, OwnKeys own_keys, C
   total = CandidatesOfPacked(packed_total);
   if (total > capacity) return false;
   const bool cached = !AnyOverflowed(packed_total);
-  block.ForEachThread([&](Thread t) {
-    std::uint32_t at = CandidatesOfPacked(offset[t]);
-    auto put = [&](std::uint64_t key) { keys.Store(at++, key); };
-    if (cached) {
-      cache[t].ForEach(put);
-    } else {
-      own_keys(t, [&](std::uint64_t key) {
-        if (candidate(key)) put(key);
-      });
-    }
-    PadSortSlots<kThreads>(t, keys, total, kSortSlots);
-  });
-  block.Sync();
+  WriteScannedCandidates<kThreads>(
+      block, offset,
+      [&](Thread t, auto put) {
+        if (cached) {
+          cache[t].ForEach(put);
+        } else {
+          own_keys(t, [&](std::uint64_t key) {
+            if (candidate(key)) put(key);
+          });
+        }
+      },
+      keys, total);
   return true;
 }
 
@@ -200,12 +212,8 @@ SAMPCHECK_KERNEL_BODY bool GatherKeptCandidates(B& block, Kept& kept, Candidate 
   }
   total = CandidatesOfPacked(packed_total);
   if (total > capacity) return false;
-  block.ForEachThread([&](Thread t) {
-    std::uint32_t at = CandidatesOfPacked(offset[t]);
-    (void)kept[t].ForEachCandidate(candidate, [&](std::uint64_t key) { keys.Store(at++, key); });
-    PadSortSlots<kThreads>(t, keys, total, kSortSlots);
-  });
-  block.Sync();
+  WriteScannedCandidates<kThreads>(
+      block, offset, [&](Thread t, auto put) { (void)kept[t].ForEachCandidate(candidate, put); }, keys, total);
   return true;
 }
 

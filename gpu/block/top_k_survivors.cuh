@@ -38,19 +38,19 @@
 //   `sorted` from its offset on, the slots after them kNoKey, and the network sorts the
 //   SortSlotsFor(total) slots that hold them (64 for ~50 candidates, not 1024): sorted[0 ..
 //   total) is the candidates in the canonical order.
-// - GatherOrder::kLaneGrouped (the one-block rows): then GroupCandidatesByLane (below) puts them
+// - GatherTopKCandidates (the one-block rows): then GroupCandidatesByLane (below) puts them
 //   in `grouped` lane by lane (lane = index mod 1024), each lane in index order, which is the
 //   canonical reduction order restricted to them (docs/spec/reductions.md), with lane t's first
 //   place and number in offset[t] / count[t]. Until 2026-12-03 reads 2 and 3 went by
 //   canonical lanes, one element a load, and wrote `grouped` in lane order from a scan in lane
-//   order, so the one-block rows always read the row twice. kSortedOnly (the slices' gathers):
-//   nothing more (grouped, offset and count untouched).
+//   order, so the one-block rows always read the row twice. GatherSortedTopKCandidates (the
+//   slices' gathers) stops at `sorted`.
 // - The values are the keys' value bits (ValueOfDescendingKey): exact except that -0.0 comes
 //   back as +0.0, which no probability sees (x - M and exp(+-0) give the same bits); callers
 //   that write a value back read it from the row.
 // - Deterministic: integer counts, a fixed scan order, a sorting network and merges. The
-//   gather ends with a barrier after its last writes (kLaneGrouped: before the lane counts'
-//   reads of `grouped`, which the caller orders before rewriting it).
+//   gather ends with a barrier after its last writes (GatherTopKCandidates: before the lane
+//   counts' reads of `grouped`, which the caller orders before rewriting it).
 // Example: row {1, 3, 3, 2} (4 lanes used), k = 2: maxima keys are the entries themselves; T =
 //   the key of (3, index 2); candidates {1, 2}; sorted = keys of (3, 1), (3, 2)
 //   (tests/gpu_kernels_test.cc, GpuTopKSurvivors).
@@ -138,17 +138,13 @@ SAMPCHECK_KERNEL_BODY void GroupCandidatesByLane(B& block, Shared& sorted, int l
   });
 }
 
-// What a gather leaves besides `sorted`: kLaneGrouped, the canonical lane grouping in
-// grouped / offset / count (GroupCandidatesByLane); kSortedOnly, nothing (contract above).
-enum class GatherOrder { kLaneGrouped, kSortedOnly };
-
 // Returns false (nothing gathered) when there are more than kCandidates candidates; else the
-// candidates are in sorted (and with kLaneGrouped in grouped) as above, `total` holds their
-// number. 1 <= k <= 1024, k < vocab.
-template <GatherOrder kOrder = GatherOrder::kLaneGrouped, class B, class Arr, class Shared, class R>
-SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t base, std::int64_t vocab,
-                                                std::int64_t k, bool ties, Shared& grouped, Shared& sorted, R& offset,
-                                                R& count, std::uint32_t& total, std::uint64_t& first) {
+// candidates are in sorted in the canonical order as above, `total` holds their number (the
+// slices' gathers: no lane order). 1 <= k <= 1024, k < vocab.
+template <class B, class Arr, class Shared>
+SAMPCHECK_KERNEL_BODY bool GatherSortedTopKCandidates(B& block, Arr row, std::int64_t base, std::int64_t vocab,
+                                                      std::int64_t k, bool ties, Shared& sorted, std::uint32_t& total,
+                                                      std::uint64_t& first) {
   // Four elements a load where every thread gets a quad (so that, as with canonical lanes,
   // 1024 >= k threads hold an entry: the maxima below T are real keys); else canonical lanes.
   const QuadSpan span = QuadSpanOf(row, base, vocab);
@@ -184,9 +180,17 @@ SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t 
   });
   if (!fit) return false;
   BitonicSortSlots<kCanonicalLanes>(block, sorted, total);  // the candidates' slots only
-  if constexpr (kOrder == GatherOrder::kLaneGrouped) {
-    GroupCandidatesByLane(block, sorted, static_cast<int>(total), grouped, offset, count);
-  }
+  return true;
+}
+
+// GatherSortedTopKCandidates, then the candidates by canonical lanes in grouped / offset /
+// count (GroupCandidatesByLane): the one-block rows.
+template <class B, class Arr, class Shared, class R>
+SAMPCHECK_KERNEL_BODY bool GatherTopKCandidates(B& block, Arr row, std::int64_t base, std::int64_t vocab,
+                                                std::int64_t k, bool ties, Shared& grouped, Shared& sorted, R& offset,
+                                                R& count, std::uint32_t& total, std::uint64_t& first) {
+  if (!GatherSortedTopKCandidates(block, row, base, vocab, k, ties, sorted, total, first)) return false;
+  GroupCandidatesByLane(block, sorted, static_cast<int>(total), grouped, offset, count);
   return true;
 }
 

@@ -17,7 +17,7 @@
 //   Slice g is [SliceBegin(g), SliceBegin(g + 1)) of the row, longer than L.
 // - SamplingFiltersSlicesKernel: grid rows x grid_slices; block b serves row b / grid_slices,
 //   slice g = b % grid_slices (g >= n: returns). It gathers the slice's candidates with the
-//   one-block gather (GatherTopKCandidates, gpu/block/top_k_survivors.cuh: one to three reads of the
+//   one-block gather (GatherSortedTopKCandidates, gpu/block/top_k_survivors.cuh: one to three reads of the
 //   slice, exact integer keys, ties not kept) and writes the slice's L smallest keys in
 //   ascending order, with row indices, to slices[row kRowSliceSlots + g L ..]; kNoKey at the
 //   list's first slot when its candidates do not fit (the per-row work then reads the row).
@@ -214,15 +214,11 @@ struct SamplingFiltersSlicesKernelOf {
     const std::int64_t length = SliceBegin(g + 1, n, vocab) - lo;
     const std::int64_t length_k = SliceListLength(k, rules);
     const std::int64_t list = row * kRowSliceSlots + g * length_k;
-    auto grouped = GroupedCandidateSlots(block);  // the last block's merge reuses them
-    auto sorted = SortedCandidateSlots(block);
-    auto offset = Registers<std::uint32_t>(block);
-    auto count = Registers<std::uint32_t>(block);
+    auto sorted = SortedCandidateSlots(block);  // the last block's merge reuses them
     std::uint32_t total = 0;
     std::uint64_t first = 0;  // a degenerate slice gathers nothing: its list is incomplete
-    const bool gathered =
-        GatherTopKCandidates<GatherOrder::kSortedOnly>(block, logits, row * pitch + lo, length, length_k, false,
-                                                       grouped, sorted, offset, count, total, first);
+    const bool gathered = GatherSortedTopKCandidates(block, logits, row * pitch + lo, length, length_k, false, sorted,
+                                                     total, first);
     // Thread j stores key j of the list (or thread 0 the marker), then a barrier: thread 0's
     // fence in LastBlockOf orders every thread's stores before the ticket (its contract).
     // Thread 0 storing the whole list needed no barrier but was a load and a store a key on
