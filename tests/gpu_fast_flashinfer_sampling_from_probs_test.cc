@@ -13,7 +13,9 @@
 
 #include "core/case.h"
 #include "core/tensor.h"
+#include "gpu/emulator/emulator_counters.h"
 #include "gpu/fast/fast_backend.h"
+#include "gpu/fast/fast_sampling_launch.h"
 
 namespace sampcheck {
 namespace {
@@ -91,6 +93,34 @@ TEST(GpuFastFlashinferSamplingFromProbs, WideRowsAcrossChunks) {
   EXPECT_EQ(Draws(backend->Run("flashinfer_sampling_from_probs",
                                FlashinferCase("top_k", 300, wide, {2}, {1.0f}, {0.0f}, 1, {1.0f}))),
             (std::vector<Draw>{{299, true, 1}}));
+}
+
+// A round reads the row twice, four entries a load: the inverse CDF's scan (V / 4 loads, and
+// the owners' walk: at most 2 c a warp, c = 32-entry chunks at V = 4096 in 128-thread blocks,
+// 4 warps) and one read for both pivots' counts and masses (V / 4), plus the token's own entry:
+// at most 2 x 1024 + 256 + 1 loads, where one entry a load and a read a pivot made 3 V =
+// 12288. Row: 2^-10 at every fourth entry (1024 entries of mass 1: dyadic, exact in any
+// order), top_p 0.5, u = 0.25: x = 0.25, the first entry whose running sum exceeds it is i =
+// 1024 (C = 257 / 1024); mass above it 0 < 0.5: accepted in 1 round. min_p 0.5 on the same row:
+// the max's read, then the scan's: token 1024 too.
+TEST(GpuFastFlashinferSamplingFromProbs, ReadsTheRowFourEntriesALoad) {
+  constexpr std::int64_t kV = 4096, kChunk = 32, kWarps = gpu::kFastSamplingEmulatedThreads / 32;
+  static_assert(kV / 4 / gpu::kFastSamplingEmulatedThreads * 4 == kChunk);
+  std::vector<float> row(kV, 0.0f);
+  for (std::int64_t i = 0; i < kV; i += 4) row[static_cast<std::size_t>(i)] = 0x1p-10f;
+  auto backend = gpu::MakeGpuFastEmulatedBackend();
+  for (const char* kernel : {"top_p", "min_p"}) {
+    SCOPED_TRACE(kernel);
+    gpu::LaunchRecorder recorder;
+    EXPECT_EQ(Draws(backend->Run("flashinfer_sampling_from_probs",
+                                 FlashinferCase(kernel, kV, row, {0}, {0.5f}, {0.5f}, 1, {0.25f}))),
+              (std::vector<Draw>{{1024, true, 1}}));
+    ASSERT_EQ(recorder.launches().size(), 1u);
+    std::int64_t loads = 0;
+    for (const gpu::ArrayTraffic& a : recorder.launches()[0].global) loads += a.name == "probs" ? a.loads : 0;
+    EXPECT_GE(loads, 2 * kV / 4);
+    EXPECT_LE(loads, 2 * kV / 4 + 2 * kChunk * kWarps + 1);
+  }
 }
 
 // The reference's checks and its out-of-uniforms error, one message each.

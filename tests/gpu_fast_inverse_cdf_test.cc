@@ -14,7 +14,9 @@
 
 #include "core/case.h"
 #include "core/tensor.h"
+#include "gpu/emulator/emulator_counters.h"
 #include "gpu/fast/fast_backend.h"
+#include "gpu/fast/fast_sampling_launch.h"
 #include "harness/draw_harness.h"
 #include "harness/stat_cases/stat_cases.h"
 
@@ -53,6 +55,28 @@ TEST(GpuFastInverseCdf, SpecExamplesOnDyadicSums) {
   }
   EXPECT_EQ(Tokens(backend->Run("inverse_cdf", InverseCdfCase(2, 300, wide, {0.5f, 0.75f}))),
             (std::vector<std::int64_t>{150, 299}));
+}
+
+// The row four entries a load: V = 4096 in blocks of 128 threads is 1024 quads, chunks of c =
+// 4 x ceil(1024 / 128) = 32 entries; the scan's read makes V / 4 = 1024 loads and the owners'
+// walk (fast_detail::FastBlockInverseCdf: a warp's lowest owner walks its chunk in 32 runs, each
+// lane its run at most twice) at most 2 c loads a warp, 4 warps: at most 1024 + 256 loads, where
+// one entry a load made V = 4096. Dyadic weights (1 at every fourth entry): the token is the
+// spec's whatever the sums' order, u = 0.5 -> x = 512, C_i = i / 4 + 1 at i = 0 mod 4: the first
+// entry past 512 is i = 2048.
+TEST(GpuFastInverseCdf, ReadsTheRowFourEntriesALoad) {
+  constexpr std::int64_t kV = 4096, kChunk = 32, kWarps = gpu::kFastSamplingEmulatedThreads / 32;
+  static_assert(kV / 4 / gpu::kFastSamplingEmulatedThreads * 4 == kChunk);
+  std::vector<float> row(kV, 0.0f);
+  for (std::int64_t i = 0; i < kV; i += 4) row[static_cast<std::size_t>(i)] = 1.0f;
+  auto backend = gpu::MakeGpuFastEmulatedBackend();
+  gpu::LaunchRecorder recorder;
+  EXPECT_EQ(Tokens(backend->Run("inverse_cdf", InverseCdfCase(1, kV, row, {0.5f}))), (std::vector<std::int64_t>{2048}));
+  ASSERT_EQ(recorder.launches().size(), 1u);
+  std::int64_t loads = 0;
+  for (const gpu::ArrayTraffic& a : recorder.launches()[0].global) loads += a.name == "probs" ? a.loads : 0;
+  EXPECT_GE(loads, kV / 4);
+  EXPECT_LE(loads, kV / 4 + 2 * kChunk * kWarps);
 }
 
 // The reference's checks (reference/inverse_cdf.h ParseInverseCdf) name the tensor.

@@ -29,6 +29,9 @@
 // - LoadQuad(arr, i, scalar): elements i .. i + 3 as a Quad (gpu/block/quad.h): one Load4, or
 //   four Loads when `scalar` (a FixedQuadSpanOf quad off a boundary). Every quad read here and
 //   by the callers of FixedQuadSpanOf takes it.
+// - RowOf{arr, base}: the elements from base on as an array indexed from 0 (Load, Load4,
+//   BoundaryGap at base + i), for the callers that take a row's values as a source of their
+//   own (the free-order inverse CDF's weights, gpu/fast/fast_sampling.cuh ValueWeights).
 // Example: base 1 of an array that starts on a boundary, n = 10, 4 threads: head 3 (elements
 //   0, 1, 2 by threads 0, 1, 2), one quad (elements 3 .. 6 by thread 0), tail 3 (elements 7,
 //   8, 9 by threads 0, 1, 2) (tests/gpu_emulator_test.cc, "GpuQuadReads").
@@ -69,6 +72,19 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE auto LoadQuad(const Arr& arr, std::
   for (int j = 0; j < 4; ++j) x.v[j] = arr.Load(i + j);
   return x;
 }
+
+template <class Arr>
+struct RowOf {
+  Arr arr;
+  std::int64_t base = 0;
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE auto Load(std::int64_t i) const { return arr.Load(base + i); }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE auto Load4(std::int64_t i) const { return arr.Load4(base + i); }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t BoundaryGap(std::int64_t i) const {
+    return arr.BoundaryGap(base + i);
+  }
+};
+template <class Arr>
+RowOf(Arr, std::int64_t) -> RowOf<Arr>;
 
 template <class Arr, class F>
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEachQuadElement(const Arr& arr, std::int64_t base,

@@ -31,6 +31,9 @@
 //   every valid entry is 0 (then the last valid index, as the scan's fallback; the reference's
 //   fallback may also land on a trailing zero when t rounds up to the total, an event of
 //   probability 0 under the law).
+//   Reads: each round's inverse CDF reads the row, and one more read gives both pivots' counts
+//   and masses (two until 2026-12-03); every read but top_k_first's radix select takes four
+//   entries a load, each thread the same entries whatever the row's address.
 //   top_k_first (top_k_top_p only): the row is read through top_k_renorm_probs: the k-th
 //   largest non-NaN value is the key of rank k among the descending order keys (NaN keyed as
 //   -1, after every probability), kept p >= it (every non-NaN entry when k >= their count, none
@@ -63,28 +66,35 @@ namespace sampcheck::gpu {
 
 namespace fast_detail {
 
-// Count and mass of the weights above a pivot (p > pivot; p >= pivot under the planted fault),
-// two FastBlockReduce calls: exact counts, a free-order f32 mass.
-template <int kThreads, class B, class Weight>
-SAMPCHECK_KERNEL_BODY void FastFlashinferAbove(B& block, std::int64_t vocab, Weight weight, float pivot,
-                                               bool counts_pivot, std::int64_t& count, float& mass) {
-  auto c = Registers<std::uint32_t>(block);
-  auto m = Registers<float>(block);
+// Count and mass of the weights above two pivots (p > pivot; p >= pivot under the planted
+// fault) from one read, as FlashInfer's kernels take both pivots' aggregates in one loop over
+// the row: each_weight(th, f) gives thread th's f(w) over its share; four FastBlockReduce calls,
+// exact counts, free-order f32 masses.
+template <int kThreads, class B, class EachWeight>
+SAMPCHECK_KERNEL_BODY void FastFlashinferAbove(B& block, EachWeight each_weight, const float (&pivot)[2],
+                                               bool counts_pivot, std::int64_t (&count)[2], float (&mass)[2]) {
+  auto c0 = Registers<std::uint32_t>(block);
+  auto c1 = Registers<std::uint32_t>(block);
+  auto m0 = Registers<float>(block);
+  auto m1 = Registers<float>(block);
   block.ForEachThread([&](Thread th) {
-    std::uint32_t n = 0;
-    float acc = 0.0f;
-    for (std::int64_t i = th.x; i < vocab; i += kThreads) {
-      const float w = weight(i);
-      if (w > pivot || (counts_pivot && w == pivot)) {
-        ++n;
-        acc += w;
+    std::uint32_t n[2] = {0, 0};
+    float acc[2] = {0.0f, 0.0f};
+    each_weight(th, [&](float w) {
+      for (int p = 0; p < 2; ++p) {
+        if (w > pivot[p] || (counts_pivot && w == pivot[p])) {
+          ++n[p];
+          acc[p] += w;
+        }
       }
-    }
-    c[th] = n;
-    m[th] = acc;
+    });
+    c0[th] = n[0], c1[th] = n[1];
+    m0[th] = acc[0], m1[th] = acc[1];
   });
-  count = FastBlockReduce<kThreads, std::uint32_t>(block, c, CountSum{});
-  mass = FastBlockReduce<kThreads, float>(block, m, FloatSum{});
+  count[0] = FastBlockReduce<kThreads, std::uint32_t>(block, c0, CountSum{});
+  count[1] = FastBlockReduce<kThreads, std::uint32_t>(block, c1, CountSum{});
+  mass[0] = FastBlockReduce<kThreads, float>(block, m0, FloatSum{});
+  mass[1] = FastBlockReduce<kThreads, float>(block, m1, FloatSum{});
 }
 
 struct FloatMax {
@@ -115,6 +125,11 @@ struct FastFlashinferSamplingFromProbsKernel {
     rule.top_k = top_k.Load(row);
     rule.top_p = top_p.Load(row);
     auto raw = [&](std::int64_t i) { return probs.Load(base + i); };
+    // Every read of the row but the radix select's: four entries a load, each thread the same
+    // share whatever the row's address (FixedQuadSpanOf: a sum's order, hence a draw, must not
+    // depend on where the batch puts the row).
+    const QuadSpan span = FixedQuadSpanOf(probs, base, vocab);
+    auto each_raw = [&](Thread th, auto&& f) { ForEachQuadElement(probs, base, span, kThreads, th.x, f); };
     // top_k_first: the pivot (k-th largest non-NaN value) and the renormalising factor.
     float keep_from = -1.0f;  // every p >= keep_from is kept (NaN never)
     float scale = 1.0f;
@@ -123,7 +138,7 @@ struct FastFlashinferSamplingFromProbsKernel {
       auto finite = Registers<std::uint32_t>(block);
       block.ForEachThread([&](Thread th) {
         std::uint32_t n = 0;
-        for (std::int64_t i = th.x; i < vocab; i += kThreads) n += IsNan(raw(i)) ? 0u : 1u;
+        each_raw(th, [&](std::int64_t, float x) { n += IsNan(x) ? 0u : 1u; });
         finite[th] = n;
       });
       const std::uint32_t values =
@@ -142,9 +157,9 @@ struct FastFlashinferSamplingFromProbsKernel {
       auto kept = Registers<float>(block);
       block.ForEachThread([&](Thread th) {
         float acc = 0.0f;
-        for (std::int64_t i = th.x; i < vocab; i += kThreads) {
-          if (raw(i) >= keep_from) acc += raw(i);
-        }
+        each_raw(th, [&](std::int64_t, float x) {
+          if (x >= keep_from) acc += x;
+        });
         kept[th] = acc;
       });
       const float sum = FastBlockReduce<kThreads, float>(block, kept, fast_detail::FloatSum{});
@@ -152,10 +167,15 @@ struct FastFlashinferSamplingFromProbsKernel {
       rule.kind = FlashinferKind::kTopP;
     }
     // The row the rounds read (the renormalised one under top_k_first); NaN stays NaN.
-    auto weight = [&](std::int64_t i) {
-      const float x = raw(i);
+    auto weight_of = [&](float x) {
       if (!top_k_first || IsNan(x)) return x;
       return !keep_none && x >= keep_from ? x * scale : 0.0f;
+    };
+    auto weight = [&](std::int64_t i) { return weight_of(raw(i)); };
+    auto each_weight = [&](Thread th, auto&& f) { each_raw(th, [&](std::int64_t, float x) { f(weight_of(x)); }); };
+    // The inverse CDF's weights of the row's values g(w) (ValueWeights: chunks of whole quads).
+    auto weights_by = [&](auto g) {
+      return fast_detail::WeightsOfValues(RowOf{probs, base}, [=](std::int64_t, float x) { return g(weight_of(x)); });
     };
     auto store = [&](std::int64_t tok, bool ok, std::int32_t used) {
       block.ForEachThread([&](Thread th) {
@@ -170,20 +190,20 @@ struct FastFlashinferSamplingFromProbsKernel {
       auto m = Registers<float>(block);
       block.ForEachThread([&](Thread th) {
         float acc = 0.0f;
-        for (std::int64_t i = th.x; i < vocab; i += kThreads) acc = fast_detail::FloatMax{}(acc, weight(i));
+        each_weight(th, [&](float w) { acc = fast_detail::FloatMax{}(acc, w); });
         m[th] = acc;
       });
       const float pivot =
           FastBlockReduce<kThreads, float>(block, m, fast_detail::FloatMax{}) * min_p.Load(row);
       const float ub = u.Load(row * width);
       std::int64_t j = fast_detail::FastBlockInverseCdf<kThreads>(
-          block, vocab, [&](std::int64_t i) { return weight(i) >= pivot ? weight(i) : 0.0f; },
-          [&](float sum) { return ub * sum; }, total);
+          block, vocab, weights_by([=](float w) { return w >= pivot ? w : 0.0f; }), [&](float sum) { return ub * sum; },
+          total);
       if (j < 0) {  // every valid entry is 0 (or none is valid): the scan's last valid index
         auto last = Registers<std::int64_t>(block);
         block.ForEachThread([&](Thread th) {
           std::int64_t l = -1;
-          for (std::int64_t i = th.x; i < vocab; i += kThreads) l = weight(i) >= pivot ? i : l;
+          each_raw(th, [&](std::int64_t i, float x) { l = weight_of(x) >= pivot ? i : l; });
           last[th] = l;
         });
         j = FastBlockReduce<kThreads, std::int64_t>(block, last, fast_detail::IndexMax{});
@@ -201,30 +221,28 @@ struct FastFlashinferSamplingFromProbsKernel {
       }
       const float t = u.Load(row * width + r) * q;
       const std::int64_t j = fast_detail::FastBlockInverseCdf<kThreads>(
-          block, vocab, [&](std::int64_t i) { return weight(i) > low ? weight(i) : 0.0f; }, [&](float) { return t; },
-          total);
+          block, vocab, weights_by([=](float w) { return w > low ? w : 0.0f; }), [&](float) { return t; }, total);
       if (j < 0) {
         store(0, false, r + 1);
         return;
       }
       last_token = j;
       const float pivot0 = weight(j);
-      const float pivot1 = (pivot0 + high) * 0.5f;
-      std::int64_t count0 = 0, count1 = 0;
-      float mass0 = 0.0f, mass1 = 0.0f;
-      fast_detail::FastFlashinferAbove<kThreads>(block, vocab, weight, pivot0, counts_pivot, count0, mass0);
-      fast_detail::FastFlashinferAbove<kThreads>(block, vocab, weight, pivot1, counts_pivot, count1, mass1);
-      if (FlashinferAccept(rule, count0, mass0)) {
+      const float pivots[2] = {pivot0, (pivot0 + high) * 0.5f};
+      std::int64_t count[2] = {0, 0};
+      float mass[2] = {0.0f, 0.0f};
+      fast_detail::FastFlashinferAbove<kThreads>(block, each_weight, pivots, counts_pivot, count, mass);
+      if (FlashinferAccept(rule, count[0], mass[0])) {
         store(last_token, true, r + 1);
         return;
       }
-      if (FlashinferAccept(rule, count1, mass1)) {
+      if (FlashinferAccept(rule, count[1], mass[1])) {
         low = pivot0;
-        high = pivot1;
-        q = mass0;
+        high = pivots[1];
+        q = mass[0];
       } else {
-        low = pivot1;
-        q = mass1;
+        low = pivots[1];
+        q = mass[1];
       }
       if (!(low < high)) {  // the kernel's `while (low < high)` exit keeps the last sample
         store(last_token, true, r + 1);

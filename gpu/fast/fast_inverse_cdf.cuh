@@ -14,7 +14,9 @@
 //   probs finite >= 0 with a positive entry per row, u in [0, 1).
 // - token = FastBlockInverseCdf(w_i = probs_i, x = u * total): the first i with probs_i > 0
 //   whose running sum exceeds u times the row's total, sums in the block scan's order; rounding
-//   past the end takes the last positive entry. A token of probability 0 is never drawn.
+//   past the end takes the last positive entry. A token of probability 0 is never drawn. The
+//   row is read four entries a load (16-byte loads) when it holds at least 4 x kThreads
+//   entries (chunks of whole quads), one a load before 2026-12-03.
 // - Deterministic for a given kThreads (no atomics); between block sizes and against the
 //   reference, tokens may differ where sums round differently: the distributional tier.
 // - options.bug plants a fault for the harness's negative control (`wrong:` variants,
@@ -46,8 +48,9 @@ struct FastInverseCdfKernel {
     const std::int64_t base = row * pitch;
     const float ub = u.Load(row);
     float total = 0.0f;
+    // The weights four a load (ValueWeights: chunks of whole quads from 4 x kThreads entries on).
     const std::int64_t j = fast_detail::FastBlockInverseCdf<kThreads>(
-        block, vocab, [&](std::int64_t i) { return probs.Load(base + i); },
+        block, vocab, fast_detail::WeightsOfValues(RowOf{probs, base}, [](std::int64_t, float x) { return x; }),
         [&](float sum) { return bug == FastSamplingBug::kInverseCdfSkipsRenormalisation ? ub : ub * sum; }, total);
     block.ForEachThread([&](Thread th) {
       if (th.x == 0) token.Store(row, j);
