@@ -12,7 +12,9 @@
 #include "core/case.h"
 #include "core/error.h"
 #include "core/tensor.h"
+#include "gpu/emulator/emulator_counters.h"
 #include "gpu/fast/fast_backend.h"
+#include "gpu/fast/fast_sampling_launch.h"
 
 namespace sampcheck {
 namespace {
@@ -63,6 +65,65 @@ TEST(GpuFastSpecRandom, VllmSpecExample) {
   c.inputs.emplace("q", Tensor::FromValues(DType::kF32, {1, 4}, std::vector<float>{1, 1, 1, 1}));
   c.inputs.emplace("bonus_q", Tensor::FromValues(DType::kF32, {1, 4}, std::vector<float>{1, 1, 1, 1}));
   EXPECT_EQ(Emitted(backend->Run("spec_random", c)), (std::vector<std::int64_t>{1, -1, 0}));
+}
+
+// The recovered token's rows four entries a load: one request, draft 0 rejected, V = 4096 in
+// blocks of 128 threads (1024 quads, chunks of c = 32 entries, 4 warps). flashinfer: t_0 = 1/2
+// at 0 and 2^-11 at every other fourth entry, d_0 = 1 at 0: u_0 * 1 = 0.5 is not below 0.5, so
+// the draft is rejected; the residual is 2^-11 at i = 4, 8, ... (1023 entries, dyadic sums
+// exact in any order), u_1 = 0.5 -> x = 1023 / 4096, C_i = (i / 4) / 2048: the first i with C_i
+// > x is 2048. The scan reads t_0 and d_0 once by quads (V / 4 loads each) and the owners' walk
+// at most 2 c a warp of each; the acceptance test one entry of each. vllm, the same rows, u_0 =
+// 0.75: rejected (0.5 / 1 < 0.75); the race over r_j / q_j with q = 1 but q at 8 = 2^-4: r_8 /
+// q_8 = 2^-7 wins, token 8; t_0, d_0 and q read once each by quads (V / 4 loads each).
+TEST(GpuFastSpecRandom, ReadsTheRowsFourEntriesALoad) {
+  constexpr std::int64_t kV = 4096, kChunk = 32, kWarps = gpu::kFastSamplingEmulatedThreads / 32;
+  static_assert(kV / 4 / gpu::kFastSamplingEmulatedThreads * 4 == kChunk);
+  std::vector<float> target(2 * kV, 0.0f), draft(kV, 0.0f), q(kV, 1.0f);
+  target[0] = 0.5f;
+  for (std::int64_t i = 4; i < kV; i += 4) target[static_cast<std::size_t>(i)] = 0x1p-11f;
+  target[kV] = 1.0f;  // t_1: the bonus row, not read
+  draft[0] = 1.0f;
+  q[8] = 0x1p-4f;
+  auto loads_of = [](const gpu::LaunchCounters& l, const char* name) {
+    std::int64_t n = 0;
+    for (const gpu::ArrayTraffic& a : l.global) n += a.name == name ? a.loads : 0;
+    return n;
+  };
+  auto backend = gpu::MakeGpuFastEmulatedBackend();
+  auto one_draft = [&](Profile profile) {
+    Case c;
+    c.id = "gpu_fast_spec_random_test";
+    c.stage = "spec_random";
+    c.profile = profile;
+    c.inputs.emplace("draft_ids", Tensor::FromValues(DType::kI32, {1, 1}, std::vector<std::int32_t>{0}));
+    c.inputs.emplace("target_probs", Tensor::FromValues(DType::kF32, {1, 2, kV}, target));
+    c.inputs.emplace("draft_probs", Tensor::FromValues(DType::kF32, {1, 1, kV}, draft));
+    return c;
+  };
+  {
+    Case c = one_draft(Profile::kFlashinfer);
+    c.inputs.emplace("u", Tensor::FromValues(DType::kF32, {1, 2}, std::vector<float>{0.5f, 0.5f}));
+    gpu::LaunchRecorder recorder;
+    EXPECT_EQ(Emitted(backend->Run("spec_random", c)), (std::vector<std::int64_t>{2048, -1, 0}));
+    ASSERT_EQ(recorder.launches().size(), 1u);
+    for (const char* rows : {"target_probs", "draft_probs"}) {
+      SCOPED_TRACE(rows);
+      EXPECT_GE(loads_of(recorder.launches()[0], rows), kV / 4 + 1);
+      EXPECT_LE(loads_of(recorder.launches()[0], rows), kV / 4 + 1 + 2 * kChunk * kWarps);
+    }
+  }
+  Case c = one_draft(Profile::kVllm);
+  c.inputs.emplace("u", Tensor::FromValues(DType::kF64, {1, 1}, std::vector<double>{0.75}));
+  c.inputs.emplace("q", Tensor::FromValues(DType::kF32, {1, kV}, q));
+  c.inputs.emplace("bonus_q", Tensor::FromValues(DType::kF32, {1, kV}, q));
+  gpu::LaunchRecorder recorder;
+  EXPECT_EQ(Emitted(backend->Run("spec_random", c)), (std::vector<std::int64_t>{8, -1, 0}));
+  ASSERT_EQ(recorder.launches().size(), 1u);
+  EXPECT_EQ(loads_of(recorder.launches()[0], "target_probs"), kV / 4 + 1);
+  EXPECT_EQ(loads_of(recorder.launches()[0], "draft_probs"), kV / 4 + 1);
+  EXPECT_EQ(loads_of(recorder.launches()[0], "q"), kV / 4);
+  EXPECT_EQ(loads_of(recorder.launches()[0], "bonus_q"), 0);
 }
 
 // The checks of the bit-exact glue (the reference's messages), and the profile not claimed.

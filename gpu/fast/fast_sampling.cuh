@@ -276,22 +276,26 @@ SAMPCHECK_KERNEL_BODY T FastBlockReduce(B& block, R& lane, Op op) {
 // no thread picks: the fallback's reduction), where a Hillis-Steele scan took 11 and the
 // warps' picks were searched in warp order, up to kWarps reads a thread.
 template <class W>
-concept QuadWeights = requires(const W& w, std::int64_t i, float x) {
-  { w.Weight(i, x) } -> std::convertible_to<float>;
+concept QuadWeights = requires(const W& w, std::int64_t i) {
+  { w.Weight(i, w.Load(i)) } -> std::convertible_to<float>;
   w.Load(i);
   w.Load4(i);
   { w.BoundaryGap(i) } -> std::convertible_to<std::int64_t>;
 };
 
 // A row's weights f(i, x) of its values x (a source with Load, Load4 and BoundaryGap, as
-// ScaledOrderKeys' logits), a QuadWeights: one element by weights(i), its values by Load and
+// ScaledOrderKeys' logits; x a float, or what the source's Load gives, as fast_spec_random's
+// entries of several rows), a QuadWeights: one element by weights(i), its values by Load and
 // Load4 (LoadQuad, gpu/block/quad_reads.cuh).
 template <class Values, class F>
 struct ValueWeights {
   Values values;
   F f;
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float operator()(std::int64_t i) const { return f(i, values.Load(i)); }
-  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Weight(std::int64_t i, float x) const { return f(i, x); }
+  template <class X>
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Weight(std::int64_t i, const X& x) const {
+    return f(i, x);
+  }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE auto Load(std::int64_t i) const { return values.Load(i); }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE auto Load4(std::int64_t i) const { return values.Load4(i); }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t BoundaryGap(std::int64_t i) const {

@@ -29,6 +29,9 @@
 //   bonus; FastBlockInverseCdf over w_j = SpecResidual(t_j, d_j) (bonus: SpecResidual(t_j, 0)),
 //   total in the block scan's order; when x is not below the total (u = 1, a +inf weight, an
 //   all-zero residual) the token is V - 1, the reference's fallback.
+// - Reads: the token's pass reads each row it needs (t; d for a residual; vllm's q or bonus_q)
+//   four entries a load (SpecEntries below), each thread the same entries whatever the rows'
+//   addresses (FixedQuadSpanOf, gpu/block/quad_reads.cuh); one entry a load before 2026-12-03.
 // - emitted[b] = drafts[0, k), the token, then -1; accepted[b] = k.
 // - Deterministic for a given kThreads (no atomics); the distributional tier between block sizes
 //   and against the reference (flashinfer's draw only; vllm's token is the reference's).
@@ -44,11 +47,51 @@
 #include <cstdint>
 
 #include "gpu/block/block_model.h"
+#include "gpu/block/quad.h"
+#include "gpu/block/quad_reads.cuh"
 #include "gpu/fast/fast_sampling.cuh"
 #include "gpu/fast/fast_spec_random_launch.h"
 #include "gpu/kernels/spec_random.cuh"
 
 namespace sampcheck::gpu {
+
+namespace fast_detail {
+
+// Entry i of the rows a position reads: the target's t, the draft's d (0 when not read) and
+// the race's q (1 when not read).
+struct SpecEntry {
+  float t, d, q;
+};
+
+// Those rows as one source four entries a load (Load, Load4, BoundaryGap: gpu/block/quad_reads.cuh),
+// for FixedQuadSpanOf only: BoundaryGap is nonzero when any row read starts off a 16-byte
+// boundary, and then every quad is loaded one entry at a time (LoadQuad's `scalar`).
+template <class In>
+struct SpecEntries {
+  In target, draft, q;
+  std::int64_t at = 0, draft_at = 0, q_at = 0;
+  bool reads_draft = false, reads_q = false;
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE SpecEntry Load(std::int64_t i) const {
+    return {target.Load(at + i), reads_draft ? draft.Load(draft_at + i) : 0.0f, reads_q ? q.Load(q_at + i) : 1.0f};
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE Quad<SpecEntry> Load4(std::int64_t i) const {
+    const auto t = target.Load4(at + i);
+    Quad<float> d{{0.0f, 0.0f, 0.0f, 0.0f}}, r{{1.0f, 1.0f, 1.0f, 1.0f}};
+    if (reads_draft) d = draft.Load4(draft_at + i);
+    if (reads_q) r = q.Load4(q_at + i);
+    Quad<SpecEntry> e;
+    for (int j = 0; j < 4; ++j) e.v[j] = {t.v[j], d.v[j], r.v[j]};
+    return e;
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t BoundaryGap(std::int64_t i) const {
+    std::int64_t gap = target.BoundaryGap(at + i);
+    if (gap == 0 && reads_draft) gap = draft.BoundaryGap(draft_at + i);
+    if (gap == 0 && reads_q) gap = q.BoundaryGap(q_at + i);
+    return gap;
+  }
+};
+
+}  // namespace fast_detail
 
 template <int kBlockThreads>
 struct FastSpecRandomKernel {
@@ -82,31 +125,36 @@ struct FastSpecRandomKernel {
     const std::int64_t draft_at = (row * width + k) * vocab;
     const std::int64_t rejected_id = rejected ? drafts.Load(row * width + k) : -1;
     const bool from_target = bug == FastSamplingBug::kSpecRandomRecoveredFromTarget;
+    // The rows read, four entries a load, each thread the same entries whatever the rows'
+    // addresses (FixedQuadSpanOf): the target's, the draft's for a residual, vllm's q (a
+    // rejection) or bonus_q (every draft accepted).
+    const fast_detail::SpecEntries<In> entries{
+        target, draft, rejected ? q : bonus_q, at, draft_at, row * vocab, rejected && has_draft && !from_target, vllm};
+    const QuadSpan span = FixedQuadSpanOf(entries, 0, vocab);
     // The recovered token's weights (the residual), or the bonus position's target row.
     // (vllm's bonus race reads t itself.)
-    auto weight = [&](std::int64_t i) {
-      const float t = target.Load(at + i);
-      if (!rejected) return SpecResidual(t, 0.0f);
-      if (from_target) return t;
-      if (!has_draft) return i == rejected_id ? 0.0f : t;  // n-gram: r = t with the draft's entry 0
-      return SpecResidual(t, draft.Load(draft_at + i));
+    auto weight = [&](std::int64_t i, const fast_detail::SpecEntry& e) {
+      if (!rejected) return SpecResidual(e.t, 0.0f);
+      if (from_target) return e.t;
+      if (!has_draft) return i == rejected_id ? 0.0f : e.t;  // n-gram: r = t with the draft's entry 0
+      return SpecResidual(e.t, e.d);
     };
     std::int64_t token = 0;
     if (vllm) {
       auto best = Registers<std::uint64_t>(block);
       block.ForEachThread([&](Thread th) {
         std::uint64_t b = fast_detail::kNoKey;
-        for (std::int64_t i = th.x; i < vocab; i += kThreads) {
+        ForEachQuadElement(entries, 0, span, kThreads, th.x, [&](std::int64_t i, const fast_detail::SpecEntry& e) {
           std::uint64_t key;
           if (rejected) {
-            const float s = weight(i) * (1.0f / q.Load(row * vocab + i));  // vLLM: prob * q.reciprocal()
+            const float s = weight(i, e) * (1.0f / e.q);  // vLLM: prob * q.reciprocal()
             key = fast_detail::OrderKey(IsNan(s) ? NegativeInfinity() : s, i);
           } else {
-            const float s = target.Load(at + i) / bonus_q.Load(row * vocab + i);
+            const float s = e.t / e.q;
             key = IsNan(s) ? static_cast<std::uint64_t>(i) : fast_detail::OrderKey(s, i);  // NaN first
           }
           if (key < b) b = key;
-        }
+        });
         best[th] = b;
       });
       const std::uint64_t won =
@@ -117,7 +165,7 @@ struct FastSpecRandomKernel {
       const float u = u32.Load(row * (width + 1) + ui);
       float total = 0.0f;
       const std::int64_t j = fast_detail::FastBlockInverseCdf<kThreads>(
-          block, vocab, weight, [&](float sum) { return u * sum; }, total);
+          block, vocab, fast_detail::WeightsOfValues(entries, weight), [&](float sum) { return u * sum; }, total);
       token = j < 0 || !(u * total < total) ? vocab - 1 : j;
     }
     block.ForEachThread([&](Thread th) {
