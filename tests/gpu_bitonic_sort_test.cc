@@ -177,8 +177,9 @@ TEST(GpuBitonicSort, TwoBuffersHalveTheCrossingStagesAccesses) {
 }
 
 // KthSmallestSlot against std::nth_element: distinct keys with padding (~0) in the last slots
-// (rows shorter than 1024 lanes), every k from 1 to the real keys' number at a few sizes, under
-// 1024, 128 and 32 threads; ten barriers. The padding may repeat: it is above the k-th.
+// (rows shorter than 1024 lanes), every k from 1 to the real keys' number at a few sizes (both
+// sides of the merge tree's 4 <= k <= 64), under 1024, 128 and 32 threads; six barriers there,
+// ten elsewhere. The padding may repeat: it is above the k-th.
 template <int kThreads>
 LaunchReport ExpectKth(const std::vector<std::uint64_t>& slots, std::int64_t k) {
   std::uint64_t got = 0;
@@ -196,7 +197,8 @@ LaunchReport ExpectKth(const std::vector<std::uint64_t>& slots, std::int64_t k) 
     });
   });
   EXPECT_TRUE(r.ok()) << r.Summary();
-  EXPECT_EQ(r.counters.max_block_barriers, 1 + 10);  // the test's store barrier, then the contract's ten
+  // The test's store barrier, then the contract's.
+  EXPECT_EQ(r.counters.max_block_barriers, 1 + (k >= 4 && k <= 64 ? 6 : 10));
   std::vector<std::uint64_t> want = slots;
   std::nth_element(want.begin(), want.begin() + (k - 1), want.end());
   EXPECT_EQ(got, want[static_cast<std::size_t>(k - 1)]) << "k " << k << ", " << kThreads << " threads";
@@ -214,8 +216,10 @@ TEST(GpuBitonicSort, KthSmallestMatchesNthElement) {
     std::shuffle(slots.begin(), slots.end(), std::mt19937(seed++));
     const auto distinct = static_cast<std::int64_t>(slots.size());
     slots.resize(kSortSlots, kPad);
-    for (std::int64_t k : {std::int64_t{1}, std::int64_t{2}, std::int64_t{31}, std::int64_t{32}, std::int64_t{33},
-                           std::int64_t{50}, std::int64_t{513}, std::int64_t{1024}}) {
+    for (std::int64_t k : {std::int64_t{1}, std::int64_t{2}, std::int64_t{3}, std::int64_t{4}, std::int64_t{31},
+                           std::int64_t{32}, std::int64_t{33},
+                           std::int64_t{50}, std::int64_t{63}, std::int64_t{64}, std::int64_t{65}, std::int64_t{513},
+                           std::int64_t{1024}}) {
       if (k > distinct) continue;
       ExpectKth<1024>(slots, k);
       ExpectKth<128>(slots, k);
@@ -225,16 +229,25 @@ TEST(GpuBitonicSort, KthSmallestMatchesNthElement) {
   }
 }
 
-// The contract's bound on a thread's serial work at 1024 threads (one key a thread): its load and
-// its store of the sorted run (the merge takes the key from the thread's registers), one binary
-// search a level over the partner run's first m = min(len, k) keys (floor(log2 m) + 1 reads: 6 + 6
-// + 6 + 6 + 6 = 30 at k = 50, 6 + 7 + 8 + 9 + 10 = 40 at k = 1024), a store a level for levels 1
-// to 4, the two answer slots' stores and reads; plus the test's own store. The ranks over 32 runs
-// it replaced read up to 32 x 6 = 192 times a key.
+// The contract's bound on a thread's serial work at 1024 threads (one key a thread), plus the
+// test's own store. k <= 64, the warps' merge tree: the load and an odd run's store, level 1's
+// read and the next partner's two stores, levels 2 to 4 two reads and two stores each, level
+// 5's two reads and the answer slots' stores (two in lane 0 when k = 1 mod 32, else one a
+// lane), their two reads: 2 + 3 + 12 + 4 + 2 = 23 at most.
+// k < 4 or k > 64, the merge by binary searches: the load and store of the sorted run, one
+// binary search a level over the partner run's first m = min(len, k) keys (floor(log2 m) + 1
+// reads: 5 x 1 = 5 at k = 1, 5 x 2 = 10 at k = 3, 6 + 7 + 7 + 7 + 7 = 34 at k = 65, 6 + 7 + 8 +
+// 9 + 10 = 40 at k = 1024), a store a level for levels 1 to 4, the two answer slots' stores and
+// reads: at most 16 at k = 1 and 21 at k = 3, under the tree's 22 or 23. The ranks over 32 runs it replaced read up to 32 x
+// 6 = 192 times a key; the binary searches took 1 + 2 + 30 + 4 + 2 + 2 = 41 at k = 50.
 TEST(GpuBitonicSort, KthSmallestReadsAKeyAtMostFortyTimes) {
   std::vector<std::uint64_t> slots = RandomKeys(kSortSlots, 0, 41);
   std::shuffle(slots.begin(), slots.end(), std::mt19937(42));
-  for (const auto& [k, reads] : {std::pair{std::int64_t{50}, 30}, std::pair{std::int64_t{1024}, 40}}) {
+  for (const std::int64_t k : {std::int64_t{4}, std::int64_t{50}, std::int64_t{64}}) {
+    EXPECT_LE(ExpectKth<1024>(slots, k).counters.critical_path, 1 + 23) << "k " << k;
+  }
+  for (const auto& [k, reads] : {std::pair{std::int64_t{1}, 5}, std::pair{std::int64_t{3}, 10},
+                                 std::pair{std::int64_t{65}, 34}, std::pair{std::int64_t{1024}, 40}}) {
     const LaunchReport r = ExpectKth<1024>(slots, k);
     EXPECT_LE(r.counters.critical_path, 1 + 2 + reads + 4 + 2 + 2) << "k " << k;
   }

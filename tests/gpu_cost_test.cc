@@ -511,7 +511,12 @@ TEST(GpuCost, GreedyRowsReadTheLogitsOnce) {
 // gpu/block/merge_runs.cuh), the merged keys placed (1)), 18 in the others, 20 tickets
 // (11 and 9 until 2026-12-01, when the k-th was found by ranking each key over the 32 runs,
 // thread 0 stored the list and the merge ranked each key in the 19 other lists: more serial
-// reads, fewer barriers; docs/gpu.md "Sorting networks and the canonical reduction"). The lists are read from
+// reads, fewer barriers; docs/gpu.md "Sorting networks and the canonical reduction"). Later on
+// 2026-12-03 the k-th went to the warps' merge tree (6 barriers, gpu/block/warp_merge_tree.cuh,
+// for k <= 64), and so did the merge of the 20 lists (MergeSliceLists, gpu/block/row_slices.cuh:
+// the lists loaded into the warps' registers, 5 levels, 4 barriers; every warp loads the 20
+// heads, 32 x 20 x 8 = 5120 bytes of the same words, where the staged copy served them): 20
+// barriers in the last block, 14 in the others. The lists were read from
 // the scratch once (1000 keys, 8000 bytes), their heads checked in the staged copy: the
 // busiest block moves its slice's read and those, under 34676 bytes (59764 with two reads
 // until 2026-12-03; 59924 while block-level code loaded the 20 heads from the scratch before
@@ -526,11 +531,11 @@ TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
   s.rows = 1;
   const std::vector<float> logits = SamplingCostLogits(s);
   const auto launches = CountGpuFastSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"fast_sampling_slices", 20, 28}}));
-  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {1.01, 28}), "");
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"fast_sampling_slices", 20, 20}}));
+  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {1.01, 20}), "");
   EXPECT_GE(LogitsPasses(launches, s.rows, s.vocab), 1.0);
-  EXPECT_EQ(launches[0].barriers, 20 * 18 + 10);
-  EXPECT_LE(launches[0].max_block_global_bytes, 6413 * 4 + 1000 * 8 + 1024);
+  EXPECT_EQ(launches[0].barriers, 20 * 14 + 6);
+  EXPECT_LE(launches[0].max_block_global_bytes, 6413 * 4 + 1000 * 8 + 32 * 20 * 8 + 1024);
   EXPECT_EQ(launches[0].atomics, 20);
 }
 
@@ -565,14 +570,17 @@ TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
 // 2026-12-03, 37 and 29 (the lane grouping's merge in `grouped` itself, GroupCandidatesByLane:
 // +1), and the one-block run reads the row once (2 passes before: its reads 2 and 3 went by
 // canonical lanes, for the lane grouping that its candidates now take from the sorted ones,
-// 3 barriers: 22 -> 25).
+// 3 barriers: 22 -> 25). Later that day the k-th thread maximum by the warps' merge tree (6
+// barriers instead of 10, gpu/block/warp_merge_tree.cuh) and the 20 lists' merge too
+// (MergeSliceLists, gpu/block/row_slices.cuh: 4 barriers instead of 8, every warp loading the
+// 20 heads): 29, 21 and 25.
 TEST(GpuCost, SamplingFiltersSplitOneRowOverBlocks) {
   SamplingCostShape s = Shape(0.0f, false);
   s.rows = 1;
   const std::vector<float> logits = SamplingCostLogits(s);
   const auto launches = CountGpuSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"sampling_filters_slices", 20, 37}}));
-  EXPECT_LE(launches[0].max_block_global_bytes, 6413 * 4 + 1000 * 8 + 1024);
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"sampling_filters_slices", 20, 29}}));
+  EXPECT_LE(launches[0].max_block_global_bytes, 6413 * 4 + 1000 * 8 + 32 * 20 * 8 + 1024);
   EXPECT_EQ(launches[0].atomics, 20);
   std::int64_t row_store_bytes = 0, token_store_bytes = 0;
   for (const ArrayTraffic& a : launches[0].global) {
@@ -581,18 +589,18 @@ TEST(GpuCost, SamplingFiltersSplitOneRowOverBlocks) {
   }
   EXPECT_EQ(row_store_bytes, 0);    // no output row written
   EXPECT_EQ(token_store_bytes, 8);  // the token alone
-  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {1.01, 37}), "");
+  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {1.01, 29}), "");
   EXPECT_DOUBLE_EQ(LogitsPasses({launches[0]}, s.rows, s.vocab), 1.0);
   s.plan_rows = 132;
   const auto one_block = CountGpuSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(one_block, {{"sampling_filters", 1, 25}}));
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(one_block, {{"sampling_filters", 1, 21}}));
   EXPECT_EQ(one_block[0].GlobalStoreBytes(), 8);
-  EXPECT_EQ(CheckBudget(one_block, s.rows, s.vocab, {1.01, 25}), "");
+  EXPECT_EQ(CheckBudget(one_block, s.rows, s.vocab, {1.01, 21}), "");
   EXPECT_DOUBLE_EQ(LogitsPasses(one_block, s.rows, s.vocab), 1.0);
   s.plan_rows = 64;
   const auto two = CountGpuSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(two, {{"sampling_filters_slices", 2, 29}}));
-  EXPECT_EQ(CheckBudget(two, s.rows, s.vocab, {1.01, 29}), "");
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(two, {{"sampling_filters_slices", 2, 25}}));
+  EXPECT_EQ(CheckBudget(two, s.rows, s.vocab, {1.01, 25}), "");
 }
 
 TEST(GpuCost, CountsAreDeterministic) {

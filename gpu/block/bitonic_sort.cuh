@@ -37,7 +37,9 @@
 // - Barriers: 1 + the merge levels k = 64 .. n with a crossing stage, each costing 1 + its
 //   crossing stages: with 1024 threads, 3 for n = 64 and 21 for n = 1024 (the full network:
 //   55); with 128, 3 and 15.
-// - KthSmallestSlot<kThreads>(block, keys, k): below; ten barriers, at most 40 searching reads a key.
+// - KthSmallestSlot<kThreads>(block, keys, k): below; 4 <= k <= 64: six barriers and 23
+//   accesses a thread at 1024 threads (the warps' merge tree); else ten barriers, at most 40
+//   searching reads a key.
 // Example: keys {5, 3, 9, ~0, ..} with count 3: n = 32, keys[0 .. 3) = {3, 5, 9}
 //   (tests/gpu_bitonic_sort_test.cc).
 
@@ -45,6 +47,7 @@
 
 #include "gpu/block/block_model.h"
 #include "gpu/block/merge_runs.cuh"
+#include "gpu/block/warp_merge_tree.cuh"
 
 namespace sampcheck::gpu {
 
@@ -208,10 +211,21 @@ SAMPCHECK_KERNEL_BODY void WarpSortSlots(B& block, Slots& slots) {
   }
 }
 
+// Below 4 KthSmallestSlot takes the binary searches, which are shorter there: a level reads
+// floor(log2 k) + 1 <= 2 keys and stores one, where the merge tree reads and stores two (k = 1:
+// 15 accesses in all, k = 3: 19, against the tree's 22 or 23; the near-V gathers' k is V - k' +
+// 1, often 1).
+inline constexpr int kTreeMinK = 4;
+
 // The k-th smallest (1 <= k <= kSortSlots) of keys[0, kSortSlots), in every thread, for keys
 // whose first k are distinct (ties only above the k-th, e.g. padding): each run of 32 slots is
-// sorted in its warp's registers (ShuffleXor stages of the network above, no barrier) and
-// written back; then MergeRuns (gpu/block/merge_runs.cuh) merges the 32 runs pairwise in five
+// sorted in its warp's registers (ShuffleXor stages of the network above, no barrier). 4 <= k
+// <= 64 (the typical top-k; since 2026-12-03): the odd runs store theirs back to their own
+// slots, and the warps' merge tree (MergeTreeRuns, gpu/block/warp_merge_tree.cuh) merges the 32
+// runs in their registers, the keys it places at k - 1 and 0 going to a slot of their own: 1 +
+// 4 + 1 = 6 barriers, 22 or 23 accesses a thread of 1024 (its load and an odd run's store, 3 at
+// level 1, 4 at levels 2 to 4, up to 4 at level 5 with the answer's stores, 2 reads of them).
+// Else the runs are written back; then MergeRuns (gpu/block/merge_runs.cuh) merges the 32 runs pairwise in five
 // levels keeping each merged run's first k keys, and the keys it places at k - 1 and 0 go to a
 // slot of their own: 1 + 2 x 4 + 1 = 10 barriers, at most 40 binary-search reads a key (30 for
 // k <= 63), where ranking each key over the 32 runs took 2 barriers and up to 192 reads.
@@ -225,21 +239,37 @@ SAMPCHECK_KERNEL_BODY std::uint64_t KthSmallestSlot(B& block, Shared& keys, std:
   static_assert(kSortSlots == kMergeSlots, "the merge takes every slot");
   constexpr int kRegs = kSortSlots / kThreads;
   SAMPCHECK_SHARED(block, std::uint64_t, kth_key, 2);  // rank k - 1, rank 0
+  const int kk = static_cast<int>(k);
   auto slots = Registers<SlotKeys<kRegs>>(block);
   block.ForEachThread([&](Thread t) {
     for (int r = 0; r < kRegs; ++r) slots[t].v[r] = keys.Load(t.x + r * kThreads);
   });
   WarpSortSlots<kRegs>(block, slots);
-  block.ForEachThread([&](Thread t) {
-    for (int r = 0; r < kRegs; ++r) keys.Store(t.x + r * kThreads, slots[t].v[r]);
-  });
-  block.Sync();
-  const int kk = static_cast<int>(k);
-  MergeRuns<kThreads>(block, keys, slots, kWarpSize, kSortSlots / kWarpSize, kk,
-                      [&](Thread, int position, std::uint64_t x) {
-                        if (position == kk - 1) kth_key.Store(0, x);
-                        if (position == 0) kth_key.Store(1, x);
-                      });
+  auto place = [&](Thread, int position, std::uint64_t x) {
+    if (position == kk - 1) kth_key.Store(0, x);
+    if (position == 0) kth_key.Store(1, x);
+  };
+  if (kk >= kTreeMinK && kk <= kTreeKept) {
+    // Run v = slots 32 v .. 32 v + 31 (TreeRunOf's: slot t + r kThreads is lane l of run v),
+    // up to 32 keys: the odd runs store theirs back to their own slots (StoreTreeRun, half).
+    auto runs = Registers<SlotKeys<2 * kRegs>>(block);
+    block.ForEachThread([&](Thread t) {
+      for (int r = 0; r < kRegs; ++r) {
+        runs[t].v[2 * r] = slots[t].v[r];
+        runs[t].v[2 * r + 1] = kTreeAbove;
+        const int v = TreeRunOf<kThreads>(t, r);
+        if (v % 2 == 1) StoreTreeRun(t, v, slots[t].v[r], kTreeAbove, true, keys);
+      }
+    });
+    block.Sync();
+    MergeTreeRuns<kThreads>(block, keys, runs, kTreeRuns, true, place);
+  } else {
+    block.ForEachThread([&](Thread t) {
+      for (int r = 0; r < kRegs; ++r) keys.Store(t.x + r * kThreads, slots[t].v[r]);
+    });
+    block.Sync();
+    MergeRuns<kThreads>(block, keys, slots, kWarpSize, kSortSlots / kWarpSize, kk, place);
+  }
   block.Sync();
   std::uint64_t kth = 0;
   block.ForEachThread([&](Thread) { kth = kth_key.Load(0), smallest = kth_key.Load(1); });

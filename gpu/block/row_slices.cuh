@@ -26,10 +26,23 @@
 //   gpu/block/merge_runs.cuh, which then also loads an incomplete list's stale slots, never
 //   merged). Until 2026-12-01 every thread loaded all n heads from global memory in turn
 //   before staging (20 loads in sequence at one row).
+// - MergeSliceLists<kThreads>(block, lists, base, n, list, missing, staging, first, place): a
+//   row's n sorted lists of `list` keys each (lists[base + g list ..]) merged when every one is
+//   complete (SliceListHeads over their heads, loaded from `lists`: one load a lane): place(t,
+//   position, key) for each of the first `list` keys of their multiset, ascending, in one phase
+//   with no barrier after it (the caller's), `first` the smallest head; returns false (nothing
+//   placed, no barrier) when a list is incomplete. list <= 64 and n <= 32 (the typical top-k):
+//   the warps' merge tree (gpu/block/warp_merge_tree.cuh), each warp's lanes loading a list
+//   into registers (two loads a lane), ceil(log2 n) barriers, 2 reads and 2 stores of shared
+//   memory a level (since 2026-12-03); else the lists staged in `staging` (StageRuns) and
+//   merged by binary searches (MergeRuns, gpu/block/merge_runs.cuh), 2 ceil(log2 n) - 1
+//   barriers. `staging`: 1024 keys of shared memory (kMergeSlots).
 
 #include <cstdint>
 
 #include "gpu/block/block_model.h"
+#include "gpu/block/merge_runs.cuh"
+#include "gpu/block/warp_merge_tree.cuh"
 #include "gpu/block/warp_min.cuh"
 
 namespace sampcheck::gpu {
@@ -85,6 +98,41 @@ SAMPCHECK_KERNEL_BODY bool SliceListHeads(B& block, std::int64_t lists, std::uin
   WarpMin(block, least);
   smallest = BlockUniform(block, least);
   return missing_lanes == 0;
+}
+
+template <int kThreads, class B, class Lists, class Shared, class Place>
+SAMPCHECK_KERNEL_BODY bool MergeSliceLists(B& block, Lists lists, std::int64_t base, std::int64_t n, std::int64_t list,
+                                           std::uint64_t missing, Shared& staging, std::uint64_t& first,
+                                           Place place) {
+  if (!SliceListHeads(
+          block, n, missing, [&](std::int64_t g) { return lists.Load(base + g * list); }, first)) {
+    return false;
+  }
+  auto placed = [&](Thread t, int position, std::uint64_t x) {
+    if (position < list) place(t, position, x);
+  };
+  if (list <= kTreeKept && n <= kTreeRuns) {
+    constexpr int kPairs = kTreeRuns / (kThreads / kWarpSize);
+    const bool half = list <= kWarpSize;
+    auto runs = Registers<SlotKeys<2 * kPairs>>(block);
+    block.ForEachThread([&](Thread t) {
+      for (int r = 0; r < kPairs; ++r) {
+        const int v = TreeRunOf<kThreads>(t, r);
+        auto element = [&](std::int64_t e) { return v < n && e < list ? lists.Load(base + v * list + e) : kTreeAbove; };
+        runs[t].v[2 * r] = element(t.lane());
+        runs[t].v[2 * r + 1] = element(kWarpSize + t.lane());
+        if (v % 2 == 1 && v < n) StoreTreeRun(t, v, runs[t].v[2 * r], runs[t].v[2 * r + 1], half, staging);
+      }
+    });
+    block.Sync();
+    MergeTreeRuns<kThreads>(block, staging, runs, static_cast<int>(n), half, placed);
+    return true;
+  }
+  auto held = Registers<SlotKeys<kMergeSlots / kThreads>>(block);
+  StageRuns<kThreads>(block, staging, held, static_cast<int>(n * list), [&](int s) { return lists.Load(base + s); });
+  MergeRuns<kThreads>(block, staging, held, static_cast<int>(list), static_cast<int>(n), static_cast<int>(list),
+                      placed);
+  return true;
 }
 
 }  // namespace sampcheck::gpu

@@ -525,27 +525,23 @@ SAMPCHECK_KERNEL_BODY void SampleOnSurvivors(B& block, KeyOf key_of, Slices slic
   float m = 0.0f;  // s of the first token of the order: its weight is exp(0) = 1
   bool merged = false;
   std::uint64_t first = kNoKey;  // the smallest head: the row's first key
-  // The merge of the slices' sorted lists (MergeRuns, gpu/block/merge_runs.cuh): exactly the
-  // row's top k, each placed at its rank (a key among the row's k smallest has every smaller
-  // key of the row listed: it is among its own slice's k smallest). The lists are read from
-  // global memory once, coalesced, into shared memory, where the binary searches run: at most
-  // 6 a level for k <= 63, 5 levels at 20 slices (ranking each key in the 19 other lists took
-  // about 114 reads in sequence, and 160 KB of scattered global loads in one block before that).
-  const int list = static_cast<int>(k);
-  auto held = Registers<SlotKeys<kMergeSlots / kThreads>>(block);
-  if (slice_count > 1) {  // every list complete: its staged head is not the marker, no barrier
-    StageRuns<kThreads>(block, lists, held, static_cast<int>(slice_count) * list,
-                        [&](int s) { return slices.Load(slice_base + s); });
-    merged = SliceListHeads(
-        block, slice_count, kNoKey, [&](std::int64_t g) { return lists.Load(static_cast<int>(g) * list); }, first);
+  // The merge of the slices' sorted lists (MergeSliceLists, gpu/block/row_slices.cuh): exactly
+  // the row's top k, each placed at its rank (a key among the row's k smallest has every
+  // smaller key of the row listed: it is among its own slice's k smallest). The lists are read
+  // from global memory once, coalesced: into the warps' registers for the merge tree (k <= 64),
+  // else into shared memory for the binary searches (ranking each key in the 19 other lists
+  // took about 114 reads in sequence, and 160 KB of scattered global loads in one block before
+  // that).
+  if (slice_count > 1) {  // every list complete: its head is not the marker
+    merged = MergeSliceLists<kThreads>(block, slices, slice_base, slice_count, k, kNoKey, lists, first,
+                                       [&](Thread, int position, std::uint64_t x) {
+                                         survivor_keys.Store(position, x);
+                                         survivor_weights.Store(position, math::ExpF32Cr(ValueOfDescendingKey(x) -
+                                                                                         ValueOfDescendingKey(first)));
+                                       });
   }
   if (merged) {
-    m = ValueOfDescendingKey(first);
-    MergeRuns<kThreads>(block, lists, held, list, static_cast<int>(slice_count), list,
-                        [&](Thread, int position, std::uint64_t x) {
-                          survivor_keys.Store(position, x);
-                          survivor_weights.Store(position, math::ExpF32Cr(ValueOfDescendingKey(x) - m));
-                        });
+    m = ValueOfDescendingKey(first);  // first: set before the merge placed a key
     block.Sync();
   } else {
     std::uint32_t total = 0;

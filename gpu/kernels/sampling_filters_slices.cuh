@@ -136,7 +136,7 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void WriteSurvivorLane(Arr logits, 
 }
 
 // The row's candidates from its slices' lists (contract above) when all are complete: sorted =
-// exactly the row's L smallest keys (MergeRuns), grouped / offset / count their lane grouping
+// exactly the row's L smallest keys (MergeSliceLists), grouped / offset / count their lane grouping
 // (GroupCandidatesByLane, gpu/block/top_k_survivors.cuh). Returns false when a list is
 // incomplete, or when ties are kept and the (k + 1)-th key ties with the k-th: the caller then
 // gathers from the row, which rewrites every array here.
@@ -145,22 +145,14 @@ SAMPCHECK_KERNEL_BODY bool MergeTopKCandidates(B& block, S slices, std::int64_t 
                                                std::int64_t k, bool ties, Shared& grouped, Shared& sorted, R& offset,
                                                R& count, std::uint32_t& total) {
   const std::int64_t list = ties ? k + 1 : k;  // SliceListLength
-  // The lists read from global memory once, coalesced, into `grouped` (rebuilt below), where
-  // the merge's binary searches run: about 20 loads a key at 20 slices of top-k 50, 160 KB of
-  // scattered global loads in one block otherwise.
-  auto held = Registers<SlotKeys<kMergeSlots / kCanonicalLanes>>(block);
-  StageRuns<kCanonicalLanes>(block, grouped, held, static_cast<int>(slice_count * list),
-                             [&](int s) { return slices.Load(slice_base + s); });
-  // Every list complete: its head is not the marker (SliceListHeads), no barrier.
+  // The lists read from global memory once, coalesced (MergeSliceLists, gpu/block/row_slices.cuh:
+  // into the warps' registers for L <= 64, else staged in `grouped`, rebuilt below): about 20
+  // loads a key at 20 slices of top-k 50, 160 KB of scattered global loads in one block otherwise.
   std::uint64_t first_head = 0;
-  if (!SliceListHeads(
-          block, slice_count, kNoKey, [&](std::int64_t g) { return grouped.Load(static_cast<int>(g * list)); },
-          first_head)) {
+  if (!MergeSliceLists<kCanonicalLanes>(block, slices, slice_base, slice_count, list, kNoKey, grouped, first_head,
+                                        [&](Thread, int position, std::uint64_t x) { sorted.Store(position, x); })) {
     return false;
   }
-  MergeRuns<kCanonicalLanes>(block, grouped, held, static_cast<int>(list), static_cast<int>(slice_count),
-                             static_cast<int>(list),
-                             [&](Thread, int position, std::uint64_t x) { sorted.Store(position, x); });
   block.Sync();
   bool boundary_tie = false;
   block.ForEachThread([&](Thread) { boundary_tie = ties && (sorted.Load(k - 1) >> 32) == (sorted.Load(k) >> 32); });

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: Apache-2.0
+// The warps' merge tree (gpu/block/warp_merge_tree.cuh) against std::sort, on the emulator with
+// every check on (races, bounds, uninitialised reads): the contract's example, 1 to 32 runs of
+// 0 to 64 keys (32 at most under `half`) with ties, under blocks of 1024, 128 and 32 threads;
+// the barriers and a thread's accesses the contract states (counted work, no timing).
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gpu/block/block_model.h"
+#include "gpu/block/merge_runs.cuh"
+#include "gpu/block/warp_merge_tree.cuh"
+
+namespace sampcheck::gpu {
+namespace {
+
+struct Merged {
+  std::vector<std::uint64_t> first;  // last(t, e, key) by e: 64 keys
+  LaunchReport report;
+};
+
+// runs[v] ascending, at most 64 keys (32 when half), v < count <= 32.
+template <int kThreads>
+Merged RunTree(const std::vector<std::vector<std::uint64_t>>& runs, bool half) {
+  const int count = static_cast<int>(runs.size());
+  constexpr int kPairs = kTreeRuns / (kThreads / kWarpSize);
+  Merged m;
+  m.first.assign(kTreeKept, 0);
+  std::vector<int> calls(kTreeKept, 0);
+  m.report = emu::Launch("tree", 1, kThreads, [&](Block& block) {
+    SAMPCHECK_SHARED(block, std::uint64_t, keys, 1024);
+    auto held = Registers<SlotKeys<2 * kPairs>>(block);
+    block.ForEachThread([&](Thread t) {
+      for (int r = 0; r < kPairs; ++r) {
+        const int v = TreeRunOf<kThreads>(t, r);
+        auto element = [&](int e) {
+          if (v >= count || e >= static_cast<int>(runs[static_cast<std::size_t>(v)].size())) return kTreeAbove;
+          return runs[static_cast<std::size_t>(v)][static_cast<std::size_t>(e)];
+        };
+        held[t].v[2 * r] = element(t.lane());
+        held[t].v[2 * r + 1] = element(kWarpSize + t.lane());
+        if (v % 2 == 1 && v < count) StoreTreeRun(t, v, held[t].v[2 * r], held[t].v[2 * r + 1], half, keys);
+      }
+    });
+    block.Sync();
+    MergeTreeRuns<kThreads>(block, keys, held, count, half, [&](Thread, int e, std::uint64_t x) {
+      m.first[static_cast<std::size_t>(e)] = x;
+      ++calls[static_cast<std::size_t>(e)];
+    });
+  });
+  for (int e = 0; e < kTreeKept; ++e) EXPECT_EQ(calls[static_cast<std::size_t>(e)], 1) << "element " << e;
+  return m;
+}
+
+std::vector<std::uint64_t> FirstOf(const std::vector<std::vector<std::uint64_t>>& runs) {
+  std::vector<std::uint64_t> all;
+  for (const auto& r : runs) all.insert(all.end(), r.begin(), r.end());
+  std::sort(all.begin(), all.end());
+  all.resize(kTreeKept, kTreeAbove);
+  return all;
+}
+
+// The contract's example: runs {1, 4} and {2, 3} under `half`: {1, 2, 3, 4, ~0, ..}, one level,
+// no barrier of the tree's (the test's own store barrier only).
+TEST(GpuWarpMergeTree, ContractExample) {
+  const Merged m = RunTree<1024>({{1, 4}, {2, 3}}, true);
+  ASSERT_TRUE(m.report.ok()) << m.report.Summary();
+  EXPECT_EQ(m.first, FirstOf({{1, 2, 3, 4}}));
+  EXPECT_EQ(m.report.counters.max_block_barriers, 1);
+}
+
+// Random runs: every count from 1 to 32, run lengths from 0 to 64 (32 under half), keys drawn
+// from a small range so that ties within and across runs are common; the first 64 of the
+// multiset by std::sort. Barriers: the test's store barrier, then ceil(log2 count) - 1.
+template <int kThreads>
+void ExpectRandomRuns(std::uint32_t seed) {
+  std::mt19937_64 gen(seed);
+  for (const bool half : {false, true}) {
+    for (int count = 1; count <= kTreeRuns; ++count) {
+      std::vector<std::vector<std::uint64_t>> runs(static_cast<std::size_t>(count));
+      for (auto& r : runs) {
+        r.resize(gen() % ((half ? 32 : 64) + 1));
+        for (auto& x : r) x = gen() % 200;
+        std::sort(r.begin(), r.end());
+      }
+      const Merged m = RunTree<kThreads>(runs, half);
+      ASSERT_TRUE(m.report.ok()) << m.report.Summary();
+      EXPECT_EQ(m.first, FirstOf(runs)) << count << " runs" << (half ? ", half" : "") << ", " << kThreads;
+      int levels = 0;
+      while ((1 << levels) < count) ++levels;
+      EXPECT_EQ(m.report.counters.max_block_barriers, 1 + (levels > 0 ? levels - 1 : 0)) << count << " runs";
+    }
+  }
+}
+
+TEST(GpuWarpMergeTree, FirstKeysOfRandomRunsWithTies) {
+  ExpectRandomRuns<1024>(7);
+  ExpectRandomRuns<128>(8);
+  ExpectRandomRuns<32>(9);
+}
+
+// A thread's accesses at 1024 threads, 32 runs of 64 keys (half: 32): the test's load-free
+// stores (2; 1 under half) before its barrier, then 2 reads a level (1 at level 1 under half)
+// and 2 stores a level but the last: 2 + 4 x 4 + 2 = 20 (half: 1 + 3 + 3 x 4 + 2 = 18).
+TEST(GpuWarpMergeTree, TwoReadsAndTwoStoresALevel) {
+  std::vector<std::vector<std::uint64_t>> runs(kTreeRuns);
+  std::mt19937_64 gen(3);
+  for (const bool half : {false, true}) {
+    for (auto& r : runs) {
+      r.resize(half ? 32 : 64);
+      for (auto& x : r) x = gen();
+      std::sort(r.begin(), r.end());
+    }
+    const Merged m = RunTree<1024>(runs, half);
+    ASSERT_TRUE(m.report.ok()) << m.report.Summary();
+    EXPECT_EQ(m.first, FirstOf(runs));
+    EXPECT_EQ(m.report.counters.critical_path, half ? 18 : 20);
+  }
+}
+
+}  // namespace
+}  // namespace sampcheck::gpu
