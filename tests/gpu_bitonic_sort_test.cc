@@ -238,8 +238,9 @@ TEST(GpuBitonicSort, KthSmallestMatchesNthElement) {
 // binary search a level over the partner run's first m = min(len, k) keys (floor(log2 m) + 1
 // reads: 5 x 1 = 5 at k = 1, 5 x 2 = 10 at k = 3, 6 + 7 + 7 + 7 + 7 = 34 at k = 65, 6 + 7 + 8 +
 // 9 + 10 = 40 at k = 1024), a store a level for levels 1 to 4, the two answer slots' stores and
-// reads: at most 16 at k = 1 and 21 at k = 3, under the tree's 22 or 23. The ranks over 32 runs it replaced read up to 32 x
-// 6 = 192 times a key; the binary searches took 1 + 2 + 30 + 4 + 2 + 2 = 41 at k = 50.
+// reads: at most 16 at k = 1 and 21 at k = 3, under the tree's 22 or 23. The ranks over 32
+// runs they replaced read up to 32 x 6 = 192 times a key; the binary searches took 1 + 2 + 30
+// + 4 + 2 + 2 = 41 at k = 50.
 TEST(GpuBitonicSort, KthSmallestReadsAKeyAtMostFortyTimes) {
   std::vector<std::uint64_t> slots = RandomKeys(kSortSlots, 0, 41);
   std::shuffle(slots.begin(), slots.end(), std::mt19937(42));
