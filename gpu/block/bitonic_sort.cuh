@@ -76,8 +76,7 @@ namespace sort_detail {
 
 // Slot s's half of the compare-exchange with partner value b in stage (k, j).
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Keep(int s, int k, int j, std::uint64_t a, std::uint64_t b) {
-  const bool smaller = ((s & j) == 0) == ((s & k) == 0);
-  return smaller ? (a < b ? a : b) : (a < b ? b : a);
+  return tree_detail::KeepAscending(((s & j) == 0) == ((s & k) == 0), a, b);
 }
 
 // One merge level's stages (k, j), (k, j / 2), .., (k, 32) that cross warps (contract
@@ -196,12 +195,13 @@ SAMPCHECK_KERNEL_BODY void BitonicSortSlots(B& block, Shared& keys, std::uint32_
 
 // Each warp's 32 keys of each register sorted ascending across its lanes (register r of lane
 // l holds the run's l-th key): the network's stages n = 2 .. 32 by ShuffleXor, no barrier and
-// no shared memory. The runs MergeRuns (gpu/block/merge_runs.cuh) merges.
+// no shared memory, the last (n = 32, every lane ascending) the merge tree's WarpBitonicMerge
+// (gpu/block/warp_merge_tree.cuh). The runs MergeRuns (gpu/block/merge_runs.cuh) merges.
 template <int kRegs, class B, class Slots>
 SAMPCHECK_KERNEL_BODY void WarpSortSlots(B& block, Slots& slots) {
   auto lane = Registers<std::uint64_t>(block);
   for (int r = 0; r < kRegs; ++r) {
-    for (int n = 2; n <= kWarpSize; n *= 2) {
+    for (int n = 2; n < kWarpSize; n *= 2) {
       for (int j = n / 2; j >= 1; j /= 2) {
         block.ForEachThread([&](Thread t) { lane[t] = slots[t].v[r]; });
         auto partner = ShuffleXor(block, lane, j);
@@ -209,6 +209,7 @@ SAMPCHECK_KERNEL_BODY void WarpSortSlots(B& block, Slots& slots) {
       }
     }
   }
+  tree_detail::WarpBitonicMerge<kRegs>(block, slots);
 }
 
 // Below 4 KthSmallestSlot takes the binary searches, which are shorter there: a level reads

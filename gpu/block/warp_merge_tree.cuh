@@ -3,8 +3,10 @@
 // The first 64 keys of up to 32 sorted runs of at most 64 keys each, merged pairwise in the
 // warps' registers: a bitonic merge (Batcher 1968) a level, the runs exchanged through shared
 // memory, one barrier a level (docs/gpu.md "Sorting networks and the canonical reduction").
-// KthSmallestSlot (gpu/block/bitonic_sort.cuh) takes it for 4 <= k <= 64, gpu-fast's split
-// rows for the merge of their slices' lists (gpu/fast/fast_sampling.cuh).
+// KthSmallestSlot (gpu/block/bitonic_sort.cuh) takes it for 4 <= k <= 64, and gpu's and
+// gpu-fast's split rows for the merge of their slices' lists (MergeSliceLists,
+// gpu/block/row_slices.cuh); the bitonic sort's warp stages take its WarpBitonicMerge and
+// KeepAscending.
 //
 // Contract:
 // - Runs: run v (0 <= v < kTreeRuns = 32) is held by warp v mod kWarps of a block of kThreads
@@ -35,7 +37,7 @@
 //   last.
 // Example: runs {1, 4}, {2, 3} (count 2, half): run 1 stores 2 and 3 at slots 32 and 33; run
 //   0 reads 3 and 2 there, keeps {1, 2, 3, 4, ~0, ..}: last(t, 0, 1) .. last(t, 3, 4)
-//   (tests/gpu_bitonic_sort_test.cc, "GpuWarpMergeTree").
+//   (tests/gpu_warp_merge_tree_test.cc, "ContractExample").
 
 #include <cstdint>
 
@@ -53,7 +55,7 @@ SAMPCHECK_KERNEL_BODY SAMPCHECK_FORCE_INLINE int TreeRunOf(Thread t, int r) {
   return r * (kThreads / kWarpSize) + t.warp();
 }
 
-// Element l (and 32 + l unless `half`) of odd run v, held by thread t in pair r (contract).
+// Element l (and 32 + l unless `half`) of odd run v, held by thread t (contract).
 template <class Shared>
 SAMPCHECK_KERNEL_BODY SAMPCHECK_FORCE_INLINE void StoreTreeRun(Thread t, int v, std::uint64_t lo, std::uint64_t hi,
                                                                bool half, Shared& keys) {
