@@ -123,6 +123,30 @@ TEST(GpuFastFlashinferSamplingFromProbs, ReadsTheRowFourEntriesALoad) {
   }
 }
 
+// top_k_first's radix select reads the row four entries a load too. The same row under
+// top_k_top_p, top_k_first, k = 512, top_p 0.5: the key of rank 512 is the 512th of the 1024 tied
+// entries 2^-10 (index 2044); the select counts 8 value digits (the ties share every one), then
+// index digits from bit 8 (V = 4096: 12 index bits, 3 digits): bits 8 .. 11 leave 64 entries
+// (indices 1792 .. 2044), bits 4 .. 7 leave 4, at most 8 a warp: one read gathers them. 11
+// reads, then the non-NaN count's and the kept mass's reads (every 2^-10 is kept, mass 1, scale
+// 1) and the round's two as above (token 1024), plus the pivot's own entry and the token's: at
+// most 15 x 1024 + 2 c x 4 + 2 loads, where one entry a load in the select made 11 x 4096 more.
+TEST(GpuFastFlashinferSamplingFromProbs, TopKFirstSelectsFourEntriesALoad) {
+  constexpr std::int64_t kV = 4096, kChunk = 32, kWarps = gpu::kFastSamplingEmulatedThreads / 32;
+  std::vector<float> row(kV, 0.0f);
+  for (std::int64_t i = 0; i < kV; i += 4) row[static_cast<std::size_t>(i)] = 0x1p-10f;
+  Case c = FlashinferCase("top_k_top_p", kV, row, {512}, {0.5f}, {0.0f}, 1, {0.25f});
+  c.params["filter_apply_order"] = "top_k_first";
+  auto backend = gpu::MakeGpuFastEmulatedBackend();
+  gpu::LaunchRecorder recorder;
+  EXPECT_EQ(Draws(backend->Run("flashinfer_sampling_from_probs", c)), (std::vector<Draw>{{1024, true, 1}}));
+  ASSERT_EQ(recorder.launches().size(), 1u);
+  std::int64_t loads = 0;
+  for (const gpu::ArrayTraffic& a : recorder.launches()[0].global) loads += a.name == "probs" ? a.loads : 0;
+  EXPECT_GE(loads, 15 * kV / 4);
+  EXPECT_LE(loads, 15 * kV / 4 + 2 * kChunk * kWarps + 2);
+}
+
 // The reference's checks and its out-of-uniforms error, one message each.
 TEST(GpuFastFlashinferSamplingFromProbs, BadInputNamesTheTensor) {
   auto backend = gpu::MakeGpuFastEmulatedBackend();

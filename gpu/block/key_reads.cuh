@@ -18,6 +18,13 @@
 //   Load4(i) and BoundaryGap(i) (gpu/block/quad_reads.cuh), so that a read whose result does
 //   not depend on which thread sees which index takes them four a load: ForEachQuadKey(key_of,
 //   span, threads, t, visit) is ForEachQuadElement over [0, n) with visit(i, K.Key(i, x)).
+// - KeyPartition, PartitionKeys(key_of, n, threads, fixed = false): which keys of [0, n) each of
+//   `threads` (>= 4) threads reads, for a read whose result does not depend on the partition
+//   (exact counts, minima, candidates sorted or ranked afterwards): a QuadKeySource's four a load
+//   (QuadSpanOf; FixedQuadSpanOf when `fixed`, for a caller that also sums over the shares in a
+//   free order, which must not depend on the row's address), any other source's strided
+//   (thread t: t, t + threads, ...). ForEachPartitionKey(key_of, part, t, visit): visit(i, key)
+//   over thread t's keys, each index of [0, n) by one thread.
 // Why: gpu-fast's keys divide (s_i = x_i / t). The IEEE division's check is followed by a call
 // to its slow path and nvcc moves no load above that call, so a loop that made its keys one
 // at a time waited for each load before issuing the next: one load in flight a thread (the
@@ -82,6 +89,32 @@ template <class KeyOf, class Visit>
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEachQuadKey(const KeyOf& key_of, const QuadSpan& span, int threads,
                                                                int t, Visit visit) {
   ForEachQuadElement(key_of, 0, span, threads, t, [&](std::int64_t i, float x) { visit(i, key_of.Key(i, x)); });
+}
+
+struct KeyPartition {
+  std::int64_t n = 0;
+  int threads = 1;
+  QuadSpan span{};  // a QuadKeySource's
+};
+
+template <class KeyOf>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE KeyPartition PartitionKeys(const KeyOf& key_of, std::int64_t n,
+                                                                        int threads, bool fixed = false) {
+  KeyPartition p;
+  p.n = n;
+  p.threads = threads;
+  if constexpr (QuadKeySource<KeyOf>) p.span = fixed ? FixedQuadSpanOf(key_of, 0, n) : QuadSpanOf(key_of, 0, n);
+  return p;
+}
+
+template <class KeyOf, class Visit>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEachPartitionKey(const KeyOf& key_of, const KeyPartition& part,
+                                                                      int t, Visit visit) {
+  if constexpr (QuadKeySource<KeyOf>) {
+    ForEachQuadKey(key_of, part.span, part.threads, t, visit);
+  } else {
+    ForEachKey(key_of, t, part.n, part.threads, visit);
+  }
 }
 
 template <class K>

@@ -21,8 +21,9 @@
 //   stops early, with one more read of the row, once that digit holds a single entry, or at
 //   most 8 per warp (those are gathered into shared memory in that read, and the one with
 //   n' - 1 keys below it, n' the rank left in the digit, is rank n: keys are unique). Index
-//   digits above the bit length of V - 1 are known zeros and skipped. O(V) per pass, at most
-//   8 + 8 passes; no sort. Integer counts: exact in any order, so deterministic.
+//   digits above the bit length of V - 1 are known zeros and skipped. O(V) per pass (a
+//   QuadKeySource's four entries a load), at most 8 + 8 passes; no sort. Integer counts: exact
+//   in any order, so deterministic.
 // - SumDigitCounts, SlotsOfDigit: the block's exact sums of 16 per-thread counts and each
 //   thread's first slot for one of them (SelectKth's passes and its gather; the sample select,
 //   gpu/block/sample_select.cuh, counts its bins with them too); DigitOfRank: the digit of
@@ -209,8 +210,9 @@ SAMPCHECK_KERNEL_BODY auto SlotsOfDigit(B& block, R& digits, int digit) {
 
 // The key of rank n (1-based, 1 <= n <= vocab) among key_of(0 .. vocab - 1) (unique 64-bit
 // keys, the index in the low 32 bits), by a block of kThreads threads (a multiple of 32, at
-// most 1024; thread t reads the indices t, t + kThreads, ...): the radix select of the
-// contract above. gpu-fast selects its top-k bound with it too (gpu/fast/fast_sampling.cuh).
+// most 1024; thread t reads the indices t, t + kThreads, ..., or four entries a load from a
+// QuadKeySource: PartitionKeys, gpu/block/key_reads.cuh): the radix select of the contract
+// above. gpu-fast selects its top-k bound with it too (gpu/fast/fast_sampling.cuh).
 template <int kThreads, class B, class KeyOf>
 SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKey(B& block, std::int64_t vocab, KeyOf key_of, std::int64_t n) {
   static_assert(kThreads % kWarpSize == 0 && kThreads <= 1024, "whole warps, at most 1024 threads");
@@ -221,6 +223,9 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKey(B& block, std::int64_t vocab, K
   int index_bits = 0;
   while (index_bits < 32 && (std::int64_t{1} << index_bits) < vocab) ++index_bits;
   const int index_digits = (index_bits + 3) / 4;
+  // Exact counts, and gathered keys ranked by comparison: any partition of the row gives the
+  // same key, so a QuadKeySource's is read four entries a load.
+  const KeyPartition part = PartitionKeys(key_of, vocab, kThreads);
   std::uint64_t prefix = 0;
   std::uint64_t rank = static_cast<std::uint64_t>(n);
   auto digits = Registers<DigitCounts>(block);
@@ -230,7 +235,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKey(B& block, std::int64_t vocab, K
     const std::uint64_t high = shift + 4 >= 64 ? 0 : (kNoKey << (shift + 4));
     block.ForEachThread([&](Thread t) {
       DigitCounts d{};
-      ForEachKey(key_of, t.x, vocab, kThreads, [&](std::int64_t, std::uint64_t key) {
+      ForEachPartitionKey(key_of, part, t.x, [&](std::int64_t, std::uint64_t key) {
         if ((key & high) == prefix) AddAt(d.c, static_cast<std::uint32_t>(key >> shift) & 15u, 1u);
       });
       digits[t] = d;
@@ -245,7 +250,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKey(B& block, std::int64_t vocab, K
       // One entry left under the prefix: find it.
       const std::uint64_t known = kNoKey << shift;
       block.ForEachThread([&](Thread t) {
-        ForEachKey(key_of, t.x, vocab, kThreads, [&](std::int64_t, std::uint64_t key) {
+        ForEachPartitionKey(key_of, part, t.x, [&](std::int64_t, std::uint64_t key) {
           if ((key & known) == prefix) state.Store(0, key);
         });
       });
@@ -264,7 +269,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKey(B& block, std::int64_t vocab, K
       auto slot = SlotsOfDigit<kThreads>(block, digits, static_cast<int>((prefix >> shift) & 15u));
       block.ForEachThread([&](Thread t) {
         std::uint32_t at = slot[t];
-        ForEachKey(key_of, t.x, vocab, kThreads, [&](std::int64_t, std::uint64_t key) {
+        ForEachPartitionKey(key_of, part, t.x, [&](std::int64_t, std::uint64_t key) {
           if ((key & known) != prefix) return;
           partial.Store(2 * at, static_cast<std::uint32_t>(key >> 32));
           partial.Store(2 * at + 1, static_cast<std::uint32_t>(key));

@@ -32,8 +32,9 @@
 //   fallback may also land on a trailing zero when t rounds up to the total, an event of
 //   probability 0 under the law).
 //   Reads: each round's inverse CDF reads the row, and one more read gives both pivots' counts
-//   and masses (two until 2026-12-03); every read but top_k_first's radix select takes four
-//   entries a load, each thread the same entries whatever the row's address.
+//   and masses (two until 2026-12-03); every read takes four entries a load, each thread the
+//   same entries whatever the row's address, but top_k_first's radix select, whose exact counts
+//   do not depend on who reads what (QuadSpanOf; one entry a load until 2026-12-03).
 //   top_k_first (top_k_top_p only): the row is read through top_k_renorm_probs: the k-th
 //   largest non-NaN value is the key of rank k among the descending order keys (NaN keyed as
 //   -1, after every probability), kept p >= it (every non-NaN entry when k >= their count, none
@@ -97,6 +98,19 @@ SAMPCHECK_KERNEL_BODY void FastFlashinferAbove(B& block, EachWeight each_weight,
   mass[1] = FastBlockReduce<kThreads, float>(block, m1, FloatSum{});
 }
 
+// top_k_first's keys: a row's descending order keys with NaN keyed as -1 (after every
+// probability), as a QuadKeySource (gpu/block/key_reads.cuh), so the radix select reads the row
+// four entries a load.
+template <class In>
+struct ProbOrderKeys : RowOf<In> {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Key(std::int64_t i, float x) const {
+    return OrderKey(IsNan(x) ? -1.0f : x, i);
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t operator()(std::int64_t i) const {
+    return Key(i, this->Load(i));
+  }
+};
+
 struct FloatMax {
   // fmaxf(a, b) with a never NaN: a NaN b compares false and is ignored. Commutative on what
   // its callers reduce: maxima from 0.0f, never NaN or -0.0.
@@ -145,13 +159,8 @@ struct FastFlashinferSamplingFromProbsKernel {
           FastBlockReduce<kThreads, std::uint32_t>(block, finite, fast_detail::CountSum{});
       keep_none = rule.top_k == 0 || values == 0;
       if (!keep_none && rule.top_k < values) {
-        const std::uint64_t kth = SelectKthKey<kThreads>(
-            block, vocab,
-            [&](std::int64_t i) {
-              const float x = raw(i);
-              return fast_detail::OrderKey(IsNan(x) ? -1.0f : x, i);
-            },
-            static_cast<std::int64_t>(rule.top_k));
+        const std::uint64_t kth = SelectKthKey<kThreads>(block, vocab, fast_detail::ProbOrderKeys<In>{{probs, base}},
+                                                         static_cast<std::int64_t>(rule.top_k));
         keep_from = raw(static_cast<std::int64_t>(kth & 0xffffffffu));
       }
       auto kept = Registers<float>(block);

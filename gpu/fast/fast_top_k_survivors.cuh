@@ -122,20 +122,11 @@ template <int kThreads, class B, class KeyOf, class Shared, class Visit = NoCoun
 SAMPCHECK_KERNEL_BODY bool CountUpToBound(B& block, std::int64_t vocab, std::uint64_t bound, KeyOf key_of,
                                           Shared& keys, std::uint32_t& total, Visit visit = {}) {
   // Thread t's keys: four a load from a QuadKeySource (the candidates are sorted below whoever
-  // read them, and a visit only sums).
-  constexpr bool kQuads = QuadKeySource<KeyOf>;
+  // read them, and a visit only sums: its sums must not depend on the row's address, fixed).
   static_assert(kThreads >= 4, "ForEachQuadElement's head and tail take a thread each");
-  QuadSpan span;
-  if constexpr (kQuads) {  // a visit's sums must not depend on the row's address (FixedQuadSpanOf)
-    span = std::is_same_v<Visit, NoCountVisit> ? QuadSpanOf(key_of, 0, vocab) : FixedQuadSpanOf(key_of, 0, vocab);
-  }
+  const KeyPartition part = PartitionKeys(key_of, vocab, kThreads, !std::is_same_v<Visit, NoCountVisit>);
   auto own_keys = [&](Thread t, auto&& f) {
-    auto key_only = [&](std::int64_t, std::uint64_t key) { f(key); };
-    if constexpr (kQuads) {
-      ForEachQuadKey(key_of, span, kThreads, t.x, key_only);
-    } else {
-      ForEachKey(key_of, t.x, vocab, kThreads, key_only);
-    }
+    ForEachPartitionKey(key_of, part, t.x, [&](std::int64_t, std::uint64_t key) { f(key); });
   };
   // `keys` is free: the caller's last reads of it are behind a barrier.
   return GatherCountedCandidates<kThreads>(
