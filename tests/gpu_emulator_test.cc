@@ -271,6 +271,29 @@ TEST(GpuQuadReads, VisitsEveryElementOnceInEveryAlignment) {
   }
 }
 
+// A source of several rows at their own addresses says whether any read is off a boundary
+// (OffBoundary), not a head: FixedQuadSpanOf takes it (head 0, quads n / 4, tail n % 4, scalar
+// when off), QuadSpanOf, whose head would be a gap, does not compile with it.
+struct TwoRows {
+  bool off = false;
+  Quad<float> Load4(std::int64_t) const { return {}; }
+  bool OffBoundary(std::int64_t) const { return off; }
+};
+template <class A>
+concept SplitsAtItsHead = requires(const A& a) { QuadSpanOf(a, 0, 10); };
+static_assert(FixedQuadSource<TwoRows> && !SplitsAtItsHead<TwoRows>);
+static_assert(FixedQuadSource<GlobalArray<const float>> && SplitsAtItsHead<GlobalArray<const float>>);
+
+TEST(GpuQuadReads, SplitsASourceOfSeveralRowsFromIndexZero) {
+  for (const bool off : {false, true}) {
+    const QuadSpan span = FixedQuadSpanOf(TwoRows{off}, 0, 10);
+    EXPECT_EQ(span.head, 0);
+    EXPECT_EQ(span.quads, 2);
+    EXPECT_EQ(span.tail, 2);
+    EXPECT_EQ(span.scalar, off);
+  }
+}
+
 // --- a thread's share of a row (gpu/block/thread_share.cuh) ---------------------------------
 
 // The contract's example, by its lists: a share by quads of 10 elements, head 3, one quad,

@@ -26,6 +26,10 @@
 //   where its batch puts it. When it does not start on a boundary (`scalar`), each quad's four
 //   elements are loaded one at a time: rows of V = 0 mod 4 in an aligned batch keep their
 //   16-byte loads.
+// - A source of several arrays read at once (gpu-fast's speculative entries: target, draft and q
+//   rows, each at its own address) has no one head: it gives OffBoundary(i) (whether any of its
+//   reads at i starts off a 16-byte boundary) instead of BoundaryGap(i). FixedQuadSpanOf takes
+//   either (OffBoundaryAt); QuadSpanOf, whose head is the gap, does not compile with it.
 // - LoadQuad(arr, i, scalar): elements i .. i + 3 as a Quad (gpu/block/quad.h): one Load4, or
 //   four Loads when `scalar` (a FixedQuadSpanOf quad off a boundary). Every quad read here and
 //   by the callers of FixedQuadSpanOf takes it.
@@ -50,6 +54,7 @@ struct QuadSpan {
 };
 
 template <class Arr>
+  requires requires(const Arr& arr, std::int64_t i) { arr.BoundaryGap(i); }
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE QuadSpan QuadSpanOf(const Arr& arr, std::int64_t base, std::int64_t n) {
   QuadSpan s;
   const std::int64_t gap = arr.BoundaryGap(base);
@@ -59,10 +64,26 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE QuadSpan QuadSpanOf(const Arr& arr,
   return s;
 }
 
+// What FixedQuadSpanOf takes: quads, and a boundary by either of the two names (contract).
 template <class Arr>
+concept FixedQuadSource = requires(const Arr& arr, std::int64_t i) {
+  arr.Load4(i);
+  requires requires { arr.BoundaryGap(i); } || requires { arr.OffBoundary(i); };
+};
+
+template <FixedQuadSource Arr>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool OffBoundaryAt(const Arr& arr, std::int64_t base) {
+  if constexpr (requires { arr.OffBoundary(base); }) {
+    return arr.OffBoundary(base);
+  } else {
+    return arr.BoundaryGap(base) != 0;
+  }
+}
+
+template <FixedQuadSource Arr>
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE QuadSpan FixedQuadSpanOf(const Arr& arr, std::int64_t base,
                                                                       std::int64_t n) {
-  return {0, n / 4, n % 4, arr.BoundaryGap(base) != 0};
+  return {0, n / 4, n % 4, OffBoundaryAt(arr, base)};
 }
 
 template <class Arr>

@@ -276,17 +276,15 @@ SAMPCHECK_KERNEL_BODY T FastBlockReduce(B& block, R& lane, Op op) {
 // no thread picks: the fallback's reduction), where a Hillis-Steele scan took 11 and the
 // warps' picks were searched in warp order, up to kWarps reads a thread.
 template <class W>
-concept QuadWeights = requires(const W& w, std::int64_t i) {
+concept QuadWeights = FixedQuadSource<W> && requires(const W& w, std::int64_t i) {
   { w.Weight(i, w.Load(i)) } -> std::convertible_to<float>;
   w.Load(i);
-  w.Load4(i);
-  { w.BoundaryGap(i) } -> std::convertible_to<std::int64_t>;
 };
 
 // A row's weights f(i, x) of its values x (a source with Load, Load4 and BoundaryGap, as
-// ScaledOrderKeys' logits; x a float, or what the source's Load gives, as fast_spec_random's
-// entries of several rows), a QuadWeights: one element by weights(i), its values by Load and
-// Load4 (LoadQuad, gpu/block/quad_reads.cuh).
+// ScaledOrderKeys' logits, or OffBoundary, as fast_spec_random's entries of several rows; x a
+// float, or what the source's Load gives), a QuadWeights: one element by weights(i), its
+// values by Load and Load4 (LoadQuad, gpu/block/quad_reads.cuh).
 template <class Values, class F>
 struct ValueWeights {
   Values values;
@@ -298,8 +296,15 @@ struct ValueWeights {
   }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE auto Load(std::int64_t i) const { return values.Load(i); }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE auto Load4(std::int64_t i) const { return values.Load4(i); }
-  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t BoundaryGap(std::int64_t i) const {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t BoundaryGap(std::int64_t i) const
+    requires requires { values.BoundaryGap(i); }
+  {
     return values.BoundaryGap(i);
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool OffBoundary(std::int64_t i) const
+    requires requires { values.OffBoundary(i); }
+  {
+    return values.OffBoundary(i);
   }
 };
 template <class Values, class F>

@@ -63,9 +63,9 @@ struct SpecEntry {
   float t, d, q;
 };
 
-// Those rows as one source four entries a load (Load, Load4, BoundaryGap: gpu/block/quad_reads.cuh),
-// for FixedQuadSpanOf only: BoundaryGap is nonzero when any row read starts off a 16-byte
-// boundary, and then every quad is loaded one entry at a time (LoadQuad's `scalar`).
+// Those rows as one source four entries a load (Load, Load4, OffBoundary: gpu/block/quad_reads.cuh),
+// for FixedQuadSpanOf only (the rows have no one head): when any row read starts off a 16-byte
+// boundary, every quad is loaded one entry at a time (LoadQuad's `scalar`).
 template <class In>
 struct SpecEntries {
   In target, draft, q;
@@ -83,11 +83,9 @@ struct SpecEntries {
     for (int j = 0; j < 4; ++j) e.v[j] = {t.v[j], d.v[j], r.v[j]};
     return e;
   }
-  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t BoundaryGap(std::int64_t i) const {
-    std::int64_t gap = target.BoundaryGap(at + i);
-    if (gap == 0 && reads_draft) gap = draft.BoundaryGap(draft_at + i);
-    if (gap == 0 && reads_q) gap = q.BoundaryGap(q_at + i);
-    return gap;
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool OffBoundary(std::int64_t i) const {
+    return target.BoundaryGap(at + i) != 0 || (reads_draft && draft.BoundaryGap(draft_at + i) != 0) ||
+           (reads_q && q.BoundaryGap(q_at + i) != 0);
   }
 };
 
