@@ -123,28 +123,31 @@ TEST(GpuFastFlashinferSamplingFromProbs, ReadsTheRowFourEntriesALoad) {
   }
 }
 
-// top_k_first's radix select reads the row four entries a load too. The same row under
-// top_k_top_p, top_k_first, k = 512, top_p 0.5: the key of rank 512 is the 512th of the 1024 tied
-// entries 2^-10 (index 2044); the select counts 8 value digits (the ties share every one), then
-// index digits from bit 8 (V = 4096: 12 index bits, 3 digits): bits 8 .. 11 leave 64 entries
-// (indices 1792 .. 2044), bits 4 .. 7 leave 4, at most 8 a warp: one read gathers them. 11
-// reads, then the non-NaN count's and the kept mass's reads (every 2^-10 is kept, mass 1, scale
-// 1) and the round's two as above (token 1024), plus the pivot's own entry and the token's: at
-// most 15 x 1024 + 2 c x 4 + 2 loads, where one entry a load in the select made 11 x 4096 more.
-TEST(GpuFastFlashinferSamplingFromProbs, TopKFirstSelectsFourEntriesALoad) {
+// top_k_first selects its k-th key by a sample, two reads four entries a load. Row: 2^-9 at
+// indices 0 .. 511, 2^-20 after, k = 512, top_p 0.5, u 0.25: the descending keys are in index
+// order, so the sample (S = V / 8 = 512 entries at indices 8 j, one load each) ranks as the row
+// does: c = 511 x 512 / 4096 = 63, variance 64 x 3584 / 4096 = 56, d = (7 x 8 + 1) / 2 + 2 =
+// 30, g = 4, splitter ranks 33 + 4 i (indices 264 + 32 i), and rank 512 (index 511) lies in
+// bin 8, [488, 520): 32 keys, a hit. Kept: the 512 entries of 2^-9, mass 1, scale 1; round 0:
+// t = 0.25, token 128 (running sum 129 / 512), nothing above it: accepted. Loads: the sample's
+// 512, the count and gather reads, the non-NaN count's and the kept mass's, the round's two
+// (as above), the pivot's entry and the token's: 6 x 1024 + 512 + 2 and the walk's at most 2 c
+// x 4. The radix select made at least 8 value passes more (the 512 tied values share every
+// value digit): 12 x 1024 and more by quads, 12 x 4096 one entry a load.
+TEST(GpuFastFlashinferSamplingFromProbs, TopKFirstSelectsByASample) {
   constexpr std::int64_t kV = 4096, kChunk = 32, kWarps = gpu::kFastSamplingEmulatedThreads / 32;
-  std::vector<float> row(kV, 0.0f);
-  for (std::int64_t i = 0; i < kV; i += 4) row[static_cast<std::size_t>(i)] = 0x1p-10f;
+  std::vector<float> row(kV, 0x1p-20f);
+  for (std::int64_t i = 0; i < 512; ++i) row[static_cast<std::size_t>(i)] = 0x1p-9f;
   Case c = FlashinferCase("top_k_top_p", kV, row, {512}, {0.5f}, {0.0f}, 1, {0.25f});
   c.params["filter_apply_order"] = "top_k_first";
   auto backend = gpu::MakeGpuFastEmulatedBackend();
   gpu::LaunchRecorder recorder;
-  EXPECT_EQ(Draws(backend->Run("flashinfer_sampling_from_probs", c)), (std::vector<Draw>{{1024, true, 1}}));
+  EXPECT_EQ(Draws(backend->Run("flashinfer_sampling_from_probs", c)), (std::vector<Draw>{{128, true, 1}}));
   ASSERT_EQ(recorder.launches().size(), 1u);
   std::int64_t loads = 0;
   for (const gpu::ArrayTraffic& a : recorder.launches()[0].global) loads += a.name == "probs" ? a.loads : 0;
-  EXPECT_GE(loads, 15 * kV / 4);
-  EXPECT_LE(loads, 15 * kV / 4 + 2 * kChunk * kWarps + 2);
+  EXPECT_GE(loads, 6 * kV / 4 + kV / 8 + 2);
+  EXPECT_LE(loads, 6 * kV / 4 + kV / 8 + 2 + 2 * kChunk * kWarps);
 }
 
 // The reference's checks and its out-of-uniforms error, one message each.

@@ -1287,6 +1287,64 @@ TEST(GpuRadixSelect, KthKeyWithAnyWholeWarpBlock) {
   }
 }
 
+// A QuadKeySource's row (Load, Load4, BoundaryGap: gpu/block/key_reads.cuh) at `base` of a
+// 16-byte aligned buffer, the canonical descending keys.
+struct QuadRowKeys {
+  GlobalArray<float> x;
+  std::int64_t base = 0;
+  float Load(std::int64_t i) const { return x.Load(base + i); }
+  Quad<float> Load4(std::int64_t i) const { return x.Load4(base + i); }
+  std::int64_t BoundaryGap(std::int64_t i) const { return x.BoundaryGap(base + i); }
+  std::uint64_t Key(std::int64_t i, float v) const { return OrderKey(v, i, false); }
+  std::uint64_t operator()(std::int64_t i) const { return Key(i, Load(i)); }
+};
+static_assert(QuadKeySource<QuadRowKeys>);
+
+// The same select from a QuadKeySource reads four entries a load, whatever the row's address
+// (bases 0 .. 3 of an aligned buffer: heads of 0 to 3 elements): the same key (the rows and
+// ranks of KthKeyWithAnyWholeWarpBlock against the stable sort), and a pass of the 6000-entry
+// row in 1500 to 1503 loads (whole quads; off a boundary a head and a tail of 4 in all and one
+// quad fewer), where the strided read makes 6000: passes counted from the strided select's
+// loads (V a pass).
+TEST(GpuRadixSelect, QuadSourceReadsFourEntriesALoad) {
+  SplitMix64 rng(77);
+  constexpr std::int64_t kV = 6000;
+  alignas(16) static float buffer[kV + 4];
+  for (float& x : buffer) x = static_cast<float>(rng.Next() % 300) * 0.5f + 1.0f;
+  for (std::int64_t base = 0; base < 4; ++base) {
+    const std::vector<float> row(buffer + base, buffer + base + kV);
+    std::vector<std::int64_t> order(kV);
+    std::iota(order.begin(), order.end(), std::int64_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return row[a] > row[b]; });
+    for (std::int64_t n : {1, 1500, 5000, 6000}) {
+      SCOPED_TRACE(testing::Message() << "base " << base << ", n = " << n);
+      const std::int64_t index = order[static_cast<std::size_t>(n - 1)];
+      std::uint32_t bits;
+      std::memcpy(&bits, &row[static_cast<std::size_t>(index)], sizeof bits);
+      const std::uint64_t expected = (std::uint64_t{~(bits | 0x80000000u)} << 32) | static_cast<std::uint32_t>(index);
+      std::int64_t loads[2] = {0, 0};
+      for (const bool quads : {false, true}) {
+        std::uint64_t key = 0;
+        const LaunchReport report = emu::Launch("select_quads", 1, 128, [&](Block& block) {
+          const QuadRowKeys keys{GlobalArray<float>(buffer, kV + 4, "row"), base};
+          const std::uint64_t k = quads ? SelectKthKey<128>(block, kV, keys, n)
+                                        : SelectKthKey<128>(block, kV, [&](std::int64_t i) { return keys(i); }, n);
+          block.ForEachThread([&](Thread t) {
+            if (t.x == 0) key = k;
+          });
+        });
+        ASSERT_TRUE(report.ok()) << report.Summary();
+        EXPECT_EQ(key, expected);
+        loads[quads] = report.counters.global[0].loads;
+      }
+      ASSERT_EQ(loads[0] % kV, 0);
+      const std::int64_t passes = loads[0] / kV;
+      EXPECT_GE(loads[1], passes * (kV / 4));
+      EXPECT_LE(loads[1], passes * (kV / 4 + 3));
+    }
+  }
+}
+
 // SumDigitCounts and DigitOfRank (gpu/block/radix_select.cuh). The sums against their
 // definition (thread t's count of digit d is (7 t + 3 d) mod 5, summed over the threads here),
 // at 1024 threads and at 128 (4 warps: each sums 4 digits); at 1024 the busiest thread's

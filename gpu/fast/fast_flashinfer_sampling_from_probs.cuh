@@ -33,11 +33,13 @@
 //   probability 0 under the law).
 //   Reads: each round's inverse CDF reads the row, and one more read gives both pivots' counts
 //   and masses (two until 2026-12-03); every read takes four entries a load, each thread the
-//   same entries whatever the row's address, but top_k_first's radix select, whose exact counts
-//   do not depend on who reads what (QuadSpanOf; one entry a load until 2026-12-03).
+//   same entries whatever the row's address (the select's sample excepted: 4096 entries of
+//   the row at most, one a load). Until 2026-12-03 top_k_first took the radix select alone, 8
+//   + (index digits) reads one entry a load.
 //   top_k_first (top_k_top_p only): the row is read through top_k_renorm_probs: the k-th
 //   largest non-NaN value is the key of rank k among the descending order keys (NaN keyed as
-//   -1, after every probability), kept p >= it (every non-NaN entry when k >= their count, none
+//   -1, after every probability; SelectKthKeyBySample, gpu/block/sample_select.cuh: a sample,
+//   a count read and a gather read, exact, the radix select when the sample misses), kept p >= it (every non-NaN entry when k >= their count, none
 //   when k = 0), scaled by f32(1 / max(S, 1e-8)), S the kept mass (free order); then the top_p
 //   kind on that row. Nothing row-sized is written: the renormalised value is recomputed at
 //   every read.
@@ -59,6 +61,7 @@
 
 #include "gpu/block/block_model.h"
 #include "gpu/block/radix_select.cuh"
+#include "gpu/block/sample_select.cuh"
 #include "gpu/fast/fast_flashinfer_sampling_from_probs_launch.h"
 #include "gpu/fast/fast_sampling.cuh"
 #include "gpu/kernels/flashinfer_sampling_from_probs.cuh"
@@ -159,8 +162,10 @@ struct FastFlashinferSamplingFromProbsKernel {
           FastBlockReduce<kThreads, std::uint32_t>(block, finite, fast_detail::CountSum{});
       keep_none = rule.top_k == 0 || values == 0;
       if (!keep_none && rule.top_k < values) {
-        const std::uint64_t kth = SelectKthKey<kThreads>(block, vocab, fast_detail::ProbOrderKeys<In>{{probs, base}},
-                                                         static_cast<std::int64_t>(rule.top_k));
+        SAMPCHECK_SHARED(block, std::uint64_t, select_slots, kSelectSlots);
+        const std::uint64_t kth = SelectKthKeyBySample<kThreads>(
+            block, vocab, fast_detail::ProbOrderKeys<In>{{probs, base}}, static_cast<std::int64_t>(rule.top_k),
+            select_slots);
         keep_from = raw(static_cast<std::int64_t>(kth & 0xffffffffu));
       }
       auto kept = Registers<float>(block);
