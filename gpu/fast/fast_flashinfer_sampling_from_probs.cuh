@@ -33,13 +33,16 @@
 //   probability 0 under the law).
 //   Reads: each round's inverse CDF reads the row, and one more read gives both pivots' counts
 //   and masses (two until 2026-12-03); every read takes four entries a load, each thread the
-//   same entries whatever the row's address (the select's sample excepted: 4096 entries of
-//   the row at most, one a load). Until 2026-12-03 top_k_first took the radix select alone, 8
-//   + (index digits) reads one entry a load.
+//   same entries whatever the row's address (FixedQuadSpanOf), but top_k_first's select: its
+//   sample (at most 4096 entries, one a load), its count and gather reads (ShareOf,
+//   gpu/block/thread_share.cuh: by quads from 4096 entries on) and the radix select's when the
+//   sample misses (PartitionKeys, gpu/block/key_reads.cuh: quads from the array's boundary),
+//   whose exact counts do not depend on which thread reads what. Until 2026-12-03 top_k_first
+//   took the radix select alone, 8 + (index digits) reads one entry a load.
 //   top_k_first (top_k_top_p only): the row is read through top_k_renorm_probs: the k-th
 //   largest non-NaN value is the key of rank k among the descending order keys (NaN keyed as
-//   -1, after every probability; SelectKthKeyBySample, gpu/block/sample_select.cuh: a sample,
-//   a count read and a gather read, exact, the radix select when the sample misses), kept p >= it (every non-NaN entry when k >= their count, none
+//   -1, after every probability; SelectKthKeyBySample, gpu/block/sample_select.cuh: exact),
+//   kept p >= it (every non-NaN entry when k >= their count, none
 //   when k = 0), scaled by f32(1 / max(S, 1e-8)), S the kept mass (free order); then the top_p
 //   kind on that row. Nothing row-sized is written: the renormalised value is recomputed at
 //   every read.
@@ -102,7 +105,7 @@ SAMPCHECK_KERNEL_BODY void FastFlashinferAbove(B& block, EachWeight each_weight,
 }
 
 // top_k_first's keys: a row's descending order keys with NaN keyed as -1 (after every
-// probability), as a QuadKeySource (gpu/block/key_reads.cuh), so the radix select reads the row
+// probability), as a QuadKeySource (gpu/block/key_reads.cuh), so that the select's reads take
 // four entries a load.
 template <class In>
 struct ProbOrderKeys : RowOf<In> {
