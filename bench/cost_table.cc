@@ -76,6 +76,10 @@ std::vector<Variant> Variants(bool quick) {
   min_p_alone.top_k = 0;
   min_p_alone.top_p = 1.0f;
   v.push_back({"min-p 1, top-k and top-p off", min_p_alone});
+  // gpu-fast's min-p-only probe of 64 keys cannot hold a flat row's kept set: its fallback.
+  SamplingCostShape flat_min_p_alone = min_p_alone;
+  flat_min_p_alone.flat = true;
+  v.push_back({"flat rows, min-p 1, top-k and top-p off", flat_min_p_alone});
   // Greedy rows (temperature 0): the goal is a fraction of the copy's bandwidth at B >= 64.
   SamplingCostShape greedy = w;
   greedy.greedy = true;

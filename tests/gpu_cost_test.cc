@@ -293,7 +293,14 @@ const BudgetCase kBudgets[] = {
     // rejects its first proposal (probability about 0.27 a row), which sums the others' masses
     // (SumProposalLanes: 2 barriers); critical path at 64 x 128256 558 -> 364.
     {__LINE__, "gpu-fast, top-k 5000, top-p 0.9", true, TopK(5000), {2.05, 63}},
-    {__LINE__, "gpu-fast, min-p 1, top-k and top-p off", true, MinPAlone(1.0f), {2.01, 6}},
+    // 1 pass since 2026-12-03 (2 before: the maximum's read, then one round over the tokens
+    // min-p keeps): the first 64 keys gathered as a top-k row's survivors hold them (a probe,
+    // gpu/fast/fast_sampling_launch.h FastSurvivorK), in 16 slices a row (1024 / 64), for the
+    // survivor path's barriers (6 before). Flat rows keep every token, which the probe cannot
+    // hold: its read finds the maximum, one round reads the row again in the last block (2
+    // passes as before, 30 barriers: the flat slices' larger networks, then the round's).
+    {__LINE__, "gpu-fast, min-p 1, top-k and top-p off", true, MinPAlone(1.0f), {1.01, 22}},
+    {__LINE__, "gpu-fast, flat rows, min-p 1, top-k and top-p off", true, Flat(MinPAlone(1.0f)), {2.01, 30}},
     {__LINE__, "gpu-fast, flat rows, top-k V - 1", true, Flat(TopK(kVocab - 1)), {2.01, 20}},
     {__LINE__, "gpu-fast, flat rows, top-k off, top-p 0.999", true, Flat(TopPAlone(0.999f)), {2.01, 6}},
 };
@@ -309,7 +316,9 @@ TEST(GpuCost, SamplingKernelsStayWithinTheirBudgets) {
     // merge slots: 20 blocks per row in one launch (gpu/block/row_slices.cuh), whose last
     // block per row merges (gpu/block/last_block.cuh); gpu's path wants only the token, drawn
     // by that block on the survivors: no launch writing the output rows, none reading probs.
-    const std::int64_t slices = c.shape.top_k == 50 ? 20 : 1;
+    // gpu-fast's min-p-only rows gather a probe of 64 keys the same way: 1024 / 64 = 16 slices.
+    const bool min_p_probe = c.fast && c.shape.top_k == 0 && c.shape.top_p >= 1.0f && c.shape.min_p > 0.0f;
+    const std::int64_t slices = c.shape.top_k == 50 ? 20 : min_p_probe ? 16 : 1;
     ASSERT_EQ(launches.size(), 1u);
     EXPECT_EQ(CheckBudget(launches, c.shape.rows, c.shape.vocab, c.budget), "");
     // Every other launch runs one block per row; gpu-fast, and gpu's survivor path (its draw

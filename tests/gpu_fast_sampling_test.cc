@@ -36,6 +36,7 @@
 #include "gpu/fast/fast_sampling_launch.h"
 #include "golden/verifier.h"
 #include "tests/crowded_row.h"
+#include "reference/math/exp.h"
 #include "reference/reference_backend.h"
 #include "harness/draw_harness.h"
 #include "harness/noise_harness.h"
@@ -753,6 +754,31 @@ struct NonUniformKernel {
   }
 };
 
+// `launch` sliced (planned for its own batch) and one block a row (planned for a batch of as
+// many rows as SMs): one launch each, fast_sampling_slices over rows x slices blocks (a ticket
+// each, gpu/block/last_block.cuh: each row's last block merges and draws), then fast_sampling
+// over rows; the same tokens, returned in `tokens`.
+void ExpectSlicedEqualsWhole(gpu::FastSamplingLaunch launch, std::int64_t slices, std::vector<std::int64_t>& tokens) {
+  const std::int64_t rows = launch.rows;
+  std::vector<std::int64_t> sliced(static_cast<std::size_t>(rows), -1), whole(static_cast<std::size_t>(rows), -1);
+  launch.token = sliced.data();
+  launch.plan_rows = 0;
+  gpu::LaunchRecorder recorder;
+  ASSERT_NO_THROW(gpu::RunFastSamplingEmulated(launch));
+  launch.token = whole.data();
+  launch.plan_rows = gpu::kFastSamplingSms;
+  ASSERT_NO_THROW(gpu::RunFastSamplingEmulated(launch));
+  const auto launches = recorder.launches();
+  ASSERT_EQ(launches.size(), 2u);
+  EXPECT_STREQ(launches[0].kernel.c_str(), "fast_sampling_slices");
+  EXPECT_EQ(launches[0].blocks, rows * slices);
+  EXPECT_EQ(launches[0].atomics, rows * slices);
+  EXPECT_STREQ(launches[1].kernel.c_str(), "fast_sampling");
+  EXPECT_EQ(launches[1].blocks, rows);
+  EXPECT_EQ(sliced, whole);
+  tokens = sliced;
+}
+
 // Several blocks per row (gpu/fast/fast_sampling_slices.cuh): a batch of 3 rows of V = 16384
 // is split into FastSliceBudget(3, 16384) = 4 slices per row (min(floor(132 / 3), 16384 / 4096));
 // planned for a batch of kFastSamplingSms rows the same launch is one block per row. The
@@ -789,30 +815,63 @@ TEST(GpuFastSampling, SlicedRowsGiveTheOneBlockToken) {
   for (std::uint64_t s = 1; s <= 8; ++s) {
     SCOPED_TRACE(testing::Message() << "seed " << s);
     seed = {s, s, s};
-    std::vector<std::int64_t> sliced(rows, -1), whole(rows, -1);
-    launch.token = sliced.data();
-    launch.plan_rows = 0;
-    gpu::LaunchRecorder recorder;
-    ASSERT_NO_THROW(gpu::RunFastSamplingEmulated(launch));
-    launch.token = whole.data();
-    launch.plan_rows = gpu::kFastSamplingSms;
-    ASSERT_NO_THROW(gpu::RunFastSamplingEmulated(launch));
-    const auto launches = recorder.launches();
-    // Sliced: one launch, each row's last block merging and drawing (gpu/block/last_block.cuh);
-    // whole: one block per row.
-    ASSERT_EQ(launches.size(), 2u);
-    EXPECT_STREQ(launches[0].kernel.c_str(), "fast_sampling_slices");
-    EXPECT_EQ(launches[0].blocks, rows * 4);
-    EXPECT_EQ(launches[0].atomics, rows * 4);
-    EXPECT_STREQ(launches[1].kernel.c_str(), "fast_sampling");
-    EXPECT_EQ(launches[1].blocks, rows);
-    EXPECT_EQ(sliced, whole);
+    std::vector<std::int64_t> sliced;
+    ASSERT_NO_FATAL_FAILURE(ExpectSlicedEqualsWhole(launch, 4, sliced));
     EXPECT_EQ(sliced[1], greedy) << "greedy: the first maximum of row 1";
     // The crowded row's top 128 are lanes 0 .. 7, every j (100 - lane - 0.001 j).
     EXPECT_LT(sliced[2] % 1024, 8);
     crowded_tokens.insert(sliced[2]);
   }
   EXPECT_GT(crowded_tokens.size(), 1u);
+}
+
+// min-p alone (top-k and top-p off, canonical): the first 64 keys are gathered as a top-k
+// row's survivors (a probe, sliced as such rows are: 4 slices a row at 3 rows of 16384) and
+// drawn from when the 64th fails min-p; else the rounds draw from the whole kept set. Rows:
+// continuous logits in [-8, 8] (about 1024 a unit), min-p 0.99 (e >= 0.99: the logits within
+// ln(1 / 0.99) = 0.01 of the maximum, fewer than 64: the probe holds them) and min-p 0.5 (about
+// 710 tokens: the rounds); and a row whose maximum 5 at index 12345 is alone above 4, min-p 1:
+// token 12345. Every token passes min-p by the spec's rule (e = ExpF32Cr(s - m) >= min_p), the
+// sliced and the one-block launches give the same tokens, and the wide row's 8 draws are not
+// all among its 64 largest, which the probe alone would give.
+TEST(GpuFastSampling, MinPAloneDrawsFromAProbeOfTheFirst64Keys) {
+  constexpr std::int64_t rows = 3, vocab = 16384;
+  std::vector<float> logits(static_cast<std::size_t>(rows * vocab));
+  std::uint64_t state = 0x9e37;
+  for (std::int64_t i = 0; i < vocab; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const float x = -8.0f + 16.0f * static_cast<float>(state >> 40) * 0x1.0p-24f;
+    logits[static_cast<std::size_t>(i)] = logits[static_cast<std::size_t>(vocab + i)] = x;
+    logits[static_cast<std::size_t>(2 * vocab + i)] = i == 12345 ? 5.0f : std::min(x, 4.0f);
+  }
+  const std::vector<float> temperature = {1.0f, 1.0f, 1.0f}, top_p = {1.0f, 1.0f, 1.0f}, min_p = {0.99f, 0.5f, 1.0f};
+  const std::vector<std::int32_t> top_k = {0, 0, 0};
+  std::vector<std::uint64_t> seed = {0, 0, 0}, position = {3, 4, 5};
+  gpu::FastSamplingLaunch launch =
+      FastLaunch(logits, temperature, top_k, top_p, min_p, seed, position, rows, vocab, vocab);
+  ASSERT_EQ(launch.Slices(), 4);
+  const float top = *std::max_element(logits.begin(), logits.begin() + vocab);
+  auto weight = [&](std::int64_t row, std::int64_t i) {
+    return math::ExpF32Cr(logits[static_cast<std::size_t>(row * vocab + i)] - (row == 2 ? 5.0f : top));
+  };
+  std::vector<float> sorted(logits.begin(), logits.begin() + vocab);
+  std::sort(sorted.begin(), sorted.end(), std::greater<>());
+  ASSERT_LT(math::ExpF32Cr(sorted[63] - top), 0.99f) << "the probe holds row 0's kept set";
+  ASSERT_GE(math::ExpF32Cr(sorted[63] - top), 0.5f) << "row 1's kept set is past the probe";
+  std::set<std::int64_t> first_row;
+  bool past_probe = false;
+  for (std::uint64_t s = 1; s <= 8; ++s) {
+    SCOPED_TRACE(testing::Message() << "seed " << s);
+    seed = {s, s, s};
+    std::vector<std::int64_t> sliced;
+    ASSERT_NO_FATAL_FAILURE(ExpectSlicedEqualsWhole(launch, 4, sliced));
+    for (std::int64_t r = 0; r < rows; ++r) EXPECT_GE(weight(r, sliced[r]), min_p[r]) << "row " << r;
+    EXPECT_EQ(sliced[2], 12345);
+    first_row.insert(sliced[0]);
+    past_probe = past_probe || logits[static_cast<std::size_t>(vocab + sliced[1])] < sorted[63];
+  }
+  EXPECT_GT(first_row.size(), 1u);
+  EXPECT_TRUE(past_probe);
 }
 
 TEST(GpuFastSampling, EmulatorReportsANonUniformBranchValue) {

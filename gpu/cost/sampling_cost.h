@@ -57,13 +57,21 @@ std::vector<LaunchCounters> CountGpuFastSampling(const SamplingCostShape& shape,
 // The device benchmark's cases (bench/device_sampling_bench.cu, argument `case`): the typical
 // parameters or one of the worst cases the goals bound.
 // kGreedy is not a worst case: the goal for greedy rows is a fraction of the copy's bandwidth.
-enum class DeviceBenchCase : int { kTypical = 0, kFlat = 1, kTopKNearV = 2, kTopPNearOne = 3, kMinPOne = 4, kGreedy = 5 };
+enum class DeviceBenchCase : int {
+  kTypical = 0,
+  kFlat = 1,
+  kTopKNearV = 2,
+  kTopPNearOne = 3,
+  kMinPOne = 4,
+  kGreedy = 5,
+  kMinPAlone = 6,
+};
 
 inline constexpr std::int32_t kDeviceBenchTopK = 50;
 inline constexpr float kDeviceBenchTopP = 0.9f;
 // The shape of one device benchmark: top-k 50, top-p 0.9, min-p 0.05 when min_p_on (else off),
 // then the case's change: flat rows; top-k V - 1; top-k off with top-p 0.999; min-p 1; every
-// row greedy.
+// row greedy; min-p 1 with top-k and top-p off (gpu-fast's min-p-only probe).
 SamplingCostShape DeviceBenchShape(std::int64_t rows, std::int64_t vocab, bool min_p_on, DeviceBenchCase c);
 
 // The launches of one benchmark of the gpu (deterministic) or gpu-fast path, counted on the

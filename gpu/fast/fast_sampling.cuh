@@ -6,11 +6,11 @@
 // free reduction order, no sort of the row, rejection sampling with a rising pivot, the
 // uniform from the row's own Philox4x32-10 stream (docs/gpu.md "gpu-fast"). NOT bit-exact:
 // judged by the statistical harness against the canonical pipeline's exact target. A small
-// top-k reads the row twice (its survivors gathered in shared memory); so do canonical rows
-// with top-k near V, without top-k, or 1024 < k < V - 1024 with top-p on (proposals drawn
-// from the masses of reads they take anyway, gpu/fast/fast_proposals.cuh); the other rows
-// (vllm's and sglang's rules, min-p as a candidate rule) take the rejection rounds, two reads
-// and more.
+// top-k reads the row once (its survivors gathered in shared memory), as does min-p alone when
+// 64 tokens hold what it keeps; canonical rows with top-k near V, without top-k, or 1024 < k <
+// V - 1024 with top-p on read it twice (proposals drawn from the masses of reads they take
+// anyway, gpu/fast/fast_proposals.cuh); the other rows (vllm's and sglang's rules, min-p as a
+// candidate rule) take the rejection rounds, two reads and more.
 //
 // Contract:
 // - One block of kThreads threads (a multiple of 32, at most 1024) per row; when the row takes
@@ -33,7 +33,8 @@
 //     order key of i: (descending value key of s_i) << 32 | i, the filters' total order
 //       (larger value first, then lower index; -0.0 folded onto +0.0), smaller key = earlier;
 //     survivor path, 1 <= k <= 1024 (k < V): the k smallest keys gathered in shared memory in
-//       two reads of the row (gpu/fast/fast_top_k_survivors.cuh), sorted; e_j = ExpF32Cr(s_j
+//       one read of the row (two or three when a lane holds 6 candidates,
+//       gpu/fast/fast_top_k_survivors.cuh), sorted; e_j = ExpF32Cr(s_j
 //       - m) for them (m = s of the first); warp 0 (DrawOnSurvivors: 32 lanes of contiguous
 //       positions, their sums by a butterfly) sums S over them, keeps the longest
 //       prefix whose every j passes top-p (E_j == 0 or E_j < p * S, E_j the mass before j;
@@ -46,6 +47,11 @@
 //       sliced row's survivors are the merge of its slices' sorted top-k lists (pairwise
 //       merges, gpu/block/merge_runs.cuh; integer comparisons, exact): the same k keys, so the
 //       token does not depend on the slicing;
+//     min-p alone (top-k and top-p off, min-p on, V > kFastMinPProbe = 64): the survivor path
+//       on the first 64 keys (a probe, gpu/fast/fast_sampling_launch.h FastSurvivorK, sliced
+//       as a top-k row is) when the 64th fails min-p: every token min-p keeps is then among
+//       them (e only falls along the order), and the draw is the survivor path's; else the
+//       rounds below (min-p a candidate rule), m from the probe's first key;
 //     top-k near V (k > 1024, V - k <= 1024): the V - k dropped tokens are the k' = V - k
 //       smallest keys of the reversed order (~key), gathered the same way (their first read
 //       fused with the first-key read below); kth = (the first dropped key) - 1;
@@ -520,11 +526,16 @@ SAMPCHECK_KERNEL_BODY auto SurvivorKeySlots(B& block) {
 // so a row's token does not depend on how many blocks read it.
 // `lists`: kFastSurvivorSlots keys of shared memory the merge stages the slices' lists in (the
 // caller's dropped_keys, unused on this path).
+// probe_first: a min-p-only row's probe (k = kFastMinPProbe, p = 1, gpu/fast/fast_sampling_launch.h
+// FastSurvivorK): when survivor k - 1 passes min-p, tokens past the survivors may too, so
+// nothing is drawn: the row's first key goes to *probe_first and the call returns false.
+// Returns whether a token was stored.
 template <int kThreads, class B, class KeyOf, class Slices, class Shared, class Out>
-SAMPCHECK_KERNEL_BODY void SampleOnSurvivors(B& block, KeyOf key_of, Slices slices, std::int64_t slice_base,
+SAMPCHECK_KERNEL_BODY bool SampleOnSurvivors(B& block, KeyOf key_of, Slices slices, std::int64_t slice_base,
                                              std::int64_t slice_count, Shared& lists, std::int64_t vocab,
                                              std::int64_t k, float p, float mp, bool joint, FastSamplingBug bug,
-                                             std::uint64_t seed, std::uint64_t position, Out token, std::int64_t row) {
+                                             std::uint64_t seed, std::uint64_t position, Out token, std::int64_t row,
+                                             std::uint64_t* probe_first = nullptr) {
   auto survivor_keys = SurvivorKeySlots(block);
   SAMPCHECK_SHARED(block, float, survivor_weights, kFastSurvivorSlots);
   float m = 0.0f;  // s of the first token of the order: its weight is exp(0) = 1
@@ -562,6 +573,20 @@ SAMPCHECK_KERNEL_BODY void SampleOnSurvivors(B& block, KeyOf key_of, Slices slic
     });
     block.Sync();
   }
+  if (probe_first != nullptr) {
+    // The weights are monotone along the order (ExpF32Cr, s - m): when the probe's last one
+    // fails min-p, so does every token after it, and the kept prefix lies in the probe.
+    auto last = Registers<float>(block);
+    std::uint64_t first_key = kNoKey;
+    block.ForEachThread([&](Thread th) {
+      last[th] = survivor_weights.Load(k - 1);
+      first_key = survivor_keys.Load(0);
+    });
+    if (!(BlockUniform(block, last) < (mp < 1.0f ? mp : 1.0f))) {
+      *probe_first = first_key;
+      return false;
+    }
+  }
   // sglang's joint top-p (FastFilterRule::top_p_joint) reads the whole row's mass: one more read.
   float row_mass = 0.0f;
   if (joint) {
@@ -578,6 +603,7 @@ SAMPCHECK_KERNEL_BODY void SampleOnSurvivors(B& block, KeyOf key_of, Slices slic
   const float u = rng::UniformClosedOpen24F32(rng::CurandPhiloxWord(seed, position, 0));
   DrawOnSurvivors<kThreads>(block, survivor_weights, k, SurvivorRules{p, mp, joint, row_mass, bug}, u,
                             [&](std::int64_t chosen) { token.Store(row, IndexOfKey(survivor_keys.Load(chosen))); });
+  return true;
 }
 
 }  // namespace fast_detail
@@ -648,7 +674,10 @@ struct FastSamplingKernel {
                                                      !rule.ties_high_index_first && !rule.race);
     // A row split over several blocks (gpu/fast/fast_sampling_slices.cuh, its last block here):
     // its partials are merged here. Greedy: the smallest of the slices' first keys.
-    const std::int64_t slice_count = FastRowSlices(slice_budget, vocab, greedy, k, rule);
+    // The survivors gathered first (top-k's k, or a min-p-only row's probe): what the row's
+    // slices gathered when it took several.
+    const std::int64_t survivors = FastSurvivorK(k, p, mp, vocab, rule);
+    const std::int64_t slice_count = FastRowSlices(slice_budget, vocab, greedy, survivors, rule);
     const std::int64_t slice_base = row * kFastSliceSlots;
     if (greedy && slice_count > 1) {
       block.ForEachThread([&](Thread th) {
@@ -664,12 +693,22 @@ struct FastSamplingKernel {
     }
     // The near-V gather's keys below; the survivor path's merge stages the slices' lists in it.
     SAMPCHECK_SHARED(block, std::uint64_t, dropped_keys, fast_detail::kFastSurvivorSlots);
-    if (!greedy && survivor_rules && top_k_on && k <= fast_detail::kFastSurvivorSlots) {
+    // The first token of the order: the greedy token, and the random rows' maximum. A row
+    // selected by the sample first takes it from the select's count read, a min-p-only row from
+    // its probe: no read of its own.
+    std::uint64_t first_key = fast_detail::kNoKey;
+    // The survivor path: a small top-k's survivors; or min-p alone (canonical), whose probe's
+    // survivors are drawn from when they hold every token min-p keeps (one read of the row, or
+    // of each slice), else the rounds below go on from the probe's maximum (min-p a candidate
+    // rule: one round, one more read).
+    const bool min_p_probe = !greedy && survivors != k;  // FastSurvivorK gave the probe
+    if (min_p_probe || (!greedy && survivor_rules && top_k_on && k <= fast_detail::kFastSurvivorSlots)) {
       const fast_detail::ScaledOrderKeys<In> key_of{logits, base, 0, t, greedy};
-      fast_detail::SampleOnSurvivors<kThreads>(block, key_of, slices, slice_base, slice_count, dropped_keys, vocab, k,
-                                               p, mp, rule.top_p_joint, options.bug, row_seed, row_position, token,
-                                               row);
-      return;
+      if (fast_detail::SampleOnSurvivors<kThreads>(block, key_of, slices, slice_base, slice_count, dropped_keys, vocab,
+                                                   survivors, p, mp, rule.top_p_joint, options.bug, row_seed,
+                                                   row_position, token, row, min_p_probe ? &first_key : nullptr)) {
+        return;
+      }
     }
 
     // top-k near V (more than 1024 survivors, at most 1024 dropped): the dropped tokens are
@@ -770,9 +809,6 @@ struct FastSamplingKernel {
     };
     std::uint64_t kth = fast_detail::kNoKey;
     bool selected = false;
-    // The first token of the order: the greedy token, and the random rows' maximum. A row
-    // selected by the sample first takes it from the select's count read: no read of its own.
-    std::uint64_t first_key = fast_detail::kNoKey;
     if (!greedy && !near_vocab && top_k_on && p < 1.0f && !rule.top_p_joint) {
       // With proposals: drawn from the count read's masses below the last splitter; the
       // gather read sums the masses before them and S's part below the bin, the bin's ranking
@@ -781,7 +817,7 @@ struct FastSamplingKernel {
       kth = select_kth(&first_key);
       select_fuses = false;
       selected = true;
-    } else {
+    } else if (first_key == fast_detail::kNoKey) {  // not found by a probe
       auto key_lane = Registers<std::uint64_t>(block);
       block.ForEachThread([&](Thread th) {
         std::uint64_t best = fast_detail::kNoKey;

@@ -109,11 +109,27 @@ SAMPCHECK_HOST_DEVICE constexpr bool FastIsGreedy(float temperature, double gree
   return static_cast<double>(temperature) < greedy_below;
 }
 
+// A min-p-only row's probe (canonical; top-k and top-p off, min-p on): its first
+// kFastMinPProbe order keys, gathered as a top-k row's survivors, hold every token min-p keeps
+// whenever the last of them fails min-p (e_i only falls along the order); else the row reads
+// on (docs/gpu.md "gpu-fast" item 2). 64: the warps' merge tree's lists and runs.
+inline constexpr std::int64_t kFastMinPProbe = 64;
+
+// The survivors a row gathers first: a min-p-only canonical row's probe (V > kFastMinPProbe),
+// else its top-k k as given (the survivor path takes 1 <= k <= kFastSliceSlots, k < V).
+SAMPCHECK_HOST_DEVICE constexpr std::int64_t FastSurvivorK(std::int64_t k, float p, float mp, std::int64_t vocab,
+                                                           const FastFilterRule& rule) {
+  const bool top_k_on = k > 0 && k < vocab;
+  const bool probe = rule.Canonical() && !top_k_on && !(p < 1.0f) && mp > 0.0f && kFastMinPProbe < vocab;
+  return probe ? kFastMinPProbe : k;
+}
+
 // The slices a row takes (1: the row is one block of the fused kernel): greedy rows every
 // slice of the budget (a slice's partial is its first key); canonical rows whose top-k
-// survivors are gathered (1 <= k <= kFastSliceSlots, k < V) as many as keep slices x k within
-// the scratch and every slice longer than k (each slice gathers its own top k); every other
-// row (vllm's and sglang's rules, top-k off or larger) 1.
+// survivors are gathered (1 <= k <= kFastSliceSlots, k < V; k: FastSurvivorK's, so a
+// min-p-only row's probe too) as many as keep slices x k within the scratch and every slice
+// longer than k (each slice gathers its own top k); every other row (vllm's and sglang's
+// rules, top-k off or larger, top-p without top-k) 1.
 SAMPCHECK_HOST_DEVICE constexpr std::int64_t FastRowSlices(std::int64_t budget, std::int64_t vocab, bool greedy,
                                                            std::int64_t k, const FastFilterRule& rule) {
   if (budget <= 1) return 1;
@@ -157,8 +173,9 @@ struct FastSamplingLaunch {
     const std::int64_t budget = SliceBudget();
     std::int64_t slices = 1;
     for (std::int64_t r = 0; r < rows && budget > 1; ++r) {
-      const std::int64_t n = FastRowSlices(budget, vocab, FastIsGreedy(temperature[r], options.greedy_below),
-                                           FastTopKOf(top_k[r], options.bug), options.rule);
+      const std::int64_t k = FastSurvivorK(FastTopKOf(top_k[r], options.bug), top_p[r], min_p[r], vocab, options.rule);
+      const std::int64_t n =
+          FastRowSlices(budget, vocab, FastIsGreedy(temperature[r], options.greedy_below), k, options.rule);
       slices = n > slices ? n : slices;
     }
     return slices;

@@ -22,7 +22,7 @@
 // - Greedy rows: slot g holds the slice's smallest key (a block reduction of a total order:
 //   exact whatever the reduction order).
 // - Survivor rows (canonical, 1 <= k <= kFastSliceSlots, every slice longer than k, n x k <=
-//   kFastSliceSlots): slots g k .. g k + k - 1 hold the slice's k smallest keys in ascending
+//   kFastSliceSlots; k = FastSurvivorK: top-k's, or a min-p-only row's probe): slots g k .. g k + k - 1 hold the slice's k smallest keys in ascending
 //   order, gathered in three reads of the slice by GatherFastSurvivors
 //   (gpu/fast/fast_top_k_survivors.cuh) on the slice's own 1024 virtual lanes. When the
 //   slice's candidates do not fit, slot g k holds kNoKey (no key of a row equals it: an index
@@ -63,7 +63,12 @@ struct FastSamplingSlicesKernel {
     const std::int64_t g = block.index() % grid_slices;
     const float t = temperature.Load(row);
     const bool greedy = FastIsGreedy(t, options.greedy_below);
-    const std::int64_t k = FastTopKOf(top_k.Load(row), options.bug);
+    // The survivors each slice gathers: top-k's k, or a min-p-only row's probe, for which alone
+    // top-p and min-p are read here (two loads more on every thread's path otherwise).
+    const std::int64_t top_k_row = FastTopKOf(top_k.Load(row), options.bug);
+    const bool k_given = greedy || (top_k_row > 0 && top_k_row < vocab);
+    const std::int64_t k =
+        k_given ? top_k_row : FastSurvivorK(top_k_row, top_p.Load(row), min_p.Load(row), vocab, options.rule);
     const std::int64_t n = FastRowSlices(slice_budget, vocab, greedy, k, options.rule);
     if (n <= 1 || g >= n) {  // the row runs whole in its first block, or takes fewer slices than the grid's
       if (n <= 1 && g == 0) {

@@ -127,7 +127,11 @@ int LaunchResidentSampling(const ResidentSampling& s, ResidentWorkspace& workspa
     l.vocab = s.vocab;
     l.pitch = s.vocab;
     l.token = s.token;
-    l.planned_slices = FastRowSlices(l.SliceBudget(), s.vocab, s.greedy, FastTopKOf(s.top_k, l.options.bug), l.options.rule);
+    // The most slices a row can take: a min-p-only row's probe when min-p is on and top-k off
+    // (top-p is not known here; a row with top-p on takes one block and leaves the others idle).
+    const std::int64_t k = FastSurvivorK(FastTopKOf(s.top_k, l.options.bug), 1.0f, s.has_min_p ? 1.0f : 0.0f, s.vocab,
+                                         l.options.rule);
+    l.planned_slices = FastRowSlices(l.SliceBudget(), s.vocab, s.greedy, k, l.options.rule);
     l.Describe<kFastSamplingDeviceThreads>(device);
   }
   return static_cast<int>(device.Error());
