@@ -22,8 +22,9 @@
 // - Greedy rows: slot g holds the slice's smallest key (a block reduction of a total order:
 //   exact whatever the reduction order).
 // - Survivor rows (canonical, 1 <= k <= kFastSliceSlots, every slice longer than k, n x k <=
-//   kFastSliceSlots; k = FastSurvivorK: top-k's, or a min-p-only row's probe): slots g k .. g k + k - 1 hold the slice's k smallest keys in ascending
-//   order, gathered in three reads of the slice by GatherFastSurvivors
+//   kFastSliceSlots; k = FastSurvivorK: top-k's, or a min-p-only row's probe): slots g k ..
+//   g k + k - 1 hold the slice's k smallest keys in ascending order, gathered in one read of
+//   the slice (two or three when a lane holds 6 candidates) by GatherFastSurvivors
 //   (gpu/fast/fast_top_k_survivors.cuh) on the slice's own 1024 virtual lanes. When the
 //   slice's candidates do not fit, slot g k holds kNoKey (no key of a row equals it: an index
 //   is below 2^32 - 1) and the row's last block reads the row whole instead.
