@@ -664,7 +664,7 @@ struct FastSamplingKernel {
     const std::int64_t k = FastTopKOf(top_k.Load(row), options.bug);
     const float p = top_p.Load(row);
     const float mp = min_p.Load(row);
-    const bool top_k_on = k > 0 && k < vocab;
+    const bool top_k_on = FastTopKOn(k, vocab);
     const std::uint64_t row_seed = seed.Load(row);
     const std::uint64_t row_position = position.Load(row);
     // A small top-k: two reads of the logits, everything else on the survivors.
@@ -756,7 +756,8 @@ struct FastSamplingKernel {
       });
       float u[kProposals];
       for (int d = 0; d < kProposals; ++d) {
-        u[d] = rng::UniformClosedOpen24F32(rng::CurandPhiloxWord(row_seed, row_position, static_cast<std::uint64_t>(d)));
+        const std::uint64_t word = rng::CurandPhiloxWord(row_seed, row_position, static_cast<std::uint64_t>(d));
+        u[d] = rng::UniformClosedOpen24F32(word);
       }
       fast_detail::DrawProposals<kThreads, kProposals>(
           block, share, mass, lent, rule_keys,

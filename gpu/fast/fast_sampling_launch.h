@@ -109,6 +109,10 @@ SAMPCHECK_HOST_DEVICE constexpr bool FastIsGreedy(float temperature, double gree
   return static_cast<double>(temperature) < greedy_below;
 }
 
+// Whether a row's top-k filters: 0 < k < V (k <= 0 or k >= V keeps every token; k after
+// FastTopKOf).
+SAMPCHECK_HOST_DEVICE constexpr bool FastTopKOn(std::int64_t k, std::int64_t vocab) { return k > 0 && k < vocab; }
+
 // A min-p-only row's probe (canonical; top-k and top-p off, min-p on): its first
 // kFastMinPProbe order keys, gathered as a top-k row's survivors, hold every token min-p keeps
 // whenever the last of them fails min-p (e_i only falls along the order); else the row reads
@@ -119,8 +123,7 @@ inline constexpr std::int64_t kFastMinPProbe = 64;
 // else its top-k k as given (the survivor path takes 1 <= k <= kFastSliceSlots, k < V).
 SAMPCHECK_HOST_DEVICE constexpr std::int64_t FastSurvivorK(std::int64_t k, float p, float mp, std::int64_t vocab,
                                                            const FastFilterRule& rule) {
-  const bool top_k_on = k > 0 && k < vocab;
-  const bool probe = rule.Canonical() && !top_k_on && !(p < 1.0f) && mp > 0.0f && kFastMinPProbe < vocab;
+  const bool probe = rule.Canonical() && !FastTopKOn(k, vocab) && !(p < 1.0f) && mp > 0.0f && kFastMinPProbe < vocab;
   return probe ? kFastMinPProbe : k;
 }
 

@@ -67,7 +67,7 @@ struct FastSamplingSlicesKernel {
     // The survivors each slice gathers: top-k's k, or a min-p-only row's probe, for which alone
     // top-p and min-p are read here (two loads more on every thread's path otherwise).
     const std::int64_t top_k_row = FastTopKOf(top_k.Load(row), options.bug);
-    const bool k_given = greedy || (top_k_row > 0 && top_k_row < vocab);
+    const bool k_given = greedy || FastTopKOn(top_k_row, vocab);
     const std::int64_t k =
         k_given ? top_k_row : FastSurvivorK(top_k_row, top_p.Load(row), min_p.Load(row), vocab, options.rule);
     const std::int64_t n = FastRowSlices(slice_budget, vocab, greedy, k, options.rule);

@@ -16,7 +16,8 @@
 //   rows x (K + 1) x V f32; draft: rows x K x V f32 (absent under vllm: n-gram drafts, draft
 //   prob 1); drafts rows x K i32; counts rows i64 (n_b); noise: vllm u f64 rows x K, q and
 //   bonus_q f32 rows x V; flashinfer u f32 rows x (K + 1). Every input checked by the caller as
-//   the reference's parse (reference/spec_random.h ParseSpecRandom, through gpu/backend/draws_glue.h PrepareSpecRandom).
+//   the reference's parse (reference/spec_random.h ParseSpecRandom, through
+//   gpu/backend/draws_glue.h PrepareSpecRandom).
 // - k = the first rejected position, n_b when every draft is accepted:
 //   vllm: draft i accepted iff dp > 0 and f64(tp / dp) >= u_i (one f32 division, widened);
 //   flashinfer: iff u_i * dp < tp (one f32 product). Comparisons are IEEE: NaN rejects.
