@@ -466,6 +466,26 @@ TEST(GpuCost, PartitionWalkSumsItsPositionsOnTheWarp) {
   }
 }
 
+// gpu's min-p-only rows take the partition path's first read alone (no sample, no held keys:
+// top-k and top-p off), whose count and smallest and largest keys no partition of the row
+// changes: four entries a load (RowOrderKeys, gpu/block/radix_select.cuh). The longest chain
+// before the first barrier is then about V / 4096 = 32 loads a thread and a few shared
+// accesses; one entry a load makes it at least V / 1024 = 125 (134 until 2026-12-04). The
+// min-p read after it sums the canonical lanes, strided by their definition (at least 125).
+TEST(GpuCost, MinPAloneFirstReadTakesFourEntriesALoad) {
+  SamplingCostShape shape = MinPAlone(1.0f);
+  shape.rows = 1;
+  const std::vector<float> logits = SamplingCostLogits(shape);
+  const auto launches = CountGpuSampling(shape, logits.data());
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_EQ(launches[0].kernel, "sampling_filters");
+  const std::vector<std::int64_t>& chains = launches[0].critical_intervals;
+  ASSERT_GE(chains.size(), 3u);
+  EXPECT_GE(chains[0], kVocab / 4096);
+  EXPECT_LE(chains[0], kVocab / 4096 + 16);
+  EXPECT_GE(*std::max_element(chains.begin() + 1, chains.end()), kVocab / 1024);
+}
+
 // The launches a sampling path ran, in order: kernel, blocks, barriers of its busiest block.
 struct LaunchShape {
   const char* kernel;

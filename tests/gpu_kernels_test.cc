@@ -1287,18 +1287,11 @@ TEST(GpuRadixSelect, KthKeyWithAnyWholeWarpBlock) {
   }
 }
 
-// A QuadKeySource's row (Load, Load4, BoundaryGap: gpu/block/key_reads.cuh) at `base` of a
-// 16-byte aligned buffer, the canonical descending keys.
-struct QuadRowKeys {
-  GlobalArray<float> x;
-  std::int64_t base = 0;
-  float Load(std::int64_t i) const { return x.Load(base + i); }
-  Quad<float> Load4(std::int64_t i) const { return x.Load4(base + i); }
-  std::int64_t BoundaryGap(std::int64_t i) const { return x.BoundaryGap(base + i); }
-  std::uint64_t Key(std::int64_t i, float v) const { return OrderKey(v, i, false); }
-  std::uint64_t operator()(std::int64_t i) const { return Key(i, Load(i)); }
-};
-static_assert(QuadKeySource<QuadRowKeys>);
+// A global f32 row's keys (RowOrderKeys, gpu/block/radix_select.cuh) are a QuadKeySource
+// (Load, Load4, BoundaryGap: gpu/block/key_reads.cuh); a shared array's, without Load4, only a
+// SplitKeySource, read one entry at a time.
+static_assert(QuadKeySource<RowOrderKeys<GlobalArray<float>>>);
+static_assert(SplitKeySource<RowOrderKeys<HostShared<float>>> && !QuadKeySource<RowOrderKeys<HostShared<float>>>);
 
 // The same select from a QuadKeySource reads four entries a load, whatever the row's address
 // (bases 0 .. 3 of an aligned buffer: heads of 0 to 3 elements): the same key (the rows and
@@ -1326,7 +1319,7 @@ TEST(GpuRadixSelect, QuadSourceReadsFourEntriesALoad) {
       for (const bool quads : {false, true}) {
         std::uint64_t key = 0;
         const LaunchReport report = emu::Launch("select_quads", 1, 128, [&](Block& block) {
-          const QuadRowKeys keys{GlobalArray<float>(buffer, kV + 4, "row"), base};
+          const auto keys = OrderKeysOf(GlobalArray<float>(buffer, kV + 4, "row"), base, false);
           const std::uint64_t k = quads ? SelectKthKey<128>(block, kV, keys, n)
                                         : SelectKthKey<128>(block, kV, [&](std::int64_t i) { return keys(i); }, n);
           block.ForEachThread([&](Thread t) {
@@ -1343,6 +1336,65 @@ TEST(GpuRadixSelect, QuadSourceReadsFourEntriesALoad) {
       EXPECT_LE(loads[1], passes * (kV / 4 + 3));
     }
   }
+}
+
+// The bit-exact kernels' SelectKth and CollectSorted over a global f32 row (RowOrderKeys) read
+// it four entries a load: on the 6000-entry row of KthKeyWithAnyWholeWarpBlock at 1024 threads,
+// SelectKth's key is the stable sort's and its passes take 1500 loads each (the row at a
+// 16-byte boundary) where one entry a load takes 6000 (passes counted from that read);
+// CollectSorted's keys in (lo, hi], hi the key of rank 900 and lo that of rank 100, are the 800
+// keys of ranks 101 .. 900 in order, from two reads of 1500 loads (count, gather).
+TEST(GpuRadixSelect, GlobalRowsReadFourEntriesALoad) {
+  SplitMix64 rng(77);
+  constexpr std::int64_t kV = 6000;
+  alignas(16) static float row[kV];
+  for (float& x : row) x = static_cast<float>(rng.Next() % 300) * 0.5f + 1.0f;
+  std::vector<std::int64_t> order(kV);
+  std::iota(order.begin(), order.end(), std::int64_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return row[a] > row[b]; });
+  auto key_of_rank = [&](std::int64_t n) {  // positive values: see KthKeyWithAnyWholeWarpBlock
+    const std::int64_t index = order[static_cast<std::size_t>(n - 1)];
+    std::uint32_t bits;
+    std::memcpy(&bits, &row[index], sizeof bits);
+    return (std::uint64_t{~(bits | 0x80000000u)} << 32) | static_cast<std::uint32_t>(index);
+  };
+  for (std::int64_t n : {1, 1500, 5000, 6000}) {
+    SCOPED_TRACE(testing::Message() << "n = " << n);
+    std::int64_t loads[2] = {0, 0};
+    for (const bool quads : {false, true}) {
+      std::uint64_t key = 0;
+      const LaunchReport report = emu::Launch("select_row", 1, kCanonicalLanes, [&](Block& block) {
+        const GlobalArray<float> x(row, kV, "row");
+        const std::uint64_t k = quads ? SelectKth(block, x, 0, kV, false, n)
+                                      : SelectKthKey<kCanonicalLanes>(
+                                            block, kV, [&](std::int64_t i) { return OrderKey(x.Load(i), i, false); }, n);
+        block.ForEachThread([&](Thread t) {
+          if (t.x == 0) key = k;
+        });
+      });
+      ASSERT_TRUE(report.ok()) << report.Summary();
+      EXPECT_EQ(key, key_of_rank(n));
+      loads[quads] = report.counters.global[0].loads;
+    }
+    ASSERT_EQ(loads[0] % kV, 0);
+    EXPECT_EQ(loads[1], loads[0] / kV * (kV / 4));
+  }
+  std::vector<std::uint64_t> gathered;
+  std::uint32_t count = 0;
+  const std::uint64_t lo = key_of_rank(100), hi = key_of_rank(900);
+  const LaunchReport report = emu::Launch("collect_row", 1, kCanonicalLanes, [&](Block& block) {
+    SAMPCHECK_SHARED(block, std::uint64_t, sorted, kCandidates);
+    const std::uint32_t m = CollectSorted(block, GlobalArray<float>(row, kV, "row"), 0, kV, false, true, lo, hi, sorted);
+    block.ForEachThread([&](Thread t) {
+      if (t.x != 0) return;
+      count = m;
+      for (std::uint32_t j = 0; j < m; ++j) gathered.push_back(sorted.Load(j));
+    });
+  });
+  ASSERT_TRUE(report.ok()) << report.Summary();
+  ASSERT_EQ(count, 800u);
+  for (std::int64_t r = 101; r <= 900; ++r) EXPECT_EQ(gathered[static_cast<std::size_t>(r - 101)], key_of_rank(r));
+  EXPECT_EQ(report.counters.global[0].loads, 2 * (kV / 4));
 }
 
 // SumDigitCounts and DigitOfRank (gpu/block/radix_select.cuh). The sums against their

@@ -19,8 +19,9 @@
 //   reads take a key's bucket from a table of 4096 cells filled after them (one phase and a
 //   barrier, partition_detail::CellTable): one shared read for most keys, where a binary search
 //   of the splitters takes 4. One read
-//   then gives the count n, the smallest and the largest key, and counts each thread's
-//   entries per bucket; a scan in (bucket, thread) order gives every thread its slots. n <=
+//   then gives the count n, the smallest and the largest key (four entries a load from a
+//   global f32 row when it takes neither a sample nor held keys: RowOrderKeys,
+//   gpu/block/radix_select.cuh), and counts each thread's entries per bucket; a scan in (bucket, thread) order gives every thread its slots. n <=
 //   1024 with gather_small: the entries are gathered and sorted in shared memory
 //   (CollectSorted, two reads) and visited at once. Otherwise one read scatters the keys into
 //   buffer 0: the 16 buckets in order (each bucket in no particular order). Without a sample
@@ -679,7 +680,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   auto& uniform = arrays.uniform;
   auto& splitter = arrays.splitter;  // level 0's 15 splitters
   auto in_range = [&](std::uint64_t key) { return (!has_lo || key > lo) && key <= hi; };
-  auto key_at = [&](std::int64_t i) { return OrderKey(row.Load(base + i), i, ascending); };
+  const auto order_keys = OrderKeysOf(row, base, ascending);  // key_of(i), or four a load (below)
   auto sorted_key = [&](std::int64_t j) { return sorted.Load(j); };  // a chunk's keys, for visit
 
   // Level 0's buckets. With at least 16 sampled keys in range: 15 splitters from a sample of
@@ -698,7 +699,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   bool sampled = false;
   if (sample_first && vocab > kCanonicalLanes) {
     block.ForEachThread([&](Thread t) {
-      const std::uint64_t key = key_at(t.x * vocab / kCanonicalLanes);
+      const std::uint64_t key = order_keys(t.x * vocab / kCanonicalLanes);
       sorted.Store(t.x, in_range(key) ? key : kNoKey);
     });
     block.Sync();
@@ -739,22 +740,32 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   auto n_t = Registers<std::uint32_t>(block);
   auto min_t = Registers<std::uint64_t>(block);
   auto max_t = Registers<std::uint64_t>(block);
+  // Without a sample or held keys the read gives the count, the smallest and the largest key
+  // alone, which no partition of the row changes: four entries a load from a global f32 row
+  // (RowOrderKeys, PartitionKeys; min_p alone: 1 x 125 loads a thread -> about 32 at V =
+  // 128256). Held keys are each thread's canonical lane's, in index order: strided.
+  const bool any_partition = !sampled && !hold_active;
+  const KeyPartition level0_part = PartitionKeys(order_keys, vocab, kCanonicalLanes);
   block.ForEachThread([&](Thread t) {
     std::uint32_t c = 0;
     std::uint64_t a = kNoKey, z = 0;
     DigitCounts d{};
     partition_detail::BucketMass w{};
-    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
-      const std::uint64_t key = key_at(i);
-      if (!in_range(key)) continue;
+    auto add = [&](std::int64_t, std::uint64_t key) {
+      if (!in_range(key)) return;
       ++c;
       a = key < a ? key : a;
       z = key > z ? key : z;
       if (hold_active) hold.Offer(t, key);
-      if (!sampled) continue;
+      if (!sampled) return;
       const std::uint32_t b = level0_bucket(key);
       AddAt(d.c, b, 1u);
       if (use_reach) AddAt(w.m, b, reach.Mass(reach_ref, key));
+    };
+    if (any_partition) {
+      ForEachPartitionKey(order_keys, level0_part, t.x, add);
+    } else {
+      for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) add(i, order_keys(i));
     }
     n_t[t] = c, min_t[t] = a, max_t[t] = z;
     counts[t] = d;
@@ -972,7 +983,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
 
   auto row_keys = [&](Thread t, auto&& f) {
     for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
-      const std::uint64_t key = key_at(i);
+      const std::uint64_t key = order_keys(i);
       if (in_range(key)) f(key);
     }
   };

@@ -22,8 +22,8 @@
 //   most 8 per warp (those are gathered into shared memory in that read, and the one with
 //   n' - 1 keys below it, n' the rank left in the digit, is rank n: keys are unique). Index
 //   digits above the bit length of V - 1 are known zeros and skipped. O(V) per pass (a
-//   QuadKeySource's four entries a load), at most 8 + 8 passes; no sort. Integer counts: exact
-//   in any order, so deterministic.
+//   QuadKeySource's four entries a load: a global f32 row's, RowOrderKeys), at most 8 + 8
+//   passes; no sort. Integer counts: exact in any order, so deterministic.
 // - SumDigitCounts, SlotsOfDigit: the block's exact sums of 16 per-thread counts and each
 //   thread's first slot for one of them (SelectKth's passes and its gather; the sample select,
 //   gpu/block/sample_select.cuh, counts its bins with them too); DigitOfRank: the digit of
@@ -87,6 +87,40 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t OrderKey(float x, std
   return (std::uint64_t{v} << 32) | static_cast<std::uint32_t>(index);
 }
 
+// The keys OrderKey(row[base + i], i, ascending) of a row as a split key source
+// (gpu/block/key_reads.cuh), and a QuadKeySource when the row is a global f32 array (Load4 and
+// BoundaryGap): the reads whose result does not depend on which thread sees which index (the
+// radix select's exact counts, CollectSorted's gather before its sort, the partition's first
+// read without a sample) take four entries a load. A canonical lane sum keeps its strided read:
+// its order is the result.
+template <class Arr>
+struct RowOrderKeys {
+  Arr row;
+  std::int64_t base = 0;
+  bool ascending = false;
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Load(std::int64_t i) const { return row.Load(base + i); }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE auto Load4(std::int64_t i) const
+    requires requires(const Arr& a) { a.Load4(i); }
+  {
+    return row.Load4(base + i);
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t BoundaryGap(std::int64_t i) const
+    requires requires(const Arr& a) { a.BoundaryGap(i); }
+  {
+    return row.BoundaryGap(base + i);
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Key(std::int64_t i, float x) const {
+    return OrderKey(x, i, ascending);
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t operator()(std::int64_t i) const {
+    return Key(i, Load(i));
+  }
+};
+template <class Arr>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE RowOrderKeys<Arr> OrderKeysOf(Arr row, std::int64_t base, bool ascending) {
+  return {row, base, ascending};
+}
+
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool IsNegInf(float x) { return x < -0x1.fffffep+127f; }
 
 // A thread's digit counts during one radix pass (16 registers on the device).
@@ -111,13 +145,18 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE T ValueAt(const T (&c)[N], std::uin
 }
 
 // The number of entries of row [base, base + vocab) that are not -inf (finite: no NaN or +inf
-// reaches a filter). Ends with a barrier, as every helper here: the scan's warp sums are free.
+// reaches a filter), read as SelectKth reads (an exact count: a global f32 row four entries a
+// load). Ends with a barrier, as every helper here: the scan's warp sums are free.
 template <class B, class Arr>
 SAMPCHECK_KERNEL_BODY std::int64_t CountFinite(B& block, Arr row, std::int64_t base, std::int64_t vocab) {
+  const auto key_of = OrderKeysOf(row, base, false);
+  const KeyPartition part = PartitionKeys(key_of, vocab, kCanonicalLanes);
   auto count = Registers<std::uint32_t>(block);
   block.ForEachThread([&](Thread t) {
     std::uint32_t c = 0;
-    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) c += IsNegInf(row.Load(base + i)) ? 0u : 1u;
+    // Descending keys: -inf's lie above kLastFiniteDescending, a NaN's (0) and +inf's below.
+    ForEachPartitionKey(key_of, part, t.x,
+                        [&](std::int64_t, std::uint64_t key) { c += key > kLastFiniteDescending ? 0u : 1u; });
     count[t] = c;
   });
   std::uint32_t total = 0;
@@ -297,37 +336,37 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKey(B& block, std::int64_t vocab, K
 }
 
 // The key of rank n (1-based, 1 <= n <= vocab) of row [base, base + vocab) in the descending
-// (or ascending) order.
+// (or ascending) order; a global f32 row four entries a load (RowOrderKeys).
 template <class B, class Arr>
 SAMPCHECK_KERNEL_BODY std::uint64_t SelectKth(B& block, Arr row, std::int64_t base, std::int64_t vocab, bool ascending,
                                               std::int64_t n) {
-  return SelectKthKey<kCanonicalLanes>(
-      block, vocab, [&](std::int64_t i) { return OrderKey(row.Load(base + i), i, ascending); }, n);
+  return SelectKthKey<kCanonicalLanes>(block, vocab, OrderKeysOf(row, base, ascending), n);
 }
 
 // The entries with lo < key <= hi (every key when !has_lo on the low side) of row [base, base +
-// vocab), sorted ascending by key into `sorted` (kCandidates slots, the tail kNoKey). The
-// caller guarantees at most kCandidates of them; returns how many.
+// vocab), sorted ascending by key into `sorted` (kCandidates slots, the tail kNoKey), read as
+// SelectKth reads. The caller guarantees at most kCandidates of them; returns how many.
 template <class B, class Arr, class Shared>
 SAMPCHECK_KERNEL_BODY std::uint32_t CollectSorted(B& block, Arr row, std::int64_t base, std::int64_t vocab,
                                                   bool ascending, bool has_lo, std::uint64_t lo, std::uint64_t hi,
                                                   Shared& sorted) {
   auto in_range = [&](std::uint64_t key) { return (!has_lo || key > lo) && key <= hi; };
+  // The gathered keys are sorted below: any partition of the row gives the same slots' keys.
+  const auto key_of = OrderKeysOf(row, base, ascending);
+  const KeyPartition part = PartitionKeys(key_of, vocab, kCanonicalLanes);
   auto count = Registers<std::uint32_t>(block);
   block.ForEachThread([&](Thread t) {
     std::uint32_t c = 0;
-    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes)
-      c += in_range(OrderKey(row.Load(base + i), i, ascending));
+    ForEachPartitionKey(key_of, part, t.x, [&](std::int64_t, std::uint64_t key) { c += in_range(key); });
     count[t] = c;
   });
   std::uint32_t total = 0;
   auto offset = BlockExclusiveScan<kCanonicalLanes>(block, count, total);
   block.ForEachThread([&](Thread t) {  // the scan's next barrier ends this phase
     std::uint32_t at = offset[t];
-    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
-      const std::uint64_t key = OrderKey(row.Load(base + i), i, ascending);
+    ForEachPartitionKey(key_of, part, t.x, [&](std::int64_t, std::uint64_t key) {
       if (in_range(key)) sorted.Store(at++, key);
-    }
+    });
     PadSortSlots<kCanonicalLanes>(t, sorted, total, kSortSlots);
   });
   block.Sync();
