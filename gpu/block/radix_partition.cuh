@@ -18,11 +18,11 @@
 //   range, gives 15 splitters that cut the keys into 16 buckets of about n / 16; level 0's
 //   reads take a key's bucket from a table of 4096 cells filled after them (one phase and a
 //   barrier, partition_detail::CellTable): one shared read for most keys, where a binary search
-//   of the splitters takes 4. One read
-//   then gives the count n, the smallest and the largest key (four entries a load from a
-//   global f32 row when it takes neither a sample nor held keys: RowOrderKeys,
-//   gpu/block/radix_select.cuh), and counts each thread's entries per bucket; a scan in (bucket, thread) order gives every thread its slots. n <=
-//   1024 with gather_small: the entries are gathered and sorted in shared memory
+//   of the splitters takes 4. One read then gives the count n, the smallest and the largest
+//   key (four entries a load from a global f32 row when it takes neither a sample nor held
+//   keys: RowOrderKeys, gpu/block/radix_select.cuh), and counts each thread's entries per
+//   bucket; a scan in (bucket, thread) order gives every thread its slots. n <= 1024 with
+//   gather_small: the entries are gathered and sorted in shared memory
 //   (CollectSorted, two reads) and visited at once. Otherwise one read scatters the keys into
 //   buffer 0: the 16 buckets in order (each bucket in no particular order). Without a sample
 //   (or fewer than 16 sampled keys in range), the buckets are the 4 bits whose top bit is the
@@ -742,8 +742,9 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   auto max_t = Registers<std::uint64_t>(block);
   // Without a sample or held keys the read gives the count, the smallest and the largest key
   // alone, which no partition of the row changes: four entries a load from a global f32 row
-  // (RowOrderKeys, PartitionKeys; min_p alone: 1 x 125 loads a thread -> about 32 at V =
-  // 128256). Held keys are each thread's canonical lane's, in index order: strided.
+  // (RowOrderKeys, PartitionKeys; min_p alone at V = 128256: about 32 loads a thread where
+  // one entry a load takes 125). Held keys are each thread's canonical lane's, in index order:
+  // strided.
   const bool any_partition = !sampled && !hold_active;
   const KeyPartition level0_part = PartitionKeys(order_keys, vocab, kCanonicalLanes);
   block.ForEachThread([&](Thread t) {
