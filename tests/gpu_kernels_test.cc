@@ -1249,6 +1249,26 @@ TEST(GpuRadixSelect, KthKeyOfTheCanonicalOrder) {
   EXPECT_EQ(SelectOne(std::vector<float>(3000, 1.0f), false, 2500), 0x407fffff00000000ull + 2499);
 }
 
+// The descending order key of a positive value at `index`, built by hand from the float's bits
+// as in KthKeyOfTheCanonicalOrder: the monotone key of a positive float is its bits with the
+// sign bit set, complemented for the descending order, above the index.
+std::uint64_t DescendingKeyOfPositive(float x, std::int64_t index) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  return (std::uint64_t{~(bits | 0x80000000u)} << 32) | static_cast<std::uint32_t>(index);
+}
+
+// The indices of `row` in the canonical order (value descending, ties by index) from a stable
+// sort of the floats: the expected ranks of the select tests below.
+std::vector<std::int64_t> StableDescendingOrder(std::span<const float> row) {
+  std::vector<std::int64_t> order(row.size());
+  std::iota(order.begin(), order.end(), std::int64_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+    return row[static_cast<std::size_t>(a)] > row[static_cast<std::size_t>(b)];
+  });
+  return order;
+}
+
 // SelectKthKey with gpu-fast's block sizes (128 threads on the emulator, 32): the n-th key of
 // a row, compared with the n-th index of a stable sort of the floats (value descending, ties by
 // index), whose key is built by hand from the float's bits as in KthKeyOfTheCanonicalOrder.
@@ -1272,16 +1292,11 @@ TEST(GpuRadixSelect, KthKeyWithAnyWholeWarpBlock) {
   SplitMix64 rng(77);
   std::vector<float> row(6000);
   for (float& x : row) x = static_cast<float>(rng.Next() % 300) * 0.5f + 1.0f;  // positive, many ties
-  std::vector<std::int64_t> order(row.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::int64_t>(i);
-  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return row[a] > row[b]; });
+  const std::vector<std::int64_t> order = StableDescendingOrder(row);
   for (std::int64_t n : {1, 1500, 5000, 6000}) {
     SCOPED_TRACE(testing::Message() << "n = " << n);
     const std::int64_t index = order[static_cast<std::size_t>(n - 1)];
-    std::uint32_t bits;
-    std::memcpy(&bits, &row[static_cast<std::size_t>(index)], sizeof bits);
-    // Positive values: monotone key = bits | sign bit, complemented for the descending order.
-    const std::uint64_t expected = (std::uint64_t{~(bits | 0x80000000u)} << 32) | static_cast<std::uint32_t>(index);
+    const std::uint64_t expected = DescendingKeyOfPositive(row[static_cast<std::size_t>(index)], index);
     EXPECT_EQ(SelectWithThreads<128>(row, n), expected);
     EXPECT_EQ(SelectWithThreads<32>(row, n), expected);
   }
@@ -1306,15 +1321,11 @@ TEST(GpuRadixSelect, QuadSourceReadsFourEntriesALoad) {
   for (float& x : buffer) x = static_cast<float>(rng.Next() % 300) * 0.5f + 1.0f;
   for (std::int64_t base = 0; base < 4; ++base) {
     const std::vector<float> row(buffer + base, buffer + base + kV);
-    std::vector<std::int64_t> order(kV);
-    std::iota(order.begin(), order.end(), std::int64_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return row[a] > row[b]; });
+    const std::vector<std::int64_t> order = StableDescendingOrder(row);
     for (std::int64_t n : {1, 1500, 5000, 6000}) {
       SCOPED_TRACE(testing::Message() << "base " << base << ", n = " << n);
       const std::int64_t index = order[static_cast<std::size_t>(n - 1)];
-      std::uint32_t bits;
-      std::memcpy(&bits, &row[static_cast<std::size_t>(index)], sizeof bits);
-      const std::uint64_t expected = (std::uint64_t{~(bits | 0x80000000u)} << 32) | static_cast<std::uint32_t>(index);
+      const std::uint64_t expected = DescendingKeyOfPositive(row[static_cast<std::size_t>(index)], index);
       std::int64_t loads[2] = {0, 0};
       for (const bool quads : {false, true}) {
         std::uint64_t key = 0;
@@ -1349,14 +1360,10 @@ TEST(GpuRadixSelect, GlobalRowsReadFourEntriesALoad) {
   constexpr std::int64_t kV = 6000;
   alignas(16) static float row[kV];
   for (float& x : row) x = static_cast<float>(rng.Next() % 300) * 0.5f + 1.0f;
-  std::vector<std::int64_t> order(kV);
-  std::iota(order.begin(), order.end(), std::int64_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return row[a] > row[b]; });
-  auto key_of_rank = [&](std::int64_t n) {  // positive values: see KthKeyWithAnyWholeWarpBlock
+  const std::vector<std::int64_t> order = StableDescendingOrder(row);
+  auto key_of_rank = [&](std::int64_t n) {
     const std::int64_t index = order[static_cast<std::size_t>(n - 1)];
-    std::uint32_t bits;
-    std::memcpy(&bits, &row[index], sizeof bits);
-    return (std::uint64_t{~(bits | 0x80000000u)} << 32) | static_cast<std::uint32_t>(index);
+    return DescendingKeyOfPositive(row[index], index);
   };
   for (std::int64_t n : {1, 1500, 5000, 6000}) {
     SCOPED_TRACE(testing::Message() << "n = " << n);
