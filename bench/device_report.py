@@ -6,7 +6,8 @@ bandwidth (time of the device-to-device copy of the logits / time of the mode; 1
 a sampler as fast as reading the logits once and writing them once) and the ratios
 deterministic / fast and sort / fast (bench/README.md "Device"); then the cost model's
 estimate beside each measured time with its error (docs/gpu.md "Cost model"); then the worst
-cases (flat rows, top-k V - 1, top-k off with top-p 0.999, min-p 1, min-p 1 alone), each divided by the
+cases (flat rows, top-k V - 1, top-k off with top-p 0.999, min-p 1, min-p 1 alone, on flat rows too), each
+divided by the
 typical case of the same B and V; then the greedy rows (temperature 0) against the copy's
 bandwidth: bytes of logits read per second / the copy's bytes moved (read and written) per
 second, the goal's measure (at least 0.7 at B >= 64). FlashInfer's chains (the anchor, when the benchmark was built
@@ -25,7 +26,7 @@ import sys
 MODES = ("DeviceSortBaseline", "DeviceDeterministic", "DeviceFast")
 FLASHINFER = ("DeviceFlashinferTopKFirst", "DeviceFlashinferJoint")
 CASES = {0: "typical", 1: "flat rows", 2: "top-k V-1", 3: "top-k off, top-p 0.999", 4: "min-p 1", 5: "greedy",
-         6: "min-p 1 alone"}
+         6: "min-p 1 alone", 7: "flat rows, min-p 1 alone"}
 GREEDY = 5
 
 

@@ -4,7 +4,7 @@
 // at B in {1, 64, 256} x V in {32000, 128256, 151936}; and, at 1 x 128256 and 64 x 128256,
 // the worst cases the goals bound (docs/gpu.md "Cost model"): flat rows (every logit 0),
 // top-k V - 1, top-k off with top-p 0.999, min-p 1 (argument `case`, 1 to 4) and min-p 1 with
-// top-k and top-p off (case 6); and greedy
+// top-k and top-p off (case 6), on flat rows too (case 7); and greedy
 // rows (temperature 0, case 5) at 64 and 256 rows of V = 128256 and 151936, whose goal is a
 // fraction of the copy's bandwidth (gpu: the greedy stage's argmax kernel; gpu-fast:
 // its fused kernel's greedy rows).
@@ -72,6 +72,7 @@ constexpr std::int64_t kTopKNearV = CaseArg(gpu::DeviceBenchCase::kTopKNearV);
 constexpr std::int64_t kTopPNearOne = CaseArg(gpu::DeviceBenchCase::kTopPNearOne);
 constexpr std::int64_t kMinPOne = CaseArg(gpu::DeviceBenchCase::kMinPOne);
 constexpr std::int64_t kMinPAlone = CaseArg(gpu::DeviceBenchCase::kMinPAlone);
+constexpr std::int64_t kFlatMinPAlone = CaseArg(gpu::DeviceBenchCase::kFlatMinPAlone);
 constexpr std::int64_t kGreedy = CaseArg(gpu::DeviceBenchCase::kGreedy);
 
 // Shape and parameters of one benchmark: (B, V, min-p on, case).
@@ -428,7 +429,7 @@ void AddShapes(benchmark::internal::Benchmark* b, bool min_p_both, bool worst, b
   }
   if (worst) {
     for (std::int64_t rows : {1, 64}) {
-      for (std::int64_t c : {kFlat, kTopKNearV, kTopPNearOne, kMinPOne, kMinPAlone}) {
+      for (std::int64_t c : {kFlat, kTopKNearV, kTopPNearOne, kMinPOne, kMinPAlone, kFlatMinPAlone}) {
         if (!flat_only || c == kFlat) b->Args({rows, 128256, 0, c});
       }
     }

@@ -261,6 +261,10 @@ const BudgetCase kBudgets[] = {
     // 2 passes since 2026-12-03 (3 before): min-p's read keeps the entries that may pass it
     // (MinPValueBound, gpu/kernels/min_p.cuh) and the final sum folds them without a read.
     {__LINE__, "gpu, min-p 1, top-k and top-p off", false, MinPAlone(1.0f), {2.01, 10}},
+    // Flat rows the same since 2026-12-04 (3 passes before): every entry equals the max, so it
+    // passes min-p whatever the sum, and min-p's read gives each lane's draw candidates and
+    // final fold (the lane's count of ones) without a read of its own.
+    {__LINE__, "gpu, flat rows, min-p 1, top-k and top-p off", false, Flat(MinPAlone(1.0f)), {2.01, 10}},
     {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {1.01, 28}},
     {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {1.01, 28}},
     // 7 more since 2026-12-03 (28 before), as gpu's flat rows: read 1 four elements a load

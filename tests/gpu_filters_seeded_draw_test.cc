@@ -14,7 +14,8 @@
 // +inf (degenerate rows: drawn over the probs the kernel writes), a row of -inf (no drawable
 // column: kNoIndex from every kernel, -1 from the reference), values crowded into 300 lanes
 // (k = 300: an incomplete slice list when split), and one entry 120 above the rest (every other
-// survivor's probability underflows to +0, which is not drawable). Parameters: k = 1, k = 50
+// survivor's probability underflows to +0, which is not drawable), and a row whose lanes 0 ..
+// 511 are flat at the max (min_p's read gives their draw candidates). Parameters: k = 1, k = 50
 // with p = 1e-7 (one survivor), p = 0.9 with min-p 0.05, min-p 1, k = 1024, k = V - 1, top-k
 // off and k > 1024 (the partition path, with min-p: its draw from cached survivors, with and
 // without the overflow flags, and a flat row that overflows them), each row under up to three (seed, position) keys,
@@ -130,6 +131,8 @@ std::vector<float> RowValues(int kind, std::int64_t vocab, std::uint64_t seed) {
     if (kind == 4 && i % 661 != 5) v = -inf;
     if (kind == 7) v = -inf;
     if (kind == 8) v = i < 4429 && i % 1024 < 300 ? 10.0f + v : v;
+    // Lanes 0 .. 511 (of 1024) flat at the max 8.5, the others' first entry too, the rest below 8.
+    if (kind == 11) v = i % 1024 < 512 || i < 1024 ? 8.5f : v;
     x[static_cast<std::size_t>(i)] = v;
   }
   if (kind == 5) x[static_cast<std::size_t>(vocab / 3)] = std::numeric_limits<float>::quiet_NaN();
@@ -262,8 +265,13 @@ const std::vector<RowSpec> kOneBlockRows = {
     // 0.5 the survivors end at M - 5/8 (weight 0.535), M - 3/4 (0.472) is dropped and the
     // bound ln 0.5 - 2^-10 = -0.694 lies between them; min-p after top-p's walk (continuous, 0.05), the +-0
     // maxima at min-p 1, and k = 1500 with min-p 0.3 (its lanes held by the top-k keys).
+    // Lanes whose entries all equal the max (the flat row above; kind 11's first 512 lanes)
+    // offer them to the draw in min-p's read and read nothing more; kind 11's other lanes
+    // (their first entry at the max too) offer theirs again in the final sum: at min-p 1 from
+    // min-p's candidates, at 0.5 (entries from 7.81 up pass) likewise.
     {0, 0, 1.0f, 1.0f},     {9, 0, 1.0f, 0.2f},      {3, 0, 1.0f, 1.0f},      {1, 0, 1.0f, 0.5f},
-    {0, 0, 0.95f, 0.05f},   {2, 0, 1.0f, 1.0f},      {1, 1500, 1.0f, 0.3f},
+    {0, 0, 0.95f, 0.05f},   {2, 0, 1.0f, 1.0f},      {1, 1500, 1.0f, 0.3f},   {11, 0, 1.0f, 1.0f},
+    {11, 0, 1.0f, 0.5f},
 };
 
 const TopKRule kFlashinferTopK{.ties_kept = true, .drops_nan = true};
@@ -284,15 +292,15 @@ TEST(GpuFiltersSeededDraw, OneBlockRowsDrawTheFullRowToken) {
 // V = 13289 with 24 rows (8 under one key for flashinfer): 3 slices per survivor-path row
 // (RowSliceBudget: min(floor(132 / B), 13289 / 4096) = 3), the draw in the per-row kernel after
 // the merge; the crowded row (kind 8, k = 300) and the K = -inf row take the whole-row paths,
-// and the flat row with min-p 1 alone and the row of subnormal probabilities (kind 10, nothing
-// filtered) the partition path: the flat row's 13 survivors a lane are pruned by their scores
-// (SeededGumbelCandidates), the subnormal ones are never pruned and overflow the draw's
+// and the flat row with min-p 1 alone, kind 11's half-flat row with min-p 0.5 alone and the row
+// of subnormal probabilities (kind 10, nothing filtered) the partition path: the flat row's 13
+// survivors a lane are pruned by their scores (SeededGumbelCandidates), the subnormal ones are never pruned and overflow the draw's
 // candidates (the row is read again for the draw: ReadsTheRowForTheDrawOnlyWhenCandidatesOverflow).
 TEST(GpuFiltersSeededDraw, SplitRowsDrawTheFullRowToken) {
   const std::vector<RowSpec> specs = {{0, 50, 0.9f, 0.0f}, {1, 50, 0.95f, 0.05f}, {3, 7, 0.5f, 0.0f},
                                       {2, 1, 0.9f, 1.0f},  {4, 50, 0.9f, 0.0f},   {8, 300, 0.9f, 0.0f},
                                       {9, 50, 1.0f, 0.0f}, {5, 50, 0.9f, 0.0f},  {3, 0, 1.0f, 1.0f},
-                                      {10, 0, 1.0f, 0.0f}};
+                                      {10, 0, 1.0f, 0.0f}, {11, 0, 1.0f, 0.5f}};
   ExpectFusedDrawIsTheFullRowDraw(MakeBatch(specs, 13289, 3), FilterRules{}, "canonical", 3);
   ExpectFusedDrawIsTheFullRowDraw(MakeBatch(specs, 13289, 1), kFlashinferRules, "flashinfer", 3);
 }
@@ -315,9 +323,13 @@ TEST(GpuFiltersSeededDraw, PartitionRowsDrawTheFullRowTokenWhenSomeLanesAreHeld)
 // values; on kind 10's subnormal probabilities, which are never pruned, the candidates
 // overflow and the draw reads the row once more. With min-p 1 alone, min-p's read keeps the
 // entries that may pass it (within 2^-10 of the max: one a row of continuous values), so the
-// final sum reads nothing: 2 reads, not 3; a flat row's 13 a lane overflow those candidates
-// (the final sum reads the row: 3). The tokens are the full-row draw's
-// (SplitRowsDrawTheFullRowToken runs the same rows).
+// final sum reads nothing: 2 reads, not 3; a flat row's 13 a lane overflow those candidates,
+// but every entry equals the max and passes min_p whatever its sum, so min_p's read offers
+// them to the draw's candidates and gives the final fold (13 ones a lane): 2 reads (3 before
+// 2026-12-04), as with min-p 0.05. So do kind 11's rows: lanes 0 .. 511 are flat; in the
+// others the first entry is the max and the rest lie below 8, so min-p 1 keeps the max alone
+// and 0.5 about 0.15 entries more a lane (from 7.81 up), which min-p's candidates hold. The
+// tokens are the full-row draw's (SplitRowsDrawTheFullRowToken runs such rows).
 TEST(GpuFiltersSeededDraw, ReadsTheRowForTheDrawOnlyWhenCandidatesOverflow) {
   const std::int64_t vocab = 13289;
   const auto runner = MakeEmulatedRunner();
@@ -337,7 +349,10 @@ TEST(GpuFiltersSeededDraw, ReadsTheRowForTheDrawOnlyWhenCandidatesOverflow) {
   EXPECT_DOUBLE_EQ(logits_passes(0, 0.0f), 2.0);
   EXPECT_DOUBLE_EQ(logits_passes(10, 0.0f), 3.0);
   EXPECT_DOUBLE_EQ(logits_passes(0, 1.0f), 2.0);
-  EXPECT_DOUBLE_EQ(logits_passes(3, 1.0f), 3.0);
+  EXPECT_DOUBLE_EQ(logits_passes(3, 1.0f), 2.0);
+  EXPECT_DOUBLE_EQ(logits_passes(3, 0.05f), 2.0);
+  EXPECT_DOUBLE_EQ(logits_passes(11, 1.0f), 2.0);
+  EXPECT_DOUBLE_EQ(logits_passes(11, 0.5f), 2.0);
 }
 
 }  // namespace

@@ -106,9 +106,11 @@ SamplingCostShape DeviceBenchShape(std::int64_t rows, std::int64_t vocab, bool m
     case DeviceBenchCase::kMinPOne: s.min_p = 1.0f; break;
     case DeviceBenchCase::kGreedy: s.greedy = true; break;
     case DeviceBenchCase::kMinPAlone:
+    case DeviceBenchCase::kFlatMinPAlone:
       s.top_k = 0;
       s.top_p = 1.0f;
       s.min_p = 1.0f;
+      s.flat = c == DeviceBenchCase::kFlatMinPAlone;
       break;
     case DeviceBenchCase::kTypical: break;
   }

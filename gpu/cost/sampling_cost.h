@@ -65,13 +65,16 @@ enum class DeviceBenchCase : int {
   kMinPOne = 4,
   kGreedy = 5,
   kMinPAlone = 6,
+  kFlatMinPAlone = 7,
 };
 
 inline constexpr std::int32_t kDeviceBenchTopK = 50;
 inline constexpr float kDeviceBenchTopP = 0.9f;
 // The shape of one device benchmark: top-k 50, top-p 0.9, min-p 0.05 when min_p_on (else off),
 // then the case's change: flat rows; top-k V - 1; top-k off with top-p 0.999; min-p 1; every
-// row greedy; min-p 1 with top-k and top-p off (gpu-fast's min-p-only probe).
+// row greedy; min-p 1 with top-k and top-p off (gpu-fast's min-p-only probe); the same on
+// flat rows (every entry passes min-p: gpu-fast's probe cannot hold them, gpu's min-p read
+// gives the draw).
 SamplingCostShape DeviceBenchShape(std::int64_t rows, std::int64_t vocab, bool min_p_on, DeviceBenchCase c);
 
 // The launches of one benchmark of the gpu (deterministic) or gpu-fast path, counted on the

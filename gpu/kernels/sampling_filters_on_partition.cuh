@@ -45,7 +45,9 @@
 //   that read also keeps each thread's entries that may pass min_p whatever s' is (x - M at
 //   or above MinPValueBound, gpu/kernels/min_p.cuh), up to kCachedCandidates in index order,
 //   and a thread that kept all of them folds them in (4) instead of reading its entries: a
-//   read fewer where min_p keeps few (min_p 1). (4) One read writes `out` and sums the
+//   read fewer where min_p keeps few (min_p 1); a thread whose entries kept there all equal M
+//   (each passes min_p whatever s' is) offers them there to the draw's candidates below, and
+//   its fold in (4) is the count of them: a read fewer on flat rows. (4) One read writes `out` and sums the
 //   final survivors, (5) one writes `probs` (neither written when write_rows is false) and
 //   folds the seeded draw (`draw`, gpu/kernels/seeded_gumbel.cuh: each thread's indices in
 //   order with SeededGumbelDrawable and SeededGumbelScore of the probability it writes, which
@@ -514,6 +516,20 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   // its entries there keeps those that may pass min_p whatever s' is (x - M at or above
   // MinPValueBound: near the max for a large m), in index order, so that the final read below
   // folds them instead of reading the row again (min_p 1 alone: 3 reads -> 2).
+  // Each thread's draw candidates (SeededGumbelCandidates, below): the final sum's read fills
+  // them, or min_p's read where every entry of the thread that read keeps equals the max M.
+  // Such an entry passes min_p whatever s' is (Prob(x) = Prob(M) >= Prob(M) x min(m, 1), the
+  // product rounded down to at most Prob(M)), so the thread's final survivors are the same
+  // entries in the same order: its final fold is its fold in min_p's read, which adds
+  // ExpF32Cr(0) = 1 per entry (exact up to 2^24), and it reads nothing more. Flat rows with
+  // min_p alone: 3 reads -> 2.
+  auto cache = Registers<SeededGumbelCandidates<kCachedCandidates>>(block);
+  auto at_max = Registers<bool>(block);  // every entry min_p's read kept equals M
+  auto at_max_count = Registers<std::uint32_t>(block);
+  block.ForEachThread([&](Thread t) {
+    cache[t].Reset();
+    at_max[t] = false;
+  });
   bool min_p = false;
   float threshold = 0.0f;
   auto min_p_candidates = Registers<CandidateCache<kCachedCandidates>>(block);
@@ -524,17 +540,27 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
     } else {
       const float lowest = MinPValueBound(m);
       min_p_cached = draw_alone && lowest > NegativeInfinity();
-      block.ForEachThread([&](Thread t) { min_p_candidates[t].count = 0; });
+      block.ForEachThread([&](Thread t) {
+        min_p_candidates[t].count = 0;
+        at_max[t] = draw_alone;
+        at_max_count[t] = 0;
+      });
       std::int64_t kept = -1;
       const float s = SurvivorSumOfRow(
           block, logits, in, vocab, max, [&](float x, std::int64_t i) { return OrderKey(x, i, false) <= bound; },
           [&](Thread t, std::int64_t i, float x, bool keep) {
-            if (min_p_cached && keep && x - max >= lowest) min_p_candidates[t].Add(OrderKey(x, i, false));
+            if (!keep) return;
+            if (min_p_cached && x - max >= lowest) min_p_candidates[t].Add(OrderKey(x, i, false));
+            if (!at_max[t]) return;
+            at_max[t] = x == max && at_max_count[t] < (std::uint32_t{1} << 24);  // +-0 alike: x - M = +-0
+            ++at_max_count[t];
+            if (at_max[t]) cache[t].Offer(key, OrderKey(x, i, false), max, static_cast<double>(n));
           },
           kept, false, NoVote{}, unused_vote,
           [&](Thread t, float& acc, std::uint32_t& c) {
             if (!held_lane(t, bound, acc, c, [](std::uint64_t) { return true; })) return false;
             min_p_candidates[t].count = kCachedCandidates + 1;  // held: the final read takes its held keys
+            at_max[t] = false;                                   // likewise
             return true;
           });
       const SoftmaxStats top_p_stats{max, s};
@@ -556,8 +582,6 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   // (the warps' ballots, read after the sum's reduction: no barrier more) the draw scores them
   // and reads the row no more. n bounds s: every term is at most ExpF32Cr(0) = 1, so each
   // lane's fold is at most its count and the tree's sums of those integers are exact.
-  auto cache = Registers<SeededGumbelCandidates<kCachedCandidates>>(block);
-  block.ForEachThread([&](Thread t) { cache[t].Reset(); });
   const float s = SurvivorSumOfRow(
       block, logits, in, vocab, max, final_keep,
       [&](Thread t, std::int64_t i, float x, bool keep) {
@@ -567,6 +591,12 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
       kept, draw_alone, [&](Thread t) { return cache[t].Overflowed(); }, overflowed,
       [&](Thread t, float& acc, std::uint32_t& c) {  // no row written: the held keys will do
         if (write_rows) return false;
+        if (at_max[t]) {  // min_p's fold of ones: -0.0 (the identity) without entries
+          c = at_max_count[t];
+          acc = c == 0 ? -0.0f : static_cast<float>(c);
+          return true;
+        }
+        cache[t].Reset();  // a thread that reads or folds its keys offers them again
         auto keep_held = [&](std::uint64_t order_key) {
           if (min_p && !(before_min_p.Prob(ValueOfDescendingKey(order_key)) >= threshold)) return false;
           if (draw_alone) cache[t].Offer(key, order_key, max, static_cast<double>(n));
