@@ -47,9 +47,9 @@
 //   and a thread that kept all of them folds them in (4) instead of reading its entries: a
 //   read fewer where min_p keeps few (min_p 1); a thread whose entries kept there all equal M
 //   (each passes min_p whatever s' is) offers them there to the draw's candidates below, and
-//   its fold in (4) is the count of them: a read fewer on flat rows. (4) One read writes `out` and sums the
-//   final survivors, (5) one writes `probs` (neither written when write_rows is false) and
-//   folds the seeded draw (`draw`, gpu/kernels/seeded_gumbel.cuh: each thread's indices in
+//   its fold in (4) is the count of them: a read fewer on flat rows. (4) One read writes
+//   `out` and sums the final survivors, (5) one writes `probs` (neither written when
+//   write_rows is false) and folds the seeded draw (`draw`, gpu/kernels/seeded_gumbel.cuh: each thread's indices in
 //   order with SeededGumbelDrawable and SeededGumbelScore of the probability it writes, which
 //   is FoldSeededGumbelRow over the probs row; then WarpFirstBlockArgmax, the total order's
 //   winner in thread 0's `drawn`): the full-row kernel's token without reading probs back.
@@ -512,17 +512,13 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   std::uint64_t bound = hi;
   if (run_top_p) bound = done ? cut : last;
   const bool draw_alone = draw && !write_rows;
-  // min_p on that row: one more read for its s'. With the draw alone, each thread that reads
-  // its entries there keeps those that may pass min_p whatever s' is (x - M at or above
-  // MinPValueBound: near the max for a large m), in index order, so that the final read below
-  // folds them instead of reading the row again (min_p 1 alone: 3 reads -> 2).
   // Each thread's draw candidates (SeededGumbelCandidates, below): the final sum's read fills
   // them, or min_p's read where every entry of the thread that read keeps equals the max M.
-  // Such an entry passes min_p whatever s' is (Prob(x) = Prob(M) >= Prob(M) x min(m, 1), the
-  // product rounded down to at most Prob(M)), so the thread's final survivors are the same
-  // entries in the same order: its final fold is its fold in min_p's read, which adds
-  // ExpF32Cr(0) = 1 per entry (exact up to 2^24), and it reads nothing more. Flat rows with
-  // min_p alone: 3 reads -> 2.
+  // Such an entry passes min_p whatever s' is (Prob(x) = Prob(M) >= Prob(M) x min(m, 1): the
+  // product is at most Prob(M) before its rounding, hence after it), so the thread's final
+  // survivors are the same entries in the same order: its final fold is its fold in min_p's
+  // read, which adds ExpF32Cr(0) = 1 per entry (exact up to 2^24), and it reads nothing more.
+  // Flat rows with min_p alone: 3 reads -> 2.
   auto cache = Registers<SeededGumbelCandidates<kCachedCandidates>>(block);
   auto at_max = Registers<bool>(block);  // every entry min_p's read kept equals M
   auto at_max_count = Registers<std::uint32_t>(block);
@@ -530,6 +526,10 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
     cache[t].Reset();
     at_max[t] = false;
   });
+  // min_p on that row: one more read for its s'. With the draw alone, each thread that reads
+  // its entries there keeps those that may pass min_p whatever s' is (x - M at or above
+  // MinPValueBound: near the max for a large m), in index order, so that the final read below
+  // folds them instead of reading the row again (min_p 1 alone: 3 reads -> 2).
   bool min_p = false;
   float threshold = 0.0f;
   auto min_p_candidates = Registers<CandidateCache<kCachedCandidates>>(block);
