@@ -49,10 +49,11 @@
 //   (each passes min_p whatever s' is) offers them there to the draw's candidates below, and
 //   its fold in (4) is the count of them: a read fewer on flat rows. (4) One read writes
 //   `out` and sums the final survivors, (5) one writes `probs` (neither written when
-//   write_rows is false) and folds the seeded draw (`draw`, gpu/kernels/seeded_gumbel.cuh: each thread's indices in
-//   order with SeededGumbelDrawable and SeededGumbelScore of the probability it writes, which
-//   is FoldSeededGumbelRow over the probs row; then WarpFirstBlockArgmax, the total order's
-//   winner in thread 0's `drawn`): the full-row kernel's token without reading probs back.
+//   write_rows is false) and folds the seeded draw (`draw`, gpu/kernels/seeded_gumbel.cuh:
+//   each thread's indices in order with SeededGumbelDrawable and SeededGumbelScore of the
+//   probability it writes, which is FoldSeededGumbelRow over the probs row; then
+//   WarpFirstBlockArgmax, the total order's winner in thread 0's `drawn`): the full-row
+//   kernel's token without reading probs back.
 //   min_p's read and, with write_rows false, (4) take held keys the same way.
 //   With the draw alone (write_rows false), (4) also keeps each thread's final survivors that
 //   can still win once s is known (SeededGumbelCandidates, at most 8: an entry whose score
