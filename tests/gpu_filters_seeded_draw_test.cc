@@ -39,6 +39,7 @@
 #include "gpu/block/block_argmax.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/emulator/emulator_counters.h"
+#include "gpu/kernels/seeded_gumbel_candidates.cuh"
 #include "gpu/runners/kernel_runner.h"
 #include "reference/reference_backend.h"
 #include "reference/seeded_gumbel.h"
@@ -62,6 +63,58 @@ std::int64_t FirstMaximum(const std::vector<double>& value, const std::vector<st
     if (replaces) best = i, v = x;
   }
   return best;
+}
+
+// One thread's candidates (SeededGumbelCandidates) against the exact draw over everything it
+// was offered: whatever the order of the offers (ascending columns, as a strided read offers
+// them, or shuffled, as held keys come), the winner of the exact scores RN(e / s) under the
+// argmax order must be among the kept keys whenever they did not overflow. Values on a grid of
+// 1/8 below the maximum 0 (equal values everywhere: the dominance rule's case, where an entry
+// is dropped on its value and hash alone), flat runs (every value 0), and a few subnormal
+// probabilities; 400 sequences of 1 to 300 entries under six keys.
+TEST(GpuFiltersSeededDraw, CandidatesKeepTheExactWinner) {
+  SplitMix64 rng(20261204);
+  const SeededGumbelKey keys[] = {{0, 0}, {42, 7}, {~0ull, 0xffffffffu}, {5, 1}, {123456789, 99}, {1ull << 63, 3}};
+  int kept_winners = 0;
+  for (int sequence = 0; sequence < 400; ++sequence) {
+    const SeededGumbelKey key = keys[sequence % 6];
+    const int n = 1 + static_cast<int>(rng.Next() % 300);
+    const int kind = sequence % 4;  // 0 grid, 1 flat, 2 grid with subnormal probabilities, 3 grid shuffled
+    std::vector<std::int64_t> columns(static_cast<std::size_t>(n));
+    for (int j = 0; j < n; ++j) columns[static_cast<std::size_t>(j)] = 3 + 1024 * static_cast<std::int64_t>(j);
+    if (kind == 3) {
+      for (int j = n - 1; j > 0; --j) std::swap(columns[static_cast<std::size_t>(j)], columns[rng.Next() % (j + 1)]);
+    }
+    std::vector<float> values(static_cast<std::size_t>(n));
+    for (float& x : values) {
+      x = kind == 1 ? 0.0f : -0.125f * static_cast<float>(rng.Next() % 12);
+      if (kind == 2 && rng.Next() % 8 == 0) x = -95.0f;  // e = ExpF32Cr(-95): a subnormal probability
+    }
+    float s = 0.0f;
+    for (float x : values) s = s + math::ExpF32Cr(x);  // the sum s (its order does not matter here)
+    SeededGumbelCandidates<kCachedCandidates> cache;
+    cache.Reset();
+    for (int j = 0; j < n; ++j) {
+      const auto at = static_cast<std::size_t>(j);
+      cache.Offer(key, OrderKey(values[at], columns[at], false), 0.0f, static_cast<double>(n));
+    }
+    if (cache.Overflowed()) continue;
+    std::vector<double> score;
+    std::vector<std::int64_t> column;
+    for (int j = 0; j < n; ++j) {
+      const auto at = static_cast<std::size_t>(j);
+      const float p = math::ExpF32Cr(values[at]) / s;
+      if (!SeededGumbelDrawable(p)) continue;
+      score.push_back(SeededGumbelScore(key, static_cast<std::uint32_t>(columns[at]), p));
+      column.push_back(columns[at]);
+    }
+    const std::int64_t winner = FirstMaximum(score, column);
+    bool kept = false;
+    cache.ForEach([&](std::uint64_t k) { kept = kept || IndexOfKey(k) == winner; });
+    EXPECT_TRUE(kept) << "sequence " << sequence << " (kind " << kind << ", n = " << n << "): winner " << winner;
+    kept_winners += kept ? 1 : 0;
+  }
+  EXPECT_GE(kept_winners, 300);  // most sequences fit the candidates (the test must not pass vacuously)
 }
 
 // 200 blocks of 1024 pairs: values from {-inf, -1, -0.0, +0.0, 0.5, 1, NaN} (many ties, +-0

@@ -595,6 +595,35 @@ TEST(Noise, GumbelSglangClampsBothEnds) {
   EXPECT_TRUE(SameF64(GumbelSglangFromHashF64(1), -0x1.8cb356b3cbea2p+1));
 }
 
+// The seeded draw's candidates drop an entry whose hash word is at most a better-valued earlier
+// entry's without scoring it (gpu/kernels/seeded_gumbel_candidates.cuh), which holds only if the
+// noise never decreases as the word grows: every word next to both ends (where the clamps and
+// the logs' largest relative steps are), the neighbours of 2^18 words spread over the range, and
+// a walk through the whole range in steps of 65521.
+TEST(Noise, GumbelSglangIsNonDecreasingInTheHash) {
+  auto check_pair = [](std::uint32_t h) {
+    const double lo = GumbelSglangFromHashF64(h);
+    const double hi = GumbelSglangFromHashF64(h + 1);
+    EXPECT_LE(lo, hi) << "h = " << h;
+    return lo <= hi;
+  };
+  constexpr std::uint32_t kEnd = 1u << 18;
+  for (std::uint32_t h = 0; h < kEnd; ++h) {
+    if (!check_pair(h) || !check_pair(0xfffffffeu - h)) return;
+  }
+  std::uint32_t state = 12345;
+  for (std::uint32_t i = 0; i < kEnd; ++i) {
+    state = state * 1664525u + 1013904223u;  // Numerical Recipes' LCG: words spread over the range
+    if (!check_pair(state == 0xffffffffu ? 0xfffffffeu : state)) return;
+  }
+  double last = GumbelSglangFromHashF64(0);
+  for (std::uint64_t h = 65521; h <= 0xffffffffu; h += 65521) {
+    const double g = GumbelSglangFromHashF64(static_cast<std::uint32_t>(h));
+    ASSERT_LE(last, g) << "h = " << h;
+    last = g;
+  }
+}
+
 TEST(Noise, GumbelSglangMinClampOnlyIsInfiniteAtOne) {
   EXPECT_TRUE(SameF64(GumbelSglangMinClampF64(1.0), kPlusInfF64));
   EXPECT_TRUE(SameF64(GumbelSglangMinClampF64(0.0), -0x1.62e42fefa39efp+9));

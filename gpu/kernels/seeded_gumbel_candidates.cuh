@@ -23,6 +23,19 @@
 //   `best` is the largest a of a safe entry met; kept safe entries below best - kMargin are
 //   pruned whenever best rises. More than kCap entries to keep: Overflowed(), and the caller
 //   reads the row for the draw as before.
+// - Dominated entries are dropped before any score is computed: an entry whose value is at
+//   most that of the safe entry that set `best` (b), whose column is larger than b's and whose
+//   hash word h (SglangMurmurKey) is at most b's cannot be the token, since its exact score is
+//   at most b's and a tie goes to the lower column. Why the score is monotone in both: RN(e / s)
+//   is non-decreasing in x (ExpF32Cr correctly rounded, one rounded subtraction and division);
+//   u = h / (2^32 - 1) (one rounding) and the Gumbel noise -log(-log u) are non-decreasing in h
+//   (LogF64Dd is within 0.5 + 2^-10 ulp of log, and the logs of two such u, or of two -log u,
+//   differ by far more than two ulps of the result: Noise.GumbelSglangIsNonDecreasingInTheHash);
+//   LogF64Dd of binary32 inputs and the final addition likewise. b stays kept until an entry
+//   sure to score above it prunes it, so the winner stays among the kept entries. On a flat
+//   row this is what bounds the work: a thread scores only the entries whose hash beats every
+//   earlier one's (about ln n + 0.6 of n), where every entry's score was computed before
+//   (three binary64 logarithms in double-double).
 // - ForEach(f) gives the kept order keys back; when no thread of the block overflowed, the
 //   draw's winner (the total order's maximum of the exact scores over the drawable survivors)
 //   is among them, so scoring them exactly gives the full-row kernel's token.
@@ -39,6 +52,7 @@
 #include "gpu/block/top_k_survivors.cuh"
 #include "gpu/kernels/seeded_gumbel.cuh"
 #include "reference/math/exp.h"
+#include "reference/rng/murmur3.h"
 
 namespace sampcheck::gpu {
 
@@ -48,12 +62,21 @@ struct SeededGumbelCandidates {
   std::uint64_t key[kCap];  // order keys: the value (hence e) and the column
   std::uint32_t count;
   double best;
+  std::uint64_t best_key;   // the safe entry that set best (valid while best > -inf)
+  std::uint32_t best_hash;  // its hash word
   bool overflowed;
 
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Reset() {
     count = 0;
     best = NegativeInfinityF64();
+    best_key = 0;
+    best_hash = 0;
     overflowed = false;
+  }
+
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE static std::uint32_t Hash(const SeededGumbelKey& rng_key,
+                                                                         std::uint64_t k) {
+    return rng::SglangMurmurKey(rng_key.seed, rng_key.position, static_cast<std::uint32_t>(IndexOfKey(k)));
   }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Overflowed() const { return overflowed; }
 
@@ -69,11 +92,17 @@ struct SeededGumbelCandidates {
   // A final survivor with order key k (value x: e = ExpF32Cr(x - max)), max = M, s_bound >= s.
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Offer(const SeededGumbelKey& rng_key, std::uint64_t k, float max,
                                                           double s_bound) {
+    if (best != NegativeInfinityF64() && IndexOfKey(k) > IndexOfKey(best_key) &&
+        ValueOfDescendingKey(k) <= ValueOfDescendingKey(best_key) && Hash(rng_key, k) <= best_hash) {
+      return;  // dominated by the entry that set best (contract)
+    }
     if (!(math::ExpF32Cr(ValueOfDescendingKey(k) - max) > 0.0f)) return;  // probability +0: never drawn
     const double a = Score(rng_key, k, max, s_bound);
     if (a < best - kMargin) return;
     if (a > best && a != -NegativeInfinityF64()) {
       best = a;
+      best_key = k;
+      best_hash = Hash(rng_key, k);
       // Compact the entries still within kMargin of the new best (selects on constant
       // indices after unrolling: registers on the device).
       std::uint32_t kept = 0;
