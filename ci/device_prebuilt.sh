@@ -16,9 +16,11 @@
 #                                     build in build/timeline (several minutes: nvcc compiles the
 #                                     kernels again) and packs its benchmark as the variant
 #                                     `timeline`, for `run timeline`
-#   ci/device_prebuilt.sh run [all|bench|timeline|tests|conform|peers|ab|profile]
+#   ci/device_prebuilt.sh run [all|bench|timeline|tests|conform|peers|ab|profile][,...]
 #                                     there, in the checkout (with .devbin/ carried): unpacks and
-#                                     runs, each step under a time limit, within SAMPCHECK_DEVICE_BUDGET
+#                                     runs the parts named (comma-separated, in the order below;
+#                                     all = bench,timeline,tests,conform), each step under a time
+#                                     limit, within SAMPCHECK_DEVICE_BUDGET
 #                                     seconds in all (default 420); results to $OUT (else
 #                                     build/device/out): every file in results.tar.xz (device.txt,
 #                                     bench.json, tests.txt, sass-*.txt, conform-*.txt, the
@@ -109,22 +111,33 @@ case $verb in
     ;;
   run)
     what=${2:-all}
+    [[ $what == all ]] && what=bench,timeline,tests,conform
+    for part in ${what//,/ }; do
+      case $part in
+        bench | timeline | tests | conform | peers | ab | profile) ;;
+        *) echo "device_prebuilt: run: unknown part '$part' (all, bench, timeline, tests, conform, peers, ab, profile)" >&2; exit 2 ;;
+      esac
+    done
+    # wants PART: whether the comma-separated list names PART.
+    wants() { [[ ",$what," == *",$1,"* ]]; }
     [[ -f .devbin/bin.tar.xz ]] || { echo "device_prebuilt: no .devbin/bin.tar.xz (run 'ci/device_prebuilt.sh pack' on the build machine and carry .devbin)" >&2; exit 1; }
     out=${OUT:-$PWD/build/device/out}
     mkdir -p "$out"
     t0=$(date +%s)
     budget=${SAMPCHECK_DEVICE_BUDGET:-420}
-    # step NAME LIMIT CMD...: runs CMD under min(LIMIT, what is left of the budget).
+    # step NAME LIMIT CMD...: runs CMD under min(LIMIT, what is left of the budget). Its own
+    # lines go to fd 3, the run's output: the callers redirect the step's stdout to files.
+    exec 3>&1
     step() {
       local name=$1 limit=$2 left
       shift 2
       left=$((budget - ($(date +%s) - t0)))
-      if ((left < 10)); then echo "=== $name: skipped (budget spent)"; return 0; fi
+      if ((left < 10)); then echo "=== $name: skipped (budget spent)" >&3; return 0; fi
       ((limit > left)) && limit=$left
-      echo "=== $name (at most ${limit} s) at +$(($(date +%s) - t0)) s"
+      echo "=== $name (at most ${limit} s) at +$(($(date +%s) - t0)) s" >&3
       local rc=0
       timeout "$limit" "$@" || rc=$?
-      echo "=== $name: exit $rc at +$(($(date +%s) - t0)) s"
+      echo "=== $name: exit $rc at +$(($(date +%s) - t0)) s" >&3
     }
     source_dir=$(cat .devbin/source_dir 2>/dev/null || true)
     if [[ -n $source_dir && ! -e $source_dir ]]; then mkdir -p "$(dirname "$source_dir")" && ln -s "$PWD" "$source_dir"; fi
@@ -134,12 +147,12 @@ case $verb in
     reports=build/device/reports
     mkdir -p "$reports"
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader | tee "$out/device.txt" || true
-    if [[ $what == all || $what == bench ]]; then
+    if wants bench; then
       step bench 240 "$b/bench/sampcheck_device_bench" --benchmark_repetitions=3 --benchmark_min_time=0.1 \
         --benchmark_out="$out/bench.json" --benchmark_out_format=json >/dev/null 2>"$out/bench.err"
       python3 bench/device_report.py "$out/bench.json" >"$out/device_report.md" && head -22 "$out/device_report.md"
     fi
-    if [[ $what == all || $what == timeline ]]; then
+    if wants timeline; then
       # The timeline build's benchmark (pack-variant timeline DIR, DIR configured with
       # -DSAMPCHECK_DEVICE_TIMELINE=ON): one more launch of each sampcheck mode with the device
       # timeline on (gpu/block/device_timeline.h), the cycles of every barrier interval beside
@@ -159,7 +172,7 @@ case $verb in
         echo "=== timeline: skipped (no timeline build packed: ci/device_prebuilt.sh pack-timeline here)"
       fi
     fi
-    if [[ $what == all || $what == tests ]]; then
+    if wants tests; then
       for t in gpu_device_test gpu_fast_sampling_device_test; do
         step "$t" 90 "$b/tests/$t" >>"$out/tests.txt" 2>&1
       done
@@ -180,14 +193,14 @@ case $verb in
         echo "=== sass: skipped (no nvdisasm on this machine, or no cubin in the pack)"
       fi
     fi
-    if [[ $what == all || $what == conform ]]; then
+    if wants conform; then
       step conform-gpu 90 "$b/cli/sampcheck" --threads "$(nproc)" conform --backend gpu --no-stats --golden golden/v1 \
         --report "$reports/gpu" >"$out/conform-gpu.txt" 2>&1
       step conform-gpu-fast 120 "$b/cli/sampcheck" --threads "$(nproc)" conform --backend gpu-fast --golden golden/v1 \
         --report "$reports/gpu-fast" >"$out/conform-gpu-fast.txt" 2>&1
       tail -n 3 "$out"/conform-gpu*.txt
     fi
-    if [[ $what == peers ]]; then
+    if wants peers; then
       plugin=plugin:$PWD/$b/plugins/flashinfer/libsampcheck_flashinfer_plugin.so
       for det in true false; do
         SAMPCHECK_FLASHINFER_DETERMINISTIC=$det step "flashinfer-det-$det" 120 "$b/cli/sampcheck" --threads "$(nproc)" \
@@ -204,7 +217,7 @@ case $verb in
         >"$out/empty_residual_check.txt" 2>&1
       tail -5 "$out/empty_residual_check.txt"
     fi
-    if [[ $what == ab ]]; then
+    if wants ab; then
       filter=${SAMPCHECK_AB_FILTER:-'^BM_Device(Deterministic|Fast)/B:(1|64)/V:128256/|^BM_Device(Deterministic|Fast)/B:256/V:151936/minp:0/|^BM_DeviceCopyBaseline/B:(1|64)/V:128256/'}
       mkdir -p build/device/ab
       cp "$b/bench/sampcheck_device_bench" build/device/ab/pack
@@ -239,7 +252,7 @@ for k, r in rows.items():
 PY
       cat "$out/ab.md"
     fi
-    if [[ $what == profile ]]; then
+    if wants profile; then
       if ! command -v ncu >/dev/null; then
         echo "=== profile: skipped (no ncu on this machine)"
       else
@@ -268,7 +281,7 @@ PY
     echo "=== done at +$(($(date +%s) - t0)) s"
     ;;
   *)
-    echo "usage: ci/device_prebuilt.sh pack | pack-variant NAME DIR | pack-timeline | run [all|bench|timeline|tests|conform|peers|ab|profile]" >&2
+    echo "usage: ci/device_prebuilt.sh pack | pack-variant NAME DIR | pack-timeline | run [all|bench|timeline|tests|conform|peers|ab|profile][,...]" >&2
     exit 2
     ;;
 esac
