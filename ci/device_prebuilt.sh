@@ -30,8 +30,9 @@
 #                                     (a device call brings back only a few files: one archive)
 #   `timeline`: the benchmark of the variant named `timeline` (a build configured with
 #   -DSAMPCHECK_DEVICE_TIMELINE=ON, packed by `pack-variant timeline DIR`; `ab` leaves it out)
-#   on the typical, flat-row and min-p 1 rows of 1 and 64 x 128256, top-k V - 1 and top-p 0.999
-#   at 64 x 128256 and the typical rows of 256 x 151936 (SAMPCHECK_TIMELINE_FILTER to change),
+#   on the typical, flat-row and min-p 1 rows of 1 and 64 x 128256, top-k V - 1, top-p 0.999,
+#   min-p 1 alone and flat rows with min-p 1 alone at 64 x 128256 and the typical rows of
+#   256 x 151936 (SAMPCHECK_TIMELINE_FILTER to change),
 #   each followed by one launch with the
 #   device timeline on: the cycles of every barrier interval of every block beside the
 #   emulator's counted intervals (bench/timeline_report.py, timeline_report.md).
@@ -161,7 +162,7 @@ case $verb in
       if [[ -f .devbin/variants/timeline.xz ]]; then
         mkdir -p build/device/ab
         xz -dc .devbin/variants/timeline.xz >build/device/ab/timeline && chmod +x build/device/ab/timeline
-        filter=${SAMPCHECK_TIMELINE_FILTER:-'^BM_Device(Deterministic|Fast)/B:(1|64)/V:128256/minp:0/case:(0|1|4)/|^BM_Device(Deterministic|Fast)/B:64/V:128256/minp:0/case:(2|3)/|^BM_Device(Deterministic|Fast)/B:256/V:151936/minp:0/case:0/'}
+        filter=${SAMPCHECK_TIMELINE_FILTER:-'^BM_Device(Deterministic|Fast)/B:(1|64)/V:128256/minp:0/case:(0|1|4)/|^BM_Device(Deterministic|Fast)/B:64/V:128256/minp:0/case:(2|3|6|7)/|^BM_Device(Deterministic|Fast)/B:256/V:151936/minp:0/case:0/'}
         rm -f "$out/timeline.jsonl"
         SAMPCHECK_BENCH_TIMELINE="$out/timeline.jsonl" step timeline 150 build/device/ab/timeline \
           --benchmark_filter="$filter" --benchmark_repetitions=1 --benchmark_min_time=0.05 \
