@@ -1,20 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Reads sampcheck_device_bench's Google Benchmark JSON and prints, per shape (B, V, min-p),
-each mode's time in microseconds, its GB/s of logits read, its fraction of the copy's
-bandwidth (time of the device-to-device copy of the logits / time of the mode; 1.0 would be
-a sampler as fast as reading the logits once and writing them once) and the ratios
-deterministic / fast and sort / fast (bench/README.md "Device"); then the cost model's
-estimate beside each measured time with its error (docs/gpu.md "Cost model"); then the worst
-cases (flat rows, top-k V - 1, top-k off with top-p 0.999, min-p 1, min-p 1 alone, on flat rows too), each
-divided by the
-typical case of the same B and V; then the greedy rows (temperature 0) against the copy's
-bandwidth: bytes of logits read per second / the copy's bytes moved (read and written) per
-second, the goal's measure (at least 0.7 at B >= 64). FlashInfer's chains (the anchor, when the benchmark was built
-with them) get their own columns, and each sampcheck mode is divided by FlashInfer's top_k_first
-chain (the path top_k_top_p_sampling_from_logits takes for a per-row top_k tensor) of the same
-shape. Medians of the repetitions when there are several.
-Standard library only.
+"""Reads sampcheck_device_bench's Google Benchmark JSON and prints, per shape (B, V, min-p), each
+mode's time in microseconds, its GB/s of logits read, its fraction of the copy's bandwidth (time of
+the device-to-device copy of the logits / time of the mode; 1.0 would be a sampler as fast as
+reading the logits once and writing them once) and the ratios deterministic / fast and sort / fast
+(bench/README.md "Device"); then the cost model's estimate beside each measured time with its error
+(docs/gpu.md "Cost model"); then the worst cases (flat rows, top-k V - 1, top-k off with top-p
+0.999, min-p 1, min-p 1 alone, on flat rows too), each divided by the typical case of the same B and
+V; then the greedy rows (temperature 0) against the copy's bandwidth: bytes of logits read per
+second / the copy's bytes moved (read and written) per second, the goal's measure (at least 0.7 at B
+>= 64). FlashInfer's chains (the anchor, when the benchmark was built with them) get their own
+columns, and each sampcheck mode is divided by FlashInfer's top_k_first chain (the path
+top_k_top_p_sampling_from_logits takes for a per-row top_k tensor) of the same shape. Medians of the
+repetitions when there are several. Standard library only.
 
 Usage: python3 bench/device_report.py bench.json
 """
