@@ -610,7 +610,7 @@ TEST(GpuFastSampling, SurvivorGatherTakesFourElementsALoadFromTheScaledLogits) {
   ExpectSurvivorGatherOnShares(
       [](std::int64_t i) { return i / 4 % gpu::fast_detail::kFastSurvivorSlots; },
       [](gpu::GlobalArray<float> logits) {
-        return gpu::fast_detail::ScaledOrderKeys<gpu::GlobalArray<float>>{logits, 0, 0, 1.0f, false, 16384, false};
+        return gpu::fast_detail::ScaledOrderKeys<gpu::GlobalArray<float>>{logits, 0, 0, 1.0f, 16384, false};
       },
       4);
 }
@@ -754,6 +754,13 @@ struct NonUniformKernel {
   }
 };
 
+// A uniform logit in [-8, 8) on a multiple of 2^-20 from a 64-bit LCG (Knuth's MMIX
+// constants): the rows of the sliced-row tests, the same on every platform.
+float NextUniformLogit(std::uint64_t& state) {
+  state = state * 6364136223846793005ull + 1442695040888963407ull;
+  return -8.0f + 16.0f * static_cast<float>(state >> 40) * 0x1.0p-24f;
+}
+
 // `launch` sliced (planned for its own batch) and one block a row (planned for a batch of as
 // many rows as SMs): one launch each, fast_sampling_slices over rows x slices blocks (a ticket
 // each, gpu/block/last_block.cuh: each row's last block merges and draws), then fast_sampling
@@ -795,8 +802,7 @@ TEST(GpuFastSampling, SlicedRowsGiveTheOneBlockToken) {
   std::vector<float> logits(static_cast<std::size_t>(rows * vocab));
   std::uint64_t state = 0x51ce;
   for (std::int64_t i = 0; i < vocab; ++i) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    const float x = -8.0f + 16.0f * static_cast<float>(state >> 40) * 0x1.0p-24f;
+    const float x = NextUniformLogit(state);
     logits[static_cast<std::size_t>(i)] = x;
     logits[static_cast<std::size_t>(vocab + i)] = -x;
     const std::int64_t lane = i % 1024, j = i / 1024;
@@ -825,6 +831,49 @@ TEST(GpuFastSampling, SlicedRowsGiveTheOneBlockToken) {
   EXPECT_GT(crowded_tokens.size(), 1u);
 }
 
+// Greedy rows read as the greedy kernel reads (QuadRangeArgmaxF32, gpu/block/block_argmax.cuh,
+// since 2026-12-04; a minimum of order keys before): sliced (4 slices a row at 4 rows of 16384)
+// and whole (planned for kFastSamplingSms rows), the same token, the spec's (docs/spec/greedy.md
+// "Semantics"; no NaN reaches gpu-fast): the first index strictly above every earlier value.
+// Rows: random values with their maximum tied across two slices (slice 1's last entry and slice
+// 3's first: the earlier wins); negatives with -0.0 at 3000 and +0.0 at 5000 (equal: 3000);
+// every entry -inf (0); random values with the maximum at the last entry.
+TEST(GpuFastSampling, GreedyRowsTakeTheFirstMaximum) {
+  constexpr std::int64_t rows = 4, vocab = 16384;
+  ASSERT_EQ(gpu::FastSliceBudget(rows, vocab), 4);
+  std::vector<float> logits(static_cast<std::size_t>(rows * vocab));
+  std::uint64_t state = 0x6eed;
+  for (std::int64_t i = 0; i < vocab; ++i) {
+    const float x = NextUniformLogit(state);
+    logits[static_cast<std::size_t>(i)] = x;
+    logits[static_cast<std::size_t>(vocab + i)] = -9.0f + 0.5f * x;
+    logits[static_cast<std::size_t>(2 * vocab + i)] = -INFINITY;
+    logits[static_cast<std::size_t>(3 * vocab + i)] = x;
+  }
+  logits[static_cast<std::size_t>(gpu::SliceBegin(2, 4, vocab) - 1)] = 20.0f;
+  logits[static_cast<std::size_t>(gpu::SliceBegin(3, 4, vocab))] = 20.0f;
+  logits[static_cast<std::size_t>(vocab + 3000)] = -0.0f;
+  logits[static_cast<std::size_t>(vocab + 5000)] = 0.0f;
+  logits[static_cast<std::size_t>(4 * vocab - 1)] = 9.0f;
+  auto first_maximum = [&](std::int64_t b) {
+    const float* row = logits.data() + b * vocab;
+    std::int64_t best = 0;
+    for (std::int64_t i = 1; i < vocab; ++i) best = row[i] > row[best] ? i : best;
+    return best;
+  };
+  const std::vector<std::int64_t> expected = {first_maximum(0), first_maximum(1), first_maximum(2), first_maximum(3)};
+  ASSERT_EQ(expected, (std::vector<std::int64_t>{gpu::SliceBegin(2, 4, vocab) - 1, 3000, 0, vocab - 1}));
+  const std::vector<float> temperature(rows, 0.0f), top_p(rows, 1.0f), min_p(rows, 0.0f);
+  const std::vector<std::int32_t> top_k(rows, 0);
+  std::vector<std::uint64_t> seed(rows, 7), position(rows, 0);
+  gpu::FastSamplingLaunch launch =
+      FastLaunch(logits, temperature, top_k, top_p, min_p, seed, position, rows, vocab, vocab);
+  ASSERT_EQ(launch.Slices(), 4);
+  std::vector<std::int64_t> sliced;
+  ASSERT_NO_FATAL_FAILURE(ExpectSlicedEqualsWhole(launch, 4, sliced));
+  EXPECT_EQ(sliced, expected);
+}
+
 // min-p alone (top-k and top-p off, canonical): the first 64 keys are gathered as a top-k
 // row's survivors (a probe, sliced as such rows are: 4 slices a row at 3 rows of 16384) and
 // drawn from when the 64th fails min-p; else the rounds draw from the whole kept set. Rows:
@@ -839,8 +888,7 @@ TEST(GpuFastSampling, MinPAloneDrawsFromAProbeOfTheFirst64Keys) {
   std::vector<float> logits(static_cast<std::size_t>(rows * vocab));
   std::uint64_t state = 0x9e37;
   for (std::int64_t i = 0; i < vocab; ++i) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    const float x = -8.0f + 16.0f * static_cast<float>(state >> 40) * 0x1.0p-24f;
+    const float x = NextUniformLogit(state);
     logits[static_cast<std::size_t>(i)] = logits[static_cast<std::size_t>(vocab + i)] = x;
     logits[static_cast<std::size_t>(2 * vocab + i)] = i == 12345 ? 5.0f : std::min(x, 4.0f);
   }

@@ -36,6 +36,7 @@
 
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
+#include "gpu/block/quad_reads.cuh"
 
 namespace sampcheck::gpu {
 
@@ -156,15 +157,18 @@ SAMPCHECK_KERNEL_BODY void CanonicalBlockArgmax(B& block, RV& value, RI& index, 
   }
 }
 
-// The winner of a 1024-thread block's pairs in thread 0's `value` and `index` with one barrier:
-// each warp's winner by ShuffleDown 16 .. 1, then warp 0 over the 32 warps' winners the same
-// way. The order is total, so this is CanonicalBlockArgmax's winner (contract above) with 1
-// barrier instead of 6. No barrier at the end: a caller that reduces again syncs first (the
-// sampling filters' seeded draw, gpu/kernels/sampling_filters_on_survivors.cuh, is the
-// kernel's last step).
-template <class T, class B, class RV, class RI, class Above>
+// The winner of a block's pairs (kThreads threads, whole warps, at most 1024; the canonical
+// 1024 unless given) in thread 0's `value` and `index` with one barrier: each warp's winner by
+// ShuffleDown 16 .. 1, then warp 0 over the warps' winners the same way (lanes past the last
+// warp hold the identity). The order is total, so this is CanonicalBlockArgmax's winner
+// (contract above) with 1 barrier instead of 6. No barrier at the end: a caller that reduces
+// again syncs first (the sampling filters' seeded draw,
+// gpu/kernels/sampling_filters_on_survivors.cuh, is the kernel's last step).
+template <class T, int kThreads = kCanonicalLanes, class B, class RV, class RI, class Above>
 SAMPCHECK_KERNEL_BODY void WarpFirstBlockArgmax(B& block, RV& value, RI& index, Above above) {
-  constexpr int kWarps = kCanonicalLanes / kWarpSize;
+  static_assert(kThreads % kWarpSize == 0 && kThreads >= kWarpSize && kThreads <= kCanonicalLanes,
+                "whole warps, at most 1024 threads");
+  constexpr int kWarps = kThreads / kWarpSize;
   SAMPCHECK_SHARED(block, T, warp_value, kWarps);
   SAMPCHECK_SHARED(block, std::int64_t, warp_index, kWarps);
   WarpArgmax(block, value, index, above);
@@ -175,10 +179,35 @@ SAMPCHECK_KERNEL_BODY void WarpFirstBlockArgmax(B& block, RV& value, RI& index, 
   });
   block.Sync();
   block.ForEachThread([&](Thread t) {
-    value[t] = warp_value.Load(t.lane());
-    index[t] = warp_index.Load(t.lane());
+    const bool held = t.lane() < kWarps;
+    value[t] = held ? warp_value.Load(t.lane()) : Above::Identity();
+    index[t] = held ? warp_index.Load(t.lane()) : kNoIndex;
   });
   WarpArgmax(block, value, index, above);
+}
+
+// The argmax of arr[base + i], i in [0, n), by a block of kThreads threads: each thread folds
+// its share from the identity, four entries a load (ForEachQuadElement over QuadSpanOf,
+// gpu/block/quad_reads.cuh: which thread sees an entry is no part of the result, the order
+// being total), then WarpFirstBlockArgmax: thread 0 ends with the winner (value, i), (-inf,
+// kNoIndex) when n = 0; one barrier, none at the end. The greedy kernel's read
+// (gpu/kernels/greedy.cuh) and gpu-fast's greedy rows' (gpu/fast/fast_sampling.cuh,
+// gpu/fast/fast_sampling_slices.cuh): one compare of floats an entry, where a minimum of 64-bit
+// order keys spent a key's construction on each (gpu-fast's greedy rows until 2026-12-04).
+template <int kThreads, class B, class Arr, class RV, class RI>
+SAMPCHECK_KERNEL_BODY void QuadRangeArgmaxF32(B& block, const Arr& arr, std::int64_t base, std::int64_t n, RV& value,
+                                              RI& index) {
+  const QuadSpan span = QuadSpanOf(arr, base, n);
+  block.ForEachThread([&](Thread t) {
+    float v = ArgmaxAboveF32::Identity();
+    std::int64_t j = kNoIndex;
+    ForEachQuadElement(arr, base, span, kThreads, t.x, [&](std::int64_t i, float x) {
+      if (ArgmaxAbove(x, i, v, j)) v = x, j = i;
+    });
+    value[t] = v;
+    index[t] = j;
+  });
+  WarpFirstBlockArgmax<float, kThreads>(block, value, index, ArgmaxAboveF32{});
 }
 
 // RowArgmax's per-thread fold alone (thread l over l, l + kLanes, ... < n), for a caller that

@@ -25,9 +25,10 @@
 //   top_k: rows i32; seed, position: rows u64 (position < 2^32). token: rows i64.
 //   No row-sized work array: s_i and e_i below are recomputed from the logits at every read.
 // - Greedy rows (double(temperature) < options.greedy_below: the canonical 1e-5,
-//   docs/spec/temperature.md): the argmax of the logits, lowest index among tied maxima (a
-//   minimum over the 64-bit order keys below, a total order, so the free reduction order
-//   cannot change it).
+//   docs/spec/temperature.md): the argmax of the logits, lowest index among tied maxima, -0.0
+//   equal to +0.0 (QuadRangeArgmaxF32, gpu/block/block_argmax.cuh, one compare of floats an
+//   entry; a sliced row's slices give the order keys below of their argmaxes, and the smallest
+//   wins): a total order, so the free reduction order cannot change it.
 // - Random rows, the canonical profile's order (top_k_first, docs/spec/filters.md):
 //     s_i = x_i / t (one IEEE division, as the reference's temperature stage);
 //     order key of i: (descending value key of s_i) << 32 | i, the filters' total order
@@ -173,7 +174,7 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t IndexOfRuleKey(std::ui
   return high_first ? vocab - 1 - low : low;
 }
 
-// The order keys of a row's s_i = x_i / t (greedy rows: x_i) as a SplitKeySource
+// The order keys of a row's s_i = x_i / t as a SplitKeySource
 // (gpu/block/key_reads.cuh), so that the reads issue their loads before the divisions: index i
 // is logits[base + i], of row index first + i (a slice's offset), in the profile's order
 // (RuleOrderKey; high_first only for a whole row: first 0). s_i is ValueOfDescendingKey of its
@@ -184,7 +185,6 @@ struct ScaledOrderKeys {
   std::int64_t base = 0;
   std::int64_t first = 0;
   float t = 1.0f;
-  bool greedy = false;
   std::int64_t vocab = 0;
   bool high_first = false;
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Load(std::int64_t i) const { return logits.Load(base + i); }
@@ -194,7 +194,7 @@ struct ScaledOrderKeys {
     return logits.BoundaryGap(base + i);
   }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Key(std::int64_t i, float x) const {
-    return RuleOrderKey(greedy ? x : x / t, first + i, vocab, high_first);
+    return RuleOrderKey(x / t, first + i, vocab, high_first);
   }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t operator()(std::int64_t i) const {
     return Key(i, Load(i));
@@ -640,23 +640,46 @@ struct FastSamplingKernel {
     const FastFilterRule& rule = options.rule;
     const std::int64_t base = row * pitch;
     const float t = temperature.Load(row);
-    const bool greedy = FastIsGreedy(t, options.greedy_below);  // as reference/temperature.h
-    // Greedy rows order the logits themselves; random rows the scaled logits (the order of
-    // s_i = x_i / t, in which rounding can create ties the logits did not have).
-    auto scale = [&](std::int64_t i) {
-      const float x = logits.Load(base + i);
-      return greedy ? x : x / t;
-    };
+    // Greedy rows (as reference/temperature.h): the argmax of the logits themselves, merged
+    // from the slices' first keys when the row took several (gpu/fast/fast_sampling_slices.cuh,
+    // its last block here).
+    if (FastIsGreedy(t, options.greedy_below)) {
+      const std::int64_t slice_count = FastRowSlices(slice_budget, vocab, true, 0, rule);
+      if (slice_count > 1) {  // the smallest of the slices' first keys
+        block.ForEachThread([&](Thread th) {
+          if (th.x != 0) return;
+          std::uint64_t best = fast_detail::kNoKey;
+          for (std::int64_t g = 0; g < slice_count; ++g) {
+            const std::uint64_t key = slices.Load(row * kFastSliceSlots + g);
+            best = key < best ? key : best;
+          }
+          token.Store(row, IndexOfKey(best));
+        });
+        return;
+      }
+      // One block reads the row: the argmax of the logits themselves, a compare of floats an
+      // entry (the order keys' order on a NaN-free row: the larger value, then the lower index,
+      // -0.0 equal to +0.0).
+      auto value = Registers<float>(block);
+      auto index = Registers<std::int64_t>(block);
+      QuadRangeArgmaxF32<kThreads>(block, logits, base, vocab, value, index);
+      block.ForEachThread([&](Thread th) {
+        if (th.x == 0) token.Store(row, index[th]);
+      });
+      return;
+    }
+    // Random rows order the scaled logits (s_i = x_i / t, in which rounding can create ties the
+    // logits did not have).
+    auto scale = [&](std::int64_t i) { return logits.Load(base + i) / t; };
     // s_i and e_i are recomputed from the logits at every read: no row-sized scratch is
     // written or read back, so a pass costs one read of the logits.
     auto scaled = scale;
-    // The order of the profile's rules on random rows (greedy rows: the lowest index among
-    // tied maxima under every profile).
-    const bool high_first = rule.ties_high_index_first && !greedy;
+    // The order of the profile's rules.
+    const bool high_first = rule.ties_high_index_first;
     auto key_at = [&](float s, std::int64_t i) { return fast_detail::RuleOrderKey(s, i, vocab, high_first); };
     // The same keys as a split source (gpu/block/key_reads.cuh): the row's reads below issue
     // kKeyGroup loads before their divisions.
-    const fast_detail::ScaledOrderKeys<In> rule_keys{logits, base, 0, t, greedy, vocab, high_first};
+    const fast_detail::ScaledOrderKeys<In> rule_keys{logits, base, 0, t, vocab, high_first};
     // Each thread's share of the row (gpu/block/thread_share.cuh): the reads whose per-thread
     // masses the proposals walk back take it, four elements a load on rows of 4096 or more.
     const ThreadShare share = ShareOf(rule_keys, vocab, kThreads);
@@ -673,27 +696,15 @@ struct FastSamplingKernel {
     const bool survivor_rules = rule.Canonical() || (rule.top_p_joint && !rule.top_k_keeps_ties && !rule.min_p_first &&
                                                      !rule.ties_high_index_first && !rule.race);
     // A row split over several blocks (gpu/fast/fast_sampling_slices.cuh, its last block here):
-    // its partials are merged here. Greedy: the smallest of the slices' first keys.
+    // its partials are merged here.
     // The survivors gathered first (top-k's k, or a min-p-only row's probe): what the row's
     // slices gathered when it took several.
     const std::int64_t survivors = FastSurvivorK(k, p, mp, vocab, rule);
-    const std::int64_t slice_count = FastRowSlices(slice_budget, vocab, greedy, survivors, rule);
+    const std::int64_t slice_count = FastRowSlices(slice_budget, vocab, false, survivors, rule);
     const std::int64_t slice_base = row * kFastSliceSlots;
-    if (greedy && slice_count > 1) {
-      block.ForEachThread([&](Thread th) {
-        if (th.x != 0) return;
-        std::uint64_t best = fast_detail::kNoKey;
-        for (std::int64_t g = 0; g < slice_count; ++g) {
-          const std::uint64_t key = slices.Load(slice_base + g);
-          best = key < best ? key : best;
-        }
-        token.Store(row, IndexOfKey(best));
-      });
-      return;
-    }
     // The near-V gather's keys below; the survivor path's merge stages the slices' lists in it.
     SAMPCHECK_SHARED(block, std::uint64_t, dropped_keys, fast_detail::kFastSurvivorSlots);
-    // The first token of the order: the greedy token, and the random rows' maximum. A row
+    // The first token of the order: the row's maximum. A row
     // selected by the sample first takes it from the select's count read, a min-p-only row from
     // its probe: no read of its own.
     std::uint64_t first_key = fast_detail::kNoKey;
@@ -701,9 +712,9 @@ struct FastSamplingKernel {
     // survivors are drawn from when they hold every token min-p keeps (one read of the row, or
     // of each slice), else the rounds below go on from the probe's maximum (min-p a candidate
     // rule: one round, one more read).
-    const bool min_p_probe = !greedy && survivors != k;  // FastSurvivorK gave the probe
-    if (min_p_probe || (!greedy && survivor_rules && top_k_on && k <= fast_detail::kFastSurvivorSlots)) {
-      const fast_detail::ScaledOrderKeys<In> key_of{logits, base, 0, t, greedy};
+    const bool min_p_probe = survivors != k;  // FastSurvivorK gave the probe
+    if (min_p_probe || (survivor_rules && top_k_on && k <= fast_detail::kFastSurvivorSlots)) {
+      const fast_detail::ScaledOrderKeys<In> key_of{logits, base, 0, t};
       if (fast_detail::SampleOnSurvivors<kThreads>(block, key_of, slices, slice_base, slice_count, dropped_keys, vocab,
                                                    survivors, p, mp, rule.top_p_joint, options.bug, row_seed,
                                                    row_position, token, row, min_p_probe ? &first_key : nullptr)) {
@@ -714,7 +725,7 @@ struct FastSamplingKernel {
     // top-k near V (more than 1024 survivors, at most 1024 dropped): the dropped tokens are
     // the survivors of the reversed order, gathered like the top k, their first read fused
     // with the one below.
-    const bool near_vocab = !greedy && rule.Canonical() && top_k_on && k > fast_detail::kFastSurvivorSlots &&
+    const bool near_vocab = rule.Canonical() && top_k_on && k > fast_detail::kFastSurvivorSlots &&
                             vocab - k <= fast_detail::kFastSurvivorSlots;
     const ReversedKeys<fast_detail::ScaledOrderKeys<In>> reversed{rule_keys};  // canonical: OrderKey
 
@@ -736,7 +747,7 @@ struct FastSamplingKernel {
     // gather) sums the mass before each; the first proposal the rules keep is the token, as
     // the rounds' rejection would give it. Min-p as a candidate rule keeps the rounds.
     constexpr int kProposals = fast_detail::kFastProposals;
-    const bool propose = !greedy && rule.Canonical() && !min_p_candidates && (near_vocab || !top_k_on || p < 1.0f);
+    const bool propose = rule.Canonical() && !min_p_candidates && (near_vocab || !top_k_on || p < 1.0f);
     auto lent = fast_detail::SurvivorKeySlots(block);  // unused on these paths
     auto online = Registers<fast_detail::OnlineMass>(block);
     // Per thread: (slot 0) its part of S (the select's) or of the dropped tokens' mass (near
@@ -810,7 +821,7 @@ struct FastSamplingKernel {
     };
     std::uint64_t kth = fast_detail::kNoKey;
     bool selected = false;
-    if (!greedy && !near_vocab && top_k_on && p < 1.0f && !rule.top_p_joint) {
+    if (!near_vocab && top_k_on && p < 1.0f && !rule.top_p_joint) {
       // With proposals: drawn from the count read's masses below the last splitter; the
       // gather read sums the masses before them and S's part below the bin, the bin's ranking
       // the rest.
@@ -838,12 +849,6 @@ struct FastSamplingKernel {
       if (propose) draw_proposals(first_key, fast_detail::kNoKey);
     }
     const auto first = fast_detail::IndexOfRuleKey(first_key, vocab, high_first);
-    if (greedy) {
-      block.ForEachThread([&](Thread th) {
-        if (th.x == 0) token.Store(row, first);
-      });
-      return;
-    }
     m = scaled(first);
     auto weight_of = [&](float s) { return math::ExpF32Cr(s - m); };
 
@@ -941,7 +946,7 @@ struct FastSamplingKernel {
             block, vocab,
             fast_detail::WeightsOfValues(rule_keys,
                                          [&](std::int64_t i, float x) {
-                                           const float s = greedy ? x : x / t;
+                                           const float s = x / t;
                                            const float e = weight_of(s);
                                            return candidate(key_at(s, i), e) ? e : 0.0f;
                                          }),

@@ -19,8 +19,9 @@
 // - Keys: the filters' order keys of s_i = x_i / t (greedy rows: of x_i), OrderKey in
 //   gpu/fast/fast_sampling.cuh: larger value first, then lower index; unique per row. Only
 //   canonical rows are sliced, so no profile's key variant is needed.
-// - Greedy rows: slot g holds the slice's smallest key (a block reduction of a total order:
-//   exact whatever the reduction order).
+// - Greedy rows: slot g holds the slice's smallest key, the key of its argmax
+//   (QuadRangeArgmaxF32, gpu/block/block_argmax.cuh: a total order, exact whatever the
+//   reduction order).
 // - Survivor rows (canonical, 1 <= k <= kFastSliceSlots, every slice longer than k, n x k <=
 //   kFastSliceSlots; k = FastSurvivorK: top-k's, or a min-p-only row's probe): slots g k ..
 //   g k + k - 1 hold the slice's k smallest keys in ascending order, gathered in one read of
@@ -94,23 +95,19 @@ struct FastSamplingSlicesKernel {
     const std::int64_t length = SliceBegin(g + 1, n, vocab) - lo;
     const std::int64_t base = row * pitch + lo;
     const std::int64_t out = row * kFastSliceSlots;
-    // The key of the slice's entry i (row index lo + i), recomputed at every read.
-    const fast_detail::ScaledOrderKeys<In> key_of{logits, base, lo, t, greedy};
     if (greedy) {
-      auto lane = Registers<std::uint64_t>(block);
+      // The slice's first key: the key of its argmax (a compare of floats an entry; the order
+      // keys' order on a NaN-free row), one barrier.
+      auto value = Registers<float>(block);
+      auto index = Registers<std::int64_t>(block);
+      QuadRangeArgmaxF32<kThreads>(block, logits, base, length, value, index);
       block.ForEachThread([&](Thread th) {
-        std::uint64_t best = fast_detail::kNoKey;  // the slice's first key: whoever reads it, four a load
-        ForEachQuadKey(key_of, QuadSpanOf(key_of, 0, length), kThreads, th.x,
-                       [&](std::int64_t, std::uint64_t key) { best = key < best ? key : best; });
-        lane[th] = best;
-      });
-      const std::uint64_t first =
-          fast_detail::FastBlockReduce<kThreads, std::uint64_t>(block, lane, fast_detail::KeyMin{});
-      block.ForEachThread([&](Thread th) {
-        if (th.x == 0) slices.Store(out + g, first);
+        if (th.x == 0) slices.Store(out + g, fast_detail::OrderKey(value[th], lo + index[th]));
       });
       return;
     }
+    // The key of the slice's entry i (row index lo + i), recomputed at every read.
+    const fast_detail::ScaledOrderKeys<In> key_of{logits, base, lo, t};
     auto slice_keys = fast_detail::SurvivorKeySlots(block);  // the last block's merge reuses it
     std::uint32_t total = 0;
     const bool gathered = fast_detail::GatherFastSurvivors<kThreads>(block, length, k, key_of, slice_keys, total);

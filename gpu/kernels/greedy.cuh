@@ -4,19 +4,20 @@
 //
 // Contract:
 // - Blocks of 1024 threads, `slices` per row (GreedyLaunch: RowSliceBudget of the batch, so
-//   that few rows still fill the SMs; 1 from 132 rows on). logits: rows x pitch f32, row b's V
-//   entries at b * pitch + [0, V), pitch >= V; the entries at [V, pitch) are padding and are
-//   NEVER read, so no pad lane can win. token: rows i64.
+//   that few rows still fill the SMs: 2 at 64 rows of 128256, 1 from 67 rows on; the share of
+//   a wave at two blocks an SM, 4 slices at 64 rows, was slower on an H200 on 2026-12-04: 21.2
+//   us against 17.7 in the same run). logits: rows x pitch f32, row b's V entries at b * pitch
+//   + [0, V), pitch >= V; the entries at [V, pitch) are padding and are NEVER read, so no pad
+//   lane can win. token: rows i64.
 // - Block b takes row b / slices and its slice g = b % slices, entries [SliceBegin(g),
 //   SliceBegin(g + 1)) (gpu/block/row_slices.cuh): thread l folds (value, index) for its share
-//   of the slice, four entries a 16-byte load (ForEachQuadElement, gpu/block/quad_reads.cuh;
-//   until 2026-12-03 the l-th, (l + 1024)-th, ... entries, one a load) from the identity (-inf,
-//   kNoIndex) (gpu/block/block_argmax.cuh's ArgmaxAboveF32), then the block's winner by warps
-//   (WarpFirstBlockArgmax, one barrier). One slice: thread 0 writes the token. Several: thread
-//   0 writes the slice's winner (value bits, index) to `partials` (2 words a slice, rows x
-//   slices x 2), the row's last block (LastBlockOf, gpu/block/last_block.cuh, one ticket a
-//   row) reads them, lane l of each warp folding slices l, l + 32, ..., and its warp's winner
-//   by ShuffleDown; thread 0 writes the token.
+//   of the slice, four entries a 16-byte load (until 2026-12-03 the l-th, (l + 1024)-th, ...
+//   entries, one a load) from the identity (-inf, kNoIndex), then the block's winner by warps,
+//   one barrier (QuadRangeArgmaxF32, gpu/block/block_argmax.cuh). One slice: thread 0 writes
+//   the token. Several: thread 0 writes the slice's winner (value bits, index) to `partials` (2
+//   words a slice, rows x slices x 2), the row's last block (LastBlockOf,
+//   gpu/block/last_block.cuh, one ticket a row) reads them, lane l of each warp folding slices
+//   l, l + 32, ..., and its warp's winner by ShuffleDown; thread 0 writes the token.
 // - Total order (torch.argmax's): NaN above every number, equal values (+0 == -0, NaN == NaN)
 //   to the lower index. The order is total, so the winner is the row's maximum whatever the
 //   lanes, the tree and the slices (docs/spec/greedy.md "Semantics"): the same token
@@ -33,7 +34,6 @@
 #include "gpu/block/block_model.h"
 #include "gpu/block/float_word.cuh"
 #include "gpu/block/last_block.cuh"
-#include "gpu/block/quad_reads.cuh"
 #include "gpu/block/row_slices.cuh"
 
 namespace sampcheck::gpu {
@@ -51,17 +51,7 @@ struct GreedyKernel {
     const std::int64_t base = row * pitch + begin;
     auto value = Registers<float>(block);
     auto index = Registers<std::int64_t>(block);
-    const QuadSpan span = QuadSpanOf(logits, base, SliceBegin(g + 1, slices, vocab) - begin);
-    block.ForEachThread([&](Thread t) {
-      float v = ArgmaxAboveF32::Identity();
-      std::int64_t j = kNoIndex;
-      ForEachQuadElement(logits, base, span, kCanonicalLanes, t.x, [&](std::int64_t i, float x) {
-        if (ArgmaxAboveF32{}(x, i, v, j)) v = x, j = i;
-      });
-      value[t] = v;
-      index[t] = j;
-    });
-    WarpFirstBlockArgmax<float>(block, value, index, ArgmaxAboveF32{});
+    QuadRangeArgmaxF32<kCanonicalLanes>(block, logits, base, SliceBegin(g + 1, slices, vocab) - begin, value, index);
     if (slices == 1) {
       block.ForEachThread([&](Thread t) {
         if (t.x == 0) token.Store(row, index[t]);

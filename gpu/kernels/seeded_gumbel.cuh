@@ -54,11 +54,16 @@ struct SeededGumbelKey {
 // Whether a column of probability p can be drawn: p > 0 (+0, -0 and NaN cannot).
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool SeededGumbelDrawable(float p) { return p > 0.0f; }
 
+// s_j of a drawable column of hash word h = SglangMurmurKey(seed, position, j), for a caller
+// that holds the word already (gpu/kernels/seeded_gumbel_candidates.cuh compares it first).
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE double SeededGumbelScoreOfHash(std::uint32_t h, float p) {
+  return math::LogF64Dd(static_cast<double>(p)) + rng::GumbelSglangFromHashF64(h);
+}
+
 // s_j of a drawable column (contract above).
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE double SeededGumbelScore(const SeededGumbelKey& key, std::uint32_t column,
                                                                       float p) {
-  const std::uint32_t h = rng::SglangMurmurKey(key.seed, key.position, column);
-  return math::LogF64Dd(static_cast<double>(p)) + rng::GumbelSglangFromHashF64(h);
+  return SeededGumbelScoreOfHash(rng::SglangMurmurKey(key.seed, key.position, column), p);
 }
 
 // Row `row`'s key, read by every thread (the same value in each).

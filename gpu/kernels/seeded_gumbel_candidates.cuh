@@ -35,7 +35,9 @@
 //   sure to score above it prunes it, so the winner stays among the kept entries. On a flat
 //   row this is what bounds the work: a thread scores only the entries whose hash beats every
 //   earlier one's (about ln n + 0.6 of n), where every entry's score was computed before
-//   (three binary64 logarithms in double-double).
+//   (three binary64 logarithms in double-double). An offered entry is hashed once, its word
+//   serving the test, its score (SeededGumbelScoreOfHash) and best_hash (three times until
+//   2026-12-04).
 // - ForEach(f) gives the kept order keys back; when no thread of the block overflowed, the
 //   draw's winner (the total order's maximum of the exact scores over the drawable survivors)
 //   is among them, so scoring them exactly gives the full-row kernel's token.
@@ -82,27 +84,33 @@ struct SeededGumbelCandidates {
 
   // a of the entry with order key k (+inf when it is not safe: never pruned), from M and the
   // bound on s. Recomputed from the key when best rises (the keys alone are held: 16 registers).
-  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE static double Score(const SeededGumbelKey& rng_key, std::uint64_t k,
-                                                                   float max, double s_bound) {
+  // The same, given k's hash word h = Hash(rng_key, k) (Offer hashes each entry once).
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE static double ScoreOfHash(std::uint32_t h, std::uint64_t k, float max,
+                                                                         double s_bound) {
     const float e = math::ExpF32Cr(ValueOfDescendingKey(k) - max);
     if (!(static_cast<double>(e) * 0x1p126 >= s_bound)) return -NegativeInfinityF64();  // exact: a power of two
-    return SeededGumbelScore(rng_key, static_cast<std::uint32_t>(IndexOfKey(k)), e);
+    return SeededGumbelScoreOfHash(h, e);
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE static double Score(const SeededGumbelKey& rng_key, std::uint64_t k,
+                                                                   float max, double s_bound) {
+    return ScoreOfHash(Hash(rng_key, k), k, max, s_bound);
   }
 
   // A final survivor with order key k (value x: e = ExpF32Cr(x - max)), max = M, s_bound >= s.
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Offer(const SeededGumbelKey& rng_key, std::uint64_t k, float max,
                                                           double s_bound) {
+    const std::uint32_t h = Hash(rng_key, k);  // once: the dominance test, the score, best_hash
     if (best != NegativeInfinityF64() && IndexOfKey(k) > IndexOfKey(best_key) &&
-        ValueOfDescendingKey(k) <= ValueOfDescendingKey(best_key) && Hash(rng_key, k) <= best_hash) {
+        ValueOfDescendingKey(k) <= ValueOfDescendingKey(best_key) && h <= best_hash) {
       return;  // dominated by the entry that set best (contract)
     }
     if (!(math::ExpF32Cr(ValueOfDescendingKey(k) - max) > 0.0f)) return;  // probability +0: never drawn
-    const double a = Score(rng_key, k, max, s_bound);
+    const double a = ScoreOfHash(h, k, max, s_bound);
     if (a < best - kMargin) return;
     if (a > best && a != -NegativeInfinityF64()) {
       best = a;
       best_key = k;
-      best_hash = Hash(rng_key, k);
+      best_hash = h;
       // Compact the entries still within kMargin of the new best (selects on constant
       // indices after unrolling: registers on the device).
       std::uint32_t kept = 0;
