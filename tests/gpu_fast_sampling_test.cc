@@ -754,11 +754,18 @@ struct NonUniformKernel {
   }
 };
 
-// A uniform logit in [-8, 8) on a multiple of 2^-20 from a 64-bit LCG (Knuth's MMIX
+// rows x vocab logits whose entry i of row b is value(b, i, x_i), x_i the i-th uniform logit
+// in [-8, 8) (a multiple of 2^-20) of a 64-bit LCG started at `state` (Knuth's MMIX
 // constants): the rows of the sliced-row tests, the same on every platform.
-float NextUniformLogit(std::uint64_t& state) {
-  state = state * 6364136223846793005ull + 1442695040888963407ull;
-  return -8.0f + 16.0f * static_cast<float>(state >> 40) * 0x1.0p-24f;
+template <class F>
+std::vector<float> UniformRows(std::int64_t rows, std::int64_t vocab, std::uint64_t state, F value) {
+  std::vector<float> logits(static_cast<std::size_t>(rows * vocab));
+  for (std::int64_t i = 0; i < vocab; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const float x = -8.0f + 16.0f * static_cast<float>(state >> 40) * 0x1.0p-24f;
+    for (std::int64_t b = 0; b < rows; ++b) logits[static_cast<std::size_t>(b * vocab + i)] = value(b, i, x);
+  }
+  return logits;
 }
 
 // `launch` sliced (planned for its own batch) and one block a row (planned for a batch of as
@@ -799,16 +806,11 @@ void ExpectSlicedEqualsWhole(gpu::FastSamplingLaunch launch, std::int64_t slices
 TEST(GpuFastSampling, SlicedRowsGiveTheOneBlockToken) {
   constexpr std::int64_t rows = 3, vocab = 16384;
   ASSERT_EQ(gpu::FastSliceBudget(rows, vocab), 4);
-  std::vector<float> logits(static_cast<std::size_t>(rows * vocab));
-  std::uint64_t state = 0x51ce;
-  for (std::int64_t i = 0; i < vocab; ++i) {
-    const float x = NextUniformLogit(state);
-    logits[static_cast<std::size_t>(i)] = x;
-    logits[static_cast<std::size_t>(vocab + i)] = -x;
+  const std::vector<float> logits = UniformRows(rows, vocab, 0x51ce, [](std::int64_t b, std::int64_t i, float x) {
+    if (b < 2) return b == 0 ? x : -x;
     const std::int64_t lane = i % 1024, j = i / 1024;
-    logits[static_cast<std::size_t>(2 * vocab + i)] =
-        lane < 128 ? 100.0f - static_cast<float>(lane) - 0.001f * static_cast<float>(j) : -1000.0f + 0.001f * x;
-  }
+    return lane < 128 ? 100.0f - static_cast<float>(lane) - 0.001f * static_cast<float>(j) : -1000.0f + 0.001f * x;
+  });
   const std::vector<float> temperature = {1.0f, 0.0f, 1.0f}, top_p = {0.9f, 1.0f, 1.0f}, min_p = {0.0f, 0.0f, 0.0f};
   const std::vector<std::int32_t> top_k = {50, 50, 128};
   std::vector<std::uint64_t> seed = {0, 0, 0}, position = {3, 4, 5};
@@ -841,15 +843,9 @@ TEST(GpuFastSampling, SlicedRowsGiveTheOneBlockToken) {
 TEST(GpuFastSampling, GreedyRowsTakeTheFirstMaximum) {
   constexpr std::int64_t rows = 4, vocab = 16384;
   ASSERT_EQ(gpu::FastSliceBudget(rows, vocab), 4);
-  std::vector<float> logits(static_cast<std::size_t>(rows * vocab));
-  std::uint64_t state = 0x6eed;
-  for (std::int64_t i = 0; i < vocab; ++i) {
-    const float x = NextUniformLogit(state);
-    logits[static_cast<std::size_t>(i)] = x;
-    logits[static_cast<std::size_t>(vocab + i)] = -9.0f + 0.5f * x;
-    logits[static_cast<std::size_t>(2 * vocab + i)] = -INFINITY;
-    logits[static_cast<std::size_t>(3 * vocab + i)] = x;
-  }
+  std::vector<float> logits = UniformRows(rows, vocab, 0x6eed, [](std::int64_t b, std::int64_t, float x) {
+    return b == 1 ? -9.0f + 0.5f * x : b == 2 ? -INFINITY : x;
+  });
   logits[static_cast<std::size_t>(gpu::SliceBegin(2, 4, vocab) - 1)] = 20.0f;
   logits[static_cast<std::size_t>(gpu::SliceBegin(3, 4, vocab))] = 20.0f;
   logits[static_cast<std::size_t>(vocab + 3000)] = -0.0f;
@@ -885,13 +881,9 @@ TEST(GpuFastSampling, GreedyRowsTakeTheFirstMaximum) {
 // all among its 64 largest, which the probe alone would give.
 TEST(GpuFastSampling, MinPAloneDrawsFromAProbeOfTheFirst64Keys) {
   constexpr std::int64_t rows = 3, vocab = 16384;
-  std::vector<float> logits(static_cast<std::size_t>(rows * vocab));
-  std::uint64_t state = 0x9e37;
-  for (std::int64_t i = 0; i < vocab; ++i) {
-    const float x = NextUniformLogit(state);
-    logits[static_cast<std::size_t>(i)] = logits[static_cast<std::size_t>(vocab + i)] = x;
-    logits[static_cast<std::size_t>(2 * vocab + i)] = i == 12345 ? 5.0f : std::min(x, 4.0f);
-  }
+  const std::vector<float> logits = UniformRows(rows, vocab, 0x9e37, [](std::int64_t b, std::int64_t i, float x) {
+    return b < 2 ? x : i == 12345 ? 5.0f : std::min(x, 4.0f);
+  });
   const std::vector<float> temperature = {1.0f, 1.0f, 1.0f}, top_p = {1.0f, 1.0f, 1.0f}, min_p = {0.99f, 0.5f, 1.0f};
   const std::vector<std::int32_t> top_k = {0, 0, 0};
   std::vector<std::uint64_t> seed = {0, 0, 0}, position = {3, 4, 5};
