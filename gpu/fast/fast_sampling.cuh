@@ -657,9 +657,8 @@ struct FastSamplingKernel {
         });
         return;
       }
-      // One block reads the row: the argmax of the logits themselves, a compare of floats an
-      // entry (the order keys' order on a NaN-free row: the larger value, then the lower index,
-      // -0.0 equal to +0.0).
+      // One block reads the row, a compare of floats an entry (the order keys' order on a
+      // NaN-free row: the larger value, then the lower index, -0.0 equal to +0.0).
       auto value = Registers<float>(block);
       auto index = Registers<std::int64_t>(block);
       QuadRangeArgmaxF32<kThreads>(block, logits, base, vocab, value, index);
@@ -704,9 +703,8 @@ struct FastSamplingKernel {
     const std::int64_t slice_base = row * kFastSliceSlots;
     // The near-V gather's keys below; the survivor path's merge stages the slices' lists in it.
     SAMPCHECK_SHARED(block, std::uint64_t, dropped_keys, fast_detail::kFastSurvivorSlots);
-    // The first token of the order: the row's maximum. A row
-    // selected by the sample first takes it from the select's count read, a min-p-only row from
-    // its probe: no read of its own.
+    // The first token of the order: the row's maximum. A row selected by the sample first takes
+    // it from the select's count read, a min-p-only row from its probe: no read of its own.
     std::uint64_t first_key = fast_detail::kNoKey;
     // The survivor path: a small top-k's survivors; or min-p alone (canonical), whose probe's
     // survivors are drawn from when they hold every token min-p keeps (one read of the row, or
