@@ -144,7 +144,10 @@ int RunConform(const std::string& golden_dir, const std::string& backend_name, c
   options.canonical_rule = progress.canonical_rule;
   options.batch_invariance = batch_invariance;
   options.statistics = statistics != nullptr;
-  if (statistics != nullptr) options.statistical = *statistics;
+  if (statistics != nullptr) {
+    options.statistical = *statistics;
+    options.statistical.on_case = StatisticalProgress();  // the long phase of a slow backend
+  }
   // Golden and batch-invariance cases print their FAIL line as they are judged; the others
   // (the decode-steps check, the statistical cases after Holm) once the run is over.
   auto printed = std::make_shared<std::set<std::string>>();

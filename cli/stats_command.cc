@@ -18,15 +18,18 @@
 #include "reports/report_set.h"
 
 namespace sampcheck::cli {
-std::vector<CaseResult> RunStatisticalCases(Backend& backend, const StatsRunOptions& options) {
-  // Progress (cli/progress_bar.h) without a failure count: verdicts come after Holm.
+std::function<void(const std::string&, std::size_t, std::size_t)> StatisticalProgress() {
   auto bar = std::make_shared<ProgressBar>(
       ProgressBar::Options{.terminal = StderrIsTerminal(), .show_failures = false}, [](std::string_view text) {
         std::fwrite(text.data(), 1, text.size(), stderr);
         std::fflush(stderr);
       });
+  return [bar](const std::string& id, std::size_t done, std::size_t total) { bar->Update(done, total, false, id); };
+}
+
+std::vector<CaseResult> RunStatisticalCases(Backend& backend, const StatsRunOptions& options) {
   harness::StatisticalRunOptions run = options;
-  run.on_case = [bar](const std::string& id, std::size_t done, std::size_t total) { bar->Update(done, total, false, id); };
+  run.on_case = StatisticalProgress();
   return harness::RunStatisticalCases(backend, run);
 }
 

@@ -10,7 +10,9 @@
 // Backends: any name of cli/backend_registry.h, "wrong:<name>" included (the deliberately
 // wrong samplers, harness/wrong/wrong_samplers.h), so that anyone can watch the harness reject a
 // planted bug.
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,7 +28,11 @@ namespace sampcheck::cli {
 // The selection and sizes of a statistical run (harness/statistical_run.h).
 using StatsRunOptions = harness::StatisticalRunOptions;
 
-// harness::RunStatisticalCases with a progress bar on stderr.
+// The statistical cases' progress on stderr (cli/progress_bar.h) for StatsRunOptions::on_case,
+// without a failure count: verdicts come after Holm. `stats` and `conform` both show it.
+std::function<void(const std::string&, std::size_t, std::size_t)> StatisticalProgress();
+
+// harness::RunStatisticalCases with that progress.
 std::vector<CaseResult> RunStatisticalCases(Backend& backend, const StatsRunOptions& options);
 
 // What `stats` prints after a run, shared by `sampcheck stats` and `sampcheck-mpi stats`:

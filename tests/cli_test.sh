@@ -58,7 +58,9 @@ check stats-wrong 1 'FAIL stats/gumbel_max/scores_v100/canonical/L3' -- \
   "$bin" stats --backend wrong:temperature_x1010 --stage gumbel_max
 check stats-unknown-wrong 2 "unknown wrong sampler 'nope'" -- "$bin" stats --backend wrong:nope
 check stats-empty 2 'no statistical case was run' -- "$bin" stats --backend reference --stage greedy
-check conform-stats 0 'report: ' -- "$bin" conform --backend reference --golden "$tmp/g" --report "$tmp/c" --stage qsample
+# The statistical phase reports its progress (docs/spec/cli.md "Progress": no failure count).
+check conform-stats 0 'progress: [0-9]+/[0-9]+ cases done, elapsed' -- \
+  "$bin" conform --backend reference --golden "$tmp/g" --report "$tmp/c" --stage qsample
 if ! grep -q '"stats/qsample/decay_v100/ascend_v2/L3"' "$tmp/c/report.json"; then
   echo "FAIL conform-stats: the report lacks the statistical cases"; failed=$((failed + 1))
 else
