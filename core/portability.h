@@ -24,6 +24,9 @@
 //   prints "file:line: assertion failed: cond" to stderr and calls std::abort(). It is active
 //   in every build type (unlike <cassert>): the device trap does not honour NDEBUG either,
 //   and host and device must agree on what is checked.
+// - SAMPCHECK_HOST_ASSERT(cond): SAMPCHECK_DEVICE_ASSERT's host half alone, nothing on the
+//   device: a kernel's precondition that the emulator checks where the device's check would
+//   cost a hot loop's instructions (gpu/block/cached_candidates.cuh, LaneKeys::Add).
 // - Feature flags, each always defined to 0 or 1 so `#if FLAG` is valid under -Wundef:
 //     SAMPCHECK_IS_CUDA_COMPILER  1 when compiled by a CUDA compiler (host or device pass)
 //     SAMPCHECK_IS_CUDA_DEVICE    1 only in the device pass (__CUDA_ARCH__ defined)
@@ -97,11 +100,15 @@ namespace sampcheck::detail {
 }  // namespace sampcheck::detail
 
 #if SAMPCHECK_IS_CUDA_DEVICE
+#define SAMPCHECK_HOST_ASSERT(cond) \
+  do {                              \
+  } while (0)
 #define SAMPCHECK_DEVICE_ASSERT(cond) \
   do {                                \
     if (!(cond)) __trap();            \
   } while (0)
 #else
+#define SAMPCHECK_HOST_ASSERT(cond) SAMPCHECK_DEVICE_ASSERT(cond)
 #define SAMPCHECK_DEVICE_ASSERT(cond)                                      \
   do {                                                                     \
     if (!(cond)) ::sampcheck::detail::HostAssertFail(#cond, __FILE__, __LINE__); \

@@ -2219,6 +2219,55 @@ TEST(GpuTopKSurvivors, PacksCountsAndOverflow) {
   EXPECT_EQ(CandidatesOfPacked(1024u * PackCandidateCount(5000, 1 << 20)), 1024u * 1025u);
 }
 
+// LaneKeys (gpu/block/cached_candidates.cuh) against a sort: each lane's kLaneKept smallest
+// keys, ascending, ~0 past a lane's keys, whatever the value words (runs of equal values, as
+// on flat rows, and descending runs that push every kept key along), with a lane's keys added
+// in increasing index order as its contract asks; First is the lane's minimum.
+TEST(GpuTopKSurvivors, LaneKeysKeepEachLanesSmallestKeys) {
+  std::mt19937_64 rng(20261204);
+  for (int trial = 0; trial < 400; ++trial) {
+    LaneKeys<3> kept;
+    kept.Clear();
+    std::vector<std::uint64_t> added[3];
+    const int n = static_cast<int>(rng() % 40);
+    const std::uint32_t spread = trial % 4 == 0 ? 1u : trial % 4 == 1 ? 4u : 0xff800000u;
+    for (int i = 0; i < n; ++i) {
+      const int lane = static_cast<int>(rng() % 3);
+      std::uint32_t value = static_cast<std::uint32_t>(rng() % spread);
+      if (trial % 4 == 3) value = 0xff800000u - static_cast<std::uint32_t>(i);  // every key a new minimum
+      const std::uint64_t key = (std::uint64_t{value} << 32) | static_cast<std::uint32_t>(i);
+      kept.Add(lane, key);
+      added[lane].push_back(key);
+    }
+    for (int lane = 0; lane < 3; ++lane) {
+      std::vector<std::uint64_t> want = added[lane];
+      std::sort(want.begin(), want.end());
+      want.resize(kLaneKept, ~std::uint64_t{0});
+      EXPECT_EQ(std::vector<std::uint64_t>(kept.key[lane], kept.key[lane] + kLaneKept), want) << "trial " << trial;
+      EXPECT_EQ(kept.First(lane), want[0]);
+    }
+  }
+}
+
+// Its precondition, checked by the emulator: a key whose index is not above a kept one's of
+// the lane (the value-word compare would put it after a kept key of the same value), or
+// whose value word is all ones (not below an empty slot), aborts the host.
+TEST(GpuTopKSurvivorsDeathTest, LaneKeysRefuseKeysOutOfIndexOrder) {
+  auto out_of_order = [] {
+    LaneKeys<1> kept;
+    kept.Clear();
+    kept.Add(0, (std::uint64_t{5} << 32) | 7u);
+    kept.Add(0, (std::uint64_t{5} << 32) | 3u);
+  };
+  EXPECT_DEATH(out_of_order(), "assertion failed");
+  auto all_ones = [] {
+    LaneKeys<1> kept;
+    kept.Clear();
+    kept.Add(0, (std::uint64_t{0xffffffffu} << 32) | 1u);
+  };
+  EXPECT_DEATH(all_ones(), "assertion failed");
+}
+
 // BlockExclusiveScan (gpu/block/block_exclusive_scan.cuh) on the emulator, every check on:
 // the contract's example by hand (counts {3, 9, 0, 1} then 0: offsets {0, 3, 12, 12, 13, ..},
 // total 13), and 1024 random counts against std::exclusive_scan, for blocks of 32, 128 and

@@ -36,6 +36,7 @@
 
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
+#include "gpu/block/float_word.cuh"
 #include "gpu/block/quad_reads.cuh"
 
 namespace sampcheck::gpu {
@@ -208,6 +209,39 @@ SAMPCHECK_KERNEL_BODY void QuadRangeArgmaxF32(B& block, const Arr& arr, std::int
     index[t] = j;
   });
   WarpFirstBlockArgmax<float, kThreads>(block, value, index, ArgmaxAboveF32{});
+}
+
+// Rows split into slices (the greedy kernel, gpu/kernels/greedy.cuh; gpu-fast's greedy rows,
+// gpu/fast/fast_sampling_slices.cuh): each slice's block stores its winner (value, index in the
+// row) as two words, words[at] = FloatWord(value) and words[at + 1] = the index (thread 0; a
+// slice is never empty, so the index is a real one); the row's last block then merges the
+// row's slices' pairs from words[first + 2 g], g in [0, slices): lane l of every warp folds
+// slices l, l + 32, ... in order, then its warp's winner by ShuffleDown (WarpArgmax): thread 0
+// holds the row's winner, the whole row's (the order is total). No barrier in either.
+template <class B, class Words, class RV, class RI>
+SAMPCHECK_KERNEL_BODY void StoreSliceWinnerF32(B& block, const Words& words, std::int64_t at, std::int64_t begin,
+                                               RV& value, RI& index) {
+  block.ForEachThread([&](Thread t) {
+    if (t.x != 0) return;
+    words.Store(at, FloatWord(value[t]));
+    words.Store(at + 1, static_cast<std::uint64_t>(begin + index[t]));
+  });
+}
+template <class B, class Words, class RV, class RI>
+SAMPCHECK_KERNEL_BODY void MergeSliceWinnersF32(B& block, const Words& words, std::int64_t first, std::int64_t slices,
+                                                RV& value, RI& index) {
+  block.ForEachThread([&](Thread t) {
+    float v = ArgmaxAboveF32::Identity();
+    std::int64_t j = kNoIndex;
+    for (std::int64_t g = t.lane(); g < slices; g += kWarpSize) {
+      const float x = WordFloat(words.Load(first + 2 * g));
+      const auto i = static_cast<std::int64_t>(words.Load(first + 2 * g + 1));
+      if (ArgmaxAbove(x, i, v, j)) v = x, j = i;
+    }
+    value[t] = v;
+    index[t] = j;
+  });
+  WarpArgmax(block, value, index, ArgmaxAboveF32{});
 }
 
 // RowArgmax's per-thread fold alone (thread l over l, l + kLanes, ... < n), for a caller that

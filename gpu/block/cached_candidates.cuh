@@ -34,8 +34,20 @@
 //   a flat row read by quads (gpu/block/quad_reads.cuh) puts a whole quad, 4 keys, of each of
 //   its first k lanes below the k-th lane minimum, and a lane below the head its head element
 //   too; on continuous rows a lane holds 2 or more of the ~k candidates about once in a
-//   thousand lanes. Add moves a key through the lane's row by compare-exchanges at constant
-//   indices (registers, not local memory).
+//   thousand lanes. First(lane) is the lane's smallest key (its minimum, ~0 when it read
+//   none). Add's precondition: a lane's keys come in increasing index order (the low words;
+//   every reader here visits a lane's entries so: ForEachQuadElement, strided reads), and
+//   every key's value word (the high word) is below 0xffffffff (the descending keys of
+//   numbers are at most 0xff800000, NaN's 0). Then a new key is below a kept one exactly when
+//   its value word is (a kept key of the same value word has a lower index), and below every
+//   empty slot: Add compares value words, one 32-bit compare a slot, the six independent, and
+//   each slot then takes its own key, the one before it or the new key, by selects at
+//   constant indices (registers, not local memory). The emulator checks the precondition
+//   (SAMPCHECK_HOST_ASSERT); on the device it costs nothing. Until 2026-12-04 Add moved the
+//   key through the lane's row by six 64-bit compare-exchanges in sequence, which nvcc 13.0
+//   made into two 64-bit compares each and register moves: the read's loop of a quad went
+//   from 332 to 179 SASS instructions in gpu-fast's slices and 237 to 120 in gpu's (sm_90;
+//   docs/gpu.md "Reading the SASS").
 // - Deterministic: integers only.
 // Example: kCap = 8, thread counts {3, 9, 0}: words {3, 9 + 2^21, 0}; scanned {0, 3, 12 + 2^21},
 //   total 12 + 2^21: 12 candidates, one cache short (tests/gpu_kernels_test.cc,
@@ -99,14 +111,24 @@ struct LaneKeys {
     }
   }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Add(int lane, std::uint64_t x) {
+    const auto value = static_cast<std::uint32_t>(x >> 32);
+    SAMPCHECK_HOST_ASSERT(value != 0xffffffffu);
     for (int j = 0; j < kLanes; ++j) {
       if (j != lane) continue;
+      bool below[kLaneKept];
       for (int r = 0; r < kLaneKept; ++r) {
-        const std::uint64_t kept = key[j][r];
-        key[j][r] = x < kept ? x : kept;
-        x = x < kept ? kept : x;
+        SAMPCHECK_HOST_ASSERT(key[j][r] == ~std::uint64_t{0} ||
+                              static_cast<std::uint32_t>(x) > static_cast<std::uint32_t>(key[j][r]));
+        below[r] = value < static_cast<std::uint32_t>(key[j][r] >> 32);
       }
+      for (int r = kLaneKept - 1; r >= 1; --r) key[j][r] = below[r] ? (below[r - 1] ? key[j][r - 1] : x) : key[j][r];
+      key[j][0] = below[0] ? x : key[j][0];
     }
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t First(int lane) const {
+    std::uint64_t first = ~std::uint64_t{0};
+    for (int j = 0; j < kLanes; ++j) first = j == lane ? key[j][0] : first;
+    return first;
   }
   template <class Candidate, class F>
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool ForEachCandidate(Candidate candidate, F f) const {

@@ -161,13 +161,9 @@ SAMPCHECK_KERNEL_BODY bool GatherSortedTopKCandidates(B& block, Arr row, std::in
   // which hold every candidate unless the sixth is one.
   auto kept = Registers<LaneKeys<1>>(block);
   block.ForEachThread([&](Thread t) {
-    std::uint64_t best = kNoKey;
     kept[t].Clear();
-    own_keys(t, [&](std::uint64_t key) {
-      kept[t].Add(0, key);
-      best = key < best ? key : best;
-    });
-    sorted.Store(t.x, best);
+    own_keys(t, [&](std::uint64_t key) { kept[t].Add(0, key); });
+    sorted.Store(t.x, kept[t].First(0));  // the thread's minimum (kNoKey: it read none)
   });
   block.Sync();
   const std::uint64_t bound = KthSmallestSlot<kCanonicalLanes>(block, sorted, k, first);

@@ -18,8 +18,7 @@
 //   slice_budget 1: no row does), the row's work (Row) runs in the last block of its slices
 //   (gpu/fast/fast_sampling_slices.cuh), in the same launch: slices, rows x kFastSliceSlots
 //   u64, then holds the row's partials and Row merges them instead of reading the row; greedy
-//   rows take the smallest of the slices' first keys. logits: rows x
-//   pitch f32 after the steps before temperature (entries [V, pitch) are padding, never read);
+//   rows take the first maximum of the slices' argmaxes. logits: rows x pitch f32 after the steps before temperature (entries [V, pitch) are padding, never read);
 //   validated by the caller: no NaN, no +inf, and every random row has a finite entry.
 //   temperature, top_p, min_p: rows f32 (top_p, min_p not NaN; temperature finite, >= 0);
 //   top_k: rows i32; seed, position: rows u64 (position < 2^32). token: rows i64.
@@ -27,8 +26,9 @@
 // - Greedy rows (double(temperature) < options.greedy_below: the canonical 1e-5,
 //   docs/spec/temperature.md): the argmax of the logits, lowest index among tied maxima, -0.0
 //   equal to +0.0 (QuadRangeArgmaxF32, gpu/block/block_argmax.cuh, one compare of floats an
-//   entry; a sliced row's slices give the order keys below of their argmaxes, and the smallest
-//   wins): a total order, so the free reduction order cannot change it.
+//   entry; a sliced row's slices give their argmaxes, merged as gpu/kernels/greedy.cuh merges
+//   its slices' (MergeSliceWinnersF32)): a total order, so the free reduction order cannot
+//   change it.
 // - Random rows, the canonical profile's order (top_k_first, docs/spec/filters.md):
 //     s_i = x_i / t (one IEEE division, as the reference's temperature stage);
 //     order key of i: (descending value key of s_i) << 32 | i, the filters' total order
@@ -641,27 +641,19 @@ struct FastSamplingKernel {
     const std::int64_t base = row * pitch;
     const float t = temperature.Load(row);
     // Greedy rows (as reference/temperature.h): the argmax of the logits themselves, merged
-    // from the slices' first keys when the row took several (gpu/fast/fast_sampling_slices.cuh,
+    // from the slices' argmaxes when the row took several (gpu/fast/fast_sampling_slices.cuh,
     // its last block here).
     if (FastIsGreedy(t, options.greedy_below)) {
       const std::int64_t slice_count = FastRowSlices(slice_budget, vocab, true, 0, rule);
-      if (slice_count > 1) {  // the smallest of the slices' first keys
-        block.ForEachThread([&](Thread th) {
-          if (th.x != 0) return;
-          std::uint64_t best = fast_detail::kNoKey;
-          for (std::int64_t g = 0; g < slice_count; ++g) {
-            const std::uint64_t key = slices.Load(row * kFastSliceSlots + g);
-            best = key < best ? key : best;
-          }
-          token.Store(row, IndexOfKey(best));
-        });
-        return;
-      }
-      // One block reads the row, a compare of floats an entry (the order keys' order on a
-      // NaN-free row: the larger value, then the lower index, -0.0 equal to +0.0).
       auto value = Registers<float>(block);
       auto index = Registers<std::int64_t>(block);
-      QuadRangeArgmaxF32<kThreads>(block, logits, base, vocab, value, index);
+      if (slice_count > 1) {  // the slices' winners, merged as the greedy kernel merges them
+        MergeSliceWinnersF32(block, slices, row * kFastSliceSlots, slice_count, value, index);
+      } else {
+        // One block reads the row, a compare of floats an entry (the order keys' order on a
+        // NaN-free row: the larger value, then the lower index, -0.0 equal to +0.0).
+        QuadRangeArgmaxF32<kThreads>(block, logits, base, vocab, value, index);
+      }
       block.ForEachThread([&](Thread th) {
         if (th.x == 0) token.Store(row, index[th]);
       });
@@ -669,10 +661,9 @@ struct FastSamplingKernel {
     }
     // Random rows order the scaled logits (s_i = x_i / t, in which rounding can create ties the
     // logits did not have).
-    auto scale = [&](std::int64_t i) { return logits.Load(base + i) / t; };
     // s_i and e_i are recomputed from the logits at every read: no row-sized scratch is
     // written or read back, so a pass costs one read of the logits.
-    auto scaled = scale;
+    auto scaled = [&](std::int64_t i) { return logits.Load(base + i) / t; };
     // The order of the profile's rules.
     const bool high_first = rule.ties_high_index_first;
     auto key_at = [&](float s, std::int64_t i) { return fast_detail::RuleOrderKey(s, i, vocab, high_first); };

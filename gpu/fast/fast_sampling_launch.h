@@ -128,7 +128,7 @@ SAMPCHECK_HOST_DEVICE constexpr std::int64_t FastSurvivorK(std::int64_t k, float
 }
 
 // The slices a row takes (1: the row is one block of the fused kernel): greedy rows every
-// slice of the budget (a slice's partial is its first key); canonical rows whose top-k
+// slice of the budget (a slice's partial is its argmax); canonical rows whose top-k
 // survivors are gathered (1 <= k <= kFastSliceSlots, k < V; k: FastSurvivorK's, so a
 // min-p-only row's probe too) as many as keep slices x k within the scratch and every slice
 // longer than k (each slice gathers its own top k); every other row (vllm's and sglang's

@@ -19,9 +19,10 @@
 // - Keys: the filters' order keys of s_i = x_i / t (greedy rows: of x_i), OrderKey in
 //   gpu/fast/fast_sampling.cuh: larger value first, then lower index; unique per row. Only
 //   canonical rows are sliced, so no profile's key variant is needed.
-// - Greedy rows: slot g holds the slice's smallest key, the key of its argmax
-//   (QuadRangeArgmaxF32, gpu/block/block_argmax.cuh: a total order, exact whatever the
-//   reduction order).
+// - Greedy rows: slots 2 g and 2 g + 1 hold the slice's argmax (value bits, index in the row;
+//   QuadRangeArgmaxF32 and StoreSliceWinnerF32, gpu/block/block_argmax.cuh: a total order,
+//   exact whatever the reduction order), as the greedy kernel's slices (gpu/kernels/greedy.cuh);
+//   2 x slices <= 2 x kFastSamplingSms words, within the row's kFastSliceSlots.
 // - Survivor rows (canonical, 1 <= k <= kFastSliceSlots, every slice longer than k, n x k <=
 //   kFastSliceSlots; k = FastSurvivorK: top-k's, or a min-p-only row's probe): slots g k ..
 //   g k + k - 1 hold the slice's k smallest keys in ascending order, gathered in one read of
@@ -96,14 +97,12 @@ struct FastSamplingSlicesKernel {
     const std::int64_t base = row * pitch + lo;
     const std::int64_t out = row * kFastSliceSlots;
     if (greedy) {
-      // The slice's first key: the key of its argmax (a compare of floats an entry; the order
-      // keys' order on a NaN-free row), one barrier.
+      // The slice's argmax (a compare of floats an entry), one barrier, as the greedy kernel's
+      // slices store theirs.
       auto value = Registers<float>(block);
       auto index = Registers<std::int64_t>(block);
       QuadRangeArgmaxF32<kThreads>(block, logits, base, length, value, index);
-      block.ForEachThread([&](Thread th) {
-        if (th.x == 0) slices.Store(out + g, fast_detail::OrderKey(value[th], lo + index[th]));
-      });
+      StoreSliceWinnerF32(block, slices, out + 2 * g, lo, value, index);
       return;
     }
     // The key of the slice's entry i (row index lo + i), recomputed at every read.

@@ -74,6 +74,17 @@ struct NoLaneKeys {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Add(int, std::uint64_t) const {}
 };
 
+// A lane's minimum: the kept keys' first (LaneKeys::First), else the minimum `best` the read
+// took itself (then dead code, dropped by the compiler, when the keys are kept).
+template <class Kept>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t LaneMinimum(const Kept& kept, int lane, std::uint64_t best) {
+  if constexpr (std::is_same_v<std::remove_cvref_t<Kept>, NoLaneKeys>) {
+    return best;
+  } else {
+    return kept.First(lane);
+  }
+}
+
 // Read 1 in thread t: the smallest key of each of its virtual lanes' shares (contract above)
 // to keys[l]; visit(i, key) sees every index's key once, lane by lane, in index order within
 // a lane (a caller fuses other per-index work into it: gpu-fast's near-V top-k takes the
@@ -97,7 +108,7 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void StoreLaneMinima(Thread t, std:
           kept.Add(lane, key);
           best = key < best ? key : best;
         });
-        keys.Store(l, best);
+        keys.Store(l, LaneMinimum(kept, lane, best));
       }
       return;
     }
@@ -109,7 +120,7 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void StoreLaneMinima(Thread t, std:
       kept.Add(lane, key);
       best = key < best ? key : best;
     });
-    keys.Store(l, best);
+    keys.Store(l, LaneMinimum(kept, lane, best));
   }
 }
 

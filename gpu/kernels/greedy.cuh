@@ -17,7 +17,8 @@
 //   the token. Several: thread 0 writes the slice's winner (value bits, index) to `partials` (2
 //   words a slice, rows x slices x 2), the row's last block (LastBlockOf,
 //   gpu/block/last_block.cuh, one ticket a row) reads them, lane l of each warp folding slices
-//   l, l + 32, ..., and its warp's winner by ShuffleDown; thread 0 writes the token.
+//   l, l + 32, ..., and its warp's winner by ShuffleDown (StoreSliceWinnerF32 and
+//   MergeSliceWinnersF32, gpu/block/block_argmax.cuh); thread 0 writes the token.
 // - Total order (torch.argmax's): NaN above every number, equal values (+0 == -0, NaN == NaN)
 //   to the lower index. The order is total, so the winner is the row's maximum whatever the
 //   lanes, the tree and the slices (docs/spec/greedy.md "Semantics"): the same token
@@ -32,7 +33,6 @@
 
 #include "gpu/block/block_argmax.cuh"
 #include "gpu/block/block_model.h"
-#include "gpu/block/float_word.cuh"
 #include "gpu/block/last_block.cuh"
 #include "gpu/block/row_slices.cuh"
 
@@ -58,26 +58,9 @@ struct GreedyKernel {
       });
       return;
     }
-    const std::int64_t slot = 2 * (row * slices + g);
-    block.ForEachThread([&](Thread t) {
-      if (t.x != 0) return;
-      partials.Store(slot, FloatWord(value[t]));
-      partials.Store(slot + 1, static_cast<std::uint64_t>(begin + index[t]));
-    });
+    StoreSliceWinnerF32(block, partials, 2 * (row * slices + g), begin, value, index);
     if (!LastBlockOf(block, tickets, row, slices)) return;
-    block.ForEachThread([&](Thread t) {
-      float v = ArgmaxAboveF32::Identity();
-      std::int64_t j = kNoIndex;
-      for (std::int64_t s = t.lane(); s < slices; s += kWarpSize) {
-        const std::int64_t at = 2 * (row * slices + s);
-        const float x = WordFloat(partials.Load(at));
-        const auto i = static_cast<std::int64_t>(partials.Load(at + 1));
-        if (ArgmaxAbove(x, i, v, j)) v = x, j = i;
-      }
-      value[t] = v;
-      index[t] = j;
-    });
-    WarpArgmax(block, value, index, ArgmaxAboveF32{});
+    MergeSliceWinnersF32(block, partials, 2 * row * slices, slices, value, index);
     block.ForEachThread([&](Thread t) {
       if (t.x == 0) token.Store(row, index[t]);
     });
