@@ -18,7 +18,8 @@
 //   slice_budget 1: no row does), the row's work (Row) runs in the last block of its slices
 //   (gpu/fast/fast_sampling_slices.cuh), in the same launch: slices, rows x kFastSliceSlots
 //   u64, then holds the row's partials and Row merges them instead of reading the row; greedy
-//   rows take the first maximum of the slices' argmaxes. logits: rows x pitch f32 after the steps before temperature (entries [V, pitch) are padding, never read);
+//   rows take the first maximum of the slices' argmaxes. logits: rows x pitch f32 after the
+//   steps before temperature (entries [V, pitch) are padding, never read);
 //   validated by the caller: no NaN, no +inf, and every random row has a finite entry.
 //   temperature, top_p, min_p: rows f32 (top_p, min_p not NaN; temperature finite, >= 0);
 //   top_k: rows i32; seed, position: rows u64 (position < 2^32). token: rows i64.
