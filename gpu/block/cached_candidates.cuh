@@ -43,11 +43,9 @@
 //   empty slot: Add compares value words, one 32-bit compare a slot, the six independent, and
 //   each slot then takes its own key, the one before it or the new key, by selects at
 //   constant indices (registers, not local memory). The emulator checks the precondition
-//   (SAMPCHECK_HOST_ASSERT); on the device it costs nothing. Until 2026-12-04 Add moved the
-//   key through the lane's row by six 64-bit compare-exchanges in sequence, which nvcc 13.0
-//   made into two 64-bit compares each and register moves: the read's loop of a quad went
-//   from 332 to 179 SASS instructions in gpu-fast's slices and 237 to 120 in gpu's (sm_90;
-//   docs/gpu.md "Reading the SASS").
+//   (SAMPCHECK_HOST_ASSERT); on the device it costs nothing. Why not 64-bit
+//   compare-exchanges, as until 2026-12-04: docs/gpu.md "Reading the SASS" (their
+//   instructions a quad of the read, before and after).
 // - Deterministic: integers only.
 // Example: kCap = 8, thread counts {3, 9, 0}: words {3, 9 + 2^21, 0}; scanned {0, 3, 12 + 2^21},
 //   total 12 + 2^21: 12 candidates, one cache short (tests/gpu_kernels_test.cc,
