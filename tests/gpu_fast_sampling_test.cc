@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <numbers>
 #include <random>
@@ -101,6 +102,28 @@ TEST(GpuFastSampling, ContractExample) {
               std::vector<std::int64_t>{0});
     EXPECT_EQ(Tokens(backend->Run("pipeline", PipelineCase(1, 4, row, {0.0f}, {0}, {1.0f}, {0.0f}, {seed}))),
               std::vector<std::int64_t>{0});
+  }
+}
+
+// gpu-fast scales by s = x x f32(1 / t), not the reference's x / t (FastInverseTemperature).
+// By hand, t = 1.5: f32(1 / 1.5) = 0x3f2aaaab = 2/3 + 1.99e-8. x_a = 3 + 11 u and x_b = 3 + 12 u
+// (u = 2^-22, the ulp of [2, 4); bits 0x4040000b, 0x4040000c): x / t = 2 + 7.33 u and 2 + 8 u
+// round to 0x40000007 and 0x40000008, so the reference keeps x_b under top-k 1; x x f32(1 / t)
+// adds 3 x 1.99e-8 = 0.25 u to each, 2 + 7.58 u and 2 + 8.25 u, both 0x40000008: a tie, which
+// the lower index wins.
+TEST(GpuFastSampling, TemperatureMultipliesByItsInverse) {
+  float xa, xb;
+  const std::uint32_t a_bits = 0x4040000bu, b_bits = 0x4040000cu;
+  std::memcpy(&xa, &a_bits, sizeof xa);
+  std::memcpy(&xb, &b_bits, sizeof xb);
+  const std::vector<float> row = {xa, xb};
+  auto fast = gpu::MakeGpuFastEmulatedBackend();
+  reference::ReferenceBackend reference;
+  for (std::int64_t seed : {0LL, 1LL, 99LL}) {
+    SCOPED_TRACE(seed);
+    const Case c = PipelineCase(1, 2, row, {1.5f}, {1}, {1.0f}, {0.0f}, {seed});
+    EXPECT_EQ(Tokens(fast->Run("pipeline", c)), std::vector<std::int64_t>{0});
+    EXPECT_EQ(Tokens(reference.Run("pipeline", c)), std::vector<std::int64_t>{1});
   }
 }
 

@@ -1232,6 +1232,47 @@ std::uint64_t SelectOne(std::vector<float> row, bool ascending, std::int64_t n) 
   return key;
 }
 
+// The value keys by the rule of docs/spec/filters.md "Order" (negative: complement every bit;
+// otherwise set the sign bit; -0.0 as +0.0; descending: the complement), worked by hand.
+TEST(GpuRadixSelect, ValueKeysOfSpecialValues) {
+  struct Case {
+    std::uint32_t bits, ascending;
+  };
+  const Case cases[] = {
+      {0x40400000u, 0xc0400000u},  // 3.0
+      {0x3f800000u, 0xbf800000u},  // 1.0
+      {0xbf800000u, 0x407fffffu},  // -1.0
+      {0x00000000u, 0x80000000u},  // +0.0
+      {0x80000000u, 0x80000000u},  // -0.0 ties with +0.0
+      {0x00000001u, 0x80000001u},  // the smallest positive subnormal
+      {0x80000001u, 0x7ffffffeu},  // the largest negative subnormal
+      {0x7f7fffffu, 0xff7fffffu},  // FLT_MAX
+      {0xff7fffffu, 0x00800000u},  // -FLT_MAX
+      {0x7f800000u, 0xff800000u},  // +inf
+      {0xff800000u, kAscendingNegInf},
+  };
+  for (const Case& c : cases) {
+    float x;
+    std::memcpy(&x, &c.bits, sizeof x);
+    EXPECT_EQ(AscendingValueKey(x), c.ascending) << std::hex << c.bits;
+    EXPECT_EQ(DescendingValueKey(x), ~c.ascending) << std::hex << c.bits;
+  }
+  EXPECT_EQ(DescendingValueKey(std::numeric_limits<float>::infinity()), kDescendingPosInf);
+  EXPECT_EQ(DescendingValueKey(-std::numeric_limits<float>::max()), kLastFiniteDescending >> 32);
+  // Any two numbers: the keys order them as their values do (-0.0 equal to +0.0).
+  std::mt19937 gen(20261204);
+  for (int n = 0; n < 200000; ++n) {
+    const std::uint32_t a_bits = gen(), b_bits = n % 4 == 0 ? a_bits ^ (gen() & 0xffu) : gen();
+    float a, b;
+    std::memcpy(&a, &a_bits, sizeof a);
+    std::memcpy(&b, &b_bits, sizeof b);
+    if (std::isnan(a) || std::isnan(b)) continue;
+    ASSERT_EQ(a < b, AscendingValueKey(a) < AscendingValueKey(b)) << a << " " << b;
+    ASSERT_EQ(a == b, AscendingValueKey(a) == AscendingValueKey(b)) << a << " " << b;
+    ASSERT_EQ(DescendingValueKey(a), ~AscendingValueKey(a)) << a;
+  }
+}
+
 TEST(GpuRadixSelect, KthKeyOfTheCanonicalOrder) {
   // Keys by hand (docs/spec/filters.md "Order"): 3.0f = 0x40400000, monotone key with the sign
   // bit set 0xc0400000, complemented for the descending order 0x3fbfffff; 2.0f = 0x40000000 ->

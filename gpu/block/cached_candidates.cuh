@@ -35,15 +35,15 @@
 //   its first k lanes below the k-th lane minimum, and a lane below the head its head element
 //   too; on continuous rows a lane holds 2 or more of the ~k candidates about once in a
 //   thousand lanes. First(lane) is the lane's smallest key (its minimum, ~0 when it read
-//   none). Add's precondition: a lane's keys come in increasing index order (the low words;
-//   every reader here visits a lane's entries so: ForEachQuadElement, strided reads), and
-//   every key's value word (the high word) is below 0xffffffff (the descending keys of
-//   numbers are at most 0xff800000, NaN's 0). Then a new key is below a kept one exactly when
-//   its value word is (a kept key of the same value word has a lower index), and below every
-//   empty slot: Add compares value words, one 32-bit compare a slot, the six independent, and
-//   each slot then takes its own key, the one before it or the new key, by selects at
-//   constant indices (registers, not local memory). The emulator checks the precondition
-//   (SAMPCHECK_HOST_ASSERT); on the device it costs nothing. Why not 64-bit
+//   none). Add's precondition: 0 <= lane < kLanes, a lane's keys come in increasing index
+//   order (the low words; every reader here visits a lane's entries so: ForEachQuadElement,
+//   strided reads), and every key's value word (the high word) is below 0xffffffff (the
+//   descending keys of numbers are at most 0xff800000, NaN's 0). Then a new key is below a
+//   kept one exactly when its value word is (a kept key of the same value word has a lower
+//   index), and below every empty slot: Add compares value words, one 32-bit compare a slot,
+//   the six independent, and each slot then takes its own key, the one before it or the new
+//   key, by selects at constant indices (registers, not local memory). The emulator checks
+//   the precondition (SAMPCHECK_HOST_ASSERT); on the device it costs nothing. Why not 64-bit
 //   compare-exchanges, as until 2026-12-04: docs/gpu.md "Reading the SASS" (their
 //   instructions a quad of the read, before and after).
 // - Deterministic: integers only.
@@ -110,9 +110,11 @@ struct LaneKeys {
   }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Add(int lane, std::uint64_t x) {
     const auto value = static_cast<std::uint32_t>(x >> 32);
-    SAMPCHECK_HOST_ASSERT(value != 0xffffffffu);
+    SAMPCHECK_HOST_ASSERT(value != 0xffffffffu && 0 <= lane && lane < kLanes);
     for (int j = 0; j < kLanes; ++j) {
-      if (j != lane) continue;
+      // With one lane, j is `lane` by the precondition: no compare an entry (nvcc cannot see
+      // that a caller's loop over its lanes runs once, and branched around every key on it).
+      if (kLanes > 1 && j != lane) continue;
       bool below[kLaneKept];
       for (int r = 0; r < kLaneKept; ++r) {
         SAMPCHECK_HOST_ASSERT(key[j][r] == ~std::uint64_t{0} ||
@@ -125,7 +127,8 @@ struct LaneKeys {
   }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t First(int lane) const {
     std::uint64_t first = ~std::uint64_t{0};
-    for (int j = 0; j < kLanes; ++j) first = j == lane ? key[j][0] : first;
+    SAMPCHECK_HOST_ASSERT(0 <= lane && lane < kLanes);
+    for (int j = 0; j < kLanes; ++j) first = kLanes == 1 || j == lane ? key[j][0] : first;
     return first;
   }
   template <class Candidate, class F>

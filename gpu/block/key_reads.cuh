@@ -25,10 +25,10 @@
 //   free order, which must not depend on the row's address), any other source's strided
 //   (thread t: t, t + threads, ...). ForEachPartitionKey(key_of, part, t, visit): visit(i, key)
 //   over thread t's keys, each index of [0, n) by one thread.
-// Why: gpu-fast's keys divide (s_i = x_i / t). The IEEE division's check is followed by a call
-// to its slow path and nvcc moves no load above that call, so a loop that made its keys one
-// at a time waited for each load before issuing the next: one load in flight a thread (the
-// SASS of nvcc 13.0 for sm_90). Here a group's kKeyGroup loads come first and LoadedHere
+// Why: a key that divides (gpu-fast's s_i = x_i / t until 2026-12-04) has the IEEE division's
+// check followed by a call to its slow path, and nvcc moves no load above that call, so a loop
+// that made its keys one at a time waited for each load before issuing the next: one load in
+// flight a thread (the SASS of nvcc 13.0 for sm_90). Here a group's kKeyGroup loads come first and LoadedHere
 // (core/portability.h) keeps nvcc from moving them back down to their divisions.
 // Example: a SplitKeySource over 10 indices, first 1, stride 2: visits 1, 3, 5, 7 after
 //   loading all four, then 9 alone (tests/gpu_key_reads_test.cc).

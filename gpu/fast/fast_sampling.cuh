@@ -31,7 +31,7 @@
 //   its slices' (MergeSliceWinnersF32)): a total order, so the free reduction order cannot
 //   change it.
 // - Random rows, the canonical profile's order (top_k_first, docs/spec/filters.md):
-//     s_i = x_i / t (one IEEE division, as the reference's temperature stage);
+//     s_i = x_i x f32(1 / t) (FastInverseTemperature: not the reference's IEEE division);
 //     order key of i: (descending value key of s_i) << 32 | i, the filters' total order
 //       (larger value first, then lower index; -0.0 folded onto +0.0), smaller key = earlier;
 //     survivor path, 1 <= k <= 1024 (k < V): the k smallest keys gathered in shared memory in
@@ -126,6 +126,7 @@
 #include "gpu/block/block_model.h"
 #include "gpu/block/float_word.cuh"
 #include "gpu/block/merge_runs.cuh"
+#include "gpu/block/radix_select.cuh"
 #include "gpu/block/row_slices.cuh"
 #include "gpu/block/sample_select.cuh"
 #include "gpu/block/thread_share.cuh"
@@ -146,16 +147,6 @@ namespace fast_detail {
 inline constexpr std::uint64_t kNoKey = ~std::uint64_t{0};  // above every key of a non-NaN value
 inline constexpr std::int64_t kNoToken = INT64_MAX;
 
-// The filters' descending value key (docs/spec/filters.md "Order"): monotone decreasing in
-// the value, -0.0 folded onto +0.0.
-SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t DescendingValueKey(float x) {
-  std::uint32_t u;
-  std::memcpy(&u, &x, sizeof u);
-  if (u == 0x80000000u) u = 0;
-  const std::uint32_t ascending = (u >> 31) != 0 ? ~u : (u | 0x80000000u);
-  return ~ascending;
-}
-
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t OrderKey(float x, std::int64_t i) {
   return (std::uint64_t{DescendingValueKey(x)} << 32) | static_cast<std::uint32_t>(i);
 }
@@ -164,9 +155,12 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t OrderKey(float x, std
 // the higher index first under vllm's ascending top-p walk (index bits V - 1 - i), else
 // OrderKey's lower index first. Either way the index bits stay below the bit length of V - 1,
 // as the radix select (SelectKthKey) assumes when it skips the index digits above it.
+// V - 1 - i is (i ^ 0xffffffff) + V in 32 bits: a mask, not a select, which nvcc made a branch
+// around each key of a read (the loop's body twice over).
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t RuleOrderKey(float x, std::int64_t i, std::int64_t vocab,
                                                                        bool high_first) {
-  const auto index = static_cast<std::uint32_t>(high_first ? vocab - 1 - i : i);
+  const std::uint32_t flip = high_first ? 0xffffffffu : 0u;
+  const std::uint32_t index = (static_cast<std::uint32_t>(i) ^ flip) + (flip & static_cast<std::uint32_t>(vocab));
   return (std::uint64_t{DescendingValueKey(x)} << 32) | index;
 }
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t IndexOfRuleKey(std::uint64_t key, std::int64_t vocab,
@@ -175,8 +169,16 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t IndexOfRuleKey(std::ui
   return high_first ? vocab - 1 - low : low;
 }
 
-// The order keys of a row's s_i = x_i / t as a SplitKeySource
-// (gpu/block/key_reads.cuh), so that the reads issue their loads before the divisions: index i
+// gpu-fast's temperature: s_i = x_i x f32(1 / t), as FlashInfer's fused softmax scales its
+// logits (`inv_temp` in OnlineSoftmaxFusedKernel, include/flashinfer/sampling.cuh @fb28d724).
+// One multiplication an entry, where the reference's IEEE division (docs/spec/temperature.md)
+// took about 10 instructions and a branch to its slow path at every key of every read; s_i may
+// differ from x_i / t by a rounding, the tier's freedom (the statistical suite judges it).
+// Random rows have t >= 1e-5 (smaller ones are greedy), so 1 / t is finite and positive.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float FastInverseTemperature(float t) { return 1.0f / t; }
+
+// The order keys of a row's s_i = x_i x inv_t (FastInverseTemperature) as a SplitKeySource
+// (gpu/block/key_reads.cuh), so that the reads issue their loads before the keys: index i
 // is logits[base + i], of row index first + i (a slice's offset), in the profile's order
 // (RuleOrderKey; high_first only for a whole row: first 0). s_i is ValueOfDescendingKey of its
 // key (-0.0 read as +0.0, which changes no e_i = exp(s_i - m) and no comparison).
@@ -185,9 +187,11 @@ struct ScaledOrderKeys {
   In logits;
   std::int64_t base = 0;
   std::int64_t first = 0;
-  float t = 1.0f;
+  float inv_t = 1.0f;
   std::int64_t vocab = 0;
   bool high_first = false;
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Scale(float x) const { return x * inv_t; }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Scaled(std::int64_t i) const { return Scale(Load(i)); }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Load(std::int64_t i) const { return logits.Load(base + i); }
   // A QuadKeySource (gpu/block/key_reads.cuh): the logits four a load.
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE auto Load4(std::int64_t i) const { return logits.Load4(base + i); }
@@ -195,7 +199,7 @@ struct ScaledOrderKeys {
     return logits.BoundaryGap(base + i);
   }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Key(std::int64_t i, float x) const {
-    return RuleOrderKey(x / t, first + i, vocab, high_first);
+    return RuleOrderKey(Scale(x), first + i, vocab, high_first);
   }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t operator()(std::int64_t i) const {
     return Key(i, Load(i));
@@ -660,17 +664,18 @@ struct FastSamplingKernel {
       });
       return;
     }
-    // Random rows order the scaled logits (s_i = x_i / t, in which rounding can create ties the
-    // logits did not have).
+    // Random rows order the scaled logits (s_i = x_i x f32(1 / t), in which rounding can create
+    // ties the logits did not have).
     // s_i and e_i are recomputed from the logits at every read: no row-sized scratch is
     // written or read back, so a pass costs one read of the logits.
-    auto scaled = [&](std::int64_t i) { return logits.Load(base + i) / t; };
+    const float inv_t = fast_detail::FastInverseTemperature(t);
     // The order of the profile's rules.
     const bool high_first = rule.ties_high_index_first;
     auto key_at = [&](float s, std::int64_t i) { return fast_detail::RuleOrderKey(s, i, vocab, high_first); };
-    // The same keys as a split source (gpu/block/key_reads.cuh): the row's reads below issue
-    // kKeyGroup loads before their divisions.
-    const fast_detail::ScaledOrderKeys<In> rule_keys{logits, base, 0, t, vocab, high_first};
+    // The keys as a split source (gpu/block/key_reads.cuh): the row's reads below issue
+    // kKeyGroup loads before their keys.
+    const fast_detail::ScaledOrderKeys<In> rule_keys{logits, base, 0, inv_t, vocab, high_first};
+    auto scaled = [&](std::int64_t i) { return rule_keys.Scaled(i); };
     // Each thread's share of the row (gpu/block/thread_share.cuh): the reads whose per-thread
     // masses the proposals walk back take it, four elements a load on rows of 4096 or more.
     const ThreadShare share = ShareOf(rule_keys, vocab, kThreads);
@@ -704,7 +709,7 @@ struct FastSamplingKernel {
     // rule: one round, one more read).
     const bool min_p_probe = survivors != k;  // FastSurvivorK gave the probe
     if (min_p_probe || (survivor_rules && top_k_on && k <= fast_detail::kFastSurvivorSlots)) {
-      const fast_detail::ScaledOrderKeys<In> key_of{logits, base, 0, t};
+      const fast_detail::ScaledOrderKeys<In> key_of{logits, base, 0, inv_t};
       if (fast_detail::SampleOnSurvivors<kThreads>(block, key_of, slices, slice_base, slice_count, dropped_keys, vocab,
                                                    survivors, p, mp, rule.top_p_joint, options.bug, row_seed,
                                                    row_position, token, row, min_p_probe ? &first_key : nullptr)) {
@@ -936,7 +941,7 @@ struct FastSamplingKernel {
             block, vocab,
             fast_detail::WeightsOfValues(rule_keys,
                                          [&](std::int64_t i, float x) {
-                                           const float s = x / t;
+                                           const float s = rule_keys.Scale(x);
                                            const float e = weight_of(s);
                                            return candidate(key_at(s, i), e) ? e : 0.0f;
                                          }),

@@ -16,7 +16,7 @@
 //   floor(V / n) entries. Inputs and token as FastSamplingKernel's (same validation); slices:
 //   rows x kFastSliceSlots u64, row r's partials from r x kFastSliceSlots; tickets: rows u32,
 //   zero on entry and left zero (the launcher's Tickets).
-// - Keys: the filters' order keys of s_i = x_i / t (greedy rows: of x_i), OrderKey in
+// - Keys: the filters' order keys of s_i = x_i x f32(1 / t) (greedy rows: of x_i), OrderKey in
 //   gpu/fast/fast_sampling.cuh: larger value first, then lower index; unique per row. Only
 //   canonical rows are sliced, so no profile's key variant is needed.
 // - Greedy rows: slots 2 g and 2 g + 1 hold the slice's argmax (value bits, index in the row;
@@ -106,7 +106,7 @@ struct FastSamplingSlicesKernel {
       return;
     }
     // The key of the slice's entry i (row index lo + i), recomputed at every read.
-    const fast_detail::ScaledOrderKeys<In> key_of{logits, base, lo, t};
+    const fast_detail::ScaledOrderKeys<In> key_of{logits, base, lo, fast_detail::FastInverseTemperature(t)};
     auto slice_keys = fast_detail::SurvivorKeySlots(block);  // the last block's merge reuses it
     std::uint32_t total = 0;
     const bool gathered = fast_detail::GatherFastSurvivors<kThreads>(block, length, k, key_of, slice_keys, total);
