@@ -62,7 +62,7 @@
 #include "gpu/block/thread_share.cuh"
 #include "gpu/block/warp_min.cuh"
 #include "gpu/block/warp_run_walk.cuh"
-#include "reference/math/exp.h"
+#include "gpu/fast/fast_exp.cuh"
 
 namespace sampcheck::gpu::fast_detail {
 
@@ -80,14 +80,14 @@ struct OnlineMass {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Add(float s) {
     if (!(s >= -0x1.fffffep127f)) return;  // -inf: exp(-inf - m) = 0
     if (!any || s > max) {
-      sum = any ? sum * math::ExpF32Cr(max - s) : 0.0f;
+      sum = any ? sum * FastExpF32(max - s) : 0.0f;
       max = s;
       any = true;
     }
-    sum += math::ExpF32Cr(s - max);
+    sum += FastExpF32(s - max);
   }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Mass(float m) const {
-    return any ? sum * math::ExpF32Cr(max - m) : 0.0f;
+    return any ? sum * FastExpF32(max - m) : 0.0f;
   }
 };
 

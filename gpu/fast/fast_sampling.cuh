@@ -65,7 +65,9 @@
 //       when the sample misses; integer counts, so kth is exact. The top-k set
 //       T = {i : key_i <= kth} (ties at the k-th value go to the lower indices, as canonical).
 //       Otherwise T = every token, and top-k with top-p off is an acceptance rule below;
-//     e_i = ExpF32Cr(s_i - m), m = s of the first token of the order (e = 1 there);
+//     e_i = FastExpF32(s_i - m) (gpu/fast/fast_exp.cuh: within an ulp of exp, e = 1 exactly
+//       at s_i = m), m = s of the first token of the order; min-p decides by
+//       ExpF32Cr(s_i - m) >= min(m_p, 1), correctly rounded and so monotone along the order;
 //     proposals (canonical rows of the two cases above or without top-k, unless min-p is a
 //       candidate rule below): kFastProposals tokens drawn independently proportional to e
 //       over P (every token; under the sample select the keys below its last splitter, a
@@ -88,7 +90,7 @@
 //         top-p: p >= 1, or E_j == 0 (j is the first of the order), or E_j < p * S, with
 //                E_j = the sum of e over T before j in the order (renormalised over T:
 //                the canonical top-p reads the softmax of the top-k survivors);
-//         min-p: m_p <= 0, or e_j >= min(m_p, 1) (p_j >= m_p * p_max with p_max's e = 1;
+//         min-p: m_p <= 0, or ExpF32Cr(s_j - m) >= min(m_p, 1) (p_j >= m_p * p_max, e = 1;
 //                the ratio does not depend on which renormalised distribution min-p reads);
 //       else pivot = key_j. Every rule is monotone along the order, so every token after a
 //       rejected one would be rejected too: the accepted token follows the filtered
@@ -133,6 +135,7 @@
 #include "gpu/block/top_k_survivors.cuh"
 #include "gpu/block/warp_min.cuh"
 #include "gpu/block/warp_run_walk.cuh"
+#include "gpu/fast/fast_exp.cuh"
 #include "gpu/fast/fast_proposals.cuh"
 #include "gpu/fast/fast_sampling_launch.h"
 #include "gpu/fast/fast_top_k_survivors.cuh"
@@ -753,6 +756,12 @@ struct FastSamplingKernel {
     float proposal_total = 0.0f;
     bool proposed = false;
     float m = 0.0f;  // s of the first token of the order
+    // The weights these reads sum and draw from: FastExpF32 (gpu/fast/fast_exp.cuh), within an
+    // ulp of exp. min-p decides by the correctly rounded ExpF32Cr, monotone along the order as
+    // the rules' prefix arguments need (every token after a rejected one is rejected too).
+    auto weight_of = [&](float s) { return fast_detail::FastExpF32(s - m); };
+    auto weight = [&](std::uint64_t key) { return weight_of(ValueOfDescendingKey(key)); };
+    auto min_p_keeps = [&](float s) { return math::ExpF32Cr(s - m) >= min_ratio; };
     auto draw_proposals = [&](std::uint64_t first_key_of_row, std::uint64_t below) {
       m = scaled(fast_detail::IndexOfRuleKey(first_key_of_row, vocab, false));
       auto mass = Registers<float>(block);
@@ -767,7 +776,7 @@ struct FastSamplingKernel {
       }
       fast_detail::DrawProposals<kThreads, kProposals>(
           block, share, mass, lent, rule_keys,
-          [&](std::uint64_t key) { return key < below ? math::ExpF32Cr(ValueOfDescendingKey(key) - m) : 0.0f; }, u,
+          [&](std::uint64_t key) { return key < below ? weight(key) : 0.0f; }, u,
           proposal, proposal_total);
       for (int d = 0; d < kProposals; ++d) {
         proposal_key[d] = proposal[d] < 0 ? fast_detail::kNoKey : OrderKey(scaled(proposal[d]), proposal[d]);
@@ -776,7 +785,7 @@ struct FastSamplingKernel {
     };
     // Thread t's share of the masses before the proposals, for a key its read holds.
     auto add_before = [&](Thread th, std::uint64_t key) {
-      const float e = math::ExpF32Cr(ValueOfDescendingKey(key) - m);
+      const float e = weight(key);
       for (int d = 0; d < kProposals; ++d) {
         if (key < proposal_key[d]) parts[th].v[1 + d] += e;
       }
@@ -803,10 +812,10 @@ struct FastSamplingKernel {
         [&](Thread th, std::uint64_t key, std::uint64_t lo) {
           if (!select_fuses || !proposed) return;
           add_before(th, key);
-          if (key < lo) parts[th].v[0] += math::ExpF32Cr(ValueOfDescendingKey(key) - m);
+          if (key < lo) parts[th].v[0] += weight(key);
         },
         [&](Thread th, std::uint64_t key, bool kept) {
-          if (select_fuses && proposed && kept) parts[th].v[0] += math::ExpF32Cr(ValueOfDescendingKey(key) - m);
+          if (select_fuses && proposed && kept) parts[th].v[0] += weight(key);
         });
     auto select_kth = [&](std::uint64_t* smallest) {
       const std::uint64_t key = SelectKthKeyBySample<kThreads>(
@@ -845,7 +854,6 @@ struct FastSamplingKernel {
     }
     const auto first = fast_detail::IndexOfRuleKey(first_key, vocab, high_first);
     m = scaled(first);
-    auto weight_of = [&](float s) { return math::ExpF32Cr(s - m); };
 
     // top-k: T = {i : key_i <= kth}. Near V, kth is just before the first dropped key. Else,
     // with top-p on, the k-th smallest key by a sample's splitters (above); without top-p, top-k
@@ -865,7 +873,7 @@ struct FastSamplingKernel {
           kth = ~dropped_keys.Load(dropped - 1) - 1u;  // keys are unique
           if (!proposed) return;
           for (std::int64_t j = th.x; j < dropped; j += kThreads) {
-            parts[th].v[0] += math::ExpF32Cr(ValueOfDescendingKey(~dropped_keys.Load(j)) - m);
+            parts[th].v[0] += weight(~dropped_keys.Load(j));
           }
         });
         block.Sync();
@@ -906,8 +914,8 @@ struct FastSamplingKernel {
         const std::int64_t j = proposal[d];
         if (j < 0) continue;
         const std::uint64_t kj = proposal_key[d];
-        const float ej = math::ExpF32Cr(ValueOfDescendingKey(kj) - m);
-        bool accept = (!selected || in_top_k(kj)) && (!(mp > 0.0f) || ej >= min_ratio);
+        const float ej = weight(kj);
+        bool accept = (!selected || in_top_k(kj)) && (!(mp > 0.0f) || min_p_keeps(ValueOfDescendingKey(kj)));
         if (accept && before_needed) {
           const float before = sums[1 + d];
           const float tested = options.bug == FastSamplingBug::kTopPOffByOne ? before - ej : before;
@@ -927,8 +935,8 @@ struct FastSamplingKernel {
     }
 
     for (std::int64_t round = 0; round <= vocab; ++round) {
-      auto candidate = [&](std::uint64_t key, float e) {
-        return in_top_k(key) && key < pivot && e > 0.0f && (!min_p_candidates || e >= min_ratio);
+      auto candidate = [&](std::uint64_t key, float s, float e) {
+        return in_top_k(key) && key < pivot && e > 0.0f && (!min_p_candidates || min_p_keeps(s));
       };
       std::int64_t j = -1;
       if (!rule.race) {
@@ -943,7 +951,7 @@ struct FastSamplingKernel {
                                          [&](std::int64_t i, float x) {
                                            const float s = rule_keys.Scale(x);
                                            const float e = weight_of(s);
-                                           return candidate(key_at(s, i), e) ? e : 0.0f;
+                                           return candidate(key_at(s, i), s, e) ? e : 0.0f;
                                          }),
             [&](float total) { return u * total; }, round_total);
         if (round == 0 && !mass_known) top_k_mass = round_total;
@@ -957,8 +965,9 @@ struct FastSamplingKernel {
           std::uint64_t b = fast_detail::kNoKey;
           float acc = 0.0f;
           ForEachShareKey(rule_keys, share, th.x, [&](std::int64_t i, std::uint64_t key) {
-            const float e = weight_of(ValueOfDescendingKey(key));
-            if (!candidate(key, e)) return;
+            const float s = ValueOfDescendingKey(key);
+            const float e = weight_of(s);
+            if (!candidate(key, s, e)) return;
             acc += e;
             const std::uint64_t ratio_key = OrderKey(e / q.Load(base + i), i);
             if (ratio_key < b) b = ratio_key;
@@ -978,7 +987,7 @@ struct FastSamplingKernel {
       const float sj = scaled(j);
       const float ej = weight_of(sj);
       const std::uint64_t kj = key_at(sj, j);
-      bool accept = !(mp > 0.0f) || ej >= min_ratio;
+      bool accept = !(mp > 0.0f) || min_p_keeps(sj);
       if (accept && top_k_on && !selected) {
         // vllm's top-k keeps ties: the rank counts the strictly larger values only.
         const std::uint64_t rank_bound = rule.top_k_keeps_ties ? kj & ~std::uint64_t{0xffffffffu} : kj;
