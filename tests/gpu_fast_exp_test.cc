@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 
 #include "gpu/fast/fast_exp.cuh"
@@ -16,16 +16,8 @@
 namespace sampcheck::gpu::fast_detail {
 namespace {
 
-std::uint32_t Bits(float x) {
-  std::uint32_t u;
-  std::memcpy(&u, &x, sizeof u);
-  return u;
-}
-float FromBits(std::uint32_t u) {
-  float x;
-  std::memcpy(&x, &u, sizeof x);
-  return x;
-}
+std::uint32_t Bits(float x) { return std::bit_cast<std::uint32_t>(x); }
+float FromBits(std::uint32_t u) { return std::bit_cast<float>(u); }
 // Results are non-negative, so their bit patterns are in the order of their values: the
 // distance between two patterns is the number of ulps (subnormal ones included) between them.
 std::uint32_t UlpDistance(float a, float b) { return Bits(a) > Bits(b) ? Bits(a) - Bits(b) : Bits(b) - Bits(a); }
