@@ -2,8 +2,8 @@
 // gpu-fast-emulated through the whole statistical suite on every canonical pipeline case
 // (docs/gpu.md "gpu-fast"): structural L1, targeted L2, omnibus L3 and reproducibility all pass;
 // and gpu-fast's planted faults registered with the harness are rejected by their cases.
-// Labelled slow: about 16 minutes of CPU (991 s measured 2026-11-29 on a loaded 2-core
-// machine; 40 s before the filter families' CI-size rank tests, docs/spec/harness.md), one
+// Labelled slow: about 38 minutes of CPU (2,252 s measured 2026-12-05 alone on a core; 991 s on
+// 2026-11-29 on a loaded 2-core machine; 40 s before the filter families' CI-size rank tests, docs/spec/harness.md), one
 // emulated block per draw; `ci/conform.sh` runs the same cases in its gpu-fast-emulated
 // conform run, its batches spread over the machine's cores.
 //
