@@ -67,7 +67,8 @@
 //       Otherwise T = every token, and top-k with top-p off is an acceptance rule below;
 //     e_i = FastExpF32(s_i - m) (gpu/fast/fast_exp.cuh: within an ulp of exp, e = 1 exactly
 //       at s_i = m), m = s of the first token of the order; min-p decides by
-//       ExpF32Cr(s_i - m) >= min(m_p, 1), correctly rounded and so monotone along the order;
+//       ExpF32Cr(s_i - m) >= min(m_p, 1), correctly rounded and so monotone along the order
+//       (taken as s_i - m >= ExpF32CrThreshold(min(m_p, 1)), reference/math/exp_threshold.h);
 //     proposals (canonical rows of the two cases above or without top-k, unless min-p is a
 //       candidate rule below): kFastProposals tokens drawn independently proportional to e
 //       over P (every token; under the sample select the keys below its last splitter, a
@@ -140,6 +141,7 @@
 #include "gpu/fast/fast_sampling_launch.h"
 #include "gpu/fast/fast_top_k_survivors.cuh"
 #include "reference/math/exp.h"
+#include "reference/math/exp_threshold.h"
 #include "reference/rng/philox.h"
 #include "reference/rng/uniform.h"
 
@@ -758,10 +760,13 @@ struct FastSamplingKernel {
     float m = 0.0f;  // s of the first token of the order
     // The weights these reads sum and draw from: FastExpF32 (gpu/fast/fast_exp.cuh), within an
     // ulp of exp. min-p decides by the correctly rounded ExpF32Cr, monotone along the order as
-    // the rules' prefix arguments need (every token after a rejected one is rejected too).
+    // the rules' prefix arguments need (every token after a rejected one is rejected too):
+    // ExpF32Cr(s - m) >= min_ratio is s - m >= its least passing argument, found once a row
+    // (reference/math/exp_threshold.h), so the reads that decide min-p per entry compare.
     auto weight_of = [&](float s) { return fast_detail::FastExpF32(s - m); };
     auto weight = [&](std::uint64_t key) { return weight_of(ValueOfDescendingKey(key)); };
-    auto min_p_keeps = [&](float s) { return math::ExpF32Cr(s - m) >= min_ratio; };
+    const float min_p_floor = mp > 0.0f ? math::ExpF32CrThreshold(min_ratio) : 0.0f;
+    auto min_p_keeps = [&](float s) { return s - m >= min_p_floor; };
     auto draw_proposals = [&](std::uint64_t first_key_of_row, std::uint64_t below) {
       m = scaled(fast_detail::IndexOfRuleKey(first_key_of_row, vocab, false));
       auto mass = Registers<float>(block);
