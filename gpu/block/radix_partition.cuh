@@ -760,8 +760,15 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       if (hold_active) hold.Offer(t, key);
       if (!sampled) return;
       const std::uint32_t b = level0_bucket(key);
-      AddAt(d.c, b, 1u);
-      if (use_reach) AddAt(w.m, b, reach.Mass(reach_ref, key));
+      // Indexed by the run-time bucket, not AddAt's 16 selects (radix_select.cuh): in this read
+      // and in the scatter below the 16 counts (and masses) do not stay in registers beside the
+      // rest of a 1024-thread block's state at 64 registers, and nvcc spilled the selects' every
+      // word instead (95 to 110 stack-frame accesses a quad here, 24 to 51 a key in the scatter,
+      // where an indexed array takes a load and a store: docs/gpu.md "Reading the SASS").
+      // The same additions in the same order: counts, slots and masses are unchanged.
+      SAMPCHECK_HOST_ASSERT(b < 16u);  // the emulator checks the index the device trusts
+      d.c[b] += 1u;
+      if (use_reach) w.m[b] += reach.Mass(reach_ref, key);
     };
     if (any_partition) {
       ForEachPartitionKey(order_keys, level0_part, t.x, add);
@@ -923,9 +930,9 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       for_each(t, [&](std::uint64_t key) {
         const std::uint32_t d = digit_of(key);
         if (d >= buckets || (d >= gap_lo && d < gap_hi)) return;
-        const std::uint32_t word = ValueAt(at.c, d & 15u);
+        const std::uint32_t word = at.c[d & 15u];  // indexed, as level 0's counts above
         const std::uint32_t slot = parts <= 16 ? word : (d < 16 ? word & 0xffffu : high_first + (word >> 16));
-        AddAt(at.c, d & 15u, 1u << (16u * (d >> 4)));
+        at.c[d & 15u] += 1u << (16u * (d >> 4));
         if (hold_buckets) {
           bool kept = false;
           for (int h = 0; h < kHeldBuckets; ++h) {
