@@ -762,9 +762,9 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       const std::uint32_t b = level0_bucket(key);
       // Indexed by the run-time bucket, not AddAt's 16 selects (radix_select.cuh): in this read
       // and in the scatter below the 16 counts (and masses) do not stay in registers beside the
-      // rest of a 1024-thread block's state at 64 registers, and nvcc spilled the selects' every
-      // word instead (95 to 110 stack-frame accesses a quad here, 24 to 51 a key in the scatter,
-      // where an indexed array takes a load and a store: docs/gpu.md "Reading the SASS").
+      // rest of a 1024-thread block's state at 64 registers; nvcc spilled the selects' every word
+      // instead (95 to 110 frame accesses an iteration of this read's loop, 24 to 51 a key in the
+      // scatter; an indexed array takes a load and a store: docs/gpu.md "Reading the SASS").
       // The same additions in the same order: counts, slots and masses are unchanged.
       SAMPCHECK_HOST_ASSERT(b < 16u);  // the emulator checks the index the device trusts
       d.c[b] += 1u;
