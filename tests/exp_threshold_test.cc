@@ -9,7 +9,7 @@
 //   MPFR evaluates ln(b) at 200 bits and rounds it upward once more;
 // - the definition itself, with ExpF32Cr (correctly rounded, tested over all 2^32 inputs) as
 //   the judge: ExpF32Cr(d) >= r and ExpF32Cr(d's predecessor) < r, for every 4099th r of
-//   (0, 1] and random r above 1.
+//   (0, 1] (r above 1: the MPFR sweep, over every binade up to FLT_MAX, and r = +inf).
 // False-failure budget: none; every check is deterministic and exact.
 #include "reference/math/exp_threshold.h"
 

@@ -3,9 +3,9 @@
 // (docs/gpu.md "gpu-fast"): structural L1, targeted L2, omnibus L3 and reproducibility all pass;
 // and gpu-fast's planted faults registered with the harness are rejected by their cases.
 // Labelled slow: about 38 minutes of CPU (2,252 s measured 2026-12-05 alone on a core; 991 s on
-// 2026-11-29 on a loaded 2-core machine; 40 s before the filter families' CI-size rank tests, docs/spec/harness.md), one
-// emulated block per draw; `ci/conform.sh` runs the same cases in its gpu-fast-emulated
-// conform run, its batches spread over the machine's cores.
+// 2026-11-29 on a loaded 2-core machine; 40 s before the filter families' CI-size rank tests,
+// docs/spec/harness.md), one emulated block per draw; `ci/conform.sh` runs the same cases in its
+// gpu-fast-emulated conform run, its batches spread over the machine's cores.
 //
 // Error budget (docs/method.md "gpu-fast"): family-wise alpha 1e-4 with Holm over the run's L2
 // and L3 tests, L1 and reproducibility at alpha 0 (any violation is a bug), power 0.99 at each
