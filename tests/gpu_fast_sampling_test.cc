@@ -791,35 +791,40 @@ std::vector<float> UniformRows(std::int64_t rows, std::int64_t vocab, std::uint6
   return logits;
 }
 
-// `launch` sliced (planned for its own batch) and one block a row (planned for a batch of as
-// many rows as SMs): one launch each, fast_sampling_slices over rows x slices blocks (a ticket
-// each, gpu/block/last_block.cuh: each row's last block merges and draws), then fast_sampling
-// over rows; the same tokens, returned in `tokens`.
+// `launch` sliced (planned for its own batch), one block a row at one block per SM (planned
+// for a batch of as many rows as SMs: fast_sampling_slices over rows blocks, each row whole in
+// its only block, no ticket) and one block a row at two blocks per SM (planned for twice as
+// many rows: fast_sampling over rows): one launch each, the same tokens, returned in `tokens`.
 void ExpectSlicedEqualsWhole(gpu::FastSamplingLaunch launch, std::int64_t slices, std::vector<std::int64_t>& tokens) {
   const std::int64_t rows = launch.rows;
   std::vector<std::int64_t> sliced(static_cast<std::size_t>(rows), -1), whole(static_cast<std::size_t>(rows), -1);
-  launch.token = sliced.data();
-  launch.plan_rows = 0;
+  std::vector<std::int64_t> two_a_sm(static_cast<std::size_t>(rows), -1);
   gpu::LaunchRecorder recorder;
-  ASSERT_NO_THROW(gpu::RunFastSamplingEmulated(launch));
-  launch.token = whole.data();
-  launch.plan_rows = gpu::kFastSamplingSms;
-  ASSERT_NO_THROW(gpu::RunFastSamplingEmulated(launch));
+  for (auto [out, plan] : {std::pair{&sliced, std::int64_t{0}}, std::pair{&whole, gpu::kFastSamplingSms},
+                           std::pair{&two_a_sm, 2 * gpu::kFastSamplingSms}}) {
+    launch.token = out->data();
+    launch.plan_rows = plan;
+    ASSERT_NO_THROW(gpu::RunFastSamplingEmulated(launch));
+  }
   const auto launches = recorder.launches();
-  ASSERT_EQ(launches.size(), 2u);
+  ASSERT_EQ(launches.size(), 3u);
   EXPECT_STREQ(launches[0].kernel.c_str(), "fast_sampling_slices");
   EXPECT_EQ(launches[0].blocks, rows * slices);
   EXPECT_EQ(launches[0].atomics, rows * slices);
-  EXPECT_STREQ(launches[1].kernel.c_str(), "fast_sampling");
+  EXPECT_STREQ(launches[1].kernel.c_str(), "fast_sampling_slices");
   EXPECT_EQ(launches[1].blocks, rows);
+  EXPECT_EQ(launches[1].atomics, 0);
+  EXPECT_STREQ(launches[2].kernel.c_str(), "fast_sampling");
+  EXPECT_EQ(launches[2].blocks, rows);
   EXPECT_EQ(sliced, whole);
+  EXPECT_EQ(sliced, two_a_sm);
   tokens = sliced;
 }
 
 // Several blocks per row (gpu/fast/fast_sampling_slices.cuh): a batch of 3 rows of V = 16384
 // is split into FastSliceBudget(3, 16384) = 4 slices per row (min(floor(132 / 3), 16384 / 4096));
-// planned for a batch of kFastSamplingSms rows the same launch is one block per row. The
-// tokens must be the same bits either way, for every seed: the slices' partials are exact
+// planned for a batch of kFastSamplingSms rows, or twice as many, the same launch is one block
+// per row (in either kernel). The tokens must be the same bits every way, for every seed: the slices' partials are exact
 // keys, and the merge gives the survivors the one-block gather finds. Rows: a random row
 // with top-k 50, top-p 0.9 (min(4, 1024 / 50) = 4 slices); a greedy row (4 slices); and a
 // crowded row, top-k 128, whose 128 largest lane maxima (lanes 0 .. 127, values 100 - lane -
@@ -858,7 +863,7 @@ TEST(GpuFastSampling, SlicedRowsGiveTheOneBlockToken) {
 
 // Greedy rows read as the greedy kernel reads (QuadRangeArgmaxF32, gpu/block/block_argmax.cuh,
 // since 2026-12-04; a minimum of order keys before): sliced (4 slices a row at 4 rows of 16384)
-// and whole (planned for kFastSamplingSms rows), the same token, the spec's (docs/spec/greedy.md
+// and whole (planned for kFastSamplingSms rows and twice as many), the same token, the spec's (docs/spec/greedy.md
 // "Semantics"; no NaN reaches gpu-fast): the first index strictly above every earlier value.
 // Rows: random values with their maximum tied across two slices (slice 1's last entry and slice
 // 3's first: the earlier wins); negatives with -0.0 at 3000 and +0.0 at 5000 (equal: 3000);

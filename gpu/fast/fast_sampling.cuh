@@ -622,9 +622,9 @@ template <int kBlockThreads>
 struct FastSamplingKernel {
   static constexpr const char* kName = "fast_sampling";
   static constexpr int kThreads = kBlockThreads;
-  // Two blocks per SM (gpu/runners/kernel_entry.cuh): 32 registers a thread at 1024 threads,
-  // some spilled. Timed on an H200 at 256 x 151936 (one block per row), 1.4x faster than one
-  // block at 64 registers: a single wave of 256 blocks, not two (docs/gpu.md "Occupancy").
+  // Two blocks per SM (gpu/runners/kernel_entry.cuh): 32 registers a thread at 1024 threads, some spilled; launched
+  // for batches of more than 132 rows only (gpu/fast/fast_sampling_launch.h). Timed on an H200 at 256 x 151936, 1.4x
+  // faster than one block at 64 registers: a single wave of 256 blocks, not two (docs/gpu.md "Occupancy").
   static constexpr int kMinBlocksPerSm = 2;
   static_assert(kThreads % kWarpSize == 0 && kThreads >= kWarpSize && kThreads <= 1024,
                 "one block of whole warps, at most 1024 threads");
@@ -755,6 +755,7 @@ struct FastSamplingKernel {
     auto parts = Registers<fast_detail::LaneSums<kProposals + 1>>(block);
     std::int64_t proposal[kProposals];
     std::uint64_t proposal_key[kProposals];
+    std::uint64_t last_proposal_key = 0;  // the largest key of a drawn proposal (0: none drawn)
     float proposal_total = 0.0f;
     bool proposed = false;
     float m = 0.0f;  // s of the first token of the order
@@ -785,11 +786,16 @@ struct FastSamplingKernel {
           proposal, proposal_total);
       for (int d = 0; d < kProposals; ++d) {
         proposal_key[d] = proposal[d] < 0 ? fast_detail::kNoKey : OrderKey(scaled(proposal[d]), proposal[d]);
+        if (proposal[d] >= 0 && proposal_key[d] > last_proposal_key) last_proposal_key = proposal_key[d];
       }
       proposed = true;
     };
-    // Thread t's share of the masses before the proposals, for a key its read holds.
+    // Thread t's share of the masses before the proposals, for a key its read holds. A key at
+    // or after the last drawn proposal adds to none of their sums (an undrawn one's, kNoKey,
+    // is never read): most of a row's keys, which then cost one compare, no weight and no
+    // access to the eight sums (in registers at 64, spilled at 32: docs/gpu.md "Reading the SASS").
     auto add_before = [&](Thread th, std::uint64_t key) {
+      if (key >= last_proposal_key) return;
       const float e = weight(key);
       for (int d = 0; d < kProposals; ++d) {
         if (key < proposal_key[d]) parts[th].v[1 + d] += e;

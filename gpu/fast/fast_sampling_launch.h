@@ -166,7 +166,8 @@ struct FastSamplingLaunch {
   // cannot read temperature and top_k (gpu/runners/resident_sampling.h); 0: Slices() reads them.
   std::int64_t planned_slices = 0;
 
-  std::int64_t SliceBudget() const { return FastSliceBudget(plan_rows > 0 ? plan_rows : rows, vocab); }
+  std::int64_t PlanRows() const { return plan_rows > 0 ? plan_rows : rows; }
+  std::int64_t SliceBudget() const { return FastSliceBudget(PlanRows(), vocab); }
 
   // The slices of the first launch: the most any row takes (FastRowSlices; a row taking fewer
   // leaves its other blocks idle). 1: no first launch. Reads the host arrays unless
@@ -187,8 +188,11 @@ struct FastSamplingLaunch {
   // One launch. With slices: FastSamplingSlicesKernel over rows x slices blocks writes each
   // slice's partial to a scratch of kFastSliceSlots keys per row, and the last block of each
   // row (a ticket per row, gpu/block/last_block.cuh) merges them and draws; an unsliced row
-  // runs whole in its first block. Without: FastSamplingKernel, one block per row. The
-  // kernels keep no row-sized work array.
+  // runs whole in its first block. Without, one block per row: FastSamplingSlicesKernel still
+  // while the batch is one wave at one block per SM (PlanRows() <= kRowSliceSms), each row whole
+  // (slice budget 1), as FastSamplingKernel's Row at 64 registers; FastSamplingKernel (two
+  // blocks per SM at 32 registers, spilling) only for more rows, whose blocks it keeps in one
+  // wave up to 2 x 132 (docs/gpu.md "Occupancy"). The kernels keep no row-sized work array.
   template <int kThreads, class L>
   void Describe(L& l) const {
     const std::int64_t budget = SliceBudget();
@@ -203,11 +207,11 @@ struct FastSamplingLaunch {
     const auto q_in = l.In(q, rows * pitch, "q");
     const auto partials = l.template Scratch<std::uint64_t>(slices > 1 ? rows * kFastSliceSlots : 0, "slices");
     const auto token_out = l.Out(token, rows, "token");
-    if (slices > 1) {
+    if (slices > 1 || PlanRows() <= kRowSliceSms) {
       l.template Run<FastSamplingSlicesKernel<kThreads>>(rows * slices, logits_in, temperature_in, top_k_in, top_p_in,
                                                          min_p_in, seed_in, position_in, q_in, partials,
-                                                         l.Tickets(rows, "tickets"), token_out, vocab, pitch, budget,
-                                                         slices, options);
+                                                         l.Tickets(rows, "tickets"), token_out, vocab, pitch,
+                                                         slices > 1 ? budget : std::int64_t{1}, slices, options);
       return;
     }
     l.template Run<FastSamplingKernel<kThreads>>(rows, logits_in, temperature_in, top_k_in, top_p_in, min_p_in, seed_in,
