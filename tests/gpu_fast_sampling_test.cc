@@ -824,13 +824,13 @@ void ExpectSlicedEqualsWhole(gpu::FastSamplingLaunch launch, std::int64_t slices
 // Several blocks per row (gpu/fast/fast_sampling_slices.cuh): a batch of 3 rows of V = 16384
 // is split into FastSliceBudget(3, 16384) = 4 slices per row (min(floor(132 / 3), 16384 / 4096));
 // planned for a batch of kFastSamplingSms rows, or twice as many, the same launch is one block
-// per row (in either kernel). The tokens must be the same bits every way, for every seed: the slices' partials are exact
-// keys, and the merge gives the survivors the one-block gather finds. Rows: a random row
-// with top-k 50, top-p 0.9 (min(4, 1024 / 50) = 4 slices); a greedy row (4 slices); and a
-// crowded row, top-k 128, whose 128 largest lane maxima (lanes 0 .. 127, values 100 - lane -
-// 0.001 j at index lane + 1024 j) leave 2032 candidates to the one-block gather, more than its
-// 1024 slots (it then gathers exactly k by the radix select's k-th key), while each slice of
-// 4096 has at most 128 x 4 (min(4, 1024 / 128) = 4 slices).
+// per row (in either kernel). The tokens must be the same bits every way, for every seed: the
+// slices' partials are exact keys, and the merge gives the survivors the one-block gather
+// finds. Rows: a random row with top-k 50, top-p 0.9 (min(4, 1024 / 50) = 4 slices); a greedy
+// row (4 slices); and a crowded row, top-k 128, whose 128 largest lane maxima (lanes 0 .. 127,
+// values 100 - lane - 0.001 j at index lane + 1024 j) leave 2032 candidates to the one-block
+// gather, more than its 1024 slots (it then gathers exactly k by the radix select's k-th key),
+// while each slice of 4096 has at most 128 x 4 (min(4, 1024 / 128) = 4 slices).
 TEST(GpuFastSampling, SlicedRowsGiveTheOneBlockToken) {
   constexpr std::int64_t rows = 3, vocab = 16384;
   ASSERT_EQ(gpu::FastSliceBudget(rows, vocab), 4);
@@ -863,8 +863,9 @@ TEST(GpuFastSampling, SlicedRowsGiveTheOneBlockToken) {
 
 // Greedy rows read as the greedy kernel reads (QuadRangeArgmaxF32, gpu/block/block_argmax.cuh,
 // since 2026-12-04; a minimum of order keys before): sliced (4 slices a row at 4 rows of 16384)
-// and whole (planned for kFastSamplingSms rows and twice as many), the same token, the spec's (docs/spec/greedy.md
-// "Semantics"; no NaN reaches gpu-fast): the first index strictly above every earlier value.
+// and whole (planned for kFastSamplingSms rows and twice as many), the same token, the spec's
+// (docs/spec/greedy.md "Semantics"; no NaN reaches gpu-fast): the first index strictly above
+// every earlier value.
 // Rows: random values with their maximum tied across two slices (slice 1's last entry and slice
 // 3's first: the earlier wins); negatives with -0.0 at 3000 and +0.0 at 5000 (equal: 3000);
 // every entry -inf (0); random values with the maximum at the last entry.

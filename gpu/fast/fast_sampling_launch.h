@@ -210,8 +210,8 @@ struct FastSamplingLaunch {
     if (slices > 1 || PlanRows() <= kRowSliceSms) {
       l.template Run<FastSamplingSlicesKernel<kThreads>>(rows * slices, logits_in, temperature_in, top_k_in, top_p_in,
                                                          min_p_in, seed_in, position_in, q_in, partials,
-                                                         l.Tickets(rows, "tickets"), token_out, vocab, pitch,
-                                                         slices > 1 ? budget : std::int64_t{1}, slices, options);
+                                                         l.Tickets(slices > 1 ? rows : 0, "tickets"), token_out, vocab,
+                                                         pitch, slices > 1 ? budget : std::int64_t{1}, slices, options);
       return;
     }
     l.template Run<FastSamplingKernel<kThreads>>(rows, logits_in, temperature_in, top_k_in, top_p_in, min_p_in, seed_in,
