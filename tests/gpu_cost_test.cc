@@ -265,12 +265,20 @@ const BudgetCase kBudgets[] = {
     // passes min-p whatever the sum, and min-p's read gives each lane's draw candidates and
     // final fold (the lane's count of ones) without a read of its own.
     {__LINE__, "gpu, flat rows, min-p 1, top-k and top-p off", false, Flat(MinPAlone(1.0f)), {2.01, 10}},
-    {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {1.01, 28}},
-    {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {1.01, 28}},
+    // gpu-fast's survivor rows (top-k 50, and below min-p alone's probe of 64) since
+    // 2026-12-05, budgets at their counts (28, 28, 35, 28, 22 and 30 before, looser than the
+    // counts): the survivor gather's tree path (gpu/fast/fast_top_k_survivors.cuh "The tree
+    // path": the warps' merge tree over each lane's 3 smallest kept keys, 7 barriers where the
+    // lane minima, their k-th, the candidates' scan and write and their sort took 12; a slice's
+    // list stored by the tree's lanes, no barrier of its own): 20 -> 14 per row at these rows.
+    // Flat rows take its other case (a lane holds 4 of the k), whose bound, the tree's k-th,
+    // lets fewer candidates through than the k-th lane minimum did (a smaller network).
+    {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {1.01, 14}},
+    {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {1.01, 14}},
     // 7 more since 2026-12-03 (28 before), as gpu's flat rows: read 1 four elements a load
     // (ForEachQuadKey, gpu/block/key_reads.cuh) lets about 4k candidates through.
-    {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {1.01, 35}},
-    {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {1.01, 28}},
+    {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {1.01, 23}},
+    {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {1.01, 14}},
     {__LINE__, "gpu-fast, top-k V - 1", true, TopK(kVocab - 1), {2.01, 20}},
     {__LINE__, "gpu-fast, top-k off, top-p 0.999", true, TopPAlone(0.999f), {2.01, 6}},
     // 115 since 2026-12-01 (21 before): the sample select's ranks by sorting networks
@@ -303,8 +311,8 @@ const BudgetCase kBudgets[] = {
     // survivor path's barriers (6 before). Flat rows keep every token, which the probe cannot
     // hold: its read finds the maximum, one round reads the row again in the last block (2
     // passes as before, 30 barriers: the flat slices' larger networks, then the round's).
-    {__LINE__, "gpu-fast, min-p 1, top-k and top-p off", true, MinPAlone(1.0f), {1.01, 22}},
-    {__LINE__, "gpu-fast, flat rows, min-p 1, top-k and top-p off", true, Flat(MinPAlone(1.0f)), {2.01, 30}},
+    {__LINE__, "gpu-fast, min-p 1, top-k and top-p off", true, MinPAlone(1.0f), {1.01, 13}},
+    {__LINE__, "gpu-fast, flat rows, min-p 1, top-k and top-p off", true, Flat(MinPAlone(1.0f)), {2.01, 26}},
     {__LINE__, "gpu-fast, flat rows, top-k V - 1", true, Flat(TopK(kVocab - 1)), {2.01, 20}},
     {__LINE__, "gpu-fast, flat rows, top-k off, top-p 0.999", true, Flat(TopPAlone(0.999f)), {2.01, 6}},
 };
@@ -552,7 +560,11 @@ TEST(GpuCost, GreedyRowsReadTheLogitsOnce) {
 // for k <= 64), and so did the merge of the 20 lists (MergeSliceLists, gpu/block/row_slices.cuh:
 // the lists loaded into the warps' registers, 5 levels, 4 barriers; every warp loads the 20
 // heads, 32 x 20 x 8 = 5120 bytes of the same words, where the staged copy served them): 20
-// barriers in the last block, 14 in the others. The lists were read from
+// barriers in the last block, 14 in the others; 14 and 8 since 2026-12-05, the slice's gather
+// by the tree path (gpu/fast/fast_top_k_survivors.cuh: the warps' merge tree over each lane's
+// 3 smallest kept keys, 7 barriers where the lane minima (1), their k-th (6), the scan (1),
+// the gather (1) and the sort (3) took 12, the list stored by the tree's lanes before the
+// gather's last barrier, not by 50 threads before one of its own). The lists were read from
 // the scratch once (1000 keys, 8000 bytes), their heads checked in the staged copy: the
 // busiest block moves its slice's read and those, under 34676 bytes (59764 with two reads
 // until 2026-12-03; 59924 while block-level code loaded the 20 heads from the scratch before
@@ -567,10 +579,10 @@ TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
   s.rows = 1;
   const std::vector<float> logits = SamplingCostLogits(s);
   const auto launches = CountGpuFastSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"fast_sampling_slices", 20, 20}}));
-  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {1.01, 20}), "");
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"fast_sampling_slices", 20, 14}}));
+  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {1.01, 14}), "");
   EXPECT_GE(LogitsPasses(launches, s.rows, s.vocab), 1.0);
-  EXPECT_EQ(launches[0].barriers, 20 * 14 + 6);
+  EXPECT_EQ(launches[0].barriers, 20 * 8 + 6);
   EXPECT_LE(launches[0].max_block_global_bytes, 6413 * 4 + 1000 * 8 + 32 * 20 * 8 + 1024);
   EXPECT_EQ(launches[0].atomics, 20);
 }

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -194,10 +195,10 @@ TEST(GpuFastSampling, DeviceBlockSizePassesTheEmulatorsChecks) {
 }
 
 // The survivor gather of gpu/fast/fast_top_k_survivors.cuh on its contract's example, by a
-// block of 32 threads (32 virtual lanes each): row {1, 3, 3, 2}, k = 2. The lane minima are
-// the four keys themselves (V < 1024) and 1020 kNoSurvivor; the 2nd smallest is (3, index 2),
-// so the candidates are indices 1 and 2, sorted by key; every later slot holds kNoSurvivor.
-// Reversed keys (~key, the near-V top-k's dropped tokens), k = 1: the last of the order, (1, 0).
+// block of 32 threads (32 virtual lanes each): row {1, 3, 3, 2}, k = 2. Each key is its own
+// lane's smallest (V < 1024), so the tree's two smallest are the row's: indices 1 and 2,
+// sorted by key (slots from k on are the tree's, unspecified). Reversed keys (~key, the
+// near-V top-k's dropped tokens), k = 1: the last of the order, (1, 0).
 TEST(GpuFastSampling, SurvivorGather) {
   const std::vector<float> row = {1.0f, 3.0f, 3.0f, 2.0f};
   for (bool reversed : {false, true}) {
@@ -226,9 +227,7 @@ TEST(GpuFastSampling, SurvivorGather) {
         reversed ? std::vector<std::uint64_t>{~((std::uint64_t{0x407fffffu} << 32) | 0u)}
                  : std::vector<std::uint64_t>{(std::uint64_t{0x3fbfffffu} << 32) | 1u, (std::uint64_t{0x3fbfffffu} << 32) | 2u};
     ASSERT_EQ(total, expected.size());
-    for (std::size_t s = 0; s < keys.size(); ++s) {
-      EXPECT_EQ(keys[s], s < expected.size() ? expected[s] : gpu::fast_detail::kNoSurvivor) << "slot " << s;
-    }
+    for (std::size_t s = 0; s < expected.size(); ++s) EXPECT_EQ(keys[s], expected[s]) << "slot " << s;
   }
 }
 
@@ -548,9 +547,11 @@ TEST(GpuFastSampling, DrawOnSurvivorsFollowsTheSequentialRules) {
 // whose c largest values sit on lane 3, c = 0 needs read 1 alone (1 pass), c = 7 read 2 too
 // (2 passes: lane 3 holds 7 >= 6 candidates, thread 3's cache 7 <= 8), c = 16 read 3 as well
 // (3 passes: 16 > 8).
-// Expected: the contract's candidates computed here (T = the k-th smallest lane minimum key by
-// std::nth_element; the keys <= T sorted by std::sort), whose first k are the row's k smallest
-// keys (std::partial_sort); the later slots hold kNoSurvivor.
+// Expected, from the contract (k = 20 <= 64: the tree path): T = the k-th smallest of the
+// lanes' three smallest keys (std::nth_element). No lane's fourth key at or below T (c = 0):
+// the row's k smallest keys (std::partial_sort), total k. Else (c = 7, 16: lane 3's fourth is
+// among them) the candidates, the keys <= T sorted by std::sort, whose first k are the row's k
+// smallest; the later slots hold kNoSurvivor.
 // One gather per crowding over the key source make_keys(row) gives, whose reads give element i
 // to share_of(i) (virtual lane in read 1, thread in reads 2 and 3); elements_a_load: 1 or 4.
 template <class MakeKeys>
@@ -565,28 +566,44 @@ void ExpectSurvivorGatherOnShares(std::int64_t (*share_of)(std::int64_t), MakeKe
     SCOPED_TRACE(testing::Message() << crowd.c << " largest values on lane 3");
     std::vector<float> row = CrowdedRow(crowd.c == 16 ? 7 : 8, kV, crowd.c, share_of, 3);
     ASSERT_EQ(reinterpret_cast<std::uintptr_t>(row.data()) % 16, 0u);
-    std::vector<std::uint64_t> keys(kV), minima(kLanes, gpu::fast_detail::kNoSurvivor);
+    // Each lane's four smallest keys, ascending (~0 past its keys).
+    std::vector<std::uint64_t> keys(kV);
+    std::vector<std::array<std::uint64_t, 4>> lane(kLanes);
+    for (auto& l : lane) l.fill(gpu::fast_detail::kNoSurvivor);
     for (std::int64_t i = 0; i < kV; ++i) {
-      keys[static_cast<std::size_t>(i)] = gpu::fast_detail::OrderKey(row[static_cast<std::size_t>(i)], i);
-      auto& m = minima[static_cast<std::size_t>(share_of(i))];
-      m = std::min(m, keys[static_cast<std::size_t>(i)]);
+      const std::uint64_t key = gpu::fast_detail::OrderKey(row[static_cast<std::size_t>(i)], i);
+      keys[static_cast<std::size_t>(i)] = key;
+      auto& l = lane[static_cast<std::size_t>(share_of(i))];
+      if (key < l[3]) l[3] = key;
+      std::sort(l.begin(), l.end());
     }
-    std::nth_element(minima.begin(), minima.begin() + (kK - 1), minima.end());
-    std::vector<std::uint64_t> expected;
+    // T = the k-th smallest of the lanes' three smallest; the tree's answer stands unless some
+    // lane's fourth is at or below T.
+    std::vector<std::uint64_t> threes;
+    for (const auto& l : lane) threes.insert(threes.end(), {l[0], l[1], l[2]});
+    std::nth_element(threes.begin(), threes.begin() + (kK - 1), threes.end());
+    const std::uint64_t bound = threes[kK - 1];
+    const bool short_lane =
+        std::any_of(lane.begin(), lane.end(), [&](const auto& l) { return l[3] <= bound; });
+    EXPECT_EQ(short_lane, crowd.c > 3);
+    std::vector<std::uint64_t> top = keys;
+    std::partial_sort(top.begin(), top.begin() + kK, top.end());
+    std::vector<std::uint64_t> expected(top.begin(), top.begin() + kK);
     int on_share_3 = 0;
-    for (std::int64_t i = 0; i < kV; ++i) {
-      if (keys[static_cast<std::size_t>(i)] > minima[kK - 1]) continue;
-      expected.push_back(keys[static_cast<std::size_t>(i)]);
-      on_share_3 += share_of(i) == 3;
+    if (short_lane) {  // the candidates up to T, as the reads gather them
+      expected.clear();
+      for (std::int64_t i = 0; i < kV; ++i) {
+        if (keys[static_cast<std::size_t>(i)] > bound) continue;
+        expected.push_back(keys[static_cast<std::size_t>(i)]);
+        on_share_3 += share_of(i) == 3;
+      }
+      std::sort(expected.begin(), expected.end());
+      ASSERT_TRUE(std::equal(top.begin(), top.begin() + kK, expected.begin()));
     }
     // Lane 3's candidates: the crowd, and (rarely) a key of its own below T.
     EXPECT_GE(on_share_3, crowd.c);
     EXPECT_EQ(on_share_3 >= gpu::kLaneKept, crowd.passes >= 2);
     EXPECT_EQ(on_share_3 > gpu::kCachedCandidates, crowd.passes == 3);
-    std::sort(expected.begin(), expected.end());
-    std::vector<std::uint64_t> top = keys;
-    std::partial_sort(top.begin(), top.begin() + kK, top.end());
-    ASSERT_TRUE(std::equal(top.begin(), top.begin() + kK, expected.begin()));
     std::vector<std::uint64_t> gathered_keys(kLanes);
     std::uint32_t total = 0;
     bool ok = false;
@@ -603,7 +620,9 @@ void ExpectSurvivorGatherOnShares(std::int64_t (*share_of)(std::int64_t), MakeKe
     ASSERT_EQ(report.total, 0) << report.Summary();
     ASSERT_TRUE(ok);
     ASSERT_EQ(total, expected.size());
-    for (std::size_t s = 0; s < gathered_keys.size(); ++s) {
+    // Past them the tree leaves its own keys, the reads' sort the padding.
+    const std::size_t checked = short_lane ? gathered_keys.size() : expected.size();
+    for (std::size_t s = 0; s < checked; ++s) {
       EXPECT_EQ(gathered_keys[s], s < expected.size() ? expected[s] : gpu::fast_detail::kNoSurvivor) << "slot " << s;
     }
     ASSERT_EQ(recorder.launches().size(), 1u);
@@ -859,6 +878,43 @@ TEST(GpuFastSampling, SlicedRowsGiveTheOneBlockToken) {
     crowded_tokens.insert(sliced[2]);
   }
   EXPECT_GT(crowded_tokens.size(), 1u);
+}
+
+// A slice's list from the tree of its lanes' three smallest keys stands unless a lane's fourth
+// is among the k (gpu/fast/fast_top_k_survivors.cuh, "The tree path"); else the slice gathers
+// its candidates as before and stores its list again. Two rows of V = 16384, 4 slices each (a
+// slice of 4096 entries: lane l reads quad l): row 0 holds 5.0 at 8 indices, 4 of them in one
+// quad (8192 .. 8195: lane 0 of slice 2 holds 4 of its slice's top 8), every other entry below
+// -1 (a weight below e^-6 against 1); top-k 8 keeps exactly those 8, each drawn with
+// probability 1/8. Row 1 is flat (every logit 0: the order is the indices', each lane's whole
+// quad precedes the next lane's, so every slice's fourth keys are among its 50); top-k 50
+// keeps indices 0 .. 49. Over 64 seeds the sliced and the one-block launches give the same tokens,
+// row 0 draws every one of its 8 indices and nothing else (each missed with probability
+// (7/8)^64 < 2e-4), row 1 only indices below 50.
+TEST(GpuFastSampling, SlicedRowsWhoseLanesHoldFourSurvivors) {
+  constexpr std::int64_t rows = 2, vocab = 16384;
+  ASSERT_EQ(gpu::FastSliceBudget(rows, vocab), 4);
+  const std::set<std::int64_t> top = {100, 101, 4100, 8192, 8193, 8194, 8195, 12300};
+  const std::vector<float> logits = UniformRows(rows, vocab, 0x3a3e, [&](std::int64_t b, std::int64_t i, float x) {
+    if (b == 1) return 0.0f;
+    return top.count(i) != 0 ? 5.0f : -2.0f + 0.1f * x;
+  });
+  const std::vector<float> temperature = {1.0f, 1.0f}, top_p = {1.0f, 1.0f}, min_p = {0.0f, 0.0f};
+  const std::vector<std::int32_t> top_k = {8, 50};
+  std::vector<std::uint64_t> seed = {0, 0}, position = {3, 4};
+  gpu::FastSamplingLaunch launch =
+      FastLaunch(logits, temperature, top_k, top_p, min_p, seed, position, rows, vocab, vocab);
+  ASSERT_EQ(launch.Slices(), 4);
+  std::set<std::int64_t> drawn;
+  for (std::uint64_t s = 1; s <= 64; ++s) {
+    SCOPED_TRACE(testing::Message() << "seed " << s);
+    seed = {s, s};
+    std::vector<std::int64_t> sliced;
+    ASSERT_NO_FATAL_FAILURE(ExpectSlicedEqualsWhole(launch, 4, sliced));
+    drawn.insert(sliced[0]);
+    EXPECT_LT(sliced[1], 50);
+  }
+  EXPECT_EQ(drawn, top);
 }
 
 // Greedy rows read as the greedy kernel reads (QuadRangeArgmaxF32, gpu/block/block_argmax.cuh,

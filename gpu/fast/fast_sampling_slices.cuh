@@ -109,17 +109,15 @@ struct FastSamplingSlicesKernel {
     const fast_detail::ScaledOrderKeys<In> key_of{logits, base, lo, fast_detail::FastInverseTemperature(t)};
     auto slice_keys = fast_detail::SurvivorKeySlots(block);  // the last block's merge reuses it
     std::uint32_t total = 0;
-    const bool gathered = fast_detail::GatherFastSurvivors<kThreads>(block, length, k, key_of, slice_keys, total);
-    // Thread j stores key j of the list (or thread 0 the marker), then a barrier: thread 0's
-    // fence in LastBlockOf orders every thread's stores before the ticket (its contract).
-    // Thread 0 storing the whole list needed no barrier but was a load and a store a key on
-    // the block's critical path (2 x k accesses in sequence).
+    // Key j of the list is stored by the thread that places it (the tree's lane, or thread j
+    // after the sort), with a barrier after it: thread 0's fence in LastBlockOf orders every
+    // thread's stores before the ticket (its contract).
+    const bool gathered = fast_detail::GatherFastSurvivors<kThreads>(
+        block, length, k, key_of, slice_keys, total,
+        [&](Thread, std::int64_t j, std::uint64_t key) { slices.Store(out + g * k + j, key); });
+    if (gathered) return;
     block.ForEachThread([&](Thread th) {
-      if (!gathered) {
-        if (th.x == 0) slices.Store(out + g * k, fast_detail::kNoKey);
-        return;
-      }
-      for (std::int64_t j = th.x; j < k; j += kThreads) slices.Store(out + g * k + j, slice_keys.Load(j));
+      if (th.x == 0) slices.Store(out + g * k, fast_detail::kNoKey);
     });
     block.Sync();
   }
