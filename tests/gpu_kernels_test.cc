@@ -26,6 +26,7 @@
 #include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/cached_candidates.cuh"
 #include "gpu/block/float_word.cuh"
+#include "gpu/block/lane_key_tree.cuh"
 #include "gpu/block/radix_partition.cuh"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/row_slices.cuh"
@@ -2228,11 +2229,17 @@ TEST(GpuTopKSurvivors, GathersTheCandidatesInLaneAndCanonicalOrder) {
   two[5] = 1.0f;
   two[1029] = 2.0f;
   two[7] = 0.5f;
-  const Gathered g = GatherOne(two, 2, false);
+  // Without ties (k <= 64: the tree path, gpu/block/lane_key_tree.cuh) the top 2 exactly:
+  // lane 5's three smallest are 1029 and 5, and no lane holds four keys. 2.0f = 0x40000000 ->
+  // descending 0x3fffffff; 1.0f -> 0x407fffff; 0.5f = 0x3f000000 -> 0x40ffffff.
+  const Gathered exact = GatherOne(two, 2, false);
+  ASSERT_TRUE(exact.ok);
+  EXPECT_EQ(exact.grouped, (std::vector<std::uint64_t>{0x407fffff00000005ull, 0x3fffffff00000405ull}));
+  EXPECT_EQ(exact.sorted, (std::vector<std::uint64_t>{0x3fffffff00000405ull, 0x407fffff00000005ull}));
+  // With ties the maxima's bound: lane 5 -> 2.0 (1029), lane 7 -> 0.5, every other lane -1.0:
+  // T = (0.5, 7); the candidates are 5, 1029 (lane 5 in index order) and 7.
+  const Gathered g = GatherOne(two, 2, true);
   ASSERT_TRUE(g.ok);
-  // Maxima: lane 5 -> 2.0 (1029), lane 7 -> 0.5, every other lane -1.0: T = (0.5, 7); the
-  // candidates are 5, 1029 (lane 5 in index order) and 7. 2.0f = 0x40000000 -> descending
-  // 0x3fffffff; 1.0f -> 0x407fffff; 0.5f = 0x3f000000 -> 0x40ffffff.
   EXPECT_EQ(g.grouped, (std::vector<std::uint64_t>{0x407fffff00000005ull, 0x3fffffff00000405ull,
                                                    0x40ffffff00000007ull}));
   EXPECT_EQ(g.sorted, (std::vector<std::uint64_t>{0x3fffffff00000405ull, 0x407fffff00000005ull,
@@ -2411,25 +2418,36 @@ TEST(GpuRadixPartition, DigitSlotsGivesEveryThreadItsSlotsWithOneBarrier) {
   }
 }
 
-// The contract's bound and top k of a row whose threads read the shares share_of(i): the keys,
+// The contract's bounds and top k of a row whose threads read the shares share_of(i): the keys,
 // T = the k-th smallest of the shares' smallest keys (std::nth_element), the k smallest keys
-// (std::partial_sort).
+// (std::partial_sort); the tree path's (gpu/block/lane_key_tree.cuh): its T, the k-th smallest
+// of the shares' 3 smallest keys, and whether a share's fourth is <= it (`tree_short`).
 struct SharesBound {
   std::vector<std::uint64_t> keys;
   std::uint64_t bound = 0;
   std::vector<std::uint64_t> top;
+  std::uint64_t tree_bound = 0;
+  bool tree_short = false;
 };
 template <class ShareOf>
 SharesBound BoundOverShares(const std::vector<float>& row, std::int64_t k, ShareOf share_of) {
   SharesBound b;
-  std::vector<std::uint64_t> maxima(kCanonicalLanes, kNoKey);
+  std::vector<std::vector<std::uint64_t>> shares(kCanonicalLanes);
   for (std::size_t i = 0; i < row.size(); ++i) {
     b.keys.push_back(OrderKey(row[i], static_cast<std::int64_t>(i), false));
-    auto& m = maxima[static_cast<std::size_t>(share_of(static_cast<std::int64_t>(i)))];
-    m = std::min(m, b.keys.back());
+    shares[static_cast<std::size_t>(share_of(static_cast<std::int64_t>(i)))].push_back(b.keys.back());
+  }
+  std::vector<std::uint64_t> maxima(kCanonicalLanes, kNoKey), three;
+  for (std::size_t t = 0; t < shares.size(); ++t) {
+    std::sort(shares[t].begin(), shares[t].end());
+    if (!shares[t].empty()) maxima[t] = shares[t][0];
+    for (std::size_t j = 0; j < shares[t].size() && j < 3; ++j) three.push_back(shares[t][j]);
   }
   std::nth_element(maxima.begin(), maxima.begin() + (k - 1), maxima.end());
   b.bound = maxima[static_cast<std::size_t>(k - 1)];
+  std::nth_element(three.begin(), three.begin() + (k - 1), three.end());
+  b.tree_bound = three[static_cast<std::size_t>(k - 1)];
+  for (const auto& share : shares) b.tree_short = b.tree_short || (share.size() > 3 && share[3] <= b.tree_bound);
   b.top = b.keys;
   std::partial_sort(b.top.begin(), b.top.begin() + k, b.top.end());
   b.top.resize(static_cast<std::size_t>(k));
@@ -2449,6 +2467,14 @@ ExpectedCandidates CandidatesOf(const std::vector<std::uint64_t>& keys, std::uin
   e.grouped = ByCanonicalLane(e.sorted);
   std::sort(e.sorted.begin(), e.sorted.end());
   return e;
+}
+// What the gathers return for k <= 64 (the contract): without ties the tree path's, the top k
+// when no share's fourth is <= its T, else the candidates up to its T; with ties the candidates
+// up to the shares' maxima's T.
+ExpectedCandidates GatheredOf(const SharesBound& b, bool ties) {
+  if (ties) return CandidatesOf(b.keys, b.bound, true);
+  if (b.tree_short) return CandidatesOf(b.keys, b.tree_bound, false);
+  return CandidatesOf(b.top, b.top.back(), false);
 }
 
 // Both gathers keep each thread's 6 smallest keys in read 1 (LaneKeys,
@@ -2470,10 +2496,12 @@ void ExpectGatherReadsOnceUnlessAThreadHoldsSix() {
   for (const Crowd crowd : {Crowd{0, 1}, Crowd{7, 2}, Crowd{16, 3}}) {
     const std::vector<float> row = CrowdedRow(crowd.c == 16 ? 7 : 8, kV, crowd.c, share_of, 3);
     ASSERT_EQ(reinterpret_cast<std::uintptr_t>(row.data()) % 16, 0u);
-    const auto [keys, bound, top] = BoundOverShares(row, kK, share_of);
+    const SharesBound b = BoundOverShares(row, kK, share_of);
+    const std::vector<std::uint64_t>& top = b.top;
+    EXPECT_EQ(b.tree_short, crowd.c > 3);  // share 3's fourth key among the top k
     for (bool ties : {false, true}) {
       SCOPED_TRACE(testing::Message() << crowd.c << " crowded" << (ties ? ", ties" : ""));
-      const ExpectedCandidates e = CandidatesOf(keys, bound, ties);
+      const ExpectedCandidates e = GatheredOf(b, ties);
       int on_share_3 = 0;
       for (std::uint64_t key : e.sorted) on_share_3 += share_of(IndexOfKey(key)) == 3;
       EXPECT_GE(on_share_3, crowd.c);
@@ -2515,10 +2543,12 @@ TEST(GpuTopKSurvivors, GroupsALaneOfManyCandidatesFromOneRead) {
   constexpr std::int64_t kV = 16384, kK = 20;
   const std::vector<float> row = CrowdedRow(7, kV, 16, [](std::int64_t i) { return i % kCanonicalLanes; }, 3);
   ASSERT_EQ(reinterpret_cast<std::uintptr_t>(row.data()) % 16, 0u);
-  const auto [keys, bound, top] = BoundOverShares(row, kK, [](std::int64_t i) { return i / 4 % kCanonicalLanes; });
+  const SharesBound b = BoundOverShares(row, kK, [](std::int64_t i) { return i / 4 % kCanonicalLanes; });
+  const std::vector<std::uint64_t>& top = b.top;
+  EXPECT_TRUE(b.tree_short);  // four of lane 3's keys in each of four shares: the tree's other case
   for (bool ties : {false, true}) {
     SCOPED_TRACE(ties ? "ties" : "no ties");
-    const ExpectedCandidates e = CandidatesOf(keys, bound, ties);
+    const ExpectedCandidates e = GatheredOf(b, ties);
     int on_lane_3 = 0;
     for (std::uint64_t key : e.grouped) on_lane_3 += IndexOfKey(key) % kCanonicalLanes == 3;
     EXPECT_GE(on_lane_3, 16);
@@ -2600,6 +2630,156 @@ TEST(GpuWarpMin, CombineWarpValuesGivesEveryThreadOneLoadsCombination) {
   // 8 stores, one barrier.
   EXPECT_EQ(r.counters.SharedAccesses(), 4 * 4 * 4 + 8);
   EXPECT_EQ(r.counters.barriers, 1);
+}
+
+// StoreWarpBallots and AnyWarpBallot (gpu/block/warp_min.cuh): a block's vote, by hand. At
+// 1024 threads (32 warps): no voter gives false; the last thread alone (warp 31, lane 31: the
+// highest bit of the last word) or thread 40 alone (warp 1, lane 8) gives true in every thread.
+// At 128 threads (4 warps) a word past the block's warps (slot 5, set before the vote) is not
+// read: the block's own votes, all false, give false.
+TEST(GpuWarpMin, ABlocksVoteIsAnyThreadsBallot) {
+  for (const int voter : {-1, 1023, 40}) {
+    bool any = voter < 0;
+    const LaunchReport r = emu::Launch("block vote", 1, 1024, [&](Block& block) {
+      SAMPCHECK_SHARED(block, std::uint32_t, votes, kWarpSize);
+      auto mine = Registers<bool>(block);
+      block.ForEachThread([&](Thread t) { mine[t] = t.x == voter; });
+      StoreWarpBallots(block, mine, votes);
+      block.Sync();
+      any = AnyWarpBallot(block, 32, votes);
+    });
+    ASSERT_TRUE(r.ok()) << r.Summary();
+    EXPECT_EQ(any, voter >= 0) << "voter " << voter;
+    EXPECT_EQ(r.counters.SharedAccesses(), 32 + 32 * 32);  // a store a warp, a load a lane < 32
+    EXPECT_EQ(r.counters.barriers, 1);
+  }
+  bool any = true;
+  const LaunchReport r = emu::Launch("block vote past its warps", 1, 128, [&](Block& block) {
+    SAMPCHECK_SHARED(block, std::uint32_t, votes, kWarpSize);
+    block.ForEachThread([&](Thread t) {
+      if (t.x == 0) votes.Store(5, 1u);
+    });
+    block.Sync();
+    auto mine = Registers<bool>(block);
+    block.ForEachThread([&](Thread t) { mine[t] = false; });
+    StoreWarpBallots(block, mine, votes);
+    block.Sync();
+    any = AnyWarpBallot(block, 4, votes);
+  });
+  ASSERT_TRUE(r.ok()) << r.Summary();
+  EXPECT_FALSE(any);
+}
+
+// LaneKeyTree (gpu/block/lane_key_tree.cuh) on a block of kThreads threads: lanes[l] is virtual
+// lane l's kept keys, ascending (at most kLaneKept; the rest kTreeAbove).
+template <int kThreads>
+struct LaneKeyTreeRun {
+  std::vector<std::uint64_t> keys;  // keys[0 .. k) after the call
+  std::vector<std::uint64_t> placed;
+  LaneKeyTreeResult result;
+  LaunchReport report;
+};
+template <int kThreads>
+LaneKeyTreeRun<kThreads> RunLaneKeyTree(const std::vector<std::vector<std::uint64_t>>& lanes, int k) {
+  constexpr int kRegs = kCanonicalLanes / kThreads;
+  LaneKeyTreeRun<kThreads> run;
+  run.keys.assign(k, 0);
+  run.placed.assign(k, 0);
+  run.report = emu::Launch("lane key tree", 1, kThreads, [&](Block& block) {
+    SAMPCHECK_SHARED(block, std::uint64_t, keys, kCanonicalLanes);
+    auto kept = Registers<LaneKeys<kRegs>>(block);
+    block.ForEachThread([&](Thread t) {
+      kept[t].Clear();
+      for (int r = 0; r < kRegs; ++r) {
+        const auto& lane = lanes[t.x + r * kThreads];
+        for (std::size_t j = 0; j < lane.size(); ++j) kept[t].key[r][j] = lane[j];
+      }
+    });
+    auto place = [&](Thread, std::int64_t j, std::uint64_t x) { run.placed[j] = x; };
+    run.result = LaneKeyTree<kThreads>(block, kept, k, keys, place);
+    block.ForEachThread([&](Thread t) {
+      if (t.x < k) run.keys[t.x] = keys.Load(t.x);
+    });
+  });
+  return run;
+}
+
+// The contract's example by hand, and a lane holding 4 of the top k: lane 5 holds keys 0 .. 3,
+// lane l != 5 keys 100 + l and 2000 + l: the 10 smallest of the lanes' three are 0, 1, 2 and
+// 100 .. 107 but 105, T = 107, and lane 5's fourth key 3 <= T: short.
+TEST(GpuLaneKeyTree, ByHand) {
+  std::vector<std::vector<std::uint64_t>> lanes(kCanonicalLanes);
+  for (int l = 0; l < kWarpSize; ++l) lanes[l] = {std::uint64_t(l), 32u + l, 64u + l, 96u + l};
+  std::vector<std::uint64_t> first40(40);
+  std::iota(first40.begin(), first40.end(), 0);
+  const auto example = RunLaneKeyTree<kCanonicalLanes>(lanes, 40);
+  ASSERT_TRUE(example.report.ok()) << example.report.Summary();
+  EXPECT_EQ(example.keys, first40);
+  EXPECT_EQ(example.placed, first40);
+  EXPECT_EQ(example.result.kth, 39u);
+  EXPECT_EQ(example.result.first, 0u);
+  EXPECT_FALSE(example.result.short_lane);
+  EXPECT_EQ(example.report.counters.barriers, 6 + 1);  // the runs' store, 4 levels, after the tree, the vote
+  for (auto& lane : lanes) lane.clear();
+  for (int l = 0; l < kCanonicalLanes; ++l) {
+    lanes[l] = l == 5 ? std::vector<std::uint64_t>{0, 1, 2, 3} : std::vector<std::uint64_t>{100u + l, 2000u + l};
+  }
+  const std::vector<std::uint64_t> top10 = {0, 1, 2, 100, 101, 102, 103, 104, 106, 107};
+  const auto crowded = RunLaneKeyTree<256>(lanes, 10);
+  ASSERT_TRUE(crowded.report.ok()) << crowded.report.Summary();
+  EXPECT_EQ(crowded.keys, top10);
+  EXPECT_EQ(crowded.result.kth, 107u);
+  EXPECT_TRUE(crowded.result.short_lane);
+}
+
+// Random lanes against the contract computed with the standard library: keys[0 .. k) the k
+// smallest of every lane's first three kept keys (std::partial_sort), T the k-th, `short` when
+// some lane's fourth is <= T, and then (else) those are the k smallest of every kept key.
+TEST(GpuLaneKeyTree, MatchesTheContractOnRandomLanes) {
+  std::mt19937_64 rng(20261205);
+  int shorts = 0;
+  for (int trial = 0; trial < 24; ++trial) {
+    const int k = 1 + static_cast<int>(rng() % kTreeKept);
+    const int held = trial % 3 == 0 ? 6 : 1 + static_cast<int>(rng() % kLaneKept);  // keys a lane
+    const std::uint64_t spread = trial % 4 == 1 ? 8 : 1 << 20;  // small: lanes share few values
+    std::vector<std::vector<std::uint64_t>> lanes(kCanonicalLanes);
+    std::vector<std::uint64_t> three, all;
+    for (int l = 0; l < kCanonicalLanes; ++l) {
+      const bool crowded = trial % 5 == 2 && l == 7;  // 5 keys of value 0: its fourth among the top k
+      const int n = crowded ? 5 : static_cast<int>(rng() % (held + 1));
+      for (int j = 0; j < n; ++j) {
+        const std::uint64_t value = crowded ? 0 : rng() % spread;
+        lanes[l].push_back(value << 32 | static_cast<std::uint64_t>(l + j * 1024));
+      }
+      std::sort(lanes[l].begin(), lanes[l].end());
+      for (int j = 0; j < n; ++j) (j < kTreeLaneKeys ? three : all).push_back(lanes[l][j]);
+    }
+    all.insert(all.end(), three.begin(), three.end());
+    if (static_cast<int>(three.size()) < k) continue;
+    std::partial_sort(three.begin(), three.begin() + k, three.end());
+    three.resize(k);
+    const std::uint64_t kth = three.back();
+    bool expect_short = false;
+    for (const auto& lane : lanes) expect_short = expect_short || (lane.size() > 3 && lane[3] <= kth);
+    const auto check = [&](const auto& run) {
+      ASSERT_TRUE(run.report.ok()) << run.report.Summary();
+      EXPECT_EQ(run.keys, three) << "trial " << trial;
+      EXPECT_EQ(run.placed, three) << "trial " << trial;
+      EXPECT_EQ(run.result.kth, kth);
+      EXPECT_EQ(run.result.first, three.front());
+      EXPECT_EQ(run.result.short_lane, expect_short) << "trial " << trial;
+    };
+    check(RunLaneKeyTree<kCanonicalLanes>(lanes, k));
+    check(RunLaneKeyTree<128>(lanes, k));
+    if (!expect_short) {  // the exactness claim: the row's k smallest
+      std::partial_sort(all.begin(), all.begin() + k, all.end());
+      all.resize(k);
+      EXPECT_EQ(all, three) << "trial " << trial;
+    }
+    shorts += expect_short ? 1 : 0;
+  }
+  EXPECT_GT(shorts, 0);  // both outcomes are exercised
+  EXPECT_LT(shorts, 24);
 }
 
 // The lanes a Ballot's mask names, by hand.

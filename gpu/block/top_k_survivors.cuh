@@ -23,6 +23,15 @@
 //   went to a merge of the sorted candidates, later that day): when no
 //   thread's sixth is a candidate, those kept that are candidates are every candidate, counted
 //   and scanned from the registers, and read 2 is not made (the row is read once).
+// - The tree path (k <= kTreeKept = 64 without ties kept; since 2026-12-05): read 1 stores no
+//   maximum; LaneKeyTree (gpu/block/lane_key_tree.cuh, gpu-fast's too) merges the threads' 3
+//   smallest kept keys into sorted[0 .. k), T the k-th of them, `first` sorted[0]. When no
+//   thread's fourth kept key is <= T they are the row's top k, the candidates exactly (total =
+//   k, the later slots unspecified; with ties kept the candidates may run past the k-th, which
+//   the tree cannot bound, so that rule keeps the maxima's bound). Else T bounds the row's
+//   k-th key from above as the maxima's does, and the kept candidates up to it are gathered as
+//   below. place(t, j, key) (the slices' gathers: the list's store) gets key j < k of the
+//   candidates in a phase with a barrier after it: the tree's, or after the sort below.
 // - Read 2 (a thread's sixth kept key is a candidate): each thread counts the candidates of its
 //   share, as read 1, and keeps the first kCachedCandidates = 8 in registers
 //   (gpu/block/cached_candidates.cuh). Either count goes through an exact scan in thread order
@@ -57,12 +66,14 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "gpu/block/bitonic_sort.cuh"
 #include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
 #include "gpu/block/cached_candidates.cuh"
+#include "gpu/block/lane_key_tree.cuh"
 #include "gpu/block/quad_reads.cuh"
 #include "gpu/block/radix_select.cuh"
 
@@ -140,11 +151,11 @@ SAMPCHECK_KERNEL_BODY void GroupCandidatesByLane(B& block, Shared& sorted, int l
 
 // Returns false (nothing gathered) when there are more than kCandidates candidates; else the
 // candidates are in sorted in the canonical order as above, `total` holds their number (the
-// slices' gathers: no lane order). 1 <= k <= 1024, k < vocab.
-template <class B, class Arr, class Shared>
+// slices' gathers: no lane order). 1 <= k <= 1024, k < vocab. place: contract "The tree path".
+template <class B, class Arr, class Shared, class Place = NoPlace>
 SAMPCHECK_KERNEL_BODY bool GatherSortedTopKCandidates(B& block, Arr row, std::int64_t base, std::int64_t vocab,
                                                       std::int64_t k, bool ties, Shared& sorted, std::uint32_t& total,
-                                                      std::uint64_t& first) {
+                                                      std::uint64_t& first, Place place = {}) {
   // Four elements a load where every thread gets a quad (so that, as with canonical lanes,
   // 1024 >= k threads hold an entry: the maxima below T are real keys); else canonical lanes.
   const QuadSpan span = QuadSpanOf(row, base, vocab);
@@ -160,14 +171,28 @@ SAMPCHECK_KERNEL_BODY bool GatherSortedTopKCandidates(B& block, Arr row, std::in
   // Read 1 keeps each thread's 6 smallest keys (LaneKeys, gpu/block/cached_candidates.cuh),
   // which hold every candidate unless the sixth is one.
   auto kept = Registers<LaneKeys<1>>(block);
+  // The tree path (contract): the maxima stay in registers.
+  const bool tree = !ties && k <= kTreeKept;
   block.ForEachThread([&](Thread t) {
     kept[t].Clear();
     own_keys(t, [&](std::uint64_t key) { kept[t].Add(0, key); });
-    sorted.Store(t.x, kept[t].First(0));  // the thread's minimum (kNoKey: it read none)
+    if (!tree) sorted.Store(t.x, kept[t].First(0));  // the thread's minimum (kNoKey: it read none)
   });
-  block.Sync();
-  const std::uint64_t bound = KthSmallestSlot<kCanonicalLanes>(block, sorted, k, first);
-  if (IsDegenerateFirstKey(first)) return false;
+  std::uint64_t bound = 0;
+  if (tree) {
+    const LaneKeyTreeResult tree_keys = LaneKeyTree<kCanonicalLanes>(block, kept, k, sorted, place);
+    first = tree_keys.first;
+    if (IsDegenerateFirstKey(first)) return false;
+    if (!tree_keys.short_lane) {
+      total = static_cast<std::uint32_t>(k);
+      return true;
+    }
+    bound = tree_keys.kth;
+  } else {
+    block.Sync();
+    bound = KthSmallestSlot<kCanonicalLanes>(block, sorted, k, first);
+    if (IsDegenerateFirstKey(first)) return false;
+  }
   auto candidate = [&](std::uint64_t key) { return ties ? (key >> 32) <= (bound >> 32) : key <= bound; };
   // The kept candidates, or (a thread's sixth is one) reads 2 and 3 (gpu/block/cached_candidates.cuh).
   const bool fit = GatherKeptCandidates<kCanonicalLanes>(block, kept, candidate, sorted, kCandidates, total, [&] {
@@ -176,6 +201,12 @@ SAMPCHECK_KERNEL_BODY bool GatherSortedTopKCandidates(B& block, Arr row, std::in
   });
   if (!fit) return false;
   BitonicSortSlots<kCanonicalLanes>(block, sorted, total);  // the candidates' slots only
+  if constexpr (!std::is_same_v<Place, NoPlace>) {
+    block.ForEachThread([&](Thread t) {
+      for (std::int64_t j = t.x; j < k; j += kCanonicalLanes) place(t, j, sorted.Load(j));
+    });
+    block.Sync();
+  }
   return true;
 }
 

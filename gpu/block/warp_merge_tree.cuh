@@ -73,6 +73,18 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t KeepAscending(bool lo
   return lower ? (a < b ? a : b) : (a < b ? b : a);
 }
 
+// Stage 32 of a level, in one lane: run elements l and 32 + l (lo, hi) against the partner's
+// elements 63 - l and 31 - l (b_lo, b_hi) keep the smaller of each pair, the lower half of the
+// bitonic sequence, ordered within the lane (kTreeAbove for a partner's padding). Also
+// gpu-fast's lanes' key runs (KeepLowestWithRun, gpu/fast/fast_top_k_survivors.cuh).
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void KeepLowerPair(std::uint64_t& lo, std::uint64_t& hi,
+                                                                std::uint64_t b_lo, std::uint64_t b_hi) {
+  const std::uint64_t a0 = lo < b_lo ? lo : b_lo;
+  const std::uint64_t a1 = hi < b_hi ? hi : b_hi;
+  lo = a0 < a1 ? a0 : a1;
+  hi = a0 < a1 ? a1 : a0;
+}
+
 // Stages j = 16 .. 1 of an ascending bitonic merge of every register's 32 keys across its
 // warp's lanes (lane l holds element l): ShuffleXor, no barrier, no shared memory.
 template <int kRegs, class B, class Slots>
@@ -123,10 +135,7 @@ SAMPCHECK_KERNEL_BODY void MergeTreeRuns(B& block, Shared& keys, Runs& runs, int
         const bool level1 = s == 1;  // elements 63 - l and 31 - l in the high and low slots
         const std::uint64_t b0 = level1 && half ? kTreeAbove : keys.Load(slot(t, v, level1));
         const std::uint64_t b1 = keys.Load(slot(t, v, !level1));
-        const std::uint64_t a0 = runs[t].v[2 * r] < b0 ? runs[t].v[2 * r] : b0;
-        const std::uint64_t a1 = runs[t].v[2 * r + 1] < b1 ? runs[t].v[2 * r + 1] : b1;
-        runs[t].v[2 * r] = a0 < a1 ? a0 : a1;  // stage 32: elements l and 32 + l
-        runs[t].v[2 * r + 1] = a0 < a1 ? a1 : a0;
+        tree_detail::KeepLowerPair(runs[t].v[2 * r], runs[t].v[2 * r + 1], b0, b1);
       }
     });
     tree_detail::WarpBitonicMerge<2 * kPairs>(block, runs);

@@ -5,7 +5,7 @@
 // gpu/block/row_slices.cuh; the sample select's smallest key, gpu/block/sample_select.cuh;
 // gpu-fast's walk over the survivors, gpu/fast/fast_sampling.cuh); the warps' values a phase
 // stored, combined in every thread (the partition's level 0, gpu/block/radix_partition.cuh;
-// gpu-fast's block reductions); a Ballot's lowest and highest lane; a lane's value in the
+// gpu-fast's block reductions), and a block's vote; a Ballot's lowest and highest lane; a lane's value in the
 // whole warp (the radix select's digit of a rank, gpu/block/radix_select.cuh, too), and the
 // lane of an inverse CDF's step.
 //
@@ -25,6 +25,12 @@
 //   combine) and WarpAllReduce combines them, so every thread holds the same result after one
 //   load, where a loop over the warps loads 32 in sequence. Returned as a block-level value
 //   (BlockUniform: the emulator checks that every thread holds the same bits).
+// - StoreWarpBallots(block, mine, votes), block-level, in a phase the caller ends with a
+//   barrier: lane 0 of each warp w stores at votes[w] the Ballot of mine over w's lanes.
+//   AnyWarpBallot(block, warps, votes), block-level, after that barrier: whether any thread's
+//   mine was true, in every thread: lane l loads warp l's word (l < warps <= 32) and one Ballot
+//   of "nonzero" tells (one load a thread, one collective). A block's vote (gpu-fast's tree
+//   path, gpu/fast/fast_top_k_survivors.cuh; gpu's survivor sum, sampling_filters_on_partition).
 // - LowestLane(mask), HighestLane(mask): the lowest and the highest lane whose bit is set in a
 //   Ballot's mask, -1 when none (registers only).
 // - WarpWordOfLane(block, from, word): in every lane of each warp, the 64-bit word(l) of the
@@ -66,6 +72,21 @@ SAMPCHECK_KERNEL_BODY T CombineWarpValues(B& block, int warps, T identity, Value
   block.ForEachThread([&](Thread t) { r[t] = t.lane() < warps ? value_of(t.lane()) : identity; });
   WarpAllReduce(block, r, combine);
   return BlockUniform(block, r);
+}
+
+template <class B, class R, class Votes>
+SAMPCHECK_KERNEL_BODY void StoreWarpBallots(B& block, const R& mine, Votes& votes) {
+  auto ballot = Ballot(block, mine);
+  block.ForEachThread([&](Thread t) {
+    if (t.lane() == 0) votes.Store(t.warp(), ballot[t]);
+  });
+}
+
+template <class B, class Votes>
+SAMPCHECK_KERNEL_BODY bool AnyWarpBallot(B& block, int warps, Votes& votes) {
+  auto any = Registers<bool>(block);
+  block.ForEachThread([&](Thread t) { any[t] = t.lane() < warps && votes.Load(t.lane()) != 0; });
+  return BlockUniform(block, Ballot(block, any)) != 0;
 }
 
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int LowestLane(std::uint32_t mask) {

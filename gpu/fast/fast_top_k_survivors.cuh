@@ -34,24 +34,16 @@
 //   (gpu/block/bitonic_sort.cuh) sorts them ascending: keys[0 .. total) is the candidates in
 //   order, keys[0 .. k) the top k.
 // - The tree path (GatherFastSurvivors, k <= kTreeKept = 64; since 2026-12-05): read 1 stores
-//   no lane minimum; each warp makes a run of the 64 smallest of its lanes' 3 smallest kept
-//   keys in registers (LaneKeyRuns), and the warps' merge tree (gpu/block/warp_merge_tree.cuh)
-//   merges the 32 runs: its first k keys are the k smallest of the lanes' three, T the k-th (a
-//   warp's keys past its 64th cannot be among them: 64 keys below one would put T past rank
-//   64). When no lane's fourth kept key is <= T, every key <= T is among the lanes' three, so
-//   they are the row's top k: keys[0 .. k) gets them (total = k; the later slots hold the
-//   tree's keys, unspecified), the row read once and no candidate scanned, written or sorted.
-//   Else (a lane holds 4 of them: on continuous rows about 1024 C(k, 4) / 1024^4 of the
-//   blocks, 2e-4 at k = 50; every flat row, whose quads put 4 keys of each of the first lanes
-//   at the front) T bounds the candidates above, as the k-th lane minimum does, and the kept
-//   keys up to it are gathered as in "Read 2" and "The write". Barriers: 7 in the tree path
-//   (the runs' store, the tree's 4, the one after it, the one after the votes) where the lane
-//   minima's bound, the candidates' scan and write and a sort of 64 slots take 12; in the
-//   other case those 7 replace the 7 of the lane minima's bound (the minima's store and
-//   KthSmallestSlot's 6): 12 either way. Why three keys a lane: with two, a lane holding 3 of
-//   the k (1024 C(k, 3) / 1024^3, 2 % of the blocks at k = 50) sends the block to the other
-//   case, and a launch waits for its slowest block: about 9 in 10 launches at 64 x 128256 (128
-//   slices of 50) would have one.
+//   no lane minimum; LaneKeyTree (gpu/block/lane_key_tree.cuh, the exactness argument and how
+//   often a lane falls short there) merges the lanes' 3 smallest kept keys by the warps' merge
+//   tree into keys[0 .. k), the k-th T. When no lane's fourth kept key is <= T they are the
+//   row's top k (total = k; the later slots unspecified): the row read once and no candidate
+//   scanned, written or sorted. Else (on continuous rows 2e-4 of the blocks at k = 50; every
+//   flat row) T bounds the candidates above, as the k-th lane minimum does, and the kept keys
+//   up to it are gathered as in "Read 2" and "The write". Barriers: 7 in the tree path where
+//   the lane minima's bound, the candidates' scan and write and a sort of 64 slots take 12; in
+//   the other case those 7 replace the 7 of the lane minima's bound (the minima's store and
+//   KthSmallestSlot's 6): 12 either way.
 // - Deterministic for a given kThreads (integer counts, fixed scan, a sorting network); every
 //   helper ends with a barrier.
 // Example: row {1, 3, 3, 2}, k = 2: keys sorted = (3, index 1), (3, index 2), then (2, 3) and
@@ -65,6 +57,7 @@
 #include "gpu/block/block_model.h"
 #include "gpu/block/cached_candidates.cuh"
 #include "gpu/block/key_reads.cuh"
+#include "gpu/block/lane_key_tree.cuh"
 #include "gpu/block/thread_share.cuh"
 
 namespace sampcheck::gpu::fast_detail {
@@ -186,11 +179,6 @@ SAMPCHECK_KERNEL_BODY bool GatherBelowLaneBound(B& block, std::int64_t vocab, st
   return GatherUpToBound<kThreads>(block, vocab, bound, key_of, keys, total, visit);
 }
 
-// A gather's placing of the top k (contract "The tree path"): nothing.
-struct NoPlace {
-  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void operator()(Thread, std::int64_t, std::uint64_t) const {}
-};
-
 // Read 1's lane minima into `keys`, or nowhere on the tree path (its keys stay in registers):
 // one read loop for both.
 template <class Shared>
@@ -201,110 +189,6 @@ struct LaneMinimaTo {
     if (store) keys.Store(l, x);
   }
 };
-
-// The keys of each virtual lane the tree path merges: its three smallest.
-inline constexpr int kTreeLaneKeys = 3;
-
-// runs (each warp's run of 64 ascending in the warps' merge tree's layout, element l in
-// runs[t].v[2 r], 32 + l in v[2 r + 1]) becomes the 64 smallest of itself and next (a run of
-// 32 ascending across the same lanes, register r): the first half of a bitonic merge of runs
-// with next reversed (lane l ^ 31 = 31 - l) and padded with ~0 keeps, at element 32 + l, the
-// smaller of run element 32 + l and next element 31 - l (element l's partner is padding),
-// and sorts those 64 (stage 32 inside the lane, stages 16 .. 1 by WarpBitonicMerge). No
-// barrier, no shared memory.
-template <int kRegs, class B, class Runs, class Next>
-SAMPCHECK_KERNEL_BODY void KeepLowestWithRun(B& block, Runs& runs, const Next& next) {
-  auto lane = Registers<std::uint64_t>(block);
-  for (int r = 0; r < kRegs; ++r) {
-    block.ForEachThread([&](Thread t) { lane[t] = next[t].v[r]; });
-    auto reversed = ShuffleXor(block, lane, kWarpSize - 1);
-    block.ForEachThread([&](Thread t) {
-      const std::uint64_t a = runs[t].v[2 * r];
-      const std::uint64_t b = runs[t].v[2 * r + 1] < reversed[t] ? runs[t].v[2 * r + 1] : reversed[t];
-      runs[t].v[2 * r] = a < b ? a : b;
-      runs[t].v[2 * r + 1] = a < b ? b : a;
-    });
-  }
-  tree_detail::WarpBitonicMerge<2 * kRegs>(block, runs);
-}
-
-// Run v = TreeRunOf(t, r) of the warps' merge tree (gpu/block/warp_merge_tree.cuh): the 64
-// smallest of the kTreeLaneKeys smallest kept keys of each of its 32 virtual lanes (slots
-// t + r kThreads, lane l of the run holding slot 32 v + l), ascending. The lanes' firsts,
-// seconds and thirds are each sorted across the warp (WarpSortSlots); the firsts, padded, are
-// the run, and KeepLowestWithRun merges in the seconds, then the thirds. No barrier.
-template <int kThreads, class B, class Kept, class Runs>
-SAMPCHECK_KERNEL_BODY void LaneKeyRuns(B& block, const Kept& kept, Runs& runs) {
-  constexpr int kRegs = kFastSurvivorSlots / kThreads;
-  static_assert(kLaneKept > kTreeLaneKeys, "the key after a lane's merged ones is kept");
-  auto nth = Registers<SlotKeys<kRegs>>(block);
-  for (int j = 0; j < kTreeLaneKeys; ++j) {
-    block.ForEachThread([&](Thread t) {
-      for (int r = 0; r < kRegs; ++r) nth[t].v[r] = kept[t].key[r][j];
-    });
-    WarpSortSlots<kRegs>(block, nth);
-    if (j == 0) {
-      block.ForEachThread([&](Thread t) {
-        for (int r = 0; r < kRegs; ++r) {
-          runs[t].v[2 * r] = nth[t].v[r];
-          runs[t].v[2 * r + 1] = kTreeAbove;
-        }
-      });
-    } else {
-      KeepLowestWithRun<kRegs>(block, runs, nth);
-    }
-  }
-}
-
-// The tree path (contract): the k smallest of the lanes' kTreeLaneKeys smallest by the warps'
-// merge tree, the k-th of them T; `keys` and place(t, j, key_j) get them in the phase after
-// the tree, and the barrier after that phase tells every thread whether some lane's next kept
-// key is <= T (`short_lane`). Returns T.
-template <int kThreads, class B, class Kept, class Shared, class Place>
-SAMPCHECK_KERNEL_BODY std::uint64_t TreeOfLaneKeys(B& block, const Kept& kept, std::int64_t k, Shared& keys,
-                                                    Place& place, bool& short_lane) {
-  constexpr int kRegs = kFastSurvivorSlots / kThreads;
-  constexpr int kWarps = kThreads / kWarpSize;
-  SAMPCHECK_SHARED(block, std::uint64_t, tree_kth, 1);
-  SAMPCHECK_SHARED(block, std::uint32_t, short_warps, kWarps);
-  auto runs = Registers<SlotKeys<2 * kRegs>>(block);
-  LaneKeyRuns<kThreads>(block, kept, runs);
-  block.ForEachThread([&](Thread t) {
-    for (int r = 0; r < kRegs; ++r) {
-      const int v = TreeRunOf<kThreads>(t, r);
-      if (v % 2 == 1) StoreTreeRun(t, v, runs[t].v[2 * r], runs[t].v[2 * r + 1], false, keys);
-    }
-  });
-  block.Sync();
-  MergeTreeRuns<kThreads>(block, keys, runs, kTreeRuns, false, [&](Thread, int e, std::uint64_t x) {
-    if (e == k - 1) tree_kth.Store(0, x);
-  });
-  block.Sync();  // the tree's last reads of `keys`, and T, before the phase below
-  std::uint64_t bound = 0;
-  auto past_kept = Registers<bool>(block);
-  block.ForEachThread([&](Thread t) {
-    bound = tree_kth.Load(0);
-    bool past = false;
-    for (int r = 0; r < kRegs; ++r) past = past || kept[t].key[r][kTreeLaneKeys] <= bound;
-    past_kept[t] = past;
-    if (t.warp() != 0) return;  // run 0, the merged one, is warp 0's pair 0
-    for (int half = 0; half < 2; ++half) {
-      const int j = half * kWarpSize + t.lane();
-      if (j >= k) continue;
-      keys.Store(j, runs[t].v[half]);
-      place(t, j, runs[t].v[half]);
-    }
-  });
-  auto votes = Ballot(block, past_kept);
-  block.ForEachThread([&](Thread t) {
-    if (t.lane() == 0) short_warps.Store(t.warp(), votes[t]);
-  });
-  block.Sync();
-  auto any = Registers<bool>(block);
-  block.ForEachThread([&](Thread t) { any[t] = t.lane() < kWarps && short_warps.Load(t.lane()) != 0; });
-  short_lane = BlockUniform(block, Ballot(block, any)) != 0;
-  return bound;
-}
 
 // The reads in one call: read 1 keeps each lane's kLaneKept smallest keys. For k <= kTreeKept
 // (contract "The tree path") the warps' merge tree takes the k smallest of each lane's three
@@ -326,9 +210,9 @@ SAMPCHECK_KERNEL_BODY bool GatherFastSurvivors(B& block, std::int64_t vocab, std
   });
   std::uint64_t bound = 0;
   if (tree) {
-    bool short_lane = false;
-    bound = TreeOfLaneKeys<kThreads>(block, kept, k, keys, place, short_lane);
-    if (!short_lane) {
+    const LaneKeyTreeResult tree_keys = LaneKeyTree<kThreads>(block, kept, k, keys, place);
+    bound = tree_keys.kth;
+    if (!tree_keys.short_lane) {
       total = static_cast<std::uint32_t>(k);
       return true;
     }

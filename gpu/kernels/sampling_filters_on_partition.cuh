@@ -317,20 +317,14 @@ SAMPCHECK_KERNEL_BODY float SurvivorSumOfRow(B& block, Arr row, std::int64_t bas
   if (vote) {
     auto mine = Registers<bool>(block);
     block.ForEachThread([&](Thread t) { mine[t] = vote_of(t); });
-    auto ballot = Ballot(block, mine);
-    block.ForEachThread([&](Thread t) {
-      if (t.lane() == 0) votes.Store(t.warp(), ballot[t]);
-    });
+    StoreWarpBallots(block, mine, votes);
   }
   auto s = CanonicalBlockReduce<float>(block, lane, SumCombine{});
   std::uint32_t total = 0;
   if (kept >= 0) BlockExclusiveScan<kCanonicalLanes>(block, count, total);  // next barrier: the Sync below
   float sum = 0.0f;
   block.ForEachThread([&](Thread t) { sum = s[t]; });
-  // The warps' ballots: one load a thread and a butterfly (CombineWarpValues).
-  any = vote && CombineWarpValues<std::uint32_t>(
-                    block, kCanonicalLanes / kWarpSize, 0u, [&](int w) { return votes.Load(w); },
-                    [](std::uint32_t a, std::uint32_t b) { return a | b; }) != 0;
+  any = vote && AnyWarpBallot(block, kCanonicalLanes / kWarpSize, votes);
   block.Sync();
   kept = total;
   return sum;

@@ -209,21 +209,19 @@ struct SamplingFiltersSlicesKernelOf {
     auto sorted = SortedCandidateSlots(block);  // the last block's merge reuses them
     std::uint32_t total = 0;
     std::uint64_t first = 0;  // a degenerate slice gathers nothing: its list is incomplete
-    const bool gathered = GatherSortedTopKCandidates(block, logits, row * pitch + lo, length, length_k, false, sorted,
-                                                     total, first);
-    // Thread j stores key j of the list (or thread 0 the marker), then a barrier: thread 0's
-    // fence in LastBlockOf orders every thread's stores before the ticket (its contract).
-    // Thread 0 storing the whole list needed no barrier but was a load and a store a key on
-    // the block's critical path (2 x k accesses in sequence).
+    // The gather's lanes store key j of the list (the tree's, or after the candidates' sort,
+    // with a barrier after either): thread 0's fence in LastBlockOf orders every thread's
+    // stores before the ticket (its contract). The slice's keys carry slice indices in their
+    // low word: lo + i < V < 2^32, no carry.
+    auto place = [&](Thread, std::int64_t j, std::uint64_t key) {
+      slices.Store(list + j, key + static_cast<std::uint64_t>(lo));
+    };
+    if (GatherSortedTopKCandidates(block, logits, row * pitch + lo, length, length_k, false, sorted, total, first,
+                                   place)) {
+      return;
+    }
     block.ForEachThread([&](Thread t) {
-      if (!gathered) {
-        if (t.x == 0) slices.Store(list, kNoKey);
-        return;
-      }
-      // The slice's keys carry slice indices in their low word: lo + i < V < 2^32, no carry.
-      for (std::int64_t j = t.x; j < length_k; j += kCanonicalLanes) {
-        slices.Store(list + j, sorted.Load(j) + static_cast<std::uint64_t>(lo));
-      }
+      if (t.x == 0) slices.Store(list, kNoKey);  // after any of the tree's stores: a barrier between
     });
     block.Sync();
   }

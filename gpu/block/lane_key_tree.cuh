@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The tree path of a top-k gather for k <= kTreeKept = 64 (docs/gpu.md "Top-k survivors"):
+// the k smallest of the 1024 virtual lanes' three smallest kept keys by the warps' merge tree,
+// and a block vote that says whether they are the row's top k. gpu's bit-exact gather
+// (gpu/block/top_k_survivors.cuh, without ties kept) and gpu-fast's
+// (gpu/fast/fast_top_k_survivors.cuh) take it; else, or when the vote says a lane fell short,
+// both gather the candidates up to the tree's k-th key as before.
+//
+// Contract:
+// - kThreads threads (whole warps dividing 1024), each holding kRegs = 1024 / kThreads virtual
+//   lanes' LaneKeys (gpu/block/cached_candidates.cuh): lane t + r kThreads's kLaneKept
+//   smallest keys of its share of the row, ascending, kTreeAbove past its keys. Keys are
+//   distinct integers (order keys carry their index); 1 <= k <= kTreeKept.
+// - LaneKeyRuns: each warp's run of the 64 smallest of its 32 lanes' kTreeLaneKeys = 3
+//   smallest keys, in the warps' merge tree's layout (gpu/block/warp_merge_tree.cuh), made in
+//   registers without a barrier: the lanes' firsts, seconds and thirds each sorted across the
+//   warp (WarpSortSlots), the firsts (padded) the run, the seconds and then the thirds merged
+//   in by KeepLowestWithRun (the first half of a bitonic merge with the next run reversed).
+// - LaneKeyTree(block, kept, k, keys, place): the runs' store and MergeTreeRuns over the 32
+//   runs (5 levels); its last level's phase stores merged key e < k at keys[e] and calls
+//   place(t, e, key_e); after a barrier every thread reads T = keys[k - 1] (the returned
+//   `kth`) and the row's first key keys[0] (`first`), and each warp votes, into keys[kTreeKept
+//   + w] (StoreWarpBallots, gpu/block/warp_min.cuh), whether one of its lanes' fourth kept key
+//   is <= T; after one more barrier `short_lane` (AnyWarpBallot) is that vote, in every
+//   thread. keys: 1024 slots; on return keys[0 .. k) holds the k smallest of the lanes' three,
+//   ascending, the other slots are unspecified.
+// - Exact: a warp's keys past its run's 64th cannot be among the k smallest (64 keys of the
+//   warp below one would put T past rank 64), so keys[0 .. k) are the k smallest of all the
+//   lanes' three; when no lane's fourth kept key is <= T, every key of the row <= T is among
+//   the lanes' three (a lane's keys are ascending), so they are the row's top k and T its
+//   k-th key. Else T still bounds the row's k-th key from above (keys[0 .. k) are k distinct
+//   keys of the row): the callers gather the candidates up to T.
+// - How often short: a lane holds 4 of the top k on continuous rows in about 1024 C(k, 4) /
+//   1024^4 of the blocks (2e-4 at k = 50); on every flat row, whose quads put 4 keys of each
+//   of the first lanes at the front. With two keys a lane a lane holding 3 of them (1024 C(k, 3)
+//   / 1024^3, 2 % of the blocks at k = 50) would fall short, and a launch waits for its
+//   slowest block: about 9 in 10 launches at 64 x 128256 (128 slices of 50) would have one.
+// - Barriers: 6 (the runs' store, the tree's 4, the one after the tree's last level) and the
+//   vote's, which the caller's next phase follows. Deterministic: integer keys, a sorting
+//   network, fixed warps.
+// Example: one warp's lanes 0 .. 31 holding keys {l, 32 + l, 64 + l, 96 + l} (every other
+//   warp none), k = 40: keys[0 .. 40) = 0 .. 39, T = 39, first = 0, and lane 0's fourth key
+//   96 > 39: not short (tests/gpu_kernels_test.cc, "GpuLaneKeyTree").
+
+#include <cstdint>
+
+#include "gpu/block/bitonic_sort.cuh"
+#include "gpu/block/block_model.h"
+#include "gpu/block/cached_candidates.cuh"
+#include "gpu/block/merge_runs.cuh"
+#include "gpu/block/warp_merge_tree.cuh"
+#include "gpu/block/warp_min.cuh"
+
+namespace sampcheck::gpu {
+
+// The keys of each virtual lane the tree merges: its three smallest.
+inline constexpr int kTreeLaneKeys = 3;
+
+struct LaneKeyTreeResult {
+  std::uint64_t kth = 0;    // T: keys[k - 1]
+  std::uint64_t first = 0;  // keys[0], the row's first key
+  bool short_lane = false;  // some lane's fourth kept key is <= T
+};
+
+// A gather's placing of the top k (LaneKeyTree's `place`): nothing.
+struct NoPlace {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void operator()(Thread, std::int64_t, std::uint64_t) const {}
+};
+
+namespace lane_tree_detail {
+
+// runs (each warp's run of 64 ascending in the warps' merge tree's layout, element l in
+// runs[t].v[2 r], 32 + l in v[2 r + 1]) becomes the 64 smallest of itself and next (a run of
+// 32 ascending across the same lanes, register r): the first half of a bitonic merge of runs
+// with next reversed (lane l ^ 31 = 31 - l) and padded with kTreeAbove keeps, at element
+// 32 + l, the smaller of run element 32 + l and next element 31 - l (element l's partner is
+// padding), and sorts those 64 (stage 32 inside the lane, stages 16 .. 1 by WarpBitonicMerge).
+// No barrier, no shared memory.
+template <int kRegs, class B, class Runs, class Next>
+SAMPCHECK_KERNEL_BODY void KeepLowestWithRun(B& block, Runs& runs, const Next& next) {
+  auto lane = Registers<std::uint64_t>(block);
+  for (int r = 0; r < kRegs; ++r) {
+    block.ForEachThread([&](Thread t) { lane[t] = next[t].v[r]; });
+    auto reversed = ShuffleXor(block, lane, kWarpSize - 1);
+    block.ForEachThread([&](Thread t) {
+      tree_detail::KeepLowerPair(runs[t].v[2 * r], runs[t].v[2 * r + 1], kTreeAbove, reversed[t]);
+    });
+  }
+  tree_detail::WarpBitonicMerge<2 * kRegs>(block, runs);
+}
+
+}  // namespace lane_tree_detail
+
+template <int kThreads, class B, class Kept, class Runs>
+SAMPCHECK_KERNEL_BODY void LaneKeyRuns(B& block, const Kept& kept, Runs& runs) {
+  constexpr int kRegs = kTreeRuns * kWarpSize / kThreads;
+  static_assert(kLaneKept > kTreeLaneKeys, "the key after a lane's merged ones is kept");
+  auto nth = Registers<SlotKeys<kRegs>>(block);
+  for (int j = 0; j < kTreeLaneKeys; ++j) {
+    block.ForEachThread([&](Thread t) {
+      for (int r = 0; r < kRegs; ++r) nth[t].v[r] = kept[t].key[r][j];
+    });
+    WarpSortSlots<kRegs>(block, nth);
+    if (j == 0) {
+      block.ForEachThread([&](Thread t) {
+        for (int r = 0; r < kRegs; ++r) {
+          runs[t].v[2 * r] = nth[t].v[r];
+          runs[t].v[2 * r + 1] = kTreeAbove;
+        }
+      });
+    } else {
+      lane_tree_detail::KeepLowestWithRun<kRegs>(block, runs, nth);
+    }
+  }
+}
+
+template <int kThreads, class B, class Kept, class Shared, class Place>
+SAMPCHECK_KERNEL_BODY LaneKeyTreeResult LaneKeyTree(B& block, const Kept& kept, std::int64_t k, Shared& keys,
+                                                    Place& place) {
+  constexpr int kRegs = kTreeRuns * kWarpSize / kThreads;
+  constexpr int kWarps = kThreads / kWarpSize;
+  SAMPCHECK_HOST_ASSERT(1 <= k && k <= kTreeKept);
+  // The warps' votes, past the merged keys: the tree's last level reads region 15 (slots 960 ..
+  // 1023), so slots kTreeKept .. + 31 are free once it has run.
+  struct Votes {
+    Shared& keys;
+    SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Store(int w, std::uint32_t x) const {
+      keys.Store(kTreeKept + w, x);
+    }
+    SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Load(int w) const { return keys.Load(kTreeKept + w); }
+  } votes{keys};
+  auto runs = Registers<SlotKeys<2 * kRegs>>(block);
+  LaneKeyRuns<kThreads>(block, kept, runs);
+  block.ForEachThread([&](Thread t) {
+    for (int r = 0; r < kRegs; ++r) {
+      const int v = TreeRunOf<kThreads>(t, r);
+      if (v % 2 == 1) StoreTreeRun(t, v, runs[t].v[2 * r], runs[t].v[2 * r + 1], false, keys);
+    }
+  });
+  block.Sync();
+  MergeTreeRuns<kThreads>(block, keys, runs, kTreeRuns, false, [&](Thread t, int e, std::uint64_t x) {
+    if (e >= k) return;
+    keys.Store(e, x);
+    place(t, e, x);
+  });
+  block.Sync();  // the merged keys, before every thread's reads of T and the first key
+  LaneKeyTreeResult result;
+  auto past_kept = Registers<bool>(block);
+  block.ForEachThread([&](Thread t) {
+    result.kth = keys.Load(static_cast<int>(k - 1));
+    result.first = keys.Load(0);
+    bool past = false;
+    for (int r = 0; r < kRegs; ++r) past = past || kept[t].key[r][kTreeLaneKeys] <= result.kth;
+    past_kept[t] = past;
+  });
+  StoreWarpBallots(block, past_kept, votes);
+  block.Sync();
+  result.short_lane = AnyWarpBallot(block, kWarps, votes);
+  return result;
+}
+
+}  // namespace sampcheck::gpu
