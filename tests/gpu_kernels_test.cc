@@ -2229,21 +2229,16 @@ TEST(GpuTopKSurvivors, GathersTheCandidatesInLaneAndCanonicalOrder) {
   two[5] = 1.0f;
   two[1029] = 2.0f;
   two[7] = 0.5f;
-  // Without ties (k <= 64: the tree path, gpu/block/lane_key_tree.cuh) the top 2 exactly:
-  // lane 5's three smallest are 1029 and 5, and no lane holds four keys. 2.0f = 0x40000000 ->
-  // descending 0x3fffffff; 1.0f -> 0x407fffff; 0.5f = 0x3f000000 -> 0x40ffffff.
-  const Gathered exact = GatherOne(two, 2, false);
-  ASSERT_TRUE(exact.ok);
-  EXPECT_EQ(exact.grouped, (std::vector<std::uint64_t>{0x407fffff00000005ull, 0x3fffffff00000405ull}));
-  EXPECT_EQ(exact.sorted, (std::vector<std::uint64_t>{0x3fffffff00000405ull, 0x407fffff00000005ull}));
-  // With ties the maxima's bound: lane 5 -> 2.0 (1029), lane 7 -> 0.5, every other lane -1.0:
-  // T = (0.5, 7); the candidates are 5, 1029 (lane 5 in index order) and 7.
-  const Gathered g = GatherOne(two, 2, true);
-  ASSERT_TRUE(g.ok);
-  EXPECT_EQ(g.grouped, (std::vector<std::uint64_t>{0x407fffff00000005ull, 0x3fffffff00000405ull,
-                                                   0x40ffffff00000007ull}));
-  EXPECT_EQ(g.sorted, (std::vector<std::uint64_t>{0x3fffffff00000405ull, 0x407fffff00000005ull,
-                                                  0x40ffffff00000007ull}));
+  // k <= 64: the tree path (gpu/block/lane_key_tree.cuh) under both rules: lane 5's three
+  // smallest are 1029 and 5, no lane holds four keys, and no entry ties with the k-th (5, 1.0):
+  // the top 2 exactly. (The threads' maxima would bound the candidates at (0.5, 7), letting 7
+  // through too.) 2.0f = 0x40000000 -> descending 0x3fffffff; 1.0f -> 0x407fffff.
+  for (bool ties : {false, true}) {
+    const Gathered g = GatherOne(two, 2, ties);
+    ASSERT_TRUE(g.ok);
+    EXPECT_EQ(g.grouped, (std::vector<std::uint64_t>{0x407fffff00000005ull, 0x3fffffff00000405ull}));
+    EXPECT_EQ(g.sorted, (std::vector<std::uint64_t>{0x3fffffff00000405ull, 0x407fffff00000005ull}));
+  }
   // Ties kept across a flat row: every one of 3000 entries ties with K, more than 1024.
   EXPECT_FALSE(GatherOne(std::vector<float>(3000, 1.0f), 50, true).ok);
   // Exactly k on the same row: T = (1, index 49), the first 50 indices, one per lane.
@@ -2418,13 +2413,12 @@ TEST(GpuRadixPartition, DigitSlotsGivesEveryThreadItsSlotsWithOneBarrier) {
   }
 }
 
-// The contract's bounds and top k of a row whose threads read the shares share_of(i): the keys,
-// T = the k-th smallest of the shares' smallest keys (std::nth_element), the k smallest keys
-// (std::partial_sort); the tree path's (gpu/block/lane_key_tree.cuh): its T, the k-th smallest
-// of the shares' 3 smallest keys, and whether a share's fourth is <= it (`tree_short`).
+// The contract's bound and top k of a row whose threads read the shares share_of(i) (k <= 64:
+// the tree path, gpu/block/lane_key_tree.cuh): the keys, the k smallest keys
+// (std::partial_sort), T = the k-th smallest of the shares' 3 smallest keys
+// (std::nth_element), and whether a share's fourth is <= it (`tree_short`).
 struct SharesBound {
   std::vector<std::uint64_t> keys;
-  std::uint64_t bound = 0;
   std::vector<std::uint64_t> top;
   std::uint64_t tree_bound = 0;
   bool tree_short = false;
@@ -2437,14 +2431,11 @@ SharesBound BoundOverShares(const std::vector<float>& row, std::int64_t k, Share
     b.keys.push_back(OrderKey(row[i], static_cast<std::int64_t>(i), false));
     shares[static_cast<std::size_t>(share_of(static_cast<std::int64_t>(i)))].push_back(b.keys.back());
   }
-  std::vector<std::uint64_t> maxima(kCanonicalLanes, kNoKey), three;
-  for (std::size_t t = 0; t < shares.size(); ++t) {
-    std::sort(shares[t].begin(), shares[t].end());
-    if (!shares[t].empty()) maxima[t] = shares[t][0];
-    for (std::size_t j = 0; j < shares[t].size() && j < 3; ++j) three.push_back(shares[t][j]);
+  std::vector<std::uint64_t> three;
+  for (auto& share : shares) {
+    std::sort(share.begin(), share.end());
+    for (std::size_t j = 0; j < share.size() && j < 3; ++j) three.push_back(share[j]);
   }
-  std::nth_element(maxima.begin(), maxima.begin() + (k - 1), maxima.end());
-  b.bound = maxima[static_cast<std::size_t>(k - 1)];
   std::nth_element(three.begin(), three.begin() + (k - 1), three.end());
   b.tree_bound = three[static_cast<std::size_t>(k - 1)];
   for (const auto& share : shares) b.tree_short = b.tree_short || (share.size() > 3 && share[3] <= b.tree_bound);
@@ -2468,23 +2459,20 @@ ExpectedCandidates CandidatesOf(const std::vector<std::uint64_t>& keys, std::uin
   std::sort(e.sorted.begin(), e.sorted.end());
   return e;
 }
-// What the gathers return for k <= 64 (the contract): without ties the tree path's, the top k
-// when no share's fourth is <= its T, else the candidates up to its T; with ties the candidates
-// up to the shares' maxima's T.
-ExpectedCandidates GatheredOf(const SharesBound& b, bool ties) {
-  if (ties) return CandidatesOf(b.keys, b.bound, true);
-  if (b.tree_short) return CandidatesOf(b.keys, b.tree_bound, false);
-  return CandidatesOf(b.top, b.top.back(), false);
-}
+// What the gathers return for k <= 64 (the contract's tree path): the candidates up to the
+// tree's T by the rule, whether the tree's keys were every one (then T is the row's k-th key)
+// or a lane's fourth was one (then they are gathered up to T).
+ExpectedCandidates GatheredOf(const SharesBound& b, bool ties) { return CandidatesOf(b.keys, b.tree_bound, ties); }
 
 // Both gathers keep each thread's 6 smallest keys in read 1 (LaneKeys,
 // gpu/block/cached_candidates.cuh) and read their share again, four elements a load, only when
 // a thread holds 6 or more candidates: on a row of V = 16384 (4096 quads from a 16-byte
 // boundary, so thread t's share is the quads q = t mod 1024) whose c largest values sit in
 // thread 3's share, c = 0 reads once, c = 7 twice (7 >= 6 candidates on thread 3, within its
-// count's cache of 8), c = 16 three times (16 > 8). Expected: the contract's candidates (T by
-// std::nth_element over the threads' maxima), sorted, and for GatherTopKCandidates by canonical lanes
-// (CandidatesOf); the first k the row's k largest (std::partial_sort).
+// count's cache of 8), c = 16 three times (16 > 8). Expected: the contract's candidates (k =
+// 20: the tree path's T, BoundOverShares, a fourth key of share 3 among them when c > 3),
+// sorted, and for GatherTopKCandidates by canonical lanes (CandidatesOf); the first k the row's
+// k largest (std::partial_sort).
 template <bool kLaneGrouped>
 void ExpectGatherReadsOnceUnlessAThreadHoldsSix() {
   constexpr std::int64_t kV = 16384, kK = 20;
@@ -2671,19 +2659,19 @@ TEST(GpuWarpMin, ABlocksVoteIsAnyThreadsBallot) {
 }
 
 // LaneKeyTree (gpu/block/lane_key_tree.cuh) on a block of kThreads threads: lanes[l] is virtual
-// lane l's kept keys, ascending (at most kLaneKept; the rest kTreeAbove).
+// lane l's kept keys, ascending (at most kLaneKept; the rest kTreeAbove). keys: the merged
+// keys[0 .. count) it returns; placed: what place(t, j, key) got for j < k.
 template <int kThreads>
 struct LaneKeyTreeRun {
-  std::vector<std::uint64_t> keys;  // keys[0 .. k) after the call
+  std::vector<std::uint64_t> keys;
   std::vector<std::uint64_t> placed;
   LaneKeyTreeResult result;
   LaunchReport report;
 };
 template <int kThreads>
-LaneKeyTreeRun<kThreads> RunLaneKeyTree(const std::vector<std::vector<std::uint64_t>>& lanes, int k) {
+LaneKeyTreeRun<kThreads> RunLaneKeyTree(const std::vector<std::vector<std::uint64_t>>& lanes, int k, bool ties) {
   constexpr int kRegs = kCanonicalLanes / kThreads;
   LaneKeyTreeRun<kThreads> run;
-  run.keys.assign(k, 0);
   run.placed.assign(k, 0);
   run.report = emu::Launch("lane key tree", 1, kThreads, [&](Block& block) {
     SAMPCHECK_SHARED(block, std::uint64_t, keys, kCanonicalLanes);
@@ -2696,9 +2684,10 @@ LaneKeyTreeRun<kThreads> RunLaneKeyTree(const std::vector<std::vector<std::uint6
       }
     });
     auto place = [&](Thread, std::int64_t j, std::uint64_t x) { run.placed[j] = x; };
-    run.result = LaneKeyTree<kThreads>(block, kept, k, keys, place);
+    run.result = LaneKeyTree<kThreads>(block, kept, k, ties, keys, place);
+    run.keys.assign(run.result.count, 0);
     block.ForEachThread([&](Thread t) {
-      if (t.x < k) run.keys[t.x] = keys.Load(t.x);
+      if (t.x < static_cast<int>(run.result.count)) run.keys[t.x] = keys.Load(t.x);
     });
   });
   return run;
@@ -2706,18 +2695,25 @@ LaneKeyTreeRun<kThreads> RunLaneKeyTree(const std::vector<std::vector<std::uint6
 
 // The contract's example by hand, and a lane holding 4 of the top k: lane 5 holds keys 0 .. 3,
 // lane l != 5 keys 100 + l and 2000 + l: the 10 smallest of the lanes' three are 0, 1, 2 and
-// 100 .. 107 but 105, T = 107, and lane 5's fourth key 3 <= T: short.
+// 100 .. 107 but 105, T = 107, and lane 5's fourth key 3 <= T: short. With ties (value keys in
+// the high word, (value, index)): lanes 0 .. 31 hold (1, l), (2, 32 + l), (2, 64 + l) and
+// (3, 96 + l), so the lanes' three sorted are 32 keys of value 1, then 64 of value 2: at k =
+// 40 T = (2, 39), and value 2 fills the 64 merged keys: count 64, short (more may follow); at
+// k = 20 T = (1, 19): the 32 keys of value 1, the lanes' fourths (value 3) no candidates, not
+// short. Lanes 0 .. 9 holding (1, l), (5, 32 + l) and (6, 64 + l), k = 5: T = (1, 4), the 10
+// keys of value 1, not short, and place gets the first 5.
 TEST(GpuLaneKeyTree, ByHand) {
   std::vector<std::vector<std::uint64_t>> lanes(kCanonicalLanes);
   for (int l = 0; l < kWarpSize; ++l) lanes[l] = {std::uint64_t(l), 32u + l, 64u + l, 96u + l};
   std::vector<std::uint64_t> first40(40);
   std::iota(first40.begin(), first40.end(), 0);
-  const auto example = RunLaneKeyTree<kCanonicalLanes>(lanes, 40);
+  const auto example = RunLaneKeyTree<kCanonicalLanes>(lanes, 40, false);
   ASSERT_TRUE(example.report.ok()) << example.report.Summary();
   EXPECT_EQ(example.keys, first40);
   EXPECT_EQ(example.placed, first40);
   EXPECT_EQ(example.result.kth, 39u);
   EXPECT_EQ(example.result.first, 0u);
+  EXPECT_EQ(example.result.count, 40u);
   EXPECT_FALSE(example.result.short_lane);
   EXPECT_EQ(example.report.counters.barriers, 6 + 1);  // the runs' store, 4 levels, after the tree, the vote
   for (auto& lane : lanes) lane.clear();
@@ -2725,23 +2721,55 @@ TEST(GpuLaneKeyTree, ByHand) {
     lanes[l] = l == 5 ? std::vector<std::uint64_t>{0, 1, 2, 3} : std::vector<std::uint64_t>{100u + l, 2000u + l};
   }
   const std::vector<std::uint64_t> top10 = {0, 1, 2, 100, 101, 102, 103, 104, 106, 107};
-  const auto crowded = RunLaneKeyTree<256>(lanes, 10);
+  const auto crowded = RunLaneKeyTree<256>(lanes, 10, false);
   ASSERT_TRUE(crowded.report.ok()) << crowded.report.Summary();
   EXPECT_EQ(crowded.keys, top10);
   EXPECT_EQ(crowded.result.kth, 107u);
   EXPECT_TRUE(crowded.result.short_lane);
+  // Ties.
+  auto key = [](std::uint64_t value, std::uint64_t index) { return value << 32 | index; };
+  for (auto& lane : lanes) lane.clear();
+  for (std::uint64_t l = 0; l < kWarpSize; ++l) lanes[l] = {key(1, l), key(2, 32 + l), key(2, 64 + l), key(3, 96 + l)};
+  const auto filled = RunLaneKeyTree<kCanonicalLanes>(lanes, 40, true);
+  ASSERT_TRUE(filled.report.ok()) << filled.report.Summary();
+  EXPECT_EQ(filled.result.kth, key(2, 39));
+  EXPECT_EQ(filled.result.count, 64u);
+  EXPECT_TRUE(filled.result.short_lane);
+  const auto ones = RunLaneKeyTree<kCanonicalLanes>(lanes, 20, true);
+  ASSERT_TRUE(ones.report.ok()) << ones.report.Summary();
+  EXPECT_EQ(ones.result.kth, key(1, 19));
+  EXPECT_EQ(ones.result.count, 32u);
+  EXPECT_FALSE(ones.result.short_lane);
+  std::vector<std::uint64_t> value_one;
+  for (std::uint64_t l = 0; l < kWarpSize; ++l) value_one.push_back(key(1, l));
+  EXPECT_EQ(ones.keys, value_one);
+  for (auto& lane : lanes) lane.clear();
+  for (std::uint64_t l = 0; l < 10; ++l) lanes[l] = {key(1, l), key(5, 32 + l), key(6, 64 + l)};
+  const auto tied = RunLaneKeyTree<512>(lanes, 5, true);
+  ASSERT_TRUE(tied.report.ok()) << tied.report.Summary();
+  EXPECT_EQ(tied.result.kth, key(1, 4));
+  EXPECT_EQ(tied.result.count, 10u);
+  EXPECT_FALSE(tied.result.short_lane);
+  std::vector<std::uint64_t> ten;
+  for (std::uint64_t l = 0; l < 10; ++l) ten.push_back(key(1, l));
+  EXPECT_EQ(tied.keys, ten);
+  EXPECT_EQ(tied.placed, std::vector<std::uint64_t>(ten.begin(), ten.begin() + 5));
 }
 
-// Random lanes against the contract computed with the standard library: keys[0 .. k) the k
-// smallest of every lane's first three kept keys (std::partial_sort), T the k-th, `short` when
-// some lane's fourth is <= T, and then (else) those are the k smallest of every kept key.
+// Random lanes against the contract computed with the standard library: the lanes' first three
+// kept keys sorted (std::sort), T the k-th, the candidates (keys <= T, or with ties of T's
+// value or below) a prefix of them: `count` its length up to 64, `short` when some lane's
+// fourth is a candidate or (ties) the 64 all are; and then (else) the prefix is every
+// candidate among all kept keys.
 TEST(GpuLaneKeyTree, MatchesTheContractOnRandomLanes) {
   std::mt19937_64 rng(20261205);
-  int shorts = 0;
+  int shorts[2] = {0, 0}, exact[2] = {0, 0};
   for (int trial = 0; trial < 24; ++trial) {
     const int k = 1 + static_cast<int>(rng() % kTreeKept);
     const int held = trial % 3 == 0 ? 6 : 1 + static_cast<int>(rng() % kLaneKept);  // keys a lane
-    const std::uint64_t spread = trial % 4 == 1 ? 8 : 1 << 20;  // small: lanes share few values
+    // Small spreads: lanes share values (8: the candidates with ties run past 64; 2048: about
+    // 1.5 keys a value, ties at T now and then).
+    const std::uint64_t spread = trial % 4 == 1 ? 8 : trial % 4 == 3 ? 2048 : 1 << 20;
     std::vector<std::vector<std::uint64_t>> lanes(kCanonicalLanes);
     std::vector<std::uint64_t> three, all;
     for (int l = 0; l < kCanonicalLanes; ++l) {
@@ -2756,30 +2784,42 @@ TEST(GpuLaneKeyTree, MatchesTheContractOnRandomLanes) {
     }
     all.insert(all.end(), three.begin(), three.end());
     if (static_cast<int>(three.size()) < k) continue;
-    std::partial_sort(three.begin(), three.begin() + k, three.end());
-    three.resize(k);
-    const std::uint64_t kth = three.back();
-    bool expect_short = false;
-    for (const auto& lane : lanes) expect_short = expect_short || (lane.size() > 3 && lane[3] <= kth);
-    const auto check = [&](const auto& run) {
-      ASSERT_TRUE(run.report.ok()) << run.report.Summary();
-      EXPECT_EQ(run.keys, three) << "trial " << trial;
-      EXPECT_EQ(run.placed, three) << "trial " << trial;
-      EXPECT_EQ(run.result.kth, kth);
-      EXPECT_EQ(run.result.first, three.front());
-      EXPECT_EQ(run.result.short_lane, expect_short) << "trial " << trial;
-    };
-    check(RunLaneKeyTree<kCanonicalLanes>(lanes, k));
-    check(RunLaneKeyTree<128>(lanes, k));
-    if (!expect_short) {  // the exactness claim: the row's k smallest
-      std::partial_sort(all.begin(), all.begin() + k, all.end());
-      all.resize(k);
-      EXPECT_EQ(all, three) << "trial " << trial;
+    std::sort(three.begin(), three.end());
+    std::sort(all.begin(), all.end());
+    const std::uint64_t kth = three[static_cast<std::size_t>(k - 1)];
+    for (const bool ties : {false, true}) {
+      SCOPED_TRACE(testing::Message() << "trial " << trial << (ties ? ", ties" : ""));
+      auto candidate = [&](std::uint64_t x) { return ties ? (x >> 32) <= (kth >> 32) : x <= kth; };
+      std::size_t count = 0;
+      while (count < three.size() && count < kTreeKept && candidate(three[count])) ++count;
+      const std::vector<std::uint64_t> prefix(three.begin(), three.begin() + static_cast<std::ptrdiff_t>(count));
+      bool expect_short = ties && count == kTreeKept;
+      for (const auto& lane : lanes) expect_short = expect_short || (lane.size() > 3 && candidate(lane[3]));
+      const auto check = [&](const auto& run) {
+        ASSERT_TRUE(run.report.ok()) << run.report.Summary();
+        EXPECT_EQ(run.keys, prefix);
+        EXPECT_EQ(run.placed, std::vector<std::uint64_t>(three.begin(), three.begin() + k));
+        EXPECT_EQ(run.result.kth, kth);
+        EXPECT_EQ(run.result.first, three.front());
+        EXPECT_EQ(run.result.count, count);
+        EXPECT_EQ(run.result.short_lane, expect_short);
+      };
+      check(RunLaneKeyTree<kCanonicalLanes>(lanes, k, ties));
+      check(RunLaneKeyTree<128>(lanes, k, ties));
+      if (!expect_short) {  // the exactness claim: every candidate of the row
+        std::vector<std::uint64_t> every;
+        for (const std::uint64_t x : all) {
+          if (candidate(x)) every.push_back(x);
+        }
+        EXPECT_EQ(every, prefix);
+      }
+      (expect_short ? shorts : exact)[ties ? 1 : 0] += 1;
     }
-    shorts += expect_short ? 1 : 0;
   }
-  EXPECT_GT(shorts, 0);  // both outcomes are exercised
-  EXPECT_LT(shorts, 24);
+  for (const int ties : {0, 1}) {  // both outcomes exercised under both rules
+    EXPECT_GT(shorts[ties], 0) << ties;
+    EXPECT_GT(exact[ties], 0) << ties;
+  }
 }
 
 // The lanes a Ballot's mask names, by hand.

@@ -2,8 +2,8 @@
 #pragma once
 // The tree path of a top-k gather for k <= kTreeKept = 64 (docs/gpu.md "Top-k survivors"):
 // the k smallest of the 1024 virtual lanes' three smallest kept keys by the warps' merge tree,
-// and a block vote that says whether they are the row's top k. gpu's bit-exact gather
-// (gpu/block/top_k_survivors.cuh, without ties kept) and gpu-fast's
+// and a block vote that says whether they hold every candidate of the row's top k. gpu's
+// bit-exact gather (gpu/block/top_k_survivors.cuh, ties kept or not) and gpu-fast's
 // (gpu/fast/fast_top_k_survivors.cuh) take it; else, or when the vote says a lane fell short,
 // both gather the candidates up to the tree's k-th key as before.
 //
@@ -17,28 +17,36 @@
 //   registers without a barrier: the lanes' firsts, seconds and thirds each sorted across the
 //   warp (WarpSortSlots), the firsts (padded) the run, the seconds and then the thirds merged
 //   in by KeepLowestWithRun (the first half of a bitonic merge with the next run reversed).
-// - LaneKeyTree(block, kept, k, keys, place): the runs' store and MergeTreeRuns over the 32
-//   runs (5 levels); its last level's phase stores merged key e < k at keys[e] and calls
-//   place(t, e, key_e); after a barrier every thread reads T = keys[k - 1] (the returned
-//   `kth`) and the row's first key keys[0] (`first`), and each warp votes, into keys[kTreeKept
-//   + w] (StoreWarpBallots, gpu/block/warp_min.cuh), whether one of its lanes' fourth kept key
-//   is <= T; after one more barrier `short_lane` (AnyWarpBallot) is that vote, in every
-//   thread. keys: 1024 slots; on return keys[0 .. k) holds the k smallest of the lanes' three,
-//   ascending, the other slots are unspecified.
+// - LaneKeyTree(block, kept, k, ties, keys, place): the runs' store and MergeTreeRuns over the
+//   32 runs (5 levels); its last level's phase stores merged key e < k (with ties every e <
+//   64) at keys[e] and calls place(t, e, key_e) for e < k; after a barrier every thread reads
+//   T = keys[k - 1] (the returned `kth`) and the row's first key keys[0] (`first`). The
+//   candidates are the keys <= T, or with ties those whose value key is <= T's (T's ties after
+//   it); `count` is their number among the 64 merged keys: k, or with ties the length of
+//   their prefix (each warp's ballots over keys[l] and keys[32 + l]). Each warp votes, into
+//   keys[kTreeKept + w] (StoreWarpBallots, gpu/block/warp_min.cuh), whether one of its lanes'
+//   fourth kept key is a candidate, or (ties) all 64 merged keys are; after one more barrier
+//   `short_lane` (AnyWarpBallot) is that vote, in every thread. keys: 1024 slots; on return
+//   keys[0 .. count) holds the smallest of the lanes' three, ascending, the other slots are
+//   unspecified.
 // - Exact: a warp's keys past its run's 64th cannot be among the k smallest (64 keys of the
 //   warp below one would put T past rank 64), so keys[0 .. k) are the k smallest of all the
 //   lanes' three; when no lane's fourth kept key is <= T, every key of the row <= T is among
 //   the lanes' three (a lane's keys are ascending), so they are the row's top k and T its
-//   k-th key. Else T still bounds the row's k-th key from above (keys[0 .. k) are k distinct
-//   keys of the row): the callers gather the candidates up to T.
+//   k-th key. With ties the candidates are a prefix of the key order too: when no lane's
+//   fourth is one, all are among the lanes' three, and when fewer than 64 of the merged keys
+//   are, no warp's run dropped one (a dropped candidate follows 64 of its warp's, all
+//   candidates, which would fill the 64), so keys[0 .. count) are every candidate of the row.
+//   Else T still bounds the row's k-th key from above (keys[0 .. k) are k distinct keys of
+//   the row): the callers gather the candidates up to T by their rule.
 // - How often short: a lane holds 4 of the top k on continuous rows in about 1024 C(k, 4) /
 //   1024^4 of the blocks (2e-4 at k = 50); on every flat row, whose quads put 4 keys of each
 //   of the first lanes at the front. With two keys a lane a lane holding 3 of them (1024 C(k, 3)
 //   / 1024^3, 2 % of the blocks at k = 50) would fall short, and a launch waits for its
 //   slowest block: about 9 in 10 launches at 64 x 128256 (128 slices of 50) would have one.
 // - Barriers: 6 (the runs' store, the tree's 4, the one after the tree's last level) and the
-//   vote's, which the caller's next phase follows. Deterministic: integer keys, a sorting
-//   network, fixed warps.
+//   vote's, which the caller's next phase follows; with ties two loads a thread and two
+//   ballots more, no barrier. Deterministic: integer keys, a sorting network, fixed warps.
 // Example: one warp's lanes 0 .. 31 holding keys {l, 32 + l, 64 + l, 96 + l} (every other
 //   warp none), k = 40: keys[0 .. 40) = 0 .. 39, T = 39, first = 0, and lane 0's fourth key
 //   96 > 39: not short (tests/gpu_kernels_test.cc, "GpuLaneKeyTree").
@@ -60,7 +68,8 @@ inline constexpr int kTreeLaneKeys = 3;
 struct LaneKeyTreeResult {
   std::uint64_t kth = 0;    // T: keys[k - 1]
   std::uint64_t first = 0;  // keys[0], the row's first key
-  bool short_lane = false;  // some lane's fourth kept key is <= T
+  std::uint32_t count = 0;  // the candidates among keys[0 .. 64): k, or with ties those of T's value or below
+  bool short_lane = false;  // a lane's fourth kept key is a candidate, or (ties) all 64 are
 };
 
 // A gather's placing of the top k (LaneKeyTree's `place`): nothing.
@@ -116,8 +125,8 @@ SAMPCHECK_KERNEL_BODY void LaneKeyRuns(B& block, const Kept& kept, Runs& runs) {
 }
 
 template <int kThreads, class B, class Kept, class Shared, class Place>
-SAMPCHECK_KERNEL_BODY LaneKeyTreeResult LaneKeyTree(B& block, const Kept& kept, std::int64_t k, Shared& keys,
-                                                    Place& place) {
+SAMPCHECK_KERNEL_BODY LaneKeyTreeResult LaneKeyTree(B& block, const Kept& kept, std::int64_t k, bool ties,
+                                                    Shared& keys, Place& place) {
   constexpr int kRegs = kTreeRuns * kWarpSize / kThreads;
   constexpr int kWarps = kThreads / kWarpSize;
   SAMPCHECK_HOST_ASSERT(1 <= k && k <= kTreeKept);
@@ -140,20 +149,38 @@ SAMPCHECK_KERNEL_BODY LaneKeyTreeResult LaneKeyTree(B& block, const Kept& kept, 
   });
   block.Sync();
   MergeTreeRuns<kThreads>(block, keys, runs, kTreeRuns, false, [&](Thread t, int e, std::uint64_t x) {
-    if (e >= k) return;
+    if (!ties && e >= k) return;
     keys.Store(e, x);
-    place(t, e, x);
+    if (e < k) place(t, e, x);
   });
   block.Sync();  // the merged keys, before every thread's reads of T and the first key
   LaneKeyTreeResult result;
+  result.count = static_cast<std::uint32_t>(k);
   auto past_kept = Registers<bool>(block);
+  auto low = Registers<bool>(block);
+  auto high = Registers<bool>(block);
   block.ForEachThread([&](Thread t) {
     result.kth = keys.Load(static_cast<int>(k - 1));
     result.first = keys.Load(0);
+    const std::uint64_t kth = result.kth;
+    auto candidate = [&](std::uint64_t x) { return ties ? (x >> 32) <= (kth >> 32) : x <= kth; };
     bool past = false;
-    for (int r = 0; r < kRegs; ++r) past = past || kept[t].key[r][kTreeLaneKeys] <= result.kth;
+    for (int r = 0; r < kRegs; ++r) past = past || candidate(kept[t].key[r][kTreeLaneKeys]);
     past_kept[t] = past;
+    // With ties, lane l of every warp tests merged keys l and 32 + l: the warp's ballots count them.
+    low[t] = ties && candidate(keys.Load(t.lane()));
+    high[t] = ties && candidate(keys.Load(kWarpSize + t.lane()));
   });
+  if (ties) {
+    const auto low_mask = Ballot(block, low);
+    const auto high_mask = Ballot(block, high);
+    auto counted = Registers<std::uint32_t>(block);
+    block.ForEachThread([&](Thread t) {  // the merged keys ascend: the candidates are a prefix
+      counted[t] = static_cast<std::uint32_t>(HighestLane(low_mask[t]) + 1 + HighestLane(high_mask[t]) + 1);
+      past_kept[t] = past_kept[t] || counted[t] == kTreeKept;  // the candidates may go on past the 64
+    });
+    result.count = BlockUniform(block, counted);
+  }
   StoreWarpBallots(block, past_kept, votes);
   block.Sync();
   result.short_lane = AnyWarpBallot(block, kWarps, votes);

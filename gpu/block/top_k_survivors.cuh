@@ -23,15 +23,15 @@
 //   went to a merge of the sorted candidates, later that day): when no
 //   thread's sixth is a candidate, those kept that are candidates are every candidate, counted
 //   and scanned from the registers, and read 2 is not made (the row is read once).
-// - The tree path (k <= kTreeKept = 64 without ties kept; since 2026-12-05): read 1 stores no
-//   maximum; LaneKeyTree (gpu/block/lane_key_tree.cuh, gpu-fast's too) merges the threads' 3
-//   smallest kept keys into sorted[0 .. k), T the k-th of them, `first` sorted[0]. When no
-//   thread's fourth kept key is <= T they are the row's top k, the candidates exactly (total =
-//   k, the later slots unspecified; with ties kept the candidates may run past the k-th, which
-//   the tree cannot bound, so that rule keeps the maxima's bound). Else T bounds the row's
-//   k-th key from above as the maxima's does, and the kept candidates up to it are gathered as
-//   below. place(t, j, key) (the slices' gathers: the list's store) gets key j < k of the
-//   candidates in a phase with a barrier after it: the tree's, or after the sort below.
+// - The tree path (k <= kTreeKept = 64; since 2026-12-05): read 1 stores no maximum;
+//   LaneKeyTree (gpu/block/lane_key_tree.cuh, gpu-fast's too) merges the threads' 3 smallest
+//   kept keys into sorted, T the k-th of them, `first` sorted[0]. When no thread's fourth kept
+//   key is a candidate (by the rule above against this T) and, with ties, fewer than 64 of
+//   the merged keys are, sorted[0 .. total) is every candidate (total = k, or with ties the
+//   candidates' count; the later slots unspecified). Else T bounds the row's k-th key from
+//   above as the maxima's does, and the kept candidates up to it are gathered as below.
+//   place(t, j, key) (the slices' gathers: the list's store) gets key j < k of the candidates
+//   in a phase with a barrier after it: the tree's, or after the sort below.
 // - Read 2 (a thread's sixth kept key is a candidate): each thread counts the candidates of its
 //   share, as read 1, and keeps the first kCachedCandidates = 8 in registers
 //   (gpu/block/cached_candidates.cuh). Either count goes through an exact scan in thread order
@@ -172,7 +172,7 @@ SAMPCHECK_KERNEL_BODY bool GatherSortedTopKCandidates(B& block, Arr row, std::in
   // which hold every candidate unless the sixth is one.
   auto kept = Registers<LaneKeys<1>>(block);
   // The tree path (contract): the maxima stay in registers.
-  const bool tree = !ties && k <= kTreeKept;
+  const bool tree = k <= kTreeKept;
   block.ForEachThread([&](Thread t) {
     kept[t].Clear();
     own_keys(t, [&](std::uint64_t key) { kept[t].Add(0, key); });
@@ -180,11 +180,11 @@ SAMPCHECK_KERNEL_BODY bool GatherSortedTopKCandidates(B& block, Arr row, std::in
   });
   std::uint64_t bound = 0;
   if (tree) {
-    const LaneKeyTreeResult tree_keys = LaneKeyTree<kCanonicalLanes>(block, kept, k, sorted, place);
+    const LaneKeyTreeResult tree_keys = LaneKeyTree<kCanonicalLanes>(block, kept, k, ties, sorted, place);
     first = tree_keys.first;
     if (IsDegenerateFirstKey(first)) return false;
     if (!tree_keys.short_lane) {
-      total = static_cast<std::uint32_t>(k);
+      total = tree_keys.count;
       return true;
     }
     bound = tree_keys.kth;

@@ -75,8 +75,8 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t KeepAscending(bool lo
 
 // Stage 32 of a level, in one lane: run elements l and 32 + l (lo, hi) against the partner's
 // elements 63 - l and 31 - l (b_lo, b_hi) keep the smaller of each pair, the lower half of the
-// bitonic sequence, ordered within the lane (kTreeAbove for a partner's padding). Also
-// gpu-fast's lanes' key runs (KeepLowestWithRun, gpu/fast/fast_top_k_survivors.cuh).
+// bitonic sequence, ordered within the lane (kTreeAbove for a partner's padding). Also the
+// lanes' key runs of the gathers' tree path (KeepLowestWithRun, gpu/block/lane_key_tree.cuh).
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void KeepLowerPair(std::uint64_t& lo, std::uint64_t& hi,
                                                                 std::uint64_t b_lo, std::uint64_t b_hi) {
   const std::uint64_t a0 = lo < b_lo ? lo : b_lo;

@@ -5,9 +5,9 @@
 // gpu/block/row_slices.cuh; the sample select's smallest key, gpu/block/sample_select.cuh;
 // gpu-fast's walk over the survivors, gpu/fast/fast_sampling.cuh); the warps' values a phase
 // stored, combined in every thread (the partition's level 0, gpu/block/radix_partition.cuh;
-// gpu-fast's block reductions), and a block's vote; a Ballot's lowest and highest lane; a lane's value in the
-// whole warp (the radix select's digit of a rank, gpu/block/radix_select.cuh, too), and the
-// lane of an inverse CDF's step.
+// gpu-fast's block reductions), and a block's vote; a Ballot's lowest and highest lane; a
+// lane's value in the whole warp (the radix select's digit of a rank,
+// gpu/block/radix_select.cuh, too), and the lane of an inverse CDF's step.
 //
 // Contract:
 // - WarpAllReduce(block, r, combine), block-level: r[t] becomes combine over t's warp by an
@@ -29,8 +29,9 @@
 //   barrier: lane 0 of each warp w stores at votes[w] the Ballot of mine over w's lanes.
 //   AnyWarpBallot(block, warps, votes), block-level, after that barrier: whether any thread's
 //   mine was true, in every thread: lane l loads warp l's word (l < warps <= 32) and one Ballot
-//   of "nonzero" tells (one load a thread, one collective). A block's vote (gpu-fast's tree
-//   path, gpu/fast/fast_top_k_survivors.cuh; gpu's survivor sum, sampling_filters_on_partition).
+//   of "nonzero" tells (one load a thread, one collective). A block's vote (the tree path of
+//   both modes' gathers, gpu/block/lane_key_tree.cuh; gpu's survivor sum,
+//   gpu/kernels/sampling_filters_on_partition.cuh).
 // - LowestLane(mask), HighestLane(mask): the lowest and the highest lane whose bit is set in a
 //   Ballot's mask, -1 when none (registers only).
 // - WarpWordOfLane(block, from, word): in every lane of each warp, the 64-bit word(l) of the

@@ -210,7 +210,7 @@ SAMPCHECK_KERNEL_BODY bool GatherFastSurvivors(B& block, std::int64_t vocab, std
   });
   std::uint64_t bound = 0;
   if (tree) {
-    const LaneKeyTreeResult tree_keys = LaneKeyTree<kThreads>(block, kept, k, keys, place);
+    const LaneKeyTreeResult tree_keys = LaneKeyTree<kThreads>(block, kept, k, false, keys, place);
     bound = tree_keys.kth;
     if (!tree_keys.short_lane) {
       total = static_cast<std::uint32_t>(k);
