@@ -624,7 +624,7 @@ TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
 // 3 barriers: 22 -> 25). Later that day the k-th thread maximum by the warps' merge tree (6
 // barriers instead of 10, gpu/block/warp_merge_tree.cuh) and the 20 lists' merge too
 // (MergeSliceLists, gpu/block/row_slices.cuh: 4 barriers instead of 8, every warp loading the
-// 20 heads): 29, 21 and 25. Since 2026-12-05 a gather of k <= 64 without ties takes the tree
+// 20 heads): 29, 21 and 25. Since 2026-12-05 a gather of k <= 64 takes the tree
 // path (gpu/block/lane_key_tree.cuh: 7 barriers where the maxima's store, their k-th, the
 // candidates' scan and write and their sort took 12), and a slice's gather stores its list
 // from the tree's lanes (no barrier of its own): 23, 16 and 19.
