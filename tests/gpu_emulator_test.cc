@@ -12,7 +12,9 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -235,9 +237,12 @@ TEST(GpuQuadReads, SplitsARangeAtTheBoundaries) {
   EXPECT_EQ(r.counters.global[0].loads, 7);  // 3 + 1 + 3
 }
 
-// Every base 0 .. 7 and length 0 .. 40, 4 and 8 threads: each element once, with its value,
-// in increasing order within a thread, and n / 4 - 1 to n / 4 16-byte loads.
-TEST(GpuQuadReads, VisitsEveryElementOnceInEveryAlignment) {
+// Every base 0 .. 7 and length 0 .. 40, 4 and 8 threads, groups of 1, 2 and 4 quads: each
+// element once, with its value, in increasing order within a thread, and n / 4 - 1 to n / 4
+// 16-byte loads.
+template <int kGroup>
+void VisitEveryElementOnce() {
+  SCOPED_TRACE(testing::Message() << "groups of " << kGroup);
   alignas(16) float in[48];
   for (int i = 0; i < 48; ++i) in[i] = static_cast<float>(i);
   for (const int threads : {4, 8}) {
@@ -252,7 +257,7 @@ TEST(GpuQuadReads, VisitsEveryElementOnceInEveryAlignment) {
           quads = span.quads;
           block.ForEachThread([&](Thread t) {
             std::int64_t last = -1;
-            ForEachQuadElement(g, base, span, threads, t.x, [&](std::int64_t i, float x) {
+            ForEachQuadElement<kGroup>(g, base, span, threads, t.x, [&](std::int64_t i, float x) {
               EXPECT_GT(i, last);
               last = i;
               EXPECT_EQ(x, static_cast<float>(base + i));
@@ -269,6 +274,54 @@ TEST(GpuQuadReads, VisitsEveryElementOnceInEveryAlignment) {
       }
     }
   }
+}
+
+TEST(GpuQuadReads, VisitsEveryElementOnceInEveryAlignment) {
+  VisitEveryElementOnce<1>();
+  VisitEveryElementOnce<2>();
+  VisitEveryElementOnce<kQuadGroup>();
+}
+
+// A source that logs its loads and the visits, in the order they come: "L q" for the load of
+// quad q (elements 4q .. 4q + 3), "V i" for the visit of element i.
+struct LoggedQuads {
+  std::vector<std::string>* log;
+  float Load(std::int64_t i) const {
+    log->push_back("l " + std::to_string(i));
+    return static_cast<float>(i);
+  }
+  Quad<float> Load4(std::int64_t i) const {
+    log->push_back("L " + std::to_string(i / 4));
+    return {{static_cast<float>(i), static_cast<float>(i + 1), static_cast<float>(i + 2), static_cast<float>(i + 3)}};
+  }
+  std::int64_t BoundaryGap(std::int64_t) const { return 0; }
+};
+
+// The contract by hand: n = 40 from a boundary (10 quads, no head or tail), 4 threads, groups
+// of 4: thread 0's quads 0, 4, 8 (12 is past the span), thread 2's 2 and 6 (10 is past it),
+// each group's loads before its first visit; a group of 2 makes two groups of thread 0, {0,
+// 4} and {8}.
+TEST(GpuQuadReads, AGroupLoadsItsQuadsBeforeItsVisits) {
+  auto events = [](auto group, int t) {
+    std::vector<std::string> log;
+    const LoggedQuads src{&log};
+    ForEachQuadElement<decltype(group)::value>(src, 0, QuadSpanOf(src, 0, 40), 4, t, [&](std::int64_t i, float x) {
+      EXPECT_EQ(x, static_cast<float>(i));
+      log.push_back("V " + std::to_string(i));
+    });
+    return log;
+  };
+  auto visits = [](std::vector<std::string> log, int quad) {
+    for (int j = 0; j < 4; ++j) log.push_back("V " + std::to_string(4 * quad + j));
+    return log;
+  };
+  using G4 = std::integral_constant<int, 4>;
+  using G2 = std::integral_constant<int, 2>;
+  EXPECT_EQ(events(G4{}, 0), visits(visits(visits({"L 0", "L 4", "L 8"}, 0), 4), 8));
+  EXPECT_EQ(events(G4{}, 2), visits(visits({"L 2", "L 6"}, 2), 6));
+  std::vector<std::string> two = visits(visits({"L 0", "L 4"}, 0), 4);
+  two.push_back("L 8");
+  EXPECT_EQ(events(G2{}, 0), visits(two, 8));
 }
 
 // A source of several rows at their own addresses says whether any read is off a boundary

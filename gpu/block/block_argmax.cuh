@@ -202,7 +202,7 @@ SAMPCHECK_KERNEL_BODY void QuadRangeArgmaxF32(B& block, const Arr& arr, std::int
   block.ForEachThread([&](Thread t) {
     float v = ArgmaxAboveF32::Identity();
     std::int64_t j = kNoIndex;
-    ForEachQuadElement(arr, base, span, kThreads, t.x, [&](std::int64_t i, float x) {
+    ForEachQuadElement<kQuadGroup>(arr, base, span, kThreads, t.x, [&](std::int64_t i, float x) {
       if (ArgmaxAbove(x, i, v, j)) v = x, j = i;
     });
     value[t] = v;

@@ -16,8 +16,9 @@
 // - ReversedKeys{K}: the source of ~K(i) (the reversed order), split as K is, by quads as K is.
 // - A QuadKeySource K: a SplitKeySource whose values are a global array's, with that array's
 //   Load4(i) and BoundaryGap(i) (gpu/block/quad_reads.cuh), so that a read whose result does
-//   not depend on which thread sees which index takes them four a load: ForEachQuadKey(key_of,
-//   span, threads, t, visit) is ForEachQuadElement over [0, n) with visit(i, K.Key(i, x)).
+//   not depend on which thread sees which index takes them four a load: ForEachQuadKey<kGroup>(
+//   key_of, span, threads, t, visit) is ForEachQuadElement<kGroup> over [0, n) with visit(i,
+//   K.Key(i, x)).
 // - KeyPartition, PartitionKeys(key_of, n, threads, fixed = false): which keys of [0, n) each of
 //   `threads` (>= 4) threads reads, for a read whose result does not depend on the partition
 //   (exact counts, minima, candidates sorted or ranked afterwards): a QuadKeySource's four a load
@@ -84,11 +85,12 @@ concept QuadKeySource = SplitKeySource<K> && requires(const K& key_of, std::int6
   { key_of.BoundaryGap(i) } -> std::convertible_to<std::int64_t>;
 };
 
-template <class KeyOf, class Visit>
+template <int kGroup = 1, class KeyOf, class Visit>
   requires QuadKeySource<KeyOf>
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEachQuadKey(const KeyOf& key_of, const QuadSpan& span, int threads,
                                                                int t, Visit visit) {
-  ForEachQuadElement(key_of, 0, span, threads, t, [&](std::int64_t i, float x) { visit(i, key_of.Key(i, x)); });
+  ForEachQuadElement<kGroup>(key_of, 0, span, threads, t,
+                             [&](std::int64_t i, float x) { visit(i, key_of.Key(i, x)); });
 }
 
 struct KeyPartition {

@@ -57,6 +57,7 @@
 #include "gpu/block/block_model.h"
 #include "gpu/block/cached_candidates.cuh"
 #include "gpu/block/merge_runs.cuh"
+#include "gpu/block/radix_select.cuh"
 #include "gpu/block/warp_merge_tree.cuh"
 #include "gpu/block/warp_min.cuh"
 
@@ -163,7 +164,7 @@ SAMPCHECK_KERNEL_BODY LaneKeyTreeResult LaneKeyTree(B& block, const Kept& kept, 
     result.kth = keys.Load(static_cast<int>(k - 1));
     result.first = keys.Load(0);
     const std::uint64_t kth = result.kth;
-    auto candidate = [&](std::uint64_t x) { return ties ? (x >> 32) <= (kth >> 32) : x <= kth; };
+    auto candidate = [&](std::uint64_t x) { return WithinTopKBound(x, kth, ties); };
     bool past = false;
     for (int r = 0; r < kRegs; ++r) past = past || candidate(kept[t].key[r][kTreeLaneKeys]);
     past_kept[t] = past;

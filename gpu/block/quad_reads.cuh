@@ -8,12 +8,15 @@
 // - QuadSpanOf(arr, base, n): head = the elements from base up to the array's next 16-byte
 //   address boundary (0 to 3, at most n), quads = the whole groups of four after them, tail =
 //   the rest (0 to 3).
-// - ForEachQuadElement(arr, base, span, threads, t, f), in thread t's phase (t < threads,
-//   threads >= 4): f(i, x) with x = arr[base + i] for head element t when t < head, the four
-//   elements of quads q = t, t + threads, ... (head + 4q .. head + 4q + 3, one Load4 each) in
-//   that order, and tail element t when t < tail. Every element of [0, n) once, by one thread:
-//   a thread of 1024 makes about n / 4096 loads where the canonical lanes' read (thread t:
-//   indices t, t + 1024, ...) makes n / 1024.
+// - ForEachQuadElement<kGroup = 1>(arr, base, span, threads, t, f), in thread t's phase (t <
+//   threads, threads >= 4): f(i, x) with x = arr[base + i] for head element t when t < head,
+//   the four elements of quads q = t, t + threads, ... (head + 4q .. head + 4q + 3, one Load4
+//   each) in that order, and tail element t when t < tail. Every element of [0, n) once, by
+//   one thread: a thread of 1024 makes about n / 4096 loads where the canonical lanes' read
+//   (thread t: indices t, t + 1024, ...) makes n / 1024. The quads go in groups of kGroup
+//   consecutive ones of the thread, each group's loads made before its first f, so that
+//   kGroup x 16 bytes are in flight a thread, not 16 (docs/gpu.md "Quad reads"); the loads
+//   and the order of f are the same for every kGroup.
 // - The head depends on the array's addresses: the device's rows of V = 128256 floats start on
 //   16-byte boundaries, a row of odd V does not; the emulator's host vectors may differ from
 //   the device's. So with QuadSpanOf which thread sees an element is not part of any result:
@@ -44,7 +47,22 @@
 
 #include "core/portability.h"
 
+// `#pragma unroll` in the device pass, nothing elsewhere, before ForEachQuadElement's loops over
+// a group: unrolled before register allocation, the group's array is registers; left to ptxas in
+// an out-of-line function (gpu-fast's Row), it kept a stack copy of each quad, whose store waited
+// for the load and so put one load in flight again (nvcc 13.0, sm_90).
+#if SAMPCHECK_IS_CUDA_DEVICE
+#define SAMPCHECK_UNROLL_GROUP _Pragma("unroll")
+#else
+#define SAMPCHECK_UNROLL_GROUP
+#endif
+
 namespace sampcheck::gpu {
+
+// The group of the reads that carry a launch's first pass over the row (gpu-fast's survivors'
+// read 1, the greedy argmax): 64 bytes in flight a thread, 64 KB a block of 1024, where one
+// quad at a time kept 16 KB in flight a block (docs/gpu.md "Quad reads", "Loads in flight").
+inline constexpr int kQuadGroup = 4;
 
 struct QuadSpan {
   std::int64_t head = 0;
@@ -107,14 +125,28 @@ struct RowOf {
 template <class Arr>
 RowOf(Arr, std::int64_t) -> RowOf<Arr>;
 
-template <class Arr, class F>
+template <int kGroup = 1, class Arr, class F>
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEachQuadElement(const Arr& arr, std::int64_t base,
                                                                      const QuadSpan& s, int threads, int t, F&& f) {
+  static_assert(kGroup >= 1, "a group holds a quad at least");
   if (t < s.head) f(std::int64_t{t}, arr.Load(base + t));
-  for (std::int64_t q = t; q < s.quads; q += threads) {
-    const std::int64_t i = s.head + 4 * q;
-    const auto x = LoadQuad(arr, base + i, s.scalar);
-    for (int j = 0; j < 4; ++j) f(i + j, x.v[j]);
+  for (std::int64_t q = t; q < s.quads; q += std::int64_t{kGroup} * threads) {
+    // The group's loads first (quad q is in the span; a later one past it is not loaded), then
+    // its visits.
+    decltype(LoadQuad(arr, base, s.scalar)) x[kGroup];
+    bool in_span[kGroup];
+    SAMPCHECK_UNROLL_GROUP
+    for (int u = 0; u < kGroup; ++u) {
+      const std::int64_t qu = q + std::int64_t{u} * threads;
+      in_span[u] = u == 0 || qu < s.quads;
+      if (in_span[u]) x[u] = LoadQuad(arr, base + s.head + 4 * qu, s.scalar);
+    }
+    SAMPCHECK_UNROLL_GROUP
+    for (int u = 0; u < kGroup; ++u) {
+      if (!in_span[u]) continue;
+      const std::int64_t i = s.head + 4 * (q + std::int64_t{u} * threads);
+      for (int j = 0; j < 4; ++j) f(i + j, x[u].v[j]);
+    }
   }
   const std::int64_t after = s.head + 4 * s.quads;
   if (t < s.tail) f(after + t, arr.Load(base + after + t));

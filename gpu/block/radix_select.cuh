@@ -106,6 +106,13 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t OrderKey(float x, std
   return (std::uint64_t{v} << 32) | static_cast<std::uint32_t>(index);
 }
 
+// Whether descending key `key` is within top-k's bound `kth`, the k-th key (docs/spec/filters.md
+// "top_k", "Kept set"): at or before it, or with ties kept every key whose value ties kth's or
+// is larger (a value key <= kth's).
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool WithinTopKBound(std::uint64_t key, std::uint64_t kth, bool ties) {
+  return ties ? (key >> 32) <= (kth >> 32) : key <= kth;
+}
+
 // The keys OrderKey(row[base + i], i, ascending) of a row as a split key source
 // (gpu/block/key_reads.cuh), and a QuadKeySource when the row is a global f32 array (Load4 and
 // BoundaryGap): the reads whose result does not depend on which thread sees which index (the

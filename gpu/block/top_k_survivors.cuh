@@ -79,6 +79,11 @@
 
 namespace sampcheck::gpu {
 
+// Read 1's group of quads (gpu/block/quad_reads.cuh): 32 bytes in flight a thread. At
+// kQuadGroup's 4, ptxas (64 registers) spilled more of the sampling filter kernels (spill loads
+// 76 -> 436 bytes in the slice kernel) and put 3 local loads into the canonical lanes' read loop.
+inline constexpr int kGatherQuadGroup = 2;
+
 // The value whose descending key's high word is `key >> 32` (OrderKey's inverse on the value;
 // -0.0 folds to +0.0). Not for NaN keys (value key 0), which the filters never see.
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float ValueOfDescendingKey(std::uint64_t key) {
@@ -162,8 +167,8 @@ SAMPCHECK_KERNEL_BODY bool GatherSortedTopKCandidates(B& block, Arr row, std::in
   const bool by_quads = span.quads >= kCanonicalLanes;
   auto own_keys = [&](Thread t, auto&& f) {
     if (by_quads) {
-      ForEachQuadElement(row, base, span, kCanonicalLanes, t.x,
-                         [&](std::int64_t i, float x) { f(OrderKey(x, i, false)); });
+      ForEachQuadElement<kGatherQuadGroup>(row, base, span, kCanonicalLanes, t.x,
+                                     [&](std::int64_t i, float x) { f(OrderKey(x, i, false)); });
     } else {
       for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) f(OrderKey(row.Load(base + i), i, false));
     }
@@ -193,7 +198,7 @@ SAMPCHECK_KERNEL_BODY bool GatherSortedTopKCandidates(B& block, Arr row, std::in
     bound = KthSmallestSlot<kCanonicalLanes>(block, sorted, k, first);
     if (IsDegenerateFirstKey(first)) return false;
   }
-  auto candidate = [&](std::uint64_t key) { return ties ? (key >> 32) <= (bound >> 32) : key <= bound; };
+  auto candidate = [&](std::uint64_t key) { return WithinTopKBound(key, bound, ties); };
   // The kept candidates, or (a thread's sixth is one) reads 2 and 3 (gpu/block/cached_candidates.cuh).
   const bool fit = GatherKeptCandidates<kCanonicalLanes>(block, kept, candidate, sorted, kCandidates, total, [&] {
     return GatherCountedCandidates<kCanonicalLanes>(block, own_keys, candidate, NoCountVisit{}, sorted, kCandidates,

@@ -115,7 +115,7 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void StoreLaneMinima(Thread t, std:
     if (span.quads >= kFastSurvivorSlots) {
       for (int l = t.x, lane = 0; l < kFastSurvivorSlots; l += kThreads, ++lane) {
         std::uint64_t best = kNoSurvivor;
-        ForEachQuadKey(key_of, span, kFastSurvivorSlots, l, [&](std::int64_t i, std::uint64_t key) {
+        ForEachQuadKey<kQuadGroup>(key_of, span, kFastSurvivorSlots, l, [&](std::int64_t i, std::uint64_t key) {
           visit(i, key);
           kept.Add(lane, key);
           best = key < best ? key : best;

@@ -70,7 +70,7 @@ SAMPCHECK_KERNEL_BODY void TopKStep(B& block, Arr row, std::int64_t base, std::i
     for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
       const float x = row.Load(base + i);
       const std::uint64_t key = OrderKey(x, i, false);
-      const bool keep = ties ? (key >> 32) <= (kth >> 32) && !(drops_nan && IsNan(x)) : key <= kth;
+      const bool keep = WithinTopKBound(key, kth, ties) && !(ties && drops_nan && IsNan(x));
       if (!keep) row.Store(base + i, NegativeInfinity());
     }
   });
