@@ -79,10 +79,11 @@
 
 namespace sampcheck::gpu {
 
-// Read 1's group of quads (gpu/block/quad_reads.cuh): 32 bytes in flight a thread. At
+// Read 1's group of quads (gpu/block/quad_reads.cuh): 48 bytes in flight a thread. At
 // kQuadGroup's 4, ptxas (64 registers) spilled more of the sampling filter kernels (spill loads
-// 76 -> 436 bytes in the slice kernel) and put 3 local loads into the canonical lanes' read loop.
-inline constexpr int kGatherQuadGroup = 2;
+// 76 -> 436 bytes in the slice kernel, 188 at 3) and put 3 local loads into the canonical lanes'
+// read loop (docs/gpu.md "Quad reads").
+inline constexpr int kGatherQuadGroup = 3;
 
 // The value whose descending key's high word is `key >> 32` (OrderKey's inverse on the value;
 // -0.0 folds to +0.0). Not for NaN keys (value key 0), which the filters never see.
@@ -168,7 +169,7 @@ SAMPCHECK_KERNEL_BODY bool GatherSortedTopKCandidates(B& block, Arr row, std::in
   auto own_keys = [&](Thread t, auto&& f) {
     if (by_quads) {
       ForEachQuadElement<kGatherQuadGroup>(row, base, span, kCanonicalLanes, t.x,
-                                     [&](std::int64_t i, float x) { f(OrderKey(x, i, false)); });
+                                           [&](std::int64_t i, float x) { f(OrderKey(x, i, false)); });
     } else {
       for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) f(OrderKey(row.Load(base + i), i, false));
     }
