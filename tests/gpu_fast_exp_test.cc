@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// gpu-fast's exponential (gpu/fast/fast_exp.cuh): within one ulp of the correctly rounded
-// ExpF32Cr (reference/math/exp.h, itself checked against MPFR and over every binary32), exact
-// where its contract says so, and its special values.
+// The binary32 exponential of gpu-fast's weights and of the partition's reach
+// (gpu/block/fast_exp.cuh): within one ulp of the correctly rounded ExpF32Cr
+// (reference/math/exp.h, itself checked against MPFR and over every binary32), exact where its
+// contract says so, and its special values.
 
 #include <gtest/gtest.h>
 
@@ -10,10 +11,10 @@
 #include <cstdint>
 #include <limits>
 
-#include "gpu/fast/fast_exp.cuh"
+#include "gpu/block/fast_exp.cuh"
 #include "reference/math/exp.h"
 
-namespace sampcheck::gpu::fast_detail {
+namespace sampcheck::gpu {
 namespace {
 
 std::uint32_t Bits(float x) { return std::bit_cast<std::uint32_t>(x); }
@@ -60,4 +61,4 @@ TEST(GpuFastExp, WithinOneUlpOfTheCorrectlyRoundedExp) {
 }
 
 }  // namespace
-}  // namespace sampcheck::gpu::fast_detail
+}  // namespace sampcheck::gpu

@@ -62,7 +62,7 @@
 #include "gpu/block/thread_share.cuh"
 #include "gpu/block/warp_min.cuh"
 #include "gpu/block/warp_run_walk.cuh"
-#include "gpu/fast/fast_exp.cuh"
+#include "gpu/block/fast_exp.cuh"
 
 namespace sampcheck::gpu::fast_detail {
 

@@ -65,7 +65,7 @@
 //       when the sample misses; integer counts, so kth is exact. The top-k set
 //       T = {i : key_i <= kth} (ties at the k-th value go to the lower indices, as canonical).
 //       Otherwise T = every token, and top-k with top-p off is an acceptance rule below;
-//     e_i = FastExpF32(s_i - m) (gpu/fast/fast_exp.cuh: within an ulp of exp, e = 1 exactly
+//     e_i = FastExpF32(s_i - m) (gpu/block/fast_exp.cuh: within an ulp of exp, e = 1 exactly
 //       at s_i = m), m = s of the first token of the order; min-p decides by
 //       ExpF32Cr(s_i - m) >= min(m_p, 1), correctly rounded and so monotone along the order
 //       (taken as s_i - m >= ExpF32CrThreshold(min(m_p, 1)), reference/math/exp_threshold.h);
@@ -136,7 +136,7 @@
 #include "gpu/block/top_k_survivors.cuh"
 #include "gpu/block/warp_min.cuh"
 #include "gpu/block/warp_run_walk.cuh"
-#include "gpu/fast/fast_exp.cuh"
+#include "gpu/block/fast_exp.cuh"
 #include "gpu/fast/fast_proposals.cuh"
 #include "gpu/fast/fast_sampling_launch.h"
 #include "gpu/fast/fast_top_k_survivors.cuh"
@@ -759,12 +759,12 @@ struct FastSamplingKernel {
     float proposal_total = 0.0f;
     bool proposed = false;
     float m = 0.0f;  // s of the first token of the order
-    // The weights these reads sum and draw from: FastExpF32 (gpu/fast/fast_exp.cuh), within an
+    // The weights these reads sum and draw from: FastExpF32 (gpu/block/fast_exp.cuh), within an
     // ulp of exp. min-p decides by the correctly rounded ExpF32Cr, monotone along the order as
     // the rules' prefix arguments need (every token after a rejected one is rejected too):
     // ExpF32Cr(s - m) >= min_ratio is s - m >= its least passing argument, found once a row
     // (reference/math/exp_threshold.h), so the reads that decide min-p per entry compare.
-    auto weight_of = [&](float s) { return fast_detail::FastExpF32(s - m); };
+    auto weight_of = [&](float s) { return FastExpF32(s - m); };
     auto weight = [&](std::uint64_t key) { return weight_of(ValueOfDescendingKey(key)); };
     const float min_p_floor = mp > 0.0f ? math::ExpF32CrThreshold(min_ratio) : 0.0f;
     auto min_p_keeps = [&](float s) { return s - m >= min_p_floor; };

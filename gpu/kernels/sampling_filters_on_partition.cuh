@@ -76,6 +76,7 @@
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
 #include "gpu/block/cached_candidates.cuh"
+#include "gpu/block/fast_exp.cuh"
 #include "gpu/block/radix_partition.cuh"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/top_k_survivors.cuh"
@@ -108,17 +109,21 @@ struct NoKnownLane {
 };
 
 // The walk's reach for the partition (gpu/block/radix_partition.cuh NoPartitionReach): a key's
-// weight ExpF32Cr(x - x_ref) against the sample's largest value, and half the mass past p
-// as a margin, so that the buckets after the walk's cut are seldom scattered for nothing and
-// seldom needed: the walk stops once its sum over the top-k survivors (at most the row's total
-// weight, so the bound is conservative) reaches p, and rounding moves that sum by far less
-// than (1 - p) / 2 (the sums are estimates: a walk that gets past them pays two reads more).
+// weight exp(x - x_ref) against the sample's largest value, and half the mass past p as a
+// margin, so that the buckets after the walk's cut are seldom scattered for nothing and seldom
+// needed: the walk stops once its sum over the top-k survivors (at most the row's total weight,
+// so the bound is conservative) reaches p, and rounding moves that sum by far less than (1 -
+// p) / 2 (the sums are estimates: a walk that gets past them pays two reads more). The weight
+// is FastExpF32 (gpu/block/fast_exp.cuh, within an ulp, the same bits on host and device):
+// which buckets are stored first changes no result, so it needs no correctly rounded ExpF32Cr,
+// whose binary64 arithmetic made most of the first read's instructions (docs/gpu.md "Where the
+// worst rows' time goes").
 struct TopPReach {
   bool active = false;
   float p = 1.0f;
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Active() const { return active; }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Mass(std::uint64_t ref, std::uint64_t key) const {
-    return math::ExpF32Cr(ValueOfDescendingKey(key) - ValueOfDescendingKey(ref));
+    return FastExpF32(ValueOfDescendingKey(key) - ValueOfDescendingKey(ref));
   }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Fraction() const { return 0.5f + 0.5f * p; }
 };

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// gpu-fast's exponential: exp(x) in binary32 arithmetic, for the weights e_i = exp(s_i - m)
-// that gpu-fast's reads of the whole row sum and draw from (docs/gpu.md "gpu-fast"). Not
-// correctly rounded, which is the tier's freedom; gpu-fast's min-p decisions keep the
-// correctly rounded ExpF32Cr (reference/math/exp.h), whose monotonicity the order's rules need.
+// An exponential in binary32 arithmetic within one ulp, for sums whose bits no rule rests on:
+// gpu-fast's weights e_i = exp(s_i - m) that its reads of the whole row sum and draw from
+// (docs/gpu.md "gpu-fast"), and the bit-exact partition's reach, an estimate of where top-p's
+// walk ends that decides which buckets are stored first and no result
+// (gpu/kernels/sampling_filters_on_partition.cuh, TopPReach). Not correctly rounded, which is
+// gpu-fast's freedom; every decision of a rule (gpu-fast's min-p too) keeps the correctly rounded
+// ExpF32Cr (reference/math/exp.h), whose monotonicity the order's rules need.
 //
 // Contract:
 // - FastExpF32(x) is within 1 ulp of exp(x) (the ulp of the correctly rounded result, a
@@ -40,7 +43,7 @@
 
 #include "core/portability.h"
 
-namespace sampcheck::gpu::fast_detail {
+namespace sampcheck::gpu {
 
 // 2^e for e in [-126, 127]; any other e gives some pattern, no undefined behaviour (a NaN's k).
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float FastPow2F32(std::int32_t e) {
@@ -74,4 +77,4 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float FastExpF32(float x) {
   return p * FastPow2F32(k1) * FastPow2F32(k - k1);
 }
 
-}  // namespace sampcheck::gpu::fast_detail
+}  // namespace sampcheck::gpu
