@@ -233,6 +233,31 @@ TEST(GpuFilters, PartitionPathRefinesLargeBuckets) {
   Compare("sampling_filters", "canonical", alone);
 }
 
+// Held keys out of index order (gpu/kernels/sampling_filters_on_partition.cuh SmallestKeys):
+// V = 30 x 1024, so each thread's lane holds 30 entries, and top-k 24 x 1024. In row 0 the
+// values rise with the index (1/4096 a step, noise below a lane's step of 1/4), so each lane's
+// last 6 entries replace its first 6 in place (the held keys' slots then hold entries 24 to 29
+// before 6 to 23) and its 24 held keys are exactly its top-k survivors: every thread folds the
+// survivors' sum from them, in index order (the emulator checks it in ForEachUpTo; without
+// SmallestKeys::Order the run aborts). An ulp of that sum moves only top-p's cut and min-p's
+// threshold, so outputs alone would seldom show the order. Row 1 falls with the index (no
+// replacement: the held keys are the first 24, in order).
+TEST(GpuFilters, PartitionPathFoldsHeldKeysInIndexOrder) {
+  constexpr std::int64_t kRowsHere = 2, kVocabHere = 30 * 1024;
+  const std::vector<float> x =
+      GeneratedRows(kRowsHere, kVocabHere, 61, [](std::int64_t b, std::int64_t i, std::uint64_t r) {
+        const float step = static_cast<float>(b == 0 ? i : kVocabHere - 1 - i) * 0x1.0p-12f;
+        return step + 0x1.0p-10f * Unit(r);
+      });
+  const std::int32_t k = 24 * 1024;
+  const TensorMap inputs{{"logits", Tensor::FromValues(DType::kF32, {kRowsHere, kVocabHere}, x)},
+                         {"top_k", Tensor::FromValues<std::int32_t>(DType::kI32, {kRowsHere}, {k, k})},
+                         {"top_p", Tensor::FromValues<float>(DType::kF32, {kRowsHere}, {0.9f, 0.999f})},
+                         {"min_p", Tensor::FromValues<float>(DType::kF32, {kRowsHere}, {0.05f, 0.0f})}};
+  Compare("sampling_filters", "canonical", inputs);
+  Compare("sampling_filters", "flashinfer", inputs);  // ties kept, tie-group walk
+}
+
 // The partition path's walk of chunks handed in any order (gpu/kernels/top_p.cuh
 // TopPWalkChunkAnyOrder): every chunk after the first is summed unsorted where every order
 // gives the same E and is sorted where it does not (a rounding tie, a binade left, the chunk

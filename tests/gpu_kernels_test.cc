@@ -33,6 +33,7 @@
 #include "gpu/block/top_k_survivors.cuh"
 #include "gpu/block/warp_min.cuh"
 #include "gpu/block/warp_run_walk.cuh"
+#include "gpu/kernels/sampling_filters_on_partition.cuh"
 #include "tests/crowded_row.h"
 #include "tests/lane_order.h"
 #include "reference/reductions.h"
@@ -2290,6 +2291,73 @@ TEST(GpuTopKSurvivors, LaneKeysKeepEachLanesSmallestKeys) {
       EXPECT_EQ(kept.First(lane), want[0]);
     }
   }
+}
+
+// SmallestKeys (gpu/kernels/sampling_filters_on_partition.cuh) against a sort: after offers
+// in increasing index order and Order, ForEachUpTo(bound) visits the kSmallestKeys smallest
+// offered keys that are <= bound, in increasing index order, and Holds(bound) says whether
+// every offered key <= bound is among them (for bounds below kNoKey). Values run from all equal (every offer past the
+// first 24 dropped) through few distinct ones to descending runs (every offer a replacement,
+// the most places out of index order for Order to mend).
+TEST(GpuHeldKeys, SmallestKeysHoldTheSmallestInIndexOrder) {
+  std::mt19937_64 rng(20261205);
+  const auto index_of = [](std::uint64_t key) { return static_cast<std::uint32_t>(key); };
+  for (int trial = 0; trial < 600; ++trial) {
+    SmallestKeys held;
+    held.Reset();
+    std::vector<std::uint64_t> offered;
+    const int n = static_cast<int>(rng() % 120);
+    const std::uint32_t spread = trial % 4 == 0 ? 1u : trial % 4 == 1 ? 6u : 0xff800000u;
+    std::uint32_t index = static_cast<std::uint32_t>(rng() % 4);
+    for (int i = 0; i < n; ++i) {
+      std::uint32_t value = 1u + static_cast<std::uint32_t>(rng() % spread);
+      if (trial % 4 == 3) value = 0xff800000u - static_cast<std::uint32_t>(i);
+      const std::uint64_t key = (std::uint64_t{value} << 32) | index;
+      held.Offer(key);
+      offered.push_back(key);
+      index += 1u + static_cast<std::uint32_t>(rng() % 3000);
+    }
+    held.Order();
+    std::vector<std::uint64_t> smallest = offered;
+    std::sort(smallest.begin(), smallest.end());
+    if (smallest.size() > static_cast<std::size_t>(kSmallestKeys)) smallest.resize(kSmallestKeys);
+    std::vector<std::uint64_t> bounds = {0, kNoKey};
+    for (std::uint64_t key : offered) {
+      bounds.push_back(key);
+      bounds.push_back(key - 1);
+    }
+    for (std::uint64_t bound : bounds) {
+      std::vector<std::uint64_t> want;
+      for (std::uint64_t key : smallest) {
+        if (key <= bound) want.push_back(key);
+      }
+      std::sort(want.begin(), want.end(), [&](std::uint64_t a, std::uint64_t b) { return index_of(a) < index_of(b); });
+      std::vector<std::uint64_t> got;
+      held.ForEachUpTo(bound, [&](std::uint64_t key) { got.push_back(key); });
+      ASSERT_EQ(got, want) << "trial " << trial << " bound " << bound;
+      const bool all_held = std::all_of(offered.begin(), offered.end(), [&](std::uint64_t key) {
+        return key > bound || std::find(smallest.begin(), smallest.end(), key) != smallest.end();
+      });
+      if (bound == kNoKey) continue;  // no key's bound: Holds' bounds are keys (kNoKey is none)
+      ASSERT_EQ(held.Holds(bound), all_held) << "trial " << trial << " bound " << bound;
+    }
+  }
+}
+
+// The order ForEachUpTo trusts, checked by the emulator: keys 0 to 23 with falling values put
+// the largest key in slot 0, and key 24, smaller, takes its place; without Order the first two
+// slots hold indices 24 and 1, and the visit aborts the host.
+TEST(GpuHeldKeysDeathTest, ForEachRefusesKeysOutOfIndexOrder) {
+  auto unordered = [] {
+    SmallestKeys held;
+    held.Reset();
+    for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(kSmallestKeys); ++i) {
+      held.Offer((std::uint64_t{100u - i} << 32) | i);
+    }
+    held.Offer((std::uint64_t{1} << 32) | 24u);
+    held.ForEachUpTo(kNoKey, [](std::uint64_t) {});
+  };
+  EXPECT_DEATH(unordered(), "assertion failed");
 }
 
 // Its precondition, checked by the emulator: a key whose index is not above a kept one's of

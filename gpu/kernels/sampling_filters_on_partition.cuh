@@ -128,55 +128,77 @@ struct TopPReach {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Fraction() const { return 0.5f + 0.5f * p; }
 };
 
-// A thread's smallest keys of the scatter read, in the order met (its indices in increasing
-// order), at most kSmallestKeys: Offer keeps a key while there is room, else it replaces the
-// largest held when smaller (the later ones move down, so the order stays the indices');
-// `dropped` is the smallest key not held, so every key of the thread up to a bound is held
-// exactly when dropped > bound (Holds). `top`, the largest held key, turns most offers once
-// the keys are full into one comparison (a key above it is dropped; the held keys are
-// scanned only when one is replaced: about kSmallestKeys x ln(m / kSmallestKeys) times for m
-// keys in random order, where every offer scanned them before). Every index into `key` is a
-// constant after unrolling (registers on the device, as CandidateCache's).
+// A thread's smallest keys of the first read, at most kSmallestKeys: Offer keeps a key while
+// there is room, else it puts a smaller key in the place of the largest held; Order then puts
+// them in the order met (their indices' increasing order: keys are offered so, and a key's
+// low word is its index), which ForEachUpTo needs, once, after the read. `dropped` is the
+// smallest key not held, so every key of the thread up to a bound is held exactly when
+// dropped > bound (Holds). `top`, the largest held key, and `top_at`, its place, turn most
+// offers once the keys are full into one comparison (a key above top is dropped; the held
+// keys are scanned for the next top only when one is replaced: about
+// kSmallestKeys x ln(m / kSmallestKeys) times for m keys in random order).
+// The keys live in the stack frame on the device (24 words beside a 1024-thread block's state
+// at 64 registers; the hook reaches them through a pointer), so a run-time index costs what a
+// constant one does: a replacement in place stores one key where keeping the order met moved
+// the 23 after the largest down one, a load and a store each (docs/gpu.md "Where the worst
+// rows' time goes").
 inline constexpr int kSmallestKeys = partition_detail::kHeldKeysPerThread;
 struct SmallestKeys {
   std::uint64_t key[kSmallestKeys];
   int count;
+  int top_at;
   std::uint64_t dropped;
   std::uint64_t top;
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Reset() {
     count = 0;
+    top_at = 0;
     dropped = kNoKey;
     top = 0;
   }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Offer(std::uint64_t k) {
     if (count < kSmallestKeys) {
-      for (int j = 0; j < kSmallestKeys; ++j) {
-        if (j == count) key[j] = k;
+      if (k > top) {
+        top = k;
+        top_at = count;
       }
-      ++count;
-      top = k > top ? k : top;
+      key[count++] = k;
       return;
     }
     if (k > top) {  // keys are unique: k is not held
       dropped = k < dropped ? k : dropped;
       return;
     }
-    int largest = 0;
-    for (int j = 1; j < kSmallestKeys; ++j) largest = key[j] == top ? j : largest;
-    for (int j = 0; j + 1 < kSmallestKeys; ++j) {
-      if (j >= largest) key[j] = key[j + 1];
-    }
-    key[kSmallestKeys - 1] = k;
     dropped = top < dropped ? top : dropped;
-    top = 0;
-    for (int j = 0; j < kSmallestKeys; ++j) top = key[j] > top ? key[j] : top;
+    key[top_at] = k;
+    // The next top in locals, stored once: nvcc stored each running update of the members.
+    std::uint64_t next = 0;
+    int next_at = 0;
+    for (int j = 0; j < kSmallestKeys; ++j) {
+      const std::uint64_t h = key[j];
+      next_at = h > next ? j : next_at;
+      next = h > next ? h : next;
+    }
+    top = next;
+    top_at = next_at;
+  }
+  // The held keys in the order met, by insertion on their indices: as many moves as pairs out
+  // of order (the replacements'), once a thread.
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Order() {
+    for (int i = 1; i < count; ++i) {
+      const std::uint64_t k = key[i];
+      int j = i;
+      for (; j > 0 && IndexOfKey(key[j - 1]) > IndexOfKey(k); --j) key[j] = key[j - 1];
+      key[j] = k;
+    }
   }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Holds(std::uint64_t bound) const { return dropped > bound; }
-  // f(key) for each held key up to `bound`, in the order met.
+  // f(key) for each held key up to `bound`, in the order met (after Order). The emulator checks
+  // that order, which the device trusts: a fold in another order would change a sum's bits.
   template <class F>
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEachUpTo(std::uint64_t bound, F&& f) const {
-    for (int j = 0; j < kSmallestKeys; ++j) {
-      if (j < count && key[j] <= bound) f(key[j]);
+    for (int j = 0; j < count; ++j) {
+      SAMPCHECK_HOST_ASSERT(j == 0 || IndexOfKey(key[j - 1]) < IndexOfKey(key[j]));
+      if (key[j] <= bound) f(key[j]);
     }
   }
 };
@@ -261,7 +283,9 @@ SAMPCHECK_KERNEL_BODY std::uint64_t LargestKeyOfRank(B& block, Shared& lists, st
 // The partition's Hold hook over each thread's SmallestKeys (gpu/block/radix_partition.cuh
 // NoPartitionHold), which also keeps each thread's LargestKeys and publishes them to `lists`
 // (32 x kLargestKeys keys: the chunk buffer's first words, free between the sample's sort and
-// the first chunk; its upper half holds level 0's bucket table then).
+// the first chunk; its upper half holds level 0's bucket table then). Publish, after the read,
+// also puts each thread's held keys in the order offered (SmallestKeys::Order), which ForEach
+// and the kernel's folds of them need.
 template <class R, class RL, class Shared>
 struct HeldSmallestKeys {
   R* keys;
@@ -275,6 +299,7 @@ struct HeldSmallestKeys {
   }
   template <class B>
   SAMPCHECK_KERNEL_BODY void Publish(B& block) const {
+    block.ForEachThread([&](Thread t) { (*keys)[t].Order(); });
     PublishLargestKeys(block, *largest, *lists);
   }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Holds(Thread t, std::uint64_t bound) const {
