@@ -2344,9 +2344,10 @@ TEST(GpuHeldKeys, SmallestKeysHoldTheSmallestInIndexOrder) {
   }
 }
 
-// The order ForEachUpTo trusts, checked by the emulator: keys 0 to 23 with falling values put
-// the largest key in slot 0, and key 24, smaller, takes its place; without Order the first two
-// slots hold indices 24 and 1, and the visit aborts the host.
+// The order ForEachUpTo trusts, checked by the emulator: keys 0 to 23 with falling values make
+// a heap in index order (each below its parent); key 24, below them all, takes the root's
+// place and sifts down (indices 1, 3, 7 and 15 move up), so slot 1 holds index 3 before slot
+// 2's 2: without Order the visit aborts the host.
 TEST(GpuHeldKeysDeathTest, ForEachRefusesKeysOutOfIndexOrder) {
   auto unordered = [] {
     SmallestKeys held;

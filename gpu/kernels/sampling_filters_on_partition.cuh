@@ -25,8 +25,8 @@
 //   partitioned); (2) the scatter into scratch, folding ExpF32Cr(x - M) per lane when top_p
 //   runs (top-k off or k >= n: s of the row; with K from the largest keys, only the keys up to
 //   its bound: the top-k survivors' lane of every thread); with a k-th key from the partition,
-//   a thread that holds all of its keys up to the last stored bucket scatters them from
-//   registers and neither reads nor folds its entries.
+//   a thread that holds all of its keys up to the last stored bucket scatters them from its
+//   held keys and neither reads nor folds its entries.
 //   Then, with top-k on and k < n - 3, the partition refines only the bucket holding rank k
 //   (gpu/block/radix_partition.cuh PartitionAndVisit) to find K, and (3) the lanes are summed
 //   over the top-k survivors (key <= K; ties kept: value key <= K's) and counted: a thread whose
@@ -128,61 +128,64 @@ struct TopPReach {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Fraction() const { return 0.5f + 0.5f * p; }
 };
 
-// A thread's smallest keys of the first read, at most kSmallestKeys: Offer keeps a key while
-// there is room, else it puts a smaller key in the place of the largest held; Order then puts
-// them in the order met (their indices' increasing order: keys are offered so, and a key's
-// low word is its index), which ForEachUpTo needs, once, after the read. `dropped` is the
-// smallest key not held, so every key of the thread up to a bound is held exactly when
-// dropped > bound (Holds). `top`, the largest held key, and `top_at`, its place, turn most
-// offers once the keys are full into one comparison (a key above top is dropped; the held
-// keys are scanned for the next top only when one is replaced: about
-// kSmallestKeys x ln(m / kSmallestKeys) times for m keys in random order).
-// The keys live in the stack frame on the device (24 words beside a 1024-thread block's state
-// at 64 registers; the hook reaches them through a pointer), so a run-time index costs what a
-// constant one does: a replacement in place stores one key where keeping the order met moved
-// the 23 after the largest down one, a load and a store each (docs/gpu.md "Where the worst
-// rows' time goes").
+// A thread's smallest keys of the first read, at most kSmallestKeys, as a max-heap while they
+// are offered (key[0] the largest held; each key above its two children, 2j + 1 and 2j + 2):
+// Offer keeps a key while there is room (sifted up), else a smaller key takes the largest's
+// place at the root (sifted down: at most 4 levels for 24 keys); Order then puts them in the
+// order met (their indices' increasing order: keys are offered so, and a key's low word is its
+// index), which ForEachUpTo needs, once, after the read. `dropped` is the smallest key not
+// held, so every key of the thread up to a bound is held exactly when dropped > bound (Holds).
+// Once the keys are full most offers are one comparison with the root (a key above it is
+// dropped; one is replaced about kSmallestKeys x ln(m / kSmallestKeys) times for m keys in
+// random order). The keys live in the stack frame on the device (24 words beside a
+// 1024-thread block's state at 64 registers; the hook reaches them through a pointer), so a
+// run-time index costs what a constant one does: a replacement moves at most 4 keys, where
+// keeping the order met moved the 23 after the largest down one, a load and a store each, and
+// a scan for the next largest loaded all 24 (docs/gpu.md "Where the worst rows' time goes").
 inline constexpr int kSmallestKeys = partition_detail::kHeldKeysPerThread;
 struct SmallestKeys {
   std::uint64_t key[kSmallestKeys];
   int count;
-  int top_at;
   std::uint64_t dropped;
-  std::uint64_t top;
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Reset() {
     count = 0;
-    top_at = 0;
     dropped = kNoKey;
-    top = 0;
   }
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Offer(std::uint64_t k) {
     if (count < kSmallestKeys) {
-      if (k > top) {
-        top = k;
-        top_at = count;
+      int j = count++;
+      while (j > 0) {
+        const int parent = (j - 1) / 2;
+        const std::uint64_t above = key[parent];
+        if (!(k > above)) break;
+        key[j] = above;
+        j = parent;
       }
-      key[count++] = k;
+      key[j] = k;
       return;
     }
+    const std::uint64_t top = key[0];
     if (k > top) {  // keys are unique: k is not held
       dropped = k < dropped ? k : dropped;
       return;
     }
     dropped = top < dropped ? top : dropped;
-    key[top_at] = k;
-    // The next top in locals, stored once: nvcc stored each running update of the members.
-    std::uint64_t next = 0;
-    int next_at = 0;
-    for (int j = 0; j < kSmallestKeys; ++j) {
-      const std::uint64_t h = key[j];
-      next_at = h > next ? j : next_at;
-      next = h > next ? h : next;
+    int j = 0;
+    for (int child = 1; child < kSmallestKeys; child = 2 * j + 1) {
+      std::uint64_t below = key[child];
+      if (child + 1 < kSmallestKeys) {
+        const std::uint64_t right = key[child + 1];
+        child = right > below ? child + 1 : child;
+        below = right > below ? right : below;
+      }
+      if (!(below > k)) break;
+      key[j] = below;
+      j = child;
     }
-    top = next;
-    top_at = next_at;
+    key[j] = k;
   }
-  // The held keys in the order met, by insertion on their indices: as many moves as pairs out
-  // of order (the replacements'), once a thread.
+  // The held keys in the order met, by insertion on their indices (from the heap's order: about
+  // count^2 / 4 moves), once a thread.
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Order() {
     for (int i = 1; i < count; ++i) {
       const std::uint64_t k = key[i];
@@ -396,7 +399,7 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
   // (SmallestKeys, the partition's Hold hook): a thread holding all of its keys up to a sum's
   // bound folds them instead of reading its entries (top-k 5000: about 5 survivors a thread,
   // every lane held), and when every thread holds its keys up to the k-th key's bucket the
-  // scatter stores them from registers without reading the row.
+  // scatter stores them from the held keys without reading the row.
   // Their largest keys too (LargestKeys): when k is within kLargestKeys - 1 of n, K is the
   // (n - k + 1)-th largest of them, known at level 0: no bucket is refined for it, the scatter
   // stores none for it, and the scatter read's fold takes only the top-k survivors (key <= K's
