@@ -236,8 +236,8 @@ TEST(GpuFilters, PartitionPathRefinesLargeBuckets) {
 // Held keys out of index order (gpu/kernels/sampling_filters_on_partition.cuh SmallestKeys):
 // V = 30 x 1024, so each thread's lane holds 30 entries, and top-k 24 x 1024. In row 0 the
 // values rise with the index (1/4096 a step, noise below a lane's step of 1/4), so each lane's
-// last 6 entries replace its first 6 in place (the held keys' slots then hold entries 24 to 29
-// before 6 to 23) and its 24 held keys are exactly its top-k survivors: every thread folds the
+// last 6 entries replace its first 6 at the held keys' heap root (its slots then out of index
+// order until Order) and its 24 held keys are exactly its top-k survivors: every thread folds the
 // survivors' sum from them, in index order (the emulator checks it in ForEachUpTo; without
 // SmallestKeys::Order the run aborts). An ulp of that sum moves only top-p's cut and min-p's
 // threshold, so outputs alone would seldom show the order. Row 1 falls with the index (no

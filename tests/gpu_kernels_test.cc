@@ -2296,9 +2296,9 @@ TEST(GpuTopKSurvivors, LaneKeysKeepEachLanesSmallestKeys) {
 // SmallestKeys (gpu/kernels/sampling_filters_on_partition.cuh) against a sort: after offers
 // in increasing index order and Order, ForEachUpTo(bound) visits the kSmallestKeys smallest
 // offered keys that are <= bound, in increasing index order, and Holds(bound) says whether
-// every offered key <= bound is among them (for bounds below kNoKey). Values run from all equal (every offer past the
-// first 24 dropped) through few distinct ones to descending runs (every offer a replacement,
-// the most places out of index order for Order to mend).
+// every offered key <= bound is among them (for bounds below kNoKey). Values run from all
+// equal (every offer past the first 24 dropped) through few distinct ones to descending runs
+// (every offer a replacement at the heap's root).
 TEST(GpuHeldKeys, SmallestKeysHoldTheSmallestInIndexOrder) {
   std::mt19937_64 rng(20261205);
   const auto index_of = [](std::uint64_t key) { return static_cast<std::uint32_t>(key); };
