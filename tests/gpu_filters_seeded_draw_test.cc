@@ -71,7 +71,8 @@ std::int64_t FirstMaximum(const std::vector<double>& value, const std::vector<st
 // argmax order must be among the kept keys whenever they did not overflow. Values on a grid of
 // 1/8 below the maximum 0 (equal values everywhere: the dominance rule's case, where an entry
 // is dropped on its value and hash alone), flat runs (every value 0), and a few subnormal
-// probabilities; 400 sequences of 1 to 300 entries under six keys.
+// probabilities; 400 sequences of 1 to 300 entries under six keys. After every offer, each kept
+// key's score held beside it must be the score its key gives.
 TEST(GpuFiltersSeededDraw, CandidatesKeepTheExactWinner) {
   SplitMix64 rng(20261204);
   const SeededGumbelKey keys[] = {{0, 0}, {42, 7}, {~0ull, 0xffffffffu}, {5, 1}, {123456789, 99}, {1ull << 63, 3}};
@@ -97,6 +98,13 @@ TEST(GpuFiltersSeededDraw, CandidatesKeepTheExactWinner) {
     for (int j = 0; j < n; ++j) {
       const auto at = static_cast<std::size_t>(j);
       cache.Offer(key, OrderKey(values[at], columns[at], false), 0.0f, static_cast<double>(n));
+      // Each kept key's score beside it is the one its key gives (the compaction moves both).
+      for (std::uint32_t c = 0; c < cache.count && !cache.Overflowed(); ++c) {
+        using Candidates = SeededGumbelCandidates<kCachedCandidates>;
+        const double made = Candidates::ScoreOfHash(Candidates::Hash(key, cache.key[c]), cache.key[c], 0.0f,
+                                                    static_cast<double>(n));
+        ASSERT_EQ(std::memcmp(&cache.score[c], &made, sizeof made), 0) << "sequence " << sequence << " offer " << j;
+      }
     }
     if (cache.Overflowed()) continue;
     std::vector<double> score;

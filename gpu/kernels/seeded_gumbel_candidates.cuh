@@ -62,6 +62,7 @@ template <int kCap>
 struct SeededGumbelCandidates {
   static constexpr double kMargin = 0x1p-20;  // contract: over 7x twice the score's error bound
   std::uint64_t key[kCap];  // order keys: the value (hence e) and the column
+  double score[kCap];       // each kept key's a (ScoreOfHash), kept beside it: not made again
   std::uint32_t count;
   double best;
   std::uint64_t best_key;   // the safe entry that set best (valid while best > -inf)
@@ -83,17 +84,14 @@ struct SeededGumbelCandidates {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Overflowed() const { return overflowed; }
 
   // a of the entry with order key k (+inf when it is not safe: never pruned), from M and the
-  // bound on s. Recomputed from the key when best rises (the keys alone are held: 16 registers).
-  // The same, given k's hash word h = Hash(rng_key, k) (Offer hashes each entry once).
+  // bound on s, given k's hash word h = Hash(rng_key, k) (Offer hashes each entry once). Made
+  // once an entry: a kept entry's a is kept beside its key for the compactions when best rises,
+  // which until 2026-12-05 made it again from the key (three double-double logarithms each).
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE static double ScoreOfHash(std::uint32_t h, std::uint64_t k, float max,
                                                                          double s_bound) {
     const float e = math::ExpF32Cr(ValueOfDescendingKey(k) - max);
     if (!(static_cast<double>(e) * 0x1p126 >= s_bound)) return -NegativeInfinityF64();  // exact: a power of two
     return SeededGumbelScoreOfHash(h, e);
-  }
-  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE static double Score(const SeededGumbelKey& rng_key, std::uint64_t k,
-                                                                   float max, double s_bound) {
-    return ScoreOfHash(Hash(rng_key, k), k, max, s_bound);
   }
 
   // A final survivor with order key k (value x: e = ExpF32Cr(x - max)), max = M, s_bound >= s.
@@ -115,9 +113,12 @@ struct SeededGumbelCandidates {
       // indices after unrolling: registers on the device).
       std::uint32_t kept = 0;
       for (int j = 0; j < kCap; ++j) {
-        const bool stays =
-            static_cast<std::uint32_t>(j) < count && !(Score(rng_key, key[j], max, s_bound) < best - kMargin);
-        for (int d = 0; d < kCap; ++d) key[d] = stays && static_cast<std::uint32_t>(d) == kept ? key[j] : key[d];
+        const bool stays = static_cast<std::uint32_t>(j) < count && !(score[j] < best - kMargin);
+        for (int d = 0; d < kCap; ++d) {
+          const bool to = stays && static_cast<std::uint32_t>(d) == kept;
+          key[d] = to ? key[j] : key[d];
+          score[d] = to ? score[j] : score[d];
+        }
         kept += stays ? 1u : 0u;
       }
       count = kept;
@@ -126,7 +127,11 @@ struct SeededGumbelCandidates {
       overflowed = true;
       return;
     }
-    for (int d = 0; d < kCap; ++d) key[d] = static_cast<std::uint32_t>(d) == count ? k : key[d];
+    for (int d = 0; d < kCap; ++d) {
+      const bool here = static_cast<std::uint32_t>(d) == count;
+      key[d] = here ? k : key[d];
+      score[d] = here ? a : score[d];
+    }
     ++count;
   }
 
