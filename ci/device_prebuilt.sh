@@ -181,8 +181,9 @@ case $verb in
       step gpu_device_test 90 "$b/tests/gpu_device_test" >>"$out/tests.txt" 2>&1
       step gpu_fast_sampling_device_test 180 "$b/tests/gpu_fast_sampling_device_test" >>"$out/tests.txt" 2>&1
       grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/tests.txt" || tail -5 "$out/tests.txt"
-      # Stack-frame accesses in the loops of top_p's walk and the warp's running sum (must be
-      # none) and, for the record, of the two filter kernels (docs/gpu.md "Reading the SASS").
+      # Stack-frame accesses in the loops of top_p's walk, the warp's running sum and gpu-fast's
+      # slice kernel's sums before the proposals (must be none) and, for the record, of the two
+      # filter kernels (docs/gpu.md "Reading the SASS").
       nvdisasm=$(command -v nvdisasm || echo /usr/local/cuda/bin/nvdisasm)
       if [[ -x $nvdisasm && -f $b/gpu/libsampcheck_gpu_cuda.a ]]; then
         step sass-walk 60 python3 tests/sass_loop_check.py "$b/gpu/libsampcheck_gpu_cuda.a" TopPWalkWords \
@@ -191,6 +192,9 @@ case $verb in
         step sass-running-sum 60 python3 tests/sass_loop_check.py "$b/gpu/libsampcheck_gpu_cuda.a" GridRun \
           --nvdisasm "$nvdisasm" >"$out/sass-running-sum.txt" 2>&1
         tail -1 "$out/sass-running-sum.txt"
+        step sass-proposal-sums 60 python3 tests/sass_loop_check.py "$b/gpu/libsampcheck_gpu_cuda.a" \
+          'FastSamplingSlicesKernel*SumBeforeProposals' --nvdisasm "$nvdisasm" >"$out/sass-proposal-sums.txt" 2>&1
+        tail -1 "$out/sass-proposal-sums.txt"
         step sass-filters 60 python3 tests/sass_loop_check.py "$b/gpu/libsampcheck_gpu_cuda.a" SamplingFilters \
           --nvdisasm "$nvdisasm" --list >"$out/sass-filters.txt" 2>&1
       else

@@ -342,6 +342,73 @@ TEST(GpuFastSampling, ProposalsFollowTheWeights) {
   ExpectProposalsFollowTheWeights<1024>(40002, gpu::ThreadShare{40002, 1024, true, {0, 10000, 2}});
 }
 
+// SumBeforeProposals (gpu/fast/fast_proposals.cuh), one thread's masses before each proposal
+// over its share of the row, against the definition written here: thread t's list from its share
+// (IndexAt), and for each proposal d the weights FastExpF32(s_i - m) of the listed keys below
+// proposal d's key, added in the list's order. Row 0 is flat (every value 0 = m: each weight is
+// exactly 1, so every sum is a count and the order is the indices'); row 1 takes values 0 to -2.5
+// in steps of a quarter, with ties. Seven proposals drawn at chosen indices (the first and last,
+// two neighbours, the middle); the eighth undrawn (kNoKey), whose sum the kernel never reads.
+// Strided at 1000 entries, by quads at 4099 (1024 quads and a tail of 3), 64 threads.
+TEST(GpuFastSampling, SumBeforeProposalsAddsTheWeightsBeforeEachProposal) {
+  constexpr int kThreads = 64;
+  constexpr int kD = gpu::fast_detail::kFastProposals;
+  for (const std::int64_t n : {1000, 4099}) {
+    for (const bool flat : {true, false}) {
+      SCOPED_TRACE(testing::Message() << n << " entries, " << (flat ? "flat" : "quarters"));
+      std::vector<float> x(static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i) {
+        x[static_cast<std::size_t>(i)] = flat ? 0.0f : -0.25f * static_cast<float>((i * 37) % 11);
+      }
+      ASSERT_EQ(reinterpret_cast<std::uintptr_t>(x.data()) % 16, 0u);
+      auto key_of_index = [&](std::int64_t i) {
+        return gpu::fast_detail::RuleOrderKey(x[static_cast<std::size_t>(i)], i, n, false);
+      };
+      const std::int64_t picks[kD - 1] = {0, n - 1, 17, 18, n / 2, 3 * n / 4, 640};
+      gpu::fast_detail::ProposalKeys<kD> proposals;
+      for (int d = 0; d < kD - 1; ++d) {
+        proposals.key[d] = key_of_index(picks[d]);
+        proposals.last = std::max(proposals.last, proposals.key[d]);
+      }
+      proposals.key[kD - 1] = gpu::fast_detail::kNoKey;
+      std::vector<gpu::fast_detail::LaneSums<kD>> got(kThreads);
+      gpu::ThreadShare share;
+      const auto report = gpu::emu::Launch("sum_before_proposals", 1, kThreads, [&](gpu::Block& block) {
+        const gpu::fast_detail::ScaledOrderKeys<gpu::GlobalArray<const float>> key_of{
+            gpu::GlobalArray<const float>(x.data(), n, "logits"), 0, 0, 1.0f, n, false};
+        share = gpu::ShareOf(key_of, n, kThreads);
+        block.ForEachThread([&](gpu::Thread t) {
+          got[static_cast<std::size_t>(t.x)] = gpu::fast_detail::SumBeforeProposals(
+              key_of, share, t.x, proposals, gpu::fast_detail::RowWeight{0.0f});
+        });
+      });
+      ASSERT_EQ(report.total, 0) << report.Summary();
+      EXPECT_EQ(share.quads, n >= 4096);
+      std::int64_t listed = 0;
+      for (int t = 0; t < kThreads; ++t) {
+        float expected[kD] = {};
+        int count[kD] = {};
+        for (std::int64_t j = 0; j < share.Count(t); ++j, ++listed) {
+          const std::int64_t i = share.IndexAt(t, j);
+          for (int d = 0; d < kD - 1; ++d) {
+            if (key_of_index(i) >= proposals.key[d]) continue;
+            expected[d] += gpu::FastExpF32(x[static_cast<std::size_t>(i)] - 0.0f);
+            ++count[d];
+          }
+        }
+        for (int d = 0; d < kD - 1; ++d) {
+          SCOPED_TRACE(testing::Message() << "thread " << t << ", proposal at " << picks[d]);
+          EXPECT_EQ(got[static_cast<std::size_t>(t)].v[d], expected[d]);
+          if (flat) {
+            EXPECT_EQ(got[static_cast<std::size_t>(t)].v[d], static_cast<float>(count[d]));
+          }
+        }
+      }
+      EXPECT_EQ(listed, n);
+    }
+  }
+}
+
 // The block-scan inverse CDF (FastBlockInverseCdf, gpu/fast/fast_sampling.cuh) against the
 // definition written here: integer weights (every sum exact in any order, so the free order
 // must give the definition's token exactly), the token the first i with w_i > 0 whose prefix

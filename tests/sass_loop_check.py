@@ -7,7 +7,11 @@ A loop here is a backward branch: the instructions from its target to the branch
 inside a loop is a stack-frame access at every iteration; in a sequential loop (top_p's walk,
 thread 0 alone while 1023 threads evict the L1 with their own frames) each one can cost an L2
 round trip an iteration, which no count of the emulator sees. The check fails when a loop of a
-function whose symbol contains FUNCTION holds one, or when no such function is found.
+function whose symbol contains FUNCTION holds one, or when no such function is found. FUNCTION
+may be several parts joined by '*', which the symbol must contain in that order: an out-of-line
+function's symbol in the listing is its kernel's, '$', then its own, so that
+'FastSamplingSlicesKernel*SumBeforeProposals' names one kernel's copy of a function that
+another kernel, with fewer registers, compiles too.
 
 The cubin is the sm_<arch> image nvcc embedded in the CUDA runner's object (read as
 kernel_occupancy_check.py reads it); nvdisasm -c disassembles it. CUDA 13's nvdisasm reads that
@@ -78,9 +82,20 @@ def loops(body):
     return found
 
 
+def matches(name, function):
+    """Whether the symbol holds FUNCTION's '*'-joined parts, in order."""
+    at = 0
+    for part in function.split("*"):
+        at = name.find(part, at)
+        if at < 0:
+            return False
+        at += len(part)
+    return True
+
+
 def check_sass(sass, function, listing=False, out=sys.stdout):
     """The problems (empty: no loop of a matching function touches local memory)."""
-    matching = {name: body for name, body in functions(sass).items() if function in name}
+    matching = {name: body for name, body in functions(sass).items() if matches(name, function)}
     if not matching:
         return [f"no function whose symbol contains {function!r} in the listing"]
     problems, lines = [], []

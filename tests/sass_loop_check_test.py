@@ -57,6 +57,15 @@ class SassLoopCheck(unittest.TestCase):
     def test_an_access_before_the_loop_passes(self):
         self.assertEqual(c.check_sass(LISTING, "Sum", out=io.StringIO()), [])
 
+    def test_parts_in_order(self):
+        # Kernel*Sum names the kernel's copy of Sum; Sum*Kernel (the wrong order) names none.
+        self.assertTrue(c.matches("$_Z6Kernelv$_Z3SumILi1EEvv", "Kernel*Sum"))
+        self.assertFalse(c.matches("$_Z6Kernelv$_Z3SumILi1EEvv", "Sum*Kernel"))
+        self.assertFalse(c.matches("$_Z6Kernelv$_Z3SumILi1EEvv", "Kernel*Walk"))
+        self.assertEqual(c.check_sass(LISTING, "Kernel*Sum", out=io.StringIO()), [])
+        self.assertEqual(len(c.check_sass(LISTING, "Kernel*Walk", out=io.StringIO())), 1)
+        self.assertEqual(len(c.check_sass(LISTING, "Sum*Kernel", out=io.StringIO())), 1)
+
     def test_no_matching_function_fails(self):
         self.assertEqual(len(c.check_sass(LISTING, "TopPWalkWords", out=io.StringIO())), 1)
 

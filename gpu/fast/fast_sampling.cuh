@@ -754,8 +754,7 @@ struct FastSamplingKernel {
     // V), then (slot 1 + d) the mass before proposal d.
     auto parts = Registers<fast_detail::LaneSums<kProposals + 1>>(block);
     std::int64_t proposal[kProposals];
-    std::uint64_t proposal_key[kProposals];
-    std::uint64_t last_proposal_key = 0;  // the largest key of a drawn proposal (0: none drawn)
+    fast_detail::ProposalKeys<kProposals> proposal_keys;
     float proposal_total = 0.0f;
     bool proposed = false;
     float m = 0.0f;  // s of the first token of the order
@@ -764,8 +763,8 @@ struct FastSamplingKernel {
     // the rules' prefix arguments need (every token after a rejected one is rejected too):
     // ExpF32Cr(s - m) >= min_ratio is s - m >= its least passing argument, found once a row
     // (reference/math/exp_threshold.h), so the reads that decide min-p per entry compare.
-    auto weight_of = [&](float s) { return FastExpF32(s - m); };
-    auto weight = [&](std::uint64_t key) { return weight_of(ValueOfDescendingKey(key)); };
+    auto weight_of = [&](float s) { return fast_detail::RowWeight{m}.OfValue(s); };
+    auto weight = [&](std::uint64_t key) { return fast_detail::RowWeight{m}(key); };
     const float min_p_floor = mp > 0.0f ? math::ExpF32CrThreshold(min_ratio) : 0.0f;
     auto min_p_keeps = [&](float s) { return s - m >= min_p_floor; };
     auto draw_proposals = [&](std::uint64_t first_key_of_row, std::uint64_t below) {
@@ -785,22 +784,19 @@ struct FastSamplingKernel {
           [&](std::uint64_t key) { return key < below ? weight(key) : 0.0f; }, u,
           proposal, proposal_total);
       for (int d = 0; d < kProposals; ++d) {
-        proposal_key[d] = proposal[d] < 0 ? fast_detail::kNoKey : OrderKey(scaled(proposal[d]), proposal[d]);
-        if (proposal[d] >= 0 && proposal_key[d] > last_proposal_key) last_proposal_key = proposal_key[d];
+        const std::uint64_t key = proposal[d] < 0 ? fast_detail::kNoKey : OrderKey(scaled(proposal[d]), proposal[d]);
+        proposal_keys.key[d] = key;
+        if (proposal[d] >= 0 && key > proposal_keys.last) proposal_keys.last = key;
       }
       proposed = true;
     };
     // Thread t's share of the masses before the proposals, for a key its read holds. A key at
     // or after the last drawn proposal adds to none of their sums (an undrawn one's, kNoKey,
     // is never read): most of a row's keys, which then cost one compare, no weight and no
-    // access to the eight sums (in registers at 64, spilled at 32: docs/gpu.md "Reading the SASS").
-    auto add_before = [&](Thread th, std::uint64_t key) {
-      if (key >= last_proposal_key) return;
-      const float e = weight(key);
-      for (int d = 0; d < kProposals; ++d) {
-        if (key < proposal_key[d]) parts[th].v[1 + d] += e;
-      }
-    };
+    // access to the eight sums. The gathers' hooks add into parts, in the stack frame; top-k
+    // off's read takes SumBeforeProposals, out of line, its sums in registers (docs/gpu.md
+    // "Reading the SASS").
+    auto add_before = [&](Thread th, std::uint64_t key) { proposal_keys.AddBefore(key, weight, parts[th].v + 1); };
 
     // top-k with top-p on (top-p reads the top-k set's mass, so the set is selected first;
     // sglang's joint top-p reads the whole row's mass, so its top-k stays an acceptance rule):
@@ -895,7 +891,10 @@ struct FastSamplingKernel {
       mass_known = true;  // the select's hit, or top-k off (S = every token's mass)
       if (!top_k_on && p < 1.0f) {  // the masses before the proposals: one read
         block.ForEachThread([&](Thread th) {
-          ForEachShareKey(rule_keys, share, th.x, [&](std::int64_t, std::uint64_t key) { add_before(th, key); });
+          // parts' sums before the proposals are still 0 here: the same bits as add_before's.
+          const auto before =
+              fast_detail::SumBeforeProposals(rule_keys, share, th.x, proposal_keys, fast_detail::RowWeight{m});
+          for (int d = 0; d < kProposals; ++d) parts[th].v[1 + d] += before.v[d];
         });
       }
     }
@@ -924,7 +923,7 @@ struct FastSamplingKernel {
         }
         const std::int64_t j = proposal[d];
         if (j < 0) continue;
-        const std::uint64_t kj = proposal_key[d];
+        const std::uint64_t kj = proposal_keys.key[d];
         const float ej = weight(kj);
         bool accept = (!selected || in_top_k(kj)) && (!(mp > 0.0f) || min_p_keeps(ValueOfDescendingKey(kj)));
         if (accept && before_needed) {
