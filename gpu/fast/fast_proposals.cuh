@@ -47,9 +47,10 @@
 //   words of each pair in warp order until 2026-12-02): two barriers, through the lent slots. A caller sums
 //   the first proposal's first and the others only when it is rejected (the emulator's time
 //   grows with the butterflies' phases; the device's barriers with the calls).
-// - ProposalKeys, RowWeight, SumBeforeProposals: the drawn proposals' keys and the sums of the
-//   weights before each (below its key in the order), per thread over the keys a read gives it;
-//   SumBeforeProposals is top-k off's whole read of a thread's share, out of line on the device.
+// - AddBeforeProposals, ProposalKeys, RowWeight, SumBeforeProposals: the sums of the weights
+//   before each drawn proposal (below its key in the order), per thread over the keys a read
+//   gives it; SumBeforeProposals is top-k off's whole read of a thread's share, out of line on
+//   the device.
 // - Deterministic for a given kThreads: fixed orders, no atomics.
 // Example: 2 threads' masses {1, 3} (warp 0), u = 0.5: total 4, x = 2 lies in lane 1's
 //   interval [1, 4); lane 1's indices are walked and the first whose running sum from 1
@@ -102,23 +103,27 @@ struct LaneSums {
 
 // The drawn proposals' order keys (block-uniform): key[d] that of proposal d (any key above
 // every key of the row, kNoKey, where none was drawn), last the largest drawn one (0: none).
-// AddBefore(k, weight, sums): sums[d] += weight(k) for each d with k < key[d], k's weight to the
-// mass before proposal d in the order. A key at or after the last drawn proposal adds to none
-// (most of a row's keys): one compare, no weight.
+// AddBeforeProposals(k, key, last, weight, sums): sums[d] += weight(k) for each d with k <
+// key[d], k's weight to the mass before proposal d in the order. A key at or after the last
+// drawn proposal adds to none (most of a row's keys): one compare, no weight. A function of the
+// keys and `last`, not of a struct: gpu-fast's row keeps them as locals, `last` a scalar that
+// its gathers' hooks compare every key with (a member would be reloaded from the frame at every
+// key there, docs/gpu.md "Reading the SASS").
+template <int kN, class Weight>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void AddBeforeProposals(std::uint64_t k, const std::uint64_t (&key)[kN],
+                                                                   std::uint64_t last, const Weight& weight,
+                                                                   float* sums) {
+  if (k >= last) return;
+  const float e = weight(k);
+  for (int d = 0; d < kN; ++d) {
+    if (k < key[d]) sums[d] += e;
+  }
+}
+
 template <int kN>
 struct ProposalKeys {
   std::uint64_t key[kN];
   std::uint64_t last = 0;
-
-  template <class Weight>
-  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void AddBefore(std::uint64_t k, const Weight& weight,
-                                                              float* sums) const {
-    if (k >= last) return;
-    const float e = weight(k);
-    for (int d = 0; d < kN; ++d) {
-      if (k < key[d]) sums[d] += e;
-    }
-  }
 };
 
 // A key's weight e = exp(s - m) relative to the row's maximum m, by FastExpF32 (within an ulp
@@ -134,7 +139,7 @@ struct RowWeight {
 };
 
 // Thread t's masses before each proposal over its share of the row (ForEachShareKey, in its
-// order: the sums are those AddBefore makes into sums starting at 0). Out of line on the device
+// order: the sums are those AddBeforeProposals makes into sums starting at 0). Out of line on the device
 // so that the read's loop has registers of its own: inlined into gpu-fast's row function (64
 // registers), the proposals' keys were loaded from the stack frame and the sums stored to it
 // at every entry before them (docs/gpu.md "Reading the SASS"). Every argument is a value: the
@@ -144,7 +149,9 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY LaneSums<kN> SumBeforeProposals(cons
                                                                             int t, const ProposalKeys<kN> keys,
                                                                             const RowWeight weight) {
   LaneSums<kN> sums{};
-  ForEachShareKey(key_of, share, t, [&](std::int64_t, std::uint64_t key) { keys.AddBefore(key, weight, sums.v); });
+  ForEachShareKey(key_of, share, t, [&](std::int64_t, std::uint64_t key) {
+    AddBeforeProposals(key, keys.key, keys.last, weight, sums.v);
+  });
   return sums;
 }
 

@@ -754,7 +754,8 @@ struct FastSamplingKernel {
     // V), then (slot 1 + d) the mass before proposal d.
     auto parts = Registers<fast_detail::LaneSums<kProposals + 1>>(block);
     std::int64_t proposal[kProposals];
-    fast_detail::ProposalKeys<kProposals> proposal_keys;
+    std::uint64_t proposal_key[kProposals];
+    std::uint64_t last_proposal_key = 0;  // the largest key of a drawn proposal (0: none drawn)
     float proposal_total = 0.0f;
     bool proposed = false;
     float m = 0.0f;  // s of the first token of the order
@@ -784,9 +785,8 @@ struct FastSamplingKernel {
           [&](std::uint64_t key) { return key < below ? weight(key) : 0.0f; }, u,
           proposal, proposal_total);
       for (int d = 0; d < kProposals; ++d) {
-        const std::uint64_t key = proposal[d] < 0 ? fast_detail::kNoKey : OrderKey(scaled(proposal[d]), proposal[d]);
-        proposal_keys.key[d] = key;
-        if (proposal[d] >= 0 && key > proposal_keys.last) proposal_keys.last = key;
+        proposal_key[d] = proposal[d] < 0 ? fast_detail::kNoKey : OrderKey(scaled(proposal[d]), proposal[d]);
+        if (proposal[d] >= 0 && proposal_key[d] > last_proposal_key) last_proposal_key = proposal_key[d];
       }
       proposed = true;
     };
@@ -796,7 +796,9 @@ struct FastSamplingKernel {
     // access to the eight sums. The gathers' hooks add into parts, in the stack frame; top-k
     // off's read takes SumBeforeProposals, out of line, its sums in registers (docs/gpu.md
     // "Reading the SASS").
-    auto add_before = [&](Thread th, std::uint64_t key) { proposal_keys.AddBefore(key, weight, parts[th].v + 1); };
+    auto add_before = [&](Thread th, std::uint64_t key) {
+      fast_detail::AddBeforeProposals(key, proposal_key, last_proposal_key, weight, parts[th].v + 1);
+    };
 
     // top-k with top-p on (top-p reads the top-k set's mass, so the set is selected first;
     // sglang's joint top-p reads the whole row's mass, so its top-k stays an acceptance rule):
@@ -892,8 +894,10 @@ struct FastSamplingKernel {
       if (!top_k_on && p < 1.0f) {  // the masses before the proposals: one read
         block.ForEachThread([&](Thread th) {
           // parts' sums before the proposals are still 0 here: the same bits as add_before's.
-          const auto before =
-              fast_detail::SumBeforeProposals(rule_keys, share, th.x, proposal_keys, fast_detail::RowWeight{m});
+          fast_detail::ProposalKeys<kProposals> keys;
+          for (int d = 0; d < kProposals; ++d) keys.key[d] = proposal_key[d];
+          keys.last = last_proposal_key;
+          const auto before = fast_detail::SumBeforeProposals(rule_keys, share, th.x, keys, fast_detail::RowWeight{m});
           for (int d = 0; d < kProposals; ++d) parts[th].v[1 + d] += before.v[d];
         });
       }
@@ -923,7 +927,7 @@ struct FastSamplingKernel {
         }
         const std::int64_t j = proposal[d];
         if (j < 0) continue;
-        const std::uint64_t kj = proposal_keys.key[d];
+        const std::uint64_t kj = proposal_key[d];
         const float ej = weight(kj);
         bool accept = (!selected || in_top_k(kj)) && (!(mp > 0.0f) || min_p_keeps(ValueOfDescendingKey(kj)));
         if (accept && before_needed) {
