@@ -139,11 +139,11 @@ struct RowWeight {
 };
 
 // Thread t's masses before each proposal over its share of the row (ForEachShareKey, in its
-// order: the sums are those AddBeforeProposals makes into sums starting at 0). Out of line on the device
-// so that the read's loop has registers of its own: inlined into gpu-fast's row function (64
-// registers), the proposals' keys were loaded from the stack frame and the sums stored to it
-// at every entry before them (docs/gpu.md "Reading the SASS"). Every argument is a value: the
-// callee's copies, in registers.
+// order: the sums AddBeforeProposals makes from 0). Out of line on the device so that the read's
+// loop has registers of its own: inlined into gpu-fast's row function (64 registers), the sums
+// were reloaded from the stack frame each quad and stored to it after each addition (docs/gpu.md
+// "Reading the SASS"). Every argument is a value: the callee's copies, in registers, m among
+// them (RowWeight).
 template <int kN, class KeyOf>
 SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY LaneSums<kN> SumBeforeProposals(const KeyOf key_of, const ThreadShare share,
                                                                             int t, const ProposalKeys<kN> keys,
