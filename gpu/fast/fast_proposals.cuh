@@ -106,9 +106,9 @@ struct LaneSums {
 // AddBeforeProposals(k, key, last, weight, sums): sums[d] += weight(k) for each d with k <
 // key[d], k's weight to the mass before proposal d in the order. A key at or after the last
 // drawn proposal adds to none (most of a row's keys): one compare, no weight. A function of the
-// keys and `last`, not of a struct: gpu-fast's row keeps them as locals, `last` a scalar that
-// its gathers' hooks compare every key with (a member would be reloaded from the frame at every
-// key there, docs/gpu.md "Reading the SASS").
+// keys and `last`, not of a struct: gpu-fast's row keeps them as locals, which its gathers'
+// hooks compare every key with (as a struct's members, those hooks' loops made more frame
+// accesses: docs/gpu.md "Reading the SASS").
 template <int kN, class Weight>
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void AddBeforeProposals(std::uint64_t k, const std::uint64_t (&key)[kN],
                                                                    std::uint64_t last, const Weight& weight,
