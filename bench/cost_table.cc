@@ -6,13 +6,16 @@
 // estimated H100 time (gpu/cost/cost_model.h). Counted work, not timing: the same table on every
 // machine. The whole table emulates about 1.5 x 10^6 rows x passes; minutes on one core.
 //
-//   sampcheck_cost_table [--quick] [--intervals]
+//   sampcheck_cost_table [--quick] [--intervals] [--variant NAME] [--rows B] [--path PATH]
 //     --quick: B <= 4 only, seconds; --intervals: after each row, its launches' critical paths
 //     by barrier interval (LaunchCounters::critical_intervals): the count of intervals and the
 //     largest ones, "index: chain", which says which phase of a kernel holds its serial work,
-//     then every interval's chain in order ("all:"), to match intervals with a kernel's barriers.
+//     then every interval's chain in order ("all:"), to match intervals with a kernel's barriers
+//     (bench/interval_sites.py names the barrier that closes each); --variant, --rows, --path:
+//     only the rows of that variant (its name as printed), that B, that path (gpu, gpu-fast).
 #include <cstdio>
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -123,32 +126,59 @@ void Intervals(const std::vector<sampcheck::gpu::LaunchCounters>& launches) {
   }
 }
 
+constexpr const char* kUsage =
+    "usage: sampcheck_cost_table [--quick] [--intervals] [--variant NAME] [--rows B] [--path gpu|gpu-fast]\n";
+
+int Usage(const char* what, const char* arg) {
+  std::fprintf(stderr, "sampcheck_cost_table: %s '%s'\n%s", what, arg, kUsage);
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   bool quick = false, intervals = false;
+  std::string variant, path;
+  long long rows = 0;  // 0: every B
   for (int i = 1; i < argc; ++i) {
+    const bool has_value = i + 1 < argc;
     if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;
     } else if (std::strcmp(argv[i], "--intervals") == 0) {
       intervals = true;
+    } else if (std::strcmp(argv[i], "--variant") == 0 && has_value) {
+      variant = argv[++i];
+    } else if (std::strcmp(argv[i], "--path") == 0 && has_value) {
+      path = argv[++i];
+      if (path != "gpu" && path != "gpu-fast") return Usage("--path takes gpu or gpu-fast, not", path.c_str());
+    } else if (std::strcmp(argv[i], "--rows") == 0 && has_value) {
+      char* end = nullptr;
+      rows = std::strtoll(argv[++i], &end, 10);
+      if (*argv[i] == '\0' || *end != '\0' || rows <= 0) return Usage("--rows takes a positive count, not", argv[i]);
     } else {
-      std::fprintf(stderr, "sampcheck_cost_table: unknown option '%s'\nusage: sampcheck_cost_table [--quick] [--intervals]\n",
-                   argv[i]);
-      return 2;
+      return Usage("unknown option or missing value", argv[i]);
     }
   }
+  const std::vector<Variant> variants = Variants(quick);
+  const bool known = variant.empty() || std::any_of(variants.begin(), variants.end(),
+                                                    [&](const Variant& v) { return variant == v.name; });
+  if (!known) return Usage("no variant named", variant.c_str());
   std::printf("| path | B x V | variant | launches | row passes | logits passes | barriers per row | longest chain "
               "| critical path | estimated H100 us |\n");
   std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
-  for (const auto& v : Variants(quick)) {
+  for (const auto& v : variants) {
+    if ((!variant.empty() && variant != v.name) || (rows != 0 && rows != v.shape.rows)) continue;
     const std::vector<float> logits = sampcheck::gpu::SamplingCostLogits(v.shape);
-    const auto gpu = sampcheck::gpu::CountGpuSampling(v.shape, logits.data());
-    Row("gpu", v, gpu);
-    if (intervals) Intervals(gpu);
-    const auto fast = sampcheck::gpu::CountGpuFastSampling(v.shape, logits.data());
-    Row("gpu-fast", v, fast);
-    if (intervals) Intervals(fast);
+    if (path.empty() || path == "gpu") {
+      const auto gpu = sampcheck::gpu::CountGpuSampling(v.shape, logits.data());
+      Row("gpu", v, gpu);
+      if (intervals) Intervals(gpu);
+    }
+    if (path.empty() || path == "gpu-fast") {
+      const auto fast = sampcheck::gpu::CountGpuFastSampling(v.shape, logits.data());
+      Row("gpu-fast", v, fast);
+      if (intervals) Intervals(fast);
+    }
   }
   return 0;
 }
