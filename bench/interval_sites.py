@@ -46,7 +46,7 @@ def under_gdb():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     kernels = os.path.join(root, "gpu") + os.sep
     sites = {}  # (launch serial, block index) -> the sites of its intervals so far
-    finished = []  # (key, chains but the last, path but the last), this launch's, in finishing order
+    finished = []  # (key, chains but the last), this launch's, in finishing order
     launches = []
 
     def key_of(this):
@@ -74,18 +74,17 @@ def under_gdb():
     class Finish(gdb.Breakpoint):  # HostBlock::Finish, before it closes the last interval
         def stop(self):
             this = gdb.selected_frame().read_var("this")
-            finished.append((key_of(this), vector_of(this["intervals_"]), int(this["path_"])))
+            finished.append((key_of(this), vector_of(this["intervals_"])))
             return False
 
     class Launch(gdb.Breakpoint):  # FinishCrossBlock: once a launch, after its blocks
         def stop(self):
             counters = gdb.selected_frame().read_var("report")["counters"]
             critical = vector_of(counters["critical_intervals"])
-            path = int(counters["critical_path"])
             # The emulator's critical block (the first to finish with the longest path): the
-            # first whose intervals and path are the critical ones.
-            match = next((f for f in finished if critical and f[1] == critical[:-1]
-                          and f[2] + critical[-1] == path), None)
+            # first whose intervals but the last (closed after Finish's stop) are the critical
+            # ones, unless an earlier block counted the same up to its last.
+            match = next((f for f in finished if critical and f[1] == critical[:-1]), None)
             launches.append({"block": match[0][1] if match else -1, "chains": critical,
                              "sites": sites.get(match[0], []) if match else []})
             finished.clear()
