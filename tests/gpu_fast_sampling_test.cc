@@ -342,69 +342,146 @@ TEST(GpuFastSampling, ProposalsFollowTheWeights) {
   ExpectProposalsFollowTheWeights<1024>(40002, gpu::ThreadShare{40002, 1024, true, {0, 10000, 2}});
 }
 
+// The rows and proposals of the two tests below. Row "flat": every value 0 = m, so each weight
+// is exactly 1 and every sum is a count (the order is the indices'); the other takes values 0 to
+// -2.5 in steps of a quarter, with ties. Seven proposals drawn at chosen indices (the first and
+// last, two neighbours, the middle); the eighth undrawn (kNoKey), whose sum the kernel never
+// reads. ExpectSums: thread sums `got` against the definition, for each drawn proposal d the
+// weights FastExpF32(s_i - m) of the listed keys below proposal d's key, added in the list's order.
+struct ProposalRow {
+  static constexpr int kD = gpu::fast_detail::kFastProposals;
+  std::int64_t n;
+  bool flat;
+  std::vector<float> x;
+  std::int64_t picks[kD - 1];
+  gpu::fast_detail::ProposalKeys<kD> proposals;
+
+  ProposalRow(std::int64_t entries, bool is_flat)
+      : n(entries), flat(is_flat), x(static_cast<std::size_t>(entries)),
+        picks{0, entries - 1, 17, 18, entries / 2, 3 * entries / 4, 640} {
+    for (std::int64_t i = 0; i < n; ++i) {
+      x[static_cast<std::size_t>(i)] = flat ? 0.0f : -0.25f * static_cast<float>((i * 37) % 11);
+    }
+    for (int d = 0; d < kD - 1; ++d) {
+      proposals.key[d] = Key(picks[d]);
+      proposals.last = std::max(proposals.last, proposals.key[d]);
+    }
+    proposals.key[kD - 1] = gpu::fast_detail::kNoKey;
+  }
+  std::uint64_t Key(std::int64_t i) const {
+    return gpu::fast_detail::RuleOrderKey(x[static_cast<std::size_t>(i)], i, n, false);
+  }
+  void ExpectSums(const std::vector<std::int64_t>& listed, const gpu::fast_detail::LaneSums<kD>& got) const {
+    float expected[kD] = {};
+    int count[kD] = {};
+    for (const std::int64_t i : listed) {
+      for (int d = 0; d < kD - 1; ++d) {
+        if (Key(i) >= proposals.key[d]) continue;
+        expected[d] += gpu::FastExpF32(x[static_cast<std::size_t>(i)] - 0.0f);
+        ++count[d];
+      }
+    }
+    for (int d = 0; d < kD - 1; ++d) {
+      SCOPED_TRACE(testing::Message() << "proposal at " << picks[d]);
+      EXPECT_EQ(got.v[d], expected[d]);
+      if (flat) {
+        EXPECT_EQ(got.v[d], static_cast<float>(count[d]));
+      }
+    }
+  }
+};
+
 // SumBeforeProposals (gpu/fast/fast_proposals.cuh), one thread's masses before each proposal
-// over its share of the row, against the definition written here: thread t's list from its share
-// (IndexAt), and for each proposal d the weights FastExpF32(s_i - m) of the listed keys below
-// proposal d's key, added in the list's order. Row 0 is flat (every value 0 = m: each weight is
-// exactly 1, so every sum is a count and the order is the indices'); row 1 takes values 0 to -2.5
-// in steps of a quarter, with ties. Seven proposals drawn at chosen indices (the first and last,
-// two neighbours, the middle); the eighth undrawn (kNoKey), whose sum the kernel never reads.
-// Strided at 1000 entries, by quads at 4099 (1024 quads and a tail of 3), 64 threads.
+// over its share of the row, against ProposalRow's definition over thread t's list from its
+// share (IndexAt). Strided at 1000 entries, by quads at 4099 (1024 quads and a tail of 3), 64
+// threads.
 TEST(GpuFastSampling, SumBeforeProposalsAddsTheWeightsBeforeEachProposal) {
   constexpr int kThreads = 64;
-  constexpr int kD = gpu::fast_detail::kFastProposals;
   for (const std::int64_t n : {1000, 4099}) {
     for (const bool flat : {true, false}) {
       SCOPED_TRACE(testing::Message() << n << " entries, " << (flat ? "flat" : "quarters"));
-      std::vector<float> x(static_cast<std::size_t>(n));
-      for (std::int64_t i = 0; i < n; ++i) {
-        x[static_cast<std::size_t>(i)] = flat ? 0.0f : -0.25f * static_cast<float>((i * 37) % 11);
-      }
-      ASSERT_EQ(reinterpret_cast<std::uintptr_t>(x.data()) % 16, 0u);
-      auto key_of_index = [&](std::int64_t i) {
-        return gpu::fast_detail::RuleOrderKey(x[static_cast<std::size_t>(i)], i, n, false);
-      };
-      const std::int64_t picks[kD - 1] = {0, n - 1, 17, 18, n / 2, 3 * n / 4, 640};
-      gpu::fast_detail::ProposalKeys<kD> proposals;
-      for (int d = 0; d < kD - 1; ++d) {
-        proposals.key[d] = key_of_index(picks[d]);
-        proposals.last = std::max(proposals.last, proposals.key[d]);
-      }
-      proposals.key[kD - 1] = gpu::fast_detail::kNoKey;
-      std::vector<gpu::fast_detail::LaneSums<kD>> got(kThreads);
+      const ProposalRow row(n, flat);
+      ASSERT_EQ(reinterpret_cast<std::uintptr_t>(row.x.data()) % 16, 0u);
+      std::vector<gpu::fast_detail::LaneSums<ProposalRow::kD>> got(kThreads);
       gpu::ThreadShare share;
       const auto report = gpu::emu::Launch("sum_before_proposals", 1, kThreads, [&](gpu::Block& block) {
         const gpu::fast_detail::ScaledOrderKeys<gpu::GlobalArray<const float>> key_of{
-            gpu::GlobalArray<const float>(x.data(), n, "logits"), 0, 0, 1.0f, n, false};
+            gpu::GlobalArray<const float>(row.x.data(), n, "logits"), 0, 0, 1.0f, n, false};
         share = gpu::ShareOf(key_of, n, kThreads);
         block.ForEachThread([&](gpu::Thread t) {
           got[static_cast<std::size_t>(t.x)] = gpu::fast_detail::SumBeforeProposals(
-              key_of, share, t.x, proposals, gpu::fast_detail::RowWeight{0.0f});
+              key_of, share, t.x, row.proposals, gpu::fast_detail::RowWeight{0.0f});
         });
       });
       ASSERT_EQ(report.total, 0) << report.Summary();
       EXPECT_EQ(share.quads, n >= 4096);
       std::int64_t listed = 0;
       for (int t = 0; t < kThreads; ++t) {
-        float expected[kD] = {};
-        int count[kD] = {};
-        for (std::int64_t j = 0; j < share.Count(t); ++j, ++listed) {
-          const std::int64_t i = share.IndexAt(t, j);
-          for (int d = 0; d < kD - 1; ++d) {
-            if (key_of_index(i) >= proposals.key[d]) continue;
-            expected[d] += gpu::FastExpF32(x[static_cast<std::size_t>(i)] - 0.0f);
-            ++count[d];
-          }
-        }
-        for (int d = 0; d < kD - 1; ++d) {
-          SCOPED_TRACE(testing::Message() << "thread " << t << ", proposal at " << picks[d]);
-          EXPECT_EQ(got[static_cast<std::size_t>(t)].v[d], expected[d]);
-          if (flat) {
-            EXPECT_EQ(got[static_cast<std::size_t>(t)].v[d], static_cast<float>(count[d]));
-          }
-        }
+        SCOPED_TRACE(testing::Message() << "thread " << t);
+        std::vector<std::int64_t> list;
+        for (std::int64_t j = 0; j < share.Count(t); ++j) list.push_back(share.IndexAt(t, j));
+        listed += static_cast<std::int64_t>(list.size());
+        row.ExpectSums(list, got[static_cast<std::size_t>(t)]);
       }
       EXPECT_EQ(listed, n);
+    }
+  }
+}
+
+// CountDroppedBeforeProposals (gpu/fast/fast_proposals.cuh), the near-V gather's count read
+// out of line, against its definition written here over each thread's keys of the reversed
+// order in its partition's order (ForEachPartitionKey, the read GatherCountedCandidates' in-line
+// count takes): the indices of the keys at or below the bound, in that order, the first kCap
+// held and every one counted; and the masses before each proposal as ProposalRow defines them,
+// over the order keys (~reversed). The bound is the reversed key of the entry at n / 3, so that
+// about a third of the keys pass and a thread holds more than kCap = 4 of them (the count goes
+// on, the held indices stop).
+TEST(GpuFastSampling, CountDroppedBeforeProposalsCountsAndSumsAsTheDefinition) {
+  constexpr int kThreads = 64;
+  constexpr int kCap = 4;
+  using Keys = gpu::fast_detail::ScaledOrderKeys<gpu::GlobalArray<const float>>;
+  for (const std::int64_t n : {1000, 4099}) {
+    for (const bool flat : {true, false}) {
+      SCOPED_TRACE(testing::Message() << n << " entries, " << (flat ? "flat" : "quarters"));
+      const ProposalRow row(n, flat);
+      ASSERT_EQ(reinterpret_cast<std::uintptr_t>(row.x.data()) % 16, 0u);
+      const std::uint64_t bound = ~row.Key(n / 3);
+      auto candidate = [bound](std::uint64_t key) { return key <= bound; };
+      std::vector<gpu::fast_detail::DroppedCount<kCap, ProposalRow::kD>> got(kThreads);
+      std::vector<std::vector<std::int64_t>> listed(kThreads);
+      const auto report = gpu::emu::Launch("count_dropped_before_proposals", 1, kThreads, [&](gpu::Block& block) {
+        const gpu::ReversedKeys<Keys> reversed{
+            Keys{gpu::GlobalArray<const float>(row.x.data(), n, "logits"), 0, 0, 1.0f, n, false}};
+        const gpu::KeyPartition part = gpu::PartitionKeys(reversed, n, kThreads, true);
+        block.ForEachThread([&](gpu::Thread t) {
+          got[static_cast<std::size_t>(t.x)] = gpu::fast_detail::CountDroppedBeforeProposals<kCap>(
+              reversed, part, t.x, candidate, row.proposals, gpu::fast_detail::RowWeight{0.0f});
+          gpu::ForEachPartitionKey(reversed, part, t.x, [&](std::int64_t i, std::uint64_t) {
+            listed[static_cast<std::size_t>(t.x)].push_back(i);
+          });
+        });
+      });
+      ASSERT_EQ(report.total, 0) << report.Summary();
+      std::int64_t entries = 0;
+      bool overflowed = false;
+      for (int t = 0; t < kThreads; ++t) {
+        SCOPED_TRACE(testing::Message() << "thread " << t);
+        const auto& list = listed[static_cast<std::size_t>(t)];
+        const auto& c = got[static_cast<std::size_t>(t)];
+        entries += static_cast<std::int64_t>(list.size());
+        std::vector<std::uint32_t> passing;
+        for (const std::int64_t i : list) {
+          if (~row.Key(i) <= bound) passing.push_back(static_cast<std::uint32_t>(i));
+        }
+        ASSERT_EQ(c.index.count, passing.size());
+        overflowed = overflowed || passing.size() > static_cast<std::size_t>(kCap);
+        for (std::size_t j = 0; j < passing.size() && j < static_cast<std::size_t>(kCap); ++j) {
+          EXPECT_EQ(c.index.key[j], passing[j]) << "held " << j;
+        }
+        row.ExpectSums(list, c.before);
+      }
+      EXPECT_EQ(entries, n);
+      EXPECT_TRUE(overflowed);
     }
   }
 }

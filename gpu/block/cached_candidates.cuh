@@ -9,7 +9,9 @@
 //
 // Contract:
 // - CandidateCache<kCap>: Add(key) in the order the thread meets its candidates (its indices
-//   in increasing order); `count` counts every candidate, the first kCap keys are held.
+//   in increasing order); `count` counts every candidate, the first kCap keys are held (or
+//   32-bit indices, CandidateCache<kCap, std::uint32_t>: gpu-fast's near-V count read, whose
+//   caller makes their keys again).
 //   ForEach(f) gives them back in that order; only when !Overflowed() (count <= kCap) are they
 //   all the thread's candidates. Add writes its slot through kCap selects, so every index into
 //   `key` is a constant after unrolling: registers on the device, not local memory.
@@ -70,12 +72,12 @@ SAMPCHECK_HOST_DEVICE constexpr int CachedCandidatesPerThread() {
   return kCachedCandidates * (1024 / kThreads);
 }
 
-template <int kCap>
+template <int kCap, class Entry = std::uint64_t>
 struct CandidateCache {
-  std::uint64_t key[kCap];
+  Entry key[kCap];
   std::uint32_t count;
 
-  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Add(std::uint64_t k) {
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Add(Entry k) {
     for (int j = 0; j < kCap; ++j) key[j] = j == static_cast<int>(count) ? k : key[j];
     ++count;
   }
@@ -151,9 +153,18 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool AnyOverflowed(std::uint32_t pa
   return (packed_total >> kPackedCountBits) != 0;
 }
 
-// A read's per-entry work that a caller fuses into read 2: nothing.
-struct NoCountVisit {
-  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void operator()(Thread, std::uint64_t) const {}
+// Read 2's count in thread t, in line: each key own_keys(t, f) gives that passes `candidate`,
+// in that order, into the thread's cache. A caller whose read does more an entry passes a count
+// of its own that reads the same keys in the same order (gpu-fast's near-V gather sums its
+// proposals' masses there, out of line: CountDroppedBeforeProposals, gpu/fast/fast_proposals.cuh).
+struct CountInLine {
+  template <class OwnKeys, class Candidate, int kCap>
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void operator()(Thread t, OwnKeys& own_keys, const Candidate& candidate,
+                                                              CandidateCache<kCap>& cache) const {
+    own_keys(t, [&](std::uint64_t key) {
+      if (candidate(key)) cache.Add(key);
+    });
+  }
 };
 
 // The write tail of both gathers below: each thread writes the keys its_keys(t, put) gives it
@@ -173,24 +184,22 @@ SAMPCHECK_KERNEL_BODY void WriteScannedCandidates(B& block, const Offsets& offse
 // Reads 2 and 3 of a survivor gather (gpu/block/top_k_survivors.cuh,
 // gpu/fast/fast_top_k_survivors.cuh): each thread counts the keys own_keys(t, f) gives it that
 // pass `candidate`, keeping the first CachedCandidatesPerThread<kThreads>() in registers
-// (visit(t, key) sees every key of that read); the scan of the counts in thread order
-// (BlockExclusiveScan: one barrier) gives offsets, the total and whether a cache is short.
-// Returns false (nothing written) when the total is above `capacity`; else each thread writes
-// its candidates in the order own_keys gives them (from its cache, or, some cache short, from
-// read 3: own_keys again) by WriteScannedCandidates.
-template <int kThreads, class B, class OwnKeys, class Candidate, class Visit, class Shared>
-SAMPCHECK_KERNEL_BODY bool GatherCountedCandidates(B& block, OwnKeys own_keys, Candidate candidate, Visit visit,
-                                                   Shared& keys, std::uint32_t capacity, std::uint32_t& total) {
+// (count_own(t, own_keys, candidate, cache), CountInLine above unless the caller's read does
+// more); the scan of the counts in thread order (BlockExclusiveScan: one barrier) gives
+// offsets, the total and whether a cache is short. Returns false (nothing written) when the
+// total is above `capacity`; else each thread writes its candidates in the order own_keys
+// gives them (from its cache, or, some cache short, from read 3: own_keys again) by
+// WriteScannedCandidates.
+template <int kThreads, class B, class OwnKeys, class Candidate, class Shared, class CountOwn = CountInLine>
+SAMPCHECK_KERNEL_BODY bool GatherCountedCandidates(B& block, OwnKeys own_keys, Candidate candidate, Shared& keys,
+                                                   std::uint32_t capacity, std::uint32_t& total,
+                                                   CountOwn count_own = {}) {
   constexpr int kCap = CachedCandidatesPerThread<kThreads>();
   auto cache = Registers<CandidateCache<kCap>>(block);
   auto packed = Registers<std::uint32_t>(block);
   block.ForEachThread([&](Thread t) {
-    auto& c = cache[t];
-    own_keys(t, [&](std::uint64_t key) {
-      visit(t, key);
-      if (candidate(key)) c.Add(key);
-    });
-    packed[t] = PackCandidateCount(c.count, kCap);
+    count_own(t, own_keys, candidate, cache[t]);
+    packed[t] = PackCandidateCount(cache[t].count, kCap);
   });
   std::uint32_t packed_total = 0;
   auto offset = BlockExclusiveScan<kThreads>(block, packed, packed_total);

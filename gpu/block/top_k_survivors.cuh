@@ -202,8 +202,7 @@ SAMPCHECK_KERNEL_BODY bool GatherSortedTopKCandidates(B& block, Arr row, std::in
   auto candidate = [&](std::uint64_t key) { return WithinTopKBound(key, bound, ties); };
   // The kept candidates, or (a thread's sixth is one) reads 2 and 3 (gpu/block/cached_candidates.cuh).
   const bool fit = GatherKeptCandidates<kCanonicalLanes>(block, kept, candidate, sorted, kCandidates, total, [&] {
-    return GatherCountedCandidates<kCanonicalLanes>(block, own_keys, candidate, NoCountVisit{}, sorted, kCandidates,
-                                                    total);
+    return GatherCountedCandidates<kCanonicalLanes>(block, own_keys, candidate, sorted, kCandidates, total);
   });
   if (!fit) return false;
   BitonicSortSlots<kCanonicalLanes>(block, sorted, total);  // the candidates' slots only

@@ -47,10 +47,11 @@
 //   words of each pair in warp order until 2026-12-02): two barriers, through the lent slots. A caller sums
 //   the first proposal's first and the others only when it is rejected (the emulator's time
 //   grows with the butterflies' phases; the device's barriers with the calls).
-// - AddBeforeProposals, ProposalKeys, RowWeight, SumBeforeProposals: the sums of the weights
-//   before each drawn proposal (below its key in the order), per thread over the keys a read
-//   gives it; SumBeforeProposals is top-k off's whole read of a thread's share, out of line on
-//   the device.
+// - AddBeforeProposals, ProposalKeys, RowWeight, SumBeforeProposals,
+//   CountDroppedBeforeProposals: the sums of the weights before each drawn proposal (below its
+//   key in the order), per thread over the keys a read gives it; SumBeforeProposals is top-k
+//   off's whole read of a thread's share, CountDroppedBeforeProposals the near-V gather's count
+//   read of a thread's keys, both out of line on the device.
 // - Deterministic for a given kThreads: fixed orders, no atomics.
 // Example: 2 threads' masses {1, 3} (warp 0), u = 0.5: total 4, x = 2 lies in lane 1's
 //   interval [1, 4); lane 1's indices are walked and the first whose running sum from 1
@@ -61,6 +62,7 @@
 
 #include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
+#include "gpu/block/cached_candidates.cuh"
 #include "gpu/block/float_word.cuh"
 #include "gpu/block/key_reads.cuh"
 #include "gpu/block/thread_share.cuh"
@@ -153,6 +155,33 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY LaneSums<kN> SumBeforeProposals(cons
     AddBeforeProposals(key, keys.key, keys.last, weight, sums.v);
   });
   return sums;
+}
+
+// The near-V gather's read 2 in thread t (gpu/fast/fast_sampling.cuh: its count for
+// CountUpToBound, gpu/fast/fast_top_k_survivors.cuh): the thread's keys of the reversed order
+// (key_of: ReversedKeys) in its partition's order, the indices of those that pass `candidate`
+// (CandidateCache::Add, in that order: the caller makes their keys again, a load each, as
+// GatherCountedCandidates' in-line count would have held them), and the masses before each
+// proposal over the same keys (AddBeforeProposals of each key's order key, ~key, from 0). Out
+// of line for SumBeforeProposals' reason: inlined into the row function, this read's loop
+// reloaded the sums from the stack frame and stored them back after each addition. Indices, not
+// keys: 32-bit words, so that the cache, the proposals' keys and the sums fit the callee's
+// registers (with 64-bit keys it spilled the proposals' keys inside the loop).
+template <int kCap, int kN>
+struct DroppedCount {
+  CandidateCache<kCap, std::uint32_t> index;
+  LaneSums<kN> before;
+};
+template <int kCap, int kN, class KeyOf, class Candidate>
+SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY DroppedCount<kCap, kN> CountDroppedBeforeProposals(
+    const KeyOf key_of, const KeyPartition part, int t, const Candidate candidate, const ProposalKeys<kN> keys,
+    const RowWeight weight) {
+  DroppedCount<kCap, kN> counted{};
+  ForEachPartitionKey(key_of, part, t, [&](std::int64_t i, std::uint64_t key) {
+    AddBeforeProposals(~key, keys.key, keys.last, weight, counted.before.v);
+    if (candidate(key)) counted.index.Add(static_cast<std::uint32_t>(i));
+  });
+  return counted;
 }
 
 // lanes: Registers<LaneSums<kN>>; the block sums of values [begin, end) into out[begin, end).

@@ -793,11 +793,23 @@ struct FastSamplingKernel {
     // Thread t's share of the masses before the proposals, for a key its read holds. A key at
     // or after the last drawn proposal adds to none of their sums (an undrawn one's, kNoKey,
     // is never read): most of a row's keys, which then cost one compare, no weight and no
-    // access to the eight sums. The gathers' hooks add into parts, in the stack frame; top-k
-    // off's read takes SumBeforeProposals, out of line, its sums in registers (docs/gpu.md
-    // "Reading the SASS").
+    // access to the eight sums. The select's gather hook adds into parts, in the stack frame;
+    // top-k off's read and the near-V gather's count read take out-of-line reads
+    // (SumBeforeProposals, CountDroppedBeforeProposals), their sums in registers (docs/gpu.md
+    // "Reading the SASS"), added here into parts' sums, which are still 0 then: the same bits
+    // as add_before's additions.
     auto add_before = [&](Thread th, std::uint64_t key) {
       fast_detail::AddBeforeProposals(key, proposal_key, last_proposal_key, weight, parts[th].v + 1);
+    };
+    // The out-of-line reads' copy of the keys (none drawn: `last` 0, so no key adds).
+    auto proposal_keys = [&] {
+      fast_detail::ProposalKeys<kProposals> keys{};
+      for (int d = 0; proposed && d < kProposals; ++d) keys.key[d] = proposal_key[d];
+      keys.last = proposed ? last_proposal_key : 0;
+      return keys;
+    };
+    auto add_out_of_line = [&](Thread th, const fast_detail::LaneSums<kProposals>& before) {
+      for (int d = 0; d < kProposals; ++d) parts[th].v[1 + d] += before.v[d];
     };
 
     // top-k with top-p on (top-p reads the top-k set's mass, so the set is selected first;
@@ -874,10 +886,15 @@ struct FastSamplingKernel {
     if (near_vocab) {
       const std::int64_t dropped = vocab - k;
       std::uint32_t gathered = 0;
-      auto visit = [&](Thread th, std::uint64_t reversed_key) {
-        if (proposed) add_before(th, ~reversed_key);
+      constexpr int kCap = CachedCandidatesPerThread<kThreads>();
+      auto count = [&](Thread th, const auto& key_of, const KeyPartition& part, const auto& candidate, auto& cache) {
+        const auto counted = fast_detail::CountDroppedBeforeProposals<kCap>(key_of, part, th.x, candidate,
+                                                                          proposal_keys(), fast_detail::RowWeight{m});
+        counted.index.ForEach([&](std::uint32_t i) { cache.Add(key_of.Key(i, key_of.Load(i))); });
+        cache.count = counted.index.count;  // every candidate counted, the first kCap held
+        if (proposed) add_out_of_line(th, counted.before);
       };
-      if (fast_detail::GatherBelowLaneBound<kThreads>(block, vocab, dropped, reversed, dropped_keys, gathered, visit)) {
+      if (fast_detail::GatherBelowLaneBound<kThreads>(block, vocab, dropped, reversed, dropped_keys, gathered, count)) {
         block.ForEachThread([&](Thread th) {
           kth = ~dropped_keys.Load(dropped - 1) - 1u;  // keys are unique
           if (!proposed) return;
@@ -893,12 +910,8 @@ struct FastSamplingKernel {
       mass_known = true;  // the select's hit, or top-k off (S = every token's mass)
       if (!top_k_on && p < 1.0f) {  // the masses before the proposals: one read
         block.ForEachThread([&](Thread th) {
-          // parts' sums before the proposals are still 0 here: the same bits as add_before's.
-          fast_detail::ProposalKeys<kProposals> keys;
-          for (int d = 0; d < kProposals; ++d) keys.key[d] = proposal_key[d];
-          keys.last = last_proposal_key;
-          const auto before = fast_detail::SumBeforeProposals(rule_keys, share, th.x, keys, fast_detail::RowWeight{m});
-          for (int d = 0; d < kProposals; ++d) parts[th].v[1 + d] += before.v[d];
+          add_out_of_line(
+              th, fast_detail::SumBeforeProposals(rule_keys, share, th.x, proposal_keys(), fast_detail::RowWeight{m}));
         });
       }
     }

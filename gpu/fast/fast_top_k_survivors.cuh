@@ -138,31 +138,42 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void StoreLaneMinima(Thread t, std:
 
 // Reads 2 and 3 for a given bound (GatherCountedCandidates, gpu/block/cached_candidates.cuh):
 // the keys <= bound into `keys`, unsorted, `total` their number. Returns false, with `keys`
-// undefined, when they do not fit. visit(t, key) runs for every key thread t reads in read 2,
-// whichever thread that is (gpu-fast's near-V top-k sums the masses before its proposals
-// there: gpu/fast/fast_proposals.cuh).
-template <int kThreads, class B, class KeyOf, class Shared, class Visit = NoCountVisit>
+// undefined, when they do not fit. `count` (optional) is read 2's count of thread t:
+// count(t, key_of, part, candidate, cache) adds thread t's keys of `part` (ForEachPartitionKey)
+// that pass `candidate` to `cache` in that order, and may do more in the same loop (gpu-fast's
+// near-V gather sums the masses before its proposals there, out of line:
+// CountDroppedBeforeProposals, gpu/fast/fast_proposals.cuh).
+template <int kThreads, class B, class KeyOf, class Shared, class Count = CountInLine>
 SAMPCHECK_KERNEL_BODY bool CountUpToBound(B& block, std::int64_t vocab, std::uint64_t bound, KeyOf key_of,
-                                          Shared& keys, std::uint32_t& total, Visit visit = {}) {
+                                          Shared& keys, std::uint32_t& total, Count count = {}) {
   // Thread t's keys: four a load from a QuadKeySource (the candidates are sorted below whoever
-  // read them, and a visit only sums: its sums must not depend on the row's address, fixed).
+  // read them, and a caller's count only sums: its sums must not depend on the row's address,
+  // fixed).
   static_assert(kThreads >= 4, "ForEachQuadElement's head and tail take a thread each");
-  const KeyPartition part = PartitionKeys(key_of, vocab, kThreads, !std::is_same_v<Visit, NoCountVisit>);
+  constexpr bool kInLine = std::is_same_v<Count, CountInLine>;
+  const KeyPartition part = PartitionKeys(key_of, vocab, kThreads, !kInLine);
   auto own_keys = [&](Thread t, auto&& f) {
     ForEachPartitionKey(key_of, part, t.x, [&](std::int64_t, std::uint64_t key) { f(key); });
   };
+  auto candidate = [bound](std::uint64_t key) { return key <= bound; };
   // `keys` is free: the caller's last reads of it are behind a barrier.
-  return GatherCountedCandidates<kThreads>(
-      block, own_keys, [bound](std::uint64_t key) { return key <= bound; }, visit, keys,
-      static_cast<std::uint32_t>(kFastSurvivorSlots), total);
+  constexpr auto kCapacity = static_cast<std::uint32_t>(kFastSurvivorSlots);
+  if constexpr (kInLine) {
+    return GatherCountedCandidates<kThreads>(block, own_keys, candidate, keys, kCapacity, total);
+  } else {
+    return GatherCountedCandidates<kThreads>(block, own_keys, candidate, keys, kCapacity, total,
+                                             [&](Thread t, auto&, const auto&, auto& cache) {
+                                               count(t, key_of, part, candidate, cache);
+                                             });
+  }
 }
 
 // CountUpToBound, then the sort: keys[0, total) the keys <= bound ascending (exactly the top k
 // when bound is the k-th key).
-template <int kThreads, class B, class KeyOf, class Shared, class Visit = NoCountVisit>
+template <int kThreads, class B, class KeyOf, class Shared, class Count = CountInLine>
 SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::uint64_t bound, KeyOf key_of,
-                                           Shared& keys, std::uint32_t& total, Visit visit = {}) {
-  if (!CountUpToBound<kThreads>(block, vocab, bound, key_of, keys, total, visit)) return false;
+                                           Shared& keys, std::uint32_t& total, Count count = {}) {
+  if (!CountUpToBound<kThreads>(block, vocab, bound, key_of, keys, total, count)) return false;
   SortSurvivorSlots<kThreads>(block, keys, total);
   return true;
 }
@@ -170,13 +181,13 @@ SAMPCHECK_KERNEL_BODY bool GatherUpToBound(B& block, std::int64_t vocab, std::ui
 // Read 2 (and 3 when a cache is short) after StoreLaneMinima and a barrier: the candidates (contract above) into
 // `keys`, sorted; `total` is their number. Returns false, with `keys` undefined, when they do
 // not fit.
-template <int kThreads, class B, class KeyOf, class Shared, class Visit = NoCountVisit>
+template <int kThreads, class B, class KeyOf, class Shared, class Count = CountInLine>
 SAMPCHECK_KERNEL_BODY bool GatherBelowLaneBound(B& block, std::int64_t vocab, std::int64_t k, KeyOf key_of,
-                                                Shared& keys, std::uint32_t& total, Visit visit = {}) {
+                                                Shared& keys, std::uint32_t& total, Count count = {}) {
   static_assert(kFastSurvivorSlots == kSortSlots, "the selection reads every survivor slot");
   // The lane minima are distinct but for kNoSurvivor padding (lanes past V), above the k-th.
   const std::uint64_t bound = KthSmallestSlot<kThreads>(block, keys, k);
-  return GatherUpToBound<kThreads>(block, vocab, bound, key_of, keys, total, visit);
+  return GatherUpToBound<kThreads>(block, vocab, bound, key_of, keys, total, count);
 }
 
 // Read 1's lane minima into `keys`, or nowhere on the tree path (its keys stay in registers):
