@@ -15,6 +15,7 @@ read are checked against the table's own: a mismatch fails (exit 1) instead of p
 labels for the wrong intervals (docs/gpu.md "Naming the intervals").
 
     bench/interval_sites.py [--build DIR] [--gdb GDB] [cost table options]
+    (--build: the build folder, build/default of this checkout by default)
     e.g. bench/interval_sites.py --variant "top-k V - 1" --rows 64 --path gpu
 
 The build: cmake --build --preset default --target sampcheck_cost_table_sites (about a minute;
@@ -102,7 +103,8 @@ def under_gdb():
 
 
 def main(argv):
-    build, gdb_path, rest = "build/default", "gdb", []
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    build, gdb_path, rest = os.path.join(root, "build", "default"), "gdb", []
     i = 0
     while i < len(argv):
         if argv[i] in ("--build", "--gdb") and i + 1 < len(argv):
