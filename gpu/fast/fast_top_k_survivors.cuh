@@ -22,7 +22,7 @@
 //   candidate, and read 2 is not made (the row is read once). A lane holding more (a row
 //   arranged against the lanes) makes reads 2 and 3 as before, the same candidates.
 // - Read 2: each thread counts its keys <= T (indices t, t + kThreads, ...; a QuadKeySource's
-//   quads t, t + kThreads, ...; a count visit sees whichever keys its thread read), keeping the first
+//   quads t, t + kThreads, ...; a caller's count, CountUpToBound's, reads them itself), keeping the first
 //   CachedCandidatesPerThread<kThreads>() = 8 x 1024 / kThreads of them in registers
 //   (gpu/block/cached_candidates.cuh); their scan in thread order (BlockExclusiveScan,
 //   one barrier) also tells whether some thread had more. More than kFastSurvivorSlots candidates (the largest
