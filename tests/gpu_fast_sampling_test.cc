@@ -19,9 +19,11 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <numbers>
 #include <random>
 #include <set>
@@ -557,6 +559,63 @@ void ExpectInverseCdfOfTheDefinition(const std::vector<float>& w, const std::vec
     // above the total (no owner), the fallback's reduction (2).
     EXPECT_EQ(report.counters.barriers, x >= sum ? 6 : 4);
   }
+}
+
+// OnlineMass::Add (gpu/fast/fast_proposals.cuh) takes one exponential an entry; its sums are
+// those of the definition written here, sum x exp(M - s) then + exp(s - s) when s raises the
+// maximum M, sum + exp(s - M) otherwise (-inf entries skipped), bit for bit: on sequences that
+// rise, fall, tie and mix, with -inf entries and spans wide enough that terms underflow to 0.
+// On a flat sequence every term is exp(0) = 1, so the sum is the count of finite entries; with
+// none, the mass is +0.
+TEST(GpuFastSampling, OnlineMassAddsAsTheDefinition) {
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  struct Definition {
+    float max = 0.0f, sum = 0.0f;
+    bool any = false;
+    void Add(float s) {
+      if (s == kNegInf) return;
+      if (!any || s > max) {
+        sum = any ? sum * gpu::FastExpF32(max - s) : 0.0f;
+        max = s;
+        any = true;
+      }
+      sum = sum + gpu::FastExpF32(s - max);
+    }
+  };
+  std::mt19937_64 rng(20261206);
+  std::vector<std::vector<float>> sequences = {
+      {}, {kNegInf}, {1.5f}, {kNegInf, 2.0f, kNegInf}, {0.0f, 0.0f, 0.0f}, {1.0f, 2.0f, 3.0f, 4.0f},
+      {4.0f, 3.0f, 2.0f, 1.0f}, {-200.0f, 0.0f, -200.0f}, {0.0f, 150.0f, 0.0f}};
+  for (int r = 0; r < 200; ++r) {
+    std::uniform_real_distribution<float> value(r % 2 == 0 ? -8.0f : -120.0f, r % 2 == 0 ? 8.0f : 60.0f);
+    std::vector<float> seq(static_cast<std::size_t>(1 + r * 7 % 300));
+    for (std::size_t i = 0; i < seq.size(); ++i) {
+      const std::uint64_t u = rng();
+      seq[i] = u % 13 == 0 ? kNegInf : u % 7 == 0 && i > 0 ? seq[i - 1] : value(rng);
+    }
+    if (r % 5 == 0) std::sort(seq.begin(), seq.end());  // every finite entry raises or ties the maximum
+    sequences.push_back(std::move(seq));
+  }
+  for (std::size_t q = 0; q < sequences.size(); ++q) {
+    SCOPED_TRACE(testing::Message() << "sequence " << q);
+    gpu::fast_detail::OnlineMass got;
+    Definition want;
+    for (const float s : sequences[q]) {
+      got.Add(s);
+      want.Add(s);
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(got.sum), std::bit_cast<std::uint32_t>(want.sum)) << "after " << s;
+      if (want.any) {
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(got.max), std::bit_cast<std::uint32_t>(want.max)) << "after " << s;
+      }
+    }
+    const float m = want.any ? want.max + 0.5f : 0.0f;  // the row's maximum, at or above the thread's
+    const float want_mass = want.any ? want.sum * gpu::FastExpF32(want.max - m) : 0.0f;
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(got.Mass(m)), std::bit_cast<std::uint32_t>(want_mass));
+  }
+  gpu::fast_detail::OnlineMass flat;
+  for (int i = 0; i < 1000; ++i) flat.Add(i % 3 == 0 ? kNegInf : -2.5f);
+  EXPECT_EQ(flat.sum, 666.0f);
+  EXPECT_EQ(flat.max, -2.5f);
 }
 
 TEST(GpuFastSampling, InverseCdfFollowsTheDefinition) {

@@ -59,6 +59,7 @@
 //   checks 8 proposals over 200 weights against one sequential walk of the same order).
 
 #include <cstdint>
+#include <limits>
 
 #include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
@@ -79,23 +80,28 @@ namespace sampcheck::gpu::fast_detail {
 // (0.27^8); such a row takes the rejection rounds after them.
 inline constexpr int kFastProposals = 8;
 
+// Add(s) makes the sums of the definition, sum x exp(M - s) + exp(s - s) when s raises the
+// maximum M and sum + exp(s - M) otherwise, with one exponential an entry instead of two: exp(s
+// - s) = FastExpF32(+0) = 1 exactly (gpu/block/fast_exp.cuh), and the entries are finite or
+// -inf (the caller's validation), so the new maximum's own term is the 1 added here. Before the
+// first finite entry M = -inf, whose exp(M - s) = FastExpF32(-inf) = +0 takes the definition's
+// empty sum (0 x 0 + 1 = 1, and a mass of 0 x 0 = +0 with no entry): no flag to carry. The same
+// bits (tests/gpu_fast_sampling_test.cc, "OnlineMassAddsAsTheDefinition"); inlined into the
+// reads of the whole row that take every entry's weight, where each exponential is about 31
+// instructions.
 struct OnlineMass {
-  float max = 0.0f;
+  static constexpr float kNone = -std::numeric_limits<float>::infinity();
+  float max = kNone;
   float sum = 0.0f;
-  bool any = false;  // a finite entry seen
 
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Add(float s) {
     if (!(s >= -0x1.fffffep127f)) return;  // -inf: exp(-inf - m) = 0
-    if (!any || s > max) {
-      sum = any ? sum * FastExpF32(max - s) : 0.0f;
-      max = s;
-      any = true;
-    }
-    sum += FastExpF32(s - max);
+    const bool up = s > max;
+    const float e = FastExpF32(up ? max - s : s - max);
+    sum = up ? sum * e + 1.0f : sum + e;
+    max = up ? s : max;
   }
-  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Mass(float m) const {
-    return any ? sum * FastExpF32(max - m) : 0.0f;
-  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Mass(float m) const { return sum * FastExpF32(max - m); }
 };
 
 template <int kN>
