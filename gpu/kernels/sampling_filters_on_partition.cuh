@@ -166,7 +166,9 @@ struct SmallestKeys {
     }
     const std::uint64_t top = key[0];
     if (k > top) {  // keys are unique: k is not held
-      dropped = k < dropped ? k : dropped;
+      // A store only when k is below every dropped key so far (rarely, once the heap holds the
+      // smallest keys met): a select wrote `dropped` back to the frame at every key.
+      if (k < dropped) dropped = k;
       return;
     }
     dropped = top < dropped ? top : dropped;
