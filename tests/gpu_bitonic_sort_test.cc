@@ -145,35 +145,58 @@ TEST(GpuBitonicSort, SortsOrderKeysOfSpecialValues) {
   EXPECT_EQ(got.slots[69], OrderKey(-inf, 66, false));  // -inf last, highest index last
 }
 
-// Barriers (contract): 1 + per merge level with a stage crossing warps, 1 + its crossing
-// stages. 1024 threads: n = 32: 1; n = 64: 1 + (1 + 1) = 3; n = 1024: 1 + sum over k = 64 ..
-// 1024 of (1 + 1 .. 5) = 21 (the full network had 55). 128 threads: n = 1024: crossing
-// stages j = 32 (k = 64) and j = 64, 32 (k >= 128): 1 + 2 + 4 x 3 = 15. 32 threads: none cross.
-// The same with two buffers.
-TEST(GpuBitonicSort, BarriersFollowTheCrossingStages) {
+// Barriers (contract): 1 at the end + 2 per merge level with a stage crossing warps, + 1 with
+// one buffer after a transposed level (k >= 128 crossing). 1024 threads: n = 32: 1; n = 64:
+// 1 + 2 = 3 (k = 64's one stage: no transposed level); n = 1024: levels k = 64 .. 1024 cross,
+// 1 + 2 x 5 = 11, one buffer 12 (stage by stage it was 1 + the sum over k = 64 .. 1024 of 1 +
+// 1 .. 5 = 21; the full network had 55). 128 threads: n = 1024: levels k = 64 .. 1024 cross
+// (j = 32, then j = 64 and 32, transposed): 11, one buffer 12 (stage by stage 15). 32
+// threads: none cross.
+TEST(GpuBitonicSort, BarriersFollowTheCrossingLevels) {
   EXPECT_EQ(RunSort<1024>(RandomKeys(20, 0, 7)).barriers, 1);
   EXPECT_EQ(RunSort<1024>(RandomKeys(50, 0, 7)).barriers, 3);
-  EXPECT_EQ(RunSort<1024>(RandomKeys(1024, 0, 7)).barriers, 21);
+  EXPECT_EQ(RunSort<1024>(RandomKeys(100, 0, 7)).barriers, 6);  // n = 128: 1 + 2 + 2 + 1
+  EXPECT_EQ(RunSort<1024>(RandomKeys(1024, 0, 7)).barriers, 12);
   EXPECT_EQ(RunSort<128>(RandomKeys(50, 0, 7)).barriers, 3);
-  EXPECT_EQ(RunSort<128>(RandomKeys(1024, 0, 7)).barriers, 15);
+  EXPECT_EQ(RunSort<128>(RandomKeys(1024, 0, 7)).barriers, 12);
   EXPECT_EQ(RunSort<32>(RandomKeys(1024, 0, 7)).barriers, 1);
   EXPECT_EQ((RunSort<1024, true>(RandomKeys(50, 0, 7)).barriers), 3);
-  EXPECT_EQ((RunSort<1024, true>(RandomKeys(1024, 0, 7)).barriers), 21);
-  EXPECT_EQ((RunSort<128, true>(RandomKeys(1024, 0, 7)).barriers), 15);
+  EXPECT_EQ((RunSort<1024, true>(RandomKeys(100, 0, 7)).barriers), 5);
+  EXPECT_EQ((RunSort<1024, true>(RandomKeys(1024, 0, 7)).barriers), 11);
+  EXPECT_EQ((RunSort<128, true>(RandomKeys(1024, 0, 7)).barriers), 11);
 }
 
-// Shared accesses on the busiest thread (contract "Layout"), 1024 threads (one slot each).
-// One buffer: the registers' first load and store, 4 per crossing stage (the lower slot's two
-// loads and two stores), and a reload and a store after each level: n = 64: 1 + 1 + 4 + 1 + 1
-// = 8; n = 1024 (15 crossing stages over 5 levels): 2 + 60 + 5 x 2 = 72. Two buffers: the
-// first load, a store of the registers before each level and at the end, a partner load per
-// crossing stage and a store per stage but the level's last: n = 64: 1 + 2 + 1 = 4; n = 1024:
-// 1 + 6 + 15 + 10 = 32.
-TEST(GpuBitonicSort, TwoBuffersHalveTheCrossingStagesAccesses) {
-  EXPECT_EQ(RunSort<1024>(RandomKeys(50, 0, 7)).accesses, 8);
-  EXPECT_EQ(RunSort<1024>(RandomKeys(1024, 0, 7)).accesses, 72);
+// Shared accesses on the busiest thread (contract "Layout"), 1024 threads (one slot each):
+// the registers' first load and last store, 2 for the one-stage level k = 64 (its store and
+// its partner's load), 4 for a transposed level (a store and a load each way), with one
+// buffer or two: n = 64: 1 + 2 + 1 = 4; n = 1024 (levels 64 .. 1024): 1 + 2 + 4 x 4 + 1 =
+// 20. Stage by stage it was 8 and 72 with one buffer (4 accesses a crossing stage), 4 and 32
+// with two. 128 threads, n = 1024: 8 slots a thread, each the same: 8 x 20 = 160.
+TEST(GpuBitonicSort, TransposedLevelsTakeFourAccessesASlot) {
+  EXPECT_EQ(RunSort<1024>(RandomKeys(50, 0, 7)).accesses, 4);
+  EXPECT_EQ(RunSort<1024>(RandomKeys(1024, 0, 7)).accesses, 20);
   EXPECT_EQ((RunSort<1024, true>(RandomKeys(50, 0, 7)).accesses), 4);
-  EXPECT_EQ((RunSort<1024, true>(RandomKeys(1024, 0, 7)).accesses), 32);
+  EXPECT_EQ((RunSort<1024, true>(RandomKeys(1024, 0, 7)).accesses), 20);
+  EXPECT_EQ(RunSort<128>(RandomKeys(1024, 0, 7)).accesses, 160);
+  EXPECT_EQ((RunSort<128, true>(RandomKeys(1024, 0, 7)).accesses), 160);
+}
+
+// The exchange array's swizzle (contract "Layout", gpu/block/swizzled_slot.h) spreads a
+// warp's 32 keys over the 32 words modulo 32 both ways it touches a 1024-slot run: a row's 32
+// slots in slot order, and a column's 32 slots (the transposed load of warp w: row l of column
+// w in lane l), as 64-bit words the two wavefronts of 256 bytes, not 32 of one bank pair (a
+// column unswizzled: stride 32).
+TEST(GpuBitonicSort, SwizzleSpreadsRowsAndColumnsOverTheBanks) {
+  for (int w = 0; w < kSortSlots / kWarpSize; ++w) {
+    std::vector<bool> row(kWarpSize, false);
+    std::vector<bool> column(kWarpSize, false);
+    for (int l = 0; l < kWarpSize; ++l) {
+      row[static_cast<std::size_t>(SwizzledSlot(w * kWarpSize + l) % kWarpSize)] = true;
+      column[static_cast<std::size_t>(SwizzledSlot(l * kWarpSize + w) % kWarpSize)] = true;
+    }
+    EXPECT_EQ(std::count(row.begin(), row.end(), true), kWarpSize) << "row " << w;
+    EXPECT_EQ(std::count(column.begin(), column.end(), true), kWarpSize) << "column " << w;
+  }
 }
 
 // KthSmallestSlot against std::nth_element: distinct keys with padding (~0) in the last slots

@@ -254,13 +254,15 @@ const BudgetCase kBudgets[] = {
     // (kFirstChunkRanked in gpu/block/radix_partition.cuh), where the pipeline ranked each key
     // by binary searches of every other warp's run (211 reads at 1024 keys; critical paths at
     // 64 x 128256: top-k 5000 1274 -> 1121, V - 1 1907 -> 1855, V - 100 2174 -> 2126, top-p
-    // 0.999 2376 -> 2357).
-    {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {2.54, 128}},
-    {__LINE__, "gpu, top-k V - 100", false, TopK(kVocab - 100), {2.78, 142}},
-    {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {4.56, 174}},
-    {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {1.12, 109}},
-    {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {2.01, 35}},
-    {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {2.01, 35}},
+    // 0.999 2376 -> 2357). 9 fewer each since 2026-12-06 (128, 142, 174, 109, 35 and 35
+    // before): level 0's sample sort runs the network's crossing levels transposed
+    // (gpu/block/bitonic_sort.cuh "Layout": 12 barriers over 1024 slots, 21 stage by stage).
+    {__LINE__, "gpu, top-k V - 1", false, TopK(kVocab - 1), {2.54, 119}},
+    {__LINE__, "gpu, top-k V - 100", false, TopK(kVocab - 100), {2.78, 133}},
+    {__LINE__, "gpu, top-k off, top-p 0.999", false, TopPAlone(0.999f), {4.56, 165}},
+    {__LINE__, "gpu, top-k 5000, top-p 0.9", false, TopK(5000), {1.12, 100}},
+    {__LINE__, "gpu, flat rows, top-k V - 1", false, Flat(TopK(kVocab - 1)), {2.01, 26}},
+    {__LINE__, "gpu, flat rows, top-k off, top-p 0.999", false, Flat(TopPAlone(0.999f)), {2.01, 26}},
     // 2 passes since 2026-12-03 (3 before): min-p's read keeps the entries that may pass it
     // (MinPValueBound, gpu/kernels/min_p.cuh) and the final sum folds them without a read.
     {__LINE__, "gpu, min-p 1, top-k and top-p off", false, MinPAlone(1.0f), {2.01, 10}},
@@ -279,8 +281,10 @@ const BudgetCase kBudgets[] = {
     {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {1.01, 14}},
     {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {1.01, 14}},
     // 7 more since 2026-12-03 (28 before), as gpu's flat rows: read 1 four elements a load
-    // (ForEachQuadKey, gpu/block/key_reads.cuh) lets about 4k candidates through.
-    {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {1.01, 23}},
+    // (ForEachQuadKey, gpu/block/key_reads.cuh) lets about 4k candidates through. 1 fewer
+    // since 2026-12-06: a network over 128 slots or more takes its barrier after a transposed
+    // level (gpu/block/bitonic_sort.cuh) with the final store's, no longer one a stage.
+    {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {1.01, 22}},
     {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {1.01, 14}},
     {__LINE__, "gpu-fast, top-k V - 1", true, TopK(kVocab - 1), {2.01, 20}},
     {__LINE__, "gpu-fast, top-k off, top-p 0.999", true, TopPAlone(0.999f), {2.01, 6}},
@@ -306,8 +310,12 @@ const BudgetCase kBudgets[] = {
     // 2026-12-03: the proposals follow each thread's share of the row by quads
     // (gpu/block/thread_share.cuh), another order of the same law, and here one of the 2 rows
     // rejects its first proposal (probability about 0.27 a row), which sums the others' masses
-    // (SumProposalLanes: 2 barriers); critical path at 64 x 128256 558 -> 364.
-    {__LINE__, "gpu-fast, top-k 5000, top-p 0.9", true, TopK(5000), {2.05, 63}},
+    // (SumProposalLanes: 2 barriers); critical path at 64 x 128256 558 -> 364. 44 since
+    // 2026-12-06 (63 before): the subsample's, the window's and the bin's sorts run the
+    // network's crossing levels transposed (gpu/block/bitonic_sort.cuh "Layout": 11 barriers
+    // over 1024 slots, 9 over 512, where stage by stage took 21 and 15; critical path at 64 x
+    // 128256 270 -> 246).
+    {__LINE__, "gpu-fast, top-k 5000, top-p 0.9", true, TopK(5000), {2.05, 44}},
     // 1 pass since 2026-12-03 (2 before: the maximum's read, then one round over the tokens
     // min-p keeps): the first 64 keys gathered as a top-k row's survivors hold them (a probe,
     // gpu/fast/fast_sampling_launch.h FastSurvivorK), in 16 slices a row (1024 / 64), for the
@@ -315,7 +323,8 @@ const BudgetCase kBudgets[] = {
     // hold: its read finds the maximum, one round reads the row again in the last block (2
     // passes as before, 30 barriers: the flat slices' larger networks, then the round's).
     {__LINE__, "gpu-fast, min-p 1, top-k and top-p off", true, MinPAlone(1.0f), {1.01, 13}},
-    {__LINE__, "gpu-fast, flat rows, min-p 1, top-k and top-p off", true, Flat(MinPAlone(1.0f)), {2.01, 26}},
+    // Flat rows 25 since 2026-12-06 (26), as gpu-fast's flat rows above.
+    {__LINE__, "gpu-fast, flat rows, min-p 1, top-k and top-p off", true, Flat(MinPAlone(1.0f)), {2.01, 25}},
     {__LINE__, "gpu-fast, flat rows, top-k V - 1", true, Flat(TopK(kVocab - 1)), {2.01, 20}},
     {__LINE__, "gpu-fast, flat rows, top-k off, top-p 0.999", true, Flat(TopPAlone(0.999f)), {2.01, 6}},
 };
@@ -446,7 +455,9 @@ TEST(GpuCost, TopPFullRowWalksStayWithinTheirBudgets) {
 // block's (P = 55432, 18560, 18560 and 4336 here; 115430 on the flat row). Top-k 5000's walk
 // starts with a chunk of 1024 keys: 1231 while the pipeline ranked them by binary searches of
 // every other warp's run (sorted by merges after the walk now, kFirstChunkRanked in
-// gpu/block/radix_partition.cuh). The budgets are today's critical paths.
+// gpu/block/radix_partition.cuh). The budgets are today's critical paths: 50 to 52 fewer since
+// 2026-12-06 (2122, 1697, 1967, 1069 and 551 before), level 0's sample sort running the
+// network's crossing levels transposed (gpu/block/bitonic_sort.cuh: 20 accesses, 72 before).
 TEST(GpuCost, PartitionWalkSumsItsPositionsOnTheWarp) {
   struct Case {
     int line;
@@ -455,11 +466,11 @@ TEST(GpuCost, PartitionWalkSumsItsPositionsOnTheWarp) {
     std::int64_t max_critical_path;
   };
   const Case cases[] = {
-      {__LINE__, "top-k off, top-p 0.999", TopPAlone(0.999f), 2122},
-      {__LINE__, "top-k V - 1, top-p 0.9", TopK(kVocab - 1), 1697},
-      {__LINE__, "top-k V - 100, top-p 0.9", TopK(kVocab - 100), 1967},
-      {__LINE__, "top-k 5000, top-p 0.9", TopK(5000), 1069},
-      {__LINE__, "flat rows, top-k V - 1, top-p 0.9", Flat(TopK(kVocab - 1)), 551},
+      {__LINE__, "top-k off, top-p 0.999", TopPAlone(0.999f), 2070},
+      {__LINE__, "top-k V - 1, top-p 0.9", TopK(kVocab - 1), 1645},
+      {__LINE__, "top-k V - 100, top-p 0.9", TopK(kVocab - 100), 1915},
+      {__LINE__, "top-k 5000, top-p 0.9", TopK(5000), 1017},
+      {__LINE__, "flat rows, top-k V - 1, top-p 0.9", Flat(TopK(kVocab - 1)), 501},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::Message() << "line " << c.line << ": " << c.name);

@@ -21,22 +21,36 @@
 //   (k, j) pairs slot s with s ^ j; s keeps the smaller key iff (s & j) == 0 equals (s & k) ==
 //   0 (ascending runs where s & k == 0). Partners j >= kThreads are in the same thread
 //   (registers); j < 32 in the same warp (ShuffleXor: lane l ^ j of the same register); the
-//   others, 32 <= j < kThreads, cross warps: the registers go to `keys` (a barrier), and each
-//   such stage runs in shared memory with a barrier after it:
-//   - BitonicSortSlots<kThreads> (one buffer): the lower slot of each pair exchanges the two
-//     in `keys` (one writer per slot), and the registers are reloaded after the level: a level
-//     of c crossing stages costs the busiest thread 4 c + 2 accesses.
-//   - BitonicSortSlots<kThreads, true> (two buffers: a second one of 1024 slots declared
-//     inside, 8 KiB more static shared memory, which gpu's sampling_filters, 48,944 of its
-//     49,152 bytes, has not): every slot loads its partner from the buffer the stage before
-//     wrote (keys, then the second in turn), keeps its half in its register and writes it to
-//     the other (not in the level's last crossing stage: its result stays in the registers):
-//     2 c accesses, the same barriers.
-//   Threads t >= n (n < kThreads) hold padding that never reaches `keys`: a partner s ^ j of
-//   s < n is < n.
-// - Barriers: 1 + the merge levels k = 64 .. n with a crossing stage, each costing 1 + its
-//   crossing stages: with 1024 threads, 3 for n = 64 and 21 for n = 1024 (the full network:
-//   55); with 128, 3 and 15.
+//   others, 32 <= j < kThreads, cross warps, and a level's crossing stages go through an
+//   exchange array in shared memory (Batcher's network with transposes, as GPU sorts of a
+//   block's keys run it):
+//   - one crossing stage (j = 32: the level k = 64): every slot stores its key, a barrier,
+//     every slot loads its partner's and keeps its half, a barrier: 2 accesses;
+//   - c >= 2 (levels k >= 128 with kThreads >= 128): the keys are stored in slot order, a
+//     barrier, and loaded transposed: of a register's run of m = min(n, kThreads) slots, h =
+//     m / 32 rows of 32, thread u < m takes row u mod h, column u / h, so the rows of a column
+//     are h neighbouring lanes and every crossing stage is a ShuffleXor of lane u ^ j / 32;
+//     then stored transposed, a barrier, and loaded in slot order: 4 accesses, 2 barriers for
+//     any c (the shared stage by stage took 2 c + 2 or 4 c + 2 accesses and c + 1 barriers
+//     until 2026-12-06). The exchange array holds slot s at SwizzledSlot(s)
+//     (gpu/block/swizzled_slot.h): a warp's stores and loads in either order touch 32
+//     different words modulo 32, no bank conflict on the device. A thread's reload reads the
+//     words it writes next (the next level's store), so a transposed level ends without a
+//     barrier; the first crossing level (k = 64) is always the one-stage kind, whose barriers
+//     order the first load of `keys` before every other thread's store.
+//   - BitonicSortSlots<kThreads> (one buffer) exchanges in `keys`; the final store of the
+//     sorted slots in slot order takes a barrier more after a transposed level (its reads are
+//     of the swizzled words, its stores of the plain ones).
+//   - BitonicSortSlots<kThreads, true> (two buffers) exchanges in a second array of 1024 slots
+//     declared inside (8 KiB more static shared memory, which gpu's sampling_filters, 48,944
+//     of its 49,152 bytes, has not): no barrier more.
+//   Threads t >= n (n < kThreads) hold padding that never reaches the arrays: a partner s ^ j
+//   of s < n is < n, and a transposed partner lane of u < m is < m.
+// - Barriers: 1 (the end) + 2 a merge level k = 64 .. n with a crossing stage (+ 1 with one
+//   buffer where k = 128 .. n crosses): with 1024 threads, 3 for n = 64 and 11 (one buffer 12)
+//   for n = 1024 (the full network: 55; stage by stage until 2026-12-06: 21); with 128, 3 and
+//   11 (12). Accesses of the busiest thread at 1024 threads: 2 + those of the levels: 4 for n =
+//   64, 20 for n = 1024 (stage by stage: 8 and 72 with one buffer, 4 and 32 with two).
 // - KthSmallestSlot<kThreads>(block, keys, k): below; 4 <= k <= 64: six barriers and 23
 //   accesses a thread at 1024 threads (the warps' merge tree); else ten barriers, at most 40
 //   searching reads a key.
@@ -47,6 +61,7 @@
 
 #include "gpu/block/block_model.h"
 #include "gpu/block/merge_runs.cuh"
+#include "gpu/block/swizzled_slot.h"
 #include "gpu/block/warp_merge_tree.cuh"
 
 namespace sampcheck::gpu {
@@ -79,63 +94,71 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Keep(int s, int k, in
   return tree_detail::KeepAscending(((s & j) == 0) == ((s & k) == 0), a, b);
 }
 
-// One merge level's stages (k, j), (k, j / 2), .., (k, 32) that cross warps (contract
-// "Layout", two buffers): slots[t].v[r] holds slot t + r kThreads, which the caller has stored
-// to `keys` and synchronised; returns with each register holding its slot after stage (k, 32)
-// and a barrier after the last reads.
+// A merge level's stages (k, j0), (k, j0 / 2), .., (k, 32), j0 < kThreads, that cross warps
+// (contract "Layout"): slots[t].v[r] holds slot t + r kThreads on entry and on return;
+// `buffer` is the exchange array (slots [0, n) are written before they are read). Ends after
+// the last reads of `buffer`: with a barrier when j0 = 32, without one otherwise (the reads
+// are of the thread's own words, which only it writes next).
 template <int kThreads, int kRegs, class B, class Shared, class Slots>
-SAMPCHECK_KERNEL_BODY void CrossWarpStages(B& block, Shared& keys, Slots& slots, int n, int regs, int k, int j) {
-  SAMPCHECK_SHARED(block, std::uint64_t, scratch, kSortSlots);
-  bool in_scratch = false;  // the buffer the stage before wrote: keys first
-  for (; j >= kWarpSize; j /= 2) {
-    const bool last = j == kWarpSize;  // its result stays in the registers
+SAMPCHECK_KERNEL_BODY void CrossWarpStages(B& block, Shared& buffer, Slots& slots, int n, int regs, int k, int j0) {
+  if (j0 == kWarpSize) {  // one stage: each slot reads its partner's key
     block.ForEachThread([&](Thread t) {
       for (int r = 0; r < kRegs; ++r) {
         const int s = t.x + r * kThreads;
-        if (r >= regs || s >= n) continue;
-        const std::uint64_t b = in_scratch ? scratch.Load(s ^ j) : keys.Load(s ^ j);
-        slots[t].v[r] = Keep(s, k, j, slots[t].v[r], b);
-        if (last) continue;
-        if (in_scratch) {
-          keys.Store(s, slots[t].v[r]);
-        } else {
-          scratch.Store(s, slots[t].v[r]);
-        }
-      }
-    });
-    block.Sync();  // this stage's reads before the next stage's writes to the buffer it read
-    in_scratch = !in_scratch;
-  }
-}
-
-}  // namespace sort_detail
-
-template <int kThreads, bool kTwoBuffers = false, class B, class Shared>
-SAMPCHECK_KERNEL_BODY void BitonicSortSlots(B& block, Shared& keys, std::uint32_t count) {
-  static_assert(kThreads % kWarpSize == 0 && kThreads <= kSortSlots && kSortSlots % kThreads == 0,
-                "whole warps that divide the slots");
-  constexpr int kRegs = kSortSlots / kThreads;
-  const int n = SortSlotsFor(count);
-  const int regs = n > kThreads ? n / kThreads : 1;  // registers in use per thread
-  auto slots = Registers<SlotKeys<kRegs>>(block);
-  auto to_shared = [&] {
-    block.ForEachThread([&](Thread t) {
-      for (int r = 0; r < kRegs; ++r) {
-        const int s = t.x + r * kThreads;
-        if (r < regs && s < n) keys.Store(s, slots[t].v[r]);
+        if (r < regs && s < n) buffer.Store(s, slots[t].v[r]);
       }
     });
     block.Sync();
-  };
-  auto from_shared = [&] {
     block.ForEachThread([&](Thread t) {
       for (int r = 0; r < kRegs; ++r) {
         const int s = t.x + r * kThreads;
-        slots[t].v[r] = r < regs && s < n ? keys.Load(s) : ~std::uint64_t{0};
+        if (r < regs && s < n) slots[t].v[r] = Keep(s, k, kWarpSize, slots[t].v[r], buffer.Load(s ^ kWarpSize));
+      }
+    });
+    block.Sync();  // the partners' reads before the next level's stores
+    return;
+  }
+  // Transposed: thread u < m of a register's run of m slots holds the run's row u mod h and
+  // column u / h (h rows of 32), so the h rows of a column are h neighbouring lanes of a
+  // warp, and every crossing stage (j = 32 .. j0: rows r and r ^ j / 32) is a ShuffleXor.
+  const int m = n < kThreads ? n : kThreads;
+  const int h = m / kWarpSize;
+  auto transposed = [&](int u, int r) { return r * kThreads + (u % h) * kWarpSize + u / h; };
+  auto exchange = [&](bool to_transposed) {
+    block.ForEachThread([&](Thread t) {
+      for (int r = 0; r < kRegs; ++r) {
+        const int s = t.x + r * kThreads;
+        if (r < regs && s < n) buffer.Store(SwizzledSlot(to_transposed ? s : transposed(t.x, r)), slots[t].v[r]);
+      }
+    });
+    block.Sync();
+    block.ForEachThread([&](Thread t) {
+      for (int r = 0; r < kRegs; ++r) {
+        const int s = t.x + r * kThreads;
+        if (r < regs && s < n) slots[t].v[r] = buffer.Load(SwizzledSlot(to_transposed ? transposed(t.x, r) : s));
       }
     });
   };
-  from_shared();
+  exchange(true);
+  auto lane = Registers<std::uint64_t>(block);
+  for (int r = 0; r < kRegs && r < regs; ++r) {
+    for (int j = j0; j >= kWarpSize; j /= 2) {
+      block.ForEachThread([&](Thread t) { lane[t] = slots[t].v[r]; });
+      auto partner = ShuffleXor(block, lane, j / kWarpSize);
+      block.ForEachThread([&](Thread t) {
+        if (t.x < m) slots[t].v[r] = Keep(transposed(t.x, r), k, j, lane[t], partner[t]);
+      });
+    }
+  }
+  exchange(false);
+}
+
+// The network over the exchange array `buffer` (keys itself, or a second array); returns with
+// slot t + r kThreads in slots[t].v[r], and whether the last reads of `buffer` (a transposed
+// level's) still need a barrier before another thread writes there.
+template <int kThreads, int kRegs, class B, class Shared, class Slots>
+SAMPCHECK_KERNEL_BODY bool SortLevels(B& block, Shared& buffer, Slots& slots, int n, int regs) {
+  bool reads_pending = false;
   auto lane = Registers<std::uint64_t>(block);
   for (int k = 2; k <= n; k *= 2) {
     int j = k / 2;
@@ -148,49 +171,58 @@ SAMPCHECK_KERNEL_BODY void BitonicSortSlots(B& block, Shared& keys, std::uint32_
             const int s = t.x + r * kThreads;
             const std::uint64_t a = slots[t].v[r];
             const std::uint64_t b = slots[t].v[r | rd];
-            slots[t].v[r] = sort_detail::Keep(s, k, d, a, b);
-            slots[t].v[r | rd] = sort_detail::Keep(s | d, k, d, b, a);
+            slots[t].v[r] = Keep(s, k, d, a, b);
+            slots[t].v[r | rd] = Keep(s | d, k, d, b, a);
           }
         }
       });
       j = kThreads / 2;
     }
-    if (j >= kWarpSize && kTwoBuffers) {  // partners in other warps: through two shared buffers
-      to_shared();
-      sort_detail::CrossWarpStages<kThreads, kRegs>(block, keys, slots, n, regs, k, j);
+    if (j >= kWarpSize) {  // partners in other warps: through `buffer`
+      CrossWarpStages<kThreads, kRegs>(block, buffer, slots, n, regs, k, j);
+      reads_pending = j > kWarpSize;
       j = kWarpSize / 2;
-    }
-    if (j >= kWarpSize) {  // partners in other warps: pairs exchanged in `keys`
-      to_shared();
-      for (; j >= kWarpSize; j /= 2) {
-        block.ForEachThread([&](Thread t) {
-          for (int r = 0; r < kRegs; ++r) {
-            const int s = t.x + r * kThreads;
-            const int l = s ^ j;
-            if (r >= regs || s >= n || l <= s) continue;
-            const std::uint64_t a = keys.Load(s);
-            const std::uint64_t b = keys.Load(l);
-            const bool up = (s & k) == 0;
-            if (up ? a > b : a < b) {
-              keys.Store(s, b);
-              keys.Store(l, a);
-            }
-          }
-        });
-        block.Sync();
-      }
-      from_shared();
     }
     for (; j >= 1; j /= 2) {  // partners in the same warp: lane ^ j
       for (int r = 0; r < kRegs && r < regs; ++r) {
         block.ForEachThread([&](Thread t) { lane[t] = slots[t].v[r]; });
         auto partner = ShuffleXor(block, lane, j);
-        block.ForEachThread(
-            [&](Thread t) { slots[t].v[r] = sort_detail::Keep(t.x + r * kThreads, k, j, lane[t], partner[t]); });
+        block.ForEachThread([&](Thread t) { slots[t].v[r] = Keep(t.x + r * kThreads, k, j, lane[t], partner[t]); });
       }
     }
   }
-  to_shared();
+  return reads_pending;
+}
+
+}  // namespace sort_detail
+
+template <int kThreads, bool kTwoBuffers = false, class B, class Shared>
+SAMPCHECK_KERNEL_BODY void BitonicSortSlots(B& block, Shared& keys, std::uint32_t count) {
+  static_assert(kThreads % kWarpSize == 0 && kThreads <= kSortSlots && kSortSlots % kThreads == 0,
+                "whole warps that divide the slots");
+  constexpr int kRegs = kSortSlots / kThreads;
+  const int n = SortSlotsFor(count);
+  const int regs = n > kThreads ? n / kThreads : 1;  // registers in use per thread
+  auto slots = Registers<SlotKeys<kRegs>>(block);
+  block.ForEachThread([&](Thread t) {
+    for (int r = 0; r < kRegs; ++r) {
+      const int s = t.x + r * kThreads;
+      slots[t].v[r] = r < regs && s < n ? keys.Load(s) : ~std::uint64_t{0};
+    }
+  });
+  if constexpr (kTwoBuffers) {
+    SAMPCHECK_SHARED(block, std::uint64_t, scratch, kSortSlots);
+    sort_detail::SortLevels<kThreads, kRegs>(block, scratch, slots, n, regs);
+  } else if (sort_detail::SortLevels<kThreads, kRegs>(block, keys, slots, n, regs)) {
+    block.Sync();  // the transposed level's reads of keys before the stores below
+  }
+  block.ForEachThread([&](Thread t) {
+    for (int r = 0; r < kRegs; ++r) {
+      const int s = t.x + r * kThreads;
+      if (r < regs && s < n) keys.Store(s, slots[t].v[r]);
+    }
+  });
+  block.Sync();
 }
 
 // Each warp's 32 keys of each register sorted ascending across its lanes (register r of lane

@@ -34,6 +34,7 @@
 #include <cstring>
 
 #include "gpu/block/block_model.h"
+#include "gpu/block/swizzled_slot.h"
 
 namespace sampcheck::gpu {
 
@@ -77,8 +78,10 @@ SAMPCHECK_KERNEL_BODY void WarpTreeFold(B& block, R& r, Combine combine) {
   }
 }
 
-// Where lane l = 32 w + j sits in the reduction's shared array (the swizzle above).
-SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int CanonicalTreeSlot(int w, int j) { return w * kWarpSize + (j ^ w); }
+// Where lane l = 32 w + j sits in the reduction's shared array (the swizzle above, w < 32).
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int CanonicalTreeSlot(int w, int j) {
+  return SwizzledSlot(w * kWarpSize + j);
+}
 
 template <class T, class B, class R, class Combine>
 SAMPCHECK_KERNEL_BODY auto CanonicalBlockReduce(B& block, R& lane, Combine combine) {

@@ -25,8 +25,10 @@
 //   around c times a subsample rank. One scan (BlockExclusiveScan) counts the sample keys
 //   below lo (lo's sample rank) and in the window, and gives each of those its slot; the
 //   window, sorted, gives the splitter of rank r at place r - rank(lo): two sorts and a scan
-//   (40 barriers, about 60 accesses a thread at S = 4096 and 1024 threads: the sorts take two
-//   buffers, BitonicSortSlots<kThreads, true>; about 130 with one, until 2026-12-03). When the window
+//   (24 barriers and 44 accesses a thread at S = 4096, 1024 threads and a window of 512 slots,
+//   the cost table's top-k 5000 row: the sorts take two buffers, BitonicSortSlots<kThreads,
+//   true>; 40 and about 60 while the network crossed warps a stage at a time, until
+//   2026-12-06; about 130 accesses with one buffer, until 2026-12-03). When the window
 //   misses r_lo or r_hi or holds more than 1024 keys (a row placed against the subsample,
 //   tests/gpu_sample_select_test.cc; 4.5 spreads a side otherwise), or S <= 1024, every
 //   sample key is ranked against the sample 1024 keys at a time instead: each chunk sorted in
