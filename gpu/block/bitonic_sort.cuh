@@ -51,6 +51,12 @@
 //   for n = 1024 (the full network: 55; stage by stage until 2026-12-06: 21); with 128, 3 and
 //   11 (12). Accesses of the busiest thread at 1024 threads: 2 + those of the levels: 4 for n =
 //   64, 20 for n = 1024 (stage by stage: 8 and 72 with one buffer, 4 and 32 with two).
+// - Code: the body is one function out of line on the device (sort_detail::SortSlots, given
+//   the array's View, a pointer in a register; the emulator inlines it). Inlined at each of a
+//   kernel's sorts, its transposed levels made gpu-fast's sample select (four sorts) too large
+//   for nvcc 13.0 to inline at its hot call site: its count read's loop of a quad in the slice
+//   kernel rose from 602 SASS instructions and 17 stack accesses to 651 and 27; out of line,
+//   585 and none (fast_sampling's: 726 and 147 -> 626 and 51).
 // - KthSmallestSlot<kThreads>(block, keys, k): below; 4 <= k <= 64: six barriers and 23
 //   accesses a thread at 1024 threads (the warps' merge tree); else ten barriers, at most 40
 //   searching reads a key.
@@ -194,10 +200,9 @@ SAMPCHECK_KERNEL_BODY bool SortLevels(B& block, Shared& buffer, Slots& slots, in
   return reads_pending;
 }
 
-}  // namespace sort_detail
-
-template <int kThreads, bool kTwoBuffers = false, class B, class Shared>
-SAMPCHECK_KERNEL_BODY void BitonicSortSlots(B& block, Shared& keys, std::uint32_t count) {
+// BitonicSortSlots' body, out of line on the device (contract "Code").
+template <int kThreads, bool kTwoBuffers, class B, class View>
+SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY void SortSlots(B& block, View keys, std::uint32_t count) {
   static_assert(kThreads % kWarpSize == 0 && kThreads <= kSortSlots && kSortSlots % kThreads == 0,
                 "whole warps that divide the slots");
   constexpr int kRegs = kSortSlots / kThreads;
@@ -212,8 +217,8 @@ SAMPCHECK_KERNEL_BODY void BitonicSortSlots(B& block, Shared& keys, std::uint32_
   });
   if constexpr (kTwoBuffers) {
     SAMPCHECK_SHARED(block, std::uint64_t, scratch, kSortSlots);
-    sort_detail::SortLevels<kThreads, kRegs>(block, scratch, slots, n, regs);
-  } else if (sort_detail::SortLevels<kThreads, kRegs>(block, keys, slots, n, regs)) {
+    SortLevels<kThreads, kRegs>(block, scratch, slots, n, regs);
+  } else if (SortLevels<kThreads, kRegs>(block, keys, slots, n, regs)) {
     block.Sync();  // the transposed level's reads of keys before the stores below
   }
   block.ForEachThread([&](Thread t) {
@@ -223,6 +228,13 @@ SAMPCHECK_KERNEL_BODY void BitonicSortSlots(B& block, Shared& keys, std::uint32_
     }
   });
   block.Sync();
+}
+
+}  // namespace sort_detail
+
+template <int kThreads, bool kTwoBuffers = false, class B, class Shared>
+SAMPCHECK_KERNEL_BODY void BitonicSortSlots(B& block, Shared& keys, std::uint32_t count) {
+  sort_detail::SortSlots<kThreads, kTwoBuffers>(block, keys.View(), count);
 }
 
 // Each warp's 32 keys of each register sorted ascending across its lanes (register r of lane
