@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The warp-aware bitonic sort (gpu/block/bitonic_sort.cuh) against std::sort, on the emulator
 // with every check on: counts 0, 1, powers of two and not, ties, the filters' order keys of
-// -inf and NaN, blocks of 1024, 128 and 32 threads, with one buffer and with two; the slots
+// -inf and NaN, blocks of 32 to 1024 threads, with one buffer and with two; the slots
 // after the sorted ones untouched; the barriers and the busiest thread's accesses its contract
 // states (counted work, no timing); KthSmallestSlot against
 // std::nth_element.
@@ -96,7 +96,8 @@ TEST(GpuBitonicSort, SlotsAreTheNextPowerOfTwoFromOneWarp) {
 }
 
 // Unique keys (the filters' case) and heavy ties (16 distinct values), at counts around every
-// power of two, under the three block shapes: every stage kind (register, shuffle, shared).
+// power of two, under blocks of 32 to 1024 threads: every stage kind (register, shuffle, the
+// one-stage exchange, the transposed levels over runs of 2 to 32 rows of 32 slots).
 TEST(GpuBitonicSort, MatchesStdSort) {
   const std::size_t counts[] = {0, 1, 2, 3, 31, 32, 33, 50, 63, 64, 65, 100, 255, 256, 257, 513, 1000, 1023, 1024};
   std::uint32_t seed = 1;
@@ -104,9 +105,13 @@ TEST(GpuBitonicSort, MatchesStdSort) {
     for (const std::uint64_t modulus : {std::uint64_t{0}, std::uint64_t{16}}) {
       const std::vector<std::uint64_t> keys = RandomKeys(count, modulus, seed++);
       ExpectSorts<1024>(keys);
+      ExpectSorts<512>(keys);
+      ExpectSorts<256>(keys);
       ExpectSorts<128>(keys);
+      ExpectSorts<64>(keys);
       ExpectSorts<32>(keys);
       ExpectSorts<1024, true>(keys);
+      ExpectSorts<256, true>(keys);
       ExpectSorts<128, true>(keys);
       ExpectSorts<32, true>(keys);
     }
