@@ -695,7 +695,8 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // last); `valid`, the keys in range, comes from a binary search for the first kNoKey, and
   // thread j < 15 copies the key of rank (j + 1) x valid / 16 - 1 to splitter j, thread 15 the
   // smallest (the reach's reference). Until 2026-12-01 every thread ranked its key against
-  // all 1024 (1024 shared reads in sequence; two barriers where the network takes 21).
+  // all 1024 (1024 shared reads in sequence; two barriers where the network takes 12, 21
+  // until 2026-12-06).
   bool sampled = false;
   if (sample_first && vocab > kCanonicalLanes) {
     block.ForEachThread([&](Thread t) {

@@ -66,9 +66,9 @@ inline constexpr int kFastSurvivorSlots = 1024;
 inline constexpr std::uint64_t kNoSurvivor = ~std::uint64_t{0};
 
 // Sorts keys[0, count) ascending in place, the slots from count to the next power of two
-// (at least 32) holding kNoSurvivor (gpu/block/bitonic_sort.cuh: a barrier per merge level
-// and per stage that crosses warps, none for the stages inside a warp or a thread; two
-// buffers, so a crossing stage costs a slot one load and one store).
+// (at least 32) holding kNoSurvivor (gpu/block/bitonic_sort.cuh: two barriers per merge level
+// whose stages cross warps, their stages shuffles between two exchanges through shared memory,
+// none for the stages inside a warp or a thread; two buffers, so no barrier more at the end).
 template <int kThreads, class B, class Shared>
 SAMPCHECK_KERNEL_BODY void SortSurvivorSlots(B& block, Shared& keys, std::uint32_t count) {
   static_assert(kFastSurvivorSlots == kSortSlots, "the network's capacity is the survivor slots");
