@@ -95,9 +95,21 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void PadSortSlots(Thread t, Shared&
 
 namespace sort_detail {
 
+// Whether slot s keeps the smaller of its pair in stage (k, j).
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool KeepsLower(int s, int k, int j) {
+  return ((s & j) == 0) == ((s & k) == 0);
+}
+
 // Slot s's half of the compare-exchange with partner value b in stage (k, j).
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Keep(int s, int k, int j, std::uint64_t a, std::uint64_t b) {
-  return tree_detail::KeepAscending(((s & j) == 0) == ((s & k) == 0), a, b);
+  return tree_detail::KeepAscending(KeepsLower(s, k, j), a, b);
+}
+
+// Stage (k, j) between lanes lane ^ mask for register r, slot(t) the slot thread t holds there.
+template <class B, class Lane, class Slots, class SlotOf>
+SAMPCHECK_KERNEL_BODY SAMPCHECK_FORCE_INLINE void LaneStage(B& block, Lane& lane, Slots& slots, int r, int mask, int k,
+                                                            int j, SlotOf slot) {
+  tree_detail::LaneStage(block, lane, slots, r, mask, [&](Thread t) { return KeepsLower(slot(t), k, j); });
 }
 
 // A merge level's stages (k, j0), (k, j0 / 2), .., (k, 32), j0 < kThreads, that cross warps
@@ -146,14 +158,13 @@ SAMPCHECK_KERNEL_BODY void CrossWarpStages(B& block, Shared& buffer, Slots& slot
     });
   };
   exchange(true);
+  // With n < kThreads the threads past m hold padding (all ones, loaded as such and kept by
+  // every earlier stage), and so do their partners (u ^ j / 32 >= m for u >= m, as j / 32 <
+  // h): whichever they keep is all ones, so their slot index, past n, does not matter.
   auto lane = Registers<std::uint64_t>(block);
   for (int r = 0; r < kRegs && r < regs; ++r) {
     for (int j = j0; j >= kWarpSize; j /= 2) {
-      block.ForEachThread([&](Thread t) { lane[t] = slots[t].v[r]; });
-      auto partner = ShuffleXor(block, lane, j / kWarpSize);
-      block.ForEachThread([&](Thread t) {
-        if (t.x < m) slots[t].v[r] = Keep(transposed(t.x, r), k, j, lane[t], partner[t]);
-      });
+      LaneStage(block, lane, slots, r, j / kWarpSize, k, j, [&](Thread t) { return transposed(t.x, r); });
     }
   }
   exchange(false);
@@ -191,9 +202,7 @@ SAMPCHECK_KERNEL_BODY bool SortLevels(B& block, Shared& buffer, Slots& slots, in
     }
     for (; j >= 1; j /= 2) {  // partners in the same warp: lane ^ j
       for (int r = 0; r < kRegs && r < regs; ++r) {
-        block.ForEachThread([&](Thread t) { lane[t] = slots[t].v[r]; });
-        auto partner = ShuffleXor(block, lane, j);
-        block.ForEachThread([&](Thread t) { slots[t].v[r] = Keep(t.x + r * kThreads, k, j, lane[t], partner[t]); });
+        LaneStage(block, lane, slots, r, j, k, j, [&](Thread t) { return t.x + r * kThreads; });
       }
     }
   }
@@ -247,9 +256,7 @@ SAMPCHECK_KERNEL_BODY void WarpSortSlots(B& block, Slots& slots) {
   for (int r = 0; r < kRegs; ++r) {
     for (int n = 2; n < kWarpSize; n *= 2) {
       for (int j = n / 2; j >= 1; j /= 2) {
-        block.ForEachThread([&](Thread t) { lane[t] = slots[t].v[r]; });
-        auto partner = ShuffleXor(block, lane, j);
-        block.ForEachThread([&](Thread t) { slots[t].v[r] = sort_detail::Keep(t.lane(), n, j, lane[t], partner[t]); });
+        sort_detail::LaneStage(block, lane, slots, r, j, n, j, [](Thread t) { return t.lane(); });
       }
     }
   }

@@ -5,8 +5,8 @@
 // memory, one barrier a level (docs/gpu.md "Sorting networks and the canonical reduction").
 // KthSmallestSlot (gpu/block/bitonic_sort.cuh) takes it for 4 <= k <= 64, and gpu's and
 // gpu-fast's split rows for the merge of their slices' lists (MergeSliceLists,
-// gpu/block/row_slices.cuh); the bitonic sort's warp stages take its WarpBitonicMerge and
-// KeepAscending.
+// gpu/block/row_slices.cuh); the bitonic sort's stages between lanes take its LaneStage,
+// WarpBitonicMerge and KeepAscending.
 //
 // Contract:
 // - Runs: run v (0 <= v < kTreeRuns = 32) is held by warp v mod kWarps of a block of kThreads
@@ -85,6 +85,18 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void KeepLowerPair(std::uint64_t& l
   hi = a0 < a1 ? a1 : a0;
 }
 
+// One compare-exchange stage between lanes: each thread's register r against register r of
+// lane ^ mask, the thread keeping the smaller where lower(t) and the larger elsewhere. `lane`
+// is the caller's scratch register (one for all its stages). ShuffleXor, no barrier, no shared
+// memory; the bitonic sort's stages in a warp and across warps (transposed) are this step too.
+template <class B, class Lane, class Slots, class Lower>
+SAMPCHECK_KERNEL_BODY SAMPCHECK_FORCE_INLINE void LaneStage(B& block, Lane& lane, Slots& slots, int r, int mask,
+                                                            Lower lower) {
+  block.ForEachThread([&](Thread t) { lane[t] = slots[t].v[r]; });
+  auto partner = ShuffleXor(block, lane, mask);
+  block.ForEachThread([&](Thread t) { slots[t].v[r] = KeepAscending(lower(t), lane[t], partner[t]); });
+}
+
 // Stages j = 16 .. 1 of an ascending bitonic merge of every register's 32 keys across its
 // warp's lanes (lane l holds element l): ShuffleXor, no barrier, no shared memory.
 template <int kRegs, class B, class Slots>
@@ -92,10 +104,7 @@ SAMPCHECK_KERNEL_BODY void WarpBitonicMerge(B& block, Slots& slots) {
   auto lane = Registers<std::uint64_t>(block);
   for (int r = 0; r < kRegs; ++r) {
     for (int j = kWarpSize / 2; j >= 1; j /= 2) {
-      block.ForEachThread([&](Thread t) { lane[t] = slots[t].v[r]; });
-      auto partner = ShuffleXor(block, lane, j);
-      block.ForEachThread(
-          [&](Thread t) { slots[t].v[r] = KeepAscending((t.lane() & j) == 0, lane[t], partner[t]); });
+      LaneStage(block, lane, slots, r, j, [&](Thread t) { return (t.lane() & j) == 0; });
     }
   }
 }
