@@ -2346,6 +2346,58 @@ TEST(GpuHeldKeys, SmallestKeysHoldTheSmallestInIndexOrder) {
   }
 }
 
+// The partition's first read offers through HeldSmallestKeys' Take, Mine::Offer and Give
+// (gpu/kernels/sampling_filters_on_partition.cuh), which keep whether the keys are full, the
+// root and `dropped` in registers and reach the heap only when a key enters it: the thread's
+// SmallestKeys and LargestKeys end as offering every key to them directly leaves them (the
+// same held keys, count and `dropped`, the same largest four), with the offers split over two
+// Take / Give rounds, as a hook's state must survive between reads. Same values as above.
+TEST(GpuHeldKeys, TakeOfferAndGiveKeepWhatDirectOffersKeep) {
+  struct OneThread {
+    SmallestKeys keys;
+    SmallestKeys& operator[](Thread) { return keys; }
+  };
+  struct OneThreadLargest {
+    LargestKeys keys;
+    LargestKeys& operator[](Thread) { return keys; }
+  };
+  std::mt19937_64 rng(20261206);
+  for (int trial = 0; trial < 600; ++trial) {
+    SmallestKeys direct;
+    direct.Reset();
+    LargestKeys direct_largest;
+    direct_largest.Reset();
+    OneThread held;
+    held.keys.Reset();
+    OneThreadLargest largest;
+    largest.keys.Reset();
+    const HeldSmallestKeys<OneThread, OneThreadLargest, int> hook{&held, &largest, nullptr, true};
+    const int n = static_cast<int>(rng() % 120);
+    const int split = n == 0 ? 0 : static_cast<int>(rng() % static_cast<std::uint64_t>(n));
+    const std::uint32_t spread = trial % 4 == 0 ? 1u : trial % 4 == 1 ? 6u : 0xff800000u;
+    std::uint32_t index = static_cast<std::uint32_t>(rng() % 4);
+    auto mine = hook.Take(Thread{0});
+    for (int i = 0; i < n; ++i) {
+      if (i == split) {
+        hook.Give(Thread{0}, mine);
+        mine = hook.Take(Thread{0});
+      }
+      std::uint32_t value = 1u + static_cast<std::uint32_t>(rng() % spread);
+      if (trial % 4 == 3) value = 0xff800000u - static_cast<std::uint32_t>(i);
+      const std::uint64_t key = (std::uint64_t{value} << 32) | index;
+      direct.Offer(key);
+      direct_largest.Offer(key);
+      mine.Offer(key);
+      index += 1u + static_cast<std::uint32_t>(rng() % 3000);
+    }
+    hook.Give(Thread{0}, mine);
+    ASSERT_EQ(held.keys.count, direct.count) << "trial " << trial;
+    ASSERT_EQ(held.keys.dropped, direct.dropped) << "trial " << trial;
+    for (int j = 0; j < direct.count; ++j) ASSERT_EQ(held.keys.key[j], direct.key[j]) << "trial " << trial;
+    for (int j = 0; j < kLargestKeys; ++j) ASSERT_EQ(largest.keys.key[j], direct_largest.key[j]) << "trial " << trial;
+  }
+}
+
 // The order ForEachUpTo trusts, checked by the emulator: keys 0 to 23 with falling values make
 // a heap in index order (each below its parent); key 24, below them all, takes the root's
 // place and sifts down (indices 1, 3, 7 and 15 move up), so slot 1 holds index 3 before slot

@@ -446,14 +446,19 @@ struct NoPartitionReach {
 };
 
 // Keys a thread keeps in registers during the first read (PartitionAndVisit, contract
-// "Held keys"): Active() whether it keeps any, Offer(t, key) each of thread t's in-range keys in
-// index order, Publish(block) block-level code after the read (no barrier of its own: the
+// "Held keys"): Active() whether it keeps any; Take(t) thread t's state as a value (Mine), whose
+// Offer(key) the read calls with each of the thread's in-range keys in index order, and
+// Give(t, mine) after them; Publish(block) block-level code after the read (no barrier of its own: the
 // read's counts follow, and their barrier orders its shared stores before level0),
 // Holds(t, bound) whether it kept every one of them up to bound, ForEach(t, f) the kept ones in
 // the order offered. This one keeps none.
 struct NoPartitionHold {
+  struct Mine {
+    SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Offer(std::uint64_t) {}
+  };
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Active() const { return false; }
-  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Offer(Thread, std::uint64_t) const {}
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE Mine Take(Thread) const { return {}; }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Give(Thread, const Mine&) const {}
   template <class B>
   SAMPCHECK_KERNEL_BODY void Publish(B&) const {}
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Holds(Thread, std::uint64_t) const { return false; }
@@ -732,7 +737,12 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   constexpr std::int64_t kCellTableAt = kCandidates - partition_detail::kCellTableWords;
   partition_detail::CellTable cells{};
   if (sampled) cells = partition_detail::FillCellTable(block, splitter, sorted, kCellTableAt);
-  auto level0_bucket = [&](std::uint64_t key) { return cells.Bucket(splitter, sorted, kCellTableAt, key); };
+  // By value (the table's shifts and the arrays' handles): the reads copy it into each
+  // thread's lambda, where the table's address stays in a register; reached by reference, it
+  // was loaded from the stack frame for every key (two dependent LDL before the table's load).
+  auto level0_bucket = [cells, words = sorted.View(), splitters = splitter.View()](std::uint64_t key) {
+    return cells.Bucket(splitters, words, kCellTableAt, key);
+  };
 
   // The first read: count, smallest and largest key (warp shuffles, then the 32 warps' values
   // read by every thread), and with a sample each thread's keys per bucket, scanned into slots.
@@ -753,14 +763,19 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     std::uint64_t a = kNoKey, z = 0;
     DigitCounts d{};
     partition_detail::BucketMass w{};
+    const auto bucket_of = level0_bucket;
+    // The hold's state of this thread as a local of the read (the hook's Take / Give): offered
+    // through the hook's pointer, each key loaded the held count, the root and `dropped` by
+    // generic loads, again after every store of the counts below (which they may alias).
+    auto held_keys = hold_active ? hold.Take(t) : typename Hold::Mine{};
     auto add = [&](std::int64_t, std::uint64_t key) {
       if (!in_range(key)) return;
       ++c;
       a = key < a ? key : a;
       z = key > z ? key : z;
-      if (hold_active) hold.Offer(t, key);
+      if (hold_active) held_keys.Offer(key);
       if (!sampled) return;
-      const std::uint32_t b = level0_bucket(key);
+      const std::uint32_t b = bucket_of(key);
       // Indexed by the run-time bucket, not AddAt's 16 selects (radix_select.cuh): in this read
       // and in the scatter below the 16 counts (and masses) do not stay in registers beside the
       // rest of a 1024-thread block's state at 64 registers; nvcc spilled the selects' every word
@@ -779,6 +794,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     n_t[t] = c, min_t[t] = a, max_t[t] = z;
     counts[t] = d;
     mass[t] = w;
+    if (hold_active) hold.Give(t, held_keys);
   });
   if (hold_active) hold.Publish(block);  // its stores: before the barriers below
   if (use_reach) {
@@ -928,8 +944,9 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
           used = used < static_cast<std::uint32_t>(kCachedKeys) ? used : static_cast<std::uint32_t>(kCachedKeys);
         }
       }
+      const auto digit = digit_of;  // a copy in the thread's lambda, as level 0's read takes it
       for_each(t, [&](std::uint64_t key) {
-        const std::uint32_t d = digit_of(key);
+        const std::uint32_t d = digit(key);
         if (d >= buckets || (d >= gap_lo && d < gap_hi)) return;
         const std::uint32_t word = at.c[d & 15u];  // indexed, as level 0's counts above
         const std::uint32_t slot = parts <= 16 ? word : (d < 16 ? word & 0xffffu : high_first + (word >> 16));

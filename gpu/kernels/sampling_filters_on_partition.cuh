@@ -135,10 +135,11 @@ struct TopPReach {
 // order met (their indices' increasing order: keys are offered so, and a key's low word is its
 // index), which ForEachUpTo needs, once, after the read. `dropped` is the smallest key not
 // held, so every key of the thread up to a bound is held exactly when dropped > bound (Holds).
-// Once the keys are full most offers are one comparison with the root (a key above it is
-// dropped; one is replaced about kSmallestKeys x ln(m / kSmallestKeys) times for m keys in
-// random order). The keys live in the stack frame on the device (24 words beside a
-// 1024-thread block's state at 64 registers; the hook reaches them through a pointer), so a
+// Once the keys are full most offers are one comparison with the root (DropsAbove: a key above
+// it is dropped; one is replaced about kSmallestKeys x ln(m / kSmallestKeys) times for m keys
+// in random order), which the read makes on copies in registers (HeldSmallestKeys::Mine). The
+// keys live in the stack frame on the device (24 words beside a 1024-thread block's state at
+// 64 registers; the hook reaches them through a pointer), so a
 // run-time index costs what a constant one does: a replacement moves at most 4 keys, where
 // keeping the order met moved the 23 after the largest down one, a load and a store each, and
 // a scan for the next largest loaded all 24 (docs/gpu.md "Where the worst rows' time goes").
@@ -164,13 +165,8 @@ struct SmallestKeys {
       key[j] = k;
       return;
     }
+    if (DropsAbove(key[0], k, dropped)) return;
     const std::uint64_t top = key[0];
-    if (k > top) {  // keys are unique: k is not held
-      // A store only when k is below every dropped key so far (rarely, once the heap holds the
-      // smallest keys met): a select wrote `dropped` back to the frame at every key.
-      if (k < dropped) dropped = k;
-      return;
-    }
     dropped = top < dropped ? top : dropped;
     int j = 0;
     for (int child = 1; child < kSmallestKeys; child = 2 * j + 1) {
@@ -185,6 +181,17 @@ struct SmallestKeys {
       j = child;
     }
     key[j] = k;
+  }
+  // A full heap's first test: k above its root `top` is not held (keys are unique) and may
+  // lower `dropped`; most offers end here. Static, so that a caller may keep the root and
+  // `dropped` in registers (HeldSmallestKeys::Mine).
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE static bool DropsAbove(std::uint64_t top, std::uint64_t k,
+                                                                      std::uint64_t& dropped) {
+    if (!(k > top)) return false;
+    // A store only when k is below every dropped key so far (rarely, once the heap holds the
+    // smallest keys met): a select wrote `dropped` back to the frame at every key.
+    if (k < dropped) dropped = k;
+    return true;
   }
   // The held keys in the order met, by insertion on their indices (from the heap's order: about
   // count^2 / 4 moves), once a thread.
@@ -297,10 +304,37 @@ struct HeldSmallestKeys {
   RL* largest;
   Shared* lists;
   bool active;
+  // A thread's keys while the read offers them, a value of the read's own: the largest keys,
+  // and of the smallest whether they are full, their root and `dropped`, in registers; the heap
+  // stays in the thread's SmallestKeys, reached only when a key enters it. Through the hook's
+  // pointer every key loaded the count, the root, `dropped` and the fourth largest key from the
+  // stack frame (generic loads, again after each store of the read's counts, which they may
+  // alias): now a full heap's common offer (DropsAbove) and LargestKeys' touch no memory.
+  struct Mine {
+    SmallestKeys* keys;
+    LargestKeys largest;
+    bool full;
+    std::uint64_t top;
+    std::uint64_t dropped;
+    SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Offer(std::uint64_t key) {
+      largest.Offer(key);
+      if (full && SmallestKeys::DropsAbove(top, key, dropped)) return;
+      keys->dropped = dropped;
+      keys->Offer(key);
+      full = keys->count == kSmallestKeys;
+      top = keys->key[0];
+      dropped = keys->dropped;
+    }
+  };
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE bool Active() const { return active; }
-  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Offer(Thread t, std::uint64_t key) const {
-    (*keys)[t].Offer(key);
-    (*largest)[t].Offer(key);
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE Mine Take(Thread t) const {
+    SmallestKeys& mine = (*keys)[t];
+    const bool full = mine.count == kSmallestKeys;
+    return {&mine, (*largest)[t], full, full ? mine.key[0] : kNoKey, mine.dropped};
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Give(Thread t, const Mine& mine) const {
+    mine.keys->dropped = mine.dropped;
+    (*largest)[t] = mine.largest;
   }
   template <class B>
   SAMPCHECK_KERNEL_BODY void Publish(B& block) const {
