@@ -445,13 +445,13 @@ struct NoPartitionReach {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Fraction() const { return 1.0f; }
 };
 
-// Keys a thread keeps in registers during the first read (PartitionAndVisit, contract
-// "Held keys"): Active() whether it keeps any; Take(t) thread t's state as a value (Mine), whose
-// Offer(key) the read calls with each of the thread's in-range keys in index order, and
-// Give(t, mine) after them; Publish(block) block-level code after the read (no barrier of its own: the
-// read's counts follow, and their barrier orders its shared stores before level0),
-// Holds(t, bound) whether it kept every one of them up to bound, ForEach(t, f) the kept ones in
-// the order offered. This one keeps none.
+// Keys a thread keeps in registers during the first read (PartitionAndVisit, contract "Held
+// keys"): Active() whether it keeps any; Take(t) thread t's state as a value (Mine), whose
+// Offer(key) the read calls with each of the thread's in-range keys in index order, and Give(t,
+// mine) after them; Publish(block) block-level code after the read (no barrier of its own: the
+// read's counts follow, and their barrier orders its shared stores before level0), Holds(t,
+// bound) whether it kept every one of them up to bound, ForEach(t, f) the kept ones in the order
+// offered. This one keeps none.
 struct NoPartitionHold {
   struct Mine {
     SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Offer(std::uint64_t) {}

@@ -128,21 +128,21 @@ struct TopPReach {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float Fraction() const { return 0.5f + 0.5f * p; }
 };
 
-// A thread's smallest keys of the first read, at most kSmallestKeys, as a max-heap while they
-// are offered (key[0] the largest held; each key above its two children, 2j + 1 and 2j + 2):
-// Offer keeps a key while there is room (sifted up), else a smaller key takes the largest's
-// place at the root (sifted down: at most 4 levels for 24 keys); Order then puts them in the
-// order met (their indices' increasing order: keys are offered so, and a key's low word is its
-// index), which ForEachUpTo needs, once, after the read. `dropped` is the smallest key not
-// held, so every key of the thread up to a bound is held exactly when dropped > bound (Holds).
-// Once the keys are full most offers are one comparison with the root (DropsAbove: a key above
-// it is dropped; one is replaced about kSmallestKeys x ln(m / kSmallestKeys) times for m keys
-// in random order), which the read makes on copies in registers (HeldSmallestKeys::Mine). The
-// keys live in the stack frame on the device (24 words beside a 1024-thread block's state at
-// 64 registers; the hook reaches them through a pointer), so a
-// run-time index costs what a constant one does: a replacement moves at most 4 keys, where
-// keeping the order met moved the 23 after the largest down one, a load and a store each, and
-// a scan for the next largest loaded all 24 (docs/gpu.md "Where the worst rows' time goes").
+// A thread's smallest keys of the first read, at most kSmallestKeys, as a max-heap while they are
+// offered (key[0] the largest held; each key above its two children, 2j + 1 and 2j + 2): Offer
+// keeps a key while there is room (sifted up), else a smaller key takes the largest's place at the
+// root (sifted down: at most 4 levels for 24 keys); Order then puts them in the order met (their
+// indices' increasing order: keys are offered so, and a key's low word is its index), which
+// ForEachUpTo needs, once, after the read. `dropped` is the smallest key not held, so every key of
+// the thread up to a bound is held exactly when dropped > bound (Holds). Once the keys are full
+// most offers are one comparison with the root (DropsAbove: a key above it is dropped; one is
+// replaced about kSmallestKeys x ln(m / kSmallestKeys) times for m keys in random order), which
+// the read makes on copies in registers (HeldSmallestKeys::Mine). The keys live in the stack frame
+// on the device (24 words beside a 1024-thread block's state at 64 registers; the hook reaches
+// them through a pointer), so a run-time index costs what a constant one does: a replacement moves
+// at most 4 keys, where keeping the order met moved the 23 after the largest down one, a load and
+// a store each, and a scan for the next largest loaded all 24 (docs/gpu.md "Where the worst rows'
+// time goes").
 inline constexpr int kSmallestKeys = partition_detail::kHeldKeysPerThread;
 struct SmallestKeys {
   std::uint64_t key[kSmallestKeys];
