@@ -1759,6 +1759,17 @@ struct Partitioned {
   std::vector<std::vector<std::int64_t>> folded = std::vector<std::vector<std::int64_t>>(kCanonicalLanes);
 };
 
+// PartitionOne's fold hook: each thread's folded indices, in the order added.
+struct RecordingFold {
+  std::vector<std::vector<std::int64_t>>* folded;
+  struct Mine {
+    std::vector<std::int64_t>* indices;
+    void Add(std::uint64_t key) { indices->push_back(IndexOfKey(key)); }
+  };
+  Mine Take(Thread t) const { return {&(*folded)[static_cast<std::size_t>(t.x)]}; }
+  void Give(Thread, const Mine&) const {}
+};
+
 template <class Reach = NoPartitionReach>
 Partitioned PartitionOne(const std::vector<float>& row, bool ascending, std::int64_t rank, bool sample_first,
                          VisitBound bound = VisitBound::kAll, Reach reach = {}, int stop_after = 0) {
@@ -1776,7 +1787,7 @@ Partitioned PartitionOne(const std::vector<float>& row, bool ascending, std::int
           p.n = count;
           return rank;
         },
-        [&](Thread t, std::uint64_t key) { p.folded[static_cast<std::size_t>(t.x)].push_back(IndexOfKey(key)); },
+        RecordingFold{&p.folded},
         [&](std::uint64_t kth) {
           p.kth = kth;
           return true;

@@ -63,8 +63,9 @@
 //   the rank's (kRankKey) or up to the last that may hold a key of the rank's value
 //   (kRankValue): the later ones are not scattered (about 15/16 of the scatter's stores saved
 //   at a rank in the first bucket), and the visit ends after them; the visitor must need no
-//   key past them. fold(t, key) sees
-//   thread t's keys in index order during level 0's scatter read (a fused lane sum).
+//   key past them. The fold (NoPartitionFold) sees thread t's keys in index order during
+//   level 0's scatter read (a fused lane sum): Take(t) gives the thread's state as a value of
+//   the read's own, whose Add(key) each key calls, and Give(t, mine) takes it back after them.
 //   ready(kth) runs before the visit and may skip it. Without gather_small, n <= 1024 takes
 //   the scatter too (so the fold runs) instead of CollectSorted.
 // - Reach (the last hook, NoPartitionReach: none): with a level-0 sample and Active(), the
@@ -78,8 +79,9 @@
 //   offers each thread's in-range keys to the hook in index order, and Publish(block) follows
 //   that read before its counts' barrier (the hook may store what it kept in shared
 //   memory for level0 to read); with a level-0 sample and a rank, a thread that holds all of its keys up to the last stored bucket's upper bound
-//   scatters them from the hook instead of reading its entries, and fold is not called for
-//   it: its caller must use the held keys, not the fold, for every such thread.
+//   scatters them from the hook instead of reading its entries, and the fold sees none of its
+//   keys (no Take, Add or Give): its caller must use the held keys, not the fold, for every
+//   such thread.
 // - Held buckets (with a level-0 sample): the first two level-0 buckets of more than 1024 keys
 //   to be refined (the rank's, then the stored ones in order) stay in registers from the
 //   scatter read: each thread keeps its keys of them in the kCachedKeys slots a refinement
@@ -430,9 +432,15 @@ inline constexpr bool kWeightedVisit<WeightedVisit<KeyVisit, Weight, Walk, Finis
 // value); the buckets of level 0 past those are counted but never scattered nor visited.
 enum class VisitBound { kAll, kRankKey, kRankValue };
 
-// No-op hooks of PartitionAndVisit (VisitKeysInOrder's).
+// No-op hooks of PartitionAndVisit (VisitKeysInOrder's). A fold's state is a value of the read
+// (Mine, from Take) so that it stays in registers across the read's stores, which a state
+// reached through the hook's references may alias (reloaded from the stack frame at every key).
 struct NoPartitionFold {
-  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void operator()(Thread, std::uint64_t) const {}
+  struct Mine {
+    SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Add(std::uint64_t) {}
+  };
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE Mine Take(Thread) const { return {}; }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Give(Thread, const Mine&) const {}
 };
 
 // How far the visit may go, by mass (PartitionAndVisit, contract "Reach"): Active() says whether
@@ -648,8 +656,8 @@ struct HeldRanges {
 
 // The general form (contract above, "Hooks"): `level0(n, smallest, largest)` is block-level code
 // run after the first read, returning -1 to stop there, 0 to partition and visit, or a rank r
-// (1 <= r <= n) whose key is found first; `fold(t, key)` sees thread t's in-range keys in
-// index order during level 0's scatter read; `ready(kth)` is block-level code run before the
+// (1 <= r <= n) whose key is found first; `fold` (NoPartitionFold) sees thread t's in-range keys
+// in index order during level 0's scatter read; `ready(kth)` is block-level code run before the
 // visit (kth: the key of rank r, kNoKey without a rank), returning false to visit nothing.
 // sample_first: take level 0's sample before the first read, so that read also counts the
 // keys per bucket (one read of the row less whenever the partition follows; the sample, 1024
@@ -684,7 +692,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   auto& stack_digit = arrays.stack_digit;
   auto& uniform = arrays.uniform;
   auto& splitter = arrays.splitter;  // level 0's 15 splitters
-  auto in_range = [&](std::uint64_t key) { return (!has_lo || key > lo) && key <= hi; };
+  auto in_range = [has_lo, lo, hi](std::uint64_t key) { return (!has_lo || key > lo) && key <= hi; };
   const auto order_keys = OrderKeysOf(row, base, ascending);  // key_of(i), or four a load (below)
   auto sorted_key = [&](std::int64_t j) { return sorted.Load(j); };  // a chunk's keys, for visit
 
@@ -861,7 +869,9 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     auto flat_key = [value_key](std::int64_t i) { return value_key | static_cast<std::uint32_t>(i); };
     if (!std::is_same_v<std::decay_t<Fold>, NoPartitionFold>) {
       block.ForEachThread([&](Thread t) {  // registers only: no barrier
-        for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) fold(t, flat_key(i));
+        auto mine = fold.Take(t);
+        for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) mine.Add(flat_key(i));
+        fold.Give(t, mine);
       });
     }
     const std::uint64_t flat_kth = rank > 0 ? flat_key(rank - 1) : kNoKey;
@@ -933,18 +943,25 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     block.ForEachThread([&](Thread t) {
       DigitCounts at = slots[t];
       const std::uint32_t high_first = parts > 16 ? start.s[16] & 0xffffu : 0u;  // the high halves' first slot
+      // The held buckets and this thread's ranges of them as values of the read's own (as
+      // level 0's read takes the bucket rule): through references each key loaded them again.
+      partition_detail::HeldRanges ranges{};
+      std::uint32_t held_of[kHeldBuckets]{};
       if (hold_buckets) {
         std::uint32_t used = 0;
         for (int h = 0; h < kHeldBuckets; ++h) {
-          const std::uint32_t b = held_bucket[h] == kNoHeldBucket ? 0u : held_bucket[h];
-          held[t].first[h] = at.c[b];
-          held[t].count[h] = held_bucket[h] == kNoHeldBucket ? 0u : counts[t].c[b];
-          held[t].at[h] = used;
-          used += held[t].count[h];
+          held_of[h] = held_bucket[h];
+          const std::uint32_t b = held_of[h] == kNoHeldBucket ? 0u : held_of[h];
+          ranges.first[h] = at.c[b];
+          ranges.count[h] = held_of[h] == kNoHeldBucket ? 0u : counts[t].c[b];
+          ranges.at[h] = used;
+          used += ranges.count[h];
           used = used < static_cast<std::uint32_t>(kCachedKeys) ? used : static_cast<std::uint32_t>(kCachedKeys);
         }
+        held[t] = ranges;
       }
       const auto digit = digit_of;  // a copy in the thread's lambda, as level 0's read takes it
+      const auto keys_out = scratch;  // likewise: by reference, its address was loaded every key
       for_each(t, [&](std::uint64_t key) {
         const std::uint32_t d = digit(key);
         if (d >= buckets || (d >= gap_lo && d < gap_hi)) return;
@@ -954,8 +971,8 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
         if (hold_buckets) {
           bool kept = false;
           for (int h = 0; h < kHeldBuckets; ++h) {
-            if (d != held_bucket[h]) continue;
-            const std::uint32_t c = held[t].at[h] + (slot - held[t].first[h]);
+            if (d != held_of[h]) continue;
+            const std::uint32_t c = ranges.at[h] + (slot - ranges.first[h]);
             if (c >= static_cast<std::uint32_t>(kCachedKeys)) break;
             for (int j = 0; j < kCachedKeys; ++j) {  // a constant index after unrolling: registers
               if (static_cast<std::uint32_t>(j) == c) cache[t].k[j] = key;
@@ -964,7 +981,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
           }
           if (kept) return;
         }
-        scratch.Store(out + slot, key);
+        keys_out.Store(out + slot, key);
       });
       std::int64_t d = depth;
       // Runs of adjacent buckets of at most 1024 keys in all are one entry (one chunk, sorted
@@ -1008,16 +1025,22 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   };
 
   auto row_keys = [&](Thread t, auto&& f) {
+    // Copies in the thread's lambda (the row's handle, the range's bounds): reached by
+    // reference, the row's address was loaded from the stack frame at every entry.
+    const auto keys_of = order_keys;
+    const auto keep = in_range;
     for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
-      const std::uint64_t key = order_keys(i);
-      if (in_range(key)) f(key);
+      const std::uint64_t key = keys_of(i);
+      if (keep(key)) f(key);
     }
   };
   auto row_keys_folded = [&](Thread t, auto&& f) {
+    auto mine = fold.Take(t);
     row_keys(t, [&](std::uint64_t key) {
-      fold(t, key);
+      mine.Add(key);
       f(key);
     });
+    fold.Give(t, mine);
   };
   auto bucket_next = [&](int j) { return static_cast<std::uint32_t>(j + 1) << 16; };
   std::uint32_t gap_lo = 16, gap_hi = 16;

@@ -350,6 +350,47 @@ struct HeldSmallestKeys {
   }
 };
 
+// The partition's Fold hook (gpu/block/radix_partition.cuh NoPartitionFold) for the scatter
+// read's lane sums: while `folding`, each thread's canonical lane sum of ExpF32Cr(x - max) over
+// its keys <= hi (in index order), their number and the largest key folded, given back to
+// `lane`, `count` and `last`. level0 sets folding, max and hi before the scatter; a thread's
+// Take copies them and its three values into the read's registers (Mine). As a lambda over
+// references it loaded folding, hi, max and the three values from the stack frame at every
+// key and stored the three back (17 memory accesses a key besides its load, in the SASS).
+template <class RF, class RC, class RK>
+struct SurvivorLaneFold {
+  const bool* folding;
+  const std::uint64_t* hi;
+  const float* max;
+  RF* lane;
+  RC* count;
+  RK* last;
+  struct Mine {
+    bool folding = false;
+    std::uint64_t hi = 0;
+    float max = 0.0f;
+    float sum = -0.0f;
+    std::uint32_t count = 0;
+    std::uint64_t last = 0;
+    SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Add(std::uint64_t key) {
+      if (!folding || key > hi) return;  // hi: K's bound when known at level 0, else every finite key
+      sum = sum + math::ExpF32Cr(ValueOfDescendingKey(key) - max);
+      ++count;
+      last = key > last ? key : last;
+    }
+  };
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE Mine Take(Thread t) const {
+    if (!*folding) return {};
+    return {true, *hi, *max, (*lane)[t], (*count)[t], (*last)[t]};
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Give(Thread t, const Mine& mine) const {
+    if (!mine.folding) return;
+    (*lane)[t] = mine.sum;
+    (*count)[t] = mine.count;
+    (*last)[t] = mine.last;
+  }
+};
+
 // One read of row[base, base + vocab): s = the canonical sum of ExpF32Cr(x - max) over the
 // entries with keep(x, i) (each lane in index order), their number in `kept` (counted only when
 // kept >= 0 on entry); write(t, i, x, keep) sees thread t's entries (the fused mask), except
@@ -471,12 +512,8 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnPartition(B& block, Arr logits, std:
     });
     return partition_rank ? k : 0;
   };
-  auto fold = [&](Thread t, std::uint64_t key) {
-    if (!folding || key > hi) return;  // hi: K's bound when known at level 0, else every finite key
-    lane[t] = lane[t] + math::ExpF32Cr(ValueOfDescendingKey(key) - max);
-    ++lane_count[t];
-    lane_last[t] = key > lane_last[t] ? key : lane_last[t];
-  };
+  const SurvivorLaneFold<decltype(lane), decltype(lane_count), decltype(lane_last)> fold{
+      &folding, &hi, &max, &lane, &lane_count, &lane_last};
   // Thread t's fold of its keys <= bound that pass keep(key), from its held keys, when it holds
   // them all: the entries it would read, in the same order.
   auto held_lane = [&](Thread t, std::uint64_t bound, float& acc, std::uint32_t& c, auto&& keep) {
