@@ -191,6 +191,18 @@ struct DigitStarts {
   std::uint32_t s[17];
 };
 
+// Digits: 16 of them, or 32 (`parts`, a splitter bucket's first refinement) for an entry of
+// fewer than 2^16 keys, two to a counter: digit p < 16 in the low 16 bits of counter p, digit
+// 16 + p in the high 16 bits (DigitSlots' sums and differences of such words are the two halves'
+// own, none of them reaching 2^16), the high halves' slots after every low one. The first slot
+// of digit p (p = parts: the total):
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t PartStart(const DigitStarts& start, std::uint32_t p,
+                                                                     std::uint32_t parts) {
+  if (parts <= 16) return start.s[p];
+  if (p < 16) return start.s[p] & 0xffffu;
+  return (start.s[16] & 0xffffu) + (start.s[p - 16] >> 16);
+}
+
 // Per thread: in[t].c[d] counts -> out[t].c[d] the thread's first slot for digit d, in
 // (digit, warp, lane) order (within a warp the later lanes first); start.s[d] the first slot
 // of bucket d, start.s[16] the total. One barrier: each warp's counts by shuffles, lane 0
@@ -886,16 +898,8 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     return;
   }
 
-  // Digits: 16 of them, or 32 (`parts`, a splitter bucket's first refinement) for an entry of
-  // fewer than 2^16 keys, two to a counter: digit p < 16 in the low 16 bits of counter p, digit 16 + p in the high 16 bits
-  // (DigitSlots' sums and differences of such words are the two halves' own, none of them
-  // reaching 2^16), the high halves' slots after every low one. The first slot of digit p
-  // (p = parts: the total), from `start` after DigitSlots:
-  auto part_start = [&](std::uint32_t p, std::uint32_t parts) -> std::uint32_t {
-    if (parts <= 16) return start.s[p];
-    if (p < 16) return start.s[p] & 0xffffu;
-    return (start.s[16] & 0xffffu) + (start.s[p - 16] >> 16);
-  };
+  // The first slot of digit p (partition_detail::PartStart), from `start` after DigitSlots.
+  auto part_start = [&](std::uint32_t p, std::uint32_t parts) { return partition_detail::PartStart(start, p, parts); };
   // Counts the keys given by for_each(t, f) (f(key) per key of thread t) per digit and gives
   // every thread its slots; returns false when one digit holds all `size` keys (then after a
   // barrier, so that it can be called again).
@@ -911,8 +915,14 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     DigitSlots(block, counts, slots, warp_pairs, start);
     bool split = true;
     block.ForEachThread([&](Thread) {
+      const partition_detail::DigitStarts starts = start;  // a copy of the thread's (as the scatter's)
       split = true;
-      for (std::uint32_t d = 0; d < parts; ++d) split = split && part_start(d + 1, parts) - part_start(d, parts) != size;
+      std::uint32_t b = partition_detail::PartStart(starts, 0, parts);  // digit d's first slot
+      for (std::uint32_t d = 0; d < parts; ++d) {
+        const std::uint32_t e = partition_detail::PartStart(starts, d + 1, parts);
+        split = split && e - b != size;
+        b = e;
+      }
     });
     if (!split) block.Sync();
     return split;
@@ -983,41 +993,50 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
         }
         keys_out.Store(out + slot, key);
       });
-      std::int64_t d = depth;
+      // The stack's depth before this scatter (d's first value), its arrays' handles and the
+      // bucket starts as copies in the thread's lambda: by reference each bucket's two starts
+      // and each push's test loaded their addresses and values by generic loads (34 a bucket).
+      const std::int64_t first_entry = depth;
+      const auto ranges_out = stack_range.View();
+      const auto digits_out = stack_digit.View();
+      const partition_detail::DigitStarts starts = start;
+      std::int64_t d = first_entry;
       // Runs of adjacent buckets of at most 1024 keys in all are one entry (one chunk, sorted
       // as a whole: the buckets lie in digit order), so chunks are seldom small. The open run
       // is [start of the last bucket added, end).
       auto push = [&](std::uint32_t begin, std::uint32_t stop, std::uint32_t next) {
-        if (t.x == d - depth) {  // depth: the stack's before this scatter, d's first value
-          stack_range.Store(d, (static_cast<std::uint64_t>(first + begin) << 32) | (stop - begin));
-          stack_digit.Store(d, static_cast<std::uint32_t>(to << 8) | next);
+        if (t.x == d - first_entry) {
+          ranges_out.Store(d, (static_cast<std::uint64_t>(first + begin) << 32) | (stop - begin));
+          digits_out.Store(d, static_cast<std::uint32_t>(to << 8) | next);
         }
         ++d;
       };
       constexpr auto kChunk = static_cast<std::uint32_t>(kCandidates);
-      std::uint32_t end = part_start(buckets, parts);
+      std::uint32_t end = partition_detail::PartStart(starts, buckets, parts);
+      std::uint32_t e = end;  // the first slot past digit's bucket (the next digit's first)
       for (int digit = static_cast<int>(buckets) - 1; digit >= 0; --digit) {
         if (gap_lo < gap_hi && digit == static_cast<int>(gap_hi) - 1) {  // the gap: one entry
-          const std::uint32_t b = part_start(gap_lo, parts), e = part_start(gap_hi, parts);
+          const std::uint32_t b = partition_detail::PartStart(starts, gap_lo, parts);
           if (end > e) push(e, end, 0);
           if (e > b) push(b, e, partition_detail::kUnscattered);
           end = b;
+          e = b;
           digit = static_cast<int>(gap_lo);
           continue;
         }
-        const std::uint32_t b = part_start(static_cast<std::uint32_t>(digit), parts);
-        const std::uint32_t e = part_start(static_cast<std::uint32_t>(digit) + 1, parts);
-        if (e == b) continue;
+        const std::uint32_t b = partition_detail::PartStart(starts, static_cast<std::uint32_t>(digit), parts);
         if (e - b > kChunk) {  // refined on its own
           if (end > e) push(e, end, 0);
           push(b, e, next_of(digit));
           end = b;
-        } else if (end - b > kChunk) {  // the run is full: close it, this bucket opens the next
+        } else if (e > b && end - b > kChunk) {  // the run is full: close it, this bucket opens the next
           push(e, end, 0);
           end = e;
         }
+        e = b;
       }
-      if (end > part_start(0, parts)) push(part_start(0, parts), end, 0);
+      const std::uint32_t first_slot = partition_detail::PartStart(starts, 0, parts);
+      if (end > first_slot) push(first_slot, end, 0);
       pushed = d;  // the same in every thread
     });
     block.Sync();
