@@ -947,6 +947,31 @@ TEST(GpuFastSampling, ProposalsFollowTheSharesOfFourElementsALoad) {
   }
 }
 
+// The masses before the proposals that the sample select's gather read sums (the select's
+// gather hook, gpu/fast/fast_proposals.cuh BeforeProposalsWork) decide top-p: rows of V = 8195,
+// logits 0 but spike A = 30 + ln 1.5 at index 4099 and spike B = 30 at index 1 (weights 0.6 and
+// 0.4 of the row up to the zeros' 8193 e^-30 / 2.5 = 3e-10), top-k 5000 and top-p 0.5. The
+// nucleus is A alone (mass before A 0 < 0.5 S; before B 0.6 S >= 0.5 S), so every token is A,
+// though B is the first proposal of about 40 % of the rows, which top-p must reject. With those
+// masses lost (0: a hook whose sums never reach the row) B is accepted there: about 160 of the
+// 400 tokens would be B (tried).
+TEST(GpuFastSampling, SampleSelectRowsRejectProposalsPastTopP) {
+  auto backend = gpu::MakeGpuFastEmulatedBackend();
+  const std::int64_t rows = 400, vocab = 8195, a = 4099, b = 1;
+  std::vector<float> logits(static_cast<std::size_t>(rows * vocab), 0.0f);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    logits[static_cast<std::size_t>(r * vocab + a)] = static_cast<float>(30.0 + std::log(1.5));
+    logits[static_cast<std::size_t>(r * vocab + b)] = 30.0f;
+  }
+  std::vector<std::int64_t> seed(rows);
+  for (std::int64_t r = 0; r < rows; ++r) seed[static_cast<std::size_t>(r)] = 11000 + r;
+  const auto t = Tokens(backend->Run(
+      "pipeline", PipelineCase(rows, vocab, logits, std::vector<float>(rows, 1.0f),
+                               std::vector<std::int32_t>(rows, 5000), std::vector<float>(rows, 0.5f),
+                               std::vector<float>(rows, 0.0f), seed)));
+  EXPECT_EQ(std::count(t.begin(), t.end(), a), rows);
+}
+
 // A row's token must not depend on where its batch puts it: rows of V = 8193 start at 4-byte
 // offsets 0, 1, 2, 3 of a 16-byte boundary in turn, so each group of four identical rows (the
 // same logits, seed and position) is read at every alignment, and the four tokens must be

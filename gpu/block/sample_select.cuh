@@ -111,15 +111,26 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t CeilSqrt(std::int64_t 
 }  // namespace sample_select_detail
 
 // Work a caller fuses into the select's reads (gpu-fast's proposals, gpu/fast/fast_proposals.cuh):
-// count(t, key, hi) for every key thread t reads in the count read (hi: the last splitter);
-// after_count(hit, smallest, hi) at block level once the bin is known (hit: the sample did not
-// miss; smallest: the row's first key when asked for, else kNoKey), before the gather read;
-// gather(t, key, lo) for every key of the gather read (lo: the bin's lower splitter);
-// bin_key(t, key, kept) for each gathered key thread t ranks (kept: at or below the result).
-// None of them runs when the sample misses, but after_count(false, ...).
+// count and gather are per-key hooks (SelectNoKeyWork): count.Take(t) gives thread t's state
+// as a value of the count read, whose Add(key, hi) sees every key the thread reads there (hi:
+// the last splitter), and count.Give(t, mine) takes it back after them; gather likewise in the
+// gather read, Add(key, lo) (lo: the bin's lower splitter). after_count(hit, smallest, hi) at
+// block level once the bin is known (hit: the sample did not miss; smallest: the row's first
+// key when asked for, else kNoKey), before the gather read; bin_key(t, key, kept) for each
+// gathered key thread t ranks (kept: at or below the result). None of them runs when the
+// sample misses, but after_count(false, ...). A per-key hook's state is the read's own value so
+// that it stays in registers across the read's stores, which state reached through references
+// may alias (reloaded from the stack frame at every key).
 struct SelectNoOp {
   template <class... A>
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void operator()(const A&...) const {}
+};
+struct SelectNoKeyWork {
+  struct Mine {
+    SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Add(std::uint64_t, std::uint64_t) {}
+  };
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE Mine Take(Thread) const { return {}; }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Give(Thread, const Mine&) const {}
 };
 template <class Count, class AfterCount, class Gather, class BinKey>
 struct SelectWork {
@@ -128,7 +139,7 @@ struct SelectWork {
   Gather gather;
   BinKey bin_key;
 };
-using NoSelectWork = SelectWork<SelectNoOp, SelectNoOp, SelectNoOp, SelectNoOp>;
+using NoSelectWork = SelectWork<SelectNoKeyWork, SelectNoOp, SelectNoKeyWork, SelectNoOp>;
 template <class Count, class AfterCount, class Gather, class BinKey>
 SAMPCHECK_HOST_DEVICE SelectWork<Count, AfterCount, Gather, BinKey> MakeSelectWork(Count c, AfterCount a, Gather g,
                                                                                   BinKey b) {
@@ -293,8 +304,9 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
     auto above = [&](std::uint64_t key, int b) { return key >= splitter.Load(1 + b) ? 1 : 0; };
     DigitCounts c{};
     std::uint64_t m = kNoKey;
+    auto count_work = work.count.Take(t);
     ForEachShareKey(key_of, share, t.x, [&](std::int64_t, std::uint64_t key) {
-      work.count(t, key, hi);
+      count_work.Add(key, hi);
       m = key < m ? key : m;
       if (key < lo) {
         ++c.c[0];
@@ -306,6 +318,7 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
         AddAt(c.c, static_cast<std::uint32_t>(1 + b), 1u);
       }
     });
+    work.count.Give(t, count_work);
     digits[t] = c;
     least[t] = m;
   });
@@ -339,10 +352,12 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SelectKthKeyBySample(B& block, std::int64_t 
   block.ForEachThread([&](Thread t) {
     const std::uint64_t lo = splitter.Load(bin - 1), hi = splitter.Load(bin);
     std::uint32_t at = slot[t];
+    auto gather_work = work.gather.Take(t);
     ForEachShareKey(key_of, share, t.x, [&](std::int64_t, std::uint64_t key) {
-      work.gather(t, key, lo);
+      gather_work.Add(key, lo);
       if (key >= lo && key < hi) slots.Store(at++, key);
     });
+    work.gather.Give(t, gather_work);
   });
   block.Sync();
   // The bin's keys sorted in the slots, each thread keeping the ones the gather wrote at its

@@ -163,6 +163,68 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY LaneSums<kN> SumBeforeProposals(cons
   return sums;
 }
 
+// The sample select's per-key hooks on a proposal row (SelectWork's count and gather,
+// gpu/block/sample_select.cuh: Take / Add / Give), each thread's state a value of the read, in
+// its registers. As lambdas over references, the gather read loaded the eight sums from the
+// stack frame at every key before the last proposal and stored each back after its addition
+// (docs/gpu.md "Reading the SASS"). The same additions in the same order: the same bits.
+// OnlineMassWork: while *on, the count read's OnlineMass of the keys below its last splitter.
+template <class R>
+struct OnlineMassWork {
+  const bool* on;
+  R* online;  // Registers<OnlineMass>
+  struct Mine {
+    bool on = false;
+    OnlineMass mass{};
+    SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Add(std::uint64_t key, std::uint64_t hi) {
+      if (on && key < hi) mass.Add(ValueOfDescendingKey(key));
+    }
+  };
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE Mine Take(Thread t) const {
+    if (!*on) return {};
+    return {true, (*online)[t]};
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Give(Thread t, const Mine& mine) const {
+    if (mine.on) (*online)[t] = mine.mass;
+  }
+};
+// BeforeProposalsWork: once proposals are drawn (*on and *proposed), the gather read's masses
+// before each proposal (AddBeforeProposals into sums 1 + d) and its keys' mass below the bin
+// `lo` (sum 0), added to the thread's `parts`.
+template <int kN, class R>
+struct BeforeProposalsWork {
+  const bool* on;
+  const bool* proposed;
+  const std::uint64_t* key;  // the kN proposals' keys
+  const std::uint64_t* last;
+  const float* m;  // the row's maximum s
+  R* parts;        // Registers<LaneSums<kN + 1>>
+  struct Mine {
+    bool on = false;
+    ProposalKeys<kN> keys{};
+    RowWeight weight{0.0f};
+    LaneSums<kN + 1> sums{};
+    SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Add(std::uint64_t k, std::uint64_t lo) {
+      if (!on) return;
+      AddBeforeProposals(k, keys.key, keys.last, weight, sums.v + 1);
+      if (k < lo) sums.v[0] += weight(k);
+    }
+  };
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE Mine Take(Thread t) const {
+    Mine mine;
+    if (!*on || !*proposed) return mine;
+    mine.on = true;
+    for (int d = 0; d < kN; ++d) mine.keys.key[d] = key[d];
+    mine.keys.last = *last;
+    mine.weight = RowWeight{*m};
+    mine.sums = (*parts)[t];
+    return mine;
+  }
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Give(Thread t, const Mine& mine) const {
+    if (mine.on) (*parts)[t] = mine.sums;
+  }
+};
+
 // The near-V gather's read 2 in thread t (gpu/fast/fast_sampling.cuh: its count for
 // CountUpToBound, gpu/fast/fast_top_k_survivors.cuh): the thread's keys of the reversed order
 // (key_of: ReversedKeys) in its partition's order, the indices of those that pass `candidate`

@@ -790,17 +790,14 @@ struct FastSamplingKernel {
       }
       proposed = true;
     };
-    // Thread t's share of the masses before the proposals, for a key its read holds. A key at
-    // or after the last drawn proposal adds to none of their sums (an undrawn one's, kNoKey,
-    // is never read): most of a row's keys, which then cost one compare, no weight and no
-    // access to the eight sums. The select's gather hook adds into parts, in the stack frame;
-    // top-k off's read and the near-V gather's count read take out-of-line reads
-    // (SumBeforeProposals, CountDroppedBeforeProposals), their sums in registers (docs/gpu.md
-    // "Reading the SASS"), added here into parts' sums, which are still 0 then: the same bits
-    // as add_before's additions.
-    auto add_before = [&](Thread th, std::uint64_t key) {
-      fast_detail::AddBeforeProposals(key, proposal_key, last_proposal_key, weight, parts[th].v + 1);
-    };
+    // Thread t's share of the masses before the proposals, for the keys its read holds
+    // (AddBeforeProposals: a key at or after the last drawn proposal adds to none of their
+    // sums, an undrawn one's, kNoKey, is never read; most of a row's keys, which then cost one
+    // compare). The select's gather hook (BeforeProposalsWork) adds in the read's registers and
+    // gives its sums to parts after it; top-k off's read and the near-V gather's count read take
+    // out-of-line reads (SumBeforeProposals, CountDroppedBeforeProposals), their sums in
+    // registers (docs/gpu.md "Reading the SASS"), added here into parts' sums, which are still 0
+    // then: the same bits as additions into parts.
     // The out-of-line reads' copy of the keys (none drawn: `last` 0, so no key adds).
     auto proposal_keys = [&] {
       fast_detail::ProposalKeys<kProposals> keys{};
@@ -824,17 +821,12 @@ struct FastSamplingKernel {
     // fused work (the proposals') runs only when select_fuses is set.
     bool select_fuses = false;
     auto select_work = MakeSelectWork(
-        [&](Thread th, std::uint64_t key, std::uint64_t hi) {
-          if (select_fuses && key < hi) online[th].Add(ValueOfDescendingKey(key));
-        },
+        fast_detail::OnlineMassWork<decltype(online)>{&select_fuses, &online},
         [&](bool hit, std::uint64_t smallest, std::uint64_t hi) {
           if (select_fuses && hit) draw_proposals(smallest, hi);
         },
-        [&](Thread th, std::uint64_t key, std::uint64_t lo) {
-          if (!select_fuses || !proposed) return;
-          add_before(th, key);
-          if (key < lo) parts[th].v[0] += weight(key);
-        },
+        fast_detail::BeforeProposalsWork<kProposals, decltype(parts)>{
+            &select_fuses, &proposed, proposal_key, &last_proposal_key, &m, &parts},
         [&](Thread th, std::uint64_t key, bool kept) {
           if (select_fuses && proposed && kept) parts[th].v[0] += weight(key);
         });
