@@ -27,6 +27,7 @@
 #include "gpu/block/cached_candidates.cuh"
 #include "gpu/block/float_word.cuh"
 #include "gpu/block/lane_key_tree.cuh"
+#include "gpu/block/lane_scan.cuh"
 #include "gpu/block/radix_partition.cuh"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/row_slices.cuh"
@@ -86,6 +87,47 @@ std::int64_t GreedyOne(const std::vector<float>& row) {
 }
 
 // docs/spec/greedy.md's examples.
+// ScanLane (gpu/block/lane_scan.cuh): the calls of the plain loop, in its order.
+std::vector<std::string> ScanLaneCalls(std::int64_t first, std::int64_t end, std::int64_t step,
+                                       const std::function<bool(std::int64_t)>& keep) {
+  std::vector<std::string> calls;
+  ScanLane(
+      first, end, step,
+      [&](std::int64_t i) {
+        calls.push_back("load " + std::to_string(i));
+        return i;
+      },
+      [&](std::int64_t x, std::int64_t i) { return x == i && keep(i); },
+      [&](std::int64_t i, std::int64_t x) { calls.push_back("dropped " + std::to_string(i) + " " + std::to_string(x)); },
+      [&](std::int64_t i, std::int64_t x) { calls.push_back("kept " + std::to_string(i) + " " + std::to_string(x)); });
+  return calls;
+}
+
+TEST(GpuLaneScan, ContractExample) {
+  const auto odd = [](std::int64_t i) { return i % 2 != 0; };
+  EXPECT_EQ(ScanLaneCalls(2, 11, 3, odd), (std::vector<std::string>{"load 2", "dropped 2 2", "load 5", "kept 5 5",
+                                                                      "load 8", "dropped 8 8"}));
+  EXPECT_TRUE(ScanLaneCalls(5, 5, 1, odd).empty());
+  EXPECT_TRUE(ScanLaneCalls(7, 3, 1, odd).empty());
+}
+
+TEST(GpuLaneScan, MakesThePlainLoopsCalls) {
+  std::mt19937_64 rng(20261206);
+  for (int trial = 0; trial < 500; ++trial) {
+    const std::int64_t first = static_cast<std::int64_t>(rng() % 8);
+    const std::int64_t end = static_cast<std::int64_t>(rng() % 64);
+    const std::int64_t step = 1 + static_cast<std::int64_t>(rng() % 5);
+    const std::uint64_t pattern = rng() & (trial % 3 == 0 ? rng() : ~std::uint64_t{0});  // often sparse
+    const auto keep = [&](std::int64_t i) { return ((pattern >> (i % 64)) & 1u) != 0; };
+    std::vector<std::string> expected;
+    for (std::int64_t i = first; i < end; i += step) {
+      expected.push_back("load " + std::to_string(i));
+      expected.push_back((keep(i) ? "kept " : "dropped ") + std::to_string(i) + " " + std::to_string(i));
+    }
+    ASSERT_EQ(ScanLaneCalls(first, end, step, keep), expected) << "trial " << trial;
+  }
+}
+
 TEST(GpuGreedy, ContractExamples) {
   EXPECT_EQ(GreedyOne({1, 3, 3, -kInf}), 1);
   EXPECT_EQ(GreedyOne({-kInf, -kInf}), 0);

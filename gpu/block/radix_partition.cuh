@@ -898,8 +898,6 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     return;
   }
 
-  // The first slot of digit p (partition_detail::PartStart), from `start` after DigitSlots.
-  auto part_start = [&](std::uint32_t p, std::uint32_t parts) { return partition_detail::PartStart(start, p, parts); };
   // Counts the keys given by for_each(t, f) (f(key) per key of thread t) per digit and gives
   // every thread its slots; returns false when one digit holds all `size` keys (then after a
   // barrier, so that it can be called again).
@@ -936,7 +934,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
   // next_of(digit): the shift of the digit that refines that bucket.
   // Digits in [gap_lo, gap_hi) are not stored: they are pushed as one entry marked
   // kUnscattered (the reach's gap), scattered by a read of their own if the visit gets there.
-  // buckets > 16: 32 digits counted two to a counter (part_start).
+  // buckets > 16: 32 digits counted two to a counter (partition_detail::PartStart).
   // Level 0's scatter (held_bucket set: contract "Held buckets"): each thread keeps its keys
   // of the held buckets in `cache` instead of storing them, the first bucket's from slot 0,
   // the second's after them, as many as fit; the others go to their slots (all reserved).
@@ -1356,7 +1354,8 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     if (!split && width > 0) {  // one part holds every key: its radix digits
       block.ForEachThread([&](Thread) {
         for (std::uint32_t d = 0; d < parts; ++d) {
-          if (part_start(d + 1, parts) - part_start(d, parts) == static_cast<std::uint64_t>(e.size)) {
+          if (partition_detail::PartStart(start, d + 1, parts) - partition_detail::PartStart(start, d, parts) ==
+              static_cast<std::uint64_t>(e.size)) {
             e.shift = static_cast<int>(part_shift(static_cast<int>(d)));
           }
         }

@@ -77,6 +77,7 @@
 #include "gpu/block/block_reduce.cuh"
 #include "gpu/block/cached_candidates.cuh"
 #include "gpu/block/fast_exp.cuh"
+#include "gpu/block/lane_scan.cuh"
 #include "gpu/block/radix_partition.cuh"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/top_k_survivors.cuh"
@@ -412,14 +413,14 @@ SAMPCHECK_KERNEL_BODY float SurvivorSumOfRow(B& block, Arr row, std::int64_t bas
       count[t] = c;
       return;
     }
-    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
-      const float x = row.Load(base + i);
-      const bool k = keep(x, i);
-      write(t, i, x, k);
-      if (!k) continue;
-      acc = acc + math::ExpF32Cr(x - max);
-      ++c;
-    }
+    ScanLane(
+        t.x, vocab, kCanonicalLanes, [&](std::int64_t i) { return row.Load(base + i); }, keep,
+        [&](std::int64_t i, float x) { write(t, i, x, false); },
+        [&](std::int64_t i, float x) {
+          write(t, i, x, true);
+          acc = acc + math::ExpF32Cr(x - max);
+          ++c;
+        });
     lane[t] = acc;
     count[t] = c;
   });
