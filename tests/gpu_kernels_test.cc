@@ -87,11 +87,12 @@ std::int64_t GreedyOne(const std::vector<float>& row) {
 }
 
 // docs/spec/greedy.md's examples.
-// ScanLane (gpu/block/lane_scan.cuh): the calls of the plain loop, in its order.
+// ScanLane (gpu/block/lane_scan.cuh): its loads and calls, in order.
+template <int kGroup>
 std::vector<std::string> ScanLaneCalls(std::int64_t first, std::int64_t end, std::int64_t step,
                                        const std::function<bool(std::int64_t)>& keep) {
   std::vector<std::string> calls;
-  ScanLane(
+  ScanLane<kGroup>(
       first, end, step,
       [&](std::int64_t i) {
         calls.push_back("load " + std::to_string(i));
@@ -103,29 +104,48 @@ std::vector<std::string> ScanLaneCalls(std::int64_t first, std::int64_t end, std
   return calls;
 }
 
-TEST(GpuLaneScan, ContractExample) {
-  const auto odd = [](std::int64_t i) { return i % 2 != 0; };
-  EXPECT_EQ(ScanLaneCalls(2, 11, 3, odd), (std::vector<std::string>{"load 2", "dropped 2 2", "load 5", "kept 5 5",
-                                                                      "load 8", "dropped 8 8"}));
-  EXPECT_TRUE(ScanLaneCalls(5, 5, 1, odd).empty());
-  EXPECT_TRUE(ScanLaneCalls(7, 3, 1, odd).empty());
+// The contract's order, written out: each group's loads, then its entries' calls.
+std::vector<std::string> ExpectedScanLaneCalls(int group, std::int64_t first, std::int64_t end, std::int64_t step,
+                                               const std::function<bool(std::int64_t)>& keep) {
+  std::vector<std::string> calls;
+  for (std::int64_t i = first; i < end; i += group * step) {
+    for (std::int64_t j = i; j < end && j < i + group * step; j += step) calls.push_back("load " + std::to_string(j));
+    for (std::int64_t j = i; j < end && j < i + group * step; j += step) {
+      calls.push_back((keep(j) ? "kept " : "dropped ") + std::to_string(j) + " " + std::to_string(j));
+    }
+  }
+  return calls;
 }
 
-TEST(GpuLaneScan, MakesThePlainLoopsCalls) {
-  std::mt19937_64 rng(20261206);
+TEST(GpuLaneScan, ContractExample) {
+  const auto odd = [](std::int64_t i) { return i % 2 != 0; };
+  EXPECT_EQ(ScanLaneCalls<2>(2, 11, 3, odd),
+            (std::vector<std::string>{"load 2", "load 5", "dropped 2 2", "kept 5 5", "load 8", "dropped 8 8"}));
+  EXPECT_EQ(ScanLaneCalls<1>(2, 11, 3, odd), (std::vector<std::string>{"load 2", "dropped 2 2", "load 5", "kept 5 5",
+                                                                         "load 8", "dropped 8 8"}));
+  EXPECT_TRUE(ScanLaneCalls<4>(5, 5, 1, odd).empty());
+  EXPECT_TRUE(ScanLaneCalls<4>(7, 3, 1, odd).empty());
+}
+
+template <int kGroup>
+void CheckScanLaneAgainstTheContract(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
   for (int trial = 0; trial < 500; ++trial) {
     const std::int64_t first = static_cast<std::int64_t>(rng() % 8);
     const std::int64_t end = static_cast<std::int64_t>(rng() % 64);
     const std::int64_t step = 1 + static_cast<std::int64_t>(rng() % 5);
     const std::uint64_t pattern = rng() & (trial % 3 == 0 ? rng() : ~std::uint64_t{0});  // often sparse
     const auto keep = [&](std::int64_t i) { return ((pattern >> (i % 64)) & 1u) != 0; };
-    std::vector<std::string> expected;
-    for (std::int64_t i = first; i < end; i += step) {
-      expected.push_back("load " + std::to_string(i));
-      expected.push_back((keep(i) ? "kept " : "dropped ") + std::to_string(i) + " " + std::to_string(i));
-    }
-    ASSERT_EQ(ScanLaneCalls(first, end, step, keep), expected) << "trial " << trial;
+    ASSERT_EQ(ScanLaneCalls<kGroup>(first, end, step, keep), ExpectedScanLaneCalls(kGroup, first, end, step, keep))
+        << "group " << kGroup << ", trial " << trial;
   }
+}
+
+TEST(GpuLaneScan, LoadsEachGroupThenCallsInTheWalksOrder) {
+  CheckScanLaneAgainstTheContract<1>(20261206);
+  CheckScanLaneAgainstTheContract<2>(20261207);
+  CheckScanLaneAgainstTheContract<3>(20261208);
+  CheckScanLaneAgainstTheContract<4>(20261209);
 }
 
 TEST(GpuGreedy, ContractExamples) {

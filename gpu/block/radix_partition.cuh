@@ -155,6 +155,7 @@
 #include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
 #include "gpu/block/float_word.cuh"
+#include "gpu/block/lane_scan.cuh"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/warp_min.cuh"
 #include "gpu/block/warp_running_sum.cuh"
@@ -666,6 +667,11 @@ struct HeldRanges {
 
 }  // namespace partition_detail
 
+// The entries a thread of the partition's reads by canonical lanes (level 0's first read
+// with a sample or held keys, the scatters' reads of the row) loads at a time: ScanLane's
+// group, 4 loads in flight where the plain loop had 1 (gpu/block/lane_scan.cuh).
+inline constexpr int kRowKeysGroup = 4;
+
 // The general form (contract above, "Hooks"): `level0(n, smallest, largest)` is block-level code
 // run after the first read, returning -1 to stop there, 0 to partition and visit, or a rank r
 // (1 <= r <= n) whose key is found first; `fold` (NoPartitionFold) sees thread t's in-range keys
@@ -809,7 +815,11 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     if (any_partition) {
       ForEachPartitionKey(order_keys, level0_part, t.x, add);
     } else {
-      for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) add(i, order_keys(i));
+      // Held keys are each lane's in index order: by canonical lanes, a group of entries in
+      // flight (ScanLane; the keys out of range are dropped before `add`).
+      ScanLane<kRowKeysGroup>(
+          t.x, vocab, kCanonicalLanes, order_keys, [&](std::uint64_t key, std::int64_t) { return in_range(key); },
+          [](std::int64_t, std::uint64_t) {}, add);
     }
     n_t[t] = c, min_t[t] = a, max_t[t] = z;
     counts[t] = d;
@@ -1046,10 +1056,9 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     // reference, the row's address was loaded from the stack frame at every entry.
     const auto keys_of = order_keys;
     const auto keep = in_range;
-    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
-      const std::uint64_t key = keys_of(i);
-      if (keep(key)) f(key);
-    }
+    ScanLane<kRowKeysGroup>(
+        t.x, vocab, kCanonicalLanes, keys_of, [&](std::uint64_t key, std::int64_t) { return keep(key); },
+        [](std::int64_t, std::uint64_t) {}, [&](std::int64_t, std::uint64_t key) { f(key); });
   };
   auto row_keys_folded = [&](Thread t, auto&& f) {
     auto mine = fold.Take(t);

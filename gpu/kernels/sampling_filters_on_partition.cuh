@@ -413,7 +413,7 @@ SAMPCHECK_KERNEL_BODY float SurvivorSumOfRow(B& block, Arr row, std::int64_t bas
       count[t] = c;
       return;
     }
-    ScanLane(
+    ScanLane(  // one entry at a time: a group of 4 spilled its values at every group (lane_scan.cuh)
         t.x, vocab, kCanonicalLanes, [&](std::int64_t i) { return row.Load(base + i); }, keep,
         [&](std::int64_t i, float x) { write(t, i, x, false); },
         [&](std::int64_t i, float x) {
