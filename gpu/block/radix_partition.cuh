@@ -668,8 +668,9 @@ struct HeldRanges {
 }  // namespace partition_detail
 
 // The entries a thread of the partition's reads by canonical lanes (level 0's first read
-// with a sample or held keys, the scatters' reads of the row) loads at a time: ScanLane's
-// group, 4 loads in flight where the plain loop had 1 (gpu/block/lane_scan.cuh).
+// with a sample or held keys, the scatters' reads of the row, a refinement's read of its
+// entry's keys in scratch) loads at a time: ScanLane's group, 4 loads in flight where the plain
+// loop had 1 (gpu/block/lane_scan.cuh).
 inline constexpr int kRowKeysGroup = 4;
 
 // The general form (contract above, "Hooks"): `level0(n, smallest, largest)` is block-level code
@@ -1329,7 +1330,11 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
         }
         return;
       }
-      for (std::int64_t j = t.x; j < e.size; j += kCanonicalLanes) f(scratch.Load(e.src + j));
+      // By groups of kRowKeysGroup keys in flight, as the row's reads (every key is the entry's).
+      ScanLane<kRowKeysGroup>(
+          t.x, e.size, kCanonicalLanes, [&](std::int64_t j) { return scratch.Load(e.src + j); },
+          [](std::uint64_t, std::int64_t) { return true; }, [](std::int64_t, std::uint64_t) {},
+          [&](std::int64_t, std::uint64_t key) { f(key); });
     };
     // A splitter bucket [lo, hi]: `parts` parts of equal width of its key range, so that its
     // keys fill the sub-buckets about evenly (a radix digit at the smallest shift where they
