@@ -99,7 +99,9 @@ std::vector<std::string> ScanLaneCalls(std::int64_t first, std::int64_t end, std
         return i;
       },
       [&](std::int64_t x, std::int64_t i) { return x == i && keep(i); },
-      [&](std::int64_t i, std::int64_t x) { calls.push_back("dropped " + std::to_string(i) + " " + std::to_string(x)); },
+      [&](std::int64_t i, std::int64_t x) {
+        calls.push_back("dropped " + std::to_string(i) + " " + std::to_string(x));
+      },
       [&](std::int64_t i, std::int64_t x) { calls.push_back("kept " + std::to_string(i) + " " + std::to_string(x)); });
   return calls;
 }
