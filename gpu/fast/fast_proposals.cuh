@@ -133,6 +133,17 @@ struct ProposalKeys {
   std::uint64_t key[kN];
   std::uint64_t last = 0;
 };
+// The drawn proposals' keys and the last one's as a ProposalKeys; none drawn: `last` 0, so
+// that no key adds to a sum (AddBeforeProposals).
+template <int kN>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE ProposalKeys<kN> ProposalKeysOf(bool proposed,
+                                                                            const std::uint64_t (&key)[kN],
+                                                                            std::uint64_t last) {
+  ProposalKeys<kN> keys{};
+  for (int d = 0; proposed && d < kN; ++d) keys.key[d] = key[d];
+  keys.last = proposed ? last : 0;
+  return keys;
+}
 
 // A key's weight e = exp(s - m) relative to the row's maximum m, by FastExpF32 (within an ulp
 // of exp, gpu/block/fast_exp.cuh): what the proposals and the reads around them sum and draw
@@ -195,7 +206,7 @@ template <int kN, class R>
 struct BeforeProposalsWork {
   const bool* on;
   const bool* proposed;
-  const std::uint64_t* key;  // the kN proposals' keys
+  const std::uint64_t (*key)[kN];  // the kN proposals' keys
   const std::uint64_t* last;
   const float* m;  // the row's maximum s
   R* parts;        // Registers<LaneSums<kN + 1>>
@@ -214,8 +225,7 @@ struct BeforeProposalsWork {
     Mine mine;
     if (!*on || !*proposed) return mine;
     mine.on = true;
-    for (int d = 0; d < kN; ++d) mine.keys.key[d] = key[d];
-    mine.keys.last = *last;
+    mine.keys = ProposalKeysOf(true, *key, *last);
     mine.weight = RowWeight{*m};
     mine.sums = (*parts)[t];
     return mine;

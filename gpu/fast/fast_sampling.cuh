@@ -798,13 +798,8 @@ struct FastSamplingKernel {
     // out-of-line reads (SumBeforeProposals, CountDroppedBeforeProposals), their sums in
     // registers (docs/gpu.md "Reading the SASS"), added here into parts' sums, which are still 0
     // then: the same bits as additions into parts.
-    // The out-of-line reads' copy of the keys (none drawn: `last` 0, so no key adds).
-    auto proposal_keys = [&] {
-      fast_detail::ProposalKeys<kProposals> keys{};
-      for (int d = 0; proposed && d < kProposals; ++d) keys.key[d] = proposal_key[d];
-      keys.last = proposed ? last_proposal_key : 0;
-      return keys;
-    };
+    // The out-of-line reads' copy of the keys.
+    auto proposal_keys = [&] { return fast_detail::ProposalKeysOf(proposed, proposal_key, last_proposal_key); };
     auto add_out_of_line = [&](Thread th, const fast_detail::LaneSums<kProposals>& before) {
       for (int d = 0; d < kProposals; ++d) parts[th].v[1 + d] += before.v[d];
     };
@@ -826,7 +821,7 @@ struct FastSamplingKernel {
           if (select_fuses && hit) draw_proposals(smallest, hi);
         },
         fast_detail::BeforeProposalsWork<kProposals, decltype(parts)>{
-            &select_fuses, &proposed, proposal_key, &last_proposal_key, &m, &parts},
+            &select_fuses, &proposed, &proposal_key, &last_proposal_key, &m, &parts},
         [&](Thread th, std::uint64_t key, bool kept) {
           if (select_fuses && proposed && kept) parts[th].v[0] += weight(key);
         });
