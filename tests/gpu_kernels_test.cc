@@ -86,7 +86,6 @@ std::int64_t GreedyOne(const std::vector<float>& row) {
   return token;
 }
 
-// docs/spec/greedy.md's examples.
 // ScanLane (gpu/block/lane_scan.cuh): its loads and calls, in order.
 template <int kGroup>
 std::vector<std::string> ScanLaneCalls(std::int64_t first, std::int64_t end, std::int64_t step,
@@ -103,6 +102,20 @@ std::vector<std::string> ScanLaneCalls(std::int64_t first, std::int64_t end, std
         calls.push_back("dropped " + std::to_string(i) + " " + std::to_string(x));
       },
       [&](std::int64_t i, std::int64_t x) { calls.push_back("kept " + std::to_string(i) + " " + std::to_string(x)); });
+  return calls;
+}
+
+// ForEachLaneEntry (the same file): its loads and calls, in order.
+template <int kGroup>
+std::vector<std::string> LaneEntryCalls(std::int64_t first, std::int64_t end, std::int64_t step) {
+  std::vector<std::string> calls;
+  ForEachLaneEntry<kGroup>(
+      first, end, step,
+      [&](std::int64_t i) {
+        calls.push_back("load " + std::to_string(i));
+        return i;
+      },
+      [&](std::int64_t i, std::int64_t x) { calls.push_back("f " + std::to_string(i) + " " + std::to_string(x)); });
   return calls;
 }
 
@@ -127,6 +140,9 @@ TEST(GpuLaneScan, ContractExample) {
                                                                          "load 8", "dropped 8 8"}));
   EXPECT_TRUE(ScanLaneCalls<4>(5, 5, 1, odd).empty());
   EXPECT_TRUE(ScanLaneCalls<4>(7, 3, 1, odd).empty());
+  EXPECT_EQ(LaneEntryCalls<2>(2, 11, 3),
+            (std::vector<std::string>{"load 2", "load 5", "f 2 2", "f 5 5", "load 8", "f 8 8"}));
+  EXPECT_TRUE(LaneEntryCalls<4>(5, 5, 1).empty());
 }
 
 template <int kGroup>
@@ -150,6 +166,30 @@ TEST(GpuLaneScan, LoadsEachGroupThenCallsInTheWalksOrder) {
   CheckScanLaneAgainstTheContract<4>(20261209);
 }
 
+// ForEachLaneEntry's order is ScanLane's with every entry kept and "f" for "kept".
+template <int kGroup>
+void CheckLaneEntriesAgainstTheContract(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (int trial = 0; trial < 500; ++trial) {
+    const std::int64_t first = static_cast<std::int64_t>(rng() % 8);
+    const std::int64_t end = static_cast<std::int64_t>(rng() % 64);
+    const std::int64_t step = 1 + static_cast<std::int64_t>(rng() % 5);
+    std::vector<std::string> expected = ExpectedScanLaneCalls(kGroup, first, end, step, [](std::int64_t) { return true; });
+    for (std::string& call : expected) {
+      if (call.starts_with("kept ")) call.replace(0, 4, "f");
+    }
+    ASSERT_EQ(LaneEntryCalls<kGroup>(first, end, step), expected) << "group " << kGroup << ", trial " << trial;
+  }
+}
+
+TEST(GpuLaneScan, EveryEntryLoadsEachGroupThenCallsInTheWalksOrder) {
+  CheckLaneEntriesAgainstTheContract<1>(20261210);
+  CheckLaneEntriesAgainstTheContract<2>(20261211);
+  CheckLaneEntriesAgainstTheContract<3>(20261212);
+  CheckLaneEntriesAgainstTheContract<4>(20261213);
+}
+
+// docs/spec/greedy.md's examples.
 TEST(GpuGreedy, ContractExamples) {
   EXPECT_EQ(GreedyOne({1, 3, 3, -kInf}), 1);
   EXPECT_EQ(GreedyOne({-kInf, -kInf}), 0);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One thread's walk over the entries of its canonical lane, first, first + step, ... below
-// end (docs/spec/reductions.md: lane l folds l, l + 1024, ... in increasing index order), for
-// reads that test each entry and do more work for the entries they keep: the partition's reads
-// of the keys in range (gpu/block/radix_partition.cuh) and the survivors' sums after top-k
-// (SurvivorSumOfRow, gpu/kernels/sampling_filters_on_partition.cuh).
+// end (docs/spec/reductions.md: lane l folds l, l + 1024, ... in increasing index order):
+// ScanLane for reads that test each entry and do more work for the entries they keep (the
+// partition's reads of the keys in range, gpu/block/radix_partition.cuh; the survivors' sums
+// after top-k, SurvivorSumOfRow in gpu/kernels/sampling_filters_on_partition.cuh), and
+// ForEachLaneEntry (below) for reads that do the same work for every entry.
 //
 // Contract: ScanLane<kGroup>(first, end, step, load, keep, dropped, kept) calls, for each index
 // i of the walk in increasing order, x = load(i) once, then kept(i, x) when keep(x, i) holds
@@ -25,9 +26,19 @@
 //   the spills sat at the loop's head and cost every entry local-memory loads. A group's
 //   values live across kept's work, and where that work is large (an ExpF32Cr, the draw's
 //   candidates) ptxas spilled them at every group: those reads take kGroup 1.
+// ForEachLaneEntry<kGroup>(first, end, step, load, f): the walk without a test, the calls of
+//   for (i = first; i < end; i += step) f(i, load(i));
+// in that order, except that a group's kGroup loads are all made before its first f (never a
+// load past end; the same condition on what f writes). For the reads that do the same work
+// for every entry: the stage kernels' canonical lane sums and masks (RowSoftmaxStats and
+// RowMaxProb, gpu/block/radix_select.cuh; softmax's, min_p's, top_k's, top_p's and
+// logprobs' reads of the row). Their loops hold an ExpF32Cr or a store between two
+// loads, so nvcc issued each load after the previous entry's work: one load in flight a
+// thread (docs/gpu.md "Reading the SASS").
 // Example: kGroup 2, first 2, end 11, step 3, load(i) = i, keep "x odd": load(2), load(5),
 // dropped(2, 2), kept(5, 5), load(8), dropped(8, 8); kGroup 1: load(2), dropped(2, 2),
-// load(5), kept(5, 5), load(8), dropped(8, 8) (tests/gpu_kernels_test.cc, GpuLaneScan).
+// load(5), kept(5, 5), load(8), dropped(8, 8); ForEachLaneEntry<2> on the same walk: load(2),
+// load(5), f(2, 2), f(5, 5), load(8), f(8, 8) (tests/gpu_kernels_test.cc, GpuLaneScan).
 
 #include <cstdint>
 #include <type_traits>
@@ -84,6 +95,29 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ScanLane(std::int64_t first, s
         kept(i + std::int64_t{hit} * step, kept_x);
         from = hit + 1;
       }
+    }
+  }
+}
+
+// The group of the stage kernels' reads by ForEachLaneEntry: 4 loads in flight a thread, as the
+// partition's (kRowKeysGroup) and the quad reads' (kQuadGroup).
+inline constexpr int kLaneSumGroup = 4;
+
+template <int kGroup = 1, class Load, class F>
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void ForEachLaneEntry(std::int64_t first, std::int64_t end,
+                                                                   std::int64_t step, Load&& load, F&& f) {
+  static_assert(kGroup >= 1, "a group holds an entry at least");
+  for (std::int64_t i = first; i < end; i += std::int64_t{kGroup} * step) {
+    std::decay_t<decltype(load(i))> x[kGroup]{};
+    bool in_walk[kGroup];
+    SAMPCHECK_UNROLL_GROUP
+    for (int u = 0; u < kGroup; ++u) {  // the group's loads first
+      in_walk[u] = u == 0 || i + std::int64_t{u} * step < end;
+      if (in_walk[u]) x[u] = load(i + std::int64_t{u} * step);
+    }
+    SAMPCHECK_UNROLL_GROUP
+    for (int u = 0; u < kGroup; ++u) {
+      if (in_walk[u]) f(i + std::int64_t{u} * step, x[u]);
     }
   }
 }

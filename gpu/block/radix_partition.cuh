@@ -795,8 +795,7 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
     // through the hook's pointer, each key loaded the held count, the root and `dropped` by
     // generic loads, again after every store of the counts below (which they may alias).
     auto held_keys = hold_active ? hold.Take(t) : typename Hold::Mine{};
-    auto add = [&](std::int64_t, std::uint64_t key) {
-      if (!in_range(key)) return;
+    auto take = [&](std::int64_t, std::uint64_t key) {  // a key in range
       ++c;
       a = key < a ? key : a;
       z = key > z ? key : z;
@@ -814,13 +813,15 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
       if (use_reach) w.m[b] += reach.Mass(reach_ref, key);
     };
     if (any_partition) {
-      ForEachPartitionKey(order_keys, level0_part, t.x, add);
+      ForEachPartitionKey(order_keys, level0_part, t.x, [&](std::int64_t i, std::uint64_t key) {
+        if (in_range(key)) take(i, key);
+      });
     } else {
       // Held keys are each lane's in index order: by canonical lanes, a group of entries in
-      // flight (ScanLane; the keys out of range are dropped before `add`).
+      // flight (ScanLane; its keep tests the range, so `take` does not again).
       ScanLane<kRowKeysGroup>(
           t.x, vocab, kCanonicalLanes, order_keys, [&](std::uint64_t key, std::int64_t) { return in_range(key); },
-          [](std::int64_t, std::uint64_t) {}, add);
+          [](std::int64_t, std::uint64_t) {}, take);
     }
     n_t[t] = c, min_t[t] = a, max_t[t] = z;
     counts[t] = d;
@@ -1331,6 +1332,9 @@ SAMPCHECK_KERNEL_BODY void PartitionAndVisit(B& block, Arr row, std::int64_t bas
         return;
       }
       // By groups of kRowKeysGroup keys in flight, as the row's reads (every key is the entry's).
+      // ScanLane with a keep that always holds, not ForEachLaneEntry: that one's four call
+      // sites of the scatter's work made ptxas reload its spilled state at each (frame
+      // accesses of a group 5 or 6 -> 15 in a scatter's loop; docs/gpu.md "Reading the SASS").
       ScanLane<kRowKeysGroup>(
           t.x, e.size, kCanonicalLanes, [&](std::int64_t j) { return scratch.Load(e.src + j); },
           [](std::uint64_t, std::int64_t) { return true; }, [](std::int64_t, std::uint64_t) {},

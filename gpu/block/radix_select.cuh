@@ -37,6 +37,11 @@
 //   those of a full sort).
 // - RowSoftmaxStats: M = canonical max, s = canonical sum of ExpF32Cr(x - M) (the lane folds
 //   and tree of gpu/kernels/softmax.cuh): probs_i = ExpF32Cr(x_i - M) / s are SoftmaxRow's bits.
+//   Its sum and RowMaxProb read a lane's entries kLaneSumGroup at a time (ForEachLaneEntry,
+//   gpu/block/lane_scan.cuh), the same operations in the same order. Both are out of line on
+//   the device (SAMPCHECK_OUT_OF_LINE): with a group's four exponentials in line, a caller's
+//   other loops lost registers (the ascend kernel's visit loop: 8 frame loads and 10 stores a
+//   group of four where it had none).
 // - Every helper ends with a barrier, so its shared arrays may be reused by the next call;
 //   DigitOfRank excepted: it only loads hist, which SumDigitCounts stores after a barrier.
 //   Values every thread needs ("uniform") are computed alike by every warp (DigitOfRank), or
@@ -53,6 +58,7 @@
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
 #include "gpu/block/key_reads.cuh"
+#include "gpu/block/lane_scan.cuh"
 #include "gpu/block/warp_min.cuh"
 #include "gpu/kernels/greedy.cuh"
 #include "reference/math/exp.h"
@@ -409,7 +415,7 @@ struct SoftmaxStats {
 };
 
 template <class B, class Arr>
-SAMPCHECK_KERNEL_BODY SoftmaxStats RowSoftmaxStats(B& block, Arr row, std::int64_t base, std::int64_t vocab) {
+SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY SoftmaxStats RowSoftmaxStats(B& block, Arr row, std::int64_t base, std::int64_t vocab) {
   auto lane = Registers<float>(block);
   block.ForEachThread([&](Thread t) {
     float m = NegativeInfinity();
@@ -419,7 +425,9 @@ SAMPCHECK_KERNEL_BODY SoftmaxStats RowSoftmaxStats(B& block, Arr row, std::int64
   auto m = CanonicalBlockReduce<float>(block, lane, MaxCombine{});
   block.ForEachThread([&](Thread t) {
     float acc = -0.0f;  // the sum's identity
-    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) acc = acc + math::ExpF32Cr(row.Load(base + i) - m[t]);
+    ForEachLaneEntry<kLaneSumGroup>(
+        t.x, vocab, kCanonicalLanes, [&](std::int64_t i) { return row.Load(base + i); },
+        [&](std::int64_t, float x) { acc = acc + math::ExpF32Cr(x - m[t]); });
     lane[t] = acc;
   });
   auto s = CanonicalBlockReduce<float>(block, lane, SumCombine{});
@@ -431,11 +439,13 @@ SAMPCHECK_KERNEL_BODY SoftmaxStats RowSoftmaxStats(B& block, Arr row, std::int64
 
 // CanonicalMax of the probabilities (min_p's reference point).
 template <class B, class Arr>
-SAMPCHECK_KERNEL_BODY float RowMaxProb(B& block, Arr row, std::int64_t base, std::int64_t vocab, SoftmaxStats st) {
+SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY float RowMaxProb(B& block, Arr row, std::int64_t base, std::int64_t vocab, SoftmaxStats st) {
   auto lane = Registers<float>(block);
   block.ForEachThread([&](Thread t) {
     float m = NegativeInfinity();
-    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) m = MaxCombine{}(m, st.Prob(row.Load(base + i)));
+    ForEachLaneEntry<kLaneSumGroup>(
+        t.x, vocab, kCanonicalLanes, [&](std::int64_t i) { return row.Load(base + i); },
+        [&](std::int64_t, float x) { m = MaxCombine{}(m, st.Prob(x)); });
     lane[t] = m;
   });
   auto m = CanonicalBlockReduce<float>(block, lane, MaxCombine{});

@@ -33,6 +33,7 @@
 
 #include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
+#include "gpu/block/lane_scan.cuh"
 #include "gpu/block/block_reduce.cuh"
 #include "gpu/kernels/filter_rules.h"
 #include "gpu/block/radix_select.cuh"
@@ -71,7 +72,9 @@ struct LogprobsKernel {
     const bool degenerate = filtered && CopyRowFindingDegenerate(block, src, in, work, at, vocab, y_of);
     if (!filtered) {
       block.ForEachThread([&](Thread th) {
-        for (std::int64_t i = th.x; i < vocab; i += kCanonicalLanes) work.Store(at + i, y_of(src.Load(in + i)));
+        ForEachLaneEntry<kLaneSumGroup>(
+            th.x, vocab, kCanonicalLanes, [&](std::int64_t i) { return src.Load(in + i); },
+            [&](std::int64_t i, float x) { work.Store(at + i, y_of(x)); });
       });
       block.Sync();
     }
@@ -104,12 +107,14 @@ struct LogprobsKernel {
       const bool log_of_probs = rule.mode == LogprobsKernelMode::kLogOfSoftmax;
       const float log_s = log_of_probs ? 0.0f : math::LogF32Cr(st.sum);
       block.ForEachThread([&](Thread th) {
-        for (std::int64_t i = th.x; i < vocab; i += kCanonicalLanes) {
-          const float y = work.Load(at + i);
-          // -FLT_MAX = 0xff7fffff, -inf = 0xff800000.
-          const float x = log_of_probs ? math::LogF32Cr(st.Prob(y)) : (y - st.max) - log_s;
-          work.Store(at + i, rule.clamp_neg_inf && x == math::F32FromBits(0xff800000u) ? math::F32FromBits(0xff7fffffu) : x);
-        }
+        ForEachLaneEntry<kLaneSumGroup>(
+            th.x, vocab, kCanonicalLanes, [&](std::int64_t i) { return work.Load(at + i); },
+            [&](std::int64_t i, float y) {
+              // -FLT_MAX = 0xff7fffff, -inf = 0xff800000.
+              const float x = log_of_probs ? math::LogF32Cr(st.Prob(y)) : (y - st.max) - log_s;
+              work.Store(at + i,
+                         rule.clamp_neg_inf && x == math::F32FromBits(0xff800000u) ? math::F32FromBits(0xff7fffffu) : x);
+            });
       });
       block.Sync();
     }

@@ -24,6 +24,7 @@
 #include <cstdint>
 
 #include "gpu/block/block_model.h"
+#include "gpu/block/lane_scan.cuh"
 #include "gpu/kernels/filter_rules.h"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/kernels/degenerate_rows.cuh"
@@ -55,11 +56,11 @@ template <class B, class Arr>
 SAMPCHECK_KERNEL_BODY void MinPApply(B& block, Arr row, std::int64_t base, std::int64_t vocab, SoftmaxStats st,
                                      float threshold) {
   block.ForEachThread([&](Thread t) {
-    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
-      const float x = row.Load(base + i);
-      if (IsNegInf(x)) continue;
-      if (!(st.Prob(x) >= threshold)) row.Store(base + i, NegativeInfinity());
-    }
+    ForEachLaneEntry<kLaneSumGroup>(
+        t.x, vocab, kCanonicalLanes, [&](std::int64_t i) { return row.Load(base + i); },
+        [&](std::int64_t i, float x) {
+          if (!IsNegInf(x) && !(st.Prob(x) >= threshold)) row.Store(base + i, NegativeInfinity());
+        });
   });
   block.Sync();
 }
@@ -69,9 +70,11 @@ template <class B, class Arr>
 SAMPCHECK_KERNEL_BODY void KeepFirst(B& block, Arr row, std::int64_t base, std::int64_t vocab) {
   const std::uint64_t first = SelectKth(block, row, base, vocab, false, 1);
   block.ForEachThread([&](Thread t) {
-    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
-      if (OrderKey(row.Load(base + i), i, false) != first) row.Store(base + i, NegativeInfinity());
-    }
+    ForEachLaneEntry<kLaneSumGroup>(
+        t.x, vocab, kCanonicalLanes, [&](std::int64_t i) { return row.Load(base + i); },
+        [&](std::int64_t i, float x) {
+          if (OrderKey(x, i, false) != first) row.Store(base + i, NegativeInfinity());
+        });
   });
   block.Sync();
 }

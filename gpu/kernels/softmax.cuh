@@ -21,6 +21,7 @@
 
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
+#include "gpu/block/lane_scan.cuh"
 #include "gpu/kernels/greedy.cuh"
 #include "reference/math/exp.h"
 #include "reference/math/log.h"
@@ -37,34 +38,33 @@ struct SoftmaxKernel {
     const std::int64_t row = block.index();
     const float t = has_temperature ? temperature.Load(row) : 1.0f;
     // y_i: a division only when there is a temperature (x / 1 would quiet a signalling NaN).
-    auto scaled = [&](std::int64_t i) {
-      const float x = logits.Load(row * pitch + i);
-      return has_temperature ? x / t : x;
-    };
+    auto scale = [&](float x) { return has_temperature ? x / t : x; };
+    auto load = [&](std::int64_t i) { return logits.Load(row * pitch + i); };
     auto lane = Registers<float>(block);
     block.ForEachThread([&](Thread th) {
       float m = NegativeInfinity();
-      for (std::int64_t i = th.x; i < vocab; i += kCanonicalLanes) m = MaxCombine{}(m, scaled(i));
+      for (std::int64_t i = th.x; i < vocab; i += kCanonicalLanes) m = MaxCombine{}(m, scale(load(i)));
       lane[th] = m;
     });
     auto m = CanonicalBlockReduce<float>(block, lane, MaxCombine{});
     block.ForEachThread([&](Thread th) {
       float acc = -0.0f;  // the sum's identity
-      for (std::int64_t i = th.x; i < vocab; i += kCanonicalLanes) {
-        const float d = scaled(i) - m[th];
+      // A group's loads before its exponentials and stores (ForEachLaneEntry): the same
+      // operations in the same order.
+      ForEachLaneEntry<kLaneSumGroup>(th.x, vocab, kCanonicalLanes, load, [&](std::int64_t i, float x) {
+        const float d = scale(x) - m[th];
         const float e = math::ExpF32Cr(d);
         out.Store(row * vocab + i, log ? d : e);
         acc = acc + e;
-      }
+      });
       lane[th] = acc;
     });
     auto s = CanonicalBlockReduce<float>(block, lane, SumCombine{});
     block.ForEachThread([&](Thread th) {
       const float log_s = log ? math::LogF32Cr(s[th]) : 0.0f;
-      for (std::int64_t i = th.x; i < vocab; i += kCanonicalLanes) {
-        const float v = out.Load(row * vocab + i);
-        out.Store(row * vocab + i, log ? v - log_s : v / s[th]);
-      }
+      ForEachLaneEntry<kLaneSumGroup>(
+          th.x, vocab, kCanonicalLanes, [&](std::int64_t i) { return out.Load(row * vocab + i); },
+          [&](std::int64_t i, float v) { out.Store(row * vocab + i, log ? v - log_s : v / s[th]); });
     });
   }
 };

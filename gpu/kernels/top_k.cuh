@@ -27,6 +27,7 @@
 #include <cstdint>
 
 #include "gpu/block/block_model.h"
+#include "gpu/block/lane_scan.cuh"
 #include "gpu/kernels/filter_rules.h"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/row_tally.cuh"
@@ -67,12 +68,13 @@ SAMPCHECK_KERNEL_BODY void TopKStep(B& block, Arr row, std::int64_t base, std::i
   }
   const std::uint64_t kth = SelectKth(block, row, base, vocab, false, rank);
   block.ForEachThread([&](Thread t) {
-    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
-      const float x = row.Load(base + i);
-      const std::uint64_t key = OrderKey(x, i, false);
-      const bool keep = WithinTopKBound(key, kth, ties) && !(ties && drops_nan && IsNan(x));
-      if (!keep) row.Store(base + i, NegativeInfinity());
-    }
+    ForEachLaneEntry<kLaneSumGroup>(
+        t.x, vocab, kCanonicalLanes, [&](std::int64_t i) { return row.Load(base + i); },
+        [&](std::int64_t i, float x) {
+          const std::uint64_t key = OrderKey(x, i, false);
+          const bool keep = WithinTopKBound(key, kth, ties) && !(ties && drops_nan && IsNan(x));
+          if (!keep) row.Store(base + i, NegativeInfinity());
+        });
   });
   block.Sync();
 }

@@ -40,6 +40,7 @@
 #include <type_traits>
 
 #include "gpu/block/block_model.h"
+#include "gpu/block/lane_scan.cuh"
 #include "gpu/kernels/filter_rules.h"
 #include "gpu/block/radix_partition.cuh"
 #include "gpu/block/radix_select.cuh"
@@ -524,10 +525,12 @@ SAMPCHECK_KERNEL_BODY void TopPWalkRow(B& block, Arr src, std::int64_t src_base,
   if (walk == TopPWalk::kSglang) return;  // dropped one by one; beyond `limit`: top_k's -inf
   if (!done) cut = last;                  // walked to the end keeping every position
   block.ForEachThread([&](Thread t) {
-    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
-      const std::uint64_t key = OrderKey(src.Load(src_base + i), i, ascending);
-      if (ascending ? key < cut : key > cut) dst.Store(dst_base + i, NegativeInfinity());
-    }
+    ForEachLaneEntry<kLaneSumGroup>(
+        t.x, vocab, kCanonicalLanes, [&](std::int64_t i) { return src.Load(src_base + i); },
+        [&](std::int64_t i, float x) {
+          const std::uint64_t key = OrderKey(x, i, ascending);
+          if (ascending ? key < cut : key > cut) dst.Store(dst_base + i, NegativeInfinity());
+        });
   });
   block.Sync();
 }
