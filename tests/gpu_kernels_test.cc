@@ -174,7 +174,8 @@ void CheckLaneEntriesAgainstTheContract(std::uint64_t seed) {
     const std::int64_t first = static_cast<std::int64_t>(rng() % 8);
     const std::int64_t end = static_cast<std::int64_t>(rng() % 64);
     const std::int64_t step = 1 + static_cast<std::int64_t>(rng() % 5);
-    std::vector<std::string> expected = ExpectedScanLaneCalls(kGroup, first, end, step, [](std::int64_t) { return true; });
+    const auto every = [](std::int64_t) { return true; };
+    std::vector<std::string> expected = ExpectedScanLaneCalls(kGroup, first, end, step, every);
     for (std::string& call : expected) {
       if (call.starts_with("kept ")) call.replace(0, 4, "f");
     }

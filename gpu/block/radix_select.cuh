@@ -415,7 +415,8 @@ struct SoftmaxStats {
 };
 
 template <class B, class Arr>
-SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY SoftmaxStats RowSoftmaxStats(B& block, Arr row, std::int64_t base, std::int64_t vocab) {
+SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY SoftmaxStats RowSoftmaxStats(B& block, Arr row, std::int64_t base,
+                                                                         std::int64_t vocab) {
   auto lane = Registers<float>(block);
   block.ForEachThread([&](Thread t) {
     float m = NegativeInfinity();
@@ -439,7 +440,8 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY SoftmaxStats RowSoftmaxStats(B& bloc
 
 // CanonicalMax of the probabilities (min_p's reference point).
 template <class B, class Arr>
-SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY float RowMaxProb(B& block, Arr row, std::int64_t base, std::int64_t vocab, SoftmaxStats st) {
+SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY float RowMaxProb(B& block, Arr row, std::int64_t base, std::int64_t vocab,
+                                                             SoftmaxStats st) {
   auto lane = Registers<float>(block);
   block.ForEachThread([&](Thread t) {
     float m = NegativeInfinity();

@@ -33,8 +33,8 @@
 
 #include "gpu/block/block_exclusive_scan.cuh"
 #include "gpu/block/block_model.h"
-#include "gpu/block/lane_scan.cuh"
 #include "gpu/block/block_reduce.cuh"
+#include "gpu/block/lane_scan.cuh"
 #include "gpu/kernels/filter_rules.h"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/kernels/degenerate_rows.cuh"
@@ -112,8 +112,8 @@ struct LogprobsKernel {
             [&](std::int64_t i, float y) {
               // -FLT_MAX = 0xff7fffff, -inf = 0xff800000.
               const float x = log_of_probs ? math::LogF32Cr(st.Prob(y)) : (y - st.max) - log_s;
-              work.Store(at + i,
-                         rule.clamp_neg_inf && x == math::F32FromBits(0xff800000u) ? math::F32FromBits(0xff7fffffu) : x);
+              const bool clamp = rule.clamp_neg_inf && x == math::F32FromBits(0xff800000u);
+              work.Store(at + i, clamp ? math::F32FromBits(0xff7fffffu) : x);
             });
       });
       block.Sync();
