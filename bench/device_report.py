@@ -9,10 +9,11 @@ reading the logits once and writing them once) and the ratios deterministic / fa
 0.999, min-p 1, min-p 1 alone, on flat rows too), each divided by the typical case of the same B and
 V; then the greedy rows (temperature 0) against the copy's bandwidth: bytes of logits read per
 second / the copy's bytes moved (read and written) per second, the goal's measure (at least 0.7 at B
->= 64). FlashInfer's chains (the anchor, when the benchmark was built with them) get their own
-columns, and each sampcheck mode is divided by FlashInfer's top_k_first chain (the path
-top_k_top_p_sampling_from_logits takes for a per-row top_k tensor) of the same shape. Medians of the
-repetitions when there are several. Standard library only.
+>= 64); then the gpu backend's stage kernels (softmax, top_k, top_p, min_p) against the copy of the
+same shape (each reads the logits and writes as many floats). FlashInfer's chains (the anchor, when
+the benchmark was built with them) get their own columns, and each sampcheck mode is divided by
+FlashInfer's top_k_first chain (the path top_k_top_p_sampling_from_logits takes for a per-row top_k
+tensor) of the same shape. Medians of the repetitions when there are several. Standard library only.
 
 Usage: python3 bench/device_report.py bench.json
 """
@@ -26,14 +27,16 @@ FLASHINFER = ("DeviceFlashinferTopKFirst", "DeviceFlashinferJoint")
 CASES = {0: "typical", 1: "flat rows", 2: "top-k V-1", 3: "top-k off, top-p 0.999", 4: "min-p 1", 5: "greedy",
          6: "min-p 1 alone", 7: "flat rows, min-p 1 alone"}
 GREEDY = 5
+STAGES = {0: "softmax", 1: "top_k 50", 2: "top_p 0.9", 3: "min_p 0.05"}
 
 
 def parse(name):
-    """'BM_DeviceFast/B:64/V:128256/minp:1/case:0/manual_time' -> ('DeviceFast', 64, 128256, 1, 0)."""
+    """'BM_DeviceFast/B:64/V:128256/minp:1/case:0/manual_time' -> ('DeviceFast', 64, 128256, 1, 0); a stage
+    row's stage takes the case's place: 'BM_DeviceStage/B:64/V:128256/stage:2' -> ('DeviceStage', 64, 128256, 0, 2)."""
     parts = name.split("/")
     args = dict(p.split(":", 1) for p in parts[1:] if ":" in p)
     return (parts[0][len("BM_"):], int(args["B"]), int(args["V"]), int(args.get("minp", 0)),
-            int(args.get("case", 0)))
+            int(args.get("case", args.get("stage", 0))))
 
 
 def fmt(x, spec=".1f"):
@@ -104,7 +107,7 @@ def main(path):
         print(f"| {n[len('Device'):]} | {b} | {v} | {'on' if m else 'off'} | {CASES.get(c, c)} | {fmt(meas)} | "
               f"{fmt(est)} | {fmt(div(meas, est), '.2f')} | {fmt(passes, '.2f')} | {fmt(barriers, '.0f')} |")
 
-    worst = sorted({(b, v, c) for (n, b, v, m, c) in t if c not in (0, GREEDY)})
+    worst = sorted({(b, v, c) for (n, b, v, m, c) in t if n in MODES + FLASHINFER and c not in (0, GREEDY)})
     if worst:
         print()
         print("# worst cases: time / time of the typical case (top-k 50, top-p 0.9, min-p off) of the same B, V")
@@ -118,7 +121,7 @@ def main(path):
             print(f"| {b} | {v} | {CASES.get(c, c)} | " + " | ".join(fmt(x) for x in now) + " | " +
                   " | ".join(fmt(div(x, x0), '.2f') for x, x0 in zip(now, typical)) + " |")
 
-    greedy = sorted({(b, v) for (n, b, v, m, c) in t if c == GREEDY})
+    greedy = sorted({(b, v) for (n, b, v, m, c) in t if n in MODES and c == GREEDY})
     if greedy:
         print()
         print("# greedy rows (temperature 0): GB/s of logits read, and that / the copy's GB/s of bytes moved "
@@ -134,6 +137,17 @@ def main(path):
             print(f"| {b} | {v} | {fmt(copy)} | {fmt(det)} | {fmt(fast)} | {fmt(rates[0], '.0f')} | "
                   f"{fmt(rates[1], '.0f')} | " + " | ".join(fmt(div(copy, None if x is None else 2 * x), '.2f')
                                                          for x in (det, fast)) + " |")
+
+    stages = sorted({(b, v, c) for (n, b, v, m, c) in t if n == "DeviceStage"})
+    if stages:
+        print()
+        print("# the gpu backend's stage kernels (canonical rules): x copy = time(copy) / time(stage), the copy of the "
+              "same shape reading and writing as many floats")
+        print("| B | V | stage | copy us | stage us | x copy |")
+        print("|---|---|---|---|---|---|")
+        for b, v, c in stages:
+            copy, us = t.get(("DeviceCopyBaseline", b, v, 0, 0)), t.get(("DeviceStage", b, v, 0, c))
+            print(f"| {b} | {v} | {STAGES.get(c, c)} | {fmt(copy)} | {fmt(us)} | {fmt(div(copy, us), '.2f')} |")
 
 
 if __name__ == "__main__":

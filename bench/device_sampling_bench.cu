@@ -17,6 +17,10 @@
 //                           scan is written for top-k 50);
 //   BM_DeviceDeterministic  sampcheck's deterministic kernels (bit-exact with the reference);
 //   BM_DeviceFast           the gpu-fast kernel (distributional tier);
+//   BM_DeviceStage          one stage kernel of the gpu backend (argument `stage`: 0 softmax,
+//                           1 top_k 50, 2 top_p 0.9, 3 min_p 0.05; canonical rules) on the
+//                           typical logits at 1, 64 and 256 rows of V = 128256: each reads the
+//                           logits once or more and writes as many floats, as the copy does;
 //   BM_DeviceFlashinferTopKFirst / BM_DeviceFlashinferJoint
 //                           FlashInfer's own kernels, the anchor: the two chains its
 //                           top_k_top_p_sampling_from_logits runs (plugins/flashinfer/
@@ -362,6 +366,29 @@ void TimeMode(benchmark::State& state, DeviceMode mode) {
 }
 
 void BM_DeviceDeterministic(benchmark::State& state) { TimeMode(state, DeviceMode::kDeterministic); }
+
+// A stage kernel through the gpu library's resident entry (gpu/runners/resident_sampling.h:
+// LaunchResidentStage), its output on the device.
+void BM_DeviceStage(benchmark::State& state) {
+  const std::int64_t rows = state.range(0), vocab = state.range(1);
+  const auto stage = static_cast<gpu::ResidentStage>(state.range(2));
+  Inputs in(gpu::DeviceBenchShape(rows, vocab, false, gpu::DeviceBenchCase::kTypical));
+  DeviceArray<std::int32_t> top_k(rows, kTopK);
+  DeviceArray<float> p(rows, stage == gpu::ResidentStage::kMinP ? 0.05f : kTopP);
+  float* out = nullptr;
+  Check(cudaMalloc(&out, in.bytes()), "cudaMalloc stage out");
+  gpu::ResidentWorkspace workspace;
+  gpu::ResidentStageRows s;
+  s.stage = stage;
+  s.rows = rows;
+  s.vocab = vocab;
+  s.logits = in.logits;
+  s.top_k = top_k.Get();
+  s.p = p.Get();
+  s.out = out;
+  TimeDevice(state, in, [&] { Check(static_cast<cudaError_t>(gpu::LaunchResidentStage(s, workspace)), "stage launch"); });
+  cudaFree(out);
+}
 void BM_DeviceFast(benchmark::State& state) { TimeMode(state, DeviceMode::kFast); }
 
 #if SAMPCHECK_BENCH_FLASHINFER
@@ -443,6 +470,12 @@ void AddShapes(benchmark::internal::Benchmark* b, bool min_p_both, bool worst, b
 }
 
 void Shapes(benchmark::internal::Benchmark* b) { AddShapes(b, true, true, false, true); }
+void StageShapes(benchmark::internal::Benchmark* b) {
+  for (std::int64_t rows : {1, 64, 256}) {
+    for (std::int64_t stage = 0; stage < 4; ++stage) b->Args({rows, 128256, stage});
+  }
+  b->ArgNames({"B", "V", "stage"})->UseManualTime()->Unit(benchmark::kMicrosecond);
+}
 void SortShapes(benchmark::internal::Benchmark* b) { AddShapes(b, true, true, true); }
 void CopyShapes(benchmark::internal::Benchmark* b) { AddShapes(b, false, false, false); }
 
@@ -450,6 +483,7 @@ BENCHMARK(BM_DeviceCopyBaseline)->Apply(CopyShapes);
 BENCHMARK(BM_DeviceSortBaseline)->Apply(SortShapes);
 BENCHMARK(BM_DeviceDeterministic)->Apply(Shapes);
 BENCHMARK(BM_DeviceFast)->Apply(Shapes);
+BENCHMARK(BM_DeviceStage)->Apply(StageShapes);
 #if SAMPCHECK_BENCH_FLASHINFER
 // FlashInfer: min-p off, every worst case but min-p 1 (defined only where it is used: an
 // unused function is an nvcc warning in the build without FlashInfer).

@@ -42,7 +42,8 @@
 #   kernel's time goes, which the cost model cannot say (docs/gpu.md "Cost model").
 #   `ab`: the pack's benchmark and every variant's, one after the other, on the shapes that
 #   compare builds (SAMPCHECK_AB_FILTER, a --benchmark_filter; default: typical and worst cases
-#   at 1 and 64 rows of V = 128256, typical at 256 x 151936, the copies), times only, and ab.md:
+#   at 1 and 64 rows of V = 128256, typical at 256 x 151936, the stage kernels and the copies at 1
+#   and 64 rows of V = 128256; a build without BM_DeviceStage runs the rest), times only, and ab.md:
 #   each benchmark's median per build.
 #
 # The binaries name golden/v1 and the plugin by the absolute source folder they were built in
@@ -228,7 +229,7 @@ case $verb in
       tail -5 "$out/empty_residual_check.txt"
     fi
     if wants ab; then
-      filter=${SAMPCHECK_AB_FILTER:-'^BM_Device(Deterministic|Fast)/B:(1|64)/V:128256/|^BM_Device(Deterministic|Fast)/B:256/V:151936/minp:0/|^BM_DeviceCopyBaseline/B:(1|64)/V:128256/'}
+      filter=${SAMPCHECK_AB_FILTER:-'^BM_Device(Deterministic|Fast)/B:(1|64)/V:128256/|^BM_Device(Deterministic|Fast)/B:256/V:151936/minp:0/|^BM_DeviceCopyBaseline/B:(1|64)/V:128256/|^BM_DeviceStage/B:(1|64)/V:128256/'}
       mkdir -p build/device/ab
       cp "$b/bench/sampcheck_device_bench" build/device/ab/pack
       names=(pack)

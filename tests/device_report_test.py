@@ -4,7 +4,8 @@
 cost model's column takes the estimate of the repetitions (their median aggregate), not the
 stddev or cv aggregates that Google Benchmark also writes with every counter (their model_us is
 the spread of a constant, 0); the times are the medians of the repetitions; greedy rows are
-read against the copy's bandwidth, not as a worst case. Standard library only.
+read against the copy's bandwidth, not as a worst case, and the stage kernels' rows against the
+copy, not as worst cases either. Standard library only.
 """
 
 import io
@@ -62,6 +63,19 @@ class DeviceReportTest(unittest.TestCase):
         # of its bandwidth. Greedy is not a worst case: no row of the worst-case table.
         text = report(benchmarks)
         self.assertIn("| 64 | 128256 | 21.0 | 15.0 | 30.0 | 2189 | 1094 | 0.70 | 0.35 |", text)
+        self.assertNotIn("x typical", text)
+
+    def test_stage_rows_are_read_against_the_copy(self):
+        def median(name, us):
+            return {"name": name, "run_name": name, "run_type": "aggregate", "aggregate_name": "median",
+                    "real_time": us, "time_unit": "us"}
+        benchmarks = [median("BM_DeviceCopyBaseline/B:64/V:128256/minp:0/case:0/manual_time", 21.0),
+                      median("BM_DeviceStage/B:64/V:128256/stage:1/manual_time", 42.0),
+                      median("BM_DeviceStage/B:64/V:128256/stage:0/manual_time", 84.0)]
+        # By hand: 21 / 42 = 0.50 (top_k), 21 / 84 = 0.25 (softmax). Stage 1 is not "flat rows".
+        text = report(benchmarks)
+        self.assertIn("| 64 | 128256 | top_k 50 | 21.0 | 42.0 | 0.50 |", text)
+        self.assertIn("| 64 | 128256 | softmax | 21.0 | 84.0 | 0.25 |", text)
         self.assertNotIn("x typical", text)
 
 

@@ -137,6 +137,26 @@ int LaunchResidentSampling(const ResidentSampling& s, ResidentWorkspace& workspa
   return static_cast<int>(device.Error());
 }
 
+int LaunchResidentStage(const ResidentStageRows& s, ResidentWorkspace& workspace) {
+  ResidentLaunch device(workspace);
+  switch (s.stage) {
+    case ResidentStage::kSoftmax:
+      SoftmaxLaunch{s.logits, nullptr, s.rows, s.vocab, s.vocab, false, s.out}.Describe(device);
+      break;
+    case ResidentStage::kTopK:
+      TopKLaunch{s.logits, s.top_k, s.rows, s.vocab, s.vocab, TopKRule{}, s.out}.Describe(device);
+      break;
+    case ResidentStage::kTopP:
+      TopPLaunch{s.logits, s.p, s.rows, s.vocab, s.vocab, TopPWalk::kExclusive, s.out, DegenerateRowRule{}}.Describe(
+          device);
+      break;
+    case ResidentStage::kMinP:
+      MinPLaunch{s.logits, s.p, s.rows, s.vocab, s.vocab, MinPRule{}, s.out, DegenerateRowRule{}}.Describe(device);
+      break;
+  }
+  return static_cast<int>(device.Error());
+}
+
 // Whether a device is present, for tests that must skip with "no CUDA device".
 bool CudaDevicePresent() {
   int count = 0;

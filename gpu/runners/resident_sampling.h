@@ -73,10 +73,31 @@ class ResidentWorkspace {
   std::vector<Buffer> scratch_, tickets_;
 };
 
+// One stage kernel of the gpu backend on device-resident rows, for the device benchmark's stage
+// rows (bench/device_sampling_bench.cu, BM_DeviceStage): the launch description the backend's
+// stage runs (gpu/runners/kernel_launches.h: SoftmaxLaunch, TopKLaunch, TopPLaunch,
+// MinPLaunch) with the descriptions' default rules, the canonical profile's; each reads the
+// [B V] logits and writes [B V] (the probabilities, or the logits with the dropped entries
+// -inf).
+enum class ResidentStage { kSoftmax, kTopK, kTopP, kMinP };
+
+struct ResidentStageRows {
+  ResidentStage stage = ResidentStage::kSoftmax;
+  std::int64_t rows = 0, vocab = 0;
+  const float* logits = nullptr;        // [B V], read only
+  const std::int32_t* top_k = nullptr;  // [B], kTopK
+  const float* p = nullptr;             // [B], kTopP's top_p or kMinP's min_p
+  float* out = nullptr;                 // [B V], written
+};
+
 // Launches the mode's kernel(s) on the default stream, through the launch description the
 // runners use (SamplingFiltersLaunch or FastSamplingLaunch), with the slices planned from
 // `top_k` on the host; returns the first CUDA error as an int (0: launched), so that this
 // header needs no CUDA header.
 int LaunchResidentSampling(const ResidentSampling& s, ResidentWorkspace& workspace);
+
+// Launches the stage's kernel likewise (the workspace is unused by these four; kept for the
+// same signature as the sampling entry).
+int LaunchResidentStage(const ResidentStageRows& s, ResidentWorkspace& workspace);
 
 }  // namespace sampcheck::gpu
