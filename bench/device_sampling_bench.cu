@@ -386,7 +386,8 @@ void BM_DeviceStage(benchmark::State& state) {
   s.top_k = top_k.Get();
   s.p = p.Get();
   s.out = out;
-  TimeDevice(state, in, [&] { Check(static_cast<cudaError_t>(gpu::LaunchResidentStage(s, workspace)), "stage launch"); });
+  TimeDevice(state, in,
+             [&] { Check(static_cast<cudaError_t>(gpu::LaunchResidentStage(s, workspace)), "stage launch"); });
   cudaFree(out);
 }
 void BM_DeviceFast(benchmark::State& state) { TimeMode(state, DeviceMode::kFast); }
