@@ -30,11 +30,12 @@
 //   for (i = first; i < end; i += step) f(i, load(i));
 // in that order, except that a group's kGroup loads are all made before its first f (never a
 // load past end; the same condition on what f writes). For the reads that do the same work
-// for every entry: the stage kernels' canonical lane sums and masks (RowSoftmaxStats and
-// RowMaxProb, gpu/block/radix_select.cuh; softmax's, min_p's, top_k's, top_p's and
-// logprobs' reads of the row). Their loops hold an ExpF32Cr or a store between two
-// loads, so nvcc issued each load after the previous entry's work: one load in flight a
-// thread (docs/gpu.md "Reading the SASS").
+// for every entry: the stage kernels' canonical lane sums, copies and masks (RowSoftmaxStats,
+// RowMaxProb and CopyRow, gpu/block/radix_select.cuh; the copies' tallies,
+// gpu/block/row_tally.cuh; softmax's, min_p's, top_k's, top_p's and logprobs' reads of the
+// row). Their loops hold an ExpF32Cr or a store between two loads, so nvcc issued each load
+// after the previous entry's work: one load in flight a thread (docs/gpu.md "Reading the
+// SASS").
 // Example: kGroup 2, first 2, end 11, step 3, load(i) = i, keep "x odd": load(2), load(5),
 // dropped(2, 2), kept(5, 5), load(8), dropped(8, 8); kGroup 1: load(2), dropped(2, 2),
 // load(5), kept(5, 5), load(8), dropped(8, 8); ForEachLaneEntry<2> on the same walk: load(2),

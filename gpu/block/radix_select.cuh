@@ -457,12 +457,15 @@ SAMPCHECK_OUT_OF_LINE SAMPCHECK_KERNEL_BODY float RowMaxProb(B& block, Arr row, 
   return result;
 }
 
-// dst[i] = src[i] for the row (the filters then mask dst in place).
+// dst[i] = src[i] for the row (the filters then mask dst in place), four loads in flight a thread
+// (ForEachLaneEntry).
 template <class B, class Src, class Dst>
 SAMPCHECK_KERNEL_BODY void CopyRow(B& block, Src src, std::int64_t src_base, Dst dst, std::int64_t dst_base,
                                    std::int64_t vocab) {
   block.ForEachThread([&](Thread t) {
-    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) dst.Store(dst_base + i, src.Load(src_base + i));
+    ForEachLaneEntry<kLaneSumGroup>(
+        t.x, vocab, kCanonicalLanes, [&](std::int64_t i) { return src.Load(src_base + i); },
+        [&](std::int64_t i, float x) { dst.Store(dst_base + i, x); });
   });
   block.Sync();
 }

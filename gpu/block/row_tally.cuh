@@ -14,7 +14,8 @@
 //   float max of 0 / 1 weights (an "any" that reuses the shared array of the softmax's max,
 //   so a filter kernel that already holds one needs no more shared memory for it).
 // - RowTally<T, Combine>(block, row, base, vocab, weigh): the same, reading the row only.
-// - One read of src (and one write of dst), the reduction's barriers.
+// - One read of src (and one write of dst), the reduction's barriers; a lane's entries read
+//   four at a time (ForEachLaneEntry, gpu/block/lane_scan.cuh).
 // Example: {NaN, 1, +inf, -NaN} with weigh = IsNan ? 1 : 0 copies the row and returns 2
 //   (tests/gpu_kernels_test.cc, GpuFilterDegenerateRows).
 
@@ -22,6 +23,7 @@
 
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
+#include "gpu/block/lane_scan.cuh"
 
 namespace sampcheck::gpu {
 
@@ -35,13 +37,17 @@ struct IdentityMap {
   SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE float operator()(float x) const { return x; }
 };
 
-// The tally of both forms: visit(i) reads (and copies) entry i and returns the value weighed.
-template <class T, class Combine, class B, class Visit, class Weigh>
-SAMPCHECK_KERNEL_BODY T TallyRow(B& block, std::int64_t vocab, Visit visit, Weigh weigh) {
+// The tally of both forms: load(i) reads entry i, visit(i, x) copies it and returns the value
+// weighed. A lane's entries kLaneSumGroup loads at a time (ForEachLaneEntry): the same copies
+// and combinations in the same order, four loads in flight where the copy's store before the
+// next load left one.
+template <class T, class Combine, class B, class Load, class Visit, class Weigh>
+SAMPCHECK_KERNEL_BODY T TallyRow(B& block, std::int64_t vocab, Load load, Visit visit, Weigh weigh) {
   auto lane = Registers<T>(block);
   block.ForEachThread([&](Thread t) {
     T acc = 0;
-    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) acc = Combine{}(acc, weigh(visit(i)));
+    ForEachLaneEntry<kLaneSumGroup>(t.x, vocab, kCanonicalLanes, load,
+                                    [&](std::int64_t i, float x) { acc = Combine{}(acc, weigh(visit(i, x))); });
     lane[t] = acc;
   });
   auto total = CanonicalBlockReduce<T>(block, lane, Combine{});
@@ -53,9 +59,9 @@ template <class T, class Combine = IntegerSumCombine<T>, class B, class Src, cla
 SAMPCHECK_KERNEL_BODY T CopyRowTally(B& block, Src src, std::int64_t src_base, Dst dst, std::int64_t dst_base,
                                      std::int64_t vocab, Weigh weigh, Map map = {}) {
   return TallyRow<T, Combine>(
-      block, vocab,
-      [&](std::int64_t i) {
-        const float x = map(src.Load(src_base + i));
+      block, vocab, [&](std::int64_t i) { return src.Load(src_base + i); },
+      [&](std::int64_t i, float loaded) {
+        const float x = map(loaded);
         dst.Store(dst_base + i, x);
         return x;
       },
@@ -64,7 +70,8 @@ SAMPCHECK_KERNEL_BODY T CopyRowTally(B& block, Src src, std::int64_t src_base, D
 
 template <class T, class Combine = IntegerSumCombine<T>, class B, class Arr, class Weigh>
 SAMPCHECK_KERNEL_BODY T RowTally(B& block, Arr row, std::int64_t base, std::int64_t vocab, Weigh weigh) {
-  return TallyRow<T, Combine>(block, vocab, [&](std::int64_t i) { return row.Load(base + i); }, weigh);
+  return TallyRow<T, Combine>(
+      block, vocab, [&](std::int64_t i) { return row.Load(base + i); }, [](std::int64_t, float x) { return x; }, weigh);
 }
 
 }  // namespace sampcheck::gpu
