@@ -30,6 +30,12 @@ def entry(run_type, aggregate, us, model_us):
     return e
 
 
+def median(name, us):
+    """A median aggregate of `name` at `us` microseconds, without counters."""
+    return {"name": name, "run_name": name, "run_type": "aggregate", "aggregate_name": "median",
+            "real_time": us, "time_unit": "us"}
+
+
 def report(benchmarks):
     """device_report's output for a benchmark JSON of these entries."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
@@ -52,9 +58,6 @@ class DeviceReportTest(unittest.TestCase):
         self.assertIn("| Fast | 64 | 128256 | off | typical | 110.0 | 40.0 | 2.75 | 2.00 | 11 |", report(benchmarks))
 
     def test_greedy_rows_are_read_against_the_copys_bandwidth(self):
-        def median(name, us):
-            return {"name": name, "run_name": name, "run_type": "aggregate", "aggregate_name": "median",
-                    "real_time": us, "time_unit": "us"}
         benchmarks = [median("BM_DeviceCopyBaseline/B:64/V:128256/minp:0/case:0/manual_time", 21.0),
                       median("BM_DeviceDeterministic/B:64/V:128256/minp:0/case:5/manual_time", 15.0),
                       median("BM_DeviceFast/B:64/V:128256/minp:0/case:5/manual_time", 30.0)]
@@ -66,9 +69,6 @@ class DeviceReportTest(unittest.TestCase):
         self.assertNotIn("x typical", text)
 
     def test_stage_rows_are_read_against_the_copy(self):
-        def median(name, us):
-            return {"name": name, "run_name": name, "run_type": "aggregate", "aggregate_name": "median",
-                    "real_time": us, "time_unit": "us"}
         benchmarks = [median("BM_DeviceCopyBaseline/B:64/V:128256/minp:0/case:0/manual_time", 21.0),
                       median("BM_DeviceStage/B:64/V:128256/stage:1/manual_time", 42.0),
                       median("BM_DeviceStage/B:64/V:128256/stage:0/manual_time", 84.0)]

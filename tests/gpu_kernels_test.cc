@@ -86,37 +86,40 @@ std::int64_t GreedyOne(const std::vector<float>& row) {
   return token;
 }
 
+// The lane walks' calls as text: a load of index i gives i as the entry's value ("load i"),
+// each other call is "name i x".
+struct WalkCalls {
+  std::vector<std::string> calls;
+  auto Load() {
+    return [this](std::int64_t i) {
+      calls.push_back("load " + std::to_string(i));
+      return i;
+    };
+  }
+  auto Call(std::string name) {
+    return [this, name](std::int64_t i, std::int64_t x) {
+      calls.push_back(name + " " + std::to_string(i) + " " + std::to_string(x));
+    };
+  }
+};
+
 // ScanLane (gpu/block/lane_scan.cuh): its loads and calls, in order.
 template <int kGroup>
 std::vector<std::string> ScanLaneCalls(std::int64_t first, std::int64_t end, std::int64_t step,
                                        const std::function<bool(std::int64_t)>& keep) {
-  std::vector<std::string> calls;
+  WalkCalls w;
   ScanLane<kGroup>(
-      first, end, step,
-      [&](std::int64_t i) {
-        calls.push_back("load " + std::to_string(i));
-        return i;
-      },
-      [&](std::int64_t x, std::int64_t i) { return x == i && keep(i); },
-      [&](std::int64_t i, std::int64_t x) {
-        calls.push_back("dropped " + std::to_string(i) + " " + std::to_string(x));
-      },
-      [&](std::int64_t i, std::int64_t x) { calls.push_back("kept " + std::to_string(i) + " " + std::to_string(x)); });
-  return calls;
+      first, end, step, w.Load(), [&](std::int64_t x, std::int64_t i) { return x == i && keep(i); }, w.Call("dropped"),
+      w.Call("kept"));
+  return w.calls;
 }
 
 // ForEachLaneEntry (the same file): its loads and calls, in order.
 template <int kGroup>
 std::vector<std::string> LaneEntryCalls(std::int64_t first, std::int64_t end, std::int64_t step) {
-  std::vector<std::string> calls;
-  ForEachLaneEntry<kGroup>(
-      first, end, step,
-      [&](std::int64_t i) {
-        calls.push_back("load " + std::to_string(i));
-        return i;
-      },
-      [&](std::int64_t i, std::int64_t x) { calls.push_back("f " + std::to_string(i) + " " + std::to_string(x)); });
-  return calls;
+  WalkCalls w;
+  ForEachLaneEntry<kGroup>(first, end, step, w.Load(), w.Call("f"));
+  return w.calls;
 }
 
 // The contract's order, written out: each group's loads, then its entries' calls.
@@ -145,13 +148,21 @@ TEST(GpuLaneScan, ContractExample) {
   EXPECT_TRUE(LaneEntryCalls<4>(5, 5, 1).empty());
 }
 
+// A random walk's first, end and step: empty walks (end <= first) among them.
+struct Walk {
+  std::int64_t first, end, step;
+};
+Walk RandomWalk(std::mt19937_64& rng) {
+  const std::int64_t first = static_cast<std::int64_t>(rng() % 8);
+  const std::int64_t end = static_cast<std::int64_t>(rng() % 64);
+  return Walk{first, end, 1 + static_cast<std::int64_t>(rng() % 5)};
+}
+
 template <int kGroup>
 void CheckScanLaneAgainstTheContract(std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   for (int trial = 0; trial < 500; ++trial) {
-    const std::int64_t first = static_cast<std::int64_t>(rng() % 8);
-    const std::int64_t end = static_cast<std::int64_t>(rng() % 64);
-    const std::int64_t step = 1 + static_cast<std::int64_t>(rng() % 5);
+    const auto [first, end, step] = RandomWalk(rng);
     const std::uint64_t pattern = rng() & (trial % 3 == 0 ? rng() : ~std::uint64_t{0});  // often sparse
     const auto keep = [&](std::int64_t i) { return ((pattern >> (i % 64)) & 1u) != 0; };
     ASSERT_EQ(ScanLaneCalls<kGroup>(first, end, step, keep), ExpectedScanLaneCalls(kGroup, first, end, step, keep))
@@ -171,9 +182,7 @@ template <int kGroup>
 void CheckLaneEntriesAgainstTheContract(std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   for (int trial = 0; trial < 500; ++trial) {
-    const std::int64_t first = static_cast<std::int64_t>(rng() % 8);
-    const std::int64_t end = static_cast<std::int64_t>(rng() % 64);
-    const std::int64_t step = 1 + static_cast<std::int64_t>(rng() % 5);
+    const auto [first, end, step] = RandomWalk(rng);
     const auto every = [](std::int64_t) { return true; };
     std::vector<std::string> expected = ExpectedScanLaneCalls(kGroup, first, end, step, every);
     for (std::string& call : expected) {
