@@ -33,9 +33,9 @@
 // for every entry: the stage kernels' canonical lane sums, copies and masks (RowSoftmaxStats,
 // RowMaxProb and CopyRow, gpu/block/radix_select.cuh; the copies' tallies,
 // gpu/block/row_tally.cuh; softmax's, min_p's, top_k's, top_p's and logprobs' reads of the
-// row). Their loops hold an ExpF32Cr or a store between two loads, so nvcc issued each load
-// after the previous entry's work: one load in flight a thread (docs/gpu.md "Reading the
-// SASS").
+// row; the copies of nan_handling, logit_bias and min_new_tokens). Their loops hold an
+// ExpF32Cr or a store between two loads, so nvcc issued each load after the previous entry's
+// work: one load in flight a thread (docs/gpu.md "Reading the SASS").
 // Example: kGroup 2, first 2, end 11, step 3, load(i) = i, keep "x odd": load(2), load(5),
 // dropped(2, 2), kept(5, 5), load(8), dropped(8, 8); kGroup 1: load(2), dropped(2, 2),
 // load(5), kept(5, 5), load(8), dropped(8, 8); ForEachLaneEntry<2> on the same walk: load(2),

@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include "gpu/block/block_model.h"
+#include "gpu/block/lane_scan.cuh"
 #include "gpu/kernels/stage_rules.h"
 
 namespace sampcheck::gpu {
@@ -40,15 +41,24 @@ struct LogitBiasKernel {
                                         Values bias_values, std::int64_t n, Out out, std::int64_t vocab,
                                         std::int64_t pitch, LogitBiasRule rule) const {
     const std::int64_t row = block.index();
-    auto biased = [&](std::int64_t i) {
-      const float x = logits.Load(row * pitch + i);
-      return has_dense ? x + bias.Load(row * vocab + i) : x;
+    auto bias_of = [&](std::int64_t i) { return has_dense ? bias.Load(row * vocab + i) : 0.0f; };
+    auto with_bias = [&](float x, float b) { return has_dense ? x + b : x; };
+    auto biased = [&](std::int64_t i) { return with_bias(logits.Load(row * pitch + i), bias_of(i)); };
+    // A group's loads (the logit and its dense bias) before its stores (ForEachLaneEntry): four
+    // in flight a thread, not one before each store.
+    struct Loaded {
+      float x, bias;
     };
     block.ForEachThread([&](Thread t) {
-      for (std::int64_t i = t.x; i < vocab; i += kThreads) {
-        const float y = biased(i);
-        out.Store(row * vocab + i, rule.densify ? y + 0.0f : y);
-      }
+      ForEachLaneEntry<kLaneSumGroup>(
+          t.x, vocab, kThreads,
+          [&](std::int64_t i) {
+            return Loaded{logits.Load(row * pitch + i), bias_of(i)};
+          },
+          [&](std::int64_t i, Loaded l) {
+            const float y = with_bias(l.x, l.bias);
+            out.Store(row * vocab + i, rule.densify ? y + 0.0f : y);
+          });
     });
     block.Sync();
     block.ForEachThread([&](Thread t) {

@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "gpu/block/block_model.h"
+#include "gpu/block/lane_scan.cuh"
 #include "gpu/kernels/greedy.cuh"
 
 namespace sampcheck::gpu {
@@ -32,10 +33,9 @@ struct MinNewTokensKernel {
     const std::int64_t row = block.index();
     const bool active = output_len.Load(row) < min_tokens.Load(row);
     block.ForEachThread([&](Thread t) {
-      for (std::int64_t i = t.x; i < vocab; i += kThreads) {
-        const float x = logits.Load(row * pitch + i);
-        out.Store(row * vocab + i, additive ? x + 0.0f : x);
-      }
+      ForEachLaneEntry<kLaneSumGroup>(  // four loads in flight a thread, not one before each store
+          t.x, vocab, kThreads, [&](std::int64_t i) { return logits.Load(row * pitch + i); },
+          [&](std::int64_t i, float x) { out.Store(row * vocab + i, additive ? x + 0.0f : x); });
     });
     block.Sync();
     block.ForEachThread([&](Thread t) {

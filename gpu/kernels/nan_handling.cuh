@@ -18,6 +18,7 @@
 
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
+#include "gpu/block/lane_scan.cuh"
 #include "gpu/kernels/stage_rules.h"
 
 namespace sampcheck::gpu {
@@ -31,14 +32,16 @@ struct NanHandlingKernel {
                                         NanRule rule) const {
     const std::int64_t row = block.index();
     block.ForEachThread([&](Thread t) {
-      for (std::int64_t i = t.x; i < vocab; i += kThreads) {
-        const float x = logits.Load(row * pitch + i);
-        float y = x;
-        if (rule.nan && IsNan(x)) y = rule.nan_value;
-        if (rule.neg_inf && IsInf(x) && SignBit(x)) y = rule.neg_inf_value;
-        if (rule.pos_inf && IsInf(x) && !SignBit(x)) y = rule.pos_inf_value;
-        out.Store(row * vocab + i, y);
-      }
+      // Four loads in flight a thread (ForEachLaneEntry), not one before each store.
+      ForEachLaneEntry<kLaneSumGroup>(
+          t.x, vocab, kThreads, [&](std::int64_t i) { return logits.Load(row * pitch + i); },
+          [&](std::int64_t i, float x) {
+            float y = x;
+            if (rule.nan && IsNan(x)) y = rule.nan_value;
+            if (rule.neg_inf && IsInf(x) && SignBit(x)) y = rule.neg_inf_value;
+            if (rule.pos_inf && IsInf(x) && !SignBit(x)) y = rule.pos_inf_value;
+            out.Store(row * vocab + i, y);
+          });
     });
   }
 };
