@@ -6,8 +6,8 @@
 // top-k V - 1, top-k off with top-p 0.999, min-p 1 (argument `case`, 1 to 4) and min-p 1 with
 // top-k and top-p off (case 6), on flat rows too (case 7); and greedy
 // rows (temperature 0, case 5) at 64 and 256 rows of V = 128256 and 151936, whose goal is a
-// fraction of the copy's bandwidth (gpu: the greedy stage's argmax kernel; gpu-fast:
-// its fused kernel's greedy rows).
+// fraction of the copy's bandwidth (the greedy stage's argmax kernel in both modes since
+// 2026-12-06: gpu-fast launches it for a batch of greedy rows, docs/gpu.md "Greedy batches").
 //
 // Each shape is timed, in the same run, for:
 //   BM_DeviceCopyBaseline   a device-to-device copy of the logits (the bandwidth yardstick);

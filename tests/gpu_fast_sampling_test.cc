@@ -28,6 +28,8 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -1145,17 +1147,15 @@ TEST(GpuFastSampling, SlicedRowsWhoseLanesHoldFourSurvivors) {
   EXPECT_EQ(drawn, top);
 }
 
-// Greedy rows read as the greedy kernel reads (QuadRangeArgmaxF32, gpu/block/block_argmax.cuh,
-// since 2026-12-04; a minimum of order keys before): sliced (4 slices a row at 4 rows of 16384)
-// and whole (planned for kFastSamplingSms rows and twice as many), the same token, the spec's
-// (docs/spec/greedy.md "Semantics"; no NaN reaches gpu-fast): the first index strictly above
-// every earlier value.
-// Rows: random values with their maximum tied across two slices (slice 1's last entry and slice
-// 3's first: the earlier wins); negatives with -0.0 at 3000 and +0.0 at 5000 (equal: 3000);
-// every entry -inf (0); random values with the maximum at the last entry.
-TEST(GpuFastSampling, GreedyRowsTakeTheFirstMaximum) {
-  constexpr std::int64_t rows = 4, vocab = 16384;
-  ASSERT_EQ(gpu::FastSliceBudget(rows, vocab), 4);
+// Rows of V = 16384 whose first maxima (docs/spec/greedy.md "Semantics"; no NaN reaches
+// gpu-fast: the first index strictly above every earlier value) fall where a slice's fold or the
+// slices' merge could miss them, at 4 slices a row: random values with their maximum tied across
+// two slices (slice 1's last entry and slice 3's first: the earlier wins); negatives with -0.0
+// at 3000 and +0.0 at 5000 (equal: 3000); every entry -inf (0); random values with the maximum
+// at the last entry. Row 4, when asked for, is random values (a row to sample).
+constexpr std::int64_t kGreedyRowsVocab = 16384;
+std::vector<float> GreedyRowsLogits(std::int64_t rows) {
+  constexpr std::int64_t vocab = kGreedyRowsVocab;
   std::vector<float> logits = UniformRows(rows, vocab, 0x6eed, [](std::int64_t b, std::int64_t, float x) {
     return b == 1 ? -9.0f + 0.5f * x : b == 2 ? -INFINITY : x;
   });
@@ -1164,23 +1164,75 @@ TEST(GpuFastSampling, GreedyRowsTakeTheFirstMaximum) {
   logits[static_cast<std::size_t>(vocab + 3000)] = -0.0f;
   logits[static_cast<std::size_t>(vocab + 5000)] = 0.0f;
   logits[static_cast<std::size_t>(4 * vocab - 1)] = 9.0f;
-  auto first_maximum = [&](std::int64_t b) {
-    const float* row = logits.data() + b * vocab;
-    std::int64_t best = 0;
-    for (std::int64_t i = 1; i < vocab; ++i) best = row[i] > row[best] ? i : best;
-    return best;
-  };
-  const std::vector<std::int64_t> expected = {first_maximum(0), first_maximum(1), first_maximum(2), first_maximum(3)};
-  ASSERT_EQ(expected, (std::vector<std::int64_t>{gpu::SliceBegin(2, 4, vocab) - 1, 3000, 0, vocab - 1}));
-  const std::vector<float> temperature(rows, 0.0f), top_p(rows, 1.0f), min_p(rows, 0.0f);
-  const std::vector<std::int32_t> top_k(rows, 0);
+  return logits;
+}
+// The first maxima of GreedyRowsLogits' rows 0 to 3, by hand.
+const std::vector<std::int64_t> kGreedyRowsTokens = {gpu::SliceBegin(2, 4, kGreedyRowsVocab) - 1, 3000, 0,
+                                                     kGreedyRowsVocab - 1};
+
+// The fused kernel's greedy rows read as the greedy kernel reads (QuadRangeArgmaxF32,
+// gpu/block/block_argmax.cuh, since 2026-12-04; a minimum of order keys before): sliced (4
+// slices a row at 5 rows of 16384) and whole (planned for kFastSamplingSms rows and twice as
+// many), the same token, the first maximum. Row 4 samples (top-k 50, 4 slices too), so the
+// batch takes the fused kernel (a batch of greedy rows only takes the greedy kernel: below).
+TEST(GpuFastSampling, GreedyRowsTakeTheFirstMaximum) {
+  constexpr std::int64_t rows = 5, vocab = kGreedyRowsVocab;
+  ASSERT_EQ(gpu::FastSliceBudget(rows, vocab), 4);
+  const std::vector<float> logits = GreedyRowsLogits(rows);
+  const std::vector<float> temperature = {0.0f, 0.0f, 0.0f, 0.0f, 1.0f}, top_p(rows, 1.0f), min_p(rows, 0.0f);
+  const std::vector<std::int32_t> top_k = {0, 0, 0, 0, 50};
   std::vector<std::uint64_t> seed(rows, 7), position(rows, 0);
   gpu::FastSamplingLaunch launch =
       FastLaunch(logits, temperature, top_k, top_p, min_p, seed, position, rows, vocab, vocab);
+  ASSERT_FALSE(launch.AllGreedy());
   ASSERT_EQ(launch.Slices(), 4);
   std::vector<std::int64_t> sliced;
   ASSERT_NO_FATAL_FAILURE(ExpectSlicedEqualsWhole(launch, 4, sliced));
-  EXPECT_EQ(sliced, expected);
+  EXPECT_EQ(std::vector<std::int64_t>(sliced.begin(), sliced.begin() + 4), kGreedyRowsTokens);
+  EXPECT_GE(sliced[4], 0);
+}
+
+// A batch of greedy rows only launches the greedy stage's argmax kernel (GreedyLaunch, its slices
+// planned as the fused kernel's: 4 a row for this batch, 1 for a batch of kFastSamplingSms rows),
+// whether the host reads the temperatures or the caller plans (planned_all_greedy, the device's
+// resident launch); the first maxima of GreedyRowsLogits, as the fused kernel's greedy rows give
+// them (above). A random row's temperature keeps the fused kernel, and so does a caller's plan
+// that says not every row is greedy.
+TEST(GpuFastSampling, AllGreedyBatchTakesTheGreedyKernel) {
+  constexpr std::int64_t rows = 4, vocab = kGreedyRowsVocab;
+  const std::vector<float> logits = GreedyRowsLogits(rows);
+  std::vector<float> temperature(rows, 0.0f);
+  const std::vector<float> top_p(rows, 1.0f), min_p(rows, 0.0f);
+  const std::vector<std::int32_t> top_k(rows, 0);
+  const std::vector<std::uint64_t> seed(rows, 7), position(rows, 0);
+  gpu::FastSamplingLaunch launch =
+      FastLaunch(logits, temperature, top_k, top_p, min_p, seed, position, rows, vocab, vocab);
+  ASSERT_TRUE(launch.AllGreedy());
+  auto run = [&](std::int64_t plan_rows, std::int64_t planned_slices, bool planned_all_greedy) {
+    std::vector<std::int64_t> token(rows, -1);
+    launch.token = token.data();
+    launch.plan_rows = plan_rows;
+    launch.planned_slices = planned_slices;
+    launch.planned_all_greedy = planned_all_greedy;
+    gpu::LaunchRecorder recorder;
+    gpu::RunFastSamplingEmulated(launch);
+    const auto launches = recorder.launches();
+    EXPECT_EQ(launches.size(), 1u);
+    return std::pair{launches.empty() ? gpu::LaunchCounters{} : launches[0], token};
+  };
+  using Plan = std::tuple<std::int64_t, std::int64_t, std::int64_t>;  // plan_rows, planned_slices, blocks
+  for (auto [plan_rows, planned_slices, blocks] :
+       {Plan{0, 0, rows * 4}, Plan{gpu::kFastSamplingSms, 0, rows}, Plan{0, 4, rows * 4}}) {
+    SCOPED_TRACE(testing::Message() << "plan_rows " << plan_rows << ", planned_slices " << planned_slices);
+    const auto [counted, token] = run(plan_rows, planned_slices, true);
+    EXPECT_EQ(counted.kernel, "greedy");
+    EXPECT_EQ(counted.blocks, blocks);
+    EXPECT_EQ(token, kGreedyRowsTokens);
+  }
+  EXPECT_EQ(run(0, 4, false).first.kernel, "fast_sampling_slices") << "the caller's plan: not every row greedy";
+  temperature[3] = 1.0f;
+  ASSERT_FALSE(launch.AllGreedy());
+  EXPECT_EQ(run(0, 0, false).first.kernel, "fast_sampling_slices") << "row 3 samples";
 }
 
 // min-p alone (top-k and top-p off, canonical): the first 64 keys are gathered as a top-k

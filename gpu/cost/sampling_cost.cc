@@ -51,6 +51,7 @@ std::vector<LaunchCounters> CountGpuSampling(const SamplingCostShape& shape, con
     g.vocab = shape.vocab;
     g.pitch = shape.vocab;
     g.token = token.data();
+    g.plan_rows = shape.plan_rows;
     runner->Run(g);
     return recorder.launches();
   }

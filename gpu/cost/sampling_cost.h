@@ -40,12 +40,13 @@ struct SamplingCostShape {
   float top_p = 0.9f;
   float min_p = 0.0f;
   bool flat = false;  // every logit equal
-  // Every row greedy (temperature 0): gpu launches the greedy stage's argmax kernel
-  // (GreedyLaunch, gpu/kernels/greedy.cuh), gpu-fast its fused kernel's greedy rows; the
-  // filter parameters are then unused.
+  // Every row greedy (temperature 0): both modes launch the greedy stage's argmax kernel
+  // (GreedyLaunch, gpu/kernels/greedy.cuh; gpu-fast by FastSamplingLaunch's all-greedy
+  // batch); the filter parameters are then unused.
   bool greedy = false;
   // The batch the launches plan their slices per row for (0: rows), when rows are the first
-  // rows of a larger batch (FastSamplingLaunch::plan_rows, SamplingFiltersLaunch::plan_rows).
+  // rows of a larger batch (FastSamplingLaunch::plan_rows, SamplingFiltersLaunch::plan_rows,
+  // GreedyLaunch::plan_rows).
   std::int64_t plan_rows = 0;
   FilterRules rules{};  // gpu's profile rules (FilterRules{}: the canonical top_k_first)
 };

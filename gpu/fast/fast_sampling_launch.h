@@ -17,6 +17,7 @@
 
 #include "core/portability.h"
 #include "gpu/block/row_slices.cuh"
+#include "gpu/runners/kernel_launches.h"
 #include "reference/profile_rules.h"
 
 namespace sampcheck::gpu {
@@ -165,8 +166,20 @@ struct FastSamplingLaunch {
   // The slices the caller planned (> 0) when the arrays are on the device, where the host
   // cannot read temperature and top_k (gpu/runners/resident_sampling.h); 0: Slices() reads them.
   std::int64_t planned_slices = 0;
+  // With planned_slices: whether every row is greedy, which the host cannot read either.
+  bool planned_all_greedy = false;
 
   std::int64_t PlanRows() const { return plan_rows > 0 ? plan_rows : rows; }
+
+  // Whether every row is greedy (FastIsGreedy; the caller's plan when the arrays are on the
+  // device): such a batch takes the greedy stage's argmax kernel (Describe).
+  bool AllGreedy() const {
+    if (planned_slices > 0) return planned_all_greedy;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      if (!FastIsGreedy(temperature[r], options.greedy_below)) return false;
+    }
+    return rows > 0;
+  }
   std::int64_t SliceBudget() const { return FastSliceBudget(PlanRows(), vocab); }
 
   // The slices of the first launch: the most any row takes (FastRowSlices; a row taking fewer
@@ -193,8 +206,17 @@ struct FastSamplingLaunch {
   // (slice budget 1), as FastSamplingKernel's Row at 64 registers; FastSamplingKernel (two
   // blocks per SM at 32 registers, spilling) only for more rows, whose blocks it keeps in one
   // wave up to 2 x 132 (docs/gpu.md "Occupancy"). The kernels keep no row-sized work array.
+  // A batch of greedy rows only takes the greedy stage's argmax kernel (GreedyLaunch,
+  // gpu/kernels/greedy.cuh), as a serving engine skips its sampler when no row samples: the
+  // fused kernel's greedy rows run the same read and merge (QuadRangeArgmaxF32,
+  // MergeSliceWinnersF32), so the tokens are the same, without the fused kernel's registers
+  // and shared memory (docs/gpu.md "gpu-fast", "Greedy batches").
   template <int kThreads, class L>
   void Describe(L& l) const {
+    if (AllGreedy()) {
+      GreedyLaunch{logits, rows, vocab, pitch, token, PlanRows()}.Describe(l);
+      return;
+    }
     const std::int64_t budget = SliceBudget();
     const std::int64_t slices = Slices();
     const auto logits_in = l.In(logits, rows * pitch, "logits");

@@ -132,6 +132,7 @@ int LaunchResidentSampling(const ResidentSampling& s, ResidentWorkspace& workspa
     const std::int64_t k = FastSurvivorK(FastTopKOf(s.top_k, l.options.bug), 1.0f, s.has_min_p ? 1.0f : 0.0f, s.vocab,
                                          l.options.rule);
     l.planned_slices = FastRowSlices(l.SliceBudget(), s.vocab, s.greedy, k, l.options.rule);
+    l.planned_all_greedy = s.greedy;
     l.Describe<kFastSamplingDeviceThreads>(device);
   }
   return static_cast<int>(device.Error());

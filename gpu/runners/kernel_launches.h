@@ -94,9 +94,12 @@ struct GreedyLaunch {
   const float* logits = nullptr;
   std::int64_t rows = 0, vocab = 0, pitch = 0;
   std::int64_t* token = nullptr;
+  // The batch the slices are planned for; 0: rows. The cost model counts the first rows of a
+  // large batch as that batch would slice them (FastSamplingLaunch::plan_rows).
+  std::int64_t plan_rows = 0;
   // Slices a row: the batch's share of the SMs (RowSliceBudget, gpu/block/row_slices.cuh), the
   // row's last block merging the slices' winners (gpu/kernels/greedy.cuh).
-  std::int64_t Slices() const { return RowSliceBudget(rows, vocab); }
+  std::int64_t Slices() const { return RowSliceBudget(plan_rows > 0 ? plan_rows : rows, vocab); }
   template <class L>
   void Describe(L& l) const {
     const std::int64_t slices = Slices();

@@ -32,9 +32,10 @@ struct ResidentSampling {
   std::int64_t rows = 0, vocab = 0;
   int top_k = 0;  // every row's top-k (0: off); top_k_rows holds it per row
   bool has_min_p = false;
-  // Every row greedy: kDeterministic launches the greedy stage's argmax kernel (GreedyLaunch,
-  // gpu/kernels/greedy.cuh: the batch's slices a row) instead of the filters; kFast plans greedy rows'
-  // slices (temperature must then hold values below the greedy threshold, e.g. 0).
+  // Every row greedy: both modes launch the greedy stage's argmax kernel (GreedyLaunch,
+  // gpu/kernels/greedy.cuh: the batch's slices a row) instead of the filters (kFast: the
+  // all-greedy batch of FastSamplingLaunch; temperature must then hold values below the greedy
+  // threshold, e.g. 0).
   bool greedy = false;
   const float* logits = nullptr;              // [B V], read only
   const std::int32_t* top_k_rows = nullptr;   // [B], each equal to top_k
