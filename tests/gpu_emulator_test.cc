@@ -578,6 +578,82 @@ TEST(GpuEmulatorWarp, ShuffleXorAndBallot) {
   EXPECT_EQ(b[32], 0x92492492u);
 }
 
+// --- warp subsets (ForWarps) -----------------------------------------------------------------
+
+// 96 threads (3 warps), ForWarps keeping warps 0 and 2: the body's phase runs their 64 threads
+// only, its ShuffleXor exchanges within them (thread 65 = warp 2 lane 1 gets lane 1 ^ 1 = 0:
+// thread 64), warp 1's registers keep what they held, and the counters take 2 warps for the
+// shuffle (warp_op_warps), 3 for the Ballot after it; a nested ForWarps keeping warps 1 and 2
+// leaves warp 2 (its phase: 32 threads); one that keeps none runs nothing.
+TEST(GpuEmulatorWarpSubset, RunsTheKeptWarpsOnly) {
+  std::vector<int> got(96, -1);
+  int outer_phase = 0, inner_phase = 0, empty_phase = 0;
+  const LaunchReport r = emu::Launch("warp_subset", 1, 96, [&](Block& block) {
+    auto v = Registers<int>(block, -7);
+    block.ForWarps([](int w) { return w != 1; }, [&] {
+      block.ForEachThread([&](Thread t) {
+        v[t] = t.x;
+        ++outer_phase;
+      });
+      auto x = ShuffleXor(block, v, 1);
+      block.ForEachThread([&](Thread t) { v[t] = x[t]; });
+      block.ForWarps([](int w) { return w >= 1; }, [&] { block.ForEachThread([&](Thread) { ++inner_phase; }); });
+      block.ForWarps([](int w) { return w == 1; }, [&] { block.ForEachThread([&](Thread) { ++empty_phase; }); });
+    });
+    auto p = Registers<bool>(block, true);
+    (void)Ballot(block, p);
+    block.ForEachThread([&](Thread t) { got[static_cast<std::size_t>(t.x)] = v[t]; });
+  });
+  ASSERT_TRUE(r.ok()) << r.Summary();
+  EXPECT_EQ(outer_phase, 64);
+  EXPECT_EQ(inner_phase, 32);
+  EXPECT_EQ(empty_phase, 0);
+  EXPECT_EQ(got[0], 1);
+  EXPECT_EQ(got[1], 0);
+  EXPECT_EQ(got[32], -7);  // warp 1 sat it out
+  EXPECT_EQ(got[63], -7);
+  EXPECT_EQ(got[64], 65);
+  EXPECT_EQ(got[65], 64);
+  EXPECT_EQ(r.counters.warp_ops, 2);
+  EXPECT_EQ(r.counters.warp_op_warps, 2 + 3);
+}
+
+// A barrier inside ForWarps is one the warps left out never reach (reported at the first of
+// their threads, 32 here); ForWarps inside a phase is block-level code called by one thread;
+// BlockUniform inside ForWarps reads the kept warps only (warp 1's different value is no
+// divergence there) and reports a kept thread that differs (thread 70, first of warp 2 with 9).
+TEST(GpuEmulatorWarpSubset, CatchesABarrierInsideAndChecksTheKeptWarpsUniform) {
+  const LaunchReport barrier = emu::Launch("subset_barrier", 1, 64, [&](Block& block) {
+    block.ForWarps([](int w) { return w == 0; }, [&] { block.Sync(); });
+  });
+  ASSERT_EQ(barrier.total, 1);
+  EXPECT_EQ(barrier.violations[0].kind, Kind::kDivergentBarrier);
+  EXPECT_EQ(barrier.violations[0].thread, 32);
+  EXPECT_NE(barrier.violations[0].Message().find("inside ForWarps"), std::string::npos);
+
+  const LaunchReport in_phase = emu::Launch("subset_in_phase", 1, 32, [&](Block& block) {
+    block.ForEachThread([&](Thread t) {
+      if (t.x == 5) block.ForWarps([](int) { return true; }, [] {});
+    });
+  });
+  ASSERT_EQ(in_phase.total, 1);
+  EXPECT_EQ(in_phase.violations[0].thread, 5);
+
+  int uniform = 0;
+  const LaunchReport kept = emu::Launch("subset_uniform", 1, 96, [&](Block& block) {
+    auto v = Registers<int>(block, 4);
+    block.ForEachThread([&](Thread t) {
+      if (t.warp() == 1 || t.x >= 70) v[t] = 9;
+    });
+    block.ForWarps([](int w) { return w == 0; }, [&] { uniform = BlockUniform(block, v); });
+    block.ForWarps([](int w) { return w != 1; }, [&] { (void)BlockUniform(block, v); });
+  });
+  EXPECT_EQ(uniform, 4);
+  ASSERT_EQ(kept.total, 1);
+  EXPECT_EQ(kept.violations[0].kind, Kind::kDivergentBarrier);
+  EXPECT_EQ(kept.violations[0].thread, 70);
+}
+
 // --- the canonical reduction ----------------------------------------------------------------
 
 // Example of gpu/block/block_reduce.cuh: 1024 lanes of 1.0f sum to 1024.0f.

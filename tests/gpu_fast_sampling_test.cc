@@ -332,6 +332,16 @@ void ExpectProposalsFollowTheWeights(std::int64_t vocab, const gpu::ThreadShare&
   EXPECT_EQ(sums[0], static_cast<float>(kThreads * (kThreads - 1) / 2));
   EXPECT_EQ(sums[1], static_cast<float>(kThreads * (kThreads - 1)));
   EXPECT_EQ(sums[2], static_cast<float>(kThreads));
+  // The warps taking part in the collectives: every warp in the masses' butterfly and scan before
+  // the rounds (5 + 5 shuffles) and in the lanes' sums (two pairs' butterflies, twice: 20);
+  // in a round only the warps with a proposal (ForWarps): min(kD, kWarps) of them at 1024
+  // threads, whose one round holds every other collective of the launch.
+  constexpr int kWarps = kThreads / gpu::kWarpSize;
+  if (rounds == 1) {
+    const std::int64_t shared_ops = 10 + 20;
+    EXPECT_EQ(report.counters.warp_op_warps,
+              shared_ops * kWarps + (report.counters.warp_ops - shared_ops) * std::min(kD, kWarps));
+  }
 }
 
 TEST(GpuFastSampling, ProposalsFollowTheWeights) {
@@ -735,6 +745,9 @@ TEST(GpuFastSampling, DrawOnSurvivorsFollowsTheSequentialRules) {
                   << "k " << k << ", p " << p << ", min-p " << mp << ", joint " << joint << ", u " << u;
               // The test's own store, then three reads of a lane's positions.
               EXPECT_LE(report.counters.critical_path, 1 + 3 * ((k + 31) / 32));
+              // Warp 0 alone takes part in its scan and minima (ForWarps): 5 + 5 + 5 shuffles.
+              EXPECT_EQ(report.counters.warp_ops, 15);
+              EXPECT_EQ(report.counters.warp_op_warps, 15);
               ++cases;
             }
           }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -118,6 +119,27 @@ TEST(GpuWarpMergeTree, TwoReadsAndTwoStoresALevel) {
     ASSERT_TRUE(m.report.ok()) << m.report.Summary();
     EXPECT_EQ(m.first, FirstOf(runs));
     EXPECT_EQ(m.report.counters.critical_path, half ? 18 : 20);
+  }
+}
+
+// Only the warps that merge at a level take part in its shuffles (ForWarps): at 1024 threads a
+// level's bitonic merge is 2 registers x 5 stages = 10 ShuffleXor, and warp w holds run w. 32
+// runs: 5 levels, the runs v = 0 mod 2^s merging at level s, 16 + 8 + 4 + 2 + 1 = 31 warps, 310
+// warp shuffles (every warp: 32 x 50 = 1600). 20 runs (a one-row split's lists): v = 0 mod 2^s
+// and v < 20, 10 + 5 + 3 + 2 + 1 = 21 warps, 210. Counted work (warp_op_warps), not timing.
+TEST(GpuWarpMergeTree, OnlyTheMergingWarpsShuffle) {
+  for (const auto& [count, warps] : {std::pair{32, 31}, std::pair{20, 21}}) {
+    std::vector<std::vector<std::uint64_t>> runs(static_cast<std::size_t>(count), std::vector<std::uint64_t>(64));
+    std::mt19937_64 gen(static_cast<std::uint64_t>(count));
+    for (auto& r : runs) {
+      for (auto& x : r) x = gen();
+      std::sort(r.begin(), r.end());
+    }
+    const Merged m = RunTree<1024>(runs, false);
+    ASSERT_TRUE(m.report.ok()) << m.report.Summary();
+    EXPECT_EQ(m.first, FirstOf(runs));
+    EXPECT_EQ(m.report.counters.warp_ops, 50) << count << " runs";
+    EXPECT_EQ(m.report.counters.warp_op_warps, 10 * warps) << count << " runs";
   }
 }
 

@@ -17,6 +17,13 @@
 //     ShuffleXor(block, r, m):  lane l gets lane l ^ m's value (__shfl_xor_sync);
 //     Ballot(block, p):         every lane gets the mask whose bit l is lane l's predicate
 //                               (__ballot_sync(0xffffffff, p)).
+// - block.ForWarps(pred, body): block-level code `body` run only by the warps w with pred(w) (a
+//   warp-uniform branch: `if (pred(threadIdx.x / 32)) body();` on the device), so that work only
+//   some warps need (a merge of fewer runs than warps) does not take every warp's issue slots.
+//   Its phases run the kept warps' threads, its warp operations are over the kept warps (the
+//   others' registers are neither read nor written), and it holds no barrier (the warps left out
+//   would never reach it: the emulator reports a divergent barrier). What body leaves for the
+//   other warps goes through shared memory and a barrier after it.
 // - Under nvcc's device pass these map to threadIdx.x, __syncthreads, __shared__ arrays and
 //   __shfl_*_sync (gpu/block/device_block.cuh). Everywhere else the host emulator runs each phase
 //   for thread 0, 1, ..., n-1 in turn and checks races, bounds, divergent barriers and

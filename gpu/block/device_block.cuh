@@ -95,6 +95,11 @@ class DeviceBlock {
     __syncthreads();
     TimelineBarrier();
   }
+  // A warp-uniform branch: the calling thread runs body when its warp w has pred(w).
+  template <class P, class F>
+  __device__ void ForWarps(P&& pred, F&& body) const {
+    if (pred(static_cast<int>(threadIdx.x) / kWarpSize)) body();
+  }
 };
 
 template <class T>

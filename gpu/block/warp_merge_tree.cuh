@@ -31,6 +31,9 @@
 //   sorting network: ties give the sorted multiset's bits); last(t, e, key) is called for each
 //   of its elements e < 64 by the lane that holds it (warp 0, pair 0), in the last level's
 //   phase (count = 1: the first phase), with no barrier after it: the caller's.
+// - Level s runs in the warps holding a run v = 0 mod 2^s below count only (ForWarps,
+//   gpu/block/block_model.h: a reader, or a run the next level reads); the others' runs are
+//   not read again, and their registers are left as they were.
 // - keys: 1024 slots, of which the call reads and writes regions 0 .. 15 only as above; its last
 //   reads are in the last level's phase. Barriers: ceil(log2 count) - 1. Accesses of a thread
 //   of 1024 (one run): 2 reads a level (1 at level 1 when `half`), 2 stores a level but the
@@ -126,9 +129,21 @@ SAMPCHECK_KERNEL_BODY void MergeTreeRuns(B& block, Shared& keys, Runs& runs, int
     });
     return;
   }
+  constexpr int kWarps = kThreads / kWarpSize;
   for (int s = 1; s <= levels; ++s) {
     const int step = 1 << s;
     const bool final_level = s == levels;
+    // The warps holding a run v = 0 mod step below count (a reader, or a run without a partner
+    // that the next level reads): the others' runs were stored as partners and are not read
+    // again, so they sit the level out (ForWarps): at 1024 threads, ceil(count / step) of the 32
+    // warps merge, 31 warp-levels for 32 runs where every warp ran 5.
+    auto merging = [&](int w) {
+      for (int r = 0; r < kPairs; ++r) {
+        const int v = r * kWarps + w;
+        if (v % step == 0 && v < count) return true;
+      }
+      return false;
+    };
     const bool reversed = s % 2 == 0;  // even levels: element e at 63 - e
     // The slots lane l of reader v writes elements l and 32 + l to after reading the partner's
     // elements 63 - l and 31 - l from them (level 1: the other way round).
@@ -137,29 +152,31 @@ SAMPCHECK_KERNEL_BODY void MergeTreeRuns(B& block, Shared& keys, Runs& runs, int
       if (reversed) return base + (high ? 32 + l : l);
       return base + (high ? 31 - l : 63 - l);
     };
-    block.ForEachThread([&](Thread t) {
-      for (int r = 0; r < kPairs; ++r) {
-        const int v = TreeRunOf<kThreads>(t, r);
-        if (v % step != 0 || v + step / 2 >= count) continue;
-        const bool level1 = s == 1;  // elements 63 - l and 31 - l in the high and low slots
-        const std::uint64_t b0 = level1 && half ? kTreeAbove : keys.Load(slot(t, v, level1));
-        const std::uint64_t b1 = keys.Load(slot(t, v, !level1));
-        tree_detail::KeepLowerPair(runs[t].v[2 * r], runs[t].v[2 * r + 1], b0, b1);
-      }
-    });
-    tree_detail::WarpBitonicMerge<2 * kPairs>(block, runs);
-    block.ForEachThread([&](Thread t) {
-      for (int r = 0; r < kPairs; ++r) {
-        const int v = TreeRunOf<kThreads>(t, r);
-        if (final_level) {
-          if (v != 0) continue;
-          last(t, t.lane(), runs[t].v[2 * r]);
-          last(t, kWarpSize + t.lane(), runs[t].v[2 * r + 1]);
-        } else if (v % (2 * step) == step && v < count) {  // the next level's partner
-          keys.Store(slot(t, v, false), runs[t].v[2 * r]);
-          keys.Store(slot(t, v, true), runs[t].v[2 * r + 1]);
+    block.ForWarps(merging, [&] {
+      block.ForEachThread([&](Thread t) {
+        for (int r = 0; r < kPairs; ++r) {
+          const int v = TreeRunOf<kThreads>(t, r);
+          if (v % step != 0 || v + step / 2 >= count) continue;
+          const bool level1 = s == 1;  // elements 63 - l and 31 - l in the high and low slots
+          const std::uint64_t b0 = level1 && half ? kTreeAbove : keys.Load(slot(t, v, level1));
+          const std::uint64_t b1 = keys.Load(slot(t, v, !level1));
+          tree_detail::KeepLowerPair(runs[t].v[2 * r], runs[t].v[2 * r + 1], b0, b1);
         }
-      }
+      });
+      tree_detail::WarpBitonicMerge<2 * kPairs>(block, runs);
+      block.ForEachThread([&](Thread t) {
+        for (int r = 0; r < kPairs; ++r) {
+          const int v = TreeRunOf<kThreads>(t, r);
+          if (final_level) {
+            if (v != 0) continue;
+            last(t, t.lane(), runs[t].v[2 * r]);
+            last(t, kWarpSize + t.lane(), runs[t].v[2 * r + 1]);
+          } else if (v % (2 * step) == step && v < count) {  // the next level's partner
+            keys.Store(slot(t, v, false), runs[t].v[2 * r]);
+            keys.Store(slot(t, v, true), runs[t].v[2 * r + 1]);
+          }
+        }
+      });
     });
     if (!final_level) block.Sync();
   }

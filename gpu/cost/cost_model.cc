@@ -125,6 +125,7 @@ LaunchCounters ScaleRows(const LaunchCounters& l, std::int64_t counted, std::int
   s.barriers = scale(l.barriers);
   s.phases = scale(l.phases);
   s.warp_ops = scale(l.warp_ops);
+  s.warp_op_warps = scale(l.warp_op_warps);
   s.fences = scale(l.fences);
   s.atomics = scale(l.atomics);
   for (auto* arrays : {&s.global, &s.shared}) {

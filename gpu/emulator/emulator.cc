@@ -4,6 +4,7 @@
 #include "gpu/emulator/emulator.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <new>
 #include <sstream>
@@ -170,6 +171,9 @@ HostBlock::HostBlock(const char* kernel, int index, int threads, LaunchReport* r
     : kernel_(kernel),
       index_(index),
       threads_(threads),
+      all_warps_(threads >= 64 * kWarpSize ? ~std::uint64_t{0}
+                                           : (std::uint64_t{1} << ((threads + kWarpSize - 1) / kWarpSize)) - 1),
+      warp_mask_(all_warps_),
       report_(report),
       launch_serial_(launch_serial),
       interval_work_(static_cast<std::size_t>(threads), 0),
@@ -350,13 +354,22 @@ void HostBlock::Sync() {
     ++phase_barriers_[static_cast<std::size_t>(current_)];
     return;
   }
+  if (!AllWarps()) {  // the warps ForWarps left out never reach it
+    int left_out = 0;
+    while (WarpActive(left_out / kWarpSize)) left_out += kWarpSize;
+    Report(Violation::Kind::kDivergentBarrier, left_out, "barrier", epoch_,
+           "a barrier inside ForWarps: the warps it leaves out (this thread's among them) never reach it");
+  }
   CloseInterval();
   ++epoch_;
 }
 
 void HostBlock::WarpOp(const char* what, bool counted) {
   if (!in_phase_) {
-    if (counted) ++report_->counters.warp_ops;
+    if (counted) {
+      ++report_->counters.warp_ops;
+      report_->counters.warp_op_warps += std::popcount(warp_mask_);
+    }
     return;
   }
   Report(Violation::Kind::kDivergentBarrier, current_, "warp op", epoch_,
@@ -365,8 +378,10 @@ void HostBlock::WarpOp(const char* what, bool counted) {
 
 HostRegisters<std::uint32_t> Ballot(HostBlock& block, const HostRegisters<bool>& p) {
   block.WarpOp("Ballot");
-  HostRegisters<std::uint32_t> out(p.size(), HostRegisters<std::uint32_t>::Unfilled{});
+  using R = HostRegisters<std::uint32_t>;
+  R out = block.AllWarps() ? R(p.size(), R::Unfilled{}) : R(p.size(), 0u);  // 0 in the warps left out
   for (int w = 0; w * kWarpSize < p.size(); ++w) {
+    if (!block.WarpActive(w)) continue;
     std::uint32_t mask = 0;
     for (int l = 0; l < kWarpSize && w * kWarpSize + l < p.size(); ++l) {
       if (p.at(w * kWarpSize + l)) mask |= 1u << l;

@@ -159,7 +159,9 @@ class HostBlock {
     std::int64_t* const work = interval_work_.data();
     const std::int64_t start = accesses_;
     std::int64_t busiest = interval_busiest_;
+    const bool every_warp = AllWarps();
     for (int t = 0; t < threads_; ++t) {
+      if (!every_warp && !WarpActive(t / kWarpSize)) continue;  // a warp ForWarps left out
       current_ = t;
       const std::int64_t before = accesses_;
       f(Thread{t});
@@ -176,6 +178,30 @@ class HostBlock {
     if (phase_synced_) CheckPhaseBarriers();  // a barrier inside the phase: always a violation
   }
   void Sync();
+  // ForWarps (gpu/block/block_model.h): block-level code that only the warps w with pred(w)
+  // run (a warp-uniform branch on the device): its phases skip the other warps' threads, its
+  // warp operations leave their registers alone, a barrier inside it is a divergent barrier.
+  // Nested calls keep the warps both keep; no warp kept: the body does not run.
+  template <class P, class F>
+  void ForWarps(P&& pred, F&& body) {
+    if (in_phase_) {
+      Report(Violation::Kind::kDivergentBarrier, current_, "warp op", epoch_,
+             "ForWarps called inside a phase: it is block-level code");
+      return;
+    }
+    const std::uint64_t outer = warp_mask_;
+    std::uint64_t mask = 0;
+    for (int w = 0; w * kWarpSize < threads_; ++w) {
+      if ((outer >> w & 1u) != 0 && pred(w)) mask |= std::uint64_t{1} << w;
+    }
+    if (mask == 0) return;
+    warp_mask_ = mask;
+    body();
+    warp_mask_ = outer;
+  }
+  // Whether warp w runs the current block-level code (every warp outside ForWarps).
+  SAMPCHECK_FORCE_INLINE bool WarpActive(int w) const { return (warp_mask_ >> w & 1u) != 0; }
+  SAMPCHECK_FORCE_INLINE bool AllWarps() const { return warp_mask_ == all_warps_; }
   // Called by Launch after the body: closes the last barrier interval and adds the block's
   // barriers, phases and chains to the launch's counters.
   void Finish();
@@ -238,6 +264,9 @@ class HostBlock {
   const char* kernel_;
   int index_;
   int threads_;
+  // The warps running the current block-level code (bit w: warp w; ForWarps narrows it).
+  std::uint64_t all_warps_;
+  std::uint64_t warp_mask_;
   LaunchReport* report_;
   int current_ = -1;
   bool in_phase_ = false;
@@ -541,11 +570,17 @@ class HostShared {
 // intrinsics, evaluated warp by warp. A block whose size is not a multiple of 32 has a last,
 // partial warp; a source lane beyond the block's end reads as the lane's own value (the
 // emulator's choice; CUDA leaves it undefined, and no kernel here relies on it).
+// Inside ForWarps, the warps left out take no part: their results hold T{}, and their registers
+// are not read (a register a phase of the body wrote only in the kept warps holds nothing
+// there).
 template <class T>
 HostRegisters<T> ShuffleDown(HostBlock& block, const HostRegisters<T>& r, int delta) {
   block.WarpOp("ShuffleDown");
-  HostRegisters<T> out(r.size(), typename HostRegisters<T>::Unfilled{});
+  const bool every_warp = block.AllWarps();
+  HostRegisters<T> out = every_warp ? HostRegisters<T>(r.size(), typename HostRegisters<T>::Unfilled{})
+                                    : HostRegisters<T>(r.size(), T{});
   for (int t = 0; t < r.size(); ++t) {
+    if (!every_warp && !block.WarpActive(t / kWarpSize)) continue;
     const int lane = t & (kWarpSize - 1);
     const int src = lane + delta < kWarpSize && t + delta < r.size() ? t + delta : t;
     out.at(t) = r.at(src);
@@ -556,9 +591,18 @@ HostRegisters<T> ShuffleDown(HostBlock& block, const HostRegisters<T>& r, int de
 template <class T>
 HostRegisters<T> ShuffleXor(HostBlock& block, const HostRegisters<T>& r, int mask) {
   block.WarpOp("ShuffleXor");
-  HostRegisters<T> out(r.size(), typename HostRegisters<T>::Unfilled{});
   const int m = mask & (kWarpSize - 1);  // lane l ^ m of the same warp: thread t ^ m
   const int n = r.size();
+  if (!block.AllWarps()) {
+    HostRegisters<T> out(n, T{});
+    for (int t = 0; t < n; ++t) {
+      if (!block.WarpActive(t / kWarpSize)) continue;
+      const int src = t ^ m;
+      out.at(t) = r.at(src < n ? src : t);
+    }
+    return out;
+  }
+  HostRegisters<T> out(n, typename HostRegisters<T>::Unfilled{});
   if (n % kWarpSize == 0) {  // whole warps: every t ^ m is a thread of the block
     for (int t = 0; t < n; ++t) out.at(t) = r.at(t ^ m);
     return out;
@@ -580,14 +624,19 @@ HostRegisters<std::uint32_t> Ballot(HostBlock& block, const HostRegisters<bool>&
 template <class T>
 T BlockUniform(HostBlock& block, const HostRegisters<T>& r) {
   block.WarpOp("BlockUniform", /*counted=*/false);  // a register read on the device, not a collective
-  for (int t = 1; t < r.size(); ++t) {
-    if (std::memcmp(&r.at(t), &r.at(0), sizeof(T)) != 0) {
+  // Inside ForWarps: the same bits in every thread of the kept warps.
+  int first = 0;
+  while (first < r.size() && !block.WarpActive(first / kWarpSize)) first += kWarpSize;
+  for (int t = first + 1; t < r.size(); ++t) {
+    if (!block.WarpActive(t / kWarpSize)) continue;
+    if (std::memcmp(&r.at(t), &r.at(first), sizeof(T)) != 0) {
       block.Report(Violation::Kind::kDivergentBarrier, t, "uniform value", 0,
-                   "a block-level branch reads a value that differs between thread 0 and this thread");
+                   "a block-level branch reads a value that differs between thread " + std::to_string(first) +
+                       " and this thread");
       break;
     }
   }
-  return r.at(0);
+  return r.at(first);
 }
 
 // A global array on the host: bounds-checked, counted Load/Store. Blocks of one launch run one

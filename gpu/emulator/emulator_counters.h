@@ -7,7 +7,8 @@
 // Contract:
 // - Counted per launch: blocks launched; barriers (block-level Sync calls) and phases
 //   (ForEachThread calls), summed over blocks, and the most barriers of one block; warp
-//   collectives (ShuffleDown, ShuffleXor, Ballot calls at block level, one per call);
+//   collectives (ShuffleDown, ShuffleXor, Ballot calls at block level, one per call), and the
+//   warps taking part in them (every warp of the block, or those ForWarps keeps);
 //   the last-block protocol's steps (LastBlockOf, gpu/block/last_block.cuh): fences
 //   (ThreadFence calls, one per call in a phase or at block level) and atomics (FetchAdd
 //   calls, one per calling thread; each also counts as one load and one store of its array);
@@ -64,6 +65,7 @@ struct LaunchCounters {
   std::int64_t max_block_barriers = 0;  // the most barriers one block ran
   std::int64_t phases = 0;              // summed over blocks
   std::int64_t warp_ops = 0;            // summed over blocks
+  std::int64_t warp_op_warps = 0;       // the warps taking part in each, summed (ForWarps: fewer)
   std::int64_t fences = 0;              // ThreadFence calls, summed over blocks
   std::int64_t atomics = 0;             // FetchAdd calls (tickets), summed over blocks
   std::int64_t longest_chain = 0;

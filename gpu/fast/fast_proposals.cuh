@@ -24,7 +24,8 @@
 //   gpu/block/key_reads.cuh, so that a walk keeps several loads in flight), u[d] in [0, 1).
 //   Sums by warp butterflies (WarpAllReduce, WarpButterflyScan: the same bits in every lane):
 //   the warps' masses W_w, their exclusive prefix C_w and `total` (block-uniform). Warp w
-//   draws proposals w, w + kWarps, ..: target x_d = u_d x total; its warp is the last of
+//   draws proposals w, w + kWarps, .. (a round's other warps skip it: ForWarps,
+//   gpu/block/block_model.h): target x_d = u_d x total; its warp is the last of
 //   positive mass with C_w <= x_d (the one whose interval [C_w, C_w + W_w) holds x_d, or at
 //   the end, x_d at or past the total, the last of positive mass); its lane (owner) by the
 //   same rule over the warp's lanes' masses scanned from C_w; the owner's list split into
@@ -338,43 +339,47 @@ SAMPCHECK_KERNEL_BODY void DrawProposals(B& block, const ThreadShare& share, R& 
   // owner's indices split into 32 runs of consecutive ones (in its order), the run of x by the
   // same rule, and that run walked by its lane.
   for (int round = 0; round * kWarps < kD; ++round) {
-    auto d_of = [&](Thread t) { return round * kWarps + t.warp(); };
-    auto x = Registers<float>(block);
-    block.ForEachThread([&](Thread t) { x[t] = d_of(t) < kD ? u[d_of(t)] * all[t] : 0.0f; });
-    const auto warp = LastSegmentAtOrBelow(  // -1: no token of positive weight
-        block, [&](Thread t) { return d_of(t) < kD && t.lane() < kWarps; }, wm, warp_start, x);
-    auto c_w = WarpValueOfLane(
-        block, [&](Thread t) { return warp[t]; }, warp_start);
-    // The lanes of warp `warp`: their masses from C_w.
-    auto lm = Registers<float>(block);
-    auto lane_sum = Registers<float>(block);
-    auto lane_start = Registers<float>(block);
-    block.ForEachThread([&](Thread t) {
-      lm[t] = warp[t] >= 0 ? WordFloat(slots.Load(warp[t] * kWarpSize + t.lane())) : 0.0f;
-      lane_sum[t] = lm[t];
-      lane_start[t] = c_w[t];
-    });
-    WarpButterflyScan(block, lane_sum, lane_start);
-    const auto lane = LastSegmentAtOrBelow(
-        block, [&](Thread t) { return warp[t] >= 0; }, lm, lane_start, x);
-    auto owner = Registers<int>(block);  // a thread of the block, -1: none
-    block.ForEachThread([&](Thread t) { owner[t] = lane[t] >= 0 ? warp[t] * kWarpSize + lane[t] : -1; });
-    auto owner_start = WarpValueOfLane(
-        block, [&](Thread t) { return owner[t] % kWarpSize; }, lane_start);
-    // The owner's list (its share's indices, positions j < n) in runs: lane l's [l c, (l + 1) c).
-    auto visit_run = [&](Thread t, const auto& visit) {
-      const std::int64_t n = share.Count(owner[t]);
-      const std::int64_t c = (n + kWarpSize - 1) / kWarpSize;
-      const std::int64_t lo = t.lane() * c < n ? t.lane() * c : n, hi = lo + c < n ? lo + c : n;
-      (void)ForEachShareKeyUntil(key_of, share, owner[t], lo, hi,
-                                 [&](std::int64_t i, std::uint64_t key) { return visit(i, weight(key)); });
-    };
-    auto pick = Registers<std::int64_t>(block);  // -1: no token of P has weight
-    block.ForEachThread([&](Thread t) { pick[t] = -1; });
-    const auto walker = WalkWarpRuns(
-        block, [&](Thread t) { return owner[t] >= 0; }, owner_start, x, visit_run, pick);
-    block.ForEachThread([&](Thread t) {  // the run holding x, else lane 0, stores the pick
-      if (d_of(t) < kD && t.lane() == (walker[t] >= 0 ? walker[t] : 0)) proposal_picks.Store(d_of(t), pick[t]);
+    // The warps with a proposal this round (at 1024 threads the first kD of 32): the others
+    // sit it out (ForWarps), where they took part in its scans and minima until 2026-12-06.
+    block.ForWarps([&](int w) { return round * kWarps + w < kD; }, [&] {
+      auto d_of = [&](Thread t) { return round * kWarps + t.warp(); };
+      auto x = Registers<float>(block);
+      block.ForEachThread([&](Thread t) { x[t] = d_of(t) < kD ? u[d_of(t)] * all[t] : 0.0f; });
+      const auto warp = LastSegmentAtOrBelow(  // -1: no token of positive weight
+          block, [&](Thread t) { return d_of(t) < kD && t.lane() < kWarps; }, wm, warp_start, x);
+      auto c_w = WarpValueOfLane(
+          block, [&](Thread t) { return warp[t]; }, warp_start);
+      // The lanes of warp `warp`: their masses from C_w.
+      auto lm = Registers<float>(block);
+      auto lane_sum = Registers<float>(block);
+      auto lane_start = Registers<float>(block);
+      block.ForEachThread([&](Thread t) {
+        lm[t] = warp[t] >= 0 ? WordFloat(slots.Load(warp[t] * kWarpSize + t.lane())) : 0.0f;
+        lane_sum[t] = lm[t];
+        lane_start[t] = c_w[t];
+      });
+      WarpButterflyScan(block, lane_sum, lane_start);
+      const auto lane = LastSegmentAtOrBelow(
+          block, [&](Thread t) { return warp[t] >= 0; }, lm, lane_start, x);
+      auto owner = Registers<int>(block);  // a thread of the block, -1: none
+      block.ForEachThread([&](Thread t) { owner[t] = lane[t] >= 0 ? warp[t] * kWarpSize + lane[t] : -1; });
+      auto owner_start = WarpValueOfLane(
+          block, [&](Thread t) { return owner[t] % kWarpSize; }, lane_start);
+      // The owner's list (its share's indices, positions j < n) in runs: lane l's [l c, (l + 1) c).
+      auto visit_run = [&](Thread t, const auto& visit) {
+        const std::int64_t n = share.Count(owner[t]);
+        const std::int64_t c = (n + kWarpSize - 1) / kWarpSize;
+        const std::int64_t lo = t.lane() * c < n ? t.lane() * c : n, hi = lo + c < n ? lo + c : n;
+        (void)ForEachShareKeyUntil(key_of, share, owner[t], lo, hi,
+                                   [&](std::int64_t i, std::uint64_t key) { return visit(i, weight(key)); });
+      };
+      auto pick = Registers<std::int64_t>(block);  // -1: no token of P has weight
+      block.ForEachThread([&](Thread t) { pick[t] = -1; });
+      const auto walker = WalkWarpRuns(
+          block, [&](Thread t) { return owner[t] >= 0; }, owner_start, x, visit_run, pick);
+      block.ForEachThread([&](Thread t) {  // the run holding x, else lane 0, stores the pick
+        if (d_of(t) < kD && t.lane() == (walker[t] >= 0 ? walker[t] : 0)) proposal_picks.Store(d_of(t), pick[t]);
+      });
     });
   }
   block.Sync();

@@ -444,7 +444,8 @@ struct SurvivorRules {
 // order; n >= 1: w_0 = 1 with E_0 = 0 is always kept); its mass E_n is taken with n in one
 // minimum over the lanes ((n << 32) | bits of E_n). The token is the first j < n of positive
 // weight whose running sum exceeds u E_n, else (rounding) the last j < n of positive weight,
-// by one more minimum. take(j) is called by lane 0 of warp 0; no barrier. A production
+// by one more minimum. take(j) is called by lane 0 of warp 0; no barrier; the other warps skip
+// it (ForWarps). A production
 // sampler's order, not the canonical one: the sums round in their own tree (gpu-fast is
 // judged statistically). Shared reads a lane: 3c (k = 50: 6, where thread 0's sequential
 // sums, walk and draw read up to 3k).
@@ -452,69 +453,75 @@ template <int kThreads, class B, class Weights, class Take>
 SAMPCHECK_KERNEL_BODY void DrawOnSurvivors(B& block, Weights& weights, std::int64_t k, const SurvivorRules& rules,
                                            float u, Take take) {
   static_assert(kThreads % kWarpSize == 0, "whole warps");
-  const std::int64_t chunk = (k + kWarpSize - 1) / kWarpSize;
-  auto begin_of = [&](Thread t) { return t.warp() == 0 ? t.lane() * chunk : k; };
-  auto end_of = [&](Thread t) {
-    const std::int64_t e = (t.lane() + 1) * chunk;
-    return t.warp() == 0 ? (e < k ? e : k) : k;
-  };
-  auto before = Registers<float>(block, 0.0f);  // E at the lane's first position
-  auto sum = Registers<float>(block);           // the lane's mass, then its group's
-  block.ForEachThread([&](Thread t) {
-    float acc = 0.0f;
-    for (std::int64_t j = begin_of(t); j < end_of(t); ++j) acc += weights.Load(j);
-    sum[t] = acc;
-  });
-  WarpButterflyScan(block, sum, before);  // gpu/block/block_exclusive_scan.cuh
-  const float min_ratio = rules.mp < 1.0f ? rules.mp : 1.0f;
-  auto cut = Registers<std::uint64_t>(block);  // (n << 32) | bits of E_n
-  block.ForEachThread([&](Thread t) {
-    const float mass = rules.joint ? rules.row_mass : sum[t];
-    float kept = before[t];
-    std::uint64_t c = kNoKey;
-    for (std::int64_t j = begin_of(t); j < end_of(t); ++j) {
-      const float e = weights.Load(j);
-      bool keep = !(rules.mp > 0.0f) || e >= min_ratio;
-      if (keep && (rules.p < 1.0f || rules.joint)) {
-        const float tested = rules.bug == FastSamplingBug::kTopPOffByOne ? kept - e : kept;
-        keep = kept == 0.0f || (rules.joint ? tested <= rules.p * mass : tested < rules.p * mass);
+  // Warp 0 alone (ForWarps): the other warps took part in its butterflies and minima until
+  // 2026-12-06, with no positions of their own.
+  block.ForWarps([](int w) { return w == 0; }, [&] {
+    const std::int64_t chunk = (k + kWarpSize - 1) / kWarpSize;
+    auto begin_of = [&](Thread t) { return t.lane() * chunk < k ? t.lane() * chunk : k; };
+    auto end_of = [&](Thread t) {
+      const std::int64_t e = (t.lane() + 1) * chunk;
+      return e < k ? e : k;
+    };
+    auto before = Registers<float>(block, 0.0f);  // E at the lane's first position
+    auto sum = Registers<float>(block);           // the lane's mass, then its group's
+    block.ForEachThread([&](Thread t) {
+      float acc = 0.0f;
+      for (std::int64_t j = begin_of(t); j < end_of(t); ++j) acc += weights.Load(j);
+      sum[t] = acc;
+    });
+    WarpButterflyScan(block, sum, before);  // gpu/block/block_exclusive_scan.cuh
+    const float min_ratio = rules.mp < 1.0f ? rules.mp : 1.0f;
+    auto cut = Registers<std::uint64_t>(block);  // (n << 32) | bits of E_n
+    block.ForEachThread([&](Thread t) {
+      const float mass = rules.joint ? rules.row_mass : sum[t];
+      float kept = before[t];
+      std::uint64_t c = kNoKey;
+      for (std::int64_t j = begin_of(t); j < end_of(t); ++j) {
+        const float e = weights.Load(j);
+        bool keep = !(rules.mp > 0.0f) || e >= min_ratio;
+        if (keep && (rules.p < 1.0f || rules.joint)) {
+          const float tested = rules.bug == FastSamplingBug::kTopPOffByOne ? kept - e : kept;
+          keep = kept == 0.0f || (rules.joint ? tested <= rules.p * mass : tested < rules.p * mass);
+        }
+        if (!keep) {
+          c = (static_cast<std::uint64_t>(j) << 32) | FloatWord(kept);
+          break;
+        }
+        kept += e;
       }
-      if (!keep) {
-        c = (static_cast<std::uint64_t>(j) << 32) | FloatWord(kept);
-        break;
+      if (c == kNoKey && begin_of(t) < k && end_of(t) == k) {
+        c = (static_cast<std::uint64_t>(k) << 32) | FloatWord(kept);
       }
-      kept += e;
-    }
-    if (c == kNoKey && begin_of(t) < k && end_of(t) == k) c = (static_cast<std::uint64_t>(k) << 32) | FloatWord(kept);
-    cut[t] = c;
-  });
-  WarpMin(block, cut);
-  // The draw: a hit j as itself, else the lane's last positive weight l as 2048 - l (above
-  // every hit: k <= 1024), so that one minimum finds the first hit or, without one, the last
-  // positive weight.
-  auto pick = Registers<std::uint32_t>(block);
-  block.ForEachThread([&](Thread t) {
-    const auto n = static_cast<std::int64_t>(cut[t] >> 32);
-    const float target = u * WordFloat(cut[t]);
-    float c = before[t];
-    std::uint32_t got = 2049;  // no positive weight below n in this lane
-    for (std::int64_t j = begin_of(t); j < end_of(t) && j < n; ++j) {
-      const float e = weights.Load(j);
-      if (!(e > 0.0f)) continue;
-      c += e;
-      got = static_cast<std::uint32_t>(2048 - j);
-      if (c > target) {
-        got = static_cast<std::uint32_t>(j);
-        break;
+      cut[t] = c;
+    });
+    WarpMin(block, cut);
+    // The draw: a hit j as itself, else the lane's last positive weight l as 2048 - l (above
+    // every hit: k <= 1024), so that one minimum finds the first hit or, without one, the last
+    // positive weight.
+    auto pick = Registers<std::uint32_t>(block);
+    block.ForEachThread([&](Thread t) {
+      const auto n = static_cast<std::int64_t>(cut[t] >> 32);
+      const float target = u * WordFloat(cut[t]);
+      float c = before[t];
+      std::uint32_t got = 2049;  // no positive weight below n in this lane
+      for (std::int64_t j = begin_of(t); j < end_of(t) && j < n; ++j) {
+        const float e = weights.Load(j);
+        if (!(e > 0.0f)) continue;
+        c += e;
+        got = static_cast<std::uint32_t>(2048 - j);
+        if (c > target) {
+          got = static_cast<std::uint32_t>(j);
+          break;
+        }
       }
-    }
-    pick[t] = got;
-  });
-  WarpMin(block, pick);
-  block.ForEachThread([&](Thread t) {
-    if (t.x != 0) return;
-    const std::uint32_t r = pick[t];
-    take(static_cast<std::int64_t>(r < 1024 ? r : 2048 - r));
+      pick[t] = got;
+    });
+    WarpMin(block, pick);
+    block.ForEachThread([&](Thread t) {
+      if (t.x != 0) return;
+      const std::uint32_t r = pick[t];
+      take(static_cast<std::int64_t>(r < 1024 ? r : 2048 - r));
+    });
   });
 }
 
