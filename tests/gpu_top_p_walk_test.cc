@@ -102,6 +102,9 @@ Walked Walk(const std::vector<float>& p, std::size_t c1, std::size_t c2, const T
       if ((v >> 62) != 0) break;
     }
   });
+  // Every collective of the walks runs in warp 0 alone (ForWarps; both warps until 2026-12-06).
+  EXPECT_GT(out.report.counters.warp_ops, 0);
+  EXPECT_EQ(out.report.counters.warp_op_warps, out.report.counters.warp_ops);
   return out;
 }
 

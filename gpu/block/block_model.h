@@ -47,3 +47,13 @@
   ::sampcheck::gpu::HostShared<T> name((block), #name, (N))
 #define SAMPCHECK_KERNEL_BODY
 #endif
+
+namespace sampcheck::gpu {
+
+// ForWarps' predicate for work of warp 0 alone (a walk's running sum, a draw on the survivors):
+// block.ForWarps(WarpZero{}, body).
+struct WarpZero {
+  SAMPCHECK_HOST_DEVICE constexpr bool operator()(int w) const { return w == 0; }
+};
+
+}  // namespace sampcheck::gpu

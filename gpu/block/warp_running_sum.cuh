@@ -63,7 +63,8 @@
 //   caller adds positions done .. count - 1 itself.
 // - Reads a lane in a round with no event and no tie: its run's words (at most
 //   ceil(ceil(left / 32) / 2) + 1), no second read; shuffles: 5 (the butterfly, 64-bit words) +
-//   5 (WarpMin) a round, in every warp (collectives).
+//   5 (WarpMin) a round, in every warp the caller runs it in (TopPWalkChunk: warp 0 alone,
+//   by ForWarps, gpu/block/block_model.h).
 // Example: E = 1, weights 2^-24 (a tie: 1 + 2^-24 is halfway between 1 and 1 + 2^-23; 1's
 //   significand is even, so E stays 1) then 2^-23 (on the grid: 1 + 2^-23, odd) then 2^-24 (a
 //   tie again, now to 1 + 2^-22, even): the maps (0, 1), (1, 1), (0, 1) compose to (2, 3)

@@ -455,7 +455,7 @@ SAMPCHECK_KERNEL_BODY void DrawOnSurvivors(B& block, Weights& weights, std::int6
   static_assert(kThreads % kWarpSize == 0, "whole warps");
   // Warp 0 alone (ForWarps): the other warps took part in its butterflies and minima until
   // 2026-12-06, with no positions of their own.
-  block.ForWarps([](int w) { return w == 0; }, [&] {
+  block.ForWarps(WarpZero{}, [&] {
     const std::int64_t chunk = (k + kWarpSize - 1) / kWarpSize;
     auto begin_of = [&](Thread t) { return t.lane() * chunk < k ? t.lane() * chunk : k; };
     auto end_of = [&](Thread t) {

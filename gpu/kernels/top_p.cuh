@@ -349,8 +349,12 @@ SAMPCHECK_KERNEL_BODY auto TopPWalkChunk(B& block, RS& state, std::uint32_t m, W
   auto sum = Registers<float>(block);
   auto count = Registers<std::uint32_t>(block);  // 0 outside warp 0
   auto done = Registers<std::uint32_t>(block);
-  TopPWarpJob(block, state, [&](const TopPWalkState& s) { return TopPWarpPositions(s, m, rule); }, sum, count);
-  WarpRunningSum(block, sum, count, done, words, rounds, TopPWarpBound(rule), rounds == kTopPFirstSumRounds);
+  // Warp 0 alone (ForWarps, gpu/block/block_model.h): the other warps, whose count is 0, took
+  // part in its butterflies and minima until 2026-12-06.
+  block.ForWarps(WarpZero{}, [&] {
+    TopPWarpJob(block, state, [&](const TopPWalkState& s) { return TopPWarpPositions(s, m, rule); }, sum, count);
+    WarpRunningSum(block, sum, count, done, words, rounds, TopPWarpBound(rule), rounds == kTopPFirstSumRounds);
+  });
   auto verdict = Registers<std::uint64_t>(block);
   block.ForEachThread([&](Thread t) {
     if (t.x == 0) verdict[t] = TopPWalkWords(state[t], m, words, rule, marks, done[t], sum[t]);
@@ -379,8 +383,10 @@ SAMPCHECK_KERNEL_BODY auto TopPWalkChunkAnyOrder(B& block, RS& state, std::uint3
   auto positions = [&](const TopPWalkState& s) {
     return prefix && static_cast<std::int64_t>(m) <= rule.total - s.position ? m : 0u;
   };
-  TopPWarpJob(block, state, positions, sum, count);
-  WarpAnyOrderSum(block, sum, count, added, smallest, words, rule.p, parts);
+  block.ForWarps(WarpZero{}, [&] {  // warp 0 alone, as TopPWalkChunk's sum
+    TopPWarpJob(block, state, positions, sum, count);
+    WarpAnyOrderSum(block, sum, count, added, smallest, words, rule.p, parts);
+  });
   auto verdict = Registers<std::uint64_t>(block);
   block.ForEachThread([&](Thread t) {
     if (t.x != 0) return;
