@@ -170,6 +170,11 @@ TEST(GpuFiltersSeededDraw, WarpFirstArgmaxIsTheFirstMaximum) {
     const std::int64_t expected = FirstMaximum(value, index);
     EXPECT_EQ(warp_first, expected) << "trial " << trial;
     EXPECT_EQ(canonical, expected) << "trial " << trial;
+    // Collectives: a WarpArgmax is 5 levels of two ShuffleDown (value, index). The warp-first
+    // tree's first one in all 32 warps, its second in warp 0 alone; the canonical tree's one
+    // in warp 0 alone (ForWarps): 3 x 10 calls, 32 x 10 + 10 + 10 warps taking part.
+    EXPECT_EQ(report.counters.warp_ops, 30);
+    EXPECT_EQ(report.counters.warp_op_warps, 340);
   }
 }
 

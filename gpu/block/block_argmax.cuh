@@ -20,8 +20,9 @@
 //   increasing order from the identity: score(t, i, x) says whether i is a candidate and sets
 //   its value x; the pair (x, i) replaces the thread's pair only when above(x, i, v, j). Then
 //   the canonical tree (strides kLanes / 2 .. 32 in shared memory, 16 .. 1 by ShuffleDown in
-//   warp 0) leaves the winner in `value` and `index` of every thread (kAllThreads) or of thread
-//   0 only (kThreadZero, one broadcast fewer); a block with no candidate gives (-inf, kNoIndex).
+//   warp 0, the other warps skipping it: ForWarps) leaves the winner in `value` and `index` of
+//   every thread (kAllThreads) or of thread 0 only (kThreadZero, one broadcast fewer); a block
+//   with no candidate gives (-inf, kNoIndex).
 //   Ends with a barrier, so the caller may reduce again.
 // - WarpFirstBlockArgmax: the same winner, in thread 0 only, by a warp-first tree with one
 //   barrier (the order is total, so any tree gives it); no barrier at the end.
@@ -136,11 +137,15 @@ SAMPCHECK_KERNEL_BODY void CanonicalBlockArgmax(B& block, RV& value, RI& index, 
     });
     block.Sync();
   }
-  block.ForEachThread([&](Thread t) {
-    value[t] = arg_value.Load(t.x);
-    index[t] = arg_index.Load(t.x);
+  // Levels 16 .. 1 in warp 0 alone (ForWarps): the other warps' slots hold nothing the tree
+  // still needs (they took part until 2026-12-06).
+  block.ForWarps(WarpZero{}, [&] {
+    block.ForEachThread([&](Thread t) {
+      value[t] = arg_value.Load(t.x);
+      index[t] = arg_index.Load(t.x);
+    });
+    WarpArgmax(block, value, index, above);
   });
-  WarpArgmax(block, value, index, above);
   if constexpr (kResult == ArgmaxResult::kAllThreads) {
     // Broadcast lane 0's pair: a barrier first, since every thread read the arrays above.
     block.Sync();
@@ -160,8 +165,8 @@ SAMPCHECK_KERNEL_BODY void CanonicalBlockArgmax(B& block, RV& value, RI& index, 
 
 // The winner of a block's pairs (kThreads threads, whole warps, at most 1024; the canonical
 // 1024 unless given) in thread 0's `value` and `index` with one barrier: each warp's winner by
-// ShuffleDown 16 .. 1, then warp 0 over the warps' winners the same way (lanes past the last
-// warp hold the identity). The order is total, so this is CanonicalBlockArgmax's winner
+// ShuffleDown 16 .. 1, then warp 0 alone (ForWarps) over the warps' winners the same way (lanes
+// past the last warp hold the identity). The order is total, so this is CanonicalBlockArgmax's winner
 // (contract above) with 1 barrier instead of 6. No barrier at the end: a caller that reduces
 // again syncs first (the sampling filters' seeded draw,
 // gpu/kernels/sampling_filters_on_survivors.cuh, is the kernel's last step).
@@ -179,12 +184,14 @@ SAMPCHECK_KERNEL_BODY void WarpFirstBlockArgmax(B& block, RV& value, RI& index, 
     warp_index.Store(t.warp(), index[t]);
   });
   block.Sync();
-  block.ForEachThread([&](Thread t) {
-    const bool held = t.lane() < kWarps;
-    value[t] = held ? warp_value.Load(t.lane()) : Above::Identity();
-    index[t] = held ? warp_index.Load(t.lane()) : kNoIndex;
+  block.ForWarps(WarpZero{}, [&] {  // the warps' winners in warp 0 alone
+    block.ForEachThread([&](Thread t) {
+      const bool held = t.lane() < kWarps;
+      value[t] = held ? warp_value.Load(t.lane()) : Above::Identity();
+      index[t] = held ? warp_index.Load(t.lane()) : kNoIndex;
+    });
+    WarpArgmax(block, value, index, above);
   });
-  WarpArgmax(block, value, index, above);
 }
 
 // The argmax of arr[base + i], i in [0, n), by a block of kThreads threads: each thread folds
@@ -215,9 +222,10 @@ SAMPCHECK_KERNEL_BODY void QuadRangeArgmaxF32(B& block, const Arr& arr, std::int
 // gpu/fast/fast_sampling_slices.cuh): each slice's block stores its winner (value, index in the
 // row) as two words, words[at] = FloatWord(value) and words[at + 1] = the index (thread 0; a
 // slice is never empty, so the index is a real one); the row's last block then merges the
-// row's slices' pairs from words[first + 2 g], g in [0, slices): lane l of every warp folds
-// slices l, l + 32, ... in order, then its warp's winner by ShuffleDown (WarpArgmax): thread 0
-// holds the row's winner, the whole row's (the order is total). No barrier in either.
+// row's slices' pairs from words[first + 2 g], g in [0, slices): lane l of warp 0 folds slices
+// l, l + 32, ... in order, then the warp's winner by ShuffleDown (WarpArgmax; the other warps
+// skip it: ForWarps, gpu/block/block_model.h): thread 0 holds the row's winner, the whole row's
+// (the order is total). No barrier in either.
 template <class B, class Words, class RV, class RI>
 SAMPCHECK_KERNEL_BODY void StoreSliceWinnerF32(B& block, const Words& words, std::int64_t at, std::int64_t begin,
                                                RV& value, RI& index) {
@@ -230,18 +238,20 @@ SAMPCHECK_KERNEL_BODY void StoreSliceWinnerF32(B& block, const Words& words, std
 template <class B, class Words, class RV, class RI>
 SAMPCHECK_KERNEL_BODY void MergeSliceWinnersF32(B& block, const Words& words, std::int64_t first, std::int64_t slices,
                                                 RV& value, RI& index) {
-  block.ForEachThread([&](Thread t) {
-    float v = ArgmaxAboveF32::Identity();
-    std::int64_t j = kNoIndex;
-    for (std::int64_t g = t.lane(); g < slices; g += kWarpSize) {
-      const float x = WordFloat(words.Load(first + 2 * g));
-      const auto i = static_cast<std::int64_t>(words.Load(first + 2 * g + 1));
-      if (ArgmaxAbove(x, i, v, j)) v = x, j = i;
-    }
-    value[t] = v;
-    index[t] = j;
+  block.ForWarps(WarpZero{}, [&] {
+    block.ForEachThread([&](Thread t) {
+      float v = ArgmaxAboveF32::Identity();
+      std::int64_t j = kNoIndex;
+      for (std::int64_t g = t.lane(); g < slices; g += kWarpSize) {
+        const float x = WordFloat(words.Load(first + 2 * g));
+        const auto i = static_cast<std::int64_t>(words.Load(first + 2 * g + 1));
+        if (ArgmaxAbove(x, i, v, j)) v = x, j = i;
+      }
+      value[t] = v;
+      index[t] = j;
+    });
+    WarpArgmax(block, value, index, ArgmaxAboveF32{});
   });
-  WarpArgmax(block, value, index, ArgmaxAboveF32{});
 }
 
 // RowArgmax's per-thread fold alone (thread l over l, l + kLanes, ... < n), for a caller that
