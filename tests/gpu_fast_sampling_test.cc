@@ -1207,10 +1207,11 @@ TEST(GpuFastSampling, GreedyRowsTakeTheFirstMaximum) {
 
 // A batch of greedy rows only launches the greedy stage's argmax kernel (GreedyLaunch, its slices
 // planned as the fused kernel's: 4 a row for this batch, 1 for a batch of kFastSamplingSms rows),
-// whether the host reads the temperatures or the caller plans (planned_all_greedy, the device's
-// resident launch); the first maxima of GreedyRowsLogits, as the fused kernel's greedy rows give
-// them (above). A random row's temperature keeps the fused kernel, and so does a caller's plan
-// that says not every row is greedy.
+// when the host reads the temperatures; the first maxima of GreedyRowsLogits, as the fused
+// kernel's greedy rows give them (above). A random row's temperature keeps the fused kernel, and
+// so does a caller's plan of slices (planned_slices: the arrays on the device, where the caller
+// itself sends a greedy batch to GreedyLaunch, LaunchResidentSampling); its greedy rows give the
+// same tokens.
 TEST(GpuFastSampling, AllGreedyBatchTakesTheGreedyKernel) {
   constexpr std::int64_t rows = 4, vocab = kGreedyRowsVocab;
   const std::vector<float> logits = GreedyRowsLogits(rows);
@@ -1221,12 +1222,11 @@ TEST(GpuFastSampling, AllGreedyBatchTakesTheGreedyKernel) {
   gpu::FastSamplingLaunch launch =
       FastLaunch(logits, temperature, top_k, top_p, min_p, seed, position, rows, vocab, vocab);
   ASSERT_TRUE(launch.AllGreedy());
-  auto run = [&](std::int64_t plan_rows, std::int64_t planned_slices, bool planned_all_greedy) {
+  auto run = [&](std::int64_t plan_rows, std::int64_t planned_slices) {
     std::vector<std::int64_t> token(rows, -1);
     launch.token = token.data();
     launch.plan_rows = plan_rows;
     launch.planned_slices = planned_slices;
-    launch.planned_all_greedy = planned_all_greedy;
     gpu::LaunchRecorder recorder;
     gpu::RunFastSamplingEmulated(launch);
     const auto launches = recorder.launches();
@@ -1235,17 +1235,20 @@ TEST(GpuFastSampling, AllGreedyBatchTakesTheGreedyKernel) {
   };
   using Plan = std::tuple<std::int64_t, std::int64_t, std::int64_t>;  // plan_rows, planned_slices, blocks
   for (auto [plan_rows, planned_slices, blocks] :
-       {Plan{0, 0, rows * 4}, Plan{gpu::kFastSamplingSms, 0, rows}, Plan{0, 4, rows * 4}}) {
-    SCOPED_TRACE(testing::Message() << "plan_rows " << plan_rows << ", planned_slices " << planned_slices);
-    const auto [counted, token] = run(plan_rows, planned_slices, true);
+       {Plan{0, 0, rows * 4}, Plan{gpu::kFastSamplingSms, 0, rows}}) {
+    SCOPED_TRACE(testing::Message() << "plan_rows " << plan_rows);
+    const auto [counted, token] = run(plan_rows, planned_slices);
     EXPECT_EQ(counted.kernel, "greedy");
     EXPECT_EQ(counted.blocks, blocks);
     EXPECT_EQ(token, kGreedyRowsTokens);
   }
-  EXPECT_EQ(run(0, 4, false).first.kernel, "fast_sampling_slices") << "the caller's plan: not every row greedy";
+  const auto [planned, planned_token] = run(0, 4);
+  EXPECT_EQ(planned.kernel, "fast_sampling_slices") << "the caller's plan";
+  EXPECT_EQ(planned_token, kGreedyRowsTokens);
+  launch.planned_slices = 0;
   temperature[3] = 1.0f;
   ASSERT_FALSE(launch.AllGreedy());
-  EXPECT_EQ(run(0, 0, false).first.kernel, "fast_sampling_slices") << "row 3 samples";
+  EXPECT_EQ(run(0, 0).first.kernel, "fast_sampling_slices") << "row 3 samples";
 }
 
 // min-p alone (top-k and top-p off, canonical): the first 64 keys are gathered as a top-k

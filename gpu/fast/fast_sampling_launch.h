@@ -166,15 +166,14 @@ struct FastSamplingLaunch {
   // The slices the caller planned (> 0) when the arrays are on the device, where the host
   // cannot read temperature and top_k (gpu/runners/resident_sampling.h); 0: Slices() reads them.
   std::int64_t planned_slices = 0;
-  // With planned_slices: whether every row is greedy, which the host cannot read either.
-  bool planned_all_greedy = false;
 
   std::int64_t PlanRows() const { return plan_rows > 0 ? plan_rows : rows; }
 
-  // Whether every row is greedy (FastIsGreedy; the caller's plan when the arrays are on the
-  // device): such a batch takes the greedy stage's argmax kernel (Describe).
+  // Whether every row is greedy (FastIsGreedy): such a batch takes the greedy stage's argmax
+  // kernel (Describe). False with planned_slices: a caller whose arrays are on the device
+  // launches GreedyLaunch itself for a greedy batch (LaunchResidentSampling), as it knows.
   bool AllGreedy() const {
-    if (planned_slices > 0) return planned_all_greedy;
+    if (planned_slices > 0) return false;
     for (std::int64_t r = 0; r < rows; ++r) {
       if (!FastIsGreedy(temperature[r], options.greedy_below)) return false;
     }

@@ -96,9 +96,10 @@ ResidentWorkspace::~ResidentWorkspace() {
 int LaunchResidentSampling(const ResidentSampling& s, ResidentWorkspace& workspace) {
   // Each mode's slices are planned from the host's top_k (SamplingFiltersRowSlices /
   // FastRowSlices): the descriptions' own Slices() would read the per-row arrays, which are on
-  // the device. Every row greedy or none (ResidentSampling::greedy).
+  // the device. Every row greedy or none (ResidentSampling::greedy): a greedy batch takes the
+  // greedy stage's argmax kernel in both modes, as FastSamplingLaunch's all-greedy batch does.
   ResidentLaunch device(workspace);
-  if (s.mode == ResidentMode::kDeterministic && s.greedy) {
+  if (s.greedy) {
     GreedyLaunch{s.logits, s.rows, s.vocab, s.vocab, s.token}.Describe(device);
   } else if (s.mode == ResidentMode::kDeterministic) {
     SamplingFiltersLaunch l;
@@ -131,8 +132,7 @@ int LaunchResidentSampling(const ResidentSampling& s, ResidentWorkspace& workspa
     // (top-p is not known here; a row with top-p on takes one block and leaves the others idle).
     const std::int64_t k = FastSurvivorK(FastTopKOf(s.top_k, l.options.bug), 1.0f, s.has_min_p ? 1.0f : 0.0f, s.vocab,
                                          l.options.rule);
-    l.planned_slices = FastRowSlices(l.SliceBudget(), s.vocab, s.greedy, k, l.options.rule);
-    l.planned_all_greedy = s.greedy;
+    l.planned_slices = FastRowSlices(l.SliceBudget(), s.vocab, false, k, l.options.rule);
     l.Describe<kFastSamplingDeviceThreads>(device);
   }
   return static_cast<int>(device.Error());

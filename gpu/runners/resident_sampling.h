@@ -33,15 +33,14 @@ struct ResidentSampling {
   int top_k = 0;  // every row's top-k (0: off); top_k_rows holds it per row
   bool has_min_p = false;
   // Every row greedy: both modes launch the greedy stage's argmax kernel (GreedyLaunch,
-  // gpu/kernels/greedy.cuh: the batch's slices a row) instead of the filters (kFast: the
-  // all-greedy batch of FastSamplingLaunch; temperature must then hold values below the greedy
-  // threshold, e.g. 0).
+  // gpu/kernels/greedy.cuh: the batch's slices a row) instead of the filters, as gpu-fast's
+  // all-greedy batch does (FastSamplingLaunch::AllGreedy), so temperature is not read then.
   bool greedy = false;
   const float* logits = nullptr;              // [B V], read only
   const std::int32_t* top_k_rows = nullptr;   // [B], each equal to top_k
   const float* top_p = nullptr;               // [B]
   const float* min_p = nullptr;               // [B]
-  const float* temperature = nullptr;         // [B], kFast: all greedy or none (as `greedy` says)
+  const float* temperature = nullptr;         // [B], kFast, unless greedy
   const std::int64_t* seed = nullptr;         // [B], kDeterministic
   const std::int64_t* positions = nullptr;    // [B], kDeterministic
   const std::uint64_t* seed_u64 = nullptr;    // [B], kFast
