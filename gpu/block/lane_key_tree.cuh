@@ -23,10 +23,12 @@
 //   T = keys[k - 1] (the returned `kth`) and the row's first key keys[0] (`first`). The
 //   candidates are the keys <= T, or with ties those whose value key is <= T's (T's ties after
 //   it); `count` is their number among the 64 merged keys: k, or with ties the length of
-//   their prefix (each warp's ballots over keys[l] and keys[32 + l]). Each warp votes, into
-//   keys[kTreeKept + w] (StoreWarpBallots, gpu/block/warp_min.cuh), whether one of its lanes'
-//   fourth kept key is a candidate, or (ties) all 64 merged keys are; after one more barrier
-//   `short_lane` (AnyWarpBallot) is that vote, in every thread. keys: 1024 slots; on return
+//   their prefix (each warp's ballots over keys[l] and keys[32 + l]). In the last level's phase
+//   each warp also stores its lanes' smallest fourth kept key at keys[kTreeKept + w] (WarpMin,
+//   gpu/block/warp_min.cuh), and after the barrier every thread combines the warps' (one load,
+//   CombineWarpValues): `short_lane`, in every thread, says whether that smallest fourth key is
+//   a candidate (a candidate is a key at or below a bound, so one lane's fourth key is one
+//   exactly when the smallest is), or (ties) all 64 merged keys are. keys: 1024 slots; on return
 //   keys[0 .. count) holds the smallest of the lanes' three, ascending, the other slots are
 //   unspecified.
 // - Exact: a warp's keys past its run's 64th cannot be among the k smallest (64 keys of the
@@ -44,9 +46,10 @@
 //   of the first lanes at the front. With two keys a lane a lane holding 3 of them (1024 C(k, 3)
 //   / 1024^3, 2 % of the blocks at k = 50) would fall short, and a launch waits for its
 //   slowest block: about 9 in 10 launches at 64 x 128256 (128 slices of 50) would have one.
-// - Barriers: 6 (the runs' store, the tree's 4, the one after the tree's last level) and the
-//   vote's, which the caller's next phase follows; with ties two loads a thread and two
-//   ballots more, no barrier. Deterministic: integer keys, a sorting network, fixed warps.
+// - Barriers: 6 (the runs' store, the tree's 4, the one after the tree's last level), which
+//   the caller's next phase follows (a seventh, the votes', until 2026-12-07); with ties two
+//   loads a thread and two ballots more, no barrier. Deterministic: integer keys, a sorting
+//   network, fixed warps.
 // Example: one warp's lanes 0 .. 31 holding keys {l, 32 + l, 64 + l, 96 + l} (every other
 //   warp none), k = 40: keys[0 .. 40) = 0 .. 39, T = 39, first = 0, and lane 0's fourth key
 //   96 > 39: not short (tests/gpu_kernels_test.cc, "GpuLaneKeyTree").
@@ -131,15 +134,6 @@ SAMPCHECK_KERNEL_BODY LaneKeyTreeResult LaneKeyTree(B& block, const Kept& kept, 
   constexpr int kRegs = kTreeRuns * kWarpSize / kThreads;
   constexpr int kWarps = kThreads / kWarpSize;
   SAMPCHECK_HOST_ASSERT(1 <= k && k <= kTreeKept);
-  // The warps' votes, past the merged keys: the tree's last level reads region 15 (slots 960 ..
-  // 1023), so slots kTreeKept .. + 31 are free once it has run.
-  struct Votes {
-    Shared& keys;
-    SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void Store(int w, std::uint32_t x) const {
-      keys.Store(kTreeKept + w, x);
-    }
-    SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Load(int w) const { return keys.Load(kTreeKept + w); }
-  } votes{keys};
   auto runs = Registers<SlotKeys<2 * kRegs>>(block);
   LaneKeyRuns<kThreads>(block, kept, runs);
   block.ForEachThread([&](Thread t) {
@@ -154,37 +148,48 @@ SAMPCHECK_KERNEL_BODY LaneKeyTreeResult LaneKeyTree(B& block, const Kept& kept, 
     keys.Store(e, x);
     if (e < k) place(t, e, x);
   });
-  block.Sync();  // the merged keys, before every thread's reads of T and the first key
+  // Each warp's smallest fourth kept key, past the merged keys (the last level reads region 15,
+  // slots 960 .. 1023, and stores below kTreeKept: slots kTreeKept .. + 31 were last touched at
+  // level 2), in the last level's interval, where the other warps wait for warp 0's merge. A
+  // candidate is a key at or below a bound (WithinTopKBound), so a lane's fourth key is one
+  // exactly when the smallest of them all is: one minimum to test after the tree's barrier,
+  // where each warp's vote on its lanes' fourth keys took a barrier of its own until 2026-12-07.
+  auto fourth = Registers<std::uint64_t>(block);
+  block.ForEachThread([&](Thread t) {
+    std::uint64_t x = kTreeAbove;
+    for (int r = 0; r < kRegs; ++r) x = kept[t].key[r][kTreeLaneKeys] < x ? kept[t].key[r][kTreeLaneKeys] : x;
+    fourth[t] = x;
+  });
+  WarpMin(block, fourth);
+  block.ForEachThread([&](Thread t) {
+    if (t.lane() == 0) keys.Store(kTreeKept + t.warp(), fourth[t]);
+  });
+  block.Sync();  // the merged keys and the warps' fourth keys, before every thread's reads
   LaneKeyTreeResult result;
   result.count = static_cast<std::uint32_t>(k);
-  auto past_kept = Registers<bool>(block);
+  const std::uint64_t lowest_fourth = CombineWarpValues<std::uint64_t>(
+      block, kWarps, kTreeAbove, [&](int w) { return keys.Load(kTreeKept + w); },
+      [](std::uint64_t a, std::uint64_t b) { return b < a ? b : a; });
   auto low = Registers<bool>(block);
   auto high = Registers<bool>(block);
   block.ForEachThread([&](Thread t) {
     result.kth = keys.Load(static_cast<int>(k - 1));
     result.first = keys.Load(0);
-    const std::uint64_t kth = result.kth;
-    auto candidate = [&](std::uint64_t x) { return WithinTopKBound(x, kth, ties); };
-    bool past = false;
-    for (int r = 0; r < kRegs; ++r) past = past || candidate(kept[t].key[r][kTreeLaneKeys]);
-    past_kept[t] = past;
     // With ties, lane l of every warp tests merged keys l and 32 + l: the warp's ballots count them.
-    low[t] = ties && candidate(keys.Load(t.lane()));
-    high[t] = ties && candidate(keys.Load(kWarpSize + t.lane()));
+    low[t] = ties && WithinTopKBound(keys.Load(t.lane()), result.kth, ties);
+    high[t] = ties && WithinTopKBound(keys.Load(kWarpSize + t.lane()), result.kth, ties);
   });
+  result.short_lane = WithinTopKBound(lowest_fourth, result.kth, ties);
   if (ties) {
     const auto low_mask = Ballot(block, low);
     const auto high_mask = Ballot(block, high);
     auto counted = Registers<std::uint32_t>(block);
     block.ForEachThread([&](Thread t) {  // the merged keys ascend: the candidates are a prefix
       counted[t] = static_cast<std::uint32_t>(HighestLane(low_mask[t]) + 1 + HighestLane(high_mask[t]) + 1);
-      past_kept[t] = past_kept[t] || counted[t] == kTreeKept;  // the candidates may go on past the 64
     });
     result.count = BlockUniform(block, counted);
+    result.short_lane = result.short_lane || result.count == kTreeKept;  // the candidates may go on past the 64
   }
-  StoreWarpBallots(block, past_kept, votes);
-  block.Sync();
-  result.short_lane = AnyWarpBallot(block, kWarps, votes);
   return result;
 }
 
