@@ -23,34 +23,46 @@ struct Merged {
   LaunchReport report;
 };
 
-// runs[v] ascending, at most 64 keys (32 when half), v < count <= 32.
+// runs[v] ascending, at most 64 keys (32 when half), v < count <= 32. The runs lie in a global
+// array, 64 slots a run (kTreeAbove past its keys); with `partner`, level 1 loads the odd runs
+// from it (MergeTreeRuns' partner, as MergeSliceLists does) and the odd runs are neither loaded
+// nor stored, with no barrier before the tree; else the odd runs are stored (the contract's
+// first form) and a barrier follows.
 template <int kThreads>
-Merged RunTree(const std::vector<std::vector<std::uint64_t>>& runs, bool half) {
+Merged RunTree(const std::vector<std::vector<std::uint64_t>>& runs, bool half, bool partner = false) {
   const int count = static_cast<int>(runs.size());
   constexpr int kPairs = kTreeRuns / (kThreads / kWarpSize);
+  std::vector<std::uint64_t> flat(static_cast<std::size_t>(count) * kTreeKept, kTreeAbove);
+  for (std::size_t v = 0; v < runs.size(); ++v) std::copy(runs[v].begin(), runs[v].end(), flat.begin() + v * kTreeKept);
   Merged m;
   m.first.assign(kTreeKept, 0);
   std::vector<int> calls(kTreeKept, 0);
   m.report = emu::Launch("tree", 1, kThreads, [&](Block& block) {
+    GlobalArray<std::uint64_t> lists(flat.data(), static_cast<std::int64_t>(flat.size()), "runs");
     SAMPCHECK_SHARED(block, std::uint64_t, keys, 1024);
     auto held = Registers<SlotKeys<2 * kPairs>>(block);
+    auto element = [&](int v, int e) { return v < count ? lists.Load(v * kTreeKept + e) : kTreeAbove; };
     block.ForEachThread([&](Thread t) {
       for (int r = 0; r < kPairs; ++r) {
         const int v = TreeRunOf<kThreads>(t, r);
-        auto element = [&](int e) {
-          if (v >= count || e >= static_cast<int>(runs[static_cast<std::size_t>(v)].size())) return kTreeAbove;
-          return runs[static_cast<std::size_t>(v)][static_cast<std::size_t>(e)];
-        };
-        held[t].v[2 * r] = element(t.lane());
-        held[t].v[2 * r + 1] = element(kWarpSize + t.lane());
-        if (v % 2 == 1 && v < count) StoreTreeRun(t, v, held[t].v[2 * r], held[t].v[2 * r + 1], half, keys);
+        const bool load = !partner || v % 2 == 0;
+        held[t].v[2 * r] = load ? element(v, t.lane()) : kTreeAbove;
+        held[t].v[2 * r + 1] = load ? element(v, kWarpSize + t.lane()) : kTreeAbove;
+        if (!partner && v % 2 == 1 && v < count) {
+          StoreTreeRun(t, v, held[t].v[2 * r], held[t].v[2 * r + 1], half, keys);
+        }
       }
     });
-    block.Sync();
-    MergeTreeRuns<kThreads>(block, keys, held, count, half, [&](Thread, int e, std::uint64_t x) {
+    if (!partner) block.Sync();
+    auto last = [&](Thread, int e, std::uint64_t x) {
       m.first[static_cast<std::size_t>(e)] = x;
       ++calls[static_cast<std::size_t>(e)];
-    });
+    };
+    if (partner) {
+      MergeTreeRuns<kThreads>(block, keys, held, count, half, last, element);
+    } else {
+      MergeTreeRuns<kThreads>(block, keys, held, count, half, last);
+    }
   });
   for (int e = 0; e < kTreeKept; ++e) EXPECT_EQ(calls[static_cast<std::size_t>(e)], 1) << "element " << e;
   return m;
@@ -75,9 +87,10 @@ TEST(GpuWarpMergeTree, ContractExample) {
 
 // Random runs: every count from 1 to 32, run lengths from 0 to 64 (32 under half), keys drawn
 // from a small range so that ties within and across runs are common; the first 64 of the
-// multiset by std::sort. Barriers: the test's store barrier, then ceil(log2 count) - 1.
+// multiset by std::sort. Barriers: the test's store barrier, then ceil(log2 count) - 1; with
+// the partner loads (level 1 reading the odd runs from global memory) no store barrier.
 template <int kThreads>
-void ExpectRandomRuns(std::uint32_t seed) {
+void ExpectRandomRuns(std::uint32_t seed, bool partner) {
   std::mt19937_64 gen(seed);
   for (const bool half : {false, true}) {
     for (int count = 1; count <= kTreeRuns; ++count) {
@@ -87,25 +100,37 @@ void ExpectRandomRuns(std::uint32_t seed) {
         for (auto& x : r) x = gen() % 200;
         std::sort(r.begin(), r.end());
       }
-      const Merged m = RunTree<kThreads>(runs, half);
+      const Merged m = RunTree<kThreads>(runs, half, partner);
       ASSERT_TRUE(m.report.ok()) << m.report.Summary();
-      EXPECT_EQ(m.first, FirstOf(runs)) << count << " runs" << (half ? ", half" : "") << ", " << kThreads;
+      EXPECT_EQ(m.first, FirstOf(runs)) << count << " runs" << (half ? ", half" : "") << ", " << kThreads
+                                        << (partner ? ", partner" : "");
       int levels = 0;
       while ((1 << levels) < count) ++levels;
-      EXPECT_EQ(m.report.counters.max_block_barriers, 1 + (levels > 0 ? levels - 1 : 0)) << count << " runs";
+      EXPECT_EQ(m.report.counters.max_block_barriers, (partner ? 0 : 1) + (levels > 0 ? levels - 1 : 0))
+          << count << " runs";
     }
   }
 }
 
 TEST(GpuWarpMergeTree, FirstKeysOfRandomRunsWithTies) {
-  ExpectRandomRuns<1024>(7);
-  ExpectRandomRuns<128>(8);
-  ExpectRandomRuns<32>(9);
+  ExpectRandomRuns<1024>(7, false);
+  ExpectRandomRuns<128>(8, false);
+  ExpectRandomRuns<32>(9, false);
 }
 
-// A thread's accesses at 1024 threads, 32 runs of 64 keys (half: 32): the test's load-free
-// stores (2; 1 under half) before its barrier, then 2 reads a level (1 at level 1 under half)
-// and 2 stores a level but the last: 2 + 4 x 4 + 2 = 20 (half: 1 + 3 + 3 x 4 + 2 = 18).
+TEST(GpuWarpMergeTree, LevelOneLoadsThePartnerRuns) {
+  ExpectRandomRuns<1024>(17, true);
+  ExpectRandomRuns<128>(18, true);
+  ExpectRandomRuns<32>(19, true);
+}
+
+// A thread's accesses at 1024 threads, 32 runs of 64 keys (half: 32): the test's two loads of
+// its run's elements from global memory and its stores (2; 1 under half) before its barrier,
+// then 2 reads a level (1 at level 1 under half) and 2 stores a level but the last: 2 + 2 + 4 x
+// 4 + 2 = 22 (half: 2 + 1 + 3 + 3 x 4 + 2 = 20). With the partner loads (level 1 reading its
+// partner's two elements from global memory, no store or barrier before the tree): 2 + 2 + 2
+// at level 1 (the run's loads, the partner's, the stores for level 2), then 3 x 4 + 2: 20
+// (half: 2 + 1 + 2 + 3 x 4 + 2 = 19).
 TEST(GpuWarpMergeTree, TwoReadsAndTwoStoresALevel) {
   std::vector<std::vector<std::uint64_t>> runs(kTreeRuns);
   std::mt19937_64 gen(3);
@@ -118,7 +143,11 @@ TEST(GpuWarpMergeTree, TwoReadsAndTwoStoresALevel) {
     const Merged m = RunTree<1024>(runs, half);
     ASSERT_TRUE(m.report.ok()) << m.report.Summary();
     EXPECT_EQ(m.first, FirstOf(runs));
-    EXPECT_EQ(m.report.counters.critical_path, half ? 18 : 20);
+    EXPECT_EQ(m.report.counters.critical_path, half ? 20 : 22);
+    const Merged p = RunTree<1024>(runs, half, true);
+    ASSERT_TRUE(p.report.ok()) << p.report.Summary();
+    EXPECT_EQ(p.first, FirstOf(runs));
+    EXPECT_EQ(p.report.counters.critical_path, half ? 19 : 20);
   }
 }
 

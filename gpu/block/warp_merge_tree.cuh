@@ -17,6 +17,10 @@
 //   stored its elements into `keys` by StoreTreeRun (element e at 64 (v - 1) / 2 + (e + 32) mod
 //   64; only e < 32 when `half`, the runs having at most 32 keys: then element l of run v goes
 //   to slot 32 v + l, where a block that loaded slot t + r kThreads into run v's lane l read it).
+// - Or, with `partner` (MergeTreeRuns' last argument, a caller whose runs lie in global memory:
+//   MergeSliceLists, gpu/block/row_slices.cuh), nothing is stored before the call and no
+//   barrier precedes it: level 1's readers load the partner's elements themselves,
+//   partner(v + 1, e) (kTreeAbove past its keys), and an odd run's registers are not read.
 // - MergeTreeRuns(block, keys, runs, count, half, last): levels s = 1, 2, .. while 2^(s-1) <
 //   count. Run v = 0 mod 2^s whose partner v + 2^(s-1) is below count reads the partner's
 //   elements 63 - l and 31 - l (its first 64, reversed) from region R = v / 2 + 2^(s-1) - 1 of
@@ -36,13 +40,14 @@
 //   not read again, and their registers are left as they were.
 // - keys: 1024 slots, of which the call reads and writes regions 0 .. 15 only as above; its last
 //   reads are in the last level's phase. Barriers: ceil(log2 count) - 1. Accesses of a thread
-//   of 1024 (one run): 2 reads a level (1 at level 1 when `half`), 2 stores a level but the
-//   last.
+//   of 1024 (one run): 2 reads a level (1 at level 1 when `half`; global ones at level 1 with
+//   `partner`), 2 stores a level but the last.
 // Example: runs {1, 4}, {2, 3} (count 2, half): run 1 stores 2 and 3 at slots 32 and 33; run
 //   0 reads 3 and 2 there, keeps {1, 2, 3, 4, ~0, ..}: last(t, 0, 1) .. last(t, 3, 4)
 //   (tests/gpu_warp_merge_tree_test.cc, "ContractExample").
 
 #include <cstdint>
+#include <type_traits>
 
 #include "gpu/block/block_model.h"
 #include "gpu/block/merge_runs.cuh"
@@ -112,10 +117,15 @@ SAMPCHECK_KERNEL_BODY void WarpBitonicMerge(B& block, Slots& slots) {
   }
 }
 
+// MergeTreeRuns' level 1 without a loader: the partners stored their runs into the slots.
+struct PartnerInSlots {};
+
 }  // namespace tree_detail
 
-template <int kThreads, class B, class Shared, class Runs, class Last>
-SAMPCHECK_KERNEL_BODY void MergeTreeRuns(B& block, Shared& keys, Runs& runs, int count, bool half, Last last) {
+template <int kThreads, class B, class Shared, class Runs, class Last, class Partner = tree_detail::PartnerInSlots>
+SAMPCHECK_KERNEL_BODY void MergeTreeRuns(B& block, Shared& keys, Runs& runs, int count, bool half, Last last,
+                                         Partner partner = {}) {
+  constexpr bool kLoadsPartner = !std::is_same_v<Partner, tree_detail::PartnerInSlots>;
   static_assert(kThreads % kWarpSize == 0 && kThreads <= 1024 && 1024 % kThreads == 0,
                 "whole warps that divide the 1024 slots");
   constexpr int kPairs = kTreeRuns / (kThreads / kWarpSize);  // runs a thread holds
@@ -158,8 +168,17 @@ SAMPCHECK_KERNEL_BODY void MergeTreeRuns(B& block, Shared& keys, Runs& runs, int
           const int v = TreeRunOf<kThreads>(t, r);
           if (v % step != 0 || v + step / 2 >= count) continue;
           const bool level1 = s == 1;  // elements 63 - l and 31 - l in the high and low slots
-          const std::uint64_t b0 = level1 && half ? kTreeAbove : keys.Load(slot(t, v, level1));
-          const std::uint64_t b1 = keys.Load(slot(t, v, !level1));
+          std::uint64_t b0 = kTreeAbove, b1 = kTreeAbove;
+          if constexpr (kLoadsPartner) {
+            if (level1) {
+              b0 = half ? kTreeAbove : partner(v + 1, 63 - t.lane());
+              b1 = partner(v + 1, 31 - t.lane());
+            }
+          }
+          if (!kLoadsPartner || !level1) {
+            b0 = level1 && half ? kTreeAbove : keys.Load(slot(t, v, level1));
+            b1 = keys.Load(slot(t, v, !level1));
+          }
           tree_detail::KeepLowerPair(runs[t].v[2 * r], runs[t].v[2 * r + 1], b0, b1);
         }
       });
