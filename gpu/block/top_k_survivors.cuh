@@ -110,35 +110,67 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t IndexOfKey(std::uint64
 // (floor(log2 list) + 1) reads). Until 2026-12-01 every thread compared its lane with all
 // list keys (52 reads in sequence at top-k 50); until 2026-12-03 the lane-order keys had a
 // buffer of their own (512 keys, so only a split row's lists were grouped this way).
-// Barriers: 3 + 2 (levels - 1), levels = ceil(log2 ceil(list / 32)); 3 at list <= 64. Ends
-// with a barrier after the last writes of `grouped`; sorted is only read.
+// At most 64 keys (the typical top-k; since 2026-12-07) warp 0 alone sorts their lane-order
+// keys, two a lane, in its registers (each register's 32 by WarpSortSlots, the two runs merged
+// by a half-cleaner against the other's lanes reversed, ShuffleXor 31, then WarpBitonicMerge:
+// Batcher's network, exact on distinct keys) and stores grouped from them: no merge in shared
+// memory, the same grouped, one barrier where the warps' runs, their merge and the stores took
+// three. Barriers: 1 at list <= 64, else 3 + 2 (levels - 1), levels = ceil(log2 ceil(list /
+// 32)). Ends with a barrier after the last writes of `grouped`; sorted is only read.
 template <class B, class Shared, class R>
 SAMPCHECK_KERNEL_BODY void GroupCandidatesByLane(B& block, Shared& sorted, int list, Shared& grouped, R& offset,
                                                  R& count) {
-  const int runs = (list + kWarpSize - 1) / kWarpSize;
-  auto held = Registers<SlotKeys<kMergeSlots / kCanonicalLanes>>(block);
-  block.ForEachThread([&](Thread t) {
-    held[t].v[0] = kNoKey;  // above every lane-order key: the last run's padding
-    if (t.x >= list) return;
-    const auto index = static_cast<std::uint64_t>(IndexOfKey(sorted.Load(t.x)));
-    held[t].v[0] = (index % kCanonicalLanes) << 42 | index << 10 | static_cast<std::uint64_t>(t.x);
-  });
-  WarpSortSlots<kMergeSlots / kCanonicalLanes>(block, held);
-  block.ForEachThread([&](Thread t) {
-    if (t.x < runs * kWarpSize) grouped.Store(t.x, held[t].v[0]);
-  });
-  block.Sync();
-  auto place = Registers<int>(block);  // the key's place in grouped, -1 for none
-  auto from = Registers<int>(block);   // its place in sorted
-  block.ForEachThread([&](Thread t) { place[t] = -1; });
-  MergeRuns<kCanonicalLanes>(block, grouped, held, kWarpSize, runs, list, [&](Thread t, int at, std::uint64_t x) {
-    place[t] = at;
-    from[t] = static_cast<int>(x % kCanonicalLanes);
-  });
-  block.Sync();  // the merge's last searches read grouped
-  block.ForEachThread([&](Thread t) {
-    if (place[t] >= 0) grouped.Store(place[t], sorted.Load(from[t]));
-  });
+  auto lane_order_key = [&](int p) {  // (lane, index) order, p in the low bits; kNoKey pads above
+    const auto index = static_cast<std::uint64_t>(IndexOfKey(sorted.Load(p)));
+    return (index % kCanonicalLanes) << 42 | index << 10 | static_cast<std::uint64_t>(p);
+  };
+  if (list <= 2 * kWarpSize) {
+    auto pair = Registers<SlotKeys<2>>(block);
+    block.ForWarps(WarpZero{}, [&] {
+      block.ForEachThread([&](Thread t) {
+        for (int r = 0; r < 2; ++r) {
+          const int p = r * kWarpSize + t.lane();
+          pair[t].v[r] = p < list ? lane_order_key(p) : kNoKey;
+        }
+      });
+      WarpSortSlots<2>(block, pair);
+      auto second = Registers<std::uint64_t>(block);
+      block.ForEachThread([&](Thread t) { second[t] = pair[t].v[1]; });
+      const auto reversed = ShuffleXor(block, second, kWarpSize - 1);  // lane l: lane 31 - l's
+      block.ForEachThread([&](Thread t) {
+        const std::uint64_t a = pair[t].v[0], b = reversed[t];
+        pair[t].v[0] = a < b ? a : b;  // the lower half of the bitonic 64, then the upper
+        pair[t].v[1] = a < b ? b : a;
+      });
+      tree_detail::WarpBitonicMerge<2>(block, pair);
+      block.ForEachThread([&](Thread t) {
+        for (int r = 0; r < 2; ++r) {
+          const int at = r * kWarpSize + t.lane();
+          if (at < list) grouped.Store(at, sorted.Load(static_cast<int>(pair[t].v[r] % kCanonicalLanes)));
+        }
+      });
+    });
+  } else {
+    const int runs = (list + kWarpSize - 1) / kWarpSize;
+    auto held = Registers<SlotKeys<kMergeSlots / kCanonicalLanes>>(block);
+    block.ForEachThread([&](Thread t) { held[t].v[0] = t.x < list ? lane_order_key(t.x) : kNoKey; });
+    WarpSortSlots<kMergeSlots / kCanonicalLanes>(block, held);
+    block.ForEachThread([&](Thread t) {
+      if (t.x < runs * kWarpSize) grouped.Store(t.x, held[t].v[0]);
+    });
+    block.Sync();
+    auto place = Registers<int>(block);  // the key's place in grouped, -1 for none
+    auto from = Registers<int>(block);   // its place in sorted
+    block.ForEachThread([&](Thread t) { place[t] = -1; });
+    MergeRuns<kCanonicalLanes>(block, grouped, held, kWarpSize, runs, list, [&](Thread t, int at, std::uint64_t x) {
+      place[t] = at;
+      from[t] = static_cast<int>(x % kCanonicalLanes);
+    });
+    block.Sync();  // the merge's last searches read grouped
+    block.ForEachThread([&](Thread t) {
+      if (place[t] >= 0) grouped.Store(place[t], sorted.Load(from[t]));
+    });
+  }
   block.Sync();
   // grouped's lanes, ascending along it: the keys at most lane t - 1, then at most lane t.
   struct Lanes {
