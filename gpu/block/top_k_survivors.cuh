@@ -111,9 +111,9 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t IndexOfKey(std::uint64
 // list keys (52 reads in sequence at top-k 50); until 2026-12-03 the lane-order keys had a
 // buffer of their own (512 keys, so only a split row's lists were grouped this way).
 // At most 64 keys (the typical top-k; since 2026-12-07) warp 0 alone sorts their lane-order
-// keys, two a lane, in its registers (each register's 32 by WarpSortSlots, the two runs merged
-// by a half-cleaner against the other's lanes reversed, ShuffleXor 31, then WarpBitonicMerge:
-// Batcher's network, exact on distinct keys) and stores grouped from them: no merge in shared
+// keys, two a lane, in its registers (each run of 32 by WarpSortSlots, the two merged by
+// KeepLowestWithRun, the gathers' lane runs' bitonic merge: Batcher's network, exact on
+// distinct keys) and stores grouped from them: no merge in shared
 // memory, the same grouped, one barrier where the warps' runs, their merge and the stores took
 // three. Barriers: 1 at list <= 64, else 3 + 2 (levels - 1), levels = ceil(log2 ceil(list /
 // 32)). Ends with a barrier after the last writes of `grouped`; sorted is only read.
@@ -125,24 +125,22 @@ SAMPCHECK_KERNEL_BODY void GroupCandidatesByLane(B& block, Shared& sorted, int l
     return (index % kCanonicalLanes) << 42 | index << 10 | static_cast<std::uint64_t>(p);
   };
   if (list <= 2 * kWarpSize) {
+    // The first 32 keys as a run of the merge tree's layout (elements 32 .. 63 padding) and the
+    // others as the next run, each sorted across the lanes, then merged as the lane runs are
+    // (KeepLowestWithRun, gpu/block/lane_key_tree.cuh): all 64 ascending, element e in lane e
+    // mod 32's register e / 32.
     auto pair = Registers<SlotKeys<2>>(block);
+    auto next = Registers<SlotKeys<1>>(block);
     block.ForWarps(WarpZero{}, [&] {
       block.ForEachThread([&](Thread t) {
-        for (int r = 0; r < 2; ++r) {
-          const int p = r * kWarpSize + t.lane();
-          pair[t].v[r] = p < list ? lane_order_key(p) : kNoKey;
-        }
+        const int p = t.lane();
+        pair[t].v[0] = p < list ? lane_order_key(p) : kNoKey;
+        pair[t].v[1] = kTreeAbove;
+        next[t].v[0] = kWarpSize + p < list ? lane_order_key(kWarpSize + p) : kNoKey;
       });
-      WarpSortSlots<2>(block, pair);
-      auto second = Registers<std::uint64_t>(block);
-      block.ForEachThread([&](Thread t) { second[t] = pair[t].v[1]; });
-      const auto reversed = ShuffleXor(block, second, kWarpSize - 1);  // lane l: lane 31 - l's
-      block.ForEachThread([&](Thread t) {
-        const std::uint64_t a = pair[t].v[0], b = reversed[t];
-        pair[t].v[0] = a < b ? a : b;  // the lower half of the bitonic 64, then the upper
-        pair[t].v[1] = a < b ? b : a;
-      });
-      tree_detail::WarpBitonicMerge<2>(block, pair);
+      WarpSortSlots<1>(block, pair);  // register 0 only
+      WarpSortSlots<1>(block, next);
+      lane_tree_detail::KeepLowestWithRun<1>(block, pair, next);
       block.ForEachThread([&](Thread t) {
         for (int r = 0; r < 2; ++r) {
           const int at = r * kWarpSize + t.lane();
