@@ -24,10 +24,10 @@ struct Merged {
 };
 
 // runs[v] ascending, at most 64 keys (32 when half), v < count <= 32. The runs lie in a global
-// array, 64 slots a run (kTreeAbove past its keys); with `partner`, level 1 loads the odd runs
-// from it (MergeTreeRuns' partner, as MergeSliceLists does) and the odd runs are neither loaded
-// nor stored, with no barrier before the tree; else the odd runs are stored (the contract's
-// first form) and a barrier follows.
+// array, 64 slots a run (kTreeAbove past its keys); with `partner`, level 1 loads the runs v != 0
+// mod 4 from it (MergeTreeRuns' partner, as MergeSliceLists does) and those runs are neither
+// loaded nor stored by the test, with no barrier before the tree; else the odd runs are stored
+// (the contract's first form) and a barrier follows.
 template <int kThreads>
 Merged RunTree(const std::vector<std::vector<std::uint64_t>>& runs, bool half, bool partner = false) {
   const int count = static_cast<int>(runs.size());
@@ -45,7 +45,7 @@ Merged RunTree(const std::vector<std::vector<std::uint64_t>>& runs, bool half, b
     block.ForEachThread([&](Thread t) {
       for (int r = 0; r < kPairs; ++r) {
         const int v = TreeRunOf<kThreads>(t, r);
-        const bool load = !partner || v % 2 == 0;
+        const bool load = !partner || v % kTreeLoadedFan == 0;
         held[t].v[2 * r] = load ? element(v, t.lane()) : kTreeAbove;
         held[t].v[2 * r + 1] = load ? element(v, kWarpSize + t.lane()) : kTreeAbove;
         if (!partner && v % 2 == 1 && v < count) {
@@ -85,10 +85,19 @@ TEST(GpuWarpMergeTree, ContractExample) {
   EXPECT_EQ(m.report.counters.max_block_barriers, 1);
 }
 
+// The contract's levels: span 1, then times the fan-in (2 at a level 1 read from the slots, else
+// 4) while the span is below count; one barrier between two levels.
+int TreeLevels(int count, bool partner) {
+  int levels = 0;
+  for (int span = 1; span < count; span *= levels == 1 && !partner ? 2 : 4) ++levels;
+  return levels;
+}
+
 // Random runs: every count from 1 to 32, run lengths from 0 to 64 (32 under half), keys drawn
 // from a small range so that ties within and across runs are common; the first 64 of the
-// multiset by std::sort. Barriers: the test's store barrier, then ceil(log2 count) - 1; with
-// the partner loads (level 1 reading the odd runs from global memory) no store barrier.
+// multiset by std::sort. Barriers: the test's store barrier, then one fewer than the levels
+// (32 runs: 1 + 2, fan-ins 2, 4, 4, where pairwise levels took 1 + 4); with the partner loads
+// (level 1 reading the other runs from global memory, fan-in 4 from there) no store barrier.
 template <int kThreads>
 void ExpectRandomRuns(std::uint32_t seed, bool partner) {
   std::mt19937_64 gen(seed);
@@ -104,12 +113,23 @@ void ExpectRandomRuns(std::uint32_t seed, bool partner) {
       ASSERT_TRUE(m.report.ok()) << m.report.Summary();
       EXPECT_EQ(m.first, FirstOf(runs)) << count << " runs" << (half ? ", half" : "") << ", " << kThreads
                                         << (partner ? ", partner" : "");
-      int levels = 0;
-      while ((1 << levels) < count) ++levels;
+      const int levels = TreeLevels(count, partner);
       EXPECT_EQ(m.report.counters.max_block_barriers, (partner ? 0 : 1) + (levels > 0 ? levels - 1 : 0))
           << count << " runs";
     }
   }
+}
+
+// The levels the contract's fan-ins give, by hand: 32 stored runs 16, 4, 1 after each level;
+// 20 loaded lists 5 (runs 0 mod 4), 2 (0 and 16), 1; 16 lists 4, 1; 2 lists 1; 5 stored runs 3
+// (0, 2, 4), 1.
+TEST(GpuWarpMergeTree, LevelsOfTheFanIns) {
+  EXPECT_EQ(TreeLevels(32, false), 3);
+  EXPECT_EQ(TreeLevels(20, true), 3);
+  EXPECT_EQ(TreeLevels(16, true), 2);
+  EXPECT_EQ(TreeLevels(2, true), 1);
+  EXPECT_EQ(TreeLevels(5, false), 2);
+  EXPECT_EQ(TreeLevels(1, false), 0);
 }
 
 TEST(GpuWarpMergeTree, FirstKeysOfRandomRunsWithTies) {
@@ -124,13 +144,16 @@ TEST(GpuWarpMergeTree, LevelOneLoadsThePartnerRuns) {
   ExpectRandomRuns<32>(19, true);
 }
 
-// A thread's accesses at 1024 threads, 32 runs of 64 keys (half: 32): the test's two loads of
-// its run's elements from global memory and its stores (2; 1 under half) before its barrier,
-// then 2 reads a level (1 at level 1 under half) and 2 stores a level but the last: 2 + 2 + 4 x
-// 4 + 2 = 22 (half: 2 + 1 + 3 + 3 x 4 + 2 = 20). With the partner loads (level 1 reading its
-// partner's two elements from global memory, no store or barrier before the tree): 2 + 2 + 2
-// at level 1 (the run's loads, the partner's, the stores for level 2), then 3 x 4 + 2: 20
-// (half: 2 + 1 + 2 + 3 x 4 + 2 = 19).
+// A thread's accesses at 1024 threads, 32 runs of 64 keys (half: 32), interval by interval: the
+// test's two loads of its run's elements from global memory and its stores (2; 1 under half)
+// before its barrier; level 1 (2 runs a reader) 2 reads (1 under half) and the 2 stores of a
+// partner of level 2; level 2 (4 runs a reader) 3 x 2 reads and 2 stores; level 3 (runs 0, 8,
+// 16 and 24) 6 reads: 4 + 4 + 8 + 6 = 22 (half: 3 + 3 + 8 + 6 = 20). With the partner loads
+// (level 1 reading partners 1 to 3 from global memory, 2 elements each, 1 under half; no store
+// or barrier before the tree): 2 + 6 + 2 = 10 (half 2 + 3 + 2 = 7), level 2 (runs 0, 4, .., 28)
+// 8, level 3 (runs 0 and 16: one partner) 2: 20 (half: 17). Each element of the runs is loaded
+// from global memory once: 32 x 64 loads of 8 bytes; with the partner loads under half, the 8
+// runs 0 mod 4 the test loads whole and 32 elements of each of the 24 others: 8 x 64 + 24 x 32.
 TEST(GpuWarpMergeTree, TwoReadsAndTwoStoresALevel) {
   std::vector<std::vector<std::uint64_t>> runs(kTreeRuns);
   std::mt19937_64 gen(3);
@@ -147,17 +170,21 @@ TEST(GpuWarpMergeTree, TwoReadsAndTwoStoresALevel) {
     const Merged p = RunTree<1024>(runs, half, true);
     ASSERT_TRUE(p.report.ok()) << p.report.Summary();
     EXPECT_EQ(p.first, FirstOf(runs));
-    EXPECT_EQ(p.report.counters.critical_path, half ? 19 : 20);
+    EXPECT_EQ(p.report.counters.critical_path, half ? 17 : 20);
+    EXPECT_EQ(m.report.counters.GlobalLoadBytes("runs"), 32 * 64 * 8);
+    EXPECT_EQ(p.report.counters.GlobalLoadBytes("runs"), (half ? 8 * 64 + 24 * 32 : 32 * 64) * 8);
   }
 }
 
-// Only the warps that merge at a level take part in its shuffles (ForWarps): at 1024 threads a
-// level's bitonic merge is 2 registers x 5 stages = 10 ShuffleXor, and warp w holds run w. 32
-// runs: 5 levels, the runs v = 0 mod 2^s merging at level s, 16 + 8 + 4 + 2 + 1 = 31 warps, 310
-// warp shuffles (every warp: 32 x 50 = 1600). 20 runs (a one-row split's lists): v = 0 mod 2^s
-// and v < 20, 10 + 5 + 3 + 2 + 1 = 21 warps, 210. Counted work (warp_op_warps), not timing.
+// Only the warps that merge at a level take part in its shuffles (ForWarps): at 1024 threads
+// warp w holds run w, and a bitonic merge is 2 registers x 5 stages = 10 ShuffleXor; a level
+// of 2 runs a reader makes one merge, a level of 4 three (partners 0 and 1, 2 and 3, then the
+// two results). 32 runs: level 1 (16 warps, the even runs) 10, level 2 (runs 0 mod 8: 4 warps)
+// 30, level 3 (warp 0) 30: 70 collectives, 160 + 120 + 30 = 310 warp shuffles (every warp at
+// every level: 32 x 70). 20 runs (a one-row split's lists, stored here): 10 warps, then runs 0,
+// 8 and 16 (3), then warp 0: 100 + 90 + 30 = 220. Counted work (warp_op_warps), not timing.
 TEST(GpuWarpMergeTree, OnlyTheMergingWarpsShuffle) {
-  for (const auto& [count, warps] : {std::pair{32, 31}, std::pair{20, 21}}) {
+  for (const auto& [count, shuffles] : {std::pair{32, 310}, std::pair{20, 220}}) {
     std::vector<std::vector<std::uint64_t>> runs(static_cast<std::size_t>(count), std::vector<std::uint64_t>(64));
     std::mt19937_64 gen(static_cast<std::uint64_t>(count));
     for (auto& r : runs) {
@@ -167,8 +194,8 @@ TEST(GpuWarpMergeTree, OnlyTheMergingWarpsShuffle) {
     const Merged m = RunTree<1024>(runs, false);
     ASSERT_TRUE(m.report.ok()) << m.report.Summary();
     EXPECT_EQ(m.first, FirstOf(runs));
-    EXPECT_EQ(m.report.counters.warp_ops, 50) << count << " runs";
-    EXPECT_EQ(m.report.counters.warp_op_warps, 10 * warps) << count << " runs";
+    EXPECT_EQ(m.report.counters.warp_ops, 70) << count << " runs";
+    EXPECT_EQ(m.report.counters.warp_op_warps, shuffles) << count << " runs";
   }
 }
 

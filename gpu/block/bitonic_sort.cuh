@@ -57,7 +57,7 @@
 //   for nvcc 13.0 to inline at its hot call site: its count read's loop of a quad in the slice
 //   kernel rose from 602 SASS instructions and 17 stack accesses to 651 and 27; out of line,
 //   585 and none (fast_sampling's: 726 and 147 -> 626 and 51).
-// - KthSmallestSlot<kThreads>(block, keys, k): below; 4 <= k <= 64: six barriers and 23
+// - KthSmallestSlot<kThreads>(block, keys, k): below; 4 <= k <= 64: four barriers and 23
 //   accesses a thread at 1024 threads (the warps' merge tree); else ten barriers, at most 40
 //   searching reads a key.
 // Example: keys {5, 3, 9, ~0, ..} with count 3: n = 32, keys[0 .. 3) = {3, 5, 9}
@@ -275,8 +275,9 @@ inline constexpr int kTreeMinK = 4;
 // <= 64 (the typical top-k; since 2026-12-03): the odd runs store theirs back to their own
 // slots, and the warps' merge tree (MergeTreeRuns, gpu/block/warp_merge_tree.cuh) merges the 32
 // runs in their registers, the keys it places at k - 1 and 0 going to a slot of their own: 1 +
-// 4 + 1 = 6 barriers, 22 or 23 accesses a thread of 1024 (its load and an odd run's store, 3 at
-// level 1, 4 at levels 2 to 4, up to 4 at level 5 with the answer's stores, 2 reads of them).
+// 2 + 1 = 4 barriers (6 until 2026-12-07, when the tree merged two runs a level), 22 or 23
+// accesses a thread of 1024 (its load and an odd run's store, 3 at level 1, 8 at level 2, up to
+// 8 at level 3 with the answer's stores, 2 reads of them).
 // Else the runs are written back; then MergeRuns (gpu/block/merge_runs.cuh) merges the 32 runs pairwise in five
 // levels keeping each merged run's first k keys, and the keys it places at k - 1 and 0 go to a
 // slot of their own: 1 + 2 x 4 + 1 = 10 barriers, at most 40 binary-search reads a key (30 for

@@ -18,7 +18,7 @@
 //   warp (WarpSortSlots), the firsts (padded) the run, the seconds and then the thirds merged
 //   in by KeepLowestWithRun (the first half of a bitonic merge with the next run reversed).
 // - LaneKeyTree(block, kept, k, ties, keys, place): the runs' store and MergeTreeRuns over the
-//   32 runs (5 levels); its last level's phase stores merged key e < k (with ties every e <
+//   32 runs (3 levels); its last level's phase stores merged key e < k (with ties every e <
 //   64) at keys[e] and calls place(t, e, key_e) for e < k; after a barrier every thread reads
 //   T = keys[k - 1] (the returned `kth`) and the row's first key keys[0] (`first`). The
 //   candidates are the keys <= T, or with ties those whose value key is <= T's (T's ties after
@@ -148,9 +148,9 @@ SAMPCHECK_KERNEL_BODY LaneKeyTreeResult LaneKeyTree(B& block, const Kept& kept, 
     keys.Store(e, x);
     if (e < k) place(t, e, x);
   });
-  // Each warp's smallest fourth kept key, past the merged keys (the last level reads region 15,
-  // slots 960 .. 1023, and stores below kTreeKept: slots kTreeKept .. + 31 were last touched at
-  // level 2), in the last level's interval, where the other warps wait for warp 0's merge. A
+  // Each warp's smallest fourth kept key, past the merged keys (the last level reads regions 5,
+  // 9 and 13 and stores below kTreeKept: slots kTreeKept .. + 31 were last touched at level
+  // 2), in the last level's interval, where the other warps wait for warp 0's merge. A
   // candidate is a key at or below a bound (WithinTopKBound), so a lane's fourth key is one
   // exactly when the smallest of them all is: one minimum to test after the tree's barrier,
   // where each warp's vote on its lanes' fourth keys took a barrier of its own until 2026-12-07.

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The first 64 keys of up to 32 sorted runs of at most 64 keys each, merged pairwise in the
-// warps' registers: a bitonic merge (Batcher 1968) a level, the runs exchanged through shared
-// memory, one barrier a level (docs/gpu.md "Sorting networks and the canonical reduction").
-// KthSmallestSlot (gpu/block/bitonic_sort.cuh) takes it for 4 <= k <= 64, and gpu's and
-// gpu-fast's split rows for the merge of their slices' lists (MergeSliceLists,
+// The first 64 keys of up to 32 sorted runs of at most 64 keys each, merged in the warps'
+// registers: bitonic merges (Batcher 1968) of 2 or 4 runs a level, the runs exchanged through
+// shared memory, one barrier a level (docs/gpu.md "Sorting networks and the canonical
+// reduction"). KthSmallestSlot (gpu/block/bitonic_sort.cuh) takes it for 4 <= k <= 64, and
+// gpu's and gpu-fast's split rows for the merge of their slices' lists (MergeSliceLists,
 // gpu/block/row_slices.cuh); the bitonic sort's stages between lanes take its LaneStage,
 // WarpBitonicMerge and KeepAscending.
 //
@@ -19,29 +19,44 @@
 //   to slot 32 v + l, where a block that loaded slot t + r kThreads into run v's lane l read it).
 // - Or, with `partner` (MergeTreeRuns' last argument, a caller whose runs lie in global memory:
 //   MergeSliceLists, gpu/block/row_slices.cuh), nothing is stored before the call and no
-//   barrier precedes it: level 1's readers load the partner's elements themselves,
-//   partner(v + 1, e) (kTreeAbove past its keys), and an odd run's registers are not read.
-// - MergeTreeRuns(block, keys, runs, count, half, last): levels s = 1, 2, .. while 2^(s-1) <
-//   count. Run v = 0 mod 2^s whose partner v + 2^(s-1) is below count reads the partner's
-//   elements 63 - l and 31 - l (its first 64, reversed) from region R = v / 2 + 2^(s-1) - 1 of
-//   `keys` (slots 64 R .. 64 R + 63), keeps the lower half of the bitonic sequence (its own run
-//   ascending, then the partner's descending: the 64 smallest of the 128) and sorts it: stage
-//   32 inside each lane, stages 16 .. 1 by ShuffleXor (WarpBitonicMerge). A run that is the
-//   next level's partner (v = 2^s mod 2^(s+1)) then stores its merged run into the very slots
-//   each lane read (its region R, which the next level's reader reads): so no thread writes a
-//   slot another thread reads between two barriers. Layouts of a region: level 1 as stored
-//   above; even levels element e at 63 - e; odd levels from 3 on element e at e.
+//   barrier precedes it: level 1's readers load their partners' elements themselves,
+//   partner(u, e) (kTreeAbove past its keys), so the caller loads the runs v = 0 mod
+//   kTreeLoadedFan (4) only: the others' registers are not read.
+// - Levels: level s has a span (1 at level 1, then the span times the level's fan-in) and a
+//   fan-in f (TreeFan: 2 at a level 1 read from the slots, whose 16 regions of 64 hold the 16
+//   odd runs and no more; 4 elsewhere); the levels go on while the span is below count (32
+//   stored runs: fan-ins 2, 4, 4; 20 lists with `partner`: 4, 4, 4). Run v = 0 mod (span f)
+//   with a partner v + span below count is a reader; its partners are v + i span, i = 1 .. f - 1,
+//   those below count. It merges partner 1 into its run (the partner's elements 63 - l and 31 -
+//   l, its first 64 reversed: the lower half of the bitonic sequence, its run ascending then the
+//   partner's descending, is the 64 smallest of the 128; stage 32 inside each lane, stages 16 ..
+//   1 by ShuffleXor), and with f = 4, in the same stages, partners 2 (elements l and 32 + l) and
+//   3 (reversed) into a second pair of registers sorted descending, then that pair into its run
+//   (its run ascending, the pair descending: one more merge, no load). At f = 4 a level whose
+//   reader 0 has no partner 2 makes the first merge only; a reader without partners 2 and 3 at a
+//   level that makes both merges kTreeAbove.
+// - Regions: partner u at level s lies in region R = (u + S) / 2 of `keys` (slots 64 R .. 64 R
+//   + 63), S the sum of the spans of the levels before s; with `partner`, from level 2 on, R =
+//   (u + S - 1) / 4. Element e is at slot 64 R + (e XOR 32) at odd levels and 64 R + (e XOR 31)
+//   at even ones. R is the region u read its partner 1 from at level s - 1 (or one nobody read
+//   there: u had no partner 1, or level s - 1 loaded from global memory), and a partner of
+//   level s + 1 stores its merged elements l and 32 + l, lane l, into the two slots it read its
+//   partner 1's elements 63 - l and 31 - l from (63 - l XOR c = l XOR (c XOR 63)): so no thread
+//   writes a slot another thread reads between two barriers, and the regions of a level are
+//   distinct (at most 15: 32 stored runs read regions 0 .. 15, then 1 .. 15 but 4, 8 and 12,
+//   then 5, 9 and 13).
 // - After the last level run 0 holds the first 64 keys of the runs' multiset, ascending (a
 //   sorting network: ties give the sorted multiset's bits); last(t, e, key) is called for each
 //   of its elements e < 64 by the lane that holds it (warp 0, pair 0), in the last level's
 //   phase (count = 1: the first phase), with no barrier after it: the caller's.
-// - Level s runs in the warps holding a run v = 0 mod 2^s below count only (ForWarps,
+// - Level s runs in the warps holding a run v = 0 mod (span f) below count only (ForWarps,
 //   gpu/block/block_model.h: a reader, or a run the next level reads); the others' runs are
 //   not read again, and their registers are left as they were.
 // - keys: 1024 slots, of which the call reads and writes regions 0 .. 15 only as above; its last
-//   reads are in the last level's phase. Barriers: ceil(log2 count) - 1. Accesses of a thread
-//   of 1024 (one run): 2 reads a level (1 at level 1 when `half`; global ones at level 1 with
-//   `partner`), 2 stores a level but the last.
+//   reads are in the last level's phase. Barriers: one fewer than the levels (32 stored runs 2,
+//   where pairwise levels took 4; 20 lists with `partner` 2). Accesses of a thread of 1024 (one
+//   run): 2 reads a partner (1 at level 1 when `half`; global ones at level 1 with `partner`), 2
+//   stores a level but the last.
 // Example: runs {1, 4}, {2, 3} (count 2, half): run 1 stores 2 and 3 at slots 32 and 33; run
 //   0 reads 3 and 2 there, keeps {1, 2, 3, 4, ~0, ..}: last(t, 0, 1) .. last(t, 3, 4)
 //   (tests/gpu_warp_merge_tree_test.cc, "ContractExample").
@@ -57,6 +72,7 @@ namespace sampcheck::gpu {
 inline constexpr int kTreeRuns = 32;
 inline constexpr int kTreeKept = 64;
 inline constexpr std::uint64_t kTreeAbove = ~std::uint64_t{0};
+inline constexpr int kTreeLoadedFan = 4;  // level 1's fan-in with `partner` (contract)
 
 template <int kThreads>
 SAMPCHECK_KERNEL_BODY SAMPCHECK_FORCE_INLINE int TreeRunOf(Thread t, int r) {
@@ -85,12 +101,15 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t KeepAscending(bool lo
 // elements 63 - l and 31 - l (b_lo, b_hi) keep the smaller of each pair, the lower half of the
 // bitonic sequence, ordered within the lane (kTreeAbove for a partner's padding). Also the
 // lanes' key runs of the gathers' tree path (KeepLowestWithRun, gpu/block/lane_key_tree.cuh).
+// `descending`: the pair ordered the other way, for a merge that stages 16 .. 1 sort descending.
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void KeepLowerPair(std::uint64_t& lo, std::uint64_t& hi,
-                                                                std::uint64_t b_lo, std::uint64_t b_hi) {
+                                                                std::uint64_t b_lo, std::uint64_t b_hi,
+                                                                bool descending = false) {
   const std::uint64_t a0 = lo < b_lo ? lo : b_lo;
   const std::uint64_t a1 = hi < b_hi ? hi : b_hi;
-  lo = a0 < a1 ? a0 : a1;
-  hi = a0 < a1 ? a1 : a0;
+  const bool ordered = (a0 < a1) != descending;
+  lo = ordered ? a0 : a1;
+  hi = ordered ? a1 : a0;
 }
 
 // One compare-exchange stage between lanes: each thread's register r against register r of
@@ -120,6 +139,19 @@ SAMPCHECK_KERNEL_BODY void WarpBitonicMerge(B& block, Slots& slots) {
 // MergeTreeRuns' level 1 without a loader: the partners stored their runs into the slots.
 struct PartnerInSlots {};
 
+// Runs merged a reader at level s (contract "Levels"): 2 at a level 1 read from the slots, whose
+// 16 regions hold the 16 odd runs and no more; 4 elsewhere.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int TreeFan(bool loads_partner, int s) {
+  return s == 1 && !loads_partner ? 2 : kTreeLoadedFan;
+}
+
+// The slot of element e of partner u at level s, `spans` the sum of the spans of the levels
+// before s (contract "Regions").
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int TreeSlot(bool loads_partner, int s, int spans, int u, int e) {
+  const int region = loads_partner ? (u + spans - 1) / 4 : (u + spans) / 2;
+  return 64 * region + (e ^ (s % 2 == 1 ? 32 : 31));
+}
+
 }  // namespace tree_detail
 
 template <int kThreads, class B, class Shared, class Runs, class Last, class Partner = tree_detail::PartnerInSlots>
@@ -129,9 +161,8 @@ SAMPCHECK_KERNEL_BODY void MergeTreeRuns(B& block, Shared& keys, Runs& runs, int
   static_assert(kThreads % kWarpSize == 0 && kThreads <= 1024 && 1024 % kThreads == 0,
                 "whole warps that divide the 1024 slots");
   constexpr int kPairs = kTreeRuns / (kThreads / kWarpSize);  // runs a thread holds
-  int levels = 0;
-  while ((1 << levels) < count) ++levels;
-  if (levels == 0) {
+  constexpr int kWarps = kThreads / kWarpSize;
+  if (count <= 1) {
     block.ForEachThread([&](Thread t) {
       if (t.warp() != 0) return;
       last(t, t.lane(), runs[t].v[0]);
@@ -139,50 +170,77 @@ SAMPCHECK_KERNEL_BODY void MergeTreeRuns(B& block, Shared& keys, Runs& runs, int
     });
     return;
   }
-  constexpr int kWarps = kThreads / kWarpSize;
-  for (int s = 1; s <= levels; ++s) {
-    const int step = 1 << s;
-    const bool final_level = s == levels;
-    // The warps holding a run v = 0 mod step below count (a reader, or a run without a partner
-    // that the next level reads): the others' runs were stored as partners and are not read
-    // again, so they sit the level out (ForWarps): at 1024 threads, ceil(count / step) of the 32
-    // warps merge, 31 warp-levels for 32 runs where every warp ran 5.
+  auto other = Registers<SlotKeys<2 * kPairs>>(block);  // a reader's merge of its partners 2 and 3
+  auto lane = Registers<std::uint64_t>(block);
+  int span = 1, spans = 0;  // spans: the sum of the levels' spans before this one (contract "Regions")
+  for (int s = 1;; ++s) {
+    const int fan = tree_detail::TreeFan(kLoadsPartner, s);
+    const int next = span * fan;
+    const bool final_level = next >= count;
+    const bool from_global = kLoadsPartner && s == 1;
+    const bool half_runs = half && s == 1;
+    // Some reader has a partner 2 (reader 0 has, when any has): then every reader merges its
+    // partners 2 and 3 too, a reader without them merging kTreeAbove, so the warps' shuffles
+    // stay uniform.
+    const bool second = fan == 4 && 2 * span < count;
+    // The warps holding a run v = 0 mod next below count (a reader, or a run without a partner
+    // that the next level reads); the others' runs were stored as partners and are not read
+    // again, so they sit the level out (ForWarps).
     auto merging = [&](int w) {
       for (int r = 0; r < kPairs; ++r) {
         const int v = r * kWarps + w;
-        if (v % step == 0 && v < count) return true;
+        if (v % next == 0 && v < count) return true;
       }
       return false;
     };
-    const bool reversed = s % 2 == 0;  // even levels: element e at 63 - e
-    // The slots lane l of reader v writes elements l and 32 + l to after reading the partner's
-    // elements 63 - l and 31 - l from them (level 1: the other way round).
-    auto slot = [&](Thread t, int v, bool high) {
-      const int base = 64 * (v / 2 + step / 2 - 1), l = t.lane();
-      if (reversed) return base + (high ? 32 + l : l);
-      return base + (high ? 31 - l : 63 - l);
+    // Element e of partner u at this level (kTreeAbove past count, and past 32 for level 1's
+    // half runs).
+    auto element = [&](int u, int e) -> std::uint64_t {
+      if (u >= count || (half_runs && e >= kWarpSize)) return kTreeAbove;
+      if constexpr (kLoadsPartner) {
+        if (from_global) return partner(u, e);
+      }
+      return keys.Load(tree_detail::TreeSlot(kLoadsPartner, s, spans, u, e));
     };
     block.ForWarps(merging, [&] {
       block.ForEachThread([&](Thread t) {
+        const int l = t.lane();
         for (int r = 0; r < kPairs; ++r) {
           const int v = TreeRunOf<kThreads>(t, r);
-          if (v % step != 0 || v + step / 2 >= count) continue;
-          const bool level1 = s == 1;  // elements 63 - l and 31 - l in the high and low slots
-          std::uint64_t b0 = kTreeAbove, b1 = kTreeAbove;
-          if constexpr (kLoadsPartner) {
-            if (level1) {
-              b0 = half ? kTreeAbove : partner(v + 1, 63 - t.lane());
-              b1 = partner(v + 1, 31 - t.lane());
+          const bool reads = v % next == 0 && v + span < count;
+          if (reads) {
+            tree_detail::KeepLowerPair(runs[t].v[2 * r], runs[t].v[2 * r + 1], element(v + span, 63 - l),
+                                       element(v + span, 31 - l));
+          }
+          if (second) {
+            std::uint64_t lo = kTreeAbove, hi = kTreeAbove;
+            if (reads) {
+              lo = element(v + 2 * span, l), hi = element(v + 2 * span, kWarpSize + l);
+              tree_detail::KeepLowerPair(lo, hi, element(v + 3 * span, 63 - l), element(v + 3 * span, 31 - l),
+                                         true);
             }
+            other[t].v[2 * r] = lo, other[t].v[2 * r + 1] = hi;
           }
-          if (!kLoadsPartner || !level1) {
-            b0 = level1 && half ? kTreeAbove : keys.Load(slot(t, v, level1));
-            b1 = keys.Load(slot(t, v, !level1));
-          }
-          tree_detail::KeepLowerPair(runs[t].v[2 * r], runs[t].v[2 * r + 1], b0, b1);
         }
       });
-      tree_detail::WarpBitonicMerge<2 * kPairs>(block, runs);
+      // Stages 16 .. 1 of both merges, the registers' chains side by side (independent shuffles).
+      for (int j = kWarpSize / 2; j >= 1; j /= 2) {
+        for (int r = 0; r < 2 * kPairs; ++r) {
+          tree_detail::LaneStage(block, lane, runs, r, j, [&](Thread t) { return (t.lane() & j) == 0; });
+          if (second) {
+            tree_detail::LaneStage(block, lane, other, r, j, [&](Thread t) { return (t.lane() & j) != 0; });
+          }
+        }
+      }
+      if (second) {  // partners 0 and 1 ascending, 2 and 3 descending: one bitonic sequence
+        block.ForEachThread([&](Thread t) {
+          for (int r = 0; r < kPairs; ++r) {
+            tree_detail::KeepLowerPair(runs[t].v[2 * r], runs[t].v[2 * r + 1], other[t].v[2 * r],
+                                       other[t].v[2 * r + 1]);
+          }
+        });
+        tree_detail::WarpBitonicMerge<2 * kPairs>(block, runs);
+      }
       block.ForEachThread([&](Thread t) {
         for (int r = 0; r < kPairs; ++r) {
           const int v = TreeRunOf<kThreads>(t, r);
@@ -190,14 +248,20 @@ SAMPCHECK_KERNEL_BODY void MergeTreeRuns(B& block, Shared& keys, Runs& runs, int
             if (v != 0) continue;
             last(t, t.lane(), runs[t].v[2 * r]);
             last(t, kWarpSize + t.lane(), runs[t].v[2 * r + 1]);
-          } else if (v % (2 * step) == step && v < count) {  // the next level's partner
-            keys.Store(slot(t, v, false), runs[t].v[2 * r]);
-            keys.Store(slot(t, v, true), runs[t].v[2 * r + 1]);
+          } else if (v % next == 0 && v % (next * tree_detail::TreeFan(kLoadsPartner, s + 1)) != 0 && v < count) {
+            // The next level's partner: into the slots it read its partner 1 from (contract).
+            const int up = spans + span;
+            keys.Store(tree_detail::TreeSlot(kLoadsPartner, s + 1, up, v, t.lane()), runs[t].v[2 * r]);
+            keys.Store(tree_detail::TreeSlot(kLoadsPartner, s + 1, up, v, kWarpSize + t.lane()),
+                       runs[t].v[2 * r + 1]);
           }
         }
       });
     });
-    if (!final_level) block.Sync();
+    if (final_level) return;
+    block.Sync();
+    spans += span;
+    span = next;
   }
 }
 
