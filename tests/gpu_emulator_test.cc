@@ -578,6 +578,29 @@ TEST(GpuEmulatorWarp, ShuffleXorAndBallot) {
   EXPECT_EQ(b[32], 0x92492492u);
 }
 
+// Each lane names its own source: lane l of a 64-thread block takes lane (3 l + 1) mod 32 of its
+// warp (35 is 3 mod 32: CUDA's source lane modulo the width), never the other warp's.
+TEST(GpuEmulatorWarp, ShuffleFromTakesEachLanesSource) {
+  std::vector<int> x(64);
+  const LaunchReport r = emu::Launch("shuffle_from", 1, 64, [&](Block& block) {
+    auto v = Registers<int>(block);
+    auto from = Registers<int>(block);
+    block.ForEachThread([&](Thread t) {
+      v[t] = 100 + t.x;
+      from[t] = 3 * t.lane() + 1;
+    });
+    auto w = ShuffleFrom(block, v, from);
+    block.ForEachThread([&](Thread t) { x[static_cast<std::size_t>(t.x)] = w[t]; });
+  });
+  ASSERT_TRUE(r.ok()) << r.Summary();
+  EXPECT_EQ(x[0], 101);       // lane 0 <- lane 1
+  EXPECT_EQ(x[11], 102);      // 34 mod 32 = 2
+  EXPECT_EQ(x[31], 100 + 30); // 94 mod 32 = 30
+  EXPECT_EQ(x[32], 133);      // warp 1 lane 0 <- warp 1 lane 1 (thread 33)
+  EXPECT_EQ(x[43], 134);      // warp 1 lane 11 <- lane 2 (thread 34)
+  EXPECT_EQ(r.counters.warp_ops, 1);
+}
+
 // --- warp subsets (ForWarps) -----------------------------------------------------------------
 
 // 96 threads (3 warps), ForWarps keeping warps 0 and 2: the body's phase runs their 64 threads

@@ -736,9 +736,10 @@ TEST(GpuFastSampling, DrawOnSurvivorsFollowsTheSequentialRules) {
                   if (t.x < k) weights.Store(t.x, w[static_cast<std::size_t>(t.x)]);
                 });
                 block.Sync();
-                gpu::fast_detail::DrawOnSurvivors<1024>(block, weights, k,
-                                                        gpu::fast_detail::SurvivorRules{p, mp, joint, row_mass, bug}, u,
-                                                        [&](std::int64_t j) { got = j; });
+                gpu::fast_detail::DrawOnSurvivors<1024>(
+                    block, [&](gpu::Thread, std::int64_t j) { return weights.Load(j); }, k,
+                    gpu::fast_detail::SurvivorRules{p, mp, joint, row_mass, bug}, u,
+                    [&](gpu::Thread, std::int64_t j) { got = j; });
               });
               ASSERT_EQ(report.total, 0) << report.Summary();
               EXPECT_EQ(got, SequentialSurvivorDraw(w, c, row_mass))

@@ -15,6 +15,8 @@
 //     ShuffleDown(block, r, d): lane l gets lane l + d's value when l + d < 32, else its own
 //                               (__shfl_down_sync(0xffffffff, v, d));
 //     ShuffleXor(block, r, m):  lane l gets lane l ^ m's value (__shfl_xor_sync);
+//     ShuffleFrom(block, r, from): lane l gets lane from[l] mod 32's value, each lane naming its
+//                               own source (__shfl_sync(0xffffffff, v, from));
 //     Ballot(block, p):         every lane gets the mask whose bit l is lane l's predicate
 //                               (__ballot_sync(0xffffffff, p)).
 // - block.ForWarps(pred, body): block-level code `body` run only by the warps w with pred(w) (a

@@ -113,6 +113,11 @@ template <class T>
 __device__ DeviceRegisters<T> ShuffleXor(const DeviceBlock&, const DeviceRegisters<T>& r, int mask) {
   return DeviceRegisters<T>{__shfl_xor_sync(0xffffffffu, r.v, mask)};
 }
+template <class T>
+__device__ DeviceRegisters<T> ShuffleFrom(const DeviceBlock&, const DeviceRegisters<T>& r,
+                                          const DeviceRegisters<int>& from) {
+  return DeviceRegisters<T>{__shfl_sync(0xffffffffu, r.v, from.v)};
+}
 __device__ inline DeviceRegisters<std::uint32_t> Ballot(const DeviceBlock&, const DeviceRegisters<bool>& p) {
   return DeviceRegisters<std::uint32_t>{__ballot_sync(0xffffffffu, p.v)};
 }

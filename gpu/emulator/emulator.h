@@ -614,6 +614,22 @@ HostRegisters<T> ShuffleXor(HostBlock& block, const HostRegisters<T>& r, int mas
   return out;
 }
 
+// Lane l gets lane from[l] mod 32 of its warp (CUDA's source lane modulo the width).
+template <class T>
+HostRegisters<T> ShuffleFrom(HostBlock& block, const HostRegisters<T>& r, const HostRegisters<int>& from) {
+  block.WarpOp("ShuffleFrom");
+  const bool every_warp = block.AllWarps();
+  const int n = r.size();
+  HostRegisters<T> out =
+      every_warp ? HostRegisters<T>(n, typename HostRegisters<T>::Unfilled{}) : HostRegisters<T>(n, T{});
+  for (int t = 0; t < n; ++t) {
+    if (!every_warp && !block.WarpActive(t / kWarpSize)) continue;
+    const int src = (t & ~(kWarpSize - 1)) + (from.at(t) & (kWarpSize - 1));
+    out.at(t) = r.at(src < n ? src : t);
+  }
+  return out;
+}
+
 HostRegisters<std::uint32_t> Ballot(HostBlock& block, const HostRegisters<bool>& p);
 
 // A value every thread holds, read by block-level code (a data-dependent
@@ -769,6 +785,7 @@ using emu::GlobalArray;
 using emu::HostShared;
 using emu::Registers;
 using emu::ShuffleDown;
+using emu::ShuffleFrom;
 using emu::ShuffleXor;
 using emu::Thread;
 using emu::ThreadFence;

@@ -47,7 +47,9 @@
 //       monotone along the order. When the candidates do not fit (contract of that file), the
 //       k-th key by the radix select below and two more reads gather exactly the top k. A
 //       sliced row's survivors are the merge of its slices' sorted top-k lists (pairwise
-//       merges, gpu/block/merge_runs.cuh; integer comparisons, exact): the same k keys, so the
+//       merges, gpu/block/merge_runs.cuh, or for k <= 64 the warps' merge tree, whose last
+//       level leaves them in warp 0's registers for the draw: TreeSurvivor; integer
+//       comparisons, exact): the same k keys and weights in the same lanes' order, so the
 //       token does not depend on the slicing;
 //     min-p alone (top-k and top-p off, min-p on, V > kFastMinPProbe = 64): the survivor path
 //       on the first 64 keys (a probe, gpu/fast/fast_sampling_launch.h FastSurvivorK, sliced
@@ -432,10 +434,11 @@ struct SurvivorRules {
   FastSamplingBug bug = FastSamplingBug::kNone;
 };
 
-// Top-p, min-p and the draw on the k sorted survivors' weights w_0 .. w_{k-1} (shared memory,
-// written and synchronised; 1 <= k <= 1024, w_0 = 1, every w_j finite >= 0), by warp 0: lane l
-// holds positions [l c, (l + 1) c), c = ceil(k / 32), so that the positions' order is the
-// lanes' order. S, and E_j (the mass before j), come from the lanes' sums: the warp butterfly
+// Top-p, min-p and the draw on the k sorted survivors' weights w_0 .. w_{k-1} (weight(t, j), read
+// by lane t of warp 0 for its own positions: shared memory written and synchronised, or the
+// registers TreeSurvivorWeights fills; 1 <= k <= 1024, w_0 = 1, every w_j finite >= 0), by warp
+// 0: lane l holds positions [l c, (l + 1) c), c = ceil(k / 32), so that the positions' order is
+// the lanes' order. S, and E_j (the mass before j), come from the lanes' sums: the warp butterfly
 // (WarpButterflyScan: ShuffleXor 1 .. 16) gives every lane the warp's total S and its exclusive
 // prefix (IEEE addition commutes, so every lane of a group holds the same bits), and a lane
 // adds its own weights to its prefix in order.
@@ -444,13 +447,13 @@ struct SurvivorRules {
 // order; n >= 1: w_0 = 1 with E_0 = 0 is always kept); its mass E_n is taken with n in one
 // minimum over the lanes ((n << 32) | bits of E_n). The token is the first j < n of positive
 // weight whose running sum exceeds u E_n, else (rounding) the last j < n of positive weight,
-// by one more minimum. take(j) is called by lane 0 of warp 0; no barrier; the other warps skip
-// it (ForWarps). A production
+// by one more minimum. take(t, j) is called by lane 0 of warp 0 (t); no barrier; the other
+// warps skip it (ForWarps). A production
 // sampler's order, not the canonical one: the sums round in their own tree (gpu-fast is
 // judged statistically). Shared reads a lane: 3c (k = 50: 6, where thread 0's sequential
 // sums, walk and draw read up to 3k).
-template <int kThreads, class B, class Weights, class Take>
-SAMPCHECK_KERNEL_BODY void DrawOnSurvivors(B& block, Weights& weights, std::int64_t k, const SurvivorRules& rules,
+template <int kThreads, class B, class Weight, class Take>
+SAMPCHECK_KERNEL_BODY void DrawOnSurvivors(B& block, const Weight& weight, std::int64_t k, const SurvivorRules& rules,
                                            float u, Take take) {
   static_assert(kThreads % kWarpSize == 0, "whole warps");
   // Warp 0 alone (ForWarps): the other warps took part in its butterflies and minima until
@@ -466,7 +469,7 @@ SAMPCHECK_KERNEL_BODY void DrawOnSurvivors(B& block, Weights& weights, std::int6
     auto sum = Registers<float>(block);           // the lane's mass, then its group's
     block.ForEachThread([&](Thread t) {
       float acc = 0.0f;
-      for (std::int64_t j = begin_of(t); j < end_of(t); ++j) acc += weights.Load(j);
+      for (std::int64_t j = begin_of(t); j < end_of(t); ++j) acc += weight(t, j);
       sum[t] = acc;
     });
     WarpButterflyScan(block, sum, before);  // gpu/block/block_exclusive_scan.cuh
@@ -477,7 +480,7 @@ SAMPCHECK_KERNEL_BODY void DrawOnSurvivors(B& block, Weights& weights, std::int6
       float kept = before[t];
       std::uint64_t c = kNoKey;
       for (std::int64_t j = begin_of(t); j < end_of(t); ++j) {
-        const float e = weights.Load(j);
+        const float e = weight(t, j);
         bool keep = !(rules.mp > 0.0f) || e >= min_ratio;
         if (keep && (rules.p < 1.0f || rules.joint)) {
           const float tested = rules.bug == FastSamplingBug::kTopPOffByOne ? kept - e : kept;
@@ -505,7 +508,7 @@ SAMPCHECK_KERNEL_BODY void DrawOnSurvivors(B& block, Weights& weights, std::int6
       float c = before[t];
       std::uint32_t got = 2049;  // no positive weight below n in this lane
       for (std::int64_t j = begin_of(t); j < end_of(t) && j < n; ++j) {
-        const float e = weights.Load(j);
+        const float e = weight(t, j);
         if (!(e > 0.0f)) continue;
         c += e;
         got = static_cast<std::uint32_t>(2048 - j);
@@ -520,7 +523,66 @@ SAMPCHECK_KERNEL_BODY void DrawOnSurvivors(B& block, Weights& weights, std::int6
     block.ForEachThread([&](Thread t) {
       if (t.x != 0) return;
       const std::uint32_t r = pick[t];
-      take(static_cast<std::int64_t>(r < 1024 ? r : 2048 - r));
+      take(t, static_cast<std::int64_t>(r < 1024 ? r : 2048 - r));
+    });
+  });
+}
+
+// Position e < 64 of the sorted survivors where the warps' merge tree's last level leaves it
+// (MergeTreeRuns' `last`, gpu/block/warp_merge_tree.cuh): lane e mod 32 of warp 0, register
+// e / 32, its key and weight.
+struct TreeSurvivor {
+  std::uint64_t key[2];
+  float weight[2];
+};
+struct TreeSurvivorChunk {
+  float weight[2];
+};
+
+// DrawOnSurvivors' positions [l c, (l + 1) c), c = ceil(k / 32) <= 2, in lane l of warp 0, from
+// the tree's layout: ShuffleFrom of both registers of lane e mod 32, the lane keeping register
+// e / 32's (for positions at or past k too, which the draw does not read). Warp 0 alone.
+template <class B, class R>
+SAMPCHECK_KERNEL_BODY auto TreeSurvivorWeights(B& block, const R& tree, std::int64_t k) {
+  auto chunk = Registers<TreeSurvivorChunk>(block);
+  const int c = static_cast<int>((k + kWarpSize - 1) / kWarpSize);
+  block.ForWarps(WarpZero{}, [&] {
+    auto from = Registers<int>(block);
+    auto low = Registers<float>(block);
+    auto high = Registers<float>(block);
+    for (int i = 0; i < c; ++i) {
+      block.ForEachThread([&](Thread t) {
+        from[t] = t.lane() * c + i;
+        low[t] = tree[t].weight[0];
+        high[t] = tree[t].weight[1];
+      });
+      auto a = ShuffleFrom(block, low, from);
+      auto b = ShuffleFrom(block, high, from);
+      block.ForEachThread([&](Thread t) { chunk[t].weight[i] = from[t] < kWarpSize ? a[t] : b[t]; });
+    }
+  });
+  return chunk;
+}
+
+// The key at position `chosen` (lane 0's) of the tree's layout, to lane 0 of warp 0: its index
+// is the token. Warp 0 alone.
+template <class B, class R, class RI, class Out>
+SAMPCHECK_KERNEL_BODY void StoreTreeSurvivorToken(B& block, const R& tree, const RI& chosen, Out token,
+                                                  std::int64_t row) {
+  block.ForWarps(WarpZero{}, [&] {
+    auto from = Registers<int>(block, 0);
+    auto at = ShuffleFrom(block, chosen, from);  // lane 0's to every lane
+    auto low = Registers<std::uint64_t>(block);
+    auto high = Registers<std::uint64_t>(block);
+    block.ForEachThread([&](Thread t) {
+      from[t] = at[t] % kWarpSize;
+      low[t] = tree[t].key[0];
+      high[t] = tree[t].key[1];
+    });
+    auto a = ShuffleFrom(block, low, from);
+    auto b = ShuffleFrom(block, high, from);
+    block.ForEachThread([&](Thread t) {
+      if (t.x == 0) token.Store(row, IndexOfKey(at[t] < kWarpSize ? a[t] : b[t]));
     });
   });
 }
@@ -557,6 +619,11 @@ SAMPCHECK_KERNEL_BODY bool SampleOnSurvivors(B& block, KeyOf key_of, Slices slic
   SAMPCHECK_SHARED(block, float, survivor_weights, kFastSurvivorSlots);
   float m = 0.0f;  // s of the first token of the order: its weight is exp(0) = 1
   bool merged = false;
+  // k <= 64 merged from at most 32 lists by the warps' merge tree: its last level leaves the
+  // survivors in warp 0's registers, where the draw (warp 0) takes them, with no shared round
+  // trip and no barrier between (the min-p probe reads them in every thread: shared memory).
+  const bool in_tree = slice_count > 1 && k <= kTreeKept && slice_count <= kTreeRuns && probe_first == nullptr;
+  auto tree = Registers<TreeSurvivor>(block);
   std::uint64_t first = kNoKey;  // the smallest head: the row's first key
   // The merge of the slices' sorted lists (MergeSliceLists, gpu/block/row_slices.cuh): exactly
   // the row's top k, each placed at its rank (a key among the row's k smallest has every
@@ -567,15 +634,21 @@ SAMPCHECK_KERNEL_BODY bool SampleOnSurvivors(B& block, KeyOf key_of, Slices slic
   // that).
   if (slice_count > 1) {  // every list complete: its head is not the marker
     merged = MergeSliceLists<kThreads>(block, slices, slice_base, slice_count, k, kNoKey, lists, first,
-                                       [&](Thread, int position, std::uint64_t x) {
+                                       [&](Thread t, int position, std::uint64_t x) {
+                                         const float w = math::ExpF32Cr(ValueOfDescendingKey(x) -
+                                                                        ValueOfDescendingKey(first));
+                                         if (in_tree) {
+                                           tree[t].key[position / kWarpSize] = x;
+                                           tree[t].weight[position / kWarpSize] = w;
+                                           return;
+                                         }
                                          survivor_keys.Store(position, x);
-                                         survivor_weights.Store(position, math::ExpF32Cr(ValueOfDescendingKey(x) -
-                                                                                         ValueOfDescendingKey(first)));
+                                         survivor_weights.Store(position, w);
                                        });
   }
   if (merged) {
     m = ValueOfDescendingKey(first);  // first: set before the merge placed a key
-    block.Sync();
+    if (!in_tree) block.Sync();
   } else {
     std::uint32_t total = 0;
     if (!GatherFastSurvivors<kThreads>(block, vocab, k, key_of, survivor_keys, total)) {
@@ -618,8 +691,20 @@ SAMPCHECK_KERNEL_BODY bool SampleOnSurvivors(B& block, KeyOf key_of, Slices slic
     row_mass = FastBlockReduce<kThreads, float>(block, lane, FloatSum{});
   }
   const float u = rng::UniformClosedOpen24F32(rng::CurandPhiloxWord(seed, position, 0));
-  DrawOnSurvivors<kThreads>(block, survivor_weights, k, SurvivorRules{p, mp, joint, row_mass, bug}, u,
-                            [&](std::int64_t chosen) { token.Store(row, IndexOfKey(survivor_keys.Load(chosen))); });
+  const SurvivorRules rules{p, mp, joint, row_mass, bug};
+  if (merged && in_tree) {
+    const auto chunk = TreeSurvivorWeights(block, tree, k);
+    const std::int64_t c = (k + kWarpSize - 1) / kWarpSize;
+    auto chosen = Registers<int>(block);
+    DrawOnSurvivors<kThreads>(
+        block, [&](Thread t, std::int64_t j) { return chunk[t].weight[j - t.lane() * c]; }, k, rules, u,
+        [&](Thread t, std::int64_t j) { chosen[t] = static_cast<int>(j); });
+    StoreTreeSurvivorToken(block, tree, chosen, token, row);
+    return true;
+  }
+  DrawOnSurvivors<kThreads>(
+      block, [&](Thread, std::int64_t j) { return survivor_weights.Load(j); }, k, rules, u,
+      [&](Thread, std::int64_t chosen) { token.Store(row, IndexOfKey(survivor_keys.Load(chosen))); });
   return true;
 }
 
