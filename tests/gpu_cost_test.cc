@@ -215,16 +215,20 @@ SamplingCostShape TopPAlone(float p) {
 // from one read. Since 2026-12-05 gpu's slices gather their lists by the tree path
 // (gpu/block/lane_key_tree.cuh: 7 barriers where 12 were, and the list stored from the tree's
 // lanes, no barrier of its own): the budgets are the counts since, 23, 26, 32 and 26 (37, 40,
-// 44 and 40 before).
+// 44 and 40 before). Since 2026-12-07 the budgets of the rows the day's barriers bear on are
+// their counts again (the tree's vote, a split row's merge loading its lists, the lane
+// grouping by warp 0, the merge tree of four runs a level, gpu-fast's draw from the tree's
+// registers): gpu 23, 26, 32 and 26 -> 15, 18, 24 and 18; gpu-fast 14, 14, 22, 14, 13 and 25
+// -> 7, 7, 15, 7, 7 and 19 (the last two: min-p alone's probe, its flat rows).
 const BudgetCase kBudgets[] = {
-    {__LINE__, "gpu, top-k 50, top-p 0.9", false, Shape(0.0f, false), {1.01, 23}},
-    {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {1.01, 26}},
+    {__LINE__, "gpu, top-k 50, top-p 0.9", false, Shape(0.0f, false), {1.01, 15}},
+    {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {1.01, 18}},
     // Flat rows 7 more since 2026-12-03 (36 before): read 1 of the gather takes four elements a
     // load (gpu/block/quad_reads.cuh), so a thread's maximum on a flat row is the first index of
     // its first quad and T lets about 4k candidates through, not k (a network over 256 slots,
     // not 64); their critical path at 64 x 128256 still fell, 269 -> 201.
-    {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {1.01, 32}},
-    {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {1.01, 26}},
+    {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {1.01, 24}},
+    {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {1.01, 18}},
     // The partition path's rows: 21 barriers more since 2026-12-01 (41, 46, 87, 26, 13 and 13
     // before): level 0's sample of 1024 keys sorted by BitonicSortSlots (21 barriers) where
     // every thread ranked its key against all 1024 (one barrier, 1024 reads in sequence): the
@@ -278,14 +282,14 @@ const BudgetCase kBudgets[] = {
     // list stored by the tree's lanes, no barrier of its own): 20 -> 14 per row at these rows.
     // Flat rows take its other case (a lane holds 4 of the k), whose bound, the tree's k-th,
     // lets fewer candidates through than the k-th lane minimum did (a smaller network).
-    {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {1.01, 14}},
-    {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {1.01, 14}},
+    {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {1.01, 7}},
+    {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {1.01, 7}},
     // 7 more since 2026-12-03 (28 before), as gpu's flat rows: read 1 four elements a load
     // (ForEachQuadKey, gpu/block/key_reads.cuh) lets about 4k candidates through. 1 fewer
     // since 2026-12-06: a network over 128 slots or more takes its barrier after a transposed
     // level (gpu/block/bitonic_sort.cuh) with the final store's, no longer one a stage.
-    {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {1.01, 22}},
-    {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {1.01, 14}},
+    {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {1.01, 15}},
+    {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {1.01, 7}},
     {__LINE__, "gpu-fast, top-k V - 1", true, TopK(kVocab - 1), {2.01, 20}},
     {__LINE__, "gpu-fast, top-k off, top-p 0.999", true, TopPAlone(0.999f), {2.01, 6}},
     // 115 since 2026-12-01 (21 before): the sample select's ranks by sorting networks
@@ -322,9 +326,9 @@ const BudgetCase kBudgets[] = {
     // survivor path's barriers (6 before). Flat rows keep every token, which the probe cannot
     // hold: its read finds the maximum, one round reads the row again in the last block (2
     // passes as before, 30 barriers: the flat slices' larger networks, then the round's).
-    {__LINE__, "gpu-fast, min-p 1, top-k and top-p off", true, MinPAlone(1.0f), {1.01, 13}},
+    {__LINE__, "gpu-fast, min-p 1, top-k and top-p off", true, MinPAlone(1.0f), {1.01, 7}},
     // Flat rows 25 since 2026-12-06 (26), as gpu-fast's flat rows above.
-    {__LINE__, "gpu-fast, flat rows, min-p 1, top-k and top-p off", true, Flat(MinPAlone(1.0f)), {2.01, 25}},
+    {__LINE__, "gpu-fast, flat rows, min-p 1, top-k and top-p off", true, Flat(MinPAlone(1.0f)), {2.01, 19}},
     {__LINE__, "gpu-fast, flat rows, top-k V - 1", true, Flat(TopK(kVocab - 1)), {2.01, 20}},
     {__LINE__, "gpu-fast, flat rows, top-k off, top-p 0.999", true, Flat(TopPAlone(0.999f)), {2.01, 6}},
 };

@@ -619,10 +619,12 @@ SAMPCHECK_KERNEL_BODY bool SampleOnSurvivors(B& block, KeyOf key_of, Slices slic
   SAMPCHECK_SHARED(block, float, survivor_weights, kFastSurvivorSlots);
   float m = 0.0f;  // s of the first token of the order: its weight is exp(0) = 1
   bool merged = false;
-  // k <= 64 merged from at most 32 lists by the warps' merge tree: its last level leaves the
-  // survivors in warp 0's registers, where the draw (warp 0) takes them, with no shared round
-  // trip and no barrier between (the min-p probe reads them in every thread: shared memory).
+  // k <= 64 merged from at most 32 lists, or gathered from the row, by the warps' merge tree:
+  // its last level leaves the survivors in warp 0's registers, where the draw (warp 0) takes
+  // them, with no shared round trip and no barrier between (the min-p probe reads them in
+  // every thread: shared memory).
   const bool in_tree = slice_count > 1 && k <= kTreeKept && slice_count <= kTreeRuns && probe_first == nullptr;
+  bool from_tree = false;
   auto tree = Registers<TreeSurvivor>(block);
   std::uint64_t first = kNoKey;  // the smallest head: the row's first key
   // The merge of the slices' sorted lists (MergeSliceLists, gpu/block/row_slices.cuh): exactly
@@ -648,20 +650,36 @@ SAMPCHECK_KERNEL_BODY bool SampleOnSurvivors(B& block, KeyOf key_of, Slices slic
   }
   if (merged) {
     m = ValueOfDescendingKey(first);  // first: set before the merge placed a key
+    from_tree = in_tree;
     if (!in_tree) block.Sync();
   } else {
     std::uint32_t total = 0;
-    if (!GatherFastSurvivors<kThreads>(block, vocab, k, key_of, survivor_keys, total)) {
+    bool stands = false;  // the tree's keys are the top k (GatherFastSurvivors' tree_place)
+    auto tree_place = [&](Thread t, std::int64_t j, std::uint64_t x) { tree[t].key[j / kWarpSize] = x; };
+    if (!GatherFastSurvivors<kThreads>(block, vocab, k, key_of, survivor_keys, total, NoPlace{}, tree_place,
+                                       &stands)) {
       const std::uint64_t kth = SelectKthKey<kThreads>(block, vocab, key_of, k);
       (void)GatherUpToBound<kThreads>(block, vocab, kth, key_of, survivor_keys, total);  // exactly k keys
     }
     block.ForEachThread([&](Thread) { m = ValueOfDescendingKey(survivor_keys.Load(0)); });
-    block.ForEachThread([&](Thread t) {
-      for (std::int64_t j = t.x; j < k; j += kThreads) {
-        survivor_weights.Store(j, math::ExpF32Cr(ValueOfDescendingKey(survivor_keys.Load(j)) - m));
-      }
-    });
-    block.Sync();
+    from_tree = stands && probe_first == nullptr;
+    if (from_tree) {  // warp 0 weighs the keys it holds: no store, no barrier
+      block.ForWarps(WarpZero{}, [&] {
+        block.ForEachThread([&](Thread t) {
+          for (int r = 0; r < 2; ++r) {
+            if (r * kWarpSize + t.lane() >= k) continue;
+            tree[t].weight[r] = math::ExpF32Cr(ValueOfDescendingKey(tree[t].key[r]) - m);
+          }
+        });
+      });
+    } else {
+      block.ForEachThread([&](Thread t) {
+        for (std::int64_t j = t.x; j < k; j += kThreads) {
+          survivor_weights.Store(j, math::ExpF32Cr(ValueOfDescendingKey(survivor_keys.Load(j)) - m));
+        }
+      });
+      block.Sync();
+    }
   }
   if (probe_first != nullptr) {
     // The weights are monotone along the order (ExpF32Cr, s - m): when the probe's last one
@@ -692,7 +710,7 @@ SAMPCHECK_KERNEL_BODY bool SampleOnSurvivors(B& block, KeyOf key_of, Slices slic
   }
   const float u = rng::UniformClosedOpen24F32(rng::CurandPhiloxWord(seed, position, 0));
   const SurvivorRules rules{p, mp, joint, row_mass, bug};
-  if (merged && in_tree) {
+  if (from_tree) {
     const auto chunk = TreeSurvivorWeights(block, tree, k);
     const std::int64_t c = (k + kWarpSize - 1) / kWarpSize;
     auto chosen = Registers<int>(block);

@@ -207,10 +207,13 @@ struct LaneMinimaTo {
 // from the kept keys up to a bound (the tree's k-th, or the k-th lane minimum) unless a lane's
 // last kept key is at or below it (contract "Read 1"), and are sorted. place(t, j, key) gets
 // key j < k of the top k in a phase with a barrier after it; a later call for the same j (the
-// tree's keys, then the sorted candidates') replaces an earlier one.
-template <int kThreads, class B, class KeyOf, class Shared, class Place = NoPlace>
+// tree's keys, then the sorted candidates') replaces an earlier one. tree_place(t, j, key) gets
+// the tree's keys alone, in its last level (lane j mod 32 of warp 0: MergeTreeRuns' `last`),
+// and *tree_stands (when given) says whether they are the top k (no lane's fourth among them).
+template <int kThreads, class B, class KeyOf, class Shared, class Place = NoPlace, class TreePlace = NoPlace>
 SAMPCHECK_KERNEL_BODY bool GatherFastSurvivors(B& block, std::int64_t vocab, std::int64_t k, KeyOf key_of,
-                                               Shared& keys, std::uint32_t& total, Place place = {}) {
+                                               Shared& keys, std::uint32_t& total, Place place = {},
+                                               TreePlace tree_place = {}, bool* tree_stands = nullptr) {
   static_assert(kFastSurvivorSlots == kSortSlots, "the selection reads every survivor slot");
   auto kept = Registers<LaneKeys<kFastSurvivorSlots / kThreads>>(block);
   const bool tree = k <= kTreeKept;
@@ -220,9 +223,15 @@ SAMPCHECK_KERNEL_BODY bool GatherFastSurvivors(B& block, std::int64_t vocab, std
     StoreLaneMinima<kThreads>(t, vocab, minima, key_of, NoLaneVisit{}, kept[t]);
   });
   std::uint64_t bound = 0;
+  if (tree_stands != nullptr) *tree_stands = false;
   if (tree) {
-    const LaneKeyTreeResult tree_keys = LaneKeyTree<kThreads>(block, kept, k, false, keys, place);
+    auto both = [&](Thread t, std::int64_t j, std::uint64_t key) {
+      place(t, j, key);
+      tree_place(t, j, key);
+    };
+    const LaneKeyTreeResult tree_keys = LaneKeyTree<kThreads>(block, kept, k, false, keys, both);
     bound = tree_keys.kth;
+    if (tree_stands != nullptr) *tree_stands = !tree_keys.short_lane;
     if (!tree_keys.short_lane) {
       total = static_cast<std::uint32_t>(k);
       return true;
