@@ -450,8 +450,8 @@ struct SurvivorRules {
 // by one more minimum. take(t, j) is called by lane 0 of warp 0 (t); no barrier; the other
 // warps skip it (ForWarps). A production
 // sampler's order, not the canonical one: the sums round in their own tree (gpu-fast is
-// judged statistically). Shared reads a lane: 3c (k = 50: 6, where thread 0's sequential
-// sums, walk and draw read up to 3k).
+// judged statistically). Weights read a lane: 3c (k = 50: 6, where thread 0's sequential
+// sums, walk and draw read up to 3k), shared reads in the shared form, none from registers.
 template <int kThreads, class B, class Weight, class Take>
 SAMPCHECK_KERNEL_BODY void DrawOnSurvivors(B& block, const Weight& weight, std::int64_t k, const SurvivorRules& rules,
                                            float u, Take take) {
