@@ -125,13 +125,16 @@ SAMPCHECK_KERNEL_BODY SAMPCHECK_FORCE_INLINE void LaneStage(B& block, Lane& lane
 }
 
 // Stages j = 16 .. 1 of an ascending bitonic merge of every register's 32 keys across its
-// warp's lanes (lane l holds element l): ShuffleXor, no barrier, no shared memory.
+// warp's lanes (lane l holds element l) and, given `down`, of a descending one of each of its
+// registers, stage by stage side by side (independent shuffles): ShuffleXor, no barrier, no
+// shared memory.
 template <int kRegs, class B, class Slots>
-SAMPCHECK_KERNEL_BODY void WarpBitonicMerge(B& block, Slots& slots) {
+SAMPCHECK_KERNEL_BODY void WarpBitonicMerge(B& block, Slots& slots, Slots* down = nullptr) {
   auto lane = Registers<std::uint64_t>(block);
-  for (int r = 0; r < kRegs; ++r) {
-    for (int j = kWarpSize / 2; j >= 1; j /= 2) {
+  for (int j = kWarpSize / 2; j >= 1; j /= 2) {
+    for (int r = 0; r < kRegs; ++r) {
       LaneStage(block, lane, slots, r, j, [&](Thread t) { return (t.lane() & j) == 0; });
+      if (down != nullptr) LaneStage(block, lane, *down, r, j, [&](Thread t) { return (t.lane() & j) != 0; });
     }
   }
 }
@@ -171,7 +174,6 @@ SAMPCHECK_KERNEL_BODY void MergeTreeRuns(B& block, Shared& keys, Runs& runs, int
     return;
   }
   auto other = Registers<SlotKeys<2 * kPairs>>(block);  // a reader's merge of its partners 2 and 3
-  auto lane = Registers<std::uint64_t>(block);
   int span = 1, spans = 0;  // spans: the sum of the levels' spans before this one (contract "Regions")
   for (int s = 1;; ++s) {
     const int fan = tree_detail::TreeFan(kLoadsPartner, s);
@@ -223,15 +225,8 @@ SAMPCHECK_KERNEL_BODY void MergeTreeRuns(B& block, Shared& keys, Runs& runs, int
           }
         }
       });
-      // Stages 16 .. 1 of both merges, the registers' chains side by side (independent shuffles).
-      for (int j = kWarpSize / 2; j >= 1; j /= 2) {
-        for (int r = 0; r < 2 * kPairs; ++r) {
-          tree_detail::LaneStage(block, lane, runs, r, j, [&](Thread t) { return (t.lane() & j) == 0; });
-          if (second) {
-            tree_detail::LaneStage(block, lane, other, r, j, [&](Thread t) { return (t.lane() & j) != 0; });
-          }
-        }
-      }
+      // Stages 16 .. 1 of both merges side by side.
+      tree_detail::WarpBitonicMerge<2 * kPairs>(block, runs, second ? &other : nullptr);
       if (second) {  // partners 0 and 1 ascending, 2 and 3 descending: one bitonic sequence
         block.ForEachThread([&](Thread t) {
           for (int r = 0; r < kPairs; ++r) {

@@ -539,26 +539,39 @@ struct TreeSurvivorChunk {
   float weight[2];
 };
 
+// In each lane of warp 0, the value at position at[t] of the tree's layout (lane e mod 32,
+// register e / 32; of(t, r) is lane t's register r): ShuffleFrom of both registers of lane
+// e mod 32, the lane keeping register e / 32's. Block-level code of warp 0 (ForWarps).
+template <class T, class B, class Of, class RI>
+SAMPCHECK_KERNEL_BODY auto TreePositionValue(B& block, const Of& of, const RI& at) {
+  auto from = Registers<int>(block);
+  auto low = Registers<T>(block);
+  auto high = Registers<T>(block);
+  block.ForEachThread([&](Thread t) {
+    from[t] = at[t] % kWarpSize;
+    low[t] = of(t, 0);
+    high[t] = of(t, 1);
+  });
+  auto a = ShuffleFrom(block, low, from);
+  auto b = ShuffleFrom(block, high, from);
+  auto value = Registers<T>(block);
+  block.ForEachThread([&](Thread t) { value[t] = at[t] < kWarpSize ? a[t] : b[t]; });
+  return value;
+}
+
 // DrawOnSurvivors' positions [l c, (l + 1) c), c = ceil(k / 32) <= 2, in lane l of warp 0, from
-// the tree's layout: ShuffleFrom of both registers of lane e mod 32, the lane keeping register
-// e / 32's (for positions at or past k too, which the draw does not read). Warp 0 alone.
+// the tree's layout (for positions at or past k too, which the draw does not read). Warp 0
+// alone.
 template <class B, class R>
 SAMPCHECK_KERNEL_BODY auto TreeSurvivorWeights(B& block, const R& tree, std::int64_t k) {
   auto chunk = Registers<TreeSurvivorChunk>(block);
   const int c = static_cast<int>((k + kWarpSize - 1) / kWarpSize);
   block.ForWarps(WarpZero{}, [&] {
-    auto from = Registers<int>(block);
-    auto low = Registers<float>(block);
-    auto high = Registers<float>(block);
+    auto at = Registers<int>(block);
     for (int i = 0; i < c; ++i) {
-      block.ForEachThread([&](Thread t) {
-        from[t] = t.lane() * c + i;
-        low[t] = tree[t].weight[0];
-        high[t] = tree[t].weight[1];
-      });
-      auto a = ShuffleFrom(block, low, from);
-      auto b = ShuffleFrom(block, high, from);
-      block.ForEachThread([&](Thread t) { chunk[t].weight[i] = from[t] < kWarpSize ? a[t] : b[t]; });
+      block.ForEachThread([&](Thread t) { at[t] = t.lane() * c + i; });
+      const auto w = TreePositionValue<float>(block, [&](Thread t, int r) { return tree[t].weight[r]; }, at);
+      block.ForEachThread([&](Thread t) { chunk[t].weight[i] = w[t]; });
     }
   });
   return chunk;
@@ -570,19 +583,10 @@ template <class B, class R, class RI, class Out>
 SAMPCHECK_KERNEL_BODY void StoreTreeSurvivorToken(B& block, const R& tree, const RI& chosen, Out token,
                                                   std::int64_t row) {
   block.ForWarps(WarpZero{}, [&] {
-    auto from = Registers<int>(block, 0);
-    auto at = ShuffleFrom(block, chosen, from);  // lane 0's to every lane
-    auto low = Registers<std::uint64_t>(block);
-    auto high = Registers<std::uint64_t>(block);
+    const auto at = ShuffleFrom(block, chosen, Registers<int>(block, 0));  // lane 0's to every lane
+    const auto key = TreePositionValue<std::uint64_t>(block, [&](Thread t, int r) { return tree[t].key[r]; }, at);
     block.ForEachThread([&](Thread t) {
-      from[t] = at[t] % kWarpSize;
-      low[t] = tree[t].key[0];
-      high[t] = tree[t].key[1];
-    });
-    auto a = ShuffleFrom(block, low, from);
-    auto b = ShuffleFrom(block, high, from);
-    block.ForEachThread([&](Thread t) {
-      if (t.x == 0) token.Store(row, IndexOfKey(at[t] < kWarpSize ? a[t] : b[t]));
+      if (t.x == 0) token.Store(row, IndexOfKey(key[t]));
     });
   });
 }
