@@ -219,16 +219,20 @@ SamplingCostShape TopPAlone(float p) {
 // their counts again (the tree's vote, a split row's merge loading its lists, the lane
 // grouping by warp 0, the merge tree of four runs a level, gpu-fast's draw from the tree's
 // registers): gpu 23, 26, 32 and 26 -> 15, 18, 24 and 18; gpu-fast 14, 14, 22, 14, 13 and 25
-// -> 7, 7, 15, 7, 7 and 19 (the last two: min-p alone's probe, its flat rows).
+// -> 7, 7, 15, 7, 7 and 19 (the last two: min-p alone's probe, its flat rows). Later that day
+// a slice's ticket taken by warp 0 in its tree's last level (WarpTakesTicket,
+// gpu/block/last_block.cuh: LastBlockOf's barrier goes where the tree's keys stand): gpu 14,
+// 17, 24 and 17, gpu-fast 6, 6, 15, 6, 6 and 19 (flat rows fall back to the gather's sort,
+// whose ticket is LastBlockOf's still).
 const BudgetCase kBudgets[] = {
-    {__LINE__, "gpu, top-k 50, top-p 0.9", false, Shape(0.0f, false), {1.01, 15}},
-    {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {1.01, 18}},
+    {__LINE__, "gpu, top-k 50, top-p 0.9", false, Shape(0.0f, false), {1.01, 14}},
+    {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {1.01, 17}},
     // Flat rows 7 more since 2026-12-03 (36 before): read 1 of the gather takes four elements a
     // load (gpu/block/quad_reads.cuh), so a thread's maximum on a flat row is the first index of
     // its first quad and T lets about 4k candidates through, not k (a network over 256 slots,
     // not 64); their critical path at 64 x 128256 still fell, 269 -> 201.
     {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {1.01, 24}},
-    {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {1.01, 18}},
+    {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {1.01, 17}},
     // The partition path's rows: 21 barriers more since 2026-12-01 (41, 46, 87, 26, 13 and 13
     // before): level 0's sample of 1024 keys sorted by BitonicSortSlots (21 barriers) where
     // every thread ranked its key against all 1024 (one barrier, 1024 reads in sequence): the
@@ -282,14 +286,14 @@ const BudgetCase kBudgets[] = {
     // list stored by the tree's lanes, no barrier of its own): 20 -> 14 per row at these rows.
     // Flat rows take its other case (a lane holds 4 of the k), whose bound, the tree's k-th,
     // lets fewer candidates through than the k-th lane minimum did (a smaller network).
-    {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {1.01, 7}},
-    {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {1.01, 7}},
+    {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {1.01, 6}},
+    {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {1.01, 6}},
     // 7 more since 2026-12-03 (28 before), as gpu's flat rows: read 1 four elements a load
     // (ForEachQuadKey, gpu/block/key_reads.cuh) lets about 4k candidates through. 1 fewer
     // since 2026-12-06: a network over 128 slots or more takes its barrier after a transposed
     // level (gpu/block/bitonic_sort.cuh) with the final store's, no longer one a stage.
     {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {1.01, 15}},
-    {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {1.01, 7}},
+    {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {1.01, 6}},
     {__LINE__, "gpu-fast, top-k V - 1", true, TopK(kVocab - 1), {2.01, 20}},
     {__LINE__, "gpu-fast, top-k off, top-p 0.999", true, TopPAlone(0.999f), {2.01, 6}},
     // 115 since 2026-12-01 (21 before): the sample select's ranks by sorting networks
@@ -326,7 +330,7 @@ const BudgetCase kBudgets[] = {
     // survivor path's barriers (6 before). Flat rows keep every token, which the probe cannot
     // hold: its read finds the maximum, one round reads the row again in the last block (2
     // passes as before, 30 barriers: the flat slices' larger networks, then the round's).
-    {__LINE__, "gpu-fast, min-p 1, top-k and top-p off", true, MinPAlone(1.0f), {1.01, 7}},
+    {__LINE__, "gpu-fast, min-p 1, top-k and top-p off", true, MinPAlone(1.0f), {1.01, 6}},
     // Flat rows 25 since 2026-12-06 (26), as gpu-fast's flat rows above.
     {__LINE__, "gpu-fast, flat rows, min-p 1, top-k and top-p off", true, Flat(MinPAlone(1.0f)), {2.01, 19}},
     {__LINE__, "gpu-fast, flat rows, top-k V - 1", true, Flat(TopK(kVocab - 1)), {2.01, 20}},
@@ -591,7 +595,12 @@ TEST(GpuCost, GreedyRowsReadTheLogitsOnce) {
 // four runs a level after its first in the slice's gather, and four lists a level from its
 // first in the merge: 2 barriers where 4 were in each tree, gpu/block/warp_merge_tree.cuh),
 // then 7 and 5 (the tree's last level leaves the k <= 64 survivors in warp 0's registers,
-// where the draw takes them: no barrier after the placement, gpu/fast/fast_sampling.cuh).
+// where the draw takes them: no barrier after the placement, gpu/fast/fast_sampling.cuh),
+// then 6 and 4: warp 0 decides the tree's vote in its last level and, the keys standing,
+// takes the row's ticket there (WarpTakesTicket, gpu/block/last_block.cuh), so the tree's one
+// barrier after its last level also tells the block whether it drew the last ticket, where
+// LastBlockOf's own barrier followed: a slice block's 4 are the runs' store, the tree's two
+// levels and that barrier; the last block adds the merge's 2 (20 x 4 + 2 in the launch).
 // The lists were read from
 // the scratch once (1000 keys, 8000 bytes), their heads checked in the staged copy: the
 // busiest block moves its slice's read and those, under 34676 bytes (59764 with two reads
@@ -607,10 +616,10 @@ TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
   s.rows = 1;
   const std::vector<float> logits = SamplingCostLogits(s);
   const auto launches = CountGpuFastSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"fast_sampling_slices", 20, 7}}));
-  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {1.01, 7}), "");
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"fast_sampling_slices", 20, 6}}));
+  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {1.01, 6}), "");
   EXPECT_GE(LogitsPasses(launches, s.rows, s.vocab), 1.0);
-  EXPECT_EQ(launches[0].barriers, 20 * 5 + 2);
+  EXPECT_EQ(launches[0].barriers, 20 * 4 + 2);
   EXPECT_LE(launches[0].max_block_global_bytes, 6413 * 4 + 1000 * 8 + 32 * 20 * 8 + 1024);
   EXPECT_EQ(launches[0].atomics, 20);
 }
@@ -659,13 +668,16 @@ TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
 // (GroupCandidatesByLane, gpu/block/top_k_survivors.cuh: 1 barrier where 3 were): 19, 13 and 15;
 // and the warps' merge tree of four runs a level after its first (four lists a level from its
 // first in the merge; gpu/block/warp_merge_tree.cuh: 2 barriers where 4 were, in the slices'
-// gathers and in the merge of 20 lists; the merge of 2 has none either way): 15, 11 and 13.
+// gathers and in the merge of 20 lists; the merge of 2 has none either way): 15, 11 and 13;
+// and the row's ticket taken by warp 0 in the slice tree's last level when its keys stand
+// (WarpTakesTicket, gpu/block/last_block.cuh: LastBlockOf's barrier goes, the tree's tells
+// the block): 14, 11 and 12.
 TEST(GpuCost, SamplingFiltersSplitOneRowOverBlocks) {
   SamplingCostShape s = Shape(0.0f, false);
   s.rows = 1;
   const std::vector<float> logits = SamplingCostLogits(s);
   const auto launches = CountGpuSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"sampling_filters_slices", 20, 15}}));
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"sampling_filters_slices", 20, 14}}));
   EXPECT_LE(launches[0].max_block_global_bytes, 6413 * 4 + 1000 * 8 + 32 * 20 * 8 + 1024);
   EXPECT_EQ(launches[0].atomics, 20);
   std::int64_t row_store_bytes = 0, token_store_bytes = 0;
@@ -675,7 +687,7 @@ TEST(GpuCost, SamplingFiltersSplitOneRowOverBlocks) {
   }
   EXPECT_EQ(row_store_bytes, 0);    // no output row written
   EXPECT_EQ(token_store_bytes, 8);  // the token alone
-  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {1.01, 15}), "");
+  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {1.01, 14}), "");
   EXPECT_DOUBLE_EQ(LogitsPasses({launches[0]}, s.rows, s.vocab), 1.0);
   s.plan_rows = 132;
   const auto one_block = CountGpuSampling(s, logits.data());
@@ -685,8 +697,8 @@ TEST(GpuCost, SamplingFiltersSplitOneRowOverBlocks) {
   EXPECT_DOUBLE_EQ(LogitsPasses(one_block, s.rows, s.vocab), 1.0);
   s.plan_rows = 64;
   const auto two = CountGpuSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(two, {{"sampling_filters_slices", 2, 13}}));
-  EXPECT_EQ(CheckBudget(two, s.rows, s.vocab, {1.01, 13}), "");
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(two, {{"sampling_filters_slices", 2, 12}}));
+  EXPECT_EQ(CheckBudget(two, s.rows, s.vocab, {1.01, 12}), "");
 }
 
 TEST(GpuCost, CountsAreDeterministic) {

@@ -2908,11 +2908,14 @@ TEST(GpuWarpMin, ABlocksVoteIsAnyThreadsBallot) {
 
 // LaneKeyTree (gpu/block/lane_key_tree.cuh) on a block of kThreads threads: lanes[l] is virtual
 // lane l's kept keys, ascending (at most kLaneKept; the rest kTreeAbove). keys: the merged
-// keys[0 .. count) it returns; placed: what place(t, j, key) got for j < k.
+// keys[0 .. count) it returns; placed: what place(t, j, key) got for j < k; deciding: the
+// threads that ran the decision's phase (warp 0's, the contract), which returns 1 when short
+// and 1000 + count else.
 template <int kThreads>
 struct LaneKeyTreeRun {
   std::vector<std::uint64_t> keys;
   std::vector<std::uint64_t> placed;
+  std::vector<int> deciding;
   LaneKeyTreeResult result;
   LaunchReport report;
 };
@@ -2932,7 +2935,15 @@ LaneKeyTreeRun<kThreads> RunLaneKeyTree(const std::vector<std::vector<std::uint6
       }
     });
     auto place = [&](Thread, std::int64_t j, std::uint64_t x) { run.placed[j] = x; };
-    run.result = LaneKeyTree<kThreads>(block, kept, k, ties, keys, place);
+    auto decide = [&](Block& warp, const LaneKeyTreeResult& mine) -> std::uint32_t {
+      std::uint32_t decided = 0;
+      warp.ForEachThread([&](Thread t) {
+        run.deciding.push_back(t.x);
+        decided = mine.short_lane ? 1u : 1000u + mine.count;
+      });
+      return decided;
+    };
+    run.result = LaneKeyTree<kThreads>(block, kept, k, ties, keys, place, decide);
     run.keys.assign(run.result.count, 0);
     block.ForEachThread([&](Thread t) {
       if (t.x < static_cast<int>(run.result.count)) run.keys[t.x] = keys.Load(t.x);
@@ -2963,8 +2974,13 @@ TEST(GpuLaneKeyTree, ByHand) {
   EXPECT_EQ(example.result.first, 0u);
   EXPECT_EQ(example.result.count, 40u);
   EXPECT_FALSE(example.result.short_lane);
-  // The runs' store, 2 between the tree's 3 levels (fan-ins 2, 4, 4), after the tree (the vote in it).
+  // The runs' store, 2 between the tree's 3 levels (fan-ins 2, 4, 4), after the tree (the vote
+  // and the caller's decision in its last level, by warp 0).
   EXPECT_EQ(example.report.counters.barriers, 4);
+  std::vector<int> warp0(kWarpSize);
+  std::iota(warp0.begin(), warp0.end(), 0);
+  EXPECT_EQ(example.deciding, warp0);
+  EXPECT_EQ(example.result.decided, 1040u);
   for (auto& lane : lanes) lane.clear();
   for (int l = 0; l < kCanonicalLanes; ++l) {
     lanes[l] = l == 5 ? std::vector<std::uint64_t>{0, 1, 2, 3} : std::vector<std::uint64_t>{100u + l, 2000u + l};
@@ -2975,6 +2991,7 @@ TEST(GpuLaneKeyTree, ByHand) {
   EXPECT_EQ(crowded.keys, top10);
   EXPECT_EQ(crowded.result.kth, 107u);
   EXPECT_TRUE(crowded.result.short_lane);
+  EXPECT_EQ(crowded.result.decided, 1u);
   // Ties.
   auto key = [](std::uint64_t value, std::uint64_t index) { return value << 32 | index; };
   for (auto& lane : lanes) lane.clear();

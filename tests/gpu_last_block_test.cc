@@ -27,22 +27,27 @@ enum class Fault {
   kOtherThreadStores,    // thread 1 stores the partial, no barrier before LastBlockOf
   kNonLastMerges,        // a hand-written protocol in which every block past ticket 0 merges
   kOtherThreadThenSync,  // not a fault: thread 1 stores the partial, a barrier, LastBlockOf
+  kWarpTicket,           // not a fault: thread 1 stores the partial, warp 0 takes the ticket (WarpTakesTicket)
+  kWarpTicketNoSync,     // thread 1 stores the partial, lane 0 takes the ticket with no SyncWarp
+  kOtherWarpTicket,      // thread 33 (warp 1) stores the partial, warp 0 takes the ticket
 };
 
 // sum[r] = the sum of x[r, 0 .. V) as slices partial sums (block r n + g sums slice g =
 // [g V / n, (g + 1) V / n) in index order), added in slice order by the row's last block.
 struct ToySplitSumKernel {
   static constexpr const char* kName = "toy_split_sum";
-  static constexpr int kThreads = kWarpSize;
+  static constexpr int kThreads = 2 * kWarpSize;  // two warps: a warp's ticket after another warp's store
 
   template <class B, class In, class Partials, class Tickets, class Out>
   SAMPCHECK_KERNEL_BODY void operator()(B& block, In x, Partials partials, Tickets tickets, Out sum,
                                         std::int64_t vocab, std::int64_t slices, Fault fault) const {
     const std::int64_t row = block.index() / slices;
     const std::int64_t g = block.index() % slices;
-    const bool by_thread_1 = fault == Fault::kOtherThreadStores || fault == Fault::kOtherThreadThenSync;
+    const bool by_thread_1 = fault == Fault::kOtherThreadStores || fault == Fault::kOtherThreadThenSync ||
+                             fault == Fault::kWarpTicket || fault == Fault::kWarpTicketNoSync;
+    const int storing = fault == Fault::kOtherWarpTicket ? kWarpSize + 1 : by_thread_1 ? 1 : 0;
     block.ForEachThread([&](Thread t) {
-      if (t.x != (by_thread_1 ? 1 : 0)) return;
+      if (t.x != storing) return;
       float s = 0.0f;
       for (std::int64_t i = g * vocab / slices; i < (g + 1) * vocab / slices; ++i) s = s + x.Load(row * vocab + i);
       partials.Store(row * slices + g, s);
@@ -58,6 +63,24 @@ struct ToySplitSumKernel {
       last = g == slices - 1;
     } else if (fault == Fault::kGroupTooLarge) {
       last = LastBlockOf(block, tickets, row, slices + 1);
+    } else if (fault == Fault::kWarpTicket || fault == Fault::kWarpTicketNoSync || fault == Fault::kOtherWarpTicket) {
+      // Warp 0's ticket, broadcast by a barrier of the caller's.
+      SAMPCHECK_SHARED(block, std::uint32_t, drew_last, 1);
+      block.ForWarps(WarpZero{}, [&] {
+        bool mine = false;
+        if (fault == Fault::kWarpTicketNoSync) {
+          block.ForEachThread([&](Thread t) {
+            if (t.lane() == 0) mine = TakeTicket(block, tickets, row, slices);
+          });
+        } else {
+          mine = WarpTakesTicket(block, tickets, row, slices);
+        }
+        block.ForEachThread([&](Thread t) {
+          if (t.lane() == 0) drew_last.Store(0, mine ? 1u : 0u);
+        });
+      });
+      block.Sync();
+      block.ForEachThread([&](Thread) { last = drew_last.Load(0) != 0; });
     } else if (fault == Fault::kNoFence || fault == Fault::kNonLastMerges) {
       SAMPCHECK_SHARED(block, std::uint32_t, taken, 1);
       block.ForEachThread([&](Thread t) {
@@ -222,11 +245,30 @@ TEST(GpuLastBlock, ReportsATicketAfterAnotherThreadsStoreWithNoBarrier) {
   const ToyRun r = RunToy(2, Fault::kOtherThreadStores);
   ExpectFirstViolation(r,
                        "block 0 thread 0: cross-block ordering at tickets[0]: a ticket taken after thread 1's "
-                       "global store(s) with no barrier between");
+                       "global store(s) with no barrier");
   // With a barrier between, thread 0's fence orders thread 1's store (the fence is cumulative).
   const ToyRun fixed = RunToy(2, Fault::kOtherThreadThenSync);
   ASSERT_TRUE(fixed.report.ok()) << fixed.report.Summary();
   EXPECT_EQ(fixed.sum, (std::vector<float>{36.0f, 11.75f}));
+}
+
+TEST(GpuLastBlock, AWarpTakesTheTicketAfterItsLanesStores) {
+  // Thread 1 stores the partial, warp 0 syncs and its lane 0 takes the ticket: no barrier of
+  // the protocol's own (the flag's barrier is the caller's), the same sums.
+  const ToyRun r = RunToy(2, Fault::kWarpTicket);
+  ASSERT_TRUE(r.report.ok()) << r.report.Summary();
+  EXPECT_EQ(r.sum, (std::vector<float>{36.0f, 11.75f}));
+  EXPECT_EQ(r.tickets, (std::vector<std::uint32_t>{0u, 0u}));
+  EXPECT_EQ(r.report.counters.atomics, 4);
+  EXPECT_EQ(r.report.counters.fences, 6);
+  // Without the SyncWarp, lane 0's fence does not order lane 1's store.
+  ExpectFirstViolation(RunToy(2, Fault::kWarpTicketNoSync),
+                       "block 0 thread 0: cross-block ordering at tickets[0]: a ticket taken after thread 1's "
+                       "global store(s) with no barrier (or SyncWarp of their warp) between");
+  // Warp 0's SyncWarp does not order warp 1's store.
+  ExpectFirstViolation(RunToy(2, Fault::kOtherWarpTicket),
+                       "block 0 thread 0: cross-block ordering at tickets[0]: a ticket taken after thread 33's "
+                       "global store(s) with no barrier");
 }
 
 TEST(GpuLastBlock, ReportsAMergeByABlockThatIsNotLast) {

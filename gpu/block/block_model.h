@@ -18,7 +18,10 @@
 //     ShuffleFrom(block, r, from): lane l gets lane from[l] mod 32's value, each lane naming its
 //                               own source (__shfl_sync(0xffffffff, v, from));
 //     Ballot(block, p):         every lane gets the mask whose bit l is lane l's predicate
-//                               (__ballot_sync(0xffffffff, p)).
+//                               (__ballot_sync(0xffffffff, p));
+//     SyncWarp(block):          no data: the warp's memory operations before it are ordered
+//                               before those after it (__syncwarp()), which the last-block
+//                               protocol takes for a warp's stores (gpu/block/last_block.cuh).
 // - block.ForWarps(pred, body): block-level code `body` run only by the warps w with pred(w) (a
 //   warp-uniform branch: `if (pred(threadIdx.x / 32)) body();` on the device), so that work only
 //   some warps need (a merge of fewer runs than warps) does not take every warp's issue slots.

@@ -127,6 +127,11 @@ __device__ inline DeviceRegisters<std::uint32_t> Ballot(const DeviceBlock&, cons
 // (the last-block protocol, gpu/block/last_block.cuh).
 __device__ inline void ThreadFence(const DeviceBlock&) { __threadfence(); }
 
+// __syncwarp in the calling warp: its lanes' memory operations before it are ordered before
+// their operations after it (CUDA C++ Programming Guide, "Synchronization Functions"), as
+// __syncthreads orders the block's.
+__device__ inline void SyncWarp(const DeviceBlock&) { __syncwarp(); }
+
 // A value every thread holds (computed from the same shared words), read by
 // block-level code; the emulator checks that it is the same in every thread.
 template <class T>
@@ -141,6 +146,7 @@ using device::GlobalArray;
 using device::Registers;
 using device::ShuffleDown;
 using device::ShuffleXor;
+using device::SyncWarp;
 using device::Thread;
 using device::ThreadFence;
 using Block = device::DeviceBlock;

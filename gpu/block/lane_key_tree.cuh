@@ -17,20 +17,27 @@
 //   registers without a barrier: the lanes' firsts, seconds and thirds each sorted across the
 //   warp (WarpSortSlots), the firsts (padded) the run, the seconds and then the thirds merged
 //   in by KeepLowestWithRun (the first half of a bitonic merge with the next run reversed).
-// - LaneKeyTree(block, kept, k, ties, keys, place): the runs' store and MergeTreeRuns over the
-//   32 runs (3 levels); its last level's phase stores merged key e < k (with ties every e <
-//   64) at keys[e] and calls place(t, e, key_e) for e < k; after a barrier every thread reads
-//   T = keys[k - 1] (the returned `kth`) and the row's first key keys[0] (`first`). The
-//   candidates are the keys <= T, or with ties those whose value key is <= T's (T's ties after
-//   it); `count` is their number among the 64 merged keys: k, or with ties the length of
-//   their prefix (each warp's ballots over keys[l] and keys[32 + l]). In the last level's phase
-//   each warp also stores its lanes' smallest fourth kept key at keys[kTreeKept + w] (WarpMin,
-//   gpu/block/warp_min.cuh), and after the barrier every thread combines the warps' (one load,
-//   CombineWarpValues): `short_lane`, in every thread, says whether that smallest fourth key is
-//   a candidate (a candidate is a key at or below a bound, so one lane's fourth key is one
-//   exactly when the smallest is), or (ties) all 64 merged keys are. keys: 1024 slots; on return
-//   keys[0 .. count) holds the smallest of the lanes' three, ascending, the other slots are
-//   unspecified.
+// - LaneKeyTree(block, kept, k, ties, keys, place, decide): the runs' store and MergeTreeRuns
+//   over the 32 runs (3 levels); its last level's phase stores merged key e < k (with ties
+//   every e < 64) at keys[e] and calls place(t, e, key_e) for e < k. T = key k - 1 (the
+//   returned `kth`), the row's first key (`first`). The candidates are the keys <= T, or with
+//   ties those whose value key is <= T's (T's ties after it); `count` is their number among the
+//   64 merged keys: k, or with ties the length of their prefix (ballots over the merged keys).
+//   Each warp stores its lanes' smallest fourth kept key (WarpMin, gpu/block/warp_min.cuh) in
+//   level 2's interval into region 4 of `keys` (MergeTreeRuns' `between`, which no later level
+//   touches); `short_lane` says whether the smallest of them is a candidate (a candidate is a
+//   key at or below a bound, so one lane's fourth key is one exactly when the smallest is), or
+//   (ties) all 64 merged keys are.
+// - The decision: in the last level's interval warp 0 alone (ForWarps) takes T and the first
+//   key from its registers (TreePositionValue), the warps' fourth keys (one load a lane,
+//   CombineWarpValues), the count (two ballots), and calls decide(block, result): block-level
+//   code of warp 0, whose value (the same in every lane; 0 by default) comes back as
+//   `decided`. A slice's gather takes the row's ticket there when the keys stand
+//   (WarpTakesTicket, gpu/block/last_block.cuh): the tree's barrier then tells the block, and
+//   LastBlockOf's barrier is not made. Lane 0 stores count, short and decided in one word
+//   (region 4, past the fourth keys); after the tree's last barrier every thread reads it, T
+//   (keys[k - 1]) and the first key (keys[0]). keys: 1024 slots; on return keys[0 .. count)
+//   holds the smallest of the lanes' three, ascending, the other slots are unspecified.
 // - Exact: a warp's keys past its run's 64th cannot be among the k smallest (64 keys of the
 //   warp below one would put T past rank 64), so keys[0 .. k) are the k smallest of all the
 //   lanes' three; when no lane's fourth kept key is <= T, every key of the row <= T is among
@@ -46,10 +53,10 @@
 //   of the first lanes at the front. With two keys a lane a lane holding 3 of them (1024 C(k, 3)
 //   / 1024^3, 2 % of the blocks at k = 50) would fall short, and a launch waits for its
 //   slowest block: about 9 in 10 launches at 64 x 128256 (128 slices of 50) would have one.
-// - Barriers: 6 (the runs' store, the tree's 4, the one after the tree's last level), which
-//   the caller's next phase follows (a seventh, the votes', until 2026-12-07); with ties two
-//   loads a thread and two ballots more, no barrier. Deterministic: integer keys, a sorting
-//   network, fixed warps.
+// - Barriers: 4 (the runs' store, the tree's 2, the one after the tree's last level), which
+//   the caller's next phase follows (a seventh, the votes', until 2026-12-07, and the tree's
+//   levels 4 until four runs a level); with ties two ballots more, no barrier. Deterministic:
+//   integer keys, a sorting network, fixed warps.
 // Example: one warp's lanes 0 .. 31 holding keys {l, 32 + l, 64 + l, 96 + l} (every other
 //   warp none), k = 40: keys[0 .. 40) = 0 .. 39, T = 39, first = 0, and lane 0's fourth key
 //   96 > 39: not short (tests/gpu_kernels_test.cc, "GpuLaneKeyTree").
@@ -70,10 +77,19 @@ namespace sampcheck::gpu {
 inline constexpr int kTreeLaneKeys = 3;
 
 struct LaneKeyTreeResult {
-  std::uint64_t kth = 0;    // T: keys[k - 1]
-  std::uint64_t first = 0;  // keys[0], the row's first key
-  std::uint32_t count = 0;  // the candidates among keys[0 .. 64): k, or with ties those of T's value or below
-  bool short_lane = false;  // a lane's fourth kept key is a candidate, or (ties) all 64 are
+  std::uint64_t kth = 0;      // T: keys[k - 1]
+  std::uint64_t first = 0;    // keys[0], the row's first key
+  std::uint32_t count = 0;    // the candidates among keys[0 .. 64): k, or with ties those of T's value or below
+  bool short_lane = false;    // a lane's fourth kept key is a candidate, or (ties) all 64 are
+  std::uint32_t decided = 0;  // lane 0's value of the caller's decision (LaneKeyTree's `decide`)
+};
+
+// LaneKeyTree's `decide`: nothing (0).
+struct NoTreeDecision {
+  template <class B>
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint32_t operator()(B&, const LaneKeyTreeResult&) const {
+    return 0;
+  }
 };
 
 // A gather's placing of the top k (LaneKeyTree's `place`): nothing.
@@ -82,6 +98,13 @@ struct NoPlace {
 };
 
 namespace lane_tree_detail {
+
+// Where the tree's side words lie in `keys`: the warps' fourth keys and the result's word
+// (region 4, which MergeTreeRuns leaves alone after level 1: its contract "between"; the
+// result's word past the fourths, written in the last level's interval after warp 0 read
+// those).
+inline constexpr int kFourthsAt = 4 * 64;
+inline constexpr int kResultAt = kFourthsAt + kWarpSize;
 
 // runs (each warp's run of 64 ascending in the warps' merge tree's layout, element l in
 // runs[t].v[2 r], 32 + l in v[2 r + 1]) becomes the 64 smallest of itself and next (a run of
@@ -128,9 +151,9 @@ SAMPCHECK_KERNEL_BODY void LaneKeyRuns(B& block, const Kept& kept, Runs& runs) {
   }
 }
 
-template <int kThreads, class B, class Kept, class Shared, class Place>
+template <int kThreads, class B, class Kept, class Shared, class Place, class Decide = NoTreeDecision>
 SAMPCHECK_KERNEL_BODY LaneKeyTreeResult LaneKeyTree(B& block, const Kept& kept, std::int64_t k, bool ties,
-                                                    Shared& keys, Place& place) {
+                                                    Shared& keys, Place& place, Decide decide = {}) {
   constexpr int kRegs = kTreeRuns * kWarpSize / kThreads;
   constexpr int kWarps = kThreads / kWarpSize;
   SAMPCHECK_HOST_ASSERT(1 <= k && k <= kTreeKept);
@@ -143,53 +166,83 @@ SAMPCHECK_KERNEL_BODY LaneKeyTreeResult LaneKeyTree(B& block, const Kept& kept, 
     }
   });
   block.Sync();
-  MergeTreeRuns<kThreads>(block, keys, runs, kTreeRuns, false, [&](Thread t, int e, std::uint64_t x) {
-    if (!ties && e >= k) return;
-    keys.Store(e, x);
-    if (e < k) place(t, e, x);
+  // Each warp's smallest fourth kept key, stored in level 2's interval into region 4, which no
+  // later level touches (MergeTreeRuns' `between`), so that warp 0 reads them in the last
+  // level's interval. A candidate is a key at or below a bound (WithinTopKBound), so a lane's
+  // fourth key is one exactly when the smallest of them all is: one minimum to test.
+  auto store_fourths = [&](B& b) {
+    auto fourth = Registers<std::uint64_t>(b);
+    b.ForEachThread([&](Thread t) {
+      std::uint64_t x = kTreeAbove;
+      for (int r = 0; r < kRegs; ++r) x = kept[t].key[r][kTreeLaneKeys] < x ? kept[t].key[r][kTreeLaneKeys] : x;
+      fourth[t] = x;
+    });
+    WarpMin(b, fourth);
+    b.ForEachThread([&](Thread t) {
+      if (t.lane() == 0) keys.Store(lane_tree_detail::kFourthsAt + t.warp(), fourth[t]);
+    });
+  };
+  auto merged = Registers<SlotKeys<2>>(block);  // warp 0's: element e in lane e mod 32, register e / 32
+  MergeTreeRuns<kThreads>(
+      block, keys, runs, kTreeRuns, false,
+      [&](Thread t, int e, std::uint64_t x) {
+        merged[t].v[e / kWarpSize] = x;
+        if (!ties && e >= k) return;
+        keys.Store(e, x);
+        if (e < k) place(t, e, x);
+      },
+      tree_detail::PartnerInSlots{}, store_fourths);
+  // Warp 0 decides in the last level's interval, from its registers and the warps' fourth keys
+  // (where every thread read them after one more barrier until 2026-12-07), and lane 0 stores
+  // the result for the barrier every caller's next phase needs anyway.
+  block.ForWarps(WarpZero{}, [&] {
+    LaneKeyTreeResult mine;
+    auto at = Registers<int>(block);
+    block.ForEachThread([&](Thread t) { at[t] = static_cast<int>(k - 1); });
+    const auto kth = TreePositionValue<std::uint64_t>(block, [&](Thread t, int r) { return merged[t].v[r]; }, at);
+    block.ForEachThread([&](Thread t) { at[t] = 0; });
+    const auto first = TreePositionValue<std::uint64_t>(block, [&](Thread t, int r) { return merged[t].v[r]; }, at);
+    const std::uint64_t lowest_fourth = CombineWarpValues<std::uint64_t>(
+        block, kWarps, kTreeAbove, [&](int w) { return keys.Load(lane_tree_detail::kFourthsAt + w); },
+        [](std::uint64_t a, std::uint64_t b) { return b < a ? b : a; });
+    mine.kth = BlockUniform(block, kth);
+    mine.first = BlockUniform(block, first);
+    mine.count = static_cast<std::uint32_t>(k);
+    mine.short_lane = WithinTopKBound(lowest_fourth, mine.kth, ties);
+    if (ties) {  // the merged keys ascend: the candidates are a prefix, counted by two ballots
+      auto low = Registers<bool>(block);
+      auto high = Registers<bool>(block);
+      block.ForEachThread([&](Thread t) {
+        low[t] = WithinTopKBound(merged[t].v[0], mine.kth, true);
+        high[t] = WithinTopKBound(merged[t].v[1], mine.kth, true);
+      });
+      const auto low_mask = Ballot(block, low);
+      const auto high_mask = Ballot(block, high);
+      auto counted = Registers<std::uint32_t>(block);
+      block.ForEachThread([&](Thread t) {
+        counted[t] = static_cast<std::uint32_t>(HighestLane(low_mask[t]) + 1 + HighestLane(high_mask[t]) + 1);
+      });
+      mine.count = BlockUniform(block, counted);
+      mine.short_lane = mine.short_lane || mine.count == kTreeKept;  // the candidates may go on past the 64
+    }
+    const std::uint32_t decided = decide(block, mine);  // the same in every lane (block-level code)
+    block.ForEachThread([&](Thread t) {  // count < 2^7, short one bit, decided the rest of the word
+      if (t.lane() == 0) {
+        keys.Store(lane_tree_detail::kResultAt,
+                   std::uint64_t{mine.count} | std::uint64_t{mine.short_lane} << 8 | std::uint64_t{decided} << 32);
+      }
+    });
   });
-  // Each warp's smallest fourth kept key, past the merged keys (the last level reads regions 5,
-  // 9 and 13 and stores below kTreeKept: slots kTreeKept .. + 31 were last touched at level
-  // 2), in the last level's interval, where the other warps wait for warp 0's merge. A
-  // candidate is a key at or below a bound (WithinTopKBound), so a lane's fourth key is one
-  // exactly when the smallest of them all is: one minimum to test after the tree's barrier,
-  // where each warp's vote on its lanes' fourth keys took a barrier of its own until 2026-12-07.
-  auto fourth = Registers<std::uint64_t>(block);
-  block.ForEachThread([&](Thread t) {
-    std::uint64_t x = kTreeAbove;
-    for (int r = 0; r < kRegs; ++r) x = kept[t].key[r][kTreeLaneKeys] < x ? kept[t].key[r][kTreeLaneKeys] : x;
-    fourth[t] = x;
-  });
-  WarpMin(block, fourth);
-  block.ForEachThread([&](Thread t) {
-    if (t.lane() == 0) keys.Store(kTreeKept + t.warp(), fourth[t]);
-  });
-  block.Sync();  // the merged keys and the warps' fourth keys, before every thread's reads
+  block.Sync();  // the merged keys and the result word, before every thread's reads
   LaneKeyTreeResult result;
-  result.count = static_cast<std::uint32_t>(k);
-  const std::uint64_t lowest_fourth = CombineWarpValues<std::uint64_t>(
-      block, kWarps, kTreeAbove, [&](int w) { return keys.Load(kTreeKept + w); },
-      [](std::uint64_t a, std::uint64_t b) { return b < a ? b : a; });
-  auto low = Registers<bool>(block);
-  auto high = Registers<bool>(block);
-  block.ForEachThread([&](Thread t) {
+  block.ForEachThread([&](Thread) {
     result.kth = keys.Load(static_cast<int>(k - 1));
     result.first = keys.Load(0);
-    // With ties, lane l of every warp tests merged keys l and 32 + l: the warp's ballots count them.
-    low[t] = ties && WithinTopKBound(keys.Load(t.lane()), result.kth, ties);
-    high[t] = ties && WithinTopKBound(keys.Load(kWarpSize + t.lane()), result.kth, ties);
+    const std::uint64_t word = keys.Load(lane_tree_detail::kResultAt);
+    result.count = static_cast<std::uint32_t>(word & 0xffu);
+    result.short_lane = (word >> 8 & 1u) != 0;
+    result.decided = static_cast<std::uint32_t>(word >> 32);
   });
-  result.short_lane = WithinTopKBound(lowest_fourth, result.kth, ties);
-  if (ties) {
-    const auto low_mask = Ballot(block, low);
-    const auto high_mask = Ballot(block, high);
-    auto counted = Registers<std::uint32_t>(block);
-    block.ForEachThread([&](Thread t) {  // the merged keys ascend: the candidates are a prefix
-      counted[t] = static_cast<std::uint32_t>(HighestLane(low_mask[t]) + 1 + HighestLane(high_mask[t]) + 1);
-    });
-    result.count = BlockUniform(block, counted);
-    result.short_lane = result.short_lane || result.count == kTreeKept;  // the candidates may go on past the 64
-  }
   return result;
 }
 

@@ -24,6 +24,11 @@
 //   (atomicAdd) giving the ticket; the last block's thread 0 stores 0 to the counter and fences
 //   again (acquire: the block's later reads come after the ticket); the flag goes through
 //   shared memory and one barrier to every thread. 1 barrier, 1 or 2 fences, one atomic.
+// - WarpTakesTicket: the same steps without the barrier, for a partial that one warp's lanes
+//   stored (the slice kernels' lists, stored by the merge tree's last level in warp 0): a
+//   SyncWarp, then lane 0's steps; the caller broadcasts the result with a barrier it makes
+//   anyway. The emulator accepts a ticket after other threads' stores of the same interval
+//   only when they are all of the ticket's warp and that warp synced after them.
 // - Deterministic: which block is last depends on scheduling, but the merge it runs must not:
 //   the caller merges the partials in a fixed order (by slice index, never by arrival), so the
 //   result is the same bits whichever block merges.
@@ -43,19 +48,40 @@
 
 namespace sampcheck::gpu {
 
+// The steps of one thread (in a phase): fence, ticket, and with the last ticket the counter's
+// reset and the second fence. Returns whether it drew ticket blocks - 1.
+template <class B, class Tickets>
+SAMPCHECK_KERNEL_BODY bool TakeTicket(B& block, Tickets tickets, std::int64_t group, std::int64_t blocks) {
+  ThreadFence(block);  // release: the block's partial before the ticket
+  const std::uint32_t taken = tickets.FetchAdd(group, 1u);
+  const bool last = static_cast<std::int64_t>(taken) + 1 == blocks;
+  if (last) {
+    tickets.Store(group, 0u);  // every other block of the group has taken its ticket
+    ThreadFence(block);        // acquire: the other blocks' partials are read after the ticket
+  }
+  return last;
+}
+
+// The ticket taken by a warp whose lanes stored the block's whole partial since the last
+// barrier (warp-level code: inside ForWarps of that warp alone), with no barrier of its own:
+// SyncWarp orders the lanes' stores before lane 0's fence (__syncwarp orders memory among a
+// warp's lanes as __syncthreads among a block's threads), and lane 0 takes the ticket. Returns
+// whether it drew the last, in every lane (a ballot); the caller passes it to the block through
+// shared memory and a barrier it has anyway (LaneKeyTree's decision,
+// gpu/block/lane_key_tree.cuh).
+template <class B, class Tickets>
+SAMPCHECK_KERNEL_BODY bool WarpTakesTicket(B& block, Tickets tickets, std::int64_t group, std::int64_t blocks) {
+  SyncWarp(block);
+  auto drew = Registers<bool>(block);
+  block.ForEachThread([&](Thread t) { drew[t] = t.lane() == 0 && TakeTicket(block, tickets, group, blocks); });
+  return (BlockUniform(block, Ballot(block, drew)) & 1u) != 0;
+}
+
 template <class B, class Tickets>
 SAMPCHECK_KERNEL_BODY bool LastBlockOf(B& block, Tickets tickets, std::int64_t group, std::int64_t blocks) {
   SAMPCHECK_SHARED(block, std::uint32_t, last_ticket, 1);
   block.ForEachThread([&](Thread t) {
-    if (t.x != 0) return;
-    ThreadFence(block);  // release: the block's partial before the ticket
-    const std::uint32_t taken = tickets.FetchAdd(group, 1u);
-    const bool last = static_cast<std::int64_t>(taken) + 1 == blocks;
-    if (last) {
-      tickets.Store(group, 0u);  // every other block of the group has taken its ticket
-      ThreadFence(block);        // acquire: the other blocks' partials are read after the ticket
-    }
-    last_ticket.Store(0, last ? 1u : 0u);
+    if (t.x == 0) last_ticket.Store(0, TakeTicket(block, tickets, group, blocks) ? 1u : 0u);
   });
   block.Sync();
   bool last = false;

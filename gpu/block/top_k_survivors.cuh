@@ -188,10 +188,13 @@ SAMPCHECK_KERNEL_BODY void GroupCandidatesByLane(B& block, Shared& sorted, int l
 // Returns false (nothing gathered) when there are more than kCandidates candidates; else the
 // candidates are in sorted in the canonical order as above, `total` holds their number (the
 // slices' gathers: no lane order). 1 <= k <= 1024, k < vocab. place: contract "The tree path".
-template <class B, class Arr, class Shared, class Place = NoPlace>
+// decide: LaneKeyTree's (warp 0's decision before the tree's barrier: a slice's ticket), its
+// value in *decided (0 without the tree).
+template <class B, class Arr, class Shared, class Place = NoPlace, class Decide = NoTreeDecision>
 SAMPCHECK_KERNEL_BODY bool GatherSortedTopKCandidates(B& block, Arr row, std::int64_t base, std::int64_t vocab,
                                                       std::int64_t k, bool ties, Shared& sorted, std::uint32_t& total,
-                                                      std::uint64_t& first, Place place = {}) {
+                                                      std::uint64_t& first, Place place = {}, Decide decide = {},
+                                                      std::uint32_t* decided = nullptr) {
   // Four elements a load where every thread gets a quad (so that, as with canonical lanes,
   // 1024 >= k threads hold an entry: the maxima below T are real keys); else canonical lanes.
   const QuadSpan span = QuadSpanOf(row, base, vocab);
@@ -215,8 +218,10 @@ SAMPCHECK_KERNEL_BODY bool GatherSortedTopKCandidates(B& block, Arr row, std::in
     if (!tree) sorted.Store(t.x, kept[t].First(0));  // the thread's minimum (kNoKey: it read none)
   });
   std::uint64_t bound = 0;
+  if (decided != nullptr) *decided = 0;
   if (tree) {
-    const LaneKeyTreeResult tree_keys = LaneKeyTree<kCanonicalLanes>(block, kept, k, ties, sorted, place);
+    const LaneKeyTreeResult tree_keys = LaneKeyTree<kCanonicalLanes>(block, kept, k, ties, sorted, place, decide);
+    if (decided != nullptr) *decided = tree_keys.decided;
     first = tree_keys.first;
     if (IsDegenerateFirstKey(first)) return false;
     if (!tree_keys.short_lane) {

@@ -52,6 +52,11 @@
 // - Level s runs in the warps holding a run v = 0 mod (span f) below count only (ForWarps,
 //   gpu/block/block_model.h: a reader, or a run the next level reads); the others' runs are
 //   not read again, and their registers are left as they were.
+// - between(block), when given: block-level code called once, after level 1's barrier (in
+//   level 2's interval; never with a single level). From there on no level reads or writes
+//   region 4 (slots 256 .. 319): stored runs put run 9 there for level 1 and the later levels'
+//   regions are others (above); loaded partners never use it (count <= 32). So between may
+//   store words there that the last level's phase reads (LaneKeyTree: the warps' fourth keys).
 // - keys: 1024 slots, of which the call reads and writes regions 0 .. 15 only as above; its last
 //   reads are in the last level's phase. Barriers: one fewer than the levels (32 stored runs 2,
 //   where pairwise levels took 4; 20 lists with `partner` 2). Accesses of a thread of 1024 (one
@@ -142,6 +147,12 @@ SAMPCHECK_KERNEL_BODY void WarpBitonicMerge(B& block, Slots& slots, Slots* down 
 // MergeTreeRuns' level 1 without a loader: the partners stored their runs into the slots.
 struct PartnerInSlots {};
 
+// MergeTreeRuns' hook after level 1's barrier: nothing.
+struct NothingBetween {
+  template <class B>
+  SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void operator()(B&) const {}
+};
+
 // Runs merged a reader at level s (contract "Levels"): 2 at a level 1 read from the slots, whose
 // 16 regions hold the 16 odd runs and no more; 4 elsewhere.
 SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int TreeFan(bool loads_partner, int s) {
@@ -157,9 +168,10 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int TreeSlot(bool loads_partner, in
 
 }  // namespace tree_detail
 
-template <int kThreads, class B, class Shared, class Runs, class Last, class Partner = tree_detail::PartnerInSlots>
+template <int kThreads, class B, class Shared, class Runs, class Last, class Partner = tree_detail::PartnerInSlots,
+          class Between = tree_detail::NothingBetween>
 SAMPCHECK_KERNEL_BODY void MergeTreeRuns(B& block, Shared& keys, Runs& runs, int count, bool half, Last last,
-                                         Partner partner = {}) {
+                                         Partner partner = {}, Between between = {}) {
   constexpr bool kLoadsPartner = !std::is_same_v<Partner, tree_detail::PartnerInSlots>;
   static_assert(kThreads % kWarpSize == 0 && kThreads <= 1024 && 1024 % kThreads == 0,
                 "whole warps that divide the 1024 slots");
@@ -255,9 +267,31 @@ SAMPCHECK_KERNEL_BODY void MergeTreeRuns(B& block, Shared& keys, Runs& runs, int
     });
     if (final_level) return;
     block.Sync();
+    if (s == 1) between(block);
     spans += span;
     span = next;
   }
+}
+
+// In each lane of warp 0, the value at position at[t] of the tree's layout after its last
+// level (lane e mod 32, register e / 32, as `last` gets them; of(t, r) is lane t's register r):
+// ShuffleFrom of both registers of lane e mod 32, the lane keeping register e / 32's.
+// Block-level code of warp 0 (ForWarps).
+template <class T, class B, class Of, class RI>
+SAMPCHECK_KERNEL_BODY auto TreePositionValue(B& block, const Of& of, const RI& at) {
+  auto from = Registers<int>(block);
+  auto low = Registers<T>(block);
+  auto high = Registers<T>(block);
+  block.ForEachThread([&](Thread t) {
+    from[t] = at[t] % kWarpSize;
+    low[t] = of(t, 0);
+    high[t] = of(t, 1);
+  });
+  auto a = ShuffleFrom(block, low, from);
+  auto b = ShuffleFrom(block, high, from);
+  auto value = Registers<T>(block);
+  block.ForEachThread([&](Thread t) { value[t] = at[t] < kWarpSize ? a[t] : b[t]; });
+  return value;
 }
 
 }  // namespace sampcheck::gpu

@@ -218,12 +218,24 @@ void HostBlock::TrackLoad(std::size_t slot, const char* name, std::int64_t i) {
 void HostBlock::NoteGlobalStore() {
   ++unfenced_stores_;
   const int thread = in_phase_ ? current_ : kSeveralThreads;  // block-level code: every thread stores
+  const int warp = in_phase_ ? current_ / kWarpSize : kSeveralThreads;
   if (store_epoch_ != epoch_) {
     store_epoch_ = epoch_;
     store_thread_ = thread;
-  } else if (store_thread_ != thread) {
-    store_thread_ = kSeveralThreads;
+    store_warp_ = warp;
+  } else {
+    if (store_thread_ != thread) store_thread_ = kSeveralThreads;
+    if (store_warp_ != warp) store_warp_ = kSeveralThreads;
   }
+  store_warp_synced_ = false;
+}
+
+// __syncwarp orders memory among its warp's lanes as a barrier does among the block's threads:
+// the stores of this interval, when one warp made them all and that warp syncs, are ordered
+// before its lanes' later work (a ticket of one of them: TakeTicket).
+void HostBlock::SyncWarps() {
+  WarpOp("SyncWarp");
+  if (store_epoch_ == epoch_ && store_warp_ >= 0 && WarpActive(store_warp_)) store_warp_synced_ = true;
 }
 
 // A fence orders the fencing thread's stores, and (cumulatively) every store a barrier ordered
@@ -243,11 +255,13 @@ void HostBlock::TakeTicket(std::uint32_t* word, const char* name, std::int64_t i
     Report(Violation::Kind::kCrossBlock, current_, name, i,
            "a ticket taken after " + std::to_string(unfenced_stores_) +
                " global store(s) of this block with no ThreadFence since: the last block may not see them");
-  } else if (store_epoch_ == epoch_ && store_thread_ != current_) {
+  } else if (store_epoch_ == epoch_ && store_thread_ != current_ &&
+             !(store_warp_synced_ && store_warp_ == current_ / kWarpSize)) {
     Report(Violation::Kind::kCrossBlock, current_, name, i,
            std::string("a ticket taken after ") +
                (store_thread_ == kSeveralThreads ? std::string("other threads'") : "thread " + std::to_string(store_thread_) + "'s") +
-               " global store(s) with no barrier between: the last block may not see them");
+               " global store(s) with no barrier (or SyncWarp of their warp) between: the last block may not see "
+               "them");
   }
   if (cross_ == nullptr) return;
   detail::BlockTicket& mine = cross_->blocks[static_cast<std::size_t>(index_)];

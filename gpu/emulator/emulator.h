@@ -224,6 +224,9 @@ class HostBlock {
   void TrackStore(std::size_t slot, std::int64_t elements, std::int64_t i);
   void TrackLoad(std::size_t slot, const char* name, std::int64_t i);
   void Fence();
+  // SyncWarp (block-level, over the running warps): orders this interval's global stores of
+  // one warp before its lanes' later phases, for the ticket's check.
+  void SyncWarps();
   void TakeTicket(std::uint32_t* word, const char* name, std::int64_t i, std::uint32_t taken);
   std::size_t SharedSlot(const char* name, std::size_t bytes) {
     return detail::FindSharedSlot(report_->counters, name, bytes);
@@ -289,12 +292,16 @@ class HostBlock {
   std::int64_t phases_ = 0;
   std::int64_t block_global_bytes_ = 0;
   // The last-block protocol: global stores since the last fence; who stored in barrier
-  // interval store_epoch_ (a thread, or kSeveralThreads: more than one, or block-level code);
-  // whether the block fenced after its ticket (it may then read the writes the ticket orders).
+  // interval store_epoch_ (a thread, or kSeveralThreads: more than one, or block-level code),
+  // which warp (or kSeveralThreads), and whether that warp synced since its last store
+  // (SyncWarp); whether the block fenced after its ticket (it may then read the writes the
+  // ticket orders).
   detail::CrossBlockState* cross_;
   std::int64_t unfenced_stores_ = 0;
   std::int32_t store_epoch_ = -1;
   int store_thread_ = -1;
+  int store_warp_ = -1;
+  bool store_warp_synced_ = false;
   static constexpr int kSeveralThreads = -2;
   bool acquired_ = false;
 };
@@ -753,6 +760,12 @@ class GlobalArray {
 // every thread's.
 inline void ThreadFence(HostBlock& block) { block.Fence(); }
 
+// __syncwarp in every running warp (a warp operation): no data moves. The emulator credits it
+// in the last-block protocol only (a warp's stores before a ticket of one of its lanes); its
+// race check does not: a shared word one lane writes and another lane of the warp reads in the
+// same barrier interval is still reported.
+inline void SyncWarp(HostBlock& block) { block.SyncWarps(); }
+
 // Runs `body(block)` for blocks 0 .. grid-1 of `threads` threads each.
 // The report carries the launch's counters; an active LaunchRecorder gets a copy of them.
 template <class Body>
@@ -787,6 +800,7 @@ using emu::Registers;
 using emu::ShuffleDown;
 using emu::ShuffleFrom;
 using emu::ShuffleXor;
+using emu::SyncWarp;
 using emu::Thread;
 using emu::ThreadFence;
 using Block = emu::HostBlock;

@@ -539,26 +539,6 @@ struct TreeSurvivorChunk {
   float weight[2];
 };
 
-// In each lane of warp 0, the value at position at[t] of the tree's layout (lane e mod 32,
-// register e / 32; of(t, r) is lane t's register r): ShuffleFrom of both registers of lane
-// e mod 32, the lane keeping register e / 32's. Block-level code of warp 0 (ForWarps).
-template <class T, class B, class Of, class RI>
-SAMPCHECK_KERNEL_BODY auto TreePositionValue(B& block, const Of& of, const RI& at) {
-  auto from = Registers<int>(block);
-  auto low = Registers<T>(block);
-  auto high = Registers<T>(block);
-  block.ForEachThread([&](Thread t) {
-    from[t] = at[t] % kWarpSize;
-    low[t] = of(t, 0);
-    high[t] = of(t, 1);
-  });
-  auto a = ShuffleFrom(block, low, from);
-  auto b = ShuffleFrom(block, high, from);
-  auto value = Registers<T>(block);
-  block.ForEachThread([&](Thread t) { value[t] = at[t] < kWarpSize ? a[t] : b[t]; });
-  return value;
-}
-
 // DrawOnSurvivors' positions [l c, (l + 1) c), c = ceil(k / 32) <= 2, in lane l of warp 0, from
 // the tree's layout (for positions at or past k too, which the draw does not read). Warp 0
 // alone.

@@ -80,18 +80,24 @@ struct FastSamplingSlicesKernel {
       }
       return;
     }
-    WriteSlicePartial(block, logits, slices, row, g, n, t, greedy, k, vocab, pitch);
-    if (!LastBlockOf(block, tickets, row, n)) return;
+    const std::uint32_t ticket =
+        WriteSlicePartial(block, logits, slices, tickets, row, g, n, t, greedy, k, vocab, pitch);
+    if (ticket == kNoTicketYet ? !LastBlockOf(block, tickets, row, n) : ticket != kDrewLast) return;
     FastSamplingKernel<kThreads>{}.Row(block, row, logits, temperature, top_k, top_p, min_p, seed, position, q, slices,
                                        token, vocab, pitch, slice_budget, options);
   }
 
  private:
+  // WriteSlicePartial's result: the row's ticket not taken yet (LastBlockOf takes it), or taken
+  // by warp 0 in the tree's decision, drawing the last or not.
+  static constexpr std::uint32_t kNoTicketYet = 0, kDrewOther = 1, kDrewLast = 2;
+
   // Slice g's partial (contract above) into slices[row kFastSliceSlots ..].
-  template <class B, class In, class Scratch>
-  SAMPCHECK_KERNEL_BODY static void WriteSlicePartial(B& block, In logits, Scratch slices, std::int64_t row,
-                                                      std::int64_t g, std::int64_t n, float t, bool greedy,
-                                                      std::int64_t k, std::int64_t vocab, std::int64_t pitch) {
+  template <class B, class In, class Scratch, class Tickets>
+  SAMPCHECK_KERNEL_BODY static std::uint32_t WriteSlicePartial(B& block, In logits, Scratch slices, Tickets tickets,
+                                                               std::int64_t row, std::int64_t g, std::int64_t n,
+                                                               float t, bool greedy, std::int64_t k,
+                                                               std::int64_t vocab, std::int64_t pitch) {
     const std::int64_t lo = SliceBegin(g, n, vocab);
     const std::int64_t length = SliceBegin(g + 1, n, vocab) - lo;
     const std::int64_t base = row * pitch + lo;
@@ -103,23 +109,32 @@ struct FastSamplingSlicesKernel {
       auto index = Registers<std::int64_t>(block);
       QuadRangeArgmaxF32<kThreads>(block, logits, base, length, value, index);
       StoreSliceWinnerF32(block, slices, out + 2 * g, lo, value, index);
-      return;
+      return kNoTicketYet;
     }
     // The key of the slice's entry i (row index lo + i), recomputed at every read.
     const fast_detail::ScaledOrderKeys<In> key_of{logits, base, lo, fast_detail::FastInverseTemperature(t)};
     auto slice_keys = fast_detail::SurvivorKeySlots(block);  // the last block's merge reuses it
     std::uint32_t total = 0;
-    // Key j of the list is stored by the thread that places it (the tree's lane, or thread j
-    // after the sort), with a barrier after it: thread 0's fence in LastBlockOf orders every
-    // thread's stores before the ticket (its contract).
+    // Key j of the list is stored by the thread that places it: the tree's lane in warp 0,
+    // which then takes the row's ticket itself when the tree's keys stand (WarpTakesTicket:
+    // its SyncWarp orders the lanes' stores before lane 0's fence, and the tree's barrier
+    // tells the block; one barrier fewer than LastBlockOf's), or thread j after the sort, with
+    // a barrier after it, before LastBlockOf (thread 0's fence orders every thread's stores).
+    std::uint32_t ticket = kNoTicketYet;
     const bool gathered = fast_detail::GatherFastSurvivors<kThreads>(
         block, length, k, key_of, slice_keys, total,
-        [&](Thread, std::int64_t j, std::uint64_t key) { slices.Store(out + g * k + j, key); });
-    if (gathered) return;
+        [&](Thread, std::int64_t j, std::uint64_t key) { slices.Store(out + g * k + j, key); }, NoPlace{}, nullptr,
+        [&](B& warp, const LaneKeyTreeResult& tree) -> std::uint32_t {
+          if (tree.short_lane) return kNoTicketYet;
+          return WarpTakesTicket(warp, tickets, row, n) ? kDrewLast : kDrewOther;
+        },
+        &ticket);
+    if (gathered) return ticket;
     block.ForEachThread([&](Thread th) {
       if (th.x == 0) slices.Store(out + g * k, fast_detail::kNoKey);
     });
     block.Sync();
+    return kNoTicketYet;
   }
 };
 

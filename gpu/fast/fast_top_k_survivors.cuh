@@ -210,10 +210,14 @@ struct LaneMinimaTo {
 // tree's keys, then the sorted candidates') replaces an earlier one. tree_place(t, j, key) gets
 // the tree's keys alone, in its last level (lane j mod 32 of warp 0: MergeTreeRuns' `last`),
 // and *tree_stands (when given) says whether they are the top k (no lane's fourth among them).
-template <int kThreads, class B, class KeyOf, class Shared, class Place = NoPlace, class TreePlace = NoPlace>
+// decide: LaneKeyTree's (warp 0's decision before the tree's barrier: a slice's ticket), its
+// value in *decided (0 without the tree).
+template <int kThreads, class B, class KeyOf, class Shared, class Place = NoPlace, class TreePlace = NoPlace,
+          class Decide = NoTreeDecision>
 SAMPCHECK_KERNEL_BODY bool GatherFastSurvivors(B& block, std::int64_t vocab, std::int64_t k, KeyOf key_of,
                                                Shared& keys, std::uint32_t& total, Place place = {},
-                                               TreePlace tree_place = {}, bool* tree_stands = nullptr) {
+                                               TreePlace tree_place = {}, bool* tree_stands = nullptr,
+                                               Decide decide = {}, std::uint32_t* decided = nullptr) {
   static_assert(kFastSurvivorSlots == kSortSlots, "the selection reads every survivor slot");
   auto kept = Registers<LaneKeys<kFastSurvivorSlots / kThreads>>(block);
   const bool tree = k <= kTreeKept;
@@ -224,12 +228,14 @@ SAMPCHECK_KERNEL_BODY bool GatherFastSurvivors(B& block, std::int64_t vocab, std
   });
   std::uint64_t bound = 0;
   if (tree_stands != nullptr) *tree_stands = false;
+  if (decided != nullptr) *decided = 0;
   if (tree) {
     auto both = [&](Thread t, std::int64_t j, std::uint64_t key) {
       place(t, j, key);
       tree_place(t, j, key);
     };
-    const LaneKeyTreeResult tree_keys = LaneKeyTree<kThreads>(block, kept, k, false, keys, both);
+    const LaneKeyTreeResult tree_keys = LaneKeyTree<kThreads>(block, kept, k, false, keys, both, decide);
+    if (decided != nullptr) *decided = tree_keys.decided;
     bound = tree_keys.kth;
     if (tree_stands != nullptr) *tree_stands = !tree_keys.short_lane;
     if (!tree_keys.short_lane) {

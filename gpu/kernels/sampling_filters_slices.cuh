@@ -190,18 +190,23 @@ struct SamplingFiltersSlicesKernelOf {
       }
       return;
     }
-    WriteSliceList(block, logits, slices, row, g, n, k, vocab, pitch, rules);
-    if (!LastBlockOf(block, tickets, row, n)) return;
+    const std::uint32_t ticket = WriteSliceList(block, logits, slices, tickets, row, g, n, k, vocab, pitch, rules);
+    if (ticket == kNoTicketYet ? !LastBlockOf(block, tickets, row, n) : ticket != kDrewLast) return;
     RowKernel{}.Row(block, row, logits, out, probs, scratch, top_k, has_k, top_p, has_p, min_p, has_m, vocab, pitch,
                     rules, slices, survivor_rows, slice_budget, write_rows, seed, positions, token, draw);
   }
 
  private:
+  // WriteSliceList's result: the row's ticket not taken yet (LastBlockOf takes it), or taken by
+  // warp 0 in the tree's decision, drawing the last or not.
+  static constexpr std::uint32_t kNoTicketYet = 0, kDrewOther = 1, kDrewLast = 2;
+
   // Slice g's list (contract above) into slices[row kRowSliceSlots + g L ..].
-  template <class B, class Arr, class S>
-  SAMPCHECK_KERNEL_BODY static void WriteSliceList(B& block, Arr logits, S slices, std::int64_t row, std::int64_t g,
-                                                   std::int64_t n, std::int64_t k, std::int64_t vocab,
-                                                   std::int64_t pitch, const FilterRules& rules) {
+  template <class B, class Arr, class S, class Tickets>
+  SAMPCHECK_KERNEL_BODY static std::uint32_t WriteSliceList(B& block, Arr logits, S slices, Tickets tickets,
+                                                            std::int64_t row, std::int64_t g, std::int64_t n,
+                                                            std::int64_t k, std::int64_t vocab, std::int64_t pitch,
+                                                            const FilterRules& rules) {
     const std::int64_t lo = SliceBegin(g, n, vocab);
     const std::int64_t length = SliceBegin(g + 1, n, vocab) - lo;
     const std::int64_t length_k = SliceListLength(k, rules);
@@ -209,21 +214,30 @@ struct SamplingFiltersSlicesKernelOf {
     auto sorted = SortedCandidateSlots(block);  // the last block's merge reuses them
     std::uint32_t total = 0;
     std::uint64_t first = 0;  // a degenerate slice gathers nothing: its list is incomplete
-    // The gather's lanes store key j of the list (the tree's, or after the candidates' sort,
-    // with a barrier after either): thread 0's fence in LastBlockOf orders every thread's
-    // stores before the ticket (its contract). The slice's keys carry slice indices in their
-    // low word: lo + i < V < 2^32, no carry.
+    // The gather's lanes store key j of the list: the tree's lanes in warp 0, which then take
+    // the row's ticket themselves when the tree's keys stand and the slice is not degenerate
+    // (WarpTakesTicket: its SyncWarp orders the lanes' stores before lane 0's fence, and the
+    // tree's barrier tells the block; one barrier fewer than LastBlockOf's), or thread j after
+    // the candidates' sort, with a barrier after it, before LastBlockOf (thread 0's fence orders
+    // every thread's stores). The slice's keys carry slice indices in their low word: lo + i <
+    // V < 2^32, no carry.
     auto place = [&](Thread, std::int64_t j, std::uint64_t key) {
       slices.Store(list + j, key + static_cast<std::uint64_t>(lo));
     };
+    auto decide = [&](B& warp, const LaneKeyTreeResult& tree) -> std::uint32_t {
+      if (tree.short_lane || IsDegenerateFirstKey(tree.first)) return kNoTicketYet;
+      return WarpTakesTicket(warp, tickets, row, n) ? kDrewLast : kDrewOther;
+    };
+    std::uint32_t ticket = kNoTicketYet;
     if (GatherSortedTopKCandidates(block, logits, row * pitch + lo, length, length_k, false, sorted, total, first,
-                                   place)) {
-      return;
+                                   place, decide, &ticket)) {
+      return ticket;
     }
     block.ForEachThread([&](Thread t) {
       if (t.x == 0) slices.Store(list, kNoKey);  // after any of the tree's stores: a barrier between
     });
     block.Sync();
+    return kNoTicketYet;
   }
 };
 
