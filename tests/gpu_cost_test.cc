@@ -223,16 +223,19 @@ SamplingCostShape TopPAlone(float p) {
 // a slice's ticket taken by warp 0 in its tree's last level (WarpTakesTicket,
 // gpu/block/last_block.cuh: LastBlockOf's barrier goes where the tree's keys stand): gpu 14,
 // 17, 24 and 17, gpu-fast 6, 6, 15, 6, 6 and 19 (flat rows fall back to the gather's sort,
-// whose ticket is LastBlockOf's still).
+// whose ticket is LastBlockOf's still). Then the merge of a split row's 20 lists in two levels
+// (level 1 of fan-in 5, MergeTreeRuns' loaded partners, gpu/block/warp_merge_tree.cuh: one
+// barrier where three levels of four took two): gpu 13, 16, 23 and 16, gpu-fast 5, 5, 14 and 5
+// (min-p alone's probe merges 16 lists, two levels of four already).
 const BudgetCase kBudgets[] = {
-    {__LINE__, "gpu, top-k 50, top-p 0.9", false, Shape(0.0f, false), {1.01, 14}},
-    {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {1.01, 17}},
+    {__LINE__, "gpu, top-k 50, top-p 0.9", false, Shape(0.0f, false), {1.01, 13}},
+    {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {1.01, 16}},
     // Flat rows 7 more since 2026-12-03 (36 before): read 1 of the gather takes four elements a
     // load (gpu/block/quad_reads.cuh), so a thread's maximum on a flat row is the first index of
     // its first quad and T lets about 4k candidates through, not k (a network over 256 slots,
     // not 64); their critical path at 64 x 128256 still fell, 269 -> 201.
-    {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {1.01, 24}},
-    {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {1.01, 17}},
+    {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {1.01, 23}},
+    {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {1.01, 16}},
     // The partition path's rows: 21 barriers more since 2026-12-01 (41, 46, 87, 26, 13 and 13
     // before): level 0's sample of 1024 keys sorted by BitonicSortSlots (21 barriers) where
     // every thread ranked its key against all 1024 (one barrier, 1024 reads in sequence): the
@@ -286,14 +289,14 @@ const BudgetCase kBudgets[] = {
     // list stored by the tree's lanes, no barrier of its own): 20 -> 14 per row at these rows.
     // Flat rows take its other case (a lane holds 4 of the k), whose bound, the tree's k-th,
     // lets fewer candidates through than the k-th lane minimum did (a smaller network).
-    {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {1.01, 6}},
-    {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {1.01, 6}},
+    {__LINE__, "gpu-fast, top-k 50, top-p 0.9", true, Shape(0.0f, false), {1.01, 5}},
+    {__LINE__, "gpu-fast, + min-p 0.05", true, Shape(0.05f, false), {1.01, 5}},
     // 7 more since 2026-12-03 (28 before), as gpu's flat rows: read 1 four elements a load
     // (ForEachQuadKey, gpu/block/key_reads.cuh) lets about 4k candidates through. 1 fewer
     // since 2026-12-06: a network over 128 slots or more takes its barrier after a transposed
     // level (gpu/block/bitonic_sort.cuh) with the final store's, no longer one a stage.
-    {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {1.01, 15}},
-    {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {1.01, 6}},
+    {__LINE__, "gpu-fast, flat rows", true, Shape(0.0f, true), {1.01, 14}},
+    {__LINE__, "gpu-fast, min-p 1", true, Shape(1.0f, false), {1.01, 5}},
     {__LINE__, "gpu-fast, top-k V - 1", true, TopK(kVocab - 1), {2.01, 20}},
     {__LINE__, "gpu-fast, top-k off, top-p 0.999", true, TopPAlone(0.999f), {2.01, 6}},
     // 115 since 2026-12-01 (21 before): the sample select's ranks by sorting networks
@@ -600,7 +603,9 @@ TEST(GpuCost, GreedyRowsReadTheLogitsOnce) {
 // takes the row's ticket there (WarpTakesTicket, gpu/block/last_block.cuh), so the tree's one
 // barrier after its last level also tells the block whether it drew the last ticket, where
 // LastBlockOf's own barrier followed: a slice block's 4 are the runs' store, the tree's two
-// levels and that barrier; the last block adds the merge's 2 (20 x 4 + 2 in the launch).
+// levels and that barrier; the last block adds the merge's 2 (20 x 4 + 2 in the launch). Then
+// 5 and 4: the merge of the 20 lists takes two levels, the first of fan-in 5 (MergeTreeRuns'
+// loaded partners, gpu/block/warp_merge_tree.cuh), so the last block adds 1 (20 x 4 + 1).
 // The lists were read from
 // the scratch once (1000 keys, 8000 bytes), their heads checked in the staged copy: the
 // busiest block moves its slice's read and those, under 34676 bytes (59764 with two reads
@@ -616,10 +621,10 @@ TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
   s.rows = 1;
   const std::vector<float> logits = SamplingCostLogits(s);
   const auto launches = CountGpuFastSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"fast_sampling_slices", 20, 6}}));
-  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {1.01, 6}), "");
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"fast_sampling_slices", 20, 5}}));
+  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {1.01, 5}), "");
   EXPECT_GE(LogitsPasses(launches, s.rows, s.vocab), 1.0);
-  EXPECT_EQ(launches[0].barriers, 20 * 4 + 2);
+  EXPECT_EQ(launches[0].barriers, 20 * 4 + 1);
   EXPECT_LE(launches[0].max_block_global_bytes, 6413 * 4 + 1000 * 8 + 32 * 20 * 8 + 1024);
   EXPECT_EQ(launches[0].atomics, 20);
 }
@@ -671,13 +676,15 @@ TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
 // gathers and in the merge of 20 lists; the merge of 2 has none either way): 15, 11 and 13;
 // and the row's ticket taken by warp 0 in the slice tree's last level when its keys stand
 // (WarpTakesTicket, gpu/block/last_block.cuh: LastBlockOf's barrier goes, the tree's tells
-// the block): 14, 11 and 12.
+// the block): 14, 11 and 12; and the 20 lists' merge in two levels, the first of fan-in 5
+// (MergeTreeRuns' loaded partners, gpu/block/warp_merge_tree.cuh: 1 barrier where 2 were; the
+// merge of 2 lists has none): 13, 11 and 12.
 TEST(GpuCost, SamplingFiltersSplitOneRowOverBlocks) {
   SamplingCostShape s = Shape(0.0f, false);
   s.rows = 1;
   const std::vector<float> logits = SamplingCostLogits(s);
   const auto launches = CountGpuSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"sampling_filters_slices", 20, 14}}));
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"sampling_filters_slices", 20, 13}}));
   EXPECT_LE(launches[0].max_block_global_bytes, 6413 * 4 + 1000 * 8 + 32 * 20 * 8 + 1024);
   EXPECT_EQ(launches[0].atomics, 20);
   std::int64_t row_store_bytes = 0, token_store_bytes = 0;
@@ -687,7 +694,7 @@ TEST(GpuCost, SamplingFiltersSplitOneRowOverBlocks) {
   }
   EXPECT_EQ(row_store_bytes, 0);    // no output row written
   EXPECT_EQ(token_store_bytes, 8);  // the token alone
-  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {1.01, 14}), "");
+  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {1.01, 13}), "");
   EXPECT_DOUBLE_EQ(LogitsPasses({launches[0]}, s.rows, s.vocab), 1.0);
   s.plan_rows = 132;
   const auto one_block = CountGpuSampling(s, logits.data());

@@ -45,7 +45,7 @@ Merged RunTree(const std::vector<std::vector<std::uint64_t>>& runs, bool half, b
     block.ForEachThread([&](Thread t) {
       for (int r = 0; r < kPairs; ++r) {
         const int v = TreeRunOf<kThreads>(t, r);
-        const bool load = !partner || v % kTreeLoadedFan == 0;
+        const bool load = !partner || v % TreeLoadedFan(count) == 0;
         held[t].v[2 * r] = load ? element(v, t.lane()) : kTreeAbove;
         held[t].v[2 * r + 1] = load ? element(v, kWarpSize + t.lane()) : kTreeAbove;
         if (!partner && v % 2 == 1 && v < count) {
@@ -85,11 +85,16 @@ TEST(GpuWarpMergeTree, ContractExample) {
   EXPECT_EQ(m.report.counters.max_block_barriers, 1);
 }
 
-// The contract's levels: span 1, then times the fan-in (2 at a level 1 read from the slots, else
-// 4) while the span is below count; one barrier between two levels.
+// The contract's levels: span 1, then times the fan-in (2 at a level 1 read from the slots, count
+// / 4 rounded up and at least 4 at a level 1 loading its partners, else 4) while the span is
+// below count; one barrier between two levels.
 int TreeLevels(int count, bool partner) {
   int levels = 0;
-  for (int span = 1; span < count; span *= levels == 1 && !partner ? 2 : 4) ++levels;
+  for (int span = 1; span < count;) {
+    ++levels;
+    const int loaded = (count + 3) / 4 < 4 ? 4 : (count + 3) / 4;
+    span *= levels > 1 ? 4 : partner ? loaded : 2;
+  }
   return levels;
 }
 
@@ -121,11 +126,12 @@ void ExpectRandomRuns(std::uint32_t seed, bool partner) {
 }
 
 // The levels the contract's fan-ins give, by hand: 32 stored runs 16, 4, 1 after each level;
-// 20 loaded lists 5 (runs 0 mod 4), 2 (0 and 16), 1; 16 lists 4, 1; 2 lists 1; 5 stored runs 3
-// (0, 2, 4), 1.
+// 20 loaded lists (fan-in 5) 4 (runs 0 mod 5), 1; 32 loaded lists (fan-in 8) 4, 1; 16 lists 4,
+// 1; 2 lists 1; 5 stored runs 3 (0, 2, 4), 1.
 TEST(GpuWarpMergeTree, LevelsOfTheFanIns) {
   EXPECT_EQ(TreeLevels(32, false), 3);
-  EXPECT_EQ(TreeLevels(20, true), 3);
+  EXPECT_EQ(TreeLevels(20, true), 2);
+  EXPECT_EQ(TreeLevels(32, true), 2);
   EXPECT_EQ(TreeLevels(16, true), 2);
   EXPECT_EQ(TreeLevels(2, true), 1);
   EXPECT_EQ(TreeLevels(5, false), 2);
@@ -149,11 +155,13 @@ TEST(GpuWarpMergeTree, LevelOneLoadsThePartnerRuns) {
 // before its barrier; level 1 (2 runs a reader) 2 reads (1 under half) and the 2 stores of a
 // partner of level 2; level 2 (4 runs a reader) 3 x 2 reads and 2 stores; level 3 (runs 0, 8,
 // 16 and 24) 6 reads: 4 + 4 + 8 + 6 = 22 (half: 3 + 3 + 8 + 6 = 20). With the partner loads
-// (level 1 reading partners 1 to 3 from global memory, 2 elements each, 1 under half; no store
-// or barrier before the tree): 2 + 6 + 2 = 10 (half 2 + 3 + 2 = 7), level 2 (runs 0, 4, .., 28)
-// 8, level 3 (runs 0 and 16: one partner) 2: 20 (half: 17). Each element of the runs is loaded
-// from global memory once: 32 x 64 loads of 8 bytes; with the partner loads under half, the 8
-// runs 0 mod 4 the test loads whole and 32 elements of each of the 24 others: 8 x 64 + 24 x 32.
+// (level 1, fan-in 8, reading partners 1 to 7 from global memory, 2 elements each, 1 under
+// half; no store or barrier before the tree): the test's 2 loads of its run, 14 and the 2
+// stores of a partner of level 2 (runs 8, 16 and 24): 18 (half 2 + 7 + 2 = 11), then level 2
+// (run 0) 6: 24 (half: 17); 20 and 17 with three levels of four until 2026-12-07. Each element
+// of the runs is loaded from global memory once: 32 x 64 loads of 8 bytes; with the partner
+// loads under half, the 4 runs 0 mod 8 the test loads whole and 32 elements of each of the 28
+// others: 4 x 64 + 28 x 32.
 TEST(GpuWarpMergeTree, TwoReadsAndTwoStoresALevel) {
   std::vector<std::vector<std::uint64_t>> runs(kTreeRuns);
   std::mt19937_64 gen(3);
@@ -170,9 +178,9 @@ TEST(GpuWarpMergeTree, TwoReadsAndTwoStoresALevel) {
     const Merged p = RunTree<1024>(runs, half, true);
     ASSERT_TRUE(p.report.ok()) << p.report.Summary();
     EXPECT_EQ(p.first, FirstOf(runs));
-    EXPECT_EQ(p.report.counters.critical_path, half ? 17 : 20);
+    EXPECT_EQ(p.report.counters.critical_path, half ? 17 : 24);
     EXPECT_EQ(m.report.counters.GlobalLoadBytes("runs"), 32 * 64 * 8);
-    EXPECT_EQ(p.report.counters.GlobalLoadBytes("runs"), (half ? 8 * 64 + 24 * 32 : 32 * 64) * 8);
+    EXPECT_EQ(p.report.counters.GlobalLoadBytes("runs"), (half ? 4 * 64 + 28 * 32 : 32 * 64) * 8);
   }
 }
 
@@ -183,6 +191,11 @@ TEST(GpuWarpMergeTree, TwoReadsAndTwoStoresALevel) {
 // 30, level 3 (warp 0) 30: 70 collectives, 160 + 120 + 30 = 310 warp shuffles (every warp at
 // every level: 32 x 70). 20 runs (a one-row split's lists, stored here): 10 warps, then runs 0,
 // 8 and 16 (3), then warp 0: 100 + 90 + 30 = 220. Counted work (warp_op_warps), not timing.
+// The same 20 runs loaded (a one-row split's lists, MergeSliceLists' form): level 1 of fan-in 5
+// in warps 0, 5, 10 and 15, four merges side by side (partners 0 and 1, 2 and 3, 4 and 5, 6 and
+// 7: 20 + 20 collectives), two (20), then one (10): 70; level 2 in warp 0, 30: 100 collectives,
+// 4 x 70 + 30 = 310 warp shuffles (three levels of four took 70 and 5 x 30 + 2 x 30 + 10 =
+// 220, with a barrier more).
 TEST(GpuWarpMergeTree, OnlyTheMergingWarpsShuffle) {
   for (const auto& [count, shuffles] : {std::pair{32, 310}, std::pair{20, 220}}) {
     std::vector<std::vector<std::uint64_t>> runs(static_cast<std::size_t>(count), std::vector<std::uint64_t>(64));
@@ -196,6 +209,13 @@ TEST(GpuWarpMergeTree, OnlyTheMergingWarpsShuffle) {
     EXPECT_EQ(m.first, FirstOf(runs));
     EXPECT_EQ(m.report.counters.warp_ops, 70) << count << " runs";
     EXPECT_EQ(m.report.counters.warp_op_warps, shuffles) << count << " runs";
+    if (count != 20) continue;
+    const Merged loaded = RunTree<1024>(runs, false, true);
+    ASSERT_TRUE(loaded.report.ok()) << loaded.report.Summary();
+    EXPECT_EQ(loaded.first, FirstOf(runs));
+    EXPECT_EQ(loaded.report.counters.warp_ops, 100);
+    EXPECT_EQ(loaded.report.counters.warp_op_warps, 310);
+    EXPECT_EQ(loaded.report.counters.max_block_barriers, 1);
   }
 }
 

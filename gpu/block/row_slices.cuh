@@ -32,11 +32,12 @@
 //   position, key) for each of the first `list` keys of their multiset, ascending, in one phase
 //   with no barrier after it (the caller's), `first` the smallest head; returns false (nothing
 //   placed, no barrier) when a list is incomplete. list <= 64 and n <= 32 (the typical top-k):
-//   the warps' merge tree (gpu/block/warp_merge_tree.cuh), the warp of each list 0 mod 4
-//   loading it into registers and, at level 1, its three partner lists too (two loads a lane
-//   each), ceil(log4 n) - 1 barriers, 2 reads a partner and 2 stores of shared memory a level
-//   from level 2 (since 2026-12-03; the odd lists stored and read back through `staging`, one
-//   barrier more, until 2026-12-07, and two lists a level until later that day);
+//   the warps' merge tree (gpu/block/warp_merge_tree.cuh), the warp of each list 0 mod f =
+//   TreeLoadedFan(n) (n / 4 rounded up, at least 4) loading it into registers and, at level 1,
+//   its f - 1 partner lists too (two loads a lane each), so that at most 4 lists remain: one
+//   barrier from 5 lists on, 2 reads a partner at level 2 (since 2026-12-03; the odd lists
+//   stored and read back through `staging`, one barrier more, until 2026-12-07, then two lists
+//   a level, then levels of four: 20 lists took 2 barriers until later that day);
 //   else the lists staged in `staging` (StageRuns) and
 //   merged by binary searches (MergeRuns, gpu/block/merge_runs.cuh), 2 ceil(log2 n) - 1
 //   barriers. `staging`: 1024 keys of shared memory (kMergeSlots).
@@ -121,13 +122,13 @@ SAMPCHECK_KERNEL_BODY bool MergeSliceLists(B& block, Lists lists, std::int64_t b
     auto element = [&](int v, std::int64_t e) {
       return v < n && e < list ? lists.Load(base + v * list + e) : kTreeAbove;
     };
-    // The runs 0 mod kTreeLoadedFan only: level 1 loads the others from the lists itself
+    // The runs 0 mod TreeLoadedFan(n) only: level 1 loads the others from the lists itself
     // (MergeTreeRuns' `partner`), where the odd runs were loaded, stored into `staging` and read
     // back after a barrier of their own until 2026-12-07.
     block.ForEachThread([&](Thread t) {
       for (int r = 0; r < kPairs; ++r) {
         const int v = TreeRunOf<kThreads>(t, r);
-        const bool own = v % kTreeLoadedFan == 0;
+        const bool own = v % TreeLoadedFan(static_cast<int>(n)) == 0;
         runs[t].v[2 * r] = own ? element(v, t.lane()) : kTreeAbove;
         runs[t].v[2 * r + 1] = own ? element(v, kWarpSize + t.lane()) : kTreeAbove;
       }

@@ -21,11 +21,14 @@
 //   MergeSliceLists, gpu/block/row_slices.cuh), nothing is stored before the call and no
 //   barrier precedes it: level 1's readers load their partners' elements themselves,
 //   partner(u, e) (kTreeAbove past its keys), so the caller loads the runs v = 0 mod
-//   kTreeLoadedFan (4) only: the others' registers are not read.
+//   TreeLoadedFan(count) only: the others' registers are not read.
 // - Levels: level s has a span (1 at level 1, then the span times the level's fan-in) and a
 //   fan-in f (TreeFan: 2 at a level 1 read from the slots, whose 16 regions of 64 hold the 16
-//   odd runs and no more; 4 elsewhere); the levels go on while the span is below count (32
-//   stored runs: fan-ins 2, 4, 4; 20 lists with `partner`: 4, 4, 4). Run v = 0 mod (span f)
+//   odd runs and no more; at a level 1 that loads its partners TreeLoadedFan(count), count / 4
+//   rounded up and at least 4, so that at most 4 readers remain: two levels for any count <= 32;
+//   4 elsewhere); the levels go on while the span is below count (32 stored runs: fan-ins 2, 4,
+//   4; 20 lists with `partner`: 5, 4, where 4, 4, 4 took a barrier more until 2026-12-07). Run
+//   v = 0 mod (span f)
 //   with a partner v + span below count is a reader; its partners are v + i span, i = 1 .. f - 1,
 //   those below count. It merges partner 1 into its run (the partner's elements 63 - l and 31 -
 //   l, its first 64 reversed: the lower half of the bitonic sequence, its run ascending then the
@@ -34,7 +37,11 @@
 //   3 (reversed) into a second pair of registers sorted descending, then that pair into its run
 //   (its run ascending, the pair descending: one more merge, no load). At f = 4 a level whose
 //   reader 0 has no partner 2 makes the first merge only; a reader without partners 2 and 3 at a
-//   level that makes both merges kTreeAbove.
+//   level that makes both merges kTreeAbove. At f > 4 (loaded partners) the reader also merges,
+//   in the same stages, partners 4 and 5 into a third pair sorted descending and 6 and 7 into a
+//   fourth ascending (kTreeAbove past f - 1), then, beside its run's merge with the second pair,
+//   the fourth into the third (descending), and last the third into its run: one merge more on
+//   its chain than at f = 4, where a level of its own took a barrier, a store and a load more.
 // - Regions: partner u at level s lies in region R = (u + S) / 2 of `keys` (slots 64 R .. 64 R
 //   + 63), S the sum of the spans of the levels before s; with `partner`, from level 2 on, R =
 //   (u + S - 1) / 4. Element e is at slot 64 R + (e XOR 32) at odd levels and 64 R + (e XOR 31)
@@ -53,15 +60,15 @@
 //   gpu/block/block_model.h: a reader, or a run the next level reads); the others' runs are
 //   not read again, and their registers are left as they were.
 // - between(block), when given: block-level code called once, after level 1's barrier (in
-//   level 2's interval; never with a single level). From there on no level reads or writes
-//   region 4 (slots 256 .. 319): stored runs put run 9 there for level 1 and the later levels'
-//   regions are others (above); loaded partners never use it (count <= 32). So between may
-//   store words there that the last level's phase reads (LaneKeyTree: the warps' fourth keys).
+//   level 2's interval; never with a single level). With stored runs no level reads or writes
+//   region 4 (slots 256 .. 319) from there on: run 9 lay there for level 1, and the later
+//   levels' regions are others (above). So between may store words there that the last
+//   level's phase reads (LaneKeyTree: the warps' fourth keys).
 // - keys: 1024 slots, of which the call reads and writes regions 0 .. 15 only as above; its last
 //   reads are in the last level's phase. Barriers: one fewer than the levels (32 stored runs 2,
-//   where pairwise levels took 4; 20 lists with `partner` 2). Accesses of a thread of 1024 (one
-//   run): 2 reads a partner (1 at level 1 when `half`; global ones at level 1 with `partner`), 2
-//   stores a level but the last.
+//   where pairwise levels took 4; with `partner` at most 1: 20 lists 1, 2 until 2026-12-07).
+//   Accesses of a thread of 1024 (one run): 2 reads a partner (1 at level 1 when `half`; global
+//   ones at level 1 with `partner`), 2 stores a level but the last.
 // Example: runs {1, 4}, {2, 3} (count 2, half): run 1 stores 2 and 3 at slots 32 and 33; run
 //   0 reads 3 and 2 there, keeps {1, 2, 3, 4, ~0, ..}: last(t, 0, 1) .. last(t, 3, 4)
 //   (tests/gpu_warp_merge_tree_test.cc, "ContractExample").
@@ -77,7 +84,12 @@ namespace sampcheck::gpu {
 inline constexpr int kTreeRuns = 32;
 inline constexpr int kTreeKept = 64;
 inline constexpr std::uint64_t kTreeAbove = ~std::uint64_t{0};
-inline constexpr int kTreeLoadedFan = 4;  // level 1's fan-in with `partner` (contract)
+// Level 1's fan-in with `partner` (contract "Levels"): count / 4 rounded up, at least 4 (at most
+// 8 for count <= 32), so that at most 4 readers remain and the tree has two levels.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int TreeLoadedFan(int count) {
+  const int fan = (count + 3) / 4;
+  return fan < 4 ? 4 : fan;
+}
 
 template <int kThreads>
 SAMPCHECK_KERNEL_BODY SAMPCHECK_FORCE_INLINE int TreeRunOf(Thread t, int r) {
@@ -154,9 +166,11 @@ struct NothingBetween {
 };
 
 // Runs merged a reader at level s (contract "Levels"): 2 at a level 1 read from the slots, whose
-// 16 regions hold the 16 odd runs and no more; 4 elsewhere.
-SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int TreeFan(bool loads_partner, int s) {
-  return s == 1 && !loads_partner ? 2 : kTreeLoadedFan;
+// 16 regions hold the 16 odd runs and no more; TreeLoadedFan(count) at a level 1 that loads its
+// partners; 4 elsewhere.
+SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int TreeFan(bool loads_partner, int s, int count) {
+  if (s != 1) return 4;
+  return loads_partner ? TreeLoadedFan(count) : 2;
 }
 
 // The slot of element e of partner u at level s, `spans` the sum of the spans of the levels
@@ -186,9 +200,13 @@ SAMPCHECK_KERNEL_BODY void MergeTreeRuns(B& block, Shared& keys, Runs& runs, int
     return;
   }
   auto other = Registers<SlotKeys<2 * kPairs>>(block);  // a reader's merge of its partners 2 and 3
+  // A wide level's (fan-in above 4, loaded partners only) merges of its partners 4 and 5
+  // (descending) and 6 and 7 (ascending), then of those two (descending).
+  auto wide_down = Registers<SlotKeys<2 * kPairs>>(block);
+  auto wide_up = Registers<SlotKeys<2 * kPairs>>(block);
   int span = 1, spans = 0;  // spans: the sum of the levels' spans before this one (contract "Regions")
   for (int s = 1;; ++s) {
-    const int fan = tree_detail::TreeFan(kLoadsPartner, s);
+    const int fan = tree_detail::TreeFan(kLoadsPartner, s, count);
     const int next = span * fan;
     const bool final_level = next >= count;
     const bool from_global = kLoadsPartner && s == 1;
@@ -196,7 +214,9 @@ SAMPCHECK_KERNEL_BODY void MergeTreeRuns(B& block, Shared& keys, Runs& runs, int
     // Some reader has a partner 2 (reader 0 has, when any has): then every reader merges its
     // partners 2 and 3 too, a reader without them merging kTreeAbove, so the warps' shuffles
     // stay uniform.
-    const bool second = fan == 4 && 2 * span < count;
+    const bool second = fan >= 4 && 2 * span < count;
+    // Partners 4 .. fan - 1 (a level 1 loading its partners, fan-in 5 to 8).
+    const bool wide = kLoadsPartner && fan > 4 && 4 * span < count;
     // The warps holding a run v = 0 mod next below count (a reader, or a run without a partner
     // that the next level reads); the others' runs were stored as partners and are not read
     // again, so they sit the level out (ForWarps).
@@ -235,15 +255,40 @@ SAMPCHECK_KERNEL_BODY void MergeTreeRuns(B& block, Shared& keys, Runs& runs, int
             }
             other[t].v[2 * r] = lo, other[t].v[2 * r + 1] = hi;
           }
+          if constexpr (kLoadsPartner) {
+            if (wide) {  // partners 4 and 5 into wide_down (descending), 6 and 7 into wide_up
+              auto partner_of = [&](int i, int e) { return reads && i < fan ? element(v + i * span, e) : kTreeAbove; };
+              std::uint64_t lo = partner_of(4, l), hi = partner_of(4, kWarpSize + l);
+              tree_detail::KeepLowerPair(lo, hi, partner_of(5, 63 - l), partner_of(5, 31 - l), true);
+              wide_down[t].v[2 * r] = lo, wide_down[t].v[2 * r + 1] = hi;
+              lo = partner_of(6, l), hi = partner_of(6, kWarpSize + l);
+              tree_detail::KeepLowerPair(lo, hi, partner_of(7, 63 - l), partner_of(7, 31 - l));
+              wide_up[t].v[2 * r] = lo, wide_up[t].v[2 * r + 1] = hi;
+            }
+          }
         }
       });
-      // Stages 16 .. 1 of both merges side by side.
+      // Stages 16 .. 1 of the merges side by side.
       tree_detail::WarpBitonicMerge<2 * kPairs>(block, runs, second ? &other : nullptr);
+      if (wide) tree_detail::WarpBitonicMerge<2 * kPairs>(block, wide_up, &wide_down);
       if (second) {  // partners 0 and 1 ascending, 2 and 3 descending: one bitonic sequence
         block.ForEachThread([&](Thread t) {
           for (int r = 0; r < kPairs; ++r) {
             tree_detail::KeepLowerPair(runs[t].v[2 * r], runs[t].v[2 * r + 1], other[t].v[2 * r],
                                        other[t].v[2 * r + 1]);
+            if (wide) {  // partners 6 and 7 ascending, 4 and 5 descending: the lower half, descending
+              tree_detail::KeepLowerPair(wide_down[t].v[2 * r], wide_down[t].v[2 * r + 1], wide_up[t].v[2 * r],
+                                         wide_up[t].v[2 * r + 1], true);
+            }
+          }
+        });
+        tree_detail::WarpBitonicMerge<2 * kPairs>(block, runs, wide ? &wide_down : nullptr);
+      }
+      if (wide) {  // partners 0 .. 3 ascending, 4 .. 7 descending
+        block.ForEachThread([&](Thread t) {
+          for (int r = 0; r < kPairs; ++r) {
+            tree_detail::KeepLowerPair(runs[t].v[2 * r], runs[t].v[2 * r + 1], wide_down[t].v[2 * r],
+                                       wide_down[t].v[2 * r + 1]);
           }
         });
         tree_detail::WarpBitonicMerge<2 * kPairs>(block, runs);
@@ -255,7 +300,8 @@ SAMPCHECK_KERNEL_BODY void MergeTreeRuns(B& block, Shared& keys, Runs& runs, int
             if (v != 0) continue;
             last(t, t.lane(), runs[t].v[2 * r]);
             last(t, kWarpSize + t.lane(), runs[t].v[2 * r + 1]);
-          } else if (v % next == 0 && v % (next * tree_detail::TreeFan(kLoadsPartner, s + 1)) != 0 && v < count) {
+          } else if (v % next == 0 && v % (next * tree_detail::TreeFan(kLoadsPartner, s + 1, count)) != 0 &&
+                     v < count) {
             // The next level's partner: into the slots it read its partner 1 from (contract).
             const int up = spans + span;
             keys.Store(tree_detail::TreeSlot(kLoadsPartner, s + 1, up, v, t.lane()), runs[t].v[2 * r]);
