@@ -54,9 +54,9 @@
 //   / 1024^3, 2 % of the blocks at k = 50) would fall short, and a launch waits for its
 //   slowest block: about 9 in 10 launches at 64 x 128256 (128 slices of 50) would have one.
 // - Barriers: 4 (the runs' store, the tree's 2, the one after the tree's last level), which
-//   the caller's next phase follows (a seventh, the votes', until 2026-12-07, and the tree's
-//   levels 4 until four runs a level); with ties two ballots more, no barrier. Deterministic:
-//   integer keys, a sorting network, fixed warps.
+//   the caller's next phase follows (7 until 2026-12-07: the warps' votes took one of their own,
+//   and levels of two runs 4 where levels of four take 2); with ties two ballots more, no
+//   barrier. Deterministic: integer keys, a sorting network, fixed warps.
 // Example: one warp's lanes 0 .. 31 holding keys {l, 32 + l, 64 + l, 96 + l} (every other
 //   warp none), k = 40: keys[0 .. 40) = 0 .. 39, T = 39, first = 0, and lane 0's fourth key
 //   96 > 39: not short (tests/gpu_kernels_test.cc, "GpuLaneKeyTree").
@@ -81,7 +81,7 @@ struct LaneKeyTreeResult {
   std::uint64_t first = 0;    // keys[0], the row's first key
   std::uint32_t count = 0;    // the candidates among keys[0 .. 64): k, or with ties those of T's value or below
   bool short_lane = false;    // a lane's fourth kept key is a candidate, or (ties) all 64 are
-  std::uint32_t decided = 0;  // lane 0's value of the caller's decision (LaneKeyTree's `decide`)
+  std::uint32_t decided = 0;  // the caller's decision (LaneKeyTree's `decide`)
 };
 
 // LaneKeyTree's `decide`: nothing (0).
@@ -226,7 +226,7 @@ SAMPCHECK_KERNEL_BODY LaneKeyTreeResult LaneKeyTree(B& block, const Kept& kept, 
       mine.short_lane = mine.short_lane || mine.count == kTreeKept;  // the candidates may go on past the 64
     }
     const std::uint32_t decided = decide(block, mine);  // the same in every lane (block-level code)
-    block.ForEachThread([&](Thread t) {  // count < 2^7, short one bit, decided the rest of the word
+    block.ForEachThread([&](Thread t) {  // count <= 64 in 8 bits, short one bit, decided the high word
       if (t.lane() == 0) {
         keys.Store(lane_tree_detail::kResultAt,
                    std::uint64_t{mine.count} | std::uint64_t{mine.short_lane} << 8 | std::uint64_t{decided} << 32);
