@@ -30,8 +30,10 @@
 //   (gpu/fast/fast_top_k_survivors.cuh) on the slice's own 1024 virtual lanes. When the
 //   slice's candidates do not fit, slot g k holds kNoKey (no key of a row equals it: an index
 //   is below 2^32 - 1) and the row's last block reads the row whole instead.
-// - Then every slice block takes its ticket (LastBlockOf(tickets, row, n)); the last one runs
-//   Row, which reads the n partials in slice order, never in arrival order.
+// - Then every slice block takes its ticket: warp 0 in the gather tree's last level when the
+//   tree's keys stand (WarpTakesTicket, told to the block by the tree's barrier), else
+//   LastBlockOf(tickets, row, n) after the partial's store; the last one runs Row, which reads
+//   the n partials in slice order, never in arrival order.
 // - Deterministic: integer keys only; the ticket's atomic only picks which block merges, and
 //   the merge is the same whichever does; every slot a block writes is its own.
 // Example: V = 8192 split into 4 slices, k = 2, row 0..8191 increasing: slice 3 = [6144, 8192)

@@ -21,8 +21,10 @@
 //   slice, exact integer keys, ties not kept) and writes the slice's L smallest keys in
 //   ascending order, with row indices, to slices[row kRowSliceSlots + g L ..]; kNoKey at the
 //   list's first slot when its candidates do not fit (the per-row work then reads the row).
-//   Then it takes the row's ticket (LastBlockOf(tickets, row, n); tickets: rows u32, zero on
-//   entry and left zero), and the last block runs SamplingFiltersKernel::Row on the row, which
+//   Then it takes the row's ticket (tickets: rows u32, zero on entry and left zero): warp 0 in
+//   the gather tree's last level when the tree's keys stand and the slice is not degenerate
+//   (WarpTakesTicket, told to the block by the tree's barrier), else LastBlockOf(tickets, row,
+//   n) after the list's store; the last block runs SamplingFiltersKernel::Row on the row, which
 //   reads the n lists in slice order. A row of n = 1 runs Row whole in its block g = 0. Every
 //   other argument is the per-row kernel's.
 // - The per-row kernel merges the n lists (MergeRuns, gpu/block/merge_runs.cuh: exactly the row's L smallest keys
