@@ -67,6 +67,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "gpu/block/bitonic_sort.cuh"
 #include "gpu/block/block_exclusive_scan.cuh"
@@ -115,43 +116,58 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::int64_t IndexOfKey(std::uint64
 // KeepLowestWithRun, the gathers' lane runs' bitonic merge: Batcher's network, exact on
 // distinct keys) and stores grouped from them: no merge in shared
 // memory, the same grouped, one barrier where the warps' runs, their merge and the stores took
-// three. Barriers: 1 at list <= 64, else 3 + 2 (levels - 1), levels = ceil(log2 ceil(list /
-// 32)). Ends with a barrier after the last writes of `grouped`; sorted is only read.
-template <class B, class Shared, class R>
+// three. Since later that day warp 0 takes each grouped place's key from the lane that holds
+// it (two shuffles), not from sorted, and a caller whose merge tree left the keys in warp 0's
+// registers (`tree`: sorted[e] in lane e mod 32, register e / 32; MergeTopKCandidates in
+// gpu/kernels/sampling_filters_slices.cuh) passes them, so no barrier need follow sorted's
+// stores (the barrier at the end orders them before any reader's loads); without `tree` the
+// lanes load them from sorted, after the caller's barrier. Barriers: 1 at list <= 64, else 3 +
+// 2 (levels - 1), levels = ceil(log2 ceil(list / 32)). Ends with a barrier after the last
+// writes of `grouped`; sorted is only read.
+template <class B, class Shared, class R, class Tree = decltype(Registers<SlotKeys<2>>(std::declval<B&>()))>
 SAMPCHECK_KERNEL_BODY void GroupCandidatesByLane(B& block, Shared& sorted, int list, Shared& grouped, R& offset,
-                                                 R& count) {
-  auto lane_order_key = [&](int p) {  // (lane, index) order, p in the low bits; kNoKey pads above
-    const auto index = static_cast<std::uint64_t>(IndexOfKey(sorted.Load(p)));
+                                                 R& count, const Tree* tree = nullptr) {
+  auto lane_order_key = [](std::uint64_t key, int p) {  // (lane, index) order, p in the low bits
+    const auto index = static_cast<std::uint64_t>(IndexOfKey(key));
     return (index % kCanonicalLanes) << 42 | index << 10 | static_cast<std::uint64_t>(p);
   };
   if (list <= 2 * kWarpSize) {
-    // The first 32 keys as a run of the merge tree's layout (elements 32 .. 63 padding) and the
-    // others as the next run, each sorted across the lanes, then merged as the lane runs are
-    // (KeepLowestWithRun, gpu/block/lane_key_tree.cuh): all 64 ascending, element e in lane e
-    // mod 32's register e / 32.
+    // The keys in the merge tree's layout in warp 0 (sorted[e] in lane e mod 32, register e /
+    // 32): the caller's tree left them there, or lanes load them. The first 32 as a run of the
+    // tree's layout (elements 32 .. 63 padding) and the others as the next run, each sorted
+    // across the lanes, then merged as the lane runs are (KeepLowestWithRun,
+    // gpu/block/lane_key_tree.cuh): all 64 ascending, element e in lane e mod 32's register e /
+    // 32; each grouped place takes its key from the lane that holds it (TreePositionValue).
+    auto keys = Registers<SlotKeys<2>>(block);
     auto pair = Registers<SlotKeys<2>>(block);
     auto next = Registers<SlotKeys<1>>(block);
     block.ForWarps(WarpZero{}, [&] {
       block.ForEachThread([&](Thread t) {
+        for (int r = 0; r < 2; ++r) {
+          const int p = r * kWarpSize + t.lane();
+          keys[t].v[r] = p >= list ? kNoKey : tree != nullptr ? (*tree)[t].v[r] : sorted.Load(p);
+        }
         const int p = t.lane();
-        pair[t].v[0] = p < list ? lane_order_key(p) : kNoKey;
+        pair[t].v[0] = p < list ? lane_order_key(keys[t].v[0], p) : kNoKey;
         pair[t].v[1] = kTreeAbove;
-        next[t].v[0] = kWarpSize + p < list ? lane_order_key(kWarpSize + p) : kNoKey;
+        next[t].v[0] = kWarpSize + p < list ? lane_order_key(keys[t].v[1], kWarpSize + p) : kNoKey;
       });
       WarpSortSlots<1>(block, pair);  // register 0 only
       WarpSortSlots<1>(block, next);
       lane_tree_detail::KeepLowestWithRun<1>(block, pair, next);
-      block.ForEachThread([&](Thread t) {
-        for (int r = 0; r < 2; ++r) {
-          const int at = r * kWarpSize + t.lane();
-          if (at < list) grouped.Store(at, sorted.Load(static_cast<int>(pair[t].v[r] % kCanonicalLanes)));
-        }
-      });
+      auto at = Registers<int>(block);
+      for (int r = 0; r < 2; ++r) {
+        block.ForEachThread([&](Thread t) { at[t] = static_cast<int>(pair[t].v[r] % kCanonicalLanes); });
+        const auto key = TreePositionValue<std::uint64_t>(block, [&](Thread t, int q) { return keys[t].v[q]; }, at);
+        block.ForEachThread([&](Thread t) {
+          if (r * kWarpSize + t.lane() < list) grouped.Store(r * kWarpSize + t.lane(), key[t]);
+        });
+      }
     });
   } else {
     const int runs = (list + kWarpSize - 1) / kWarpSize;
     auto held = Registers<SlotKeys<kMergeSlots / kCanonicalLanes>>(block);
-    block.ForEachThread([&](Thread t) { held[t].v[0] = t.x < list ? lane_order_key(t.x) : kNoKey; });
+    block.ForEachThread([&](Thread t) { held[t].v[0] = t.x < list ? lane_order_key(sorted.Load(t.x), t.x) : kNoKey; });
     WarpSortSlots<kMergeSlots / kCanonicalLanes>(block, held);
     block.ForEachThread([&](Thread t) {
       if (t.x < runs * kWarpSize) grouped.Store(t.x, held[t].v[0]);

@@ -150,15 +150,26 @@ SAMPCHECK_KERNEL_BODY bool MergeTopKCandidates(B& block, S slices, std::int64_t 
   // The lists read from global memory once, coalesced (MergeSliceLists, gpu/block/row_slices.cuh:
   // into the warps' registers for L <= 64, else staged in `grouped`, rebuilt below): about 20
   // loads a key at 20 slices of top-k 50, 160 KB of scattered global loads in one block otherwise.
+  // With the warps' merge tree (list <= 64, at most 32 lists) its last level, in warp 0, also
+  // keeps each placed key in the lane that holds it, where the lane grouping takes them: no
+  // barrier between the merge and the grouping, whose barrier orders sorted's stores before
+  // every later read (one barrier fewer since 2026-12-07).
+  const bool in_tree = list <= kTreeKept && slice_count <= kTreeRuns;
+  auto tree = Registers<SlotKeys<2>>(block);
   std::uint64_t first_head = 0;
   if (!MergeSliceLists<kCanonicalLanes>(block, slices, slice_base, slice_count, list, kNoKey, grouped, first_head,
-                                        [&](Thread, int position, std::uint64_t x) { sorted.Store(position, x); })) {
+                                        [&](Thread t, int position, std::uint64_t x) {
+                                          sorted.Store(position, x);
+                                          if (in_tree) tree[t].v[position / kWarpSize] = x;
+                                        })) {
     return false;
   }
-  block.Sync();
+  if (!in_tree) block.Sync();
+  GroupCandidatesByLane(block, sorted, static_cast<int>(list), grouped, offset, count, in_tree ? &tree : nullptr);
   bool boundary_tie = false;
   block.ForEachThread([&](Thread) { boundary_tie = ties && (sorted.Load(k - 1) >> 32) == (sorted.Load(k) >> 32); });
-  GroupCandidatesByLane(block, sorted, static_cast<int>(list), grouped, offset, count);
+  // The caller then gathers from the row, whose first phase rewrites sorted: after these reads.
+  if (boundary_tie) block.Sync();
   total = static_cast<std::uint32_t>(list);
   return !boundary_tie;
 }
