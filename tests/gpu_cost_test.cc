@@ -229,16 +229,20 @@ SamplingCostShape TopPAlone(float p) {
 // (min-p alone's probe merges 16 lists, two levels of four already). Then gpu's lane grouping
 // of a split row's at most 64 merged keys from the merge tree's registers in warp 0 (no
 // barrier between the merge and the grouping, GroupCandidatesByLane,
-// gpu/block/top_k_survivors.cuh): gpu 12, 15, 22 and 15.
+// gpu/block/top_k_survivors.cuh): gpu 12, 15, 22 and 15. Then gpu's survivor steps by warp 0
+// alone when only the token is wanted and at most 64 candidates stand (SamplingFiltersInWarp,
+// gpu/kernels/sampling_filters_in_warp.cuh: no grouping, canonical sums in registers, the
+// walk and the draw in the warp; the merge keeps one barrier to tell the block): gpu 6, 6, 16
+// and 6 (flat rows: their slices' gathers fall back to the sort).
 const BudgetCase kBudgets[] = {
-    {__LINE__, "gpu, top-k 50, top-p 0.9", false, Shape(0.0f, false), {1.01, 12}},
-    {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {1.01, 15}},
+    {__LINE__, "gpu, top-k 50, top-p 0.9", false, Shape(0.0f, false), {1.01, 6}},
+    {__LINE__, "gpu, + min-p 0.05", false, Shape(0.05f, false), {1.01, 6}},
     // Flat rows 7 more since 2026-12-03 (36 before): read 1 of the gather takes four elements a
     // load (gpu/block/quad_reads.cuh), so a thread's maximum on a flat row is the first index of
     // its first quad and T lets about 4k candidates through, not k (a network over 256 slots,
     // not 64); their critical path at 64 x 128256 still fell, 269 -> 201.
-    {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {1.01, 22}},
-    {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {1.01, 15}},
+    {__LINE__, "gpu, flat rows", false, Shape(0.0f, true), {1.01, 16}},
+    {__LINE__, "gpu, min-p 1", false, Shape(1.0f, false), {1.01, 6}},
     // The partition path's rows: 21 barriers more since 2026-12-01 (41, 46, 87, 26, 13 and 13
     // before): level 0's sample of 1024 keys sorted by BitonicSortSlots (21 barriers) where
     // every thread ranked its key against all 1024 (one barrier, 1024 reads in sequence): the
@@ -683,13 +687,16 @@ TEST(GpuCost, FastSamplingSplitsOneRowOverBlocks) {
 // (MergeTreeRuns' loaded partners, gpu/block/warp_merge_tree.cuh: 1 barrier where 2 were; the
 // merge of 2 lists has none): 13, 11 and 12; and the lane grouping of the merged keys from the
 // merge tree's registers in warp 0, with no barrier after the merge (GroupCandidatesByLane,
-// gpu/block/top_k_survivors.cuh): 12, 11 and 11.
+// gpu/block/top_k_survivors.cuh): 12, 11 and 11; and the survivor steps by warp 0 alone
+// (SamplingFiltersInWarp, gpu/kernels/sampling_filters_in_warp.cuh: the grouping, the two
+// canonical sums of two barriers, the walk's and the draw's go; a split row's merge takes one
+// for warp 0's verdict on its keys, the one-block row none): 6, 4 and 5.
 TEST(GpuCost, SamplingFiltersSplitOneRowOverBlocks) {
   SamplingCostShape s = Shape(0.0f, false);
   s.rows = 1;
   const std::vector<float> logits = SamplingCostLogits(s);
   const auto launches = CountGpuSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"sampling_filters_slices", 20, 12}}));
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"sampling_filters_slices", 20, 6}}));
   EXPECT_LE(launches[0].max_block_global_bytes, 6413 * 4 + 1000 * 8 + 32 * 20 * 8 + 1024);
   EXPECT_EQ(launches[0].atomics, 20);
   std::int64_t row_store_bytes = 0, token_store_bytes = 0;
@@ -699,18 +706,18 @@ TEST(GpuCost, SamplingFiltersSplitOneRowOverBlocks) {
   }
   EXPECT_EQ(row_store_bytes, 0);    // no output row written
   EXPECT_EQ(token_store_bytes, 8);  // the token alone
-  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {1.01, 12}), "");
+  EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {1.01, 6}), "");
   EXPECT_DOUBLE_EQ(LogitsPasses({launches[0]}, s.rows, s.vocab), 1.0);
   s.plan_rows = 132;
   const auto one_block = CountGpuSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(one_block, {{"sampling_filters", 1, 11}}));
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(one_block, {{"sampling_filters", 1, 4}}));
   EXPECT_EQ(one_block[0].GlobalStoreBytes(), 8);
-  EXPECT_EQ(CheckBudget(one_block, s.rows, s.vocab, {1.01, 11}), "");
+  EXPECT_EQ(CheckBudget(one_block, s.rows, s.vocab, {1.01, 4}), "");
   EXPECT_DOUBLE_EQ(LogitsPasses(one_block, s.rows, s.vocab), 1.0);
   s.plan_rows = 64;
   const auto two = CountGpuSampling(s, logits.data());
-  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(two, {{"sampling_filters_slices", 2, 11}}));
-  EXPECT_EQ(CheckBudget(two, s.rows, s.vocab, {1.01, 11}), "");
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunches(two, {{"sampling_filters_slices", 2, 5}}));
+  EXPECT_EQ(CheckBudget(two, s.rows, s.vocab, {1.01, 5}), "");
 }
 
 TEST(GpuCost, CountsAreDeterministic) {

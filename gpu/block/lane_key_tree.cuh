@@ -29,14 +29,14 @@
 //   key at or below a bound, so one lane's fourth key is one exactly when the smallest is), or
 //   (ties) all 64 merged keys are.
 // - The decision: in the last level's interval warp 0 alone (ForWarps) takes T and the first
-//   key from its registers (TreePositionValue), the warps' fourth keys (one load a lane,
-//   CombineWarpValues), the count (two ballots), and calls decide(block, result): block-level
-//   code of warp 0, whose value (the same in every lane; 0 by default) comes back as
-//   `decided`. A slice's gather takes the row's ticket there when the keys stand
-//   (WarpTakesTicket, gpu/block/last_block.cuh): the tree's barrier then tells the block, and
-//   LastBlockOf's barrier is not made. Lane 0 stores count, short and decided in one word
-//   (region 4, past the fourth keys); after the tree's last barrier every thread reads it, T
-//   (keys[k - 1]) and the first key (keys[0]). keys: 1024 slots; on return keys[0 .. count)
+//   key from its registers (TreePositionValue; the first is lane 0's first register), the
+//   warps' fourth keys (one load a lane, CombineWarpValues), the count (two ballots), and calls
+//   decide(block, result): block-level code of warp 0, whose value (the same in every lane; 0 by
+//   default) comes back as `decided`. A slice's gather takes the row's ticket there when the
+//   keys stand (TicketInTree, gpu/block/last_block.cuh): the tree's barrier then tells the
+//   block, and LastBlockOf's barrier is not made. Lane 0 stores count, short and decided in one
+//   word (region 4, past the fourth keys); after the tree's last barrier every thread reads it,
+//   T (keys[k - 1]) and the first key (keys[0]). keys: 1024 slots; on return keys[0 .. count)
 //   holds the smallest of the lanes' three, ascending, the other slots are unspecified.
 // - Exact: a warp's keys past its run's 64th cannot be among the k smallest (64 keys of the
 //   warp below one would put T past rank 64), so keys[0 .. k) are the k smallest of all the
@@ -198,10 +198,15 @@ SAMPCHECK_KERNEL_BODY LaneKeyTreeResult LaneKeyTree(B& block, const Kept& kept, 
   block.ForWarps(WarpZero{}, [&] {
     LaneKeyTreeResult mine;
     auto at = Registers<int>(block);
-    block.ForEachThread([&](Thread t) { at[t] = static_cast<int>(k - 1); });
+    auto lane_zero = Registers<int>(block);
+    auto low = Registers<std::uint64_t>(block);
+    block.ForEachThread([&](Thread t) {
+      at[t] = static_cast<int>(k - 1);
+      lane_zero[t] = 0;
+      low[t] = merged[t].v[0];
+    });
     const auto kth = TreePositionValue<std::uint64_t>(block, [&](Thread t, int r) { return merged[t].v[r]; }, at);
-    block.ForEachThread([&](Thread t) { at[t] = 0; });
-    const auto first = TreePositionValue<std::uint64_t>(block, [&](Thread t, int r) { return merged[t].v[r]; }, at);
+    const auto first = ShuffleFrom(block, low, lane_zero);  // position 0: lane 0's first register
     const std::uint64_t lowest_fourth = CombineWarpValues<std::uint64_t>(
         block, kWarps, kTreeAbove, [&](int w) { return keys.Load(lane_tree_detail::kFourthsAt + w); },
         [](std::uint64_t a, std::uint64_t b) { return b < a ? b : a; });

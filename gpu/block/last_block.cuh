@@ -77,6 +77,22 @@ SAMPCHECK_KERNEL_BODY bool WarpTakesTicket(B& block, Tickets tickets, std::int64
   return (BlockUniform(block, Ballot(block, drew)) & 1u) != 0;
 }
 
+// A slice's ticket as its gather's merge tree left it (the slice kernels,
+// gpu/fast/fast_sampling_slices.cuh and gpu/kernels/sampling_filters_slices.cuh): not taken yet
+// (0, a tree's value without a decision), or taken by warp 0 in the tree's decision, drawing the
+// last or not.
+inline constexpr std::uint32_t kTicketNotYet = 0, kTicketDrewOther = 1, kTicketDrewLast = 2;
+
+// A slice's decision in its gather tree (LaneKeyTree's `decide`, gpu/block/lane_key_tree.cuh:
+// warp-level code of warp 0): the row's ticket when `stands` (the tree's keys are the slice's
+// whole list, stored by warp 0's lanes), else none yet.
+template <class B, class Tickets>
+SAMPCHECK_KERNEL_BODY std::uint32_t TicketInTree(B& warp, bool stands, Tickets tickets, std::int64_t group,
+                                                 std::int64_t blocks) {
+  if (!stands) return kTicketNotYet;
+  return WarpTakesTicket(warp, tickets, group, blocks) ? kTicketDrewLast : kTicketDrewOther;
+}
+
 template <class B, class Tickets>
 SAMPCHECK_KERNEL_BODY bool LastBlockOf(B& block, Tickets tickets, std::int64_t group, std::int64_t blocks) {
   SAMPCHECK_SHARED(block, std::uint32_t, last_ticket, 1);
@@ -87,6 +103,14 @@ SAMPCHECK_KERNEL_BODY bool LastBlockOf(B& block, Tickets tickets, std::int64_t g
   bool last = false;
   block.ForEachThread([&](Thread) { last = last_ticket.Load(0) != 0; });
   return last;
+}
+
+// Block-level, once the slice's partial is stored: whether the block is its group's last, by the
+// ticket its tree took (TicketInTree) or, where it took none, by LastBlockOf.
+template <class B, class Tickets>
+SAMPCHECK_KERNEL_BODY bool LastBlockAfterTree(B& block, std::uint32_t ticket, Tickets tickets, std::int64_t group,
+                                              std::int64_t blocks) {
+  return ticket == kTicketNotYet ? LastBlockOf(block, tickets, group, blocks) : ticket == kTicketDrewLast;
 }
 
 }  // namespace sampcheck::gpu

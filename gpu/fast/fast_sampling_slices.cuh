@@ -31,7 +31,7 @@
 //   slice's candidates do not fit, slot g k holds kNoKey (no key of a row equals it: an index
 //   is below 2^32 - 1) and the row's last block reads the row whole instead.
 // - Then every slice block takes its ticket: warp 0 in the gather tree's last level when the
-//   tree's keys stand (WarpTakesTicket, told to the block by the tree's barrier), else
+//   tree's keys stand (TicketInTree, told to the block by the tree's barrier), else
 //   LastBlockOf(tickets, row, n) after the partial's store; the last one runs Row, which reads
 //   the n partials in slice order, never in arrival order.
 // - Deterministic: integer keys only; the ticket's atomic only picks which block merges, and
@@ -84,16 +84,12 @@ struct FastSamplingSlicesKernel {
     }
     const std::uint32_t ticket =
         WriteSlicePartial(block, logits, slices, tickets, row, g, n, t, greedy, k, vocab, pitch);
-    if (ticket == kNoTicketYet ? !LastBlockOf(block, tickets, row, n) : ticket != kDrewLast) return;
+    if (!LastBlockAfterTree(block, ticket, tickets, row, n)) return;
     FastSamplingKernel<kThreads>{}.Row(block, row, logits, temperature, top_k, top_p, min_p, seed, position, q, slices,
                                        token, vocab, pitch, slice_budget, options);
   }
 
  private:
-  // WriteSlicePartial's result: the row's ticket not taken yet (LastBlockOf takes it), or taken
-  // by warp 0 in the tree's decision, drawing the last or not.
-  static constexpr std::uint32_t kNoTicketYet = 0, kDrewOther = 1, kDrewLast = 2;
-
   // Slice g's partial (contract above) into slices[row kFastSliceSlots ..].
   template <class B, class In, class Scratch, class Tickets>
   SAMPCHECK_KERNEL_BODY static std::uint32_t WriteSlicePartial(B& block, In logits, Scratch slices, Tickets tickets,
@@ -111,7 +107,7 @@ struct FastSamplingSlicesKernel {
       auto index = Registers<std::int64_t>(block);
       QuadRangeArgmaxF32<kThreads>(block, logits, base, length, value, index);
       StoreSliceWinnerF32(block, slices, out + 2 * g, lo, value, index);
-      return kNoTicketYet;
+      return kTicketNotYet;
     }
     // The key of the slice's entry i (row index lo + i), recomputed at every read.
     const fast_detail::ScaledOrderKeys<In> key_of{logits, base, lo, fast_detail::FastInverseTemperature(t)};
@@ -122,13 +118,12 @@ struct FastSamplingSlicesKernel {
     // its SyncWarp orders the lanes' stores before lane 0's fence, and the tree's barrier
     // tells the block; one barrier fewer than LastBlockOf's), or thread j after the sort, with
     // a barrier after it, before LastBlockOf (thread 0's fence orders every thread's stores).
-    std::uint32_t ticket = kNoTicketYet;
+    std::uint32_t ticket = kTicketNotYet;
     const bool gathered = fast_detail::GatherFastSurvivors<kThreads>(
         block, length, k, key_of, slice_keys, total,
         [&](Thread, std::int64_t j, std::uint64_t key) { slices.Store(out + g * k + j, key); }, NoPlace{}, nullptr,
-        [&](B& warp, const LaneKeyTreeResult& tree) -> std::uint32_t {
-          if (tree.short_lane) return kNoTicketYet;
-          return WarpTakesTicket(warp, tickets, row, n) ? kDrewLast : kDrewOther;
+        [&](B& warp, const LaneKeyTreeResult& tree) {
+          return TicketInTree(warp, !tree.short_lane, tickets, row, n);
         },
         &ticket);
     if (gathered) return ticket;
@@ -136,7 +131,7 @@ struct FastSamplingSlicesKernel {
       if (th.x == 0) slices.Store(out + g * k, fast_detail::kNoKey);
     });
     block.Sync();
-    return kNoTicketYet;
+    return kTicketNotYet;
   }
 };
 

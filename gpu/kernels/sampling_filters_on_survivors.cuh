@@ -31,7 +31,9 @@
 //   top k from its slices' lists (MergeTopKCandidates) instead of the two reads, and leaves
 //   its survivors to the last launch, which writes the same output bits slice by slice.
 // - write_rows false (the caller wants only the draw): neither the rows nor the split row's
-//   survivors are written.
+//   survivors are written. With at most 64 candidates (k <= 64) and K finite, warp 0 alone runs
+//   the steps below and the draw on them in its registers (SamplingFiltersInWarp,
+//   gpu/kernels/sampling_filters_in_warp.cuh: the same token, no lane grouping, no barrier).
 // - The seeded draw (`draw`: multinomial_with_seed keyed by token id, gpu/kernels/seeded_gumbel.cuh)
 //   runs on the final survivors sorted[0, n), one per thread, with SeededGumbelDrawable and
 //   SeededGumbelScore of p = st.Prob(x): the bits probs holds at that index (x from the key:
@@ -56,6 +58,7 @@
 #include "gpu/block/top_k_survivors.cuh"
 #include "gpu/kernels/filter_rules.h"
 #include "gpu/kernels/min_p.cuh"
+#include "gpu/kernels/sampling_filters_in_warp.cuh"
 #include "gpu/kernels/sampling_filters_slices.cuh"
 #include "gpu/kernels/seeded_gumbel.cuh"
 #include "gpu/kernels/top_k.cuh"
@@ -144,13 +147,40 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnSurvivors(B& block, Arr logits, std:
   // A split row's slices never list a degenerate slice's keys (its gather stops, the list is
   // incomplete), so a degenerate row is always read whole here.
   std::uint64_t first = 0;
+  // Only the token wanted and at most 64 candidates: warp 0 runs the steps on them alone
+  // (gpu/kernels/sampling_filters_in_warp.cuh), and no lane grouping is made.
+  const bool warp_steps = draw && !write_rows && k <= kTreeKept;
+  auto warp_keys = Registers<SlotKeys<2>>(block);
+  bool in_warp = false;
   const bool merged = slice_count > 1 && MergeTopKCandidates(block, slices, slice_base, slice_count, k,
                                                                rules.top_k.ties_kept, grouped, sorted, offset, count,
-                                                               total);
-  if (!merged && !GatherTopKCandidates(block, logits, in, vocab, k, rules.top_k.ties_kept, grouped, sorted, offset,
-                                       count, total, first)) {
-    degenerate = IsDegenerateFirstKey(first);
-    return false;
+                                                               total, warp_steps ? &warp_keys : nullptr, &in_warp);
+  if (!merged) {
+    if (!GatherSortedTopKCandidates(block, logits, in, vocab, k, rules.top_k.ties_kept, sorted, total, first)) {
+      degenerate = IsDegenerateFirstKey(first);
+      return false;
+    }
+    // The gather ends with a barrier after sorted's stores: K is read by every thread alike.
+    block.ForEachThread([&](Thread) {
+      in_warp = warp_steps && total <= kTreeKept && sorted.Load(k - 1) <= kLastFiniteDescending;
+    });
+    if (in_warp) {
+      block.ForWarps(WarpZero{}, [&] {
+        block.ForEachThread([&](Thread t) {
+          for (int r = 0; r < 2; ++r) {
+            const int e = r * kWarpSize + t.lane();
+            warp_keys[t].v[r] = e < static_cast<int>(total) ? sorted.Load(e) : kNoKey;
+          }
+        });
+      });
+    } else {
+      GroupCandidatesByLane(block, sorted, static_cast<int>(total), grouped, offset, count);
+    }
+  }
+  if (in_warp) {
+    SamplingFiltersInWarp(block, warp_keys, total, k, rules.top_k.ties_kept, run_top_p, walk, q, m, rules, key,
+                          drawn);
+    return true;
   }
   // top_k: the first k of the order, and with ties kept every later candidate of K's value
   // (exactly k otherwise: no step to run).

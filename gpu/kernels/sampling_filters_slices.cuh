@@ -23,7 +23,7 @@
 //   list's first slot when its candidates do not fit (the per-row work then reads the row).
 //   Then it takes the row's ticket (tickets: rows u32, zero on entry and left zero): warp 0 in
 //   the gather tree's last level when the tree's keys stand and the slice is not degenerate
-//   (WarpTakesTicket, told to the block by the tree's barrier), else LastBlockOf(tickets, row,
+//   (TicketInTree, told to the block by the tree's barrier), else LastBlockOf(tickets, row,
 //   n) after the list's store; the last block runs SamplingFiltersKernel::Row on the row, which
 //   reads the n lists in slice order. A row of n = 1 runs Row whole in its block g = 0. Every
 //   other argument is the per-row kernel's.
@@ -49,6 +49,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "gpu/block/bitonic_sort.cuh"
 #include "gpu/block/block_model.h"
@@ -142,10 +143,16 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void WriteSurvivorLane(Arr logits, 
 // (GroupCandidatesByLane, gpu/block/top_k_survivors.cuh). Returns false when a list is
 // incomplete, or when ties are kept and the (k + 1)-th key ties with the k-th: the caller then
 // gathers from the row, which rewrites every array here.
-template <class B, class S, class Shared, class R>
+// With warp_keys (the caller's survivor steps may run in warp 0, gpu/kernels/
+// sampling_filters_in_warp.cuh) and the merge tree's keys in warp 0's registers: warp 0 copies
+// them to *warp_keys and checks that no boundary tie sends the row to the gather and that K is
+// finite; one barrier tells the block (`in_warp`), and then no grouping is made (a barrier and
+// warp 0's sort of the lane-order keys); else the grouping from sorted, as without.
+template <class B, class S, class Shared, class R, class Tree = decltype(Registers<SlotKeys<2>>(std::declval<B&>()))>
 SAMPCHECK_KERNEL_BODY bool MergeTopKCandidates(B& block, S slices, std::int64_t slice_base, std::int64_t slice_count,
                                                std::int64_t k, bool ties, Shared& grouped, Shared& sorted, R& offset,
-                                               R& count, std::uint32_t& total) {
+                                               R& count, std::uint32_t& total, Tree* warp_keys = nullptr,
+                                               bool* in_warp = nullptr) {
   const std::int64_t list = ties ? k + 1 : k;  // SliceListLength
   // The lists read from global memory once, coalesced (MergeSliceLists, gpu/block/row_slices.cuh:
   // into the warps' registers for L <= 64, else staged in `grouped`, rebuilt below): about 20
@@ -165,12 +172,32 @@ SAMPCHECK_KERNEL_BODY bool MergeTopKCandidates(B& block, S slices, std::int64_t 
     return false;
   }
   if (!in_tree) block.Sync();
-  GroupCandidatesByLane(block, sorted, static_cast<int>(list), grouped, offset, count, in_tree ? &tree : nullptr);
+  total = static_cast<std::uint32_t>(list);
+  if (in_tree && warp_keys != nullptr) {
+    SAMPCHECK_SHARED(block, std::uint32_t, stays, 1);
+    block.ForWarps(WarpZero{}, [&] {
+      auto at = Registers<int>(block);
+      block.ForEachThread([&](Thread t) { at[t] = static_cast<int>(k - 1); });
+      auto of = [&](Thread t, int r) { return tree[t].v[r]; };
+      const auto kth = TreePositionValue<std::uint64_t>(block, of, at);
+      block.ForEachThread([&](Thread t) { at[t] = static_cast<int>(ties ? k : k - 1); });  // k < list <= 64
+      const auto after = TreePositionValue<std::uint64_t>(block, of, at);
+      block.ForEachThread([&](Thread t) {
+        (*warp_keys)[t] = tree[t];
+        const bool tie = ties && (after[t] >> 32) == (kth[t] >> 32);
+        if (t.lane() == 0) stays.Store(0, !tie && kth[t] <= kLastFiniteDescending ? 1u : 0u);
+      });
+    });
+    block.Sync();  // stays, and sorted's stores before any later reader
+    block.ForEachThread([&](Thread) { *in_warp = stays.Load(0) != 0; });
+    if (*in_warp) return true;
+  }
+  GroupCandidatesByLane(block, sorted, static_cast<int>(list), grouped, offset, count,
+                        in_tree && warp_keys == nullptr ? &tree : nullptr);
   bool boundary_tie = false;
   block.ForEachThread([&](Thread) { boundary_tie = ties && (sorted.Load(k - 1) >> 32) == (sorted.Load(k) >> 32); });
   // The caller then gathers from the row, whose first phase rewrites sorted: after these reads.
   if (boundary_tie) block.Sync();
-  total = static_cast<std::uint32_t>(list);
   return !boundary_tie;
 }
 
@@ -204,16 +231,12 @@ struct SamplingFiltersSlicesKernelOf {
       return;
     }
     const std::uint32_t ticket = WriteSliceList(block, logits, slices, tickets, row, g, n, k, vocab, pitch, rules);
-    if (ticket == kNoTicketYet ? !LastBlockOf(block, tickets, row, n) : ticket != kDrewLast) return;
+    if (!LastBlockAfterTree(block, ticket, tickets, row, n)) return;
     RowKernel{}.Row(block, row, logits, out, probs, scratch, top_k, has_k, top_p, has_p, min_p, has_m, vocab, pitch,
                     rules, slices, survivor_rows, slice_budget, write_rows, seed, positions, token, draw);
   }
 
  private:
-  // WriteSliceList's result: the row's ticket not taken yet (LastBlockOf takes it), or taken by
-  // warp 0 in the tree's decision, drawing the last or not.
-  static constexpr std::uint32_t kNoTicketYet = 0, kDrewOther = 1, kDrewLast = 2;
-
   // Slice g's list (contract above) into slices[row kRowSliceSlots + g L ..].
   template <class B, class Arr, class S, class Tickets>
   SAMPCHECK_KERNEL_BODY static std::uint32_t WriteSliceList(B& block, Arr logits, S slices, Tickets tickets,
@@ -237,11 +260,10 @@ struct SamplingFiltersSlicesKernelOf {
     auto place = [&](Thread, std::int64_t j, std::uint64_t key) {
       slices.Store(list + j, key + static_cast<std::uint64_t>(lo));
     };
-    auto decide = [&](B& warp, const LaneKeyTreeResult& tree) -> std::uint32_t {
-      if (tree.short_lane || IsDegenerateFirstKey(tree.first)) return kNoTicketYet;
-      return WarpTakesTicket(warp, tickets, row, n) ? kDrewLast : kDrewOther;
+    auto decide = [&](B& warp, const LaneKeyTreeResult& tree) {
+      return TicketInTree(warp, !tree.short_lane && !IsDegenerateFirstKey(tree.first), tickets, row, n);
     };
-    std::uint32_t ticket = kNoTicketYet;
+    std::uint32_t ticket = kTicketNotYet;
     if (GatherSortedTopKCandidates(block, logits, row * pitch + lo, length, length_k, false, sorted, total, first,
                                    place, decide, &ticket)) {
       return ticket;
@@ -250,7 +272,7 @@ struct SamplingFiltersSlicesKernelOf {
       if (t.x == 0) slices.Store(list, kNoKey);  // after any of the tree's stores: a barrier between
     });
     block.Sync();
-    return kNoTicketYet;
+    return kTicketNotYet;
   }
 };
 
