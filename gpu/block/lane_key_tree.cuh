@@ -29,7 +29,7 @@
 //   key at or below a bound, so one lane's fourth key is one exactly when the smallest is), or
 //   (ties) all 64 merged keys are.
 // - The decision: in the last level's interval warp 0 alone (ForWarps) takes T and the first
-//   key from its registers (TreePositionValue; the first is lane 0's first register), the
+//   key from its registers (TreePositionValue, TreeFirstValue: lane 0's first register), the
 //   warps' fourth keys (one load a lane, CombineWarpValues), the count (two ballots), and calls
 //   decide(block, result): block-level code of warp 0, whose value (the same in every lane; 0 by
 //   default) comes back as `decided`. A slice's gather takes the row's ticket there when the
@@ -128,6 +128,25 @@ SAMPCHECK_KERNEL_BODY void KeepLowestWithRun(B& block, Runs& runs, const Next& n
 
 }  // namespace lane_tree_detail
 
+// keys' 64 slots sorted ascending in place: each register's 32 across the lanes
+// (WarpSortSlots), then the two merged as the gathers' lane runs are (KeepLowestWithRun:
+// Batcher's network, exact on distinct keys and on kTreeAbove padding). GroupCandidatesByLane's
+// lane-order keys and WarpCanonicalSum's order keys (gpu/block/warp_canonical_sum.cuh) take it.
+template <class B, class Keys>
+SAMPCHECK_KERNEL_BODY void WarpSortPairs(B& block, Keys& keys) {
+  auto pair = Registers<SlotKeys<2>>(block);
+  auto next = Registers<SlotKeys<1>>(block);
+  block.ForEachThread([&](Thread t) {
+    pair[t].v[0] = keys[t].v[0];
+    pair[t].v[1] = kTreeAbove;
+    next[t].v[0] = keys[t].v[1];
+  });
+  WarpSortSlots<1>(block, pair);  // register 0 only
+  WarpSortSlots<1>(block, next);
+  lane_tree_detail::KeepLowestWithRun<1>(block, pair, next);
+  block.ForEachThread([&](Thread t) { keys[t] = pair[t]; });
+}
+
 template <int kThreads, class B, class Kept, class Runs>
 SAMPCHECK_KERNEL_BODY void LaneKeyRuns(B& block, const Kept& kept, Runs& runs) {
   constexpr int kRegs = kTreeRuns * kWarpSize / kThreads;
@@ -198,15 +217,10 @@ SAMPCHECK_KERNEL_BODY LaneKeyTreeResult LaneKeyTree(B& block, const Kept& kept, 
   block.ForWarps(WarpZero{}, [&] {
     LaneKeyTreeResult mine;
     auto at = Registers<int>(block);
-    auto lane_zero = Registers<int>(block);
-    auto low = Registers<std::uint64_t>(block);
-    block.ForEachThread([&](Thread t) {
-      at[t] = static_cast<int>(k - 1);
-      lane_zero[t] = 0;
-      low[t] = merged[t].v[0];
-    });
-    const auto kth = TreePositionValue<std::uint64_t>(block, [&](Thread t, int r) { return merged[t].v[r]; }, at);
-    const auto first = ShuffleFrom(block, low, lane_zero);  // position 0: lane 0's first register
+    block.ForEachThread([&](Thread t) { at[t] = static_cast<int>(k - 1); });
+    auto of = [&](Thread t, int r) { return merged[t].v[r]; };
+    const auto kth = TreePositionValue<std::uint64_t>(block, of, at);
+    const auto first = TreeFirstValue<std::uint64_t>(block, of);
     const std::uint64_t lowest_fourth = CombineWarpValues<std::uint64_t>(
         block, kWarps, kTreeAbove, [&](int w) { return keys.Load(lane_tree_detail::kFourthsAt + w); },
         [](std::uint64_t a, std::uint64_t b) { return b < a ? b : a; });

@@ -133,28 +133,21 @@ SAMPCHECK_KERNEL_BODY void GroupCandidatesByLane(B& block, Shared& sorted, int l
   };
   if (list <= 2 * kWarpSize) {
     // The keys in the merge tree's layout in warp 0 (sorted[e] in lane e mod 32, register e /
-    // 32): the caller's tree left them there, or lanes load them. The first 32 as a run of the
-    // tree's layout (elements 32 .. 63 padding) and the others as the next run, each sorted
-    // across the lanes, then merged as the lane runs are (KeepLowestWithRun,
-    // gpu/block/lane_key_tree.cuh): all 64 ascending, element e in lane e mod 32's register e /
+    // 32): the caller's tree left them there, or lanes load them. Their lane-order keys sorted
+    // by WarpSortPairs (gpu/block/lane_key_tree.cuh: each register's 32 across the lanes, then
+    // merged as the lane runs are): all 64 ascending, element e in lane e mod 32's register e /
     // 32; each grouped place takes its key from the lane that holds it (TreePositionValue).
     auto keys = Registers<SlotKeys<2>>(block);
     auto pair = Registers<SlotKeys<2>>(block);
-    auto next = Registers<SlotKeys<1>>(block);
     block.ForWarps(WarpZero{}, [&] {
       block.ForEachThread([&](Thread t) {
         for (int r = 0; r < 2; ++r) {
           const int p = r * kWarpSize + t.lane();
           keys[t].v[r] = p >= list ? kNoKey : tree != nullptr ? (*tree)[t].v[r] : sorted.Load(p);
+          pair[t].v[r] = p < list ? lane_order_key(keys[t].v[r], p) : kNoKey;
         }
-        const int p = t.lane();
-        pair[t].v[0] = p < list ? lane_order_key(keys[t].v[0], p) : kNoKey;
-        pair[t].v[1] = kTreeAbove;
-        next[t].v[0] = kWarpSize + p < list ? lane_order_key(keys[t].v[1], kWarpSize + p) : kNoKey;
       });
-      WarpSortSlots<1>(block, pair);  // register 0 only
-      WarpSortSlots<1>(block, next);
-      lane_tree_detail::KeepLowestWithRun<1>(block, pair, next);
+      WarpSortPairs(block, pair);
       auto at = Registers<int>(block);
       for (int r = 0; r < 2; ++r) {
         block.ForEachThread([&](Thread t) { at[t] = static_cast<int>(pair[t].v[r] % kCanonicalLanes); });

@@ -11,8 +11,8 @@
 //   (lane, index) with lane = index mod 1024 taken bit-reversed (BitReverseLane: the tree's
 //   levels combine lanes l and l + s for s = 512 .. 1, so lanes that one level joins are
 //   neighbours in that order), the entry's own slot `position` (< 1024) in the low bits;
-//   index < 2^32, so (reversed lane, index) order. WarpSortPairs sorts a warp's 64 keys
-//   ascending in the slots (kNoKey padding last).
+//   index < 2^32, so (reversed lane, index) order. WarpSortPairs (gpu/block/lane_key_tree.cuh)
+//   sorts a warp's 64 keys ascending in the slots (kNoKey padding last).
 // - WarpCanonicalSum(block, order, value): order ascending over the slots (WarpSortPairs of
 //   CanonicalOrderKey, kNoKey padding), value[c] the f32 term of slot c, -0.0 for an entry left
 //   out. Returns in every lane of the warp the sum CanonicalBlockReduce returns (SumCombine)
@@ -35,6 +35,7 @@
 //   1 + 2^-24 = 1 (tests/gpu_warp_canonical_sum_test.cc, "ByHand").
 
 #include <cstdint>
+#include <type_traits>
 
 #include "gpu/block/bitonic_sort.cuh"
 #include "gpu/block/block_model.h"
@@ -76,24 +77,6 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE int NextSlotAbove(std::uint64_t m, 
   return n;
 }
 
-// keys' 64 slots sorted ascending in place: each register's 32 across the lanes
-// (WarpSortSlots), then the two merged as the gathers' lane runs are (KeepLowestWithRun,
-// gpu/block/lane_key_tree.cuh: Batcher's network, exact on distinct keys and on kNoKey padding).
-template <class B, class Keys>
-SAMPCHECK_KERNEL_BODY void WarpSortPairs(B& block, Keys& keys) {
-  auto pair = Registers<SlotKeys<2>>(block);
-  auto next = Registers<SlotKeys<1>>(block);
-  block.ForEachThread([&](Thread t) {
-    pair[t].v[0] = keys[t].v[0];
-    pair[t].v[1] = kTreeAbove;
-    next[t].v[0] = keys[t].v[1];
-  });
-  WarpSortSlots<1>(block, pair);  // register 0 only
-  WarpSortSlots<1>(block, next);
-  lane_tree_detail::KeepLowestWithRun<1>(block, pair, next);
-  block.ForEachThread([&](Thread t) { keys[t] = pair[t]; });
-}
-
 // The 64-bit mask of the slots whose predicate holds (bit c for slot c): two ballots.
 template <class B, class Pred>
 SAMPCHECK_KERNEL_BODY std::uint64_t SlotMask(B& block, const Pred& pred) {
@@ -106,24 +89,24 @@ SAMPCHECK_KERNEL_BODY std::uint64_t SlotMask(B& block, const Pred& pred) {
   return mask;
 }
 
-// Each slot's f32 from slot at[t].v[r] (its own where it takes nothing): four shuffles.
-template <class B, class RV, class RA>
+// Each slot's value from slot at[t].v[r] (its own where it takes nothing): four shuffles.
+// Slots: SlotFloats, or SlotKeys<2> for 64-bit words.
+template <class Slots = SlotFloats, class B, class RV, class RA>
 SAMPCHECK_KERNEL_BODY auto FromSlots(B& block, const RV& value, const RA& at) {
-  auto got = Registers<SlotFloats>(block);
+  using T = std::remove_cv_t<std::remove_reference_t<decltype(Slots{}.v[0])>>;
+  auto got = Registers<Slots>(block);
   auto one = Registers<int>(block);
   for (int r = 0; r < 2; ++r) {
     block.ForEachThread([&](Thread t) { one[t] = at[t].v[r]; });
-    const auto v = TreePositionValue<float>(block, [&](Thread t, int q) { return value[t].v[q]; }, one);
+    const auto v = TreePositionValue<T>(block, [&](Thread t, int q) { return value[t].v[q]; }, one);
     block.ForEachThread([&](Thread t) { got[t].v[r] = v[t]; });
   }
   return got;
 }
 
-
 template <class B, class RK, class RV>
 SAMPCHECK_KERNEL_BODY auto WarpCanonicalSum(B& block, const RK& order, const RV& value) {
   auto group = Registers<SlotKeys<2>>(block);     // the reversed lane (padding: past 1023)
-  auto previous = Registers<SlotKeys<2>>(block);  // slot c - 1's (slot 0: none)
   auto acc = Registers<SlotFloats>(block);
   auto at = Registers<SlotInts>(block);
   block.ForEachThread([&](Thread t) {
@@ -134,12 +117,10 @@ SAMPCHECK_KERNEL_BODY auto WarpCanonicalSum(B& block, const RK& order, const RV&
       at[t].v[r] = c == 0 ? 0 : c - 1;
     }
   });
-  auto one = Registers<int>(block);
-  for (int r = 0; r < 2; ++r) {
-    block.ForEachThread([&](Thread t) { one[t] = at[t].v[r]; });
-    const auto g = TreePositionValue<std::uint64_t>(block, [&](Thread t, int q) { return group[t].v[q]; }, one);
-    block.ForEachThread([&](Thread t) { previous[t].v[r] = r == 0 && t.lane() == 0 ? kNoKey : g[t]; });
-  }
+  auto previous = FromSlots<SlotKeys<2>>(block, group, at);  // slot c - 1's (slot 0: none, kNoKey)
+  block.ForEachThread([&](Thread t) {
+    if (t.lane() == 0) previous[t].v[0] = kNoKey;
+  });
   // Slot c starts a group of level i when its reversed lane >> i differs from slot c - 1's.
   auto starts = [&](int i) {
     return SlotMask(block, [&](Thread t, int r) { return (group[t].v[r] >> i) != (previous[t].v[r] >> i); });
@@ -185,13 +166,7 @@ SAMPCHECK_KERNEL_BODY auto WarpCanonicalSum(B& block, const RK& order, const RV&
     });
     below = level;
   }
-  auto first = Registers<float>(block);
-  auto lane_zero = Registers<int>(block);
-  block.ForEachThread([&](Thread t) {
-    first[t] = acc[t].v[0];
-    lane_zero[t] = 0;
-  });
-  return ShuffleFrom(block, first, lane_zero);
+  return TreeFirstValue<float>(block, [&](Thread t, int r) { return acc[t].v[r]; });
 }
 
 }  // namespace sampcheck::gpu

@@ -340,4 +340,17 @@ SAMPCHECK_KERNEL_BODY auto TreePositionValue(B& block, const Of& of, const RI& a
   return value;
 }
 
+// Element 0 of the layout (lane 0's register 0, of(t, 0)) in every lane of the warp: one shuffle
+// where TreePositionValue takes two.
+template <class T, class B, class Of>
+SAMPCHECK_KERNEL_BODY auto TreeFirstValue(B& block, const Of& of) {
+  auto zero = Registers<int>(block);
+  auto mine = Registers<T>(block);
+  block.ForEachThread([&](Thread t) {
+    zero[t] = 0;
+    mine[t] = of(t, 0);
+  });
+  return ShuffleFrom(block, mine, zero);
+}
+
 }  // namespace sampcheck::gpu

@@ -24,8 +24,8 @@
 //   scores each final survivor (SeededGumbelDrawable, SeededGumbelScore) and takes the maximum
 //   in ArgmaxAboveF64's total order, which no tree changes.
 // - WarpSurvivorSteps: the steps up to the draw, returning the final survivors' count n and
-//   their SoftmaxStats, each survivor's numerator left in its slot (tests/gpu_filters_in_warp_test.cc
-//   compares numerator / s with the reference's probs, which the token alone would not show).
+//   their SoftmaxStats, each survivor's numerator left in its slot (numerator / s against the
+//   reference's probs: tests/gpu_filters_in_warp_test.cc; the token alone would not show it).
 // - Cost: the survivors' order keys sorted once (WarpSortPairs); per canonical sum about 50
 //   warp operations (gpu/block/warp_canonical_sum.cuh); the walk one shuffle a position;
 //   nothing a barrier waits for: the block's chain took 7 barriers after a split row's merge.
@@ -81,13 +81,9 @@ SAMPCHECK_KERNEL_BODY WarpSurvivors WarpSurvivorSteps(B& block, const Keys& keys
     n = FirstSlotOutside(SlotMask(block, [&](Thread t, int r) { return (key_at(t, r) >> 32) <= (kth >> 32); }));
   }
   // M and the numerators, slot e's in slot e.
-  auto first = Registers<std::uint64_t>(block);
-  auto lane_zero = Registers<int>(block);
-  block.ForEachThread([&](Thread t) {
-    first[t] = keys[t].v[0];
-    lane_zero[t] = 0;
-  });
-  const float max = ValueOfDescendingKey(BlockUniform(block, ShuffleFrom(block, first, lane_zero)));
+  const std::uint64_t first =
+      BlockUniform(block, TreeFirstValue<std::uint64_t>(block, [&](Thread t, int r) { return keys[t].v[r]; }));
+  const float max = ValueOfDescendingKey(first);
   auto order = Registers<SlotKeys<2>>(block);
   block.ForEachThread([&](Thread t) {
     for (int r = 0; r < 2; ++r) {
