@@ -9,6 +9,8 @@
 // (exactly k) and flashinfer's top_k_first (ties kept, the tie-group walk), on the emulator at
 // 32 threads with every check on. The candidates are the row's order keys sorted on the host:
 // the steps' input, as a split row's merge or a one-block row's gather leaves it.
+// Rows the block writes whole take the same steps (SamplingFiltersOnSurvivors): the kernel's out
+// and probs rows against the reference's, bit for bit, and the barriers they save.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -21,7 +23,9 @@
 #include "core/case.h"
 #include "gpu/block/block_model.h"
 #include "gpu/block/radix_select.cuh"
+#include "gpu/cost/sampling_cost.h"
 #include "gpu/kernels/sampling_filters_in_warp.cuh"
+#include "gpu/runners/kernel_runner.h"
 #include "reference/reference_backend.h"
 
 namespace sampcheck::gpu {
@@ -74,7 +78,12 @@ std::vector<float> WarpProbs(const Row& row, const FilterRules& rules) {
   return probs;
 }
 
-std::vector<float> ReferenceProbs(const Row& row, const char* profile) {
+struct Rows {
+  std::vector<float> out, probs;
+};
+
+// The reference backend's sampling_filters rows (masked logits, probs), copied out of its map.
+Rows ReferenceRows(const Row& row, const char* profile) {
   const auto vocab = static_cast<std::int64_t>(row.logits.size());
   Case c;
   c.id = "sampling_filters/in_warp";
@@ -86,8 +95,9 @@ std::vector<float> ReferenceProbs(const Row& row, const char* profile) {
               {"min_p", Tensor::FromValues<float>(DType::kF32, {1}, {row.m})}};
   reference::ReferenceBackend reference;
   const TensorMap out = reference.Run("sampling_filters", c);
+  const auto logits = out.at("logits").data<float>();
   const auto probs = out.at("probs").data<float>();
-  return {probs.begin(), probs.end()};
+  return {{logits.begin(), logits.end()}, {probs.begin(), probs.end()}};
 }
 
 void ExpectTheReferenceProbs(const FilterRules& rules, const char* profile, bool grid) {
@@ -102,7 +112,7 @@ void ExpectTheReferenceProbs(const FilterRules& rules, const char* profile, bool
         const std::vector<float> got = WarpProbs(row, rules);
         if (got.empty()) continue;  // more than 64 candidates: the block's steps
         ++compared;
-        const std::vector<float> want = ReferenceProbs(row, profile);
+        const std::vector<float> want = ReferenceRows(row, profile).probs;
         ASSERT_EQ(got.size(), want.size());
         EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0)
             << profile << ", k " << k << ", p " << p << ", m " << m << (grid ? ", grid" : "");
@@ -123,6 +133,46 @@ TEST(GpuFiltersInWarp, CanonicalProbsAreTheReferences) {
 TEST(GpuFiltersInWarp, FlashinferProbsAreTheReferences) {
   ExpectTheReferenceProbs(kFlashinferRules, "flashinfer", false);
   ExpectTheReferenceProbs(kFlashinferRules, "flashinfer", true);
+}
+
+// The sampling_filters stage's kernel on rows it writes whole (one block a row: a batch of 132
+// rows' slice budget) at V = 128256, the device benchmark's logits (SamplingCostLogits) and a
+// 1/8 grid of them (ties at K and along the walk), with a -0.0 planted at the row's maximum
+// (out keeps its sign: read back from the row): out and probs are the reference's bit for bit,
+// and the launch waits at 5 barriers: the gather's 4 and one between the dropped columns'
+// stores and the survivors'. The block's steps took 11, 14 with min-p (counted on the emulator
+// before the warp took them: the lane grouping, the survivor sums, the walk, min-p's cut and a
+// barrier after the write).
+TEST(GpuFiltersInWarp, RowsWrittenWholeAreTheReferencesAtFewerBarriers) {
+  SamplingCostShape shape;
+  const std::vector<float> bench = SamplingCostLogits(shape);
+  const auto vocab = shape.vocab;
+  for (const bool grid : {false, true}) {
+    for (const float m : {0.0f, 0.05f}) {
+      SCOPED_TRACE(testing::Message() << (grid ? "grid" : "continuous") << ", min-p " << m);
+      Row row{bench, 50, 0.9f, m};
+      if (grid) {
+        for (float& x : row.logits) x = std::round(x * 2.0f) / 8.0f;
+      }
+      const auto top = std::max_element(row.logits.begin(), row.logits.end()) - row.logits.begin();
+      const float max = row.logits[static_cast<std::size_t>(top)];
+      for (float& x : row.logits) x -= max;  // the maximum at +0.0, then -0.0
+      row.logits[static_cast<std::size_t>(top)] = -0.0f;
+      std::vector<float> out(static_cast<std::size_t>(vocab)), probs(static_cast<std::size_t>(vocab));
+      SamplingFiltersLaunch l(row.logits.data(), &row.k, &row.p, &row.m, 1, vocab, vocab, FilterRules{}, out.data(),
+                              probs.data(), 132);
+      LaunchRecorder recorder;
+      MakeEmulatedRunner()->Run(l);
+      const std::vector<LaunchCounters> launches = recorder.launches();
+      ASSERT_EQ(launches.size(), 1u);
+      EXPECT_EQ(launches[0].kernel, "sampling_filters");
+      EXPECT_EQ(launches[0].max_block_barriers, 5);
+      const Rows want = ReferenceRows(row, "canonical");
+      EXPECT_EQ(std::memcmp(out.data(), want.out.data(), out.size() * sizeof(float)), 0);
+      EXPECT_EQ(std::memcmp(probs.data(), want.probs.data(), probs.size() * sizeof(float)), 0);
+      EXPECT_TRUE(std::signbit(out[static_cast<std::size_t>(top)]));
+    }
+  }
 }
 
 }  // namespace

@@ -6,12 +6,14 @@
 // "The survivor chain in warp 0"; docs/spec/filters.md "Work on the survivors only").
 //
 // Contract:
-// - SamplingFiltersOnSurvivors takes it when only the token is wanted (draw, write_rows false),
-//   k <= kTreeKept = 64 and the candidates are at most 64: sorted[0, total) in the canonical
-//   order, held in warp 0's slots (sorted[e] in lane e mod 32, register e / 32; slots past
-//   total are not read), with K = sorted[k - 1] finite. Warp-level code of warp 0 (ForWarps):
-//   the other warps have nothing to do, and the drawn token is left in lane 0's `drawn`
-//   (thread 0's, as SeededGumbelOnSurvivors leaves it).
+// - SamplingFiltersOnSurvivors takes it when k <= kTreeKept = 64, the candidates are at most
+//   64, and only the token is wanted (draw, write_rows false) or the block writes the row whole
+//   (a row not split over blocks: its columns as dropped by every thread, then the final
+//   survivors' by warp 0 after a barrier): sorted[0, total) in the canonical order, held in
+//   warp 0's slots (sorted[e] in lane e mod 32, register e / 32; slots past total are not
+//   read), with K = sorted[k - 1] finite. The steps are warp-level code of warp 0 (ForWarps):
+//   the other warps have nothing to do but the dropped columns, and the drawn token is left in
+//   lane 0's `drawn` (thread 0's, as SeededGumbelOnSurvivors leaves it).
 // - The same operations on the same values as the block's steps: top_k keeps the first k (with
 //   ties, and every later candidate of K's value: a prefix, found by one mask); M is the first
 //   key's value; each survivor's numerator ExpF32Cr(x - M) is made once (a slot's lane) and
@@ -156,34 +158,65 @@ SAMPCHECK_KERNEL_BODY WarpSurvivors WarpSurvivorSteps(B& block, const Keys& keys
   return WarpSurvivors{n, SoftmaxStats{max, sum_of(n)}};
 }
 
-template <class B, class Keys, class RI>
+// The seeded draw on the final survivors (warp-level code of warp 0, after WarpSurvivorSteps):
+// each final survivor's score, the largest in the total order (two slots a lane, then the
+// warp's tree), its index in lane 0's `drawn`.
+template <class B, class Keys, class RN, class RI>
+SAMPCHECK_KERNEL_BODY void WarpSeededDraw(B& block, const Keys& keys, const WarpSurvivors& survivors,
+                                          const RN& numerator, const SeededGumbelKey& draw_key, RI& drawn) {
+  auto value = Registers<double>(block);
+  block.ForEachThread([&](Thread t) {
+    value[t] = ArgmaxAboveF64::Identity();
+    drawn[t] = kNoIndex;
+    for (int r = 0; r < 2; ++r) {
+      const int e = r * kWarpSize + t.lane();
+      if (e >= survivors.n) continue;
+      const float p = numerator[t].v[r] / survivors.st.sum;
+      if (!SeededGumbelDrawable(p)) continue;
+      const std::int64_t index = IndexOfKey(keys[t].v[r]);
+      const double score = SeededGumbelScore(draw_key, static_cast<std::uint32_t>(index), p);
+      if (ArgmaxAboveF64{}(score, index, value[t], drawn[t])) value[t] = score, drawn[t] = index;
+    }
+  });
+  WarpArgmax(block, value, drawn, ArgmaxAboveF64{});
+}
+
+// The whole chain in warp 0 (contract above): the steps, with `draw` the token in thread 0's
+// `drawn`, with `write_rows` the output rows out[at ..] and probs[at ..] of a row the block
+// writes whole, as the block's steps write them: every thread writes its canonical lane's
+// columns as dropped (out -inf, probs +0) in the phase where warp 0 takes the steps; after a
+// barrier warp 0 writes the final survivors' columns (at most 64: out the row's value read
+// back from logits[in ..], so that -0.0 keeps its sign; probs numerator / s, st.Prob of that
+// value). Nothing in the launch reads the rows after them: no barrier.
+template <class B, class Arr, class Keys, class RI>
 SAMPCHECK_KERNEL_BODY void SamplingFiltersInWarp(B& block, const Keys& keys, std::int64_t total, std::int64_t k,
                                                  bool ties, bool run_top_p, TopPWalk walk, float q, float m,
-                                                 const FilterRules& rules, const SeededGumbelKey& draw_key,
-                                                 RI& drawn) {
+                                                 const FilterRules& rules, bool draw, const SeededGumbelKey& draw_key,
+                                                 RI& drawn, bool write_rows, Arr logits, std::int64_t in, Arr out,
+                                                 Arr probs, std::int64_t at, std::int64_t vocab) {
+  auto numerator = Registers<SlotFloats>(block);
+  WarpSurvivors survivors;  // warp 0's: the other warps never read it
   block.ForWarps(WarpZero{}, [&] {
-    auto numerator = Registers<SlotFloats>(block);
-    const WarpSurvivors survivors =
-        WarpSurvivorSteps(block, keys, total, k, ties, run_top_p, walk, q, m, rules, numerator);
-    const std::int64_t n = survivors.n;
-    const float s = survivors.st.sum;
-    // The draw: each final survivor's score, the largest in the total order (two slots a
-    // lane, then the warp's tree).
-    auto value = Registers<double>(block);
+    survivors = WarpSurvivorSteps(block, keys, total, k, ties, run_top_p, walk, q, m, rules, numerator);
+    if (draw) WarpSeededDraw(block, keys, survivors, numerator, draw_key, drawn);
+  });
+  if (!write_rows) return;
+  block.ForEachThread([&](Thread t) {
+    for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
+      out.Store(at + i, NegativeInfinity());
+      probs.Store(at + i, 0.0f);
+    }
+  });
+  block.Sync();  // the dropped columns' stores before the survivors' at the same addresses
+  block.ForWarps(WarpZero{}, [&] {
     block.ForEachThread([&](Thread t) {
-      value[t] = ArgmaxAboveF64::Identity();
-      drawn[t] = kNoIndex;
       for (int r = 0; r < 2; ++r) {
-        const int e = r * kWarpSize + t.lane();
-        if (e >= n) continue;
-        const float p = numerator[t].v[r] / s;
-        if (!SeededGumbelDrawable(p)) continue;
-        const std::int64_t index = IndexOfKey(keys[t].v[r]);
-        const double score = SeededGumbelScore(draw_key, static_cast<std::uint32_t>(index), p);
-        if (ArgmaxAboveF64{}(score, index, value[t], drawn[t])) value[t] = score, drawn[t] = index;
+        if (r * kWarpSize + t.lane() >= survivors.n) continue;
+        const std::int64_t i = IndexOfKey(keys[t].v[r]);
+        out.Store(at + i, logits.Load(in + i));
+        probs.Store(at + i, numerator[t].v[r] / survivors.st.sum);
       }
     });
-    WarpArgmax(block, value, drawn, ArgmaxAboveF64{});
   });
 }
 

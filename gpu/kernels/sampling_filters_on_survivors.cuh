@@ -25,15 +25,18 @@
 //   +0, below the largest survivor's 1/s > 0). So M, s and every prob are the full-row steps'.
 // - Output: out = the row with non-survivors -inf (survivors read back from the row, so a -0.0
 //   stays -0.0), probs = the final survivors' SoftmaxRow probabilities, +0 elsewhere (exp(-inf)
-//   = +0, divided by s). One write of each row, no read of a row-sized buffer besides the
-//   survivors' values.
+//   = +0, divided by s). One write of each row (after the warp's steps the final survivors'
+//   columns twice: dropped, then theirs), no read of a row-sized buffer besides the survivors'
+//   values.
 // - A row split over several blocks (gpu/kernels/sampling_filters_slices.cuh) takes exactly its
 //   top k from its slices' lists (MergeTopKCandidates) instead of the two reads, and leaves
 //   its survivors to the last launch, which writes the same output bits slice by slice.
 // - write_rows false (the caller wants only the draw): neither the rows nor the split row's
 //   survivors are written. With at most 64 candidates (k <= 64) and K finite, warp 0 alone runs
 //   the steps below and the draw on them in its registers (SamplingFiltersInWarp,
-//   gpu/kernels/sampling_filters_in_warp.cuh: the same token, no lane grouping, no barrier).
+//   gpu/kernels/sampling_filters_in_warp.cuh: the same token, no lane grouping, no barrier);
+//   so does a row this block writes whole (not split), whose columns every thread then writes
+//   as dropped and warp 0's survivors' after a barrier (the same output bits).
 // - The seeded draw (`draw`: multinomial_with_seed keyed by token id, gpu/kernels/seeded_gumbel.cuh)
 //   runs on the final survivors sorted[0, n), one per thread, with SeededGumbelDrawable and
 //   SeededGumbelScore of p = st.Prob(x): the bits probs holds at that index (x from the key:
@@ -147,9 +150,10 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnSurvivors(B& block, Arr logits, std:
   // A split row's slices never list a degenerate slice's keys (its gather stops, the list is
   // incomplete), so a degenerate row is always read whole here.
   std::uint64_t first = 0;
-  // Only the token wanted and at most 64 candidates: warp 0 runs the steps on them alone
-  // (gpu/kernels/sampling_filters_in_warp.cuh), and no lane grouping is made.
-  const bool warp_steps = draw && !write_rows && k <= kTreeKept;
+  // At most 64 candidates, and only the token wanted or a row this block writes whole (a split
+  // row's written survivors go to the last launch by lanes): warp 0 runs the steps on them
+  // alone (gpu/kernels/sampling_filters_in_warp.cuh), and no lane grouping is made.
+  const bool warp_steps = k <= kTreeKept && (write_rows ? slice_count <= 1 : draw);
   auto warp_keys = Registers<SlotKeys<2>>(block);
   bool in_warp = false;
   const bool merged = slice_count > 1 && MergeTopKCandidates(block, slices, slice_base, slice_count, k,
@@ -178,8 +182,8 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnSurvivors(B& block, Arr logits, std:
     }
   }
   if (in_warp) {
-    SamplingFiltersInWarp(block, warp_keys, total, k, rules.top_k.ties_kept, run_top_p, walk, q, m, rules, key,
-                          drawn);
+    SamplingFiltersInWarp(block, warp_keys, total, k, rules.top_k.ties_kept, run_top_p, walk, q, m, rules, draw, key,
+                          drawn, write_rows, logits, in, out, probs, at, vocab);
     return true;
   }
   // top_k: the first k of the order, and with ties kept every later candidate of K's value
@@ -279,8 +283,7 @@ SAMPCHECK_KERNEL_BODY bool SamplingFiltersOnSurvivors(B& block, Arr logits, std:
     }
     WriteSurvivorLane(logits, in, out, probs, at, t.x, vocab, grouped, 0, offset[t], offset[t] + count[t], last, st);
   });
-  if (slice_count <= 1) block.Sync();  // the deferred row's block ends here: nothing to order
-  return true;
+  return true;  // the block ends: nothing in the launch reads the rows or the survivors after them
 }
 
 }  // namespace sampcheck::gpu
