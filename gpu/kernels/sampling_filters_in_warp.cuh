@@ -41,6 +41,7 @@
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/top_k_survivors.cuh"
 #include "gpu/block/warp_canonical_sum.cuh"
+#include "gpu/kernels/dropped_column.cuh"
 #include "gpu/kernels/filter_rules.h"
 #include "gpu/kernels/min_p.cuh"
 #include "gpu/kernels/seeded_gumbel.cuh"
@@ -203,8 +204,7 @@ SAMPCHECK_KERNEL_BODY void SamplingFiltersInWarp(B& block, const Keys& keys, std
   if (!write_rows) return;
   block.ForEachThread([&](Thread t) {
     for (std::int64_t i = t.x; i < vocab; i += kCanonicalLanes) {
-      out.Store(at + i, NegativeInfinity());
-      probs.Store(at + i, 0.0f);
+      StoreDroppedColumn(out, probs, at + i);
     }
   });
   block.Sync();  // the dropped columns' stores before the survivors' at the same addresses

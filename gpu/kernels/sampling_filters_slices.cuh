@@ -59,6 +59,7 @@
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/row_slices.cuh"
 #include "gpu/block/top_k_survivors.cuh"
+#include "gpu/kernels/dropped_column.cuh"
 #include "gpu/kernels/filter_rules.h"
 
 namespace sampcheck::gpu {
@@ -132,8 +133,7 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void WriteSurvivorLane(Arr logits, 
       out.Store(at + i, x);
       probs.Store(at + i, st.Prob(x));
     } else {
-      out.Store(at + i, NegativeInfinity());
-      probs.Store(at + i, 0.0f);
+      StoreDroppedColumn(out, probs, at + i);
     }
   }
 }
