@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -22,6 +23,7 @@
 
 #include "gpu/block/block_model.h"
 #include "gpu/block/block_reduce.cuh"
+#include "gpu/block/lane_quads.cuh"
 #include "gpu/block/quad_reads.cuh"
 #include "gpu/block/thread_share.cuh"
 #include "reference/reductions.h"
@@ -345,6 +347,94 @@ TEST(GpuQuadReads, SplitsASourceOfSeveralRowsFromIndexZero) {
     EXPECT_EQ(span.tail, 2);
     EXPECT_EQ(span.scalar, off);
   }
+}
+
+// --- canonical lanes by quads (gpu/block/lane_quads.cuh) -----------------------------------
+
+// One launch of ForEachLaneEntryByQuads over `vocab` entries from element `offset` of a 16-byte
+// aligned array whose element e is e + 0.5: each thread's calls (index, value) in order.
+struct LaneQuadsRun {
+  LaunchReport report;
+  std::vector<std::vector<std::pair<std::int64_t, float>>> calls;
+};
+template <class Wants>
+LaneQuadsRun RunLaneQuads(std::int64_t vocab, std::int64_t offset, Wants wants_of) {
+  std::vector<float> in(static_cast<std::size_t>(offset + vocab));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(in.data()) % 16, 0u);  // operator new's alignment on x86-64
+  for (std::size_t e = 0; e < in.size(); ++e) in[e] = static_cast<float>(e) + 0.5f;
+  LaneQuadsRun run;
+  run.calls.resize(kCanonicalLanes);
+  run.report = emu::Launch("lane_quads", 1, kCanonicalLanes, [&](Block& block) {
+    GlobalArray<const float> g(in.data(), static_cast<std::int64_t>(in.size()), "logits");
+    auto wants = Registers<bool>(block);
+    block.ForEachThread([&](Thread t) { wants[t] = wants_of(t.x); });
+    ForEachLaneEntryByQuads(block, g, offset, vocab, wants,
+                            [&](Thread t, std::int64_t i, float x) { run.calls[t.x].emplace_back(i, x); });
+  });
+  return run;
+}
+
+// The strided read's calls, by the contract's loop: thread t's entries t, t + 1024, ... with
+// the values the array holds (e + 0.5 at element offset + i).
+std::vector<std::pair<std::int64_t, float>> StridedCalls(int t, std::int64_t vocab, std::int64_t offset) {
+  std::vector<std::pair<std::int64_t, float>> v;
+  for (std::int64_t i = t; i < vocab; i += kCanonicalLanes) v.emplace_back(i, static_cast<float>(offset + i) + 0.5f);
+  return v;
+}
+
+// Every thread that wants sees exactly the strided read's calls, the others none: lengths
+// around the strides and groups of four strides (1, 1023, 1025, 2050, 4097, 8195), every base
+// 0 .. 3 (quads, or their elements one load each off a boundary), and wants of every lane, of
+// none, of a mixed warp's (thread 37 left out: warp 1 reads strided) and of every third lane.
+TEST(GpuLaneQuads, CallsAreTheStridedReadsInEveryAlignmentAndWarp) {
+  const std::vector<std::function<bool(int)>> wants = {
+      [](int) { return true; }, [](int) { return false; }, [](int t) { return t != 37; },
+      [](int t) { return t % 3 != 0; }};
+  for (const std::int64_t vocab : {1, 1023, 1025, 2050, 4097, 8195}) {
+    for (std::int64_t offset = 0; offset < 4; ++offset) {
+      for (std::size_t w = 0; w < wants.size(); ++w) {
+        const LaneQuadsRun run = RunLaneQuads(vocab, offset, wants[w]);
+        ASSERT_TRUE(run.report.ok()) << run.report.Summary();
+        for (int t = 0; t < kCanonicalLanes; ++t) {
+          const auto expected = wants[w](t) ? StridedCalls(t, vocab, offset) : decltype(StridedCalls(t, 0, 0)){};
+          ASSERT_EQ(run.calls[t], expected) << "vocab " << vocab << ", offset " << offset << ", wants " << w
+                                            << ", thread " << t;
+        }
+      }
+    }
+  }
+}
+
+// Counted at V = 128256 (125 strides and a quarter: 32 groups), every lane wanting: the bytes
+// are one read of the row (4 V), the loads a quarter of the strided read's (V / 4 quads) and
+// each thread's chain 32 loads, where the strided read's is 126 (threads 0 .. 255 hold 126
+// entries). Off a boundary the quads' elements load one at a time: V loads, a chain of 128
+// (lanes 8 .. 15 of warps 0 .. 7 load in every group, four elements each). With thread 37 left
+// out, its warp reads strided and loads none of lane 37's 126 entries (37 < 256): 4 (V - 126)
+// bytes, and warp 1's lanes make one load an entry, 126.
+TEST(GpuLaneQuads, LoadsTheRowOnceAQuarterOfTheAccesses) {
+  constexpr std::int64_t kV = 128256;
+  auto logits = [](const LaunchReport& r) {
+    for (const auto& a : r.counters.global) {
+      if (a.name == "logits") return a;
+    }
+    ADD_FAILURE() << "no logits array";
+    return r.counters.global.front();
+  };
+  const LaneQuadsRun aligned = RunLaneQuads(kV, 0, [](int) { return true; });
+  ASSERT_TRUE(aligned.report.ok()) << aligned.report.Summary();
+  EXPECT_EQ(logits(aligned.report).load_bytes, 4 * kV);
+  EXPECT_EQ(logits(aligned.report).loads, kV / 4);
+  EXPECT_EQ(aligned.report.counters.critical_path, 32);
+  const LaneQuadsRun off = RunLaneQuads(kV, 1, [](int) { return true; });
+  ASSERT_TRUE(off.report.ok()) << off.report.Summary();
+  EXPECT_EQ(logits(off.report).load_bytes, 4 * kV);
+  EXPECT_EQ(logits(off.report).loads, kV);
+  EXPECT_EQ(off.report.counters.critical_path, 128);
+  const LaneQuadsRun mixed = RunLaneQuads(kV, 0, [](int t) { return t != 37; });
+  ASSERT_TRUE(mixed.report.ok()) << mixed.report.Summary();
+  EXPECT_EQ(logits(mixed.report).load_bytes, 4 * (kV - 126));
+  EXPECT_EQ(mixed.report.counters.critical_path, 126);
 }
 
 // --- a thread's share of a row (gpu/block/thread_share.cuh) ---------------------------------

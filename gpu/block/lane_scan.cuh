@@ -4,7 +4,7 @@
 // end (docs/spec/reductions.md: lane l folds l, l + 1024, ... in increasing index order):
 // ScanLane for reads that test each entry and do more work for the entries they keep (the
 // partition's reads of the keys in range, gpu/block/radix_partition.cuh; the survivors' sums
-// after top-k, SurvivorSumOfRow in gpu/kernels/sampling_filters_on_partition.cuh), and
+// read four entries a load by warps instead, gpu/block/lane_quads.cuh), and
 // ForEachLaneEntry (below) for reads that do the same work for every entry.
 //
 // Contract: ScanLane<kGroup>(first, end, step, load, keep, dropped, kept) calls, for each index

@@ -77,7 +77,7 @@
 #include "gpu/block/block_reduce.cuh"
 #include "gpu/block/cached_candidates.cuh"
 #include "gpu/block/fast_exp.cuh"
-#include "gpu/block/lane_scan.cuh"
+#include "gpu/block/lane_quads.cuh"
 #include "gpu/block/radix_partition.cuh"
 #include "gpu/block/radix_select.cuh"
 #include "gpu/block/top_k_survivors.cuh"
@@ -405,24 +405,25 @@ SAMPCHECK_KERNEL_BODY float SurvivorSumOfRow(B& block, Arr row, std::int64_t bas
                                              bool& any, Known known = {}) {
   auto lane = Registers<float>(block);
   auto count = Registers<std::uint32_t>(block);
+  auto reads = Registers<bool>(block);
   block.ForEachThread([&](Thread t) {
     float acc = -0.0f;  // the sum's identity
     std::uint32_t c = 0;
-    if (known(t, acc, c)) {  // this lane's fold and count, already made: its entries are not read
-      lane[t] = acc;
-      count[t] = c;
-      return;
-    }
-    ScanLane(  // one entry at a time: a group of 4 spilled its values at every group (lane_scan.cuh)
-        t.x, vocab, kCanonicalLanes, [&](std::int64_t i) { return row.Load(base + i); }, keep,
-        [&](std::int64_t i, float x) { write(t, i, x, false); },
-        [&](std::int64_t i, float x) {
-          write(t, i, x, true);
-          acc = acc + math::ExpF32Cr(x - max);
-          ++c;
-        });
+    // Known: this lane's fold and count, already made, and its entries not read.
+    reads[t] = !known(t, acc, c);
     lane[t] = acc;
     count[t] = c;
+  });
+  // Each lane's entries in index order, four to a load by its warp (gpu/block/lane_quads.cuh:
+  // where one entry a load kept one load in flight a thread, lane_scan.cuh's kGroup 1).
+  ForEachLaneEntryByQuads(block, row, base, vocab, reads, [&](Thread t, std::int64_t i, float x) {
+    if (!keep(x, i)) {
+      write(t, i, x, false);
+      return;
+    }
+    write(t, i, x, true);
+    lane[t] = lane[t] + math::ExpF32Cr(x - max);
+    ++count[t];
   });
   auto votes = SurvivorSumVotes(block);
   if (vote) {
