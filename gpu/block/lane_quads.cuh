@@ -25,11 +25,12 @@
 //   read (the budget tests' row passes), with a quarter of its accesses in each thread's chain.
 // - Why: the strided read makes one 4-byte load an entry, one load in flight a thread where its
 //   entry's work is large (an ExpF32Cr: gpu/block/lane_scan.cuh, kGroup 1), and a read bound by
-//   the memory's latency ([Loads in flight]); a quad keeps 16 bytes in flight per load.
-// Example: vocab 2050, every lane wants: warp 0's lane 9 (j = 1, q = 1) loads entries 1028 ..
-//   1031, lane 8 + 0 loads 1024 .. 1027; lane 5 is given entries 5, 1029, 2053 (not called: past
-//   vocab) and f(t5, 5, x5), f(t5, 1029, x1029) is what it sees (tests/gpu_emulator_test.cc,
-//   "GpuLaneQuads").
+//   the memory's latency (docs/gpu.md "Loads in flight"); a quad keeps 16 bytes in flight per
+//   load.
+// Example: vocab 2050, every lane wants: warp 0's lane 8 (j = 1, q = 0) loads entries 1024 ..
+//   1027, lane 9 entries 1028 .. 1031, lane 16 (j = 2) entries 2048 and 2049 one at a time;
+//   thread 5 is handed entries 5, 1029 and 2053 (past vocab) and sees f(t5, 5, x5), f(t5, 1029,
+//   x1029) (tests/gpu_emulator_test.cc, "GpuLaneQuads").
 
 #include <cstdint>
 
@@ -97,6 +98,9 @@ SAMPCHECK_KERNEL_BODY void ForEachLaneEntryByQuads(B& block, Arr row, std::int64
     }
     block.ForEachThread([&](Thread t) {
       if (!wants[t]) return;
+      // Not unrolled by a pragma: with `#pragma unroll` here and in SetComponent ptxas spilled
+      // more (--resource-usage, nvcc 13.0, sm_90: SamplingFiltersOnPartition's spill loads
+      // 1,032 -> 1,628 bytes, stores 1,042 -> 1,186).
       for (int j = 0; j < 4; ++j) {
         const std::int64_t i = first + j * kStride + t.x;
         if (i >= vocab) break;
