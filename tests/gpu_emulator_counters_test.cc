@@ -215,6 +215,35 @@ TEST(GpuEmulatorCounters, RecorderKeepsLaunchesInOrder) {
   EXPECT_EQ(outer.launches()[1].barriers, 2);
 }
 
+// Global(name) sums the arrays of one name (two buffers, both "keys": 8 loads of 8 bytes from
+// the first, 4 stores to the second), with the first array's shape; an absent name is zero.
+TEST(GpuEmulatorCounters, GlobalSumsTheArraysOfOneName) {
+  std::vector<std::uint64_t> a(8, 1), b(16, 0);
+  const LaunchReport r = emu::Launch("two_buffers", 1, 8, [&](Block& block) {
+    GlobalArray<std::uint64_t> first(a.data(), 8, "keys");
+    GlobalArray<std::uint64_t> second(b.data(), 16, "keys");
+    block.ForEachThread([&](Thread t) {
+      const std::uint64_t v = first.Load(t.x);
+      if (t.x < 4) second.Store(t.x, v);
+    });
+  });
+  ASSERT_TRUE(r.ok()) << r.Summary();
+  ASSERT_EQ(r.counters.global.size(), 2u);  // keyed by address and name: two arrays
+  const ArrayTraffic keys = r.counters.Global("keys");
+  EXPECT_EQ(keys.name, "keys");
+  EXPECT_EQ(keys.base, a.data());
+  EXPECT_EQ(keys.elements, 8);
+  EXPECT_EQ(keys.element_bytes, 8);
+  EXPECT_EQ(keys.loads, 8);
+  EXPECT_EQ(keys.load_bytes, 64);
+  EXPECT_EQ(keys.stores, 4);
+  EXPECT_EQ(keys.store_bytes, 32);
+  EXPECT_EQ(r.counters.GlobalLoadBytes("keys"), 64);
+  const ArrayTraffic none = r.counters.Global("values");
+  EXPECT_EQ(none.base, nullptr);
+  EXPECT_EQ(none.loads + none.stores + none.load_bytes + none.store_bytes + none.elements, 0);
+}
+
 // Row passes: loads of every array of at least rows x vocab elements, in units of the f32
 // logits' bytes. A kernel reading a [2, 100] f32 "logits" row once and a row-sized f32
 // "scratch" twice, plus a [2] parameter: 1 logits pass, 3 row passes.

@@ -414,13 +414,7 @@ TEST(GpuLaneQuads, CallsAreTheStridedReadsInEveryAlignmentAndWarp) {
 // bytes, and warp 1's lanes make one load an entry, 126.
 TEST(GpuLaneQuads, LoadsTheRowOnceAQuarterOfTheAccesses) {
   constexpr std::int64_t kV = 128256;
-  auto logits = [](const LaunchReport& r) {
-    for (const auto& a : r.counters.global) {
-      if (a.name == "logits") return a;
-    }
-    ADD_FAILURE() << "no logits array";
-    return r.counters.global.front();
-  };
+  auto logits = [](const LaunchReport& r) { return r.counters.Global("logits"); };
   const LaneQuadsRun aligned = RunLaneQuads(kV, 0, [](int) { return true; });
   ASSERT_TRUE(aligned.report.ok()) << aligned.report.Summary();
   EXPECT_EQ(logits(aligned.report).load_bytes, 4 * kV);

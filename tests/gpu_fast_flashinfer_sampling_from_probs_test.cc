@@ -116,8 +116,7 @@ TEST(GpuFastFlashinferSamplingFromProbs, ReadsTheRowFourEntriesALoad) {
                                  FlashinferCase(kernel, kV, row, {0}, {0.5f}, {0.5f}, 1, {0.25f}))),
               (std::vector<Draw>{{1024, true, 1}}));
     ASSERT_EQ(recorder.launches().size(), 1u);
-    std::int64_t loads = 0;
-    for (const gpu::ArrayTraffic& a : recorder.launches()[0].global) loads += a.name == "probs" ? a.loads : 0;
+    const std::int64_t loads = recorder.launches()[0].Global("probs").loads;
     EXPECT_GE(loads, 2 * kV / 4);
     EXPECT_LE(loads, 2 * kV / 4 + 2 * kChunk * kWarps + 1);
   }
@@ -144,8 +143,7 @@ TEST(GpuFastFlashinferSamplingFromProbs, TopKFirstSelectsByASample) {
   gpu::LaunchRecorder recorder;
   EXPECT_EQ(Draws(backend->Run("flashinfer_sampling_from_probs", c)), (std::vector<Draw>{{128, true, 1}}));
   ASSERT_EQ(recorder.launches().size(), 1u);
-  std::int64_t loads = 0;
-  for (const gpu::ArrayTraffic& a : recorder.launches()[0].global) loads += a.name == "probs" ? a.loads : 0;
+  const std::int64_t loads = recorder.launches()[0].Global("probs").loads;
   EXPECT_GE(loads, 6 * kV / 4 + kV / 8 + 2);
   EXPECT_LE(loads, 6 * kV / 4 + kV / 8 + 2 + 2 * kChunk * kWarps);
 }

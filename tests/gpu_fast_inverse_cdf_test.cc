@@ -73,8 +73,7 @@ TEST(GpuFastInverseCdf, ReadsTheRowFourEntriesALoad) {
   gpu::LaunchRecorder recorder;
   EXPECT_EQ(Tokens(backend->Run("inverse_cdf", InverseCdfCase(1, kV, row, {0.5f}))), (std::vector<std::int64_t>{2048}));
   ASSERT_EQ(recorder.launches().size(), 1u);
-  std::int64_t loads = 0;
-  for (const gpu::ArrayTraffic& a : recorder.launches()[0].global) loads += a.name == "probs" ? a.loads : 0;
+  const std::int64_t loads = recorder.launches()[0].Global("probs").loads;
   EXPECT_GE(loads, kV / 4);
   EXPECT_LE(loads, kV / 4 + 2 * kChunk * kWarps);
 }

@@ -845,10 +845,9 @@ void ExpectSurvivorGatherOnShares(std::int64_t (*share_of)(std::int64_t), MakeKe
       EXPECT_EQ(gathered_keys[s], s < expected.size() ? expected[s] : gpu::fast_detail::kNoSurvivor) << "slot " << s;
     }
     ASSERT_EQ(recorder.launches().size(), 1u);
-    EXPECT_EQ(recorder.launches()[0].GlobalLoadBytes("row"), crowd.passes * kV * 4);
-    std::int64_t loads = 0;
-    for (const gpu::ArrayTraffic& a : recorder.launches()[0].global) loads += a.name == "row" ? a.loads : 0;
-    EXPECT_EQ(loads, crowd.passes * kV / elements_a_load);
+    const gpu::ArrayTraffic row_traffic = recorder.launches()[0].Global("row");
+    EXPECT_EQ(row_traffic.load_bytes, crowd.passes * kV * 4);
+    EXPECT_EQ(row_traffic.loads, crowd.passes * kV / elements_a_load);
   }
 }
 

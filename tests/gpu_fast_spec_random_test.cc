@@ -85,11 +85,7 @@ TEST(GpuFastSpecRandom, ReadsTheRowsFourEntriesALoad) {
   target[kV] = 1.0f;  // t_1: the bonus row, not read
   draft[0] = 1.0f;
   q[8] = 0x1p-4f;
-  auto loads_of = [](const gpu::LaunchCounters& l, const char* name) {
-    std::int64_t n = 0;
-    for (const gpu::ArrayTraffic& a : l.global) n += a.name == name ? a.loads : 0;
-    return n;
-  };
+  auto loads_of = [](const gpu::LaunchCounters& l, const char* name) { return l.Global(name).loads; };
   auto backend = gpu::MakeGpuFastEmulatedBackend();
   auto one_draft = [&](Profile profile) {
     Case c;

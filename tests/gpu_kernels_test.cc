@@ -1910,9 +1910,7 @@ Partitioned PartitionOne(const std::vector<float>& row, bool ascending, std::int
   });
   EXPECT_TRUE(report.ok()) << report.Summary();
   p.logits_bytes = report.counters.GlobalLoadBytes("logits");
-  for (const ArrayTraffic& a : report.counters.global) {
-    if (a.name == "order_keys") p.scratch_store_bytes += a.store_bytes;
-  }
+  p.scratch_store_bytes = report.counters.Global("order_keys").store_bytes;
   return p;
 }
 
@@ -2018,13 +2016,9 @@ TEST(GpuRadixPartition, HoldsTheFirstTwoRefinedBucketsInRegisters) {
     });
     ASSERT_TRUE(report.ok()) << report.Summary();
     EXPECT_EQ(v.indices, order);
-    const ArrayTraffic* traffic = nullptr;
-    for (const ArrayTraffic& a : report.counters.global) {
-      if (a.name == "order_keys") traffic = &a;
-    }
-    ASSERT_NE(traffic, nullptr);
-    EXPECT_EQ(traffic->stores, 2 * kN - kept);
-    EXPECT_EQ(traffic->loads, (kN - held) + 2 * (held - kept) + kN);
+    const ArrayTraffic traffic = report.counters.Global("order_keys");
+    EXPECT_EQ(traffic.stores, 2 * kN - kept);
+    EXPECT_EQ(traffic.loads, (kN - held) + 2 * (held - kept) + kN);
   }
 }
 
@@ -2753,10 +2747,9 @@ void ExpectGatherReadsOnceUnlessAThreadHoldsSix() {
       }
       EXPECT_EQ(std::vector<std::uint64_t>(g.sorted.begin(), g.sorted.begin() + kK), top);
       ASSERT_EQ(recorder.launches().size(), 1u);
-      EXPECT_EQ(recorder.launches()[0].GlobalLoadBytes("row"), crowd.passes * kV * 4);
-      std::int64_t loads = 0;
-      for (const ArrayTraffic& a : recorder.launches()[0].global) loads += a.name == "row" ? a.loads : 0;
-      EXPECT_EQ(loads, crowd.passes * kV / 4);
+      const ArrayTraffic row_traffic = recorder.launches()[0].Global("row");
+      EXPECT_EQ(row_traffic.load_bytes, crowd.passes * kV * 4);
+      EXPECT_EQ(row_traffic.loads, crowd.passes * kV / 4);
     }
   }
 }

@@ -170,14 +170,8 @@ TEST(GpuLastBlock, SumsARowSplitOverBlocks) {
   // The busiest block is a last one: its slice (4 loads of 4 bytes), its partial (4), its
   // ticket (4 + 4), the reset (4), the two partials (8) and the sum (4): 44 bytes; the others 28.
   EXPECT_EQ(c.max_block_global_bytes, 44);
-  bool found = false;
-  for (const ArrayTraffic& a : c.global) {
-    if (a.name != "tickets") continue;
-    found = true;
-    EXPECT_EQ(a.loads, 4);
-    EXPECT_EQ(a.stores, 6);
-  }
-  EXPECT_TRUE(found);
+  EXPECT_EQ(c.Global("tickets").loads, 4);
+  EXPECT_EQ(c.Global("tickets").stores, 6);
 }
 
 TEST(GpuLastBlock, MergesInSliceOrderWhateverTheSlices) {

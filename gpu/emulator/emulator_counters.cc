@@ -32,9 +32,24 @@ std::int64_t LaunchCounters::SharedAccesses() const {
 std::int64_t LaunchCounters::SharedBytes() const {
   return Sum(shared, [](const ArrayTraffic& a) { return a.load_bytes + a.store_bytes; });
 }
-std::int64_t LaunchCounters::GlobalLoadBytes(std::string_view name) const {
-  return Sum(global, [&](const ArrayTraffic& a) { return a.name == name ? a.load_bytes : 0; });
+ArrayTraffic LaunchCounters::Global(std::string_view name) const {
+  ArrayTraffic sum;
+  sum.name = std::string(name);
+  for (const ArrayTraffic& a : global) {
+    if (a.name != name) continue;
+    if (sum.base == nullptr) {
+      sum.base = a.base;
+      sum.elements = a.elements;
+      sum.element_bytes = a.element_bytes;
+    }
+    sum.loads += a.loads;
+    sum.stores += a.stores;
+    sum.load_bytes += a.load_bytes;
+    sum.store_bytes += a.store_bytes;
+  }
+  return sum;
 }
+std::int64_t LaunchCounters::GlobalLoadBytes(std::string_view name) const { return Global(name).load_bytes; }
 
 LaunchRecorder::LaunchRecorder() : outer_(ActiveRecorder()) { ActiveRecorder() = this; }
 LaunchRecorder::~LaunchRecorder() { ActiveRecorder() = outer_; }

@@ -79,7 +79,11 @@ struct LaunchCounters {
   std::int64_t GlobalStoreBytes() const;
   std::int64_t SharedAccesses() const;
   std::int64_t SharedBytes() const;
-  // Loads of the global arrays named `name` (summed over arrays of that name); 0 if none.
+  // The traffic of the global arrays named `name`, summed over the arrays of that name (two
+  // arrays may share one): its name, its counts and bytes (elements, element_bytes and base
+  // those of the first such array); all zero, and base null, if none.
+  ArrayTraffic Global(std::string_view name) const;
+  // Global(name).load_bytes.
   std::int64_t GlobalLoadBytes(std::string_view name) const;
 };
 
