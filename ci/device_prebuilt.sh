@@ -6,7 +6,9 @@
 #   ci/device_prebuilt.sh pack        here, after `cmake --build --preset default` with CUDA on:
 #                                     strips the device binaries of build/default and packs them,
 #                                     with the shared libraries they load that a bare CUDA image
-#                                     lacks, into .devbin/ (git-ignored; about 35 MB, xz)
+#                                     lacks, into .devbin/ (git-ignored; about 35 MB, xz);
+#                                     the variants packed before stay (`ls .devbin/variants`),
+#                                     but for `timeline` (this checkout's: pack-timeline again)
 #   ci/device_prebuilt.sh pack-variant NAME DIR
 #                                     here, after `pack`: adds the benchmark of another build
 #                                     folder DIR (a worktree's build/default, say) as variant NAME,
@@ -76,7 +78,15 @@ case $verb in
       echo "device_prebuilt: .devbin exists and holds no bin.tar.xz: not this script's; move it away first" >&2
       exit 1
     fi
+    # The variants (pack-variant) are builds of other commits, which a new pack of this build
+    # does not change: they stay, so that a variant built once serves every later pack. Not
+    # `timeline`: it is this checkout's measuring build (pack-timeline), so it is made again.
+    if [[ -d .devbin/variants ]]; then mv .devbin/variants "$stage/variants"; fi
     rm -rf .devbin && mkdir -p .devbin/lib
+    if [[ -d $stage/variants ]]; then
+      rm -f "$stage/variants/timeline.xz"
+      mv "$stage/variants" .devbin/variants
+    fi
     tar cf - -C "$stage" build | xz -6 -T0 >.devbin/bin.tar.xz
     # What a bare CUDA image lacks: Google Benchmark (Debian ships it shared) and OpenSSL's libcrypto.
     for l in $(ldd "$build/bench/sampcheck_device_bench" "$build/cli/sampcheck" | grep -oE '/[^ ]*lib(benchmark|crypto)[^ ]*' | sort -u); do
