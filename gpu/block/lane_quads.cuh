@@ -104,7 +104,7 @@ SAMPCHECK_KERNEL_BODY void ForEachLaneEntryByQuads(B& block, Arr row, std::int64
       for (int j = 0; j < 4; ++j) {
         const std::int64_t i = first + j * kStride + t.x;
         if (i >= vocab) break;
-        f(t, i, whole[t] ? mine[t].v[j] : row.Load(base + i));
+        f(t, i, whole[t] ? lane_quads_detail::Component(mine[t], j) : row.Load(base + i));
       }
     });
   }
