@@ -703,9 +703,10 @@ TEST(GpuCost, SamplingFiltersSplitOneRowOverBlocks) {
   ASSERT_NO_FATAL_FAILURE(ExpectLaunches(launches, {{"sampling_filters_slices", 20, 6}}));
   EXPECT_LE(launches[0].max_block_global_bytes, 6413 * 4 + 1000 * 8 + 32 * 20 * 8 + 1024);
   EXPECT_EQ(launches[0].atomics, 20);
-  EXPECT_EQ(launches[0].Global("logits_out").store_bytes + launches[0].Global("probs").store_bytes,
-            0);                                           // no output row written
-  EXPECT_EQ(launches[0].Global("token").store_bytes, 8);  // the token alone
+  // No output row written (neither the masked logits nor the probabilities), the token alone.
+  EXPECT_EQ(launches[0].Global("logits_out").store_bytes, 0);
+  EXPECT_EQ(launches[0].Global("probs").store_bytes, 0);
+  EXPECT_EQ(launches[0].Global("token").store_bytes, 8);
   EXPECT_EQ(CheckBudget(launches, s.rows, s.vocab, {1.01, 6}), "");
   EXPECT_DOUBLE_EQ(LogitsPasses({launches[0]}, s.rows, s.vocab), 1.0);
   s.plan_rows = 132;
