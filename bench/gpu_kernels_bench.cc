@@ -8,10 +8,17 @@
 // threads, a bounds check per global access and the shadow bookkeeping per shared access.
 // docs/gpu.md "Speed" records measured ratios and the goal (a whole gpu-emulated conform run
 // on golden/v1 within 5x of the reference's).
+//
+// BM_GpuFastPipelineReference / BM_GpuFastPipelineEmulated: the pipeline stage on a batch the
+// shape of the statistical suite's draws (kDrawRows rows of V = 8193, top-k 50 and top-p 0.9 at
+// temperature 0.8, a seed and a position each), on the reference and on gpu-fast-emulated (its
+// fused kernel at the emulator's 128 threads a block): the emulator's cost on the draws that
+// make most of `sampcheck conform --backend gpu-fast-emulated`'s time.
 #include <benchmark/benchmark.h>
 
 #include "bench/support/bench_support.h"
 #include "gpu/backend/gpu_backend.h"
+#include "gpu/fast/fast_backend.h"
 #include "reference/reference_backend.h"
 
 namespace sampcheck::bench {
@@ -49,6 +56,50 @@ Case StageCase(const char* stage, bool with_temperature) {
     TimeBackend(state, *backend, stage, StageCase(stage, t));                   \
   }                                                                            \
   SAMPCHECK_BENCHMARK(BM_Gpu##Name##Emulated)
+
+// The statistical suite's draw batch (header): rows of V = 8193, one seed, positions 0, 1, ...
+inline constexpr std::int64_t kDrawRows = 16;
+inline constexpr std::int64_t kDrawVocab = 8193;
+
+Case DrawBatchCase() {
+  TensorMap inputs;
+  inputs.emplace("logits", RandomLogits(kDrawRows, kDrawVocab, kSeedLogits));
+  inputs.emplace("temperature", Filled(kDrawRows, 0.8f));
+  inputs.emplace("top_k", FilledI32(kDrawRows, 50));
+  inputs.emplace("top_p", Filled(kDrawRows, 0.9f));
+  inputs.emplace("min_p", Filled(kDrawRows, 0.0f));
+  Tensor seed(DType::kI64, {kDrawRows});
+  Tensor positions(DType::kI64, {kDrawRows});
+  for (std::int64_t i = 0; i < kDrawRows; ++i) {
+    seed.data<std::int64_t>()[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(kSeedIds >> 1);
+    positions.data<std::int64_t>()[static_cast<std::size_t>(i)] = i;
+  }
+  inputs.emplace("seed", std::move(seed));
+  inputs.emplace("positions", std::move(positions));
+  return MakeCase("pipeline", "canonical", std::move(inputs));
+}
+
+void TimeDrawBatch(benchmark::State& state, Backend& backend) {
+  const Case c = DrawBatchCase();
+  for (auto _ : state) {
+    TensorMap out = backend.Run("pipeline", c);
+    benchmark::DoNotOptimize(out);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * kDrawRows);  // draws
+}
+
+void BM_GpuFastPipelineReference(benchmark::State& state) {
+  reference::ReferenceBackend backend;
+  TimeDrawBatch(state, backend);
+}
+SAMPCHECK_BENCHMARK(BM_GpuFastPipelineReference);
+
+void BM_GpuFastPipelineEmulated(benchmark::State& state) {
+  auto backend = gpu::MakeGpuFastEmulatedBackend();
+  TimeDrawBatch(state, *backend);
+}
+SAMPCHECK_BENCHMARK(BM_GpuFastPipelineEmulated);
 
 SAMPCHECK_GPU_BENCH_PAIR(Greedy, "greedy", false);
 SAMPCHECK_GPU_BENCH_PAIR(Softmax, "softmax", false);

@@ -685,6 +685,44 @@ TEST(GpuEmulatorWarp, ShuffleFromTakesEachLanesSource) {
   EXPECT_EQ(r.counters.warp_ops, 1);
 }
 
+// ExchangeXor: each lane's value becomes combine(mine, lane ^ m's), both as they were before the
+// exchange, in lanes visited in order (lane 1's partner, lane 0, was already rewritten when lane
+// 1 runs). A 40-thread block: warp 1 holds lanes 0 .. 7 (threads 32 .. 39); with m = 9, lane 0
+// of warp 1 (thread 32) pairs with lane 9 (past the block), so it reads its own value, as
+// ShuffleXor does. Values 100 + t, combine 1000 a + b. Inside ForWarps keeping warp 1 only,
+// warp 0's registers stay as they were. One warp operation a call.
+TEST(GpuEmulatorWarp, ExchangeXorCombinesTheValuesBeforeTheExchange) {
+  std::vector<long> got(40), subset(40);
+  const LaunchReport r = emu::Launch("exchange_xor", 1, 40, [&](Block& block) {
+    auto v = Registers<long>(block);
+    block.ForEachThread([&](Thread t) { v[t] = 100 + t.x; });
+    ExchangeXor(
+        block, 9, [&](Thread t) -> long& { return v[t]; }, [](Thread, long a, long b) { return 1000 * a + b; });
+    block.ForEachThread([&](Thread t) { got[static_cast<std::size_t>(t.x)] = v[t]; });
+    block.ForEachThread([&](Thread t) { v[t] = t.x; });
+    block.ForWarps([](int w) { return w == 1; }, [&] {
+      ExchangeXor(
+          block, 1, [&](Thread t) -> long& { return v[t]; }, [](Thread t, long a, long b) { return t.x * 100 + a - b; });
+    });
+    block.ForEachThread([&](Thread t) { subset[static_cast<std::size_t>(t.x)] = v[t]; });
+  });
+  ASSERT_TRUE(r.ok()) << r.Summary();
+  EXPECT_EQ(got[0], 100 * 1000 + 109);   // lane 0 <- lane 9
+  EXPECT_EQ(got[9], 109 * 1000 + 100);   // lane 9 <- lane 0, as it was before lane 0's result
+  EXPECT_EQ(got[22], 122 * 1000 + 131);  // 22 ^ 9 = 31
+  EXPECT_EQ(got[31], 131 * 1000 + 122);
+  EXPECT_EQ(got[32], 132 * 1000 + 132);  // lane 0 ^ 9 = 9: thread 41, past the block
+  EXPECT_EQ(got[33], 133 * 1000 + 133);  // lane 1 ^ 9 = 8: thread 40, past the block
+  EXPECT_EQ(got[39], 139 * 1000 + 139);  // lane 7 ^ 9 = 14: thread 46
+  EXPECT_EQ(subset[0], 0);               // warp 0 sat it out
+  EXPECT_EQ(subset[31], 31);
+  EXPECT_EQ(subset[32], 3200 + 32 - 33);  // thread 32 <- 33
+  EXPECT_EQ(subset[33], 3300 + 33 - 32);
+  EXPECT_EQ(subset[38], 3800 + 38 - 39);
+  EXPECT_EQ(r.counters.warp_ops, 2);
+  EXPECT_EQ(r.counters.warp_op_warps, 2 + 1);
+}
+
 // --- warp subsets (ForWarps) -----------------------------------------------------------------
 
 // 96 threads (3 warps), ForWarps keeping warps 0 and 2: the body's phase runs their 64 threads

@@ -106,10 +106,10 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE std::uint64_t Keep(int s, int k, in
 }
 
 // Stage (k, j) between lanes lane ^ mask for register r, slot(t) the slot thread t holds there.
-template <class B, class Lane, class Slots, class SlotOf>
-SAMPCHECK_KERNEL_BODY SAMPCHECK_FORCE_INLINE void LaneStage(B& block, Lane& lane, Slots& slots, int r, int mask, int k,
-                                                            int j, SlotOf slot) {
-  tree_detail::LaneStage(block, lane, slots, r, mask, [&](Thread t) { return KeepsLower(slot(t), k, j); });
+template <class B, class Slots, class SlotOf>
+SAMPCHECK_KERNEL_BODY SAMPCHECK_FORCE_INLINE void LaneStage(B& block, Slots& slots, int r, int mask, int k, int j,
+                                                            SlotOf slot) {
+  tree_detail::LaneStage(block, slots, r, mask, [&](Thread t) { return KeepsLower(slot(t), k, j); });
 }
 
 // A merge level's stages (k, j0), (k, j0 / 2), .., (k, 32), j0 < kThreads, that cross warps
@@ -161,10 +161,9 @@ SAMPCHECK_KERNEL_BODY void CrossWarpStages(B& block, Shared& buffer, Slots& slot
   // With n < kThreads the threads past m hold padding (all ones, loaded as such and kept by
   // every earlier stage), and so do their partners (u ^ j / 32 >= m for u >= m, as j / 32 <
   // h): whichever they keep is all ones, so their slot index, past n, does not matter.
-  auto lane = Registers<std::uint64_t>(block);
   for (int r = 0; r < kRegs && r < regs; ++r) {
     for (int j = j0; j >= kWarpSize; j /= 2) {
-      LaneStage(block, lane, slots, r, j / kWarpSize, k, j, [&](Thread t) { return transposed(t.x, r); });
+      LaneStage(block, slots, r, j / kWarpSize, k, j, [&](Thread t) { return transposed(t.x, r); });
     }
   }
   exchange(false);
@@ -176,7 +175,6 @@ SAMPCHECK_KERNEL_BODY void CrossWarpStages(B& block, Shared& buffer, Slots& slot
 template <int kThreads, int kRegs, class B, class Shared, class Slots>
 SAMPCHECK_KERNEL_BODY bool SortLevels(B& block, Shared& buffer, Slots& slots, int n, int regs) {
   bool reads_pending = false;
-  auto lane = Registers<std::uint64_t>(block);
   for (int k = 2; k <= n; k *= 2) {
     int j = k / 2;
     if (j >= kThreads) {  // partners in the same thread: every such stage of the level at once
@@ -202,7 +200,7 @@ SAMPCHECK_KERNEL_BODY bool SortLevels(B& block, Shared& buffer, Slots& slots, in
     }
     for (; j >= 1; j /= 2) {  // partners in the same warp: lane ^ j
       for (int r = 0; r < kRegs && r < regs; ++r) {
-        LaneStage(block, lane, slots, r, j, k, j, [&](Thread t) { return t.x + r * kThreads; });
+        LaneStage(block, slots, r, j, k, j, [&](Thread t) { return t.x + r * kThreads; });
       }
     }
   }
@@ -252,11 +250,10 @@ SAMPCHECK_KERNEL_BODY void BitonicSortSlots(B& block, Shared& keys, std::uint32_
 // (gpu/block/warp_merge_tree.cuh). The runs MergeRuns (gpu/block/merge_runs.cuh) merges.
 template <int kRegs, class B, class Slots>
 SAMPCHECK_KERNEL_BODY void WarpSortSlots(B& block, Slots& slots) {
-  auto lane = Registers<std::uint64_t>(block);
   for (int r = 0; r < kRegs; ++r) {
     for (int n = 2; n < kWarpSize; n *= 2) {
       for (int j = n / 2; j >= 1; j /= 2) {
-        sort_detail::LaneStage(block, lane, slots, r, j, n, j, [](Thread t) { return t.lane(); });
+        sort_detail::LaneStage(block, slots, r, j, n, j, [](Thread t) { return t.lane(); });
       }
     }
   }

@@ -15,6 +15,13 @@
 //     ShuffleDown(block, r, d): lane l gets lane l + d's value when l + d < 32, else its own
 //                               (__shfl_down_sync(0xffffffff, v, d));
 //     ShuffleXor(block, r, m):  lane l gets lane l ^ m's value (__shfl_xor_sync);
+//     ExchangeXor(block, m, at, combine): lane l's value at(t) (a reference into its
+//                               registers) becomes combine(t, mine, lane l ^ m's), both taken
+//                               before the exchange (__shfl_xor_sync, then the lane's own
+//                               select): ShuffleXor and a phase that writes the result back,
+//                               which the emulator runs a pass over the threads in place of
+//                               three and a buffer (a compare-exchange stage, a butterfly's
+//                               step);
 //     ShuffleFrom(block, r, from): lane l gets lane from[l] mod 32's value, each lane naming its
 //                               own source (__shfl_sync(0xffffffff, v, from));
 //     Ballot(block, p):         every lane gets the mask whose bit l is lane l's predicate

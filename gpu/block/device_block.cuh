@@ -113,6 +113,14 @@ template <class T>
 __device__ DeviceRegisters<T> ShuffleXor(const DeviceBlock&, const DeviceRegisters<T>& r, int mask) {
   return DeviceRegisters<T>{__shfl_xor_sync(0xffffffffu, r.v, mask)};
 }
+// The calling lane's at(t) against lane ^ mask's (block_model.h): the shuffle and the select.
+template <class At, class Combine>
+__device__ void ExchangeXor(const DeviceBlock&, int mask, At&& at, Combine&& combine) {
+  const Thread t{static_cast<int>(threadIdx.x)};
+  auto& mine = at(t);
+  const auto other = __shfl_xor_sync(0xffffffffu, mine, mask);
+  mine = combine(t, mine, other);
+}
 template <class T>
 __device__ DeviceRegisters<T> ShuffleFrom(const DeviceBlock&, const DeviceRegisters<T>& r,
                                           const DeviceRegisters<int>& from) {
@@ -145,6 +153,7 @@ using device::DeviceShared;
 using device::GlobalArray;
 using device::Registers;
 using device::ShuffleDown;
+using device::ExchangeXor;
 using device::ShuffleXor;
 using device::SyncWarp;
 using device::Thread;

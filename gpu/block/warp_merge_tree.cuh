@@ -130,15 +130,14 @@ SAMPCHECK_HOST_DEVICE SAMPCHECK_FORCE_INLINE void KeepLowerPair(std::uint64_t& l
 }
 
 // One compare-exchange stage between lanes: each thread's register r against register r of
-// lane ^ mask, the thread keeping the smaller where lower(t) and the larger elsewhere. `lane`
-// is the caller's scratch register (one for all its stages). ShuffleXor, no barrier, no shared
-// memory; the bitonic sort's stages in a warp and across warps (transposed) are this step too.
-template <class B, class Lane, class Slots, class Lower>
-SAMPCHECK_KERNEL_BODY SAMPCHECK_FORCE_INLINE void LaneStage(B& block, Lane& lane, Slots& slots, int r, int mask,
-                                                            Lower lower) {
-  block.ForEachThread([&](Thread t) { lane[t] = slots[t].v[r]; });
-  auto partner = ShuffleXor(block, lane, mask);
-  block.ForEachThread([&](Thread t) { slots[t].v[r] = KeepAscending(lower(t), lane[t], partner[t]); });
+// lane ^ mask, the thread keeping the smaller where lower(t) and the larger elsewhere.
+// ExchangeXor (a shuffle and the lane's select), no barrier, no shared memory; the bitonic
+// sort's stages in a warp and across warps (transposed) are this step too.
+template <class B, class Slots, class Lower>
+SAMPCHECK_KERNEL_BODY SAMPCHECK_FORCE_INLINE void LaneStage(B& block, Slots& slots, int r, int mask, Lower lower) {
+  ExchangeXor(
+      block, mask, [&](Thread t) -> std::uint64_t& { return slots[t].v[r]; },
+      [&](Thread t, std::uint64_t mine, std::uint64_t partner) { return KeepAscending(lower(t), mine, partner); });
 }
 
 // Stages j = 16 .. 1 of an ascending bitonic merge of every register's 32 keys across its
@@ -147,11 +146,10 @@ SAMPCHECK_KERNEL_BODY SAMPCHECK_FORCE_INLINE void LaneStage(B& block, Lane& lane
 // shared memory.
 template <int kRegs, class B, class Slots>
 SAMPCHECK_KERNEL_BODY void WarpBitonicMerge(B& block, Slots& slots, Slots* down = nullptr) {
-  auto lane = Registers<std::uint64_t>(block);
   for (int j = kWarpSize / 2; j >= 1; j /= 2) {
     for (int r = 0; r < kRegs; ++r) {
-      LaneStage(block, lane, slots, r, j, [&](Thread t) { return (t.lane() & j) == 0; });
-      if (down != nullptr) LaneStage(block, lane, *down, r, j, [&](Thread t) { return (t.lane() & j) != 0; });
+      LaneStage(block, slots, r, j, [&](Thread t) { return (t.lane() & j) == 0; });
+      if (down != nullptr) LaneStage(block, *down, r, j, [&](Thread t) { return (t.lane() & j) != 0; });
     }
   }
 }

@@ -57,8 +57,8 @@ namespace sampcheck::gpu {
 template <class B, class R, class F>
 SAMPCHECK_KERNEL_BODY void WarpAllReduce(B& block, R& r, F&& combine) {
   for (int m = 1; m < kWarpSize; m *= 2) {
-    auto other = ShuffleXor(block, r, m);
-    block.ForEachThread([&](Thread t) { r[t] = combine(r[t], other[t]); });
+    ExchangeXor(
+        block, m, [&](Thread t) -> auto& { return r[t]; }, [&](Thread, const auto& a, const auto& b) { return combine(a, b); });
   }
 }
 

@@ -621,6 +621,27 @@ HostRegisters<T> ShuffleXor(HostBlock& block, const HostRegisters<T>& r, int mas
   return out;
 }
 
+// ExchangeXor: ShuffleXor of at(t) and combine's result written back, in one phase (the
+// combine is the lane's own work on the device). Lanes are visited in order inside a warp, so
+// a lane's partner below it was already combined: `before` keeps the warp's values as they
+// were. A source lane past the block's end reads as the lane's own value, as ShuffleXor's.
+template <class At, class Combine>
+void ExchangeXor(HostBlock& block, int mask, At&& at, Combine&& combine) {
+  block.WarpOp("ShuffleXor");
+  const int m = mask & (kWarpSize - 1);
+  const int n = block.threads();
+  using T = std::remove_cvref_t<decltype(at(Thread{0}))>;
+  T before[kWarpSize];
+  block.ForEachThread([&](Thread t) {
+    const int u = t.x ^ m;
+    T& mine = at(t);
+    const T a = mine;
+    const T b = u < t.x ? before[u & (kWarpSize - 1)] : u < n ? at(Thread{u}) : a;
+    before[t.lane()] = a;
+    mine = combine(t, a, b);
+  });
+}
+
 // Lane l gets lane from[l] mod 32 of its warp (CUDA's source lane modulo the width).
 template <class T>
 HostRegisters<T> ShuffleFrom(HostBlock& block, const HostRegisters<T>& r, const HostRegisters<int>& from) {
@@ -799,6 +820,7 @@ using emu::HostShared;
 using emu::Registers;
 using emu::ShuffleDown;
 using emu::ShuffleFrom;
+using emu::ExchangeXor;
 using emu::ShuffleXor;
 using emu::SyncWarp;
 using emu::Thread;
