@@ -686,8 +686,8 @@ TEST(GpuEmulatorWarp, ShuffleFromTakesEachLanesSource) {
 }
 
 // ExchangeXor: each lane's value becomes combine(mine, lane ^ m's), both as they were before the
-// exchange, in lanes visited in order (lane 1's partner, lane 0, was already rewritten when lane
-// 1 runs). A 40-thread block: warp 1 holds lanes 0 .. 7 (threads 32 .. 39); with m = 9, lane 0
+// exchange (lane 9 gets lane 0's value, not lane 0's result, though lane 0 is combined first).
+// A 40-thread block: warp 1 holds lanes 0 .. 7 (threads 32 .. 39); with m = 9, lane 0
 // of warp 1 (thread 32) pairs with lane 9 (past the block), so it reads its own value, as
 // ShuffleXor does. Values 100 + t, combine 1000 a + b. Inside ForWarps keeping warp 1 only,
 // warp 0's registers stay as they were. One warp operation a call.

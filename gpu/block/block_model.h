@@ -19,9 +19,9 @@
 //                               registers) becomes combine(t, mine, lane l ^ m's), both taken
 //                               before the exchange (__shfl_xor_sync, then the lane's own
 //                               select): ShuffleXor and a phase that writes the result back,
-//                               which the emulator runs a pass over the threads in place of
-//                               three and a buffer (a compare-exchange stage, a butterfly's
-//                               step);
+//                               which the emulator runs a pass over each warp's pairs of lanes
+//                               in place of three passes over the threads and a buffer (a
+//                               compare-exchange stage, a butterfly's step);
 //     ShuffleFrom(block, r, from): lane l gets lane from[l] mod 32's value, each lane naming its
 //                               own source (__shfl_sync(0xffffffff, v, from));
 //     Ballot(block, p):         every lane gets the mask whose bit l is lane l's predicate

@@ -177,6 +177,48 @@ class HostBlock {
     current_ = -1;
     if (phase_synced_) CheckPhaseBarriers();  // a barrier inside the phase: always a violation
   }
+  // ExchangeXor's phase (below): for each pair of lanes t < u = t ^ m of a running warp, both
+  // values read, then at(t) = combine(t, a, b) and at(u) = combine(u, b, a), each as its
+  // thread's work (its accesses, if any, are its own); a lane whose partner is itself or past
+  // the block's end combines its value with itself.
+  template <class At, class Combine>
+  void ExchangeXorPhase(int m, At& at, Combine& combine) {
+    in_phase_ = true;
+    ++phases_;
+    phase_synced_ = false;
+    std::int64_t* const work = interval_work_.data();
+    const std::int64_t start = accesses_;
+    std::int64_t busiest = interval_busiest_;
+    auto as_thread = [&](int t, auto&& body) {
+      current_ = t;
+      const std::int64_t before = accesses_;
+      body();
+      if (const std::int64_t made = accesses_ - before; made != 0) {
+        const std::int64_t w = work[t] += made;
+        if (w > busiest) busiest = w;
+      }
+    };
+    for (int w = 0; w * kWarpSize < threads_; ++w) {
+      if (!WarpActive(w)) continue;
+      const int end = threads_ < (w + 1) * kWarpSize ? threads_ : (w + 1) * kWarpSize;
+      for (int t = w * kWarpSize; t < end; ++t) {
+        int u = t ^ m;
+        if (u < t) continue;  // combined with its partner below
+        if (u >= end) u = t;
+        auto& x = at(Thread{t});
+        auto& y = at(Thread{u});
+        const auto a = x;
+        const auto b = y;
+        as_thread(t, [&] { x = combine(Thread{t}, a, b); });
+        if (u != t) as_thread(u, [&] { y = combine(Thread{u}, b, a); });
+      }
+    }
+    interval_busiest_ = busiest;
+    interval_phase_accesses_ += accesses_ - start;
+    in_phase_ = false;
+    current_ = -1;
+    if (phase_synced_) CheckPhaseBarriers();
+  }
   void Sync();
   // ForWarps (gpu/block/block_model.h): block-level code that only the warps w with pred(w)
   // run (a warp-uniform branch on the device): its phases skip the other warps' threads, its
@@ -622,24 +664,13 @@ HostRegisters<T> ShuffleXor(HostBlock& block, const HostRegisters<T>& r, int mas
 }
 
 // ExchangeXor: ShuffleXor of at(t) and combine's result written back, in one phase (the
-// combine is the lane's own work on the device). Lanes are visited in order inside a warp, so
-// a lane's partner below it was already combined: `before` keeps the warp's values as they
-// were. A source lane past the block's end reads as the lane's own value, as ShuffleXor's.
+// combine is the lane's own work on the device), a pair of lanes at a time (HostBlock::
+// ExchangeXorPhase). A source lane past the block's end reads as the lane's own value, as
+// ShuffleXor's.
 template <class At, class Combine>
 void ExchangeXor(HostBlock& block, int mask, At&& at, Combine&& combine) {
   block.WarpOp("ShuffleXor");
-  const int m = mask & (kWarpSize - 1);
-  const int n = block.threads();
-  using T = std::remove_cvref_t<decltype(at(Thread{0}))>;
-  T before[kWarpSize];
-  block.ForEachThread([&](Thread t) {
-    const int u = t.x ^ m;
-    T& mine = at(t);
-    const T a = mine;
-    const T b = u < t.x ? before[u & (kWarpSize - 1)] : u < n ? at(Thread{u}) : a;
-    before[t.lane()] = a;
-    mine = combine(t, a, b);
-  });
+  block.ExchangeXorPhase(mask & (kWarpSize - 1), at, combine);
 }
 
 // Lane l gets lane from[l] mod 32 of its warp (CUDA's source lane modulo the width).
