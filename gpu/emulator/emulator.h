@@ -153,29 +153,13 @@ class HostBlock {
 
   template <class F>
   void ForEachThread(F&& f) {
-    in_phase_ = true;
-    ++phases_;
-    phase_synced_ = false;
-    std::int64_t* const work = interval_work_.data();
-    const std::int64_t start = accesses_;
-    std::int64_t busiest = interval_busiest_;
-    const bool every_warp = AllWarps();
-    for (int t = 0; t < threads_; ++t) {
-      if (!every_warp && !WarpActive(t / kWarpSize)) continue;  // a warp ForWarps left out
-      current_ = t;
-      const std::int64_t before = accesses_;
-      f(Thread{t});
-      // Most threads of a register-only phase (a shuffle's fold) make no access: no update.
-      if (const std::int64_t made = accesses_ - before; made != 0) {
-        const std::int64_t w = work[t] += made;
-        if (w > busiest) busiest = w;
+    Phase([&](auto&& as_thread) {
+      const bool every_warp = AllWarps();
+      for (int t = 0; t < threads_; ++t) {
+        if (!every_warp && !WarpActive(t / kWarpSize)) continue;  // a warp ForWarps left out
+        as_thread(t, [&] { f(Thread{t}); });
       }
-    }
-    interval_busiest_ = busiest;
-    interval_phase_accesses_ += accesses_ - start;
-    in_phase_ = false;
-    current_ = -1;
-    if (phase_synced_) CheckPhaseBarriers();  // a barrier inside the phase: always a violation
+    });
   }
   // ExchangeXor's phase (below): for each pair of lanes t < u = t ^ m of a running warp, both
   // values read, then at(t) = combine(t, a, b) and at(u) = combine(u, b, a), each as its
@@ -183,41 +167,23 @@ class HostBlock {
   // the block's end combines its value with itself.
   template <class At, class Combine>
   void ExchangeXorPhase(int m, At& at, Combine& combine) {
-    in_phase_ = true;
-    ++phases_;
-    phase_synced_ = false;
-    std::int64_t* const work = interval_work_.data();
-    const std::int64_t start = accesses_;
-    std::int64_t busiest = interval_busiest_;
-    auto as_thread = [&](int t, auto&& body) {
-      current_ = t;
-      const std::int64_t before = accesses_;
-      body();
-      if (const std::int64_t made = accesses_ - before; made != 0) {
-        const std::int64_t w = work[t] += made;
-        if (w > busiest) busiest = w;
+    Phase([&](auto&& as_thread) {
+      for (int w = 0; w * kWarpSize < threads_; ++w) {
+        if (!WarpActive(w)) continue;
+        const int end = threads_ < (w + 1) * kWarpSize ? threads_ : (w + 1) * kWarpSize;
+        for (int t = w * kWarpSize; t < end; ++t) {
+          int u = t ^ m;
+          if (u < t) continue;  // combined with its partner below
+          if (u >= end) u = t;
+          auto& x = at(Thread{t});
+          auto& y = at(Thread{u});
+          const auto a = x;
+          const auto b = y;
+          as_thread(t, [&] { x = combine(Thread{t}, a, b); });
+          if (u != t) as_thread(u, [&] { y = combine(Thread{u}, b, a); });
+        }
       }
-    };
-    for (int w = 0; w * kWarpSize < threads_; ++w) {
-      if (!WarpActive(w)) continue;
-      const int end = threads_ < (w + 1) * kWarpSize ? threads_ : (w + 1) * kWarpSize;
-      for (int t = w * kWarpSize; t < end; ++t) {
-        int u = t ^ m;
-        if (u < t) continue;  // combined with its partner below
-        if (u >= end) u = t;
-        auto& x = at(Thread{t});
-        auto& y = at(Thread{u});
-        const auto a = x;
-        const auto b = y;
-        as_thread(t, [&] { x = combine(Thread{t}, a, b); });
-        if (u != t) as_thread(u, [&] { y = combine(Thread{u}, b, a); });
-      }
-    }
-    interval_busiest_ = busiest;
-    interval_phase_accesses_ += accesses_ - start;
-    in_phase_ = false;
-    current_ = -1;
-    if (phase_synced_) CheckPhaseBarriers();
+    });
   }
   void Sync();
   // ForWarps (gpu/block/block_model.h): block-level code that only the warps w with pred(w)
@@ -287,6 +253,32 @@ class HostBlock {
   void WarpOp(const char* what, bool counted = true);
 
  private:
+  // A phase (ForEachThread, ExchangeXorPhase): visit(as_thread) runs its threads' work, each
+  // as as_thread(t, body), which counts body's accesses in thread t's chain.
+  template <class Visit>
+  void Phase(Visit&& visit) {
+    in_phase_ = true;
+    ++phases_;
+    phase_synced_ = false;
+    std::int64_t* const work = interval_work_.data();
+    const std::int64_t start = accesses_;
+    std::int64_t busiest = interval_busiest_;
+    visit([&](int t, auto&& body) {
+      current_ = t;
+      const std::int64_t before = accesses_;
+      body();
+      // Most threads of a register-only phase (a shuffle's fold) make no access: no update.
+      if (const std::int64_t made = accesses_ - before; made != 0) {
+        const std::int64_t w = work[t] += made;
+        if (w > busiest) busiest = w;
+      }
+    });
+    interval_busiest_ = busiest;
+    interval_phase_accesses_ += accesses_ - start;
+    in_phase_ = false;
+    current_ = -1;
+    if (phase_synced_) CheckPhaseBarriers();  // a barrier inside the phase: always a violation
+  }
   // The divergence check of a phase in which some thread reached a barrier.
   void CheckPhaseBarriers();
   // The array's counter slot in this launch (the first access of an array copy in a launch).
