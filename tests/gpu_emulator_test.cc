@@ -702,7 +702,8 @@ TEST(GpuEmulatorWarp, ExchangeXorCombinesTheValuesBeforeTheExchange) {
     block.ForEachThread([&](Thread t) { v[t] = t.x; });
     block.ForWarps([](int w) { return w == 1; }, [&] {
       ExchangeXor(
-          block, 1, [&](Thread t) -> long& { return v[t]; }, [](Thread t, long a, long b) { return t.x * 100 + a - b; });
+          block, 1, [&](Thread t) -> long& { return v[t]; },
+          [](Thread t, long a, long b) { return t.x * 100 + a - b; });
     });
     block.ForEachThread([&](Thread t) { subset[static_cast<std::size_t>(t.x)] = v[t]; });
   });

@@ -150,10 +150,10 @@ __device__ T BlockUniform(const DeviceBlock&, const DeviceRegisters<T>& r) { ret
 using device::Ballot;
 using device::BlockUniform;
 using device::DeviceShared;
+using device::ExchangeXor;
 using device::GlobalArray;
 using device::Registers;
 using device::ShuffleDown;
-using device::ExchangeXor;
 using device::ShuffleXor;
 using device::SyncWarp;
 using device::Thread;

@@ -58,7 +58,8 @@ template <class B, class R, class F>
 SAMPCHECK_KERNEL_BODY void WarpAllReduce(B& block, R& r, F&& combine) {
   for (int m = 1; m < kWarpSize; m *= 2) {
     ExchangeXor(
-        block, m, [&](Thread t) -> auto& { return r[t]; }, [&](Thread, const auto& a, const auto& b) { return combine(a, b); });
+        block, m, [&](Thread t) -> auto& { return r[t]; },
+        [&](Thread, const auto& a, const auto& b) { return combine(a, b); });
   }
 }
 

@@ -838,12 +838,12 @@ LaunchReport Launch(const char* kernel, int grid, int threads, Body&& body) {
 // Kernel bodies name these without a namespace.
 using emu::Ballot;
 using emu::BlockUniform;
+using emu::ExchangeXor;
 using emu::GlobalArray;
 using emu::HostShared;
 using emu::Registers;
 using emu::ShuffleDown;
 using emu::ShuffleFrom;
-using emu::ExchangeXor;
 using emu::ShuffleXor;
 using emu::SyncWarp;
 using emu::Thread;
