@@ -9,9 +9,9 @@
 // docs/gpu.md "Speed" records measured ratios and the goal (a whole gpu-emulated conform run
 // on golden/v1 within 5x of the reference's).
 //
-// BM_GpuFastPipelineReference / BM_GpuFastPipelineEmulated: the pipeline stage on a batch the
-// shape of the statistical suite's draws (kDrawRows rows of V = 8193, top-k 50 and top-p 0.9 at
-// temperature 0.8, a seed and a position each), on the reference and on gpu-fast-emulated (its
+// BM_GpuFastPipelineReference / BM_GpuFastPipelineEmulated: the pipeline stage on a batch shaped
+// like the statistical suite's V = 8193 case (kDrawRows rows of V = 8193, top-k 50 and top-p 0.9
+// at temperature 0.8, a seed and a position each), on the reference and on gpu-fast-emulated (its
 // fused kernel at the emulator's 128 threads a block): the emulator's cost on the draws that
 // make most of `sampcheck conform --backend gpu-fast-emulated`'s time.
 #include <benchmark/benchmark.h>
@@ -57,7 +57,7 @@ Case StageCase(const char* stage, bool with_temperature) {
   }                                                                            \
   SAMPCHECK_BENCHMARK(BM_Gpu##Name##Emulated)
 
-// The statistical suite's draw batch (header): rows of V = 8193, one seed, positions 0, 1, ...
+// The draw batch (header): rows of V = 8193, one seed, positions 0, 1, ...
 inline constexpr std::int64_t kDrawRows = 16;
 inline constexpr std::int64_t kDrawVocab = 8193;
 
