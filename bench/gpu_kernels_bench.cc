@@ -24,12 +24,17 @@
 namespace sampcheck::bench {
 namespace {
 
-void TimeBackend(benchmark::State& state, Backend& backend, const char* stage, const Case& c) {
+// The stage's Run on c, timed (the caller sets the counters).
+void TimeRuns(benchmark::State& state, Backend& backend, const char* stage, const Case& c) {
   for (auto _ : state) {
     TensorMap out = backend.Run(stage, c);
     benchmark::DoNotOptimize(out);
     benchmark::ClobberMemory();
   }
+}
+
+void TimeBackend(benchmark::State& state, Backend& backend, const char* stage, const Case& c) {
+  TimeRuns(state, backend, stage, c);
   SetRowSetCounters(state);
 }
 
@@ -80,12 +85,7 @@ Case DrawBatchCase() {
 }
 
 void TimeDrawBatch(benchmark::State& state, Backend& backend) {
-  const Case c = DrawBatchCase();
-  for (auto _ : state) {
-    TensorMap out = backend.Run("pipeline", c);
-    benchmark::DoNotOptimize(out);
-    benchmark::ClobberMemory();
-  }
+  TimeRuns(state, backend, "pipeline", DrawBatchCase());
   state.SetItemsProcessed(state.iterations() * kDrawRows);  // draws
 }
 
